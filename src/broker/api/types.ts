@@ -1,0 +1,39 @@
+// The contract between the network layer and the API handlers: one handler file per API
+// registers the versions it serves, so ApiVersions is derived from the registry and cannot lie.
+import type { RequestHeader } from '../../protocol/generated/protocol/RequestHeader.js';
+
+export interface RequestContext {
+  readonly apiKey: number;
+  readonly apiVersion: number;
+  readonly correlationId: number;
+  readonly clientId: string | null;
+  readonly header: RequestHeader;
+  /** Unique per connection, e.g. "127.0.0.1:9092-127.0.0.1:53412-7". */
+  readonly connectionId: string;
+  /** The listener the request arrived on (e.g. PLAINTEXT, CONTROLLER). */
+  readonly listenerName: string;
+  /** Whether that listener is the controller listener (ApiVersions differs per listener type). */
+  readonly isControllerListener: boolean;
+  readonly clientAddress: string;
+  /** Size of the request frame in bytes. */
+  readonly requestSize: number;
+}
+
+/**
+ * A handler returns the response body (any shape the generated writer accepts), or `null` for
+ * "no response" (Produce with acks=0). Protocol errors are data: put error codes in the body.
+ * A thrown exception is a bug: the dispatcher logs it and answers UNKNOWN_SERVER_ERROR.
+ */
+export interface ApiHandler<Services = unknown> {
+  readonly apiKey: number;
+  readonly minVersion: number;
+  readonly maxVersion: number;
+  /** Listener types that serve the API ('broker', 'controller'). */
+  readonly listeners: readonly ('broker' | 'controller')[];
+  handle(ctx: RequestContext, request: any, services: Services): Promise<unknown | null> | unknown | null;
+  /**
+   * The response a failed request gets: the body with `errorCode` set everywhere it belongs
+   * (Kafka's AbstractRequest.getErrorResponse). Used for UNKNOWN_SERVER_ERROR and the like.
+   */
+  errorResponse(ctx: RequestContext, request: any, errorCode: number): unknown;
+}

@@ -1,0 +1,83 @@
+// The tkafka command tree. Each subcommand is declared here (cheap: commander only) and its
+// implementation is loaded with a dynamic import when it runs, so a tool never pays for the broker.
+import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+
+export const VERSION: string = JSON.parse(
+  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+).version;
+
+/** A tool module: `run(args, io)` computes and prints; returns the exit code. */
+export interface ToolModule {
+  run(argv: string[], io: ToolIO): Promise<number>;
+}
+
+export interface ToolIO {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  stdin: NodeJS.ReadableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Subcommands whose flags follow Kafka's scripts: they get the raw argument list. */
+const PASSTHROUGH_TOOLS: Record<string, { summary: string; kafka: string; load: () => Promise<ToolModule> }> = {
+  storage: {
+    summary: 'Format and inspect storage directories (kafka-storage.sh)',
+    kafka: 'kafka-storage.sh',
+    load: () => import('./tools/storage/main.js'),
+  },
+};
+
+export function buildProgram(io: ToolIO): Command {
+  const program = new Command('tkafka')
+    .description('A Kafka-compatible broker and KRaft controller, and the operations toolkit for any Kafka cluster')
+    .version(VERSION, '-V, --version')
+    .showHelpAfterError()
+    .exitOverride();
+
+  const server = program.command('server').description('Run a tkafka broker and controller (kafka-server-start.sh)');
+  server
+    .command('start')
+    .description('Start a broker+controller node from a server.properties file, or from the embedded defaults')
+    .argument('[server.properties]', 'Kafka server configuration file')
+    .option('--override <key=value...>', 'override a configuration property', collect, [])
+    .allowExcessArguments(false)
+    .action(async (file: string | undefined, opts: { override: string[] }) => {
+      const mod = await import('./broker/main.js');
+      const code = await mod.startServer({ file, overrides: opts.override, io });
+      if (code !== 0) process.exitCode = code;
+    });
+
+  for (const [name, tool] of Object.entries(PASSTHROUGH_TOOLS)) {
+    program
+      .command(name)
+      .description(`${tool.summary}`)
+      .helpOption(false)
+      .allowUnknownOption(true)
+      .allowExcessArguments(true)
+      .argument('[args...]')
+      .action(async (args: string[]) => {
+        const mod = await tool.load();
+        process.exitCode = await mod.run(args, io);
+      });
+  }
+  return program;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return previous.concat([value]);
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const io: ToolIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env };
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode;
+      return;
+    }
+    throw err;
+  }
+}
