@@ -40,3 +40,145 @@ export const LEGACY_MAGIC = 16;
 export const LEGACY_ATTRIBUTES = 17;
 export const LEGACY_RECORD_OVERHEAD_V0 = 14; // crc + magic + attributes + key len + value len
 export const LEGACY_RECORD_OVERHEAD_V1 = 22; // v0 + timestamp
+
+// --- added by the record-format layer (batch.ts / legacy.ts) ---
+export const MAGIC_V0 = 0;
+export const MAGIC_V1 = 1;
+export const MAGIC_V2 = 2;
+export const HEADER_SIZE_UP_TO_MAGIC = 17; // offset + length + partitionLeaderEpoch/crc + magic
+export const NO_TIMESTAMP = -1;
+export const NO_PRODUCER_ID = -1;
+export const NO_PRODUCER_EPOCH = -1;
+export const NO_SEQUENCE = -1;
+export const NO_PARTITION_LEADER_EPOCH = -1;
+export const LEGACY_TIMESTAMP = 18; // v1 only
+export const LEGACY_TIMESTAMP_TYPE_MASK = 0x08; // v1 only
+
+export const enum TimestampType {
+  CreateTime = 0,
+  LogAppendTime = 1,
+}
+
+// --- errors ---
+export type CorruptReason =
+  | 'CRC_MISMATCH'
+  | 'TRUNCATED'
+  | 'INVALID_LENGTH'
+  | 'INVALID_VARINT'
+  | 'INVALID_MAGIC'
+  | 'INVALID_RECORD'
+  | 'INVALID_COMPRESSION'
+  | 'DECOMPRESSION_FAILED'
+  | 'TOO_LARGE'
+  | 'UNSUPPORTED_COMPRESSION';
+
+/** Any malformed record data: bad CRC, bad lengths, bad varints, undecodable compressed data. */
+export class CorruptRecordError extends Error {
+  readonly reason: CorruptReason;
+  constructor(reason: CorruptReason, message: string) {
+    super(message);
+    this.name = 'CorruptRecordError';
+    this.reason = reason;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared primitives of the records layer (batch.ts, legacy.ts): big-endian fixed-width access on
+// plain Uint8Arrays, and Kafka's zig-zag varints.
+
+export const readInt32 = (b: Uint8Array, p: number): number => (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
+export const readInt16 = (b: Uint8Array, p: number) => ((b[p]! << 24) | (b[p + 1]! << 16)) >> 16;
+/** int64 as a number: exact for |v| < 2^53. */
+export const readInt64 = (b: Uint8Array, p: number) => readInt32(b, p) * 4294967296 + (readInt32(b, p + 4) >>> 0);
+
+export function writeInt32(b: Uint8Array, p: number, v: number): void {
+  b[p] = v >>> 24;
+  b[p + 1] = v >>> 16;
+  b[p + 2] = v >>> 8;
+  b[p + 3] = v;
+}
+export function writeInt16(b: Uint8Array, p: number, v: number): void {
+  b[p] = v >>> 8;
+  b[p + 1] = v;
+}
+export function writeInt64(b: Uint8Array, p: number, v: number): void {
+  if (!Number.isSafeInteger(v)) throw new RangeError(`int64 value ${v} is not a safe integer`);
+  const hi = Math.floor(v / 4294967296);
+  writeInt32(b, p, hi);
+  writeInt32(b, p + 4, v - hi * 4294967296);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Zig-zag varints (ByteUtils.readVarint/readVarlong semantics). Readers return the value and leave
+// the position after it in the live binding `varintEnd` (no allocation per read).
+
+export let varintEnd = 0;
+
+export function readVarint(b: Uint8Array, p: number, end: number): number {
+  let raw = 0;
+  let shift = 0;
+  for (;;) {
+    if (p >= end) throw new CorruptRecordError('TRUNCATED', 'varint runs past the end of the record');
+    const x = b[p++]!;
+    raw |= (x & 0x7f) << shift;
+    if ((x & 0x80) === 0) break;
+    shift += 7;
+    if (shift > 28) throw new CorruptRecordError('INVALID_VARINT', 'varint is longer than 5 bytes');
+  }
+  varintEnd = p;
+  return (raw >>> 1) ^ -(raw & 1);
+}
+
+export function readVarlong(b: Uint8Array, p: number, end: number): number {
+  let raw = 0;
+  let mul = 1;
+  for (let i = 0; ; i++) {
+    if (p >= end) throw new CorruptRecordError('TRUNCATED', 'varlong runs past the end of the record');
+    const x = b[p++]!;
+    raw += (x & 0x7f) * mul;
+    if ((x & 0x80) === 0) {
+      if (i >= 7) return readVarlongSlow(b, p - i - 1);
+      varintEnd = p;
+      return raw % 2 === 0 ? raw / 2 : -(raw + 1) / 2;
+    }
+    mul *= 128;
+    if (i === 9) throw new CorruptRecordError('INVALID_VARINT', 'varlong is longer than 10 bytes');
+  }
+}
+
+function readVarlongSlow(b: Uint8Array, p: number): number {
+  let raw = 0n;
+  let shift = 0n;
+  for (;;) {
+    const x = b[p++]!;
+    raw |= BigInt(x & 0x7f) << shift;
+    shift += 7n;
+    if ((x & 0x80) === 0) break;
+  }
+  raw = BigInt.asUintN(64, raw);
+  varintEnd = p;
+  return Number((raw >> 1n) ^ -(raw & 1n));
+}
+
+export const zigzag32 = (v: number) => ((v << 1) ^ (v >> 31)) >>> 0;
+export function zigzag64(v: number): number {
+  if (!Number.isSafeInteger(v) || Math.abs(v) > 2 ** 52) throw new RangeError(`varlong value ${v} out of range`);
+  return v >= 0 ? v * 2 : -v * 2 - 1;
+}
+export function sizeOfUnsignedVarint(u: number): number {
+  let n = 1;
+  while (u >= 128) {
+    u = Math.floor(u / 128);
+    n++;
+  }
+  return n;
+}
+export const sizeOfVarint = (v: number): number => sizeOfUnsignedVarint(zigzag32(v));
+export function writeUnsignedVarint(b: Uint8Array, p: number, u: number): number {
+  while (u >= 128) {
+    b[p++] = (u % 128) | 0x80;
+    u = Math.floor(u / 128);
+  }
+  b[p++] = u;
+  return p;
+}
