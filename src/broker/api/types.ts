@@ -17,6 +17,16 @@ export interface RequestContext {
   readonly clientAddress: string;
   /** Size of the request frame in bytes. */
   readonly requestSize: number;
+  /**
+   * What the client said about itself in ApiVersions v3+ (KIP-511); "unknown" until then.
+   * Kafka's ClientInformation, registered per connection.
+   */
+  readonly clientInformation?: ClientInformation;
+}
+
+export interface ClientInformation {
+  readonly softwareName: string;
+  readonly softwareVersion: string;
 }
 
 /**
@@ -34,6 +44,8 @@ export interface ApiHandler<Services = unknown> {
   /**
    * The response a failed request gets: the body with `errorCode` set everywhere it belongs
    * (Kafka's AbstractRequest.getErrorResponse). Used for UNKNOWN_SERVER_ERROR and the like.
+   * `null` means no response, as for a failed Produce with acks=0. `genericErrorResponse` in
+   * error-responses.ts builds it for the common request shapes.
    */
   errorResponse(ctx: RequestContext, request: any, errorCode: number): unknown;
 }

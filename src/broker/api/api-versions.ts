@@ -1,0 +1,97 @@
+// ApiVersions (key 18), derived from the handler registry so it lists exactly what this process
+// serves on the listener the request arrived on (Kafka: ApiVersionManager + KafkaApis /
+// ControllerApis.handleApiVersionsRequest + ApiVersionsRequest.getErrorResponse).
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type {
+  ApiVersionsRequest,
+  ApiVersionsResponse,
+} from '../../protocol/generated/protocol/ApiVersions.js';
+import type { Input } from '../../protocol/codec/types.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import type { HandlerRegistry } from './registry.js';
+import {
+  DEFAULT_FINALIZED_FEATURES,
+  SUPPORTED_FEATURES,
+  type FeatureRange,
+  type FinalizedFeaturesProvider,
+} from './features.js';
+
+/** Kafka's ApiVersionsRequest.SOFTWARE_NAME_VERSION_PATTERN (full match). */
+const SOFTWARE_NAME_VERSION = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
+
+export function isValidClientSoftware(value: string): boolean {
+  return SOFTWARE_NAME_VERSION.test(value);
+}
+
+/** ApiVersionsRequest.isValid: v3+ requests must name the client software in the allowed form. */
+export function isValidApiVersionsRequest(version: number, request: ApiVersionsRequest): boolean {
+  if (version < 3) return true;
+  return isValidClientSoftware(request.clientSoftwareName) && isValidClientSoftware(request.clientSoftwareVersion);
+}
+
+export interface ApiVersionsHandlerOptions {
+  /** Finalized feature levels from the metadata image; defaults to a fresh Kafka 4.0 cluster's. */
+  readonly finalizedFeatures?: FinalizedFeaturesProvider;
+  /** Supported feature ranges; defaults to Kafka 4.0's. */
+  readonly supportedFeatures?: readonly FeatureRange[];
+  /** Versions of ApiVersions itself to serve (default 0-4, all the codec knows). */
+  readonly minVersion?: number;
+  readonly maxVersion?: number;
+}
+
+/**
+ * The ApiVersions handler. Register it like any other handler: it lists the registry's APIs for
+ * the request's listener type, so registering it last or first makes no difference.
+ *
+ * The dispatcher hands it requests at versions it does not serve (Kafka accepts every ApiVersions
+ * version on the wire): those arrive with `ctx.apiVersion === 0` while `ctx.header.requestApiVersion`
+ * keeps the version the client sent, and get the v0 UNSUPPORTED_VERSION answer of KIP-511.
+ */
+export function createApiVersionsHandler(registry: HandlerRegistry, options: ApiVersionsHandlerOptions = {}): ApiHandler<unknown> {
+  const minVersion = options.minVersion ?? 0;
+  const maxVersion = options.maxVersion ?? 4;
+  const finalized = options.finalizedFeatures ?? (() => DEFAULT_FINALIZED_FEATURES);
+  const supported = options.supportedFeatures ?? SUPPORTED_FEATURES;
+  const isUnsupportedVersion = (v: number): boolean => v < minVersion || v > maxVersion;
+
+  const errorBody = (errorCode: number): Input<ApiVersionsResponse> => ({
+    errorCode,
+    throttleTimeMs: 0,
+    // Since Kafka 2.4 (KIP-511) UNSUPPORTED_VERSION carries the range of ApiVersions itself.
+    apiKeys: errorCode === ErrorCode.UNSUPPORTED_VERSION ? [{ apiKey: ApiKey.ApiVersions, minVersion, maxVersion }] : [],
+  });
+
+  return {
+    apiKey: ApiKey.ApiVersions,
+    minVersion,
+    maxVersion,
+    listeners: ['broker', 'controller'],
+    handle(ctx: RequestContext, request: ApiVersionsRequest): Input<ApiVersionsResponse> {
+      if (isUnsupportedVersion(ctx.header.requestApiVersion)) return errorBody(ErrorCode.UNSUPPORTED_VERSION);
+      if (!isValidApiVersionsRequest(ctx.apiVersion, request)) return errorBody(ErrorCode.INVALID_REQUEST);
+      const listenerType = ctx.isControllerListener ? 'controller' : 'broker';
+      const features = finalized();
+      // KAFKA-17492: before v4, omit supported features whose minimum is 0 (older clients reject them).
+      const alterFeatureLevel0 = ctx.header.requestApiVersion < 4;
+      const finalizedFeatures: { name: string; minVersionLevel: number; maxVersionLevel: number }[] = [];
+      for (const [name, level] of features.levels) {
+        if (level !== 0) finalizedFeatures.push({ name, minVersionLevel: level, maxVersionLevel: level });
+      }
+      return {
+        errorCode: ErrorCode.NONE,
+        apiKeys: registry.apis(listenerType).map((a) => ({ apiKey: a.apiKey, minVersion: a.minVersion, maxVersion: a.maxVersion })),
+        throttleTimeMs: 0,
+        supportedFeatures: supported
+          .filter((f) => !(alterFeatureLevel0 && f.minVersion === 0))
+          .map((f) => ({ name: f.name, minVersion: f.minVersion, maxVersion: f.maxVersion })),
+        finalizedFeaturesEpoch: features.epoch,
+        finalizedFeatures,
+        zkMigrationReady: false,
+      };
+    },
+    errorResponse(_ctx: RequestContext, _request: unknown, errorCode: number): Input<ApiVersionsResponse> {
+      return errorBody(errorCode);
+    },
+  };
+}

@@ -1,0 +1,326 @@
+// One client connection: frames in, one request at a time through the dispatcher, responses out in
+// request order (Kafka mutes a channel while its request is in flight; the same ordering is what
+// idempotent producers and every client's correlation-id matching rely on). Throughput comes from
+// many connections progressing at once and from reading ahead: requests that arrived are queued
+// (bounded) while the current one is handled.
+//
+// Back-pressure: when the socket's write buffer is over its high-water mark the connection stops
+// handling queued requests and stops reading until 'drain'; reading also stops while the queue of
+// received requests is full. So memory per connection is bounded by roughly one response, the
+// queue bound, and one frame (socket.request.max.bytes).
+import type { Socket } from 'node:net';
+import { apiName } from '../api/registry.js';
+import { UNKNOWN_CLIENT_INFORMATION, type ConnectionInfo, type Dispatcher, type DispatchOutcome, type Logger } from '../api/dispatcher.js';
+import { FrameReader, InvalidFrameError } from './frame-reader.js';
+import type { RequestLogEntry } from './request-log.js';
+
+export interface ConnectionOptions {
+  readonly id: string;
+  readonly listenerName: string;
+  readonly isControllerListener: boolean;
+  readonly dispatcher: Dispatcher<any>;
+  /** socket.request.max.bytes */
+  readonly maxRequestBytes: number;
+  /** connections.max.idle.ms; <= 0 disables the idle timeout. */
+  readonly idleTimeoutMs: number;
+  /** Stop reading while this many received requests wait to be handled. */
+  readonly maxQueuedRequests: number;
+  /** ... or while they hold this many bytes. */
+  readonly maxQueuedBytes: number;
+  readonly logger: Logger;
+  readonly onRequest?: ((entry: RequestLogEntry) => void) | undefined;
+  readonly onClose?: ((conn: Connection) => void) | undefined;
+}
+
+export interface ConnectionStats {
+  readonly id: string;
+  readonly listenerName: string;
+  readonly requests: number;
+  readonly bytesIn: number;
+  readonly bytesOut: number;
+  readonly queuedRequests: number;
+  readonly queuedBytes: number;
+  /** Bytes in the socket's user-space write buffer now, and the most ever seen. */
+  readonly writableLength: number;
+  readonly maxWritableLength: number;
+  readonly maxQueuedBytes: number;
+  readonly readingPaused: boolean;
+  readonly pauses: number;
+}
+
+interface Queued {
+  frame: Buffer;
+  receivedAt: number;
+}
+
+/** open → (draining: shutting down) → ending: socket.end() called → closed. */
+type State = 'open' | 'draining' | 'ending' | 'closed';
+
+export class Connection {
+  readonly id: string;
+  private readonly info: ConnectionInfo;
+  private readonly reader: FrameReader;
+  private state: State = 'open';
+  private queue: (Queued | undefined)[] = [];
+  private head = 0;
+  private queuedBytes = 0;
+  private pumping = false;
+  private inFlight = false;
+  private writeBlocked = false;
+  private paused = false;
+  private readEnded = false;
+  private counters = { requests: 0, bytesIn: 0, bytesOut: 0, maxWritableLength: 0, maxQueuedBytes: 0, pauses: 0 };
+  private readonly closedPromise: Promise<void>;
+  private drainTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly socket: Socket, private readonly opts: ConnectionOptions) {
+    this.id = opts.id;
+    this.info = {
+      connectionId: opts.id,
+      listenerName: opts.listenerName,
+      isControllerListener: opts.isControllerListener,
+      clientAddress: socket.remoteAddress ?? '',
+      clientInformation: UNKNOWN_CLIENT_INFORMATION,
+    };
+    this.reader = new FrameReader(opts.maxRequestBytes);
+    this.closedPromise = new Promise((resolve) => socket.once('close', () => resolve()));
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('end', () => this.onEnd());
+    socket.on('drain', () => this.onDrain());
+    socket.on('error', (e) => this.opts.logger.info(`connection ${this.id}: ${e.message}`));
+    socket.on('close', () => this.onSocketClose());
+    if (opts.idleTimeoutMs > 0) {
+      socket.setTimeout(opts.idleTimeoutMs);
+      socket.on('timeout', () => this.onIdle());
+    }
+  }
+
+  /** Resolves when the socket has closed. */
+  get closed(): Promise<void> {
+    return this.closedPromise;
+  }
+
+  get isClosed(): boolean {
+    return this.state === 'closed' || this.state === 'ending';
+  }
+
+  stats(): ConnectionStats {
+    return {
+      id: this.id,
+      listenerName: this.opts.listenerName,
+      ...this.counters,
+      queuedRequests: this.queue.length - this.head,
+      queuedBytes: this.queuedBytes,
+      writableLength: this.socket.writableLength,
+      readingPaused: this.paused,
+    };
+  }
+
+  /** Closes now: pending requests and unsent responses are dropped (Kafka's Selector.close). */
+  close(reason?: string): void {
+    if (this.state === 'closed') return;
+    if (reason) this.opts.logger.info(`closing connection ${this.id}: ${reason}`);
+    this.state = 'closed';
+    this.dropQueue();
+    this.socket.destroy();
+  }
+
+  /**
+   * Graceful close for shutdown: stop reading, drop requests not yet started, finish the one in
+   * flight and flush its response, then close; destroy after `timeoutMs` at the latest.
+   */
+  drainAndClose(timeoutMs: number): Promise<void> {
+    if (this.state === 'open') {
+      this.state = 'draining';
+      this.dropQueue();
+      this.updateReading();
+      this.drainTimer = setTimeout(() => this.close(), timeoutMs);
+      this.drainTimer.unref();
+      this.maybeFinish();
+    }
+    return this.closedPromise;
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.state !== 'open') return;
+    this.counters.bytesIn += chunk.length;
+    let frames: Buffer[];
+    try {
+      frames = this.reader.push(chunk);
+    } catch (e) {
+      const why = e instanceof InvalidFrameError ? e.message : `frame reader failure: ${String(e)}`;
+      this.opts.logger.warn(`connection ${this.id} from ${this.info.clientAddress}: ${why}; closing it`);
+      this.close();
+      return;
+    }
+    if (frames.length === 0) return;
+    const now = performance.now();
+    for (const frame of frames) {
+      this.queue.push({ frame, receivedAt: now });
+      this.queuedBytes += frame.length;
+    }
+    if (this.queuedBytes > this.counters.maxQueuedBytes) this.counters.maxQueuedBytes = this.queuedBytes;
+    this.updateReading();
+    void this.pump();
+  }
+
+  private onEnd(): void {
+    // The client will send nothing more: answer what it sent, then close (the server runs with
+    // allowHalfOpen so those answers can still be written).
+    this.readEnded = true;
+    this.maybeFinish();
+  }
+
+  private onDrain(): void {
+    this.writeBlocked = false;
+    this.updateReading();
+    void this.pump();
+  }
+
+  /**
+   * No byte read or written for connections.max.idle.ms. A request being handled (a long poll)
+   * is not idleness; a response the client has not read for that long is, as in Kafka.
+   */
+  private onIdle(): void {
+    if (this.state === 'closed') return;
+    if (this.inFlight) {
+      this.socket.setTimeout(this.opts.idleTimeoutMs); // re-arm
+      return;
+    }
+    this.close(`idle for more than ${this.opts.idleTimeoutMs} ms (connections.max.idle.ms)`);
+  }
+
+  private onSocketClose(): void {
+    this.state = 'closed';
+    this.dropQueue();
+    if (this.drainTimer) clearTimeout(this.drainTimer);
+    this.opts.onClose?.(this);
+  }
+
+  /** Reading is paused while writes are blocked, the queue is full, or the connection is closing. */
+  private updateReading(): void {
+    const pause =
+      this.state !== 'open' ||
+      this.writeBlocked ||
+      this.queue.length - this.head >= this.opts.maxQueuedRequests ||
+      this.queuedBytes >= this.opts.maxQueuedBytes;
+    if (pause && !this.paused) {
+      this.paused = true;
+      this.counters.pauses++;
+      this.socket.pause();
+    } else if (!pause && this.paused) {
+      this.paused = false;
+      this.socket.resume();
+    }
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while ((this.state === 'open' || this.state === 'draining') && !this.writeBlocked && this.head < this.queue.length) {
+        const item = this.dequeue();
+        if (this.state === 'open') this.updateReading();
+        this.inFlight = true;
+        let outcome: DispatchOutcome;
+        try {
+          outcome = await this.opts.dispatcher.dispatch(item.frame, this.info);
+        } catch (e) {
+          this.opts.logger.error(`unexpected dispatcher failure on ${this.id}: ${e instanceof Error ? e.stack : String(e)}`);
+          this.inFlight = false;
+          this.close();
+          return;
+        }
+        this.inFlight = false;
+        this.counters.requests++;
+        this.complete(item, outcome);
+      }
+    } finally {
+      this.pumping = false;
+    }
+    this.maybeFinish();
+  }
+
+  private complete(item: Queued, outcome: DispatchOutcome): void {
+    if (outcome.kind === 'close') {
+      this.opts.logger.warn(`closing connection ${this.id} from ${this.info.clientAddress}: ${outcome.reason}`);
+      this.log(item, outcome.header, null, -1, 'closed');
+      this.close();
+      return;
+    }
+    if (outcome.kind === 'response' && (this.state === 'open' || this.state === 'draining')) {
+      const s = this.socket;
+      s.cork();
+      for (const b of outcome.frame) s.write(b);
+      s.uncork();
+      this.counters.bytesOut += outcome.size;
+      if (s.writableLength > this.counters.maxWritableLength) this.counters.maxWritableLength = s.writableLength;
+      if (s.writableNeedDrain) {
+        this.writeBlocked = true;
+        this.updateReading();
+      }
+    }
+    const c = outcome.ctx;
+    const header = { apiKey: c.apiKey, apiVersion: c.header.requestApiVersion, correlationId: c.correlationId };
+    this.log(item, header, c.clientId, outcome.kind === 'response' ? outcome.size : -1, outcome.kind);
+  }
+
+  private log(
+    item: Queued,
+    header: { apiKey: number; apiVersion: number; correlationId: number } | null,
+    clientId: string | null,
+    responseSize: number,
+    outcome: RequestLogEntry['outcome'],
+  ): void {
+    const sink = this.opts.onRequest;
+    if (!sink) return;
+    sink({
+      connectionId: this.id,
+      listenerName: this.opts.listenerName,
+      clientAddress: this.info.clientAddress,
+      clientId,
+      clientSoftware: this.info.clientInformation,
+      apiKey: header?.apiKey ?? -1,
+      apiName: header ? apiName(header.apiKey) : 'Unknown',
+      apiVersion: header?.apiVersion ?? -1,
+      correlationId: header?.correlationId ?? -1,
+      requestSize: item.frame.length,
+      responseSize,
+      latencyMs: performance.now() - item.receivedAt,
+      outcome,
+    });
+  }
+
+  /** Ends the socket once nothing is left to answer, when the client half-closed or we drain. */
+  private maybeFinish(): void {
+    if (this.state === 'closed' || this.state === 'ending' || this.inFlight || this.pumping) return;
+    if (this.state === 'draining' || (this.readEnded && this.head >= this.queue.length)) {
+      this.state = 'ending';
+      this.socket.end();
+      // A peer that never reads must not keep the socket (and its buffers) forever.
+      const t = setTimeout(() => this.socket.destroy(), 5000);
+      t.unref();
+    }
+  }
+
+  private dequeue(): Queued {
+    const item = this.queue[this.head]!;
+    this.queue[this.head++] = undefined;
+    this.queuedBytes -= item.frame.length;
+    if (this.head === this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+    } else if (this.head >= 1024 && this.head * 2 >= this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    return item;
+  }
+
+  private dropQueue(): void {
+    this.queue = [];
+    this.head = 0;
+    this.queuedBytes = 0;
+  }
+}
