@@ -1,0 +1,123 @@
+// metadata.version (MetadataVersion) and the finalized-feature table used by `storage format`
+// and the bootstrap checkpoint. Values follow the Kafka source the references were taken from
+// (4.0.0-SNAPSHOT, Oct 2024): latest production metadata.version is 4.0-IV0 (feature level 22).
+
+export interface MetadataVersionInfo {
+  /** e.g. "3.7-IV2" (or "0.8.0" for old IBPs without a sub-version). */
+  version: string;
+  /** e.g. "3.7" */
+  release: string;
+  /** KRaft feature level; -1 for pre-KRaft inter.broker.protocol versions. */
+  level: number;
+}
+
+const OLD_IBPS = [
+  '0.8.0', '0.8.1', '0.8.2', '0.9.0', '0.10.0-IV0', '0.10.0-IV1', '0.10.1-IV0', '0.10.1-IV1', '0.10.1-IV2',
+  '0.10.2-IV0', '0.11.0-IV0', '0.11.0-IV1', '0.11.0-IV2', '1.0-IV0', '1.1-IV0', '2.0-IV0', '2.0-IV1', '2.1-IV0',
+  '2.1-IV1', '2.1-IV2', '2.2-IV0', '2.2-IV1', '2.3-IV0', '2.3-IV1', '2.4-IV0', '2.4-IV1', '2.5-IV0', '2.6-IV0',
+  '2.7-IV0', '2.7-IV1', '2.7-IV2', '2.8-IV0', '2.8-IV1', '3.0-IV0',
+];
+const KRAFT_VERSIONS = [
+  '3.0-IV1', '3.1-IV0', '3.2-IV0', '3.3-IV0', '3.3-IV1', '3.3-IV2', '3.3-IV3', '3.4-IV0', '3.5-IV0', '3.5-IV1',
+  '3.5-IV2', '3.6-IV0', '3.6-IV1', '3.6-IV2', '3.7-IV0', '3.7-IV1', '3.7-IV2', '3.7-IV3', '3.7-IV4', '3.8-IV0',
+  '3.9-IV0', '4.0-IV0', '4.0-IV1', '4.0-IV2', '4.0-IV3',
+];
+
+const releaseOf = (v: string): string => (v.includes('-') ? v.slice(0, v.indexOf('-')) : v);
+
+/** Every MetadataVersion in enum order. */
+export const METADATA_VERSIONS: readonly MetadataVersionInfo[] = [
+  ...OLD_IBPS.map((v) => ({ version: v, release: releaseOf(v), level: -1 })),
+  ...KRAFT_VERSIONS.map((v, i) => ({ version: v, release: releaseOf(v), level: i + 1 })),
+];
+
+const byLevel = (level: number): MetadataVersionInfo => {
+  const mv = METADATA_VERSIONS.find((m) => m.level === level);
+  if (!mv) throw new Error(`No MetadataVersion with feature level ${level}`);
+  return mv;
+};
+
+export const MINIMUM_KRAFT_VERSION = byLevel(1);
+/** The lowest version `storage format` advertises in its help (`IBP_3_0_IV0`). */
+export const MINIMUM_FORMAT_HELP_VERSION = '3.0-IV0';
+export const MINIMUM_BOOTSTRAP_VERSION = byLevel(4); // 3.3-IV0
+export const LATEST_PRODUCTION = byLevel(22); // 4.0-IV0
+export const LATEST_TESTING = METADATA_VERSIONS[METADATA_VERSIONS.length - 1];
+
+export function isProduction(mv: MetadataVersionInfo): boolean {
+  return METADATA_VERSIONS.indexOf(mv) <= METADATA_VERSIONS.indexOf(LATEST_PRODUCTION);
+}
+
+export function isKRaftSupported(mv: MetadataVersionInfo): boolean {
+  return mv.level > 0;
+}
+
+/**
+ * MetadataVersion.fromVersionString: "3.7-IV2", or a bare release ("3.7") meaning its latest
+ * production sub-version; extra segments are ignored ("3.7.1" → "3.7"). Throws Kafka's message.
+ */
+export function metadataVersionFromString(versionString: string): MetadataVersionInfo {
+  const segments = versionString.split('.');
+  const num = versionString.startsWith('0.') ? 3 : 2;
+  const key = num >= segments.length ? versionString : segments.slice(0, num).join('.');
+  const exact = METADATA_VERSIONS.find((m) => m.version === key);
+  const latestOfRelease = [...METADATA_VERSIONS].reverse().find((m) => m.release === key && isProduction(m));
+  const found = latestOfRelease ?? exact;
+  if (!found) throw new Error(`Version ${versionString} is not a valid version`);
+  return found;
+}
+
+export function metadataVersionFromLevel(level: number): MetadataVersionInfo {
+  return byLevel(level);
+}
+
+/** A finalized feature other than metadata.version: levels and the metadata.version each bootstraps at. */
+export interface FeatureDef {
+  name: string;
+  /** [featureLevel, bootstrap metadata.version level] in ascending order. */
+  levels: ReadonlyArray<readonly [number, number]>;
+}
+
+/** Features.PRODUCTION_FEATURES (kraft.version, transaction.version, group.version). */
+export const PRODUCTION_FEATURES: readonly FeatureDef[] = [
+  { name: 'kraft.version', levels: [[0, 1], [1, 21]] },
+  { name: 'transaction.version', levels: [[0, 1], [1, 24], [2, 24]] },
+  { name: 'group.version', levels: [[0, 1], [1, 22]] },
+];
+
+/** Features.defaultValue: the highest level whose bootstrap version is <= mv. */
+export function featureDefaultLevel(feature: FeatureDef, mv: MetadataVersionInfo): number {
+  let level = 0;
+  for (const [l, boot] of feature.levels) {
+    if (boot <= mv.level) level = l;
+    else break;
+  }
+  return level;
+}
+
+/**
+ * The feature levels `storage format` settles on (Formatter.calculateEffectiveFeatureLevels without
+ * --feature): metadata.version, kraft.version (1 only for a dynamic quorum), the rest at defaults.
+ */
+export function formatFeatureLevels(mv: MetadataVersionInfo, dynamicQuorum: boolean): Map<string, number> {
+  const levels = new Map<string, number>([['metadata.version', mv.level]]);
+  for (const f of PRODUCTION_FEATURES) {
+    if (f.name === 'kraft.version') levels.set(f.name, dynamicQuorum ? 1 : 0);
+    else levels.set(f.name, featureDefaultLevel(f, mv));
+  }
+  return levels;
+}
+
+/**
+ * The FeatureLevelRecords a bootstrap checkpoint holds (BootstrapMetadata.fromVersions):
+ * metadata.version first, then non-zero features other than kraft.version sorted by name.
+ */
+export function bootstrapFeatureRecords(levels: Map<string, number>): Array<{ name: string; level: number }> {
+  const out = [{ name: 'metadata.version', level: levels.get('metadata.version') ?? 0 }];
+  const names = [...levels.keys()].filter((n) => n !== 'metadata.version' && n !== 'kraft.version').sort();
+  for (const n of names) {
+    const level = levels.get(n) ?? 0;
+    if (level > 0) out.push({ name: n, level });
+  }
+  return out;
+}
