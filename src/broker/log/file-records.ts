@@ -1,0 +1,301 @@
+// The `.log` file of a segment (Kafka's FileRecords + FileLogInputStream): batches back to back,
+// appended at the end with positional writes, read back as byte ranges, and scanned header by
+// header with buffered chunk reads.
+
+import { constants as fsConstants, promises as fsp } from 'node:fs';
+import * as L from '../../protocol/records/layout.js';
+import { crc32, crc32c } from '../../protocol/records/crc.js';
+
+export class CorruptRecordError extends Error {
+  override name = 'CorruptRecordError';
+}
+
+/** The segment file was closed (deleted by retention/cleaning, or the log closed) under a reader. */
+export class SegmentClosedError extends Error {
+  override name = 'SegmentClosedError';
+}
+
+/** Kafka: a reader needs offset + length + ... + magic before it can tell the format. */
+export const HEADER_SIZE_UP_TO_MAGIC = L.MAGIC + 1; // 17
+
+/** Shallow view of one batch (v2) or legacy log entry (magic 0/1) found in a file. */
+export interface BatchInfo {
+  /** file position of the batch start */
+  position: number;
+  /** total size including the 12-byte log overhead */
+  size: number;
+  magic: number;
+  /** v2: baseOffset; legacy: the entry's offset (the last inner offset for a compressed wrapper) */
+  baseOffset: number;
+  lastOffset: number;
+  /** v2 partitionLeaderEpoch, -1 for legacy */
+  partitionLeaderEpoch: number;
+  /** v2 attributes (int16), legacy attributes (int8) */
+  attributes: number;
+  /** v2 baseTimestamp; legacy v1 timestamp; -1 otherwise */
+  baseTimestamp: number;
+  /** v2 maxTimestamp; legacy v1 timestamp; -1 for v0 */
+  maxTimestamp: number;
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+  /** v2 recordsCount, 1 for legacy */
+  count: number;
+  /** the full batch bytes, only when scanned with data (a view into a reusable chunk: copy to keep) */
+  data?: Buffer;
+}
+
+export function isControlBatch(b: BatchInfo): boolean {
+  return b.magic >= 2 && (b.attributes & L.CONTROL_FLAG_MASK) !== 0;
+}
+export function isTransactional(b: BatchInfo): boolean {
+  return b.magic >= 2 && (b.attributes & L.TRANSACTIONAL_FLAG_MASK) !== 0;
+}
+export function hasDeleteHorizon(b: BatchInfo): boolean {
+  return b.magic >= 2 && (b.attributes & L.DELETE_HORIZON_FLAG_MASK) !== 0;
+}
+export function isLogAppendTime(b: BatchInfo): boolean {
+  return (b.attributes & L.TIMESTAMP_TYPE_MASK) !== 0 && b.magic >= 1;
+}
+
+/**
+ * Parses the header of the batch at buf[off..]; `avail` bytes are readable from off.
+ * Requires at least 17 bytes; v2 fields need 61 bytes (fields stay -1 if fewer are available).
+ */
+export function parseBatchHeader(buf: Buffer, off: number, avail: number, position: number): BatchInfo {
+  const offset = Number(buf.readBigInt64BE(off + L.BASE_OFFSET));
+  const length = buf.readInt32BE(off + L.BATCH_LENGTH);
+  const magic = buf.readInt8(off + L.MAGIC);
+  const b: BatchInfo = {
+    position, size: L.LOG_OVERHEAD + length, magic, baseOffset: offset, lastOffset: offset,
+    partitionLeaderEpoch: -1, attributes: 0, baseTimestamp: -1, maxTimestamp: -1,
+    producerId: -1, producerEpoch: -1, baseSequence: -1, count: 1,
+  };
+  if (magic >= 2) {
+    if (avail >= L.RECORD_BATCH_OVERHEAD && length + L.LOG_OVERHEAD >= L.RECORD_BATCH_OVERHEAD) {
+      b.partitionLeaderEpoch = buf.readInt32BE(off + L.PARTITION_LEADER_EPOCH);
+      b.attributes = buf.readInt16BE(off + L.ATTRIBUTES);
+      b.lastOffset = offset + buf.readInt32BE(off + L.LAST_OFFSET_DELTA);
+      b.baseTimestamp = Number(buf.readBigInt64BE(off + L.BASE_TIMESTAMP));
+      b.maxTimestamp = Number(buf.readBigInt64BE(off + L.MAX_TIMESTAMP));
+      b.producerId = Number(buf.readBigInt64BE(off + L.PRODUCER_ID));
+      b.producerEpoch = buf.readInt16BE(off + L.PRODUCER_EPOCH);
+      b.baseSequence = buf.readInt32BE(off + L.BASE_SEQUENCE);
+      b.count = buf.readInt32BE(off + L.RECORDS_COUNT);
+    }
+  } else if (avail > L.LEGACY_ATTRIBUTES) {
+    b.attributes = buf.readInt8(off + L.LEGACY_ATTRIBUTES);
+    if (magic === 1 && avail >= L.LEGACY_ATTRIBUTES + 9) {
+      b.maxTimestamp = b.baseTimestamp = Number(buf.readBigInt64BE(off + L.LEGACY_ATTRIBUTES + 1));
+    }
+  }
+  return b;
+}
+
+/**
+ * Kafka's RecordBatch.ensureValid for a batch whose bytes are data[0, size): size minimums, magic and
+ * checksum (CRC-32C from attributes for v2; CRC-32 from magic for v0/v1). Throws CorruptRecordError.
+ */
+export function ensureValidBatch(data: Buffer, b: BatchInfo): void {
+  if (b.magic === 2) {
+    if (b.size < L.RECORD_BATCH_OVERHEAD) {
+      throw new CorruptRecordError(`Record batch is corrupt (the size ${b.size} is smaller than the minimum allowed overhead ${L.RECORD_BATCH_OVERHEAD})`);
+    }
+    const stored = data.readUInt32BE(L.CRC);
+    const computed = crc32c(data, L.ATTRIBUTES, b.size);
+    if (stored !== computed) throw new CorruptRecordError(`Record is corrupt (stored crc = ${stored}, computed crc = ${computed})`);
+    if (b.lastOffset < b.baseOffset) throw new CorruptRecordError(`Record batch has a negative last offset delta at ${b.position}`);
+  } else if (b.magic === 0 || b.magic === 1) {
+    const min = L.LOG_OVERHEAD + (b.magic === 0 ? L.LEGACY_RECORD_OVERHEAD_V0 : L.LEGACY_RECORD_OVERHEAD_V1);
+    if (b.size < min) throw new CorruptRecordError(`Record size ${b.size - L.LOG_OVERHEAD} is less than the minimum record overhead`);
+    const stored = data.readUInt32BE(L.LEGACY_CRC);
+    const computed = crc32(data, L.LEGACY_MAGIC, b.size);
+    if (stored !== computed) throw new CorruptRecordError(`Record is corrupt (stored crc = ${stored}, computed crc = ${computed})`);
+  } else {
+    throw new CorruptRecordError(`Invalid magic ${b.magic} at position ${b.position}`);
+  }
+}
+
+const HEADER_CHUNK = 16 * 1024;
+const DATA_CHUNK = 1024 * 1024;
+
+export class FileRecords {
+  private _file: string;
+  private fh: fsp.FileHandle | null;
+  private _size: number;
+
+  private constructor(file: string, fh: fsp.FileHandle, size: number) {
+    this._file = file;
+    this.fh = fh;
+    this._size = size;
+  }
+
+  /** Opens (creating if needed) a log file; the size is the current file length. */
+  static async open(file: string, create: boolean): Promise<FileRecords> {
+    const fh = await fsp.open(file, create ? fsConstants.O_RDWR | fsConstants.O_CREAT : fsConstants.O_RDWR);
+    const size = (await fh.stat()).size;
+    return new FileRecords(file, fh, size);
+  }
+
+  get file(): string {
+    return this._file;
+  }
+  get size(): number {
+    return this._size;
+  }
+  get isOpen(): boolean {
+    return this.fh !== null;
+  }
+
+  private handle(): fsp.FileHandle {
+    if (!this.fh) throw new SegmentClosedError(`log file ${this._file} is closed`);
+    return this.fh;
+  }
+
+  /** Appends buf at the current end; returns the number of bytes written. */
+  async append(buf: Buffer): Promise<number> {
+    const fh = this.handle();
+    let written = 0;
+    while (written < buf.length) {
+      const r = await fh.write(buf, written, buf.length - written, this._size + written);
+      written += r.bytesWritten;
+    }
+    this._size += buf.length;
+    return buf.length;
+  }
+
+  /** Reads [position, position+length) clipped to the file size into one new Buffer. */
+  async read(position: number, length: number): Promise<Buffer> {
+    const len = Math.max(0, Math.min(length, this._size - position));
+    const out = Buffer.allocUnsafe(len);
+    await this.readInto(out, 0, len, position);
+    return out;
+  }
+
+  /** Reads up to len bytes at position into buf[off..]; returns the bytes read (less only at EOF). */
+  async readInto(buf: Buffer, off: number, len: number, position: number): Promise<number> {
+    const fh = this.handle();
+    let got = 0;
+    while (got < len) {
+      const r = await fh.read(buf, off + got, len - got, position + got);
+      if (r.bytesRead === 0) break;
+      got += r.bytesRead;
+    }
+    return got;
+  }
+
+  /**
+   * Iterates batches from `start` until `end` (default: size), Kafka's FileLogInputStream rules:
+   * stops (without error) when fewer than 18 bytes remain or the next batch is incomplete; throws
+   * CorruptRecordError when a length field is smaller than the minimum legacy record overhead.
+   * With `withData`, each BatchInfo carries the full batch bytes (a view into a reused chunk).
+   */
+  async *batches(start = 0, opts: { end?: number; withData?: boolean } = {}): AsyncGenerator<BatchInfo> {
+    const end = Math.min(opts.end ?? this._size, this._size);
+    const withData = opts.withData ?? false;
+    let chunk = Buffer.alloc(0);
+    let chunkPos = 0;
+    let chunkLen = 0;
+    const ensure = async (from: number, to: number): Promise<void> => {
+      if (from >= chunkPos && to <= chunkPos + chunkLen) return;
+      const want = Math.max(to - from, withData ? DATA_CHUNK : HEADER_CHUNK);
+      if (chunk.length < want) chunk = Buffer.allocUnsafe(want);
+      chunkPos = from;
+      chunkLen = await this.readInto(chunk, 0, Math.min(want, end - from), from);
+    };
+    let pos = start;
+    while (pos < end - HEADER_SIZE_UP_TO_MAGIC) {
+      await ensure(pos, Math.min(pos + L.RECORD_BATCH_OVERHEAD, end));
+      const off = pos - chunkPos;
+      const avail = Math.min(chunkLen - off, end - pos);
+      if (avail < HEADER_SIZE_UP_TO_MAGIC + 1) return; // file shrank under us
+      const length = chunk.readInt32BE(off + L.BATCH_LENGTH);
+      if (length < L.LEGACY_RECORD_OVERHEAD_V0) {
+        throw new CorruptRecordError(`Found record size ${length} smaller than minimum record overhead (${L.LEGACY_RECORD_OVERHEAD_V0}) in file ${this._file} at position ${pos}.`);
+      }
+      if (pos > end - L.LOG_OVERHEAD - length) return;
+      const info = parseBatchHeader(chunk, off, avail, pos);
+      if (withData) {
+        await ensure(pos, pos + info.size);
+        const o = pos - chunkPos;
+        info.data = chunk.subarray(o, o + info.size);
+      }
+      yield info;
+      pos += info.size;
+    }
+  }
+
+  /** First batch (from startingPosition) whose last offset >= targetOffset (Kafka's searchForOffsetWithSize). */
+  async searchForOffsetWithSize(targetOffset: number, startingPosition: number): Promise<{ offset: number; position: number; size: number } | undefined> {
+    for await (const b of this.batches(startingPosition)) {
+      if (b.lastOffset >= targetOffset) return { offset: b.lastOffset, position: b.position, size: b.size };
+    }
+    return undefined;
+  }
+
+  /** Largest batch max timestamp after a position, with the batch's last offset. */
+  async largestTimestampAfter(startingPosition: number): Promise<{ timestamp: number; offset: number }> {
+    let timestamp = -1;
+    let offset = -1;
+    for await (const b of this.batches(startingPosition)) {
+      if (b.maxTimestamp > timestamp) {
+        timestamp = b.maxTimestamp;
+        offset = b.lastOffset;
+      }
+    }
+    return { timestamp, offset };
+  }
+
+  /** Truncates to targetSize bytes; returns the number of bytes removed. */
+  async truncateTo(targetSize: number): Promise<number> {
+    const original = this._size;
+    if (targetSize > original || targetSize < 0) {
+      throw new Error(`Attempt to truncate log segment ${this._file} to ${targetSize} bytes failed, size of this log segment is ${original} bytes.`);
+    }
+    const actual = (await this.handle().stat()).size;
+    if (targetSize < actual) await this.handle().truncate(targetSize);
+    this._size = targetSize;
+    return original - targetSize;
+  }
+
+  async flush(): Promise<void> {
+    if (this.fh) await this.fh.sync();
+  }
+
+  async close(): Promise<void> {
+    const fh = this.fh;
+    this.fh = null;
+    if (fh) await fh.close();
+  }
+
+  async renameTo(newFile: string): Promise<void> {
+    try {
+      await fsp.rename(this._file, newFile);
+    } finally {
+      this._file = newFile;
+    }
+  }
+
+  async deleteIfExists(): Promise<boolean> {
+    await this.close();
+    try {
+      await fsp.unlink(this._file);
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw e;
+    }
+  }
+
+  async lastModified(): Promise<number> {
+    try {
+      return (await fsp.stat(this._file)).mtimeMs;
+    } catch {
+      return 0;
+    }
+  }
+
+  updateParentDir(newFile: string): void {
+    this._file = newFile;
+  }
+}

@@ -1,0 +1,150 @@
+// Leader epoch cache persisted to `leader-epoch-checkpoint` (LeaderEpochFileCache.java,
+// LeaderEpochCheckpointFile.java): version 0, count, "epoch startOffset" lines. Each entry says
+// "epoch E began at offset S"; entries strictly increase in both epoch and offset.
+
+import * as path from 'node:path';
+import { promises as fsp } from 'node:fs';
+import { parseJavaInt, readCheckpointFile, writeCheckpointFile, type EntryFormatter } from './checkpoints.js';
+
+export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
+export const UNDEFINED_EPOCH = -1;
+export const UNDEFINED_EPOCH_OFFSET = -1;
+
+export interface EpochEntry {
+  epoch: number;
+  startOffset: number;
+}
+
+export const epochEntryFormatter: EntryFormatter<EpochEntry> = {
+  toString: (e) => `${e.epoch} ${e.startOffset}`,
+  fromString: (line) => {
+    const parts = line.split(/\s+/);
+    if (parts.length !== 2) return undefined;
+    const epoch = parseJavaInt(parts[0]!, 32);
+    const startOffset = parseJavaInt(parts[1]!, 64);
+    if (epoch === undefined || startOffset === undefined) return undefined;
+    return { epoch, startOffset };
+  },
+};
+
+export class LeaderEpochCache {
+  private file: string;
+  /** sorted by epoch (and therefore by start offset) */
+  private epochs: EpochEntry[];
+
+  private constructor(file: string, entries: EpochEntry[]) {
+    this.file = file;
+    this.epochs = entries;
+  }
+
+  /** Reads `<dir>/leader-epoch-checkpoint`, creating it empty when missing (as Kafka's CheckpointFile does). */
+  static async load(dir: string): Promise<LeaderEpochCache> {
+    const file = path.join(dir, LEADER_EPOCH_CHECKPOINT_FILE);
+    const fh = await fsp.open(file, 'a');
+    await fh.close();
+    const entries = await readCheckpointFile(file, 0, epochEntryFormatter);
+    const cache = new LeaderEpochCache(file, []);
+    for (const e of entries) cache.assignInMemory(e);
+    return cache;
+  }
+
+  entries(): EpochEntry[] {
+    return this.epochs.map((e) => ({ ...e }));
+  }
+
+  nonEmpty(): boolean {
+    return this.epochs.length > 0;
+  }
+
+  latestEntry(): EpochEntry | undefined {
+    return this.epochs[this.epochs.length - 1];
+  }
+
+  latestEpoch(): number | undefined {
+    return this.latestEntry()?.epoch;
+  }
+
+  earliestEntry(): EpochEntry | undefined {
+    return this.epochs[0];
+  }
+
+  private isUpdateNeeded(e: EpochEntry): boolean {
+    const latest = this.latestEntry();
+    return latest === undefined || e.epoch !== latest.epoch || e.startOffset < latest.startOffset;
+  }
+
+  private assignInMemory(e: EpochEntry): boolean {
+    if (e.epoch < 0 || e.startOffset < 0) throw new RangeError(`Received invalid partition leader epoch entry ${JSON.stringify(e)}`);
+    if (!this.isUpdateNeeded(e)) return false;
+    // remove entries that would violate monotonicity
+    while (this.epochs.length > 0) {
+      const last = this.epochs[this.epochs.length - 1]!;
+      if (last.epoch >= e.epoch || last.startOffset >= e.startOffset) this.epochs.pop();
+      else break;
+    }
+    this.epochs.push({ epoch: e.epoch, startOffset: e.startOffset });
+    return true;
+  }
+
+  /** Records that `epoch` began at `startOffset`; persists when the cache changed. */
+  async assign(epoch: number, startOffset: number): Promise<void> {
+    if (this.assignInMemory({ epoch, startOffset })) await this.flush();
+  }
+
+  /** Removes entries with startOffset >= endOffset. */
+  async truncateFromEnd(endOffset: number): Promise<void> {
+    const latest = this.latestEntry();
+    if (endOffset >= 0 && latest !== undefined && latest.startOffset >= endOffset) {
+      while (this.epochs.length > 0 && this.epochs[this.epochs.length - 1]!.startOffset >= endOffset) this.epochs.pop();
+      await this.flush();
+    }
+  }
+
+  /** Drops entries starting at or before startOffset, keeping the last of them moved to startOffset. */
+  async truncateFromStart(startOffset: number): Promise<void> {
+    let i = 0;
+    while (i < this.epochs.length && this.epochs[i]!.startOffset <= startOffset) i++;
+    if (i === 0) return;
+    const kept = { epoch: this.epochs[i - 1]!.epoch, startOffset };
+    this.epochs = [kept, ...this.epochs.slice(i)];
+    await this.flush();
+  }
+
+  async clear(): Promise<void> {
+    this.epochs = [];
+    await this.flush();
+  }
+
+  /** Kafka's endOffsetFor: (largest epoch <= requested, start offset of the next epoch or LEO). */
+  endOffsetFor(requestedEpoch: number, logEndOffset: number): { epoch: number; endOffset: number } {
+    if (requestedEpoch === UNDEFINED_EPOCH) return { epoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
+    const latest = this.latestEpoch();
+    if (latest !== undefined && latest === requestedEpoch) return { epoch: requestedEpoch, endOffset: logEndOffset };
+    const higher = this.epochs.find((e) => e.epoch > requestedEpoch);
+    if (!higher) return { epoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
+    let floor: EpochEntry | undefined;
+    for (const e of this.epochs) if (e.epoch <= requestedEpoch) floor = e;
+    if (!floor) return { epoch: requestedEpoch, endOffset: higher.startOffset };
+    return { epoch: floor.epoch, endOffset: higher.startOffset };
+  }
+
+  /** Epoch that the given offset belongs to, if known. */
+  epochForOffset(offset: number): number | undefined {
+    let previous: number | undefined;
+    for (const e of this.epochs) {
+      if (e.startOffset === offset) return e.epoch;
+      if (e.startOffset > offset) return previous;
+      previous = e.epoch;
+    }
+    return previous;
+  }
+
+  async flush(): Promise<void> {
+    await writeCheckpointFile(this.file, 0, this.epochs, epochEntryFormatter);
+  }
+
+  /** Points the cache at a renamed partition directory. */
+  updateDir(dir: string): void {
+    this.file = path.join(dir, LEADER_EPOCH_CHECKPOINT_FILE);
+  }
+}

@@ -1,0 +1,199 @@
+// Loading a partition directory at startup (Kafka's LogLoader.java): remove temporary files,
+// complete or discard interrupted swaps, open every segment, recover the unflushed tail
+// (unless the log dir was shut down cleanly), and work out the log start/end offsets and the
+// recovery point.
+
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { CorruptIndexError } from './abstract-index.js';
+import { randomSegmentJitter, type LogConfig } from './log-config.js';
+import type { LeaderEpochCache } from './leader-epoch.js';
+import type { LogLogger } from './log-errors.js';
+import {
+  CLEANED_FILE_SUFFIX, DELETED_FILE_SUFFIX, INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, LogSegment, SWAP_FILE_SUFFIX,
+  TIME_INDEX_FILE_SUFFIX, TXN_INDEX_FILE_SUFFIX, offsetFromFileName, segmentFile, type SegmentConfig,
+} from './segment.js';
+
+export function segmentConfigOf(c: LogConfig): SegmentConfig {
+  return { indexIntervalBytes: c.indexIntervalBytes, maxIndexSize: c.segmentIndexBytes, rollJitterMs: randomSegmentJitter(c) };
+}
+
+export interface LoadParams {
+  dir: string;
+  config: LogConfig;
+  clock: () => number;
+  hadCleanShutdown: boolean;
+  /** from recovery-point-offset-checkpoint (0 when absent) */
+  recoveryPointCheckpoint: number;
+  /** from log-start-offset-checkpoint (0 when absent) */
+  logStartOffsetCheckpoint: number;
+  epochCache: LeaderEpochCache;
+  logger: LogLogger;
+}
+
+export interface LoadedLog {
+  segments: LogSegment[];
+  logStartOffset: number;
+  recoveryPoint: number;
+  logEndOffset: number;
+  /** bytes cut off torn/corrupt tails during recovery */
+  truncatedBytes: number;
+  /** number of segments scanned and rebuilt */
+  recoveredSegments: number;
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await fsp.readdir(dir, { withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => e.name);
+}
+
+const isIndexFile = (n: string) => n.endsWith(INDEX_FILE_SUFFIX) || n.endsWith(TIME_INDEX_FILE_SUFFIX) || n.endsWith(TXN_INDEX_FILE_SUFFIX);
+const isLogFile = (n: string) => n.endsWith(LOG_FILE_SUFFIX);
+
+export async function loadLog(p: LoadParams): Promise<LoadedLog> {
+  const { dir, config, clock, logger } = p;
+  let truncatedBytes = 0;
+  let recoveredSegments = 0;
+
+  // First pass: remove temporary files, collect interrupted swaps.
+  const swapFiles: string[] = [];
+  const cleanedFiles: string[] = [];
+  let minCleanedFileOffset = Number.POSITIVE_INFINITY;
+  for (const name of await listFiles(dir)) {
+    if (name.endsWith(DELETED_FILE_SUFFIX) && !name.endsWith('.checkpoint.deleted')) {
+      await fsp.rm(path.join(dir, name), { force: true });
+    } else if (name.endsWith(CLEANED_FILE_SUFFIX)) {
+      minCleanedFileOffset = Math.min(offsetFromFileName(name), minCleanedFileOffset);
+      cleanedFiles.push(name);
+    } else if (name.endsWith(SWAP_FILE_SUFFIX)) {
+      swapFiles.push(name);
+    }
+  }
+  const validSwapFiles: string[] = [];
+  for (const name of swapFiles) {
+    if (offsetFromFileName(name) >= minCleanedFileOffset) await fsp.rm(path.join(dir, name), { force: true });
+    else validSwapFiles.push(name);
+  }
+  for (const name of cleanedFiles) await fsp.rm(path.join(dir, name), { force: true });
+
+  // Second pass: segments replaced by a valid swap but not yet deleted.
+  let minSwap = Number.POSITIVE_INFINITY;
+  let maxSwap = Number.NEGATIVE_INFINITY;
+  for (const name of validSwapFiles) {
+    if (!isLogFile(name.slice(0, -SWAP_FILE_SUFFIX.length))) continue;
+    const base = offsetFromFileName(name);
+    const seg = await LogSegment.open(dir, base, segmentConfigOf(config), clock, { fileAlreadyExists: true, suffix: SWAP_FILE_SUFFIX });
+    try {
+      minSwap = Math.min(minSwap, base);
+      maxSwap = Math.max(maxSwap, await seg.readNextOffset());
+    } finally {
+      await seg.close(); // trims any index the lookup had to create
+    }
+    logger.info(`Found log file ${name} from interrupted swap operation, which is recoverable from .swap files by renaming.`);
+  }
+  for (const name of await listFiles(dir)) {
+    if (name.endsWith(SWAP_FILE_SUFFIX)) continue;
+    const off = offsetFromFileName(name);
+    if (!Number.isNaN(off) && off >= minSwap && off < maxSwap) await fsp.rm(path.join(dir, name), { force: true });
+  }
+  // Third pass: complete the swaps.
+  for (const name of await listFiles(dir)) {
+    if (name.endsWith(SWAP_FILE_SUFFIX)) await fsp.rename(path.join(dir, name), path.join(dir, name.slice(0, -SWAP_FILE_SUFFIX.length)));
+  }
+
+  // Fourth pass: open segments.
+  const segments: LogSegment[] = [];
+  const recoverSegment = async (seg: LogSegment): Promise<number> => {
+    recoveredSegments++;
+    return seg.recover(p.epochCache);
+  };
+  const names = (await listFiles(dir)).sort();
+  const present = new Set(names);
+  for (const name of names) {
+    if (isIndexFile(name)) {
+      const off = offsetFromFileName(name);
+      if (Number.isNaN(off)) continue;
+      if (!present.has(path.basename(segmentFile(dir, off, LOG_FILE_SUFFIX)))) {
+        logger.warn(`Found an orphaned index file ${name}, with no corresponding log file.`);
+        await fsp.rm(path.join(dir, name), { force: true });
+      }
+    } else if (isLogFile(name)) {
+      const base = offsetFromFileName(name);
+      if (Number.isNaN(base)) continue;
+      const timeIndexNewlyCreated = !present.has(path.basename(segmentFile(dir, base, TIME_INDEX_FILE_SUFFIX)));
+      const seg = await LogSegment.open(dir, base, segmentConfigOf(config), clock, { fileAlreadyExists: true });
+      try {
+        await seg.sanityCheck(timeIndexNewlyCreated);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT' || e instanceof CorruptIndexError) {
+          logger.warn(`Missing or corrupt index for ${seg.log.file}, recovering segment and rebuilding index files...`);
+          truncatedBytes += await recoverSegment(seg);
+        } else throw e;
+      }
+      segments.push(seg);
+    }
+  }
+  segments.sort((a, b) => a.baseOffset - b.baseOffset);
+
+  const deleteSegments = async (toDelete: LogSegment[]): Promise<void> => {
+    for (const s of toDelete) {
+      const i = segments.indexOf(s);
+      if (i >= 0) segments.splice(i, 1);
+      await s.deleteIfExists();
+    }
+  };
+
+  // recoverLog
+  if (!p.hadCleanShutdown) {
+    let start = 0;
+    for (let i = 0; i < segments.length; i++) if (segments[i]!.baseOffset <= p.recoveryPointCheckpoint) start = i;
+    const unflushed = segments.slice(start);
+    for (let i = 0; i < unflushed.length; i++) {
+      const seg = unflushed[i]!;
+      logger.info(`Recovering unflushed segment ${seg.baseOffset} in ${dir}`);
+      let truncated: number;
+      try {
+        truncated = await recoverSegment(seg);
+      } catch (e) {
+        logger.warn(`Found invalid offset during recovery of ${seg.log.file} (${(e as Error).message}); truncating the segment to empty`);
+        truncated = await seg.truncateTo(seg.baseOffset);
+      }
+      truncatedBytes += truncated;
+      if (truncated > 0) {
+        logger.warn(`Corruption found in segment ${seg.baseOffset} of ${dir}, truncating to offset ${await seg.readNextOffset()}`);
+        await deleteSegments(unflushed.slice(i + 1));
+        break;
+      }
+    }
+  }
+
+  // deleteSegmentsIfLogStartGreaterThanLogEnd
+  let logEndOffset: number | undefined;
+  if (segments.length > 0) {
+    const leo = await segments[segments.length - 1]!.readNextOffset();
+    if (leo >= p.logStartOffsetCheckpoint) logEndOffset = leo;
+    else {
+      logger.warn(`Deleting all segments of ${dir} because logEndOffset (${leo}) is smaller than logStartOffset ${p.logStartOffsetCheckpoint}.`);
+      await deleteSegments([...segments]);
+      await p.epochCache.clear();
+    }
+  }
+  if (segments.length === 0) {
+    segments.push(await LogSegment.open(dir, p.logStartOffsetCheckpoint, segmentConfigOf(config), clock));
+  }
+  let recoveryPoint: number;
+  let nextOffset: number;
+  if (p.hadCleanShutdown && logEndOffset !== undefined) {
+    recoveryPoint = nextOffset = logEndOffset;
+  } else {
+    nextOffset = logEndOffset ?? (await segments[segments.length - 1]!.readNextOffset());
+    recoveryPoint = Math.min(p.recoveryPointCheckpoint, nextOffset);
+  }
+  // let the active segment take more index entries
+  await segments[segments.length - 1]!.resizeIndexes(config.segmentIndexBytes);
+
+  await p.epochCache.truncateFromEnd(nextOffset);
+  const logStartOffset = Math.max(p.logStartOffsetCheckpoint, segments[0]!.baseOffset);
+  await p.epochCache.truncateFromStart(p.logStartOffsetCheckpoint);
+  return { segments, logStartOffset, recoveryPoint, logEndOffset: nextOffset, truncatedBytes, recoveredSegments };
+}

@@ -1,0 +1,376 @@
+// All partition logs of a broker across its log.dirs (Kafka's LogManager + the checkpointing
+// parts of ReplicaManager and LogCleanerManager): load at startup (trusting the files after a
+// clean shutdown, recovering from the recovery point otherwise), create/delete partition
+// directories, retention, flushing, log cleaning and checkpoint files on a schedule, and a clean
+// shutdown that leaves `.kafka_cleanshutdown` behind.
+
+import { randomUUID } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import {
+  CLEANER_OFFSET_CHECKPOINT_FILE, LOG_START_OFFSET_CHECKPOINT_FILE, RECOVERY_POINT_CHECKPOINT_FILE, REPLICATION_OFFSET_CHECKPOINT_FILE,
+  deleteCleanShutdownMarker, hasCleanShutdownMarker, readOffsetCheckpointMap, tpKey, writeCleanShutdownMarker, writeOffsetCheckpoint,
+  type TopicPartitionOffset,
+} from './checkpoints.js';
+import { cleanLog, logToClean, shouldClean, type CleanerOptions } from './cleaner.js';
+import { DEFAULT_LOG_CONFIG, LONG_MAX, type LogConfig } from './log-config.js';
+import { silentLogger, type LogLogger } from './log-errors.js';
+import { PartitionLog } from './partition-log.js';
+
+export interface LogManagerOptions {
+  logDirs: string[];
+  defaultConfig?: LogConfig;
+  /** per-topic overrides (topic-level configs merged over the broker defaults) */
+  topicConfig?: (topic: string) => LogConfig | undefined;
+  clock?: () => number;
+  logger?: LogLogger;
+  /** log.retention.check.interval.ms */
+  retentionCheckIntervalMs?: number;
+  /** log.flush.scheduler.interval.ms */
+  flushCheckIntervalMs?: number;
+  /** log.flush.offset.checkpoint.interval.ms */
+  recoveryPointCheckpointIntervalMs?: number;
+  /** log.flush.start.offset.checkpoint.interval.ms */
+  logStartOffsetCheckpointIntervalMs?: number;
+  /** replica.high.watermark.checkpoint.interval.ms */
+  highWatermarkCheckpointIntervalMs?: number;
+  /** log.cleaner.backoff.ms */
+  cleanerBackoffMs?: number;
+  /** log.cleaner.enable */
+  cleanerEnabled?: boolean;
+  /** log.initial.task.delay.ms */
+  initialTaskDelayMs?: number;
+  /** topics whose directories this manager leaves alone (the KRaft metadata log) */
+  excludeTopics?: string[];
+  cleaner?: CleanerOptions;
+}
+
+export interface TopicPartitionName {
+  topic: string;
+  partition: number;
+  /** 'delete' | 'future' | 'stray' for suffixed directories */
+  suffix?: string;
+}
+
+const SUFFIXED_DIR = /^(\S+)-(\S+)\.(\S+)-(delete|future|stray)$/;
+
+/** LocalLog.parseTopicPartitionName: `<topic>-<partition>` or `<topic>-<partition>.<uuid>-<suffix>`. */
+export function parseTopicPartitionDirName(name: string): TopicPartitionName | undefined {
+  let base = name;
+  let suffix: string | undefined;
+  const m = /-(delete|future|stray)$/.exec(name);
+  if (m) {
+    if (!SUFFIXED_DIR.test(name)) return undefined;
+    suffix = m[1];
+    base = name.slice(0, name.lastIndexOf('.'));
+  }
+  const i = base.lastIndexOf('-');
+  if (i <= 0 || i === base.length - 1) return undefined;
+  const partStr = base.slice(i + 1);
+  if (!/^\d+$/.test(partStr)) return undefined;
+  return { topic: base.slice(0, i), partition: Number(partStr), ...(suffix ? { suffix } : {}) };
+}
+
+/** `<topic>-<partition>.<uuid32hex>-delete`, topic truncated to keep the name within 255 chars. */
+export function logDeleteDirName(topic: string, partition: number): string {
+  const full = `-${partition}.${randomUUID().replace(/-/g, '')}-delete`;
+  return topic.slice(0, Math.min(topic.length, 255 - full.length)) + full;
+}
+
+interface Task {
+  timer?: ReturnType<typeof setTimeout>;
+  running?: Promise<unknown>;
+}
+
+export class LogManager {
+  readonly logDirs: string[];
+  private readonly opts: LogManagerOptions;
+  private readonly clock: () => number;
+  private readonly logger: LogLogger;
+  private readonly logs = new Map<string, PartitionLog>();
+  private readonly logDirOf = new Map<string, string>();
+  private readonly hadCleanShutdown = new Map<string, boolean>();
+  private readonly loadCompleted = new Map<string, boolean>();
+  private readonly cleanerCheckpoints = new Map<string, Map<string, number>>();
+  private readonly tasks: Task[] = [];
+  private readonly creating = new Map<string, Promise<PartitionLog>>();
+  private cleaning: Promise<number> | undefined;
+  private stopped = false;
+
+  constructor(opts: LogManagerOptions) {
+    if (opts.logDirs.length === 0) throw new Error('at least one log dir is required');
+    this.opts = opts;
+    this.logDirs = opts.logDirs.map((d) => path.resolve(d));
+    this.clock = opts.clock ?? Date.now;
+    this.logger = opts.logger ?? silentLogger;
+  }
+
+  configFor(topic: string): LogConfig {
+    return this.opts.topicConfig?.(topic) ?? this.opts.defaultConfig ?? DEFAULT_LOG_CONFIG;
+  }
+
+  getLog(topic: string, partition: number): PartitionLog | undefined {
+    return this.logs.get(tpKey(topic, partition));
+  }
+
+  allLogs(): PartitionLog[] {
+    return [...this.logs.values()];
+  }
+
+  /** Whether `dir` had `.kafka_cleanshutdown` when it was loaded. */
+  wasCleanShutdown(dir: string): boolean {
+    return this.hadCleanShutdown.get(path.resolve(dir)) ?? false;
+  }
+
+  /** Loads every log and starts the background tasks. */
+  async startup(): Promise<void> {
+    await this.loadLogs();
+    const o = this.opts;
+    const initial = o.initialTaskDelayMs ?? 30_000;
+    this.schedule(() => this.cleanupLogs(), initial, o.retentionCheckIntervalMs ?? 300_000);
+    this.schedule(() => this.flushDirtyLogs(), initial, o.flushCheckIntervalMs ?? LONG_MAX);
+    this.schedule(() => this.checkpointRecoveryOffsets(), initial, o.recoveryPointCheckpointIntervalMs ?? 60_000);
+    this.schedule(() => this.checkpointLogStartOffsets(), initial, o.logStartOffsetCheckpointIntervalMs ?? 60_000);
+    this.schedule(() => this.checkpointHighWatermarks(), initial, o.highWatermarkCheckpointIntervalMs ?? 5_000);
+    if (o.cleanerEnabled ?? true) this.schedule(() => this.runCleaner(), initial, o.cleanerBackoffMs ?? 15_000);
+  }
+
+  private schedule(fn: () => Promise<unknown>, initialDelayMs: number, periodMs: number): void {
+    if (periodMs >= LONG_MAX) return;
+    const task: Task = {};
+    const tick = (): void => {
+      if (this.stopped) return;
+      task.running = fn()
+        .catch((e: unknown) => this.logger.warn(`log manager task failed: ${(e as Error).message}`))
+        .finally(() => {
+          task.running = undefined;
+          if (!this.stopped) { task.timer = setTimeout(tick, periodMs); task.timer.unref?.(); }
+        });
+    };
+    task.timer = setTimeout(tick, initialDelayMs);
+    task.timer.unref?.();
+    this.tasks.push(task);
+  }
+
+  /** Kafka's loadLogs: per log dir, consume the clean shutdown marker, read checkpoints, open every partition. */
+  async loadLogs(): Promise<void> {
+    for (const dir of this.logDirs) {
+      await fsp.mkdir(dir, { recursive: true });
+      const clean = await hasCleanShutdownMarker(dir);
+      // deleted up front so that a crash while loading counts as unclean next time (KAFKA-10471)
+      if (clean) await deleteCleanShutdownMarker(dir);
+      this.hadCleanShutdown.set(dir, clean);
+      const read = async (f: string) => readOffsetCheckpointMap(path.join(dir, f)).catch((e: unknown) => {
+        this.logger.warn(`Error reading ${f} in ${dir}, ignoring it: ${(e as Error).message}`);
+        return new Map<string, number>();
+      });
+      const recoveryPoints = await read(RECOVERY_POINT_CHECKPOINT_FILE);
+      const logStartOffsets = await read(LOG_START_OFFSET_CHECKPOINT_FILE);
+      const highWatermarks = await read(REPLICATION_OFFSET_CHECKPOINT_FILE);
+      this.cleanerCheckpoints.set(dir, await read(CLEANER_OFFSET_CHECKPOINT_FILE));
+      const excluded = new Set(this.opts.excludeTopics ?? ['__cluster_metadata']);
+      for (const e of await fsp.readdir(dir, { withFileTypes: true })) {
+        if (!e.isDirectory()) continue;
+        const tp = parseTopicPartitionDirName(e.name);
+        if (!tp || excluded.has(tp.topic)) continue;
+        const full = path.join(dir, e.name);
+        if (tp.suffix === 'delete') {
+          await fsp.rm(full, { recursive: true, force: true });
+          continue;
+        }
+        if (tp.suffix) {
+          this.logger.warn(`Skipping ${tp.suffix} replica directory ${full}`);
+          continue;
+        }
+        const key = tpKey(tp.topic, tp.partition);
+        if (this.logs.has(key)) throw new Error(`Duplicate log directories for ${key} are found in both ${this.logDirOf.get(key)} and ${dir}`);
+        const log = await PartitionLog.open({
+          dir: full, topic: tp.topic, partition: tp.partition, config: this.configFor(tp.topic), clock: this.clock, logger: this.logger,
+          hadCleanShutdown: clean, recoveryPoint: recoveryPoints.get(key) ?? 0, logStartOffset: logStartOffsets.get(key) ?? 0,
+          highWatermark: highWatermarks.get(key),
+        });
+        this.logs.set(key, log);
+        this.logDirOf.set(key, dir);
+      }
+      this.loadCompleted.set(dir, true);
+    }
+  }
+
+  /** The log dir holding the fewest partitions (Kafka's nextLogDirs). */
+  private nextLogDir(): string {
+    const counts = new Map(this.logDirs.map((d) => [d, 0]));
+    for (const d of this.logDirOf.values()) counts.set(d, (counts.get(d) ?? 0) + 1);
+    return [...counts].sort((a, b) => a[1] - b[1])[0]![0];
+  }
+
+  /** Returns the partition's log, creating `<dir>/<topic>-<partition>` if it does not exist. */
+  async getOrCreateLog(topic: string, partition: number, opts: { topicId?: string; config?: LogConfig } = {}): Promise<PartitionLog> {
+    const key = tpKey(topic, partition);
+    const existing = this.logs.get(key) ?? (await this.creating.get(key));
+    if (existing) {
+      if (opts.topicId !== undefined) await existing.assignTopicId(opts.topicId);
+      return existing;
+    }
+    const dir = this.nextLogDir();
+    const creation = PartitionLog.open({
+      dir: path.join(dir, key), topic, partition, config: opts.config ?? this.configFor(topic), clock: this.clock, logger: this.logger,
+      hadCleanShutdown: false, topicId: opts.topicId,
+    });
+    this.creating.set(key, creation);
+    try {
+      const log = await creation;
+      this.logs.set(key, log);
+      this.logDirOf.set(key, dir);
+      return log;
+    } finally {
+      this.creating.delete(key);
+    }
+  }
+
+  /** Applies a (new) configuration to every log of a topic. */
+  updateTopicConfig(topic: string, config: LogConfig): void {
+    for (const log of this.logs.values()) if (log.topic === topic) log.updateConfig(config);
+  }
+
+  /**
+   * Deletes a partition like Kafka's asyncDelete: close the log, rename its directory to
+   * `<topic>-<partition>.<uuid>-delete`, remove it after file.delete.delay.ms.
+   */
+  async deleteLog(topic: string, partition: number): Promise<void> {
+    const key = tpKey(topic, partition);
+    const log = this.logs.get(key);
+    if (!log) return;
+    this.logs.delete(key);
+    const dir = this.logDirOf.get(key)!;
+    this.logDirOf.delete(key);
+    this.cleanerCheckpoints.get(dir)?.delete(key);
+    await log.close();
+    const target = path.join(dir, logDeleteDirName(topic, partition));
+    await fsp.rename(log.dir, target);
+    const remove = () => fsp.rm(target, { recursive: true, force: true });
+    const delay = log.config.fileDeleteDelayMs;
+    if (delay <= 0) await remove();
+    else {
+      const t = setTimeout(() => { remove().catch(() => undefined); }, delay);
+      t.unref?.();
+    }
+    await this.checkpointAll();
+  }
+
+  private logsIn(dir: string): Array<[string, PartitionLog]> {
+    return [...this.logs].filter(([k]) => this.logDirOf.get(k) === dir);
+  }
+
+  private async writeCheckpoint(dir: string, file: string, entries: TopicPartitionOffset[]): Promise<void> {
+    await writeOffsetCheckpoint(path.join(dir, file), entries);
+  }
+
+  async checkpointRecoveryOffsets(): Promise<void> {
+    for (const dir of this.logDirs) {
+      await this.writeCheckpoint(dir, RECOVERY_POINT_CHECKPOINT_FILE, this.logsIn(dir).map(([, l]) => ({ topic: l.topic, partition: l.partition, offset: l.recoveryPoint })));
+    }
+  }
+
+  /** Only logs whose start offset is past their first segment's base offset are listed (as Kafka does). */
+  async checkpointLogStartOffsets(): Promise<void> {
+    for (const dir of this.logDirs) {
+      const entries = this.logsIn(dir)
+        .filter(([, l]) => l.logStartOffset > l.segments[0]!.baseOffset)
+        .map(([, l]) => ({ topic: l.topic, partition: l.partition, offset: l.logStartOffset }));
+      await this.writeCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT_FILE, entries);
+    }
+  }
+
+  async checkpointHighWatermarks(): Promise<void> {
+    for (const dir of this.logDirs) {
+      await this.writeCheckpoint(dir, REPLICATION_OFFSET_CHECKPOINT_FILE, this.logsIn(dir).map(([, l]) => ({ topic: l.topic, partition: l.partition, offset: l.highWatermark })));
+    }
+  }
+
+  async checkpointCleanerOffsets(): Promise<void> {
+    for (const dir of this.logDirs) {
+      const cp = this.cleanerCheckpoints.get(dir) ?? new Map<string, number>();
+      const entries = this.logsIn(dir).filter(([k]) => cp.has(k)).map(([k, l]) => ({ topic: l.topic, partition: l.partition, offset: cp.get(k)! }));
+      await this.writeCheckpoint(dir, CLEANER_OFFSET_CHECKPOINT_FILE, entries);
+    }
+  }
+
+  async checkpointAll(): Promise<void> {
+    await this.checkpointRecoveryOffsets();
+    await this.checkpointLogStartOffsets();
+    await this.checkpointHighWatermarks();
+    await this.checkpointCleanerOffsets();
+  }
+
+  /** Retention for every log (segments past retention.ms / retention.bytes or below the log start offset). */
+  async cleanupLogs(): Promise<number> {
+    let total = 0;
+    for (const log of this.allLogs()) total += await log.deleteOldSegments();
+    return total;
+  }
+
+  /** Flushes logs whose flush.ms has elapsed since their last flush. */
+  async flushDirtyLogs(): Promise<void> {
+    const now = this.clock();
+    for (const log of this.allLogs()) {
+      if (now - log.lastFlushTime >= log.config.flushMs) await log.flush(false);
+    }
+  }
+
+  /** The cleaner checkpoint ("cleaned up to") of a partition, if any. */
+  cleanerCheckpoint(topic: string, partition: number): number | undefined {
+    const key = tpKey(topic, partition);
+    const dir = this.logDirOf.get(key);
+    return dir === undefined ? undefined : this.cleanerCheckpoints.get(dir)?.get(key);
+  }
+
+  /** One cleaner pass: compacts every compacted log that is dirty enough. Returns the logs cleaned. */
+  async runCleaner(force = false): Promise<number> {
+    while (this.cleaning) await this.cleaning.catch(() => undefined);
+    this.cleaning = this.cleanOnce(force);
+    try {
+      return await this.cleaning;
+    } finally {
+      this.cleaning = undefined;
+    }
+  }
+
+  private async cleanOnce(force: boolean): Promise<number> {
+    let cleaned = 0;
+    for (const [key, log] of [...this.logs]) {
+      if (!log.config.compact || log.isClosed) continue;
+      const dir = this.logDirOf.get(key)!;
+      const cps = this.cleanerCheckpoints.get(dir) ?? new Map<string, number>();
+      this.cleanerCheckpoints.set(dir, cps);
+      const last = cps.get(key);
+      if (!force && !shouldClean(log, await logToClean(log, last, this.clock()))) continue;
+      const res = await cleanLog(log, last, { clock: this.clock, ...this.opts.cleaner });
+      if (!res) continue;
+      cps.set(key, res.endOffset);
+      await this.checkpointCleanerOffsets();
+      cleaned++;
+    }
+    return cleaned;
+  }
+
+  /**
+   * Kafka's shutdown: stop the tasks, flush and close every log, write the recovery-point,
+   * log-start-offset, high-watermark and cleaner checkpoints, then `.kafka_cleanshutdown` in each
+   * dir whose logs were all loaded.
+   */
+  async shutdown(brokerEpoch = -1): Promise<void> {
+    this.stopped = true;
+    for (const t of this.tasks) {
+      if (t.timer) clearTimeout(t.timer);
+      await t.running;
+    }
+    for (const log of this.allLogs()) {
+      await log.flush(true);
+      await log.close();
+    }
+    await this.checkpointAll();
+    for (const dir of this.logDirs) {
+      if (this.hadCleanShutdown.get(dir) || this.loadCompleted.get(dir)) await writeCleanShutdownMarker(dir, brokerEpoch);
+    }
+  }
+}

@@ -1,0 +1,98 @@
+// Kafka's sparse offset index `.index` (OffsetIndex.java): 8-byte entries
+//   int32 relativeOffset (offset - baseOffset), int32 position (byte position of a batch in .log)
+// strictly increasing in offset.
+
+import { AbstractIndex, CorruptIndexError, InvalidOffsetError, SearchType } from './abstract-index.js';
+
+export interface OffsetPosition {
+  offset: number;
+  position: number;
+}
+
+export const OFFSET_INDEX_ENTRY_SIZE = 8;
+
+export class OffsetIndex extends AbstractIndex {
+  protected readonly entrySize = OFFSET_INDEX_ENTRY_SIZE;
+  private _lastOffset: number;
+
+  constructor(file: string, baseOffset: number, maxIndexSize: number) {
+    super(file, baseOffset, maxIndexSize);
+    this._lastOffset = baseOffset;
+  }
+
+  /** the last offset in the index (baseOffset when empty) */
+  get lastOffset(): number {
+    return this._lastOffset;
+  }
+
+  protected override onEntriesChanged(): void {
+    this._lastOffset = this.entries === 0 ? this.baseOffset : this.entry(this.entries - 1).offset;
+  }
+
+  protected keyAt(n: number): number {
+    return this.baseOffset + this.mirror.readInt32BE(n * 8);
+  }
+
+  protected valueAt(n: number): number {
+    return this.mirror.readInt32BE(n * 8 + 4);
+  }
+
+  entry(n: number): OffsetPosition {
+    if (n >= this.entries) throw new RangeError(`Attempt to fetch the ${n}th entry from index ${this.file}, which has size ${this.entries}`);
+    return { offset: this.keyAt(n), position: this.valueAt(n) };
+  }
+
+  /** Largest entry with offset <= target, or (baseOffset, 0). Call load() first. */
+  lookup(targetOffset: number): OffsetPosition {
+    const slot = this.largestLowerBoundSlotFor(targetOffset, SearchType.Key);
+    return slot === -1 ? { offset: this.baseOffset, position: 0 } : this.entry(slot);
+  }
+
+  /** Smallest entry whose position >= startPosition + fetchSize (used to bound aborted-txn lookups). */
+  fetchUpperBoundOffset(startPosition: number, fetchSize: number): OffsetPosition | undefined {
+    const slot = this.smallestUpperBoundSlotFor(startPosition + fetchSize, SearchType.Value);
+    return slot === -1 ? undefined : this.entry(slot);
+  }
+
+  async append(offset: number, position: number): Promise<void> {
+    await this.ensureLoaded();
+    if (this.isFull()) throw new RangeError(`Attempt to append to a full index (size = ${this.entries}).`);
+    if (this.entries === 0 || offset > this._lastOffset) {
+      const e = Buffer.allocUnsafe(8);
+      e.writeInt32BE(this.relativeOffsetOrThrow(offset), 0);
+      e.writeInt32BE(position, 4);
+      await this.appendEntry(e);
+    } else {
+      throw new InvalidOffsetError(
+        `Attempt to append an offset ${offset} to position ${this.entries} no larger than the last offset appended (${this._lastOffset}) to ${this.file}`,
+      );
+    }
+  }
+
+  /** Removes all entries with offset >= `offset`. */
+  async truncateTo(offset: number): Promise<void> {
+    await this.ensureLoaded();
+    const slot = this.largestLowerBoundSlotFor(offset, SearchType.Key);
+    let n: number;
+    if (slot < 0) n = 0;
+    else if (this.keyAt(slot) === offset) n = slot;
+    else n = slot + 1;
+    this.truncateToEntries(n);
+  }
+
+  async truncate(): Promise<void> {
+    await this.ensureLoaded();
+    this.truncateToEntries(0);
+  }
+
+  sanityCheck(): void {
+    if (this.entries !== 0 && this._lastOffset < this.baseOffset) {
+      throw new CorruptIndexError(
+        `Corrupt index found, index file ${this.file} has non-zero size but the last offset is ${this._lastOffset} which is less than the base offset ${this.baseOffset}`,
+      );
+    }
+    if (this.length % OFFSET_INDEX_ENTRY_SIZE !== 0) {
+      throw new CorruptIndexError(`Index file ${this.file} is corrupt, found ${this.length} bytes which is neither positive nor a multiple of 8`);
+    }
+  }
+}

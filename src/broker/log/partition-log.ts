@@ -1,0 +1,440 @@
+// The log of one partition (Kafka's UnifiedLog, local storage only): log start offset, high
+// watermark, leader epoch cache and topic id on top of LocalLog's segments. Appends, retention,
+// truncation and DeleteRecords run one at a time on the log's SerialQueue; reads and ListOffsets
+// lookups run concurrently against stable file positions.
+
+import { promises as fsp } from 'node:fs';
+import * as L from '../../protocol/records/layout.js';
+import { crc32c } from '../../protocol/records/crc.js';
+import { SegmentClosedError } from './file-records.js';
+import { LeaderEpochCache } from './leader-epoch.js';
+import { fetchOffsetByTimestamp, type TimestampAndOffset } from './list-offsets.js';
+import { LocalLog, type OffsetMetadata } from './local-log.js';
+import { makeLogConfig, maxSegmentMs, type LogConfig } from './log-config.js';
+import {
+  InconsistentTopicIdError, InvalidRecordError, OffsetOutOfRangeError, RecordBatchTooLargeError, UnexpectedAppendOffsetError,
+  silentLogger, type LogLogger,
+} from './log-errors.js';
+import { loadLog } from './log-loader.js';
+import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
+import type { LogSegment } from './segment.js';
+
+export {
+  EARLIEST_LOCAL_TIMESTAMP, EARLIEST_TIMESTAMP, LATEST_TIERED_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP, type TimestampAndOffset,
+} from './list-offsets.js';
+
+export interface PartitionLogOptions {
+  /** the partition directory `<logDir>/<topic>-<partition>` (created if missing) */
+  dir: string;
+  topic: string;
+  partition: number;
+  config?: LogConfig;
+  clock?: () => number;
+  logger?: LogLogger;
+  /** the log dir had `.kafka_cleanshutdown`: trust the files, skip recovery */
+  hadCleanShutdown?: boolean;
+  /** from recovery-point-offset-checkpoint */
+  recoveryPoint?: number;
+  /** from log-start-offset-checkpoint */
+  logStartOffset?: number;
+  /** from replication-offset-checkpoint */
+  highWatermark?: number;
+  /** topic id (22-char base64); written to partition.metadata, checked against an existing one */
+  topicId?: string;
+}
+
+export interface AppendResult {
+  baseOffset: number;
+  lastOffset: number;
+  /** broker time stamped on the batches when message.timestamp.type=LogAppendTime, else -1 */
+  logAppendTime: number;
+  maxTimestamp: number;
+  shallowOffsetOfMaxTimestamp: number;
+  logStartOffset: number;
+  validBytes: number;
+}
+
+export interface ReadOptions {
+  /** exclusive upper bound (high watermark, last stable offset, ...); default: log end offset */
+  maxOffset?: number;
+  /** return the first batch even if it is larger than maxBytes (KIP-74) */
+  minOneMessage?: boolean;
+}
+
+export interface ReadResult {
+  error?: 'OFFSET_OUT_OF_RANGE';
+  /** bytes exactly as stored (may end in a partial batch); empty when there is nothing to return */
+  records: Buffer;
+  highWatermark: number;
+  logStartOffset: number;
+  logEndOffset: number;
+  firstEntryIncomplete: boolean;
+}
+
+interface ParsedBatch {
+  pos: number;
+  size: number;
+  lastOffsetDelta: number;
+  maxTimestamp: number;
+}
+
+/** Splits a buffer of v2 batches, checking the framing. */
+function parseBatches(buf: Buffer): ParsedBatch[] {
+  const out: ParsedBatch[] = [];
+  let pos = 0;
+  while (pos < buf.length) {
+    if (buf.length - pos < L.RECORD_BATCH_OVERHEAD) throw new InvalidRecordError(`truncated record batch at ${pos}`);
+    const size = L.LOG_OVERHEAD + buf.readInt32BE(pos + L.BATCH_LENGTH);
+    if (size < L.RECORD_BATCH_OVERHEAD || pos + size > buf.length) throw new InvalidRecordError(`invalid batch length at ${pos}`);
+    const magic = buf.readInt8(pos + L.MAGIC);
+    if (magic !== 2) throw new InvalidRecordError(`only magic 2 batches can be appended (found ${magic})`);
+    const lastOffsetDelta = buf.readInt32BE(pos + L.LAST_OFFSET_DELTA);
+    if (lastOffsetDelta < 0) throw new InvalidRecordError(`negative lastOffsetDelta at ${pos}`);
+    out.push({ pos, size, lastOffsetDelta, maxTimestamp: Number(buf.readBigInt64BE(pos + L.MAX_TIMESTAMP)) });
+    pos += size;
+  }
+  return out;
+}
+
+export class PartitionLog extends LocalLog {
+  readonly epochCache: LeaderEpochCache;
+  private _logStartOffset: number;
+  private _highWatermark: number;
+  private hwMeta: OffsetMetadata | undefined;
+  private _topicId: string | undefined;
+  /** what loading did: bytes truncated from torn/corrupt tails and segments rebuilt */
+  readonly loadStats: { truncatedBytes: number; recoveredSegments: number };
+
+  private constructor(o: PartitionLogOptions, epochCache: LeaderEpochCache, loaded: Awaited<ReturnType<typeof loadLog>>, topicId: string | undefined) {
+    super({
+      topic: o.topic, partition: o.partition, dir: o.dir, config: o.config ?? makeLogConfig(), clock: o.clock ?? Date.now,
+      logger: o.logger ?? silentLogger, segments: loaded.segments, logEndOffset: loaded.logEndOffset, recoveryPoint: loaded.recoveryPoint,
+    });
+    this.epochCache = epochCache;
+    this._logStartOffset = loaded.logStartOffset;
+    this._topicId = topicId;
+    this._highWatermark = this.clampHw(o.highWatermark ?? this._logStartOffset);
+    this.loadStats = { truncatedBytes: loaded.truncatedBytes, recoveredSegments: loaded.recoveredSegments };
+  }
+
+  /** Opens (creating if needed) the partition directory and loads it (Kafka's LogLoader). */
+  static async open(o: PartitionLogOptions): Promise<PartitionLog> {
+    await fsp.mkdir(o.dir, { recursive: true });
+    const stored = await readPartitionMetadata(o.dir);
+    if (o.topicId !== undefined && stored !== undefined && stored !== o.topicId) {
+      throw new InconsistentTopicIdError(`Tried to assign topic ID ${o.topicId} to log for topic partition ${o.topic}-${o.partition}, but log already contained topic ID ${stored}`);
+    }
+    const epochCache = await LeaderEpochCache.load(o.dir);
+    const loaded = await loadLog({
+      dir: o.dir, config: o.config ?? makeLogConfig(), clock: o.clock ?? Date.now, hadCleanShutdown: o.hadCleanShutdown ?? false,
+      recoveryPointCheckpoint: o.recoveryPoint ?? 0, logStartOffsetCheckpoint: o.logStartOffset ?? 0,
+      epochCache, logger: o.logger ?? silentLogger,
+    });
+    if (o.topicId !== undefined && stored === undefined) await writePartitionMetadata(o.dir, o.topicId);
+    return new PartitionLog(o, epochCache, loaded, o.topicId ?? stored);
+  }
+
+  get logStartOffset(): number { return this._logStartOffset; }
+  get highWatermark(): number { return this._highWatermark; }
+  get topicId(): string | undefined { return this._topicId; }
+
+  async assignTopicId(topicId: string): Promise<void> {
+    if (this._topicId === topicId) return;
+    if (this._topicId !== undefined) throw new InconsistentTopicIdError(`log for ${this.topic}-${this.partition} already has topic ID ${this._topicId}`);
+    await writePartitionMetadata(this._dir, topicId);
+    this._topicId = topicId;
+  }
+
+  protected override onSegmentsChanged(): void {
+    this.hwMeta = undefined;
+  }
+
+  protected override onDirRenamed(newDir: string): void {
+    this.epochCache.updateDir(newDir);
+  }
+
+  // ---- high watermark / log start offset ----
+
+  private clampHw(hw: number): number {
+    return Math.min(Math.max(hw, this._logStartOffset), this.leo.offset);
+  }
+
+  /** Sets the high watermark, clamped to [logStartOffset, logEndOffset]; returns the value set. */
+  updateHighWatermark(hw: number): number {
+    const v = this.clampHw(hw);
+    if (v !== this._highWatermark) {
+      this._highWatermark = v;
+      this.hwMeta = undefined;
+    }
+    return v;
+  }
+
+  /** Raises the high watermark if hw is larger; returns true if it moved. */
+  maybeIncrementHighWatermark(hw: number): boolean {
+    if (this.clampHw(hw) <= this._highWatermark) return false;
+    this.updateHighWatermark(hw);
+    return true;
+  }
+
+  private async maybeIncrementLogStartOffset(newLogStartOffset: number): Promise<boolean> {
+    if (newLogStartOffset > this._highWatermark) {
+      throw new OffsetOutOfRangeError(`Cannot increment the log start offset to ${newLogStartOffset} of partition ${this.topic}-${this.partition} since it is larger than the high watermark ${this._highWatermark}`);
+    }
+    if (newLogStartOffset <= this._logStartOffset) return false;
+    this._logStartOffset = newLogStartOffset;
+    if (this._highWatermark < newLogStartOffset) this.updateHighWatermark(newLogStartOffset);
+    if (this._recoveryPoint < newLogStartOffset) this._recoveryPoint = newLogStartOffset;
+    await this.epochCache.truncateFromStart(newLogStartOffset);
+    return true;
+  }
+
+  /**
+   * DeleteRecords: moves the log start offset to `offset` (-1 = the high watermark); segments
+   * wholly below it go at the next deleteOldSegments(). Returns the new low watermark; throws
+   * OffsetOutOfRangeError beyond the high watermark.
+   */
+  deleteRecordsBefore(offset: number): Promise<number> {
+    return this.queue.run(async () => {
+      this.ensureOpen();
+      const target = offset === -1 ? this._highWatermark : offset;
+      if (target < 0) throw new OffsetOutOfRangeError(`invalid delete offset ${offset}`);
+      await this.maybeIncrementLogStartOffset(target);
+      return this._logStartOffset;
+    });
+  }
+
+  // ---- append ----
+
+  /**
+   * Appends validated client batches as the partition leader: writes baseOffset and
+   * partitionLeaderEpoch into each batch header in place (outside the CRC), stamps LogAppendTime
+   * when configured (recomputing the CRC), updates the epoch cache, rolls if needed, appends.
+   */
+  appendAsLeader(batches: Buffer, leaderEpoch: number): Promise<AppendResult> {
+    return this.queue.run(() => this.doAppend(batches, leaderEpoch, true));
+  }
+
+  /** Appends batches whose offsets a leader assigned (replication); offsets must not go backwards. */
+  appendAsFollower(batches: Buffer): Promise<AppendResult> {
+    return this.queue.run(() => this.doAppend(batches, -1, false));
+  }
+
+  private async doAppend(buf: Buffer, leaderEpoch: number, assignOffsets: boolean): Promise<AppendResult> {
+    this.ensureOpen();
+    const parsed = parseBatches(buf);
+    if (parsed.length === 0) {
+      return { baseOffset: -1, lastOffset: -1, logAppendTime: -1, maxTimestamp: -1, shallowOffsetOfMaxTimestamp: -1, logStartOffset: this._logStartOffset, validBytes: 0 };
+    }
+    const now = this.clock();
+    const logAppendTime = assignOffsets && this._config.messageTimestampType === 'LogAppendTime';
+    let firstOffset: number;
+    let next: number;
+    let maxTimestamp = -1;
+    let shallow = -1;
+    if (assignOffsets) {
+      firstOffset = next = this.leo.offset;
+      for (const b of parsed) {
+        buf.writeBigInt64BE(BigInt(next), b.pos + L.BASE_OFFSET);
+        buf.writeInt32BE(leaderEpoch, b.pos + L.PARTITION_LEADER_EPOCH);
+        if (logAppendTime) {
+          buf.writeInt16BE(buf.readInt16BE(b.pos + L.ATTRIBUTES) | L.TIMESTAMP_TYPE_MASK, b.pos + L.ATTRIBUTES);
+          buf.writeBigInt64BE(BigInt(now), b.pos + L.MAX_TIMESTAMP);
+          buf.writeUInt32BE(crc32c(buf, b.pos + L.ATTRIBUTES, b.pos + b.size), b.pos + L.CRC);
+          b.maxTimestamp = now;
+        }
+        const last = next + b.lastOffsetDelta;
+        if (b.maxTimestamp > maxTimestamp) { maxTimestamp = b.maxTimestamp; shallow = last; }
+        next = last + 1;
+      }
+      if (logAppendTime) shallow = next - 1;
+    } else {
+      firstOffset = Number(buf.readBigInt64BE(parsed[0]!.pos + L.BASE_OFFSET));
+      next = firstOffset;
+      for (const b of parsed) {
+        const base = Number(buf.readBigInt64BE(b.pos + L.BASE_OFFSET));
+        if (base < next) throw new InvalidRecordError(`Out of order offsets found in append to ${this.topic}-${this.partition}`);
+        const last = base + b.lastOffsetDelta;
+        if (b.maxTimestamp > maxTimestamp) { maxTimestamp = b.maxTimestamp; shallow = last; }
+        next = last + 1;
+      }
+      if (firstOffset < this.leo.offset) {
+        throw new UnexpectedAppendOffsetError(`Unexpected offset in append to ${this.topic}-${this.partition}. First offset ${firstOffset} is less than the next offset ${this.leo.offset}.`, firstOffset, next - 1);
+      }
+    }
+    const lastOffset = next - 1;
+    for (const b of parsed) {
+      const epoch = buf.readInt32BE(b.pos + L.PARTITION_LEADER_EPOCH);
+      if (epoch >= 0) await this.epochCache.assign(epoch, Number(buf.readBigInt64BE(b.pos + L.BASE_OFFSET)));
+    }
+    if (buf.length > this._config.segmentBytes) {
+      throw new RecordBatchTooLargeError(`Message batch size is ${buf.length} bytes in append to partition ${this.topic}-${this.partition}, which exceeds the maximum configured segment size of ${this._config.segmentBytes}.`);
+    }
+    let segment = this.activeSegment;
+    const roll = await segment.shouldRoll({
+      maxSegmentMs: maxSegmentMs(this._config), maxSegmentBytes: this._config.segmentBytes, maxTimestampInMessages: maxTimestamp,
+      maxOffsetInMessages: lastOffset, messagesSize: buf.length, now,
+    });
+    if (roll) segment = await this.rollLocked(firstOffset);
+    await segment.append(lastOffset, maxTimestamp, shallow, buf);
+    this.leo = { offset: lastOffset + 1, segmentBase: segment.baseOffset, position: segment.size };
+    if (this.unflushedMessages >= this._config.flushMessages) await this.flushUpTo(this.leo.offset, false);
+    return {
+      baseOffset: firstOffset, lastOffset, logAppendTime: logAppendTime ? now : -1, maxTimestamp,
+      shallowOffsetOfMaxTimestamp: shallow, logStartOffset: this._logStartOffset, validBytes: buf.length,
+    };
+  }
+
+  // ---- read / ListOffsets ----
+
+  /**
+   * Reads from fetchOffset (Kafka's UnifiedLog.read): up to maxBytes (or the whole first batch
+   * with minOneMessage), never past maxOffset. The bytes come from one file read and are meant to
+   * be sent as they are. OFFSET_OUT_OF_RANGE outside [logStartOffset, logEndOffset].
+   */
+  async read(fetchOffset: number, maxBytes: number, opts: ReadOptions = {}): Promise<ReadResult> {
+    try {
+      return await this.readOnce(fetchOffset, maxBytes, opts);
+    } catch (e) {
+      // a segment was deleted under us (retention, cleaning): the segment list has moved on, retry once
+      if (e instanceof SegmentClosedError && !this.closed) return this.readOnce(fetchOffset, maxBytes, opts);
+      throw e;
+    }
+  }
+
+  private async readOnce(fetchOffset: number, maxBytes: number, opts: ReadOptions): Promise<ReadResult> {
+    this.ensureOpen();
+    const endMeta = this.leo;
+    const base = { highWatermark: this._highWatermark, logStartOffset: this._logStartOffset, logEndOffset: endMeta.offset, firstEntryIncomplete: false };
+    const empty = Buffer.alloc(0);
+    if (fetchOffset < this._logStartOffset || fetchOffset > endMeta.offset || this.floorSegmentIndex(fetchOffset) < 0) {
+      return { ...base, error: 'OFFSET_OUT_OF_RANGE', records: empty };
+    }
+    const maxOffset = Math.min(opts.maxOffset ?? endMeta.offset, endMeta.offset);
+    if (fetchOffset >= maxOffset) return { ...base, records: empty };
+    let maxMeta: OffsetMetadata;
+    if (maxOffset === endMeta.offset) maxMeta = endMeta;
+    else if (maxOffset === this._highWatermark) {
+      if (!this.hwMeta || this.hwMeta.offset !== maxOffset) this.hwMeta = await this.offsetMetadataFor(maxOffset);
+      maxMeta = this.hwMeta;
+    } else maxMeta = await this.offsetMetadataFor(maxOffset);
+    const r = await this.readSegments(fetchOffset, maxBytes, maxMeta, opts.minOneMessage ?? false);
+    return r ? { ...base, records: r.records, firstEntryIncomplete: r.firstEntryIncomplete } : { ...base, records: empty };
+  }
+
+  /** ListOffsets: special timestamps (-1 latest, -2 earliest, -3 max, -4 earliest local, -5 latest tiered) or a time. */
+  offsetForTimestamp(timestamp: number): Promise<TimestampAndOffset | undefined> {
+    this.ensureOpen();
+    return fetchOffsetByTimestamp(this, timestamp);
+  }
+
+  // ---- retention ----
+
+  /**
+   * Kafka's deleteOldSegments: always segments wholly below the log start offset; with
+   * cleanup.policy=delete also segments past retention.bytes and retention.ms. Never beyond the
+   * high watermark; the active segment only via a roll. Returns the number of segments deleted.
+   */
+  deleteOldSegments(): Promise<number> {
+    return this.queue.run(async () => {
+      if (this.closed) return 0;
+      let n = await this.deleteMatching(async (_s, next) => next !== undefined && next.baseOffset <= this._logStartOffset);
+      if (!this._config.delete) return n;
+      const retentionBytes = this._config.retentionBytes;
+      if (retentionBytes >= 0 && this.size >= retentionBytes) {
+        let diff = this.size - retentionBytes;
+        n += await this.deleteMatching(async (s) => {
+          if (diff - s.size < 0) return false;
+          diff -= s.size;
+          return true;
+        });
+      }
+      const retentionMs = this._config.retentionMs;
+      if (retentionMs >= 0) {
+        const startMs = this.clock();
+        n += await this.deleteMatching(async (s) => startMs - (await s.largestTimestamp()) > retentionMs);
+      }
+      return n;
+    });
+  }
+
+  private async deleteMatching(predicate: (s: LogSegment, next: LogSegment | undefined) => Promise<boolean>): Promise<number> {
+    const deletable: LogSegment[] = [];
+    for (let i = 0; i < this.segs.length; i++) {
+      const seg = this.segs[i]!;
+      const next = this.segs[i + 1];
+      const isLastAndEmpty = next === undefined && seg.size === 0;
+      const upperBound = next ? next.baseOffset : this.leo.offset;
+      const ok = this._highWatermark >= upperBound && (await predicate(seg, next));
+      if (!ok || isLastAndEmpty) break;
+      deletable.push(seg);
+    }
+    if (deletable.length === 0) return 0;
+    let toDelete = deletable;
+    if (this.segs.length === deletable.length) {
+      // always keep one segment: roll first when every segment goes
+      const newSeg = await this.rollLocked();
+      if (deletable[deletable.length - 1]!.baseOffset === newSeg.baseOffset) toDelete = deletable.slice(0, -1);
+    }
+    if (toDelete.length > 0) {
+      const lastBase = toDelete[toDelete.length - 1]!.baseOffset;
+      const higher = this.segs.find((s) => s.baseOffset > lastBase)!;
+      await this.maybeIncrementLogStartOffset(higher.baseOffset);
+      const gone = new Set(toDelete);
+      this.segs = this.segs.filter((s) => !gone.has(s));
+      await this.deleteSegmentFiles(toDelete, true);
+      this.logger.info(`Deleted ${toDelete.length} segment(s) of ${this.topic}-${this.partition}; log start offset ${this._logStartOffset}`);
+    }
+    return deletable.length;
+  }
+
+  // ---- truncation ----
+
+  /** Truncates so the log ends before targetOffset (replication). Returns true if data was removed. */
+  truncateTo(targetOffset: number): Promise<boolean> {
+    return this.queue.run(async () => {
+      this.ensureOpen();
+      if (targetOffset < 0) throw new RangeError(`Cannot truncate partition ${this.topic}-${this.partition} to a negative offset (${targetOffset}).`);
+      if (targetOffset >= this.leo.offset) {
+        await this.epochCache.truncateFromEnd(this.leo.offset);
+        return false;
+      }
+      if (this.segs[0]!.baseOffset > targetOffset) {
+        await this.truncateFullyAndStartAtLocked(targetOffset);
+        return true;
+      }
+      const deletable = this.segs.filter((s) => s.baseOffset > targetOffset);
+      this.segs = this.segs.filter((s) => s.baseOffset <= targetOffset);
+      await this.deleteSegmentFiles(deletable, true);
+      await this.activeSegment.truncateTo(targetOffset);
+      this.setLogEndOffset(targetOffset);
+      await this.epochCache.truncateFromEnd(targetOffset);
+      this._logStartOffset = Math.min(targetOffset, this._logStartOffset);
+      if (this._highWatermark >= this.leo.offset) this._highWatermark = this.leo.offset;
+      this.hwMeta = undefined;
+      return true;
+    });
+  }
+
+  /** Deletes all data and starts the log at newOffset. */
+  truncateFullyAndStartAt(newOffset: number, logStartOffset?: number): Promise<void> {
+    return this.queue.run(() => this.truncateFullyAndStartAtLocked(newOffset, logStartOffset));
+  }
+
+  private async truncateFullyAndStartAtLocked(newOffset: number, logStartOffset?: number): Promise<void> {
+    this.ensureOpen();
+    const all = [...this.segs];
+    const last = all[all.length - 1]!;
+    this.segs = [last];
+    await this.deleteSegmentFiles(all.slice(0, -1), true);
+    await this.createAndDeleteSegment(newOffset, last);
+    this.setLogEndOffset(newOffset);
+    await this.epochCache.clear();
+    this._logStartOffset = logStartOffset ?? newOffset;
+    this._highWatermark = this.leo.offset;
+    this.hwMeta = undefined;
+  }
+
+  override toString(): string {
+    return `PartitionLog(${this.topic}-${this.partition}, logStartOffset=${this._logStartOffset}, logEndOffset=${this.leo.offset}, highWatermark=${this._highWatermark})`;
+  }
+}

@@ -1,0 +1,94 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { OffsetIndex } from '../src/broker/log/offset-index.js';
+import { TimeIndex } from '../src/broker/log/time-index.js';
+import { InvalidOffsetError } from '../src/broker/log/abstract-index.js';
+import { removeDir, tempDir } from './helpers/log-fixtures.js';
+
+test('offset index: pre-allocated while active, 8-byte big-endian entries, trimmed on close', async () => {
+  const dir = await tempDir();
+  try {
+    const file = path.join(dir, '00000000000000000100.index');
+    const idx = new OffsetIndex(file, 100, 1000); // rounded down to 1000 (multiple of 8 already)
+    assert.equal(await idx.load(), true);
+    assert.equal((await stat(file)).size, 1000);
+    assert.equal(idx.maxEntries, 125);
+    await idx.append(105, 0);
+    await idx.append(110, 4200);
+    await idx.append(0x7fffffff + 100, 9000);
+    await assert.rejects(idx.append(110, 10000), InvalidOffsetError);
+    assert.deepEqual(idx.lookup(99), { offset: 100, position: 0 });
+    assert.deepEqual(idx.lookup(105), { offset: 105, position: 0 });
+    assert.deepEqual(idx.lookup(109), { offset: 105, position: 0 });
+    assert.deepEqual(idx.lookup(1000), { offset: 110, position: 4200 });
+    await idx.close();
+    const bytes = await readFile(file);
+    assert.equal(bytes.toString('hex'), '00000005' + '00000000' + '0000000a' + '00001068' + '7fffffff' + '00002328');
+    // reopen: entries = length / 8
+    const again = new OffsetIndex(file, 100, 1000);
+    await again.load();
+    assert.equal(again.entries, 3);
+    assert.equal(again.lastOffset, 0x7fffffff + 100);
+    assert.equal(again.isFull(), true, 'a trimmed index is full until resized');
+    await again.resize(1000);
+    assert.equal(again.isFull(), false);
+    await again.truncateTo(110); // removes entries >= 110
+    assert.equal(again.entries, 1);
+    await again.truncateTo(106);
+    assert.equal(again.entries, 1);
+    await again.close();
+    assert.equal((await readFile(file)).toString('hex'), '0000000500000000');
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test('offset index: size rounding, full index and sanity check', async () => {
+  const dir = await tempDir();
+  try {
+    const file = path.join(dir, '00000000000000000000.index');
+    const idx = new OffsetIndex(file, 0, 20); // rounds down to 16 → 2 entries
+    await idx.load();
+    assert.equal((await stat(file)).size, 16);
+    await idx.append(1, 10);
+    await idx.append(2, 20);
+    assert.equal(idx.isFull(), true);
+    await assert.rejects(idx.append(3, 30), /full index/);
+    await idx.closeHandler();
+    await writeFile(file, Buffer.alloc(12));
+    const bad = new OffsetIndex(file, 0, 20);
+    await bad.load();
+    assert.throws(() => bad.sanityCheck(), /neither positive nor a multiple of 8/);
+  } finally {
+    await removeDir(dir);
+  }
+});
+
+test('time index: 12-byte entries, only increasing timestamps, one slot kept free', async () => {
+  const dir = await tempDir();
+  try {
+    const file = path.join(dir, '00000000000000000050.timeindex');
+    const idx = new TimeIndex(file, 50, 36); // 3 slots; full at 2 entries
+    await idx.load();
+    assert.equal((await stat(file)).size, 36);
+    await idx.maybeAppend(1000, 55);
+    await idx.maybeAppend(1000, 57); // not larger: ignored
+    assert.equal(idx.entries, 1);
+    await idx.maybeAppend(2000, 60);
+    assert.equal(idx.isFull(), true);
+    await assert.rejects(idx.maybeAppend(3000, 61), /full time index/);
+    await idx.maybeAppend(3000, 61, true); // the final entry at roll/close skips the check
+    await assert.rejects(idx.maybeAppend(4000, 40, true), InvalidOffsetError);
+    assert.deepEqual(idx.lookup(999), { timestamp: -1, offset: 50 });
+    assert.deepEqual(idx.lookup(1500), { timestamp: 1000, offset: 55 });
+    assert.deepEqual(idx.lookup(5000), { timestamp: 3000, offset: 61 });
+    await idx.truncateTo(60);
+    assert.deepEqual(idx.lastEntry(), { timestamp: 1000, offset: 55 });
+    await idx.close();
+    assert.equal((await readFile(file)).toString('hex'), '00000000000003e8' + '00000005');
+  } finally {
+    await removeDir(dir);
+  }
+});
