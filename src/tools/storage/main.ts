@@ -273,7 +273,8 @@ async function runFormatCommand(ns: Namespace, config: ServerConfig, out: (line:
     initialControllers,
     scramArguments: (ns.add_scram as string[] | null) ?? [],
     print: out,
-    ...storageHooks,
+    writeBootstrapCheckpoint: storageHooks.writeBootstrapCheckpoint ?? (async (dir, info) => (await import('../../broker/metadata/bootstrap.js')).writeBootstrapCheckpoint(dir, info as never)),
+    writeDynamicQuorumSnapshot: storageHooks.writeDynamicQuorumSnapshot ?? (async (dir, info) => (await import('../../broker/metadata/bootstrap.js')).writeDynamicQuorumSnapshot(dir, info as never)),
   });
 }
 

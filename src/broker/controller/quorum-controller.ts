@@ -1,0 +1,406 @@
+// The KRaft controller (Kafka's QuorumController) for a node whose metadata quorum it leads.
+//
+// Every operation runs on one serial queue: it reads the latest committed MetadataImage,
+// validates, produces records, appends them to the Raft log as one atomic batch and waits until
+// the batch is committed (fsynced) and applied by the MetadataLoader, which is the only code that
+// changes the image. The next operation therefore always sees the effects of the previous one, and
+// no two operations interleave across their awaits.
+
+import * as path from 'node:path';
+import { SerialQueue } from '../log/serial-queue.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { loadBootstrapMetadata } from '../metadata/bootstrap.js';
+import { LATEST_PRODUCTION_METADATA_VERSION, mv, supportedFeatureRanges } from '../metadata/features.js';
+import type { ControllerRegistration, Endpoint, MetadataImage, VersionRange } from '../metadata/image.js';
+import { imageRecords } from '../metadata/image-writer.js';
+import { MetadataLoader } from '../metadata/loader.js';
+import type { MetadataEventOf, MetadataEventType, MetadataPublisher, MetadataUpdate } from '../metadata/events.js';
+import type { MetadataRecord } from '../metadata/records.js';
+import { SingleVoterQuorum, silentLogger, type Logger } from '../raft/single-voter.js';
+import type { OffsetAndEpoch, Quorum, QuorumDescription } from '../raft/types.js';
+import {
+  abortTransactionRecord, allocateProducerIds, fenceBroker, recordsForEmptyLog, registerBroker, registerController,
+  unfenceBroker, type BrokerRegistrationRequest,
+} from './cluster.js';
+import {
+  incrementalAlterConfigs, legacyAlterConfigs,
+  type AlterableConfig, type ConfigResourceChange, type ConfigResourceResult, type ConfigSchema, type ConfigValidator, type IncrementalAlterableConfig,
+} from './configs.js';
+import { apiError, apiErrorFrom, type ApiError } from './errors.js';
+import type { Random } from './placer.js';
+import {
+  createPartitions, createTopics, deleteTopics,
+  type CreatableTopic, type CreatePartitionsResult, type CreatePartitionsTopic, type CreateTopicResult,
+  type DeleteTopicResult, type DeleteTopicsRequest, type ReplicationContext,
+} from './topics.js';
+import { randomUuid } from './uuid.js';
+
+const SECURITY_PROTOCOLS: Record<string, number> = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 };
+
+export interface EndpointInput {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+  /** Id (0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL) or name; default PLAINTEXT. */
+  readonly securityProtocol?: number | string;
+}
+
+export function toEndpoint(e: EndpointInput): Endpoint {
+  const sp = e.securityProtocol ?? 0;
+  const id = typeof sp === 'number' ? sp : SECURITY_PROTOCOLS[sp.toUpperCase()];
+  if (id === undefined) throw new Error(`unknown security protocol ${String(sp)}`);
+  return { name: e.name, host: e.host, port: e.port, securityProtocol: id };
+}
+
+export interface QuorumControllerOptions {
+  /** `metadata.log.dir`: holds `__cluster_metadata-0/` (and usually `bootstrap.checkpoint`). */
+  readonly metadataLogDir: string;
+  readonly nodeId: number;
+  readonly clusterId: string;
+  /** `directory.id` of the metadata log dir (meta.properties). */
+  readonly directoryId?: string;
+  /** Advertised broker listeners of this node; if set, the local broker is registered and unfenced at start. */
+  readonly brokerListeners?: readonly EndpointInput[];
+  /** Controller listeners of this node (VotersRecord, RegisterControllerRecord, DescribeQuorum). */
+  readonly controllerListeners?: readonly EndpointInput[];
+  readonly rack?: string | null;
+  /** `directory.id`s of the broker's log dirs (RegisterBrokerRecord.logDirs). */
+  readonly logDirIds?: readonly string[];
+  /** Random per process if absent. */
+  readonly incarnationId?: string;
+  /** num.partitions (default 1). */
+  readonly defaultNumPartitions?: number;
+  /** default.replication.factor (default 1). */
+  readonly defaultReplicationFactor?: number;
+  readonly configValidator?: ConfigValidator;
+  readonly configSchema?: ConfigSchema;
+  /** Where bootstrap.checkpoint is read from (default metadataLogDir). */
+  readonly bootstrapDir?: string;
+  /** metadata.version to bootstrap with when there is no bootstrap.checkpoint (default latest production, 22). */
+  readonly bootstrapMetadataVersion?: number;
+  /** Take a snapshot after this many records (default 20000) or bytes (default 20 MiB, metadata.log.max.record.bytes.between.snapshots). */
+  readonly snapshotMaxRecords?: number;
+  readonly snapshotMaxBytes?: number;
+  /** Write a snapshot on close() if anything changed since the last one (default true). */
+  readonly snapshotOnClose?: boolean;
+  readonly kraftVersion?: 0 | 1;
+  readonly segmentBytes?: number;
+  readonly retentionBytes?: number;
+  readonly random?: Random;
+  readonly now?: () => number;
+  readonly logger?: Logger;
+}
+
+export interface WriteOptions {
+  readonly validateOnly?: boolean;
+}
+
+export interface RegisterBrokerResult extends ApiError {
+  readonly brokerEpoch: bigint;
+}
+
+export interface AllocateProducerIdsResult extends ApiError {
+  readonly producerIdStart: bigint;
+  readonly producerIdLen: number;
+}
+
+export class QuorumController {
+  private readonly queue = new SerialQueue();
+  private readonly logger: Logger;
+  private closed = false;
+  private localBrokerEpoch = -1n;
+  readonly incarnationId: string;
+
+  private constructor(
+    private readonly opts: QuorumControllerOptions,
+    readonly quorum: Quorum,
+    readonly loader: MetadataLoader,
+  ) {
+    this.logger = opts.logger ?? silentLogger;
+    this.incarnationId = opts.incarnationId ?? randomUuid();
+  }
+
+  /**
+   * Opens the metadata log under `metadataLogDir`, recovers it, loads the latest snapshot and the
+   * log tail, becomes the (single-voter) leader, writes the bootstrap records on an empty log and
+   * registers this node. Resolves when the controller is active.
+   */
+  static async open(opts: QuorumControllerOptions): Promise<QuorumController> {
+    const logger = opts.logger ?? silentLogger;
+    const quorum = await SingleVoterQuorum.open({
+      metadataLogDir: opts.metadataLogDir,
+      nodeId: opts.nodeId,
+      directoryId: opts.directoryId,
+      controllerListeners: (opts.controllerListeners ?? []).map((e) => ({ name: e.name, host: e.host, port: e.port })),
+      kraftVersion: opts.kraftVersion,
+      segmentBytes: opts.segmentBytes,
+      retentionBytes: opts.retentionBytes,
+      now: opts.now,
+      logger,
+    });
+    const loader = new MetadataLoader({ clusterId: opts.clusterId, logger });
+    quorum.register(loader);
+    const controller = new QuorumController(opts, quorum, loader);
+    try {
+      await quorum.start();
+      await controller.activate();
+    } catch (e) {
+      await quorum.close().catch(() => undefined);
+      throw e;
+    }
+    return controller;
+  }
+
+  private async activate(): Promise<void> {
+    await this.queue.run(async () => {
+      const image = this.loader.image;
+      if (image.metadataVersion === 0 && image.topicsById.size === 0 && image.brokers.size === 0) {
+        const bootstrap = await loadBootstrapMetadata(this.opts.bootstrapDir ?? this.opts.metadataLogDir,
+          this.opts.bootstrapMetadataVersion ?? LATEST_PRODUCTION_METADATA_VERSION);
+        this.logger.info(`The metadata log appears to be empty. Appending ${bootstrap.records.length} bootstrap record(s) from ${bootstrap.source}.`);
+        const records = recordsForEmptyLog(bootstrap);
+        if (this.loader.transactionStartOffset >= 0) records.unshift(abortTransactionRecord());
+        await this.appendAndWait(records);
+      } else if (this.loader.transactionStartOffset >= 0) {
+        this.logger.warn(`Aborting in-progress metadata transaction at offset ${this.loader.transactionStartOffset}.`);
+        await this.appendAndWait([abortTransactionRecord()]);
+      }
+      const features = supportedFeatureRanges();
+      if (this.opts.controllerListeners && this.opts.controllerListeners.length > 0 && mv.isControllerRegistrationSupported(this.loader.image.metadataVersion)) {
+        const reg: ControllerRegistration = {
+          id: this.opts.nodeId, incarnationId: this.incarnationId, zkMigrationReady: false,
+          endpoints: this.opts.controllerListeners.map(toEndpoint), supportedFeatures: features,
+        };
+        await this.appendAndWait([registerController(reg)]);
+      }
+      if (this.opts.brokerListeners && this.opts.brokerListeners.length > 0) {
+        const logDirs = this.opts.logDirIds ?? (this.opts.directoryId ? [this.opts.directoryId] : []);
+        const { records, brokerEpoch } = registerBroker(this.loader.image, {
+          brokerId: this.opts.nodeId, incarnationId: this.incarnationId, listeners: this.opts.brokerListeners.map(toEndpoint),
+          features, rack: this.opts.rack ?? null, logDirs,
+        }, this.quorum.logEndOffset);
+        await this.appendAndWait(records);
+        await this.appendAndWait(unfenceBroker(this.loader.image, this.opts.nodeId, brokerEpoch));
+        this.localBrokerEpoch = brokerEpoch;
+      }
+    });
+  }
+
+  private async appendAndWait(records: readonly MetadataRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.quorum.append(records);
+    await this.loader.published();
+  }
+
+  /**
+   * Runs one write operation on the controller queue: `build` computes records and a result from
+   * the current image; the records are committed before the result is returned. If the append
+   * fails, `onError` turns the error into the operation's result.
+   */
+  private write<T>(build: (image: MetadataImage) => { records: MetadataRecord[]; result: T }, onError: (e: ApiError) => T, validateOnly = false): Promise<T> {
+    return this.queue.run(async () => {
+      if (this.closed) return onError(apiError(ErrorCode.NOT_CONTROLLER, 'The controller is shutting down.'));
+      const { records, result } = build(this.loader.image);
+      if (validateOnly || records.length === 0) return result;
+      try {
+        await this.appendAndWait(records);
+      } catch (e) {
+        this.logger.error('Metadata append failed', e);
+        return onError(apiErrorFrom(e));
+      }
+      await this.maybeSnapshot();
+      return result;
+    });
+  }
+
+  private replicationContext(image: MetadataImage): ReplicationContext {
+    return {
+      image,
+      defaultNumPartitions: this.opts.defaultNumPartitions ?? 1,
+      defaultReplicationFactor: this.opts.defaultReplicationFactor ?? 1,
+      validator: this.opts.configValidator,
+      schema: this.opts.configSchema,
+      controllerIds: [this.opts.nodeId],
+      random: this.opts.random,
+    };
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  /** The latest committed metadata image. */
+  get image(): MetadataImage {
+    return this.loader.image;
+  }
+
+  get nodeId(): number {
+    return this.opts.nodeId;
+  }
+
+  get clusterId(): string {
+    return this.opts.clusterId;
+  }
+
+  /** Broker epoch of the local broker registration (-1 if this node is not a broker). */
+  get brokerEpoch(): bigint {
+    return this.localBrokerEpoch;
+  }
+
+  isActive(): boolean {
+    return !this.closed && this.quorum.isLeader();
+  }
+
+  describeQuorum(): QuorumDescription {
+    return this.quorum.describe();
+  }
+
+  addPublisher(publisher: MetadataPublisher): Promise<void> {
+    return this.loader.addPublisher(publisher);
+  }
+
+  removePublisher(publisher: MetadataPublisher): Promise<void> {
+    return this.loader.removePublisher(publisher);
+  }
+
+  on<T extends MetadataEventType>(type: T, handler: (event: MetadataEventOf<T>, update: MetadataUpdate) => void): () => void {
+    return this.loader.on(type, handler);
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  createTopics(topics: readonly CreatableTopic[], options: WriteOptions = {}): Promise<CreateTopicResult[]> {
+    return this.write((image) => {
+      const { records, results } = createTopics(this.replicationContext(image), topics);
+      return { records, result: results };
+    }, (e) => topics.map((t) => ({ name: t.name, topicId: 'AAAAAAAAAAAAAAAAAAAAAA', numPartitions: -1, replicationFactor: -1, configs: [], ...e })),
+    options.validateOnly);
+  }
+
+  deleteTopics(request: DeleteTopicsRequest): Promise<DeleteTopicResult[]> {
+    let last: DeleteTopicResult[] = [];
+    return this.write((image) => {
+      const { records, results } = deleteTopics(image, request);
+      last = results;
+      return { records, result: results };
+    }, (e) => last.map((r) => (r.errorCode === ErrorCode.NONE ? { ...r, ...e } : r)));
+  }
+
+  createPartitions(topics: readonly CreatePartitionsTopic[], options: WriteOptions = {}): Promise<CreatePartitionsResult[]> {
+    return this.write((image) => {
+      const { records, results } = createPartitions(this.replicationContext(image), topics);
+      return { records, result: results };
+    }, (e) => topics.map((t) => ({ name: t.name, ...e })), options.validateOnly);
+  }
+
+  /** IncrementalAlterConfigs on TOPIC/BROKER/GROUP/CLIENT_METRICS resources (BROKER_LOGGER is the broker's business). */
+  incrementalAlterConfigs(changes: readonly ConfigResourceChange<IncrementalAlterableConfig>[], options: WriteOptions = {}): Promise<ConfigResourceResult[]> {
+    return this.write((image) => {
+      const { records, results } = incrementalAlterConfigs(this.replicationContext(image), changes);
+      return { records, result: results };
+    }, (e) => changes.map((c) => ({ resourceType: c.resourceType, resourceName: c.resourceName, ...e })), options.validateOnly);
+  }
+
+  /** Legacy AlterConfigs: replaces each resource's dynamic configs with the given set. */
+  alterConfigs(changes: readonly ConfigResourceChange<AlterableConfig>[], options: WriteOptions = {}): Promise<ConfigResourceResult[]> {
+    return this.write((image) => {
+      const { records, results } = legacyAlterConfigs(this.replicationContext(image), changes);
+      return { records, result: results };
+    }, (e) => changes.map((c) => ({ resourceType: c.resourceType, resourceName: c.resourceName, ...e })), options.validateOnly);
+  }
+
+  /** AllocateProducerIds: the next block of 1000 ids. brokerEpoch defaults to the local broker's. */
+  allocateProducerIds(brokerId: number = this.opts.nodeId, brokerEpoch?: bigint): Promise<AllocateProducerIdsResult> {
+    const failed = (e: ApiError): AllocateProducerIdsResult => ({ ...e, producerIdStart: -1n, producerIdLen: 0 });
+    return this.write((image) => {
+      try {
+        const epoch = brokerEpoch ?? image.brokers.get(brokerId)?.epoch ?? -1n;
+        const { records, block } = allocateProducerIds(image, brokerId, epoch);
+        return { records, result: { ...apiError(ErrorCode.NONE), producerIdStart: block.firstProducerId, producerIdLen: block.size } };
+      } catch (e) {
+        return { records: [], result: failed(apiErrorFrom(e)) };
+      }
+    }, failed);
+  }
+
+  /** BrokerRegistration (for other brokers; the local one registers itself at start). */
+  registerBroker(req: Omit<BrokerRegistrationRequest, 'features'> & { features?: ReadonlyMap<string, VersionRange> }): Promise<RegisterBrokerResult> {
+    const failed = (e: ApiError): RegisterBrokerResult => ({ ...e, brokerEpoch: -1n });
+    return this.write((image) => {
+      try {
+        const { records, brokerEpoch } = registerBroker(image, { ...req, clusterId: req.clusterId ?? image.clusterId, features: req.features ?? new Map() }, this.quorum.logEndOffset);
+        return { records, result: { ...apiError(ErrorCode.NONE), brokerEpoch } };
+      } catch (e) {
+        return { records: [], result: failed(apiErrorFrom(e)) };
+      }
+    }, failed);
+  }
+
+  /** Unfences a registered broker and elects it where partitions are leaderless. */
+  unfenceBroker(brokerId: number, brokerEpoch: bigint): Promise<ApiError> {
+    return this.write((image) => {
+      try {
+        return { records: unfenceBroker(image, brokerId, brokerEpoch), result: apiError(ErrorCode.NONE) };
+      } catch (e) {
+        return { records: [], result: apiErrorFrom(e) };
+      }
+    }, (e) => e);
+  }
+
+  /** Fences a broker (or puts it in controlled shutdown), moving leadership and shrinking ISRs. */
+  fenceBroker(brokerId: number, brokerEpoch: bigint, controlledShutdown = false): Promise<ApiError> {
+    return this.write((image) => {
+      try {
+        return { records: fenceBroker(image, brokerId, brokerEpoch, controlledShutdown), result: apiError(ErrorCode.NONE) };
+      } catch (e) {
+        return { records: [], result: apiErrorFrom(e) };
+      }
+    }, (e) => e);
+  }
+
+  // ---------------------------------------------------------------- snapshots
+
+  private async maybeSnapshot(): Promise<void> {
+    const maxRecords = this.opts.snapshotMaxRecords ?? 20000;
+    const maxBytes = this.opts.snapshotMaxBytes ?? 20 * 1024 * 1024;
+    if (this.loader.recordsSinceSnapshot >= maxRecords || this.loader.bytesSinceSnapshot >= maxBytes) {
+      await this.writeSnapshot();
+    }
+  }
+
+  private async writeSnapshot(): Promise<OffsetAndEpoch | null> {
+    const image = this.loader.image;
+    if (this.loader.transactionStartOffset >= 0 || image.offset < 0) return null;
+    const id = { offset: image.offset + 1, epoch: image.provenance.epoch };
+    const latest = this.quorum.latestSnapshotId();
+    if (latest && latest.offset >= id.offset) return latest;
+    try {
+      await this.quorum.createSnapshot({ id, lastContainedLogTimestamp: image.provenance.lastContainedLogTimeMs, records: imageRecords(image) });
+      this.loader.markSnapshotTaken();
+      return id;
+    } catch (e) {
+      this.logger.error('Failed to write a metadata snapshot', e);
+      return null;
+    }
+  }
+
+  /** Writes a snapshot of the current image now (no-op if the latest snapshot is current). */
+  snapshot(): Promise<OffsetAndEpoch | null> {
+    return this.queue.run(() => this.writeSnapshot());
+  }
+
+  /** Directory of the metadata partition (`<metadata.log.dir>/__cluster_metadata-0`). */
+  get metadataPartitionDir(): string {
+    return path.join(this.opts.metadataLogDir, '__cluster_metadata-0');
+  }
+
+  /** Clean shutdown: waits for queued operations, snapshots (unless disabled), closes the log. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.queue.run(async () => {
+      this.closed = true;
+      if (this.opts.snapshotOnClose !== false && this.loader.recordsSinceSnapshot > 0) await this.writeSnapshot();
+    });
+    await this.quorum.close();
+    await this.loader.close();
+  }
+}
+

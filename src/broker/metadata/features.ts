@@ -1,0 +1,93 @@
+// metadata.version (MV) levels and the record versions they gate, after Kafka's
+// server-common/.../MetadataVersion.java (4.0.0-SNAPSHOT, commit 1eb7644): LATEST_PRODUCTION is
+// IBP_4_0_IV0 = feature level 22; levels 23-25 are unstable there.
+
+export const METADATA_VERSION_FEATURE = 'metadata.version';
+export const KRAFT_VERSION_FEATURE = 'kraft.version';
+export const GROUP_VERSION_FEATURE = 'group.version';
+export const TRANSACTION_VERSION_FEATURE = 'transaction.version';
+
+export const MetadataVersion = {
+  IBP_3_0_IV1: 1,
+  IBP_3_3_IV0: 4,
+  IBP_3_3_IV1: 5,
+  IBP_3_3_IV2: 6,
+  IBP_3_3_IV3: 7,
+  IBP_3_4_IV0: 8,
+  IBP_3_6_IV1: 13,
+  IBP_3_7_IV0: 15,
+  IBP_3_7_IV2: 17,
+  IBP_3_9_IV0: 21,
+  IBP_4_0_IV0: 22,
+  IBP_4_0_IV1: 23,
+  IBP_4_0_IV2: 24,
+  IBP_4_0_IV3: 25,
+} as const;
+
+export const MINIMUM_KRAFT_METADATA_VERSION = MetadataVersion.IBP_3_0_IV1;
+export const MINIMUM_BOOTSTRAP_METADATA_VERSION = MetadataVersion.IBP_3_3_IV0;
+export const LATEST_PRODUCTION_METADATA_VERSION: number = MetadataVersion.IBP_4_0_IV0;
+/**
+ * The highest level this node accepts (records are written at the versions each level gates;
+ * released Kafka 4.0.0 made 4.0-IV3 its LATEST_PRODUCTION). ELR semantics (KIP-966) are not
+ * implemented: at >= 4.0-IV1 PartitionRecord v2 is written with empty ELR fields.
+ */
+export const LATEST_SUPPORTED_METADATA_VERSION: number = MetadataVersion.IBP_4_0_IV3;
+
+const NAMES: Record<number, string> = {
+  1: '3.0-IV1', 2: '3.1-IV0', 3: '3.2-IV0', 4: '3.3-IV0', 5: '3.3-IV1', 6: '3.3-IV2', 7: '3.3-IV3',
+  8: '3.4-IV0', 9: '3.5-IV0', 10: '3.5-IV1', 11: '3.5-IV2', 12: '3.6-IV0', 13: '3.6-IV1', 14: '3.6-IV2',
+  15: '3.7-IV0', 16: '3.7-IV1', 17: '3.7-IV2', 18: '3.7-IV3', 19: '3.7-IV4', 20: '3.8-IV0', 21: '3.9-IV0',
+  22: '4.0-IV0', 23: '4.0-IV1', 24: '4.0-IV2', 25: '4.0-IV3',
+};
+
+export function metadataVersionName(level: number): string {
+  return NAMES[level] ?? `unknown(${level})`;
+}
+
+export const mv = {
+  isMetadataTransactionSupported: (l: number) => l >= MetadataVersion.IBP_3_6_IV1,
+  isMigrationSupported: (l: number) => l >= MetadataVersion.IBP_3_4_IV0,
+  isBrokerRegistrationChangeRecordSupported: (l: number) => l >= MetadataVersion.IBP_3_3_IV2,
+  isInControlledShutdownStateSupported: (l: number) => l >= MetadataVersion.IBP_3_3_IV3,
+  isNoOpRecordSupported: (l: number) => l >= MetadataVersion.IBP_3_3_IV1,
+  isDirectoryAssignmentSupported: (l: number) => l >= MetadataVersion.IBP_3_7_IV2,
+  isControllerRegistrationSupported: (l: number) => l >= MetadataVersion.IBP_3_7_IV0,
+  isElrSupported: (l: number) => l >= MetadataVersion.IBP_4_0_IV1,
+  registerBrokerRecordVersion(l: number): number {
+    if (l >= MetadataVersion.IBP_3_7_IV2) return 3;
+    if (l >= MetadataVersion.IBP_3_4_IV0) return 2;
+    if (l >= MetadataVersion.IBP_3_3_IV3) return 1;
+    return 0;
+  },
+  partitionRecordVersion(l: number): number {
+    if (l >= MetadataVersion.IBP_4_0_IV1) return 2;
+    if (l >= MetadataVersion.IBP_3_7_IV2) return 1;
+    return 0;
+  },
+  partitionChangeRecordVersion(l: number): number {
+    return mv.partitionRecordVersion(l);
+  },
+};
+
+/**
+ * Feature levels `kafka-storage format` writes by default for a metadata.version besides
+ * metadata.version itself (Features.PRODUCTION_FEATURES' defaultValue(mv)); kraft.version is never
+ * a FeatureLevelRecord. group.version 1 needs 4.0-IV0; transaction.version 2 needs 4.0-IV2.
+ */
+export function defaultFeatureLevels(metadataVersion: number): Map<string, number> {
+  const out = new Map<string, number>();
+  if (metadataVersion >= MetadataVersion.IBP_4_0_IV0) out.set(GROUP_VERSION_FEATURE, 1);
+  if (metadataVersion >= MetadataVersion.IBP_4_0_IV2) out.set(TRANSACTION_VERSION_FEATURE, 2);
+  return out;
+}
+
+/** Supported feature ranges this node advertises in its registration (RegisterBrokerRecord.features). */
+export function supportedFeatureRanges(): Map<string, { min: number; max: number }> {
+  return new Map([
+    [METADATA_VERSION_FEATURE, { min: MINIMUM_KRAFT_METADATA_VERSION, max: LATEST_SUPPORTED_METADATA_VERSION }],
+    [KRAFT_VERSION_FEATURE, { min: 0, max: 1 }],
+    [GROUP_VERSION_FEATURE, { min: 0, max: 1 }],
+    [TRANSACTION_VERSION_FEATURE, { min: 0, max: 2 }],
+  ]);
+}

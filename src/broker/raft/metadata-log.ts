@@ -1,0 +1,378 @@
+// The `__cluster_metadata-0` log: Kafka-format segments (`<base>.log`, sparse `<base>.index`,
+// `<base>.timeindex`), a `leader-epoch-checkpoint` and `partition.metadata`, written with
+// positional writes and fsynced per append (a Raft voter may only acknowledge durable data).
+// Independent of the partition-log package on purpose: the metadata log is small, append-only
+// (plus truncation), and its recovery rules are simpler.
+//
+// Recovery on open: the last segment is scanned batch by batch (bounds, magic, CRC-32C, offset
+// continuity); anything after the first bad or partial batch is a torn tail and is truncated.
+// The last segment's indexes are rebuilt from the scan. Older segments are trusted.
+
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { readBatchHeader } from '../../protocol/records/batch.js';
+import { exists, fsyncDir, offsetFileName, writeFileAtomic } from './fs-util.js';
+import { readBatches, readIndexFile, SegmentIndexer, type ScannedBatch } from './segment-io.js';
+
+export const LEADER_EPOCH_CHECKPOINT = 'leader-epoch-checkpoint';
+export const PARTITION_METADATA_FILE = 'partition.metadata';
+/** metadata.log.segment.bytes default. */
+export const DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
+/** index.interval.bytes default. */
+export const DEFAULT_INDEX_INTERVAL_BYTES = 4096;
+
+export interface EpochEntry {
+  readonly epoch: number;
+  readonly startOffset: number;
+}
+
+export interface MetadataLogOptions {
+  /** The partition directory, e.g. `<metadata.log.dir>/__cluster_metadata-0`. */
+  readonly dir: string;
+  readonly topicId?: string;
+  readonly segmentBytes?: number;
+  readonly indexIntervalBytes?: number;
+}
+
+interface Segment {
+  readonly baseOffset: number;
+  size: number;
+  /** Offset after the last batch (== next segment's base offset for closed segments). */
+  nextOffset: number;
+  fh: fsp.FileHandle | null;
+  indexer: SegmentIndexer | null;
+  indexFh: fsp.FileHandle | null;
+  timeIndexFh: fsp.FileHandle | null;
+}
+
+const logFile = (dir: string, base: number) => path.join(dir, `${offsetFileName(base)}.log`);
+const indexFile = (dir: string, base: number) => path.join(dir, `${offsetFileName(base)}.index`);
+const timeIndexFile = (dir: string, base: number) => path.join(dir, `${offsetFileName(base)}.timeindex`);
+
+export class MetadataLog {
+  private segments: Segment[] = [];
+  private epochs: EpochEntry[] = [];
+  private leo = 0;
+  private closed = false;
+  /** Bytes cut off the tail at open (0 after a clean shutdown). */
+  truncatedBytesAtOpen = 0;
+
+  private constructor(
+    readonly dir: string,
+    private readonly segmentBytes: number,
+    private readonly indexIntervalBytes: number,
+  ) {}
+
+  static async open(opts: MetadataLogOptions): Promise<MetadataLog> {
+    const log = new MetadataLog(opts.dir, opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES, opts.indexIntervalBytes ?? DEFAULT_INDEX_INTERVAL_BYTES);
+    await fsp.mkdir(opts.dir, { recursive: true });
+    await log.load();
+    if (opts.topicId !== undefined) await log.ensurePartitionMetadata(opts.topicId);
+    return log;
+  }
+
+  get logEndOffset(): number {
+    return this.leo;
+  }
+
+  get logStartOffset(): number {
+    return this.segments.length > 0 ? this.segments[0]!.baseOffset : this.leo;
+  }
+
+  /** Epoch of the last batch in the log, or 0 if the log is empty. */
+  get lastEpoch(): number {
+    return this.epochs.length > 0 ? this.epochs[this.epochs.length - 1]!.epoch : 0;
+  }
+
+  get epochEntries(): readonly EpochEntry[] {
+    return this.epochs;
+  }
+
+  get segmentBaseOffsets(): number[] {
+    return this.segments.map((s) => s.baseOffset);
+  }
+
+  get sizeInBytes(): number {
+    return this.segments.reduce((n, s) => n + s.size, 0);
+  }
+
+  /** Largest epoch <= `epoch` and the offset where it ends (LeaderEpochFileCache.endOffsetFor). */
+  endOffsetForEpoch(epoch: number): { epoch: number; endOffset: number } {
+    let found = -1;
+    for (let i = 0; i < this.epochs.length; i++) if (this.epochs[i]!.epoch <= epoch) found = i;
+    if (found < 0) return { epoch: -1, endOffset: -1 };
+    const next = this.epochs[found + 1];
+    return { epoch: this.epochs[found]!.epoch, endOffset: next ? next.startOffset : this.leo };
+  }
+
+  private async load(): Promise<void> {
+    const names = await fsp.readdir(this.dir);
+    for (const n of names) {
+      if (n.endsWith('.deleted') || n.endsWith('.cleaned') || n.endsWith('.swap') || (n.endsWith('.tmp') && n !== 'quorum-state.tmp')) {
+        await fsp.rm(path.join(this.dir, n), { force: true });
+      }
+    }
+    const bases = names.filter((n) => /^\d{20}\.log$/.test(n)).map((n) => Number(n.slice(0, 20))).sort((a, b) => a - b);
+    for (let i = 0; i < bases.length; i++) {
+      const base = bases[i]!;
+      const st = await fsp.stat(logFile(this.dir, base));
+      this.segments.push({ baseOffset: base, size: st.size, nextOffset: bases[i + 1] ?? base, fh: null, indexer: null, indexFh: null, timeIndexFh: null });
+    }
+    const last = this.segments[this.segments.length - 1];
+    const scannedEpochs: EpochEntry[] = [];
+    if (last) await this.recoverLastSegment(last, scannedEpochs);
+    this.leo = last ? last.nextOffset : 0;
+    await this.loadEpochs(scannedEpochs);
+  }
+
+  /** Scans the active segment, truncates a torn tail, rebuilds its indexes. */
+  private async recoverLastSegment(seg: Segment, epochs: EpochEntry[]): Promise<void> {
+    const file = logFile(this.dir, seg.baseOffset);
+    const indexer = new SegmentIndexer(seg.baseOffset, this.indexIntervalBytes);
+    let expected = seg.baseOffset;
+    let validBytes = 0;
+    const onBatch = (b: ScannedBatch): boolean => {
+      if (b.baseOffset < expected) return false;
+      indexer.onBatch(b.position, b.size, b.lastOffset, b.maxTimestamp);
+      const lastEpoch = epochs.length > 0 ? epochs[epochs.length - 1]!.epoch : -1;
+      if (b.epoch > lastEpoch) epochs.push({ epoch: b.epoch, startOffset: b.baseOffset });
+      expected = b.lastOffset + 1;
+      validBytes = b.position + b.size;
+      return true;
+    };
+    await readBatches(file, 0, onBatch, { verifyCrc: true, stopOnError: true });
+    if (validBytes < seg.size) {
+      this.truncatedBytesAtOpen += seg.size - validBytes;
+      await fsp.truncate(file, validBytes);
+      seg.size = validBytes;
+    }
+    seg.nextOffset = expected;
+    await writeFileAtomicRaw(indexFile(this.dir, seg.baseOffset), indexer.offsetIndexBytes());
+    await writeFileAtomicRaw(timeIndexFile(this.dir, seg.baseOffset), indexer.timeIndexBytes());
+    await this.openActive(seg, indexer);
+  }
+
+  private async openActive(seg: Segment, indexer: SegmentIndexer): Promise<void> {
+    seg.fh = await fsp.open(logFile(this.dir, seg.baseOffset), 'r+');
+    seg.indexFh = await fsp.open(indexFile(this.dir, seg.baseOffset), 'a');
+    seg.timeIndexFh = await fsp.open(timeIndexFile(this.dir, seg.baseOffset), 'a');
+    seg.indexer = indexer;
+  }
+
+  private async loadEpochs(scanned: EpochEntry[]): Promise<void> {
+    const file = path.join(this.dir, LEADER_EPOCH_CHECKPOINT);
+    let entries: EpochEntry[] | null = null;
+    try {
+      entries = parseEpochCheckpoint(await fsp.readFile(file, 'utf8'));
+    } catch {
+      entries = null;
+    }
+    if (entries === null) entries = await this.scanAllEpochs();
+    // Drop entries beyond the (possibly truncated) end, then add epochs seen in the active segment.
+    entries = entries.filter((e) => e.startOffset < this.leo);
+    for (const e of scanned) {
+      const last = entries[entries.length - 1];
+      if (!last || e.epoch > last.epoch) entries.push(e);
+    }
+    const changed = serializeEpochCheckpoint(entries) !== serializeEpochCheckpoint(this.epochs);
+    this.epochs = entries;
+    if (changed || !(await exists(file))) await this.writeEpochCheckpoint();
+  }
+
+  private async scanAllEpochs(): Promise<EpochEntry[]> {
+    const out: EpochEntry[] = [];
+    for (const seg of this.segments) {
+      await readBatches(logFile(this.dir, seg.baseOffset), 0, (b) => {
+        const last = out[out.length - 1];
+        if (!last || b.epoch > last.epoch) out.push({ epoch: b.epoch, startOffset: b.baseOffset });
+        return true;
+      }, { verifyCrc: false, stopOnError: true });
+    }
+    return out;
+  }
+
+  private async writeEpochCheckpoint(): Promise<void> {
+    await writeFileAtomic(path.join(this.dir, LEADER_EPOCH_CHECKPOINT), serializeEpochCheckpoint(this.epochs));
+  }
+
+  private async ensurePartitionMetadata(topicId: string): Promise<void> {
+    const file = path.join(this.dir, PARTITION_METADATA_FILE);
+    if (!(await exists(file))) await writeFileAtomic(file, `version: 0\ntopic_id: ${topicId}`);
+  }
+
+  /** Drops every segment and continues at `offset` (the log is behind the latest snapshot). */
+  async truncateFullyAndStartAt(offset: number): Promise<void> {
+    for (const seg of this.segments) {
+      await this.closeSegment(seg, false);
+      await this.deleteSegmentFiles(seg.baseOffset);
+    }
+    this.segments = [];
+    this.leo = offset;
+    this.epochs = [];
+    await this.writeEpochCheckpoint();
+    await fsyncDir(this.dir);
+  }
+
+  private async roll(): Promise<Segment> {
+    const active = this.segments[this.segments.length - 1];
+    if (active) await this.closeSegment(active);
+    const base = this.leo;
+    const seg: Segment = { baseOffset: base, size: 0, nextOffset: base, fh: null, indexer: null, indexFh: null, timeIndexFh: null };
+    await fsp.writeFile(logFile(this.dir, base), Buffer.alloc(0), { flag: 'wx' });
+    await fsp.writeFile(indexFile(this.dir, base), Buffer.alloc(0));
+    await fsp.writeFile(timeIndexFile(this.dir, base), Buffer.alloc(0));
+    await this.openActive(seg, new SegmentIndexer(base, this.indexIntervalBytes));
+    await fsyncDir(this.dir);
+    this.segments.push(seg);
+    return seg;
+  }
+
+  /** Appends and fsyncs one encoded batch whose base offset must equal the log end offset. */
+  async append(batch: Buffer): Promise<void> {
+    if (this.closed) throw new Error('metadata log is closed');
+    const h = readBatchHeader(batch, 0);
+    if (h.sizeInBytes !== batch.length) throw new Error('append expects exactly one batch');
+    if (h.baseOffset !== this.leo) throw new Error(`batch base offset ${h.baseOffset} != log end offset ${this.leo}`);
+    if (h.partitionLeaderEpoch < this.lastEpoch) throw new Error(`batch epoch ${h.partitionLeaderEpoch} < last epoch ${this.lastEpoch}`);
+    let seg = this.segments[this.segments.length - 1];
+    if (!seg || (seg.size > 0 && seg.size + batch.length > this.segmentBytes)) seg = await this.roll();
+    const position = seg.size;
+    await seg.fh!.write(batch, 0, batch.length, position);
+    await seg.fh!.datasync();
+    seg.size += batch.length;
+    seg.nextOffset = h.lastOffset + 1;
+    this.leo = h.lastOffset + 1;
+    const entries = seg.indexer!.onBatch(position, batch.length, h.lastOffset, h.maxTimestamp);
+    if (entries.offset) await seg.indexFh!.write(entries.offset);
+    if (entries.time) await seg.timeIndexFh!.write(entries.time);
+    if (this.epochs.length === 0 || h.partitionLeaderEpoch > this.lastEpoch) {
+      this.epochs.push({ epoch: h.partitionLeaderEpoch, startOffset: h.baseOffset });
+      await this.writeEpochCheckpoint();
+    }
+  }
+
+  /** Calls `onBatch` for every batch containing offsets >= fromOffset, in order; stop by returning false. */
+  async read(fromOffset: number, onBatch: (buf: Buffer, info: ScannedBatch) => boolean | void): Promise<void> {
+    for (let i = 0; i < this.segments.length; i++) {
+      const seg = this.segments[i]!;
+      const next = this.segments[i + 1];
+      if (next && next.baseOffset <= fromOffset) continue;
+      let startPos = 0;
+      if (fromOffset > seg.baseOffset) {
+        const idx = await readIndexFile(indexFile(this.dir, seg.baseOffset));
+        for (const e of idx) if (seg.baseOffset + e.relativeOffset < fromOffset) startPos = e.position;
+      }
+      let stopped = false;
+      await readBatches(logFile(this.dir, seg.baseOffset), startPos, (b, buf) => {
+        if (b.position + b.size > seg.size) return false;
+        if (b.lastOffset < fromOffset) return true;
+        if (onBatch(buf, b) === false) {
+          stopped = true;
+          return false;
+        }
+        return true;
+      }, { verifyCrc: true, stopOnError: false, end: seg.size });
+      if (stopped) return;
+    }
+  }
+
+  /** Removes every record at or after `offset` (Raft divergence truncation). */
+  async truncateTo(offset: number): Promise<void> {
+    if (offset >= this.leo) return;
+    while (this.segments.length > 0 && this.segments[this.segments.length - 1]!.baseOffset >= offset && this.segments.length > 1) {
+      const seg = this.segments.pop()!;
+      await this.closeSegment(seg);
+      await this.deleteSegmentFiles(seg.baseOffset);
+    }
+    const seg = this.segments[this.segments.length - 1];
+    if (seg) {
+      let cut = seg.size;
+      const indexer = new SegmentIndexer(seg.baseOffset, this.indexIntervalBytes);
+      let next = seg.baseOffset;
+      await readBatches(logFile(this.dir, seg.baseOffset), 0, (b) => {
+        if (b.lastOffset >= offset) {
+          cut = b.position;
+          return false;
+        }
+        indexer.onBatch(b.position, b.size, b.lastOffset, b.maxTimestamp);
+        next = b.lastOffset + 1;
+        return true;
+      }, { verifyCrc: false, stopOnError: true, end: seg.size });
+      await this.closeSegment(seg, false);
+      await fsp.truncate(logFile(this.dir, seg.baseOffset), cut);
+      seg.size = cut;
+      seg.nextOffset = next;
+      await writeFileAtomicRaw(indexFile(this.dir, seg.baseOffset), indexer.offsetIndexBytes());
+      await writeFileAtomicRaw(timeIndexFile(this.dir, seg.baseOffset), indexer.timeIndexBytes());
+      await this.openActive(seg, indexer);
+      this.leo = next;
+    } else {
+      this.leo = Math.min(this.leo, offset);
+    }
+    this.epochs = this.epochs.filter((e) => e.startOffset < this.leo);
+    await this.writeEpochCheckpoint();
+  }
+
+  /** Deletes whole segments that end at or before `offset` (covered by a snapshot); never the active one. */
+  async deleteSegmentsBefore(offset: number): Promise<number> {
+    let deleted = 0;
+    while (this.segments.length > 1 && this.segments[1]!.baseOffset <= offset) {
+      const seg = this.segments.shift()!;
+      await this.deleteSegmentFiles(seg.baseOffset);
+      deleted++;
+    }
+    if (deleted > 0) await fsyncDir(this.dir);
+    return deleted;
+  }
+
+  private async deleteSegmentFiles(base: number): Promise<void> {
+    for (const f of [logFile(this.dir, base), indexFile(this.dir, base), timeIndexFile(this.dir, base)]) await fsp.rm(f, { force: true });
+  }
+
+  private async closeSegment(seg: Segment, finalTimeEntry = true): Promise<void> {
+    if (seg.fh) {
+      if (finalTimeEntry && seg.indexer) {
+        const t = seg.indexer.finalTimeEntry();
+        if (t) await seg.timeIndexFh!.write(t);
+      }
+      await seg.fh.datasync();
+      await seg.indexFh!.sync();
+      await seg.timeIndexFh!.sync();
+      await seg.fh.close();
+      await seg.indexFh!.close();
+      await seg.timeIndexFh!.close();
+    }
+    seg.fh = seg.indexFh = seg.timeIndexFh = null;
+    seg.indexer = null;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const active = this.segments[this.segments.length - 1];
+    if (active) await this.closeSegment(active);
+  }
+}
+
+async function writeFileAtomicRaw(file: string, data: Buffer): Promise<void> {
+  await writeFileAtomic(file, data);
+}
+
+export function serializeEpochCheckpoint(entries: readonly EpochEntry[]): string {
+  return `0\n${entries.length}\n${entries.map((e) => `${e.epoch} ${e.startOffset}\n`).join('')}`;
+}
+
+export function parseEpochCheckpoint(text: string): EpochEntry[] {
+  const lines = text.split('\n').filter((l) => l.trim().length > 0);
+  if (lines[0]?.trim() !== '0') throw new Error('unknown leader-epoch-checkpoint version');
+  const n = Number(lines[1]);
+  if (!Number.isInteger(n) || lines.length - 2 !== n) throw new Error('leader-epoch-checkpoint entry count mismatch');
+  return lines.slice(2).map((l) => {
+    const [e, o] = l.trim().split(/\s+/);
+    const epoch = Number(e);
+    const startOffset = Number(o);
+    if (!Number.isInteger(epoch) || !Number.isInteger(startOffset)) throw new Error(`bad leader-epoch-checkpoint line ${l}`);
+    return { epoch, startOffset };
+  });
+}
+

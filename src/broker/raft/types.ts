@@ -1,0 +1,118 @@
+// The Raft quorum behind the metadata log, as the controller and the metadata loader see it
+// (Kafka's RaftClient + RaftClient.Listener). SingleVoterQuorum implements it for one voter;
+// a multi-voter implementation (Vote/BeginQuorumEpoch/Fetch/FetchSnapshot) can slot in later.
+//
+// Offsets are JS numbers (exact below 2^53). The high watermark uses Kafka's meaning: the offset
+// *after* the last committed record (all offsets < highWatermark are committed).
+
+import type { MetadataRecord } from '../metadata/records.js';
+
+export const METADATA_TOPIC_NAME = '__cluster_metadata';
+export const METADATA_PARTITION = 0;
+/** Uuid.METADATA_TOPIC_ID (uuid 0…01). */
+export const METADATA_TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
+export const METADATA_PARTITION_DIR = `${METADATA_TOPIC_NAME}-${METADATA_PARTITION}`;
+
+export interface OffsetAndEpoch {
+  readonly offset: number;
+  readonly epoch: number;
+}
+
+export interface LeaderAndEpoch {
+  /** -1 when unknown. */
+  readonly leaderId: number;
+  readonly epoch: number;
+}
+
+/** A committed batch of metadata records (control batches are not delivered as batches). */
+export interface CommittedBatch {
+  readonly baseOffset: number;
+  readonly lastOffset: number;
+  /** Leader epoch that wrote the batch. */
+  readonly epoch: number;
+  /** The batch's append time (CreateTime of the batch, ms). */
+  readonly appendTimestamp: number;
+  readonly sizeInBytes: number;
+  readonly records: readonly MetadataRecord[];
+}
+
+/** A metadata snapshot: id.offset = end offset (exclusive), id.epoch = epoch of its last record. */
+export interface SnapshotData {
+  readonly id: OffsetAndEpoch;
+  readonly lastContainedLogTimestamp: number;
+  readonly records: readonly MetadataRecord[];
+}
+
+export interface RaftListener {
+  /** A snapshot replaces everything applied so far (delivered before the log tail that follows it). */
+  handleLoadSnapshot?(snapshot: SnapshotData): void;
+  /** Committed batches, in offset order. Called synchronously, before the append that wrote them resolves. */
+  handleCommit(batch: CommittedBatch): void;
+  handleLeaderChange?(leader: LeaderAndEpoch): void;
+}
+
+export interface RaftEndpoint {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface VoterInfo {
+  readonly id: number;
+  readonly directoryId: string;
+  readonly endpoints: readonly RaftEndpoint[];
+}
+
+/** One row of DescribeQuorum's CurrentVoters/Observers. */
+export interface ReplicaDescription {
+  readonly replicaId: number;
+  readonly replicaDirectoryId: string;
+  readonly logEndOffset: number;
+  /** -1 if unknown. */
+  readonly lastFetchTimestamp: number;
+  /** -1 if unknown. */
+  readonly lastCaughtUpTimestamp: number;
+}
+
+/** What DescribeQuorum returns for the metadata partition. */
+export interface QuorumDescription {
+  readonly leaderId: number;
+  readonly leaderEpoch: number;
+  readonly highWatermark: number;
+  readonly currentVoters: readonly ReplicaDescription[];
+  readonly observers: readonly ReplicaDescription[];
+  readonly nodes: readonly { readonly nodeId: number; readonly listeners: readonly RaftEndpoint[] }[];
+}
+
+export interface Quorum {
+  readonly nodeId: number;
+  readonly leaderAndEpoch: LeaderAndEpoch;
+  readonly leaderId: number;
+  readonly leaderEpoch: number;
+  readonly voters: readonly VoterInfo[];
+  /** Offset after the last committed record; -1 before the first commit of this leader. */
+  readonly highWatermark: number;
+  /** Offset the next appended record will get. */
+  readonly logEndOffset: number;
+  /** kraft.version in effect (0 static quorum, 1 dynamic quorum). */
+  readonly kraftVersion: number;
+  isLeader(): boolean;
+  /** Adds a listener; must be called before start() to see the initial snapshot and log. */
+  register(listener: RaftListener): () => void;
+  /** Convenience: only committed batches. */
+  onCommit(listener: (batch: CommittedBatch) => void): () => void;
+  /** Loads the latest snapshot and log, elects itself leader (single voter), delivers everything committed. */
+  start(): Promise<void>;
+  /**
+   * Appends records as one atomic batch in the current epoch. Resolves with the offset of the
+   * last record once it is committed (durable on a majority) and listeners have seen it.
+   */
+  append(records: readonly MetadataRecord[]): Promise<number>;
+  /** DescribeQuorum data (leader only). */
+  describe(): QuorumDescription;
+  latestSnapshotId(): OffsetAndEpoch | null;
+  /** Writes a snapshot file for the given id (id.offset <= highWatermark). */
+  createSnapshot(snapshot: SnapshotData): Promise<void>;
+  /** Graceful shutdown: stops accepting appends, flushes, closes files. */
+  close(): Promise<void>;
+}
