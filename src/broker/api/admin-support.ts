@@ -1,0 +1,327 @@
+// Shared pieces of the admin and metadata handlers: access to the controller and the current
+// metadata image, the cluster view Kafka's KRaftMetadataCache computes (alive brokers on a
+// listener, offline replicas), authorized-operation bit fields as Kafka reports them without an
+// authorizer, the broker's runtime logger levels (BROKER_LOGGER), the broker-side checks of
+// dynamic broker config changes (ConfigAdminManager.preprocess), and the ConfigSchema /
+// ConfigValidator the controller needs for topic configs.
+import type { QuorumController, ConfigSchema, ConfigValidator, CreatableTopic } from '../controller/index.js';
+import { ConfigResourceType, type MetadataImage, type PartitionImage, type ConfigResource } from '../metadata/image.js';
+import type { BrokerServices } from '../services.js';
+import type { ServerConfig } from '../config/load.js';
+import { BROKER_CONFIGS, ConfigError, convertToString, parseConfigValue, type ConfigValue } from '../config/definitions.js';
+import { TOPIC_CONFIGS, validateTopicConfigs } from '../config/topic-configs.js';
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+
+export { invalidTopicReason, isInternalTopic } from '../controller/index.js';
+
+/** The schema default of int32 authorized-operations fields: "not requested". */
+export const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
+
+/** AclOperation codes (org.apache.kafka.common.acl.AclOperation). */
+const AclOp = {
+  READ: 3, WRITE: 4, CREATE: 5, DELETE: 6, ALTER: 7, DESCRIBE: 8, CLUSTER_ACTION: 9,
+  DESCRIBE_CONFIGS: 10, ALTER_CONFIGS: 11, IDEMPOTENT_WRITE: 12,
+} as const;
+
+const bits = (ops: number[]): number => ops.reduce((acc, op) => acc | (1 << op), 0);
+
+/** AclEntry.supportedOperations(TOPIC) as a bit field: all allowed when there is no authorizer. */
+export const TOPIC_AUTHORIZED_OPERATIONS = bits([AclOp.READ, AclOp.WRITE, AclOp.CREATE, AclOp.DESCRIBE, AclOp.DELETE,
+  AclOp.ALTER, AclOp.DESCRIBE_CONFIGS, AclOp.ALTER_CONFIGS]);
+/** AclEntry.supportedOperations(CLUSTER) as a bit field. */
+export const CLUSTER_AUTHORIZED_OPERATIONS = bits([AclOp.CREATE, AclOp.CLUSTER_ACTION, AclOp.DESCRIBE_CONFIGS,
+  AclOp.ALTER_CONFIGS, AclOp.IDEMPOTENT_WRITE, AclOp.ALTER, AclOp.DESCRIBE]);
+
+export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+/** DirectoryId.UNASSIGNED / MIGRATING (always online) and LOST (offline). */
+const DIR_MIGRATING = 'AAAAAAAAAAAAAAAAAAAAAA';
+const DIR_UNASSIGNED = 'AAAAAAAAAAAAAAAAAAAAAQ';
+const DIR_LOST = 'AAAAAAAAAAAAAAAAAAAAAg';
+
+export function controllerOf(services: BrokerServices): QuorumController {
+  return services.controller as QuorumController;
+}
+
+/** The latest metadata image this broker has applied. */
+export function imageOf(services: BrokerServices): MetadataImage {
+  return controllerOf(services).image;
+}
+
+export interface BrokerNode {
+  readonly id: number;
+  readonly host: string;
+  readonly port: number;
+  readonly rack: string | null;
+}
+
+/** KRaftMetadataCache.getAliveBrokerNodes: unfenced brokers with an endpoint on `listener`, by id. */
+export function aliveBrokerNodes(image: MetadataImage, listener: string): BrokerNode[] {
+  const out: BrokerNode[] = [];
+  for (const b of image.brokers.values()) {
+    if (b.fenced) continue;
+    const e = b.endpoints.find((x) => x.name === listener);
+    if (e) out.push({ id: b.id, host: e.host, port: e.port, rack: b.rack });
+  }
+  return out.sort((a, b) => a.id - b.id);
+}
+
+/**
+ * What a KRaft broker reports as "controller id" to clients (Metadata, DescribeCluster): a random
+ * alive (unfenced) broker, since clients send controller-bound requests to any broker.
+ */
+export function randomAliveBrokerId(image: MetadataImage, random: (n: number) => number = (n) => Math.floor(Math.random() * n)): number {
+  const alive = [...image.brokers.values()].filter((b) => !b.fenced).map((b) => b.id);
+  return alive.length === 0 ? -1 : alive[random(alive.length)]!;
+}
+
+/** DirectoryId.isOnline. */
+function isDirOnline(dir: string | undefined, onlineDirs: readonly string[]): boolean {
+  if (dir === undefined || dir === DIR_UNASSIGNED || dir === DIR_MIGRATING) return true;
+  if (dir === DIR_LOST) return false;
+  if (onlineDirs.length === 0) return true;
+  return onlineDirs.includes(dir);
+}
+
+/** KRaftMetadataCache.getOfflineReplicas: replicas on missing/fenced brokers, without the listener, or in an offline dir. */
+export function offlineReplicas(image: MetadataImage, p: PartitionImage, listener: string): number[] {
+  const out: number[] = [];
+  p.replicas.forEach((id, i) => {
+    const b = image.brokers.get(id);
+    if (!b || b.fenced || !b.endpoints.some((e) => e.name === listener) || !isDirOnline(p.directories[i], b.directories)) out.push(id);
+  });
+  return out;
+}
+
+/** The leader if it is registered with an endpoint on `listener` (KRaftMetadataCache.getAliveEndpoint). */
+export function leaderOnListener(image: MetadataImage, leader: number, listener: string): boolean {
+  return image.brokers.get(leader)?.endpoints.some((e) => e.name === listener) ?? false;
+}
+
+/** Partitions of a topic ordered by partition id. */
+export function sortedPartitions(partitions: ReadonlyMap<number, PartitionImage>): PartitionImage[] {
+  return [...partitions.values()].sort((a, b) => a.partitionId - b.partitionId);
+}
+
+/** ApiError.fromThrowable for the handlers: KafkaError keeps its code, ConfigError is INVALID_CONFIG. */
+export function errorOf(e: unknown): { errorCode: number; errorMessage: string | null } {
+  if (e instanceof KafkaError) return { errorCode: e.code, errorMessage: e.message };
+  if (e instanceof ConfigError) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: e.message };
+  return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null };
+}
+
+// ------------------------------------------------------------------ internal topics
+
+/** The CreatableTopic a broker uses to auto-create a topic (AutoTopicCreationManager.creatableTopic). */
+export function autoCreatableTopic(name: string, config: ServerConfig): CreatableTopic {
+  switch (name) {
+    case '__consumer_offsets':
+      return {
+        name, numPartitions: config.getInt('offsets.topic.num.partitions'), replicationFactor: config.getInt('offsets.topic.replication.factor'),
+        configs: [
+          { name: 'cleanup.policy', value: 'compact' },
+          { name: 'compression.type', value: 'producer' },
+          { name: 'segment.bytes', value: String(config.getInt('offsets.topic.segment.bytes')) },
+        ],
+      };
+    case '__transaction_state':
+      return {
+        name, numPartitions: config.getInt('transaction.state.log.num.partitions'), replicationFactor: config.getInt('transaction.state.log.replication.factor'),
+        configs: [
+          { name: 'unclean.leader.election.enable', value: 'false' },
+          { name: 'compression.type', value: 'uncompressed' },
+          { name: 'cleanup.policy', value: 'compact' },
+          { name: 'min.insync.replicas', value: String(config.getInt('transaction.state.log.min.isr')) },
+          { name: 'segment.bytes', value: String(config.getInt('transaction.state.log.segment.bytes')) },
+        ],
+      };
+    default:
+      return { name, numPartitions: config.getInt('num.partitions'), replicationFactor: config.getInt('default.replication.factor') };
+  }
+}
+
+// ------------------------------------------------------------------ BROKER_LOGGER
+
+/** LogLevelConfig.VALID_LOG_LEVELS, sorted as RuntimeLoggerManager prints them. */
+export const VALID_LOG_LEVELS = ['DEBUG', 'ERROR', 'FATAL', 'INFO', 'TRACE', 'WARN'];
+export const ROOT_LOGGER = 'root';
+
+/**
+ * The broker's runtime logger levels (Kafka's Log4jController): the root logger plus loggers that
+ * were given a level. Kept per process; levels are not persisted (as in Kafka).
+ */
+export class BrokerLoggers {
+  private readonly levels = new Map<string, string | null>();
+
+  /** `loggers`: logger name → own level (null: inherits). */
+  constructor(rootLevel = 'INFO', loggers: Readonly<Record<string, string | null>> = {}) {
+    this.levels.set(ROOT_LOGGER, rootLevel);
+    for (const [n, l] of Object.entries(loggers)) this.levels.set(n, l);
+  }
+
+  exists(name: string): boolean {
+    return this.levels.has(name);
+  }
+
+  /** Effective level: its own, else the nearest dotted ancestor's, else the root's. */
+  level(name: string): string {
+    let n = name;
+    for (;;) {
+      const own = this.levels.get(n);
+      if (own) return own;
+      const i = n.lastIndexOf('.');
+      if (i <= 0) return this.levels.get(ROOT_LOGGER)!;
+      n = n.slice(0, i);
+    }
+  }
+
+  /** name → effective level, root first then by name. */
+  all(): Array<[string, string]> {
+    const names = [...this.levels.keys()].filter((n) => n !== ROOT_LOGGER).sort();
+    return [[ROOT_LOGGER, this.level(ROOT_LOGGER)], ...names.map((n): [string, string] => [n, this.level(n)])];
+  }
+
+  set(name: string, level: string): void {
+    this.levels.set(name, level.toUpperCase());
+  }
+
+  unset(name: string): void {
+    if (name !== ROOT_LOGGER) this.levels.set(name, null);
+  }
+}
+
+/** The loggers Kafka's shipped config/log4j.properties configures. */
+export const KAFKA_DEFAULT_LOGGERS: Readonly<Record<string, string>> = {
+  'org.apache.kafka': 'INFO',
+  'kafka': 'INFO',
+  'kafka.request.logger': 'WARN',
+  'kafka.network.RequestChannel$': 'WARN',
+  'kafka.controller': 'TRACE',
+  'kafka.log.LogCleaner': 'INFO',
+  'state.change.logger': 'INFO',
+  'kafka.authorizer.logger': 'INFO',
+};
+
+const defaultLoggers = new BrokerLoggers('INFO', KAFKA_DEFAULT_LOGGERS);
+
+/** The logger registry of this broker: `services.extra.get('brokerLoggers')` if set, else a process-wide one. */
+export function brokerLoggersOf(services: BrokerServices): BrokerLoggers {
+  const l = services.extra.get('brokerLoggers');
+  return l instanceof BrokerLoggers ? l : defaultLoggers;
+}
+
+/** "Node id must be an integer" / "Unexpected broker id" checks of ConfigAdminManager. */
+export function validateResourceNameIsNodeId(name: string, nodeId: number): void {
+  if (!/^[+-]?\d+$/.test(name) || Math.abs(Number(name)) > 2147483647) {
+    throw new KafkaError(ErrorCode.INVALID_REQUEST, `Node id must be an integer, but it is: ${name}`);
+  }
+  if (Number(name) !== nodeId) {
+    throw new KafkaError(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${nodeId}, but received ${name}`);
+  }
+}
+
+// ------------------------------------------------------------------ dynamic broker configs
+
+/** Scala's Set.toString for the few-element sets these messages print. */
+const scalaSet = (names: readonly string[]): string => `Set(${names.join(', ')})`;
+
+/**
+ * DynamicBrokerConfig.validateConfigs as the broker runs it before forwarding a BROKER config
+ * change: non-dynamic keys, per-broker keys at the cluster default, unparsable values. Throws
+ * KafkaError(INVALID_REQUEST) with Kafka's message (KAFKA-13609: INVALID_REQUEST, not INVALID_CONFIG).
+ */
+export function validateDynamicBrokerConfigs(props: ReadonlyMap<string, string>, perBroker: boolean): void {
+  const names = [...props.keys()];
+  const nonDynamic = names.filter((n) => { const k = BROKER_CONFIGS.get(n); return k !== undefined && !k.dynamic; });
+  if (nonDynamic.length) throw new KafkaError(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: ${scalaSet(nonDynamic)}`);
+  for (const [n, v] of props) {
+    const key = BROKER_CONFIGS.get(n);
+    if (!key) continue;
+    try {
+      parseConfigValue(key, v);
+    } catch (e) {
+      if (e instanceof ConfigError) throw new KafkaError(ErrorCode.INVALID_REQUEST, e.message);
+      throw e;
+    }
+  }
+  if (!perBroker) {
+    const perBrokerOnly = names.filter((n) => BROKER_CONFIGS.get(n)?.dynamic === 'per-broker');
+    if (perBrokerOnly.length) {
+      throw new KafkaError(ErrorCode.INVALID_REQUEST, `Cannot update these configs at default cluster level, broker id must be specified: ${scalaSet(perBrokerOnly)}`);
+    }
+  }
+}
+
+/** ConfigAdminManager.prepareIncrementalConfigs over a BROKER resource's current dynamic props. */
+export function applyIncrementalBrokerOps(
+  current: ReadonlyMap<string, string>,
+  ops: readonly { name: string; configOperation: number; value: string | null }[],
+): Map<string, string> {
+  const props = new Map(current);
+  const isList = (name: string): boolean => {
+    const key = BROKER_CONFIGS.get(name);
+    if (!key) throw new KafkaError(ErrorCode.INVALID_CONFIG, `Unknown config name: ${name}`);
+    return key.type === 'list';
+  };
+  const defaultList = (name: string): string[] => {
+    const d = BROKER_CONFIGS.get(name)!.default;
+    const s = typeof d === 'symbol' ? null : convertToString(d as ConfigValue, 'list');
+    return s ? s.split(',') : [];
+  };
+  for (const op of ops) {
+    switch (op.configOperation) {
+      case 0:
+        props.set(op.name, op.value ?? '');
+        break;
+      case 1:
+        props.delete(op.name);
+        break;
+      case 2: {
+        if (!isList(op.name)) throw new KafkaError(ErrorCode.INVALID_CONFIG, `Config value append is not allowed for config key: ${op.name}`);
+        const old = props.has(op.name) ? props.get(op.name)!.split(',').filter((s) => s !== '') : defaultList(op.name);
+        const add = (op.value ?? '').split(',').filter((v) => !old.includes(v));
+        props.set(op.name, [...old, ...add].join(','));
+        break;
+      }
+      case 3: {
+        if (!isList(op.name)) throw new KafkaError(ErrorCode.INVALID_CONFIG, `Config value subtract is not allowed for config key: ${op.name}`);
+        const old = props.has(op.name) ? props.get(op.name)!.split(',') : defaultList(op.name);
+        const remove = (op.value ?? '').split(',');
+        props.set(op.name, old.filter((v) => !remove.includes(v)).join(','));
+        break;
+      }
+      default:
+        throw new KafkaError(ErrorCode.INVALID_REQUEST, `Unknown operations type ${op.configOperation}`);
+    }
+  }
+  return props;
+}
+
+// ------------------------------------------------------------------ what the controller needs
+
+/** KafkaConfigSchema for APPEND/SUBTRACT: LIST keys and their static defaults (topic and broker). */
+export const adminConfigSchema: ConfigSchema = {
+  isList(resourceType, key) {
+    const k = resourceType === ConfigResourceType.Topic ? TOPIC_CONFIGS.get(key)
+      : resourceType === ConfigResourceType.Broker ? BROKER_CONFIGS.get(key) : undefined;
+    return k?.type === 'list';
+  },
+  defaultValue(resourceType, key) {
+    const k = resourceType === ConfigResourceType.Topic ? TOPIC_CONFIGS.get(key)
+      : resourceType === ConfigResourceType.Broker ? BROKER_CONFIGS.get(key) : undefined;
+    if (!k || typeof k.default === 'symbol') return null;
+    return convertToString(k.default as ConfigValue, k.type);
+  },
+};
+
+/**
+ * ControllerConfigurationValidator for TOPIC resources (LogConfig.validate against the broker's
+ * topic defaults): INVALID_CONFIG with Kafka's message. Other resource types are accepted.
+ */
+export function adminConfigValidator(config: Pick<ServerConfig, 'originals'>): ConfigValidator {
+  return (resource: ConfigResource, newConfigs: ReadonlyMap<string, string>) => {
+    if (resource.type !== ConfigResourceType.Topic) return null;
+    const message = validateTopicConfigs(newConfigs, { originals: config.originals });
+    return message === null ? null : { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: message };
+  };
+}

@@ -1,0 +1,31 @@
+// CreatePartitions (API 37), v0-3: handed to the KRaft controller (ControllerApis.createPartitions +
+// ReplicationControlManager.createPartitions): INVALID_PARTITIONS "Topic already has 3 partition(s)."
+// or "The topic t currently has 3 partition(s); 2 would not be an increase.", assignment errors,
+// duplicates; validate-only changes nothing.
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type { CreatePartitionsRequest, CreatePartitionsResponse } from '../../protocol/generated/protocol/CreatePartitions.js';
+import type { BrokerServices } from '../services.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import { genericErrorResponse } from './error-responses.js';
+import { controllerOf } from './admin-support.js';
+
+async function handle(_ctx: RequestContext, req: CreatePartitionsRequest, services: BrokerServices): Promise<CreatePartitionsResponse> {
+  const results = await controllerOf(services).createPartitions(
+    req.topics.map((t) => ({
+      name: t.name,
+      count: t.count,
+      assignments: t.assignments === null ? null : t.assignments.map((a) => ({ brokerIds: a.brokerIds })),
+    })),
+    { validateOnly: req.validateOnly },
+  );
+  return { throttleTimeMs: 0, results: results.map((r) => ({ name: r.name, errorCode: r.errorCode, errorMessage: r.errorMessage })) };
+}
+
+export const handler: ApiHandler<BrokerServices> = {
+  apiKey: ApiKey.CreatePartitions,
+  minVersion: 0,
+  maxVersion: 3,
+  listeners: ['broker', 'controller'],
+  handle,
+  errorResponse: genericErrorResponse,
+};

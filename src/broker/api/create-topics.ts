@@ -1,0 +1,68 @@
+// CreateTopics (API 19), v0-7: handed to the KRaft controller (ControllerApis.createTopics +
+// ReplicationControlManager.createTopics, which word every per-topic error as Kafka does); v5+
+// answers carry the partition count, replication factor and the new topic's effective configs with
+// their sources (ConfigurationControlManager.computeEffectiveTopicConfigs), v7+ the topic id.
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type {
+  CreateTopicsRequest, CreateTopicsResponse, CreateTopicsResponseCreatableTopicConfigs, CreateTopicsResponseCreatableTopicResult,
+} from '../../protocol/generated/protocol/CreateTopics.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { CONFIG_SOURCE, effectiveTopicConfig } from '../config/topic-configs.js';
+import type { CreateTopicResult } from '../controller/index.js';
+import type { BrokerServices } from '../services.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import { genericErrorResponse } from './error-responses.js';
+import { ZERO_UUID, controllerOf } from './admin-support.js';
+
+type Result = CreateTopicsResponseCreatableTopicResult;
+
+/** The effective configs of a topic created with `configs`, sorted by name (KafkaConfigSchema.resolveEffectiveTopicConfigs). */
+function effectiveConfigs(services: BrokerServices, configs: CreateTopicResult['configs']): CreateTopicsResponseCreatableTopicConfigs[] {
+  const image = controllerOf(services).image;
+  const eff = effectiveTopicConfig(services.config, new Map(configs.map((c) => [c.name, c.value])), {
+    flavor: 'createTopics',
+    perBroker: image.brokerConfigs(services.nodeId),
+    clusterDefault: image.brokerConfigs(''),
+  });
+  return [...eff.values()]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((e) => ({ name: e.name, value: e.isSensitive ? null : e.value, readOnly: e.readOnly, configSource: CONFIG_SOURCE[e.source], isSensitive: e.isSensitive }));
+}
+
+function toResponse(r: CreateTopicResult, v: number, services: BrokerServices): Result {
+  const ok = r.errorCode === ErrorCode.NONE;
+  return {
+    name: r.name,
+    topicId: v >= 7 ? r.topicId : ZERO_UUID,
+    errorCode: r.errorCode,
+    errorMessage: v >= 1 ? r.errorMessage : null,
+    topicConfigErrorCode: ErrorCode.NONE,
+    numPartitions: v >= 5 && ok ? r.numPartitions : -1,
+    replicationFactor: v >= 5 && ok ? r.replicationFactor : -1,
+    configs: v >= 5 && ok ? effectiveConfigs(services, r.configs) : [],
+  };
+}
+
+async function handle(ctx: RequestContext, req: CreateTopicsRequest, services: BrokerServices): Promise<CreateTopicsResponse> {
+  const v = ctx.apiVersion;
+  const results = await controllerOf(services).createTopics(
+    req.topics.map((t) => ({
+      name: t.name,
+      numPartitions: t.numPartitions,
+      replicationFactor: t.replicationFactor,
+      assignments: t.assignments.map((a) => ({ partitionIndex: a.partitionIndex, brokerIds: a.brokerIds })),
+      configs: t.configs.map((c) => ({ name: c.name, value: c.value })),
+    })),
+    { validateOnly: req.validateOnly },
+  );
+  return { throttleTimeMs: 0, topics: results.map((r) => toResponse(r, v, services)) };
+}
+
+export const handler: ApiHandler<BrokerServices> = {
+  apiKey: ApiKey.CreateTopics,
+  minVersion: 0,
+  maxVersion: 7,
+  listeners: ['broker', 'controller'],
+  handle,
+  errorResponse: genericErrorResponse,
+};

@@ -1,0 +1,85 @@
+// DescribeLogDirs (API 35), v0-4: for each configured log directory, the partitions it holds (all,
+// or those asked for) with their size on disk, and (v4) the file system's total and usable bytes
+// (Kafka's KafkaApis.handleDescribeLogDirsRequest + ReplicaManager.describeLogDirs).
+import { statfs } from 'node:fs/promises';
+import * as path from 'node:path';
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type {
+  DescribeLogDirsRequest, DescribeLogDirsResponse, DescribeLogDirsResponseDescribeLogDirsResult, DescribeLogDirsResponseDescribeLogDirsTopic,
+} from '../../protocol/generated/protocol/DescribeLogDirs.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { BrokerServices } from '../services.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import { genericErrorResponse } from './error-responses.js';
+
+/** What this handler reads from a partition log (PartitionLog has all of it). */
+export interface DescribableLog {
+  readonly topic: string;
+  readonly partition: number;
+  /** The partition directory, `<log dir>/<topic>-<partition>`. */
+  readonly dir: string;
+  /** Bytes of all segments. */
+  readonly size: number;
+  readonly logEndOffset: number;
+  readonly highWatermark?: number;
+}
+
+const LONG_MAX = 9223372036854775807n;
+
+/** The partition logs of this broker: `replicas.logManager.allLogs()` or `replicas.allLogs()`. */
+export function localLogs(services: BrokerServices): DescribableLog[] {
+  const r = services.replicas as { logManager?: { allLogs?: () => DescribableLog[] }; allLogs?: () => DescribableLog[] } | null | undefined;
+  if (r?.logManager && typeof r.logManager.allLogs === 'function') return r.logManager.allLogs();
+  if (r && typeof r.allLogs === 'function') return r.allLogs();
+  return [];
+}
+
+async function describeDir(dir: string, logs: readonly DescribableLog[], wanted: ((topic: string, partition: number) => boolean)): Promise<DescribeLogDirsResponseDescribeLogDirsResult> {
+  let totalBytes: bigint;
+  let usableBytes: bigint;
+  try {
+    const s = await statfs(dir, { bigint: true });
+    totalBytes = s.blocks * s.bsize;
+    usableBytes = s.bavail * s.bsize;
+  } catch {
+    // An unreadable directory is what Kafka calls an offline log dir.
+    return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, logDir: dir, topics: [], totalBytes: -1n, usableBytes: -1n };
+  }
+  const byTopic = new Map<string, DescribeLogDirsResponseDescribeLogDirsTopic>();
+  for (const log of logs) {
+    if (!wanted(log.topic, log.partition)) continue;
+    let t = byTopic.get(log.topic);
+    if (!t) byTopic.set(log.topic, (t = { name: log.topic, partitions: [] }));
+    // Lag of a current (non-future) replica: how far its end is behind the high watermark, never negative.
+    const lag = log.highWatermark === undefined ? 0 : Math.max(log.highWatermark - log.logEndOffset, 0);
+    t.partitions.push({ partitionIndex: log.partition, partitionSize: BigInt(log.size), offsetLag: BigInt(lag), isFutureKey: false });
+  }
+  const topics = [...byTopic.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const t of topics) t.partitions.sort((a, b) => a.partitionIndex - b.partitionIndex);
+  const clamp = (n: bigint): bigint => (n < 0n || n > LONG_MAX ? LONG_MAX : n);
+  return { errorCode: ErrorCode.NONE, logDir: dir, topics, totalBytes: clamp(totalBytes), usableBytes: clamp(usableBytes) };
+}
+
+async function handle(_ctx: RequestContext, req: DescribeLogDirsRequest, services: BrokerServices): Promise<DescribeLogDirsResponse> {
+  let wanted: (topic: string, partition: number) => boolean;
+  if (req.topics === null) {
+    wanted = () => true;
+  } else {
+    const set = new Set<string>();
+    for (const t of req.topics) for (const p of t.partitions) set.add(`${p}:${t.topic}`);
+    wanted = (topic, partition) => set.has(`${partition}:${topic}`);
+  }
+  const dirs = [...new Set(services.config.logDirs.map((d) => path.resolve(d)))];
+  const logs = localLogs(services);
+  const results = await Promise.all(dirs.map((dir) => describeDir(dir, logs.filter((l) => path.resolve(path.dirname(l.dir)) === dir), wanted)));
+  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, results };
+}
+
+export const handler: ApiHandler<BrokerServices> = {
+  apiKey: ApiKey.DescribeLogDirs,
+  minVersion: 0,
+  maxVersion: 4,
+  listeners: ['broker'],
+  handle,
+  errorResponse: genericErrorResponse,
+};

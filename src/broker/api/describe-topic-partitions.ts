@@ -1,0 +1,97 @@
+// DescribeTopicPartitions (API 75), v0: topic partitions with eligible leader replicas, paginated
+// by a cursor and a response partition limit (Kafka's DescribeTopicPartitionsRequestHandler and
+// KRaftMetadataCache.getTopicMetadataForDescribeTopicResponse).
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type {
+  DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse, DescribeTopicPartitionsResponsePartition, DescribeTopicPartitionsResponseTopic,
+} from '../../protocol/generated/protocol/DescribeTopicPartitions.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { MetadataImage } from '../metadata/image.js';
+import type { BrokerServices } from '../services.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import { errorResponseFor, genericErrorResponse } from './error-responses.js';
+import {
+  TOPIC_AUTHORIZED_OPERATIONS, ZERO_UUID, imageOf, invalidTopicReason, isInternalTopic, leaderOnListener, offlineReplicas,
+} from './admin-support.js';
+
+type Topic = DescribeTopicPartitionsResponseTopic;
+type Partition = DescribeTopicPartitionsResponsePartition;
+
+/** Java's String.compareTo (UTF-16 code units), which orders the topics and the cursor. */
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Partitions [start, start + max) of an existing topic, and the next index (-1: none left). */
+function partitionsOf(image: MetadataImage, name: string, listener: string, start: number, max: number): { partitions: Partition[]; next: number } {
+  const topic = image.topic(name)!;
+  const count = topic.partitions.size;
+  const upper = Math.min(count, start + max);
+  const partitions: Partition[] = [];
+  for (let id = start; id < upper; id++) {
+    const p = topic.partitions.get(id);
+    if (!p) continue;
+    partitions.push({
+      errorCode: ErrorCode.NONE,
+      partitionIndex: id,
+      leaderId: leaderOnListener(image, p.leader, listener) ? p.leader : -1,
+      leaderEpoch: p.leaderEpoch,
+      replicaNodes: p.replicas.slice(),
+      isrNodes: p.isr.slice(),
+      eligibleLeaderReplicas: p.eligibleLeaderReplicas.slice(),
+      lastKnownElr: p.lastKnownElr.slice(),
+      offlineReplicas: offlineReplicas(image, p, listener),
+    });
+  }
+  return { partitions, next: upper < count ? upper : -1 };
+}
+
+function handle(ctx: RequestContext, req: DescribeTopicPartitionsRequest, services: BrokerServices): unknown {
+  const image = imageOf(services);
+  const fetchAll = req.topics.length === 0;
+  const cursor = req.cursor;
+  const cursorTopic = cursor ? cursor.topicName : '';
+  const names = new Set<string>();
+  for (const n of fetchAll ? image.topicsByName.keys() : req.topics.map((t) => t.name)) {
+    if (compare(n, cursorTopic) >= 0) names.add(n);
+  }
+  if (!fetchAll && cursor && !names.has(cursor.topicName)) {
+    return errorResponseFor(ApiKey.DescribeTopicPartitions, req, ErrorCode.INVALID_REQUEST, ctx.apiVersion);
+  }
+  if (cursor && cursor.partitionIndex < 0) {
+    return errorResponseFor(ApiKey.DescribeTopicPartitions, req, ErrorCode.INVALID_REQUEST, ctx.apiVersion);
+  }
+  const limit = Math.max(Math.min(services.config.getInt('max.request.partition.size.limit'), req.responsePartitionLimit), 1);
+  const topics: Topic[] = [];
+  const response: DescribeTopicPartitionsResponse = { throttleTimeMs: 0, topics, nextCursor: null };
+  let remaining = limit;
+  for (const name of [...names].sort(compare)) {
+    if (remaining === 0) {
+      // The cursor points at the start of the first topic not served (it need not exist).
+      response.nextCursor = { topicName: name, partitionIndex: 0 };
+      break;
+    }
+    const topic = image.topic(name);
+    if (topic) {
+      const start = cursor && name === cursorTopic ? cursor.partitionIndex : 0;
+      const { partitions, next } = partitionsOf(image, name, ctx.listenerName, start, remaining);
+      topics.push({ errorCode: ErrorCode.NONE, name, topicId: topic.id, isInternal: isInternalTopic(name), partitions, topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS });
+      if (next !== -1) {
+        response.nextCursor = { topicName: name, partitionIndex: next };
+        break;
+      }
+      remaining -= partitions.length;
+    } else if (!fetchAll) {
+      const error = invalidTopicReason(name) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION;
+      topics.push({ errorCode: error, name, topicId: ZERO_UUID, isInternal: isInternalTopic(name), partitions: [], topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS });
+    }
+  }
+  return response;
+}
+
+export const handler: ApiHandler<BrokerServices> = {
+  apiKey: ApiKey.DescribeTopicPartitions,
+  minVersion: 0,
+  maxVersion: 0,
+  listeners: ['broker'],
+  handle,
+  errorResponse: genericErrorResponse,
+};

@@ -1,0 +1,24 @@
+// Registers the metadata and admin handlers: Metadata, CreateTopics, DeleteTopics,
+// CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster,
+// DescribeLogDirs, DescribeTopicPartitions.
+import type { HandlerRegistry } from './registry.js';
+import { handler as metadata } from './metadata.js';
+import { handler as createTopics } from './create-topics.js';
+import { handler as deleteTopics } from './delete-topics.js';
+import { handler as createPartitions } from './create-partitions.js';
+import { handler as describeConfigs } from './describe-configs.js';
+import { handler as alterConfigs } from './alter-configs.js';
+import { handler as incrementalAlterConfigs } from './incremental-alter-configs.js';
+import { handler as describeCluster } from './describe-cluster.js';
+import { handler as describeLogDirs } from './describe-log-dirs.js';
+import { handler as describeTopicPartitions } from './describe-topic-partitions.js';
+
+export const ADMIN_HANDLERS = [
+  metadata, createTopics, deleteTopics, createPartitions, describeConfigs, alterConfigs, incrementalAlterConfigs,
+  describeCluster, describeLogDirs, describeTopicPartitions,
+] as const;
+
+export function registerAdminHandlers(registry: HandlerRegistry): HandlerRegistry {
+  for (const h of ADMIN_HANDLERS) registry.register(h);
+  return registry;
+}
