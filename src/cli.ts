@@ -2,6 +2,7 @@
 // implementation is loaded with a dynamic import when it runs, so a tool never pays for the broker.
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
+import { TOOLS } from './tools/registry.js';
 
 export const VERSION: string = JSON.parse(
   readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
@@ -18,15 +19,6 @@ export interface ToolIO {
   stdin: NodeJS.ReadableStream;
   env: NodeJS.ProcessEnv;
 }
-
-/** Subcommands whose flags follow Kafka's scripts: they get the raw argument list. */
-const PASSTHROUGH_TOOLS: Record<string, { summary: string; kafka: string; load: () => Promise<ToolModule> }> = {
-  storage: {
-    summary: 'Format and inspect storage directories (kafka-storage.sh)',
-    kafka: 'kafka-storage.sh',
-    load: () => import('./tools/storage/main.js'),
-  },
-};
 
 export function buildProgram(io: ToolIO): Command {
   const program = new Command('tkafka')
@@ -48,10 +40,11 @@ export function buildProgram(io: ToolIO): Command {
       if (code !== 0) process.exitCode = code;
     });
 
-  for (const [name, tool] of Object.entries(PASSTHROUGH_TOOLS)) {
+  // Tools whose flags follow Kafka's scripts get their raw arguments and parse them as Kafka does.
+  for (const tool of TOOLS) {
     program
-      .command(name)
-      .description(`${tool.summary}`)
+      .command(tool.name)
+      .description(`${tool.summary} (${tool.kafka})`)
       .helpOption(false)
       .allowUnknownOption(true)
       .allowExcessArguments(true)
