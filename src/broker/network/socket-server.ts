@@ -34,6 +34,8 @@ export interface SocketServerOptions<Services = unknown> {
   readonly connectionsMaxIdleMs?: number;
   /** `tkafka.request.log`: one line per request on stderr. */
   readonly requestLog?: boolean;
+  /** Called with the connection id when a connection closes (to drop its parked requests). */
+  readonly onConnectionClose?: (connectionId: string) => void;
   /** Called for every request once it is answered (or closed the connection). */
   readonly onRequest?: (entry: RequestLogEntry) => void;
   readonly logger?: Logger;
@@ -163,8 +165,9 @@ export class SocketServer<Services = unknown> {
     const local = `${socket.localAddress ?? ''}:${socket.localPort ?? 0}`;
     const remote = `${socket.remoteAddress ?? ''}:${socket.remotePort ?? 0}`;
     const maxRequestBytes = this.opts.socketRequestMaxBytes ?? DEFAULT_SOCKET_REQUEST_MAX_BYTES;
+    const id = `${local}-${remote}-${this.nextConnectionIndex++}`;
     const conn = new Connection(socket, {
-      id: `${local}-${remote}-${this.nextConnectionIndex++}`,
+      id,
       listenerName,
       isControllerListener: isController,
       dispatcher: this.dispatcher,
@@ -174,7 +177,10 @@ export class SocketServer<Services = unknown> {
       maxQueuedBytes: this.opts.maxQueuedBytes ?? 1 << 20,
       logger: this.logger,
       onRequest: this.onRequest,
-      onClose: (c) => this.connections.delete(c),
+      onClose: (c) => {
+        this.connections.delete(c);
+        this.opts.onConnectionClose?.(id);
+      },
     });
     this.connections.add(conn);
   }

@@ -1,0 +1,125 @@
+// Produce (API 0), v3-11 (Kafka 4 removed v0-2 with KIP-896: every version served here carries
+// magic v2 batches, stored as received). KafkaApis.handleProduceRequest + ReplicaManager.appendRecords:
+// unknown partitions and malformed record sets are answered per partition, the rest is appended
+// concurrently; acks=0 gets no response, and a failed acks=0 request closes the connection
+// (Kafka's way of telling a fire-and-forget producer to refresh its metadata).
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type {
+  ProduceRequest, ProduceResponse, ProduceResponseNodeEndpoint, ProduceResponsePartitionProduceResponse, ProduceResponseTopicProduceResponse,
+} from '../../protocol/generated/protocol/Produce.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { BrokerServices } from '../services.js';
+import type { ReplicaManager } from '../replication/replica-manager.js';
+import { checkProduceRecords, isTransactionalRecords } from '../replication/record-validator.js';
+import type { AppendResult } from '../replication/types.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import { genericErrorResponse } from './error-responses.js';
+
+export const PRODUCE_MIN_VERSION = 3;
+export const PRODUCE_MAX_VERSION = 11;
+/** AdminUtils.ADMIN_CLIENT_ID: the only client allowed to write internal topics */
+export const ADMIN_CLIENT_ID = '__admin_client';
+
+/** Thrown for a failed acks=0 request: the dispatcher then closes the connection, as Kafka does. */
+export class CloseConnectionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CloseConnectionError';
+  }
+}
+
+interface PartitionInput {
+  topic: string;
+  index: number;
+  records: Buffer | null;
+}
+
+const failure = (errorCode: number): AppendResult =>
+  ({ errorCode, errorMessage: null, baseOffset: -1, logAppendTime: -1, logStartOffset: -1, recordErrors: [] });
+
+function partitionResponse(v: number, index: number, r: AppendResult): Input<ProduceResponsePartitionProduceResponse> {
+  const out: Input<ProduceResponsePartitionProduceResponse> = {
+    index,
+    errorCode: r.errorCode,
+    baseOffset: BigInt(r.baseOffset),
+    logAppendTimeMs: BigInt(r.logAppendTime),
+    logStartOffset: BigInt(r.logStartOffset),
+  };
+  if (v >= 8) {
+    out.recordErrors = r.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message }));
+    out.errorMessage = r.errorMessage;
+  }
+  if (v >= 10 && r.errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER && r.leader) {
+    out.currentLeader = { leaderId: r.leader.leaderId, leaderEpoch: r.leader.leaderEpoch };
+  }
+  return out;
+}
+
+async function handleProduce(ctx: RequestContext, req: ProduceRequest, services: BrokerServices): Promise<Input<ProduceResponse> | null> {
+  const rm = services.replicas as ReplicaManager;
+  const v = ctx.apiVersion;
+  const acks = req.acks;
+  // one entry per partition (a repeated partition: the last one counts, as in Kafka's map)
+  const byKey = new Map<string, PartitionInput>();
+  const topicOrder: string[] = [];
+  for (const t of req.topicData) {
+    if (!topicOrder.includes(t.name)) topicOrder.push(t.name);
+    for (const p of t.partitionData) byKey.set(`${t.name}\u0000${p.index}`, { topic: t.name, index: p.index, records: p.records as Buffer | null });
+  }
+  const inputs = [...byKey.values()];
+
+  // transactional data needs a transactional id (Kafka authorizes WRITE on it)
+  if (req.transactionalId === null && inputs.some((p) => isTransactionalRecords(p.records))) {
+    if (acks === 0) throw new CloseConnectionError('transactional records without a transactional id in an acks=0 produce request');
+    return genericErrorResponse(ctx, req, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) as Input<ProduceResponse>;
+  }
+
+  const internalTopicsAllowed = ctx.clientId === ADMIN_CLIENT_ID;
+  const results = await Promise.all(inputs.map(async (p): Promise<AppendResult> => {
+    if (!rm.contains(p.topic, p.index)) return failure(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    const invalid = checkProduceRecords(v, p.records);
+    if (invalid) return failure(invalid.errorCode);
+    return rm.appendRecords(p.topic, p.index, p.records!, {
+      acks, timeoutMs: req.timeoutMs, transactionalId: req.transactionalId, internalTopicsAllowed, connectionId: ctx.connectionId,
+    });
+  }));
+
+  if (acks === 0) {
+    const bad = results.findIndex((r) => r.errorCode !== ErrorCode.NONE);
+    if (bad >= 0) {
+      const p = inputs[bad]!;
+      throw new CloseConnectionError(`Closing connection due to error during produce request with acks=0: ${p.topic}-${p.index} failed with error code ${results[bad]!.errorCode}`);
+    }
+    return null;
+  }
+
+  const byTopic = new Map<string, Input<ProduceResponseTopicProduceResponse>>(topicOrder.map((name) => [name, { name, partitionResponses: [] }]));
+  const endpoints = new Map<number, Input<ProduceResponseNodeEndpoint>>();
+  inputs.forEach((p, i) => {
+    const r = results[i]!;
+    let res = r;
+    if (v >= 10 && r.errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER) {
+      const leader = rm.leaderHint(p.topic, p.index, ctx.listenerName);
+      if (leader) res = { ...r, leader };
+    }
+    if (v >= 10 && res.leader?.endpoint) endpoints.set(res.leader.endpoint.nodeId, { ...res.leader.endpoint });
+    byTopic.get(p.topic)!.partitionResponses!.push(partitionResponse(v, p.index, res));
+  });
+  const body: Input<ProduceResponse> = { responses: [...byTopic.values()], throttleTimeMs: 0 };
+  if (v >= 10) body.nodeEndpoints = [...endpoints.values()];
+  return body;
+}
+
+export const handler: ApiHandler<BrokerServices> = {
+  apiKey: ApiKey.Produce,
+  minVersion: PRODUCE_MIN_VERSION,
+  maxVersion: PRODUCE_MAX_VERSION,
+  listeners: ['broker'],
+  handle: handleProduce,
+  errorResponse(ctx, request, errorCode) {
+    // acks=0: no response can carry the error, so the connection is closed instead
+    if ((request as ProduceRequest | undefined)?.acks === 0) throw new CloseConnectionError('failed acks=0 produce request');
+    return genericErrorResponse(ctx, request, errorCode);
+  },
+};

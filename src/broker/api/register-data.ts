@@ -1,0 +1,15 @@
+// Registers the data-plane handlers: Produce, Fetch, ListOffsets, OffsetForLeaderEpoch,
+// DeleteRecords. They all use `services.replicas` (a ReplicaManager).
+import type { HandlerRegistry } from './registry.js';
+import { handler as produce } from './produce.js';
+import { handler as fetch } from './fetch.js';
+import { handler as listOffsets } from './list-offsets.js';
+import { handler as offsetForLeaderEpoch } from './offset-for-leader-epoch.js';
+import { handler as deleteRecords } from './delete-records.js';
+
+export const DATA_HANDLERS = [produce, fetch, listOffsets, offsetForLeaderEpoch, deleteRecords] as const;
+
+export function registerDataHandlers(registry: HandlerRegistry): HandlerRegistry {
+  for (const h of DATA_HANDLERS) registry.register(h);
+  return registry;
+}

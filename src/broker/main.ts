@@ -1,0 +1,57 @@
+// `tkafka server start [server.properties] [--override k=v ...]`: load the configuration, start
+// the node, and shut it down cleanly on SIGTERM/SIGINT.
+import type { ToolIO } from '../cli.js';
+import { loadServerConfig, ConfigError } from './config/load.js';
+import { BrokerServer } from './server.js';
+
+export interface StartOptions {
+  file: string | undefined;
+  overrides: string[];
+  io: ToolIO;
+}
+
+const ts = () => new Date().toISOString().replace('T', ' ').replace('Z', '');
+
+export async function startServer(opts: StartOptions): Promise<number> {
+  const { io } = opts;
+  const log = (level: string, msg: string) => io.stderr.write(`[${ts()}] ${level} ${msg}\n`);
+  let loaded;
+  try {
+    loaded = loadServerConfig({ file: opts.file, overrides: opts.overrides });
+  } catch (e) {
+    if (e instanceof ConfigError || (e as NodeJS.ErrnoException).code === 'ENOENT') {
+      log('ERROR', `Exiting Kafka due to fatal exception: ${(e as Error).message}`);
+      return 1;
+    }
+    throw e;
+  }
+  for (const w of loaded.warnings) log('WARN', w);
+
+  let server: BrokerServer;
+  try {
+    server = await BrokerServer.start(loaded.config, { log });
+  } catch (e) {
+    log('ERROR', `Fatal error during startup: ${(e as Error).message}`);
+    if (process.env.TKAFKA_DEBUG) io.stderr.write(`${(e as Error).stack}\n`);
+    return 1;
+  }
+  log('INFO', `[KafkaRaftServer nodeId=${loaded.config.nodeId}] Kafka Server started (cluster id ${server.clusterId}, listening on ${server.describeListeners()})`);
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log('INFO', `Terminating process due to signal ${signal}`);
+      server
+        .shutdown()
+        .then(() => resolve(0))
+        .catch((e) => {
+          log('ERROR', `error during shutdown: ${(e as Error).stack}`);
+          resolve(1);
+        });
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+}

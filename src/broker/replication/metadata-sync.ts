@@ -1,0 +1,40 @@
+// Following the metadata image (Kafka's ReplicaManager.applyDelta, leader side): lead the partitions
+// whose leader is this broker, stop leading the others, drop the partitions of deleted topics.
+// Replication to followers comes later: a partition led elsewhere is simply not hosted here yet.
+
+import type { MetadataImage, PartitionImage } from '../metadata/image.js';
+import type { ReplicaManager } from './replica-manager.js';
+import type { TopicOverrides } from './topic-config.js';
+
+/**
+ * Applies one partition's state: becomes (or stays) its leader when the image names this broker,
+ * otherwise releases it (data kept) if it was led here.
+ */
+export async function applyPartitionImage(rm: ReplicaManager, topic: string, topicId: string, pi: PartitionImage, overrides?: TopicOverrides): Promise<void> {
+  if (pi.leader === rm.nodeId) {
+    await rm.ensurePartition(topic, topicId, pi.partitionId, pi.leaderEpoch, overrides, { replicas: pi.replicas, isr: pi.isr });
+  } else if (rm.partition(topic, pi.partitionId) !== undefined) {
+    await rm.deletePartitions([{ topic, partition: pi.partitionId }], { deleteData: false });
+  }
+}
+
+/**
+ * Reconciles the led partitions with a whole image (startup, or after a snapshot): partitions of
+ * topics that no longer exist (or exist under a new id) are deleted with their data; the rest
+ * follow applyPartitionImage. Topic configs come from the image.
+ */
+export async function syncWithImage(rm: ReplicaManager, image: MetadataImage): Promise<void> {
+  const gone: Array<{ topic: string; partition: number }> = [];
+  const released: Array<{ topic: string; partition: number }> = [];
+  for (const p of rm.allPartitions()) {
+    const t = image.topicById(p.topicId);
+    if (!t) gone.push({ topic: p.topic, partition: p.index });
+    else if (!t.partitions.has(p.index)) released.push({ topic: p.topic, partition: p.index });
+  }
+  await rm.deletePartitions(gone, { deleteData: true });
+  await rm.deletePartitions(released, { deleteData: false });
+  for (const t of image.topicsById.values()) {
+    const overrides = image.topicConfigs(t.name);
+    for (const pi of t.partitions.values()) await applyPartitionImage(rm, t.name, t.id, pi, overrides);
+  }
+}

@@ -1,0 +1,499 @@
+// The partition data plane (Kafka's ReplicaManager, leader side): the partitions this broker leads,
+// appends with LogValidator's checks, reads for Fetch with Kafka's size limits, long polling through
+// the fetch purgatory, acks=all through the produce purgatory, and the offset queries.
+//
+// The server creates one ReplicaManager over a LogStore (the LogManager), tells it which partitions
+// it leads from the metadata image (ensurePartition / deletePartitions, or syncWithImage), and hands
+// it to the handlers as `services.replicas`.
+
+import { ErrorCode } from '../../protocol/errors.js';
+import { SerialQueue } from '../log/serial-queue.js';
+import { InconsistentTopicIdError, LogError } from '../log/log-errors.js';
+import type { PartitionLog } from '../log/partition-log.js';
+import type { DynamicBrokerConfigs } from '../config/topic-configs.js';
+import type { MetadataImage } from '../metadata/image.js';
+import { DelayedFetch, DelayedProduce, type FetchPartitionStatus } from './delayed-ops.js';
+import { FetchSessionCache } from './fetch-sessions.js';
+import { type LogManagerLike, type LogStore, logStoreOf } from './log-store.js';
+import * as offsets from './offsets.js';
+import { Partition, type PartitionState } from './partition.js';
+import { DelayedOperationPurgatory } from './purgatory.js';
+import { AppendError, type ValidatedBatch, validateRecordsForAppend } from './record-validator.js';
+import { resolveTopicConfig, type TopicConfig, type TopicOverrides } from './topic-config.js';
+import {
+  type AppendOptions, type AppendResult, type BrokerConfigLike, EMPTY_RECORDS, type EnsurePartitionOptions, errorFetchResult, type FetchParams,
+  type FetchPartitionRequest, type FetchPartitionResult, isFromFollower, type LeaderHint, type PartitionLookup, type ProducerBatch,
+  type ProducerStateHook, READ_COMMITTED, recordsSize, type ReplicaLogger,
+} from './types.js';
+
+export type * from './types.js';
+
+export { AppendError } from './record-validator.js';
+
+const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state']);
+const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+export interface ReplicaManagerOptions {
+  nodeId: number;
+  /** where logs come from: a LogStore, or the broker's LogManager (adapted with logStoreOf) */
+  logs?: LogStore;
+  logManager?: LogManagerLike;
+  /** broker configuration: topic defaults through synonyms, fetch.max.bytes, session cache slots */
+  config?: BrokerConfigLike;
+  /** the current metadata image: tells NOT_LEADER_OR_FOLLOWER from UNKNOWN_TOPIC_OR_PARTITION, topic ids, leader hints */
+  metadata?: () => MetadataImage | undefined;
+  clock?: () => number;
+  logger?: ReplicaLogger;
+  producerState?: ProducerStateHook;
+  /** parked delayed operations per purgatory (default 100000) */
+  maxParkedOperations?: number;
+}
+
+export const isValidAcks = (acks: number): boolean => acks === -1 || acks === 0 || acks === 1;
+
+const failed = (errorCode: number, detail?: string, leader?: LeaderHint): AppendResult =>
+  ({ errorCode, errorMessage: null, baseOffset: -1, logAppendTime: -1, logStartOffset: -1, recordErrors: [], leader, detail });
+
+export class ReplicaManager {
+  readonly nodeId: number;
+  readonly fetchPurgatory: DelayedOperationPurgatory<DelayedFetch>;
+  readonly producePurgatory: DelayedOperationPurgatory<DelayedProduce>;
+  readonly fetchSessions: FetchSessionCache;
+  /** fetch.max.bytes: the cap on a fetch response's records */
+  readonly fetchMaxBytes: number;
+  private readonly partitions = new Map<string, Partition>();
+  private readonly topicIds = new Map<string, string>();
+  private readonly topicNames = new Map<string, string>();
+  /** led partitions per topic, to drop the topic's id mappings with its last partition */
+  private readonly ledPerTopic = new Map<string, number>();
+  private readonly lifecycle = new Map<string, SerialQueue>();
+  private readonly appendQueues = new WeakMap<Partition, SerialQueue>();
+  private readonly clock: () => number;
+  private readonly logger: ReplicaLogger;
+  private readonly logs: LogStore;
+  /** the broker's LogManager when built over one (DescribeLogDirs lists all of its logs) */
+  readonly logManager: LogManagerLike | undefined;
+  private closed = false;
+
+  constructor(private readonly opts: ReplicaManagerOptions) {
+    this.nodeId = opts.nodeId;
+    if (opts.logs) this.logs = opts.logs;
+    else if (opts.logManager) this.logs = logStoreOf(opts.logManager);
+    else throw new Error('ReplicaManager needs `logs` or `logManager`');
+    this.logManager = opts.logManager;
+    this.clock = opts.clock ?? Date.now;
+    this.logger = opts.logger ?? { info: () => undefined, warn: () => undefined };
+    const limit = { maxOperations: opts.maxParkedOperations };
+    this.fetchPurgatory = new DelayedOperationPurgatory('Fetch', limit);
+    this.producePurgatory = new DelayedOperationPurgatory('Produce', limit);
+    const int = (name: string, dflt: number): number => opts.config?.getInt?.(name) ?? dflt;
+    this.fetchMaxBytes = int('fetch.max.bytes', 57671680);
+    this.fetchSessions = new FetchSessionCache({ maxEntries: int('max.incremental.fetch.session.cache.slots', 1000), clock: this.clock });
+  }
+
+  // ---- partitions ----
+
+  private static key(topic: string, partition: number): string {
+    return `${topic}-${partition}`;
+  }
+
+  /** The led partition, if any. */
+  partition(topic: string, partition: number): Partition | undefined {
+    return this.partitions.get(ReplicaManager.key(topic, partition));
+  }
+
+  allPartitions(): IterableIterator<Partition> {
+    return this.partitions.values();
+  }
+
+  /** Logs of the led partitions. */
+  allLogs(): PartitionLog[] {
+    return [...this.partitions.values()].map((p) => p.log);
+  }
+
+  /** Topic configuration as this broker resolves it (topic overrides over broker defaults). */
+  resolveConfig(overrides: TopicOverrides = {}): TopicConfig {
+    const image = this.opts.metadata?.();
+    const dynamic: DynamicBrokerConfigs = image ? { perBroker: image.brokerConfigs(this.nodeId), clusterDefault: image.brokerConfigs() } : {};
+    return resolveTopicConfig(overrides, this.opts.config ?? { originals: new Map() }, dynamic,
+      (e) => this.logger.warn(`ignoring invalid topic configuration: ${e.message}`));
+  }
+
+  private serialize<T>(key: string, task: () => Promise<T>): Promise<T> {
+    let q = this.lifecycle.get(key);
+    if (!q) this.lifecycle.set(key, (q = new SerialQueue()));
+    const queue = q;
+    return queue.run(task).finally(() => {
+      if (queue.size === 0 && this.lifecycle.get(key) === queue) this.lifecycle.delete(key);
+    });
+  }
+
+  /**
+   * Makes this broker the leader of a partition (Kafka's makeLeader): opens or creates its log,
+   * records the leader epoch's start offset in the epoch cache, applies the topic configuration
+   * (the topic's overrides; default: the metadata image's), and raises the high watermark to what
+   * the ISR has. Idempotent; a new epoch or config updates the existing partition. A different topic
+   * id (the topic was recreated) replaces the old log.
+   */
+  ensurePartition(topic: string, topicId: string, partition: number, leaderEpoch: number, topicConfig?: TopicOverrides,
+    opts: EnsurePartitionOptions = {}): Promise<Partition> {
+    const key = ReplicaManager.key(topic, partition);
+    return this.serialize(key, async () => {
+      if (this.closed) throw new Error('replica manager is shut down');
+      const replicas = opts.replicas ?? [this.nodeId];
+      const state: PartitionState = { leaderEpoch, replicas, isr: opts.isr ?? replicas };
+      const config = this.resolveConfig(topicConfig ?? this.opts.metadata?.()?.topicConfigs(topic) ?? {});
+      let p = this.partitions.get(key);
+      if (p && p.topicId !== topicId) {
+        await this.removePartition(p, true);
+        p = undefined;
+      }
+      if (p) {
+        const existing = p;
+        existing.config = config;
+        existing.log.updateConfig(config.log);
+        if (existing.updateState(state)) await existing.log.queue.run(() => existing.log.epochCache.assign(leaderEpoch, existing.log.logEndOffset));
+      } else {
+        const log = await this.openLog(topic, partition, topicId, config);
+        const created = new Partition(topic, partition, topicId, log, this.nodeId, state, config);
+        await log.queue.run(() => log.epochCache.assign(leaderEpoch, log.logEndOffset));
+        this.partitions.set(key, created);
+        this.ledPerTopic.set(topic, (this.ledPerTopic.get(topic) ?? 0) + 1);
+        this.topicIds.set(topic, topicId);
+        this.topicNames.set(topicId, topic);
+        this.logger.info(`Leader ${key} with topic id ${topicId} starts at leader epoch ${leaderEpoch} from offset ${log.logEndOffset} with high watermark ${log.highWatermark}`);
+        p = created;
+      }
+      this.afterHighWatermarkCheck(p);
+      return p;
+    });
+  }
+
+  private async openLog(topic: string, partition: number, topicId: string, config: TopicConfig): Promise<PartitionLog> {
+    const spec = { topic, partition, topicId, config: config.log };
+    let log: PartitionLog;
+    try {
+      log = await this.logs.getOrCreateLog(spec);
+    } catch (e) {
+      if (!(e instanceof InconsistentTopicIdError)) throw e;
+      // a log of an earlier incarnation of the topic (deleted and recreated while we were away)
+      this.logger.warn(`Deleting the log of ${topic}-${partition}: ${e.message}`);
+      await this.logs.deleteLog(topic, partition);
+      log = await this.logs.getOrCreateLog(spec);
+    }
+    log.updateConfig(config.log);
+    return log;
+  }
+
+  /** Applies a topic configuration change (AlterConfigs) to the partitions of a topic. */
+  updateTopicConfig(topic: string, topicConfig: TopicOverrides): void {
+    const config = this.resolveConfig(topicConfig);
+    for (const p of this.partitions.values()) {
+      if (p.topic !== topic) continue;
+      p.config = config;
+      p.log.updateConfig(config.log);
+    }
+  }
+
+  /**
+   * Stops leading partitions: waiting operations on them complete (fetches re-read and see the
+   * partition gone, acks=all produces fail), then the log is deleted (topic deletion, the default)
+   * or closed with its data kept (leadership moved).
+   */
+  deletePartitions(topic: string, partitions: readonly number[], opts?: { deleteData?: boolean }): Promise<void>;
+  deletePartitions(list: ReadonlyArray<{ topic: string; partition: number }>, opts?: { deleteData?: boolean }): Promise<void>;
+  async deletePartitions(a: string | ReadonlyArray<{ topic: string; partition: number }>, b?: readonly number[] | { deleteData?: boolean },
+    c?: { deleteData?: boolean }): Promise<void> {
+    const list = typeof a === 'string' ? (b as readonly number[]).map((partition) => ({ topic: a, partition })) : a;
+    const opts = (typeof a === 'string' ? c : (b as { deleteData?: boolean } | undefined)) ?? {};
+    for (const { topic, partition } of list) {
+      const key = ReplicaManager.key(topic, partition);
+      await this.serialize(key, async () => {
+        const p = this.partitions.get(key);
+        if (p) await this.removePartition(p, opts.deleteData ?? true);
+      });
+    }
+  }
+
+  private async removePartition(p: Partition, deleteData: boolean): Promise<void> {
+    this.partitions.delete(p.key);
+    p.closed = true;
+    const left = (this.ledPerTopic.get(p.topic) ?? 1) - 1;
+    if (left > 0) this.ledPerTopic.set(p.topic, left);
+    else {
+      this.ledPerTopic.delete(p.topic);
+      this.topicIds.delete(p.topic);
+      this.topicNames.delete(p.topicId);
+    }
+    this.fetchPurgatory.checkAndComplete(p.key);
+    this.producePurgatory.checkAndComplete(p.key);
+    if (deleteData) await this.logs.deleteLog(p.topic, p.index);
+    else await this.logs.releaseLog(p.topic, p.index);
+  }
+
+  /** Completes waiting operations and closes every log (data kept). */
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    this.fetchPurgatory.completeAll();
+    this.producePurgatory.completeAll();
+    for (const p of [...this.partitions.values()]) await this.removePartition(p, false);
+  }
+
+  /** Cancels the delayed operations of a closed connection. The network layer calls this. */
+  cancelConnection(connectionId: string): void {
+    this.fetchPurgatory.cancelConnection(connectionId);
+    this.producePurgatory.cancelConnection(connectionId);
+  }
+
+  // ---- metadata lookups ----
+
+  /** Whether the partition exists in the cluster (Kafka's metadataCache.contains). */
+  contains(topic: string, partition: number): boolean {
+    const image = this.opts.metadata?.();
+    if (image) return image.partition(topic, partition) !== undefined;
+    return this.partition(topic, partition) !== undefined;
+  }
+
+  topicNameById(topicId: string): string | undefined {
+    return this.opts.metadata?.()?.topicById(topicId)?.name ?? this.topicNames.get(topicId);
+  }
+
+  topicIdByName(topic: string): string | undefined {
+    return this.opts.metadata?.()?.topic(topic)?.id ?? this.topicIds.get(topic);
+  }
+
+  /** Leader and epoch of a partition per metadata, with its endpoint on a listener (KIP-951). */
+  leaderHint(topic: string, partition: number, listenerName?: string): LeaderHint | undefined {
+    const image = this.opts.metadata?.();
+    const pi = image?.partition(topic, partition);
+    if (!image || !pi) return undefined;
+    const hint: LeaderHint = { leaderId: pi.leader, leaderEpoch: pi.leaderEpoch };
+    const ep = listenerName !== undefined && pi.leader >= 0 ? image.endpoint(pi.leader, listenerName) : undefined;
+    if (ep) hint.endpoint = { nodeId: pi.leader, host: ep.host, port: ep.port, rack: image.broker(pi.leader)?.rack ?? null };
+    return hint;
+  }
+
+  /** The led partition, or NOT_LEADER_OR_FOLLOWER (known elsewhere) / UNKNOWN_TOPIC_OR_PARTITION. */
+  lookup(topic: string, partition: number): PartitionLookup<Partition> {
+    const p = this.partition(topic, partition);
+    if (p) return { ok: true, partition: p };
+    if (this.contains(topic, partition)) return { ok: false, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
+    return { ok: false, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+  }
+
+  private readonly resolvePartition = (topic: string, partition: number): Partition | undefined => this.partition(topic, partition);
+
+  // ---- append ----
+
+  /**
+   * Appends one partition's records of a produce request as the leader (ReplicaManager.appendRecords
+   * for one partition): validation, the producer-state hook, the log append, the high watermark,
+   * waking waiting fetches, and for acks=-1 waiting until the ISR has the batch.
+   */
+  async appendRecords(topic: string, partition: number, records: Buffer, o: AppendOptions): Promise<AppendResult> {
+    const origin = o.origin ?? 'client';
+    if (!isValidAcks(o.acks)) return failed(ErrorCode.INVALID_REQUIRED_ACKS);
+    if (origin === 'client' && !o.internalTopicsAllowed && INTERNAL_TOPICS.has(topic)) {
+      return failed(ErrorCode.INVALID_TOPIC_EXCEPTION, `Cannot append to internal topic ${topic}`);
+    }
+    const found = this.lookup(topic, partition);
+    if (!found.ok) return failed(found.errorCode);
+    const p = found.partition;
+    if (o.acks === -1 && p.isr.length < p.effectiveMinIsr) {
+      return failed(ErrorCode.NOT_ENOUGH_REPLICAS, `The size of the current ISR ${p.isr.length} is insufficient to satisfy the min.isr requirement of ${p.effectiveMinIsr} for partition ${p.key}`);
+    }
+    let batch: ValidatedBatch | null;
+    try {
+      batch = await validateRecordsForAppend(records, p.key, p.config.policy, this.clock(), origin);
+    } catch (e) {
+      return this.appendFailure(p, e);
+    }
+    if (batch === null) return { errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: -1, logAppendTime: -1, logStartOffset: p.logStartOffset, recordErrors: [] };
+    if (p.closed) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    const pb: ProducerBatch = { partition: p, batch, transactionalId: o.transactionalId ?? null, origin };
+    let result: AppendResult;
+    try {
+      result = await this.appendQueue(p).run(() => this.appendLocked(p, pb));
+    } catch (e) {
+      return this.appendFailure(p, e);
+    }
+    if (result.errorCode !== ErrorCode.NONE || result.baseOffset < 0) return result;
+    this.afterHighWatermarkCheck(p);
+    const requiredOffset = result.baseOffset + batch.recordCount;
+    if (o.acks !== -1 || p.highWatermark >= requiredOffset) return result;
+    const errorCode = await new Promise<number>((resolve) => {
+      const op = new DelayedProduce(o.timeoutMs, p, requiredOffset, this.resolvePartition, resolve);
+      this.producePurgatory.tryCompleteElseWatch(op, [p.key], o.connectionId);
+    });
+    return errorCode === ErrorCode.NONE ? result : { ...failed(errorCode), logStartOffset: p.logStartOffset };
+  }
+
+  private appendQueue(p: Partition): SerialQueue {
+    let q = this.appendQueues.get(p);
+    if (!q) this.appendQueues.set(p, (q = new SerialQueue()));
+    return q;
+  }
+
+  private async appendLocked(p: Partition, pb: ProducerBatch): Promise<AppendResult> {
+    const hook = this.opts.producerState;
+    if (hook) {
+      const v = await hook.beforeAppend(pb);
+      if (v.kind === 'duplicate') {
+        return { errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: v.baseOffset, logAppendTime: v.logAppendTime, logStartOffset: p.logStartOffset, recordErrors: [] };
+      }
+      if (v.kind === 'error') return { ...failed(v.errorCode, v.message), logStartOffset: p.logStartOffset };
+    }
+    if (p.closed) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    const r = await p.log.appendAsLeader(pb.batch.records, p.leaderEpoch);
+    p.ledger.record(r.baseOffset, r.lastOffset + 1, r.validBytes);
+    if (hook) await hook.afterAppend(pb, r.baseOffset, r.lastOffset, r.logAppendTime >= 0 ? r.logAppendTime : this.clock());
+    return { errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: r.baseOffset, logAppendTime: r.logAppendTime, logStartOffset: r.logStartOffset, recordErrors: [] };
+  }
+
+  /** Kafka's mapping of append exceptions onto the partition response. */
+  private appendFailure(p: Partition, e: unknown): AppendResult {
+    if (e instanceof AppendError) {
+      if (e.recordErrors.length > 0) {
+        return { ...failed(e.errorCode, e.message), errorMessage: e.message, recordErrors: e.recordErrors, logStartOffset: p.logStartOffset };
+      }
+      const knownException = e.errorCode === ErrorCode.CORRUPT_MESSAGE || e.errorCode === ErrorCode.MESSAGE_TOO_LARGE;
+      return { ...failed(e.errorCode, e.message), logStartOffset: knownException ? -1 : p.logStartOffset };
+    }
+    if (e instanceof LogError && e.kafkaError === 'RECORD_LIST_TOO_LARGE') return failed(ErrorCode.RECORD_LIST_TOO_LARGE, e.message);
+    if (p.closed) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER, (e as Error)?.message);
+    this.logger.warn(`Error appending to ${p.key}: ${(e as Error)?.stack ?? String(e)}`);
+    return failed(ErrorCode.KAFKA_STORAGE_ERROR, (e as Error)?.message);
+  }
+
+  /** Raises the HW from the ISR's log end offsets and wakes whoever waits on the partition. */
+  private afterHighWatermarkCheck(p: Partition): void {
+    if (p.maybeIncrementLeaderHW()) this.producePurgatory.checkAndComplete(p.key);
+    // consumers wait for the HW, followers for the log end offset: check either way
+    this.fetchPurgatory.checkAndComplete(p.key);
+  }
+
+  // ---- fetch ----
+
+  /**
+   * Reads the partitions in order within `params.maxBytes` (ReplicaManager.readFromLog): the first
+   * partition with data may exceed the limits by one batch (minOneMessage, KIP-74); once a
+   * partition returned bytes the limits are hard. Record bytes are the log's buffers, uncopied.
+   */
+  async readFromLog(params: FetchParams, reqs: readonly FetchPartitionRequest[]): Promise<FetchPartitionResult[]> {
+    const hardMaxBytesLimit = params.version <= 2;
+    let limit = params.maxBytes;
+    let minOneMessage = !hardMaxBytesLimit;
+    const out: FetchPartitionResult[] = new Array(reqs.length);
+    for (let i = 0; i < reqs.length; i++) {
+      const r = await this.readPartition(params, reqs[i]!, limit, minOneMessage, hardMaxBytesLimit);
+      const size = recordsSize(r);
+      if (size > 0) minOneMessage = false;
+      limit = Math.max(0, limit - size);
+      out[i] = r;
+    }
+    return out;
+  }
+
+  private async readPartition(params: FetchParams, req: FetchPartitionRequest, limitBytes: number, minOneMessage: boolean,
+    hardMaxBytesLimit: boolean): Promise<FetchPartitionResult> {
+    const found = this.lookup(req.topic, req.partition);
+    if (!found.ok) return errorFetchResult(found.errorCode);
+    const p = found.partition;
+    if (req.topicId !== ZERO_UUID && req.topicId !== '' && req.topicId !== p.topicId) return errorFetchResult(ErrorCode.INCONSISTENT_TOPIC_ID);
+    const epochError = p.checkLeaderEpoch(req.currentLeaderEpoch);
+    if (epochError !== ErrorCode.NONE) return errorFetchResult(epochError);
+    const follower = isFromFollower(params);
+    if (follower && !p.replicas.includes(params.replicaId)) return errorFetchResult(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    // offsets as of before the read, so appends during it cannot hold a follower back
+    const hw = p.highWatermark;
+    const lso = p.lastStableOffset;
+    const logStartOffset = p.logStartOffset;
+    const base = {
+      errorCode: ErrorCode.NONE, highWatermark: hw, lastStableOffset: lso, logStartOffset,
+      abortedTransactions: params.isolationLevel === READ_COMMITTED ? [] : null, preferredReadReplica: -1,
+    };
+    if (req.lastFetchedEpoch >= 0) {
+      const e = offsets.lastOffsetForLeaderEpoch(p, -1, req.lastFetchedEpoch);
+      if (e.leaderEpoch < req.lastFetchedEpoch || e.endOffset < req.fetchOffset) {
+        return { ...base, records: EMPTY_RECORDS, divergingEpoch: { epoch: e.leaderEpoch, endOffset: e.endOffset } };
+      }
+    }
+    const maxOffset = follower ? undefined : params.isolationLevel === READ_COMMITTED ? lso : hw;
+    let read;
+    try {
+      read = await p.log.read(req.fetchOffset, Math.min(req.maxBytes, limitBytes), { maxOffset, minOneMessage });
+    } catch (e) {
+      if (p.closed) return errorFetchResult(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+      this.logger.warn(`Error reading ${p.key} at offset ${req.fetchOffset}: ${(e as Error)?.stack ?? String(e)}`);
+      return errorFetchResult(ErrorCode.KAFKA_STORAGE_ERROR);
+    }
+    if (read.error) return errorFetchResult(ErrorCode.OFFSET_OUT_OF_RANGE);
+    if (follower) {
+      p.updateFollowerFetchState(params.replicaId, req.fetchOffset);
+      this.afterHighWatermarkCheck(p);
+    }
+    // fetch v3+: an incomplete first batch is dropped rather than returned partially
+    const records = !hardMaxBytesLimit && read.firstEntryIncomplete ? EMPTY_RECORDS : read.records;
+    return { ...base, records };
+  }
+
+  /**
+   * ReplicaManager.fetchMessages: answers at once when the request does not wait, has enough bytes,
+   * or hit an error; otherwise parks a DelayedFetch until min_bytes accumulate or max_wait passes,
+   * then reads again. `connectionId` lets cancelConnection drop the wait when the client goes away.
+   */
+  async fetchMessages(params: FetchParams, reqs: readonly FetchPartitionRequest[], connectionId?: string): Promise<FetchPartitionResult[]> {
+    const first = await this.readFromLog(params, reqs);
+    let bytes = 0;
+    let answerNow = params.maxWaitMs <= 0 || reqs.length === 0;
+    for (const r of first) {
+      bytes += recordsSize(r);
+      if (r.errorCode !== ErrorCode.NONE || r.divergingEpoch !== undefined || r.preferredReadReplica >= 0) answerNow = true;
+    }
+    if (answerNow || bytes >= params.minBytes) return first;
+    const statuses: FetchPartitionStatus[] = [];
+    for (const request of reqs) {
+      const partition = this.partition(request.topic, request.partition);
+      if (!partition) return this.readFromLog(params, reqs);
+      statuses.push({ request, partition });
+    }
+    return new Promise<FetchPartitionResult[]>((resolve, reject) => {
+      const op = new DelayedFetch(params, statuses, this.resolvePartition,
+        () => { this.readFromLog(params, reqs).then(resolve, reject); },
+        () => resolve(first));
+      this.fetchPurgatory.tryCompleteElseWatch(op, statuses.map((s) => s.partition.key), connectionId);
+    });
+  }
+
+  // ---- offsets ----
+
+  async listOffset(topic: string, partition: number, q: offsets.ListOffsetQuery): Promise<offsets.ListOffsetResult> {
+    if (offsets.isListOffsetsTimestampUnsupported(q.timestamp, q.version)) return { errorCode: ErrorCode.UNSUPPORTED_VERSION, timestamp: -1, offset: -1, leaderEpoch: -1 };
+    const found = this.lookup(topic, partition);
+    if (!found.ok) return { errorCode: found.errorCode, timestamp: -1, offset: -1, leaderEpoch: -1 };
+    return offsets.listOffset(found.partition, q);
+  }
+
+  /** ListOffsets v0: the old offsets array. */
+  async legacyListOffsets(topic: string, partition: number, timestamp: number, maxNumOffsets: number, replicaId: number): Promise<{ errorCode: number; offsets: number[] }> {
+    const found = this.lookup(topic, partition);
+    if (!found.ok) return { errorCode: found.errorCode, offsets: [] };
+    try {
+      return { errorCode: ErrorCode.NONE, offsets: await offsets.legacyOffsetsBefore(found.partition, timestamp, maxNumOffsets, this.clock(), replicaId === -1) };
+    } catch {
+      return { errorCode: found.partition.closed ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.KAFKA_STORAGE_ERROR, offsets: [] };
+    }
+  }
+
+  lastOffsetForLeaderEpoch(topic: string, partition: number, currentLeaderEpoch: number, leaderEpoch: number): offsets.EpochEndOffsetResult {
+    const found = this.lookup(topic, partition);
+    if (!found.ok) return { errorCode: found.errorCode, leaderEpoch: -1, endOffset: -1 };
+    return offsets.lastOffsetForLeaderEpoch(found.partition, currentLeaderEpoch, leaderEpoch);
+  }
+
+  async deleteRecords(topic: string, partition: number, offset: number): Promise<offsets.DeleteRecordsResult> {
+    const found = this.lookup(topic, partition);
+    if (!found.ok) return { errorCode: found.errorCode, lowWatermark: -1 };
+    return offsets.deleteRecordsOnLeader(found.partition, offset);
+  }
+}

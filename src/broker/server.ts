@@ -1,0 +1,145 @@
+// One tkafka node: storage check → KRaft controller (metadata log) → partition logs → handlers →
+// listeners. Metadata changes flow one way: the controller publishes, the broker side reacts.
+import { ensureFormatted } from './storage/meta-properties.js';
+import type { ServerConfig } from './config/load.js';
+import { effectiveTopicConfig } from './config/topic-configs.js';
+import { QuorumController } from './controller/index.js';
+import type { MetadataPublisher, MetadataUpdate } from './metadata/events.js';
+import { ConfigResourceType, type MetadataImage } from './metadata/image.js';
+import { LogManager } from './log/log-manager.js';
+import { logConfigFromProps, type LogConfig } from './log/log-config.js';
+import { HandlerRegistry } from './api/registry.js';
+import { createApiVersionsHandler } from './api/api-versions.js';
+import { SocketServer } from './network/socket-server.js';
+import { ReplicaManager } from './replication/replica-manager.js';
+import { applyPartitionImage } from './replication/metadata-sync.js';
+import { registerDataHandlers } from './api/register-data.js';
+import { registerAdminHandlers } from './api/register-all.js';
+import { adminConfigSchema, adminConfigValidator } from './api/admin-support.js';
+import type { BrokerServices } from './services.js';
+
+export interface ServerLogger {
+  log(level: string, msg: string): void;
+}
+
+export class BrokerServer {
+  private constructor(
+    readonly config: ServerConfig,
+    readonly clusterId: string,
+    readonly controller: QuorumController,
+    readonly logManager: LogManager,
+    readonly replicas: ReplicaManager,
+    readonly socketServer: SocketServer<BrokerServices>,
+    private readonly logger: ServerLogger,
+  ) {}
+
+  static async start(config: ServerConfig, logger: ServerLogger): Promise<BrokerServer> {
+    const storage = await ensureFormatted(config);
+    if (storage.formatted) logger.log('INFO', `Formatted storage with cluster id ${storage.clusterId}`);
+    const clusterId = storage.clusterId;
+    const nodeId = config.nodeId;
+    const advertised = config.effectiveAdvertisedBrokerListeners.map((e) => ({
+      name: e.listenerName,
+      host: e.host ?? '127.0.0.1',
+      port: e.port,
+      securityProtocol: e.securityProtocol,
+    }));
+    const controllerEps = config.effectiveAdvertisedControllerListeners.map((e) => ({
+      name: e.listenerName,
+      host: e.host ?? '127.0.0.1',
+      port: e.port,
+      securityProtocol: e.securityProtocol,
+    }));
+    const controller = await QuorumController.open({
+      metadataLogDir: config.metadataLogDir,
+      nodeId,
+      clusterId,
+      directoryId: storage.directoryIds.get(config.metadataLogDir),
+      brokerListeners: advertised,
+      controllerListeners: controllerEps,
+      logDirIds: config.logDirs.map((d) => storage.directoryIds.get(d)).filter((x): x is string => !!x),
+      defaultNumPartitions: config.getInt('num.partitions'),
+      defaultReplicationFactor: config.getInt('default.replication.factor'),
+      configValidator: adminConfigValidator(config),
+      configSchema: adminConfigSchema,
+      logger: { info: (m: string) => logger.log('INFO', m), warn: (m: string) => logger.log('WARN', m), error: (m: string) => logger.log('ERROR', m), debug: () => {} } as never,
+    });
+
+    const topicLogConfig = (image: MetadataImage, topic: string): LogConfig => {
+      const overrides = image.configs.get(`${ConfigResourceType.Topic}:${topic}`) ?? new Map<string, string>();
+      const eff = effectiveTopicConfig(config, Object.fromEntries(overrides));
+      const props: Record<string, string> = {};
+      for (const [k, e] of eff) if (e.value !== null) props[k] = e.value;
+      return logConfigFromProps(props);
+    };
+    const logManager = new LogManager({
+      logDirs: config.logDirs,
+      defaultConfig: topicLogConfig(controller.image, ''),
+      topicConfig: (topic) => topicLogConfig(controller.image, topic),
+      retentionCheckIntervalMs: Number(config.getLong('log.retention.check.interval.ms')),
+      cleanerEnabled: config.getBoolean('log.cleaner.enable'),
+      excludeTopics: ['__cluster_metadata'],
+    });
+    await logManager.startup();
+    const replicas = new ReplicaManager({ logManager, config, nodeId, metadata: () => controller.image });
+
+    // The broker side follows the metadata: partitions appear and disappear as records commit.
+    const publisher: MetadataPublisher = {
+      name: 'broker-partitions',
+      onMetadataUpdate: async (u: MetadataUpdate) => {
+        for (const ev of u.events) {
+          if (ev.type === 'partitionsCreated') {
+            for (const p of ev.partitions) await applyPartitionImage(replicas, ev.topic.name, ev.topic.id, p, u.image.topicConfigs(ev.topic.name));
+          } else if (ev.type === 'partitionsChanged') {
+            for (const { current } of ev.partitions) await applyPartitionImage(replicas, ev.topic.name, ev.topic.id, current, u.image.topicConfigs(ev.topic.name));
+          } else if (ev.type === 'topicDeleted') {
+            await replicas.deletePartitions(ev.topic.name, [...ev.topic.partitions.keys()]);
+          } else if (ev.type === 'configChanged' && ev.resourceType === ConfigResourceType.Topic) {
+            logManager.updateTopicConfig(ev.resourceName, topicLogConfig(u.image, ev.resourceName));
+            replicas.updateTopicConfig(ev.resourceName, u.image.topicConfigs(ev.resourceName));
+          }
+        }
+      },
+    };
+    await controller.addPublisher(publisher);
+
+    const services: BrokerServices = {
+      config,
+      nodeId,
+      clusterId,
+      endpoints: advertised.map((e) => ({ listenerName: e.name, host: e.host, port: e.port, securityProtocol: String(e.securityProtocol) })),
+      controller,
+      replicas,
+      extra: new Map(),
+    };
+    const registry = new HandlerRegistry();
+    registry.register(createApiVersionsHandler(registry));
+    registerDataHandlers(registry);
+    registerAdminHandlers(registry);
+    const socketServer = new SocketServer<BrokerServices>({
+      listeners: config.listeners.map((e) => ({ name: e.listenerName, host: e.host, port: e.port })),
+      controllerListenerNames: config.controllerListenerNames,
+      registry,
+      services,
+      socketRequestMaxBytes: config.getInt('socket.request.max.bytes'),
+      connectionsMaxIdleMs: Number(config.getLong('connections.max.idle.ms')),
+      requestLog: config.requestLog,
+      onConnectionClose: (id) => replicas.cancelConnection(id),
+    });
+    await socketServer.start();
+    return new BrokerServer(config, clusterId, controller, logManager, replicas, socketServer, logger);
+  }
+
+  describeListeners(): string {
+    return this.config.listeners.map((l) => `${l.listenerName}://${l.host ?? ''}:${this.socketServer.port(l.listenerName) ?? l.port}`).join(',');
+  }
+
+  /** Clean shutdown: stop serving, flush and checkpoint the logs, snapshot the metadata. */
+  async shutdown(): Promise<void> {
+    await this.socketServer.close();
+    await this.replicas.shutdown?.();
+    await this.logManager.shutdown();
+    await this.controller.close();
+    this.logger.log('INFO', 'shut down completed');
+  }
+}

@@ -1,0 +1,60 @@
+// A minimal request/response client over one socket, using the project's codec: for tests that
+// need exact protocol fields (topic ids, error codes) or malformed input.
+import { connect, type Socket } from 'node:net';
+import { encodeRequest, decodeResponse } from '../../src/protocol/frame.js';
+
+export class RawClient {
+  private buf = Buffer.alloc(0);
+  private waiters: ((frame: Buffer) => void)[] = [];
+  private corr = 1;
+  closed = false;
+
+  private constructor(readonly socket: Socket) {
+    socket.on('data', (d) => {
+      this.buf = Buffer.concat([this.buf, d]);
+      while (this.buf.length >= 4 && this.buf.length >= 4 + this.buf.readInt32BE(0)) {
+        const n = this.buf.readInt32BE(0);
+        const frame = this.buf.subarray(4, 4 + n);
+        this.buf = this.buf.subarray(4 + n);
+        this.waiters.shift()?.(frame);
+      }
+    });
+    socket.on('close', () => {
+      this.closed = true;
+    });
+    socket.on('error', () => undefined);
+  }
+
+  static async connect(port: number): Promise<RawClient> {
+    const s = connect(port, '127.0.0.1');
+    await new Promise<void>((res, rej) => {
+      s.once('connect', res);
+      s.once('error', rej);
+    });
+    return new RawClient(s);
+  }
+
+  async request(apiKey: number, version: number, body: unknown): Promise<any> {
+    const corr = this.corr++;
+    const p = new Promise<Buffer>((res) => this.waiters.push(res));
+    this.socket.write(Buffer.concat(encodeRequest(apiKey, version, corr, 'raw-test', body)));
+    const frame = await p;
+    const r = decodeResponse(apiKey, version, frame);
+    if (r.correlationId !== corr) throw new Error(`correlation id ${r.correlationId} != ${corr}`);
+    return r.body;
+  }
+
+  writeRaw(b: Buffer): void {
+    this.socket.write(b);
+  }
+
+  async waitClosed(ms = 5000): Promise<boolean> {
+    const end = Date.now() + ms;
+    while (!this.closed && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    return this.closed;
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
