@@ -78,6 +78,7 @@ export class BrokerServer {
       topicConfig: (topic) => topicLogConfig(controller.image, topic),
       retentionCheckIntervalMs: Number(config.getLong('log.retention.check.interval.ms')),
       cleanerEnabled: config.getBoolean('log.cleaner.enable'),
+      cleanerBackoffMs: Number(config.getLong('log.cleaner.backoff.ms')),
       excludeTopics: ['__cluster_metadata'],
     });
     await logManager.startup();
@@ -113,7 +114,12 @@ export class BrokerServer {
       extra: new Map(),
     };
     const registry = new HandlerRegistry();
-    registry.register(createApiVersionsHandler(registry));
+    registry.register(
+      createApiVersionsHandler(registry, {
+        // finalized features are what the metadata log says, at the image's offset
+        finalizedFeatures: () => ({ epoch: BigInt(controller.image.provenance.offset), levels: controller.image.features }),
+      }),
+    );
     registerDataHandlers(registry);
     registerAdminHandlers(registry);
     const socketServer = new SocketServer<BrokerServices>({
