@@ -195,3 +195,29 @@ test('bad input: oversize frame, garbage, unknown API key; the broker keeps serv
   assert.equal((await apiVersions()).errorCode, 0);
   witness.close();
 });
+
+test('@platformatic/kafka produces keyed records; kcat reads them back where murmur2 puts them', async () => {
+  const { Producer, Admin, stringSerializers } = await import('@platformatic/kafka');
+  const admin = new Admin({ clientId: 'pf-admin', bootstrapBrokers: [broker.bootstrap] });
+  await admin.createTopics({ topics: ['pf'], partitions: 4, replicas: 1 });
+  await admin.close();
+  const producer = new Producer({ clientId: 'pf', bootstrapBrokers: [broker.bootstrap], serializers: stringSerializers, idempotent: false, acks: -1 });
+  const N = 10_000;
+  try {
+    for (let i = 0; i < N; i += 500) {
+      await producer.send({
+        messages: Array.from({ length: 500 }, (_, j) => ({ topic: 'pf', key: `p${i + j}`, value: `val${i + j}`, headers: { src: 'pf' } })),
+      });
+    }
+  } finally {
+    await producer.close();
+  }
+  const lines = await kcatConsume('pf', '%p|%k|%s|%h\\n');
+  assert.equal(lines.length, N);
+  for (const line of lines) {
+    const [p, k, v, h] = line.split('|');
+    assert.equal(v, `val${k!.slice(1)}`);
+    assert.equal(h, 'src=pf');
+    assert.equal(Number(p), defaultPartition(Buffer.from(k!), 4), `key ${k}`);
+  }
+});
