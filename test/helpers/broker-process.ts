@@ -20,6 +20,8 @@ export async function freePort(): Promise<number> {
 
 export interface BrokerProcess {
   port: number;
+  /** pid of the running broker process (changes on restart). */
+  pid: () => number | undefined;
   controllerPort: number;
   bootstrap: string;
   dataDir: string;
@@ -90,6 +92,7 @@ export async function startBroker(opts: BrokerOptions = {}): Promise<BrokerProce
   await launch();
   const handle: BrokerProcess = {
     port,
+    pid: () => (child as { pid?: number } | null)?.pid,
     controllerPort,
     bootstrap: `127.0.0.1:${port}`,
     dataDir,
