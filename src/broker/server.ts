@@ -15,6 +15,8 @@ import { ReplicaManager } from './replication/replica-manager.js';
 import { applyPartitionImage } from './replication/metadata-sync.js';
 import { registerDataHandlers } from './api/register-data.js';
 import { registerAdminHandlers } from './api/register-all.js';
+import { registerGroupHandlers } from './api/register-group.js';
+import { startGroupCoordinator, type GroupCoordinatorHandle } from './group/broker-glue.js';
 import { adminConfigSchema, adminConfigValidator } from './api/admin-support.js';
 import type { BrokerServices } from './services.js';
 
@@ -23,6 +25,8 @@ export interface ServerLogger {
 }
 
 export class BrokerServer {
+  groups: GroupCoordinatorHandle | null = null;
+
   private constructor(
     readonly config: ServerConfig,
     readonly clusterId: string,
@@ -122,6 +126,9 @@ export class BrokerServer {
     );
     registerDataHandlers(registry);
     registerAdminHandlers(registry);
+    registerGroupHandlers(registry);
+    // after the partition publisher, so __consumer_offsets partitions exist before their shards load
+    const groups = await startGroupCoordinator(services, (level, msg) => logger.log(level, msg));
     const socketServer = new SocketServer<BrokerServices>({
       listeners: config.listeners.map((e) => ({ name: e.listenerName, host: e.host, port: e.port })),
       controllerListenerNames: config.controllerListenerNames,
@@ -133,7 +140,9 @@ export class BrokerServer {
       onConnectionClose: (id) => replicas.cancelConnection(id),
     });
     await socketServer.start();
-    return new BrokerServer(config, clusterId, controller, logManager, replicas, socketServer, logger);
+    const server = new BrokerServer(config, clusterId, controller, logManager, replicas, socketServer, logger);
+    server.groups = groups;
+    return server;
   }
 
   describeListeners(): string {
@@ -143,6 +152,7 @@ export class BrokerServer {
   /** Clean shutdown: stop serving, flush and checkpoint the logs, snapshot the metadata. */
   async shutdown(): Promise<void> {
     await this.socketServer.close();
+    await this.groups?.shutdown();
     await this.replicas.shutdown?.();
     await this.logManager.shutdown();
     await this.controller.close();

@@ -1,0 +1,28 @@
+// ConsumerGroupDescribe (API 69), v0: KIP-848 groups: state (Empty, Assigning, Reconciling,
+// Stable), group and assignment epochs, assignor, and each member's subscription, current and
+// target assignment. GROUP_ID_NOT_FOUND for unknown groups and for classic groups.
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type { ConsumerGroupDescribeRequest } from '../../protocol/generated/protocol/ConsumerGroupDescribe.js';
+import type { BrokerServices } from '../services.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import { genericErrorResponse } from './error-responses.js';
+import { AUTHORIZED_OPERATIONS_OMITTED } from './admin-support.js';
+import { groupCoordinatorOf } from '../group/broker-glue.js';
+
+const GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 8) | (1 << 6);
+
+async function handle(_ctx: RequestContext, req: ConsumerGroupDescribeRequest, services: BrokerServices): Promise<unknown> {
+  const coordinator = await groupCoordinatorOf(services);
+  const groups = await coordinator.consumerGroupDescribe(req.groupIds);
+  const ops = req.includeAuthorizedOperations ? GROUP_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED;
+  return { throttleTimeMs: 0, groups: groups.map((g) => ({ ...g, authorizedOperations: ops })) };
+}
+
+export const handler: ApiHandler<BrokerServices> = {
+  apiKey: ApiKey.ConsumerGroupDescribe,
+  minVersion: 0,
+  maxVersion: 0,
+  listeners: ['broker'],
+  handle,
+  errorResponse: genericErrorResponse,
+};

@@ -1,0 +1,34 @@
+// ConsumerGroupHeartbeat (API 68), v0-1: the KIP-848 consumer group protocol (see
+// group/consumer-ops.ts): join with epoch 0, heartbeat with the current epoch and owned partitions,
+// leave with -1 (-2: a static member leaving for now). v0 member ids come from the coordinator,
+// v1 members bring their own (KIP-1082). UNSUPPORTED_VERSION when the protocol is disabled
+// (group.coordinator.rebalance.protocols).
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type { ConsumerGroupHeartbeatRequest } from '../../protocol/generated/protocol/ConsumerGroupHeartbeat.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { BrokerServices } from '../services.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import { genericErrorResponse } from './error-responses.js';
+import { groupCoordinatorOf, requestInfoOf } from '../group/broker-glue.js';
+
+async function handle(ctx: RequestContext, req: ConsumerGroupHeartbeatRequest, services: BrokerServices): Promise<unknown> {
+  if (ctx.apiVersion >= 1 && req.memberEpoch === 0 && req.memberId === '') {
+    return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'MemberId can\'t be empty.', memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
+  }
+  const coordinator = await groupCoordinatorOf(services);
+  const r = await coordinator.consumerGroupHeartbeat({
+    groupId: req.groupId, memberId: req.memberId, memberEpoch: req.memberEpoch, instanceId: req.instanceId, rackId: req.rackId,
+    rebalanceTimeoutMs: req.rebalanceTimeoutMs, subscribedTopicNames: req.subscribedTopicNames, subscribedTopicRegex: req.subscribedTopicRegex,
+    serverAssignor: req.serverAssignor, topicPartitions: req.topicPartitions,
+  }, requestInfoOf(ctx));
+  return { throttleTimeMs: 0, ...r };
+}
+
+export const handler: ApiHandler<BrokerServices> = {
+  apiKey: ApiKey.ConsumerGroupHeartbeat,
+  minVersion: 0,
+  maxVersion: 1,
+  listeners: ['broker'],
+  handle,
+  errorResponse: genericErrorResponse,
+};

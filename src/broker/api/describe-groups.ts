@@ -1,0 +1,29 @@
+// DescribeGroups (API 15), v0-5: state, protocol type, the chosen protocol (Stable groups only) and
+// members of classic groups; a group that does not exist (or is not a classic group) is "Dead" with
+// no error. v3+ may ask for the authorized operations (all of a group's with no authorizer).
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type { DescribeGroupsRequest } from '../../protocol/generated/protocol/DescribeGroups.js';
+import type { BrokerServices } from '../services.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import { genericErrorResponse } from './error-responses.js';
+import { AUTHORIZED_OPERATIONS_OMITTED } from './admin-support.js';
+import { groupCoordinatorOf } from '../group/broker-glue.js';
+
+/** AclEntry.supportedOperations(GROUP): READ, DESCRIBE, DELETE. */
+const GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 8) | (1 << 6);
+
+async function handle(ctx: RequestContext, req: DescribeGroupsRequest, services: BrokerServices): Promise<unknown> {
+  const coordinator = await groupCoordinatorOf(services);
+  const described = await coordinator.describeGroups(req.groups);
+  const ops = ctx.apiVersion >= 3 && req.includeAuthorizedOperations ? GROUP_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED;
+  return { throttleTimeMs: 0, groups: described.map((g) => ({ ...g, authorizedOperations: ops })) };
+}
+
+export const handler: ApiHandler<BrokerServices> = {
+  apiKey: ApiKey.DescribeGroups,
+  minVersion: 0,
+  maxVersion: 5,
+  listeners: ['broker'],
+  handle,
+  errorResponse: genericErrorResponse,
+};

@@ -1,0 +1,88 @@
+// FindCoordinator (API 10), v0-6: the leader of the key's partition of the coordinator's internal
+// topic (KafkaApis.getCoordinator): GROUP keys on __consumer_offsets, TRANSACTION keys on
+// __transaction_state, partition abs(javaHashCode(key)) % partitions. When the internal topic does
+// not exist yet it is created and the answer is COORDINATOR_NOT_AVAILABLE (the client retries).
+// v4+ batches keys; v0-3 answer one key with the error message Kafka puts there.
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type { FindCoordinatorRequest } from '../../protocol/generated/protocol/FindCoordinator.js';
+import { ErrorCode, errorInfo } from '../../protocol/errors.js';
+import { coordinatorPartition } from '../../protocol/partitioner.js';
+import type { BrokerServices } from '../services.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import { genericErrorResponse } from './error-responses.js';
+import { autoCreatableTopic, controllerOf, imageOf } from './admin-support.js';
+
+const GROUP = 0;
+const TRANSACTION = 1;
+const SHARE = 2;
+
+interface Found {
+  errorCode: number;
+  nodeId: number;
+  host: string;
+  port: number;
+}
+
+const noNode = (errorCode: number): Found => ({ errorCode, nodeId: -1, host: '', port: -1 });
+
+/** Internal topics whose creation this process started and has not seen finish. */
+const creating = new Map<string, Promise<void>>();
+
+function createInternalTopic(name: string, services: BrokerServices): void {
+  if (creating.has(name)) return;
+  const p = controllerOf(services).createTopics([autoCreatableTopic(name, services.config)])
+    .then(() => undefined, () => undefined)
+    .finally(() => creating.delete(name));
+  creating.set(name, p);
+}
+
+/** Waits for an internal topic creation this process started (tests, and a quicker retry). */
+export async function internalTopicCreations(): Promise<void> {
+  await Promise.all([...creating.values()]);
+}
+
+async function findCoordinator(ctx: RequestContext, keyType: number, key: string, services: BrokerServices): Promise<Found> {
+  if (keyType === SHARE) return noNode(ErrorCode.INVALID_REQUEST);
+  if (keyType !== GROUP && keyType !== TRANSACTION) return noNode(ErrorCode.INVALID_REQUEST);
+  const topicName = keyType === GROUP ? '__consumer_offsets' : '__transaction_state';
+  const partitions = services.config.getInt(keyType === GROUP ? 'offsets.topic.num.partitions' : 'transaction.state.log.num.partitions');
+  const image = imageOf(services);
+  const topic = image.topic(topicName);
+  if (!topic) {
+    createInternalTopic(topicName, services);
+    await creating.get(topicName);
+    return noNode(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  }
+  const p = topic.partitions.get(coordinatorPartition(key, partitions));
+  if (!p || p.leader < 0) return noNode(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  const broker = image.brokers.get(p.leader);
+  const endpoint = broker && !broker.fenced ? broker.endpoints.find((e) => e.name === ctx.listenerName) : undefined;
+  if (!endpoint) return noNode(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  return { errorCode: ErrorCode.NONE, nodeId: p.leader, host: endpoint.host, port: endpoint.port };
+}
+
+async function handle(ctx: RequestContext, req: FindCoordinatorRequest, services: BrokerServices): Promise<unknown> {
+  const v = ctx.apiVersion;
+  const keyType = v >= 1 ? req.keyType : GROUP;
+  if (v >= 4) {
+    const coordinators = [];
+    for (const key of req.coordinatorKeys) {
+      const f = keyType === SHARE && v < 6 ? noNode(ErrorCode.INVALID_REQUEST) : await findCoordinator(ctx, keyType, key, services);
+      coordinators.push({ key, ...f, errorMessage: null });
+    }
+    return { throttleTimeMs: 0, coordinators };
+  }
+  const f = await findCoordinator(ctx, keyType, req.key, services);
+  // Kafka: Errors.message() — "NONE" on success, the error's default message otherwise
+  const errorMessage = f.errorCode === ErrorCode.NONE ? 'NONE' : errorInfo(f.errorCode).message;
+  return { throttleTimeMs: 0, errorCode: f.errorCode, errorMessage, nodeId: f.nodeId, host: f.host, port: f.port };
+}
+
+export const handler: ApiHandler<BrokerServices> = {
+  apiKey: ApiKey.FindCoordinator,
+  minVersion: 0,
+  maxVersion: 6,
+  listeners: ['broker'],
+  handle,
+  errorResponse: genericErrorResponse,
+};

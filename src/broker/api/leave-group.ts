@@ -1,0 +1,33 @@
+// LeaveGroup (API 13), v0-5: members leave a classic group, which rebalances. v0-2 name one member;
+// v3+ a batch of members, by member id or (static members, KIP-345) by group.instance.id, each with
+// its own error. Before v3 the single member's error is the top-level error.
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type { LeaveGroupRequest } from '../../protocol/generated/protocol/LeaveGroup.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { BrokerServices } from '../services.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import { genericErrorResponse } from './error-responses.js';
+import { groupCoordinatorOf } from '../group/broker-glue.js';
+
+async function handle(ctx: RequestContext, req: LeaveGroupRequest, services: BrokerServices): Promise<unknown> {
+  const v = ctx.apiVersion;
+  const members = v >= 3
+    ? req.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId }))
+    : [{ memberId: req.memberId, groupInstanceId: null }];
+  const coordinator = await groupCoordinatorOf(services);
+  const r = await coordinator.leaveGroup(req.groupId, members);
+  if (v < 3) {
+    const errorCode = r.errorCode !== ErrorCode.NONE ? r.errorCode : r.members[0]?.errorCode ?? ErrorCode.NONE;
+    return { throttleTimeMs: 0, errorCode, members: [] };
+  }
+  return { throttleTimeMs: 0, errorCode: r.errorCode, members: r.members };
+}
+
+export const handler: ApiHandler<BrokerServices> = {
+  apiKey: ApiKey.LeaveGroup,
+  minVersion: 0,
+  maxVersion: 5,
+  listeners: ['broker'],
+  handle,
+  errorResponse: genericErrorResponse,
+};

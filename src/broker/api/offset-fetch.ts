@@ -1,0 +1,48 @@
+// OffsetFetch (API 9), v0-9: committed offsets of one group (v0-7; topics null = all, v2+) or of
+// several groups (v8+, KIP-709), with the member id and epoch of KIP-848 members (v9). Unknown
+// partitions answer offset -1 with no error. Group-level errors: top-level from v2, on every
+// requested partition before (OffsetFetchResponse).
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type { OffsetFetchRequest } from '../../protocol/generated/protocol/OffsetFetch.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { BrokerServices } from '../services.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import { genericErrorResponse } from './error-responses.js';
+import { groupCoordinatorOf } from '../group/broker-glue.js';
+
+async function handle(ctx: RequestContext, req: OffsetFetchRequest, services: BrokerServices): Promise<unknown> {
+  const v = ctx.apiVersion;
+  const coordinator = await groupCoordinatorOf(services);
+  if (v >= 8) {
+    const groups = [];
+    for (const g of req.groups) {
+      const r = await coordinator.fetchOffsets({
+        groupId: g.groupId, memberId: v >= 9 ? g.memberId : null, memberEpoch: v >= 9 ? g.memberEpoch : -1, topics: g.topics,
+      });
+      groups.push({ groupId: r.groupId, errorCode: r.errorCode, topics: r.errorCode === ErrorCode.NONE ? r.topics : [] });
+    }
+    return { throttleTimeMs: 0, groups };
+  }
+  const topics = v >= 2 ? req.topics : req.topics ?? [];
+  const r = await coordinator.fetchOffsets({ groupId: req.groupId, memberId: null, memberEpoch: -1, topics });
+  if (r.errorCode !== ErrorCode.NONE) {
+    if (v >= 2) return { throttleTimeMs: 0, errorCode: r.errorCode, topics: [] };
+    return {
+      throttleTimeMs: 0,
+      topics: (topics ?? []).map((t) => ({
+        name: t.name,
+        partitions: t.partitionIndexes.map((p) => ({ partitionIndex: p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: r.errorCode })),
+      })),
+    };
+  }
+  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, topics: r.topics };
+}
+
+export const handler: ApiHandler<BrokerServices> = {
+  apiKey: ApiKey.OffsetFetch,
+  minVersion: 0,
+  maxVersion: 9,
+  listeners: ['broker'],
+  handle,
+  errorResponse: genericErrorResponse,
+};

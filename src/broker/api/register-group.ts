@@ -1,0 +1,28 @@
+// Registers the group coordinator APIs: FindCoordinator, JoinGroup, SyncGroup, Heartbeat,
+// LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups, OffsetDelete,
+// ConsumerGroupHeartbeat, ConsumerGroupDescribe. They reach the coordinator through
+// `services.extra` (src/broker/group/broker-glue.ts: startGroupCoordinator / groupCoordinatorOf).
+import type { HandlerRegistry } from './registry.js';
+import { handler as findCoordinator } from './find-coordinator.js';
+import { handler as joinGroup } from './join-group.js';
+import { handler as syncGroup } from './sync-group.js';
+import { handler as heartbeat } from './heartbeat.js';
+import { handler as leaveGroup } from './leave-group.js';
+import { handler as offsetCommit } from './offset-commit.js';
+import { handler as offsetFetch } from './offset-fetch.js';
+import { handler as listGroups } from './list-groups.js';
+import { handler as describeGroups } from './describe-groups.js';
+import { handler as deleteGroups } from './delete-groups.js';
+import { handler as offsetDelete } from './offset-delete.js';
+import { handler as consumerGroupHeartbeat } from './consumer-group-heartbeat.js';
+import { handler as consumerGroupDescribe } from './consumer-group-describe.js';
+
+export const GROUP_HANDLERS = [
+  findCoordinator, joinGroup, syncGroup, heartbeat, leaveGroup, offsetCommit, offsetFetch, listGroups, describeGroups,
+  deleteGroups, offsetDelete, consumerGroupHeartbeat, consumerGroupDescribe,
+] as const;
+
+export function registerGroupHandlers(registry: HandlerRegistry): HandlerRegistry {
+  for (const h of GROUP_HANDLERS) registry.register(h);
+  return registry;
+}

@@ -1,0 +1,33 @@
+// SyncGroup (API 14), v0-5: the leader's assignment reaches every member of the generation (see
+// group/classic-ops.ts); followers' responses are parked until the leader's assignment is written.
+// v3+ group.instance.id, v5+ protocol type and name (checked against the group's).
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type { SyncGroupRequest } from '../../protocol/generated/protocol/SyncGroup.js';
+import type { BrokerServices } from '../services.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import { genericErrorResponse } from './error-responses.js';
+import { groupCoordinatorOf } from '../group/broker-glue.js';
+
+async function handle(ctx: RequestContext, req: SyncGroupRequest, services: BrokerServices): Promise<unknown> {
+  const v = ctx.apiVersion;
+  const coordinator = await groupCoordinatorOf(services);
+  const r = await coordinator.syncGroup({
+    groupId: req.groupId,
+    generationId: req.generationId,
+    memberId: req.memberId,
+    groupInstanceId: v >= 3 ? req.groupInstanceId : null,
+    protocolType: v >= 5 ? req.protocolType : null,
+    protocolName: v >= 5 ? req.protocolName : null,
+    assignments: req.assignments.map((a) => ({ memberId: a.memberId, assignment: Buffer.from(a.assignment) })),
+  });
+  return { throttleTimeMs: 0, errorCode: r.errorCode, protocolType: r.protocolType, protocolName: r.protocolName, assignment: r.assignment };
+}
+
+export const handler: ApiHandler<BrokerServices> = {
+  apiKey: ApiKey.SyncGroup,
+  minVersion: 0,
+  maxVersion: 5,
+  listeners: ['broker'],
+  handle,
+  errorResponse: genericErrorResponse,
+};

@@ -1,0 +1,433 @@
+// The consumer group protocol of KIP-848 (GroupMetadataManager.consumerGroupHeartbeat): members
+// join with epoch 0, the group epoch moves when subscriptions or topic metadata change, the target
+// assignment is computed by a server-side assignor, and each member reconciles towards it
+// (CurrentAssignmentBuilder): partitions are revoked first, then assigned once released. Members
+// are fenced on session or rebalance timeout. All state changes are records, replayed by the shard.
+import { randomBytes } from 'node:crypto';
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { assign, ASSIGNORS, type AssignorMember } from './assignors.js';
+import {
+  assignmentEquals, cloneAssignment, ConsumerGroup, MemberState, memberTombstones, newMember, toTopicPartitions,
+  type Assignment, type ConsumerMember, type SubscribedTopic,
+} from './consumer-group.js';
+import type { CoordinatorRecord } from './records.js';
+import { result, type OpResult, type RequestInfo, type ShardContext } from './shard-types.js';
+
+export const LEAVE_GROUP_MEMBER_EPOCH = -1;
+export const LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2;
+
+export interface HeartbeatRequest {
+  groupId: string;
+  memberId: string;
+  memberEpoch: number;
+  instanceId: string | null;
+  rackId: string | null;
+  rebalanceTimeoutMs: number;
+  subscribedTopicNames: string[] | null;
+  subscribedTopicRegex: string | null;
+  serverAssignor: string | null;
+  topicPartitions: { topicId: string; partitions: number[] }[] | null;
+}
+
+export interface HeartbeatResponse {
+  errorCode: number;
+  errorMessage: string | null;
+  memberId: string | null;
+  memberEpoch: number;
+  heartbeatIntervalMs: number;
+  assignment: { topicPartitions: { topicId: string; partitions: number[] }[] } | null;
+}
+
+const sessionKey = (g: string, m: string): string => `consumer-session-${g}-${m}`;
+const rebalanceKey = (g: string, m: string): string => `consumer-rebalance-${g}-${m}`;
+const invalid = (msg: string): KafkaError => new KafkaError(ErrorCode.INVALID_REQUEST, msg);
+
+/** Kafka's Uuid.randomUuid().toString(): URL-safe base64 of 16 random bytes, no padding. */
+export function randomMemberId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+export function validateHeartbeatRequest(r: HeartbeatRequest, assignors: readonly string[] = ASSIGNORS): void {
+  const emptyStr = (v: string | null, msg: string) => { if (v !== null && v.trim() === '') throw invalid(msg); };
+  emptyStr(r.groupId, "GroupId can't be empty.");
+  emptyStr(r.instanceId, "InstanceId can't be empty.");
+  emptyStr(r.rackId, "RackId can't be empty.");
+  if (r.subscribedTopicRegex !== null) throw invalid('SubscribedTopicRegex is not supported yet.');
+  if (r.memberEpoch > 0 || r.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH) {
+    emptyStr(r.memberId, "MemberId can't be empty.");
+  } else if (r.memberEpoch === 0) {
+    if (r.rebalanceTimeoutMs === -1) throw invalid('RebalanceTimeoutMs must be provided in first request.');
+    if (r.topicPartitions === null || r.topicPartitions.length > 0) throw invalid('TopicPartitions must be empty when (re-)joining.');
+    if (r.subscribedTopicNames === null || r.subscribedTopicNames.length === 0) throw invalid('SubscribedTopicNames must be set in first request.');
+  } else if (r.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+    emptyStr(r.memberId, "MemberId can't be empty.");
+    if (r.instanceId === null) throw invalid("InstanceId can't be null.");
+  } else {
+    throw invalid('MemberEpoch is invalid.');
+  }
+  if (r.serverAssignor !== null && !assignors.includes(r.serverAssignor)) {
+    throw new KafkaError(ErrorCode.UNSUPPORTED_ASSIGNOR, `ServerAssignor ${r.serverAssignor} is not supported. Supported assignors: ${assignors.join(', ')}.`);
+  }
+}
+
+function memberRecord(groupId: string, m: ConsumerMember): CoordinatorRecord {
+  return {
+    type: 'ConsumerGroupMemberMetadata', group: groupId, memberId: m.memberId,
+    value: {
+      instanceId: m.instanceId, rackId: m.rackId, clientId: m.clientId, clientHost: m.clientHost,
+      subscribedTopicNames: m.subscribedTopicNames, subscribedTopicRegex: m.subscribedTopicRegex,
+      rebalanceTimeoutMs: m.rebalanceTimeoutMs, serverAssignor: m.serverAssignor, classicMemberMetadata: null,
+    },
+  };
+}
+
+function currentAssignmentRecord(groupId: string, m: ConsumerMember): CoordinatorRecord {
+  return {
+    type: 'ConsumerGroupCurrentMemberAssignment', group: groupId, memberId: m.memberId,
+    value: {
+      memberEpoch: m.memberEpoch, previousMemberEpoch: m.previousMemberEpoch, state: m.state,
+      assignedPartitions: toTopicPartitions(m.assignedPartitions), partitionsPendingRevocation: toTopicPartitions(m.partitionsPendingRevocation),
+    },
+  };
+}
+
+function subscriptionMetadataRecord(groupId: string, md: Map<string, SubscribedTopic>): CoordinatorRecord {
+  return {
+    type: 'ConsumerGroupPartitionMetadata', group: groupId,
+    value: { topics: [...md.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map((t) => ({ topicId: t.id, topicName: t.name, numPartitions: t.numPartitions, partitionMetadata: [] })) },
+  };
+}
+
+const sameMetadata = (a: Map<string, SubscribedTopic>, b: Map<string, SubscribedTopic>): boolean =>
+  a.size === b.size && [...a].every(([n, t]) => { const o = b.get(n); return !!o && o.id === t.id && o.numPartitions === t.numPartitions; });
+
+const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+export class ConsumerGroupManager {
+  constructor(private readonly ctx: ShardContext) {}
+
+  group(groupId: string): ConsumerGroup | undefined {
+    const g = this.ctx.groups.get(groupId);
+    return g && g.type === 'consumer' ? g : undefined;
+  }
+
+  heartbeat(req: HeartbeatRequest, info: RequestInfo): OpResult<HeartbeatResponse> {
+    if (req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) return this.leave(req);
+    const records: CoordinatorRecord[] = [];
+    const now = this.ctx.clock();
+    const create = req.memberEpoch === 0;
+    const group = this.getOrMaybeCreate(req.groupId, create, records);
+    const memberId = req.memberId === '' ? randomMemberId() : req.memberId;
+    if (group.members.size >= this.ctx.config.consumerMaxSize && !group.members.has(memberId)) {
+      throw new KafkaError(ErrorCode.GROUP_MAX_SIZE_REACHED, `The consumer group has reached its maximum capacity of ${this.ctx.config.consumerMaxSize} members.`);
+    }
+    const member = req.instanceId === null
+      ? this.dynamicMember(group, memberId, req)
+      : this.staticMember(group, memberId, req, records);
+
+    const updated: ConsumerMember = {
+      ...member,
+      instanceId: req.instanceId ?? member.instanceId,
+      rackId: req.rackId ?? member.rackId,
+      rebalanceTimeoutMs: req.rebalanceTimeoutMs !== -1 ? req.rebalanceTimeoutMs : member.rebalanceTimeoutMs,
+      serverAssignor: req.serverAssignor ?? member.serverAssignor,
+      subscribedTopicNames: req.subscribedTopicNames ? [...req.subscribedTopicNames].sort() : member.subscribedTopicNames,
+      subscribedTopicRegex: req.subscribedTopicRegex ?? member.subscribedTopicRegex,
+      clientId: info.clientId,
+      clientHost: info.clientHost,
+    };
+    let bump = false;
+    const isNewMember = !group.members.has(updated.memberId);
+    if (isNewMember || updated.instanceId !== member.instanceId || updated.rackId !== member.rackId ||
+      updated.rebalanceTimeoutMs !== member.rebalanceTimeoutMs || updated.serverAssignor !== member.serverAssignor ||
+      !sameList(updated.subscribedTopicNames, member.subscribedTopicNames) || updated.subscribedTopicRegex !== member.subscribedTopicRegex ||
+      updated.clientId !== member.clientId || updated.clientHost !== member.clientHost) {
+      records.push(memberRecord(group.groupId, updated));
+      if (isNewMember || !sameList(updated.subscribedTopicNames, member.subscribedTopicNames) || updated.subscribedTopicRegex !== member.subscribedTopicRegex) bump = true;
+    }
+
+    let groupEpoch = group.groupEpoch;
+    let metadata = group.subscriptionMetadata;
+    if (bump || group.metadataRefreshDeadline <= now) {
+      metadata = this.computeSubscriptionMetadata(group, updated);
+      if (!sameMetadata(metadata, group.subscriptionMetadata)) {
+        bump = true;
+        records.push(subscriptionMetadataRecord(group.groupId, metadata));
+      }
+      if (bump) {
+        groupEpoch++;
+        records.push({ type: 'ConsumerGroupMetadata', group: group.groupId, value: { epoch: groupEpoch } });
+        this.ctx.log('INFO', `[GroupId ${group.groupId}] Bumped group epoch to ${groupEpoch}.`);
+      }
+      group.metadataRefreshDeadline = now + 300_000;
+    }
+
+    let targetEpoch = group.targetAssignmentEpoch;
+    let target: Assignment;
+    if (groupEpoch > group.targetAssignmentEpoch) {
+      target = this.updateTargetAssignment(group, groupEpoch, updated, metadata, records);
+      targetEpoch = groupEpoch;
+    } else {
+      target = group.targetAssignment.get(updated.memberId) ?? new Map();
+    }
+    const reconciled = this.maybeReconcile(group, updated, targetEpoch, target, req.topicPartitions, records);
+    this.scheduleSessionTimeout(group.groupId, reconciled.memberId);
+
+    const full = req.memberEpoch === 0 || (req.rebalanceTimeoutMs !== -1 && req.subscribedTopicNames !== null && req.topicPartitions !== null);
+    const changed = !assignmentEquals(member.assignedPartitions, reconciled.assignedPartitions);
+    return result({
+      errorCode: ErrorCode.NONE, errorMessage: null, memberId: reconciled.memberId, memberEpoch: reconciled.memberEpoch,
+      heartbeatIntervalMs: this.ctx.config.consumerHeartbeatIntervalMs,
+      assignment: full || changed ? { topicPartitions: toTopicPartitions(reconciled.assignedPartitions) } : null,
+    }, records);
+  }
+
+  private getOrMaybeCreate(groupId: string, create: boolean, records: CoordinatorRecord[]): ConsumerGroup {
+    const g = this.ctx.groups.get(groupId);
+    if (g && g.type === 'consumer') return g;
+    if (g && g.type === 'classic') {
+      if (create && g.isEmpty) {
+        records.push({ type: 'GroupMetadata', group: groupId, value: null });
+        return new ConsumerGroup(groupId);
+      }
+      throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
+    }
+    if (!create) throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`);
+    return new ConsumerGroup(groupId);
+  }
+
+  private checkEpoch(member: ConsumerMember, req: HeartbeatRequest): void {
+    if (req.memberEpoch > member.memberEpoch) {
+      throw new KafkaError(ErrorCode.FENCED_MEMBER_EPOCH, `The consumer group member has a greater member epoch (${req.memberEpoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`);
+    }
+    if (req.memberEpoch < member.memberEpoch) {
+      // the response with the bumped epoch may have been lost: accept the previous epoch with a subset of the assignment
+      const owned = req.topicPartitions;
+      const subset = owned !== null && owned.every((tp) => tp.partitions.every((p) => member.assignedPartitions.get(tp.topicId)?.has(p)));
+      if (req.memberEpoch !== member.previousMemberEpoch || !subset) {
+        throw new KafkaError(ErrorCode.FENCED_MEMBER_EPOCH, `The consumer group member has a smaller member epoch (${req.memberEpoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`);
+      }
+    }
+  }
+
+  private dynamicMember(group: ConsumerGroup, memberId: string, req: HeartbeatRequest): ConsumerMember {
+    const m = group.members.get(memberId);
+    if (req.memberEpoch === 0) return m ?? newMember(memberId);
+    if (!m) throw new KafkaError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${group.groupId}.`);
+    this.checkEpoch(m, req);
+    return m;
+  }
+
+  private staticMember(group: ConsumerGroup, memberId: string, req: HeartbeatRequest, records: CoordinatorRecord[]): ConsumerMember {
+    const instanceId = req.instanceId!;
+    const existing = group.staticMember(instanceId);
+    if (req.memberEpoch === 0) {
+      if (!existing) return group.members.get(memberId) ?? { ...newMember(memberId), instanceId };
+      if (existing.memberId === memberId) return existing;
+      if (existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+        throw new KafkaError(ErrorCode.UNRELEASED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} cannot join the group because the instance id is owned by ${existing.memberId} member.`);
+      }
+      // the instance comes back under a new member id: it takes over the old member's assignment
+      records.push(...memberTombstones(group.groupId, existing.memberId));
+      const replacement: ConsumerMember = {
+        ...existing, memberId, memberEpoch: 0, previousMemberEpoch: 0, state: MemberState.STABLE,
+        assignedPartitions: new Map(), partitionsPendingRevocation: new Map(),
+      };
+      const target = group.targetAssignment.get(existing.memberId);
+      if (target) records.push({ type: 'ConsumerGroupTargetAssignmentMember', group: group.groupId, memberId, value: { topicPartitions: toTopicPartitions(target) } });
+      return replacement;
+    }
+    if (!existing) throw new KafkaError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${instanceId} is unknown.`);
+    if (existing.memberId !== memberId) {
+      throw new KafkaError(ErrorCode.FENCED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} was fenced by member ${existing.memberId}.`);
+    }
+    this.checkEpoch(existing, req);
+    return existing;
+  }
+
+  private computeSubscriptionMetadata(group: ConsumerGroup, updated: ConsumerMember | null, removedId?: string): Map<string, SubscribedTopic> {
+    const names = new Set<string>();
+    for (const m of group.members.values()) {
+      if (m.memberId === removedId || (updated && m.memberId === updated.memberId)) continue;
+      for (const t of m.subscribedTopicNames) names.add(t);
+    }
+    if (updated) for (const t of updated.subscribedTopicNames) names.add(t);
+    const out = new Map<string, SubscribedTopic>();
+    for (const n of [...names].sort()) {
+      const t = this.ctx.metadata.topic(n);
+      if (t) out.set(n, { id: t.id, name: n, numPartitions: t.numPartitions });
+    }
+    return out;
+  }
+
+  private updateTargetAssignment(group: ConsumerGroup, epoch: number, updated: ConsumerMember | null, metadata: Map<string, SubscribedTopic>,
+    records: CoordinatorRecord[], removedId?: string): Assignment {
+    const members = new Map<string, AssignorMember>();
+    const byName = new Map([...metadata.values()].map((t) => [t.name, t]));
+    const addMember = (m: ConsumerMember) => members.set(m.memberId, {
+      subscribedTopicIds: new Set(m.subscribedTopicNames.map((n) => byName.get(n)?.id).filter((x): x is string => !!x)),
+      current: group.targetAssignment.get(m.memberId) ?? new Map(),
+    });
+    for (const m of group.members.values()) if (m.memberId !== removedId && m.memberId !== updated?.memberId) addMember(m);
+    if (updated) addMember(updated);
+    const topics = new Map([...metadata.values()].map((t) => [t.id, t.numPartitions]));
+    const assignorName = updated?.serverAssignor ?? group.preferredAssignor(this.ctx.config.consumerAssignors[0] ?? 'uniform');
+    const next = assign(assignorName, { members, topics });
+    for (const [id, a] of next) {
+      const prev = group.targetAssignment.get(id);
+      if (!prev || !assignmentEquals(prev, a)) {
+        records.push({ type: 'ConsumerGroupTargetAssignmentMember', group: group.groupId, memberId: id, value: { topicPartitions: toTopicPartitions(a) } });
+      }
+    }
+    records.push({ type: 'ConsumerGroupTargetAssignmentMetadata', group: group.groupId, value: { assignmentEpoch: epoch } });
+    this.ctx.log('INFO', `[GroupId ${group.groupId}] Computed a new target assignment for epoch ${epoch} with '${assignorName}' assignor.`);
+    return updated ? next.get(updated.memberId) ?? new Map() : new Map();
+  }
+
+  /** CurrentAssignmentBuilder: moves the member towards the target; records the change. */
+  private maybeReconcile(group: ConsumerGroup, m: ConsumerMember, targetEpoch: number, target: Assignment,
+    owned: HeartbeatRequest['topicPartitions'], records: CoordinatorRecord[]): ConsumerMember {
+    if (m.state === MemberState.STABLE && m.memberEpoch === targetEpoch) return m;
+    const ownsAny = (a: Assignment): boolean => owned === null || owned.some((tp) => tp.partitions.some((p) => a.get(tp.topicId)?.has(p)));
+    const next = (epoch: number): ConsumerMember => {
+      let unreleased = false;
+      const assigned: Assignment = new Map();
+      const revoke: Assignment = new Map();
+      const pending: Assignment = new Map();
+      for (const t of new Set([...target.keys(), ...m.assignedPartitions.keys()])) {
+        const tgt = target.get(t) ?? new Set<number>();
+        const cur = m.assignedPartitions.get(t) ?? new Set<number>();
+        const keep = new Set([...cur].filter((p) => tgt.has(p)));
+        const rev = new Set([...cur].filter((p) => !keep.has(p)));
+        const add = new Set<number>();
+        for (const p of tgt) {
+          if (keep.has(p)) continue;
+          // a partition another member still owns (or still has to revoke) is not released yet
+          if (group.currentPartitionEpoch(t, p) !== -1) unreleased = true;
+          else add.add(p);
+        }
+        if (keep.size) assigned.set(t, keep);
+        if (rev.size) revoke.set(t, rev);
+        if (add.size) pending.set(t, add);
+      }
+      if (revoke.size > 0 && ownsAny(revoke)) {
+        return { ...m, state: MemberState.UNREVOKED_PARTITIONS, previousMemberEpoch: m.memberEpoch, memberEpoch: epoch, assignedPartitions: assigned, partitionsPendingRevocation: revoke };
+      }
+      for (const [t, ps] of pending) assigned.set(t, new Set([...(assigned.get(t) ?? []), ...ps]));
+      return {
+        ...m, state: unreleased ? MemberState.UNRELEASED_PARTITIONS : MemberState.STABLE, previousMemberEpoch: m.memberEpoch,
+        memberEpoch: targetEpoch, assignedPartitions: assigned, partitionsPendingRevocation: new Map(),
+      };
+    };
+    let updated: ConsumerMember;
+    switch (m.state) {
+      case MemberState.STABLE:
+        updated = next(m.memberEpoch);
+        break;
+      case MemberState.UNREVOKED_PARTITIONS:
+        if (ownsAny(m.partitionsPendingRevocation)) return m;
+        updated = next(m.memberEpoch + 1);
+        break;
+      case MemberState.UNRELEASED_PARTITIONS:
+        updated = next(m.memberEpoch);
+        break;
+      default:
+        if (owned === null || owned.length > 0) throw new KafkaError(ErrorCode.FENCED_MEMBER_EPOCH, 'The consumer group member is in a unknown state. The member must abandon all its partitions and rejoin.');
+        updated = next(targetEpoch);
+    }
+    const same = updated.state === m.state && updated.memberEpoch === m.memberEpoch && updated.previousMemberEpoch === m.previousMemberEpoch &&
+      assignmentEquals(updated.assignedPartitions, m.assignedPartitions) && assignmentEquals(updated.partitionsPendingRevocation, m.partitionsPendingRevocation);
+    if (!same || !group.members.has(m.memberId)) {
+      records.push(currentAssignmentRecord(group.groupId, updated));
+      if (updated.state === MemberState.UNREVOKED_PARTITIONS) this.scheduleRebalanceTimeout(group.groupId, updated.memberId, updated.memberEpoch, updated.rebalanceTimeoutMs);
+      else this.ctx.timer.cancel(rebalanceKey(group.groupId, updated.memberId));
+    }
+    return updated;
+  }
+
+  // ------------------------------------------------------------------ leaving and fencing
+
+  private leave(req: HeartbeatRequest): OpResult<HeartbeatResponse> {
+    const group = this.group(req.groupId);
+    if (!group) throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} not found.`);
+    const m = req.instanceId !== null ? group.staticMember(req.instanceId) : group.members.get(req.memberId);
+    if (!m) throw new KafkaError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${req.groupId}.`);
+    if (req.instanceId !== null && m.memberId !== req.memberId) {
+      throw new KafkaError(ErrorCode.FENCED_INSTANCE_ID, `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by member ${m.memberId}.`);
+    }
+    const response = (epoch: number): HeartbeatResponse => ({
+      errorCode: ErrorCode.NONE, errorMessage: null, memberId: req.memberId, memberEpoch: epoch, heartbeatIntervalMs: 0, assignment: null,
+    });
+    if (req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+      // a static member leaving temporarily keeps its assignment until its session expires
+      this.ctx.timer.cancel(rebalanceKey(group.groupId, m.memberId));
+      const left = { ...m, previousMemberEpoch: m.memberEpoch, memberEpoch: LEAVE_GROUP_STATIC_MEMBER_EPOCH };
+      return result(response(LEAVE_GROUP_STATIC_MEMBER_EPOCH), [currentAssignmentRecord(group.groupId, left)]);
+    }
+    this.ctx.log('INFO', `[GroupId ${group.groupId}] Member ${m.memberId} left the consumer group.`);
+    return result(response(LEAVE_GROUP_MEMBER_EPOCH), this.fenceRecords(group, m.memberId));
+  }
+
+  /** Removes a member, refreshes the subscription metadata and bumps the group epoch. */
+  private fenceRecords(group: ConsumerGroup, memberId: string): CoordinatorRecord[] {
+    const records = memberTombstones(group.groupId, memberId);
+    const metadata = this.computeSubscriptionMetadata(group, null, memberId);
+    if (!sameMetadata(metadata, group.subscriptionMetadata)) records.push(subscriptionMetadataRecord(group.groupId, metadata));
+    records.push({ type: 'ConsumerGroupMetadata', group: group.groupId, value: { epoch: group.groupEpoch + 1 } });
+    this.ctx.timer.cancel(sessionKey(group.groupId, memberId));
+    this.ctx.timer.cancel(rebalanceKey(group.groupId, memberId));
+    return records;
+  }
+
+  scheduleSessionTimeout(groupId: string, memberId: string): void {
+    this.ctx.timer.schedule(sessionKey(groupId, memberId), this.ctx.config.consumerSessionTimeoutMs, () => {
+      const g = this.group(groupId);
+      if (!g || !g.members.has(memberId)) return result(undefined);
+      this.ctx.log('INFO', `[GroupId ${groupId}] Member ${memberId} fenced from the group because its session expired.`);
+      return result(undefined, this.fenceRecords(g, memberId));
+    });
+  }
+
+  private scheduleRebalanceTimeout(groupId: string, memberId: string, memberEpoch: number, timeoutMs: number): void {
+    this.ctx.timer.schedule(rebalanceKey(groupId, memberId), Math.max(timeoutMs, 0), () => {
+      const g = this.group(groupId);
+      const m = g?.members.get(memberId);
+      if (!g || !m || m.memberEpoch !== memberEpoch || m.state !== MemberState.UNREVOKED_PARTITIONS) return result(undefined);
+      this.ctx.log('INFO', `[GroupId ${groupId}] Member ${memberId} fenced from the group because it failed to revoke partitions within ${timeoutMs}ms.`);
+      return result(undefined, this.fenceRecords(g, memberId));
+    });
+  }
+
+  onLoaded(g: ConsumerGroup): void {
+    for (const m of g.members.values()) {
+      this.scheduleSessionTimeout(g.groupId, m.memberId);
+      if (m.state === MemberState.UNREVOKED_PARTITIONS) this.scheduleRebalanceTimeout(g.groupId, m.memberId, m.memberEpoch, m.rebalanceTimeoutMs);
+    }
+  }
+
+  /** ConsumerGroupDescribe for one group. */
+  describe(groupId: string): Record<string, unknown> {
+    const g = this.group(groupId);
+    if (!g) {
+      return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.`, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [] };
+    }
+    const names = (a: Assignment) => toTopicPartitions(a).map((tp) => ({ ...tp, topicName: this.ctx.metadata.topicById(tp.topicId)?.name ?? '' }));
+    return {
+      errorCode: ErrorCode.NONE, errorMessage: null, groupId, groupState: g.state, groupEpoch: g.groupEpoch, assignmentEpoch: g.targetAssignmentEpoch,
+      assignorName: g.preferredAssignor(this.ctx.config.consumerAssignors[0] ?? 'uniform'),
+      members: [...g.members.values()].map((m) => ({
+        memberId: m.memberId, instanceId: m.instanceId, rackId: m.rackId, memberEpoch: m.memberEpoch, clientId: m.clientId, clientHost: m.clientHost,
+        subscribedTopicNames: m.subscribedTopicNames, subscribedTopicRegex: m.subscribedTopicRegex,
+        assignment: { topicPartitions: names(m.assignedPartitions) },
+        targetAssignment: { topicPartitions: names(g.targetAssignment.get(m.memberId) ?? new Map()) },
+      })),
+    };
+  }
+
+  /** Forces a subscription metadata check on the next heartbeat (topics changed). */
+  requestMetadataRefresh(): void {
+    for (const g of this.ctx.groups.values()) if (g.type === 'consumer') g.metadataRefreshDeadline = 0;
+  }
+}
+
+export { cloneAssignment };

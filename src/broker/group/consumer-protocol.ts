@@ -1,0 +1,91 @@
+// The embedded consumer protocol of classic groups with protocol type "consumer"
+// (ConsumerProtocolSubscription / ConsumerProtocolAssignment): the coordinator only needs the
+// subscribed topics, read with the v0 layout every later version extends.
+
+/** Topics of a ConsumerProtocolSubscription (version prefix, then topics as int16 strings). */
+export function parseSubscriptionTopics(buf: Buffer): string[] {
+  let pos = 0;
+  const need = (n: number): void => {
+    if (pos + n > buf.length) throw new RangeError('truncated consumer protocol subscription');
+  };
+  need(2);
+  const version = buf.readInt16BE(pos);
+  pos += 2;
+  if (version < 0) throw new RangeError(`invalid consumer protocol version ${version}`);
+  need(4);
+  const n = buf.readInt32BE(pos);
+  pos += 4;
+  if (n < 0 || n > buf.length) throw new RangeError('invalid topic count');
+  const topics: string[] = [];
+  for (let i = 0; i < n; i++) {
+    need(2);
+    const len = buf.readInt16BE(pos);
+    pos += 2;
+    if (len < 0) throw new RangeError('null topic');
+    need(len);
+    topics.push(buf.toString('utf8', pos, pos + len));
+    pos += len;
+  }
+  return topics;
+}
+
+/** Builds a v0 ConsumerProtocolSubscription (tests, tools). */
+export function encodeSubscription(topics: readonly string[], userData: Buffer | null = null): Buffer {
+  const parts: Buffer[] = [];
+  const head = Buffer.alloc(6);
+  head.writeInt16BE(0, 0);
+  head.writeInt32BE(topics.length, 2);
+  parts.push(head);
+  for (const t of topics) {
+    const b = Buffer.from(t, 'utf8');
+    const l = Buffer.alloc(2);
+    l.writeInt16BE(b.length, 0);
+    parts.push(l, b);
+  }
+  const ud = Buffer.alloc(4);
+  ud.writeInt32BE(userData === null ? -1 : userData.length, 0);
+  parts.push(ud);
+  if (userData) parts.push(userData);
+  return Buffer.concat(parts);
+}
+
+/** Builds a v0 ConsumerProtocolAssignment. */
+export function encodeAssignment(assignment: ReadonlyMap<string, readonly number[]>): Buffer {
+  const parts: Buffer[] = [];
+  const head = Buffer.alloc(6);
+  head.writeInt16BE(0, 0);
+  head.writeInt32BE(assignment.size, 2);
+  parts.push(head);
+  for (const [t, ps] of assignment) {
+    const b = Buffer.from(t, 'utf8');
+    const l = Buffer.alloc(2 + b.length + 4 + 4 * ps.length);
+    l.writeInt16BE(b.length, 0);
+    b.copy(l, 2);
+    l.writeInt32BE(ps.length, 2 + b.length);
+    ps.forEach((p, i) => l.writeInt32BE(p, 6 + b.length + 4 * i));
+    parts.push(l);
+  }
+  parts.push(Buffer.from([0xff, 0xff, 0xff, 0xff]));
+  return Buffer.concat(parts);
+}
+
+/** Reads a ConsumerProtocolAssignment (v0 prefix): topic → partitions. */
+export function parseAssignment(buf: Buffer): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  if (buf.length === 0) return out;
+  let pos = 2;
+  const n = buf.readInt32BE(pos);
+  pos += 4;
+  for (let i = 0; i < n; i++) {
+    const len = buf.readInt16BE(pos);
+    pos += 2;
+    const t = buf.toString('utf8', pos, pos + len);
+    pos += len;
+    const c = buf.readInt32BE(pos);
+    pos += 4;
+    const ps: number[] = [];
+    for (let j = 0; j < c; j++, pos += 4) ps.push(buf.readInt32BE(pos));
+    out.set(t, ps);
+  }
+  return out;
+}

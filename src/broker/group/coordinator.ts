@@ -1,0 +1,305 @@
+// The group coordinator service (GroupCoordinatorService): routes each group to the shard of its
+// __consumer_offsets partition (abs(javaHashCode(groupId)) % partitions), loads and unloads shards
+// as this node gains and loses partition leadership, validates what Kafka validates before the
+// shard, and fans ListGroups out to every shard.
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { coordinatorPartition } from '../../protocol/partitioner.js';
+import type { JoinResponse, SyncResponse } from './classic-group.js';
+import { joinError, syncError } from './classic-group.js';
+import type { JoinRequest, SyncRequest } from './classic-ops.js';
+import type { GroupConfig } from './config.js';
+import { consumerGroupTombstones } from './consumer-group.js';
+import { validateHeartbeatRequest, type HeartbeatRequest, type HeartbeatResponse } from './consumer-ops.js';
+import type { CoordinatorLog } from './log.js';
+import type { CommitRequest, CommitResponseTopics, FetchGroupRequest, FetchGroupResponse } from './offsets.js';
+import type { CoordinatorRecord } from './records.js';
+import { GroupShard } from './shard.js';
+import { result, type MetadataView, type RequestInfo } from './shard-types.js';
+
+export interface GroupCoordinatorOptions {
+  config: GroupConfig;
+  log: CoordinatorLog;
+  metadata: MetadataView;
+  clock?: () => number;
+  logger?: (level: string, msg: string) => void;
+  unrefTimers?: boolean;
+  /** Whether this node leads a __consumer_offsets partition per metadata (its shard may not be created yet). */
+  leadsPartition?: (partition: number) => boolean;
+}
+
+export interface ListedGroup {
+  groupId: string;
+  protocolType: string;
+  groupState: string;
+  groupType: string;
+}
+
+export interface DescribedGroup {
+  errorCode: number;
+  groupId: string;
+  groupState: string;
+  protocolType: string;
+  protocolData: string;
+  members: { memberId: string; groupInstanceId: string | null; clientId: string; clientHost: string; memberMetadata: Buffer; memberAssignment: Buffer }[];
+}
+
+export const codeOf = (e: unknown): number => (e instanceof KafkaError ? e.code : ErrorCode.UNKNOWN_SERVER_ERROR);
+export const messageOf = (e: unknown): string | null => (e instanceof KafkaError ? e.message : null);
+
+export class GroupCoordinator {
+  readonly shards = new Map<number, GroupShard>();
+  private readonly clock: () => number;
+  private readonly logger: (level: string, msg: string) => void;
+  private active = true;
+
+  constructor(readonly opts: GroupCoordinatorOptions) {
+    this.clock = opts.clock ?? Date.now;
+    this.logger = opts.logger ?? (() => undefined);
+  }
+
+  get config(): GroupConfig {
+    return this.opts.config;
+  }
+
+  partitionFor(groupId: string): number {
+    return coordinatorPartition(groupId, this.opts.config.offsetsTopicPartitions);
+  }
+
+  // ------------------------------------------------------------------ shard lifecycle
+
+  /** Starts loading a partition this node now leads (no-op when already loaded or loading). */
+  loadPartition(partition: number): Promise<void> {
+    const existing = this.shards.get(partition);
+    if (existing && existing.state !== 'closed') return Promise.resolve();
+    const shard = new GroupShard({
+      partition, config: this.opts.config, log: this.opts.log, metadata: this.opts.metadata, clock: this.clock, logger: this.logger,
+      unrefTimers: this.opts.unrefTimers,
+    });
+    this.shards.set(partition, shard);
+    return shard.load().catch((e) => {
+      this.logger('WARN', `Failed to load __consumer_offsets-${partition}: ${(e as Error).message}`);
+      if (this.shards.get(partition) === shard) this.shards.delete(partition);
+      void shard.unload();
+    });
+  }
+
+  async unloadPartition(partition: number): Promise<void> {
+    const shard = this.shards.get(partition);
+    if (!shard) return;
+    this.shards.delete(partition);
+    await shard.unload();
+  }
+
+  async shutdown(): Promise<void> {
+    this.active = false;
+    for (const p of [...this.shards.keys()]) await this.unloadPartition(p);
+  }
+
+  /** The shard of a group: NOT_COORDINATOR when this node does not own its partition. */
+  shardFor(groupId: string): GroupShard {
+    if (!this.active) throw new KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'The coordinator is not active.');
+    const partition = this.partitionFor(groupId);
+    const shard = this.shards.get(partition);
+    if (!shard || shard.state === 'closed') {
+      // led here but not yet loaded (the metadata is ahead of the coordinator): the client retries
+      if (!shard && this.opts.leadsPartition?.(partition)) throw new KafkaError(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, `__consumer_offsets-${partition} is loading`);
+      throw new KafkaError(ErrorCode.NOT_COORDINATOR, `This is not the correct coordinator for ${groupId}.`);
+    }
+    return shard;
+  }
+
+  // ------------------------------------------------------------------ classic protocol
+
+  async joinGroup(req: JoinRequest, info: RequestInfo): Promise<JoinResponse> {
+    if (req.groupId === '') return joinError(req.memberId, ErrorCode.INVALID_GROUP_ID);
+    if (req.sessionTimeoutMs < this.config.classicMinSessionTimeoutMs || req.sessionTimeoutMs > this.config.classicMaxSessionTimeoutMs) {
+      return joinError(req.memberId, ErrorCode.INVALID_SESSION_TIMEOUT);
+    }
+    try {
+      const shard = this.shardFor(req.groupId);
+      return await (await shard.write(() => shard.classic.join(req, info))).wait;
+    } catch (e) {
+      return joinError(req.memberId, codeOf(e));
+    }
+  }
+
+  async syncGroup(req: SyncRequest): Promise<SyncResponse> {
+    if (req.groupId === '') return syncError(ErrorCode.INVALID_GROUP_ID);
+    try {
+      const shard = this.shardFor(req.groupId);
+      return await (await shard.write(() => shard.classic.sync(req))).wait;
+    } catch (e) {
+      return syncError(codeOf(e));
+    }
+  }
+
+  async heartbeat(req: { groupId: string; generationId: number; memberId: string; groupInstanceId: string | null }): Promise<number> {
+    if (req.groupId === '') return ErrorCode.INVALID_GROUP_ID;
+    try {
+      const shard = this.shardFor(req.groupId);
+      return await shard.write(() => shard.classic.heartbeat(req));
+    } catch (e) {
+      const code = codeOf(e);
+      // a loading coordinator answers heartbeats blindly
+      return code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS ? ErrorCode.NONE : code;
+    }
+  }
+
+  async leaveGroup(groupId: string, members: { memberId: string; groupInstanceId: string | null }[]):
+    Promise<{ errorCode: number; members: { memberId: string; groupInstanceId: string | null; errorCode: number }[] }> {
+    if (groupId === '') return { errorCode: ErrorCode.INVALID_GROUP_ID, members: [] };
+    try {
+      const shard = this.shardFor(groupId);
+      return await shard.write(() => shard.classic.leave(groupId, members));
+    } catch (e) {
+      return { errorCode: codeOf(e), members: [] };
+    }
+  }
+
+  // ------------------------------------------------------------------ offsets
+
+  /** OffsetCommit: throws KafkaError for group-level errors (the handler puts them on every partition). */
+  async commitOffsets(req: CommitRequest, apiVersion: number): Promise<CommitResponseTopics> {
+    const shard = this.shardFor(req.groupId);
+    return shard.write(() => shard.offsetManager.commit(req, apiVersion));
+  }
+
+  async fetchOffsets(req: FetchGroupRequest): Promise<FetchGroupResponse> {
+    try {
+      const shard = this.shardFor(req.groupId);
+      return await shard.read(() => shard.offsetManager.fetch(req));
+    } catch (e) {
+      return { groupId: req.groupId, errorCode: codeOf(e), topics: [] };
+    }
+  }
+
+  async deleteOffsets(groupId: string, topics: { name: string; partitions: { partitionIndex: number }[] }[]):
+    Promise<{ errorCode: number; topics: { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[] }> {
+    if (groupId === '') return { errorCode: ErrorCode.INVALID_GROUP_ID, topics: [] };
+    try {
+      const shard = this.shardFor(groupId);
+      return { errorCode: ErrorCode.NONE, topics: await shard.write(() => shard.offsetManager.deleteOffsets(groupId, topics)) };
+    } catch (e) {
+      return { errorCode: codeOf(e), topics: [] };
+    }
+  }
+
+  /** Offsets of deleted topics are removed from every shard (GroupCoordinator.onPartitionsDeleted). */
+  async onTopicsDeleted(topics: readonly string[]): Promise<void> {
+    const set = new Set(topics);
+    for (const shard of [...this.shards.values()]) {
+      if (shard.state !== 'active') continue;
+      await shard.write(() => result(undefined, shard.offsetManager.onTopicsDeleted(set))).catch(() => undefined);
+    }
+  }
+
+  /** Topic metadata changed: KIP-848 groups re-check their subscriptions on the next heartbeat. */
+  onTopicsChanged(): void {
+    for (const shard of this.shards.values()) if (shard.state === 'active') shard.consumer.requestMetadataRefresh();
+  }
+
+  // ------------------------------------------------------------------ admin
+
+  /** ListGroups over every shard; a loading shard fails the whole answer (COORDINATOR_LOAD_IN_PROGRESS). */
+  async listGroups(statesFilter: readonly string[], typesFilter: readonly string[]): Promise<{ errorCode: number; groups: ListedGroup[] }> {
+    const states = new Set(statesFilter.map((s) => s.toLowerCase()));
+    const types = new Set(typesFilter.map((s) => s.toLowerCase()));
+    const out: ListedGroup[] = [];
+    for (const shard of [...this.shards.values()]) {
+      if (shard.state === 'closed') continue;
+      try {
+        out.push(...await shard.read(() => [...shard.groups.values()].map((g): ListedGroup => g.type === 'classic'
+          ? { groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: 'classic' }
+          : { groupId: g.groupId, protocolType: 'consumer', groupState: g.state, groupType: 'consumer' })));
+      } catch (e) {
+        const code = codeOf(e);
+        if (code === ErrorCode.NOT_COORDINATOR) continue;
+        return { errorCode: code, groups: [] };
+      }
+    }
+    return {
+      errorCode: ErrorCode.NONE,
+      groups: out.filter((g) => (states.size === 0 || states.has(g.groupState.toLowerCase())) && (types.size === 0 || types.has(g.groupType))),
+    };
+  }
+
+  async describeGroups(groupIds: readonly string[]): Promise<DescribedGroup[]> {
+    const out: DescribedGroup[] = [];
+    for (const groupId of groupIds) {
+      try {
+        const shard = this.shardFor(groupId);
+        out.push(await shard.read(() => {
+          const g = shard.groups.get(groupId);
+          if (!g || g.type !== 'classic') return { errorCode: ErrorCode.NONE, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [] };
+          const stable = g.is('Stable');
+          return {
+            errorCode: ErrorCode.NONE, groupId, groupState: g.state, protocolType: g.protocolType ?? '', protocolData: stable ? g.protocolName ?? '' : '',
+            members: [...g.members.values()].map((m) => ({
+              memberId: m.memberId, groupInstanceId: m.groupInstanceId, clientId: m.clientId, clientHost: m.clientHost,
+              memberMetadata: stable ? m.metadata(g.protocolName!) : Buffer.alloc(0), memberAssignment: m.assignment,
+            })),
+          };
+        }));
+      } catch (e) {
+        out.push({ errorCode: codeOf(e), groupId, groupState: '', protocolType: '', protocolData: '', members: [] });
+      }
+    }
+    return out;
+  }
+
+  async deleteGroups(groupIds: readonly string[]): Promise<{ groupId: string; errorCode: number }[]> {
+    const out: { groupId: string; errorCode: number }[] = [];
+    for (const groupId of groupIds) {
+      try {
+        const shard = this.shardFor(groupId);
+        await shard.write(() => {
+          const g = shard.groups.get(groupId);
+          if (!g || (g.type === 'classic' && g.is('Dead'))) throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`);
+          if (!g.isEmpty) throw new KafkaError(ErrorCode.NON_EMPTY_GROUP, 'The group is not empty.');
+          const records: CoordinatorRecord[] = [];
+          shard.offsetManager.deleteAllOffsets(groupId, records);
+          if (g.type === 'classic') records.push({ type: 'GroupMetadata', group: groupId, value: null });
+          else records.push(...consumerGroupTombstones(g));
+          return result(undefined, records);
+        });
+        out.push({ groupId, errorCode: ErrorCode.NONE });
+      } catch (e) {
+        out.push({ groupId, errorCode: codeOf(e) });
+      }
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ KIP-848
+
+  async consumerGroupHeartbeat(req: HeartbeatRequest, info: RequestInfo): Promise<HeartbeatResponse> {
+    const error = (e: unknown): HeartbeatResponse => ({
+      errorCode: codeOf(e), errorMessage: messageOf(e), memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null,
+    });
+    try {
+      if (!this.config.protocols.includes('consumer')) throw new KafkaError(ErrorCode.UNSUPPORTED_VERSION, 'The consumer group protocol is not enabled.');
+      validateHeartbeatRequest(req, this.config.consumerAssignors);
+      const shard = this.shardFor(req.groupId);
+      return await shard.write(() => shard.consumer.heartbeat(req, info));
+    } catch (e) {
+      return error(e);
+    }
+  }
+
+  async consumerGroupDescribe(groupIds: readonly string[]): Promise<Record<string, unknown>[]> {
+    const out: Record<string, unknown>[] = [];
+    for (const groupId of groupIds) {
+      if (groupId === '') {
+        out.push({ errorCode: ErrorCode.INVALID_GROUP_ID, errorMessage: null, groupId: '', members: [] });
+        continue;
+      }
+      try {
+        const shard = this.shardFor(groupId);
+        out.push(await shard.read(() => shard.consumer.describe(groupId)));
+      } catch (e) {
+        out.push({ errorCode: codeOf(e), errorMessage: messageOf(e), groupId, members: [] });
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,126 @@
+// The records of __consumer_offsets as Kafka writes them (GroupCoordinatorRecordHelpers,
+// GroupCoordinatorRecordSerde): the key is an int16 version that is the record type, then the key
+// schema; the value is an int16 version then the value schema, or null (a tombstone). Written
+// versions follow Kafka 3.x/4.0: OffsetCommitKey v1, OffsetCommitValue v3 (v1 when the commit
+// carries an expire timestamp), GroupMetadataKey v2, GroupMetadataValue v3, KIP-848 values v0.
+import { Reader } from '../../protocol/codec/reader.js';
+import { Writer } from '../../protocol/codec/writer.js';
+import { OFFSETS_TOPIC_RECORDS } from '../../protocol/generated/records.js';
+import type { GroupMetadataValue } from '../../protocol/generated/group/GroupMetadata.js';
+import type { OffsetCommitValue } from '../../protocol/generated/group/OffsetCommit.js';
+import type { ConsumerGroupMemberMetadataValue } from '../../protocol/generated/group/ConsumerGroupMemberMetadata.js';
+import type { ConsumerGroupPartitionMetadataValue } from '../../protocol/generated/group/ConsumerGroupPartitionMetadata.js';
+import type { ConsumerGroupCurrentMemberAssignmentValue } from '../../protocol/generated/group/ConsumerGroupCurrentMemberAssignment.js';
+import type { ConsumerGroupTargetAssignmentMemberValue } from '../../protocol/generated/group/ConsumerGroupTargetAssignmentMember.js';
+
+export const RecordType = {
+  OffsetCommit: 1,
+  GroupMetadata: 2,
+  ConsumerGroupMetadata: 3,
+  ConsumerGroupPartitionMetadata: 4,
+  ConsumerGroupMemberMetadata: 5,
+  ConsumerGroupTargetAssignmentMetadata: 6,
+  ConsumerGroupTargetAssignmentMember: 7,
+  ConsumerGroupCurrentMemberAssignment: 8,
+} as const;
+
+/** Versions this coordinator writes (MetadataVersion.offsetCommitValueVersion / groupMetadataValueVersion). */
+export const OFFSET_COMMIT_VALUE_VERSION = 3;
+export const OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRE = 1;
+export const GROUP_METADATA_VALUE_VERSION = 3;
+
+/** A decoded record of __consumer_offsets: value null is a tombstone. */
+export type CoordinatorRecord =
+  | { type: 'OffsetCommit'; group: string; topic: string; partition: number; value: OffsetCommitValue | null }
+  | { type: 'GroupMetadata'; group: string; value: GroupMetadataValue | null }
+  | { type: 'ConsumerGroupMetadata'; group: string; value: { epoch: number } | null }
+  | { type: 'ConsumerGroupPartitionMetadata'; group: string; value: ConsumerGroupPartitionMetadataValue | null }
+  | { type: 'ConsumerGroupMemberMetadata'; group: string; memberId: string; value: ConsumerGroupMemberMetadataValue | null }
+  | { type: 'ConsumerGroupTargetAssignmentMetadata'; group: string; value: { assignmentEpoch: number } | null }
+  | { type: 'ConsumerGroupTargetAssignmentMember'; group: string; memberId: string; value: ConsumerGroupTargetAssignmentMemberValue | null }
+  | { type: 'ConsumerGroupCurrentMemberAssignment'; group: string; memberId: string; value: ConsumerGroupCurrentMemberAssignmentValue | null };
+
+/** Key and value bytes of a record (value null: tombstone). */
+export interface EncodedRecord {
+  key: Buffer;
+  value: Buffer | null;
+}
+
+const SPECS = OFFSETS_TOPIC_RECORDS;
+
+function encodeWith(version: number, write: (w: Writer, v: number, m: any) => void, msg: unknown, schemaVersion = version): Buffer {
+  const w = new Writer(64);
+  w.int16(version);
+  write(w, schemaVersion, msg);
+  return w.toBuffer();
+}
+
+/** Encodes a record's key and value in Kafka's layout. */
+export function encodeRecord(r: CoordinatorRecord): EncodedRecord {
+  switch (r.type) {
+    case 'OffsetCommit': {
+      const spec = SPECS[0]!;
+      const key = encodeWith(1, spec.key.write, { group: r.group, topic: r.topic, partition: r.partition });
+      if (r.value === null) return { key, value: null };
+      const v = r.value.expireTimestamp >= 0n ? OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRE : OFFSET_COMMIT_VALUE_VERSION;
+      return { key, value: encodeWith(v, spec.value!.write, r.value) };
+    }
+    case 'GroupMetadata': {
+      const spec = SPECS[1]!;
+      const key = encodeWith(2, spec.key.write, { group: r.group });
+      return { key, value: r.value === null ? null : encodeWith(GROUP_METADATA_VALUE_VERSION, spec.value!.write, r.value) };
+    }
+    default: {
+      const type = RecordType[r.type];
+      const spec = SPECS[type - 1]!;
+      const keyMsg = 'memberId' in r ? { groupId: r.group, memberId: r.memberId } : { groupId: r.group };
+      const key = encodeWith(type, spec.key.write, keyMsg);
+      return { key, value: r.value === null ? null : encodeWith(0, spec.value!.write, r.value) };
+    }
+  }
+}
+
+/**
+ * Decodes a record's key and value (GroupCoordinatorRecordSerde.deserialize). Returns null for
+ * record types this coordinator does not keep (share groups), throws on malformed bytes.
+ */
+export function decodeRecord(key: Buffer, value: Buffer | null): CoordinatorRecord | null {
+  const kr = new Reader(key);
+  const type = kr.int16();
+  const spec = SPECS.find((s) => type >= s.key.minVersion && type <= s.key.maxVersion);
+  if (!spec) throw new Error(`unknown __consumer_offsets record key version ${type}`);
+  const k = spec.key.read(kr, type);
+  let v: any = null;
+  if (value !== null) {
+    const vr = new Reader(value);
+    const version = vr.int16();
+    if (!spec.value || version < spec.value.minVersion || version > spec.value.maxVersion) {
+      throw new Error(`unknown ${spec.value?.name ?? 'value'} version ${version}`);
+    }
+    v = spec.value.read(vr, version);
+  }
+  switch (type) {
+    case 0:
+    case 1:
+      return { type: 'OffsetCommit', group: k.group, topic: k.topic, partition: k.partition, value: v };
+    case 2:
+      return { type: 'GroupMetadata', group: k.group, value: v };
+    case 3:
+      return { type: 'ConsumerGroupMetadata', group: k.groupId, value: v };
+    case 4:
+      return { type: 'ConsumerGroupPartitionMetadata', group: k.groupId, value: v };
+    case 5:
+      return { type: 'ConsumerGroupMemberMetadata', group: k.groupId, memberId: k.memberId, value: v };
+    case 6:
+      return { type: 'ConsumerGroupTargetAssignmentMetadata', group: k.groupId, value: v };
+    case 7:
+      return { type: 'ConsumerGroupTargetAssignmentMember', group: k.groupId, memberId: k.memberId, value: v };
+    case 8:
+      return { type: 'ConsumerGroupCurrentMemberAssignment', group: k.groupId, memberId: k.memberId, value: v };
+    default:
+      return null;
+  }
+}
+
+/** The group a record belongs to. */
+export const recordGroup = (r: CoordinatorRecord): string => r.group;

@@ -1,0 +1,82 @@
+// What the group state machines share within one coordinator shard (one __consumer_offsets
+// partition): the groups, the timer, the configuration, the clock and the metadata view. An
+// operation returns the records to write and the response; the shard writes the records and
+// answers only after the write (Kafka's CoordinatorResult).
+import type { ClassicGroup } from './classic-group.js';
+import type { ConsumerGroup } from './consumer-group.js';
+import type { GroupConfig } from './config.js';
+import type { CoordinatorRecord } from './records.js';
+
+export type Group = ClassicGroup | ConsumerGroup;
+
+export interface OpResult<T> {
+  records: CoordinatorRecord[];
+  response: T;
+  /**
+   * Whether the shard replays the records into its state after writing them (offset commits,
+   * KIP-848 groups: default true). Classic-group operations change the state themselves and set false.
+   */
+  replay?: boolean;
+  /** Called after the write with NONE or the write's error (mapped as Kafka maps append errors). */
+  onAppended?: (errorCode: number) => void;
+}
+
+export const result = <T>(response: T, records: CoordinatorRecord[] = [], replay = true): OpResult<T> => ({ records, response, replay });
+
+export interface ShardTimer {
+  /** (Re)schedules `op` under `key` after `delayMs`; it runs on the shard's queue as a write. */
+  schedule(key: string, delayMs: number, op: () => OpResult<unknown>): void;
+  cancel(key: string): void;
+  has(key: string): boolean;
+}
+
+export interface TopicView {
+  id: string;
+  name: string;
+  numPartitions: number;
+}
+
+/** The metadata the coordinator needs: topics by name and id. */
+export interface MetadataView {
+  topic(name: string): TopicView | undefined;
+  topicById(id: string): TopicView | undefined;
+}
+
+export interface ShardContext {
+  readonly partition: number;
+  readonly groups: Map<string, Group>;
+  readonly timer: ShardTimer;
+  readonly config: GroupConfig;
+  readonly clock: () => number;
+  readonly metadata: MetadataView;
+  log(level: 'INFO' | 'WARN' | 'DEBUG', msg: string): void;
+}
+
+/** Per-request facts the operations use. */
+export interface RequestInfo {
+  apiVersion: number;
+  clientId: string;
+  /** "/127.0.0.1" as Kafka prints InetAddress */
+  clientHost: string;
+}
+
+/** A promise with its resolver; resolving twice keeps the first value. */
+export interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(v: T): void;
+  done: boolean;
+}
+
+export function deferred<T>(): Deferred<T> {
+  let res!: (v: T) => void;
+  const d: Deferred<T> = {
+    promise: new Promise<T>((r) => { res = r; }),
+    done: false,
+    resolve(v: T) {
+      if (d.done) return;
+      d.done = true;
+      res(v);
+    },
+  };
+  return d;
+}
