@@ -13,4 +13,13 @@ export interface ToolDescriptor {
 
 export const TOOLS: readonly ToolDescriptor[] = [
   { name: 'storage', summary: 'Format and inspect storage directories', kafka: 'kafka-storage.sh', load: () => import('./storage/main.js') },
+  { name: 'topics', summary: 'Create, delete, describe, or change a topic', kafka: 'kafka-topics.sh', load: () => import('./topics/main.js') },
+  { name: 'configs', summary: 'Describe and alter configs of topics, brokers, broker loggers, users, clients, groups', kafka: 'kafka-configs.sh', load: () => import('./configs/main.js') },
+  { name: 'get-offsets', summary: 'Get offsets of topic partitions', kafka: 'kafka-get-offsets.sh', load: () => import('./get-offsets/main.js') },
+  { name: 'delete-records', summary: 'Delete records up to given offsets', kafka: 'kafka-delete-records.sh', load: () => import('./delete-records/main.js') },
+  { name: 'broker-api-versions', summary: 'Show the API versions each broker supports', kafka: 'kafka-broker-api-versions.sh', load: () => import('./broker-api-versions/main.js') },
+  { name: 'log-dirs', summary: 'Describe the log directories of brokers', kafka: 'kafka-log-dirs.sh', load: () => import('./log-dirs/main.js') },
+  { name: 'cluster', summary: 'Get the cluster id, unregister brokers', kafka: 'kafka-cluster.sh', load: () => import('./cluster/main.js') },
+  { name: 'features', summary: 'Describe and update feature levels', kafka: 'kafka-features.sh', load: () => import('./features/main.js') },
+  { name: 'profile', summary: 'Manage named cluster profiles used when --bootstrap-server is omitted', kafka: '(tkafka only)', load: () => import('./profile/main.js') },
 ];

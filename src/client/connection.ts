@@ -1,0 +1,279 @@
+// One TCP connection to one broker: size-prefixed frames, pipelined requests matched by correlation
+// id, a timeout per request, and ApiVersions negotiation right after connecting (the highest version
+// both sides support is used for every later request).
+import { connect, type Socket } from 'node:net';
+import { Reader } from '../protocol/codec/reader.js';
+import { Writer } from '../protocol/codec/writer.js';
+import { writeRequestHeader } from '../protocol/generated/protocol/RequestHeader.js';
+import { readResponseHeader } from '../protocol/generated/protocol/ResponseHeader.js';
+import {
+  apiByKey, clientMaxVersion, loadCodec, requestHeaderVersion, responseHeaderVersion, type ClientApi,
+} from './apis.js';
+import { ApiError, ConnectionError, DisconnectedError, RequestTimeoutError, UnsupportedApiError } from './errors.js';
+
+export interface ConnectionOptions {
+  host: string;
+  port: number;
+  clientId: string;
+  requestTimeoutMs: number;
+  connectTimeoutMs: number;
+  softwareName?: string;
+  softwareVersion?: string;
+}
+
+export interface VersionRange {
+  minVersion: number;
+  maxVersion: number;
+}
+
+export interface SendOptions {
+  /** Send exactly this version (must be supported by both sides). */
+  version?: number;
+  /** Highest/lowest version acceptable for this call (e.g. a field only exists from v4). */
+  maxVersion?: number;
+  minVersion?: number;
+  timeoutMs?: number;
+}
+
+export interface Response<T = any> {
+  version: number;
+  body: T;
+}
+
+interface Pending {
+  api: ClientApi;
+  version: number;
+  resolve: (frame: Buffer) => void;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+const API_VERSIONS = apiByKey(18)!;
+
+export class BrokerConnection {
+  readonly address: string;
+  /** Versions the broker advertised, by API key. */
+  readonly brokerVersions = new Map<number, VersionRange>();
+  /** The raw ApiVersions response (features, finalized features). */
+  apiVersionsResponse: any = null;
+  private socket: Socket | null = null;
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  private readonly pending = new Map<number, Pending>();
+  private nextCorrelationId = 1;
+  private closedError: Error | null = null;
+
+  constructor(readonly opts: ConnectionOptions) {
+    this.address = `${opts.host}:${opts.port}`;
+  }
+
+  get connected(): boolean {
+    return this.socket !== null && this.closedError === null;
+  }
+
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  /** Opens the socket and negotiates API versions. */
+  async open(): Promise<void> {
+    await this.openSocket();
+    await this.negotiate();
+  }
+
+  private openSocket(): Promise<void> {
+    const { host, port, connectTimeoutMs } = this.opts;
+    return new Promise<void>((resolve, reject) => {
+      const s = connect({ host, port });
+      s.setNoDelay(true);
+      const timer = setTimeout(() => {
+        s.destroy();
+        reject(new ConnectionError(`Connection to ${this.address} timed out after ${connectTimeoutMs} ms`));
+      }, connectTimeoutMs);
+      s.once('connect', () => {
+        clearTimeout(timer);
+        s.removeAllListeners('error');
+        this.attach(s);
+        resolve();
+      });
+      s.once('error', (e: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        s.destroy();
+        reject(new ConnectionError(`Connection to ${this.address} failed: ${describeSocketError(e)}`));
+      });
+    });
+  }
+
+  private attach(s: Socket): void {
+    this.socket = s;
+    s.on('data', (d: Buffer) => this.onData(d));
+    s.on('error', (e: NodeJS.ErrnoException) => this.fail(new DisconnectedError(`Connection to ${this.address} failed: ${describeSocketError(e)}`)));
+    s.on('close', () => this.fail(new DisconnectedError(`Connection to ${this.address} was closed by the broker`)));
+  }
+
+  private async negotiate(): Promise<void> {
+    const body = { clientSoftwareName: this.opts.softwareName ?? 'tkafka', clientSoftwareVersion: this.opts.softwareVersion ?? '0.1.0' };
+    let version = clientMaxVersion(API_VERSIONS);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const frame = await this.sendFrame(API_VERSIONS, version, version >= 3 ? body : {});
+      let resp: any;
+      try {
+        resp = (await this.decode(API_VERSIONS, version, frame)).body;
+      } catch {
+        resp = null;
+      }
+      if (resp === null || resp.errorCode === 35) {
+        // The broker answered at v0 because it does not know our version; retry with its highest.
+        const v0 = (await this.decode(API_VERSIONS, 0, frame)).body;
+        const own = (v0.apiKeys as any[]).find((k) => k.apiKey === 18);
+        const next = own ? Math.min(own.maxVersion, version - 1) : 0;
+        if (next < 0 || next >= version) throw new ApiError(35, 'The broker does not support any ApiVersions version this client can send');
+        version = next;
+        continue;
+      }
+      if (resp.errorCode !== 0) throw new ApiError(resp.errorCode, null, 'ApiVersions');
+      for (const k of resp.apiKeys as any[]) this.brokerVersions.set(k.apiKey, { minVersion: k.minVersion, maxVersion: k.maxVersion });
+      this.apiVersionsResponse = { ...resp, version };
+      return;
+    }
+    throw new ApiError(35, 'ApiVersions negotiation failed');
+  }
+
+  /** The version to use for `api`: the highest both sides support within the caller's limits. */
+  pickVersion(api: ClientApi, opts: SendOptions = {}): number {
+    const broker = this.brokerVersions.get(api.key);
+    if (!broker) {
+      throw new UnsupportedApiError(`The broker at ${this.address} does not support the ${api.name} API (key ${api.key})`, api.name);
+    }
+    const lo = Math.max(api.minVersion, broker.minVersion, opts.minVersion ?? 0);
+    const hi = Math.min(clientMaxVersion(api), broker.maxVersion, opts.maxVersion ?? Number.MAX_SAFE_INTEGER);
+    if (opts.version !== undefined) {
+      if (opts.version < lo || opts.version > hi) {
+        throw new UnsupportedApiError(
+          `The broker at ${this.address} does not support ${api.name} version ${opts.version} (it supports ${broker.minVersion} to ${broker.maxVersion})`,
+          api.name,
+        );
+      }
+      return opts.version;
+    }
+    if (lo > hi) {
+      const want = opts.minVersion !== undefined || opts.maxVersion !== undefined
+        ? `${Math.max(api.minVersion, opts.minVersion ?? 0)} to ${Math.min(clientMaxVersion(api), opts.maxVersion ?? 99)}`
+        : `${api.minVersion} to ${clientMaxVersion(api)}`;
+      throw new UnsupportedApiError(
+        `The broker at ${this.address} does not support a usable version of ${api.name}: it supports ${broker.minVersion} to ${broker.maxVersion}, tkafka needs ${want}`,
+        api.name,
+      );
+    }
+    return hi;
+  }
+
+  supports(api: ClientApi, minVersion = 0): boolean {
+    const b = this.brokerVersions.get(api.key);
+    return b !== undefined && Math.min(b.maxVersion, clientMaxVersion(api)) >= Math.max(minVersion, b.minVersion, api.minVersion);
+  }
+
+  /** Sends one request and waits for its response. */
+  async send<T = any>(api: ClientApi, body: unknown, opts: SendOptions = {}): Promise<Response<T>> {
+    const version = this.pickVersion(api, opts);
+    const frame = await this.sendFrame(api, version, body, opts.timeoutMs);
+    return this.decode(api, version, frame);
+  }
+
+  private async decode(api: ClientApi, version: number, frame: Buffer): Promise<Response> {
+    const codec = await loadCodec(api);
+    const r = new Reader(frame);
+    readResponseHeader(r, responseHeaderVersion(api, version));
+    return { version, body: codec.readResponse(r, version) };
+  }
+
+  private async sendFrame(api: ClientApi, version: number, body: unknown, timeoutMs?: number): Promise<Buffer> {
+    const codec = await loadCodec(api);
+    if (this.closedError) throw this.closedError;
+    const socket = this.socket;
+    if (!socket) throw new DisconnectedError(`Not connected to ${this.address}`);
+    const correlationId = this.nextCorrelationId++;
+    if (this.nextCorrelationId > 0x7fffffff) this.nextCorrelationId = 1;
+    const w = new Writer(256);
+    w.int32(0);
+    writeRequestHeader(w, requestHeaderVersion(api, version), {
+      requestApiKey: api.key, requestApiVersion: version, correlationId, clientId: this.opts.clientId,
+    });
+    codec.writeRequest(w, version, body);
+    const parts = w.toBuffers();
+    parts[0]!.writeInt32BE(w.length - 4, 0);
+    const ms = timeoutMs ?? this.opts.requestTimeoutMs;
+    return new Promise<Buffer>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(correlationId);
+        reject(new RequestTimeoutError(`${api.name} request to ${this.address} timed out after ${ms} ms`));
+        // Kafka's client drops a connection whose request timed out: later responses are unusable.
+        this.fail(new DisconnectedError(`Connection to ${this.address} was dropped after a request timed out`));
+      }, ms);
+      this.pending.set(correlationId, { api, version, resolve, reject, timer });
+      for (const p of parts) socket.write(p);
+    });
+  }
+
+  private onData(d: Buffer): void {
+    this.chunks.push(d);
+    this.buffered += d.length;
+    for (;;) {
+      if (this.buffered < 4) return;
+      let head = this.chunks[0]!;
+      if (head.length < 4) head = this.compact();
+      const size = head.readInt32BE(0);
+      if (size < 0) {
+        this.fail(new DisconnectedError(`Invalid frame size ${size} from ${this.address}`));
+        return;
+      }
+      if (this.buffered < 4 + size) return;
+      if (head.length < 4 + size) head = this.compact();
+      const frame = head.subarray(4, 4 + size);
+      const rest = head.subarray(4 + size);
+      if (rest.length > 0) this.chunks[0] = rest;
+      else this.chunks.shift();
+      this.buffered -= 4 + size;
+      this.dispatch(frame);
+    }
+  }
+
+  private compact(): Buffer {
+    const all = Buffer.concat(this.chunks);
+    this.chunks = [all];
+    return all;
+  }
+
+  private dispatch(frame: Buffer): void {
+    if (frame.length < 4) return;
+    const correlationId = frame.readInt32BE(0);
+    const p = this.pending.get(correlationId);
+    if (!p) return; // a response to a request we gave up on
+    this.pending.delete(correlationId);
+    clearTimeout(p.timer);
+    p.resolve(frame);
+  }
+
+  private fail(e: Error): void {
+    if (this.closedError) return;
+    this.closedError = e;
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(e);
+    }
+    this.pending.clear();
+    this.socket?.destroy();
+  }
+
+  close(): void {
+    this.fail(new DisconnectedError(`Connection to ${this.address} was closed`));
+  }
+}
+
+function describeSocketError(e: NodeJS.ErrnoException): string {
+  if (e.code === 'ECONNREFUSED') return 'connection refused';
+  if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') return 'host not found';
+  if (e.code === 'ECONNRESET') return 'connection reset';
+  if (e.code === 'EHOSTUNREACH' || e.code === 'ENETUNREACH') return 'host unreachable';
+  return e.message;
+}

@@ -1,0 +1,121 @@
+// `tkafka configs` against a real `tkafka server start` process: describe/alter of topics,
+// brokers, the broker default and broker loggers with Kafka's lines and messages, checked with
+// kafkajs; users/clients report the missing quota APIs of this broker in one line.
+import test, { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import kafkajs from 'kafkajs';
+import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
+import { run as configs } from '../src/tools/configs/main.js';
+
+const { Kafka, logLevel, ConfigResourceTypes } = kafkajs;
+
+let broker: BrokerProcess;
+let admin: kafkajs.Admin;
+
+async function tkafka(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const stdout = new Writable({ write(c, _e, cb) { out += String(c); cb(); } });
+  const stderr = new Writable({ write(c, _e, cb) { err += String(c); cb(); } });
+  const code = await configs(argv, { stdout, stderr, stdin: process.stdin, env });
+  return { code, out, err };
+}
+
+const B = (): string[] => ['--bootstrap-server', broker.bootstrap];
+
+async function topicConfig(name: string): Promise<Map<string, string>> {
+  const cfg = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name }], includeSynonyms: false });
+  return new Map(cfg.resources[0]!.configEntries.map((e) => [e.configName, e.configValue]));
+}
+
+before(async () => {
+  broker = await startBroker();
+  admin = new Kafka({ brokers: [broker.bootstrap], clientId: 'tool-configs-test', logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 1, replicationFactor: 1 }] });
+});
+
+after(async () => {
+  await admin?.disconnect();
+  await broker?.stop();
+  broker?.cleanup();
+});
+
+test('--alter --add-config sets topic configs (bracketed lists too); --describe prints them with synonyms', async () => {
+  const r = await tkafka([...B(), '--alter', '--topic', 'orders', '--add-config', 'retention.ms=1000,cleanup.policy=[compact,delete]']);
+  assert.deepEqual(r, { code: 0, out: 'Completed updating config for topic orders.\n', err: '' });
+  const cfg = await topicConfig('orders');
+  assert.equal(cfg.get('retention.ms'), '1000');
+  assert.equal(cfg.get('cleanup.policy'), 'compact,delete');
+  const d = await tkafka([...B(), '--describe', '--entity-type', 'topics', '--entity-name', 'orders']);
+  assert.equal(d.code, 0, d.err);
+  assert.deepEqual(d.out.split('\n'), [
+    'Dynamic configs for topic orders are:',
+    '  cleanup.policy=compact,delete sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:cleanup.policy=compact,delete, DEFAULT_CONFIG:log.cleanup.policy=delete}',
+    '  retention.ms=1000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=1000}',
+    '',
+  ]);
+  const all = await tkafka([...B(), '--describe', '--topic', 'orders', '--all']);
+  assert.match(all.out, /^All configs for topic orders are:\n/);
+  assert.match(all.out, /^ {2}segment\.bytes=\d+ sensitive=false synonyms=\{.*DEFAULT_CONFIG:log\.segment\.bytes=\d+\}$/m);
+  const json = JSON.parse((await tkafka([...B(), '--describe', '--topic', 'orders', '--output', 'json'])).out);
+  assert.deepEqual(json.resources[0].configs.map((c: { name: string }) => c.name), ['cleanup.policy', 'retention.ms']);
+  assert.equal(json.resources[0].configs[1].source, 'DYNAMIC_TOPIC_CONFIG');
+});
+
+test('--delete-config removes a topic config; deleting an unset key is refused', async () => {
+  assert.equal((await tkafka([...B(), '--alter', '--topic', 'orders', '--delete-config', 'retention.ms'])).code, 0);
+  assert.equal((await topicConfig('orders')).get('retention.ms'), '604800000');
+  assert.deepEqual(await tkafka([...B(), '--alter', '--topic', 'orders', '--delete-config', 'retention.ms']), { code: 1, out: '', err: 'Invalid config(s): retention.ms\n' });
+});
+
+test('broker and broker-default configs; broker loggers', async () => {
+  assert.deepEqual(await tkafka([...B(), '--alter', '--broker', '1', '--add-config', 'log.cleaner.threads=2']), { code: 0, out: 'Completed updating config for broker 1.\n', err: '' });
+  const d = await tkafka([...B(), '--describe', '--broker', '1']);
+  assert.deepEqual(d.out.split('\n'), [
+    'Dynamic configs for broker 1 are:',
+    '  log.cleaner.threads=2 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.cleaner.threads=2, DEFAULT_CONFIG:log.cleaner.threads=1}',
+    '',
+  ]);
+  assert.deepEqual(await tkafka([...B(), '--alter', '--entity-type', 'brokers', '--entity-default', '--add-config', 'log.cleaner.threads=3']),
+    { code: 0, out: 'Completed updating default config for brokers in the cluster.\n', err: '' });
+  const all = await tkafka([...B(), '--describe', '--entity-type', 'brokers']);
+  assert.match(all.out, /^Dynamic configs for broker 1 are:\n {2}log\.cleaner\.threads=2 sensitive=false synonyms=\{DYNAMIC_BROKER_CONFIG:log\.cleaner\.threads=2, DYNAMIC_DEFAULT_BROKER_CONFIG:log\.cleaner\.threads=3, DEFAULT_CONFIG:log\.cleaner\.threads=1\}\nDefault configs for brokers in the cluster are:\n {2}log\.cleaner\.threads=3 /);
+  const loggers = await tkafka([...B(), '--describe', '--broker-logger', '1']);
+  assert.match(loggers.out, /^Dynamic configs for broker-logger 1 are:\n {2}\S+=(INFO|WARN|DEBUG|ERROR|TRACE) sensitive=false synonyms=\{\}\n/);
+  assert.deepEqual(await tkafka([...B(), '--alter', '--broker-logger', '1', '--add-config', 'no.such.logger=DEBUG']),
+    { code: 1, out: '', err: 'Invalid broker logger(s): no.such.logger\n' });
+});
+
+test('validation messages are Kafka\'s, on stderr, exit 1', async () => {
+  const fail = async (args: string[], message: string): Promise<void> => {
+    assert.deepEqual(await tkafka(args), { code: 1, out: '', err: `${message}\n` }, args.join(' '));
+  };
+  await fail(['--describe', '--entity-type', 'topics'], 'Either --bootstrap-server or --bootstrap-controller must be specified.');
+  await fail([...B(), '--describe', '--entity-type', 'foo'], 'Invalid entity type foo, the entity type must be one of topics, clients, users, brokers, ips, client-metrics, groups, broker-loggers with a --bootstrap-server or --bootstrap-controller argument');
+  await fail([...B(), '--describe'], 'At least one entity type must be specified');
+  await fail([...B(), '--describe', '--entity-type', 'topics', '--entity-type', 'topics'], 'Duplicate entity type(s) specified: topics');
+  await fail([...B(), '--describe', '--topic', 'x', '--entity-default'], '--entity-{type,name,default} should not be used in conjunction with specific entity flags');
+  await fail([...B(), '--describe', '--entity-type', 'brokers', '--entity-name', 'x'], 'The entity name for brokers must be a valid integer broker id, but it is: x');
+  await fail([...B(), '--alter', '--entity-type', 'topics', '--add-config', 'a=b'], 'An entity name must be specified with --alter of topics');
+  await fail([...B(), '--alter', '--topic', 't'], 'At least one of --add-config, --add-config-file, or --delete-config must be specified with --alter');
+  await fail([...B(), '--alter', '--topic', 'orders', '--add-config', 'a'],
+    'requirement failed: Invalid entity config: all configs to be added must be in the format "key=val" or  "key=[val1,val2]" to group values which contain commas.');
+  await fail([...B(), '--alter', '--topic', 'orders', '--add-config', 'a$=b'], 'Invalid character found for config key: a$');
+  const usage = await tkafka([...B(), '--describe', '--alter', '--topic', 'x']);
+  assert.equal(usage.err.split('\n')[0], 'Command must include exactly one action: --describe, --alter');
+  assert.match(usage.err.split('\n')[1]!, /^Option\s+Description/);
+});
+
+test('operation failures: Kafka\'s first two stderr lines, no stack trace', async () => {
+  const r = await tkafka([...B(), '--describe', '--entity-type', 'topics', '--entity-name', 'nope']);
+  assert.equal(r.code, 1);
+  assert.equal(r.out, 'Dynamic configs for topic nope are:\n');
+  assert.equal(r.err, "Error while executing config command with args '--bootstrap-server " + broker.bootstrap + " --describe --entity-type topics --entity-name nope'\n" +
+    'java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.UnknownTopicOrPartitionException: This server does not host this topic-partition.\n');
+  // This broker has no quota APIs: one clear line naming the API.
+  const q = await tkafka([...B(), '--describe', '--entity-type', 'users']);
+  assert.equal(q.code, 1);
+  assert.match(q.err, /^The broker at 127\.0\.0\.1:\d+ does not support the DescribeClientQuotas API \(key 48\)\n$/);
+});
