@@ -3,6 +3,9 @@
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execa } from 'execa';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { iterateBatches, readBatchHeader } from '../src/protocol/records/batch.js';
 import kafkajs from 'kafkajs';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { RawClient } from './helpers/raw-client.js';
@@ -86,12 +89,27 @@ test('kafkajs produces keyed records with headers; they land on murmur2 partitio
   }
 });
 
+const CODEC_IDS: Record<string, number> = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 };
+
+/** The compression codecs of the batches stored in a partition's first segment. */
+function storedCodecs(topic: string): Set<number> {
+  const file = join(broker.dataDir, 'logs', `${topic}-0`, '00000000000000000000.log');
+  const buf = readFileSync(file);
+  const codecs = new Set<number>();
+  for (const e of iterateBatches(buf)) codecs.add(readBatchHeader(buf, e.position).compression);
+  return codecs;
+}
+
 for (const codec of ['none', 'gzip', 'snappy', 'lz4', 'zstd']) {
-  test(`kcat produces 100,000 records with ${codec}; kcat reads them back complete and in order`, async () => {
+  test(`kcat produces 100,000 records with ${codec}; the log stores ${codec} batches; kcat reads them back complete and in order`, async () => {
     const topic = `kcat-${codec}`;
     const N = 100_000;
     const input = Array.from({ length: N }, (_, i) => `${i}`).join('\n') + '\n';
     await execa('kcat', ['-P', '-b', broker.bootstrap, '-t', topic, '-p', '0', '-z', codec, '-X', 'topic.request.required.acks=-1'], { input, timeout: 120_000 });
+    // stored as kcat sent them: its codec (librdkafka sends a batch uncompressed when compressing does not shrink it)
+    const codecs = storedCodecs(topic);
+    assert.ok(codecs.has(CODEC_IDS[codec]!), `no ${codec} batch stored: ${[...codecs]}`);
+    for (const c of codecs) assert.ok(c === CODEC_IDS[codec] || c === 0, `unexpected codec ${c}`);
     const lines = await kcatConsume(topic, '%o %s\\n', ['-p', '0']);
     assert.equal(lines.length, N);
     for (let i = 0; i < N; i++) assert.equal(lines[i], `${i} ${i}`);

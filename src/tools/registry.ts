@@ -12,6 +12,8 @@ export interface ToolDescriptor {
 }
 
 export const TOOLS: readonly ToolDescriptor[] = [
+  { name: 'metadata-quorum', summary: 'Describe the KRaft metadata quorum, add and remove controllers', kafka: 'kafka-metadata-quorum.sh', load: () => import('./metadata-quorum/main.js') },
+  { name: 'dump-log', summary: 'Dump log segments, indexes, producer snapshots and metadata snapshots', kafka: 'kafka-dump-log.sh', load: () => import('./dump-log/main.js') },
   { name: 'storage', summary: 'Format and inspect storage directories', kafka: 'kafka-storage.sh', load: () => import('./storage/main.js') },
   { name: 'topics', summary: 'Create, delete, describe, or change a topic', kafka: 'kafka-topics.sh', load: () => import('./topics/main.js') },
   { name: 'configs', summary: 'Describe and alter configs of topics, brokers, broker loggers, users, clients, groups', kafka: 'kafka-configs.sh', load: () => import('./configs/main.js') },

@@ -48,6 +48,15 @@ export interface ApiVersionsHandlerOptions {
  * version on the wire): those arrive with `ctx.apiVersion === 0` while `ctx.header.requestApiVersion`
  * keeps the version the client sent, and get the v0 UNSUPPORTED_VERSION answer of KIP-511.
  */
+/**
+ * KAFKA-18659: Kafka 4 advertises Produce from v0 although it serves only v3+, because librdkafka
+ * (<= 2.10) enables gzip/snappy/lz4 only when the broker's Produce range starts at 0. Requests at
+ * v0-v2 are still refused (the connection is closed), exactly as Kafka does.
+ */
+function advertisedMin(apiKey: number, servedMin: number): number {
+  return apiKey === ApiKey.Produce ? 0 : servedMin;
+}
+
 export function createApiVersionsHandler(registry: HandlerRegistry, options: ApiVersionsHandlerOptions = {}): ApiHandler<unknown> {
   const minVersion = options.minVersion ?? 0;
   const maxVersion = options.maxVersion ?? 4;
@@ -80,7 +89,7 @@ export function createApiVersionsHandler(registry: HandlerRegistry, options: Api
       }
       return {
         errorCode: ErrorCode.NONE,
-        apiKeys: registry.apis(listenerType).map((a) => ({ apiKey: a.apiKey, minVersion: a.minVersion, maxVersion: a.maxVersion })),
+        apiKeys: registry.apis(listenerType).map((a) => ({ apiKey: a.apiKey, minVersion: advertisedMin(a.apiKey, a.minVersion), maxVersion: a.maxVersion })),
         throttleTimeMs: 0,
         supportedFeatures: supported
           .filter((f) => !(alterFeatureLevel0 && f.minVersion === 0))

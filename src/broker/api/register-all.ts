@@ -12,10 +12,11 @@ import { handler as incrementalAlterConfigs } from './incremental-alter-configs.
 import { handler as describeCluster } from './describe-cluster.js';
 import { handler as describeLogDirs } from './describe-log-dirs.js';
 import { handler as describeTopicPartitions } from './describe-topic-partitions.js';
+import { handler as describeQuorum } from './describe-quorum.js';
 
 export const ADMIN_HANDLERS = [
   metadata, createTopics, deleteTopics, createPartitions, describeConfigs, alterConfigs, incrementalAlterConfigs,
-  describeCluster, describeLogDirs, describeTopicPartitions,
+  describeCluster, describeLogDirs, describeTopicPartitions, describeQuorum,
 ] as const;
 
 export function registerAdminHandlers(registry: HandlerRegistry): HandlerRegistry {
