@@ -13,6 +13,9 @@ import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
 import { ReplicaManager } from './replication/replica-manager.js';
 import { applyPartitionImage } from './replication/metadata-sync.js';
+import { createProducerStateHook } from './replication/eos.js';
+import { registerTxnHandlers } from './api/register-txn.js';
+import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glue.js';
 import { registerDataHandlers } from './api/register-data.js';
 import { registerAdminHandlers } from './api/register-all.js';
 import { registerGroupHandlers } from './api/register-group.js';
@@ -26,6 +29,7 @@ export interface ServerLogger {
 
 export class BrokerServer {
   groups: GroupCoordinatorHandle | null = null;
+  txn: TxnCoordinatorHandle | null = null;
 
   private constructor(
     readonly config: ServerConfig,
@@ -86,7 +90,8 @@ export class BrokerServer {
       excludeTopics: ['__cluster_metadata'],
     });
     await logManager.startup();
-    const replicas = new ReplicaManager({ logManager, config, nodeId, metadata: () => controller.image });
+    const producerStateHook = createProducerStateHook({ config });
+    const replicas = new ReplicaManager({ logManager, config, nodeId, metadata: () => controller.image, producerState: producerStateHook });
 
     // The broker side follows the metadata: partitions appear and disappear as records commit.
     const publisher: MetadataPublisher = {
@@ -129,6 +134,8 @@ export class BrokerServer {
     registerGroupHandlers(registry);
     // after the partition publisher, so __consumer_offsets partitions exist before their shards load
     const groups = await startGroupCoordinator(services, (level, msg) => logger.log(level, msg));
+    const txn = await startTxnCoordinator(services, { logger: (level, msg) => logger.log(level, msg), hook: producerStateHook });
+    registerTxnHandlers(registry);
     const socketServer = new SocketServer<BrokerServices>({
       listeners: config.listeners.map((e) => ({ name: e.listenerName, host: e.host, port: e.port })),
       controllerListenerNames: config.controllerListenerNames,
@@ -142,6 +149,7 @@ export class BrokerServer {
     await socketServer.start();
     const server = new BrokerServer(config, clusterId, controller, logManager, replicas, socketServer, logger);
     server.groups = groups;
+    server.txn = txn;
     return server;
   }
 
@@ -152,6 +160,7 @@ export class BrokerServer {
   /** Clean shutdown: stop serving, flush and checkpoint the logs, snapshot the metadata. */
   async shutdown(): Promise<void> {
     await this.socketServer.close();
+    await this.txn?.shutdown();
     await this.groups?.shutdown();
     await this.replicas.shutdown?.();
     await this.logManager.shutdown();

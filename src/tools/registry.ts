@@ -23,5 +23,6 @@ export const TOOLS: readonly ToolDescriptor[] = [
   { name: 'log-dirs', summary: 'Describe the log directories of brokers', kafka: 'kafka-log-dirs.sh', load: () => import('./log-dirs/main.js') },
   { name: 'cluster', summary: 'Get the cluster id, unregister brokers', kafka: 'kafka-cluster.sh', load: () => import('./cluster/main.js') },
   { name: 'features', summary: 'Describe and update feature levels', kafka: 'kafka-features.sh', load: () => import('./features/main.js') },
+  { name: 'transactions', summary: 'List, describe and abort transactions; describe producers; find hanging transactions', kafka: 'kafka-transactions.sh', load: () => import('./transactions/main.js') },
   { name: 'profile', summary: 'Manage named cluster profiles used when --bootstrap-server is omitted', kafka: '(tkafka only)', load: () => import('./profile/main.js') },
 ];

@@ -17,6 +17,7 @@ import {
 } from './log-errors.js';
 import { loadLog } from './log-loader.js';
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
+import { ProducerStateManager } from './producer-state-manager.js';
 import type { LogSegment } from './segment.js';
 
 export {
@@ -102,10 +103,13 @@ export class PartitionLog extends LocalLog {
   private _highWatermark: number;
   private hwMeta: OffsetMetadata | undefined;
   private _topicId: string | undefined;
+  /** idempotent/transactional producer state, `.snapshot` and `.txnindex` files (EOS) */
+  readonly producerState: ProducerStateManager;
   /** what loading did: bytes truncated from torn/corrupt tails and segments rebuilt */
   readonly loadStats: { truncatedBytes: number; recoveredSegments: number };
 
-  private constructor(o: PartitionLogOptions, epochCache: LeaderEpochCache, loaded: Awaited<ReturnType<typeof loadLog>>, topicId: string | undefined) {
+  private constructor(o: PartitionLogOptions, epochCache: LeaderEpochCache, loaded: Awaited<ReturnType<typeof loadLog>>, topicId: string | undefined,
+    producerState: ProducerStateManager) {
     super({
       topic: o.topic, partition: o.partition, dir: o.dir, config: o.config ?? makeLogConfig(), clock: o.clock ?? Date.now,
       logger: o.logger ?? silentLogger, segments: loaded.segments, logEndOffset: loaded.logEndOffset, recoveryPoint: loaded.recoveryPoint,
@@ -115,6 +119,7 @@ export class PartitionLog extends LocalLog {
     this._topicId = topicId;
     this._highWatermark = this.clampHw(o.highWatermark ?? this._logStartOffset);
     this.loadStats = { truncatedBytes: loaded.truncatedBytes, recoveredSegments: loaded.recoveredSegments };
+    this.producerState = producerState;
   }
 
   /** Opens (creating if needed) the partition directory and loads it (Kafka's LogLoader). */
@@ -131,7 +136,11 @@ export class PartitionLog extends LocalLog {
       epochCache, logger: o.logger ?? silentLogger,
     });
     if (o.topicId !== undefined && stored === undefined) await writePartitionMetadata(o.dir, o.topicId);
-    return new PartitionLog(o, epochCache, loaded, o.topicId ?? stored);
+    const producerState = await ProducerStateManager.load({
+      dir: o.dir, topicPartition: `${o.topic}-${o.partition}`, segments: loaded.segments, logStartOffset: loaded.logStartOffset,
+      logEndOffset: loaded.logEndOffset, clock: o.clock ?? Date.now, logger: o.logger ?? silentLogger,
+    });
+    return new PartitionLog(o, epochCache, loaded, o.topicId ?? stored, producerState);
   }
 
   get logStartOffset(): number { return this._logStartOffset; }
@@ -151,6 +160,22 @@ export class PartitionLog extends LocalLog {
 
   protected override onDirRenamed(newDir: string): void {
     this.epochCache.updateDir(newDir);
+    this.producerState.updateDir(newDir);
+  }
+
+  /** Rolls, then snapshots the producer state at the new segment's base offset (UnifiedLog.roll). */
+  protected override async rollLocked(expectedNextOffset?: number): Promise<LogSegment> {
+    const seg = await super.rollLocked(expectedNextOffset);
+    await this.producerState.takeSnapshot(seg.baseOffset, this.segs[0]!.baseOffset);
+    return seg;
+  }
+
+  /** Clean close: a producer-state snapshot at the log end offset first. */
+  override async close(): Promise<void> {
+    await this.queue.run(async () => {
+      if (!this.closed) await this.producerState.takeSnapshot(this.leo.offset, this.segs[0]!.baseOffset);
+    });
+    return super.close();
   }
 
   // ---- high watermark / log start offset ----
@@ -182,6 +207,7 @@ export class PartitionLog extends LocalLog {
     }
     if (newLogStartOffset <= this._logStartOffset) return false;
     this._logStartOffset = newLogStartOffset;
+    this.producerState.onLogStartOffsetIncremented(newLogStartOffset);
     if (this._highWatermark < newLogStartOffset) this.updateHighWatermark(newLogStartOffset);
     if (this._recoveryPoint < newLogStartOffset) this._recoveryPoint = newLogStartOffset;
     await this.epochCache.truncateFromStart(newLogStartOffset);
@@ -277,6 +303,7 @@ export class PartitionLog extends LocalLog {
     if (roll) segment = await this.rollLocked(firstOffset);
     await segment.append(lastOffset, maxTimestamp, shallow, buf);
     this.leo = { offset: lastOffset + 1, segmentBase: segment.baseOffset, position: segment.size };
+    await this.producerState.onAppended(buf, segment.baseOffset, this.leo.offset);
     if (this.unflushedMessages >= this._config.flushMessages) await this.flushUpTo(this.leo.offset, false);
     return {
       baseOffset: firstOffset, lastOffset, logAppendTime: logAppendTime ? now : -1, maxTimestamp,
@@ -409,6 +436,7 @@ export class PartitionLog extends LocalLog {
       this.setLogEndOffset(targetOffset);
       await this.epochCache.truncateFromEnd(targetOffset);
       this._logStartOffset = Math.min(targetOffset, this._logStartOffset);
+      await this.producerState.truncateAndReload(this.segs, this._logStartOffset, targetOffset);
       if (this._highWatermark >= this.leo.offset) this._highWatermark = this.leo.offset;
       this.hwMeta = undefined;
       return true;
@@ -429,6 +457,7 @@ export class PartitionLog extends LocalLog {
     await this.createAndDeleteSegment(newOffset, last);
     this.setLogEndOffset(newOffset);
     await this.epochCache.clear();
+    await this.producerState.truncateFullyAndStartAt(newOffset);
     this._logStartOffset = logStartOffset ?? newOffset;
     this._highWatermark = this.leo.offset;
     this.hwMeta = undefined;

@@ -6,6 +6,7 @@
 import { ErrorCode } from '../../protocol/errors.js';
 import type { PartitionLog } from '../log/partition-log.js';
 import type { TopicConfig } from './topic-config.js';
+import { abortedTransactionsIn, DEFAULT_PRODUCER_STATE_HOOK, type EosHook } from './eos.js';
 
 export const NO_EPOCH = -1;
 
@@ -137,10 +138,22 @@ export class Partition {
   get logStartOffset(): number { return this.log.logStartOffset; }
 
   /**
-   * Last stable offset: the first offset of an open transaction, else the high watermark.
-   * Hook: with transactions this comes from the producer state (first unstable offset).
+   * Last stable offset: the first offset of the earliest open transaction (the producer state's
+   * first unstable offset), capped by the high watermark; the high watermark when none is open.
    */
-  get lastStableOffset(): number { return this.log.highWatermark; }
+  get lastStableOffset(): number {
+    const hw = this.log.highWatermark;
+    const fuo = this.log.producerState?.firstUnstableOffset;
+    return fuo === undefined ? hw : Math.min(fuo, hw);
+  }
+
+  /** The producer-state checks used when the replica manager was not given a hook (idempotence). */
+  get producerStateHook(): EosHook { return DEFAULT_PRODUCER_STATE_HOOK; }
+
+  /** Aborted transactions overlapping records read from fetchOffset (READ_COMMITTED fetches). */
+  abortedTransactions(fetchOffset: number, records: Buffer): { producerId: number; firstOffset: number }[] {
+    return abortedTransactionsIn(this.log, fetchOffset, records);
+  }
 
   /** Partition.checkCurrentLeaderEpoch: -1 skips the check. */
   checkLeaderEpoch(current: number): number {

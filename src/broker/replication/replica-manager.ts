@@ -335,7 +335,7 @@ export class ReplicaManager {
   }
 
   private async appendLocked(p: Partition, pb: ProducerBatch): Promise<AppendResult> {
-    const hook = this.opts.producerState;
+    const hook = this.opts.producerState ?? p.producerStateHook;
     if (hook) {
       const v = await hook.beforeAppend(pb);
       if (v.kind === 'duplicate') {
@@ -434,7 +434,7 @@ export class ReplicaManager {
     }
     // fetch v3+: an incomplete first batch is dropped rather than returned partially
     const records = !hardMaxBytesLimit && read.firstEntryIncomplete ? EMPTY_RECORDS : read.records;
-    return { ...base, records };
+    return { ...base, records, abortedTransactions: params.isolationLevel === READ_COMMITTED ? p.abortedTransactions(req.fetchOffset, records) : null };
   }
 
   /**

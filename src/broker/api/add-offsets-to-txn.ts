@@ -1,0 +1,28 @@
+// AddOffsetsToTxn (API 25), v0-4: adds the group's __consumer_offsets partition to the producer's
+// transaction, so that TxnOffsetCommit may follow (KafkaApis.handleAddOffsetsToTxnRequest); v<2
+// clients get INVALID_PRODUCER_EPOCH for PRODUCER_FENCED.
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type { AddOffsetsToTxnRequest } from '../../protocol/generated/protocol/AddOffsetsToTxn.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { BrokerServices } from '../services.js';
+import { OFFSETS_TOPIC, txnCoordinatorOf } from '../txn/broker-glue.js';
+import { tpKey } from '../txn/txn-metadata.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import { genericErrorResponse } from './error-responses.js';
+
+async function handle(ctx: RequestContext, req: AddOffsetsToTxnRequest, services: BrokerServices): Promise<unknown> {
+  const h = await txnCoordinatorOf(services);
+  const partition = h.offsetsPartitionFor(req.groupId);
+  let code = await h.coordinator.handleAddPartitions(req.transactionalId, Number(req.producerId), req.producerEpoch, [tpKey(OFFSETS_TOPIC, partition)]);
+  if (ctx.apiVersion < 2 && code === ErrorCode.PRODUCER_FENCED) code = ErrorCode.INVALID_PRODUCER_EPOCH;
+  return { throttleTimeMs: 0, errorCode: code };
+}
+
+export const handler: ApiHandler<BrokerServices> = {
+  apiKey: ApiKey.AddOffsetsToTxn,
+  minVersion: 0,
+  maxVersion: 4,
+  listeners: ['broker'],
+  handle,
+  errorResponse: genericErrorResponse,
+};

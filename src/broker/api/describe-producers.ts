@@ -1,0 +1,46 @@
+// DescribeProducers (API 61), v0: the active idempotent/transactional producers of partitions this
+// broker leads — id, epoch, last sequence, last timestamp, coordinator epoch of the last marker,
+// and the first offset of the open transaction (-1 when none). Kafka's
+// ReplicaManager.activeProducerState; used by `kafka-transactions describe-producers`,
+// `abort --start-offset` and `find-hanging`.
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type { DescribeProducersRequest } from '../../protocol/generated/protocol/DescribeProducers.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { BrokerServices } from '../services.js';
+import type { ReplicaManager } from '../replication/replica-manager.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import { genericErrorResponse } from './error-responses.js';
+
+function describePartition(rm: ReplicaManager, topic: string, partition: number): unknown {
+  const base = { partitionIndex: partition, errorMessage: null, activeProducers: [] as unknown[] };
+  const found = rm.lookup(topic, partition);
+  if (!found.ok) return { ...base, errorCode: found.errorCode };
+  const psm = found.partition.log.producerState;
+  psm.maybeRemoveExpired();
+  const activeProducers = [...psm.states.producers.values()].map((e) => ({
+    producerId: BigInt(e.producerId),
+    producerEpoch: e.producerEpoch,
+    lastSequence: e.lastSeq,
+    lastTimestamp: BigInt(e.lastTimestamp),
+    coordinatorEpoch: e.coordinatorEpoch,
+    currentTxnStartOffset: BigInt(e.currentTxnFirstOffset),
+  }));
+  return { ...base, errorCode: ErrorCode.NONE, activeProducers };
+}
+
+function handle(_ctx: RequestContext, req: DescribeProducersRequest, services: BrokerServices): unknown {
+  const rm = services.replicas as ReplicaManager;
+  return {
+    throttleTimeMs: 0,
+    topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((p) => describePartition(rm, t.name, p)) })),
+  };
+}
+
+export const handler: ApiHandler<BrokerServices> = {
+  apiKey: ApiKey.DescribeProducers,
+  minVersion: 0,
+  maxVersion: 0,
+  listeners: ['broker'],
+  handle,
+  errorResponse: genericErrorResponse,
+};

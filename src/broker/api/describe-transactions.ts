@@ -1,0 +1,29 @@
+// DescribeTransactions (API 65), v0: state, producer id/epoch, timeout, start time and partitions
+// of transactional ids this broker coordinates (TransactionCoordinator.handleDescribeTransactions);
+// unknown ids: TRANSACTIONAL_ID_NOT_FOUND; ids of partitions led elsewhere: NOT_COORDINATOR.
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type { DescribeTransactionsRequest } from '../../protocol/generated/protocol/DescribeTransactions.js';
+import type { BrokerServices } from '../services.js';
+import { txnCoordinatorOf } from '../txn/broker-glue.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import { genericErrorResponse } from './error-responses.js';
+
+async function handle(_ctx: RequestContext, req: DescribeTransactionsRequest, services: BrokerServices): Promise<unknown> {
+  const { coordinator } = await txnCoordinatorOf(services);
+  return {
+    throttleTimeMs: 0,
+    transactionStates: req.transactionalIds.map((id) => {
+      const d = coordinator.handleDescribe(id);
+      return { ...d, transactionStartTimeMs: BigInt(d.transactionStartTimeMs), producerId: BigInt(d.producerId) };
+    }),
+  };
+}
+
+export const handler: ApiHandler<BrokerServices> = {
+  apiKey: ApiKey.DescribeTransactions,
+  minVersion: 0,
+  maxVersion: 0,
+  listeners: ['broker'],
+  handle,
+  errorResponse: genericErrorResponse,
+};

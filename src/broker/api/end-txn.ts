@@ -1,0 +1,28 @@
+// EndTxn (API 26), v0-4: commit or abort the producer's transaction. The coordinator writes
+// PrepareCommit/PrepareAbort to __transaction_state, answers, and writes the markers to every
+// partition of the transaction before CompleteCommit/CompleteAbort (KafkaApis.handleEndTxnRequest;
+// v<2 clients get INVALID_PRODUCER_EPOCH for PRODUCER_FENCED). v5 (transactions V2, an epoch bump
+// per transaction) is not served.
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type { EndTxnRequest } from '../../protocol/generated/protocol/EndTxn.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { BrokerServices } from '../services.js';
+import { txnCoordinatorOf } from '../txn/broker-glue.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import { genericErrorResponse } from './error-responses.js';
+
+async function handle(ctx: RequestContext, req: EndTxnRequest, services: BrokerServices): Promise<unknown> {
+  const { coordinator } = await txnCoordinatorOf(services);
+  const r = await coordinator.handleEndTxn(req.transactionalId, Number(req.producerId), req.producerEpoch, req.committed);
+  const errorCode = ctx.apiVersion < 2 && r.errorCode === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : r.errorCode;
+  return { throttleTimeMs: 0, errorCode, producerId: BigInt(r.producerId), producerEpoch: r.producerEpoch };
+}
+
+export const handler: ApiHandler<BrokerServices> = {
+  apiKey: ApiKey.EndTxn,
+  minVersion: 0,
+  maxVersion: 4,
+  listeners: ['broker'],
+  handle,
+  errorResponse: genericErrorResponse,
+};

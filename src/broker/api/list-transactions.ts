@@ -1,0 +1,29 @@
+// ListTransactions (API 66), v0-1: the transactions this broker coordinates, filtered by state
+// names (unknown names are echoed in unknownStateFilters), producer ids and (v1) a minimum running
+// time (TransactionStateManager.listTransactionStates).
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type { ListTransactionsRequest } from '../../protocol/generated/protocol/ListTransactions.js';
+import type { BrokerServices } from '../services.js';
+import { txnCoordinatorOf } from '../txn/broker-glue.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import { genericErrorResponse } from './error-responses.js';
+
+async function handle(ctx: RequestContext, req: ListTransactionsRequest, services: BrokerServices): Promise<unknown> {
+  const { coordinator } = await txnCoordinatorOf(services);
+  const r = coordinator.handleList(req.producerIdFilters.map(Number), req.stateFilters, ctx.apiVersion >= 1 ? Number(req.durationFilter) : -1);
+  return {
+    throttleTimeMs: 0,
+    errorCode: r.errorCode,
+    unknownStateFilters: r.unknownStateFilters,
+    transactionStates: r.transactionStates.map((s) => ({ ...s, producerId: BigInt(s.producerId) })),
+  };
+}
+
+export const handler: ApiHandler<BrokerServices> = {
+  apiKey: ApiKey.ListTransactions,
+  minVersion: 0,
+  maxVersion: 1,
+  listeners: ['broker'],
+  handle,
+  errorResponse: genericErrorResponse,
+};

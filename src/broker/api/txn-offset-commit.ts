@@ -1,0 +1,80 @@
+// TxnOffsetCommit (API 28), v0-4: offsets a transactional producer commits for a consumer group;
+// they stay pending until the transaction's marker reaches the group's __consumer_offsets
+// partition, then become the group's committed offsets (commit) or vanish (abort). Unknown topics
+// fail per partition; the group's partition must be part of the transaction (AddOffsetsToTxn).
+// v3+ carries the member's generation and id. v<2: COORDINATOR_LOAD_IN_PROGRESS is answered as
+// COORDINATOR_NOT_AVAILABLE (KafkaApis.handleTxnOffsetCommitRequest).
+import { ApiKey } from '../../protocol/generated/apis.js';
+import type { TxnOffsetCommitRequest } from '../../protocol/generated/protocol/TxnOffsetCommit.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { BrokerServices } from '../services.js';
+import { OFFSETS_TOPIC, txnCoordinatorOf } from '../txn/broker-glue.js';
+import { tpKey } from '../txn/txn-metadata.js';
+import type { ApiHandler, RequestContext } from './types.js';
+import { genericErrorResponse } from './error-responses.js';
+import { imageOf } from './admin-support.js';
+
+type Partitions = { partitionIndex: number; errorCode: number }[];
+
+/** What TxnOffsetCommit answers when the group's partition is not (verifiably) in the transaction. */
+function verificationError(code: number): number {
+  if (code === ErrorCode.TRANSACTION_ABORTABLE) return ErrorCode.INVALID_TXN_STATE;
+  if (code === ErrorCode.PRODUCER_FENCED) return ErrorCode.INVALID_PRODUCER_EPOCH;
+  if (code === ErrorCode.CONCURRENT_TRANSACTIONS || code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) {
+    return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS;
+  }
+  return code;
+}
+
+async function handle(ctx: RequestContext, req: TxnOffsetCommitRequest, services: BrokerServices): Promise<unknown> {
+  const v = ctx.apiVersion;
+  const image = imageOf(services);
+  const unknown = new Map<string, Partitions>();
+  const valid: TxnOffsetCommitRequest['topics'] = [];
+  for (const t of req.topics) {
+    const topic = image.topic(t.name);
+    if (!topic) {
+      unknown.set(t.name, t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION })));
+      continue;
+    }
+    valid.push(t);
+  }
+  let committed: { name: string; partitions: Partitions }[] = [];
+  if (valid.length > 0) {
+    const h = await txnCoordinatorOf(services);
+    const failAll = (code: number) => valid.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })) }));
+    const key = tpKey(OFFSETS_TOPIC, h.offsetsPartitionFor(req.groupId));
+    const verify = services.config.getBoolean('transaction.partition.verification.enable')
+      ? h.coordinator.verifyPartitions(req.transactionalId, Number(req.producerId), req.producerEpoch, [key]).get(key) ?? ErrorCode.NONE
+      : ErrorCode.NONE;
+    if (verify !== ErrorCode.NONE) committed = failAll(verificationError(verify));
+    else {
+      committed = await h.offsets().commitTransactionalOffsets({
+        transactionalId: req.transactionalId, groupId: req.groupId, producerId: Number(req.producerId), producerEpoch: req.producerEpoch,
+        generationId: v >= 3 ? req.generationId : -1, memberId: v >= 3 ? req.memberId : '', groupInstanceId: v >= 3 ? req.groupInstanceId : null,
+        topics: valid.map((t) => ({
+          name: t.name,
+          partitions: t.partitions.map((p) => ({
+            partitionIndex: p.partitionIndex, committedOffset: p.committedOffset, committedLeaderEpoch: v >= 2 ? p.committedLeaderEpoch : -1,
+            committedMetadata: p.committedMetadata,
+          })),
+        })),
+      }, v);
+    }
+  }
+  if (v < 2) {
+    for (const t of committed) for (const p of t.partitions) if (p.errorCode === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) p.errorCode = ErrorCode.COORDINATOR_NOT_AVAILABLE;
+  }
+  const byName = new Map(committed.map((t) => [t.name, t.partitions]));
+  const topics = [...new Set(req.topics.map((t) => t.name))].map((name) => ({ name, partitions: [...(byName.get(name) ?? []), ...(unknown.get(name) ?? [])] }));
+  return { throttleTimeMs: 0, topics };
+}
+
+export const handler: ApiHandler<BrokerServices> = {
+  apiKey: ApiKey.TxnOffsetCommit,
+  minVersion: 0,
+  maxVersion: 4,
+  listeners: ['broker'],
+  handle,
+  errorResponse: genericErrorResponse,
+};

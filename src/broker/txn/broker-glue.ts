@@ -1,0 +1,208 @@
+// Wiring of the transaction coordinator into a broker: __transaction_state through the
+// ReplicaManager (acks=all appends, reads of the partition log), producer id blocks from the KRaft
+// controller, markers appended through the ReplicaManager (and, for __consumer_offsets, through the
+// group coordinator), a metadata publisher that loads a __transaction_state partition when this
+// node leads it and unloads it when it stops, the periodic abort of timed-out transactions and
+// expiration of idle transactional ids, and transaction verification on the produce path. The
+// coordinator lives in `services.extra` under 'txnCoordinator'.
+
+import { ErrorCode } from '../../protocol/errors.js';
+import { buildEndTxnMarker, buildRecordBatch } from '../../protocol/records/batch.js';
+import type { MetadataImage } from '../metadata/image.js';
+import type { MetadataPublisher, MetadataUpdate } from '../metadata/events.js';
+import type { ReplicaManager } from '../replication/replica-manager.js';
+import type { EosHook } from '../replication/eos.js';
+import type { BrokerServices } from '../services.js';
+import { groupCoordinatorOf } from '../group/broker-glue.js';
+import { FallbackTxnOffsets, isTransactionalOffsetCoordinator, type TransactionalOffsetCoordinator } from './group-bridge.js';
+import { ProducerIdManager, type ProducerIdBlockSource } from './producer-id-manager.js';
+import { TransactionCoordinator } from './txn-coordinator.js';
+import { TRANSACTION_STATE_TOPIC, valueVersionFor } from './txn-log.js';
+import { type MarkerWriter, TransactionMarkerManager } from './txn-markers.js';
+import { tpKey } from './txn-metadata.js';
+import { readAllRecords, TransactionStateManager, type TxnLogIO } from './txn-state-manager.js';
+
+export const TXN_COORDINATOR_KEY = 'txnCoordinator';
+export const OFFSETS_TOPIC = '__consumer_offsets';
+
+export interface TxnCoordinatorHandle {
+  readonly coordinator: TransactionCoordinator;
+  readonly markers: TransactionMarkerManager;
+  /** Appends one COMMIT/ABORT marker to a partition (WriteTxnMarkers uses it too). */
+  readonly writeMarker: MarkerWriter;
+  /** The group coordinator's transactional-offset side (or the fallback). */
+  offsets(): TransactionalOffsetCoordinator;
+  /** The __consumer_offsets partition of a group. */
+  offsetsPartitionFor(groupId: string): number;
+  shutdown(): Promise<void>;
+}
+
+export interface StartTxnCoordinatorOptions {
+  logger?: (level: string, msg: string) => void;
+  /** the ReplicaManager's producer-state hook: the coordinator installs transaction verification on it */
+  hook?: EosHook;
+  clock?: () => number;
+}
+
+interface ControllerLike extends ProducerIdBlockSource {
+  readonly image: MetadataImage;
+  addPublisher(p: MetadataPublisher): Promise<void>;
+  removePublisher?(p: MetadataPublisher): Promise<void>;
+}
+
+const starting = new WeakMap<BrokerServices, Promise<TxnCoordinatorHandle>>();
+
+function transactionVersionLevel(image: MetadataImage): number {
+  return image.features.get('transaction.version') ?? 0;
+}
+
+/**
+ * Creates the transaction coordinator of a broker and subscribes it to metadata (call once at
+ * startup, after the broker's partition publisher and the group coordinator).
+ */
+export function startTxnCoordinator(services: BrokerServices, opts: StartTxnCoordinatorOptions = {}): Promise<TxnCoordinatorHandle> {
+  const already = starting.get(services);
+  if (already) return already;
+  const p = start(services, opts);
+  starting.set(services, p);
+  return p;
+}
+
+async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions): Promise<TxnCoordinatorHandle> {
+  const logger = opts.logger ?? (() => undefined);
+  const clock = opts.clock ?? Date.now;
+  const controller = services.controller as ControllerLike;
+  const replicas = services.replicas as ReplicaManager;
+  const config = services.config;
+  const timeoutMs = config.getInt('request.timeout.ms');
+  const loadBufferSize = config.getInt('transaction.state.log.load.buffer.size');
+
+  const io: TxnLogIO = {
+    async append(partition, records) {
+      const now = clock();
+      const batch = await buildRecordBatch({ records: records.map((r) => ({ key: r.key, value: r.value, timestamp: now })) });
+      const r = await replicas.appendRecords(TRANSACTION_STATE_TOPIC, partition, batch, { acks: -1, timeoutMs, origin: 'coordinator', internalTopicsAllowed: true });
+      return r.errorCode;
+    },
+    async read(partition, onRecord) {
+      const part = replicas.partition(TRANSACTION_STATE_TOPIC, partition);
+      if (!part) throw new Error(`${TRANSACTION_STATE_TOPIC}-${partition} is not led here`);
+      const end = part.log.logEndOffset;
+      await readAllRecords(async (offset) => {
+        if (part.closed || offset >= end) return undefined;
+        const r = await part.log.read(offset, loadBufferSize, { maxOffset: end, minOneMessage: true });
+        if (r.error) throw new Error(`reading ${TRANSACTION_STATE_TOPIC}-${partition} at ${offset}: ${r.error}`);
+        return { records: r.records, end };
+      }, part.log.logStartOffset, onRecord);
+    },
+  };
+  const stateManager = new TransactionStateManager({
+    io,
+    numPartitions: config.getInt('transaction.state.log.num.partitions'),
+    maxTimeoutMs: config.getInt('transaction.max.timeout.ms'),
+    idExpirationMs: config.getInt('transactional.id.expiration.ms'),
+    valueVersion: () => valueVersionFor(transactionVersionLevel(controller.image)),
+    clock,
+    logger,
+  });
+  const producerIds = new ProducerIdManager({ allocateProducerIds: () => controller.allocateProducerIds() }, logger);
+
+  let fallback: FallbackTxnOffsets | undefined;
+  const offsetsPartitions = config.getInt('offsets.topic.num.partitions');
+  const offsets = (): TransactionalOffsetCoordinator => {
+    const gc = services.extra.get('groupCoordinator');
+    if (isTransactionalOffsetCoordinator(gc)) return gc;
+    fallback ??= new FallbackTxnOffsets(async () => (await groupCoordinatorOf(services)) as never, replicas, offsetsPartitions,
+      config.getInt('offset.metadata.max.bytes'), timeoutMs);
+    return fallback;
+  };
+
+  const writeMarker: MarkerWriter = async (topic, partition, producerId, producerEpoch, coordinatorEpoch, commit) => {
+    if (topic === OFFSETS_TOPIC) return offsets().completeTransaction(partition, producerId, producerEpoch, coordinatorEpoch, commit);
+    const marker = buildEndTxnMarker({ producerId, producerEpoch, coordinatorEpoch, commit, timestamp: clock() });
+    const r = await replicas.appendRecords(topic, partition, marker, { acks: -1, timeoutMs, origin: 'coordinator', internalTopicsAllowed: true });
+    return r.errorCode;
+  };
+
+  const markers = new TransactionMarkerManager({
+    write: writeMarker,
+    stateManager,
+    partitionExists: (topic, partition) => controller.image.partition(topic, partition) !== undefined,
+    logger,
+  });
+  const coordinator = new TransactionCoordinator({ stateManager, producerIds, markers, clock, logger, endTxnMarkerWaitMs: 2000 });
+
+  if (opts.hook) {
+    opts.hook.verifier = (transactionalId, producerId, producerEpoch, topic, partition) => {
+      const key = tpKey(topic, partition);
+      return coordinator.verifyPartitions(transactionalId, producerId, producerEpoch, [key]).get(key) ?? ErrorCode.UNKNOWN_SERVER_ERROR;
+    };
+  }
+
+  const nodeId = services.nodeId;
+  const load = (partition: number, epoch: number): void => {
+    void stateManager.loadPartition(partition, epoch).then(
+      (loaded) => coordinator.onPartitionLoaded(epoch, loaded),
+      (e: unknown) => logger('WARN', `Failed to load ${TRANSACTION_STATE_TOPIC}-${partition}: ${(e as Error).message}`),
+    );
+  };
+  const publisher: MetadataPublisher = {
+    name: 'txn-coordinator',
+    onMetadataUpdate: (u: MetadataUpdate) => {
+      for (const ev of u.events) {
+        if (ev.type === 'partitionsCreated' && ev.topic.name === TRANSACTION_STATE_TOPIC) {
+          for (const part of ev.partitions) if (part.leader === nodeId) load(part.partitionId, part.leaderEpoch);
+        } else if (ev.type === 'partitionsChanged' && ev.topic.name === TRANSACTION_STATE_TOPIC) {
+          for (const { previous, current } of ev.partitions) {
+            if (current.leader === nodeId && (previous.leader !== nodeId || previous.leaderEpoch !== current.leaderEpoch)) load(current.partitionId, current.leaderEpoch);
+            else if (current.leader !== nodeId && previous.leader === nodeId) stateManager.removePartition(current.partitionId);
+          }
+        } else if (ev.type === 'topicDeleted' && ev.topic.name === TRANSACTION_STATE_TOPIC) {
+          for (const id of ev.topic.partitions.keys()) stateManager.removePartition(id);
+        }
+      }
+    },
+  };
+  coordinator.startup();
+  await controller.addPublisher(publisher);
+
+  const every = (ms: number, task: () => Promise<unknown>): ReturnType<typeof setInterval> => {
+    let running = false;
+    const t = setInterval(() => {
+      if (running) return;
+      running = true;
+      task().catch((e: unknown) => logger('WARN', `transaction coordinator task failed: ${(e as Error).message}`)).finally(() => { running = false; });
+    }, ms);
+    t.unref?.();
+    return t;
+  };
+  const timers = [
+    every(config.getInt('transaction.abort.timed.out.transaction.cleanup.interval.ms'), () => coordinator.abortTimedOutTransactions()),
+    every(config.getInt('transaction.remove.expired.transaction.cleanup.interval.ms'), () => coordinator.removeExpiredTransactionalIds()),
+  ];
+
+  const handle: TxnCoordinatorHandle = {
+    coordinator,
+    markers,
+    writeMarker,
+    offsets,
+    offsetsPartitionFor: (groupId) => offsets().partitionFor(groupId),
+    async shutdown() {
+      for (const t of timers) clearInterval(t);
+      if (opts.hook) opts.hook.verifier = undefined;
+      coordinator.shutdown();
+      await controller.removePublisher?.(publisher);
+      services.extra.delete(TXN_COORDINATOR_KEY);
+      starting.delete(services);
+    },
+  };
+  services.extra.set(TXN_COORDINATOR_KEY, handle);
+  return handle;
+}
+
+/** The broker's transaction coordinator; started on first use when the server did not start it. */
+export async function txnCoordinatorOf(services: BrokerServices): Promise<TxnCoordinatorHandle> {
+  const h = services.extra.get(TXN_COORDINATOR_KEY) as TxnCoordinatorHandle | undefined;
+  if (h) return h;
+  return startTxnCoordinator(services);
+}
