@@ -90,9 +90,13 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/** Kafka's atomic replace: write `<file>.tmp`, fsync it, rename over `<file>`, fsync the parent directory. */
-export async function atomicWriteFile(file: string, data: string | Buffer): Promise<void> {
+/**
+ * Kafka's atomic replace: write `<file>.tmp` (a stale one removed first), fsync it, rename over
+ * `<file>`, fsync the parent directory (CheckpointFile / Utils.atomicMoveWithFallback).
+ */
+export async function atomicWriteFile(file: string, data: string | Uint8Array): Promise<void> {
   const tmp = file + '.tmp';
+  await fsp.rm(tmp, { force: true });
   const fh = await fsp.open(tmp, 'w');
   try {
     await fh.writeFile(data);

@@ -2,10 +2,10 @@
 // BrokerApiVersionsCommand): every broker of the cluster (from Metadata) with the API versions it
 // advertises and the version this client would use (NodeApiVersions.toString(true)).
 import type { ToolIO } from '../../cli.js';
-import type { BrokerNode, KafkaClient } from '../../client/client.js';
-import { JoptError, parseJopt, printUsage, type JoptOptions, type JoptToolSpec } from '../common/jopt.js';
-import { openClient, resolveBootstrap } from '../common/connection.js';
-import { errorLine, writeStack } from '../common/errors.js';
+import type { BrokerNode } from '../../client/client.js';
+import type { JoptToolSpec } from '../common/jopt.js';
+import { errorLine } from '../common/errors.js';
+import { runClientTool } from '../common/run-tool.js';
 import { JavaHashMapOrder, javaStringHash } from '../topics/java-order.js';
 import { BOOTSTRAP_HELP_SUFFIX, DEBUG_OPTION, OUTPUT_OPTION } from '../topics/spec.js';
 
@@ -81,32 +81,11 @@ export async function apiLines(advertised: Map<number, { minVersion: number; max
   return [...lines.values()].sort((a, b) => a.key - b.key);
 }
 
-export async function run(argv: string[], io: ToolIO): Promise<number> {
-  const usage = (msg: string): number => printUsage(BROKER_API_VERSIONS_SPEC, io, msg);
-  let opts: JoptOptions;
-  try {
-    opts = parseJopt(BROKER_API_VERSIONS_SPEC, argv);
-  } catch (e) {
-    if (e instanceof JoptError) {
-      io.stderr.write(`${e.message}\n`);
-      return 1;
-    }
-    throw e;
-  }
-  const debug = opts.has('debug');
-  if (argv.length === 0 || opts.has('help')) return usage('This tool helps to retrieve broker version information.');
-  if (opts.has('version')) {
-    io.stdout.write(`${(await import('../../cli.js')).VERSION}\n`);
-    return 0;
-  }
-  let client: KafkaClient | null = null;
-  try {
-    const bootstrap = await resolveBootstrap(opts.string('bootstrap-server'), io.env);
-    if (!bootstrap) return usage('Missing required argument "[bootstrap-server]"');
+export function run(argv: string[], io: ToolIO): Promise<number> {
+  return runClientTool(BROKER_API_VERSIONS_SPEC, argv, io, async ({ opts, connect }) => {
     const { parseOutputFormat } = await import('../common/output.js');
     const format = parseOutputFormat(opts.string('output'));
-    client = await openClient({ bootstrap, commandConfig: opts.string('command-config'), overrides: { requestTimeoutMs: 5000 } });
-    const c = client;
+    const c = await connect({ requestTimeoutMs: 5000 });
     const md = await c.call('metadata', () => c.metadata({ topics: [], refresh: true }));
     const byKey = new Map<string, BrokerNode>();
     const order = new JavaHashMapOrder<string>((k) => nodeHash(byKey.get(k)!));
@@ -142,11 +121,5 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
       }
     }
     return 0;
-  } catch (e) {
-    io.stderr.write(`${errorLine(e)}\n`);
-    writeStack(io, debug, e);
-    return 1;
-  } finally {
-    client?.close();
-  }
+  });
 }

@@ -3,10 +3,9 @@
 // (or its error).
 import { readFileSync } from 'node:fs';
 import type { ToolIO } from '../../cli.js';
-import type { KafkaClient } from '../../client/client.js';
-import { JoptError, parseJopt, printUsage, type JoptOptions, type JoptToolSpec } from '../common/jopt.js';
-import { openClient, resolveBootstrap } from '../common/connection.js';
-import { errorLine, javaErrorString, writeStack } from '../common/errors.js';
+import type { JoptToolSpec } from '../common/jopt.js';
+import { javaErrorString } from '../common/errors.js';
+import { runClientTool } from '../common/run-tool.js';
 import { JavaHashMapOrder, javaStringHash } from '../topics/java-order.js';
 import { BOOTSTRAP_HELP_SUFFIX, DEBUG_OPTION } from '../topics/spec.js';
 
@@ -106,32 +105,12 @@ function hashSetOrder(keys: string[]): string[] {
   return m.keys();
 }
 
-export async function run(argv: string[], io: ToolIO): Promise<number> {
-  const usage = (msg: string): number => printUsage(DELETE_RECORDS_SPEC, io, msg);
-  let opts: JoptOptions;
-  try {
-    opts = parseJopt(DELETE_RECORDS_SPEC, argv);
-  } catch (e) {
-    if (e instanceof JoptError) {
-      io.stderr.write(`${e.message}\n`);
-      return 1;
-    }
-    throw e;
-  }
-  const debug = opts.has('debug');
-  if (argv.length === 0 || opts.has('help')) return usage('This tool helps to delete records of the given partitions down to the specified offset.');
-  if (opts.has('version')) {
-    io.stdout.write(`${(await import('../../cli.js')).VERSION}\n`);
-    return 0;
-  }
-  let client: KafkaClient | null = null;
-  try {
-    const bootstrap = await resolveBootstrap(opts.string('bootstrap-server'), io.env);
-    if (!bootstrap) return usage('Missing required argument "[bootstrap-server]"');
+export function run(argv: string[], io: ToolIO): Promise<number> {
+  return runClientTool(DELETE_RECORDS_SPEC, argv, io, async ({ opts, usage, connect }) => {
     if (!opts.has('offset-json-file')) return usage('Missing required argument "[offset-json-file]"');
     const { parseOutputFormat } = await import('../common/output.js');
     const format = parseOutputFormat(opts.string('output'));
-    client = await openClient({ bootstrap, commandConfig: opts.string('command-config') });
+    const client = await connect();
     const file = opts.string('offset-json-file')!;
     let text: string;
     try {
@@ -173,11 +152,5 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
       }
     }
     return 0;
-  } catch (e) {
-    io.stderr.write(`${errorLine(e)}\n`);
-    writeStack(io, debug, e);
-    return 1;
-  } finally {
-    client?.close();
-  }
+  });
 }

@@ -2,10 +2,9 @@
 // the matching topic-partitions for a time spec, as `topic:partition:offset` lines sorted by the
 // string `topic-partition`; `--output json|table` as well.
 import type { ToolIO } from '../../cli.js';
-import type { KafkaClient } from '../../client/client.js';
-import { JoptError, parseJopt, printUsage, type JoptOptions, type JoptToolSpec } from '../common/jopt.js';
-import { openClient, resolveBootstrap } from '../common/connection.js';
-import { errorLine, javaErrorString, writeStack } from '../common/errors.js';
+import type { JoptToolSpec } from '../common/jopt.js';
+import { javaErrorString } from '../common/errors.js';
+import { runClientTool } from '../common/run-tool.js';
 import { parseOutputFormat } from '../common/output.js';
 import { BOOTSTRAP_HELP_SUFFIX, DEBUG_OPTION, OUTPUT_OPTION } from '../topics/spec.js';
 
@@ -133,30 +132,11 @@ export interface OffsetRow {
   offset: bigint;
 }
 
-export async function run(argv: string[], io: ToolIO): Promise<number> {
-  if (argv.length === 0) return printUsage(GET_OFFSETS_SPEC, io, USAGE_TEXT);
-  let opts: JoptOptions;
-  try {
-    opts = parseJopt(GET_OFFSETS_SPEC, argv);
-  } catch (e) {
-    if (e instanceof JoptError) {
-      io.stderr.write(`Error occurred: ${e.message}\n`);
-      return 1;
-    }
-    throw e;
-  }
-  const debug = opts.has('debug');
-  if (opts.has('help')) return printUsage(GET_OFFSETS_SPEC, io, USAGE_TEXT);
-  if (opts.has('version')) {
-    io.stdout.write(`${(await import('../../cli.js')).VERSION}\n`);
-    return 0;
-  }
-  let client: KafkaClient | null = null;
-  try {
-    const bootstrap = await resolveBootstrap(opts.string('bootstrap-server'), io.env);
-    if (!bootstrap) return printUsage(GET_OFFSETS_SPEC, io, 'Missing required argument "[bootstrap-server]"');
+export function run(argv: string[], io: ToolIO): Promise<number> {
+  // GetOffsetShell prefixes jopt errors and failures (its TerseException) with `Error occurred: `.
+  return runClientTool(GET_OFFSETS_SPEC, argv, io, async ({ opts, bootstrap, usage, connect }) => {
     const invalid = validBootstrap(bootstrap.value);
-    if (invalid !== null) return printUsage(GET_OFFSETS_SPEC, io, invalid);
+    if (invalid !== null) return usage(invalid);
     const format = parseOutputFormat(opts.string('output'));
     if (opts.has('topic-partitions') && (opts.has('topic') || opts.has('partitions'))) {
       throw new TerseError('--topic-partitions cannot be used with --topic or --partitions');
@@ -166,7 +146,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     const filter = opts.has('topic-partitions')
       ? filterFromPatterns(opts.string('topic-partitions')!)
       : filterFromTopicAndPartitions(opts.string('topic'), opts.string('partitions'));
-    client = await openClient({ bootstrap, commandConfig: opts.string('command-config'), overrides: { clientId: 'GetOffsetShell' } });
+    const client = await connect({ clientId: 'GetOffsetShell' });
     const { listTopics, describeTopics } = await import('../../client/admin/topics.js');
     const { listOffsets } = await import('../../client/admin/offsets.js');
     const topics = (await listTopics(client, { listInternal: !excludeInternal }))
@@ -199,11 +179,5 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     else if (format === 'table') await writeTable(io, ['TOPIC', 'PARTITION', 'OFFSET'], rows.map((r) => [r.topic, r.partition, r.offset]));
     else writeLines(io, rows.map((r) => `${r.topic}:${r.partition}:${r.offset}`));
     return 0;
-  } catch (e) {
-    io.stderr.write(`Error occurred: ${errorLine(e)}\n`);
-    writeStack(io, debug, e);
-    return 1;
-  } finally {
-    client?.close();
-  }
+  }, { errorPrefix: 'Error occurred: ' });
 }

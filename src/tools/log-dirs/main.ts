@@ -3,10 +3,8 @@
 // (keys in its HashMap order); `--output json` pretty-prints the same document, `--output table`
 // flattens it.
 import type { ToolIO } from '../../cli.js';
-import type { KafkaClient } from '../../client/client.js';
-import { JoptError, parseJopt, printUsage, type JoptOptions, type JoptToolSpec } from '../common/jopt.js';
-import { openClient, resolveBootstrap } from '../common/connection.js';
-import { errorLine, writeStack } from '../common/errors.js';
+import type { JoptToolSpec } from '../common/jopt.js';
+import { runClientTool } from '../common/run-tool.js';
 import { JavaHashMapOrder, javaStringHash } from '../topics/java-order.js';
 import { BOOTSTRAP_HELP_SUFFIX, DEBUG_OPTION, OUTPUT_OPTION } from '../topics/spec.js';
 
@@ -60,28 +58,8 @@ export interface LogDirsDocument {
   version: 1;
 }
 
-export async function run(argv: string[], io: ToolIO): Promise<number> {
-  const usage = (msg: string): number => printUsage(LOG_DIRS_SPEC, io, msg);
-  let opts: JoptOptions;
-  try {
-    opts = parseJopt(LOG_DIRS_SPEC, argv);
-  } catch (e) {
-    if (e instanceof JoptError) {
-      io.stderr.write(`${e.message}\n`);
-      return 1;
-    }
-    throw e;
-  }
-  const debug = opts.has('debug');
-  if (argv.length === 0 || opts.has('help')) return usage('This tool helps to query log directory usage on the specified brokers.');
-  if (opts.has('version')) {
-    io.stdout.write(`${(await import('../../cli.js')).VERSION}\n`);
-    return 0;
-  }
-  let client: KafkaClient | null = null;
-  try {
-    const bootstrap = await resolveBootstrap(opts.string('bootstrap-server'), io.env);
-    if (!bootstrap) return usage('Missing required argument "[bootstrap-server]"');
+export function run(argv: string[], io: ToolIO): Promise<number> {
+  return runClientTool(LOG_DIRS_SPEC, argv, io, async ({ opts, usage, connect }) => {
     if (!opts.has('describe')) return usage('Missing required argument "[describe]"');
     const { parseOutputFormat } = await import('../common/output.js');
     const format = parseOutputFormat(opts.string('output'));
@@ -91,7 +69,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
       if (!/^[+-]?\d+$/.test(b) || Math.abs(Number(b)) > 2147483647) throw new Error(`For input string: "${b}"`);
       return Number(b);
     });
-    client = await openClient({ bootstrap, commandConfig: opts.string('command-config'), overrides: { clientId: 'log-dirs-tool' } });
+    const client = await connect({ clientId: 'log-dirs-tool' });
     const { describeCluster, describeLogDirs } = await import('../../client/admin/cluster.js');
     const cluster = intOrder((await describeCluster(client)).nodes.map((n) => n.id));
     const existing = intOrder(input.length === 0 ? cluster : input).filter((id) => cluster.includes(id));
@@ -151,11 +129,5 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
       out(toJson(kafkaDoc, 0));
     }
     return 0;
-  } catch (e) {
-    io.stderr.write(`${errorLine(e)}\n`);
-    writeStack(io, debug, e);
-    return 1;
-  } finally {
-    client?.close();
-  }
+  });
 }
