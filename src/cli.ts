@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { TOOLS } from './tools/registry.js';
+import { NO_TTY_ENV, takeNoTtyFlag } from './tools/common/tty.js';
 
 export const VERSION: string = JSON.parse(
   readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
@@ -24,6 +25,7 @@ export function buildProgram(io: ToolIO): Command {
   const program = new Command('tkafka')
     .description('A Kafka-compatible broker and KRaft controller, and the operations toolkit for any Kafka cluster')
     .version(VERSION, '-V, --version')
+    .option('--no-tty', 'plain, script-friendly output instead of live terminal views, for any command (also: TKAFKA_NO_TTY=1, NO_COLOR=1)')
     .showHelpAfterError()
     .exitOverride();
 
@@ -43,7 +45,7 @@ export function buildProgram(io: ToolIO): Command {
   // Tools whose flags follow Kafka's scripts get their raw arguments and parse them as Kafka does.
   for (const tool of TOOLS) {
     program
-      .command(tool.name)
+      .command(tool.name, { hidden: tool.hidden === true })
       .description(`${tool.summary} (${tool.kafka})`)
       .helpOption(false)
       .allowUnknownOption(true)
@@ -62,10 +64,13 @@ function collect(value: string, previous: string[]): string[] {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const io: ToolIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env };
+  // `--no-tty` (any command): plain output instead of live terminal views (see tools/common/tty.ts).
+  const { args, noTty } = takeNoTtyFlag(argv.slice(2));
+  const env = noTty ? { ...process.env, [NO_TTY_ENV]: '1' } : process.env;
+  const io: ToolIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env };
   const program = buildProgram(io);
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync([...argv.slice(0, 2), ...args]);
   } catch (err) {
     if (err instanceof CommanderError) {
       process.exitCode = err.exitCode;

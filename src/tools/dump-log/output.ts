@@ -3,6 +3,8 @@
 // and a one-line progress indicator on stderr when stderr is a terminal (silent when piped; off
 // with TKAFKA_PROGRESS=0; TKAFKA_PROGRESS_AFTER_MS / TKAFKA_PROGRESS_EVERY_MS tune when it shows).
 import type { ToolIO } from '../../cli.js';
+import { isLive, isTerminalStream } from '../common/tty.js';
+import { createProgress, type Progress } from '../common/live/progress.js';
 
 const CHUNK = 64 * 1024;
 const PROGRESS_EVERY_MS = 200;
@@ -28,16 +30,19 @@ export class Output {
   failed = false;
   private broken = false;
   private wake: (() => void) | null = null;
+  /** stdout redirected, stderr a terminal: the ink progress view (common/live/progress.ts). */
+  private live: Progress | null = null;
 
   constructor(private readonly io: ToolIO, readonly json: boolean) {
     const err = io.stderr as TtyStream;
     const env = io.env ?? {};
-    this.progressEnabled = err.isTTY === true && env.TKAFKA_PROGRESS !== '0' && env.TERM !== 'dumb';
+    this.progressEnabled = err.isTTY === true && isLive(io, 'stderr') && env.TKAFKA_PROGRESS !== '0';
     this.progressAfterMs = Number(env.TKAFKA_PROGRESS_AFTER_MS ?? PROGRESS_AFTER_MS);
     this.progressEveryMs = Number(env.TKAFKA_PROGRESS_EVERY_MS ?? PROGRESS_EVERY_MS);
     this.stdoutIsTty = (io.stdout as TtyStream).isTTY === true;
     const onGone = (): void => {
       this.broken = true;
+      void this.live?.finish();
       this.wake?.();
     };
     io.stdout.on('error', onGone);
@@ -72,6 +77,7 @@ export class Output {
   /** One stderr line, after everything printed so far on stdout. */
   errLine(s: string): void {
     this.flushNow();
+    if (this.live) return this.live.line(s);
     this.clearProgress();
     this.io.stderr.write(`${s}\n`);
   }
@@ -111,6 +117,10 @@ export class Output {
     const now = Date.now();
     if (now - this.progressStart < this.progressAfterMs || now - this.lastProgress < this.progressEveryMs) return;
     this.lastProgress = now;
+    if (!this.stdoutIsTty && isTerminalStream(this.io.stderr)) {
+      this.live ??= createProgress(this.io, { stream: 'stderr', title: this.progressLabel, total, unit: 'bytes', keep: false });
+      return this.live.update(done, { total, title: this.progressLabel });
+    }
     if (this.stdoutIsTty) this.flushNow();
     const pct = Math.min(100, Math.floor((done / total) * 100));
     const text = `${this.progressLabel}: ${pct}% (${human(done)} of ${human(total)})`;
@@ -126,6 +136,7 @@ export class Output {
   }
 
   async close(): Promise<void> {
+    await this.live?.finish();
     this.clearProgress();
     const ok = this.flushNow();
     if (!ok) await this.waitDrain();
