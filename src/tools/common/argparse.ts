@@ -3,7 +3,10 @@
 // mutually exclusive groups, `@file` argument files, argparse4j's usage/help layout (justified
 // wrapping at the terminal width minus 5, default 75) and error texts (`prog: error: msg`, exit 1).
 import { readFileSync } from 'node:fs';
-import { formatWidth, helpRow, levenshtein, wrapText } from './argparse-text.js';
+import { formatWidth, wrapText } from './argparse-text.js';
+import {
+  bodyOf, consumes, isFlagLike, formatError as renderError, formatHelp as renderHelp, formatUsage as renderUsage, type HelpParser,
+} from './argparse-help.js';
 
 export { formatWidth, wrapText };
 
@@ -53,9 +56,6 @@ interface Group {
 }
 
 const NEG_NUM = /^-\d+$/;
-const isFlagLike = (s: string): boolean => /^-+./.test(s) && !/^-+$/.test(s);
-const bodyOf = (flag: string): string => flag.replace(/^-+/, '');
-const consumes = (a: Arg): boolean => ['store', 'append'].includes(a.action);
 
 interface ParseState {
   args: string[];
@@ -140,127 +140,26 @@ export class ArgumentParser {
   private textualName(a: Arg): string {
     return a.positional ? a.flags[0] : a.flags.join('/');
   }
-  private metavar(a: Arg): string {
-    if (!consumes(a)) return '';
-    const mv = a.metavar ?? (a.choices ? `{${a.choices.join(',')}}` : a.positional ? a.dest : a.dest.toUpperCase());
-    if (a.min === 0 && a.max === 1) return `[${mv}]`;
-    if (a.min === 0 && a.max === Infinity) return `[${mv} [${mv} ...]]`;
-    if (a.min === 1 && a.max === Infinity) return `${mv} [${mv} ...]`;
-    if (a.min > 0) return Array(a.min).fill(mv).join(' ');
-    return mv;
-  }
-  private shortSyntax(a: Arg, brackets: boolean): string {
-    if (a.positional) return this.metavar(a);
-    const mv = this.metavar(a);
-    const s = a.flags[0] + (mv ? ' ' + mv : '');
-    return brackets && !a.required ? `[${s}]` : s;
-  }
 
-  private usageTokens(): string[] {
-    const tokens: string[] = [];
-    const upper = (p: ArgumentParser | undefined): void => {
-      if (!p) return;
-      upper(p.main);
-      if (p.command) tokens.push(p.command);
-      for (const a of p.optargs) if (!a.suppress && a.required && !a.group) tokens.push(p.shortSyntax(a, true));
-      for (const a of p.posargs) if (!a.suppress) tokens.push(p.shortSyntax(a, true));
+  /** The view of this parser the usage/help layout (argparse-help.ts) reads. */
+  private helpView(): HelpParser {
+    return {
+      prog: this.prog, command: this.command, main: this.main?.helpView(), optargs: this.optargs, posargs: this.posargs, groups: this.groups,
+      subparsers: this.subparsers, subHelp: this.subHelp, description: this.description, epilog: this.epilog, width: this.width,
     };
-    upper(this.main);
-    if (this.command) tokens.push(this.command);
-    for (const a of this.optargs) if (!a.suppress && !a.group) tokens.push(this.shortSyntax(a, true));
-    for (const g of this.groups) {
-      const args = g.args.filter((a) => !a.suppress);
-      if (args.length > 1) {
-        tokens.push((g.required ? '(' : '[') + this.shortSyntax(args[0], false));
-        for (const a of args.slice(1, -1)) tokens.push('|', this.shortSyntax(a, false));
-        tokens.push('|', this.shortSyntax(args[args.length - 1], false) + (g.required ? ')' : ']'));
-      } else if (args.length === 1) {
-        tokens.push(this.shortSyntax(args[0], !g.required));
-      }
-    }
-    for (const a of this.posargs) if (!a.suppress) tokens.push(this.shortSyntax(a, true));
-    if (this.subparsers.size) tokens.push(`{${[...this.subparsers.keys()].join(',')}}`, '...');
-    return tokens;
   }
 
   formatUsage(): string {
-    const usageprog = 'usage: ' + this.prog;
-    let out = usageprog;
-    let offset: number;
-    let first: string;
-    let subsequent: string;
-    if (usageprog.length > 30) {
-      out += '\n';
-      offset = 6;
-      first = subsequent = ' '.repeat(6);
-    } else {
-      offset = usageprog.length;
-      first = '';
-      subsequent = ' '.repeat(offset);
-    }
-    out += first;
-    let cur = offset + first.length;
-    let isFirst = true;
-    for (const syntax of this.usageTokens()) {
-      if (!isFirst && cur + syntax.length + 1 > this.width) {
-        out += '\n' + subsequent + ' ' + syntax;
-        cur = subsequent.length + 1 + syntax.length;
-      } else {
-        out += ' ' + syntax;
-        cur += 1 + syntax.length;
-        isFirst = false;
-      }
-    }
-    return out + '\n';
+    return renderUsage(this.helpView());
   }
 
   formatHelp(): string {
-    let out = this.formatUsage();
-    if (this.description) out += '\n' + wrapText(this.description, this.width, 0, '', '') + '\n';
-    if (this.posargs.length || this.subparsers.size) {
-      out += '\npositional arguments:\n';
-      for (const a of this.posargs) if (!a.suppress) out += helpRow(this.metavar(a), a.help ?? '', this.width);
-      if (this.subparsers.size) {
-        out += helpRow(`{${[...this.subparsers.keys()].join(',')}}`, this.subHelp, this.width);
-        for (const [cmd, { help }] of this.subparsers) if (help) out += helpRow('  ' + cmd, help, this.width);
-      }
-    }
-    if (this.optargs.length) {
-      out += '\noptional arguments:\n';
-      for (const a of this.optargs) {
-        if (a.suppress) continue;
-        const mv = this.metavar(a);
-        out += helpRow(a.flags.map((f) => f + (mv ? ' ' + mv : '')).join(', '), a.help ?? '', this.width);
-      }
-    }
-    if (this.epilog) out += '\n' + wrapText(this.epilog, this.width, 0, '', '') + '\n';
-    return out;
+    return renderHelp(this.helpView());
   }
 
   /** The stderr text for a parse error: usage, `prog: error: msg`, and "Did you mean" hints. */
   formatError(err: ArgumentParserError): string {
-    let out = this.formatUsage() + wrapText(`${this.prog}: error: ${err.message}\n`, this.width, 0, '', '');
-    let subjects: Array<[string, string]> = [];
-    let body = err.subject;
-    if (err.kind === 'unrecognized-flag' && isFlagLike(err.subject) && bodyOf(err.subject).length >= 2) {
-      body = bodyOf(err.subject);
-      subjects = this.optargs.flatMap((a) => a.flags.filter((f) => bodyOf(f).length > 1).map((f): [string, string] => [f, bodyOf(f)]));
-    } else if (err.kind === 'unrecognized-command') {
-      subjects = [...this.subparsers.keys()].map((c): [string, string] => [c, c]);
-    }
-    if (subjects.length) {
-      const cands = subjects.map(([subject, b]) => ({ subject, sim: b.startsWith(body) ? 0 : levenshtein(body, b, 0, 2, 1, 4) }))
-        .sort((x, y) => x.sim - y.sim || (x.subject < y.subject ? -1 : x.subject > y.subject ? 1 : 0));
-      const threshold = cands[0].sim;
-      if (threshold < 7) {
-        out += '\nDid you mean:\n';
-        for (const c of cands) {
-          if (c.sim > threshold) break;
-          out += `\t${c.subject}\n`;
-        }
-      }
-    }
-    return out;
+    return renderError(this.helpView(), err);
   }
 
   /** Parse; throws ArgumentParserError (kind 'help'/'version' carry the text to print). */
