@@ -28,6 +28,19 @@ export interface ClientToolOptions {
   errorPrefix?: string;
 }
 
+/**
+ * No arguments or --help: the tool's description and help on stderr (exit 1); --version: the
+ * version on stdout (exit 0); otherwise null, to go on.
+ */
+export async function helpOrVersion(spec: JoptToolSpec, argv: string[], opts: JoptOptions, io: ToolIO): Promise<number | null> {
+  if (argv.length === 0 || opts.has('help')) return printUsage(spec, io, spec.description);
+  if (opts.has('version')) {
+    io.stdout.write(`${(await import('../../cli.js')).VERSION}\n`);
+    return 0;
+  }
+  return null;
+}
+
 /** Runs a jopt client tool: the scaffolding above around `body`, whose result is the exit code. */
 export async function runClientTool(
   spec: JoptToolSpec,
@@ -49,11 +62,8 @@ export async function runClientTool(
     throw e;
   }
   const debug = opts.has('debug');
-  if (argv.length === 0 || opts.has('help')) return usage(spec.description);
-  if (opts.has('version')) {
-    io.stdout.write(`${(await import('../../cli.js')).VERSION}\n`);
-    return 0;
-  }
+  const early = await helpOrVersion(spec, argv, opts, io);
+  if (early !== null) return early;
   let client = null as KafkaClient | null; // set by connect()
   try {
     const bootstrap = await resolveBootstrap(opts.string('bootstrap-server'), io.env);

@@ -10,6 +10,7 @@ import type { Consumer, ConsumerConfig, ConsumerRecord } from '../../client/cons
 import { JoptError, parseJopt, printUsage, type JoptOptions } from '../common/jopt.js';
 import { loadPropertiesFile, openClient, resolveBootstrap } from '../common/connection.js';
 import { errorLine, writeStack } from '../common/errors.js';
+import { helpOrVersion } from '../common/run-tool.js';
 import { parseOutputFormat, type OutputFormat } from '../common/output.js';
 import { DEFAULT_FORMATTER, consoleConsumerSpec, parseKeyValueArgs, parsingSpec } from './spec.js';
 import type { FormatterConfig } from './formatter.js';
@@ -134,11 +135,8 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     throw e;
   }
   const debug = opts.has('debug');
-  if (argv.length === 0 || opts.has('help')) return usage(spec.description);
-  if (opts.has('version')) {
-    io.stdout.write(`${(await import('../../cli.js')).VERSION}\n`);
-    return 0;
-  }
+  const early = await helpOrVersion(spec, argv, opts, io);
+  if (early !== null) return early;
   let format: OutputFormat;
   let s: Settings;
   let bootstrap;

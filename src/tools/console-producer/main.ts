@@ -10,6 +10,7 @@ import type { Producer, ProducerConfig } from '../../client/producer.js';
 import { JoptError, parseJopt, printUsage, type JoptOptions } from '../common/jopt.js';
 import { loadPropertiesFile, openClient, resolveBootstrap } from '../common/connection.js';
 import { errorLine, writeStack } from '../common/errors.js';
+import { helpOrVersion } from '../common/run-tool.js';
 import { parseKeyValueArgs } from '../console-consumer/spec.js';
 import { DEFAULT_READER, bootstrapProblem, consoleProducerSpec, parsingSpec } from './spec.js';
 
@@ -81,11 +82,8 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     throw e;
   }
   const debug = opts.has('debug');
-  if (argv.length === 0 || opts.has('help')) return usage(spec.description);
-  if (opts.has('version')) {
-    io.stdout.write(`${(await import('../../cli.js')).VERSION}\n`);
-    return 0;
-  }
+  const early = await helpOrVersion(spec, argv, opts, io);
+  if (early !== null) return early;
   if (!opts.has('topic')) return usage('Missing required argument "[topic]"');
   let bootstrap;
   try {

@@ -12,6 +12,7 @@ import { JoptError, formatJoptHelp, parseJopt, printUsage, type JoptOptions, typ
 import { openClient, resolveBootstrap } from '../common/connection.js';
 import { errorLine, isEnvironmentError, writeStack } from '../common/errors.js';
 import { parseOutputFormat, type OutputFormat } from '../common/output.js';
+import { helpOrVersion } from '../common/run-tool.js';
 import { CommandError, UsageError, longOption, type GroupsContext } from './format.js';
 import { AVAILABLE_IF, RESET_SCENARIOS, consumerGroupsSpec, parsingSpec } from './spec.js';
 
@@ -71,11 +72,8 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     }
   }
   const debug = opts.has('debug');
-  if (argv.length === 0 || opts.has('help')) return usage(spec.description);
-  if (opts.has('version')) {
-    io.stdout.write(`${(await import('../../cli.js')).VERSION}\n`);
-    return 0;
-  }
+  const early = await helpOrVersion(spec, argv, opts, io);
+  if (early !== null) return early;
   let bootstrap = null;
   if (!opts.has('validate-regex')) {
     try {
