@@ -11,7 +11,7 @@ import type { ApiVersionsRequest } from '../../protocol/generated/protocol/ApiVe
 import { ErrorCode } from '../../protocol/errors.js';
 import { isValidApiVersionsRequest } from './api-versions.js';
 import { apiName, type HandlerRegistry, type ListenerType } from './registry.js';
-import type { ApiHandler, ClientInformation, RequestContext } from './types.js';
+import { CloseConnectionError, type ApiHandler, type ClientInformation, type RequestContext } from './types.js';
 
 export interface Logger {
   info(message: string): void;
@@ -126,6 +126,7 @@ export class Dispatcher<Services = unknown> {
       response = await handler.handle(ctx, body, this.services);
       if (response === undefined) throw new Error(`handler returned undefined (use null for "no response")`);
     } catch (e) {
+      if (e instanceof CloseConnectionError) return close(e.message, peeked);
       this.logger.error(`error handling ${describe(ctx)}: ${stack(e)}`);
       const fallback = this.errorResponse(handler, ctx, body);
       if (fallback.kind !== 'body') return fallback.kind === 'none' ? { kind: 'noResponse', ctx } : close(fallback.reason, peeked);

@@ -13,7 +13,7 @@ import type { BrokerServices } from '../services.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import { checkProduceRecords, isTransactionalRecords } from '../replication/record-validator.js';
 import type { AppendResult } from '../replication/types.js';
-import type { ApiHandler, RequestContext } from './types.js';
+import { CloseConnectionError, type ApiHandler, type RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 
 export const PRODUCE_MIN_VERSION = 3;
@@ -21,13 +21,7 @@ export const PRODUCE_MAX_VERSION = 11;
 /** AdminUtils.ADMIN_CLIENT_ID: the only client allowed to write internal topics */
 export const ADMIN_CLIENT_ID = '__admin_client';
 
-/** Thrown for a failed acks=0 request: the dispatcher then closes the connection, as Kafka does. */
-export class CloseConnectionError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CloseConnectionError';
-  }
-}
+export { CloseConnectionError };
 
 interface PartitionInput {
   topic: string;

@@ -49,3 +49,15 @@ export interface ApiHandler<Services = unknown> {
    */
   errorResponse(ctx: RequestContext, request: any, errorCode: number): unknown;
 }
+
+/**
+ * Thrown by a handler to close the connection without answering, as Kafka does after a failed
+ * acks=0 produce (the client gets no response to learn the error from). Not a bug: the dispatcher
+ * closes quietly instead of logging a stack and answering UNKNOWN_SERVER_ERROR.
+ */
+export class CloseConnectionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CloseConnectionError';
+  }
+}
