@@ -19,7 +19,7 @@ let dir: string;
 
 const CLASSES: Record<string, string> = {
   topics: 'org.apache.kafka.tools.TopicCommand',
-  configs: 'kafka.admin.ConfigCommand',
+  configs: 'org.apache.kafka.tools.ConfigCommand',
   'get-offsets': 'org.apache.kafka.tools.GetOffsetShell',
   'delete-records': 'org.apache.kafka.tools.DeleteRecordsCommand',
   'log-dirs': 'org.apache.kafka.tools.LogDirsCommand',
@@ -259,7 +259,7 @@ async function twinRecords(file: (name: string, doc: unknown) => string): Promis
 test('log-dirs, broker-api-versions, cluster, features', async () => {
   await same('log-dirs', [...B(), '--describe', '--topic-list', 'events,orders']);
   await same('log-dirs', [...B(), '--describe', '--broker-list', '1,7'], { stderrLines: 1 });
-  // tkafka's codec was generated from an earlier Kafka snapshot: where Kafka 4.0's client knows a
+  // tkafka's codec was generated from an earlier Kafka snapshot: where Kafka 4.4's client knows a
   // newer version, "usable" is the version tkafka itself would send. Everything else must match.
   const k = await apache('broker-api-versions', [...B()]);
   const t = await tkafka('broker-api-versions', [...B()]);
