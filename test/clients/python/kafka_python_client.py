@@ -128,8 +128,8 @@ def admin_configs(bootstrap, ids):
     expect_eq(cfg['retention.ms']['config_source'], 'DEFAULT_CONFIG', 'retention.ms source')
     modified = a.describe_configs([ConfigResource(ConfigResourceType.TOPIC, topic)])['topic'][topic]
     expect_eq(sorted(modified), [], 'modified configs of a new topic')
-    a.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic, {'retention.ms': (AlterConfigOp.SET, '86400000')})],
-                    incremental=True)
+    change = {'retention.ms': (AlterConfigOp.SET, '86400000')}
+    a.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic, change)], incremental=True)
     cfg = describe_configs(a, topic)
     expect_eq(cfg['retention.ms']['value'], '86400000', 'retention.ms after incremental alter')
     expect_eq(cfg['retention.ms']['config_source'], 'DYNAMIC_TOPIC_CONFIG', 'retention.ms source after alter')
