@@ -26,12 +26,16 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
+import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.admin.TransactionDescription;
+import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -41,6 +45,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -309,7 +315,6 @@ public final class MatrixClient {
           return all.containsKey(topic) && all.get(topic).size() == 1;
         });
         check(ok, "consumer.listTopics() does not list " + topic + " with 1 partition: " + all.keySet());
-        check(!all.containsKey("__consumer_offsets"), "consumer.listTopics() lists internal __consumer_offsets");
       }
       Set<String> names = admin.listTopics().names().get(30, TimeUnit.SECONDS);
       check(names.contains(topic), "admin.listTopics() does not list " + topic);
@@ -392,7 +397,8 @@ public final class MatrixClient {
         for (int i = 0; i < 100; i++) {
           List<Header> hs = List.of(
               new RecordHeader("h1", ("one-" + i).getBytes(StandardCharsets.UTF_8)),
-              new RecordHeader("h2", ("two-" + codec + "-" + i).getBytes(StandardCharsets.UTF_8)));
+              // Every 10th record's second header has a null value (length -1 on the wire).
+              new RecordHeader("h2", i % 10 == 9 ? null : ("two-" + codec + "-" + i).getBytes(StandardCharsets.UTF_8)));
           rs.add(new ProducerRecord<>(topic, 0, t0 + i * 7L, "key-" + i, codec + "-value-" + i + "-" + "x".repeat(i), hs));
         }
         try (KafkaProducer<String, String> p = producer(Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec))) {
@@ -416,6 +422,8 @@ public final class MatrixClient {
             checkEq(w.value(), r.value(), codec + ": value of " + i);
             checkEq(w.timestamp(), r.timestamp(), codec + ": timestamp of " + i);
             checkEq(TimestampType.CREATE_TIME, r.timestampType(), codec + ": timestamp type of " + i);
+            checkEq(w.key().length(), r.serializedKeySize(), codec + ": serialized key size of " + i);
+            checkEq(w.value().length(), r.serializedValueSize(), codec + ": serialized value size of " + i);
             Header[] hs = r.headers().toArray();
             checkEq(2, hs.length, codec + ": header count of " + i);
             for (int h = 0; h < 2; h++) {
@@ -506,6 +514,7 @@ public final class MatrixClient {
       check(stable, "no stable two-member assignment: c1=" + c1.assignment() + " c2=" + c2.assignment());
       Set<TopicPartition> a1 = new HashSet<>(c1.assignment());
       Set<TopicPartition> a2 = new HashSet<>(c2.assignment());
+      describeGroup(group, protocol, List.of(a1, a2));
 
       // 2. Produce 10 records per partition; both members consume them all, from their own partitions.
       List<ProducerRecord<String, String>> rs = new ArrayList<>();
@@ -573,6 +582,45 @@ public final class MatrixClient {
   }
 
   /**
+   * The admin's view of a group with live members: its type, state, assignor, and each member's
+   * assignment (as the members see it). Polled until it agrees (the members' last heartbeats may lag).
+   */
+  private void describeGroup(String group, String protocol, List<Set<TopicPartition>> assignments) throws Exception {
+    Set<Set<TopicPartition>> want = new HashSet<>(assignments);
+    ConsumerGroupDescription[] last = new ConsumerGroupDescription[1];
+    try (Admin admin = admin()) {
+      boolean ok = await(15_000, () -> {
+        try {
+          ConsumerGroupDescription d =
+              admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get(10, TimeUnit.SECONDS);
+          last[0] = d;
+          Set<Set<TopicPartition>> got = new HashSet<>();
+          for (MemberDescription m : d.members()) got.add(m.assignment().topicPartitions());
+          return d.groupState() == GroupState.STABLE && d.members().size() == assignments.size() && got.equals(want);
+        } catch (Exception e) {
+          throw new RuntimeException(e);
+        }
+      });
+      ConsumerGroupDescription d = last[0];
+      check(ok, "describeConsumerGroups never showed the members' assignments " + want + ": " + d);
+      checkEq(group, d.groupId(), "described group id");
+      checkEq(protocol.equals("classic") ? GroupType.CLASSIC : GroupType.CONSUMER, d.type(), "group type");
+      checkEq(protocol.equals("classic") ? "range" : "uniform", d.partitionAssignor(), "partition assignor");
+      check(!d.isSimpleConsumerGroup(), "described as a simple consumer group");
+      check(d.coordinator() != null && !d.coordinator().isEmpty(), "no coordinator in the description");
+      for (MemberDescription m : d.members()) {
+        checkEq(prefix, m.clientId(), "member client id");
+        check(!m.consumerId().isEmpty(), "empty member id");
+        if (protocol.equals("consumer")) {
+          check(m.memberEpoch().isPresent() && m.memberEpoch().get() > 0, "member epoch of " + m);
+          checkEq(m.assignment().topicPartitions(), m.targetAssignment().map(a -> a.topicPartitions()).orElse(null),
+              "target assignment of " + m.consumerId());
+        }
+      }
+    }
+  }
+
+  /**
    * Consume-transform-produce: 10 input records in 5 transactions of 2, sending the group's offsets
    * in each; the third is aborted (then redone). A read_committed consumer sees exactly the committed
    * output; a read_uncommitted one also sees the aborted records; the group's offset is 10.
@@ -634,6 +682,14 @@ public final class MatrixClient {
       }
       checkEq((long) n, next, "input offsets processed");
       check(aborted == 1 && committedTxns >= 5, "aborted " + aborted + ", committed " + committedTxns);
+      try (Admin admin = admin()) {
+        String txnId = prefix + "-txn";
+        TransactionDescription td = admin.describeTransactions(List.of(txnId)).description(txnId).get(30, TimeUnit.SECONDS);
+        checkEq(TransactionState.COMPLETE_COMMIT, td.state(), "described transaction state");
+        checkEq(30_000L, td.transactionTimeoutMs(), "described transaction timeout");
+        check(td.producerId() >= 0, "described producer id " + td.producerId());
+        check(td.topicPartitions().isEmpty(), "partitions of a completed transaction: " + td.topicPartitions());
+      }
     }
     try (Admin admin = admin()) {
       Map<TopicPartition, OffsetAndMetadata> offs =
