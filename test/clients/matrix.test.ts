@@ -27,7 +27,10 @@ let result: MatrixResult | null = null;
 before(
   async () => {
     result = await runMatrix({ families: families.map((f) => f.name), scenarios });
-    process.stdout.write(`\n${result.table}\n\n${result.summary}\nresults: ${result.jsonPath}\n\n`);
+    const { table, grid, summary, jsonPath } = result;
+    process.stdout.write(
+      `\n${table}\n\nThe same, cells tkafka / Kafka:\n\n${grid}\n\n${summary}\nresults: ${jsonPath}\n\n`,
+    );
   },
   // Each run is bounded (90 s); this only guards against a hang of the runner itself.
   { timeout: 4 * 60 * 60_000 },

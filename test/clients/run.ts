@@ -84,7 +84,10 @@ export interface MatrixResult {
   kafkaOnlyFailures: Difference[];
   /** Fails on both (usually the program or the client library). */
   bothFail: Difference[];
+  /** One row per family × scenario, a column per broker (markdown). */
   table: string;
+  /** The same, compact: one row per family, one column per scenario, cells `tkafka / Kafka` (markdown). */
+  grid: string;
   summary: string;
   exitCode: number;
   jsonPath: string;
@@ -288,6 +291,26 @@ function renderTable(families: FamilyResult[], scenarios: string[], brokers: Bro
   return lines.join('\n');
 }
 
+function renderGrid(families: FamilyResult[], scenarios: string[], brokers: BrokerName[], rows: Row[]): string {
+  const lines: string[] = [];
+  lines.push(`| family (version) | ${scenarios.join(' | ')} |`);
+  lines.push(`|---|${scenarios.map(() => '---').join('|')}|`);
+  for (const f of families) {
+    if (f.missing !== null) {
+      lines.push(`| ${f.family} | ${scenarios.map(() => 'setup missing').join(' | ')} |`);
+      continue;
+    }
+    const cells = scenarios.map((s) => {
+      const st = brokers.map((b) =>
+        cell(rows.find((r) => r.family === f.family && r.scenario === s && r.broker === b)?.status),
+      );
+      return st.every((x) => x === st[0]) && st[0] === 'n/a' ? 'n/a' : st.join(' / ');
+    });
+    lines.push(`| ${f.family} (${f.version}) | ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
 function indent(s: string): string {
   return s
     .split('\n')
@@ -440,6 +463,7 @@ export async function runMatrix(opts: MatrixOptions = {}): Promise<MatrixResult>
     tkafkaOnlyFailures.length > 0 || singleFailures.length > 0 || (missing.length > 0 && !opts.allowMissing);
 
   const table = renderTable(famResults, scenarios, brokersWanted, rows);
+  const grid = renderGrid(famResults, scenarios, brokersWanted, rows);
   const out: string[] = [];
   const listDiffs = (title: string, ds: Difference[]): void => {
     if (ds.length === 0) return;
@@ -478,6 +502,7 @@ export async function runMatrix(opts: MatrixOptions = {}): Promise<MatrixResult>
     kafkaOnlyFailures,
     bothFail,
     table,
+    grid,
     summary,
     exitCode: failed ? 1 : 0,
     jsonPath,
@@ -518,13 +543,16 @@ async function main(): Promise<void> {
     timeoutMs: timeout === undefined ? undefined : timeout * 1000,
     allowMissing: values['allow-missing'],
   });
-  process.stdout.write(`\n${r.table}\n\n${r.summary}\nresults: ${r.jsonPath}\n`);
+  const cols = r.brokers.map((b) => COLUMN[b]).join(' / ');
+  process.stdout.write(
+    `\n${r.table}\n\nThe same, cells ${cols}:\n\n${r.grid}\n\n${r.summary}\nresults: ${r.jsonPath}\n`,
+  );
   process.exitCode = r.exitCode;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   main().catch((e: Error) => {
-    process.stderr.write(`client matrix: ${e.stack ?? e.message}\n`);
+    process.stderr.write(`client matrix: ${e.message}\n`);
     process.exitCode = 2;
   });
 }
