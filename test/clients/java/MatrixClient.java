@@ -670,6 +670,9 @@ public final class MatrixClient {
         }
         long after = list.get(list.size() - 1).offset() + 1;
         p.sendOffsetsToTransaction(Map.of(inTp, new OffsetAndMetadata(after)), c.groupMetadata());
+        // abortTransaction drops batches still lingering in the producer: flush so that the aborted
+        // records are in the log (the read_uncommitted check below counts them).
+        p.flush();
         if (abort) {
           p.abortTransaction();
           aborted++;
