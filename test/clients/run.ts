@@ -124,6 +124,32 @@ function killGroup(pid: number | undefined): void {
 }
 
 /**
+ * The process groups of the programs running now, killed when this process exits or is ended by
+ * SIGINT, SIGTERM or SIGHUP (the signal is then re-raised when no one else handles it).
+ */
+const liveGroups = new Set<number>();
+let hooksInstalled = false;
+function trackGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  liveGroups.add(pid);
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  const killAll = (): void => {
+    for (const g of liveGroups) killGroup(g);
+    liveGroups.clear();
+  };
+  process.once('exit', killAll);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const onSignal = (): void => {
+      killAll();
+      process.removeListener(sig, onSignal);
+      if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
+    };
+    process.on(sig, onSignal);
+  }
+}
+
+/**
  * Runs `<argv> <scenario> <bootstrap>` from the repo root in its own process group; kills the
  * group at the time-out (and after the program exits, so no helper process it left outlives it).
  */
@@ -152,6 +178,7 @@ export function runProgram(
     };
     child.stdout.on('data', (d: Buffer) => (stdout = cap(stdout, d)));
     child.stderr.on('data', (d: Buffer) => (stderr = cap(stderr, d)));
+    trackGroup(child.pid);
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup(child.pid);
@@ -161,6 +188,7 @@ export function runProgram(
       settled = true;
       clearTimeout(timer);
       killGroup(child.pid);
+      if (child.pid !== undefined) liveGroups.delete(child.pid);
       const ms = Date.now() - t0;
       let status: ProgramResult['status'];
       let detail: string;
