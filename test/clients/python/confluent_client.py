@@ -175,6 +175,22 @@ def admin_topics(bootstrap, ids):
         expect_eq(e.args[0].code(), KafkaError.UNKNOWN_TOPIC_OR_PART, 'describe deleted topic error')
 
 
+def await_config(a, res, key, value, dl):
+    """describe_configs until `key` reads `value` (a broker applies an alteration from the metadata
+    log, so right after the response it may still describe the old value); returns the configs."""
+    seen = []
+
+    def probe():
+        cfg = a.describe_configs([res])[res].result(T)
+        seen.append(cfg[key].value)
+        return cfg if cfg[key].value == value else None
+
+    try:
+        return dl.wait_for(f'{key}={value}', probe, max_seconds=15)
+    except Fail:
+        raise Fail(f'{key}: expected {value!r}, describe_configs kept giving {seen[-1:]!r}') from None
+
+
 def admin_configs(bootstrap, ids):
     dl = Deadline()
     a = admin(bootstrap)
@@ -188,16 +204,15 @@ def admin_configs(bootstrap, ids):
     entry = ConfigEntry('retention.ms', '86400000', incremental_operation=AlterConfigOpType.SET)
     alter = ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[entry])
     a.incremental_alter_configs([alter])[alter].result(T)
-    cfg = a.describe_configs([res])[res].result(T)
-    expect_eq(cfg['retention.ms'].value, '86400000', 'retention.ms after alter')
+    cfg = await_config(a, res, 'retention.ms', '86400000', dl)
     expect_eq(cfg['retention.ms'].source, ConfigSource.DYNAMIC_TOPIC_CONFIG.value, 'retention.ms source after alter')
     expect_eq(cfg['segment.bytes'].value, '1073741824', 'segment.bytes untouched')
     # DELETE restores the default
     entry = ConfigEntry('retention.ms', None, incremental_operation=AlterConfigOpType.DELETE)
     alter = ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[entry])
     a.incremental_alter_configs([alter])[alter].result(T)
-    cfg = a.describe_configs([res])[res].result(T)
-    expect_eq(cfg['retention.ms'].value, '604800000', 'retention.ms after delete')
+    cfg = await_config(a, res, 'retention.ms', '604800000', dl)
+    expect_eq(cfg['retention.ms'].is_default, True, 'retention.ms is_default after delete')
 
 
 def produce_consume(bootstrap, ids):

@@ -19,7 +19,7 @@ from kafka.codec import has_lz4, has_snappy, has_zstd  # noqa: E402
 from matrix_common import CODECS, Deadline, Fail, NotApplicable, check, expect_eq, main  # noqa: E402
 
 FAMILY = 'kafka-python'
-logging.basicConfig(level=logging.ERROR, stream=sys.stderr)
+logging.basicConfig(level=os.environ.get('MATRIX_LOG_LEVEL', 'ERROR'), stream=sys.stderr)
 
 
 def admin(bootstrap):
@@ -39,6 +39,17 @@ def producer(bootstrap, **kw):
 
 def consumer(bootstrap, **kw):
     return KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, **kw)
+
+
+def subscribe(c, topic, dl):
+    """subscribe() once the consumer's metadata has the topic.
+
+    kafka-python 3.0.12 can hang otherwise (seen on Kafka 4.4.0 and tkafka alike): it joins before
+    the topic's metadata arrives, assigns nothing, rejoins when the metadata comes, and then stays
+    "<rebalancing>" after "performing partition assignments" for good.
+    """
+    dl.wait_for(f'{topic} in the consumer\'s metadata', lambda: c.partitions_for_topic(topic))
+    c.subscribe([topic])
 
 
 def send_all(p, sends, dl):
@@ -119,7 +130,24 @@ def admin_topics(bootstrap, ids):
     dl.wait_for(f'{topic} to disappear from metadata', lambda: topic not in a.list_topics())
 
 
+def await_config(a, topic, key, value, dl):
+    """describe_configs until `key` reads `value` (a broker applies an alteration from the metadata
+    log, so right after the response it may still describe the old value); returns the configs."""
+    seen = []
+
+    def probe():
+        cfg = describe_configs(a, topic)
+        seen.append(cfg[key]['value'])
+        return cfg if cfg[key]['value'] == value else None
+
+    try:
+        return dl.wait_for(f'{key}={value}', probe, max_seconds=15)
+    except Fail:
+        raise Fail(f'{key}: expected {value!r}, describe_configs kept giving {seen[-1:]!r}') from None
+
+
 def admin_configs(bootstrap, ids):
+    dl = Deadline()
     a = admin(bootstrap)
     topic = ids()
     create_topic(a, topic, 1)
@@ -130,17 +158,15 @@ def admin_configs(bootstrap, ids):
     expect_eq(sorted(modified), [], 'modified configs of a new topic')
     change = {'retention.ms': (AlterConfigOp.SET, '86400000')}
     a.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic, change)], incremental=True)
-    cfg = describe_configs(a, topic)
-    expect_eq(cfg['retention.ms']['value'], '86400000', 'retention.ms after incremental alter')
+    cfg = await_config(a, topic, 'retention.ms', '86400000', dl)
     expect_eq(cfg['retention.ms']['config_source'], 'DYNAMIC_TOPIC_CONFIG', 'retention.ms source after alter')
     # the legacy AlterConfigs (replaces the whole set)
     a.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic, {'retention.ms': '7200000'})], incremental=False)
-    cfg = describe_configs(a, topic)
-    expect_eq(cfg['retention.ms']['value'], '7200000', 'retention.ms after legacy alter')
-    a.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic, {'retention.ms': (AlterConfigOp.DELETE, None)})],
-                    incremental=True)
-    cfg = describe_configs(a, topic)
-    expect_eq(cfg['retention.ms']['value'], '604800000', 'retention.ms after delete')
+    cfg = await_config(a, topic, 'retention.ms', '7200000', dl)
+    change = {'retention.ms': (AlterConfigOp.DELETE, None)}
+    a.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic, change)], incremental=True)
+    cfg = await_config(a, topic, 'retention.ms', '604800000', dl)
+    expect_eq(cfg['retention.ms']['config_source'], 'DEFAULT_CONFIG', 'retention.ms source after delete')
 
 
 def produce_consume(bootstrap, ids):
@@ -211,7 +237,7 @@ def group_classic(bootstrap, ids):
             'heartbeat_interval_ms': 500}
     members = [consumer(bootstrap, **conf), consumer(bootstrap, **conf)]
     for c in members:
-        c.subscribe([topic])
+        subscribe(c, topic, dl)
     got = [[], []]
 
     def poll_all(timeout_ms):
@@ -250,7 +276,7 @@ def group_classic(bootstrap, ids):
     send_all(p, sends, dl)
     p.close()
     late = consumer(bootstrap, **conf)
-    late.subscribe([topic])
+    subscribe(late, topic, dl)
     more = []
     while len(more) < 8:
         if dl.expired():
@@ -279,12 +305,12 @@ def transactions(bootstrap, ids):
     p.close()
 
     c = consumer(bootstrap, group_id=group, auto_offset_reset='earliest', isolation_level='read_committed')
-    c.subscribe([src])
+    subscribe(c, src, dl)
     tp_src = TopicPartition(src, 0)
     inputs = []
     while len(inputs) < 30:
         if dl.expired():
-            raise Fail(f'input: got {len(inputs)} of 30 records')
+            raise Fail(f'input: got {len(inputs)} of 30 records; assignment {c.assignment()}, {c.group_metadata()}')
         for recs in c.poll(timeout_ms=200).values():
             inputs.extend(recs)
     tp = producer(bootstrap, transactional_id=ids('tx'), linger_ms=5, transaction_timeout_ms=30000)
