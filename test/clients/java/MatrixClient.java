@@ -231,6 +231,17 @@ public final class MatrixClient {
     NewTopic nt = new NewTopic(topic, partitions, (short) 1);
     if (configs != null) nt.configs(configs);
     admin.createTopics(List.of(nt)).all().get(30, TimeUnit.SECONDS);
+    // Kafka answers once the controller committed the topic; wait (bounded) until the broker knows it.
+    boolean known = await(10_000, () -> {
+      try {
+        TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
+        return d.partitions().size() == partitions && d.partitions().stream().allMatch(p -> p.leader() != null);
+      } catch (Exception e) {
+        if (e instanceof ExecutionException && e.getCause() instanceof UnknownTopicOrPartitionException) return false;
+        throw new RuntimeException(e);
+      }
+    });
+    check(known, "created topic " + topic + " is not described with " + partitions + " partitions and leaders");
   }
 
   /** Polls an assigned consumer until `n` records arrived (or the time is up); returns them. */
@@ -373,16 +384,34 @@ public final class MatrixClient {
 
       AlterConfigOp set = new AlterConfigOp(new ConfigEntry("retention.ms", "3600000"), AlterConfigOp.OpType.SET);
       admin.incrementalAlterConfigs(Map.of(res, List.of(set))).all().get(30, TimeUnit.SECONDS);
-      Config after = admin.describeConfigs(List.of(res)).all().get(30, TimeUnit.SECONDS).get(res);
-      checkEq("3600000", after.get("retention.ms").value(), "retention.ms after SET");
-      checkEq(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG, after.get("retention.ms").source(), "source after SET");
+      ConfigEntry after = awaitConfig(admin, res, "retention.ms", "3600000");
+      checkEq("3600000", after.value(), "retention.ms after SET");
+      checkEq(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG, after.source(), "source after SET");
 
       AlterConfigOp del = new AlterConfigOp(new ConfigEntry("retention.ms", ""), AlterConfigOp.OpType.DELETE);
       admin.incrementalAlterConfigs(Map.of(res, List.of(del))).all().get(30, TimeUnit.SECONDS);
-      Config reset = admin.describeConfigs(List.of(res)).all().get(30, TimeUnit.SECONDS).get(res);
-      checkEq("604800000", reset.get("retention.ms").value(), "retention.ms after DELETE");
-      checkEq(ConfigEntry.ConfigSource.DEFAULT_CONFIG, reset.get("retention.ms").source(), "source after DELETE");
+      ConfigEntry reset = awaitConfig(admin, res, "retention.ms", "604800000");
+      checkEq("604800000", reset.value(), "retention.ms after DELETE");
+      checkEq(ConfigEntry.ConfigSource.DEFAULT_CONFIG, reset.source(), "source after DELETE");
     }
+  }
+
+  /**
+   * Describes `key` until it has `value` (bounded): Kafka answers an alteration once the controller
+   * committed it, and the broker that describes may apply it a moment later. Returns the last entry.
+   */
+  private ConfigEntry awaitConfig(Admin admin, ConfigResource res, String key, String value) throws Exception {
+    ConfigEntry[] last = new ConfigEntry[1];
+    await(10_000, () -> {
+      try {
+        last[0] = admin.describeConfigs(List.of(res)).all().get(10, TimeUnit.SECONDS).get(res).get(key);
+      } catch (Exception e) {
+        throw new RuntimeException(e);
+      }
+      return last[0] != null && value.equals(last[0].value());
+    });
+    check(last[0] != null, key + " not described");
+    return last[0];
   }
 
   /** For each codec: 100 records with keys, 2 headers and explicit timestamps, read back by assignment. */
