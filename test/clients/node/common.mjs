@@ -51,7 +51,9 @@ export async function waitFor(what, probe, { timeoutMs = 15_000, intervalMs = 10
     if (Date.now() >= deadline || i > 100_000) break;
     await delay(intervalMs);
   }
-  throw new CheckFailed(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last.message ?? last}` : ''}`);
+  throw new CheckFailed(
+    `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last.message ?? last}` : ''}`,
+  );
 }
 
 /**
@@ -91,7 +93,7 @@ export async function main({ scenarios, version, recentLogs }) {
   } catch (e) {
     clearTimeout(timer);
     if (e instanceof NotApplicable) {
-      process.stdout.write(`n/a: ${e.message}\n`);
+      process.stdout.write(`${e.message}\n`);
       process.exit(3);
     }
     process.stderr.write(`${scenario}: ${e instanceof CheckFailed ? e.message : (e?.stack ?? String(e))}\n`);

@@ -195,7 +195,9 @@ async function adminConfigs(bootstrap) {
     // kafkajs has no IncrementalAlterConfigs: the legacy AlterConfigs (replaces the topic's set).
     const altered = await admin.alterConfigs({
       validateOnly: false,
-      resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [{ name: 'retention.ms', value: '3600000' }] }],
+      resources: [
+        { type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [{ name: 'retention.ms', value: '3600000' }] },
+      ],
     });
     checkEqual(
       altered.resources.map((r) => r.errorCode),
@@ -341,9 +343,13 @@ async function groupClassic(bootstrap) {
     { timeoutMs: 30000 },
   );
   await produceSpread(kafka, topic, 4, 40, 'first');
-  await waitFor('both members to consume the 40 records', async () => members[0].got.length + members[1].got.length >= 40, {
-    timeoutMs: 20000,
-  });
+  await waitFor(
+    'both members to consume the 40 records',
+    async () => members[0].got.length + members[1].got.length >= 40,
+    {
+      timeoutMs: 20000,
+    },
+  );
   for (const m of members) {
     const mine = new Set(partsOf(m));
     check(
@@ -431,7 +437,7 @@ async function transactions(bootstrap) {
         try {
           for (const message of batch.messages) {
             const n = Number(message.offset);
-            for (let committed = false; !committed; ) {
+            for (let committed = false; !committed;) {
               const t = txns++;
               const txn = await producer.transaction();
               await txn.send({ topic: output, messages: [{ key: `k${n}`, value: `out-${message.value}-t${t}` }] });

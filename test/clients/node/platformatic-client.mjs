@@ -95,7 +95,9 @@ async function createTopic(a, topic, partitions = 1, configs = []) {
 async function watermarks(a, topic, partitions = 1) {
   const list = async (timestamp) => {
     const res = await a.listOffsets({
-      topics: [{ name: topic, partitions: Array.from({ length: partitions }, (_, i) => ({ partitionIndex: i, timestamp })) }],
+      topics: [
+        { name: topic, partitions: Array.from({ length: partitions }, (_, i) => ({ partitionIndex: i, timestamp })) },
+      ],
     });
     return new Map(res[0].partitions.map((p) => [p.partitionIndex, Number(p.offset)]));
   };
@@ -108,7 +110,10 @@ async function watermarks(a, topic, partitions = 1) {
  * Reads with a fresh group consumer from the earliest offsets until `want` records arrived from
  * `topics`; returns them (plain objects) in arrival order. Fails after `timeoutMs`.
  */
-async function consume(bootstrap, { topics, want, isolationLevel = FetchIsolationLevels.READ_COMMITTED, timeoutMs = 25000 }) {
+async function consume(
+  bootstrap,
+  { topics, want, isolationLevel = FetchIsolationLevels.READ_COMMITTED, timeoutMs = 25000 },
+) {
   const c = consumer(bootstrap, name('g'), { isolationLevel });
   const got = [];
   try {
@@ -211,7 +216,9 @@ async function adminConfigs(bootstrap) {
         {
           resourceType: ConfigResourceTypes.TOPIC,
           resourceName: topic,
-          configs: [{ name: 'retention.ms', configOperation: IncrementalAlterConfigOperationTypes.SET, value: '3600000' }],
+          configs: [
+            { name: 'retention.ms', configOperation: IncrementalAlterConfigOperationTypes.SET, value: '3600000' },
+          ],
         },
       ],
     });
@@ -240,7 +247,11 @@ async function produceConsume(bootstrap) {
   const p = producer(bootstrap);
   try {
     for (const codec of CODECS) {
-      const messages = Array.from({ length: 100 }, (_, i) => ({ topic: topics[codec], partition: 0, ...expected(codec, i) }));
+      const messages = Array.from({ length: 100 }, (_, i) => ({
+        topic: topics[codec],
+        partition: 0,
+        ...expected(codec, i),
+      }));
       const res = await p.send({ messages, compression: codec });
       checkEqual(
         res.offsets?.map((o) => [o.topic, o.partition, Number(o.offset)]),
@@ -273,7 +284,12 @@ async function idempotent(bootstrap) {
   const p = producer(bootstrap, { idempotent: true });
   try {
     for (let b = 0; b < 10; b++) {
-      const messages = Array.from({ length: 100 }, (_, i) => ({ topic, partition: 0, key: `k${b * 100 + i}`, value: String(b * 100 + i) }));
+      const messages = Array.from({ length: 100 }, (_, i) => ({
+        topic,
+        partition: 0,
+        key: `k${b * 100 + i}`,
+        value: String(b * 100 + i),
+      }));
       await p.send({ messages });
     }
     check(p.producerId !== undefined && p.producerId >= 0n, `the producer has no producer id (${p.producerId})`);
@@ -291,7 +307,11 @@ async function idempotent(bootstrap) {
 async function produceSpread(bootstrap, topic, partitions, count, tag) {
   const p = producer(bootstrap);
   try {
-    const messages = Array.from({ length: count }, (_, i) => ({ topic, partition: i % partitions, value: `${tag}-${i}` }));
+    const messages = Array.from({ length: count }, (_, i) => ({
+      topic,
+      partition: i % partitions,
+      value: `${tag}-${i}`,
+    }));
     await p.send({ messages });
   } finally {
     await p.close();
@@ -309,7 +329,12 @@ async function groupScenario(bootstrap, groupProtocol) {
       const c = consumer(bootstrap, groupId, { groupProtocol });
       const m = { id, consumer: c, got: [], error: null };
       members.push(m);
-      const stream = await c.consume({ topics: [topic], mode: 'committed', fallbackMode: 'earliest', autocommit: false });
+      const stream = await c.consume({
+        topics: [topic],
+        mode: 'committed',
+        fallbackMode: 'earliest',
+        autocommit: false,
+      });
       stream.on('data', (msg) => {
         m.got.push({ partition: msg.partition, offset: Number(msg.offset), value: msg.value });
         Promise.resolve(msg.commit()).catch((e) => (m.error = e));
@@ -326,8 +351,11 @@ async function groupScenario(bootstrap, groupProtocol) {
       async () => {
         for (const m of members) if (m.error) throw m.error;
         const [pa, pb] = members.map(partsOf);
-        const sameGeneration = groupProtocol === 'consumer' || members[0].consumer.generationId === members[1].consumer.generationId;
-        return sameGeneration && pa.length > 0 && pb.length > 0 && JSON.stringify([...pa, ...pb].sort()) === '[0,1,2,3]';
+        const sameGeneration =
+          groupProtocol === 'consumer' || members[0].consumer.generationId === members[1].consumer.generationId;
+        return (
+          sameGeneration && pa.length > 0 && pb.length > 0 && JSON.stringify([...pa, ...pb].sort()) === '[0,1,2,3]'
+        );
       },
       { timeoutMs: 30000, intervalMs: 200 },
     );
@@ -338,7 +366,8 @@ async function groupScenario(bootstrap, groupProtocol) {
     const settled = fetchSeq;
     await waitFor('each member to fetch with its settled assignment', async () =>
       members.every((m) => (lastFetch.get(m.consumer) ?? -1) > settled),
-    );    await produceSpread(bootstrap, topic, 4, 40, 'first');
+    );
+    await produceSpread(bootstrap, topic, 4, 40, 'first');
     await waitFor(
       'both members to consume the 40 records',
       async () => {
@@ -362,7 +391,9 @@ async function groupScenario(bootstrap, groupProtocol) {
       waitFor('the committed offsets to reach 10 on every partition', async () => {
         const res = await a.listConsumerGroupOffsets({ groups: [groupId] });
         const t = res[0]?.topics.find((x) => x.name === topic);
-        const offs = (t?.partitions ?? []).map((p) => [p.partitionIndex, Number(p.committedOffset)]).sort((x, y) => x[0] - y[0]);
+        const offs = (t?.partitions ?? [])
+          .map((p) => [p.partitionIndex, Number(p.committedOffset)])
+          .sort((x, y) => x[0] - y[0]);
         return JSON.stringify(offs) === '[[0,10],[1,10],[2,10],[3,10]]';
       }),
     );
@@ -376,7 +407,12 @@ async function groupScenario(bootstrap, groupProtocol) {
   const got = [];
   let error;
   try {
-    const stream = await third.consume({ topics: [topic], mode: 'committed', fallbackMode: 'earliest', autocommit: false });
+    const stream = await third.consume({
+      topics: [topic],
+      mode: 'committed',
+      fallbackMode: 'earliest',
+      autocommit: false,
+    });
     stream.on('data', (msg) => got.push({ partition: msg.partition, offset: Number(msg.offset), value: msg.value }));
     stream.on('error', (e) => (error = e));
     await waitFor(
@@ -426,10 +462,12 @@ async function transactions(bootstrap) {
     const stream = await c.consume({ topics: [input], mode: 'committed', fallbackMode: 'earliest', autocommit: false });
     const deadline = Date.now() + 30000;
     for await (const message of stream) {
-      for (let committed = false; !committed; ) {
+      for (let committed = false; !committed;) {
         const t = txns++;
         const txn = await p.beginTransaction();
-        await txn.send({ messages: [{ topic: output, partition: 0, key: message.key, value: `out-${message.value}-t${t}` }] });
+        await txn.send({
+          messages: [{ topic: output, partition: 0, key: message.key, value: `out-${message.value}-t${t}` }],
+        });
         await txn.addConsumer(c);
         await txn.addOffset(message);
         if (t === ABORTED) {
