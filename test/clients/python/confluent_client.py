@@ -382,6 +382,8 @@ def transactions(bootstrap, ids):
                 expected.append(out)
         offsets = [TopicPartition(src, 0, records[-1].offset() + 1)]
         tp.send_offsets_to_transaction(offsets, c.consumer_group_metadata(), T)
+        if txn == 0:
+            unstable_while_open(c, src)
         # abort_transaction() purges what is still queued: flush so the aborted records are written
         produce_all(tp, dl)
         if outcome == 'commit':
@@ -406,6 +408,19 @@ def transactions(bootstrap, ids):
     check(any(v.endswith('-t1') for v in uncommitted), 'the aborted transaction wrote nothing')
     lo, hi = c_watermarks(bootstrap, dst, ids)
     expect_eq((lo, hi), (0, 44), 'output watermarks (40 records + 4 markers)')
+
+
+def unstable_while_open(c, topic):
+    """KIP-447: while a transaction's offsets are pending, a read_committed consumer's committed()
+    (OffsetFetch with require_stable) gets UNSTABLE_OFFSET_COMMIT, which librdkafka retries until
+    its timeout, rather than the offset committed before."""
+    try:
+        r = c.committed([TopicPartition(topic, 0)], timeout=2)
+    except confluent_kafka.KafkaException as e:
+        code = e.args[0].code()
+        check(code in (KafkaError._TIMED_OUT, KafkaError.UNSTABLE_OFFSET_COMMIT), f'committed() failed with {e}')
+        return
+    raise Fail(f'committed() with the transaction open answered offset {r[0].offset}, not UNSTABLE_OFFSET_COMMIT')
 
 
 def c_watermarks(bootstrap, topic, ids):

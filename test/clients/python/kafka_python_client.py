@@ -15,6 +15,7 @@ import kafka  # noqa: E402
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, OffsetAndMetadata, TopicPartition  # noqa: E402
 from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType, OffsetSpec  # noqa: E402
 from kafka.codec import has_lz4, has_snappy, has_zstd  # noqa: E402
+from kafka.errors import KafkaTimeoutError  # noqa: E402
 
 from matrix_common import CODECS, Deadline, Fail, NotApplicable, check, expect_eq, main  # noqa: E402
 
@@ -330,6 +331,14 @@ def transactions(bootstrap, ids):
                 expected.append(out)
         tp.send_offsets_to_transaction({tp_src: OffsetAndMetadata(records[-1].offset + 1, '', -1)},
                                        c.group_metadata())
+        if txn == 0:
+            # KIP-447: with the offsets pending, a read_committed consumer's committed() (OffsetFetch
+            # require_stable) gets UNSTABLE_OFFSET_COMMIT, retried until the time-out
+            try:
+                r = c.committed(tp_src, timeout_ms=2000)
+                raise Fail(f'committed() with the transaction open answered {r}, not UNSTABLE_OFFSET_COMMIT')
+            except KafkaTimeoutError:
+                pass
         send_all(tp, sends, dl)
         if outcome == 'commit':
             tp.commit_transaction()
