@@ -85,9 +85,9 @@ test('epochs are guarded: FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, GROUP_ID_NOT_F
     assert.equal(r2.errorCode, E.UNKNOWN_MEMBER_ID);
     const r3 = await h.gc.consumerGroupHeartbeat(hb('no-such', { memberId: 'x', memberEpoch: 1 }), INFO);
     assert.equal(r3.errorCode, E.GROUP_ID_NOT_FOUND);
-    const r4 = await h.gc.consumerGroupHeartbeat(hb('cf', { memberEpoch: 0, rebalanceTimeoutMs: 5000, subscribedTopicNames: [], topicPartitions: [] }), INFO);
+    const r4 = await h.gc.consumerGroupHeartbeat(hb('cf', { memberEpoch: 0, rebalanceTimeoutMs: 5000, subscribedTopicNames: null, topicPartitions: [] }), INFO);
     assert.equal(r4.errorCode, E.INVALID_REQUEST);
-    assert.equal(r4.errorMessage, 'SubscribedTopicNames must be set in first request.');
+    assert.equal(r4.errorMessage, 'Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.');
     const r5 = await h.gc.consumerGroupHeartbeat(joinHb('cf', ['orders'], { serverAssignor: 'sticky' }), INFO);
     assert.equal(r5.errorCode, E.UNSUPPORTED_ASSIGNOR);
     const r6 = await h.gc.consumerGroupHeartbeat(joinHb('', ['orders']), INFO);
