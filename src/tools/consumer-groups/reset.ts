@@ -310,7 +310,11 @@ async function writeResults(ctx: GroupsContext, results: ResetPlan[], groupArgs:
     await writeTable(io, ['GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET'], results.flatMap((r) => r.offsets.map((o) => [r.group, o.tp.topic, o.tp.partition, o.offset])));
     return;
   }
-  const line = (g: string, t: string, p: string | number, o: string | bigint): string => `\n${pad(g, 30)} ${pad(t, 30)} ${pad(p, 10)} ${pad(o, 15)}`;
+  // Kafka 4.4's GroupOffsetsResetter.printOffsetsToReset: "%n%-Gs %-Ts %-10s %s", G and T the longest
+  // group id and topic name, at least 15.
+  const gw = Math.max(15, ...results.map((r) => r.group.length));
+  const tw = Math.max(15, ...results.flatMap((r) => r.offsets.map((o) => o.tp.topic.length)));
+  const line = (g: string, t: string, p: string | number, o: string | bigint): string => `\n${pad(g, gw)} ${pad(t, tw)} ${pad(p, 10)} ${o}`;
   let out = results.length > 0 ? line('GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET') : '';
   for (const r of results) for (const o of r.offsets) out += line(r.group, o.tp.topic, o.tp.partition, o.offset);
   io.stdout.write(out + '\n');
