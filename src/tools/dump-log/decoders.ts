@@ -87,7 +87,9 @@ function coordinatorRecord(
   const type = readVersion(key, 'key');
   const keySchema = keyFor(type);
   if (!keySchema) throw new UnknownRecordType(type);
-  const k = readBody(keySchema, key, type, 'key');
+  // Kafka 4.4's "coordinator-key" specs (an apiKey per record type, every field in version 0) are
+  // read and printed at version 0; the older specs gave the key the record type as its version.
+  const k = readBody(keySchema, key, keySchema.apiKey !== undefined ? 0 : type, 'key');
   if (value === null) return { key: k, keyVersion: type, keySchema, value: null, valueVersion: -1, valueSchema: null };
   const valueSchema = valueFor(type);
   if (!valueSchema) throw new UnknownRecordType(type);
@@ -100,7 +102,8 @@ for (const s of Object.values(SCHEMAS)) {
   if (!s.name.endsWith('Key') || !s.valid || !SCHEMAS[s.name.replace(/Key$/, 'Value')]) continue;
   if (s.name.startsWith('Share') && !s.name.startsWith('ShareGroup')) continue;
   if (s.name === 'TransactionLogKey') continue;
-  for (let t = s.valid[0]; t <= s.valid[1]; t++) OFFSET_KEYS[t] = s.name;
+  if (s.apiKey !== undefined) OFFSET_KEYS[s.apiKey] = s.name;
+  else for (let t = s.valid[0]; t <= s.valid[1]; t++) OFFSET_KEYS[t] = s.name;
 }
 
 /** GroupMetadataValue: consumer-protocol members get their subscription/assignment bytes as JSON. */
@@ -136,7 +139,8 @@ function offsetsParser(shareState: boolean): MessageParser {
     }
     try {
       const rec = coordinatorRecord(r.key, r.value, keyFor, valueFor);
-      const key = `{"type":"${rec.keyVersion}","data":${messageJson(rec.keySchema, rec.key, rec.keyVersion)}}`;
+      const keyVersion = rec.keySchema.apiKey !== undefined ? 0 : rec.keyVersion;
+      const key = `{"type":"${rec.keyVersion}","data":${messageJson(rec.keySchema, rec.key, keyVersion)}}`;
       if (rec.value === null) return { key, payload: '<DELETE>', keyIsJson: true };
       const override = rec.valueSchema!.name === 'GroupMetadataValue' ? groupMetadataOverride(rec.value) : undefined;
       const data = messageJson(rec.valueSchema!, rec.value, rec.valueVersion, override);
