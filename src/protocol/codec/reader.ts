@@ -2,6 +2,8 @@ import { DecodeError } from './errors.js';
 
 /** The most elements Kafka's generated readers accept in one array (Kafka 4.4). */
 export const MAX_COLLECTION_SIZE = 1_000_000;
+/** The most tagged fields Kafka's generated readers accept in one struct (Kafka 4.4). */
+export const MAX_TAGGED_FIELDS = 10_000;
 
 /**
  * A bounds-checked cursor over a received buffer. Every length is checked against the bytes
@@ -173,6 +175,17 @@ export class Reader {
   }
   compactArrayLength(field: string): number {
     return this.checkedLength(field, this.uvarint() - 1);
+  }
+  /** The count of tagged fields, checked as Kafka's generated read checks it. */
+  taggedFieldCount(): number {
+    const n = this.uvarint();
+    if (n > this.end - this.pos) {
+      throw new DecodeError(`Tried to read ${n} tagged fields, but there are only ${this.end - this.pos} bytes remaining.`);
+    }
+    if (n > MAX_TAGGED_FIELDS) {
+      throw new DecodeError(`Tried to read ${n} tagged fields, which exceeds the maximum allowed count of ${MAX_TAGGED_FIELDS}.`);
+    }
+    return n;
   }
   private checkedLength(field: string, n: number): number {
     if (n > this.end - this.pos) throw new DecodeError(`field ${field} had array length ${n} beyond the ${this.end - this.pos} remaining bytes`);

@@ -65,11 +65,10 @@ export function readOffsetCommitValue(r: Reader, v: number): OffsetCommitValue {
   } else expireTimestamp = -1n;
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -110,22 +110,18 @@ export function readFetchRequest(r: Reader, v: number): FetchRequest {
   } else rackId = "";
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 12)) throw new DecodeError('tag 0 is not valid for version ' + v);
           clusterId = r.compactNullableString();
-          if (r.pos !== end) throw new DecodeError('tagged field ClusterId has a wrong size');
           break;
         case 1:
           if (!(v >= 15)) throw new DecodeError('tag 1 is not valid for version ' + v);
           replicaState = readFetchRequestReplicaState(r, v);
-          if (r.pos !== end) throw new DecodeError('tagged field ReplicaState has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -212,11 +208,10 @@ export function readFetchRequestReplicaState(r: Reader, v: number): FetchRequest
   } else replicaEpoch = -1n;
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -261,11 +256,10 @@ export function readFetchRequestFetchTopic(r: Reader, v: number): FetchRequestFe
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -316,17 +310,14 @@ export function readFetchRequestFetchPartition(r: Reader, v: number): FetchReque
   replicaDirectoryId = ZERO_UUID;
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 17)) throw new DecodeError('tag 0 is not valid for version ' + v);
           replicaDirectoryId = r.uuid();
-          if (r.pos !== end) throw new DecodeError('tagged field ReplicaDirectoryId has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -392,11 +383,10 @@ export function readFetchRequestForgottenTopic(r: Reader, v: number): FetchReque
   } else partitions = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -511,12 +501,10 @@ export function readFetchResponse(r: Reader, v: number): FetchResponse {
   nodeEndpoints = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 16)) throw new DecodeError('tag 0 is not valid for version ' + v);
@@ -529,7 +517,6 @@ export function readFetchResponse(r: Reader, v: number): FetchResponse {
               nodeEndpoints = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field NodeEndpoints has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -598,11 +585,10 @@ export function readFetchResponseFetchableTopicResponse(r: Reader, v: number): F
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -671,27 +657,22 @@ export function readFetchResponsePartitionData(r: Reader, v: number): FetchRespo
   records = (v >= 12 ? r.compactNullableBytes() : r.nullableBytes());
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 12)) throw new DecodeError('tag 0 is not valid for version ' + v);
           divergingEpoch = readFetchResponseEpochEndOffset(r, v);
-          if (r.pos !== end) throw new DecodeError('tagged field DivergingEpoch has a wrong size');
           break;
         case 1:
           if (!(v >= 12)) throw new DecodeError('tag 1 is not valid for version ' + v);
           currentLeader = readFetchResponseLeaderIdAndEpoch(r, v);
-          if (r.pos !== end) throw new DecodeError('tagged field CurrentLeader has a wrong size');
           break;
         case 2:
           if (!(v >= 12)) throw new DecodeError('tag 2 is not valid for version ' + v);
           snapshotId = readFetchResponseSnapshotId(r, v);
-          if (r.pos !== end) throw new DecodeError('tagged field SnapshotId has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -773,11 +754,10 @@ export function readFetchResponseEpochEndOffset(r: Reader, v: number): FetchResp
   } else endOffset = -1n;
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -812,11 +792,10 @@ export function readFetchResponseLeaderIdAndEpoch(r: Reader, v: number): FetchRe
   } else leaderEpoch = -1;
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -847,11 +826,10 @@ export function readFetchResponseSnapshotId(r: Reader, v: number): FetchResponse
   epoch = r.int32();
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -880,11 +858,10 @@ export function readFetchResponseAbortedTransaction(r: Reader, v: number): Fetch
   } else firstOffset = 0n;
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -927,11 +904,10 @@ export function readFetchResponseNodeEndpoint(r: Reader, v: number): FetchRespon
   } else rack = null;
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

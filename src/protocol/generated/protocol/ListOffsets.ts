@@ -52,11 +52,10 @@ export function readListOffsetsRequest(r: Reader, v: number): ListOffsetsRequest
   } else timeoutMs = 0;
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -102,11 +101,10 @@ export function readListOffsetsRequestListOffsetsTopic(r: Reader, v: number): Li
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -143,11 +141,10 @@ export function readListOffsetsRequestListOffsetsPartition(r: Reader, v: number)
   } else maxNumOffsets = 1;
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -212,11 +209,10 @@ export function readListOffsetsResponse(r: Reader, v: number): ListOffsetsRespon
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -255,11 +251,10 @@ export function readListOffsetsResponseListOffsetsTopicResponse(r: Reader, v: nu
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -312,11 +307,10 @@ export function readListOffsetsResponseListOffsetsPartitionResponse(r: Reader, v
   } else leaderEpoch = -1;
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

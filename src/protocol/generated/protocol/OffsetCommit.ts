@@ -63,11 +63,10 @@ export function readOffsetCommitRequest(r: Reader, v: number): OffsetCommitReque
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 8) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -121,11 +120,10 @@ export function readOffsetCommitRequestTopic(r: Reader, v: number): OffsetCommit
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 8) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -164,11 +162,10 @@ export function readOffsetCommitRequestPartition(r: Reader, v: number): OffsetCo
   committedMetadata = (v >= 8 ? r.compactNullableString() : r.nullableString());
   let unknown: TaggedField[] | undefined;
   if (v >= 8) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -231,11 +228,10 @@ export function readOffsetCommitResponse(r: Reader, v: number): OffsetCommitResp
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 8) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -274,11 +270,10 @@ export function readOffsetCommitResponseTopic(r: Reader, v: number): OffsetCommi
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 8) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -307,11 +302,10 @@ export function readOffsetCommitResponsePartition(r: Reader, v: number): OffsetC
   errorCode = r.int16();
   let unknown: TaggedField[] | undefined;
   if (v >= 8) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -69,11 +69,10 @@ export function readOffsetFetchRequest(r: Reader, v: number): OffsetFetchRequest
   } else requireStable = false;
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -134,11 +133,10 @@ export function readOffsetFetchRequestTopic(r: Reader, v: number): OffsetFetchRe
   } else partitionIndexes = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -193,11 +191,10 @@ export function readOffsetFetchRequestGroup(r: Reader, v: number): OffsetFetchRe
   } else topics = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -252,11 +249,10 @@ export function readOffsetFetchRequestTopics(r: Reader, v: number): OffsetFetchR
   } else partitionIndexes = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -360,11 +356,10 @@ export function readOffsetFetchResponse(r: Reader, v: number): OffsetFetchRespon
   } else groups = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -423,11 +418,10 @@ export function readOffsetFetchResponseTopic(r: Reader, v: number): OffsetFetchR
   } else partitions = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -478,11 +472,10 @@ export function readOffsetFetchResponsePartition(r: Reader, v: number): OffsetFe
   } else errorCode = 0;
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -543,11 +536,10 @@ export function readOffsetFetchResponseGroup(r: Reader, v: number): OffsetFetchR
   } else errorCode = 0;
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -599,11 +591,10 @@ export function readOffsetFetchResponseTopics(r: Reader, v: number): OffsetFetch
   } else partitions = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -654,11 +645,10 @@ export function readOffsetFetchResponsePartitions(r: Reader, v: number): OffsetF
   } else errorCode = 0;
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

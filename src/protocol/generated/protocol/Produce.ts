@@ -49,11 +49,10 @@ export function readProduceRequest(r: Reader, v: number): ProduceRequest {
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -97,11 +96,10 @@ export function readProduceRequestTopicProduceData(r: Reader, v: number): Produc
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -130,11 +128,10 @@ export function readProduceRequestPartitionProduceData(r: Reader, v: number): Pr
   records = (v >= 9 ? r.compactNullableBytes() : r.nullableBytes());
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -212,12 +209,10 @@ export function readProduceResponse(r: Reader, v: number): ProduceResponse {
   nodeEndpoints = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 10)) throw new DecodeError('tag 0 is not valid for version ' + v);
@@ -230,7 +225,6 @@ export function readProduceResponse(r: Reader, v: number): ProduceResponse {
               nodeEndpoints = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field NodeEndpoints has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -284,11 +278,10 @@ export function readProduceResponseTopicProduceResponse(r: Reader, v: number): P
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -345,17 +338,14 @@ export function readProduceResponsePartitionProduceResponse(r: Reader, v: number
   currentLeader = defaultProduceResponseLeaderIdAndEpoch();
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 10)) throw new DecodeError('tag 0 is not valid for version ' + v);
           currentLeader = readProduceResponseLeaderIdAndEpoch(r, v);
-          if (r.pos !== end) throw new DecodeError('tagged field CurrentLeader has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -418,11 +408,10 @@ export function readProduceResponseBatchIndexAndErrorMessage(r: Reader, v: numbe
   } else batchIndexErrorMessage = null;
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -457,11 +446,10 @@ export function readProduceResponseLeaderIdAndEpoch(r: Reader, v: number): Produ
   } else leaderEpoch = -1;
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -504,11 +492,10 @@ export function readProduceResponseNodeEndpoint(r: Reader, v: number): ProduceRe
   } else rack = null;
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -104,11 +104,10 @@ export function readUpdateMetadataRequestUpdateMetadataPartitionState(r: Reader,
   } else offlineReplicas = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -207,17 +206,14 @@ export function readUpdateMetadataRequest(r: Reader, v: number): UpdateMetadataR
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 8)) throw new DecodeError('tag 0 is not valid for version ' + v);
           type = r.int8();
-          if (r.pos !== end) throw new DecodeError('tagged field Type has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -302,11 +298,10 @@ export function readUpdateMetadataRequestUpdateMetadataTopicState(r: Reader, v: 
   } else partitionStates = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -367,11 +362,10 @@ export function readUpdateMetadataRequestUpdateMetadataBroker(r: Reader, v: numb
   } else rack = "";
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -426,11 +420,10 @@ export function readUpdateMetadataRequestUpdateMetadataEndpoint(r: Reader, v: nu
   } else securityProtocol = 0;
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -474,11 +467,10 @@ export function readUpdateMetadataResponse(r: Reader, v: number): UpdateMetadata
   errorCode = r.int16();
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
