@@ -143,6 +143,12 @@ test('the range assignor on request; static members leave with -2 and keep their
     const back = await h.gc.consumerGroupHeartbeat(joinHb('cr', ['orders'], { instanceId: 'i-1', serverAssignor: 'range' }), INFO);
     assert.equal(back.errorCode, E.NONE, back.errorMessage ?? '');
     assert.notEqual(back.memberId, a.memberId);
+    // it takes over the old member's epoch and assignment: no group epoch bump, nothing to rebalance
+    assert.equal(back.memberEpoch, a.memberEpoch);
+    assert.deepEqual(parts(back.assignment), [0, 1, 2, 3, 4, 5]);
+    const d2 = await h.gc.consumerGroupDescribe(['cr']);
+    assert.equal(d2[0]!.groupEpoch, 1);
+    assert.equal((d2[0]!.members as unknown[]).length, 1);
     const dup = await h.gc.consumerGroupHeartbeat(joinHb('cr', ['orders'], { instanceId: 'i-1' }), INFO);
     assert.equal(dup.errorCode, E.UNRELEASED_INSTANCE_ID);
   } finally {

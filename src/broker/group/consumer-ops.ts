@@ -149,6 +149,11 @@ export class ConsumerGroupManager {
     const member = req.instanceId === null
       ? this.dynamicMember(group, memberId, req)
       : this.staticMember(group, memberId, req, records);
+    // a static member rejoining under a new member id replaces the old one (replaceStaticMember)
+    const previousId = req.instanceId !== null && req.memberEpoch === 0
+      ? group.staticMember(req.instanceId)?.memberId
+      : undefined;
+    const replacedId = previousId !== memberId ? previousId : undefined;
 
     const updated: ConsumerMember = {
       ...member,
@@ -175,13 +180,13 @@ export class ConsumerGroupManager {
       !sameList(updated.subscribedTopicNames, member.subscribedTopicNames) || regexChanged ||
       updated.clientId !== member.clientId || updated.clientHost !== member.clientHost) {
       records.push(memberRecord(group.groupId, updated));
-      if (isNewMember || subscriptionChanged) bump = true;
+      if ((isNewMember && replacedId === undefined) || subscriptionChanged) bump = true;
     }
 
     let groupEpoch = group.groupEpoch;
     let metadata = group.subscriptionMetadata;
     if (bump || group.metadataRefreshDeadline <= now) {
-      metadata = this.computeSubscriptionMetadata(group, updated);
+      metadata = this.computeSubscriptionMetadata(group, updated, replacedId);
       if (!sameMetadata(metadata, group.subscriptionMetadata)) {
         bump = true;
         records.push(subscriptionMetadataRecord(group.groupId, metadata));
@@ -197,10 +202,11 @@ export class ConsumerGroupManager {
     let targetEpoch = group.targetAssignmentEpoch;
     let target: Assignment;
     if (groupEpoch > group.targetAssignmentEpoch) {
-      target = this.updateTargetAssignment(group, groupEpoch, updated, metadata, records);
+      target = this.updateTargetAssignment(group, groupEpoch, updated, metadata, records, replacedId);
       targetEpoch = groupEpoch;
     } else {
-      target = group.targetAssignment.get(updated.memberId) ?? new Map();
+      target = group.targetAssignment.get(updated.memberId) ??
+        (replacedId !== undefined ? group.targetAssignment.get(replacedId) : undefined) ?? new Map();
     }
     const reconciled = this.maybeReconcile(group, updated, targetEpoch, target, req.topicPartitions, records);
     this.scheduleSessionTimeout(group.groupId, reconciled.memberId);
@@ -260,12 +266,10 @@ export class ConsumerGroupManager {
       if (existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
         throw new KafkaError(ErrorCode.UNRELEASED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} cannot join the group because the instance id is owned by ${existing.memberId} member.`);
       }
-      // the instance comes back under a new member id: it takes over the old member's assignment
+      // the instance comes back under a new member id: it takes over the old member's epoch and
+      // assignment (ConsumerGroupMember.Builder(existing, memberId)); no group epoch bump
       records.push(...memberTombstones(group.groupId, existing.memberId));
-      const replacement: ConsumerMember = {
-        ...existing, memberId, memberEpoch: 0, previousMemberEpoch: 0, state: MemberState.STABLE,
-        assignedPartitions: new Map(), partitionsPendingRevocation: new Map(),
-      };
+      const replacement: ConsumerMember = { ...existing, memberId };
       const target = group.targetAssignment.get(existing.memberId);
       if (target) records.push({ type: 'ConsumerGroupTargetAssignmentMember', group: group.groupId, memberId, value: { topicPartitions: toTopicPartitions(target) } });
       return replacement;
