@@ -46,3 +46,35 @@ test('arrays of more than 1,000,000 elements are refused with Kafka\'s message; 
     });
   }
 });
+
+test('a known tagged field is read as its field whatever size it declares, as Kafka reads it', () => {
+  const body = {
+    clusterId: 'ab', replicaId: -1, replicaState: { replicaId: -1, replicaEpoch: -1n }, maxWaitMs: 500, minBytes: 1, maxBytes: 1024,
+    isolationLevel: 0, sessionId: 0, sessionEpoch: -1, topics: [], forgottenTopicsData: [], rackId: '',
+  };
+  const frame = Buffer.concat(encodeRequest(ApiKey.Fetch, 12, 9, 'c', body)).subarray(4);
+  // the body ends with its tagged fields: count 1, tag 0 (ClusterId), size 3, compact string "ab"
+  assert.deepEqual([...frame.subarray(frame.length - 6)], [1, 0, 3, 3, 0x61, 0x62]);
+  const wrongSize = Buffer.from(frame);
+  wrongSize[wrongSize.length - 4] = 9;
+  assert.equal(decodeRequest(wrongSize).body.clusterId, 'ab');
+});
+
+test('tagged-field counts are checked as Kafka checks them: against the remaining bytes and at most 10,000', () => {
+  const uvarint = (v: number): Buffer => {
+    const out: number[] = [];
+    while (v >= 0x80) {
+      out.push((v & 0x7f) | 0x80);
+      v >>>= 7;
+    }
+    out.push(v);
+    return Buffer.from(out);
+  };
+  assert.throws(() => new Reader(Buffer.concat([uvarint(3), Buffer.alloc(2)])).taggedFieldCount(), {
+    message: 'Tried to read 3 tagged fields, but there are only 2 bytes remaining.',
+  });
+  assert.throws(() => new Reader(Buffer.concat([uvarint(10_001), Buffer.alloc(20_002)])).taggedFieldCount(), {
+    message: 'Tried to read 10001 tagged fields, which exceeds the maximum allowed count of 10000.',
+  });
+  assert.equal(new Reader(Buffer.concat([uvarint(10_000), Buffer.alloc(20_000)])).taggedFieldCount(), 10_000);
+});
