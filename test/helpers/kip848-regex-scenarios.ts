@@ -167,7 +167,15 @@ export async function describeGroup(c: RawClient, groupId: string): Promise<any>
 /** What the scenarios saw on one broker; the tests assert these, and the interop test compares brokers. */
 export interface RegexObservations {
   trailingBytes: { errorlessTopics: boolean; brokers: number; listsTopic: boolean };
-  emptyRegex: { errorCode: number; sameMemberId: boolean; epochAtLeast1: boolean; owned: string[]; describedRegex: string | null };
+  emptyRegex: {
+    errorCode: number;
+    sameMemberId: boolean;
+    epochAtLeast1: boolean;
+    owned: string[];
+    describedRegex: string | null;
+    /** SubscribedTopicRegex that ConsumerGroupDescribe shows for a member that never sent one */
+    namesOnlyDescribedRegex: string | null;
+  };
   regex: {
     owned: string[];
     ownedAfterCreate: string[];
@@ -214,6 +222,7 @@ export async function runRegexScenarios(port: number, log: (m: string) => void =
       epochAtLeast1: first.memberEpoch >= 1,
       owned: [] as string[],
       describedRegex: null as string | null,
+      namesOnlyDescribedRegex: null as string | null,
     };
     if (first.errorCode === 0) {
       m1.epoch = first.memberEpoch;
@@ -223,6 +232,12 @@ export async function runRegexScenarios(port: number, log: (m: string) => void =
       emptyRegex.describedRegex = (await describeGroup(c, g1)).members[0]?.subscribedTopicRegex ?? null;
       await m1.leave();
     }
+    const g1b = `g-names-${id}`;
+    await findCoordinator(c, g1b);
+    const m1b = new Member(c, g1b);
+    await m1b.join({ names: [plain] });
+    emptyRegex.namesOnlyDescribedRegex = (await describeGroup(c, g1b)).members[0]?.subscribedTopicRegex ?? null;
+    await m1b.leave();
     log(`empty regex: ${JSON.stringify(emptyRegex)}`);
 
     // 3. a regex subscription; a matching topic created later; a matching topic deleted

@@ -47,10 +47,11 @@ export interface ResolvedRegularExpression {
 /** Kafka's isNotEmpty for SubscribedTopicRegex: null and "" both mean "no regex". */
 export const hasRegex = (regex: string | null): regex is string => regex !== null && regex !== '';
 
+/** A new member (ConsumerGroupMember.Builder's defaults: no regex is "", as Kafka describes and writes it). */
 export function newMember(memberId: string): ConsumerMember {
   return {
     memberId, memberEpoch: 0, previousMemberEpoch: 0, state: MemberState.STABLE, instanceId: null, rackId: null,
-    rebalanceTimeoutMs: -1, clientId: '', clientHost: '', subscribedTopicNames: [], subscribedTopicRegex: null, serverAssignor: null,
+    rebalanceTimeoutMs: -1, clientId: '', clientHost: '', subscribedTopicNames: [], subscribedTopicRegex: '', serverAssignor: null,
     assignedPartitions: new Map(), partitionsPendingRevocation: new Map(),
   };
 }
