@@ -33,7 +33,7 @@ test('ConsumerGroupHeartbeat v1 with an empty SubscribedTopicRegex joins with th
   assert.match(e.owned[0]!, /^plain-[0-9a-f]+-0$/);
 });
 
-test('a regex subscription gets the matching topics, then a matching topic created later, and loses a deleted one', () => {
+test('a regex gets the matching topics, then a matching topic created later, and loses a deleted one', () => {
   const r = seen.regex;
   const id = /^rx-([0-9a-f]+)-a-0$/.exec(r.owned[0] ?? '')?.[1];
   assert.ok(id, JSON.stringify(r));
@@ -44,7 +44,10 @@ test('a regex subscription gets the matching topics, then a matching topic creat
 });
 
 test('an invalid regex is INVALID_REGULAR_EXPRESSION with Kafka\'s message', () => {
-  assert.deepEqual(seen.invalid, { errorCode: 128, errorMessage: 'SubscribedTopicRegex `[` is not a valid regular expression: missing closing ].' });
+  assert.deepEqual(seen.invalid, {
+    errorCode: 128,
+    errorMessage: 'SubscribedTopicRegex `[` is not a valid regular expression: missing closing ].',
+  });
 });
 
 test('a regex matching only __consumer_offsets resolves to it, as Kafka scans every topic name', () => {

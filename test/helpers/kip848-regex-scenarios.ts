@@ -18,7 +18,13 @@ export const newMemberId = (): string => randomBytes(16).toString('base64url');
 export const suffix = (): string => randomBytes(4).toString('hex');
 
 /** Sends a request with `extra` bytes appended after its body (the size prefix counts them). */
-export async function requestWithTrailingBytes(port: number, apiKey: number, version: number, body: unknown, extra: Buffer): Promise<any> {
+export async function requestWithTrailingBytes(
+  port: number,
+  apiKey: number,
+  version: number,
+  body: unknown,
+  extra: Buffer,
+): Promise<any> {
   const c = await RawClient.connect(port);
   try {
     const frame = Buffer.concat([...encodeRequest(apiKey, version, 7, 'trailing-bytes', body), extra]);
@@ -85,10 +91,15 @@ export interface HeartbeatAnswer {
   assignment: { topicPartitions: { topicId: string; partitions: number[] }[] } | null;
 }
 
-export function joinRequest(groupId: string, memberId: string, o: { names?: string[] | null; regex?: string | null }): Record<string, unknown> {
+export function joinRequest(
+  groupId: string,
+  memberId: string,
+  o: { names?: string[] | null; regex?: string | null },
+): Record<string, unknown> {
   return {
     groupId, memberId, memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 45_000,
-    subscribedTopicNames: o.names ?? null, subscribedTopicRegex: o.regex ?? null, serverAssignor: null, topicPartitions: [],
+    subscribedTopicNames: o.names ?? null, subscribedTopicRegex: o.regex ?? null, serverAssignor: null,
+    topicPartitions: [],
   };
 }
 
@@ -128,7 +139,8 @@ export class Member {
   async leave(): Promise<void> {
     await heartbeat(this.c, {
       groupId: this.groupId, memberId: this.memberId, memberEpoch: -1, instanceId: null, rackId: null,
-      rebalanceTimeoutMs: -1, subscribedTopicNames: null, subscribedTopicRegex: null, serverAssignor: null, topicPartitions: null,
+      rebalanceTimeoutMs: -1, subscribedTopicNames: null, subscribedTopicRegex: null, serverAssignor: null,
+      topicPartitions: null,
     });
   }
 
@@ -136,7 +148,10 @@ export class Member {
     this.last = r;
     if (r.errorCode !== 0) throw new Error(`ConsumerGroupHeartbeat: error ${r.errorCode} ${r.errorMessage ?? ''}`);
     this.epoch = r.memberEpoch;
-    if (r.assignment) this.owned = new Map(r.assignment.topicPartitions.map((tp) => [tp.topicId, [...tp.partitions].sort((a, b) => a - b)]));
+    if (r.assignment) {
+      const sorted = (ps: number[]) => [...ps].sort((x, y) => x - y);
+      this.owned = new Map(r.assignment.topicPartitions.map((tp) => [tp.topicId, sorted(tp.partitions)]));
+    }
     return r;
   }
 
@@ -160,7 +175,10 @@ export class Member {
 }
 
 export async function describeGroup(c: RawClient, groupId: string): Promise<any> {
-  const r = await c.request(ApiKey.ConsumerGroupDescribe, 0, { groupIds: [groupId], includeAuthorizedOperations: false });
+  const r = await c.request(ApiKey.ConsumerGroupDescribe, 0, {
+    groupIds: [groupId],
+    includeAuthorizedOperations: false,
+  });
   return r.groups[0];
 }
 
@@ -188,7 +206,10 @@ export interface RegexObservations {
 }
 
 /** Runs every scenario against the broker on `port` (topics and groups get a random suffix). */
-export async function runRegexScenarios(port: number, log: (m: string) => void = () => undefined): Promise<RegexObservations> {
+export async function runRegexScenarios(
+  port: number,
+  log: (m: string) => void = () => undefined,
+): Promise<RegexObservations> {
   const id = suffix();
   const c = await RawClient.connect(port);
   try {
@@ -226,7 +247,9 @@ export async function runRegexScenarios(port: number, log: (m: string) => void =
     };
     if (first.errorCode === 0) {
       m1.epoch = first.memberEpoch;
-      if (first.assignment) m1.owned = new Map(first.assignment.topicPartitions.map((tp) => [tp.topicId, tp.partitions]));
+      if (first.assignment) {
+        m1.owned = new Map(first.assignment.topicPartitions.map((tp) => [tp.topicId, tp.partitions]));
+      }
       await m1.beatUntil(() => m1.owned.size > 0, 15_000);
       emptyRegex.owned = m1.ownedNames(names);
       emptyRegex.describedRegex = (await describeGroup(c, g1)).members[0]?.subscribedTopicRegex ?? null;
@@ -258,8 +281,13 @@ export async function runRegexScenarios(port: number, log: (m: string) => void =
     await m2.beatUntil(() => m2.ownedNames(names).includes(`${cName}-0`), 40_000);
     const ownedAfterCreate = m2.ownedNames(names);
     const described = (await describeGroup(c, g2)).members[0];
-    const deleted = await c.request(ApiKey.DeleteTopics, 6, { topics: [{ name: b, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }], topicNames: [], timeoutMs: 30_000 });
-    if (deleted.responses[0].errorCode !== 0) throw new Error(`DeleteTopics ${b}: error ${deleted.responses[0].errorCode}`);
+    const deleted = await c.request(ApiKey.DeleteTopics, 6, {
+      topics: [{ name: b, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }],
+      topicNames: [],
+      timeoutMs: 30_000,
+    });
+    const deleteError = deleted.responses[0].errorCode;
+    if (deleteError !== 0) throw new Error(`DeleteTopics ${b}: error ${deleteError}`);
     await m2.beatUntil(() => !m2.ownedNames(names).includes(`${b}-0`), 40_000);
     const regex = {
       owned, ownedAfterCreate,
@@ -283,7 +311,8 @@ export async function runRegexScenarios(port: number, log: (m: string) => void =
     const m4 = new Member(c, g4);
     await m4.join({ regex: '__consumer_offsets' });
     await m4.beatUntil(() => m4.owned.size > 0, 8_000);
-    const internal = { owned: [...new Set(m4.ownedNames(new Map([...names, ...(await internalIds(c))])).map((tp) => tp.replace(/-\d+$/, '')))] };
+    const allNames = new Map([...names, ...(await internalIds(c))]);
+    const internal = { owned: [...new Set(m4.ownedNames(allNames).map((tp) => tp.replace(/-\d+$/, '')))] };
     await m4.leave();
     log(`internal topic regex: ${JSON.stringify(internal)}`);
 
@@ -294,6 +323,10 @@ export async function runRegexScenarios(port: number, log: (m: string) => void =
 }
 
 async function internalIds(c: RawClient): Promise<Map<string, string>> {
-  const r = await c.request(ApiKey.Metadata, 12, { topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: '__consumer_offsets' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+  const r = await c.request(ApiKey.Metadata, 12, {
+    topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: '__consumer_offsets' }],
+    allowAutoTopicCreation: false,
+    includeTopicAuthorizedOperations: false,
+  });
   return new Map(r.topics.map((t: any) => [t.topicId, t.name]));
 }

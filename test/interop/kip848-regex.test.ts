@@ -14,7 +14,8 @@ let tkafka: BrokerProcess;
 const seen: { kafka?: RegexObservations; tkafka?: RegexObservations } = {};
 
 /** The observations with each run's random suffix replaced by "*". */
-const normalise = (o: RegexObservations): unknown => JSON.parse(JSON.stringify(o).replace(/-[0-9a-f]{8}(?=[-"])/g, '-*'));
+const normalise = (o: RegexObservations): unknown =>
+  JSON.parse(JSON.stringify(o).replace(/-[0-9a-f]{8}(?=[-"])/g, '-*'));
 
 before(async () => {
   [kafka, tkafka] = await Promise.all([startApacheKafka(), startBroker()]);

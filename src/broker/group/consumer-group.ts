@@ -51,7 +51,8 @@ export const hasRegex = (regex: string | null): regex is string => regex !== nul
 export function newMember(memberId: string): ConsumerMember {
   return {
     memberId, memberEpoch: 0, previousMemberEpoch: 0, state: MemberState.STABLE, instanceId: null, rackId: null,
-    rebalanceTimeoutMs: -1, clientId: '', clientHost: '', subscribedTopicNames: [], subscribedTopicRegex: '', serverAssignor: null,
+    rebalanceTimeoutMs: -1, clientId: '', clientHost: '', subscribedTopicNames: [], subscribedTopicRegex: '',
+    serverAssignor: null,
     assignedPartitions: new Map(), partitionsPendingRevocation: new Map(),
   };
 }

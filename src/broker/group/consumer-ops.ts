@@ -8,7 +8,8 @@ import { RE2JS, RE2JSException, RE2JSSyntaxException } from 're2js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { assign, ASSIGNORS, type AssignorMember } from './assignors.js';
 import {
-  assignmentEquals, cloneAssignment, ConsumerGroup, hasRegex, MemberState, memberTombstones, newMember, toTopicPartitions,
+  assignmentEquals, cloneAssignment, ConsumerGroup, hasRegex, MemberState, memberTombstones, newMember,
+  toTopicPartitions,
   type Assignment, type ConsumerMember, type SubscribedTopic,
 } from './consumer-group.js';
 import type { CoordinatorRecord } from './records.js';
@@ -88,7 +89,10 @@ export function compileTopicRegex(regex: string): RE2JS {
   } catch (e) {
     if (!(e instanceof RE2JSException)) throw e;
     const description = e instanceof RE2JSSyntaxException ? e.getDescription() : e.message;
-    throw new KafkaError(ErrorCode.INVALID_REGULAR_EXPRESSION, `SubscribedTopicRegex \`${regex}\` is not a valid regular expression: ${description}.`);
+    throw new KafkaError(
+      ErrorCode.INVALID_REGULAR_EXPRESSION,
+      `SubscribedTopicRegex \`${regex}\` is not a valid regular expression: ${description}.`,
+    );
   }
 }
 
@@ -212,7 +216,8 @@ export class ConsumerGroupManager {
     this.scheduleSessionTimeout(group.groupId, reconciled.memberId);
 
     const full = req.memberEpoch === 0 ||
-      (req.rebalanceTimeoutMs !== -1 && (req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null) && req.topicPartitions !== null);
+      (req.rebalanceTimeoutMs !== -1 && (req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null) &&
+        req.topicPartitions !== null);
     const changed = !assignmentEquals(member.assignedPartitions, reconciled.assignedPartitions);
     return result({
       errorCode: ErrorCode.NONE, errorMessage: null, memberId: reconciled.memberId, memberEpoch: reconciled.memberEpoch,
@@ -295,7 +300,9 @@ export class ConsumerGroupManager {
     }
     if (updated) add(updated);
     // a regex no member subscribes to any more is dropped (maybeDeleteResolvedRegularExpressions)
-    for (const r of [...group.resolvedRegularExpressions.keys()]) if (!regexes.has(r)) group.resolvedRegularExpressions.delete(r);
+    for (const r of [...group.resolvedRegularExpressions.keys()]) {
+      if (!regexes.has(r)) group.resolvedRegularExpressions.delete(r);
+    }
     const out = new Map<string, SubscribedTopic>();
     for (const n of [...names].sort()) {
       const t = this.ctx.metadata.topic(n);
@@ -309,7 +316,9 @@ export class ConsumerGroupManager {
     const members = new Map<string, AssignorMember>();
     const byName = new Map([...metadata.values()].map((t) => [t.name, t]));
     const addMember = (m: ConsumerMember) => members.set(m.memberId, {
-      subscribedTopicIds: new Set(this.memberTopics(group, m).map((n) => byName.get(n)?.id).filter((x): x is string => !!x)),
+      subscribedTopicIds: new Set(
+        this.memberTopics(group, m).map((n) => byName.get(n)?.id).filter((x): x is string => !!x),
+      ),
       current: group.targetAssignment.get(m.memberId) ?? new Map(),
     });
     for (const m of group.members.values()) if (m.memberId !== removedId && m.memberId !== updated?.memberId) addMember(m);
@@ -488,7 +497,9 @@ export class ConsumerGroupManager {
     try {
       pattern = compileTopicRegex(regex);
     } catch (e) {
-      this.ctx.log('WARN', `[GroupId ${group.groupId}] Couldn't parse regular expression '${regex}' due to \`${(e as Error).message}\`. Ignoring it.`);
+      const why = (e as Error).message;
+      const g = group.groupId;
+      this.ctx.log('WARN', `[GroupId ${g}] Couldn't parse regular expression '${regex}' due to \`${why}\`. Ignoring it.`);
     }
     let scanned = 0;
     if (pattern) {
@@ -498,7 +509,9 @@ export class ConsumerGroupManager {
       }
     }
     group.resolvedRegularExpressions.set(regex, { topics, version: this.topicsVersion, timestamp: this.ctx.clock() });
-    this.ctx.log('INFO', `[GroupId ${group.groupId}] Scanned ${scanned} topics to refresh regular expressions [${regex}] in ${Date.now() - started}ms.`);
+    const ms = Date.now() - started;
+    const g = group.groupId;
+    this.ctx.log('INFO', `[GroupId ${g}] Scanned ${scanned} topics to refresh regular expressions [${regex}] in ${ms}ms.`);
     return topics;
   }
 

@@ -180,17 +180,23 @@ export class Reader {
   taggedFieldCount(): number {
     const n = this.uvarint();
     if (n > this.end - this.pos) {
-      throw new DecodeError(`Tried to read ${n} tagged fields, but there are only ${this.end - this.pos} bytes remaining.`);
+      const left = this.end - this.pos;
+      throw new DecodeError(`Tried to read ${n} tagged fields, but there are only ${left} bytes remaining.`);
     }
     if (n > MAX_TAGGED_FIELDS) {
-      throw new DecodeError(`Tried to read ${n} tagged fields, which exceeds the maximum allowed count of ${MAX_TAGGED_FIELDS}.`);
+      const max = MAX_TAGGED_FIELDS;
+      throw new DecodeError(`Tried to read ${n} tagged fields, which exceeds the maximum allowed count of ${max}.`);
     }
     return n;
   }
   private checkedLength(field: string, n: number): number {
-    if (n > this.end - this.pos) throw new DecodeError(`field ${field} had array length ${n} beyond the ${this.end - this.pos} remaining bytes`);
+    const left = this.end - this.pos;
+    if (n > left) throw new DecodeError(`field ${field} had array length ${n} beyond the ${left} remaining bytes`);
     if (n > MAX_COLLECTION_SIZE) {
-      throw new DecodeError(`Tried to read a collection of size ${n}, which exceeds the maximum allowed size of ${MAX_COLLECTION_SIZE}.`);
+      const max = MAX_COLLECTION_SIZE;
+      throw new DecodeError(
+        `Tried to read a collection of size ${n}, which exceeds the maximum allowed size of ${max}.`,
+      );
     }
     return n;
   }
