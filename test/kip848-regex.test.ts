@@ -1,12 +1,16 @@
 // Issue 11 against a real tkafka broker, over the raw protocol: a Metadata v12 request with bytes after
 // its body is answered (Kafka ignores them; librdkafka 2.15 sends some), a ConsumerGroupHeartbeat with an
 // empty SubscribedTopicRegex joins (empty means "no regex"), and KIP-848 regex subscriptions resolve to
-// the matching topics, follow topic creation and deletion, and refuse an invalid regex as Kafka does.
+// the matching topics, follow topic creation and deletion, refuse an invalid regex as Kafka does, and
+// are resolved again after a restart (tkafka does not write ConsumerGroupRegularExpression records).
 // test/interop/kip848-regex.test.ts runs the same scenarios on Apache Kafka 4.4.0 and compares.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
-import { runRegexScenarios, type RegexObservations } from './helpers/kip848-regex-scenarios.js';
+import { RawClient } from './helpers/raw-client.js';
+import {
+  Member, createTopic, findCoordinator, runRegexScenarios, suffix, topicIds, type RegexObservations,
+} from './helpers/kip848-regex-scenarios.js';
 
 let broker: BrokerProcess;
 let seen: RegexObservations;
@@ -52,4 +56,30 @@ test('an invalid regex is INVALID_REGULAR_EXPRESSION with Kafka\'s message', () 
 
 test('a regex matching only __consumer_offsets resolves to it, as Kafka scans every topic name', () => {
   assert.deepEqual(seen.internal.owned, ['__consumer_offsets']);
+});
+
+test('after a restart the regex is resolved again: the member heartbeats on with its epoch and partitions', async () => {
+  const id = suffix();
+  let c = await RawClient.connect(broker.port);
+  const topics = [`rr-${id}-a`, `rr-${id}-b`];
+  for (const t of topics) await createTopic(c, t, 2);
+  const names = new Map([...(await topicIds(c, topics))].map(([n, i]) => [i, n]));
+  await findCoordinator(c, `g-restart-${id}`);
+  const m = new Member(c, `g-restart-${id}`);
+  await m.join({ regex: `rr-${id}-.*` });
+  const want = [`rr-${id}-a-0`, `rr-${id}-a-1`, `rr-${id}-b-0`, `rr-${id}-b-1`];
+  const assigned = await m.beatUntil(() => m.ownedNames(names).join() === want.join(), 20_000);
+  assert.ok(assigned, m.ownedNames(names).join());
+  const epoch = m.epoch;
+  c.close();
+  await broker.restart();
+  c = await RawClient.connect(broker.port);
+  await findCoordinator(c, `g-restart-${id}`);
+  const again = new Member(c, m.groupId, m.memberId);
+  again.epoch = epoch;
+  again.owned = m.owned;
+  const r = await again.beat();
+  assert.equal(r.memberEpoch, epoch, 'no new group epoch: the regex resolves to the same topics');
+  assert.deepEqual(again.ownedNames(names), want);
+  c.close();
 });
