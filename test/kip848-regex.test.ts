@@ -58,7 +58,7 @@ test('a regex matching only __consumer_offsets resolves to it, as Kafka scans ev
   assert.deepEqual(seen.internal.owned, ['__consumer_offsets']);
 });
 
-test('after a restart the regex is resolved again: the member heartbeats on with its epoch and partitions', async () => {
+test('after a restart the regex is resolved again: the member goes on with its epoch and partitions', async () => {
   const id = suffix();
   let c = await RawClient.connect(broker.port);
   const topics = [`rr-${id}-a`, `rr-${id}-b`];
