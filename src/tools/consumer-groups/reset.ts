@@ -134,7 +134,7 @@ async function prepareOffsets(ctx: GroupsContext, group: string, tps: TopicParti
   if (plan) {
     const forGroup = plan.get(group);
     if (!forGroup) {
-      printError(ctx, `No reset plan for group ${group} found`);
+      printError(ctx, `No reset plan for group ${group} found.`);
       return [];
     }
     return checkOffsetsRange(ctx, forGroup);
@@ -288,7 +288,7 @@ async function resetInactiveGroup(
       if (x && !x.ok) throw new CommandError(x.error.message, { cause: x.error });
     }
   }
-  return { group, error: noPlan ? `No reset plan for group ${group} found` : null, offsets };
+  return { group, error: noPlan ? `No reset plan for group ${group} found.` : null, offsets };
 }
 
 async function writeResults(ctx: GroupsContext, results: ResetPlan[], groupArgs: string[], execute: boolean): Promise<void> {
