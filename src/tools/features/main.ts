@@ -21,7 +21,7 @@ export function buildFeaturesParser(connectionRequired = true, latest = '4.0-IV0
   const sub = parser.addSubparsers({ dest: 'command' });
   const describe = sub.addParser('describe', { help: 'Describes the current active feature flags.' });
   describe.addArgument({ flags: ['--output', '-o'], choices: ['text', 'json', 'table'], help: `tkafka: ${OUTPUT_HELP}` });
-  for (const [name, help, verb] of [['upgrade', 'Upgrade one or more feature flags.', 'upgrade'], ['downgrade', 'Upgrade one or more feature flags.', 'downgrade']] as const) {
+  for (const [name, help, verb] of [['upgrade', 'Upgrade one or more feature flags.', 'upgrade'], ['downgrade', 'Downgrade one or more feature flags.', 'downgrade']] as const) {
     const p = sub.addParser(name, { help });
     p.addArgument({ flags: ['--metadata'], help: `DEPRECATED -- The level to which we should ${verb} the metadata. For example, ${verb === 'upgrade' ? '3.3-IV3' : '3.3-IV0'}.` });
     p.addArgument({
