@@ -7,7 +7,7 @@ import type { Input, TaggedField, Records } from '../../codec/types.js';
 import { deepEqual, ZERO_UUID } from '../../codec/types.js';
 
 
-// request FetchRequest (apiKey 1): versions 0-17, flexible 12+
+// request FetchRequest (apiKey 1): versions 4-18, flexible 12+
 export interface FetchRequest {
   clusterId: string | null;
   replicaId: number;
@@ -42,6 +42,7 @@ export interface FetchRequestFetchPartition {
   logStartOffset: bigint;
   partitionMaxBytes: number;
   replicaDirectoryId: string;
+  highWatermark: bigint;
   _unknownTaggedFields?: TaggedField[];
 }
 export interface FetchRequestForgottenTopic {
@@ -67,13 +68,9 @@ export function readFetchRequest(r: Reader, v: number): FetchRequest {
   let minBytes: number;
   minBytes = r.int32();
   let maxBytes: number;
-  if (v >= 3) {
-    maxBytes = r.int32();
-  } else maxBytes = 2147483647;
+  maxBytes = r.int32();
   let isolationLevel: number;
-  if (v >= 4) {
-    isolationLevel = r.int8();
-  } else isolationLevel = 0;
+  isolationLevel = r.int8();
   let sessionId: number;
   if (v >= 7) {
     sessionId = r.int32();
@@ -162,13 +159,9 @@ export function writeFetchRequest(w: Writer, v: number, m: Input<FetchRequest>):
   const x_minBytes = m.minBytes === undefined ? 0 : m.minBytes;
   w.int32(x_minBytes);
   const x_maxBytes = m.maxBytes === undefined ? 2147483647 : m.maxBytes;
-  if (v >= 3) {
-    w.int32(x_maxBytes);
-  }
+  w.int32(x_maxBytes);
   const x_isolationLevel = m.isolationLevel === undefined ? 0 : m.isolationLevel;
-  if (v >= 4) {
-    w.int8(x_isolationLevel);
-  }
+  w.int8(x_isolationLevel);
   const x_sessionId = m.sessionId === undefined ? 0 : m.sessionId;
   if (v >= 7) {
     w.int32(x_sessionId);
@@ -291,7 +284,7 @@ export function writeFetchRequestFetchTopic(w: Writer, v: number, m: Input<Fetch
   if (v >= 12) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultFetchRequestFetchPartition(): FetchRequestFetchPartition {
-  return { partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 0, replicaDirectoryId: ZERO_UUID };
+  return { partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 0, replicaDirectoryId: ZERO_UUID, highWatermark: 9223372036854775807n };
 }
 export function readFetchRequestFetchPartition(r: Reader, v: number): FetchRequestFetchPartition {
   let partition: number;
@@ -314,6 +307,8 @@ export function readFetchRequestFetchPartition(r: Reader, v: number): FetchReque
   partitionMaxBytes = r.int32();
   let replicaDirectoryId: string;
   replicaDirectoryId = ZERO_UUID;
+  let highWatermark: bigint;
+  highWatermark = 9223372036854775807n;
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
     const nt = r.uvarint();
@@ -328,12 +323,17 @@ export function readFetchRequestFetchPartition(r: Reader, v: number): FetchReque
           replicaDirectoryId = r.uuid();
           if (r.pos !== end) throw new DecodeError('tagged field ReplicaDirectoryId has a wrong size');
           break;
+        case 1:
+          if (!(v >= 18)) throw new DecodeError('tag 1 is not valid for version ' + v);
+          highWatermark = r.int64();
+          if (r.pos !== end) throw new DecodeError('tagged field HighWatermark has a wrong size');
+          break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
       }
     }
   }
-  const o: FetchRequestFetchPartition = { partition, currentLeaderEpoch, fetchOffset, lastFetchedEpoch, logStartOffset, partitionMaxBytes, replicaDirectoryId };
+  const o: FetchRequestFetchPartition = { partition, currentLeaderEpoch, fetchOffset, lastFetchedEpoch, logStartOffset, partitionMaxBytes, replicaDirectoryId, highWatermark };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -362,6 +362,12 @@ export function writeFetchRequestFetchPartition(w: Writer, v: number, m: Input<F
   if (v >= 17) {
     if (!(x_replicaDirectoryId === ZERO_UUID)) (tags ??= []).push(tagged(0, (w) => {
       w.uuid(x_replicaDirectoryId);
+    }));
+  }
+  const x_highWatermark = m.highWatermark === undefined ? 9223372036854775807n : m.highWatermark;
+  if (v >= 18) {
+    if (!(x_highWatermark === 9223372036854775807n)) (tags ??= []).push(tagged(1, (w) => {
+      w.int64(x_highWatermark);
     }));
   }
   if (v >= 12) w.taggedFields(tags, m._unknownTaggedFields);
@@ -425,7 +431,7 @@ export function writeFetchRequestForgottenTopic(w: Writer, v: number, m: Input<F
   if (v >= 12) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response FetchResponse (apiKey 1): versions 0-17, flexible 12+
+// response FetchResponse (apiKey 1): versions 4-18, flexible 12+
 export interface FetchResponse {
   throttleTimeMs: number;
   errorCode: number;
@@ -486,9 +492,7 @@ export function defaultFetchResponse(): FetchResponse {
 }
 export function readFetchResponse(r: Reader, v: number): FetchResponse {
   let throttleTimeMs: number;
-  if (v >= 1) {
-    throttleTimeMs = r.int32();
-  } else throttleTimeMs = 0;
+  throttleTimeMs = r.int32();
   let errorCode: number;
   if (v >= 7) {
     errorCode = r.int16();
@@ -543,9 +547,7 @@ export function readFetchResponse(r: Reader, v: number): FetchResponse {
 export function writeFetchResponse(w: Writer, v: number, m: Input<FetchResponse>): void {
   let tags: TaggedField[] | null = null;
   const x_throttleTimeMs = m.throttleTimeMs === undefined ? 0 : m.throttleTimeMs;
-  if (v >= 1) {
-    w.int32(x_throttleTimeMs);
-  }
+  w.int32(x_throttleTimeMs);
   const x_errorCode = m.errorCode === undefined ? 0 : m.errorCode;
   if (v >= 7) {
     w.int16(x_errorCode);
@@ -638,9 +640,7 @@ export function readFetchResponsePartitionData(r: Reader, v: number): FetchRespo
   let highWatermark: bigint;
   highWatermark = r.int64();
   let lastStableOffset: bigint;
-  if (v >= 4) {
-    lastStableOffset = r.int64();
-  } else lastStableOffset = -1n;
+  lastStableOffset = r.int64();
   let logStartOffset: bigint;
   if (v >= 5) {
     logStartOffset = r.int64();
@@ -652,17 +652,15 @@ export function readFetchResponsePartitionData(r: Reader, v: number): FetchRespo
   let snapshotId: FetchResponseSnapshotId;
   snapshotId = defaultFetchResponseSnapshotId();
   let abortedTransactions: FetchResponseAbortedTransaction[] | null;
-  if (v >= 4) {
-    {
-      const n = (v >= 12 ? r.compactArrayLength("AbortedTransactions") : r.arrayLength("AbortedTransactions"));
-      if (n < 0) abortedTransactions = null;
-      else {
-        const a: FetchResponseAbortedTransaction[] = new Array(n);
-        for (let i = 0; i < n; i++) a[i] = readFetchResponseAbortedTransaction(r, v);
-        abortedTransactions = a;
-      }
+  {
+    const n = (v >= 12 ? r.compactArrayLength("AbortedTransactions") : r.arrayLength("AbortedTransactions"));
+    if (n < 0) abortedTransactions = null;
+    else {
+      const a: FetchResponseAbortedTransaction[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponseAbortedTransaction(r, v);
+      abortedTransactions = a;
     }
-  } else abortedTransactions = [];
+  }
   let preferredReadReplica: number;
   if (v >= 11) {
     preferredReadReplica = r.int32();
@@ -711,9 +709,7 @@ export function writeFetchResponsePartitionData(w: Writer, v: number, m: Input<F
   const x_highWatermark = m.highWatermark === undefined ? 0n : m.highWatermark;
   w.int64(x_highWatermark);
   const x_lastStableOffset = m.lastStableOffset === undefined ? -1n : m.lastStableOffset;
-  if (v >= 4) {
-    w.int64(x_lastStableOffset);
-  }
+  w.int64(x_lastStableOffset);
   const x_logStartOffset = m.logStartOffset === undefined ? -1n : m.logStartOffset;
   if (v >= 5) {
     w.int64(x_logStartOffset);
@@ -743,12 +739,10 @@ export function writeFetchResponsePartitionData(w: Writer, v: number, m: Input<F
   }
   if (!(v >= 12)) { if (!(deepEqual(x_snapshotId, defaultFetchResponseSnapshotId()))) throw new UnsupportedVersionError('Attempted to write a non-default snapshotId at version ' + v); }
   const x_abortedTransactions = m.abortedTransactions === undefined ? [] : m.abortedTransactions;
-  if (v >= 4) {
-    if (x_abortedTransactions === null) (v >= 12 ? w.uvarint(0) : w.int32(-1));
-    else {
-      (v >= 12 ? w.compactArrayLength(x_abortedTransactions.length) : w.arrayLength(x_abortedTransactions.length));
-      for (const e of x_abortedTransactions) writeFetchResponseAbortedTransaction(w, v, e);
-    }
+  if (x_abortedTransactions === null) (v >= 12 ? w.uvarint(0) : w.int32(-1));
+  else {
+    (v >= 12 ? w.compactArrayLength(x_abortedTransactions.length) : w.arrayLength(x_abortedTransactions.length));
+    for (const e of x_abortedTransactions) writeFetchResponseAbortedTransaction(w, v, e);
   }
   const x_preferredReadReplica = m.preferredReadReplica === undefined ? -1 : m.preferredReadReplica;
   if (v >= 11) {
@@ -871,13 +865,9 @@ export function defaultFetchResponseAbortedTransaction(): FetchResponseAbortedTr
 }
 export function readFetchResponseAbortedTransaction(r: Reader, v: number): FetchResponseAbortedTransaction {
   let producerId: bigint;
-  if (v >= 4) {
-    producerId = r.int64();
-  } else producerId = 0n;
+  producerId = r.int64();
   let firstOffset: bigint;
-  if (v >= 4) {
-    firstOffset = r.int64();
-  } else firstOffset = 0n;
+  firstOffset = r.int64();
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
     const nt = r.uvarint();
@@ -894,15 +884,9 @@ export function readFetchResponseAbortedTransaction(r: Reader, v: number): Fetch
 }
 export function writeFetchResponseAbortedTransaction(w: Writer, v: number, m: Input<FetchResponseAbortedTransaction>): void {
   const x_producerId = m.producerId === undefined ? 0n : m.producerId;
-  if (v >= 4) {
-    w.int64(x_producerId);
-  }
-  if (!(v >= 4)) { if (!(x_producerId === 0n)) throw new UnsupportedVersionError('Attempted to write a non-default producerId at version ' + v); }
+  w.int64(x_producerId);
   const x_firstOffset = m.firstOffset === undefined ? 0n : m.firstOffset;
-  if (v >= 4) {
-    w.int64(x_firstOffset);
-  }
-  if (!(v >= 4)) { if (!(x_firstOffset === 0n)) throw new UnsupportedVersionError('Attempted to write a non-default firstOffset at version ' + v); }
+  w.int64(x_firstOffset);
   if (v >= 12) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultFetchResponseNodeEndpoint(): FetchResponseNodeEndpoint {
