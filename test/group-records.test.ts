@@ -59,7 +59,7 @@ test('KIP-848 records round-trip with key versions 3..8 and value version 0', ()
     { type: 'ConsumerGroupMemberMetadata', group: 'g', memberId: 'm', value: { instanceId: null, rackId: null, clientId: 'c', clientHost: '/h', subscribedTopicNames: ['t'], subscribedTopicRegex: null, rebalanceTimeoutMs: 5000, serverAssignor: 'uniform', classicMemberMetadata: null } },
     { type: 'ConsumerGroupTargetAssignmentMetadata', group: 'g', value: { assignmentEpoch: 7 } },
     { type: 'ConsumerGroupTargetAssignmentMember', group: 'g', memberId: 'm', value: { topicPartitions: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [0, 2] }] } },
-    { type: 'ConsumerGroupCurrentMemberAssignment', group: 'g', memberId: 'm', value: { memberEpoch: 7, previousMemberEpoch: 6, state: 0, assignedPartitions: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [0, 2] }], partitionsPendingRevocation: [] } },
+    { type: 'ConsumerGroupCurrentMemberAssignment', group: 'g', memberId: 'm', value: { memberEpoch: 7, previousMemberEpoch: 6, state: 0, assignedPartitions: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [0, 2], assignmentEpochs: [] }], partitionsPendingRevocation: [] } },
   ];
   recs.forEach((r, i) => {
     const { key, value } = encodeRecord(r);
