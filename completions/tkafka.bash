@@ -153,7 +153,7 @@ __tkafka_value() {
     'configs|--bootstrap-controller') REPLY='@hostport' ;;
     'configs|--bootstrap-server') REPLY='@hostport' ;;
     'configs|--command-config') REPLY='@file' ;;
-    'configs|--entity-type') REPLY='topics clients users brokers ips client-metrics groups broker-loggers' ;;
+    'configs|--entity-type') REPLY='broker-loggers topics clients users brokers ips client-metrics groups' ;;
     'configs|--group') REPLY='@group' ;;
     'configs|--output') REPLY='text json table' ;;
     'configs|--topic') REPLY='@topic' ;;

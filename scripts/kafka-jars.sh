@@ -6,9 +6,10 @@
 #   bash scripts/kafka-jars.sh            # prints the lib folder (last line of stdout)
 #
 # Environment:
-#   TKAFKA_KAFKA_VERSION  Kafka version (default 4.0.0)
+#   TKAFKA_KAFKA_VERSION  Kafka version (default 4.4.0)
 #   TKAFKA_KAFKA_CACHE    cache folder holding pom.xml and lib/ (default .cache/kafka-<version>)
 #   TKAFKA_MVN            the mvn command (default mvn)
+#   TKAFKA_LOG4J_VERSION  log4j2 version (default: the one the Kafka version ships)
 #
 # Idempotent: a complete cache (a .complete marker naming the version, written only after every
 # required jar was copied) is reused without running Maven. Any failure exits non-zero with a
@@ -16,13 +17,19 @@
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-version="${TKAFKA_KAFKA_VERSION:-4.0.0}"
+version="${TKAFKA_KAFKA_VERSION:-4.4.0}"
 cache="${TKAFKA_KAFKA_CACHE:-$repo/.cache/kafka-$version}"
 lib="$cache/lib"
 mvn_cmd="${TKAFKA_MVN:-mvn}"
-# log4j2 / slf4j versions of Kafka 4.0's distribution (gradle/dependencies.gradle): slf4j 1.7.36
-# with log4j-slf4j-impl (the slf4j 1.x binding), log4j 2.24.3.
-log4j_version="2.24.3"
+# log4j2 / slf4j versions of Kafka's distribution, as Kafka's published poms declare them at
+# runtime scope (kafka-server: log4j-api, log4j-core; every module: slf4j-api): slf4j-api 1.7.36
+# with log4j-slf4j-impl (the slf4j 1.x binding) in both; log4j 2.24.3 in Kafka 4.0, 2.25.5 in 4.4
+# (the default for any other version; TKAFKA_LOG4J_VERSION overrides).
+case "$version" in
+  4.0.*) log4j_version="${TKAFKA_LOG4J_VERSION:-2.24.3}" ;;
+  *) log4j_version="${TKAFKA_LOG4J_VERSION:-2.25.5}" ;;
+esac
+slf4j_version="1.7.36"
 
 die() {
   echo "kafka-jars: ERROR: $*" >&2
@@ -37,7 +44,7 @@ required=(
   "kafka-transaction-coordinator-$version.jar" "kafka-share-coordinator-$version.jar"
   "kafka-server-common-$version.jar" "kafka-storage-api-$version.jar" "kafka-tools-api-$version.jar"
   "log4j-core-$log4j_version.jar" "log4j-api-$log4j_version.jar" "log4j-slf4j-impl-$log4j_version.jar"
-  "slf4j-api-1.7.36.jar"
+  "slf4j-api-$slf4j_version.jar"
 )
 
 complete() {

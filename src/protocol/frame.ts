@@ -52,7 +52,10 @@ export function peekRequestHeader(frame: Buffer): { apiKey: number; apiVersion: 
   return { apiKey: frame.readInt16BE(0), apiVersion: frame.readInt16BE(2), correlationId: frame.readInt32BE(4) };
 }
 
-/** Decodes a request frame (without its size prefix). Unknown keys/versions throw UnsupportedVersionError. */
+/**
+ * Decodes a request frame (without its size prefix). Unknown keys/versions throw UnsupportedVersionError;
+ * trailing bytes after the body are ignored (see docs/protocol-differences.md).
+ */
 export function decodeRequest(frame: Buffer): DecodedRequest {
   const { apiKey, apiVersion } = peekRequestHeader(frame);
   const spec = apiSpec(apiKey);
@@ -62,8 +65,10 @@ export function decodeRequest(frame: Buffer): DecodedRequest {
   }
   const r = new Reader(frame);
   const header = readRequestHeader(r, requestHeaderVersion(apiKey, apiVersion));
+  // Bytes left after the body are ignored, as Kafka does: AbstractRequest.parseRequest reads the
+  // body with the generated *Data.read and never checks buffer.remaining() (librdkafka 2.15 sends
+  // a few extra bytes after Metadata v12 when it asks for all topics).
   const body = spec.readRequest(r, apiVersion);
-  if (r.remaining !== 0) throw new DecodeError(`${r.remaining} unexpected bytes after ${spec.name} v${apiVersion} request`);
   return { header, apiKey, apiVersion, correlationId: header.correlationId, body };
 }
 

@@ -1,4 +1,4 @@
-// Interop: `tkafka dump-log` and `tkafka metadata-quorum` against Apache Kafka 4.0.0.
+// Interop: `tkafka dump-log` and `tkafka metadata-quorum` against Apache Kafka 4.4.0.
 //  1. A real Apache Kafka broker gets data from real clients (kcat with every codec, headers and null
 //     keys; a classic consumer group; a KIP-848 consumer group via Kafka's console consumer; kafkajs
 //     transactions, committed and aborted) and writes metadata snapshots. tkafka dump-log then prints
@@ -85,7 +85,7 @@ async function compareAll(root: string, files: string[], flagSets: string[][]): 
   }
   for (const [key, group] of groups) {
     const args = ['--files', group.join(','), ...(key ? key.split(' ') : [])];
-    const k = await kafka.runTool('kafka.tools.DumpLogSegments', args, { cwd: root });
+    const k = await kafka.runTool('org.apache.kafka.tools.DumpLogSegments', args, { cwd: root });
     const t = await dumpLog(args, root);
     assert.equal(k.exitCode, 0, `Kafka failed on ${args.join(' ')}: ${k.stderr}`);
     assert.equal(t.stdout, k.stdout, `stdout of ${args.join(' ')}`);
@@ -155,7 +155,7 @@ test("Kafka's DumpLogSegments reads tkafka's files without errors and prints wha
     const files = segmentFiles(root);
     assert.ok(files.some((f) => f.startsWith('tk-gzip-0')) && files.some((f) => f.startsWith('__cluster_metadata-0')));
     for (const f of files) {
-      const k = await kafka.runTool('kafka.tools.DumpLogSegments', ['--files', f, ...decoderFor(f)], { cwd: root });
+      const k = await kafka.runTool('org.apache.kafka.tools.DumpLogSegments', ['--files', f, ...decoderFor(f)], { cwd: root });
       assert.equal(k.exitCode, 0, `${f}: ${k.stderr}`);
       assert.equal(k.stderr, '', `${f}: Kafka reported ${k.stderr}`);
       const t = await dumpLog(['--files', f, ...decoderFor(f)], root);

@@ -51,7 +51,7 @@ test("Kafka's DumpLogSegments reads the broker's segment", async () => {
   const dir = join(kafka.dataDir, 'smoke-0');
   const segs = readdirSync(dir).filter((f) => f.endsWith('.log'));
   assert.deepEqual(segs, ['00000000000000000000.log']);
-  const r = await kafka.runTool('kafka.tools.DumpLogSegments', ['--files', join(dir, segs[0]!), '--print-data-log']);
+  const r = await kafka.runTool('org.apache.kafka.tools.DumpLogSegments', ['--files', join(dir, segs[0]!), '--print-data-log']);
   assert.equal(r.exitCode, 0, r.stderr);
   assert.match(r.stdout, /^Dumping .*00000000000000000000\.log$/m);
   assert.match(r.stdout, /^Log starting offset: 0$/m);

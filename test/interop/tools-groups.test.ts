@@ -1,4 +1,4 @@
-// tkafka consumer-groups, console-producer and console-consumer against a real Apache Kafka 4.0
+// tkafka consumer-groups, console-producer and console-consumer against a real Apache Kafka 4.4
 // broker, compared line by line with Kafka's own tool classes (ConsumerGroupCommand,
 // ConsoleProducer, ConsoleConsumer) for the same cluster state. Groups: Empty ones made by Kafka's
 // and tkafka's console consumers, active classic groups (a Kafka and a tkafka console consumer in

@@ -1,4 +1,4 @@
-// `tkafka transactions` against a real Apache Kafka 4.0 broker, compared with Kafka's own
+// `tkafka transactions` against a real Apache Kafka 4.4 broker, compared with Kafka's own
 // TransactionsCommand: a librdkafka producer (confluent-kafka) holds a transaction open while both
 // tools run list, describe and describe-producers (and their error cases). Time-dependent cells
 // (TransactionDurationMs) are compared loosely; everything else must be identical.
@@ -176,7 +176,7 @@ test("Kafka's DumpLogSegments reads tkafka's .snapshot and .txnindex files", { t
     const files = readdirSync(dir).filter((f) => /\.(snapshot|txnindex)$/.test(f));
     assert.deepEqual(files.map((f) => f.slice(20)).sort(), ['.snapshot', '.txnindex']);
     for (const f of files) {
-      const k = await runKafkaTool('kafka.tools.DumpLogSegments', ['--files', join(dir, f)]);
+      const k = await runKafkaTool('org.apache.kafka.tools.DumpLogSegments', ['--files', join(dir, f)]);
       assert.equal(k.exitCode, 0, k.stderr);
       const t = await execa('node', [join(REPO_ROOT, 'bin/tkafka'), 'dump-log', '--files', join(dir, f)], { reject: false });
       assert.equal(t.exitCode, 0, t.stderr);

@@ -1,7 +1,9 @@
 // OffsetFetch (API 9), v0-9: committed offsets of one group (v0-7; topics null = all, v2+) or of
 // several groups (v8+, KIP-709), with the member id and epoch of KIP-848 members (v9). Unknown
 // partitions answer offset -1 with no error. Group-level errors: top-level from v2, on every
-// requested partition before (OffsetFetchResponse).
+// requested partition before (OffsetFetchResponse). With requireStable (v7+, KIP-447) a partition
+// whose offsets an open transaction has pending answers UNSTABLE_OFFSET_COMMIT and offset -1
+// (OffsetMetadataManager.fetchOffsets / fetchAllOffsets).
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { OffsetFetchRequest } from '../../protocol/generated/protocol/OffsetFetch.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -9,6 +11,30 @@ import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
+import type { FetchGroupResponse } from '../group/offsets.js';
+import { TXN_COORDINATOR_KEY, type TxnCoordinatorHandle } from '../txn/broker-glue.js';
+
+type Topics = FetchGroupResponse['topics'];
+
+/** requireStable: partitions with pending transactional offsets become UNSTABLE_OFFSET_COMMIT. */
+function markUnstable(services: BrokerServices, groupId: string, topics: Topics): Topics {
+  // no transaction coordinator yet: no transactional offsets either
+  const txn = services.extra.get(TXN_COORDINATOR_KEY) as TxnCoordinatorHandle | undefined;
+  const offsets = txn?.offsets();
+  const pending = offsets?.hasPendingOffsets?.bind(offsets);
+  if (!pending) return topics;
+  const unstable = (partitionIndex: number) => ({
+    partitionIndex,
+    committedOffset: -1n,
+    committedLeaderEpoch: -1,
+    metadata: '',
+    errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT,
+  });
+  return topics.map((t) => ({
+    ...t,
+    partitions: t.partitions.map((p) => (pending(groupId, t.name, p.partitionIndex) ? unstable(p.partitionIndex) : p)),
+  }));
+}
 
 async function handle(ctx: RequestContext, req: OffsetFetchRequest, services: BrokerServices): Promise<unknown> {
   const v = ctx.apiVersion;
@@ -19,7 +45,9 @@ async function handle(ctx: RequestContext, req: OffsetFetchRequest, services: Br
       const r = await coordinator.fetchOffsets({
         groupId: g.groupId, memberId: v >= 9 ? g.memberId : null, memberEpoch: v >= 9 ? g.memberEpoch : -1, topics: g.topics,
       });
-      groups.push({ groupId: r.groupId, errorCode: r.errorCode, topics: r.errorCode === ErrorCode.NONE ? r.topics : [] });
+      let topics = r.errorCode === ErrorCode.NONE ? r.topics : [];
+      if (req.requireStable) topics = markUnstable(services, r.groupId, topics);
+      groups.push({ groupId: r.groupId, errorCode: r.errorCode, topics });
     }
     return { throttleTimeMs: 0, groups };
   }
@@ -35,7 +63,8 @@ async function handle(ctx: RequestContext, req: OffsetFetchRequest, services: Br
       })),
     };
   }
-  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, topics: r.topics };
+  const topicsOut = v >= 7 && req.requireStable ? markUnstable(services, req.groupId, r.topics) : r.topics;
+  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, topics: topicsOut };
 }
 
 export const handler: ApiHandler<BrokerServices> = {

@@ -34,6 +34,8 @@ export interface TransactionalOffsetCoordinator {
   commitTransactionalOffsets(req: TxnOffsetCommitInput, apiVersion: number): Promise<TxnOffsetCommitResult>;
   /** Resolves with an error code (NONE when the marker was written and the offsets handled). */
   completeTransaction(offsetsPartition: number, producerId: number, producerEpoch: number, coordinatorEpoch: number, commit: boolean): Promise<number>;
+  /** Whether an open transaction has offsets pending for the group's partition (OffsetFetch requireStable). */
+  hasPendingOffsets?(groupId: string, topic: string, partition: number): boolean;
 }
 
 /** What the fallback uses of the group coordinator (src/broker/group/coordinator.ts). */
@@ -89,6 +91,16 @@ export class FallbackTxnOffsets implements TransactionalOffsetCoordinator {
   /** Pending offsets of a producer (for tests and OffsetFetch requireStable). */
   pendingFor(producerId: number): PendingOffset[] {
     return [...(this.pending.get(producerId)?.values() ?? [])].flatMap((m) => [...m.values()]);
+  }
+
+  /** Kafka's OffsetMetadataManager.hasPendingTransactionalOffsets. */
+  hasPendingOffsets(groupId: string, topic: string, partition: number): boolean {
+    const op = this.partitionFor(groupId);
+    const key = `${groupId}\u0000${topic}\u0000${partition}`;
+    for (const byPartition of this.pending.values()) {
+      if (byPartition.get(op)?.has(key)) return true;
+    }
+    return false;
   }
 
   async commitTransactionalOffsets(req: TxnOffsetCommitInput): Promise<TxnOffsetCommitResult> {

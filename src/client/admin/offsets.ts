@@ -13,10 +13,18 @@ export interface TopicPartition {
 export const tpKey = (tp: TopicPartition): string => `${tp.topic}-${tp.partition}`;
 
 /** Special ListOffsets timestamps. */
-export const OffsetSpec = { LATEST: -1n, EARLIEST: -2n, MAX_TIMESTAMP: -3n, EARLIEST_LOCAL: -4n, LATEST_TIERED: -5n } as const;
+export const OffsetSpec = {
+  LATEST: -1n,
+  EARLIEST: -2n,
+  MAX_TIMESTAMP: -3n,
+  EARLIEST_LOCAL: -4n,
+  LATEST_TIERED: -5n,
+  EARLIEST_PENDING_UPLOAD: -6n,
+} as const;
 
 /** Lowest ListOffsets version that understands a special timestamp. */
 function minListOffsetsVersion(ts: bigint): number {
+  if (ts === -6n) return 11;
   if (ts === -5n) return 9;
   if (ts === -4n) return 8;
   if (ts === -3n) return 7;

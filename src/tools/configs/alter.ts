@@ -1,4 +1,4 @@
-// `tkafka configs --alter` (Kafka 4.0): IncrementalAlterConfigs for topics, brokers (and their
+// `tkafka configs --alter` (Kafka 4.4): IncrementalAlterConfigs for topics, brokers (and their
 // default), broker loggers, client-metrics and groups; AlterClientQuotas for users, clients and
 // ips; AlterUserScramCredentials for SCRAM-SHA-256/512 entries of users.
 import type { ToolIO } from '../../cli.js';
@@ -70,10 +70,13 @@ export async function alterConfig(client: KafkaClient, cmd: ConfigCommand, io: T
     for (const r of result.values()) if (!r.ok) throw r.error;
   };
 
+  // Kafka 4.4 alters topics, brokers, client-metrics and groups without reading their configs
+  // first: deleting a config that is not set is no error (4.0 said "Invalid config(s)"). Only a
+  // broker's name is checked up front.
   const resourceAlter = async (type: number): Promise<void> => {
-    const old = new Set((await getResourceConfig(client, head, name, false, false)).map((e) => e.name));
-    const invalid = deletes.filter((k) => !old.has(k));
-    if (invalid.length > 0) throw new ConfigCommandError(`Invalid config(s): ${invalid.join(',')}`);
+    if (head === BROKER && name !== '' && !/^[+-]?\d+$/.test(name)) {
+      throw new ConfigCommandError(`The entity name for ${head} must be a valid integer broker id, found: ${name}`);
+    }
     await incremental(type);
   };
 

@@ -1,4 +1,4 @@
-// kafka-configs.sh's flags (kafka.admin.ConfigCommand, Kafka 4.0) as a jopt spec table, plus
+// kafka-configs.sh's flags (org.apache.kafka.tools.ConfigCommand, Kafka 4.4) as a jopt spec table, plus
 // tkafka's --output and --debug. The --add-config help lists valid names per entity type; the
 // topic list comes from the broker's topic config table, loaded only for help.
 import type { JoptOptionSpec, JoptToolSpec } from '../common/jopt.js';
@@ -13,8 +13,8 @@ export const CLIENT_METRICS = 'client-metrics';
 export const GROUP = 'groups';
 export const BROKER_LOGGER = 'broker-loggers';
 
-/** ConfigType.ALL ++ broker-loggers... in Kafka 4.0's order (as its error message lists them). */
-export const SUPPORTED_TYPES = [TOPIC, CLIENT, USER, BROKER, IP, CLIENT_METRICS, GROUP, BROKER_LOGGER];
+/** broker-loggers, then ConfigType.values(), in Kafka 4.4's order (as its error message lists them). */
+export const SUPPORTED_TYPES = [BROKER_LOGGER, TOPIC, CLIENT, USER, BROKER, IP, CLIENT_METRICS, GROUP];
 
 export const ENTITY_FLAGS: readonly [string, string][] = [
   ['topic', TOPIC], ['client', CLIENT], ['user', USER], ['broker', BROKER], ['broker-logger', BROKER_LOGGER],

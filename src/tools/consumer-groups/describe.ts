@@ -102,9 +102,10 @@ async function offsetRows(ctx: GroupsContext, g: ConsumerGroupDescription, commi
       rows.push({ topic: null, partition: null, leaderEpoch: null, currentOffset: null, logEndOffset: null, lag: null, ...who });
       return;
     }
-    const sorted = [...tps].sort((a, b) => a.partition - b.partition);
+    // Kafka 4.4 sorts a member's rows by topic (String.compareTo), then partition.
+    const sorted = [...tps].sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
     const ends = await logEndOffsets(ctx, sorted);
-    for (const { tp } of tpOrder(sorted.map((tp) => ({ tp })))) {
+    for (const tp of sorted) {
       const c = committed.get(tpKey(tp));
       const offset = c?.offset ?? null;
       const end = ends.get(tpKey(tp)) ?? null;

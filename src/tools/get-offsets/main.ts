@@ -33,7 +33,7 @@ export const GET_OFFSETS_SPEC: JoptToolSpec = {
       description: 'Comma separated list of partition ids to get the offsets for. If not present, all partitions of the authorized topics are queried. Cannot be used if --topic-partitions is present.',
     },
     {
-      names: ['time'], arg: { name: '<timestamp> / -1 or latest / -2 or earliest / -3 or max-timestamp / -4 or earliest-local / -5 or latest-tiered', defaults: ['latest'] },
+      names: ['time'], arg: { name: '<timestamp> / -1 or latest / -2 or earliest / -3 or max-timestamp / -4 or earliest-local / -5 or latest-tiered / -6 or earliest-pending-upload', defaults: ['latest'] },
       description: 'timestamp of the offsets before that. [Note: No offset is returned, if the timestamp greater than recently committed record timestamp is given.]',
     },
     { names: ['command-config'], description: 'Property file containing configs to be passed to Admin Client.', arg: { name: 'config file' }, complete: 'file' },
@@ -72,9 +72,10 @@ function parseOffsetSpec(time: string): bigint {
     case 'max-timestamp': return -3n;
     case 'earliest-local': return -4n;
     case 'latest-tiered': return -5n;
+    case 'earliest-pending-upload': return -6n;
   }
   if (!/^[+-]?\d+$/.test(time) || BigInt(time) > 2n ** 63n - 1n || BigInt(time) < -(2n ** 63n)) {
-    throw new TerseError(`Malformed time argument ${time}. Please use -1 or latest / -2 or earliest / -3 or max-timestamp / -4 or earliest-local / -5 or latest-tiered, or a specified long format timestamp`);
+    throw new TerseError(`Malformed time argument ${time}. Please use -1 or latest / -2 or earliest / -3 or max-timestamp / -4 or earliest-local / -5 or latest-tiered / -6 or earliest-pending-upload, or a specified long format timestamp`);
   }
   return BigInt(time);
 }

@@ -158,7 +158,7 @@ async function getTopics(client: KafkaClient, topicArg: string | undefined, excl
 
 function ensureTopicExists(found: unknown[], topicArg: string | undefined, required: boolean): void {
   if (topicArg !== undefined && topicArg !== '' && required && found.length === 0) {
-    throw new TopicCommandError(`Topic 'Optional[${topicArg}]' does not exist as expected`);
+    throw new TopicCommandError(`Topic '${topicArg}' does not exist as expected`);
   }
 }
 

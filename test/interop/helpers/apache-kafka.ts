@@ -1,4 +1,4 @@
-// A real Apache Kafka (4.0.x, from Maven Central via scripts/kafka-jars.sh) for the interop suite:
+// A real Apache Kafka (4.4.x by default, from Maven Central via scripts/kafka-jars.sh) for the interop suite:
 // starts a single combined broker+controller KRaft node on loopback with its files in a temp
 // folder, and runs Kafka's own tool classes (TopicCommand, DumpLogSegments, ...) from the same
 // jars, with the JVM flags and log4j2 set-up of Kafka's `bin/kafka-run-class.sh`.
@@ -18,7 +18,7 @@ import { ApiKey } from '../../../src/protocol/frame.js';
 import { ZERO_UUID } from '../../../src/protocol/codec/types.js';
 
 /** The Kafka version the suite runs (scripts/kafka-jars.sh's default; env TKAFKA_KAFKA_VERSION). */
-export const KAFKA_VERSION = process.env.TKAFKA_KAFKA_VERSION ?? '4.0.0';
+export const KAFKA_VERSION = process.env.TKAFKA_KAFKA_VERSION ?? '4.4.0';
 
 let libDir: string | null = null;
 
@@ -123,7 +123,7 @@ export interface ApacheKafkaOptions {
    * 'static' (default): `controller.quorum.voters=1@127.0.0.1:<controllerPort>`, storage formatted
    * without a quorum flag, as tkafka's own test broker is configured.
    * 'dynamic': `controller.quorum.bootstrap.servers` and `format --standalone` (KIP-853), as
-   * Kafka 4.0's own config/server.properties and quickstart do.
+   * Kafka 4.x's own config/server.properties and quickstart do.
    */
   quorum?: 'static' | 'dynamic';
   /** Cluster id to format with (default: a random one). */

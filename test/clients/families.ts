@@ -1,0 +1,96 @@
+// The client families of the matrix (test/clients/README.md's table) and the scenario ids.
+// A family is one program run as `<argv...> <scenario> <bootstrap>` from the repo root; its
+// `version` scenario prints the client library's version. `needs` are the files (relative to the
+// repo root) that its setup.sh produces or that the program is: when one is absent the family is
+// reported as "setup missing" without being run.
+
+export interface Family {
+  /** Short id, used with --family and in results.json (the `m-<family>-` prefix is the program's). */
+  name: string;
+  /** The label of the README table. */
+  label: string;
+  /** The command line, relative to the repo root; the runner appends `<scenario> <bootstrap>`. */
+  argv: string[];
+  /** Files that must exist before the family can run (relative to the repo root). */
+  needs: string[];
+  /** The setup script that installs it (relative to the repo root). */
+  setup: string;
+}
+
+export const SCENARIOS = [
+  'metadata-named',
+  'metadata-all',
+  'admin-topics',
+  'admin-configs',
+  'produce-consume',
+  'idempotent',
+  'group-classic',
+  'group-consumer',
+  'transactions',
+  'list-offsets-time',
+  'delete-records',
+] as const;
+
+export type Scenario = (typeof SCENARIOS)[number];
+
+const PY = '.cache/clients/venv/bin/python';
+const NODE24 = '.cache/clients/node24/bin/node';
+
+export const FAMILIES: Family[] = [
+  {
+    name: 'confluent-kafka',
+    label: 'confluent-kafka (librdkafka 2.15)',
+    argv: [PY, 'test/clients/python/confluent_client.py'],
+    needs: [PY, 'test/clients/python/confluent_client.py'],
+    setup: 'test/clients/python/setup.sh',
+  },
+  {
+    name: 'kafka-python',
+    label: 'kafka-python 3.0',
+    argv: [PY, 'test/clients/python/kafka_python_client.py'],
+    needs: [PY, 'test/clients/python/kafka_python_client.py'],
+    setup: 'test/clients/python/setup.sh',
+  },
+  {
+    name: 'kcat',
+    label: "kcat (Debian's librdkafka)",
+    argv: ['bash', 'test/clients/kcat/client.sh'],
+    needs: ['test/clients/kcat/client.sh'],
+    setup: 'test/clients/kcat/setup.sh',
+  },
+  {
+    name: 'java',
+    label: 'java (kafka-clients 4.4.0)',
+    argv: ['bash', 'test/clients/java/run.sh'],
+    needs: ['test/clients/java/run.sh', '.cache/clients/java/classes/.stamp'],
+    setup: 'test/clients/java/setup.sh',
+  },
+  {
+    name: 'franz-go',
+    label: 'franz-go v1.22',
+    argv: ['.cache/clients/bin/franz-client'],
+    needs: ['.cache/clients/bin/franz-client'],
+    setup: 'test/clients/go/setup.sh',
+  },
+  {
+    name: 'sarama',
+    label: 'sarama v1.61',
+    argv: ['.cache/clients/bin/sarama-client'],
+    needs: ['.cache/clients/bin/sarama-client'],
+    setup: 'test/clients/go/setup.sh',
+  },
+  {
+    name: 'kafkajs',
+    label: 'kafkajs 2.2.4',
+    argv: ['node', 'test/clients/node/kafkajs-client.mjs'],
+    needs: ['test/clients/node/kafkajs-client.mjs'],
+    setup: 'test/clients/node/setup.sh',
+  },
+  {
+    name: 'platformatic',
+    label: '@platformatic/kafka 2.x',
+    argv: [NODE24, 'test/clients/node/platformatic-client.mjs'],
+    needs: [NODE24, 'test/clients/node/platformatic-client.mjs'],
+    setup: 'test/clients/node/setup.sh',
+  },
+];
