@@ -58,8 +58,8 @@ __tkafka_flags() {
     'transactions abort') REPLY='-h --help --topic --partition --start-offset --producer-id --producer-epoch --coordinator-epoch' ;;
     'transactions find-hanging') REPLY='-h --help --broker-id --max-transaction-timeout --topic --partition --output -o' ;;
     'consumer-groups') REPLY='--all-groups --all-topics --bootstrap-server --by-duration --command-config --debug --delete --delete-offsets --describe --dry-run --execute --export --from-file --group --help --list --members --offsets --output --reset-offsets --shift-by --state --timeout --to-current --to-datetime --to-earliest --to-latest --to-offset --topic --type --validate-regex --verbose --version --watch' ;;
-    'console-producer') REPLY='--batch-size --bootstrap-server --compression-codec --debug --help --line-reader --max-block-ms --max-memory-bytes --max-partition-memory-bytes --message-send-max-retries --metadata-expiry-ms --producer-property --producer.config --property --reader-config --request-required-acks --request-timeout-ms --retry-backoff-ms --socket-buffer-size --sync --timeout --topic --version' ;;
-    'console-consumer') REPLY='--bootstrap-server --consumer-property --consumer.config --debug --enable-systest-events --formatter --formatter-config --from-beginning --group --help --include --isolation-level --key-deserializer --max-messages --offset --output --partition --property --skip-message-on-error --timeout-ms --topic --value-deserializer --version' ;;
+    'console-producer') REPLY='--batch-size --bootstrap-server --command-config --command-property --compression-codec --debug --help --line-reader --max-block-ms --max-memory-bytes --max-partition-memory-bytes --message-send-max-retries --metadata-expiry-ms --producer-property --producer.config --property --reader-config --reader-property --request-required-acks --request-timeout-ms --retry-backoff-ms --socket-buffer-size --sync --timeout --topic --version' ;;
+    'console-consumer') REPLY='--bootstrap-server --command-config --command-property --consumer-property --consumer.config --debug --enable-systest-events --formatter --formatter-config --formatter-property --from-beginning --group --help --include --isolation-level --key-deserializer --max-messages --offset --output --partition --property --skip-message-on-error --timeout-ms --topic --value-deserializer --version' ;;
     'producer-perf-test') REPLY='-h --help --topic --num-records --record-size --payload-file --payload-monotonic --payload-delimiter --throughput --producer-props --producer.config --print-metrics --transactional-id --transaction-duration-ms' ;;
     'consumer-perf-test') REPLY='--bootstrap-server --consumer.config --date-format --fetch-size --from-latest --group --help --hide-header --messages --print-metrics --reporting-interval --show-detailed-stats --socket-buffer-size --timeout --topic --version' ;;
     'local') REPLY='-h --help' ;;
@@ -109,8 +109,8 @@ __tkafka_argflags() {
     'transactions abort') REPLY=' --topic --partition --start-offset --producer-id --producer-epoch --coordinator-epoch ' ;;
     'transactions find-hanging') REPLY=' --broker-id --max-transaction-timeout --topic --partition --output -o ' ;;
     'consumer-groups') REPLY=' --bootstrap-server --by-duration --command-config --from-file --group --output --shift-by --timeout --to-datetime --to-offset --topic --validate-regex ' ;;
-    'console-producer') REPLY=' --batch-size --bootstrap-server --line-reader --max-block-ms --max-memory-bytes --max-partition-memory-bytes --message-send-max-retries --metadata-expiry-ms --producer-property --producer.config --property --reader-config --request-required-acks --request-timeout-ms --retry-backoff-ms --socket-buffer-size --timeout --topic ' ;;
-    'console-consumer') REPLY=' --bootstrap-server --consumer-property --consumer.config --formatter --formatter-config --group --include --isolation-level --key-deserializer --max-messages --offset --output --partition --property --timeout-ms --topic --value-deserializer ' ;;
+    'console-producer') REPLY=' --batch-size --bootstrap-server --command-config --command-property --line-reader --max-block-ms --max-memory-bytes --max-partition-memory-bytes --message-send-max-retries --metadata-expiry-ms --producer-property --producer.config --property --reader-config --reader-property --request-required-acks --request-timeout-ms --retry-backoff-ms --socket-buffer-size --timeout --topic ' ;;
+    'console-consumer') REPLY=' --bootstrap-server --command-config --command-property --consumer-property --consumer.config --formatter --formatter-config --formatter-property --group --include --isolation-level --key-deserializer --max-messages --offset --output --partition --property --timeout-ms --topic --value-deserializer ' ;;
     'producer-perf-test') REPLY=' --topic --num-records --record-size --payload-file --payload-delimiter --throughput --producer-props --producer.config --transactional-id --transaction-duration-ms ' ;;
     'consumer-perf-test') REPLY=' --bootstrap-server --consumer.config --date-format --fetch-size --group --messages --reporting-interval --socket-buffer-size --topic ' ;;
     'local start') REPLY=' -n --nodes --port --override --timeout --dir ' ;;
@@ -218,10 +218,12 @@ __tkafka_value() {
     'consumer-groups|--output') REPLY='text json table' ;;
     'consumer-groups|--topic') REPLY='@topic' ;;
     'console-producer|--bootstrap-server') REPLY='@hostport' ;;
+    'console-producer|--command-config') REPLY='@file' ;;
     'console-producer|--producer.config') REPLY='@file' ;;
     'console-producer|--reader-config') REPLY='@file' ;;
     'console-producer|--topic') REPLY='@topic' ;;
     'console-consumer|--bootstrap-server') REPLY='@hostport' ;;
+    'console-consumer|--command-config') REPLY='@file' ;;
     'console-consumer|--consumer.config') REPLY='@file' ;;
     'console-consumer|--formatter-config') REPLY='@file' ;;
     'console-consumer|--group') REPLY='@group' ;;

@@ -272,14 +272,14 @@ function genReader(g, st) {
   L.push('  let unknown: TaggedField[] | undefined;');
   if (anyFlex) {
     const taggedFields = st.fields.filter((f) => f.tagged && intersect(f.tagged, within));
+    // As Kafka's generated read: the count is checked (remaining bytes, at most 10,000), a known tag is
+    // read as its field (the declared size is not checked against it), an unknown one kept as raw bytes.
     L.push(`  if (${msgFlex}) {`);
-    L.push('    const nt = r.uvarint();');
+    L.push('    const nt = r.taggedFieldCount();');
     L.push('    for (let i = 0; i < nt; i++) {');
     L.push('      const tag = r.uvarint();');
     L.push('      const size = r.uvarint();');
-    L.push('      r.need(size);');
     if (taggedFields.length) {
-      L.push('      const end = r.pos + size;');
       L.push('      switch (tag) {');
       for (const f of taggedFields) {
         const tv = intersect(f.tagged, within);
@@ -287,7 +287,6 @@ function genReader(g, st) {
         L.push(`        case ${f.tag}:`);
         L.push(`          if (!(${tc})) throw new DecodeError('tag ${f.tag} is not valid for version ' + v);`);
         L.push(...readInto(g, f, f.prop, tv, 'true', true, '          '));
-        L.push(`          if (r.pos !== end) throw new DecodeError('tagged field ${f.name} has a wrong size');`);
         L.push('          break;');
       }
       L.push('        default:');

@@ -137,7 +137,8 @@ test('CreateTopics: success with configs and sources, errors worded as Kafka', a
     assert.deepEqual([byName.get('bad name!').errorCode, byName.get('bad name!').errorMessage],
       [ErrorCode.INVALID_TOPIC_EXCEPTION, "Topic name is invalid: 'bad name!' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'"]);
     assert.deepEqual([byName.get('big').errorCode, byName.get('big').errorMessage],
-      [ErrorCode.INVALID_REPLICATION_FACTOR, 'Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be reached because only 1 broker(s) are registered.']);
+      [ErrorCode.INVALID_REPLICATION_FACTOR, 'Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be reached because only 1 broker(s) are registered' +
+        ' or some brokers have all their log directories cordoned.']);
     assert.deepEqual([byName.get('cfg').errorCode, byName.get('cfg').errorMessage],
       [ErrorCode.INVALID_CONFIG, 'Invalid value abc for configuration retention.ms: Not a number of type LONG']);
     assert.deepEqual([byName.get('unk').errorCode, byName.get('unk').errorMessage], [ErrorCode.INVALID_CONFIG, 'Unknown topic config name: foo']);

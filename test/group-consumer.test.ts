@@ -85,9 +85,9 @@ test('epochs are guarded: FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, GROUP_ID_NOT_F
     assert.equal(r2.errorCode, E.UNKNOWN_MEMBER_ID);
     const r3 = await h.gc.consumerGroupHeartbeat(hb('no-such', { memberId: 'x', memberEpoch: 1 }), INFO);
     assert.equal(r3.errorCode, E.GROUP_ID_NOT_FOUND);
-    const r4 = await h.gc.consumerGroupHeartbeat(hb('cf', { memberEpoch: 0, rebalanceTimeoutMs: 5000, subscribedTopicNames: [], topicPartitions: [] }), INFO);
+    const r4 = await h.gc.consumerGroupHeartbeat(hb('cf', { memberEpoch: 0, rebalanceTimeoutMs: 5000, subscribedTopicNames: null, topicPartitions: [] }), INFO);
     assert.equal(r4.errorCode, E.INVALID_REQUEST);
-    assert.equal(r4.errorMessage, 'SubscribedTopicNames must be set in first request.');
+    assert.equal(r4.errorMessage, 'Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.');
     const r5 = await h.gc.consumerGroupHeartbeat(joinHb('cf', ['orders'], { serverAssignor: 'sticky' }), INFO);
     assert.equal(r5.errorCode, E.UNSUPPORTED_ASSIGNOR);
     const r6 = await h.gc.consumerGroupHeartbeat(joinHb('', ['orders']), INFO);
@@ -143,6 +143,12 @@ test('the range assignor on request; static members leave with -2 and keep their
     const back = await h.gc.consumerGroupHeartbeat(joinHb('cr', ['orders'], { instanceId: 'i-1', serverAssignor: 'range' }), INFO);
     assert.equal(back.errorCode, E.NONE, back.errorMessage ?? '');
     assert.notEqual(back.memberId, a.memberId);
+    // it takes over the old member's epoch and assignment: no group epoch bump, nothing to rebalance
+    assert.equal(back.memberEpoch, a.memberEpoch);
+    assert.deepEqual(parts(back.assignment), [0, 1, 2, 3, 4, 5]);
+    const d2 = await h.gc.consumerGroupDescribe(['cr']);
+    assert.equal(d2[0]!.groupEpoch, 1);
+    assert.equal((d2[0]!.members as unknown[]).length, 1);
     const dup = await h.gc.consumerGroupHeartbeat(joinHb('cr', ['orders'], { instanceId: 'i-1' }), INFO);
     assert.equal(dup.errorCode, E.UNRELEASED_INSTANCE_ID);
   } finally {

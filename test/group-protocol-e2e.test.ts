@@ -178,7 +178,7 @@ test('ListGroups v0-5 (states and types), DescribeGroups v0-5, OffsetDelete v0, 
     assert.equal(m.clientHost, '/127.0.0.1');
     assert.equal(Buffer.from(m.memberAssignment).toString(), 'x');
     assert.deepEqual(Buffer.from(m.memberMetadata), SUB);
-    if (v >= 3) assert.equal(r.groups[0].authorizedOperations, (1 << 3) | (1 << 6) | (1 << 8));
+    if (v >= 3) assert.equal(r.groups[0].authorizedOperations, (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11));
   }
   const od = await c.request(ApiKey.OffsetDelete, 0, { groupId: 'simple-4', topics: [{ name: 'pt', partitions: [{ partitionIndex: 0 }] }] });
   assert.equal(od.errorCode, E.NONE);

@@ -119,7 +119,8 @@ test('createTopics: Kafka validation errors and messages', async () => {
     expect('neg-parts', ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.');
     expect('zero-rf', ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
     expect('rf3', ErrorCode.INVALID_REPLICATION_FACTOR,
-      'Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be reached because only 1 broker(s) are registered.');
+      'Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be reached because only 1 broker(s) are registered' +
+        ' or some brokers have all their log directories cordoned.');
     expect('dup', ErrorCode.INVALID_REQUEST, 'Duplicate topic name.');
     expect('__cluster_metadata', ErrorCode.INVALID_REQUEST, 'Creation of internal topic __cluster_metadata is prohibited.');
     expect('nullcfg', ErrorCode.INVALID_CONFIG, 'Null value not supported for topic configs: retention.ms');

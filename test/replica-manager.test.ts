@@ -175,6 +175,14 @@ test('CreateTime bounds give INVALID_TIMESTAMP; the batch max timestamp is corre
     assert.deepEqual(r.recordErrors.map((x) => x.batchIndex), [1]);
     const past = buildRecordBatchSync({ records: [{ key: 'a', value: 'x', timestamp: now - 3600_000 }] });
     assert.equal((await e.rm.appendRecords('t', 0, past, APPEND)).errorCode, ErrorCode.INVALID_TIMESTAMP);
+    // the message prints Kafka's bounds in Java longs: before.max.ms defaults to Long.MAX_VALUE
+    await e.rm.ensurePartition('tf', TOPIC_ID, 0, 0, { 'message.timestamp.after.max.ms': '1000' });
+    const rf = await e.rm.appendRecords('tf', 0, future, APPEND);
+    const m = /should be within \[(-?\d+), (-?\d+)\]$/.exec(rf.recordErrors[0]?.message ?? '');
+    assert.ok(m, rf.recordErrors[0]?.message ?? 'no record error');
+    const brokerNow = BigInt(m[1]!) + 9223372036854775807n;
+    assert.ok(brokerNow >= BigInt(now) && brokerNow < BigInt(now + 60_000), m[0]);
+    assert.equal(BigInt(m[2]!), brokerNow + 1000n);
 
     // a producer-supplied max timestamp that disagrees with the records is rewritten (CRC kept valid)
     const wrong = buildRecordBatchSync({ records: [{ key: 'a', value: 'x', timestamp: now - 5 }, { key: 'b', value: 'y', timestamp: now - 2 }] });

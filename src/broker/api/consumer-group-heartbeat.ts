@@ -12,7 +12,8 @@ import { genericErrorResponse } from './error-responses.js';
 import { groupCoordinatorOf, requestInfoOf } from '../group/broker-glue.js';
 
 async function handle(ctx: RequestContext, req: ConsumerGroupHeartbeatRequest, services: BrokerServices): Promise<unknown> {
-  if (ctx.apiVersion >= 1 && req.memberEpoch === 0 && req.memberId === '') {
+  // throwIfConsumerGroupHeartbeatRequestIsInvalid's first check: from v1 every request carries a member id
+  if (ctx.apiVersion >= 1 && req.memberId.trim() === '') {
     return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'MemberId can\'t be empty.', memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
   }
   const coordinator = await groupCoordinatorOf(services);

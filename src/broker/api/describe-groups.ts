@@ -9,8 +9,8 @@ import { genericErrorResponse } from './error-responses.js';
 import { AUTHORIZED_OPERATIONS_OMITTED } from './admin-support.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 
-/** AclEntry.supportedOperations(GROUP): READ, DESCRIBE, DELETE. */
-const GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 8) | (1 << 6);
+/** AclEntry.supportedOperations(GROUP): READ, DESCRIBE, DELETE, DESCRIBE_CONFIGS, ALTER_CONFIGS. */
+const GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 8) | (1 << 6) | (1 << 10) | (1 << 11);
 
 async function handle(ctx: RequestContext, req: DescribeGroupsRequest, services: BrokerServices): Promise<unknown> {
   const coordinator = await groupCoordinatorOf(services);

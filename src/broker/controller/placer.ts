@@ -154,11 +154,12 @@ function checkPositive(rf: number): void {
   if (rf <= 0) throw invalidRf(`Invalid replication factor ${rf}: the replication factor must be positive.`);
 }
 function checkSomeUnfenced(n: number): void {
-  if (n === 0) throw invalidRf('All brokers are currently fenced.');
+  if (n === 0) throw invalidRf('All brokers are currently fenced, or have all their log directories cordoned.');
 }
 function checkEnoughBrokers(rf: number, total: number): void {
   if (rf > total) {
-    throw invalidRf(`The target replication factor of ${rf} cannot be reached because only ${total} broker(s) are registered.`);
+    throw invalidRf(`The target replication factor of ${rf} cannot be reached because only ${total} broker(s) are registered` +
+      ' or some brokers have all their log directories cordoned.');
   }
 }
 

@@ -19,6 +19,7 @@ export function metadataViewOf(image: () => MetadataImage): MetadataView {
   return {
     topic: (name) => view(image().topic(name)),
     topicById: (id) => view(image().topicById(id)),
+    topicNames: () => image().topicsByName.keys(),
   };
 }
 

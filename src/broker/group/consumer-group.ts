@@ -34,10 +34,25 @@ export interface SubscribedTopic {
   numPartitions: number;
 }
 
+/**
+ * What a subscribed regex resolved to (Kafka's ResolvedRegularExpression): the matching topic names, the
+ * metadata version they were resolved at, and when.
+ */
+export interface ResolvedRegularExpression {
+  topics: ReadonlySet<string>;
+  version: number;
+  timestamp: number;
+}
+
+/** Kafka's isNotEmpty for SubscribedTopicRegex: null and "" both mean "no regex". */
+export const hasRegex = (regex: string | null): regex is string => regex !== null && regex !== '';
+
+/** A new member (ConsumerGroupMember.Builder's defaults: no regex is "", as Kafka describes and writes it). */
 export function newMember(memberId: string): ConsumerMember {
   return {
     memberId, memberEpoch: 0, previousMemberEpoch: 0, state: MemberState.STABLE, instanceId: null, rackId: null,
-    rebalanceTimeoutMs: -1, clientId: '', clientHost: '', subscribedTopicNames: [], subscribedTopicRegex: null, serverAssignor: null,
+    rebalanceTimeoutMs: -1, clientId: '', clientHost: '', subscribedTopicNames: [], subscribedTopicRegex: '',
+    serverAssignor: null,
     assignedPartitions: new Map(), partitionsPendingRevocation: new Map(),
   };
 }
@@ -77,6 +92,12 @@ export class ConsumerGroup {
   private readonly partitionEpochs = new Map<string, Map<number, number>>();
   /** when the subscription metadata was last checked against the cluster (refresh on expiry) */
   metadataRefreshDeadline = 0;
+  /**
+   * The members' regexes resolved against the topics (regex → resolution). Derived from the members'
+   * SubscribedTopicRegex and the metadata, re-resolved when topics change; not written to the log, as
+   * the generated codec has no ConsumerGroupRegularExpression record (see docs/protocol-differences.md).
+   */
+  readonly resolvedRegularExpressions = new Map<string, ResolvedRegularExpression>();
 
   constructor(readonly groupId: string) {}
 
@@ -102,10 +123,14 @@ export class ConsumerGroup {
     return this.partitionEpochs.get(topicId)?.get(partition) ?? -1;
   }
 
-  /** Topic name → number of members subscribed. */
+  /** Topic name → number of members subscribed, by name or through their regex (SubscriptionCount). */
   subscribedTopicNames(): Map<string, number> {
     const out = new Map<string, number>();
-    for (const m of this.members.values()) for (const t of m.subscribedTopicNames) out.set(t, (out.get(t) ?? 0) + 1);
+    for (const m of this.members.values()) {
+      for (const t of m.subscribedTopicNames) out.set(t, (out.get(t) ?? 0) + 1);
+      if (!hasRegex(m.subscribedTopicRegex)) continue;
+      for (const t of this.resolvedRegularExpressions.get(m.subscribedTopicRegex)?.topics ?? []) out.set(t, (out.get(t) ?? 0) + 1);
+    }
     return out;
   }
 

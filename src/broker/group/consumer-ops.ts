@@ -4,10 +4,12 @@
 // (CurrentAssignmentBuilder): partitions are revoked first, then assigned once released. Members
 // are fenced on session or rebalance timeout. All state changes are records, replayed by the shard.
 import { randomBytes } from 'node:crypto';
+import { RE2JS, RE2JSException, RE2JSSyntaxException } from 're2js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { assign, ASSIGNORS, type AssignorMember } from './assignors.js';
 import {
-  assignmentEquals, cloneAssignment, ConsumerGroup, MemberState, memberTombstones, newMember, toTopicPartitions,
+  assignmentEquals, cloneAssignment, ConsumerGroup, hasRegex, MemberState, memberTombstones, newMember,
+  toTopicPartitions,
   type Assignment, type ConsumerMember, type SubscribedTopic,
 } from './consumer-group.js';
 import type { CoordinatorRecord } from './records.js';
@@ -47,26 +49,50 @@ export function randomMemberId(): string {
   return randomBytes(16).toString('base64url');
 }
 
+/**
+ * GroupCoordinatorService.throwIfConsumerGroupHeartbeatRequestIsInvalid (Kafka 4.4): from v1 the member
+ * brings its own id (KIP-1082); on (re-)join either the topic names or the regex must be set (an empty
+ * list or an empty regex is a valid subscription: the empty regex means "no regex").
+ */
 export function validateHeartbeatRequest(r: HeartbeatRequest, assignors: readonly string[] = ASSIGNORS): void {
   const emptyStr = (v: string | null, msg: string) => { if (v !== null && v.trim() === '') throw invalid(msg); };
+  // (from v1 an empty member id is refused for every epoch, by the ConsumerGroupHeartbeat handler)
+  if (r.memberEpoch > 0 || r.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH) {
+    emptyStr(r.memberId, "MemberId can't be empty.");
+  }
   emptyStr(r.groupId, "GroupId can't be empty.");
   emptyStr(r.instanceId, "InstanceId can't be empty.");
   emptyStr(r.rackId, "RackId can't be empty.");
-  if (r.subscribedTopicRegex !== null) throw invalid('SubscribedTopicRegex is not supported yet.');
-  if (r.memberEpoch > 0 || r.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH) {
-    emptyStr(r.memberId, "MemberId can't be empty.");
-  } else if (r.memberEpoch === 0) {
+  if (r.memberEpoch === 0) {
     if (r.rebalanceTimeoutMs === -1) throw invalid('RebalanceTimeoutMs must be provided in first request.');
     if (r.topicPartitions === null || r.topicPartitions.length > 0) throw invalid('TopicPartitions must be empty when (re-)joining.');
-    if (r.subscribedTopicNames === null || r.subscribedTopicNames.length === 0) throw invalid('SubscribedTopicNames must be set in first request.');
+    if (r.subscribedTopicNames === null && r.subscribedTopicRegex === null) {
+      throw invalid('Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.');
+    }
   } else if (r.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
-    emptyStr(r.memberId, "MemberId can't be empty.");
     if (r.instanceId === null) throw invalid("InstanceId can't be null.");
-  } else {
+  } else if (r.memberEpoch < LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
     throw invalid('MemberEpoch is invalid.');
   }
   if (r.serverAssignor !== null && !assignors.includes(r.serverAssignor)) {
     throw new KafkaError(ErrorCode.UNSUPPORTED_ASSIGNOR, `ServerAssignor ${r.serverAssignor} is not supported. Supported assignors: ${assignors.join(', ')}.`);
+  }
+}
+
+/**
+ * Compiles a SubscribedTopicRegex with RE2/J's syntax, as Kafka does (com.google.re2j.Pattern); an
+ * invalid one is INVALID_REGULAR_EXPRESSION with Utils.throwIfRegularExpressionIsInvalid's message.
+ */
+export function compileTopicRegex(regex: string): RE2JS {
+  try {
+    return RE2JS.compile(regex);
+  } catch (e) {
+    if (!(e instanceof RE2JSException)) throw e;
+    const description = e instanceof RE2JSSyntaxException ? e.getDescription() : e.message;
+    throw new KafkaError(
+      ErrorCode.INVALID_REGULAR_EXPRESSION,
+      `SubscribedTopicRegex \`${regex}\` is not a valid regular expression: ${description}.`,
+    );
   }
 }
 
@@ -104,6 +130,9 @@ const sameMetadata = (a: Map<string, SubscribedTopic>, b: Map<string, Subscribed
 const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 export class ConsumerGroupManager {
+  /** Moves when topics are created or deleted: regexes resolved at an older version are resolved again. */
+  private topicsVersion = 0;
+
   constructor(private readonly ctx: ShardContext) {}
 
   group(groupId: string): ConsumerGroup | undefined {
@@ -124,6 +153,11 @@ export class ConsumerGroupManager {
     const member = req.instanceId === null
       ? this.dynamicMember(group, memberId, req)
       : this.staticMember(group, memberId, req, records);
+    // a static member rejoining under a new member id replaces the old one (replaceStaticMember)
+    const previousId = req.instanceId !== null && req.memberEpoch === 0
+      ? group.staticMember(req.instanceId)?.memberId
+      : undefined;
+    const replacedId = previousId !== memberId ? previousId : undefined;
 
     const updated: ConsumerMember = {
       ...member,
@@ -138,18 +172,25 @@ export class ConsumerGroupManager {
     };
     let bump = false;
     const isNewMember = !group.members.has(updated.memberId);
+    // maybeUpdateRegularExpressions: a new regex is checked (INVALID_REGULAR_EXPRESSION) and resolved; an
+    // empty one means no regex. tkafka resolves it here, in the heartbeat, where Kafka resolves it
+    // asynchronously and bumps the group epoch when the resolution lands.
+    const regexChanged = (updated.subscribedTopicRegex ?? '') !== (member.subscribedTopicRegex ?? '');
+    if (regexChanged && hasRegex(updated.subscribedTopicRegex)) compileTopicRegex(updated.subscribedTopicRegex);
+    const subscriptionChanged = !sameList(updated.subscribedTopicNames, member.subscribedTopicNames) ||
+      (regexChanged && (hasRegex(updated.subscribedTopicRegex) || hasRegex(member.subscribedTopicRegex)));
     if (isNewMember || updated.instanceId !== member.instanceId || updated.rackId !== member.rackId ||
       updated.rebalanceTimeoutMs !== member.rebalanceTimeoutMs || updated.serverAssignor !== member.serverAssignor ||
-      !sameList(updated.subscribedTopicNames, member.subscribedTopicNames) || updated.subscribedTopicRegex !== member.subscribedTopicRegex ||
+      !sameList(updated.subscribedTopicNames, member.subscribedTopicNames) || regexChanged ||
       updated.clientId !== member.clientId || updated.clientHost !== member.clientHost) {
       records.push(memberRecord(group.groupId, updated));
-      if (isNewMember || !sameList(updated.subscribedTopicNames, member.subscribedTopicNames) || updated.subscribedTopicRegex !== member.subscribedTopicRegex) bump = true;
+      if ((isNewMember && replacedId === undefined) || subscriptionChanged) bump = true;
     }
 
     let groupEpoch = group.groupEpoch;
     let metadata = group.subscriptionMetadata;
     if (bump || group.metadataRefreshDeadline <= now) {
-      metadata = this.computeSubscriptionMetadata(group, updated);
+      metadata = this.computeSubscriptionMetadata(group, updated, replacedId);
       if (!sameMetadata(metadata, group.subscriptionMetadata)) {
         bump = true;
         records.push(subscriptionMetadataRecord(group.groupId, metadata));
@@ -165,15 +206,18 @@ export class ConsumerGroupManager {
     let targetEpoch = group.targetAssignmentEpoch;
     let target: Assignment;
     if (groupEpoch > group.targetAssignmentEpoch) {
-      target = this.updateTargetAssignment(group, groupEpoch, updated, metadata, records);
+      target = this.updateTargetAssignment(group, groupEpoch, updated, metadata, records, replacedId);
       targetEpoch = groupEpoch;
     } else {
-      target = group.targetAssignment.get(updated.memberId) ?? new Map();
+      target = group.targetAssignment.get(updated.memberId) ??
+        (replacedId !== undefined ? group.targetAssignment.get(replacedId) : undefined) ?? new Map();
     }
     const reconciled = this.maybeReconcile(group, updated, targetEpoch, target, req.topicPartitions, records);
     this.scheduleSessionTimeout(group.groupId, reconciled.memberId);
 
-    const full = req.memberEpoch === 0 || (req.rebalanceTimeoutMs !== -1 && req.subscribedTopicNames !== null && req.topicPartitions !== null);
+    const full = req.memberEpoch === 0 ||
+      (req.rebalanceTimeoutMs !== -1 && (req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null) &&
+        req.topicPartitions !== null);
     const changed = !assignmentEquals(member.assignedPartitions, reconciled.assignedPartitions);
     return result({
       errorCode: ErrorCode.NONE, errorMessage: null, memberId: reconciled.memberId, memberEpoch: reconciled.memberEpoch,
@@ -227,12 +271,10 @@ export class ConsumerGroupManager {
       if (existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
         throw new KafkaError(ErrorCode.UNRELEASED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} cannot join the group because the instance id is owned by ${existing.memberId} member.`);
       }
-      // the instance comes back under a new member id: it takes over the old member's assignment
+      // the instance comes back under a new member id: it takes over the old member's epoch and
+      // assignment (ConsumerGroupMember.Builder(existing, memberId)); no group epoch bump
       records.push(...memberTombstones(group.groupId, existing.memberId));
-      const replacement: ConsumerMember = {
-        ...existing, memberId, memberEpoch: 0, previousMemberEpoch: 0, state: MemberState.STABLE,
-        assignedPartitions: new Map(), partitionsPendingRevocation: new Map(),
-      };
+      const replacement: ConsumerMember = { ...existing, memberId };
       const target = group.targetAssignment.get(existing.memberId);
       if (target) records.push({ type: 'ConsumerGroupTargetAssignmentMember', group: group.groupId, memberId, value: { topicPartitions: toTopicPartitions(target) } });
       return replacement;
@@ -247,11 +289,20 @@ export class ConsumerGroupManager {
 
   private computeSubscriptionMetadata(group: ConsumerGroup, updated: ConsumerMember | null, removedId?: string): Map<string, SubscribedTopic> {
     const names = new Set<string>();
+    const regexes = new Set<string>();
+    const add = (m: ConsumerMember) => {
+      for (const t of this.memberTopics(group, m)) names.add(t);
+      if (hasRegex(m.subscribedTopicRegex)) regexes.add(m.subscribedTopicRegex);
+    };
     for (const m of group.members.values()) {
       if (m.memberId === removedId || (updated && m.memberId === updated.memberId)) continue;
-      for (const t of m.subscribedTopicNames) names.add(t);
+      add(m);
     }
-    if (updated) for (const t of updated.subscribedTopicNames) names.add(t);
+    if (updated) add(updated);
+    // a regex no member subscribes to any more is dropped (maybeDeleteResolvedRegularExpressions)
+    for (const r of [...group.resolvedRegularExpressions.keys()]) {
+      if (!regexes.has(r)) group.resolvedRegularExpressions.delete(r);
+    }
     const out = new Map<string, SubscribedTopic>();
     for (const n of [...names].sort()) {
       const t = this.ctx.metadata.topic(n);
@@ -265,7 +316,9 @@ export class ConsumerGroupManager {
     const members = new Map<string, AssignorMember>();
     const byName = new Map([...metadata.values()].map((t) => [t.name, t]));
     const addMember = (m: ConsumerMember) => members.set(m.memberId, {
-      subscribedTopicIds: new Set(m.subscribedTopicNames.map((n) => byName.get(n)?.id).filter((x): x is string => !!x)),
+      subscribedTopicIds: new Set(
+        this.memberTopics(group, m).map((n) => byName.get(n)?.id).filter((x): x is string => !!x),
+      ),
       current: group.targetAssignment.get(m.memberId) ?? new Map(),
     });
     for (const m of group.members.values()) if (m.memberId !== removedId && m.memberId !== updated?.memberId) addMember(m);
@@ -424,8 +477,50 @@ export class ConsumerGroupManager {
     };
   }
 
-  /** Forces a subscription metadata check on the next heartbeat (topics changed). */
+  /** The topics a member subscribes to: its topic names and the topics its regex resolves to. */
+  private memberTopics(group: ConsumerGroup, m: ConsumerMember): string[] {
+    if (!hasRegex(m.subscribedTopicRegex)) return m.subscribedTopicNames;
+    return [...new Set([...m.subscribedTopicNames, ...this.resolveRegex(group, m.subscribedTopicRegex)])];
+  }
+
+  /**
+   * TopicRegexResolver.resolveRegularExpressions: every topic name of the metadata image (internal topics
+   * included, as Kafka scans topicNames()) that the RE2/J regex matches entirely. Kept on the group until
+   * topics are created or deleted.
+   */
+  private resolveRegex(group: ConsumerGroup, regex: string): ReadonlySet<string> {
+    const cached = group.resolvedRegularExpressions.get(regex);
+    if (cached && cached.version === this.topicsVersion) return cached.topics;
+    const started = Date.now();
+    const topics = new Set<string>();
+    let pattern: RE2JS | null = null;
+    try {
+      pattern = compileTopicRegex(regex);
+    } catch (e) {
+      const why = (e as Error).message;
+      const g = group.groupId;
+      this.ctx.log('WARN', `[GroupId ${g}] Couldn't parse regular expression '${regex}' due to \`${why}\`. Ignoring it.`);
+    }
+    let scanned = 0;
+    if (pattern) {
+      for (const name of this.ctx.metadata.topicNames?.() ?? []) {
+        scanned++;
+        if (pattern.matches(name)) topics.add(name);
+      }
+    }
+    group.resolvedRegularExpressions.set(regex, { topics, version: this.topicsVersion, timestamp: this.ctx.clock() });
+    const ms = Date.now() - started;
+    const g = group.groupId;
+    this.ctx.log('INFO', `[GroupId ${g}] Scanned ${scanned} topics to refresh regular expressions [${regex}] in ${ms}ms.`);
+    return topics;
+  }
+
+  /**
+   * Forces a subscription metadata check on the next heartbeat (topics changed); regex subscriptions are
+   * resolved again then (GroupMetadataManager.onMetadataUpdate).
+   */
   requestMetadataRefresh(): void {
+    this.topicsVersion++;
     for (const g of this.ctx.groups.values()) if (g.type === 'consumer') g.metadataRefreshDeadline = 0;
   }
 }

@@ -71,31 +71,69 @@ export interface FetchGroupResponse {
   topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; metadata: string | null; errorCode: number }[] }[];
 }
 
-/** ClassicGroup.validateOffsetCommit. */
-function validateClassicCommit(g: ClassicGroup, memberId: string, instanceId: string | null, generationId: number): void {
+/** ClassicGroup.validateOffsetCommit (transactional: TxnOffsetCommit's, which skips the state checks). */
+function validateClassicCommit(
+  g: ClassicGroup, memberId: string, instanceId: string | null, generationId: number, transactional = false,
+): void {
   if (g.is('Dead')) throw new KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'group is dead');
   if (generationId < 0 && g.is('Empty')) return;
   if (generationId >= 0 || memberId !== '' || instanceId !== null) {
     g.validateMember(memberId, instanceId);
     if (generationId !== g.generationId) throw new KafkaError(ErrorCode.ILLEGAL_GENERATION, `generation ${generationId} is not the group's ${g.generationId}`);
-  } else if (!g.is('Empty')) {
+  } else if (!transactional && !g.is('Empty')) {
     throw new KafkaError(ErrorCode.UNKNOWN_MEMBER_ID, 'commits without a member id are only accepted by empty groups');
   }
-  if (g.is('CompletingRebalance')) throw new KafkaError(ErrorCode.REBALANCE_IN_PROGRESS, 'the group is rebalancing');
+  if (!transactional && g.is('CompletingRebalance')) {
+    throw new KafkaError(ErrorCode.REBALANCE_IN_PROGRESS, 'the group is rebalancing');
+  }
 }
 
-/** ConsumerGroup.validateOffsetCommit. */
-function validateConsumerCommit(g: ConsumerGroup, memberId: string, memberEpoch: number, apiVersion: number): void {
+/** ConsumerGroup.validateOffsetCommit (transactional: TxnOffsetCommit's, any version). */
+function validateConsumerCommit(
+  g: ConsumerGroup, memberId: string, memberEpoch: number, apiVersion: number, transactional = false,
+): void {
   if (memberEpoch < 0 && g.members.size === 0) return;
   const m = g.members.get(memberId);
   if (!m) throw new KafkaError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${g.groupId}.`);
-  if (apiVersion < 9) throw new KafkaError(ErrorCode.UNSUPPORTED_VERSION, 'OffsetCommit version 9 or above must be used by members using the modern group protocol');
+  if (!transactional && apiVersion < 9) {
+    throw new KafkaError(ErrorCode.UNSUPPORTED_VERSION, 'OffsetCommit version 9 or above must be used by members using the modern group protocol');
+  }
   if (memberEpoch !== m.memberEpoch) throw new KafkaError(ErrorCode.STALE_MEMBER_EPOCH, `The received member epoch ${memberEpoch} does not match the expected member epoch ${m.memberEpoch}.`);
 }
 
 export class OffsetManager {
   constructor(private readonly ctx: ShardContext, readonly store: OffsetStore,
     private readonly onClassicCommit: (g: ClassicGroup, memberId: string) => void) {}
+
+  /**
+   * OffsetMetadataManager.validateTransactionalOffsetCommit (KIP-447): TxnOffsetCommit's member and
+   * generation are those of a current member, so a zombie's offsets are fenced. A group that does
+   * not exist is accepted only with generation -1 (a simple group, created by the commit).
+   */
+  validateTransactionalCommit(
+    groupId: string,
+    memberId: string,
+    instanceId: string | null,
+    generationId: number,
+  ): void {
+    const group = this.ctx.groups.get(groupId);
+    if (!group) {
+      if (generationId >= 0) throw new KafkaError(ErrorCode.ILLEGAL_GENERATION, 'unknown group');
+      return;
+    }
+    if (group.type === 'classic') {
+      validateClassicCommit(group, memberId, instanceId, generationId, true);
+      return;
+    }
+    try {
+      validateConsumerCommit(group, memberId, generationId, 9, true);
+    } catch (e) {
+      if (e instanceof KafkaError && e.code === ErrorCode.STALE_MEMBER_EPOCH) {
+        throw new KafkaError(ErrorCode.ILLEGAL_GENERATION, e.message);
+      }
+      throw e;
+    }
+  }
 
   commit(req: CommitRequest, apiVersion: number): OpResult<CommitResponseTopics> {
     let group: Group | undefined = this.ctx.groups.get(req.groupId);

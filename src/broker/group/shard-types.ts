@@ -40,6 +40,8 @@ export interface TopicView {
 export interface MetadataView {
   topic(name: string): TopicView | undefined;
   topicById(id: string): TopicView | undefined;
+  /** Every topic name (regex subscriptions are resolved against them; none when absent). */
+  topicNames?(): Iterable<string>;
 }
 
 export interface ShardContext {

@@ -14,7 +14,17 @@ import {
 import { crc32c } from '../../protocol/records/crc.js';
 import { compressionTypeName, decompress } from '../../protocol/records/compression.js';
 import { buildRecordBatch, decodeBatch, setMaxTimestamp } from '../../protocol/records/batch.js';
+import { LONG_MAX } from '../log/log-config.js';
 import type { AppendPolicy } from './topic-config.js';
+
+/**
+ * now ± a message.timestamp.{before,after}.max.ms as Kafka prints it: Java long arithmetic, where the
+ * configs' LONG_MAX (the largest safe number) stands for Long.MAX_VALUE, the default of before.max.ms.
+ */
+function timestampBound(now: number, sign: 1 | -1, maxMs: number): bigint {
+  const ms = maxMs >= LONG_MAX ? 9223372036854775807n : BigInt(maxMs);
+  return BigInt.asIntN(64, BigInt(now) + BigInt(sign) * ms);
+}
 
 export interface RecordErrorEntry {
   batchIndex: number;
@@ -159,7 +169,10 @@ function walkRecords(data: Uint8Array, start: number, end: number, count: number
       err = `Compacted topic cannot accept message without key in topic partition ${tp}`;
     } else if (createTime && timestamp !== L.NO_TIMESTAMP) {
       if (now - timestamp > policy.timestampBeforeMaxMs || timestamp - now > policy.timestampAfterMaxMs) {
-        err = `Timestamp ${timestamp} of message with offset ${offDelta} is out of range. The timestamp should be within [${now - policy.timestampBeforeMaxMs}, ${now + policy.timestampAfterMaxMs}]`;
+        const lo = timestampBound(now, -1, policy.timestampBeforeMaxMs);
+        const hi = timestampBound(now, 1, policy.timestampAfterMaxMs);
+        err = `Timestamp ${timestamp} of message with offset ${offDelta} is out of range. ` +
+          `The timestamp should be within [${lo}, ${hi}]`;
         st.timestampError = true;
       }
     } else if (logAppendFlag) {

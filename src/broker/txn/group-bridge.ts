@@ -41,7 +41,13 @@ export interface TransactionalOffsetCoordinator {
 /** What the fallback uses of the group coordinator (src/broker/group/coordinator.ts). */
 interface GroupCoordinatorLike {
   partitionFor(groupId: string): number;
-  shardFor(groupId: string): { write<T>(op: () => { records: unknown[]; response: T }): Promise<T> };
+  shardFor(groupId: string): {
+    write<T>(op: () => { records: unknown[]; response: T }): Promise<T>;
+    read<T>(fn: () => T): Promise<T>;
+    offsetManager: {
+      validateTransactionalCommit(groupId: string, memberId: string, instanceId: string | null, generation: number): void;
+    };
+  };
 }
 
 interface AppenderLike {
@@ -105,10 +111,13 @@ export class FallbackTxnOffsets implements TransactionalOffsetCoordinator {
 
   async commitTransactionalOffsets(req: TxnOffsetCommitInput): Promise<TxnOffsetCommitResult> {
     const fail = (code: number): TxnOffsetCommitResult => req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })) }));
-    let gc: GroupCoordinatorLike;
     try {
-      gc = await this.groupCoordinator();
-      gc.shardFor(req.groupId); // NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS when the group's shard is not here
+      const gc = await this.groupCoordinator();
+      // NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS when the group's shard is not here
+      const shard = gc.shardFor(req.groupId);
+      // KIP-447: a zombie's offsets (a departed member, an old generation) are fenced
+      const { groupId, memberId, groupInstanceId, generationId } = req;
+      await shard.read(() => shard.offsetManager.validateTransactionalCommit(groupId, memberId, groupInstanceId, generationId));
     } catch (e) {
       return fail(codeOf(e));
     }

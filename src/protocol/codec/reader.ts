@@ -1,5 +1,10 @@
 import { DecodeError } from './errors.js';
 
+/** The most elements Kafka's generated readers accept in one array (Kafka 4.4). */
+export const MAX_COLLECTION_SIZE = 1_000_000;
+/** The most tagged fields Kafka's generated readers accept in one struct (Kafka 4.4). */
+export const MAX_TAGGED_FIELDS = 10_000;
+
 /**
  * A bounds-checked cursor over a received buffer. Every length is checked against the bytes
  * that remain before anything is allocated; `bytes`/`records` return slices (no copy).
@@ -159,16 +164,40 @@ export class Reader {
     return this.slice(n);
   }
 
-  /** Array length: -1 for null; otherwise checked against the remaining bytes (as Kafka does). */
+  /**
+   * Array length: -1 for null; otherwise checked against the remaining bytes and against Kafka's
+   * limit of 1,000,000 elements, as Kafka's generated read does (MAX_COLLECTION_SIZE in 4.4).
+   */
   arrayLength(field: string): number {
     const n = this.int32();
     if (n < -1) throw new DecodeError(`field ${field} had invalid array length ${n}`);
-    if (n > this.end - this.pos) throw new DecodeError(`field ${field} had array length ${n} beyond the ${this.end - this.pos} remaining bytes`);
-    return n;
+    return this.checkedLength(field, n);
   }
   compactArrayLength(field: string): number {
-    const n = this.uvarint() - 1;
-    if (n > this.end - this.pos) throw new DecodeError(`field ${field} had array length ${n} beyond the ${this.end - this.pos} remaining bytes`);
+    return this.checkedLength(field, this.uvarint() - 1);
+  }
+  /** The count of tagged fields, checked as Kafka's generated read checks it. */
+  taggedFieldCount(): number {
+    const n = this.uvarint();
+    if (n > this.end - this.pos) {
+      const left = this.end - this.pos;
+      throw new DecodeError(`Tried to read ${n} tagged fields, but there are only ${left} bytes remaining.`);
+    }
+    if (n > MAX_TAGGED_FIELDS) {
+      const max = MAX_TAGGED_FIELDS;
+      throw new DecodeError(`Tried to read ${n} tagged fields, which exceeds the maximum allowed count of ${max}.`);
+    }
+    return n;
+  }
+  private checkedLength(field: string, n: number): number {
+    const left = this.end - this.pos;
+    if (n > left) throw new DecodeError(`field ${field} had array length ${n} beyond the ${left} remaining bytes`);
+    if (n > MAX_COLLECTION_SIZE) {
+      const max = MAX_COLLECTION_SIZE;
+      throw new DecodeError(
+        `Tried to read a collection of size ${n}, which exceeds the maximum allowed size of ${max}.`,
+      );
+    }
     return n;
   }
 }

@@ -1,5 +1,5 @@
 // `tkafka console-consumer`: kafka-console-consumer.sh (org.apache.kafka.tools.consumer.
-// ConsoleConsumer, Kafka 4.0): the same flags, validation messages and exit codes, records printed
+// ConsoleConsumer, Kafka 4.4): the same flags, validation messages and exit codes, records printed
 // by Kafka's DefaultMessageFormatter (raw bytes), "Processed a total of N messages" on stderr at
 // the end, exit 0 when --timeout-ms or --max-messages ends consumption. Without --group a random
 // `console-consumer-N` group with auto-commit off is used, as Kafka does; with --partition the
@@ -41,15 +41,33 @@ interface Settings {
 /** ConsoleConsumerOptions: validation in Kafka's order; throws Usage (message + help) or JoptError. */
 async function settings(opts: JoptOptions, io: ToolIO, bootstrap: string | null): Promise<Settings | number> {
   const has = (n: string): boolean => opts.has(n);
-  if ([has('topic'), has('include')].filter(Boolean).length !== 1) throw new Usage('Exactly one of --include/--topic is required. ');
+  if ([has('topic'), has('include')].filter(Boolean).length !== 1) {
+    throw new Usage('Exactly one of the following arguments is required: [topic], [include]');
+  }
   const partition = intArg(opts, 'partition');
   if (partition !== undefined) {
     if (!has('topic')) throw new Usage('The topic is required when partition is specified.');
     if (has('from-beginning') && has('offset')) throw new Usage('Options from-beginning and offset cannot be specified together.');
   } else if (has('offset')) throw new Usage('The partition is required when offset is specified.');
   if (bootstrap === null) throw new Usage('Missing required argument "[bootstrap-server]"');
-  const fromFile = opts.has('consumer.config') ? await loadPropertiesFile(opts.string('consumer.config')!) : new Map<string, string>();
-  const extra = parseKeyValueArgs(opts.valuesOf('consumer-property').map(String));
+  // Kafka 4.4 (KIP-1147): --command-property / --command-config, the old names deprecated (a notice
+  // on stdout; on stderr with --output json or table, whose stdout is data).
+  const notice = (text: string): void => {
+    (['json', 'table'].includes(opts.string('output') ?? '') ? io.stderr : io.stdout).write(`${text}\n`);
+  };
+  if (has('consumer-property') && has('command-property')) {
+    throw new Usage('Options --consumer-property and --command-property cannot be specified together.');
+  }
+  if (has('consumer.config') && has('command-config')) throw new Usage('Options --consumer.config and --command-config cannot be specified together.');
+  if (has('consumer-property')) {
+    notice('Option --consumer-property is deprecated and will be removed in a future version. Use --command-property instead.');
+  }
+  if (has('consumer.config')) {
+    notice('Option --consumer.config is deprecated and will be removed in a future version. Use --command-config instead.');
+  }
+  const configOpt = has('consumer.config') ? 'consumer.config' : 'command-config';
+  const fromFile = has(configOpt) ? await loadPropertiesFile(opts.string(configOpt)!) : new Map<string, string>();
+  const extra = parseKeyValueArgs(opts.valuesOf(has('consumer-property') ? 'consumer-property' : 'command-property').map(String));
   const groups: string[] = [];
   if (has('group')) groups.push(opts.string('group')!);
   if (fromFile.has('group.id')) groups.push(fromFile.get('group.id')!);
@@ -86,10 +104,15 @@ async function settings(opts: JoptOptions, io: ToolIO, bootstrap: string | null)
   const t = intArg(opts, 'timeout-ms', true);
   const formatter = opts.string('formatter')!;
   if (!FORMATTERS.has(formatter)) throw new Usage(formatter);
+  if (has('formatter-property') && has('property')) throw new Usage('Options --property and --formatter-property cannot be specified together.');
+  if (has('property')) {
+    notice('Option --property is deprecated and will be removed in a future version. Use --formatter-property instead.');
+  }
   const formatterProps = opts.has('formatter-config') ? await loadPropertiesFile(opts.string('formatter-config')!) : new Map<string, string>();
   if (opts.string('key-deserializer')) formatterProps.set('key.deserializer', opts.string('key-deserializer')!);
   if (opts.string('value-deserializer')) formatterProps.set('value.deserializer', opts.string('value-deserializer')!);
-  for (const [k, v] of parseKeyValueArgs(opts.valuesOf('property').map(String))) formatterProps.set(k, v);
+  const propertyOpt = has('property') ? 'property' : 'formatter-property';
+  for (const [k, v] of parseKeyValueArgs(opts.valuesOf(propertyOpt).map(String))) formatterProps.set(k, v);
   return {
     consumerProps: props, offset, timeoutMs: t !== undefined && t >= 0 ? t : Infinity, maxMessages: -1, formatterProps, formatter,
   };

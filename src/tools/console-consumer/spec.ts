@@ -1,12 +1,12 @@
 // kafka-console-consumer.sh's flags (org.apache.kafka.tools.consumer.ConsoleConsumerOptions,
-// Kafka 4.0) as a jopt spec table, plus tkafka's --output and --debug. Numeric arguments are kept
+// Kafka 4.4) as a jopt spec table, plus tkafka's --output and --debug. Numeric arguments are kept
 // as Strings and converted when read, as jopt does.
 import type { JoptOptionSpec, JoptToolSpec } from '../common/jopt.js';
 import { BOOTSTRAP_HELP_SUFFIX, DEBUG_OPTION } from '../topics/spec.js';
 
 export const DEFAULT_FORMATTER = 'org.apache.kafka.tools.consumer.DefaultMessageFormatter';
 
-const PROPERTY_HELP =
+const FORMATTER_PROPERTY_HELP =
   'The properties to initialize the message formatter. Default properties include: \n' +
   ' print.timestamp=true|false\n' +
   ' print.key=true|false\n' +
@@ -17,18 +17,22 @@ const PROPERTY_HELP =
   ' print.value=true|false\n' +
   ' key.separator=<key.separator>\n' +
   ' line.separator=<line.separator>\n' +
-  ' headers.separator=<line.separator>\n' +
+  ' headers.separator=<headers.separator>\n' +
   ' null.literal=<null.literal>\n' +
   ' key.deserializer=<key.deserializer>\n' +
   ' value.deserializer=<value.deserializer>\n' +
   ' header.deserializer=<header.deserializer>\n' +
   "\nUsers can also pass in customized properties for their formatter; more specifically, users can pass in properties keyed with 'key.deserializer.', " +
-  "'value.deserializer.' and 'headers.deserializer.' prefixes to configure their deserializers." +
+  "'value.deserializer.' and 'headers.deserializer.' prefixes to configure their deserializers.";
+const ENCODING_HELP =
   '\ntkafka: key.encoding, value.encoding, headers.encoding = text (default: the bytes as they are) | base64 | hex print keys, values and header values encoded.';
+/** --property (deprecated in Kafka 4.4 for --formatter-property). */
+const PROPERTY_HELP =
+  `(DEPRECATED) ${FORMATTER_PROPERTY_HELP} \nThis option will be removed in a future version. Use --formatter-property instead.` + ENCODING_HELP;
 
 export function consoleConsumerSpec(): JoptToolSpec {
   const options: JoptOptionSpec[] = [
-    { names: ['topic'], arg: { name: 'topic' }, description: 'The topic to consume on.' },
+    { names: ['topic'], arg: { name: 'topic' }, description: 'The topic to consume from.' },
     { names: ['include'], arg: { name: 'Java regex (String)' }, description: 'Regular expression specifying list of topics to include for consumption.' },
     {
       names: ['partition'], arg: { name: 'partition', type: 'Integer' },
@@ -38,11 +42,27 @@ export function consoleConsumerSpec(): JoptToolSpec {
       names: ['offset'], arg: { name: 'consume offset', defaults: ['latest'] },
       description: "The offset to consume from (a non-negative number), or 'earliest' which means from beginning, or 'latest' which means from end",
     },
-    { names: ['consumer-property'], arg: { name: 'consumer_prop' }, description: 'A mechanism to pass user-defined properties in the form key=value to the consumer.' },
-    { names: ['consumer.config'], arg: { name: 'config file' }, complete: 'file', description: 'Consumer config properties file. Note that [consumer-property] takes precedence over this config.' },
+    {
+      names: ['consumer-property'], arg: { name: 'consumer_prop' },
+      description: '(DEPRECATED) Consumer config properties in the form key=value. This option will be removed in a future version. Use --command-property instead.',
+    },
+    { names: ['command-property'], arg: { name: 'consumer_prop' }, description: 'Consumer config properties in the form key=value.' },
+    {
+      names: ['consumer.config'], arg: { name: 'config file' }, complete: 'file',
+      description: '(DEPRECATED) Consumer config properties file. Note that [command-property] takes precedence over this config. ' +
+        'This option will be removed in a future version. Use --command-config instead.',
+    },
+    {
+      names: ['command-config'], arg: { name: 'config file' }, complete: 'file',
+      description: 'Consumer config properties file. Note that [command-property] takes precedence over this config.',
+    },
     { names: ['formatter'], arg: { name: 'class', defaults: [DEFAULT_FORMATTER] }, description: 'The name of a class to use for formatting kafka messages for display.' },
     { names: ['property'], arg: { name: 'prop' }, description: PROPERTY_HELP },
-    { names: ['formatter-config'], arg: { name: 'config file' }, complete: 'file', description: 'Config properties file to initialize the message formatter. Note that [property] takes precedence over this config.' },
+    { names: ['formatter-property'], arg: { name: 'prop' }, description: FORMATTER_PROPERTY_HELP + ENCODING_HELP },
+    {
+      names: ['formatter-config'], arg: { name: 'config file' }, complete: 'file',
+      description: 'Config properties file to initialize the message formatter. Note that [formatter-property] takes precedence over this config.',
+    },
     {
       names: ['from-beginning'],
       description: 'If the consumer does not already have an established offset to consume from, start with the earliest message present in the log rather than the latest message.',
@@ -51,8 +71,8 @@ export function consoleConsumerSpec(): JoptToolSpec {
     { names: ['timeout-ms'], arg: { name: 'timeout_ms', type: 'Long' }, description: 'If specified, exit if no message is available for consumption for the specified interval.' },
     { names: ['skip-message-on-error'], description: 'If there is an error when processing a message, skip it instead of halt.' },
     { names: ['bootstrap-server'], arg: { name: 'server to connect to' }, complete: 'host:port', description: 'REQUIRED: The server(s) to connect to.' + BOOTSTRAP_HELP_SUFFIX },
-    { names: ['key-deserializer'], arg: { name: 'deserializer for key' } },
-    { names: ['value-deserializer'], arg: { name: 'deserializer for values' } },
+    { names: ['key-deserializer'], arg: { name: 'deserializer for keys' }, description: 'The name of the class to use for deserializing keys.' },
+    { names: ['value-deserializer'], arg: { name: 'deserializer for values' }, description: 'The name of the class to use for deserializing values.' },
     {
       names: ['enable-systest-events'],
       description: 'Log lifecycle events of the consumer in addition to logging consumed messages. (This is specific for system tests.)',

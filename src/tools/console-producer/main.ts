@@ -21,8 +21,10 @@ class ConfigError extends Error {}
 
 /** ConsoleProducerOptions.producerProps: file, --producer-property, then forced values and the flags (a given flag wins). */
 async function producerProps(opts: JoptOptions, bootstrap: string): Promise<Map<string, string>> {
-  const props = opts.has('producer.config') ? await loadPropertiesFile(opts.string('producer.config')!) : new Map<string, string>();
-  for (const [k, v] of parseKeyValueArgs(opts.valuesOf('producer-property').map(String))) props.set(k, v);
+  const configOpt = opts.has('producer.config') ? 'producer.config' : 'command-config';
+  const props = opts.has(configOpt) ? await loadPropertiesFile(opts.string(configOpt)!) : new Map<string, string>();
+  const propertyOpt = opts.has('producer-property') ? 'producer-property' : 'command-property';
+  for (const [k, v] of parseKeyValueArgs(opts.valuesOf(propertyOpt).map(String))) props.set(k, v);
   props.set('bootstrap.servers', bootstrap);
   const codec = opts.has('compression-codec') ? (opts.string('compression-codec') || 'gzip') : 'none';
   props.set('compression.type', codec);
@@ -85,6 +87,22 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   const early = await helpOrVersion(spec, argv, opts, io);
   if (early !== null) return early;
   if (!opts.has('topic')) return usage('Missing required argument "[topic]"');
+  // Kafka 4.4 (KIP-1147): the old option names still work, with a warning on stdout.
+  if (opts.has('command-config') && opts.has('producer.config')) return usage('Options --command-config and --producer.config cannot be specified together.');
+  if (opts.has('command-property') && opts.has('producer-property')) {
+    return usage('Options --command-property and --producer-property cannot be specified together.');
+  }
+  if (opts.has('reader-property') && opts.has('property')) return usage('Options --reader-property and --property cannot be specified together.');
+  const deprecated: [string, string][] = [
+    ['producer-property', 'Use --command-property instead.'], ['producer.config', 'Use --command-config instead.'],
+    ['property', 'Use --reader-property instead.'],
+  ];
+  for (const [name, hint] of deprecated) {
+    if (opts.has(name)) io.stdout.write(`Warning: --${name} is deprecated and will be removed in a future version. ${hint}\n`);
+  }
+  if (opts.has('max-partition-memory-bytes')) {
+    io.stdout.write('Warning: --max-partition-memory-bytes is deprecated and will be removed in Apache Kafka 5.0. Use --batch-size instead.\n');
+  }
   let bootstrap;
   try {
     bootstrap = await resolveBootstrap(opts.string('bootstrap-server'), io.env);
@@ -105,7 +123,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     if (readerClass !== DEFAULT_READER) throw new ConfigError(`java.lang.ClassNotFoundException: ${readerClass}`);
     const readerProps = opts.has('reader-config') ? await loadPropertiesFile(opts.string('reader-config')!) : new Map<string, string>();
     readerProps.set('topic', topic);
-    for (const [k, v] of parseKeyValueArgs(opts.valuesOf('property').map(String))) readerProps.set(k, v);
+    for (const [k, v] of parseKeyValueArgs(opts.valuesOf(opts.has('property') ? 'property' : 'reader-property').map(String))) readerProps.set(k, v);
     reader = readerConfig(readerProps);
     config = producerConfig(await producerProps(opts, bootstrap!.value));
   } catch (e) {

@@ -1,11 +1,11 @@
-// kafka-console-producer.sh's flags (org.apache.kafka.tools.ConsoleProducer, Kafka 4.0) as a jopt
+// kafka-console-producer.sh's flags (org.apache.kafka.tools.ConsoleProducer, Kafka 4.4) as a jopt
 // spec table, plus tkafka's --debug. Numeric arguments stay Strings until read, as jopt does.
 import type { JoptOptionSpec, JoptToolSpec } from '../common/jopt.js';
 import { BOOTSTRAP_HELP_SUFFIX, DEBUG_OPTION } from '../topics/spec.js';
 
 export const DEFAULT_READER = 'org.apache.kafka.tools.LineMessageReader';
 
-const PROPERTY_HELP =
+const READER_PROPERTY_HELP =
   'A mechanism to pass user-defined properties in the form key=value to the message reader. This allows custom configuration for a user-defined message reader.' +
   '\nDefault properties include:' +
   '\n parse.key=false' +
@@ -22,8 +22,15 @@ const PROPERTY_HELP =
   '\n parse.key=true:' +
   '\n  "key\\tvalue"' +
   '\n parse.headers=true:' +
-  '\n  "h1:v1,h2:v2...\\tvalue"' +
+  '\n  "h1:v1,h2:v2...\\tvalue"';
+const ENCODING_HELP =
   '\ntkafka: key.encoding, value.encoding, headers.encoding = text (default) | base64 | hex read keys, values and header values in that encoding.';
+/** --property (deprecated in Kafka 4.4 for --reader-property). */
+const PROPERTY_HELP =
+  `(DEPRECATED) ${READER_PROPERTY_HELP}\n This option will be removed in a future version. Use --reader-property instead.` + ENCODING_HELP;
+const BATCH_HELP =
+  'The buffer size in bytes allocated for a partition. When records are received which are smaller than this size the producer will attempt to ' +
+  'optimistically group them together until this size is reached. This is the option to control batch.size in producer configs.';
 
 export function consoleProducerSpec(): JoptToolSpec {
   const options: JoptOptionSpec[] = [
@@ -39,7 +46,7 @@ export function consoleProducerSpec(): JoptToolSpec {
     },
     {
       names: ['batch-size'], arg: { name: 'size', type: 'Integer', defaults: [16384] },
-      description: 'Number of messages to send in a single batch if they are not being sent synchronously. please note that this option will be replaced if max-partition-memory-bytes is also set',
+      description: `${BATCH_HELP} Please note that this option will be replaced if max-partition-memory-bytes is also set.`,
     },
     {
       names: ['message-send-max-retries'], arg: { type: 'Integer', defaults: [3] },
@@ -73,8 +80,7 @@ export function consoleProducerSpec(): JoptToolSpec {
     },
     {
       names: ['max-partition-memory-bytes'], arg: { name: 'memory in bytes per partition', type: 'Integer', defaults: [16384] },
-      description: 'The buffer size allocated for a partition. When records are received which are smaller than this size the producer ' +
-        'will attempt to optimistically group them together until this size is reached. This is the option to control `batch.size` in producer configs.',
+      description: `(Deprecated) ${BATCH_HELP} This option will be removed in Apache Kafka 5.0. Use --batch-size instead.`,
     },
     {
       names: ['line-reader'], arg: { name: 'reader_class', defaults: [DEFAULT_READER] },
@@ -85,9 +91,25 @@ export function consoleProducerSpec(): JoptToolSpec {
       description: 'The size of the tcp RECV size. This is the option to control `send.buffer.bytes` in producer configs.',
     },
     { names: ['property'], arg: { name: 'prop' }, description: PROPERTY_HELP },
-    { names: ['reader-config'], arg: { name: 'config file' }, complete: 'file', description: 'Config properties file for the message reader. Note that [property] takes precedence over this config.' },
-    { names: ['producer-property'], arg: { name: 'producer_prop' }, description: 'A mechanism to pass user-defined properties in the form key=value to the producer. ' },
-    { names: ['producer.config'], arg: { name: 'config file' }, complete: 'file', description: 'Producer config properties file. Note that [producer-property] takes precedence over this config.' },
+    { names: ['reader-property'], arg: { name: 'prop' }, description: READER_PROPERTY_HELP + ENCODING_HELP },
+    {
+      names: ['reader-config'], arg: { name: 'config file' }, complete: 'file',
+      description: 'Config properties file for the message reader. Note that [reader-property] takes precedence over this config.',
+    },
+    {
+      names: ['producer-property'], arg: { name: 'producer_prop' },
+      description: '(DEPRECATED) Producer config properties in the form key=value. This option will be removed in a future version. Use --command-property instead.',
+    },
+    { names: ['command-property'], arg: { name: 'producer_prop' }, description: 'Producer config properties in the form key=value.' },
+    {
+      names: ['producer.config'], arg: { name: 'config file' }, complete: 'file',
+      description: '(DEPRECATED) Producer config properties file. Note that [command-property] takes precedence over this config. ' +
+        'This option will be removed in a future version. Use --command-config instead.',
+    },
+    {
+      names: ['command-config'], arg: { name: 'config file' }, complete: 'file',
+      description: 'Producer config properties file. Note that [command-property] takes precedence over this config.',
+    },
     DEBUG_OPTION,
   ];
   return {

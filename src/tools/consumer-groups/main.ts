@@ -106,7 +106,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   let client: KafkaClient | null = null;
   const ctx: Partial<GroupsContext> & { failed: boolean } = { opts, io, format, failed: false };
   try {
-    const timeout = longOption(opts, 'timeout') ?? 5000n;
+    const timeout = longOption(opts, 'timeout') ?? 30000n;
     client = await openClient({ bootstrap: bootstrap!, commandConfig: opts.string('command-config'), overrides: { apiTimeoutMs: Number(timeout) } });
     ctx.client = client;
     const c = ctx as GroupsContext;

@@ -8,7 +8,8 @@ import {
 } from './format.js';
 
 const VALID_STATES = ['Dead', 'Reconciling', 'CompletingRebalance', 'Assigning', 'Empty', 'Stable', 'PreparingRebalance'];
-const VALID_TYPES = ['Consumer', 'Classic', 'Share'];
+// Kafka 4.4: consumer and classic only (4.0 listed Share as well).
+const VALID_TYPES = ['Consumer', 'Classic'];
 
 export async function listGroups(ctx: GroupsContext): Promise<void> {
   const { opts, io, format } = ctx;
@@ -22,7 +23,7 @@ export async function listGroups(ctx: GroupsContext): Promise<void> {
   if (includeType || includeState) {
     if (typeArg !== '') {
       types = [...new Set(typeArg.toLowerCase().split(',').map((s) => parseGroupType(s.trim())))];
-      if (types.some((t) => t === 'Unknown' || t === 'Streams')) throw new UsageError(`Invalid types list '${typeArg}'. Valid types are: ${VALID_TYPES.join(', ')}`);
+      if (types.some((t) => !VALID_TYPES.includes(t))) throw new UsageError(`Invalid types list '${typeArg}'. Valid types are: ${VALID_TYPES.join(', ')}`);
     }
     if (stateArg !== '') {
       states = [...new Set(stateArg.split(',').map((s) => parseGroupState(s.trim())))];
@@ -92,13 +93,14 @@ export async function deleteGroups(ctx: GroupsContext): Promise<void> {
 }
 
 const TOP_LEVEL: Record<number, (g: string) => string> = {
-  24: (g) => `'${g}' is not valid.`,
-  69: (g) => `'${g}' does not exist.`,
-  30: (g) => `Access to '${g}' is not authorized.`,
-  68: (g) => `Deleting offsets of a consumer group '${g}' is forbidden if the group is not empty.`,
-  86: () => 'Encounter some partition level error, see the follow-up details:',
-  29: () => 'Encounter some partition level error, see the follow-up details:',
-  3: () => 'Encounter some partition level error, see the follow-up details:',
+  // Kafka 4.4: the error's default message (Errors.message()) for group-level errors.
+  24: () => 'The configured groupId is invalid.',
+  69: () => 'The group id does not exist.',
+  30: () => 'Group authorization failed.',
+  68: () => 'The group is not empty.',
+  86: () => 'Encountered some partition-level error, see the follow-up details.',
+  29: () => 'Encountered some partition-level error, see the follow-up details.',
+  3: () => 'Encountered some partition-level error, see the follow-up details.',
 };
 
 export async function deleteOffsets(ctx: GroupsContext): Promise<void> {
@@ -126,7 +128,7 @@ export async function deleteOffsets(ctx: GroupsContext): Promise<void> {
   }
   const top = result.topLevel;
   let message: string | null = null;
-  if (top) message = (TOP_LEVEL[top.code] ?? (() => `Encounter some unknown error: ${top.errorName}`))(group);
+  if (top) message = (TOP_LEVEL[top.code] ?? (() => `Encountered some unknown error: ${top.errorName}`))(group);
   const rows = [...partitionErrors.values()].sort((a, b) => {
     const ka = a.tp.topic + a.tp.partition;
     const kb = b.tp.topic + b.tp.partition;
@@ -140,14 +142,16 @@ export async function deleteOffsets(ctx: GroupsContext): Promise<void> {
       writeJson(io, { group, error: message, partitions: rows.map((r) => ({
         topic: r.tp.topic, partition: r.tp.partition >= 0 ? r.tp.partition : null, status: r.error ? 'Error' : 'Successful', error: r.error ? javaMessage(r.error) : null,
       })) });
-    } else await writeTable(io, ['TOPIC', 'PARTITION', 'STATUS'], rows.map((r) => [r.tp.topic, r.tp.partition >= 0 ? r.tp.partition : 'Not Provided', status(r.error)]));
+    } else await writeTable(io, ['TOPIC', 'PARTITION', 'STATUS'], rows.map((r) => [r.tp.topic, r.tp.partition >= 0 ? r.tp.partition : '-', status(r.error)]));
     return;
   }
-  if (message === null) io.stdout.write(`Request succeed for deleting offsets with topic ${topics.join(', ')} group ${group}\n`);
+  if (message === null) io.stdout.write(`Request succeeded for deleting offsets from group ${group}.\n`);
   else printError(ctx, message);
-  const line = (t: string, p: string | number, s: string): string => `\n${pad(t, 30)} ${pad(p, 15)} ${pad(s, 15)}`;
+  // Kafka 4.4: "%n%-Ts %-10s %-15s", T the longest topic name, at least 15; "-" for no partition.
+  const tw = Math.max(15, ...rows.map((r) => r.tp.topic.length));
+  const line = (t: string, p: string | number, s: string): string => `\n${pad(t, tw)} ${pad(p, 10)} ${pad(s, 15)}`;
   let out = line('TOPIC', 'PARTITION', 'STATUS');
-  for (const r of rows) out += line(r.tp.topic, r.tp.partition >= 0 ? r.tp.partition : 'Not Provided', status(r.error));
+  for (const r of rows) out += line(r.tp.topic, r.tp.partition >= 0 ? r.tp.partition : '-', status(r.error));
   io.stdout.write(out + '\n');
 }
 

@@ -134,7 +134,7 @@ async function prepareOffsets(ctx: GroupsContext, group: string, tps: TopicParti
   if (plan) {
     const forGroup = plan.get(group);
     if (!forGroup) {
-      printError(ctx, `No reset plan for group ${group} found`);
+      printError(ctx, `No reset plan for group ${group} found.`);
       return [];
     }
     return checkOffsetsRange(ctx, forGroup);
@@ -288,7 +288,7 @@ async function resetInactiveGroup(
       if (x && !x.ok) throw new CommandError(x.error.message, { cause: x.error });
     }
   }
-  return { group, error: noPlan ? `No reset plan for group ${group} found` : null, offsets };
+  return { group, error: noPlan ? `No reset plan for group ${group} found.` : null, offsets };
 }
 
 async function writeResults(ctx: GroupsContext, results: ResetPlan[], groupArgs: string[], execute: boolean): Promise<void> {
@@ -310,7 +310,11 @@ async function writeResults(ctx: GroupsContext, results: ResetPlan[], groupArgs:
     await writeTable(io, ['GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET'], results.flatMap((r) => r.offsets.map((o) => [r.group, o.tp.topic, o.tp.partition, o.offset])));
     return;
   }
-  const line = (g: string, t: string, p: string | number, o: string | bigint): string => `\n${pad(g, 30)} ${pad(t, 30)} ${pad(p, 10)} ${pad(o, 15)}`;
+  // Kafka 4.4's GroupOffsetsResetter.printOffsetsToReset: "%n%-Gs %-Ts %-10s %s", G and T the longest
+  // group id and topic name, at least 15.
+  const gw = Math.max(15, ...results.map((r) => r.group.length));
+  const tw = Math.max(15, ...results.flatMap((r) => r.offsets.map((o) => o.tp.topic.length)));
+  const line = (g: string, t: string, p: string | number, o: string | bigint): string => `\n${pad(g, gw)} ${pad(t, tw)} ${pad(p, 10)} ${o}`;
   let out = results.length > 0 ? line('GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET') : '';
   for (const r of results) for (const o of r.offsets) out += line(r.group, o.tp.topic, o.tp.partition, o.offset);
   io.stdout.write(out + '\n');

@@ -72,17 +72,14 @@ function coordinatorRecord(
   value: Buffer | null,
   keyFor: (type: number) => MessageSchema | undefined,
   valueFor: (type: number) => MessageSchema | undefined,
-): {
-  key: JsonObject; keyVersion: number; keyDataVersion: number; keySchema: MessageSchema;
-  value: JsonObject | null; valueVersion: number; valueSchema: MessageSchema | null;
-} {
+): { key: JsonObject; keyVersion: number; keySchema: MessageSchema; value: JsonObject | null; valueVersion: number; valueSchema: MessageSchema | null } {
   const readVersion = (b: Buffer, name: string): number => {
     if (b.length < 2) throw new Error(`Could not read version from ${name}'s buffer.`);
     return b.readInt16BE(0);
   };
-  const readBody = (s: MessageSchema, b: Buffer, v: number, name: string, readAt = v): JsonObject => {
+  const readBody = (s: MessageSchema, b: Buffer, v: number, name: string): JsonObject => {
     try {
-      return readMessage(s, new Reader(b, 2), readAt);
+      return readMessage(s, new Reader(b, 2), v);
     } catch (e) {
       throw new Error(`Could not read record with version ${v} from ${name}'s buffer due to: ${errMsg(e)}.`);
     }
@@ -90,18 +87,14 @@ function coordinatorRecord(
   const type = readVersion(key, 'key');
   const keySchema = keyFor(type);
   if (!keySchema) throw new UnknownRecordType(type);
-  // Kafka 4.x key schemas ("coordinator-key", apiKey = record type) have the one version 0, whose
-  // fields the generated Java reads whatever version it is handed; JSON is written at version 0.
-  const keyDataVersion = keySchema.apiKey !== undefined ? 0 : type;
-  const k = readBody(keySchema, key, type, 'key', keyDataVersion);
-  if (value === null) {
-    return { key: k, keyVersion: type, keyDataVersion, keySchema, value: null, valueVersion: -1, valueSchema: null };
-  }
+  // Kafka 4.4's "coordinator-key" specs (an apiKey per record type, every field in version 0) are
+  // read and printed at version 0; the older specs gave the key the record type as its version.
+  const k = readBody(keySchema, key, keySchema.apiKey !== undefined ? 0 : type, 'key');
+  if (value === null) return { key: k, keyVersion: type, keySchema, value: null, valueVersion: -1, valueSchema: null };
   const valueSchema = valueFor(type);
   if (!valueSchema) throw new UnknownRecordType(type);
   const vv = readVersion(value, 'value');
-  const v = readBody(valueSchema, value, vv, 'value');
-  return { key: k, keyVersion: type, keyDataVersion, keySchema, value: v, valueVersion: vv, valueSchema };
+  return { key: k, keyVersion: type, keySchema, value: readBody(valueSchema, value, vv, 'value'), valueVersion: vv, valueSchema };
 }
 
 const OFFSET_KEYS: (string | undefined)[] = [];
@@ -146,7 +139,8 @@ function offsetsParser(shareState: boolean): MessageParser {
     }
     try {
       const rec = coordinatorRecord(r.key, r.value, keyFor, valueFor);
-      const key = `{"type":"${rec.keyVersion}","data":${messageJson(rec.keySchema, rec.key, rec.keyDataVersion)}}`;
+      const keyVersion = rec.keySchema.apiKey !== undefined ? 0 : rec.keyVersion;
+      const key = `{"type":"${rec.keyVersion}","data":${messageJson(rec.keySchema, rec.key, keyVersion)}}`;
       if (rec.value === null) return { key, payload: '<DELETE>', keyIsJson: true };
       const override = rec.valueSchema!.name === 'GroupMetadataValue' ? groupMetadataOverride(rec.value) : undefined;
       const data = messageJson(rec.valueSchema!, rec.value, rec.valueVersion, override);

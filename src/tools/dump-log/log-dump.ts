@@ -25,6 +25,7 @@ export interface LogDumpContext {
 
 const CONTROL_TYPES = ['ABORT', 'COMMIT', 'LEADER_CHANGE', 'SNAPSHOT_HEADER', 'SNAPSHOT_FOOTER', 'KRAFT_VERSION', 'KRAFT_VOTERS'];
 const CONTROL_JSON: Record<number, [string, string]> = {
+  2: ['LeaderChange:', 'LeaderChangeMessage'], // Kafka 4.4 (4.0 printed `controlType: LEADER_CHANGE(2)`)
   3: ['SnapshotHeader', 'SnapshotHeaderRecord'],
   4: ['SnapshotFooter', 'SnapshotFooterRecord'],
   5: ['KRaftVersion', 'KRaftVersionRecord'],

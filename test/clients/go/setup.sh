@@ -17,7 +17,8 @@ fi
 
 export GOMODCACHE="$cache/go/mod"
 export GOCACHE="$cache/go/build"
-export GOFLAGS="-mod=mod -modcacherw"
+# go.sum is committed: the build neither edits go.mod nor trusts a module it does not list.
+export GOFLAGS="-mod=readonly -modcacherw"
 export CGO_ENABLED=0
 
 stamp="$bin/go-clients.stamp"

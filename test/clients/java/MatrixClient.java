@@ -428,7 +428,8 @@ public final class MatrixClient {
               new RecordHeader("h1", ("one-" + i).getBytes(StandardCharsets.UTF_8)),
               // Every 10th record's second header has a null value (length -1 on the wire).
               new RecordHeader("h2", i % 10 == 9 ? null : ("two-" + codec + "-" + i).getBytes(StandardCharsets.UTF_8)));
-          rs.add(new ProducerRecord<>(topic, 0, t0 + i * 7L, "key-" + i, codec + "-value-" + i + "-" + "x".repeat(i), hs));
+          String value = codec + "-value-" + i + "-" + "x".repeat(i);
+          rs.add(new ProducerRecord<>(topic, 0, t0 + i * 7L, "key-" + i, value, hs));
         }
         try (KafkaProducer<String, String> p = producer(Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec))) {
           List<RecordMetadata> acks = sendAll(p, rs);
@@ -562,7 +563,8 @@ public final class MatrixClient {
             TopicPartition tp = new TopicPartition(r.topic(), r.partition());
             check(mine.contains(tp), "a member got a record of " + tp + " outside its assignment " + mine);
             checkEq("p" + r.partition() + "-" + r.offset(), r.value(), "value at " + tp + "@" + r.offset());
-            check(consumed.computeIfAbsent(tp, k -> new HashSet<>()).add(r.offset()), "duplicate " + tp + "@" + r.offset());
+            boolean fresh = consumed.computeIfAbsent(tp, k -> new HashSet<>()).add(r.offset());
+            check(fresh, "duplicate " + tp + "@" + r.offset());
             total++;
           }
         }
@@ -716,7 +718,8 @@ public final class MatrixClient {
       check(aborted == 1 && committedTxns >= 5, "aborted " + aborted + ", committed " + committedTxns);
       try (Admin admin = admin()) {
         String txnId = prefix + "-txn";
-        TransactionDescription td = admin.describeTransactions(List.of(txnId)).description(txnId).get(30, TimeUnit.SECONDS);
+        TransactionDescription td =
+            admin.describeTransactions(List.of(txnId)).description(txnId).get(30, TimeUnit.SECONDS);
         checkEq(TransactionState.COMPLETE_COMMIT, td.state(), "described transaction state");
         checkEq(30_000L, td.transactionTimeoutMs(), "described transaction timeout");
         check(td.producerId() >= 0, "described producer id " + td.producerId());
@@ -749,7 +752,8 @@ public final class MatrixClient {
       checkEq(end, c.position(outTp), "read_committed position at the end");
     }
     // read_uncommitted: the aborted records are in the log too.
-    try (KafkaConsumer<String, String> c = consumer(Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted"))) {
+    Map<String, String> uncommitted = Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+    try (KafkaConsumer<String, String> c = consumer(uncommitted)) {
       c.assign(List.of(outTp));
       c.seekToBeginning(List.of(outTp));
       List<ConsumerRecord<String, String>> got = pollN(c, n + 2, 20_000);
@@ -837,7 +841,8 @@ public final class MatrixClient {
       // Reading below the low watermark is out of range: auto.offset.reset=earliest lands on 5 again.
       c.seek(tp, 2);
       List<ConsumerRecord<String, String>> again = pollN(c, 1, 20_000);
-      check(!again.isEmpty() && again.get(0).offset() == 5, "after seek(2): " + (again.isEmpty() ? "nothing" : again.get(0).offset()));
+      String first = again.isEmpty() ? "nothing" : String.valueOf(again.get(0).offset());
+      check(!again.isEmpty() && again.get(0).offset() == 5, "after seek(2) the first record is at " + first);
     }
   }
 }

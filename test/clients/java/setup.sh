@@ -57,8 +57,12 @@ if ! complete; then
   <version>$version</version>
   <packaging>pom</packaging>
   <dependencies>
-    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka-clients</artifactId><version>$version</version></dependency>
-    <dependency><groupId>org.slf4j</groupId><artifactId>slf4j-nop</artifactId><version>$slf4j_version</version></dependency>
+    <dependency>
+      <groupId>org.apache.kafka</groupId><artifactId>kafka-clients</artifactId><version>$version</version>
+    </dependency>
+    <dependency>
+      <groupId>org.slf4j</groupId><artifactId>slf4j-nop</artifactId><version>$slf4j_version</version>
+    </dependency>
   </dependencies>
   <build>
     <plugins>

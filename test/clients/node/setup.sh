@@ -58,6 +58,6 @@ if [ ! -x "$node24" ] || [ "$("$node24" --version 2>/dev/null)" != "v$node24_ver
   [ "$("$node24" --version)" = "v$node24_version" ] || die "$node24 is not Node $node24_version"
 fi
 
-echo "node clients ready: kafkajs $(node -p "require('$here/node_modules/kafkajs/package.json').version"), " \
-  "@platformatic/kafka $(node -p "require('$here/node_modules/@platformatic/kafka/package.json').version"), " \
-  "node24 $("$node24" --version)"
+kafkajs_version="$(node -p "require('$here/node_modules/kafkajs/package.json').version")"
+platformatic_version="$(node -p "require('$here/node_modules/@platformatic/kafka/package.json').version")"
+echo "node clients ready: kafkajs $kafkajs_version, @platformatic/kafka $platformatic_version, node24 $("$node24" --version)"

@@ -392,7 +392,9 @@ def transactions(bootstrap, ids):
             tp.abort_transaction(T)
     committed = c.committed([TopicPartition(src, 0)], timeout=10)
     expect_eq(committed[0].offset, 30, "group's committed offset of the input")
+    zombie = c.consumer_group_metadata()
     c.close()
+    fenced_zombie(bootstrap, ids, group, src, zombie)
 
     def read(isolation):
         r = Consumer({**base(bootstrap), 'group.id': ids('r'), 'enable.auto.commit': False,
@@ -421,6 +423,26 @@ def unstable_while_open(c, topic):
         check(code in (KafkaError._TIMED_OUT, KafkaError.UNSTABLE_OFFSET_COMMIT), f'committed() failed with {e}')
         return
     raise Fail(f'committed() with the transaction open answered offset {r[0].offset}, not UNSTABLE_OFFSET_COMMIT')
+
+
+def fenced_zombie(bootstrap, ids, group, topic, zombie):
+    """KIP-447: offsets sent with the group metadata of a member that has left the group are
+    refused (TxnOffsetCommit UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION) and the group's offsets stay."""
+    p = Producer({**base(bootstrap), 'transactional.id': ids('zombie'), 'transaction.timeout.ms': 30000})
+    p.init_transactions(T)
+    p.begin_transaction()
+    try:
+        p.send_offsets_to_transaction([TopicPartition(topic, 0, 5)], zombie, T)
+        raise Fail("send_offsets_to_transaction with a departed member's group metadata was accepted")
+    except confluent_kafka.KafkaException as e:
+        code = e.args[0].code()
+        check(code in (KafkaError.UNKNOWN_MEMBER_ID, KafkaError.ILLEGAL_GENERATION),
+              f'zombie send_offsets_to_transaction failed with {e}, not UNKNOWN_MEMBER_ID/ILLEGAL_GENERATION')
+    p.abort_transaction(T)
+    c = Consumer({**base(bootstrap), 'group.id': group})
+    committed = c.committed([TopicPartition(topic, 0)], timeout=10)
+    c.close()
+    expect_eq(committed[0].offset, 30, "group's committed offset after the zombie's attempt")
 
 
 def c_watermarks(bootstrap, topic, ids):

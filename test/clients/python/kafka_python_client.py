@@ -253,7 +253,11 @@ def group_classic(bootstrap, ids):
             return None
         return parts
 
-    parts = dl.wait_for('both members to share the 4 partitions', assigned, interval=0)
+    try:
+        parts = dl.wait_for('both members to share the 4 partitions', assigned, interval=0)
+    except Fail as e:
+        states = [(sorted(tp.partition for tp in c.assignment()), c.group_metadata()) for c in members]
+        raise Fail(f'{e}; members: {states}') from None
     check(not got[0] and not got[1], 'records before any were produced')
     p = producer(bootstrap, linger_ms=5)
     sends = [p.send(topic, value=f'p{pt}-{i}'.encode(), partition=pt) for pt in range(4) for i in range(10)]

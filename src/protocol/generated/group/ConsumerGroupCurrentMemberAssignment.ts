@@ -68,12 +68,10 @@ export function readConsumerGroupCurrentMemberAssignmentValueTopicPartitions(r: 
   assignmentEpochs = [];
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(true)) throw new DecodeError('tag 0 is not valid for version ' + v);
@@ -86,7 +84,6 @@ export function readConsumerGroupCurrentMemberAssignmentValueTopicPartitions(r: 
               assignmentEpochs = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field AssignmentEpochs has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -151,11 +148,10 @@ export function readConsumerGroupCurrentMemberAssignmentValue(r: Reader, v: numb
   }
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

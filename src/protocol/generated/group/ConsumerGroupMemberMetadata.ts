@@ -88,17 +88,14 @@ export function readConsumerGroupMemberMetadataValue(r: Reader, v: number): Cons
   classicMemberMetadata = defaultConsumerGroupMemberMetadataValueClassicMemberMetadata();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(true)) throw new DecodeError('tag 0 is not valid for version ' + v);
           if (r.uvarint() === 0) classicMemberMetadata = null; else classicMemberMetadata = readConsumerGroupMemberMetadataValueClassicMemberMetadata(r, v);
-          if (r.pos !== end) throw new DecodeError('tagged field ClassicMemberMetadata has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -158,11 +155,10 @@ export function readConsumerGroupMemberMetadataValueClassicMemberMetadata(r: Rea
   }
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -191,11 +187,10 @@ export function readConsumerGroupMemberMetadataValueClassicProtocol(r: Reader, v
   metadata = r.compactBytes("Metadata");
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -74,11 +74,10 @@ export function readGroupMetadataValueMemberMetadata(r: Reader, v: number): Grou
   assignment = (v >= 4 ? r.compactBytes("assignment") : r.bytes("assignment"));
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -137,11 +136,10 @@ export function readGroupMetadataValue(r: Reader, v: number): GroupMetadataValue
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

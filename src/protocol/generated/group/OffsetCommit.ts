@@ -70,17 +70,14 @@ export function readOffsetCommitValue(r: Reader, v: number): OffsetCommitValue {
   topicId = ZERO_UUID;
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 4)) throw new DecodeError('tag 0 is not valid for version ' + v);
           topicId = r.uuid();
-          if (r.pos !== end) throw new DecodeError('tagged field topicId has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });

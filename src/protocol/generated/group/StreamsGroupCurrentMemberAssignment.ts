@@ -71,12 +71,10 @@ export function readStreamsGroupCurrentMemberAssignmentValueTaskIds(r: Reader, v
   assignmentEpochs = [];
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(true)) throw new DecodeError('tag 0 is not valid for version ' + v);
@@ -89,7 +87,6 @@ export function readStreamsGroupCurrentMemberAssignmentValueTaskIds(r: Reader, v
               assignmentEpochs = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field AssignmentEpochs has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -194,11 +191,10 @@ export function readStreamsGroupCurrentMemberAssignmentValue(r: Reader, v: numbe
   }
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

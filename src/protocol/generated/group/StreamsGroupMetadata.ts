@@ -52,11 +52,10 @@ export function readStreamsGroupMetadataValueLastAssignmentConfig(r: Reader, v: 
   value = r.compactString("Value");
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -89,17 +88,14 @@ export function readStreamsGroupMetadataValue(r: Reader, v: number): StreamsGrou
   failedDescriptionTopologyEpoch = -1;
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(true)) throw new DecodeError('tag 0 is not valid for version ' + v);
           validatedTopologyEpoch = r.int32();
-          if (r.pos !== end) throw new DecodeError('tagged field ValidatedTopologyEpoch has a wrong size');
           break;
         case 1:
           if (!(true)) throw new DecodeError('tag 1 is not valid for version ' + v);
@@ -112,17 +108,14 @@ export function readStreamsGroupMetadataValue(r: Reader, v: number): StreamsGrou
               lastAssignmentConfigs = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field LastAssignmentConfigs has a wrong size');
           break;
         case 2:
           if (!(true)) throw new DecodeError('tag 2 is not valid for version ' + v);
           storedDescriptionTopologyEpoch = r.int32();
-          if (r.pos !== end) throw new DecodeError('tagged field StoredDescriptionTopologyEpoch has a wrong size');
           break;
         case 3:
           if (!(true)) throw new DecodeError('tag 3 is not valid for version ' + v);
           failedDescriptionTopologyEpoch = r.int32();
-          if (r.pos !== end) throw new DecodeError('tagged field FailedDescriptionTopologyEpoch has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });

@@ -19,17 +19,14 @@ export function readAbortTransactionRecord(r: Reader, v: number): AbortTransacti
   reason = null;
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(true)) throw new DecodeError('tag 0 is not valid for version ' + v);
           reason = r.compactNullableString();
-          if (r.pos !== end) throw new DecodeError('tagged field Reason has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });

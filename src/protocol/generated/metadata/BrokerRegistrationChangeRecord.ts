@@ -34,22 +34,18 @@ export function readBrokerRegistrationChangeRecord(r: Reader, v: number): Broker
   cordonedLogDirs = null;
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(true)) throw new DecodeError('tag 0 is not valid for version ' + v);
           fenced = r.int8();
-          if (r.pos !== end) throw new DecodeError('tagged field Fenced has a wrong size');
           break;
         case 1:
           if (!(v >= 1)) throw new DecodeError('tag 1 is not valid for version ' + v);
           inControlledShutdown = r.int8();
-          if (r.pos !== end) throw new DecodeError('tagged field InControlledShutdown has a wrong size');
           break;
         case 2:
           if (!(v >= 2)) throw new DecodeError('tag 2 is not valid for version ' + v);
@@ -62,7 +58,6 @@ export function readBrokerRegistrationChangeRecord(r: Reader, v: number): Broker
               logDirs = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field LogDirs has a wrong size');
           break;
         case 3:
           if (!(v >= 3)) throw new DecodeError('tag 3 is not valid for version ' + v);
@@ -75,7 +70,6 @@ export function readBrokerRegistrationChangeRecord(r: Reader, v: number): Broker
               cordonedLogDirs = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field CordonedLogDirs has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });

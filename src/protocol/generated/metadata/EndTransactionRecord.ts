@@ -15,11 +15,10 @@ export function defaultEndTransactionRecord(): EndTransactionRecord {
 export function readEndTransactionRecord(r: Reader, v: number): EndTransactionRecord {
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -50,12 +50,10 @@ export function readPartitionChangeRecord(r: Reader, v: number): PartitionChange
   lastKnownElr = null;
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(true)) throw new DecodeError('tag 0 is not valid for version ' + v);
@@ -68,12 +66,10 @@ export function readPartitionChangeRecord(r: Reader, v: number): PartitionChange
               isr = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field Isr has a wrong size');
           break;
         case 1:
           if (!(true)) throw new DecodeError('tag 1 is not valid for version ' + v);
           leader = r.int32();
-          if (r.pos !== end) throw new DecodeError('tagged field Leader has a wrong size');
           break;
         case 2:
           if (!(true)) throw new DecodeError('tag 2 is not valid for version ' + v);
@@ -86,7 +82,6 @@ export function readPartitionChangeRecord(r: Reader, v: number): PartitionChange
               replicas = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field Replicas has a wrong size');
           break;
         case 3:
           if (!(true)) throw new DecodeError('tag 3 is not valid for version ' + v);
@@ -99,7 +94,6 @@ export function readPartitionChangeRecord(r: Reader, v: number): PartitionChange
               removingReplicas = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field RemovingReplicas has a wrong size');
           break;
         case 4:
           if (!(true)) throw new DecodeError('tag 4 is not valid for version ' + v);
@@ -112,12 +106,10 @@ export function readPartitionChangeRecord(r: Reader, v: number): PartitionChange
               addingReplicas = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field AddingReplicas has a wrong size');
           break;
         case 5:
           if (!(true)) throw new DecodeError('tag 5 is not valid for version ' + v);
           leaderRecoveryState = r.int8();
-          if (r.pos !== end) throw new DecodeError('tagged field LeaderRecoveryState has a wrong size');
           break;
         case 8:
           if (!(v >= 1)) throw new DecodeError('tag 8 is not valid for version ' + v);
@@ -130,7 +122,6 @@ export function readPartitionChangeRecord(r: Reader, v: number): PartitionChange
               directories = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field Directories has a wrong size');
           break;
         case 6:
           if (!(v >= 2)) throw new DecodeError('tag 6 is not valid for version ' + v);
@@ -143,7 +134,6 @@ export function readPartitionChangeRecord(r: Reader, v: number): PartitionChange
               eligibleLeaderReplicas = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field EligibleLeaderReplicas has a wrong size');
           break;
         case 7:
           if (!(v >= 2)) throw new DecodeError('tag 7 is not valid for version ' + v);
@@ -156,7 +146,6 @@ export function readPartitionChangeRecord(r: Reader, v: number): PartitionChange
               lastKnownElr = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field LastKnownElr has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });

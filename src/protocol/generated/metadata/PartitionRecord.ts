@@ -98,17 +98,14 @@ export function readPartitionRecord(r: Reader, v: number): PartitionRecord {
   lastKnownElr = null;
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(true)) throw new DecodeError('tag 0 is not valid for version ' + v);
           leaderRecoveryState = r.int8();
-          if (r.pos !== end) throw new DecodeError('tagged field LeaderRecoveryState has a wrong size');
           break;
         case 1:
           if (!(v >= 2)) throw new DecodeError('tag 1 is not valid for version ' + v);
@@ -121,7 +118,6 @@ export function readPartitionRecord(r: Reader, v: number): PartitionRecord {
               eligibleLeaderReplicas = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field EligibleLeaderReplicas has a wrong size');
           break;
         case 2:
           if (!(v >= 2)) throw new DecodeError('tag 2 is not valid for version ' + v);
@@ -134,7 +130,6 @@ export function readPartitionRecord(r: Reader, v: number): PartitionRecord {
               lastKnownElr = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field LastKnownElr has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });

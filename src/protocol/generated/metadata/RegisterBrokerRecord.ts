@@ -83,12 +83,10 @@ export function readRegisterBrokerRecord(r: Reader, v: number): RegisterBrokerRe
   cordonedLogDirs = null;
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 3)) throw new DecodeError('tag 0 is not valid for version ' + v);
@@ -101,7 +99,6 @@ export function readRegisterBrokerRecord(r: Reader, v: number): RegisterBrokerRe
               logDirs = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field LogDirs has a wrong size');
           break;
         case 1:
           if (!(v >= 4)) throw new DecodeError('tag 1 is not valid for version ' + v);
@@ -114,7 +111,6 @@ export function readRegisterBrokerRecord(r: Reader, v: number): RegisterBrokerRe
               cordonedLogDirs = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field CordonedLogDirs has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -197,11 +193,10 @@ export function readRegisterBrokerRecordBrokerEndpoint(r: Reader, v: number): Re
   securityProtocol = r.int16();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -232,11 +227,10 @@ export function readRegisterBrokerRecordBrokerFeature(r: Reader, v: number): Reg
   maxSupportedVersion = r.int16();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

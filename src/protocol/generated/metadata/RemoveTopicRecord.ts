@@ -19,11 +19,10 @@ export function readRemoveTopicRecord(r: Reader, v: number): RemoveTopicRecord {
   topicId = r.uuid();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

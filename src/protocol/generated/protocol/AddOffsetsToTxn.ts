@@ -27,11 +27,10 @@ export function readAddOffsetsToTxnRequest(r: Reader, v: number): AddOffsetsToTx
   groupId = (v >= 3 ? r.compactString("GroupId") : r.string("GroupId"));
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -67,11 +66,10 @@ export function readAddOffsetsToTxnResponse(r: Reader, v: number): AddOffsetsToT
   errorCode = r.int16();
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -46,11 +46,10 @@ export function readAddPartitionsToTxnRequestAddPartitionsToTxnTopic(r: Reader, 
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -111,11 +110,10 @@ export function readAddPartitionsToTxnRequest(r: Reader, v: number): AddPartitio
   } else v3AndBelowTopics = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -193,11 +191,10 @@ export function readAddPartitionsToTxnRequestAddPartitionsToTxnTransaction(r: Re
   } else topics = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -279,11 +276,10 @@ export function readAddPartitionsToTxnResponseAddPartitionsToTxnTopicResult(r: R
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -312,11 +308,10 @@ export function readAddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult(
   partitionErrorCode = r.int16();
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -367,11 +362,10 @@ export function readAddPartitionsToTxnResponse(r: Reader, v: number): AddPartiti
   } else resultsByTopicV3AndBelow = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -428,11 +422,10 @@ export function readAddPartitionsToTxnResponseAddPartitionsToTxnResult(r: Reader
   } else topicResults = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -51,11 +51,10 @@ export function readAddRaftVoterRequest(r: Reader, v: number): AddRaftVoterReque
   } else ackWhenCommitted = true;
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -97,11 +96,10 @@ export function readAddRaftVoterRequestListener(r: Reader, v: number): AddRaftVo
   port = r.uint16();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -138,11 +136,10 @@ export function readAddRaftVoterResponse(r: Reader, v: number): AddRaftVoterResp
   errorMessage = r.compactNullableString();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

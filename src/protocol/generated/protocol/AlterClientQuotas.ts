@@ -46,11 +46,10 @@ export function readAlterClientQuotasRequest(r: Reader, v: number): AlterClientQ
   validateOnly = r.bool();
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -95,11 +94,10 @@ export function readAlterClientQuotasRequestEntryData(r: Reader, v: number): Alt
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -132,11 +130,10 @@ export function readAlterClientQuotasRequestEntityData(r: Reader, v: number): Al
   entityName = (v >= 1 ? r.compactNullableString() : r.nullableString());
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -163,11 +160,10 @@ export function readAlterClientQuotasRequestOpData(r: Reader, v: number): AlterC
   remove = r.bool();
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -220,11 +216,10 @@ export function readAlterClientQuotasResponse(r: Reader, v: number): AlterClient
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -263,11 +258,10 @@ export function readAlterClientQuotasResponseEntryData(r: Reader, v: number): Al
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -298,11 +292,10 @@ export function readAlterClientQuotasResponseEntityData(r: Reader, v: number): A
   entityName = (v >= 1 ? r.compactNullableString() : r.nullableString());
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

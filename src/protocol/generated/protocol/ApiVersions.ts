@@ -36,11 +36,10 @@ export function readApiVersionsRequest(r: Reader, v: number): ApiVersionsRequest
   } else nodeId = -1;
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -127,12 +126,10 @@ export function readApiVersionsResponse(r: Reader, v: number): ApiVersionsRespon
   zkMigrationReady = false;
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 3)) throw new DecodeError('tag 0 is not valid for version ' + v);
@@ -145,12 +142,10 @@ export function readApiVersionsResponse(r: Reader, v: number): ApiVersionsRespon
               supportedFeatures = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field SupportedFeatures has a wrong size');
           break;
         case 1:
           if (!(v >= 3)) throw new DecodeError('tag 1 is not valid for version ' + v);
           finalizedFeaturesEpoch = r.int64();
-          if (r.pos !== end) throw new DecodeError('tagged field FinalizedFeaturesEpoch has a wrong size');
           break;
         case 2:
           if (!(v >= 3)) throw new DecodeError('tag 2 is not valid for version ' + v);
@@ -163,12 +158,10 @@ export function readApiVersionsResponse(r: Reader, v: number): ApiVersionsRespon
               finalizedFeatures = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field FinalizedFeatures has a wrong size');
           break;
         case 3:
           if (!(v >= 3)) throw new DecodeError('tag 3 is not valid for version ' + v);
           zkMigrationReady = r.bool();
-          if (r.pos !== end) throw new DecodeError('tagged field ZkMigrationReady has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -239,11 +232,10 @@ export function readApiVersionsResponseApiVersion(r: Reader, v: number): ApiVers
   maxVersion = r.int16();
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -278,11 +270,10 @@ export function readApiVersionsResponseSupportedFeatureKey(r: Reader, v: number)
   } else maxVersion = 0;
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -326,11 +317,10 @@ export function readApiVersionsResponseFinalizedFeatureKey(r: Reader, v: number)
   } else minVersionLevel = 0;
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -67,11 +67,10 @@ export function readBeginQuorumEpochRequest(r: Reader, v: number): BeginQuorumEp
   } else leaderEndpoints = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -120,11 +119,10 @@ export function readBeginQuorumEpochRequestTopicData(r: Reader, v: number): Begi
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -159,11 +157,10 @@ export function readBeginQuorumEpochRequestPartitionData(r: Reader, v: number): 
   leaderEpoch = r.int32();
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -202,11 +199,10 @@ export function readBeginQuorumEpochRequestLeaderEndpoint(r: Reader, v: number):
   } else port = 0;
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -278,12 +274,10 @@ export function readBeginQuorumEpochResponse(r: Reader, v: number): BeginQuorumE
   nodeEndpoints = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 1)) throw new DecodeError('tag 0 is not valid for version ' + v);
@@ -296,7 +290,6 @@ export function readBeginQuorumEpochResponse(r: Reader, v: number): BeginQuorumE
               nodeEndpoints = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field NodeEndpoints has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -348,11 +341,10 @@ export function readBeginQuorumEpochResponseTopicData(r: Reader, v: number): Beg
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -385,11 +377,10 @@ export function readBeginQuorumEpochResponsePartitionData(r: Reader, v: number):
   leaderEpoch = r.int32();
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -426,11 +417,10 @@ export function readBeginQuorumEpochResponseNodeEndpoint(r: Reader, v: number): 
   } else port = 0;
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

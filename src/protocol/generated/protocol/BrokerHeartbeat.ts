@@ -37,12 +37,10 @@ export function readBrokerHeartbeatRequest(r: Reader, v: number): BrokerHeartbea
   cordonedLogDirs = null;
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 1)) throw new DecodeError('tag 0 is not valid for version ' + v);
@@ -55,7 +53,6 @@ export function readBrokerHeartbeatRequest(r: Reader, v: number): BrokerHeartbea
               offlineLogDirs = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field OfflineLogDirs has a wrong size');
           break;
         case 1:
           if (!(v >= 2)) throw new DecodeError('tag 1 is not valid for version ' + v);
@@ -68,7 +65,6 @@ export function readBrokerHeartbeatRequest(r: Reader, v: number): BrokerHeartbea
               cordonedLogDirs = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field CordonedLogDirs has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -141,11 +137,10 @@ export function readBrokerHeartbeatResponse(r: Reader, v: number): BrokerHeartbe
   shouldShutDown = r.bool();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

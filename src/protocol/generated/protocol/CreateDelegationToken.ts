@@ -45,11 +45,10 @@ export function readCreateDelegationTokenRequest(r: Reader, v: number): CreateDe
   maxLifetimeMs = r.int64();
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -88,11 +87,10 @@ export function readCreateDelegationTokenRequestCreatableRenewers(r: Reader, v: 
   principalName = (v >= 2 ? r.compactString("PrincipalName") : r.string("PrincipalName"));
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -155,11 +153,10 @@ export function readCreateDelegationTokenResponse(r: Reader, v: number): CreateD
   throttleTimeMs = r.int32();
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

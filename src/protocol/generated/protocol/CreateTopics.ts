@@ -52,11 +52,10 @@ export function readCreateTopicsRequest(r: Reader, v: number): CreateTopicsReque
   validateOnly = r.bool();
   let unknown: TaggedField[] | undefined;
   if (v >= 5) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -109,11 +108,10 @@ export function readCreateTopicsRequestCreatableTopic(r: Reader, v: number): Cre
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 5) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -160,11 +158,10 @@ export function readCreateTopicsRequestCreatableReplicaAssignment(r: Reader, v: 
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 5) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -193,11 +190,10 @@ export function readCreateTopicsRequestCreatableTopicConfig(r: Reader, v: number
   value = (v >= 5 ? r.compactNullableString() : r.nullableString());
   let unknown: TaggedField[] | undefined;
   if (v >= 5) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -256,11 +252,10 @@ export function readCreateTopicsResponse(r: Reader, v: number): CreateTopicsResp
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 5) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -317,17 +312,14 @@ export function readCreateTopicsResponseCreatableTopicResult(r: Reader, v: numbe
   } else configs = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 5) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 5)) throw new DecodeError('tag 0 is not valid for version ' + v);
           topicConfigErrorCode = r.int16();
-          if (r.pos !== end) throw new DecodeError('tagged field TopicConfigErrorCode has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -400,11 +392,10 @@ export function readCreateTopicsResponseCreatableTopicConfigs(r: Reader, v: numb
   } else isSensitive = false;
   let unknown: TaggedField[] | undefined;
   if (v >= 5) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

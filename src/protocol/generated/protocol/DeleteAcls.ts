@@ -37,11 +37,10 @@ export function readDeleteAclsRequest(r: Reader, v: number): DeleteAclsRequest {
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -78,11 +77,10 @@ export function readDeleteAclsRequestDeleteAclsFilter(r: Reader, v: number): Del
   permissionType = r.int8();
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -150,11 +148,10 @@ export function readDeleteAclsResponse(r: Reader, v: number): DeleteAclsResponse
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -193,11 +190,10 @@ export function readDeleteAclsResponseDeleteAclsFilterResult(r: Reader, v: numbe
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -242,11 +238,10 @@ export function readDeleteAclsResponseDeleteAclsMatchingAcl(r: Reader, v: number
   permissionType = r.int8();
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -51,11 +51,10 @@ export function readDeleteTopicsRequest(r: Reader, v: number): DeleteTopicsReque
   timeoutMs = r.int32();
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -99,11 +98,10 @@ export function readDeleteTopicsRequestDeleteTopicState(r: Reader, v: number): D
   } else topicId = ZERO_UUID;
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -156,11 +154,10 @@ export function readDeleteTopicsResponse(r: Reader, v: number): DeleteTopicsResp
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -197,11 +194,10 @@ export function readDeleteTopicsResponseDeletableTopicResult(r: Reader, v: numbe
   } else errorMessage = null;
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -41,11 +41,10 @@ export function readDescribeConfigsRequest(r: Reader, v: number): DescribeConfig
   } else includeDocumentation = false;
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -89,11 +88,10 @@ export function readDescribeConfigsRequestDescribeConfigsResource(r: Reader, v: 
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -164,11 +162,10 @@ export function readDescribeConfigsResponse(r: Reader, v: number): DescribeConfi
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -211,11 +208,10 @@ export function readDescribeConfigsResponseDescribeConfigsResult(r: Reader, v: n
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -274,11 +270,10 @@ export function readDescribeConfigsResponseDescribeConfigsResourceResult(r: Read
   } else documentation = "";
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -325,11 +320,10 @@ export function readDescribeConfigsResponseDescribeConfigsSynonym(r: Reader, v: 
   source = r.int8();
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

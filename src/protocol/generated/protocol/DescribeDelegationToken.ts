@@ -32,11 +32,10 @@ export function readDescribeDelegationTokenRequest(r: Reader, v: number): Descri
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -63,11 +62,10 @@ export function readDescribeDelegationTokenRequestDescribeDelegationTokenOwner(r
   principalName = (v >= 2 ? r.compactString("PrincipalName") : r.string("PrincipalName"));
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -128,11 +126,10 @@ export function readDescribeDelegationTokenResponse(r: Reader, v: number): Descr
   throttleTimeMs = r.int32();
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -191,11 +188,10 @@ export function readDescribeDelegationTokenResponseDescribedDelegationToken(r: R
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -246,11 +242,10 @@ export function readDescribeDelegationTokenResponseDescribedDelegationTokenRenew
   principalName = (v >= 2 ? r.compactString("PrincipalName") : r.string("PrincipalName"));
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -32,11 +32,10 @@ export function readDescribeGroupsRequest(r: Reader, v: number): DescribeGroupsR
   } else includeAuthorizedOperations = false;
   let unknown: TaggedField[] | undefined;
   if (v >= 5) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -105,11 +104,10 @@ export function readDescribeGroupsResponse(r: Reader, v: number): DescribeGroups
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 5) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -164,11 +162,10 @@ export function readDescribeGroupsResponseDescribedGroup(r: Reader, v: number): 
   } else authorizedOperations = -2147483648;
   let unknown: TaggedField[] | undefined;
   if (v >= 5) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -225,11 +222,10 @@ export function readDescribeGroupsResponseDescribedGroupMember(r: Reader, v: num
   memberAssignment = (v >= 5 ? r.compactBytes("MemberAssignment") : r.bytes("MemberAssignment"));
   let unknown: TaggedField[] | undefined;
   if (v >= 5) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -32,11 +32,10 @@ export function readDescribeProducersRequest(r: Reader, v: number): DescribeProd
   }
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -71,11 +70,10 @@ export function readDescribeProducersRequestTopicRequest(r: Reader, v: number): 
   }
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -140,11 +138,10 @@ export function readDescribeProducersResponse(r: Reader, v: number): DescribePro
   }
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -181,11 +178,10 @@ export function readDescribeProducersResponseTopicResponse(r: Reader, v: number)
   }
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -226,11 +222,10 @@ export function readDescribeProducersResponsePartitionResponse(r: Reader, v: num
   }
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -271,11 +266,10 @@ export function readDescribeProducersResponseProducerState(r: Reader, v: number)
   currentTxnStartOffset = r.int64();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -43,11 +43,10 @@ export function readDescribeTopicPartitionsRequest(r: Reader, v: number): Descri
   if (r.int8() < 0) cursor = null; else cursor = readDescribeTopicPartitionsRequestCursor(r, v);
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -77,11 +76,10 @@ export function readDescribeTopicPartitionsRequestTopicRequest(r: Reader, v: num
   name = r.compactString("Name");
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -104,11 +102,10 @@ export function readDescribeTopicPartitionsRequestCursor(r: Reader, v: number): 
   partitionIndex = r.int32();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -177,11 +174,10 @@ export function readDescribeTopicPartitionsResponse(r: Reader, v: number): Descr
   if (r.int8() < 0) nextCursor = null; else nextCursor = readDescribeTopicPartitionsResponseCursor(r, v);
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -229,11 +225,10 @@ export function readDescribeTopicPartitionsResponseTopic(r: Reader, v: number): 
   topicAuthorizedOperations = r.int32();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -324,11 +319,10 @@ export function readDescribeTopicPartitionsResponsePartition(r: Reader, v: numbe
   }
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -387,11 +381,10 @@ export function readDescribeTopicPartitionsResponseCursor(r: Reader, v: number):
   partitionIndex = r.int32();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

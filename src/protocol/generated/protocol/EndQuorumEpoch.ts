@@ -68,11 +68,10 @@ export function readEndQuorumEpochRequest(r: Reader, v: number): EndQuorumEpochR
   } else leaderEndpoints = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -117,11 +116,10 @@ export function readEndQuorumEpochRequestTopicData(r: Reader, v: number): EndQuo
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -176,11 +174,10 @@ export function readEndQuorumEpochRequestPartitionData(r: Reader, v: number): En
   } else preferredCandidates = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -227,11 +224,10 @@ export function readEndQuorumEpochRequestReplicaInfo(r: Reader, v: number): EndQ
   } else candidateDirectoryId = ZERO_UUID;
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -270,11 +266,10 @@ export function readEndQuorumEpochRequestLeaderEndpoint(r: Reader, v: number): E
   } else port = 0;
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -346,12 +341,10 @@ export function readEndQuorumEpochResponse(r: Reader, v: number): EndQuorumEpoch
   nodeEndpoints = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 1)) throw new DecodeError('tag 0 is not valid for version ' + v);
@@ -364,7 +357,6 @@ export function readEndQuorumEpochResponse(r: Reader, v: number): EndQuorumEpoch
               nodeEndpoints = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field NodeEndpoints has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -416,11 +408,10 @@ export function readEndQuorumEpochResponseTopicData(r: Reader, v: number): EndQu
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -453,11 +444,10 @@ export function readEndQuorumEpochResponsePartitionData(r: Reader, v: number): E
   leaderEpoch = r.int32();
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -494,11 +484,10 @@ export function readEndQuorumEpochResponseNodeEndpoint(r: Reader, v: number): En
   } else port = 0;
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -27,11 +27,10 @@ export function readEndTxnRequest(r: Reader, v: number): EndTxnRequest {
   committed = r.bool();
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -77,11 +76,10 @@ export function readEndTxnResponse(r: Reader, v: number): EndTxnResponse {
   } else producerEpoch = -1;
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

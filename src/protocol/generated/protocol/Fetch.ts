@@ -107,22 +107,18 @@ export function readFetchRequest(r: Reader, v: number): FetchRequest {
   } else rackId = "";
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 12)) throw new DecodeError('tag 0 is not valid for version ' + v);
           clusterId = r.compactNullableString();
-          if (r.pos !== end) throw new DecodeError('tagged field ClusterId has a wrong size');
           break;
         case 1:
           if (!(v >= 15)) throw new DecodeError('tag 1 is not valid for version ' + v);
           replicaState = readFetchRequestReplicaState(r, v);
-          if (r.pos !== end) throw new DecodeError('tagged field ReplicaState has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -205,11 +201,10 @@ export function readFetchRequestReplicaState(r: Reader, v: number): FetchRequest
   } else replicaEpoch = -1n;
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -254,11 +249,10 @@ export function readFetchRequestFetchTopic(r: Reader, v: number): FetchRequestFe
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -311,22 +305,18 @@ export function readFetchRequestFetchPartition(r: Reader, v: number): FetchReque
   highWatermark = 9223372036854775807n;
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 17)) throw new DecodeError('tag 0 is not valid for version ' + v);
           replicaDirectoryId = r.uuid();
-          if (r.pos !== end) throw new DecodeError('tagged field ReplicaDirectoryId has a wrong size');
           break;
         case 1:
           if (!(v >= 18)) throw new DecodeError('tag 1 is not valid for version ' + v);
           highWatermark = r.int64();
-          if (r.pos !== end) throw new DecodeError('tagged field HighWatermark has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -398,11 +388,10 @@ export function readFetchRequestForgottenTopic(r: Reader, v: number): FetchReque
   } else partitions = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -515,12 +504,10 @@ export function readFetchResponse(r: Reader, v: number): FetchResponse {
   nodeEndpoints = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 16)) throw new DecodeError('tag 0 is not valid for version ' + v);
@@ -533,7 +520,6 @@ export function readFetchResponse(r: Reader, v: number): FetchResponse {
               nodeEndpoints = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field NodeEndpoints has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -600,11 +586,10 @@ export function readFetchResponseFetchableTopicResponse(r: Reader, v: number): F
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -669,27 +654,22 @@ export function readFetchResponsePartitionData(r: Reader, v: number): FetchRespo
   records = (v >= 12 ? r.compactNullableBytes() : r.nullableBytes());
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 12)) throw new DecodeError('tag 0 is not valid for version ' + v);
           divergingEpoch = readFetchResponseEpochEndOffset(r, v);
-          if (r.pos !== end) throw new DecodeError('tagged field DivergingEpoch has a wrong size');
           break;
         case 1:
           if (!(v >= 12)) throw new DecodeError('tag 1 is not valid for version ' + v);
           currentLeader = readFetchResponseLeaderIdAndEpoch(r, v);
-          if (r.pos !== end) throw new DecodeError('tagged field CurrentLeader has a wrong size');
           break;
         case 2:
           if (!(v >= 12)) throw new DecodeError('tag 2 is not valid for version ' + v);
           snapshotId = readFetchResponseSnapshotId(r, v);
-          if (r.pos !== end) throw new DecodeError('tagged field SnapshotId has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -767,11 +747,10 @@ export function readFetchResponseEpochEndOffset(r: Reader, v: number): FetchResp
   } else endOffset = -1n;
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -806,11 +785,10 @@ export function readFetchResponseLeaderIdAndEpoch(r: Reader, v: number): FetchRe
   } else leaderEpoch = -1;
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -841,11 +819,10 @@ export function readFetchResponseSnapshotId(r: Reader, v: number): FetchResponse
   epoch = r.int32();
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -870,11 +847,10 @@ export function readFetchResponseAbortedTransaction(r: Reader, v: number): Fetch
   firstOffset = r.int64();
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -911,11 +887,10 @@ export function readFetchResponseNodeEndpoint(r: Reader, v: number): FetchRespon
   } else rack = null;
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -55,17 +55,14 @@ export function readFetchSnapshotRequest(r: Reader, v: number): FetchSnapshotReq
   }
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(true)) throw new DecodeError('tag 0 is not valid for version ' + v);
           clusterId = r.compactNullableString();
-          if (r.pos !== end) throw new DecodeError('tagged field ClusterId has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -114,11 +111,10 @@ export function readFetchSnapshotRequestTopicSnapshot(r: Reader, v: number): Fet
   }
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -153,17 +149,14 @@ export function readFetchSnapshotRequestPartitionSnapshot(r: Reader, v: number):
   replicaDirectoryId = ZERO_UUID;
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 1)) throw new DecodeError('tag 0 is not valid for version ' + v);
           replicaDirectoryId = r.uuid();
-          if (r.pos !== end) throw new DecodeError('tagged field ReplicaDirectoryId has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -203,11 +196,10 @@ export function readFetchSnapshotRequestSnapshotId(r: Reader, v: number): FetchS
   epoch = r.int32();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -284,12 +276,10 @@ export function readFetchSnapshotResponse(r: Reader, v: number): FetchSnapshotRe
   nodeEndpoints = [];
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 1)) throw new DecodeError('tag 0 is not valid for version ' + v);
@@ -302,7 +292,6 @@ export function readFetchSnapshotResponse(r: Reader, v: number): FetchSnapshotRe
               nodeEndpoints = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field NodeEndpoints has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -356,11 +345,10 @@ export function readFetchSnapshotResponseTopicSnapshot(r: Reader, v: number): Fe
   }
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -399,17 +387,14 @@ export function readFetchSnapshotResponsePartitionSnapshot(r: Reader, v: number)
   unalignedRecords = r.compactBytes("UnalignedRecords");
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(true)) throw new DecodeError('tag 0 is not valid for version ' + v);
           currentLeader = readFetchSnapshotResponseLeaderIdAndEpoch(r, v);
-          if (r.pos !== end) throw new DecodeError('tagged field CurrentLeader has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -454,11 +439,10 @@ export function readFetchSnapshotResponseSnapshotId(r: Reader, v: number): Fetch
   epoch = r.int32();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -483,11 +467,10 @@ export function readFetchSnapshotResponseLeaderIdAndEpoch(r: Reader, v: number):
   leaderEpoch = r.int32();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -520,11 +503,10 @@ export function readFetchSnapshotResponseNodeEndpoint(r: Reader, v: number): Fet
   } else port = 0;
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -30,11 +30,10 @@ export function readHeartbeatRequest(r: Reader, v: number): HeartbeatRequest {
   } else groupInstanceId = null;
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -75,11 +74,10 @@ export function readHeartbeatResponse(r: Reader, v: number): HeartbeatResponse {
   errorCode = r.int16();
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -42,11 +42,10 @@ export function readIncrementalAlterConfigsRequest(r: Reader, v: number): Increm
   validateOnly = r.bool();
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -85,11 +84,10 @@ export function readIncrementalAlterConfigsRequestAlterConfigsResource(r: Reader
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -122,11 +120,10 @@ export function readIncrementalAlterConfigsRequestAlterableConfig(r: Reader, v: 
   value = (v >= 1 ? r.compactNullableString() : r.nullableString());
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -175,11 +172,10 @@ export function readIncrementalAlterConfigsResponse(r: Reader, v: number): Incre
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -212,11 +208,10 @@ export function readIncrementalAlterConfigsResponseAlterConfigsResourceResponse(
   resourceName = (v >= 1 ? r.compactString("ResourceName") : r.string("ResourceName"));
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

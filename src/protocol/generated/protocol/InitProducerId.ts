@@ -42,11 +42,10 @@ export function readInitProducerIdRequest(r: Reader, v: number): InitProducerIdR
   } else keepPreparedTxn = false;
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -114,11 +113,10 @@ export function readInitProducerIdResponse(r: Reader, v: number): InitProducerId
   } else ongoingTxnProducerEpoch = -1;
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

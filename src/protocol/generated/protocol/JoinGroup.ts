@@ -59,11 +59,10 @@ export function readJoinGroupRequest(r: Reader, v: number): JoinGroupRequest {
   } else reason = null;
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -111,11 +110,10 @@ export function readJoinGroupRequestProtocol(r: Reader, v: number): JoinGroupReq
   metadata = (v >= 6 ? r.compactBytes("Metadata") : r.bytes("Metadata"));
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -188,11 +186,10 @@ export function readJoinGroupResponse(r: Reader, v: number): JoinGroupResponse {
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -246,11 +243,10 @@ export function readJoinGroupResponseMember(r: Reader, v: number): JoinGroupResp
   metadata = (v >= 6 ? r.compactBytes("Metadata") : r.bytes("Metadata"));
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

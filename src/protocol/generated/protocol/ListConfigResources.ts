@@ -29,11 +29,10 @@ export function readListConfigResourcesRequest(r: Reader, v: number): ListConfig
   } else resourceTypes = [];
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -86,11 +85,10 @@ export function readListConfigResourcesResponse(r: Reader, v: number): ListConfi
   }
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -123,11 +121,10 @@ export function readListConfigResourcesResponseConfigResource(r: Reader, v: numb
   } else resourceType = 16;
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

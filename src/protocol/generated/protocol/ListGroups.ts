@@ -42,11 +42,10 @@ export function readListGroupsRequest(r: Reader, v: number): ListGroupsRequest {
   } else typesFilter = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -112,11 +111,10 @@ export function readListGroupsResponse(r: Reader, v: number): ListGroupsResponse
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -157,11 +155,10 @@ export function readListGroupsResponseListedGroup(r: Reader, v: number): ListGro
   } else groupType = "";
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

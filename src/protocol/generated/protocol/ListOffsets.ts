@@ -51,11 +51,10 @@ export function readListOffsetsRequest(r: Reader, v: number): ListOffsetsRequest
   } else timeoutMs = 0;
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -101,11 +100,10 @@ export function readListOffsetsRequestListOffsetsTopic(r: Reader, v: number): Li
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -138,11 +136,10 @@ export function readListOffsetsRequestListOffsetsPartition(r: Reader, v: number)
   timestamp = r.int64();
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -201,11 +198,10 @@ export function readListOffsetsResponse(r: Reader, v: number): ListOffsetsRespon
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -244,11 +240,10 @@ export function readListOffsetsResponseListOffsetsTopicResponse(r: Reader, v: nu
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -285,11 +280,10 @@ export function readListOffsetsResponseListOffsetsPartitionResponse(r: Reader, v
   } else leaderEpoch = -1;
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -48,11 +48,10 @@ export function readMetadataRequest(r: Reader, v: number): MetadataRequest {
   } else includeTopicAuthorizedOperations = false;
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -96,11 +95,10 @@ export function readMetadataRequestTopic(r: Reader, v: number): MetadataRequestT
   name = (v >= 10 ? (v >= 9 ? r.compactNullableString() : r.nullableString()) : (v >= 9 ? r.compactString("Name") : r.string("Name")));
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -201,11 +199,10 @@ export function readMetadataResponse(r: Reader, v: number): MetadataResponse {
   } else errorCode = 0;
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -265,11 +262,10 @@ export function readMetadataResponseBroker(r: Reader, v: number): MetadataRespon
   } else rack = null;
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -322,11 +318,10 @@ export function readMetadataResponseTopic(r: Reader, v: number): MetadataRespons
   } else topicAuthorizedOperations = -2147483648;
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -408,11 +403,10 @@ export function readMetadataResponsePartition(r: Reader, v: number): MetadataRes
   } else offlineReplicas = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

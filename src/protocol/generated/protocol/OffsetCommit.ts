@@ -60,11 +60,10 @@ export function readOffsetCommitRequest(r: Reader, v: number): OffsetCommitReque
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 8) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -120,11 +119,10 @@ export function readOffsetCommitRequestTopic(r: Reader, v: number): OffsetCommit
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 8) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -165,11 +163,10 @@ export function readOffsetCommitRequestPartition(r: Reader, v: number): OffsetCo
   committedMetadata = (v >= 8 ? r.compactNullableString() : r.nullableString());
   let unknown: TaggedField[] | undefined;
   if (v >= 8) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -228,11 +225,10 @@ export function readOffsetCommitResponse(r: Reader, v: number): OffsetCommitResp
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 8) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -277,11 +273,10 @@ export function readOffsetCommitResponseTopic(r: Reader, v: number): OffsetCommi
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 8) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -316,11 +311,10 @@ export function readOffsetCommitResponsePartition(r: Reader, v: number): OffsetC
   errorCode = r.int16();
   let unknown: TaggedField[] | undefined;
   if (v >= 8) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -71,11 +71,10 @@ export function readOffsetFetchRequest(r: Reader, v: number): OffsetFetchRequest
   } else requireStable = false;
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -136,11 +135,10 @@ export function readOffsetFetchRequestTopic(r: Reader, v: number): OffsetFetchRe
   } else partitionIndexes = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -195,11 +193,10 @@ export function readOffsetFetchRequestGroup(r: Reader, v: number): OffsetFetchRe
   } else topics = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -258,11 +255,10 @@ export function readOffsetFetchRequestTopics(r: Reader, v: number): OffsetFetchR
   } else partitionIndexes = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -370,11 +366,10 @@ export function readOffsetFetchResponse(r: Reader, v: number): OffsetFetchRespon
   } else groups = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -433,11 +428,10 @@ export function readOffsetFetchResponseTopic(r: Reader, v: number): OffsetFetchR
   } else partitions = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -488,11 +482,10 @@ export function readOffsetFetchResponsePartition(r: Reader, v: number): OffsetFe
   } else errorCode = 0;
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -553,11 +546,10 @@ export function readOffsetFetchResponseGroup(r: Reader, v: number): OffsetFetchR
   } else errorCode = 0;
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -613,11 +605,10 @@ export function readOffsetFetchResponseTopics(r: Reader, v: number): OffsetFetch
   } else partitions = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -671,11 +662,10 @@ export function readOffsetFetchResponsePartitions(r: Reader, v: number): OffsetF
   } else errorCode = 0;
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

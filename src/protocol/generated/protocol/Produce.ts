@@ -48,11 +48,10 @@ export function readProduceRequest(r: Reader, v: number): ProduceRequest {
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -99,11 +98,10 @@ export function readProduceRequestTopicProduceData(r: Reader, v: number): Produc
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -138,11 +136,10 @@ export function readProduceRequestPartitionProduceData(r: Reader, v: number): Pr
   records = (v >= 9 ? r.compactNullableBytes() : r.nullableBytes());
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -219,12 +216,10 @@ export function readProduceResponse(r: Reader, v: number): ProduceResponse {
   nodeEndpoints = [];
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 10)) throw new DecodeError('tag 0 is not valid for version ' + v);
@@ -237,7 +232,6 @@ export function readProduceResponse(r: Reader, v: number): ProduceResponse {
               nodeEndpoints = a;
             }
           }
-          if (r.pos !== end) throw new DecodeError('tagged field NodeEndpoints has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -295,11 +289,10 @@ export function readProduceResponseTopicProduceResponse(r: Reader, v: number): P
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -360,17 +353,14 @@ export function readProduceResponsePartitionProduceResponse(r: Reader, v: number
   currentLeader = defaultProduceResponseLeaderIdAndEpoch();
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 10)) throw new DecodeError('tag 0 is not valid for version ' + v);
           currentLeader = readProduceResponseLeaderIdAndEpoch(r, v);
-          if (r.pos !== end) throw new DecodeError('tagged field CurrentLeader has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -431,11 +421,10 @@ export function readProduceResponseBatchIndexAndErrorMessage(r: Reader, v: numbe
   } else batchIndexErrorMessage = null;
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -470,11 +459,10 @@ export function readProduceResponseLeaderIdAndEpoch(r: Reader, v: number): Produ
   } else leaderEpoch = -1;
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -517,11 +505,10 @@ export function readProduceResponseNodeEndpoint(r: Reader, v: number): ProduceRe
   } else rack = null;
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -31,11 +31,10 @@ export function readPushTelemetryRequest(r: Reader, v: number): PushTelemetryReq
   metrics = r.compactBytes("Metrics");
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -73,11 +72,10 @@ export function readPushTelemetryResponse(r: Reader, v: number): PushTelemetryRe
   errorCode = r.int16();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -25,11 +25,10 @@ export function readRemoveRaftVoterRequest(r: Reader, v: number): RemoveRaftVote
   voterDirectoryId = r.uuid();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -66,11 +65,10 @@ export function readRemoveRaftVoterResponse(r: Reader, v: number): RemoveRaftVot
   errorMessage = r.compactNullableString();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

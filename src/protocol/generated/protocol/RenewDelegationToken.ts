@@ -21,11 +21,10 @@ export function readRenewDelegationTokenRequest(r: Reader, v: number): RenewDele
   renewPeriodMs = r.int64();
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -60,11 +59,10 @@ export function readRenewDelegationTokenResponse(r: Reader, v: number): RenewDel
   throttleTimeMs = r.int32();
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -18,11 +18,10 @@ export function readSaslAuthenticateRequest(r: Reader, v: number): SaslAuthentic
   authBytes = (v >= 2 ? r.compactBytes("AuthBytes") : r.bytes("AuthBytes"));
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -60,11 +59,10 @@ export function readSaslAuthenticateResponse(r: Reader, v: number): SaslAuthenti
   } else sessionLifetimeMs = 0n;
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -56,11 +56,10 @@ export function readSyncGroupRequest(r: Reader, v: number): SyncGroupRequest {
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -106,11 +105,10 @@ export function readSyncGroupRequestAssignment(r: Reader, v: number): SyncGroupR
   assignment = (v >= 4 ? r.compactBytes("Assignment") : r.bytes("Assignment"));
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -157,11 +155,10 @@ export function readSyncGroupResponse(r: Reader, v: number): SyncGroupResponse {
   assignment = (v >= 4 ? r.compactBytes("Assignment") : r.bytes("Assignment"));
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -18,11 +18,10 @@ export function readUnregisterControllerRequest(r: Reader, v: number): Unregiste
   controllerId = r.int32();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -55,11 +54,10 @@ export function readUnregisterControllerResponse(r: Reader, v: number): Unregist
   errorMessage = r.compactNullableString();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

@@ -54,11 +54,10 @@ export function readUpdateRaftVoterRequest(r: Reader, v: number): UpdateRaftVote
   kRaftVersionFeature = readUpdateRaftVoterRequestKRaftVersionFeature(r, v);
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -98,11 +97,10 @@ export function readUpdateRaftVoterRequestListener(r: Reader, v: number): Update
   port = r.uint16();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -129,11 +127,10 @@ export function readUpdateRaftVoterRequestKRaftVersionFeature(r: Reader, v: numb
   maxSupportedVersion = r.int16();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
@@ -175,17 +172,14 @@ export function readUpdateRaftVoterResponse(r: Reader, v: number): UpdateRaftVot
   currentLeader = defaultUpdateRaftVoterResponseCurrentLeader();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(true)) throw new DecodeError('tag 0 is not valid for version ' + v);
           currentLeader = readUpdateRaftVoterResponseCurrentLeader(r, v);
-          if (r.pos !== end) throw new DecodeError('tagged field CurrentLeader has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -225,11 +219,10 @@ export function readUpdateRaftVoterResponseCurrentLeader(r: Reader, v: number): 
   port = r.int32();
   let unknown: TaggedField[] | undefined;
   if (true) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }

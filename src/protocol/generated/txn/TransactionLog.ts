@@ -83,32 +83,26 @@ export function readTransactionLogValue(r: Reader, v: number): TransactionLogVal
   clientTransactionVersion = 0;
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
-      const end = r.pos + size;
       switch (tag) {
         case 0:
           if (!(v >= 1)) throw new DecodeError('tag 0 is not valid for version ' + v);
           previousProducerId = r.int64();
-          if (r.pos !== end) throw new DecodeError('tagged field PreviousProducerId has a wrong size');
           break;
         case 1:
           if (!(v >= 1)) throw new DecodeError('tag 1 is not valid for version ' + v);
           nextProducerId = r.int64();
-          if (r.pos !== end) throw new DecodeError('tagged field NextProducerId has a wrong size');
           break;
         case 3:
           if (!(v >= 1)) throw new DecodeError('tag 3 is not valid for version ' + v);
           nextProducerEpoch = r.int16();
-          if (r.pos !== end) throw new DecodeError('tagged field NextProducerEpoch has a wrong size');
           break;
         case 2:
           if (!(v >= 1)) throw new DecodeError('tag 2 is not valid for version ' + v);
           clientTransactionVersion = r.int16();
-          if (r.pos !== end) throw new DecodeError('tagged field ClientTransactionVersion has a wrong size');
           break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
@@ -187,11 +181,10 @@ export function readTransactionLogValuePartitionsSchema(r: Reader, v: number): T
   }
   let unknown: TaggedField[] | undefined;
   if (v >= 1) {
-    const nt = r.uvarint();
+    const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
       const size = r.uvarint();
-      r.need(size);
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
