@@ -57,25 +57,51 @@ function normalize(x: unknown): unknown {
   return x;
 }
 
+/**
+ * dump-log's schemas come from Kafka 4.4's specs, the codec from the 4.0.0 snapshot: tagged fields
+ * the codec does not know (e.g. RegisterBrokerRecord.cordonedLogDirs) read back as their defaults
+ * on dump-log's side only, so they are left out where the codec's result has no such field.
+ */
+function withoutNewTaggedFields(actual: unknown, expected: unknown, fields: readonly FieldSchema[] | undefined): unknown {
+  if (!fields || actual === null || expected === null || typeof actual !== 'object' || typeof expected !== 'object') return actual;
+  if (Array.isArray(actual)) {
+    return Array.isArray(expected) ? actual.map((a, i) => withoutNewTaggedFields(a, expected[i], fields)) : actual;
+  }
+  const o: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(actual as Record<string, unknown>)) {
+    const f = fields.find((x) => x.n === k);
+    if (f?.tag !== undefined && !(k in (expected as Record<string, unknown>))) continue;
+    o[k] = withoutNewTaggedFields(v, (expected as Record<string, unknown>)[k], f?.f);
+  }
+  return o;
+}
+
 function check(spec: RecordSpec, schemaName: string, versions: number[]): number {
   const schema = SCHEMAS[schemaName];
   assert.ok(schema, schemaName);
   let n = 0;
-  for (const v of versions) {
+  for (const wv of versions) {
+    // Kafka 4.4's coordinator keys are read (and printed) at version 0, whatever the record type.
+    const v = schema.apiKey !== undefined && schemaName.endsWith('Key') ? 0 : wv;
     for (let i = 0; i < 12; i++) {
       const m = randomStruct(schema.fields, v);
       const w = new Writer(64);
       try {
-        spec.write(w, v, m);
+        spec.write(w, wv, m);
       } catch {
         continue; // e.g. a non-default value of a field this version cannot carry
       }
       const bytes = w.toBuffer();
-      const expected = spec.read(new Reader(bytes), v);
+      const expected = spec.read(new Reader(bytes), wv);
       const r = new Reader(bytes);
-      const actual = readMessage(schema, r, v);
-      assert.equal(r.remaining, 0, `${schemaName} v${v} left bytes`);
-      assert.deepEqual(normalize(actual), normalize(expected), `${schemaName} v${v}`);
+      let actual;
+      try {
+        actual = readMessage(schema, r, v);
+      } catch (e) {
+        throw new Error(`${schemaName} v${wv}: ${(e as Error).message}`);
+      }
+      assert.equal(r.remaining, 0, `${schemaName} v${wv} left bytes`);
+      assert.deepEqual(normalize(withoutNewTaggedFields(actual, expected, schema.fields)), normalize(expected), `${schemaName} v${wv}`);
       const json = messageJson(schema, actual, v);
       assert.doesNotThrow(() => JSON.parse(json), `${schemaName} v${v}: ${json}`);
       n++;
@@ -95,6 +121,9 @@ test('every metadata record type reads back as the generated codec reads it, at 
 test('every __consumer_offsets and __transaction_state key/value reads back as the generated codec reads it', () => {
   let n = 0;
   for (const { key, value } of [...OFFSETS_TOPIC_RECORDS, ...TRANSACTION_LOG_RECORDS]) {
+    // Share groups were a preview in Kafka 4.0: their records changed in 4.4 (new non-tagged fields,
+    // ShareGroupPartitionMetadata gone), so the 4.0 codec's bytes are not 4.4 records.
+    if (key.name.startsWith('ShareGroup')) continue;
     n += check(key, key.name, range(key));
     if (value) n += check(value, value.name, range(value));
   }

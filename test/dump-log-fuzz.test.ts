@@ -107,7 +107,7 @@ const CLEAN_STDERR = [
   /^Mismatches in :/, /^ {2}Index offset: -?\d+, log offset: -?\d+$/,
   /^Found timestamp mismatch in :/, /^ {2}Index timestamp: -?\d+, log timestamp: -?\d+$/,
   /^Found out of order timestamp in :/, /^ {2}Index timestamp: -?\d+, Previously indexed timestamp: -?\d+$/,
-  /^The following indexed offsets are not found in the log\.$/, /^Indexed offset: -?\d+, found log offset: -?\d+$/,
+  /^The following indexed offsets are not found in :.+$/, /^Indexed offset: -?\d+, found log offset: -?\d+$/,
   /^Non-consecutive offsets in /, /^ {2}-?\d+ is followed by -?\d+$/,
   /^Snapshot (failed schema validation|is corrupt)/,
 ];

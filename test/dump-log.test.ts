@@ -1,4 +1,4 @@
-// `tkafka dump-log` against Apache Kafka 4.0.0's DumpLogSegments: every golden case (segments,
+// `tkafka dump-log` against Apache Kafka 4.4.0's DumpLogSegments: every golden case (segments,
 // indexes, snapshots, transaction indexes, __consumer_offsets, __transaction_state, KRaft logs and
 // snapshots, legacy magic 0/1, all codecs, index mismatches) must print the same stdout and stderr.
 // Plus the tkafka-only behaviour: positional files, --output json, damaged files reported with
@@ -23,7 +23,7 @@ before(() => {
 
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('every golden case prints what Apache Kafka 4.0.0 DumpLogSegments printed', async () => {
+test('every golden case prints what Apache Kafka 4.4.0 DumpLogSegments printed', async () => {
   assert.ok(GOLDEN.cases.length >= 20);
   for (const c of GOLDEN.cases) {
     const r = await dumpLog(c.args, dir);

@@ -1,6 +1,6 @@
 // jopt-simple work-alike (src/tools/common/jopt.ts): parsing as jopt-simple 5.0.4 does, Kafka's
 // CommandLineUtils messages, and the help table byte for byte (the golden text below is the output of
-// Apache Kafka 4.0.0's kafka-dump-log.sh with no arguments).
+// Apache Kafka 4.4.0's kafka-dump-log.sh with no arguments).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
@@ -10,7 +10,7 @@ import {
 import { cellPieces, lineBreakWords, renderRows } from '../src/tools/common/jopt-text.js';
 import { DUMP_LOG_SPEC } from '../src/tools/dump-log/options.js';
 
-/** Kafka 4.0.0 `kafka-dump-log.sh` (no arguments), stderr. */
+/** Kafka 4.4.0 `kafka-dump-log.sh` (no arguments), stderr. */
 const KAFKA_DUMP_LOG_HELP = [
   "This tool helps to parse a log file and dump its contents to the console, useful for debugging a seemingly corrupt log segment.",
   "Option                               Description                                ",
@@ -52,8 +52,8 @@ const KAFKA_DUMP_LOG_HELP = [
   "--share-group-state-decoder          If set, log data will be parsed as share   ",
   "                                       group state data from the                ",
   "                                       __share_group_state topic.               ",
-  "--skip-record-metadata               Whether to skip printing metadata for each ",
-  "                                       record.                                  ",
+  "--skip-record-metadata               Skip metadata when printing records. This  ",
+  "                                       flag also skips control records.         ",
   "--transaction-log-decoder            If set, log data will be parsed as         ",
   "                                       transaction metadata from the            ",
   "                                       __transaction_state topic.               ",
@@ -81,7 +81,7 @@ function io(): { stdout: PassThrough; stderr: PassThrough; out: () => string; er
   return { stdout, stderr, out: () => o, err: () => e };
 }
 
-test('the help table matches Kafka 4.0.0 kafka-dump-log.sh byte for byte', () => {
+test('the help table matches Kafka 4.4.0 kafka-dump-log.sh byte for byte', () => {
   assert.equal(`${KAFKA_ONLY.description}\n${formatJoptHelp(KAFKA_ONLY)}`, KAFKA_DUMP_LOG_HELP);
 });
 

@@ -89,8 +89,8 @@ test('console-producer: one record per line, read back with kafkajs', async () =
 
 test('console-producer: parse.key / parse.headers / null.marker; keys land on Kafka\'s murmur2 partition', async () => {
   const input = 'h1:a,h2:b|k1|v1\nNULL|k2|NULL\nh3:c|NULL|v3 with | bar\n';
-  const r = await produce('keyed', input, '--property', 'parse.key=true', '--property', 'key.separator=|', '--property', 'parse.headers=true',
-    '--property', 'headers.delimiter=|', '--property', 'null.marker=NULL', '--sync');
+  const r = await produce('keyed', input, '--reader-property', 'parse.key=true', '--reader-property', 'key.separator=|', '--reader-property', 'parse.headers=true',
+    '--reader-property', 'headers.delimiter=|', '--reader-property', 'null.marker=NULL', '--sync');
   assert.deepEqual([r.code, r.err], [0, '']);
   const seen = await readAll('keyed', 3);
   const byValue = new Map(seen.map((m) => [m.value?.toString() ?? null, m]));
@@ -110,14 +110,14 @@ test('console-producer: parse.key / parse.headers / null.marker; keys land on Ka
 test('console-producer: binary keys, values and headers with base64 / hex encodings', async () => {
   const value = Buffer.from([0, 1, 2, 0xfe, 0xff, 0x0a, 0x0d]);
   const r = await produce('binary', `${Buffer.from('key\u0000').toString('hex')}\t${value.toString('base64')}\n`,
-    '--property', 'parse.key=true', '--property', 'key.encoding=hex', '--property', 'value.encoding=base64');
+    '--reader-property', 'parse.key=true', '--reader-property', 'key.encoding=hex', '--reader-property', 'value.encoding=base64');
   assert.deepEqual([r.code, r.err], [0, '']);
   const [m] = await readAll('binary', 1);
   assert.deepEqual(m!.key, Buffer.from('key\u0000'));
   assert.deepEqual(m!.value, value);
-  const printed = await consume('binary', '--from-beginning', '--property', 'print.key=true', '--property', 'key.encoding=hex', '--property', 'value.encoding=base64');
+  const printed = await consume('binary', '--from-beginning', '--formatter-property', 'print.key=true', '--formatter-property', 'key.encoding=hex', '--formatter-property', 'value.encoding=base64');
   assert.equal(printed.out.toString(), `6b657900\t${value.toString('base64')}\n`);
-  const bad = await produce('binary', 'zz\n', '--property', 'value.encoding=hex');
+  const bad = await produce('binary', 'zz\n', '--reader-property', 'value.encoding=hex');
   assert.equal(bad.code, 1);
   assert.equal(bad.err, "Invalid hex value on line number 1: 'zz'\n");
 });
@@ -126,7 +126,7 @@ test('console-producer: gzip compression, parse errors after good lines, usage e
   const gz = await produce('gz', 'a\nb\n', '--compression-codec');
   assert.equal(gz.code, 0, gz.err);
   assert.deepEqual((await readAll('gz', 2)).map((m) => m.value?.toString()), ['a', 'b']);
-  const halt = await produce('halt', 'k\tgood\nno-separator\nnever\n', '--property', 'parse.key=true');
+  const halt = await produce('halt', 'k\tgood\nno-separator\nnever\n', '--reader-property', 'parse.key=true');
   assert.equal(halt.code, 1);
   assert.equal(halt.err, "No key separator found on line number 2: 'no-separator'\n");
   assert.deepEqual((await readAll('halt', 1)).map((m) => m.value?.toString()), ['good']);
@@ -137,7 +137,7 @@ test('console-producer: gzip compression, parse errors after good lines, usage e
   };
   await usage([...B()], 'Missing required argument "[topic]"');
   await usage(['--topic', 't', '--bootstrap-server', 'nohost'], 'Please provide valid host:port like host1:9091,host2:9092');
-  const conflict = await produce('plain', 'x\n', '--property', 'headers.delimiter=,');
+  const conflict = await produce('plain', 'x\n', '--reader-property', 'headers.delimiter=,');
   assert.deepEqual([conflict.code, conflict.err], [1, 'headers.delimiter and headers.separator may not be equal\n']);
   const unknown = await produce('no-such-topic', 'x\n', '--max-block-ms', '1000');
   assert.equal(unknown.code, 1);
@@ -149,16 +149,16 @@ test('console-consumer: Kafka\'s default output and formatter properties, "Proce
   assert.equal(plain.code, 0);
   assert.equal(plain.err, 'Processed a total of 4 messages\n');
   assert.deepEqual(plain.out, Buffer.concat([Buffer.from('hello\nnull\n'), Buffer.from([0, 1, 2, 255]), Buffer.from('\nlast\n')]));
-  const all = await consume('source', '--from-beginning', '--max-messages', '2', '--property', 'print.timestamp=true', '--property', 'print.partition=true',
-    '--property', 'print.offset=true', '--property', 'print.headers=true', '--property', 'print.key=true', '--property', 'print.epoch=true', '--property', 'print.delivery=true');
+  const all = await consume('source', '--from-beginning', '--max-messages', '2', '--formatter-property', 'print.timestamp=true', '--formatter-property', 'print.partition=true',
+    '--formatter-property', 'print.offset=true', '--formatter-property', 'print.headers=true', '--formatter-property', 'print.key=true', '--formatter-property', 'print.epoch=true', '--formatter-property', 'print.delivery=true');
   assert.equal(all.out.toString(),
     `CreateTime:${TS + 3}\tPartition:0\tOffset:0\tDelivery:NOT_PRESENT\tEpoch:NOT_PRESENT\th1:v1,h2:v2\tk1\thello\n` +
     `CreateTime:${TS + 4}\tPartition:0\tOffset:1\tDelivery:NOT_PRESENT\tEpoch:NOT_PRESENT\tNO_HEADERS\tnull\tnull\n`);
   assert.equal(all.err, 'Processed a total of 2 messages\n');
-  const seps = await consume('source', '--from-beginning', '--max-messages', '2', '--property', 'print.key=true', '--property', 'key.separator=|',
-    '--property', 'line.separator=;', '--property', 'null.literal=<none>', '--property', 'print.value=false');
+  const seps = await consume('source', '--from-beginning', '--max-messages', '2', '--formatter-property', 'print.key=true', '--formatter-property', 'key.separator=|',
+    '--formatter-property', 'line.separator=;', '--formatter-property', 'null.literal=<none>', '--formatter-property', 'print.value=false');
   assert.equal(seps.out.toString(), 'k1;<none>;');
-  const longKey = await consume('source', '--partition', '0', '--offset', '3', '--property', 'print.key=true', '--key-deserializer', 'org.apache.kafka.common.serialization.LongDeserializer');
+  const longKey = await consume('source', '--partition', '0', '--offset', '3', '--formatter-property', 'print.key=true', '--key-deserializer', 'org.apache.kafka.common.serialization.LongDeserializer');
   assert.equal(longKey.out.toString(), '42\tlast\n');
   const latest = await consume('source', '--partition', '0');
   assert.deepEqual([latest.code, latest.out.toString(), latest.err], [0, '', 'Processed a total of 0 messages\n']);
@@ -178,7 +178,7 @@ test('console-consumer: --output json keeps non-text bytes intact (base64), --ou
   assert.deepEqual([lines[1].key, lines[1].value], [null, null]);
   assert.deepEqual(Buffer.from(lines[2].value, lines[2].valueEncoding), Buffer.from([0, 1, 2, 255]));
   assert.equal(lines[2].valueEncoding, 'base64');
-  const hex = await consume('source', '--from-beginning', '--output', 'json', '--property', 'value.encoding=hex', '--max-messages', '1');
+  const hex = await consume('source', '--from-beginning', '--output', 'json', '--formatter-property', 'value.encoding=hex', '--max-messages', '1');
   assert.equal(JSON.parse(hex.out.toString()).value, Buffer.from('hello').toString('hex'));
   const table = await consume('source', '--from-beginning', '--output', 'table', '--max-messages', '1');
   const t = table.out.toString().split('\n');
@@ -211,8 +211,8 @@ test('console-consumer --include subscribes to every matching topic', async () =
 
 test('console-consumer usage errors', async () => {
   const cases: [string[], string][] = [
-    [[...B()], 'Exactly one of --include/--topic is required. '],
-    [[...B(), '--topic', 't', '--include', 'x'], 'Exactly one of --include/--topic is required. '],
+    [[...B()], 'Exactly one of the following arguments is required: [topic], [include]'],
+    [[...B(), '--topic', 't', '--include', 'x'], 'Exactly one of the following arguments is required: [topic], [include]'],
     [[...B(), '--topic', 't', '--offset', '3'], 'The partition is required when offset is specified.'],
     [[...B(), '--include', 't', '--partition', '0'], 'The topic is required when partition is specified.'],
     [[...B(), '--topic', 't', '--partition', '0', '--offset', '1', '--from-beginning'], 'Options from-beginning and offset cannot be specified together.'],

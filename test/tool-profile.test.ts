@@ -113,7 +113,7 @@ test('bin/tkafka: an unreachable cluster is one line on stderr, exit 1, no stack
 test('bin/tkafka: an unknown topic and a missing API each give one clear line and exit 1', async () => {
   const unknown = await cli(['topics', '--bootstrap-server', broker.bootstrap, '--describe', '--topic', 'nope']);
   assert.equal(unknown.exitCode, 1);
-  assert.equal(unknown.stdout, "Error while executing topic command : Topic 'Optional[nope]' does not exist as expected");
+  assert.equal(unknown.stdout, "Error while executing topic command : Topic 'nope' does not exist as expected");
   assert.equal(unknown.stderr, '');
   const offsets = await cli(['get-offsets', '--bootstrap-server', broker.bootstrap, '--topic', 'nope']);
   assert.deepEqual([offsets.exitCode, offsets.stderr], [1, 'Error occurred: Could not match any topic-partitions with the specified filters']);

@@ -132,7 +132,7 @@ test('--alter adds partitions; a decrease fails with the controller\'s message',
 
 test('unknown topics: Kafka\'s message and exit 1, or nothing with --if-exists', async () => {
   assert.deepEqual(await tkafka([...B(), '--describe', '--topic', 'nope']), {
-    code: 1, out: "Error while executing topic command : Topic 'Optional[nope]' does not exist as expected\n", err: '',
+    code: 1, out: "Error while executing topic command : Topic 'nope' does not exist as expected\n", err: '',
   });
   assert.deepEqual(await tkafka([...B(), '--describe', '--topic', 'nope', '--if-exists']), { code: 0, out: '', err: '' });
   assert.deepEqual(await tkafka([...B(), '--delete', '--topic', 'nope', '--if-exists']), { code: 0, out: '', err: '' });

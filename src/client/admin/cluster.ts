@@ -72,8 +72,8 @@ export async function describeLogDirs(
 export async function unregisterBroker(client: KafkaClient, brokerId: number): Promise<void> {
   await client.call('unregisterBroker', async () => {
     const resp = await client.send<any>('any', 'UnregisterBroker', { brokerId });
-    // Kafka's Admin reports the code's default text here, not the broker's message.
-    if (resp.body.errorCode !== 0) throw new ApiError(resp.body.errorCode);
+    // Kafka 4.4's Admin reports the broker's message (4.0's reported the code's default text).
+    if (resp.body.errorCode !== 0) throw new ApiError(resp.body.errorCode, resp.body.errorMessage);
   });
 }
 

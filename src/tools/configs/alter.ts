@@ -30,7 +30,7 @@ export async function parseConfigsToBeAdded(cmd: ConfigCommand): Promise<Map<str
   if (add !== undefined) {
     const pairs = javaSplit(add, new RegExp(',' + GROUPING)).map((p) => javaSplit(p, new RegExp('\\s*=\\s*' + GROUPING), true));
     if (!pairs.every((p) => p.length === 2)) {
-      throw new ConfigCommandError('requirement failed: Invalid entity config: all configs to be added must be in the format "key=val" or  "key=[val1,val2]" to group values which contain commas.');
+      throw new ConfigCommandError('Invalid entity config: all configs to be added must be in the format "key=val" or  "key=[val1,val2]" to group values which contain commas.');
     }
     for (const [k, v] of pairs) props.set(k!.trim(), v!.replace(/\[?\]?/g, '').trim());
   }

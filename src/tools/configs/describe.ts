@@ -37,7 +37,15 @@ export interface ScramSection {
   line: string;
 }
 
-export type Section = ResourceSection | QuotaSection | ScramSection;
+/** Kafka 4.4: a named topic, broker, client-metrics resource or group that does not exist (no --all). */
+export interface MissingSection {
+  kind: 'missing';
+  entityType: string;
+  entityName: string;
+  line: string;
+}
+
+export type Section = ResourceSection | QuotaSection | ScramSection | MissingSection;
 
 const RESOURCE_TYPES = new Set([TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP]);
 const DYNAMIC_SOURCE: Record<string, string | null> = {
@@ -130,7 +138,33 @@ async function listEntities(client: KafkaClient, entityType: string): Promise<st
   throw new ConfigCommandError(`Invalid entity type: ${entityType}`);
 }
 
+/**
+ * Kafka 4.4's describeResourceConfig without --all: whether the named entity exists (a topic, a
+ * broker id or the default, a client-metrics resource, a group). tkafka's client has no
+ * ListConfigResources v1, so group config resources are not listed: a group counts as existing
+ * unless ListGroups says otherwise, as Kafka's tool does when that request is unsupported.
+ */
+async function entityExists(client: KafkaClient, entityType: string, name: string): Promise<boolean> {
+  if (entityType === TOPIC) {
+    await validateTopicName(name);
+    const { listTopics } = await import('../../client/admin/topics.js');
+    return (await listTopics(client, { listInternal: true })).some((t) => t.name === name);
+  }
+  if (entityType === BROKER || entityType === BROKER_LOGGER) {
+    if (name === '') return true;
+    const { describeCluster } = await import('../../client/admin/cluster.js');
+    return (await describeCluster(client)).nodes.some((n) => String(n.id) === name);
+  }
+  if (entityType === CLIENT_METRICS) return (await listEntities(client, CLIENT_METRICS)).includes(name);
+  return true;
+}
+
 async function* resourceSections(client: KafkaClient, entityType: string, entityName: string | undefined, describeAll: boolean): AsyncGenerator<Section> {
+  if (!describeAll && entityName !== undefined && !(await entityExists(client, entityType, entityName))) {
+    const line = `The ${entityType.slice(0, -1)} '${entityName}' doesn't exist and doesn't have dynamic config.`;
+    yield { kind: 'missing', entityType, entityName, line };
+    return;
+  }
   const entities = entityName !== undefined ? [entityName] : await listEntities(client, entityType);
   for (const entity of entities) {
     const header = entity === ''

@@ -124,28 +124,36 @@ function groupMetadataOverride(value: JsonObject): ((f: FieldSchema, v: JsonValu
   };
 }
 
-function offsetsParser(shareState: boolean): MessageParser {
-  const keyFor = shareState
-    ? (t: number) => (t === 0 ? schema('ShareSnapshotKey') : t === 1 ? schema('ShareUpdateKey') : undefined)
-    : (t: number) => (OFFSET_KEYS[t] ? schema(OFFSET_KEYS[t]!) : undefined);
+/**
+ * Kafka 4.4's CoordinatorRecordMessageParser (offsets, share group state and, new in 4.4, the
+ * transaction log): `{"type":"<record type>","data":<key>}` and `{"version":"<v>","data":<value>}`.
+ */
+function coordinatorParser(kind: 'offsets' | 'share' | 'txn'): MessageParser {
+  const keyFor =
+    kind === 'share'
+      ? (t: number) => (t === 0 ? schema('ShareSnapshotKey') : t === 1 ? schema('ShareUpdateKey') : undefined)
+      : kind === 'txn'
+        ? (t: number) => (t === 0 ? schema('TransactionLogKey') : undefined)
+        : (t: number) => (OFFSET_KEYS[t] ? schema(OFFSET_KEYS[t]!) : undefined);
   const valueFor = (t: number) => {
     const k = keyFor(t);
     return k ? schema(k.name.replace(/Key$/, 'Value')) : undefined;
   };
-  const topicName = shareState ? 'share group state' : 'offset';
   return (r) => {
     if (r.key === null) {
-      throw new DecoderFailure(`Failed to decode message at offset ${r.offset} using ${topicName} topic decoder (message had a missing key)`);
+      throw new DecoderFailure(`Failed to decode message at offset ${r.offset} using the specified decoder (message had a missing key)`);
     }
     try {
       const rec = coordinatorRecord(r.key, r.value, keyFor, valueFor);
       const keyVersion = rec.keySchema.apiKey !== undefined ? 0 : rec.keyVersion;
       const key = `{"type":"${rec.keyVersion}","data":${messageJson(rec.keySchema, rec.key, keyVersion)}}`;
       if (rec.value === null) return { key, payload: '<DELETE>', keyIsJson: true };
-      const override = rec.valueSchema!.name === 'GroupMetadataValue' ? groupMetadataOverride(rec.value) : undefined;
+      let override: ((f: FieldSchema, v: JsonValue) => string | undefined) | undefined;
+      if (rec.valueSchema!.name === 'GroupMetadataValue') override = groupMetadataOverride(rec.value);
+      // TransactionLogMessageParser: the status as TransactionState.stateName().
+      if (kind === 'txn') override = (f, v) => (f.n === 'transactionStatus' ? `"${TXN_STATES[v as number] ?? String(v)}"` : undefined);
       const data = messageJson(rec.valueSchema!, rec.value, rec.valueVersion, override);
-      const label = shareState ? 'type' : 'version';
-      return { key, payload: `{"${label}":"${rec.valueVersion}","data":${data}}`, keyIsJson: true, payloadIsJson: true };
+      return { key, payload: `{"version":"${rec.valueVersion}","data":${data}}`, keyIsJson: true, payloadIsJson: true };
     } catch (e) {
       if (e instanceof UnknownRecordType) return { key: `Unknown record type ${e.type} at offset ${r.offset}, skipping.` };
       return { key: `Error at offset ${r.offset}, skipping. ${errMsg(e)}` };
@@ -177,43 +185,6 @@ export function txnPartitionOrder(groups: readonly { topic: string; partitionIds
   }
   return orderByTable([...hashes.keys()], (k) => hashes.get(k)!, len);
 }
-
-/** TransactionLog.formatRecordKeyAndValue. */
-const transactionLogParser: MessageParser = (r) => {
-  if (r.key === null || r.key.length < 2) throw new DecoderFailure(`java.nio.BufferUnderflowException at offset ${r.offset} (transaction log key)`);
-  const kv = r.key.readInt16BE(0);
-  const keySchema = schema('TransactionLogKey');
-  if (kv < keySchema.valid![0] || kv > keySchema.valid![1]) return { key: `unknown::version=${kv}` };
-  let id: string;
-  try {
-    id = readMessage(keySchema, new Reader(r.key, 2), kv).transactionalId as string;
-  } catch (e) {
-    throw new DecoderFailure(`Failed to read the transaction log key at offset ${r.offset}: ${errMsg(e)}`);
-  }
-  const key = `transaction_metadata::transactionalId=${id}`;
-  if (r.value === null) return { key, payload: '<DELETE>' };
-  const valueSchema = schema('TransactionLogValue');
-  if (r.value.length < 2) throw new DecoderFailure(`java.nio.BufferUnderflowException at offset ${r.offset} (transaction log value)`);
-  const vv = r.value.readInt16BE(0);
-  if (vv < valueSchema.valid![0] || vv > valueSchema.valid![1]) throw new DecoderFailure(`Unknown version ${vv} from the transaction log message value`);
-  let v: JsonObject;
-  try {
-    v = readMessage(valueSchema, new Reader(r.value, 2), vv);
-  } catch (e) {
-    throw new DecoderFailure(`Failed to read the transaction log value at offset ${r.offset}: ${errMsg(e)}`);
-  }
-  const status = v.transactionStatus as number;
-  const state = TXN_STATES[status];
-  if (state === undefined) throw new DecoderFailure(`Unknown transaction state id ${status} from the transaction status message`);
-  const groups = state === 'Empty' || v.transactionPartitions === null ? [] : (v.transactionPartitions as { topic: string; partitionIds: number[] }[]);
-  const partitions = txnPartitionOrder(groups);
-  return {
-    key,
-    payload:
-      `producerId:${v.producerId},producerEpoch:${v.producerEpoch},state=${state},partitions=[${partitions.join(',')}],` +
-      `txnLastUpdateTimestamp=${v.transactionLastUpdateTimestampMs},txnTimeoutMs=${v.transactionTimeoutMs}`,
-  };
-};
 
 const METADATA_BY_KEY = new Map<number, MessageSchema>();
 for (const s of Object.values(SCHEMAS)) if (s.apiKey !== undefined && s.name.endsWith('Record') && !s.name.startsWith('KRaft')) METADATA_BY_KEY.set(s.apiKey, s);
@@ -280,11 +251,11 @@ const remoteLogMetadataParser: MessageParser = (r) => ({
 export function messageParser(kind: DecoderKind, keyClass: string, valueClass: string): MessageParser {
   switch (kind) {
     case 'offsets':
-      return offsetsParser(false);
+      return coordinatorParser('offsets');
     case 'share-group-state':
-      return offsetsParser(true);
+      return coordinatorParser('share');
     case 'transaction-log':
-      return transactionLogParser;
+      return coordinatorParser('txn');
     case 'cluster-metadata':
       return clusterMetadataParser;
     case 'remote-log-metadata':

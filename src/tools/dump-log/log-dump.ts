@@ -235,7 +235,7 @@ function printRecord(ctx: LogDumpContext, path: string, pos: number, r: DumpReco
   if (!opts.skipRecordMetadata || out.json) {
     meta = `offset: ${r.offset} ${tsType}: ${r.timestamp} keySize: ${r.key ? r.key.length : -1} valueSize: ${r.value ? r.value.length : -1}`;
     if (magic >= 2) meta += ` sequence: ${r.sequence} headerKeys: [${r.headers.map((x) => x.key).join(',')}]`;
-    if (r.legacy) meta += ` isValid: ${r.legacy.isValid} crc: ${r.legacy.crc}}`;
+    if (r.legacy) meta += ` isValid: ${r.legacy.isValid} crc: ${r.legacy.crc}`; // Kafka 4.0 printed a stray "}" after the crc
     if (control) {
       try {
         const c = controlDetails(r);
@@ -283,7 +283,8 @@ function printRecord(ctx: LogDumpContext, path: string, pos: number, r: DumpReco
       line += `${prefix}key: ${key}`;
       prefix = ' ';
     }
-    if (payload !== undefined) line += ` payload: ${payload}`;
+    // Kafka 4.4: the payload takes the "| " prefix too when it comes first (no metadata, no key).
+    if (payload !== undefined) line += `${prefix}payload: ${payload}`;
     out.line(line);
   }
   if (failure) throw failure instanceof DecoderFailure ? failure : new DecoderFailure(`org.apache.kafka.common.InvalidRecordException: ${failure.message}`);

@@ -50,7 +50,7 @@ export const DUMP_LOG_SPEC: JoptToolSpec = {
       description: 'If set, log data will be parsed as TopicBasedRemoteLogMetadataManager (RLMM) metadata records. Instead, the value-decoder-class option can be used if a custom RLMM implementation is configured.',
     },
     { names: ['share-group-state-decoder'], description: 'If set, log data will be parsed as share group state data from the __share_group_state topic.' },
-    { names: ['skip-record-metadata'], description: 'Whether to skip printing metadata for each record.' },
+    { names: ['skip-record-metadata'], description: 'Skip metadata when printing records. This flag also skips control records.' },
     {
       names: ['output'],
       description: 'tkafka: output format, text (Kafka\'s DumpLogSegments lines) or json (one JSON object per line: file, batch, record, index entry, problem).',

@@ -65,7 +65,7 @@ export class Reports {
       for (const [i, p] of list) j ? ev('timestamp-out-of-order', file, 'indexTimestamp', i, 'previousTimestamp', p) : out.errLine(`  Index timestamp: ${i}, Previously indexed timestamp: ${p}`);
     }
     for (const [file, list] of this.notFound.ordered()) {
-      if (!j) out.errLine('The following indexed offsets are not found in the log.');
+      if (!j) out.errLine(`The following indexed offsets are not found in :${file}`); // 4.0: "... not found in the log."
       for (const [i, l] of list) j ? ev('indexed-offset-not-found', file, 'indexOffset', i, 'logOffset', l) : out.errLine(`Indexed offset: ${i}, found log offset: ${l}`);
     }
     for (const [file, list] of this.nonConsecutive.ordered()) {

@@ -58,7 +58,10 @@ export function topicsSpec(configNames: readonly string[] = []): JoptToolSpec {
     { names: ['at-min-isr-partitions'], description: 'If set when describing topics, only show partitions whose isr count is equal to the configured minimum.' },
     { names: ['topics-with-overrides'], description: 'If set when describing topics, only show topics that have overridden configs.' },
     { names: ['if-exists'], description: 'If set when altering or deleting or describing topics, the action will only execute if the topic exists.' },
-    { names: ['if-not-exists'], description: 'If set when creating topics, the action will only execute if the topic does not already exist.' },
+    {
+      names: ['if-not-exists'],
+      description: 'If set when creating topics, the create request will not fail if the topic already exists, but the request will still be sent.',
+    },
     { names: ['exclude-internal'], description: 'Exclude internal topics when listing or describing topics. By default, the internal topics are included.' },
     {
       names: ['partition-size-limit-per-response'], description: 'The maximum partition size to be included in one DescribeTopicPartitions response.',
