@@ -392,7 +392,7 @@ complete -c tkafka -n '__tkafka_in \'cluster list-endpoints\'' -l 'include-fence
 complete -c tkafka -n '__tkafka_in \'cluster list-endpoints\'' -l 'output' -s 'o' -x -a 'text json table' -d 'tkafka: Output format: text (the default: the same lines as the...'
 complete -c tkafka -n '__tkafka_in \'features\'' -a 'describe' -d 'Describes the current active feature flags'
 complete -c tkafka -n '__tkafka_in \'features\'' -a 'upgrade' -d 'Upgrade one or more feature flags'
-complete -c tkafka -n '__tkafka_in \'features\'' -a 'downgrade' -d 'Upgrade one or more feature flags'
+complete -c tkafka -n '__tkafka_in \'features\'' -a 'downgrade' -d 'Downgrade one or more feature flags'
 complete -c tkafka -n '__tkafka_in \'features\'' -a 'disable' -d 'Disable one or more feature flags'
 complete -c tkafka -n '__tkafka_in \'features\'' -a 'version-mapping' -d 'Look up the corresponding features for a given metadata version'
 complete -c tkafka -n '__tkafka_in \'features\'' -a 'feature-dependencies' -d 'Look up dependencies for a given feature version'

@@ -121,9 +121,10 @@ test('features describe prints one line per supported feature', async () => {
   raw.close();
   const names = (av.supportedFeatures as { name: string }[]).map((f) => f.name).sort();
   const lines = r.out.split('\n').slice(0, -1);
-  assert.deepEqual(lines.map((l) => l.split('\t')[0]), names.map((n) => `Feature: ${n}`));
-  const mv = lines.find((l) => l.startsWith('Feature: metadata.version\t'))!;
-  assert.match(mv, /^Feature: metadata\.version\tSupportedMinVersion: \d\.\d-IV\d\tSupportedMaxVersion: \d\.\d-IV\d\tFinalizedVersionLevel: \d\.\d-IV\d\tEpoch: (\d+|-)$/);
+  // Kafka 4.4's columns: "Feature: %-40s  SupportedMinVersion: %-15s  SupportedMaxVersion: %-15s  ...".
+  assert.deepEqual(lines.map((l) => l.split(/ {2,}/)[0]!.trimEnd()), names.map((n) => `Feature: ${n}`));
+  const mv = lines.find((l) => l.startsWith('Feature: metadata.version '))!;
+  assert.match(mv, /^Feature: metadata\.version {24} {2}SupportedMinVersion: \d\.\d-IV\d {8} {2}SupportedMaxVersion: \d\.\d-IV\d {8} {2}FinalizedVersionLevel: \d\.\d-IV\d {8} {2}Epoch: (\d+|-)$/);
   const json = JSON.parse((await tkafka(features, ['--bootstrap-server', broker.bootstrap, 'describe', '--output', 'json'])).out);
   assert.deepEqual(json.features.map((f: { name: string }) => f.name), names);
   assert.deepEqual(await tkafka(features, ['--bootstrap-server', broker.bootstrap, 'upgrade', '--feature', 'x']),

@@ -104,7 +104,7 @@ test('validation messages are Kafka\'s, on stderr, exit 1', async () => {
   await fail([...B(), '--alter', '--topic', 't'], 'At least one of --add-config, --add-config-file, or --delete-config must be specified with --alter');
   await fail([...B(), '--alter', '--topic', 'orders', '--add-config', 'a'],
     'Invalid entity config: all configs to be added must be in the format "key=val" or  "key=[val1,val2]" to group values which contain commas.');
-  await fail([...B(), '--alter', '--topic', 'orders', '--add-config', 'a$=b'], 'Invalid character found for config key: a$');
+  await fail([...B(), '--alter', '--topic', 'orders', '--add-config', 'a#=b'], 'Invalid character found for config key: a#');
   const usage = await tkafka([...B(), '--describe', '--alter', '--topic', 'x']);
   assert.equal(usage.err.split('\n')[0], 'Command must include exactly one action: --describe, --alter');
   assert.match(usage.err.split('\n')[1]!, /^Option\s+Description/);

@@ -76,10 +76,11 @@ function decoderFor(file: string): string[] {
 }
 
 /** Runs both tools on the same files (one JVM per flag set) and compares everything they print. */
-async function compareAll(root: string, files: string[], flagSets: string[][]): Promise<number> {
+async function compareAll(root: string, files: string[], flagSets: string[][], skip?: (file: string, flags: string[]) => boolean): Promise<number> {
   let compared = 0;
   const groups = new Map<string, string[]>();
   for (const f of files) for (const flags of [...flagSets, decoderFor(f)]) {
+    if (skip?.(f, flags)) continue;
     const key = flags.join(' ');
     groups.set(key, [...(groups.get(key) ?? []), f]);
   }
@@ -104,7 +105,8 @@ before(async () => {
   await produceEverything(kafka);
   await new Promise((r) => setTimeout(r, 3000)); // a metadata snapshot or two
   copies = mkdtempSync(join(tmpdir(), 'tkafka-dump-log-interop-'));
-  cpSync(kafka.dataDir, join(copies, 'running'), { recursive: true });
+  // A snapshot being written (*.part) may vanish while it is copied.
+  cpSync(kafka.dataDir, join(copies, 'running'), { recursive: true, filter: (src) => !src.endsWith('.part') });
 });
 
 after(async () => {
@@ -132,7 +134,25 @@ test("dump-log prints what Kafka's DumpLogSegments prints for a stopped broker's
     assert.ok(files.some((f) => f.endsWith(kind)), `the broker wrote a ${kind} file`);
   }
   for (const topic of ['__consumer_offsets-0', '__transaction_state-0', '__cluster_metadata-0']) assert.ok(files.some((f) => f.startsWith(topic)), topic);
-  await compareAll(root, files, FLAG_SETS);
+  // A stopped Kafka 4.4 broker leaves its metadata log's active time index preallocated (4.0 trimmed
+  // it), and 4.4's DumpLogSegments dies on its own sanity check of that file. That file is compared
+  // on its own below; every other file with every flag set as usual.
+  const metaTimeIndex = files.filter((f) => f.startsWith('__cluster_metadata-0/') && f.endsWith('.timeindex')).sort().at(-1)!;
+  const sanity = (f: string, flags: string[]): boolean => f === metaTimeIndex && flags.includes('--index-sanity-check');
+  await compareAll(root, files, FLAG_SETS, sanity);
+  const args = ['--files', metaTimeIndex, '--index-sanity-check'];
+  const k = await kafka.runTool('org.apache.kafka.tools.DumpLogSegments', args, { cwd: root });
+  const t = await dumpLog(args, root);
+  if (k.exitCode === 0) {
+    assert.deepEqual([t.code, t.stdout, t.stderr], [0, k.stdout, k.stderr]);
+  } else {
+    // Kafka: the uncaught exception and its stack trace; tkafka: the same exception, on one line, exit 1.
+    const died = /^Exception in thread "main" (\S+Exception: .+)$/m.exec(k.stderr);
+    assert.ok(died, `Kafka failed without an exception line: ${k.stderr}`);
+    assert.equal(t.code, 1);
+    assert.equal(t.stdout, k.stdout);
+    assert.ok(t.stderr.includes(died[1]!), `tkafka's stderr ${t.stderr} lacks ${died[1]}`);
+  }
 });
 
 let tk: BrokerProcess;

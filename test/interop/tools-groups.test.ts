@@ -268,7 +268,7 @@ test('console tools: binary values, read_committed, group commits, validation er
   const [kb, tb] = [await apache('console-consumer', bytesArgs), await tkafka('console-consumer', bytesArgs)];
   assert.equal(tb.out, kb.out);
   assert.match(tb.out, /\\x00\\x01\\x02\\x7F\\x80\\xFE\\xFF\\x5C\n$/);
-  const hex = await tkafka('console-consumer', [...B(), '--topic', 'kp', '--partition', '0', '--offset', '1', '--max-messages', '1', '--property', 'value.encoding=hex']);
+  const hex = await tkafka('console-consumer', [...B(), '--topic', 'kp', '--partition', '0', '--offset', '1', '--max-messages', '1', '--formatter-property', 'value.encoding=hex']);
   assert.equal(hex.out, `${bin.toString('hex')}\n`);
 
   const { KafkaClient } = await import('../../src/client/client.js');

@@ -35,6 +35,9 @@ export interface HelpParser {
   groups: readonly HelpGroup[];
   subparsers: ReadonlyMap<string, { help: string }>;
   subHelp: string;
+  /** Set when the commands have their own titled section (argparse4j title), with this metavar. */
+  subTitle?: string;
+  subMetavar?: string;
   description: string;
   epilog: string;
   width: number;
@@ -84,7 +87,7 @@ function usageTokens(p: HelpParser): string[] {
     }
   }
   for (const a of p.posargs) if (!a.suppress) tokens.push(shortSyntax(a, true));
-  if (p.subparsers.size) tokens.push(`{${[...p.subparsers.keys()].join(',')}}`, '...');
+  if (p.subparsers.size) tokens.push(p.subMetavar || `{${[...p.subparsers.keys()].join(',')}}`, '...');
   return tokens;
 }
 
@@ -122,10 +125,11 @@ export function formatUsage(p: HelpParser): string {
 export function formatHelp(p: HelpParser): string {
   let out = formatUsage(p);
   if (p.description) out += '\n' + wrapText(p.description, p.width, 0, '', '') + '\n';
-  if (p.posargs.length || p.subparsers.size) {
+  const titled = p.subparsers.size > 0 && !!p.subTitle;
+  if (p.posargs.length || (p.subparsers.size && !titled)) {
     out += '\npositional arguments:\n';
     for (const a of p.posargs) if (!a.suppress) out += helpRow(metavar(a), a.help ?? '', p.width);
-    if (p.subparsers.size) {
+    if (p.subparsers.size && !titled) {
       out += helpRow(`{${[...p.subparsers.keys()].join(',')}}`, p.subHelp, p.width);
       for (const [cmd, { help }] of p.subparsers) if (help) out += helpRow('  ' + cmd, help, p.width);
     }
@@ -137,6 +141,10 @@ export function formatHelp(p: HelpParser): string {
       const mv = metavar(a);
       out += helpRow(a.flags.map((f) => f + (mv ? ' ' + mv : '')).join(', '), a.help ?? '', p.width);
     }
+  }
+  if (titled) {
+    out += `\n${p.subTitle}:\n` + helpRow(p.subMetavar || `{${[...p.subparsers.keys()].join(',')}}`, p.subHelp, p.width);
+    for (const [cmd, { help }] of p.subparsers) if (help) out += helpRow('  ' + cmd, help, p.width);
   }
   if (p.epilog) out += '\n' + wrapText(p.epilog, p.width, 0, '', '') + '\n';
   return out;

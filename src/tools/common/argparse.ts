@@ -76,6 +76,8 @@ export class ArgumentParser {
   private readonly subparsers = new Map<string, { parser: ArgumentParser; help: string }>();
   private subDest = '';
   private subHelp = '';
+  private subTitle = '';
+  private subMetavar = '';
   private readonly description: string;
   private readonly epilog: string;
   private readonly fromFilePrefix?: string;
@@ -125,9 +127,14 @@ export class ArgumentParser {
   }
 
   /** Register sub-commands; `dest` receives the chosen command name. */
-  addSubparsers(opts: { dest?: string; help?: string } = {}): { addParser(command: string, opts?: { help?: string; description?: string }): ArgumentParser } {
+  addSubparsers(
+    opts: { dest?: string; help?: string; title?: string; metavar?: string } = {},
+  ): { addParser(command: string, opts?: { help?: string; description?: string }): ArgumentParser } {
     this.subDest = opts.dest ?? '';
     this.subHelp = opts.help ?? '';
+    // argparse4j's title(...) / metavar(...): the commands in their own section, named in the usage.
+    this.subTitle = opts.title ?? '';
+    this.subMetavar = opts.metavar ?? '';
     return {
       addParser: (command, o = {}) => {
         const parser = new ArgumentParser({ prog: this.prog, description: o.description, fromFilePrefix: this.fromFilePrefix, command, main: this });
@@ -146,6 +153,7 @@ export class ArgumentParser {
     return {
       prog: this.prog, command: this.command, main: this.main?.helpView(), optargs: this.optargs, posargs: this.posargs, groups: this.groups,
       subparsers: this.subparsers, subHelp: this.subHelp, description: this.description, epilog: this.epilog, width: this.width,
+      subTitle: this.subTitle, subMetavar: this.subMetavar,
     };
   }
 

@@ -34,7 +34,8 @@ export async function parseConfigsToBeAdded(cmd: ConfigCommand): Promise<Map<str
     }
     for (const [k, v] of pairs) props.set(k!.trim(), v!.replace(/\[?\]?/g, '').trim());
   }
-  for (const k of props.keys()) if (!/^[a-zA-Z0-9._-]*$/.test(k)) throw new ConfigCommandError(`Invalid character found for config key: ${k}`);
+  // Kafka 4.4 allows '$' (logger names of inner classes).
+  for (const k of props.keys()) if (!/^[$a-zA-Z0-9._-]*$/.test(k)) throw new ConfigCommandError(`Invalid character found for config key: ${k}`);
   return props;
 }
 

@@ -21,7 +21,7 @@ export function buildFeaturesParser(connectionRequired = true, latest = '4.0-IV0
   const sub = parser.addSubparsers({ dest: 'command' });
   const describe = sub.addParser('describe', { help: 'Describes the current active feature flags.' });
   describe.addArgument({ flags: ['--output', '-o'], choices: ['text', 'json', 'table'], help: `tkafka: ${OUTPUT_HELP}` });
-  for (const [name, help, verb] of [['upgrade', 'Upgrade one or more feature flags.', 'upgrade'], ['downgrade', 'Upgrade one or more feature flags.', 'downgrade']] as const) {
+  for (const [name, help, verb] of [['upgrade', 'Upgrade one or more feature flags.', 'upgrade'], ['downgrade', 'Downgrade one or more feature flags.', 'downgrade']] as const) {
     const p = sub.addParser(name, { help });
     p.addArgument({ flags: ['--metadata'], help: `DEPRECATED -- The level to which we should ${verb} the metadata. For example, ${verb === 'upgrade' ? '3.3-IV3' : '3.3-IV0'}.` });
     p.addArgument({
@@ -49,12 +49,17 @@ export function buildFeaturesParser(connectionRequired = true, latest = '4.0-IV0
 
 class TerseError extends Error {}
 
+/** Kafka 4.4's MetadataVersion names above the levels tkafka's broker knows (a 4.4 cluster reports them). */
+const NEWER_METADATA_VERSIONS: Record<number, string> = {
+  26: '4.1-IV0', 27: '4.1-IV1', 28: '4.2-IV0', 29: '4.2-IV1', 30: '4.3-IV0', 31: '4.4-IV0', 32: '4.4-IV1', 33: '4.4-IV2', 34: '4.5-IV0',
+};
+
 function levelToString(feature: string, level: number, fromLevel: (l: number) => { version: string }): string {
   if (feature !== 'metadata.version') return String(level);
   try {
     return fromLevel(level).version;
   } catch {
-    return `UNKNOWN ${level}`;
+    return NEWER_METADATA_VERSIONS[level] ?? `UNKNOWN ${level}`;
   }
 }
 
@@ -168,7 +173,12 @@ async function describe(client: KafkaClient, io: ToolIO, format: string, fromLev
     await writeTable(io, ['FEATURE', 'SUPPORTED MIN', 'SUPPORTED MAX', 'FINALIZED', 'EPOCH'], rows.map((r) => [r.feature, ...r.text, r.epoch === null ? '-' : r.epoch]));
   } else {
     for (const r of rows) {
-      io.stdout.write(`Feature: ${r.feature}\tSupportedMinVersion: ${r.text[0]}\tSupportedMaxVersion: ${r.text[1]}\tFinalizedVersionLevel: ${r.text[2]}\tEpoch: ${r.epoch === null ? '-' : r.epoch}\n`);
+      // Kafka 4.4: "Feature: %-40s  SupportedMinVersion: %-15s  SupportedMaxVersion: %-15s  FinalizedVersionLevel: %-15s  Epoch: %s%n".
+      const [lo, hi, fin] = r.text.map((x) => String(x).padEnd(15));
+      io.stdout.write(
+        `Feature: ${r.feature.padEnd(40)}  SupportedMinVersion: ${lo}  SupportedMaxVersion: ${hi}  FinalizedVersionLevel: ${fin}  ` +
+          `Epoch: ${r.epoch === null ? '-' : r.epoch}\n`,
+      );
     }
   }
 }

@@ -32,7 +32,7 @@ export function buildTransactionsParser(connectionRequired = true, version = '')
     help: 'hostname and port for the broker to connect to, in the form `host:port`  (multiple comma-separated entries can be given)' + ENV_NOTE,
   });
   parser.addArgument({ flags: ['--debug'], action: 'storeTrue', help: 'tkafka: show stack traces on errors.' });
-  const sub = parser.addSubparsers({ dest: 'command' });
+  const sub = parser.addSubparsers({ dest: 'command', title: 'commands', metavar: 'COMMAND' }); // Kafka 4.4
 
   const list = sub.addParser('list', { help: 'list transactions' });
   list.addArgument({
