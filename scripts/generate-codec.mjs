@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Generates the TypeScript wire codec from Apache Kafka's JSON message specs.
 //
-//   node scripts/generate-codec.mjs [--spec ../shared/kafka-spec] [--out src/protocol/generated]
+//   node scripts/generate-codec.mjs [--spec spec/kafka-4.4] [--out src/protocol/generated]
 //
 // For every spec file it writes one reader and one writer per struct, with the version
 // conditions folded in (one function serves every version, as Kafka's generated Java does).
@@ -16,7 +16,7 @@ const opt = (name, dflt) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : dflt;
 };
-const SPEC = resolve(opt('--spec', join(here, '..', '..', 'shared', 'kafka-spec')));
+const SPEC = resolve(opt('--spec', join(here, '..', 'spec', 'kafka-4.4')));
 const OUT = resolve(opt('--out', join(here, '..', 'src', 'protocol', 'generated')));
 
 // Which spec folders become which generated folders.
@@ -486,6 +486,12 @@ export function generate(specDir, outDir) {
     // one module per API (request + response) for protocol; one per record pair elsewhere
     const byModule = new Map();
     for (const s of specs) {
+      // An API removed from Kafka keeps its key with "validVersions": "none" (LeaderAndIsr,
+      // StopReplica, UpdateMetadata, ControlledShutdown since 4.0): no codec, only a table row.
+      if (parseVersions(s.validVersions) === null) {
+        registry.push({ group: grp.out, mod: fileName(s.name), spec: s, removed: true });
+        continue;
+      }
       const mod = grp.dir === 'protocol' ? fileName(s.name) : s.name.replace(/(Key|Value)$/, '');
       if (!byModule.has(mod)) byModule.set(mod, []);
       byModule.get(mod).push(s);
@@ -512,22 +518,32 @@ export function generate(specDir, outDir) {
 /** The API table: for each key, its versions, flexibility, listeners, and codec functions. */
 function genApiTable(registry, outDir) {
   const apis = new Map();
-  for (const { mod, spec } of registry.filter((r) => r.group === 'protocol')) {
+  for (const { mod, spec, removed } of registry.filter((r) => r.group === 'protocol')) {
     if (spec.type !== 'request' && spec.type !== 'response') continue;
-    const e = apis.get(spec.apiKey) ?? { key: spec.apiKey, mod };
+    const e = apis.get(spec.apiKey) ?? { key: spec.apiKey, mod, removed: removed === true };
     e[spec.type] = spec;
     apis.set(spec.apiKey, e);
   }
   const L = [HEADER];
   L.push("import type { Reader } from '../codec/reader.js';");
   L.push("import type { Writer } from '../codec/writer.js';");
-  const mods = [...new Set([...apis.values()].map((e) => e.mod))].sort();
+  const mods = [...new Set([...apis.values()].filter((e) => !e.removed).map((e) => e.mod))].sort();
+  const anyRemoved = [...apis.values()].some((e) => e.removed);
+  if (anyRemoved) L.push("import { UnsupportedVersionError } from '../codec/errors.js';");
   for (const m of mods) L.push(`import * as ${m} from './protocol/${m}.js';`);
   L.push('');
+  if (anyRemoved) {
+    L.push('/** Codec of an API that Kafka removed (its spec has no valid versions). */');
+    L.push('const removed = (): never => {');
+    L.push("  throw new UnsupportedVersionError('this API has no valid versions');");
+    L.push('};');
+    L.push('');
+  }
   L.push('export interface ApiSpec {');
   L.push('  readonly key: number;');
   L.push('  readonly name: string;');
   L.push('  readonly minVersion: number;');
+  L.push('  /** -1 (below minVersion) for an API Kafka removed: it keeps its key but has no versions. */');
   L.push('  readonly maxVersion: number;');
   L.push('  /** First flexible version, or -1 when the API has none. */');
   L.push('  readonly firstFlexible: number;');
@@ -547,6 +563,13 @@ function genApiTable(registry, outDir) {
   L.push('export const API_SPECS: readonly ApiSpec[] = [');
   for (const e of [...apis.values()].sort((a, b) => a.key - b.key)) {
     const rq = e.request;
+    if (e.removed) {
+      // As Kafka's ApiMessageType: versions 0 to -1, no listeners.
+      L.push(`  { key: ${e.key}, name: ${JSON.stringify(e.mod)}, minVersion: 0, maxVersion: -1, firstFlexible: -1, ` +
+        `deprecated: null, latestVersionUnstable: false, listeners: [], readRequest: removed, writeRequest: removed, ` +
+        `readResponse: removed, writeResponse: removed },`);
+      continue;
+    }
     const vv = parseVersions(rq.validVersions);
     const fv = parseVersions(rq.flexibleVersions);
     const dv = parseVersions(rq.deprecatedVersions);
@@ -597,15 +620,19 @@ function genRecordTables(registry, outDir) {
   L.push('];');
   for (const group of ['group', 'txn']) {
     L.push('');
-    L.push(`/** ${group === 'group' ? '__consumer_offsets' : '__transaction_state'} records: each key's validVersions is its record type. */`);
+    L.push(`/** ${group === 'group' ? '__consumer_offsets' : '__transaction_state'} records by record type (the int16 before the key). */`);
     L.push(`export const ${group === 'group' ? 'OFFSETS_TOPIC_RECORDS' : 'TRANSACTION_LOG_RECORDS'}: readonly { key: RecordSpec; value: RecordSpec | null }[] = [`);
+    // A "coordinator-key" spec names its record type in apiKey (Kafka 4.x); older specs used the
+    // key's validVersions as the record type.
+    const recordType = (s) => (s.type === 'coordinator-key' ? s.apiKey : parseVersions(s.validVersions)[0]);
     const keys = rows[group].filter((r) => r.spec.name.endsWith('Key'));
-    keys.sort((a, b) => parseVersions(a.spec.validVersions)[0] - parseVersions(b.spec.validVersions)[0]);
+    keys.sort((a, b) => recordType(a.spec) - recordType(b.spec));
     for (const k of keys) {
       const vname = k.spec.name.replace(/Key$/, 'Value');
       const val = rows[group].find((r) => r.spec.name === vname);
       const kv = parseVersions(k.spec.validVersions);
-      const spec = (s, vv) => `{ name: ${JSON.stringify(s.name)}, type: ${kv[0]}, minVersion: ${vv[0]}, maxVersion: ${vv[1] === Infinity ? 32767 : vv[1]}, read: ${group}_${k.mod}.read${s.name}, write: ${group}_${k.mod}.write${s.name} }`;
+      const type = recordType(k.spec);
+      const spec = (s, vv) => `{ name: ${JSON.stringify(s.name)}, type: ${type}, minVersion: ${vv[0]}, maxVersion: ${vv[1] === Infinity ? 32767 : vv[1]}, read: ${group}_${k.mod}.read${s.name}, write: ${group}_${k.mod}.write${s.name} }`;
       L.push(`  { key: ${spec(k.spec, kv)}, value: ${val ? spec(val.spec, parseVersions(val.spec.validVersions)) : 'null'} },`);
     }
     L.push('];');

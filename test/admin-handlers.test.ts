@@ -74,6 +74,7 @@ async function withEnv(props: Record<string, string>, fn: (env: Env) => Promise<
   };
   const call = async (h: ApiHandler<BrokerServices>, version: number, request: Record<string, unknown>, listener = 'PLAINTEXT'): Promise<any> => {
     const spec = API_SPECS.find((s) => s.key === h.apiKey)!;
+    assert.ok(version >= h.minVersion && version <= h.maxVersion, `${spec.name} v${version} is not served`);
     const w = new Writer();
     spec.writeRequest(w, version, request);
     const body = spec.readRequest(new Reader(w.toBuffer()), version);
@@ -172,7 +173,7 @@ test('CreateTopics: validate-only creates nothing; explicit assignments; every v
     assert.deepEqual([a.topics[1].errorCode, a.topics[1].errorMessage],
       [ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'The manual partition assignment includes broker 7, but no such broker is registered.']);
 
-    for (let ver = 0; ver <= 7; ver++) {
+    for (let ver = createTopics.minVersion; ver <= 7; ver++) {
       const r = await call(createTopics, ver, { topics: [topic(`v${ver}`, { numPartitions: 1, replicationFactor: 1 }), topic(`v${ver}`, { numPartitions: 1, replicationFactor: 1 })], timeoutMs: 1000 });
       assert.equal(r.topics[0].errorCode, ErrorCode.INVALID_REQUEST, `v${ver}`);
       const ok = await call(createTopics, ver, { topics: [topic(`ok${ver}`, { numPartitions: 1, replicationFactor: 1 })], timeoutMs: 1000 });
@@ -255,7 +256,7 @@ test('Metadata: auto-creation through the controller, answered UNKNOWN_TOPIC_OR_
   }, undefined);
 });
 
-test('DeleteTopics: by name (v0-5) and by id (v6), unknown names and ids, disabled deletion', async () => {
+test('DeleteTopics: by name (v1-5) and by id (v6), unknown names and ids, disabled deletion', async () => {
   await withEnv({}, async ({ call, controller }) => {
     await controller.createTopics([{ name: 'a', numPartitions: 1, replicationFactor: 1 }, { name: 'b', numPartitions: 1, replicationFactor: 1 }]);
     const idB = controller.image.topic('b')!.id;
@@ -324,13 +325,11 @@ test('DescribeConfigs: topic override, broker synonyms and sources, documentatio
     assert.deepEqual([cleanup.value, cleanup.configSource, cleanup.configType], ['delete', 5, 7]);
     assert.deepEqual(cleanup.synonyms, [{ name: 'log.cleanup.policy', value: 'delete', source: 5 }]);
 
-    // Without synonyms/documentation; configuration_keys filters; v0 isDefault.
+    // Without synonyms/documentation; configuration_keys filters.
     const plain = await call(describeConfigs, 2, {
       resources: [{ resourceType: ConfigResourceType.Topic, resourceName: 't', configurationKeys: ['retention.ms', 'nope'] }],
     });
     assert.deepEqual(plain.results[0].configs.map((c: any) => [c.name, c.synonyms.length]), [['retention.ms', 0]]);
-    const v0 = await call(describeConfigs, 0, { resources: [{ resourceType: ConfigResourceType.Topic, resourceName: 't', configurationKeys: ['retention.ms', 'segment.bytes'] }] });
-    assert.deepEqual(v0.results[0].configs.map((c: any) => [c.name, c.isDefault]), [['retention.ms', false], ['segment.bytes', true]]);
 
     // Broker: static, default and dynamic sources; read-only flags; unknown keys are sensitive.
     await controller.incrementalAlterConfigs([{ resourceType: ConfigResourceType.Broker, resourceName: '', configs: [{ name: 'log.cleaner.threads', value: '2', configOperation: SET }] }]);
@@ -367,7 +366,7 @@ test('DescribeConfigs: topic override, broker synonyms and sources, documentatio
     ]);
     assert.deepEqual(errs.results[4].configs.map((c: any) => [c.name, c.value, c.configSource]),
       [['root', 'INFO', 6], ['kafka', 'INFO', 6], ['kafka.server', 'INFO', 6]].sort((x, y) => (x[0]! < y[0]! ? -1 : 1)));
-    for (let ver = 0; ver <= 4; ver++) {
+    for (let ver = describeConfigs.minVersion; ver <= 4; ver++) {
       const x = await call(describeConfigs, ver, { resources: [{ resourceType: ConfigResourceType.Broker, resourceName: '1', configurationKeys: null }], includeSynonyms: ver >= 1 });
       assert.equal(x.results[0].errorCode, 0, `v${ver}`);
     }
@@ -484,7 +483,7 @@ test('DescribeCluster: brokers, controller id, authorized operations, endpoint t
   await withEnv({}, async ({ call }) => {
     const r = await call(describeCluster, 1, { includeClusterAuthorizedOperations: true, endpointType: 1 });
     assert.deepEqual([r.errorCode, r.endpointType, r.clusterId, r.controllerId, r.clusterAuthorizedOperations], [0, 1, CLUSTER_ID, 1, CLUSTER_AUTHORIZED_OPERATIONS]);
-    assert.deepEqual(r.brokers, [{ brokerId: 1, host: 'localhost', port: 9092, rack: null }]);
+    assert.deepEqual(r.brokers, [{ brokerId: 1, host: 'localhost', port: 9092, rack: null, isFenced: false }]);
     const v0 = await call(describeCluster, 0, {});
     assert.deepEqual([v0.errorCode, v0.clusterAuthorizedOperations, v0.brokers.length], [0, OMITTED, 1]);
     const mismatch = await call(describeCluster, 1, { endpointType: 2 });
@@ -492,7 +491,7 @@ test('DescribeCluster: brokers, controller id, authorized operations, endpoint t
     const unknown = await call(describeCluster, 1, { endpointType: 7 });
     assert.deepEqual([unknown.errorCode, unknown.errorMessage], [ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, 'Unsupported endpoint type 7']);
     const ctl = await call(describeCluster, 1, { endpointType: 2 }, 'CONTROLLER');
-    assert.deepEqual([ctl.errorCode, ctl.endpointType, ctl.controllerId, ctl.brokers], [0, 2, 1, [{ brokerId: 1, host: 'localhost', port: 9093, rack: null }]]);
+    assert.deepEqual([ctl.errorCode, ctl.endpointType, ctl.controllerId, ctl.brokers], [0, 2, 1, [{ brokerId: 1, host: 'localhost', port: 9093, rack: null, isFenced: false }]]);
   });
 });
 

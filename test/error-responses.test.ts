@@ -21,7 +21,7 @@ function countCode(v: unknown, depth = 0): number {
 }
 
 test('errorResponseFor encodes at every version of every API and carries the error', { skip: !specAvailable() }, async () => {
-  const models = (await loadModels()).filter((m) => m.spec.type === 'request');
+  const models = (await loadModels()).filter((m) => m.spec.type === 'request' && m.gen.valid !== null);
   assert.ok(models.length > 80);
   const rnd = rng(511);
   const found = new Map<string, boolean>();

@@ -107,12 +107,12 @@ test('the classic cycle at every JoinGroup version (0-9) with SyncGroup, Heartbe
     assert.equal(h.errorCode, E.NONE, `Heartbeat v${Math.min(v, 4)}`);
     const hv = await c.request(ApiKey.Heartbeat, Math.min(v, 4), { groupId, generationId: 0, memberId: j.memberId, groupInstanceId: null });
     assert.equal(hv.errorCode, E.ILLEGAL_GENERATION);
-    const cv = Math.max(1, v);
+    const cv = Math.max(2, v); // Kafka 4 serves OffsetCommit v2+ and OffsetFetch v1+ (KIP-896)
     const oc = await c.request(ApiKey.OffsetCommit, cv, commitBody(groupId, 1, j.memberId, BigInt(100 + v)));
     assert.equal(oc.topics[0].partitions[0].errorCode, E.NONE, `OffsetCommit v${cv}`);
     const stale = await c.request(ApiKey.OffsetCommit, cv, commitBody(groupId, 0, j.memberId, 1n));
     assert.equal(stale.topics[0].partitions[0].errorCode, E.ILLEGAL_GENERATION, 'commits from the current generation only');
-    const fv = Math.min(v, 7);
+    const fv = Math.max(1, Math.min(v, 7));
     const of = await c.request(ApiKey.OffsetFetch, fv, { groupId, topics: [{ name: 'pt', partitionIndexes: [0, 1] }], requireStable: false });
     assert.deepEqual(of.topics[0].partitions.map((p: any) => p.committedOffset), [BigInt(100 + v), -1n], `OffsetFetch v${fv}`);
     const lv = Math.min(v, 5);
@@ -124,14 +124,15 @@ test('the classic cycle at every JoinGroup version (0-9) with SyncGroup, Heartbe
   }
 });
 
-test('OffsetCommit v0-9 and OffsetFetch v0-9 (single group, all topics, several groups) for simple consumers', { timeout: 60_000 }, async () => {
-  for (let v = 0; v <= 9; v++) {
-    const r = await c.request(ApiKey.OffsetCommit, v, commitBody(`simple-${v}`, -1, '', BigInt(v)));
+test('OffsetCommit v2-9 and OffsetFetch v1-9 (single group, all topics, several groups) for simple consumers', { timeout: 60_000 }, async () => {
+  for (let i = 0; i <= 9; i++) {
+    const v = Math.max(2, i); // groups simple-0 and simple-1 are committed at v2
+    const r = await c.request(ApiKey.OffsetCommit, v, commitBody(`simple-${i}`, -1, '', BigInt(i)));
     assert.equal(r.topics[0].partitions[0].errorCode, E.NONE, `OffsetCommit v${v}`);
-    const unknown = await c.request(ApiKey.OffsetCommit, v, commitBody(`simple-${v}`, -1, '', 1n, 'no-such-topic'));
+    const unknown = await c.request(ApiKey.OffsetCommit, v, commitBody(`simple-${i}`, -1, '', 1n, 'no-such-topic'));
     assert.equal(unknown.topics[0].partitions[0].errorCode, E.UNKNOWN_TOPIC_OR_PARTITION);
   }
-  for (let v = 0; v <= 7; v++) {
+  for (let v = 1; v <= 7; v++) {
     const r = await c.request(ApiKey.OffsetFetch, v, { groupId: 'simple-3', topics: v >= 2 ? null : [{ name: 'pt', partitionIndexes: [0] }], requireStable: v >= 7 });
     assert.equal(r.topics[0].partitions[0].committedOffset, 3n, `OffsetFetch v${v}`);
     if (v >= 5) assert.equal(r.topics[0].partitions[0].committedLeaderEpoch, -1);

@@ -17,15 +17,22 @@ test('OffsetCommit key bytes are Kafka\'s; the value is v3, v1 with an expire ti
   assert.equal(value!.readBigInt64BE(2), 42n);
   assert.equal(value!.readInt32BE(10), 5);
   assert.equal(value!.length, 2 + 8 + 4 + 2 + 2 + 8);
-  assert.deepEqual(decodeRecord(key, value), rec);
+  // topicId (tagged, v4+) is not in v3: it reads back as the zero UUID
+  assert.deepEqual(decodeRecord(key, value), { ...rec, value: { ...rec.value!, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' } });
   const withExpire = encodeRecord({ ...rec, value: { ...rec.value!, expireTimestamp: 1800000000000n } } as CoordinatorRecord);
   assert.equal(withExpire.value!.readInt16BE(0), 1);
   const back = decodeRecord(withExpire.key, withExpire.value)!;
   assert.ok(back.type === 'OffsetCommit' && back.value!.expireTimestamp === 1800000000000n);
-  // a version-0 key (older writers) decodes too
+  // a version-0 key (LegacyOffsetCommitKey, older writers) with its v0 value decodes as an OffsetCommit
   const v0 = Buffer.from(key);
   v0.writeInt16BE(0, 0);
   assert.equal(decodeRecord(v0, null)!.type, 'OffsetCommit');
+  const legacyValue = Buffer.concat([Buffer.from('0000' + '000000000000002a' + '0002' + '6d64', 'hex'), Buffer.alloc(8)]);
+  legacyValue.writeBigInt64BE(1700000000000n, 2 + 8 + 4);
+  assert.deepEqual(decodeRecord(v0, legacyValue), {
+    type: 'OffsetCommit', group: 'g', topic: 't', partition: 0,
+    value: { offset: 42n, leaderEpoch: -1, metadata: 'md', commitTimestamp: 1700000000000n, expireTimestamp: -1n, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' },
+  });
 });
 
 test('GroupMetadata is written as key v2 / value v3 and reads back; tombstones have no value', () => {
@@ -52,7 +59,7 @@ test('KIP-848 records round-trip with key versions 3..8 and value version 0', ()
     { type: 'ConsumerGroupMemberMetadata', group: 'g', memberId: 'm', value: { instanceId: null, rackId: null, clientId: 'c', clientHost: '/h', subscribedTopicNames: ['t'], subscribedTopicRegex: null, rebalanceTimeoutMs: 5000, serverAssignor: 'uniform', classicMemberMetadata: null } },
     { type: 'ConsumerGroupTargetAssignmentMetadata', group: 'g', value: { assignmentEpoch: 7 } },
     { type: 'ConsumerGroupTargetAssignmentMember', group: 'g', memberId: 'm', value: { topicPartitions: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [0, 2] }] } },
-    { type: 'ConsumerGroupCurrentMemberAssignment', group: 'g', memberId: 'm', value: { memberEpoch: 7, previousMemberEpoch: 6, state: 0, assignedPartitions: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [0, 2] }], partitionsPendingRevocation: [] } },
+    { type: 'ConsumerGroupCurrentMemberAssignment', group: 'g', memberId: 'm', value: { memberEpoch: 7, previousMemberEpoch: 6, state: 0, assignedPartitions: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [0, 2], assignmentEpochs: [] }], partitionsPendingRevocation: [] } },
   ];
   recs.forEach((r, i) => {
     const { key, value } = encodeRecord(r);

@@ -337,17 +337,14 @@ test('Fetch sessions with topic ids (v13+) and the session cache limit', async (
   }
 });
 
-test('ListOffsets v0-v10, OffsetForLeaderEpoch v0-v4, DeleteRecords v0-v2', async () => {
+test('ListOffsets v1-v10, OffsetForLeaderEpoch v2-v4, DeleteRecords v0-v2', async () => {
   const e = await env();
   try {
     const base = Date.now() - 60_000;
     await e.rm.appendRecords('t', 0, buildRecordBatchSync({ records: [{ key: 'a', value: '1', timestamp: base }, { key: 'b', value: '2', timestamp: base + 10 }] }), { acks: 1, timeoutMs: 100 });
     await e.rm.appendRecords('t', 0, buildRecordBatchSync({ records: [{ key: 'c', value: '3', timestamp: base + 20_000 }] }), { acks: 1, timeoutMs: 100 });
     const lo = async (v: number, timestamp: bigint, extra: object = {}) => (await call<ListOffsetsResponse>(listOffsets, e, v,
-      { replicaId: -1, isolationLevel: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, timestamp, maxNumOffsets: v === 0 ? 5 : 1, currentLeaderEpoch: -1, ...extra }] }] }))!.topics[0]!.partitions[0]!;
-    const v0 = await lo(0, -1n);
-    assert.deepEqual(v0.oldStyleOffsets, [3n, 0n]);
-    assert.equal((await lo(0, -3n)).errorCode, ErrorCode.UNSUPPORTED_VERSION);
+      { replicaId: -1, isolationLevel: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, timestamp, currentLeaderEpoch: -1, ...extra }] }] }))!.topics[0]!.partitions[0]!;
     assert.deepEqual([(await lo(1, -2n)).offset, (await lo(1, -1n)).offset], [0n, 3n]);
     const byTime = await lo(4, BigInt(base + 5));
     assert.deepEqual([byTime.offset, byTime.timestamp, byTime.leaderEpoch], [1n, BigInt(base + 10), 0]);
@@ -359,14 +356,14 @@ test('ListOffsets v0-v10, OffsetForLeaderEpoch v0-v4, DeleteRecords v0-v2', asyn
     const dup = (await call<ListOffsetsResponse>(listOffsets, e, 5, { topics: [{ name: 't', partitions: [{ partitionIndex: 0, timestamp: -1n }, { partitionIndex: 0, timestamp: -2n }] }] }))!;
     assert.deepEqual(dup.topics[0]!.partitions.map((p) => p.errorCode), [ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST]);
 
-    for (const v of [0, 1, 2, 3, 4]) {
+    for (const v of [2, 3, 4]) {
       const r = (await call<OffsetForLeaderEpochResponse>(offsetForLeaderEpoch, e, v, {
         replicaId: -1, topics: [{ topic: 't', partitions: [{ partition: 0, currentLeaderEpoch: 0, leaderEpoch: 0 }, { partition: 5, leaderEpoch: 0 }] }],
       }))!;
       const [ok, missing] = r.topics[0]!.partitions;
       assert.equal(ok!.errorCode, 0);
       assert.equal(ok!.endOffset, 3n);
-      if (v >= 1) assert.equal(ok!.leaderEpoch, 0);
+      assert.equal(ok!.leaderEpoch, 0);
       assert.equal(missing!.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     }
 
@@ -385,6 +382,6 @@ test('the data handlers register within the codec ranges', () => {
   const r = registerDataHandlers(new HandlerRegistry());
   const apis = r.apis('broker');
   assert.deepEqual(apis.map((a) => [a.apiKey, a.minVersion, a.maxVersion]), [
-    [ApiKey.Produce, 3, 11], [ApiKey.Fetch, 4, 17], [ApiKey.ListOffsets, 0, 10], [ApiKey.DeleteRecords, 0, 2], [ApiKey.OffsetForLeaderEpoch, 0, 4],
+    [ApiKey.Produce, 3, 11], [ApiKey.Fetch, 4, 17], [ApiKey.ListOffsets, 1, 10], [ApiKey.DeleteRecords, 0, 2], [ApiKey.OffsetForLeaderEpoch, 2, 4],
   ]);
 });

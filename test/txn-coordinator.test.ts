@@ -274,7 +274,7 @@ test('TxnOffsetCommit: offsets become the group\'s on commit, vanish on abort', 
   };
   for (const [commit, offset] of [[false, 11], [true, 22]] as const) {
     const { producerId: pid, producerEpoch: epoch } = await initTxn('offsets');
-    const notAdded = await c.request(ApiKey.TxnOffsetCommit, 3, { transactionalId: 'offsets', groupId: group, producerId: pid, producerEpoch: epoch, generationId: -1, memberId: '', groupInstanceId: null, topics: [{ name: 'tx', partitions: [{ partitionIndex: 0, committedOffset: BigInt(offset), committedLeaderEpoch: -1, committedMetadata: '' }] }] });
+    const notAdded = await c.request(ApiKey.TxnOffsetCommit, 3, { transactionalId: 'offsets', groupId: group, producerId: pid, producerEpoch: epoch, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, topics: [{ name: 'tx', partitions: [{ partitionIndex: 0, committedOffset: BigInt(offset), committedLeaderEpoch: -1, committedMetadata: '' }] }] });
     assert.equal(notAdded.topics[0].partitions[0].errorCode, ErrorCode.INVALID_TXN_STATE);
     const add = await until('AddOffsetsToTxn', async () => {
       const r = await c.request(ApiKey.AddOffsetsToTxn, 3, { transactionalId: 'offsets', producerId: pid, producerEpoch: epoch, groupId: group });

@@ -67,7 +67,7 @@ async function txnCommit(
   const r = await until('TxnOffsetCommit', async () => {
     const x = await c.request(ApiKey.TxnOffsetCommit, version, {
       transactionalId: id, groupId: group, producerId: t.pid, producerEpoch: t.epoch,
-      generationId: member.generationId, memberId: member.memberId, groupInstanceId: null,
+      generationIdOrMemberEpoch: member.generationId, memberId: member.memberId, groupInstanceId: null,
       topics: [{
         name: TOPIC,
         partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' }],

@@ -33,7 +33,8 @@ export async function startCaptureBroker(partitions = 3): Promise<CaptureBroker>
           errorCode: 0,
           apiKeys: API_SPECS.filter((a) => a.listeners.includes('broker')).map((a) => ({
             apiKey: a.key,
-            minVersion: a.minVersion,
+            // Produce from v0 as Kafka 4 advertises it (KAFKA-18659): librdkafka enables compression only then.
+            minVersion: a.key === ApiKey.Produce ? 0 : a.minVersion,
             maxVersion: a.latestVersionUnstable && a.maxVersion > a.minVersion ? a.maxVersion - 1 : a.maxVersion,
           })),
           throttleTimeMs: 0,

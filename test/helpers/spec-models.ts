@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-export const SPEC_DIR = process.env.TKAFKA_SPEC_DIR ?? resolve(REPO_ROOT, '..', 'shared', 'kafka-spec');
+export const SPEC_DIR = process.env.TKAFKA_SPEC_DIR ?? resolve(REPO_ROOT, 'spec', 'kafka-4.4');
 
 export interface FieldModel {
   name: string;

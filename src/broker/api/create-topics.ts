@@ -60,7 +60,7 @@ async function handle(ctx: RequestContext, req: CreateTopicsRequest, services: B
 
 export const handler: ApiHandler<BrokerServices> = {
   apiKey: ApiKey.CreateTopics,
-  minVersion: 0,
+  minVersion: 2, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 7,
   listeners: ['broker', 'controller'],
   handle,

@@ -39,7 +39,7 @@ async function handle(ctx: RequestContext, req: DeleteTopicsRequest, services: B
 
 export const handler: ApiHandler<BrokerServices> = {
   apiKey: ApiKey.DeleteTopics,
-  minVersion: 0,
+  minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 6,
   listeners: ['broker', 'controller'],
   handle,

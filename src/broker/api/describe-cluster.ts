@@ -63,7 +63,7 @@ function handle(ctx: RequestContext, req: DescribeClusterRequest, services: Brok
     ...base,
     // The controller id is only reported when it is one of the listed nodes.
     controllerId: brokers.some((b) => b.id === controllerId) ? controllerId : -1,
-    brokers: brokers.map((b) => ({ brokerId: b.id, host: b.host, port: b.port, rack: b.rack })),
+    brokers: brokers.map((b) => ({ brokerId: b.id, host: b.host, port: b.port, rack: b.rack, isFenced: false })),
     clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? CLUSTER_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED,
   };
 }

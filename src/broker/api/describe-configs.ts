@@ -38,8 +38,6 @@ function entry(o: Options, e: {
     name: e.name,
     value: e.value,
     readOnly: e.readOnly,
-    // v0 has no source; its IsDefault says "the configuration is not set".
-    isDefault: o.version === 0 ? e.source === CONFIG_SOURCE.DEFAULT_CONFIG : false,
     configSource: e.source,
     isSensitive: e.sensitive,
     synonyms: o.includeSynonyms && o.version >= 1
@@ -220,7 +218,7 @@ function handle(ctx: RequestContext, req: DescribeConfigsRequest, services: Brok
 
 export const handler: ApiHandler<BrokerServices> = {
   apiKey: ApiKey.DescribeConfigs,
-  minVersion: 0,
+  minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 4,
   listeners: ['broker', 'controller'],
   handle,

@@ -43,7 +43,7 @@ async function describeDir(dir: string, logs: readonly DescribableLog[], wanted:
     usableBytes = s.bavail * s.bsize;
   } catch {
     // An unreadable directory is what Kafka calls an offline log dir.
-    return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, logDir: dir, topics: [], totalBytes: -1n, usableBytes: -1n };
+    return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, logDir: dir, topics: [], totalBytes: -1n, usableBytes: -1n, isCordoned: false };
   }
   const byTopic = new Map<string, DescribeLogDirsResponseDescribeLogDirsTopic>();
   for (const log of logs) {
@@ -57,7 +57,9 @@ async function describeDir(dir: string, logs: readonly DescribableLog[], wanted:
   const topics = [...byTopic.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const t of topics) t.partitions.sort((a, b) => a.partitionIndex - b.partitionIndex);
   const clamp = (n: bigint): bigint => (n < 0n || n > LONG_MAX ? LONG_MAX : n);
-  return { errorCode: ErrorCode.NONE, logDir: dir, topics, totalBytes: clamp(totalBytes), usableBytes: clamp(usableBytes) };
+  return {
+    errorCode: ErrorCode.NONE, logDir: dir, topics, totalBytes: clamp(totalBytes), usableBytes: clamp(usableBytes), isCordoned: false,
+  };
 }
 
 async function handle(_ctx: RequestContext, req: DescribeLogDirsRequest, services: BrokerServices): Promise<DescribeLogDirsResponse> {
@@ -77,7 +79,7 @@ async function handle(_ctx: RequestContext, req: DescribeLogDirsRequest, service
 
 export const handler: ApiHandler<BrokerServices> = {
   apiKey: ApiKey.DescribeLogDirs,
-  minVersion: 0,
+  minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 4,
   listeners: ['broker'],
   handle,

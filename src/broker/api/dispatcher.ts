@@ -93,7 +93,7 @@ export class Dispatcher<Services = unknown> {
       } catch (e) {
         return close(`error parsing request header of ApiVersions v${apiVersion}: ${msg(e)}`, peeked);
       }
-      body = { clientSoftwareName: '', clientSoftwareVersion: '' } satisfies ApiVersionsRequest;
+      body = { clientSoftwareName: '', clientSoftwareVersion: '', clusterId: null, nodeId: -1 } satisfies ApiVersionsRequest;
     } else {
       try {
         ({ header, body } = decodeRequest(frame));

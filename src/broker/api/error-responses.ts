@@ -150,6 +150,8 @@ const SHAPES: ReadonlyMap<number, Shape> = new Map<number, Shape>([
   [ApiKey.DescribeTransactions, { top: never, mirrors: always([m('transactionalIds', 'transactionStates', 'transactionalId=$')]) }],
   [ApiKey.ConsumerGroupDescribe, { top: never, mirrors: always([m('groupIds', 'groups', 'groupId=$')]) }],
   [ApiKey.ShareGroupDescribe, { top: never, mirrors: always([m('groupIds', 'groups', 'groupId=$')]) }],
+  [ApiKey.StreamsGroupDescribe, { top: never, mirrors: always([m('groupIds', 'groups', 'groupId=$')]) }],
+  [ApiKey.DescribeShareGroupOffsets, { top: never, mirrors: always([m('groups', 'groups', 'groupId')]) }],
   [ApiKey.DescribeTopicPartitions, { top: never, mirrors: always([m('topics', 'topics', 'name')]) }],
   ...[ApiKey.InitializeShareGroupState, ApiKey.ReadShareGroupState, ApiKey.WriteShareGroupState,
     ApiKey.DeleteShareGroupState, ApiKey.ReadShareGroupStateSummary].map((k): [number, Shape] => [k, {

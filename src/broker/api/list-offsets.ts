@@ -1,5 +1,5 @@
-// ListOffsets (API 2), v0-10. v0 answers with the old offsets array (segment base offsets before a
-// time, UnifiedLog.legacyFetchOffsetsBefore); v1+ with one offset per partition: earliest (-2),
+// ListOffsets (API 2), v1-10 (Kafka 4 removed v0 and its old offsets array, KIP-896): one offset
+// per partition: earliest (-2),
 // latest (-1), max timestamp (-3, v7+), earliest local (-4, v8+), latest tiered (-5, v9+) or the
 // first offset whose timestamp is at or after a time (the time index). Consumers never see offsets
 // at or above the high watermark (last stable offset under read_committed). Leader epochs in v4+.
@@ -31,12 +31,6 @@ async function handleListOffsets(ctx: RequestContext, req: ListOffsetsRequest, s
     name: t.name,
     partitions: await Promise.all(t.partitions.map(async (p): Promise<Input<ListOffsetsResponseListOffsetsPartitionResponse>> => {
       const timestamp = Number(p.timestamp);
-      if (v === 0) {
-        // v0: only -1 and -2 among the special timestamps
-        if (timestamp < -2) return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNSUPPORTED_VERSION };
-        const r = await rm.legacyListOffsets(t.name, p.partitionIndex, timestamp, p.maxNumOffsets, req.replicaId);
-        return { partitionIndex: p.partitionIndex, errorCode: r.errorCode, oldStyleOffsets: r.offsets.map((o) => BigInt(o)) };
-      }
       const error = (errorCode: number): Input<ListOffsetsResponseListOffsetsPartitionResponse> =>
         ({ partitionIndex: p.partitionIndex, errorCode, timestamp: -1n, offset: -1n });
       if (duplicates.has(`${t.name}\u0000${p.partitionIndex}`)) return error(ErrorCode.INVALID_REQUEST);
@@ -56,7 +50,7 @@ async function handleListOffsets(ctx: RequestContext, req: ListOffsetsRequest, s
 
 export const handler: ApiHandler<BrokerServices> = {
   apiKey: ApiKey.ListOffsets,
-  minVersion: 0,
+  minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 10,
   listeners: ['broker'],
   handle: handleListOffsets,

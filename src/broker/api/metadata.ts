@@ -129,6 +129,7 @@ async function handle(ctx: RequestContext, req: MetadataRequest, services: Broke
   const now = imageOf(services);
   const response: MetadataResponse = {
     throttleTimeMs: 0,
+    errorCode: ErrorCode.NONE,
     brokers: aliveBrokerNodes(now, listener).map((b) => ({ nodeId: b.id, host: b.host, port: b.port, rack: b.rack })),
     clusterId: services.clusterId,
     controllerId: randomAliveBrokerId(now),

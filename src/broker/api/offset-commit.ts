@@ -65,7 +65,7 @@ async function handle(ctx: RequestContext, req: OffsetCommitRequest, services: B
 
 export const handler: ApiHandler<BrokerServices> = {
   apiKey: ApiKey.OffsetCommit,
-  minVersion: 0,
+  minVersion: 2, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 9,
   listeners: ['broker'],
   handle,

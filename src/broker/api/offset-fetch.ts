@@ -69,7 +69,7 @@ async function handle(ctx: RequestContext, req: OffsetFetchRequest, services: Br
 
 export const handler: ApiHandler<BrokerServices> = {
   apiKey: ApiKey.OffsetFetch,
-  minVersion: 0,
+  minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 9,
   listeners: ['broker'],
   handle,

@@ -28,7 +28,7 @@ function handleOffsetForLeaderEpoch(ctx: RequestContext, req: OffsetForLeaderEpo
 
 export const handler: ApiHandler<BrokerServices> = {
   apiKey: ApiKey.OffsetForLeaderEpoch,
-  minVersion: 0,
+  minVersion: 2, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 4,
   listeners: ['broker'],
   handle: handleOffsetForLeaderEpoch,

@@ -51,7 +51,7 @@ async function handle(ctx: RequestContext, req: TxnOffsetCommitRequest, services
     else {
       committed = await h.offsets().commitTransactionalOffsets({
         transactionalId: req.transactionalId, groupId: req.groupId, producerId: Number(req.producerId), producerEpoch: req.producerEpoch,
-        generationId: v >= 3 ? req.generationId : -1, memberId: v >= 3 ? req.memberId : '', groupInstanceId: v >= 3 ? req.groupInstanceId : null,
+        generationId: v >= 3 ? req.generationIdOrMemberEpoch : -1, memberId: v >= 3 ? req.memberId : '', groupInstanceId: v >= 3 ? req.groupInstanceId : null,
         topics: valid.map((t) => ({
           name: t.name,
           partitions: t.partitions.map((p) => ({

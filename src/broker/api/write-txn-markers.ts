@@ -34,7 +34,7 @@ async function handle(_ctx: RequestContext, req: WriteTxnMarkersRequest, service
 
 export const handler: ApiHandler<BrokerServices> = {
   apiKey: ApiKey.WriteTxnMarkers,
-  minVersion: 0,
+  minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 1,
   listeners: ['broker'],
   handle,

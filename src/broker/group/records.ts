@@ -10,7 +10,12 @@ import type { GroupMetadataValue } from '../../protocol/generated/group/GroupMet
 import type { OffsetCommitValue } from '../../protocol/generated/group/OffsetCommit.js';
 import type { ConsumerGroupMemberMetadataValue } from '../../protocol/generated/group/ConsumerGroupMemberMetadata.js';
 import type { ConsumerGroupPartitionMetadataValue } from '../../protocol/generated/group/ConsumerGroupPartitionMetadata.js';
-import type { ConsumerGroupCurrentMemberAssignmentValue } from '../../protocol/generated/group/ConsumerGroupCurrentMemberAssignment.js';
+import type {
+  ConsumerGroupCurrentMemberAssignmentValue,
+  ConsumerGroupCurrentMemberAssignmentValueTopicPartitions,
+} from '../../protocol/generated/group/ConsumerGroupCurrentMemberAssignment.js';
+import type { LegacyOffsetCommitValue } from '../../protocol/generated/group/LegacyOffsetCommit.js';
+import { ZERO_UUID } from '../../protocol/codec/types.js';
 import type { ConsumerGroupTargetAssignmentMemberValue } from '../../protocol/generated/group/ConsumerGroupTargetAssignmentMember.js';
 
 export const RecordType = {
@@ -29,16 +34,27 @@ export const OFFSET_COMMIT_VALUE_VERSION = 3;
 export const OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRE = 1;
 export const GROUP_METADATA_VALUE_VERSION = 3;
 
+/** OffsetCommitValue; topicId (tagged, v4+) is absent from the versions this coordinator writes. */
+export type OffsetCommitRecordValue = Omit<OffsetCommitValue, 'topicId'> & { topicId?: string };
+type AssignedTopicPartitions = Omit<ConsumerGroupCurrentMemberAssignmentValueTopicPartitions, 'assignmentEpochs'> & {
+  assignmentEpochs?: number[] | null;
+};
+/** ConsumerGroupCurrentMemberAssignmentValue; the tagged assignmentEpochs default to none. */
+export type CurrentMemberAssignmentRecordValue = Omit<
+  ConsumerGroupCurrentMemberAssignmentValue,
+  'assignedPartitions' | 'partitionsPendingRevocation'
+> & { assignedPartitions: AssignedTopicPartitions[]; partitionsPendingRevocation: AssignedTopicPartitions[] };
+
 /** A decoded record of __consumer_offsets: value null is a tombstone. */
 export type CoordinatorRecord =
-  | { type: 'OffsetCommit'; group: string; topic: string; partition: number; value: OffsetCommitValue | null }
+  | { type: 'OffsetCommit'; group: string; topic: string; partition: number; value: OffsetCommitRecordValue | null }
   | { type: 'GroupMetadata'; group: string; value: GroupMetadataValue | null }
   | { type: 'ConsumerGroupMetadata'; group: string; value: { epoch: number } | null }
   | { type: 'ConsumerGroupPartitionMetadata'; group: string; value: ConsumerGroupPartitionMetadataValue | null }
   | { type: 'ConsumerGroupMemberMetadata'; group: string; memberId: string; value: ConsumerGroupMemberMetadataValue | null }
   | { type: 'ConsumerGroupTargetAssignmentMetadata'; group: string; value: { assignmentEpoch: number } | null }
   | { type: 'ConsumerGroupTargetAssignmentMember'; group: string; memberId: string; value: ConsumerGroupTargetAssignmentMemberValue | null }
-  | { type: 'ConsumerGroupCurrentMemberAssignment'; group: string; memberId: string; value: ConsumerGroupCurrentMemberAssignmentValue | null };
+  | { type: 'ConsumerGroupCurrentMemberAssignment'; group: string; memberId: string; value: CurrentMemberAssignmentRecordValue | null };
 
 /** Key and value bytes of a record (value null: tombstone). */
 export interface EncodedRecord {
@@ -46,7 +62,9 @@ export interface EncodedRecord {
   value: Buffer | null;
 }
 
-const SPECS = OFFSETS_TOPIC_RECORDS;
+/** Key and value specs by record type (Kafka 4.4: CoordinatorRecordType ids). */
+const SPECS = new Map(OFFSETS_TOPIC_RECORDS.map((s) => [s.key.type, s]));
+const specFor = (type: number): (typeof OFFSETS_TOPIC_RECORDS)[number] => SPECS.get(type)!;
 
 function encodeWith(version: number, write: (w: Writer, v: number, m: any) => void, msg: unknown, schemaVersion = version): Buffer {
   const w = new Writer(64);
@@ -59,20 +77,20 @@ function encodeWith(version: number, write: (w: Writer, v: number, m: any) => vo
 export function encodeRecord(r: CoordinatorRecord): EncodedRecord {
   switch (r.type) {
     case 'OffsetCommit': {
-      const spec = SPECS[0]!;
+      const spec = specFor(RecordType.OffsetCommit);
       const key = encodeWith(1, spec.key.write, { group: r.group, topic: r.topic, partition: r.partition });
       if (r.value === null) return { key, value: null };
       const v = r.value.expireTimestamp >= 0n ? OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRE : OFFSET_COMMIT_VALUE_VERSION;
       return { key, value: encodeWith(v, spec.value!.write, r.value) };
     }
     case 'GroupMetadata': {
-      const spec = SPECS[1]!;
+      const spec = specFor(RecordType.GroupMetadata);
       const key = encodeWith(2, spec.key.write, { group: r.group });
       return { key, value: r.value === null ? null : encodeWith(GROUP_METADATA_VALUE_VERSION, spec.value!.write, r.value) };
     }
     default: {
       const type = RecordType[r.type];
-      const spec = SPECS[type - 1]!;
+      const spec = specFor(type);
       const keyMsg = 'memberId' in r ? { groupId: r.group, memberId: r.memberId } : { groupId: r.group };
       const key = encodeWith(type, spec.key.write, keyMsg);
       return { key, value: r.value === null ? null : encodeWith(0, spec.value!.write, r.value) };
@@ -87,7 +105,7 @@ export function encodeRecord(r: CoordinatorRecord): EncodedRecord {
 export function decodeRecord(key: Buffer, value: Buffer | null): CoordinatorRecord | null {
   const kr = new Reader(key);
   const type = kr.int16();
-  const spec = SPECS.find((s) => type >= s.key.minVersion && type <= s.key.maxVersion);
+  const spec = SPECS.get(type);
   if (!spec) throw new Error(`unknown __consumer_offsets record key version ${type}`);
   const k = spec.key.read(kr, type);
   let v: any = null;
@@ -100,7 +118,15 @@ export function decodeRecord(key: Buffer, value: Buffer | null): CoordinatorReco
     v = spec.value.read(vr, version);
   }
   switch (type) {
-    case 0:
+    case 0: {
+      // LegacyOffsetCommitKey/Value, read as an OffsetCommit (GroupCoordinatorShard.convertLegacyOffsetCommitValue).
+      const lv = v as LegacyOffsetCommitValue | null;
+      const value: OffsetCommitRecordValue | null = lv === null ? null : {
+        offset: lv.offset, leaderEpoch: -1, metadata: lv.metadata, commitTimestamp: lv.commitTimestamp, expireTimestamp: -1n,
+        topicId: ZERO_UUID,
+      };
+      return { type: 'OffsetCommit', group: k.group, topic: k.topic, partition: k.partition, value };
+    }
     case 1:
       return { type: 'OffsetCommit', group: k.group, topic: k.topic, partition: k.partition, value: v };
     case 2:

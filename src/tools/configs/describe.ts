@@ -131,8 +131,9 @@ async function listEntities(client: KafkaClient, entityType: string): Promise<st
     return (resp.body.groups as any[]).map((g) => g.groupId);
   }
   if (entityType === CLIENT_METRICS) {
-    const resp = await client.request<any>('any', 'ListClientMetricsResources', {});
-    return (resp.body.clientMetricsResources as any[]).map((r) => r.name);
+    // ListConfigResources (key 74, ListClientMetricsResources before Kafka 4.1): v0 lists client-metrics resources.
+    const resp = await client.request<any>('any', 'ListConfigResources', {}, { maxVersion: 0 });
+    return (resp.body.configResources as any[]).map((r) => r.resourceName);
   }
   throw new ConfigCommandError(`Invalid entity type: ${entityType}`);
 }

@@ -4,7 +4,7 @@
 // them exactly as Kafka's generated JsonConverters do (field order, versions, tagged-field
 // defaults, value types). Run from the repository root:
 //
-//   node src/tools/dump-log/generate-schemas.mjs [--spec ../shared/kafka-spec-4.4]
+//   node src/tools/dump-log/generate-schemas.mjs [--spec spec/kafka-4.4]
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const specArg = args.indexOf('--spec');
-const SPEC = resolve(specArg >= 0 ? args[specArg + 1] : join(here, '..', '..', '..', '..', 'shared', 'kafka-spec-4.4'));
+const SPEC = resolve(specArg >= 0 ? args[specArg + 1] : join(here, '..', '..', '..', 'spec', 'kafka-4.4'));
 const OUT = join(here, 'schemas.generated.ts');
 
 const PROTOCOL_DATA = [

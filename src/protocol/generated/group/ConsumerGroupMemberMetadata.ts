@@ -7,7 +7,7 @@ import type { Input, TaggedField } from '../../codec/types.js';
 import { deepEqual } from '../../codec/types.js';
 const EMPTY = Buffer.alloc(0);
 
-// data ConsumerGroupMemberMetadataKey: versions 5, flexible none
+// coordinator-key ConsumerGroupMemberMetadataKey (apiKey 5): versions 0, flexible none
 export interface ConsumerGroupMemberMetadataKey {
   groupId: string;
   memberId: string;
@@ -33,7 +33,7 @@ export function writeConsumerGroupMemberMetadataKey(w: Writer, v: number, m: Inp
   w.string(x_memberId, "MemberId");
 }
 
-// data ConsumerGroupMemberMetadataValue: versions 0, flexible 0+
+// coordinator-value ConsumerGroupMemberMetadataValue (apiKey 5): versions 0, flexible 0+
 export interface ConsumerGroupMemberMetadataValue {
   instanceId: string | null;
   rackId: string | null;

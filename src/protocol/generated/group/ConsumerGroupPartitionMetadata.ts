@@ -7,7 +7,7 @@ import type { Input, TaggedField } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// data ConsumerGroupPartitionMetadataKey: versions 4, flexible none
+// coordinator-key ConsumerGroupPartitionMetadataKey (apiKey 4): versions 0, flexible none
 export interface ConsumerGroupPartitionMetadataKey {
   groupId: string;
   _unknownTaggedFields?: TaggedField[];
@@ -28,7 +28,7 @@ export function writeConsumerGroupPartitionMetadataKey(w: Writer, v: number, m: 
   w.string(x_groupId, "GroupId");
 }
 
-// data ConsumerGroupPartitionMetadataValue: versions 0, flexible 0+
+// coordinator-value ConsumerGroupPartitionMetadataValue (apiKey 4): versions 0, flexible 0+
 export interface ConsumerGroupPartitionMetadataValue {
   topics: ConsumerGroupPartitionMetadataValueTopicMetadata[];
   _unknownTaggedFields?: TaggedField[];

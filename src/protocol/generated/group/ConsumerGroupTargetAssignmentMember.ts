@@ -7,7 +7,7 @@ import type { Input, TaggedField } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// data ConsumerGroupTargetAssignmentMemberKey: versions 7, flexible none
+// coordinator-key ConsumerGroupTargetAssignmentMemberKey (apiKey 7): versions 0, flexible none
 export interface ConsumerGroupTargetAssignmentMemberKey {
   groupId: string;
   memberId: string;
@@ -33,7 +33,7 @@ export function writeConsumerGroupTargetAssignmentMemberKey(w: Writer, v: number
   w.string(x_memberId, "MemberId");
 }
 
-// data ConsumerGroupTargetAssignmentMemberValue: versions 0, flexible 0+
+// coordinator-value ConsumerGroupTargetAssignmentMemberValue (apiKey 7): versions 0, flexible 0+
 export interface ConsumerGroupTargetAssignmentMemberValue {
   topicPartitions: ConsumerGroupTargetAssignmentMemberValueTopicPartition[];
   _unknownTaggedFields?: TaggedField[];

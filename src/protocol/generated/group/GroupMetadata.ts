@@ -6,7 +6,7 @@ import { DecodeError, EncodeError } from '../../codec/errors.js';
 import type { Input, TaggedField } from '../../codec/types.js';
 const EMPTY = Buffer.alloc(0);
 
-// data GroupMetadataKey: versions 2, flexible none
+// coordinator-key GroupMetadataKey (apiKey 2): versions 0, flexible none
 export interface GroupMetadataKey {
   group: string;
   _unknownTaggedFields?: TaggedField[];
@@ -27,7 +27,7 @@ export function writeGroupMetadataKey(w: Writer, v: number, m: Input<GroupMetada
   w.string(x_group, "group");
 }
 
-// data GroupMetadataValue: versions 0-4, flexible 4+
+// coordinator-value GroupMetadataValue (apiKey 2): versions 0-4, flexible 4+
 export interface GroupMetadataValueMemberMetadata {
   memberId: string;
   groupInstanceId: string | null;

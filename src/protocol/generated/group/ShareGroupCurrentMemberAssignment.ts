@@ -7,7 +7,7 @@ import type { Input, TaggedField } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// data ShareGroupCurrentMemberAssignmentKey: versions 14, flexible none
+// coordinator-key ShareGroupCurrentMemberAssignmentKey (apiKey 14): versions 0, flexible none
 export interface ShareGroupCurrentMemberAssignmentKey {
   groupId: string;
   memberId: string;
@@ -33,7 +33,7 @@ export function writeShareGroupCurrentMemberAssignmentKey(w: Writer, v: number, 
   w.string(x_memberId, "MemberId");
 }
 
-// data ShareGroupCurrentMemberAssignmentValue: versions 0, flexible 0+
+// coordinator-value ShareGroupCurrentMemberAssignmentValue (apiKey 14): versions 0, flexible 0+
 export interface ShareGroupCurrentMemberAssignmentValueTopicPartitions {
   topicId: string;
   partitions: number[];

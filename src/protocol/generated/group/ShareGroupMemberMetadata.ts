@@ -6,7 +6,7 @@ import { DecodeError, EncodeError } from '../../codec/errors.js';
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// data ShareGroupMemberMetadataKey: versions 10, flexible none
+// coordinator-key ShareGroupMemberMetadataKey (apiKey 10): versions 0, flexible none
 export interface ShareGroupMemberMetadataKey {
   groupId: string;
   memberId: string;
@@ -32,7 +32,7 @@ export function writeShareGroupMemberMetadataKey(w: Writer, v: number, m: Input<
   w.string(x_memberId, "MemberId");
 }
 
-// data ShareGroupMemberMetadataValue: versions 0, flexible 0+
+// coordinator-value ShareGroupMemberMetadataValue (apiKey 10): versions 0, flexible 0+
 export interface ShareGroupMemberMetadataValue {
   rackId: string | null;
   clientId: string;

@@ -5,7 +5,7 @@ import type { Writer } from '../../codec/writer.js';
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// data ShareGroupMetadataKey: versions 11, flexible none
+// coordinator-key ShareGroupMetadataKey (apiKey 11): versions 0, flexible none
 export interface ShareGroupMetadataKey {
   groupId: string;
   _unknownTaggedFields?: TaggedField[];
@@ -26,17 +26,20 @@ export function writeShareGroupMetadataKey(w: Writer, v: number, m: Input<ShareG
   w.string(x_groupId, "GroupId");
 }
 
-// data ShareGroupMetadataValue: versions 0, flexible 0+
+// coordinator-value ShareGroupMetadataValue (apiKey 11): versions 0, flexible 0+
 export interface ShareGroupMetadataValue {
   epoch: number;
+  metadataHash: bigint;
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultShareGroupMetadataValue(): ShareGroupMetadataValue {
-  return { epoch: 0 };
+  return { epoch: 0, metadataHash: 0n };
 }
 export function readShareGroupMetadataValue(r: Reader, v: number): ShareGroupMetadataValue {
   let epoch: number;
   epoch = r.int32();
+  let metadataHash: bigint;
+  metadataHash = r.int64();
   let unknown: TaggedField[] | undefined;
   if (true) {
     const nt = r.taggedFieldCount();
@@ -46,12 +49,14 @@ export function readShareGroupMetadataValue(r: Reader, v: number): ShareGroupMet
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: ShareGroupMetadataValue = { epoch };
+  const o: ShareGroupMetadataValue = { epoch, metadataHash };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
 export function writeShareGroupMetadataValue(w: Writer, v: number, m: Input<ShareGroupMetadataValue>): void {
   const x_epoch = m.epoch === undefined ? 0 : m.epoch;
   w.int32(x_epoch);
+  const x_metadataHash = m.metadataHash === undefined ? 0n : m.metadataHash;
+  w.int64(x_metadataHash);
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }

@@ -7,7 +7,7 @@ import type { Input, TaggedField } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// data ShareGroupStatePartitionMetadataKey: versions 15, flexible none
+// coordinator-key ShareGroupStatePartitionMetadataKey (apiKey 15): versions 0, flexible none
 export interface ShareGroupStatePartitionMetadataKey {
   groupId: string;
   _unknownTaggedFields?: TaggedField[];
@@ -28,7 +28,7 @@ export function writeShareGroupStatePartitionMetadataKey(w: Writer, v: number, m
   w.string(x_groupId, "GroupId");
 }
 
-// data ShareGroupStatePartitionMetadataValue: versions 0, flexible 0+
+// coordinator-value ShareGroupStatePartitionMetadataValue (apiKey 15): versions 0, flexible 0+
 export interface ShareGroupStatePartitionMetadataValueTopicPartitionsInfo {
   topicId: string;
   topicName: string;
@@ -41,6 +41,7 @@ export interface ShareGroupStatePartitionMetadataValueTopicInfo {
   _unknownTaggedFields?: TaggedField[];
 }
 export interface ShareGroupStatePartitionMetadataValue {
+  initializingTopics: ShareGroupStatePartitionMetadataValueTopicPartitionsInfo[];
   initializedTopics: ShareGroupStatePartitionMetadataValueTopicPartitionsInfo[];
   deletingTopics: ShareGroupStatePartitionMetadataValueTopicInfo[];
   _unknownTaggedFields?: TaggedField[];
@@ -118,9 +119,19 @@ export function writeShareGroupStatePartitionMetadataValueTopicInfo(w: Writer, v
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultShareGroupStatePartitionMetadataValue(): ShareGroupStatePartitionMetadataValue {
-  return { initializedTopics: [], deletingTopics: [] };
+  return { initializingTopics: [], initializedTopics: [], deletingTopics: [] };
 }
 export function readShareGroupStatePartitionMetadataValue(r: Reader, v: number): ShareGroupStatePartitionMetadataValue {
+  let initializingTopics: ShareGroupStatePartitionMetadataValueTopicPartitionsInfo[];
+  {
+    const n = r.compactArrayLength("InitializingTopics");
+    if (n < 0) throw new DecodeError('non-nullable field InitializingTopics was serialized as null');
+    else {
+      const a: ShareGroupStatePartitionMetadataValueTopicPartitionsInfo[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readShareGroupStatePartitionMetadataValueTopicPartitionsInfo(r, v);
+      initializingTopics = a;
+    }
+  }
   let initializedTopics: ShareGroupStatePartitionMetadataValueTopicPartitionsInfo[];
   {
     const n = r.compactArrayLength("InitializedTopics");
@@ -150,11 +161,17 @@ export function readShareGroupStatePartitionMetadataValue(r: Reader, v: number):
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: ShareGroupStatePartitionMetadataValue = { initializedTopics, deletingTopics };
+  const o: ShareGroupStatePartitionMetadataValue = { initializingTopics, initializedTopics, deletingTopics };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
 export function writeShareGroupStatePartitionMetadataValue(w: Writer, v: number, m: Input<ShareGroupStatePartitionMetadataValue>): void {
+  const x_initializingTopics = m.initializingTopics === undefined ? [] : m.initializingTopics;
+  if (x_initializingTopics === null) throw new EncodeError('non-nullable field InitializingTopics was set to null');
+  else {
+    w.compactArrayLength(x_initializingTopics.length);
+    for (const e of x_initializingTopics) writeShareGroupStatePartitionMetadataValueTopicPartitionsInfo(w, v, e);
+  }
   const x_initializedTopics = m.initializedTopics === undefined ? [] : m.initializedTopics;
   if (x_initializedTopics === null) throw new EncodeError('non-nullable field InitializedTopics was set to null');
   else {

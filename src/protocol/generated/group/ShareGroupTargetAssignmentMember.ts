@@ -7,7 +7,7 @@ import type { Input, TaggedField } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// data ShareGroupTargetAssignmentMemberKey: versions 13, flexible none
+// coordinator-key ShareGroupTargetAssignmentMemberKey (apiKey 13): versions 0, flexible none
 export interface ShareGroupTargetAssignmentMemberKey {
   groupId: string;
   memberId: string;
@@ -33,7 +33,7 @@ export function writeShareGroupTargetAssignmentMemberKey(w: Writer, v: number, m
   w.string(x_memberId, "MemberId");
 }
 
-// data ShareGroupTargetAssignmentMemberValue: versions 0, flexible 0+
+// coordinator-value ShareGroupTargetAssignmentMemberValue (apiKey 13): versions 0, flexible 0+
 export interface ShareGroupTargetAssignmentMemberValue {
   topicPartitions: ShareGroupTargetAssignmentMemberValueTopicPartition[];
   _unknownTaggedFields?: TaggedField[];

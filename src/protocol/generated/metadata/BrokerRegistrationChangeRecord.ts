@@ -6,17 +6,18 @@ import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/e
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// metadata BrokerRegistrationChangeRecord (apiKey 17): versions 0-2, flexible 0+
+// metadata BrokerRegistrationChangeRecord (apiKey 17): versions 0-3, flexible 0+
 export interface BrokerRegistrationChangeRecord {
   brokerId: number;
   brokerEpoch: bigint;
   fenced: number;
   inControlledShutdown: number;
   logDirs: string[];
+  cordonedLogDirs: string[] | null;
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultBrokerRegistrationChangeRecord(): BrokerRegistrationChangeRecord {
-  return { brokerId: 0, brokerEpoch: 0n, fenced: 0, inControlledShutdown: 0, logDirs: [] };
+  return { brokerId: 0, brokerEpoch: 0n, fenced: 0, inControlledShutdown: 0, logDirs: [], cordonedLogDirs: null };
 }
 export function readBrokerRegistrationChangeRecord(r: Reader, v: number): BrokerRegistrationChangeRecord {
   let brokerId: number;
@@ -29,6 +30,8 @@ export function readBrokerRegistrationChangeRecord(r: Reader, v: number): Broker
   inControlledShutdown = 0;
   let logDirs: string[];
   logDirs = [];
+  let cordonedLogDirs: string[] | null;
+  cordonedLogDirs = null;
   let unknown: TaggedField[] | undefined;
   if (true) {
     const nt = r.taggedFieldCount();
@@ -56,12 +59,24 @@ export function readBrokerRegistrationChangeRecord(r: Reader, v: number): Broker
             }
           }
           break;
+        case 3:
+          if (!(v >= 3)) throw new DecodeError('tag 3 is not valid for version ' + v);
+          {
+            const n = r.compactArrayLength("CordonedLogDirs");
+            if (n < 0) cordonedLogDirs = null;
+            else {
+              const a: string[] = new Array(n);
+              for (let i = 0; i < n; i++) a[i] = r.uuid();
+              cordonedLogDirs = a;
+            }
+          }
+          break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
       }
     }
   }
-  const o: BrokerRegistrationChangeRecord = { brokerId, brokerEpoch, fenced, inControlledShutdown, logDirs };
+  const o: BrokerRegistrationChangeRecord = { brokerId, brokerEpoch, fenced, inControlledShutdown, logDirs, cordonedLogDirs };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -95,5 +110,16 @@ export function writeBrokerRegistrationChangeRecord(w: Writer, v: number, m: Inp
     }));
   }
   if (!(v >= 2)) { if (!((x_logDirs !== null && x_logDirs.length === 0))) throw new UnsupportedVersionError('Attempted to write a non-default logDirs at version ' + v); }
+  const x_cordonedLogDirs = m.cordonedLogDirs === undefined ? null : m.cordonedLogDirs;
+  if (v >= 3) {
+    if (!(x_cordonedLogDirs === null)) (tags ??= []).push(tagged(3, (w) => {
+      if (x_cordonedLogDirs === null) w.uvarint(0);
+      else {
+        w.compactArrayLength(x_cordonedLogDirs.length);
+        for (const e of x_cordonedLogDirs) w.uuid(e);
+      }
+    }));
+  }
+  if (!(v >= 3)) { if (!(x_cordonedLogDirs === null)) throw new UnsupportedVersionError('Attempted to write a non-default cordonedLogDirs at version ' + v); }
   if (true) w.taggedFields(tags, m._unknownTaggedFields);
 }

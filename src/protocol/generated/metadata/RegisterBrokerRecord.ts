@@ -7,7 +7,7 @@ import type { Input, TaggedField } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// metadata RegisterBrokerRecord (apiKey 0): versions 0-3, flexible 0+
+// metadata RegisterBrokerRecord (apiKey 0): versions 0-4, flexible 0+
 export interface RegisterBrokerRecord {
   brokerId: number;
   isMigratingZkBroker: boolean;
@@ -19,6 +19,7 @@ export interface RegisterBrokerRecord {
   fenced: boolean;
   inControlledShutdown: boolean;
   logDirs: string[];
+  cordonedLogDirs: string[] | null;
   _unknownTaggedFields?: TaggedField[];
 }
 export interface RegisterBrokerRecordBrokerEndpoint {
@@ -35,7 +36,7 @@ export interface RegisterBrokerRecordBrokerFeature {
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultRegisterBrokerRecord(): RegisterBrokerRecord {
-  return { brokerId: 0, isMigratingZkBroker: false, incarnationId: ZERO_UUID, brokerEpoch: 0n, endPoints: [], features: [], rack: "", fenced: true, inControlledShutdown: false, logDirs: [] };
+  return { brokerId: 0, isMigratingZkBroker: false, incarnationId: ZERO_UUID, brokerEpoch: 0n, endPoints: [], features: [], rack: "", fenced: true, inControlledShutdown: false, logDirs: [], cordonedLogDirs: null };
 }
 export function readRegisterBrokerRecord(r: Reader, v: number): RegisterBrokerRecord {
   let brokerId: number;
@@ -78,6 +79,8 @@ export function readRegisterBrokerRecord(r: Reader, v: number): RegisterBrokerRe
   } else inControlledShutdown = false;
   let logDirs: string[];
   logDirs = [];
+  let cordonedLogDirs: string[] | null;
+  cordonedLogDirs = null;
   let unknown: TaggedField[] | undefined;
   if (true) {
     const nt = r.taggedFieldCount();
@@ -97,12 +100,24 @@ export function readRegisterBrokerRecord(r: Reader, v: number): RegisterBrokerRe
             }
           }
           break;
+        case 1:
+          if (!(v >= 4)) throw new DecodeError('tag 1 is not valid for version ' + v);
+          {
+            const n = r.compactArrayLength("CordonedLogDirs");
+            if (n < 0) cordonedLogDirs = null;
+            else {
+              const a: string[] = new Array(n);
+              for (let i = 0; i < n; i++) a[i] = r.uuid();
+              cordonedLogDirs = a;
+            }
+          }
+          break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
       }
     }
   }
-  const o: RegisterBrokerRecord = { brokerId, isMigratingZkBroker, incarnationId, brokerEpoch, endPoints, features, rack, fenced, inControlledShutdown, logDirs };
+  const o: RegisterBrokerRecord = { brokerId, isMigratingZkBroker, incarnationId, brokerEpoch, endPoints, features, rack, fenced, inControlledShutdown, logDirs, cordonedLogDirs };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -151,6 +166,17 @@ export function writeRegisterBrokerRecord(w: Writer, v: number, m: Input<Registe
     }));
   }
   if (!(v >= 3)) { if (!((x_logDirs !== null && x_logDirs.length === 0))) throw new UnsupportedVersionError('Attempted to write a non-default logDirs at version ' + v); }
+  const x_cordonedLogDirs = m.cordonedLogDirs === undefined ? null : m.cordonedLogDirs;
+  if (v >= 4) {
+    if (!(x_cordonedLogDirs === null)) (tags ??= []).push(tagged(1, (w) => {
+      if (x_cordonedLogDirs === null) w.uvarint(0);
+      else {
+        w.compactArrayLength(x_cordonedLogDirs.length);
+        for (const e of x_cordonedLogDirs) w.uuid(e);
+      }
+    }));
+  }
+  if (!(v >= 4)) { if (!(x_cordonedLogDirs === null)) throw new UnsupportedVersionError('Attempted to write a non-default cordonedLogDirs at version ' + v); }
   if (true) w.taggedFields(tags, m._unknownTaggedFields);
 }
 export function defaultRegisterBrokerRecordBrokerEndpoint(): RegisterBrokerRecordBrokerEndpoint {

@@ -2,18 +2,19 @@
 /* eslint-disable */
 import type { Reader } from '../../codec/reader.js';
 import type { Writer } from '../../codec/writer.js';
-import { DecodeError, EncodeError } from '../../codec/errors.js';
+import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/errors.js';
 import type { Input, TaggedField } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// request AddRaftVoterRequest (apiKey 80): versions 0, flexible 0+
+// request AddRaftVoterRequest (apiKey 80): versions 0-1, flexible 0+
 export interface AddRaftVoterRequest {
   clusterId: string | null;
   timeoutMs: number;
   voterId: number;
   voterDirectoryId: string;
   listeners: AddRaftVoterRequestListener[];
+  ackWhenCommitted: boolean;
   _unknownTaggedFields?: TaggedField[];
 }
 export interface AddRaftVoterRequestListener {
@@ -23,7 +24,7 @@ export interface AddRaftVoterRequestListener {
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultAddRaftVoterRequest(): AddRaftVoterRequest {
-  return { clusterId: "", timeoutMs: 0, voterId: 0, voterDirectoryId: ZERO_UUID, listeners: [] };
+  return { clusterId: "", timeoutMs: 0, voterId: 0, voterDirectoryId: ZERO_UUID, listeners: [], ackWhenCommitted: true };
 }
 export function readAddRaftVoterRequest(r: Reader, v: number): AddRaftVoterRequest {
   let clusterId: string | null;
@@ -44,6 +45,10 @@ export function readAddRaftVoterRequest(r: Reader, v: number): AddRaftVoterReque
       listeners = a;
     }
   }
+  let ackWhenCommitted: boolean;
+  if (v >= 1) {
+    ackWhenCommitted = r.bool();
+  } else ackWhenCommitted = true;
   let unknown: TaggedField[] | undefined;
   if (true) {
     const nt = r.taggedFieldCount();
@@ -53,7 +58,7 @@ export function readAddRaftVoterRequest(r: Reader, v: number): AddRaftVoterReque
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: AddRaftVoterRequest = { clusterId, timeoutMs, voterId, voterDirectoryId, listeners };
+  const o: AddRaftVoterRequest = { clusterId, timeoutMs, voterId, voterDirectoryId, listeners, ackWhenCommitted };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -72,6 +77,11 @@ export function writeAddRaftVoterRequest(w: Writer, v: number, m: Input<AddRaftV
     w.compactArrayLength(x_listeners.length);
     for (const e of x_listeners) writeAddRaftVoterRequestListener(w, v, e);
   }
+  const x_ackWhenCommitted = m.ackWhenCommitted === undefined ? true : m.ackWhenCommitted;
+  if (v >= 1) {
+    w.bool(x_ackWhenCommitted);
+  }
+  if (!(v >= 1)) { if (!(x_ackWhenCommitted === true)) throw new UnsupportedVersionError('Attempted to write a non-default ackWhenCommitted at version ' + v); }
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultAddRaftVoterRequestListener(): AddRaftVoterRequestListener {
@@ -107,7 +117,7 @@ export function writeAddRaftVoterRequestListener(w: Writer, v: number, m: Input<
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response AddRaftVoterResponse (apiKey 80): versions 0, flexible 0+
+// response AddRaftVoterResponse (apiKey 80): versions 0-1, flexible 0+
 export interface AddRaftVoterResponse {
   throttleTimeMs: number;
   errorCode: number;

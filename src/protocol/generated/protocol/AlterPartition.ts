@@ -7,7 +7,7 @@ import type { Input, TaggedField } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// request AlterPartitionRequest (apiKey 56): versions 0-3, flexible 0+
+// request AlterPartitionRequest (apiKey 56): versions 2-3, flexible 0+
 export interface AlterPartitionRequest {
   brokerId: number;
   brokerEpoch: bigint;
@@ -15,7 +15,6 @@ export interface AlterPartitionRequest {
   _unknownTaggedFields?: TaggedField[];
 }
 export interface AlterPartitionRequestTopicData {
-  topicName: string;
   topicId: string;
   partitions: AlterPartitionRequestPartitionData[];
   _unknownTaggedFields?: TaggedField[];
@@ -79,17 +78,11 @@ export function writeAlterPartitionRequest(w: Writer, v: number, m: Input<AlterP
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultAlterPartitionRequestTopicData(): AlterPartitionRequestTopicData {
-  return { topicName: "", topicId: ZERO_UUID, partitions: [] };
+  return { topicId: ZERO_UUID, partitions: [] };
 }
 export function readAlterPartitionRequestTopicData(r: Reader, v: number): AlterPartitionRequestTopicData {
-  let topicName: string;
-  if (v <= 1) {
-    topicName = r.compactString("TopicName");
-  } else topicName = "";
   let topicId: string;
-  if (v >= 2) {
-    topicId = r.uuid();
-  } else topicId = ZERO_UUID;
+  topicId = r.uuid();
   let partitions: AlterPartitionRequestPartitionData[];
   {
     const n = r.compactArrayLength("Partitions");
@@ -109,19 +102,13 @@ export function readAlterPartitionRequestTopicData(r: Reader, v: number): AlterP
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: AlterPartitionRequestTopicData = { topicName, topicId, partitions };
+  const o: AlterPartitionRequestTopicData = { topicId, partitions };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
 export function writeAlterPartitionRequestTopicData(w: Writer, v: number, m: Input<AlterPartitionRequestTopicData>): void {
-  const x_topicName = m.topicName === undefined ? "" : m.topicName;
-  if (v <= 1) {
-    w.compactString(x_topicName, "TopicName");
-  }
   const x_topicId = m.topicId === undefined ? ZERO_UUID : m.topicId;
-  if (v >= 2) {
-    w.uuid(x_topicId);
-  }
+  w.uuid(x_topicId);
   const x_partitions = m.partitions === undefined ? [] : m.partitions;
   if (x_partitions === null) throw new EncodeError('non-nullable field Partitions was set to null');
   else {
@@ -163,9 +150,7 @@ export function readAlterPartitionRequestPartitionData(r: Reader, v: number): Al
     }
   } else newIsrWithEpochs = [];
   let leaderRecoveryState: number;
-  if (v >= 1) {
-    leaderRecoveryState = r.int8();
-  } else leaderRecoveryState = 0;
+  leaderRecoveryState = r.int8();
   let partitionEpoch: number;
   partitionEpoch = r.int32();
   let unknown: TaggedField[] | undefined;
@@ -205,10 +190,7 @@ export function writeAlterPartitionRequestPartitionData(w: Writer, v: number, m:
   }
   if (!(v >= 3)) { if (!((x_newIsrWithEpochs !== null && x_newIsrWithEpochs.length === 0))) throw new UnsupportedVersionError('Attempted to write a non-default newIsrWithEpochs at version ' + v); }
   const x_leaderRecoveryState = m.leaderRecoveryState === undefined ? 0 : m.leaderRecoveryState;
-  if (v >= 1) {
-    w.int8(x_leaderRecoveryState);
-  }
-  if (!(v >= 1)) { if (!(x_leaderRecoveryState === 0)) throw new UnsupportedVersionError('Attempted to write a non-default leaderRecoveryState at version ' + v); }
+  w.int8(x_leaderRecoveryState);
   const x_partitionEpoch = m.partitionEpoch === undefined ? 0 : m.partitionEpoch;
   w.int32(x_partitionEpoch);
   if (true) w.taggedFields(null, m._unknownTaggedFields);
@@ -252,7 +234,7 @@ export function writeAlterPartitionRequestBrokerState(w: Writer, v: number, m: I
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response AlterPartitionResponse (apiKey 56): versions 0-3, flexible 0+
+// response AlterPartitionResponse (apiKey 56): versions 2-3, flexible 0+
 export interface AlterPartitionResponse {
   throttleTimeMs: number;
   errorCode: number;
@@ -260,7 +242,6 @@ export interface AlterPartitionResponse {
   _unknownTaggedFields?: TaggedField[];
 }
 export interface AlterPartitionResponseTopicData {
-  topicName: string;
   topicId: string;
   partitions: AlterPartitionResponsePartitionData[];
   _unknownTaggedFields?: TaggedField[];
@@ -320,17 +301,11 @@ export function writeAlterPartitionResponse(w: Writer, v: number, m: Input<Alter
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultAlterPartitionResponseTopicData(): AlterPartitionResponseTopicData {
-  return { topicName: "", topicId: ZERO_UUID, partitions: [] };
+  return { topicId: ZERO_UUID, partitions: [] };
 }
 export function readAlterPartitionResponseTopicData(r: Reader, v: number): AlterPartitionResponseTopicData {
-  let topicName: string;
-  if (v <= 1) {
-    topicName = r.compactString("TopicName");
-  } else topicName = "";
   let topicId: string;
-  if (v >= 2) {
-    topicId = r.uuid();
-  } else topicId = ZERO_UUID;
+  topicId = r.uuid();
   let partitions: AlterPartitionResponsePartitionData[];
   {
     const n = r.compactArrayLength("Partitions");
@@ -350,19 +325,13 @@ export function readAlterPartitionResponseTopicData(r: Reader, v: number): Alter
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: AlterPartitionResponseTopicData = { topicName, topicId, partitions };
+  const o: AlterPartitionResponseTopicData = { topicId, partitions };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
 export function writeAlterPartitionResponseTopicData(w: Writer, v: number, m: Input<AlterPartitionResponseTopicData>): void {
-  const x_topicName = m.topicName === undefined ? "" : m.topicName;
-  if (v <= 1) {
-    w.compactString(x_topicName, "TopicName");
-  }
   const x_topicId = m.topicId === undefined ? ZERO_UUID : m.topicId;
-  if (v >= 2) {
-    w.uuid(x_topicId);
-  }
+  w.uuid(x_topicId);
   const x_partitions = m.partitions === undefined ? [] : m.partitions;
   if (x_partitions === null) throw new EncodeError('non-nullable field Partitions was set to null');
   else {
@@ -394,9 +363,7 @@ export function readAlterPartitionResponsePartitionData(r: Reader, v: number): A
     }
   }
   let leaderRecoveryState: number;
-  if (v >= 1) {
-    leaderRecoveryState = r.int8();
-  } else leaderRecoveryState = 0;
+  leaderRecoveryState = r.int8();
   let partitionEpoch: number;
   partitionEpoch = r.int32();
   let unknown: TaggedField[] | undefined;
@@ -428,9 +395,7 @@ export function writeAlterPartitionResponsePartitionData(w: Writer, v: number, m
     for (const e of x_isr) w.int32(e);
   }
   const x_leaderRecoveryState = m.leaderRecoveryState === undefined ? 0 : m.leaderRecoveryState;
-  if (v >= 1) {
-    w.int8(x_leaderRecoveryState);
-  }
+  w.int8(x_leaderRecoveryState);
   const x_partitionEpoch = m.partitionEpoch === undefined ? 0 : m.partitionEpoch;
   w.int32(x_partitionEpoch);
   if (true) w.taggedFields(null, m._unknownTaggedFields);

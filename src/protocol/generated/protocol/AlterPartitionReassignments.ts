@@ -2,13 +2,14 @@
 /* eslint-disable */
 import type { Reader } from '../../codec/reader.js';
 import type { Writer } from '../../codec/writer.js';
-import { DecodeError, EncodeError } from '../../codec/errors.js';
+import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/errors.js';
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// request AlterPartitionReassignmentsRequest (apiKey 45): versions 0, flexible 0+
+// request AlterPartitionReassignmentsRequest (apiKey 45): versions 0-1, flexible 0+
 export interface AlterPartitionReassignmentsRequest {
   timeoutMs: number;
+  allowReplicationFactorChange: boolean;
   topics: AlterPartitionReassignmentsRequestReassignableTopic[];
   _unknownTaggedFields?: TaggedField[];
 }
@@ -23,11 +24,15 @@ export interface AlterPartitionReassignmentsRequestReassignablePartition {
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultAlterPartitionReassignmentsRequest(): AlterPartitionReassignmentsRequest {
-  return { timeoutMs: 60000, topics: [] };
+  return { timeoutMs: 60000, allowReplicationFactorChange: true, topics: [] };
 }
 export function readAlterPartitionReassignmentsRequest(r: Reader, v: number): AlterPartitionReassignmentsRequest {
   let timeoutMs: number;
   timeoutMs = r.int32();
+  let allowReplicationFactorChange: boolean;
+  if (v >= 1) {
+    allowReplicationFactorChange = r.bool();
+  } else allowReplicationFactorChange = true;
   let topics: AlterPartitionReassignmentsRequestReassignableTopic[];
   {
     const n = r.compactArrayLength("Topics");
@@ -47,13 +52,18 @@ export function readAlterPartitionReassignmentsRequest(r: Reader, v: number): Al
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: AlterPartitionReassignmentsRequest = { timeoutMs, topics };
+  const o: AlterPartitionReassignmentsRequest = { timeoutMs, allowReplicationFactorChange, topics };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
 export function writeAlterPartitionReassignmentsRequest(w: Writer, v: number, m: Input<AlterPartitionReassignmentsRequest>): void {
   const x_timeoutMs = m.timeoutMs === undefined ? 60000 : m.timeoutMs;
   w.int32(x_timeoutMs);
+  const x_allowReplicationFactorChange = m.allowReplicationFactorChange === undefined ? true : m.allowReplicationFactorChange;
+  if (v >= 1) {
+    w.bool(x_allowReplicationFactorChange);
+  }
+  if (!(v >= 1)) { if (!(x_allowReplicationFactorChange === true)) throw new UnsupportedVersionError('Attempted to write a non-default allowReplicationFactorChange at version ' + v); }
   const x_topics = m.topics === undefined ? [] : m.topics;
   if (x_topics === null) throw new EncodeError('non-nullable field Topics was set to null');
   else {
@@ -143,9 +153,10 @@ export function writeAlterPartitionReassignmentsRequestReassignablePartition(w: 
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response AlterPartitionReassignmentsResponse (apiKey 45): versions 0, flexible 0+
+// response AlterPartitionReassignmentsResponse (apiKey 45): versions 0-1, flexible 0+
 export interface AlterPartitionReassignmentsResponse {
   throttleTimeMs: number;
+  allowReplicationFactorChange: boolean;
   errorCode: number;
   errorMessage: string | null;
   responses: AlterPartitionReassignmentsResponseReassignableTopicResponse[];
@@ -163,11 +174,15 @@ export interface AlterPartitionReassignmentsResponseReassignablePartitionRespons
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultAlterPartitionReassignmentsResponse(): AlterPartitionReassignmentsResponse {
-  return { throttleTimeMs: 0, errorCode: 0, errorMessage: "", responses: [] };
+  return { throttleTimeMs: 0, allowReplicationFactorChange: true, errorCode: 0, errorMessage: "", responses: [] };
 }
 export function readAlterPartitionReassignmentsResponse(r: Reader, v: number): AlterPartitionReassignmentsResponse {
   let throttleTimeMs: number;
   throttleTimeMs = r.int32();
+  let allowReplicationFactorChange: boolean;
+  if (v >= 1) {
+    allowReplicationFactorChange = r.bool();
+  } else allowReplicationFactorChange = true;
   let errorCode: number;
   errorCode = r.int16();
   let errorMessage: string | null;
@@ -191,13 +206,17 @@ export function readAlterPartitionReassignmentsResponse(r: Reader, v: number): A
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: AlterPartitionReassignmentsResponse = { throttleTimeMs, errorCode, errorMessage, responses };
+  const o: AlterPartitionReassignmentsResponse = { throttleTimeMs, allowReplicationFactorChange, errorCode, errorMessage, responses };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
 export function writeAlterPartitionReassignmentsResponse(w: Writer, v: number, m: Input<AlterPartitionReassignmentsResponse>): void {
   const x_throttleTimeMs = m.throttleTimeMs === undefined ? 0 : m.throttleTimeMs;
   w.int32(x_throttleTimeMs);
+  const x_allowReplicationFactorChange = m.allowReplicationFactorChange === undefined ? true : m.allowReplicationFactorChange;
+  if (v >= 1) {
+    w.bool(x_allowReplicationFactorChange);
+  }
   const x_errorCode = m.errorCode === undefined ? 0 : m.errorCode;
   w.int16(x_errorCode);
   const x_errorMessage = m.errorMessage === undefined ? "" : m.errorMessage;

@@ -6,7 +6,7 @@ import { DecodeError, EncodeError } from '../../codec/errors.js';
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// request AlterReplicaLogDirsRequest (apiKey 34): versions 0-2, flexible 2+
+// request AlterReplicaLogDirsRequest (apiKey 34): versions 1-2, flexible 2+
 export interface AlterReplicaLogDirsRequest {
   dirs: AlterReplicaLogDirsRequestAlterReplicaLogDir[];
   _unknownTaggedFields?: TaggedField[];
@@ -138,7 +138,7 @@ export function writeAlterReplicaLogDirsRequestAlterReplicaLogDirTopic(w: Writer
   if (v >= 2) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response AlterReplicaLogDirsResponse (apiKey 34): versions 0-2, flexible 2+
+// response AlterReplicaLogDirsResponse (apiKey 34): versions 1-2, flexible 2+
 export interface AlterReplicaLogDirsResponse {
   throttleTimeMs: number;
   results: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult[];

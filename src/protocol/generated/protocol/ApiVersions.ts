@@ -6,14 +6,16 @@ import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/e
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// request ApiVersionsRequest (apiKey 18): versions 0-4, flexible 3+
+// request ApiVersionsRequest (apiKey 18): versions 0-5, flexible 3+
 export interface ApiVersionsRequest {
   clientSoftwareName: string;
   clientSoftwareVersion: string;
+  clusterId: string | null;
+  nodeId: number;
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultApiVersionsRequest(): ApiVersionsRequest {
-  return { clientSoftwareName: "", clientSoftwareVersion: "" };
+  return { clientSoftwareName: "", clientSoftwareVersion: "", clusterId: null, nodeId: -1 };
 }
 export function readApiVersionsRequest(r: Reader, v: number): ApiVersionsRequest {
   let clientSoftwareName: string;
@@ -24,6 +26,14 @@ export function readApiVersionsRequest(r: Reader, v: number): ApiVersionsRequest
   if (v >= 3) {
     clientSoftwareVersion = (v >= 3 ? r.compactString("ClientSoftwareVersion") : r.string("ClientSoftwareVersion"));
   } else clientSoftwareVersion = "";
+  let clusterId: string | null;
+  if (v >= 5) {
+    clusterId = (v >= 3 ? r.compactNullableString() : r.nullableString());
+  } else clusterId = null;
+  let nodeId: number;
+  if (v >= 5) {
+    nodeId = r.int32();
+  } else nodeId = -1;
   let unknown: TaggedField[] | undefined;
   if (v >= 3) {
     const nt = r.taggedFieldCount();
@@ -33,7 +43,7 @@ export function readApiVersionsRequest(r: Reader, v: number): ApiVersionsRequest
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: ApiVersionsRequest = { clientSoftwareName, clientSoftwareVersion };
+  const o: ApiVersionsRequest = { clientSoftwareName, clientSoftwareVersion, clusterId, nodeId };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -46,10 +56,18 @@ export function writeApiVersionsRequest(w: Writer, v: number, m: Input<ApiVersio
   if (v >= 3) {
     (v >= 3 ? w.compactString(x_clientSoftwareVersion, "ClientSoftwareVersion") : w.string(x_clientSoftwareVersion, "ClientSoftwareVersion"));
   }
+  const x_clusterId = m.clusterId === undefined ? null : m.clusterId;
+  if (v >= 5) {
+    (v >= 3 ? w.compactNullableString(x_clusterId, "ClusterId") : w.nullableString(x_clusterId, "ClusterId"));
+  }
+  const x_nodeId = m.nodeId === undefined ? -1 : m.nodeId;
+  if (v >= 5) {
+    w.int32(x_nodeId);
+  }
   if (v >= 3) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response ApiVersionsResponse (apiKey 18): versions 0-4, flexible 3+
+// response ApiVersionsResponse (apiKey 18): versions 0-5, flexible 3+
 export interface ApiVersionsResponse {
   errorCode: number;
   apiKeys: ApiVersionsResponseApiVersion[];

@@ -6,7 +6,7 @@ import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/e
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// request BrokerHeartbeatRequest (apiKey 63): versions 0-1, flexible 0+
+// request BrokerHeartbeatRequest (apiKey 63): versions 0-2, flexible 0+
 export interface BrokerHeartbeatRequest {
   brokerId: number;
   brokerEpoch: bigint;
@@ -14,10 +14,11 @@ export interface BrokerHeartbeatRequest {
   wantFence: boolean;
   wantShutDown: boolean;
   offlineLogDirs: string[];
+  cordonedLogDirs: string[] | null;
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultBrokerHeartbeatRequest(): BrokerHeartbeatRequest {
-  return { brokerId: 0, brokerEpoch: -1n, currentMetadataOffset: 0n, wantFence: false, wantShutDown: false, offlineLogDirs: [] };
+  return { brokerId: 0, brokerEpoch: -1n, currentMetadataOffset: 0n, wantFence: false, wantShutDown: false, offlineLogDirs: [], cordonedLogDirs: null };
 }
 export function readBrokerHeartbeatRequest(r: Reader, v: number): BrokerHeartbeatRequest {
   let brokerId: number;
@@ -32,6 +33,8 @@ export function readBrokerHeartbeatRequest(r: Reader, v: number): BrokerHeartbea
   wantShutDown = r.bool();
   let offlineLogDirs: string[];
   offlineLogDirs = [];
+  let cordonedLogDirs: string[] | null;
+  cordonedLogDirs = null;
   let unknown: TaggedField[] | undefined;
   if (true) {
     const nt = r.taggedFieldCount();
@@ -51,12 +54,24 @@ export function readBrokerHeartbeatRequest(r: Reader, v: number): BrokerHeartbea
             }
           }
           break;
+        case 1:
+          if (!(v >= 2)) throw new DecodeError('tag 1 is not valid for version ' + v);
+          {
+            const n = r.compactArrayLength("CordonedLogDirs");
+            if (n < 0) cordonedLogDirs = null;
+            else {
+              const a: string[] = new Array(n);
+              for (let i = 0; i < n; i++) a[i] = r.uuid();
+              cordonedLogDirs = a;
+            }
+          }
+          break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
       }
     }
   }
-  const o: BrokerHeartbeatRequest = { brokerId, brokerEpoch, currentMetadataOffset, wantFence, wantShutDown, offlineLogDirs };
+  const o: BrokerHeartbeatRequest = { brokerId, brokerEpoch, currentMetadataOffset, wantFence, wantShutDown, offlineLogDirs, cordonedLogDirs };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -83,10 +98,21 @@ export function writeBrokerHeartbeatRequest(w: Writer, v: number, m: Input<Broke
     }));
   }
   if (!(v >= 1)) { if (!((x_offlineLogDirs !== null && x_offlineLogDirs.length === 0))) throw new UnsupportedVersionError('Attempted to write a non-default offlineLogDirs at version ' + v); }
+  const x_cordonedLogDirs = m.cordonedLogDirs === undefined ? null : m.cordonedLogDirs;
+  if (v >= 2) {
+    if (!(x_cordonedLogDirs === null)) (tags ??= []).push(tagged(1, (w) => {
+      if (x_cordonedLogDirs === null) w.uvarint(0);
+      else {
+        w.compactArrayLength(x_cordonedLogDirs.length);
+        for (const e of x_cordonedLogDirs) w.uuid(e);
+      }
+    }));
+  }
+  if (!(v >= 2)) { if (!(x_cordonedLogDirs === null)) throw new UnsupportedVersionError('Attempted to write a non-default cordonedLogDirs at version ' + v); }
   if (true) w.taggedFields(tags, m._unknownTaggedFields);
 }
 
-// response BrokerHeartbeatResponse (apiKey 63): versions 0-1, flexible 0+
+// response BrokerHeartbeatResponse (apiKey 63): versions 0-2, flexible 0+
 export interface BrokerHeartbeatResponse {
   throttleTimeMs: number;
   errorCode: number;

@@ -7,7 +7,7 @@ import type { Input, TaggedField } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// request ConsumerGroupDescribeRequest (apiKey 69): versions 0, flexible 0+
+// request ConsumerGroupDescribeRequest (apiKey 69): versions 0-1, flexible 0+
 export interface ConsumerGroupDescribeRequest {
   groupIds: string[];
   includeAuthorizedOperations: boolean;
@@ -54,7 +54,7 @@ export function writeConsumerGroupDescribeRequest(w: Writer, v: number, m: Input
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response ConsumerGroupDescribeResponse (apiKey 69): versions 0, flexible 0+
+// response ConsumerGroupDescribeResponse (apiKey 69): versions 0-1, flexible 0+
 export interface ConsumerGroupDescribeResponseTopicPartitions {
   topicId: string;
   topicName: string;
@@ -93,6 +93,7 @@ export interface ConsumerGroupDescribeResponseMember {
   subscribedTopicRegex: string | null;
   assignment: ConsumerGroupDescribeResponseAssignment;
   targetAssignment: ConsumerGroupDescribeResponseAssignment;
+  memberType: number;
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultConsumerGroupDescribeResponseTopicPartitions(): ConsumerGroupDescribeResponseTopicPartitions {
@@ -284,7 +285,7 @@ export function writeConsumerGroupDescribeResponseDescribedGroup(w: Writer, v: n
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultConsumerGroupDescribeResponseMember(): ConsumerGroupDescribeResponseMember {
-  return { memberId: "", instanceId: null, rackId: null, memberEpoch: 0, clientId: "", clientHost: "", subscribedTopicNames: [], subscribedTopicRegex: null, assignment: defaultConsumerGroupDescribeResponseAssignment(), targetAssignment: defaultConsumerGroupDescribeResponseAssignment() };
+  return { memberId: "", instanceId: null, rackId: null, memberEpoch: 0, clientId: "", clientHost: "", subscribedTopicNames: [], subscribedTopicRegex: null, assignment: defaultConsumerGroupDescribeResponseAssignment(), targetAssignment: defaultConsumerGroupDescribeResponseAssignment(), memberType: -1 };
 }
 export function readConsumerGroupDescribeResponseMember(r: Reader, v: number): ConsumerGroupDescribeResponseMember {
   let memberId: string;
@@ -315,6 +316,10 @@ export function readConsumerGroupDescribeResponseMember(r: Reader, v: number): C
   assignment = readConsumerGroupDescribeResponseAssignment(r, v);
   let targetAssignment: ConsumerGroupDescribeResponseAssignment;
   targetAssignment = readConsumerGroupDescribeResponseAssignment(r, v);
+  let memberType: number;
+  if (v >= 1) {
+    memberType = r.int8();
+  } else memberType = -1;
   let unknown: TaggedField[] | undefined;
   if (true) {
     const nt = r.taggedFieldCount();
@@ -324,7 +329,7 @@ export function readConsumerGroupDescribeResponseMember(r: Reader, v: number): C
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: ConsumerGroupDescribeResponseMember = { memberId, instanceId, rackId, memberEpoch, clientId, clientHost, subscribedTopicNames, subscribedTopicRegex, assignment, targetAssignment };
+  const o: ConsumerGroupDescribeResponseMember = { memberId, instanceId, rackId, memberEpoch, clientId, clientHost, subscribedTopicNames, subscribedTopicRegex, assignment, targetAssignment, memberType };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -355,5 +360,9 @@ export function writeConsumerGroupDescribeResponseMember(w: Writer, v: number, m
   const x_targetAssignment = m.targetAssignment === undefined ? defaultConsumerGroupDescribeResponseAssignment() : m.targetAssignment;
   if (x_targetAssignment === null) throw new EncodeError('non-nullable field TargetAssignment was set to null');
   writeConsumerGroupDescribeResponseAssignment(w, v, x_targetAssignment);
+  const x_memberType = m.memberType === undefined ? -1 : m.memberType;
+  if (v >= 1) {
+    w.int8(x_memberType);
+  }
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }

@@ -2,11 +2,11 @@
 /* eslint-disable */
 import type { Reader } from '../../codec/reader.js';
 import type { Writer } from '../../codec/writer.js';
-import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/errors.js';
+import { DecodeError, EncodeError } from '../../codec/errors.js';
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// request CreateAclsRequest (apiKey 30): versions 0-3, flexible 2+
+// request CreateAclsRequest (apiKey 30): versions 1-3, flexible 2+
 export interface CreateAclsRequest {
   creations: CreateAclsRequestAclCreation[];
   _unknownTaggedFields?: TaggedField[];
@@ -66,9 +66,7 @@ export function readCreateAclsRequestAclCreation(r: Reader, v: number): CreateAc
   let resourceName: string;
   resourceName = (v >= 2 ? r.compactString("ResourceName") : r.string("ResourceName"));
   let resourcePatternType: number;
-  if (v >= 1) {
-    resourcePatternType = r.int8();
-  } else resourcePatternType = 3;
+  resourcePatternType = r.int8();
   let principal: string;
   principal = (v >= 2 ? r.compactString("Principal") : r.string("Principal"));
   let host: string;
@@ -96,10 +94,7 @@ export function writeCreateAclsRequestAclCreation(w: Writer, v: number, m: Input
   const x_resourceName = m.resourceName === undefined ? "" : m.resourceName;
   (v >= 2 ? w.compactString(x_resourceName, "ResourceName") : w.string(x_resourceName, "ResourceName"));
   const x_resourcePatternType = m.resourcePatternType === undefined ? 3 : m.resourcePatternType;
-  if (v >= 1) {
-    w.int8(x_resourcePatternType);
-  }
-  if (!(v >= 1)) { if (!(x_resourcePatternType === 3)) throw new UnsupportedVersionError('Attempted to write a non-default resourcePatternType at version ' + v); }
+  w.int8(x_resourcePatternType);
   const x_principal = m.principal === undefined ? "" : m.principal;
   (v >= 2 ? w.compactString(x_principal, "Principal") : w.string(x_principal, "Principal"));
   const x_host = m.host === undefined ? "" : m.host;
@@ -111,7 +106,7 @@ export function writeCreateAclsRequestAclCreation(w: Writer, v: number, m: Input
   if (v >= 2) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response CreateAclsResponse (apiKey 30): versions 0-3, flexible 2+
+// response CreateAclsResponse (apiKey 30): versions 1-3, flexible 2+
 export interface CreateAclsResponse {
   throttleTimeMs: number;
   results: CreateAclsResponseAclCreationResult[];

@@ -6,7 +6,7 @@ import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/e
 import type { Input, TaggedField } from '../../codec/types.js';
 const EMPTY = Buffer.alloc(0);
 
-// request CreateDelegationTokenRequest (apiKey 38): versions 0-3, flexible 2+
+// request CreateDelegationTokenRequest (apiKey 38): versions 1-3, flexible 2+
 export interface CreateDelegationTokenRequest {
   ownerPrincipalType: string | null;
   ownerPrincipalName: string | null;
@@ -106,7 +106,7 @@ export function writeCreateDelegationTokenRequestCreatableRenewers(w: Writer, v:
   if (v >= 2) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response CreateDelegationTokenResponse (apiKey 38): versions 0-3, flexible 2+
+// response CreateDelegationTokenResponse (apiKey 38): versions 1-3, flexible 2+
 export interface CreateDelegationTokenResponse {
   errorCode: number;
   principalType: string;

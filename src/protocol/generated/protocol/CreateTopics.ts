@@ -7,7 +7,7 @@ import type { Input, TaggedField } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// request CreateTopicsRequest (apiKey 19): versions 0-7, flexible 5+
+// request CreateTopicsRequest (apiKey 19): versions 2-7, flexible 5+
 export interface CreateTopicsRequest {
   topics: CreateTopicsRequestCreatableTopic[];
   timeoutMs: number;
@@ -49,9 +49,7 @@ export function readCreateTopicsRequest(r: Reader, v: number): CreateTopicsReque
   let timeoutMs: number;
   timeoutMs = r.int32();
   let validateOnly: boolean;
-  if (v >= 1) {
-    validateOnly = r.bool();
-  } else validateOnly = false;
+  validateOnly = r.bool();
   let unknown: TaggedField[] | undefined;
   if (v >= 5) {
     const nt = r.taggedFieldCount();
@@ -75,10 +73,7 @@ export function writeCreateTopicsRequest(w: Writer, v: number, m: Input<CreateTo
   const x_timeoutMs = m.timeoutMs === undefined ? 60000 : m.timeoutMs;
   w.int32(x_timeoutMs);
   const x_validateOnly = m.validateOnly === undefined ? false : m.validateOnly;
-  if (v >= 1) {
-    w.bool(x_validateOnly);
-  }
-  if (!(v >= 1)) { if (!(x_validateOnly === false)) throw new UnsupportedVersionError('Attempted to write a non-default validateOnly at version ' + v); }
+  w.bool(x_validateOnly);
   if (v >= 5) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultCreateTopicsRequestCreatableTopic(): CreateTopicsRequestCreatableTopic {
@@ -214,7 +209,7 @@ export function writeCreateTopicsRequestCreatableTopicConfig(w: Writer, v: numbe
   if (v >= 5) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response CreateTopicsResponse (apiKey 19): versions 0-7, flexible 5+
+// response CreateTopicsResponse (apiKey 19): versions 2-7, flexible 5+
 export interface CreateTopicsResponse {
   throttleTimeMs: number;
   topics: CreateTopicsResponseCreatableTopicResult[];
@@ -244,9 +239,7 @@ export function defaultCreateTopicsResponse(): CreateTopicsResponse {
 }
 export function readCreateTopicsResponse(r: Reader, v: number): CreateTopicsResponse {
   let throttleTimeMs: number;
-  if (v >= 2) {
-    throttleTimeMs = r.int32();
-  } else throttleTimeMs = 0;
+  throttleTimeMs = r.int32();
   let topics: CreateTopicsResponseCreatableTopicResult[];
   {
     const n = (v >= 5 ? r.compactArrayLength("Topics") : r.arrayLength("Topics"));
@@ -272,9 +265,7 @@ export function readCreateTopicsResponse(r: Reader, v: number): CreateTopicsResp
 }
 export function writeCreateTopicsResponse(w: Writer, v: number, m: Input<CreateTopicsResponse>): void {
   const x_throttleTimeMs = m.throttleTimeMs === undefined ? 0 : m.throttleTimeMs;
-  if (v >= 2) {
-    w.int32(x_throttleTimeMs);
-  }
+  w.int32(x_throttleTimeMs);
   const x_topics = m.topics === undefined ? [] : m.topics;
   if (x_topics === null) throw new EncodeError('non-nullable field Topics was set to null');
   else {
@@ -296,9 +287,7 @@ export function readCreateTopicsResponseCreatableTopicResult(r: Reader, v: numbe
   let errorCode: number;
   errorCode = r.int16();
   let errorMessage: string | null;
-  if (v >= 1) {
-    errorMessage = (v >= 5 ? r.compactNullableString() : r.nullableString());
-  } else errorMessage = "";
+  errorMessage = (v >= 5 ? r.compactNullableString() : r.nullableString());
   let topicConfigErrorCode: number;
   topicConfigErrorCode = 0;
   let numPartitions: number;
@@ -352,9 +341,7 @@ export function writeCreateTopicsResponseCreatableTopicResult(w: Writer, v: numb
   const x_errorCode = m.errorCode === undefined ? 0 : m.errorCode;
   w.int16(x_errorCode);
   const x_errorMessage = m.errorMessage === undefined ? "" : m.errorMessage;
-  if (v >= 1) {
-    (v >= 5 ? w.compactNullableString(x_errorMessage, "ErrorMessage") : w.nullableString(x_errorMessage, "ErrorMessage"));
-  }
+  (v >= 5 ? w.compactNullableString(x_errorMessage, "ErrorMessage") : w.nullableString(x_errorMessage, "ErrorMessage"));
   const x_topicConfigErrorCode = m.topicConfigErrorCode === undefined ? 0 : m.topicConfigErrorCode;
   if (v >= 5) {
     if (!(x_topicConfigErrorCode === 0)) (tags ??= []).push(tagged(0, (w) => {

@@ -2,11 +2,11 @@
 /* eslint-disable */
 import type { Reader } from '../../codec/reader.js';
 import type { Writer } from '../../codec/writer.js';
-import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/errors.js';
+import { DecodeError, EncodeError } from '../../codec/errors.js';
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// request DeleteAclsRequest (apiKey 31): versions 0-3, flexible 2+
+// request DeleteAclsRequest (apiKey 31): versions 1-3, flexible 2+
 export interface DeleteAclsRequest {
   filters: DeleteAclsRequestDeleteAclsFilter[];
   _unknownTaggedFields?: TaggedField[];
@@ -66,9 +66,7 @@ export function readDeleteAclsRequestDeleteAclsFilter(r: Reader, v: number): Del
   let resourceNameFilter: string | null;
   resourceNameFilter = (v >= 2 ? r.compactNullableString() : r.nullableString());
   let patternTypeFilter: number;
-  if (v >= 1) {
-    patternTypeFilter = r.int8();
-  } else patternTypeFilter = 3;
+  patternTypeFilter = r.int8();
   let principalFilter: string | null;
   principalFilter = (v >= 2 ? r.compactNullableString() : r.nullableString());
   let hostFilter: string | null;
@@ -96,10 +94,7 @@ export function writeDeleteAclsRequestDeleteAclsFilter(w: Writer, v: number, m: 
   const x_resourceNameFilter = m.resourceNameFilter === undefined ? "" : m.resourceNameFilter;
   (v >= 2 ? w.compactNullableString(x_resourceNameFilter, "ResourceNameFilter") : w.nullableString(x_resourceNameFilter, "ResourceNameFilter"));
   const x_patternTypeFilter = m.patternTypeFilter === undefined ? 3 : m.patternTypeFilter;
-  if (v >= 1) {
-    w.int8(x_patternTypeFilter);
-  }
-  if (!(v >= 1)) { if (!(x_patternTypeFilter === 3)) throw new UnsupportedVersionError('Attempted to write a non-default patternTypeFilter at version ' + v); }
+  w.int8(x_patternTypeFilter);
   const x_principalFilter = m.principalFilter === undefined ? "" : m.principalFilter;
   (v >= 2 ? w.compactNullableString(x_principalFilter, "PrincipalFilter") : w.nullableString(x_principalFilter, "PrincipalFilter"));
   const x_hostFilter = m.hostFilter === undefined ? "" : m.hostFilter;
@@ -111,7 +106,7 @@ export function writeDeleteAclsRequestDeleteAclsFilter(w: Writer, v: number, m: 
   if (v >= 2) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response DeleteAclsResponse (apiKey 31): versions 0-3, flexible 2+
+// response DeleteAclsResponse (apiKey 31): versions 1-3, flexible 2+
 export interface DeleteAclsResponse {
   throttleTimeMs: number;
   filterResults: DeleteAclsResponseDeleteAclsFilterResult[];
@@ -232,9 +227,7 @@ export function readDeleteAclsResponseDeleteAclsMatchingAcl(r: Reader, v: number
   let resourceName: string;
   resourceName = (v >= 2 ? r.compactString("ResourceName") : r.string("ResourceName"));
   let patternType: number;
-  if (v >= 1) {
-    patternType = r.int8();
-  } else patternType = 3;
+  patternType = r.int8();
   let principal: string;
   principal = (v >= 2 ? r.compactString("Principal") : r.string("Principal"));
   let host: string;
@@ -266,10 +259,7 @@ export function writeDeleteAclsResponseDeleteAclsMatchingAcl(w: Writer, v: numbe
   const x_resourceName = m.resourceName === undefined ? "" : m.resourceName;
   (v >= 2 ? w.compactString(x_resourceName, "ResourceName") : w.string(x_resourceName, "ResourceName"));
   const x_patternType = m.patternType === undefined ? 3 : m.patternType;
-  if (v >= 1) {
-    w.int8(x_patternType);
-  }
-  if (!(v >= 1)) { if (!(x_patternType === 3)) throw new UnsupportedVersionError('Attempted to write a non-default patternType at version ' + v); }
+  w.int8(x_patternType);
   const x_principal = m.principal === undefined ? "" : m.principal;
   (v >= 2 ? w.compactString(x_principal, "Principal") : w.string(x_principal, "Principal"));
   const x_host = m.host === undefined ? "" : m.host;

@@ -6,7 +6,7 @@ import { DecodeError, EncodeError } from '../../codec/errors.js';
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// request DeleteGroupsRequest (apiKey 42): versions 0-2, flexible 2+
+// request DeleteGroupsRequest (apiKey 42): versions 0-3, flexible 2+
 export interface DeleteGroupsRequest {
   groupsNames: string[];
   _unknownTaggedFields?: TaggedField[];
@@ -48,7 +48,7 @@ export function writeDeleteGroupsRequest(w: Writer, v: number, m: Input<DeleteGr
   if (v >= 2) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response DeleteGroupsResponse (apiKey 42): versions 0-2, flexible 2+
+// response DeleteGroupsResponse (apiKey 42): versions 0-3, flexible 2+
 export interface DeleteGroupsResponse {
   throttleTimeMs: number;
   results: DeleteGroupsResponseDeletableGroupResult[];
@@ -57,6 +57,7 @@ export interface DeleteGroupsResponse {
 export interface DeleteGroupsResponseDeletableGroupResult {
   groupId: string;
   errorCode: number;
+  errorMessage: string | null;
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultDeleteGroupsResponse(): DeleteGroupsResponse {
@@ -100,13 +101,17 @@ export function writeDeleteGroupsResponse(w: Writer, v: number, m: Input<DeleteG
   if (v >= 2) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultDeleteGroupsResponseDeletableGroupResult(): DeleteGroupsResponseDeletableGroupResult {
-  return { groupId: "", errorCode: 0 };
+  return { groupId: "", errorCode: 0, errorMessage: null };
 }
 export function readDeleteGroupsResponseDeletableGroupResult(r: Reader, v: number): DeleteGroupsResponseDeletableGroupResult {
   let groupId: string;
   groupId = (v >= 2 ? r.compactString("GroupId") : r.string("GroupId"));
   let errorCode: number;
   errorCode = r.int16();
+  let errorMessage: string | null;
+  if (v >= 3) {
+    errorMessage = (v >= 2 ? r.compactNullableString() : r.nullableString());
+  } else errorMessage = null;
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
     const nt = r.taggedFieldCount();
@@ -116,7 +121,7 @@ export function readDeleteGroupsResponseDeletableGroupResult(r: Reader, v: numbe
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: DeleteGroupsResponseDeletableGroupResult = { groupId, errorCode };
+  const o: DeleteGroupsResponseDeletableGroupResult = { groupId, errorCode, errorMessage };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -125,5 +130,9 @@ export function writeDeleteGroupsResponseDeletableGroupResult(w: Writer, v: numb
   (v >= 2 ? w.compactString(x_groupId, "GroupId") : w.string(x_groupId, "GroupId"));
   const x_errorCode = m.errorCode === undefined ? 0 : m.errorCode;
   w.int16(x_errorCode);
+  const x_errorMessage = m.errorMessage === undefined ? null : m.errorMessage;
+  if (v >= 3) {
+    (v >= 2 ? w.compactNullableString(x_errorMessage, "ErrorMessage") : w.nullableString(x_errorMessage, "ErrorMessage"));
+  }
   if (v >= 2) w.taggedFields(null, m._unknownTaggedFields);
 }

@@ -7,7 +7,7 @@ import type { Input, TaggedField } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// request DeleteTopicsRequest (apiKey 20): versions 0-6, flexible 4+
+// request DeleteTopicsRequest (apiKey 20): versions 1-6, flexible 4+
 export interface DeleteTopicsRequest {
   topics: DeleteTopicsRequestDeleteTopicState[];
   topicNames: string[];
@@ -123,7 +123,7 @@ export function writeDeleteTopicsRequestDeleteTopicState(w: Writer, v: number, m
   if (v >= 4) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response DeleteTopicsResponse (apiKey 20): versions 0-6, flexible 4+
+// response DeleteTopicsResponse (apiKey 20): versions 1-6, flexible 4+
 export interface DeleteTopicsResponse {
   throttleTimeMs: number;
   responses: DeleteTopicsResponseDeletableTopicResult[];
@@ -141,9 +141,7 @@ export function defaultDeleteTopicsResponse(): DeleteTopicsResponse {
 }
 export function readDeleteTopicsResponse(r: Reader, v: number): DeleteTopicsResponse {
   let throttleTimeMs: number;
-  if (v >= 1) {
-    throttleTimeMs = r.int32();
-  } else throttleTimeMs = 0;
+  throttleTimeMs = r.int32();
   let responses: DeleteTopicsResponseDeletableTopicResult[];
   {
     const n = (v >= 4 ? r.compactArrayLength("Responses") : r.arrayLength("Responses"));
@@ -169,9 +167,7 @@ export function readDeleteTopicsResponse(r: Reader, v: number): DeleteTopicsResp
 }
 export function writeDeleteTopicsResponse(w: Writer, v: number, m: Input<DeleteTopicsResponse>): void {
   const x_throttleTimeMs = m.throttleTimeMs === undefined ? 0 : m.throttleTimeMs;
-  if (v >= 1) {
-    w.int32(x_throttleTimeMs);
-  }
+  w.int32(x_throttleTimeMs);
   const x_responses = m.responses === undefined ? [] : m.responses;
   if (x_responses === null) throw new EncodeError('non-nullable field Responses was set to null');
   else {

@@ -2,11 +2,11 @@
 /* eslint-disable */
 import type { Reader } from '../../codec/reader.js';
 import type { Writer } from '../../codec/writer.js';
-import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/errors.js';
+import { DecodeError, EncodeError } from '../../codec/errors.js';
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// request DescribeAclsRequest (apiKey 29): versions 0-3, flexible 2+
+// request DescribeAclsRequest (apiKey 29): versions 1-3, flexible 2+
 export interface DescribeAclsRequest {
   resourceTypeFilter: number;
   resourceNameFilter: string | null;
@@ -26,9 +26,7 @@ export function readDescribeAclsRequest(r: Reader, v: number): DescribeAclsReque
   let resourceNameFilter: string | null;
   resourceNameFilter = (v >= 2 ? r.compactNullableString() : r.nullableString());
   let patternTypeFilter: number;
-  if (v >= 1) {
-    patternTypeFilter = r.int8();
-  } else patternTypeFilter = 3;
+  patternTypeFilter = r.int8();
   let principalFilter: string | null;
   principalFilter = (v >= 2 ? r.compactNullableString() : r.nullableString());
   let hostFilter: string | null;
@@ -56,10 +54,7 @@ export function writeDescribeAclsRequest(w: Writer, v: number, m: Input<Describe
   const x_resourceNameFilter = m.resourceNameFilter === undefined ? "" : m.resourceNameFilter;
   (v >= 2 ? w.compactNullableString(x_resourceNameFilter, "ResourceNameFilter") : w.nullableString(x_resourceNameFilter, "ResourceNameFilter"));
   const x_patternTypeFilter = m.patternTypeFilter === undefined ? 3 : m.patternTypeFilter;
-  if (v >= 1) {
-    w.int8(x_patternTypeFilter);
-  }
-  if (!(v >= 1)) { if (!(x_patternTypeFilter === 3)) throw new UnsupportedVersionError('Attempted to write a non-default patternTypeFilter at version ' + v); }
+  w.int8(x_patternTypeFilter);
   const x_principalFilter = m.principalFilter === undefined ? "" : m.principalFilter;
   (v >= 2 ? w.compactNullableString(x_principalFilter, "PrincipalFilter") : w.nullableString(x_principalFilter, "PrincipalFilter"));
   const x_hostFilter = m.hostFilter === undefined ? "" : m.hostFilter;
@@ -71,7 +66,7 @@ export function writeDescribeAclsRequest(w: Writer, v: number, m: Input<Describe
   if (v >= 2) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response DescribeAclsResponse (apiKey 29): versions 0-3, flexible 2+
+// response DescribeAclsResponse (apiKey 29): versions 1-3, flexible 2+
 export interface DescribeAclsResponse {
   throttleTimeMs: number;
   errorCode: number;
@@ -150,9 +145,7 @@ export function readDescribeAclsResponseDescribeAclsResource(r: Reader, v: numbe
   let resourceName: string;
   resourceName = (v >= 2 ? r.compactString("ResourceName") : r.string("ResourceName"));
   let patternType: number;
-  if (v >= 1) {
-    patternType = r.int8();
-  } else patternType = 3;
+  patternType = r.int8();
   let acls: DescribeAclsResponseAclDescription[];
   {
     const n = (v >= 2 ? r.compactArrayLength("Acls") : r.arrayLength("Acls"));
@@ -182,10 +175,7 @@ export function writeDescribeAclsResponseDescribeAclsResource(w: Writer, v: numb
   const x_resourceName = m.resourceName === undefined ? "" : m.resourceName;
   (v >= 2 ? w.compactString(x_resourceName, "ResourceName") : w.string(x_resourceName, "ResourceName"));
   const x_patternType = m.patternType === undefined ? 3 : m.patternType;
-  if (v >= 1) {
-    w.int8(x_patternType);
-  }
-  if (!(v >= 1)) { if (!(x_patternType === 3)) throw new UnsupportedVersionError('Attempted to write a non-default patternType at version ' + v); }
+  w.int8(x_patternType);
   const x_acls = m.acls === undefined ? [] : m.acls;
   if (x_acls === null) throw new EncodeError('non-nullable field Acls was set to null');
   else {

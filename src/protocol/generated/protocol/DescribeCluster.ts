@@ -6,14 +6,15 @@ import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/e
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// request DescribeClusterRequest (apiKey 60): versions 0-1, flexible 0+
+// request DescribeClusterRequest (apiKey 60): versions 0-2, flexible 0+
 export interface DescribeClusterRequest {
   includeClusterAuthorizedOperations: boolean;
   endpointType: number;
+  includeFencedBrokers: boolean;
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultDescribeClusterRequest(): DescribeClusterRequest {
-  return { includeClusterAuthorizedOperations: false, endpointType: 1 };
+  return { includeClusterAuthorizedOperations: false, endpointType: 1, includeFencedBrokers: false };
 }
 export function readDescribeClusterRequest(r: Reader, v: number): DescribeClusterRequest {
   let includeClusterAuthorizedOperations: boolean;
@@ -22,6 +23,10 @@ export function readDescribeClusterRequest(r: Reader, v: number): DescribeCluste
   if (v >= 1) {
     endpointType = r.int8();
   } else endpointType = 1;
+  let includeFencedBrokers: boolean;
+  if (v >= 2) {
+    includeFencedBrokers = r.bool();
+  } else includeFencedBrokers = false;
   let unknown: TaggedField[] | undefined;
   if (true) {
     const nt = r.taggedFieldCount();
@@ -31,7 +36,7 @@ export function readDescribeClusterRequest(r: Reader, v: number): DescribeCluste
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: DescribeClusterRequest = { includeClusterAuthorizedOperations, endpointType };
+  const o: DescribeClusterRequest = { includeClusterAuthorizedOperations, endpointType, includeFencedBrokers };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -43,10 +48,15 @@ export function writeDescribeClusterRequest(w: Writer, v: number, m: Input<Descr
     w.int8(x_endpointType);
   }
   if (!(v >= 1)) { if (!(x_endpointType === 1)) throw new UnsupportedVersionError('Attempted to write a non-default endpointType at version ' + v); }
+  const x_includeFencedBrokers = m.includeFencedBrokers === undefined ? false : m.includeFencedBrokers;
+  if (v >= 2) {
+    w.bool(x_includeFencedBrokers);
+  }
+  if (!(v >= 2)) { if (!(x_includeFencedBrokers === false)) throw new UnsupportedVersionError('Attempted to write a non-default includeFencedBrokers at version ' + v); }
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response DescribeClusterResponse (apiKey 60): versions 0-1, flexible 0+
+// response DescribeClusterResponse (apiKey 60): versions 0-2, flexible 0+
 export interface DescribeClusterResponse {
   throttleTimeMs: number;
   errorCode: number;
@@ -63,6 +73,7 @@ export interface DescribeClusterResponseDescribeClusterBroker {
   host: string;
   port: number;
   rack: string | null;
+  isFenced: boolean;
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultDescribeClusterResponse(): DescribeClusterResponse {
@@ -135,7 +146,7 @@ export function writeDescribeClusterResponse(w: Writer, v: number, m: Input<Desc
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultDescribeClusterResponseDescribeClusterBroker(): DescribeClusterResponseDescribeClusterBroker {
-  return { brokerId: 0, host: "", port: 0, rack: null };
+  return { brokerId: 0, host: "", port: 0, rack: null, isFenced: false };
 }
 export function readDescribeClusterResponseDescribeClusterBroker(r: Reader, v: number): DescribeClusterResponseDescribeClusterBroker {
   let brokerId: number;
@@ -146,6 +157,10 @@ export function readDescribeClusterResponseDescribeClusterBroker(r: Reader, v: n
   port = r.int32();
   let rack: string | null;
   rack = r.compactNullableString();
+  let isFenced: boolean;
+  if (v >= 2) {
+    isFenced = r.bool();
+  } else isFenced = false;
   let unknown: TaggedField[] | undefined;
   if (true) {
     const nt = r.taggedFieldCount();
@@ -155,7 +170,7 @@ export function readDescribeClusterResponseDescribeClusterBroker(r: Reader, v: n
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: DescribeClusterResponseDescribeClusterBroker = { brokerId, host, port, rack };
+  const o: DescribeClusterResponseDescribeClusterBroker = { brokerId, host, port, rack, isFenced };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -168,5 +183,10 @@ export function writeDescribeClusterResponseDescribeClusterBroker(w: Writer, v: 
   w.int32(x_port);
   const x_rack = m.rack === undefined ? null : m.rack;
   w.compactNullableString(x_rack, "Rack");
+  const x_isFenced = m.isFenced === undefined ? false : m.isFenced;
+  if (v >= 2) {
+    w.bool(x_isFenced);
+  }
+  if (!(v >= 2)) { if (!(x_isFenced === false)) throw new UnsupportedVersionError('Attempted to write a non-default isFenced at version ' + v); }
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }

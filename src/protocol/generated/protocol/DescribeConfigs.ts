@@ -6,7 +6,7 @@ import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/e
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// request DescribeConfigsRequest (apiKey 32): versions 0-4, flexible 4+
+// request DescribeConfigsRequest (apiKey 32): versions 1-4, flexible 4+
 export interface DescribeConfigsRequest {
   resources: DescribeConfigsRequestDescribeConfigsResource[];
   includeSynonyms: boolean;
@@ -34,9 +34,7 @@ export function readDescribeConfigsRequest(r: Reader, v: number): DescribeConfig
     }
   }
   let includeSynonyms: boolean;
-  if (v >= 1) {
-    includeSynonyms = r.bool();
-  } else includeSynonyms = false;
+  includeSynonyms = r.bool();
   let includeDocumentation: boolean;
   if (v >= 3) {
     includeDocumentation = r.bool();
@@ -62,10 +60,7 @@ export function writeDescribeConfigsRequest(w: Writer, v: number, m: Input<Descr
     for (const e of x_resources) writeDescribeConfigsRequestDescribeConfigsResource(w, v, e);
   }
   const x_includeSynonyms = m.includeSynonyms === undefined ? false : m.includeSynonyms;
-  if (v >= 1) {
-    w.bool(x_includeSynonyms);
-  }
-  if (!(v >= 1)) { if (!(x_includeSynonyms === false)) throw new UnsupportedVersionError('Attempted to write a non-default includeSynonyms at version ' + v); }
+  w.bool(x_includeSynonyms);
   const x_includeDocumentation = m.includeDocumentation === undefined ? false : m.includeDocumentation;
   if (v >= 3) {
     w.bool(x_includeDocumentation);
@@ -118,7 +113,7 @@ export function writeDescribeConfigsRequestDescribeConfigsResource(w: Writer, v:
   if (v >= 4) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response DescribeConfigsResponse (apiKey 32): versions 0-4, flexible 4+
+// response DescribeConfigsResponse (apiKey 32): versions 1-4, flexible 4+
 export interface DescribeConfigsResponse {
   throttleTimeMs: number;
   results: DescribeConfigsResponseDescribeConfigsResult[];
@@ -136,7 +131,6 @@ export interface DescribeConfigsResponseDescribeConfigsResourceResult {
   name: string;
   value: string | null;
   readOnly: boolean;
-  isDefault: boolean;
   configSource: number;
   isSensitive: boolean;
   synonyms: DescribeConfigsResponseDescribeConfigsSynonym[];
@@ -243,7 +237,7 @@ export function writeDescribeConfigsResponseDescribeConfigsResult(w: Writer, v: 
   if (v >= 4) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultDescribeConfigsResponseDescribeConfigsResourceResult(): DescribeConfigsResponseDescribeConfigsResourceResult {
-  return { name: "", value: "", readOnly: false, isDefault: false, configSource: -1, isSensitive: false, synonyms: [], configType: 0, documentation: "" };
+  return { name: "", value: "", readOnly: false, configSource: -1, isSensitive: false, synonyms: [], configType: 0, documentation: "" };
 }
 export function readDescribeConfigsResponseDescribeConfigsResourceResult(r: Reader, v: number): DescribeConfigsResponseDescribeConfigsResourceResult {
   let name: string;
@@ -252,28 +246,20 @@ export function readDescribeConfigsResponseDescribeConfigsResourceResult(r: Read
   value = (v >= 4 ? r.compactNullableString() : r.nullableString());
   let readOnly: boolean;
   readOnly = r.bool();
-  let isDefault: boolean;
-  if (v <= 0) {
-    isDefault = r.bool();
-  } else isDefault = false;
   let configSource: number;
-  if (v >= 1) {
-    configSource = r.int8();
-  } else configSource = -1;
+  configSource = r.int8();
   let isSensitive: boolean;
   isSensitive = r.bool();
   let synonyms: DescribeConfigsResponseDescribeConfigsSynonym[];
-  if (v >= 1) {
-    {
-      const n = (v >= 4 ? r.compactArrayLength("Synonyms") : r.arrayLength("Synonyms"));
-      if (n < 0) throw new DecodeError('non-nullable field Synonyms was serialized as null');
-      else {
-        const a: DescribeConfigsResponseDescribeConfigsSynonym[] = new Array(n);
-        for (let i = 0; i < n; i++) a[i] = readDescribeConfigsResponseDescribeConfigsSynonym(r, v);
-        synonyms = a;
-      }
+  {
+    const n = (v >= 4 ? r.compactArrayLength("Synonyms") : r.arrayLength("Synonyms"));
+    if (n < 0) throw new DecodeError('non-nullable field Synonyms was serialized as null');
+    else {
+      const a: DescribeConfigsResponseDescribeConfigsSynonym[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readDescribeConfigsResponseDescribeConfigsSynonym(r, v);
+      synonyms = a;
     }
-  } else synonyms = [];
+  }
   let configType: number;
   if (v >= 3) {
     configType = r.int8();
@@ -291,7 +277,7 @@ export function readDescribeConfigsResponseDescribeConfigsResourceResult(r: Read
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: DescribeConfigsResponseDescribeConfigsResourceResult = { name, value, readOnly, isDefault, configSource, isSensitive, synonyms, configType, documentation };
+  const o: DescribeConfigsResponseDescribeConfigsResourceResult = { name, value, readOnly, configSource, isSensitive, synonyms, configType, documentation };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -302,24 +288,15 @@ export function writeDescribeConfigsResponseDescribeConfigsResourceResult(w: Wri
   (v >= 4 ? w.compactNullableString(x_value, "Value") : w.nullableString(x_value, "Value"));
   const x_readOnly = m.readOnly === undefined ? false : m.readOnly;
   w.bool(x_readOnly);
-  const x_isDefault = m.isDefault === undefined ? false : m.isDefault;
-  if (v <= 0) {
-    w.bool(x_isDefault);
-  }
-  if (!(v <= 0)) { if (!(x_isDefault === false)) throw new UnsupportedVersionError('Attempted to write a non-default isDefault at version ' + v); }
   const x_configSource = m.configSource === undefined ? -1 : m.configSource;
-  if (v >= 1) {
-    w.int8(x_configSource);
-  }
+  w.int8(x_configSource);
   const x_isSensitive = m.isSensitive === undefined ? false : m.isSensitive;
   w.bool(x_isSensitive);
   const x_synonyms = m.synonyms === undefined ? [] : m.synonyms;
-  if (v >= 1) {
-    if (x_synonyms === null) throw new EncodeError('non-nullable field Synonyms was set to null');
-    else {
-      (v >= 4 ? w.compactArrayLength(x_synonyms.length) : w.arrayLength(x_synonyms.length));
-      for (const e of x_synonyms) writeDescribeConfigsResponseDescribeConfigsSynonym(w, v, e);
-    }
+  if (x_synonyms === null) throw new EncodeError('non-nullable field Synonyms was set to null');
+  else {
+    (v >= 4 ? w.compactArrayLength(x_synonyms.length) : w.arrayLength(x_synonyms.length));
+    for (const e of x_synonyms) writeDescribeConfigsResponseDescribeConfigsSynonym(w, v, e);
   }
   const x_configType = m.configType === undefined ? 0 : m.configType;
   if (v >= 3) {
@@ -336,17 +313,11 @@ export function defaultDescribeConfigsResponseDescribeConfigsSynonym(): Describe
 }
 export function readDescribeConfigsResponseDescribeConfigsSynonym(r: Reader, v: number): DescribeConfigsResponseDescribeConfigsSynonym {
   let name: string;
-  if (v >= 1) {
-    name = (v >= 4 ? r.compactString("Name") : r.string("Name"));
-  } else name = "";
+  name = (v >= 4 ? r.compactString("Name") : r.string("Name"));
   let value: string | null;
-  if (v >= 1) {
-    value = (v >= 4 ? r.compactNullableString() : r.nullableString());
-  } else value = "";
+  value = (v >= 4 ? r.compactNullableString() : r.nullableString());
   let source: number;
-  if (v >= 1) {
-    source = r.int8();
-  } else source = 0;
+  source = r.int8();
   let unknown: TaggedField[] | undefined;
   if (v >= 4) {
     const nt = r.taggedFieldCount();
@@ -362,19 +333,10 @@ export function readDescribeConfigsResponseDescribeConfigsSynonym(r: Reader, v: 
 }
 export function writeDescribeConfigsResponseDescribeConfigsSynonym(w: Writer, v: number, m: Input<DescribeConfigsResponseDescribeConfigsSynonym>): void {
   const x_name = m.name === undefined ? "" : m.name;
-  if (v >= 1) {
-    (v >= 4 ? w.compactString(x_name, "Name") : w.string(x_name, "Name"));
-  }
-  if (!(v >= 1)) { if (!(x_name === "")) throw new UnsupportedVersionError('Attempted to write a non-default name at version ' + v); }
+  (v >= 4 ? w.compactString(x_name, "Name") : w.string(x_name, "Name"));
   const x_value = m.value === undefined ? "" : m.value;
-  if (v >= 1) {
-    (v >= 4 ? w.compactNullableString(x_value, "Value") : w.nullableString(x_value, "Value"));
-  }
-  if (!(v >= 1)) { if (!(x_value === "")) throw new UnsupportedVersionError('Attempted to write a non-default value at version ' + v); }
+  (v >= 4 ? w.compactNullableString(x_value, "Value") : w.nullableString(x_value, "Value"));
   const x_source = m.source === undefined ? 0 : m.source;
-  if (v >= 1) {
-    w.int8(x_source);
-  }
-  if (!(v >= 1)) { if (!(x_source === 0)) throw new UnsupportedVersionError('Attempted to write a non-default source at version ' + v); }
+  w.int8(x_source);
   if (v >= 4) w.taggedFields(null, m._unknownTaggedFields);
 }

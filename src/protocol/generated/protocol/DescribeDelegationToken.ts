@@ -6,7 +6,7 @@ import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/e
 import type { Input, TaggedField } from '../../codec/types.js';
 const EMPTY = Buffer.alloc(0);
 
-// request DescribeDelegationTokenRequest (apiKey 41): versions 0-3, flexible 2+
+// request DescribeDelegationTokenRequest (apiKey 41): versions 1-3, flexible 2+
 export interface DescribeDelegationTokenRequest {
   owners: DescribeDelegationTokenRequestDescribeDelegationTokenOwner[] | null;
   _unknownTaggedFields?: TaggedField[];
@@ -81,7 +81,7 @@ export function writeDescribeDelegationTokenRequestDescribeDelegationTokenOwner(
   if (v >= 2) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response DescribeDelegationTokenResponse (apiKey 41): versions 0-3, flexible 2+
+// response DescribeDelegationTokenResponse (apiKey 41): versions 1-3, flexible 2+
 export interface DescribeDelegationTokenResponse {
   errorCode: number;
   tokens: DescribeDelegationTokenResponseDescribedDelegationToken[];

@@ -6,7 +6,7 @@ import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/e
 import type { Input, TaggedField } from '../../codec/types.js';
 const EMPTY = Buffer.alloc(0);
 
-// request DescribeGroupsRequest (apiKey 15): versions 0-5, flexible 5+
+// request DescribeGroupsRequest (apiKey 15): versions 0-6, flexible 5+
 export interface DescribeGroupsRequest {
   groups: string[];
   includeAuthorizedOperations: boolean;
@@ -58,7 +58,7 @@ export function writeDescribeGroupsRequest(w: Writer, v: number, m: Input<Descri
   if (v >= 5) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response DescribeGroupsResponse (apiKey 15): versions 0-5, flexible 5+
+// response DescribeGroupsResponse (apiKey 15): versions 0-6, flexible 5+
 export interface DescribeGroupsResponse {
   throttleTimeMs: number;
   groups: DescribeGroupsResponseDescribedGroup[];
@@ -66,6 +66,7 @@ export interface DescribeGroupsResponse {
 }
 export interface DescribeGroupsResponseDescribedGroup {
   errorCode: number;
+  errorMessage: string | null;
   groupId: string;
   groupState: string;
   protocolType: string;
@@ -128,11 +129,15 @@ export function writeDescribeGroupsResponse(w: Writer, v: number, m: Input<Descr
   if (v >= 5) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultDescribeGroupsResponseDescribedGroup(): DescribeGroupsResponseDescribedGroup {
-  return { errorCode: 0, groupId: "", groupState: "", protocolType: "", protocolData: "", members: [], authorizedOperations: -2147483648 };
+  return { errorCode: 0, errorMessage: null, groupId: "", groupState: "", protocolType: "", protocolData: "", members: [], authorizedOperations: -2147483648 };
 }
 export function readDescribeGroupsResponseDescribedGroup(r: Reader, v: number): DescribeGroupsResponseDescribedGroup {
   let errorCode: number;
   errorCode = r.int16();
+  let errorMessage: string | null;
+  if (v >= 6) {
+    errorMessage = (v >= 5 ? r.compactNullableString() : r.nullableString());
+  } else errorMessage = null;
   let groupId: string;
   groupId = (v >= 5 ? r.compactString("GroupId") : r.string("GroupId"));
   let groupState: string;
@@ -164,13 +169,18 @@ export function readDescribeGroupsResponseDescribedGroup(r: Reader, v: number): 
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: DescribeGroupsResponseDescribedGroup = { errorCode, groupId, groupState, protocolType, protocolData, members, authorizedOperations };
+  const o: DescribeGroupsResponseDescribedGroup = { errorCode, errorMessage, groupId, groupState, protocolType, protocolData, members, authorizedOperations };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
 export function writeDescribeGroupsResponseDescribedGroup(w: Writer, v: number, m: Input<DescribeGroupsResponseDescribedGroup>): void {
   const x_errorCode = m.errorCode === undefined ? 0 : m.errorCode;
   w.int16(x_errorCode);
+  const x_errorMessage = m.errorMessage === undefined ? null : m.errorMessage;
+  if (v >= 6) {
+    (v >= 5 ? w.compactNullableString(x_errorMessage, "ErrorMessage") : w.nullableString(x_errorMessage, "ErrorMessage"));
+  }
+  if (!(v >= 6)) { if (!(x_errorMessage === null)) throw new UnsupportedVersionError('Attempted to write a non-default errorMessage at version ' + v); }
   const x_groupId = m.groupId === undefined ? "" : m.groupId;
   (v >= 5 ? w.compactString(x_groupId, "GroupId") : w.string(x_groupId, "GroupId"));
   const x_groupState = m.groupState === undefined ? "" : m.groupState;

@@ -6,7 +6,7 @@ import { DecodeError, EncodeError } from '../../codec/errors.js';
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// request DescribeLogDirsRequest (apiKey 35): versions 0-4, flexible 2+
+// request DescribeLogDirsRequest (apiKey 35): versions 1-5, flexible 2+
 export interface DescribeLogDirsRequest {
   topics: DescribeLogDirsRequestDescribableLogDirTopic[] | null;
   _unknownTaggedFields?: TaggedField[];
@@ -93,7 +93,7 @@ export function writeDescribeLogDirsRequestDescribableLogDirTopic(w: Writer, v: 
   if (v >= 2) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response DescribeLogDirsResponse (apiKey 35): versions 0-4, flexible 2+
+// response DescribeLogDirsResponse (apiKey 35): versions 1-5, flexible 2+
 export interface DescribeLogDirsResponse {
   throttleTimeMs: number;
   errorCode: number;
@@ -106,6 +106,7 @@ export interface DescribeLogDirsResponseDescribeLogDirsResult {
   topics: DescribeLogDirsResponseDescribeLogDirsTopic[];
   totalBytes: bigint;
   usableBytes: bigint;
+  isCordoned: boolean;
   _unknownTaggedFields?: TaggedField[];
 }
 export interface DescribeLogDirsResponseDescribeLogDirsTopic {
@@ -169,7 +170,7 @@ export function writeDescribeLogDirsResponse(w: Writer, v: number, m: Input<Desc
   if (v >= 2) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultDescribeLogDirsResponseDescribeLogDirsResult(): DescribeLogDirsResponseDescribeLogDirsResult {
-  return { errorCode: 0, logDir: "", topics: [], totalBytes: -1n, usableBytes: -1n };
+  return { errorCode: 0, logDir: "", topics: [], totalBytes: -1n, usableBytes: -1n, isCordoned: false };
 }
 export function readDescribeLogDirsResponseDescribeLogDirsResult(r: Reader, v: number): DescribeLogDirsResponseDescribeLogDirsResult {
   let errorCode: number;
@@ -194,6 +195,10 @@ export function readDescribeLogDirsResponseDescribeLogDirsResult(r: Reader, v: n
   if (v >= 4) {
     usableBytes = r.int64();
   } else usableBytes = -1n;
+  let isCordoned: boolean;
+  if (v >= 5) {
+    isCordoned = r.bool();
+  } else isCordoned = false;
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
     const nt = r.taggedFieldCount();
@@ -203,7 +208,7 @@ export function readDescribeLogDirsResponseDescribeLogDirsResult(r: Reader, v: n
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: DescribeLogDirsResponseDescribeLogDirsResult = { errorCode, logDir, topics, totalBytes, usableBytes };
+  const o: DescribeLogDirsResponseDescribeLogDirsResult = { errorCode, logDir, topics, totalBytes, usableBytes, isCordoned };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -225,6 +230,10 @@ export function writeDescribeLogDirsResponseDescribeLogDirsResult(w: Writer, v: 
   const x_usableBytes = m.usableBytes === undefined ? -1n : m.usableBytes;
   if (v >= 4) {
     w.int64(x_usableBytes);
+  }
+  const x_isCordoned = m.isCordoned === undefined ? false : m.isCordoned;
+  if (v >= 5) {
+    w.bool(x_isCordoned);
   }
   if (v >= 2) w.taggedFields(null, m._unknownTaggedFields);
 }

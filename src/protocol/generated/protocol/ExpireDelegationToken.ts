@@ -5,7 +5,7 @@ import type { Writer } from '../../codec/writer.js';
 import type { Input, TaggedField } from '../../codec/types.js';
 const EMPTY = Buffer.alloc(0);
 
-// request ExpireDelegationTokenRequest (apiKey 40): versions 0-2, flexible 2+
+// request ExpireDelegationTokenRequest (apiKey 40): versions 1-2, flexible 2+
 export interface ExpireDelegationTokenRequest {
   hmac: Buffer;
   expiryTimePeriodMs: bigint;
@@ -40,7 +40,7 @@ export function writeExpireDelegationTokenRequest(w: Writer, v: number, m: Input
   if (v >= 2) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response ExpireDelegationTokenResponse (apiKey 40): versions 0-2, flexible 2+
+// response ExpireDelegationTokenResponse (apiKey 40): versions 1-2, flexible 2+
 export interface ExpireDelegationTokenResponse {
   errorCode: number;
   expiryTimestampMs: bigint;

@@ -7,7 +7,7 @@ import type { Input, TaggedField, Records } from '../../codec/types.js';
 import { deepEqual, ZERO_UUID } from '../../codec/types.js';
 
 
-// request FetchRequest (apiKey 1): versions 0-17, flexible 12+
+// request FetchRequest (apiKey 1): versions 4-18, flexible 12+
 export interface FetchRequest {
   clusterId: string | null;
   replicaId: number;
@@ -42,6 +42,7 @@ export interface FetchRequestFetchPartition {
   logStartOffset: bigint;
   partitionMaxBytes: number;
   replicaDirectoryId: string;
+  highWatermark: bigint;
   _unknownTaggedFields?: TaggedField[];
 }
 export interface FetchRequestForgottenTopic {
@@ -67,13 +68,9 @@ export function readFetchRequest(r: Reader, v: number): FetchRequest {
   let minBytes: number;
   minBytes = r.int32();
   let maxBytes: number;
-  if (v >= 3) {
-    maxBytes = r.int32();
-  } else maxBytes = 2147483647;
+  maxBytes = r.int32();
   let isolationLevel: number;
-  if (v >= 4) {
-    isolationLevel = r.int8();
-  } else isolationLevel = 0;
+  isolationLevel = r.int8();
   let sessionId: number;
   if (v >= 7) {
     sessionId = r.int32();
@@ -158,13 +155,9 @@ export function writeFetchRequest(w: Writer, v: number, m: Input<FetchRequest>):
   const x_minBytes = m.minBytes === undefined ? 0 : m.minBytes;
   w.int32(x_minBytes);
   const x_maxBytes = m.maxBytes === undefined ? 2147483647 : m.maxBytes;
-  if (v >= 3) {
-    w.int32(x_maxBytes);
-  }
+  w.int32(x_maxBytes);
   const x_isolationLevel = m.isolationLevel === undefined ? 0 : m.isolationLevel;
-  if (v >= 4) {
-    w.int8(x_isolationLevel);
-  }
+  w.int8(x_isolationLevel);
   const x_sessionId = m.sessionId === undefined ? 0 : m.sessionId;
   if (v >= 7) {
     w.int32(x_sessionId);
@@ -285,7 +278,7 @@ export function writeFetchRequestFetchTopic(w: Writer, v: number, m: Input<Fetch
   if (v >= 12) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultFetchRequestFetchPartition(): FetchRequestFetchPartition {
-  return { partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 0, replicaDirectoryId: ZERO_UUID };
+  return { partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 0, replicaDirectoryId: ZERO_UUID, highWatermark: 9223372036854775807n };
 }
 export function readFetchRequestFetchPartition(r: Reader, v: number): FetchRequestFetchPartition {
   let partition: number;
@@ -308,6 +301,8 @@ export function readFetchRequestFetchPartition(r: Reader, v: number): FetchReque
   partitionMaxBytes = r.int32();
   let replicaDirectoryId: string;
   replicaDirectoryId = ZERO_UUID;
+  let highWatermark: bigint;
+  highWatermark = 9223372036854775807n;
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
     const nt = r.taggedFieldCount();
@@ -319,12 +314,16 @@ export function readFetchRequestFetchPartition(r: Reader, v: number): FetchReque
           if (!(v >= 17)) throw new DecodeError('tag 0 is not valid for version ' + v);
           replicaDirectoryId = r.uuid();
           break;
+        case 1:
+          if (!(v >= 18)) throw new DecodeError('tag 1 is not valid for version ' + v);
+          highWatermark = r.int64();
+          break;
         default:
           (unknown ??= []).push({ tag, data: r.raw(size) });
       }
     }
   }
-  const o: FetchRequestFetchPartition = { partition, currentLeaderEpoch, fetchOffset, lastFetchedEpoch, logStartOffset, partitionMaxBytes, replicaDirectoryId };
+  const o: FetchRequestFetchPartition = { partition, currentLeaderEpoch, fetchOffset, lastFetchedEpoch, logStartOffset, partitionMaxBytes, replicaDirectoryId, highWatermark };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -353,6 +352,12 @@ export function writeFetchRequestFetchPartition(w: Writer, v: number, m: Input<F
   if (v >= 17) {
     if (!(x_replicaDirectoryId === ZERO_UUID)) (tags ??= []).push(tagged(0, (w) => {
       w.uuid(x_replicaDirectoryId);
+    }));
+  }
+  const x_highWatermark = m.highWatermark === undefined ? 9223372036854775807n : m.highWatermark;
+  if (v >= 18) {
+    if (!(x_highWatermark === 9223372036854775807n)) (tags ??= []).push(tagged(1, (w) => {
+      w.int64(x_highWatermark);
     }));
   }
   if (v >= 12) w.taggedFields(tags, m._unknownTaggedFields);
@@ -415,7 +420,7 @@ export function writeFetchRequestForgottenTopic(w: Writer, v: number, m: Input<F
   if (v >= 12) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response FetchResponse (apiKey 1): versions 0-17, flexible 12+
+// response FetchResponse (apiKey 1): versions 4-18, flexible 12+
 export interface FetchResponse {
   throttleTimeMs: number;
   errorCode: number;
@@ -476,9 +481,7 @@ export function defaultFetchResponse(): FetchResponse {
 }
 export function readFetchResponse(r: Reader, v: number): FetchResponse {
   let throttleTimeMs: number;
-  if (v >= 1) {
-    throttleTimeMs = r.int32();
-  } else throttleTimeMs = 0;
+  throttleTimeMs = r.int32();
   let errorCode: number;
   if (v >= 7) {
     errorCode = r.int16();
@@ -530,9 +533,7 @@ export function readFetchResponse(r: Reader, v: number): FetchResponse {
 export function writeFetchResponse(w: Writer, v: number, m: Input<FetchResponse>): void {
   let tags: TaggedField[] | null = null;
   const x_throttleTimeMs = m.throttleTimeMs === undefined ? 0 : m.throttleTimeMs;
-  if (v >= 1) {
-    w.int32(x_throttleTimeMs);
-  }
+  w.int32(x_throttleTimeMs);
   const x_errorCode = m.errorCode === undefined ? 0 : m.errorCode;
   if (v >= 7) {
     w.int16(x_errorCode);
@@ -624,9 +625,7 @@ export function readFetchResponsePartitionData(r: Reader, v: number): FetchRespo
   let highWatermark: bigint;
   highWatermark = r.int64();
   let lastStableOffset: bigint;
-  if (v >= 4) {
-    lastStableOffset = r.int64();
-  } else lastStableOffset = -1n;
+  lastStableOffset = r.int64();
   let logStartOffset: bigint;
   if (v >= 5) {
     logStartOffset = r.int64();
@@ -638,17 +637,15 @@ export function readFetchResponsePartitionData(r: Reader, v: number): FetchRespo
   let snapshotId: FetchResponseSnapshotId;
   snapshotId = defaultFetchResponseSnapshotId();
   let abortedTransactions: FetchResponseAbortedTransaction[] | null;
-  if (v >= 4) {
-    {
-      const n = (v >= 12 ? r.compactArrayLength("AbortedTransactions") : r.arrayLength("AbortedTransactions"));
-      if (n < 0) abortedTransactions = null;
-      else {
-        const a: FetchResponseAbortedTransaction[] = new Array(n);
-        for (let i = 0; i < n; i++) a[i] = readFetchResponseAbortedTransaction(r, v);
-        abortedTransactions = a;
-      }
+  {
+    const n = (v >= 12 ? r.compactArrayLength("AbortedTransactions") : r.arrayLength("AbortedTransactions"));
+    if (n < 0) abortedTransactions = null;
+    else {
+      const a: FetchResponseAbortedTransaction[] = new Array(n);
+      for (let i = 0; i < n; i++) a[i] = readFetchResponseAbortedTransaction(r, v);
+      abortedTransactions = a;
     }
-  } else abortedTransactions = [];
+  }
   let preferredReadReplica: number;
   if (v >= 11) {
     preferredReadReplica = r.int32();
@@ -692,9 +689,7 @@ export function writeFetchResponsePartitionData(w: Writer, v: number, m: Input<F
   const x_highWatermark = m.highWatermark === undefined ? 0n : m.highWatermark;
   w.int64(x_highWatermark);
   const x_lastStableOffset = m.lastStableOffset === undefined ? -1n : m.lastStableOffset;
-  if (v >= 4) {
-    w.int64(x_lastStableOffset);
-  }
+  w.int64(x_lastStableOffset);
   const x_logStartOffset = m.logStartOffset === undefined ? -1n : m.logStartOffset;
   if (v >= 5) {
     w.int64(x_logStartOffset);
@@ -724,12 +719,10 @@ export function writeFetchResponsePartitionData(w: Writer, v: number, m: Input<F
   }
   if (!(v >= 12)) { if (!(deepEqual(x_snapshotId, defaultFetchResponseSnapshotId()))) throw new UnsupportedVersionError('Attempted to write a non-default snapshotId at version ' + v); }
   const x_abortedTransactions = m.abortedTransactions === undefined ? [] : m.abortedTransactions;
-  if (v >= 4) {
-    if (x_abortedTransactions === null) (v >= 12 ? w.uvarint(0) : w.int32(-1));
-    else {
-      (v >= 12 ? w.compactArrayLength(x_abortedTransactions.length) : w.arrayLength(x_abortedTransactions.length));
-      for (const e of x_abortedTransactions) writeFetchResponseAbortedTransaction(w, v, e);
-    }
+  if (x_abortedTransactions === null) (v >= 12 ? w.uvarint(0) : w.int32(-1));
+  else {
+    (v >= 12 ? w.compactArrayLength(x_abortedTransactions.length) : w.arrayLength(x_abortedTransactions.length));
+    for (const e of x_abortedTransactions) writeFetchResponseAbortedTransaction(w, v, e);
   }
   const x_preferredReadReplica = m.preferredReadReplica === undefined ? -1 : m.preferredReadReplica;
   if (v >= 11) {
@@ -849,13 +842,9 @@ export function defaultFetchResponseAbortedTransaction(): FetchResponseAbortedTr
 }
 export function readFetchResponseAbortedTransaction(r: Reader, v: number): FetchResponseAbortedTransaction {
   let producerId: bigint;
-  if (v >= 4) {
-    producerId = r.int64();
-  } else producerId = 0n;
+  producerId = r.int64();
   let firstOffset: bigint;
-  if (v >= 4) {
-    firstOffset = r.int64();
-  } else firstOffset = 0n;
+  firstOffset = r.int64();
   let unknown: TaggedField[] | undefined;
   if (v >= 12) {
     const nt = r.taggedFieldCount();
@@ -871,15 +860,9 @@ export function readFetchResponseAbortedTransaction(r: Reader, v: number): Fetch
 }
 export function writeFetchResponseAbortedTransaction(w: Writer, v: number, m: Input<FetchResponseAbortedTransaction>): void {
   const x_producerId = m.producerId === undefined ? 0n : m.producerId;
-  if (v >= 4) {
-    w.int64(x_producerId);
-  }
-  if (!(v >= 4)) { if (!(x_producerId === 0n)) throw new UnsupportedVersionError('Attempted to write a non-default producerId at version ' + v); }
+  w.int64(x_producerId);
   const x_firstOffset = m.firstOffset === undefined ? 0n : m.firstOffset;
-  if (v >= 4) {
-    w.int64(x_firstOffset);
-  }
-  if (!(v >= 4)) { if (!(x_firstOffset === 0n)) throw new UnsupportedVersionError('Attempted to write a non-default firstOffset at version ' + v); }
+  w.int64(x_firstOffset);
   if (v >= 12) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultFetchResponseNodeEndpoint(): FetchResponseNodeEndpoint {

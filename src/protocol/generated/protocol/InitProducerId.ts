@@ -6,16 +6,18 @@ import { UnsupportedVersionError } from '../../codec/errors.js';
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// request InitProducerIdRequest (apiKey 22): versions 0-5, flexible 2+
+// request InitProducerIdRequest (apiKey 22): versions 0-6, flexible 2+
 export interface InitProducerIdRequest {
   transactionalId: string | null;
   transactionTimeoutMs: number;
   producerId: bigint;
   producerEpoch: number;
+  enable2Pc: boolean;
+  keepPreparedTxn: boolean;
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultInitProducerIdRequest(): InitProducerIdRequest {
-  return { transactionalId: "", transactionTimeoutMs: 0, producerId: -1n, producerEpoch: -1 };
+  return { transactionalId: "", transactionTimeoutMs: 0, producerId: -1n, producerEpoch: -1, enable2Pc: false, keepPreparedTxn: false };
 }
 export function readInitProducerIdRequest(r: Reader, v: number): InitProducerIdRequest {
   let transactionalId: string | null;
@@ -30,6 +32,14 @@ export function readInitProducerIdRequest(r: Reader, v: number): InitProducerIdR
   if (v >= 3) {
     producerEpoch = r.int16();
   } else producerEpoch = -1;
+  let enable2Pc: boolean;
+  if (v >= 6) {
+    enable2Pc = r.bool();
+  } else enable2Pc = false;
+  let keepPreparedTxn: boolean;
+  if (v >= 6) {
+    keepPreparedTxn = r.bool();
+  } else keepPreparedTxn = false;
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
     const nt = r.taggedFieldCount();
@@ -39,7 +49,7 @@ export function readInitProducerIdRequest(r: Reader, v: number): InitProducerIdR
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: InitProducerIdRequest = { transactionalId, transactionTimeoutMs, producerId, producerEpoch };
+  const o: InitProducerIdRequest = { transactionalId, transactionTimeoutMs, producerId, producerEpoch, enable2Pc, keepPreparedTxn };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -58,19 +68,31 @@ export function writeInitProducerIdRequest(w: Writer, v: number, m: Input<InitPr
     w.int16(x_producerEpoch);
   }
   if (!(v >= 3)) { if (!(x_producerEpoch === -1)) throw new UnsupportedVersionError('Attempted to write a non-default producerEpoch at version ' + v); }
+  const x_enable2Pc = m.enable2Pc === undefined ? false : m.enable2Pc;
+  if (v >= 6) {
+    w.bool(x_enable2Pc);
+  }
+  if (!(v >= 6)) { if (!(x_enable2Pc === false)) throw new UnsupportedVersionError('Attempted to write a non-default enable2Pc at version ' + v); }
+  const x_keepPreparedTxn = m.keepPreparedTxn === undefined ? false : m.keepPreparedTxn;
+  if (v >= 6) {
+    w.bool(x_keepPreparedTxn);
+  }
+  if (!(v >= 6)) { if (!(x_keepPreparedTxn === false)) throw new UnsupportedVersionError('Attempted to write a non-default keepPreparedTxn at version ' + v); }
   if (v >= 2) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response InitProducerIdResponse (apiKey 22): versions 0-5, flexible 2+
+// response InitProducerIdResponse (apiKey 22): versions 0-6, flexible 2+
 export interface InitProducerIdResponse {
   throttleTimeMs: number;
   errorCode: number;
   producerId: bigint;
   producerEpoch: number;
+  ongoingTxnProducerId: bigint;
+  ongoingTxnProducerEpoch: number;
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultInitProducerIdResponse(): InitProducerIdResponse {
-  return { throttleTimeMs: 0, errorCode: 0, producerId: -1n, producerEpoch: 0 };
+  return { throttleTimeMs: 0, errorCode: 0, producerId: -1n, producerEpoch: 0, ongoingTxnProducerId: -1n, ongoingTxnProducerEpoch: -1 };
 }
 export function readInitProducerIdResponse(r: Reader, v: number): InitProducerIdResponse {
   let throttleTimeMs: number;
@@ -81,6 +103,14 @@ export function readInitProducerIdResponse(r: Reader, v: number): InitProducerId
   producerId = r.int64();
   let producerEpoch: number;
   producerEpoch = r.int16();
+  let ongoingTxnProducerId: bigint;
+  if (v >= 6) {
+    ongoingTxnProducerId = r.int64();
+  } else ongoingTxnProducerId = -1n;
+  let ongoingTxnProducerEpoch: number;
+  if (v >= 6) {
+    ongoingTxnProducerEpoch = r.int16();
+  } else ongoingTxnProducerEpoch = -1;
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
     const nt = r.taggedFieldCount();
@@ -90,7 +120,7 @@ export function readInitProducerIdResponse(r: Reader, v: number): InitProducerId
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: InitProducerIdResponse = { throttleTimeMs, errorCode, producerId, producerEpoch };
+  const o: InitProducerIdResponse = { throttleTimeMs, errorCode, producerId, producerEpoch, ongoingTxnProducerId, ongoingTxnProducerEpoch };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -103,5 +133,15 @@ export function writeInitProducerIdResponse(w: Writer, v: number, m: Input<InitP
   w.int64(x_producerId);
   const x_producerEpoch = m.producerEpoch === undefined ? 0 : m.producerEpoch;
   w.int16(x_producerEpoch);
+  const x_ongoingTxnProducerId = m.ongoingTxnProducerId === undefined ? -1n : m.ongoingTxnProducerId;
+  if (v >= 6) {
+    w.int64(x_ongoingTxnProducerId);
+  }
+  if (!(v >= 6)) { if (!(x_ongoingTxnProducerId === -1n)) throw new UnsupportedVersionError('Attempted to write a non-default ongoingTxnProducerId at version ' + v); }
+  const x_ongoingTxnProducerEpoch = m.ongoingTxnProducerEpoch === undefined ? -1 : m.ongoingTxnProducerEpoch;
+  if (v >= 6) {
+    w.int16(x_ongoingTxnProducerEpoch);
+  }
+  if (!(v >= 6)) { if (!(x_ongoingTxnProducerEpoch === -1)) throw new UnsupportedVersionError('Attempted to write a non-default ongoingTxnProducerEpoch at version ' + v); }
   if (v >= 2) w.taggedFields(null, m._unknownTaggedFields);
 }

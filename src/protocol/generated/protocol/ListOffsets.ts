@@ -6,7 +6,7 @@ import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/e
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// request ListOffsetsRequest (apiKey 2): versions 0-10, flexible 6+
+// request ListOffsetsRequest (apiKey 2): versions 1-11, flexible 6+
 export interface ListOffsetsRequest {
   replicaId: number;
   isolationLevel: number;
@@ -23,7 +23,6 @@ export interface ListOffsetsRequestListOffsetsPartition {
   partitionIndex: number;
   currentLeaderEpoch: number;
   timestamp: bigint;
-  maxNumOffsets: number;
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultListOffsetsRequest(): ListOffsetsRequest {
@@ -124,7 +123,7 @@ export function writeListOffsetsRequestListOffsetsTopic(w: Writer, v: number, m:
   if (v >= 6) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultListOffsetsRequestListOffsetsPartition(): ListOffsetsRequestListOffsetsPartition {
-  return { partitionIndex: 0, currentLeaderEpoch: -1, timestamp: 0n, maxNumOffsets: 1 };
+  return { partitionIndex: 0, currentLeaderEpoch: -1, timestamp: 0n };
 }
 export function readListOffsetsRequestListOffsetsPartition(r: Reader, v: number): ListOffsetsRequestListOffsetsPartition {
   let partitionIndex: number;
@@ -135,10 +134,6 @@ export function readListOffsetsRequestListOffsetsPartition(r: Reader, v: number)
   } else currentLeaderEpoch = -1;
   let timestamp: bigint;
   timestamp = r.int64();
-  let maxNumOffsets: number;
-  if (v <= 0) {
-    maxNumOffsets = r.int32();
-  } else maxNumOffsets = 1;
   let unknown: TaggedField[] | undefined;
   if (v >= 6) {
     const nt = r.taggedFieldCount();
@@ -148,7 +143,7 @@ export function readListOffsetsRequestListOffsetsPartition(r: Reader, v: number)
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: ListOffsetsRequestListOffsetsPartition = { partitionIndex, currentLeaderEpoch, timestamp, maxNumOffsets };
+  const o: ListOffsetsRequestListOffsetsPartition = { partitionIndex, currentLeaderEpoch, timestamp };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -161,15 +156,10 @@ export function writeListOffsetsRequestListOffsetsPartition(w: Writer, v: number
   }
   const x_timestamp = m.timestamp === undefined ? 0n : m.timestamp;
   w.int64(x_timestamp);
-  const x_maxNumOffsets = m.maxNumOffsets === undefined ? 1 : m.maxNumOffsets;
-  if (v <= 0) {
-    w.int32(x_maxNumOffsets);
-  }
-  if (!(v <= 0)) { if (!(x_maxNumOffsets === 1)) throw new UnsupportedVersionError('Attempted to write a non-default maxNumOffsets at version ' + v); }
   if (v >= 6) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response ListOffsetsResponse (apiKey 2): versions 0-10, flexible 6+
+// response ListOffsetsResponse (apiKey 2): versions 1-11, flexible 6+
 export interface ListOffsetsResponse {
   throttleTimeMs: number;
   topics: ListOffsetsResponseListOffsetsTopicResponse[];
@@ -183,7 +173,6 @@ export interface ListOffsetsResponseListOffsetsTopicResponse {
 export interface ListOffsetsResponseListOffsetsPartitionResponse {
   partitionIndex: number;
   errorCode: number;
-  oldStyleOffsets: bigint[];
   timestamp: bigint;
   offset: bigint;
   leaderEpoch: number;
@@ -274,33 +263,17 @@ export function writeListOffsetsResponseListOffsetsTopicResponse(w: Writer, v: n
   if (v >= 6) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultListOffsetsResponseListOffsetsPartitionResponse(): ListOffsetsResponseListOffsetsPartitionResponse {
-  return { partitionIndex: 0, errorCode: 0, oldStyleOffsets: [], timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+  return { partitionIndex: 0, errorCode: 0, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
 }
 export function readListOffsetsResponseListOffsetsPartitionResponse(r: Reader, v: number): ListOffsetsResponseListOffsetsPartitionResponse {
   let partitionIndex: number;
   partitionIndex = r.int32();
   let errorCode: number;
   errorCode = r.int16();
-  let oldStyleOffsets: bigint[];
-  if (v <= 0) {
-    {
-      const n = (v >= 6 ? r.compactArrayLength("OldStyleOffsets") : r.arrayLength("OldStyleOffsets"));
-      if (n < 0) throw new DecodeError('non-nullable field OldStyleOffsets was serialized as null');
-      else {
-        const a: bigint[] = new Array(n);
-        for (let i = 0; i < n; i++) a[i] = r.int64();
-        oldStyleOffsets = a;
-      }
-    }
-  } else oldStyleOffsets = [];
   let timestamp: bigint;
-  if (v >= 1) {
-    timestamp = r.int64();
-  } else timestamp = -1n;
+  timestamp = r.int64();
   let offset: bigint;
-  if (v >= 1) {
-    offset = r.int64();
-  } else offset = -1n;
+  offset = r.int64();
   let leaderEpoch: number;
   if (v >= 4) {
     leaderEpoch = r.int32();
@@ -314,7 +287,7 @@ export function readListOffsetsResponseListOffsetsPartitionResponse(r: Reader, v
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: ListOffsetsResponseListOffsetsPartitionResponse = { partitionIndex, errorCode, oldStyleOffsets, timestamp, offset, leaderEpoch };
+  const o: ListOffsetsResponseListOffsetsPartitionResponse = { partitionIndex, errorCode, timestamp, offset, leaderEpoch };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -323,25 +296,10 @@ export function writeListOffsetsResponseListOffsetsPartitionResponse(w: Writer, 
   w.int32(x_partitionIndex);
   const x_errorCode = m.errorCode === undefined ? 0 : m.errorCode;
   w.int16(x_errorCode);
-  const x_oldStyleOffsets = m.oldStyleOffsets === undefined ? [] : m.oldStyleOffsets;
-  if (v <= 0) {
-    if (x_oldStyleOffsets === null) throw new EncodeError('non-nullable field OldStyleOffsets was set to null');
-    else {
-      (v >= 6 ? w.compactArrayLength(x_oldStyleOffsets.length) : w.arrayLength(x_oldStyleOffsets.length));
-      for (const e of x_oldStyleOffsets) w.int64(e);
-    }
-  }
-  if (!(v <= 0)) { if (!((x_oldStyleOffsets !== null && x_oldStyleOffsets.length === 0))) throw new UnsupportedVersionError('Attempted to write a non-default oldStyleOffsets at version ' + v); }
   const x_timestamp = m.timestamp === undefined ? -1n : m.timestamp;
-  if (v >= 1) {
-    w.int64(x_timestamp);
-  }
-  if (!(v >= 1)) { if (!(x_timestamp === -1n)) throw new UnsupportedVersionError('Attempted to write a non-default timestamp at version ' + v); }
+  w.int64(x_timestamp);
   const x_offset = m.offset === undefined ? -1n : m.offset;
-  if (v >= 1) {
-    w.int64(x_offset);
-  }
-  if (!(v >= 1)) { if (!(x_offset === -1n)) throw new UnsupportedVersionError('Attempted to write a non-default offset at version ' + v); }
+  w.int64(x_offset);
   const x_leaderEpoch = m.leaderEpoch === undefined ? -1 : m.leaderEpoch;
   if (v >= 4) {
     w.int32(x_leaderEpoch);

@@ -6,15 +6,16 @@ import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/e
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// request ListTransactionsRequest (apiKey 66): versions 0-1, flexible 0+
+// request ListTransactionsRequest (apiKey 66): versions 0-2, flexible 0+
 export interface ListTransactionsRequest {
   stateFilters: string[];
   producerIdFilters: bigint[];
   durationFilter: bigint;
+  transactionalIdPattern: string | null;
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultListTransactionsRequest(): ListTransactionsRequest {
-  return { stateFilters: [], producerIdFilters: [], durationFilter: -1n };
+  return { stateFilters: [], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: null };
 }
 export function readListTransactionsRequest(r: Reader, v: number): ListTransactionsRequest {
   let stateFilters: string[];
@@ -41,6 +42,10 @@ export function readListTransactionsRequest(r: Reader, v: number): ListTransacti
   if (v >= 1) {
     durationFilter = r.int64();
   } else durationFilter = -1n;
+  let transactionalIdPattern: string | null;
+  if (v >= 2) {
+    transactionalIdPattern = r.compactNullableString();
+  } else transactionalIdPattern = null;
   let unknown: TaggedField[] | undefined;
   if (true) {
     const nt = r.taggedFieldCount();
@@ -50,7 +55,7 @@ export function readListTransactionsRequest(r: Reader, v: number): ListTransacti
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: ListTransactionsRequest = { stateFilters, producerIdFilters, durationFilter };
+  const o: ListTransactionsRequest = { stateFilters, producerIdFilters, durationFilter, transactionalIdPattern };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -72,10 +77,15 @@ export function writeListTransactionsRequest(w: Writer, v: number, m: Input<List
     w.int64(x_durationFilter);
   }
   if (!(v >= 1)) { if (!(x_durationFilter === -1n)) throw new UnsupportedVersionError('Attempted to write a non-default durationFilter at version ' + v); }
+  const x_transactionalIdPattern = m.transactionalIdPattern === undefined ? null : m.transactionalIdPattern;
+  if (v >= 2) {
+    w.compactNullableString(x_transactionalIdPattern, "TransactionalIdPattern");
+  }
+  if (!(v >= 2)) { if (!(x_transactionalIdPattern === null)) throw new UnsupportedVersionError('Attempted to write a non-default transactionalIdPattern at version ' + v); }
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response ListTransactionsResponse (apiKey 66): versions 0-1, flexible 0+
+// response ListTransactionsResponse (apiKey 66): versions 0-2, flexible 0+
 export interface ListTransactionsResponse {
   throttleTimeMs: number;
   errorCode: number;

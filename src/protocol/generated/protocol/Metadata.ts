@@ -7,7 +7,7 @@ import type { Input, TaggedField } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// request MetadataRequest (apiKey 3): versions 0-12, flexible 9+
+// request MetadataRequest (apiKey 3): versions 0-13, flexible 9+
 export interface MetadataRequest {
   topics: MetadataRequestTopic[] | null;
   allowAutoTopicCreation: boolean;
@@ -116,7 +116,7 @@ export function writeMetadataRequestTopic(w: Writer, v: number, m: Input<Metadat
   if (v >= 9) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response MetadataResponse (apiKey 3): versions 0-12, flexible 9+
+// response MetadataResponse (apiKey 3): versions 0-13, flexible 9+
 export interface MetadataResponse {
   throttleTimeMs: number;
   brokers: MetadataResponseBroker[];
@@ -124,6 +124,7 @@ export interface MetadataResponse {
   controllerId: number;
   topics: MetadataResponseTopic[];
   clusterAuthorizedOperations: number;
+  errorCode: number;
   _unknownTaggedFields?: TaggedField[];
 }
 export interface MetadataResponseBroker {
@@ -153,7 +154,7 @@ export interface MetadataResponsePartition {
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultMetadataResponse(): MetadataResponse {
-  return { throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: -1, topics: [], clusterAuthorizedOperations: -2147483648 };
+  return { throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: -1, topics: [], clusterAuthorizedOperations: -2147483648, errorCode: 0 };
 }
 export function readMetadataResponse(r: Reader, v: number): MetadataResponse {
   let throttleTimeMs: number;
@@ -192,6 +193,10 @@ export function readMetadataResponse(r: Reader, v: number): MetadataResponse {
   if (v >= 8 && v <= 10) {
     clusterAuthorizedOperations = r.int32();
   } else clusterAuthorizedOperations = -2147483648;
+  let errorCode: number;
+  if (v >= 13) {
+    errorCode = r.int16();
+  } else errorCode = 0;
   let unknown: TaggedField[] | undefined;
   if (v >= 9) {
     const nt = r.taggedFieldCount();
@@ -201,7 +206,7 @@ export function readMetadataResponse(r: Reader, v: number): MetadataResponse {
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: MetadataResponse = { throttleTimeMs, brokers, clusterId, controllerId, topics, clusterAuthorizedOperations };
+  const o: MetadataResponse = { throttleTimeMs, brokers, clusterId, controllerId, topics, clusterAuthorizedOperations, errorCode };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -235,6 +240,10 @@ export function writeMetadataResponse(w: Writer, v: number, m: Input<MetadataRes
     w.int32(x_clusterAuthorizedOperations);
   }
   if (!(v >= 8 && v <= 10)) { if (!(x_clusterAuthorizedOperations === -2147483648)) throw new UnsupportedVersionError('Attempted to write a non-default clusterAuthorizedOperations at version ' + v); }
+  const x_errorCode = m.errorCode === undefined ? 0 : m.errorCode;
+  if (v >= 13) {
+    w.int16(x_errorCode);
+  }
   if (v >= 9) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultMetadataResponseBroker(): MetadataResponseBroker {

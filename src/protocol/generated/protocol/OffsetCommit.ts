@@ -4,9 +4,10 @@ import type { Reader } from '../../codec/reader.js';
 import type { Writer } from '../../codec/writer.js';
 import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/errors.js';
 import type { Input, TaggedField } from '../../codec/types.js';
+import { ZERO_UUID } from '../../codec/types.js';
 
 
-// request OffsetCommitRequest (apiKey 8): versions 0-9, flexible 8+
+// request OffsetCommitRequest (apiKey 8): versions 2-10, flexible 8+
 export interface OffsetCommitRequest {
   groupId: string;
   generationIdOrMemberEpoch: number;
@@ -18,6 +19,7 @@ export interface OffsetCommitRequest {
 }
 export interface OffsetCommitRequestTopic {
   name: string;
+  topicId: string;
   partitions: OffsetCommitRequestPartition[];
   _unknownTaggedFields?: TaggedField[];
 }
@@ -25,7 +27,6 @@ export interface OffsetCommitRequestPartition {
   partitionIndex: number;
   committedOffset: bigint;
   committedLeaderEpoch: number;
-  commitTimestamp: bigint;
   committedMetadata: string | null;
   _unknownTaggedFields?: TaggedField[];
 }
@@ -36,19 +37,15 @@ export function readOffsetCommitRequest(r: Reader, v: number): OffsetCommitReque
   let groupId: string;
   groupId = (v >= 8 ? r.compactString("GroupId") : r.string("GroupId"));
   let generationIdOrMemberEpoch: number;
-  if (v >= 1) {
-    generationIdOrMemberEpoch = r.int32();
-  } else generationIdOrMemberEpoch = -1;
+  generationIdOrMemberEpoch = r.int32();
   let memberId: string;
-  if (v >= 1) {
-    memberId = (v >= 8 ? r.compactString("MemberId") : r.string("MemberId"));
-  } else memberId = "";
+  memberId = (v >= 8 ? r.compactString("MemberId") : r.string("MemberId"));
   let groupInstanceId: string | null;
   if (v >= 7) {
     groupInstanceId = (v >= 8 ? r.compactNullableString() : r.nullableString());
   } else groupInstanceId = null;
   let retentionTimeMs: bigint;
-  if (v >= 2 && v <= 4) {
+  if (v <= 4) {
     retentionTimeMs = r.int64();
   } else retentionTimeMs = -1n;
   let topics: OffsetCommitRequestTopic[];
@@ -78,20 +75,16 @@ export function writeOffsetCommitRequest(w: Writer, v: number, m: Input<OffsetCo
   const x_groupId = m.groupId === undefined ? "" : m.groupId;
   (v >= 8 ? w.compactString(x_groupId, "GroupId") : w.string(x_groupId, "GroupId"));
   const x_generationIdOrMemberEpoch = m.generationIdOrMemberEpoch === undefined ? -1 : m.generationIdOrMemberEpoch;
-  if (v >= 1) {
-    w.int32(x_generationIdOrMemberEpoch);
-  }
+  w.int32(x_generationIdOrMemberEpoch);
   const x_memberId = m.memberId === undefined ? "" : m.memberId;
-  if (v >= 1) {
-    (v >= 8 ? w.compactString(x_memberId, "MemberId") : w.string(x_memberId, "MemberId"));
-  }
+  (v >= 8 ? w.compactString(x_memberId, "MemberId") : w.string(x_memberId, "MemberId"));
   const x_groupInstanceId = m.groupInstanceId === undefined ? null : m.groupInstanceId;
   if (v >= 7) {
     (v >= 8 ? w.compactNullableString(x_groupInstanceId, "GroupInstanceId") : w.nullableString(x_groupInstanceId, "GroupInstanceId"));
   }
   if (!(v >= 7)) { if (!(x_groupInstanceId === null)) throw new UnsupportedVersionError('Attempted to write a non-default groupInstanceId at version ' + v); }
   const x_retentionTimeMs = m.retentionTimeMs === undefined ? -1n : m.retentionTimeMs;
-  if (v >= 2 && v <= 4) {
+  if (v <= 4) {
     w.int64(x_retentionTimeMs);
   }
   const x_topics = m.topics === undefined ? [] : m.topics;
@@ -103,11 +96,17 @@ export function writeOffsetCommitRequest(w: Writer, v: number, m: Input<OffsetCo
   if (v >= 8) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultOffsetCommitRequestTopic(): OffsetCommitRequestTopic {
-  return { name: "", partitions: [] };
+  return { name: "", topicId: ZERO_UUID, partitions: [] };
 }
 export function readOffsetCommitRequestTopic(r: Reader, v: number): OffsetCommitRequestTopic {
   let name: string;
-  name = (v >= 8 ? r.compactString("Name") : r.string("Name"));
+  if (v <= 9) {
+    name = (v >= 8 ? r.compactString("Name") : r.string("Name"));
+  } else name = "";
+  let topicId: string;
+  if (v >= 10) {
+    topicId = r.uuid();
+  } else topicId = ZERO_UUID;
   let partitions: OffsetCommitRequestPartition[];
   {
     const n = (v >= 8 ? r.compactArrayLength("Partitions") : r.arrayLength("Partitions"));
@@ -127,13 +126,19 @@ export function readOffsetCommitRequestTopic(r: Reader, v: number): OffsetCommit
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: OffsetCommitRequestTopic = { name, partitions };
+  const o: OffsetCommitRequestTopic = { name, topicId, partitions };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
 export function writeOffsetCommitRequestTopic(w: Writer, v: number, m: Input<OffsetCommitRequestTopic>): void {
   const x_name = m.name === undefined ? "" : m.name;
-  (v >= 8 ? w.compactString(x_name, "Name") : w.string(x_name, "Name"));
+  if (v <= 9) {
+    (v >= 8 ? w.compactString(x_name, "Name") : w.string(x_name, "Name"));
+  }
+  const x_topicId = m.topicId === undefined ? ZERO_UUID : m.topicId;
+  if (v >= 10) {
+    w.uuid(x_topicId);
+  }
   const x_partitions = m.partitions === undefined ? [] : m.partitions;
   if (x_partitions === null) throw new EncodeError('non-nullable field Partitions was set to null');
   else {
@@ -143,7 +148,7 @@ export function writeOffsetCommitRequestTopic(w: Writer, v: number, m: Input<Off
   if (v >= 8) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultOffsetCommitRequestPartition(): OffsetCommitRequestPartition {
-  return { partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: "" };
+  return { partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, committedMetadata: "" };
 }
 export function readOffsetCommitRequestPartition(r: Reader, v: number): OffsetCommitRequestPartition {
   let partitionIndex: number;
@@ -154,10 +159,6 @@ export function readOffsetCommitRequestPartition(r: Reader, v: number): OffsetCo
   if (v >= 6) {
     committedLeaderEpoch = r.int32();
   } else committedLeaderEpoch = -1;
-  let commitTimestamp: bigint;
-  if (v >= 1 && v <= 1) {
-    commitTimestamp = r.int64();
-  } else commitTimestamp = -1n;
   let committedMetadata: string | null;
   committedMetadata = (v >= 8 ? r.compactNullableString() : r.nullableString());
   let unknown: TaggedField[] | undefined;
@@ -169,7 +170,7 @@ export function readOffsetCommitRequestPartition(r: Reader, v: number): OffsetCo
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: OffsetCommitRequestPartition = { partitionIndex, committedOffset, committedLeaderEpoch, commitTimestamp, committedMetadata };
+  const o: OffsetCommitRequestPartition = { partitionIndex, committedOffset, committedLeaderEpoch, committedMetadata };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -182,17 +183,12 @@ export function writeOffsetCommitRequestPartition(w: Writer, v: number, m: Input
   if (v >= 6) {
     w.int32(x_committedLeaderEpoch);
   }
-  const x_commitTimestamp = m.commitTimestamp === undefined ? -1n : m.commitTimestamp;
-  if (v >= 1 && v <= 1) {
-    w.int64(x_commitTimestamp);
-  }
-  if (!(v >= 1 && v <= 1)) { if (!(x_commitTimestamp === -1n)) throw new UnsupportedVersionError('Attempted to write a non-default commitTimestamp at version ' + v); }
   const x_committedMetadata = m.committedMetadata === undefined ? "" : m.committedMetadata;
   (v >= 8 ? w.compactNullableString(x_committedMetadata, "CommittedMetadata") : w.nullableString(x_committedMetadata, "CommittedMetadata"));
   if (v >= 8) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response OffsetCommitResponse (apiKey 8): versions 0-9, flexible 8+
+// response OffsetCommitResponse (apiKey 8): versions 2-10, flexible 8+
 export interface OffsetCommitResponse {
   throttleTimeMs: number;
   topics: OffsetCommitResponseTopic[];
@@ -200,6 +196,7 @@ export interface OffsetCommitResponse {
 }
 export interface OffsetCommitResponseTopic {
   name: string;
+  topicId: string;
   partitions: OffsetCommitResponsePartition[];
   _unknownTaggedFields?: TaggedField[];
 }
@@ -253,11 +250,17 @@ export function writeOffsetCommitResponse(w: Writer, v: number, m: Input<OffsetC
   if (v >= 8) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultOffsetCommitResponseTopic(): OffsetCommitResponseTopic {
-  return { name: "", partitions: [] };
+  return { name: "", topicId: ZERO_UUID, partitions: [] };
 }
 export function readOffsetCommitResponseTopic(r: Reader, v: number): OffsetCommitResponseTopic {
   let name: string;
-  name = (v >= 8 ? r.compactString("Name") : r.string("Name"));
+  if (v <= 9) {
+    name = (v >= 8 ? r.compactString("Name") : r.string("Name"));
+  } else name = "";
+  let topicId: string;
+  if (v >= 10) {
+    topicId = r.uuid();
+  } else topicId = ZERO_UUID;
   let partitions: OffsetCommitResponsePartition[];
   {
     const n = (v >= 8 ? r.compactArrayLength("Partitions") : r.arrayLength("Partitions"));
@@ -277,13 +280,19 @@ export function readOffsetCommitResponseTopic(r: Reader, v: number): OffsetCommi
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: OffsetCommitResponseTopic = { name, partitions };
+  const o: OffsetCommitResponseTopic = { name, topicId, partitions };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
 export function writeOffsetCommitResponseTopic(w: Writer, v: number, m: Input<OffsetCommitResponseTopic>): void {
   const x_name = m.name === undefined ? "" : m.name;
-  (v >= 8 ? w.compactString(x_name, "Name") : w.string(x_name, "Name"));
+  if (v <= 9) {
+    (v >= 8 ? w.compactString(x_name, "Name") : w.string(x_name, "Name"));
+  }
+  const x_topicId = m.topicId === undefined ? ZERO_UUID : m.topicId;
+  if (v >= 10) {
+    w.uuid(x_topicId);
+  }
   const x_partitions = m.partitions === undefined ? [] : m.partitions;
   if (x_partitions === null) throw new EncodeError('non-nullable field Partitions was set to null');
   else {

@@ -4,9 +4,10 @@ import type { Reader } from '../../codec/reader.js';
 import type { Writer } from '../../codec/writer.js';
 import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/errors.js';
 import type { Input, TaggedField } from '../../codec/types.js';
+import { ZERO_UUID } from '../../codec/types.js';
 
 
-// request OffsetFetchRequest (apiKey 9): versions 0-9, flexible 6+
+// request OffsetFetchRequest (apiKey 9): versions 1-10, flexible 6+
 export interface OffsetFetchRequest {
   groupId: string;
   topics: OffsetFetchRequestTopic[] | null;
@@ -28,6 +29,7 @@ export interface OffsetFetchRequestGroup {
 }
 export interface OffsetFetchRequestTopics {
   name: string;
+  topicId: string;
   partitionIndexes: number[];
   _unknownTaggedFields?: TaggedField[];
 }
@@ -228,13 +230,17 @@ export function writeOffsetFetchRequestGroup(w: Writer, v: number, m: Input<Offs
   if (v >= 6) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultOffsetFetchRequestTopics(): OffsetFetchRequestTopics {
-  return { name: "", partitionIndexes: [] };
+  return { name: "", topicId: ZERO_UUID, partitionIndexes: [] };
 }
 export function readOffsetFetchRequestTopics(r: Reader, v: number): OffsetFetchRequestTopics {
   let name: string;
-  if (v >= 8) {
+  if (v >= 8 && v <= 9) {
     name = (v >= 6 ? r.compactString("Name") : r.string("Name"));
   } else name = "";
+  let topicId: string;
+  if (v >= 10) {
+    topicId = r.uuid();
+  } else topicId = ZERO_UUID;
   let partitionIndexes: number[];
   if (v >= 8) {
     {
@@ -256,16 +262,19 @@ export function readOffsetFetchRequestTopics(r: Reader, v: number): OffsetFetchR
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: OffsetFetchRequestTopics = { name, partitionIndexes };
+  const o: OffsetFetchRequestTopics = { name, topicId, partitionIndexes };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
 export function writeOffsetFetchRequestTopics(w: Writer, v: number, m: Input<OffsetFetchRequestTopics>): void {
   const x_name = m.name === undefined ? "" : m.name;
-  if (v >= 8) {
+  if (v >= 8 && v <= 9) {
     (v >= 6 ? w.compactString(x_name, "Name") : w.string(x_name, "Name"));
   }
-  if (!(v >= 8)) { if (!(x_name === "")) throw new UnsupportedVersionError('Attempted to write a non-default name at version ' + v); }
+  const x_topicId = m.topicId === undefined ? ZERO_UUID : m.topicId;
+  if (v >= 10) {
+    w.uuid(x_topicId);
+  }
   const x_partitionIndexes = m.partitionIndexes === undefined ? [] : m.partitionIndexes;
   if (v >= 8) {
     if (x_partitionIndexes === null) throw new EncodeError('non-nullable field PartitionIndexes was set to null');
@@ -278,7 +287,7 @@ export function writeOffsetFetchRequestTopics(w: Writer, v: number, m: Input<Off
   if (v >= 6) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response OffsetFetchResponse (apiKey 9): versions 0-9, flexible 6+
+// response OffsetFetchResponse (apiKey 9): versions 1-10, flexible 6+
 export interface OffsetFetchResponse {
   throttleTimeMs: number;
   topics: OffsetFetchResponseTopic[];
@@ -307,6 +316,7 @@ export interface OffsetFetchResponseGroup {
 }
 export interface OffsetFetchResponseTopics {
   name: string;
+  topicId: string;
   partitions: OffsetFetchResponsePartitions[];
   _unknownTaggedFields?: TaggedField[];
 }
@@ -570,13 +580,17 @@ export function writeOffsetFetchResponseGroup(w: Writer, v: number, m: Input<Off
   if (v >= 6) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultOffsetFetchResponseTopics(): OffsetFetchResponseTopics {
-  return { name: "", partitions: [] };
+  return { name: "", topicId: ZERO_UUID, partitions: [] };
 }
 export function readOffsetFetchResponseTopics(r: Reader, v: number): OffsetFetchResponseTopics {
   let name: string;
-  if (v >= 8) {
+  if (v >= 8 && v <= 9) {
     name = (v >= 6 ? r.compactString("Name") : r.string("Name"));
   } else name = "";
+  let topicId: string;
+  if (v >= 10) {
+    topicId = r.uuid();
+  } else topicId = ZERO_UUID;
   let partitions: OffsetFetchResponsePartitions[];
   if (v >= 8) {
     {
@@ -598,16 +612,19 @@ export function readOffsetFetchResponseTopics(r: Reader, v: number): OffsetFetch
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: OffsetFetchResponseTopics = { name, partitions };
+  const o: OffsetFetchResponseTopics = { name, topicId, partitions };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
 export function writeOffsetFetchResponseTopics(w: Writer, v: number, m: Input<OffsetFetchResponseTopics>): void {
   const x_name = m.name === undefined ? "" : m.name;
-  if (v >= 8) {
+  if (v >= 8 && v <= 9) {
     (v >= 6 ? w.compactString(x_name, "Name") : w.string(x_name, "Name"));
   }
-  if (!(v >= 8)) { if (!(x_name === "")) throw new UnsupportedVersionError('Attempted to write a non-default name at version ' + v); }
+  const x_topicId = m.topicId === undefined ? ZERO_UUID : m.topicId;
+  if (v >= 10) {
+    w.uuid(x_topicId);
+  }
   const x_partitions = m.partitions === undefined ? [] : m.partitions;
   if (v >= 8) {
     if (x_partitions === null) throw new EncodeError('non-nullable field Partitions was set to null');

@@ -6,7 +6,7 @@ import { DecodeError, EncodeError } from '../../codec/errors.js';
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// request OffsetForLeaderEpochRequest (apiKey 23): versions 0-4, flexible 4+
+// request OffsetForLeaderEpochRequest (apiKey 23): versions 2-4, flexible 4+
 export interface OffsetForLeaderEpochRequest {
   replicaId: number;
   topics: OffsetForLeaderEpochRequestOffsetForLeaderTopic[];
@@ -114,9 +114,7 @@ export function readOffsetForLeaderEpochRequestOffsetForLeaderPartition(r: Reade
   let partition: number;
   partition = r.int32();
   let currentLeaderEpoch: number;
-  if (v >= 2) {
-    currentLeaderEpoch = r.int32();
-  } else currentLeaderEpoch = -1;
+  currentLeaderEpoch = r.int32();
   let leaderEpoch: number;
   leaderEpoch = r.int32();
   let unknown: TaggedField[] | undefined;
@@ -136,15 +134,13 @@ export function writeOffsetForLeaderEpochRequestOffsetForLeaderPartition(w: Writ
   const x_partition = m.partition === undefined ? 0 : m.partition;
   w.int32(x_partition);
   const x_currentLeaderEpoch = m.currentLeaderEpoch === undefined ? -1 : m.currentLeaderEpoch;
-  if (v >= 2) {
-    w.int32(x_currentLeaderEpoch);
-  }
+  w.int32(x_currentLeaderEpoch);
   const x_leaderEpoch = m.leaderEpoch === undefined ? 0 : m.leaderEpoch;
   w.int32(x_leaderEpoch);
   if (v >= 4) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response OffsetForLeaderEpochResponse (apiKey 23): versions 0-4, flexible 4+
+// response OffsetForLeaderEpochResponse (apiKey 23): versions 2-4, flexible 4+
 export interface OffsetForLeaderEpochResponse {
   throttleTimeMs: number;
   topics: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[];
@@ -167,9 +163,7 @@ export function defaultOffsetForLeaderEpochResponse(): OffsetForLeaderEpochRespo
 }
 export function readOffsetForLeaderEpochResponse(r: Reader, v: number): OffsetForLeaderEpochResponse {
   let throttleTimeMs: number;
-  if (v >= 2) {
-    throttleTimeMs = r.int32();
-  } else throttleTimeMs = 0;
+  throttleTimeMs = r.int32();
   let topics: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[];
   {
     const n = (v >= 4 ? r.compactArrayLength("Topics") : r.arrayLength("Topics"));
@@ -195,9 +189,7 @@ export function readOffsetForLeaderEpochResponse(r: Reader, v: number): OffsetFo
 }
 export function writeOffsetForLeaderEpochResponse(w: Writer, v: number, m: Input<OffsetForLeaderEpochResponse>): void {
   const x_throttleTimeMs = m.throttleTimeMs === undefined ? 0 : m.throttleTimeMs;
-  if (v >= 2) {
-    w.int32(x_throttleTimeMs);
-  }
+  w.int32(x_throttleTimeMs);
   const x_topics = m.topics === undefined ? [] : m.topics;
   if (x_topics === null) throw new EncodeError('non-nullable field Topics was set to null');
   else {
@@ -255,9 +247,7 @@ export function readOffsetForLeaderEpochResponseEpochEndOffset(r: Reader, v: num
   let partition: number;
   partition = r.int32();
   let leaderEpoch: number;
-  if (v >= 1) {
-    leaderEpoch = r.int32();
-  } else leaderEpoch = -1;
+  leaderEpoch = r.int32();
   let endOffset: bigint;
   endOffset = r.int64();
   let unknown: TaggedField[] | undefined;
@@ -279,9 +269,7 @@ export function writeOffsetForLeaderEpochResponseEpochEndOffset(w: Writer, v: nu
   const x_partition = m.partition === undefined ? 0 : m.partition;
   w.int32(x_partition);
   const x_leaderEpoch = m.leaderEpoch === undefined ? -1 : m.leaderEpoch;
-  if (v >= 1) {
-    w.int32(x_leaderEpoch);
-  }
+  w.int32(x_leaderEpoch);
   const x_endOffset = m.endOffset === undefined ? -1n : m.endOffset;
   w.int64(x_endOffset);
   if (v >= 4) w.taggedFields(null, m._unknownTaggedFields);

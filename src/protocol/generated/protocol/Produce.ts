@@ -4,10 +4,10 @@ import type { Reader } from '../../codec/reader.js';
 import { Writer, tagged } from '../../codec/writer.js';
 import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/errors.js';
 import type { Input, TaggedField, Records } from '../../codec/types.js';
-import { deepEqual } from '../../codec/types.js';
+import { deepEqual, ZERO_UUID } from '../../codec/types.js';
 
 
-// request ProduceRequest (apiKey 0): versions 0-11, flexible 9+
+// request ProduceRequest (apiKey 0): versions 3-13, flexible 9+
 export interface ProduceRequest {
   transactionalId: string | null;
   acks: number;
@@ -17,6 +17,7 @@ export interface ProduceRequest {
 }
 export interface ProduceRequestTopicProduceData {
   name: string;
+  topicId: string;
   partitionData: ProduceRequestPartitionProduceData[];
   _unknownTaggedFields?: TaggedField[];
 }
@@ -30,9 +31,7 @@ export function defaultProduceRequest(): ProduceRequest {
 }
 export function readProduceRequest(r: Reader, v: number): ProduceRequest {
   let transactionalId: string | null;
-  if (v >= 3) {
-    transactionalId = (v >= 9 ? r.compactNullableString() : r.nullableString());
-  } else transactionalId = null;
+  transactionalId = (v >= 9 ? r.compactNullableString() : r.nullableString());
   let acks: number;
   acks = r.int16();
   let timeoutMs: number;
@@ -62,10 +61,7 @@ export function readProduceRequest(r: Reader, v: number): ProduceRequest {
 }
 export function writeProduceRequest(w: Writer, v: number, m: Input<ProduceRequest>): void {
   const x_transactionalId = m.transactionalId === undefined ? null : m.transactionalId;
-  if (v >= 3) {
-    (v >= 9 ? w.compactNullableString(x_transactionalId, "TransactionalId") : w.nullableString(x_transactionalId, "TransactionalId"));
-  }
-  if (!(v >= 3)) { if (!(x_transactionalId === null)) throw new UnsupportedVersionError('Attempted to write a non-default transactionalId at version ' + v); }
+  (v >= 9 ? w.compactNullableString(x_transactionalId, "TransactionalId") : w.nullableString(x_transactionalId, "TransactionalId"));
   const x_acks = m.acks === undefined ? 0 : m.acks;
   w.int16(x_acks);
   const x_timeoutMs = m.timeoutMs === undefined ? 0 : m.timeoutMs;
@@ -79,11 +75,17 @@ export function writeProduceRequest(w: Writer, v: number, m: Input<ProduceReques
   if (v >= 9) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultProduceRequestTopicProduceData(): ProduceRequestTopicProduceData {
-  return { name: "", partitionData: [] };
+  return { name: "", topicId: ZERO_UUID, partitionData: [] };
 }
 export function readProduceRequestTopicProduceData(r: Reader, v: number): ProduceRequestTopicProduceData {
   let name: string;
-  name = (v >= 9 ? r.compactString("Name") : r.string("Name"));
+  if (v <= 12) {
+    name = (v >= 9 ? r.compactString("Name") : r.string("Name"));
+  } else name = "";
+  let topicId: string;
+  if (v >= 13) {
+    topicId = r.uuid();
+  } else topicId = ZERO_UUID;
   let partitionData: ProduceRequestPartitionProduceData[];
   {
     const n = (v >= 9 ? r.compactArrayLength("PartitionData") : r.arrayLength("PartitionData"));
@@ -103,13 +105,19 @@ export function readProduceRequestTopicProduceData(r: Reader, v: number): Produc
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: ProduceRequestTopicProduceData = { name, partitionData };
+  const o: ProduceRequestTopicProduceData = { name, topicId, partitionData };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
 export function writeProduceRequestTopicProduceData(w: Writer, v: number, m: Input<ProduceRequestTopicProduceData>): void {
   const x_name = m.name === undefined ? "" : m.name;
-  (v >= 9 ? w.compactString(x_name, "Name") : w.string(x_name, "Name"));
+  if (v <= 12) {
+    (v >= 9 ? w.compactString(x_name, "Name") : w.string(x_name, "Name"));
+  }
+  const x_topicId = m.topicId === undefined ? ZERO_UUID : m.topicId;
+  if (v >= 13) {
+    w.uuid(x_topicId);
+  }
   const x_partitionData = m.partitionData === undefined ? [] : m.partitionData;
   if (x_partitionData === null) throw new EncodeError('non-nullable field PartitionData was set to null');
   else {
@@ -147,7 +155,7 @@ export function writeProduceRequestPartitionProduceData(w: Writer, v: number, m:
   if (v >= 9) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response ProduceResponse (apiKey 0): versions 0-11, flexible 9+
+// response ProduceResponse (apiKey 0): versions 3-13, flexible 9+
 export interface ProduceResponse {
   responses: ProduceResponseTopicProduceResponse[];
   throttleTimeMs: number;
@@ -156,6 +164,7 @@ export interface ProduceResponse {
 }
 export interface ProduceResponseTopicProduceResponse {
   name: string;
+  topicId: string;
   partitionResponses: ProduceResponsePartitionProduceResponse[];
   _unknownTaggedFields?: TaggedField[];
 }
@@ -202,9 +211,7 @@ export function readProduceResponse(r: Reader, v: number): ProduceResponse {
     }
   }
   let throttleTimeMs: number;
-  if (v >= 1) {
-    throttleTimeMs = r.int32();
-  } else throttleTimeMs = 0;
+  throttleTimeMs = r.int32();
   let nodeEndpoints: ProduceResponseNodeEndpoint[];
   nodeEndpoints = [];
   let unknown: TaggedField[] | undefined;
@@ -244,9 +251,7 @@ export function writeProduceResponse(w: Writer, v: number, m: Input<ProduceRespo
     for (const e of x_responses) writeProduceResponseTopicProduceResponse(w, v, e);
   }
   const x_throttleTimeMs = m.throttleTimeMs === undefined ? 0 : m.throttleTimeMs;
-  if (v >= 1) {
-    w.int32(x_throttleTimeMs);
-  }
+  w.int32(x_throttleTimeMs);
   const x_nodeEndpoints = m.nodeEndpoints === undefined ? [] : m.nodeEndpoints;
   if (v >= 10) {
     if (!((x_nodeEndpoints !== null && x_nodeEndpoints.length === 0))) (tags ??= []).push(tagged(0, (w) => {
@@ -261,11 +266,17 @@ export function writeProduceResponse(w: Writer, v: number, m: Input<ProduceRespo
   if (v >= 9) w.taggedFields(tags, m._unknownTaggedFields);
 }
 export function defaultProduceResponseTopicProduceResponse(): ProduceResponseTopicProduceResponse {
-  return { name: "", partitionResponses: [] };
+  return { name: "", topicId: ZERO_UUID, partitionResponses: [] };
 }
 export function readProduceResponseTopicProduceResponse(r: Reader, v: number): ProduceResponseTopicProduceResponse {
   let name: string;
-  name = (v >= 9 ? r.compactString("Name") : r.string("Name"));
+  if (v <= 12) {
+    name = (v >= 9 ? r.compactString("Name") : r.string("Name"));
+  } else name = "";
+  let topicId: string;
+  if (v >= 13) {
+    topicId = r.uuid();
+  } else topicId = ZERO_UUID;
   let partitionResponses: ProduceResponsePartitionProduceResponse[];
   {
     const n = (v >= 9 ? r.compactArrayLength("PartitionResponses") : r.arrayLength("PartitionResponses"));
@@ -285,13 +296,19 @@ export function readProduceResponseTopicProduceResponse(r: Reader, v: number): P
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: ProduceResponseTopicProduceResponse = { name, partitionResponses };
+  const o: ProduceResponseTopicProduceResponse = { name, topicId, partitionResponses };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
 export function writeProduceResponseTopicProduceResponse(w: Writer, v: number, m: Input<ProduceResponseTopicProduceResponse>): void {
   const x_name = m.name === undefined ? "" : m.name;
-  (v >= 9 ? w.compactString(x_name, "Name") : w.string(x_name, "Name"));
+  if (v <= 12) {
+    (v >= 9 ? w.compactString(x_name, "Name") : w.string(x_name, "Name"));
+  }
+  const x_topicId = m.topicId === undefined ? ZERO_UUID : m.topicId;
+  if (v >= 13) {
+    w.uuid(x_topicId);
+  }
   const x_partitionResponses = m.partitionResponses === undefined ? [] : m.partitionResponses;
   if (x_partitionResponses === null) throw new EncodeError('non-nullable field PartitionResponses was set to null');
   else {
@@ -311,9 +328,7 @@ export function readProduceResponsePartitionProduceResponse(r: Reader, v: number
   let baseOffset: bigint;
   baseOffset = r.int64();
   let logAppendTimeMs: bigint;
-  if (v >= 2) {
-    logAppendTimeMs = r.int64();
-  } else logAppendTimeMs = -1n;
+  logAppendTimeMs = r.int64();
   let logStartOffset: bigint;
   if (v >= 5) {
     logStartOffset = r.int64();
@@ -365,9 +380,7 @@ export function writeProduceResponsePartitionProduceResponse(w: Writer, v: numbe
   const x_baseOffset = m.baseOffset === undefined ? 0n : m.baseOffset;
   w.int64(x_baseOffset);
   const x_logAppendTimeMs = m.logAppendTimeMs === undefined ? -1n : m.logAppendTimeMs;
-  if (v >= 2) {
-    w.int64(x_logAppendTimeMs);
-  }
+  w.int64(x_logAppendTimeMs);
   const x_logStartOffset = m.logStartOffset === undefined ? -1n : m.logStartOffset;
   if (v >= 5) {
     w.int64(x_logStartOffset);

@@ -7,7 +7,7 @@ import type { Input, TaggedField } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// request ReadShareGroupStateSummaryRequest (apiKey 87): versions 0, flexible 0+
+// request ReadShareGroupStateSummaryRequest (apiKey 87): versions 0-1, flexible 0+
 export interface ReadShareGroupStateSummaryRequest {
   groupId: string;
   topics: ReadShareGroupStateSummaryRequestReadStateSummaryData[];
@@ -132,7 +132,7 @@ export function writeReadShareGroupStateSummaryRequestPartitionData(w: Writer, v
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response ReadShareGroupStateSummaryResponse (apiKey 87): versions 0, flexible 0+
+// response ReadShareGroupStateSummaryResponse (apiKey 87): versions 0-1, flexible 0+
 export interface ReadShareGroupStateSummaryResponse {
   results: ReadShareGroupStateSummaryResponseReadStateSummaryResult[];
   _unknownTaggedFields?: TaggedField[];
@@ -147,7 +147,9 @@ export interface ReadShareGroupStateSummaryResponsePartitionResult {
   errorCode: number;
   errorMessage: string | null;
   stateEpoch: number;
+  leaderEpoch: number;
   startOffset: bigint;
+  deliveryCompleteCount: number;
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultReadShareGroupStateSummaryResponse(): ReadShareGroupStateSummaryResponse {
@@ -227,7 +229,7 @@ export function writeReadShareGroupStateSummaryResponseReadStateSummaryResult(w:
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultReadShareGroupStateSummaryResponsePartitionResult(): ReadShareGroupStateSummaryResponsePartitionResult {
-  return { partition: 0, errorCode: 0, errorMessage: null, stateEpoch: 0, startOffset: 0n };
+  return { partition: 0, errorCode: 0, errorMessage: null, stateEpoch: 0, leaderEpoch: 0, startOffset: 0n, deliveryCompleteCount: -1 };
 }
 export function readReadShareGroupStateSummaryResponsePartitionResult(r: Reader, v: number): ReadShareGroupStateSummaryResponsePartitionResult {
   let partition: number;
@@ -238,8 +240,14 @@ export function readReadShareGroupStateSummaryResponsePartitionResult(r: Reader,
   errorMessage = r.compactNullableString();
   let stateEpoch: number;
   stateEpoch = r.int32();
+  let leaderEpoch: number;
+  leaderEpoch = r.int32();
   let startOffset: bigint;
   startOffset = r.int64();
+  let deliveryCompleteCount: number;
+  if (v >= 1) {
+    deliveryCompleteCount = r.int32();
+  } else deliveryCompleteCount = -1;
   let unknown: TaggedField[] | undefined;
   if (true) {
     const nt = r.taggedFieldCount();
@@ -249,7 +257,7 @@ export function readReadShareGroupStateSummaryResponsePartitionResult(r: Reader,
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: ReadShareGroupStateSummaryResponsePartitionResult = { partition, errorCode, errorMessage, stateEpoch, startOffset };
+  const o: ReadShareGroupStateSummaryResponsePartitionResult = { partition, errorCode, errorMessage, stateEpoch, leaderEpoch, startOffset, deliveryCompleteCount };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -262,7 +270,13 @@ export function writeReadShareGroupStateSummaryResponsePartitionResult(w: Writer
   w.compactNullableString(x_errorMessage, "ErrorMessage");
   const x_stateEpoch = m.stateEpoch === undefined ? 0 : m.stateEpoch;
   w.int32(x_stateEpoch);
+  const x_leaderEpoch = m.leaderEpoch === undefined ? 0 : m.leaderEpoch;
+  w.int32(x_leaderEpoch);
   const x_startOffset = m.startOffset === undefined ? 0n : m.startOffset;
   w.int64(x_startOffset);
+  const x_deliveryCompleteCount = m.deliveryCompleteCount === undefined ? -1 : m.deliveryCompleteCount;
+  if (v >= 1) {
+    w.int32(x_deliveryCompleteCount);
+  }
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }

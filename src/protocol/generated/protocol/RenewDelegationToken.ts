@@ -5,7 +5,7 @@ import type { Writer } from '../../codec/writer.js';
 import type { Input, TaggedField } from '../../codec/types.js';
 const EMPTY = Buffer.alloc(0);
 
-// request RenewDelegationTokenRequest (apiKey 39): versions 0-2, flexible 2+
+// request RenewDelegationTokenRequest (apiKey 39): versions 1-2, flexible 2+
 export interface RenewDelegationTokenRequest {
   hmac: Buffer;
   renewPeriodMs: bigint;
@@ -40,7 +40,7 @@ export function writeRenewDelegationTokenRequest(w: Writer, v: number, m: Input<
   if (v >= 2) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response RenewDelegationTokenResponse (apiKey 39): versions 0-2, flexible 2+
+// response RenewDelegationTokenResponse (apiKey 39): versions 1-2, flexible 2+
 export interface RenewDelegationTokenResponse {
   errorCode: number;
   expiryTimestampMs: bigint;

@@ -5,7 +5,7 @@ import type { Writer } from '../../codec/writer.js';
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// header RequestHeader: versions 0-2, flexible 2+
+// header RequestHeader: versions 1-2, flexible 2+
 export interface RequestHeader {
   requestApiKey: number;
   requestApiVersion: number;
@@ -24,9 +24,7 @@ export function readRequestHeader(r: Reader, v: number): RequestHeader {
   let correlationId: number;
   correlationId = r.int32();
   let clientId: string | null;
-  if (v >= 1) {
-    clientId = r.nullableString();
-  } else clientId = "";
+  clientId = r.nullableString();
   let unknown: TaggedField[] | undefined;
   if (v >= 2) {
     const nt = r.taggedFieldCount();
@@ -48,8 +46,6 @@ export function writeRequestHeader(w: Writer, v: number, m: Input<RequestHeader>
   const x_correlationId = m.correlationId === undefined ? 0 : m.correlationId;
   w.int32(x_correlationId);
   const x_clientId = m.clientId === undefined ? "" : m.clientId;
-  if (v >= 1) {
-    w.nullableString(x_clientId, "ClientId");
-  }
+  w.nullableString(x_clientId, "ClientId");
   if (v >= 2) w.taggedFields(null, m._unknownTaggedFields);
 }

@@ -2,16 +2,17 @@
 /* eslint-disable */
 import type { Reader } from '../../codec/reader.js';
 import type { Writer } from '../../codec/writer.js';
-import { DecodeError, EncodeError } from '../../codec/errors.js';
+import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/errors.js';
 import type { Input, TaggedField } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// request ShareAcknowledgeRequest (apiKey 79): versions 0, flexible 0+
+// request ShareAcknowledgeRequest (apiKey 79): versions 1-2, flexible 0+
 export interface ShareAcknowledgeRequest {
   groupId: string | null;
   memberId: string | null;
   shareSessionEpoch: number;
+  isRenewAck: boolean;
   topics: ShareAcknowledgeRequestAcknowledgeTopic[];
   _unknownTaggedFields?: TaggedField[];
 }
@@ -32,7 +33,7 @@ export interface ShareAcknowledgeRequestAcknowledgementBatch {
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultShareAcknowledgeRequest(): ShareAcknowledgeRequest {
-  return { groupId: null, memberId: "", shareSessionEpoch: 0, topics: [] };
+  return { groupId: null, memberId: "", shareSessionEpoch: 0, isRenewAck: false, topics: [] };
 }
 export function readShareAcknowledgeRequest(r: Reader, v: number): ShareAcknowledgeRequest {
   let groupId: string | null;
@@ -41,6 +42,10 @@ export function readShareAcknowledgeRequest(r: Reader, v: number): ShareAcknowle
   memberId = r.compactNullableString();
   let shareSessionEpoch: number;
   shareSessionEpoch = r.int32();
+  let isRenewAck: boolean;
+  if (v >= 2) {
+    isRenewAck = r.bool();
+  } else isRenewAck = false;
   let topics: ShareAcknowledgeRequestAcknowledgeTopic[];
   {
     const n = r.compactArrayLength("Topics");
@@ -60,7 +65,7 @@ export function readShareAcknowledgeRequest(r: Reader, v: number): ShareAcknowle
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: ShareAcknowledgeRequest = { groupId, memberId, shareSessionEpoch, topics };
+  const o: ShareAcknowledgeRequest = { groupId, memberId, shareSessionEpoch, isRenewAck, topics };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -71,6 +76,11 @@ export function writeShareAcknowledgeRequest(w: Writer, v: number, m: Input<Shar
   w.compactNullableString(x_memberId, "MemberId");
   const x_shareSessionEpoch = m.shareSessionEpoch === undefined ? 0 : m.shareSessionEpoch;
   w.int32(x_shareSessionEpoch);
+  const x_isRenewAck = m.isRenewAck === undefined ? false : m.isRenewAck;
+  if (v >= 2) {
+    w.bool(x_isRenewAck);
+  }
+  if (!(v >= 2)) { if (!(x_isRenewAck === false)) throw new UnsupportedVersionError('Attempted to write a non-default isRenewAck at version ' + v); }
   const x_topics = m.topics === undefined ? [] : m.topics;
   if (x_topics === null) throw new EncodeError('non-nullable field Topics was set to null');
   else {
@@ -204,11 +214,12 @@ export function writeShareAcknowledgeRequestAcknowledgementBatch(w: Writer, v: n
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response ShareAcknowledgeResponse (apiKey 79): versions 0, flexible 0+
+// response ShareAcknowledgeResponse (apiKey 79): versions 1-2, flexible 0+
 export interface ShareAcknowledgeResponse {
   throttleTimeMs: number;
   errorCode: number;
   errorMessage: string | null;
+  acquisitionLockTimeoutMs: number;
   responses: ShareAcknowledgeResponseShareAcknowledgeTopicResponse[];
   nodeEndpoints: ShareAcknowledgeResponseNodeEndpoint[];
   _unknownTaggedFields?: TaggedField[];
@@ -238,7 +249,7 @@ export interface ShareAcknowledgeResponseNodeEndpoint {
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultShareAcknowledgeResponse(): ShareAcknowledgeResponse {
-  return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, responses: [], nodeEndpoints: [] };
+  return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, acquisitionLockTimeoutMs: 0, responses: [], nodeEndpoints: [] };
 }
 export function readShareAcknowledgeResponse(r: Reader, v: number): ShareAcknowledgeResponse {
   let throttleTimeMs: number;
@@ -247,6 +258,10 @@ export function readShareAcknowledgeResponse(r: Reader, v: number): ShareAcknowl
   errorCode = r.int16();
   let errorMessage: string | null;
   errorMessage = r.compactNullableString();
+  let acquisitionLockTimeoutMs: number;
+  if (v >= 2) {
+    acquisitionLockTimeoutMs = r.int32();
+  } else acquisitionLockTimeoutMs = 0;
   let responses: ShareAcknowledgeResponseShareAcknowledgeTopicResponse[];
   {
     const n = r.compactArrayLength("Responses");
@@ -276,7 +291,7 @@ export function readShareAcknowledgeResponse(r: Reader, v: number): ShareAcknowl
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: ShareAcknowledgeResponse = { throttleTimeMs, errorCode, errorMessage, responses, nodeEndpoints };
+  const o: ShareAcknowledgeResponse = { throttleTimeMs, errorCode, errorMessage, acquisitionLockTimeoutMs, responses, nodeEndpoints };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -287,6 +302,10 @@ export function writeShareAcknowledgeResponse(w: Writer, v: number, m: Input<Sha
   w.int16(x_errorCode);
   const x_errorMessage = m.errorMessage === undefined ? null : m.errorMessage;
   w.compactNullableString(x_errorMessage, "ErrorMessage");
+  const x_acquisitionLockTimeoutMs = m.acquisitionLockTimeoutMs === undefined ? 0 : m.acquisitionLockTimeoutMs;
+  if (v >= 2) {
+    w.int32(x_acquisitionLockTimeoutMs);
+  }
   const x_responses = m.responses === undefined ? [] : m.responses;
   if (x_responses === null) throw new EncodeError('non-nullable field Responses was set to null');
   else {

@@ -2,12 +2,12 @@
 /* eslint-disable */
 import type { Reader } from '../../codec/reader.js';
 import type { Writer } from '../../codec/writer.js';
-import { DecodeError, EncodeError } from '../../codec/errors.js';
+import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/errors.js';
 import type { Input, TaggedField, Records } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// request ShareFetchRequest (apiKey 78): versions 0, flexible 0+
+// request ShareFetchRequest (apiKey 78): versions 1-2, flexible 0+
 export interface ShareFetchRequest {
   groupId: string | null;
   memberId: string | null;
@@ -15,6 +15,10 @@ export interface ShareFetchRequest {
   maxWaitMs: number;
   minBytes: number;
   maxBytes: number;
+  maxRecords: number;
+  batchSize: number;
+  shareAcquireMode: number;
+  isRenewAck: boolean;
   topics: ShareFetchRequestFetchTopic[];
   forgottenTopicsData: ShareFetchRequestForgottenTopic[];
   _unknownTaggedFields?: TaggedField[];
@@ -42,7 +46,7 @@ export interface ShareFetchRequestForgottenTopic {
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultShareFetchRequest(): ShareFetchRequest {
-  return { groupId: null, memberId: "", shareSessionEpoch: 0, maxWaitMs: 0, minBytes: 0, maxBytes: 2147483647, topics: [], forgottenTopicsData: [] };
+  return { groupId: null, memberId: "", shareSessionEpoch: 0, maxWaitMs: 0, minBytes: 0, maxBytes: 2147483647, maxRecords: 0, batchSize: 0, shareAcquireMode: 0, isRenewAck: false, topics: [], forgottenTopicsData: [] };
 }
 export function readShareFetchRequest(r: Reader, v: number): ShareFetchRequest {
   let groupId: string | null;
@@ -57,6 +61,18 @@ export function readShareFetchRequest(r: Reader, v: number): ShareFetchRequest {
   minBytes = r.int32();
   let maxBytes: number;
   maxBytes = r.int32();
+  let maxRecords: number;
+  maxRecords = r.int32();
+  let batchSize: number;
+  batchSize = r.int32();
+  let shareAcquireMode: number;
+  if (v >= 2) {
+    shareAcquireMode = r.int8();
+  } else shareAcquireMode = 0;
+  let isRenewAck: boolean;
+  if (v >= 2) {
+    isRenewAck = r.bool();
+  } else isRenewAck = false;
   let topics: ShareFetchRequestFetchTopic[];
   {
     const n = r.compactArrayLength("Topics");
@@ -86,7 +102,7 @@ export function readShareFetchRequest(r: Reader, v: number): ShareFetchRequest {
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: ShareFetchRequest = { groupId, memberId, shareSessionEpoch, maxWaitMs, minBytes, maxBytes, topics, forgottenTopicsData };
+  const o: ShareFetchRequest = { groupId, memberId, shareSessionEpoch, maxWaitMs, minBytes, maxBytes, maxRecords, batchSize, shareAcquireMode, isRenewAck, topics, forgottenTopicsData };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -103,6 +119,19 @@ export function writeShareFetchRequest(w: Writer, v: number, m: Input<ShareFetch
   w.int32(x_minBytes);
   const x_maxBytes = m.maxBytes === undefined ? 2147483647 : m.maxBytes;
   w.int32(x_maxBytes);
+  const x_maxRecords = m.maxRecords === undefined ? 0 : m.maxRecords;
+  w.int32(x_maxRecords);
+  const x_batchSize = m.batchSize === undefined ? 0 : m.batchSize;
+  w.int32(x_batchSize);
+  const x_shareAcquireMode = m.shareAcquireMode === undefined ? 0 : m.shareAcquireMode;
+  if (v >= 2) {
+    w.int8(x_shareAcquireMode);
+  }
+  const x_isRenewAck = m.isRenewAck === undefined ? false : m.isRenewAck;
+  if (v >= 2) {
+    w.bool(x_isRenewAck);
+  }
+  if (!(v >= 2)) { if (!(x_isRenewAck === false)) throw new UnsupportedVersionError('Attempted to write a non-default isRenewAck at version ' + v); }
   const x_topics = m.topics === undefined ? [] : m.topics;
   if (x_topics === null) throw new EncodeError('non-nullable field Topics was set to null');
   else {
@@ -164,7 +193,7 @@ export function readShareFetchRequestFetchPartition(r: Reader, v: number): Share
   let partitionIndex: number;
   partitionIndex = r.int32();
   let partitionMaxBytes: number;
-  partitionMaxBytes = r.int32();
+  partitionMaxBytes = 0;
   let acknowledgementBatches: ShareFetchRequestAcknowledgementBatch[];
   {
     const n = r.compactArrayLength("AcknowledgementBatches");
@@ -192,7 +221,7 @@ export function writeShareFetchRequestFetchPartition(w: Writer, v: number, m: In
   const x_partitionIndex = m.partitionIndex === undefined ? 0 : m.partitionIndex;
   w.int32(x_partitionIndex);
   const x_partitionMaxBytes = m.partitionMaxBytes === undefined ? 0 : m.partitionMaxBytes;
-  w.int32(x_partitionMaxBytes);
+  if (!(false)) { if (!(x_partitionMaxBytes === 0)) throw new UnsupportedVersionError('Attempted to write a non-default partitionMaxBytes at version ' + v); }
   const x_acknowledgementBatches = m.acknowledgementBatches === undefined ? [] : m.acknowledgementBatches;
   if (x_acknowledgementBatches === null) throw new EncodeError('non-nullable field AcknowledgementBatches was set to null');
   else {
@@ -286,11 +315,12 @@ export function writeShareFetchRequestForgottenTopic(w: Writer, v: number, m: In
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response ShareFetchResponse (apiKey 78): versions 0, flexible 0+
+// response ShareFetchResponse (apiKey 78): versions 1-2, flexible 0+
 export interface ShareFetchResponse {
   throttleTimeMs: number;
   errorCode: number;
   errorMessage: string | null;
+  acquisitionLockTimeoutMs: number;
   responses: ShareFetchResponseShareFetchableTopicResponse[];
   nodeEndpoints: ShareFetchResponseNodeEndpoint[];
   _unknownTaggedFields?: TaggedField[];
@@ -330,7 +360,7 @@ export interface ShareFetchResponseNodeEndpoint {
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultShareFetchResponse(): ShareFetchResponse {
-  return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, responses: [], nodeEndpoints: [] };
+  return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, acquisitionLockTimeoutMs: 0, responses: [], nodeEndpoints: [] };
 }
 export function readShareFetchResponse(r: Reader, v: number): ShareFetchResponse {
   let throttleTimeMs: number;
@@ -339,6 +369,8 @@ export function readShareFetchResponse(r: Reader, v: number): ShareFetchResponse
   errorCode = r.int16();
   let errorMessage: string | null;
   errorMessage = r.compactNullableString();
+  let acquisitionLockTimeoutMs: number;
+  acquisitionLockTimeoutMs = r.int32();
   let responses: ShareFetchResponseShareFetchableTopicResponse[];
   {
     const n = r.compactArrayLength("Responses");
@@ -368,7 +400,7 @@ export function readShareFetchResponse(r: Reader, v: number): ShareFetchResponse
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: ShareFetchResponse = { throttleTimeMs, errorCode, errorMessage, responses, nodeEndpoints };
+  const o: ShareFetchResponse = { throttleTimeMs, errorCode, errorMessage, acquisitionLockTimeoutMs, responses, nodeEndpoints };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -379,6 +411,8 @@ export function writeShareFetchResponse(w: Writer, v: number, m: Input<ShareFetc
   w.int16(x_errorCode);
   const x_errorMessage = m.errorMessage === undefined ? null : m.errorMessage;
   w.compactNullableString(x_errorMessage, "ErrorMessage");
+  const x_acquisitionLockTimeoutMs = m.acquisitionLockTimeoutMs === undefined ? 0 : m.acquisitionLockTimeoutMs;
+  w.int32(x_acquisitionLockTimeoutMs);
   const x_responses = m.responses === undefined ? [] : m.responses;
   if (x_responses === null) throw new EncodeError('non-nullable field Responses was set to null');
   else {
@@ -450,7 +484,7 @@ export function readShareFetchResponsePartitionData(r: Reader, v: number): Share
   let currentLeader: ShareFetchResponseLeaderIdAndEpoch;
   currentLeader = readShareFetchResponseLeaderIdAndEpoch(r, v);
   let records: Records;
-  records = r.compactNullableBytes();
+  records = r.compactBytes("Records");
   let acquiredRecords: ShareFetchResponseAcquiredRecords[];
   {
     const n = r.compactArrayLength("AcquiredRecords");

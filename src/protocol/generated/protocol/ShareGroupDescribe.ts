@@ -7,7 +7,7 @@ import type { Input, TaggedField } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// request ShareGroupDescribeRequest (apiKey 77): versions 0, flexible 0+
+// request ShareGroupDescribeRequest (apiKey 77): versions 1, flexible 0+
 export interface ShareGroupDescribeRequest {
   groupIds: string[];
   includeAuthorizedOperations: boolean;
@@ -54,7 +54,7 @@ export function writeShareGroupDescribeRequest(w: Writer, v: number, m: Input<Sh
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response ShareGroupDescribeResponse (apiKey 77): versions 0, flexible 0+
+// response ShareGroupDescribeResponse (apiKey 77): versions 1, flexible 0+
 export interface ShareGroupDescribeResponseTopicPartitions {
   topicId: string;
   topicName: string;

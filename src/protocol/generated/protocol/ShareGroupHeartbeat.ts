@@ -7,7 +7,7 @@ import type { Input, TaggedField } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// request ShareGroupHeartbeatRequest (apiKey 76): versions 0, flexible 0+
+// request ShareGroupHeartbeatRequest (apiKey 76): versions 1, flexible 0+
 export interface ShareGroupHeartbeatRequest {
   groupId: string;
   memberId: string;
@@ -69,7 +69,7 @@ export function writeShareGroupHeartbeatRequest(w: Writer, v: number, m: Input<S
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response ShareGroupHeartbeatResponse (apiKey 76): versions 0, flexible 0+
+// response ShareGroupHeartbeatResponse (apiKey 76): versions 1, flexible 0+
 export interface ShareGroupHeartbeatResponseTopicPartitions {
   topicId: string;
   partitions: number[];

@@ -4,15 +4,16 @@ import type { Reader } from '../../codec/reader.js';
 import type { Writer } from '../../codec/writer.js';
 import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/errors.js';
 import type { Input, TaggedField } from '../../codec/types.js';
+import { ZERO_UUID } from '../../codec/types.js';
 
 
-// request TxnOffsetCommitRequest (apiKey 28): versions 0-4, flexible 3+
+// request TxnOffsetCommitRequest (apiKey 28): versions 0-6, flexible 3+
 export interface TxnOffsetCommitRequest {
   transactionalId: string;
   groupId: string;
   producerId: bigint;
   producerEpoch: number;
-  generationId: number;
+  generationIdOrMemberEpoch: number;
   memberId: string;
   groupInstanceId: string | null;
   topics: TxnOffsetCommitRequestTopic[];
@@ -20,6 +21,7 @@ export interface TxnOffsetCommitRequest {
 }
 export interface TxnOffsetCommitRequestTopic {
   name: string;
+  topicId: string;
   partitions: TxnOffsetCommitRequestPartition[];
   _unknownTaggedFields?: TaggedField[];
 }
@@ -31,7 +33,7 @@ export interface TxnOffsetCommitRequestPartition {
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultTxnOffsetCommitRequest(): TxnOffsetCommitRequest {
-  return { transactionalId: "", groupId: "", producerId: 0n, producerEpoch: 0, generationId: -1, memberId: "", groupInstanceId: null, topics: [] };
+  return { transactionalId: "", groupId: "", producerId: 0n, producerEpoch: 0, generationIdOrMemberEpoch: -1, memberId: "", groupInstanceId: null, topics: [] };
 }
 export function readTxnOffsetCommitRequest(r: Reader, v: number): TxnOffsetCommitRequest {
   let transactionalId: string;
@@ -42,10 +44,10 @@ export function readTxnOffsetCommitRequest(r: Reader, v: number): TxnOffsetCommi
   producerId = r.int64();
   let producerEpoch: number;
   producerEpoch = r.int16();
-  let generationId: number;
+  let generationIdOrMemberEpoch: number;
   if (v >= 3) {
-    generationId = r.int32();
-  } else generationId = -1;
+    generationIdOrMemberEpoch = r.int32();
+  } else generationIdOrMemberEpoch = -1;
   let memberId: string;
   if (v >= 3) {
     memberId = (v >= 3 ? r.compactString("MemberId") : r.string("MemberId"));
@@ -73,7 +75,7 @@ export function readTxnOffsetCommitRequest(r: Reader, v: number): TxnOffsetCommi
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: TxnOffsetCommitRequest = { transactionalId, groupId, producerId, producerEpoch, generationId, memberId, groupInstanceId, topics };
+  const o: TxnOffsetCommitRequest = { transactionalId, groupId, producerId, producerEpoch, generationIdOrMemberEpoch, memberId, groupInstanceId, topics };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -86,11 +88,11 @@ export function writeTxnOffsetCommitRequest(w: Writer, v: number, m: Input<TxnOf
   w.int64(x_producerId);
   const x_producerEpoch = m.producerEpoch === undefined ? 0 : m.producerEpoch;
   w.int16(x_producerEpoch);
-  const x_generationId = m.generationId === undefined ? -1 : m.generationId;
+  const x_generationIdOrMemberEpoch = m.generationIdOrMemberEpoch === undefined ? -1 : m.generationIdOrMemberEpoch;
   if (v >= 3) {
-    w.int32(x_generationId);
+    w.int32(x_generationIdOrMemberEpoch);
   }
-  if (!(v >= 3)) { if (!(x_generationId === -1)) throw new UnsupportedVersionError('Attempted to write a non-default generationId at version ' + v); }
+  if (!(v >= 3)) { if (!(x_generationIdOrMemberEpoch === -1)) throw new UnsupportedVersionError('Attempted to write a non-default generationIdOrMemberEpoch at version ' + v); }
   const x_memberId = m.memberId === undefined ? "" : m.memberId;
   if (v >= 3) {
     (v >= 3 ? w.compactString(x_memberId, "MemberId") : w.string(x_memberId, "MemberId"));
@@ -110,11 +112,17 @@ export function writeTxnOffsetCommitRequest(w: Writer, v: number, m: Input<TxnOf
   if (v >= 3) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultTxnOffsetCommitRequestTopic(): TxnOffsetCommitRequestTopic {
-  return { name: "", partitions: [] };
+  return { name: "", topicId: ZERO_UUID, partitions: [] };
 }
 export function readTxnOffsetCommitRequestTopic(r: Reader, v: number): TxnOffsetCommitRequestTopic {
   let name: string;
-  name = (v >= 3 ? r.compactString("Name") : r.string("Name"));
+  if (v <= 5) {
+    name = (v >= 3 ? r.compactString("Name") : r.string("Name"));
+  } else name = "";
+  let topicId: string;
+  if (v >= 6) {
+    topicId = r.uuid();
+  } else topicId = ZERO_UUID;
   let partitions: TxnOffsetCommitRequestPartition[];
   {
     const n = (v >= 3 ? r.compactArrayLength("Partitions") : r.arrayLength("Partitions"));
@@ -134,13 +142,19 @@ export function readTxnOffsetCommitRequestTopic(r: Reader, v: number): TxnOffset
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: TxnOffsetCommitRequestTopic = { name, partitions };
+  const o: TxnOffsetCommitRequestTopic = { name, topicId, partitions };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
 export function writeTxnOffsetCommitRequestTopic(w: Writer, v: number, m: Input<TxnOffsetCommitRequestTopic>): void {
   const x_name = m.name === undefined ? "" : m.name;
-  (v >= 3 ? w.compactString(x_name, "Name") : w.string(x_name, "Name"));
+  if (v <= 5) {
+    (v >= 3 ? w.compactString(x_name, "Name") : w.string(x_name, "Name"));
+  }
+  const x_topicId = m.topicId === undefined ? ZERO_UUID : m.topicId;
+  if (v >= 6) {
+    w.uuid(x_topicId);
+  }
   const x_partitions = m.partitions === undefined ? [] : m.partitions;
   if (x_partitions === null) throw new EncodeError('non-nullable field Partitions was set to null');
   else {
@@ -190,7 +204,7 @@ export function writeTxnOffsetCommitRequestPartition(w: Writer, v: number, m: In
   if (v >= 3) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response TxnOffsetCommitResponse (apiKey 28): versions 0-4, flexible 3+
+// response TxnOffsetCommitResponse (apiKey 28): versions 0-6, flexible 3+
 export interface TxnOffsetCommitResponse {
   throttleTimeMs: number;
   topics: TxnOffsetCommitResponseTopic[];
@@ -198,6 +212,7 @@ export interface TxnOffsetCommitResponse {
 }
 export interface TxnOffsetCommitResponseTopic {
   name: string;
+  topicId: string;
   partitions: TxnOffsetCommitResponsePartition[];
   _unknownTaggedFields?: TaggedField[];
 }
@@ -247,11 +262,17 @@ export function writeTxnOffsetCommitResponse(w: Writer, v: number, m: Input<TxnO
   if (v >= 3) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultTxnOffsetCommitResponseTopic(): TxnOffsetCommitResponseTopic {
-  return { name: "", partitions: [] };
+  return { name: "", topicId: ZERO_UUID, partitions: [] };
 }
 export function readTxnOffsetCommitResponseTopic(r: Reader, v: number): TxnOffsetCommitResponseTopic {
   let name: string;
-  name = (v >= 3 ? r.compactString("Name") : r.string("Name"));
+  if (v <= 5) {
+    name = (v >= 3 ? r.compactString("Name") : r.string("Name"));
+  } else name = "";
+  let topicId: string;
+  if (v >= 6) {
+    topicId = r.uuid();
+  } else topicId = ZERO_UUID;
   let partitions: TxnOffsetCommitResponsePartition[];
   {
     const n = (v >= 3 ? r.compactArrayLength("Partitions") : r.arrayLength("Partitions"));
@@ -271,13 +292,19 @@ export function readTxnOffsetCommitResponseTopic(r: Reader, v: number): TxnOffse
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: TxnOffsetCommitResponseTopic = { name, partitions };
+  const o: TxnOffsetCommitResponseTopic = { name, topicId, partitions };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
 export function writeTxnOffsetCommitResponseTopic(w: Writer, v: number, m: Input<TxnOffsetCommitResponseTopic>): void {
   const x_name = m.name === undefined ? "" : m.name;
-  (v >= 3 ? w.compactString(x_name, "Name") : w.string(x_name, "Name"));
+  if (v <= 5) {
+    (v >= 3 ? w.compactString(x_name, "Name") : w.string(x_name, "Name"));
+  }
+  const x_topicId = m.topicId === undefined ? ZERO_UUID : m.topicId;
+  if (v >= 6) {
+    w.uuid(x_topicId);
+  }
   const x_partitions = m.partitions === undefined ? [] : m.partitions;
   if (x_partitions === null) throw new EncodeError('non-nullable field Partitions was set to null');
   else {

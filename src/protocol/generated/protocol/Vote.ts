@@ -7,7 +7,7 @@ import type { Input, TaggedField } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// request VoteRequest (apiKey 52): versions 0-1, flexible 0+
+// request VoteRequest (apiKey 52): versions 0-2, flexible 0+
 export interface VoteRequest {
   clusterId: string | null;
   voterId: number;
@@ -21,12 +21,13 @@ export interface VoteRequestTopicData {
 }
 export interface VoteRequestPartitionData {
   partitionIndex: number;
-  candidateEpoch: number;
-  candidateId: number;
-  candidateDirectoryId: string;
+  replicaEpoch: number;
+  replicaId: number;
+  replicaDirectoryId: string;
   voterDirectoryId: string;
   lastOffsetEpoch: number;
   lastOffset: bigint;
+  preVote: boolean;
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultVoteRequest(): VoteRequest {
@@ -118,19 +119,19 @@ export function writeVoteRequestTopicData(w: Writer, v: number, m: Input<VoteReq
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultVoteRequestPartitionData(): VoteRequestPartitionData {
-  return { partitionIndex: 0, candidateEpoch: 0, candidateId: 0, candidateDirectoryId: ZERO_UUID, voterDirectoryId: ZERO_UUID, lastOffsetEpoch: 0, lastOffset: 0n };
+  return { partitionIndex: 0, replicaEpoch: 0, replicaId: 0, replicaDirectoryId: ZERO_UUID, voterDirectoryId: ZERO_UUID, lastOffsetEpoch: 0, lastOffset: 0n, preVote: false };
 }
 export function readVoteRequestPartitionData(r: Reader, v: number): VoteRequestPartitionData {
   let partitionIndex: number;
   partitionIndex = r.int32();
-  let candidateEpoch: number;
-  candidateEpoch = r.int32();
-  let candidateId: number;
-  candidateId = r.int32();
-  let candidateDirectoryId: string;
+  let replicaEpoch: number;
+  replicaEpoch = r.int32();
+  let replicaId: number;
+  replicaId = r.int32();
+  let replicaDirectoryId: string;
   if (v >= 1) {
-    candidateDirectoryId = r.uuid();
-  } else candidateDirectoryId = ZERO_UUID;
+    replicaDirectoryId = r.uuid();
+  } else replicaDirectoryId = ZERO_UUID;
   let voterDirectoryId: string;
   if (v >= 1) {
     voterDirectoryId = r.uuid();
@@ -139,6 +140,10 @@ export function readVoteRequestPartitionData(r: Reader, v: number): VoteRequestP
   lastOffsetEpoch = r.int32();
   let lastOffset: bigint;
   lastOffset = r.int64();
+  let preVote: boolean;
+  if (v >= 2) {
+    preVote = r.bool();
+  } else preVote = false;
   let unknown: TaggedField[] | undefined;
   if (true) {
     const nt = r.taggedFieldCount();
@@ -148,20 +153,20 @@ export function readVoteRequestPartitionData(r: Reader, v: number): VoteRequestP
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: VoteRequestPartitionData = { partitionIndex, candidateEpoch, candidateId, candidateDirectoryId, voterDirectoryId, lastOffsetEpoch, lastOffset };
+  const o: VoteRequestPartitionData = { partitionIndex, replicaEpoch, replicaId, replicaDirectoryId, voterDirectoryId, lastOffsetEpoch, lastOffset, preVote };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
 export function writeVoteRequestPartitionData(w: Writer, v: number, m: Input<VoteRequestPartitionData>): void {
   const x_partitionIndex = m.partitionIndex === undefined ? 0 : m.partitionIndex;
   w.int32(x_partitionIndex);
-  const x_candidateEpoch = m.candidateEpoch === undefined ? 0 : m.candidateEpoch;
-  w.int32(x_candidateEpoch);
-  const x_candidateId = m.candidateId === undefined ? 0 : m.candidateId;
-  w.int32(x_candidateId);
-  const x_candidateDirectoryId = m.candidateDirectoryId === undefined ? ZERO_UUID : m.candidateDirectoryId;
+  const x_replicaEpoch = m.replicaEpoch === undefined ? 0 : m.replicaEpoch;
+  w.int32(x_replicaEpoch);
+  const x_replicaId = m.replicaId === undefined ? 0 : m.replicaId;
+  w.int32(x_replicaId);
+  const x_replicaDirectoryId = m.replicaDirectoryId === undefined ? ZERO_UUID : m.replicaDirectoryId;
   if (v >= 1) {
-    w.uuid(x_candidateDirectoryId);
+    w.uuid(x_replicaDirectoryId);
   }
   const x_voterDirectoryId = m.voterDirectoryId === undefined ? ZERO_UUID : m.voterDirectoryId;
   if (v >= 1) {
@@ -171,10 +176,15 @@ export function writeVoteRequestPartitionData(w: Writer, v: number, m: Input<Vot
   w.int32(x_lastOffsetEpoch);
   const x_lastOffset = m.lastOffset === undefined ? 0n : m.lastOffset;
   w.int64(x_lastOffset);
+  const x_preVote = m.preVote === undefined ? false : m.preVote;
+  if (v >= 2) {
+    w.bool(x_preVote);
+  }
+  if (!(v >= 2)) { if (!(x_preVote === false)) throw new UnsupportedVersionError('Attempted to write a non-default preVote at version ' + v); }
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response VoteResponse (apiKey 52): versions 0-1, flexible 0+
+// response VoteResponse (apiKey 52): versions 0-2, flexible 0+
 export interface VoteResponse {
   errorCode: number;
   topics: VoteResponseTopicData[];

@@ -7,7 +7,7 @@ import type { Input, TaggedField } from '../../codec/types.js';
 import { ZERO_UUID } from '../../codec/types.js';
 
 
-// request WriteShareGroupStateRequest (apiKey 85): versions 0, flexible 0+
+// request WriteShareGroupStateRequest (apiKey 85): versions 0-1, flexible 0+
 export interface WriteShareGroupStateRequest {
   groupId: string;
   topics: WriteShareGroupStateRequestWriteStateData[];
@@ -23,6 +23,7 @@ export interface WriteShareGroupStateRequestPartitionData {
   stateEpoch: number;
   leaderEpoch: number;
   startOffset: bigint;
+  deliveryCompleteCount: number;
   stateBatches: WriteShareGroupStateRequestStateBatch[];
   _unknownTaggedFields?: TaggedField[];
 }
@@ -114,7 +115,7 @@ export function writeWriteShareGroupStateRequestWriteStateData(w: Writer, v: num
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultWriteShareGroupStateRequestPartitionData(): WriteShareGroupStateRequestPartitionData {
-  return { partition: 0, stateEpoch: 0, leaderEpoch: 0, startOffset: 0n, stateBatches: [] };
+  return { partition: 0, stateEpoch: 0, leaderEpoch: 0, startOffset: 0n, deliveryCompleteCount: -1, stateBatches: [] };
 }
 export function readWriteShareGroupStateRequestPartitionData(r: Reader, v: number): WriteShareGroupStateRequestPartitionData {
   let partition: number;
@@ -125,6 +126,10 @@ export function readWriteShareGroupStateRequestPartitionData(r: Reader, v: numbe
   leaderEpoch = r.int32();
   let startOffset: bigint;
   startOffset = r.int64();
+  let deliveryCompleteCount: number;
+  if (v >= 1) {
+    deliveryCompleteCount = r.int32();
+  } else deliveryCompleteCount = -1;
   let stateBatches: WriteShareGroupStateRequestStateBatch[];
   {
     const n = r.compactArrayLength("StateBatches");
@@ -144,7 +149,7 @@ export function readWriteShareGroupStateRequestPartitionData(r: Reader, v: numbe
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: WriteShareGroupStateRequestPartitionData = { partition, stateEpoch, leaderEpoch, startOffset, stateBatches };
+  const o: WriteShareGroupStateRequestPartitionData = { partition, stateEpoch, leaderEpoch, startOffset, deliveryCompleteCount, stateBatches };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -157,6 +162,10 @@ export function writeWriteShareGroupStateRequestPartitionData(w: Writer, v: numb
   w.int32(x_leaderEpoch);
   const x_startOffset = m.startOffset === undefined ? 0n : m.startOffset;
   w.int64(x_startOffset);
+  const x_deliveryCompleteCount = m.deliveryCompleteCount === undefined ? -1 : m.deliveryCompleteCount;
+  if (v >= 1) {
+    w.int32(x_deliveryCompleteCount);
+  }
   const x_stateBatches = m.stateBatches === undefined ? [] : m.stateBatches;
   if (x_stateBatches === null) throw new EncodeError('non-nullable field StateBatches was set to null');
   else {
@@ -202,7 +211,7 @@ export function writeWriteShareGroupStateRequestStateBatch(w: Writer, v: number,
   if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response WriteShareGroupStateResponse (apiKey 85): versions 0, flexible 0+
+// response WriteShareGroupStateResponse (apiKey 85): versions 0-1, flexible 0+
 export interface WriteShareGroupStateResponse {
   results: WriteShareGroupStateResponseWriteStateResult[];
   _unknownTaggedFields?: TaggedField[];

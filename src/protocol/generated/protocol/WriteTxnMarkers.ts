@@ -6,7 +6,7 @@ import { DecodeError, EncodeError } from '../../codec/errors.js';
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// request WriteTxnMarkersRequest (apiKey 27): versions 0-1, flexible 1+
+// request WriteTxnMarkersRequest (apiKey 27): versions 1-2, flexible 1+
 export interface WriteTxnMarkersRequest {
   markers: WriteTxnMarkersRequestWritableTxnMarker[];
   _unknownTaggedFields?: TaggedField[];
@@ -17,6 +17,7 @@ export interface WriteTxnMarkersRequestWritableTxnMarker {
   transactionResult: boolean;
   topics: WriteTxnMarkersRequestWritableTxnMarkerTopic[];
   coordinatorEpoch: number;
+  transactionVersion: number;
   _unknownTaggedFields?: TaggedField[];
 }
 export interface WriteTxnMarkersRequestWritableTxnMarkerTopic {
@@ -30,7 +31,7 @@ export function defaultWriteTxnMarkersRequest(): WriteTxnMarkersRequest {
 export function readWriteTxnMarkersRequest(r: Reader, v: number): WriteTxnMarkersRequest {
   let markers: WriteTxnMarkersRequestWritableTxnMarker[];
   {
-    const n = (v >= 1 ? r.compactArrayLength("Markers") : r.arrayLength("Markers"));
+    const n = r.compactArrayLength("Markers");
     if (n < 0) throw new DecodeError('non-nullable field Markers was serialized as null');
     else {
       const a: WriteTxnMarkersRequestWritableTxnMarker[] = new Array(n);
@@ -39,7 +40,7 @@ export function readWriteTxnMarkersRequest(r: Reader, v: number): WriteTxnMarker
     }
   }
   let unknown: TaggedField[] | undefined;
-  if (v >= 1) {
+  if (true) {
     const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
@@ -55,13 +56,13 @@ export function writeWriteTxnMarkersRequest(w: Writer, v: number, m: Input<Write
   const x_markers = m.markers === undefined ? [] : m.markers;
   if (x_markers === null) throw new EncodeError('non-nullable field Markers was set to null');
   else {
-    (v >= 1 ? w.compactArrayLength(x_markers.length) : w.arrayLength(x_markers.length));
+    w.compactArrayLength(x_markers.length);
     for (const e of x_markers) writeWriteTxnMarkersRequestWritableTxnMarker(w, v, e);
   }
-  if (v >= 1) w.taggedFields(null, m._unknownTaggedFields);
+  if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultWriteTxnMarkersRequestWritableTxnMarker(): WriteTxnMarkersRequestWritableTxnMarker {
-  return { producerId: 0n, producerEpoch: 0, transactionResult: false, topics: [], coordinatorEpoch: 0 };
+  return { producerId: 0n, producerEpoch: 0, transactionResult: false, topics: [], coordinatorEpoch: 0, transactionVersion: 0 };
 }
 export function readWriteTxnMarkersRequestWritableTxnMarker(r: Reader, v: number): WriteTxnMarkersRequestWritableTxnMarker {
   let producerId: bigint;
@@ -72,7 +73,7 @@ export function readWriteTxnMarkersRequestWritableTxnMarker(r: Reader, v: number
   transactionResult = r.bool();
   let topics: WriteTxnMarkersRequestWritableTxnMarkerTopic[];
   {
-    const n = (v >= 1 ? r.compactArrayLength("Topics") : r.arrayLength("Topics"));
+    const n = r.compactArrayLength("Topics");
     if (n < 0) throw new DecodeError('non-nullable field Topics was serialized as null');
     else {
       const a: WriteTxnMarkersRequestWritableTxnMarkerTopic[] = new Array(n);
@@ -82,8 +83,12 @@ export function readWriteTxnMarkersRequestWritableTxnMarker(r: Reader, v: number
   }
   let coordinatorEpoch: number;
   coordinatorEpoch = r.int32();
+  let transactionVersion: number;
+  if (v >= 2) {
+    transactionVersion = r.int8();
+  } else transactionVersion = 0;
   let unknown: TaggedField[] | undefined;
-  if (v >= 1) {
+  if (true) {
     const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
@@ -91,7 +96,7 @@ export function readWriteTxnMarkersRequestWritableTxnMarker(r: Reader, v: number
       (unknown ??= []).push({ tag, data: r.raw(size) });
     }
   }
-  const o: WriteTxnMarkersRequestWritableTxnMarker = { producerId, producerEpoch, transactionResult, topics, coordinatorEpoch };
+  const o: WriteTxnMarkersRequestWritableTxnMarker = { producerId, producerEpoch, transactionResult, topics, coordinatorEpoch, transactionVersion };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -105,22 +110,26 @@ export function writeWriteTxnMarkersRequestWritableTxnMarker(w: Writer, v: numbe
   const x_topics = m.topics === undefined ? [] : m.topics;
   if (x_topics === null) throw new EncodeError('non-nullable field Topics was set to null');
   else {
-    (v >= 1 ? w.compactArrayLength(x_topics.length) : w.arrayLength(x_topics.length));
+    w.compactArrayLength(x_topics.length);
     for (const e of x_topics) writeWriteTxnMarkersRequestWritableTxnMarkerTopic(w, v, e);
   }
   const x_coordinatorEpoch = m.coordinatorEpoch === undefined ? 0 : m.coordinatorEpoch;
   w.int32(x_coordinatorEpoch);
-  if (v >= 1) w.taggedFields(null, m._unknownTaggedFields);
+  const x_transactionVersion = m.transactionVersion === undefined ? 0 : m.transactionVersion;
+  if (v >= 2) {
+    w.int8(x_transactionVersion);
+  }
+  if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultWriteTxnMarkersRequestWritableTxnMarkerTopic(): WriteTxnMarkersRequestWritableTxnMarkerTopic {
   return { name: "", partitionIndexes: [] };
 }
 export function readWriteTxnMarkersRequestWritableTxnMarkerTopic(r: Reader, v: number): WriteTxnMarkersRequestWritableTxnMarkerTopic {
   let name: string;
-  name = (v >= 1 ? r.compactString("Name") : r.string("Name"));
+  name = r.compactString("Name");
   let partitionIndexes: number[];
   {
-    const n = (v >= 1 ? r.compactArrayLength("PartitionIndexes") : r.arrayLength("PartitionIndexes"));
+    const n = r.compactArrayLength("PartitionIndexes");
     if (n < 0) throw new DecodeError('non-nullable field PartitionIndexes was serialized as null');
     else {
       const a: number[] = new Array(n);
@@ -129,7 +138,7 @@ export function readWriteTxnMarkersRequestWritableTxnMarkerTopic(r: Reader, v: n
     }
   }
   let unknown: TaggedField[] | undefined;
-  if (v >= 1) {
+  if (true) {
     const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
@@ -143,17 +152,17 @@ export function readWriteTxnMarkersRequestWritableTxnMarkerTopic(r: Reader, v: n
 }
 export function writeWriteTxnMarkersRequestWritableTxnMarkerTopic(w: Writer, v: number, m: Input<WriteTxnMarkersRequestWritableTxnMarkerTopic>): void {
   const x_name = m.name === undefined ? "" : m.name;
-  (v >= 1 ? w.compactString(x_name, "Name") : w.string(x_name, "Name"));
+  w.compactString(x_name, "Name");
   const x_partitionIndexes = m.partitionIndexes === undefined ? [] : m.partitionIndexes;
   if (x_partitionIndexes === null) throw new EncodeError('non-nullable field PartitionIndexes was set to null');
   else {
-    (v >= 1 ? w.compactArrayLength(x_partitionIndexes.length) : w.arrayLength(x_partitionIndexes.length));
+    w.compactArrayLength(x_partitionIndexes.length);
     for (const e of x_partitionIndexes) w.int32(e);
   }
-  if (v >= 1) w.taggedFields(null, m._unknownTaggedFields);
+  if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 
-// response WriteTxnMarkersResponse (apiKey 27): versions 0-1, flexible 1+
+// response WriteTxnMarkersResponse (apiKey 27): versions 1-2, flexible 1+
 export interface WriteTxnMarkersResponse {
   markers: WriteTxnMarkersResponseWritableTxnMarkerResult[];
   _unknownTaggedFields?: TaggedField[];
@@ -179,7 +188,7 @@ export function defaultWriteTxnMarkersResponse(): WriteTxnMarkersResponse {
 export function readWriteTxnMarkersResponse(r: Reader, v: number): WriteTxnMarkersResponse {
   let markers: WriteTxnMarkersResponseWritableTxnMarkerResult[];
   {
-    const n = (v >= 1 ? r.compactArrayLength("Markers") : r.arrayLength("Markers"));
+    const n = r.compactArrayLength("Markers");
     if (n < 0) throw new DecodeError('non-nullable field Markers was serialized as null');
     else {
       const a: WriteTxnMarkersResponseWritableTxnMarkerResult[] = new Array(n);
@@ -188,7 +197,7 @@ export function readWriteTxnMarkersResponse(r: Reader, v: number): WriteTxnMarke
     }
   }
   let unknown: TaggedField[] | undefined;
-  if (v >= 1) {
+  if (true) {
     const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
@@ -204,10 +213,10 @@ export function writeWriteTxnMarkersResponse(w: Writer, v: number, m: Input<Writ
   const x_markers = m.markers === undefined ? [] : m.markers;
   if (x_markers === null) throw new EncodeError('non-nullable field Markers was set to null');
   else {
-    (v >= 1 ? w.compactArrayLength(x_markers.length) : w.arrayLength(x_markers.length));
+    w.compactArrayLength(x_markers.length);
     for (const e of x_markers) writeWriteTxnMarkersResponseWritableTxnMarkerResult(w, v, e);
   }
-  if (v >= 1) w.taggedFields(null, m._unknownTaggedFields);
+  if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultWriteTxnMarkersResponseWritableTxnMarkerResult(): WriteTxnMarkersResponseWritableTxnMarkerResult {
   return { producerId: 0n, topics: [] };
@@ -217,7 +226,7 @@ export function readWriteTxnMarkersResponseWritableTxnMarkerResult(r: Reader, v:
   producerId = r.int64();
   let topics: WriteTxnMarkersResponseWritableTxnMarkerTopicResult[];
   {
-    const n = (v >= 1 ? r.compactArrayLength("Topics") : r.arrayLength("Topics"));
+    const n = r.compactArrayLength("Topics");
     if (n < 0) throw new DecodeError('non-nullable field Topics was serialized as null');
     else {
       const a: WriteTxnMarkersResponseWritableTxnMarkerTopicResult[] = new Array(n);
@@ -226,7 +235,7 @@ export function readWriteTxnMarkersResponseWritableTxnMarkerResult(r: Reader, v:
     }
   }
   let unknown: TaggedField[] | undefined;
-  if (v >= 1) {
+  if (true) {
     const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
@@ -244,20 +253,20 @@ export function writeWriteTxnMarkersResponseWritableTxnMarkerResult(w: Writer, v
   const x_topics = m.topics === undefined ? [] : m.topics;
   if (x_topics === null) throw new EncodeError('non-nullable field Topics was set to null');
   else {
-    (v >= 1 ? w.compactArrayLength(x_topics.length) : w.arrayLength(x_topics.length));
+    w.compactArrayLength(x_topics.length);
     for (const e of x_topics) writeWriteTxnMarkersResponseWritableTxnMarkerTopicResult(w, v, e);
   }
-  if (v >= 1) w.taggedFields(null, m._unknownTaggedFields);
+  if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultWriteTxnMarkersResponseWritableTxnMarkerTopicResult(): WriteTxnMarkersResponseWritableTxnMarkerTopicResult {
   return { name: "", partitions: [] };
 }
 export function readWriteTxnMarkersResponseWritableTxnMarkerTopicResult(r: Reader, v: number): WriteTxnMarkersResponseWritableTxnMarkerTopicResult {
   let name: string;
-  name = (v >= 1 ? r.compactString("Name") : r.string("Name"));
+  name = r.compactString("Name");
   let partitions: WriteTxnMarkersResponseWritableTxnMarkerPartitionResult[];
   {
-    const n = (v >= 1 ? r.compactArrayLength("Partitions") : r.arrayLength("Partitions"));
+    const n = r.compactArrayLength("Partitions");
     if (n < 0) throw new DecodeError('non-nullable field Partitions was serialized as null');
     else {
       const a: WriteTxnMarkersResponseWritableTxnMarkerPartitionResult[] = new Array(n);
@@ -266,7 +275,7 @@ export function readWriteTxnMarkersResponseWritableTxnMarkerTopicResult(r: Reade
     }
   }
   let unknown: TaggedField[] | undefined;
-  if (v >= 1) {
+  if (true) {
     const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
@@ -280,14 +289,14 @@ export function readWriteTxnMarkersResponseWritableTxnMarkerTopicResult(r: Reade
 }
 export function writeWriteTxnMarkersResponseWritableTxnMarkerTopicResult(w: Writer, v: number, m: Input<WriteTxnMarkersResponseWritableTxnMarkerTopicResult>): void {
   const x_name = m.name === undefined ? "" : m.name;
-  (v >= 1 ? w.compactString(x_name, "Name") : w.string(x_name, "Name"));
+  w.compactString(x_name, "Name");
   const x_partitions = m.partitions === undefined ? [] : m.partitions;
   if (x_partitions === null) throw new EncodeError('non-nullable field Partitions was set to null');
   else {
-    (v >= 1 ? w.compactArrayLength(x_partitions.length) : w.arrayLength(x_partitions.length));
+    w.compactArrayLength(x_partitions.length);
     for (const e of x_partitions) writeWriteTxnMarkersResponseWritableTxnMarkerPartitionResult(w, v, e);
   }
-  if (v >= 1) w.taggedFields(null, m._unknownTaggedFields);
+  if (true) w.taggedFields(null, m._unknownTaggedFields);
 }
 export function defaultWriteTxnMarkersResponseWritableTxnMarkerPartitionResult(): WriteTxnMarkersResponseWritableTxnMarkerPartitionResult {
   return { partitionIndex: 0, errorCode: 0 };
@@ -298,7 +307,7 @@ export function readWriteTxnMarkersResponseWritableTxnMarkerPartitionResult(r: R
   let errorCode: number;
   errorCode = r.int16();
   let unknown: TaggedField[] | undefined;
-  if (v >= 1) {
+  if (true) {
     const nt = r.taggedFieldCount();
     for (let i = 0; i < nt; i++) {
       const tag = r.uvarint();
@@ -315,5 +324,5 @@ export function writeWriteTxnMarkersResponseWritableTxnMarkerPartitionResult(w: 
   w.int32(x_partitionIndex);
   const x_errorCode = m.errorCode === undefined ? 0 : m.errorCode;
   w.int16(x_errorCode);
-  if (v >= 1) w.taggedFields(null, m._unknownTaggedFields);
+  if (true) w.taggedFields(null, m._unknownTaggedFields);
 }

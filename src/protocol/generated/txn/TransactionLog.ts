@@ -6,7 +6,7 @@ import { DecodeError, EncodeError, UnsupportedVersionError } from '../../codec/e
 import type { Input, TaggedField } from '../../codec/types.js';
 
 
-// data TransactionLogKey: versions 0, flexible none
+// coordinator-key TransactionLogKey (apiKey 0): versions 0, flexible none
 export interface TransactionLogKey {
   transactionalId: string;
   _unknownTaggedFields?: TaggedField[];
@@ -27,12 +27,13 @@ export function writeTransactionLogKey(w: Writer, v: number, m: Input<Transactio
   w.string(x_transactionalId, "TransactionalId");
 }
 
-// data TransactionLogValue: versions 0-1, flexible 1+
+// coordinator-value TransactionLogValue (apiKey 0): versions 0-1, flexible 1+
 export interface TransactionLogValue {
   producerId: bigint;
   previousProducerId: bigint;
   nextProducerId: bigint;
   producerEpoch: number;
+  nextProducerEpoch: number;
   transactionTimeoutMs: number;
   transactionStatus: number;
   transactionPartitions: TransactionLogValuePartitionsSchema[] | null;
@@ -47,7 +48,7 @@ export interface TransactionLogValuePartitionsSchema {
   _unknownTaggedFields?: TaggedField[];
 }
 export function defaultTransactionLogValue(): TransactionLogValue {
-  return { producerId: 0n, previousProducerId: -1n, nextProducerId: -1n, producerEpoch: 0, transactionTimeoutMs: 0, transactionStatus: 0, transactionPartitions: [], transactionLastUpdateTimestampMs: 0n, transactionStartTimestampMs: 0n, clientTransactionVersion: 0 };
+  return { producerId: 0n, previousProducerId: -1n, nextProducerId: -1n, producerEpoch: 0, nextProducerEpoch: -1, transactionTimeoutMs: 0, transactionStatus: 0, transactionPartitions: [], transactionLastUpdateTimestampMs: 0n, transactionStartTimestampMs: 0n, clientTransactionVersion: 0 };
 }
 export function readTransactionLogValue(r: Reader, v: number): TransactionLogValue {
   let producerId: bigint;
@@ -58,6 +59,8 @@ export function readTransactionLogValue(r: Reader, v: number): TransactionLogVal
   nextProducerId = -1n;
   let producerEpoch: number;
   producerEpoch = r.int16();
+  let nextProducerEpoch: number;
+  nextProducerEpoch = -1;
   let transactionTimeoutMs: number;
   transactionTimeoutMs = r.int32();
   let transactionStatus: number;
@@ -93,6 +96,10 @@ export function readTransactionLogValue(r: Reader, v: number): TransactionLogVal
           if (!(v >= 1)) throw new DecodeError('tag 1 is not valid for version ' + v);
           nextProducerId = r.int64();
           break;
+        case 3:
+          if (!(v >= 1)) throw new DecodeError('tag 3 is not valid for version ' + v);
+          nextProducerEpoch = r.int16();
+          break;
         case 2:
           if (!(v >= 1)) throw new DecodeError('tag 2 is not valid for version ' + v);
           clientTransactionVersion = r.int16();
@@ -102,7 +109,7 @@ export function readTransactionLogValue(r: Reader, v: number): TransactionLogVal
       }
     }
   }
-  const o: TransactionLogValue = { producerId, previousProducerId, nextProducerId, producerEpoch, transactionTimeoutMs, transactionStatus, transactionPartitions, transactionLastUpdateTimestampMs, transactionStartTimestampMs, clientTransactionVersion };
+  const o: TransactionLogValue = { producerId, previousProducerId, nextProducerId, producerEpoch, nextProducerEpoch, transactionTimeoutMs, transactionStatus, transactionPartitions, transactionLastUpdateTimestampMs, transactionStartTimestampMs, clientTransactionVersion };
   if (unknown) o._unknownTaggedFields = unknown;
   return o;
 }
@@ -126,6 +133,13 @@ export function writeTransactionLogValue(w: Writer, v: number, m: Input<Transact
   if (!(v >= 1)) { if (!(x_nextProducerId === -1n)) throw new UnsupportedVersionError('Attempted to write a non-default nextProducerId at version ' + v); }
   const x_producerEpoch = m.producerEpoch === undefined ? 0 : m.producerEpoch;
   w.int16(x_producerEpoch);
+  const x_nextProducerEpoch = m.nextProducerEpoch === undefined ? -1 : m.nextProducerEpoch;
+  if (v >= 1) {
+    if (!(x_nextProducerEpoch === -1)) (tags ??= []).push(tagged(3, (w) => {
+      w.int16(x_nextProducerEpoch);
+    }));
+  }
+  if (!(v >= 1)) { if (!(x_nextProducerEpoch === -1)) throw new UnsupportedVersionError('Attempted to write a non-default nextProducerEpoch at version ' + v); }
   const x_transactionTimeoutMs = m.transactionTimeoutMs === undefined ? 0 : m.transactionTimeoutMs;
   w.int32(x_transactionTimeoutMs);
   const x_transactionStatus = m.transactionStatus === undefined ? 0 : m.transactionStatus;
