@@ -285,7 +285,7 @@ test('console tools: binary values, read_committed, group commits, validation er
   await producer.close();
   client.close();
   for (const iso of ['read_committed', 'read_uncommitted']) {
-    const args = [...B(), '--topic', 'txn', '--from-beginning', '--timeout-ms', '4000', '--isolation-level', iso, '--property', 'print.offset=true'];
+    const args = [...B(), '--topic', 'txn', '--from-beginning', '--timeout-ms', '4000', '--isolation-level', iso, '--formatter-property', 'print.offset=true'];
     const [k, t] = [await apache('console-consumer', args), await tkafka('console-consumer', args)];
     assert.equal(t.out, k.out, iso);
     assert.equal(t.out, iso === 'read_committed' ? 'Offset:2\tcommitted\n' : 'Offset:0\taborted\nOffset:2\tcommitted\n');
