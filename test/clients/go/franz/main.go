@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -493,7 +492,7 @@ func groupScenario(ctx context.Context, kip848 bool) {
 			mx.Fail("consume errors: %v %v", e1, e2)
 		}
 		if len(a1) == 0 || len(a2) == 0 || len(a1)+len(a2) != 4 {
-			return false, fmt.Errorf("assignments %v and %v", keys(a1), keys(a2))
+			return false, fmt.Errorf("assignments %v and %v", mx.SortedKeys(a1), mx.SortedKeys(a2))
 		}
 		for p := range a1 {
 			if a2[p] {
@@ -540,7 +539,7 @@ func groupScenario(ctx context.Context, kip848 bool) {
 			}
 			seen[id] = true
 			if !a[r.Partition] {
-				mx.Fail("member %d got a record of partition %d, assigned %v", i+1, r.Partition, keys(a))
+				mx.Fail("member %d got a record of partition %d, assigned %v", i+1, r.Partition, mx.SortedKeys(a))
 			}
 		}
 		m.mu.Unlock()
@@ -584,15 +583,6 @@ func groupScenario(ctx context.Context, kip848 bool) {
 	}
 	m3.cl.Close()
 	<-m3.done
-}
-
-func keys(m map[int32]bool) []int32 {
-	var ks []int32
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
-	return ks
 }
 
 func transactions(ctx context.Context) {

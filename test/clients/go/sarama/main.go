@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -545,7 +544,7 @@ func groupClassic(ctx context.Context) {
 		a1, _ = m1.h.snapshot()
 		a2, _ = m2.h.snapshot()
 		if len(a1) == 0 || len(a2) == 0 || len(a1)+len(a2) != 4 {
-			return false, fmt.Errorf("assignments %v and %v", keys(a1), keys(a2))
+			return false, fmt.Errorf("assignments %v and %v", mx.SortedKeys(a1), mx.SortedKeys(a2))
 		}
 		for p := range a1 {
 			if a2[p] {
@@ -584,7 +583,7 @@ func groupClassic(ctx context.Context) {
 			}
 			seen[id] = true
 			if !a[r.Partition] {
-				mx.Fail("member %d got a record of partition %d, assigned %v", i+1, r.Partition, keys(a))
+				mx.Fail("member %d got a record of partition %d, assigned %v", i+1, r.Partition, mx.SortedKeys(a))
 			}
 		}
 		m.h.mu.Unlock()
@@ -630,15 +629,6 @@ func groupClassic(ctx context.Context) {
 func groupConsumer(context.Context) {
 	mx.NA("sarama has no KIP-848 consumer (group.protocol=consumer): its ConsumerGroup speaks only " +
 		"the classic JoinGroup/SyncGroup protocol")
-}
-
-func keys(m map[int32]bool) []int32 {
-	var ks []int32
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
-	return ks
 }
 
 // transactions runs a consume-transform-produce loop: a read_committed partition consumer reads

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"time"
 )
@@ -106,4 +107,14 @@ func Args() (scenario, bootstrap string) {
 // Value is a compressible record value (codecs skip compressing what does not shrink).
 func Value(i int) []byte {
 	return []byte(fmt.Sprintf("value-%04d %s", i, strings.Repeat("abcdefgh", 16)))
+}
+
+// SortedKeys lists the partitions of a set in ascending order, for messages.
+func SortedKeys(m map[int32]bool) []int32 {
+	var ks []int32
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
+	return ks
 }
