@@ -237,3 +237,56 @@ test('assignors: uniform is balanced and sticky, range gives contiguous ranges',
   assert.equal(het.get('a')!.get('T')!.size, 2);
   assert.equal(het.get('b')!.get('U')!.size, 2);
 });
+
+test('a regex resolution is written, again when topics change, tombstoned on leave', async () => {
+  const { h } = await setup();
+  try {
+    h.addTopic('rx-a', 2);
+    const p = coordinatorPartition('crx', 4);
+    const regexRecords = () => h.log.partitions.get(p)!.map((r) => decodeRecord(r.key, r.value)!)
+      .filter((r) => r.type === 'ConsumerGroupRegularExpression');
+    const a = await h.gc.consumerGroupHeartbeat(hb('crx', {
+      memberEpoch: 0, rebalanceTimeoutMs: 5000, subscribedTopicRegex: 'rx-.*', topicPartitions: [],
+    }), INFO);
+    assert.equal(a.errorCode, E.NONE, a.errorMessage ?? '');
+    const types = h.log.partitions.get(p)!.map((r) => decodeRecord(r.key, r.value)!.type);
+    assert.deepEqual(types.slice(0, 4), ['ConsumerGroupMemberMetadata', 'ConsumerGroupRegularExpression',
+      'ConsumerGroupPartitionMetadata', 'ConsumerGroupMetadata'], 'the resolution before the subscription metadata');
+    const first = regexRecords();
+    assert.equal(first.length, 1);
+    assert.deepEqual(first[0]!.type === 'ConsumerGroupRegularExpression' && first[0]!.value!.topics, ['rx-a']);
+    // a steady heartbeat does not resolve again
+    await h.gc.consumerGroupHeartbeat(hb('crx', { memberId: a.memberId!, memberEpoch: a.memberEpoch }), INFO);
+    assert.equal(regexRecords().length, 1);
+    h.addTopic('rx-b', 1);
+    h.addTopic('other', 1);
+    const b = await h.gc.consumerGroupHeartbeat(hb('crx', { memberId: a.memberId!, memberEpoch: a.memberEpoch }), INFO);
+    assert.equal(b.memberEpoch, a.memberEpoch + 1, 'the new matching topic bumps the group epoch');
+    const second = regexRecords();
+    assert.equal(second.length, 2);
+    const v = (r: (typeof second)[number]) => (r.type === 'ConsumerGroupRegularExpression' ? r.value : null);
+    assert.deepEqual(v(second[1]!)!.topics, ['rx-a', 'rx-b']);
+    assert.ok(v(second[1]!)!.version > v(second[0]!)!.version, 'resolved at a newer metadata version');
+    // a restart replays the resolution: the next heartbeat keeps the epoch and writes no new resolution
+    const h2 = await h.restart();
+    try {
+      const beat = hb('crx', { memberId: a.memberId!, memberEpoch: b.memberEpoch });
+      const again = await h2.gc.consumerGroupHeartbeat(beat, INFO);
+      assert.equal(again.memberEpoch, b.memberEpoch);
+      assert.equal(regexRecords().length, 2);
+      // until topics change again
+      h2.addTopic('rx-c', 1);
+      const c = await h2.gc.consumerGroupHeartbeat(beat, INFO);
+      assert.equal(c.memberEpoch, b.memberEpoch + 1);
+      assert.deepEqual(v(regexRecords()[2]!)!.topics, ['rx-a', 'rx-b', 'rx-c']);
+      await h2.gc.consumerGroupHeartbeat(hb('crx', { memberId: a.memberId!, memberEpoch: -1 }), INFO);
+      const last = regexRecords().at(-1)!;
+      const tombstone = { type: 'ConsumerGroupRegularExpression', group: 'crx', regularExpression: 'rx-.*' };
+      assert.deepEqual(last, { ...tombstone, value: null });
+    } finally {
+      await h2.close();
+    }
+  } finally {
+    await h.close().catch(() => undefined);
+  }
+});

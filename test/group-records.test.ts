@@ -78,3 +78,20 @@ test('a group\'s partition is abs(javaHashCode) % partitions (storage-formats §
   assert.equal(coordinatorPartition('polygenelubricants', 50), 0);
   assert.equal(coordinatorPartition('héllo', 50), 34);
 });
+
+test('ConsumerGroupRegularExpression: key version 16, value v0 in Kafka\'s layout; the tombstone has no value', () => {
+  const rec: CoordinatorRecord = {
+    type: 'ConsumerGroupRegularExpression', group: 'g', regularExpression: 'ab*',
+    value: { topics: ['abc', 'abcd'], version: 10n, timestamp: 12345n },
+  };
+  const { key, value } = encodeRecord(rec);
+  // key: int16 16, then GroupId and RegularExpression as (non-flexible) strings
+  assert.equal(key.toString('hex'), '0010' + '0001' + '67' + '0003' + '61622a');
+  // value v0 (flexible): compact array of compact strings, Version int64, Timestamp int64, no tagged fields
+  const hex = '0000' + '03' + '04616263' + '0561626364' + '000000000000000a' + '0000000000003039' + '00';
+  assert.equal(value!.toString('hex'), hex);
+  assert.deepEqual(decodeRecord(key, value), rec);
+  const tomb = encodeRecord({ ...rec, value: null } as CoordinatorRecord);
+  assert.equal(tomb.value, null);
+  assert.deepEqual(decodeRecord(tomb.key, null), { ...rec, value: null });
+});

@@ -31,6 +31,7 @@ export async function harness(overrides: Partial<GroupConfig> = {}, shared?: { l
   const metadata = {
     topic: (n: string) => topics.get(n),
     topicById: (id: string) => [...topics.values()].find((t) => t.id === id),
+    topicNames: () => topics.keys(),
   };
   const gc = new GroupCoordinator({ config, log, metadata });
   for (let p = 0; p < config.offsetsTopicPartitions; p++) await gc.loadPartition(p);

@@ -20,6 +20,7 @@ export function metadataViewOf(image: () => MetadataImage): MetadataView {
     topic: (name) => view(image().topic(name)),
     topicById: (id) => view(image().topicById(id)),
     topicNames: () => image().topicsByName.keys(),
+    version: () => image().offset,
   };
 }
 

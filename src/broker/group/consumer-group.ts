@@ -93,9 +93,9 @@ export class ConsumerGroup {
   /** when the subscription metadata was last checked against the cluster (refresh on expiry) */
   metadataRefreshDeadline = 0;
   /**
-   * The members' regexes resolved against the topics (regex → resolution). Derived from the members'
-   * SubscribedTopicRegex and the metadata, re-resolved when topics change; not written to the log, as
-   * the generated codec has no ConsumerGroupRegularExpression record (see docs/protocol-differences.md).
+   * The members' regexes resolved against the topics (regex → resolution), as the log says: written as
+   * ConsumerGroupRegularExpression records when resolved, tombstoned when no member uses the regex any
+   * more, replayed on load (GroupMetadataManager.replay); re-resolved when topics change.
    */
   readonly resolvedRegularExpressions = new Map<string, ResolvedRegularExpression>();
 
@@ -234,6 +234,14 @@ export class ConsumerGroup {
         this.updateMember(m);
         break;
       }
+      case 'ConsumerGroupRegularExpression':
+        if (r.value === null) this.resolvedRegularExpressions.delete(r.regularExpression);
+        else {
+          this.resolvedRegularExpressions.set(r.regularExpression, {
+            topics: new Set(r.value.topics), version: Number(r.value.version), timestamp: Number(r.value.timestamp),
+          });
+        }
+        break;
       default:
         break;
     }
@@ -249,6 +257,23 @@ export function memberTombstones(groupId: string, memberId: string): Coordinator
   ];
 }
 
+/** GroupCoordinatorRecordHelpers.newConsumerGroupRegularExpressionRecord: the topics sorted. */
+export function regularExpressionRecord(
+  groupId: string,
+  regex: string,
+  r: ResolvedRegularExpression,
+): CoordinatorRecord {
+  return {
+    type: 'ConsumerGroupRegularExpression', group: groupId, regularExpression: regex,
+    value: { topics: [...r.topics].sort(), version: BigInt(r.version), timestamp: BigInt(r.timestamp) },
+  };
+}
+
+/** GroupCoordinatorRecordHelpers.newConsumerGroupRegularExpressionTombstone. */
+export function regularExpressionTombstone(groupId: string, regex: string): CoordinatorRecord {
+  return { type: 'ConsumerGroupRegularExpression', group: groupId, regularExpression: regex, value: null };
+}
+
 /** Records that delete the whole group (ConsumerGroup.createGroupTombstoneRecords). */
 export function consumerGroupTombstones(g: ConsumerGroup): CoordinatorRecord[] {
   const id = g.groupId;
@@ -257,6 +282,7 @@ export function consumerGroupTombstones(g: ConsumerGroup): CoordinatorRecord[] {
   for (const m of g.members.keys()) out.push({ type: 'ConsumerGroupTargetAssignmentMember', group: id, memberId: m, value: null });
   out.push({ type: 'ConsumerGroupTargetAssignmentMetadata', group: id, value: null });
   for (const m of g.members.keys()) out.push({ type: 'ConsumerGroupMemberMetadata', group: id, memberId: m, value: null });
+  for (const regex of g.resolvedRegularExpressions.keys()) out.push(regularExpressionTombstone(id, regex));
   out.push({ type: 'ConsumerGroupPartitionMetadata', group: id, value: null });
   out.push({ type: 'ConsumerGroupMetadata', group: id, value: null });
   return out;

@@ -9,8 +9,8 @@ import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { assign, ASSIGNORS, type AssignorMember } from './assignors.js';
 import {
   assignmentEquals, cloneAssignment, ConsumerGroup, hasRegex, MemberState, memberTombstones, newMember,
-  toTopicPartitions,
-  type Assignment, type ConsumerMember, type SubscribedTopic,
+  regularExpressionRecord, regularExpressionTombstone, toTopicPartitions,
+  type Assignment, type ConsumerMember, type ResolvedRegularExpression, type SubscribedTopic,
 } from './consumer-group.js';
 import type { CoordinatorRecord } from './records.js';
 import { result, type OpResult, type RequestInfo, type ShardContext } from './shard-types.js';
@@ -130,8 +130,15 @@ const sameMetadata = (a: Map<string, SubscribedTopic>, b: Map<string, Subscribed
 const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 export class ConsumerGroupManager {
-  /** Moves when topics are created or deleted: regexes resolved at an older version are resolved again. */
-  private topicsVersion = 0;
+  /** The version when no MetadataView.version is given; moves (at least to the clock) when topics change. */
+  private localVersion = 0;
+  /**
+   * Resolutions older than this version are resolved again: set when topics are created or deleted. -1
+   * after a load, so the resolutions replayed from the log are used until then.
+   */
+  private staleBefore = -1;
+  /** Regexes resolved by the running operation, not yet written (group id, regex → resolution). */
+  private fresh: { groupId: string; resolved: Map<string, ResolvedRegularExpression> } | null = null;
 
   constructor(private readonly ctx: ShardContext) {}
 
@@ -143,6 +150,7 @@ export class ConsumerGroupManager {
   heartbeat(req: HeartbeatRequest, info: RequestInfo): OpResult<HeartbeatResponse> {
     if (req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) return this.leave(req);
     const records: CoordinatorRecord[] = [];
+    this.fresh = null;
     const now = this.ctx.clock();
     const create = req.memberEpoch === 0;
     const group = this.getOrMaybeCreate(req.groupId, create, records);
@@ -190,7 +198,7 @@ export class ConsumerGroupManager {
     let groupEpoch = group.groupEpoch;
     let metadata = group.subscriptionMetadata;
     if (bump || group.metadataRefreshDeadline <= now) {
-      metadata = this.computeSubscriptionMetadata(group, updated, replacedId);
+      metadata = this.computeSubscriptionMetadata(group, updated, records, replacedId);
       if (!sameMetadata(metadata, group.subscriptionMetadata)) {
         bump = true;
         records.push(subscriptionMetadataRecord(group.groupId, metadata));
@@ -287,7 +295,18 @@ export class ConsumerGroupManager {
     return existing;
   }
 
-  private computeSubscriptionMetadata(group: ConsumerGroup, updated: ConsumerMember | null, removedId?: string): Map<string, SubscribedTopic> {
+  /**
+   * The subscribed topics' metadata. Writes a ConsumerGroupRegularExpression record for each regex resolved
+   * on the way (handleRegularExpressionsResult writes one per resolution) and a tombstone for each regex no
+   * member subscribes to any more (maybeDeleteResolvedRegularExpression).
+   */
+  private computeSubscriptionMetadata(
+    group: ConsumerGroup,
+    updated: ConsumerMember | null,
+    records: CoordinatorRecord[],
+    removedId?: string,
+  ): Map<string, SubscribedTopic> {
+    this.fresh = { groupId: group.groupId, resolved: new Map() };
     const names = new Set<string>();
     const regexes = new Set<string>();
     const add = (m: ConsumerMember) => {
@@ -299,9 +318,12 @@ export class ConsumerGroupManager {
       add(m);
     }
     if (updated) add(updated);
-    // a regex no member subscribes to any more is dropped (maybeDeleteResolvedRegularExpressions)
-    for (const r of [...group.resolvedRegularExpressions.keys()]) {
-      if (!regexes.has(r)) group.resolvedRegularExpressions.delete(r);
+    for (const [regex, resolved] of this.fresh.resolved) {
+      records.push(regularExpressionRecord(group.groupId, regex, resolved));
+    }
+    // a regex no member subscribes to any more is dropped (maybeDeleteResolvedRegularExpression)
+    for (const r of group.resolvedRegularExpressions.keys()) {
+      if (!regexes.has(r)) records.push(regularExpressionTombstone(group.groupId, r));
     }
     const out = new Map<string, SubscribedTopic>();
     for (const n of [...names].sort()) {
@@ -424,7 +446,8 @@ export class ConsumerGroupManager {
   /** Removes a member, refreshes the subscription metadata and bumps the group epoch. */
   private fenceRecords(group: ConsumerGroup, memberId: string): CoordinatorRecord[] {
     const records = memberTombstones(group.groupId, memberId);
-    const metadata = this.computeSubscriptionMetadata(group, null, memberId);
+    this.fresh = null;
+    const metadata = this.computeSubscriptionMetadata(group, null, records, memberId);
     if (!sameMetadata(metadata, group.subscriptionMetadata)) records.push(subscriptionMetadataRecord(group.groupId, metadata));
     records.push({ type: 'ConsumerGroupMetadata', group: group.groupId, value: { epoch: group.groupEpoch + 1 } });
     this.ctx.timer.cancel(sessionKey(group.groupId, memberId));
@@ -485,12 +508,15 @@ export class ConsumerGroupManager {
 
   /**
    * TopicRegexResolver.resolveRegularExpressions: every topic name of the metadata image (internal topics
-   * included, as Kafka scans topicNames()) that the RE2/J regex matches entirely. Kept on the group until
-   * topics are created or deleted.
+   * included, as Kafka scans topicNames()) that the RE2/J regex matches entirely. The resolution is written
+   * to the log (computeSubscriptionMetadata) and kept on the group by replay until topics are created or
+   * deleted; its version is the metadata image's offset, as Kafka's.
    */
   private resolveRegex(group: ConsumerGroup, regex: string): ReadonlySet<string> {
+    const fresh = this.fresh?.groupId === group.groupId ? this.fresh.resolved.get(regex) : undefined;
+    if (fresh) return fresh.topics;
     const cached = group.resolvedRegularExpressions.get(regex);
-    if (cached && cached.version === this.topicsVersion) return cached.topics;
+    if (cached && cached.version >= this.staleBefore) return cached.topics;
     const started = Date.now();
     const topics = new Set<string>();
     let pattern: RE2JS | null = null;
@@ -508,7 +534,8 @@ export class ConsumerGroupManager {
         if (pattern.matches(name)) topics.add(name);
       }
     }
-    group.resolvedRegularExpressions.set(regex, { topics, version: this.topicsVersion, timestamp: this.ctx.clock() });
+    const resolved = { topics, version: this.metadataVersion(), timestamp: this.ctx.clock() };
+    if (this.fresh?.groupId === group.groupId) this.fresh.resolved.set(regex, resolved);
     const ms = Date.now() - started;
     const g = group.groupId;
     this.ctx.log('INFO', `[GroupId ${g}] Scanned ${scanned} topics to refresh regular expressions [${regex}] in ${ms}ms.`);
@@ -520,8 +547,15 @@ export class ConsumerGroupManager {
    * resolved again then (GroupMetadataManager.onMetadataUpdate).
    */
   requestMetadataRefresh(): void {
-    this.topicsVersion++;
+    // without a metadata offset: a version above the ones written before a restart (the clock has moved on)
+    this.localVersion = Math.max(this.localVersion + 1, this.ctx.clock());
+    this.staleBefore = this.metadataVersion();
     for (const g of this.ctx.groups.values()) if (g.type === 'consumer') g.metadataRefreshDeadline = 0;
+  }
+
+  /** The version a resolution is made at: the metadata image's offset, as Kafka's. */
+  private metadataVersion(): number {
+    return this.ctx.metadata.version?.() ?? this.localVersion;
   }
 }
 

@@ -2,7 +2,8 @@
 // GroupCoordinatorRecordSerde): the key is an int16 version that is the record type, then the key
 // schema; the value is an int16 version then the value schema, or null (a tombstone). Written
 // versions follow Kafka 3.x/4.0: OffsetCommitKey v1, OffsetCommitValue v3 (v1 when the commit
-// carries an expire timestamp), GroupMetadataKey v2, GroupMetadataValue v3, KIP-848 values v0.
+// carries an expire timestamp), GroupMetadataKey v2, GroupMetadataValue v3, KIP-848 values v0
+// (ConsumerGroupRegularExpressionKey/Value, type 16, included).
 import { Reader } from '../../protocol/codec/reader.js';
 import { Writer } from '../../protocol/codec/writer.js';
 import { OFFSETS_TOPIC_RECORDS } from '../../protocol/generated/records.js';
@@ -17,6 +18,9 @@ import type {
 import type { LegacyOffsetCommitValue } from '../../protocol/generated/group/LegacyOffsetCommit.js';
 import { ZERO_UUID } from '../../protocol/codec/types.js';
 import type { ConsumerGroupTargetAssignmentMemberValue } from '../../protocol/generated/group/ConsumerGroupTargetAssignmentMember.js';
+import type {
+  ConsumerGroupRegularExpressionValue,
+} from '../../protocol/generated/group/ConsumerGroupRegularExpression.js';
 
 export const RecordType = {
   OffsetCommit: 1,
@@ -27,6 +31,7 @@ export const RecordType = {
   ConsumerGroupTargetAssignmentMetadata: 6,
   ConsumerGroupTargetAssignmentMember: 7,
   ConsumerGroupCurrentMemberAssignment: 8,
+  ConsumerGroupRegularExpression: 16,
 } as const;
 
 /** Versions this coordinator writes (MetadataVersion.offsetCommitValueVersion / groupMetadataValueVersion). */
@@ -54,7 +59,13 @@ export type CoordinatorRecord =
   | { type: 'ConsumerGroupMemberMetadata'; group: string; memberId: string; value: ConsumerGroupMemberMetadataValue | null }
   | { type: 'ConsumerGroupTargetAssignmentMetadata'; group: string; value: { assignmentEpoch: number } | null }
   | { type: 'ConsumerGroupTargetAssignmentMember'; group: string; memberId: string; value: ConsumerGroupTargetAssignmentMemberValue | null }
-  | { type: 'ConsumerGroupCurrentMemberAssignment'; group: string; memberId: string; value: CurrentMemberAssignmentRecordValue | null };
+  | { type: 'ConsumerGroupCurrentMemberAssignment'; group: string; memberId: string; value: CurrentMemberAssignmentRecordValue | null }
+  | {
+    type: 'ConsumerGroupRegularExpression';
+    group: string;
+    regularExpression: string;
+    value: ConsumerGroupRegularExpressionValue | null;
+  };
 
 /** Key and value bytes of a record (value null: tombstone). */
 export interface EncodedRecord {
@@ -91,7 +102,11 @@ export function encodeRecord(r: CoordinatorRecord): EncodedRecord {
     default: {
       const type = RecordType[r.type];
       const spec = specFor(type);
-      const keyMsg = 'memberId' in r ? { groupId: r.group, memberId: r.memberId } : { groupId: r.group };
+      const keyMsg = 'memberId' in r
+        ? { groupId: r.group, memberId: r.memberId }
+        : 'regularExpression' in r
+          ? { groupId: r.group, regularExpression: r.regularExpression }
+          : { groupId: r.group };
       const key = encodeWith(type, spec.key.write, keyMsg);
       return { key, value: r.value === null ? null : encodeWith(0, spec.value!.write, r.value) };
     }
@@ -143,6 +158,10 @@ export function decodeRecord(key: Buffer, value: Buffer | null): CoordinatorReco
       return { type: 'ConsumerGroupTargetAssignmentMember', group: k.groupId, memberId: k.memberId, value: v };
     case 8:
       return { type: 'ConsumerGroupCurrentMemberAssignment', group: k.groupId, memberId: k.memberId, value: v };
+    case 16:
+      return {
+        type: 'ConsumerGroupRegularExpression', group: k.groupId, regularExpression: k.regularExpression, value: v,
+      };
     default:
       return null;
   }

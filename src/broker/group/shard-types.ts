@@ -42,6 +42,8 @@ export interface MetadataView {
   topicById(id: string): TopicView | undefined;
   /** Every topic name (regex subscriptions are resolved against them; none when absent). */
   topicNames?(): Iterable<string>;
+  /** The metadata image's offset (the version regex resolutions are made at; a local counter when absent). */
+  version?(): number;
 }
 
 export interface ShardContext {
