@@ -256,6 +256,28 @@ test('topic configs: DescribeConfigs sources and synonyms', () => {
   assert.deepEqual(hoursOnly.synonyms, []);
 });
 
+test('topic configs: Kafka 4.4 keys with their defaults, types and broker synonyms', () => {
+  const eff = effectiveTopicConfig(load({ 'log.remote.copy.lag.ms': '60000' }).config);
+  const row = (k: string) => {
+    const e = eff.get(k)!;
+    return [e.value, e.type, e.source, e.synonyms.map((s) => `${s.source}:${s.name}=${s.value}`).join(' ')];
+  };
+  assert.deepEqual(row('errors.deadletterqueue.group.enable'), ['false', 'boolean', 'DEFAULT_CONFIG', '']);
+  assert.deepEqual(row('max.decompressed.message.bytes'),
+    ['2147483639', 'int', 'DEFAULT_CONFIG', 'DEFAULT_CONFIG:max.decompressed.message.bytes=2147483639']);
+  assert.deepEqual(row('remote.copy.lag.bytes'), ['-1', 'long', 'DEFAULT_CONFIG', 'DEFAULT_CONFIG:log.remote.copy.lag.bytes=-1']);
+  assert.deepEqual(row('remote.copy.lag.ms'),
+    ['60000', 'long', 'STATIC_BROKER_CONFIG', 'STATIC_BROKER_CONFIG:log.remote.copy.lag.ms=60000 DEFAULT_CONFIG:log.remote.copy.lag.ms=0']);
+  // Removed in Kafka 4: refused as unknown (topic) and no longer a broker key (only a warning at start-up).
+  assert.equal(TOPIC_CONFIGS.has('message.downconversion.enable'), false);
+  assert.equal(validateTopicConfigs({ 'message.downconversion.enable': 'false' }), 'Unknown topic config name: message.downconversion.enable');
+  assert.deepEqual(load({ 'log.message.downconversion.enable': 'false' }).unknownKeys, ['log.message.downconversion.enable']);
+  assert.equal(validateTopicConfigs({ 'max.decompressed.message.bytes': '0' }),
+    'Invalid value 0 for configuration max.decompressed.message.bytes: Value must be at least 1');
+  assert.equal(validateTopicConfigs({ 'remote.copy.lag.ms': '-2' }), 'Invalid value -2 for configuration remote.copy.lag.ms: Value must be at least -1');
+  assert.equal(validateTopicConfigs({ 'errors.deadletterqueue.group.enable': 'true', 'remote.copy.lag.bytes': '-1' }), null);
+});
+
 test('topic configs: CreateTopics view (controller) with dynamic broker configs', () => {
   const { config } = load({ 'log.roll.hours': '2', 'log.retention.minutes': '240', 'log.roll.jitter.ms': '123' });
   const eff = effectiveTopicConfig(config, { 'index.interval.bytes': '9999999' }, {

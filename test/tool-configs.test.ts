@@ -64,6 +64,36 @@ test('--alter --add-config sets topic configs (bracketed lists too); --describe 
   assert.equal(json.resources[0].configs[1].source, 'DYNAMIC_TOPIC_CONFIG');
 });
 
+test('Kafka 4.4 topic configs: new keys with their defaults and synonyms; message.downconversion.enable is unknown', async () => {
+  const all = await tkafka([...B(), '--describe', '--topic', 'orders', '--all']);
+  assert.equal(all.code, 0, all.err);
+  const lines = all.out.split('\n');
+  for (const line of [
+    '  errors.deadletterqueue.group.enable=false sensitive=false synonyms={}',
+    '  max.decompressed.message.bytes=2147483639 sensitive=false synonyms={DEFAULT_CONFIG:max.decompressed.message.bytes=2147483639}',
+    '  remote.copy.lag.bytes=-1 sensitive=false synonyms={DEFAULT_CONFIG:log.remote.copy.lag.bytes=-1}',
+    '  remote.copy.lag.ms=0 sensitive=false synonyms={DEFAULT_CONFIG:log.remote.copy.lag.ms=0}',
+  ]) {
+    assert.ok(lines.includes(line), line);
+  }
+  assert.doesNotMatch(all.out, /downconversion/);
+  const res = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: 'orders' }], includeSynonyms: false });
+  const entry = res.resources[0]!.configEntries.find((e) => e.configName === 'remote.copy.lag.ms')!;
+  assert.deepEqual([entry.configValue, entry.readOnly, entry.isDefault, entry.isSensitive], ['0', false, true, false]);
+  const r = await tkafka([...B(), '--alter', '--topic', 'orders', '--add-config', 'message.downconversion.enable=false']);
+  assert.equal(r.code, 1);
+  assert.deepEqual(r.err.split('\n').slice(1, 2), [
+    'java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.InvalidConfigurationException: Unknown topic config name: message.downconversion.enable',
+  ]);
+  await assert.rejects(
+    admin.createTopics({ topics: [{ topic: 'dc', configEntries: [{ name: 'message.downconversion.enable', value: 'true' }] }] }),
+    (e: Error & { errors?: Array<{ type: string }> }) => {
+      assert.equal(e.errors?.[0]?.type, 'INVALID_CONFIG');
+      return true;
+    },
+  );
+});
+
 test('--delete-config removes a topic config; deleting an unset key is no error (Kafka 4.4)', async () => {
   assert.equal((await tkafka([...B(), '--alter', '--topic', 'orders', '--delete-config', 'retention.ms'])).code, 0);
   assert.equal((await topicConfig('orders')).get('retention.ms'), '604800000');

@@ -174,7 +174,6 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
   def('log.message.timestamp.type', 'string', 'CreateTime', validString('CreateTime', 'LogAppendTime'), M, 'Timestamp stored in appended batches: CreateTime or LogAppendTime.', DYN),
   def('log.message.timestamp.before.max.ms', 'long', LONG_MAX, atLeast(0), M, 'With CreateTime, how far a timestamp may lie before the broker time.', DYN),
   def('log.message.timestamp.after.max.ms', 'long', 3600000n, atLeast(0), M, 'With CreateTime, how far a timestamp may lie after the broker time.', DYN),
-  def('log.message.downconversion.enable', 'boolean', true, null, L, 'Deprecated and ignored: Kafka 4.0 never down-converts.', { ...DYN, informational: true }),
   def('log.dir.failure.timeout.ms', 'long', 30000n, atLeast(1), L, 'How long a log directory failure may stay unreported before the broker shuts down.'),
   def('log.initial.task.delay.ms', 'long', 30000n, atLeast(0), L, 'Initial delay of the log manager background tasks (testing).', { internal: true }),
   def('num.recovery.threads.per.data.dir', 'int', 2, atLeast(1), H, 'Threads per data directory for recovery at startup (informational in tkafka).', { ...DYN, informational: true }),
@@ -183,6 +182,9 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
   def('alter.config.policy.class.name', 'class', null, null, L, 'AlterConfigs policy class (not supported by tkafka).', INFO),
   def('log.local.retention.ms', 'long', -2n, atLeast(-2), M, 'Local retention with tiered storage; -2 means log.retention.ms.', DYN),
   def('log.local.retention.bytes', 'long', -2n, atLeast(-2), M, 'Local retention size with tiered storage; -2 means log.retention.bytes.', DYN),
+  def('log.remote.copy.lag.bytes', 'long', -1n, atLeast(-1), M, 'Bytes of newer local data after which a segment may be copied to remote storage; -1 derives it from local retention.', DYN),
+  def('log.remote.copy.lag.ms', 'long', 0n, atLeast(-1), M, 'Time after its latest record before a segment may be copied to remote storage; -1 derives it from local retention.', DYN),
+  def('max.decompressed.message.bytes', 'int', INT_MAX - 8, between(1, INT_MAX - 8), M, 'Largest decompressed size of a single record the broker accepts (not enforced by tkafka).', { ...DYN, informational: true }),
   // ---- log cleaner
   def('log.cleaner.enable', 'boolean', true, null, M, 'Run the log cleaner for compacted topics.'),
   def('log.cleaner.threads', 'int', 1, atLeast(0), M, 'Background threads used for log cleaning.', DYN),

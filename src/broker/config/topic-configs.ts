@@ -2,7 +2,7 @@
 // (ServerTopicConfigSynonyms, highest priority first), the effective value/source/synonyms of each
 // key for DescribeConfigs and CreateTopics, and validation with Kafka's INVALID_CONFIG messages.
 import {
-  type ConfigKey, type ConfigType, type ConfigValue, type Validator, ConfigError, LONG_MAX,
+  type ConfigKey, type ConfigType, type ConfigValue, type Validator, ConfigError, LONG_MAX, INT_MAX,
   atLeast, between, validString, validList, gzipLevel, lambda, indexKeys, invalidValue, parseConfigValue,
   convertToString, javaValueString, BROKER_CONFIGS, brokerConfigSynonyms, COMPRESSION_TYPES,
   DEFAULT_SEGMENT_BYTES, DEFAULT_MAX_MESSAGE_BYTES, SEGMENT_BYTES_MIN,
@@ -61,7 +61,7 @@ function t(
   };
 }
 
-/** LogConfig's keys in its definition order (Kafka 4.0: no message.format.version). */
+/** LogConfig's keys in its definition order (Kafka 4.4: no message.format.version nor message.downconversion.enable). */
 export const TOPIC_CONFIG_KEYS: readonly TopicConfigKey[] = [
   t('segment.bytes', 'int', DEFAULT_SEGMENT_BYTES, atLeast(SEGMENT_BYTES_MIN), 'Segment file size of the log; retention and cleaning work a segment at a time.', ['log.segment.bytes']),
   t('segment.ms', 'long', BigInt(WEEK_MS), atLeast(1), 'Time after which a segment is rolled even if not full, so retention can delete or compact old data.', ['log.roll.ms', { name: 'log.roll.hours', factor: HOURS }]),
@@ -72,6 +72,7 @@ export const TOPIC_CONFIG_KEYS: readonly TopicConfigKey[] = [
   t('retention.bytes', 'long', -1n, null, "Maximum size a partition can grow to before old segments are discarded under the 'delete' policy; -1 means no limit.", ['log.retention.bytes']),
   t('retention.ms', 'long', BigInt(WEEK_MS), atLeast(-1), "How long a log is kept before old segments are discarded under the 'delete' policy; -1 means no limit.", ['log.retention.ms', { name: 'log.retention.minutes', factor: MINUTES }, { name: 'log.retention.hours', factor: HOURS }]),
   t('max.message.bytes', 'int', DEFAULT_MAX_MESSAGE_BYTES, atLeast(0), 'Largest record batch size allowed (after compression).', ['message.max.bytes']),
+  t('max.decompressed.message.bytes', 'int', INT_MAX - 8, between(1, INT_MAX - 8), 'Largest decompressed size of a single record (not enforced by tkafka).', ['max.decompressed.message.bytes']),
   t('index.interval.bytes', 'int', 4096, atLeast(0), 'How often an entry is added to the offset index.', ['log.index.interval.bytes']),
   t('delete.retention.ms', 'long', 86400000n, atLeast(0), 'How long delete tombstones are retained on compacted topics.', ['log.cleaner.delete.retention.ms']),
   t('min.compaction.lag.ms', 'long', 0n, atLeast(0), 'Minimum time a message stays uncompacted in the log.', ['log.cleaner.min.compaction.lag.ms']),
@@ -91,12 +92,14 @@ export const TOPIC_CONFIG_KEYS: readonly TopicConfigKey[] = [
   t('message.timestamp.after.max.ms', 'long', 3600000n, atLeast(0), 'With CreateTime, how far a record timestamp may lie after the broker time.', ['log.message.timestamp.after.max.ms']),
   t('leader.replication.throttled.replicas', 'list', [], throttledReplicas, "Replicas throttled on the leader side, as partitionId:brokerId pairs or '*'.", []),
   t('follower.replication.throttled.replicas', 'list', [], throttledReplicas, "Replicas throttled on the follower side, as partitionId:brokerId pairs or '*'.", []),
-  t('message.downconversion.enable', 'boolean', true, null, 'Deprecated no-op: Kafka 4.0 never down-converts.', ['log.message.downconversion.enable'], 'low'),
   t('remote.storage.enable', 'boolean', false, null, 'Enable tiered storage for the topic (not supported by tkafka).', []),
   t('local.retention.ms', 'long', -2n, atLeast(-2), 'Local retention with tiered storage; -2 means retention.ms.', ['log.local.retention.ms']),
   t('local.retention.bytes', 'long', -2n, atLeast(-2), 'Local retention size with tiered storage; -2 means retention.bytes.', ['log.local.retention.bytes']),
+  t('remote.copy.lag.bytes', 'long', -1n, atLeast(-1), 'Bytes of newer local data after which a segment may be copied to remote storage; -1 derives it from local retention.', ['log.remote.copy.lag.bytes']),
+  t('remote.copy.lag.ms', 'long', 0n, atLeast(-1), 'Time after its latest record before a segment may be copied to remote storage; -1 derives it from local retention.', ['log.remote.copy.lag.ms']),
   t('remote.log.copy.disable', 'boolean', false, null, 'Stop copying segments to remote storage while keeping remote reads.', []),
   t('remote.log.delete.on.disable', 'boolean', false, null, 'Delete remote data when tiered storage is disabled for the topic.', []),
+  t('errors.deadletterqueue.group.enable', 'boolean', false, null, 'Allow share groups to use this topic as a dead-letter queue (share groups are not supported by tkafka).', []),
 ];
 
 export const TOPIC_CONFIGS: ReadonlyMap<string, TopicConfigKey> = indexKeys(TOPIC_CONFIG_KEYS) as ReadonlyMap<string, TopicConfigKey>;
