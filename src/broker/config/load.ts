@@ -294,8 +294,8 @@ export class ServerConfig {
   private resolveInterBrokerListenerName(): string {
     const name = this.getString('inter.broker.listener.name');
     if (name !== null) {
-      if (this.originals.has('inter.broker.security.protocol')) {
-        throw new ConfigError('Only one of inter.broker.listener.name and inter.broker.security.protocol should be set.', 'inter.broker.listener.name');
+      if (this.originals.has('security.inter.broker.protocol')) {
+        throw new ConfigError('Only one of inter.broker.listener.name and security.inter.broker.protocol should be set.', 'inter.broker.listener.name');
       }
       const n = name.toUpperCase();
       if (!this.listenerSecurityProtocolMap.has(n)) {
@@ -303,7 +303,7 @@ export class ServerConfig {
       }
       return n;
     }
-    return this.getString('inter.broker.security.protocol')!;
+    return this.getString('security.inter.broker.protocol')!;
   }
 }
 

@@ -123,10 +123,10 @@ export function validateServerConfig(c: ServerConfig): void {
     requirement(overrides !== '', 'max.connections.per.ip can be set to zero only if max.connections.per.ip.overrides property is set.', 'max.connections.per.ip');
   }
   const idle = c.getLong('connections.max.idle.ms');
-  const delay = c.getInt('failed.authentication.delay.ms');
+  const delay = c.getInt('connection.failed.authentication.delay.ms');
   if (idle >= 0n) {
     requirement(BigInt(delay) < idle,
-      `failed.authentication.delay.ms=${delay} should always be less than connections.max.idle.ms=${idle} to prevent failed authentication responses from timing out`, 'failed.authentication.delay.ms');
+      `connection.failed.authentication.delay.ms=${delay} should always be less than connections.max.idle.ms=${idle} to prevent failed authentication responses from timing out`, 'connection.failed.authentication.delay.ms');
   }
   const early = c.getString('early.start.listeners');
   if (early !== null) {
