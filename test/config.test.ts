@@ -165,6 +165,12 @@ test('KRaft startup validations', () => {
     'requirement failed: Each listener must have a different port, listeners: PLAINTEXT://:9092,CONTROLLER://:9092');
   assert.equal(configError(() => load({ 'advertised.listeners': 'PLAINTEXT://0.0.0.0:9092' })).message,
     'requirement failed: advertised.listeners cannot use the nonroutable meta-address 0.0.0.0. Use a routable IP address.');
+  // Kafka's key names (security.inter.broker.protocol, connection.failed.authentication.delay.ms).
+  assert.equal(configError(() => load({ 'connection.failed.authentication.delay.ms': '500', 'connections.max.idle.ms': '500' })).message,
+    'requirement failed: connection.failed.authentication.delay.ms=500 should always be less than connections.max.idle.ms=500 to prevent failed authentication responses from timing out');
+  assert.equal(configError(() => load({ 'inter.broker.listener.name': 'PLAINTEXT', 'security.inter.broker.protocol': 'PLAINTEXT' })).message,
+    'Only one of inter.broker.listener.name and security.inter.broker.protocol should be set.');
+  assert.deepEqual(load({ 'leader.imbalance.per.broker.percentage': '10' }).unknownKeys, ['leader.imbalance.per.broker.percentage']);
   // broker.id alone stands in for node.id
   assert.equal(loadServerConfig({ properties: { ...KRAFT, 'node.id': undefined as unknown as string, 'broker.id': '1' } }).config.nodeId, 1);
 });
