@@ -409,7 +409,7 @@ test('IncrementalAlterConfigs: SET/DELETE/APPEND/SUBTRACT on a topic, validate-o
       ['t', ErrorCode.INVALID_CONFIG, 'Invalid value abc for configuration retention.ms: Not a number of type LONG'],
       ['missing', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "The topic 'missing' does not exist."],
       ['t2', ErrorCode.INVALID_CONFIG, "Can't APPEND to key segment.ms because its type is not LIST."],
-      ['1', ErrorCode.INVALID_REQUEST, 'Cannot update these configs dynamically: Set(node.id)'],
+      ['1', ErrorCode.INVALID_REQUEST, 'Cannot update these configs dynamically: [node.id]'],
       ['', ErrorCode.INVALID_REQUEST, 'Invalid value x for configuration log.cleaner.threads: Not a number of type INT'],
       ['7', ErrorCode.INVALID_REQUEST, 'Unexpected broker id, expected 1, but received 7'],
       ['n', ErrorCode.INVALID_REQUEST, 'Null value not supported for : a'],

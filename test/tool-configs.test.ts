@@ -120,6 +120,29 @@ test('broker and broker-default configs; broker loggers', async () => {
     { code: 1, out: '', err: 'Invalid broker logger(s): no.such.logger\n' });
 });
 
+test('read-only broker keys: Kafka 4.4\'s messages with Java list brackets; advertised.listeners is read-only', async () => {
+  const second = async (args: string[]): Promise<string | undefined> => {
+    const r = await tkafka([...B(), '--alter', ...args]);
+    assert.equal(r.code, 1, r.out);
+    return r.err.split('\n')[1];
+  };
+  const e = 'java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.InvalidRequestException: ';
+  assert.equal(await second(['--broker', '1', '--add-config', 'node.id=2,process.roles=broker']),
+    `${e}Cannot update these configs dynamically: [node.id, process.roles]`);
+  assert.equal(await second(['--broker', '1', '--add-config', 'advertised.listeners=PLAINTEXT://127.0.0.1:1']),
+    `${e}Cannot update these configs dynamically: [advertised.listeners]`);
+  assert.equal(await second(['--entity-type', 'brokers', '--entity-default', '--add-config', 'listeners=PLAINTEXT://:1']),
+    `${e}Cannot update these configs at default cluster level, broker id must be specified: [listeners]`);
+  const res = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.BROKER, name: '1' }], includeSynonyms: false });
+  const ro = new Map(res.resources[0]!.configEntries.map((c) => [c.configName, c.readOnly]));
+  assert.deepEqual([ro.get('advertised.listeners'), ro.get('listeners'), ro.get('max.decompressed.message.bytes'), ro.get('log.remote.copy.lag.ms')],
+    [true, false, false, false]);
+  assert.equal(ro.has('log.message.downconversion.enable'), false);
+  assert.equal(ro.has('leader.imbalance.per.broker.percentage'), false);
+  assert.equal(ro.has('security.inter.broker.protocol'), true);
+  assert.equal(ro.has('connection.failed.authentication.delay.ms'), true);
+});
+
 test('validation messages are Kafka\'s, on stderr, exit 1', async () => {
   const fail = async (args: string[], message: string): Promise<void> => {
     assert.deepEqual(await tkafka(args), { code: 1, out: '', err: `${message}\n` }, args.join(' '));

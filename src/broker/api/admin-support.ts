@@ -222,8 +222,8 @@ export function validateResourceNameIsNodeId(name: string, nodeId: number): void
 
 // ------------------------------------------------------------------ dynamic broker configs
 
-/** Scala's Set.toString for the few-element sets these messages print. */
-const scalaSet = (names: readonly string[]): string => `Set(${names.join(', ')})`;
+/** Java's List.toString, as Kafka 4.4's (Java) DynamicBrokerConfig prints the keys in these messages. */
+const javaList = (names: readonly string[]): string => `[${names.join(', ')}]`;
 
 /**
  * DynamicBrokerConfig.validateConfigs as the broker runs it before forwarding a BROKER config
@@ -233,7 +233,7 @@ const scalaSet = (names: readonly string[]): string => `Set(${names.join(', ')})
 export function validateDynamicBrokerConfigs(props: ReadonlyMap<string, string>, perBroker: boolean): void {
   const names = [...props.keys()];
   const nonDynamic = names.filter((n) => { const k = BROKER_CONFIGS.get(n); return k !== undefined && !k.dynamic; });
-  if (nonDynamic.length) throw new KafkaError(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: ${scalaSet(nonDynamic)}`);
+  if (nonDynamic.length) throw new KafkaError(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: ${javaList(nonDynamic)}`);
   for (const [n, v] of props) {
     const key = BROKER_CONFIGS.get(n);
     if (!key) continue;
@@ -247,7 +247,7 @@ export function validateDynamicBrokerConfigs(props: ReadonlyMap<string, string>,
   if (!perBroker) {
     const perBrokerOnly = names.filter((n) => BROKER_CONFIGS.get(n)?.dynamic === 'per-broker');
     if (perBrokerOnly.length) {
-      throw new KafkaError(ErrorCode.INVALID_REQUEST, `Cannot update these configs at default cluster level, broker id must be specified: ${scalaSet(perBrokerOnly)}`);
+      throw new KafkaError(ErrorCode.INVALID_REQUEST, `Cannot update these configs at default cluster level, broker id must be specified: ${javaList(perBrokerOnly)}`);
     }
   }
 }

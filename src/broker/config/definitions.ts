@@ -112,7 +112,7 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
   def('broker.rack', 'string', null, null, M, 'Rack of the broker, used for rack-aware replica assignment.'),
   // ---- listeners and sockets
   def('listeners', 'string', 'PLAINTEXT://:9092', null, H, 'Comma-separated URIs to listen on, NAME://host:port; an empty host binds all interfaces.', PER_BROKER),
-  def('advertised.listeners', 'string', null, null, H, 'Listener addresses published to clients and other brokers, if different from listeners.', PER_BROKER),
+  def('advertised.listeners', 'string', null, null, H, 'Listener addresses published to clients and other brokers, if different from listeners.'),
   def('listener.security.protocol.map', 'string', DEFAULT_LISTENER_SECURITY_PROTOCOL_MAP, null, L, 'Map from listener names to security protocols, NAME:PROTOCOL pairs separated by commas.', PER_BROKER),
   def('inter.broker.listener.name', 'string', null, null, M, 'Listener used between brokers; defaults to the one named after security.inter.broker.protocol.'),
   def('security.inter.broker.protocol', 'string', 'PLAINTEXT', validString(...SECURITY_PROTOCOLS), M, 'Security protocol used between brokers (alternative to inter.broker.listener.name).'),
@@ -229,7 +229,7 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
   def('group.max.session.timeout.ms', 'int', 1800000, null, M, 'Maximum session timeout of classic group members.'),
   def('group.max.size', 'int', INT_MAX, atLeast(1), M, 'Maximum members of a classic group.'),
   def('group.coordinator.rebalance.protocols', 'list', ['classic', 'consumer'], validList('classic', 'consumer', 'share'), M, 'Enabled rebalance protocols: classic, consumer, share.'),
-  def('group.coordinator.threads', 'int', 1, atLeast(1), M, 'Threads of the group coordinator (informational in tkafka).', INFO),
+  def('group.coordinator.threads', 'int', 4, atLeast(1), H, 'Threads of the group coordinator (informational in tkafka).', INFO),
   def('group.consumer.session.timeout.ms', 'int', 45000, atLeast(1), M, 'Session timeout of consumer-protocol group members.'),
   def('group.consumer.min.session.timeout.ms', 'int', 45000, atLeast(1), M, 'Minimum session timeout of consumer-protocol members.'),
   def('group.consumer.max.session.timeout.ms', 'int', 60000, atLeast(1), M, 'Maximum session timeout of consumer-protocol members.'),
