@@ -80,7 +80,7 @@ test('get-offsets errors: Kafka\'s "Error occurred:" lines, exit 1', async () =>
     assert.deepEqual(await tkafka(getOffsets, [...B(), ...args]), { code: 1, out: '', err: `Error occurred: ${message}\n` }, args.join(' '));
   };
   await fail(['--topic', 'nope'], 'Could not match any topic-partitions with the specified filters');
-  await fail(['--topic', 'events', '--time', 'x'], 'Malformed time argument x. Please use -1 or latest / -2 or earliest / -3 or max-timestamp / -4 or earliest-local / -5 or latest-tiered, or a specified long format timestamp');
+  await fail(['--topic', 'events', '--time', 'x'], 'Malformed time argument x. Please use -1 or latest / -2 or earliest / -3 or max-timestamp / -4 or earliest-local / -5 or latest-tiered / -6 or earliest-pending-upload, or a specified long format timestamp');
   await fail(['--topic-partitions', 'a', '--topic', 'b'], '--topic-partitions cannot be used with --topic or --partitions');
   await fail(['--partitions', 'a'], '--partitions expects a comma separated list of numeric partition ids, but received: a');
   await fail(['--topic-partitions', 'a:x'], 'org.apache.kafka.tools.TerseException: Invalid rule specification: a:x');
