@@ -35,7 +35,25 @@ async function createTopic(broker: BrokerProcess, topic: string, partitions: num
 
 async function kcatConsume(broker: BrokerProcess, topic: string): Promise<number> {
   const t0 = performance.now();
-  const r = await execa('kcat', ['-C', '-b', broker.bootstrap, '-t', topic, '-o', 'beginning', '-e', '-q', '-f', '%o\\n', '-X', 'fetch.max.bytes=52428800'], { timeout: 600_000, maxBuffer: 1 << 30 });
+  const r = await execa(
+    'kcat',
+    [
+      '-C',
+      '-b',
+      broker.bootstrap,
+      '-t',
+      topic,
+      '-o',
+      'beginning',
+      '-e',
+      '-q',
+      '-f',
+      '%o\\n',
+      '-X',
+      'fetch.max.bytes=52428800',
+    ],
+    { timeout: 600_000, maxBuffer: 1 << 30 },
+  );
   const ms = performance.now() - t0;
   const got = r.stdout.split('\n').filter(Boolean).length;
   if (got !== N) throw new Error(`kcat consumed ${got} of ${N}`);
@@ -72,7 +90,9 @@ async function kafkajsConsume(broker: BrokerProcess, topic: string): Promise<num
 
 async function main(): Promise<void> {
   // no initial rebalance delay: the kafkajs consume figure measures fetching, not the 3 s join wait
-  const broker = await startBroker({ overrides: { 'log.segment.bytes': 256 * 1024 * 1024, 'group.initial.rebalance.delay.ms': 0 } });
+  const broker = await startBroker({
+    overrides: { 'log.segment.bytes': 256 * 1024 * 1024, 'group.initial.rebalance.delay.ms': 0 },
+  });
   console.log(`${N} records of ${SIZE} bytes (${MB} MB) per run; node ${process.version}`);
   console.log(['client', 'op', 'acks', 'partitions', 'records/s', 'MB/s', 'broker peak RSS MiB'].join('\t'));
   try {
@@ -83,13 +103,35 @@ async function main(): Promise<void> {
         const topic = `kcat-${parts}-${acks}`;
         await createTopic(broker, topic, parts);
         const t0 = performance.now();
-        await execa('kcat', ['-P', '-b', broker.bootstrap, '-t', topic, '-X', `acks=${acks === 'all' ? -1 : 1}`, '-X', 'linger.ms=5', '-X', 'batch.num.messages=10000', '-X', 'queue.buffering.max.messages=1000000'], { input, timeout: 600_000 });
+        await execa(
+          'kcat',
+          [
+            '-P',
+            '-b',
+            broker.bootstrap,
+            '-t',
+            topic,
+            '-X',
+            `acks=${acks === 'all' ? -1 : 1}`,
+            '-X',
+            'linger.ms=5',
+            '-X',
+            'batch.num.messages=10000',
+            '-X',
+            'queue.buffering.max.messages=1000000',
+          ],
+          { input, timeout: 600_000 },
+        );
         row('kcat', 'produce', acks, parts, performance.now() - t0, peakRssMiB(broker));
         row('kcat', 'consume', '-', parts, await kcatConsume(broker, topic), peakRssMiB(broker));
 
         const ktopic = `kafkajs-${parts}-${acks}`;
         await createTopic(broker, ktopic, parts);
-        const producer = new Kafka({ clientId: 'bench', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).producer();
+        const producer = new Kafka({
+          clientId: 'bench',
+          brokers: [broker.bootstrap],
+          logLevel: logLevel.NOTHING,
+        }).producer();
         await producer.connect();
         const batch = 5_000; // one batch per send stays under max.message.bytes (1 MiB)
         const messages = Array.from({ length: batch }, () => ({ value }));
@@ -109,7 +151,9 @@ async function main(): Promise<void> {
     await broker.stop();
     broker.cleanup();
   }
-  console.log('\n| client | op | acks | partitions | records/s | MB/s | broker peak RSS (MiB) |\n|---|---|---|---|---|---|---|');
+  console.log(
+    '\n| client | op | acks | partitions | records/s | MB/s | broker peak RSS (MiB) |\n|---|---|---|---|---|---|---|',
+  );
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
 }
 

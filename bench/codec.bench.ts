@@ -15,7 +15,11 @@ function makeRecords(): Buffer[] {
   for (let n = 0; n < TOTAL / RECORD; n += PER_BATCH) {
     batches.push(
       buildRecordBatchSync({
-        records: Array.from({ length: PER_BATCH }, (_, i) => ({ key: `key-${n + i}`.padEnd(16, '.'), value, timestamp: 1700000000000 + i })),
+        records: Array.from({ length: PER_BATCH }, (_, i) => ({
+          key: `key-${n + i}`.padEnd(16, '.'),
+          value,
+          timestamp: 1700000000000 + i,
+        })),
       }),
     );
   }
@@ -33,7 +37,9 @@ function measure(label: string, bytes: number, fn: () => void): void {
     now = performance.now();
   }
   const secs = (now - start) / 1000;
-  console.log(`${label.padEnd(58)} ${((bytes * iters) / secs / 1e6).toFixed(0).padStart(7)} MB/s  (${iters} iterations)`);
+  console.log(
+    `${label.padEnd(58)} ${((bytes * iters) / secs / 1e6).toFixed(0).padStart(7)} MB/s  (${iters} iterations)`,
+  );
 }
 
 const batches = makeRecords();
@@ -49,18 +55,25 @@ const body = {
 const frame = Buffer.concat(encodeRequest(0, 9, 1, 'bench', body)).subarray(4);
 const payload = records.length * parts;
 
-console.log(`CRC-32C implementation: ${crcImplementation}; ${payload / (1 << 20)} MiB of ${RECORD}-byte records per request`);
+console.log(
+  `CRC-32C implementation: ${crcImplementation}; ${payload / (1 << 20)} MiB of ${RECORD}-byte records per request`,
+);
 measure('Produce v9 request decode (records stay slices)', payload, () => {
   decodeRequest(frame);
 });
 measure('Produce v9 request decode + CRC-32C validation of every batch', payload, () => {
   const req = decodeRequest(frame);
-  for (const t of req.body.topicData) for (const p of t.partitionData) for (const _ of iterateBatches(p.records, { verifyCrc: true }));
+  for (const t of req.body.topicData)
+    for (const p of t.partitionData) for (const _ of iterateBatches(p.records, { verifyCrc: true }));
 });
 measure('Produce v9 request encode (records by reference)', payload, () => {
   encodeRequest(0, 9, 1, 'bench', body);
 });
-const recs = Array.from({ length: PER_BATCH }, (_, i) => ({ key: `key-${i}`.padEnd(16, '.'), value: Buffer.alloc(RECORD - 16, 'y'), timestamp: 1700000000000 + i }));
+const recs = Array.from({ length: PER_BATCH }, (_, i) => ({
+  key: `key-${i}`.padEnd(16, '.'),
+  value: Buffer.alloc(RECORD - 16, 'y'),
+  timestamp: 1700000000000 + i,
+}));
 measure('record batch v2 encode (16 x 1 KiB records, uncompressed)', PER_BATCH * RECORD, () => {
   buildRecordBatchSync({ records: recs });
 });

@@ -13,7 +13,11 @@ const BIN = join(REPO_ROOT, 'bin', 'tkafka');
 
 function time(args: string[]): { ms: number; code: number | null } {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '' },
+  });
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`tkafka ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return { ms, code: r.status };
@@ -37,7 +41,11 @@ function loadedModules(args: string[]): number {
     process.argv = [process.argv[0], ${JSON.stringify(BIN)}, ...${JSON.stringify(args)}];
     await import(${JSON.stringify('file://' + BIN)});
   `;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: REPO_ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '' },
+  });
   return r.stderr.split('\n').filter((l) => l.startsWith('LOADED ')).length;
 }
 
@@ -50,15 +58,23 @@ try {
     ['tkafka --version', ['--version']],
     ['tkafka topics --list', ['topics', '--bootstrap-server', bs, '--list']],
     ['tkafka topics --describe', ['topics', '--bootstrap-server', bs, '--describe']],
-    ['tkafka configs --describe --topic bench', ['configs', '--bootstrap-server', bs, '--describe', '--topic', 'bench']],
+    [
+      'tkafka configs --describe --topic bench',
+      ['configs', '--bootstrap-server', bs, '--describe', '--topic', 'bench'],
+    ],
     ['tkafka get-offsets --topic bench', ['get-offsets', '--bootstrap-server', bs, '--topic', 'bench']],
     ['tkafka cluster cluster-id', ['cluster', 'cluster-id', '--bootstrap-server', bs]],
   ];
   console.log(`tool start-up, end to end (${RUNS} runs each, after 3 warm-up runs)`);
   for (const [label, args] of cases) {
-    const run = (): number => (args.length === 0
-      ? (() => { const t0 = performance.now(); spawnSync(process.execPath, ['-e', '0']); return performance.now() - t0; })()
-      : time(args).ms);
+    const run = (): number =>
+      args.length === 0
+        ? (() => {
+            const t0 = performance.now();
+            spawnSync(process.execPath, ['-e', '0']);
+            return performance.now() - t0;
+          })()
+        : time(args).ms;
     for (let i = 0; i < 3; i++) run();
     const samples = Array.from({ length: RUNS }, run);
     const mods = args.length > 0 ? `   ${String(loadedModules(args)).padStart(3)} tkafka modules` : '';

@@ -46,7 +46,9 @@ for (const [rel, text] of files) {
 if (pkgMan !== wantMan) outdated.push('package.json ("man")');
 
 if (missingSpecs.length) {
-  console.error(`warning: no spec() in src/tools/registry.ts for: ${missingSpecs.join(', ')} (documented by summary only)`);
+  console.error(
+    `warning: no spec() in src/tools/registry.ts for: ${missingSpecs.join(', ')} (documented by summary only)`,
+  );
 }
 
 if (check) {

@@ -5,9 +5,7 @@ import { readFileSync } from 'node:fs';
 import { TOOLS } from './tools/registry.js';
 import { NO_TTY_ENV, takeNoTtyFlag } from './tools/common/tty.js';
 
-export const VERSION: string = JSON.parse(
-  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
-).version;
+export const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
 /** A tool module: `run(args, io)` computes and prints; returns the exit code. */
 export interface ToolModule {
@@ -25,7 +23,10 @@ export function buildProgram(io: ToolIO): Command {
   const program = new Command('tkafka')
     .description('A Kafka-compatible broker and KRaft controller, and the operations toolkit for any Kafka cluster')
     .version(VERSION, '-V, --version')
-    .option('--no-tty', 'plain, script-friendly output instead of live terminal views, for any command (also: TKAFKA_NO_TTY=1, NO_COLOR=1)')
+    .option(
+      '--no-tty',
+      'plain, script-friendly output instead of live terminal views, for any command (also: TKAFKA_NO_TTY=1, NO_COLOR=1)',
+    )
     .showHelpAfterError()
     .exitOverride();
 

@@ -17,7 +17,13 @@ import type { BrokerServices } from '../src/broker/services.js';
 import type { ApiHandler, RequestContext } from '../src/broker/api/types.js';
 import { HandlerRegistry } from '../src/broker/api/registry.js';
 import { registerAdminHandlers } from '../src/broker/api/register-all.js';
-import { BrokerLoggers, adminConfigSchema, adminConfigValidator, CLUSTER_AUTHORIZED_OPERATIONS, TOPIC_AUTHORIZED_OPERATIONS } from '../src/broker/api/admin-support.js';
+import {
+  BrokerLoggers,
+  adminConfigSchema,
+  adminConfigValidator,
+  CLUSTER_AUTHORIZED_OPERATIONS,
+  TOPIC_AUTHORIZED_OPERATIONS,
+} from '../src/broker/api/admin-support.js';
 import { handler as metadata } from '../src/broker/api/metadata.js';
 import { handler as createTopics } from '../src/broker/api/create-topics.js';
 import { handler as deleteTopics } from '../src/broker/api/delete-topics.js';
@@ -32,55 +38,99 @@ import { handler as describeTopicPartitions } from '../src/broker/api/describe-t
 const CLUSTER_ID = 'MkU3OEVBNTcwNTJENDM2Qg';
 const ZERO = 'AAAAAAAAAAAAAAAAAAAAAA';
 const OMITTED = -2147483648;
-const SET = 0, DELETE = 1, APPEND = 2, SUBTRACT = 3;
+const SET = 0,
+  DELETE = 1,
+  APPEND = 2,
+  SUBTRACT = 3;
 
 interface Env {
   services: BrokerServices;
   controller: QuorumController;
   config: ServerConfig;
   dir: string;
-  call(h: ApiHandler<BrokerServices>, version: number, request: Record<string, unknown>, listener?: string): Promise<any>;
+  call(
+    h: ApiHandler<BrokerServices>,
+    version: number,
+    request: Record<string, unknown>,
+    listener?: string,
+  ): Promise<any>;
 }
 
-interface FakeLog { topic: string; partition: number; dir: string; size: number; logEndOffset: number; highWatermark: number }
+interface FakeLog {
+  topic: string;
+  partition: number;
+  dir: string;
+  size: number;
+  logEndOffset: number;
+  highWatermark: number;
+}
 
-async function withEnv(props: Record<string, string>, fn: (env: Env) => Promise<void>, logs: (dir: string) => FakeLog[] = () => []): Promise<void> {
+async function withEnv(
+  props: Record<string, string>,
+  fn: (env: Env) => Promise<void>,
+  logs: (dir: string) => FakeLog[] = () => [],
+): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'tkafka-admin-'));
   const logDir = join(dir, 'logs');
   mkdirSync(logDir);
   const { config } = loadServerConfig({
     properties: {
-      'process.roles': 'broker,controller', 'node.id': '1',
-      'listeners': 'PLAINTEXT://localhost:9092,CONTROLLER://localhost:9093',
-      'controller.listener.names': 'CONTROLLER', 'controller.quorum.voters': '1@localhost:9093',
-      'log.dirs': logDir, 'metadata.log.dir': join(dir, 'meta'),
+      'process.roles': 'broker,controller',
+      'node.id': '1',
+      listeners: 'PLAINTEXT://localhost:9092,CONTROLLER://localhost:9093',
+      'controller.listener.names': 'CONTROLLER',
+      'controller.quorum.voters': '1@localhost:9093',
+      'log.dirs': logDir,
+      'metadata.log.dir': join(dir, 'meta'),
       ...props,
     },
   });
   const controller = await QuorumController.open({
-    metadataLogDir: join(dir, 'meta'), nodeId: 1, clusterId: CLUSTER_ID, directoryId: 'J8aAPcfLQt2bqs1JT_rMgQ',
+    metadataLogDir: join(dir, 'meta'),
+    nodeId: 1,
+    clusterId: CLUSTER_ID,
+    directoryId: 'J8aAPcfLQt2bqs1JT_rMgQ',
     brokerListeners: [{ name: 'PLAINTEXT', host: 'localhost', port: 9092 }],
     controllerListeners: [{ name: 'CONTROLLER', host: 'localhost', port: 9093 }],
     defaultNumPartitions: config.getInt('num.partitions'),
     defaultReplicationFactor: config.getInt('default.replication.factor'),
-    configValidator: adminConfigValidator(config), configSchema: adminConfigSchema,
+    configValidator: adminConfigValidator(config),
+    configSchema: adminConfigSchema,
   });
   const fakeLogs = logs(logDir);
   const services: BrokerServices = {
-    config, nodeId: 1, clusterId: CLUSTER_ID,
+    config,
+    nodeId: 1,
+    clusterId: CLUSTER_ID,
     endpoints: [{ listenerName: 'PLAINTEXT', host: 'localhost', port: 9092, securityProtocol: 'PLAINTEXT' }],
-    controller, replicas: { logManager: { allLogs: () => fakeLogs } },
-    extra: new Map<string, unknown>([['brokerLoggers', new BrokerLoggers('INFO', { kafka: 'INFO', 'kafka.server': null })]]),
+    controller,
+    replicas: { logManager: { allLogs: () => fakeLogs } },
+    extra: new Map<string, unknown>([
+      ['brokerLoggers', new BrokerLoggers('INFO', { kafka: 'INFO', 'kafka.server': null })],
+    ]),
   };
-  const call = async (h: ApiHandler<BrokerServices>, version: number, request: Record<string, unknown>, listener = 'PLAINTEXT'): Promise<any> => {
+  const call = async (
+    h: ApiHandler<BrokerServices>,
+    version: number,
+    request: Record<string, unknown>,
+    listener = 'PLAINTEXT',
+  ): Promise<any> => {
     const spec = API_SPECS.find((s) => s.key === h.apiKey)!;
     assert.ok(version >= h.minVersion && version <= h.maxVersion, `${spec.name} v${version} is not served`);
     const w = new Writer();
     spec.writeRequest(w, version, request);
     const body = spec.readRequest(new Reader(w.toBuffer()), version);
     const ctx = {
-      apiKey: h.apiKey, apiVersion: version, correlationId: 1, clientId: 'test', header: {} as never,
-      connectionId: 'c1', listenerName: listener, isControllerListener: listener === 'CONTROLLER', clientAddress: '127.0.0.1', requestSize: 0,
+      apiKey: h.apiKey,
+      apiVersion: version,
+      correlationId: 1,
+      clientId: 'test',
+      header: {} as never,
+      connectionId: 'c1',
+      listenerName: listener,
+      isControllerListener: listener === 'CONTROLLER',
+      clientAddress: '127.0.0.1',
+      requestSize: 0,
     } satisfies RequestContext;
     const response = await h.handle(ctx, body, services);
     const out = new Writer();
@@ -95,13 +145,23 @@ async function withEnv(props: Record<string, string>, fn: (env: Env) => Promise<
   }
 }
 
-const topic = (name: string, extra: Record<string, unknown> = {}) => ({ name, numPartitions: -1, replicationFactor: -1, assignments: [], configs: [], ...extra });
+const topic = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  numPartitions: -1,
+  replicationFactor: -1,
+  assignments: [],
+  configs: [],
+  ...extra,
+});
 
 test('registerAdminHandlers registers every handler on its listeners', () => {
   const registry = registerAdminHandlers(new HandlerRegistry());
   const broker = registry.apis('broker').map((a) => a.apiKey);
   assert.deepEqual(broker, [3, 19, 20, 32, 33, 35, 37, 44, 55, 60, 75]);
-  assert.deepEqual(registry.apis('controller').map((a) => a.apiKey), [19, 20, 32, 33, 37, 44, 55, 60]);
+  assert.deepEqual(
+    registry.apis('controller').map((a) => a.apiKey),
+    [19, 20, 32, 33, 37, 44, 55, 60],
+  );
 });
 
 test('CreateTopics: success with configs and sources, errors worded as Kafka', async () => {
@@ -113,7 +173,8 @@ test('CreateTopics: success with configs and sources, errors worded as Kafka', a
         topic('big', { replicationFactor: 3 }),
         topic('cfg', { configs: [{ name: 'retention.ms', value: 'abc' }] }),
         topic('unk', { configs: [{ name: 'foo', value: '1' }] }),
-        topic('dup'), topic('dup'),
+        topic('dup'),
+        topic('dup'),
         topic('__cluster_metadata'),
         topic('zero', { numPartitions: 0 }),
       ],
@@ -127,56 +188,112 @@ test('CreateTopics: success with configs and sources, errors worded as Kafka', a
     assert.equal(orders.replicationFactor, 1);
     assert.equal(orders.topicId, controller.image.topic('orders')!.id);
     const cfg = new Map<string, any>(orders.configs.map((c: any) => [c.name, c]));
-    assert.deepEqual(cfg.get('cleanup.policy'), { name: 'cleanup.policy', value: 'compact', readOnly: false, configSource: 1, isSensitive: false });
+    assert.deepEqual(cfg.get('cleanup.policy'), {
+      name: 'cleanup.policy',
+      value: 'compact',
+      readOnly: false,
+      configSource: 1,
+      isSensitive: false,
+    });
     assert.equal(cfg.get('retention.ms').value, String(100 * 3600000));
     assert.equal(cfg.get('retention.ms').configSource, 4);
     assert.equal(cfg.get('segment.bytes').configSource, 5);
     const names = orders.configs.map((c: any) => c.name);
     assert.deepEqual(names, [...names].sort());
 
-    assert.deepEqual([byName.get('bad name!').errorCode, byName.get('bad name!').errorMessage],
-      [ErrorCode.INVALID_TOPIC_EXCEPTION, "Topic name is invalid: 'bad name!' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'"]);
-    assert.deepEqual([byName.get('big').errorCode, byName.get('big').errorMessage],
-      [ErrorCode.INVALID_REPLICATION_FACTOR, 'Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be reached because only 1 broker(s) are registered' +
-        ' or some brokers have all their log directories cordoned.']);
-    assert.deepEqual([byName.get('cfg').errorCode, byName.get('cfg').errorMessage],
-      [ErrorCode.INVALID_CONFIG, 'Invalid value abc for configuration retention.ms: Not a number of type LONG']);
-    assert.deepEqual([byName.get('unk').errorCode, byName.get('unk').errorMessage], [ErrorCode.INVALID_CONFIG, 'Unknown topic config name: foo']);
-    assert.deepEqual([byName.get('dup').errorCode, byName.get('dup').errorMessage], [ErrorCode.INVALID_REQUEST, 'Duplicate topic name.']);
-    assert.deepEqual([byName.get('__cluster_metadata').errorCode, byName.get('__cluster_metadata').errorMessage],
-      [ErrorCode.INVALID_REQUEST, 'Creation of internal topic __cluster_metadata is prohibited.']);
-    assert.deepEqual([byName.get('zero').errorCode, byName.get('zero').errorMessage],
-      [ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.']);
+    assert.deepEqual(
+      [byName.get('bad name!').errorCode, byName.get('bad name!').errorMessage],
+      [
+        ErrorCode.INVALID_TOPIC_EXCEPTION,
+        "Topic name is invalid: 'bad name!' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'",
+      ],
+    );
+    assert.deepEqual(
+      [byName.get('big').errorCode, byName.get('big').errorMessage],
+      [
+        ErrorCode.INVALID_REPLICATION_FACTOR,
+        'Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be reached because only 1 broker(s) are registered' +
+          ' or some brokers have all their log directories cordoned.',
+      ],
+    );
+    assert.deepEqual(
+      [byName.get('cfg').errorCode, byName.get('cfg').errorMessage],
+      [ErrorCode.INVALID_CONFIG, 'Invalid value abc for configuration retention.ms: Not a number of type LONG'],
+    );
+    assert.deepEqual(
+      [byName.get('unk').errorCode, byName.get('unk').errorMessage],
+      [ErrorCode.INVALID_CONFIG, 'Unknown topic config name: foo'],
+    );
+    assert.deepEqual(
+      [byName.get('dup').errorCode, byName.get('dup').errorMessage],
+      [ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'],
+    );
+    assert.deepEqual(
+      [byName.get('__cluster_metadata').errorCode, byName.get('__cluster_metadata').errorMessage],
+      [ErrorCode.INVALID_REQUEST, 'Creation of internal topic __cluster_metadata is prohibited.'],
+    );
+    assert.deepEqual(
+      [byName.get('zero').errorCode, byName.get('zero').errorMessage],
+      [ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.'],
+    );
     assert.equal(byName.get('big').numPartitions, -1);
     assert.equal(byName.get('big').topicId, ZERO);
     assert.deepEqual([...controller.image.topicsByName.keys()], ['orders']);
 
     const again = await call(createTopics, 7, { topics: [topic('orders')], timeoutMs: 1000 });
-    assert.deepEqual([again.topics[0].errorCode, again.topics[0].errorMessage], [ErrorCode.TOPIC_ALREADY_EXISTS, "Topic 'orders' already exists."]);
+    assert.deepEqual(
+      [again.topics[0].errorCode, again.topics[0].errorMessage],
+      [ErrorCode.TOPIC_ALREADY_EXISTS, "Topic 'orders' already exists."],
+    );
   });
 });
 
 test('CreateTopics: validate-only creates nothing; explicit assignments; every version encodes', async () => {
   await withEnv({}, async ({ call, controller }) => {
-    const v = await call(createTopics, 5, { topics: [topic('t1', { numPartitions: 2, replicationFactor: 1 })], timeoutMs: 1000, validateOnly: true });
+    const v = await call(createTopics, 5, {
+      topics: [topic('t1', { numPartitions: 2, replicationFactor: 1 })],
+      timeoutMs: 1000,
+      validateOnly: true,
+    });
     assert.equal(v.topics[0].errorCode, ErrorCode.NONE);
     assert.equal(v.topics[0].numPartitions, 2);
     assert.equal(controller.image.topic('t1'), undefined);
 
     const a = await call(createTopics, 4, {
-      topics: [topic('manual', { assignments: [{ partitionIndex: 0, brokerIds: [1] }, { partitionIndex: 1, brokerIds: [1] }] }),
-        topic('manual2', { assignments: [{ partitionIndex: 0, brokerIds: [7] }] })],
+      topics: [
+        topic('manual', {
+          assignments: [
+            { partitionIndex: 0, brokerIds: [1] },
+            { partitionIndex: 1, brokerIds: [1] },
+          ],
+        }),
+        topic('manual2', { assignments: [{ partitionIndex: 0, brokerIds: [7] }] }),
+      ],
       timeoutMs: 1000,
     });
     assert.equal(a.topics[0].errorCode, ErrorCode.NONE);
     assert.equal(controller.image.topic('manual')!.partitions.size, 2);
-    assert.deepEqual([a.topics[1].errorCode, a.topics[1].errorMessage],
-      [ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'The manual partition assignment includes broker 7, but no such broker is registered.']);
+    assert.deepEqual(
+      [a.topics[1].errorCode, a.topics[1].errorMessage],
+      [
+        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        'The manual partition assignment includes broker 7, but no such broker is registered.',
+      ],
+    );
 
     for (let ver = createTopics.minVersion; ver <= 7; ver++) {
-      const r = await call(createTopics, ver, { topics: [topic(`v${ver}`, { numPartitions: 1, replicationFactor: 1 }), topic(`v${ver}`, { numPartitions: 1, replicationFactor: 1 })], timeoutMs: 1000 });
+      const r = await call(createTopics, ver, {
+        topics: [
+          topic(`v${ver}`, { numPartitions: 1, replicationFactor: 1 }),
+          topic(`v${ver}`, { numPartitions: 1, replicationFactor: 1 }),
+        ],
+        timeoutMs: 1000,
+      });
       assert.equal(r.topics[0].errorCode, ErrorCode.INVALID_REQUEST, `v${ver}`);
-      const ok = await call(createTopics, ver, { topics: [topic(`ok${ver}`, { numPartitions: 1, replicationFactor: 1 })], timeoutMs: 1000 });
+      const ok = await call(createTopics, ver, {
+        topics: [topic(`ok${ver}`, { numPartitions: 1, replicationFactor: 1 })],
+        timeoutMs: 1000,
+      });
       assert.equal(ok.topics[0].errorCode, ErrorCode.NONE, `v${ver}`);
       assert.equal(ok.topics[0].configs.length > 0, ver >= 5);
       assert.equal(ok.topics[0].topicId !== ZERO, ver >= 7);
@@ -186,20 +303,39 @@ test('CreateTopics: validate-only creates nothing; explicit assignments; every v
 
 test('Metadata: brokers on the listener, topics, partitions, internal flag, ids, authorized operations', async () => {
   await withEnv({ 'auto.create.topics.enable': 'false' }, async ({ call, controller }) => {
-    await controller.createTopics([{ name: 'orders', numPartitions: 2, replicationFactor: 1 }, { name: '__consumer_offsets', numPartitions: 1, replicationFactor: 1 }]);
+    await controller.createTopics([
+      { name: 'orders', numPartitions: 2, replicationFactor: 1 },
+      { name: '__consumer_offsets', numPartitions: 1, replicationFactor: 1 },
+    ]);
     const id = controller.image.topic('orders')!.id;
     const r = await call(metadata, 12, { topics: null, includeTopicAuthorizedOperations: true });
     assert.deepEqual(r.brokers, [{ nodeId: 1, host: 'localhost', port: 9092, rack: null }]);
     assert.equal(r.clusterId, CLUSTER_ID);
     assert.equal(r.controllerId, 1);
-    assert.deepEqual(r.topics.map((t: any) => t.name), ['__consumer_offsets', 'orders']);
+    assert.deepEqual(
+      r.topics.map((t: any) => t.name),
+      ['__consumer_offsets', 'orders'],
+    );
     const orders = r.topics[1];
     assert.equal(orders.topicId, id);
     assert.equal(orders.isInternal, false);
     assert.equal(r.topics[0].isInternal, true);
     assert.equal(orders.topicAuthorizedOperations, TOPIC_AUTHORIZED_OPERATIONS);
-    assert.deepEqual(orders.partitions.map((p: any) => [p.errorCode, p.partitionIndex, p.leaderId, p.leaderEpoch, p.replicaNodes, p.isrNodes, p.offlineReplicas]),
-      [[0, 0, 1, 0, [1], [1], []], [0, 1, 1, 0, [1], [1], []]]);
+    assert.deepEqual(
+      orders.partitions.map((p: any) => [
+        p.errorCode,
+        p.partitionIndex,
+        p.leaderId,
+        p.leaderEpoch,
+        p.replicaNodes,
+        p.isrNodes,
+        p.offlineReplicas,
+      ]),
+      [
+        [0, 0, 1, 0, [1], [1], []],
+        [0, 1, 1, 0, [1], [1], []],
+      ],
+    );
 
     // A listener the broker does not have: no brokers, LISTENER_NOT_FOUND (v6+) / LEADER_NOT_AVAILABLE (v5-).
     const other = await call(metadata, 9, { topics: [{ name: 'orders' }] }, 'OTHER');
@@ -211,10 +347,27 @@ test('Metadata: brokers on the listener, topics, partitions, internal flag, ids,
 
     // Unknown, invalid and by-id lookups; no auto-creation when disabled.
     const m = await call(metadata, 12, { topics: [{ name: 'nope' }, { name: 'bad name' }] });
-    assert.deepEqual(m.topics.map((t: any) => [t.name, t.errorCode]), [['nope', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION], ['bad name', ErrorCode.INVALID_TOPIC_EXCEPTION]]);
+    assert.deepEqual(
+      m.topics.map((t: any) => [t.name, t.errorCode]),
+      [
+        ['nope', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
+        ['bad name', ErrorCode.INVALID_TOPIC_EXCEPTION],
+      ],
+    );
     assert.equal(controller.image.topic('nope'), undefined);
-    const byId = await call(metadata, 12, { topics: [{ topicId: id, name: null }, { topicId: 'AAAAAAAAAAAAAAAAAAAAAw', name: null }] });
-    assert.deepEqual(byId.topics.map((t: any) => [t.name, t.errorCode]), [[null, ErrorCode.UNKNOWN_TOPIC_ID], ['orders', ErrorCode.NONE]]);
+    const byId = await call(metadata, 12, {
+      topics: [
+        { topicId: id, name: null },
+        { topicId: 'AAAAAAAAAAAAAAAAAAAAAw', name: null },
+      ],
+    });
+    assert.deepEqual(
+      byId.topics.map((t: any) => [t.name, t.errorCode]),
+      [
+        [null, ErrorCode.UNKNOWN_TOPIC_ID],
+        ['orders', ErrorCode.NONE],
+      ],
+    );
     const v11 = await call(metadata, 11, { topics: [{ topicId: id, name: 'x' }] });
     assert.equal(v11.topics[0].errorCode, ErrorCode.INVALID_REQUEST);
 
@@ -232,51 +385,81 @@ test('Metadata: brokers on the listener, topics, partitions, internal flag, ids,
 });
 
 test('Metadata: auto-creation through the controller, answered UNKNOWN_TOPIC_OR_PARTITION as a KRaft broker does', async () => {
-  await withEnv({ 'num.partitions': '2', 'offsets.topic.replication.factor': '1', 'offsets.topic.num.partitions': '5' }, async ({ call, controller }) => {
-    const r = await call(metadata, 12, { topics: [{ name: 'auto' }, { name: 'bad name' }], allowAutoTopicCreation: true });
-    assert.deepEqual(r.topics.map((t: any) => [t.name, t.errorCode, t.topicId]),
-      [['bad name', ErrorCode.INVALID_TOPIC_EXCEPTION, ZERO], ['auto', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ZERO]]);
-    assert.equal(controller.image.topic('auto')!.partitions.size, 2);
-    const again = await call(metadata, 12, { topics: [{ name: 'auto' }] });
-    assert.equal(again.topics[0].errorCode, ErrorCode.NONE);
-    assert.equal(again.topics[0].partitions.length, 2);
+  await withEnv(
+    { 'num.partitions': '2', 'offsets.topic.replication.factor': '1', 'offsets.topic.num.partitions': '5' },
+    async ({ call, controller }) => {
+      const r = await call(metadata, 12, {
+        topics: [{ name: 'auto' }, { name: 'bad name' }],
+        allowAutoTopicCreation: true,
+      });
+      assert.deepEqual(
+        r.topics.map((t: any) => [t.name, t.errorCode, t.topicId]),
+        [
+          ['bad name', ErrorCode.INVALID_TOPIC_EXCEPTION, ZERO],
+          ['auto', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ZERO],
+        ],
+      );
+      assert.equal(controller.image.topic('auto')!.partitions.size, 2);
+      const again = await call(metadata, 12, { topics: [{ name: 'auto' }] });
+      assert.equal(again.topics[0].errorCode, ErrorCode.NONE);
+      assert.equal(again.topics[0].partitions.length, 2);
 
-    // allow_auto_topic_creation=false (v4+) leaves the topic absent; v3 always auto-creates.
-    const no = await call(metadata, 4, { topics: [{ name: 'manual' }], allowAutoTopicCreation: false });
-    assert.equal(no.topics[0].errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    assert.equal(controller.image.topic('manual'), undefined);
-    await call(metadata, 3, { topics: [{ name: 'legacy' }] });
-    assert.ok(controller.image.topic('legacy'));
+      // allow_auto_topic_creation=false (v4+) leaves the topic absent; v3 always auto-creates.
+      const no = await call(metadata, 4, { topics: [{ name: 'manual' }], allowAutoTopicCreation: false });
+      assert.equal(no.topics[0].errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      assert.equal(controller.image.topic('manual'), undefined);
+      await call(metadata, 3, { topics: [{ name: 'legacy' }] });
+      assert.ok(controller.image.topic('legacy'));
 
-    // Internal topics are created with their coordinator's settings.
-    await call(metadata, 12, { topics: [{ name: '__consumer_offsets' }] });
-    const offsets = controller.image.topic('__consumer_offsets')!;
-    assert.equal(offsets.partitions.size, 5);
-    assert.equal(controller.image.topicConfigs('__consumer_offsets').get('cleanup.policy'), 'compact');
-  }, undefined);
+      // Internal topics are created with their coordinator's settings.
+      await call(metadata, 12, { topics: [{ name: '__consumer_offsets' }] });
+      const offsets = controller.image.topic('__consumer_offsets')!;
+      assert.equal(offsets.partitions.size, 5);
+      assert.equal(controller.image.topicConfigs('__consumer_offsets').get('cleanup.policy'), 'compact');
+    },
+    undefined,
+  );
 });
 
 test('DeleteTopics: by name (v1-5) and by id (v6), unknown names and ids, disabled deletion', async () => {
   await withEnv({}, async ({ call, controller }) => {
-    await controller.createTopics([{ name: 'a', numPartitions: 1, replicationFactor: 1 }, { name: 'b', numPartitions: 1, replicationFactor: 1 }]);
+    await controller.createTopics([
+      { name: 'a', numPartitions: 1, replicationFactor: 1 },
+      { name: 'b', numPartitions: 1, replicationFactor: 1 },
+    ]);
     const idB = controller.image.topic('b')!.id;
     const r = await call(deleteTopics, 5, { topicNames: ['a', 'missing'], timeoutMs: 1000 });
-    assert.deepEqual(r.responses.map((x: any) => [x.name, x.errorCode, x.errorMessage]).sort(),
-      [['a', 0, null], ['missing', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.']]);
+    assert.deepEqual(r.responses.map((x: any) => [x.name, x.errorCode, x.errorMessage]).sort(), [
+      ['a', 0, null],
+      ['missing', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.'],
+    ]);
     assert.equal(controller.image.topic('a'), undefined);
     const unknownId = 'AAAAAAAAAAAAAAAAAAAABQ';
-    const r6 = await call(deleteTopics, 6, { topics: [{ name: null, topicId: idB }, { name: null, topicId: unknownId }, { name: 'x', topicId: idB }], timeoutMs: 1000 });
+    const r6 = await call(deleteTopics, 6, {
+      topics: [
+        { name: null, topicId: idB },
+        { name: null, topicId: unknownId },
+        { name: 'x', topicId: idB },
+      ],
+      timeoutMs: 1000,
+    });
     const byId = new Map<string, any>(r6.responses.map((x: any) => [`${x.name}/${x.topicId}`, x]));
     assert.equal(byId.get(`b/${idB}`).errorCode, ErrorCode.NONE);
     assert.equal(byId.get(`null/${unknownId}`).errorCode, ErrorCode.UNKNOWN_TOPIC_ID);
-    assert.deepEqual([byId.get(`x/${idB}`).errorCode, byId.get(`x/${idB}`).errorMessage], [ErrorCode.INVALID_REQUEST, 'You may not specify both topic name and topic id.']);
+    assert.deepEqual(
+      [byId.get(`x/${idB}`).errorCode, byId.get(`x/${idB}`).errorMessage],
+      [ErrorCode.INVALID_REQUEST, 'You may not specify both topic name and topic id.'],
+    );
     assert.equal(controller.image.topic('b'), undefined);
   });
   await withEnv({ 'delete.topic.enable': 'false' }, async ({ call }) => {
     const v2 = await call(deleteTopics, 2, { topicNames: ['a'], timeoutMs: 1000 });
     assert.equal(v2.responses[0].errorCode, ErrorCode.INVALID_REQUEST);
     const v5 = await call(deleteTopics, 5, { topicNames: ['a'], timeoutMs: 1000 });
-    assert.deepEqual([v5.responses[0].errorCode, v5.responses[0].errorMessage], [ErrorCode.TOPIC_DELETION_DISABLED, null]);
+    assert.deepEqual(
+      [v5.responses[0].errorCode, v5.responses[0].errorMessage],
+      [ErrorCode.TOPIC_DELETION_DISABLED, null],
+    );
   });
 });
 
@@ -284,18 +467,38 @@ test('CreatePartitions: increase, Kafka messages for no increase, unknown topic,
   await withEnv({}, async ({ call, controller }) => {
     await controller.createTopics([{ name: 't', numPartitions: 3, replicationFactor: 1 }]);
     const r = await call(createPartitions, 3, {
-      topics: [{ name: 't', count: 2, assignments: null }, { name: 'missing', count: 4, assignments: null }], timeoutMs: 1000,
+      topics: [
+        { name: 't', count: 2, assignments: null },
+        { name: 'missing', count: 4, assignments: null },
+      ],
+      timeoutMs: 1000,
     });
-    assert.deepEqual(r.results.map((x: any) => [x.name, x.errorCode, x.errorMessage]), [
-      ['t', ErrorCode.INVALID_PARTITIONS, 'The topic t currently has 3 partition(s); 2 would not be an increase.'],
-      ['missing', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.'],
-    ]);
-    const same = await call(createPartitions, 0, { topics: [{ name: 't', count: 3, assignments: null }], timeoutMs: 1000 });
-    assert.deepEqual([same.results[0].errorCode, same.results[0].errorMessage], [ErrorCode.INVALID_PARTITIONS, 'Topic already has 3 partition(s).']);
-    const dry = await call(createPartitions, 1, { topics: [{ name: 't', count: 5, assignments: null }], timeoutMs: 1000, validateOnly: true });
+    assert.deepEqual(
+      r.results.map((x: any) => [x.name, x.errorCode, x.errorMessage]),
+      [
+        ['t', ErrorCode.INVALID_PARTITIONS, 'The topic t currently has 3 partition(s); 2 would not be an increase.'],
+        ['missing', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.'],
+      ],
+    );
+    const same = await call(createPartitions, 0, {
+      topics: [{ name: 't', count: 3, assignments: null }],
+      timeoutMs: 1000,
+    });
+    assert.deepEqual(
+      [same.results[0].errorCode, same.results[0].errorMessage],
+      [ErrorCode.INVALID_PARTITIONS, 'Topic already has 3 partition(s).'],
+    );
+    const dry = await call(createPartitions, 1, {
+      topics: [{ name: 't', count: 5, assignments: null }],
+      timeoutMs: 1000,
+      validateOnly: true,
+    });
     assert.equal(dry.results[0].errorCode, ErrorCode.NONE);
     assert.equal(controller.image.topic('t')!.partitions.size, 3);
-    const ok = await call(createPartitions, 2, { topics: [{ name: 't', count: 5, assignments: [{ brokerIds: [1] }, { brokerIds: [1] }] }], timeoutMs: 1000 });
+    const ok = await call(createPartitions, 2, {
+      topics: [{ name: 't', count: 5, assignments: [{ brokerIds: [1] }, { brokerIds: [1] }] }],
+      timeoutMs: 1000,
+    });
     assert.equal(ok.results[0].errorCode, ErrorCode.NONE);
     assert.equal(controller.image.topic('t')!.partitions.size, 5);
   });
@@ -303,10 +506,13 @@ test('CreatePartitions: increase, Kafka messages for no increase, unknown topic,
 
 test('DescribeConfigs: topic override, broker synonyms and sources, documentation and types, errors', async () => {
   await withEnv({ 'log.retention.hours': '100', 'secret.custom': 'x' }, async ({ call, controller }) => {
-    await controller.createTopics([{ name: 't', numPartitions: 1, replicationFactor: 1, configs: [{ name: 'retention.ms', value: '1000' }] }]);
+    await controller.createTopics([
+      { name: 't', numPartitions: 1, replicationFactor: 1, configs: [{ name: 'retention.ms', value: '1000' }] },
+    ]);
     const r = await call(describeConfigs, 4, {
       resources: [{ resourceType: ConfigResourceType.Topic, resourceName: 't', configurationKeys: null }],
-      includeSynonyms: true, includeDocumentation: true,
+      includeSynonyms: true,
+      includeDocumentation: true,
     });
     const cfg = new Map<string, any>(r.results[0].configs.map((c: any) => [c.name, c]));
     const retention = cfg.get('retention.ms');
@@ -327,27 +533,55 @@ test('DescribeConfigs: topic override, broker synonyms and sources, documentatio
 
     // Without synonyms/documentation; configuration_keys filters.
     const plain = await call(describeConfigs, 2, {
-      resources: [{ resourceType: ConfigResourceType.Topic, resourceName: 't', configurationKeys: ['retention.ms', 'nope'] }],
+      resources: [
+        { resourceType: ConfigResourceType.Topic, resourceName: 't', configurationKeys: ['retention.ms', 'nope'] },
+      ],
     });
-    assert.deepEqual(plain.results[0].configs.map((c: any) => [c.name, c.synonyms.length]), [['retention.ms', 0]]);
+    assert.deepEqual(
+      plain.results[0].configs.map((c: any) => [c.name, c.synonyms.length]),
+      [['retention.ms', 0]],
+    );
 
     // Broker: static, default and dynamic sources; read-only flags; unknown keys are sensitive.
-    await controller.incrementalAlterConfigs([{ resourceType: ConfigResourceType.Broker, resourceName: '', configs: [{ name: 'log.cleaner.threads', value: '2', configOperation: SET }] }]);
+    await controller.incrementalAlterConfigs([
+      {
+        resourceType: ConfigResourceType.Broker,
+        resourceName: '',
+        configs: [{ name: 'log.cleaner.threads', value: '2', configOperation: SET }],
+      },
+    ]);
     const b = await call(describeConfigs, 4, {
-      resources: [{ resourceType: ConfigResourceType.Broker, resourceName: '1', configurationKeys: null }, { resourceType: ConfigResourceType.Broker, resourceName: '', configurationKeys: null }],
+      resources: [
+        { resourceType: ConfigResourceType.Broker, resourceName: '1', configurationKeys: null },
+        { resourceType: ConfigResourceType.Broker, resourceName: '', configurationKeys: null },
+      ],
       includeSynonyms: true,
     });
     const bc = new Map<string, any>(b.results[0].configs.map((c: any) => [c.name, c]));
-    assert.deepEqual([bc.get('log.retention.hours').value, bc.get('log.retention.hours').configSource, bc.get('log.retention.hours').readOnly], ['100', 4, true]); // only log.retention.ms is dynamic
+    assert.deepEqual(
+      [
+        bc.get('log.retention.hours').value,
+        bc.get('log.retention.hours').configSource,
+        bc.get('log.retention.hours').readOnly,
+      ],
+      ['100', 4, true],
+    ); // only log.retention.ms is dynamic
     assert.deepEqual([bc.get('log.retention.ms').value, bc.get('log.retention.ms').configSource], [null, 5]);
     assert.deepEqual([bc.get('node.id').value, bc.get('node.id').readOnly], ['1', true]);
     assert.deepEqual([bc.get('num.partitions').value, bc.get('num.partitions').configSource], ['1', 5]);
     assert.deepEqual([bc.get('log.cleaner.threads').value, bc.get('log.cleaner.threads').configSource], ['2', 3]);
     assert.deepEqual(bc.get('log.cleaner.threads').synonyms, [
-      { name: 'log.cleaner.threads', value: '2', source: 3 }, { name: 'log.cleaner.threads', value: '1', source: 5 },
+      { name: 'log.cleaner.threads', value: '2', source: 3 },
+      { name: 'log.cleaner.threads', value: '1', source: 5 },
     ]);
-    assert.deepEqual([bc.get('secret.custom').value, bc.get('secret.custom').isSensitive, bc.get('secret.custom').configType], [null, true, 0]);
-    assert.deepEqual(b.results[1].configs.map((c: any) => [c.name, c.value, c.configSource, c.synonyms.length]), [['log.cleaner.threads', '2', 3, 1]]);
+    assert.deepEqual(
+      [bc.get('secret.custom').value, bc.get('secret.custom').isSensitive, bc.get('secret.custom').configType],
+      [null, true, 0],
+    );
+    assert.deepEqual(
+      b.results[1].configs.map((c: any) => [c.name, c.value, c.configSource, c.synonyms.length]),
+      [['log.cleaner.threads', '2', 3, 1]],
+    );
 
     const errs = await call(describeConfigs, 4, {
       resources: [
@@ -360,14 +594,26 @@ test('DescribeConfigs: topic override, broker synonyms and sources, documentatio
     });
     assert.deepEqual(errs.results.map((x: any) => [x.errorCode, x.errorMessage]).slice(0, 4), [
       [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null],
-      [ErrorCode.INVALID_TOPIC_EXCEPTION, "Topic name is invalid: 'bad/name' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'"],
+      [
+        ErrorCode.INVALID_TOPIC_EXCEPTION,
+        "Topic name is invalid: 'bad/name' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'",
+      ],
       [ErrorCode.INVALID_REQUEST, 'Unexpected broker id, expected 1 or empty string, but received 2'],
       [ErrorCode.INVALID_REQUEST, 'Broker id must be an integer, but it is: x'],
     ]);
-    assert.deepEqual(errs.results[4].configs.map((c: any) => [c.name, c.value, c.configSource]),
-      [['root', 'INFO', 6], ['kafka', 'INFO', 6], ['kafka.server', 'INFO', 6]].sort((x, y) => (x[0]! < y[0]! ? -1 : 1)));
+    assert.deepEqual(
+      errs.results[4].configs.map((c: any) => [c.name, c.value, c.configSource]),
+      [
+        ['root', 'INFO', 6],
+        ['kafka', 'INFO', 6],
+        ['kafka.server', 'INFO', 6],
+      ].sort((x, y) => (x[0]! < y[0]! ? -1 : 1)),
+    );
     for (let ver = describeConfigs.minVersion; ver <= 4; ver++) {
-      const x = await call(describeConfigs, ver, { resources: [{ resourceType: ConfigResourceType.Broker, resourceName: '1', configurationKeys: null }], includeSynonyms: ver >= 1 });
+      const x = await call(describeConfigs, ver, {
+        resources: [{ resourceType: ConfigResourceType.Broker, resourceName: '1', configurationKeys: null }],
+        includeSynonyms: ver >= 1,
+      });
       assert.equal(x.results[0].errorCode, 0, `v${ver}`);
     }
   });
@@ -378,48 +624,81 @@ test('IncrementalAlterConfigs: SET/DELETE/APPEND/SUBTRACT on a topic, validate-o
     await controller.createTopics([{ name: 't', numPartitions: 1, replicationFactor: 1 }]);
     const res = (type: number, name: string, configs: any[]) => ({ resourceType: type, resourceName: name, configs });
     const T = ConfigResourceType.Topic;
-    const ok = await call(incrementalAlterConfigs, 1, { resources: [res(T, 't', [
-      { name: 'retention.ms', configOperation: SET, value: '5000' },
-      { name: 'cleanup.policy', configOperation: APPEND, value: 'compact' },
-    ])] });
+    const ok = await call(incrementalAlterConfigs, 1, {
+      resources: [
+        res(T, 't', [
+          { name: 'retention.ms', configOperation: SET, value: '5000' },
+          { name: 'cleanup.policy', configOperation: APPEND, value: 'compact' },
+        ]),
+      ],
+    });
     assert.deepEqual(ok.responses, [{ errorCode: 0, errorMessage: null, resourceType: T, resourceName: 't' }]);
-    assert.deepEqual(Object.fromEntries(controller.image.topicConfigs('t')), { 'retention.ms': '5000', 'cleanup.policy': 'delete,compact' });
+    assert.deepEqual(Object.fromEntries(controller.image.topicConfigs('t')), {
+      'retention.ms': '5000',
+      'cleanup.policy': 'delete,compact',
+    });
 
-    await call(incrementalAlterConfigs, 0, { resources: [res(T, 't', [
-      { name: 'retention.ms', configOperation: DELETE, value: null },
-      { name: 'cleanup.policy', configOperation: SUBTRACT, value: 'delete' },
-    ])] });
+    await call(incrementalAlterConfigs, 0, {
+      resources: [
+        res(T, 't', [
+          { name: 'retention.ms', configOperation: DELETE, value: null },
+          { name: 'cleanup.policy', configOperation: SUBTRACT, value: 'delete' },
+        ]),
+      ],
+    });
     assert.deepEqual(Object.fromEntries(controller.image.topicConfigs('t')), { 'cleanup.policy': 'compact' });
 
-    const dry = await call(incrementalAlterConfigs, 1, { resources: [res(T, 't', [{ name: 'retention.ms', configOperation: SET, value: '1' }])], validateOnly: true });
+    const dry = await call(incrementalAlterConfigs, 1, {
+      resources: [res(T, 't', [{ name: 'retention.ms', configOperation: SET, value: '1' }])],
+      validateOnly: true,
+    });
     assert.equal(dry.responses[0].errorCode, 0);
     assert.equal(controller.image.topicConfigs('t').get('retention.ms'), undefined);
 
-    const bad = await call(incrementalAlterConfigs, 1, { resources: [
-      res(T, 't', [{ name: 'retention.ms', configOperation: SET, value: 'abc' }]),
-      res(T, 'missing', [{ name: 'retention.ms', configOperation: SET, value: '1' }]),
-      res(T, 't2', [{ name: 'segment.ms', configOperation: APPEND, value: '1' }]),
-      res(ConfigResourceType.Broker, '1', [{ name: 'num.network.threads', configOperation: SET, value: 'x' }, { name: 'node.id', configOperation: SET, value: '3' }]),
-      res(ConfigResourceType.Broker, '', [{ name: 'log.cleaner.threads', configOperation: SET, value: 'x' }]),
-      res(ConfigResourceType.Broker, '7', [{ name: 'log.cleaner.threads', configOperation: SET, value: '2' }]),
-      res(T, 'n', [{ name: 'a', configOperation: SET, value: null }]),
-      res(99, 'z', []),
-    ] });
-    assert.deepEqual(bad.responses.map((x: any) => [x.resourceName, x.errorCode, x.errorMessage]), [
-      ['t', ErrorCode.INVALID_CONFIG, 'Invalid value abc for configuration retention.ms: Not a number of type LONG'],
-      ['missing', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "The topic 'missing' does not exist."],
-      ['t2', ErrorCode.INVALID_CONFIG, "Can't APPEND to key segment.ms because its type is not LIST."],
-      ['1', ErrorCode.INVALID_REQUEST, 'Cannot update these configs dynamically: [node.id]'],
-      ['', ErrorCode.INVALID_REQUEST, 'Invalid value x for configuration log.cleaner.threads: Not a number of type INT'],
-      ['7', ErrorCode.INVALID_REQUEST, 'Unexpected broker id, expected 1, but received 7'],
-      ['n', ErrorCode.INVALID_REQUEST, 'Null value not supported for : a'],
-      ['z', ErrorCode.INVALID_REQUEST, 'Unknown resource type 99'],
-    ]);
+    const bad = await call(incrementalAlterConfigs, 1, {
+      resources: [
+        res(T, 't', [{ name: 'retention.ms', configOperation: SET, value: 'abc' }]),
+        res(T, 'missing', [{ name: 'retention.ms', configOperation: SET, value: '1' }]),
+        res(T, 't2', [{ name: 'segment.ms', configOperation: APPEND, value: '1' }]),
+        res(ConfigResourceType.Broker, '1', [
+          { name: 'num.network.threads', configOperation: SET, value: 'x' },
+          { name: 'node.id', configOperation: SET, value: '3' },
+        ]),
+        res(ConfigResourceType.Broker, '', [{ name: 'log.cleaner.threads', configOperation: SET, value: 'x' }]),
+        res(ConfigResourceType.Broker, '7', [{ name: 'log.cleaner.threads', configOperation: SET, value: '2' }]),
+        res(T, 'n', [{ name: 'a', configOperation: SET, value: null }]),
+        res(99, 'z', []),
+      ],
+    });
+    assert.deepEqual(
+      bad.responses.map((x: any) => [x.resourceName, x.errorCode, x.errorMessage]),
+      [
+        ['t', ErrorCode.INVALID_CONFIG, 'Invalid value abc for configuration retention.ms: Not a number of type LONG'],
+        ['missing', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "The topic 'missing' does not exist."],
+        ['t2', ErrorCode.INVALID_CONFIG, "Can't APPEND to key segment.ms because its type is not LIST."],
+        ['1', ErrorCode.INVALID_REQUEST, 'Cannot update these configs dynamically: [node.id]'],
+        [
+          '',
+          ErrorCode.INVALID_REQUEST,
+          'Invalid value x for configuration log.cleaner.threads: Not a number of type INT',
+        ],
+        ['7', ErrorCode.INVALID_REQUEST, 'Unexpected broker id, expected 1, but received 7'],
+        ['n', ErrorCode.INVALID_REQUEST, 'Null value not supported for : a'],
+        ['z', ErrorCode.INVALID_REQUEST, 'Unknown resource type 99'],
+      ],
+    );
     const dupes = await call(incrementalAlterConfigs, 1, { resources: [res(T, 't', []), res(T, 't', [])] });
-    assert.deepEqual(dupes.responses.map((x: any) => x.errorMessage), ['Each resource must appear at most once.', 'Each resource must appear at most once.']);
+    assert.deepEqual(
+      dupes.responses.map((x: any) => x.errorMessage),
+      ['Each resource must appear at most once.', 'Each resource must appear at most once.'],
+    );
 
     // Broker dynamic config through to the image.
-    const b = await call(incrementalAlterConfigs, 1, { resources: [res(ConfigResourceType.Broker, '1', [{ name: 'log.cleaner.threads', configOperation: SET, value: '3' }])] });
+    const b = await call(incrementalAlterConfigs, 1, {
+      resources: [
+        res(ConfigResourceType.Broker, '1', [{ name: 'log.cleaner.threads', configOperation: SET, value: '3' }]),
+      ],
+    });
     assert.equal(b.responses[0].errorCode, 0);
     assert.equal(controller.image.brokerConfigs(1).get('log.cleaner.threads'), '3');
   });
@@ -429,52 +708,109 @@ test('IncrementalAlterConfigs: BROKER_LOGGER levels handled on the broker', asyn
   await withEnv({}, async ({ call, services }) => {
     const L = ConfigResourceType.BrokerLogger;
     const loggers = services.extra.get('brokerLoggers') as BrokerLoggers;
-    const r = await call(incrementalAlterConfigs, 1, { resources: [{ resourceType: L, resourceName: '1', configs: [{ name: 'kafka', configOperation: SET, value: 'DEBUG' }] }] });
+    const r = await call(incrementalAlterConfigs, 1, {
+      resources: [
+        { resourceType: L, resourceName: '1', configs: [{ name: 'kafka', configOperation: SET, value: 'DEBUG' }] },
+      ],
+    });
     assert.equal(r.responses[0].errorCode, 0);
     assert.equal(loggers.level('kafka.server'), 'DEBUG');
-    const errs = await call(incrementalAlterConfigs, 1, { resources: [
-      { resourceType: L, resourceName: '1', configs: [{ name: 'nope', configOperation: SET, value: 'DEBUG' }] },
-    ] });
-    assert.deepEqual([errs.responses[0].errorCode, errs.responses[0].errorMessage], [ErrorCode.INVALID_CONFIG, 'Logger nope does not exist!']);
-    const lvl = await call(incrementalAlterConfigs, 1, { resources: [{ resourceType: L, resourceName: '1', configs: [{ name: 'kafka', configOperation: SET, value: 'LOUD' }] }] });
-    assert.equal(lvl.responses[0].errorMessage, 'Cannot set the log level of kafka to LOUD as it is not a supported log level. Valid log levels are DEBUG, ERROR, FATAL, INFO, TRACE, WARN');
-    const root = await call(incrementalAlterConfigs, 1, { resources: [{ resourceType: L, resourceName: '1', configs: [{ name: 'root', configOperation: DELETE, value: null }] }] });
-    assert.deepEqual([root.responses[0].errorCode, root.responses[0].errorMessage], [ErrorCode.INVALID_REQUEST, 'Removing the log level of the root logger is not allowed']);
-    const app = await call(incrementalAlterConfigs, 1, { resources: [{ resourceType: L, resourceName: '1', configs: [{ name: 'kafka', configOperation: APPEND, value: 'x' }] }] });
+    const errs = await call(incrementalAlterConfigs, 1, {
+      resources: [
+        { resourceType: L, resourceName: '1', configs: [{ name: 'nope', configOperation: SET, value: 'DEBUG' }] },
+      ],
+    });
+    assert.deepEqual(
+      [errs.responses[0].errorCode, errs.responses[0].errorMessage],
+      [ErrorCode.INVALID_CONFIG, 'Logger nope does not exist!'],
+    );
+    const lvl = await call(incrementalAlterConfigs, 1, {
+      resources: [
+        { resourceType: L, resourceName: '1', configs: [{ name: 'kafka', configOperation: SET, value: 'LOUD' }] },
+      ],
+    });
+    assert.equal(
+      lvl.responses[0].errorMessage,
+      'Cannot set the log level of kafka to LOUD as it is not a supported log level. Valid log levels are DEBUG, ERROR, FATAL, INFO, TRACE, WARN',
+    );
+    const root = await call(incrementalAlterConfigs, 1, {
+      resources: [
+        { resourceType: L, resourceName: '1', configs: [{ name: 'root', configOperation: DELETE, value: null }] },
+      ],
+    });
+    assert.deepEqual(
+      [root.responses[0].errorCode, root.responses[0].errorMessage],
+      [ErrorCode.INVALID_REQUEST, 'Removing the log level of the root logger is not allowed'],
+    );
+    const app = await call(incrementalAlterConfigs, 1, {
+      resources: [
+        { resourceType: L, resourceName: '1', configs: [{ name: 'kafka', configOperation: APPEND, value: 'x' }] },
+      ],
+    });
     assert.equal(app.responses[0].errorMessage, 'APPEND operation is not allowed for the BROKER_LOGGER resource');
-    const other = await call(incrementalAlterConfigs, 1, { resources: [{ resourceType: L, resourceName: '2', configs: [] }] });
+    const other = await call(incrementalAlterConfigs, 1, {
+      resources: [{ resourceType: L, resourceName: '2', configs: [] }],
+    });
     assert.equal(other.responses[0].errorMessage, 'Unexpected node id. Expected 1, but received 1'); // (sic) as Kafka words it
 
     // On a controller listener (ControllerApis): loggers last, unknown types UNSUPPORTED_VERSION, one answer per duplicate.
     const T = ConfigResourceType.Topic;
-    const ctl = await call(incrementalAlterConfigs, 1, { resources: [
-      { resourceType: L, resourceName: '1', configs: [{ name: 'kafka', configOperation: DELETE, value: null }] },
-      { resourceType: 99, resourceName: 'x', configs: [] },
-      { resourceType: T, resourceName: 'd', configs: [] }, { resourceType: T, resourceName: 'd', configs: [] },
-      { resourceType: T, resourceName: 'missing', configs: [{ name: 'retention.ms', configOperation: SET, value: '1' }] },
-    ] }, 'CONTROLLER');
-    assert.deepEqual(ctl.responses.map((x: any) => [x.resourceName, x.errorCode, x.errorMessage]), [
-      ['x', ErrorCode.UNSUPPORTED_VERSION, 'Unknown resource type 99.'],
-      ['d', ErrorCode.INVALID_REQUEST, 'Duplicate resource.'],
-      ['missing', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "The topic 'missing' does not exist."],
-      ['1', ErrorCode.NONE, null],
-    ]);
+    const ctl = await call(
+      incrementalAlterConfigs,
+      1,
+      {
+        resources: [
+          { resourceType: L, resourceName: '1', configs: [{ name: 'kafka', configOperation: DELETE, value: null }] },
+          { resourceType: 99, resourceName: 'x', configs: [] },
+          { resourceType: T, resourceName: 'd', configs: [] },
+          { resourceType: T, resourceName: 'd', configs: [] },
+          {
+            resourceType: T,
+            resourceName: 'missing',
+            configs: [{ name: 'retention.ms', configOperation: SET, value: '1' }],
+          },
+        ],
+      },
+      'CONTROLLER',
+    );
+    assert.deepEqual(
+      ctl.responses.map((x: any) => [x.resourceName, x.errorCode, x.errorMessage]),
+      [
+        ['x', ErrorCode.UNSUPPORTED_VERSION, 'Unknown resource type 99.'],
+        ['d', ErrorCode.INVALID_REQUEST, 'Duplicate resource.'],
+        ['missing', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "The topic 'missing' does not exist."],
+        ['1', ErrorCode.NONE, null],
+      ],
+    );
     assert.equal(loggers.level('kafka.server'), 'INFO');
   });
 });
 
 test('AlterConfigs (legacy): full replacement, validate-only, BROKER_LOGGER refused', async () => {
   await withEnv({}, async ({ call, controller }) => {
-    await controller.createTopics([{ name: 't', numPartitions: 1, replicationFactor: 1, configs: [{ name: 'retention.ms', value: '1000' }] }]);
+    await controller.createTopics([
+      { name: 't', numPartitions: 1, replicationFactor: 1, configs: [{ name: 'retention.ms', value: '1000' }] },
+    ]);
     const T = ConfigResourceType.Topic;
-    const dry = await call(alterConfigs, 2, { resources: [{ resourceType: T, resourceName: 't', configs: [{ name: 'segment.ms', value: '60000' }] }], validateOnly: true });
+    const dry = await call(alterConfigs, 2, {
+      resources: [{ resourceType: T, resourceName: 't', configs: [{ name: 'segment.ms', value: '60000' }] }],
+      validateOnly: true,
+    });
     assert.equal(dry.responses[0].errorCode, 0);
     assert.deepEqual(Object.fromEntries(controller.image.topicConfigs('t')), { 'retention.ms': '1000' });
-    const r = await call(alterConfigs, 0, { resources: [
-      { resourceType: T, resourceName: 't', configs: [{ name: 'segment.ms', value: '60000' }] },
-      { resourceType: ConfigResourceType.BrokerLogger, resourceName: '1', configs: [] },
-    ] });
-    assert.deepEqual(r.responses.map((x: any) => [x.errorCode, x.errorMessage]), [[0, null], [ErrorCode.INVALID_REQUEST, 'Unknown resource type 8']]);
+    const r = await call(alterConfigs, 0, {
+      resources: [
+        { resourceType: T, resourceName: 't', configs: [{ name: 'segment.ms', value: '60000' }] },
+        { resourceType: ConfigResourceType.BrokerLogger, resourceName: '1', configs: [] },
+      ],
+    });
+    assert.deepEqual(
+      r.responses.map((x: any) => [x.errorCode, x.errorMessage]),
+      [
+        [0, null],
+        [ErrorCode.INVALID_REQUEST, 'Unknown resource type 8'],
+      ],
+    );
     assert.deepEqual(Object.fromEntries(controller.image.topicConfigs('t')), { 'segment.ms': '60000' });
   });
 });
@@ -482,62 +818,130 @@ test('AlterConfigs (legacy): full replacement, validate-only, BROKER_LOGGER refu
 test('DescribeCluster: brokers, controller id, authorized operations, endpoint types', async () => {
   await withEnv({}, async ({ call }) => {
     const r = await call(describeCluster, 1, { includeClusterAuthorizedOperations: true, endpointType: 1 });
-    assert.deepEqual([r.errorCode, r.endpointType, r.clusterId, r.controllerId, r.clusterAuthorizedOperations], [0, 1, CLUSTER_ID, 1, CLUSTER_AUTHORIZED_OPERATIONS]);
+    assert.deepEqual(
+      [r.errorCode, r.endpointType, r.clusterId, r.controllerId, r.clusterAuthorizedOperations],
+      [0, 1, CLUSTER_ID, 1, CLUSTER_AUTHORIZED_OPERATIONS],
+    );
     assert.deepEqual(r.brokers, [{ brokerId: 1, host: 'localhost', port: 9092, rack: null, isFenced: false }]);
     const v0 = await call(describeCluster, 0, {});
     assert.deepEqual([v0.errorCode, v0.clusterAuthorizedOperations, v0.brokers.length], [0, OMITTED, 1]);
     const mismatch = await call(describeCluster, 1, { endpointType: 2 });
-    assert.deepEqual([mismatch.errorCode, mismatch.errorMessage], [ErrorCode.MISMATCHED_ENDPOINT_TYPE, 'The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER']);
+    assert.deepEqual(
+      [mismatch.errorCode, mismatch.errorMessage],
+      [
+        ErrorCode.MISMATCHED_ENDPOINT_TYPE,
+        'The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER',
+      ],
+    );
     const unknown = await call(describeCluster, 1, { endpointType: 7 });
-    assert.deepEqual([unknown.errorCode, unknown.errorMessage], [ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, 'Unsupported endpoint type 7']);
+    assert.deepEqual(
+      [unknown.errorCode, unknown.errorMessage],
+      [ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, 'Unsupported endpoint type 7'],
+    );
     const ctl = await call(describeCluster, 1, { endpointType: 2 }, 'CONTROLLER');
-    assert.deepEqual([ctl.errorCode, ctl.endpointType, ctl.controllerId, ctl.brokers], [0, 2, 1, [{ brokerId: 1, host: 'localhost', port: 9093, rack: null, isFenced: false }]]);
+    assert.deepEqual(
+      [ctl.errorCode, ctl.endpointType, ctl.controllerId, ctl.brokers],
+      [0, 2, 1, [{ brokerId: 1, host: 'localhost', port: 9093, rack: null, isFenced: false }]],
+    );
   });
 });
 
 test('DescribeLogDirs: partitions per dir with sizes, requested subset, disk space (v4)', async () => {
-  await withEnv({}, async ({ call, config }) => {
-    const dir = config.logDirs[0]!;
-    const r = await call(describeLogDirs, 4, { topics: null });
-    assert.equal(r.errorCode, 0);
-    assert.equal(r.results.length, 1);
-    const res = r.results[0];
-    assert.equal(res.logDir, dir);
-    assert.ok(res.totalBytes > 0n && res.usableBytes > 0n && res.usableBytes <= res.totalBytes);
-    assert.deepEqual(res.topics, [
-      { name: 'a', partitions: [{ partitionIndex: 0, partitionSize: 100n, offsetLag: 0n, isFutureKey: false }, { partitionIndex: 1, partitionSize: 0n, offsetLag: 0n, isFutureKey: false }] },
-      { name: 'b', partitions: [{ partitionIndex: 0, partitionSize: 42n, offsetLag: 0n, isFutureKey: false }] },
-    ]);
-    const some = await call(describeLogDirs, 1, { topics: [{ topic: 'a', partitions: [1] }, { topic: 'zz', partitions: [0] }] });
-    assert.deepEqual(some.results[0].topics.map((t: any) => [t.name, t.partitions.map((p: any) => p.partitionIndex)]), [['a', [1]]]);
-    assert.equal(some.results[0].totalBytes, -1n); // not in v1
-  }, (dir) => [
-    { topic: 'b', partition: 0, dir: join(dir, 'b-0'), size: 42, logEndOffset: 3, highWatermark: 3 },
-    { topic: 'a', partition: 1, dir: join(dir, 'a-1'), size: 0, logEndOffset: 0, highWatermark: 0 },
-    { topic: 'a', partition: 0, dir: join(dir, 'a-0'), size: 100, logEndOffset: 10, highWatermark: 8 },
-    { topic: 'c', partition: 0, dir: join('/elsewhere', 'c-0'), size: 1, logEndOffset: 0, highWatermark: 0 },
-  ]);
+  await withEnv(
+    {},
+    async ({ call, config }) => {
+      const dir = config.logDirs[0]!;
+      const r = await call(describeLogDirs, 4, { topics: null });
+      assert.equal(r.errorCode, 0);
+      assert.equal(r.results.length, 1);
+      const res = r.results[0];
+      assert.equal(res.logDir, dir);
+      assert.ok(res.totalBytes > 0n && res.usableBytes > 0n && res.usableBytes <= res.totalBytes);
+      assert.deepEqual(res.topics, [
+        {
+          name: 'a',
+          partitions: [
+            { partitionIndex: 0, partitionSize: 100n, offsetLag: 0n, isFutureKey: false },
+            { partitionIndex: 1, partitionSize: 0n, offsetLag: 0n, isFutureKey: false },
+          ],
+        },
+        { name: 'b', partitions: [{ partitionIndex: 0, partitionSize: 42n, offsetLag: 0n, isFutureKey: false }] },
+      ]);
+      const some = await call(describeLogDirs, 1, {
+        topics: [
+          { topic: 'a', partitions: [1] },
+          { topic: 'zz', partitions: [0] },
+        ],
+      });
+      assert.deepEqual(
+        some.results[0].topics.map((t: any) => [t.name, t.partitions.map((p: any) => p.partitionIndex)]),
+        [['a', [1]]],
+      );
+      assert.equal(some.results[0].totalBytes, -1n); // not in v1
+    },
+    (dir) => [
+      { topic: 'b', partition: 0, dir: join(dir, 'b-0'), size: 42, logEndOffset: 3, highWatermark: 3 },
+      { topic: 'a', partition: 1, dir: join(dir, 'a-1'), size: 0, logEndOffset: 0, highWatermark: 0 },
+      { topic: 'a', partition: 0, dir: join(dir, 'a-0'), size: 100, logEndOffset: 10, highWatermark: 8 },
+      { topic: 'c', partition: 0, dir: join('/elsewhere', 'c-0'), size: 1, logEndOffset: 0, highWatermark: 0 },
+    ],
+  );
 });
 
 test('DescribeTopicPartitions: pagination cursor, partition limit, ELR fields, unknown topics', async () => {
   await withEnv({}, async ({ call, controller }) => {
-    await controller.createTopics([{ name: 'a', numPartitions: 3, replicationFactor: 1 }, { name: 'b', numPartitions: 2, replicationFactor: 1 }]);
+    await controller.createTopics([
+      { name: 'a', numPartitions: 3, replicationFactor: 1 },
+      { name: 'b', numPartitions: 2, replicationFactor: 1 },
+    ]);
     const p1 = await call(describeTopicPartitions, 0, { topics: [], responsePartitionLimit: 2 });
-    assert.deepEqual(p1.topics.map((t: any) => [t.name, t.partitions.map((p: any) => p.partitionIndex)]), [['a', [0, 1]]]);
+    assert.deepEqual(
+      p1.topics.map((t: any) => [t.name, t.partitions.map((p: any) => p.partitionIndex)]),
+      [['a', [0, 1]]],
+    );
     assert.deepEqual(p1.nextCursor, { topicName: 'a', partitionIndex: 2 });
     assert.equal(p1.topics[0].topicAuthorizedOperations, TOPIC_AUTHORIZED_OPERATIONS);
-    assert.deepEqual([p1.topics[0].partitions[0].eligibleLeaderReplicas, p1.topics[0].partitions[0].lastKnownElr], [[], []]);
+    assert.deepEqual(
+      [p1.topics[0].partitions[0].eligibleLeaderReplicas, p1.topics[0].partitions[0].lastKnownElr],
+      [[], []],
+    );
     const p2 = await call(describeTopicPartitions, 0, { topics: [], responsePartitionLimit: 2, cursor: p1.nextCursor });
-    assert.deepEqual(p2.topics.map((t: any) => [t.name, t.partitions.map((p: any) => p.partitionIndex)]), [['a', [2]], ['b', [0]]]);
+    assert.deepEqual(
+      p2.topics.map((t: any) => [t.name, t.partitions.map((p: any) => p.partitionIndex)]),
+      [
+        ['a', [2]],
+        ['b', [0]],
+      ],
+    );
     assert.deepEqual(p2.nextCursor, { topicName: 'b', partitionIndex: 1 });
     const p3 = await call(describeTopicPartitions, 0, { topics: [], responsePartitionLimit: 2, cursor: p2.nextCursor });
-    assert.deepEqual(p3.topics.map((t: any) => [t.name, t.partitions.map((p: any) => p.partitionIndex)]), [['b', [1]]]);
+    assert.deepEqual(
+      p3.topics.map((t: any) => [t.name, t.partitions.map((p: any) => p.partitionIndex)]),
+      [['b', [1]]],
+    );
     assert.equal(p3.nextCursor, null);
-    const exact = await call(describeTopicPartitions, 0, { topics: [{ name: 'a' }, { name: 'b' }], responsePartitionLimit: 3 });
+    const exact = await call(describeTopicPartitions, 0, {
+      topics: [{ name: 'a' }, { name: 'b' }],
+      responsePartitionLimit: 3,
+    });
     assert.deepEqual(exact.nextCursor, { topicName: 'b', partitionIndex: 0 });
-    const named = await call(describeTopicPartitions, 0, { topics: [{ name: 'zz' }, { name: 'b' }, { name: 'bad name' }], responsePartitionLimit: 100 });
-    assert.deepEqual(named.topics.map((t: any) => [t.name, t.errorCode]), [['b', 0], ['bad name', ErrorCode.INVALID_TOPIC_EXCEPTION], ['zz', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]);
-    const badCursor = await call(describeTopicPartitions, 0, { topics: [{ name: 'b' }], responsePartitionLimit: 100, cursor: { topicName: 'a', partitionIndex: 0 } });
+    const named = await call(describeTopicPartitions, 0, {
+      topics: [{ name: 'zz' }, { name: 'b' }, { name: 'bad name' }],
+      responsePartitionLimit: 100,
+    });
+    assert.deepEqual(
+      named.topics.map((t: any) => [t.name, t.errorCode]),
+      [
+        ['b', 0],
+        ['bad name', ErrorCode.INVALID_TOPIC_EXCEPTION],
+        ['zz', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
+      ],
+    );
+    const badCursor = await call(describeTopicPartitions, 0, {
+      topics: [{ name: 'b' }],
+      responsePartitionLimit: 100,
+      cursor: { topicName: 'a', partitionIndex: 0 },
+    });
     assert.equal(badCursor.topics[0].errorCode, ErrorCode.INVALID_REQUEST);
   });
 });

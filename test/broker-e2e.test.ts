@@ -25,11 +25,20 @@ after(async () => {
 });
 
 function kafka() {
-  return new Kafka({ clientId: 'e2e', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 5, initialRetryTime: 100 } });
+  return new Kafka({
+    clientId: 'e2e',
+    brokers: [broker.bootstrap],
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 5, initialRetryTime: 100 },
+  });
 }
 
 async function kcatConsume(topic: string, format: string, extra: string[] = []): Promise<string[]> {
-  const r = await execa('kcat', ['-C', '-b', broker.bootstrap, '-t', topic, '-o', 'beginning', '-e', '-q', '-f', format, ...extra], { timeout: 120_000 });
+  const r = await execa(
+    'kcat',
+    ['-C', '-b', broker.bootstrap, '-t', topic, '-o', 'beginning', '-e', '-q', '-f', format, ...extra],
+    { timeout: 120_000 },
+  );
   return r.stdout.length ? r.stdout.split('\n') : [];
 }
 
@@ -67,7 +76,12 @@ test('kafkajs produces keyed records with headers; they land on murmur2 partitio
         topic: 'kjs',
         compression: CompressionTypes.GZIP,
         acks: -1,
-        messages: Array.from({ length: 1000 }, (_, j) => ({ key: `k${i + j}`, value: `v${i + j}`, headers: { h: `x${i + j}` }, timestamp: String(1700000000000 + i + j) })),
+        messages: Array.from({ length: 1000 }, (_, j) => ({
+          key: `k${i + j}`,
+          value: `v${i + j}`,
+          headers: { h: `x${i + j}` },
+          timestamp: String(1700000000000 + i + j),
+        })),
       });
     }
   } finally {
@@ -105,7 +119,11 @@ for (const codec of ['none', 'gzip', 'snappy', 'lz4', 'zstd']) {
     const topic = `kcat-${codec}`;
     const N = 100_000;
     const input = Array.from({ length: N }, (_, i) => `${i}`).join('\n') + '\n';
-    await execa('kcat', ['-P', '-b', broker.bootstrap, '-t', topic, '-p', '0', '-z', codec, '-X', 'topic.request.required.acks=-1'], { input, timeout: 120_000 });
+    await execa(
+      'kcat',
+      ['-P', '-b', broker.bootstrap, '-t', topic, '-p', '0', '-z', codec, '-X', 'topic.request.required.acks=-1'],
+      { input, timeout: 120_000 },
+    );
     // stored as kcat sent them: its codec (librdkafka sends a batch uncompressed when compressing does not shrink it)
     const codecs = storedCodecs(topic);
     assert.ok(codecs.has(CODEC_IDS[codec]!), `no ${codec} batch stored: ${[...codecs]}`);
@@ -187,7 +205,8 @@ test('kill -9 while producing with acks=all: every acknowledged record is readab
 
 test('bad input: oversize frame, garbage, unknown API key; the broker keeps serving', async () => {
   const witness = await RawClient.connect(broker.port);
-  const apiVersions = () => witness.request(ApiKey.ApiVersions, 3, { clientSoftwareName: 'test', clientSoftwareVersion: '1' });
+  const apiVersions = () =>
+    witness.request(ApiKey.ApiVersions, 3, { clientSoftwareName: 'test', clientSoftwareVersion: '1' });
   assert.equal((await apiVersions()).errorCode, 0);
 
   const big = await RawClient.connect(broker.port);
@@ -219,12 +238,23 @@ test('@platformatic/kafka produces keyed records; kcat reads them back where mur
   const admin = new Admin({ clientId: 'pf-admin', bootstrapBrokers: [broker.bootstrap] });
   await admin.createTopics({ topics: ['pf'], partitions: 4, replicas: 1 });
   await admin.close();
-  const producer = new Producer({ clientId: 'pf', bootstrapBrokers: [broker.bootstrap], serializers: stringSerializers, idempotent: false, acks: -1 });
+  const producer = new Producer({
+    clientId: 'pf',
+    bootstrapBrokers: [broker.bootstrap],
+    serializers: stringSerializers,
+    idempotent: false,
+    acks: -1,
+  });
   const N = 10_000;
   try {
     for (let i = 0; i < N; i += 500) {
       await producer.send({
-        messages: Array.from({ length: 500 }, (_, j) => ({ topic: 'pf', key: `p${i + j}`, value: `val${i + j}`, headers: { src: 'pf' } })),
+        messages: Array.from({ length: 500 }, (_, j) => ({
+          topic: 'pf',
+          key: `p${i + j}`,
+          value: `val${i + j}`,
+          headers: { src: 'pf' },
+        })),
       });
     }
   } finally {

@@ -15,7 +15,11 @@ let broker: BrokerProcess;
 
 before(async () => {
   broker = await startBroker({
-    overrides: { 'log.retention.check.interval.ms': 300, 'log.cleaner.backoff.ms': 200, 'log.segment.delete.delay.ms': 0 },
+    overrides: {
+      'log.retention.check.interval.ms': 300,
+      'log.cleaner.backoff.ms': 200,
+      'log.segment.delete.delay.ms': 0,
+    },
   });
 });
 after(async () => {
@@ -28,14 +32,22 @@ const MiB = 1024 * 1024;
 async function createTopic(topic: string, configs: Record<string, string>): Promise<void> {
   const admin = new Kafka({ clientId: 'ret', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic, numPartitions: 1, configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) }] });
+  await admin.createTopics({
+    topics: [
+      { topic, numPartitions: 1, configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) },
+    ],
+  });
   await admin.disconnect();
 }
 
 async function earliestOffset(topic: string): Promise<bigint> {
   const c = await RawClient.connect(broker.port);
   try {
-    const r = await c.request(ApiKey.ListOffsets, 7, { replicaId: -1, isolationLevel: 0, topics: [{ name: topic, partitions: [{ partitionIndex: 0, timestamp: -2n }] }] });
+    const r = await c.request(ApiKey.ListOffsets, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [{ name: topic, partitions: [{ partitionIndex: 0, timestamp: -2n }] }],
+    });
     return r.topics[0].partitions[0].offset;
   } finally {
     c.close();
@@ -58,7 +70,11 @@ async function waitFor(what: string, cond: () => Promise<boolean>, ms = 30_000):
 const record = (i: number, key = `k${i}`) => `${key}:${String(i).padEnd(1000, '.')}`;
 
 test('retention.bytes deletes old segments and moves the log start offset', async () => {
-  await createTopic('ret-bytes', { 'segment.bytes': String(MiB), 'retention.bytes': String(MiB), 'file.delete.delay.ms': '0' });
+  await createTopic('ret-bytes', {
+    'segment.bytes': String(MiB),
+    'retention.bytes': String(MiB),
+    'file.delete.delay.ms': '0',
+  });
   const lines = Array.from({ length: 4000 }, (_, i) => record(i)).join('\n') + '\n';
   await execa('kcat', ['-P', '-b', broker.bootstrap, '-t', 'ret-bytes', '-K:'], { input: lines });
   assert.ok(segments('ret-bytes').length >= 3, 'rolled into several segments');
@@ -67,12 +83,19 @@ test('retention.bytes deletes old segments and moves the log start offset', asyn
 });
 
 test('retention.ms deletes segments whose records are older than the limit', async () => {
-  await createTopic('ret-time', { 'segment.bytes': String(MiB), 'retention.ms': '3600000', 'file.delete.delay.ms': '0' });
+  await createTopic('ret-time', {
+    'segment.bytes': String(MiB),
+    'retention.ms': '3600000',
+    'file.delete.delay.ms': '0',
+  });
   const producer = new Kafka({ clientId: 'ret', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).producer();
   await producer.connect();
   const old = Date.now() - 24 * 3600 * 1000;
   for (let b = 0; b < 4; b++) {
-    await producer.send({ topic: 'ret-time', messages: Array.from({ length: 1000 }, (_, i) => ({ value: record(b * 1000 + i), timestamp: String(old) })) });
+    await producer.send({
+      topic: 'ret-time',
+      messages: Array.from({ length: 1000 }, (_, i) => ({ value: record(b * 1000 + i), timestamp: String(old) })),
+    });
   }
   await producer.send({ topic: 'ret-time', messages: [{ value: 'fresh' }] });
   await producer.disconnect();
@@ -93,7 +116,11 @@ test('compaction keeps the latest value of every key; a tombstoned key keeps no 
   // a tombstone for key0 (kcat -Z sends empty values as null)
   await execa('kcat', ['-P', '-b', broker.bootstrap, '-t', 'compacted', '-K:', '-Z'], { input: 'key0:\n' });
   const read = async () => {
-    const r = await execa('kcat', ['-C', '-b', broker.bootstrap, '-t', 'compacted', '-o', 'beginning', '-e', '-q', '-f', '%k|%S|%s\\n'], { timeout: 60_000 });
+    const r = await execa(
+      'kcat',
+      ['-C', '-b', broker.bootstrap, '-t', 'compacted', '-o', 'beginning', '-e', '-q', '-f', '%k|%S|%s\\n'],
+      { timeout: 60_000 },
+    );
     return r.stdout.split('\n').filter((l) => l.length);
   };
   await waitFor('the cleaner to compact', async () => (await read()).length < N / 2, 60_000);

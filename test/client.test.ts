@@ -11,11 +11,25 @@ import { decodeRequest, encodeResponse } from '../src/protocol/frame.js';
 import { CLIENT_APIS, apiByName, clientMaxVersion } from '../src/client/apis.js';
 import { KafkaClient } from '../src/client/client.js';
 import { clientConfigFromProperties, parseBootstrapServers } from '../src/client/config.js';
-import { ApiError, ClientConfigError, ConnectionError, OperationTimeoutError, RequestTimeoutError, UnsupportedApiError, javaExceptionClass } from '../src/client/errors.js';
+import {
+  ApiError,
+  ClientConfigError,
+  ConnectionError,
+  OperationTimeoutError,
+  RequestTimeoutError,
+  UnsupportedApiError,
+  javaExceptionClass,
+} from '../src/client/errors.js';
 import { createTopics, describeTopics, listTopics } from '../src/client/admin/topics.js';
 import { listOffsets } from '../src/client/admin/offsets.js';
 
-type Handler = (req: { apiKey: number; apiVersion: number; body: any; socket: Socket; corr: number }) => unknown | undefined | Promise<unknown | undefined>;
+type Handler = (req: {
+  apiKey: number;
+  apiVersion: number;
+  body: any;
+  socket: Socket;
+  corr: number;
+}) => unknown | undefined | Promise<unknown | undefined>;
 
 interface FakeBroker {
   port: number;
@@ -45,8 +59,15 @@ async function fakeBroker(handler: Handler, versions = ALL_VERSIONS, nodeId = 1)
     const handle = async (frame: Buffer): Promise<void> => {
       const req = decodeRequest(frame);
       requests.push({ apiKey: req.apiKey, apiVersion: req.apiVersion, body: req.body });
-      let resp = await handler({ apiKey: req.apiKey, apiVersion: req.apiVersion, body: req.body, socket, corr: req.correlationId });
-      if (resp === undefined && req.apiKey === 18) resp = { errorCode: 0, apiKeys: versions, finalizedFeaturesEpoch: -1n };
+      let resp = await handler({
+        apiKey: req.apiKey,
+        apiVersion: req.apiVersion,
+        body: req.body,
+        socket,
+        corr: req.correlationId,
+      });
+      if (resp === undefined && req.apiKey === 18)
+        resp = { errorCode: 0, apiKeys: versions, finalizedFeaturesEpoch: -1n };
       if (resp === undefined || resp === 'skip') return;
       if (resp === 'close') {
         socket.destroy();
@@ -68,21 +89,43 @@ async function fakeBroker(handler: Handler, versions = ALL_VERSIONS, nodeId = 1)
   const port = (server.address() as { port: number }).port;
   void nodeId;
   return {
-    port, address: `127.0.0.1:${port}`, requests,
-    get connections() { return connections; },
-    close: () => new Promise<void>((r) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => r());
-    }),
+    port,
+    address: `127.0.0.1:${port}`,
+    requests,
+    get connections() {
+      return connections;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }
 
-function metadataBody(port: number, topics: { name: string; partitions: { id: number; leader: number; error?: number }[] }[] = [], brokers = [{ nodeId: 1, host: '127.0.0.1', port }]): unknown {
+function metadataBody(
+  port: number,
+  topics: { name: string; partitions: { id: number; leader: number; error?: number }[] }[] = [],
+  brokers = [{ nodeId: 1, host: '127.0.0.1', port }],
+): unknown {
   return {
-    brokers: brokers.map((b) => ({ ...b, rack: null })), clusterId: 'fake-cluster', controllerId: brokers[0]!.nodeId,
+    brokers: brokers.map((b) => ({ ...b, rack: null })),
+    clusterId: 'fake-cluster',
+    controllerId: brokers[0]!.nodeId,
     topics: topics.map((t) => ({
-      errorCode: 0, name: t.name, topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', isInternal: false,
-      partitions: t.partitions.map((p) => ({ errorCode: p.error ?? 0, partitionIndex: p.id, leaderId: p.leader, leaderEpoch: 0, replicaNodes: [p.leader], isrNodes: [p.leader], offlineReplicas: [] })),
+      errorCode: 0,
+      name: t.name,
+      topicId: 'AAAAAAAAAAAAAAAAAAAAAQ',
+      isInternal: false,
+      partitions: t.partitions.map((p) => ({
+        errorCode: p.error ?? 0,
+        partitionIndex: p.id,
+        leaderId: p.leader,
+        leaderEpoch: 0,
+        replicaNodes: [p.leader],
+        isrNodes: [p.leader],
+        offlineReplicas: [],
+      })),
     })),
   };
 }
@@ -97,7 +140,10 @@ test('the client API table lists every API of the generated protocol specs, with
       assert.ok(a.maxVersion < a.minVersion, `${s.name} has no versions`);
       continue;
     }
-    assert.ok(a.minVersion >= s.minVersion && a.maxVersion <= s.maxVersion, `${s.name} ${a.minVersion}-${a.maxVersion}`);
+    assert.ok(
+      a.minVersion >= s.minVersion && a.maxVersion <= s.maxVersion,
+      `${s.name} ${a.minVersion}-${a.maxVersion}`,
+    );
     // the client never sends the spec's unstable latest version
     if (s.latestVersionUnstable) assert.ok(clientMaxVersion(a) < s.maxVersion, s.name);
   }
@@ -125,7 +171,11 @@ test('an old broker answering ApiVersions with UNSUPPORTED_VERSION gets a retry 
     if (r.apiKey === 18 && r.apiVersion > 2) {
       assert.equal(r.apiVersion, 4);
       // Kafka answers at v0 with error 35 and its own range.
-      r.socket.write(Buffer.concat(encodeResponse(18, 0, r.corr, { errorCode: 35, apiKeys: [{ apiKey: 18, minVersion: 0, maxVersion: 2 }] })));
+      r.socket.write(
+        Buffer.concat(
+          encodeResponse(18, 0, r.corr, { errorCode: 35, apiKeys: [{ apiKey: 18, minVersion: 0, maxVersion: 2 }] }),
+        ),
+      );
       return 'skip';
     }
     if (r.apiKey === 3) return metadataBody(b.port);
@@ -135,7 +185,10 @@ test('an old broker answering ApiVersions with UNSUPPORTED_VERSION gets a retry 
   try {
     const md = await c.metadata({ refresh: true });
     assert.equal(md.clusterId, 'fake-cluster');
-    assert.deepEqual(b.requests.filter((r) => r.apiKey === 18).map((r) => r.apiVersion), [4, 2]);
+    assert.deepEqual(
+      b.requests.filter((r) => r.apiKey === 18).map((r) => r.apiVersion),
+      [4, 2],
+    );
   } finally {
     c.close();
     await b.close();
@@ -143,7 +196,9 @@ test('an old broker answering ApiVersions with UNSUPPORTED_VERSION gets a retry 
 });
 
 test('no common version, or a missing API, is a clear error naming the API', async () => {
-  const versions = ALL_VERSIONS.filter((v) => v.apiKey !== 75).map((v) => (v.apiKey === 3 ? { ...v, minVersion: 50, maxVersion: 60 } : v));
+  const versions = ALL_VERSIONS.filter((v) => v.apiKey !== 75).map((v) =>
+    v.apiKey === 3 ? { ...v, minVersion: 50, maxVersion: 60 } : v,
+  );
   const b = await fakeBroker(() => undefined, versions);
   const c = new KafkaClient({ bootstrapServers: [b.address] });
   try {
@@ -152,7 +207,10 @@ test('no common version, or a missing API, is a clear error naming the API', asy
       assert.match(e.message, /does not support a usable version of Metadata: it supports 50 to 60/);
       return true;
     });
-    await assert.rejects(c.send('any', 'DescribeTopicPartitions', {}), /does not support the DescribeTopicPartitions API/);
+    await assert.rejects(
+      c.send('any', 'DescribeTopicPartitions', {}),
+      /does not support the DescribeTopicPartitions API/,
+    );
   } finally {
     c.close();
     await b.close();
@@ -172,11 +230,14 @@ test('bootstrap servers are tried in turn; none reachable is one clear error', a
   }
   const none = new KafkaClient({ bootstrapServers: [dead.address], apiTimeoutMs: 60_000 });
   const t0 = Date.now();
-  await assert.rejects(none.call('x', () => none.metadata({ refresh: true })), (e: Error) => {
-    assert.ok(e instanceof ConnectionError);
-    assert.equal(e.message, `Could not connect to any bootstrap server (${dead.address} failed: connection refused)`);
-    return true;
-  });
+  await assert.rejects(
+    none.call('x', () => none.metadata({ refresh: true })),
+    (e: Error) => {
+      assert.ok(e instanceof ConnectionError);
+      assert.equal(e.message, `Could not connect to any bootstrap server (${dead.address} failed: connection refused)`);
+      return true;
+    },
+  );
   assert.ok(Date.now() - t0 < 5000, 'fails fast instead of waiting for the api timeout');
 });
 
@@ -207,10 +268,21 @@ test('requests are pipelined on one connection per broker', async () => {
 
 test('a request without an answer times out after request.timeout.ms', async () => {
   const b = await fakeBroker((r) => (r.apiKey === 18 ? undefined : new Promise(() => undefined)));
-  const c = new KafkaClient({ bootstrapServers: [b.address], requestTimeoutMs: 200, apiTimeoutMs: 600, retryBackoffMs: 50 });
+  const c = new KafkaClient({
+    bootstrapServers: [b.address],
+    requestTimeoutMs: 200,
+    apiTimeoutMs: 600,
+    retryBackoffMs: 50,
+  });
   try {
-    await assert.rejects(c.send('any', 'Metadata', { topics: [] }), (e: Error) => e instanceof RequestTimeoutError && /timed out after 200 ms/.test(e.message));
-    await assert.rejects(c.request('any', 'Metadata', { topics: [] }), (e: Error) => e instanceof OperationTimeoutError && /Metadata timed out after 600 ms/.test(e.message));
+    await assert.rejects(
+      c.send('any', 'Metadata', { topics: [] }),
+      (e: Error) => e instanceof RequestTimeoutError && /timed out after 200 ms/.test(e.message),
+    );
+    await assert.rejects(
+      c.request('any', 'Metadata', { topics: [] }),
+      (e: Error) => e instanceof OperationTimeoutError && /Metadata timed out after 600 ms/.test(e.message),
+    );
   } finally {
     c.close();
     await b.close();
@@ -220,16 +292,40 @@ test('a request without an answer times out after request.timeout.ms', async () 
 test('NOT_LEADER_OR_FOLLOWER refreshes metadata and retries at the new leader', async () => {
   // Broker 1 answers metadata; at first it says broker 1 leads p0, then broker 2.
   let metadataCalls = 0;
-  const b2 = await fakeBroker((r) => (r.apiKey === 2
-    ? { topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode: 0, offset: 42n, timestamp: -1n, leaderEpoch: 3 }] }] }
-    : undefined));
+  const b2 = await fakeBroker((r) =>
+    r.apiKey === 2
+      ? {
+          topics: [
+            {
+              name: 't',
+              partitions: [{ partitionIndex: 0, errorCode: 0, offset: 42n, timestamp: -1n, leaderEpoch: 3 }],
+            },
+          ],
+        }
+      : undefined,
+  );
   const b1 = await fakeBroker((r) => {
     if (r.apiKey === 3) {
       metadataCalls++;
       const leader = metadataCalls === 1 ? 1 : 2;
-      return metadataBody(b1.port, [{ name: 't', partitions: [{ id: 0, leader }] }], [{ nodeId: 1, host: '127.0.0.1', port: b1.port }, { nodeId: 2, host: '127.0.0.1', port: b2.port }]);
+      return metadataBody(
+        b1.port,
+        [{ name: 't', partitions: [{ id: 0, leader }] }],
+        [
+          { nodeId: 1, host: '127.0.0.1', port: b1.port },
+          { nodeId: 2, host: '127.0.0.1', port: b2.port },
+        ],
+      );
     }
-    if (r.apiKey === 2) return { topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode: 6, offset: -1n, timestamp: -1n, leaderEpoch: -1 }] }] };
+    if (r.apiKey === 2)
+      return {
+        topics: [
+          {
+            name: 't',
+            partitions: [{ partitionIndex: 0, errorCode: 6, offset: -1n, timestamp: -1n, leaderEpoch: -1 }],
+          },
+        ],
+      };
     return undefined;
   });
   const c = new KafkaClient({ bootstrapServers: [b1.address], retryBackoffMs: 10 });
@@ -253,10 +349,24 @@ test('retriable errors (COORDINATOR_LOAD_IN_PROGRESS, LEADER_NOT_AVAILABLE) are 
     if (r.apiKey === 10) {
       findCalls++;
       const errorCode = findCalls < 3 ? 14 : 0;
-      return { coordinators: [{ key: r.body.coordinatorKeys[0], nodeId: 1, host: '127.0.0.1', port: b.port, errorCode, errorMessage: null }] };
+      return {
+        coordinators: [
+          { key: r.body.coordinatorKeys[0], nodeId: 1, host: '127.0.0.1', port: b.port, errorCode, errorMessage: null },
+        ],
+      };
     }
     if (r.apiKey === 19) {
-      return { topics: r.body.topics.map((t: any) => ({ name: t.name, topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', errorCode: t.name === 'exists' ? 36 : 0, errorMessage: t.name === 'exists' ? "Topic 'exists' already exists." : null, numPartitions: 1, replicationFactor: 1, configs: [] })) };
+      return {
+        topics: r.body.topics.map((t: any) => ({
+          name: t.name,
+          topicId: 'AAAAAAAAAAAAAAAAAAAAAQ',
+          errorCode: t.name === 'exists' ? 36 : 0,
+          errorMessage: t.name === 'exists' ? "Topic 'exists' already exists." : null,
+          numPartitions: 1,
+          replicationFactor: 1,
+          configs: [],
+        })),
+      };
     }
     return undefined;
   });
@@ -268,7 +378,10 @@ test('retriable errors (COORDINATOR_LOAD_IN_PROGRESS, LEADER_NOT_AVAILABLE) are 
     assert.ok(created.get('fresh')!.ok);
     const failed = created.get('exists')!;
     assert.ok(!failed.ok && failed.error instanceof ApiError);
-    assert.equal((failed.error as ApiError).javaString(), "org.apache.kafka.common.errors.TopicExistsException: Topic 'exists' already exists.");
+    assert.equal(
+      (failed.error as ApiError).javaString(),
+      "org.apache.kafka.common.errors.TopicExistsException: Topic 'exists' already exists.",
+    );
     assert.equal(b.requests.filter((x) => x.apiKey === 19).length, 1);
   } finally {
     c.close();
@@ -277,16 +390,37 @@ test('retriable errors (COORDINATOR_LOAD_IN_PROGRESS, LEADER_NOT_AVAILABLE) are 
 });
 
 test('describeTopics pages DescribeTopicPartitions with the cursor and falls back to Metadata', async () => {
-  const parts = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => ({
-    errorCode: 0, partitionIndex: from + i, leaderId: 1, leaderEpoch: 0, replicaNodes: [1], isrNodes: [1], eligibleLeaderReplicas: [], lastKnownElr: [], offlineReplicas: [],
-  }));
+  const parts = (from: number, to: number) =>
+    Array.from({ length: to - from }, (_, i) => ({
+      errorCode: 0,
+      partitionIndex: from + i,
+      leaderId: 1,
+      leaderEpoch: 0,
+      replicaNodes: [1],
+      isrNodes: [1],
+      eligibleLeaderReplicas: [],
+      lastKnownElr: [],
+      offlineReplicas: [],
+    }));
   const b = await fakeBroker((r) => {
-    if (r.apiKey === 3) return metadataBody(b.port, [{ name: 'a', partitions: [{ id: 0, leader: 1 }] }, { name: 'b', partitions: [{ id: 0, leader: 1 }] }]);
+    if (r.apiKey === 3)
+      return metadataBody(b.port, [
+        { name: 'a', partitions: [{ id: 0, leader: 1 }] },
+        { name: 'b', partitions: [{ id: 0, leader: 1 }] },
+      ]);
     if (r.apiKey !== 75) return undefined;
     const cursor = r.body.cursor;
-    const topic = (name: string, from: number, to: number) => ({ errorCode: 0, name, topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', isInternal: false, partitions: parts(from, to), topicAuthorizedOperations: 0 });
+    const topic = (name: string, from: number, to: number) => ({
+      errorCode: 0,
+      name,
+      topicId: 'AAAAAAAAAAAAAAAAAAAAAQ',
+      isInternal: false,
+      partitions: parts(from, to),
+      topicAuthorizedOperations: 0,
+    });
     if (!cursor) return { topics: [topic('a', 0, 2)], nextCursor: { topicName: 'a', partitionIndex: 2 } };
-    if (cursor.topicName === 'a') return { topics: [topic('a', 2, 3), topic('b', 0, 1)], nextCursor: { topicName: 'b', partitionIndex: 1 } };
+    if (cursor.topicName === 'a')
+      return { topics: [topic('a', 2, 3), topic('b', 0, 1)], nextCursor: { topicName: 'b', partitionIndex: 1 } };
     return { topics: [topic('b', 1, 2)], nextCursor: null };
   });
   const c = new KafkaClient({ bootstrapServers: [b.address] });
@@ -295,14 +429,23 @@ test('describeTopics pages DescribeTopicPartitions with the cursor and falls bac
     const a = d.get('a')!;
     const bb = d.get('b')!;
     assert.ok(a.ok && bb.ok);
-    assert.deepEqual(a.value.partitions.map((p) => p.partition), [0, 1, 2]);
-    assert.deepEqual(bb.value.partitions.map((p) => p.partition), [0, 1]);
+    assert.deepEqual(
+      a.value.partitions.map((p) => p.partition),
+      [0, 1, 2],
+    );
+    assert.deepEqual(
+      bb.value.partitions.map((p) => p.partition),
+      [0, 1],
+    );
     assert.equal(b.requests.filter((x) => x.apiKey === 75).length, 3);
     const viaMetadata = await describeTopics(c, ['a'], { useMetadata: true });
     const m = viaMetadata.get('a')!;
     assert.ok(m.ok);
     assert.equal(m.value.partitions[0]!.elr, null);
-    assert.deepEqual((await listTopics(c)).map((t) => t.name), ['a', 'b']);
+    assert.deepEqual(
+      (await listTopics(c)).map((t) => t.name),
+      ['a', 'b'],
+    );
   } finally {
     c.close();
     await b.close();
@@ -310,13 +453,28 @@ test('describeTopics pages DescribeTopicPartitions with the cursor and falls bac
 });
 
 test('command-config properties configure the client; unsupported security is refused', () => {
-  const cfg = clientConfigFromProperties(new Map([
-    ['client.id', 'my-tool'], ['request.timeout.ms', '1234'], ['default.api.timeout.ms', '5678'], ['retry.backoff.ms', '7'], ['bootstrap.servers', 'a:1,b:2'],
-  ]));
-  assert.deepEqual([cfg.clientId, cfg.requestTimeoutMs, cfg.apiTimeoutMs, cfg.retryBackoffMs, cfg.bootstrapServers], ['my-tool', 1234, 5678, 7, ['a:1', 'b:2']]);
+  const cfg = clientConfigFromProperties(
+    new Map([
+      ['client.id', 'my-tool'],
+      ['request.timeout.ms', '1234'],
+      ['default.api.timeout.ms', '5678'],
+      ['retry.backoff.ms', '7'],
+      ['bootstrap.servers', 'a:1,b:2'],
+    ]),
+  );
+  assert.deepEqual(
+    [cfg.clientId, cfg.requestTimeoutMs, cfg.apiTimeoutMs, cfg.retryBackoffMs, cfg.bootstrapServers],
+    ['my-tool', 1234, 5678, 7, ['a:1', 'b:2']],
+  );
   assert.deepEqual(clientConfigFromProperties(new Map(), { bootstrapServers: ['x:9'] }).bootstrapServers, ['x:9']);
-  assert.throws(() => clientConfigFromProperties(new Map([['security.protocol', 'SASL_SSL']])), (e: Error) => e instanceof ClientConfigError && /security.protocol=SASL_SSL is not supported/.test(e.message));
-  assert.throws(() => clientConfigFromProperties(new Map([['request.timeout.ms', 'soon']])), /Invalid value soon for configuration request.timeout.ms/);
+  assert.throws(
+    () => clientConfigFromProperties(new Map([['security.protocol', 'SASL_SSL']])),
+    (e: Error) => e instanceof ClientConfigError && /security.protocol=SASL_SSL is not supported/.test(e.message),
+  );
+  assert.throws(
+    () => clientConfigFromProperties(new Map([['request.timeout.ms', 'soon']])),
+    /Invalid value soon for configuration request.timeout.ms/,
+  );
   assert.throws(() => parseBootstrapServers('nohost'), /Invalid url in bootstrap.servers: nohost/);
   assert.equal(javaExceptionClass(56), 'org.apache.kafka.common.errors.KafkaStorageException');
   assert.equal(javaExceptionClass(87), 'org.apache.kafka.common.InvalidRecordException');

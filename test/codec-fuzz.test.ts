@@ -73,7 +73,11 @@ test('lengths beyond the frame, negative and huge counts, over-long varints are 
   assert.throws(() => new Reader(Buffer.from([0x10, 0x41])).compactString('x'), DecodeError);
   // Metadata v12 with a topics count of 0x0fffffff
   const meta = Buffer.concat(encodeRequest(3, 12, 1, 'c', { topics: [] })).subarray(4);
-  const bad = Buffer.concat([meta.subarray(0, meta.length - 4), Buffer.from([0xff, 0xff, 0xff, 0x7f]), Buffer.alloc(3)]);
+  const bad = Buffer.concat([
+    meta.subarray(0, meta.length - 4),
+    Buffer.from([0xff, 0xff, 0xff, 0x7f]),
+    Buffer.alloc(3),
+  ]);
   expectTyped(bad, 'metadata huge count');
 });
 

@@ -12,7 +12,17 @@ import { API_SPECS } from '../src/protocol/generated/apis.js';
 import { METADATA_RECORDS, OFFSETS_TOPIC_RECORDS, TRANSACTION_LOG_RECORDS } from '../src/protocol/generated/records.js';
 import * as generated from '../src/protocol/generated/protocol/index.js';
 import { decodeRequest, encodeRequest, encodeResponse, decodeResponse } from '../src/protocol/frame.js';
-import { loadModels, randomStruct, rng, generateInto, inRange, REPO_ROOT, SPEC_DIR, specAvailable, type SpecModel } from './helpers/spec-models.js';
+import {
+  loadModels,
+  randomStruct,
+  rng,
+  generateInto,
+  inRange,
+  REPO_ROOT,
+  SPEC_DIR,
+  specAvailable,
+  type SpecModel,
+} from './helpers/spec-models.js';
 
 type Codec = { read: (r: Reader, v: number) => unknown; write: (w: Writer, v: number, m: unknown) => void };
 
@@ -86,7 +96,18 @@ test('non-ignorable fields with non-default values cannot be written at versions
       const v = m.gen.valid[0];
       if (inRange(f.versions, v)) continue;
       const value: Record<string, unknown> = {};
-      value[f.prop] = f.elem === 'int64' ? 12345n : f.elem === 'bool' ? f.default !== 'true' : f.elem === 'string' ? 'x' : f.elem === 'uuid' ? 'AQEBAQEBAQEBAQEBAQEBAQ' : f.elem === 'bytes' || f.elem === 'records' ? Buffer.from('x') : 12345;
+      value[f.prop] =
+        f.elem === 'int64'
+          ? 12345n
+          : f.elem === 'bool'
+            ? f.default !== 'true'
+            : f.elem === 'string'
+              ? 'x'
+              : f.elem === 'uuid'
+                ? 'AQEBAQEBAQEBAQEBAQEBAQ'
+                : f.elem === 'bytes' || f.elem === 'records'
+                  ? Buffer.from('x')
+                  : 12345;
       const run = () => codec.write(new Writer(), v, value);
       if (f.ignorable) assert.doesNotThrow(run, `${m.spec.name}.${f.name} is ignorable`);
       else assert.throws(run, UnsupportedVersionError, `${m.spec.name}.${f.name} at v${v}`);
@@ -98,7 +119,10 @@ test('non-ignorable fields with non-default values cannot be written at versions
 
 test('APIs Kafka removed keep their key with no versions, and their requests are refused', async () => {
   const models = await loadModels();
-  const removed = models.filter((m) => m.spec.type === 'request' && m.gen.valid === null).map((m) => m.spec.apiKey).sort();
+  const removed = models
+    .filter((m) => m.spec.type === 'request' && m.gen.valid === null)
+    .map((m) => m.spec.apiKey)
+    .sort();
   assert.deepEqual(removed, [4, 5, 6, 7]); // LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown
   for (const key of removed) {
     const api = API_SPECS.find((a) => a.key === key)!;
@@ -139,8 +163,13 @@ test('framed requests and responses carry the right header versions', async () =
 });
 
 test('the worked ApiVersions v3 example from the spec README encodes byte for byte', () => {
-  const frame = Buffer.concat(encodeRequest(18, 3, 1, 'cli', { clientSoftwareName: 'ts', clientSoftwareVersion: '1.0' }));
-  assert.equal(frame.toString('hex'), '00000016' + '0012000300000001' + '0003636c69' + '00' + '037473' + '04312e30' + '00');
+  const frame = Buffer.concat(
+    encodeRequest(18, 3, 1, 'cli', { clientSoftwareName: 'ts', clientSoftwareVersion: '1.0' }),
+  );
+  assert.equal(
+    frame.toString('hex'),
+    '00000016' + '0012000300000001' + '0003636c69' + '00' + '037473' + '04312e30' + '00',
+  );
 });
 
 test('the committed generated code is what the generator produces from the specs', async () => {
@@ -150,11 +179,18 @@ test('the committed generated code is what the generator produces from the specs
     const committed = join(REPO_ROOT, 'src', 'protocol', 'generated');
     const list = (dir: string): string[] =>
       readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? list(join(dir, f)) : [join(dir, f)]));
-    const a = list(tmp).map((f) => relative(tmp, f)).sort();
-    const b = list(committed).map((f) => relative(committed, f)).sort();
+    const a = list(tmp)
+      .map((f) => relative(tmp, f))
+      .sort();
+    const b = list(committed)
+      .map((f) => relative(committed, f))
+      .sort();
     assert.deepStrictEqual(b, a, 'generated file list differs: run npm run generate');
     for (const f of a) {
-      assert.ok(readFileSync(join(tmp, f)).equals(readFileSync(join(committed, f))), `${f} is out of date: run npm run generate`);
+      assert.ok(
+        readFileSync(join(tmp, f)).equals(readFileSync(join(committed, f))),
+        `${f} is out of date: run npm run generate`,
+      );
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });

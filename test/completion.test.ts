@@ -47,7 +47,10 @@ after(async () => {
 });
 
 const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
-  PATH: `${bin}:${process.env.PATH}`, HOME: tmpdir(), XDG_CONFIG_HOME: join(tmpdir(), 'tkafka-no-profiles'), ...extra,
+  PATH: `${bin}:${process.env.PATH}`,
+  HOME: tmpdir(),
+  XDG_CONFIG_HOME: join(tmpdir(), 'tkafka-no-profiles'),
+  ...extra,
 });
 
 /** The words bash gives a completion function: split at blanks and at COMP_WORDBREAKS ("'><=;|&(:). */
@@ -90,18 +93,35 @@ function bashComplete(line: string, extraEnv: NodeJS.ProcessEnv = {}): { candida
     `printf '%s\\n' "\${COMPREPLY[@]}"`,
   ].join('\n');
   const t0 = Date.now();
-  const r = spawnSync('bash', ['--norc', '--noprofile', '-c', script], { cwd: REPO_ROOT, env: env(extraEnv), encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync('bash', ['--norc', '--noprofile', '-c', script], {
+    cwd: REPO_ROOT,
+    env: env(extraEnv),
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   assert.equal(r.status, 0, r.stderr);
   return { candidates: r.stdout.split('\n').filter((l) => l !== ''), ms: Date.now() - t0 };
 }
 
 test('tkafka completion bash|zsh|fish prints the committed scripts', async () => {
-  for (const [shell, file] of [['bash', 'tkafka.bash'], ['zsh', '_tkafka'], ['fish', 'tkafka.fish']] as const) {
-    const r = await execa('node', ['bin/tkafka', 'completion', shell], { cwd: REPO_ROOT, reject: false, timeout: 30_000 });
+  for (const [shell, file] of [
+    ['bash', 'tkafka.bash'],
+    ['zsh', '_tkafka'],
+    ['fish', 'tkafka.fish'],
+  ] as const) {
+    const r = await execa('node', ['bin/tkafka', 'completion', shell], {
+      cwd: REPO_ROOT,
+      reject: false,
+      timeout: 30_000,
+    });
     assert.equal(r.exitCode, 0, r.stderr);
     assert.equal(r.stdout + '\n', readFileSync(join(REPO_ROOT, 'completions', file), 'utf8'), shell);
   }
-  const bad = await execa('node', ['bin/tkafka', 'completion', 'tcsh'], { cwd: REPO_ROOT, reject: false, timeout: 30_000 });
+  const bad = await execa('node', ['bin/tkafka', 'completion', 'tcsh'], {
+    cwd: REPO_ROOT,
+    reject: false,
+    timeout: 30_000,
+  });
   assert.equal(bad.exitCode, 1);
   assert.match(bad.stderr, /invalid\s+choice:\s+'tcsh'/);
 });
@@ -109,41 +129,76 @@ test('tkafka completion bash|zsh|fish prints the committed scripts', async () =>
 test('bash: the script parses and registers a completion function for tkafka', () => {
   const r = spawnSync('bash', ['--norc', '-n', join(REPO_ROOT, 'completions', 'tkafka.bash')], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
-  const p = spawnSync('bash', ['--norc', '-c', `source ${q(join(REPO_ROOT, 'completions', 'tkafka.bash'))}; complete -p tkafka`], { encoding: 'utf8' });
+  const p = spawnSync(
+    'bash',
+    ['--norc', '-c', `source ${q(join(REPO_ROOT, 'completions', 'tkafka.bash'))}; complete -p tkafka`],
+    { encoding: 'utf8' },
+  );
   assert.match(p.stdout, /complete -F _tkafka tkafka/);
 });
 
 test('bash: sub-commands, flags, sub-command flags, choices and files', () => {
   assert.deepEqual(bashComplete('tkafka to').candidates, ['topics']);
-  assert.deepEqual(bashComplete('tkafka con').candidates.sort(), ['configs', 'console-consumer', 'console-producer', 'consumer-groups', 'consumer-perf-test']);
+  assert.deepEqual(bashComplete('tkafka con').candidates.sort(), [
+    'configs',
+    'console-consumer',
+    'console-producer',
+    'consumer-groups',
+    'consumer-perf-test',
+  ]);
   assert.ok(!bashComplete('tkafka ').candidates.includes('__complete'), 'the helper command is hidden');
   assert.ok(bashComplete('tkafka ').candidates.includes('local'));
   assert.deepEqual(bashComplete('tkafka topics --bootstrap-').candidates, ['--bootstrap-server']);
   assert.deepEqual(bashComplete('tkafka topics --cre').candidates, ['--create']);
   assert.ok(bashComplete('tkafka consumer-groups --').candidates.includes('--watch'));
   // argparse tools: parent flags before the sub-command, the sub-command's flags after it; flag values are skipped.
-  assert.deepEqual(bashComplete(`tkafka metadata-quorum --bootstrap-server ${broker.bootstrap} `).candidates, ['describe', 'add-controller', 'remove-controller']);
-  assert.deepEqual(bashComplete(`tkafka metadata-quorum --bootstrap-server ${broker.bootstrap} describe --re`).candidates, ['--replication']);
+  assert.deepEqual(bashComplete(`tkafka metadata-quorum --bootstrap-server ${broker.bootstrap} `).candidates, [
+    'describe',
+    'add-controller',
+    'remove-controller',
+  ]);
+  assert.deepEqual(
+    bashComplete(`tkafka metadata-quorum --bootstrap-server ${broker.bootstrap} describe --re`).candidates,
+    ['--replication'],
+  );
   assert.deepEqual(bashComplete('tkafka local start --no').candidates, ['--nodes']);
   assert.deepEqual(bashComplete('tkafka server st').candidates, ['start']);
   assert.deepEqual(bashComplete('tkafka completion ').candidates, ['bash', 'zsh', 'fish']);
   assert.deepEqual(bashComplete('tkafka topics --output ').candidates, ['text', 'json', 'table']);
   assert.deepEqual(bashComplete('tkafka topics --output=t').candidates, ['text', 'table']);
   assert.deepEqual(bashComplete('tkafka dump-log --files packa').candidates, ['package-lock.json', 'package.json']);
-  assert.deepEqual(bashComplete('tkafka topics --command-config completions/tkafka.b').candidates, ['completions/tkafka.bash']);
+  assert.deepEqual(bashComplete('tkafka topics --command-config completions/tkafka.b').candidates, [
+    'completions/tkafka.bash',
+  ]);
   assert.deepEqual(bashComplete('tkafka producer-perf-test --payload-file READ').candidates, ['README.md']);
 });
 
 test('bash: --topic and --group complete live names from the cluster on the line, else TKAFKA_BOOTSTRAP_SERVER', () => {
   const bs = broker.bootstrap;
-  assert.deepEqual(bashComplete(`tkafka topics --bootstrap-server ${bs} --describe --topic `).candidates, ['alpha-orders', 'alpha-payments', 'beta']);
-  assert.deepEqual(bashComplete(`tkafka topics --bootstrap-server ${bs} --describe --topic alpha-p`).candidates, ['alpha-payments']);
+  assert.deepEqual(bashComplete(`tkafka topics --bootstrap-server ${bs} --describe --topic `).candidates, [
+    'alpha-orders',
+    'alpha-payments',
+    'beta',
+  ]);
+  assert.deepEqual(bashComplete(`tkafka topics --bootstrap-server ${bs} --describe --topic alpha-p`).candidates, [
+    'alpha-payments',
+  ]);
   assert.deepEqual(bashComplete(`tkafka topics --bootstrap-server=${bs} --topic=alpha-o`).candidates, ['alpha-orders']);
-  assert.deepEqual(bashComplete(`tkafka consumer-groups --bootstrap-server ${bs} --describe --group bil`).candidates, ['billing-service']);
+  assert.deepEqual(bashComplete(`tkafka consumer-groups --bootstrap-server ${bs} --describe --group bil`).candidates, [
+    'billing-service',
+  ]);
   assert.deepEqual(bashComplete('tkafka get-offsets --topic b', { TKAFKA_BOOTSTRAP_SERVER: bs }).candidates, ['beta']);
-  assert.deepEqual(bashComplete(`tkafka transactions --bootstrap-server ${bs} describe-producers --topic alpha-`).candidates, ['alpha-orders', 'alpha-payments']);
-  assert.deepEqual(bashComplete(`tkafka producer-perf-test --producer-props bootstrap.servers=${bs} acks=1 --topic be`).candidates, ['beta']);
-  assert.deepEqual(bashComplete(`tkafka consumer-perf-test --bootstrap-server ${bs} --group b`).candidates, ['billing-service']);
+  assert.deepEqual(
+    bashComplete(`tkafka transactions --bootstrap-server ${bs} describe-producers --topic alpha-`).candidates,
+    ['alpha-orders', 'alpha-payments'],
+  );
+  assert.deepEqual(
+    bashComplete(`tkafka producer-perf-test --producer-props bootstrap.servers=${bs} acks=1 --topic be`).candidates,
+    ['beta'],
+  );
+  assert.deepEqual(bashComplete(`tkafka consumer-perf-test --bootstrap-server ${bs} --group b`).candidates, [
+    'billing-service',
+  ]);
   // No cluster anywhere: nothing, quickly.
   assert.deepEqual(bashComplete('tkafka topics --topic ').candidates, []);
 });
@@ -152,7 +207,11 @@ test('bash: an unresponsive cluster gives no names and Tab returns within about 
   const r = bashComplete(`tkafka topics --bootstrap-server 127.0.0.1:${silentPort} --topic `);
   assert.deepEqual(r.candidates, []);
   assert.ok(r.ms < 4000, `took ${r.ms} ms`);
-  const direct = spawnSync('node', ['bin/tkafka', '__complete', 'groups', '--bootstrap-server', `127.0.0.1:${silentPort}`], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 10_000 });
+  const direct = spawnSync(
+    'node',
+    ['bin/tkafka', '__complete', 'groups', '--bootstrap-server', `127.0.0.1:${silentPort}`],
+    { cwd: REPO_ROOT, encoding: 'utf8', timeout: 10_000 },
+  );
   assert.equal(direct.status, 0);
   assert.equal(direct.stdout, '');
 });
@@ -160,7 +219,8 @@ test('bash: an unresponsive cluster gives no names and Tab returns within about 
 /** Types into an interactive shell in tmux and waits (bounded) for `want` on the screen. */
 async function tmuxType(shellCmd: string[], setup: string, keys: string[], want: RegExp): Promise<string> {
   const sock = `tkafka-test-${process.pid}-${Date.now()}`;
-  const tmux = (...args: string[]) => spawnSync('tmux', ['-L', sock, ...args], { encoding: 'utf8', env: env({ TERM: 'xterm' }) });
+  const tmux = (...args: string[]) =>
+    spawnSync('tmux', ['-L', sock, ...args], { encoding: 'utf8', env: env({ TERM: 'xterm' }) });
   const r = tmux('new-session', '-d', '-s', 't', '-x', '200', '-y', '50', ...shellCmd);
   assert.equal(r.status, 0, r.stderr);
   try {
@@ -184,8 +244,12 @@ async function tmuxType(shellCmd: string[], setup: string, keys: string[], want:
 }
 
 test('bash in a terminal: Tab completes a live topic name', { skip: !has('tmux') }, async () => {
-  const screen = await tmuxType(['bash', '--norc', '--noprofile', '-i'], `source ${join(REPO_ROOT, 'completions', 'tkafka.bash')}; PS1='$ '`,
-    [`tkafka topics --bootstrap-server ${broker.bootstrap} --describe --topic alpha-p`, 'Tab'], /--topic alpha-payments\s*$/m);
+  const screen = await tmuxType(
+    ['bash', '--norc', '--noprofile', '-i'],
+    `source ${join(REPO_ROOT, 'completions', 'tkafka.bash')}; PS1='$ '`,
+    [`tkafka topics --bootstrap-server ${broker.bootstrap} --describe --topic alpha-p`, 'Tab'],
+    /--topic alpha-payments\s*$/m,
+  );
   assert.match(screen, /--topic alpha-payments\s*$/m, screen);
 });
 
@@ -193,8 +257,12 @@ test('zsh: the script parses; in a terminal Tab lists live topic names', { skip:
   const r = spawnSync('zsh', ['-n', join(REPO_ROOT, 'completions', '_tkafka')], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   if (!has('tmux')) return;
-  const screen = await tmuxType(['zsh', '-f'], `autoload -U compinit; compinit -u -D; source ${join(REPO_ROOT, 'completions', '_tkafka')}; PS1='%% '`,
-    [`tkafka topics --bootstrap-server ${broker.bootstrap} --topic `, 'Tab'], /alpha-orders\s+alpha-payments\s+beta/);
+  const screen = await tmuxType(
+    ['zsh', '-f'],
+    `autoload -U compinit; compinit -u -D; source ${join(REPO_ROOT, 'completions', '_tkafka')}; PS1='%% '`,
+    [`tkafka topics --bootstrap-server ${broker.bootstrap} --topic `, 'Tab'],
+    /alpha-orders\s+alpha-payments\s+beta/,
+  );
   assert.match(screen, /alpha-orders\s+alpha-payments\s+beta/, screen);
 });
 
@@ -203,15 +271,29 @@ test('fish: the script parses; complete -C gives sub-commands, flags and live na
   const n = spawnSync('fish', ['-n', file], { encoding: 'utf8' });
   assert.equal(n.status, 0, n.stderr);
   const fish = (line: string): string[] => {
-    const r = spawnSync('fish', ['--no-config', '-c', `source ${file}; complete -C ${q(line)}`], { encoding: 'utf8', env: env(), timeout: 20_000 });
+    const r = spawnSync('fish', ['--no-config', '-c', `source ${file}; complete -C ${q(line)}`], {
+      encoding: 'utf8',
+      env: env(),
+      timeout: 20_000,
+    });
     assert.equal(r.status, 0, r.stderr);
-    return r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]!);
+    return r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t')[0]!);
   };
   assert.deepEqual(fish('tkafka top'), ['topics']);
   assert.deepEqual(fish('tkafka topics --bootstrap-s'), ['--bootstrap-server']);
-  assert.deepEqual(fish(`tkafka metadata-quorum --bootstrap-server ${broker.bootstrap} describe --rep`), ['--replication']);
-  assert.deepEqual(fish(`tkafka topics --bootstrap-server ${broker.bootstrap} --topic alpha`), ['alpha-orders', 'alpha-payments']);
-  assert.deepEqual(fish(`tkafka consumer-groups --bootstrap-server ${broker.bootstrap} --group bi`), ['billing-service']);
+  assert.deepEqual(fish(`tkafka metadata-quorum --bootstrap-server ${broker.bootstrap} describe --rep`), [
+    '--replication',
+  ]);
+  assert.deepEqual(fish(`tkafka topics --bootstrap-server ${broker.bootstrap} --topic alpha`), [
+    'alpha-orders',
+    'alpha-payments',
+  ]);
+  assert.deepEqual(fish(`tkafka consumer-groups --bootstrap-server ${broker.bootstrap} --group bi`), [
+    'billing-service',
+  ]);
 });
 
 test('the zsh and fish scripts cover the same commands as bash', () => {

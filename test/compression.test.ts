@@ -6,14 +6,28 @@ import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import * as zlib from 'node:zlib';
 import {
-  compress, decompress, isXerialSnappy, xxh32Small, zstdOutputBound, parseCompressionType, compressionTypeName,
-  CorruptRecordError, DecompressionLimitError, DEFAULT_MAX_DECOMPRESSED_SIZE,
+  compress,
+  decompress,
+  isXerialSnappy,
+  xxh32Small,
+  zstdOutputBound,
+  parseCompressionType,
+  compressionTypeName,
+  CorruptRecordError,
+  DecompressionLimitError,
+  DEFAULT_MAX_DECOMPRESSED_SIZE,
 } from '../src/protocol/records/compression.js';
 import { CompressionType } from '../src/protocol/records/layout.js';
 
 const require = createRequire(import.meta.url);
 const snappy = require('snappy') as { compressSync(d: Uint8Array): Buffer };
-const CODECS = [CompressionType.None, CompressionType.Gzip, CompressionType.Snappy, CompressionType.Lz4, CompressionType.Zstd];
+const CODECS = [
+  CompressionType.None,
+  CompressionType.Gzip,
+  CompressionType.Snappy,
+  CompressionType.Lz4,
+  CompressionType.Zstd,
+];
 const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
 function sample(size: number): Buffer {
@@ -27,7 +41,11 @@ function sample(size: number): Buffer {
   return out;
 }
 
-async function rejectsWith(p: Promise<unknown>, cls: abstract new (...args: never[]) => CorruptRecordError, reason?: string): Promise<void> {
+async function rejectsWith(
+  p: Promise<unknown>,
+  cls: abstract new (...args: never[]) => CorruptRecordError,
+  reason?: string,
+): Promise<void> {
   await assert.rejects(p, (e: unknown) => {
     assert.ok(e instanceof cls, `expected ${cls.name}, got ${(e as Error)?.name}: ${(e as Error)?.message}`);
     if (reason !== undefined) assert.equal((e as CorruptRecordError).reason, reason, (e as Error).message);
@@ -36,7 +54,14 @@ async function rejectsWith(p: Promise<unknown>, cls: abstract new (...args: neve
 }
 
 test('every codec round-trips empty, small, compressible and incompressible inputs', async () => {
-  const inputs = [Buffer.alloc(0), Buffer.from('x'), sample(100_000), sample(1 << 20), randomBytes(300_000), new Uint8Array(sample(5000))];
+  const inputs = [
+    Buffer.alloc(0),
+    Buffer.from('x'),
+    sample(100_000),
+    sample(1 << 20),
+    randomBytes(300_000),
+    new Uint8Array(sample(5000)),
+  ];
   for (const type of CODECS) {
     for (const input of inputs) {
       const packed = await compress(type, input);
@@ -93,9 +118,21 @@ test('snappy: hand-built xerial streams (single, multi-chunk, concatenated) and 
   assert.ok(!isXerialSnappy(raw));
   assert.ok((await decompress(CompressionType.Snappy, raw)).equals(input));
   // corrupt xerial: chunk length past the end, truncated length, bad block
-  await rejectsWith(decompress(CompressionType.Snappy, Buffer.concat([stream.subarray(0, 16), hex('7fffffff 00')])), CorruptRecordError, 'DECOMPRESSION_FAILED');
-  await rejectsWith(decompress(CompressionType.Snappy, Buffer.concat([stream.subarray(0, 16), hex('0000')])), CorruptRecordError, 'DECOMPRESSION_FAILED');
-  await rejectsWith(decompress(CompressionType.Snappy, hex('82534e4150505900 00000001 00000001 00000004 05 10 6865')), CorruptRecordError, 'DECOMPRESSION_FAILED');
+  await rejectsWith(
+    decompress(CompressionType.Snappy, Buffer.concat([stream.subarray(0, 16), hex('7fffffff 00')])),
+    CorruptRecordError,
+    'DECOMPRESSION_FAILED',
+  );
+  await rejectsWith(
+    decompress(CompressionType.Snappy, Buffer.concat([stream.subarray(0, 16), hex('0000')])),
+    CorruptRecordError,
+    'DECOMPRESSION_FAILED',
+  );
+  await rejectsWith(
+    decompress(CompressionType.Snappy, hex('82534e4150505900 00000001 00000001 00000004 05 10 6865')),
+    CorruptRecordError,
+    'DECOMPRESSION_FAILED',
+  );
 });
 
 // Minimal LZ4 block decoder used only to prove that every block of a frame decodes on its own
@@ -161,7 +198,12 @@ test('lz4: xxh32 vectors, Java-style frame, magic-0 broken header checksum, reje
   const javaFrame = hex('04224d18 60 40 82  05000080 68656c6c6f  00000000');
   assert.equal((await decompress(CompressionType.Lz4, javaFrame)).toString(), 'hello');
   // content size present (librdkafka may set it) and trailing bytes after the end mark
-  const withSize = Buffer.concat([hex('04224d18 68 40'), hex('0500000000000000'), Buffer.alloc(1), hex('05000080 68656c6c6f 00000000 ffff')]);
+  const withSize = Buffer.concat([
+    hex('04224d18 68 40'),
+    hex('0500000000000000'),
+    Buffer.alloc(1),
+    hex('05000080 68656c6c6f 00000000 ffff'),
+  ]);
   withSize[14] = (xxh32Small(withSize, 4, 14) >>> 8) & 0xff;
   assert.equal((await decompress(CompressionType.Lz4, withSize)).toString(), 'hello');
   // magic 0: header checksum over magic+descriptor; accepted only when reading magic 0
@@ -175,9 +217,21 @@ test('lz4: xxh32 vectors, Java-style frame, magic-0 broken header checksum, reje
   const dependent = hex('04224d18 40 40 00 05000080 68656c6c6f 00000000');
   dependent[6] = (xxh32Small(dependent, 4, 6) >>> 8) & 0xff;
   await rejectsWith(decompress(CompressionType.Lz4, dependent), CorruptRecordError, 'DECOMPRESSION_FAILED');
-  await rejectsWith(decompress(CompressionType.Lz4, hex('04224d19 60 40 82 00000000')), CorruptRecordError, 'DECOMPRESSION_FAILED');
-  await rejectsWith(decompress(CompressionType.Lz4, javaFrame.subarray(0, 14)), CorruptRecordError, 'DECOMPRESSION_FAILED');
-  await rejectsWith(decompress(CompressionType.Lz4, hex('04224d18 60 40 82 0500000068656c6c6f 00000000')), CorruptRecordError, 'DECOMPRESSION_FAILED');
+  await rejectsWith(
+    decompress(CompressionType.Lz4, hex('04224d19 60 40 82 00000000')),
+    CorruptRecordError,
+    'DECOMPRESSION_FAILED',
+  );
+  await rejectsWith(
+    decompress(CompressionType.Lz4, javaFrame.subarray(0, 14)),
+    CorruptRecordError,
+    'DECOMPRESSION_FAILED',
+  );
+  await rejectsWith(
+    decompress(CompressionType.Lz4, hex('04224d18 60 40 82 0500000068656c6c6f 00000000')),
+    CorruptRecordError,
+    'DECOMPRESSION_FAILED',
+  );
 });
 
 // zstd frame built by hand: FHD 0x00 (no content size), window descriptor, RLE blocks

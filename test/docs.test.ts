@@ -18,7 +18,10 @@ const has = (cmd: string): boolean => spawnSync('sh', ['-c', `command -v ${cmd}`
 
 /** A page rendered to plain text (no overstrikes, no SGR), whitespace collapsed. */
 function rendered(file: string): string {
-  const text = execFileSync('groff', ['-man', '-Tutf8', '-P-cbou', join(REPO_ROOT, 'man', file)], { encoding: 'utf8', maxBuffer: 16 << 20 });
+  const text = execFileSync('groff', ['-man', '-Tutf8', '-P-cbou', join(REPO_ROOT, 'man', file)], {
+    encoding: 'utf8',
+    maxBuffer: 16 << 20,
+  });
   return text.replace(/[\u2010\u2011\u2212]/g, '-').replace(/\s+/g, ' ');
 }
 
@@ -31,19 +34,28 @@ test('the committed man pages, completion scripts and package.json "man" are wha
     if (!existsSync(abs) || readFileSync(abs, 'utf8') !== text) stale.push(rel);
   }
   assert.deepEqual(stale, [], 'out of date: run `npm run docs` and commit the result');
-  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { man?: string[]; files?: string[]; scripts?: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    man?: string[];
+    files?: string[];
+    scripts?: Record<string, string>;
+  };
   assert.deepEqual(pkg.man, manList);
   for (const m of pkg.man ?? []) assert.ok(existsSync(join(REPO_ROOT, m)), m);
   assert.ok(pkg.files?.includes('man') && pkg.files.includes('completions'), 'man/ and completions/ are published');
   assert.match(pkg.scripts?.docs ?? '', /generate-docs\.mjs/);
   // No generated file is left over from an earlier version of the command set.
   for (const dir of ['man', 'completions']) {
-    for (const name of readdirSync(join(REPO_ROOT, dir))) assert.ok(files.has(`${dir}/${name}`), `${dir}/${name} is not generated any more`);
+    for (const name of readdirSync(join(REPO_ROOT, dir)))
+      assert.ok(files.has(`${dir}/${name}`), `${dir}/${name} is not generated any more`);
   }
 });
 
 test('scripts/generate-docs.mjs --check agrees', () => {
-  const r = spawnSync(process.execPath, ['scripts/generate-docs.mjs', '--check'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['scripts/generate-docs.mjs', '--check'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /up to date/);
 });
@@ -54,8 +66,17 @@ test('one page per command, named after it, plus tkafka(1) and tkafka-server.pro
   const want = ['tkafka.1', 'tkafka-server.properties.5', ...root.subcommands.map((c) => `tkafka-${c.name}.1`)].sort();
   assert.deepEqual(pages, want);
   for (const t of TOOLS.filter((x) => !x.hidden)) assert.ok(pages.includes(`tkafka-${t.name}.1`), t.name);
-  for (const name of ['tkafka-topics.1', 'tkafka-consumer-groups.1', 'tkafka-dump-log.1', 'tkafka-server.1', 'tkafka-local.1', 'tkafka-completion.1',
-    'tkafka-producer-perf-test.1', 'tkafka-consumer-perf-test.1']) assert.ok(pages.includes(name), name);
+  for (const name of [
+    'tkafka-topics.1',
+    'tkafka-consumer-groups.1',
+    'tkafka-dump-log.1',
+    'tkafka-server.1',
+    'tkafka-local.1',
+    'tkafka-completion.1',
+    'tkafka-producer-perf-test.1',
+    'tkafka-consumer-perf-test.1',
+  ])
+    assert.ok(pages.includes(name), name);
 });
 
 test('every page renders with groff -ww and man -l without warnings', { skip: !has('groff') }, () => {
@@ -64,7 +85,10 @@ test('every page renders with groff -ww and man -l without warnings', { skip: !h
     assert.equal(r.status, 0, file);
     assert.equal(r.stderr, '', `${file}: ${r.stderr}`);
     if (has('man')) {
-      const m = spawnSync('man', ['--warnings', '-l', join(REPO_ROOT, 'man', file)], { encoding: 'utf8', env: { ...process.env, MANPAGER: 'cat', PAGER: 'cat', MANWIDTH: '80' } });
+      const m = spawnSync('man', ['--warnings', '-l', join(REPO_ROOT, 'man', file)], {
+        encoding: 'utf8',
+        env: { ...process.env, MANPAGER: 'cat', PAGER: 'cat', MANWIDTH: '80' },
+      });
       assert.equal(m.status, 0, `man -l ${file}: ${m.stderr}`);
       assert.equal(m.stderr, '', `man -l ${file}: ${m.stderr}`);
       assert.ok(m.stdout.length > 200, file);
@@ -76,26 +100,32 @@ function longFlags(doc: CommandDoc): string[] {
   return [...new Set(doc.options.flatMap((o) => o.flags))];
 }
 
-test('every command and every option appears in its rendered page, with the Kafka script and exit status', { skip: !has('groff') }, async () => {
-  const { root } = await loadCatalog();
-  const top = rendered('tkafka.1');
-  for (const c of root.subcommands) {
-    assert.ok(top.includes(`tkafka ${c.name}`), `tkafka(1) lists ${c.name}`);
-    assert.ok(top.includes(`tkafka-${c.name}(1)`), `tkafka(1) refers to tkafka-${c.name}(1)`);
-  }
-  for (const f of longFlags(root)) assert.ok(top.includes(f), `tkafka(1) documents ${f}`);
-  for (const c of root.subcommands) {
-    const page = rendered(`tkafka-${c.name}.1`);
-    for (const section of ['NAME', 'SYNOPSIS', 'DESCRIPTION', 'EXIT STATUS', 'SEE ALSO']) assert.ok(page.includes(section), `${c.name}: ${section}`);
-    if (c.kafka) assert.ok(page.includes(c.kafka), `${c.name} names ${c.kafka}`);
-    for (const f of longFlags(c)) assert.ok(page.includes(f), `tkafka-${c.name}(1) documents ${f}`);
-    for (const s of c.subcommands) {
-      for (const u of s.usage) assert.ok(page.includes(u.replace(/\s+/g, ' ')), `tkafka-${c.name}(1) shows the synopsis of ${s.name}: ${u}`);
-      for (const f of longFlags(s)) assert.ok(page.includes(f), `tkafka-${c.name}(1) documents ${s.name} ${f}`);
+test(
+  'every command and every option appears in its rendered page, with the Kafka script and exit status',
+  { skip: !has('groff') },
+  async () => {
+    const { root } = await loadCatalog();
+    const top = rendered('tkafka.1');
+    for (const c of root.subcommands) {
+      assert.ok(top.includes(`tkafka ${c.name}`), `tkafka(1) lists ${c.name}`);
+      assert.ok(top.includes(`tkafka-${c.name}(1)`), `tkafka(1) refers to tkafka-${c.name}(1)`);
     }
-    for (const p of c.positionals) assert.ok(page.includes(p.name), `${c.name}: argument ${p.name}`);
-  }
-});
+    for (const f of longFlags(root)) assert.ok(top.includes(f), `tkafka(1) documents ${f}`);
+    for (const c of root.subcommands) {
+      const page = rendered(`tkafka-${c.name}.1`);
+      for (const section of ['NAME', 'SYNOPSIS', 'DESCRIPTION', 'EXIT STATUS', 'SEE ALSO'])
+        assert.ok(page.includes(section), `${c.name}: ${section}`);
+      if (c.kafka) assert.ok(page.includes(c.kafka), `${c.name} names ${c.kafka}`);
+      for (const f of longFlags(c)) assert.ok(page.includes(f), `tkafka-${c.name}(1) documents ${f}`);
+      for (const s of c.subcommands) {
+        for (const u of s.usage)
+          assert.ok(page.includes(u.replace(/\s+/g, ' ')), `tkafka-${c.name}(1) shows the synopsis of ${s.name}: ${u}`);
+        for (const f of longFlags(s)) assert.ok(page.includes(f), `tkafka-${c.name}(1) documents ${s.name} ${f}`);
+      }
+      for (const p of c.positionals) assert.ok(page.includes(p.name), `${c.name}: argument ${p.name}`);
+    }
+  },
+);
 
 test('the pages list the flags --help prints (same definitions)', async () => {
   for (const tool of TOOLS.filter((t) => t.spec && !t.hidden)) {
@@ -111,26 +141,40 @@ test('the pages list the flags --help prints (same definitions)', async () => {
   }
 });
 
-test('tkafka-server.properties(5) lists every broker configuration key with its default', { skip: !has('groff') }, async () => {
-  const { BROKER_CONFIG_KEYS, NO_DEFAULT, convertToString } = await import('../src/broker/config/definitions.js');
-  const page = rendered('tkafka-server.properties.5');
-  const source = readFileSync(join(REPO_ROOT, 'man', 'tkafka-server.properties.5'), 'utf8');
-  const entries = new Map<string, string>();
-  for (const chunk of source.split('\n.TP\n').slice(1)) {
-    const m = /^\\fB(.+?)\\fR\n/.exec(chunk);
-    if (m) entries.set(m[1]!.replace(/\\-/g, '-').replace(/\\:/g, ''), chunk.replace(/\\-/g, '-').replace(/\\:/g, ''));
-  }
-  for (const k of BROKER_CONFIG_KEYS.filter((x) => !x.internal)) {
-    assert.ok(page.includes(` ${k.name} `), k.name);
-    const entry = entries.get(k.name);
-    assert.ok(entry, `entry for ${k.name}`);
-    const d = k.default === NO_DEFAULT ? '(none; must be set)' : k.default === null ? 'null' : convertToString(k.default as never, k.type) ?? 'null';
-    assert.ok(entry.includes(`Default: ${d === '' ? '(empty)' : d}.`), `${k.name} default ${d}`);
-  }
-});
+test(
+  'tkafka-server.properties(5) lists every broker configuration key with its default',
+  { skip: !has('groff') },
+  async () => {
+    const { BROKER_CONFIG_KEYS, NO_DEFAULT, convertToString } = await import('../src/broker/config/definitions.js');
+    const page = rendered('tkafka-server.properties.5');
+    const source = readFileSync(join(REPO_ROOT, 'man', 'tkafka-server.properties.5'), 'utf8');
+    const entries = new Map<string, string>();
+    for (const chunk of source.split('\n.TP\n').slice(1)) {
+      const m = /^\\fB(.+?)\\fR\n/.exec(chunk);
+      if (m)
+        entries.set(m[1]!.replace(/\\-/g, '-').replace(/\\:/g, ''), chunk.replace(/\\-/g, '-').replace(/\\:/g, ''));
+    }
+    for (const k of BROKER_CONFIG_KEYS.filter((x) => !x.internal)) {
+      assert.ok(page.includes(` ${k.name} `), k.name);
+      const entry = entries.get(k.name);
+      assert.ok(entry, `entry for ${k.name}`);
+      const d =
+        k.default === NO_DEFAULT
+          ? '(none; must be set)'
+          : k.default === null
+            ? 'null'
+            : (convertToString(k.default as never, k.type) ?? 'null');
+      assert.ok(entry.includes(`Default: ${d === '' ? '(empty)' : d}.`), `${k.name} default ${d}`);
+    }
+  },
+);
 
 test('tkafka --help lists the same commands as the man pages (the hidden helper excepted)', () => {
-  const r = spawnSync(process.execPath, ['bin/tkafka', '--help'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync(process.execPath, ['bin/tkafka', '--help'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   assert.equal(r.status, 0);
   for (const t of TOOLS) {
     if (t.hidden) assert.ok(!r.stdout.includes(t.name), `${t.name} is hidden`);

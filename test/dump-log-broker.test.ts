@@ -25,10 +25,32 @@ before(async () => {
   broker = await startBroker({ overrides: { 'log.index.interval.bytes': 256 } });
   for (const codec of CODECS) {
     const input = Array.from({ length: N }, (_, i) => `${keyOf(i) ?? ''}\t${valueOf(i)}`).join('\n') + '\n';
-    const r = await execa('kcat', [
-      '-P', '-b', broker.bootstrap, '-t', `golden-${codec}`, '-p', '0', '-K', '\t', '-Z', '-z', codec,
-      '-H', 'trace=abc', '-H', 'empty=', '-X', 'batch.num.messages=16', '-d', 'msg',
-    ], { input, timeout: 60_000 });
+    const r = await execa(
+      'kcat',
+      [
+        '-P',
+        '-b',
+        broker.bootstrap,
+        '-t',
+        `golden-${codec}`,
+        '-p',
+        '0',
+        '-K',
+        '\t',
+        '-Z',
+        '-z',
+        codec,
+        '-H',
+        'trace=abc',
+        '-H',
+        'empty=',
+        '-X',
+        'batch.num.messages=16',
+        '-d',
+        'msg',
+      ],
+      { input, timeout: 60_000 },
+    );
     if (r.stderr.includes(`Broker does not support compression type ${codec}`)) refused.add(codec);
   }
   // kafkajs (gzip is built in): a second real client's compressed batches.
@@ -37,7 +59,8 @@ before(async () => {
   await producer.connect();
   for (let b = 0; b < N / 12; b++) {
     await producer.send({
-      topic: 'golden-kafkajs', compression: CompressionTypes.GZIP,
+      topic: 'golden-kafkajs',
+      compression: CompressionTypes.GZIP,
       messages: Array.from({ length: 12 }, (_, j) => {
         const i = b * 12 + j;
         return { partition: 0, key: keyOf(i), value: valueOf(i), headers: { trace: 'abc', empty: '' } };
@@ -50,7 +73,10 @@ before(async () => {
 
 after(() => broker?.cleanup());
 
-const CASES: [string, string, string][] = [...CODECS.map((c): [string, string, string] => ['kcat', c, `golden-${c}`]), ['kafkajs', 'gzip', 'golden-kafkajs']];
+const CASES: [string, string, string][] = [
+  ...CODECS.map((c): [string, string, string] => ['kcat', c, `golden-${c}`]),
+  ['kafkajs', 'gzip', 'golden-kafkajs'],
+];
 
 for (const [client, codec, topic] of CASES) {
   test(`${client} → tkafka broker, ${codec}: every batch and record line as produced`, async () => {
@@ -71,7 +97,10 @@ for (const [client, codec, topic] of CASES) {
     let baseSequence = -1;
     for (const line of lines.slice(2)) {
       if (line.startsWith('baseOffset: ')) {
-        const m = /^baseOffset: (\d+) lastOffset: (\d+) count: (\d+) baseSequence: (-?\d+) lastSequence: (-?\d+) producerId: (-1) producerEpoch: -?\d+ partitionLeaderEpoch: (\d+) isTransactional: false isControl: false deleteHorizonMs: OptionalLong\.empty position: (\d+) CreateTime: \d+ size: (\d+) magic: 2 compresscodec: (\w+) crc: \d+ isvalid: true$/.exec(line);
+        const m =
+          /^baseOffset: (\d+) lastOffset: (\d+) count: (\d+) baseSequence: (-?\d+) lastSequence: (-?\d+) producerId: (-1) producerEpoch: -?\d+ partitionLeaderEpoch: (\d+) isTransactional: false isControl: false deleteHorizonMs: OptionalLong\.empty position: (\d+) CreateTime: \d+ size: (\d+) magic: 2 compresscodec: (\w+) crc: \d+ isvalid: true$/.exec(
+            line,
+          );
         assert.ok(m, line);
         assert.equal(Number(m[1]), next);
         assert.equal(Number(m[2]) - Number(m[1]) + 1, Number(m[3]));
@@ -103,9 +132,16 @@ for (const [client, codec, topic] of CASES) {
     assert.match(idx.stdout, /^offset: \d+ position: \d+$/m);
 
     const json = await dumpLog(['--files', '00000000000000000000.log', '--print-data-log', '--output', 'json'], dir);
-    const records = json.stdout.trimEnd().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'record');
+    const records = json.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.type === 'record');
     assert.equal(records.length, N);
-    assert.deepEqual(records[1].headers, [{ key: 'trace', value: 'abc' }, { key: 'empty', value: '' }]);
+    assert.deepEqual(records[1].headers, [
+      { key: 'trace', value: 'abc' },
+      { key: 'empty', value: '' },
+    ]);
     assert.equal(records[4].key, undefined);
     assert.equal(records[5].key, 'key-5');
   });

@@ -6,13 +6,25 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Reader } from '../src/protocol/codec/reader.js';
 import { Writer } from '../src/protocol/codec/writer.js';
-import { METADATA_RECORDS, OFFSETS_TOPIC_RECORDS, TRANSACTION_LOG_RECORDS, type RecordSpec } from '../src/protocol/generated/records.js';
+import {
+  METADATA_RECORDS,
+  OFFSETS_TOPIC_RECORDS,
+  TRANSACTION_LOG_RECORDS,
+  type RecordSpec,
+} from '../src/protocol/generated/records.js';
 import { SCHEMAS } from '../src/tools/dump-log/schemas.generated.js';
-import { javaDouble, jacksonString, messageJson, readMessage, type FieldSchema, type JsonValue } from '../src/tools/dump-log/kafka-json.js';
+import {
+  javaDouble,
+  jacksonString,
+  messageJson,
+  readMessage,
+  type FieldSchema,
+  type JsonValue,
+} from '../src/tools/dump-log/kafka-json.js';
 import { decodeMetadataRecord, metadataTypeName, txnPartitionOrder } from '../src/tools/dump-log/decoders.js';
 
 let seed = 20241025;
-const rnd = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) / 0x7fffffff);
+const rnd = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) / 0x7fffffff;
 const int = (lo: number, hi: number): number => lo + Math.floor(rnd() * (hi - lo + 1));
 const inRange = (v: number, r: readonly [number, number] | null | undefined): boolean => !!r && v >= r[0] && v <= r[1];
 const STRINGS = ['', 'a', 'topic-1', 'é\u0001"\\', 'x'.repeat(40)];
@@ -21,20 +33,33 @@ function randomValue(f: FieldSchema, t: string, v: number): JsonValue {
   if (inRange(v, f.nv) && rnd() < 0.25) return null;
   if (t.startsWith('[]')) {
     const n = int(0, 2);
-    return Array.from({ length: n }, () => (f.f ? randomStruct(f.f, v) : randomValue({ ...f, nv: undefined }, t.slice(2), v)));
+    return Array.from({ length: n }, () =>
+      f.f ? randomStruct(f.f, v) : randomValue({ ...f, nv: undefined }, t.slice(2), v),
+    );
   }
   switch (t) {
-    case 'int8': return int(-128, 127);
-    case 'int16': return int(-32768, 32767);
-    case 'int32': return int(-(2 ** 31), 2 ** 31 - 1);
-    case 'uint16': return int(0, 65535);
-    case 'uint32': return int(0, 2 ** 32 - 1);
-    case 'int64': return BigInt(int(-(2 ** 31), 2 ** 31)) * BigInt(int(1, 2 ** 31));
-    case 'float64': return [0, 1.5, -2.25e-9, 1e7, 123456.789][int(0, 4)]!;
-    case 'bool': return rnd() < 0.5;
-    case 'string': return STRINGS[int(0, STRINGS.length - 1)]!;
-    case 'uuid': return Buffer.from(Array.from({ length: 16 }, () => int(0, 255))).toString('base64url');
-    case 'bytes': return Buffer.from(Array.from({ length: int(0, 5) }, () => int(0, 255)));
+    case 'int8':
+      return int(-128, 127);
+    case 'int16':
+      return int(-32768, 32767);
+    case 'int32':
+      return int(-(2 ** 31), 2 ** 31 - 1);
+    case 'uint16':
+      return int(0, 65535);
+    case 'uint32':
+      return int(0, 2 ** 32 - 1);
+    case 'int64':
+      return BigInt(int(-(2 ** 31), 2 ** 31)) * BigInt(int(1, 2 ** 31));
+    case 'float64':
+      return [0, 1.5, -2.25e-9, 1e7, 123456.789][int(0, 4)]!;
+    case 'bool':
+      return rnd() < 0.5;
+    case 'string':
+      return STRINGS[int(0, STRINGS.length - 1)]!;
+    case 'uuid':
+      return Buffer.from(Array.from({ length: 16 }, () => int(0, 255))).toString('base64url');
+    case 'bytes':
+      return Buffer.from(Array.from({ length: int(0, 5) }, () => int(0, 255)));
   }
   return f.f ? randomStruct(f.f, v) : null;
 }
@@ -62,8 +87,13 @@ function normalize(x: unknown): unknown {
  * the codec does not know (e.g. RegisterBrokerRecord.cordonedLogDirs) read back as their defaults
  * on dump-log's side only, so they are left out where the codec's result has no such field.
  */
-function withoutNewTaggedFields(actual: unknown, expected: unknown, fields: readonly FieldSchema[] | undefined): unknown {
-  if (!fields || actual === null || expected === null || typeof actual !== 'object' || typeof expected !== 'object') return actual;
+function withoutNewTaggedFields(
+  actual: unknown,
+  expected: unknown,
+  fields: readonly FieldSchema[] | undefined,
+): unknown {
+  if (!fields || actual === null || expected === null || typeof actual !== 'object' || typeof expected !== 'object')
+    return actual;
   if (Array.isArray(actual)) {
     return Array.isArray(expected) ? actual.map((a, i) => withoutNewTaggedFields(a, expected[i], fields)) : actual;
   }
@@ -101,7 +131,11 @@ function check(spec: RecordSpec, schemaName: string, versions: number[]): number
         throw new Error(`${schemaName} v${wv}: ${(e as Error).message}`);
       }
       assert.equal(r.remaining, 0, `${schemaName} v${wv} left bytes`);
-      assert.deepEqual(normalize(withoutNewTaggedFields(actual, expected, schema.fields)), normalize(expected), `${schemaName} v${wv}`);
+      assert.deepEqual(
+        normalize(withoutNewTaggedFields(actual, expected, schema.fields)),
+        normalize(expected),
+        `${schemaName} v${wv}`,
+      );
       const json = messageJson(schema, actual, v);
       assert.doesNotThrow(() => JSON.parse(json), `${schemaName} v${v}: ${json}`);
       n++;
@@ -110,7 +144,8 @@ function check(spec: RecordSpec, schemaName: string, versions: number[]): number
   return n;
 }
 
-const range = (s: RecordSpec): number[] => Array.from({ length: s.maxVersion - s.minVersion + 1 }, (_, i) => s.minVersion + i);
+const range = (s: RecordSpec): number[] =>
+  Array.from({ length: s.maxVersion - s.minVersion + 1 }, (_, i) => s.minVersion + i);
 
 test('every metadata record type reads back as the generated codec reads it, at every version', () => {
   let n = 0;
@@ -139,10 +174,16 @@ test('metadata frames: type names, versions, and MetadataRecordSerde errors', ()
   w.uvarint(2);
   w.uvarint(0);
   topic.write(w, 0, { name: 'orders', topicId: 'AAAAAAAAAAAAAAAAAAAAAQ' });
-  assert.equal(decodeMetadataRecord(w.toBuffer()), '{"type":"TOPIC_RECORD","version":0,"data":{"name":"orders","topicId":"AAAAAAAAAAAAAAAAAAAAAQ"}}');
+  assert.equal(
+    decodeMetadataRecord(w.toBuffer()),
+    '{"type":"TOPIC_RECORD","version":0,"data":{"name":"orders","topicId":"AAAAAAAAAAAAAAAAAAAAAQ"}}',
+  );
   assert.throws(() => decodeMetadataRecord(Buffer.from([0, 2, 0])), /frame version 0/);
   assert.throws(() => decodeMetadataRecord(Buffer.from([1, 99, 0])), /Unknown metadata id 99/);
-  assert.throws(() => decodeMetadataRecord(Buffer.concat([w.toBuffer(), Buffer.from([1])])), /Found 1 byte\(s\) of garbage after 2/);
+  assert.throws(
+    () => decodeMetadataRecord(Buffer.concat([w.toBuffer(), Buffer.from([1])])),
+    /Found 1 byte\(s\) of garbage after 2/,
+  );
 });
 
 test('Jackson text: string escapes and Java doubles', () => {
@@ -156,14 +197,36 @@ test('Jackson text: string escapes and Java doubles', () => {
   assert.equal(javaDouble(-0), '-0.0');
 });
 
-test('transaction partitions in the order of Kafka\'s Scala HashSet (checked against Kafka 4.0.0)', () => {
-  assert.deepEqual(txnPartitionOrder([{ topic: 'x', partitionIds: [3, 1] }, { topic: 'y', partitionIds: [0] }, { topic: 'z', partitionIds: [5, 4, 3, 2, 1] }]),
-    ['x-3', 'z-5', 'z-4', 'x-1', 'z-3', 'z-2', 'y-0', 'z-1']);
+test("transaction partitions in the order of Kafka's Scala HashSet (checked against Kafka 4.0.0)", () => {
   assert.deepEqual(
     txnPartitionOrder([
-      { topic: 'orders', partitionIds: [0, 1, 2, 3] }, { topic: 'payments', partitionIds: [0, 1, 2, 3] },
-      { topic: 'events', partitionIds: [0, 1, 2, 3] }, { topic: 'audit', partitionIds: [7] },
+      { topic: 'x', partitionIds: [3, 1] },
+      { topic: 'y', partitionIds: [0] },
+      { topic: 'z', partitionIds: [5, 4, 3, 2, 1] },
     ]),
-    ['payments-3', 'payments-0', 'payments-2', 'payments-1', 'events-3', 'audit-7', 'orders-0', 'orders-1', 'orders-2', 'orders-3', 'events-0', 'events-1', 'events-2'],
+    ['x-3', 'z-5', 'z-4', 'x-1', 'z-3', 'z-2', 'y-0', 'z-1'],
+  );
+  assert.deepEqual(
+    txnPartitionOrder([
+      { topic: 'orders', partitionIds: [0, 1, 2, 3] },
+      { topic: 'payments', partitionIds: [0, 1, 2, 3] },
+      { topic: 'events', partitionIds: [0, 1, 2, 3] },
+      { topic: 'audit', partitionIds: [7] },
+    ]),
+    [
+      'payments-3',
+      'payments-0',
+      'payments-2',
+      'payments-1',
+      'events-3',
+      'audit-7',
+      'orders-0',
+      'orders-1',
+      'orders-2',
+      'orders-3',
+      'events-0',
+      'events-1',
+      'events-2',
+    ],
   );
 });

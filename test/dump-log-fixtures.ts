@@ -334,7 +334,9 @@ export interface GoldenCase {
   stderr: string;
 }
 
-export const GOLDEN: { files: Record<string, string>; cases: GoldenCase[] } = JSON.parse(gunzipSync(Buffer.from(BLOB, 'base64')).toString('utf8'));
+export const GOLDEN: { files: Record<string, string>; cases: GoldenCase[] } = JSON.parse(
+  gunzipSync(Buffer.from(BLOB, 'base64')).toString('utf8'),
+);
 
 export interface Captured {
   code: number;
@@ -343,7 +345,11 @@ export interface Captured {
 }
 
 /** Runs `tkafka dump-log` in-process with `cwd` as the working directory (paths print relative to it). */
-export async function dumpLog(args: string[], cwd: string, opts: { tty?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<Captured> {
+export async function dumpLog(
+  args: string[],
+  cwd: string,
+  opts: { tty?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Promise<Captured> {
   const stdout = new PassThrough();
   const stderr = new PassThrough() as PassThrough & { isTTY?: boolean; columns?: number };
   if (opts.tty) {
@@ -363,4 +369,3 @@ export async function dumpLog(args: string[], cwd: string, opts: { tty?: boolean
     process.chdir(prev);
   }
 }
-

@@ -33,34 +33,74 @@ interface Base {
   flags: string[][];
 }
 
-const LOG_FLAGS = [[], ['--deep-iteration'], ['--print-data-log'], ['--print-data-log', '--skip-record-metadata'], ['--output', 'json', '--print-data-log'], ['--max-bytes', '700']];
+const LOG_FLAGS = [
+  [],
+  ['--deep-iteration'],
+  ['--print-data-log'],
+  ['--print-data-log', '--skip-record-metadata'],
+  ['--output', 'json', '--print-data-log'],
+  ['--max-bytes', '700'],
+];
 const BASES: Base[] = [
   { name: '00000000000000000000.log', bytes: file('v2/00000000000000000000.log'), flags: LOG_FLAGS },
   { name: '00000000000000000000.log', bytes: file('legacy/00000000000000000000.log'), flags: LOG_FLAGS },
   { name: '00000000000000000000.log', bytes: file('lz4-0/00000000000000000000.log'), flags: LOG_FLAGS },
   { name: '00000000000000000000.log', bytes: file('txn-0/00000000000000000000.log'), flags: LOG_FLAGS },
-  { name: '00000000000000000000.log', bytes: file('__consumer_offsets-0/00000000000000000000.log'), flags: [['--offsets-decoder'], ['--offsets-decoder', '--output', 'json']] },
-  { name: '00000000000000000000.log', bytes: file('__transaction_state-0/00000000000000000000.log'), flags: [['--transaction-log-decoder']] },
-  { name: '00000000000000000000.log', bytes: file('meta-1/00000000000000000000.log'), flags: [['--cluster-metadata-decoder']] },
-  { name: '00000000000000000015-0000000001.checkpoint', bytes: file('__cluster_metadata-0/00000000000000000015-0000000001.checkpoint'), flags: [['--cluster-metadata-decoder'], ['--deep-iteration']] },
   {
-    name: '00000000000000000000.index', bytes: file('lz4-0/00000000000000000000.index'),
+    name: '00000000000000000000.log',
+    bytes: file('__consumer_offsets-0/00000000000000000000.log'),
+    flags: [['--offsets-decoder'], ['--offsets-decoder', '--output', 'json']],
+  },
+  {
+    name: '00000000000000000000.log',
+    bytes: file('__transaction_state-0/00000000000000000000.log'),
+    flags: [['--transaction-log-decoder']],
+  },
+  {
+    name: '00000000000000000000.log',
+    bytes: file('meta-1/00000000000000000000.log'),
+    flags: [['--cluster-metadata-decoder']],
+  },
+  {
+    name: '00000000000000000015-0000000001.checkpoint',
+    bytes: file('__cluster_metadata-0/00000000000000000015-0000000001.checkpoint'),
+    flags: [['--cluster-metadata-decoder'], ['--deep-iteration']],
+  },
+  {
+    name: '00000000000000000000.index',
+    bytes: file('lz4-0/00000000000000000000.index'),
     siblings: { '00000000000000000000.log': file('lz4-0/00000000000000000000.log') },
     flags: [[], ['--verify-index-only'], ['--index-sanity-check'], ['--output', 'json'], ['--max-message-size', '100']],
   },
   {
-    name: '00000000000000000000.timeindex', bytes: file('mm1/00000000000000000000.timeindex'),
-    siblings: { '00000000000000000000.log': file('lz4-0/00000000000000000000.log'), '00000000000000000000.index': file('lz4-0/00000000000000000000.index') },
+    name: '00000000000000000000.timeindex',
+    bytes: file('mm1/00000000000000000000.timeindex'),
+    siblings: {
+      '00000000000000000000.log': file('lz4-0/00000000000000000000.log'),
+      '00000000000000000000.index': file('lz4-0/00000000000000000000.index'),
+    },
     flags: [[], ['--verify-index-only'], ['--index-sanity-check'], ['--output', 'json']],
   },
-  { name: '00000000000000000012.snapshot', bytes: file('txn-0/00000000000000000012.snapshot'), flags: [[], ['--output', 'json']] },
-  { name: '00000000000000000000.txnindex', bytes: file('txn-0/00000000000000000000.txnindex'), flags: [[], ['--output', 'json']] },
+  {
+    name: '00000000000000000012.snapshot',
+    bytes: file('txn-0/00000000000000000012.snapshot'),
+    flags: [[], ['--output', 'json']],
+  },
+  {
+    name: '00000000000000000000.txnindex',
+    bytes: file('txn-0/00000000000000000000.txnindex'),
+    flags: [[], ['--output', 'json']],
+  },
 ];
 
 // A log whose batches are intact is also fuzzed under its index (mutating the log, not the index).
 const INDEX_OVER_MUTATED_LOG: Base = {
-  name: '00000000000000000000.log', bytes: file('lz4-0/00000000000000000000.log'),
-  siblings: { '00000000000000000000.index': file('lz4-0/00000000000000000000.index'), '00000000000000000000.timeindex': file('lz4-0/00000000000000000000.timeindex') },
+  name: '00000000000000000000.log',
+  bytes: file('lz4-0/00000000000000000000.log'),
+  siblings: {
+    '00000000000000000000.index': file('lz4-0/00000000000000000000.index'),
+    '00000000000000000000.timeindex': file('lz4-0/00000000000000000000.timeindex'),
+  },
   flags: [['--files', '00000000000000000000.index,00000000000000000000.timeindex', '--print-data-log']],
 };
 
@@ -88,7 +128,11 @@ function mutate(b: Buffer): Buffer {
     case 3: // zero-filled (preallocated) tail
       return Buffer.concat([out.subarray(0, pos), Buffer.alloc(rnd(5000))]);
     case 4: // an int32 overwritten with an extreme value (lengths, counts, positions)
-      if (out.length >= 4) out.writeInt32BE([0, -1, 1, 13, 14, 60, 61, 0x7fffffff, -0x80000000, rnd(1 << 20)][rnd(10)]!, Math.min(pos, out.length - 4));
+      if (out.length >= 4)
+        out.writeInt32BE(
+          [0, -1, 1, 13, 14, 60, 61, 0x7fffffff, -0x80000000, rnd(1 << 20)][rnd(10)]!,
+          Math.min(pos, out.length - 4),
+        );
       return out;
     case 5: // a chunk duplicated
       return Buffer.concat([out.subarray(0, pos), out.subarray(rnd(out.length + 1)), out.subarray(pos)]);
@@ -97,18 +141,27 @@ function mutate(b: Buffer): Buffer {
     case 7: // random garbage appended
       return Buffer.concat([out, Buffer.from(Array.from({ length: rnd(200) }, () => rnd(256)))]);
     default: // an int64 overwritten (offsets, timestamps, producer ids)
-      if (out.length >= 8) out.writeBigInt64BE([0n, -1n, 2n ** 62n, -(2n ** 63n), BigInt(rnd(1 << 30))][rnd(5)]!, Math.min(pos, out.length - 8));
+      if (out.length >= 8)
+        out.writeBigInt64BE(
+          [0n, -1n, 2n ** 62n, -(2n ** 63n), BigInt(rnd(1 << 30))][rnd(5)]!,
+          Math.min(pos, out.length - 8),
+        );
       return out;
   }
 }
 
 const CLEAN_STDERR = [
   /^Error in .+?( at position \d+)?: \S/,
-  /^Mismatches in :/, /^ {2}Index offset: -?\d+, log offset: -?\d+$/,
-  /^Found timestamp mismatch in :/, /^ {2}Index timestamp: -?\d+, log timestamp: -?\d+$/,
-  /^Found out of order timestamp in :/, /^ {2}Index timestamp: -?\d+, Previously indexed timestamp: -?\d+$/,
-  /^The following indexed offsets are not found in :.+$/, /^Indexed offset: -?\d+, found log offset: -?\d+$/,
-  /^Non-consecutive offsets in /, /^ {2}-?\d+ is followed by -?\d+$/,
+  /^Mismatches in :/,
+  /^ {2}Index offset: -?\d+, log offset: -?\d+$/,
+  /^Found timestamp mismatch in :/,
+  /^ {2}Index timestamp: -?\d+, log timestamp: -?\d+$/,
+  /^Found out of order timestamp in :/,
+  /^ {2}Index timestamp: -?\d+, Previously indexed timestamp: -?\d+$/,
+  /^The following indexed offsets are not found in :.+$/,
+  /^Indexed offset: -?\d+, found log offset: -?\d+$/,
+  /^Non-consecutive offsets in /,
+  /^ {2}-?\d+ is followed by -?\d+$/,
   /^Snapshot (failed schema validation|is corrupt)/,
 ];
 const BAD = /\b(TypeError|RangeError|ReferenceError|undefined|NaN|\[object Object\])\b|^\s+at /m;
@@ -150,7 +203,9 @@ test(`${CASES} mutated segment/index/snapshot files: clean reports only, bounded
       r = await runCase(cwd, args);
     } catch (e) {
       writeFileSync(join(dir, `failing-case-${i}`), bytes);
-      throw new Error(`case ${i} (seed ${SEED}, ${base.name} ${args.join(' ')}): exception escaped: ${(e as Error).stack}`);
+      throw new Error(
+        `case ${i} (seed ${SEED}, ${base.name} ${args.join(' ')}): exception escaped: ${(e as Error).stack}`,
+      );
     }
     const ms = Date.now() - t0;
     slowest = Math.max(slowest, ms);
@@ -161,7 +216,10 @@ test(`${CASES} mutated segment/index/snapshot files: clean reports only, bounded
     assert.doesNotMatch(r.err, BAD, `${where}: ${r.err}`);
     assert.doesNotMatch(r.out, /\b(TypeError|RangeError)\b/, where);
     for (const line of r.err.split('\n').filter(Boolean)) {
-      assert.ok(CLEAN_STDERR.some((re) => re.test(line)), `${where}: unexpected stderr line ${JSON.stringify(line)}`);
+      assert.ok(
+        CLEAN_STDERR.some((re) => re.test(line)),
+        `${where}: unexpected stderr line ${JSON.stringify(line)}`,
+      );
     }
     if (args.includes('json')) for (const line of r.out.split('\n').filter(Boolean)) JSON.parse(line);
   }

@@ -16,7 +16,11 @@ let records = 0;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tkafka-dump-log-large-'));
-  const recs = Array.from({ length: 20 }, (_, i) => ({ key: `key-${i}`, value: 'v'.repeat(700 + i), timestamp: 1729800000000 + i }));
+  const recs = Array.from({ length: 20 }, (_, i) => ({
+    key: `key-${i}`,
+    value: 'v'.repeat(700 + i),
+    timestamp: 1729800000000 + i,
+  }));
   const templates = [
     await buildRecordBatch({ records: recs }),
     await buildRecordBatch({ records: recs, compression: CompressionType.Gzip }),
@@ -44,13 +48,18 @@ before(async () => {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs the CLI in a child, reading its stdout slowly; returns the output size, lines and peak RSS (KiB). */
-function dump(args: string[]): Promise<{ code: number; bytes: number; lines: number; maxRssKiB: number; stderr: string }> {
+function dump(
+  args: string[],
+): Promise<{ code: number; bytes: number; lines: number; maxRssKiB: number; stderr: string }> {
   const script = `
     const { main } = await import(${JSON.stringify(join(REPO_ROOT, 'dist', 'src', 'cli.js'))});
     process.on('exit', () => process.stderr.write('MAXRSS ' + process.resourceUsage().maxRSS + '\\n'));
     await main(['node', 'tkafka', 'dump-log', ...${JSON.stringify(args)}]);`;
   return new Promise((resolve) => {
-    const c = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let bytes = 0;
     let lines = 0;
     let stderr = '';
@@ -67,7 +76,13 @@ function dump(args: string[]): Promise<{ code: number; bytes: number; lines: num
     c.stderr.on('data', (d: Buffer) => (stderr += d));
     c.on('close', (code) => {
       const m = /MAXRSS (\d+)/.exec(stderr);
-      resolve({ code: code ?? -1, bytes, lines, maxRssKiB: m ? Number(m[1]) : -1, stderr: stderr.replace(/MAXRSS \d+\n/, '') });
+      resolve({
+        code: code ?? -1,
+        bytes,
+        lines,
+        maxRssKiB: m ? Number(m[1]) : -1,
+        stderr: stderr.replace(/MAXRSS \d+\n/, ''),
+      });
     });
   });
 }
@@ -83,7 +98,9 @@ test(`a ${MB} MiB segment: shallow dump with flat memory`, async (t) => {
 
 test(`a ${MB} MiB segment: deep iteration with data, read slowly through a pipe, flat memory`, async (t) => {
   const r = await dump(['--files', '00000000000000000000.log', '--print-data-log']);
-  t.diagnostic(`peak RSS ${Math.round(r.maxRssKiB / 1024)} MiB, ${r.lines} lines, ${Math.round(r.bytes / 1048576)} MiB of output`);
+  t.diagnostic(
+    `peak RSS ${Math.round(r.maxRssKiB / 1024)} MiB, ${r.lines} lines, ${Math.round(r.bytes / 1048576)} MiB of output`,
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.lines, 2 + records / 20 + records);
   assert.ok(r.bytes > MB * 1024 * 1024, 'the whole file went through stdout');

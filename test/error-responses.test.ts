@@ -20,75 +20,135 @@ function countCode(v: unknown, depth = 0): number {
   return n;
 }
 
-test('errorResponseFor encodes at every version of every API and carries the error', { skip: !specAvailable() }, async () => {
-  const models = (await loadModels()).filter((m) => m.spec.type === 'request' && m.gen.valid !== null);
-  assert.ok(models.length > 80);
-  const rnd = rng(511);
-  const found = new Map<string, boolean>();
-  for (const m of models) {
-    const key = m.spec.apiKey!;
-    const name = m.spec.name.replace(/Request$/, '');
-    for (let v = m.gen.valid[0]; v <= m.gen.valid[1]; v++) {
-      const id = `${name} v${v}`;
-      found.set(id, false);
-      for (let round = 0; round < 8; round++) {
-        const random = randomStruct(m.gen, m.gen.root, v, rnd);
-        const frame = Buffer.concat(encodeRequest(key, v, 7, 'c', random)).subarray(4);
-        const request = decodeRequest(frame).body;
-        const body = errorResponseFor(key, request, CODE, v);
-        if (body === null) {
-          assert.equal(key, ApiKey.Produce);
-          assert.equal(request.acks, 0);
-          continue;
+test(
+  'errorResponseFor encodes at every version of every API and carries the error',
+  { skip: !specAvailable() },
+  async () => {
+    const models = (await loadModels()).filter((m) => m.spec.type === 'request' && m.gen.valid !== null);
+    assert.ok(models.length > 80);
+    const rnd = rng(511);
+    const found = new Map<string, boolean>();
+    for (const m of models) {
+      const key = m.spec.apiKey!;
+      const name = m.spec.name.replace(/Request$/, '');
+      for (let v = m.gen.valid[0]; v <= m.gen.valid[1]; v++) {
+        const id = `${name} v${v}`;
+        found.set(id, false);
+        for (let round = 0; round < 8; round++) {
+          const random = randomStruct(m.gen, m.gen.root, v, rnd);
+          const frame = Buffer.concat(encodeRequest(key, v, 7, 'c', random)).subarray(4);
+          const request = decodeRequest(frame).body;
+          const body = errorResponseFor(key, request, CODE, v);
+          if (body === null) {
+            assert.equal(key, ApiKey.Produce);
+            assert.equal(request.acks, 0);
+            continue;
+          }
+          const out = Buffer.concat(encodeResponse(key, v, 7, body)).subarray(4);
+          if (countCode(decodeResponse(key, v, out).body) > 0) found.set(id, true);
         }
-        const out = Buffer.concat(encodeResponse(key, v, 7, body)).subarray(4);
-        if (countCode(decodeResponse(key, v, out).body) > 0) found.set(id, true);
       }
     }
-  }
-  // Kafka's own error responses carry no code here: DescribeLogDirs before v3 has no top-level
-  // error field, and ElectLeaders v0 has none when the request names no partitions (null = all).
-  const without = [...found].filter(([, ok]) => !ok).map(([id]) => id);
-  assert.ok(without.every((id) => /^(ElectLeaders v0|DescribeLogDirs v[0-2])$/.test(id)), without.join(', '));
-});
+    // Kafka's own error responses carry no code here: DescribeLogDirs before v3 has no top-level
+    // error field, and ElectLeaders v0 has none when the request names no partitions (null = all).
+    const without = [...found].filter(([, ok]) => !ok).map(([id]) => id);
+    assert.ok(
+      without.every((id) => /^(ElectLeaders v0|DescribeLogDirs v[0-2])$/.test(id)),
+      without.join(', '),
+    );
+  },
+);
 
 test('error responses mirror the request entries the way Kafka does', () => {
   const produce = {
     acks: -1,
-    topicData: [{ name: 't', partitionData: [{ index: 0, records: null }, { index: 3, records: null }] }],
+    topicData: [
+      {
+        name: 't',
+        partitionData: [
+          { index: 0, records: null },
+          { index: 3, records: null },
+        ],
+      },
+    ],
   };
   assert.deepEqual(errorResponseFor(ApiKey.Produce, produce, 6, 9), {
     throttleTimeMs: 0,
-    responses: [{
-      name: 't',
-      partitionResponses: [
-        { index: 0, errorCode: 6, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n },
-        { index: 3, errorCode: 6, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n },
-      ],
-    }],
+    responses: [
+      {
+        name: 't',
+        partitionResponses: [
+          { index: 0, errorCode: 6, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n },
+          { index: 3, errorCode: 6, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n },
+        ],
+      },
+    ],
   });
   assert.equal(errorResponseFor(ApiKey.Produce, { ...produce, acks: 0 }, 6, 9), null);
 
-  const fetch = { sessionId: 5, topics: [{ topic: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [{ partition: 2 }] }] };
+  const fetch = {
+    sessionId: 5,
+    topics: [{ topic: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [{ partition: 2 }] }],
+  };
   const f12 = errorResponseFor(ApiKey.Fetch, fetch, -1, 12)!;
   assert.equal(f12.errorCode, -1);
   assert.equal(f12.sessionId, 5);
-  assert.deepEqual((f12.responses as any[])[0].partitions[0], { partitionIndex: 2, errorCode: -1, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n });
+  assert.deepEqual((f12.responses as any[])[0].partitions[0], {
+    partitionIndex: 2,
+    errorCode: -1,
+    highWatermark: -1n,
+    lastStableOffset: -1n,
+    logStartOffset: -1n,
+  });
   assert.equal(errorResponseFor(ApiKey.Fetch, fetch, -1, 13)!.responses, undefined);
 
-  const v1 = errorResponseFor(ApiKey.OffsetFetch, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [1, 2] }] }, 16, 1)!;
-  assert.deepEqual((v1.topics as any[])[0].partitions.map((p: any) => [p.partitionIndex, p.errorCode, p.committedOffset]), [[1, 16, -1n], [2, 16, -1n]]);
-  const v5 = errorResponseFor(ApiKey.OffsetFetch, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [1] }] }, 16, 5)!;
+  const v1 = errorResponseFor(
+    ApiKey.OffsetFetch,
+    { groupId: 'g', topics: [{ name: 't', partitionIndexes: [1, 2] }] },
+    16,
+    1,
+  )!;
+  assert.deepEqual(
+    (v1.topics as any[])[0].partitions.map((p: any) => [p.partitionIndex, p.errorCode, p.committedOffset]),
+    [
+      [1, 16, -1n],
+      [2, 16, -1n],
+    ],
+  );
+  const v5 = errorResponseFor(
+    ApiKey.OffsetFetch,
+    { groupId: 'g', topics: [{ name: 't', partitionIndexes: [1] }] },
+    16,
+    5,
+  )!;
   assert.equal(v5.errorCode, 16);
   assert.equal(v5.topics, undefined);
-  const v8 = errorResponseFor(ApiKey.OffsetFetch, { groups: [{ groupId: 'a', topics: null }, { groupId: 'b', topics: null }] }, 16, 8)!;
-  assert.deepEqual(v8.groups, [{ groupId: 'a', errorCode: 16 }, { groupId: 'b', errorCode: 16 }]);
+  const v8 = errorResponseFor(
+    ApiKey.OffsetFetch,
+    {
+      groups: [
+        { groupId: 'a', topics: null },
+        { groupId: 'b', topics: null },
+      ],
+    },
+    16,
+    8,
+  )!;
+  assert.deepEqual(v8.groups, [
+    { groupId: 'a', errorCode: 16 },
+    { groupId: 'b', errorCode: 16 },
+  ]);
 
   assert.deepEqual(errorResponseFor(ApiKey.FindCoordinator, { key: 'g', coordinatorKeys: [] }, 15, 3), {
-    throttleTimeMs: 0, errorCode: 15, nodeId: -1, host: '', port: -1,
+    throttleTimeMs: 0,
+    errorCode: 15,
+    nodeId: -1,
+    host: '',
+    port: -1,
   });
-  assert.deepEqual(errorResponseFor(ApiKey.FindCoordinator, { key: '', coordinatorKeys: ['a'] }, 15, 4)!.coordinators,
-    [{ key: 'a', errorCode: 15, nodeId: -1, host: '', port: -1 }]);
+  assert.deepEqual(errorResponseFor(ApiKey.FindCoordinator, { key: '', coordinatorKeys: ['a'] }, 15, 4)!.coordinators, [
+    { key: 'a', errorCode: 15, nodeId: -1, host: '', port: -1 },
+  ]);
 
   const md = errorResponseFor(ApiKey.Metadata, { topics: [{ name: null, topicId: 'x' }] }, 29, 12)!;
   assert.deepEqual(md.topics, [{ name: '', topicId: 'x', errorCode: 29 }]);

@@ -5,11 +5,13 @@ import assert from 'node:assert/strict';
 import { FrameReader, InvalidFrameError } from '../src/broker/network/frame-reader.js';
 
 function framed(...payloads: Buffer[]): Buffer {
-  return Buffer.concat(payloads.flatMap((p) => {
-    const h = Buffer.alloc(4);
-    h.writeInt32BE(p.length, 0);
-    return [h, p];
-  }));
+  return Buffer.concat(
+    payloads.flatMap((p) => {
+      const h = Buffer.alloc(4);
+      h.writeInt32BE(p.length, 0);
+      return [h, p];
+    }),
+  );
 }
 
 const payloads = [Buffer.from('hello'), Buffer.alloc(0), Buffer.from('a'), Buffer.alloc(300, 7), Buffer.from('end!')];
@@ -20,7 +22,11 @@ test('every two-way and three-way split of the stream yields the same frames', (
     for (let j = i; j <= stream.length; j += 17) {
       const r = new FrameReader(1000);
       const got = [...r.push(stream.subarray(0, i)), ...r.push(stream.subarray(i, j)), ...r.push(stream.subarray(j))];
-      assert.deepEqual(got.map((b) => b.toString('hex')), payloads.map((b) => b.toString('hex')), `split ${i}/${j}`);
+      assert.deepEqual(
+        got.map((b) => b.toString('hex')),
+        payloads.map((b) => b.toString('hex')),
+        `split ${i}/${j}`,
+      );
       assert.equal(r.bufferedBytes, 0);
     }
   }

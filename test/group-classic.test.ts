@@ -15,10 +15,19 @@ async function stableGroup(h: Harness, groupId: string, n: number) {
   const gen = joins[0]!.generationId;
   const leader = joins.find((j) => j.members.length > 0)!;
   const assignments = joins.map((j, i) => ({ memberId: j.memberId, assignment: Buffer.from([i]) }));
-  const syncs = await Promise.all(joins.map((j) => h.gc.syncGroup({
-    groupId, generationId: gen, memberId: j.memberId, groupInstanceId: null, protocolType: 'consumer', protocolName: 'range',
-    assignments: j.memberId === leader.memberId ? assignments : [],
-  })));
+  const syncs = await Promise.all(
+    joins.map((j) =>
+      h.gc.syncGroup({
+        groupId,
+        generationId: gen,
+        memberId: j.memberId,
+        groupInstanceId: null,
+        protocolType: 'consumer',
+        protocolName: 'range',
+        assignments: j.memberId === leader.memberId ? assignments : [],
+      }),
+    ),
+  );
   return { joins, syncs, gen, leader: leader.memberId };
 }
 
@@ -40,7 +49,15 @@ test('first JoinGroup at v4+ answers MEMBER_ID_REQUIRED with a member id; the re
     assert.equal(second.protocolName, 'range');
     assert.equal(second.members.length, 1);
     assert.equal(groupState(h, 'g1')!.state, 'CompletingRebalance');
-    const sync = await h.gc.syncGroup({ groupId: 'g1', generationId: 1, memberId: first.memberId, groupInstanceId: null, protocolType: 'consumer', protocolName: 'range', assignments: [{ memberId: first.memberId, assignment: Buffer.from('A') }] });
+    const sync = await h.gc.syncGroup({
+      groupId: 'g1',
+      generationId: 1,
+      memberId: first.memberId,
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocolName: 'range',
+      assignments: [{ memberId: first.memberId, assignment: Buffer.from('A') }],
+    });
     assert.equal(sync.errorCode, E.NONE);
     assert.equal(sync.assignment.toString(), 'A');
     assert.equal(groupState(h, 'g1')!.state, 'Stable');
@@ -61,8 +78,19 @@ test('a second member triggers a rebalance: heartbeats say REBALANCE_IN_PROGRESS
     const b = h.gc.joinGroup(joinReq('g2'), INFO).then((r) => h.gc.joinGroup(joinReq('g2', r.memberId), INFO));
     await sleep(20);
     assert.equal(groupState(h, 'g2')!.state, 'PreparingRebalance');
-    assert.equal(await h.gc.heartbeat({ groupId: 'g2', generationId: 1, memberId: m1, groupInstanceId: null }), E.REBALANCE_IN_PROGRESS);
-    const sync = await h.gc.syncGroup({ groupId: 'g2', generationId: 1, memberId: m1, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] });
+    assert.equal(
+      await h.gc.heartbeat({ groupId: 'g2', generationId: 1, memberId: m1, groupInstanceId: null }),
+      E.REBALANCE_IN_PROGRESS,
+    );
+    const sync = await h.gc.syncGroup({
+      groupId: 'g2',
+      generationId: 1,
+      memberId: m1,
+      groupInstanceId: null,
+      protocolType: null,
+      protocolName: null,
+      assignments: [],
+    });
     assert.equal(sync.errorCode, E.REBALANCE_IN_PROGRESS);
     const rejoin = await h.gc.joinGroup(joinReq('g2', m1), INFO);
     const other = await b;
@@ -72,18 +100,54 @@ test('a second member triggers a rebalance: heartbeats say REBALANCE_IN_PROGRESS
     assert.equal(rejoin.members.length, 2);
     assert.equal(other.members.length, 0);
     // stale generation
-    assert.equal(await h.gc.heartbeat({ groupId: 'g2', generationId: 1, memberId: m1, groupInstanceId: null }), E.ILLEGAL_GENERATION);
-    assert.equal(await h.gc.heartbeat({ groupId: 'g2', generationId: 2, memberId: 'nobody', groupInstanceId: null }), E.UNKNOWN_MEMBER_ID);
-    assert.equal(await h.gc.heartbeat({ groupId: 'no-such-group', generationId: 1, memberId: m1, groupInstanceId: null }), E.UNKNOWN_MEMBER_ID);
+    assert.equal(
+      await h.gc.heartbeat({ groupId: 'g2', generationId: 1, memberId: m1, groupInstanceId: null }),
+      E.ILLEGAL_GENERATION,
+    );
+    assert.equal(
+      await h.gc.heartbeat({ groupId: 'g2', generationId: 2, memberId: 'nobody', groupInstanceId: null }),
+      E.UNKNOWN_MEMBER_ID,
+    );
+    assert.equal(
+      await h.gc.heartbeat({ groupId: 'no-such-group', generationId: 1, memberId: m1, groupInstanceId: null }),
+      E.UNKNOWN_MEMBER_ID,
+    );
     // heartbeat during CompletingRebalance is fine
     assert.equal(await h.gc.heartbeat({ groupId: 'g2', generationId: 2, memberId: m1, groupInstanceId: null }), E.NONE);
     // follower's sync waits for the leader's assignment
-    const followerSync = h.gc.syncGroup({ groupId: 'g2', generationId: 2, memberId: other.memberId, groupInstanceId: null, protocolType: 'consumer', protocolName: 'range', assignments: [] });
-    const leaderSync = await h.gc.syncGroup({ groupId: 'g2', generationId: 2, memberId: m1, groupInstanceId: null, protocolType: 'consumer', protocolName: 'range', assignments: [{ memberId: m1, assignment: Buffer.from('L') }, { memberId: other.memberId, assignment: Buffer.from('F') }] });
+    const followerSync = h.gc.syncGroup({
+      groupId: 'g2',
+      generationId: 2,
+      memberId: other.memberId,
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocolName: 'range',
+      assignments: [],
+    });
+    const leaderSync = await h.gc.syncGroup({
+      groupId: 'g2',
+      generationId: 2,
+      memberId: m1,
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocolName: 'range',
+      assignments: [
+        { memberId: m1, assignment: Buffer.from('L') },
+        { memberId: other.memberId, assignment: Buffer.from('F') },
+      ],
+    });
     assert.equal(leaderSync.assignment.toString(), 'L');
     assert.equal((await followerSync).assignment.toString(), 'F');
     // wrong protocol name on sync
-    const bad = await h.gc.syncGroup({ groupId: 'g2', generationId: 2, memberId: m1, groupInstanceId: null, protocolType: 'consumer', protocolName: 'roundrobin', assignments: [] });
+    const bad = await h.gc.syncGroup({
+      groupId: 'g2',
+      generationId: 2,
+      memberId: m1,
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocolName: 'roundrobin',
+      assignments: [],
+    });
     assert.equal(bad.errorCode, E.INCONSISTENT_GROUP_PROTOCOL);
   } finally {
     await h.close();
@@ -114,21 +178,35 @@ test('session timeout: a silent member is removed and the others rebalance into 
   const h = await harness();
   try {
     const { joins } = await stableGroup(h, 'gs', 2);
-    const [a, b] = joins as [typeof joins[0], typeof joins[0]];
+    const [a, b] = joins as [(typeof joins)[0], (typeof joins)[0]];
     // a keeps heartbeating with a short session, b goes silent
     for (const j of joins) h.gc.shardFor('gs').classic.group('gs')!.member(j.memberId).sessionTimeoutMs = 150;
-    for (const j of joins) h.gc.shardFor('gs').classic.rescheduleHeartbeat(h.gc.shardFor('gs').classic.group('gs')!, h.gc.shardFor('gs').classic.group('gs')!.member(j.memberId));
+    for (const j of joins)
+      h.gc
+        .shardFor('gs')
+        .classic.rescheduleHeartbeat(
+          h.gc.shardFor('gs').classic.group('gs')!,
+          h.gc.shardFor('gs').classic.group('gs')!.member(j.memberId),
+        );
     let sawRebalance = false;
     for (let i = 0; i < 20 && !sawRebalance; i++) {
       await sleep(50);
-      sawRebalance = (await h.gc.heartbeat({ groupId: 'gs', generationId: 1, memberId: a.memberId, groupInstanceId: null })) === E.REBALANCE_IN_PROGRESS;
+      sawRebalance =
+        (await h.gc.heartbeat({ groupId: 'gs', generationId: 1, memberId: a.memberId, groupInstanceId: null })) ===
+        E.REBALANCE_IN_PROGRESS;
     }
     assert.ok(sawRebalance, 'the survivor is told to rejoin');
     assert.equal(groupState(h, 'gs')!.hasMember(b.memberId), false, 'the silent member is gone');
     const rejoin = await h.gc.joinGroup(joinReq('gs', a.memberId), INFO);
     assert.equal(rejoin.generationId, 2);
-    assert.deepEqual(rejoin.members.map((m) => m.memberId), [a.memberId]);
-    assert.equal(await h.gc.heartbeat({ groupId: 'gs', generationId: 1, memberId: b.memberId, groupInstanceId: null }), E.UNKNOWN_MEMBER_ID);
+    assert.deepEqual(
+      rejoin.members.map((m) => m.memberId),
+      [a.memberId],
+    );
+    assert.equal(
+      await h.gc.heartbeat({ groupId: 'gs', generationId: 1, memberId: b.memberId, groupInstanceId: null }),
+      E.UNKNOWN_MEMBER_ID,
+    );
   } finally {
     await h.close();
   }
@@ -140,7 +218,7 @@ test('rebalance timeout: a member that does not rejoin is dropped when the join 
     const { joins } = await stableGroup(h, 'gr', 2);
     const g = groupState(h, 'gr')!;
     for (const m of g.members.values()) m.rebalanceTimeoutMs = 200;
-    const [a, b] = joins as [typeof joins[0], typeof joins[0]];
+    const [a, b] = joins as [(typeof joins)[0], (typeof joins)[0]];
     // a rejoins (leader rejoin forces a rebalance), b stays away
     const t0 = Date.now();
     const r = await h.gc.joinGroup(joinReq('gr', a.memberId, { rebalanceTimeoutMs: 200 }), INFO);
@@ -178,19 +256,47 @@ test('static membership: a known group.instance.id rejoining replaces the member
     const first = await h.gc.joinGroup(joinReq('gst', '', { groupInstanceId: 'inst-1' }), INFO);
     assert.equal(first.errorCode, E.NONE, 'static members get no MEMBER_ID_REQUIRED');
     assert.match(first.memberId, /^inst-1-/);
-    await h.gc.syncGroup({ groupId: 'gst', generationId: 1, memberId: first.memberId, groupInstanceId: 'inst-1', protocolType: 'consumer', protocolName: 'range', assignments: [{ memberId: first.memberId, assignment: Buffer.from('S') }] });
+    await h.gc.syncGroup({
+      groupId: 'gst',
+      generationId: 1,
+      memberId: first.memberId,
+      groupInstanceId: 'inst-1',
+      protocolType: 'consumer',
+      protocolName: 'range',
+      assignments: [{ memberId: first.memberId, assignment: Buffer.from('S') }],
+    });
     const again = await h.gc.joinGroup(joinReq('gst', '', { groupInstanceId: 'inst-1' }), INFO);
     assert.equal(again.errorCode, E.NONE);
     assert.notEqual(again.memberId, first.memberId);
     assert.equal(again.generationId, 1, 'no new generation');
     assert.equal(groupState(h, 'gst')!.state, 'Stable');
-    assert.equal(await h.gc.heartbeat({ groupId: 'gst', generationId: 1, memberId: first.memberId, groupInstanceId: 'inst-1' }), E.FENCED_INSTANCE_ID);
-    assert.equal(await h.gc.heartbeat({ groupId: 'gst', generationId: 1, memberId: again.memberId, groupInstanceId: 'inst-1' }), E.NONE);
-    const sync = await h.gc.syncGroup({ groupId: 'gst', generationId: 1, memberId: again.memberId, groupInstanceId: 'inst-1', protocolType: 'consumer', protocolName: 'range', assignments: [] });
+    assert.equal(
+      await h.gc.heartbeat({ groupId: 'gst', generationId: 1, memberId: first.memberId, groupInstanceId: 'inst-1' }),
+      E.FENCED_INSTANCE_ID,
+    );
+    assert.equal(
+      await h.gc.heartbeat({ groupId: 'gst', generationId: 1, memberId: again.memberId, groupInstanceId: 'inst-1' }),
+      E.NONE,
+    );
+    const sync = await h.gc.syncGroup({
+      groupId: 'gst',
+      generationId: 1,
+      memberId: again.memberId,
+      groupInstanceId: 'inst-1',
+      protocolType: 'consumer',
+      protocolName: 'range',
+      assignments: [],
+    });
     assert.equal(sync.assignment.toString(), 'S', 'the replacement keeps the assignment');
     // leave by instance id only
-    const leave = await h.gc.leaveGroup('gst', [{ memberId: '', groupInstanceId: 'inst-1' }, { memberId: '', groupInstanceId: 'inst-unknown' }]);
-    assert.deepEqual(leave.members.map((m) => m.errorCode), [E.NONE, E.UNKNOWN_MEMBER_ID]);
+    const leave = await h.gc.leaveGroup('gst', [
+      { memberId: '', groupInstanceId: 'inst-1' },
+      { memberId: '', groupInstanceId: 'inst-unknown' },
+    ]);
+    assert.deepEqual(
+      leave.members.map((m) => m.errorCode),
+      [E.NONE, E.UNKNOWN_MEMBER_ID],
+    );
   } finally {
     await h.close();
   }
@@ -200,13 +306,22 @@ test('LeaveGroup with a batch of members: each gets its own error; the group reb
   const h = await harness();
   try {
     const { joins } = await stableGroup(h, 'gl', 2);
-    const r = await h.gc.leaveGroup('gl', [...joins.map((j) => ({ memberId: j.memberId, groupInstanceId: null })), { memberId: 'ghost', groupInstanceId: null }]);
-    assert.deepEqual(r.members.map((m) => m.errorCode), [E.NONE, E.NONE, E.UNKNOWN_MEMBER_ID]);
+    const r = await h.gc.leaveGroup('gl', [
+      ...joins.map((j) => ({ memberId: j.memberId, groupInstanceId: null })),
+      { memberId: 'ghost', groupInstanceId: null },
+    ]);
+    assert.deepEqual(
+      r.members.map((m) => m.errorCode),
+      [E.NONE, E.NONE, E.UNKNOWN_MEMBER_ID],
+    );
     const g = groupState(h, 'gl')!;
     assert.equal(g.state, 'Empty');
     assert.equal(g.generationId, 2);
     const unknownGroup = await h.gc.leaveGroup('nope', [{ memberId: 'x', groupInstanceId: null }]);
-    assert.deepEqual(unknownGroup.members.map((m) => m.errorCode), [E.UNKNOWN_MEMBER_ID]);
+    assert.deepEqual(
+      unknownGroup.members.map((m) => m.errorCode),
+      [E.UNKNOWN_MEMBER_ID],
+    );
   } finally {
     await h.close();
   }
@@ -215,16 +330,45 @@ test('LeaveGroup with a batch of members: each gets its own error; the group reb
 test('offset commits: simple consumers into empty groups, members of the current generation only', async () => {
   const h = await harness();
   try {
-    const commit = (groupId: string, gen: number, memberId: string, apiVersion = 8, metadata: string | null = 'm') => h.gc.commitOffsets({
-      groupId, generationIdOrMemberEpoch: gen, memberId, groupInstanceId: null, retentionTimeMs: -1n,
-      topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 42n, committedLeaderEpoch: 3, committedMetadata: metadata }] }],
-    }, apiVersion);
+    const commit = (groupId: string, gen: number, memberId: string, apiVersion = 8, metadata: string | null = 'm') =>
+      h.gc.commitOffsets(
+        {
+          groupId,
+          generationIdOrMemberEpoch: gen,
+          memberId,
+          groupInstanceId: null,
+          retentionTimeMs: -1n,
+          topics: [
+            {
+              name: 't',
+              partitions: [
+                { partitionIndex: 0, committedOffset: 42n, committedLeaderEpoch: 3, committedMetadata: metadata },
+              ],
+            },
+          ],
+        },
+        apiVersion,
+      );
     const simple = await commit('simple', -1, '');
     assert.equal(simple[0]!.partitions[0]!.errorCode, E.NONE);
-    const fetched = await h.gc.fetchOffsets({ groupId: 'simple', memberId: null, memberEpoch: -1, topics: [{ name: 't', partitionIndexes: [0, 1] }] });
-    assert.deepEqual(fetched.topics[0]!.partitions.map((p) => [p.committedOffset, p.committedLeaderEpoch, p.metadata]), [[42n, 3, 'm'], [-1n, -1, '']]);
+    const fetched = await h.gc.fetchOffsets({
+      groupId: 'simple',
+      memberId: null,
+      memberEpoch: -1,
+      topics: [{ name: 't', partitionIndexes: [0, 1] }],
+    });
+    assert.deepEqual(
+      fetched.topics[0]!.partitions.map((p) => [p.committedOffset, p.committedLeaderEpoch, p.metadata]),
+      [
+        [42n, 3, 'm'],
+        [-1n, -1, ''],
+      ],
+    );
     const listed = await h.gc.listGroups([], []);
-    assert.deepEqual(listed.groups.map((g) => [g.groupId, g.groupState, g.protocolType]), [['simple', 'Empty', '']]);
+    assert.deepEqual(
+      listed.groups.map((g) => [g.groupId, g.groupState, g.protocolType]),
+      [['simple', 'Empty', '']],
+    );
 
     const { joins } = await stableGroup(h, 'gc', 1);
     const m = joins[0]!.memberId;
@@ -241,7 +385,10 @@ test('offset commits: simple consumers into empty groups, members of the current
     await sleep(10);
     const rejoin = await h.gc.joinGroup(joinReq('gc', m), INFO);
     await second;
-    await assert.rejects(commit('gc', rejoin.generationId, m), (e: { code: number }) => e.code === E.REBALANCE_IN_PROGRESS);
+    await assert.rejects(
+      commit('gc', rejoin.generationId, m),
+      (e: { code: number }) => e.code === E.REBALANCE_IN_PROGRESS,
+    );
   } finally {
     await h.close();
   }
@@ -250,13 +397,28 @@ test('offset commits: simple consumers into empty groups, members of the current
 test('records go to the group partition and decode; a restart reloads groups and offsets', async () => {
   const h = await harness();
   const { joins } = await stableGroup(h, 'persist', 2);
-  await h.gc.commitOffsets({
-    groupId: 'persist', generationIdOrMemberEpoch: 1, memberId: joins[0]!.memberId, groupInstanceId: null, retentionTimeMs: -1n,
-    topics: [{ name: 't', partitions: [{ partitionIndex: 1, committedOffset: 7n, committedLeaderEpoch: -1, committedMetadata: null }] }],
-  }, 8);
+  await h.gc.commitOffsets(
+    {
+      groupId: 'persist',
+      generationIdOrMemberEpoch: 1,
+      memberId: joins[0]!.memberId,
+      groupInstanceId: null,
+      retentionTimeMs: -1n,
+      topics: [
+        {
+          name: 't',
+          partitions: [{ partitionIndex: 1, committedOffset: 7n, committedLeaderEpoch: -1, committedMetadata: null }],
+        },
+      ],
+    },
+    8,
+  );
   const p = coordinatorPartition('persist', 4);
   const recs = (h.log.partitions.get(p) ?? []).map((r) => decodeRecord(r.key, r.value)!);
-  assert.deepEqual(recs.map((r) => r.type), ['GroupMetadata', 'GroupMetadata', 'OffsetCommit']);
+  assert.deepEqual(
+    recs.map((r) => r.type),
+    ['GroupMetadata', 'GroupMetadata', 'OffsetCommit'],
+  );
   for (const [i, other] of h.log.partitions) if (i !== p) assert.equal(other.length, 0);
   const last = recs[1]!;
   assert.ok(last.type === 'GroupMetadata' && last.value);
@@ -269,9 +431,22 @@ test('records go to the group partition and decode; a restart reloads groups and
     assert.equal(g.state, 'Stable');
     assert.equal(g.generationId, 1);
     assert.equal(g.numMembers, 2);
-    assert.equal(await h2.gc.heartbeat({ groupId: 'persist', generationId: 1, memberId: joins[1]!.memberId, groupInstanceId: null }), E.NONE);
+    assert.equal(
+      await h2.gc.heartbeat({
+        groupId: 'persist',
+        generationId: 1,
+        memberId: joins[1]!.memberId,
+        groupInstanceId: null,
+      }),
+      E.NONE,
+    );
     const f = await h2.gc.fetchOffsets({ groupId: 'persist', memberId: null, memberEpoch: -1, topics: null });
-    assert.deepEqual(f.topics, [{ name: 't', partitions: [{ partitionIndex: 1, committedOffset: 7n, committedLeaderEpoch: -1, metadata: '', errorCode: 0 }] }]);
+    assert.deepEqual(f.topics, [
+      {
+        name: 't',
+        partitions: [{ partitionIndex: 1, committedOffset: 7n, committedLeaderEpoch: -1, metadata: '', errorCode: 0 }],
+      },
+    ]);
   } finally {
     await h2.close();
   }
@@ -279,16 +454,40 @@ test('records go to the group partition and decode; a restart reloads groups and
 
 test('COORDINATOR_LOAD_IN_PROGRESS while loading, NOT_COORDINATOR for partitions not owned', async () => {
   const h = await harness();
-  await h.gc.commitOffsets({ groupId: 'gx', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }] }] }, 8);
+  await h.gc.commitOffsets(
+    {
+      groupId: 'gx',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      groupInstanceId: null,
+      retentionTimeMs: -1n,
+      topics: [
+        {
+          name: 't',
+          partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }],
+        },
+      ],
+    },
+    8,
+  );
   await h.close();
   let release!: () => void;
-  const gate = new Promise<void>((r) => { release = r; });
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
   const slowLog = {
     append: h.log.append.bind(h.log),
-    read: async (p: number, from: number, cb: Parameters<typeof h.log.read>[2]) => { await gate; return h.log.read(p, from, cb); },
+    read: async (p: number, from: number, cb: Parameters<typeof h.log.read>[2]) => {
+      await gate;
+      return h.log.read(p, from, cb);
+    },
   };
   const { GroupCoordinator } = await import('../src/broker/group/coordinator.js');
-  const gc = new GroupCoordinator({ config: h.config, log: slowLog, metadata: { topic: () => undefined, topicById: () => undefined } });
+  const gc = new GroupCoordinator({
+    config: h.config,
+    log: slowLog,
+    metadata: { topic: () => undefined, topicById: () => undefined },
+  });
   const p = coordinatorPartition('gx', 4);
   const loading = gc.loadPartition(p);
   const during = await gc.fetchOffsets({ groupId: 'gx', memberId: null, memberEpoch: -1, topics: null });
@@ -310,10 +509,32 @@ test('group ids: empty is INVALID_GROUP_ID, 10,000 characters works; invalid ses
   try {
     const ok = await stableGroup(h, 'bystander', 1);
     assert.equal((await h.gc.joinGroup(joinReq(''), INFO)).errorCode, E.INVALID_GROUP_ID);
-    assert.equal((await h.gc.heartbeat({ groupId: '', generationId: 1, memberId: 'x', groupInstanceId: null })), E.INVALID_GROUP_ID);
-    assert.equal((await h.gc.syncGroup({ groupId: '', generationId: 1, memberId: 'x', groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] })).errorCode, E.INVALID_GROUP_ID);
-    assert.equal((await h.gc.joinGroup(joinReq('gt', '', { sessionTimeoutMs: 5 }), INFO)).errorCode, E.INVALID_SESSION_TIMEOUT);
-    assert.equal((await h.gc.joinGroup(joinReq('gt', '', { sessionTimeoutMs: 70_000 }), INFO)).errorCode, E.INVALID_SESSION_TIMEOUT);
+    assert.equal(
+      await h.gc.heartbeat({ groupId: '', generationId: 1, memberId: 'x', groupInstanceId: null }),
+      E.INVALID_GROUP_ID,
+    );
+    assert.equal(
+      (
+        await h.gc.syncGroup({
+          groupId: '',
+          generationId: 1,
+          memberId: 'x',
+          groupInstanceId: null,
+          protocolType: null,
+          protocolName: null,
+          assignments: [],
+        })
+      ).errorCode,
+      E.INVALID_GROUP_ID,
+    );
+    assert.equal(
+      (await h.gc.joinGroup(joinReq('gt', '', { sessionTimeoutMs: 5 }), INFO)).errorCode,
+      E.INVALID_SESSION_TIMEOUT,
+    );
+    assert.equal(
+      (await h.gc.joinGroup(joinReq('gt', '', { sessionTimeoutMs: 70_000 }), INFO)).errorCode,
+      E.INVALID_SESSION_TIMEOUT,
+    );
     const long = 'g'.repeat(10_000);
     const j = await join(h, long);
     assert.equal(j.errorCode, E.NONE);
@@ -324,7 +545,15 @@ test('group ids: empty is INVALID_GROUP_ID, 10,000 characters works; invalid ses
     assert.equal(dup.members.length, 1);
     // JoinGroup with an unknown member id for an unknown group
     assert.equal((await h.gc.joinGroup(joinReq('fresh', 'made-up'), INFO)).errorCode, E.UNKNOWN_MEMBER_ID);
-    assert.equal(await h.gc.heartbeat({ groupId: 'bystander', generationId: ok.gen, memberId: ok.joins[0]!.memberId, groupInstanceId: null }), E.NONE);
+    assert.equal(
+      await h.gc.heartbeat({
+        groupId: 'bystander',
+        generationId: ok.gen,
+        memberId: ok.joins[0]!.memberId,
+        groupInstanceId: null,
+      }),
+      E.NONE,
+    );
     assert.equal(groupState(h, 'bystander')!.state, 'Stable');
   } finally {
     await h.close();
@@ -335,25 +564,68 @@ test('DeleteGroups, ListGroups filters, DescribeGroups', async () => {
   const h = await harness();
   try {
     await stableGroup(h, 'busy', 1);
-    await h.gc.commitOffsets({ groupId: 'idle', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' }] }] }, 8);
+    await h.gc.commitOffsets(
+      {
+        groupId: 'idle',
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        retentionTimeMs: -1n,
+        topics: [
+          {
+            name: 't',
+            partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' }],
+          },
+        ],
+      },
+      8,
+    );
     const stable = await h.gc.listGroups(['stable'], []);
-    assert.deepEqual(stable.groups.map((g) => g.groupId), ['busy']);
+    assert.deepEqual(
+      stable.groups.map((g) => g.groupId),
+      ['busy'],
+    );
     assert.deepEqual((await h.gc.listGroups([], ['Consumer'])).groups, []);
     assert.deepEqual((await h.gc.listGroups([], ['classic'])).groups.map((g) => g.groupId).sort(), ['busy', 'idle']);
     const d = await h.gc.describeGroups(['busy', 'idle', 'nope']);
-    assert.deepEqual(d.map((g) => [g.groupId, g.groupState, g.protocolType, g.protocolData, g.members.length]), [
-      ['busy', 'Stable', 'consumer', 'range', 1], ['idle', 'Empty', '', '', 0], ['nope', 'Dead', '', '', 0],
-    ]);
+    assert.deepEqual(
+      d.map((g) => [g.groupId, g.groupState, g.protocolType, g.protocolData, g.members.length]),
+      [
+        ['busy', 'Stable', 'consumer', 'range', 1],
+        ['idle', 'Empty', '', '', 0],
+        ['nope', 'Dead', '', '', 0],
+      ],
+    );
     assert.equal(d[0]!.members[0]!.clientHost, '/127.0.0.1');
     assert.ok(d[0]!.members[0]!.memberMetadata.length > 0);
     const del = await h.gc.deleteGroups(['busy', 'idle', 'nope']);
-    assert.deepEqual(del.map((r) => r.errorCode), [E.NON_EMPTY_GROUP, E.NONE, E.GROUP_ID_NOT_FOUND]);
-    assert.deepEqual((await h.gc.listGroups([], [])).groups.map((g) => g.groupId), ['busy']);
-    const f = await h.gc.fetchOffsets({ groupId: 'idle', memberId: null, memberEpoch: -1, topics: [{ name: 't', partitionIndexes: [0] }] });
+    assert.deepEqual(
+      del.map((r) => r.errorCode),
+      [E.NON_EMPTY_GROUP, E.NONE, E.GROUP_ID_NOT_FOUND],
+    );
+    assert.deepEqual(
+      (await h.gc.listGroups([], [])).groups.map((g) => g.groupId),
+      ['busy'],
+    );
+    const f = await h.gc.fetchOffsets({
+      groupId: 'idle',
+      memberId: null,
+      memberEpoch: -1,
+      topics: [{ name: 't', partitionIndexes: [0] }],
+    });
     assert.equal(f.topics[0]!.partitions[0]!.committedOffset, -1n);
     const p = coordinatorPartition('idle', 4);
-    const tail = h.log.partitions.get(p)!.slice(-2).map((r) => decodeRecord(r.key, r.value)!);
-    assert.deepEqual(tail.map((r) => [r.type, r.value]), [['OffsetCommit', null], ['GroupMetadata', null]]);
+    const tail = h.log.partitions
+      .get(p)!
+      .slice(-2)
+      .map((r) => decodeRecord(r.key, r.value)!);
+    assert.deepEqual(
+      tail.map((r) => [r.type, r.value]),
+      [
+        ['OffsetCommit', null],
+        ['GroupMetadata', null],
+      ],
+    );
   } finally {
     await h.close();
   }
@@ -362,15 +634,37 @@ test('DeleteGroups, ListGroups filters, DescribeGroups', async () => {
 test('OffsetDelete: empty groups lose offsets; a consumer group subscribed to the topic is refused', async () => {
   const h = await harness();
   try {
-    const commit = (groupId: string, gen: number, memberId: string, topic: string) => h.gc.commitOffsets({ groupId, generationIdOrMemberEpoch: gen, memberId, groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: topic, partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }] }] }, 8);
+    const commit = (groupId: string, gen: number, memberId: string, topic: string) =>
+      h.gc.commitOffsets(
+        {
+          groupId,
+          generationIdOrMemberEpoch: gen,
+          memberId,
+          groupInstanceId: null,
+          retentionTimeMs: -1n,
+          topics: [
+            {
+              name: topic,
+              partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }],
+            },
+          ],
+        },
+        8,
+      );
     await commit('od', -1, '', 't');
     const r = await h.gc.deleteOffsets('od', [{ name: 't', partitions: [{ partitionIndex: 0 }] }]);
     assert.equal(r.topics[0]!.partitions[0]!.errorCode, E.NONE);
     const { joins } = await stableGroup(h, 'od2', 1);
     await commit('od2', 1, joins[0]!.memberId, 't');
     await commit('od2', 1, joins[0]!.memberId, 'other');
-    const r2 = await h.gc.deleteOffsets('od2', [{ name: 't', partitions: [{ partitionIndex: 0 }] }, { name: 'other', partitions: [{ partitionIndex: 0 }] }]);
-    assert.deepEqual(r2.topics.map((t) => t.partitions[0]!.errorCode), [E.GROUP_SUBSCRIBED_TO_TOPIC, E.NONE]);
+    const r2 = await h.gc.deleteOffsets('od2', [
+      { name: 't', partitions: [{ partitionIndex: 0 }] },
+      { name: 'other', partitions: [{ partitionIndex: 0 }] },
+    ]);
+    assert.deepEqual(
+      r2.topics.map((t) => t.partitions[0]!.errorCode),
+      [E.GROUP_SUBSCRIBED_TO_TOPIC, E.NONE],
+    );
     assert.equal((await h.gc.deleteOffsets('missing', [])).errorCode, E.GROUP_ID_NOT_FOUND);
   } finally {
     await h.close();
@@ -383,17 +677,58 @@ test('offsets expire after offsets.retention.minutes once the group is empty; th
   const { MemoryCoordinatorLog } = await import('../src/broker/group/log.js');
   const { DEFAULT_GROUP_CONFIG } = await import('../src/broker/group/config.js');
   const log = new MemoryCoordinatorLog();
-  const gc = new GroupCoordinator({ config: { ...DEFAULT_GROUP_CONFIG, offsetsTopicPartitions: 1, offsetsRetentionMs: 60_000 }, log, metadata: { topic: () => undefined, topicById: () => undefined }, clock: () => now.ms });
+  const gc = new GroupCoordinator({
+    config: { ...DEFAULT_GROUP_CONFIG, offsetsTopicPartitions: 1, offsetsRetentionMs: 60_000 },
+    log,
+    metadata: { topic: () => undefined, topicById: () => undefined },
+    clock: () => now.ms,
+  });
   await gc.loadPartition(0);
-  await gc.commitOffsets({ groupId: 'old', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 9n, committedLeaderEpoch: -1, committedMetadata: '' }] }] }, 8);
+  await gc.commitOffsets(
+    {
+      groupId: 'old',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      groupInstanceId: null,
+      retentionTimeMs: -1n,
+      topics: [
+        {
+          name: 't',
+          partitions: [{ partitionIndex: 0, committedOffset: 9n, committedLeaderEpoch: -1, committedMetadata: '' }],
+        },
+      ],
+    },
+    8,
+  );
   now.ms += 30_000;
-  await gc.commitOffsets({ groupId: 'young', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 9n, committedLeaderEpoch: -1, committedMetadata: '' }] }] }, 8);
+  await gc.commitOffsets(
+    {
+      groupId: 'young',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      groupInstanceId: null,
+      retentionTimeMs: -1n,
+      topics: [
+        {
+          name: 't',
+          partitions: [{ partitionIndex: 0, committedOffset: 9n, committedLeaderEpoch: -1, committedMetadata: '' }],
+        },
+      ],
+    },
+    8,
+  );
   now.ms += 31_000;
   const shard = gc.shards.get(0)!;
   const expired = await shard.write(() => shard.expireOffsets());
   assert.equal(expired, 1);
-  assert.deepEqual((await gc.listGroups([], [])).groups.map((g) => g.groupId), ['young']);
-  assert.equal((await gc.fetchOffsets({ groupId: 'young', memberId: null, memberEpoch: -1, topics: null })).topics.length, 1);
+  assert.deepEqual(
+    (await gc.listGroups([], [])).groups.map((g) => g.groupId),
+    ['young'],
+  );
+  assert.equal(
+    (await gc.fetchOffsets({ groupId: 'young', memberId: null, memberEpoch: -1, topics: null })).topics.length,
+    1,
+  );
   await gc.shutdown();
 });
 
@@ -401,14 +736,34 @@ test('a failed write answers the commit with COORDINATOR_NOT_AVAILABLE / NOT_COO
   const h = await harness();
   try {
     h.log.failWith = ErrorCode.NOT_ENOUGH_REPLICAS;
-    await assert.rejects(h.gc.commitOffsets({ groupId: 'w', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }] }] }, 8),
-      (e: { code: number }) => e.code === E.COORDINATOR_NOT_AVAILABLE);
+    await assert.rejects(
+      h.gc.commitOffsets(
+        {
+          groupId: 'w',
+          generationIdOrMemberEpoch: -1,
+          memberId: '',
+          groupInstanceId: null,
+          retentionTimeMs: -1n,
+          topics: [
+            {
+              name: 't',
+              partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }],
+            },
+          ],
+        },
+        8,
+      ),
+      (e: { code: number }) => e.code === E.COORDINATOR_NOT_AVAILABLE,
+    );
     h.log.failWith = ErrorCode.NOT_LEADER_OR_FOLLOWER;
     const first = await h.gc.joinGroup(joinReq('w2'), INFO_V3);
     assert.equal(first.errorCode, E.NOT_COORDINATOR);
     h.log.failWith = null;
     assert.deepEqual((await h.gc.listGroups([], [])).groups, [], 'the unwritten group is forgotten');
-    assert.deepEqual((await h.gc.fetchOffsets({ groupId: 'w', memberId: null, memberEpoch: -1, topics: null })).topics, []);
+    assert.deepEqual(
+      (await h.gc.fetchOffsets({ groupId: 'w', memberId: null, memberEpoch: -1, topics: null })).topics,
+      [],
+    );
   } finally {
     await h.close();
   }

@@ -14,8 +14,17 @@ const E = ErrorCode;
 
 function hb(groupId: string, o: Partial<HeartbeatRequest>): HeartbeatRequest {
   return {
-    groupId, memberId: '', memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: -1, subscribedTopicNames: null,
-    subscribedTopicRegex: null, serverAssignor: null, topicPartitions: null, ...o,
+    groupId,
+    memberId: '',
+    memberEpoch: 0,
+    instanceId: null,
+    rackId: null,
+    rebalanceTimeoutMs: -1,
+    subscribedTopicNames: null,
+    subscribedTopicRegex: null,
+    serverAssignor: null,
+    topicPartitions: null,
+    ...o,
   };
 }
 
@@ -53,15 +62,24 @@ test('a member joins with epoch 0: a member id, epoch 1, every partition; a seco
     assert.equal(d1[0]!.groupState, 'Reconciling');
     assert.equal(d1[0]!.groupEpoch, 2);
     // a is asked to revoke three partitions and stays at epoch 1
-    const a2 = await h.gc.consumerGroupHeartbeat(hb('cg', { memberId: a.memberId!, memberEpoch: 1, topicPartitions: owned }), INFO);
+    const a2 = await h.gc.consumerGroupHeartbeat(
+      hb('cg', { memberId: a.memberId!, memberEpoch: 1, topicPartitions: owned }),
+      INFO,
+    );
     assert.equal(a2.memberEpoch, 1);
     assert.equal(parts(a2.assignment)!.length, 3);
     const kept = a2.assignment!.topicPartitions;
     // a acknowledges the revocation: epoch 2
-    const a3 = await h.gc.consumerGroupHeartbeat(hb('cg', { memberId: a.memberId!, memberEpoch: 1, topicPartitions: kept }), INFO);
+    const a3 = await h.gc.consumerGroupHeartbeat(
+      hb('cg', { memberId: a.memberId!, memberEpoch: 1, topicPartitions: kept }),
+      INFO,
+    );
     assert.equal(a3.memberEpoch, 2);
     // b now gets the released partitions
-    const b2 = await h.gc.consumerGroupHeartbeat(hb('cg', { memberId: b.memberId!, memberEpoch: 2, topicPartitions: [] }), INFO);
+    const b2 = await h.gc.consumerGroupHeartbeat(
+      hb('cg', { memberId: b.memberId!, memberEpoch: 2, topicPartitions: [] }),
+      INFO,
+    );
     assert.equal(b2.memberEpoch, 2);
     const all = [...parts(a2.assignment)!, ...parts(b2.assignment)!].sort((x, y) => x - y);
     assert.deepEqual(all, [0, 1, 2, 3, 4, 5], 'every partition owned by exactly one member');
@@ -69,7 +87,9 @@ test('a member joins with epoch 0: a member id, epoch 1, every partition; a seco
     assert.equal(d2[0]!.groupState, 'Stable');
     assert.equal(d2[0]!.assignorName, 'uniform');
     const listed = await h.gc.listGroups([], ['consumer']);
-    assert.deepEqual(listed.groups, [{ groupId: 'cg', protocolType: 'consumer', groupState: 'Stable', groupType: 'consumer' }]);
+    assert.deepEqual(listed.groups, [
+      { groupId: 'cg', protocolType: 'consumer', groupState: 'Stable', groupType: 'consumer' },
+    ]);
   } finally {
     await h.close();
   }
@@ -85,9 +105,15 @@ test('epochs are guarded: FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, GROUP_ID_NOT_F
     assert.equal(r2.errorCode, E.UNKNOWN_MEMBER_ID);
     const r3 = await h.gc.consumerGroupHeartbeat(hb('no-such', { memberId: 'x', memberEpoch: 1 }), INFO);
     assert.equal(r3.errorCode, E.GROUP_ID_NOT_FOUND);
-    const r4 = await h.gc.consumerGroupHeartbeat(hb('cf', { memberEpoch: 0, rebalanceTimeoutMs: 5000, subscribedTopicNames: null, topicPartitions: [] }), INFO);
+    const r4 = await h.gc.consumerGroupHeartbeat(
+      hb('cf', { memberEpoch: 0, rebalanceTimeoutMs: 5000, subscribedTopicNames: null, topicPartitions: [] }),
+      INFO,
+    );
     assert.equal(r4.errorCode, E.INVALID_REQUEST);
-    assert.equal(r4.errorMessage, 'Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.');
+    assert.equal(
+      r4.errorMessage,
+      'Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.',
+    );
     const r5 = await h.gc.consumerGroupHeartbeat(joinHb('cf', ['orders'], { serverAssignor: 'sticky' }), INFO);
     assert.equal(r5.errorCode, E.UNSUPPORTED_ASSIGNOR);
     const r6 = await h.gc.consumerGroupHeartbeat(joinHb('', ['orders']), INFO);
@@ -116,7 +142,10 @@ test('leaving (-1) bumps the group epoch and frees the partitions; session timeo
     const d = await h.gc.consumerGroupDescribe(['cl']);
     assert.equal(d[0]!.groupEpoch, 3);
     assert.equal((d[0]!.members as unknown[]).length, 1);
-    const a2 = await h.gc.consumerGroupHeartbeat(hb('cl', { memberId: a.memberId!, memberEpoch: 1, topicPartitions: a.assignment!.topicPartitions }), INFO);
+    const a2 = await h.gc.consumerGroupHeartbeat(
+      hb('cl', { memberId: a.memberId!, memberEpoch: 1, topicPartitions: a.assignment!.topicPartitions }),
+      INFO,
+    );
     assert.equal(a2.memberEpoch, 3);
     assert.equal(a2.assignment, null, 'a never gave anything up: its assignment did not change');
     // a goes silent
@@ -133,14 +162,23 @@ test('leaving (-1) bumps the group epoch and frees the partitions; session timeo
 test('the range assignor on request; static members leave with -2 and keep their assignment', async () => {
   const { h } = await setup();
   try {
-    const a = await h.gc.consumerGroupHeartbeat(joinHb('cr', ['orders'], { serverAssignor: 'range', instanceId: 'i-1' }), INFO);
+    const a = await h.gc.consumerGroupHeartbeat(
+      joinHb('cr', ['orders'], { serverAssignor: 'range', instanceId: 'i-1' }),
+      INFO,
+    );
     assert.equal(a.errorCode, E.NONE, a.errorMessage ?? '');
     const d = await h.gc.consumerGroupDescribe(['cr']);
     assert.equal(d[0]!.assignorName, 'range');
-    const tmp = await h.gc.consumerGroupHeartbeat(hb('cr', { memberId: a.memberId!, memberEpoch: -2, instanceId: 'i-1' }), INFO);
+    const tmp = await h.gc.consumerGroupHeartbeat(
+      hb('cr', { memberId: a.memberId!, memberEpoch: -2, instanceId: 'i-1' }),
+      INFO,
+    );
     assert.equal(tmp.memberEpoch, -2);
     // another member may not take the instance id while... it was released with -2: it may
-    const back = await h.gc.consumerGroupHeartbeat(joinHb('cr', ['orders'], { instanceId: 'i-1', serverAssignor: 'range' }), INFO);
+    const back = await h.gc.consumerGroupHeartbeat(
+      joinHb('cr', ['orders'], { instanceId: 'i-1', serverAssignor: 'range' }),
+      INFO,
+    );
     assert.equal(back.errorCode, E.NONE, back.errorMessage ?? '');
     assert.notEqual(back.memberId, a.memberId);
     // it takes over the old member's epoch and assignment: no group epoch bump, nothing to rebalance
@@ -161,13 +199,58 @@ test('consumer group records decode and a restart restores epochs, members and a
   const a = await h.gc.consumerGroupHeartbeat(joinHb('cp', ['orders']), INFO);
   const p = coordinatorPartition('cp', 4);
   const types = h.log.partitions.get(p)!.map((r) => decodeRecord(r.key, r.value)!.type);
-  assert.deepEqual(types, ['ConsumerGroupMemberMetadata', 'ConsumerGroupPartitionMetadata', 'ConsumerGroupMetadata',
-    'ConsumerGroupTargetAssignmentMember', 'ConsumerGroupTargetAssignmentMetadata', 'ConsumerGroupCurrentMemberAssignment']);
-  await h.gc.commitOffsets({ groupId: 'cp', generationIdOrMemberEpoch: 1, memberId: a.memberId!, groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: 'orders', partitions: [{ partitionIndex: 2, committedOffset: 11n, committedLeaderEpoch: 0, committedMetadata: '' }] }] }, 9);
-  await assert.rejects(h.gc.commitOffsets({ groupId: 'cp', generationIdOrMemberEpoch: 7, memberId: a.memberId!, groupInstanceId: null, retentionTimeMs: -1n, topics: [] }, 9),
-    (e: { code: number }) => e.code === E.STALE_MEMBER_EPOCH);
-  await assert.rejects(h.gc.commitOffsets({ groupId: 'cp', generationIdOrMemberEpoch: 1, memberId: a.memberId!, groupInstanceId: null, retentionTimeMs: -1n, topics: [] }, 8),
-    (e: { code: number }) => e.code === E.UNSUPPORTED_VERSION);
+  assert.deepEqual(types, [
+    'ConsumerGroupMemberMetadata',
+    'ConsumerGroupPartitionMetadata',
+    'ConsumerGroupMetadata',
+    'ConsumerGroupTargetAssignmentMember',
+    'ConsumerGroupTargetAssignmentMetadata',
+    'ConsumerGroupCurrentMemberAssignment',
+  ]);
+  await h.gc.commitOffsets(
+    {
+      groupId: 'cp',
+      generationIdOrMemberEpoch: 1,
+      memberId: a.memberId!,
+      groupInstanceId: null,
+      retentionTimeMs: -1n,
+      topics: [
+        {
+          name: 'orders',
+          partitions: [{ partitionIndex: 2, committedOffset: 11n, committedLeaderEpoch: 0, committedMetadata: '' }],
+        },
+      ],
+    },
+    9,
+  );
+  await assert.rejects(
+    h.gc.commitOffsets(
+      {
+        groupId: 'cp',
+        generationIdOrMemberEpoch: 7,
+        memberId: a.memberId!,
+        groupInstanceId: null,
+        retentionTimeMs: -1n,
+        topics: [],
+      },
+      9,
+    ),
+    (e: { code: number }) => e.code === E.STALE_MEMBER_EPOCH,
+  );
+  await assert.rejects(
+    h.gc.commitOffsets(
+      {
+        groupId: 'cp',
+        generationIdOrMemberEpoch: 1,
+        memberId: a.memberId!,
+        groupInstanceId: null,
+        retentionTimeMs: -1n,
+        topics: [],
+      },
+      8,
+    ),
+    (e: { code: number }) => e.code === E.UNSUPPORTED_VERSION,
+  );
   const stale = await h.gc.fetchOffsets({ groupId: 'cp', memberId: a.memberId!, memberEpoch: 9, topics: null });
   assert.equal(stale.errorCode, E.STALE_MEMBER_EPOCH);
   const h2 = await h.restart();
@@ -176,12 +259,23 @@ test('consumer group records decode and a restart restores epochs, members and a
     assert.equal(d[0]!.groupEpoch, 1);
     assert.equal(d[0]!.assignmentEpoch, 1);
     assert.equal(d[0]!.groupState, 'Stable');
-    const m = (d[0]!.members as { memberId: string; memberEpoch: number; assignment: { topicPartitions: { topicId: string; topicName: string; partitions: number[] }[] } }[])[0]!;
+    const m = (
+      d[0]!.members as {
+        memberId: string;
+        memberEpoch: number;
+        assignment: { topicPartitions: { topicId: string; topicName: string; partitions: number[] }[] };
+      }[]
+    )[0]!;
     assert.equal(m.memberId, a.memberId);
     assert.deepEqual(m.assignment.topicPartitions, [{ topicId, topicName: 'orders', partitions: [0, 1, 2, 3, 4, 5] }]);
     const again = await h2.gc.consumerGroupHeartbeat(hb('cp', { memberId: a.memberId!, memberEpoch: 1 }), INFO);
     assert.equal(again.errorCode, E.NONE);
-    const f = await h2.gc.fetchOffsets({ groupId: 'cp', memberId: a.memberId!, memberEpoch: 1, topics: [{ name: 'orders', partitionIndexes: [2] }] });
+    const f = await h2.gc.fetchOffsets({
+      groupId: 'cp',
+      memberId: a.memberId!,
+      memberEpoch: 1,
+      topics: [{ name: 'orders', partitionIndexes: [2] }],
+    });
     assert.equal(f.topics[0]!.partitions[0]!.committedOffset, 11n);
     // leave and delete: tombstones remove the group on the next load
     await h2.gc.consumerGroupHeartbeat(hb('cp', { memberId: a.memberId!, memberEpoch: 1 - 2 }), INFO);
@@ -232,7 +326,10 @@ test('assignors: uniform is balanced and sticky, range gives contiguous ranges',
       ['a', { subscribedTopicIds: new Set(['T', 'U']), current: new Map() }],
       ['b', { subscribedTopicIds: new Set(['U']), current: new Map() }],
     ]),
-    topics: new Map([['T', 2], ['U', 2]]),
+    topics: new Map([
+      ['T', 2],
+      ['U', 2],
+    ]),
   });
   assert.equal(het.get('a')!.get('T')!.size, 2);
   assert.equal(het.get('b')!.get('U')!.size, 2);
@@ -243,15 +340,32 @@ test('a regex resolution is written, again when topics change, tombstoned on lea
   try {
     h.addTopic('rx-a', 2);
     const p = coordinatorPartition('crx', 4);
-    const regexRecords = () => h.log.partitions.get(p)!.map((r) => decodeRecord(r.key, r.value)!)
-      .filter((r) => r.type === 'ConsumerGroupRegularExpression');
-    const a = await h.gc.consumerGroupHeartbeat(hb('crx', {
-      memberEpoch: 0, rebalanceTimeoutMs: 5000, subscribedTopicRegex: 'rx-.*', topicPartitions: [],
-    }), INFO);
+    const regexRecords = () =>
+      h.log.partitions
+        .get(p)!
+        .map((r) => decodeRecord(r.key, r.value)!)
+        .filter((r) => r.type === 'ConsumerGroupRegularExpression');
+    const a = await h.gc.consumerGroupHeartbeat(
+      hb('crx', {
+        memberEpoch: 0,
+        rebalanceTimeoutMs: 5000,
+        subscribedTopicRegex: 'rx-.*',
+        topicPartitions: [],
+      }),
+      INFO,
+    );
     assert.equal(a.errorCode, E.NONE, a.errorMessage ?? '');
     const types = h.log.partitions.get(p)!.map((r) => decodeRecord(r.key, r.value)!.type);
-    assert.deepEqual(types.slice(0, 4), ['ConsumerGroupMemberMetadata', 'ConsumerGroupRegularExpression',
-      'ConsumerGroupPartitionMetadata', 'ConsumerGroupMetadata'], 'the resolution before the subscription metadata');
+    assert.deepEqual(
+      types.slice(0, 4),
+      [
+        'ConsumerGroupMemberMetadata',
+        'ConsumerGroupRegularExpression',
+        'ConsumerGroupPartitionMetadata',
+        'ConsumerGroupMetadata',
+      ],
+      'the resolution before the subscription metadata',
+    );
     const first = regexRecords();
     assert.equal(first.length, 1);
     assert.deepEqual(first[0]!.type === 'ConsumerGroupRegularExpression' && first[0]!.value!.topics, ['rx-a']);

@@ -30,7 +30,12 @@ after(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function kafka(clientId = 'group-e2e') {
-  return new Kafka({ clientId, brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 10, initialRetryTime: 100 } });
+  return new Kafka({
+    clientId,
+    brokers: [broker.bootstrap],
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 10, initialRetryTime: 100 },
+  });
 }
 
 async function createTopic(name: string, partitions: number): Promise<void> {
@@ -69,7 +74,12 @@ async function until<T>(what: string, fn: () => Promise<T | undefined> | T | und
 }
 
 /** Waits for a Stable group of n members whose assignments cover the topic's partitions once each. */
-async function stableAssignment(groupId: string, topic: string, n: number, partitions: number): Promise<Map<string, number[]>> {
+async function stableAssignment(
+  groupId: string,
+  topic: string,
+  n: number,
+  partitions: number,
+): Promise<Map<string, number[]>> {
   const admin = kafka().admin();
   await admin.connect();
   try {
@@ -84,7 +94,11 @@ async function stableAssignment(groupId: string, topic: string, n: number, parti
       }
       const all = [...owners.values()].flat().sort((a, b) => a - b);
       if (all.length !== partitions) return undefined;
-      assert.deepEqual(all, Array.from({ length: partitions }, (_, i) => i), 'every partition owned by exactly one member');
+      assert.deepEqual(
+        all,
+        Array.from({ length: partitions }, (_, i) => i),
+        'every partition owned by exactly one member',
+      );
       return owners;
     });
   } finally {
@@ -99,13 +113,23 @@ class Ledger {
     this.seen.set(v, (this.seen.get(v) ?? 0) + 1);
   }
   async waitFor(values: string[], ms = 60_000): Promise<void> {
-    await until(`${values.length} records processed`, () => (values.every((v) => this.seen.has(v)) ? true : undefined), ms);
+    await until(
+      `${values.length} records processed`,
+      () => (values.every((v) => this.seen.has(v)) ? true : undefined),
+      ms,
+    );
   }
 }
 
 async function member(groupId: string, topic: string, ledger: Ledger, clientId: string): Promise<Consumer> {
   // kafkajs heartbeats between fetches: the fetch wait must stay well below the session timeout
-  const c = kafka(clientId).consumer({ groupId, sessionTimeout: 3000, heartbeatInterval: 300, rebalanceTimeout: 10_000, maxWaitTimeInMs: 250 });
+  const c = kafka(clientId).consumer({
+    groupId,
+    sessionTimeout: 3000,
+    heartbeatInterval: 300,
+    rebalanceTimeout: 10_000,
+    maxWaitTimeInMs: 250,
+  });
   await c.connect();
   await c.subscribe({ topic, fromBeginning: true });
   await c.run({
@@ -121,7 +145,9 @@ async function member(groupId: string, topic: string, ledger: Ledger, clientId: 
 /** A kafkajs member in its own process, so it can be killed with SIGKILL. */
 function childMember(groupId: string, topic: string, ledger: Ledger): ResultPromise {
   const script = join(broker.dataDir, `member-${Date.now()}.cjs`);
-  writeFileSync(script, `
+  writeFileSync(
+    script,
+    `
 const { Kafka, logLevel } = require(${JSON.stringify(join(REPO_ROOT, 'node_modules', 'kafkajs'))});
 const kafka = new Kafka({ clientId: 'child', brokers: [${JSON.stringify(broker.bootstrap)}], logLevel: logLevel.NOTHING, retry: { retries: 10, initialRetryTime: 100 } });
 const c = kafka.consumer({ groupId: ${JSON.stringify(groupId)}, sessionTimeout: 3000, heartbeatInterval: 300, rebalanceTimeout: 10000, maxWaitTimeInMs: 250 });
@@ -133,7 +159,8 @@ const c = kafka.consumer({ groupId: ${JSON.stringify(groupId)}, sessionTimeout: 
     await c.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
   } });
 })();
-`);
+`,
+  );
   const child = execa('node', [script], { reject: false, buffer: false });
   let buf = '';
   child.stdout?.on('data', (d: Buffer) => {
@@ -145,63 +172,94 @@ const c = kafka.consumer({ groupId: ${JSON.stringify(groupId)}, sessionTimeout: 
   return child;
 }
 
-test('kafkajs: three members share 6 partitions; join, leave and kill -9 rebalance it; every record processed exactly once', { timeout: 240_000 }, async () => {
-  const topic = 'g-orders';
-  const groupId = 'g-three';
-  await createTopic(topic, 6);
-  const ledger = new Ledger();
-  const consumers: Consumer[] = [];
-  const child = childMember(groupId, topic, ledger);
-  try {
-    consumers.push(await member(groupId, topic, ledger, 'm1'));
-    consumers.push(await member(groupId, topic, ledger, 'm2'));
-    const three = await stableAssignment(groupId, topic, 3, 6);
-    assert.deepEqual([...three.values()].map((p) => p.length), [2, 2, 2]);
-    const wave = (n: number) => Array.from({ length: 60 }, (_, i) => `w${n}-${i}`);
-    await produce(topic, wave(1));
-    await ledger.waitFor(wave(1));
+test(
+  'kafkajs: three members share 6 partitions; join, leave and kill -9 rebalance it; every record processed exactly once',
+  { timeout: 240_000 },
+  async () => {
+    const topic = 'g-orders';
+    const groupId = 'g-three';
+    await createTopic(topic, 6);
+    const ledger = new Ledger();
+    const consumers: Consumer[] = [];
+    const child = childMember(groupId, topic, ledger);
+    try {
+      consumers.push(await member(groupId, topic, ledger, 'm1'));
+      consumers.push(await member(groupId, topic, ledger, 'm2'));
+      const three = await stableAssignment(groupId, topic, 3, 6);
+      assert.deepEqual(
+        [...three.values()].map((p) => p.length),
+        [2, 2, 2],
+      );
+      const wave = (n: number) => Array.from({ length: 60 }, (_, i) => `w${n}-${i}`);
+      await produce(topic, wave(1));
+      await ledger.waitFor(wave(1));
 
-    // a fourth member joins: the group rebalances to four members
-    const fourth = await member(groupId, topic, ledger, 'm4');
-    const four = await stableAssignment(groupId, topic, 4, 6);
-    assert.equal(four.size, 4);
-    await produce(topic, wave(2));
-    await ledger.waitFor(wave(2));
+      // a fourth member joins: the group rebalances to four members
+      const fourth = await member(groupId, topic, ledger, 'm4');
+      const four = await stableAssignment(groupId, topic, 4, 6);
+      assert.equal(four.size, 4);
+      await produce(topic, wave(2));
+      await ledger.waitFor(wave(2));
 
-    // it leaves (LeaveGroup): back to three
-    await fourth.disconnect();
-    await stableAssignment(groupId, topic, 3, 6);
-    await produce(topic, wave(3));
-    await ledger.waitFor(wave(3));
+      // it leaves (LeaveGroup): back to three
+      await fourth.disconnect();
+      await stableAssignment(groupId, topic, 3, 6);
+      await produce(topic, wave(3));
+      await ledger.waitFor(wave(3));
 
-    // the child process is killed: its session times out and the two others take over
-    child.kill('SIGKILL');
-    await child;
-    const two = await stableAssignment(groupId, topic, 2, 6);
-    assert.deepEqual([...two.values()].map((p) => p.length).sort(), [3, 3]);
-    await produce(topic, wave(4));
-    await ledger.waitFor(wave(4));
+      // the child process is killed: its session times out and the two others take over
+      child.kill('SIGKILL');
+      await child;
+      const two = await stableAssignment(groupId, topic, 2, 6);
+      assert.deepEqual([...two.values()].map((p) => p.length).sort(), [3, 3]);
+      await produce(topic, wave(4));
+      await ledger.waitFor(wave(4));
 
-    const all = [1, 2, 3, 4].flatMap(wave);
-    assert.equal(ledger.seen.size, all.length, 'no record lost');
-    const twice = [...ledger.seen].filter(([, n]) => n > 1);
-    assert.deepEqual(twice, [], 'no record processed twice');
-  } finally {
-    child.kill('SIGKILL');
-    for (const c of consumers) await c.disconnect().catch(() => undefined);
-  }
-});
+      const all = [1, 2, 3, 4].flatMap(wave);
+      assert.equal(ledger.seen.size, all.length, 'no record lost');
+      const twice = [...ledger.seen].filter(([, n]) => n > 1);
+      assert.deepEqual(twice, [], 'no record processed twice');
+    } finally {
+      child.kill('SIGKILL');
+      for (const c of consumers) await c.disconnect().catch(() => undefined);
+    }
+  },
+);
 
-test('kcat -G (librdkafka) and kafka-python KafkaConsumer(group_id) consume through groups and commit', { timeout: 180_000 }, async () => {
-  const topic = 'g-mixed';
-  await createTopic(topic, 6);
-  const values = Array.from({ length: 60 }, (_, i) => `m-${i}`);
-  await produce(topic, values);
-  // kcat balanced consumer: reads to the end of every partition, commits on close
-  const kcat = await execa('kcat', ['-b', broker.bootstrap, '-G', 'g-kcat', topic, '-o', 'beginning', '-e', '-q', '-f', '%s\\n',
-    '-X', 'session.timeout.ms=6000', '-X', 'enable.auto.commit=true', '-X', 'auto.commit.interval.ms=100'], { timeout: 120_000 });
-  assert.deepEqual(kcat.stdout.split('\n').filter(Boolean).sort(), [...values].sort());
-  const py = `
+test(
+  'kcat -G (librdkafka) and kafka-python KafkaConsumer(group_id) consume through groups and commit',
+  { timeout: 180_000 },
+  async () => {
+    const topic = 'g-mixed';
+    await createTopic(topic, 6);
+    const values = Array.from({ length: 60 }, (_, i) => `m-${i}`);
+    await produce(topic, values);
+    // kcat balanced consumer: reads to the end of every partition, commits on close
+    const kcat = await execa(
+      'kcat',
+      [
+        '-b',
+        broker.bootstrap,
+        '-G',
+        'g-kcat',
+        topic,
+        '-o',
+        'beginning',
+        '-e',
+        '-q',
+        '-f',
+        '%s\\n',
+        '-X',
+        'session.timeout.ms=6000',
+        '-X',
+        'enable.auto.commit=true',
+        '-X',
+        'auto.commit.interval.ms=100',
+      ],
+      { timeout: 120_000 },
+    );
+    assert.deepEqual(kcat.stdout.split('\n').filter(Boolean).sort(), [...values].sort());
+    const py = `
 import sys
 from kafka import KafkaConsumer, TopicPartition
 c = KafkaConsumer(sys.argv[2], bootstrap_servers=sys.argv[1], group_id='g-python', auto_offset_reset='earliest',
@@ -216,31 +274,35 @@ parts = sorted(c.assignment(), key=lambda tp: tp.partition)
 print(len(seen), len(set(seen)), sum(c.committed(tp) or 0 for tp in parts), len(parts))
 c.close()
 `;
-  const r = await execa('/usr/bin/python3', ['-c', py, broker.bootstrap, topic], { timeout: 120_000 });
-  assert.equal(r.stdout.trim(), '60 60 60 6');
-  // both groups' commits are visible to another client
-  const admin = kafka().admin();
-  await admin.connect();
-  try {
-    for (const groupId of ['g-kcat', 'g-python']) {
-      const offsets = await until(`${groupId} offsets`, async () => {
-        const [t] = await admin.fetchOffsets({ groupId, topics: [topic] });
-        const sum = t!.partitions.reduce((s, p) => s + Number(p.offset), 0);
-        return sum === 60 ? t : undefined;
-      });
-      assert.equal(offsets.partitions.length, 6);
+    const r = await execa('/usr/bin/python3', ['-c', py, broker.bootstrap, topic], { timeout: 120_000 });
+    assert.equal(r.stdout.trim(), '60 60 60 6');
+    // both groups' commits are visible to another client
+    const admin = kafka().admin();
+    await admin.connect();
+    try {
+      for (const groupId of ['g-kcat', 'g-python']) {
+        const offsets = await until(`${groupId} offsets`, async () => {
+          const [t] = await admin.fetchOffsets({ groupId, topics: [topic] });
+          const sum = t!.partitions.reduce((s, p) => s + Number(p.offset), 0);
+          return sum === 60 ? t : undefined;
+        });
+        assert.equal(offsets.partitions.length, 6);
+      }
+      const listed = (await admin.listGroups()).groups.map((g) => g.groupId);
+      assert.ok(listed.includes('g-kcat') && listed.includes('g-python'));
+    } finally {
+      await admin.disconnect();
     }
-    const listed = (await admin.listGroups()).groups.map((g) => g.groupId);
-    assert.ok(listed.includes('g-kcat') && listed.includes('g-python'));
-  } finally {
-    await admin.disconnect();
-  }
-});
+  },
+);
 
-test('confluent-kafka cooperative-sticky: a second member takes partitions incrementally, nothing else is revoked', { timeout: 180_000 }, async () => {
-  const topic = 'g-coop';
-  await createTopic(topic, 6);
-  const py = `
+test(
+  'confluent-kafka cooperative-sticky: a second member takes partitions incrementally, nothing else is revoked',
+  { timeout: 180_000 },
+  async () => {
+    const topic = 'g-coop';
+    await createTopic(topic, 6);
+    const py = `
 import sys, time, json
 from confluent_kafka import Consumer
 conf = {'bootstrap.servers': sys.argv[1], 'group.id': 'g-coop', 'partition.assignment.strategy': 'cooperative-sticky',
@@ -263,78 +325,124 @@ while time.time() < end and not (len(owned[1]) == 3 and len(owned[2]) == 3):
 print(json.dumps({'events': events, 'owned': {k: sorted(v) for k, v in owned.items()}}))
 c2.close(); c1.close()
 `;
-  const r = await execa('/usr/bin/python3', ['-c', py, broker.bootstrap, topic], { timeout: 150_000 });
-  const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { events: [number, string, number[]][]; owned: Record<string, number[]> };
-  assert.equal(out.owned['1']!.length, 3);
-  assert.equal(out.owned['2']!.length, 3);
-  assert.deepEqual([...out.owned['1']!, ...out.owned['2']!].sort(), [0, 1, 2, 3, 4, 5]);
-  const revokes = out.events.filter(([n, kind]) => n === 1 && kind === 'revoke');
-  assert.ok(revokes.length >= 1, JSON.stringify(out.events));
-  for (const [, , ps] of revokes) assert.ok(ps.length < 6, `incremental: only some partitions revoked (${JSON.stringify(out.events)})`);
-  assert.deepEqual(out.events[0], [1, 'assign', [0, 1, 2, 3, 4, 5]]);
-});
+    const r = await execa('/usr/bin/python3', ['-c', py, broker.bootstrap, topic], { timeout: 150_000 });
+    const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as {
+      events: [number, string, number[]][];
+      owned: Record<string, number[]>;
+    };
+    assert.equal(out.owned['1']!.length, 3);
+    assert.equal(out.owned['2']!.length, 3);
+    assert.deepEqual([...out.owned['1']!, ...out.owned['2']!].sort(), [0, 1, 2, 3, 4, 5]);
+    const revokes = out.events.filter(([n, kind]) => n === 1 && kind === 'revoke');
+    assert.ok(revokes.length >= 1, JSON.stringify(out.events));
+    for (const [, , ps] of revokes)
+      assert.ok(ps.length < 6, `incremental: only some partitions revoked (${JSON.stringify(out.events)})`);
+    assert.deepEqual(out.events[0], [1, 'assign', [0, 1, 2, 3, 4, 5]]);
+  },
+);
 
-test('commit, stop the broker, restart: offsets and the group come back; a consumer resumes after the last commit', { timeout: 180_000 }, async () => {
-  const topic = 'g-restart';
-  await createTopic(topic, 3);
-  const first = Array.from({ length: 30 }, (_, i) => `r1-${i}`);
-  await produce(topic, first);
-  const ledger = new Ledger();
-  const c = await member('g-restart', topic, ledger, 'r');
-  await ledger.waitFor(first);
-  await c.disconnect();
-  await broker.restart();
-  const admin = kafka().admin();
-  await admin.connect();
-  try {
-    const [offsets] = await until('offsets after restart', async () => {
-      const o = await admin.fetchOffsets({ groupId: 'g-restart', topics: [topic] });
-      return o[0]!.partitions.reduce((s, p) => s + Number(p.offset), 0) === 30 ? o : undefined;
-    });
-    assert.equal(offsets!.partitions.length, 3);
-    const { groups } = await admin.describeGroups(['g-restart']);
-    assert.equal(groups[0]!.state, 'Empty');
-    assert.equal(groups[0]!.protocolType, 'consumer');
-  } finally {
-    await admin.disconnect();
-  }
-  const second = Array.from({ length: 10 }, (_, i) => `r2-${i}`);
-  await produce(topic, second);
-  const resumed = new Ledger();
-  const c2 = await member('g-restart', topic, resumed, 'r2');
-  try {
-    await resumed.waitFor(second);
-    await sleep(1000);
-    assert.deepEqual([...resumed.seen.keys()].sort(), [...second].sort(), 'nothing before the last commit is delivered again');
-  } finally {
-    await c2.disconnect();
-  }
-});
+test(
+  'commit, stop the broker, restart: offsets and the group come back; a consumer resumes after the last commit',
+  { timeout: 180_000 },
+  async () => {
+    const topic = 'g-restart';
+    await createTopic(topic, 3);
+    const first = Array.from({ length: 30 }, (_, i) => `r1-${i}`);
+    await produce(topic, first);
+    const ledger = new Ledger();
+    const c = await member('g-restart', topic, ledger, 'r');
+    await ledger.waitFor(first);
+    await c.disconnect();
+    await broker.restart();
+    const admin = kafka().admin();
+    await admin.connect();
+    try {
+      const [offsets] = await until('offsets after restart', async () => {
+        const o = await admin.fetchOffsets({ groupId: 'g-restart', topics: [topic] });
+        return o[0]!.partitions.reduce((s, p) => s + Number(p.offset), 0) === 30 ? o : undefined;
+      });
+      assert.equal(offsets!.partitions.length, 3);
+      const { groups } = await admin.describeGroups(['g-restart']);
+      assert.equal(groups[0]!.state, 'Empty');
+      assert.equal(groups[0]!.protocolType, 'consumer');
+    } finally {
+      await admin.disconnect();
+    }
+    const second = Array.from({ length: 10 }, (_, i) => `r2-${i}`);
+    await produce(topic, second);
+    const resumed = new Ledger();
+    const c2 = await member('g-restart', topic, resumed, 'r2');
+    try {
+      await resumed.waitFor(second);
+      await sleep(1000);
+      assert.deepEqual(
+        [...resumed.seen.keys()].sort(),
+        [...second].sort(),
+        'nothing before the last commit is delivered again',
+      );
+    } finally {
+      await c2.disconnect();
+    }
+  },
+);
 
 // Apache Kafka 4.4.0's jars (scripts/kafka-jars.sh, which .ci/run runs before npm test): the Java
 // consumer speaks KIP-848. Skipped only where the jars were never fetched (no java/mvn on the machine).
 const KAFKA_LIB = join(REPO_ROOT, '.cache', 'kafka-4.4.0', 'lib');
 
-test('group.protocol=consumer (KIP-848): the Apache Kafka 4.4 Java console consumer joins, consumes and commits', {
-  timeout: 180_000,
-  skip: existsSync(KAFKA_LIB) ? false : 'no Kafka 4.4.0 jars in .cache/kafka-4.4.0 (run scripts/kafka-jars.sh)',
-}, async () => {
-  const topic = 'g-848';
-  await createTopic(topic, 3);
-  const values = Array.from({ length: 30 }, (_, i) => `k848-${i}`);
-  await produce(topic, values);
-  const r = await execa('java', ['-Xmx256m', '-cp', join(KAFKA_LIB, '*'), 'org.apache.kafka.tools.consumer.ConsoleConsumer',
-    '--bootstrap-server', broker.bootstrap, '--topic', topic, '--group', 'g-848', '--from-beginning', '--max-messages', '30',
-    '--timeout-ms', '60000', '--command-property', 'group.protocol=consumer'], { timeout: 150_000 });
-  assert.deepEqual(r.stdout.split('\n').filter(Boolean).sort(), [...values].sort());
-  const c = await RawClient.connect(broker.port);
-  try {
-    const listed = await c.request(ApiKey.ListGroups, 5, { statesFilter: [], typesFilter: ['consumer'] });
-    assert.deepEqual(listed.groups.map((g: { groupId: string; groupType: string }) => [g.groupId, g.groupType]), [['g-848', 'consumer']]);
-    const f = await c.request(ApiKey.OffsetFetch, 9, { groups: [{ groupId: 'g-848', memberId: null, memberEpoch: -1, topics: null }], requireStable: false });
-    const sum = f.groups[0].topics[0].partitions.reduce((s: number, p: { committedOffset: bigint }) => s + Number(p.committedOffset), 0);
-    assert.equal(sum, 30, 'the consumer committed what it read');
-  } finally {
-    c.close();
-  }
-});
+test(
+  'group.protocol=consumer (KIP-848): the Apache Kafka 4.4 Java console consumer joins, consumes and commits',
+  {
+    timeout: 180_000,
+    skip: existsSync(KAFKA_LIB) ? false : 'no Kafka 4.4.0 jars in .cache/kafka-4.4.0 (run scripts/kafka-jars.sh)',
+  },
+  async () => {
+    const topic = 'g-848';
+    await createTopic(topic, 3);
+    const values = Array.from({ length: 30 }, (_, i) => `k848-${i}`);
+    await produce(topic, values);
+    const r = await execa(
+      'java',
+      [
+        '-Xmx256m',
+        '-cp',
+        join(KAFKA_LIB, '*'),
+        'org.apache.kafka.tools.consumer.ConsoleConsumer',
+        '--bootstrap-server',
+        broker.bootstrap,
+        '--topic',
+        topic,
+        '--group',
+        'g-848',
+        '--from-beginning',
+        '--max-messages',
+        '30',
+        '--timeout-ms',
+        '60000',
+        '--command-property',
+        'group.protocol=consumer',
+      ],
+      { timeout: 150_000 },
+    );
+    assert.deepEqual(r.stdout.split('\n').filter(Boolean).sort(), [...values].sort());
+    const c = await RawClient.connect(broker.port);
+    try {
+      const listed = await c.request(ApiKey.ListGroups, 5, { statesFilter: [], typesFilter: ['consumer'] });
+      assert.deepEqual(
+        listed.groups.map((g: { groupId: string; groupType: string }) => [g.groupId, g.groupType]),
+        [['g-848', 'consumer']],
+      );
+      const f = await c.request(ApiKey.OffsetFetch, 9, {
+        groups: [{ groupId: 'g-848', memberId: null, memberEpoch: -1, topics: null }],
+        requireStable: false,
+      });
+      const sum = f.groups[0].topics[0].partitions.reduce(
+        (s: number, p: { committedOffset: bigint }) => s + Number(p.committedOffset),
+        0,
+      );
+      assert.equal(sum, 30, 'the consumer committed what it read');
+    } finally {
+      c.close();
+    }
+  },
+);

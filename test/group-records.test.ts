@@ -5,9 +5,12 @@ import assert from 'node:assert/strict';
 import { decodeRecord, encodeRecord, type CoordinatorRecord } from '../src/broker/group/records.js';
 import { coordinatorPartition } from '../src/protocol/partitioner.js';
 
-test('OffsetCommit key bytes are Kafka\'s; the value is v3, v1 with an expire timestamp', () => {
+test("OffsetCommit key bytes are Kafka's; the value is v3, v1 with an expire timestamp", () => {
   const rec: CoordinatorRecord = {
-    type: 'OffsetCommit', group: 'g', topic: 't', partition: 0,
+    type: 'OffsetCommit',
+    group: 'g',
+    topic: 't',
+    partition: 0,
     value: { offset: 42n, leaderEpoch: 5, metadata: 'md', commitTimestamp: 1700000000000n, expireTimestamp: -1n },
   };
   const { key, value } = encodeRecord(rec);
@@ -19,7 +22,10 @@ test('OffsetCommit key bytes are Kafka\'s; the value is v3, v1 with an expire ti
   assert.equal(value!.length, 2 + 8 + 4 + 2 + 2 + 8);
   // topicId (tagged, v4+) is not in v3: it reads back as the zero UUID
   assert.deepEqual(decodeRecord(key, value), { ...rec, value: { ...rec.value!, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' } });
-  const withExpire = encodeRecord({ ...rec, value: { ...rec.value!, expireTimestamp: 1800000000000n } } as CoordinatorRecord);
+  const withExpire = encodeRecord({
+    ...rec,
+    value: { ...rec.value!, expireTimestamp: 1800000000000n },
+  } as CoordinatorRecord);
   assert.equal(withExpire.value!.readInt16BE(0), 1);
   const back = decodeRecord(withExpire.key, withExpire.value)!;
   assert.ok(back.type === 'OffsetCommit' && back.value!.expireTimestamp === 1800000000000n);
@@ -27,20 +33,49 @@ test('OffsetCommit key bytes are Kafka\'s; the value is v3, v1 with an expire ti
   const v0 = Buffer.from(key);
   v0.writeInt16BE(0, 0);
   assert.equal(decodeRecord(v0, null)!.type, 'OffsetCommit');
-  const legacyValue = Buffer.concat([Buffer.from('0000' + '000000000000002a' + '0002' + '6d64', 'hex'), Buffer.alloc(8)]);
+  const legacyValue = Buffer.concat([
+    Buffer.from('0000' + '000000000000002a' + '0002' + '6d64', 'hex'),
+    Buffer.alloc(8),
+  ]);
   legacyValue.writeBigInt64BE(1700000000000n, 2 + 8 + 4);
   assert.deepEqual(decodeRecord(v0, legacyValue), {
-    type: 'OffsetCommit', group: 'g', topic: 't', partition: 0,
-    value: { offset: 42n, leaderEpoch: -1, metadata: 'md', commitTimestamp: 1700000000000n, expireTimestamp: -1n, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' },
+    type: 'OffsetCommit',
+    group: 'g',
+    topic: 't',
+    partition: 0,
+    value: {
+      offset: 42n,
+      leaderEpoch: -1,
+      metadata: 'md',
+      commitTimestamp: 1700000000000n,
+      expireTimestamp: -1n,
+      topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+    },
   });
 });
 
 test('GroupMetadata is written as key v2 / value v3 and reads back; tombstones have no value', () => {
   const rec: CoordinatorRecord = {
-    type: 'GroupMetadata', group: 'my-group',
+    type: 'GroupMetadata',
+    group: 'my-group',
     value: {
-      protocolType: 'consumer', generation: 3, protocol: 'range', leader: 'm-1', currentStateTimestamp: 1700000000000n,
-      members: [{ memberId: 'm-1', groupInstanceId: 'i-1', clientId: 'c', clientHost: '/127.0.0.1', rebalanceTimeout: 300000, sessionTimeout: 45000, subscription: Buffer.from([0, 1]), assignment: Buffer.from([2, 3]) }],
+      protocolType: 'consumer',
+      generation: 3,
+      protocol: 'range',
+      leader: 'm-1',
+      currentStateTimestamp: 1700000000000n,
+      members: [
+        {
+          memberId: 'm-1',
+          groupInstanceId: 'i-1',
+          clientId: 'c',
+          clientHost: '/127.0.0.1',
+          rebalanceTimeout: 300000,
+          sessionTimeout: 45000,
+          subscription: Buffer.from([0, 1]),
+          assignment: Buffer.from([2, 3]),
+        },
+      ],
     },
   };
   const { key, value } = encodeRecord(rec);
@@ -55,11 +90,48 @@ test('GroupMetadata is written as key v2 / value v3 and reads back; tombstones h
 test('KIP-848 records round-trip with key versions 3..8 and value version 0', () => {
   const recs: CoordinatorRecord[] = [
     { type: 'ConsumerGroupMetadata', group: 'g', value: { epoch: 7 } },
-    { type: 'ConsumerGroupPartitionMetadata', group: 'g', value: { topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', topicName: 't', numPartitions: 3, partitionMetadata: [] }] } },
-    { type: 'ConsumerGroupMemberMetadata', group: 'g', memberId: 'm', value: { instanceId: null, rackId: null, clientId: 'c', clientHost: '/h', subscribedTopicNames: ['t'], subscribedTopicRegex: null, rebalanceTimeoutMs: 5000, serverAssignor: 'uniform', classicMemberMetadata: null } },
+    {
+      type: 'ConsumerGroupPartitionMetadata',
+      group: 'g',
+      value: {
+        topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', topicName: 't', numPartitions: 3, partitionMetadata: [] }],
+      },
+    },
+    {
+      type: 'ConsumerGroupMemberMetadata',
+      group: 'g',
+      memberId: 'm',
+      value: {
+        instanceId: null,
+        rackId: null,
+        clientId: 'c',
+        clientHost: '/h',
+        subscribedTopicNames: ['t'],
+        subscribedTopicRegex: null,
+        rebalanceTimeoutMs: 5000,
+        serverAssignor: 'uniform',
+        classicMemberMetadata: null,
+      },
+    },
     { type: 'ConsumerGroupTargetAssignmentMetadata', group: 'g', value: { assignmentEpoch: 7 } },
-    { type: 'ConsumerGroupTargetAssignmentMember', group: 'g', memberId: 'm', value: { topicPartitions: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [0, 2] }] } },
-    { type: 'ConsumerGroupCurrentMemberAssignment', group: 'g', memberId: 'm', value: { memberEpoch: 7, previousMemberEpoch: 6, state: 0, assignedPartitions: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [0, 2], assignmentEpochs: [] }], partitionsPendingRevocation: [] } },
+    {
+      type: 'ConsumerGroupTargetAssignmentMember',
+      group: 'g',
+      memberId: 'm',
+      value: { topicPartitions: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [0, 2] }] },
+    },
+    {
+      type: 'ConsumerGroupCurrentMemberAssignment',
+      group: 'g',
+      memberId: 'm',
+      value: {
+        memberEpoch: 7,
+        previousMemberEpoch: 6,
+        state: 0,
+        assignedPartitions: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [0, 2], assignmentEpochs: [] }],
+        partitionsPendingRevocation: [],
+      },
+    },
   ];
   recs.forEach((r, i) => {
     const { key, value } = encodeRecord(r);
@@ -71,7 +143,7 @@ test('KIP-848 records round-trip with key versions 3..8 and value version 0', ()
   });
 });
 
-test('a group\'s partition is abs(javaHashCode) % partitions (storage-formats §11 vectors)', () => {
+test("a group's partition is abs(javaHashCode) % partitions (storage-formats §11 vectors)", () => {
   assert.equal(coordinatorPartition('my-group', 50), 12);
   assert.equal(coordinatorPartition('test', 50), 48);
   assert.equal(coordinatorPartition('console-consumer-12345', 50), 6);
@@ -79,9 +151,11 @@ test('a group\'s partition is abs(javaHashCode) % partitions (storage-formats §
   assert.equal(coordinatorPartition('héllo', 50), 34);
 });
 
-test('ConsumerGroupRegularExpression: key version 16, value v0 in Kafka\'s layout; the tombstone has no value', () => {
+test("ConsumerGroupRegularExpression: key version 16, value v0 in Kafka's layout; the tombstone has no value", () => {
   const rec: CoordinatorRecord = {
-    type: 'ConsumerGroupRegularExpression', group: 'g', regularExpression: 'ab*',
+    type: 'ConsumerGroupRegularExpression',
+    group: 'g',
+    regularExpression: 'ab*',
     value: { topics: ['abc', 'abcd'], version: 10n, timestamp: 12345n },
   };
   const { key, value } = encodeRecord(rec);

@@ -20,7 +20,10 @@ class DroppingProxy {
   produceResponses = 0;
   dropped = 0;
   private readonly sockets = new Set<Socket>();
-  private constructor(private readonly server: Server, readonly port: number) {}
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
 
   static async start(port: number, target: () => number, drop: (n: number) => boolean): Promise<DroppingProxy> {
     const server = createServer();
@@ -81,8 +84,18 @@ let brokerPort = 0;
 before(async () => {
   const proxyPort = await freePort();
   // every 7th Produce response is lost on its way back
-  proxy = await DroppingProxy.start(proxyPort, () => brokerPort, (n) => n % 7 === 3);
-  broker = await startTxnBroker({ overrides: { 'advertised.listeners': `PLAINTEXT://127.0.0.1:${proxyPort}`, 'offsets.topic.num.partitions': 1, 'transaction.state.log.num.partitions': 1 } });
+  proxy = await DroppingProxy.start(
+    proxyPort,
+    () => brokerPort,
+    (n) => n % 7 === 3,
+  );
+  broker = await startTxnBroker({
+    overrides: {
+      'advertised.listeners': `PLAINTEXT://127.0.0.1:${proxyPort}`,
+      'offsets.topic.num.partitions': 1,
+      'transaction.state.log.num.partitions': 1,
+    },
+  });
   brokerPort = broker.port;
 });
 
@@ -105,24 +118,37 @@ async function readAll(kafka: InstanceType<typeof Kafka>, topic: string, expecte
   return values;
 }
 
-test('kafkajs idempotent producer: dropped responses are retried, nothing is written twice', { timeout: 120_000 }, async () => {
-  const kafka = new Kafka({ brokers: [`127.0.0.1:${proxy.port}`], logLevel: logLevel.NOTHING, clientId: 'idem', requestTimeout: 1500, retry: { retries: 10, initialRetryTime: 50 } });
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({ topics: [{ topic: 'idem-js', numPartitions: 1 }] });
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
-  await producer.connect();
-  const N = 60;
-  const before = proxy.dropped;
-  for (let i = 0; i < N; i++) await producer.send({ topic: 'idem-js', messages: [{ key: `k${i}`, value: `v${i}` }] });
-  await producer.disconnect();
-  assert.ok(proxy.dropped - before >= 5, `responses dropped: ${proxy.dropped - before}`);
-  const offsets = await admin.fetchTopicOffsets('idem-js');
-  assert.equal(offsets[0]!.high, String(N), 'each record written once');
-  const values = await readAll(kafka, 'idem-js', N);
-  assert.deepEqual(values, Array.from({ length: N }, (_, i) => `v${i}`));
-  await admin.disconnect();
-});
+test(
+  'kafkajs idempotent producer: dropped responses are retried, nothing is written twice',
+  { timeout: 120_000 },
+  async () => {
+    const kafka = new Kafka({
+      brokers: [`127.0.0.1:${proxy.port}`],
+      logLevel: logLevel.NOTHING,
+      clientId: 'idem',
+      requestTimeout: 1500,
+      retry: { retries: 10, initialRetryTime: 50 },
+    });
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'idem-js', numPartitions: 1 }] });
+    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    await producer.connect();
+    const N = 60;
+    const before = proxy.dropped;
+    for (let i = 0; i < N; i++) await producer.send({ topic: 'idem-js', messages: [{ key: `k${i}`, value: `v${i}` }] });
+    await producer.disconnect();
+    assert.ok(proxy.dropped - before >= 5, `responses dropped: ${proxy.dropped - before}`);
+    const offsets = await admin.fetchTopicOffsets('idem-js');
+    assert.equal(offsets[0]!.high, String(N), 'each record written once');
+    const values = await readAll(kafka, 'idem-js', N);
+    assert.deepEqual(
+      values,
+      Array.from({ length: N }, (_, i) => `v${i}`),
+    );
+    await admin.disconnect();
+  },
+);
 
 const PY_PRODUCER = `
 import sys
@@ -141,27 +167,41 @@ print('errors=%d left=%d' % (len(errors), left))
 for e in errors[:5]: print(e)
 `;
 
-test('librdkafka (confluent-kafka) idempotent producer: dropped responses are retried, nothing is written twice', { timeout: 180_000 }, async () => {
-  const kafka = new Kafka({ brokers: [`127.0.0.1:${proxy.port}`], logLevel: logLevel.NOTHING, clientId: 'idem-check' });
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({ topics: [{ topic: 'idem-py', numPartitions: 1 }] });
-  const dir = mkdtempSync(join(tmpdir(), 'tkafka-idem-'));
-  try {
-    const script = join(dir, 'producer.py');
-    writeFileSync(script, PY_PRODUCER);
-    const N = 30;
-    const before = proxy.dropped;
-    const r = await execa('/usr/bin/python3', [script, `127.0.0.1:${proxy.port}`, 'idem-py', String(N)], { reject: false, timeout: 150_000 });
-    assert.equal(r.exitCode, 0, r.stderr);
-    assert.match(r.stdout, /errors=0 left=0/, r.stdout);
-    assert.ok(proxy.dropped - before >= 3, `responses dropped: ${proxy.dropped - before}`);
-    const offsets = await admin.fetchTopicOffsets('idem-py');
-    assert.equal(offsets[0]!.high, String(N));
-    const values = await readAll(kafka, 'idem-py', N);
-    assert.deepEqual(values, Array.from({ length: N }, (_, i) => `v${i}`));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-    await admin.disconnect();
-  }
-});
+test(
+  'librdkafka (confluent-kafka) idempotent producer: dropped responses are retried, nothing is written twice',
+  { timeout: 180_000 },
+  async () => {
+    const kafka = new Kafka({
+      brokers: [`127.0.0.1:${proxy.port}`],
+      logLevel: logLevel.NOTHING,
+      clientId: 'idem-check',
+    });
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'idem-py', numPartitions: 1 }] });
+    const dir = mkdtempSync(join(tmpdir(), 'tkafka-idem-'));
+    try {
+      const script = join(dir, 'producer.py');
+      writeFileSync(script, PY_PRODUCER);
+      const N = 30;
+      const before = proxy.dropped;
+      const r = await execa('/usr/bin/python3', [script, `127.0.0.1:${proxy.port}`, 'idem-py', String(N)], {
+        reject: false,
+        timeout: 150_000,
+      });
+      assert.equal(r.exitCode, 0, r.stderr);
+      assert.match(r.stdout, /errors=0 left=0/, r.stdout);
+      assert.ok(proxy.dropped - before >= 3, `responses dropped: ${proxy.dropped - before}`);
+      const offsets = await admin.fetchTopicOffsets('idem-py');
+      assert.equal(offsets[0]!.high, String(N));
+      const values = await readAll(kafka, 'idem-py', N);
+      assert.deepEqual(
+        values,
+        Array.from({ length: N }, (_, i) => `v${i}`),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await admin.disconnect();
+    }
+  },
+);

@@ -5,68 +5,73 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import {
-  checkDeclaredRules, formatJoptHelp, parseJopt, parseOrUsage, JoptError, type JoptToolSpec,
+  checkDeclaredRules,
+  formatJoptHelp,
+  parseJopt,
+  parseOrUsage,
+  JoptError,
+  type JoptToolSpec,
 } from '../src/tools/common/jopt.js';
 import { cellPieces, lineBreakWords, renderRows } from '../src/tools/common/jopt-text.js';
 import { DUMP_LOG_SPEC } from '../src/tools/dump-log/options.js';
 
 /** Kafka 4.4.0 `kafka-dump-log.sh` (no arguments), stderr. */
 const KAFKA_DUMP_LOG_HELP = [
-  "This tool helps to parse a log file and dump its contents to the console, useful for debugging a seemingly corrupt log segment.",
-  "Option                               Description                                ",
-  "------                               -----------                                ",
-  "--cluster-metadata-decoder           If set, log data will be parsed as cluster ",
-  "                                       metadata records.                        ",
-  "--deep-iteration                     If set, uses deep instead of shallow       ",
-  "                                       iteration. Automatically set if print-   ",
-  "                                       data-log is enabled.                     ",
-  "--files <String: file1, file2, ...>  REQUIRED: The comma separated list of data ",
-  "                                       and index log files to be dumped.        ",
-  "--help                               Print usage information.                   ",
-  "--index-sanity-check                 If set, just checks the index sanity       ",
-  "                                       without printing its content. This is    ",
-  "                                       the same check that is executed on       ",
-  "                                       broker startup to determine if an index  ",
-  "                                       needs rebuilding or not.                 ",
-  "--key-decoder-class [String]         If set, used to deserialize the keys. This ",
-  "                                       class should implement org.apache.kafka. ",
-  "                                       tools.api.Decoder trait. Custom jar      ",
-  "                                       should be available in kafka/libs        ",
-  "                                       directory. (default: org.apache.kafka.   ",
-  "                                       tools.api.StringDecoder)                 ",
-  "--max-bytes <Integer: size>          Limit the amount of total batches read in  ",
-  "                                       bytes avoiding reading the whole .log    ",
-  "                                       file(s). (default: 2147483647)           ",
-  "--max-message-size <Integer: size>   Size of largest message. (default: 5242880)",
-  "--offsets-decoder                    If set, log data will be parsed as offset  ",
-  "                                       data from the __consumer_offsets topic.  ",
-  "--print-data-log                     If set, printing the messages content when ",
-  "                                       dumping data logs. Automatically set if  ",
-  "                                       any decoder option is specified.         ",
-  "--remote-log-metadata-decoder        If set, log data will be parsed as         ",
-  "                                       TopicBasedRemoteLogMetadataManager       ",
-  "                                       (RLMM) metadata records. Instead, the    ",
-  "                                       value-decoder-class option can be used   ",
-  "                                       if a custom RLMM implementation is       ",
-  "                                       configured.                              ",
-  "--share-group-state-decoder          If set, log data will be parsed as share   ",
-  "                                       group state data from the                ",
-  "                                       __share_group_state topic.               ",
-  "--skip-record-metadata               Skip metadata when printing records. This  ",
-  "                                       flag also skips control records.         ",
-  "--transaction-log-decoder            If set, log data will be parsed as         ",
-  "                                       transaction metadata from the            ",
-  "                                       __transaction_state topic.               ",
-  "--value-decoder-class [String]       If set, used to deserialize the messages.  ",
-  "                                       This class should implement org.apache.  ",
-  "                                       kafka.tools.api.Decoder trait. Custom    ",
-  "                                       jar should be available in kafka/libs    ",
-  "                                       directory. (default: org.apache.kafka.   ",
-  "                                       tools.api.StringDecoder)                 ",
-  "--verify-index-only                  If set, just verify the index log without  ",
-  "                                       printing its content.                    ",
-  "--version                            Display Kafka version.                     ",
-  ""
+  'This tool helps to parse a log file and dump its contents to the console, useful for debugging a seemingly corrupt log segment.',
+  'Option                               Description                                ',
+  '------                               -----------                                ',
+  '--cluster-metadata-decoder           If set, log data will be parsed as cluster ',
+  '                                       metadata records.                        ',
+  '--deep-iteration                     If set, uses deep instead of shallow       ',
+  '                                       iteration. Automatically set if print-   ',
+  '                                       data-log is enabled.                     ',
+  '--files <String: file1, file2, ...>  REQUIRED: The comma separated list of data ',
+  '                                       and index log files to be dumped.        ',
+  '--help                               Print usage information.                   ',
+  '--index-sanity-check                 If set, just checks the index sanity       ',
+  '                                       without printing its content. This is    ',
+  '                                       the same check that is executed on       ',
+  '                                       broker startup to determine if an index  ',
+  '                                       needs rebuilding or not.                 ',
+  '--key-decoder-class [String]         If set, used to deserialize the keys. This ',
+  '                                       class should implement org.apache.kafka. ',
+  '                                       tools.api.Decoder trait. Custom jar      ',
+  '                                       should be available in kafka/libs        ',
+  '                                       directory. (default: org.apache.kafka.   ',
+  '                                       tools.api.StringDecoder)                 ',
+  '--max-bytes <Integer: size>          Limit the amount of total batches read in  ',
+  '                                       bytes avoiding reading the whole .log    ',
+  '                                       file(s). (default: 2147483647)           ',
+  '--max-message-size <Integer: size>   Size of largest message. (default: 5242880)',
+  '--offsets-decoder                    If set, log data will be parsed as offset  ',
+  '                                       data from the __consumer_offsets topic.  ',
+  '--print-data-log                     If set, printing the messages content when ',
+  '                                       dumping data logs. Automatically set if  ',
+  '                                       any decoder option is specified.         ',
+  '--remote-log-metadata-decoder        If set, log data will be parsed as         ',
+  '                                       TopicBasedRemoteLogMetadataManager       ',
+  '                                       (RLMM) metadata records. Instead, the    ',
+  '                                       value-decoder-class option can be used   ',
+  '                                       if a custom RLMM implementation is       ',
+  '                                       configured.                              ',
+  '--share-group-state-decoder          If set, log data will be parsed as share   ',
+  '                                       group state data from the                ',
+  '                                       __share_group_state topic.               ',
+  '--skip-record-metadata               Skip metadata when printing records. This  ',
+  '                                       flag also skips control records.         ',
+  '--transaction-log-decoder            If set, log data will be parsed as         ',
+  '                                       transaction metadata from the            ',
+  '                                       __transaction_state topic.               ',
+  '--value-decoder-class [String]       If set, used to deserialize the messages.  ',
+  '                                       This class should implement org.apache.  ',
+  '                                       kafka.tools.api.Decoder trait. Custom    ',
+  '                                       jar should be available in kafka/libs    ',
+  '                                       directory. (default: org.apache.kafka.   ',
+  '                                       tools.api.StringDecoder)                 ',
+  '--verify-index-only                  If set, just verify the index log without  ',
+  '                                       printing its content.                    ',
+  '--version                            Display Kafka version.                     ',
+  '',
 ].join('\n');
 
 const KAFKA_ONLY = { ...DUMP_LOG_SPEC, options: DUMP_LOG_SPEC.options.filter((o) => !o.extension) };
@@ -107,7 +112,10 @@ test('usage errors carry jopt-simple and CommandLineUtils messages above the hel
     [['-x'], 'x is not a recognized option'],
     [['--print-data-log'], 'Missing required argument "[files]"'],
   ];
-  const spec: JoptToolSpec = { ...KAFKA_ONLY, options: KAFKA_ONLY.options.map((o) => (o.names[0] === 'files' ? { ...o, required: true } : o)) };
+  const spec: JoptToolSpec = {
+    ...KAFKA_ONLY,
+    options: KAFKA_ONLY.options.map((o) => (o.names[0] === 'files' ? { ...o, required: true } : o)),
+  };
   for (const [argv, msg] of cases) {
     const s = io();
     assert.deepEqual(parseOrUsage(spec, argv, s, 'v'), { exitCode: 1 }, argv.join(' '));
@@ -118,7 +126,8 @@ test('usage errors carry jopt-simple and CommandLineUtils messages above the hel
 
 test("can't-be-used-with and required rules render option names as jopt's [name] lists", () => {
   const spec: JoptToolSpec = {
-    name: 't', description: 'd',
+    name: 't',
+    description: 'd',
     options: [
       { names: ['list'], description: 'List.', invalidWith: ['create', 'delete'] },
       { names: ['create'], description: 'Create.' },
@@ -127,7 +136,10 @@ test("can't-be-used-with and required rules render option names as jopt's [name]
     ],
   };
   assert.equal(checkDeclaredRules(spec, parseJopt(spec, ['--list', '--topic', 'x'])), null);
-  assert.equal(checkDeclaredRules(spec, parseJopt(spec, ['--list', '--delete', '-t', 'x'])), 'Option "[list]" can\'t be used with option "[delete]"');
+  assert.equal(
+    checkDeclaredRules(spec, parseJopt(spec, ['--list', '--delete', '-t', 'x'])),
+    'Option "[list]" can\'t be used with option "[delete]"',
+  );
   assert.equal(checkDeclaredRules(spec, parseJopt(spec, ['--create'])), 'Missing required argument "[t, topic]"');
   // short names sort first in the help row, as jopt's arrangeOptions does
   assert.match(formatJoptHelp(spec), /^-t, --topic <String: topic>  Topic\.\s*$/m);
@@ -135,7 +147,8 @@ test("can't-be-used-with and required rules render option names as jopt's [name]
 
 test('parsing follows jopt-simple: =value, -name for long names, clusters, --, optional arguments, repeats', () => {
   const spec: JoptToolSpec = {
-    name: 't', description: 'd',
+    name: 't',
+    description: 'd',
     options: [
       { names: ['files'], arg: { name: 'f' } },
       { names: ['n'], arg: { type: 'Integer' } },
@@ -163,16 +176,41 @@ test('parsing follows jopt-simple: =value, -name for long names, clusters, --, o
   assert.equal(o.valueOf('decoder'), 'Mine');
   assert.equal(parseJopt(spec, []).valueOf('decoder'), 'Default');
   assert.deepEqual(parseJopt(spec, ['--sep', 'a,b,c']).valuesOf('sep'), ['a', 'b', 'c']);
-  assert.throws(() => parseJopt(spec, ['--fil', 'x']), (e: Error) => e instanceof JoptError && e.message === 'fil is not a recognized option');
+  assert.throws(
+    () => parseJopt(spec, ['--fil', 'x']),
+    (e: Error) => e instanceof JoptError && e.message === 'fil is not a recognized option',
+  );
   assert.equal(parseJopt({ ...spec, abbreviations: true }, ['--fil', 'x']).valueOf('files'), 'x');
 });
 
 test('line breaking follows the JDK line BreakIterator', () => {
-  assert.deepEqual(lineBreakWords('org.apache.kafka.tools.api.Decoder trait.'), ['org.', 'apache.', 'kafka.', 'tools.', 'api.', 'Decoder ', 'trait.']);
-  assert.deepEqual(lineBreakWords('print-data-log (default: 1.5) -1 x'), ['print-', 'data-', 'log ', '(default: ', '1.5) ', '-1 ', 'x']);
+  assert.deepEqual(lineBreakWords('org.apache.kafka.tools.api.Decoder trait.'), [
+    'org.',
+    'apache.',
+    'kafka.',
+    'tools.',
+    'api.',
+    'Decoder ',
+    'trait.',
+  ]);
+  assert.deepEqual(lineBreakWords('print-data-log (default: 1.5) -1 x'), [
+    'print-',
+    'data-',
+    'log ',
+    '(default: ',
+    '1.5) ',
+    '-1 ',
+    'x',
+  ]);
   assert.deepEqual(cellPieces('aaaa bbbb cccc', 10), ['aaaa bbbb', '  cccc']); // the word's trailing space counts
   assert.deepEqual(cellPieces('aaaa bbbb cccc', 9), ['aaaa', '  bbbb', '  cccc']);
   // a first word longer than the column leaves an empty first line, as jopt does
   assert.deepEqual(cellPieces('abcdefghijk x', 5), ['', '  abcdefghijk', '  x']);
-  assert.equal(renderRows([['Option', 'Description'], ['--a', 'x']]), 'Option  Description\n--a     x          \n');
+  assert.equal(
+    renderRows([
+      ['Option', 'Description'],
+      ['--a', 'x'],
+    ]),
+    'Option  Description\n--a     x          \n',
+  );
 });

@@ -14,7 +14,14 @@ import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { RawClient } from './helpers/raw-client.js';
 import { REPO_ROOT } from './helpers/spec-models.js';
 import {
-  Member, createTopic, describeGroup, findCoordinator, runRegexScenarios, suffix, topicIds, type RegexObservations,
+  Member,
+  createTopic,
+  describeGroup,
+  findCoordinator,
+  runRegexScenarios,
+  suffix,
+  topicIds,
+  type RegexObservations,
 } from './helpers/kip848-regex-scenarios.js';
 
 let broker: BrokerProcess;
@@ -52,7 +59,7 @@ test('a regex gets the matching topics, then a matching topic created later, and
   assert.equal(r.describedRegex, `rx-${id}-.*`, 'ConsumerGroupDescribe shows the regex');
 });
 
-test('an invalid regex is INVALID_REGULAR_EXPRESSION with Kafka\'s message', () => {
+test("an invalid regex is INVALID_REGULAR_EXPRESSION with Kafka's message", () => {
   assert.deepEqual(seen.invalid, {
     errorCode: 128,
     errorMessage: 'SubscribedTopicRegex `[` is not a valid regular expression: missing closing ].',
@@ -93,7 +100,9 @@ test('after a restart the member goes on with its epoch and partitions', async (
 async function dumpOffsets(dataDir: string): Promise<{ key: any; payload: any }[]> {
   const dir = join(dataDir, 'logs', '__consumer_offsets-0');
   const out: { key: any; payload: any }[] = [];
-  for (const seg of readdirSync(dir).filter((f) => f.endsWith('.log')).sort()) {
+  for (const seg of readdirSync(dir)
+    .filter((f) => f.endsWith('.log'))
+    .sort()) {
     const args = ['bin/tkafka', 'dump-log', '--offsets-decoder', '--files', join(dir, seg)];
     const r = await execa('node', args, { cwd: REPO_ROOT, reject: false });
     assert.equal(r.exitCode, 0, r.stderr);
@@ -112,7 +121,12 @@ test('a resolved regex is a type-16 record in __consumer_offsets, kept across a 
     const groupId = `g-rxrec-${id}`;
     const regex = `px-${id}-(a|b)`;
     let c = await RawClient.connect(b.port);
-    for (const [t, n] of [[`px-${id}-b`, 1], [`px-${id}-a`, 2], [`px-${id}-z`, 1]] as const) await createTopic(c, t, n);
+    for (const [t, n] of [
+      [`px-${id}-b`, 1],
+      [`px-${id}-a`, 2],
+      [`px-${id}-z`, 1],
+    ] as const)
+      await createTopic(c, t, n);
     const names = new Map([...(await topicIds(c, [`px-${id}-a`, `px-${id}-b`]))].map(([n, i]) => [i, n]));
     await findCoordinator(c, groupId);
     const m = new Member(c, groupId);
@@ -133,10 +147,15 @@ test('a resolved regex is a type-16 record in __consumer_offsets, kept across a 
     assert.deepEqual(again.ownedNames(names), want);
     const after = await describeGroup(c, groupId);
     const shape = (d: any) => ({
-      groupState: d.groupState, groupEpoch: d.groupEpoch, assignmentEpoch: d.assignmentEpoch,
+      groupState: d.groupState,
+      groupEpoch: d.groupEpoch,
+      assignmentEpoch: d.assignmentEpoch,
       members: d.members.map((x: any) => ({
-        memberId: x.memberId, memberEpoch: x.memberEpoch, subscribedTopicRegex: x.subscribedTopicRegex,
-        assignment: x.assignment, targetAssignment: x.targetAssignment,
+        memberId: x.memberId,
+        memberEpoch: x.memberEpoch,
+        subscribedTopicRegex: x.subscribedTopicRegex,
+        assignment: x.assignment,
+        targetAssignment: x.targetAssignment,
       })),
     });
     assert.deepEqual(shape(after), shape(described), 'the group after the restart is the group before it');

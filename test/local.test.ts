@@ -52,7 +52,12 @@ function running(pid: number): boolean {
 }
 
 const tk = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-  execa('node', ['bin/tkafka', ...args], { cwd: REPO_ROOT, reject: false, timeout: 90_000, env: { TKAFKA_LOCAL_DIR: '', ...env } });
+  execa('node', ['bin/tkafka', ...args], {
+    cwd: REPO_ROOT,
+    reject: false,
+    timeout: 90_000,
+    env: { TKAFKA_LOCAL_DIR: '', ...env },
+  });
 
 test('local start prints the bootstrap string of a running single-node cluster', async () => {
   const r = await tk(['local', 'start', '--dir', dir, '--port', '0']);
@@ -66,7 +71,9 @@ test('local start prints the bootstrap string of a running single-node cluster',
   assert.equal(state.bootstrap, bootstrap);
   assert.equal(state.nodes.length, 1);
 
-  const created = await tk(['topics', '--create', '--topic', 'local-topic', '--partitions', '2'], { TKAFKA_BOOTSTRAP_SERVER: bootstrap });
+  const created = await tk(['topics', '--create', '--topic', 'local-topic', '--partitions', '2'], {
+    TKAFKA_BOOTSTRAP_SERVER: bootstrap,
+  });
   assert.equal(created.exitCode, 0, created.stderr);
   assert.equal(created.stdout, 'Created topic local-topic.');
 
@@ -82,7 +89,10 @@ test('local start prints the bootstrap string of a running single-node cluster',
 test('local status: table, JSON and exit codes', async () => {
   const text = await tk(['local', 'status', '--dir', dir]);
   assert.equal(text.exitCode, 0, text.stderr);
-  assert.match(text.stdout, /^NODE\s+PID\s+STATE\s+BROKER\s+CONTROLLER\s+DATA\n1\s+\d+\s+running\s+127\.0\.0\.1:\d+\s+127\.0\.0\.1:\d+\s+\S+node-1\n/);
+  assert.match(
+    text.stdout,
+    /^NODE\s+PID\s+STATE\s+BROKER\s+CONTROLLER\s+DATA\n1\s+\d+\s+running\s+127\.0\.0\.1:\d+\s+127\.0\.0\.1:\d+\s+\S+node-1\n/,
+  );
   assert.match(text.stdout, /^Bootstrap: 127\.0\.0\.1:\d+$/m);
   const json = await tk(['local', 'status', '--dir', dir, '--output', 'json']);
   assert.equal(json.exitCode, 0);

@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { decodeBatch } from '../src/protocol/records/batch.js';
-import { batch, batchOffsets, ManualClock, openLog, removeDir, simpleBatch, tempDir, testConfig } from './helpers/log-fixtures.js';
+import {
+  batch,
+  batchOffsets,
+  ManualClock,
+  openLog,
+  removeDir,
+  simpleBatch,
+  tempDir,
+  testConfig,
+} from './helpers/log-fixtures.js';
 
 test('appendAsLeader assigns offsets and leader epoch in place; read returns the stored bytes', async () => {
   const dir = await tempDir();
@@ -26,9 +35,15 @@ test('appendAsLeader assigns offsets and leader epoch in place; read returns the
     const all = await log.read(0, 1 << 20);
     assert.equal(all.error, undefined);
     assert.deepEqual(all.records, Buffer.concat([b1, b2]));
-    assert.deepEqual((await readFile(path.join(log.dir, '00000000000000000000.log'))), Buffer.concat([b1, b2]));
+    assert.deepEqual(await readFile(path.join(log.dir, '00000000000000000000.log')), Buffer.concat([b1, b2]));
     const decoded = await decodeBatch(all.records, b1.length); // verifies the CRC
-    assert.deepEqual(decoded.records.map((r) => [r.offset, r.key?.toString(), r.value?.toString()]), [[3, 'k0', 'v0'], [4, 'k1', 'v1']]);
+    assert.deepEqual(
+      decoded.records.map((r) => [r.offset, r.key?.toString(), r.value?.toString()]),
+      [
+        [3, 'k0', 'v0'],
+        [4, 'k1', 'v1'],
+      ],
+    );
     assert.equal(decoded.partitionLeaderEpoch, 5);
 
     // reading from inside a batch returns the whole batch
@@ -77,7 +92,13 @@ test('read bounded by the high watermark and out-of-range offsets', async () => 
     assert.equal(log.updateHighWatermark(5), 5);
     const hw = await log.read(0, 1 << 20, { maxOffset: log.highWatermark });
     // offset 5 is inside batch [4,5]: data stops before that batch
-    assert.deepEqual(batchOffsets(hw.records).map(([b, l]) => [b, l]), [[0, 1], [2, 3]]);
+    assert.deepEqual(
+      batchOffsets(hw.records).map(([b, l]) => [b, l]),
+      [
+        [0, 1],
+        [2, 3],
+      ],
+    );
     assert.equal(hw.highWatermark, 5);
     const atHw = await log.read(5, 1 << 20, { maxOffset: 5 });
     assert.equal(atHw.records.length, 0);
@@ -105,7 +126,10 @@ test('LogAppendTime stamps maxTimestamp and the timestamp-type bit and recompute
     const d = await decodeBatch(read.records, 0);
     assert.equal(d.timestampType, 1);
     assert.equal(d.maxTimestamp, clock.ms);
-    assert.deepEqual(d.records.map((x) => x.timestamp), [clock.ms, clock.ms]);
+    assert.deepEqual(
+      d.records.map((x) => x.timestamp),
+      [clock.ms, clock.ms],
+    );
     await log.close();
   } finally {
     await removeDir(dir);
@@ -116,9 +140,21 @@ test('ListOffsets: earliest, latest, max timestamp and by timestamp', async () =
   const dir = await tempDir();
   try {
     const log = await openLog(dir, { config: testConfig({ indexIntervalBytes: 1, segmentBytes: 150 }) });
-    await log.appendAsLeader(batch([{ key: 'a', value: '1', timestamp: 100 }, { key: 'b', value: '2', timestamp: 300 }]), 0);
+    await log.appendAsLeader(
+      batch([
+        { key: 'a', value: '1', timestamp: 100 },
+        { key: 'b', value: '2', timestamp: 300 },
+      ]),
+      0,
+    );
     await log.appendAsLeader(batch([{ key: 'c', value: '3', timestamp: 200 }]), 0);
-    await log.appendAsLeader(batch([{ key: 'd', value: '4', timestamp: 250 }, { key: 'e', value: '5', timestamp: 400 }]), 2);
+    await log.appendAsLeader(
+      batch([
+        { key: 'd', value: '4', timestamp: 250 },
+        { key: 'e', value: '5', timestamp: 400 },
+      ]),
+      2,
+    );
     await log.appendAsLeader(batch([{ key: 'f', value: '6', timestamp: 350 }]), 2);
     assert.ok(log.numberOfSegments > 1);
     assert.deepEqual(await log.offsetForTimestamp(-2), { timestamp: -1, offset: 0, leaderEpoch: 0 });
@@ -160,7 +196,9 @@ test('concurrent appends are serialised: contiguous offsets, batches never inter
   const dir = await tempDir();
   try {
     const log = await openLog(dir, { config: testConfig({ segmentBytes: 2000, indexIntervalBytes: 50 }) });
-    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => log.appendAsLeader(simpleBatch(1 + (i % 3), 1000 + i), 0)));
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => log.appendAsLeader(simpleBatch(1 + (i % 3), 1000 + i), 0)),
+    );
     const sorted = [...results].sort((a, b) => a.baseOffset - b.baseOffset);
     let next = 0;
     for (const r of sorted) {
@@ -187,12 +225,17 @@ test('a partition directory written by Kafka loads and reads back byte for byte'
   const dir = await tempDir();
   try {
     // storage-formats.md §2.3: baseOffset 0, two records at 1700000000000 and +5 ms, leader epoch 0
-    const kafkaBatch = Buffer.from([
-      '0000000000000000 00000048 00000000 02 fde86579 0000 00000001',
-      '0000018bcfe56800 0000018bcfe56805 ffffffffffffffff ffff ffffffff 00000002',
-      '12 00 00 00 02 6b 04 7631 00',
-      '18 00 0a 02 01 04 7632 02 02 68 02 78',
-    ].join('').replace(/ /g, ''), 'hex');
+    const kafkaBatch = Buffer.from(
+      [
+        '0000000000000000 00000048 00000000 02 fde86579 0000 00000001',
+        '0000018bcfe56800 0000018bcfe56805 ffffffffffffffff ffff ffffffff 00000002',
+        '12 00 00 00 02 6b 04 7631 00',
+        '18 00 0a 02 01 04 7632 02 02 68 02 78',
+      ]
+        .join('')
+        .replace(/ /g, ''),
+      'hex',
+    );
     assert.equal(kafkaBatch.length, 84);
     const pdir = path.join(dir, 'topic-0');
     await mkdir(pdir);
@@ -207,7 +250,11 @@ test('a partition directory written by Kafka loads and reads back byte for byte'
     assert.equal(log.logEndOffset, 2);
     assert.equal(log.topicId, 'J8aAPcfLQt2bqs1JT_rMgQ');
     assert.deepEqual((await log.read(0, 1000)).records, kafkaBatch);
-    assert.deepEqual(await log.offsetForTimestamp(1_700_000_000_001), { timestamp: 1_700_000_000_005, offset: 1, leaderEpoch: 0 });
+    assert.deepEqual(await log.offsetForTimestamp(1_700_000_000_001), {
+      timestamp: 1_700_000_000_005,
+      offset: 1,
+      leaderEpoch: 0,
+    });
     assert.deepEqual(await log.offsetForTimestamp(-3), { timestamp: 1_700_000_000_005, offset: 1, leaderEpoch: 0 });
     const r = await log.appendAsLeader(simpleBatch(1, 1_700_000_000_010), 1);
     assert.equal(r.baseOffset, 2);

@@ -15,7 +15,11 @@ function manager(dirs: string[], o: Partial<ConstructorParameters<typeof LogMana
 test('directory names: parse and delete names as Kafka', () => {
   assert.deepEqual(parseTopicPartitionDirName('orders-3'), { topic: 'orders', partition: 3 });
   assert.deepEqual(parseTopicPartitionDirName('my-topic-10'), { topic: 'my-topic', partition: 10 });
-  assert.deepEqual(parseTopicPartitionDirName('t-1.0123456789abcdef0123456789abcdef-delete'), { topic: 't', partition: 1, suffix: 'delete' });
+  assert.deepEqual(parseTopicPartitionDirName('t-1.0123456789abcdef0123456789abcdef-delete'), {
+    topic: 't',
+    partition: 1,
+    suffix: 'delete',
+  });
   assert.equal(parseTopicPartitionDirName('noseparator'), undefined);
   assert.equal(parseTopicPartitionDirName('topic-x'), undefined);
   assert.match(logDeleteDirName('orders', 3), /^orders-3\.[0-9a-f]{32}-delete$/);
@@ -33,15 +37,35 @@ test('clean shutdown writes checkpoints and the marker; restart skips recovery',
     const other = await lm.getOrCreateLog('orders', 1);
     await other.appendAsLeader(simpleBatch(1, 5), 0);
     await lm.shutdown(17);
-    assert.deepEqual((await ls(d)).filter((f) => !f.startsWith('orders')), [
-      '.kafka_cleanshutdown', 'cleaner-offset-checkpoint', 'log-start-offset-checkpoint', 'recovery-point-offset-checkpoint', 'replication-offset-checkpoint',
-    ]);
+    assert.deepEqual(
+      (await ls(d)).filter((f) => !f.startsWith('orders')),
+      [
+        '.kafka_cleanshutdown',
+        'cleaner-offset-checkpoint',
+        'log-start-offset-checkpoint',
+        'recovery-point-offset-checkpoint',
+        'replication-offset-checkpoint',
+      ],
+    );
     assert.equal(await readFile(path.join(d, '.kafka_cleanshutdown'), 'utf8'), '{"version":0,"brokerEpoch":17}');
-    assert.equal(await readFile(path.join(d, 'recovery-point-offset-checkpoint'), 'utf8'), '0\n2\norders 0 6\norders 1 1\n');
-    assert.equal(await readFile(path.join(d, 'replication-offset-checkpoint'), 'utf8'), '0\n2\norders 0 4\norders 1 0\n');
+    assert.equal(
+      await readFile(path.join(d, 'recovery-point-offset-checkpoint'), 'utf8'),
+      '0\n2\norders 0 6\norders 1 1\n',
+    );
+    assert.equal(
+      await readFile(path.join(d, 'replication-offset-checkpoint'), 'utf8'),
+      '0\n2\norders 0 4\norders 1 0\n',
+    );
     assert.equal(await readFile(path.join(d, 'log-start-offset-checkpoint'), 'utf8'), '0\n0\n');
-    assert.equal(await readFile(path.join(d, 'orders-0', 'partition.metadata'), 'utf8'), `version: 0\ntopic_id: ${TOPIC_ID}`);
-    assert.equal((await stat(path.join(d, 'orders-0', '00000000000000000000.index'))).size, 0, 'indexes trimmed at close');
+    assert.equal(
+      await readFile(path.join(d, 'orders-0', 'partition.metadata'), 'utf8'),
+      `version: 0\ntopic_id: ${TOPIC_ID}`,
+    );
+    assert.equal(
+      (await stat(path.join(d, 'orders-0', '00000000000000000000.index'))).size,
+      0,
+      'indexes trimmed at close',
+    );
 
     const lm2 = manager([d]);
     await lm2.startup();
@@ -103,7 +127,10 @@ test('partitions spread over log dirs; deleteLog renames to -delete and removes'
     await lm.deleteLog('spread', 0);
     assert.equal(lm.getLog('spread', 0), undefined);
     const names = await readdir(parent);
-    assert.ok(names.some((n) => /^spread-0\.[0-9a-f]{32}-delete$/.test(n)), names.join());
+    assert.ok(
+      names.some((n) => /^spread-0\.[0-9a-f]{32}-delete$/.test(n)),
+      names.join(),
+    );
     await sleep(250);
     assert.ok(!(await readdir(parent)).some((n) => n.startsWith('spread-0')));
     await lm.shutdown();
@@ -118,7 +145,10 @@ test('retention, DeleteRecords and cleaner runs are reflected in the checkpoints
   try {
     const S = simpleBatch(1, 0).length;
     const lm = manager([d], {
-      topicConfig: (t) => (t === 'compacted' ? testConfig({ compact: true, delete: false, segmentBytes: 2 * S }) : testConfig({ segmentBytes: 2 * S, retentionMs: -1 })),
+      topicConfig: (t) =>
+        t === 'compacted'
+          ? testConfig({ compact: true, delete: false, segmentBytes: 2 * S })
+          : testConfig({ segmentBytes: 2 * S, retentionMs: -1 }),
     });
     await lm.startup();
     const plain = await lm.getOrCreateLog('plain', 0);
@@ -138,7 +168,9 @@ test('retention, DeleteRecords and cleaner runs are reflected in the checkpoints
     const r = await c.read(0, 1 << 20);
     assert.equal(r.records.readBigInt64BE(0), 3n, 'only the latest value (offset 3) is left below the active segment');
     await lm.shutdown();
-    const lm2 = manager([d], { topicConfig: (t) => (t === 'compacted' ? testConfig({ compact: true, delete: false }) : undefined) });
+    const lm2 = manager([d], {
+      topicConfig: (t) => (t === 'compacted' ? testConfig({ compact: true, delete: false }) : undefined),
+    });
     await lm2.startup();
     assert.equal(lm2.getLog('plain', 0)!.logStartOffset, 3);
     assert.equal(lm2.cleanerCheckpoint('compacted', 0), 4);

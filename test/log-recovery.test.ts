@@ -25,7 +25,11 @@ test('clean restart trusts the files: no recovery, appends continue', async () =
     await log.flush(true);
     await log.close();
     const S = batches[0]!.length;
-    const re = await openLog(dir, { config: testConfig({ indexIntervalBytes: 100 }), hadCleanShutdown: true, recoveryPoint: 5 });
+    const re = await openLog(dir, {
+      config: testConfig({ indexIntervalBytes: 100 }),
+      hadCleanShutdown: true,
+      recoveryPoint: 5,
+    });
     assert.deepEqual(re.loadStats, { truncatedBytes: 0, recoveredSegments: 0 });
     assert.equal(re.logEndOffset, 5);
     assert.equal(re.recoveryPoint, 5);
@@ -33,10 +37,16 @@ test('clean restart trusts the files: no recovery, appends continue', async () =
     await re.appendAsLeader(simpleBatch(1, 2000), 0);
     assert.equal(re.logEndOffset, 6);
     const all = await re.read(0, 1 << 20);
-    assert.deepEqual(batchOffsets(all.records).map(([b]) => b), [0, 1, 2, 3, 4, 5]);
+    assert.deepEqual(
+      batchOffsets(all.records).map(([b]) => b),
+      [0, 1, 2, 3, 4, 5],
+    );
     await re.close();
     // entries: (2, 2S), (4, 4S) from the first run, none from the single append after restart
-    assert.equal((await readFile(path.join(re.dir, SEG0 + '.index'))).toString('hex'), hex32(2) + hex32(2 * S) + hex32(4) + hex32(4 * S));
+    assert.equal(
+      (await readFile(path.join(re.dir, SEG0 + '.index'))).toString('hex'),
+      hex32(2) + hex32(2 * S) + hex32(4) + hex32(4 * S),
+    );
   } finally {
     await removeDir(dir);
   }
@@ -46,7 +56,14 @@ for (const [name, tail] of [
   ['half a batch', (b: Buffer) => b.subarray(0, Math.floor(b.length / 2))],
   ['garbage', () => Buffer.from('this is not a record batch, this is garbage at the end of the file')],
   ['a zero-filled pre-allocated tail', () => Buffer.alloc(4096)],
-  ['a batch with a bad CRC', (b: Buffer) => { const c = Buffer.from(b); c[c.length - 1] ^= 0xff; return c; }],
+  [
+    'a batch with a bad CRC',
+    (b: Buffer) => {
+      const c = Buffer.from(b);
+      c[c.length - 1] ^= 0xff;
+      return c;
+    },
+  ],
 ] as const) {
   test(`crash recovery truncates ${name} and rebuilds the indexes`, async () => {
     const dir = await tempDir();
@@ -71,7 +88,10 @@ for (const [name, tail] of [
       assert.equal(re.logEndOffset, 8);
       await re.close();
       // rebuilt with the recovery rule: an entry when > 100 bytes were scanned since the last one
-      assert.equal((await readFile(path.join(re.dir, SEG0 + '.index'))).toString('hex'), [2, 4, 6].map((o) => hex32(o) + hex32(o * S)).join(''));
+      assert.equal(
+        (await readFile(path.join(re.dir, SEG0 + '.index'))).toString('hex'),
+        [2, 4, 6].map((o) => hex32(o) + hex32(o * S)).join(''),
+      );
     } finally {
       await removeDir(dir);
     }
@@ -84,7 +104,10 @@ test('corruption in a middle segment above the recovery point drops everything a
     const S = simpleBatch(1, 1).length;
     const cfg = testConfig({ segmentBytes: 3 * S });
     const { log } = await fill(dir, 9, cfg);
-    assert.deepEqual(log.segments.map((s) => s.baseOffset), [0, 3, 6]);
+    assert.deepEqual(
+      log.segments.map((s) => s.baseOffset),
+      [0, 3, 6],
+    );
     await log.closeHandlers();
     const mid = path.join(log.dir, '00000000000000000003.log');
     const bytes = await readFile(mid);
@@ -92,9 +115,15 @@ test('corruption in a middle segment above the recovery point drops everything a
     await writeFile(mid, bytes);
     const re = await openLog(dir, { config: cfg, recoveryPoint: 3 });
     assert.equal(re.loadStats.recoveredSegments, 1, 'the segment below the recovery point is not scanned');
-    assert.deepEqual(re.segments.map((s) => s.baseOffset), [0, 3]);
+    assert.deepEqual(
+      re.segments.map((s) => s.baseOffset),
+      [0, 3],
+    );
     assert.equal(re.logEndOffset, 4);
-    assert.ok(!(await stat(path.join(re.dir, '00000000000000000006.log')).catch(() => undefined)), 'later segment deleted');
+    assert.ok(
+      !(await stat(path.join(re.dir, '00000000000000000006.log')).catch(() => undefined)),
+      'later segment deleted',
+    );
     await re.close();
   } finally {
     await removeDir(dir);
@@ -131,7 +160,10 @@ test('log start offset checkpoint beyond the end empties the log', async () => {
     const re = await openLog(dir, { hadCleanShutdown: true, logStartOffset: 10 });
     assert.equal(re.logStartOffset, 10);
     assert.equal(re.logEndOffset, 10);
-    assert.deepEqual(re.segments.map((s) => s.baseOffset), [10]);
+    assert.deepEqual(
+      re.segments.map((s) => s.baseOffset),
+      [10],
+    );
     await re.close();
   } finally {
     await removeDir(dir);

@@ -7,7 +7,7 @@ import { ManualClock, ls, openLog, removeDir, simpleBatch, tempDir, testConfig }
 const hex64 = (n: number) => n.toString(16).padStart(16, '0');
 const hex32 = (n: number) => n.toString(16).padStart(8, '0');
 
-test('index and timeindex bytes follow Kafka\'s index.interval.bytes rule exactly', async () => {
+test("index and timeindex bytes follow Kafka's index.interval.bytes rule exactly", async () => {
   const dir = await tempDir();
   try {
     const T = 1_700_000_000_000;
@@ -59,13 +59,19 @@ test('roll by segment.bytes: new segment named by its 20-digit base offset, old 
     const S = simpleBatch(1, 1000).length;
     const log = await openLog(dir, { config: testConfig({ segmentBytes: 3 * S, indexIntervalBytes: 1 }) });
     for (let i = 0; i < 7; i++) await log.appendAsLeader(simpleBatch(1, 1000 + i), 0);
-    assert.deepEqual(log.segments.map((s) => s.baseOffset), [0, 3, 6]);
+    assert.deepEqual(
+      log.segments.map((s) => s.baseOffset),
+      [0, 3, 6],
+    );
     const files = await ls(log.dir);
     for (const base of ['00000000000000000000', '00000000000000000003', '00000000000000000006']) {
       for (const ext of ['.log', '.index', '.timeindex']) assert.ok(files.includes(base + ext), base + ext);
     }
     // the rolled segment: entries for the 2nd and 3rd append only (first append of a segment never indexes)
-    assert.equal((await readFile(path.join(log.dir, '00000000000000000000.index'))).toString('hex'), hex32(1) + hex32(S) + hex32(2) + hex32(2 * S));
+    assert.equal(
+      (await readFile(path.join(log.dir, '00000000000000000000.index'))).toString('hex'),
+      hex32(1) + hex32(S) + hex32(2) + hex32(2 * S),
+    );
     assert.equal((await stat(path.join(log.dir, '00000000000000000000.log'))).size, 3 * S);
     const r = await log.read(0, 1 << 20);
     assert.equal(r.records.length, 3 * S, 'a read stops at the end of its segment');
@@ -86,7 +92,10 @@ test('roll by segment.ms uses the record timestamps of the first batch and the n
     await log.appendAsLeader(simpleBatch(1, 11_000), 0); // waited exactly 1000: no roll
     assert.equal(log.numberOfSegments, 1);
     await log.appendAsLeader(simpleBatch(1, 11_001), 0);
-    assert.deepEqual(log.segments.map((s) => s.baseOffset), [0, 2]);
+    assert.deepEqual(
+      log.segments.map((s) => s.baseOffset),
+      [0, 2],
+    );
     await log.close();
   } finally {
     await removeDir(dir);
@@ -102,7 +111,10 @@ test('roll when the index is full', async () => {
     await log.appendAsLeader(simpleBatch(1, 200), 0); // adds the first index entries
     assert.equal(log.numberOfSegments, 1);
     await log.appendAsLeader(simpleBatch(1, 300), 0);
-    assert.deepEqual(log.segments.map((s) => s.baseOffset), [0, 2]);
+    assert.deepEqual(
+      log.segments.map((s) => s.baseOffset),
+      [0, 2],
+    );
     const ti = await readFile(path.join(log.dir, '00000000000000000000.timeindex'));
     assert.equal(ti.length, 12, 'trimmed to its single entry (the roll entry has no larger timestamp)');
     await log.close();

@@ -11,7 +11,14 @@ import { METADATA_RECORDS } from '../src/protocol/generated/records.js';
 import { readLeaderChangeMessage } from '../src/protocol/generated/protocol/LeaderChangeMessage.js';
 import { readVotersRecord } from '../src/protocol/generated/protocol/VotersRecord.js';
 import { readSnapshotHeaderRecord } from '../src/protocol/generated/protocol/SnapshotHeaderRecord.js';
-import { deserializeMetadataRecord, metadataRecord, RecordType, serializeMetadataRecord, writeBootstrapCheckpoint, readBootstrapCheckpoint } from '../src/broker/metadata/index.js';
+import {
+  deserializeMetadataRecord,
+  metadataRecord,
+  RecordType,
+  serializeMetadataRecord,
+  writeBootstrapCheckpoint,
+  readBootstrapCheckpoint,
+} from '../src/broker/metadata/index.js';
 import { buildDataBatch, MetadataLog } from '../src/broker/raft/index.js';
 import { defaultNoOpRecord } from '../src/protocol/generated/metadata/NoOpRecord.js';
 import { openController, tempDir } from './helpers/metadata-env.js';
@@ -43,13 +50,28 @@ test('quorum-state: Kafka 4 JSON (data_version 1), epoch 1 on first start, +1 pe
   try {
     let c = await openController(dir);
     const file = join(metaDir(dir), 'quorum-state');
-    assert.equal(readFileSync(file, 'utf8'), '{"leaderId":1,"leaderEpoch":1,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}');
+    assert.equal(
+      readFileSync(file, 'utf8'),
+      '{"leaderId":1,"leaderEpoch":1,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}',
+    );
     await c.close();
     c = await openController(dir);
-    assert.equal(readFileSync(file, 'utf8'), '{"leaderId":1,"leaderEpoch":2,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}');
+    assert.equal(
+      readFileSync(file, 'utf8'),
+      '{"leaderId":1,"leaderEpoch":2,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}',
+    );
     await c.close();
-    assert.equal(readFileSync(join(metaDir(dir), 'leader-epoch-checkpoint'), 'utf8').split('\n').slice(0, 3).join('|'), '0|2|1 0');
-    assert.equal(readFileSync(join(metaDir(dir), 'partition.metadata'), 'utf8'), 'version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ');
+    assert.equal(
+      readFileSync(join(metaDir(dir), 'leader-epoch-checkpoint'), 'utf8')
+        .split('\n')
+        .slice(0, 3)
+        .join('|'),
+      '0|2|1 0',
+    );
+    assert.equal(
+      readFileSync(join(metaDir(dir), 'partition.metadata'), 'utf8'),
+      'version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ',
+    );
     assert.ok(!readdirSync(metaDir(dir)).some((n) => n.endsWith('.tmp')));
   } finally {
     cleanup();
@@ -57,8 +79,10 @@ test('quorum-state: Kafka 4 JSON (data_version 1), epoch 1 on first start, +1 pe
   const st = tempDir();
   try {
     const c = await openController(st.dir, { kraftVersion: 0 });
-    assert.equal(readFileSync(join(metaDir(st.dir), 'quorum-state'), 'utf8'),
-      '{"clusterId":"","leaderId":1,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":1}],"data_version":0}');
+    assert.equal(
+      readFileSync(join(metaDir(st.dir), 'quorum-state'), 'utf8'),
+      '{"clusterId":"","leaderId":1,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":1}],"data_version":0}',
+    );
     await c.close();
   } finally {
     st.cleanup();
@@ -69,7 +93,9 @@ test('metadata log batches decode with the generated codec: control batch first,
   const { dir, cleanup } = tempDir();
   try {
     const c = await openController(dir, { snapshotOnClose: false });
-    await c.createTopics([{ name: 'fmt', numPartitions: 2, replicationFactor: 1, configs: [{ name: 'retention.ms', value: '10' }] }]);
+    await c.createTopics([
+      { name: 'fmt', numPartitions: 2, replicationFactor: 1, configs: [{ name: 'retention.ms', value: '10' }] },
+    ]);
     await c.allocateProducerIds();
     await c.deleteTopics({ topicNames: ['fmt'] });
     await c.close();
@@ -80,13 +106,22 @@ test('metadata log batches decode with the generated codec: control batch first,
     assert.equal(first.isControl, true);
     assert.equal(first.isTransactional, false);
     assert.equal(first.partitionLeaderEpoch, 1);
-    assert.deepEqual(first.records.map((r) => r.key!.toString('hex')), ['00000002', '00000005', '00000006']);
+    assert.deepEqual(
+      first.records.map((r) => r.key!.toString('hex')),
+      ['00000002', '00000005', '00000006'],
+    );
     const lc = readLeaderChangeMessage(new Reader(first.records[0]!.value!), 0);
-    assert.deepEqual([lc.version, lc.leaderId, lc.voters.map((v) => v.voterId), lc.grantingVoters.map((v) => v.voterId)], [0, 1, [1], [1]]);
+    assert.deepEqual(
+      [lc.version, lc.leaderId, lc.voters.map((v) => v.voterId), lc.grantingVoters.map((v) => v.voterId)],
+      [0, 1, [1], [1]],
+    );
     const voters = readVotersRecord(new Reader(first.records[2]!.value!), 0);
     assert.equal(voters.voters[0]!.voterId, 1);
     assert.equal(voters.voters[0]!.voterDirectoryId, 'J8aAPcfLQt2bqs1JT_rMgQ');
-    assert.deepEqual(voters.voters[0]!.endpoints.map((e) => [e.name, e.host, e.port]), [['CONTROLLER', 'localhost', 9093]]);
+    assert.deepEqual(
+      voters.voters[0]!.endpoints.map((e) => [e.name, e.host, e.port]),
+      [['CONTROLLER', 'localhost', 9093]],
+    );
 
     let expectedOffset = 0;
     const seen: string[] = [];
@@ -110,10 +145,19 @@ test('metadata log batches decode with the generated codec: control batch first,
       }
     }
     assert.deepEqual(seen, [
-      'BeginTransactionRecord:0', 'FeatureLevelRecord:0', 'ZkMigrationStateRecord:0', 'EndTransactionRecord:0',
-      'RegisterControllerRecord:0', 'RegisterBrokerRecord:3', 'BrokerRegistrationChangeRecord:0',
-      'TopicRecord:0', 'ConfigRecord:0', 'PartitionRecord:1', 'PartitionRecord:1',
-      'ProducerIdsRecord:0', 'RemoveTopicRecord:0',
+      'BeginTransactionRecord:0',
+      'FeatureLevelRecord:0',
+      'ZkMigrationStateRecord:0',
+      'EndTransactionRecord:0',
+      'RegisterControllerRecord:0',
+      'RegisterBrokerRecord:3',
+      'BrokerRegistrationChangeRecord:0',
+      'TopicRecord:0',
+      'ConfigRecord:0',
+      'PartitionRecord:1',
+      'PartitionRecord:1',
+      'ProducerIdsRecord:0',
+      'RemoveTopicRecord:0',
     ]);
     // The create is one atomic batch: TopicRecord, its ConfigRecords, then its PartitionRecords.
     const create = batches.find((b) => !b.isControl && decodeFramed(b.records[0]!.value!).name === 'TopicRecord')!;
@@ -121,8 +165,13 @@ test('metadata log batches decode with the generated codec: control batch first,
     const topic = decodeFramed(create.records[0]!.value!).data;
     const part = decodeFramed(create.records[2]!.value!).data;
     assert.equal(part.topicId, topic.topicId);
-    assert.deepEqual([part.partitionId, part.leader, part.leaderEpoch, part.partitionEpoch, part.replicas, part.isr], [0, 1, 0, 0, [1], [1]]);
-    const reg = batches.flatMap((b) => (b.isControl ? [] : b.records.map((r) => decodeFramed(r.value!)))).find((d) => d.name === 'RegisterBrokerRecord')!;
+    assert.deepEqual(
+      [part.partitionId, part.leader, part.leaderEpoch, part.partitionEpoch, part.replicas, part.isr],
+      [0, 1, 0, 0, [1], [1]],
+    );
+    const reg = batches
+      .flatMap((b) => (b.isControl ? [] : b.records.map((r) => decodeFramed(r.value!))))
+      .find((d) => d.name === 'RegisterBrokerRecord')!;
     assert.equal(reg.data.brokerEpoch, 8n, 'broker epoch = offset of its RegisterBrokerRecord');
     assert.equal(reg.data.fenced, true);
     assert.deepEqual(reg.data.logDirs, ['J8aAPcfLQt2bqs1JT_rMgQ']);
@@ -145,15 +194,23 @@ test('snapshot file: header control batch at offset 0, data batches, footer; epo
     const head = batches[0]!;
     assert.equal(head.baseOffset, 0);
     assert.equal(head.isControl, true);
-    assert.deepEqual(head.records.map((r) => r.key!.toString('hex')), ['00000003', '00000005', '00000006']);
+    assert.deepEqual(
+      head.records.map((r) => r.key!.toString('hex')),
+      ['00000003', '00000005', '00000006'],
+    );
     assert.equal(readSnapshotHeaderRecord(new Reader(head.records[0]!.value!), 0).version, 0);
     const foot = batches.at(-1)!;
     assert.equal(foot.isControl, true);
-    assert.deepEqual(foot.records.map((r) => r.key!.toString('hex')), ['00000004']);
+    assert.deepEqual(
+      foot.records.map((r) => r.key!.toString('hex')),
+      ['00000004'],
+    );
     for (const b of batches) assert.equal(b.partitionLeaderEpoch, 1);
     const names = batches.slice(1, -1).flatMap((b) => b.records.map((r) => decodeFramed(r.value!).name));
     assert.equal(names[0], 'FeatureLevelRecord');
-    assert.ok(names.includes('TopicRecord') && names.includes('PartitionRecord') && names.includes('RegisterBrokerRecord'));
+    assert.ok(
+      names.includes('TopicRecord') && names.includes('PartitionRecord') && names.includes('RegisterBrokerRecord'),
+    );
     assert.ok(!names.includes('BeginTransactionRecord'), 'no transaction markers in snapshots');
   } finally {
     cleanup();
@@ -169,19 +226,31 @@ test('bootstrap.checkpoint: Kafka layout, read back, and it decides the metadata
     for (const b of batches) assert.equal(b.partitionLeaderEpoch, 0);
     assert.equal(batches[0]!.baseOffset, 0);
     assert.equal(readSnapshotHeaderRecord(new Reader(batches[0]!.records[0]!.value!), 0).lastContainedLogTimestamp, 0n);
-    assert.deepEqual(batches[1]!.records.map((r) => decodeFramed(r.value!).data).map((d) => [d.name, d.featureLevel]),
-      [['metadata.version', 22], ['group.version', 1]]);
+    assert.deepEqual(
+      batches[1]!.records.map((r) => decodeFramed(r.value!).data).map((d) => [d.name, d.featureLevel]),
+      [
+        ['metadata.version', 22],
+        ['group.version', 1],
+      ],
+    );
     assert.equal(batches[2]!.records[0]!.key!.toString('hex'), '00000004');
     assert.equal((await readBootstrapCheckpoint(dir))!.metadataVersion, 22);
 
     // The storage formatter's BootstrapInfo shape works too; an older MV gates record versions.
-    await writeBootstrapCheckpoint(dir, { featureRecords: [{ name: 'metadata.version', level: 14 }, { name: 'kraft.version', level: 1 }] });
+    await writeBootstrapCheckpoint(dir, {
+      featureRecords: [
+        { name: 'metadata.version', level: 14 },
+        { name: 'kraft.version', level: 1 },
+      ],
+    });
     const c = await openController(dir, { snapshotOnClose: false });
     assert.equal(c.image.metadataVersion, 14);
     await c.createTopics([{ name: 'old', numPartitions: 1, replicationFactor: 1 }]);
     await c.close();
-    const versions = batchesOf(join(metaDir(dir), '00000000000000000000.log')).filter((b) => !b.isControl)
-      .flatMap((b) => b.records.map((r) => decodeFramed(r.value!))).map((d) => `${d.name}:${d.version}`);
+    const versions = batchesOf(join(metaDir(dir), '00000000000000000000.log'))
+      .filter((b) => !b.isControl)
+      .flatMap((b) => b.records.map((r) => decodeFramed(r.value!)))
+      .map((d) => `${d.name}:${d.version}`);
     assert.ok(versions.includes('PartitionRecord:0'), versions.join());
     assert.ok(versions.includes('RegisterBrokerRecord:2'), versions.join());
     assert.ok(!versions.some((v) => v.startsWith('RegisterControllerRecord')), 'controller registration needs 3.7-IV0');
@@ -193,7 +262,8 @@ test('bootstrap.checkpoint: Kafka layout, read back, and it decides the metadata
     await writeBootstrapCheckpoint(old.dir, 7); // 3.3-IV3: no metadata transactions yet
     const c = await openController(old.dir);
     await c.close();
-    const names = batchesOf(join(metaDir(old.dir), '00000000000000000000.log')).filter((b) => !b.isControl)
+    const names = batchesOf(join(metaDir(old.dir), '00000000000000000000.log'))
+      .filter((b) => !b.isControl)
       .flatMap((b) => b.records.map((r) => decodeFramed(r.value!).name));
     assert.deepEqual(names.slice(0, 2), ['FeatureLevelRecord', 'RegisterBrokerRecord']);
   } finally {
@@ -275,7 +345,9 @@ test('offset and time indexes follow the sparse-index rule and are rebuilt ident
     assert.equal(again.logEndOffset, positions.at(-1)![1] + 1);
     assert.deepEqual(again.epochEntries, [{ epoch: 3, startOffset: 0 }]);
     const seen: number[] = [];
-    await again.read(25, (_buf, info) => { seen.push(info.baseOffset); });
+    await again.read(25, (_buf, info) => {
+      seen.push(info.baseOffset);
+    });
     assert.ok(seen[0]! <= 25 && seen.at(-1)! + 2 >= again.logEndOffset - 1);
     await again.close();
     assert.deepEqual(readFileSync(join(dir, '00000000000000000000.index')), index);

@@ -11,10 +11,20 @@ import { openController, tempDir } from './helpers/metadata-env.js';
 
 function summary(img: MetadataImage): unknown {
   return {
-    topics: [...img.topicsByName.values()].map((t) => ({
-      name: t.name, id: t.id,
-      partitions: [...t.partitions.values()].map((p) => [p.partitionId, p.leader, p.leaderEpoch, p.partitionEpoch, [...p.replicas], [...p.isr]]),
-    })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+    topics: [...img.topicsByName.values()]
+      .map((t) => ({
+        name: t.name,
+        id: t.id,
+        partitions: [...t.partitions.values()].map((p) => [
+          p.partitionId,
+          p.leader,
+          p.leaderEpoch,
+          p.partitionEpoch,
+          [...p.replicas],
+          [...p.isr],
+        ]),
+      }))
+      .sort((a, b) => (a.name < b.name ? -1 : 1)),
     configs: [...img.configs].map(([k, m]) => [k, [...m].sort()]).sort(),
     features: [...img.features].sort(),
     nextProducerId: img.nextProducerId,
@@ -23,7 +33,10 @@ function summary(img: MetadataImage): unknown {
 }
 
 const metaDir = (dir: string) => join(dir, '__cluster_metadata-0');
-const snapshotsIn = (dir: string) => readdirSync(metaDir(dir)).filter((n) => n.endsWith('.checkpoint')).sort();
+const snapshotsIn = (dir: string) =>
+  readdirSync(metaDir(dir))
+    .filter((n) => n.endsWith('.checkpoint'))
+    .sort();
 
 test('restart restores the same image and topic ids (from snapshot + tail, and from the log alone)', async () => {
   for (const snapshotOnClose of [true, false]) {
@@ -37,7 +50,13 @@ test('restart restores the same image and topic ids (from snapshot + tail, and f
       ]);
       await c.deleteTopics({ topicNames: ['gamma'] });
       await c.createPartitions([{ name: 'beta', count: 2, assignments: null }]);
-      await c.incrementalAlterConfigs([{ resourceType: ConfigResourceType.Topic, resourceName: 'beta', configs: [{ name: 'segment.ms', value: '5', configOperation: OpType.SET }] }]);
+      await c.incrementalAlterConfigs([
+        {
+          resourceType: ConfigResourceType.Topic,
+          resourceName: 'beta',
+          configs: [{ name: 'segment.ms', value: '5', configOperation: OpType.SET }],
+        },
+      ]);
       await c.allocateProducerIds();
       const before = summary(c.image);
       await c.close();
@@ -91,7 +110,10 @@ test('snapshots every N records; restart loads the latest snapshot and replays o
     const { SingleVoterQuorum } = await import('../src/broker/raft/index.js');
     const q = await SingleVoterQuorum.open({ metadataLogDir: dir, nodeId: 1 });
     q.register({
-      handleLoadSnapshot: (s) => { snapshotLoads++; assert.deepEqual(s.id, latest); },
+      handleLoadSnapshot: (s) => {
+        snapshotLoads++;
+        assert.deepEqual(s.id, latest);
+      },
       handleCommit: (b) => {
         assert.ok(b.baseOffset >= latest.offset);
         for (const r of b.records) if (r.type === 2) tailTopics.push(r.data.name);
@@ -101,7 +123,10 @@ test('snapshots every N records; restart loads the latest snapshot and replays o
     await q.close();
     assert.equal(snapshotLoads, 1);
     assert.equal(tailTopics.at(-1), 'tail');
-    assert.ok(tailTopics.every((t) => !names.includes(t)), 'no record is applied twice');
+    assert.ok(
+      tailTopics.every((t) => !names.includes(t)),
+      'no record is applied twice',
+    );
     assert.deepEqual([...names, ...tailTopics].sort(), ['t0', 't1', 't2', 't3', 't4', 't5', 'tail']);
   } finally {
     cleanup();
@@ -120,7 +145,8 @@ test('a torn tail of the metadata log is truncated and the rest loads', async ()
       const log = join(metaDir(dir), '00000000000000000000.log');
       const full = statSync(log).size;
       if (damage === 'cut') truncateSync(log, full - 7);
-      else if (damage === 'garbage') appendFileSync(log, Buffer.from('00000000000000ff0000002a0000000102deadbeef', 'hex'));
+      else if (damage === 'garbage')
+        appendFileSync(log, Buffer.from('00000000000000ff0000002a0000000102deadbeef', 'hex'));
       else {
         const buf = readFileSync(log);
         buf[full - 3] ^= 0xff; // inside the last batch's records: CRC mismatch
@@ -162,7 +188,10 @@ test('producer id blocks never repeat across restarts (with and without snapshot
       await c.close();
     }
     assert.equal(new Set(starts).size, starts.length);
-    assert.deepEqual(starts, starts.map((_, i) => BigInt(i * 1000)));
+    assert.deepEqual(
+      starts,
+      starts.map((_, i) => BigInt(i * 1000)),
+    );
   } finally {
     cleanup();
   }
@@ -171,7 +200,12 @@ test('producer id blocks never repeat across restarts (with and without snapshot
 test('segments roll, old segments are deleted once covered by a snapshot, restart still works', async () => {
   const { dir, cleanup } = tempDir();
   try {
-    let c = await openController(dir, { segmentBytes: 2048, snapshotMaxRecords: 40, retentionBytes: 4096, snapshotOnClose: false });
+    let c = await openController(dir, {
+      segmentBytes: 2048,
+      snapshotMaxRecords: 40,
+      retentionBytes: 4096,
+      snapshotOnClose: false,
+    });
     for (let i = 0; i < 30; i++) await c.createTopics([{ name: `roll-${i}`, numPartitions: 3, replicationFactor: 1 }]);
     const logs = readdirSync(metaDir(dir)).filter((n) => n.endsWith('.log'));
     const base = Number(logs[0]!.slice(0, 20));

@@ -65,7 +65,12 @@ async function start(overrides: Partial<SocketServerOptions> = {}): Promise<Harn
       if (b[0] === 0xfe) return null; // like Produce with acks=0
       handled.count++;
       const size = b.length >= 6 ? b.readUInt32BE(2) : 0;
-      return { errorCode: 0, errorMessage: null, authBytes: size > 0 ? Buffer.alloc(size, 0x61) : b, sessionLifetimeMs: 0n };
+      return {
+        errorCode: 0,
+        errorMessage: null,
+        authBytes: size > 0 ? Buffer.alloc(size, 0x61) : b,
+        sessionLifetimeMs: 0n,
+      };
     },
     errorResponse: genericErrorResponse,
   };
@@ -125,7 +130,10 @@ class RawClient {
   }
   /** ApiVersions round trip: proves the connection (and server) still serve. */
   async ping(correlationId = 4242): Promise<void> {
-    this.send(ApiKey.ApiVersions, 3, correlationId, { clientSoftwareName: 'tkafka-test', clientSoftwareVersion: '1.0' });
+    this.send(ApiKey.ApiVersions, 3, correlationId, {
+      clientSoftwareName: 'tkafka-test',
+      clientSoftwareVersion: '1.0',
+    });
     const r = await this.response(ApiKey.ApiVersions, 3);
     assert.equal(r.correlationId, correlationId);
     assert.equal(r.body.errorCode, 0);
@@ -154,7 +162,10 @@ test('100 pipelined requests on one connection are answered in order', async () 
     assert.deepEqual(keys, [...Array(100).keys()]);
     assert.ok(h.entries.every((e) => e.outcome === 'response' && e.clientId === 'p' && e.latencyMs >= 0));
     const line = formatRequestLogLine(h.entries[1]!);
-    assert.match(line, /client=p \(tkafka-test 1\.0\) api=SaslAuthenticate v1 correlationId=1 latency=\d+\.\d+ms request=\d+B response=\d+B/);
+    assert.match(
+      line,
+      /client=p \(tkafka-test 1\.0\) api=SaslAuthenticate v1 correlationId=1 latency=\d+\.\d+ms request=\d+B response=\d+B/,
+    );
     c.socket.destroy();
   } finally {
     await h.server.close();
@@ -167,7 +178,13 @@ test('ApiVersions: registry-derived keys, features, KIP-511 fallback, invalid so
     const c = await RawClient.connect(h.port);
     c.send(ApiKey.ApiVersions, 4, 1, apiVersionsV3);
     const v4 = (await c.response(ApiKey.ApiVersions, 4)).body;
-    assert.deepEqual(v4.apiKeys.map((k: any) => [k.apiKey, k.minVersion, k.maxVersion]), [[18, 0, 4], [36, 0, 1]]);
+    assert.deepEqual(
+      v4.apiKeys.map((k: any) => [k.apiKey, k.minVersion, k.maxVersion]),
+      [
+        [18, 0, 4],
+        [36, 0, 1],
+      ],
+    );
     const mv = v4.supportedFeatures.find((f: any) => f.name === 'metadata.version');
     assert.deepEqual([mv.minVersion, mv.maxVersion], [7, 25]);
     assert.ok(v4.supportedFeatures.some((f: any) => f.name === 'group.version' && f.minVersion === 0));
@@ -175,7 +192,10 @@ test('ApiVersions: registry-derived keys, features, KIP-511 fallback, invalid so
     // Before v4, features whose minimum is 0 are left out (KAFKA-17492).
     c.send(ApiKey.ApiVersions, 3, 2, apiVersionsV3);
     const v3 = (await c.response(ApiKey.ApiVersions, 3)).body;
-    assert.deepEqual(v3.supportedFeatures.map((f: any) => f.name), ['metadata.version']);
+    assert.deepEqual(
+      v3.supportedFeatures.map((f: any) => f.name),
+      ['metadata.version'],
+    );
     c.send(ApiKey.ApiVersions, 0, 3, {});
     assert.equal((await c.response(ApiKey.ApiVersions, 0)).body.apiKeys.length, 2);
 
@@ -190,7 +210,10 @@ test('ApiVersions: registry-derived keys, features, KIP-511 fallback, invalid so
     const fallback = decodeResponse(ApiKey.ApiVersions, 0, raw);
     assert.equal(fallback.correlationId, 77);
     assert.equal(fallback.body.errorCode, 35);
-    assert.deepEqual(fallback.body.apiKeys.map((k: any) => [k.apiKey, k.minVersion, k.maxVersion]), [[18, 0, 4]]);
+    assert.deepEqual(
+      fallback.body.apiKeys.map((k: any) => [k.apiKey, k.minVersion, k.maxVersion]),
+      [[18, 0, 4]],
+    );
     assert.equal(h.entries.at(-1)!.apiVersion, 127);
 
     c.send(ApiKey.ApiVersions, 3, 5, { clientSoftwareName: 'bad name!', clientSoftwareVersion: '1.0' });
@@ -213,9 +236,15 @@ test('the controller listener lists controller APIs; broker-only APIs are not se
     assert.equal(h.server.port('PLAINTEXT'), h.port);
     const b = await RawClient.connect(h.port);
     const c = await RawClient.connect(ctl.port);
-    for (const [client, expected] of [[b, [18, 36]], [c, [18, 63]]] as const) {
+    for (const [client, expected] of [
+      [b, [18, 36]],
+      [c, [18, 63]],
+    ] as const) {
       client.send(ApiKey.ApiVersions, 3, 1, apiVersionsV3);
-      assert.deepEqual((await client.response(ApiKey.ApiVersions, 3)).body.apiKeys.map((k: any) => k.apiKey), expected);
+      assert.deepEqual(
+        (await client.response(ApiKey.ApiVersions, 3)).body.apiKeys.map((k: any) => k.apiKey),
+        expected,
+      );
     }
     c.send(ApiKey.BrokerHeartbeat, 1, 2, { brokerId: 1 });
     assert.equal((await c.response(ApiKey.BrokerHeartbeat, 1)).body.errorCode, 0);
@@ -247,8 +276,14 @@ test('invalid requests close only their own connection', async () => {
       ['HTTP garbage', Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n')],
       ['frame shorter than a header', Buffer.concat([size(3), Buffer.from([0, 18, 0])])],
       ['unknown API key', Buffer.concat([size(unknownKey.length), unknownKey])],
-      ['version the handler does not register', Buffer.concat(encodeRequest(ApiKey.SaslAuthenticate, 2, 9, 'x', { authBytes: auth(0) }))],
-      ['API known to the codec but not registered', Buffer.concat(encodeRequest(ApiKey.Metadata, 12, 9, 'x', { topics: null }))],
+      [
+        'version the handler does not register',
+        Buffer.concat(encodeRequest(ApiKey.SaslAuthenticate, 2, 9, 'x', { authBytes: auth(0) })),
+      ],
+      [
+        'API known to the codec but not registered',
+        Buffer.concat(encodeRequest(ApiKey.Metadata, 12, 9, 'x', { topics: null })),
+      ],
       ['malformed body', Buffer.concat([size(whole.length - 4 - 3), whole.subarray(4, whole.length - 3)])],
     ];
     for (const [what, bytes] of cases) {
@@ -284,8 +319,18 @@ test('a throwing handler gets UNKNOWN_SERVER_ERROR; a null response writes nothi
     const failed = await c.response(ApiKey.SaslAuthenticate, 1);
     assert.deepEqual([failed.correlationId, failed.body.errorCode], [1, -1]);
     assert.equal((await c.response(ApiKey.SaslAuthenticate, 1)).correlationId, 3);
-    assert.deepEqual(h.entries.map((e) => [e.correlationId, e.outcome]), [[1, 'response'], [2, 'noResponse'], [3, 'response']]);
-    assert.ok(h.logs.some((l) => l.includes('boom from the test handler') && l.includes('    at ')), 'logged with its stack');
+    assert.deepEqual(
+      h.entries.map((e) => [e.correlationId, e.outcome]),
+      [
+        [1, 'response'],
+        [2, 'noResponse'],
+        [3, 'response'],
+      ],
+    );
+    assert.ok(
+      h.logs.some((l) => l.includes('boom from the test handler') && l.includes('    at ')),
+      'logged with its stack',
+    );
     c.socket.destroy();
   } finally {
     await h.server.close();
@@ -300,7 +345,8 @@ test('back-pressure: a client that never reads does not make the server buffer w
     s.on('error', () => {});
     await once(s, 'connect');
     const bufs: Buffer[] = [];
-    for (let i = 0; i < 100; i++) bufs.push(...encodeRequest(ApiKey.SaslAuthenticate, 1, i, 'bp', { authBytes: auth(0, MiB) }));
+    for (let i = 0; i < 100; i++)
+      bufs.push(...encodeRequest(ApiKey.SaslAuthenticate, 1, i, 'bp', { authBytes: auth(0, MiB) }));
     s.write(Buffer.concat(bufs)); // 100 MiB of responses asked for; nothing is read
     let last = -1;
     for (let i = 0, stable = 0; i < 200 && stable < 6; i++) {
@@ -319,7 +365,8 @@ test('back-pressure: a client that never reads does not make the server buffer w
       s.on('data', (chunk: Buffer) => {
         for (const f of reader.push(chunk)) {
           const r = decodeResponse(ApiKey.SaslAuthenticate, 1, f);
-          if (r.correlationId !== n || r.body.authBytes.length !== MiB) reject(new Error(`bad response ${r.correlationId} at ${n}`));
+          if (r.correlationId !== n || r.body.authBytes.length !== MiB)
+            reject(new Error(`bad response ${r.correlationId} at ${n}`));
           if (++n === 100) resolve();
         }
       });
@@ -383,7 +430,9 @@ test('kafkajs negotiates ApiVersions with the server', async () => {
     await within(admin.connect(), 10000, 'kafkajs admin.connect');
     // Metadata is not registered: kafkajs learned that from our ApiVersions answer and refuses
     // to send it, which shows the answer was parsed and used.
-    await assert.rejects(within(admin.listTopics(), 10000, 'kafkajs listTopics'), { name: 'KafkaJSServerDoesNotSupportApiKey' });
+    await assert.rejects(within(admin.listTopics(), 10000, 'kafkajs listTopics'), {
+      name: 'KafkaJSServerDoesNotSupportApiKey',
+    });
     await admin.disconnect();
     const av = h.entries.filter((e) => e.apiKey === ApiKey.ApiVersions);
     assert.ok(av.length >= 1);

@@ -2,7 +2,13 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  murmur2, toPositive, defaultPartition, javaStringHashCode, kafkaAbs, javaMathAbs, coordinatorPartition,
+  murmur2,
+  toPositive,
+  defaultPartition,
+  javaStringHashCode,
+  kafkaAbs,
+  javaMathAbs,
+  coordinatorPartition,
 } from '../src/protocol/partitioner.js';
 
 test('murmur2 matches Kafka UtilsTest.testMurmur2', () => {
@@ -24,9 +30,16 @@ test('murmur2 matches librdkafka unittest_murmur2 (values generated with Java Ut
   const short = '1234';
   const unaligned = 'PreAmbleWillBeRemoved,ThePrePartThatIs';
   const cases: [string, number][] = [
-    ['kafka', 0xd067cf64], ['giberish123456789', 0x8f552b0c],
-    [short, 0x9fc97b14], [short.slice(1), 0xe7c009ca], [short.slice(2), 0x873930da], [short.slice(3), 0x5a4b5ca1],
-    [unaligned, 0x78424f1c], [unaligned.slice(1), 0x4a62b377], [unaligned.slice(2), 0xe0e4e09e], [unaligned.slice(3), 0x62b8b43f],
+    ['kafka', 0xd067cf64],
+    ['giberish123456789', 0x8f552b0c],
+    [short, 0x9fc97b14],
+    [short.slice(1), 0xe7c009ca],
+    [short.slice(2), 0x873930da],
+    [short.slice(3), 0x5a4b5ca1],
+    [unaligned, 0x78424f1c],
+    [unaligned.slice(1), 0x4a62b377],
+    [unaligned.slice(2), 0xe0e4e09e],
+    [unaligned.slice(3), 0x62b8b43f],
     ['', 0x106e08d9],
   ];
   for (const [key, expected] of cases) assert.equal(murmur2(Buffer.from(key)), expected | 0, JSON.stringify(key));

@@ -9,11 +9,20 @@ import type { Input } from '../src/protocol/codec/types.js';
 import type { FetchRequest, FetchResponse } from '../src/protocol/generated/protocol/Fetch.js';
 import type { ProduceRequest, ProduceResponse } from '../src/protocol/generated/protocol/Produce.js';
 import type { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/generated/protocol/ListOffsets.js';
-import type { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../src/protocol/generated/protocol/OffsetForLeaderEpoch.js';
+import type {
+  OffsetForLeaderEpochRequest,
+  OffsetForLeaderEpochResponse,
+} from '../src/protocol/generated/protocol/OffsetForLeaderEpoch.js';
 import type { DeleteRecordsRequest, DeleteRecordsResponse } from '../src/protocol/generated/protocol/DeleteRecords.js';
 import { ErrorCode } from '../src/protocol/errors.js';
 import * as L from '../src/protocol/records/layout.js';
-import { buildRecordBatchSync, decodeBatch, iterateBatches, readBatchHeader, writeBatchCrc } from '../src/protocol/records/batch.js';
+import {
+  buildRecordBatchSync,
+  decodeBatch,
+  iterateBatches,
+  readBatchHeader,
+  writeBatchCrc,
+} from '../src/protocol/records/batch.js';
 import { encodeLegacyEntry } from '../src/protocol/records/legacy.js';
 import { MetadataImage, type PartitionImage, type TopicImage } from '../src/broker/metadata/image.js';
 import { DirectoryLogStore } from '../src/broker/replication/log-store.js';
@@ -36,25 +45,58 @@ const UNKNOWN_ID = 'dW5rbm93bi10b3BpYy1pZA';
 
 function partitionImage(topicId: string, partitionId: number, leader: number): PartitionImage {
   return {
-    topicId, partitionId, replicas: [leader], isr: [leader], removingReplicas: [], addingReplicas: [], leader, leaderRecoveryState: 0,
-    leaderEpoch: 0, partitionEpoch: 0, directories: [], eligibleLeaderReplicas: [], lastKnownElr: [],
+    topicId,
+    partitionId,
+    replicas: [leader],
+    isr: [leader],
+    removingReplicas: [],
+    addingReplicas: [],
+    leader,
+    leaderRecoveryState: 0,
+    leaderEpoch: 0,
+    partitionEpoch: 0,
+    directories: [],
+    eligibleLeaderReplicas: [],
+    lastKnownElr: [],
   };
 }
 
 function image(): MetadataImage {
   const topics: TopicImage[] = [
-    { name: 't', id: T_ID, partitions: new Map([[0, partitionImage(T_ID, 0, 1)], [1, partitionImage(T_ID, 1, 1)]]) },
+    {
+      name: 't',
+      id: T_ID,
+      partitions: new Map([
+        [0, partitionImage(T_ID, 0, 1)],
+        [1, partitionImage(T_ID, 1, 1)],
+      ]),
+    },
     { name: 'u', id: U_ID, partitions: new Map([[0, partitionImage(U_ID, 0, 1)]]) },
-    { name: 'remote', id: REMOTE_ID, partitions: new Map([[0, { ...partitionImage(REMOTE_ID, 0, 2), leaderEpoch: 4 }]]) },
+    {
+      name: 'remote',
+      id: REMOTE_ID,
+      partitions: new Map([[0, { ...partitionImage(REMOTE_ID, 0, 2), leaderEpoch: 4 }]]),
+    },
   ];
   const broker = (id: number, port: number) => ({
-    id, epoch: 1n, incarnationId: 'AAAAAAAAAAAAAAAAAAAAAA', endpoints: [{ name: 'PLAINTEXT', host: 'localhost', port, securityProtocol: 0 }],
-    supportedFeatures: new Map(), rack: null, fenced: false, inControlledShutdown: false, isMigratingZkBroker: false, directories: [],
+    id,
+    epoch: 1n,
+    incarnationId: 'AAAAAAAAAAAAAAAAAAAAAA',
+    endpoints: [{ name: 'PLAINTEXT', host: 'localhost', port, securityProtocol: 0 }],
+    supportedFeatures: new Map(),
+    rack: null,
+    fenced: false,
+    inControlledShutdown: false,
+    isMigratingZkBroker: false,
+    directories: [],
   });
   return MetadataImage.empty('cluster').with({
     topicsByName: new Map(topics.map((t) => [t.name, t])),
     topicsById: new Map(topics.map((t) => [t.id, t])),
-    brokers: new Map([[1, broker(1, 9092)], [2, broker(2, 9093)]]),
+    brokers: new Map([
+      [1, broker(1, 9092)],
+      [2, broker(2, 9093)],
+    ]),
   });
 }
 
@@ -67,26 +109,57 @@ interface Env {
 async function env(slots?: number): Promise<Env> {
   const dir = await tempDir('tkafka-handlers-');
   const img = image();
-  const config = { originals: new Map<string, string>(), getInt: (n: string) => (n === 'max.incremental.fetch.session.cache.slots' ? slots : undefined) as number };
+  const config = {
+    originals: new Map<string, string>(),
+    getInt: (n: string) => (n === 'max.incremental.fetch.session.cache.slots' ? slots : undefined) as number,
+  };
   const rm = new ReplicaManager({ nodeId: 1, logs: new DirectoryLogStore(dir), metadata: () => img, config });
   await rm.ensurePartition('t', T_ID, 0, 0);
   await rm.ensurePartition('t', T_ID, 1, 0);
   await rm.ensurePartition('u', U_ID, 0, 0, { 'cleanup.policy': 'compact' });
-  const services = { config: undefined as never, nodeId: 1, clusterId: 'cluster', endpoints: [], controller: null, replicas: rm, extra: new Map() } as BrokerServices;
-  return { rm, services, close: async () => { await rm.shutdown(); await removeDir(dir); } };
+  const services = {
+    config: undefined as never,
+    nodeId: 1,
+    clusterId: 'cluster',
+    endpoints: [],
+    controller: null,
+    replicas: rm,
+    extra: new Map(),
+  } as BrokerServices;
+  return {
+    rm,
+    services,
+    close: async () => {
+      await rm.shutdown();
+      await removeDir(dir);
+    },
+  };
 }
 
 let correlation = 0;
 function ctxFor(apiKey: number, v: number, clientId = 'test-client', connectionId = 'c1'): RequestContext {
   return {
-    apiKey, apiVersion: v, correlationId: ++correlation, clientId,
+    apiKey,
+    apiVersion: v,
+    correlationId: ++correlation,
+    clientId,
     header: { requestApiKey: apiKey, requestApiVersion: v, correlationId: correlation, clientId },
-    connectionId, listenerName: 'PLAINTEXT', isControllerListener: false, clientAddress: '127.0.0.1', requestSize: 0,
+    connectionId,
+    listenerName: 'PLAINTEXT',
+    isControllerListener: false,
+    clientAddress: '127.0.0.1',
+    requestSize: 0,
   };
 }
 
 /** Encodes the request at `v`, handles the decoded body, encodes and decodes the response. */
-async function call<Res>(h: ApiHandler<BrokerServices>, e: Env, v: number, body: unknown, clientId?: string): Promise<Res | null> {
+async function call<Res>(
+  h: ApiHandler<BrokerServices>,
+  e: Env,
+  v: number,
+  body: unknown,
+  clientId?: string,
+): Promise<Res | null> {
   const frame = Buffer.concat(encodeRequest(h.apiKey, v, 1, clientId ?? 'test-client', body)).subarray(4);
   const req = decodeRequest(frame).body;
   const res = await h.handle(ctxFor(h.apiKey, v, clientId), req, e.services);
@@ -96,10 +169,25 @@ async function call<Res>(h: ApiHandler<BrokerServices>, e: Env, v: number, body:
 }
 
 const batch = (n: number, prefix = 'k', key: string | null | undefined = undefined): Buffer =>
-  buildRecordBatchSync({ records: Array.from({ length: n }, (_, i) => ({ key: key === undefined ? `${prefix}${i}` : key, value: `${prefix}-v${i}` })) });
+  buildRecordBatchSync({
+    records: Array.from({ length: n }, (_, i) => ({
+      key: key === undefined ? `${prefix}${i}` : key,
+      value: `${prefix}-v${i}`,
+    })),
+  });
 
-const produceReq = (topic: string, partition: number, records: Buffer | null, acks = -1, transactionalId: string | null = null): Input<ProduceRequest> =>
-  ({ transactionalId, acks, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] });
+const produceReq = (
+  topic: string,
+  partition: number,
+  records: Buffer | null,
+  acks = -1,
+  transactionalId: string | null = null,
+): Input<ProduceRequest> => ({
+  transactionalId,
+  acks,
+  timeoutMs: 5000,
+  topicData: [{ name: topic, partitionData: [{ index: partition, records }] }],
+});
 
 test('Produce v3-v11: offsets, log start offset, errors per version', async () => {
   const e = await env();
@@ -118,19 +206,44 @@ test('Produce v3-v11: offsets, log start offset, errors per version', async () =
     const unknown = (await call<ProduceResponse>(produce, e, 9, produceReq('nope', 0, batch(1))))!;
     assert.equal(unknown.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     const legacy = encodeLegacyEntry({ offset: 0, magic: 1, timestamp: Date.now(), key: 'k', value: 'v' });
-    assert.equal((await call<ProduceResponse>(produce, e, 3, produceReq('t', 0, legacy)))!.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.INVALID_RECORD);
-    assert.equal((await call<ProduceResponse>(produce, e, 9, produceReq('t', 0, null)))!.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.INVALID_RECORD);
+    assert.equal(
+      (await call<ProduceResponse>(produce, e, 3, produceReq('t', 0, legacy)))!.responses[0]!.partitionResponses[0]!
+        .errorCode,
+      ErrorCode.INVALID_RECORD,
+    );
+    assert.equal(
+      (await call<ProduceResponse>(produce, e, 9, produceReq('t', 0, null)))!.responses[0]!.partitionResponses[0]!
+        .errorCode,
+      ErrorCode.INVALID_RECORD,
+    );
     // zstd needs v7+
     const zstdFlag = batch(1);
     zstdFlag.writeInt16BE(L.CompressionType.Zstd, L.ATTRIBUTES);
     writeBatchCrc(zstdFlag, 0);
-    assert.equal((await call<ProduceResponse>(produce, e, 6, produceReq('t', 0, zstdFlag)))!.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE);
+    assert.equal(
+      (await call<ProduceResponse>(produce, e, 6, produceReq('t', 0, zstdFlag)))!.responses[0]!.partitionResponses[0]!
+        .errorCode,
+      ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
+    );
     // invalid acks
-    assert.equal((await call<ProduceResponse>(produce, e, 9, produceReq('t', 0, batch(1), 5)))!.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.INVALID_REQUIRED_ACKS);
+    assert.equal(
+      (await call<ProduceResponse>(produce, e, 9, produceReq('t', 0, batch(1), 5)))!.responses[0]!
+        .partitionResponses[0]!.errorCode,
+      ErrorCode.INVALID_REQUIRED_ACKS,
+    );
     // transactional data without a transactional id
-    const txn = buildRecordBatchSync({ records: [{ key: 'k', value: 'v' }], transactional: true, producerId: 3, producerEpoch: 0, baseSequence: 0 });
+    const txn = buildRecordBatchSync({
+      records: [{ key: 'k', value: 'v' }],
+      transactional: true,
+      producerId: 3,
+      producerEpoch: 0,
+      baseSequence: 0,
+    });
     const denied = (await call<ProduceResponse>(produce, e, 9, produceReq('t', 0, txn)))!;
-    assert.equal(denied.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    assert.equal(
+      denied.responses[0]!.partitionResponses[0]!.errorCode,
+      ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+    );
     // the log saw only the good appends
     assert.equal(e.rm.partition('t', 0)!.logEndOffset, next);
   } finally {
@@ -142,31 +255,46 @@ test('Produce: record errors (v8+), leader hints (v10+), acks=0', async () => {
   const e = await env();
   try {
     const noKey = batch(2, 'x', null);
-    const v7 = (await call<ProduceResponse>(produce, e, 7, produceReq('u', 0, noKey)))!.responses[0]!.partitionResponses[0]!;
+    const v7 = (await call<ProduceResponse>(produce, e, 7, produceReq('u', 0, noKey)))!.responses[0]!
+      .partitionResponses[0]!;
     assert.equal(v7.errorCode, ErrorCode.INVALID_RECORD);
-    const v8 = (await call<ProduceResponse>(produce, e, 8, produceReq('u', 0, batch(2, 'x', null))))!.responses[0]!.partitionResponses[0]!;
+    const v8 = (await call<ProduceResponse>(produce, e, 8, produceReq('u', 0, batch(2, 'x', null))))!.responses[0]!
+      .partitionResponses[0]!;
     assert.equal(v8.errorCode, ErrorCode.INVALID_RECORD);
-    assert.deepEqual(v8.recordErrors.map((r) => r.batchIndex), [0, 1]);
+    assert.deepEqual(
+      v8.recordErrors.map((r) => r.batchIndex),
+      [0, 1],
+    );
     assert.match(v8.errorMessage!, /record errors/);
 
     const remote = (await call<ProduceResponse>(produce, e, 11, produceReq('remote', 0, batch(1))))!;
     const rp = remote.responses[0]!.partitionResponses[0]!;
     assert.equal(rp.errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
     assert.deepEqual({ id: rp.currentLeader.leaderId, epoch: rp.currentLeader.leaderEpoch }, { id: 2, epoch: 4 });
-    assert.deepEqual(remote.nodeEndpoints.map((n) => [n.nodeId, n.host, n.port]), [[2, 'localhost', 9093]]);
+    assert.deepEqual(
+      remote.nodeEndpoints.map((n) => [n.nodeId, n.host, n.port]),
+      [[2, 'localhost', 9093]],
+    );
 
     // acks=0: no response; a failure closes the connection instead
     assert.equal(await call(produce, e, 9, produceReq('t', 0, batch(3), 0)), null);
     assert.equal(e.rm.partition('t', 0)!.logEndOffset, 3);
     await assert.rejects(call(produce, e, 9, produceReq('nope', 0, batch(1), 0)), CloseConnectionError);
-    assert.throws(() => produce.errorResponse(ctxFor(0, 9), { acks: 0, topicData: [] }, ErrorCode.UNKNOWN_SERVER_ERROR), CloseConnectionError);
+    assert.throws(
+      () => produce.errorResponse(ctxFor(0, 9), { acks: 0, topicData: [] }, ErrorCode.UNKNOWN_SERVER_ERROR),
+      CloseConnectionError,
+    );
     assert.ok(produce.errorResponse(ctxFor(0, 9), { acks: 1, topicData: [] }, ErrorCode.UNKNOWN_SERVER_ERROR));
   } finally {
     await e.close();
   }
 });
 
-function fetchReq(v: number, parts: Array<{ topic: string; id: string; partition: number; offset: number; max?: number }>, o: Partial<Input<FetchRequest>> = {}): Input<FetchRequest> {
+function fetchReq(
+  v: number,
+  parts: Array<{ topic: string; id: string; partition: number; offset: number; max?: number }>,
+  o: Partial<Input<FetchRequest>> = {},
+): Input<FetchRequest> {
   const topics: NonNullable<Input<FetchRequest>['topics']> = [];
   for (const p of parts) {
     let t = topics[topics.length - 1];
@@ -174,12 +302,29 @@ function fetchReq(v: number, parts: Array<{ topic: string; id: string; partition
       t = v >= 13 ? { topicId: p.id, partitions: [] } : { topic: p.topic, partitions: [] };
       topics.push(t);
     }
-    t.partitions!.push({ partition: p.partition, fetchOffset: BigInt(p.offset), partitionMaxBytes: p.max ?? 1 << 20, logStartOffset: -1n, currentLeaderEpoch: -1 });
+    t.partitions!.push({
+      partition: p.partition,
+      fetchOffset: BigInt(p.offset),
+      partitionMaxBytes: p.max ?? 1 << 20,
+      logStartOffset: -1n,
+      currentLeaderEpoch: -1,
+    });
   }
-  return { replicaId: v <= 14 ? -1 : undefined, maxWaitMs: 0, minBytes: 1, maxBytes: 50 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: v >= 7 ? -1 : undefined, topics, ...o };
+  return {
+    replicaId: v <= 14 ? -1 : undefined,
+    maxWaitMs: 0,
+    minBytes: 1,
+    maxBytes: 50 << 20,
+    isolationLevel: 0,
+    sessionId: 0,
+    sessionEpoch: v >= 7 ? -1 : undefined,
+    topics,
+    ...o,
+  };
 }
 
-const partitionsOf = (r: FetchResponse) => r.responses.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, topicId: t.topicId, ...p })));
+const partitionsOf = (r: FetchResponse) =>
+  r.responses.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, topicId: t.topicId, ...p })));
 
 test('Fetch v4-v17: names before v13, ids from v13, records as stored, errors', async () => {
   const e = await env();
@@ -187,9 +332,15 @@ test('Fetch v4-v17: names before v13, ids from v13, records as stored, errors', 
     await e.rm.appendRecords('t', 0, batch(3), { acks: 1, timeoutMs: 100 });
     await e.rm.appendRecords('t', 1, batch(1), { acks: 1, timeoutMs: 100 });
     for (const v of [4, 5, 7, 11, 12, 13, 15, 16, 17]) {
-      const res = (await call<FetchResponse>(fetch, e, v, fetchReq(v, [
-        { topic: 't', id: T_ID, partition: 0, offset: 0 }, { topic: 't', id: T_ID, partition: 1, offset: 0 },
-      ])))!;
+      const res = (await call<FetchResponse>(
+        fetch,
+        e,
+        v,
+        fetchReq(v, [
+          { topic: 't', id: T_ID, partition: 0, offset: 0 },
+          { topic: 't', id: T_ID, partition: 1, offset: 0 },
+        ]),
+      ))!;
       const ps = partitionsOf(res);
       assert.equal(ps.length, 2, `v${v}`);
       assert.equal(res.responses.length, 1);
@@ -201,23 +352,61 @@ test('Fetch v4-v17: names before v13, ids from v13, records as stored, errors', 
       assert.equal(ps[0]!.abortedTransactions, null);
       const recs = ps[0]!.records as Buffer;
       const d = await decodeBatch(recs, 0);
-      assert.deepEqual(d.records.map((r) => r.offset), [0, 1, 2]);
+      assert.deepEqual(
+        d.records.map((r) => r.offset),
+        [0, 1, 2],
+      );
       assert.equal(ps[1]!.highWatermark, 1n);
     }
     // unknown names and ids, offsets out of range
-    const byName = (await call<FetchResponse>(fetch, e, 12, fetchReq(12, [{ topic: 'nope', id: '', partition: 0, offset: 0 }, { topic: 't', id: '', partition: 0, offset: 99 }])))!;
-    assert.deepEqual(partitionsOf(byName).map((p) => [p.topic, p.errorCode, p.highWatermark]), [['t', ErrorCode.OFFSET_OUT_OF_RANGE, -1n], ['nope', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1n]]);
-    const byId = (await call<FetchResponse>(fetch, e, 13, fetchReq(13, [{ topic: '', id: UNKNOWN_ID, partition: 0, offset: 0 }])))!;
-    assert.deepEqual(partitionsOf(byId).map((p) => [p.topicId, p.errorCode]), [[UNKNOWN_ID, ErrorCode.UNKNOWN_TOPIC_ID]]);
+    const byName = (await call<FetchResponse>(
+      fetch,
+      e,
+      12,
+      fetchReq(12, [
+        { topic: 'nope', id: '', partition: 0, offset: 0 },
+        { topic: 't', id: '', partition: 0, offset: 99 },
+      ]),
+    ))!;
+    assert.deepEqual(
+      partitionsOf(byName).map((p) => [p.topic, p.errorCode, p.highWatermark]),
+      [
+        ['t', ErrorCode.OFFSET_OUT_OF_RANGE, -1n],
+        ['nope', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1n],
+      ],
+    );
+    const byId = (await call<FetchResponse>(
+      fetch,
+      e,
+      13,
+      fetchReq(13, [{ topic: '', id: UNKNOWN_ID, partition: 0, offset: 0 }]),
+    ))!;
+    assert.deepEqual(
+      partitionsOf(byId).map((p) => [p.topicId, p.errorCode]),
+      [[UNKNOWN_ID, ErrorCode.UNKNOWN_TOPIC_ID]],
+    );
     // read_committed: an aborted-transactions list (empty) and LSO = HW for now
-    const rc = (await call<FetchResponse>(fetch, e, 12, fetchReq(12, [{ topic: 't', id: '', partition: 0, offset: 0 }], { isolationLevel: 1 })))!;
+    const rc = (await call<FetchResponse>(
+      fetch,
+      e,
+      12,
+      fetchReq(12, [{ topic: 't', id: '', partition: 0, offset: 0 }], { isolationLevel: 1 }),
+    ))!;
     assert.deepEqual(partitionsOf(rc)[0]!.abortedTransactions, []);
     // not the leader: the current leader and its endpoint (v16+)
-    const remote = (await call<FetchResponse>(fetch, e, 17, fetchReq(17, [{ topic: '', id: REMOTE_ID, partition: 0, offset: 0 }])))!;
+    const remote = (await call<FetchResponse>(
+      fetch,
+      e,
+      17,
+      fetchReq(17, [{ topic: '', id: REMOTE_ID, partition: 0, offset: 0 }]),
+    ))!;
     const rp = partitionsOf(remote)[0]!;
     assert.equal(rp.errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
     assert.equal(rp.currentLeader.leaderId, 2);
-    assert.deepEqual(remote.nodeEndpoints.map((n) => n.port), [9093]);
+    assert.deepEqual(
+      remote.nodeEndpoints.map((n) => n.port),
+      [9093],
+    );
   } finally {
     await e.close();
   }
@@ -228,14 +417,24 @@ test('Fetch: request max bytes and the partial batch at the partition limit', as
   try {
     for (let i = 0; i < 3; i++) await e.rm.appendRecords('t', 0, batch(2, `b${i}`), { acks: 1, timeoutMs: 100 });
     const first = batch(2, 'b0').length;
-    const res = (await call<FetchResponse>(fetch, e, 12, fetchReq(12, [{ topic: 't', id: '', partition: 0, offset: 0, max: first + 30 }])))!;
+    const res = (await call<FetchResponse>(
+      fetch,
+      e,
+      12,
+      fetchReq(12, [{ topic: 't', id: '', partition: 0, offset: 0, max: first + 30 }]),
+    ))!;
     const recs = partitionsOf(res)[0]!.records as Buffer;
     assert.equal(recs.length, first + 30);
     const it = iterateBatches(recs);
     assert.equal([...it].length, 1);
     assert.equal(it.partial?.available, 30);
     // a first batch above every limit still comes back whole
-    const tiny = (await call<FetchResponse>(fetch, e, 12, fetchReq(12, [{ topic: 't', id: '', partition: 0, offset: 2, max: 1 }], { maxBytes: 1 })))!;
+    const tiny = (await call<FetchResponse>(
+      fetch,
+      e,
+      12,
+      fetchReq(12, [{ topic: 't', id: '', partition: 0, offset: 2, max: 1 }], { maxBytes: 1 }),
+    ))!;
     const one = partitionsOf(tiny)[0]!.records as Buffer;
     assert.equal(readBatchHeader(one, 0).baseOffset, 2);
     assert.equal(one.length, first);
@@ -248,13 +447,25 @@ test('Fetch long poll through the handler: answered by an append before max_wait
   const e = await env();
   try {
     const t0 = Date.now();
-    const pending = call<FetchResponse>(fetch, e, 12, fetchReq(12, [{ topic: 't', id: '', partition: 0, offset: 0 }], { maxWaitMs: 5000, minBytes: 1 }));
-    setTimeout(() => { void e.rm.appendRecords('t', 0, batch(1), { acks: 1, timeoutMs: 100 }); }, 30);
+    const pending = call<FetchResponse>(
+      fetch,
+      e,
+      12,
+      fetchReq(12, [{ topic: 't', id: '', partition: 0, offset: 0 }], { maxWaitMs: 5000, minBytes: 1 }),
+    );
+    setTimeout(() => {
+      void e.rm.appendRecords('t', 0, batch(1), { acks: 1, timeoutMs: 100 });
+    }, 30);
     const res = (await pending)!;
     assert.ok(Date.now() - t0 < 3000);
     assert.ok((partitionsOf(res)[0]!.records as Buffer).length > 0);
     const t1 = Date.now();
-    const empty = (await call<FetchResponse>(fetch, e, 12, fetchReq(12, [{ topic: 't', id: '', partition: 0, offset: 1 }], { maxWaitMs: 80, minBytes: 1 })))!;
+    const empty = (await call<FetchResponse>(
+      fetch,
+      e,
+      12,
+      fetchReq(12, [{ topic: 't', id: '', partition: 0, offset: 1 }], { maxWaitMs: 80, minBytes: 1 }),
+    ))!;
     assert.ok(Date.now() - t1 >= 70);
     assert.equal((partitionsOf(empty)[0]!.records as Buffer).length, 0);
   } finally {
@@ -266,7 +477,10 @@ test('Fetch sessions: full, incremental with only changed partitions, forgotten 
   const e = await env();
   try {
     await e.rm.appendRecords('t', 0, batch(1), { acks: 1, timeoutMs: 100 });
-    const both = [{ topic: 't', id: T_ID, partition: 0, offset: 1 }, { topic: 't', id: T_ID, partition: 1, offset: 0 }];
+    const both = [
+      { topic: 't', id: T_ID, partition: 0, offset: 1 },
+      { topic: 't', id: T_ID, partition: 1, offset: 0 },
+    ];
     const full = (await call<FetchResponse>(fetch, e, 12, fetchReq(12, both, { sessionId: 0, sessionEpoch: 0 })))!;
     assert.equal(full.errorCode, 0);
     assert.ok(full.sessionId > 0);
@@ -283,7 +497,10 @@ test('Fetch sessions: full, incremental with only changed partitions, forgotten 
     // new data on t-1 only: only t-1 comes back (with the cached fetch offset)
     await e.rm.appendRecords('t', 1, batch(2), { acks: 1, timeoutMs: 100 });
     const inc2 = (await call<FetchResponse>(fetch, e, 12, fetchReq(12, [], { sessionId: sid, sessionEpoch: 2 })))!;
-    assert.deepEqual(partitionsOf(inc2).map((p) => [p.partitionIndex, p.highWatermark]), [[1, 2n]]);
+    assert.deepEqual(
+      partitionsOf(inc2).map((p) => [p.partitionIndex, p.highWatermark]),
+      [[1, 2n]],
+    );
     assert.ok((partitionsOf(inc2)[0]!.records as Buffer).length > 0);
 
     // a replayed epoch and an unknown session
@@ -296,9 +513,20 @@ test('Fetch sessions: full, incremental with only changed partitions, forgotten 
 
     // the client moves t-1's offset forward and forgets t-0: new data on t-0 is not sent
     await e.rm.appendRecords('t', 0, batch(1), { acks: 1, timeoutMs: 100 });
-    const inc3 = (await call<FetchResponse>(fetch, e, 12, fetchReq(12, [{ topic: 't', id: '', partition: 1, offset: 2 }],
-      { sessionId: sid, sessionEpoch: 3, forgottenTopicsData: [{ topic: 't', partitions: [0] }] })))!;
-    assert.deepEqual(partitionsOf(inc3).map((p) => p.partitionIndex), []);
+    const inc3 = (await call<FetchResponse>(
+      fetch,
+      e,
+      12,
+      fetchReq(12, [{ topic: 't', id: '', partition: 1, offset: 2 }], {
+        sessionId: sid,
+        sessionEpoch: 3,
+        forgottenTopicsData: [{ topic: 't', partitions: [0] }],
+      }),
+    ))!;
+    assert.deepEqual(
+      partitionsOf(inc3).map((p) => p.partitionIndex),
+      [],
+    );
     assert.equal(e.rm.fetchSessions.get(sid)!.size, 1);
 
     // a session made at v12 cannot continue at v13 (topic ids)
@@ -306,10 +534,20 @@ test('Fetch sessions: full, incremental with only changed partitions, forgotten 
     assert.equal(switched.errorCode, ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR);
 
     // forgetting the last partition ends the session; a FULL fetch with epoch -1 makes none
-    const last = (await call<FetchResponse>(fetch, e, 12, fetchReq(12, [], { sessionId: sid, sessionEpoch: 4, forgottenTopicsData: [{ topic: 't', partitions: [1] }] })))!;
+    const last = (await call<FetchResponse>(
+      fetch,
+      e,
+      12,
+      fetchReq(12, [], { sessionId: sid, sessionEpoch: 4, forgottenTopicsData: [{ topic: 't', partitions: [1] }] }),
+    ))!;
     assert.equal(last.sessionId, 0);
     assert.equal(e.rm.fetchSessions.size, 0);
-    const sessionless = (await call<FetchResponse>(fetch, e, 12, fetchReq(12, both, { sessionId: 0, sessionEpoch: -1 })))!;
+    const sessionless = (await call<FetchResponse>(
+      fetch,
+      e,
+      12,
+      fetchReq(12, both, { sessionId: 0, sessionEpoch: -1 }),
+    ))!;
     assert.equal(sessionless.sessionId, 0);
     assert.equal(partitionsOf(sessionless).length, 2);
   } finally {
@@ -320,16 +558,45 @@ test('Fetch sessions: full, incremental with only changed partitions, forgotten 
 test('Fetch sessions with topic ids (v13+) and the session cache limit', async () => {
   const e = await env(1);
   try {
-    const full = (await call<FetchResponse>(fetch, e, 13, fetchReq(13, [
-      { topic: '', id: T_ID, partition: 0, offset: 0 }, { topic: '', id: UNKNOWN_ID, partition: 0, offset: 0 },
-    ], { sessionId: 0, sessionEpoch: 0 })))!;
+    const full = (await call<FetchResponse>(
+      fetch,
+      e,
+      13,
+      fetchReq(
+        13,
+        [
+          { topic: '', id: T_ID, partition: 0, offset: 0 },
+          { topic: '', id: UNKNOWN_ID, partition: 0, offset: 0 },
+        ],
+        { sessionId: 0, sessionEpoch: 0 },
+      ),
+    ))!;
     assert.ok(full.sessionId > 0);
-    assert.deepEqual(partitionsOf(full).map((p) => [p.topicId, p.errorCode]), [[T_ID, 0], [UNKNOWN_ID, ErrorCode.UNKNOWN_TOPIC_ID]]);
+    assert.deepEqual(
+      partitionsOf(full).map((p) => [p.topicId, p.errorCode]),
+      [
+        [T_ID, 0],
+        [UNKNOWN_ID, ErrorCode.UNKNOWN_TOPIC_ID],
+      ],
+    );
     // errors are always repeated; unchanged healthy partitions are not
-    const inc = (await call<FetchResponse>(fetch, e, 13, fetchReq(13, [], { sessionId: full.sessionId, sessionEpoch: 1 })))!;
-    assert.deepEqual(partitionsOf(inc).map((p) => [p.topicId, p.errorCode]), [[UNKNOWN_ID, ErrorCode.UNKNOWN_TOPIC_ID]]);
+    const inc = (await call<FetchResponse>(
+      fetch,
+      e,
+      13,
+      fetchReq(13, [], { sessionId: full.sessionId, sessionEpoch: 1 }),
+    ))!;
+    assert.deepEqual(
+      partitionsOf(inc).map((p) => [p.topicId, p.errorCode]),
+      [[UNKNOWN_ID, ErrorCode.UNKNOWN_TOPIC_ID]],
+    );
     // one slot, taken by a fresh session: another consumer gets no session
-    const other = (await call<FetchResponse>(fetch, e, 13, fetchReq(13, [{ topic: '', id: T_ID, partition: 1, offset: 0 }], { sessionId: 0, sessionEpoch: 0 })))!;
+    const other = (await call<FetchResponse>(
+      fetch,
+      e,
+      13,
+      fetchReq(13, [{ topic: '', id: T_ID, partition: 1, offset: 0 }], { sessionId: 0, sessionEpoch: 0 }),
+    ))!;
     assert.equal(other.sessionId, 0);
     assert.equal(partitionsOf(other).length, 1);
   } finally {
@@ -341,10 +608,29 @@ test('ListOffsets v1-v10, OffsetForLeaderEpoch v2-v4, DeleteRecords v0-v2', asyn
   const e = await env();
   try {
     const base = Date.now() - 60_000;
-    await e.rm.appendRecords('t', 0, buildRecordBatchSync({ records: [{ key: 'a', value: '1', timestamp: base }, { key: 'b', value: '2', timestamp: base + 10 }] }), { acks: 1, timeoutMs: 100 });
-    await e.rm.appendRecords('t', 0, buildRecordBatchSync({ records: [{ key: 'c', value: '3', timestamp: base + 20_000 }] }), { acks: 1, timeoutMs: 100 });
-    const lo = async (v: number, timestamp: bigint, extra: object = {}) => (await call<ListOffsetsResponse>(listOffsets, e, v,
-      { replicaId: -1, isolationLevel: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, timestamp, currentLeaderEpoch: -1, ...extra }] }] }))!.topics[0]!.partitions[0]!;
+    await e.rm.appendRecords(
+      't',
+      0,
+      buildRecordBatchSync({
+        records: [
+          { key: 'a', value: '1', timestamp: base },
+          { key: 'b', value: '2', timestamp: base + 10 },
+        ],
+      }),
+      { acks: 1, timeoutMs: 100 },
+    );
+    await e.rm.appendRecords(
+      't',
+      0,
+      buildRecordBatchSync({ records: [{ key: 'c', value: '3', timestamp: base + 20_000 }] }),
+      { acks: 1, timeoutMs: 100 },
+    );
+    const lo = async (v: number, timestamp: bigint, extra: object = {}) =>
+      (await call<ListOffsetsResponse>(listOffsets, e, v, {
+        replicaId: -1,
+        isolationLevel: 0,
+        topics: [{ name: 't', partitions: [{ partitionIndex: 0, timestamp, currentLeaderEpoch: -1, ...extra }] }],
+      }))!.topics[0]!.partitions[0]!;
     assert.deepEqual([(await lo(1, -2n)).offset, (await lo(1, -1n)).offset], [0n, 3n]);
     const byTime = await lo(4, BigInt(base + 5));
     assert.deepEqual([byTime.offset, byTime.timestamp, byTime.leaderEpoch], [1n, BigInt(base + 10), 0]);
@@ -353,12 +639,34 @@ test('ListOffsets v1-v10, OffsetForLeaderEpoch v2-v4, DeleteRecords v0-v2', asyn
     assert.equal((await lo(10, -4n)).offset, 0n);
     assert.equal((await lo(6, -3n)).errorCode, ErrorCode.UNSUPPORTED_VERSION);
     assert.equal((await lo(9, -1n, { currentLeaderEpoch: 1 })).errorCode, ErrorCode.UNKNOWN_LEADER_EPOCH);
-    const dup = (await call<ListOffsetsResponse>(listOffsets, e, 5, { topics: [{ name: 't', partitions: [{ partitionIndex: 0, timestamp: -1n }, { partitionIndex: 0, timestamp: -2n }] }] }))!;
-    assert.deepEqual(dup.topics[0]!.partitions.map((p) => p.errorCode), [ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST]);
+    const dup = (await call<ListOffsetsResponse>(listOffsets, e, 5, {
+      topics: [
+        {
+          name: 't',
+          partitions: [
+            { partitionIndex: 0, timestamp: -1n },
+            { partitionIndex: 0, timestamp: -2n },
+          ],
+        },
+      ],
+    }))!;
+    assert.deepEqual(
+      dup.topics[0]!.partitions.map((p) => p.errorCode),
+      [ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST],
+    );
 
     for (const v of [2, 3, 4]) {
       const r = (await call<OffsetForLeaderEpochResponse>(offsetForLeaderEpoch, e, v, {
-        replicaId: -1, topics: [{ topic: 't', partitions: [{ partition: 0, currentLeaderEpoch: 0, leaderEpoch: 0 }, { partition: 5, leaderEpoch: 0 }] }],
+        replicaId: -1,
+        topics: [
+          {
+            topic: 't',
+            partitions: [
+              { partition: 0, currentLeaderEpoch: 0, leaderEpoch: 0 },
+              { partition: 5, leaderEpoch: 0 },
+            ],
+          },
+        ],
       }))!;
       const [ok, missing] = r.topics[0]!.partitions;
       assert.equal(ok!.errorCode, 0);
@@ -368,7 +676,10 @@ test('ListOffsets v1-v10, OffsetForLeaderEpoch v2-v4, DeleteRecords v0-v2', asyn
     }
 
     const dr = async (v: number, offset: bigint, topic = 't') =>
-      (await call<DeleteRecordsResponse>(deleteRecords, e, v, { timeoutMs: 1000, topics: [{ name: topic, partitions: [{ partitionIndex: 0, offset }] }] }))!.topics[0]!.partitions[0]!;
+      (await call<DeleteRecordsResponse>(deleteRecords, e, v, {
+        timeoutMs: 1000,
+        topics: [{ name: topic, partitions: [{ partitionIndex: 0, offset }] }],
+      }))!.topics[0]!.partitions[0]!;
     assert.deepEqual(await dr(0, 1n), { partitionIndex: 0, lowWatermark: 1n, errorCode: 0 });
     assert.equal((await dr(1, 10n)).errorCode, ErrorCode.OFFSET_OUT_OF_RANGE);
     assert.equal((await dr(2, 0n, 'nope')).errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
@@ -381,7 +692,14 @@ test('ListOffsets v1-v10, OffsetForLeaderEpoch v2-v4, DeleteRecords v0-v2', asyn
 test('the data handlers register within the codec ranges', () => {
   const r = registerDataHandlers(new HandlerRegistry());
   const apis = r.apis('broker');
-  assert.deepEqual(apis.map((a) => [a.apiKey, a.minVersion, a.maxVersion]), [
-    [ApiKey.Produce, 3, 11], [ApiKey.Fetch, 4, 17], [ApiKey.ListOffsets, 1, 10], [ApiKey.DeleteRecords, 0, 2], [ApiKey.OffsetForLeaderEpoch, 2, 4],
-  ]);
+  assert.deepEqual(
+    apis.map((a) => [a.apiKey, a.minVersion, a.maxVersion]),
+    [
+      [ApiKey.Produce, 3, 11],
+      [ApiKey.Fetch, 4, 17],
+      [ApiKey.ListOffsets, 1, 10],
+      [ApiKey.DeleteRecords, 0, 2],
+      [ApiKey.OffsetForLeaderEpoch, 2, 4],
+    ],
+  );
 });

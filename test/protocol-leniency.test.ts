@@ -21,7 +21,7 @@ test('a request with bytes after its body decodes to the same body', () => {
   assert.throws(() => decodeRequest(exact.subarray(0, exact.length - 1)), DecodeError);
 });
 
-test('arrays of more than 1,000,000 elements are refused with Kafka\'s message; 1,000,000 is fine', () => {
+test("arrays of more than 1,000,000 elements are refused with Kafka's message; 1,000,000 is fine", () => {
   const count = (n: number, compact: boolean): Reader => {
     const head = Buffer.alloc(compact ? 5 : 4);
     if (compact) {
@@ -49,8 +49,18 @@ test('arrays of more than 1,000,000 elements are refused with Kafka\'s message; 
 
 test('a known tagged field is read as its field whatever size it declares, as Kafka reads it', () => {
   const body = {
-    clusterId: 'ab', replicaId: -1, replicaState: { replicaId: -1, replicaEpoch: -1n }, maxWaitMs: 500, minBytes: 1,
-    maxBytes: 1024, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, topics: [], forgottenTopicsData: [], rackId: '',
+    clusterId: 'ab',
+    replicaId: -1,
+    replicaState: { replicaId: -1, replicaEpoch: -1n },
+    maxWaitMs: 500,
+    minBytes: 1,
+    maxBytes: 1024,
+    isolationLevel: 0,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: [],
+    forgottenTopicsData: [],
+    rackId: '',
   };
   const frame = Buffer.concat(encodeRequest(ApiKey.Fetch, 12, 9, 'c', body)).subarray(4);
   // the body ends with its tagged fields: count 1, tag 0 (ClusterId), size 3, compact string "ab"

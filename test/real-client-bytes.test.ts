@@ -50,10 +50,14 @@ async function producedRecords(captured: Captured[]): Promise<Produced[]> {
 function checkAllFrames(captured: Captured[], label: string): void {
   assert.ok(captured.length > 0, `${label}: nothing captured`);
   for (const c of captured) {
-    assert.ok(reencode(c).equals(c.frame), `${label}: ${apiSpec(c.request.apiKey)!.name} v${c.request.apiVersion} did not re-encode byte-identically`);
+    assert.ok(
+      reencode(c).equals(c.frame),
+      `${label}: ${apiSpec(c.request.apiKey)!.name} v${c.request.apiVersion} did not re-encode byte-identically`,
+    );
   }
   const apis = new Set(captured.map((c) => c.request.apiKey));
-  for (const k of [ApiKey.ApiVersions, ApiKey.Metadata, ApiKey.Produce]) assert.ok(apis.has(k), `${label}: no ${k} request seen`);
+  for (const k of [ApiKey.ApiVersions, ApiKey.Metadata, ApiKey.Produce])
+    assert.ok(apis.has(k), `${label}: no ${k} request seen`);
 }
 
 const KCAT_CODECS: [string, CompressionType][] = [
@@ -70,10 +74,27 @@ for (const [name, type] of KCAT_CODECS) {
     try {
       const lines: string[] = [];
       for (let i = 0; i < 200; i++) lines.push(`key-${i}:value-${i}-${'x'.repeat(i % 50)}`);
-      await execa('kcat', ['-P', '-b', `127.0.0.1:${broker.port}`, '-t', 'capture', '-z', name, '-K:', '-H', 'h1=v1', '-X', 'api.version.request=true'], {
-        input: lines.join('\n') + '\n',
-        timeout: 30_000,
-      });
+      await execa(
+        'kcat',
+        [
+          '-P',
+          '-b',
+          `127.0.0.1:${broker.port}`,
+          '-t',
+          'capture',
+          '-z',
+          name,
+          '-K:',
+          '-H',
+          'h1=v1',
+          '-X',
+          'api.version.request=true',
+        ],
+        {
+          input: lines.join('\n') + '\n',
+          timeout: 30_000,
+        },
+      );
       assert.deepStrictEqual(broker.errors, []);
       checkAllFrames(broker.captured, `kcat ${name}`);
       const recs = await producedRecords(broker.captured);
@@ -84,7 +105,10 @@ for (const [name, type] of KCAT_CODECS) {
         const r = byKey.get(`key-${i}`);
         assert.ok(r, `record key-${i} missing`);
         assert.equal(r.record.value!.toString(), `value-${i}-${'x'.repeat(i % 50)}`);
-        assert.deepStrictEqual(r.record.headers.map((h) => [h.key, h.value?.toString()]), [['h1', 'v1']]);
+        assert.deepStrictEqual(
+          r.record.headers.map((h) => [h.key, h.value?.toString()]),
+          [['h1', 'v1']],
+        );
         // librdkafka's default partitioner is consistent_random (crc32); with murmur2_random it would match ours
       }
     } finally {
@@ -97,10 +121,14 @@ test('kcat with partitioner=murmur2_random puts keyed records where the Java par
   const broker = await startCaptureBroker(6);
   try {
     const lines = Array.from({ length: 300 }, (_, i) => `user-${i * 7919}:v${i}`);
-    await execa('kcat', ['-P', '-b', `127.0.0.1:${broker.port}`, '-t', 'keyed', '-K:', '-X', 'partitioner=murmur2_random'], {
-      input: lines.join('\n') + '\n',
-      timeout: 30_000,
-    });
+    await execa(
+      'kcat',
+      ['-P', '-b', `127.0.0.1:${broker.port}`, '-t', 'keyed', '-K:', '-X', 'partitioner=murmur2_random'],
+      {
+        input: lines.join('\n') + '\n',
+        timeout: 30_000,
+      },
+    );
     const recs = await producedRecords(broker.captured);
     assert.equal(recs.length, 300);
     for (const r of recs) assert.equal(r.partition, defaultPartition(r.record.key!, 6), `key ${r.record.key}`);
@@ -130,7 +158,12 @@ const KAFKAJS_CODECS: [string, number, CompressionType][] = [
 for (const [name, kjs, type] of KAFKAJS_CODECS) {
   test(`kafkajs produce with ${name}: frames decode, records match, bytes re-encode; keys land on murmur2 partitions`, async () => {
     const broker = await startCaptureBroker(4);
-    const kafka = new Kafka({ clientId: 'capture-test', brokers: [`127.0.0.1:${broker.port}`], logLevel: logLevel.NOTHING, retry: { retries: 0 } });
+    const kafka = new Kafka({
+      clientId: 'capture-test',
+      brokers: [`127.0.0.1:${broker.port}`],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 0 },
+    });
     const producer = kafka.producer({ allowAutoTopicCreation: false });
     try {
       await producer.connect();
@@ -152,7 +185,10 @@ for (const [name, kjs, type] of KAFKAJS_CODECS) {
         assert.equal(r.codec, type);
         assert.equal(r.record.value!.toString(), `v${i}`);
         assert.equal(r.record.timestamp, 1700000000000 + i);
-        assert.deepStrictEqual(r.record.headers.map((h) => [h.key, h.value?.toString()]), [['trace', `t${i}`]]);
+        assert.deepStrictEqual(
+          r.record.headers.map((h) => [h.key, h.value?.toString()]),
+          [['trace', `t${i}`]],
+        );
         assert.equal(r.partition, defaultPartition(Buffer.from(`k${i}`), 4));
       }
       const nokey = recs.find((x) => x.record.key === null)!;

@@ -6,13 +6,41 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import {
-  crc32c, crc32, crc32cJs, crc32Js, crcImplementation,
-  buildRecordBatch, buildRecordBatchSync, decodeBatch, decodeBatchSync, readBatchHeader, validateBatch,
-  verifyBatchCrc, writeBatchCrc, validateRecords, iterateBatches, setBaseOffset, setPartitionLeaderEpoch,
-  setLogAppendTime, buildEndTxnMarker, controlRecordKey, endTxnMarkerValue, parseControlRecord,
-  CorruptRecordError, DecompressionLimitError, CompressionType, TimestampType, ControlRecordType,
-  RECORD_BATCH_OVERHEAD, ATTRIBUTES, CRC,
-  buildLegacyMessageSet, decodeLegacyMessageSet, decodeLegacyEntry, encodeLegacyEntry, readLegacyEntry,
+  crc32c,
+  crc32,
+  crc32cJs,
+  crc32Js,
+  crcImplementation,
+  buildRecordBatch,
+  buildRecordBatchSync,
+  decodeBatch,
+  decodeBatchSync,
+  readBatchHeader,
+  validateBatch,
+  verifyBatchCrc,
+  writeBatchCrc,
+  validateRecords,
+  iterateBatches,
+  setBaseOffset,
+  setPartitionLeaderEpoch,
+  setLogAppendTime,
+  buildEndTxnMarker,
+  controlRecordKey,
+  endTxnMarkerValue,
+  parseControlRecord,
+  CorruptRecordError,
+  DecompressionLimitError,
+  CompressionType,
+  TimestampType,
+  ControlRecordType,
+  RECORD_BATCH_OVERHEAD,
+  ATTRIBUTES,
+  CRC,
+  buildLegacyMessageSet,
+  decodeLegacyMessageSet,
+  decodeLegacyEntry,
+  encodeLegacyEntry,
+  readLegacyEntry,
   validateLegacyEntry,
 } from '../src/protocol/records/index.js';
 
@@ -25,7 +53,10 @@ async function rejectsCorrupt(p: Promise<unknown> | (() => unknown), reason?: st
     if (typeof p === 'function') p();
     else await p;
   } catch (e) {
-    assert.ok(e instanceof CorruptRecordError, `expected CorruptRecordError, got ${(e as Error)?.name}: ${(e as Error)?.message}`);
+    assert.ok(
+      e instanceof CorruptRecordError,
+      `expected CorruptRecordError, got ${(e as Error)?.name}: ${(e as Error)?.message}`,
+    );
     if (reason !== undefined) assert.equal(e.reason, reason, e.message);
     return;
   }
@@ -52,7 +83,9 @@ test('CRC-32C and CRC-32 check values, native and fallback, ranges and chaining'
 test('CRC fallback path is selected when the native module is disabled', () => {
   const crcModule = new URL('../src/protocol/records/crc.js', import.meta.url).href;
   const script = `import('${crcModule}').then((m) => console.log(m.crcImplementation, m.crc32c(Buffer.alloc(4096, 1)).toString(16), m.crc32(Buffer.from('123456789')).toString(16)))`;
-  const out = execFileSync(process.execPath, ['-e', script], { env: { ...process.env, TKAFKA_CRC: 'js' } }).toString().trim();
+  const out = execFileSync(process.execPath, ['-e', script], { env: { ...process.env, TKAFKA_CRC: 'js' } })
+    .toString()
+    .trim();
   assert.equal(out, `js ${crc32cJs(Buffer.alloc(4096, 1)).toString(16)} cbf43926`);
 });
 
@@ -85,9 +118,15 @@ test('§2.3 worked example decodes', async () => {
   assert.equal(b.timestampType, TimestampType.CreateTime);
   assert.equal(b.records.length, 2);
   const [r0, r1] = b.records;
-  assert.deepEqual([r0!.offset, r0!.timestamp, r0!.key?.toString(), r0!.value?.toString(), r0!.headers], [0, T, 'k', 'v1', []]);
+  assert.deepEqual(
+    [r0!.offset, r0!.timestamp, r0!.key?.toString(), r0!.value?.toString(), r0!.headers],
+    [0, T, 'k', 'v1', []],
+  );
   assert.deepEqual([r1!.offset, r1!.timestamp, r1!.key, r1!.value?.toString()], [1, T + 5, null, 'v2']);
-  assert.deepEqual(r1!.headers.map((h) => [h.key, h.value?.toString()]), [['h', 'x']]);
+  assert.deepEqual(
+    r1!.headers.map((h) => [h.key, h.value?.toString()]),
+    [['h', 'x']],
+  );
   assert.equal(r0!.sequence, -1);
 });
 
@@ -98,9 +137,18 @@ test('§2.3 worked example re-encodes byte-identically (sync and async builders)
   // decode -> build from the decoded records -> same bytes
   const b = decodeBatchSync(EXAMPLE_2_3);
   const again = buildRecordBatchSync({
-    baseOffset: b.baseOffset, partitionLeaderEpoch: b.partitionLeaderEpoch, producerId: b.producerId,
-    producerEpoch: b.producerEpoch, baseSequence: b.baseSequence,
-    records: b.records.map((r) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp, offsetDelta: r.offsetDelta })),
+    baseOffset: b.baseOffset,
+    partitionLeaderEpoch: b.partitionLeaderEpoch,
+    producerId: b.producerId,
+    producerEpoch: b.producerEpoch,
+    baseSequence: b.baseSequence,
+    records: b.records.map((r) => ({
+      key: r.key,
+      value: r.value,
+      headers: r.headers,
+      timestamp: r.timestamp,
+      offsetDelta: r.offsetDelta,
+    })),
   });
   assert.deepEqual(again, EXAMPLE_2_3);
 });
@@ -112,7 +160,15 @@ const EXAMPLE_COMMIT = hex(`
 20 00 00 00 08 00000001 0c 0000 00000007 00`);
 
 test('§2.4 COMMIT marker builds byte-identically and decodes as a control record', async () => {
-  const built = buildEndTxnMarker({ baseOffset: 42, partitionLeaderEpoch: 3, producerId: 1000n, producerEpoch: 0, coordinatorEpoch: 7, commit: true, timestamp: T });
+  const built = buildEndTxnMarker({
+    baseOffset: 42,
+    partitionLeaderEpoch: 3,
+    producerId: 1000n,
+    producerEpoch: 0,
+    coordinatorEpoch: 7,
+    commit: true,
+    timestamp: T,
+  });
   assert.equal(built.length, 78);
   assert.deepEqual(built, EXAMPLE_COMMIT);
   const b = await decodeBatch(EXAMPLE_COMMIT);
@@ -121,10 +177,16 @@ test('§2.4 COMMIT marker builds byte-identically and decodes as a control recor
   assert.equal(b.producerId, 1000n);
   assert.deepEqual(b.records[0]!.control, { version: 0, type: ControlRecordType.Commit, coordinatorEpoch: 7 });
   assert.equal(b.records[0]!.offset, 42);
-  const abort = decodeBatchSync(buildEndTxnMarker({ producerId: 5, producerEpoch: 1, coordinatorEpoch: 0, commit: false }));
+  const abort = decodeBatchSync(
+    buildEndTxnMarker({ producerId: 5, producerEpoch: 1, coordinatorEpoch: 0, commit: false }),
+  );
   assert.equal(abort.records[0]!.control!.type, ControlRecordType.Abort);
   // unknown control types are parsed without a marker value; short keys are corrupt
-  assert.deepEqual(parseControlRecord(controlRecordKey(ControlRecordType.LeaderChange), Buffer.alloc(3)), { version: 0, type: 2, coordinatorEpoch: null });
+  assert.deepEqual(parseControlRecord(controlRecordKey(ControlRecordType.LeaderChange), Buffer.alloc(3)), {
+    version: 0,
+    type: 2,
+    coordinatorEpoch: null,
+  });
   assert.deepEqual(parseControlRecord(controlRecordKey(9, 1), null), { version: 1, type: 9, coordinatorEpoch: null });
   await rejectsCorrupt(() => parseControlRecord(Buffer.alloc(3), null), 'INVALID_RECORD');
   await rejectsCorrupt(() => parseControlRecord(controlRecordKey(1), Buffer.alloc(5)), 'INVALID_RECORD');
@@ -136,13 +198,31 @@ test('every codec round-trips a batch with headers, nulls and large/negative tim
   const records = Array.from({ length: 300 }, (_, i) => ({
     key: i % 7 === 0 ? null : `key-${i}`,
     value: i % 11 === 0 ? null : Buffer.alloc(i * 3, i & 0xff),
-    headers: i % 3 === 0 ? [{ key: `h${i}`, value: i % 2 ? null : `v${i}` }, { key: 'é', value: 'ü' }] : [],
+    headers:
+      i % 3 === 0
+        ? [
+            { key: `h${i}`, value: i % 2 ? null : `v${i}` },
+            { key: 'é', value: 'ü' },
+          ]
+        : [],
     timestamp: i === 5 ? T - 3_000_000_000_000 : i === 6 ? T + 2 ** 45 : T + i,
   }));
-  for (const compression of [CompressionType.None, CompressionType.Gzip, CompressionType.Snappy, CompressionType.Lz4, CompressionType.Zstd]) {
+  for (const compression of [
+    CompressionType.None,
+    CompressionType.Gzip,
+    CompressionType.Snappy,
+    CompressionType.Lz4,
+    CompressionType.Zstd,
+  ]) {
     const buf = await buildRecordBatch({
-      baseOffset: 1000, records, compression, producerId: 2n ** 40n, producerEpoch: 3, baseSequence: 2147483600,
-      transactional: true, partitionLeaderEpoch: 9,
+      baseOffset: 1000,
+      records,
+      compression,
+      producerId: 2n ** 40n,
+      producerEpoch: 3,
+      baseSequence: 2147483600,
+      transactional: true,
+      partitionLeaderEpoch: 9,
     });
     assert.ok(verifyBatchCrc(buf));
     const b = await decodeBatch(buf);
@@ -158,7 +238,10 @@ test('every codec round-trips a batch with headers, nulls and large/negative tim
       assert.equal(r.timestamp, src.timestamp);
       assert.equal(r.key?.toString() ?? null, src.key);
       assert.deepEqual(r.value, src.value);
-      assert.deepEqual(r.headers.map((h) => [h.key, h.value?.toString() ?? null]), src.headers.map((h) => [h.key, h.value]));
+      assert.deepEqual(
+        r.headers.map((h) => [h.key, h.value?.toString() ?? null]),
+        src.headers.map((h) => [h.key, h.value]),
+      );
     });
     // sequence wraps from 2^31-1 to 0 (DefaultRecordBatch.incrementSequence)
     assert.equal(b.records[47]!.sequence, 2147483647);
@@ -167,9 +250,18 @@ test('every codec round-trips a batch with headers, nulls and large/negative tim
 });
 
 test('custom offset deltas, empty batch, copy option, compressed control-free sync guard', async () => {
-  const buf = buildRecordBatchSync({ baseOffset: 10, records: [{ value: 'a', offsetDelta: 0, timestamp: T }, { value: 'b', offsetDelta: 5, timestamp: T }] });
+  const buf = buildRecordBatchSync({
+    baseOffset: 10,
+    records: [
+      { value: 'a', offsetDelta: 0, timestamp: T },
+      { value: 'b', offsetDelta: 5, timestamp: T },
+    ],
+  });
   const b = decodeBatchSync(buf, 0, { copy: true });
-  assert.deepEqual(b.records.map((r) => r.offset), [10, 15]);
+  assert.deepEqual(
+    b.records.map((r) => r.offset),
+    [10, 15],
+  );
   assert.equal(b.lastOffsetDelta, 5);
   buf.fill(0, RECORD_BATCH_OVERHEAD);
   assert.equal(b.records[0]!.value!.toString(), 'a'); // copied, not a view of buf
@@ -188,13 +280,26 @@ test('kafkajs cross-check: kafkajs-encoded batches decode with ours (none, gzip)
   const Record = require('kafkajs/src/protocol/recordBatch/record/v0/index.js');
   const Long = require('kafkajs/src/utils/long.js');
   for (const compression of [CompressionType.None, CompressionType.Gzip]) {
-    const records = Array.from({ length: 20 }, (_, i) => Record({
-      offsetDelta: i, timestampDelta: i * 10, key: i % 4 ? Buffer.from(`k${i}`) : null,
-      value: Buffer.from(`value-${i}`.repeat(i + 1)), headers: i % 2 ? { a: Buffer.from(`x${i}`), b: 'y' } : {},
-    }));
+    const records = Array.from({ length: 20 }, (_, i) =>
+      Record({
+        offsetDelta: i,
+        timestampDelta: i * 10,
+        key: i % 4 ? Buffer.from(`k${i}`) : null,
+        value: Buffer.from(`value-${i}`.repeat(i + 1)),
+        headers: i % 2 ? { a: Buffer.from(`x${i}`), b: 'y' } : {},
+      }),
+    );
     const enc = await RecordBatch({
-      compression, firstOffset: Long.fromValue(77), firstTimestamp: T, maxTimestamp: T + 190,
-      partitionLeaderEpoch: 4, lastOffsetDelta: 19, producerId: Long.fromValue(12345), producerEpoch: 2, firstSequence: 100, records,
+      compression,
+      firstOffset: Long.fromValue(77),
+      firstTimestamp: T,
+      maxTimestamp: T + 190,
+      partitionLeaderEpoch: 4,
+      lastOffsetDelta: 19,
+      producerId: Long.fromValue(12345),
+      producerEpoch: 2,
+      firstSequence: 100,
+      records,
     });
     const buf: Buffer = enc.buffer;
     const b = await decodeBatch(buf);
@@ -208,13 +313,25 @@ test('kafkajs cross-check: kafkajs-encoded batches decode with ours (none, gzip)
       assert.equal(r.timestamp, T + i * 10);
       assert.equal(r.key?.toString() ?? null, i % 4 ? `k${i}` : null);
       assert.equal(r.value!.toString(), `value-${i}`.repeat(i + 1));
-      assert.deepEqual(r.headers.map((h) => [h.key, h.value?.toString()]), i % 2 ? [['a', `x${i}`], ['b', 'y']] : []);
+      assert.deepEqual(
+        r.headers.map((h) => [h.key, h.value?.toString()]),
+        i % 2
+          ? [
+              ['a', `x${i}`],
+              ['b', 'y'],
+            ]
+          : [],
+      );
       assert.equal(r.sequence, 100 + i);
     });
     if (compression === CompressionType.None) {
       // the same batch built by us is byte-identical
       const ours = buildRecordBatchSync({
-        baseOffset: 77, partitionLeaderEpoch: 4, producerId: 12345n, producerEpoch: 2, baseSequence: 100,
+        baseOffset: 77,
+        partitionLeaderEpoch: 4,
+        producerId: 12345n,
+        producerEpoch: 2,
+        baseSequence: 100,
         records: b.records.map((r) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp })),
       });
       assert.deepEqual(ours, buf);
@@ -227,21 +344,39 @@ test('kafkajs cross-check: our batches decode with kafkajs (none, gzip)', async 
   const Decoder = require('kafkajs/src/protocol/decoder.js');
   for (const compression of [CompressionType.None, CompressionType.Gzip]) {
     const records = Array.from({ length: 25 }, (_, i) => ({
-      key: i % 5 ? `key${i}` : null, value: Buffer.alloc(i * 13, 65 + (i % 26)),
-      headers: i % 2 ? [{ key: 'trace', value: `t${i}` }] : [], timestamp: T + i,
+      key: i % 5 ? `key${i}` : null,
+      value: Buffer.alloc(i * 13, 65 + (i % 26)),
+      headers: i % 2 ? [{ key: 'trace', value: `t${i}` }] : [],
+      timestamp: T + i,
     }));
-    const buf = await buildRecordBatch({ baseOffset: 500, records, compression, partitionLeaderEpoch: 1, producerId: 9n, producerEpoch: 0, baseSequence: 0 });
+    const buf = await buildRecordBatch({
+      baseOffset: 500,
+      records,
+      compression,
+      partitionLeaderEpoch: 1,
+      producerId: 9n,
+      producerEpoch: 0,
+      baseSequence: 0,
+    });
     const d = await decodeKafkajs(new Decoder(buf));
     assert.equal(d.firstOffset, '500');
     assert.equal(d.producerId, '9');
     assert.equal(d.records.length, 25);
-    d.records.forEach((r: { offset: string; timestamp: string; key: Buffer | null; value: Buffer; headers: Record<string, Buffer> }, i: number) => {
-      assert.equal(r.offset, String(500 + i));
-      assert.equal(r.timestamp, String(T + i));
-      assert.equal(r.key?.toString() ?? null, records[i]!.key);
-      assert.deepEqual(r.value, records[i]!.value);
-      assert.deepEqual(Object.entries(r.headers).map(([k, v]) => [k, v.toString()]), records[i]!.headers.map((h) => [h.key, h.value]));
-    });
+    d.records.forEach(
+      (
+        r: { offset: string; timestamp: string; key: Buffer | null; value: Buffer; headers: Record<string, Buffer> },
+        i: number,
+      ) => {
+        assert.equal(r.offset, String(500 + i));
+        assert.equal(r.timestamp, String(T + i));
+        assert.equal(r.key?.toString() ?? null, records[i]!.key);
+        assert.deepEqual(r.value, records[i]!.value);
+        assert.deepEqual(
+          Object.entries(r.headers).map(([k, v]) => [k, v.toString()]),
+          records[i]!.headers.map((h) => [h.key, h.value]),
+        );
+      },
+    );
     // kafkajs computes no CRC on read; check ours against its CRC-32C implementation
     const kjsCrc = require('kafkajs/src/protocol/recordBatch/crc32C/index.js');
     assert.equal(kjsCrc(buf.subarray(ATTRIBUTES)) >>> 0, buf.readUInt32BE(CRC));
@@ -263,9 +398,19 @@ test('in-place rewrites: base offset and leader epoch leave the CRC valid; LogAp
   assert.equal(h.timestampType, TimestampType.LogAppendTime);
   assert.equal(h.maxTimestamp, T + 999);
   const b = await decodeBatch(buf, 5);
-  assert.deepEqual(b.records.map((r) => [r.offset, r.timestamp, r.timestampDelta]), [[123456789012, T + 999, 0], [123456789013, T + 999, 5]]);
+  assert.deepEqual(
+    b.records.map((r) => [r.offset, r.timestamp, r.timestampDelta]),
+    [
+      [123456789012, T + 999, 0],
+      [123456789013, T + 999, 5],
+    ],
+  );
   // builder with LogAppendTime
-  const lat = buildRecordBatchSync({ records: [{ value: 'x', timestamp: T }], timestampType: TimestampType.LogAppendTime, logAppendTime: T + 1 });
+  const lat = buildRecordBatchSync({
+    records: [{ value: 'x', timestamp: T }],
+    timestampType: TimestampType.LogAppendTime,
+    logAppendTime: T + 1,
+  });
   assert.equal(decodeBatchSync(lat).records[0]!.timestamp, T + 1);
   assert.equal(readBatchHeader(lat).attributes, 0x08);
 });
@@ -291,11 +436,22 @@ test('iterateBatches walks v2 and legacy entries, verifies CRCs and reports a pa
     }
   }
   const entries = [...iterateBatches(all)];
-  assert.deepEqual(entries.map((e) => [e.magic, e.offset]), [[2, 0], [1, 2], [1, 3], [2, 4]]);
+  assert.deepEqual(
+    entries.map((e) => [e.magic, e.offset]),
+    [
+      [2, 0],
+      [1, 2],
+      [1, 3],
+      [2, 4],
+    ],
+  );
   // a flipped byte is caught by the CRC check
   const bad = Buffer.from(all);
   bad[a.length + 20] ^= 1;
-  assert.throws(() => [...iterateBatches(bad, { verifyCrc: true })], (e: unknown) => e instanceof CorruptRecordError && e.reason === 'CRC_MISMATCH');
+  assert.throws(
+    () => [...iterateBatches(bad, { verifyCrc: true })],
+    (e: unknown) => e instanceof CorruptRecordError && e.reason === 'CRC_MISMATCH',
+  );
   const bad2 = Buffer.from(all);
   bad2[70] ^= 1;
   assert.throws(() => [...iterateBatches(bad2, { verifyCrc: true })], CorruptRecordError);
@@ -305,8 +461,14 @@ test('iterateBatches walks v2 and legacy entries, verifies CRCs and reports a pa
   assert.throws(() => [...iterateBatches(short)], CorruptRecordError);
   const m = Buffer.from(a);
   m[16] = 3;
-  assert.throws(() => [...iterateBatches(m)], (e: unknown) => e instanceof CorruptRecordError && e.reason === 'INVALID_MAGIC');
-  assert.throws(() => [...iterateBatches(all, { maxBatchSize: 20 })], (e: unknown) => e instanceof CorruptRecordError && e.reason === 'TOO_LARGE');
+  assert.throws(
+    () => [...iterateBatches(m)],
+    (e: unknown) => e instanceof CorruptRecordError && e.reason === 'INVALID_MAGIC',
+  );
+  assert.throws(
+    () => [...iterateBatches(all, { maxBatchSize: 20 })],
+    (e: unknown) => e instanceof CorruptRecordError && e.reason === 'TOO_LARGE',
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -347,7 +509,12 @@ test('corrupt input: bad CRC, truncation, lengths past the end, negative lengths
     ['body truncated inside a field', Buffer.from('10000000026b047631', 'hex'), 1, 'TRUNCATED'],
     ['body longer than its fields', Buffer.from('14000000026b04763100ff', 'hex'), 1, 'INVALID_LENGTH'],
     ['over-long varint (offsetDelta)', Buffer.from('1c0000ffffffffff7f026b04763100', 'hex'), 1, 'INVALID_VARINT'],
-    ['over-long varlong (timestampDelta)', Buffer.from('2600' + 'ff'.repeat(10) + '01' + '00026b04763100', 'hex'), 1, 'INVALID_VARINT'],
+    [
+      'over-long varlong (timestampDelta)',
+      Buffer.from('2600' + 'ff'.repeat(10) + '01' + '00026b04763100', 'hex'),
+      1,
+      'INVALID_VARINT',
+    ],
     ['over-long record length varint', Buffer.from('ffffffffff7f00', 'hex'), 1, 'INVALID_VARINT'],
     ['record count larger than records', Buffer.concat([good, good]), 1, 'INVALID_RECORD'],
     ['record count too small for bytes', good, 2, 'INVALID_RECORD'],
@@ -355,22 +522,31 @@ test('corrupt input: bad CRC, truncation, lengths past the end, negative lengths
     ['negative record count', good, -1, 'INVALID_RECORD'],
   ];
   for (const [name, bytes, count, reason] of cases) {
-    await rejectsCorrupt(decodeBatch(batchWithRecordBytes(bytes, count)), reason).catch((e) => assert.fail(`${name}: ${e.message}`));
-    if (count >= 0) await rejectsCorrupt(() => validateRecords(bytes, 0, bytes.length, count), reason).catch((e) => assert.fail(`${name}: ${e.message}`));
+    await rejectsCorrupt(decodeBatch(batchWithRecordBytes(bytes, count)), reason).catch((e) =>
+      assert.fail(`${name}: ${e.message}`),
+    );
+    if (count >= 0)
+      await rejectsCorrupt(() => validateRecords(bytes, 0, bytes.length, count), reason).catch((e) =>
+        assert.fail(`${name}: ${e.message}`),
+      );
   }
   // unknown codec and undecodable compressed payload
   await rejectsCorrupt(decodeBatch(batchWithRecordBytes(good, 1, 5)), 'UNSUPPORTED_COMPRESSION');
   await rejectsCorrupt(decodeBatch(batchWithRecordBytes(Buffer.from('not gzip at all'), 1, 1)), 'DECOMPRESSION_FAILED');
   // decompression limit
-  const big = await buildRecordBatch({ records: [{ value: Buffer.alloc(1 << 20) }], compression: CompressionType.Zstd });
+  const big = await buildRecordBatch({
+    records: [{ value: Buffer.alloc(1 << 20) }],
+    compression: CompressionType.Zstd,
+  });
   await assert.rejects(decodeBatch(big, 0, { maxDecompressedSize: 1000 }), DecompressionLimitError);
 });
 
 test('fuzz: random corruption of valid batches only ever yields CorruptRecordError', async () => {
   let seed = 12345;
-  const rnd = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+  const rnd = (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
   const sources = [
-    EXAMPLE_2_3, EXAMPLE_COMMIT,
+    EXAMPLE_2_3,
+    EXAMPLE_COMMIT,
     await buildRecordBatch({ records: example23Records.concat(example23Records), compression: CompressionType.Gzip }),
     await buildRecordBatch({ records: example23Records, compression: CompressionType.Snappy }),
     await buildRecordBatch({ records: example23Records, compression: CompressionType.Lz4 }),
@@ -384,7 +560,8 @@ test('fuzz: random corruption of valid batches only ever yields CorruptRecordErr
     if (mode === 0) buf[RECORD_BATCH_OVERHEAD + rnd(buf.length - RECORD_BATCH_OVERHEAD)] = rnd(256);
     else if (mode === 1) buf = buf.subarray(0, rnd(buf.length));
     else for (let k = 0; k < 3; k++) buf[rnd(buf.length)] ^= 1 << rnd(8);
-    if (buf.length >= RECORD_BATCH_OVERHEAD && buf.readInt32BE(8) === buf.length - 12 && buf[16] === 2) writeBatchCrc(buf);
+    if (buf.length >= RECORD_BATCH_OVERHEAD && buf.readInt32BE(8) === buf.length - 12 && buf[16] === 2)
+      writeBatchCrc(buf);
     try {
       await decodeBatch(buf, 0, { maxDecompressedSize: 1 << 20 });
     } catch (e) {
@@ -398,12 +575,18 @@ test('fuzz: random corruption of valid batches only ever yields CorruptRecordErr
 // ---------------------------------------------------------------------------------------------
 test('legacy v0/v1 uncompressed round trip and byte layout', async () => {
   for (const magic of [0, 1] as const) {
-    const records = [{ key: 'k1', value: 'v1', timestamp: T }, { key: null, value: null, timestamp: T + 1 }, { key: '', value: 'x'.repeat(300), timestamp: T + 2 }];
+    const records = [
+      { key: 'k1', value: 'v1', timestamp: T },
+      { key: null, value: null, timestamp: T + 1 },
+      { key: '', value: 'x'.repeat(300), timestamp: T + 2 },
+    ];
     const buf = await buildLegacyMessageSet({ magic, baseOffset: 50, records });
     const { records: out, partial } = await decodeLegacyMessageSet(buf);
     assert.equal(partial, null);
-    assert.deepEqual(out.map((r) => [r.offset, r.magic, r.key?.toString() ?? null, r.value?.toString() ?? null, r.timestamp]),
-      records.map((r, i) => [50 + i, magic, r.key, r.value, magic === 1 ? r.timestamp : -1]));
+    assert.deepEqual(
+      out.map((r) => [r.offset, r.magic, r.key?.toString() ?? null, r.value?.toString() ?? null, r.timestamp]),
+      records.map((r, i) => [50 + i, magic, r.key, r.value, magic === 1 ? r.timestamp : -1]),
+    );
     assert.equal(out[0]!.timestampType, magic === 1 ? TimestampType.CreateTime : -1);
   }
   // v0 message: offset 7, key null, value "a" -> crc over magic..end (CRC-32 IEEE)
@@ -415,7 +598,11 @@ test('legacy v0/v1 uncompressed round trip and byte layout', async () => {
 });
 
 test('legacy compressed wrappers (gzip, snappy, lz4 incl. magic-0 lz4 checksum) round trip', async () => {
-  const records = Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: `value ${i}`.repeat(i), timestamp: T + i * 3 }));
+  const records = Array.from({ length: 10 }, (_, i) => ({
+    key: `k${i}`,
+    value: `value ${i}`.repeat(i),
+    timestamp: T + i * 3,
+  }));
   for (const magic of [0, 1] as const) {
     for (const compression of [CompressionType.Gzip, CompressionType.Snappy, CompressionType.Lz4]) {
       const buf = await buildLegacyMessageSet({ magic, baseOffset: 100, records, compression });
@@ -424,24 +611,62 @@ test('legacy compressed wrappers (gzip, snappy, lz4 incl. magic-0 lz4 checksum) 
       assert.equal(wrapper.compression, compression);
       if (magic === 1) assert.equal(wrapper.timestamp, T + 27);
       const out = await decodeLegacyEntry(buf);
-      assert.deepEqual(out.map((r) => [r.offset, r.key!.toString(), r.value!.toString(), r.timestamp]),
-        records.map((r, i) => [100 + i, r.key, r.value, magic === 1 ? r.timestamp : -1]));
+      assert.deepEqual(
+        out.map((r) => [r.offset, r.key!.toString(), r.value!.toString(), r.timestamp]),
+        records.map((r, i) => [100 + i, r.key, r.value, magic === 1 ? r.timestamp : -1]),
+      );
     }
   }
   // v1 LogAppendTime wrapper imposes its timestamp
-  const lat = await buildLegacyMessageSet({ magic: 1, records, compression: CompressionType.Gzip, timestampType: TimestampType.LogAppendTime, logAppendTime: T + 500 });
+  const lat = await buildLegacyMessageSet({
+    magic: 1,
+    records,
+    compression: CompressionType.Gzip,
+    timestampType: TimestampType.LogAppendTime,
+    logAppendTime: T + 500,
+  });
   const latOut = await decodeLegacyEntry(lat);
   assert.ok(latOut.every((r) => r.timestamp === T + 500 && r.timestampType === TimestampType.LogAppendTime));
   // v1 wrapper offset 0 (old librdkafka) -> base 0; wrapper offset below last inner -> corrupt
-  const zero = await buildLegacyMessageSet({ magic: 1, baseOffset: 0, records: records.slice(0, 1), compression: CompressionType.Gzip });
+  const zero = await buildLegacyMessageSet({
+    magic: 1,
+    baseOffset: 0,
+    records: records.slice(0, 1),
+    compression: CompressionType.Gzip,
+  });
   const w = readLegacyEntry(zero);
   const inner = Buffer.from(w.value!);
-  const rebuilt = encodeLegacyEntry({ offset: 0, magic: 1, attributes: 1, timestamp: w.timestamp, key: null, value: inner });
-  assert.deepEqual((await decodeLegacyEntry(rebuilt)).map((r) => r.offset), [0]);
-  const three = await buildLegacyMessageSet({ magic: 1, baseOffset: 0, records: records.slice(0, 3), compression: CompressionType.Gzip });
+  const rebuilt = encodeLegacyEntry({
+    offset: 0,
+    magic: 1,
+    attributes: 1,
+    timestamp: w.timestamp,
+    key: null,
+    value: inner,
+  });
+  assert.deepEqual(
+    (await decodeLegacyEntry(rebuilt)).map((r) => r.offset),
+    [0],
+  );
+  const three = await buildLegacyMessageSet({
+    magic: 1,
+    baseOffset: 0,
+    records: records.slice(0, 3),
+    compression: CompressionType.Gzip,
+  });
   const w3 = readLegacyEntry(three);
-  await rejectsCorrupt(decodeLegacyEntry(encodeLegacyEntry({ offset: 1, magic: 1, attributes: 1, timestamp: 0, value: w3.value })), 'INVALID_RECORD');
-  assert.deepEqual((await decodeLegacyEntry(encodeLegacyEntry({ offset: 1000, magic: 1, attributes: 1, timestamp: 0, value: w3.value }))).map((r) => r.offset), [998, 999, 1000]);
+  await rejectsCorrupt(
+    decodeLegacyEntry(encodeLegacyEntry({ offset: 1, magic: 1, attributes: 1, timestamp: 0, value: w3.value })),
+    'INVALID_RECORD',
+  );
+  assert.deepEqual(
+    (
+      await decodeLegacyEntry(
+        encodeLegacyEntry({ offset: 1000, magic: 1, attributes: 1, timestamp: 0, value: w3.value }),
+      )
+    ).map((r) => r.offset),
+    [998, 999, 1000],
+  );
 });
 
 test('legacy corrupt input: CRC-32, truncation, negative lengths, bad wrappers', async () => {
@@ -458,13 +683,31 @@ test('legacy corrupt input: CRC-32, truncation, negative lengths, bad wrappers',
   pastEnd.writeInt32BE(1000, 31);
   pastEnd.writeUInt32BE(crc32(pastEnd, 16), 12);
   await rejectsCorrupt(() => readLegacyEntry(pastEnd), 'INVALID_LENGTH');
-  await rejectsCorrupt(decodeLegacyEntry(encodeLegacyEntry({ offset: 0, magic: 1, attributes: 1, value: null })), 'INVALID_RECORD');
-  await rejectsCorrupt(decodeLegacyEntry(encodeLegacyEntry({ offset: 0, magic: 1, attributes: 4, value: 'x' })), 'UNSUPPORTED_COMPRESSION');
-  await rejectsCorrupt(decodeLegacyEntry(encodeLegacyEntry({ offset: 0, magic: 0, attributes: 1, value: 'garbage' })), 'DECOMPRESSION_FAILED');
+  await rejectsCorrupt(
+    decodeLegacyEntry(encodeLegacyEntry({ offset: 0, magic: 1, attributes: 1, value: null })),
+    'INVALID_RECORD',
+  );
+  await rejectsCorrupt(
+    decodeLegacyEntry(encodeLegacyEntry({ offset: 0, magic: 1, attributes: 4, value: 'x' })),
+    'UNSUPPORTED_COMPRESSION',
+  );
+  await rejectsCorrupt(
+    decodeLegacyEntry(encodeLegacyEntry({ offset: 0, magic: 0, attributes: 1, value: 'garbage' })),
+    'DECOMPRESSION_FAILED',
+  );
   // nested compression is refused
-  const innerWrapper = await buildLegacyMessageSet({ magic: 0, records: [{ value: 'a' }], compression: CompressionType.Gzip });
+  const innerWrapper = await buildLegacyMessageSet({
+    magic: 0,
+    records: [{ value: 'a' }],
+    compression: CompressionType.Gzip,
+  });
   const { compress } = await import('../src/protocol/records/compression.js');
-  const nested = encodeLegacyEntry({ offset: 0, magic: 0, attributes: 1, value: await compress(CompressionType.Gzip, innerWrapper) });
+  const nested = encodeLegacyEntry({
+    offset: 0,
+    magic: 0,
+    attributes: 1,
+    value: await compress(CompressionType.Gzip, innerWrapper),
+  });
   await rejectsCorrupt(decodeLegacyEntry(nested), 'INVALID_RECORD');
   const magic2 = Buffer.from(e);
   magic2[16] = 2;

@@ -6,7 +6,14 @@ import { gunzipSync } from 'node:zlib';
 import { ErrorCode } from '../src/protocol/errors.js';
 import * as L from '../src/protocol/records/layout.js';
 import {
-  buildRecordBatch, buildRecordBatchSync, decodeBatch, iterateBatches, readBatchHeader, verifyBatchCrc, writeBatchCrc, type RecordInput,
+  buildRecordBatch,
+  buildRecordBatchSync,
+  decodeBatch,
+  iterateBatches,
+  readBatchHeader,
+  verifyBatchCrc,
+  writeBatchCrc,
+  type RecordInput,
 } from '../src/protocol/records/batch.js';
 import { DirectoryLogStore } from '../src/broker/replication/log-store.js';
 import { ReplicaManager } from '../src/broker/replication/replica-manager.js';
@@ -29,7 +36,15 @@ async function env(opts: { clock?: boolean } = {}): Promise<Env> {
   const now = { ms: Date.now() };
   const clock = opts.clock ? () => now.ms : undefined;
   const rm = new ReplicaManager({ nodeId: 1, logs: new DirectoryLogStore(dir, { clock }), clock });
-  return { dir, rm, now, close: async () => { await rm.shutdown(); await removeDir(dir); } };
+  return {
+    dir,
+    rm,
+    now,
+    close: async () => {
+      await rm.shutdown();
+      await removeDir(dir);
+    },
+  };
 }
 
 function recs(n: number, prefix = 'k', ts = Date.now()): RecordInput[] {
@@ -38,11 +53,31 @@ function recs(n: number, prefix = 'k', ts = Date.now()): RecordInput[] {
 
 const batch = (n: number, prefix = 'k', ts?: number): Buffer => buildRecordBatchSync({ records: recs(n, prefix, ts) });
 
-const params = (o: Partial<FetchParams> = {}): FetchParams =>
-  ({ version: 17, replicaId: -1, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, ...o });
+const params = (o: Partial<FetchParams> = {}): FetchParams => ({
+  version: 17,
+  replicaId: -1,
+  maxWaitMs: 0,
+  minBytes: 1,
+  maxBytes: 1 << 20,
+  isolationLevel: 0,
+  ...o,
+});
 
-const fetchReq = (topic: string, partition: number, fetchOffset: number, maxBytes = 1 << 20): FetchPartitionRequest =>
-  ({ topic, topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partition, fetchOffset, logStartOffset: -1, maxBytes, currentLeaderEpoch: -1, lastFetchedEpoch: -1 });
+const fetchReq = (
+  topic: string,
+  partition: number,
+  fetchOffset: number,
+  maxBytes = 1 << 20,
+): FetchPartitionRequest => ({
+  topic,
+  topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+  partition,
+  fetchOffset,
+  logStartOffset: -1,
+  maxBytes,
+  currentLeaderEpoch: -1,
+  lastFetchedEpoch: -1,
+});
 
 function offsetsOf(buf: Buffer): Array<[number, number]> {
   const out: Array<[number, number]> = [];
@@ -73,18 +108,30 @@ test('append and read round trip: offsets assigned by the log, HW follows the LE
     assert.equal(res!.highWatermark, 5);
     assert.equal(res!.lastStableOffset, 5);
     assert.equal(res!.logStartOffset, 0);
-    assert.deepEqual(offsetsOf(res!.records), [[0, 2], [3, 4]]);
+    assert.deepEqual(offsetsOf(res!.records), [
+      [0, 2],
+      [3, 4],
+    ]);
     const decoded = await decodeBatch(res!.records, 0);
     assert.equal(decoded.partitionLeaderEpoch, 0);
-    assert.deepEqual(decoded.records.map((r) => r.key!.toString()), ['a0', 'a1', 'a2']);
+    assert.deepEqual(
+      decoded.records.map((r) => r.key!.toString()),
+      ['a0', 'a1', 'a2'],
+    );
     // reading at the HW gives nothing; beyond the LEO is out of range
     const [atEnd, beyond] = await e.rm.readFromLog(params(), [fetchReq('t', 0, 5), fetchReq('t', 0, 9)]);
     assert.equal(atEnd!.records.length, 0);
     assert.equal(beyond!.errorCode, ErrorCode.OFFSET_OUT_OF_RANGE);
     assert.equal(beyond!.highWatermark, -1);
     // unknown partitions
-    assert.equal((await e.rm.appendRecords('nope', 0, batch(1), APPEND)).errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    assert.equal((await e.rm.readFromLog(params(), [fetchReq('nope', 0, 0)]))[0]!.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    assert.equal(
+      (await e.rm.appendRecords('nope', 0, batch(1), APPEND)).errorCode,
+      ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+    );
+    assert.equal(
+      (await e.rm.readFromLog(params(), [fetchReq('nope', 0, 0)]))[0]!.errorCode,
+      ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+    );
   } finally {
     await e.close();
   }
@@ -101,13 +148,19 @@ test('validation: CRC, acks, base offset, batch count, offset range vs count, si
     assert.equal(corrupt.baseOffset, -1);
     assert.equal(corrupt.logStartOffset, -1);
 
-    assert.equal((await e.rm.appendRecords('t', 0, batch(1), { acks: 2, timeoutMs: 10 })).errorCode, ErrorCode.INVALID_REQUIRED_ACKS);
+    assert.equal(
+      (await e.rm.appendRecords('t', 0, batch(1), { acks: 2, timeoutMs: 10 })).errorCode,
+      ErrorCode.INVALID_REQUIRED_ACKS,
+    );
 
     const shifted = batch(1);
     shifted.writeBigInt64BE(7n, 0);
     assert.equal((await e.rm.appendRecords('t', 0, shifted, APPEND)).errorCode, ErrorCode.INVALID_RECORD);
 
-    assert.equal((await e.rm.appendRecords('t', 0, Buffer.concat([batch(1), batch(1)]), APPEND)).errorCode, ErrorCode.INVALID_RECORD);
+    assert.equal(
+      (await e.rm.appendRecords('t', 0, Buffer.concat([batch(1), batch(1)]), APPEND)).errorCode,
+      ErrorCode.INVALID_RECORD,
+    );
 
     const lying = batch(3);
     lying.writeInt32BE(5, L.LAST_OFFSET_DELTA); // claims 6 records, holds 3
@@ -118,13 +171,28 @@ test('validation: CRC, acks, base offset, batch count, offset range vs count, si
     const big = await e.rm.appendRecords('t', 0, tooBig, APPEND);
     assert.equal(big.errorCode, ErrorCode.MESSAGE_TOO_LARGE);
 
-    const idempotentNoSeq = buildRecordBatchSync({ records: recs(1), producerId: 5, producerEpoch: 0, baseSequence: -1 });
+    const idempotentNoSeq = buildRecordBatchSync({
+      records: recs(1),
+      producerId: 5,
+      producerEpoch: 0,
+      baseSequence: -1,
+    });
     assert.equal((await e.rm.appendRecords('t', 0, idempotentNoSeq, APPEND)).errorCode, ErrorCode.INVALID_RECORD);
 
-    const control = buildRecordBatchSync({ records: recs(1), isControl: true, transactional: true, producerId: 1, producerEpoch: 0, baseSequence: 0 });
+    const control = buildRecordBatchSync({
+      records: recs(1),
+      isControl: true,
+      transactional: true,
+      producerId: 1,
+      producerEpoch: 0,
+      baseSequence: 0,
+    });
     assert.equal((await e.rm.appendRecords('t', 0, control, APPEND)).errorCode, ErrorCode.INVALID_RECORD);
 
-    assert.equal((await e.rm.appendRecords('__consumer_offsets', 0, batch(1), APPEND)).errorCode, ErrorCode.INVALID_TOPIC_EXCEPTION);
+    assert.equal(
+      (await e.rm.appendRecords('__consumer_offsets', 0, batch(1), APPEND)).errorCode,
+      ErrorCode.INVALID_TOPIC_EXCEPTION,
+    );
 
     // nothing reached the log
     assert.equal(e.rm.partition('t', 0)!.logEndOffset, 0);
@@ -137,7 +205,10 @@ test('validation: CRC, acks, base offset, batch count, offset range vs count, si
 test('a batch larger than the segment is RECORD_LIST_TOO_LARGE', async () => {
   const e = await env();
   try {
-    await e.rm.ensurePartition('t', TOPIC_ID, 0, 0, { 'segment.bytes': String(1024 * 1024), 'max.message.bytes': String(4 * 1024 * 1024) });
+    await e.rm.ensurePartition('t', TOPIC_ID, 0, 0, {
+      'segment.bytes': String(1024 * 1024),
+      'max.message.bytes': String(4 * 1024 * 1024),
+    });
     const huge = buildRecordBatchSync({ records: [{ key: 'k', value: Buffer.alloc(1024 * 1024 + 100) }] });
     const r = await e.rm.appendRecords('t', 0, huge, APPEND);
     assert.equal(r.errorCode, ErrorCode.RECORD_LIST_TOO_LARGE);
@@ -150,11 +221,24 @@ test('compacted topics reject records without a key, with per-record errors', as
   const e = await env();
   try {
     await e.rm.ensurePartition('c', TOPIC_ID, 0, 0, { 'cleanup.policy': 'compact' });
-    const b = buildRecordBatchSync({ records: [{ key: 'a', value: '1' }, { key: null, value: '2' }, { key: 'c', value: '3' }, { key: null, value: '4' }] });
+    const b = buildRecordBatchSync({
+      records: [
+        { key: 'a', value: '1' },
+        { key: null, value: '2' },
+        { key: 'c', value: '3' },
+        { key: null, value: '4' },
+      ],
+    });
     const r = await e.rm.appendRecords('c', 0, b, APPEND);
     assert.equal(r.errorCode, ErrorCode.INVALID_RECORD);
-    assert.deepEqual(r.recordErrors.map((x) => x.batchIndex), [1, 3]);
-    assert.match(r.recordErrors[0]!.message!, /Compacted topic cannot accept message without key in topic partition c-0/);
+    assert.deepEqual(
+      r.recordErrors.map((x) => x.batchIndex),
+      [1, 3],
+    );
+    assert.match(
+      r.recordErrors[0]!.message!,
+      /Compacted topic cannot accept message without key in topic partition c-0/,
+    );
     assert.match(r.errorMessage!, /2 record errors/);
     assert.equal(r.logStartOffset, 0);
     // DeleteRecords is refused on compact-only topics
@@ -167,12 +251,23 @@ test('compacted topics reject records without a key, with per-record errors', as
 test('CreateTime bounds give INVALID_TIMESTAMP; the batch max timestamp is corrected in place', async () => {
   const e = await env();
   try {
-    await e.rm.ensurePartition('t', TOPIC_ID, 0, 0, { 'message.timestamp.after.max.ms': '1000', 'message.timestamp.before.max.ms': '60000' });
+    await e.rm.ensurePartition('t', TOPIC_ID, 0, 0, {
+      'message.timestamp.after.max.ms': '1000',
+      'message.timestamp.before.max.ms': '60000',
+    });
     const now = Date.now();
-    const future = buildRecordBatchSync({ records: [{ key: 'a', value: 'x', timestamp: now }, { key: 'b', value: 'y', timestamp: now + 3600_000 }] });
+    const future = buildRecordBatchSync({
+      records: [
+        { key: 'a', value: 'x', timestamp: now },
+        { key: 'b', value: 'y', timestamp: now + 3600_000 },
+      ],
+    });
     const r = await e.rm.appendRecords('t', 0, future, APPEND);
     assert.equal(r.errorCode, ErrorCode.INVALID_TIMESTAMP);
-    assert.deepEqual(r.recordErrors.map((x) => x.batchIndex), [1]);
+    assert.deepEqual(
+      r.recordErrors.map((x) => x.batchIndex),
+      [1],
+    );
     const past = buildRecordBatchSync({ records: [{ key: 'a', value: 'x', timestamp: now - 3600_000 }] });
     assert.equal((await e.rm.appendRecords('t', 0, past, APPEND)).errorCode, ErrorCode.INVALID_TIMESTAMP);
     // the message prints Kafka's bounds in Java longs: before.max.ms defaults to Long.MAX_VALUE
@@ -185,7 +280,12 @@ test('CreateTime bounds give INVALID_TIMESTAMP; the batch max timestamp is corre
     assert.equal(BigInt(m[2]!), brokerNow + 1000n);
 
     // a producer-supplied max timestamp that disagrees with the records is rewritten (CRC kept valid)
-    const wrong = buildRecordBatchSync({ records: [{ key: 'a', value: 'x', timestamp: now - 5 }, { key: 'b', value: 'y', timestamp: now - 2 }] });
+    const wrong = buildRecordBatchSync({
+      records: [
+        { key: 'a', value: 'x', timestamp: now - 5 },
+        { key: 'b', value: 'y', timestamp: now - 2 },
+      ],
+    });
     wrong.writeBigInt64BE(BigInt(now + 999_999), L.MAX_TIMESTAMP);
     writeBatchCrc(wrong, 0);
     assert.equal((await e.rm.appendRecords('t', 0, wrong, APPEND)).errorCode, ErrorCode.NONE);
@@ -241,7 +341,10 @@ test('compressed batches are stored as sent; a topic compression.type other than
     assert.ok(verifyBatchCrc(res!.records, 0));
     assert.ok(gunzipSync(res!.records.subarray(L.RECORD_BATCH_OVERHEAD)).length > 0);
     const d = await decodeBatch(res!.records, 0);
-    assert.deepEqual(d.records.map((x) => x.key!.toString()), ['k0', 'k1', 'k2', 'k3']);
+    assert.deepEqual(
+      d.records.map((x) => x.key!.toString()),
+      ['k0', 'k1', 'k2', 'k3'],
+    );
   } finally {
     await e.close();
   }
@@ -271,7 +374,10 @@ test('fetch limits: min-one-message on the first partition, partial batch at the
     assert.ok(it.partial);
 
     // request limit: once the first partition returned data, the second's first batch must fit
-    const [ra, rb] = await e.rm.readFromLog(params({ maxBytes: sizes[0]! + 10 }), [fetchReq('a', 0, 0, sizes[0]!), fetchReq('b', 0, 0)]);
+    const [ra, rb] = await e.rm.readFromLog(params({ maxBytes: sizes[0]! + 10 }), [
+      fetchReq('a', 0, 0, sizes[0]!),
+      fetchReq('b', 0, 0),
+    ]);
     assert.equal(ra!.records.length, sizes[0]);
     assert.equal(rb!.records.length, 0);
     assert.equal(rb!.errorCode, ErrorCode.NONE);
@@ -305,13 +411,18 @@ test('long poll: completes on append, on enough bytes, on timeout, and on connec
     const one = batch(1, 'x');
     const needTwo = e.rm.fetchMessages(params({ maxWaitMs: 10_000, minBytes: one.length + 1 }), [fetchReq('t', 0, 2)]);
     let done = false;
-    void needTwo.then(() => { done = true; });
+    void needTwo.then(() => {
+      done = true;
+    });
     await e.rm.appendRecords('t', 0, one, APPEND);
     await new Promise((r) => setTimeout(r, 30));
     assert.equal(done, false);
     await e.rm.appendRecords('t', 0, batch(1, 'y'), APPEND);
     const [two] = await needTwo;
-    assert.deepEqual(offsetsOf(two!.records), [[2, 2], [3, 3]]);
+    assert.deepEqual(offsetsOf(two!.records), [
+      [2, 2],
+      [3, 3],
+    ]);
 
     // timeout: empty answer after max_wait_ms
     const t0 = Date.now();
@@ -362,7 +473,10 @@ test('acks=all waits for the ISR: times out, then completes when the follower ca
     // acks=1 does not wait; min.insync.replicas larger than the ISR refuses acks=all
     assert.equal((await e.rm.appendRecords('t', 0, batch(1), { acks: 1, timeoutMs: 10 })).errorCode, ErrorCode.NONE);
     await e.rm.ensurePartition('t', TOPIC_ID, 0, 0, { 'min.insync.replicas': '2' }, { replicas: [1, 2], isr: [1] });
-    assert.equal((await e.rm.appendRecords('t', 0, batch(1), { acks: -1, timeoutMs: 10 })).errorCode, ErrorCode.NOT_ENOUGH_REPLICAS);
+    assert.equal(
+      (await e.rm.appendRecords('t', 0, batch(1), { acks: -1, timeoutMs: 10 })).errorCode,
+      ErrorCode.NOT_ENOUGH_REPLICAS,
+    );
   } finally {
     await e.close();
   }
@@ -376,7 +490,8 @@ test('list offsets: earliest, latest, by timestamp, max timestamp, version gates
     await e.rm.appendRecords('t', 0, batch(2, 'a', base), APPEND);
     await e.rm.appendRecords('t', 0, batch(2, 'b', base + 5000), APPEND);
     await e.rm.appendRecords('t', 0, batch(1, 'c', base + 2000), APPEND);
-    const q = (timestamp: number, version = 9) => e.rm.listOffset('t', 0, { timestamp, currentLeaderEpoch: -1, isolationLevel: 0, replicaId: -1, version });
+    const q = (timestamp: number, version = 9) =>
+      e.rm.listOffset('t', 0, { timestamp, currentLeaderEpoch: -1, isolationLevel: 0, replicaId: -1, version });
     assert.deepEqual(await q(-2), { errorCode: 0, timestamp: -1, offset: 0, leaderEpoch: 3 });
     assert.deepEqual(await q(-1), { errorCode: 0, timestamp: -1, offset: 5, leaderEpoch: 3 });
     assert.deepEqual(await q(base + 1000), { errorCode: 0, timestamp: base + 5000, offset: 2, leaderEpoch: 3 });
@@ -389,7 +504,13 @@ test('list offsets: earliest, latest, by timestamp, max timestamp, version gates
     assert.equal((await q(-4, 7)).errorCode, ErrorCode.UNSUPPORTED_VERSION);
     assert.equal((await q(-7)).errorCode, ErrorCode.UNSUPPORTED_VERSION);
     assert.equal((await q(-1, 3)).leaderEpoch, -1); // no epochs before v4
-    const fenced = await e.rm.listOffset('t', 0, { timestamp: -1, currentLeaderEpoch: 2, isolationLevel: 0, replicaId: -1, version: 9 });
+    const fenced = await e.rm.listOffset('t', 0, {
+      timestamp: -1,
+      currentLeaderEpoch: 2,
+      isolationLevel: 0,
+      replicaId: -1,
+      version: 9,
+    });
     assert.equal(fenced.errorCode, ErrorCode.FENCED_LEADER_EPOCH);
     const v0 = await e.rm.legacyListOffsets('t', 0, -1, 10, -1);
     assert.deepEqual(v0, { errorCode: 0, offsets: [5, 0] });
@@ -433,13 +554,30 @@ test('delete records: moves the log start offset, -1 means the HW, beyond the HW
     for (let i = 0; i < 3; i++) await e.rm.appendRecords('t', 0, batch(2), APPEND);
     assert.deepEqual(await e.rm.deleteRecords('t', 0, 2), { errorCode: 0, lowWatermark: 2 });
     assert.deepEqual(await e.rm.deleteRecords('t', 0, 1), { errorCode: 0, lowWatermark: 2 });
-    assert.deepEqual(await e.rm.deleteRecords('t', 0, 7), { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, lowWatermark: -1 });
+    assert.deepEqual(await e.rm.deleteRecords('t', 0, 7), {
+      errorCode: ErrorCode.OFFSET_OUT_OF_RANGE,
+      lowWatermark: -1,
+    });
     const [oor, ok] = await e.rm.readFromLog(params(), [fetchReq('t', 0, 0), fetchReq('t', 0, 2)]);
     assert.equal(oor!.errorCode, ErrorCode.OFFSET_OUT_OF_RANGE);
     assert.equal(ok!.logStartOffset, 2);
-    assert.deepEqual(offsetsOf(ok!.records), [[2, 3], [4, 5]]);
+    assert.deepEqual(offsetsOf(ok!.records), [
+      [2, 3],
+      [4, 5],
+    ]);
     assert.deepEqual(await e.rm.deleteRecords('t', 0, -1), { errorCode: 0, lowWatermark: 6 });
-    assert.equal((await e.rm.listOffset('t', 0, { timestamp: -2, currentLeaderEpoch: -1, isolationLevel: 0, replicaId: -1, version: 9 })).offset, 6);
+    assert.equal(
+      (
+        await e.rm.listOffset('t', 0, {
+          timestamp: -2,
+          currentLeaderEpoch: -1,
+          isolationLevel: 0,
+          replicaId: -1,
+          version: 9,
+        })
+      ).offset,
+      6,
+    );
   } finally {
     await e.close();
   }
@@ -449,8 +587,13 @@ test('producer-state hook: a duplicate answers with its first offsets and append
   const dir = await tempDir('tkafka-rm-');
   const seen: number[] = [];
   const hook: ProducerStateHook = {
-    beforeAppend: (b) => (b.batch.baseSequence === 0 && seen.length > 0 ? { kind: 'duplicate', baseOffset: seen[0]!, logAppendTime: -1 } : { kind: 'append' }),
-    afterAppend: (_b, first) => { seen.push(first); },
+    beforeAppend: (b) =>
+      b.batch.baseSequence === 0 && seen.length > 0
+        ? { kind: 'duplicate', baseOffset: seen[0]!, logAppendTime: -1 }
+        : { kind: 'append' },
+    afterAppend: (_b, first) => {
+      seen.push(first);
+    },
   };
   const rm = new ReplicaManager({ nodeId: 1, logs: new DirectoryLogStore(dir), producerState: hook });
   try {
@@ -502,11 +645,34 @@ test('fetch session cache: stale sessions are evicted, fresh ones only by more v
   const { FetchSessionCache } = await import('../src/broker/replication/fetch-sessions.js');
   let now = 1_000_000;
   let id = 0;
-  const cache = new FetchSessionCache({ maxEntries: 2, evictionMs: 1000, clock: () => now, random: () => (++id % 1000) / 1000 });
-  const entry = (p: number) => ({ tp: { topic: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partition: p }, data: { fetchOffset: 0, logStartOffset: -1, maxBytes: 100, currentLeaderEpoch: -1, lastFetchedEpoch: -1 } });
+  const cache = new FetchSessionCache({
+    maxEntries: 2,
+    evictionMs: 1000,
+    clock: () => now,
+    random: () => (++id % 1000) / 1000,
+  });
+  const entry = (p: number) => ({
+    tp: { topic: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partition: p },
+    data: { fetchOffset: 0, logStartOffset: -1, maxBytes: 100, currentLeaderEpoch: -1, lastFetchedEpoch: -1 },
+  });
   const full = (parts: number[], follower = false) => {
     const ctx = cache.newContext(12, 0, 0, follower, parts.map(entry), [], () => undefined);
-    return ctx.updateAndGenerateResponseData(ctx.partitions().map((e) => ({ tp: e.tp, result: { errorCode: 0, highWatermark: 0, lastStableOffset: 0, logStartOffset: 0, records: Buffer.alloc(0), abortedTransactions: null, preferredReadReplica: -1 } }))).sessionId;
+    return ctx.updateAndGenerateResponseData(
+      ctx
+        .partitions()
+        .map((e) => ({
+          tp: e.tp,
+          result: {
+            errorCode: 0,
+            highWatermark: 0,
+            lastStableOffset: 0,
+            logStartOffset: 0,
+            records: Buffer.alloc(0),
+            abortedTransactions: null,
+            preferredReadReplica: -1,
+          },
+        })),
+    ).sessionId;
   };
   const a = full([0]);
   const b = full([0, 1]);
@@ -523,7 +689,10 @@ test('fetch session cache: stale sessions are evicted, fresh ones only by more v
   const f = full([0], true);
   assert.ok(f > 0);
   assert.equal(cache.size, 2);
-  assert.equal(cache.totalPartitions, cache.get(f)!.size + [...[b, c]].map((x) => cache.get(x)?.size ?? 0).reduce((x, y) => x + y, 0));
+  assert.equal(
+    cache.totalPartitions,
+    cache.get(f)!.size + [...[b, c]].map((x) => cache.get(x)?.size ?? 0).reduce((x, y) => x + y, 0),
+  );
 });
 
 test('purgatory: bounded, and completion removes every watcher and timer', async () => {
@@ -531,9 +700,18 @@ test('purgatory: bounded, and completion removes every watcher and timer', async
   let ready = false;
   const completed: string[] = [];
   class Op extends DelayedOperation {
-    constructor(readonly name: string, delay: number) { super(delay); }
-    tryComplete(): boolean { return ready ? this.forceComplete() : false; }
-    protected onComplete(): void { completed.push(this.name); }
+    constructor(
+      readonly name: string,
+      delay: number,
+    ) {
+      super(delay);
+    }
+    tryComplete(): boolean {
+      return ready ? this.forceComplete() : false;
+    }
+    protected onComplete(): void {
+      completed.push(this.name);
+    }
   }
   const p = new DelayedOperationPurgatory<Op>('test', { maxOperations: 2 });
   assert.equal(p.tryCompleteElseWatch(new Op('a', 10_000), ['k1', 'k2'], 'c1'), false);

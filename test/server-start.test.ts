@@ -11,7 +11,11 @@ import { startBroker } from './helpers/broker-process.js';
 test('an invalid value stops start-up with a message naming the key', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tkafka-cfg-'));
   try {
-    const r = await execa('node', ['bin/tkafka', 'server', 'start', '--override', `log.dirs=${dir}`, '--override', 'num.partitions=abc'], { cwd: REPO_ROOT, reject: false, timeout: 30_000 });
+    const r = await execa(
+      'node',
+      ['bin/tkafka', 'server', 'start', '--override', `log.dirs=${dir}`, '--override', 'num.partitions=abc'],
+      { cwd: REPO_ROOT, reject: false, timeout: 30_000 },
+    );
     assert.equal(r.exitCode, 1);
     assert.match(r.stderr, /Invalid value abc for configuration num\.partitions/);
     assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
@@ -21,7 +25,11 @@ test('an invalid value stops start-up with a message naming the key', async () =
 });
 
 test('a missing properties file is one clear error line', async () => {
-  const r = await execa('node', ['bin/tkafka', 'server', 'start', '/nonexistent/server.properties'], { cwd: REPO_ROOT, reject: false, timeout: 30_000 });
+  const r = await execa('node', ['bin/tkafka', 'server', 'start', '/nonexistent/server.properties'], {
+    cwd: REPO_ROOT,
+    reject: false,
+    timeout: 30_000,
+  });
   assert.equal(r.exitCode, 1);
   assert.match(r.stderr, /server\.properties/);
   assert.doesNotMatch(r.stderr, /\n\s+at /);

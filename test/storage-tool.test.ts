@@ -8,8 +8,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseProperties } from '../src/broker/config/properties.js';
 import {
-  ensureFormatted, formatMetaProperties, parseMetaProperties, randomUuid, randomDirectoryId, uuidFromString,
-  readMetaProperties, writeMetaProperties, formatStorage, javaHashMapOrder,
+  ensureFormatted,
+  formatMetaProperties,
+  parseMetaProperties,
+  randomUuid,
+  randomDirectoryId,
+  uuidFromString,
+  readMetaProperties,
+  writeMetaProperties,
+  formatStorage,
+  javaHashMapOrder,
 } from '../src/broker/storage/meta-properties.js';
 import { ArgumentParser, formatWidth, wrapText } from '../src/tools/common/argparse.js';
 
@@ -36,9 +44,14 @@ async function withTemp(fn: (dir: string) => Promise<void>): Promise<void> {
 
 function serverProperties(dir: string, extra = ''): string {
   return [
-    'process.roles=broker,controller', 'node.id=1',
-    'listeners=PLAINTEXT://:9092,CONTROLLER://:9093', 'controller.listener.names=CONTROLLER',
-    'controller.quorum.voters=1@localhost:9093', `log.dirs=${dir}/data1,${dir}/data2`, `metadata.log.dir=${dir}/meta`, extra,
+    'process.roles=broker,controller',
+    'node.id=1',
+    'listeners=PLAINTEXT://:9092,CONTROLLER://:9093',
+    'controller.listener.names=CONTROLLER',
+    'controller.quorum.voters=1@localhost:9093',
+    `log.dirs=${dir}/data1,${dir}/data2`,
+    `metadata.log.dir=${dir}/meta`,
+    extra,
   ].join('\n');
 }
 
@@ -71,7 +84,10 @@ test('storage format, then info, then format again', async () => {
       const fileLines = text.split('\n');
       assert.equal(fileLines[0], '#');
       assert.match(fileLines[1], /^#(Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} \d\d \d\d:\d\d:\d\d \S+ \d{4}$/);
-      assert.deepEqual(fileLines.slice(2).map((l) => l.split('=')[0]), ['node.id', 'directory.id', 'version', 'cluster.id', '']);
+      assert.deepEqual(
+        fileLines.slice(2).map((l) => l.split('=')[0]),
+        ['node.id', 'directory.id', 'version', 'cluster.id', ''],
+      );
       const props = parseProperties(text);
       assert.equal(props.get('cluster.id'), clusterId);
       assert.equal(props.get('node.id'), '1');
@@ -83,18 +99,32 @@ test('storage format, then info, then format again', async () => {
 
     const info = await tkafka(['storage', 'info', '-c', cfg]);
     assert.equal(info.code, 0, info.stderr);
-    const metaDirId = parseProperties(await readFile(join(dir, 'data1', 'meta.properties'), 'utf8')).get('directory.id');
-    assert.equal(info.stdout, [
-      'Found log directories:', `  ${dir}/data1`, `  ${dir}/data2`, `  ${dir}/meta`, '',
-      `Found metadata: {cluster.id=${clusterId}, directory.id=${metaDirId}, node.id=1, version=1}`, '', '',
-    ].join('\n'));
+    const metaDirId = parseProperties(await readFile(join(dir, 'data1', 'meta.properties'), 'utf8')).get(
+      'directory.id',
+    );
+    assert.equal(
+      info.stdout,
+      [
+        'Found log directories:',
+        `  ${dir}/data1`,
+        `  ${dir}/data2`,
+        `  ${dir}/meta`,
+        '',
+        `Found metadata: {cluster.id=${clusterId}, directory.id=${metaDirId}, node.id=1, version=1}`,
+        '',
+        '',
+      ].join('\n'),
+    );
 
     const again = await tkafka(['storage', 'format', '-c', cfg, '-t', clusterId]);
     assert.equal(again.code, 1);
     assert.equal(again.stdout, '');
     // Kafka names the first formatted directory in Java HashMap order (which depends on the paths)
     const first = javaHashMapOrder([`${dir}/data1`, `${dir}/data2`, `${dir}/meta`], 3)[0];
-    assert.equal(again.stderr, `Log directory ${first} is already formatted. Use --ignore-formatted to ignore this directory and format the others.\n`);
+    assert.equal(
+      again.stderr,
+      `Log directory ${first} is already formatted. Use --ignore-formatted to ignore this directory and format the others.\n`,
+    );
 
     const ignored = await tkafka(['storage', 'format', '-c', cfg, '-t', clusterId, '--ignore']);
     assert.equal(ignored.code, 0);
@@ -102,7 +132,10 @@ test('storage format, then info, then format again', async () => {
 
     const other = await tkafka(['storage', 'format', '-c', cfg, '-t', 'AAAAAAAAAAAAAAAAAAAAAB', '-g']);
     assert.equal(other.code, 1);
-    assert.equal(other.stderr, `Exception in thread "main" java.lang.RuntimeException: Invalid cluster.id in: ${dir}/data1/meta.properties. Expected AAAAAAAAAAAAAAAAAAAAAB, but read ${clusterId}\n`);
+    assert.equal(
+      other.stderr,
+      `Exception in thread "main" java.lang.RuntimeException: Invalid cluster.id in: ${dir}/data1/meta.properties. Expected AAAAAAAAAAAAAAAAAAAAAB, but read ${clusterId}\n`,
+    );
 
     await rm(join(dir, 'data2'), { recursive: true });
     await mkdir(join(dir, 'data2'));
@@ -120,8 +153,22 @@ test('storage info reports missing directories and mismatched ids', async () => 
     await writeFile(cfg, serverProperties(dir));
     const none = await tkafka(['storage', 'info', '-c', cfg]);
     assert.equal(none.code, 1);
-    assert.equal(none.stdout, ['Found problems:', `  ${dir}/data1 does not exist`, `  ${dir}/data2 does not exist`, `  ${dir}/meta does not exist`, '', ''].join('\n'));
-    for (const [d, cluster] of [['data1', 'AAAAAAAAAAAAAAAAAAAAAB'], ['data2', 'AAAAAAAAAAAAAAAAAAAAAC'], ['meta', 'AAAAAAAAAAAAAAAAAAAAAB']]) {
+    assert.equal(
+      none.stdout,
+      [
+        'Found problems:',
+        `  ${dir}/data1 does not exist`,
+        `  ${dir}/data2 does not exist`,
+        `  ${dir}/meta does not exist`,
+        '',
+        '',
+      ].join('\n'),
+    );
+    for (const [d, cluster] of [
+      ['data1', 'AAAAAAAAAAAAAAAAAAAAAB'],
+      ['data2', 'AAAAAAAAAAAAAAAAAAAAAC'],
+      ['meta', 'AAAAAAAAAAAAAAAAAAAAAB'],
+    ]) {
       await mkdir(join(dir, d));
       await writeMetaProperties(join(dir, d), { version: 1, clusterId: cluster, nodeId: 1 });
     }
@@ -156,19 +203,40 @@ test('storage format option and config errors', async () => {
     assert.deepEqual([unstable.code, unstable.stderr], [1, 'metadata.version 4.0-IV3 is not yet stable.\n']);
     const both = await tkafka(['storage', 'format', '-c', cfg, '-t', 'x', '-s', '-N']);
     assert.equal(both.code, 1);
-    assert.match(both.stderr, /kafka-storage: error: +argument +--no-initial-controllers\/-N: +not +allowed\s+with argument --standalone\/-s\n$/);
+    assert.match(
+      both.stderr,
+      /kafka-storage: error: +argument +--no-initial-controllers\/-N: +not +allowed\s+with argument --standalone\/-s\n$/,
+    );
 
     await writeFile(cfg, serverProperties(dir, 'num.partitions=0'));
     const bad = await tkafka(['storage', 'format', '-c', cfg, '-t', 'x']);
     assert.equal(bad.code, 1);
-    assert.equal(bad.stderr, 'Exception in thread "main" org.apache.kafka.common.config.ConfigException: Invalid value 0 for configuration num.partitions: Value must be at least 1\n');
+    assert.equal(
+      bad.stderr,
+      'Exception in thread "main" org.apache.kafka.common.config.ConfigException: Invalid value 0 for configuration num.partitions: Value must be at least 1\n',
+    );
 
-    await writeFile(cfg, serverProperties(dir).replace('controller.quorum.voters=1@localhost:9093', 'controller.quorum.bootstrap.servers=localhost:9093'));
+    await writeFile(
+      cfg,
+      serverProperties(dir).replace(
+        'controller.quorum.voters=1@localhost:9093',
+        'controller.quorum.bootstrap.servers=localhost:9093',
+      ),
+    );
     const noVoters = await tkafka(['storage', 'format', '-c', cfg, '-t', 'x']);
-    assert.deepEqual([noVoters.code, noVoters.stderr], [1, 'Because controller.quorum.voters is not set on this controller, you must specify one of the following: --standalone, --initial-controllers, or --no-initial-controllers.\n']);
+    assert.deepEqual(
+      [noVoters.code, noVoters.stderr],
+      [
+        1,
+        'Because controller.quorum.voters is not set on this controller, you must specify one of the following: --standalone, --initial-controllers, or --no-initial-controllers.\n',
+      ],
+    );
     const standalone = await tkafka(['storage', 'format', '-c', cfg, '-t', 'x', '--standalone']);
     assert.equal(standalone.code, 0, standalone.stderr);
-    assert.match(standalone.stdout, new RegExp(`Formatting dynamic metadata voter directory ${dir}/meta with metadata.version 4.0-IV0\\.`));
+    assert.match(
+      standalone.stdout,
+      new RegExp(`Formatting dynamic metadata voter directory ${dir}/meta with metadata.version 4.0-IV0\\.`),
+    );
   });
 });
 
@@ -176,17 +244,44 @@ test('storage version-mapping and feature-dependencies', async () => {
   const m = await tkafka(['storage', 'version-mapping']);
   assert.equal(m.stdout, 'metadata.version=22 (4.0-IV0)\nkraft.version=1\ntransaction.version=0\ngroup.version=1\n');
   const bad = await tkafka(['storage', 'version-mapping', '-r', 'nope']);
-  assert.deepEqual([bad.code, bad.stderr], [1, "Unknown release version 'nope'. Supported versions are: 3.3-IV0 to 4.0-IV0\n"]);
-  const d = await tkafka(['storage', 'feature-dependencies', '-f', 'metadata.version=5', '--feature', 'group.version=1']);
+  assert.deepEqual(
+    [bad.code, bad.stderr],
+    [1, "Unknown release version 'nope'. Supported versions are: 3.3-IV0 to 4.0-IV0\n"],
+  );
+  const d = await tkafka([
+    'storage',
+    'feature-dependencies',
+    '-f',
+    'metadata.version=5',
+    '--feature',
+    'group.version=1',
+  ]);
   assert.equal(d.stdout, 'metadata.version=5 (3.3-IV1) has no dependencies.\ngroup.version=1 has no dependencies.\n');
 });
 
 test('meta.properties parse, format and UUID helpers', () => {
-  const meta = { version: 1 as const, clusterId: 'MkU3OEVBNTcwNTJENDM2Qg', nodeId: 1, directoryId: 'J8aAPcfLQt2bqs1JT_rMgQ' };
+  const meta = {
+    version: 1 as const,
+    clusterId: 'MkU3OEVBNTcwNTJENDM2Qg',
+    nodeId: 1,
+    directoryId: 'J8aAPcfLQt2bqs1JT_rMgQ',
+  };
   const text = formatMetaProperties(meta, new Date(Date.UTC(2024, 9, 25, 10, 0, 0)));
-  assert.match(text, /^#\n#Fri Oct 25 \d\d:00:00 \S+ 2024\nnode\.id=1\ndirectory\.id=J8aAPcfLQt2bqs1JT_rMgQ\nversion=1\ncluster\.id=MkU3OEVBNTcwNTJENDM2Qg\n$/);
+  assert.match(
+    text,
+    /^#\n#Fri Oct 25 \d\d:00:00 \S+ 2024\nnode\.id=1\ndirectory\.id=J8aAPcfLQt2bqs1JT_rMgQ\nversion=1\ncluster\.id=MkU3OEVBNTcwNTJENDM2Qg\n$/,
+  );
   assert.deepEqual(parseMetaProperties(parseProperties(text)), meta);
-  assert.throws(() => parseMetaProperties(new Map([['version', '1'], ['node.id', '1']])), /^Error: cluster\.id was not found\.$/);
+  assert.throws(
+    () =>
+      parseMetaProperties(
+        new Map([
+          ['version', '1'],
+          ['node.id', '1'],
+        ]),
+      ),
+    /^Error: cluster\.id was not found\.$/,
+  );
   assert.throws(() => parseMetaProperties(new Map([['version', '1']])), /Failed to find node\.id/);
   assert.throws(() => parseMetaProperties(new Map([['version', '2']])), /Unknown meta\.properties version number 2/);
   assert.throws(() => parseMetaProperties(new Map([['version', 'x']])), /Invalid meta\.properties version string 'x'/);
@@ -205,13 +300,25 @@ test('meta.properties parse, format and UUID helpers', () => {
 
 test('ensureFormatted: first start formats, later starts verify', async () => {
   await withTemp(async (dir) => {
-    const config = { nodeId: 1, logDirs: [join(dir, 'a'), join(dir, 'b')], metadataLogDir: join(dir, 'a'), controllerListenerNames: ['CONTROLLER'] };
+    const config = {
+      nodeId: 1,
+      logDirs: [join(dir, 'a'), join(dir, 'b')],
+      metadataLogDir: join(dir, 'a'),
+      controllerListenerNames: ['CONTROLLER'],
+    };
     const hooked: string[] = [];
-    const first = await ensureFormatted(config, { writeBootstrapCheckpoint: async (d, info) => { hooked.push(`${d}:${info.featureRecords.map((r) => `${r.name}=${r.level}`).join(',')}`); } });
+    const first = await ensureFormatted(config, {
+      writeBootstrapCheckpoint: async (d, info) => {
+        hooked.push(`${d}:${info.featureRecords.map((r) => `${r.name}=${r.level}`).join(',')}`);
+      },
+    });
     assert.equal(first.formatted, true);
     assert.match(first.clusterId, UUID_RE);
     assert.equal(first.directoryIds.size, 2);
-    assert.deepEqual(hooked.sort(), [`${join(dir, 'a')}:metadata.version=22,group.version=1`, `${join(dir, 'b')}:metadata.version=22,group.version=1`]);
+    assert.deepEqual(hooked.sort(), [
+      `${join(dir, 'a')}:metadata.version=22,group.version=1`,
+      `${join(dir, 'b')}:metadata.version=22,group.version=1`,
+    ]);
     const second = await ensureFormatted(config);
     assert.equal(second.formatted, false);
     assert.equal(second.clusterId, first.clusterId);
@@ -236,13 +343,25 @@ test('ensureFormatted: first start formats, later starts verify', async () => {
 
 test('formatStorage writes the voter directory id for a dynamic quorum', async () => {
   await withTemp(async (dir) => {
-    const config = { nodeId: 1, logDirs: [join(dir, 'm')], metadataLogDir: join(dir, 'm'), controllerListenerNames: ['CONTROLLER'] };
+    const config = {
+      nodeId: 1,
+      logDirs: [join(dir, 'm')],
+      metadataLogDir: join(dir, 'm'),
+      controllerListenerNames: ['CONTROLLER'],
+    };
     const seen: number[] = [];
     const res = await formatStorage({
-      config, clusterId: 'c', initialControllers: [{ nodeId: 1, host: 'h', port: 9093, directoryId: 'J8aAPcfLQt2bqs1JT_rMgQ' }],
-      writeDynamicQuorumSnapshot: async (_d, info) => { seen.push(info.kraftVersion); },
+      config,
+      clusterId: 'c',
+      initialControllers: [{ nodeId: 1, host: 'h', port: 9093, directoryId: 'J8aAPcfLQt2bqs1JT_rMgQ' }],
+      writeDynamicQuorumSnapshot: async (_d, info) => {
+        seen.push(info.kraftVersion);
+      },
     });
-    assert.deepEqual(res.formatted.map((f) => [f.type, f.directoryId]), [['dynamic metadata voter directory', 'J8aAPcfLQt2bqs1JT_rMgQ']]);
+    assert.deepEqual(
+      res.formatted.map((f) => [f.type, f.directoryId]),
+      [['dynamic metadata voter directory', 'J8aAPcfLQt2bqs1JT_rMgQ']],
+    );
     assert.deepEqual(seen, [1]);
     assert.equal(res.bootstrap.featureLevels.get('kraft.version'), 1);
   });
@@ -254,7 +373,10 @@ test('argparse: prefixes, clusters, =values, justified wrapping', () => {
   p.addArgument({ flags: ['--verbose', '-v'], action: 'storeTrue' });
   p.addArgument({ flags: ['--count', '-n'], type: 'int', default: 1 });
   assert.deepEqual(p.parseArgs(['--boot=x:1', '-vn3']), { bootstrap_server: 'x:1', verbose: true, count: 3 });
-  assert.throws(() => p.parseArgs(['-b', 'h', '--count', 'z']), /argument --count\/-n: could not convert 'z' to Integer \(For input string: "z"\)/);
+  assert.throws(
+    () => p.parseArgs(['-b', 'h', '--count', 'z']),
+    /argument --count\/-n: could not convert 'z' to Integer \(For input string: "z"\)/,
+  );
   assert.throws(() => p.parseArgs([]), /argument --bootstrap-server\/-b is required/);
   assert.throws(() => p.parseArgs(['-b']), /argument --bootstrap-server\/-b: expected one argument/);
   assert.equal(formatWidth({ COLUMNS: '100' }), 95);

@@ -16,11 +16,25 @@ const { Kafka, logLevel } = kafkajs;
 
 let broker: BrokerProcess;
 
-async function tkafka(tool: (argv: string[], io: ToolIO) => Promise<number>, argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
+async function tkafka(
+  tool: (argv: string[], io: ToolIO) => Promise<number>,
+  argv: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const stdout = new Writable({ write(c, _e, cb) { out += String(c); cb(); } });
-  const stderr = new Writable({ write(c, _e, cb) { err += String(c); cb(); } });
+  const stdout = new Writable({
+    write(c, _e, cb) {
+      out += String(c);
+      cb();
+    },
+  });
+  const stderr = new Writable({
+    write(c, _e, cb) {
+      err += String(c);
+      cb();
+    },
+  });
   const code = await tool(argv, { stdout, stderr, stdin: process.stdin, env });
   return { code, out, err };
 }
@@ -30,7 +44,12 @@ before(async () => {
   const kafka = new Kafka({ brokers: [broker.bootstrap], clientId: 'tool-cluster-test', logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic: 'logs', numPartitions: 2, replicationFactor: 1 }, { topic: 'other', numPartitions: 1, replicationFactor: 1 }] });
+  await admin.createTopics({
+    topics: [
+      { topic: 'logs', numPartitions: 2, replicationFactor: 1 },
+      { topic: 'other', numPartitions: 1, replicationFactor: 1 },
+    ],
+  });
   const producer = kafka.producer();
   await producer.connect();
   await producer.send({ topic: 'logs', messages: [{ partition: 0, key: 'k', value: 'x'.repeat(100) }] });
@@ -55,18 +74,23 @@ test('broker-api-versions prints every broker with its versions and the usable o
   raw.close();
   for (const k of av.apiKeys as { apiKey: number; minVersion: number; maxVersion: number }[]) {
     const range = k.minVersion === k.maxVersion ? `${k.minVersion}` : `${k.minVersion} to ${k.maxVersion}`;
-    assert.ok(lines.some((l) => new RegExp(`^\\t\\w+\\(${k.apiKey}\\): ${range} \\[usable: \\d+\\],?$`).test(l)), `api ${k.apiKey}`);
+    assert.ok(
+      lines.some((l) => new RegExp(`^\\t\\w+\\(${k.apiKey}\\): ${range} \\[usable: \\d+\\],?$`).test(l)),
+      `api ${k.apiKey}`,
+    );
   }
   assert.ok(lines.includes('\tOffsetCommit(8): UNSUPPORTED,') || lines.some((l) => /^\tOffsetCommit\(8\): \d/.test(l)));
   assert.ok(!lines.some((l) => l.startsWith('\tLeaderAndIsr(4)')), 'zk-only APIs are not client APIs');
-  const json = JSON.parse((await tkafka(brokerApiVersions, ['--bootstrap-server', broker.bootstrap, '--output', 'json'])).out);
+  const json = JSON.parse(
+    (await tkafka(brokerApiVersions, ['--bootstrap-server', broker.bootstrap, '--output', 'json'])).out,
+  );
   assert.equal(json.brokers[0].id, 1);
   const md = json.brokers[0].apis.find((a: { name: string }) => a.name === 'Metadata');
   assert.equal(md.status, 'usable');
   assert.equal(md.usableVersion, Math.min(md.maxVersion, 12));
 });
 
-test('log-dirs prints Kafka\'s two lines and one JSON line with the replicas', async () => {
+test("log-dirs prints Kafka's two lines and one JSON line with the replicas", async () => {
   const r = await tkafka(logDirs, ['--bootstrap-server', broker.bootstrap, '--describe', '--topic-list', 'logs']);
   assert.equal(r.code, 0, r.err);
   const [q, received, json, end] = r.out.split('\n');
@@ -84,8 +108,14 @@ test('log-dirs prints Kafka\'s two lines and one JSON line with the replicas', a
   assert.deepEqual(Object.keys(parts.get('logs-0') as object), ['partition', 'size', 'offsetLag', 'isFuture']);
   assert.ok((parts.get('logs-0') as { size: number }).size > 100);
   assert.equal((parts.get('logs-1') as { size: number }).size, 0);
-  assert.deepEqual(await tkafka(logDirs, ['--bootstrap-server', broker.bootstrap, '--describe', '--broker-list', '1,7']),
-    { code: 1, out: '', err: 'ERROR: The given brokers do not exist from --broker-list: 7. Current existent brokers: 1\n' });
+  assert.deepEqual(
+    await tkafka(logDirs, ['--bootstrap-server', broker.bootstrap, '--describe', '--broker-list', '1,7']),
+    {
+      code: 1,
+      out: '',
+      err: 'ERROR: The given brokers do not exist from --broker-list: 7. Current existent brokers: 1\n',
+    },
+  );
   const usage = await tkafka(logDirs, ['--bootstrap-server', broker.bootstrap]);
   assert.equal(usage.err.split('\n')[0], 'Missing required argument "[describe]"');
 });
@@ -99,18 +129,30 @@ test('cluster cluster-id / list-endpoints / unregister', async () => {
   const md = await raw.request(3, 12, { topics: [], allowAutoTopicCreation: false });
   raw.close();
   assert.equal(id, md.clusterId);
-  assert.deepEqual(JSON.parse((await tkafka(cluster, ['cluster-id', '-b', broker.bootstrap, '--output', 'json'])).out), { clusterId: id });
+  assert.deepEqual(
+    JSON.parse((await tkafka(cluster, ['cluster-id', '-b', broker.bootstrap, '--output', 'json'])).out),
+    { clusterId: id },
+  );
   const ep = await tkafka(cluster, ['list-endpoints', '--bootstrap-server', broker.bootstrap]);
   const port = String(broker.port);
-  assert.equal(ep.out, `${'ID'.padEnd(10)} HOST      ${'PORT'.padEnd(10)} ${'RACK'.padEnd(10)} ${'STATE'.padEnd(10)} ${'ENDPOINT_TYPE'.padEnd(15)}\n` +
-    `${'1'.padEnd(10)} 127.0.0.1 ${port.padEnd(10)} ${'null'.padEnd(10)} ${'unfenced'.padEnd(10)} ${'broker'.padEnd(15)}\n`);
+  assert.equal(
+    ep.out,
+    `${'ID'.padEnd(10)} HOST      ${'PORT'.padEnd(10)} ${'RACK'.padEnd(10)} ${'STATE'.padEnd(10)} ${'ENDPOINT_TYPE'.padEnd(15)}\n` +
+      `${'1'.padEnd(10)} 127.0.0.1 ${port.padEnd(10)} ${'null'.padEnd(10)} ${'unfenced'.padEnd(10)} ${'broker'.padEnd(15)}\n`,
+  );
   const u = await tkafka(cluster, ['unregister', '--bootstrap-server', broker.bootstrap, '--id', '3']);
   assert.equal(u.code, 0);
-  assert.match(u.out, /^(The target cluster does not support the broker unregistration API\.|Broker 3 is no longer registered\.)\n$|^$/);
+  assert.match(
+    u.out,
+    /^(The target cluster does not support the broker unregistration API\.|Broker 3 is no longer registered\.)\n$|^$/,
+  );
   const missing = await tkafka(cluster, ['cluster-id']);
   assert.equal(missing.code, 1);
   assert.match(missing.err, /kafka-cluster: {1,2}error: .*one {1,3}of .*--bootstrap-server\/-b/s);
-  assert.equal((await tkafka(cluster, ['cluster-id'], { TKAFKA_BOOTSTRAP_SERVER: broker.bootstrap })).out, `Cluster ID: ${id}\n`);
+  assert.equal(
+    (await tkafka(cluster, ['cluster-id'], { TKAFKA_BOOTSTRAP_SERVER: broker.bootstrap })).out,
+    `Cluster ID: ${id}\n`,
+  );
 });
 
 test('features describe prints one line per supported feature', async () => {
@@ -122,13 +164,37 @@ test('features describe prints one line per supported feature', async () => {
   const names = (av.supportedFeatures as { name: string }[]).map((f) => f.name).sort();
   const lines = r.out.split('\n').slice(0, -1);
   // Kafka 4.4's columns: "Feature: %-40s  SupportedMinVersion: %-15s  SupportedMaxVersion: %-15s  ...".
-  assert.deepEqual(lines.map((l) => l.split(/ {2,}/)[0]!.trimEnd()), names.map((n) => `Feature: ${n}`));
+  assert.deepEqual(
+    lines.map((l) => l.split(/ {2,}/)[0]!.trimEnd()),
+    names.map((n) => `Feature: ${n}`),
+  );
   const mv = lines.find((l) => l.startsWith('Feature: metadata.version '))!;
-  assert.match(mv, /^Feature: metadata\.version {24} {2}SupportedMinVersion: \d\.\d-IV\d {8} {2}SupportedMaxVersion: \d\.\d-IV\d {8} {2}FinalizedVersionLevel: \d\.\d-IV\d {8} {2}Epoch: (\d+|-)$/);
-  const json = JSON.parse((await tkafka(features, ['--bootstrap-server', broker.bootstrap, 'describe', '--output', 'json'])).out);
-  assert.deepEqual(json.features.map((f: { name: string }) => f.name), names);
-  assert.deepEqual(await tkafka(features, ['--bootstrap-server', broker.bootstrap, 'upgrade', '--feature', 'x']),
-    { code: 1, out: '', err: "Can't parse feature=level string x: equals sign not found.\n" });
-  assert.equal((await tkafka(features, ['--bootstrap-server', broker.bootstrap, 'feature-dependencies', '--feature', 'metadata.version=22'])).out,
-    'metadata.version=22 (4.0-IV0) has no dependencies.\n');
+  assert.match(
+    mv,
+    /^Feature: metadata\.version {24} {2}SupportedMinVersion: \d\.\d-IV\d {8} {2}SupportedMaxVersion: \d\.\d-IV\d {8} {2}FinalizedVersionLevel: \d\.\d-IV\d {8} {2}Epoch: (\d+|-)$/,
+  );
+  const json = JSON.parse(
+    (await tkafka(features, ['--bootstrap-server', broker.bootstrap, 'describe', '--output', 'json'])).out,
+  );
+  assert.deepEqual(
+    json.features.map((f: { name: string }) => f.name),
+    names,
+  );
+  assert.deepEqual(await tkafka(features, ['--bootstrap-server', broker.bootstrap, 'upgrade', '--feature', 'x']), {
+    code: 1,
+    out: '',
+    err: "Can't parse feature=level string x: equals sign not found.\n",
+  });
+  assert.equal(
+    (
+      await tkafka(features, [
+        '--bootstrap-server',
+        broker.bootstrap,
+        'feature-dependencies',
+        '--feature',
+        'metadata.version=22',
+      ])
+    ).out,
+    'metadata.version=22 (4.0-IV0) has no dependencies.\n',
+  );
 });

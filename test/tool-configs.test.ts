@@ -13,11 +13,24 @@ const { Kafka, logLevel, ConfigResourceTypes } = kafkajs;
 let broker: BrokerProcess;
 let admin: kafkajs.Admin;
 
-async function tkafka(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
+async function tkafka(
+  argv: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const stdout = new Writable({ write(c, _e, cb) { out += String(c); cb(); } });
-  const stderr = new Writable({ write(c, _e, cb) { err += String(c); cb(); } });
+  const stdout = new Writable({
+    write(c, _e, cb) {
+      out += String(c);
+      cb();
+    },
+  });
+  const stderr = new Writable({
+    write(c, _e, cb) {
+      err += String(c);
+      cb();
+    },
+  });
   const code = await configs(argv, { stdout, stderr, stdin: process.stdin, env });
   return { code, out, err };
 }
@@ -25,7 +38,10 @@ async function tkafka(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ co
 const B = (): string[] => ['--bootstrap-server', broker.bootstrap];
 
 async function topicConfig(name: string): Promise<Map<string, string>> {
-  const cfg = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name }], includeSynonyms: false });
+  const cfg = await admin.describeConfigs({
+    resources: [{ type: ConfigResourceTypes.TOPIC, name }],
+    includeSynonyms: false,
+  });
   return new Map(cfg.resources[0]!.configEntries.map((e) => [e.configName, e.configValue]));
 }
 
@@ -43,7 +59,14 @@ after(async () => {
 });
 
 test('--alter --add-config sets topic configs (bracketed lists too); --describe prints them with synonyms', async () => {
-  const r = await tkafka([...B(), '--alter', '--topic', 'orders', '--add-config', 'retention.ms=1000,cleanup.policy=[compact,delete]']);
+  const r = await tkafka([
+    ...B(),
+    '--alter',
+    '--topic',
+    'orders',
+    '--add-config',
+    'retention.ms=1000,cleanup.policy=[compact,delete]',
+  ]);
   assert.deepEqual(r, { code: 0, out: 'Completed updating config for topic orders.\n', err: '' });
   const cfg = await topicConfig('orders');
   assert.equal(cfg.get('retention.ms'), '1000');
@@ -58,9 +81,15 @@ test('--alter --add-config sets topic configs (bracketed lists too); --describe 
   ]);
   const all = await tkafka([...B(), '--describe', '--topic', 'orders', '--all']);
   assert.match(all.out, /^All configs for topic orders are:\n/);
-  assert.match(all.out, /^ {2}segment\.bytes=\d+ sensitive=false synonyms=\{.*DEFAULT_CONFIG:log\.segment\.bytes=\d+\}$/m);
+  assert.match(
+    all.out,
+    /^ {2}segment\.bytes=\d+ sensitive=false synonyms=\{.*DEFAULT_CONFIG:log\.segment\.bytes=\d+\}$/m,
+  );
   const json = JSON.parse((await tkafka([...B(), '--describe', '--topic', 'orders', '--output', 'json'])).out);
-  assert.deepEqual(json.resources[0].configs.map((c: { name: string }) => c.name), ['cleanup.policy', 'retention.ms']);
+  assert.deepEqual(
+    json.resources[0].configs.map((c: { name: string }) => c.name),
+    ['cleanup.policy', 'retention.ms'],
+  );
   assert.equal(json.resources[0].configs[1].source, 'DYNAMIC_TOPIC_CONFIG');
 });
 
@@ -77,16 +106,28 @@ test('Kafka 4.4 topic configs: new keys with their defaults and synonyms; messag
     assert.ok(lines.includes(line), line);
   }
   assert.doesNotMatch(all.out, /downconversion/);
-  const res = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: 'orders' }], includeSynonyms: false });
+  const res = await admin.describeConfigs({
+    resources: [{ type: ConfigResourceTypes.TOPIC, name: 'orders' }],
+    includeSynonyms: false,
+  });
   const entry = res.resources[0]!.configEntries.find((e) => e.configName === 'remote.copy.lag.ms')!;
   assert.deepEqual([entry.configValue, entry.readOnly, entry.isDefault, entry.isSensitive], ['0', false, true, false]);
-  const r = await tkafka([...B(), '--alter', '--topic', 'orders', '--add-config', 'message.downconversion.enable=false']);
+  const r = await tkafka([
+    ...B(),
+    '--alter',
+    '--topic',
+    'orders',
+    '--add-config',
+    'message.downconversion.enable=false',
+  ]);
   assert.equal(r.code, 1);
   assert.deepEqual(r.err.split('\n').slice(1, 2), [
     'java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.InvalidConfigurationException: Unknown topic config name: message.downconversion.enable',
   ]);
   await assert.rejects(
-    admin.createTopics({ topics: [{ topic: 'dc', configEntries: [{ name: 'message.downconversion.enable', value: 'true' }] }] }),
+    admin.createTopics({
+      topics: [{ topic: 'dc', configEntries: [{ name: 'message.downconversion.enable', value: 'true' }] }],
+    }),
     (e: Error & { errors?: Array<{ type: string }> }) => {
       assert.equal(e.errors?.[0]?.type, 'INVALID_CONFIG');
       return true;
@@ -98,72 +139,139 @@ test('--delete-config removes a topic config; deleting an unset key is no error 
   assert.equal((await tkafka([...B(), '--alter', '--topic', 'orders', '--delete-config', 'retention.ms'])).code, 0);
   assert.equal((await topicConfig('orders')).get('retention.ms'), '604800000');
   assert.deepEqual(await tkafka([...B(), '--alter', '--topic', 'orders', '--delete-config', 'retention.ms']), {
-    code: 0, out: 'Completed updating config for topic orders.\n', err: '',
+    code: 0,
+    out: 'Completed updating config for topic orders.\n',
+    err: '',
   });
 });
 
 test('broker and broker-default configs; broker loggers', async () => {
-  assert.deepEqual(await tkafka([...B(), '--alter', '--broker', '1', '--add-config', 'log.cleaner.threads=2']), { code: 0, out: 'Completed updating config for broker 1.\n', err: '' });
+  assert.deepEqual(await tkafka([...B(), '--alter', '--broker', '1', '--add-config', 'log.cleaner.threads=2']), {
+    code: 0,
+    out: 'Completed updating config for broker 1.\n',
+    err: '',
+  });
   const d = await tkafka([...B(), '--describe', '--broker', '1']);
   assert.deepEqual(d.out.split('\n'), [
     'Dynamic configs for broker 1 are:',
     '  log.cleaner.threads=2 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.cleaner.threads=2, DEFAULT_CONFIG:log.cleaner.threads=1}',
     '',
   ]);
-  assert.deepEqual(await tkafka([...B(), '--alter', '--entity-type', 'brokers', '--entity-default', '--add-config', 'log.cleaner.threads=3']),
-    { code: 0, out: 'Completed updating default config for brokers in the cluster.\n', err: '' });
+  assert.deepEqual(
+    await tkafka([
+      ...B(),
+      '--alter',
+      '--entity-type',
+      'brokers',
+      '--entity-default',
+      '--add-config',
+      'log.cleaner.threads=3',
+    ]),
+    { code: 0, out: 'Completed updating default config for brokers in the cluster.\n', err: '' },
+  );
   const all = await tkafka([...B(), '--describe', '--entity-type', 'brokers']);
-  assert.match(all.out, /^Dynamic configs for broker 1 are:\n {2}log\.cleaner\.threads=2 sensitive=false synonyms=\{DYNAMIC_BROKER_CONFIG:log\.cleaner\.threads=2, DYNAMIC_DEFAULT_BROKER_CONFIG:log\.cleaner\.threads=3, DEFAULT_CONFIG:log\.cleaner\.threads=1\}\nDefault configs for brokers in the cluster are:\n {2}log\.cleaner\.threads=3 /);
+  assert.match(
+    all.out,
+    /^Dynamic configs for broker 1 are:\n {2}log\.cleaner\.threads=2 sensitive=false synonyms=\{DYNAMIC_BROKER_CONFIG:log\.cleaner\.threads=2, DYNAMIC_DEFAULT_BROKER_CONFIG:log\.cleaner\.threads=3, DEFAULT_CONFIG:log\.cleaner\.threads=1\}\nDefault configs for brokers in the cluster are:\n {2}log\.cleaner\.threads=3 /,
+  );
   const loggers = await tkafka([...B(), '--describe', '--broker-logger', '1']);
-  assert.match(loggers.out, /^Dynamic configs for broker-logger 1 are:\n {2}\S+=(INFO|WARN|DEBUG|ERROR|TRACE) sensitive=false synonyms=\{\}\n/);
-  assert.deepEqual(await tkafka([...B(), '--alter', '--broker-logger', '1', '--add-config', 'no.such.logger=DEBUG']),
-    { code: 1, out: '', err: 'Invalid broker logger(s): no.such.logger\n' });
+  assert.match(
+    loggers.out,
+    /^Dynamic configs for broker-logger 1 are:\n {2}\S+=(INFO|WARN|DEBUG|ERROR|TRACE) sensitive=false synonyms=\{\}\n/,
+  );
+  assert.deepEqual(await tkafka([...B(), '--alter', '--broker-logger', '1', '--add-config', 'no.such.logger=DEBUG']), {
+    code: 1,
+    out: '',
+    err: 'Invalid broker logger(s): no.such.logger\n',
+  });
 });
 
-test('read-only broker keys: Kafka 4.4\'s messages with Java list brackets; advertised.listeners is read-only', async () => {
+test("read-only broker keys: Kafka 4.4's messages with Java list brackets; advertised.listeners is read-only", async () => {
   const second = async (args: string[]): Promise<string | undefined> => {
     const r = await tkafka([...B(), '--alter', ...args]);
     assert.equal(r.code, 1, r.out);
     return r.err.split('\n')[1];
   };
   const e = 'java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.InvalidRequestException: ';
-  assert.equal(await second(['--broker', '1', '--add-config', 'node.id=2,process.roles=broker']),
-    `${e}Cannot update these configs dynamically: [node.id, process.roles]`);
-  assert.equal(await second(['--broker', '1', '--add-config', 'advertised.listeners=PLAINTEXT://127.0.0.1:1']),
-    `${e}Cannot update these configs dynamically: [advertised.listeners]`);
-  assert.equal(await second(['--entity-type', 'brokers', '--entity-default', '--add-config', 'listeners=PLAINTEXT://:1']),
-    `${e}Cannot update these configs at default cluster level, broker id must be specified: [listeners]`);
-  const res = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.BROKER, name: '1' }], includeSynonyms: false });
+  assert.equal(
+    await second(['--broker', '1', '--add-config', 'node.id=2,process.roles=broker']),
+    `${e}Cannot update these configs dynamically: [node.id, process.roles]`,
+  );
+  assert.equal(
+    await second(['--broker', '1', '--add-config', 'advertised.listeners=PLAINTEXT://127.0.0.1:1']),
+    `${e}Cannot update these configs dynamically: [advertised.listeners]`,
+  );
+  assert.equal(
+    await second(['--entity-type', 'brokers', '--entity-default', '--add-config', 'listeners=PLAINTEXT://:1']),
+    `${e}Cannot update these configs at default cluster level, broker id must be specified: [listeners]`,
+  );
+  const res = await admin.describeConfigs({
+    resources: [{ type: ConfigResourceTypes.BROKER, name: '1' }],
+    includeSynonyms: false,
+  });
   const ro = new Map(res.resources[0]!.configEntries.map((c) => [c.configName, c.readOnly]));
-  assert.deepEqual([ro.get('advertised.listeners'), ro.get('listeners'), ro.get('max.decompressed.message.bytes'), ro.get('log.remote.copy.lag.ms')],
-    [true, false, false, false]);
+  assert.deepEqual(
+    [
+      ro.get('advertised.listeners'),
+      ro.get('listeners'),
+      ro.get('max.decompressed.message.bytes'),
+      ro.get('log.remote.copy.lag.ms'),
+    ],
+    [true, false, false, false],
+  );
   assert.equal(ro.has('log.message.downconversion.enable'), false);
   assert.equal(ro.has('leader.imbalance.per.broker.percentage'), false);
   assert.equal(ro.has('security.inter.broker.protocol'), true);
   assert.equal(ro.has('connection.failed.authentication.delay.ms'), true);
 });
 
-test('validation messages are Kafka\'s, on stderr, exit 1', async () => {
+test("validation messages are Kafka's, on stderr, exit 1", async () => {
   const fail = async (args: string[], message: string): Promise<void> => {
     assert.deepEqual(await tkafka(args), { code: 1, out: '', err: `${message}\n` }, args.join(' '));
   };
-  await fail(['--describe', '--entity-type', 'topics'], 'Either --bootstrap-server or --bootstrap-controller must be specified.');
-  await fail([...B(), '--describe', '--entity-type', 'foo'], 'Invalid entity type foo, the entity type must be one of broker-loggers, topics, clients, users, brokers, ips, client-metrics, groups with a --bootstrap-server or --bootstrap-controller argument');
+  await fail(
+    ['--describe', '--entity-type', 'topics'],
+    'Either --bootstrap-server or --bootstrap-controller must be specified.',
+  );
+  await fail(
+    [...B(), '--describe', '--entity-type', 'foo'],
+    'Invalid entity type foo, the entity type must be one of broker-loggers, topics, clients, users, brokers, ips, client-metrics, groups with a --bootstrap-server or --bootstrap-controller argument',
+  );
   await fail([...B(), '--describe'], 'At least one entity type must be specified');
-  await fail([...B(), '--describe', '--entity-type', 'topics', '--entity-type', 'topics'], 'Duplicate entity type(s) specified: topics');
-  await fail([...B(), '--describe', '--topic', 'x', '--entity-default'], '--entity-{type,name,default} should not be used in conjunction with specific entity flags');
-  await fail([...B(), '--describe', '--entity-type', 'brokers', '--entity-name', 'x'], 'The entity name for brokers must be a valid integer broker id, but it is: x');
-  await fail([...B(), '--alter', '--entity-type', 'topics', '--add-config', 'a=b'], 'An entity name must be specified with --alter of topics');
-  await fail([...B(), '--alter', '--topic', 't'], 'At least one of --add-config, --add-config-file, or --delete-config must be specified with --alter');
-  await fail([...B(), '--alter', '--topic', 'orders', '--add-config', 'a'],
-    'Invalid entity config: all configs to be added must be in the format "key=val" or  "key=[val1,val2]" to group values which contain commas.');
-  await fail([...B(), '--alter', '--topic', 'orders', '--add-config', 'a#=b'], 'Invalid character found for config key: a#');
+  await fail(
+    [...B(), '--describe', '--entity-type', 'topics', '--entity-type', 'topics'],
+    'Duplicate entity type(s) specified: topics',
+  );
+  await fail(
+    [...B(), '--describe', '--topic', 'x', '--entity-default'],
+    '--entity-{type,name,default} should not be used in conjunction with specific entity flags',
+  );
+  await fail(
+    [...B(), '--describe', '--entity-type', 'brokers', '--entity-name', 'x'],
+    'The entity name for brokers must be a valid integer broker id, but it is: x',
+  );
+  await fail(
+    [...B(), '--alter', '--entity-type', 'topics', '--add-config', 'a=b'],
+    'An entity name must be specified with --alter of topics',
+  );
+  await fail(
+    [...B(), '--alter', '--topic', 't'],
+    'At least one of --add-config, --add-config-file, or --delete-config must be specified with --alter',
+  );
+  await fail(
+    [...B(), '--alter', '--topic', 'orders', '--add-config', 'a'],
+    'Invalid entity config: all configs to be added must be in the format "key=val" or  "key=[val1,val2]" to group values which contain commas.',
+  );
+  await fail(
+    [...B(), '--alter', '--topic', 'orders', '--add-config', 'a#=b'],
+    'Invalid character found for config key: a#',
+  );
   const usage = await tkafka([...B(), '--describe', '--alter', '--topic', 'x']);
   assert.equal(usage.err.split('\n')[0], 'Command must include exactly one action: --describe, --alter');
   assert.match(usage.err.split('\n')[1]!, /^Option\s+Description/);
 });
 
-test('operation failures: Kafka\'s first two stderr lines, no stack trace', async () => {
+test("operation failures: Kafka's first two stderr lines, no stack trace", async () => {
   // Kafka 4.4 checks the topic exists first (4.0 failed with UnknownTopicOrPartitionException).
   const r = await tkafka([...B(), '--describe', '--entity-type', 'topics', '--entity-name', 'nope']);
   assert.deepEqual(r, { code: 0, out: "The topic 'nope' doesn't exist and doesn't have dynamic config.\n", err: '' });

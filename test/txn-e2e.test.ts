@@ -24,7 +24,13 @@ let broker: BrokerProcess;
 let kafka: KafkaT;
 
 before(async () => {
-  broker = await startTxnBroker({ overrides: { 'offsets.topic.num.partitions': 3, 'transaction.state.log.num.partitions': 3, 'group.initial.rebalance.delay.ms': 0 } });
+  broker = await startTxnBroker({
+    overrides: {
+      'offsets.topic.num.partitions': 3,
+      'transaction.state.log.num.partitions': 3,
+      'group.initial.rebalance.delay.ms': 0,
+    },
+  });
   kafka = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, clientId: 'txn-e2e' });
 });
 
@@ -36,18 +42,33 @@ after(async () => {
 async function setup(input: string, output: string, records: number): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic: input, numPartitions: 1 }, { topic: output, numPartitions: 2 }] });
+  await admin.createTopics({
+    topics: [
+      { topic: input, numPartitions: 1 },
+      { topic: output, numPartitions: 2 },
+    ],
+  });
   const p = kafka.producer();
   await p.connect();
   for (let i = 0; i < records; i += 100) {
-    await p.send({ topic: input, messages: Array.from({ length: Math.min(100, records - i) }, (_, j) => ({ key: `k${i + j}`, value: `in-${i + j}` })) });
+    await p.send({
+      topic: input,
+      messages: Array.from({ length: Math.min(100, records - i) }, (_, j) => ({
+        key: `k${i + j}`,
+        value: `in-${i + j}`,
+      })),
+    });
   }
   await p.disconnect();
   await admin.disconnect();
 }
 
 /** Every record of a topic, read with the isolation level, until `expected` arrived and 1.5 s passed without more. */
-async function readOutput(topic: string, readCommitted: boolean, expected: number): Promise<{ values: string[]; controlSeen: boolean }> {
+async function readOutput(
+  topic: string,
+  readCommitted: boolean,
+  expected: number,
+): Promise<{ values: string[]; controlSeen: boolean }> {
   const consumer = kafka.consumer({ groupId: `verify-${topic}-${readCommitted}`, readUncommitted: !readCommitted });
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
@@ -56,13 +77,15 @@ async function readOutput(topic: string, readCommitted: boolean, expected: numbe
   let last = Date.now();
   await consumer.run({
     eachMessage: async ({ message }) => {
-      if (message.value === null || message.value.length === 6 && message.value.readInt16BE(0) === 0) controlSeen = true;
+      if (message.value === null || (message.value.length === 6 && message.value.readInt16BE(0) === 0))
+        controlSeen = true;
       values.push(message.value?.toString() ?? '<null>');
       last = Date.now();
     },
   });
   const end = Date.now() + 60_000;
-  while (Date.now() < end && (values.length < expected || Date.now() - last < 1500)) await new Promise((r) => setTimeout(r, 100));
+  while (Date.now() < end && (values.length < expected || Date.now() - last < 1500))
+    await new Promise((r) => setTimeout(r, 100));
   await consumer.disconnect();
   return { values, controlSeen };
 }
@@ -129,7 +152,10 @@ test('kafkajs consume-transform-produce: 1,000 transactions, every 7th aborted',
             try {
               const txn = await producer.transaction();
               await txn.send({ topic: output, messages: [{ key: message.key, value: `out-${n}-t${t}` }] });
-              await txn.sendOffsets({ consumerGroupId: group, topics: [{ topic: input, partitions: [{ partition: batch.partition, offset: String(n + 1) }] }] });
+              await txn.sendOffsets({
+                consumerGroupId: group,
+                topics: [{ topic: input, partitions: [{ partition: batch.partition, offset: String(n + 1) }] }],
+              });
               if (t % ABORT_EVERY === ABORT_EVERY - 1) await txn.abort();
               else {
                 await txn.commit();
@@ -186,30 +212,43 @@ print('transactions=%d' % txns)
 c.close()
 `;
 
-test('librdkafka (confluent-kafka) consume-transform-produce: 1,000 transactions, every 7th aborted', { timeout: 600_000 }, async () => {
-  const input = 'py-in';
-  const output = 'py-out';
-  const group = 'py-eos';
-  await setup(input, output, TRANSACTIONS);
-  const dir = mkdtempSync(join(tmpdir(), 'tkafka-eos-'));
-  try {
-    const script = join(dir, 'loop.py');
-    writeFileSync(script, PY_LOOP);
-    const r = await execa('/usr/bin/python3', [script, broker.bootstrap, input, output, group, String(TRANSACTIONS), String(ABORT_EVERY)], { reject: false, timeout: 540_000 });
-    assert.equal(r.exitCode, 0, `${r.stdout}\n${r.stderr}`);
-    assert.match(r.stdout, new RegExp(`transactions=${TRANSACTIONS}`));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  await verify(output, group, input);
-});
+test(
+  'librdkafka (confluent-kafka) consume-transform-produce: 1,000 transactions, every 7th aborted',
+  { timeout: 600_000 },
+  async () => {
+    const input = 'py-in';
+    const output = 'py-out';
+    const group = 'py-eos';
+    await setup(input, output, TRANSACTIONS);
+    const dir = mkdtempSync(join(tmpdir(), 'tkafka-eos-'));
+    try {
+      const script = join(dir, 'loop.py');
+      writeFileSync(script, PY_LOOP);
+      const r = await execa(
+        '/usr/bin/python3',
+        [script, broker.bootstrap, input, output, group, String(TRANSACTIONS), String(ABORT_EVERY)],
+        { reject: false, timeout: 540_000 },
+      );
+      assert.equal(r.exitCode, 0, `${r.stdout}\n${r.stderr}`);
+      assert.match(r.stdout, new RegExp(`transactions=${TRANSACTIONS}`));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await verify(output, group, input);
+  },
+);
 
 test('a second producer with the same transactional.id fences the first', { timeout: 120_000 }, async () => {
   const admin = kafka.admin();
   await admin.connect();
   await admin.createTopics({ topics: [{ topic: 'fenced', numPartitions: 1 }] });
   await admin.disconnect();
-  const first = kafka.producer({ transactionalId: 'shared-id', maxInFlightRequests: 1, idempotent: true, retry: { retries: 2 } });
+  const first = kafka.producer({
+    transactionalId: 'shared-id',
+    maxInFlightRequests: 1,
+    idempotent: true,
+    retry: { retries: 2 },
+  });
   await first.connect();
   const t1 = await first.transaction();
   await t1.send({ topic: 'fenced', messages: [{ value: 'from-first' }] });

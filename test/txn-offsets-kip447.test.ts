@@ -44,14 +44,20 @@ async function openTxn(id: string, group: string): Promise<{ pid: bigint; epoch:
   });
   const init = await until('InitProducerId', async () => {
     const r = await c.request(ApiKey.InitProducerId, 4, {
-      transactionalId: id, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1,
+      transactionalId: id,
+      transactionTimeoutMs: 60_000,
+      producerId: -1n,
+      producerEpoch: -1,
     });
     return RETRY.has(r.errorCode) ? undefined : r;
   });
   assert.equal(init.errorCode, E.NONE);
   const add = await until('AddOffsetsToTxn', async () => {
     const r = await c.request(ApiKey.AddOffsetsToTxn, 3, {
-      transactionalId: id, producerId: init.producerId, producerEpoch: init.producerEpoch, groupId: group,
+      transactionalId: id,
+      producerId: init.producerId,
+      producerEpoch: init.producerEpoch,
+      groupId: group,
     });
     return r.errorCode === E.CONCURRENT_TRANSACTIONS || RETRY.has(r.errorCode) ? undefined : r;
   });
@@ -61,17 +67,28 @@ async function openTxn(id: string, group: string): Promise<{ pid: bigint; epoch:
 
 /** TxnOffsetCommit of offset `offset` for partition 0; the partition's error code. */
 async function txnCommit(
-  id: string, t: { pid: bigint; epoch: number }, group: string, offset: bigint,
-  member: { generationId: number; memberId: string }, version = 3,
+  id: string,
+  t: { pid: bigint; epoch: number },
+  group: string,
+  offset: bigint,
+  member: { generationId: number; memberId: string },
+  version = 3,
 ): Promise<number> {
   const r = await until('TxnOffsetCommit', async () => {
     const x = await c.request(ApiKey.TxnOffsetCommit, version, {
-      transactionalId: id, groupId: group, producerId: t.pid, producerEpoch: t.epoch,
-      generationIdOrMemberEpoch: member.generationId, memberId: member.memberId, groupInstanceId: null,
-      topics: [{
-        name: TOPIC,
-        partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' }],
-      }],
+      transactionalId: id,
+      groupId: group,
+      producerId: t.pid,
+      producerEpoch: t.epoch,
+      generationIdOrMemberEpoch: member.generationId,
+      memberId: member.memberId,
+      groupInstanceId: null,
+      topics: [
+        {
+          name: TOPIC,
+          partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' }],
+        },
+      ],
     });
     const code = x.topics[0].partitions[0].errorCode;
     return code === E.COORDINATOR_LOAD_IN_PROGRESS || code === E.COORDINATOR_NOT_AVAILABLE ? undefined : code;
@@ -80,12 +97,15 @@ async function txnCommit(
 }
 
 async function fetchStable(
-  group: string, requireStable: boolean, version = 7,
+  group: string,
+  requireStable: boolean,
+  version = 7,
 ): Promise<{ offset: bigint; errorCode: number }> {
   const topics = [{ name: TOPIC, partitionIndexes: [0] }];
   if (version >= 8) {
     const r = await c.request(ApiKey.OffsetFetch, version, {
-      groups: [{ groupId: group, memberId: null, memberEpoch: -1, topics }], requireStable,
+      groups: [{ groupId: group, memberId: null, memberEpoch: -1, topics }],
+      requireStable,
     });
     const p = r.groups[0].topics[0].partitions[0];
     return { offset: p.committedOffset, errorCode: p.errorCode };
@@ -106,7 +126,8 @@ before(async () => {
   c = await RawClient.connect(broker.port);
   const r = await c.request(ApiKey.CreateTopics, 7, {
     topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
-    timeoutMs: 10_000, validateOnly: false,
+    timeoutMs: 10_000,
+    validateOnly: false,
   });
   assert.equal(r.topics[0].errorCode, E.NONE);
   await until('group coordinator', async () => {
@@ -140,16 +161,28 @@ test('OffsetFetch requireStable: UNSTABLE_OFFSET_COMMIT while a transaction has 
 
 test('TxnOffsetCommit is fenced by the group membership (KIP-447)', async () => {
   const group = 'fence-g';
-  const join = (memberId: string) => c.request(ApiKey.JoinGroup, 9, {
-    groupId: group, sessionTimeoutMs: 30_000, rebalanceTimeoutMs: 5000, memberId, groupInstanceId: null,
-    protocolType: 'consumer', protocols: [{ name: 'range', metadata: encodeSubscription([TOPIC]) }], reason: null,
-  });
+  const join = (memberId: string) =>
+    c.request(ApiKey.JoinGroup, 9, {
+      groupId: group,
+      sessionTimeoutMs: 30_000,
+      rebalanceTimeoutMs: 5000,
+      memberId,
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: encodeSubscription([TOPIC]) }],
+      reason: null,
+    });
   let j = await join('');
   if (j.errorCode === E.MEMBER_ID_REQUIRED) j = await join(j.memberId);
   assert.equal(j.errorCode, E.NONE);
   const s = await c.request(ApiKey.SyncGroup, 5, {
-    groupId: group, generationId: j.generationId, memberId: j.memberId, groupInstanceId: null,
-    protocolType: 'consumer', protocolName: 'range', assignments: [],
+    groupId: group,
+    generationId: j.generationId,
+    memberId: j.memberId,
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocolName: 'range',
+    assignments: [],
   });
   assert.equal(s.errorCode, E.NONE);
 
@@ -162,7 +195,7 @@ test('TxnOffsetCommit is fenced by the group membership (KIP-447)', async () => 
   assert.equal(await txnCommit('t-fence', t, group, 2n, at(-1, ''), 2), E.NONE);
   assert.equal(await txnCommit('t-fence', t, group, 3n, at(j.generationId, j.memberId)), E.NONE);
   assert.equal(await endTxn('t-fence', t), E.NONE);
-  await until('the member\'s offset', async () => {
+  await until("the member's offset", async () => {
     const f = await fetchStable(group, true);
     return f.errorCode === E.NONE && f.offset === 3n ? true : undefined;
   });

@@ -15,7 +15,14 @@ import { abortedTransactionsIn } from '../src/broker/replication/eos.js';
 import { batch, openLog, removeDir, tempDir, testConfig } from './helpers/log-fixtures.js';
 
 const hdr = (o: Partial<BatchHeaderInfo>): BatchHeaderInfo => ({
-  producerId: 7, producerEpoch: 0, baseSequence: 0, recordCount: 1, isTransactional: false, isControl: false, maxTimestamp: 1000, ...o,
+  producerId: 7,
+  producerEpoch: 0,
+  baseSequence: 0,
+  recordCount: 1,
+  isTransactional: false,
+  isControl: false,
+  maxTimestamp: 1000,
+  ...o,
 });
 
 test('sequence rules: in order, duplicates of the last five batches, gaps, old and new epochs', () => {
@@ -42,9 +49,15 @@ test('sequence rules: in order, duplicates of the last five batches, gaps, old a
   // a gap
   const gap = s.validate(hdr({ baseSequence: 20 }), offset, 'client');
   assert.equal((gap as { errorCode: number }).errorCode, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
-  assert.match((gap as { message: string }).message, /Out of order sequence number for producer 7 at offset 14 in partition t-0: 20 \(incoming seq\. number\), 18 \(current end sequence number\)/);
+  assert.match(
+    (gap as { message: string }).message,
+    /Out of order sequence number for producer 7 at offset 14 in partition t-0: 20 \(incoming seq\. number\), 18 \(current end sequence number\)/,
+  );
   // a new epoch must start at 0; then the old epoch is fenced
-  assert.equal((s.validate(hdr({ producerEpoch: 1, baseSequence: 3 }), offset, 'client') as { errorCode: number }).errorCode, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
+  assert.equal(
+    (s.validate(hdr({ producerEpoch: 1, baseSequence: 3 }), offset, 'client') as { errorCode: number }).errorCode,
+    ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+  );
   assert.equal(append(hdr({ producerEpoch: 1, baseSequence: 0 })).kind, 'append');
   const fenced = s.validate(hdr({ producerEpoch: 0, baseSequence: 19 }), offset, 'client');
   assert.equal((fenced as { errorCode: number }).errorCode, ErrorCode.INVALID_PRODUCER_EPOCH);
@@ -64,7 +77,12 @@ test('transactions: open/commit/abort, non-transactional writes inside a transac
   const r1 = s.applyMarker(1, 0, 2, { commit: false, coordinatorEpoch: 5, timestamp: 2000 });
   assert.deepEqual(r1.aborted, { producerId: 1, firstOffset: 0, lastOffset: 2, lastStableOffset: 1 });
   assert.equal(s.firstUnstableOffset, 1);
-  const zombie = s.validate(hdr({ producerId: 1, isControl: true, isTransactional: true, baseSequence: -1 }), 3, 'coordinator', { commit: true, coordinatorEpoch: 4, timestamp: 0 });
+  const zombie = s.validate(
+    hdr({ producerId: 1, isControl: true, isTransactional: true, baseSequence: -1 }),
+    3,
+    'coordinator',
+    { commit: true, coordinatorEpoch: 4, timestamp: 0 },
+  );
   assert.equal((zombie as { errorCode: number }).errorCode, ErrorCode.TRANSACTION_COORDINATOR_FENCED);
   const r2 = s.applyMarker(2, 0, 3, { commit: true, coordinatorEpoch: 5, timestamp: 2000 });
   assert.equal(r2.aborted, undefined);
@@ -75,14 +93,34 @@ test('transactions: open/commit/abort, non-transactional writes inside a transac
 });
 
 test('.snapshot bytes: version 1, CRC-32C after the CRC field, 46-byte entries', () => {
-  const entries = [{ producerId: 1000, producerEpoch: 3, lastSequence: 41, lastOffset: 99, offsetDelta: 4, timestamp: 1729800000123, coordinatorEpoch: 5, currentTxnFirstOffset: 42 }];
+  const entries = [
+    {
+      producerId: 1000,
+      producerEpoch: 3,
+      lastSequence: 41,
+      lastOffset: 99,
+      offsetDelta: 4,
+      timestamp: 1729800000123,
+      coordinatorEpoch: 5,
+      currentTxnFirstOffset: 42,
+    },
+  ];
   const buf = encodeSnapshot(entries);
   assert.equal(buf.length, 10 + 46);
   assert.equal(buf.readInt16BE(0), 1);
   assert.equal(buf.readUInt32BE(2), crc32c(buf, 6, buf.length));
   assert.equal(buf.readInt32BE(6), 1);
-  assert.equal(buf.subarray(10).toString('hex'),
-    '00000000000003e8' + '0003' + '00000029' + '0000000000000063' + '00000004' + (1729800000123).toString(16).padStart(16, '0') + '00000005' + '000000000000002a');
+  assert.equal(
+    buf.subarray(10).toString('hex'),
+    '00000000000003e8' +
+      '0003' +
+      '00000029' +
+      '0000000000000063' +
+      '00000004' +
+      (1729800000123).toString(16).padStart(16, '0') +
+      '00000005' +
+      '000000000000002a',
+  );
   assert.deepEqual(decodeSnapshot(buf), entries);
   buf[20] ^= 1;
   assert.throws(() => decodeSnapshot(buf), /CRC is no longer valid/);
@@ -91,7 +129,10 @@ test('.snapshot bytes: version 1, CRC-32C after the CRC field, 46-byte entries',
 test('.txnindex bytes: 34-byte entries', () => {
   const e = { producerId: 1000, firstOffset: 10, lastOffset: 42, lastStableOffset: 43 };
   const b = encodeAbortedTxn(e);
-  assert.equal(b.toString('hex'), '0000' + '00000000000003e8' + '000000000000000a' + '000000000000002a' + '000000000000002b');
+  assert.equal(
+    b.toString('hex'),
+    '0000' + '00000000000003e8' + '000000000000000a' + '000000000000002a' + '000000000000002b',
+  );
   assert.deepEqual(decodeAbortedTxns(Buffer.concat([b, b.subarray(0, 10)])), [e]);
 });
 
@@ -103,10 +144,19 @@ test('partition log: LSO, aborted list for READ_COMMITTED, snapshot on roll and 
   const dir = await tempDir();
   try {
     const log = await openLog(dir, { config: testConfig({ segmentBytes: 100_000 }) });
-    const txn = (pid: number, seq: number) => batch([{ key: 'k', value: `v${pid}-${seq}`, timestamp: NOW }], { producerId: pid, producerEpoch: 0, baseSequence: seq, transactional: true });
+    const txn = (pid: number, seq: number) =>
+      batch([{ key: 'k', value: `v${pid}-${seq}`, timestamp: NOW }], {
+        producerId: pid,
+        producerEpoch: 0,
+        baseSequence: seq,
+        transactional: true,
+      });
     await log.appendAsLeader(txn(1, 0), 0); // 0
     await log.appendAsLeader(txn(2, 0), 0); // 1
-    await log.appendAsLeader(batch([{ key: 'x', value: 'plain', timestamp: NOW }], { producerId: 3, producerEpoch: 0, baseSequence: 0 }), 0); // 2
+    await log.appendAsLeader(
+      batch([{ key: 'x', value: 'plain', timestamp: NOW }], { producerId: 3, producerEpoch: 0, baseSequence: 0 }),
+      0,
+    ); // 2
     await log.appendAsLeader(marker(1, false), 0); // 3 ABORT of [0]
     await log.appendAsLeader(txn(2, 1), 0); // 4
     log.updateHighWatermark(log.logEndOffset);
@@ -114,7 +164,17 @@ test('partition log: LSO, aborted list for READ_COMMITTED, snapshot on roll and 
     assert.equal(ps.firstUnstableOffset, 1);
     assert.deepEqual(ps.txnIndex.all(), [{ producerId: 1, firstOffset: 0, lastOffset: 3, lastStableOffset: 1 }]);
     const files = await readdir(log.dir);
-    assert.deepEqual(decodeAbortedTxns(await readFile(path.join(log.dir, files.find((f) => f.endsWith('.txnindex'))!))), ps.txnIndex.all());
+    assert.deepEqual(
+      decodeAbortedTxns(
+        await readFile(
+          path.join(
+            log.dir,
+            files.find((f) => f.endsWith('.txnindex'))!,
+          ),
+        ),
+      ),
+      ps.txnIndex.all(),
+    );
     const read = await log.read(0, 1 << 20);
     assert.deepEqual(abortedTransactionsIn(log, 0, read.records), [{ producerId: 1, firstOffset: 0 }]);
     assert.deepEqual(abortedTransactionsIn(log, 4, (await log.read(4, 1 << 20)).records), []);
@@ -130,7 +190,9 @@ test('partition log: LSO, aborted list for READ_COMMITTED, snapshot on roll and 
     const re = await openLog(dir, { config: testConfig({ segmentBytes: 100_000 }) });
     assert.equal(JSON.stringify(re.producerState.states.snapshotEntries()), before);
     assert.equal(re.producerState.firstUnstableOffset, 6);
-    assert.deepEqual(re.producerState.txnIndex.all(), [{ producerId: 1, firstOffset: 0, lastOffset: 3, lastStableOffset: 1 }]);
+    assert.deepEqual(re.producerState.txnIndex.all(), [
+      { producerId: 1, firstOffset: 0, lastOffset: 3, lastStableOffset: 1 },
+    ]);
     // clean close: a snapshot at the log end offset, loaded without replay next time
     await re.close();
     assert.ok((await readdir(re.dir)).includes('00000000000000000007.snapshot'));
@@ -147,7 +209,15 @@ test('a corrupt snapshot is discarded and the state rebuilt from the log', async
   const dir = await tempDir();
   try {
     const log = await openLog(dir);
-    await log.appendAsLeader(batch([{ key: 'a', value: 'b', timestamp: Date.now() }], { producerId: 11, producerEpoch: 2, baseSequence: 0, transactional: true }), 0);
+    await log.appendAsLeader(
+      batch([{ key: 'a', value: 'b', timestamp: Date.now() }], {
+        producerId: 11,
+        producerEpoch: 2,
+        baseSequence: 0,
+        transactional: true,
+      }),
+      0,
+    );
     await log.close();
     const snap = path.join(log.dir, '00000000000000000001.snapshot');
     const bytes = await readFile(snap);

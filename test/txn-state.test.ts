@@ -15,28 +15,61 @@ test('__transaction_state key and value bytes', () => {
   assert.equal(encodeKey('my-txn').toString('hex'), '0000' + '0006' + Buffer.from('my-txn').toString('hex'));
   assert.equal(decodeKey(encodeKey('my-txn')), 'my-txn');
   const transit = {
-    producerId: 1000, prevProducerId: -1, nextProducerId: -1, producerEpoch: 2, lastProducerEpoch: -1, txnTimeoutMs: 60000,
-    txnState: TxnState.Ongoing, topicPartitions: new Set([tpKey('foo', 0), tpKey('foo', 1)]), txnStartTimestamp: 1000, txnLastUpdateTimestamp: 2000,
+    producerId: 1000,
+    prevProducerId: -1,
+    nextProducerId: -1,
+    producerEpoch: 2,
+    lastProducerEpoch: -1,
+    txnTimeoutMs: 60000,
+    txnState: TxnState.Ongoing,
+    topicPartitions: new Set([tpKey('foo', 0), tpKey('foo', 1)]),
+    txnStartTimestamp: 1000,
+    txnLastUpdateTimestamp: 2000,
     clientTransactionVersion: 0,
   };
   const v0 = encodeValue(transit, 0);
-  assert.equal(v0.toString('hex'),
-    '0000' + '00000000000003e8' + '0002' + '0000ea60' + '01' + '00000001' + '0003' + Buffer.from('foo').toString('hex') + '00000002' + '00000000' + '00000001'
-    + '00000000000007d0' + '00000000000003e8');
+  assert.equal(
+    v0.toString('hex'),
+    '0000' +
+      '00000000000003e8' +
+      '0002' +
+      '0000ea60' +
+      '01' +
+      '00000001' +
+      '0003' +
+      Buffer.from('foo').toString('hex') +
+      '00000002' +
+      '00000000' +
+      '00000001' +
+      '00000000000007d0' +
+      '00000000000003e8',
+  );
   const v1 = encodeValue({ ...transit, prevProducerId: 999 }, 1);
   assert.equal(v1.readInt16BE(0), 1);
-  for (const [buf, prev] of [[v0, -1], [v1, 999]] as const) {
+  for (const [buf, prev] of [
+    [v0, -1],
+    [v1, 999],
+  ] as const) {
     const m = decodeValue('my-txn', buf)!;
     assert.equal(m.state, TxnState.Ongoing);
     assert.equal(m.producerId, 1000);
     assert.equal(m.previousProducerId, prev);
-    assert.deepEqual(m.partitions(), [{ topic: 'foo', partition: 0 }, { topic: 'foo', partition: 1 }]);
+    assert.deepEqual(m.partitions(), [
+      { topic: 'foo', partition: 0 },
+      { topic: 'foo', partition: 1 },
+    ]);
   }
-  const empty = encodeValue({ ...transit, txnState: TxnState.Empty, topicPartitions: new Set(), txnStartTimestamp: -1 }, 0);
+  const empty = encodeValue(
+    { ...transit, txnState: TxnState.Empty, topicPartitions: new Set(), txnStartTimestamp: -1 },
+    0,
+  );
   assert.equal(decodeValue('my-txn', empty)!.topicPartitions.size, 0);
   assert.equal(decodeValue('x', null), null);
   // abs(hashCode) % partitions, with Kafka's abs
-  assert.equal(partitionFor('my-txn', 50), Math.abs(Array.from('my-txn').reduce((h, ch) => (Math.imul(h, 31) + ch.charCodeAt(0)) | 0, 0)) % 50);
+  assert.equal(
+    partitionFor('my-txn', 50),
+    Math.abs(Array.from('my-txn').reduce((h, ch) => (Math.imul(h, 31) + ch.charCodeAt(0)) | 0, 0)) % 50,
+  );
 });
 
 test('state machine: invalid transitions throw; a pending transition blocks another', () => {
@@ -69,17 +102,41 @@ function memoryIO(): TxnLogIO & { records: Map<number, { key: Buffer; value: Buf
 
 function coordinator(io: TxnLogIO, written: string[]) {
   const logger = () => undefined;
-  const sm = new TransactionStateManager({ io, numPartitions: 1, maxTimeoutMs: 900000, idExpirationMs: 604800000, valueVersion: () => 1, clock: Date.now, logger });
+  const sm = new TransactionStateManager({
+    io,
+    numPartitions: 1,
+    maxTimeoutMs: 900000,
+    idExpirationMs: 604800000,
+    valueVersion: () => 1,
+    clock: Date.now,
+    logger,
+  });
   let next = 0;
-  const ids = new ProducerIdManager({ allocateProducerIds: async () => ({ errorCode: 0, producerIdStart: BigInt(next += 1000) - 1000n, producerIdLen: 1000 }) });
+  const ids = new ProducerIdManager({
+    allocateProducerIds: async () => ({
+      errorCode: 0,
+      producerIdStart: BigInt((next += 1000)) - 1000n,
+      producerIdLen: 1000,
+    }),
+  });
   const markers = new TransactionMarkerManager({
-    stateManager: sm, partitionExists: () => true, logger, retryBackoffMs: 1,
+    stateManager: sm,
+    partitionExists: () => true,
+    logger,
+    retryBackoffMs: 1,
     write: async (topic, partition, pid, epoch, ce, commit) => {
       written.push(`${topic}-${partition} ${commit ? 'COMMIT' : 'ABORT'} pid=${pid} epoch=${epoch} ce=${ce}`);
       return ErrorCode.NONE;
     },
   });
-  const c = new TransactionCoordinator({ stateManager: sm, producerIds: ids, markers, clock: Date.now, logger, endTxnMarkerWaitMs: 1000 });
+  const c = new TransactionCoordinator({
+    stateManager: sm,
+    producerIds: ids,
+    markers,
+    clock: Date.now,
+    logger,
+    endTxnMarkerWaitMs: 1000,
+  });
   c.startup();
   return { sm, c, markers };
 }
@@ -91,7 +148,10 @@ test('a transaction loaded in PrepareCommit gets its markers and completes; an o
   await first.sm.loadPartition(0, 3);
   const init = await first.c.handleInitProducerId('t1', 60000);
   assert.equal(init.errorCode, 0);
-  assert.equal(await first.c.handleAddPartitions('t1', init.producerId, init.producerEpoch, [tpKey('foo', 0), tpKey('foo', 1)]), 0);
+  assert.equal(
+    await first.c.handleAddPartitions('t1', init.producerId, init.producerEpoch, [tpKey('foo', 0), tpKey('foo', 1)]),
+    0,
+  );
   const init2 = await first.c.handleInitProducerId('t2', 60000);
   assert.equal(await first.c.handleAddPartitions('t2', init2.producerId, init2.producerEpoch, [tpKey('bar', 0)]), 0);
   // simulate a crash right after PrepareCommit was written: append the record by hand
@@ -102,10 +162,16 @@ test('a transaction loaded in PrepareCommit gets its markers and completes; an o
 
   const second = coordinator(io, written);
   const loaded = await second.sm.loadPartition(0, 4);
-  assert.deepEqual(loaded.map((t) => [t.transactionalId, t.state]).sort(), [['t1', TxnState.PrepareCommit], ['t2', TxnState.Ongoing]]);
+  assert.deepEqual(loaded.map((t) => [t.transactionalId, t.state]).sort(), [
+    ['t1', TxnState.PrepareCommit],
+    ['t2', TxnState.Ongoing],
+  ]);
   second.c.onPartitionLoaded(4, loaded);
   await second.markers.completion('t1');
-  assert.deepEqual(written.sort(), [`foo-0 COMMIT pid=${init.producerId} epoch=0 ce=4`, `foo-1 COMMIT pid=${init.producerId} epoch=0 ce=4`]);
+  assert.deepEqual(written.sort(), [
+    `foo-0 COMMIT pid=${init.producerId} epoch=0 ce=4`,
+    `foo-1 COMMIT pid=${init.producerId} epoch=0 ce=4`,
+  ]);
   assert.equal(second.c.handleDescribe('t1').transactionState, 'CompleteCommit');
   assert.equal(second.c.handleDescribe('t2').transactionState, 'Ongoing');
   // the completion is in the log: a third load sees CompleteCommit

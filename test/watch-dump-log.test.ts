@@ -25,7 +25,8 @@ before(async () => {
   const producer = new Producer(client, { lingerMs: 20, batchSize: 65536 });
   const value = Buffer.alloc(200, 'x');
   const sends: Promise<unknown>[] = [];
-  for (let i = 0; i < 20000; i++) sends.push(producer.send({ topic: 'dumped', partition: 0, key: Buffer.from(`k${i}`), value }));
+  for (let i = 0; i < 20000; i++)
+    sends.push(producer.send({ topic: 'dumped', partition: 0, key: Buffer.from(`k${i}`), value }));
   await Promise.all(sends);
   await producer.close();
   client.close();
@@ -41,29 +42,53 @@ after(async () => {
 });
 
 const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
-  PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm-256color', LANG: 'C.UTF-8', TKAFKA_PROGRESS_AFTER_MS: '0', ...extra,
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  TERM: 'xterm-256color',
+  LANG: 'C.UTF-8',
+  TKAFKA_PROGRESS_AFTER_MS: '0',
+  ...extra,
 });
 
 /** Dumps under a pseudo-terminal, stdout through a slow reader into a file; returns the terminal's bytes and the dump. */
 async function dumpUnderPty(name: string, extra: NodeJS.ProcessEnv = {}): Promise<{ terminal: string; dump: string }> {
   const file = join(out, name);
   const cmd = `stty cols 120 rows 30; node bin/tkafka dump-log --files '${segment}' --print-data-log | (sleep 2; cat > '${file}')`;
-  const r = await execa('script', ['-qfec', cmd, '/dev/null'], { cwd: REPO_ROOT, reject: false, timeout: 60_000, extendEnv: false, env: env(extra) });
+  const r = await execa('script', ['-qfec', cmd, '/dev/null'], {
+    cwd: REPO_ROOT,
+    reject: false,
+    timeout: 60_000,
+    extendEnv: false,
+    env: env(extra),
+  });
   assert.equal(r.exitCode, 0, r.stdout);
   return { terminal: r.stdout, dump: readFileSync(file, 'utf8') };
 }
 
-test('a long dump-log run shows progress on the terminal; the dump is unchanged', { skip: !has('script') }, async () => {
-  const plain = await execa('node', ['bin/tkafka', 'dump-log', '--files', segment, '--print-data-log'], { cwd: REPO_ROOT, reject: false, timeout: 60_000, maxBuffer: 1 << 28 });
-  assert.equal(plain.exitCode, 0, plain.stderr);
-  assert.equal(plain.stderr, '');
-  const { terminal, dump } = await dumpUnderPty('live.txt');
-  assert.equal(dump, plain.stdout + '\n', 'stdout is the same with the progress display');
-  const screen = terminal.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
-  assert.match(screen, new RegExp(`Dumping ${segment.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\s+\\S*\\s*\\d+%`), JSON.stringify(screen.slice(0, 2000)));
-  assert.match(screen, /[\d.]+ (KiB|MiB) \/ [\d.]+ MiB/);
-  assert.match(terminal, /\x1b\[2K/, 'the view is erased at the end');
-});
+test(
+  'a long dump-log run shows progress on the terminal; the dump is unchanged',
+  { skip: !has('script') },
+  async () => {
+    const plain = await execa('node', ['bin/tkafka', 'dump-log', '--files', segment, '--print-data-log'], {
+      cwd: REPO_ROOT,
+      reject: false,
+      timeout: 60_000,
+      maxBuffer: 1 << 28,
+    });
+    assert.equal(plain.exitCode, 0, plain.stderr);
+    assert.equal(plain.stderr, '');
+    const { terminal, dump } = await dumpUnderPty('live.txt');
+    assert.equal(dump, plain.stdout + '\n', 'stdout is the same with the progress display');
+    const screen = terminal.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+    assert.match(
+      screen,
+      new RegExp(`Dumping ${segment.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\s+\\S*\\s*\\d+%`),
+      JSON.stringify(screen.slice(0, 2000)),
+    );
+    assert.match(screen, /[\d.]+ (KiB|MiB) \/ [\d.]+ MiB/);
+    assert.match(terminal, /\x1b\[2K/, 'the view is erased at the end');
+  },
+);
 
 test('NO_COLOR and --no-tty: no progress display', { skip: !has('script') }, async () => {
   for (const extra of [{ NO_COLOR: '1' }, { TKAFKA_NO_TTY: '1' }]) {

@@ -21,7 +21,11 @@ const GROUP = 'watchers';
 let expected: Map<number, [bigint, bigint]>;
 
 const ESC = /\x1b/;
-const strip = (s: string): string => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\x1b[()][A-Z0-9]/g, '').replace(/\r/g, '');
+const strip = (s: string): string =>
+  s
+    .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+    .replace(/\x1b[()][A-Z0-9]/g, '')
+    .replace(/\r/g, '');
 
 before(async () => {
   broker = await startBroker();
@@ -33,10 +37,21 @@ before(async () => {
   await producer.connect();
   const counts = [30, 20, 12];
   for (let p = 0; p < 3; p++) {
-    await producer.send({ topic: TOPIC, messages: Array.from({ length: counts[p]! }, (_, i) => ({ partition: p, value: `v${i}` })) });
+    await producer.send({
+      topic: TOPIC,
+      messages: Array.from({ length: counts[p]! }, (_, i) => ({ partition: p, value: `v${i}` })),
+    });
   }
   await producer.disconnect();
-  await admin.setOffsets({ groupId: GROUP, topic: TOPIC, partitions: [{ partition: 0, offset: '5' }, { partition: 1, offset: '20' }, { partition: 2, offset: '2' }] });
+  await admin.setOffsets({
+    groupId: GROUP,
+    topic: TOPIC,
+    partitions: [
+      { partition: 0, offset: '5' },
+      { partition: 1, offset: '20' },
+      { partition: 2, offset: '2' },
+    ],
+  });
   // The independent view: committed offsets and log end offsets from kafkajs.
   const committed = await admin.fetchOffsets({ groupId: GROUP, topics: [TOPIC] });
   const ends = await admin.fetchTopicOffsets(TOPIC);
@@ -55,41 +70,79 @@ after(async () => {
 
 const totalLag = (): bigint => [...expected.values()].reduce((n, [c, e]) => n + (e - c), 0n);
 const baseEnv = (): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm-256color', LANG: 'C.UTF-8' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    TERM: 'xterm-256color',
+    LANG: 'C.UTF-8',
+  };
   return env;
 };
-const watchArgs = (extra: string[] = []): string[] => ['bin/tkafka', 'consumer-groups', '--bootstrap-server', broker.bootstrap, '--describe', '--group', GROUP, '--watch', '0.4', ...extra];
+const watchArgs = (extra: string[] = []): string[] => [
+  'bin/tkafka',
+  'consumer-groups',
+  '--bootstrap-server',
+  broker.bootstrap,
+  '--describe',
+  '--group',
+  GROUP,
+  '--watch',
+  '0.4',
+  ...extra,
+];
 
 /** Runs the watch inside a pseudo-terminal (script -c) for a few refreshes; returns what the terminal received. */
-async function underPty(extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ raw: string; exitCode: number | undefined }> {
-  const cmd = `stty cols 120 rows 40; exec node ${watchArgs(extraArgs).map((a) => `'${a}'`).join(' ')}`;
+async function underPty(
+  extraArgs: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ raw: string; exitCode: number | undefined }> {
+  const cmd = `stty cols 120 rows 40; exec node ${watchArgs(extraArgs)
+    .map((a) => `'${a}'`)
+    .join(' ')}`;
   const r = await execa('script', ['-qfec', cmd, '/dev/null'], {
-    cwd: REPO_ROOT, reject: false, timeout: 60_000, extendEnv: false, env: { ...baseEnv(), TKAFKA_WATCH_COUNT: '4', ...env },
+    cwd: REPO_ROOT,
+    reject: false,
+    timeout: 60_000,
+    extendEnv: false,
+    env: { ...baseEnv(), TKAFKA_WATCH_COUNT: '4', ...env },
   });
   return { raw: r.stdout + r.stderr, exitCode: r.exitCode };
 }
 
-test('the watch view under a terminal shows the lag kafkajs computes, refreshing', { skip: !has('script') }, async () => {
-  const { raw, exitCode } = await underPty();
-  assert.equal(exitCode, 0, raw);
-  assert.ok(ESC.test(raw), 'the terminal received escape sequences (a live view)');
-  const screen = strip(raw);
-  const refreshes = screen.match(/Ctrl-C to quit/g)?.length ?? 0;
-  assert.ok(refreshes >= 2, `several refreshes drawn (${refreshes}):\n${screen}`);
-  assert.match(screen, new RegExp(`Consumer group ${GROUP}\\s+Empty`));
-  // The last frame: one row per partition with current offset, log end offset and lag.
-  const last = screen.slice(screen.lastIndexOf('Ctrl-C to quit'));
-  for (const [p, [c, e]] of expected) {
-    assert.match(last, new RegExp(`^${TOPIC}\\s+${p}\\s+${c}\\s+${e}\\s+${e - c}\\s`, 'm'), `partition ${p} in:\n${last}`);
-  }
-  const total = /Total lag ([\d,]+)/.exec(last);
-  assert.ok(total, last);
-  assert.equal(BigInt(total[1]!.replace(/,/g, '')), totalLag());
-  assert.match(last, /\(0\.0\/s\)/, 'nothing changes: the lag rate is 0');
-});
+test(
+  'the watch view under a terminal shows the lag kafkajs computes, refreshing',
+  { skip: !has('script') },
+  async () => {
+    const { raw, exitCode } = await underPty();
+    assert.equal(exitCode, 0, raw);
+    assert.ok(ESC.test(raw), 'the terminal received escape sequences (a live view)');
+    const screen = strip(raw);
+    const refreshes = screen.match(/Ctrl-C to quit/g)?.length ?? 0;
+    assert.ok(refreshes >= 2, `several refreshes drawn (${refreshes}):\n${screen}`);
+    assert.match(screen, new RegExp(`Consumer group ${GROUP}\\s+Empty`));
+    // The last frame: one row per partition with current offset, log end offset and lag.
+    const last = screen.slice(screen.lastIndexOf('Ctrl-C to quit'));
+    for (const [p, [c, e]] of expected) {
+      assert.match(
+        last,
+        new RegExp(`^${TOPIC}\\s+${p}\\s+${c}\\s+${e}\\s+${e - c}\\s`, 'm'),
+        `partition ${p} in:\n${last}`,
+      );
+    }
+    const total = /Total lag ([\d,]+)/.exec(last);
+    assert.ok(total, last);
+    assert.equal(BigInt(total[1]!.replace(/,/g, '')), totalLag());
+    assert.match(last, /\(0\.0\/s\)/, 'nothing changes: the lag rate is 0');
+  },
+);
 
 test('piped, the watch prints plain logfmt lines with the same numbers', async () => {
-  const r = await execa('node', watchArgs(), { cwd: REPO_ROOT, reject: false, timeout: 60_000, env: { TKAFKA_WATCH_COUNT: '2' } });
+  const r = await execa('node', watchArgs(), {
+    cwd: REPO_ROOT,
+    reject: false,
+    timeout: 60_000,
+    env: { TKAFKA_WATCH_COUNT: '2' },
+  });
   assert.equal(r.exitCode, 0, r.stderr);
   assert.ok(!ESC.test(r.stdout), 'no escape sequences');
   const lines = r.stdout.trim().split('\n');
@@ -98,17 +151,28 @@ test('piped, the watch prints plain logfmt lines with the same numbers', async (
     const rows = lines.filter((l) => l.includes(`partition=${p} `));
     assert.equal(rows.length, 2);
     for (const row of rows) {
-      assert.match(row, new RegExp(`^time=\\S+Z group=${GROUP} topic=${TOPIC} partition=${p} current-offset=${c} log-end-offset=${e} lag=${e - c} lag-rate=\\S+ consumer-id=-$`));
+      assert.match(
+        row,
+        new RegExp(
+          `^time=\\S+Z group=${GROUP} topic=${TOPIC} partition=${p} current-offset=${c} log-end-offset=${e} lag=${e - c} lag-rate=\\S+ consumer-id=-$`,
+        ),
+      );
     }
   }
   const totals = lines.filter((l) => l.includes('total-lag='));
   assert.equal(totals.length, 2);
-  assert.match(totals[0]!, new RegExp(`group=${GROUP} state=Empty total-lag=${totalLag()} lag-rate=- consume-rate=- produce-rate=-$`));
+  assert.match(
+    totals[0]!,
+    new RegExp(`group=${GROUP} state=Empty total-lag=${totalLag()} lag-rate=- consume-rate=- produce-rate=-$`),
+  );
   assert.match(totals[1]!, new RegExp(`total-lag=${totalLag()} lag-rate=0\\.0 consume-rate=0\\.0 produce-rate=0\\.0$`));
 });
 
 test('--no-tty and NO_COLOR give the plain lines even on a terminal', { skip: !has('script') }, async () => {
-  for (const [args, env] of [[['--no-tty'], {}], [[], { NO_COLOR: '1' }]] as const) {
+  for (const [args, env] of [
+    [['--no-tty'], {}],
+    [[], { NO_COLOR: '1' }],
+  ] as const) {
     const { raw, exitCode } = await underPty([...args], { ...env, TKAFKA_WATCH_COUNT: '2' });
     assert.equal(exitCode, 0, raw);
     const text = raw.replace(/\r/g, '');
@@ -119,20 +183,41 @@ test('--no-tty and NO_COLOR give the plain lines even on a terminal', { skip: !h
 });
 
 test('--watch needs --describe and a positive interval', async () => {
-  const a = await execa('node', ['bin/tkafka', 'consumer-groups', '--bootstrap-server', broker.bootstrap, '--list', '--watch'], { cwd: REPO_ROOT, reject: false, timeout: 30_000 });
+  const a = await execa(
+    'node',
+    ['bin/tkafka', 'consumer-groups', '--bootstrap-server', broker.bootstrap, '--list', '--watch'],
+    { cwd: REPO_ROOT, reject: false, timeout: 30_000 },
+  );
   assert.equal(a.exitCode, 1);
   assert.match(a.stderr, /Option\(s\) \[watch\] are unavailable given other options on the command line/);
-  const b = await execa('node', watchArgs(['--watch', '0']).filter((x, i, arr) => !(x === '0.4' && arr[i - 1] === '--watch')), { cwd: REPO_ROOT, reject: false, timeout: 30_000 });
+  const b = await execa(
+    'node',
+    watchArgs(['--watch', '0']).filter((x, i, arr) => !(x === '0.4' && arr[i - 1] === '--watch')),
+    { cwd: REPO_ROOT, reject: false, timeout: 30_000 },
+  );
   assert.equal(b.exitCode, 1);
 });
 
 test('lag model: rates over the window, totals, plain lines', () => {
   const t = new LagTracker(10_000);
-  const row = (p: number, c: bigint, e: bigint) => ({ topic: 't', partition: p, currentOffset: c, logEndOffset: e, lag: e - c, consumerId: null });
-  const f1 = t.add({ at: 1_000, groups: [{ group: 'g', state: 'Stable', offsets: [row(0, 10n, 20n), row(1, 0n, 5n)] }] });
+  const row = (p: number, c: bigint, e: bigint) => ({
+    topic: 't',
+    partition: p,
+    currentOffset: c,
+    logEndOffset: e,
+    lag: e - c,
+    consumerId: null,
+  });
+  const f1 = t.add({
+    at: 1_000,
+    groups: [{ group: 'g', state: 'Stable', offsets: [row(0, 10n, 20n), row(1, 0n, 5n)] }],
+  });
   assert.equal(f1.groups[0]!.totalLag, 15n);
   assert.equal(f1.groups[0]!.lagRate, null);
-  const f2 = t.add({ at: 3_000, groups: [{ group: 'g', state: 'Stable', offsets: [row(0, 30n, 26n + 4n), row(1, 5n, 5n)] }] });
+  const f2 = t.add({
+    at: 3_000,
+    groups: [{ group: 'g', state: 'Stable', offsets: [row(0, 30n, 26n + 4n), row(1, 5n, 5n)] }],
+  });
   // partition 0: consumed 20, produced 10; partition 1: consumed 5 → lag 15 → 0 in 2 s.
   assert.equal(f2.groups[0]!.totalLag, 0n);
   assert.equal(f2.groups[0]!.lagRate, -7.5);

@@ -35,7 +35,10 @@ export async function startServer(opts: StartOptions): Promise<number> {
     if (process.env.TKAFKA_DEBUG) io.stderr.write(`${(e as Error).stack}\n`);
     return 1;
   }
-  log('INFO', `[KafkaRaftServer nodeId=${loaded.config.nodeId}] Kafka Server started (cluster id ${server.clusterId}, listening on ${server.describeListeners()})`);
+  log(
+    'INFO',
+    `[KafkaRaftServer nodeId=${loaded.config.nodeId}] Kafka Server started (cluster id ${server.clusterId}, listening on ${server.describeListeners()})`,
+  );
 
   return new Promise<number>((resolve) => {
     let stopping = false;

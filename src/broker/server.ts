@@ -70,7 +70,12 @@ export class BrokerServer {
       defaultReplicationFactor: config.getInt('default.replication.factor'),
       configValidator: adminConfigValidator(config),
       configSchema: adminConfigSchema,
-      logger: { info: (m: string) => logger.log('INFO', m), warn: (m: string) => logger.log('WARN', m), error: (m: string) => logger.log('ERROR', m), debug: () => {} } as never,
+      logger: {
+        info: (m: string) => logger.log('INFO', m),
+        warn: (m: string) => logger.log('WARN', m),
+        error: (m: string) => logger.log('ERROR', m),
+        debug: () => {},
+      } as never,
     });
 
     const topicLogConfig = (image: MetadataImage, topic: string): LogConfig => {
@@ -91,7 +96,13 @@ export class BrokerServer {
     });
     await logManager.startup();
     const producerStateHook = createProducerStateHook({ config });
-    const replicas = new ReplicaManager({ logManager, config, nodeId, metadata: () => controller.image, producerState: producerStateHook });
+    const replicas = new ReplicaManager({
+      logManager,
+      config,
+      nodeId,
+      metadata: () => controller.image,
+      producerState: producerStateHook,
+    });
 
     // The broker side follows the metadata: partitions appear and disappear as records commit.
     const publisher: MetadataPublisher = {
@@ -99,9 +110,17 @@ export class BrokerServer {
       onMetadataUpdate: async (u: MetadataUpdate) => {
         for (const ev of u.events) {
           if (ev.type === 'partitionsCreated') {
-            for (const p of ev.partitions) await applyPartitionImage(replicas, ev.topic.name, ev.topic.id, p, u.image.topicConfigs(ev.topic.name));
+            for (const p of ev.partitions)
+              await applyPartitionImage(replicas, ev.topic.name, ev.topic.id, p, u.image.topicConfigs(ev.topic.name));
           } else if (ev.type === 'partitionsChanged') {
-            for (const { current } of ev.partitions) await applyPartitionImage(replicas, ev.topic.name, ev.topic.id, current, u.image.topicConfigs(ev.topic.name));
+            for (const { current } of ev.partitions)
+              await applyPartitionImage(
+                replicas,
+                ev.topic.name,
+                ev.topic.id,
+                current,
+                u.image.topicConfigs(ev.topic.name),
+              );
           } else if (ev.type === 'topicDeleted') {
             await replicas.deletePartitions(ev.topic.name, [...ev.topic.partitions.keys()]);
           } else if (ev.type === 'configChanged' && ev.resourceType === ConfigResourceType.Topic) {
@@ -117,7 +136,12 @@ export class BrokerServer {
       config,
       nodeId,
       clusterId,
-      endpoints: advertised.map((e) => ({ listenerName: e.name, host: e.host, port: e.port, securityProtocol: String(e.securityProtocol) })),
+      endpoints: advertised.map((e) => ({
+        listenerName: e.name,
+        host: e.host,
+        port: e.port,
+        securityProtocol: String(e.securityProtocol),
+      })),
       controller,
       replicas,
       extra: new Map(),
@@ -126,7 +150,10 @@ export class BrokerServer {
     registry.register(
       createApiVersionsHandler(registry, {
         // finalized features are what the metadata log says, at the image's offset
-        finalizedFeatures: () => ({ epoch: BigInt(controller.image.provenance.offset), levels: controller.image.features }),
+        finalizedFeatures: () => ({
+          epoch: BigInt(controller.image.provenance.offset),
+          levels: controller.image.features,
+        }),
       }),
     );
     registerDataHandlers(registry);
@@ -134,7 +161,10 @@ export class BrokerServer {
     registerGroupHandlers(registry);
     // after the partition publisher, so __consumer_offsets partitions exist before their shards load
     const groups = await startGroupCoordinator(services, (level, msg) => logger.log(level, msg));
-    const txn = await startTxnCoordinator(services, { logger: (level, msg) => logger.log(level, msg), hook: producerStateHook });
+    const txn = await startTxnCoordinator(services, {
+      logger: (level, msg) => logger.log(level, msg),
+      hook: producerStateHook,
+    });
     registerTxnHandlers(registry);
     const socketServer = new SocketServer<BrokerServices>({
       listeners: config.listeners.map((e) => ({ name: e.listenerName, host: e.host, port: e.port })),
@@ -154,7 +184,9 @@ export class BrokerServer {
   }
 
   describeListeners(): string {
-    return this.config.listeners.map((l) => `${l.listenerName}://${l.host ?? ''}:${this.socketServer.port(l.listenerName) ?? l.port}`).join(',');
+    return this.config.listeners
+      .map((l) => `${l.listenerName}://${l.host ?? ''}:${this.socketServer.port(l.listenerName) ?? l.port}`)
+      .join(',');
   }
 
   /** Clean shutdown: stop serving, flush and checkpoint the logs, snapshot the metadata. */

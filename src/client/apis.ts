@@ -120,7 +120,12 @@ const ROWS: Row[] = [
 ];
 
 export const CLIENT_APIS: readonly ClientApi[] = ROWS.map(([key, name, minVersion, maxVersion, firstFlexible, u]) => ({
-  key, name, minVersion, maxVersion, firstFlexible, latestUnstable: u === 1,
+  key,
+  name,
+  minVersion,
+  maxVersion,
+  firstFlexible,
+  latestUnstable: u === 1,
 }));
 
 const BY_KEY = new Map<number, ClientApi>(CLIENT_APIS.map((a) => [a.key, a]));

@@ -7,7 +7,12 @@ import { apiByName, type ClientApi } from './apis.js';
 import { BrokerConnection, type Response, type SendOptions } from './connection.js';
 import { DEFAULT_CLIENT_CONFIG, splitHostPort, type ClientConfig } from './config.js';
 import {
-  ApiError, ConnectionError, DisconnectedError, OperationTimeoutError, UnsupportedApiError, isRetriableError,
+  ApiError,
+  ConnectionError,
+  DisconnectedError,
+  OperationTimeoutError,
+  UnsupportedApiError,
+  isRetriableError,
 } from './errors.js';
 
 export interface BrokerNode {
@@ -84,8 +89,11 @@ export class KafkaClient {
     if (existing) return existing;
     const { host, port } = splitHostPort(address);
     const conn = new BrokerConnection({
-      host, port, clientId: this.config.clientId,
-      requestTimeoutMs: this.config.requestTimeoutMs, connectTimeoutMs: this.config.connectTimeoutMs,
+      host,
+      port,
+      clientId: this.config.clientId,
+      requestTimeoutMs: this.config.requestTimeoutMs,
+      connectTimeoutMs: this.config.connectTimeoutMs,
     });
     const p = conn.open().then(
       () => {
@@ -129,7 +137,9 @@ export class KafkaClient {
     }
     const detail = failures.map((f) => f.replace(/^Connection to /, '')).join('; ');
     const err = new ConnectionError(
-      this.everConnected ? `Could not connect to any broker (${detail})` : `Could not connect to any bootstrap server (${detail})`,
+      this.everConnected
+        ? `Could not connect to any broker (${detail})`
+        : `Could not connect to any bootstrap server (${detail})`,
     );
     if (!this.everConnected) (err as { retriable: boolean }).retriable = false;
     throw err;
@@ -149,17 +159,25 @@ export class KafkaClient {
     if (target === 'any') return this.anyConnection();
     if (target === 'controller') {
       const md = await this.metadata({ refresh: this.metadataStale });
-      return md.controllerId >= 0 && md.brokers.has(md.controllerId) ? this.nodeConnection(md.controllerId) : this.anyConnection();
+      return md.controllerId >= 0 && md.brokers.has(md.controllerId)
+        ? this.nodeConnection(md.controllerId)
+        : this.anyConnection();
     }
     if ('node' in target) return this.nodeConnection(target.node);
-    if ('leader' in target) return this.nodeConnection(await this.leaderOf(target.leader.topic, target.leader.partition));
+    if ('leader' in target)
+      return this.nodeConnection(await this.leaderOf(target.leader.topic, target.leader.partition));
     return this.nodeConnection(await this.coordinatorOf(target.coordinator.type, target.coordinator.key));
   }
 
   // ---- sending -----------------------------------------------------------------------------
 
   /** One attempt: route, pick the version, build the body, send. */
-  async send<T = any>(target: Target, apiName: string, body: BodyBuilder, opts: SendOptions = {}): Promise<Response<T>> {
+  async send<T = any>(
+    target: Target,
+    apiName: string,
+    body: BodyBuilder,
+    opts: SendOptions = {},
+  ): Promise<Response<T>> {
     const api = apiByName(apiName);
     const conn = await this.resolve(target);
     const version = conn.pickVersion(api, opts);
@@ -188,7 +206,10 @@ export class KafkaClient {
         this.noteFailure(e);
         const wait = Math.min(backoff, this.config.retryBackoffMaxMs);
         if (Date.now() + wait >= deadline) {
-          throw new OperationTimeoutError(`${what} timed out after ${this.config.apiTimeoutMs} ms: ${(e as Error).message}`, e);
+          throw new OperationTimeoutError(
+            `${what} timed out after ${this.config.apiTimeoutMs} ms: ${(e as Error).message}`,
+            e,
+          );
         }
         await sleep(wait);
         backoff *= 2;
@@ -220,26 +241,43 @@ export class KafkaClient {
   async metadata(opts: { topics?: string[] | null; refresh?: boolean } = {}): Promise<ClusterMetadata> {
     const topics = opts.topics ?? null;
     const cached = this.cluster;
-    if (cached && !opts.refresh && !this.metadataStale && topics !== null && topics.every((t) => cached.topics.has(t))) return cached;
+    if (cached && !opts.refresh && !this.metadataStale && topics !== null && topics.every((t) => cached.topics.has(t)))
+      return cached;
     const resp = await this.send<any>('any', 'Metadata', (v: number) => ({
       topics: topics === null ? (v === 0 ? [] : null) : topics.map((name) => ({ name })),
       allowAutoTopicCreation: false,
     }));
     const body = resp.body;
     const brokers = new Map<number, BrokerNode>();
-    for (const b of body.brokers) brokers.set(b.nodeId, { id: b.nodeId, host: b.host, port: b.port, rack: b.rack ?? null });
+    for (const b of body.brokers)
+      brokers.set(b.nodeId, { id: b.nodeId, host: b.host, port: b.port, rack: b.rack ?? null });
     const topicMap = new Map<string, TopicMetadata>(topics === null || !cached ? [] : cached.topics);
     for (const t of body.topics) {
       if (t.name == null) continue;
       topicMap.set(t.name, {
-        name: t.name, topicId: t.topicId, internal: t.isInternal, errorCode: t.errorCode,
-        partitions: (t.partitions as any[]).map((p) => ({
-          partition: p.partitionIndex, errorCode: p.errorCode, leader: p.leaderId, leaderEpoch: p.leaderEpoch,
-          replicas: p.replicaNodes, isr: p.isrNodes, offline: p.offlineReplicas,
-        })).sort((a, b) => a.partition - b.partition),
+        name: t.name,
+        topicId: t.topicId,
+        internal: t.isInternal,
+        errorCode: t.errorCode,
+        partitions: (t.partitions as any[])
+          .map((p) => ({
+            partition: p.partitionIndex,
+            errorCode: p.errorCode,
+            leader: p.leaderId,
+            leaderEpoch: p.leaderEpoch,
+            replicas: p.replicaNodes,
+            isr: p.isrNodes,
+            offline: p.offlineReplicas,
+          }))
+          .sort((a, b) => a.partition - b.partition),
       });
     }
-    this.cluster = { clusterId: body.clusterId ?? null, controllerId: body.controllerId ?? -1, brokers, topics: topicMap };
+    this.cluster = {
+      clusterId: body.clusterId ?? null,
+      controllerId: body.controllerId ?? -1,
+      brokers,
+      topics: topicMap,
+    };
     this.metadataStale = false;
     return this.cluster;
   }
@@ -267,7 +305,8 @@ export class KafkaClient {
     if (known !== undefined) return known;
     const keyType = type === 'group' ? 0 : 1;
     const resp = await this.send<any>('any', 'FindCoordinator', (v: number) =>
-      v >= 4 ? { keyType, coordinatorKeys: [key] } : { key, keyType });
+      v >= 4 ? { keyType, coordinatorKeys: [key] } : { key, keyType },
+    );
     const b = resp.body;
     const entry = resp.version >= 4 ? b.coordinators[0] : b;
     if (!entry) throw new ApiError(15, null, cacheKey);
@@ -275,7 +314,12 @@ export class KafkaClient {
     if (this.cluster && !this.cluster.brokers.has(entry.nodeId)) {
       this.cluster.brokers.set(entry.nodeId, { id: entry.nodeId, host: entry.host, port: entry.port, rack: null });
     } else if (!this.cluster) {
-      this.cluster = { clusterId: null, controllerId: -1, brokers: new Map([[entry.nodeId, { id: entry.nodeId, host: entry.host, port: entry.port, rack: null }]]), topics: new Map() };
+      this.cluster = {
+        clusterId: null,
+        controllerId: -1,
+        brokers: new Map([[entry.nodeId, { id: entry.nodeId, host: entry.host, port: entry.port, rack: null }]]),
+        topics: new Map(),
+      };
       this.metadataStale = true;
     }
     this.coordinators.set(cacheKey, entry.nodeId);
@@ -290,7 +334,11 @@ export class KafkaClient {
 
   close(): void {
     this.closed = true;
-    for (const p of this.connections.values()) p.then((c) => c.close(), () => undefined);
+    for (const p of this.connections.values())
+      p.then(
+        (c) => c.close(),
+        () => undefined,
+      );
     this.connections.clear();
   }
 }

@@ -66,12 +66,17 @@ function intProp(props: ReadonlyMap<string, string>, name: string, dflt: number)
  * Builds a client config from Kafka client properties (a `--command-config` file) plus the
  * tool's overrides. Security settings other than PLAINTEXT are refused with a clear message.
  */
-export function clientConfigFromProperties(props: ReadonlyMap<string, string>, overrides: Partial<ClientConfig> = {}): ClientConfig {
+export function clientConfigFromProperties(
+  props: ReadonlyMap<string, string>,
+  overrides: Partial<ClientConfig> = {},
+): ClientConfig {
   const protocol = (props.get('security.protocol') ?? 'PLAINTEXT').trim().toUpperCase();
   if (!SUPPORTED_PROTOCOLS.has(protocol)) {
     throw new ClientConfigError(`security.protocol=${protocol} is not supported by the tkafka client (only PLAINTEXT)`);
   }
-  const bootstrap = overrides.bootstrapServers ?? (props.has('bootstrap.servers') ? parseBootstrapServers(props.get('bootstrap.servers')!) : []);
+  const bootstrap =
+    overrides.bootstrapServers ??
+    (props.has('bootstrap.servers') ? parseBootstrapServers(props.get('bootstrap.servers')!) : []);
   const d = DEFAULT_CLIENT_CONFIG;
   return {
     bootstrapServers: bootstrap,
@@ -80,7 +85,8 @@ export function clientConfigFromProperties(props: ReadonlyMap<string, string>, o
     apiTimeoutMs: overrides.apiTimeoutMs ?? intProp(props, 'default.api.timeout.ms', d.apiTimeoutMs),
     retryBackoffMs: overrides.retryBackoffMs ?? intProp(props, 'retry.backoff.ms', d.retryBackoffMs),
     retryBackoffMaxMs: overrides.retryBackoffMaxMs ?? intProp(props, 'retry.backoff.max.ms', d.retryBackoffMaxMs),
-    connectTimeoutMs: overrides.connectTimeoutMs ?? intProp(props, 'socket.connection.setup.timeout.ms', d.connectTimeoutMs),
+    connectTimeoutMs:
+      overrides.connectTimeoutMs ?? intProp(props, 'socket.connection.setup.timeout.ms', d.connectTimeoutMs),
     metadataMaxAgeMs: overrides.metadataMaxAgeMs ?? intProp(props, 'metadata.max.age.ms', d.metadataMaxAgeMs),
   };
 }

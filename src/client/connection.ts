@@ -7,7 +7,12 @@ import { Writer } from '../protocol/codec/writer.js';
 import { writeRequestHeader } from '../protocol/generated/protocol/RequestHeader.js';
 import { readResponseHeader } from '../protocol/generated/protocol/ResponseHeader.js';
 import {
-  apiByKey, clientMaxVersion, loadCodec, requestHeaderVersion, responseHeaderVersion, type ClientApi,
+  apiByKey,
+  clientMaxVersion,
+  loadCodec,
+  requestHeaderVersion,
+  responseHeaderVersion,
+  type ClientApi,
 } from './apis.js';
 import { ApiError, ConnectionError, DisconnectedError, RequestTimeoutError, UnsupportedApiError } from './errors.js';
 
@@ -107,12 +112,17 @@ export class BrokerConnection {
   private attach(s: Socket): void {
     this.socket = s;
     s.on('data', (d: Buffer) => this.onData(d));
-    s.on('error', (e: NodeJS.ErrnoException) => this.fail(new DisconnectedError(`Connection to ${this.address} failed: ${describeSocketError(e)}`)));
+    s.on('error', (e: NodeJS.ErrnoException) =>
+      this.fail(new DisconnectedError(`Connection to ${this.address} failed: ${describeSocketError(e)}`)),
+    );
     s.on('close', () => this.fail(new DisconnectedError(`Connection to ${this.address} was closed by the broker`)));
   }
 
   private async negotiate(): Promise<void> {
-    const body = { clientSoftwareName: this.opts.softwareName ?? 'tkafka', clientSoftwareVersion: this.opts.softwareVersion ?? '0.1.0' };
+    const body = {
+      clientSoftwareName: this.opts.softwareName ?? 'tkafka',
+      clientSoftwareVersion: this.opts.softwareVersion ?? '0.1.0',
+    };
     let version = clientMaxVersion(API_VERSIONS);
     for (let attempt = 0; attempt < 3; attempt++) {
       const frame = await this.sendFrame(API_VERSIONS, version, version >= 3 ? body : {});
@@ -127,12 +137,14 @@ export class BrokerConnection {
         const v0 = (await this.decode(API_VERSIONS, 0, frame)).body;
         const own = (v0.apiKeys as any[]).find((k) => k.apiKey === 18);
         const next = own ? Math.min(own.maxVersion, version - 1) : 0;
-        if (next < 0 || next >= version) throw new ApiError(35, 'The broker does not support any ApiVersions version this client can send');
+        if (next < 0 || next >= version)
+          throw new ApiError(35, 'The broker does not support any ApiVersions version this client can send');
         version = next;
         continue;
       }
       if (resp.errorCode !== 0) throw new ApiError(resp.errorCode, null, 'ApiVersions');
-      for (const k of resp.apiKeys as any[]) this.brokerVersions.set(k.apiKey, { minVersion: k.minVersion, maxVersion: k.maxVersion });
+      for (const k of resp.apiKeys as any[])
+        this.brokerVersions.set(k.apiKey, { minVersion: k.minVersion, maxVersion: k.maxVersion });
       this.apiVersionsResponse = { ...resp, version };
       return;
     }
@@ -143,7 +155,10 @@ export class BrokerConnection {
   pickVersion(api: ClientApi, opts: SendOptions = {}): number {
     const broker = this.brokerVersions.get(api.key);
     if (!broker) {
-      throw new UnsupportedApiError(`The broker at ${this.address} does not support the ${api.name} API (key ${api.key})`, api.name);
+      throw new UnsupportedApiError(
+        `The broker at ${this.address} does not support the ${api.name} API (key ${api.key})`,
+        api.name,
+      );
     }
     const lo = Math.max(api.minVersion, broker.minVersion, opts.minVersion ?? 0);
     const hi = Math.min(clientMaxVersion(api), broker.maxVersion, opts.maxVersion ?? Number.MAX_SAFE_INTEGER);
@@ -157,9 +172,10 @@ export class BrokerConnection {
       return opts.version;
     }
     if (lo > hi) {
-      const want = opts.minVersion !== undefined || opts.maxVersion !== undefined
-        ? `${Math.max(api.minVersion, opts.minVersion ?? 0)} to ${Math.min(clientMaxVersion(api), opts.maxVersion ?? 99)}`
-        : `${api.minVersion} to ${clientMaxVersion(api)}`;
+      const want =
+        opts.minVersion !== undefined || opts.maxVersion !== undefined
+          ? `${Math.max(api.minVersion, opts.minVersion ?? 0)} to ${Math.min(clientMaxVersion(api), opts.maxVersion ?? 99)}`
+          : `${api.minVersion} to ${clientMaxVersion(api)}`;
       throw new UnsupportedApiError(
         `The broker at ${this.address} does not support a usable version of ${api.name}: it supports ${broker.minVersion} to ${broker.maxVersion}, tkafka needs ${want}`,
         api.name,
@@ -170,7 +186,10 @@ export class BrokerConnection {
 
   supports(api: ClientApi, minVersion = 0): boolean {
     const b = this.brokerVersions.get(api.key);
-    return b !== undefined && Math.min(b.maxVersion, clientMaxVersion(api)) >= Math.max(minVersion, b.minVersion, api.minVersion);
+    return (
+      b !== undefined &&
+      Math.min(b.maxVersion, clientMaxVersion(api)) >= Math.max(minVersion, b.minVersion, api.minVersion)
+    );
   }
 
   /** Sends one request and waits for its response. */
@@ -197,7 +216,10 @@ export class BrokerConnection {
     const w = new Writer(256);
     w.int32(0);
     writeRequestHeader(w, requestHeaderVersion(api, version), {
-      requestApiKey: api.key, requestApiVersion: version, correlationId, clientId: this.opts.clientId,
+      requestApiKey: api.key,
+      requestApiVersion: version,
+      correlationId,
+      clientId: this.opts.clientId,
     });
     codec.writeRequest(w, version, body);
     const parts = w.toBuffers();

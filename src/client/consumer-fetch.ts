@@ -50,7 +50,9 @@ export async function decodePartition(
   let next = fetchOffset;
   if (!data || data.length === 0) return { records: out, nextOffset: next, partialSize: 0 };
   const { iterateBatches, decodeBatch } = await import('../protocol/records/batch.js');
-  const pendingAborts = [...(aborted ?? [])].sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0));
+  const pendingAborts = [...(aborted ?? [])].sort((a, b) =>
+    a.firstOffset < b.firstOffset ? -1 : a.firstOffset > b.firstOffset ? 1 : 0,
+  );
   const abortedProducers = new Set<bigint>();
   const it = iterateBatches(data);
   for (const entry of it) {
@@ -61,11 +63,14 @@ export async function decodePartition(
       else next = BigInt(entry.offset) + 1n > next ? BigInt(entry.offset) + 1n : next;
       continue;
     }
-    const batch: RecordBatch = await decodeBatch(data.subarray(entry.position, entry.position + entry.sizeInBytes), 0, { copy: true });
+    const batch: RecordBatch = await decodeBatch(data.subarray(entry.position, entry.position + entry.sizeInBytes), 0, {
+      copy: true,
+    });
     const last = BigInt(batch.lastOffset);
     if (last < fetchOffset) continue;
     if (readCommitted && batch.isTransactional) {
-      while (pendingAborts.length > 0 && pendingAborts[0]!.firstOffset <= last) abortedProducers.add(pendingAborts.shift()!.producerId);
+      while (pendingAborts.length > 0 && pendingAborts[0]!.firstOffset <= last)
+        abortedProducers.add(pendingAborts.shift()!.producerId);
     }
     if (batch.isControl) {
       // An ABORT marker ends the producer's aborted transaction.
@@ -81,27 +86,54 @@ export async function decodePartition(
     for (const r of batch.records) {
       if (BigInt(r.offset) < fetchOffset) continue;
       out.push({
-        topic, partition, offset: BigInt(r.offset), timestamp: r.timestamp, timestampType: type,
-        key: r.key, value: r.value, headers: r.headers.map((h) => ({ key: h.key, value: h.value })),
+        topic,
+        partition,
+        offset: BigInt(r.offset),
+        timestamp: r.timestamp,
+        timestampType: type,
+        key: r.key,
+        value: r.value,
+        headers: r.headers.map((h) => ({ key: h.key, value: h.value })),
         leaderEpoch: batch.partitionLeaderEpoch >= 0 ? batch.partitionLeaderEpoch : null,
       });
     }
     next = last + 1n;
   }
   const partial = it.partial;
-  return { records: out, nextOffset: next, partialSize: out.length === 0 && next === fetchOffset && partial ? Math.max(partial.required, 0) : 0 };
+  return {
+    records: out,
+    nextOffset: next,
+    partialSize: out.length === 0 && next === fetchOffset && partial ? Math.max(partial.required, 0) : 0,
+  };
 }
 
-async function decodeLegacy(data: Buffer, pos: number, topic: string, partition: number, fetchOffset: bigint): Promise<ConsumerRecord[]> {
+async function decodeLegacy(
+  data: Buffer,
+  pos: number,
+  topic: string,
+  partition: number,
+  fetchOffset: bigint,
+): Promise<ConsumerRecord[]> {
   const { decodeLegacyEntry } = await import('../protocol/records/legacy.js');
   const out: ConsumerRecord[] = [];
   for (const e of await decodeLegacyEntry(data, pos)) {
     const offset = BigInt(e.offset);
     if (offset < fetchOffset) continue;
     out.push({
-      topic, partition, offset, timestamp: e.timestamp,
-      timestampType: e.timestampType === -1 || e.timestamp < 0 ? 'NO_TIMESTAMP_TYPE' : e.timestampType === 1 ? 'LogAppendTime' : 'CreateTime',
-      key: e.key, value: e.value, headers: [], leaderEpoch: null,
+      topic,
+      partition,
+      offset,
+      timestamp: e.timestamp,
+      timestampType:
+        e.timestampType === -1 || e.timestamp < 0
+          ? 'NO_TIMESTAMP_TYPE'
+          : e.timestampType === 1
+            ? 'LogAppendTime'
+            : 'CreateTime',
+      key: e.key,
+      value: e.value,
+      headers: [],
+      leaderEpoch: null,
     });
   }
   return out;

@@ -22,17 +22,25 @@ const REJOIN_ERRORS = new Set([22, 25, 27, 82]);
 
 export async function encodeSubscription(topics: string[]): Promise<Buffer> {
   const [{ Writer }, { writeConsumerProtocolSubscription }] = await Promise.all([
-    import('../protocol/codec/writer.js'), import('../protocol/generated/protocol/ConsumerProtocolSubscription.js'),
+    import('../protocol/codec/writer.js'),
+    import('../protocol/generated/protocol/ConsumerProtocolSubscription.js'),
   ]);
   const w = new Writer();
   w.int16(PROTOCOL_VERSION);
-  writeConsumerProtocolSubscription(w, PROTOCOL_VERSION, { topics: [...topics].sort(), userData: null, ownedPartitions: [], generationId: -1, rackId: null });
+  writeConsumerProtocolSubscription(w, PROTOCOL_VERSION, {
+    topics: [...topics].sort(),
+    userData: null,
+    ownedPartitions: [],
+    generationId: -1,
+    rackId: null,
+  });
   return w.toBuffer();
 }
 
 export async function decodeSubscription(buf: Buffer): Promise<string[]> {
   const [{ Reader }, { readConsumerProtocolSubscription }] = await Promise.all([
-    import('../protocol/codec/reader.js'), import('../protocol/generated/protocol/ConsumerProtocolSubscription.js'),
+    import('../protocol/codec/reader.js'),
+    import('../protocol/generated/protocol/ConsumerProtocolSubscription.js'),
   ]);
   const r = new Reader(buf);
   const v = r.int16();
@@ -41,13 +49,17 @@ export async function decodeSubscription(buf: Buffer): Promise<string[]> {
 
 export async function encodeAssignment(tps: TopicPartition[]): Promise<Buffer> {
   const [{ Writer }, { writeConsumerProtocolAssignment }] = await Promise.all([
-    import('../protocol/codec/writer.js'), import('../protocol/generated/protocol/ConsumerProtocolAssignment.js'),
+    import('../protocol/codec/writer.js'),
+    import('../protocol/generated/protocol/ConsumerProtocolAssignment.js'),
   ]);
   const byTopic = new Map<string, number[]>();
   for (const tp of tps) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition]);
   const w = new Writer();
   w.int16(PROTOCOL_VERSION);
-  writeConsumerProtocolAssignment(w, PROTOCOL_VERSION, { assignedPartitions: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })), userData: null });
+  writeConsumerProtocolAssignment(w, PROTOCOL_VERSION, {
+    assignedPartitions: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
+    userData: null,
+  });
   return w.toBuffer();
 }
 
@@ -63,11 +75,13 @@ export function rangeAssign(
   const topics = [...new Set(members.flatMap((m) => m.topics))].sort();
   for (const topic of topics) {
     const n = partitionCounts.get(topic) ?? 0;
-    const subs = members.filter((m) => m.topics.includes(topic)).sort((a, b) => {
-      const ka = a.groupInstanceId && b.groupInstanceId ? a.groupInstanceId : a.memberId;
-      const kb = a.groupInstanceId && b.groupInstanceId ? b.groupInstanceId : b.memberId;
-      return ka < kb ? -1 : ka > kb ? 1 : 0;
-    });
+    const subs = members
+      .filter((m) => m.topics.includes(topic))
+      .sort((a, b) => {
+        const ka = a.groupInstanceId && b.groupInstanceId ? a.groupInstanceId : a.memberId;
+        const kb = a.groupInstanceId && b.groupInstanceId ? b.groupInstanceId : b.memberId;
+        return ka < kb ? -1 : ka > kb ? 1 : 0;
+      });
     if (subs.length === 0 || n === 0) continue;
     const per = Math.floor(n / subs.length);
     const extra = n % subs.length;
@@ -89,7 +103,11 @@ export class GroupMember {
   private heartbeating = false;
   private lastHeartbeatError: Error | null = null;
 
-  constructor(private readonly client: KafkaClient, readonly config: MemberConfig, private readonly clientHostTopics: () => Promise<Map<string, number>>) {}
+  constructor(
+    private readonly client: KafkaClient,
+    readonly config: MemberConfig,
+    private readonly clientHostTopics: () => Promise<Map<string, number>>,
+  ) {}
 
   private target() {
     return { coordinator: { type: 'group' as const, key: this.config.groupId } };
@@ -102,11 +120,21 @@ export class GroupMember {
     for (let attempt = 0; ; attempt++) {
       if (Date.now() > deadline) throw new ApiError(7, `Timed out joining group ${this.config.groupId}`);
       try {
-        const join = await this.client.send<any>(this.target(), 'JoinGroup', {
-          groupId: this.config.groupId, sessionTimeoutMs: this.config.sessionTimeoutMs, rebalanceTimeoutMs: this.config.rebalanceTimeoutMs,
-          memberId: this.memberId, groupInstanceId: this.config.groupInstanceId, protocolType: 'consumer',
-          protocols: [{ name: 'range', metadata }], reason: attempt === 0 ? 'joining group' : 'rejoining group',
-        }, { timeoutMs: this.config.rebalanceTimeoutMs + 5000, minVersion: 1 });
+        const join = await this.client.send<any>(
+          this.target(),
+          'JoinGroup',
+          {
+            groupId: this.config.groupId,
+            sessionTimeoutMs: this.config.sessionTimeoutMs,
+            rebalanceTimeoutMs: this.config.rebalanceTimeoutMs,
+            memberId: this.memberId,
+            groupInstanceId: this.config.groupInstanceId,
+            protocolType: 'consumer',
+            protocols: [{ name: 'range', metadata }],
+            reason: attempt === 0 ? 'joining group' : 'rejoining group',
+          },
+          { timeoutMs: this.config.rebalanceTimeoutMs + 5000, minVersion: 1 },
+        );
         const jb = join.body;
         if (jb.errorCode === 79) {
           this.memberId = jb.memberId;
@@ -120,19 +148,36 @@ export class GroupMember {
         this.generationId = jb.generationId;
         let assignments: { memberId: string; assignment: Buffer }[] = [];
         if (jb.leader === jb.memberId && !jb.skipAssignment) {
-          const members = await Promise.all((jb.members as any[]).map(async (m) => ({
-            memberId: m.memberId as string, groupInstanceId: (m.groupInstanceId ?? null) as string | null, topics: await decodeSubscription(m.metadata),
-          })));
+          const members = await Promise.all(
+            (jb.members as any[]).map(async (m) => ({
+              memberId: m.memberId as string,
+              groupInstanceId: (m.groupInstanceId ?? null) as string | null,
+              topics: await decodeSubscription(m.metadata),
+            })),
+          );
           const counts = await this.clientHostTopics();
           const plan = rangeAssign(members, counts);
-          assignments = await Promise.all([...plan].map(async ([memberId, tps]) => ({ memberId, assignment: await encodeAssignment(tps) })));
+          assignments = await Promise.all(
+            [...plan].map(async ([memberId, tps]) => ({ memberId, assignment: await encodeAssignment(tps) })),
+          );
         }
-        const sync = await this.client.send<any>(this.target(), 'SyncGroup', {
-          groupId: this.config.groupId, generationId: this.generationId, memberId: this.memberId, groupInstanceId: this.config.groupInstanceId,
-          protocolType: 'consumer', protocolName: jb.protocolName ?? 'range', assignments,
-        }, { timeoutMs: this.config.rebalanceTimeoutMs + 5000 });
+        const sync = await this.client.send<any>(
+          this.target(),
+          'SyncGroup',
+          {
+            groupId: this.config.groupId,
+            generationId: this.generationId,
+            memberId: this.memberId,
+            groupInstanceId: this.config.groupInstanceId,
+            protocolType: 'consumer',
+            protocolName: jb.protocolName ?? 'range',
+            assignments,
+          },
+          { timeoutMs: this.config.rebalanceTimeoutMs + 5000 },
+        );
         if (sync.body.errorCode !== 0) {
-          if (sync.body.errorCode === 25 || sync.body.errorCode === 22) this.memberId = sync.body.errorCode === 25 ? '' : this.memberId;
+          if (sync.body.errorCode === 25 || sync.body.errorCode === 22)
+            this.memberId = sync.body.errorCode === 25 ? '' : this.memberId;
           throw new ApiError(sync.body.errorCode);
         }
         const { decodeAssignment } = await import('./admin/groups.js');
@@ -144,7 +189,10 @@ export class GroupMember {
       } catch (e) {
         this.client.noteFailure(e);
         const code = e instanceof ApiError ? e.code : null;
-        const retriable = code === null ? (e as { retriable?: boolean }).retriable === true : COORDINATOR_ERRORS.has(code) || REJOIN_ERRORS.has(code);
+        const retriable =
+          code === null
+            ? (e as { retriable?: boolean }).retriable === true
+            : COORDINATOR_ERRORS.has(code) || REJOIN_ERRORS.has(code);
         if (!retriable) throw e;
         await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** Math.min(attempt, 4), 1000)));
       }
@@ -167,7 +215,10 @@ export class GroupMember {
     this.heartbeating = true;
     try {
       const r = await this.client.send<any>(this.target(), 'Heartbeat', {
-        groupId: this.config.groupId, generationId: this.generationId, memberId: this.memberId, groupInstanceId: this.config.groupInstanceId,
+        groupId: this.config.groupId,
+        generationId: this.generationId,
+        memberId: this.memberId,
+        groupInstanceId: this.config.groupInstanceId,
       });
       const code: number = r.body.errorCode;
       if (code === 0) return;
@@ -198,9 +249,18 @@ export class GroupMember {
     this.stopHeartbeats();
     if (this.memberId === '' || this.config.groupInstanceId !== null) return;
     try {
-      await this.client.send<any>(this.target(), 'LeaveGroup', (v: number) => (v >= 3
-        ? { groupId: this.config.groupId, members: [{ memberId: this.memberId, groupInstanceId: null, reason: 'the consumer is being closed' }] }
-        : { groupId: this.config.groupId, memberId: this.memberId }), { timeoutMs: 5000 });
+      await this.client.send<any>(
+        this.target(),
+        'LeaveGroup',
+        (v: number) =>
+          v >= 3
+            ? {
+                groupId: this.config.groupId,
+                members: [{ memberId: this.memberId, groupInstanceId: null, reason: 'the consumer is being closed' }],
+              }
+            : { groupId: this.config.groupId, memberId: this.memberId },
+        { timeoutMs: 5000 },
+      );
     } catch {
       // The session times out anyway.
     }

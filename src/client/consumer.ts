@@ -36,10 +36,23 @@ export interface ConsumerConfig {
 }
 
 export const DEFAULT_CONSUMER_CONFIG: ConsumerConfig = {
-  groupId: null, groupInstanceId: null, autoOffsetReset: 'latest', enableAutoCommit: true, autoCommitIntervalMs: 5000,
-  isolationLevel: 'read_uncommitted', sessionTimeoutMs: 45_000, heartbeatIntervalMs: 3000, maxPollIntervalMs: 300_000,
-  fetchMaxWaitMs: 500, fetchMinBytes: 1, fetchMaxBytes: 52_428_800, maxPartitionFetchBytes: 1_048_576, maxPollRecords: 500,
-  metadataMaxAgeMs: 300_000, excludeInternalTopics: true, requestTimeoutMs: 30_000,
+  groupId: null,
+  groupInstanceId: null,
+  autoOffsetReset: 'latest',
+  enableAutoCommit: true,
+  autoCommitIntervalMs: 5000,
+  isolationLevel: 'read_uncommitted',
+  sessionTimeoutMs: 45_000,
+  heartbeatIntervalMs: 3000,
+  maxPollIntervalMs: 300_000,
+  fetchMaxWaitMs: 500,
+  fetchMinBytes: 1,
+  fetchMaxBytes: 52_428_800,
+  maxPartitionFetchBytes: 1_048_576,
+  maxPollRecords: 500,
+  metadataMaxAgeMs: 300_000,
+  excludeInternalTopics: true,
+  requestTimeoutMs: 30_000,
 };
 
 /** auto.offset.reset=none and no committed offset. */
@@ -80,7 +93,11 @@ export class Consumer {
   private closed = false;
 
   /** `warn` receives one line per noteworthy condition (e.g. a subscribed topic that does not exist). */
-  constructor(private readonly client: KafkaClient, config: Partial<ConsumerConfig> = {}, private readonly warn?: (msg: string) => void) {
+  constructor(
+    private readonly client: KafkaClient,
+    config: Partial<ConsumerConfig> = {},
+    private readonly warn?: (msg: string) => void,
+  ) {
     this.config = { ...DEFAULT_CONSUMER_CONFIG, ...config };
   }
 
@@ -99,16 +116,33 @@ export class Consumer {
   subscribe(topics: string[] | RegExp): void {
     if (!this.config.groupId) throw new Error('subscribe() needs a group.id');
     this.subscription = topics;
-    this.member ??= new GroupMember(this.client, {
-      groupId: this.config.groupId, groupInstanceId: this.config.groupInstanceId, sessionTimeoutMs: this.config.sessionTimeoutMs,
-      rebalanceTimeoutMs: this.config.maxPollIntervalMs, heartbeatIntervalMs: this.config.heartbeatIntervalMs,
-    }, () => this.partitionCounts(this.subscribedTopics));
+    this.member ??= new GroupMember(
+      this.client,
+      {
+        groupId: this.config.groupId,
+        groupInstanceId: this.config.groupInstanceId,
+        sessionTimeoutMs: this.config.sessionTimeoutMs,
+        rebalanceTimeoutMs: this.config.maxPollIntervalMs,
+        heartbeatIntervalMs: this.config.heartbeatIntervalMs,
+      },
+      () => this.partitionCounts(this.subscribedTopics),
+    );
   }
 
   private setAssignment(tps: TopicPartition[]): void {
     const next = new Map<string, PartitionState>();
     for (const tp of tps) {
-      next.set(tpKey(tp), this.states.get(tpKey(tp)) ?? { tp, fetchOffset: null, position: null, epoch: -1, reset: null, maxBytes: this.config.maxPartitionFetchBytes });
+      next.set(
+        tpKey(tp),
+        this.states.get(tpKey(tp)) ?? {
+          tp,
+          fetchOffset: null,
+          position: null,
+          epoch: -1,
+          reset: null,
+          maxBytes: this.config.maxPartitionFetchBytes,
+        },
+      );
     }
     this.states.clear();
     for (const [k, s] of next) this.states.set(k, s);
@@ -165,8 +199,14 @@ export class Consumer {
     const md = await this.client.call('metadata', () => this.client.metadata({ refresh: true }));
     const re = new RegExp(`^(?:${sub.source})$`, sub.flags);
     return [...md.topics.values()]
-      .filter((t) => t.errorCode === 0 && !(this.config.excludeInternalTopics && (t.internal || INTERNAL_TOPICS.has(t.name))) && re.test(t.name))
-      .map((t) => t.name).sort();
+      .filter(
+        (t) =>
+          t.errorCode === 0 &&
+          !(this.config.excludeInternalTopics && (t.internal || INTERNAL_TOPICS.has(t.name))) &&
+          re.test(t.name),
+      )
+      .map((t) => t.name)
+      .sort();
   }
 
   /** Topics (and partition counts) the subscription covers now, as a comparable signature. */
@@ -176,7 +216,12 @@ export class Consumer {
     const missing = topics.filter((t) => !counts.has(t));
     if (missing.length > 0 && Array.isArray(this.subscription)) {
       // allow.auto.create.topics (default true): let a broker that auto-creates topics do so.
-      await this.client.send('any', 'Metadata', (v: number) => ({ topics: missing.map((name) => ({ name })), allowAutoTopicCreation: v >= 4 })).catch(() => undefined);
+      await this.client
+        .send('any', 'Metadata', (v: number) => ({
+          topics: missing.map((name) => ({ name })),
+          allowAutoTopicCreation: v >= 4,
+        }))
+        .catch(() => undefined);
     }
     for (const t of missing) {
       if (this.warned.has(t)) continue;
@@ -206,7 +251,10 @@ export class Consumer {
     this.subscribedTopics = current.topics;
     this.topicSig = current.signature;
     this.missingTopics = current.missing.length > 0;
-    const assigned = await m.join(this.subscribedTopics, Math.max(deadline, Date.now() + this.config.maxPollIntervalMs));
+    const assigned = await m.join(
+      this.subscribedTopics,
+      Math.max(deadline, Date.now() + this.config.maxPollIntervalMs),
+    );
     // Eager protocol: positions restart from the committed offsets after every rebalance.
     this.states.clear();
     this.buffered = [];
@@ -220,7 +268,10 @@ export class Consumer {
     const needCommitted = missing.filter((s) => s.reset === null);
     if (this.config.groupId && needCommitted.length > 0 && this.member) {
       const { listConsumerGroupOffsets } = await import('./admin/groups.js');
-      const committed = await listConsumerGroupOffsets(this.client, this.config.groupId, { partitions: needCommitted.map((s) => s.tp), requireStable: true });
+      const committed = await listConsumerGroupOffsets(this.client, this.config.groupId, {
+        partitions: needCommitted.map((s) => s.tp),
+        requireStable: true,
+      });
       for (const s of needCommitted) {
         const c = committed.get(tpKey(s.tp));
         if (c && c.offset !== null) {
@@ -233,7 +284,8 @@ export class Consumer {
     const toReset = missing.filter((s) => s.fetchOffset === null);
     for (const s of toReset) {
       if (s.reset === null) {
-        if (this.config.autoOffsetReset === 'none') throw new NoOffsetForPartitionError(`Undefined offset with no reset policy for partitions: [${tpKey(s.tp)}]`);
+        if (this.config.autoOffsetReset === 'none')
+          throw new NoOffsetForPartitionError(`Undefined offset with no reset policy for partitions: [${tpKey(s.tp)}]`);
         s.reset = this.config.autoOffsetReset;
       }
     }
@@ -241,8 +293,12 @@ export class Consumer {
     for (const to of ['earliest', 'latest'] as const) {
       const group = toReset.filter((s) => s.reset === to);
       if (group.length === 0) continue;
-      const r = await listOffsets(this.client, group.map((s) => s.tp), to === 'earliest' ? OffsetSpec.EARLIEST : OffsetSpec.LATEST,
-        { isolationLevel: this.config.isolationLevel === 'read_committed' ? 1 : 0 });
+      const r = await listOffsets(
+        this.client,
+        group.map((s) => s.tp),
+        to === 'earliest' ? OffsetSpec.EARLIEST : OffsetSpec.LATEST,
+        { isolationLevel: this.config.isolationLevel === 'read_committed' ? 1 : 0 },
+      );
       for (const s of group) {
         const o = r.get(tpKey(s.tp));
         if (!o || !o.ok) throw o && !o.ok ? o.error : new ApiError(-1, `No offset for ${tpKey(s.tp)}`);
@@ -261,7 +317,8 @@ export class Consumer {
       await this.ensureGroup(deadline);
       await this.ensurePositions();
       await this.maybeAutoCommit();
-      if (this.buffered.length === 0 && this.states.size > 0) await this.fetchOnce(Math.max(0, Math.min(this.config.fetchMaxWaitMs, deadline - Date.now())));
+      if (this.buffered.length === 0 && this.states.size > 0)
+        await this.fetchOnce(Math.max(0, Math.min(this.config.fetchMaxWaitMs, deadline - Date.now())));
       if (this.buffered.length > 0) {
         const out = this.buffered.splice(0, this.config.maxPollRecords);
         for (const r of out) {
@@ -294,41 +351,65 @@ export class Consumer {
       return;
     }
     const readCommitted = this.config.isolationLevel === 'read_committed';
-    await Promise.all([...byLeader].map(async ([leader, parts]) => {
-      const topics = new Map<string, PartitionState[]>();
-      for (const s of parts) topics.set(s.tp.topic, [...(topics.get(s.tp.topic) ?? []), s]);
-      let resp;
-      try {
-        resp = await this.client.send<any>({ node: leader }, 'Fetch', {
-          clusterId: null, replicaId: -1, replicaState: { replicaId: -1, replicaEpoch: -1n }, maxWaitMs, minBytes: this.config.fetchMinBytes,
-          maxBytes: this.config.fetchMaxBytes, isolationLevel: readCommitted ? 1 : 0, sessionId: 0, sessionEpoch: -1,
-          topics: [...topics].map(([topic, ps]) => ({
-            topic, partitions: ps.map((s) => ({ partition: s.tp.partition, currentLeaderEpoch: -1, fetchOffset: s.fetchOffset!, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: s.maxBytes })),
-          })),
-          forgottenTopicsData: [], rackId: '',
-        }, { maxVersion: 12, minVersion: readCommitted ? 4 : 0, timeoutMs: this.config.requestTimeoutMs + maxWaitMs });
-      } catch (e) {
-        this.client.noteFailure(e);
-        if (!(e as { retriable?: boolean }).retriable) throw e;
-        return;
-      }
-      if (resp.body.errorCode && resp.body.errorCode !== 0) {
-        this.client.noteFailure(new ApiError(resp.body.errorCode));
-        return;
-      }
-      for (const t of resp.body.responses as any[]) {
-        for (const p of t.partitions as any[]) {
-          const s = this.states.get(tpKey({ topic: t.topic, partition: p.partitionIndex }));
-          if (!s || s.fetchOffset === null) continue;
-          await this.handlePartition(s, p, readCommitted);
+    await Promise.all(
+      [...byLeader].map(async ([leader, parts]) => {
+        const topics = new Map<string, PartitionState[]>();
+        for (const s of parts) topics.set(s.tp.topic, [...(topics.get(s.tp.topic) ?? []), s]);
+        let resp;
+        try {
+          resp = await this.client.send<any>(
+            { node: leader },
+            'Fetch',
+            {
+              clusterId: null,
+              replicaId: -1,
+              replicaState: { replicaId: -1, replicaEpoch: -1n },
+              maxWaitMs,
+              minBytes: this.config.fetchMinBytes,
+              maxBytes: this.config.fetchMaxBytes,
+              isolationLevel: readCommitted ? 1 : 0,
+              sessionId: 0,
+              sessionEpoch: -1,
+              topics: [...topics].map(([topic, ps]) => ({
+                topic,
+                partitions: ps.map((s) => ({
+                  partition: s.tp.partition,
+                  currentLeaderEpoch: -1,
+                  fetchOffset: s.fetchOffset!,
+                  lastFetchedEpoch: -1,
+                  logStartOffset: -1n,
+                  partitionMaxBytes: s.maxBytes,
+                })),
+              })),
+              forgottenTopicsData: [],
+              rackId: '',
+            },
+            { maxVersion: 12, minVersion: readCommitted ? 4 : 0, timeoutMs: this.config.requestTimeoutMs + maxWaitMs },
+          );
+        } catch (e) {
+          this.client.noteFailure(e);
+          if (!(e as { retriable?: boolean }).retriable) throw e;
+          return;
         }
-      }
-    }));
+        if (resp.body.errorCode && resp.body.errorCode !== 0) {
+          this.client.noteFailure(new ApiError(resp.body.errorCode));
+          return;
+        }
+        for (const t of resp.body.responses as any[]) {
+          for (const p of t.partitions as any[]) {
+            const s = this.states.get(tpKey({ topic: t.topic, partition: p.partitionIndex }));
+            if (!s || s.fetchOffset === null) continue;
+            await this.handlePartition(s, p, readCommitted);
+          }
+        }
+      }),
+    );
   }
 
   private async handlePartition(s: PartitionState, p: any, readCommitted: boolean): Promise<void> {
     if (p.errorCode === OFFSET_OUT_OF_RANGE) {
-      if (this.config.autoOffsetReset === 'none') throw new ApiError(1, `Fetch position ${s.fetchOffset} is out of range for partition ${tpKey(s.tp)}`);
+      if (this.config.autoOffsetReset === 'none')
+        throw new ApiError(1, `Fetch position ${s.fetchOffset} is out of range for partition ${tpKey(s.tp)}`);
       s.fetchOffset = null;
       s.position = null;
       s.reset = this.config.autoOffsetReset;
@@ -341,12 +422,24 @@ export class Consumer {
       throw e;
     }
     const fetchOffset = s.fetchOffset!;
-    const decoded = await decodePartition(s.tp.topic, s.tp.partition, p.records as Buffer | null, fetchOffset, readCommitted, p.abortedTransactions ?? null);
+    const decoded = await decodePartition(
+      s.tp.topic,
+      s.tp.partition,
+      p.records as Buffer | null,
+      fetchOffset,
+      readCommitted,
+      p.abortedTransactions ?? null,
+    );
     if (s.fetchOffset !== fetchOffset) return;
     if (decoded.partialSize > s.maxBytes) s.maxBytes = decoded.partialSize;
     s.fetchOffset = decoded.nextOffset;
     // A fetch that returned only skipped batches (control markers, aborted data) moves the position too.
-    if (decoded.records.length === 0 && s.position !== null && decoded.nextOffset > s.position && !this.buffered.some((r) => tpKey(r) === tpKey(s.tp))) {
+    if (
+      decoded.records.length === 0 &&
+      s.position !== null &&
+      decoded.nextOffset > s.position &&
+      !this.buffered.some((r) => tpKey(r) === tpKey(s.tp))
+    ) {
       s.position = decoded.nextOffset;
     }
     for (const r of decoded.records) this.buffered.push(r);
@@ -363,17 +456,31 @@ export class Consumer {
   async commit(offsets?: { tp: TopicPartition; offset: bigint; leaderEpoch?: number }[]): Promise<void> {
     const groupId = this.config.groupId;
     if (!groupId) return;
-    const list = offsets ?? [...this.states.values()].filter((s) => s.position !== null).map((s) => ({ tp: s.tp, offset: s.position!, leaderEpoch: s.epoch }));
+    const list =
+      offsets ??
+      [...this.states.values()]
+        .filter((s) => s.position !== null)
+        .map((s) => ({ tp: s.tp, offset: s.position!, leaderEpoch: s.epoch }));
     if (list.length === 0) return;
     const byTopic = new Map<string, typeof list>();
     for (const o of list) byTopic.set(o.tp.topic, [...(byTopic.get(o.tp.topic) ?? []), o]);
     const m = this.member;
     await this.client.call('commit', async () => {
       const resp = await this.client.send<any>({ coordinator: { type: 'group', key: groupId } }, 'OffsetCommit', {
-        groupId, generationIdOrMemberEpoch: m ? m.generationId : -1, memberId: m ? m.memberId : '', groupInstanceId: this.config.groupInstanceId,
+        groupId,
+        generationIdOrMemberEpoch: m ? m.generationId : -1,
+        memberId: m ? m.memberId : '',
+        groupInstanceId: this.config.groupInstanceId,
         retentionTimeMs: -1n,
         topics: [...byTopic].map(([name, os]) => ({
-          name, partitions: os.map((o) => ({ partitionIndex: o.tp.partition, committedOffset: o.offset, committedLeaderEpoch: o.leaderEpoch ?? -1, commitTimestamp: -1n, committedMetadata: '' })),
+          name,
+          partitions: os.map((o) => ({
+            partitionIndex: o.tp.partition,
+            committedOffset: o.offset,
+            committedLeaderEpoch: o.leaderEpoch ?? -1,
+            commitTimestamp: -1n,
+            committedMetadata: '',
+          })),
         })),
       });
       for (const t of resp.body.topics as any[]) {
@@ -392,7 +499,8 @@ export class Consumer {
     if (this.closed) return;
     this.closed = true;
     try {
-      if (this.member && this.config.enableAutoCommit && !this.member.needsJoin) await this.commit().catch(() => undefined);
+      if (this.member && this.config.enableAutoCommit && !this.member.needsJoin)
+        await this.commit().catch(() => undefined);
     } finally {
       await this.member?.leave();
     }

@@ -46,7 +46,9 @@ const JAVA_CLASS: Record<number, string> = {
 /** Fully qualified Java exception class for an error code (UnknownServerException for unknown codes). */
 export function javaExceptionClass(code: number): string {
   const simple = JAVA_CLASS[code] ?? 'UnknownServerException';
-  return simple === 'InvalidRecordException' ? 'org.apache.kafka.common.InvalidRecordException' : `org.apache.kafka.common.errors.${simple}`;
+  return simple === 'InvalidRecordException'
+    ? 'org.apache.kafka.common.InvalidRecordException'
+    : `org.apache.kafka.common.errors.${simple}`;
 }
 
 /** A Kafka error code returned by a broker, with the broker's message or Kafka's default text. */
@@ -54,7 +56,11 @@ export class ApiError extends Error {
   readonly code: number;
   readonly errorName: string;
   readonly retriable: boolean;
-  constructor(code: number, serverMessage?: string | null, readonly context?: string) {
+  constructor(
+    code: number,
+    serverMessage?: string | null,
+    readonly context?: string,
+  ) {
     const info = errorInfo(code);
     // Kafka's Errors.exception(message): only a null message falls back to the default text.
     super(serverMessage != null ? serverMessage : info.message);
@@ -99,7 +105,10 @@ export class RequestTimeoutError extends Error {
 /** An operation gave up after default.api.timeout.ms of retries. */
 export class OperationTimeoutError extends Error {
   override name = 'OperationTimeoutError';
-  constructor(message: string, override readonly cause?: unknown) {
+  constructor(
+    message: string,
+    override readonly cause?: unknown,
+  ) {
     super(message);
   }
 }
@@ -107,7 +116,10 @@ export class OperationTimeoutError extends Error {
 /** The broker does not offer any version of an API that this client can speak. */
 export class UnsupportedApiError extends Error {
   override name = 'UnsupportedApiError';
-  constructor(message: string, readonly apiName: string) {
+  constructor(
+    message: string,
+    readonly apiName: string,
+  ) {
     super(message);
   }
 }

@@ -31,8 +31,18 @@ export interface ProducerConfig {
 }
 
 export const DEFAULT_PRODUCER_CONFIG: ProducerConfig = {
-  acks: -1, lingerMs: 5, batchSize: 16384, compression: 'none', requestTimeoutMs: 30_000, retries: 2147483647,
-  retryBackoffMs: 100, maxBlockMs: 60_000, deliveryTimeoutMs: 120_000, idempotence: true, transactionalId: null, transactionTimeoutMs: 60_000,
+  acks: -1,
+  lingerMs: 5,
+  batchSize: 16384,
+  compression: 'none',
+  requestTimeoutMs: 30_000,
+  retries: 2147483647,
+  retryBackoffMs: 100,
+  maxBlockMs: 60_000,
+  deliveryTimeoutMs: 120_000,
+  idempotence: true,
+  transactionalId: null,
+  transactionTimeoutMs: 60_000,
 };
 
 export interface ProducerHeader {
@@ -60,7 +70,11 @@ export interface RecordMetadata {
 /** A record that could not be delivered. */
 export class ProduceError extends Error {
   override name = 'ProduceError';
-  constructor(message: string, readonly topic: string, override readonly cause?: unknown) {
+  constructor(
+    message: string,
+    readonly topic: string,
+    override readonly cause?: unknown,
+  ) {
     super(message);
   }
 }
@@ -107,7 +121,10 @@ export class Producer {
   private inTransaction = false;
   private readonly txnPartitions = new Set<string>();
 
-  constructor(private readonly client: KafkaClient, config: Partial<ProducerConfig> = {}) {
+  constructor(
+    private readonly client: KafkaClient,
+    config: Partial<ProducerConfig> = {},
+  ) {
     this.config = { ...DEFAULT_PRODUCER_CONFIG, ...config };
   }
 
@@ -118,11 +135,15 @@ export class Producer {
     const deadline = Date.now() + this.config.maxBlockMs;
     let backoff = this.config.retryBackoffMs;
     for (;;) {
-      await this.client.send('any', 'Metadata', (v: number) => ({ topics: [{ name: topic }], allowAutoTopicCreation: v >= 4 }));
+      await this.client.send('any', 'Metadata', (v: number) => ({
+        topics: [{ name: topic }],
+        allowAutoTopicCreation: v >= 4,
+      }));
       const md = await this.client.metadata({ topics: [topic], refresh: true });
       const t = md.topics.get(topic);
       if (t && t.errorCode === 0 && t.partitions.length > 0) return t.partitions.length;
-      if (t && t.errorCode !== 0 && !new ApiError(t.errorCode).retriable && t.errorCode !== 3) throw new ApiError(t.errorCode, null, topic);
+      if (t && t.errorCode !== 0 && !new ApiError(t.errorCode).retriable && t.errorCode !== 3)
+        throw new ApiError(t.errorCode, null, topic);
       if (Date.now() + backoff > deadline) {
         throw new ProduceError(`Topic ${topic} not present in metadata after ${this.config.maxBlockMs} ms.`, topic);
       }
@@ -133,7 +154,11 @@ export class Producer {
 
   private choosePartition(record: ProducerRecord, count: number): number {
     if (record.partition !== undefined && record.partition >= 0) {
-      if (record.partition >= count) throw new ProduceError(`Invalid partition given with record: ${record.partition} is not in the range [0...${count}).`, record.topic);
+      if (record.partition >= count)
+        throw new ProduceError(
+          `Invalid partition given with record: ${record.partition} is not in the range [0...${count}).`,
+          record.topic,
+        );
       return record.partition;
     }
     if (record.key) return defaultPartition(record.key, count);
@@ -162,14 +187,27 @@ export class Producer {
       throw e;
     }
     const r: ProducerRecord = { ...record, timestamp: record.timestamp ?? Date.now() };
-    const size = 32 + (r.key?.length ?? 0) + (r.value?.length ?? 0) + (r.headers ?? []).reduce((n, h) => n + h.key.length + (h.value?.length ?? 0) + 8, 0);
+    const size =
+      32 +
+      (r.key?.length ?? 0) +
+      (r.value?.length ?? 0) +
+      (r.headers ?? []).reduce((n, h) => n + h.key.length + (h.value?.length ?? 0) + 8, 0);
     return new Promise<RecordMetadata>((resolve, reject) => {
       const k = key(r.topic, partition);
       const q = this.queues.get(k) ?? [];
       this.queues.set(k, q);
       let last = q[q.length - 1];
       if (!last || last.encoded !== null || (last.bytes + size > this.config.batchSize && last.records.length > 0)) {
-        last = { topic: r.topic, partition, records: [], bytes: 61, createdAt: Date.now(), attempts: 0, baseSequence: -1, encoded: null };
+        last = {
+          topic: r.topic,
+          partition,
+          records: [],
+          bytes: 61,
+          createdAt: Date.now(),
+          attempts: 0,
+          baseSequence: -1,
+          encoded: null,
+        };
         q.push(last);
         // A full batch moves the sticky partition on, as Kafka's built-in partitioner does.
         if (!r.key && record.partition === undefined && q.length > 1) this.sticky.delete(r.topic);
@@ -182,7 +220,13 @@ export class Producer {
   }
 
   private ready(b: Batch, now: number): boolean {
-    return this.flushing > 0 || this.closed || b.bytes >= this.config.batchSize || now - b.createdAt >= this.config.lingerMs || b.attempts > 0;
+    return (
+      this.flushing > 0 ||
+      this.closed ||
+      b.bytes >= this.config.batchSize ||
+      now - b.createdAt >= this.config.lingerMs ||
+      b.attempts > 0
+    );
   }
 
   private schedule(delay?: number): void {
@@ -202,10 +246,13 @@ export class Producer {
     }
     if (wait === Infinity) return this.notifyIdle();
     this.timerDue = now + Math.max(0, wait);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.drain();
-    }, Math.max(0, wait));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        void this.drain();
+      },
+      Math.max(0, wait),
+    );
   }
 
   private notifyIdle(): void {
@@ -217,13 +264,19 @@ export class Producer {
 
   private async ensureProducerId(): Promise<void> {
     if (this.config.transactionalId !== null) {
-      if (this.producerId < 0n) throw new ProduceError('Cannot send before initTransactions() on a transactional producer', '');
+      if (this.producerId < 0n)
+        throw new ProduceError('Cannot send before initTransactions() on a transactional producer', '');
       return;
     }
     if (!this.config.idempotence || this.config.acks !== -1 || this.producerId >= 0n) return;
     this.idInit ??= (async () => {
       try {
-        const resp = await this.client.request<any>('any', 'InitProducerId', { transactionalId: null, transactionTimeoutMs: 2147483647, producerId: -1n, producerEpoch: -1 });
+        const resp = await this.client.request<any>('any', 'InitProducerId', {
+          transactionalId: null,
+          transactionTimeoutMs: 2147483647,
+          producerId: -1n,
+          producerEpoch: -1,
+        });
         if (resp.body.errorCode !== 0) throw new ApiError(resp.body.errorCode);
         this.producerId = resp.body.producerId;
         this.producerEpoch = resp.body.producerEpoch;
@@ -257,7 +310,8 @@ export class Producer {
       const b = q[0]!;
       let leader: number;
       try {
-        if (this.config.transactionalId !== null && !this.txnPartitions.has(k)) await this.addPartitionToTxn(b.topic, b.partition);
+        if (this.config.transactionalId !== null && !this.txnPartitions.has(k))
+          await this.addPartitionToTxn(b.topic, b.partition);
         leader = await this.client.leaderOf(b.topic, b.partition);
       } catch (e) {
         this.retryOrFail(b, e);
@@ -281,9 +335,16 @@ export class Producer {
       this.sequences.set(k, (b.baseSequence + b.records.length) % 2147483648);
     }
     b.encoded = await buildRecordBatch({
-      records: b.records.map((p) => ({ key: p.record.key ?? null, value: p.record.value ?? null, headers: p.record.headers ?? [], timestamp: p.record.timestamp })),
+      records: b.records.map((p) => ({
+        key: p.record.key ?? null,
+        value: p.record.value ?? null,
+        headers: p.record.headers ?? [],
+        timestamp: p.record.timestamp,
+      })),
       compression: parseCompressionType(this.config.compression),
-      ...(idempotent ? { producerId: this.producerId, producerEpoch: this.producerEpoch, baseSequence: b.baseSequence } : {}),
+      ...(idempotent
+        ? { producerId: this.producerId, producerEpoch: this.producerEpoch, baseSequence: b.baseSequence }
+        : {}),
       transactional,
     });
     return b.encoded;
@@ -293,17 +354,28 @@ export class Producer {
     try {
       const encoded = await Promise.all(batches.map((b) => this.encode(b)));
       const topics = new Map<string, { index: number; records: Buffer }[]>();
-      batches.forEach((b, i) => topics.set(b.topic, [...(topics.get(b.topic) ?? []), { index: b.partition, records: encoded[i]! }]));
-      const resp = await this.client.send<any>({ node: leader }, 'Produce', {
-        transactionalId: this.config.transactionalId, acks: this.config.acks === 0 ? 1 : this.config.acks, timeoutMs: this.config.requestTimeoutMs,
-        topicData: [...topics].map(([name, partitionData]) => ({ name, partitionData })),
-      }, { minVersion: 3, timeoutMs: this.config.requestTimeoutMs + 5000 });
+      batches.forEach((b, i) =>
+        topics.set(b.topic, [...(topics.get(b.topic) ?? []), { index: b.partition, records: encoded[i]! }]),
+      );
+      const resp = await this.client.send<any>(
+        { node: leader },
+        'Produce',
+        {
+          transactionalId: this.config.transactionalId,
+          acks: this.config.acks === 0 ? 1 : this.config.acks,
+          timeoutMs: this.config.requestTimeoutMs,
+          topicData: [...topics].map(([name, partitionData]) => ({ name, partitionData })),
+        },
+        { minVersion: 3, timeoutMs: this.config.requestTimeoutMs + 5000 },
+      );
       const results = new Map<string, any>();
-      for (const t of resp.body.responses as any[]) for (const p of t.partitionResponses as any[]) results.set(key(t.name, p.index), p);
+      for (const t of resp.body.responses as any[])
+        for (const p of t.partitionResponses as any[]) results.set(key(t.name, p.index), p);
       for (const b of batches) {
         const p = results.get(key(b.topic, b.partition));
         if (!p) this.retryOrFail(b, new ApiError(-1, 'The produce response did not include the partition'));
-        else if (p.errorCode === 0 || p.errorCode === 46) this.complete(b, p.errorCode === 0 ? p.baseOffset : -1n, p.logAppendTimeMs);
+        else if (p.errorCode === 0 || p.errorCode === 46)
+          this.complete(b, p.errorCode === 0 ? p.baseOffset : -1n, p.logAppendTimeMs);
         else this.retryOrFail(b, new ApiError(p.errorCode, p.errorMessage));
       }
     } catch (e) {
@@ -316,10 +388,14 @@ export class Producer {
 
   private complete(b: Batch, baseOffset: bigint, logAppendTime: bigint | undefined): void {
     this.remove(b);
-    b.records.forEach((p, i) => p.resolve({
-      topic: b.topic, partition: b.partition, offset: baseOffset < 0n ? -1n : baseOffset + BigInt(i),
-      timestamp: logAppendTime !== undefined && logAppendTime >= 0n ? Number(logAppendTime) : p.record.timestamp!,
-    }));
+    b.records.forEach((p, i) =>
+      p.resolve({
+        topic: b.topic,
+        partition: b.partition,
+        offset: baseOffset < 0n ? -1n : baseOffset + BigInt(i),
+        timestamp: logAppendTime !== undefined && logAppendTime >= 0n ? Number(logAppendTime) : p.record.timestamp!,
+      }),
+    );
   }
 
   private remove(b: Batch): void {
@@ -347,7 +423,12 @@ export class Producer {
     const id = this.config.transactionalId!;
     const deadline = Date.now() + this.config.maxBlockMs;
     for (let backoff = this.config.retryBackoffMs; ; backoff = Math.min(backoff * 2, 1000)) {
-      const resp = await this.client.request<any>({ coordinator: { type: 'transaction', key: id } }, api, body, maxVersion === undefined ? {} : { maxVersion });
+      const resp = await this.client.request<any>(
+        { coordinator: { type: 'transaction', key: id } },
+        api,
+        body,
+        maxVersion === undefined ? {} : { maxVersion },
+      );
       const code: number = resp.body.errorCode ?? 0;
       if (code === 0) return resp.body;
       const err = new ApiError(code);
@@ -361,7 +442,12 @@ export class Producer {
   async initTransactions(): Promise<void> {
     const id = this.config.transactionalId;
     if (id === null) throw new ProduceError('initTransactions needs transactional.id', '');
-    const b = await this.txnCall('InitProducerId', { transactionalId: id, transactionTimeoutMs: this.config.transactionTimeoutMs, producerId: -1n, producerEpoch: -1 });
+    const b = await this.txnCall('InitProducerId', {
+      transactionalId: id,
+      transactionTimeoutMs: this.config.transactionTimeoutMs,
+      producerId: -1n,
+      producerEpoch: -1,
+    });
     this.producerId = b.producerId;
     this.producerEpoch = b.producerEpoch;
     this.sequences.clear();
@@ -378,16 +464,41 @@ export class Producer {
     const id = this.config.transactionalId!;
     const deadline = Date.now() + this.config.maxBlockMs;
     for (let backoff = 20; ; backoff = Math.min(backoff * 2, 1000)) {
-      const body = await this.txnCall('AddPartitionsToTxn', (v: number) => (v >= 4
-        ? { transactions: [{ transactionalId: id, producerId: this.producerId, producerEpoch: this.producerEpoch, verifyOnly: false, topics: [{ name: topic, partitions: [partition] }] }] }
-        : { v3AndBelowTransactionalId: id, v3AndBelowProducerId: this.producerId, v3AndBelowProducerEpoch: this.producerEpoch, v3AndBelowTopics: [{ name: topic, partitions: [partition] }] }),
-      // Versions 4+ are for brokers (KIP-890); clients send 3 or lower.
-      3);
-      const results = [...(body.resultsByTopicV3AndBelow ?? []), ...((body.resultsByTransaction ?? []) as any[]).flatMap((t) => t.topicResults)];
-      const codes = results.flatMap((t) => (t.resultsByPartition as any[]).map((p) => p.partitionErrorCode as number)).filter((c) => c !== 0);
+      const body = await this.txnCall(
+        'AddPartitionsToTxn',
+        (v: number) =>
+          v >= 4
+            ? {
+                transactions: [
+                  {
+                    transactionalId: id,
+                    producerId: this.producerId,
+                    producerEpoch: this.producerEpoch,
+                    verifyOnly: false,
+                    topics: [{ name: topic, partitions: [partition] }],
+                  },
+                ],
+              }
+            : {
+                v3AndBelowTransactionalId: id,
+                v3AndBelowProducerId: this.producerId,
+                v3AndBelowProducerEpoch: this.producerEpoch,
+                v3AndBelowTopics: [{ name: topic, partitions: [partition] }],
+              },
+        // Versions 4+ are for brokers (KIP-890); clients send 3 or lower.
+        3,
+      );
+      const results = [
+        ...(body.resultsByTopicV3AndBelow ?? []),
+        ...((body.resultsByTransaction ?? []) as any[]).flatMap((t) => t.topicResults),
+      ];
+      const codes = results
+        .flatMap((t) => (t.resultsByPartition as any[]).map((p) => p.partitionErrorCode as number))
+        .filter((c) => c !== 0);
       if (codes.length === 0) break;
       // The previous transaction may still be completing (CONCURRENT_TRANSACTIONS): retry.
-      if (!codes.every((c) => RETRIABLE_TXN.has(c)) || Date.now() + backoff > deadline) throw new ApiError(codes[0]!, null, `${topic}-${partition}`);
+      if (!codes.every((c) => RETRIABLE_TXN.has(c)) || Date.now() + backoff > deadline)
+        throw new ApiError(codes[0]!, null, `${topic}-${partition}`);
       await sleep(backoff);
     }
     this.txnPartitions.add(key(topic, partition));
@@ -397,7 +508,12 @@ export class Producer {
     if (!this.inTransaction) throw new ProduceError('No transaction in progress', '');
     await this.flush();
     if (this.txnPartitions.size > 0) {
-      await this.txnCall('EndTxn', { transactionalId: this.config.transactionalId!, producerId: this.producerId, producerEpoch: this.producerEpoch, committed });
+      await this.txnCall('EndTxn', {
+        transactionalId: this.config.transactionalId!,
+        producerId: this.producerId,
+        producerEpoch: this.producerEpoch,
+        committed,
+      });
     }
     this.inTransaction = false;
     this.txnPartitions.clear();

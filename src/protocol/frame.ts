@@ -87,7 +87,12 @@ export function encodeRequest(
   }
   const w = new Writer(512);
   w.int32(0);
-  writeRequestHeader(w, requestHeaderVersion(apiKey, apiVersion), { requestApiKey: apiKey, requestApiVersion: apiVersion, correlationId, clientId });
+  writeRequestHeader(w, requestHeaderVersion(apiKey, apiVersion), {
+    requestApiKey: apiKey,
+    requestApiVersion: apiVersion,
+    correlationId,
+    clientId,
+  });
   spec.writeRequest(w, apiVersion, body);
   return finishFrame(w);
 }
@@ -104,7 +109,11 @@ export function encodeResponse(apiKey: number, apiVersion: number, correlationId
 }
 
 /** Decodes a response frame (without its size prefix) for a request sent at `apiVersion`. */
-export function decodeResponse(apiKey: number, apiVersion: number, frame: Buffer): { correlationId: number; body: any } {
+export function decodeResponse(
+  apiKey: number,
+  apiVersion: number,
+  frame: Buffer,
+): { correlationId: number; body: any } {
   const spec = apiSpec(apiKey);
   if (!spec) throw new UnsupportedVersionError(`unknown API key ${apiKey}`);
   const r = new Reader(frame);

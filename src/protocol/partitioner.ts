@@ -45,7 +45,8 @@ export function toPositive(n: number): number {
 
 /** Partition of a keyed record under the Java default partitioner. */
 export function defaultPartition(keyBytes: Uint8Array | string, numPartitions: number): number {
-  if (!Number.isInteger(numPartitions) || numPartitions <= 0) throw new RangeError(`invalid partition count ${numPartitions}`);
+  if (!Number.isInteger(numPartitions) || numPartitions <= 0)
+    throw new RangeError(`invalid partition count ${numPartitions}`);
   const bytes = typeof keyBytes === 'string' ? Buffer.from(keyBytes, 'utf8') : keyBytes;
   return toPositive(murmur2(bytes)) % numPartitions;
 }
@@ -73,6 +74,7 @@ export function javaMathAbs(n: number): number {
  * TransactionStateManager.partitionFor compute it.
  */
 export function coordinatorPartition(key: string, numPartitions: number): number {
-  if (!Number.isInteger(numPartitions) || numPartitions <= 0) throw new RangeError(`invalid partition count ${numPartitions}`);
+  if (!Number.isInteger(numPartitions) || numPartitions <= 0)
+    throw new RangeError(`invalid partition count ${numPartitions}`);
   return kafkaAbs(javaStringHashCode(key)) % numPartitions;
 }

@@ -40,7 +40,8 @@ export async function startCaptureBroker(partitions = 3): Promise<CaptureBroker>
           throttleTimeMs: 0,
         };
       case ApiKey.Metadata: {
-        const names: string[] = req.body.topics === null ? [...topicIds.keys()] : req.body.topics.map((t: { name: string }) => t.name);
+        const names: string[] =
+          req.body.topics === null ? [...topicIds.keys()] : req.body.topics.map((t: { name: string }) => t.name);
         return {
           brokers: [{ nodeId: 1, host: '127.0.0.1', port, rack: null }],
           clusterId: 'capture-cluster',
@@ -98,7 +99,10 @@ export async function startCaptureBroker(partitions = 3): Promise<CaptureBroker>
           const request = decodeRequest(frame);
           captured.push({ frame, request });
           const body = respond(request);
-          if (body !== null) socket.write(Buffer.concat(encodeResponse(request.apiKey, request.apiVersion, request.correlationId, body)));
+          if (body !== null)
+            socket.write(
+              Buffer.concat(encodeResponse(request.apiKey, request.apiVersion, request.correlationId, body)),
+            );
         } catch (e) {
           errors.push(`${(e as Error).message} in frame ${frame.subarray(0, 64).toString('hex')}`);
           socket.destroy();

@@ -22,9 +22,16 @@ export const INFO_V3 = { ...INFO, apiVersion: 3 };
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function harness(overrides: Partial<GroupConfig> = {}, shared?: { log: MemoryCoordinatorLog; topics: Map<string, TopicView> }): Promise<Harness> {
+export async function harness(
+  overrides: Partial<GroupConfig> = {},
+  shared?: { log: MemoryCoordinatorLog; topics: Map<string, TopicView> },
+): Promise<Harness> {
   const config: GroupConfig = {
-    ...DEFAULT_GROUP_CONFIG, offsetsTopicPartitions: 4, classicInitialRebalanceDelayMs: 0, classicMinSessionTimeoutMs: 10, ...overrides,
+    ...DEFAULT_GROUP_CONFIG,
+    offsetsTopicPartitions: 4,
+    classicInitialRebalanceDelayMs: 0,
+    classicMinSessionTimeoutMs: 10,
+    ...overrides,
   };
   const log = shared?.log ?? new MemoryCoordinatorLog();
   const topics = shared?.topics ?? new Map<string, TopicView>();
@@ -36,9 +43,16 @@ export async function harness(overrides: Partial<GroupConfig> = {}, shared?: { l
   const gc = new GroupCoordinator({ config, log, metadata });
   for (let p = 0; p < config.offsetsTopicPartitions; p++) await gc.loadPartition(p);
   const h: Harness = {
-    gc, log, topics, config,
+    gc,
+    log,
+    topics,
+    config,
     addTopic(name, partitions, id) {
-      const t = { name, numPartitions: partitions, id: id ?? Buffer.from(name.padEnd(16, '_').slice(0, 16)).toString('base64url') };
+      const t = {
+        name,
+        numPartitions: partitions,
+        id: id ?? Buffer.from(name.padEnd(16, '_').slice(0, 16)).toString('base64url'),
+      };
       topics.set(name, t);
       gc.onTopicsChanged();
       return t;
@@ -54,8 +68,14 @@ export async function harness(overrides: Partial<GroupConfig> = {}, shared?: { l
 
 export function joinReq(groupId: string, memberId = '', o: Partial<JoinRequest> = {}): JoinRequest {
   return {
-    groupId, memberId, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 5_000, groupInstanceId: null, protocolType: 'consumer',
-    protocols: [{ name: 'range', metadata: encodeSubscription(['t']) }], ...o,
+    groupId,
+    memberId,
+    sessionTimeoutMs: 10_000,
+    rebalanceTimeoutMs: 5_000,
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: encodeSubscription(['t']) }],
+    ...o,
   };
 }
 

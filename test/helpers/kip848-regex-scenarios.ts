@@ -97,8 +97,15 @@ export function joinRequest(
   o: { names?: string[] | null; regex?: string | null },
 ): Record<string, unknown> {
   return {
-    groupId, memberId, memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 45_000,
-    subscribedTopicNames: o.names ?? null, subscribedTopicRegex: o.regex ?? null, serverAssignor: null,
+    groupId,
+    memberId,
+    memberEpoch: 0,
+    instanceId: null,
+    rackId: null,
+    rebalanceTimeoutMs: 45_000,
+    subscribedTopicNames: o.names ?? null,
+    subscribedTopicRegex: o.regex ?? null,
+    serverAssignor: null,
     topicPartitions: [],
   };
 }
@@ -122,24 +129,44 @@ export class Member {
   owned = new Map<string, number[]>();
   last: HeartbeatAnswer | null = null;
 
-  constructor(private readonly c: RawClient, readonly groupId: string, readonly memberId = newMemberId()) {}
+  constructor(
+    private readonly c: RawClient,
+    readonly groupId: string,
+    readonly memberId = newMemberId(),
+  ) {}
 
   async join(o: { names?: string[] | null; regex?: string | null }): Promise<HeartbeatAnswer> {
     return this.apply(await heartbeat(this.c, joinRequest(this.groupId, this.memberId, o)));
   }
 
   async beat(): Promise<HeartbeatAnswer> {
-    return this.apply(await heartbeat(this.c, {
-      groupId: this.groupId, memberId: this.memberId, memberEpoch: this.epoch, instanceId: null, rackId: null,
-      rebalanceTimeoutMs: -1, subscribedTopicNames: null, subscribedTopicRegex: null, serverAssignor: null,
-      topicPartitions: [...this.owned].map(([topicId, partitions]) => ({ topicId, partitions })),
-    }));
+    return this.apply(
+      await heartbeat(this.c, {
+        groupId: this.groupId,
+        memberId: this.memberId,
+        memberEpoch: this.epoch,
+        instanceId: null,
+        rackId: null,
+        rebalanceTimeoutMs: -1,
+        subscribedTopicNames: null,
+        subscribedTopicRegex: null,
+        serverAssignor: null,
+        topicPartitions: [...this.owned].map(([topicId, partitions]) => ({ topicId, partitions })),
+      }),
+    );
   }
 
   async leave(): Promise<void> {
     await heartbeat(this.c, {
-      groupId: this.groupId, memberId: this.memberId, memberEpoch: -1, instanceId: null, rackId: null,
-      rebalanceTimeoutMs: -1, subscribedTopicNames: null, subscribedTopicRegex: null, serverAssignor: null,
+      groupId: this.groupId,
+      memberId: this.memberId,
+      memberEpoch: -1,
+      instanceId: null,
+      rackId: null,
+      rebalanceTimeoutMs: -1,
+      subscribedTopicNames: null,
+      subscribedTopicRegex: null,
+      serverAssignor: null,
       topicPartitions: null,
     });
   }
@@ -223,8 +250,13 @@ export async function runRegexScenarios(
     const names = new Map([...ids].map(([n, i]) => [i, n]));
 
     // 1. Metadata v12 for all topics with 3 bytes after the body
-    const md = await requestWithTrailingBytes(port, ApiKey.Metadata, 12,
-      { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false }, Buffer.from([0, 0, 0]));
+    const md = await requestWithTrailingBytes(
+      port,
+      ApiKey.Metadata,
+      12,
+      { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false },
+      Buffer.from([0, 0, 0]),
+    );
     const trailingBytes = {
       errorlessTopics: md.topics.every((t: any) => t.errorCode === 0),
       brokers: md.brokers.length,
@@ -290,7 +322,8 @@ export async function runRegexScenarios(
     if (deleteError !== 0) throw new Error(`DeleteTopics ${b}: error ${deleteError}`);
     await m2.beatUntil(() => !m2.ownedNames(names).includes(`${b}-0`), 40_000);
     const regex = {
-      owned, ownedAfterCreate,
+      owned,
+      ownedAfterCreate,
       describedRegex: described?.subscribedTopicRegex ?? null,
       describedNames: described?.subscribedTopicNames ?? null,
       ownedAfterDelete: m2.ownedNames(names),

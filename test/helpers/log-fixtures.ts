@@ -29,7 +29,10 @@ export class ManualClock {
 }
 
 /** A producer-style v2 batch: baseOffset 0, leader epoch -1. */
-export function batch(records: readonly RecordInput[], opts: { producerId?: number; producerEpoch?: number; baseSequence?: number; transactional?: boolean } = {}): Buffer {
+export function batch(
+  records: readonly RecordInput[],
+  opts: { producerId?: number; producerEpoch?: number; baseSequence?: number; transactional?: boolean } = {},
+): Buffer {
   return buildRecordBatchSync({ records, ...opts });
 }
 
@@ -45,7 +48,13 @@ export function testConfig(o: Partial<LogConfig> = {}): LogConfig {
 }
 
 export async function openLog(dir: string, o: Partial<PartitionLogOptions> = {}): Promise<PartitionLog> {
-  return PartitionLog.open({ dir: path.join(dir, 'topic-0'), topic: 'topic', partition: 0, config: testConfig(), ...o });
+  return PartitionLog.open({
+    dir: path.join(dir, 'topic-0'),
+    topic: 'topic',
+    partition: 0,
+    config: testConfig(),
+    ...o,
+  });
 }
 
 /** Splits a buffer of complete v2 batches into [baseOffset, lastOffset, size] triples. */

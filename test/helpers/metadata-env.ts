@@ -23,12 +23,19 @@ export function baseOptions(dir: string, extra: Partial<QuorumControllerOptions>
   };
 }
 
-export async function openController(dir: string, extra: Partial<QuorumControllerOptions> = {}): Promise<QuorumController> {
+export async function openController(
+  dir: string,
+  extra: Partial<QuorumControllerOptions> = {},
+): Promise<QuorumController> {
   return QuorumController.open(baseOptions(dir, extra));
 }
 
 /** Registers and unfences extra brokers (ids given) so placement has more than one broker. */
-export async function addBrokers(c: QuorumController, ids: number[], rack: (id: number) => string | null = () => null): Promise<void> {
+export async function addBrokers(
+  c: QuorumController,
+  ids: number[],
+  rack: (id: number) => string | null = () => null,
+): Promise<void> {
   for (const id of ids) {
     const reg = await c.registerBroker({
       brokerId: id,

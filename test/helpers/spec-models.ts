@@ -86,7 +86,7 @@ export function defaultValue(g: GenModel, f: FieldModel): unknown {
     case 'float64':
       return d ? Number(d) : 0;
     case 'string':
-      return d === 'null' ? null : d ?? '';
+      return d === 'null' ? null : (d ?? '');
     case 'uuid':
       return 'AAAAAAAAAAAAAAAAAAAAAA';
     case 'bytes':
@@ -162,7 +162,13 @@ export interface Filled {
  * A value for struct `st` at version `v` with every present field set (nullable ones null now
  * and then), absent fields at their default, and unknown tagged fields in flexible versions.
  */
-export function randomStruct(g: GenModel, st: StructModel, v: number, rnd: () => number, depth = 0): Record<string, unknown> {
+export function randomStruct(
+  g: GenModel,
+  st: StructModel,
+  v: number,
+  rnd: () => number,
+  depth = 0,
+): Record<string, unknown> {
   const flexible = inRange(g.flexible, v);
   const o: Record<string, unknown> = {};
   for (const f of st.fields) {
@@ -177,7 +183,8 @@ export function randomStruct(g: GenModel, st: StructModel, v: number, rnd: () =>
     if (f.isArray) {
       const n = depth > 3 ? 0 : 1 + Math.floor(rnd() * 3);
       const a: unknown[] = [];
-      for (let i = 0; i < n; i++) a.push(f.isStruct ? randomStruct(g, g.struct(f.elem), v, rnd, depth + 1) : randomScalar(f.elem, rnd));
+      for (let i = 0; i < n; i++)
+        a.push(f.isStruct ? randomStruct(g, g.struct(f.elem), v, rnd, depth + 1) : randomScalar(f.elem, rnd));
       o[f.prop] = a;
     } else if (f.isStruct) {
       o[f.prop] = randomStruct(g, g.struct(f.elem), v, rnd, depth + 1);

@@ -28,16 +28,65 @@ let copies: string;
 async function produceEverything(k: ApacheKafka): Promise<void> {
   for (const codec of CODECS) {
     const t = `dl-${codec}`;
-    const r = await k.runTool('org.apache.kafka.tools.TopicCommand', ['--bootstrap-server', k.bootstrap, '--create', '--topic', t, '--partitions', '1']);
+    const r = await k.runTool('org.apache.kafka.tools.TopicCommand', [
+      '--bootstrap-server',
+      k.bootstrap,
+      '--create',
+      '--topic',
+      t,
+      '--partitions',
+      '1',
+    ]);
     assert.equal(r.exitCode, 0, r.stderr);
     await k.waitForTopic(t);
-    const input = Array.from({ length: 400 }, (_, i) => `${i % 5 === 0 ? '' : `key-${i}`}\tvalue-${i}-${'x'.repeat(i % 60)}`).join('\n') + '\n';
-    await execa('kcat', ['-P', '-b', k.bootstrap, '-t', t, '-p', '0', '-K', '\t', '-Z', '-z', codec, '-H', 'h1=v1', '-H', 'h2=', '-X', 'batch.num.messages=25'], { input, timeout: 60_000 });
+    const input =
+      Array.from({ length: 400 }, (_, i) => `${i % 5 === 0 ? '' : `key-${i}`}\tvalue-${i}-${'x'.repeat(i % 60)}`).join(
+        '\n',
+      ) + '\n';
+    await execa(
+      'kcat',
+      [
+        '-P',
+        '-b',
+        k.bootstrap,
+        '-t',
+        t,
+        '-p',
+        '0',
+        '-K',
+        '\t',
+        '-Z',
+        '-z',
+        codec,
+        '-H',
+        'h1=v1',
+        '-H',
+        'h2=',
+        '-X',
+        'batch.num.messages=25',
+      ],
+      { input, timeout: 60_000 },
+    );
   }
-  await execa('kcat', ['-C', '-b', k.bootstrap, '-G', 'classic-group', 'dl-none', '-e', '-q', '-X', 'auto.offset.reset=earliest'], { timeout: 60_000, reject: false });
+  await execa(
+    'kcat',
+    ['-C', '-b', k.bootstrap, '-G', 'classic-group', 'dl-none', '-e', '-q', '-X', 'auto.offset.reset=earliest'],
+    { timeout: 60_000, reject: false },
+  );
   const cc = await k.runTool('org.apache.kafka.tools.consumer.ConsoleConsumer', [
-    '--bootstrap-server', k.bootstrap, '--topic', 'dl-zstd', '--group', 'kip848-group', '--consumer-property', 'group.protocol=consumer',
-    '--from-beginning', '--max-messages', '400', '--timeout-ms', '30000',
+    '--bootstrap-server',
+    k.bootstrap,
+    '--topic',
+    'dl-zstd',
+    '--group',
+    'kip848-group',
+    '--consumer-property',
+    'group.protocol=consumer',
+    '--from-beginning',
+    '--max-messages',
+    '400',
+    '--timeout-ms',
+    '30000',
   ]);
   assert.equal(cc.exitCode, 0, cc.stderr);
   const kjs = new Kafka({ clientId: 'dump-log-interop', brokers: [k.bootstrap], logLevel: logLevel.NOTHING });
@@ -49,7 +98,14 @@ async function produceEverything(k: ApacheKafka): Promise<void> {
   await p.connect();
   for (let i = 0; i < 6; i++) {
     const tx = await p.transaction();
-    await tx.send({ topic: 'dl-txn', compression: CompressionTypes.GZIP, messages: [{ key: `k${i}`, value: `v${i}`, headers: { a: 'b' }, partition: i % 2 }, { key: null, value: `n${i}`, partition: 0 }] });
+    await tx.send({
+      topic: 'dl-txn',
+      compression: CompressionTypes.GZIP,
+      messages: [
+        { key: `k${i}`, value: `v${i}`, headers: { a: 'b' }, partition: i % 2 },
+        { key: null, value: `n${i}`, partition: 0 },
+      ],
+    });
     await (i % 3 === 1 ? tx.abort() : tx.commit());
   }
   await p.disconnect();
@@ -76,14 +132,20 @@ function decoderFor(file: string): string[] {
 }
 
 /** Runs both tools on the same files (one JVM per flag set) and compares everything they print. */
-async function compareAll(root: string, files: string[], flagSets: string[][], skip?: (file: string, flags: string[]) => boolean): Promise<number> {
+async function compareAll(
+  root: string,
+  files: string[],
+  flagSets: string[][],
+  skip?: (file: string, flags: string[]) => boolean,
+): Promise<number> {
   let compared = 0;
   const groups = new Map<string, string[]>();
-  for (const f of files) for (const flags of [...flagSets, decoderFor(f)]) {
-    if (skip?.(f, flags)) continue;
-    const key = flags.join(' ');
-    groups.set(key, [...(groups.get(key) ?? []), f]);
-  }
+  for (const f of files)
+    for (const flags of [...flagSets, decoderFor(f)]) {
+      if (skip?.(f, flags)) continue;
+      const key = flags.join(' ');
+      groups.set(key, [...(groups.get(key) ?? []), f]);
+    }
   for (const [key, group] of groups) {
     const args = ['--files', group.join(','), ...(key ? key.split(' ') : [])];
     const k = await kafka.runTool('org.apache.kafka.tools.DumpLogSegments', args, { cwd: root });
@@ -114,14 +176,24 @@ after(async () => {
   if (copies) rmSync(copies, { recursive: true, force: true });
 });
 
-const FLAG_SETS = [[], ['--deep-iteration'], ['--verify-index-only'], ['--index-sanity-check'], ['--print-data-log', '--skip-record-metadata']];
+const FLAG_SETS = [
+  [],
+  ['--deep-iteration'],
+  ['--verify-index-only'],
+  ['--index-sanity-check'],
+  ['--print-data-log', '--skip-record-metadata'],
+];
 
 test("dump-log prints what Kafka's DumpLogSegments prints for a running broker's files", async () => {
   const root = join(copies, 'running');
   // The active segment's indexes are preallocated (zero-filled) while the broker runs; the sanity
   // check fails on them in Kafka with an exception, so that flag is compared on stopped files only.
   const files = segmentFiles(root);
-  const n = await compareAll(root, files, FLAG_SETS.filter((f) => !f.includes('--index-sanity-check')));
+  const n = await compareAll(
+    root,
+    files,
+    FLAG_SETS.filter((f) => !f.includes('--index-sanity-check')),
+  );
   assert.ok(n >= files.length * 4);
 });
 
@@ -131,13 +203,23 @@ test("dump-log prints what Kafka's DumpLogSegments prints for a stopped broker's
   const root = join(copies, 'stopped');
   const files = segmentFiles(root);
   for (const kind of ['.log', '.index', '.timeindex', '.snapshot', '.txnindex', '.checkpoint']) {
-    assert.ok(files.some((f) => f.endsWith(kind)), `the broker wrote a ${kind} file`);
+    assert.ok(
+      files.some((f) => f.endsWith(kind)),
+      `the broker wrote a ${kind} file`,
+    );
   }
-  for (const topic of ['__consumer_offsets-0', '__transaction_state-0', '__cluster_metadata-0']) assert.ok(files.some((f) => f.startsWith(topic)), topic);
+  for (const topic of ['__consumer_offsets-0', '__transaction_state-0', '__cluster_metadata-0'])
+    assert.ok(
+      files.some((f) => f.startsWith(topic)),
+      topic,
+    );
   // A stopped Kafka 4.4 broker leaves its metadata log's active time index preallocated (4.0 trimmed
   // it), and 4.4's DumpLogSegments dies on its own sanity check of that file. That file is compared
   // on its own below; every other file with every flag set as usual.
-  const metaTimeIndex = files.filter((f) => f.startsWith('__cluster_metadata-0/') && f.endsWith('.timeindex')).sort().at(-1)!;
+  const metaTimeIndex = files
+    .filter((f) => f.startsWith('__cluster_metadata-0/') && f.endsWith('.timeindex'))
+    .sort()
+    .at(-1)!;
   const sanity = (f: string, flags: string[]): boolean => f === metaTimeIndex && flags.includes('--index-sanity-check');
   await compareAll(root, files, FLAG_SETS, sanity);
   const args = ['--files', metaTimeIndex, '--index-sanity-check'];
@@ -160,14 +242,45 @@ test("Kafka's DumpLogSegments reads tkafka's files without errors and prints wha
   tk = await startBroker({ overrides: { 'log.index.interval.bytes': 512 } });
   try {
     for (const codec of ['none', 'zstd']) {
-      const input = Array.from({ length: 300 }, (_, i) => `${i % 5 === 0 ? '' : `key-${i}`}\tvalue-${i}`).join('\n') + '\n';
-      await execa('kcat', ['-P', '-b', tk.bootstrap, '-t', `tk-${codec}`, '-p', '0', '-K', '\t', '-Z', '-z', codec, '-H', 'h=v', '-X', 'batch.num.messages=20'], { input, timeout: 60_000 });
+      const input =
+        Array.from({ length: 300 }, (_, i) => `${i % 5 === 0 ? '' : `key-${i}`}\tvalue-${i}`).join('\n') + '\n';
+      await execa(
+        'kcat',
+        [
+          '-P',
+          '-b',
+          tk.bootstrap,
+          '-t',
+          `tk-${codec}`,
+          '-p',
+          '0',
+          '-K',
+          '\t',
+          '-Z',
+          '-z',
+          codec,
+          '-H',
+          'h=v',
+          '-X',
+          'batch.num.messages=20',
+        ],
+        { input, timeout: 60_000 },
+      );
     }
     const kjs = new Kafka({ clientId: 'tk', brokers: [tk.bootstrap], logLevel: logLevel.NOTHING });
     const producer = kjs.producer({ allowAutoTopicCreation: true });
     await producer.connect();
     for (let b = 0; b < 10; b++) {
-      await producer.send({ topic: 'tk-gzip', compression: CompressionTypes.GZIP, messages: Array.from({ length: 10 }, (_, i) => ({ partition: 0, key: i % 3 ? `k${i}` : null, value: `v${b}-${i}`, headers: { x: 'y' } })) });
+      await producer.send({
+        topic: 'tk-gzip',
+        compression: CompressionTypes.GZIP,
+        messages: Array.from({ length: 10 }, (_, i) => ({
+          partition: 0,
+          key: i % 3 ? `k${i}` : null,
+          value: `v${b}-${i}`,
+          headers: { x: 'y' },
+        })),
+      });
     }
     await producer.disconnect();
     await tk.stop();
@@ -175,7 +288,9 @@ test("Kafka's DumpLogSegments reads tkafka's files without errors and prints wha
     const files = segmentFiles(root);
     assert.ok(files.some((f) => f.startsWith('tk-gzip-0')) && files.some((f) => f.startsWith('__cluster_metadata-0')));
     for (const f of files) {
-      const k = await kafka.runTool('org.apache.kafka.tools.DumpLogSegments', ['--files', f, ...decoderFor(f)], { cwd: root });
+      const k = await kafka.runTool('org.apache.kafka.tools.DumpLogSegments', ['--files', f, ...decoderFor(f)], {
+        cwd: root,
+      });
       assert.equal(k.exitCode, 0, `${f}: ${k.stderr}`);
       assert.equal(k.stderr, '', `${f}: Kafka reported ${k.stderr}`);
       const t = await dumpLog(['--files', f, ...decoderFor(f)], root);
@@ -197,11 +312,16 @@ async function bothTools(args: string[]): Promise<{ kafka: string; tkafka: strin
 
 /** Lines with the values that move between two calls (offsets, timestamps, lag times) masked. */
 const stable = (s: string): string =>
-  s.replace(/^(HighWatermark|MaxFollowerLagTimeMs): +-?\d+$/gm, '$1: N').replace(/\t\d+( +)\t(\d+ +)\t(\d+ +)\t(\d+ +)\t/g, '\tN$1\t$2\tT\tT\t');
+  s
+    .replace(/^(HighWatermark|MaxFollowerLagTimeMs): +-?\d+$/gm, '$1: N')
+    .replace(/\t\d+( +)\t(\d+ +)\t(\d+ +)\t(\d+ +)\t/g, '\tN$1\t$2\tT\tT\t');
 
-test('metadata-quorum describe prints the same fields as Kafka\'s tool (Apache Kafka broker, then tkafka broker)', async () => {
+test("metadata-quorum describe prints the same fields as Kafka's tool (Apache Kafka broker, then tkafka broker)", async () => {
   await kafka.restart();
-  for (const conn of [['--bootstrap-server', kafka.bootstrap], ['--bootstrap-controller', kafka.controllerBootstrap]]) {
+  for (const conn of [
+    ['--bootstrap-server', kafka.bootstrap],
+    ['--bootstrap-controller', kafka.controllerBootstrap],
+  ]) {
     const status = await bothTools([...conn, 'describe', '--status']);
     assert.equal(stable(status.tkafka), stable(status.kafka));
     const repl = await bothTools([...conn, 'describe', '--replication']);
@@ -210,9 +330,16 @@ test('metadata-quorum describe prints the same fields as Kafka\'s tool (Apache K
   }
   const b = await startBroker();
   try {
-    for (const conn of [['--bootstrap-server', b.bootstrap], ['--bootstrap-controller', `127.0.0.1:${b.controllerPort}`]]) {
+    for (const conn of [
+      ['--bootstrap-server', b.bootstrap],
+      ['--bootstrap-controller', `127.0.0.1:${b.controllerPort}`],
+    ]) {
       const k = await kafka.runTool('org.apache.kafka.tools.MetadataQuorumCommand', [...conn, 'describe', '--status']);
-      const t = await execa('node', [join(REPO_ROOT, 'bin', 'tkafka'), 'metadata-quorum', ...conn, 'describe', '--status'], { reject: false });
+      const t = await execa(
+        'node',
+        [join(REPO_ROOT, 'bin', 'tkafka'), 'metadata-quorum', ...conn, 'describe', '--status'],
+        { reject: false },
+      );
       assert.equal(k.exitCode, 0, k.stderr);
       assert.equal(stable(`${t.stdout}\n`), stable(k.stdout));
     }

@@ -38,8 +38,18 @@ async function tkafka(tool: string, args: string[]): Promise<Run> {
   const mod = (await import(`../../src/tools/${tool}/main.js`)) as { run(argv: string[], io: ToolIO): Promise<number> };
   let out = '';
   let err = '';
-  const stdout = new Writable({ write(c, _e, cb) { out += String(c); cb(); } });
-  const stderr = new Writable({ write(c, _e, cb) { err += String(c); cb(); } });
+  const stdout = new Writable({
+    write(c, _e, cb) {
+      out += String(c);
+      cb();
+    },
+  });
+  const stderr = new Writable({
+    write(c, _e, cb) {
+      err += String(c);
+      cb();
+    },
+  });
   const code = await mod.run(args, { stdout, stderr, stdin: process.stdin, env: {} });
   return { code, out, err };
 }
@@ -51,11 +61,20 @@ async function apache(tool: string, args: string[]): Promise<Run> {
 
 /** Kafka's stderr without log4j lines and stack-trace lines (tkafka prints neither). */
 function firstErrorLines(err: string): string[] {
-  return err.split('\n').filter((l) => l !== '' && !/^\s+at |^\[\d{4}-|^Caused by: |^\s+\.\.\. \d+ more/.test(l) && !/^\s*\(org\.apache|^ \(/.test(l));
+  return err
+    .split('\n')
+    .filter(
+      (l) =>
+        l !== '' && !/^\s+at |^\[\d{4}-|^Caused by: |^\s+\.\.\. \d+ more/.test(l) && !/^\s*\(org\.apache|^ \(/.test(l),
+    );
 }
 
 /** Runs both tools with `args` and asserts identical stdout lines and exit codes. */
-async function same(tool: string, args: string[], opts: { unordered?: boolean; stderrLines?: number; normalize?: (s: string) => string } = {}): Promise<Run> {
+async function same(
+  tool: string,
+  args: string[],
+  opts: { unordered?: boolean; stderrLines?: number; normalize?: (s: string) => string } = {},
+): Promise<Run> {
   const [k, t] = [await apache(tool, args), await tkafka(tool, args)];
   const label = `${tool} ${args.join(' ')}`;
   assert.equal(t.code, k.code, `${label}: exit code (kafka stderr: ${k.err.slice(0, 500)}; tkafka stderr: ${t.err})`);
@@ -63,7 +82,11 @@ async function same(tool: string, args: string[], opts: { unordered?: boolean; s
   const lines = (s: string): string[] => (opts.unordered ? norm(s).split('\n').sort() : norm(s).split('\n'));
   assert.deepEqual(lines(t.out), lines(k.out), `${label}: stdout`);
   if (opts.stderrLines) {
-    assert.deepEqual(firstErrorLines(t.err).slice(0, opts.stderrLines), firstErrorLines(k.err).slice(0, opts.stderrLines), `${label}: stderr`);
+    assert.deepEqual(
+      firstErrorLines(t.err).slice(0, opts.stderrLines),
+      firstErrorLines(k.err).slice(0, opts.stderrLines),
+      `${label}: stderr`,
+    );
   }
   return k;
 }
@@ -82,14 +105,22 @@ async function sameChange(tool: string, args: string[], reset: () => Promise<unk
 }
 
 /** Kafka's tool on `k-<name>`, tkafka on `t-<name>`: same output with the name swapped. */
-async function twin(tool: string, args: (prefix: string) => string[], opts: { stderrLines?: number } = {}): Promise<void> {
+async function twin(
+  tool: string,
+  args: (prefix: string) => string[],
+  opts: { stderrLines?: number } = {},
+): Promise<void> {
   const k = await apache(tool, args('k'));
   const t = await tkafka(tool, args('t'));
   const label = `${tool} ${args('t').join(' ')}`;
   assert.equal(t.code, k.code, `${label}: exit code (kafka stderr: ${k.err.slice(0, 500)}; tkafka: ${t.err})`);
   assert.equal(t.out.replaceAll('t-', 'k-'), k.out, `${label}: stdout`);
   if (opts.stderrLines) {
-    assert.deepEqual(firstErrorLines(t.err.replaceAll('t-', 'k-')).slice(0, opts.stderrLines), firstErrorLines(k.err).slice(0, opts.stderrLines), `${label}: stderr`);
+    assert.deepEqual(
+      firstErrorLines(t.err.replaceAll('t-', 'k-')).slice(0, opts.stderrLines),
+      firstErrorLines(k.err).slice(0, opts.stderrLines),
+      `${label}: stderr`,
+    );
   }
 }
 
@@ -98,9 +129,35 @@ const B = (): string[] => ['--bootstrap-server', kafka.bootstrap];
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tkafka-interop-tools-'));
   kafka = await startApacheKafka();
-  const created = await apache('topics', [...B(), '--create', '--topic', 'orders', '--partitions', '3', '--replication-factor', '1', '--config', 'retention.ms=86400000', '--config', 'min.insync.replicas=1']);
+  const created = await apache('topics', [
+    ...B(),
+    '--create',
+    '--topic',
+    'orders',
+    '--partitions',
+    '3',
+    '--replication-factor',
+    '1',
+    '--config',
+    'retention.ms=86400000',
+    '--config',
+    'min.insync.replicas=1',
+  ]);
   assert.equal(created.code, 0, created.err);
-  for (const t of ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'lambda', 'mu']) {
+  for (const t of [
+    'alpha',
+    'beta',
+    'gamma',
+    'delta',
+    'epsilon',
+    'zeta',
+    'eta',
+    'theta',
+    'iota',
+    'kappa',
+    'lambda',
+    'mu',
+  ]) {
     assert.equal((await apache('topics', [...B(), '--create', '--topic', t, '--partitions', '2'])).code, 0);
   }
   await kafka.waitForTopic('orders', { partitions: 3 });
@@ -109,7 +166,10 @@ before(async () => {
   await kafka.waitForTopic('events', { partitions: 12 });
   for (let p = 0; p < 12; p++) {
     const input = Array.from({ length: p + 1 }, (_, i) => `k${i}:v${i}`).join('\n') + '\n';
-    const r = await execa('kcat', ['-P', '-b', kafka.bootstrap, '-t', 'events', '-p', String(p), '-K:'], { input, timeout: 60_000 });
+    const r = await execa('kcat', ['-P', '-b', kafka.bootstrap, '-t', 'events', '-p', String(p), '-K:'], {
+      input,
+      timeout: 60_000,
+    });
     assert.equal(r.exitCode, 0);
   }
 });
@@ -133,7 +193,9 @@ test('topics: list, describe (all topics, filters, by id), errors', async () => 
   await same('topics', [...B(), '--describe', '--under-min-isr-partitions']);
   await same('topics', [...B(), '--describe', '--topic', 'nope']);
   await same('topics', [...B(), '--describe', '--topic', 'nope', '--if-exists']);
-  const id = (await tkafka('topics', [...B(), '--describe', '--topic', 'orders'])).out.split('\t')[1]!.replace('TopicId: ', '');
+  const id = (await tkafka('topics', [...B(), '--describe', '--topic', 'orders'])).out
+    .split('\t')[1]!
+    .replace('TopicId: ', '');
   await same('topics', [...B(), '--describe', '--topic-id', id]);
   await same('topics', [...B(), '--describe', '--topic-id', 'AAAAAAAAAAAAAAAAAAAABA']);
   await same('topics', [...B(), '--create', '--topic', 'orders']);
@@ -152,15 +214,33 @@ test('topics: validation messages (first stderr line) and exit codes', async () 
     [...B(), '--create', '--topic', 'x', '--replica-assignment', '1', '--partitions', '3'],
     [...B(), '--list', '--foo'],
     ['--list'],
-  ]) await same('topics', args, { stderrLines: 1 });
+  ])
+    await same('topics', args, { stderrLines: 1 });
   for (const args of [
-    ['--replication-factor', '0'], ['--partitions', '0'], ['--partitions', 'x'], ['--config', 'foo=bar'], ['--config', 'retention.ms=abc'],
-    ['--config', 'retention.ms'], ['--replica-assignment', '1:1'], ['--replica-assignment', '1,1:2'], ['--replication-factor', '3'],
-  ]) await same('topics', [...B(), '--create', '--topic', 'never', ...args]);
+    ['--replication-factor', '0'],
+    ['--partitions', '0'],
+    ['--partitions', 'x'],
+    ['--config', 'foo=bar'],
+    ['--config', 'retention.ms=abc'],
+    ['--config', 'retention.ms'],
+    ['--replica-assignment', '1:1'],
+    ['--replica-assignment', '1,1:2'],
+    ['--replication-factor', '3'],
+  ])
+    await same('topics', [...B(), '--create', '--topic', 'never', ...args]);
 });
 
 test('topics: create, alter, delete on twin topics', async () => {
-  await twin('topics', (p) => [...B(), '--create', '--topic', `${p}-new`, '--partitions', '2', '--config', 'cleanup.policy=compact']);
+  await twin('topics', (p) => [
+    ...B(),
+    '--create',
+    '--topic',
+    `${p}-new`,
+    '--partitions',
+    '2',
+    '--config',
+    'cleanup.policy=compact',
+  ]);
   await twin('topics', (p) => [...B(), '--create', '--topic', `${p}-dotted.name`]);
   await kafka.waitForTopic('k-new', { partitions: 2 });
   await kafka.waitForTopic('t-new', { partitions: 2 });
@@ -178,31 +258,97 @@ test('configs: describe and alter topics, brokers, broker defaults, broker logge
   await same('configs', [...B(), '--describe', '--entity-type', 'brokers', '--entity-default']);
   await same('configs', [...B(), '--describe', '--entity-type', 'brokers']);
   await same('configs', [...B(), '--describe', '--broker-logger', '1']);
-  await twin('configs', (p) => [...B(), '--alter', '--topic', `${p}-dotted.name`, '--add-config', 'retention.ms=1000,cleanup.policy=[compact,delete]']);
+  await twin('configs', (p) => [
+    ...B(),
+    '--alter',
+    '--topic',
+    `${p}-dotted.name`,
+    '--add-config',
+    'retention.ms=1000,cleanup.policy=[compact,delete]',
+  ]);
   await twin('configs', (p) => [...B(), '--describe', '--topic', `${p}-dotted.name`]);
   await twin('configs', (p) => [...B(), '--alter', '--topic', `${p}-dotted.name`, '--delete-config', 'retention.ms']);
-  await twin('configs', (p) => [...B(), '--alter', '--topic', `${p}-dotted.name`, '--delete-config', 'retention.ms'], { stderrLines: 1 });
+  await twin('configs', (p) => [...B(), '--alter', '--topic', `${p}-dotted.name`, '--delete-config', 'retention.ms'], {
+    stderrLines: 1,
+  });
   await same('configs', [...B(), '--alter', '--broker', '1', '--add-config', 'log.cleaner.threads=2']);
   await same('configs', [...B(), '--describe', '--broker', '1']);
-  await same('configs', [...B(), '--alter', '--entity-type', 'brokers', '--entity-default', '--add-config', 'log.cleaner.threads=3']);
+  await same('configs', [
+    ...B(),
+    '--alter',
+    '--entity-type',
+    'brokers',
+    '--entity-default',
+    '--add-config',
+    'log.cleaner.threads=3',
+  ]);
   await same('configs', [...B(), '--describe', '--entity-type', 'brokers', '--entity-default']);
-  await sameChange('configs', [...B(), '--alter', '--broker', '1', '--delete-config', 'log.cleaner.threads'],
-    () => apache('configs', [...B(), '--alter', '--broker', '1', '--add-config', 'log.cleaner.threads=2']));
+  await sameChange('configs', [...B(), '--alter', '--broker', '1', '--delete-config', 'log.cleaner.threads'], () =>
+    apache('configs', [...B(), '--alter', '--broker', '1', '--add-config', 'log.cleaner.threads=2']),
+  );
   await same('configs', [...B(), '--describe', '--entity-type', 'topics', '--entity-name', 'nope'], { stderrLines: 2 });
 });
 
 test('configs: client quotas and SCRAM credentials', async () => {
-  await same('configs', [...B(), '--alter', '--entity-type', 'users', '--entity-name', 'alice', '--add-config', 'producer_byte_rate=1024,consumer_byte_rate=2048']);
-  await same('configs', [...B(), '--alter', '--entity-type', 'clients', '--entity-name', 'app', '--add-config', 'request_percentage=50']);
-  await same('configs', [...B(), '--alter', '--entity-type', 'users', '--entity-default', '--add-config', 'producer_byte_rate=10000000']);
+  await same('configs', [
+    ...B(),
+    '--alter',
+    '--entity-type',
+    'users',
+    '--entity-name',
+    'alice',
+    '--add-config',
+    'producer_byte_rate=1024,consumer_byte_rate=2048',
+  ]);
+  await same('configs', [
+    ...B(),
+    '--alter',
+    '--entity-type',
+    'clients',
+    '--entity-name',
+    'app',
+    '--add-config',
+    'request_percentage=50',
+  ]);
+  await same('configs', [
+    ...B(),
+    '--alter',
+    '--entity-type',
+    'users',
+    '--entity-default',
+    '--add-config',
+    'producer_byte_rate=10000000',
+  ]);
   await same('configs', [...B(), '--describe', '--entity-type', 'users', '--entity-name', 'alice']);
   await same('configs', [...B(), '--describe', '--entity-type', 'users']);
   await same('configs', [...B(), '--describe', '--entity-type', 'clients']);
   await same('configs', [...B(), '--describe', '--entity-type', 'users', '--entity-default']);
-  await same('configs', [...B(), '--alter', '--entity-type', 'users', '--entity-name', 'bob', '--add-config', 'SCRAM-SHA-256=[iterations=8192,password=bob-secret]']);
+  await same('configs', [
+    ...B(),
+    '--alter',
+    '--entity-type',
+    'users',
+    '--entity-name',
+    'bob',
+    '--add-config',
+    'SCRAM-SHA-256=[iterations=8192,password=bob-secret]',
+  ]);
   await same('configs', [...B(), '--describe', '--entity-type', 'users', '--entity-name', 'bob']);
-  await sameChange('configs', [...B(), '--alter', '--entity-type', 'users', '--entity-name', 'alice', '--delete-config', 'consumer_byte_rate'],
-    () => apache('configs', [...B(), '--alter', '--entity-type', 'users', '--entity-name', 'alice', '--add-config', 'consumer_byte_rate=2048']));
+  await sameChange(
+    'configs',
+    [...B(), '--alter', '--entity-type', 'users', '--entity-name', 'alice', '--delete-config', 'consumer_byte_rate'],
+    () =>
+      apache('configs', [
+        ...B(),
+        '--alter',
+        '--entity-type',
+        'users',
+        '--entity-name',
+        'alice',
+        '--add-config',
+        'consumer_byte_rate=2048',
+      ]),
+  );
   await same('configs', [...B(), '--describe', '--user', 'alice']);
 });
 
@@ -222,7 +368,8 @@ test('configs: validation messages', async () => {
     [...B(), '--alter', '--topic', 'orders', '--delete-config', 'nope'],
     [...B(), '--describe', '--alter', '--topic', 'x'],
     [...B(), '--alter', '--entity-type', 'users', '--entity-name', 'u', '--add-config', 'producer_byte_rate=abc'],
-  ]) await same('configs', args, { stderrLines: 1 });
+  ])
+    await same('configs', args, { stderrLines: 1 });
 });
 
 test('get-offsets and delete-records', async () => {
@@ -243,16 +390,48 @@ test('get-offsets and delete-records', async () => {
   };
   await twinRecords(file);
   await same('delete-records', [...B(), '--offset-json-file', file('bad.json', 'nope')], { stderrLines: 1 });
-  await same('delete-records', [...B(), '--offset-json-file', file('dup.json', { partitions: [{ topic: 'events', partition: 1, offset: 0 }, { topic: 'events', partition: 1, offset: 0 }] })], { stderrLines: 1 });
+  await same(
+    'delete-records',
+    [
+      ...B(),
+      '--offset-json-file',
+      file('dup.json', {
+        partitions: [
+          { topic: 'events', partition: 1, offset: 0 },
+          { topic: 'events', partition: 1, offset: 0 },
+        ],
+      }),
+    ],
+    { stderrLines: 1 },
+  );
   await same('get-offsets', [...B(), '--topic', 'events', '--time', 'earliest']);
 });
 
 /** delete-records on partitions 3 (Kafka's tool) and 5 (tkafka) of `events`, same offsets. */
 async function twinRecords(file: (name: string, doc: unknown) => string): Promise<void> {
-  const k = await apache('delete-records', [...B(), '--offset-json-file', file('k.json', { partitions: [{ topic: 'events', partition: 3, offset: 2 }, { topic: 'events', partition: 0, offset: 99 }] })]);
-  const t = await tkafka('delete-records', [...B(), '--offset-json-file', file('t.json', { partitions: [{ topic: 'events', partition: 5, offset: 2 }, { topic: 'events', partition: 1, offset: 99 }] })]);
+  const k = await apache('delete-records', [
+    ...B(),
+    '--offset-json-file',
+    file('k.json', {
+      partitions: [
+        { topic: 'events', partition: 3, offset: 2 },
+        { topic: 'events', partition: 0, offset: 99 },
+      ],
+    }),
+  ]);
+  const t = await tkafka('delete-records', [
+    ...B(),
+    '--offset-json-file',
+    file('t.json', {
+      partitions: [
+        { topic: 'events', partition: 5, offset: 2 },
+        { topic: 'events', partition: 1, offset: 99 },
+      ],
+    }),
+  ]);
   assert.equal(t.code, k.code);
-  const norm = (s: string): string[] => s.replace('events-5', 'events-3').replace('events-1\t', 'events-0\t').split('\n').sort();
+  const norm = (s: string): string[] =>
+    s.replace('events-5', 'events-3').replace('events-1\t', 'events-0\t').split('\n').sort();
   assert.deepEqual(norm(t.out), k.out.split('\n').sort());
 }
 
@@ -284,7 +463,8 @@ test('log-dirs, broker-api-versions, cluster, features', async () => {
   const expected = k.out
     .replace(/^\t\w+\((\d+)\): (\d+)(?: to (\d+))?(?: \[[^\]\n]*\])?(,?)$/gm, rerender)
     .replace(/^\t\w+\((\d+)\): UNSUPPORTED(,?)\n/gm, (m, key: string) =>
-      specs.get(Number(key))?.listeners.includes('broker') ? m : '');
+      specs.get(Number(key))?.listeners.includes('broker') ? m : '',
+    );
   assert.deepEqual(t.out.split('\n'), expected.split('\n'));
   await same('cluster', ['cluster-id', '--bootstrap-server', kafka.bootstrap]);
   await same('cluster', ['list-endpoints', '--bootstrap-server', kafka.bootstrap]);

@@ -35,8 +35,18 @@ async function tkafka(tool: string, args: string[], input = ''): Promise<Run> {
   const mod = (await import(`../../src/tools/${tool}/main.js`)) as { run(argv: string[], io: ToolIO): Promise<number> };
   const out: Buffer[] = [];
   let err = '';
-  const stdout = new Writable({ write(c, _e, cb) { out.push(Buffer.from(c)); cb(); } });
-  const stderr = new Writable({ write(c, _e, cb) { err += String(c); cb(); } });
+  const stdout = new Writable({
+    write(c, _e, cb) {
+      out.push(Buffer.from(c));
+      cb();
+    },
+  });
+  const stderr = new Writable({
+    write(c, _e, cb) {
+      err += String(c);
+      cb();
+    },
+  });
   const code = await mod.run(args, { stdout, stderr, stdin: Readable.from([Buffer.from(input)]), env: {} });
   return { code, out: Buffer.concat(out).toString('utf8'), err };
 }
@@ -47,17 +57,39 @@ async function apache(tool: string, args: string[], input = ''): Promise<Run> {
 }
 
 /** stderr without log4j lines and stack traces (tkafka prints neither). */
-const errorLines = (err: string): string[] => err.split('\n').filter((l) => l !== '' && !/^\s+at |^\[\d{4}-|^Caused by: |^\s+\.\.\. \d+ more|^Exception in thread|^java\.|^org\.apache\.kafka\.common\.errors\.|^joptsimple\./.test(l));
+const errorLines = (err: string): string[] =>
+  err
+    .split('\n')
+    .filter(
+      (l) =>
+        l !== '' &&
+        !/^\s+at |^\[\d{4}-|^Caused by: |^\s+\.\.\. \d+ more|^Exception in thread|^java\.|^org\.apache\.kafka\.common\.errors\.|^joptsimple\./.test(
+          l,
+        ),
+    );
 
 /** Same stdout lines; exit codes equal, or Kafka 0 / tkafka 1 where Kafka printed `Error:` and exited 0. */
-async function same(tool: string, args: string[], opts: { stderr?: boolean; rename?: [string, string]; unordered?: boolean } = {}): Promise<Run> {
+async function same(
+  tool: string,
+  args: string[],
+  opts: { stderr?: boolean; rename?: [string, string]; unordered?: boolean } = {},
+): Promise<Run> {
   const [k, t] = [await apache(tool, args), await tkafka(tool, args)];
   const label = `${tool} ${args.slice(2).join(' ')}`;
   const errored = /^Error: /m.test(k.out);
-  assert.equal(t.code, errored && k.code === 0 ? 1 : k.code, `${label}: exit code (kafka ${k.code}, stderr: ${k.err.slice(0, 400)}; tkafka stderr: ${t.err})`);
+  assert.equal(
+    t.code,
+    errored && k.code === 0 ? 1 : k.code,
+    `${label}: exit code (kafka ${k.code}, stderr: ${k.err.slice(0, 400)}; tkafka stderr: ${t.err})`,
+  );
   const lines = (s: string): string[] => (opts.unordered ? s.split('\n').sort() : s.split('\n'));
   assert.deepEqual(lines(t.out), lines(k.out), `${label}: stdout`);
-  if (opts.stderr) assert.deepEqual(errorLines(t.err).filter((l) => !l.startsWith('Error: ')), errorLines(k.err), `${label}: stderr`);
+  if (opts.stderr)
+    assert.deepEqual(
+      errorLines(t.err).filter((l) => !l.startsWith('Error: ')),
+      errorLines(k.err),
+      `${label}: stderr`,
+    );
   return t;
 }
 
@@ -84,25 +116,94 @@ async function waitStable(group: string, members = 1): Promise<void> {
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tkafka-interop-groups-'));
   kafka = await startApacheKafka();
-  for (const [t, n] of [['orders', 3], ['audit', 1], ['live', 2], ['mixed', 2], ['kp', 1], ['txn', 1]] as const) {
-    const r = await kafka.runTool('org.apache.kafka.tools.TopicCommand', [...B(), '--create', '--topic', t, '--partitions', String(n)]);
+  for (const [t, n] of [
+    ['orders', 3],
+    ['audit', 1],
+    ['live', 2],
+    ['mixed', 2],
+    ['kp', 1],
+    ['txn', 1],
+  ] as const) {
+    const r = await kafka.runTool('org.apache.kafka.tools.TopicCommand', [
+      ...B(),
+      '--create',
+      '--topic',
+      t,
+      '--partitions',
+      String(n),
+    ]);
     assert.equal(r.exitCode, 0, r.stderr);
     await kafka.waitForTopic(t, { partitions: n });
   }
   const keyed = Array.from({ length: 30 }, (_, i) => `k${i}\tv${i}`).join('\n') + '\n';
-  assert.equal((await apache('console-producer', [...B(), '--topic', 'orders', '--property', 'parse.key=true'], keyed)).code, 0);
+  assert.equal(
+    (await apache('console-producer', [...B(), '--topic', 'orders', '--property', 'parse.key=true'], keyed)).code,
+    0,
+  );
   assert.equal((await tkafka('console-producer', [...B(), '--topic', 'audit'], 'a1\na2\na3\n')).code, 0);
   assert.equal((await tkafka('console-producer', [...B(), '--topic', 'live'], 'l1\nl2\nl3\nl4\n')).code, 0);
   // Empty groups with committed offsets: one made by Kafka's console consumer, one by tkafka's.
-  const consumeArgs = (g: string): string[] => [...B(), '--topic', 'orders', '--group', g, '--from-beginning', '--max-messages', '17', '--timeout-ms', '20000'];
+  const consumeArgs = (g: string): string[] => [
+    ...B(),
+    '--topic',
+    'orders',
+    '--group',
+    g,
+    '--from-beginning',
+    '--max-messages',
+    '17',
+    '--timeout-ms',
+    '20000',
+  ];
   assert.equal((await apache('console-consumer', consumeArgs('by-kafka'))).code, 0);
   assert.equal((await tkafka('console-consumer', consumeArgs('by-tkafka'))).code, 0);
-  assert.equal((await tkafka('console-consumer', [...B(), '--topic', 'audit', '--group', 'by-tkafka', '--from-beginning', '--max-messages', '2'])).code, 0);
+  assert.equal(
+    (
+      await tkafka('console-consumer', [
+        ...B(),
+        '--topic',
+        'audit',
+        '--group',
+        'by-tkafka',
+        '--from-beginning',
+        '--max-messages',
+        '2',
+      ])
+    ).code,
+    0,
+  );
   // Active groups: a Kafka classic consumer, a Kafka consumer-protocol consumer, a tkafka consumer.
   const java = ['java', ...TOOL_JVM_FLAGS, '-cp', `${kafkaLibDir()}/*`, CLASSES['console-consumer']!];
-  startBackground(java[0]!, [...java.slice(1), ...B(), '--topic', 'live', '--group', 'active-classic', '--from-beginning']);
-  startBackground(java[0]!, [...java.slice(1), ...B(), '--include', 'live|audit', '--group', 'active-new', '--from-beginning', '--consumer-property', 'group.protocol=consumer']);
-  startBackground('node', ['bin/tkafka', 'console-consumer', ...B(), '--topic', 'live', '--group', 'active-tkafka', '--from-beginning']);
+  startBackground(java[0]!, [
+    ...java.slice(1),
+    ...B(),
+    '--topic',
+    'live',
+    '--group',
+    'active-classic',
+    '--from-beginning',
+  ]);
+  startBackground(java[0]!, [
+    ...java.slice(1),
+    ...B(),
+    '--include',
+    'live|audit',
+    '--group',
+    'active-new',
+    '--from-beginning',
+    '--consumer-property',
+    'group.protocol=consumer',
+  ]);
+  startBackground('node', [
+    'bin/tkafka',
+    'console-consumer',
+    ...B(),
+    '--topic',
+    'live',
+    '--group',
+    'active-tkafka',
+    '--from-beginning',
+  ]);
   await waitStable('active-classic');
   await waitStable('active-new');
   await waitStable('active-tkafka');
@@ -127,13 +228,23 @@ test('consumer-groups --list with and without --state/--type filters', async () 
 
 test('consumer-groups --describe: offsets, members, state, verbose, for empty, classic, consumer-protocol and tkafka-consumer groups', async () => {
   for (const g of ['by-kafka', 'by-tkafka', 'active-classic', 'active-new', 'active-tkafka']) {
-    for (const view of [[], ['--offsets'], ['--verbose'], ['--members'], ['--members', '--verbose'], ['--state'], ['--state', '--verbose']]) {
+    for (const view of [
+      [],
+      ['--offsets'],
+      ['--verbose'],
+      ['--members'],
+      ['--members', '--verbose'],
+      ['--state'],
+      ['--state', '--verbose'],
+    ]) {
       await same('consumer-groups', CG('--describe', '--group', g, ...view), { stderr: true });
     }
   }
   await same('consumer-groups', CG('--describe', '--all-groups'), { stderr: true });
   await same('consumer-groups', CG('--describe', '--all-groups', '--members'), { stderr: true });
-  await same('consumer-groups', CG('--describe', '--group', 'by-kafka', '--group', 'active-new', '--state'), { stderr: true });
+  await same('consumer-groups', CG('--describe', '--group', 'by-kafka', '--group', 'active-new', '--state'), {
+    stderr: true,
+  });
   await same('consumer-groups', CG('--describe', '--group', 'nope'));
   await same('consumer-groups', CG('--describe', '--group', 'nope', '--members'));
 });
@@ -147,15 +258,24 @@ test('consumer-groups --reset-offsets --dry-run: every scenario, --export, --fro
     await same('consumer-groups', dry('--group', g, '--topic', 'orders', '--to-offset', '1000'));
     await same('consumer-groups', dry('--group', g, '--topic', 'orders', '--to-current'));
     await same('consumer-groups', dry('--group', g, '--topic', 'orders', '--to-datetime', '2020-01-01T00:00:00.000'));
-    await same('consumer-groups', dry('--group', g, '--topic', 'orders', '--to-datetime', '2999-01-01T00:00:00.000+02:00'));
+    await same(
+      'consumer-groups',
+      dry('--group', g, '--topic', 'orders', '--to-datetime', '2999-01-01T00:00:00.000+02:00'),
+    );
     await same('consumer-groups', dry('--group', g, '--topic', 'orders', '--by-duration', 'PT1H'));
     await same('consumer-groups', dry('--group', g, '--all-topics', '--to-earliest', '--export'));
   }
   await same('consumer-groups', dry('--group', 'by-kafka', '--all-topics', '--shift-by', '-2'));
   await same('consumer-groups', dry('--group', 'by-tkafka', '--all-topics', '--shift-by', '5'));
-  await same('consumer-groups', dry('--group', 'by-kafka', '--group', 'by-tkafka', '--all-topics', '--to-latest', '--export'));
+  await same(
+    'consumer-groups',
+    dry('--group', 'by-kafka', '--group', 'by-tkafka', '--all-topics', '--to-latest', '--export'),
+  );
   await same('consumer-groups', dry('--all-groups', '--all-topics', '--to-earliest'));
-  await same('consumer-groups', dry('--group', 'active-classic', '--group', 'by-kafka', '--all-topics', '--to-earliest'));
+  await same(
+    'consumer-groups',
+    dry('--group', 'active-classic', '--group', 'by-kafka', '--all-topics', '--to-earliest'),
+  );
   await same('consumer-groups', dry('--group', 'active-new', '--topic', 'live', '--to-earliest'));
   const single = join(dir, 'single.csv');
   writeFileSync(single, 'orders,0,1\norders,1,2\norders,2,999\n');
@@ -164,20 +284,35 @@ test('consumer-groups --reset-offsets --dry-run: every scenario, --export, --fro
   writeFileSync(multi, 'by-kafka,orders,0,1\nby-tkafka,orders,1,0\nby-tkafka,audit,0,1\n');
   await same('consumer-groups', dry('--group', 'by-kafka', '--group', 'by-tkafka', '--from-file', multi));
   await same('consumer-groups', dry('--group', 'by-kafka', '--group', 'other', '--from-file', multi));
-  for (const bad of [['--to-datetime', 'yesterday'], ['--to-datetime', '2020-02-30T00:00:00.000'], ['--by-duration', 'P1X']]) {
+  for (const bad of [
+    ['--to-datetime', 'yesterday'],
+    ['--to-datetime', '2020-02-30T00:00:00.000'],
+    ['--by-duration', 'P1X'],
+  ]) {
     await same('consumer-groups', dry('--group', 'by-kafka', '--topic', 'orders', ...bad));
   }
   await same('consumer-groups', dry('--group', 'by-kafka', '--topic', 'nosuch', '--to-earliest'));
 });
 
-test('consumer-groups --reset-offsets --execute changes offsets as Kafka\'s tool does (checked with Kafka\'s --describe)', async () => {
+test("consumer-groups --reset-offsets --execute changes offsets as Kafka's tool does (checked with Kafka's --describe)", async () => {
   const seed = async (g: string): Promise<void> => {
-    const r = await apache('consumer-groups', CG('--reset-offsets', '--execute', '--group', g, '--all-topics', '--to-earliest', '--topic', 'orders'));
+    const r = await apache(
+      'consumer-groups',
+      CG('--reset-offsets', '--execute', '--group', g, '--all-topics', '--to-earliest', '--topic', 'orders'),
+    );
     assert.equal(r.code, 0, r.err);
   };
-  const scenarios = [['--to-offset', '4'], ['--shift-by', '2'], ['--to-latest'], ['--to-datetime', '2020-01-01T00:00:00.000']];
+  const scenarios = [
+    ['--to-offset', '4'],
+    ['--shift-by', '2'],
+    ['--to-latest'],
+    ['--to-datetime', '2020-01-01T00:00:00.000'],
+  ];
   for (const s of scenarios) {
-    for (const [who, g] of [['kafka', 'ex-k'], ['tkafka', 'ex-t']] as const) {
+    for (const [who, g] of [
+      ['kafka', 'ex-k'],
+      ['tkafka', 'ex-t'],
+    ] as const) {
       await seed(g);
       const args = CG('--reset-offsets', '--execute', '--group', g, '--topic', 'orders', ...s);
       const r = who === 'kafka' ? await apache('consumer-groups', args) : await tkafka('consumer-groups', args);
@@ -195,10 +330,24 @@ test('consumer-groups --delete-offsets and --delete', async () => {
   await same('consumer-groups', CG('--delete-offsets', '--group', 'by-kafka', '--topic', 'nosuch'));
   await same('consumer-groups', CG('--delete', '--group', 'active-classic', '--group', 'nope'));
   for (const g of ['d-k', 'd-t']) {
-    assert.equal((await apache('consumer-groups', CG('--reset-offsets', '--execute', '--group', g, '--topic', 'orders', '--topic', 'audit', '--to-earliest'))).code, 0);
+    assert.equal(
+      (
+        await apache(
+          'consumer-groups',
+          CG('--reset-offsets', '--execute', '--group', g, '--topic', 'orders', '--topic', 'audit', '--to-earliest'),
+        )
+      ).code,
+      0,
+    );
   }
-  const k = await apache('consumer-groups', CG('--delete-offsets', '--group', 'd-k', '--topic', 'audit', '--topic', 'orders:1'));
-  const t = await tkafka('consumer-groups', CG('--delete-offsets', '--group', 'd-t', '--topic', 'audit', '--topic', 'orders:1'));
+  const k = await apache(
+    'consumer-groups',
+    CG('--delete-offsets', '--group', 'd-k', '--topic', 'audit', '--topic', 'orders:1'),
+  );
+  const t = await tkafka(
+    'consumer-groups',
+    CG('--delete-offsets', '--group', 'd-t', '--topic', 'audit', '--topic', 'orders:1'),
+  );
   assert.deepEqual([t.code, t.out.replaceAll('d-t', 'd-k')], [k.code, k.out]);
   const kd = await apache('consumer-groups', CG('--describe', '--group', 'd-k'));
   const td = await apache('consumer-groups', CG('--describe', '--group', 'd-t'));
@@ -211,11 +360,24 @@ test('consumer-groups --delete-offsets and --delete', async () => {
 
 test('consumer-groups usage errors: same message, help and exit code', async () => {
   const cases = [
-    [], ['--list'], ['--describe'], ['--list', '--group', 'g'], ['--describe', '--group', 'g', '--members', '--state'], ['--describe', '--group', 'g', '--state', 'x'],
-    ['--delete', '--group', 'g', '--topic', 't'], ['--delete-offsets', '--group', 'g'], ['--reset-offsets', '--group', 'g', '--to-offset', '1', '--to-latest'],
-    ['--reset-offsets', '--group', 'g', '--dry-run', '--execute'], ['--reset-offsets', '--all-topics', '--to-latest'], ['--list', '--state', 'foo'], ['--list', '--type', 'foo'],
-    ['--reset-offsets', '--group', 'by-kafka', '--topic', 'a:b:c', '--to-latest', '--dry-run'], ['--reset-offsets', '--group', 'by-kafka', '--topic', 'orders:x', '--to-latest', '--dry-run'],
-    ['--reset-offsets', '--group', 'by-kafka', '--to-latest', '--dry-run'], ['--group', 'g'], ['--list', '--all-topics', '--topic', 't'],
+    [],
+    ['--list'],
+    ['--describe'],
+    ['--list', '--group', 'g'],
+    ['--describe', '--group', 'g', '--members', '--state'],
+    ['--describe', '--group', 'g', '--state', 'x'],
+    ['--delete', '--group', 'g', '--topic', 't'],
+    ['--delete-offsets', '--group', 'g'],
+    ['--reset-offsets', '--group', 'g', '--to-offset', '1', '--to-latest'],
+    ['--reset-offsets', '--group', 'g', '--dry-run', '--execute'],
+    ['--reset-offsets', '--all-topics', '--to-latest'],
+    ['--list', '--state', 'foo'],
+    ['--list', '--type', 'foo'],
+    ['--reset-offsets', '--group', 'by-kafka', '--topic', 'a:b:c', '--to-latest', '--dry-run'],
+    ['--reset-offsets', '--group', 'by-kafka', '--topic', 'orders:x', '--to-latest', '--dry-run'],
+    ['--reset-offsets', '--group', 'by-kafka', '--to-latest', '--dry-run'],
+    ['--group', 'g'],
+    ['--list', '--all-topics', '--topic', 't'],
   ];
   for (const c of cases) {
     const args = c.length === 0 ? [] : CG(...c);
@@ -223,9 +385,19 @@ test('consumer-groups usage errors: same message, help and exit code', async () 
     assert.equal(t.code, k.code, c.join(' '));
     assert.equal(t.out, k.out, c.join(' '));
     // Kafka lists option sets and valid states from HashSets of identity-hashed objects: their order is not stable.
-    const norm = (err: string): string[] => err.split('\n').filter((l) => !l.startsWith('WARN:')).slice(0, 3)
-      .map((l) => l.replace(/((?:\[[a-z-]+\](?:, )?)+)$/, (m) => m.split(', ').sort().join(', '))
-        .replace(/(Valid states are: )(.*)$/, (_m, p: string, list: string) => p + list.split(', ').sort().join(', ')));
+    const norm = (err: string): string[] =>
+      err
+        .split('\n')
+        .filter((l) => !l.startsWith('WARN:'))
+        .slice(0, 3)
+        .map((l) =>
+          l
+            .replace(/((?:\[[a-z-]+\](?:, )?)+)$/, (m) => m.split(', ').sort().join(', '))
+            .replace(
+              /(Valid states are: )(.*)$/,
+              (_m, p: string, list: string) => p + list.split(', ').sort().join(', '),
+            ),
+        );
     assert.deepEqual(norm(t.err), norm(k.err), c.join(' '));
   }
   for (const c of [['--list', '--members'], ['--describe', '--group', 'g', '--type'], ['--bogus']]) {
@@ -235,13 +407,53 @@ test('consumer-groups usage errors: same message, help and exit code', async () 
   }
 });
 
-test('console-consumer prints what Kafka\'s console consumer prints (formatter properties, partitions, offsets, deserializers)', async () => {
+test("console-consumer prints what Kafka's console consumer prints (formatter properties, partitions, offsets, deserializers)", async () => {
   const input = 'h1:a,h2:b\tk1\tone\nNULL\tk2\tNULL\nh3:c\tNULL\tthree\tTAB\n\tk4\tfour\n';
-  const props = ['print.timestamp', 'print.partition', 'print.offset', 'print.headers', 'print.key', 'print.epoch', 'print.delivery'].flatMap((x) => ['--property', `${x}=true`]);
-  const r = await tkafka('console-producer', [...B(), '--topic', 'mixed', '--property', 'parse.key=true', '--property', 'parse.headers=true', '--property', 'null.marker=NULL', '--sync'], input.split('\n').slice(0, 3).join('\n') + '\n');
+  const props = [
+    'print.timestamp',
+    'print.partition',
+    'print.offset',
+    'print.headers',
+    'print.key',
+    'print.epoch',
+    'print.delivery',
+  ].flatMap((x) => ['--property', `${x}=true`]);
+  const r = await tkafka(
+    'console-producer',
+    [
+      ...B(),
+      '--topic',
+      'mixed',
+      '--property',
+      'parse.key=true',
+      '--property',
+      'parse.headers=true',
+      '--property',
+      'null.marker=NULL',
+      '--sync',
+    ],
+    input.split('\n').slice(0, 3).join('\n') + '\n',
+  );
   assert.equal(r.code, 0, r.err);
-  assert.equal((await apache('console-producer', [...B(), '--topic', 'kp', '--property', 'parse.key=true', '--property', 'parse.headers=true'], 'x:1\tkk\tfrom kafka\n')).code, 0);
-  const consume = (topic: string, ...extra: string[]): string[] => [...B(), '--topic', topic, '--from-beginning', '--timeout-ms', '4000', ...extra];
+  assert.equal(
+    (
+      await apache(
+        'console-producer',
+        [...B(), '--topic', 'kp', '--property', 'parse.key=true', '--property', 'parse.headers=true'],
+        'x:1\tkk\tfrom kafka\n',
+      )
+    ).code,
+    0,
+  );
+  const consume = (topic: string, ...extra: string[]): string[] => [
+    ...B(),
+    '--topic',
+    topic,
+    '--from-beginning',
+    '--timeout-ms',
+    '4000',
+    ...extra,
+  ];
   for (const topic of ['mixed', 'kp', 'orders']) {
     const k = await apache('console-consumer', consume(topic, ...props));
     const t = await tkafka('console-consumer', consume(topic, ...props));
@@ -249,12 +461,24 @@ test('console-consumer prints what Kafka\'s console consumer prints (formatter p
     assert.equal(errorLines(t.err).at(-1), errorLines(k.err).at(-1));
   }
   for (const extra of [
-    ['--property', 'print.key=true', '--property', 'key.separator=|', '--property', 'line.separator=;', '--property', 'null.literal=~'],
+    [
+      '--property',
+      'print.key=true',
+      '--property',
+      'key.separator=|',
+      '--property',
+      'line.separator=;',
+      '--property',
+      'null.literal=~',
+    ],
     ['--partition', '1', '--offset', '2', '--max-messages', '3', '--property', 'print.offset=true'],
     ['--partition', '0', '--offset', 'earliest', '--property', 'print.value=false', '--property', 'print.key=true'],
     ['--value-deserializer', 'org.apache.kafka.common.serialization.BytesDeserializer', '--property', 'print.key=true'],
   ]) {
-    const args = extra[0] === '--partition' ? [...B(), '--topic', 'orders', '--timeout-ms', '4000', ...extra] : consume('orders', ...extra);
+    const args =
+      extra[0] === '--partition'
+        ? [...B(), '--topic', 'orders', '--timeout-ms', '4000', ...extra]
+        : consume('orders', ...extra);
     const [k, t] = [await apache('console-consumer', args), await tkafka('console-consumer', args)];
     assert.equal(t.code, k.code, extra.join(' '));
     assert.deepEqual(t.out.split(/[\n;]/).sort(), k.out.split(/[\n;]/).sort(), extra.join(' '));
@@ -263,12 +487,42 @@ test('console-consumer prints what Kafka\'s console consumer prints (formatter p
 
 test('console tools: binary values, read_committed, group commits, validation errors', async () => {
   const bin = Buffer.from([0, 1, 2, 0x7f, 0x80, 0xfe, 0xff, 0x5c]);
-  assert.equal((await tkafka('console-producer', [...B(), '--topic', 'kp', '--property', 'value.encoding=base64'], `${bin.toString('base64')}\n`)).code, 0);
-  const bytesArgs = [...B(), '--topic', 'kp', '--from-beginning', '--timeout-ms', '4000', '--value-deserializer', 'org.apache.kafka.common.serialization.BytesDeserializer'];
+  assert.equal(
+    (
+      await tkafka(
+        'console-producer',
+        [...B(), '--topic', 'kp', '--property', 'value.encoding=base64'],
+        `${bin.toString('base64')}\n`,
+      )
+    ).code,
+    0,
+  );
+  const bytesArgs = [
+    ...B(),
+    '--topic',
+    'kp',
+    '--from-beginning',
+    '--timeout-ms',
+    '4000',
+    '--value-deserializer',
+    'org.apache.kafka.common.serialization.BytesDeserializer',
+  ];
   const [kb, tb] = [await apache('console-consumer', bytesArgs), await tkafka('console-consumer', bytesArgs)];
   assert.equal(tb.out, kb.out);
   assert.match(tb.out, /\\x00\\x01\\x02\\x7F\\x80\\xFE\\xFF\\x5C\n$/);
-  const hex = await tkafka('console-consumer', [...B(), '--topic', 'kp', '--partition', '0', '--offset', '1', '--max-messages', '1', '--formatter-property', 'value.encoding=hex']);
+  const hex = await tkafka('console-consumer', [
+    ...B(),
+    '--topic',
+    'kp',
+    '--partition',
+    '0',
+    '--offset',
+    '1',
+    '--max-messages',
+    '1',
+    '--formatter-property',
+    'value.encoding=hex',
+  ]);
   assert.equal(hex.out, `${bin.toString('hex')}\n`);
 
   const { KafkaClient } = await import('../../src/client/client.js');
@@ -285,30 +539,62 @@ test('console tools: binary values, read_committed, group commits, validation er
   await producer.close();
   client.close();
   for (const iso of ['read_committed', 'read_uncommitted']) {
-    const args = [...B(), '--topic', 'txn', '--from-beginning', '--timeout-ms', '4000', '--isolation-level', iso, '--formatter-property', 'print.offset=true'];
+    const args = [
+      ...B(),
+      '--topic',
+      'txn',
+      '--from-beginning',
+      '--timeout-ms',
+      '4000',
+      '--isolation-level',
+      iso,
+      '--formatter-property',
+      'print.offset=true',
+    ];
     const [k, t] = [await apache('console-consumer', args), await tkafka('console-consumer', args)];
     assert.equal(t.out, k.out, iso);
-    assert.equal(t.out, iso === 'read_committed' ? 'Offset:2\tcommitted\n' : 'Offset:0\taborted\nOffset:2\tcommitted\n');
+    assert.equal(
+      t.out,
+      iso === 'read_committed' ? 'Offset:2\tcommitted\n' : 'Offset:0\taborted\nOffset:2\tcommitted\n',
+    );
   }
 
   // The groups both console consumers left (17 records read, then closed): same committed total.
-  const committedTotal = (out: string): number => out.split('\n').filter((l) => / orders /.test(l)).reduce((n, l) => n + Number(l.split(/\s+/)[3]), 0);
+  const committedTotal = (out: string): number =>
+    out
+      .split('\n')
+      .filter((l) => / orders /.test(l))
+      .reduce((n, l) => n + Number(l.split(/\s+/)[3]), 0);
   assert.equal(committedTotal((await apache('consumer-groups', CG('--describe', '--group', 'by-kafka'))).out), 17);
   assert.equal(committedTotal((await apache('consumer-groups', CG('--describe', '--group', 'by-tkafka'))).out), 17);
 
   const consumerCases = [
-    ['--topic', 't', '--include', 'x'], ['--topic', 't', '--offset', '3'], ['--include', 't', '--partition', '0'], ['--topic', 't', '--partition', '0', '--offset', '1', '--from-beginning'],
-    ['--topic', 't', '--partition', '0', '--offset', 'x'], ['--topic', 't', '--group', 'a', '--consumer-property', 'group.id=b'], ['--topic', 't', '--group', 'a', '--partition', '0'],
-    ['--topic', 't', '--from-beginning', '--consumer-property', 'auto.offset.reset=latest'], ['--topic', 't', '--bogus'],
+    ['--topic', 't', '--include', 'x'],
+    ['--topic', 't', '--offset', '3'],
+    ['--include', 't', '--partition', '0'],
+    ['--topic', 't', '--partition', '0', '--offset', '1', '--from-beginning'],
+    ['--topic', 't', '--partition', '0', '--offset', 'x'],
+    ['--topic', 't', '--group', 'a', '--consumer-property', 'group.id=b'],
+    ['--topic', 't', '--group', 'a', '--partition', '0'],
+    ['--topic', 't', '--from-beginning', '--consumer-property', 'auto.offset.reset=latest'],
+    ['--topic', 't', '--bogus'],
   ];
   for (const c of consumerCases) {
     const [k, t] = [await apache('console-consumer', [...B(), ...c]), await tkafka('console-consumer', [...B(), ...c])];
     assert.equal(t.code, k.code, c.join(' '));
     assert.equal(t.err.split('\n')[0], k.err.split('\n')[0], c.join(' '));
   }
-  for (const c of [['--topic', 'kp', '--bootstrap-server', 'nohost'], ['--bootstrap-server', kafka.bootstrap], ['--topic', 'kp', '--bootstrap-server', kafka.bootstrap, '--property', 'headers.delimiter=,']]) {
+  for (const c of [
+    ['--topic', 'kp', '--bootstrap-server', 'nohost'],
+    ['--bootstrap-server', kafka.bootstrap],
+    ['--topic', 'kp', '--bootstrap-server', kafka.bootstrap, '--property', 'headers.delimiter=,'],
+  ]) {
     const [k, t] = [await apache('console-producer', c, 'x\n'), await tkafka('console-producer', c, 'x\n')];
     assert.equal(t.code, k.code, c.join(' '));
-    assert.equal(t.err.split('\n')[0], errorLines(k.err)[0]?.replace(/^org\.apache\.kafka\.common\.KafkaException: /, '') ?? k.err.split('\n')[0], c.join(' '));
+    assert.equal(
+      t.err.split('\n')[0],
+      errorLines(k.err)[0]?.replace(/^org\.apache\.kafka\.common\.KafkaException: /, '') ?? k.err.split('\n')[0],
+      c.join(' '),
+    );
   }
 });

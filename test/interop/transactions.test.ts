@@ -34,8 +34,20 @@ p.abort_transaction(60)
 `;
 
 before(async () => {
-  kafka = await startApacheKafka({ overrides: { 'transaction.state.log.num.partitions': 3, 'offsets.topic.num.partitions': 3 } });
-  const created = await kafka.runTool('org.apache.kafka.tools.TopicCommand', ['--bootstrap-server', kafka.bootstrap, '--create', '--topic', 'itx', '--partitions', '2', '--replication-factor', '1']);
+  kafka = await startApacheKafka({
+    overrides: { 'transaction.state.log.num.partitions': 3, 'offsets.topic.num.partitions': 3 },
+  });
+  const created = await kafka.runTool('org.apache.kafka.tools.TopicCommand', [
+    '--bootstrap-server',
+    kafka.bootstrap,
+    '--create',
+    '--topic',
+    'itx',
+    '--partitions',
+    '2',
+    '--replication-factor',
+    '1',
+  ]);
   assert.equal(created.exitCode, 0, created.stderr);
   await kafka.waitForTopic('itx', { partitions: 2 });
   scratch = mkdtempSync(join(tmpdir(), 'tkafka-itx-'));
@@ -60,13 +72,21 @@ after(async () => {
   await kafka?.cleanup();
 });
 
-const ours = (args: string[]) => execa('node', [join(REPO_ROOT, 'bin/tkafka'), 'transactions', '--bootstrap-server', kafka.bootstrap, ...args], { reject: false, timeout: 60_000 });
+const ours = (args: string[]) =>
+  execa('node', [join(REPO_ROOT, 'bin/tkafka'), 'transactions', '--bootstrap-server', kafka.bootstrap, ...args], {
+    reject: false,
+    timeout: 60_000,
+  });
 const theirs = (args: string[]) => kafka.runTool(TOOL, ['--bootstrap-server', kafka.bootstrap, ...args]);
 
 /** Splits a table into rows of trimmed cells (Kafka pads each cell and ends it with a TAB). */
-const cells = (s: string): string[][] => s.split('\n').filter((l) => l !== '').map((l) => l.split('\t').map((c) => c.trim()));
+const cells = (s: string): string[][] =>
+  s
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => l.split('\t').map((c) => c.trim()));
 
-test('list: the same table as Kafka\'s tool', async () => {
+test("list: the same table as Kafka's tool", async () => {
   const [a, b] = await Promise.all([ours(['list']), theirs(['list'])]);
   assert.equal(b.exitCode, 0, b.stderr);
   assert.equal(a.exitCode, 0, a.stderr);
@@ -74,15 +94,21 @@ test('list: the same table as Kafka\'s tool', async () => {
   assert.ok(cells(a.stdout).some((r) => r[0] === 'interop-txn' && r[3] === 'Ongoing'));
 });
 
-test('describe: same cells, the duration within a few seconds of Kafka\'s', async () => {
-  const [a, b] = await Promise.all([ours(['describe', '--transactional-id', 'interop-txn']), theirs(['describe', '--transactional-id', 'interop-txn'])]);
+test("describe: same cells, the duration within a few seconds of Kafka's", async () => {
+  const [a, b] = await Promise.all([
+    ours(['describe', '--transactional-id', 'interop-txn']),
+    theirs(['describe', '--transactional-id', 'interop-txn']),
+  ]);
   assert.equal(b.exitCode, 0, b.stderr);
   assert.equal(a.exitCode, 0, a.stderr);
   const [ha, ra] = cells(a.stdout);
   const [hb, rb] = cells(b.stdout);
   assert.deepEqual(ha, hb);
   const durationCol = hb!.indexOf('TransactionDurationMs');
-  assert.deepEqual(ra!.filter((_, i) => i !== durationCol), rb!.filter((_, i) => i !== durationCol));
+  assert.deepEqual(
+    ra!.filter((_, i) => i !== durationCol),
+    rb!.filter((_, i) => i !== durationCol),
+  );
   assert.ok(Math.abs(Number(ra![durationCol]) - Number(rb![durationCol])) < 15_000);
   assert.equal(ra![hb!.indexOf('TransactionState')], 'Ongoing');
   assert.equal(ra![hb!.indexOf('TopicPartitions')], 'itx-0');
@@ -102,10 +128,19 @@ test('describe-producers: identical output for the partition with the open trans
 });
 
 test('errors: unknown transactional id and find-hanging argument checks read the same', async () => {
-  for (const args of [['describe', '--transactional-id', 'no-such-txn'], ['find-hanging'], ['find-hanging', '--broker-id', '1', '--partition', '0'], ['abort', '--topic', 'itx', '--partition', '0']]) {
+  for (const args of [
+    ['describe', '--transactional-id', 'no-such-txn'],
+    ['find-hanging'],
+    ['find-hanging', '--broker-id', '1', '--partition', '0'],
+    ['abort', '--topic', 'itx', '--partition', '0'],
+  ]) {
     const [a, b] = await Promise.all([ours(args), theirs(args)]);
     assert.equal(a.exitCode, b.exitCode, `${args.join(' ')}: ${a.stderr} / ${b.stderr}`);
-    const kafkaLine = b.stderr.split('\n').filter((l) => l !== '' && !/^\[\d{4}-|^\s+at |WARN|Exception in thread/.test(l)).pop() ?? '';
+    const kafkaLine =
+      b.stderr
+        .split('\n')
+        .filter((l) => l !== '' && !/^\[\d{4}-|^\s+at |WARN|Exception in thread/.test(l))
+        .pop() ?? '';
     assert.equal(a.stderr.trim(), kafkaLine.trim(), args.join(' '));
   }
 });
@@ -117,43 +152,82 @@ test('find-hanging: nothing hanging while the producer is alive (both tools)', a
   assert.equal(a.stdout, b.stdout.replace(/\n$/, ''));
 });
 
-test('Kafka\'s TransactionsCommand against a tkafka broker prints what tkafka\'s tool prints', { timeout: 180_000 }, async () => {
-  const broker = await startTxnBroker({ overrides: { 'transaction.state.log.num.partitions': 3, 'offsets.topic.num.partitions': 3 } });
-  let hold: ResultPromise | undefined;
-  try {
-    const mk = await execa('node', [join(REPO_ROOT, 'bin/tkafka'), 'topics', '--bootstrap-server', broker.bootstrap, '--create', '--topic', 'itx', '--partitions', '2'], { reject: false });
-    assert.equal(mk.exitCode, 0, mk.stderr);
-    hold = execa('/usr/bin/python3', [join(scratch, 'hold.py'), broker.bootstrap, 'tk-txn'], { reject: false, stdin: 'pipe', buffer: false });
-    await new Promise<void>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error('the transaction did not open in time')), 60_000);
-      hold!.stdout!.on('data', (d: Buffer) => {
-        if (d.toString().includes('open')) {
-          clearTimeout(t);
-          resolve();
-        }
-      });
+test(
+  "Kafka's TransactionsCommand against a tkafka broker prints what tkafka's tool prints",
+  { timeout: 180_000 },
+  async () => {
+    const broker = await startTxnBroker({
+      overrides: { 'transaction.state.log.num.partitions': 3, 'offsets.topic.num.partitions': 3 },
     });
-    const ourTool = (args: string[]) => execa('node', [join(REPO_ROOT, 'bin/tkafka'), 'transactions', '--bootstrap-server', broker.bootstrap, ...args], { reject: false, timeout: 60_000 });
-    const kafkaTool = (args: string[]) => runKafkaTool(TOOL, ['--bootstrap-server', broker.bootstrap, ...args]);
-    for (const args of [['list'], ['describe-producers', '--topic', 'itx', '--partition', '0'], ['find-hanging', '--broker-id', '1'], ['describe', '--transactional-id', 'nope']]) {
-      const [a, b] = await Promise.all([ourTool(args), kafkaTool(args)]);
-      assert.equal(a.exitCode, b.exitCode, `${args.join(' ')}: ${a.stderr} / ${b.stderr}`);
-      assert.equal(a.stdout, b.stdout.replace(/\n$/, ''), args.join(' '));
+    let hold: ResultPromise | undefined;
+    try {
+      const mk = await execa(
+        'node',
+        [
+          join(REPO_ROOT, 'bin/tkafka'),
+          'topics',
+          '--bootstrap-server',
+          broker.bootstrap,
+          '--create',
+          '--topic',
+          'itx',
+          '--partitions',
+          '2',
+        ],
+        { reject: false },
+      );
+      assert.equal(mk.exitCode, 0, mk.stderr);
+      hold = execa('/usr/bin/python3', [join(scratch, 'hold.py'), broker.bootstrap, 'tk-txn'], {
+        reject: false,
+        stdin: 'pipe',
+        buffer: false,
+      });
+      await new Promise<void>((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error('the transaction did not open in time')), 60_000);
+        hold!.stdout!.on('data', (d: Buffer) => {
+          if (d.toString().includes('open')) {
+            clearTimeout(t);
+            resolve();
+          }
+        });
+      });
+      const ourTool = (args: string[]) =>
+        execa(
+          'node',
+          [join(REPO_ROOT, 'bin/tkafka'), 'transactions', '--bootstrap-server', broker.bootstrap, ...args],
+          { reject: false, timeout: 60_000 },
+        );
+      const kafkaTool = (args: string[]) => runKafkaTool(TOOL, ['--bootstrap-server', broker.bootstrap, ...args]);
+      for (const args of [
+        ['list'],
+        ['describe-producers', '--topic', 'itx', '--partition', '0'],
+        ['find-hanging', '--broker-id', '1'],
+        ['describe', '--transactional-id', 'nope'],
+      ]) {
+        const [a, b] = await Promise.all([ourTool(args), kafkaTool(args)]);
+        assert.equal(a.exitCode, b.exitCode, `${args.join(' ')}: ${a.stderr} / ${b.stderr}`);
+        assert.equal(a.stdout, b.stdout.replace(/\n$/, ''), args.join(' '));
+      }
+      const [a, b] = await Promise.all([
+        ourTool(['describe', '--transactional-id', 'tk-txn']),
+        kafkaTool(['describe', '--transactional-id', 'tk-txn']),
+      ]);
+      assert.equal(b.exitCode, 0, b.stderr);
+      const strip = (rows: string[][]) => rows.map((r) => r.filter((_, i) => i !== 7));
+      assert.deepEqual(strip(cells(a.stdout)), strip(cells(b.stdout)));
+    } finally {
+      hold?.stdin?.end();
+      await hold?.catch(() => undefined);
+      await broker.stop();
+      broker.cleanup();
     }
-    const [a, b] = await Promise.all([ourTool(['describe', '--transactional-id', 'tk-txn']), kafkaTool(['describe', '--transactional-id', 'tk-txn'])]);
-    assert.equal(b.exitCode, 0, b.stderr);
-    const strip = (rows: string[][]) => rows.map((r) => r.filter((_, i) => i !== 7));
-    assert.deepEqual(strip(cells(a.stdout)), strip(cells(b.stdout)));
-  } finally {
-    hold?.stdin?.end();
-    await hold?.catch(() => undefined);
-    await broker.stop();
-    broker.cleanup();
-  }
-});
+  },
+);
 
 test("Kafka's DumpLogSegments reads tkafka's .snapshot and .txnindex files", { timeout: 120_000 }, async () => {
-  const broker = await startTxnBroker({ overrides: { 'transaction.state.log.num.partitions': 1, 'offsets.topic.num.partitions': 1 } });
+  const broker = await startTxnBroker({
+    overrides: { 'transaction.state.log.num.partitions': 1, 'offsets.topic.num.partitions': 1 },
+  });
   try {
     const client = new kafkajs.Kafka({ brokers: [broker.bootstrap], logLevel: kafkajs.logLevel.NOTHING });
     const admin = client.admin();
@@ -178,11 +252,22 @@ test("Kafka's DumpLogSegments reads tkafka's .snapshot and .txnindex files", { t
     for (const f of files) {
       const k = await runKafkaTool('org.apache.kafka.tools.DumpLogSegments', ['--files', join(dir, f)]);
       assert.equal(k.exitCode, 0, k.stderr);
-      const t = await execa('node', [join(REPO_ROOT, 'bin/tkafka'), 'dump-log', '--files', join(dir, f)], { reject: false });
+      const t = await execa('node', [join(REPO_ROOT, 'bin/tkafka'), 'dump-log', '--files', join(dir, f)], {
+        reject: false,
+      });
       assert.equal(t.exitCode, 0, t.stderr);
-      const lines = (s: string) => s.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+      const lines = (s: string) =>
+        s
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => l !== '');
       assert.deepEqual(lines(t.stdout), lines(k.stdout), f);
-      assert.match(k.stdout, f.endsWith('.txnindex') ? /version: 0 producerId: \d+ firstOffset: 3 lastOffset: 5 lastStableOffset: 6/ : /producerId: \d+ producerEpoch: 0 coordinatorEpoch: \d+ currentTxnFirstOffset: OptionalLong.empty/);
+      assert.match(
+        k.stdout,
+        f.endsWith('.txnindex')
+          ? /version: 0 producerId: \d+ firstOffset: 3 lastOffset: 5 lastStableOffset: 6/
+          : /producerId: \d+ producerEpoch: 0 coordinatorEpoch: \d+ currentTxnFirstOffset: OptionalLong.empty/,
+      );
     }
   } finally {
     broker.cleanup();

@@ -13,7 +13,9 @@ import { genericErrorResponse } from './error-responses.js';
 async function handle(ctx: RequestContext, req: AddOffsetsToTxnRequest, services: BrokerServices): Promise<unknown> {
   const h = await txnCoordinatorOf(services);
   const partition = h.offsetsPartitionFor(req.groupId);
-  let code = await h.coordinator.handleAddPartitions(req.transactionalId, Number(req.producerId), req.producerEpoch, [tpKey(OFFSETS_TOPIC, partition)]);
+  let code = await h.coordinator.handleAddPartitions(req.transactionalId, Number(req.producerId), req.producerEpoch, [
+    tpKey(OFFSETS_TOPIC, partition),
+  ]);
   if (ctx.apiVersion < 2 && code === ErrorCode.PRODUCER_FENCED) code = ErrorCode.INVALID_PRODUCER_EPOCH;
   return { throttleTimeMs: 0, errorCode: code };
 }

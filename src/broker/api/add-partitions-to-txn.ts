@@ -5,7 +5,10 @@
 // internal topics are not writable by producers (TOPIC_AUTHORIZATION_FAILED, AddOffsetsToTxn adds
 // __consumer_offsets). Kafka's KafkaApis.handleAddPartitionsToTxnRequest.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { AddPartitionsToTxnRequest, AddPartitionsToTxnRequestAddPartitionsToTxnTopic } from '../../protocol/generated/protocol/AddPartitionsToTxn.js';
+import type {
+  AddPartitionsToTxnRequest,
+  AddPartitionsToTxnRequestAddPartitionsToTxnTopic,
+} from '../../protocol/generated/protocol/AddPartitionsToTxn.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import { txnCoordinatorOf } from '../txn/broker-glue.js';
@@ -33,13 +36,23 @@ async function handle(ctx: RequestContext, req: AddPartitionsToTxnRequest, servi
   const v = ctx.apiVersion;
   const image = imageOf(services);
   const { coordinator } = await txnCoordinatorOf(services);
-  const txns = v < 4
-    ? [{ transactionalId: req.v3AndBelowTransactionalId, producerId: req.v3AndBelowProducerId, producerEpoch: req.v3AndBelowProducerEpoch, verifyOnly: false, topics: req.v3AndBelowTopics }]
-    : req.transactions;
+  const txns =
+    v < 4
+      ? [
+          {
+            transactionalId: req.v3AndBelowTransactionalId,
+            producerId: req.v3AndBelowProducerId,
+            producerEpoch: req.v3AndBelowProducerEpoch,
+            verifyOnly: false,
+            topics: req.v3AndBelowTopics,
+          },
+        ]
+      : req.transactions;
   const out: { transactionalId: string; topicResults: TopicResult[] }[] = [];
   for (const t of txns) {
     const keys: string[] = [];
-    for (const topic of t.topics as AddPartitionsToTxnRequestAddPartitionsToTxnTopic[]) for (const p of topic.partitions) keys.push(tpKey(topic.name, p));
+    for (const topic of t.topics as AddPartitionsToTxnRequestAddPartitionsToTxnTopic[])
+      for (const p of topic.partitions) keys.push(tpKey(topic.name, p));
     const unique = [...new Set(keys)];
     const failed = new Map<string, number>();
     for (const k of unique) {
@@ -53,7 +66,12 @@ async function handle(ctx: RequestContext, req: AddPartitionsToTxnRequest, servi
     } else if (t.verifyOnly) {
       codes = coordinator.verifyPartitions(t.transactionalId, Number(t.producerId), t.producerEpoch, unique);
     } else {
-      let code = await coordinator.handleAddPartitions(t.transactionalId, Number(t.producerId), t.producerEpoch, unique);
+      let code = await coordinator.handleAddPartitions(
+        t.transactionalId,
+        Number(t.producerId),
+        t.producerEpoch,
+        unique,
+      );
       if (v < 2 && code === ErrorCode.PRODUCER_FENCED) code = ErrorCode.INVALID_PRODUCER_EPOCH;
       codes = new Map(unique.map((k) => [k, code]));
     }

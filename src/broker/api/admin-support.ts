@@ -8,7 +8,13 @@ import type { QuorumController, ConfigSchema, ConfigValidator, CreatableTopic } 
 import { ConfigResourceType, type MetadataImage, type PartitionImage, type ConfigResource } from '../metadata/image.js';
 import type { BrokerServices } from '../services.js';
 import type { ServerConfig } from '../config/load.js';
-import { BROKER_CONFIGS, ConfigError, convertToString, parseConfigValue, type ConfigValue } from '../config/definitions.js';
+import {
+  BROKER_CONFIGS,
+  ConfigError,
+  convertToString,
+  parseConfigValue,
+  type ConfigValue,
+} from '../config/definitions.js';
 import { TOPIC_CONFIGS, validateTopicConfigs } from '../config/topic-configs.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 
@@ -19,18 +25,41 @@ export const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 
 /** AclOperation codes (org.apache.kafka.common.acl.AclOperation). */
 const AclOp = {
-  READ: 3, WRITE: 4, CREATE: 5, DELETE: 6, ALTER: 7, DESCRIBE: 8, CLUSTER_ACTION: 9,
-  DESCRIBE_CONFIGS: 10, ALTER_CONFIGS: 11, IDEMPOTENT_WRITE: 12,
+  READ: 3,
+  WRITE: 4,
+  CREATE: 5,
+  DELETE: 6,
+  ALTER: 7,
+  DESCRIBE: 8,
+  CLUSTER_ACTION: 9,
+  DESCRIBE_CONFIGS: 10,
+  ALTER_CONFIGS: 11,
+  IDEMPOTENT_WRITE: 12,
 } as const;
 
 const bits = (ops: number[]): number => ops.reduce((acc, op) => acc | (1 << op), 0);
 
 /** AclEntry.supportedOperations(TOPIC) as a bit field: all allowed when there is no authorizer. */
-export const TOPIC_AUTHORIZED_OPERATIONS = bits([AclOp.READ, AclOp.WRITE, AclOp.CREATE, AclOp.DESCRIBE, AclOp.DELETE,
-  AclOp.ALTER, AclOp.DESCRIBE_CONFIGS, AclOp.ALTER_CONFIGS]);
+export const TOPIC_AUTHORIZED_OPERATIONS = bits([
+  AclOp.READ,
+  AclOp.WRITE,
+  AclOp.CREATE,
+  AclOp.DESCRIBE,
+  AclOp.DELETE,
+  AclOp.ALTER,
+  AclOp.DESCRIBE_CONFIGS,
+  AclOp.ALTER_CONFIGS,
+]);
 /** AclEntry.supportedOperations(CLUSTER) as a bit field. */
-export const CLUSTER_AUTHORIZED_OPERATIONS = bits([AclOp.CREATE, AclOp.CLUSTER_ACTION, AclOp.DESCRIBE_CONFIGS,
-  AclOp.ALTER_CONFIGS, AclOp.IDEMPOTENT_WRITE, AclOp.ALTER, AclOp.DESCRIBE]);
+export const CLUSTER_AUTHORIZED_OPERATIONS = bits([
+  AclOp.CREATE,
+  AclOp.CLUSTER_ACTION,
+  AclOp.DESCRIBE_CONFIGS,
+  AclOp.ALTER_CONFIGS,
+  AclOp.IDEMPOTENT_WRITE,
+  AclOp.ALTER,
+  AclOp.DESCRIBE,
+]);
 
 export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
@@ -70,7 +99,10 @@ export function aliveBrokerNodes(image: MetadataImage, listener: string): Broker
  * What a KRaft broker reports as "controller id" to clients (Metadata, DescribeCluster): a random
  * alive (unfenced) broker, since clients send controller-bound requests to any broker.
  */
-export function randomAliveBrokerId(image: MetadataImage, random: (n: number) => number = (n) => Math.floor(Math.random() * n)): number {
+export function randomAliveBrokerId(
+  image: MetadataImage,
+  random: (n: number) => number = (n) => Math.floor(Math.random() * n),
+): number {
   const alive = [...image.brokers.values()].filter((b) => !b.fenced).map((b) => b.id);
   return alive.length === 0 ? -1 : alive[random(alive.length)]!;
 }
@@ -88,7 +120,13 @@ export function offlineReplicas(image: MetadataImage, p: PartitionImage, listene
   const out: number[] = [];
   p.replicas.forEach((id, i) => {
     const b = image.brokers.get(id);
-    if (!b || b.fenced || !b.endpoints.some((e) => e.name === listener) || !isDirOnline(p.directories[i], b.directories)) out.push(id);
+    if (
+      !b ||
+      b.fenced ||
+      !b.endpoints.some((e) => e.name === listener) ||
+      !isDirOnline(p.directories[i], b.directories)
+    )
+      out.push(id);
   });
   return out;
 }
@@ -117,7 +155,9 @@ export function autoCreatableTopic(name: string, config: ServerConfig): Creatabl
   switch (name) {
     case '__consumer_offsets':
       return {
-        name, numPartitions: config.getInt('offsets.topic.num.partitions'), replicationFactor: config.getInt('offsets.topic.replication.factor'),
+        name,
+        numPartitions: config.getInt('offsets.topic.num.partitions'),
+        replicationFactor: config.getInt('offsets.topic.replication.factor'),
         configs: [
           { name: 'cleanup.policy', value: 'compact' },
           { name: 'compression.type', value: 'producer' },
@@ -126,7 +166,9 @@ export function autoCreatableTopic(name: string, config: ServerConfig): Creatabl
       };
     case '__transaction_state':
       return {
-        name, numPartitions: config.getInt('transaction.state.log.num.partitions'), replicationFactor: config.getInt('transaction.state.log.replication.factor'),
+        name,
+        numPartitions: config.getInt('transaction.state.log.num.partitions'),
+        replicationFactor: config.getInt('transaction.state.log.replication.factor'),
         configs: [
           { name: 'unclean.leader.election.enable', value: 'false' },
           { name: 'compression.type', value: 'uncompressed' },
@@ -136,7 +178,11 @@ export function autoCreatableTopic(name: string, config: ServerConfig): Creatabl
         ],
       };
     default:
-      return { name, numPartitions: config.getInt('num.partitions'), replicationFactor: config.getInt('default.replication.factor') };
+      return {
+        name,
+        numPartitions: config.getInt('num.partitions'),
+        replicationFactor: config.getInt('default.replication.factor'),
+      };
   }
 }
 
@@ -193,7 +239,7 @@ export class BrokerLoggers {
 /** The loggers Kafka's shipped config/log4j.properties configures. */
 export const KAFKA_DEFAULT_LOGGERS: Readonly<Record<string, string>> = {
   'org.apache.kafka': 'INFO',
-  'kafka': 'INFO',
+  kafka: 'INFO',
   'kafka.request.logger': 'WARN',
   'kafka.network.RequestChannel$': 'WARN',
   'kafka.controller': 'TRACE',
@@ -232,8 +278,12 @@ const javaList = (names: readonly string[]): string => `[${names.join(', ')}]`;
  */
 export function validateDynamicBrokerConfigs(props: ReadonlyMap<string, string>, perBroker: boolean): void {
   const names = [...props.keys()];
-  const nonDynamic = names.filter((n) => { const k = BROKER_CONFIGS.get(n); return k !== undefined && !k.dynamic; });
-  if (nonDynamic.length) throw new KafkaError(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: ${javaList(nonDynamic)}`);
+  const nonDynamic = names.filter((n) => {
+    const k = BROKER_CONFIGS.get(n);
+    return k !== undefined && !k.dynamic;
+  });
+  if (nonDynamic.length)
+    throw new KafkaError(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: ${javaList(nonDynamic)}`);
   for (const [n, v] of props) {
     const key = BROKER_CONFIGS.get(n);
     if (!key) continue;
@@ -247,7 +297,10 @@ export function validateDynamicBrokerConfigs(props: ReadonlyMap<string, string>,
   if (!perBroker) {
     const perBrokerOnly = names.filter((n) => BROKER_CONFIGS.get(n)?.dynamic === 'per-broker');
     if (perBrokerOnly.length) {
-      throw new KafkaError(ErrorCode.INVALID_REQUEST, `Cannot update these configs at default cluster level, broker id must be specified: ${javaList(perBrokerOnly)}`);
+      throw new KafkaError(
+        ErrorCode.INVALID_REQUEST,
+        `Cannot update these configs at default cluster level, broker id must be specified: ${javaList(perBrokerOnly)}`,
+      );
     }
   }
 }
@@ -277,14 +330,27 @@ export function applyIncrementalBrokerOps(
         props.delete(op.name);
         break;
       case 2: {
-        if (!isList(op.name)) throw new KafkaError(ErrorCode.INVALID_CONFIG, `Config value append is not allowed for config key: ${op.name}`);
-        const old = props.has(op.name) ? props.get(op.name)!.split(',').filter((s) => s !== '') : defaultList(op.name);
+        if (!isList(op.name))
+          throw new KafkaError(
+            ErrorCode.INVALID_CONFIG,
+            `Config value append is not allowed for config key: ${op.name}`,
+          );
+        const old = props.has(op.name)
+          ? props
+              .get(op.name)!
+              .split(',')
+              .filter((s) => s !== '')
+          : defaultList(op.name);
         const add = (op.value ?? '').split(',').filter((v) => !old.includes(v));
         props.set(op.name, [...old, ...add].join(','));
         break;
       }
       case 3: {
-        if (!isList(op.name)) throw new KafkaError(ErrorCode.INVALID_CONFIG, `Config value subtract is not allowed for config key: ${op.name}`);
+        if (!isList(op.name))
+          throw new KafkaError(
+            ErrorCode.INVALID_CONFIG,
+            `Config value subtract is not allowed for config key: ${op.name}`,
+          );
         const old = props.has(op.name) ? props.get(op.name)!.split(',') : defaultList(op.name);
         const remove = (op.value ?? '').split(',');
         props.set(op.name, old.filter((v) => !remove.includes(v)).join(','));
@@ -302,13 +368,21 @@ export function applyIncrementalBrokerOps(
 /** KafkaConfigSchema for APPEND/SUBTRACT: LIST keys and their static defaults (topic and broker). */
 export const adminConfigSchema: ConfigSchema = {
   isList(resourceType, key) {
-    const k = resourceType === ConfigResourceType.Topic ? TOPIC_CONFIGS.get(key)
-      : resourceType === ConfigResourceType.Broker ? BROKER_CONFIGS.get(key) : undefined;
+    const k =
+      resourceType === ConfigResourceType.Topic
+        ? TOPIC_CONFIGS.get(key)
+        : resourceType === ConfigResourceType.Broker
+          ? BROKER_CONFIGS.get(key)
+          : undefined;
     return k?.type === 'list';
   },
   defaultValue(resourceType, key) {
-    const k = resourceType === ConfigResourceType.Topic ? TOPIC_CONFIGS.get(key)
-      : resourceType === ConfigResourceType.Broker ? BROKER_CONFIGS.get(key) : undefined;
+    const k =
+      resourceType === ConfigResourceType.Topic
+        ? TOPIC_CONFIGS.get(key)
+        : resourceType === ConfigResourceType.Broker
+          ? BROKER_CONFIGS.get(key)
+          : undefined;
     if (!k || typeof k.default === 'symbol') return null;
     return convertToString(k.default as ConfigValue, k.type);
   },

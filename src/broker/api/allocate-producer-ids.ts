@@ -9,12 +9,24 @@ import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 
 interface ControllerLike {
-  allocateProducerIds(brokerId: number, brokerEpoch?: bigint): Promise<{ errorCode: number; producerIdStart: bigint; producerIdLen: number }>;
+  allocateProducerIds(
+    brokerId: number,
+    brokerEpoch?: bigint,
+  ): Promise<{ errorCode: number; producerIdStart: bigint; producerIdLen: number }>;
 }
 
-async function handle(_ctx: RequestContext, req: AllocateProducerIdsRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  _ctx: RequestContext,
+  req: AllocateProducerIdsRequest,
+  services: BrokerServices,
+): Promise<unknown> {
   const r = await (services.controller as ControllerLike).allocateProducerIds(req.brokerId, req.brokerEpoch);
-  return { throttleTimeMs: 0, errorCode: r.errorCode, producerIdStart: r.producerIdStart, producerIdLen: r.producerIdLen };
+  return {
+    throttleTimeMs: 0,
+    errorCode: r.errorCode,
+    producerIdStart: r.producerIdStart,
+    producerIdLen: r.producerIdLen,
+  };
 }
 
 export const handler: ApiHandler<BrokerServices> = {

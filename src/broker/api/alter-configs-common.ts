@@ -6,8 +6,16 @@ import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { ConfigResourceType } from '../metadata/image.js';
 import type { BrokerServices } from '../services.js';
 import {
-  BrokerLoggers, ROOT_LOGGER, VALID_LOG_LEVELS, applyIncrementalBrokerOps, brokerLoggersOf, controllerOf, errorOf,
-  imageOf, validateDynamicBrokerConfigs, validateResourceNameIsNodeId,
+  BrokerLoggers,
+  ROOT_LOGGER,
+  VALID_LOG_LEVELS,
+  applyIncrementalBrokerOps,
+  brokerLoggersOf,
+  controllerOf,
+  errorOf,
+  imageOf,
+  validateDynamicBrokerConfigs,
+  validateResourceNameIsNodeId,
 } from './admin-support.js';
 import { BROKER_CONFIGS } from '../config/definitions.js';
 
@@ -30,17 +38,19 @@ const OP_NAMES = ['SET', 'DELETE', 'APPEND', 'SUBTRACT'];
 function persistedBrokerProps(services: BrokerServices, name: string): Map<string, string> {
   const perBroker = name !== '';
   const stored = imageOf(services).brokerConfigs(name);
-  return new Map([...stored].filter(([n, v]) => {
-    const key = BROKER_CONFIGS.get(n);
-    if (!key) return true;
-    if (!key.dynamic || (!perBroker && key.dynamic === 'per-broker')) return false;
-    try {
-      validateDynamicBrokerConfigs(new Map([[n, v]]), perBroker);
-      return true;
-    } catch {
-      return false;
-    }
-  }));
+  return new Map(
+    [...stored].filter(([n, v]) => {
+      const key = BROKER_CONFIGS.get(n);
+      if (!key) return true;
+      if (!key.dynamic || (!perBroker && key.dynamic === 'per-broker')) return false;
+      try {
+        validateDynamicBrokerConfigs(new Map([[n, v]]), perBroker);
+        return true;
+      } catch {
+        return false;
+      }
+    }),
+  );
 }
 
 /** RuntimeLoggerManager.applyChangesForResource. */
@@ -49,7 +59,8 @@ function applyLoggerChanges(loggers: BrokerLoggers, nodeId: number, r: ResourceC
     throw new KafkaError(ErrorCode.INVALID_REQUEST, `Node id must be an integer, but it is: ${r.resourceName}`);
   }
   // (sic) Kafka prints its own node id twice.
-  if (Number(r.resourceName) !== nodeId) throw new KafkaError(ErrorCode.INVALID_REQUEST, `Unexpected node id. Expected ${nodeId}, but received ${nodeId}`);
+  if (Number(r.resourceName) !== nodeId)
+    throw new KafkaError(ErrorCode.INVALID_REQUEST, `Unexpected node id. Expected ${nodeId}, but received ${nodeId}`);
   const mustExist = (name: string): void => {
     if (!loggers.exists(name)) throw new KafkaError(ErrorCode.INVALID_CONFIG, `Logger ${name} does not exist!`);
   };
@@ -58,18 +69,31 @@ function applyLoggerChanges(loggers: BrokerLoggers, nodeId: number, r: ResourceC
       case 0:
         mustExist(op.name);
         if (!VALID_LOG_LEVELS.includes(op.value ?? '')) {
-          throw new KafkaError(ErrorCode.INVALID_CONFIG, `Cannot set the log level of ${op.name} to ${op.value} as it is not a supported log level. Valid log levels are ${VALID_LOG_LEVELS.join(', ')}`);
+          throw new KafkaError(
+            ErrorCode.INVALID_CONFIG,
+            `Cannot set the log level of ${op.name} to ${op.value} as it is not a supported log level. Valid log levels are ${VALID_LOG_LEVELS.join(', ')}`,
+          );
         }
         break;
       case 1:
         mustExist(op.name);
-        if (op.name === ROOT_LOGGER) throw new KafkaError(ErrorCode.INVALID_REQUEST, `Removing the log level of the ${ROOT_LOGGER} logger is not allowed`);
+        if (op.name === ROOT_LOGGER)
+          throw new KafkaError(
+            ErrorCode.INVALID_REQUEST,
+            `Removing the log level of the ${ROOT_LOGGER} logger is not allowed`,
+          );
         break;
       case 2:
       case 3:
-        throw new KafkaError(ErrorCode.INVALID_REQUEST, `${OP_NAMES[op.configOperation]} operation is not allowed for the BROKER_LOGGER resource`);
+        throw new KafkaError(
+          ErrorCode.INVALID_REQUEST,
+          `${OP_NAMES[op.configOperation]} operation is not allowed for the BROKER_LOGGER resource`,
+        );
       default:
-        throw new KafkaError(ErrorCode.INVALID_REQUEST, `Unknown operation type ${op.configOperation} is not allowed for the BROKER_LOGGER resource`);
+        throw new KafkaError(
+          ErrorCode.INVALID_REQUEST,
+          `Unknown operation type ${op.configOperation} is not allowed for the BROKER_LOGGER resource`,
+        );
     }
   }
   if (validateOnly) return;
@@ -83,9 +107,15 @@ function applyLoggerChanges(loggers: BrokerLoggers, nodeId: number, r: ResourceC
  * ConfigAdminManager.preprocess: an error (or NONE for BROKER_LOGGER, which is handled entirely
  * here) for the resources that must not go to the controller; null for the others.
  */
-function preprocess(services: BrokerServices, changes: readonly ResourceChange[], incremental: boolean, validateOnly: boolean): (ResourceResult | null)[] {
+function preprocess(
+  services: BrokerServices,
+  changes: readonly ResourceChange[],
+  incremental: boolean,
+  validateOnly: boolean,
+): (ResourceResult | null)[] {
   const count = new Map<string, number>();
-  for (const c of changes) count.set(`${c.resourceType}:${c.resourceName}`, (count.get(`${c.resourceType}:${c.resourceName}`) ?? 0) + 1);
+  for (const c of changes)
+    count.set(`${c.resourceType}:${c.resourceName}`, (count.get(`${c.resourceType}:${c.resourceName}`) ?? 0) + 1);
   return changes.map((c) => {
     const base = { resourceType: c.resourceType, resourceName: c.resourceName };
     if (count.get(`${c.resourceType}:${c.resourceName}`)! > 1) {
@@ -93,9 +123,13 @@ function preprocess(services: BrokerServices, changes: readonly ResourceChange[]
     }
     try {
       const names = c.configs.map((x) => x.name);
-      if (new Set(names).size !== names.length) throw new KafkaError(ErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys');
-      const nulls = c.configs.filter((x) => x.value === null && (!incremental || x.configOperation !== 1)).map((x) => x.name);
-      if (nulls.length) throw new KafkaError(ErrorCode.INVALID_REQUEST, `Null value not supported for : ${nulls.join(', ')}`);
+      if (new Set(names).size !== names.length)
+        throw new KafkaError(ErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys');
+      const nulls = c.configs
+        .filter((x) => x.value === null && (!incremental || x.configOperation !== 1))
+        .map((x) => x.name);
+      if (nulls.length)
+        throw new KafkaError(ErrorCode.INVALID_REQUEST, `Null value not supported for : ${nulls.join(', ')}`);
       switch (c.resourceType) {
         case ConfigResourceType.BrokerLogger:
           if (!incremental) break; // legacy AlterConfigs does not know BROKER_LOGGER: "Unknown resource type"
@@ -121,15 +155,28 @@ function preprocess(services: BrokerServices, changes: readonly ResourceChange[]
   });
 }
 
-const KNOWN_TYPES = new Set<number>([ConfigResourceType.Topic, ConfigResourceType.Broker, ConfigResourceType.BrokerLogger,
-  ConfigResourceType.ClientMetrics, ConfigResourceType.Group]);
+const KNOWN_TYPES = new Set<number>([
+  ConfigResourceType.Topic,
+  ConfigResourceType.Broker,
+  ConfigResourceType.BrokerLogger,
+  ConfigResourceType.ClientMetrics,
+  ConfigResourceType.Group,
+]);
 
-async function callController(services: BrokerServices, remaining: readonly ResourceChange[], incremental: boolean, validateOnly: boolean): Promise<ResourceResult[]> {
+async function callController(
+  services: BrokerServices,
+  remaining: readonly ResourceChange[],
+  incremental: boolean,
+  validateOnly: boolean,
+): Promise<ResourceResult[]> {
   if (remaining.length === 0) return [];
   const controller = controllerOf(services);
   return incremental
     ? controller.incrementalAlterConfigs(remaining, { validateOnly })
-    : controller.alterConfigs(remaining.map((r) => ({ ...r, configs: r.configs.map((c) => ({ name: c.name, value: c.value })) })), { validateOnly });
+    : controller.alterConfigs(
+        remaining.map((r) => ({ ...r, configs: r.configs.map((c) => ({ name: c.name, value: c.value })) })),
+        { validateOnly },
+      );
 }
 
 /**
@@ -138,7 +185,12 @@ async function callController(services: BrokerServices, remaining: readonly Reso
  * UNSUPPORTED_VERSION, a repeated resource gets one "Duplicate resource." answer, and (incremental
  * only) BROKER_LOGGER answers come last.
  */
-async function alterConfigsOnController(services: BrokerServices, changes: readonly ResourceChange[], incremental: boolean, validateOnly: boolean): Promise<ResourceResult[]> {
+async function alterConfigsOnController(
+  services: BrokerServices,
+  changes: readonly ResourceChange[],
+  incremental: boolean,
+  validateOnly: boolean,
+): Promise<ResourceResult[]> {
   const early: ResourceResult[] = [];
   const loggerResults: ResourceResult[] = [];
   const pending = new Map<string, ResourceChange>();
@@ -154,7 +206,11 @@ async function alterConfigsOnController(services: BrokerServices, changes: reado
         loggerResults.push({ ...base, ...errorOf(e) });
       }
     } else if (!KNOWN_TYPES.has(c.resourceType)) {
-      early.push({ ...base, errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: `Unknown resource type ${c.resourceType}.` });
+      early.push({
+        ...base,
+        errorCode: ErrorCode.UNSUPPORTED_VERSION,
+        errorMessage: `Unknown resource type ${c.resourceType}.`,
+      });
     } else if (!duplicates.has(k)) {
       if (pending.has(k)) {
         pending.delete(k);
@@ -166,23 +222,45 @@ async function alterConfigsOnController(services: BrokerServices, changes: reado
     }
   }
   const results = await callController(services, [...pending.values()], incremental, validateOnly);
-  return [...early, ...results.map((r) => ({ resourceType: r.resourceType, resourceName: r.resourceName, errorCode: r.errorCode, errorMessage: r.errorMessage })), ...loggerResults];
+  return [
+    ...early,
+    ...results.map((r) => ({
+      resourceType: r.resourceType,
+      resourceName: r.resourceName,
+      errorCode: r.errorCode,
+      errorMessage: r.errorMessage,
+    })),
+    ...loggerResults,
+  ];
 }
 
 /**
  * Preprocess, send the rest to the controller, answer per resource in request order (broker
  * listeners); requests on controller listeners are handled as the controller does.
  */
-export async function alterConfigs(services: BrokerServices, changes: readonly ResourceChange[], incremental: boolean, validateOnly: boolean, onController = false): Promise<ResourceResult[]> {
+export async function alterConfigs(
+  services: BrokerServices,
+  changes: readonly ResourceChange[],
+  incremental: boolean,
+  validateOnly: boolean,
+  onController = false,
+): Promise<ResourceResult[]> {
   if (onController) return alterConfigsOnController(services, changes, incremental, validateOnly);
   const pre = preprocess(services, changes, incremental, validateOnly);
-  const controllerResults = await callController(services, changes.filter((_, i) => pre[i] === null), incremental, validateOnly);
+  const controllerResults = await callController(
+    services,
+    changes.filter((_, i) => pre[i] === null),
+    incremental,
+    validateOnly,
+  );
   const byResource = new Map(controllerResults.map((r) => [`${r.resourceType}:${r.resourceName}`, r]));
   return changes.map((c, i) => {
     const base = { resourceType: c.resourceType, resourceName: c.resourceName };
     const p = pre[i];
     if (p) return p;
     const r = byResource.get(`${c.resourceType}:${c.resourceName}`);
-    return r ? { ...base, errorCode: r.errorCode, errorMessage: r.errorMessage } : { ...base, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null };
+    return r
+      ? { ...base, errorCode: r.errorCode, errorMessage: r.errorMessage }
+      : { ...base, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null };
   });
 }

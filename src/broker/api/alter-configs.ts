@@ -9,7 +9,11 @@ import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { alterConfigs } from './alter-configs-common.js';
 
-async function handle(ctx: RequestContext, req: AlterConfigsRequest, services: BrokerServices): Promise<AlterConfigsResponse> {
+async function handle(
+  ctx: RequestContext,
+  req: AlterConfigsRequest,
+  services: BrokerServices,
+): Promise<AlterConfigsResponse> {
   const changes = req.resources.map((r) => ({
     resourceType: r.resourceType,
     resourceName: r.resourceName,

@@ -2,10 +2,7 @@
 // serves on the listener the request arrived on (Kafka: ApiVersionManager + KafkaApis /
 // ControllerApis.handleApiVersionsRequest + ApiVersionsRequest.getErrorResponse).
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type {
-  ApiVersionsRequest,
-  ApiVersionsResponse,
-} from '../../protocol/generated/protocol/ApiVersions.js';
+import type { ApiVersionsRequest, ApiVersionsResponse } from '../../protocol/generated/protocol/ApiVersions.js';
 import type { Input } from '../../protocol/codec/types.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ApiHandler, RequestContext } from './types.js';
@@ -57,7 +54,10 @@ function advertisedMin(apiKey: number, servedMin: number): number {
   return apiKey === ApiKey.Produce ? 0 : servedMin;
 }
 
-export function createApiVersionsHandler(registry: HandlerRegistry, options: ApiVersionsHandlerOptions = {}): ApiHandler<unknown> {
+export function createApiVersionsHandler(
+  registry: HandlerRegistry,
+  options: ApiVersionsHandlerOptions = {},
+): ApiHandler<unknown> {
   const minVersion = options.minVersion ?? 0;
   const maxVersion = options.maxVersion ?? 4;
   const finalized = options.finalizedFeatures ?? (() => DEFAULT_FINALIZED_FEATURES);
@@ -68,7 +68,8 @@ export function createApiVersionsHandler(registry: HandlerRegistry, options: Api
     errorCode,
     throttleTimeMs: 0,
     // Since Kafka 2.4 (KIP-511) UNSUPPORTED_VERSION carries the range of ApiVersions itself.
-    apiKeys: errorCode === ErrorCode.UNSUPPORTED_VERSION ? [{ apiKey: ApiKey.ApiVersions, minVersion, maxVersion }] : [],
+    apiKeys:
+      errorCode === ErrorCode.UNSUPPORTED_VERSION ? [{ apiKey: ApiKey.ApiVersions, minVersion, maxVersion }] : [],
   });
 
   return {
@@ -89,7 +90,13 @@ export function createApiVersionsHandler(registry: HandlerRegistry, options: Api
       }
       return {
         errorCode: ErrorCode.NONE,
-        apiKeys: registry.apis(listenerType).map((a) => ({ apiKey: a.apiKey, minVersion: advertisedMin(a.apiKey, a.minVersion), maxVersion: a.maxVersion })),
+        apiKeys: registry
+          .apis(listenerType)
+          .map((a) => ({
+            apiKey: a.apiKey,
+            minVersion: advertisedMin(a.apiKey, a.minVersion),
+            maxVersion: a.maxVersion,
+          })),
         throttleTimeMs: 0,
         supportedFeatures: supported
           .filter((f) => !(alterFeatureLevel0 && f.minVersion === 0))

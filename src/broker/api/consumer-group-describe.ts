@@ -12,7 +12,11 @@ import { groupCoordinatorOf } from '../group/broker-glue.js';
 /** AclEntry.supportedOperations(GROUP): READ, DESCRIBE, DELETE, DESCRIBE_CONFIGS, ALTER_CONFIGS. */
 const GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 8) | (1 << 6) | (1 << 10) | (1 << 11);
 
-async function handle(_ctx: RequestContext, req: ConsumerGroupDescribeRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  _ctx: RequestContext,
+  req: ConsumerGroupDescribeRequest,
+  services: BrokerServices,
+): Promise<unknown> {
   const coordinator = await groupCoordinatorOf(services);
   const groups = await coordinator.consumerGroupDescribe(req.groupIds);
   const ops = req.includeAuthorizedOperations ? GROUP_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED;

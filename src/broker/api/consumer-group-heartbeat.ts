@@ -11,17 +11,39 @@ import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { groupCoordinatorOf, requestInfoOf } from '../group/broker-glue.js';
 
-async function handle(ctx: RequestContext, req: ConsumerGroupHeartbeatRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: ConsumerGroupHeartbeatRequest,
+  services: BrokerServices,
+): Promise<unknown> {
   // throwIfConsumerGroupHeartbeatRequestIsInvalid's first check: from v1 every request carries a member id
   if (ctx.apiVersion >= 1 && req.memberId.trim() === '') {
-    return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'MemberId can\'t be empty.', memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.INVALID_REQUEST,
+      errorMessage: "MemberId can't be empty.",
+      memberId: null,
+      memberEpoch: 0,
+      heartbeatIntervalMs: 0,
+      assignment: null,
+    };
   }
   const coordinator = await groupCoordinatorOf(services);
-  const r = await coordinator.consumerGroupHeartbeat({
-    groupId: req.groupId, memberId: req.memberId, memberEpoch: req.memberEpoch, instanceId: req.instanceId, rackId: req.rackId,
-    rebalanceTimeoutMs: req.rebalanceTimeoutMs, subscribedTopicNames: req.subscribedTopicNames, subscribedTopicRegex: req.subscribedTopicRegex,
-    serverAssignor: req.serverAssignor, topicPartitions: req.topicPartitions,
-  }, requestInfoOf(ctx));
+  const r = await coordinator.consumerGroupHeartbeat(
+    {
+      groupId: req.groupId,
+      memberId: req.memberId,
+      memberEpoch: req.memberEpoch,
+      instanceId: req.instanceId,
+      rackId: req.rackId,
+      rebalanceTimeoutMs: req.rebalanceTimeoutMs,
+      subscribedTopicNames: req.subscribedTopicNames,
+      subscribedTopicRegex: req.subscribedTopicRegex,
+      serverAssignor: req.serverAssignor,
+      topicPartitions: req.topicPartitions,
+    },
+    requestInfoOf(ctx),
+  );
   return { throttleTimeMs: 0, ...r };
 }
 

@@ -3,13 +3,20 @@
 // or "The topic t currently has 3 partition(s); 2 would not be an increase.", assignment errors,
 // duplicates; validate-only changes nothing.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { CreatePartitionsRequest, CreatePartitionsResponse } from '../../protocol/generated/protocol/CreatePartitions.js';
+import type {
+  CreatePartitionsRequest,
+  CreatePartitionsResponse,
+} from '../../protocol/generated/protocol/CreatePartitions.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { controllerOf } from './admin-support.js';
 
-async function handle(_ctx: RequestContext, req: CreatePartitionsRequest, services: BrokerServices): Promise<CreatePartitionsResponse> {
+async function handle(
+  _ctx: RequestContext,
+  req: CreatePartitionsRequest,
+  services: BrokerServices,
+): Promise<CreatePartitionsResponse> {
   const results = await controllerOf(services).createPartitions(
     req.topics.map((t) => ({
       name: t.name,
@@ -18,7 +25,10 @@ async function handle(_ctx: RequestContext, req: CreatePartitionsRequest, servic
     })),
     { validateOnly: req.validateOnly },
   );
-  return { throttleTimeMs: 0, results: results.map((r) => ({ name: r.name, errorCode: r.errorCode, errorMessage: r.errorMessage })) };
+  return {
+    throttleTimeMs: 0,
+    results: results.map((r) => ({ name: r.name, errorCode: r.errorCode, errorMessage: r.errorMessage })),
+  };
 }
 
 export const handler: ApiHandler<BrokerServices> = {

@@ -4,7 +4,10 @@
 // their sources (ConfigurationControlManager.computeEffectiveTopicConfigs), v7+ the topic id.
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type {
-  CreateTopicsRequest, CreateTopicsResponse, CreateTopicsResponseCreatableTopicConfigs, CreateTopicsResponseCreatableTopicResult,
+  CreateTopicsRequest,
+  CreateTopicsResponse,
+  CreateTopicsResponseCreatableTopicConfigs,
+  CreateTopicsResponseCreatableTopicResult,
 } from '../../protocol/generated/protocol/CreateTopics.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { CONFIG_SOURCE, effectiveTopicConfig } from '../config/topic-configs.js';
@@ -17,7 +20,10 @@ import { ZERO_UUID, controllerOf } from './admin-support.js';
 type Result = CreateTopicsResponseCreatableTopicResult;
 
 /** The effective configs of a topic created with `configs`, sorted by name (KafkaConfigSchema.resolveEffectiveTopicConfigs). */
-function effectiveConfigs(services: BrokerServices, configs: CreateTopicResult['configs']): CreateTopicsResponseCreatableTopicConfigs[] {
+function effectiveConfigs(
+  services: BrokerServices,
+  configs: CreateTopicResult['configs'],
+): CreateTopicsResponseCreatableTopicConfigs[] {
   const image = controllerOf(services).image;
   const eff = effectiveTopicConfig(services.config, new Map(configs.map((c) => [c.name, c.value])), {
     flavor: 'createTopics',
@@ -26,7 +32,13 @@ function effectiveConfigs(services: BrokerServices, configs: CreateTopicResult['
   });
   return [...eff.values()]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .map((e) => ({ name: e.name, value: e.isSensitive ? null : e.value, readOnly: e.readOnly, configSource: CONFIG_SOURCE[e.source], isSensitive: e.isSensitive }));
+    .map((e) => ({
+      name: e.name,
+      value: e.isSensitive ? null : e.value,
+      readOnly: e.readOnly,
+      configSource: CONFIG_SOURCE[e.source],
+      isSensitive: e.isSensitive,
+    }));
 }
 
 function toResponse(r: CreateTopicResult, v: number, services: BrokerServices): Result {
@@ -43,7 +55,11 @@ function toResponse(r: CreateTopicResult, v: number, services: BrokerServices): 
   };
 }
 
-async function handle(ctx: RequestContext, req: CreateTopicsRequest, services: BrokerServices): Promise<CreateTopicsResponse> {
+async function handle(
+  ctx: RequestContext,
+  req: CreateTopicsRequest,
+  services: BrokerServices,
+): Promise<CreateTopicsResponse> {
   const v = ctx.apiVersion;
   const results = await controllerOf(services).createTopics(
     req.topics.map((t) => ({

@@ -12,17 +12,30 @@ import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 
-async function handleDeleteRecords(_ctx: RequestContext, req: DeleteRecordsRequest, services: BrokerServices): Promise<Input<DeleteRecordsResponse>> {
+async function handleDeleteRecords(
+  _ctx: RequestContext,
+  req: DeleteRecordsRequest,
+  services: BrokerServices,
+): Promise<Input<DeleteRecordsResponse>> {
   const rm = services.replicas as ReplicaManager;
-  const topics = await Promise.all(req.topics.map(async (t) => ({
-    name: t.name,
-    partitions: await Promise.all(t.partitions.map(async (p) => {
-      if (!rm.contains(t.name, p.partitionIndex)) return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
-      const offset = p.offset < -1n ? -2 : Number(p.offset);
-      const r = await rm.deleteRecords(t.name, p.partitionIndex, offset);
-      return { partitionIndex: p.partitionIndex, lowWatermark: BigInt(r.lowWatermark), errorCode: r.errorCode };
+  const topics = await Promise.all(
+    req.topics.map(async (t) => ({
+      name: t.name,
+      partitions: await Promise.all(
+        t.partitions.map(async (p) => {
+          if (!rm.contains(t.name, p.partitionIndex))
+            return {
+              partitionIndex: p.partitionIndex,
+              lowWatermark: -1n,
+              errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+            };
+          const offset = p.offset < -1n ? -2 : Number(p.offset);
+          const r = await rm.deleteRecords(t.name, p.partitionIndex, offset);
+          return { partitionIndex: p.partitionIndex, lowWatermark: BigInt(r.lowWatermark), errorCode: r.errorCode };
+        }),
+      ),
     })),
-  })));
+  );
   return { throttleTimeMs: 0, topics };
 }
 

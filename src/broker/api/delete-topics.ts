@@ -12,20 +12,34 @@ import { ZERO_UUID, controllerOf } from './admin-support.js';
 
 /** DeleteTopicsRequest.topics(): v0-5 names as entries with a zero id. */
 function requestedTopics(req: DeleteTopicsRequest, v: number): { name: string | null; topicId: string }[] {
-  return v >= 6 ? req.topics.map((t) => ({ name: t.name, topicId: t.topicId })) : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
+  return v >= 6
+    ? req.topics.map((t) => ({ name: t.name, topicId: t.topicId }))
+    : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
 }
 
-async function handle(ctx: RequestContext, req: DeleteTopicsRequest, services: BrokerServices): Promise<DeleteTopicsResponse> {
+async function handle(
+  ctx: RequestContext,
+  req: DeleteTopicsRequest,
+  services: BrokerServices,
+): Promise<DeleteTopicsResponse> {
   const v = ctx.apiVersion;
   if (!services.config.getBoolean('delete.topic.enable')) {
     // The controller throws before looking at topics; the request's error response names them all.
-    const [code, message] = v < 3 ? [ErrorCode.INVALID_REQUEST, 'Topic deletion is disabled.'] : [ErrorCode.TOPIC_DELETION_DISABLED, null];
+    const [code, message] =
+      v < 3 ? [ErrorCode.INVALID_REQUEST, 'Topic deletion is disabled.'] : [ErrorCode.TOPIC_DELETION_DISABLED, null];
     return {
       throttleTimeMs: 0,
-      responses: requestedTopics(req, v).map((t) => ({ name: t.name, topicId: t.topicId, errorCode: code, errorMessage: v >= 5 ? message : null })),
+      responses: requestedTopics(req, v).map((t) => ({
+        name: t.name,
+        topicId: t.topicId,
+        errorCode: code,
+        errorMessage: v >= 5 ? message : null,
+      })),
     };
   }
-  const results = await controllerOf(services).deleteTopics(v >= 6 ? { topics: requestedTopics(req, v) } : { topicNames: req.topicNames });
+  const results = await controllerOf(services).deleteTopics(
+    v >= 6 ? { topics: requestedTopics(req, v) } : { topicNames: req.topicNames },
+  );
   return {
     throttleTimeMs: 0,
     responses: results.map((r) => ({

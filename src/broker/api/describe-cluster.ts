@@ -4,21 +4,33 @@
 // On controller listeners (KIP-919, endpoint type CONTROLLER): the registered controllers on the
 // listener and the active controller (ControllerApis.handleDescribeCluster).
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { DescribeClusterRequest, DescribeClusterResponse } from '../../protocol/generated/protocol/DescribeCluster.js';
+import type {
+  DescribeClusterRequest,
+  DescribeClusterResponse,
+} from '../../protocol/generated/protocol/DescribeCluster.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { mv } from '../metadata/features.js';
 import type { MetadataImage } from '../metadata/image.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
-import { AUTHORIZED_OPERATIONS_OMITTED, CLUSTER_AUTHORIZED_OPERATIONS, aliveBrokerNodes, imageOf, randomAliveBrokerId } from './admin-support.js';
+import {
+  AUTHORIZED_OPERATIONS_OMITTED,
+  CLUSTER_AUTHORIZED_OPERATIONS,
+  aliveBrokerNodes,
+  imageOf,
+  randomAliveBrokerId,
+} from './admin-support.js';
 
 /** DescribeClusterRequest EndpointType ids. */
 export const EndpointType = { UNKNOWN: 0, BROKER: 1, CONTROLLER: 2 } as const;
 const ENDPOINT_TYPE_NAMES = ['UNKNOWN', 'BROKER', 'CONTROLLER'];
 
 /** The controllers registered with an endpoint on `listener` (ControllerRegistrationsPublisher.describeClusterControllers). */
-function controllerNodes(image: MetadataImage, listener: string): { id: number; host: string; port: number; rack: string | null }[] {
+function controllerNodes(
+  image: MetadataImage,
+  listener: string,
+): { id: number; host: string; port: number; rack: string | null }[] {
   const out = [];
   for (const c of image.controllers.values()) {
     const e = c.endpoints.find((x) => x.name === listener);
@@ -33,25 +45,41 @@ function handle(ctx: RequestContext, req: DescribeClusterRequest, services: Brok
   const expected = onController ? EndpointType.CONTROLLER : EndpointType.BROKER;
   if (onController && !mv.isControllerRegistrationSupported(imageOf(services).metadataVersion)) {
     return {
-      throttleTimeMs: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: 'Direct-to-controller communication is not supported with the current MetadataVersion.',
-      endpointType: EndpointType.BROKER, clusterId: '', controllerId: -1, brokers: [], clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.UNSUPPORTED_VERSION,
+      errorMessage: 'Direct-to-controller communication is not supported with the current MetadataVersion.',
+      endpointType: EndpointType.BROKER,
+      clusterId: '',
+      controllerId: -1,
+      brokers: [],
+      clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
     };
   }
   const requested = v >= 1 ? req.endpointType : EndpointType.BROKER;
   const base: DescribeClusterResponse = {
-    throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, endpointType: v >= 1 ? expected : EndpointType.BROKER,
-    clusterId: services.clusterId, controllerId: -1, brokers: [], clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+    throttleTimeMs: 0,
+    errorCode: ErrorCode.NONE,
+    errorMessage: null,
+    endpointType: v >= 1 ? expected : EndpointType.BROKER,
+    clusterId: services.clusterId,
+    controllerId: -1,
+    brokers: [],
+    clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
   };
   if (requested !== EndpointType.BROKER && requested !== EndpointType.CONTROLLER) {
     return {
-      ...base, clusterId: '', endpointType: EndpointType.BROKER,
+      ...base,
+      clusterId: '',
+      endpointType: EndpointType.BROKER,
       errorCode: v === 0 ? ErrorCode.INVALID_REQUEST : ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
       errorMessage: `Unsupported endpoint type ${requested}`,
     };
   }
   if (requested !== expected) {
     return {
-      ...base, clusterId: '', endpointType: EndpointType.BROKER,
+      ...base,
+      clusterId: '',
+      endpointType: EndpointType.BROKER,
       errorCode: v === 0 ? ErrorCode.INVALID_REQUEST : ErrorCode.MISMATCHED_ENDPOINT_TYPE,
       errorMessage: `The request was sent to an endpoint of type ${ENDPOINT_TYPE_NAMES[expected]}, but we wanted an endpoint of type ${ENDPOINT_TYPE_NAMES[requested]}`,
     };
@@ -64,7 +92,9 @@ function handle(ctx: RequestContext, req: DescribeClusterRequest, services: Brok
     // The controller id is only reported when it is one of the listed nodes.
     controllerId: brokers.some((b) => b.id === controllerId) ? controllerId : -1,
     brokers: brokers.map((b) => ({ brokerId: b.id, host: b.host, port: b.port, rack: b.rack, isFenced: false })),
-    clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? CLUSTER_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED,
+    clusterAuthorizedOperations: req.includeClusterAuthorizedOperations
+      ? CLUSTER_AUTHORIZED_OPERATIONS
+      : AUTHORIZED_OPERATIONS_OMITTED,
   };
 }
 

@@ -3,13 +3,20 @@
 // documentation (v3+, documentation when asked), as Kafka's ConfigHelper describes them.
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type {
-  DescribeConfigsRequest, DescribeConfigsRequestDescribeConfigsResource, DescribeConfigsResponse,
-  DescribeConfigsResponseDescribeConfigsResourceResult, DescribeConfigsResponseDescribeConfigsResult,
+  DescribeConfigsRequest,
+  DescribeConfigsRequestDescribeConfigsResource,
+  DescribeConfigsResponse,
+  DescribeConfigsResponseDescribeConfigsResourceResult,
+  DescribeConfigsResponseDescribeConfigsResult,
 } from '../../protocol/generated/protocol/DescribeConfigs.js';
 import { ErrorCode, errorInfo, KafkaError } from '../../protocol/errors.js';
 import { BROKER_CONFIGS, convertToString, parseConfigValue, type ConfigValue } from '../config/definitions.js';
 import {
-  CONFIG_SOURCE, CONFIG_TYPE_ID, brokerSynonymEntries, effectiveTopicConfig, type ConfigSynonymEntry,
+  CONFIG_SOURCE,
+  CONFIG_TYPE_ID,
+  brokerSynonymEntries,
+  effectiveTopicConfig,
+  type ConfigSynonymEntry,
 } from '../config/topic-configs.js';
 import { ConfigResourceType, type MetadataImage } from '../metadata/image.js';
 import type { BrokerServices } from '../services.js';
@@ -30,19 +37,29 @@ const fail = (message: string): never => {
   throw new KafkaError(ErrorCode.INVALID_REQUEST, message);
 };
 
-function entry(o: Options, e: {
-  name: string; value: string | null; source: number; sensitive: boolean; readOnly: boolean;
-  synonyms?: readonly ConfigSynonymEntry[]; type?: number; doc?: string | null;
-}): Entry {
+function entry(
+  o: Options,
+  e: {
+    name: string;
+    value: string | null;
+    source: number;
+    sensitive: boolean;
+    readOnly: boolean;
+    synonyms?: readonly ConfigSynonymEntry[];
+    type?: number;
+    doc?: string | null;
+  },
+): Entry {
   return {
     name: e.name,
     value: e.value,
     readOnly: e.readOnly,
     configSource: e.source,
     isSensitive: e.sensitive,
-    synonyms: o.includeSynonyms && o.version >= 1
-      ? (e.synonyms ?? []).map((s) => ({ name: s.name, value: s.value, source: CONFIG_SOURCE[s.source] }))
-      : [],
+    synonyms:
+      o.includeSynonyms && o.version >= 1
+        ? (e.synonyms ?? []).map((s) => ({ name: s.name, value: s.value, source: CONFIG_SOURCE[s.source] }))
+        : [],
     configType: o.version >= 3 ? (e.type ?? 0) : 0,
     documentation: o.version >= 3 && o.includeDocumentation ? (e.doc ?? null) : null,
   };
@@ -55,23 +72,38 @@ function describeTopic(name: string, image: MetadataImage, services: BrokerServi
   if (reason !== null) throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic name is invalid: ${reason}`);
   if (!image.topicsByName.has(name)) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
   const eff = effectiveTopicConfig(services.config, image.topicConfigs(name), {
-    perBroker: usableDynamic(image.brokerConfigs(services.nodeId), true), clusterDefault: usableDynamic(image.brokerConfigs(''), false),
+    perBroker: usableDynamic(image.brokerConfigs(services.nodeId), true),
+    clusterDefault: usableDynamic(image.brokerConfigs(''), false),
   });
-  return [...eff.values()].map((e) => entry(o, {
-    name: e.name, value: e.value, source: CONFIG_SOURCE[e.source], sensitive: e.isSensitive, readOnly: e.readOnly,
-    synonyms: e.synonyms, type: CONFIG_TYPE_ID[e.type], doc: e.documentation,
-  }));
+  return [...eff.values()].map((e) =>
+    entry(o, {
+      name: e.name,
+      value: e.value,
+      source: CONFIG_SOURCE[e.source],
+      sensitive: e.isSensitive,
+      readOnly: e.readOnly,
+      synonyms: e.synonyms,
+      type: CONFIG_TYPE_ID[e.type],
+      doc: e.documentation,
+    }),
+  );
 }
 
 // ------------------------------------------------------------------ BROKER
 
 function brokerIdOf(name: string): number {
-  if (!/^[+-]?\d+$/.test(name) || Math.abs(Number(name)) > 2147483647) fail(`Broker id must be an integer, but it is: ${name}`);
+  if (!/^[+-]?\d+$/.test(name) || Math.abs(Number(name)) > 2147483647)
+    fail(`Broker id must be an integer, but it is: ${name}`);
   return Number(name);
 }
 
 /** The value a broker key has now: per-broker dynamic > cluster dynamic default > static > default. */
-function currentBrokerValue(name: string, services: BrokerServices, perBroker: ReadonlyMap<string, string>, clusterDefault: ReadonlyMap<string, string>): ConfigValue {
+function currentBrokerValue(
+  name: string,
+  services: BrokerServices,
+  perBroker: ReadonlyMap<string, string>,
+  clusterDefault: ReadonlyMap<string, string>,
+): ConfigValue {
   const key = BROKER_CONFIGS.get(name)!;
   if (key.dynamic) {
     const layers = key.dynamic === 'per-broker' ? [perBroker] : [perBroker, clusterDefault];
@@ -90,10 +122,12 @@ function currentBrokerValue(name: string, services: BrokerServices, perBroker: R
 
 /** DynamicBrokerConfig.fromPersistentProps: stored dynamic configs minus keys that cannot be dynamic there. */
 function usableDynamic(stored: ReadonlyMap<string, string>, perBroker: boolean): Map<string, string> {
-  return new Map([...stored].filter(([n]) => {
-    const key = BROKER_CONFIGS.get(n);
-    return !key || (key.dynamic !== undefined && (perBroker || key.dynamic !== 'per-broker'));
-  }));
+  return new Map(
+    [...stored].filter(([n]) => {
+      const key = BROKER_CONFIGS.get(n);
+      return !key || (key.dynamic !== undefined && (perBroker || key.dynamic !== 'per-broker'));
+    }),
+  );
 }
 
 function describeBroker(name: string, image: MetadataImage, services: BrokerServices, o: Options): Entry[] {
@@ -106,15 +140,24 @@ function describeBroker(name: string, image: MetadataImage, services: BrokerServ
     return [...clusterDyn].map(([n, v]) => {
       const key = BROKER_CONFIGS.get(n);
       const sensitive = !key || key.type === 'password';
-      const synonyms = brokerSynonymEntries(n, static_, dyn, sensitive).filter((s) => s.source === 'DYNAMIC_DEFAULT_BROKER_CONFIG');
+      const synonyms = brokerSynonymEntries(n, static_, dyn, sensitive).filter(
+        (s) => s.source === 'DYNAMIC_DEFAULT_BROKER_CONFIG',
+      );
       return entry(o, {
-        name: n, value: sensitive ? null : v, source: synonyms.length ? CONFIG_SOURCE[synonyms[0]!.source] : CONFIG_SOURCE.DEFAULT_CONFIG,
-        sensitive, readOnly: !key?.dynamic, synonyms, type: key ? CONFIG_TYPE_ID[key.type] : 0, doc: key?.doc ?? null,
+        name: n,
+        value: sensitive ? null : v,
+        source: synonyms.length ? CONFIG_SOURCE[synonyms[0]!.source] : CONFIG_SOURCE.DEFAULT_CONFIG,
+        sensitive,
+        readOnly: !key?.dynamic,
+        synonyms,
+        type: key ? CONFIG_TYPE_ID[key.type] : 0,
+        doc: key?.doc ?? null,
       });
     });
   }
   const id = brokerIdOf(name);
-  if (id !== services.nodeId) fail(`Unexpected broker id, expected ${services.nodeId} or empty string, but received ${name}`);
+  if (id !== services.nodeId)
+    fail(`Unexpected broker id, expected ${services.nodeId} or empty string, but received ${name}`);
   // KafkaConfig: originals (unknown keys included, as written) plus every non-internal key's value.
   const names = new Set<string>();
   for (const n of services.config.originals.keys()) names.add(n);
@@ -124,12 +167,22 @@ function describeBroker(name: string, image: MetadataImage, services: BrokerServ
     const key = BROKER_CONFIGS.get(n);
     // An unknown key has no type, so Kafka treats it as sensitive.
     const sensitive = !key || key.type === 'password';
-    const value = sensitive ? null : convertToString(currentBrokerValue(n, services, perBrokerDyn, clusterDyn), key!.type);
+    const value = sensitive
+      ? null
+      : convertToString(currentBrokerValue(n, services, perBrokerDyn, clusterDyn), key!.type);
     const synonyms = brokerSynonymEntries(n, static_, dyn, sensitive);
-    out.push(entry(o, {
-      name: n, value, source: synonyms.length ? CONFIG_SOURCE[synonyms[0]!.source] : CONFIG_SOURCE.DEFAULT_CONFIG,
-      sensitive, readOnly: !key?.dynamic, synonyms, type: key ? CONFIG_TYPE_ID[key.type] : 0, doc: key?.doc ?? null,
-    }));
+    out.push(
+      entry(o, {
+        name: n,
+        value,
+        source: synonyms.length ? CONFIG_SOURCE[synonyms[0]!.source] : CONFIG_SOURCE.DEFAULT_CONFIG,
+        sensitive,
+        readOnly: !key?.dynamic,
+        synonyms,
+        type: key ? CONFIG_TYPE_ID[key.type] : 0,
+        doc: key?.doc ?? null,
+      }),
+    );
   }
   return out;
 }
@@ -138,26 +191,66 @@ function describeBroker(name: string, image: MetadataImage, services: BrokerServ
 
 function describeLoggers(name: string, services: BrokerServices, o: Options): Entry[] {
   if (name === '') fail('Broker id must not be empty');
-  if (brokerIdOf(name) !== services.nodeId) fail(`Unexpected broker id, expected ${services.nodeId} but received ${name}`);
-  return brokerLoggersOf(services).all().map(([n, level]) => entry(o, {
-    name: n, value: level, source: CONFIG_SOURCE.DYNAMIC_BROKER_LOGGER_CONFIG, sensitive: false, readOnly: false,
-  }));
+  if (brokerIdOf(name) !== services.nodeId)
+    fail(`Unexpected broker id, expected ${services.nodeId} but received ${name}`);
+  return brokerLoggersOf(services)
+    .all()
+    .map(([n, level]) =>
+      entry(o, {
+        name: n,
+        value: level,
+        source: CONFIG_SOURCE.DYNAMIC_BROKER_LOGGER_CONFIG,
+        sensitive: false,
+        readOnly: false,
+      }),
+    );
 }
 
 function describeClientMetrics(name: string, image: MetadataImage, o: Options): Entry[] {
   if (name === '') fail('Client metrics subscription name must not be empty');
-  return [...image.configsOf(ConfigResourceType.ClientMetrics, name)].map(([n, v]) => entry(o, {
-    name: n, value: v, source: CONFIG_SOURCE.CLIENT_METRICS_CONFIG, sensitive: false, readOnly: false,
-  }));
+  return [...image.configsOf(ConfigResourceType.ClientMetrics, name)].map(([n, v]) =>
+    entry(o, {
+      name: n,
+      value: v,
+      source: CONFIG_SOURCE.CLIENT_METRICS_CONFIG,
+      sensitive: false,
+      readOnly: false,
+    }),
+  );
 }
 
 /** GroupConfig keys: [name, broker key supplying the default, default, doc]. */
 const GROUP_CONFIGS: ReadonlyArray<readonly [string, string, number, string]> = [
-  ['consumer.heartbeat.interval.ms', 'group.consumer.heartbeat.interval.ms', 5000, 'The heartbeat interval given to the members of a consumer group.'],
-  ['consumer.session.timeout.ms', 'group.consumer.session.timeout.ms', 45000, 'The timeout to detect client failures when using the consumer group protocol.'],
-  ['share.heartbeat.interval.ms', 'group.share.heartbeat.interval.ms', 5000, 'The heartbeat interval given to the members of a share group.'],
-  ['share.record.lock.duration.ms', 'group.share.record.lock.duration.ms', 30000, 'The record acquisition lock duration in milliseconds for share groups.'],
-  ['share.session.timeout.ms', 'group.share.session.timeout.ms', 45000, 'The timeout to detect client failures when using the share group protocol.'],
+  [
+    'consumer.heartbeat.interval.ms',
+    'group.consumer.heartbeat.interval.ms',
+    5000,
+    'The heartbeat interval given to the members of a consumer group.',
+  ],
+  [
+    'consumer.session.timeout.ms',
+    'group.consumer.session.timeout.ms',
+    45000,
+    'The timeout to detect client failures when using the consumer group protocol.',
+  ],
+  [
+    'share.heartbeat.interval.ms',
+    'group.share.heartbeat.interval.ms',
+    5000,
+    'The heartbeat interval given to the members of a share group.',
+  ],
+  [
+    'share.record.lock.duration.ms',
+    'group.share.record.lock.duration.ms',
+    30000,
+    'The record acquisition lock duration in milliseconds for share groups.',
+  ],
+  [
+    'share.session.timeout.ms',
+    'group.share.session.timeout.ms',
+    45000,
+    'The timeout to detect client failures when using the share group protocol.',
+  ],
 ];
 
 function describeGroup(name: string, image: MetadataImage, services: BrokerServices, o: Options): Entry[] {
@@ -168,30 +261,53 @@ function describeGroup(name: string, image: MetadataImage, services: BrokerServi
     const value = own ?? (BROKER_CONFIGS.has(brokerKey) ? String(services.config.get(brokerKey)) : String(dflt));
     const source = own !== undefined ? 'GROUP_CONFIG' : 'DEFAULT_CONFIG';
     return entry(o, {
-      name: n, value, source: CONFIG_SOURCE[source], sensitive: false, readOnly: false,
-      synonyms: [{ name: n, value, source }], type: CONFIG_TYPE_ID.int, doc,
+      name: n,
+      value,
+      source: CONFIG_SOURCE[source],
+      sensitive: false,
+      readOnly: false,
+      synonyms: [{ name: n, value, source }],
+      type: CONFIG_TYPE_ID.int,
+      doc,
     });
   });
 }
 
 // ------------------------------------------------------------------ request
 
-function describe(r: DescribeConfigsRequestDescribeConfigsResource, image: MetadataImage, services: BrokerServices, o: Options): Result {
+function describe(
+  r: DescribeConfigsRequestDescribeConfigsResource,
+  image: MetadataImage,
+  services: BrokerServices,
+  o: Options,
+): Result {
   const base = { resourceType: r.resourceType, resourceName: r.resourceName };
   try {
     let entries: Entry[] | number;
     switch (r.resourceType) {
-      case ConfigResourceType.Topic: entries = describeTopic(r.resourceName, image, services, o); break;
-      case ConfigResourceType.Broker: entries = describeBroker(r.resourceName, image, services, o); break;
-      case ConfigResourceType.BrokerLogger: entries = describeLoggers(r.resourceName, services, o); break;
-      case ConfigResourceType.ClientMetrics: entries = describeClientMetrics(r.resourceName, image, o); break;
-      case ConfigResourceType.Group: entries = describeGroup(r.resourceName, image, services, o); break;
-      default: throw new KafkaError(ErrorCode.INVALID_REQUEST, `Unsupported resource type: ${r.resourceType}`);
+      case ConfigResourceType.Topic:
+        entries = describeTopic(r.resourceName, image, services, o);
+        break;
+      case ConfigResourceType.Broker:
+        entries = describeBroker(r.resourceName, image, services, o);
+        break;
+      case ConfigResourceType.BrokerLogger:
+        entries = describeLoggers(r.resourceName, services, o);
+        break;
+      case ConfigResourceType.ClientMetrics:
+        entries = describeClientMetrics(r.resourceName, image, o);
+        break;
+      case ConfigResourceType.Group:
+        entries = describeGroup(r.resourceName, image, services, o);
+        break;
+      default:
+        throw new KafkaError(ErrorCode.INVALID_REQUEST, `Unsupported resource type: ${r.resourceType}`);
     }
     if (typeof entries === 'number') return { ...base, errorCode: entries, errorMessage: null, configs: [] };
     const keys = r.configurationKeys;
-    const configs = (keys === null || keys.length === 0 ? entries : entries.filter((e) => keys.includes(e.name)))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const configs = (keys === null || keys.length === 0 ? entries : entries.filter((e) => keys.includes(e.name))).sort(
+      (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    );
     return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, configs };
   } catch (e) {
     const err = errorOf(e);
@@ -199,8 +315,13 @@ function describe(r: DescribeConfigsRequestDescribeConfigsResource, image: Metad
   }
 }
 
-const KNOWN_TYPES = new Set<number>([ConfigResourceType.Topic, ConfigResourceType.Broker, ConfigResourceType.BrokerLogger,
-  ConfigResourceType.ClientMetrics, ConfigResourceType.Group]);
+const KNOWN_TYPES = new Set<number>([
+  ConfigResourceType.Topic,
+  ConfigResourceType.Broker,
+  ConfigResourceType.BrokerLogger,
+  ConfigResourceType.ClientMetrics,
+  ConfigResourceType.Group,
+]);
 
 function handle(ctx: RequestContext, req: DescribeConfigsRequest, services: BrokerServices): DescribeConfigsResponse {
   // An unknown resource type fails the whole request (InvalidRequestException while authorizing).
@@ -208,10 +329,20 @@ function handle(ctx: RequestContext, req: DescribeConfigsRequest, services: Brok
     const message = errorInfo(ErrorCode.INVALID_REQUEST).message;
     return {
       throttleTimeMs: 0,
-      results: req.resources.map((r) => ({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: message, resourceType: r.resourceType, resourceName: r.resourceName, configs: [] })),
+      results: req.resources.map((r) => ({
+        errorCode: ErrorCode.INVALID_REQUEST,
+        errorMessage: message,
+        resourceType: r.resourceType,
+        resourceName: r.resourceName,
+        configs: [],
+      })),
     };
   }
-  const o: Options = { version: ctx.apiVersion, includeSynonyms: req.includeSynonyms, includeDocumentation: req.includeDocumentation };
+  const o: Options = {
+    version: ctx.apiVersion,
+    includeSynonyms: req.includeSynonyms,
+    includeDocumentation: req.includeDocumentation,
+  };
   const image = imageOf(services);
   return { throttleTimeMs: 0, results: req.resources.map((r) => describe(r, image, services, o)) };
 }

@@ -15,7 +15,10 @@ const GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 8) | (1 << 6) | (1 << 10) |
 async function handle(ctx: RequestContext, req: DescribeGroupsRequest, services: BrokerServices): Promise<unknown> {
   const coordinator = await groupCoordinatorOf(services);
   const described = await coordinator.describeGroups(req.groups);
-  const ops = ctx.apiVersion >= 3 && req.includeAuthorizedOperations ? GROUP_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED;
+  const ops =
+    ctx.apiVersion >= 3 && req.includeAuthorizedOperations
+      ? GROUP_AUTHORIZED_OPERATIONS
+      : AUTHORIZED_OPERATIONS_OMITTED;
   return { throttleTimeMs: 0, groups: described.map((g) => ({ ...g, authorizedOperations: ops })) };
 }
 

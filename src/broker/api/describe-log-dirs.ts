@@ -5,7 +5,10 @@ import { statfs } from 'node:fs/promises';
 import * as path from 'node:path';
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type {
-  DescribeLogDirsRequest, DescribeLogDirsResponse, DescribeLogDirsResponseDescribeLogDirsResult, DescribeLogDirsResponseDescribeLogDirsTopic,
+  DescribeLogDirsRequest,
+  DescribeLogDirsResponse,
+  DescribeLogDirsResponseDescribeLogDirsResult,
+  DescribeLogDirsResponseDescribeLogDirsTopic,
 } from '../../protocol/generated/protocol/DescribeLogDirs.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
@@ -28,13 +31,18 @@ const LONG_MAX = 9223372036854775807n;
 
 /** The partition logs of this broker: `replicas.logManager.allLogs()` or `replicas.allLogs()`. */
 export function localLogs(services: BrokerServices): DescribableLog[] {
-  const r = services.replicas as { logManager?: { allLogs?: () => DescribableLog[] }; allLogs?: () => DescribableLog[] } | null | undefined;
+  const r = services.replicas as
+    { logManager?: { allLogs?: () => DescribableLog[] }; allLogs?: () => DescribableLog[] } | null | undefined;
   if (r?.logManager && typeof r.logManager.allLogs === 'function') return r.logManager.allLogs();
   if (r && typeof r.allLogs === 'function') return r.allLogs();
   return [];
 }
 
-async function describeDir(dir: string, logs: readonly DescribableLog[], wanted: ((topic: string, partition: number) => boolean)): Promise<DescribeLogDirsResponseDescribeLogDirsResult> {
+async function describeDir(
+  dir: string,
+  logs: readonly DescribableLog[],
+  wanted: (topic: string, partition: number) => boolean,
+): Promise<DescribeLogDirsResponseDescribeLogDirsResult> {
   let totalBytes: bigint;
   let usableBytes: bigint;
   try {
@@ -43,7 +51,14 @@ async function describeDir(dir: string, logs: readonly DescribableLog[], wanted:
     usableBytes = s.bavail * s.bsize;
   } catch {
     // An unreadable directory is what Kafka calls an offline log dir.
-    return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, logDir: dir, topics: [], totalBytes: -1n, usableBytes: -1n, isCordoned: false };
+    return {
+      errorCode: ErrorCode.KAFKA_STORAGE_ERROR,
+      logDir: dir,
+      topics: [],
+      totalBytes: -1n,
+      usableBytes: -1n,
+      isCordoned: false,
+    };
   }
   const byTopic = new Map<string, DescribeLogDirsResponseDescribeLogDirsTopic>();
   for (const log of logs) {
@@ -52,17 +67,31 @@ async function describeDir(dir: string, logs: readonly DescribableLog[], wanted:
     if (!t) byTopic.set(log.topic, (t = { name: log.topic, partitions: [] }));
     // Lag of a current (non-future) replica: how far its end is behind the high watermark, never negative.
     const lag = log.highWatermark === undefined ? 0 : Math.max(log.highWatermark - log.logEndOffset, 0);
-    t.partitions.push({ partitionIndex: log.partition, partitionSize: BigInt(log.size), offsetLag: BigInt(lag), isFutureKey: false });
+    t.partitions.push({
+      partitionIndex: log.partition,
+      partitionSize: BigInt(log.size),
+      offsetLag: BigInt(lag),
+      isFutureKey: false,
+    });
   }
   const topics = [...byTopic.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const t of topics) t.partitions.sort((a, b) => a.partitionIndex - b.partitionIndex);
   const clamp = (n: bigint): bigint => (n < 0n || n > LONG_MAX ? LONG_MAX : n);
   return {
-    errorCode: ErrorCode.NONE, logDir: dir, topics, totalBytes: clamp(totalBytes), usableBytes: clamp(usableBytes), isCordoned: false,
+    errorCode: ErrorCode.NONE,
+    logDir: dir,
+    topics,
+    totalBytes: clamp(totalBytes),
+    usableBytes: clamp(usableBytes),
+    isCordoned: false,
   };
 }
 
-async function handle(_ctx: RequestContext, req: DescribeLogDirsRequest, services: BrokerServices): Promise<DescribeLogDirsResponse> {
+async function handle(
+  _ctx: RequestContext,
+  req: DescribeLogDirsRequest,
+  services: BrokerServices,
+): Promise<DescribeLogDirsResponse> {
   let wanted: (topic: string, partition: number) => boolean;
   if (req.topics === null) {
     wanted = () => true;
@@ -73,7 +102,15 @@ async function handle(_ctx: RequestContext, req: DescribeLogDirsRequest, service
   }
   const dirs = [...new Set(services.config.logDirs.map((d) => path.resolve(d)))];
   const logs = localLogs(services);
-  const results = await Promise.all(dirs.map((dir) => describeDir(dir, logs.filter((l) => path.resolve(path.dirname(l.dir)) === dir), wanted)));
+  const results = await Promise.all(
+    dirs.map((dir) =>
+      describeDir(
+        dir,
+        logs.filter((l) => path.resolve(path.dirname(l.dir)) === dir),
+        wanted,
+      ),
+    ),
+  );
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, results };
 }
 

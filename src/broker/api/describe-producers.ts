@@ -32,7 +32,10 @@ function handle(_ctx: RequestContext, req: DescribeProducersRequest, services: B
   const rm = services.replicas as ReplicaManager;
   return {
     throttleTimeMs: 0,
-    topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((p) => describePartition(rm, t.name, p)) })),
+    topics: req.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitionIndexes.map((p) => describePartition(rm, t.name, p)),
+    })),
   };
 }
 

@@ -21,7 +21,11 @@ function partitionError(req: DescribeQuorumRequest, code: number): unknown {
     errorMessage: null,
     topics: req.topics.map((t) => ({
       topicName: t.topicName,
-      partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code, errorMessage: errorInfo(code).message })),
+      partitions: t.partitions.map((p) => ({
+        partitionIndex: p.partitionIndex,
+        errorCode: code,
+        errorMessage: errorInfo(code).message,
+      })),
     })),
     nodes: [],
   };
@@ -31,7 +35,12 @@ function singletonError(code: number): unknown {
   return {
     errorCode: ErrorCode.NONE,
     errorMessage: null,
-    topics: [{ topicName: METADATA_TOPIC, partitions: [{ partitionIndex: 0, errorCode: code, errorMessage: errorInfo(code).message }] }],
+    topics: [
+      {
+        topicName: METADATA_TOPIC,
+        partitions: [{ partitionIndex: 0, errorCode: code, errorMessage: errorInfo(code).message }],
+      },
+    ],
     nodes: [],
   };
 }
@@ -49,26 +58,40 @@ export function describeQuorumResponse(q: QuorumDescription, version: number): u
   return {
     errorCode: ErrorCode.NONE,
     errorMessage: null,
-    topics: [{
-      topicName: METADATA_TOPIC,
-      partitions: [{
-        partitionIndex: 0,
-        errorCode: ErrorCode.NONE,
-        errorMessage: null,
-        leaderId: q.leaderId,
-        leaderEpoch: q.leaderEpoch,
-        highWatermark: BigInt(q.highWatermark),
-        currentVoters: q.currentVoters.map((r) => replica(r, version)),
-        observers: q.observers.map((r) => replica(r, version)),
-      }],
-    }],
-    nodes: version >= 2 ? q.nodes.map((n) => ({ nodeId: n.nodeId, listeners: n.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port })) })) : [],
+    topics: [
+      {
+        topicName: METADATA_TOPIC,
+        partitions: [
+          {
+            partitionIndex: 0,
+            errorCode: ErrorCode.NONE,
+            errorMessage: null,
+            leaderId: q.leaderId,
+            leaderEpoch: q.leaderEpoch,
+            highWatermark: BigInt(q.highWatermark),
+            currentVoters: q.currentVoters.map((r) => replica(r, version)),
+            observers: q.observers.map((r) => replica(r, version)),
+          },
+        ],
+      },
+    ],
+    nodes:
+      version >= 2
+        ? q.nodes.map((n) => ({
+            nodeId: n.nodeId,
+            listeners: n.listeners.map((l) => ({ name: l.name, host: l.host, port: l.port })),
+          }))
+        : [],
   };
 }
 
 function handle(ctx: RequestContext, req: DescribeQuorumRequest, services: BrokerServices): unknown {
   const t = req.topics;
-  const valid = t.length === 1 && t[0]!.topicName === METADATA_TOPIC && t[0]!.partitions.length === 1 && t[0]!.partitions[0]!.partitionIndex === 0;
+  const valid =
+    t.length === 1 &&
+    t[0]!.topicName === METADATA_TOPIC &&
+    t[0]!.partitions.length === 1 &&
+    t[0]!.partitions[0]!.partitionIndex === 0;
   if (!valid) return partitionError(req, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   const controller = controllerOf(services);
   if (!controller || !controller.isActive()) return singletonError(ErrorCode.NOT_LEADER_OR_FOLLOWER);
@@ -81,5 +104,10 @@ export const handler: ApiHandler<BrokerServices> = {
   maxVersion: 2,
   listeners: ['broker', 'controller'],
   handle,
-  errorResponse: (_ctx, _req, errorCode) => ({ errorCode, errorMessage: errorInfo(errorCode).message, topics: [], nodes: [] }),
+  errorResponse: (_ctx, _req, errorCode) => ({
+    errorCode,
+    errorMessage: errorInfo(errorCode).message,
+    topics: [],
+    nodes: [],
+  }),
 };

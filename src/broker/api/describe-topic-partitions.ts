@@ -3,7 +3,10 @@
 // KRaftMetadataCache.getTopicMetadataForDescribeTopicResponse).
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type {
-  DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse, DescribeTopicPartitionsResponsePartition, DescribeTopicPartitionsResponseTopic,
+  DescribeTopicPartitionsRequest,
+  DescribeTopicPartitionsResponse,
+  DescribeTopicPartitionsResponsePartition,
+  DescribeTopicPartitionsResponseTopic,
 } from '../../protocol/generated/protocol/DescribeTopicPartitions.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { MetadataImage } from '../metadata/image.js';
@@ -11,7 +14,13 @@ import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { errorResponseFor, genericErrorResponse } from './error-responses.js';
 import {
-  TOPIC_AUTHORIZED_OPERATIONS, ZERO_UUID, imageOf, invalidTopicReason, isInternalTopic, leaderOnListener, offlineReplicas,
+  TOPIC_AUTHORIZED_OPERATIONS,
+  ZERO_UUID,
+  imageOf,
+  invalidTopicReason,
+  isInternalTopic,
+  leaderOnListener,
+  offlineReplicas,
 } from './admin-support.js';
 
 type Topic = DescribeTopicPartitionsResponseTopic;
@@ -21,7 +30,13 @@ type Partition = DescribeTopicPartitionsResponsePartition;
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Partitions [start, start + max) of an existing topic, and the next index (-1: none left). */
-function partitionsOf(image: MetadataImage, name: string, listener: string, start: number, max: number): { partitions: Partition[]; next: number } {
+function partitionsOf(
+  image: MetadataImage,
+  name: string,
+  listener: string,
+  start: number,
+  max: number,
+): { partitions: Partition[]; next: number } {
   const topic = image.topic(name)!;
   const count = topic.partitions.size;
   const upper = Math.min(count, start + max);
@@ -59,7 +74,10 @@ function handle(ctx: RequestContext, req: DescribeTopicPartitionsRequest, servic
   if (cursor && cursor.partitionIndex < 0) {
     return errorResponseFor(ApiKey.DescribeTopicPartitions, req, ErrorCode.INVALID_REQUEST, ctx.apiVersion);
   }
-  const limit = Math.max(Math.min(services.config.getInt('max.request.partition.size.limit'), req.responsePartitionLimit), 1);
+  const limit = Math.max(
+    Math.min(services.config.getInt('max.request.partition.size.limit'), req.responsePartitionLimit),
+    1,
+  );
   const topics: Topic[] = [];
   const response: DescribeTopicPartitionsResponse = { throttleTimeMs: 0, topics, nextCursor: null };
   let remaining = limit;
@@ -73,15 +91,30 @@ function handle(ctx: RequestContext, req: DescribeTopicPartitionsRequest, servic
     if (topic) {
       const start = cursor && name === cursorTopic ? cursor.partitionIndex : 0;
       const { partitions, next } = partitionsOf(image, name, ctx.listenerName, start, remaining);
-      topics.push({ errorCode: ErrorCode.NONE, name, topicId: topic.id, isInternal: isInternalTopic(name), partitions, topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS });
+      topics.push({
+        errorCode: ErrorCode.NONE,
+        name,
+        topicId: topic.id,
+        isInternal: isInternalTopic(name),
+        partitions,
+        topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS,
+      });
       if (next !== -1) {
         response.nextCursor = { topicName: name, partitionIndex: next };
         break;
       }
       remaining -= partitions.length;
     } else if (!fetchAll) {
-      const error = invalidTopicReason(name) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION;
-      topics.push({ errorCode: error, name, topicId: ZERO_UUID, isInternal: isInternalTopic(name), partitions: [], topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS });
+      const error =
+        invalidTopicReason(name) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION;
+      topics.push({
+        errorCode: error,
+        name,
+        topicId: ZERO_UUID,
+        isInternal: isInternalTopic(name),
+        partitions: [],
+        topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS,
+      });
     }
   }
   return response;

@@ -8,7 +8,11 @@ import { txnCoordinatorOf } from '../txn/broker-glue.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 
-async function handle(_ctx: RequestContext, req: DescribeTransactionsRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  _ctx: RequestContext,
+  req: DescribeTransactionsRequest,
+  services: BrokerServices,
+): Promise<unknown> {
   const { coordinator } = await txnCoordinatorOf(services);
   return {
     throttleTimeMs: 0,

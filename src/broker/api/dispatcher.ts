@@ -5,7 +5,13 @@
 // answered as v0 (KIP-511). A handler that throws gets its errorResponse(UNKNOWN_SERVER_ERROR).
 import { Reader } from '../../protocol/codec/reader.js';
 import { ApiKey } from '../../protocol/generated/apis.js';
-import { apiSpec, decodeRequest, encodeResponse, peekRequestHeader, requestHeaderVersion } from '../../protocol/frame.js';
+import {
+  apiSpec,
+  decodeRequest,
+  encodeResponse,
+  peekRequestHeader,
+  requestHeaderVersion,
+} from '../../protocol/frame.js';
 import { readRequestHeader, type RequestHeader } from '../../protocol/generated/protocol/RequestHeader.js';
 import type { ApiVersionsRequest } from '../../protocol/generated/protocol/ApiVersions.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -75,12 +81,16 @@ export class Dispatcher<Services = unknown> {
     if (apiKey === ApiKey.ApiVersions) {
       // Kafka enables every ApiVersions version: the client sends its newest and falls back.
       handler = this.registry.handlerFor(apiKey, listenerType);
-      unsupportedApiVersions = handler !== undefined && (apiVersion < handler.minVersion || apiVersion > handler.maxVersion);
+      unsupportedApiVersions =
+        handler !== undefined && (apiVersion < handler.minVersion || apiVersion > handler.maxVersion);
     } else {
       handler = this.registry.lookup(apiKey, apiVersion, listenerType);
     }
     if (!handler) {
-      return close(`received request api key ${apiName(apiKey)} with version ${apiVersion} which is not enabled on a ${listenerType} listener`, peeked);
+      return close(
+        `received request api key ${apiName(apiKey)} with version ${apiVersion} which is not enabled on a ${listenerType} listener`,
+        peeked,
+      );
     }
 
     let header: RequestHeader;
@@ -93,14 +103,26 @@ export class Dispatcher<Services = unknown> {
       } catch (e) {
         return close(`error parsing request header of ApiVersions v${apiVersion}: ${msg(e)}`, peeked);
       }
-      body = { clientSoftwareName: '', clientSoftwareVersion: '', clusterId: null, nodeId: -1 } satisfies ApiVersionsRequest;
+      body = {
+        clientSoftwareName: '',
+        clientSoftwareVersion: '',
+        clusterId: null,
+        nodeId: -1,
+      } satisfies ApiVersionsRequest;
     } else {
       try {
         ({ header, body } = decodeRequest(frame));
       } catch (e) {
-        return close(`error getting request for apiKey ${apiName(apiKey)}, apiVersion ${apiVersion}: ${msg(e)}`, peeked);
+        return close(
+          `error getting request for apiKey ${apiName(apiKey)}, apiVersion ${apiVersion}: ${msg(e)}`,
+          peeked,
+        );
       }
-      if (apiKey === ApiKey.ApiVersions && apiVersion >= 3 && isValidApiVersionsRequest(apiVersion, body as ApiVersionsRequest)) {
+      if (
+        apiKey === ApiKey.ApiVersions &&
+        apiVersion >= 3 &&
+        isValidApiVersionsRequest(apiVersion, body as ApiVersionsRequest)
+      ) {
         const r = body as ApiVersionsRequest;
         conn.clientInformation = { softwareName: r.clientSoftwareName, softwareVersion: r.clientSoftwareVersion };
       }
@@ -129,7 +151,8 @@ export class Dispatcher<Services = unknown> {
       if (e instanceof CloseConnectionError) return close(e.message, peeked);
       this.logger.error(`error handling ${describe(ctx)}: ${stack(e)}`);
       const fallback = this.errorResponse(handler, ctx, body);
-      if (fallback.kind !== 'body') return fallback.kind === 'none' ? { kind: 'noResponse', ctx } : close(fallback.reason, peeked);
+      if (fallback.kind !== 'body')
+        return fallback.kind === 'none' ? { kind: 'noResponse', ctx } : close(fallback.reason, peeked);
       response = fallback.body;
     }
     if (response === null) return { kind: 'noResponse', ctx };
@@ -149,8 +172,11 @@ export class Dispatcher<Services = unknown> {
     }
   }
 
-  private errorResponse(handler: ApiHandler<Services>, ctx: RequestContext, body: unknown):
-    { kind: 'body'; body: unknown } | { kind: 'none' } | { kind: 'fail'; reason: string } {
+  private errorResponse(
+    handler: ApiHandler<Services>,
+    ctx: RequestContext,
+    body: unknown,
+  ): { kind: 'body'; body: unknown } | { kind: 'none' } | { kind: 'fail'; reason: string } {
     try {
       const r = handler.errorResponse(ctx, body, ErrorCode.UNKNOWN_SERVER_ERROR);
       return r === null || r === undefined ? { kind: 'none' } : { kind: 'body', body: r };

@@ -13,8 +13,14 @@ import { genericErrorResponse } from './error-responses.js';
 
 async function handle(ctx: RequestContext, req: EndTxnRequest, services: BrokerServices): Promise<unknown> {
   const { coordinator } = await txnCoordinatorOf(services);
-  const r = await coordinator.handleEndTxn(req.transactionalId, Number(req.producerId), req.producerEpoch, req.committed);
-  const errorCode = ctx.apiVersion < 2 && r.errorCode === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : r.errorCode;
+  const r = await coordinator.handleEndTxn(
+    req.transactionalId,
+    Number(req.producerId),
+    req.producerEpoch,
+    req.committed,
+  );
+  const errorCode =
+    ctx.apiVersion < 2 && r.errorCode === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : r.errorCode;
   return { throttleTimeMs: 0, errorCode, producerId: BigInt(r.producerId), producerEpoch: r.producerEpoch };
 }
 

@@ -36,128 +36,305 @@ interface Shape {
 type Extra = Record<string, unknown> | ((v: number) => Record<string, unknown>);
 
 /** m('topics', 'responses', 'name=topic,topicId', [nested...], extra): a mirror in one line. */
-function m(from: string, to: string, keys: string, nested: readonly Mirror[] = [], extra?: Extra, errorField: string | null = 'errorCode'): Mirror {
-  const pairs = keys === '' ? [] : keys.split(',').map((k) => {
-    const nullToEmpty = k.endsWith('?');
-    const [dst, src] = (nullToEmpty ? k.slice(0, -1) : k).split('=') as [string, string | undefined];
-    return [dst, src ?? dst, nullToEmpty] as const;
-  });
+function m(
+  from: string,
+  to: string,
+  keys: string,
+  nested: readonly Mirror[] = [],
+  extra?: Extra,
+  errorField: string | null = 'errorCode',
+): Mirror {
+  const pairs =
+    keys === ''
+      ? []
+      : keys.split(',').map((k) => {
+          const nullToEmpty = k.endsWith('?');
+          const [dst, src] = (nullToEmpty ? k.slice(0, -1) : k).split('=') as [string, string | undefined];
+          return [dst, src ?? dst, nullToEmpty] as const;
+        });
   const ex = extra === undefined ? undefined : typeof extra === 'function' ? extra : () => extra;
   return { from, to, keys: pairs, errorField, extra: ex, nested };
 }
 const always = (mirrors: readonly Mirror[]) => (): readonly Mirror[] => mirrors;
 const never = (): boolean => false;
-const from = (min: number) => (v: number): boolean => v >= min;
+const from =
+  (min: number) =>
+  (v: number): boolean =>
+    v >= min;
 
 /** Partition-level entries that carry offsets Kafka sets to -1 on error. */
 const NO_OFFSETS = { highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n };
 const NO_NODE = { nodeId: -1, host: '', port: -1 };
-const topicPartitions = (to: string, partitionsTo: string, topicKeys = 'name', partitionKeys = 'partitionIndex'): Mirror =>
-  m('topics', to, topicKeys, [m('partitions', partitionsTo, partitionKeys)], undefined, null);
+const topicPartitions = (
+  to: string,
+  partitionsTo: string,
+  topicKeys = 'name',
+  partitionKeys = 'partitionIndex',
+): Mirror => m('topics', to, topicKeys, [m('partitions', partitionsTo, partitionKeys)], undefined, null);
 
 const SHAPES: ReadonlyMap<number, Shape> = new Map<number, Shape>([
-  [ApiKey.Produce, {
-    top: never,
-    noResponse: (req) => req?.acks === 0,
-    mirrors: always([m('topicData', 'responses', 'name', [
-      m('partitionData', 'partitionResponses', 'index', [], { baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n }),
-    ], undefined, null)]),
-  }],
-  [ApiKey.Fetch, {
-    top: from(7),
-    topExtra: (req) => ({ sessionId: req?.sessionId ?? 0 }),
-    // v13+: the top-level error is enough and no partitions are returned.
-    mirrors: (v) => (v >= 13 ? [] : [m('topics', 'responses', 'topic,topicId', [m('partitions', 'partitions', 'partitionIndex=partition', [], NO_OFFSETS)], undefined, null)]),
-  }],
-  [ApiKey.ListOffsets, {
-    top: never,
-    mirrors: always([m('topics', 'topics', 'name', [
-      m('partitions', 'partitions', 'partitionIndex', [], (v) => (v === 0 ? {} : { offset: -1n, timestamp: -1n })),
-    ], undefined, null)]),
-  }],
+  [
+    ApiKey.Produce,
+    {
+      top: never,
+      noResponse: (req) => req?.acks === 0,
+      mirrors: always([
+        m(
+          'topicData',
+          'responses',
+          'name',
+          [
+            m('partitionData', 'partitionResponses', 'index', [], {
+              baseOffset: -1n,
+              logAppendTimeMs: -1n,
+              logStartOffset: -1n,
+            }),
+          ],
+          undefined,
+          null,
+        ),
+      ]),
+    },
+  ],
+  [
+    ApiKey.Fetch,
+    {
+      top: from(7),
+      topExtra: (req) => ({ sessionId: req?.sessionId ?? 0 }),
+      // v13+: the top-level error is enough and no partitions are returned.
+      mirrors: (v) =>
+        v >= 13
+          ? []
+          : [
+              m(
+                'topics',
+                'responses',
+                'topic,topicId',
+                [m('partitions', 'partitions', 'partitionIndex=partition', [], NO_OFFSETS)],
+                undefined,
+                null,
+              ),
+            ],
+    },
+  ],
+  [
+    ApiKey.ListOffsets,
+    {
+      top: never,
+      mirrors: always([
+        m(
+          'topics',
+          'topics',
+          'name',
+          [
+            m('partitions', 'partitions', 'partitionIndex', [], (v) =>
+              v === 0 ? {} : { offset: -1n, timestamp: -1n },
+            ),
+          ],
+          undefined,
+          null,
+        ),
+      ]),
+    },
+  ],
   [ApiKey.Metadata, { top: never, mirrors: always([m('topics', 'topics', 'name?,topicId')]) }],
   [ApiKey.OffsetCommit, { top: never, mirrors: always([topicPartitions('topics', 'partitions')]) }],
-  [ApiKey.OffsetFetch, {
-    top: (v) => v >= 2 && v <= 7,
-    mirrors: (v) => (v < 2
-      ? [m('topics', 'topics', 'name', [m('partitionIndexes', 'partitions', 'partitionIndex=$', [], { committedOffset: -1n, metadata: '' })], undefined, null)]
-      : v >= 8 ? [m('groups', 'groups', 'groupId')] : []),
-  }],
-  [ApiKey.FindCoordinator, {
-    top: (v) => v < 4,
-    topExtra: (_req, v) => (v < 4 ? NO_NODE : {}),
-    mirrors: (v) => (v >= 4 ? [m('coordinatorKeys', 'coordinators', 'key=$', [], NO_NODE)] : []),
-  }],
-  [ApiKey.JoinGroup, {
-    topExtra: (_req, v) => ({ generationId: -1, leader: '', memberId: '', protocolName: v >= 7 ? null : '' }),
-  }],
+  [
+    ApiKey.OffsetFetch,
+    {
+      top: (v) => v >= 2 && v <= 7,
+      mirrors: (v) =>
+        v < 2
+          ? [
+              m(
+                'topics',
+                'topics',
+                'name',
+                [m('partitionIndexes', 'partitions', 'partitionIndex=$', [], { committedOffset: -1n, metadata: '' })],
+                undefined,
+                null,
+              ),
+            ]
+          : v >= 8
+            ? [m('groups', 'groups', 'groupId')]
+            : [],
+    },
+  ],
+  [
+    ApiKey.FindCoordinator,
+    {
+      top: (v) => v < 4,
+      topExtra: (_req, v) => (v < 4 ? NO_NODE : {}),
+      mirrors: (v) => (v >= 4 ? [m('coordinatorKeys', 'coordinators', 'key=$', [], NO_NODE)] : []),
+    },
+  ],
+  [
+    ApiKey.JoinGroup,
+    {
+      topExtra: (_req, v) => ({ generationId: -1, leader: '', memberId: '', protocolName: v >= 7 ? null : '' }),
+    },
+  ],
   [ApiKey.LeaveGroup, { mirrors: always([m('members', 'members', 'memberId,groupInstanceId')]) }],
   [ApiKey.DescribeGroups, { top: never, mirrors: always([m('groups', 'groups', 'groupId=$')]) }],
   [ApiKey.CreateTopics, { top: never, mirrors: always([m('topics', 'topics', 'name')]) }],
-  [ApiKey.DeleteTopics, {
-    top: never,
-    mirrors: always([m('topicNames', 'responses', 'name=$'), m('topics', 'responses', 'name,topicId')]),
-  }],
-  [ApiKey.DeleteRecords, {
-    top: never,
-    mirrors: always([m('topics', 'topics', 'name', [m('partitions', 'partitions', 'partitionIndex', [], { lowWatermark: -1n })], undefined, null)]),
-  }],
+  [
+    ApiKey.DeleteTopics,
+    {
+      top: never,
+      mirrors: always([m('topicNames', 'responses', 'name=$'), m('topics', 'responses', 'name,topicId')]),
+    },
+  ],
+  [
+    ApiKey.DeleteRecords,
+    {
+      top: never,
+      mirrors: always([
+        m(
+          'topics',
+          'topics',
+          'name',
+          [m('partitions', 'partitions', 'partitionIndex', [], { lowWatermark: -1n })],
+          undefined,
+          null,
+        ),
+      ]),
+    },
+  ],
   [ApiKey.InitProducerId, { topExtra: () => ({ producerId: -1n, producerEpoch: -1 }) }],
-  [ApiKey.OffsetForLeaderEpoch, { top: never, mirrors: always([topicPartitions('topics', 'partitions', 'topic', 'partition')]) }],
-  [ApiKey.AddPartitionsToTxn, {
-    top: from(4),
-    mirrors: (v) => (v >= 4 ? [] : [m('v3AndBelowTopics', 'resultsByTopicV3AndBelow', 'name', [
-      m('partitions', 'resultsByPartition', 'partitionIndex=$', [], undefined, 'partitionErrorCode'),
-    ], undefined, null)]),
-  }],
-  [ApiKey.WriteTxnMarkers, {
-    top: never,
-    mirrors: always([m('markers', 'markers', 'producerId', [
-      m('topics', 'topics', 'name', [m('partitionIndexes', 'partitions', 'partitionIndex=$')], undefined, null),
-    ], undefined, null)]),
-  }],
+  [
+    ApiKey.OffsetForLeaderEpoch,
+    { top: never, mirrors: always([topicPartitions('topics', 'partitions', 'topic', 'partition')]) },
+  ],
+  [
+    ApiKey.AddPartitionsToTxn,
+    {
+      top: from(4),
+      mirrors: (v) =>
+        v >= 4
+          ? []
+          : [
+              m(
+                'v3AndBelowTopics',
+                'resultsByTopicV3AndBelow',
+                'name',
+                [m('partitions', 'resultsByPartition', 'partitionIndex=$', [], undefined, 'partitionErrorCode')],
+                undefined,
+                null,
+              ),
+            ],
+    },
+  ],
+  [
+    ApiKey.WriteTxnMarkers,
+    {
+      top: never,
+      mirrors: always([
+        m(
+          'markers',
+          'markers',
+          'producerId',
+          [m('topics', 'topics', 'name', [m('partitionIndexes', 'partitions', 'partitionIndex=$')], undefined, null)],
+          undefined,
+          null,
+        ),
+      ]),
+    },
+  ],
   [ApiKey.TxnOffsetCommit, { top: never, mirrors: always([topicPartitions('topics', 'partitions')]) }],
   [ApiKey.CreateAcls, { top: never, mirrors: always([m('creations', 'results', '')]) }],
   [ApiKey.DeleteAcls, { top: never, mirrors: always([m('filters', 'filterResults', '')]) }],
   [ApiKey.DescribeConfigs, { top: never, mirrors: always([m('resources', 'results', 'resourceType,resourceName')]) }],
   [ApiKey.AlterConfigs, { top: never, mirrors: always([m('resources', 'responses', 'resourceType,resourceName')]) }],
-  [ApiKey.IncrementalAlterConfigs, { top: never, mirrors: always([m('resources', 'responses', 'resourceType,resourceName')]) }],
-  [ApiKey.AlterReplicaLogDirs, {
-    top: never,
-    mirrors: always([m('dirs.topics', 'results', 'topicName=name', [m('partitions', 'partitions', 'partitionIndex=$')], undefined, null)]),
-  }],
+  [
+    ApiKey.IncrementalAlterConfigs,
+    { top: never, mirrors: always([m('resources', 'responses', 'resourceType,resourceName')]) },
+  ],
+  [
+    ApiKey.AlterReplicaLogDirs,
+    {
+      top: never,
+      mirrors: always([
+        m(
+          'dirs.topics',
+          'results',
+          'topicName=name',
+          [m('partitions', 'partitions', 'partitionIndex=$')],
+          undefined,
+          null,
+        ),
+      ]),
+    },
+  ],
   [ApiKey.DescribeLogDirs, { top: from(3) }],
   [ApiKey.CreatePartitions, { top: never, mirrors: always([m('topics', 'results', 'name')]) }],
   [ApiKey.DeleteGroups, { top: never, mirrors: always([m('groupsNames', 'results', 'groupId=$')]) }],
-  [ApiKey.ElectLeaders, {
-    top: from(1),
-    mirrors: always([m('topicPartitions', 'replicaElectionResults', 'topic', [m('partitions', 'partitionResult', 'partitionId=$')], undefined, null)]),
-  }],
-  [ApiKey.AlterPartitionReassignments, {
-    mirrors: always([m('topics', 'responses', 'name', [m('partitions', 'partitions', 'partitionIndex')], undefined, null)]),
-  }],
+  [
+    ApiKey.ElectLeaders,
+    {
+      top: from(1),
+      mirrors: always([
+        m(
+          'topicPartitions',
+          'replicaElectionResults',
+          'topic',
+          [m('partitions', 'partitionResult', 'partitionId=$')],
+          undefined,
+          null,
+        ),
+      ]),
+    },
+  ],
+  [
+    ApiKey.AlterPartitionReassignments,
+    {
+      mirrors: always([
+        m('topics', 'responses', 'name', [m('partitions', 'partitions', 'partitionIndex')], undefined, null),
+      ]),
+    },
+  ],
   [ApiKey.OffsetDelete, { mirrors: always([topicPartitions('topics', 'partitions')]) }],
   [ApiKey.AlterClientQuotas, { top: never, mirrors: always([m('entries', 'entries', 'entity')]) }],
   [ApiKey.DescribeUserScramCredentials, { mirrors: always([m('users', 'results', 'user=name')]) }],
-  [ApiKey.AlterUserScramCredentials, {
-    top: never,
-    mirrors: always([m('deletions', 'results', 'user=name'), m('upsertions', 'results', 'user=name')]),
-  }],
-  [ApiKey.DescribeProducers, {
-    top: never,
-    mirrors: always([m('topics', 'topics', 'name', [m('partitionIndexes', 'partitions', 'partitionIndex=$')], undefined, null)]),
-  }],
-  [ApiKey.DescribeTransactions, { top: never, mirrors: always([m('transactionalIds', 'transactionStates', 'transactionalId=$')]) }],
+  [
+    ApiKey.AlterUserScramCredentials,
+    {
+      top: never,
+      mirrors: always([m('deletions', 'results', 'user=name'), m('upsertions', 'results', 'user=name')]),
+    },
+  ],
+  [
+    ApiKey.DescribeProducers,
+    {
+      top: never,
+      mirrors: always([
+        m('topics', 'topics', 'name', [m('partitionIndexes', 'partitions', 'partitionIndex=$')], undefined, null),
+      ]),
+    },
+  ],
+  [
+    ApiKey.DescribeTransactions,
+    { top: never, mirrors: always([m('transactionalIds', 'transactionStates', 'transactionalId=$')]) },
+  ],
   [ApiKey.ConsumerGroupDescribe, { top: never, mirrors: always([m('groupIds', 'groups', 'groupId=$')]) }],
   [ApiKey.ShareGroupDescribe, { top: never, mirrors: always([m('groupIds', 'groups', 'groupId=$')]) }],
   [ApiKey.StreamsGroupDescribe, { top: never, mirrors: always([m('groupIds', 'groups', 'groupId=$')]) }],
   [ApiKey.DescribeShareGroupOffsets, { top: never, mirrors: always([m('groups', 'groups', 'groupId')]) }],
   [ApiKey.DescribeTopicPartitions, { top: never, mirrors: always([m('topics', 'topics', 'name')]) }],
-  ...[ApiKey.InitializeShareGroupState, ApiKey.ReadShareGroupState, ApiKey.WriteShareGroupState,
-    ApiKey.DeleteShareGroupState, ApiKey.ReadShareGroupStateSummary].map((k): [number, Shape] => [k, {
-    top: never,
-    mirrors: always([m('topics', 'results', 'topicId', [m('partitions', 'partitions', 'partition')], undefined, null)]),
-  }]),
+  ...[
+    ApiKey.InitializeShareGroupState,
+    ApiKey.ReadShareGroupState,
+    ApiKey.WriteShareGroupState,
+    ApiKey.DeleteShareGroupState,
+    ApiKey.ReadShareGroupStateSummary,
+  ].map((k): [number, Shape] => [
+    k,
+    {
+      top: never,
+      mirrors: always([
+        m('topics', 'results', 'topicId', [m('partitions', 'partitions', 'partition')], undefined, null),
+      ]),
+    },
+  ]),
 ]);
 
 function sourceArray(request: any, path: string): unknown[] {
@@ -174,7 +351,13 @@ function sourceArray(request: any, path: string): unknown[] {
   return items;
 }
 
-function applyMirrors(request: any, mirrors: readonly Mirror[], errorCode: number, v: number, out: Record<string, unknown>): void {
+function applyMirrors(
+  request: any,
+  mirrors: readonly Mirror[],
+  errorCode: number,
+  v: number,
+  out: Record<string, unknown>,
+): void {
   for (const mi of mirrors) {
     const entries = sourceArray(request, mi.from).map((e) => {
       const o: Record<string, unknown> = {};
@@ -197,7 +380,12 @@ function applyMirrors(request: any, mirrors: readonly Mirror[], errorCode: numbe
  * getErrorResponse. Returns null when the request must not be answered (Produce acks=0).
  * `version` defaults to the newest, which only matters for the few version-dependent shapes.
  */
-export function errorResponseFor(apiKey: number, request: unknown, errorCode: number, version = Number.MAX_SAFE_INTEGER): Record<string, unknown> | null {
+export function errorResponseFor(
+  apiKey: number,
+  request: unknown,
+  errorCode: number,
+  version = Number.MAX_SAFE_INTEGER,
+): Record<string, unknown> | null {
   const shape = SHAPES.get(apiKey) ?? {};
   if (shape.noResponse?.(request)) return null;
   const out: Record<string, unknown> = { throttleTimeMs: 0 };
@@ -208,6 +396,10 @@ export function errorResponseFor(apiKey: number, request: unknown, errorCode: nu
 }
 
 /** An `ApiHandler.errorResponse` for handlers that have no better one. */
-export function genericErrorResponse(ctx: RequestContext, request: unknown, errorCode: number): Record<string, unknown> | null {
+export function genericErrorResponse(
+  ctx: RequestContext,
+  request: unknown,
+  errorCode: number,
+): Record<string, unknown> | null {
   return errorResponseFor(ctx.apiKey, request, errorCode, ctx.apiVersion);
 }

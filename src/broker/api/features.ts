@@ -42,7 +42,11 @@ export const LATEST_PRODUCTION_METADATA_VERSION = 25; // 4.0-IV3
 
 /** What this broker supports, as Kafka 4.0 reports it. */
 export const SUPPORTED_FEATURES: readonly FeatureRange[] = [
-  { name: METADATA_VERSION_FEATURE, minVersion: MINIMUM_METADATA_VERSION, maxVersion: LATEST_PRODUCTION_METADATA_VERSION },
+  {
+    name: METADATA_VERSION_FEATURE,
+    minVersion: MINIMUM_METADATA_VERSION,
+    maxVersion: LATEST_PRODUCTION_METADATA_VERSION,
+  },
   { name: 'kraft.version', minVersion: 0, maxVersion: 1 },
   // transaction.version 2 (KIP-890 part 2: Produce v12, EndTxn v5) is not implemented; advertising it
   // would let an operator finalize a level the transaction coordinator cannot serve.

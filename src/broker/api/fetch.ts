@@ -7,13 +7,22 @@
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
-  FetchRequest, FetchResponse, FetchResponseFetchableTopicResponse, FetchResponseNodeEndpoint, FetchResponsePartitionData,
+  FetchRequest,
+  FetchResponse,
+  FetchResponseFetchableTopicResponse,
+  FetchResponseNodeEndpoint,
+  FetchResponsePartitionData,
 } from '../../protocol/generated/protocol/Fetch.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { FetchEntry, ResponseEntry, TopicIdPartition } from '../replication/fetch-sessions.js';
-import { errorFetchResult, type FetchParams, type FetchPartitionRequest, type FetchPartitionResult } from '../replication/types.js';
+import {
+  errorFetchResult,
+  type FetchParams,
+  type FetchPartitionRequest,
+  type FetchPartitionResult,
+} from '../replication/types.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 
@@ -32,7 +41,8 @@ interface NormalizedFetch {
 
 function normalize(v: number, req: FetchRequest, rm: ReplicaManager): NormalizedFetch {
   const replicaId = req.replicaId !== -1 ? req.replicaId : v >= 15 ? req.replicaState.replicaId : -1;
-  const name = (topic: string, topicId: string): string | null => (v >= 13 ? rm.topicNameById(topicId) ?? null : topic);
+  const name = (topic: string, topicId: string): string | null =>
+    v >= 13 ? (rm.topicNameById(topicId) ?? null) : topic;
   const id = (topicId: string): string => (v >= 13 ? topicId : ZERO_UUID);
   const fetchData: FetchEntry[] = [];
   for (const t of req.topics) {
@@ -52,13 +62,19 @@ function normalize(v: number, req: FetchRequest, rm: ReplicaManager): Normalized
   }
   const toForget: TopicIdPartition[] = [];
   for (const f of req.forgottenTopicsData ?? []) {
-    for (const partition of f.partitions) toForget.push({ topic: name(f.topic, f.topicId), topicId: id(f.topicId), partition });
+    for (const partition of f.partitions)
+      toForget.push({ topic: name(f.topic, f.topicId), topicId: id(f.topicId), partition });
   }
   const maxBytes = Math.min(req.maxBytes, rm.fetchMaxBytes);
   return {
     params: {
-      version: v, replicaId, maxWaitMs: req.maxWaitMs, minBytes: Math.min(req.minBytes, maxBytes), maxBytes,
-      isolationLevel: req.isolationLevel, rackId: req.rackId,
+      version: v,
+      replicaId,
+      maxWaitMs: req.maxWaitMs,
+      minBytes: Math.min(req.minBytes, maxBytes),
+      maxBytes,
+      isolationLevel: req.isolationLevel,
+      rackId: req.rackId,
     },
     sessionId: req.sessionId,
     sessionEpoch: req.sessionEpoch,
@@ -72,7 +88,8 @@ function adjust(v: number, rm: ReplicaManager, tp: TopicIdPartition, r: FetchPar
   if (v < 10 && tp.topic !== null && rm.partition(tp.topic, tp.partition)?.config.policy.compressionType === 'zstd') {
     return errorFetchResult(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE);
   }
-  if (v <= 5 && r.errorCode === ErrorCode.KAFKA_STORAGE_ERROR) return { ...r, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
+  if (v <= 5 && r.errorCode === ErrorCode.KAFKA_STORAGE_ERROR)
+    return { ...r, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
   return r;
 }
 
@@ -83,17 +100,27 @@ function partitionData(v: number, partition: number, r: FetchPartitionResult): I
     highWatermark: BigInt(r.highWatermark),
     lastStableOffset: BigInt(r.lastStableOffset),
     logStartOffset: BigInt(r.logStartOffset),
-    abortedTransactions: r.abortedTransactions === null ? null : r.abortedTransactions.map((a) => ({ producerId: BigInt(a.producerId), firstOffset: BigInt(a.firstOffset) })),
+    abortedTransactions:
+      r.abortedTransactions === null
+        ? null
+        : r.abortedTransactions.map((a) => ({ producerId: BigInt(a.producerId), firstOffset: BigInt(a.firstOffset) })),
     preferredReadReplica: v >= 11 ? r.preferredReadReplica : -1,
     records: r.records,
   };
-  if (v >= 12 && r.divergingEpoch) out.divergingEpoch = { epoch: r.divergingEpoch.epoch, endOffset: BigInt(r.divergingEpoch.endOffset) };
+  if (v >= 12 && r.divergingEpoch)
+    out.divergingEpoch = { epoch: r.divergingEpoch.epoch, endOffset: BigInt(r.divergingEpoch.endOffset) };
   return out;
 }
 
 /** FetchResponse.of: consecutive partitions of one topic share a topic entry. */
-function buildResponse(v: number, ctx: RequestContext, rm: ReplicaManager, errorCode: number, sessionId: number,
-  entries: readonly ResponseEntry[]): Input<FetchResponse> {
+function buildResponse(
+  v: number,
+  ctx: RequestContext,
+  rm: ReplicaManager,
+  errorCode: number,
+  sessionId: number,
+  entries: readonly ResponseEntry[],
+): Input<FetchResponse> {
   const responses: Input<FetchResponseFetchableTopicResponse>[] = [];
   const endpoints = new Map<number, Input<FetchResponseNodeEndpoint>>();
   let current: Input<FetchResponseFetchableTopicResponse> | undefined;
@@ -101,12 +128,17 @@ function buildResponse(v: number, ctx: RequestContext, rm: ReplicaManager, error
   for (const { tp, result } of entries) {
     const key = `${tp.topicId}\u0000${tp.topic ?? ''}`;
     if (!current || key !== currentKey) {
-      current = v >= 13 ? { topic: '', topicId: tp.topicId, partitions: [] } : { topic: tp.topic ?? '', partitions: [] };
+      current =
+        v >= 13 ? { topic: '', topicId: tp.topicId, partitions: [] } : { topic: tp.topic ?? '', partitions: [] };
       currentKey = key;
       responses.push(current);
     }
     const pd = partitionData(v, tp.partition, result);
-    if (v >= 16 && tp.topic !== null && (result.errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER || result.errorCode === ErrorCode.FENCED_LEADER_EPOCH)) {
+    if (
+      v >= 16 &&
+      tp.topic !== null &&
+      (result.errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER || result.errorCode === ErrorCode.FENCED_LEADER_EPOCH)
+    ) {
       const leader = rm.leaderHint(tp.topic, tp.partition, ctx.listenerName);
       if (leader) {
         pd.currentLeader = { leaderId: leader.leaderId, leaderEpoch: leader.leaderEpoch };
@@ -124,21 +156,39 @@ function buildResponse(v: number, ctx: RequestContext, rm: ReplicaManager, error
   return body;
 }
 
-async function handleFetch(ctx: RequestContext, req: FetchRequest, services: BrokerServices): Promise<Input<FetchResponse>> {
+async function handleFetch(
+  ctx: RequestContext,
+  req: FetchRequest,
+  services: BrokerServices,
+): Promise<Input<FetchResponse>> {
   const rm = services.replicas as ReplicaManager;
   const v = ctx.apiVersion;
   const n = normalize(v, req, rm);
   const isFollower = n.params.replicaId >= 0;
-  const context = rm.fetchSessions.newContext(v, n.sessionId, n.sessionEpoch, isFollower, n.fetchData, n.toForget, (id) => rm.topicNameById(id));
+  const context = rm.fetchSessions.newContext(
+    v,
+    n.sessionId,
+    n.sessionEpoch,
+    isFollower,
+    n.fetchData,
+    n.toForget,
+    (id) => rm.topicNameById(id),
+  );
 
   const interesting: FetchEntry[] = [];
   const erroneous: ResponseEntry[] = [];
   for (const e of context.partitions()) {
     if (e.tp.topic === null) erroneous.push({ tp: e.tp, result: errorFetchResult(ErrorCode.UNKNOWN_TOPIC_ID) });
-    else if (!rm.contains(e.tp.topic, e.tp.partition)) erroneous.push({ tp: e.tp, result: errorFetchResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) });
+    else if (!rm.contains(e.tp.topic, e.tp.partition))
+      erroneous.push({ tp: e.tp, result: errorFetchResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) });
     else interesting.push(e);
   }
-  const reqs: FetchPartitionRequest[] = interesting.map((e) => ({ topic: e.tp.topic!, topicId: e.tp.topicId, partition: e.tp.partition, ...e.data }));
+  const reqs: FetchPartitionRequest[] = interesting.map((e) => ({
+    topic: e.tp.topic!,
+    topicId: e.tp.topicId,
+    partition: e.tp.partition,
+    ...e.data,
+  }));
   const results = reqs.length > 0 ? await rm.fetchMessages(n.params, reqs, ctx.connectionId) : [];
   const updates: ResponseEntry[] = interesting.map((e, i) => ({ tp: e.tp, result: adjust(v, rm, e.tp, results[i]!) }));
   for (const e of erroneous) updates.push(e);

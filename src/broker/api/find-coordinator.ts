@@ -30,8 +30,12 @@ const creating = new Map<string, Promise<void>>();
 
 function createInternalTopic(name: string, services: BrokerServices): void {
   if (creating.has(name)) return;
-  const p = controllerOf(services).createTopics([autoCreatableTopic(name, services.config)])
-    .then(() => undefined, () => undefined)
+  const p = controllerOf(services)
+    .createTopics([autoCreatableTopic(name, services.config)])
+    .then(
+      () => undefined,
+      () => undefined,
+    )
     .finally(() => creating.delete(name));
   creating.set(name, p);
 }
@@ -41,11 +45,18 @@ export async function internalTopicCreations(): Promise<void> {
   await Promise.all([...creating.values()]);
 }
 
-async function findCoordinator(ctx: RequestContext, keyType: number, key: string, services: BrokerServices): Promise<Found> {
+async function findCoordinator(
+  ctx: RequestContext,
+  keyType: number,
+  key: string,
+  services: BrokerServices,
+): Promise<Found> {
   if (keyType === SHARE) return noNode(ErrorCode.INVALID_REQUEST);
   if (keyType !== GROUP && keyType !== TRANSACTION) return noNode(ErrorCode.INVALID_REQUEST);
   const topicName = keyType === GROUP ? '__consumer_offsets' : '__transaction_state';
-  const partitions = services.config.getInt(keyType === GROUP ? 'offsets.topic.num.partitions' : 'transaction.state.log.num.partitions');
+  const partitions = services.config.getInt(
+    keyType === GROUP ? 'offsets.topic.num.partitions' : 'transaction.state.log.num.partitions',
+  );
   const image = imageOf(services);
   const topic = image.topic(topicName);
   if (!topic) {
@@ -67,7 +78,10 @@ async function handle(ctx: RequestContext, req: FindCoordinatorRequest, services
   if (v >= 4) {
     const coordinators = [];
     for (const key of req.coordinatorKeys) {
-      const f = keyType === SHARE && v < 6 ? noNode(ErrorCode.INVALID_REQUEST) : await findCoordinator(ctx, keyType, key, services);
+      const f =
+        keyType === SHARE && v < 6
+          ? noNode(ErrorCode.INVALID_REQUEST)
+          : await findCoordinator(ctx, keyType, key, services);
       coordinators.push({ key, ...f, errorMessage: null });
     }
     return { throttleTimeMs: 0, coordinators };

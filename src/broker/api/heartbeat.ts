@@ -11,7 +11,9 @@ import { groupCoordinatorOf } from '../group/broker-glue.js';
 async function handle(ctx: RequestContext, req: HeartbeatRequest, services: BrokerServices): Promise<unknown> {
   const coordinator = await groupCoordinatorOf(services);
   const errorCode = await coordinator.heartbeat({
-    groupId: req.groupId, generationId: req.generationId, memberId: req.memberId,
+    groupId: req.groupId,
+    generationId: req.generationId,
+    memberId: req.memberId,
     groupInstanceId: ctx.apiVersion >= 3 ? req.groupInstanceId : null,
   });
   return { throttleTimeMs: 0, errorCode };

@@ -4,13 +4,20 @@
 // BROKER, GROUP and CLIENT_METRICS changes are validated and written by the controller
 // (INVALID_CONFIG with LogConfig's message for bad topic configs). validate_only writes nothing.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from '../../protocol/generated/protocol/IncrementalAlterConfigs.js';
+import type {
+  IncrementalAlterConfigsRequest,
+  IncrementalAlterConfigsResponse,
+} from '../../protocol/generated/protocol/IncrementalAlterConfigs.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { alterConfigs } from './alter-configs-common.js';
 
-async function handle(ctx: RequestContext, req: IncrementalAlterConfigsRequest, services: BrokerServices): Promise<IncrementalAlterConfigsResponse> {
+async function handle(
+  ctx: RequestContext,
+  req: IncrementalAlterConfigsRequest,
+  services: BrokerServices,
+): Promise<IncrementalAlterConfigsResponse> {
   const changes = req.resources.map((r) => ({
     resourceType: r.resourceType,
     resourceName: r.resourceName,

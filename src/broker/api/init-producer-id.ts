@@ -23,7 +23,11 @@ async function handle(ctx: RequestContext, req: InitProducerIdRequest, services:
   const epoch = v >= 3 ? req.producerEpoch : -1;
   if ((pid === -1) !== (epoch === -1)) return answer(ErrorCode.INVALID_REQUEST);
   const { coordinator } = await txnCoordinatorOf(services);
-  const r = await coordinator.handleInitProducerId(req.transactionalId, req.transactionTimeoutMs, pid === -1 ? undefined : { producerId: pid, producerEpoch: epoch });
+  const r = await coordinator.handleInitProducerId(
+    req.transactionalId,
+    req.transactionTimeoutMs,
+    pid === -1 ? undefined : { producerId: pid, producerEpoch: epoch },
+  );
   return answer(r.errorCode, r.producerId, r.producerEpoch);
 }
 

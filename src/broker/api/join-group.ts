@@ -12,22 +12,25 @@ import { groupCoordinatorOf, requestInfoOf } from '../group/broker-glue.js';
 async function handle(ctx: RequestContext, req: JoinGroupRequest, services: BrokerServices): Promise<unknown> {
   const v = ctx.apiVersion;
   const coordinator = await groupCoordinatorOf(services);
-  const r = await coordinator.joinGroup({
-    groupId: req.groupId,
-    sessionTimeoutMs: req.sessionTimeoutMs,
-    rebalanceTimeoutMs: v === 0 ? req.sessionTimeoutMs : req.rebalanceTimeoutMs,
-    memberId: req.memberId,
-    groupInstanceId: v >= 5 ? req.groupInstanceId : null,
-    protocolType: req.protocolType,
-    protocols: req.protocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata) })),
-  }, requestInfoOf(ctx));
+  const r = await coordinator.joinGroup(
+    {
+      groupId: req.groupId,
+      sessionTimeoutMs: req.sessionTimeoutMs,
+      rebalanceTimeoutMs: v === 0 ? req.sessionTimeoutMs : req.rebalanceTimeoutMs,
+      memberId: req.memberId,
+      groupInstanceId: v >= 5 ? req.groupInstanceId : null,
+      protocolType: req.protocolType,
+      protocols: req.protocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata) })),
+    },
+    requestInfoOf(ctx),
+  );
   return {
     throttleTimeMs: 0,
     errorCode: r.errorCode,
     generationId: r.generationId,
     protocolType: r.protocolType,
     // before v7 the protocol name is not nullable
-    protocolName: v < 7 ? r.protocolName ?? '' : r.protocolName,
+    protocolName: v < 7 ? (r.protocolName ?? '') : r.protocolName,
     leader: r.leader,
     skipAssignment: r.skipAssignment,
     memberId: r.memberId,

@@ -11,13 +11,14 @@ import { groupCoordinatorOf } from '../group/broker-glue.js';
 
 async function handle(ctx: RequestContext, req: LeaveGroupRequest, services: BrokerServices): Promise<unknown> {
   const v = ctx.apiVersion;
-  const members = v >= 3
-    ? req.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId }))
-    : [{ memberId: req.memberId, groupInstanceId: null }];
+  const members =
+    v >= 3
+      ? req.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId }))
+      : [{ memberId: req.memberId, groupInstanceId: null }];
   const coordinator = await groupCoordinatorOf(services);
   const r = await coordinator.leaveGroup(req.groupId, members);
   if (v < 3) {
-    const errorCode = r.errorCode !== ErrorCode.NONE ? r.errorCode : r.members[0]?.errorCode ?? ErrorCode.NONE;
+    const errorCode = r.errorCode !== ErrorCode.NONE ? r.errorCode : (r.members[0]?.errorCode ?? ErrorCode.NONE);
     return { throttleTimeMs: 0, errorCode, members: [] };
   }
   return { throttleTimeMs: 0, errorCode: r.errorCode, members: r.members };

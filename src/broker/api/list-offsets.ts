@@ -6,7 +6,10 @@
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
-  ListOffsetsRequest, ListOffsetsResponse, ListOffsetsResponseListOffsetsPartitionResponse, ListOffsetsResponseListOffsetsTopicResponse,
+  ListOffsetsRequest,
+  ListOffsetsResponse,
+  ListOffsetsResponseListOffsetsPartitionResponse,
+  ListOffsetsResponseListOffsetsTopicResponse,
 } from '../../protocol/generated/protocol/ListOffsets.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
@@ -14,7 +17,11 @@ import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 
-async function handleListOffsets(ctx: RequestContext, req: ListOffsetsRequest, services: BrokerServices): Promise<Input<ListOffsetsResponse>> {
+async function handleListOffsets(
+  ctx: RequestContext,
+  req: ListOffsetsRequest,
+  services: BrokerServices,
+): Promise<Input<ListOffsetsResponse>> {
   const rm = services.replicas as ReplicaManager;
   const v = ctx.apiVersion;
   // ListOffsetsRequest.duplicatePartitions: a partition named twice is an invalid request
@@ -27,24 +34,39 @@ async function handleListOffsets(ctx: RequestContext, req: ListOffsetsRequest, s
       seen.add(k);
     }
   }
-  const topics: Input<ListOffsetsResponseListOffsetsTopicResponse>[] = await Promise.all(req.topics.map(async (t) => ({
-    name: t.name,
-    partitions: await Promise.all(t.partitions.map(async (p): Promise<Input<ListOffsetsResponseListOffsetsPartitionResponse>> => {
-      const timestamp = Number(p.timestamp);
-      const error = (errorCode: number): Input<ListOffsetsResponseListOffsetsPartitionResponse> =>
-        ({ partitionIndex: p.partitionIndex, errorCode, timestamp: -1n, offset: -1n });
-      if (duplicates.has(`${t.name}\u0000${p.partitionIndex}`)) return error(ErrorCode.INVALID_REQUEST);
-      const r = await rm.listOffset(t.name, p.partitionIndex, {
-        timestamp, currentLeaderEpoch: p.currentLeaderEpoch, isolationLevel: req.isolationLevel, replicaId: req.replicaId, version: v,
-      });
-      if (r.errorCode !== ErrorCode.NONE) return error(r.errorCode);
-      const out: Input<ListOffsetsResponseListOffsetsPartitionResponse> = {
-        partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE, timestamp: BigInt(r.timestamp), offset: BigInt(r.offset),
-      };
-      if (v >= 4) out.leaderEpoch = r.leaderEpoch;
-      return out;
+  const topics: Input<ListOffsetsResponseListOffsetsTopicResponse>[] = await Promise.all(
+    req.topics.map(async (t) => ({
+      name: t.name,
+      partitions: await Promise.all(
+        t.partitions.map(async (p): Promise<Input<ListOffsetsResponseListOffsetsPartitionResponse>> => {
+          const timestamp = Number(p.timestamp);
+          const error = (errorCode: number): Input<ListOffsetsResponseListOffsetsPartitionResponse> => ({
+            partitionIndex: p.partitionIndex,
+            errorCode,
+            timestamp: -1n,
+            offset: -1n,
+          });
+          if (duplicates.has(`${t.name}\u0000${p.partitionIndex}`)) return error(ErrorCode.INVALID_REQUEST);
+          const r = await rm.listOffset(t.name, p.partitionIndex, {
+            timestamp,
+            currentLeaderEpoch: p.currentLeaderEpoch,
+            isolationLevel: req.isolationLevel,
+            replicaId: req.replicaId,
+            version: v,
+          });
+          if (r.errorCode !== ErrorCode.NONE) return error(r.errorCode);
+          const out: Input<ListOffsetsResponseListOffsetsPartitionResponse> = {
+            partitionIndex: p.partitionIndex,
+            errorCode: ErrorCode.NONE,
+            timestamp: BigInt(r.timestamp),
+            offset: BigInt(r.offset),
+          };
+          if (v >= 4) out.leaderEpoch = r.leaderEpoch;
+          return out;
+        }),
+      ),
     })),
-  })));
+  );
   return { throttleTimeMs: 0, topics };
 }
 

@@ -10,7 +10,11 @@ import { genericErrorResponse } from './error-responses.js';
 
 async function handle(ctx: RequestContext, req: ListTransactionsRequest, services: BrokerServices): Promise<unknown> {
   const { coordinator } = await txnCoordinatorOf(services);
-  const r = coordinator.handleList(req.producerIdFilters.map(Number), req.stateFilters, ctx.apiVersion >= 1 ? Number(req.durationFilter) : -1);
+  const r = coordinator.handleList(
+    req.producerIdFilters.map(Number),
+    req.stateFilters,
+    ctx.apiVersion >= 1 ? Number(req.durationFilter) : -1,
+  );
   return {
     throttleTimeMs: 0,
     errorCode: r.errorCode,

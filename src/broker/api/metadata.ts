@@ -3,16 +3,32 @@
 // controller (Kafka's KafkaApis.handleTopicMetadataRequest, KRaftMetadataCache.getTopicMetadata,
 // AutoTopicCreationManager).
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { MetadataRequest, MetadataResponse, MetadataResponsePartition, MetadataResponseTopic } from '../../protocol/generated/protocol/Metadata.js';
+import type {
+  MetadataRequest,
+  MetadataResponse,
+  MetadataResponsePartition,
+  MetadataResponseTopic,
+} from '../../protocol/generated/protocol/Metadata.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { MetadataImage } from '../metadata/image.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { errorResponseFor, genericErrorResponse } from './error-responses.js';
 import {
-  AUTHORIZED_OPERATIONS_OMITTED, CLUSTER_AUTHORIZED_OPERATIONS, TOPIC_AUTHORIZED_OPERATIONS, ZERO_UUID,
-  aliveBrokerNodes, autoCreatableTopic, controllerOf, imageOf, invalidTopicReason, isInternalTopic,
-  leaderOnListener, offlineReplicas, randomAliveBrokerId, sortedPartitions,
+  AUTHORIZED_OPERATIONS_OMITTED,
+  CLUSTER_AUTHORIZED_OPERATIONS,
+  TOPIC_AUTHORIZED_OPERATIONS,
+  ZERO_UUID,
+  aliveBrokerNodes,
+  autoCreatableTopic,
+  controllerOf,
+  imageOf,
+  invalidTopicReason,
+  isInternalTopic,
+  leaderOnListener,
+  offlineReplicas,
+  randomAliveBrokerId,
+  sortedPartitions,
 } from './admin-support.js';
 
 type Topic = MetadataResponseTopic;
@@ -21,7 +37,13 @@ type Partition = MetadataResponsePartition;
 /** Topics whose auto-creation this process has sent to the controller and not seen finish. */
 const inflightTopics = new Set<string>();
 
-function topicEntry(errorCode: number, name: string | null, topicId: string, isInternal: boolean, partitions: Partition[] = []): Topic {
+function topicEntry(
+  errorCode: number,
+  name: string | null,
+  topicId: string,
+  isInternal: boolean,
+  partitions: Partition[] = [],
+): Topic {
   return { errorCode, name, topicId, isInternal, partitions, topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
 }
 
@@ -42,10 +64,19 @@ function partitionsOf(image: MetadataImage, name: string, listener: string, vers
   return sortedPartitions(topic.partitions).map((p): Partition => {
     const replicaNodes = filterAlive(image, p.replicas, listener, errorUnavailableEndpoints);
     const isrNodes = filterAlive(image, p.isr, listener, errorUnavailableEndpoints);
-    const base = { partitionIndex: p.partitionId, leaderEpoch: p.leaderEpoch, replicaNodes, isrNodes, offlineReplicas: offlineReplicas(image, p, listener) };
+    const base = {
+      partitionIndex: p.partitionId,
+      leaderEpoch: p.leaderEpoch,
+      replicaNodes,
+      isrNodes,
+      offlineReplicas: offlineReplicas(image, p, listener),
+    };
     if (!leaderOnListener(image, p.leader, listener)) {
-      const error = !image.brokers.has(p.leader) ? ErrorCode.LEADER_NOT_AVAILABLE
-        : errorUnavailableListeners ? ErrorCode.LISTENER_NOT_FOUND : ErrorCode.LEADER_NOT_AVAILABLE;
+      const error = !image.brokers.has(p.leader)
+        ? ErrorCode.LEADER_NOT_AVAILABLE
+        : errorUnavailableListeners
+          ? ErrorCode.LISTENER_NOT_FOUND
+          : ErrorCode.LEADER_NOT_AVAILABLE;
       return { errorCode: error, leaderId: -1, ...base };
     }
     const incomplete = replicaNodes.length < p.replicas.length || isrNodes.length < p.isr.length;
@@ -54,7 +85,13 @@ function partitionsOf(image: MetadataImage, name: string, listener: string, vers
 }
 
 function existingTopic(image: MetadataImage, name: string, listener: string, version: number): Topic {
-  return topicEntry(ErrorCode.NONE, name, image.topic(name)!.id, isInternalTopic(name), partitionsOf(image, name, listener, version));
+  return topicEntry(
+    ErrorCode.NONE,
+    name,
+    image.topic(name)!.id,
+    isInternalTopic(name),
+    partitionsOf(image, name, listener, version),
+  );
 }
 
 /**
@@ -67,8 +104,10 @@ async function autoCreate(names: string[], services: BrokerServices): Promise<To
   const out: Topic[] = [];
   const creatable: string[] = [];
   for (const name of names) {
-    if (invalidTopicReason(name) !== null) out.push(topicEntry(ErrorCode.INVALID_TOPIC_EXCEPTION, name, ZERO_UUID, isInternalTopic(name)));
-    else if (inflightTopics.has(name)) out.push(topicEntry(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name, ZERO_UUID, isInternalTopic(name)));
+    if (invalidTopicReason(name) !== null)
+      out.push(topicEntry(ErrorCode.INVALID_TOPIC_EXCEPTION, name, ZERO_UUID, isInternalTopic(name)));
+    else if (inflightTopics.has(name))
+      out.push(topicEntry(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name, ZERO_UUID, isInternalTopic(name)));
     else creatable.push(name);
   }
   if (creatable.length === 0) return out;
@@ -80,7 +119,8 @@ async function autoCreate(names: string[], services: BrokerServices): Promise<To
   } finally {
     for (const n of creatable) inflightTopics.delete(n);
   }
-  for (const n of creatable) out.push(topicEntry(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, n, ZERO_UUID, isInternalTopic(n)));
+  for (const n of creatable)
+    out.push(topicEntry(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, n, ZERO_UUID, isInternalTopic(n)));
   return out;
 }
 
@@ -100,11 +140,14 @@ async function handle(ctx: RequestContext, req: MetadataRequest, services: Broke
 
   const topicIds = allTopics ? [] : [...new Set(req.topics!.map((t) => t.topicId).filter((id) => id !== ZERO_UUID))];
   const useTopicIds = topicIds.length > 0;
-  const unknownIdEntries = topicIds.filter((id) => !image.topicById(id)).map((id) => topicEntry(ErrorCode.UNKNOWN_TOPIC_ID, null, id, false));
+  const unknownIdEntries = topicIds
+    .filter((id) => !image.topicById(id))
+    .map((id) => topicEntry(ErrorCode.UNKNOWN_TOPIC_ID, null, id, false));
 
   let names: string[];
   if (allTopics) names = [...image.topicsByName.keys()].sort();
-  else if (useTopicIds) names = topicIds.map((id) => image.topicById(id)?.name).filter((n): n is string => n !== undefined);
+  else if (useTopicIds)
+    names = topicIds.map((id) => image.topicById(id)?.name).filter((n): n is string => n !== undefined);
   else names = [...new Set(req.topics!.map((t) => t.name as string))];
 
   const existing = names.filter((n) => image.topicsByName.has(n));
@@ -113,10 +156,11 @@ async function handle(ctx: RequestContext, req: MetadataRequest, services: Broke
   if (!allTopics && missing.length > 0) {
     const autoCreation = services.config.getBoolean('auto.create.topics.enable') && req.allowAutoTopicCreation;
     if (autoCreation) {
-      topics.push(...await autoCreate(missing, services));
+      topics.push(...(await autoCreate(missing, services)));
     } else {
       for (const n of missing) {
-        const error = invalidTopicReason(n) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION;
+        const error =
+          invalidTopicReason(n) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION;
         topics.push(topicEntry(error, n, ZERO_UUID, isInternalTopic(n)));
       }
     }
@@ -134,8 +178,10 @@ async function handle(ctx: RequestContext, req: MetadataRequest, services: Broke
     clusterId: services.clusterId,
     controllerId: randomAliveBrokerId(now),
     topics: [...unknownIdEntries, ...topics],
-    clusterAuthorizedOperations: v >= 8 && v <= 10 && req.includeClusterAuthorizedOperations
-      ? CLUSTER_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED,
+    clusterAuthorizedOperations:
+      v >= 8 && v <= 10 && req.includeClusterAuthorizedOperations
+        ? CLUSTER_AUTHORIZED_OPERATIONS
+        : AUTHORIZED_OPERATIONS_OMITTED,
   };
   return response;
 }

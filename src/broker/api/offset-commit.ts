@@ -43,8 +43,10 @@ async function handle(ctx: RequestContext, req: OffsetCommitRequest, services: B
       topics: valid.map((t) => ({
         name: t.name,
         partitions: t.partitions.map((p) => ({
-          partitionIndex: p.partitionIndex, committedOffset: p.committedOffset,
-          committedLeaderEpoch: v >= 6 ? p.committedLeaderEpoch : -1, committedMetadata: p.committedMetadata,
+          partitionIndex: p.partitionIndex,
+          committedOffset: p.committedOffset,
+          committedLeaderEpoch: v >= 6 ? p.committedLeaderEpoch : -1,
+          committedMetadata: p.committedMetadata,
         })),
       })),
     };
@@ -52,13 +54,17 @@ async function handle(ctx: RequestContext, req: OffsetCommitRequest, services: B
       committed = await coordinator.commitOffsets(commit, v);
     } catch (e) {
       const code = codeOf(e);
-      committed = valid.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })) }));
+      committed = valid.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })),
+      }));
     }
   }
   // one entry per requested topic, in request order
   const byName = new Map(committed.map((t) => [t.name, t.partitions]));
   const topics = [...new Set(req.topics.map((t) => t.name))].map((name) => ({
-    name, partitions: [...(byName.get(name) ?? []), ...(errors.get(name) ?? [])],
+    name,
+    partitions: [...(byName.get(name) ?? []), ...(errors.get(name) ?? [])],
   }));
   return { throttleTimeMs: 0, topics };
 }

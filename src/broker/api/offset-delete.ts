@@ -18,7 +18,11 @@ async function handle(_ctx: RequestContext, req: OffsetDeleteRequest, services: 
     const topic = image.topic(t.name);
     const good = t.partitions.filter((p) => topic?.partitions.has(p.partitionIndex));
     const bad = t.partitions.filter((p) => !topic?.partitions.has(p.partitionIndex));
-    if (bad.length) unknown.set(t.name, bad.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION })));
+    if (bad.length)
+      unknown.set(
+        t.name,
+        bad.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION })),
+      );
     if (good.length) valid.push({ name: t.name, partitions: good.map((p) => ({ partitionIndex: p.partitionIndex })) });
   }
   const coordinator = await groupCoordinatorOf(services);
@@ -26,7 +30,8 @@ async function handle(_ctx: RequestContext, req: OffsetDeleteRequest, services: 
   if (r.errorCode !== ErrorCode.NONE) return { errorCode: r.errorCode, throttleTimeMs: 0, topics: [] };
   const byName = new Map(r.topics.map((t) => [t.name, t.partitions]));
   const topics = [...new Set(req.topics.map((t) => t.name))].map((name) => ({
-    name, partitions: [...(byName.get(name) ?? []), ...(unknown.get(name) ?? [])],
+    name,
+    partitions: [...(byName.get(name) ?? []), ...(unknown.get(name) ?? [])],
   }));
   return { errorCode: ErrorCode.NONE, throttleTimeMs: 0, topics };
 }

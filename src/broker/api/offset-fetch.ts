@@ -43,7 +43,10 @@ async function handle(ctx: RequestContext, req: OffsetFetchRequest, services: Br
     const groups = [];
     for (const g of req.groups) {
       const r = await coordinator.fetchOffsets({
-        groupId: g.groupId, memberId: v >= 9 ? g.memberId : null, memberEpoch: v >= 9 ? g.memberEpoch : -1, topics: g.topics,
+        groupId: g.groupId,
+        memberId: v >= 9 ? g.memberId : null,
+        memberEpoch: v >= 9 ? g.memberEpoch : -1,
+        topics: g.topics,
       });
       let topics = r.errorCode === ErrorCode.NONE ? r.topics : [];
       if (req.requireStable) topics = markUnstable(services, r.groupId, topics);
@@ -51,7 +54,7 @@ async function handle(ctx: RequestContext, req: OffsetFetchRequest, services: Br
     }
     return { throttleTimeMs: 0, groups };
   }
-  const topics = v >= 2 ? req.topics : req.topics ?? [];
+  const topics = v >= 2 ? req.topics : (req.topics ?? []);
   const r = await coordinator.fetchOffsets({ groupId: req.groupId, memberId: null, memberEpoch: -1, topics });
   if (r.errorCode !== ErrorCode.NONE) {
     if (v >= 2) return { throttleTimeMs: 0, errorCode: r.errorCode, topics: [] };
@@ -59,7 +62,13 @@ async function handle(ctx: RequestContext, req: OffsetFetchRequest, services: Br
       throttleTimeMs: 0,
       topics: (topics ?? []).map((t) => ({
         name: t.name,
-        partitions: t.partitionIndexes.map((p) => ({ partitionIndex: p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: r.errorCode })),
+        partitions: t.partitionIndexes.map((p) => ({
+          partitionIndex: p,
+          committedOffset: -1n,
+          committedLeaderEpoch: -1,
+          metadata: '',
+          errorCode: r.errorCode,
+        })),
       })),
     };
   }

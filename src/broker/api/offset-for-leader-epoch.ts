@@ -4,13 +4,20 @@
 // truncation after a leader change. An epoch the cache cannot place gives -1/-1 without error.
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
-import type { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../../protocol/generated/protocol/OffsetForLeaderEpoch.js';
+import type {
+  OffsetForLeaderEpochRequest,
+  OffsetForLeaderEpochResponse,
+} from '../../protocol/generated/protocol/OffsetForLeaderEpoch.js';
 import type { BrokerServices } from '../services.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 
-function handleOffsetForLeaderEpoch(ctx: RequestContext, req: OffsetForLeaderEpochRequest, services: BrokerServices): Input<OffsetForLeaderEpochResponse> {
+function handleOffsetForLeaderEpoch(
+  ctx: RequestContext,
+  req: OffsetForLeaderEpochRequest,
+  services: BrokerServices,
+): Input<OffsetForLeaderEpochResponse> {
   const rm = services.replicas as ReplicaManager;
   const v = ctx.apiVersion;
   return {
@@ -20,7 +27,12 @@ function handleOffsetForLeaderEpoch(ctx: RequestContext, req: OffsetForLeaderEpo
       partitions: t.partitions.map((p) => {
         // v0-1 carry no current leader epoch: no fencing check
         const r = rm.lastOffsetForLeaderEpoch(t.topic, p.partition, v >= 2 ? p.currentLeaderEpoch : -1, p.leaderEpoch);
-        return { errorCode: r.errorCode, partition: p.partition, leaderEpoch: v >= 1 ? r.leaderEpoch : -1, endOffset: BigInt(r.endOffset) };
+        return {
+          errorCode: r.errorCode,
+          partition: p.partition,
+          leaderEpoch: v >= 1 ? r.leaderEpoch : -1,
+          endOffset: BigInt(r.endOffset),
+        };
       }),
     })),
   };

@@ -6,7 +6,11 @@
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
-  ProduceRequest, ProduceResponse, ProduceResponseNodeEndpoint, ProduceResponsePartitionProduceResponse, ProduceResponseTopicProduceResponse,
+  ProduceRequest,
+  ProduceResponse,
+  ProduceResponseNodeEndpoint,
+  ProduceResponsePartitionProduceResponse,
+  ProduceResponseTopicProduceResponse,
 } from '../../protocol/generated/protocol/Produce.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
@@ -29,8 +33,14 @@ interface PartitionInput {
   records: Buffer | null;
 }
 
-const failure = (errorCode: number): AppendResult =>
-  ({ errorCode, errorMessage: null, baseOffset: -1, logAppendTime: -1, logStartOffset: -1, recordErrors: [] });
+const failure = (errorCode: number): AppendResult => ({
+  errorCode,
+  errorMessage: null,
+  baseOffset: -1,
+  logAppendTime: -1,
+  logStartOffset: -1,
+  recordErrors: [],
+});
 
 function partitionResponse(v: number, index: number, r: AppendResult): Input<ProduceResponsePartitionProduceResponse> {
   const out: Input<ProduceResponsePartitionProduceResponse> = {
@@ -50,7 +60,11 @@ function partitionResponse(v: number, index: number, r: AppendResult): Input<Pro
   return out;
 }
 
-async function handleProduce(ctx: RequestContext, req: ProduceRequest, services: BrokerServices): Promise<Input<ProduceResponse> | null> {
+async function handleProduce(
+  ctx: RequestContext,
+  req: ProduceRequest,
+  services: BrokerServices,
+): Promise<Input<ProduceResponse> | null> {
   const rm = services.replicas as ReplicaManager;
   const v = ctx.apiVersion;
   const acks = req.acks;
@@ -59,36 +73,48 @@ async function handleProduce(ctx: RequestContext, req: ProduceRequest, services:
   const topicOrder: string[] = [];
   for (const t of req.topicData) {
     if (!topicOrder.includes(t.name)) topicOrder.push(t.name);
-    for (const p of t.partitionData) byKey.set(`${t.name}\u0000${p.index}`, { topic: t.name, index: p.index, records: p.records as Buffer | null });
+    for (const p of t.partitionData)
+      byKey.set(`${t.name}\u0000${p.index}`, { topic: t.name, index: p.index, records: p.records as Buffer | null });
   }
   const inputs = [...byKey.values()];
 
   // transactional data needs a transactional id (Kafka authorizes WRITE on it)
   if (req.transactionalId === null && inputs.some((p) => isTransactionalRecords(p.records))) {
-    if (acks === 0) throw new CloseConnectionError('transactional records without a transactional id in an acks=0 produce request');
+    if (acks === 0)
+      throw new CloseConnectionError('transactional records without a transactional id in an acks=0 produce request');
     return genericErrorResponse(ctx, req, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) as Input<ProduceResponse>;
   }
 
   const internalTopicsAllowed = ctx.clientId === ADMIN_CLIENT_ID;
-  const results = await Promise.all(inputs.map(async (p): Promise<AppendResult> => {
-    if (!rm.contains(p.topic, p.index)) return failure(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    const invalid = checkProduceRecords(v, p.records);
-    if (invalid) return failure(invalid.errorCode);
-    return rm.appendRecords(p.topic, p.index, p.records!, {
-      acks, timeoutMs: req.timeoutMs, transactionalId: req.transactionalId, internalTopicsAllowed, connectionId: ctx.connectionId,
-    });
-  }));
+  const results = await Promise.all(
+    inputs.map(async (p): Promise<AppendResult> => {
+      if (!rm.contains(p.topic, p.index)) return failure(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      const invalid = checkProduceRecords(v, p.records);
+      if (invalid) return failure(invalid.errorCode);
+      return rm.appendRecords(p.topic, p.index, p.records!, {
+        acks,
+        timeoutMs: req.timeoutMs,
+        transactionalId: req.transactionalId,
+        internalTopicsAllowed,
+        connectionId: ctx.connectionId,
+      });
+    }),
+  );
 
   if (acks === 0) {
     const bad = results.findIndex((r) => r.errorCode !== ErrorCode.NONE);
     if (bad >= 0) {
       const p = inputs[bad]!;
-      throw new CloseConnectionError(`Closing connection due to error during produce request with acks=0: ${p.topic}-${p.index} failed with error code ${results[bad]!.errorCode}`);
+      throw new CloseConnectionError(
+        `Closing connection due to error during produce request with acks=0: ${p.topic}-${p.index} failed with error code ${results[bad]!.errorCode}`,
+      );
     }
     return null;
   }
 
-  const byTopic = new Map<string, Input<ProduceResponseTopicProduceResponse>>(topicOrder.map((name) => [name, { name, partitionResponses: [] }]));
+  const byTopic = new Map<string, Input<ProduceResponseTopicProduceResponse>>(
+    topicOrder.map((name) => [name, { name, partitionResponses: [] }]),
+  );
   const endpoints = new Map<number, Input<ProduceResponseNodeEndpoint>>();
   inputs.forEach((p, i) => {
     const r = results[i]!;
@@ -113,7 +139,8 @@ export const handler: ApiHandler<BrokerServices> = {
   handle: handleProduce,
   errorResponse(ctx, request, errorCode) {
     // acks=0: no response can carry the error, so the connection is closed instead
-    if ((request as ProduceRequest | undefined)?.acks === 0) throw new CloseConnectionError('failed acks=0 produce request');
+    if ((request as ProduceRequest | undefined)?.acks === 0)
+      throw new CloseConnectionError('failed acks=0 produce request');
     return genericErrorResponse(ctx, request, errorCode);
   },
 };

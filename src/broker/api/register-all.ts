@@ -15,8 +15,17 @@ import { handler as describeTopicPartitions } from './describe-topic-partitions.
 import { handler as describeQuorum } from './describe-quorum.js';
 
 export const ADMIN_HANDLERS = [
-  metadata, createTopics, deleteTopics, createPartitions, describeConfigs, alterConfigs, incrementalAlterConfigs,
-  describeCluster, describeLogDirs, describeTopicPartitions, describeQuorum,
+  metadata,
+  createTopics,
+  deleteTopics,
+  createPartitions,
+  describeConfigs,
+  alterConfigs,
+  incrementalAlterConfigs,
+  describeCluster,
+  describeLogDirs,
+  describeTopicPartitions,
+  describeQuorum,
 ] as const;
 
 export function registerAdminHandlers(registry: HandlerRegistry): HandlerRegistry {

@@ -18,8 +18,19 @@ import { handler as consumerGroupHeartbeat } from './consumer-group-heartbeat.js
 import { handler as consumerGroupDescribe } from './consumer-group-describe.js';
 
 export const GROUP_HANDLERS = [
-  findCoordinator, joinGroup, syncGroup, heartbeat, leaveGroup, offsetCommit, offsetFetch, listGroups, describeGroups,
-  deleteGroups, offsetDelete, consumerGroupHeartbeat, consumerGroupDescribe,
+  findCoordinator,
+  joinGroup,
+  syncGroup,
+  heartbeat,
+  leaveGroup,
+  offsetCommit,
+  offsetFetch,
+  listGroups,
+  describeGroups,
+  deleteGroups,
+  offsetDelete,
+  consumerGroupHeartbeat,
+  consumerGroupDescribe,
 ] as const;
 
 export function registerGroupHandlers(registry: HandlerRegistry): HandlerRegistry {

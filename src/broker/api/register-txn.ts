@@ -16,8 +16,16 @@ import { handler as listTransactions } from './list-transactions.js';
 import { handler as allocateProducerIds } from './allocate-producer-ids.js';
 
 export const TXN_HANDLERS = [
-  initProducerId, addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, txnOffsetCommit, describeProducers, describeTransactions,
-  listTransactions, allocateProducerIds,
+  initProducerId,
+  addPartitionsToTxn,
+  addOffsetsToTxn,
+  endTxn,
+  writeTxnMarkers,
+  txnOffsetCommit,
+  describeProducers,
+  describeTransactions,
+  listTransactions,
+  allocateProducerIds,
 ] as const;
 
 export function registerTxnHandlers(registry: HandlerRegistry): HandlerRegistry {

@@ -36,12 +36,16 @@ export class HandlerRegistry {
       throw new Error(`${spec.name}: invalid version range ${min}-${max}`);
     }
     if (min < spec.minVersion || max > spec.maxVersion) {
-      throw new Error(`${spec.name}: versions ${min}-${max} are outside the codec's ${spec.minVersion}-${spec.maxVersion}`);
+      throw new Error(
+        `${spec.name}: versions ${min}-${max} are outside the codec's ${spec.minVersion}-${spec.maxVersion}`,
+      );
     }
     if (handler.listeners.length === 0) throw new Error(`${spec.name}: a handler needs at least one listener type`);
     for (const type of handler.listeners) {
       if (!spec.listeners.includes(type)) {
-        throw new Error(`${spec.name} is not served on ${type} listeners (spec listeners: ${spec.listeners.join(', ')})`);
+        throw new Error(
+          `${spec.name} is not served on ${type} listeners (spec listeners: ${spec.listeners.join(', ')})`,
+        );
       }
       if (this.byType[type].has(handler.apiKey)) {
         throw new Error(`${spec.name} already has a handler on ${type} listeners`);

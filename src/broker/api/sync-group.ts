@@ -20,7 +20,13 @@ async function handle(ctx: RequestContext, req: SyncGroupRequest, services: Brok
     protocolName: v >= 5 ? req.protocolName : null,
     assignments: req.assignments.map((a) => ({ memberId: a.memberId, assignment: Buffer.from(a.assignment) })),
   });
-  return { throttleTimeMs: 0, errorCode: r.errorCode, protocolType: r.protocolType, protocolName: r.protocolName, assignment: r.assignment };
+  return {
+    throttleTimeMs: 0,
+    errorCode: r.errorCode,
+    protocolType: r.protocolType,
+    protocolName: r.protocolName,
+    assignment: r.assignment,
+  };
 }
 
 export const handler: ApiHandler<BrokerServices> = {

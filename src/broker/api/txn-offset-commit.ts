@@ -20,7 +20,11 @@ type Partitions = { partitionIndex: number; errorCode: number }[];
 function verificationError(code: number): number {
   if (code === ErrorCode.TRANSACTION_ABORTABLE) return ErrorCode.INVALID_TXN_STATE;
   if (code === ErrorCode.PRODUCER_FENCED) return ErrorCode.INVALID_PRODUCER_EPOCH;
-  if (code === ErrorCode.CONCURRENT_TRANSACTIONS || code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) {
+  if (
+    code === ErrorCode.CONCURRENT_TRANSACTIONS ||
+    code === ErrorCode.NOT_COORDINATOR ||
+    code === ErrorCode.COORDINATOR_NOT_AVAILABLE
+  ) {
     return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS;
   }
   return code;
@@ -34,7 +38,13 @@ async function handle(ctx: RequestContext, req: TxnOffsetCommitRequest, services
   for (const t of req.topics) {
     const topic = image.topic(t.name);
     if (!topic) {
-      unknown.set(t.name, t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION })));
+      unknown.set(
+        t.name,
+        t.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        })),
+      );
       continue;
     }
     valid.push(t);
@@ -42,31 +52,52 @@ async function handle(ctx: RequestContext, req: TxnOffsetCommitRequest, services
   let committed: { name: string; partitions: Partitions }[] = [];
   if (valid.length > 0) {
     const h = await txnCoordinatorOf(services);
-    const failAll = (code: number) => valid.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })) }));
+    const failAll = (code: number) =>
+      valid.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })),
+      }));
     const key = tpKey(OFFSETS_TOPIC, h.offsetsPartitionFor(req.groupId));
     const verify = services.config.getBoolean('transaction.partition.verification.enable')
-      ? h.coordinator.verifyPartitions(req.transactionalId, Number(req.producerId), req.producerEpoch, [key]).get(key) ?? ErrorCode.NONE
+      ? (h.coordinator
+          .verifyPartitions(req.transactionalId, Number(req.producerId), req.producerEpoch, [key])
+          .get(key) ?? ErrorCode.NONE)
       : ErrorCode.NONE;
     if (verify !== ErrorCode.NONE) committed = failAll(verificationError(verify));
     else {
-      committed = await h.offsets().commitTransactionalOffsets({
-        transactionalId: req.transactionalId, groupId: req.groupId, producerId: Number(req.producerId), producerEpoch: req.producerEpoch,
-        generationId: v >= 3 ? req.generationIdOrMemberEpoch : -1, memberId: v >= 3 ? req.memberId : '', groupInstanceId: v >= 3 ? req.groupInstanceId : null,
-        topics: valid.map((t) => ({
-          name: t.name,
-          partitions: t.partitions.map((p) => ({
-            partitionIndex: p.partitionIndex, committedOffset: p.committedOffset, committedLeaderEpoch: v >= 2 ? p.committedLeaderEpoch : -1,
-            committedMetadata: p.committedMetadata,
+      committed = await h.offsets().commitTransactionalOffsets(
+        {
+          transactionalId: req.transactionalId,
+          groupId: req.groupId,
+          producerId: Number(req.producerId),
+          producerEpoch: req.producerEpoch,
+          generationId: v >= 3 ? req.generationIdOrMemberEpoch : -1,
+          memberId: v >= 3 ? req.memberId : '',
+          groupInstanceId: v >= 3 ? req.groupInstanceId : null,
+          topics: valid.map((t) => ({
+            name: t.name,
+            partitions: t.partitions.map((p) => ({
+              partitionIndex: p.partitionIndex,
+              committedOffset: p.committedOffset,
+              committedLeaderEpoch: v >= 2 ? p.committedLeaderEpoch : -1,
+              committedMetadata: p.committedMetadata,
+            })),
           })),
-        })),
-      }, v);
+        },
+        v,
+      );
     }
   }
   if (v < 2) {
-    for (const t of committed) for (const p of t.partitions) if (p.errorCode === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) p.errorCode = ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    for (const t of committed)
+      for (const p of t.partitions)
+        if (p.errorCode === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) p.errorCode = ErrorCode.COORDINATOR_NOT_AVAILABLE;
   }
   const byName = new Map(committed.map((t) => [t.name, t.partitions]));
-  const topics = [...new Set(req.topics.map((t) => t.name))].map((name) => ({ name, partitions: [...(byName.get(name) ?? []), ...(unknown.get(name) ?? [])] }));
+  const topics = [...new Set(req.topics.map((t) => t.name))].map((name) => ({
+    name,
+    partitions: [...(byName.get(name) ?? []), ...(unknown.get(name) ?? [])],
+  }));
   return { throttleTimeMs: 0, topics };
 }
 

@@ -12,23 +12,41 @@ import { OFFSETS_TOPIC, txnCoordinatorOf } from '../txn/broker-glue.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 
-const GROUP_NOT_READY = new Set<number>([ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.NOT_COORDINATOR]);
+const GROUP_NOT_READY = new Set<number>([
+  ErrorCode.COORDINATOR_NOT_AVAILABLE,
+  ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+  ErrorCode.NOT_COORDINATOR,
+]);
 
 async function handle(_ctx: RequestContext, req: WriteTxnMarkersRequest, services: BrokerServices): Promise<unknown> {
   const rm = services.replicas as ReplicaManager;
   const h = await txnCoordinatorOf(services);
-  const markers = await Promise.all(req.markers.map(async (m) => ({
-    producerId: m.producerId,
-    topics: await Promise.all(m.topics.map(async (t) => ({
-      name: t.name,
-      partitions: await Promise.all(t.partitionIndexes.map(async (p) => {
-        if (!rm.partition(t.name, p)) return { partitionIndex: p, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
-        let code = await h.writeMarker(t.name, p, Number(m.producerId), m.producerEpoch, m.coordinatorEpoch, m.transactionResult);
-        if (t.name === OFFSETS_TOPIC && GROUP_NOT_READY.has(code)) code = ErrorCode.NOT_LEADER_OR_FOLLOWER;
-        return { partitionIndex: p, errorCode: code };
-      })),
-    }))),
-  })));
+  const markers = await Promise.all(
+    req.markers.map(async (m) => ({
+      producerId: m.producerId,
+      topics: await Promise.all(
+        m.topics.map(async (t) => ({
+          name: t.name,
+          partitions: await Promise.all(
+            t.partitionIndexes.map(async (p) => {
+              if (!rm.partition(t.name, p))
+                return { partitionIndex: p, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+              let code = await h.writeMarker(
+                t.name,
+                p,
+                Number(m.producerId),
+                m.producerEpoch,
+                m.coordinatorEpoch,
+                m.transactionResult,
+              );
+              if (t.name === OFFSETS_TOPIC && GROUP_NOT_READY.has(code)) code = ErrorCode.NOT_LEADER_OR_FOLLOWER;
+              return { partitionIndex: p, errorCode: code };
+            }),
+          ),
+        })),
+      ),
+    })),
+  );
   return { markers };
 }
 

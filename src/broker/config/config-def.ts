@@ -49,7 +49,10 @@ export class ConfigError extends Error {
 
 /** `new ConfigException(name, value, message)`: "Invalid value V for configuration K: msg". */
 export function invalidValue(name: string, value: string, message?: string): ConfigError {
-  return new ConfigError(`Invalid value ${value} for configuration ${name}${message === undefined ? '' : ': ' + message}`, name);
+  return new ConfigError(
+    `Invalid value ${value} for configuration ${name}${message === undefined ? '' : ': ' + message}`,
+    name,
+  );
 }
 
 /** Scala `require(cond, msg)` as KafkaConfig uses it: IllegalArgumentException "requirement failed: msg". */
@@ -94,8 +97,15 @@ export function convertToString(value: ConfigValue, type: ConfigType): string | 
 }
 
 const TYPE_NAME: Record<ConfigType, string> = {
-  boolean: 'BOOLEAN', string: 'STRING', int: 'INT', short: 'SHORT', long: 'LONG', double: 'DOUBLE',
-  list: 'LIST', class: 'CLASS', password: 'PASSWORD',
+  boolean: 'BOOLEAN',
+  string: 'STRING',
+  int: 'INT',
+  short: 'SHORT',
+  long: 'LONG',
+  double: 'DOUBLE',
+  list: 'LIST',
+  class: 'CLASS',
+  password: 'PASSWORD',
 };
 
 function parseInteger(s: string, min: bigint, max: bigint): bigint | null {
@@ -165,8 +175,13 @@ const numberText = (n: number | bigint): string => String(n);
 /** ConfigDef.Range.atLeast / between. */
 export function range(min: number | bigint | null, max: number | bigint | null = null): Validator {
   const text =
-    min === null && max === null ? '[...]' : min === null ? `[...,${numberText(max!)}]`
-      : max === null ? `[${numberText(min)},...]` : `[${numberText(min)},...,${numberText(max)}]`;
+    min === null && max === null
+      ? '[...]'
+      : min === null
+        ? `[...,${numberText(max!)}]`
+        : max === null
+          ? `[${numberText(min)},...]`
+          : `[${numberText(min)},...,${numberText(max)}]`;
   return {
     text,
     check(name, value, type) {
@@ -174,7 +189,8 @@ export function range(min: number | bigint | null, max: number | bigint | null =
       const n = Number(value as number | bigint);
       const shown = javaValueString(value, type);
       if (min !== null && n < Number(min)) throw invalidValue(name, shown, `Value must be at least ${numberText(min)}`);
-      if (max !== null && n > Number(max)) throw invalidValue(name, shown, `Value must be no more than ${numberText(max)}`);
+      if (max !== null && n > Number(max))
+        throw invalidValue(name, shown, `Value must be no more than ${numberText(max)}`);
     },
   };
 }

@@ -12,15 +12,67 @@ export interface MetadataVersionInfo {
 }
 
 const OLD_IBPS = [
-  '0.8.0', '0.8.1', '0.8.2', '0.9.0', '0.10.0-IV0', '0.10.0-IV1', '0.10.1-IV0', '0.10.1-IV1', '0.10.1-IV2',
-  '0.10.2-IV0', '0.11.0-IV0', '0.11.0-IV1', '0.11.0-IV2', '1.0-IV0', '1.1-IV0', '2.0-IV0', '2.0-IV1', '2.1-IV0',
-  '2.1-IV1', '2.1-IV2', '2.2-IV0', '2.2-IV1', '2.3-IV0', '2.3-IV1', '2.4-IV0', '2.4-IV1', '2.5-IV0', '2.6-IV0',
-  '2.7-IV0', '2.7-IV1', '2.7-IV2', '2.8-IV0', '2.8-IV1', '3.0-IV0',
+  '0.8.0',
+  '0.8.1',
+  '0.8.2',
+  '0.9.0',
+  '0.10.0-IV0',
+  '0.10.0-IV1',
+  '0.10.1-IV0',
+  '0.10.1-IV1',
+  '0.10.1-IV2',
+  '0.10.2-IV0',
+  '0.11.0-IV0',
+  '0.11.0-IV1',
+  '0.11.0-IV2',
+  '1.0-IV0',
+  '1.1-IV0',
+  '2.0-IV0',
+  '2.0-IV1',
+  '2.1-IV0',
+  '2.1-IV1',
+  '2.1-IV2',
+  '2.2-IV0',
+  '2.2-IV1',
+  '2.3-IV0',
+  '2.3-IV1',
+  '2.4-IV0',
+  '2.4-IV1',
+  '2.5-IV0',
+  '2.6-IV0',
+  '2.7-IV0',
+  '2.7-IV1',
+  '2.7-IV2',
+  '2.8-IV0',
+  '2.8-IV1',
+  '3.0-IV0',
 ];
 const KRAFT_VERSIONS = [
-  '3.0-IV1', '3.1-IV0', '3.2-IV0', '3.3-IV0', '3.3-IV1', '3.3-IV2', '3.3-IV3', '3.4-IV0', '3.5-IV0', '3.5-IV1',
-  '3.5-IV2', '3.6-IV0', '3.6-IV1', '3.6-IV2', '3.7-IV0', '3.7-IV1', '3.7-IV2', '3.7-IV3', '3.7-IV4', '3.8-IV0',
-  '3.9-IV0', '4.0-IV0', '4.0-IV1', '4.0-IV2', '4.0-IV3',
+  '3.0-IV1',
+  '3.1-IV0',
+  '3.2-IV0',
+  '3.3-IV0',
+  '3.3-IV1',
+  '3.3-IV2',
+  '3.3-IV3',
+  '3.4-IV0',
+  '3.5-IV0',
+  '3.5-IV1',
+  '3.5-IV2',
+  '3.6-IV0',
+  '3.6-IV1',
+  '3.6-IV2',
+  '3.7-IV0',
+  '3.7-IV1',
+  '3.7-IV2',
+  '3.7-IV3',
+  '3.7-IV4',
+  '3.8-IV0',
+  '3.9-IV0',
+  '4.0-IV0',
+  '4.0-IV1',
+  '4.0-IV2',
+  '4.0-IV3',
 ];
 
 const releaseOf = (v: string): string => (v.includes('-') ? v.slice(0, v.indexOf('-')) : v);
@@ -80,9 +132,28 @@ export interface FeatureDef {
 
 /** Features.PRODUCTION_FEATURES (kraft.version, transaction.version, group.version). */
 export const PRODUCTION_FEATURES: readonly FeatureDef[] = [
-  { name: 'kraft.version', levels: [[0, 1], [1, 21]] },
-  { name: 'transaction.version', levels: [[0, 1], [1, 24], [2, 24]] },
-  { name: 'group.version', levels: [[0, 1], [1, 22]] },
+  {
+    name: 'kraft.version',
+    levels: [
+      [0, 1],
+      [1, 21],
+    ],
+  },
+  {
+    name: 'transaction.version',
+    levels: [
+      [0, 1],
+      [1, 24],
+      [2, 24],
+    ],
+  },
+  {
+    name: 'group.version',
+    levels: [
+      [0, 1],
+      [1, 22],
+    ],
+  },
 ];
 
 /** Features.defaultValue: the highest level whose bootstrap version is <= mv. */

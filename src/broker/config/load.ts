@@ -3,8 +3,15 @@
 // broker needs (listeners, voters, effective retention/roll times, metadata log dir).
 import { existsSync, statSync } from 'node:fs';
 import {
-  type ConfigValue, ConfigError, parseConfigValue, BROKER_CONFIG_KEYS, BROKER_CONFIGS,
-  DEFAULT_LISTENER_SECURITY_PROTOCOL_MAP, SECURITY_PROTOCOLS, parseVoterEntry, parseBootstrapServer,
+  type ConfigValue,
+  ConfigError,
+  parseConfigValue,
+  BROKER_CONFIG_KEYS,
+  BROKER_CONFIGS,
+  DEFAULT_LISTENER_SECURITY_PROTOCOL_MAP,
+  SECURITY_PROTOCOLS,
+  parseVoterEntry,
+  parseBootstrapServer,
 } from './definitions.js';
 import { MINIMUM_KRAFT_VERSION, isKRaftSupported, metadataVersionFromString } from './features.js';
 import { readPropertiesFile } from './properties.js';
@@ -85,7 +92,8 @@ export function loadServerConfig(opts: LoadServerConfigOptions = {}): LoadedServ
     source = 'properties';
   } else if (opts.file !== undefined) {
     if (!existsSync(opts.file)) throw new ConfigError(opts.file, undefined, 'java.nio.file.NoSuchFileException');
-    if (statSync(opts.file).isDirectory()) throw new ConfigError(`${opts.file}: Is a directory`, undefined, 'java.io.IOException');
+    if (statSync(opts.file).isDirectory())
+      throw new ConfigError(`${opts.file}: Is a directory`, undefined, 'java.io.IOException');
     props = readPropertiesFile(opts.file);
     source = 'file';
   } else {
@@ -96,12 +104,17 @@ export function loadServerConfig(opts: LoadServerConfigOptions = {}): LoadedServ
   const config = new ServerConfig(props);
   const unknownKeys = [...props.keys()].filter((k) => !BROKER_CONFIGS.has(k));
   const warnings: string[] = [];
-  if (unknownKeys.length) warnings.push(`These configurations '[${unknownKeys.join(', ')}]' were supplied but are not used yet.`);
+  if (unknownKeys.length)
+    warnings.push(`These configurations '[${unknownKeys.join(', ')}]' were supplied but are not used yet.`);
   if (props.has('inter.broker.protocol.version')) {
-    warnings.push('inter.broker.protocol.version is deprecated in KRaft mode as of 3.3 and will only be read when first upgrading from a KRaft prior to 3.3. See kafka-storage.sh help for details on setting the metadata.version for a new KRaft cluster.');
+    warnings.push(
+      'inter.broker.protocol.version is deprecated in KRaft mode as of 3.3 and will only be read when first upgrading from a KRaft prior to 3.3. See kafka-storage.sh help for details on setting the metadata.version for a new KRaft cluster.',
+    );
   }
   if (config.controllerListenerNames.length > 1 && !config.isController) {
-    warnings.push(`controller.listener.names has multiple entries; only the first will be used since process.roles=broker: [${config.controllerListenerNames.join(', ')}]`);
+    warnings.push(
+      `controller.listener.names has multiple entries; only the first will be used since process.roles=broker: [${config.controllerListenerNames.join(', ')}]`,
+    );
   }
   return { config, warnings, unknownKeys, source };
 }
@@ -134,14 +147,18 @@ export class ServerConfig {
     const originals = new Map(props);
     // KafkaConfig.populateSynonyms: node.id and broker.id stand in for each other.
     if (originals.has('node.id') && !originals.has('broker.id')) originals.set('broker.id', originals.get('node.id')!);
-    else if (originals.has('broker.id') && !originals.has('node.id')) originals.set('node.id', originals.get('broker.id')!);
+    else if (originals.has('broker.id') && !originals.has('node.id'))
+      originals.set('node.id', originals.get('broker.id')!);
     this.originals = originals;
     this.values = new Map();
     for (const key of BROKER_CONFIG_KEYS) this.values.set(key.name, parseConfigValue(key, originals.get(key.name)));
 
     const roles = this.getList('process.roles');
     if (new Set(roles).size !== roles.length) {
-      throw new ConfigError(`Duplicate role names found in \`process.roles\`: Buffer(${roles.join(', ')})`, 'process.roles');
+      throw new ConfigError(
+        `Duplicate role names found in \`process.roles\`: Buffer(${roles.join(', ')})`,
+        'process.roles',
+      );
     }
     this.processRoles = roles as ProcessRole[];
     this.nodeId = this.getInt('node.id');
@@ -151,17 +168,26 @@ export class ServerConfig {
     if (originals.has('inter.broker.protocol.version')) {
       const ibp = this.getString('inter.broker.protocol.version')!;
       if (!isKRaftSupported(metadataVersionFromString(ibp))) {
-        throw new ConfigError(`A non-KRaft version ${ibp} given for inter.broker.protocol.version. The minimum version is ${MINIMUM_KRAFT_VERSION.version}`, 'inter.broker.protocol.version');
+        throw new ConfigError(
+          `A non-KRaft version ${ibp} given for inter.broker.protocol.version. The minimum version is ${MINIMUM_KRAFT_VERSION.version}`,
+          'inter.broker.protocol.version',
+        );
       }
     }
     const groupProtocols = this.getList('group.coordinator.rebalance.protocols');
     if (!groupProtocols.includes('classic')) {
-      throw new ConfigError("Disabling the 'classic' protocol is not supported.", 'group.coordinator.rebalance.protocols');
+      throw new ConfigError(
+        "Disabling the 'classic' protocol is not supported.",
+        'group.coordinator.rebalance.protocols',
+      );
     }
 
     this.logDirs = parseCsvList(this.getString('log.dirs') ?? this.getString('log.dir'));
     this.metadataLogDir = this.getString('metadata.log.dir') ?? this.logDirs[0];
-    this.controllerListenerNames = (this.getString('controller.listener.names') ?? '') === '' ? [] : this.getString('controller.listener.names')!.split(',');
+    this.controllerListenerNames =
+      (this.getString('controller.listener.names') ?? '') === ''
+        ? []
+        : this.getString('controller.listener.names')!.split(',');
     this.listenerSecurityProtocolMap = this.effectiveSecurityProtocolMap();
     this.listeners = parseListeners(this.getString('listeners') ?? '', this.listenerSecurityProtocolMap, true);
     this.quorumVoters = this.getList('controller.quorum.voters').map(parseVoterEntry);
@@ -243,7 +269,8 @@ export class ServerConfig {
   get logRetentionMs(): number {
     const ms = this.get('log.retention.ms');
     const mins = this.get('log.retention.minutes');
-    const millis = ms !== null ? Number(ms) : mins !== null ? Number(mins) * 60000 : this.getInt('log.retention.hours') * 3600000;
+    const millis =
+      ms !== null ? Number(ms) : mins !== null ? Number(mins) * 60000 : this.getInt('log.retention.hours') * 3600000;
     return millis < 0 ? -1 : millis;
   }
   /** KafkaConfig.logRollTimeMillis: log.roll.ms, else log.roll.hours. */
@@ -271,11 +298,18 @@ export class ServerConfig {
       for (const entry of raw.split(/\s*,\s*/)) {
         const i = entry.lastIndexOf(':');
         if (i < 0) {
-          throw new ConfigError(`Error parsing configuration property 'listener.security.protocol.map': begin 0, end -1, length ${entry.length}`, 'listener.security.protocol.map', 'java.lang.IllegalArgumentException');
+          throw new ConfigError(
+            `Error parsing configuration property 'listener.security.protocol.map': begin 0, end -1, length ${entry.length}`,
+            'listener.security.protocol.map',
+            'java.lang.IllegalArgumentException',
+          );
         }
         const protocol = entry.slice(i + 1).trim();
         if (!SECURITY_PROTOCOLS.includes(protocol.toUpperCase())) {
-          throw new ConfigError(`Invalid security protocol \`${protocol}\` defined in listener.security.protocol.map`, 'listener.security.protocol.map');
+          throw new ConfigError(
+            `Invalid security protocol \`${protocol}\` defined in listener.security.protocol.map`,
+            'listener.security.protocol.map',
+          );
         }
         map.set(entry.slice(0, i).trim().toUpperCase(), protocol.toUpperCase() as SecurityProtocol);
       }
@@ -283,7 +317,9 @@ export class ServerConfig {
     if (!this.originals.has('listener.security.protocol.map')) {
       // KRaft: controller listeners default to PLAINTEXT unless SSL or SASL is in use anywhere.
       const sslOrSasl = (n: string): boolean => n === 'SSL' || n === 'SASL_SSL' || n === 'SASL_PLAINTEXT';
-      const listenerNames = parseCsvList(this.getString('listeners')).map((l) => (l.includes(':') ? l.slice(0, l.indexOf(':')).toUpperCase() : l));
+      const listenerNames = parseCsvList(this.getString('listeners')).map((l) =>
+        l.includes(':') ? l.slice(0, l.indexOf(':')).toUpperCase() : l,
+      );
       if (!this.controllerListenerNames.some(sslOrSasl) && !listenerNames.some(sslOrSasl)) {
         for (const n of this.controllerListenerNames) if (n !== 'PLAINTEXT') map.set(n, 'PLAINTEXT');
       }
@@ -295,11 +331,17 @@ export class ServerConfig {
     const name = this.getString('inter.broker.listener.name');
     if (name !== null) {
       if (this.originals.has('security.inter.broker.protocol')) {
-        throw new ConfigError('Only one of inter.broker.listener.name and security.inter.broker.protocol should be set.', 'inter.broker.listener.name');
+        throw new ConfigError(
+          'Only one of inter.broker.listener.name and security.inter.broker.protocol should be set.',
+          'inter.broker.listener.name',
+        );
       }
       const n = name.toUpperCase();
       if (!this.listenerSecurityProtocolMap.has(n)) {
-        throw new ConfigError(`Listener with name ${n} defined in inter.broker.listener.name not found in listener.security.protocol.map.`, 'inter.broker.listener.name');
+        throw new ConfigError(
+          `Listener with name ${n} defined in inter.broker.listener.name not found in listener.security.protocol.map.`,
+          'inter.broker.listener.name',
+        );
       }
       return n;
     }

@@ -224,7 +224,10 @@ export function javaPropertiesOrder(keys: string[]): string[] {
     const h = javaStringHash(k);
     return (h ^ (h >>> 16)) & 0x7fffffff & (bins - 1);
   };
-  return keys.map((k, i) => ({ k, i, b: bin(k) })).sort((a, b) => a.b - b.b || a.i - b.i).map((e) => e.k);
+  return keys
+    .map((k, i) => ({ k, i, b: bin(k) }))
+    .sort((a, b) => a.b - b.b || a.i - b.i)
+    .map((e) => e.k);
 }
 
 export interface StoreOptions {
@@ -240,7 +243,10 @@ export interface StoreOptions {
 }
 
 /** Render entries as Properties.store would (lines end with `\n`). */
-export function formatProperties(entries: Iterable<PropertyEntry> | Map<string, string>, opts: StoreOptions = {}): string {
+export function formatProperties(
+  entries: Iterable<PropertyEntry> | Map<string, string>,
+  opts: StoreOptions = {},
+): string {
   const map = new Map<string, string>(entries instanceof Map ? entries : [...entries]);
   let keys = [...map.keys()];
   const order = opts.order ?? 'java';

@@ -4,13 +4,26 @@
 // fence/unfence paths and ProducerIdControlManager).
 
 import {
-  defaultAbortTransactionRecord, defaultBeginTransactionRecord, defaultBrokerRegistrationChangeRecord,
-  defaultEndTransactionRecord, defaultFenceBrokerRecord, defaultPartitionChangeRecord, defaultProducerIdsRecord,
-  defaultUnfenceBrokerRecord, defaultZkMigrationStateRecord,
+  defaultAbortTransactionRecord,
+  defaultBeginTransactionRecord,
+  defaultBrokerRegistrationChangeRecord,
+  defaultEndTransactionRecord,
+  defaultFenceBrokerRecord,
+  defaultPartitionChangeRecord,
+  defaultProducerIdsRecord,
+  defaultUnfenceBrokerRecord,
+  defaultZkMigrationStateRecord,
 } from '../../protocol/generated/metadata/index.js';
 import type { BootstrapMetadata } from '../metadata/bootstrap.js';
 import { METADATA_VERSION_FEATURE, mv } from '../metadata/features.js';
-import type { BrokerRegistration, ControllerRegistration, Endpoint, MetadataImage, PartitionImage, VersionRange } from '../metadata/image.js';
+import type {
+  BrokerRegistration,
+  ControllerRegistration,
+  Endpoint,
+  MetadataImage,
+  PartitionImage,
+  VersionRange,
+} from '../metadata/image.js';
 import { brokerRegistrationRecord, controllerRegistrationRecord } from '../metadata/image-writer.js';
 import { metadataRecord, RecordType, type MetadataRecord } from '../metadata/records.js';
 import { ErrorCode, fail } from './errors.js';
@@ -26,16 +39,25 @@ export function recordsForEmptyLog(bootstrap: BootstrapMetadata): MetadataRecord
   const level = bootstrap.metadataVersion;
   const out: MetadataRecord[] = [];
   const txn = mv.isMetadataTransactionSupported(level);
-  if (txn) out.push(metadataRecord(RecordType.BeginTransaction, 0, { ...defaultBeginTransactionRecord(), name: 'Bootstrap records' }));
+  if (txn)
+    out.push(
+      metadataRecord(RecordType.BeginTransaction, 0, { ...defaultBeginTransactionRecord(), name: 'Bootstrap records' }),
+    );
   out.push(...bootstrap.records);
-  if (mv.isMigrationSupported(level)) out.push(metadataRecord(RecordType.ZkMigrationState, 0, { ...defaultZkMigrationStateRecord(), zkMigrationState: 0 }));
+  if (mv.isMigrationSupported(level))
+    out.push(
+      metadataRecord(RecordType.ZkMigrationState, 0, { ...defaultZkMigrationStateRecord(), zkMigrationState: 0 }),
+    );
   if (txn) out.push(metadataRecord(RecordType.EndTransaction, 0, defaultEndTransactionRecord()));
   return out;
 }
 
 /** Aborts a metadata transaction left open by a previous leader (recordsForNonEmptyLog). */
 export function abortTransactionRecord(): MetadataRecord {
-  return metadataRecord(RecordType.AbortTransaction, 0, { ...defaultAbortTransactionRecord(), reason: 'Controller failover' });
+  return metadataRecord(RecordType.AbortTransaction, 0, {
+    ...defaultAbortTransactionRecord(),
+    reason: 'Controller failover',
+  });
 }
 
 export interface BrokerRegistrationRequest {
@@ -57,26 +79,40 @@ export interface BrokerRegistrationRequest {
  * this write starts and is registered fenced; a retry of the same incarnation keeps its epoch
  * and state. Throws KafkaError on cluster id / feature mismatches.
  */
-export function registerBroker(image: MetadataImage, req: BrokerRegistrationRequest, nextOffset: number): { records: MetadataRecord[]; brokerEpoch: bigint } {
+export function registerBroker(
+  image: MetadataImage,
+  req: BrokerRegistrationRequest,
+  nextOffset: number,
+): { records: MetadataRecord[]; brokerEpoch: bigint } {
   if (req.clusterId !== undefined && req.clusterId !== image.clusterId) {
-    fail(ErrorCode.INCONSISTENT_CLUSTER_ID, `Expected cluster ID ${image.clusterId}, but got cluster ID ${req.clusterId}`);
+    fail(
+      ErrorCode.INCONSISTENT_CLUSTER_ID,
+      `Expected cluster ID ${image.clusterId}, but got cluster ID ${req.clusterId}`,
+    );
   }
   for (const [name, level] of image.features) {
     const range = req.features.get(name);
     const min = range?.min ?? (name === METADATA_VERSION_FEATURE ? 1 : 0);
     const max = range?.max ?? (name === METADATA_VERSION_FEATURE ? 1 : 0);
     if (level < min || level > max) {
-      fail(ErrorCode.UNSUPPORTED_VERSION, `Unable to register because the broker does not support finalized version ${level} of ${name}. The broker wants a version between ${min} and ${max}, inclusive.`);
+      fail(
+        ErrorCode.UNSUPPORTED_VERSION,
+        `Unable to register because the broker does not support finalized version ${level} of ${name}. The broker wants a version between ${min} and ${max}, inclusive.`,
+      );
     }
   }
-  if (req.isMigratingZkBroker) fail(ErrorCode.BROKER_ID_NOT_REGISTERED, 'Controller does not support registering ZK brokers.');
+  if (req.isMigratingZkBroker)
+    fail(ErrorCode.BROKER_ID_NOT_REGISTERED, 'Controller does not support registering ZK brokers.');
   if (mv.isDirectoryAssignmentSupported(image.metadataVersion)) {
-    if (req.logDirs.some((d) => RESERVED_DIRECTORY_IDS.has(d))) fail(ErrorCode.INVALID_REGISTRATION, 'Reserved directory ID in request');
-    if (new Set(req.logDirs).size !== req.logDirs.length) fail(ErrorCode.INVALID_REGISTRATION, 'Duplicate directory ID in request');
+    if (req.logDirs.some((d) => RESERVED_DIRECTORY_IDS.has(d)))
+      fail(ErrorCode.INVALID_REGISTRATION, 'Reserved directory ID in request');
+    if (new Set(req.logDirs).size !== req.logDirs.length)
+      fail(ErrorCode.INVALID_REGISTRATION, 'Duplicate directory ID in request');
     for (const b of image.brokers.values()) {
       if (b.id === req.brokerId) continue;
       const dir = req.logDirs.find((d) => b.directories.includes(d));
-      if (dir !== undefined) fail(ErrorCode.INVALID_REGISTRATION, `Broker ${b.id} is already registered with directory ${dir}`);
+      if (dir !== undefined)
+        fail(ErrorCode.INVALID_REGISTRATION, `Broker ${b.id} is already registered with directory ${dir}`);
     }
   }
   const existing = image.brokers.get(req.brokerId);
@@ -103,7 +139,8 @@ export function registerController(reg: ControllerRegistration): MetadataRecord 
 export function checkBrokerEpoch(image: MetadataImage, brokerId: number, brokerEpoch: bigint): BrokerRegistration {
   const b = image.brokers.get(brokerId);
   if (!b) fail(ErrorCode.STALE_BROKER_EPOCH, `No broker registration found for broker ${brokerId}`);
-  if (b.epoch !== brokerEpoch) fail(ErrorCode.STALE_BROKER_EPOCH, `Expected broker epoch ${b.epoch}, but got broker epoch ${brokerEpoch}`);
+  if (b.epoch !== brokerEpoch)
+    fail(ErrorCode.STALE_BROKER_EPOCH, `Expected broker epoch ${b.epoch}, but got broker epoch ${brokerEpoch}`);
   return b;
 }
 
@@ -112,7 +149,11 @@ function isActive(image: MetadataImage, id: number): boolean {
   return b !== undefined && !b.fenced && !b.inControlledShutdown;
 }
 
-function partitionChange(image: MetadataImage, p: PartitionImage, change: { leader?: number; isr?: number[] }): MetadataRecord {
+function partitionChange(
+  image: MetadataImage,
+  p: PartitionImage,
+  change: { leader?: number; isr?: number[] },
+): MetadataRecord {
   return metadataRecord(RecordType.PartitionChange, mv.partitionChangeRecordVersion(image.metadataVersion), {
     ...defaultPartitionChangeRecord(),
     partitionId: p.partitionId,
@@ -127,9 +168,22 @@ export function unfenceBroker(image: MetadataImage, brokerId: number, brokerEpoc
   checkBrokerEpoch(image, brokerId, brokerEpoch);
   const out: MetadataRecord[] = [];
   if (mv.isBrokerRegistrationChangeRecordSupported(image.metadataVersion)) {
-    out.push(metadataRecord(RecordType.BrokerRegistrationChange, 0, { ...defaultBrokerRegistrationChangeRecord(), brokerId, brokerEpoch, fenced: -1 }));
+    out.push(
+      metadataRecord(RecordType.BrokerRegistrationChange, 0, {
+        ...defaultBrokerRegistrationChangeRecord(),
+        brokerId,
+        brokerEpoch,
+        fenced: -1,
+      }),
+    );
   } else {
-    out.push(metadataRecord(RecordType.UnfenceBroker, 0, { ...defaultUnfenceBrokerRecord(), id: brokerId, epoch: brokerEpoch }));
+    out.push(
+      metadataRecord(RecordType.UnfenceBroker, 0, {
+        ...defaultUnfenceBrokerRecord(),
+        id: brokerId,
+        epoch: brokerEpoch,
+      }),
+    );
   }
   for (const t of image.topicsById.values()) {
     for (const p of t.partitions.values()) {
@@ -146,7 +200,12 @@ export function unfenceBroker(image: MetadataImage, brokerId: number, brokerEpoc
  * empty: the last member stays and the partition becomes leaderless), move leadership to the next
  * acceptable ISR replica in replica order, then mark it fenced (or in controlled shutdown).
  */
-export function fenceBroker(image: MetadataImage, brokerId: number, brokerEpoch: bigint, controlledShutdown: boolean): MetadataRecord[] {
+export function fenceBroker(
+  image: MetadataImage,
+  brokerId: number,
+  brokerEpoch: bigint,
+  controlledShutdown: boolean,
+): MetadataRecord[] {
   checkBrokerEpoch(image, brokerId, brokerEpoch);
   const out: MetadataRecord[] = [];
   for (const t of image.topicsById.values()) {
@@ -166,11 +225,27 @@ export function fenceBroker(image: MetadataImage, brokerId: number, brokerEpoch:
     }
   }
   if (controlledShutdown && mv.isInControlledShutdownStateSupported(image.metadataVersion)) {
-    out.push(metadataRecord(RecordType.BrokerRegistrationChange, 1, { ...defaultBrokerRegistrationChangeRecord(), brokerId, brokerEpoch, inControlledShutdown: 1 }));
+    out.push(
+      metadataRecord(RecordType.BrokerRegistrationChange, 1, {
+        ...defaultBrokerRegistrationChangeRecord(),
+        brokerId,
+        brokerEpoch,
+        inControlledShutdown: 1,
+      }),
+    );
   } else if (mv.isBrokerRegistrationChangeRecordSupported(image.metadataVersion)) {
-    out.push(metadataRecord(RecordType.BrokerRegistrationChange, 0, { ...defaultBrokerRegistrationChangeRecord(), brokerId, brokerEpoch, fenced: 1 }));
+    out.push(
+      metadataRecord(RecordType.BrokerRegistrationChange, 0, {
+        ...defaultBrokerRegistrationChangeRecord(),
+        brokerId,
+        brokerEpoch,
+        fenced: 1,
+      }),
+    );
   } else {
-    out.push(metadataRecord(RecordType.FenceBroker, 0, { ...defaultFenceBrokerRecord(), id: brokerId, epoch: brokerEpoch }));
+    out.push(
+      metadataRecord(RecordType.FenceBroker, 0, { ...defaultFenceBrokerRecord(), id: brokerId, epoch: brokerEpoch }),
+    );
   }
   return out;
 }
@@ -182,14 +257,26 @@ export interface ProducerIdsBlock {
 }
 
 /** ProducerIdControlManager.generateNextProducerId. */
-export function allocateProducerIds(image: MetadataImage, brokerId: number, brokerEpoch: bigint): { records: MetadataRecord[]; block: ProducerIdsBlock } {
+export function allocateProducerIds(
+  image: MetadataImage,
+  brokerId: number,
+  brokerEpoch: bigint,
+): { records: MetadataRecord[]; block: ProducerIdsBlock } {
   checkBrokerEpoch(image, brokerId, brokerEpoch);
   const first = image.nextProducerId < 0n ? 0n : image.nextProducerId;
   if (first > 0x7fffffffffffffffn - BigInt(PRODUCER_ID_BLOCK_SIZE)) {
-    fail(ErrorCode.UNKNOWN_SERVER_ERROR, "Exhausted all producerIds as the next block's end producerId has exceeded the int64 type limit");
+    fail(
+      ErrorCode.UNKNOWN_SERVER_ERROR,
+      "Exhausted all producerIds as the next block's end producerId has exceeded the int64 type limit",
+    );
   }
-  const records = [metadataRecord(RecordType.ProducerIds, 0, {
-    ...defaultProducerIdsRecord(), brokerId, brokerEpoch, nextProducerId: first + BigInt(PRODUCER_ID_BLOCK_SIZE),
-  })];
+  const records = [
+    metadataRecord(RecordType.ProducerIds, 0, {
+      ...defaultProducerIdsRecord(),
+      brokerId,
+      brokerEpoch,
+      nextProducerId: first + BigInt(PRODUCER_ID_BLOCK_SIZE),
+    }),
+  ];
   return { records, block: { assignedBrokerId: brokerId, firstProducerId: first, size: PRODUCER_ID_BLOCK_SIZE } };
 }

@@ -12,7 +12,14 @@ import { validateTopicName } from './topic-names.js';
 export const OpType = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
 const OP_NAMES = ['SET', 'DELETE', 'APPEND', 'SUBTRACT'];
 
-const TYPE_NAMES: Record<number, string> = { 0: 'UNKNOWN', 2: 'TOPIC', 4: 'BROKER', 8: 'BROKER_LOGGER', 16: 'CLIENT_METRICS', 32: 'GROUP' };
+const TYPE_NAMES: Record<number, string> = {
+  0: 'UNKNOWN',
+  2: 'TOPIC',
+  4: 'BROKER',
+  8: 'BROKER_LOGGER',
+  16: 'CLIENT_METRICS',
+  32: 'GROUP',
+};
 
 /**
  * Validates the complete new configuration of a resource (LogConfig.validate for topics, dynamic
@@ -63,7 +70,13 @@ export interface ConfigResourceResult extends ApiError {
 }
 
 function configRecord(type: number, name: string, key: string, value: string | null): MetadataRecord {
-  return metadataRecord(RecordType.Config, 0, { ...defaultConfigRecord(), resourceType: type, resourceName: name, name: key, value });
+  return metadataRecord(RecordType.Config, 0, {
+    ...defaultConfigRecord(),
+    resourceType: type,
+    resourceName: name,
+    name: key,
+    value,
+  });
 }
 
 /** ControllerConfigurationValidator.validate(resource): the resource name itself. */
@@ -75,7 +88,11 @@ function validateResourceName(r: ConfigResource): void {
       return;
     case ConfigResourceType.Broker:
       if (r.name !== '') {
-        if (!/^[+-]?\d+$/.test(r.name) || !Number.isSafeInteger(Number(r.name)) || Math.abs(Number(r.name)) > 0x7fffffff) {
+        if (
+          !/^[+-]?\d+$/.test(r.name) ||
+          !Number.isSafeInteger(Number(r.name)) ||
+          Math.abs(Number(r.name)) > 0x7fffffff
+        ) {
           fail(ErrorCode.INVALID_REQUEST, 'Unable to parse broker name as a base 10 number.');
         }
         if (Number(r.name) < 0) fail(ErrorCode.INVALID_REQUEST, 'Invalid negative broker ID.');
@@ -158,7 +175,13 @@ export function incrementalAlterConfigResource(
       case OpType.APPEND:
       case OpType.SUBTRACT: {
         if (!ctx.schema?.isList(r.type, op.name)) {
-          return { records: [], error: apiError(ErrorCode.INVALID_CONFIG, `Can't ${OP_NAMES[op.configOperation]} to key ${op.name} because its type is not LIST.`) };
+          return {
+            records: [],
+            error: apiError(
+              ErrorCode.INVALID_CONFIG,
+              `Can't ${OP_NAMES[op.configOperation]} to key ${op.name} because its type is not LIST.`,
+            ),
+          };
         }
         const parts = splitList(currentValue ?? ctx.schema.defaultValue?.(r.type, op.name) ?? null);
         for (const v of (op.value ?? '').split(',')) {
@@ -173,7 +196,10 @@ export function incrementalAlterConfigResource(
         break;
       }
       default:
-        return { records: [], error: apiError(ErrorCode.INVALID_REQUEST, `Unknown operations type ${op.configOperation}`) };
+        return {
+          records: [],
+          error: apiError(ErrorCode.INVALID_REQUEST, `Unknown operations type ${op.configOperation}`),
+        };
     }
     if (currentValue !== newValue || r.type === ConfigResourceType.Broker) {
       records.push(configRecord(r.type, r.name, op.name, newValue));
@@ -194,11 +220,14 @@ function preprocess<C extends AlterableConfig>(
     seen.set(k, [...(seen.get(k) ?? []), i]);
   });
   return changes.map((c) => {
-    if (seen.get(`${c.resourceType}:${c.resourceName}`)!.length > 1) return apiError(ErrorCode.INVALID_REQUEST, 'Each resource must appear at most once.');
+    if (seen.get(`${c.resourceType}:${c.resourceName}`)!.length > 1)
+      return apiError(ErrorCode.INVALID_REQUEST, 'Each resource must appear at most once.');
     const names = c.configs.map((x) => x.name);
-    if (new Set(names).size !== names.length) return apiError(ErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys');
+    if (new Set(names).size !== names.length)
+      return apiError(ErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys');
     const nulls = c.configs.filter((x) => x.value === null && !nullAllowed(x)).map((x) => x.name);
-    if (nulls.length > 0) return apiError(ErrorCode.INVALID_REQUEST, `Null value not supported for : ${nulls.join(', ')}`);
+    if (nulls.length > 0)
+      return apiError(ErrorCode.INVALID_REQUEST, `Null value not supported for : ${nulls.join(', ')}`);
     return null;
   });
 }
@@ -238,7 +267,8 @@ export function legacyAlterConfigs(
     const newConfigs = new Map(c.configs.map((x) => [x.name, x.value] as const));
     const altered: MetadataRecord[] = [];
     for (const [key, value] of newConfigs) {
-      if ((current.get(key) ?? null) !== value || r.type === ConfigResourceType.Broker) altered.push(configRecord(r.type, r.name, key, value));
+      if ((current.get(key) ?? null) !== value || r.type === ConfigResourceType.Broker)
+        altered.push(configRecord(r.type, r.name, key, value));
     }
     const deleted: MetadataRecord[] = [];
     for (const key of current.keys()) if (!newConfigs.has(key)) deleted.push(configRecord(r.type, r.name, key, null));

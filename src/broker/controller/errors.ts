@@ -12,7 +12,10 @@ export const NONE: ApiError = Object.freeze({ errorCode: ErrorCode.NONE, errorMe
 
 /** `new ApiError(error, message)`; without a message, the error's default message. */
 export function apiError(code: number, message?: string | null): ApiError {
-  return { errorCode: code, errorMessage: message === undefined ? (code === 0 ? null : errorInfo(code).message) : message };
+  return {
+    errorCode: code,
+    errorMessage: message === undefined ? (code === 0 ? null : errorInfo(code).message) : message,
+  };
 }
 
 /** ApiError.fromThrowable. */

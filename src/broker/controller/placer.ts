@@ -84,7 +84,10 @@ class RackList {
   private epoch = 0;
   private offset: number;
 
-  constructor(private readonly random: Random, brokers: Iterable<UsableBroker>) {
+  constructor(
+    private readonly random: Random,
+    brokers: Iterable<UsableBroker>,
+  ) {
     let total = 0;
     let unfenced = 0;
     for (const b of brokers) {
@@ -158,8 +161,10 @@ function checkSomeUnfenced(n: number): void {
 }
 function checkEnoughBrokers(rf: number, total: number): void {
   if (rf > total) {
-    throw invalidRf(`The target replication factor of ${rf} cannot be reached because only ${total} broker(s) are registered` +
-      ' or some brokers have all their log directories cordoned.');
+    throw invalidRf(
+      `The target replication factor of ${rf} cannot be reached because only ${total} broker(s) are registered` +
+        ' or some brokers have all their log directories cordoned.',
+    );
   }
 }
 
@@ -168,7 +173,12 @@ function checkEnoughBrokers(rf: number, total: number): void {
  * INVALID_REPLICATION_FACTOR with Kafka's messages (the caller prefixes "Unable to replicate the
  * partition N time(s): ").
  */
-export function placeReplicas(brokers: Iterable<UsableBroker>, numPartitions: number, replicationFactor: number, random: Random = defaultRandom): number[][] {
+export function placeReplicas(
+  brokers: Iterable<UsableBroker>,
+  numPartitions: number,
+  replicationFactor: number,
+  random: Random = defaultRandom,
+): number[][] {
   const list = new RackList(random, brokers);
   checkPositive(replicationFactor);
   checkSomeUnfenced(list.numUnfencedBrokers);

@@ -19,19 +19,38 @@ import type { MetadataRecord } from '../metadata/records.js';
 import { SingleVoterQuorum, silentLogger, type Logger } from '../raft/single-voter.js';
 import type { OffsetAndEpoch, Quorum, QuorumDescription } from '../raft/types.js';
 import {
-  abortTransactionRecord, allocateProducerIds, fenceBroker, recordsForEmptyLog, registerBroker, registerController,
-  unfenceBroker, type BrokerRegistrationRequest,
+  abortTransactionRecord,
+  allocateProducerIds,
+  fenceBroker,
+  recordsForEmptyLog,
+  registerBroker,
+  registerController,
+  unfenceBroker,
+  type BrokerRegistrationRequest,
 } from './cluster.js';
 import {
-  incrementalAlterConfigs, legacyAlterConfigs,
-  type AlterableConfig, type ConfigResourceChange, type ConfigResourceResult, type ConfigSchema, type ConfigValidator, type IncrementalAlterableConfig,
+  incrementalAlterConfigs,
+  legacyAlterConfigs,
+  type AlterableConfig,
+  type ConfigResourceChange,
+  type ConfigResourceResult,
+  type ConfigSchema,
+  type ConfigValidator,
+  type IncrementalAlterableConfig,
 } from './configs.js';
 import { apiError, apiErrorFrom, type ApiError } from './errors.js';
 import type { Random } from './placer.js';
 import {
-  createPartitions, createTopics, deleteTopics,
-  type CreatableTopic, type CreatePartitionsResult, type CreatePartitionsTopic, type CreateTopicResult,
-  type DeleteTopicResult, type DeleteTopicsRequest, type ReplicationContext,
+  createPartitions,
+  createTopics,
+  deleteTopics,
+  type CreatableTopic,
+  type CreatePartitionsResult,
+  type CreatePartitionsTopic,
+  type CreateTopicResult,
+  type DeleteTopicResult,
+  type DeleteTopicsRequest,
+  type ReplicationContext,
 } from './topics.js';
 import { randomUuid } from './uuid.js';
 
@@ -155,9 +174,13 @@ export class QuorumController {
     await this.queue.run(async () => {
       const image = this.loader.image;
       if (image.metadataVersion === 0 && image.topicsById.size === 0 && image.brokers.size === 0) {
-        const bootstrap = await loadBootstrapMetadata(this.opts.bootstrapDir ?? this.opts.metadataLogDir,
-          this.opts.bootstrapMetadataVersion ?? LATEST_PRODUCTION_METADATA_VERSION);
-        this.logger.info(`The metadata log appears to be empty. Appending ${bootstrap.records.length} bootstrap record(s) from ${bootstrap.source}.`);
+        const bootstrap = await loadBootstrapMetadata(
+          this.opts.bootstrapDir ?? this.opts.metadataLogDir,
+          this.opts.bootstrapMetadataVersion ?? LATEST_PRODUCTION_METADATA_VERSION,
+        );
+        this.logger.info(
+          `The metadata log appears to be empty. Appending ${bootstrap.records.length} bootstrap record(s) from ${bootstrap.source}.`,
+        );
         const records = recordsForEmptyLog(bootstrap);
         if (this.loader.transactionStartOffset >= 0) records.unshift(abortTransactionRecord());
         await this.appendAndWait(records);
@@ -166,19 +189,34 @@ export class QuorumController {
         await this.appendAndWait([abortTransactionRecord()]);
       }
       const features = supportedFeatureRanges();
-      if (this.opts.controllerListeners && this.opts.controllerListeners.length > 0 && mv.isControllerRegistrationSupported(this.loader.image.metadataVersion)) {
+      if (
+        this.opts.controllerListeners &&
+        this.opts.controllerListeners.length > 0 &&
+        mv.isControllerRegistrationSupported(this.loader.image.metadataVersion)
+      ) {
         const reg: ControllerRegistration = {
-          id: this.opts.nodeId, incarnationId: this.incarnationId, zkMigrationReady: false,
-          endpoints: this.opts.controllerListeners.map(toEndpoint), supportedFeatures: features,
+          id: this.opts.nodeId,
+          incarnationId: this.incarnationId,
+          zkMigrationReady: false,
+          endpoints: this.opts.controllerListeners.map(toEndpoint),
+          supportedFeatures: features,
         };
         await this.appendAndWait([registerController(reg)]);
       }
       if (this.opts.brokerListeners && this.opts.brokerListeners.length > 0) {
         const logDirs = this.opts.logDirIds ?? (this.opts.directoryId ? [this.opts.directoryId] : []);
-        const { records, brokerEpoch } = registerBroker(this.loader.image, {
-          brokerId: this.opts.nodeId, incarnationId: this.incarnationId, listeners: this.opts.brokerListeners.map(toEndpoint),
-          features, rack: this.opts.rack ?? null, logDirs,
-        }, this.quorum.logEndOffset);
+        const { records, brokerEpoch } = registerBroker(
+          this.loader.image,
+          {
+            brokerId: this.opts.nodeId,
+            incarnationId: this.incarnationId,
+            listeners: this.opts.brokerListeners.map(toEndpoint),
+            features,
+            rack: this.opts.rack ?? null,
+            logDirs,
+          },
+          this.quorum.logEndOffset,
+        );
         await this.appendAndWait(records);
         await this.appendAndWait(unfenceBroker(this.loader.image, this.opts.nodeId, brokerEpoch));
         this.localBrokerEpoch = brokerEpoch;
@@ -197,7 +235,11 @@ export class QuorumController {
    * the current image; the records are committed before the result is returned. If the append
    * fails, `onError` turns the error into the operation's result.
    */
-  private write<T>(build: (image: MetadataImage) => { records: MetadataRecord[]; result: T }, onError: (e: ApiError) => T, validateOnly = false): Promise<T> {
+  private write<T>(
+    build: (image: MetadataImage) => { records: MetadataRecord[]; result: T },
+    onError: (e: ApiError) => T,
+    validateOnly = false,
+  ): Promise<T> {
     return this.queue.run(async () => {
       if (this.closed) return onError(apiError(ErrorCode.NOT_CONTROLLER, 'The controller is shutting down.'));
       const { records, result } = build(this.loader.image);
@@ -261,50 +303,88 @@ export class QuorumController {
     return this.loader.removePublisher(publisher);
   }
 
-  on<T extends MetadataEventType>(type: T, handler: (event: MetadataEventOf<T>, update: MetadataUpdate) => void): () => void {
+  on<T extends MetadataEventType>(
+    type: T,
+    handler: (event: MetadataEventOf<T>, update: MetadataUpdate) => void,
+  ): () => void {
     return this.loader.on(type, handler);
   }
 
   // ---------------------------------------------------------------- writes
 
   createTopics(topics: readonly CreatableTopic[], options: WriteOptions = {}): Promise<CreateTopicResult[]> {
-    return this.write((image) => {
-      const { records, results } = createTopics(this.replicationContext(image), topics);
-      return { records, result: results };
-    }, (e) => topics.map((t) => ({ name: t.name, topicId: 'AAAAAAAAAAAAAAAAAAAAAA', numPartitions: -1, replicationFactor: -1, configs: [], ...e })),
-    options.validateOnly);
+    return this.write(
+      (image) => {
+        const { records, results } = createTopics(this.replicationContext(image), topics);
+        return { records, result: results };
+      },
+      (e) =>
+        topics.map((t) => ({
+          name: t.name,
+          topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+          numPartitions: -1,
+          replicationFactor: -1,
+          configs: [],
+          ...e,
+        })),
+      options.validateOnly,
+    );
   }
 
   deleteTopics(request: DeleteTopicsRequest): Promise<DeleteTopicResult[]> {
     let last: DeleteTopicResult[] = [];
-    return this.write((image) => {
-      const { records, results } = deleteTopics(image, request);
-      last = results;
-      return { records, result: results };
-    }, (e) => last.map((r) => (r.errorCode === ErrorCode.NONE ? { ...r, ...e } : r)));
+    return this.write(
+      (image) => {
+        const { records, results } = deleteTopics(image, request);
+        last = results;
+        return { records, result: results };
+      },
+      (e) => last.map((r) => (r.errorCode === ErrorCode.NONE ? { ...r, ...e } : r)),
+    );
   }
 
-  createPartitions(topics: readonly CreatePartitionsTopic[], options: WriteOptions = {}): Promise<CreatePartitionsResult[]> {
-    return this.write((image) => {
-      const { records, results } = createPartitions(this.replicationContext(image), topics);
-      return { records, result: results };
-    }, (e) => topics.map((t) => ({ name: t.name, ...e })), options.validateOnly);
+  createPartitions(
+    topics: readonly CreatePartitionsTopic[],
+    options: WriteOptions = {},
+  ): Promise<CreatePartitionsResult[]> {
+    return this.write(
+      (image) => {
+        const { records, results } = createPartitions(this.replicationContext(image), topics);
+        return { records, result: results };
+      },
+      (e) => topics.map((t) => ({ name: t.name, ...e })),
+      options.validateOnly,
+    );
   }
 
   /** IncrementalAlterConfigs on TOPIC/BROKER/GROUP/CLIENT_METRICS resources (BROKER_LOGGER is the broker's business). */
-  incrementalAlterConfigs(changes: readonly ConfigResourceChange<IncrementalAlterableConfig>[], options: WriteOptions = {}): Promise<ConfigResourceResult[]> {
-    return this.write((image) => {
-      const { records, results } = incrementalAlterConfigs(this.replicationContext(image), changes);
-      return { records, result: results };
-    }, (e) => changes.map((c) => ({ resourceType: c.resourceType, resourceName: c.resourceName, ...e })), options.validateOnly);
+  incrementalAlterConfigs(
+    changes: readonly ConfigResourceChange<IncrementalAlterableConfig>[],
+    options: WriteOptions = {},
+  ): Promise<ConfigResourceResult[]> {
+    return this.write(
+      (image) => {
+        const { records, results } = incrementalAlterConfigs(this.replicationContext(image), changes);
+        return { records, result: results };
+      },
+      (e) => changes.map((c) => ({ resourceType: c.resourceType, resourceName: c.resourceName, ...e })),
+      options.validateOnly,
+    );
   }
 
   /** Legacy AlterConfigs: replaces each resource's dynamic configs with the given set. */
-  alterConfigs(changes: readonly ConfigResourceChange<AlterableConfig>[], options: WriteOptions = {}): Promise<ConfigResourceResult[]> {
-    return this.write((image) => {
-      const { records, results } = legacyAlterConfigs(this.replicationContext(image), changes);
-      return { records, result: results };
-    }, (e) => changes.map((c) => ({ resourceType: c.resourceType, resourceName: c.resourceName, ...e })), options.validateOnly);
+  alterConfigs(
+    changes: readonly ConfigResourceChange<AlterableConfig>[],
+    options: WriteOptions = {},
+  ): Promise<ConfigResourceResult[]> {
+    return this.write(
+      (image) => {
+        const { records, results } = legacyAlterConfigs(this.replicationContext(image), changes);
+        return { records, result: results };
+      },
+      (e) => changes.map((c) => ({ resourceType: c.resourceType, resourceName: c.resourceName, ...e })),
+      options.validateOnly,
+    );
   }
 
   /** AllocateProducerIds: the next block of 1000 ids. brokerEpoch defaults to the local broker's. */
@@ -314,7 +394,10 @@ export class QuorumController {
       try {
         const epoch = brokerEpoch ?? image.brokers.get(brokerId)?.epoch ?? -1n;
         const { records, block } = allocateProducerIds(image, brokerId, epoch);
-        return { records, result: { ...apiError(ErrorCode.NONE), producerIdStart: block.firstProducerId, producerIdLen: block.size } };
+        return {
+          records,
+          result: { ...apiError(ErrorCode.NONE), producerIdStart: block.firstProducerId, producerIdLen: block.size },
+        };
       } catch (e) {
         return { records: [], result: failed(apiErrorFrom(e)) };
       }
@@ -322,11 +405,17 @@ export class QuorumController {
   }
 
   /** BrokerRegistration (for other brokers; the local one registers itself at start). */
-  registerBroker(req: Omit<BrokerRegistrationRequest, 'features'> & { features?: ReadonlyMap<string, VersionRange> }): Promise<RegisterBrokerResult> {
+  registerBroker(
+    req: Omit<BrokerRegistrationRequest, 'features'> & { features?: ReadonlyMap<string, VersionRange> },
+  ): Promise<RegisterBrokerResult> {
     const failed = (e: ApiError): RegisterBrokerResult => ({ ...e, brokerEpoch: -1n });
     return this.write((image) => {
       try {
-        const { records, brokerEpoch } = registerBroker(image, { ...req, clusterId: req.clusterId ?? image.clusterId, features: req.features ?? new Map() }, this.quorum.logEndOffset);
+        const { records, brokerEpoch } = registerBroker(
+          image,
+          { ...req, clusterId: req.clusterId ?? image.clusterId, features: req.features ?? new Map() },
+          this.quorum.logEndOffset,
+        );
         return { records, result: { ...apiError(ErrorCode.NONE), brokerEpoch } };
       } catch (e) {
         return { records: [], result: failed(apiErrorFrom(e)) };
@@ -336,24 +425,33 @@ export class QuorumController {
 
   /** Unfences a registered broker and elects it where partitions are leaderless. */
   unfenceBroker(brokerId: number, brokerEpoch: bigint): Promise<ApiError> {
-    return this.write((image) => {
-      try {
-        return { records: unfenceBroker(image, brokerId, brokerEpoch), result: apiError(ErrorCode.NONE) };
-      } catch (e) {
-        return { records: [], result: apiErrorFrom(e) };
-      }
-    }, (e) => e);
+    return this.write(
+      (image) => {
+        try {
+          return { records: unfenceBroker(image, brokerId, brokerEpoch), result: apiError(ErrorCode.NONE) };
+        } catch (e) {
+          return { records: [], result: apiErrorFrom(e) };
+        }
+      },
+      (e) => e,
+    );
   }
 
   /** Fences a broker (or puts it in controlled shutdown), moving leadership and shrinking ISRs. */
   fenceBroker(brokerId: number, brokerEpoch: bigint, controlledShutdown = false): Promise<ApiError> {
-    return this.write((image) => {
-      try {
-        return { records: fenceBroker(image, brokerId, brokerEpoch, controlledShutdown), result: apiError(ErrorCode.NONE) };
-      } catch (e) {
-        return { records: [], result: apiErrorFrom(e) };
-      }
-    }, (e) => e);
+    return this.write(
+      (image) => {
+        try {
+          return {
+            records: fenceBroker(image, brokerId, brokerEpoch, controlledShutdown),
+            result: apiError(ErrorCode.NONE),
+          };
+        } catch (e) {
+          return { records: [], result: apiErrorFrom(e) };
+        }
+      },
+      (e) => e,
+    );
   }
 
   // ---------------------------------------------------------------- snapshots
@@ -373,7 +471,11 @@ export class QuorumController {
     const latest = this.quorum.latestSnapshotId();
     if (latest && latest.offset >= id.offset) return latest;
     try {
-      await this.quorum.createSnapshot({ id, lastContainedLogTimestamp: image.provenance.lastContainedLogTimeMs, records: imageRecords(image) });
+      await this.quorum.createSnapshot({
+        id,
+        lastContainedLogTimestamp: image.provenance.lastContainedLogTimeMs,
+        records: imageRecords(image),
+      });
       this.loader.markSnapshotTaken();
       return id;
     } catch (e) {
@@ -403,4 +505,3 @@ export class QuorumController {
     await this.loader.close();
   }
 }
-

@@ -3,7 +3,11 @@
 // over a MetadataImage: they return the records to append atomically and per-topic results
 // with Kafka's error codes and messages.
 
-import { defaultPartitionRecord, defaultRemoveTopicRecord, defaultTopicRecord } from '../../protocol/generated/metadata/index.js';
+import {
+  defaultPartitionRecord,
+  defaultRemoveTopicRecord,
+  defaultTopicRecord,
+} from '../../protocol/generated/metadata/index.js';
 import { ConfigResourceType, type MetadataImage } from '../metadata/image.js';
 import { metadataRecord, RecordType, type MetadataRecord } from '../metadata/records.js';
 import { mv } from '../metadata/features.js';
@@ -11,7 +15,12 @@ import { DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED } from '../metadata/delta.js'
 import { incrementalAlterConfigResource, OpType, type ConfigContext } from './configs.js';
 import { apiError, apiErrorFrom, ErrorCode, fail, KafkaError, NONE, type ApiError } from './errors.js';
 import { defaultRandom, placeReplicas, type Random, type UsableBroker } from './placer.js';
-import { CLUSTER_METADATA_TOPIC_NAME, hasCollisionChars, unifyCollisionChars, validateTopicName } from './topic-names.js';
+import {
+  CLUSTER_METADATA_TOPIC_NAME,
+  hasCollisionChars,
+  unifyCollisionChars,
+  validateTopicName,
+} from './topic-names.js';
 import { randomUuid, ZERO_UUID } from './uuid.js';
 
 /** QuorumController.MAX_RECORDS_PER_USER_OP. */
@@ -56,7 +65,9 @@ function pushBounded(out: MetadataRecord[], ...recs: MetadataRecord[]): void {
 }
 
 function usableBrokers(image: MetadataImage): UsableBroker[] {
-  return [...image.brokers.values()].filter((b) => !b.inControlledShutdown).map((b) => ({ id: b.id, rack: b.rack, fenced: b.fenced }));
+  return [...image.brokers.values()]
+    .filter((b) => !b.inControlledShutdown)
+    .map((b) => ({ id: b.id, rack: b.rack, fenced: b.fenced }));
 }
 
 function isActive(image: MetadataImage, id: number): boolean {
@@ -74,7 +85,13 @@ function defaultDir(image: MetadataImage, brokerId: number): string {
   return DIRECTORY_UNASSIGNED;
 }
 
-function partitionRecord(image: MetadataImage, topicId: string, partitionId: number, replicas: readonly number[], isr: readonly number[]): MetadataRecord {
+function partitionRecord(
+  image: MetadataImage,
+  topicId: string,
+  partitionId: number,
+  replicas: readonly number[],
+  isr: readonly number[],
+): MetadataRecord {
   const level = image.metadataVersion;
   return metadataRecord(RecordType.Partition, mv.partitionRecordVersion(level), {
     ...defaultPartitionRecord(),
@@ -93,19 +110,34 @@ function partitionRecord(image: MetadataImage, topicId: string, partitionId: num
 }
 
 /** ReplicationControlManager.validateManualPartitionAssignment. */
-function validateManualAssignment(image: MetadataImage, replicas: readonly number[], replicationFactor: number | null): void {
-  if (replicas.length === 0) fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'The manual partition assignment includes an empty replica list.');
+function validateManualAssignment(
+  image: MetadataImage,
+  replicas: readonly number[],
+  replicationFactor: number | null,
+): void {
+  if (replicas.length === 0)
+    fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'The manual partition assignment includes an empty replica list.');
   const sorted = [...replicas].sort((a, b) => a - b);
   let prev: number | null = null;
   for (const id of sorted) {
     if (!image.brokers.has(id)) {
-      fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes broker ${id}, but no such broker is registered.`);
+      fail(
+        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        `The manual partition assignment includes broker ${id}, but no such broker is registered.`,
+      );
     }
-    if (id === prev) fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes the broker ${prev} more than once.`);
+    if (id === prev)
+      fail(
+        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        `The manual partition assignment includes the broker ${prev} more than once.`,
+      );
     prev = id;
   }
   if (replicationFactor !== null && sorted.length !== replicationFactor) {
-    fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes a partition with ${sorted.length} replica(s), but this is not consistent with previous partitions, which have ${replicationFactor} replica(s).`);
+    fail(
+      ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+      `The manual partition assignment includes a partition with ${sorted.length} replica(s), but this is not consistent with previous partitions, which have ${replicationFactor} replica(s).`,
+    );
   }
 }
 
@@ -126,31 +158,52 @@ function planTopic(ctx: ReplicationContext, t: CreatableTopic): { parts: [number
   const image = ctx.image;
   const parts: [number, number[], number[]][] = [];
   if (t.assignments && t.assignments.length > 0) {
-    if (t.replicationFactor !== -1) return apiError(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but replication factor was not set to -1.');
-    if (t.numPartitions !== -1) return apiError(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but numPartitions was not set to -1.');
+    if (t.replicationFactor !== -1)
+      return apiError(
+        ErrorCode.INVALID_REQUEST,
+        'A manual partition assignment was specified, but replication factor was not set to -1.',
+      );
+    if (t.numPartitions !== -1)
+      return apiError(
+        ErrorCode.INVALID_REQUEST,
+        'A manual partition assignment was specified, but numPartitions was not set to -1.',
+      );
     const seen = new Set<number>();
     let rf: number | null = null;
     for (const a of t.assignments) {
       if (seen.has(a.partitionIndex)) {
-        return apiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Found multiple manual partition assignments for partition ${a.partitionIndex}`);
+        return apiError(
+          ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+          `Found multiple manual partition assignments for partition ${a.partitionIndex}`,
+        );
       }
       seen.add(a.partitionIndex);
       validateManualAssignment(image, a.brokerIds, rf);
       rf = a.brokerIds.length;
       const isr = a.brokerIds.filter((b) => isActive(image, b));
       if (isr.length === 0) {
-        return apiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `All brokers specified in the manual partition assignment for partition ${a.partitionIndex} are fenced or in controlled shutdown.`);
+        return apiError(
+          ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+          `All brokers specified in the manual partition assignment for partition ${a.partitionIndex} are fenced or in controlled shutdown.`,
+        );
       }
       parts.push([a.partitionIndex, a.brokerIds.slice(), isr]);
     }
     for (let i = 0; i < parts.length; i++) {
-      if (!seen.has(i)) return apiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'partitions should be a consecutive 0-based integer sequence');
+      if (!seen.has(i))
+        return apiError(
+          ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+          'partitions should be a consecutive 0-based integer sequence',
+        );
     }
     parts.sort((a, b) => a[0] - b[0]);
     return { parts };
   }
   if (t.replicationFactor < -1 || t.replicationFactor === 0) {
-    return apiError(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
+    return apiError(
+      ErrorCode.INVALID_REPLICATION_FACTOR,
+      'Replication factor must be larger than 0, or -1 to use the default value.',
+    );
   }
   if (t.numPartitions < -1 || t.numPartitions === 0) {
     return apiError(ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.');
@@ -163,14 +216,20 @@ function planTopic(ctx: ReplicationContext, t: CreatableTopic): { parts: [number
     placed = placeReplicas(usableBrokers(image), numPartitions, rf, ctx.random ?? defaultRandom);
   } catch (e) {
     if (e instanceof KafkaError && e.code === ErrorCode.INVALID_REPLICATION_FACTOR) {
-      return apiError(ErrorCode.INVALID_REPLICATION_FACTOR, `Unable to replicate the partition ${rf} time(s): ${e.message}`);
+      return apiError(
+        ErrorCode.INVALID_REPLICATION_FACTOR,
+        `Unable to replicate the partition ${rf} time(s): ${e.message}`,
+      );
     }
     throw e;
   }
   for (let p = 0; p < placed.length; p++) {
     const isr = placed[p]!.filter((b) => isActive(image, b));
     if (isr.length === 0) {
-      return apiError(ErrorCode.INVALID_REPLICATION_FACTOR, `Unable to replicate the partition ${rf} time(s): All brokers are currently fenced or in controlled shutdown.`);
+      return apiError(
+        ErrorCode.INVALID_REPLICATION_FACTOR,
+        `Unable to replicate the partition ${rf} time(s): All brokers are currently fenced or in controlled shutdown.`,
+      );
     }
     parts.push([p, placed[p]!, isr]);
   }
@@ -178,7 +237,15 @@ function planTopic(ctx: ReplicationContext, t: CreatableTopic): { parts: [number
 }
 
 function failedResult(name: string, e: ApiError): CreateTopicResult {
-  return { name, topicId: ZERO_UUID, errorCode: e.errorCode, errorMessage: e.errorMessage, numPartitions: -1, replicationFactor: -1, configs: [] };
+  return {
+    name,
+    topicId: ZERO_UUID,
+    errorCode: e.errorCode,
+    errorMessage: e.errorMessage,
+    numPartitions: -1,
+    replicationFactor: -1,
+    configs: [],
+  };
 }
 
 /**
@@ -186,7 +253,10 @@ function failedResult(name: string, e: ApiError): CreateTopicResult {
  * duplicated name, then `__cluster_metadata` if requested (as ControllerApis does).
  * With validateOnly no records are returned (but the results are computed the same way).
  */
-export function createTopics(ctx: ReplicationContext, topics: readonly CreatableTopic[]): { records: MetadataRecord[]; results: CreateTopicResult[] } {
+export function createTopics(
+  ctx: ReplicationContext,
+  topics: readonly CreatableTopic[],
+): { records: MetadataRecord[]; results: CreateTopicResult[] } {
   const image = ctx.image;
   const counts = new Map<string, number>();
   for (const t of topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
@@ -202,16 +272,28 @@ export function createTopics(ctx: ReplicationContext, topics: readonly Creatable
     }
     if (hasCollisionChars(t.name)) {
       const colliding = collisions.get(unifyCollisionChars(t.name));
-      if (colliding) errors.set(t.name, apiError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${t.name}' collides with existing topic: ${colliding[0]}`));
+      if (colliding)
+        errors.set(
+          t.name,
+          apiError(
+            ErrorCode.INVALID_TOPIC_EXCEPTION,
+            `Topic '${t.name}' collides with existing topic: ${colliding[0]}`,
+          ),
+        );
     }
   }
   for (const t of effective) {
-    if (image.topicsByName.has(t.name)) errors.set(t.name, apiError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${t.name}' already exists.`));
+    if (image.topicsByName.has(t.name))
+      errors.set(t.name, apiError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${t.name}' already exists.`));
   }
   for (const t of effective) {
     if (errors.has(t.name)) continue;
     const nulls = (t.configs ?? []).filter((c) => c.value === null).map((c) => c.name);
-    if (nulls.length > 0) errors.set(t.name, apiError(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${nulls.join(',')}`));
+    if (nulls.length > 0)
+      errors.set(
+        t.name,
+        apiError(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${nulls.join(',')}`),
+      );
   }
 
   const records: MetadataRecord[] = [];
@@ -226,8 +308,12 @@ export function createTopics(ctx: ReplicationContext, topics: readonly Creatable
       const configs = (t.configs ?? []).map((c) => ({ name: c.name, value: c.value as string }));
       let configRecords: MetadataRecord[] = [];
       if (configs.length > 0) {
-        const res = incrementalAlterConfigResource(ctx, { type: ConfigResourceType.Topic, name: t.name },
-          configs.map((c) => ({ ...c, configOperation: OpType.SET })), true);
+        const res = incrementalAlterConfigResource(
+          ctx,
+          { type: ConfigResourceType.Topic, name: t.name },
+          configs.map((c) => ({ ...c, configOperation: OpType.SET })),
+          true,
+        );
         if (res.error.errorCode !== ErrorCode.NONE) {
           results.push(failedResult(t.name, res.error));
           continue;
@@ -246,22 +332,40 @@ export function createTopics(ctx: ReplicationContext, topics: readonly Creatable
         continue;
       }
       const topicId = randomUuid();
-      pushBounded(records, metadataRecord(RecordType.Topic, 0, { ...defaultTopicRecord(), name: t.name, topicId }), ...configRecords);
-      for (const [pid, replicas, isr] of plan.parts) pushBounded(records, partitionRecord(image, topicId, pid, replicas, isr));
+      pushBounded(
+        records,
+        metadataRecord(RecordType.Topic, 0, { ...defaultTopicRecord(), name: t.name, topicId }),
+        ...configRecords,
+      );
+      for (const [pid, replicas, isr] of plan.parts)
+        pushBounded(records, partitionRecord(image, topicId, pid, replicas, isr));
       results.push({
-        name: t.name, topicId, errorCode: ErrorCode.NONE, errorMessage: null,
-        numPartitions: plan.parts.length, replicationFactor: plan.parts[0]![1].length, configs,
+        name: t.name,
+        topicId,
+        errorCode: ErrorCode.NONE,
+        errorMessage: null,
+        numPartitions: plan.parts.length,
+        replicationFactor: plan.parts[0]![1].length,
+        configs,
       });
     }
   } catch (e) {
     if (!(e instanceof TooManyRecords)) throw e;
-    return { records: [], results: topics.map((t) => failedResult(t.name, apiError(ErrorCode.POLICY_VIOLATION, TOO_LARGE))) };
+    return {
+      records: [],
+      results: topics.map((t) => failedResult(t.name, apiError(ErrorCode.POLICY_VIOLATION, TOO_LARGE))),
+    };
   }
   for (const [name, n] of counts) {
     if (n > 1) results.push(failedResult(name, apiError(ErrorCode.INVALID_REQUEST, 'Duplicate topic name.')));
   }
   if (counts.get(CLUSTER_METADATA_TOPIC_NAME) === 1) {
-    results.push(failedResult(CLUSTER_METADATA_TOPIC_NAME, apiError(ErrorCode.INVALID_REQUEST, `Creation of internal topic ${CLUSTER_METADATA_TOPIC_NAME} is prohibited.`)));
+    results.push(
+      failedResult(
+        CLUSTER_METADATA_TOPIC_NAME,
+        apiError(ErrorCode.INVALID_REQUEST, `Creation of internal topic ${CLUSTER_METADATA_TOPIC_NAME} is prohibited.`),
+      ),
+    );
   }
   return { records, results };
 }
@@ -279,9 +383,13 @@ export interface DeleteTopicResult extends ApiError {
 }
 
 /** DeleteTopics (ControllerApis.deleteTopics without authorization + ReplicationControlManager.deleteTopics). */
-export function deleteTopics(image: MetadataImage, req: DeleteTopicsRequest): { records: MetadataRecord[]; results: DeleteTopicResult[] } {
+export function deleteTopics(
+  image: MetadataImage,
+  req: DeleteTopicsRequest,
+): { records: MetadataRecord[]; results: DeleteTopicResult[] } {
   const results: DeleteTopicResult[] = [];
-  const respond = (name: string | null, topicId: string, e: ApiError) => results.push({ name, topicId, errorCode: e.errorCode, errorMessage: e.errorMessage });
+  const respond = (name: string | null, topicId: string, e: ApiError) =>
+    results.push({ name, topicId, errorCode: e.errorCode, errorMessage: e.errorMessage });
   const names: string[] = [];
   const dupNames = new Set<string>();
   const ids: string[] = [];
@@ -296,14 +404,20 @@ export function deleteTopics(image: MetadataImage, req: DeleteTopicsRequest): { 
   for (const n of req.topicNames ?? []) addName(n);
   for (const t of req.topics ?? []) {
     if (t.name === null) {
-      if (t.topicId === ZERO_UUID) respond(null, ZERO_UUID, apiError(ErrorCode.INVALID_REQUEST, 'Neither topic name nor id were specified.'));
+      if (t.topicId === ZERO_UUID)
+        respond(null, ZERO_UUID, apiError(ErrorCode.INVALID_REQUEST, 'Neither topic name nor id were specified.'));
       else if (dupIds.has(t.topicId)) continue;
       else if (ids.includes(t.topicId)) {
         dupIds.add(t.topicId);
         ids.splice(ids.indexOf(t.topicId), 1);
       } else ids.push(t.topicId);
     } else if (t.topicId === ZERO_UUID) addName(t.name);
-    else respond(t.name, t.topicId, apiError(ErrorCode.INVALID_REQUEST, 'You may not specify both topic name and topic id.'));
+    else
+      respond(
+        t.name,
+        t.topicId,
+        apiError(ErrorCode.INVALID_REQUEST, 'You may not specify both topic name and topic id.'),
+      );
   }
   for (const n of dupNames) respond(n, ZERO_UUID, apiError(ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
   for (const id of dupIds) respond(null, id, apiError(ErrorCode.INVALID_REQUEST, 'Duplicate topic id.'));
@@ -319,7 +433,11 @@ export function deleteTopics(image: MetadataImage, req: DeleteTopicsRequest): { 
     if (!t) respond(n, ZERO_UUID, apiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
     else if (toDelete.has(t.id)) {
       toDelete.delete(t.id);
-      respond(n, t.id, apiError(ErrorCode.INVALID_REQUEST, 'The provided topic name maps to an ID that was already supplied.'));
+      respond(
+        n,
+        t.id,
+        apiError(ErrorCode.INVALID_REQUEST, 'The provided topic name maps to an ID that was already supplied.'),
+      );
     } else toDelete.set(t.id, n);
   }
   const records: MetadataRecord[] = [];
@@ -346,12 +464,16 @@ export interface CreatePartitionsResult extends ApiError {
 }
 
 /** CreatePartitions (duplicates rejected as ControllerApis does). */
-export function createPartitions(ctx: ReplicationContext, topics: readonly CreatePartitionsTopic[]): { records: MetadataRecord[]; results: CreatePartitionsResult[] } {
+export function createPartitions(
+  ctx: ReplicationContext,
+  topics: readonly CreatePartitionsTopic[],
+): { records: MetadataRecord[]; results: CreatePartitionsResult[] } {
   const image = ctx.image;
   const counts = new Map<string, number>();
   for (const t of topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
   const results: CreatePartitionsResult[] = [];
-  for (const [name, n] of counts) if (n > 1) results.push({ name, ...apiError(ErrorCode.INVALID_REQUEST, 'Duplicate topic name.') });
+  for (const [name, n] of counts)
+    if (n > 1) results.push({ name, ...apiError(ErrorCode.INVALID_REQUEST, 'Duplicate topic name.') });
   const records: MetadataRecord[] = [];
   try {
     for (const t of topics) {
@@ -368,20 +490,35 @@ export function createPartitions(ctx: ReplicationContext, topics: readonly Creat
     }
   } catch (e) {
     if (!(e instanceof TooManyRecords)) throw e;
-    return { records: [], results: topics.map((t) => ({ name: t.name, ...apiError(ErrorCode.POLICY_VIOLATION, TOO_LARGE) })) };
+    return {
+      records: [],
+      results: topics.map((t) => ({ name: t.name, ...apiError(ErrorCode.POLICY_VIOLATION, TOO_LARGE) })),
+    };
   }
   return { records, results };
 }
 
-function createPartitionsForTopic(ctx: ReplicationContext, image: MetadataImage, t: CreatePartitionsTopic, out: MetadataRecord[]): void {
+function createPartitionsForTopic(
+  ctx: ReplicationContext,
+  image: MetadataImage,
+  t: CreatePartitionsTopic,
+  out: MetadataRecord[],
+): void {
   const topic = image.topicsByName.get(t.name);
   if (!topic) fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   const existing = topic.partitions.size;
   if (t.count === existing) fail(ErrorCode.INVALID_PARTITIONS, `Topic already has ${existing} partition(s).`);
-  if (t.count < existing) fail(ErrorCode.INVALID_PARTITIONS, `The topic ${t.name} currently has ${existing} partition(s); ${t.count} would not be an increase.`);
+  if (t.count < existing)
+    fail(
+      ErrorCode.INVALID_PARTITIONS,
+      `The topic ${t.name} currently has ${existing} partition(s); ${t.count} would not be an increase.`,
+    );
   const additional = t.count - existing;
   if (t.assignments !== null && t.assignments.length !== additional) {
-    fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Attempted to add ${additional} additional partition(s), but only ${t.assignments.length} assignment(s) were specified.`);
+    fail(
+      ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+      `Attempted to add ${additional} additional partition(s), but only ${t.assignments.length} assignment(s) were specified.`,
+    );
   }
   const first = topic.partitions.get(0) ?? topic.partitions.values().next().value;
   if (!first) fail(ErrorCode.UNKNOWN_SERVER_ERROR, `Invalid state: topic ${t.name} appears to have no partitions.`);
@@ -391,7 +528,10 @@ function createPartitionsForTopic(ctx: ReplicationContext, image: MetadataImage,
     assignments = t.assignments.map((a, i) => {
       validateManualAssignment(image, a.brokerIds, rf);
       if (!a.brokerIds.some((b) => isActive(image, b))) {
-        fail(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `All brokers specified in the manual partition assignment for partition ${existing + i} are fenced or in controlled shutdown.`);
+        fail(
+          ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+          `All brokers specified in the manual partition assignment for partition ${existing + i} are fenced or in controlled shutdown.`,
+        );
       }
       return a.brokerIds.slice();
     });
@@ -402,7 +542,10 @@ function createPartitionsForTopic(ctx: ReplicationContext, image: MetadataImage,
   assignments.forEach((replicas, i) => {
     const isr = replicas.filter((b) => isActive(image, b));
     if (isr.length === 0) {
-      fail(ErrorCode.INVALID_REPLICATION_FACTOR, `Unable to replicate the partition ${rf} time(s): All brokers are currently fenced or in controlled shutdown.`);
+      fail(
+        ErrorCode.INVALID_REPLICATION_FACTOR,
+        `Unable to replicate the partition ${rf} time(s): All brokers are currently fenced or in controlled shutdown.`,
+      );
     }
     out.push(partitionRecord(image, topic.id, existing + i, replicas, isr));
   });

@@ -111,7 +111,9 @@ export function uniformAssign(spec: AssignmentSpec): Map<string, Assignment> {
     return out;
   }
   const subscribers = (t: string) => ids.filter((id) => spec.members.get(id)!.subscribedTopicIds.has(t));
-  const order = topics.filter((t) => subscribers(t).length > 0).sort((a, b) => subscribers(a).length - subscribers(b).length || (a < b ? -1 : 1));
+  const order = topics
+    .filter((t) => subscribers(t).length > 0)
+    .sort((a, b) => subscribers(a).length - subscribers(b).length || (a < b ? -1 : 1));
   for (const t of order) {
     const eligible = subscribers(t);
     for (let p = 0; p < spec.topics.get(t)!; p++) {

@@ -13,7 +13,8 @@ import type { MetadataView, TopicView } from './shard-types.js';
 export const OFFSETS_TOPIC = '__consumer_offsets';
 const KEY = 'groupCoordinator';
 
-const view = (t: TopicImage | undefined): TopicView | undefined => (t ? { id: t.id, name: t.name, numPartitions: t.partitions.size } : undefined);
+const view = (t: TopicImage | undefined): TopicView | undefined =>
+  t ? { id: t.id, name: t.name, numPartitions: t.partitions.size } : undefined;
 
 export function metadataViewOf(image: () => MetadataImage): MetadataView {
   return {
@@ -41,16 +42,27 @@ const starting = new WeakMap<BrokerServices, Promise<GroupCoordinatorHandle>>();
  * Creates the group coordinator of a broker and subscribes it to metadata (call once at startup,
  * after the broker's own partition publisher so the partitions exist before they load).
  */
-export function startGroupCoordinator(services: BrokerServices, logger?: (level: string, msg: string) => void): Promise<GroupCoordinatorHandle> {
+export function startGroupCoordinator(
+  services: BrokerServices,
+  logger?: (level: string, msg: string) => void,
+): Promise<GroupCoordinatorHandle> {
   const already = starting.get(services);
   if (already) return already;
   const p = (async () => {
     const controller = services.controller as ControllerLike;
     const config = groupConfigFrom(services.config as never);
-    const log = new ReplicaCoordinatorLog(services.replicas as ReplicaManagerLike, OFFSETS_TOPIC, config.offsetCommitTimeoutMs,
-      services.config.getInt('offsets.load.buffer.size'));
+    const log = new ReplicaCoordinatorLog(
+      services.replicas as ReplicaManagerLike,
+      OFFSETS_TOPIC,
+      config.offsetCommitTimeoutMs,
+      services.config.getInt('offsets.load.buffer.size'),
+    );
     const coordinator = new GroupCoordinator({
-      config, log, metadata: metadataViewOf(() => controller.image), logger, unrefTimers: true,
+      config,
+      log,
+      metadata: metadataViewOf(() => controller.image),
+      logger,
+      unrefTimers: true,
       leadsPartition: (p) => controller.image.topic(OFFSETS_TOPIC)?.partitions.get(p)?.leader === services.nodeId,
     });
     services.extra.set(KEY, coordinator);
@@ -62,14 +74,21 @@ export function startGroupCoordinator(services: BrokerServices, logger?: (level:
         let topicsChanged = false;
         for (const ev of u.events) {
           if (ev.type === 'partitionsCreated' && ev.topic.name === OFFSETS_TOPIC) {
-            for (const part of ev.partitions) if (part.leader === nodeId) void coordinator.loadPartition(part.partitionId);
+            for (const part of ev.partitions)
+              if (part.leader === nodeId) void coordinator.loadPartition(part.partitionId);
           } else if (ev.type === 'partitionsChanged' && ev.topic.name === OFFSETS_TOPIC) {
             for (const { previous, current } of ev.partitions) {
-              if (current.leader === nodeId && (previous.leader !== nodeId || previous.leaderEpoch !== current.leaderEpoch)) void coordinator.loadPartition(current.partitionId);
-              else if (current.leader !== nodeId && previous.leader === nodeId) void coordinator.unloadPartition(current.partitionId);
+              if (
+                current.leader === nodeId &&
+                (previous.leader !== nodeId || previous.leaderEpoch !== current.leaderEpoch)
+              )
+                void coordinator.loadPartition(current.partitionId);
+              else if (current.leader !== nodeId && previous.leader === nodeId)
+                void coordinator.unloadPartition(current.partitionId);
             }
           } else if (ev.type === 'topicDeleted') {
-            if (ev.topic.name === OFFSETS_TOPIC) for (const id of ev.topic.partitions.keys()) void coordinator.unloadPartition(id);
+            if (ev.topic.name === OFFSETS_TOPIC)
+              for (const id of ev.topic.partitions.keys()) void coordinator.unloadPartition(id);
             else deleted.push(ev.topic.name);
             topicsChanged = true;
           } else if (ev.type === 'partitionsCreated' || ev.type === 'topicCreated') {
@@ -102,6 +121,10 @@ export async function groupCoordinatorOf(services: BrokerServices): Promise<Grou
 }
 
 /** The request facts the coordinator keeps about a member (client id, "/host" as Kafka prints it). */
-export function requestInfoOf(ctx: { apiVersion: number; clientId: string | null; clientAddress: string }): { apiVersion: number; clientId: string; clientHost: string } {
+export function requestInfoOf(ctx: { apiVersion: number; clientId: string | null; clientAddress: string }): {
+  apiVersion: number;
+  clientId: string;
+  clientHost: string;
+} {
   return { apiVersion: ctx.apiVersion, clientId: ctx.clientId ?? '', clientHost: `/${ctx.clientAddress}` };
 }

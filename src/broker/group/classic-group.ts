@@ -41,7 +41,16 @@ export interface SyncResponse {
 export const EMPTY_ASSIGNMENT = Buffer.alloc(0);
 
 export function joinError(memberId: string, errorCode: number): JoinResponse {
-  return { errorCode, generationId: -1, protocolType: null, protocolName: null, leader: '', skipAssignment: false, memberId, members: [] };
+  return {
+    errorCode,
+    generationId: -1,
+    protocolType: null,
+    protocolName: null,
+    leader: '',
+    skipAssignment: false,
+    memberId,
+    members: [],
+  };
 }
 
 export function syncError(errorCode: number): SyncResponse {
@@ -77,8 +86,10 @@ export class ClassicMember {
 
   /** Same protocols in the same order with the same metadata (JoinGroupRequestProtocolCollection.equals). */
   matches(protocols: readonly Protocol[]): boolean {
-    return protocols.length === this.protocols.length &&
-      protocols.every((p, i) => p.name === this.protocols[i]!.name && p.metadata.equals(this.protocols[i]!.metadata));
+    return (
+      protocols.length === this.protocols.length &&
+      protocols.every((p, i) => p.name === this.protocols[i]!.name && p.metadata.equals(this.protocols[i]!.metadata))
+    );
   }
 
   vote(candidates: ReadonlySet<string>): string {
@@ -111,10 +122,18 @@ export class ClassicGroup {
   newMemberAdded = false;
   subscribedTopics: Set<string> | null = null;
 
-  constructor(readonly groupId: string, private readonly clock: () => number, init: {
-    state?: ClassicState; generationId?: number; protocolType?: string | null; protocolName?: string | null;
-    leaderId?: string | null; currentStateTimestamp?: number | null;
-  } = {}) {
+  constructor(
+    readonly groupId: string,
+    private readonly clock: () => number,
+    init: {
+      state?: ClassicState;
+      generationId?: number;
+      protocolType?: string | null;
+      protocolName?: string | null;
+      leaderId?: string | null;
+      currentStateTimestamp?: number | null;
+    } = {},
+  ) {
     this.state = init.state ?? 'Empty';
     this.previousState = this.state;
     this.generationId = init.generationId ?? 0;
@@ -152,7 +171,9 @@ export class ClassicGroup {
 
   transitionTo(target: ClassicState): void {
     if (!VALID_PREVIOUS[target].includes(this.state)) {
-      throw new Error(`Group ${this.groupId} should be in one of ${VALID_PREVIOUS[target].join(',')} states before moving to ${target} state. Instead it is in ${this.state} state.`);
+      throw new Error(
+        `Group ${this.groupId} should be in one of ${VALID_PREVIOUS[target].join(',')} states before moving to ${target} state. Instead it is in ${this.state} state.`,
+      );
     }
     this.previousState = this.state;
     this.state = target;
@@ -161,7 +182,8 @@ export class ClassicGroup {
 
   add(member: ClassicMember, future: ((r: JoinResponse) => void) | null = null): void {
     if (member.groupInstanceId !== null) {
-      if (this.staticMembers.has(member.groupInstanceId)) throw new Error(`static member ${member.groupInstanceId} already in group`);
+      if (this.staticMembers.has(member.groupInstanceId))
+        throw new Error(`static member ${member.groupInstanceId} already in group`);
       this.staticMembers.set(member.groupInstanceId, member.memberId);
     }
     if (this.members.size === 0) this.protocolType = member.protocolType;
@@ -217,8 +239,17 @@ export class ClassicGroup {
       old.awaitingSync(syncError(ErrorCode.FENCED_INSTANCE_ID));
       old.awaitingSync = null;
     }
-    const m = new ClassicMember(newMemberId, old.groupInstanceId, old.clientId, old.clientHost, old.rebalanceTimeoutMs,
-      old.sessionTimeoutMs, old.protocolType, old.protocols, old.assignment);
+    const m = new ClassicMember(
+      newMemberId,
+      old.groupInstanceId,
+      old.clientId,
+      old.clientHost,
+      old.rebalanceTimeoutMs,
+      old.sessionTimeoutMs,
+      old.protocolType,
+      old.protocols,
+      old.assignment,
+    );
     this.members.set(newMemberId, m);
     if (this.isLeader(oldMemberId)) this.leaderId = newMemberId;
     this.staticMembers.set(instanceId, newMemberId);
@@ -262,7 +293,8 @@ export class ClassicGroup {
     if (instanceId !== null) {
       const existing = this.staticMemberId(instanceId);
       if (existing === undefined) throw new KafkaError(ErrorCode.UNKNOWN_MEMBER_ID, 'unknown static member');
-      if (existing !== memberId) throw new KafkaError(ErrorCode.FENCED_INSTANCE_ID, `static member ${instanceId} is fenced`);
+      if (existing !== memberId)
+        throw new KafkaError(ErrorCode.FENCED_INSTANCE_ID, `static member ${instanceId} is fenced`);
     }
     if (!this.hasMember(memberId)) throw new KafkaError(ErrorCode.UNKNOWN_MEMBER_ID, `unknown member ${memberId}`);
   }
@@ -307,11 +339,19 @@ export class ClassicGroup {
 
   supportsProtocols(protocolType: string, protocols: readonly Protocol[]): boolean {
     if (this.is('Empty')) return protocolType !== '' && protocols.length > 0;
-    return this.protocolType === protocolType && protocols.some((p) => (this.supportedProtocols.get(p.name) ?? 0) === this.members.size);
+    return (
+      this.protocolType === protocolType &&
+      protocols.some((p) => (this.supportedProtocols.get(p.name) ?? 0) === this.members.size)
+    );
   }
 
-  updateMember(m: ClassicMember, protocols: Protocol[], rebalanceTimeoutMs: number, sessionTimeoutMs: number,
-    future: ((r: JoinResponse) => void) | null): void {
+  updateMember(
+    m: ClassicMember,
+    protocols: Protocol[],
+    rebalanceTimeoutMs: number,
+    sessionTimeoutMs: number,
+    future: ((r: JoinResponse) => void) | null,
+  ): void {
     this.decrementProtocols(m);
     m.protocols = protocols;
     this.incrementProtocols(m);
@@ -355,7 +395,11 @@ export class ClassicGroup {
   }
 
   currentMembersForJoin(): JoinResponse['members'] {
-    return [...this.members.values()].map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, metadata: m.metadata(this.protocolName!) }));
+    return [...this.members.values()].map((m) => ({
+      memberId: m.memberId,
+      groupInstanceId: m.groupInstanceId,
+      metadata: m.metadata(this.protocolName!),
+    }));
   }
 
   usesConsumerProtocol(): boolean {
@@ -369,7 +413,8 @@ export class ClassicGroup {
     if (this.protocolName === null) return null;
     const all = new Set<string>();
     try {
-      for (const m of this.members.values()) for (const t of parseSubscriptionTopics(m.metadata(this.protocolName))) all.add(t);
+      for (const m of this.members.values())
+        for (const t of parseSubscriptionTopics(m.metadata(this.protocolName))) all.add(t);
       return all;
     } catch {
       return null;

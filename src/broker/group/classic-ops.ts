@@ -3,16 +3,41 @@
 // join completion with leader election and protocol selection, SyncGroup, Heartbeat, LeaveGroup,
 // and the session / rebalance / pending-sync timers.
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
-import { ClassicGroup, ClassicMember, EMPTY_ASSIGNMENT, joinError, syncError, type JoinResponse, type SyncResponse } from './classic-group.js';
 import {
-  appendErrorToResponseError, classicResult, emptyGroupMetadataRecord, groupMetadataRecord, hbKey, joinKey, NONE, syncKey,
-  type JoinRequest, type Op, type Parked, type SyncRequest,
+  ClassicGroup,
+  ClassicMember,
+  EMPTY_ASSIGNMENT,
+  joinError,
+  syncError,
+  type JoinResponse,
+  type SyncResponse,
+} from './classic-group.js';
+import {
+  appendErrorToResponseError,
+  classicResult,
+  emptyGroupMetadataRecord,
+  groupMetadataRecord,
+  hbKey,
+  joinKey,
+  NONE,
+  syncKey,
+  type JoinRequest,
+  type Op,
+  type Parked,
+  type SyncRequest,
 } from './classic-support.js';
 import { consumerGroupTombstones } from './consumer-group.js';
 import type { CoordinatorRecord } from './records.js';
 import { deferred, type RequestInfo, type ShardContext } from './shard-types.js';
 
-export { appendErrorToResponseError, groupMetadataRecord, hbKey, type JoinRequest, type Parked, type SyncRequest } from './classic-support.js';
+export {
+  appendErrorToResponseError,
+  groupMetadataRecord,
+  hbKey,
+  type JoinRequest,
+  type Parked,
+  type SyncRequest,
+} from './classic-support.js';
 
 export class ClassicGroupManager {
   constructor(private readonly ctx: ShardContext) {}
@@ -83,7 +108,8 @@ export class ClassicGroupManager {
   private acceptJoiningMember(g: ClassicGroup, memberId: string): boolean {
     const max = this.ctx.config.classicMaxSize;
     switch (g.state) {
-      case 'Empty': case 'Dead':
+      case 'Empty':
+      case 'Dead':
         return true;
       case 'PreparingRebalance':
         return (g.hasMember(memberId) && g.member(memberId).awaitingJoin !== null) || g.numMembersAwaitingJoin < max;
@@ -92,7 +118,12 @@ export class ClassicGroupManager {
     }
   }
 
-  private joinNewMember(req: JoinRequest, info: RequestInfo, g: ClassicGroup, respond: (r: JoinResponse) => void): Op<void> {
+  private joinNewMember(
+    req: JoinRequest,
+    info: RequestInfo,
+    g: ClassicGroup,
+    respond: (r: JoinResponse) => void,
+  ): Op<void> {
     if (g.is('Dead')) {
       respond(joinError('', ErrorCode.COORDINATOR_NOT_AVAILABLE));
     } else if (!g.supportsProtocols(req.protocolType, req.protocols)) {
@@ -101,13 +132,16 @@ export class ClassicGroupManager {
       const newMemberId = g.generateMemberId(info.clientId, req.groupInstanceId);
       if (req.groupInstanceId !== null) {
         const existingId = g.staticMemberId(req.groupInstanceId);
-        if (existingId !== undefined) return this.updateStaticMemberThenRebalanceOrCompleteJoin(req, info, g, existingId, newMemberId, respond);
+        if (existingId !== undefined)
+          return this.updateStaticMemberThenRebalanceOrCompleteJoin(req, info, g, existingId, newMemberId, respond);
         return this.addMemberThenRebalanceOrCompleteJoin(req, info, g, newMemberId, respond);
       }
       if (info.apiVersion >= 4) {
         // KIP-394: hand out the member id and expect the member to join again with it
         g.addPendingMember(newMemberId);
-        this.ctx.timer.schedule(hbKey(g.groupId, newMemberId), req.sessionTimeoutMs, () => this.expireHeartbeat(g.groupId, newMemberId));
+        this.ctx.timer.schedule(hbKey(g.groupId, newMemberId), req.sessionTimeoutMs, () =>
+          this.expireHeartbeat(g.groupId, newMemberId),
+        );
         respond(joinError(newMemberId, ErrorCode.MEMBER_ID_REQUIRED));
       } else {
         return this.addMemberThenRebalanceOrCompleteJoin(req, info, g, newMemberId, respond);
@@ -116,7 +150,12 @@ export class ClassicGroupManager {
     return classicResult(undefined);
   }
 
-  private joinExistingMember(req: JoinRequest, info: RequestInfo, g: ClassicGroup, respond: (r: JoinResponse) => void): Op<void> {
+  private joinExistingMember(
+    req: JoinRequest,
+    info: RequestInfo,
+    g: ClassicGroup,
+    respond: (r: JoinResponse) => void,
+  ): Op<void> {
     const memberId = req.memberId;
     if (g.is('Dead')) {
       respond(joinError(memberId, ErrorCode.COORDINATOR_NOT_AVAILABLE));
@@ -137,8 +176,14 @@ export class ClassicGroupManager {
       }
       const member = g.member(memberId);
       const current = (members: JoinResponse['members']): JoinResponse => ({
-        errorCode: NONE, generationId: g.generationId, protocolType: g.protocolType, protocolName: g.protocolName,
-        leader: g.leaderId ?? '', skipAssignment: false, memberId, members,
+        errorCode: NONE,
+        generationId: g.generationId,
+        protocolType: g.protocolType,
+        protocolName: g.protocolName,
+        leader: g.leaderId ?? '',
+        skipAssignment: false,
+        memberId,
+        members,
       });
       if (g.is('PreparingRebalance')) {
         return this.updateMemberThenRebalanceOrCompleteJoin(req, g, member, respond);
@@ -146,7 +191,8 @@ export class ClassicGroupManager {
         if (member.matches(req.protocols)) respond(current(g.isLeader(memberId) ? g.currentMembersForJoin() : []));
         else return this.updateMemberThenRebalanceOrCompleteJoin(req, g, member, respond);
       } else if (g.is('Stable')) {
-        if (g.isLeader(memberId) || !member.matches(req.protocols)) return this.updateMemberThenRebalanceOrCompleteJoin(req, g, member, respond);
+        if (g.isLeader(memberId) || !member.matches(req.protocols))
+          return this.updateMemberThenRebalanceOrCompleteJoin(req, g, member, respond);
         respond(current([]));
       } else {
         respond(joinError(memberId, ErrorCode.UNKNOWN_MEMBER_ID));
@@ -155,15 +201,33 @@ export class ClassicGroupManager {
     return classicResult(undefined);
   }
 
-  private updateMemberThenRebalanceOrCompleteJoin(req: JoinRequest, g: ClassicGroup, m: ClassicMember, respond: (r: JoinResponse) => void): Op<void> {
+  private updateMemberThenRebalanceOrCompleteJoin(
+    req: JoinRequest,
+    g: ClassicGroup,
+    m: ClassicMember,
+    respond: (r: JoinResponse) => void,
+  ): Op<void> {
     g.updateMember(m, req.protocols, req.rebalanceTimeoutMs, req.sessionTimeoutMs, respond);
     return this.maybePrepareRebalanceOrCompleteJoin(g, `member ${m.memberId} rejoins`);
   }
 
-  private addMemberThenRebalanceOrCompleteJoin(req: JoinRequest, info: RequestInfo, g: ClassicGroup, memberId: string,
-    respond: (r: JoinResponse) => void): Op<void> {
-    const m = new ClassicMember(memberId, req.groupInstanceId, info.clientId, info.clientHost, req.rebalanceTimeoutMs,
-      req.sessionTimeoutMs, req.protocolType, req.protocols);
+  private addMemberThenRebalanceOrCompleteJoin(
+    req: JoinRequest,
+    info: RequestInfo,
+    g: ClassicGroup,
+    memberId: string,
+    respond: (r: JoinResponse) => void,
+  ): Op<void> {
+    const m = new ClassicMember(
+      memberId,
+      req.groupInstanceId,
+      info.clientId,
+      info.clientHost,
+      req.rebalanceTimeoutMs,
+      req.sessionTimeoutMs,
+      req.protocolType,
+      req.protocols,
+    );
     m.isNew = true;
     if (g.is('PreparingRebalance') && g.previousState === 'Empty') g.newMemberAdded = true;
     g.add(m, respond);
@@ -172,13 +236,23 @@ export class ClassicGroupManager {
     return this.maybePrepareRebalanceOrCompleteJoin(g, `adding new member ${memberId}`);
   }
 
-  private updateStaticMemberThenRebalanceOrCompleteJoin(req: JoinRequest, info: RequestInfo, g: ClassicGroup, oldMemberId: string,
-    newMemberId: string, respond: (r: JoinResponse) => void): Op<void> {
+  private updateStaticMemberThenRebalanceOrCompleteJoin(
+    req: JoinRequest,
+    info: RequestInfo,
+    g: ClassicGroup,
+    oldMemberId: string,
+    newMemberId: string,
+    respond: (r: JoinResponse) => void,
+  ): Op<void> {
     const currentLeader = g.leaderId;
     const newMember = g.replaceStaticMember(req.groupInstanceId!, oldMemberId, newMemberId);
     this.ctx.timer.cancel(hbKey(g.groupId, oldMemberId));
     this.rescheduleHeartbeat(g, newMember);
-    const old = { protocols: newMember.protocols, rebalance: newMember.rebalanceTimeoutMs, session: newMember.sessionTimeoutMs };
+    const old = {
+      protocols: newMember.protocols,
+      rebalance: newMember.rebalanceTimeoutMs,
+      session: newMember.sessionTimeoutMs,
+    };
     g.updateMember(newMember, req.protocols, req.rebalanceTimeoutMs, req.sessionTimeoutMs, respond);
     if (g.is('Stable')) {
       if ((g.protocolName ?? '') === g.selectProtocol()) {
@@ -189,15 +263,25 @@ export class ClassicGroupManager {
             g.updateMember(newMember, old.protocols, old.rebalance, old.session, null);
             const reverted = g.replaceStaticMember(req.groupInstanceId!, newMemberId, oldMemberId);
             this.rescheduleHeartbeat(g, reverted);
-            respond({ ...joinError('', appendErrorToResponseError(e)), generationId: g.generationId, protocolType: g.protocolType,
-              protocolName: g.protocolName, leader: currentLeader ?? '' });
+            respond({
+              ...joinError('', appendErrorToResponseError(e)),
+              generationId: g.generationId,
+              protocolType: g.protocolType,
+              protocolName: g.protocolName,
+              leader: currentLeader ?? '',
+            });
             return;
           }
           const isLeader = g.isLeader(newMemberId);
           const skip = info.apiVersion >= 9;
           g.completeJoinFuture(newMember, {
-            errorCode: NONE, generationId: g.generationId, protocolType: g.protocolType, protocolName: g.protocolName,
-            leader: skip ? g.leaderId ?? '' : currentLeader ?? '', skipAssignment: skip && isLeader, memberId: newMemberId,
+            errorCode: NONE,
+            generationId: g.generationId,
+            protocolType: g.protocolType,
+            protocolName: g.protocolName,
+            leader: skip ? (g.leaderId ?? '') : (currentLeader ?? ''),
+            skipAssignment: skip && isLeader,
+            memberId: newMemberId,
             members: skip && isLeader ? g.currentMembersForJoin() : [],
           });
         });
@@ -216,7 +300,8 @@ export class ClassicGroupManager {
   }
 
   private maybeCompleteJoinPhase(g: ClassicGroup): Op<void> {
-    if (!g.is('PreparingRebalance') || g.previousState === 'Empty' || !g.hasAllMembersJoined()) return classicResult(undefined);
+    if (!g.is('PreparingRebalance') || g.previousState === 'Empty' || !g.hasAllMembersJoined())
+      return classicResult(undefined);
     return this.completeJoin(g);
   }
 
@@ -228,10 +313,15 @@ export class ClassicGroupManager {
     if (initial) {
       const delay = this.ctx.config.classicInitialRebalanceDelayMs;
       const remaining = Math.max(g.rebalanceTimeoutMs() - delay, 0);
-      this.ctx.timer.schedule(joinKey(g.groupId), delay, () => this.tryCompleteInitialRebalanceElseSchedule(g.groupId, delay, remaining));
+      this.ctx.timer.schedule(joinKey(g.groupId), delay, () =>
+        this.tryCompleteInitialRebalanceElseSchedule(g.groupId, delay, remaining),
+      );
     }
     g.transitionTo('PreparingRebalance');
-    this.ctx.log('INFO', `Preparing to rebalance group ${g.groupId} in state ${g.state} with old generation ${g.generationId} (reason: ${reason}).`);
+    this.ctx.log(
+      'INFO',
+      `Preparing to rebalance group ${g.groupId} in state ${g.state} with old generation ${g.generationId} (reason: ${reason}).`,
+    );
     if (initial) return classicResult(undefined);
     if (g.hasAllMembersJoined()) return this.completeJoin(g);
     this.ctx.timer.schedule(joinKey(g.groupId), g.rebalanceTimeoutMs(), () => this.completeJoinById(g.groupId));
@@ -245,7 +335,9 @@ export class ClassicGroupManager {
       g.newMemberAdded = false;
       const newDelay = Math.min(this.ctx.config.classicInitialRebalanceDelayMs, remainingMs);
       const newRemaining = Math.max(remainingMs - delayMs, 0);
-      this.ctx.timer.schedule(joinKey(groupId), newDelay, () => this.tryCompleteInitialRebalanceElseSchedule(groupId, newDelay, newRemaining));
+      this.ctx.timer.schedule(joinKey(groupId), newDelay, () =>
+        this.tryCompleteInitialRebalanceElseSchedule(groupId, newDelay, newRemaining),
+      );
       return classicResult(undefined);
     }
     return this.completeJoin(g);
@@ -278,8 +370,13 @@ export class ClassicGroupManager {
     this.ctx.log('INFO', `Stabilized group ${g.groupId} generation ${g.generationId} with ${g.numMembers} members.`);
     for (const m of [...g.members.values()]) {
       g.completeJoinFuture(m, {
-        errorCode: NONE, generationId: g.generationId, protocolType: g.protocolType, protocolName: g.protocolName,
-        leader: g.leaderId ?? '', skipAssignment: false, memberId: m.memberId,
+        errorCode: NONE,
+        generationId: g.generationId,
+        protocolType: g.protocolType,
+        protocolName: g.protocolName,
+        leader: g.leaderId ?? '',
+        skipAssignment: false,
+        memberId: m.memberId,
         members: g.isLeader(m.memberId) ? g.currentMembersForJoin() : [],
       });
       this.rescheduleHeartbeat(g, m);
@@ -287,7 +384,9 @@ export class ClassicGroupManager {
       g.pendingSyncMembers.add(m.memberId);
     }
     const generation = g.generationId;
-    this.ctx.timer.schedule(syncKey(g.groupId), g.rebalanceTimeoutMs(), () => this.expirePendingSync(g.groupId, generation));
+    this.ctx.timer.schedule(syncKey(g.groupId), g.rebalanceTimeoutMs(), () =>
+      this.expirePendingSync(g.groupId, generation),
+    );
     return classicResult(undefined);
   }
 
@@ -312,9 +411,10 @@ export class ClassicGroupManager {
 
   private propagateAssignment(g: ClassicGroup, error: number): void {
     for (const m of [...g.members.values()]) {
-      const r: SyncResponse = error === NONE
-        ? { errorCode: NONE, protocolType: g.protocolType, protocolName: g.protocolName, assignment: m.assignment }
-        : { ...syncError(error), assignment: m.assignment };
+      const r: SyncResponse =
+        error === NONE
+          ? { errorCode: NONE, protocolType: g.protocolType, protocolName: g.protocolName, assignment: m.assignment }
+          : { ...syncError(error), assignment: m.assignment };
       if (g.completeSyncFuture(m, r)) this.rescheduleHeartbeat(g, m);
     }
   }
@@ -342,7 +442,8 @@ export class ClassicGroupManager {
   private removeMemberAndUpdateGroup(g: ClassicGroup, m: ClassicMember): Op<void> {
     g.completeJoinFuture(m, joinError('', ErrorCode.UNKNOWN_MEMBER_ID));
     g.remove(m.memberId);
-    if (g.is('Stable') || g.is('CompletingRebalance')) return this.maybePrepareRebalanceOrCompleteJoin(g, `removing member ${m.memberId} on heartbeat expiration`);
+    if (g.is('Stable') || g.is('CompletingRebalance'))
+      return this.maybePrepareRebalanceOrCompleteJoin(g, `removing member ${m.memberId} on heartbeat expiration`);
     if (g.is('PreparingRebalance') && g.hasAllMembersJoined()) return this.completeJoin(g);
     return classicResult(undefined);
   }
@@ -386,7 +487,12 @@ export class ClassicGroupManager {
     } else if (g.is('Stable')) {
       this.removePendingSyncMember(g, req.memberId);
       const m = g.member(req.memberId);
-      d.resolve({ errorCode: NONE, protocolType: g.protocolType, protocolName: g.protocolName, assignment: m.assignment });
+      d.resolve({
+        errorCode: NONE,
+        protocolType: g.protocolType,
+        protocolName: g.protocolName,
+        assignment: m.assignment,
+      });
     }
     return classicResult({ wait: d.promise });
   }
@@ -400,18 +506,25 @@ export class ClassicGroupManager {
     }
     if (req.generationId !== g.generationId) return ErrorCode.ILLEGAL_GENERATION;
     const inconsistent = (a: string | null, b: string | null): boolean => a !== null && b !== null && a !== b;
-    if (inconsistent(req.protocolType, g.protocolType) || inconsistent(req.protocolName, g.protocolName)) return ErrorCode.INCONSISTENT_GROUP_PROTOCOL;
+    if (inconsistent(req.protocolType, g.protocolType) || inconsistent(req.protocolName, g.protocolName))
+      return ErrorCode.INCONSISTENT_GROUP_PROTOCOL;
     return null;
   }
 
   private removePendingSyncMember(g: ClassicGroup, memberId: string): void {
     g.pendingSyncMembers.delete(memberId);
-    if (g.is('Dead') || g.is('Empty') || g.is('PreparingRebalance') || g.pendingSyncMembers.size === 0) this.ctx.timer.cancel(syncKey(g.groupId));
+    if (g.is('Dead') || g.is('Empty') || g.is('PreparingRebalance') || g.pendingSyncMembers.size === 0)
+      this.ctx.timer.cancel(syncKey(g.groupId));
   }
 
   // ------------------------------------------------------------------ Heartbeat
 
-  heartbeat(req: { groupId: string; generationId: number; memberId: string; groupInstanceId: string | null }): Op<number> {
+  heartbeat(req: {
+    groupId: string;
+    generationId: number;
+    memberId: string;
+    groupInstanceId: string | null;
+  }): Op<number> {
     const g = this.group(req.groupId);
     if (!g) return classicResult(ErrorCode.UNKNOWN_MEMBER_ID);
     if (g.is('Dead')) return classicResult(ErrorCode.COORDINATOR_NOT_AVAILABLE);
@@ -435,11 +548,16 @@ export class ClassicGroupManager {
 
   // ------------------------------------------------------------------ LeaveGroup
 
-  leave(groupId: string, members: { memberId: string; groupInstanceId: string | null }[]):
-    Op<{ errorCode: number; members: { memberId: string; groupInstanceId: string | null; errorCode: number }[] }> {
+  leave(
+    groupId: string,
+    members: { memberId: string; groupInstanceId: string | null }[],
+  ): Op<{ errorCode: number; members: { memberId: string; groupInstanceId: string | null; errorCode: number }[] }> {
     const g = this.group(groupId);
     if (!g) {
-      return classicResult({ errorCode: NONE, members: members.map((m) => ({ ...m, errorCode: ErrorCode.UNKNOWN_MEMBER_ID })) });
+      return classicResult({
+        errorCode: NONE,
+        members: members.map((m) => ({ ...m, errorCode: ErrorCode.UNKNOWN_MEMBER_ID })),
+      });
     }
     if (g.is('Dead')) return classicResult({ errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] });
     const out: { memberId: string; groupInstanceId: string | null; errorCode: number }[] = [];
@@ -468,7 +586,8 @@ export class ClassicGroupManager {
     }
     let r: Op<void> = classicResult(undefined);
     if (out.some((x) => x.errorCode === NONE)) {
-      if (g.is('Stable') || g.is('CompletingRebalance')) r = this.maybePrepareRebalanceOrCompleteJoin(g, 'explicit LeaveGroup request');
+      if (g.is('Stable') || g.is('CompletingRebalance'))
+        r = this.maybePrepareRebalanceOrCompleteJoin(g, 'explicit LeaveGroup request');
       else if (g.is('PreparingRebalance')) r = this.maybeCompleteJoinPhase(g);
     }
     return classicResult({ errorCode: NONE, members: out }, r.records, r.onAppended);

@@ -50,10 +50,20 @@ export const hasRegex = (regex: string | null): regex is string => regex !== nul
 /** A new member (ConsumerGroupMember.Builder's defaults: no regex is "", as Kafka describes and writes it). */
 export function newMember(memberId: string): ConsumerMember {
   return {
-    memberId, memberEpoch: 0, previousMemberEpoch: 0, state: MemberState.STABLE, instanceId: null, rackId: null,
-    rebalanceTimeoutMs: -1, clientId: '', clientHost: '', subscribedTopicNames: [], subscribedTopicRegex: '',
+    memberId,
+    memberEpoch: 0,
+    previousMemberEpoch: 0,
+    state: MemberState.STABLE,
+    instanceId: null,
+    rackId: null,
+    rebalanceTimeoutMs: -1,
+    clientId: '',
+    clientHost: '',
+    subscribedTopicNames: [],
+    subscribedTopicRegex: '',
     serverAssignor: null,
-    assignedPartitions: new Map(), partitionsPendingRevocation: new Map(),
+    assignedPartitions: new Map(),
+    partitionsPendingRevocation: new Map(),
   };
 }
 
@@ -75,7 +85,9 @@ export function assignmentEquals(a: Assignment, b: Assignment): boolean {
 }
 
 export const toTopicPartitions = (a: Assignment): { topicId: string; partitions: number[] }[] =>
-  [...a].filter(([, ps]) => ps.size > 0).map(([topicId, ps]) => ({ topicId, partitions: [...ps].sort((x, y) => x - y) }));
+  [...a]
+    .filter(([, ps]) => ps.size > 0)
+    .map(([topicId, ps]) => ({ topicId, partitions: [...ps].sort((x, y) => x - y) }));
 
 export const fromTopicPartitions = (l: readonly { topicId: string; partitions: readonly number[] }[]): Assignment =>
   new Map(l.map((tp) => [tp.topicId, new Set(tp.partitions)]));
@@ -129,7 +141,8 @@ export class ConsumerGroup {
     for (const m of this.members.values()) {
       for (const t of m.subscribedTopicNames) out.set(t, (out.get(t) ?? 0) + 1);
       if (!hasRegex(m.subscribedTopicRegex)) continue;
-      for (const t of this.resolvedRegularExpressions.get(m.subscribedTopicRegex)?.topics ?? []) out.set(t, (out.get(t) ?? 0) + 1);
+      for (const t of this.resolvedRegularExpressions.get(m.subscribedTopicRegex)?.topics ?? [])
+        out.set(t, (out.get(t) ?? 0) + 1);
     }
     return out;
   }
@@ -137,10 +150,15 @@ export class ConsumerGroup {
   /** The preferred server assignor: the one most members ask for, else the default. */
   preferredAssignor(defaultName: string): string {
     const counts = new Map<string, number>();
-    for (const m of this.members.values()) if (m.serverAssignor) counts.set(m.serverAssignor, (counts.get(m.serverAssignor) ?? 0) + 1);
+    for (const m of this.members.values())
+      if (m.serverAssignor) counts.set(m.serverAssignor, (counts.get(m.serverAssignor) ?? 0) + 1);
     let best = defaultName;
     let n = 0;
-    for (const [name, c] of counts) if (c > n) { best = name; n = c; }
+    for (const [name, c] of counts)
+      if (c > n) {
+        best = name;
+        n = c;
+      }
     return best;
   }
 
@@ -167,7 +185,8 @@ export class ConsumerGroup {
     if (old) {
       this.removePartitionEpochs(old.assignedPartitions);
       this.removePartitionEpochs(old.partitionsPendingRevocation);
-      if (old.instanceId !== null && this.staticMembers.get(old.instanceId) === old.memberId) this.staticMembers.delete(old.instanceId);
+      if (old.instanceId !== null && this.staticMembers.get(old.instanceId) === old.memberId)
+        this.staticMembers.delete(old.instanceId);
     }
     this.members.set(m.memberId, m);
     if (m.instanceId !== null) this.staticMembers.set(m.instanceId, m.memberId);
@@ -180,7 +199,8 @@ export class ConsumerGroup {
     if (!old) return;
     this.removePartitionEpochs(old.assignedPartitions);
     this.removePartitionEpochs(old.partitionsPendingRevocation);
-    if (old.instanceId !== null && this.staticMembers.get(old.instanceId) === memberId) this.staticMembers.delete(old.instanceId);
+    if (old.instanceId !== null && this.staticMembers.get(old.instanceId) === memberId)
+      this.staticMembers.delete(old.instanceId);
     this.members.delete(memberId);
   }
 
@@ -191,7 +211,12 @@ export class ConsumerGroup {
         if (r.value) this.groupEpoch = r.value.epoch;
         break;
       case 'ConsumerGroupPartitionMetadata':
-        this.subscriptionMetadata = new Map((r.value?.topics ?? []).map((t) => [t.topicName, { id: t.topicId, name: t.topicName, numPartitions: t.numPartitions }]));
+        this.subscriptionMetadata = new Map(
+          (r.value?.topics ?? []).map((t) => [
+            t.topicName,
+            { id: t.topicId, name: t.topicName, numPartitions: t.numPartitions },
+          ]),
+        );
         break;
       case 'ConsumerGroupMemberMetadata': {
         if (r.value === null) {
@@ -201,9 +226,14 @@ export class ConsumerGroup {
         const m = { ...(this.members.get(r.memberId) ?? newMember(r.memberId)) };
         const v = r.value;
         Object.assign(m, {
-          instanceId: v.instanceId, rackId: v.rackId, clientId: v.clientId, clientHost: v.clientHost,
-          subscribedTopicNames: [...v.subscribedTopicNames], subscribedTopicRegex: v.subscribedTopicRegex,
-          rebalanceTimeoutMs: v.rebalanceTimeoutMs, serverAssignor: v.serverAssignor,
+          instanceId: v.instanceId,
+          rackId: v.rackId,
+          clientId: v.clientId,
+          clientHost: v.clientHost,
+          subscribedTopicNames: [...v.subscribedTopicNames],
+          subscribedTopicRegex: v.subscribedTopicRegex,
+          rebalanceTimeoutMs: v.rebalanceTimeoutMs,
+          serverAssignor: v.serverAssignor,
         });
         this.updateMember(m);
         break;
@@ -238,7 +268,9 @@ export class ConsumerGroup {
         if (r.value === null) this.resolvedRegularExpressions.delete(r.regularExpression);
         else {
           this.resolvedRegularExpressions.set(r.regularExpression, {
-            topics: new Set(r.value.topics), version: Number(r.value.version), timestamp: Number(r.value.timestamp),
+            topics: new Set(r.value.topics),
+            version: Number(r.value.version),
+            timestamp: Number(r.value.timestamp),
           });
         }
         break;
@@ -264,7 +296,9 @@ export function regularExpressionRecord(
   r: ResolvedRegularExpression,
 ): CoordinatorRecord {
   return {
-    type: 'ConsumerGroupRegularExpression', group: groupId, regularExpression: regex,
+    type: 'ConsumerGroupRegularExpression',
+    group: groupId,
+    regularExpression: regex,
     value: { topics: [...r.topics].sort(), version: BigInt(r.version), timestamp: BigInt(r.timestamp) },
   };
 }
@@ -278,10 +312,13 @@ export function regularExpressionTombstone(groupId: string, regex: string): Coor
 export function consumerGroupTombstones(g: ConsumerGroup): CoordinatorRecord[] {
   const id = g.groupId;
   const out: CoordinatorRecord[] = [];
-  for (const m of g.members.keys()) out.push({ type: 'ConsumerGroupCurrentMemberAssignment', group: id, memberId: m, value: null });
-  for (const m of g.members.keys()) out.push({ type: 'ConsumerGroupTargetAssignmentMember', group: id, memberId: m, value: null });
+  for (const m of g.members.keys())
+    out.push({ type: 'ConsumerGroupCurrentMemberAssignment', group: id, memberId: m, value: null });
+  for (const m of g.members.keys())
+    out.push({ type: 'ConsumerGroupTargetAssignmentMember', group: id, memberId: m, value: null });
   out.push({ type: 'ConsumerGroupTargetAssignmentMetadata', group: id, value: null });
-  for (const m of g.members.keys()) out.push({ type: 'ConsumerGroupMemberMetadata', group: id, memberId: m, value: null });
+  for (const m of g.members.keys())
+    out.push({ type: 'ConsumerGroupMemberMetadata', group: id, memberId: m, value: null });
   for (const regex of g.resolvedRegularExpressions.keys()) out.push(regularExpressionTombstone(id, regex));
   out.push({ type: 'ConsumerGroupPartitionMetadata', group: id, value: null });
   out.push({ type: 'ConsumerGroupMetadata', group: id, value: null });

@@ -8,9 +8,20 @@ import { RE2JS, RE2JSException, RE2JSSyntaxException } from 're2js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { assign, ASSIGNORS, type AssignorMember } from './assignors.js';
 import {
-  assignmentEquals, cloneAssignment, ConsumerGroup, hasRegex, MemberState, memberTombstones, newMember,
-  regularExpressionRecord, regularExpressionTombstone, toTopicPartitions,
-  type Assignment, type ConsumerMember, type ResolvedRegularExpression, type SubscribedTopic,
+  assignmentEquals,
+  cloneAssignment,
+  ConsumerGroup,
+  hasRegex,
+  MemberState,
+  memberTombstones,
+  newMember,
+  regularExpressionRecord,
+  regularExpressionTombstone,
+  toTopicPartitions,
+  type Assignment,
+  type ConsumerMember,
+  type ResolvedRegularExpression,
+  type SubscribedTopic,
 } from './consumer-group.js';
 import type { CoordinatorRecord } from './records.js';
 import { result, type OpResult, type RequestInfo, type ShardContext } from './shard-types.js';
@@ -55,7 +66,9 @@ export function randomMemberId(): string {
  * list or an empty regex is a valid subscription: the empty regex means "no regex").
  */
 export function validateHeartbeatRequest(r: HeartbeatRequest, assignors: readonly string[] = ASSIGNORS): void {
-  const emptyStr = (v: string | null, msg: string) => { if (v !== null && v.trim() === '') throw invalid(msg); };
+  const emptyStr = (v: string | null, msg: string) => {
+    if (v !== null && v.trim() === '') throw invalid(msg);
+  };
   // (from v1 an empty member id is refused for every epoch, by the ConsumerGroupHeartbeat handler)
   if (r.memberEpoch > 0 || r.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH) {
     emptyStr(r.memberId, "MemberId can't be empty.");
@@ -65,7 +78,8 @@ export function validateHeartbeatRequest(r: HeartbeatRequest, assignors: readonl
   emptyStr(r.rackId, "RackId can't be empty.");
   if (r.memberEpoch === 0) {
     if (r.rebalanceTimeoutMs === -1) throw invalid('RebalanceTimeoutMs must be provided in first request.');
-    if (r.topicPartitions === null || r.topicPartitions.length > 0) throw invalid('TopicPartitions must be empty when (re-)joining.');
+    if (r.topicPartitions === null || r.topicPartitions.length > 0)
+      throw invalid('TopicPartitions must be empty when (re-)joining.');
     if (r.subscribedTopicNames === null && r.subscribedTopicRegex === null) {
       throw invalid('Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.');
     }
@@ -75,7 +89,10 @@ export function validateHeartbeatRequest(r: HeartbeatRequest, assignors: readonl
     throw invalid('MemberEpoch is invalid.');
   }
   if (r.serverAssignor !== null && !assignors.includes(r.serverAssignor)) {
-    throw new KafkaError(ErrorCode.UNSUPPORTED_ASSIGNOR, `ServerAssignor ${r.serverAssignor} is not supported. Supported assignors: ${assignors.join(', ')}.`);
+    throw new KafkaError(
+      ErrorCode.UNSUPPORTED_ASSIGNOR,
+      `ServerAssignor ${r.serverAssignor} is not supported. Supported assignors: ${assignors.join(', ')}.`,
+    );
   }
 }
 
@@ -98,36 +115,59 @@ export function compileTopicRegex(regex: string): RE2JS {
 
 function memberRecord(groupId: string, m: ConsumerMember): CoordinatorRecord {
   return {
-    type: 'ConsumerGroupMemberMetadata', group: groupId, memberId: m.memberId,
+    type: 'ConsumerGroupMemberMetadata',
+    group: groupId,
+    memberId: m.memberId,
     value: {
-      instanceId: m.instanceId, rackId: m.rackId, clientId: m.clientId, clientHost: m.clientHost,
-      subscribedTopicNames: m.subscribedTopicNames, subscribedTopicRegex: m.subscribedTopicRegex,
-      rebalanceTimeoutMs: m.rebalanceTimeoutMs, serverAssignor: m.serverAssignor, classicMemberMetadata: null,
+      instanceId: m.instanceId,
+      rackId: m.rackId,
+      clientId: m.clientId,
+      clientHost: m.clientHost,
+      subscribedTopicNames: m.subscribedTopicNames,
+      subscribedTopicRegex: m.subscribedTopicRegex,
+      rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+      serverAssignor: m.serverAssignor,
+      classicMemberMetadata: null,
     },
   };
 }
 
 function currentAssignmentRecord(groupId: string, m: ConsumerMember): CoordinatorRecord {
   return {
-    type: 'ConsumerGroupCurrentMemberAssignment', group: groupId, memberId: m.memberId,
+    type: 'ConsumerGroupCurrentMemberAssignment',
+    group: groupId,
+    memberId: m.memberId,
     value: {
-      memberEpoch: m.memberEpoch, previousMemberEpoch: m.previousMemberEpoch, state: m.state,
-      assignedPartitions: toTopicPartitions(m.assignedPartitions), partitionsPendingRevocation: toTopicPartitions(m.partitionsPendingRevocation),
+      memberEpoch: m.memberEpoch,
+      previousMemberEpoch: m.previousMemberEpoch,
+      state: m.state,
+      assignedPartitions: toTopicPartitions(m.assignedPartitions),
+      partitionsPendingRevocation: toTopicPartitions(m.partitionsPendingRevocation),
     },
   };
 }
 
 function subscriptionMetadataRecord(groupId: string, md: Map<string, SubscribedTopic>): CoordinatorRecord {
   return {
-    type: 'ConsumerGroupPartitionMetadata', group: groupId,
-    value: { topics: [...md.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map((t) => ({ topicId: t.id, topicName: t.name, numPartitions: t.numPartitions, partitionMetadata: [] })) },
+    type: 'ConsumerGroupPartitionMetadata',
+    group: groupId,
+    value: {
+      topics: [...md.values()]
+        .sort((a, b) => (a.name < b.name ? -1 : 1))
+        .map((t) => ({ topicId: t.id, topicName: t.name, numPartitions: t.numPartitions, partitionMetadata: [] })),
+    },
   };
 }
 
 const sameMetadata = (a: Map<string, SubscribedTopic>, b: Map<string, SubscribedTopic>): boolean =>
-  a.size === b.size && [...a].every(([n, t]) => { const o = b.get(n); return !!o && o.id === t.id && o.numPartitions === t.numPartitions; });
+  a.size === b.size &&
+  [...a].every(([n, t]) => {
+    const o = b.get(n);
+    return !!o && o.id === t.id && o.numPartitions === t.numPartitions;
+  });
 
-const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameList = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 export class ConsumerGroupManager {
   /** The version when no MetadataView.version is given; moves (at least to the clock) when topics change. */
@@ -148,7 +188,8 @@ export class ConsumerGroupManager {
   }
 
   heartbeat(req: HeartbeatRequest, info: RequestInfo): OpResult<HeartbeatResponse> {
-    if (req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) return this.leave(req);
+    if (req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH)
+      return this.leave(req);
     const records: CoordinatorRecord[] = [];
     this.fresh = null;
     const now = this.ctx.clock();
@@ -156,15 +197,18 @@ export class ConsumerGroupManager {
     const group = this.getOrMaybeCreate(req.groupId, create, records);
     const memberId = req.memberId === '' ? randomMemberId() : req.memberId;
     if (group.members.size >= this.ctx.config.consumerMaxSize && !group.members.has(memberId)) {
-      throw new KafkaError(ErrorCode.GROUP_MAX_SIZE_REACHED, `The consumer group has reached its maximum capacity of ${this.ctx.config.consumerMaxSize} members.`);
+      throw new KafkaError(
+        ErrorCode.GROUP_MAX_SIZE_REACHED,
+        `The consumer group has reached its maximum capacity of ${this.ctx.config.consumerMaxSize} members.`,
+      );
     }
-    const member = req.instanceId === null
-      ? this.dynamicMember(group, memberId, req)
-      : this.staticMember(group, memberId, req, records);
+    const member =
+      req.instanceId === null
+        ? this.dynamicMember(group, memberId, req)
+        : this.staticMember(group, memberId, req, records);
     // a static member rejoining under a new member id replaces the old one (replaceStaticMember)
-    const previousId = req.instanceId !== null && req.memberEpoch === 0
-      ? group.staticMember(req.instanceId)?.memberId
-      : undefined;
+    const previousId =
+      req.instanceId !== null && req.memberEpoch === 0 ? group.staticMember(req.instanceId)?.memberId : undefined;
     const replacedId = previousId !== memberId ? previousId : undefined;
 
     const updated: ConsumerMember = {
@@ -173,7 +217,9 @@ export class ConsumerGroupManager {
       rackId: req.rackId ?? member.rackId,
       rebalanceTimeoutMs: req.rebalanceTimeoutMs !== -1 ? req.rebalanceTimeoutMs : member.rebalanceTimeoutMs,
       serverAssignor: req.serverAssignor ?? member.serverAssignor,
-      subscribedTopicNames: req.subscribedTopicNames ? [...req.subscribedTopicNames].sort() : member.subscribedTopicNames,
+      subscribedTopicNames: req.subscribedTopicNames
+        ? [...req.subscribedTopicNames].sort()
+        : member.subscribedTopicNames,
       subscribedTopicRegex: req.subscribedTopicRegex ?? member.subscribedTopicRegex,
       clientId: info.clientId,
       clientHost: info.clientHost,
@@ -185,12 +231,20 @@ export class ConsumerGroupManager {
     // asynchronously and bumps the group epoch when the resolution lands.
     const regexChanged = (updated.subscribedTopicRegex ?? '') !== (member.subscribedTopicRegex ?? '');
     if (regexChanged && hasRegex(updated.subscribedTopicRegex)) compileTopicRegex(updated.subscribedTopicRegex);
-    const subscriptionChanged = !sameList(updated.subscribedTopicNames, member.subscribedTopicNames) ||
+    const subscriptionChanged =
+      !sameList(updated.subscribedTopicNames, member.subscribedTopicNames) ||
       (regexChanged && (hasRegex(updated.subscribedTopicRegex) || hasRegex(member.subscribedTopicRegex)));
-    if (isNewMember || updated.instanceId !== member.instanceId || updated.rackId !== member.rackId ||
-      updated.rebalanceTimeoutMs !== member.rebalanceTimeoutMs || updated.serverAssignor !== member.serverAssignor ||
-      !sameList(updated.subscribedTopicNames, member.subscribedTopicNames) || regexChanged ||
-      updated.clientId !== member.clientId || updated.clientHost !== member.clientHost) {
+    if (
+      isNewMember ||
+      updated.instanceId !== member.instanceId ||
+      updated.rackId !== member.rackId ||
+      updated.rebalanceTimeoutMs !== member.rebalanceTimeoutMs ||
+      updated.serverAssignor !== member.serverAssignor ||
+      !sameList(updated.subscribedTopicNames, member.subscribedTopicNames) ||
+      regexChanged ||
+      updated.clientId !== member.clientId ||
+      updated.clientHost !== member.clientHost
+    ) {
       records.push(memberRecord(group.groupId, updated));
       if ((isNewMember && replacedId === undefined) || subscriptionChanged) bump = true;
     }
@@ -217,21 +271,31 @@ export class ConsumerGroupManager {
       target = this.updateTargetAssignment(group, groupEpoch, updated, metadata, records, replacedId);
       targetEpoch = groupEpoch;
     } else {
-      target = group.targetAssignment.get(updated.memberId) ??
-        (replacedId !== undefined ? group.targetAssignment.get(replacedId) : undefined) ?? new Map();
+      target =
+        group.targetAssignment.get(updated.memberId) ??
+        (replacedId !== undefined ? group.targetAssignment.get(replacedId) : undefined) ??
+        new Map();
     }
     const reconciled = this.maybeReconcile(group, updated, targetEpoch, target, req.topicPartitions, records);
     this.scheduleSessionTimeout(group.groupId, reconciled.memberId);
 
-    const full = req.memberEpoch === 0 ||
-      (req.rebalanceTimeoutMs !== -1 && (req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null) &&
+    const full =
+      req.memberEpoch === 0 ||
+      (req.rebalanceTimeoutMs !== -1 &&
+        (req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null) &&
         req.topicPartitions !== null);
     const changed = !assignmentEquals(member.assignedPartitions, reconciled.assignedPartitions);
-    return result({
-      errorCode: ErrorCode.NONE, errorMessage: null, memberId: reconciled.memberId, memberEpoch: reconciled.memberEpoch,
-      heartbeatIntervalMs: this.ctx.config.consumerHeartbeatIntervalMs,
-      assignment: full || changed ? { topicPartitions: toTopicPartitions(reconciled.assignedPartitions) } : null,
-    }, records);
+    return result(
+      {
+        errorCode: ErrorCode.NONE,
+        errorMessage: null,
+        memberId: reconciled.memberId,
+        memberEpoch: reconciled.memberEpoch,
+        heartbeatIntervalMs: this.ctx.config.consumerHeartbeatIntervalMs,
+        assignment: full || changed ? { topicPartitions: toTopicPartitions(reconciled.assignedPartitions) } : null,
+      },
+      records,
+    );
   }
 
   private getOrMaybeCreate(groupId: string, create: boolean, records: CoordinatorRecord[]): ConsumerGroup {
@@ -250,14 +314,22 @@ export class ConsumerGroupManager {
 
   private checkEpoch(member: ConsumerMember, req: HeartbeatRequest): void {
     if (req.memberEpoch > member.memberEpoch) {
-      throw new KafkaError(ErrorCode.FENCED_MEMBER_EPOCH, `The consumer group member has a greater member epoch (${req.memberEpoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`);
+      throw new KafkaError(
+        ErrorCode.FENCED_MEMBER_EPOCH,
+        `The consumer group member has a greater member epoch (${req.memberEpoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
+      );
     }
     if (req.memberEpoch < member.memberEpoch) {
       // the response with the bumped epoch may have been lost: accept the previous epoch with a subset of the assignment
       const owned = req.topicPartitions;
-      const subset = owned !== null && owned.every((tp) => tp.partitions.every((p) => member.assignedPartitions.get(tp.topicId)?.has(p)));
+      const subset =
+        owned !== null &&
+        owned.every((tp) => tp.partitions.every((p) => member.assignedPartitions.get(tp.topicId)?.has(p)));
       if (req.memberEpoch !== member.previousMemberEpoch || !subset) {
-        throw new KafkaError(ErrorCode.FENCED_MEMBER_EPOCH, `The consumer group member has a smaller member epoch (${req.memberEpoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`);
+        throw new KafkaError(
+          ErrorCode.FENCED_MEMBER_EPOCH,
+          `The consumer group member has a smaller member epoch (${req.memberEpoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
+        );
       }
     }
   }
@@ -265,31 +337,52 @@ export class ConsumerGroupManager {
   private dynamicMember(group: ConsumerGroup, memberId: string, req: HeartbeatRequest): ConsumerMember {
     const m = group.members.get(memberId);
     if (req.memberEpoch === 0) return m ?? newMember(memberId);
-    if (!m) throw new KafkaError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${group.groupId}.`);
+    if (!m)
+      throw new KafkaError(
+        ErrorCode.UNKNOWN_MEMBER_ID,
+        `Member ${memberId} is not a member of group ${group.groupId}.`,
+      );
     this.checkEpoch(m, req);
     return m;
   }
 
-  private staticMember(group: ConsumerGroup, memberId: string, req: HeartbeatRequest, records: CoordinatorRecord[]): ConsumerMember {
+  private staticMember(
+    group: ConsumerGroup,
+    memberId: string,
+    req: HeartbeatRequest,
+    records: CoordinatorRecord[],
+  ): ConsumerMember {
     const instanceId = req.instanceId!;
     const existing = group.staticMember(instanceId);
     if (req.memberEpoch === 0) {
       if (!existing) return group.members.get(memberId) ?? { ...newMember(memberId), instanceId };
       if (existing.memberId === memberId) return existing;
       if (existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
-        throw new KafkaError(ErrorCode.UNRELEASED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} cannot join the group because the instance id is owned by ${existing.memberId} member.`);
+        throw new KafkaError(
+          ErrorCode.UNRELEASED_INSTANCE_ID,
+          `Static member ${memberId} with instance id ${instanceId} cannot join the group because the instance id is owned by ${existing.memberId} member.`,
+        );
       }
       // the instance comes back under a new member id: it takes over the old member's epoch and
       // assignment (ConsumerGroupMember.Builder(existing, memberId)); no group epoch bump
       records.push(...memberTombstones(group.groupId, existing.memberId));
       const replacement: ConsumerMember = { ...existing, memberId };
       const target = group.targetAssignment.get(existing.memberId);
-      if (target) records.push({ type: 'ConsumerGroupTargetAssignmentMember', group: group.groupId, memberId, value: { topicPartitions: toTopicPartitions(target) } });
+      if (target)
+        records.push({
+          type: 'ConsumerGroupTargetAssignmentMember',
+          group: group.groupId,
+          memberId,
+          value: { topicPartitions: toTopicPartitions(target) },
+        });
       return replacement;
     }
     if (!existing) throw new KafkaError(ErrorCode.UNKNOWN_MEMBER_ID, `Instance id ${instanceId} is unknown.`);
     if (existing.memberId !== memberId) {
-      throw new KafkaError(ErrorCode.FENCED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} was fenced by member ${existing.memberId}.`);
+      throw new KafkaError(
+        ErrorCode.FENCED_INSTANCE_ID,
+        `Static member ${memberId} with instance id ${instanceId} was fenced by member ${existing.memberId}.`,
+      );
     }
     this.checkEpoch(existing, req);
     return existing;
@@ -333,37 +426,67 @@ export class ConsumerGroupManager {
     return out;
   }
 
-  private updateTargetAssignment(group: ConsumerGroup, epoch: number, updated: ConsumerMember | null, metadata: Map<string, SubscribedTopic>,
-    records: CoordinatorRecord[], removedId?: string): Assignment {
+  private updateTargetAssignment(
+    group: ConsumerGroup,
+    epoch: number,
+    updated: ConsumerMember | null,
+    metadata: Map<string, SubscribedTopic>,
+    records: CoordinatorRecord[],
+    removedId?: string,
+  ): Assignment {
     const members = new Map<string, AssignorMember>();
     const byName = new Map([...metadata.values()].map((t) => [t.name, t]));
-    const addMember = (m: ConsumerMember) => members.set(m.memberId, {
-      subscribedTopicIds: new Set(
-        this.memberTopics(group, m).map((n) => byName.get(n)?.id).filter((x): x is string => !!x),
-      ),
-      current: group.targetAssignment.get(m.memberId) ?? new Map(),
-    });
-    for (const m of group.members.values()) if (m.memberId !== removedId && m.memberId !== updated?.memberId) addMember(m);
+    const addMember = (m: ConsumerMember) =>
+      members.set(m.memberId, {
+        subscribedTopicIds: new Set(
+          this.memberTopics(group, m)
+            .map((n) => byName.get(n)?.id)
+            .filter((x): x is string => !!x),
+        ),
+        current: group.targetAssignment.get(m.memberId) ?? new Map(),
+      });
+    for (const m of group.members.values())
+      if (m.memberId !== removedId && m.memberId !== updated?.memberId) addMember(m);
     if (updated) addMember(updated);
     const topics = new Map([...metadata.values()].map((t) => [t.id, t.numPartitions]));
-    const assignorName = updated?.serverAssignor ?? group.preferredAssignor(this.ctx.config.consumerAssignors[0] ?? 'uniform');
+    const assignorName =
+      updated?.serverAssignor ?? group.preferredAssignor(this.ctx.config.consumerAssignors[0] ?? 'uniform');
     const next = assign(assignorName, { members, topics });
     for (const [id, a] of next) {
       const prev = group.targetAssignment.get(id);
       if (!prev || !assignmentEquals(prev, a)) {
-        records.push({ type: 'ConsumerGroupTargetAssignmentMember', group: group.groupId, memberId: id, value: { topicPartitions: toTopicPartitions(a) } });
+        records.push({
+          type: 'ConsumerGroupTargetAssignmentMember',
+          group: group.groupId,
+          memberId: id,
+          value: { topicPartitions: toTopicPartitions(a) },
+        });
       }
     }
-    records.push({ type: 'ConsumerGroupTargetAssignmentMetadata', group: group.groupId, value: { assignmentEpoch: epoch } });
-    this.ctx.log('INFO', `[GroupId ${group.groupId}] Computed a new target assignment for epoch ${epoch} with '${assignorName}' assignor.`);
-    return updated ? next.get(updated.memberId) ?? new Map() : new Map();
+    records.push({
+      type: 'ConsumerGroupTargetAssignmentMetadata',
+      group: group.groupId,
+      value: { assignmentEpoch: epoch },
+    });
+    this.ctx.log(
+      'INFO',
+      `[GroupId ${group.groupId}] Computed a new target assignment for epoch ${epoch} with '${assignorName}' assignor.`,
+    );
+    return updated ? (next.get(updated.memberId) ?? new Map()) : new Map();
   }
 
   /** CurrentAssignmentBuilder: moves the member towards the target; records the change. */
-  private maybeReconcile(group: ConsumerGroup, m: ConsumerMember, targetEpoch: number, target: Assignment,
-    owned: HeartbeatRequest['topicPartitions'], records: CoordinatorRecord[]): ConsumerMember {
+  private maybeReconcile(
+    group: ConsumerGroup,
+    m: ConsumerMember,
+    targetEpoch: number,
+    target: Assignment,
+    owned: HeartbeatRequest['topicPartitions'],
+    records: CoordinatorRecord[],
+  ): ConsumerMember {
     if (m.state === MemberState.STABLE && m.memberEpoch === targetEpoch) return m;
-    const ownsAny = (a: Assignment): boolean => owned === null || owned.some((tp) => tp.partitions.some((p) => a.get(tp.topicId)?.has(p)));
+    const ownsAny = (a: Assignment): boolean =>
+      owned === null || owned.some((tp) => tp.partitions.some((p) => a.get(tp.topicId)?.has(p)));
     const next = (epoch: number): ConsumerMember => {
       let unreleased = false;
       const assigned: Assignment = new Map();
@@ -386,12 +509,23 @@ export class ConsumerGroupManager {
         if (add.size) pending.set(t, add);
       }
       if (revoke.size > 0 && ownsAny(revoke)) {
-        return { ...m, state: MemberState.UNREVOKED_PARTITIONS, previousMemberEpoch: m.memberEpoch, memberEpoch: epoch, assignedPartitions: assigned, partitionsPendingRevocation: revoke };
+        return {
+          ...m,
+          state: MemberState.UNREVOKED_PARTITIONS,
+          previousMemberEpoch: m.memberEpoch,
+          memberEpoch: epoch,
+          assignedPartitions: assigned,
+          partitionsPendingRevocation: revoke,
+        };
       }
       for (const [t, ps] of pending) assigned.set(t, new Set([...(assigned.get(t) ?? []), ...ps]));
       return {
-        ...m, state: unreleased ? MemberState.UNRELEASED_PARTITIONS : MemberState.STABLE, previousMemberEpoch: m.memberEpoch,
-        memberEpoch: targetEpoch, assignedPartitions: assigned, partitionsPendingRevocation: new Map(),
+        ...m,
+        state: unreleased ? MemberState.UNRELEASED_PARTITIONS : MemberState.STABLE,
+        previousMemberEpoch: m.memberEpoch,
+        memberEpoch: targetEpoch,
+        assignedPartitions: assigned,
+        partitionsPendingRevocation: new Map(),
       };
     };
     let updated: ConsumerMember;
@@ -407,14 +541,23 @@ export class ConsumerGroupManager {
         updated = next(m.memberEpoch);
         break;
       default:
-        if (owned === null || owned.length > 0) throw new KafkaError(ErrorCode.FENCED_MEMBER_EPOCH, 'The consumer group member is in a unknown state. The member must abandon all its partitions and rejoin.');
+        if (owned === null || owned.length > 0)
+          throw new KafkaError(
+            ErrorCode.FENCED_MEMBER_EPOCH,
+            'The consumer group member is in a unknown state. The member must abandon all its partitions and rejoin.',
+          );
         updated = next(targetEpoch);
     }
-    const same = updated.state === m.state && updated.memberEpoch === m.memberEpoch && updated.previousMemberEpoch === m.previousMemberEpoch &&
-      assignmentEquals(updated.assignedPartitions, m.assignedPartitions) && assignmentEquals(updated.partitionsPendingRevocation, m.partitionsPendingRevocation);
+    const same =
+      updated.state === m.state &&
+      updated.memberEpoch === m.memberEpoch &&
+      updated.previousMemberEpoch === m.previousMemberEpoch &&
+      assignmentEquals(updated.assignedPartitions, m.assignedPartitions) &&
+      assignmentEquals(updated.partitionsPendingRevocation, m.partitionsPendingRevocation);
     if (!same || !group.members.has(m.memberId)) {
       records.push(currentAssignmentRecord(group.groupId, updated));
-      if (updated.state === MemberState.UNREVOKED_PARTITIONS) this.scheduleRebalanceTimeout(group.groupId, updated.memberId, updated.memberEpoch, updated.rebalanceTimeoutMs);
+      if (updated.state === MemberState.UNREVOKED_PARTITIONS)
+        this.scheduleRebalanceTimeout(group.groupId, updated.memberId, updated.memberEpoch, updated.rebalanceTimeoutMs);
       else this.ctx.timer.cancel(rebalanceKey(group.groupId, updated.memberId));
     }
     return updated;
@@ -426,12 +569,24 @@ export class ConsumerGroupManager {
     const group = this.group(req.groupId);
     if (!group) throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} not found.`);
     const m = req.instanceId !== null ? group.staticMember(req.instanceId) : group.members.get(req.memberId);
-    if (!m) throw new KafkaError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${req.groupId}.`);
+    if (!m)
+      throw new KafkaError(
+        ErrorCode.UNKNOWN_MEMBER_ID,
+        `Member ${req.memberId} is not a member of group ${req.groupId}.`,
+      );
     if (req.instanceId !== null && m.memberId !== req.memberId) {
-      throw new KafkaError(ErrorCode.FENCED_INSTANCE_ID, `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by member ${m.memberId}.`);
+      throw new KafkaError(
+        ErrorCode.FENCED_INSTANCE_ID,
+        `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by member ${m.memberId}.`,
+      );
     }
     const response = (epoch: number): HeartbeatResponse => ({
-      errorCode: ErrorCode.NONE, errorMessage: null, memberId: req.memberId, memberEpoch: epoch, heartbeatIntervalMs: 0, assignment: null,
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      memberId: req.memberId,
+      memberEpoch: epoch,
+      heartbeatIntervalMs: 0,
+      assignment: null,
     });
     if (req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
       // a static member leaving temporarily keeps its assignment until its session expires
@@ -448,7 +603,8 @@ export class ConsumerGroupManager {
     const records = memberTombstones(group.groupId, memberId);
     this.fresh = null;
     const metadata = this.computeSubscriptionMetadata(group, null, records, memberId);
-    if (!sameMetadata(metadata, group.subscriptionMetadata)) records.push(subscriptionMetadataRecord(group.groupId, metadata));
+    if (!sameMetadata(metadata, group.subscriptionMetadata))
+      records.push(subscriptionMetadataRecord(group.groupId, metadata));
     records.push({ type: 'ConsumerGroupMetadata', group: group.groupId, value: { epoch: group.groupEpoch + 1 } });
     this.ctx.timer.cancel(sessionKey(group.groupId, memberId));
     this.ctx.timer.cancel(rebalanceKey(group.groupId, memberId));
@@ -459,7 +615,10 @@ export class ConsumerGroupManager {
     this.ctx.timer.schedule(sessionKey(groupId, memberId), this.ctx.config.consumerSessionTimeoutMs, () => {
       const g = this.group(groupId);
       if (!g || !g.members.has(memberId)) return result(undefined);
-      this.ctx.log('INFO', `[GroupId ${groupId}] Member ${memberId} fenced from the group because its session expired.`);
+      this.ctx.log(
+        'INFO',
+        `[GroupId ${groupId}] Member ${memberId} fenced from the group because its session expired.`,
+      );
       return result(undefined, this.fenceRecords(g, memberId));
     });
   }
@@ -468,8 +627,12 @@ export class ConsumerGroupManager {
     this.ctx.timer.schedule(rebalanceKey(groupId, memberId), Math.max(timeoutMs, 0), () => {
       const g = this.group(groupId);
       const m = g?.members.get(memberId);
-      if (!g || !m || m.memberEpoch !== memberEpoch || m.state !== MemberState.UNREVOKED_PARTITIONS) return result(undefined);
-      this.ctx.log('INFO', `[GroupId ${groupId}] Member ${memberId} fenced from the group because it failed to revoke partitions within ${timeoutMs}ms.`);
+      if (!g || !m || m.memberEpoch !== memberEpoch || m.state !== MemberState.UNREVOKED_PARTITIONS)
+        return result(undefined);
+      this.ctx.log(
+        'INFO',
+        `[GroupId ${groupId}] Member ${memberId} fenced from the group because it failed to revoke partitions within ${timeoutMs}ms.`,
+      );
       return result(undefined, this.fenceRecords(g, memberId));
     });
   }
@@ -477,7 +640,8 @@ export class ConsumerGroupManager {
   onLoaded(g: ConsumerGroup): void {
     for (const m of g.members.values()) {
       this.scheduleSessionTimeout(g.groupId, m.memberId);
-      if (m.state === MemberState.UNREVOKED_PARTITIONS) this.scheduleRebalanceTimeout(g.groupId, m.memberId, m.memberEpoch, m.rebalanceTimeoutMs);
+      if (m.state === MemberState.UNREVOKED_PARTITIONS)
+        this.scheduleRebalanceTimeout(g.groupId, m.memberId, m.memberEpoch, m.rebalanceTimeoutMs);
     }
   }
 
@@ -485,15 +649,36 @@ export class ConsumerGroupManager {
   describe(groupId: string): Record<string, unknown> {
     const g = this.group(groupId);
     if (!g) {
-      return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.`, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [] };
+      return {
+        errorCode: ErrorCode.GROUP_ID_NOT_FOUND,
+        errorMessage: `Group ${groupId} not found.`,
+        groupId,
+        groupState: '',
+        groupEpoch: 0,
+        assignmentEpoch: 0,
+        assignorName: '',
+        members: [],
+      };
     }
-    const names = (a: Assignment) => toTopicPartitions(a).map((tp) => ({ ...tp, topicName: this.ctx.metadata.topicById(tp.topicId)?.name ?? '' }));
+    const names = (a: Assignment) =>
+      toTopicPartitions(a).map((tp) => ({ ...tp, topicName: this.ctx.metadata.topicById(tp.topicId)?.name ?? '' }));
     return {
-      errorCode: ErrorCode.NONE, errorMessage: null, groupId, groupState: g.state, groupEpoch: g.groupEpoch, assignmentEpoch: g.targetAssignmentEpoch,
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      groupId,
+      groupState: g.state,
+      groupEpoch: g.groupEpoch,
+      assignmentEpoch: g.targetAssignmentEpoch,
       assignorName: g.preferredAssignor(this.ctx.config.consumerAssignors[0] ?? 'uniform'),
       members: [...g.members.values()].map((m) => ({
-        memberId: m.memberId, instanceId: m.instanceId, rackId: m.rackId, memberEpoch: m.memberEpoch, clientId: m.clientId, clientHost: m.clientHost,
-        subscribedTopicNames: m.subscribedTopicNames, subscribedTopicRegex: m.subscribedTopicRegex,
+        memberId: m.memberId,
+        instanceId: m.instanceId,
+        rackId: m.rackId,
+        memberEpoch: m.memberEpoch,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        subscribedTopicNames: m.subscribedTopicNames,
+        subscribedTopicRegex: m.subscribedTopicRegex,
         assignment: { topicPartitions: names(m.assignedPartitions) },
         targetAssignment: { topicPartitions: names(g.targetAssignment.get(m.memberId) ?? new Map()) },
       })),
@@ -525,7 +710,10 @@ export class ConsumerGroupManager {
     } catch (e) {
       const why = (e as Error).message;
       const g = group.groupId;
-      this.ctx.log('WARN', `[GroupId ${g}] Couldn't parse regular expression '${regex}' due to \`${why}\`. Ignoring it.`);
+      this.ctx.log(
+        'WARN',
+        `[GroupId ${g}] Couldn't parse regular expression '${regex}' due to \`${why}\`. Ignoring it.`,
+      );
     }
     let scanned = 0;
     if (pattern) {
@@ -538,7 +726,10 @@ export class ConsumerGroupManager {
     if (this.fresh?.groupId === group.groupId) this.fresh.resolved.set(regex, resolved);
     const ms = Date.now() - started;
     const g = group.groupId;
-    this.ctx.log('INFO', `[GroupId ${g}] Scanned ${scanned} topics to refresh regular expressions [${regex}] in ${ms}ms.`);
+    this.ctx.log(
+      'INFO',
+      `[GroupId ${g}] Scanned ${scanned} topics to refresh regular expressions [${regex}] in ${ms}ms.`,
+    );
     return topics;
   }
 

@@ -40,7 +40,14 @@ export interface DescribedGroup {
   groupState: string;
   protocolType: string;
   protocolData: string;
-  members: { memberId: string; groupInstanceId: string | null; clientId: string; clientHost: string; memberMetadata: Buffer; memberAssignment: Buffer }[];
+  members: {
+    memberId: string;
+    groupInstanceId: string | null;
+    clientId: string;
+    clientHost: string;
+    memberMetadata: Buffer;
+    memberAssignment: Buffer;
+  }[];
 }
 
 export const codeOf = (e: unknown): number => (e instanceof KafkaError ? e.code : ErrorCode.UNKNOWN_SERVER_ERROR);
@@ -72,7 +79,12 @@ export class GroupCoordinator {
     const existing = this.shards.get(partition);
     if (existing && existing.state !== 'closed') return Promise.resolve();
     const shard = new GroupShard({
-      partition, config: this.opts.config, log: this.opts.log, metadata: this.opts.metadata, clock: this.clock, logger: this.logger,
+      partition,
+      config: this.opts.config,
+      log: this.opts.log,
+      metadata: this.opts.metadata,
+      clock: this.clock,
+      logger: this.logger,
       unrefTimers: this.opts.unrefTimers,
     });
     this.shards.set(partition, shard);
@@ -102,7 +114,8 @@ export class GroupCoordinator {
     const shard = this.shards.get(partition);
     if (!shard || shard.state === 'closed') {
       // led here but not yet loaded (the metadata is ahead of the coordinator): the client retries
-      if (!shard && this.opts.leadsPartition?.(partition)) throw new KafkaError(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, `__consumer_offsets-${partition} is loading`);
+      if (!shard && this.opts.leadsPartition?.(partition))
+        throw new KafkaError(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, `__consumer_offsets-${partition} is loading`);
       throw new KafkaError(ErrorCode.NOT_COORDINATOR, `This is not the correct coordinator for ${groupId}.`);
     }
     return shard;
@@ -112,12 +125,17 @@ export class GroupCoordinator {
 
   async joinGroup(req: JoinRequest, info: RequestInfo): Promise<JoinResponse> {
     if (req.groupId === '') return joinError(req.memberId, ErrorCode.INVALID_GROUP_ID);
-    if (req.sessionTimeoutMs < this.config.classicMinSessionTimeoutMs || req.sessionTimeoutMs > this.config.classicMaxSessionTimeoutMs) {
+    if (
+      req.sessionTimeoutMs < this.config.classicMinSessionTimeoutMs ||
+      req.sessionTimeoutMs > this.config.classicMaxSessionTimeoutMs
+    ) {
       return joinError(req.memberId, ErrorCode.INVALID_SESSION_TIMEOUT);
     }
     try {
       const shard = this.shardFor(req.groupId);
-      return await (await shard.write(() => shard.classic.join(req, info))).wait;
+      return await (
+        await shard.write(() => shard.classic.join(req, info))
+      ).wait;
     } catch (e) {
       return joinError(req.memberId, codeOf(e));
     }
@@ -127,13 +145,20 @@ export class GroupCoordinator {
     if (req.groupId === '') return syncError(ErrorCode.INVALID_GROUP_ID);
     try {
       const shard = this.shardFor(req.groupId);
-      return await (await shard.write(() => shard.classic.sync(req))).wait;
+      return await (
+        await shard.write(() => shard.classic.sync(req))
+      ).wait;
     } catch (e) {
       return syncError(codeOf(e));
     }
   }
 
-  async heartbeat(req: { groupId: string; generationId: number; memberId: string; groupInstanceId: string | null }): Promise<number> {
+  async heartbeat(req: {
+    groupId: string;
+    generationId: number;
+    memberId: string;
+    groupInstanceId: string | null;
+  }): Promise<number> {
     if (req.groupId === '') return ErrorCode.INVALID_GROUP_ID;
     try {
       const shard = this.shardFor(req.groupId);
@@ -145,8 +170,13 @@ export class GroupCoordinator {
     }
   }
 
-  async leaveGroup(groupId: string, members: { memberId: string; groupInstanceId: string | null }[]):
-    Promise<{ errorCode: number; members: { memberId: string; groupInstanceId: string | null; errorCode: number }[] }> {
+  async leaveGroup(
+    groupId: string,
+    members: { memberId: string; groupInstanceId: string | null }[],
+  ): Promise<{
+    errorCode: number;
+    members: { memberId: string; groupInstanceId: string | null; errorCode: number }[];
+  }> {
     if (groupId === '') return { errorCode: ErrorCode.INVALID_GROUP_ID, members: [] };
     try {
       const shard = this.shardFor(groupId);
@@ -173,12 +203,20 @@ export class GroupCoordinator {
     }
   }
 
-  async deleteOffsets(groupId: string, topics: { name: string; partitions: { partitionIndex: number }[] }[]):
-    Promise<{ errorCode: number; topics: { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[] }> {
+  async deleteOffsets(
+    groupId: string,
+    topics: { name: string; partitions: { partitionIndex: number }[] }[],
+  ): Promise<{
+    errorCode: number;
+    topics: { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[];
+  }> {
     if (groupId === '') return { errorCode: ErrorCode.INVALID_GROUP_ID, topics: [] };
     try {
       const shard = this.shardFor(groupId);
-      return { errorCode: ErrorCode.NONE, topics: await shard.write(() => shard.offsetManager.deleteOffsets(groupId, topics)) };
+      return {
+        errorCode: ErrorCode.NONE,
+        topics: await shard.write(() => shard.offsetManager.deleteOffsets(groupId, topics)),
+      };
     } catch (e) {
       return { errorCode: codeOf(e), topics: [] };
     }
@@ -201,16 +239,25 @@ export class GroupCoordinator {
   // ------------------------------------------------------------------ admin
 
   /** ListGroups over every shard; a loading shard fails the whole answer (COORDINATOR_LOAD_IN_PROGRESS). */
-  async listGroups(statesFilter: readonly string[], typesFilter: readonly string[]): Promise<{ errorCode: number; groups: ListedGroup[] }> {
+  async listGroups(
+    statesFilter: readonly string[],
+    typesFilter: readonly string[],
+  ): Promise<{ errorCode: number; groups: ListedGroup[] }> {
     const states = new Set(statesFilter.map((s) => s.toLowerCase()));
     const types = new Set(typesFilter.map((s) => s.toLowerCase()));
     const out: ListedGroup[] = [];
     for (const shard of [...this.shards.values()]) {
       if (shard.state === 'closed') continue;
       try {
-        out.push(...await shard.read(() => [...shard.groups.values()].map((g): ListedGroup => g.type === 'classic'
-          ? { groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: 'classic' }
-          : { groupId: g.groupId, protocolType: 'consumer', groupState: g.state, groupType: 'consumer' })));
+        out.push(
+          ...(await shard.read(() =>
+            [...shard.groups.values()].map((g): ListedGroup =>
+              g.type === 'classic'
+                ? { groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: 'classic' }
+                : { groupId: g.groupId, protocolType: 'consumer', groupState: g.state, groupType: 'consumer' },
+            ),
+          )),
+        );
       } catch (e) {
         const code = codeOf(e);
         if (code === ErrorCode.NOT_COORDINATOR) continue;
@@ -219,7 +266,10 @@ export class GroupCoordinator {
     }
     return {
       errorCode: ErrorCode.NONE,
-      groups: out.filter((g) => (states.size === 0 || states.has(g.groupState.toLowerCase())) && (types.size === 0 || types.has(g.groupType))),
+      groups: out.filter(
+        (g) =>
+          (states.size === 0 || states.has(g.groupState.toLowerCase())) && (types.size === 0 || types.has(g.groupType)),
+      ),
     };
   }
 
@@ -228,18 +278,36 @@ export class GroupCoordinator {
     for (const groupId of groupIds) {
       try {
         const shard = this.shardFor(groupId);
-        out.push(await shard.read(() => {
-          const g = shard.groups.get(groupId);
-          if (!g || g.type !== 'classic') return { errorCode: ErrorCode.NONE, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [] };
-          const stable = g.is('Stable');
-          return {
-            errorCode: ErrorCode.NONE, groupId, groupState: g.state, protocolType: g.protocolType ?? '', protocolData: stable ? g.protocolName ?? '' : '',
-            members: [...g.members.values()].map((m) => ({
-              memberId: m.memberId, groupInstanceId: m.groupInstanceId, clientId: m.clientId, clientHost: m.clientHost,
-              memberMetadata: stable ? m.metadata(g.protocolName!) : Buffer.alloc(0), memberAssignment: m.assignment,
-            })),
-          };
-        }));
+        out.push(
+          await shard.read(() => {
+            const g = shard.groups.get(groupId);
+            if (!g || g.type !== 'classic')
+              return {
+                errorCode: ErrorCode.NONE,
+                groupId,
+                groupState: 'Dead',
+                protocolType: '',
+                protocolData: '',
+                members: [],
+              };
+            const stable = g.is('Stable');
+            return {
+              errorCode: ErrorCode.NONE,
+              groupId,
+              groupState: g.state,
+              protocolType: g.protocolType ?? '',
+              protocolData: stable ? (g.protocolName ?? '') : '',
+              members: [...g.members.values()].map((m) => ({
+                memberId: m.memberId,
+                groupInstanceId: m.groupInstanceId,
+                clientId: m.clientId,
+                clientHost: m.clientHost,
+                memberMetadata: stable ? m.metadata(g.protocolName!) : Buffer.alloc(0),
+                memberAssignment: m.assignment,
+              })),
+            };
+          }),
+        );
       } catch (e) {
         out.push({ errorCode: codeOf(e), groupId, groupState: '', protocolType: '', protocolData: '', members: [] });
       }
@@ -254,7 +322,8 @@ export class GroupCoordinator {
         const shard = this.shardFor(groupId);
         await shard.write(() => {
           const g = shard.groups.get(groupId);
-          if (!g || (g.type === 'classic' && g.is('Dead'))) throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`);
+          if (!g || (g.type === 'classic' && g.is('Dead')))
+            throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`);
           if (!g.isEmpty) throw new KafkaError(ErrorCode.NON_EMPTY_GROUP, 'The group is not empty.');
           const records: CoordinatorRecord[] = [];
           shard.offsetManager.deleteAllOffsets(groupId, records);
@@ -274,10 +343,16 @@ export class GroupCoordinator {
 
   async consumerGroupHeartbeat(req: HeartbeatRequest, info: RequestInfo): Promise<HeartbeatResponse> {
     const error = (e: unknown): HeartbeatResponse => ({
-      errorCode: codeOf(e), errorMessage: messageOf(e), memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null,
+      errorCode: codeOf(e),
+      errorMessage: messageOf(e),
+      memberId: null,
+      memberEpoch: 0,
+      heartbeatIntervalMs: 0,
+      assignment: null,
     });
     try {
-      if (!this.config.protocols.includes('consumer')) throw new KafkaError(ErrorCode.UNSUPPORTED_VERSION, 'The consumer group protocol is not enabled.');
+      if (!this.config.protocols.includes('consumer'))
+        throw new KafkaError(ErrorCode.UNSUPPORTED_VERSION, 'The consumer group protocol is not enabled.');
       validateHeartbeatRequest(req, this.config.consumerAssignors);
       const shard = this.shardFor(req.groupId);
       return await shard.write(() => shard.consumer.heartbeat(req, info));

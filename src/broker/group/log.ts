@@ -52,8 +52,12 @@ export class MemoryCoordinatorLog implements CoordinatorLog {
     if (!log) return;
     const last = new Map<string, number>();
     log.forEach((r, i) => last.set(r.key.toString('hex'), i));
-    this.partitions.set(partition, log.filter((r, i) => last.get(r.key.toString('hex')) === i));
+    this.partitions.set(
+      partition,
+      log.filter((r, i) => last.get(r.key.toString('hex')) === i),
+    );
   }
 }
 
-export const NOT_COORDINATOR = (msg = 'This is not the correct coordinator.'): KafkaError => new KafkaError(ErrorCode.NOT_COORDINATOR, msg);
+export const NOT_COORDINATOR = (msg = 'This is not the correct coordinator.'): KafkaError =>
+  new KafkaError(ErrorCode.NOT_COORDINATOR, msg);

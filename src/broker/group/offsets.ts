@@ -53,7 +53,15 @@ export interface CommitRequest {
   memberId: string;
   groupInstanceId: string | null;
   retentionTimeMs: bigint;
-  topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; committedMetadata: string | null }[] }[];
+  topics: {
+    name: string;
+    partitions: {
+      partitionIndex: number;
+      committedOffset: bigint;
+      committedLeaderEpoch: number;
+      committedMetadata: string | null;
+    }[];
+  }[];
 }
 
 export type CommitResponseTopics = { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[];
@@ -68,18 +76,35 @@ export interface FetchGroupRequest {
 export interface FetchGroupResponse {
   groupId: string;
   errorCode: number;
-  topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; metadata: string | null; errorCode: number }[] }[];
+  topics: {
+    name: string;
+    partitions: {
+      partitionIndex: number;
+      committedOffset: bigint;
+      committedLeaderEpoch: number;
+      metadata: string | null;
+      errorCode: number;
+    }[];
+  }[];
 }
 
 /** ClassicGroup.validateOffsetCommit (transactional: TxnOffsetCommit's, which skips the state checks). */
 function validateClassicCommit(
-  g: ClassicGroup, memberId: string, instanceId: string | null, generationId: number, transactional = false,
+  g: ClassicGroup,
+  memberId: string,
+  instanceId: string | null,
+  generationId: number,
+  transactional = false,
 ): void {
   if (g.is('Dead')) throw new KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'group is dead');
   if (generationId < 0 && g.is('Empty')) return;
   if (generationId >= 0 || memberId !== '' || instanceId !== null) {
     g.validateMember(memberId, instanceId);
-    if (generationId !== g.generationId) throw new KafkaError(ErrorCode.ILLEGAL_GENERATION, `generation ${generationId} is not the group's ${g.generationId}`);
+    if (generationId !== g.generationId)
+      throw new KafkaError(
+        ErrorCode.ILLEGAL_GENERATION,
+        `generation ${generationId} is not the group's ${g.generationId}`,
+      );
   } else if (!transactional && !g.is('Empty')) {
     throw new KafkaError(ErrorCode.UNKNOWN_MEMBER_ID, 'commits without a member id are only accepted by empty groups');
   }
@@ -90,20 +115,35 @@ function validateClassicCommit(
 
 /** ConsumerGroup.validateOffsetCommit (transactional: TxnOffsetCommit's, any version). */
 function validateConsumerCommit(
-  g: ConsumerGroup, memberId: string, memberEpoch: number, apiVersion: number, transactional = false,
+  g: ConsumerGroup,
+  memberId: string,
+  memberEpoch: number,
+  apiVersion: number,
+  transactional = false,
 ): void {
   if (memberEpoch < 0 && g.members.size === 0) return;
   const m = g.members.get(memberId);
-  if (!m) throw new KafkaError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${g.groupId}.`);
+  if (!m)
+    throw new KafkaError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${g.groupId}.`);
   if (!transactional && apiVersion < 9) {
-    throw new KafkaError(ErrorCode.UNSUPPORTED_VERSION, 'OffsetCommit version 9 or above must be used by members using the modern group protocol');
+    throw new KafkaError(
+      ErrorCode.UNSUPPORTED_VERSION,
+      'OffsetCommit version 9 or above must be used by members using the modern group protocol',
+    );
   }
-  if (memberEpoch !== m.memberEpoch) throw new KafkaError(ErrorCode.STALE_MEMBER_EPOCH, `The received member epoch ${memberEpoch} does not match the expected member epoch ${m.memberEpoch}.`);
+  if (memberEpoch !== m.memberEpoch)
+    throw new KafkaError(
+      ErrorCode.STALE_MEMBER_EPOCH,
+      `The received member epoch ${memberEpoch} does not match the expected member epoch ${m.memberEpoch}.`,
+    );
 }
 
 export class OffsetManager {
-  constructor(private readonly ctx: ShardContext, readonly store: OffsetStore,
-    private readonly onClassicCommit: (g: ClassicGroup, memberId: string) => void) {}
+  constructor(
+    private readonly ctx: ShardContext,
+    readonly store: OffsetStore,
+    private readonly onClassicCommit: (g: ClassicGroup, memberId: string) => void,
+  ) {}
 
   /**
    * OffsetMetadataManager.validateTransactionalOffsetCommit (KIP-447): TxnOffsetCommit's member and
@@ -160,10 +200,16 @@ export class OffsetManager {
           return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE };
         }
         records.push({
-          type: 'OffsetCommit', group: req.groupId, topic: t.name, partition: p.partitionIndex,
+          type: 'OffsetCommit',
+          group: req.groupId,
+          topic: t.name,
+          partition: p.partitionIndex,
           value: {
-            offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata ?? '',
-            commitTimestamp: BigInt(now), expireTimestamp: expire === null ? -1n : BigInt(expire),
+            offset: p.committedOffset,
+            leaderEpoch: p.committedLeaderEpoch,
+            metadata: p.committedMetadata ?? '',
+            commitTimestamp: BigInt(now),
+            expireTimestamp: expire === null ? -1n : BigInt(expire),
           },
         });
         return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE };
@@ -179,31 +225,61 @@ export class OffsetManager {
     if (!g || (g.type === 'classic' && g.is('Dead'))) failAll = true;
     else if (g.type === 'consumer' && !(req.memberId === null && req.memberEpoch < 0)) {
       const m = req.memberId === null ? undefined : g.members.get(req.memberId);
-      if (!m) throw new KafkaError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${req.groupId}.`);
-      if (m.memberEpoch !== req.memberEpoch) throw new KafkaError(ErrorCode.STALE_MEMBER_EPOCH, `The received member epoch ${req.memberEpoch} does not match the expected member epoch ${m.memberEpoch}.`);
+      if (!m)
+        throw new KafkaError(
+          ErrorCode.UNKNOWN_MEMBER_ID,
+          `Member ${req.memberId} is not a member of group ${req.groupId}.`,
+        );
+      if (m.memberEpoch !== req.memberEpoch)
+        throw new KafkaError(
+          ErrorCode.STALE_MEMBER_EPOCH,
+          `The received member epoch ${req.memberEpoch} does not match the expected member epoch ${m.memberEpoch}.`,
+        );
     }
     const offsets = failAll ? undefined : this.store.byGroup.get(req.groupId);
-    const entry = (p: number, o: OffsetAndMetadata | undefined) => o
-      ? { partitionIndex: p, committedOffset: o.committedOffset, committedLeaderEpoch: o.leaderEpoch, metadata: o.metadata, errorCode: ErrorCode.NONE }
-      : { partitionIndex: p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.NONE };
+    const entry = (p: number, o: OffsetAndMetadata | undefined) =>
+      o
+        ? {
+            partitionIndex: p,
+            committedOffset: o.committedOffset,
+            committedLeaderEpoch: o.leaderEpoch,
+            metadata: o.metadata,
+            errorCode: ErrorCode.NONE,
+          }
+        : {
+            partitionIndex: p,
+            committedOffset: -1n,
+            committedLeaderEpoch: -1,
+            metadata: '',
+            errorCode: ErrorCode.NONE,
+          };
     if (req.topics === null) {
       const topics = [...(offsets ?? new Map<string, Map<number, OffsetAndMetadata>>())].map(([name, ps]) => ({
-        name, partitions: [...ps].sort((a, b) => a[0] - b[0]).map(([p, o]) => entry(p, o)),
+        name,
+        partitions: [...ps].sort((a, b) => a[0] - b[0]).map(([p, o]) => entry(p, o)),
       }));
       return { groupId: req.groupId, errorCode: ErrorCode.NONE, topics };
     }
     return {
-      groupId: req.groupId, errorCode: ErrorCode.NONE,
-      topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((p) => entry(p, offsets?.get(t.name)?.get(p))) })),
+      groupId: req.groupId,
+      errorCode: ErrorCode.NONE,
+      topics: req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitionIndexes.map((p) => entry(p, offsets?.get(t.name)?.get(p))),
+      })),
     };
   }
 
   /** OffsetDelete. */
-  deleteOffsets(groupId: string, topics: { name: string; partitions: { partitionIndex: number }[] }[]):
-    OpResult<{ name: string; partitions: { partitionIndex: number; errorCode: number }[] }[]> {
+  deleteOffsets(
+    groupId: string,
+    topics: { name: string; partitions: { partitionIndex: number }[] }[],
+  ): OpResult<{ name: string; partitions: { partitionIndex: number; errorCode: number }[] }[]> {
     const g = this.ctx.groups.get(groupId);
-    if (!g || (g.type === 'classic' && g.is('Dead'))) throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`);
-    if (g.type === 'classic' && !g.is('Empty') && !g.usesConsumerProtocol()) throw new KafkaError(ErrorCode.NON_EMPTY_GROUP, 'The group is not empty.');
+    if (!g || (g.type === 'classic' && g.is('Dead')))
+      throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`);
+    if (g.type === 'classic' && !g.is('Empty') && !g.usesConsumerProtocol())
+      throw new KafkaError(ErrorCode.NON_EMPTY_GROUP, 'The group is not empty.');
     const records: CoordinatorRecord[] = [];
     const response = topics.map((t) => {
       const subscribed = g.type === 'classic' ? g.isSubscribedToTopic(t.name) : g.subscribedTopicNames().has(t.name);
@@ -212,7 +288,13 @@ export class OffsetManager {
         partitions: t.partitions.map((p) => {
           if (subscribed) return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC };
           if (this.store.get(groupId, t.name, p.partitionIndex)) {
-            records.push({ type: 'OffsetCommit', group: groupId, topic: t.name, partition: p.partitionIndex, value: null });
+            records.push({
+              type: 'OffsetCommit',
+              group: groupId,
+              topic: t.name,
+              partition: p.partitionIndex,
+              value: null,
+            });
           }
           return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE };
         }),
@@ -224,7 +306,8 @@ export class OffsetManager {
   /** Tombstones for every offset of a group. */
   deleteAllOffsets(groupId: string, records: CoordinatorRecord[]): void {
     for (const [topic, ps] of this.store.byGroup.get(groupId) ?? []) {
-      for (const p of ps.keys()) records.push({ type: 'OffsetCommit', group: groupId, topic, partition: p, value: null });
+      for (const p of ps.keys())
+        records.push({ type: 'OffsetCommit', group: groupId, topic, partition: p, value: null });
     }
   }
 
@@ -241,7 +324,8 @@ export class OffsetManager {
     if (g.type === 'consumer') base = (o) => o.commitTimestampMs;
     else if (g.protocolType === null) base = (o) => o.commitTimestampMs;
     else if (g.is('Empty')) base = (o) => g.currentStateTimestamp ?? o.commitTimestampMs;
-    else if (g.usesConsumerProtocol() && g.subscribedTopics !== null && g.is('Stable')) base = (o) => o.commitTimestampMs;
+    else if (g.usesConsumerProtocol() && g.subscribedTopics !== null && g.is('Stable'))
+      base = (o) => o.commitTimestampMs;
     if (!base) return false;
     const now = this.ctx.clock();
     const retention = this.ctx.config.offsetsRetentionMs;
@@ -279,8 +363,11 @@ export class OffsetManager {
       return;
     }
     this.store.put(r.group, r.topic, r.partition, {
-      committedOffset: r.value.offset, leaderEpoch: r.value.leaderEpoch, metadata: r.value.metadata,
-      commitTimestampMs: Number(r.value.commitTimestamp), expireTimestampMs: r.value.expireTimestamp >= 0n ? Number(r.value.expireTimestamp) : null,
+      committedOffset: r.value.offset,
+      leaderEpoch: r.value.leaderEpoch,
+      metadata: r.value.metadata,
+      commitTimestampMs: Number(r.value.commitTimestamp),
+      expireTimestampMs: r.value.expireTimestamp >= 0n ? Number(r.value.expireTimestamp) : null,
     });
   }
 }

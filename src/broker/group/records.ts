@@ -18,9 +18,7 @@ import type {
 import type { LegacyOffsetCommitValue } from '../../protocol/generated/group/LegacyOffsetCommit.js';
 import { ZERO_UUID } from '../../protocol/codec/types.js';
 import type { ConsumerGroupTargetAssignmentMemberValue } from '../../protocol/generated/group/ConsumerGroupTargetAssignmentMember.js';
-import type {
-  ConsumerGroupRegularExpressionValue,
-} from '../../protocol/generated/group/ConsumerGroupRegularExpression.js';
+import type { ConsumerGroupRegularExpressionValue } from '../../protocol/generated/group/ConsumerGroupRegularExpression.js';
 
 export const RecordType = {
   OffsetCommit: 1,
@@ -56,16 +54,31 @@ export type CoordinatorRecord =
   | { type: 'GroupMetadata'; group: string; value: GroupMetadataValue | null }
   | { type: 'ConsumerGroupMetadata'; group: string; value: { epoch: number } | null }
   | { type: 'ConsumerGroupPartitionMetadata'; group: string; value: ConsumerGroupPartitionMetadataValue | null }
-  | { type: 'ConsumerGroupMemberMetadata'; group: string; memberId: string; value: ConsumerGroupMemberMetadataValue | null }
-  | { type: 'ConsumerGroupTargetAssignmentMetadata'; group: string; value: { assignmentEpoch: number } | null }
-  | { type: 'ConsumerGroupTargetAssignmentMember'; group: string; memberId: string; value: ConsumerGroupTargetAssignmentMemberValue | null }
-  | { type: 'ConsumerGroupCurrentMemberAssignment'; group: string; memberId: string; value: CurrentMemberAssignmentRecordValue | null }
   | {
-    type: 'ConsumerGroupRegularExpression';
-    group: string;
-    regularExpression: string;
-    value: ConsumerGroupRegularExpressionValue | null;
-  };
+      type: 'ConsumerGroupMemberMetadata';
+      group: string;
+      memberId: string;
+      value: ConsumerGroupMemberMetadataValue | null;
+    }
+  | { type: 'ConsumerGroupTargetAssignmentMetadata'; group: string; value: { assignmentEpoch: number } | null }
+  | {
+      type: 'ConsumerGroupTargetAssignmentMember';
+      group: string;
+      memberId: string;
+      value: ConsumerGroupTargetAssignmentMemberValue | null;
+    }
+  | {
+      type: 'ConsumerGroupCurrentMemberAssignment';
+      group: string;
+      memberId: string;
+      value: CurrentMemberAssignmentRecordValue | null;
+    }
+  | {
+      type: 'ConsumerGroupRegularExpression';
+      group: string;
+      regularExpression: string;
+      value: ConsumerGroupRegularExpressionValue | null;
+    };
 
 /** Key and value bytes of a record (value null: tombstone). */
 export interface EncodedRecord {
@@ -77,7 +90,12 @@ export interface EncodedRecord {
 const SPECS = new Map(OFFSETS_TOPIC_RECORDS.map((s) => [s.key.type, s]));
 const specFor = (type: number): (typeof OFFSETS_TOPIC_RECORDS)[number] => SPECS.get(type)!;
 
-function encodeWith(version: number, write: (w: Writer, v: number, m: any) => void, msg: unknown, schemaVersion = version): Buffer {
+function encodeWith(
+  version: number,
+  write: (w: Writer, v: number, m: any) => void,
+  msg: unknown,
+  schemaVersion = version,
+): Buffer {
   const w = new Writer(64);
   w.int16(version);
   write(w, schemaVersion, msg);
@@ -97,16 +115,20 @@ export function encodeRecord(r: CoordinatorRecord): EncodedRecord {
     case 'GroupMetadata': {
       const spec = specFor(RecordType.GroupMetadata);
       const key = encodeWith(2, spec.key.write, { group: r.group });
-      return { key, value: r.value === null ? null : encodeWith(GROUP_METADATA_VALUE_VERSION, spec.value!.write, r.value) };
+      return {
+        key,
+        value: r.value === null ? null : encodeWith(GROUP_METADATA_VALUE_VERSION, spec.value!.write, r.value),
+      };
     }
     default: {
       const type = RecordType[r.type];
       const spec = specFor(type);
-      const keyMsg = 'memberId' in r
-        ? { groupId: r.group, memberId: r.memberId }
-        : 'regularExpression' in r
-          ? { groupId: r.group, regularExpression: r.regularExpression }
-          : { groupId: r.group };
+      const keyMsg =
+        'memberId' in r
+          ? { groupId: r.group, memberId: r.memberId }
+          : 'regularExpression' in r
+            ? { groupId: r.group, regularExpression: r.regularExpression }
+            : { groupId: r.group };
       const key = encodeWith(type, spec.key.write, keyMsg);
       return { key, value: r.value === null ? null : encodeWith(0, spec.value!.write, r.value) };
     }
@@ -136,10 +158,17 @@ export function decodeRecord(key: Buffer, value: Buffer | null): CoordinatorReco
     case 0: {
       // LegacyOffsetCommitKey/Value, read as an OffsetCommit (GroupCoordinatorShard.convertLegacyOffsetCommitValue).
       const lv = v as LegacyOffsetCommitValue | null;
-      const value: OffsetCommitRecordValue | null = lv === null ? null : {
-        offset: lv.offset, leaderEpoch: -1, metadata: lv.metadata, commitTimestamp: lv.commitTimestamp, expireTimestamp: -1n,
-        topicId: ZERO_UUID,
-      };
+      const value: OffsetCommitRecordValue | null =
+        lv === null
+          ? null
+          : {
+              offset: lv.offset,
+              leaderEpoch: -1,
+              metadata: lv.metadata,
+              commitTimestamp: lv.commitTimestamp,
+              expireTimestamp: -1n,
+              topicId: ZERO_UUID,
+            };
       return { type: 'OffsetCommit', group: k.group, topic: k.topic, partition: k.partition, value };
     }
     case 1:
@@ -160,7 +189,10 @@ export function decodeRecord(key: Buffer, value: Buffer | null): CoordinatorReco
       return { type: 'ConsumerGroupCurrentMemberAssignment', group: k.groupId, memberId: k.memberId, value: v };
     case 16:
       return {
-        type: 'ConsumerGroupRegularExpression', group: k.groupId, regularExpression: k.regularExpression, value: v,
+        type: 'ConsumerGroupRegularExpression',
+        group: k.groupId,
+        regularExpression: k.regularExpression,
+        value: v,
       };
     default:
       return null;

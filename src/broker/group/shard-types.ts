@@ -21,7 +21,11 @@ export interface OpResult<T> {
   onAppended?: (errorCode: number) => void;
 }
 
-export const result = <T>(response: T, records: CoordinatorRecord[] = [], replay = true): OpResult<T> => ({ records, response, replay });
+export const result = <T>(response: T, records: CoordinatorRecord[] = [], replay = true): OpResult<T> => ({
+  records,
+  response,
+  replay,
+});
 
 export interface ShardTimer {
   /** (Re)schedules `op` under `key` after `delayMs`; it runs on the shard's queue as a write. */
@@ -74,7 +78,9 @@ export interface Deferred<T> {
 export function deferred<T>(): Deferred<T> {
   let res!: (v: T) => void;
   const d: Deferred<T> = {
-    promise: new Promise<T>((r) => { res = r; }),
+    promise: new Promise<T>((r) => {
+      res = r;
+    }),
     done: false,
     resolve(v: T) {
       if (d.done) return;

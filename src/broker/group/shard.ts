@@ -30,14 +30,20 @@ export interface ShardOptions {
 class Timer implements ShardTimer {
   private readonly timers = new Map<string, NodeJS.Timeout>();
 
-  constructor(private readonly run: (op: () => OpResult<unknown>) => void, private readonly unref: boolean) {}
+  constructor(
+    private readonly run: (op: () => OpResult<unknown>) => void,
+    private readonly unref: boolean,
+  ) {}
 
   schedule(key: string, delayMs: number, op: () => OpResult<unknown>): void {
     this.cancel(key);
-    const t = setTimeout(() => {
-      if (this.timers.get(key) === t) this.timers.delete(key);
-      this.run(op);
-    }, Math.max(0, Math.min(delayMs, 2_147_483_647)));
+    const t = setTimeout(
+      () => {
+        if (this.timers.get(key) === t) this.timers.delete(key);
+        this.run(op);
+      },
+      Math.max(0, Math.min(delayMs, 2_147_483_647)),
+    );
     if (this.unref) t.unref?.();
     this.timers.set(key, t);
   }
@@ -81,7 +87,9 @@ export class GroupShard {
     this.clock = opts.clock ?? Date.now;
     this.logger = opts.logger ?? (() => undefined);
     this.timer = new Timer((op) => {
-      this.write(op).catch((e) => this.logger('DEBUG', `timer operation on __consumer_offsets-${opts.partition} failed: ${(e as Error).message}`));
+      this.write(op).catch((e) =>
+        this.logger('DEBUG', `timer operation on __consumer_offsets-${opts.partition} failed: ${(e as Error).message}`),
+      );
     }, opts.unrefTimers ?? false);
     const self = this;
     this.ctx = {
@@ -91,7 +99,9 @@ export class GroupShard {
       config: opts.config,
       clock: this.clock,
       metadata: opts.metadata,
-      log(level, msg) { self.logger(level, `[GroupCoordinator id=${opts.partition}] ${msg}`); },
+      log(level, msg) {
+        self.logger(level, `[GroupCoordinator id=${opts.partition}] ${msg}`);
+      },
     };
     this.classic = new ClassicGroupManager(this.ctx);
     this.consumer = new ConsumerGroupManager(this.ctx);
@@ -106,8 +116,10 @@ export class GroupShard {
   }
 
   private checkActive(): void {
-    if (this.state === 'loading') throw new KafkaError(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, `__consumer_offsets-${this.partition} is loading`);
-    if (this.state === 'closed') throw new KafkaError(ErrorCode.NOT_COORDINATOR, `__consumer_offsets-${this.partition} is not loaded here`);
+    if (this.state === 'loading')
+      throw new KafkaError(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, `__consumer_offsets-${this.partition} is loading`);
+    if (this.state === 'closed')
+      throw new KafkaError(ErrorCode.NOT_COORDINATOR, `__consumer_offsets-${this.partition} is not loaded here`);
   }
 
   /**
@@ -126,7 +138,10 @@ export class GroupShard {
         await this.opts.log.append(this.partition, r.records.map(encodeRecord));
       } catch (e) {
         const code = e instanceof KafkaError ? e.code : ErrorCode.UNKNOWN_SERVER_ERROR;
-        this.logger('WARN', `Failed to write ${r.records.length} records to __consumer_offsets-${this.partition}: ${(e as Error).message}`);
+        this.logger(
+          'WARN',
+          `Failed to write ${r.records.length} records to __consumer_offsets-${this.partition}: ${(e as Error).message}`,
+        );
         if (r.onAppended) {
           r.onAppended(code);
           return r.response;
@@ -165,14 +180,25 @@ export class GroupShard {
         }
         const v = r.value;
         const g = new ClassicGroup(r.group, this.clock, {
-          state: v.members.length === 0 ? 'Empty' : 'Stable', generationId: v.generation,
-          protocolType: v.protocolType === '' ? null : v.protocolType, protocolName: v.protocol, leaderId: v.leader,
+          state: v.members.length === 0 ? 'Empty' : 'Stable',
+          generationId: v.generation,
+          protocolType: v.protocolType === '' ? null : v.protocolType,
+          protocolName: v.protocol,
+          leaderId: v.leader,
           currentStateTimestamp: v.currentStateTimestamp === -1n ? null : Number(v.currentStateTimestamp),
         });
         for (const m of v.members) {
-          const member = new ClassicMember(m.memberId, m.groupInstanceId, m.clientId, m.clientHost,
-            m.rebalanceTimeout === -1 ? m.sessionTimeout : m.rebalanceTimeout, m.sessionTimeout, v.protocolType,
-            [{ name: v.protocol ?? '', metadata: Buffer.from(m.subscription) }], Buffer.from(m.assignment));
+          const member = new ClassicMember(
+            m.memberId,
+            m.groupInstanceId,
+            m.clientId,
+            m.clientHost,
+            m.rebalanceTimeout === -1 ? m.sessionTimeout : m.rebalanceTimeout,
+            m.sessionTimeout,
+            v.protocolType,
+            [{ name: v.protocol ?? '', metadata: Buffer.from(m.subscription) }],
+            Buffer.from(m.assignment),
+          );
           g.add(member);
         }
         g.leaderId = v.leader;
@@ -207,7 +233,10 @@ export class GroupShard {
           try {
             decoded = decodeRecord(rec.key, rec.value);
           } catch (e) {
-            this.logger('WARN', `skipping undecodable record at offset ${rec.offset} of __consumer_offsets-${this.partition}: ${(e as Error).message}`);
+            this.logger(
+              'WARN',
+              `skipping undecodable record at offset ${rec.offset} of __consumer_offsets-${this.partition}: ${(e as Error).message}`,
+            );
             continue;
           }
           if (decoded) {
@@ -227,7 +256,11 @@ export class GroupShard {
     }
     this.state = 'active';
     this.scheduleExpiry();
-    if (this.loadedRecords > 0) this.logger('INFO', `Finished loading __consumer_offsets-${this.partition}: ${this.groups.size} groups, ${this.loadedRecords} records in ${this.clock() - started} ms`);
+    if (this.loadedRecords > 0)
+      this.logger(
+        'INFO',
+        `Finished loading __consumer_offsets-${this.partition}: ${this.groups.size} groups, ${this.loadedRecords} records in ${this.clock() - started} ms`,
+      );
   }
 
   private scheduleExpiry(): void {

@@ -117,7 +117,8 @@ export abstract class AbstractIndex {
 
   protected relativeOffsetOrThrow(offset: number): number {
     const rel = offset - this.baseOffset;
-    if (rel < 0 || rel > INT32_MAX) throw new IndexOffsetOverflowError(`Integer overflow for offset: ${offset} (${this._file})`);
+    if (rel < 0 || rel > INT32_MAX)
+      throw new IndexOffsetOverflowError(`Integer overflow for offset: ${offset} (${this._file})`);
     return rel;
   }
 
@@ -130,7 +131,9 @@ export abstract class AbstractIndex {
   protected async appendEntry(entry: Buffer): Promise<void> {
     const pos = this._entries * this.entrySize;
     if (this.mirror.length < pos + this.entrySize) {
-      const grown = Buffer.alloc(Math.min(Math.max(this.entrySize * 64, this.mirror.length * 2), this._maxEntries * this.entrySize));
+      const grown = Buffer.alloc(
+        Math.min(Math.max(this.entrySize * 64, this.mirror.length * 2), this._maxEntries * this.entrySize),
+      );
       this.mirror.copy(grown, 0, 0, pos);
       this.mirror = grown;
     }
@@ -252,7 +255,8 @@ export abstract class AbstractIndex {
     const entries = this._entries;
     if (entries === 0) return -1;
     const firstHot = Math.max(0, entries - 1 - this.warmEntries());
-    if (this.compare(firstHot, target, t) < 0) return this.binarySearch(target, t, largestLowerBound, firstHot, entries - 1);
+    if (this.compare(firstHot, target, t) < 0)
+      return this.binarySearch(target, t, largestLowerBound, firstHot, entries - 1);
     if (this.compare(0, target, t) > 0) return largestLowerBound ? -1 : 0;
     return this.binarySearch(target, t, largestLowerBound, 0, firstHot);
   }

@@ -53,14 +53,22 @@ export function formatCheckpoint<T>(version: number, entries: readonly T[], fmt:
   return out;
 }
 
-export function parseCheckpoint<T>(text: string, version: number, fmt: EntryFormatter<T>, location = '<checkpoint>'): T[] {
+export function parseCheckpoint<T>(
+  text: string,
+  version: number,
+  fmt: EntryFormatter<T>,
+  location = '<checkpoint>',
+): T[] {
   const lines = javaLines(text);
   if (lines.length === 0) return [];
-  const malformed = (line: string) => new CheckpointFormatError(`Malformed line in checkpoint file [${location}]: ${line}`);
+  const malformed = (line: string) =>
+    new CheckpointFormatError(`Malformed line in checkpoint file [${location}]: ${line}`);
   const readVersion = parseJavaInt(lines[0]!, 32);
   if (readVersion === undefined) throw malformed(lines[0]!);
   if (readVersion !== version) {
-    throw new CheckpointFormatError(`Unrecognised version:${readVersion}, expected version: ${version} in checkpoint file at: ${location}`);
+    throw new CheckpointFormatError(
+      `Unrecognised version:${readVersion}, expected version: ${version} in checkpoint file at: ${location}`,
+    );
   }
   if (lines.length === 1) return [];
   const expected = parseJavaInt(lines[1]!, 32);
@@ -72,7 +80,9 @@ export function parseCheckpoint<T>(text: string, version: number, fmt: EntryForm
     entries.push(e);
   }
   if (entries.length !== expected) {
-    throw new CheckpointFormatError(`Expected [${expected}] entries in checkpoint file [${location}], but found only [${entries.length}]`);
+    throw new CheckpointFormatError(
+      `Expected [${expected}] entries in checkpoint file [${location}], but found only [${entries.length}]`,
+    );
   }
   return entries;
 }
@@ -108,7 +118,12 @@ export async function atomicWriteFile(file: string, data: string | Uint8Array): 
   await fsyncDir(path.dirname(file));
 }
 
-export async function writeCheckpointFile<T>(file: string, version: number, entries: readonly T[], fmt: EntryFormatter<T>): Promise<void> {
+export async function writeCheckpointFile<T>(
+  file: string,
+  version: number,
+  entries: readonly T[],
+  fmt: EntryFormatter<T>,
+): Promise<void> {
   await atomicWriteFile(file, formatCheckpoint(version, entries, fmt));
 }
 

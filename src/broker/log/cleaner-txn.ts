@@ -47,18 +47,28 @@ export async function scanTransactions(segments: readonly LogSegment[], endOffse
         if (type === CONTROL_ABORT || type === CONTROL_COMMIT) {
           const first = open.get(b.producerId);
           open.delete(b.producerId);
-          if (type === CONTROL_ABORT) aborted.push({ producerId: b.producerId, firstOffset: first ?? b.baseOffset, lastOffset: b.lastOffset });
+          if (type === CONTROL_ABORT)
+            aborted.push({ producerId: b.producerId, firstOffset: first ?? b.baseOffset, lastOffset: b.lastOffset });
         }
-        producers.set(b.producerId, { lastDataOffset: prev?.lastDataOffset, producerEpoch: b.producerEpoch, lastTimestamp: b.maxTimestamp });
+        producers.set(b.producerId, {
+          lastDataOffset: prev?.lastDataOffset,
+          producerEpoch: b.producerEpoch,
+          lastTimestamp: b.maxTimestamp,
+        });
       } else {
         if (isTransactional(b) && !open.has(b.producerId)) open.set(b.producerId, b.baseOffset);
-        producers.set(b.producerId, { lastDataOffset: b.lastOffset, producerEpoch: b.producerEpoch, lastTimestamp: b.maxTimestamp });
+        producers.set(b.producerId, {
+          lastDataOffset: b.lastOffset,
+          producerEpoch: b.producerEpoch,
+          lastTimestamp: b.maxTimestamp,
+        });
       }
     }
   }
   aborted.sort((a, b) => a.firstOffset - b.firstOffset);
   let firstUnstableOffset: number | undefined;
-  for (const o of open.values()) firstUnstableOffset = firstUnstableOffset === undefined ? o : Math.min(firstUnstableOffset, o);
+  for (const o of open.values())
+    firstUnstableOffset = firstUnstableOffset === undefined ? o : Math.min(firstUnstableOffset, o);
   return { abortedTxns: aborted, firstUnstableOffset, producers };
 }
 

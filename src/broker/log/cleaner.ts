@@ -12,7 +12,13 @@ import { segmentConfigOf } from './log-loader.js';
 import type { PartitionLog } from './partition-log.js';
 import { emptyBatch, readRecords, rebuildBatch, type RecordView } from './record-keys.js';
 import {
-  CLEANED_FILE_SUFFIX, INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, LogSegment, TIME_INDEX_FILE_SUFFIX, TXN_INDEX_FILE_SUFFIX, segmentFile,
+  CLEANED_FILE_SUFFIX,
+  INDEX_FILE_SUFFIX,
+  LOG_FILE_SUFFIX,
+  LogSegment,
+  TIME_INDEX_FILE_SUFFIX,
+  TXN_INDEX_FILE_SUFFIX,
+  segmentFile,
 } from './segment.js';
 
 const INT32_MAX = 0x7fffffff;
@@ -50,10 +56,16 @@ export interface LogToClean {
 }
 
 /** Kafka's cleanableOffsets + LogToClean: what a cleaning round of this log would cover. */
-export async function logToClean(log: PartitionLog, lastCleanOffset: number | undefined, now: number, firstUnstableOffset?: number): Promise<LogToClean> {
+export async function logToClean(
+  log: PartitionLog,
+  lastCleanOffset: number | undefined,
+  now: number,
+  firstUnstableOffset?: number,
+): Promise<LogToClean> {
   const cfg = log.config;
   let firstDirtyOffset = lastCleanOffset ?? log.logStartOffset;
-  if (firstDirtyOffset < log.logStartOffset || firstDirtyOffset > log.logEndOffset) firstDirtyOffset = log.logStartOffset;
+  if (firstDirtyOffset < log.logStartOffset || firstDirtyOffset > log.logEndOffset)
+    firstDirtyOffset = log.logStartOffset;
   const active = log.activeSegment;
   const nonActiveDirty = log.segmentsInRange(firstDirtyOffset, Number.MAX_SAFE_INTEGER).filter((s) => s !== active);
   let firstUncleanable = Math.min(log.highWatermark, active.baseOffset, firstUnstableOffset ?? Number.MAX_SAFE_INTEGER);
@@ -69,7 +81,9 @@ export async function logToClean(log: PartitionLog, lastCleanOffset: number | un
   firstUncleanable = Math.max(firstDirtyOffset, firstUncleanable);
   // calculateCleanableBytes: whole segments from the first dirty one up to the first uncleanable one
   const firstUncleanableSeg = log.segments.find((s) => s !== active && s.baseOffset >= firstUncleanable) ?? active;
-  const cleanableBytes = log.segmentsInRange(Math.min(firstDirtyOffset, firstUncleanableSeg.baseOffset), firstUncleanableSeg.baseOffset).reduce((n, s) => n + s.size, 0);
+  const cleanableBytes = log
+    .segmentsInRange(Math.min(firstDirtyOffset, firstUncleanableSeg.baseOffset), firstUncleanableSeg.baseOffset)
+    .reduce((n, s) => n + s.size, 0);
   const cleanBytes = log.segmentsInRange(-1, firstDirtyOffset).reduce((n, s) => n + s.size, 0);
   const total = cleanBytes + cleanableBytes;
   let needCompactionNow = false;
@@ -78,16 +92,28 @@ export async function logToClean(log: PartitionLog, lastCleanOffset: number | un
       if ((await s.getFirstBatchTimestamp()) < now - cfg.maxCompactionLagMs) needCompactionNow = true;
     }
   }
-  return { firstDirtyOffset, firstUncleanableOffset: firstUncleanable, cleanBytes, cleanableBytes, cleanableRatio: total === 0 ? 0 : cleanableBytes / total, needCompactionNow };
+  return {
+    firstDirtyOffset,
+    firstUncleanableOffset: firstUncleanable,
+    cleanBytes,
+    cleanableBytes,
+    cleanableRatio: total === 0 ? 0 : cleanableBytes / total,
+    needCompactionNow,
+  };
 }
 
 /** Whether Kafka's cleaner would pick this log (grabFilthiestCompactedLog's filter). */
 export function shouldClean(log: PartitionLog, t: LogToClean): boolean {
-  return log.config.compact && ((t.needCompactionNow && t.cleanableBytes > 0) || t.cleanableRatio > log.config.minCleanableDirtyRatio);
+  return (
+    log.config.compact &&
+    ((t.needCompactionNow && t.cleanableBytes > 0) || t.cleanableRatio > log.config.minCleanableDirtyRatio)
+  );
 }
 
 function mapKey(key: Buffer): string {
-  return key.length <= 32 ? '\u0000' + key.toString('latin1') : '\u0001' + createHash('md5').update(key).digest('base64');
+  return key.length <= 32
+    ? '\u0000' + key.toString('latin1')
+    : '\u0001' + createHash('md5').update(key).digest('base64');
 }
 
 interface OffsetMap {
@@ -96,7 +122,13 @@ interface OffsetMap {
 }
 
 /** Kafka's buildOffsetMap: key → last offset over [start, end), stopping early if the map fills. */
-async function buildOffsetMap(log: PartitionLog, start: number, end: number, maxEntries: number, aborted: CleanedTransactionMetadata): Promise<OffsetMap> {
+async function buildOffsetMap(
+  log: PartitionLog,
+  start: number,
+  end: number,
+  maxEntries: number,
+  aborted: CleanedTransactionMetadata,
+): Promise<OffsetMap> {
   const om: OffsetMap = { map: new Map(), latestOffset: -1 };
   const dirty = log.segmentsInRange(start, end);
   for (let i = 0; i < dirty.length; i++) {
@@ -121,7 +153,12 @@ async function buildOffsetMap(log: PartitionLog, start: number, end: number, max
 }
 
 /** Kafka's groupSegmentsBySize: consecutive segments fitting one segment (bytes, index bytes, int32 offsets). */
-export async function groupSegmentsBySize(segments: LogSegment[], maxSize: number, maxIndexSize: number, firstUncleanableOffset: number): Promise<LogSegment[][]> {
+export async function groupSegmentsBySize(
+  segments: LogSegment[],
+  maxSize: number,
+  maxIndexSize: number,
+  firstUncleanableOffset: number,
+): Promise<LogSegment[][]> {
   const groups: LogSegment[][] = [];
   let rest = [...segments];
   while (rest.length > 0) {
@@ -134,8 +171,13 @@ export async function groupSegmentsBySize(segments: LogSegment[], maxSize: numbe
       const head = rest[0]!;
       const sizes = await head.indexSizes();
       const lastOffsetOfHead = rest.length > 1 ? rest[1]!.baseOffset - 1 : firstUncleanableOffset - 1;
-      if (!(logSize + head.size <= maxSize && indexSize + sizes.offsetIndex <= maxIndexSize && timeIndexSize + sizes.timeIndex <= maxIndexSize &&
-        (head.size === 0 || lastOffsetOfHead - first.baseOffset <= INT32_MAX))) break;
+      if (!(
+        logSize + head.size <= maxSize &&
+        indexSize + sizes.offsetIndex <= maxIndexSize &&
+        timeIndexSize + sizes.timeIndex <= maxIndexSize &&
+        (head.size === 0 || lastOffsetOfHead - first.baseOffset <= INT32_MAX)
+      ))
+        break;
       group.push(head);
       logSize += head.size;
       indexSize += sizes.offsetIndex;
@@ -163,10 +205,16 @@ async function filterBatch(b: BatchInfo, ctx: FilterContext): Promise<Buffer | u
   if (b.magic < 2) return Buffer.from(data); // legacy message sets are copied as they are
   const canDiscardBatch = isControlBatch(b) ? await ctx.txn.onControlBatchRead(b) : ctx.txn.onBatchRead(b);
   const deleteHorizon = hasDeleteHorizon(b) ? b.baseTimestamp : undefined;
-  const discardBatchRecords = isControlBatch(b) ? canDiscardBatch && deleteHorizon !== undefined && deleteHorizon <= ctx.now : canDiscardBatch;
+  const discardBatchRecords = isControlBatch(b)
+    ? canDiscardBatch && deleteHorizon !== undefined && deleteHorizon <= ctx.now
+    : canDiscardBatch;
   const last = ctx.producers.get(b.producerId);
-  const isLastBatchOfProducer = b.producerId >= 0 && last !== undefined &&
-    (last.lastDataOffset !== undefined ? b.lastOffset === last.lastDataOffset : isControlBatch(b) && b.producerEpoch === last.producerEpoch);
+  const isLastBatchOfProducer =
+    b.producerId >= 0 &&
+    last !== undefined &&
+    (last.lastDataOffset !== undefined
+      ? b.lastOffset === last.lastDataOffset
+      : isControlBatch(b) && b.producerEpoch === last.producerEpoch);
   const retainEmpty = isLastBatchOfProducer || b.lastOffset + 1 === ctx.upperBoundOffsetOfCleaningRound;
   if (!retainEmpty && discardBatchRecords) return undefined;
   const containsMarkerForEmptyTxn = canDiscardBatch && isControlBatch(b);
@@ -210,7 +258,12 @@ async function newCleanedSegment(log: PartitionLog, baseOffset: number, clock: (
 const FLUSH_CHUNK = 1024 * 1024;
 
 /** Cleans `group` into one new segment and swaps it in (under the log's queue). Returns false if aborted. */
-async function cleanSegments(log: PartitionLog, group: LogSegment[], ctx: FilterContext, clock: () => number): Promise<boolean> {
+async function cleanSegments(
+  log: PartitionLog,
+  group: LogSegment[],
+  ctx: FilterContext,
+  clock: () => number,
+): Promise<boolean> {
   const cleaned = await newCleanedSegment(log, group[0]!.baseOffset, clock);
   try {
     let pending: Buffer[] = [];
@@ -236,7 +289,10 @@ async function cleanSegments(log: PartitionLog, group: LogSegment[], ctx: Filter
         pendingBytes += out.length;
         largestOffset = b.lastOffset;
         const ts = b.magic >= 2 ? Number(out.readBigInt64BE(35)) : b.maxTimestamp;
-        if (ts > maxTs) { maxTs = ts; shallow = b.lastOffset; }
+        if (ts > maxTs) {
+          maxTs = ts;
+          shallow = b.lastOffset;
+        }
         if (pendingBytes >= FLUSH_CHUNK) await flush();
       }
     }
@@ -264,25 +320,51 @@ async function cleanSegments(log: PartitionLog, group: LogSegment[], ctx: Filter
  * log's cleaner-offset-checkpoint entry. Returns undefined when nothing is cleanable or the round
  * was aborted; otherwise the new checkpoint.
  */
-export async function cleanLog(log: PartitionLog, lastCleanOffset: number | undefined, opts: CleanerOptions = {}): Promise<CleanResult | undefined> {
+export async function cleanLog(
+  log: PartitionLog,
+  lastCleanOffset: number | undefined,
+  opts: CleanerOptions = {},
+): Promise<CleanResult | undefined> {
   const clock = opts.clock ?? Date.now;
   const now = clock();
   const segmentsSnapshot = [...log.segments];
   const txns = await scanTransactions(segmentsSnapshot, log.logEndOffset);
   const range = await logToClean(log, lastCleanOffset, now, txns.firstUnstableOffset);
   if (range.firstUncleanableOffset <= range.firstDirtyOffset) return undefined;
-  const offsetMap = await buildOffsetMap(log, range.firstDirtyOffset, range.firstUncleanableOffset, opts.maxMapEntries ?? 4_000_000, new CleanedTransactionMetadata(txns.abortedTxns));
+  const offsetMap = await buildOffsetMap(
+    log,
+    range.firstDirtyOffset,
+    range.firstUncleanableOffset,
+    opts.maxMapEntries ?? 4_000_000,
+    new CleanedTransactionMetadata(txns.abortedTxns),
+  );
   const endOffset = offsetMap.latestOffset + 1;
   if (endOffset <= range.firstDirtyOffset) return undefined;
   const expiry = opts.producerIdExpirationMs ?? 86_400_000;
   const producers = new Map([...txns.producers].filter(([, p]) => p.lastTimestamp >= now - expiry));
-  const stats: CleanerStats = { messagesRead: 0, messagesRetained: 0, bytesRead: 0, bytesRetained: 0, segmentsCleaned: 0 };
+  const stats: CleanerStats = {
+    messagesRead: 0,
+    messagesRetained: 0,
+    bytesRead: 0,
+    bytesRetained: 0,
+    segmentsCleaned: 0,
+  };
   const ctx: FilterContext = {
-    now, deleteRetentionMs: log.config.deleteRetentionMs, offsetMap, txn: new CleanedTransactionMetadata(txns.abortedTxns),
-    producers, upperBoundOffsetOfCleaningRound: range.firstUncleanableOffset, stats,
+    now,
+    deleteRetentionMs: log.config.deleteRetentionMs,
+    offsetMap,
+    txn: new CleanedTransactionMetadata(txns.abortedTxns),
+    producers,
+    upperBoundOffsetOfCleaningRound: range.firstUncleanableOffset,
+    stats,
   };
   const toClean = log.segmentsInRange(0, endOffset).filter((s) => s !== log.activeSegment);
-  const groups = await groupSegmentsBySize(toClean, log.config.segmentBytes, log.config.segmentIndexBytes, range.firstUncleanableOffset);
+  const groups = await groupSegmentsBySize(
+    toClean,
+    log.config.segmentBytes,
+    log.config.segmentIndexBytes,
+    range.firstUncleanableOffset,
+  );
   for (const group of groups) {
     if (!(await cleanSegments(log, group, ctx, clock))) return undefined;
   }

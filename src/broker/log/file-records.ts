@@ -67,9 +67,19 @@ export function parseBatchHeader(buf: Buffer, off: number, avail: number, positi
   const length = buf.readInt32BE(off + L.BATCH_LENGTH);
   const magic = buf.readInt8(off + L.MAGIC);
   const b: BatchInfo = {
-    position, size: L.LOG_OVERHEAD + length, magic, baseOffset: offset, lastOffset: offset,
-    partitionLeaderEpoch: -1, attributes: 0, baseTimestamp: -1, maxTimestamp: -1,
-    producerId: -1, producerEpoch: -1, baseSequence: -1, count: 1,
+    position,
+    size: L.LOG_OVERHEAD + length,
+    magic,
+    baseOffset: offset,
+    lastOffset: offset,
+    partitionLeaderEpoch: -1,
+    attributes: 0,
+    baseTimestamp: -1,
+    maxTimestamp: -1,
+    producerId: -1,
+    producerEpoch: -1,
+    baseSequence: -1,
+    count: 1,
   };
   if (magic >= 2) {
     if (avail >= L.RECORD_BATCH_OVERHEAD && length + L.LOG_OVERHEAD >= L.RECORD_BATCH_OVERHEAD) {
@@ -99,18 +109,24 @@ export function parseBatchHeader(buf: Buffer, off: number, avail: number, positi
 export function ensureValidBatch(data: Buffer, b: BatchInfo): void {
   if (b.magic === 2) {
     if (b.size < L.RECORD_BATCH_OVERHEAD) {
-      throw new CorruptRecordError(`Record batch is corrupt (the size ${b.size} is smaller than the minimum allowed overhead ${L.RECORD_BATCH_OVERHEAD})`);
+      throw new CorruptRecordError(
+        `Record batch is corrupt (the size ${b.size} is smaller than the minimum allowed overhead ${L.RECORD_BATCH_OVERHEAD})`,
+      );
     }
     const stored = data.readUInt32BE(L.CRC);
     const computed = crc32c(data, L.ATTRIBUTES, b.size);
-    if (stored !== computed) throw new CorruptRecordError(`Record is corrupt (stored crc = ${stored}, computed crc = ${computed})`);
-    if (b.lastOffset < b.baseOffset) throw new CorruptRecordError(`Record batch has a negative last offset delta at ${b.position}`);
+    if (stored !== computed)
+      throw new CorruptRecordError(`Record is corrupt (stored crc = ${stored}, computed crc = ${computed})`);
+    if (b.lastOffset < b.baseOffset)
+      throw new CorruptRecordError(`Record batch has a negative last offset delta at ${b.position}`);
   } else if (b.magic === 0 || b.magic === 1) {
     const min = L.LOG_OVERHEAD + (b.magic === 0 ? L.LEGACY_RECORD_OVERHEAD_V0 : L.LEGACY_RECORD_OVERHEAD_V1);
-    if (b.size < min) throw new CorruptRecordError(`Record size ${b.size - L.LOG_OVERHEAD} is less than the minimum record overhead`);
+    if (b.size < min)
+      throw new CorruptRecordError(`Record size ${b.size - L.LOG_OVERHEAD} is less than the minimum record overhead`);
     const stored = data.readUInt32BE(L.LEGACY_CRC);
     const computed = crc32(data, L.LEGACY_MAGIC, b.size);
-    if (stored !== computed) throw new CorruptRecordError(`Record is corrupt (stored crc = ${stored}, computed crc = ${computed})`);
+    if (stored !== computed)
+      throw new CorruptRecordError(`Record is corrupt (stored crc = ${stored}, computed crc = ${computed})`);
   } else {
     throw new CorruptRecordError(`Invalid magic ${b.magic} at position ${b.position}`);
   }
@@ -211,7 +227,9 @@ export class FileRecords {
       if (avail < HEADER_SIZE_UP_TO_MAGIC + 1) return; // file shrank under us
       const length = chunk.readInt32BE(off + L.BATCH_LENGTH);
       if (length < L.LEGACY_RECORD_OVERHEAD_V0) {
-        throw new CorruptRecordError(`Found record size ${length} smaller than minimum record overhead (${L.LEGACY_RECORD_OVERHEAD_V0}) in file ${this._file} at position ${pos}.`);
+        throw new CorruptRecordError(
+          `Found record size ${length} smaller than minimum record overhead (${L.LEGACY_RECORD_OVERHEAD_V0}) in file ${this._file} at position ${pos}.`,
+        );
       }
       if (pos > end - L.LOG_OVERHEAD - length) return;
       const info = parseBatchHeader(chunk, off, avail, pos);
@@ -226,7 +244,10 @@ export class FileRecords {
   }
 
   /** First batch (from startingPosition) whose last offset >= targetOffset (Kafka's searchForOffsetWithSize). */
-  async searchForOffsetWithSize(targetOffset: number, startingPosition: number): Promise<{ offset: number; position: number; size: number } | undefined> {
+  async searchForOffsetWithSize(
+    targetOffset: number,
+    startingPosition: number,
+  ): Promise<{ offset: number; position: number; size: number } | undefined> {
     for await (const b of this.batches(startingPosition)) {
       if (b.lastOffset >= targetOffset) return { offset: b.lastOffset, position: b.position, size: b.size };
     }
@@ -250,7 +271,9 @@ export class FileRecords {
   async truncateTo(targetSize: number): Promise<number> {
     const original = this._size;
     if (targetSize > original || targetSize < 0) {
-      throw new Error(`Attempt to truncate log segment ${this._file} to ${targetSize} bytes failed, size of this log segment is ${original} bytes.`);
+      throw new Error(
+        `Attempt to truncate log segment ${this._file} to ${targetSize} bytes failed, size of this log segment is ${original} bytes.`,
+      );
     }
     const actual = (await this.handle().stat()).size;
     if (targetSize < actual) await this.handle().truncate(targetSize);

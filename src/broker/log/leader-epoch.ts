@@ -74,7 +74,8 @@ export class LeaderEpochCache {
   }
 
   private assignInMemory(e: EpochEntry): boolean {
-    if (e.epoch < 0 || e.startOffset < 0) throw new RangeError(`Received invalid partition leader epoch entry ${JSON.stringify(e)}`);
+    if (e.epoch < 0 || e.startOffset < 0)
+      throw new RangeError(`Received invalid partition leader epoch entry ${JSON.stringify(e)}`);
     if (!this.isUpdateNeeded(e)) return false;
     // remove entries that would violate monotonicity
     while (this.epochs.length > 0) {

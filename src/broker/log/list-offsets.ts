@@ -23,14 +23,18 @@ export interface TimestampSearchable {
   readonly epochCache: LeaderEpochCache;
 }
 
-export async function fetchOffsetByTimestamp(log: TimestampSearchable, ts: number): Promise<TimestampAndOffset | undefined> {
+export async function fetchOffsetByTimestamp(
+  log: TimestampSearchable,
+  ts: number,
+): Promise<TimestampAndOffset | undefined> {
   if (ts === EARLIEST_TIMESTAMP || ts === EARLIEST_LOCAL_TIMESTAMP) {
     // the first cached epoch is reported only if it covers the log start offset
     const first = log.epochCache.earliestEntry();
     const leaderEpoch = first && first.startOffset <= log.logStartOffset ? first.epoch : undefined;
     return { timestamp: -1, offset: log.logStartOffset, leaderEpoch };
   }
-  if (ts === LATEST_TIMESTAMP) return { timestamp: -1, offset: log.logEndOffset, leaderEpoch: log.epochCache.latestEpoch() };
+  if (ts === LATEST_TIMESTAMP)
+    return { timestamp: -1, offset: log.logEndOffset, leaderEpoch: log.epochCache.latestEpoch() };
   if (ts === LATEST_TIERED_TIMESTAMP) return { timestamp: -1, offset: -1, leaderEpoch: -1 };
   const segments = [...log.segments];
   if (ts === MAX_TIMESTAMP) return maxTimestampOffset(segments);
@@ -47,7 +51,10 @@ async function maxTimestampOffset(segments: LogSegment[]): Promise<TimestampAndO
   let bestTs = Number.NEGATIVE_INFINITY;
   for (const s of segments) {
     const t = await s.maxTimestampSoFar();
-    if (t > bestTs) { bestTs = t; best = s; }
+    if (t > bestTs) {
+      bestTs = t;
+      best = s;
+    }
   }
   if (!best) return undefined;
   const m = await best.readMaxTimestampAndOffsetSoFar();
@@ -56,7 +63,11 @@ async function maxTimestampOffset(segments: LogSegment[]): Promise<TimestampAndO
     if (b.maxTimestamp !== m.timestamp) continue;
     const off = b.magic >= 2 ? await offsetOfMaxTimestamp(b.data!, b) : b.lastOffset;
     if (off === undefined) return undefined;
-    return { timestamp: b.maxTimestamp, offset: off, leaderEpoch: b.partitionLeaderEpoch >= 0 ? b.partitionLeaderEpoch : undefined };
+    return {
+      timestamp: b.maxTimestamp,
+      offset: off,
+      leaderEpoch: b.partitionLeaderEpoch >= 0 ? b.partitionLeaderEpoch : undefined,
+    };
   }
   return undefined;
 }

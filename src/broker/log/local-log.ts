@@ -9,8 +9,16 @@ import type { LogConfig } from './log-config.js';
 import type { LogLogger } from './log-errors.js';
 import { segmentConfigOf } from './log-loader.js';
 import {
-  CLEANED_FILE_SUFFIX, DELETED_FILE_SUFFIX, INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, LogSegment, SWAP_FILE_SUFFIX,
-  TIME_INDEX_FILE_SUFFIX, TXN_INDEX_FILE_SUFFIX, segmentFile, type SegmentReadResult,
+  CLEANED_FILE_SUFFIX,
+  DELETED_FILE_SUFFIX,
+  INDEX_FILE_SUFFIX,
+  LOG_FILE_SUFFIX,
+  LogSegment,
+  SWAP_FILE_SUFFIX,
+  TIME_INDEX_FILE_SUFFIX,
+  TXN_INDEX_FILE_SUFFIX,
+  segmentFile,
+  type SegmentReadResult,
 } from './segment.js';
 import { SerialQueue } from './serial-queue.js';
 
@@ -63,20 +71,42 @@ export class LocalLog {
     this._lastFlushTime = this.clock();
   }
 
-  get dir(): string { return this._dir; }
-  get config(): LogConfig { return this._config; }
-  get logEndOffset(): number { return this.leo.offset; }
+  get dir(): string {
+    return this._dir;
+  }
+  get config(): LogConfig {
+    return this._config;
+  }
+  get logEndOffset(): number {
+    return this.leo.offset;
+  }
   /** offset up to which data is known flushed; recovery on unclean restart starts here */
-  get recoveryPoint(): number { return this._recoveryPoint; }
-  get lastFlushTime(): number { return this._lastFlushTime; }
-  get segments(): readonly LogSegment[] { return this.segs; }
-  get activeSegment(): LogSegment { return this.segs[this.segs.length - 1]!; }
-  get numberOfSegments(): number { return this.segs.length; }
+  get recoveryPoint(): number {
+    return this._recoveryPoint;
+  }
+  get lastFlushTime(): number {
+    return this._lastFlushTime;
+  }
+  get segments(): readonly LogSegment[] {
+    return this.segs;
+  }
+  get activeSegment(): LogSegment {
+    return this.segs[this.segs.length - 1]!;
+  }
+  get numberOfSegments(): number {
+    return this.segs.length;
+  }
   /** total bytes of all segments */
-  get size(): number { return this.segs.reduce((n, s) => n + s.size, 0); }
-  get isClosed(): boolean { return this.closed; }
+  get size(): number {
+    return this.segs.reduce((n, s) => n + s.size, 0);
+  }
+  get isClosed(): boolean {
+    return this.closed;
+  }
   /** messages appended since the last flush */
-  get unflushedMessages(): number { return this.leo.offset - this._recoveryPoint; }
+  get unflushedMessages(): number {
+    return this.leo.offset - this._recoveryPoint;
+  }
 
   updateConfig(config: LogConfig): void {
     this._config = config;
@@ -92,7 +122,10 @@ export class LocalLog {
     let found = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.segs[mid]!.baseOffset <= offset) { found = mid; lo = mid + 1; } else hi = mid - 1;
+      if (this.segs[mid]!.baseOffset <= offset) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
     }
     return found;
   }
@@ -129,15 +162,21 @@ export class LocalLog {
     if (this.segs.some((s) => s.baseOffset === newOffset)) {
       if (active.baseOffset === newOffset && active.size === 0) {
         // KAFKA-6388: an empty active segment whose index claims to be full
-        this.logger.warn(`Trying to roll a new log segment with start offset ${newOffset} while it already exists and is active with size 0`);
+        this.logger.warn(
+          `Trying to roll a new log segment with start offset ${newOffset} while it already exists and is active with size 0`,
+        );
         const seg = await this.createAndDeleteSegment(newOffset, active);
         this.leo = { ...this.leo, segmentBase: seg.baseOffset, position: seg.size };
         return seg;
       }
-      throw new Error(`Trying to roll a new log segment for ${this.topic}-${this.partition} with start offset ${newOffset} while it already exists.`);
+      throw new Error(
+        `Trying to roll a new log segment for ${this.topic}-${this.partition} with start offset ${newOffset} while it already exists.`,
+      );
     }
     if (newOffset < active.baseOffset) {
-      throw new Error(`Trying to roll a new log segment for ${this.topic}-${this.partition} with start offset ${newOffset} lower than start offset of the active segment ${active.baseOffset}`);
+      throw new Error(
+        `Trying to roll a new log segment for ${this.topic}-${this.partition} with start offset ${newOffset} lower than start offset of the active segment ${active.baseOffset}`,
+      );
     }
     for (const ext of [LOG_FILE_SUFFIX, INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, TXN_INDEX_FILE_SUFFIX]) {
       await fsp.rm(segmentFile(this._dir, newOffset, ext), { force: true });
@@ -148,7 +187,9 @@ export class LocalLog {
     this.leo = { ...this.leo, segmentBase: seg.baseOffset, position: seg.size };
     this.logger.info(`Rolled new log segment for ${this.topic}-${this.partition} at offset ${newOffset}`);
     // flush the rolled segment in the background, like Kafka's scheduled "flush-log" task
-    void this.flushUpTo(newOffset, false).catch((e: unknown) => this.logger.warn(`flush after roll failed: ${(e as Error).message}`));
+    void this.flushUpTo(newOffset, false).catch((e: unknown) =>
+      this.logger.warn(`flush after roll failed: ${(e as Error).message}`),
+    );
     return seg;
   }
 
@@ -168,7 +209,8 @@ export class LocalLog {
 
   /** Renames to `.deleted`, then unlinks after file.delete.delay.ms (immediately when 0 or !asyncDelete). */
   protected async deleteSegmentFiles(segments: LogSegment[], asyncDelete: boolean): Promise<void> {
-    for (const s of segments) if (!s.hasSuffix(DELETED_FILE_SUFFIX)) await s.changeFileSuffixes('', DELETED_FILE_SUFFIX);
+    for (const s of segments)
+      if (!s.hasSuffix(DELETED_FILE_SUFFIX)) await s.changeFileSuffixes('', DELETED_FILE_SUFFIX);
     const del = async (): Promise<void> => {
       for (const s of segments) await s.deleteIfExists();
     };
@@ -201,7 +243,10 @@ export class LocalLog {
     const sortedOld = oldSegments.filter((s) => this.segs.includes(s)).sort((a, b) => a.baseOffset - b.baseOffset);
     for (const s of [...sortedNew].reverse()) await s.changeFileSuffixes(CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX);
     const gone = new Set<LogSegment>(sortedOld);
-    this.segs = this.segs.filter((s) => !gone.has(s)).concat(sortedNew).sort((a, b) => a.baseOffset - b.baseOffset);
+    this.segs = this.segs
+      .filter((s) => !gone.has(s))
+      .concat(sortedNew)
+      .sort((a, b) => a.baseOffset - b.baseOffset);
     for (const s of sortedOld) await this.deleteSegmentFiles([s], true);
     for (const s of sortedNew) await s.changeFileSuffixes(SWAP_FILE_SUFFIX, '');
     await fsyncDir(this._dir);
@@ -225,11 +270,21 @@ export class LocalLog {
    * Kafka's LocalLog.read body: from the segment holding fetchOffset onwards, the first segment
    * that has data at or after it, bounded by maxMeta's position. undefined when nothing is found.
    */
-  protected async readSegments(fetchOffset: number, maxBytes: number, maxMeta: OffsetMetadata, minOneMessage: boolean): Promise<SegmentReadResult | undefined> {
+  protected async readSegments(
+    fetchOffset: number,
+    maxBytes: number,
+    maxMeta: OffsetMetadata,
+    minOneMessage: boolean,
+  ): Promise<SegmentReadResult | undefined> {
     const segs = this.segs;
     for (let i = Math.max(0, this.floorSegmentIndex(fetchOffset)); i < segs.length; i++) {
       const seg = segs[i]!;
-      const maxPosition = seg.baseOffset < maxMeta.segmentBase ? seg.size : seg.baseOffset === maxMeta.segmentBase ? maxMeta.position : undefined;
+      const maxPosition =
+        seg.baseOffset < maxMeta.segmentBase
+          ? seg.size
+          : seg.baseOffset === maxMeta.segmentBase
+            ? maxMeta.position
+            : undefined;
       const r = await seg.read(fetchOffset, maxBytes, maxPosition, minOneMessage);
       if (r) return r;
     }

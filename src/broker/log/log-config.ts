@@ -79,31 +79,67 @@ function num(v: string, name: string): number {
  * Builds a LogConfig from Kafka topic-level property names (e.g. `segment.bytes`, `cleanup.policy`).
  * Unknown keys are ignored; missing keys take `base` values.
  */
-export function logConfigFromProps(props: Record<string, string | undefined>, base: LogConfig = DEFAULT_LOG_CONFIG): LogConfig {
+export function logConfigFromProps(
+  props: Record<string, string | undefined>,
+  base: LogConfig = DEFAULT_LOG_CONFIG,
+): LogConfig {
   const c: LogConfig = { ...base };
   for (const [k, raw] of Object.entries(props)) {
     if (raw === undefined) continue;
     switch (k) {
-      case 'segment.bytes': c.segmentBytes = num(raw, k); break;
-      case 'segment.ms': c.segmentMs = num(raw, k); break;
-      case 'segment.jitter.ms': c.segmentJitterMs = num(raw, k); break;
-      case 'segment.index.bytes': c.segmentIndexBytes = num(raw, k); break;
-      case 'index.interval.bytes': c.indexIntervalBytes = num(raw, k); break;
-      case 'retention.ms': c.retentionMs = num(raw, k); break;
-      case 'retention.bytes': c.retentionBytes = num(raw, k); break;
-      case 'file.delete.delay.ms': c.fileDeleteDelayMs = num(raw, k); break;
-      case 'delete.retention.ms': c.deleteRetentionMs = num(raw, k); break;
-      case 'min.compaction.lag.ms': c.minCompactionLagMs = num(raw, k); break;
-      case 'max.compaction.lag.ms': c.maxCompactionLagMs = num(raw, k); break;
-      case 'min.cleanable.dirty.ratio': c.minCleanableDirtyRatio = num(raw, k); break;
-      case 'flush.messages': c.flushMessages = num(raw, k); break;
-      case 'flush.ms': c.flushMs = num(raw, k); break;
-      case 'max.message.bytes': c.maxMessageBytes = num(raw, k); break;
+      case 'segment.bytes':
+        c.segmentBytes = num(raw, k);
+        break;
+      case 'segment.ms':
+        c.segmentMs = num(raw, k);
+        break;
+      case 'segment.jitter.ms':
+        c.segmentJitterMs = num(raw, k);
+        break;
+      case 'segment.index.bytes':
+        c.segmentIndexBytes = num(raw, k);
+        break;
+      case 'index.interval.bytes':
+        c.indexIntervalBytes = num(raw, k);
+        break;
+      case 'retention.ms':
+        c.retentionMs = num(raw, k);
+        break;
+      case 'retention.bytes':
+        c.retentionBytes = num(raw, k);
+        break;
+      case 'file.delete.delay.ms':
+        c.fileDeleteDelayMs = num(raw, k);
+        break;
+      case 'delete.retention.ms':
+        c.deleteRetentionMs = num(raw, k);
+        break;
+      case 'min.compaction.lag.ms':
+        c.minCompactionLagMs = num(raw, k);
+        break;
+      case 'max.compaction.lag.ms':
+        c.maxCompactionLagMs = num(raw, k);
+        break;
+      case 'min.cleanable.dirty.ratio':
+        c.minCleanableDirtyRatio = num(raw, k);
+        break;
+      case 'flush.messages':
+        c.flushMessages = num(raw, k);
+        break;
+      case 'flush.ms':
+        c.flushMs = num(raw, k);
+        break;
+      case 'max.message.bytes':
+        c.maxMessageBytes = num(raw, k);
+        break;
       case 'message.timestamp.type':
         c.messageTimestampType = raw.trim() === 'LogAppendTime' ? 'LogAppendTime' : 'CreateTime';
         break;
       case 'cleanup.policy': {
-        const parts = raw.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0);
+        const parts = raw
+          .split(',')
+          .map((s) => s.trim().toLowerCase())
+          .filter((s) => s.length > 0);
         c.compact = parts.includes('compact');
         c.delete = parts.includes('delete');
         break;

@@ -1,7 +1,10 @@
 // Errors raised by the partition log, tagged with the Kafka error name a request handler maps them to.
 
 export class LogError extends Error {
-  constructor(readonly kafkaError: string, message: string) {
+  constructor(
+    readonly kafkaError: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'LogError';
   }
@@ -29,7 +32,11 @@ export class InvalidRecordError extends LogError {
 }
 
 export class UnexpectedAppendOffsetError extends LogError {
-  constructor(message: string, readonly firstOffset: number, readonly lastOffset: number) {
+  constructor(
+    message: string,
+    readonly firstOffset: number,
+    readonly lastOffset: number,
+  ) {
     super('UNKNOWN_SERVER_ERROR', message);
     this.name = 'UnexpectedAppendOffsetError';
   }

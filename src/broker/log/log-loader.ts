@@ -10,12 +10,25 @@ import { randomSegmentJitter, type LogConfig } from './log-config.js';
 import type { LeaderEpochCache } from './leader-epoch.js';
 import type { LogLogger } from './log-errors.js';
 import {
-  CLEANED_FILE_SUFFIX, DELETED_FILE_SUFFIX, INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, LogSegment, SWAP_FILE_SUFFIX,
-  TIME_INDEX_FILE_SUFFIX, TXN_INDEX_FILE_SUFFIX, offsetFromFileName, segmentFile, type SegmentConfig,
+  CLEANED_FILE_SUFFIX,
+  DELETED_FILE_SUFFIX,
+  INDEX_FILE_SUFFIX,
+  LOG_FILE_SUFFIX,
+  LogSegment,
+  SWAP_FILE_SUFFIX,
+  TIME_INDEX_FILE_SUFFIX,
+  TXN_INDEX_FILE_SUFFIX,
+  offsetFromFileName,
+  segmentFile,
+  type SegmentConfig,
 } from './segment.js';
 
 export function segmentConfigOf(c: LogConfig): SegmentConfig {
-  return { indexIntervalBytes: c.indexIntervalBytes, maxIndexSize: c.segmentIndexBytes, rollJitterMs: randomSegmentJitter(c) };
+  return {
+    indexIntervalBytes: c.indexIntervalBytes,
+    maxIndexSize: c.segmentIndexBytes,
+    rollJitterMs: randomSegmentJitter(c),
+  };
 }
 
 export interface LoadParams {
@@ -47,7 +60,8 @@ async function listFiles(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isFile()).map((e) => e.name);
 }
 
-const isIndexFile = (n: string) => n.endsWith(INDEX_FILE_SUFFIX) || n.endsWith(TIME_INDEX_FILE_SUFFIX) || n.endsWith(TXN_INDEX_FILE_SUFFIX);
+const isIndexFile = (n: string) =>
+  n.endsWith(INDEX_FILE_SUFFIX) || n.endsWith(TIME_INDEX_FILE_SUFFIX) || n.endsWith(TXN_INDEX_FILE_SUFFIX);
 const isLogFile = (n: string) => n.endsWith(LOG_FILE_SUFFIX);
 
 export async function loadLog(p: LoadParams): Promise<LoadedLog> {
@@ -82,14 +96,19 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
   for (const name of validSwapFiles) {
     if (!isLogFile(name.slice(0, -SWAP_FILE_SUFFIX.length))) continue;
     const base = offsetFromFileName(name);
-    const seg = await LogSegment.open(dir, base, segmentConfigOf(config), clock, { fileAlreadyExists: true, suffix: SWAP_FILE_SUFFIX });
+    const seg = await LogSegment.open(dir, base, segmentConfigOf(config), clock, {
+      fileAlreadyExists: true,
+      suffix: SWAP_FILE_SUFFIX,
+    });
     try {
       minSwap = Math.min(minSwap, base);
       maxSwap = Math.max(maxSwap, await seg.readNextOffset());
     } finally {
       await seg.close(); // trims any index the lookup had to create
     }
-    logger.info(`Found log file ${name} from interrupted swap operation, which is recoverable from .swap files by renaming.`);
+    logger.info(
+      `Found log file ${name} from interrupted swap operation, which is recoverable from .swap files by renaming.`,
+    );
   }
   for (const name of await listFiles(dir)) {
     if (name.endsWith(SWAP_FILE_SUFFIX)) continue;
@@ -98,7 +117,8 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
   }
   // Third pass: complete the swaps.
   for (const name of await listFiles(dir)) {
-    if (name.endsWith(SWAP_FILE_SUFFIX)) await fsp.rename(path.join(dir, name), path.join(dir, name.slice(0, -SWAP_FILE_SUFFIX.length)));
+    if (name.endsWith(SWAP_FILE_SUFFIX))
+      await fsp.rename(path.join(dir, name), path.join(dir, name.slice(0, -SWAP_FILE_SUFFIX.length)));
   }
 
   // Fourth pass: open segments.
@@ -155,12 +175,16 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
       try {
         truncated = await recoverSegment(seg);
       } catch (e) {
-        logger.warn(`Found invalid offset during recovery of ${seg.log.file} (${(e as Error).message}); truncating the segment to empty`);
+        logger.warn(
+          `Found invalid offset during recovery of ${seg.log.file} (${(e as Error).message}); truncating the segment to empty`,
+        );
         truncated = await seg.truncateTo(seg.baseOffset);
       }
       truncatedBytes += truncated;
       if (truncated > 0) {
-        logger.warn(`Corruption found in segment ${seg.baseOffset} of ${dir}, truncating to offset ${await seg.readNextOffset()}`);
+        logger.warn(
+          `Corruption found in segment ${seg.baseOffset} of ${dir}, truncating to offset ${await seg.readNextOffset()}`,
+        );
         await deleteSegments(unflushed.slice(i + 1));
         break;
       }
@@ -173,7 +197,9 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
     const leo = await segments[segments.length - 1]!.readNextOffset();
     if (leo >= p.logStartOffsetCheckpoint) logEndOffset = leo;
     else {
-      logger.warn(`Deleting all segments of ${dir} because logEndOffset (${leo}) is smaller than logStartOffset ${p.logStartOffsetCheckpoint}.`);
+      logger.warn(
+        `Deleting all segments of ${dir} because logEndOffset (${leo}) is smaller than logStartOffset ${p.logStartOffsetCheckpoint}.`,
+      );
       await deleteSegments([...segments]);
       await p.epochCache.clear();
     }

@@ -8,8 +8,16 @@ import { randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import {
-  CLEANER_OFFSET_CHECKPOINT_FILE, LOG_START_OFFSET_CHECKPOINT_FILE, RECOVERY_POINT_CHECKPOINT_FILE, REPLICATION_OFFSET_CHECKPOINT_FILE,
-  deleteCleanShutdownMarker, hasCleanShutdownMarker, readOffsetCheckpointMap, tpKey, writeCleanShutdownMarker, writeOffsetCheckpoint,
+  CLEANER_OFFSET_CHECKPOINT_FILE,
+  LOG_START_OFFSET_CHECKPOINT_FILE,
+  RECOVERY_POINT_CHECKPOINT_FILE,
+  REPLICATION_OFFSET_CHECKPOINT_FILE,
+  deleteCleanShutdownMarker,
+  hasCleanShutdownMarker,
+  readOffsetCheckpointMap,
+  tpKey,
+  writeCleanShutdownMarker,
+  writeOffsetCheckpoint,
   type TopicPartitionOffset,
 } from './checkpoints.js';
 import { cleanLog, logToClean, shouldClean, type CleanerOptions } from './cleaner.js';
@@ -144,7 +152,10 @@ export class LogManager {
         .catch((e: unknown) => this.logger.warn(`log manager task failed: ${(e as Error).message}`))
         .finally(() => {
           task.running = undefined;
-          if (!this.stopped) { task.timer = setTimeout(tick, periodMs); task.timer.unref?.(); }
+          if (!this.stopped) {
+            task.timer = setTimeout(tick, periodMs);
+            task.timer.unref?.();
+          }
         });
     };
     task.timer = setTimeout(tick, initialDelayMs);
@@ -160,10 +171,11 @@ export class LogManager {
       // deleted up front so that a crash while loading counts as unclean next time (KAFKA-10471)
       if (clean) await deleteCleanShutdownMarker(dir);
       this.hadCleanShutdown.set(dir, clean);
-      const read = async (f: string) => readOffsetCheckpointMap(path.join(dir, f)).catch((e: unknown) => {
-        this.logger.warn(`Error reading ${f} in ${dir}, ignoring it: ${(e as Error).message}`);
-        return new Map<string, number>();
-      });
+      const read = async (f: string) =>
+        readOffsetCheckpointMap(path.join(dir, f)).catch((e: unknown) => {
+          this.logger.warn(`Error reading ${f} in ${dir}, ignoring it: ${(e as Error).message}`);
+          return new Map<string, number>();
+        });
       const recoveryPoints = await read(RECOVERY_POINT_CHECKPOINT_FILE);
       const logStartOffsets = await read(LOG_START_OFFSET_CHECKPOINT_FILE);
       const highWatermarks = await read(REPLICATION_OFFSET_CHECKPOINT_FILE);
@@ -183,10 +195,20 @@ export class LogManager {
           continue;
         }
         const key = tpKey(tp.topic, tp.partition);
-        if (this.logs.has(key)) throw new Error(`Duplicate log directories for ${key} are found in both ${this.logDirOf.get(key)} and ${dir}`);
+        if (this.logs.has(key))
+          throw new Error(
+            `Duplicate log directories for ${key} are found in both ${this.logDirOf.get(key)} and ${dir}`,
+          );
         const log = await PartitionLog.open({
-          dir: full, topic: tp.topic, partition: tp.partition, config: this.configFor(tp.topic), clock: this.clock, logger: this.logger,
-          hadCleanShutdown: clean, recoveryPoint: recoveryPoints.get(key) ?? 0, logStartOffset: logStartOffsets.get(key) ?? 0,
+          dir: full,
+          topic: tp.topic,
+          partition: tp.partition,
+          config: this.configFor(tp.topic),
+          clock: this.clock,
+          logger: this.logger,
+          hadCleanShutdown: clean,
+          recoveryPoint: recoveryPoints.get(key) ?? 0,
+          logStartOffset: logStartOffsets.get(key) ?? 0,
           highWatermark: highWatermarks.get(key),
         });
         this.logs.set(key, log);
@@ -204,7 +226,11 @@ export class LogManager {
   }
 
   /** Returns the partition's log, creating `<dir>/<topic>-<partition>` if it does not exist. */
-  async getOrCreateLog(topic: string, partition: number, opts: { topicId?: string; config?: LogConfig } = {}): Promise<PartitionLog> {
+  async getOrCreateLog(
+    topic: string,
+    partition: number,
+    opts: { topicId?: string; config?: LogConfig } = {},
+  ): Promise<PartitionLog> {
     const key = tpKey(topic, partition);
     const existing = this.logs.get(key) ?? (await this.creating.get(key));
     if (existing) {
@@ -213,8 +239,14 @@ export class LogManager {
     }
     const dir = this.nextLogDir();
     const creation = PartitionLog.open({
-      dir: path.join(dir, key), topic, partition, config: opts.config ?? this.configFor(topic), clock: this.clock, logger: this.logger,
-      hadCleanShutdown: false, topicId: opts.topicId,
+      dir: path.join(dir, key),
+      topic,
+      partition,
+      config: opts.config ?? this.configFor(topic),
+      clock: this.clock,
+      logger: this.logger,
+      hadCleanShutdown: false,
+      topicId: opts.topicId,
     });
     this.creating.set(key, creation);
     try {
@@ -251,7 +283,9 @@ export class LogManager {
     const delay = log.config.fileDeleteDelayMs;
     if (delay <= 0) await remove();
     else {
-      const t = setTimeout(() => { remove().catch(() => undefined); }, delay);
+      const t = setTimeout(() => {
+        remove().catch(() => undefined);
+      }, delay);
       t.unref?.();
     }
     await this.checkpointAll();
@@ -267,7 +301,11 @@ export class LogManager {
 
   async checkpointRecoveryOffsets(): Promise<void> {
     for (const dir of this.logDirs) {
-      await this.writeCheckpoint(dir, RECOVERY_POINT_CHECKPOINT_FILE, this.logsIn(dir).map(([, l]) => ({ topic: l.topic, partition: l.partition, offset: l.recoveryPoint })));
+      await this.writeCheckpoint(
+        dir,
+        RECOVERY_POINT_CHECKPOINT_FILE,
+        this.logsIn(dir).map(([, l]) => ({ topic: l.topic, partition: l.partition, offset: l.recoveryPoint })),
+      );
     }
   }
 
@@ -283,14 +321,20 @@ export class LogManager {
 
   async checkpointHighWatermarks(): Promise<void> {
     for (const dir of this.logDirs) {
-      await this.writeCheckpoint(dir, REPLICATION_OFFSET_CHECKPOINT_FILE, this.logsIn(dir).map(([, l]) => ({ topic: l.topic, partition: l.partition, offset: l.highWatermark })));
+      await this.writeCheckpoint(
+        dir,
+        REPLICATION_OFFSET_CHECKPOINT_FILE,
+        this.logsIn(dir).map(([, l]) => ({ topic: l.topic, partition: l.partition, offset: l.highWatermark })),
+      );
     }
   }
 
   async checkpointCleanerOffsets(): Promise<void> {
     for (const dir of this.logDirs) {
       const cp = this.cleanerCheckpoints.get(dir) ?? new Map<string, number>();
-      const entries = this.logsIn(dir).filter(([k]) => cp.has(k)).map(([k, l]) => ({ topic: l.topic, partition: l.partition, offset: cp.get(k)! }));
+      const entries = this.logsIn(dir)
+        .filter(([k]) => cp.has(k))
+        .map(([k, l]) => ({ topic: l.topic, partition: l.partition, offset: cp.get(k)! }));
       await this.writeCheckpoint(dir, CLEANER_OFFSET_CHECKPOINT_FILE, entries);
     }
   }
@@ -370,7 +414,8 @@ export class LogManager {
     }
     await this.checkpointAll();
     for (const dir of this.logDirs) {
-      if (this.hadCleanShutdown.get(dir) || this.loadCompleted.get(dir)) await writeCleanShutdownMarker(dir, brokerEpoch);
+      if (this.hadCleanShutdown.get(dir) || this.loadCompleted.get(dir))
+        await writeCleanShutdownMarker(dir, brokerEpoch);
     }
   }
 }

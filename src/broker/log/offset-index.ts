@@ -38,7 +38,8 @@ export class OffsetIndex extends AbstractIndex {
   }
 
   entry(n: number): OffsetPosition {
-    if (n >= this.entries) throw new RangeError(`Attempt to fetch the ${n}th entry from index ${this.file}, which has size ${this.entries}`);
+    if (n >= this.entries)
+      throw new RangeError(`Attempt to fetch the ${n}th entry from index ${this.file}, which has size ${this.entries}`);
     return { offset: this.keyAt(n), position: this.valueAt(n) };
   }
 
@@ -92,7 +93,9 @@ export class OffsetIndex extends AbstractIndex {
       );
     }
     if (this.length % OFFSET_INDEX_ENTRY_SIZE !== 0) {
-      throw new CorruptIndexError(`Index file ${this.file} is corrupt, found ${this.length} bytes which is neither positive nor a multiple of 8`);
+      throw new CorruptIndexError(
+        `Index file ${this.file} is corrupt, found ${this.length} bytes which is neither positive nor a multiple of 8`,
+      );
     }
   }
 }

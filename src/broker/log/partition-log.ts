@@ -12,8 +12,13 @@ import { fetchOffsetByTimestamp, type TimestampAndOffset } from './list-offsets.
 import { LocalLog, type OffsetMetadata } from './local-log.js';
 import { makeLogConfig, maxSegmentMs, type LogConfig } from './log-config.js';
 import {
-  InconsistentTopicIdError, InvalidRecordError, OffsetOutOfRangeError, RecordBatchTooLargeError, UnexpectedAppendOffsetError,
-  silentLogger, type LogLogger,
+  InconsistentTopicIdError,
+  InvalidRecordError,
+  OffsetOutOfRangeError,
+  RecordBatchTooLargeError,
+  UnexpectedAppendOffsetError,
+  silentLogger,
+  type LogLogger,
 } from './log-errors.js';
 import { loadLog } from './log-loader.js';
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
@@ -21,7 +26,12 @@ import { ProducerStateManager } from './producer-state-manager.js';
 import type { LogSegment } from './segment.js';
 
 export {
-  EARLIEST_LOCAL_TIMESTAMP, EARLIEST_TIMESTAMP, LATEST_TIERED_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP, type TimestampAndOffset,
+  EARLIEST_LOCAL_TIMESTAMP,
+  EARLIEST_TIMESTAMP,
+  LATEST_TIERED_TIMESTAMP,
+  LATEST_TIMESTAMP,
+  MAX_TIMESTAMP,
+  type TimestampAndOffset,
 } from './list-offsets.js';
 
 export interface PartitionLogOptions {
@@ -86,7 +96,8 @@ function parseBatches(buf: Buffer): ParsedBatch[] {
   while (pos < buf.length) {
     if (buf.length - pos < L.RECORD_BATCH_OVERHEAD) throw new InvalidRecordError(`truncated record batch at ${pos}`);
     const size = L.LOG_OVERHEAD + buf.readInt32BE(pos + L.BATCH_LENGTH);
-    if (size < L.RECORD_BATCH_OVERHEAD || pos + size > buf.length) throw new InvalidRecordError(`invalid batch length at ${pos}`);
+    if (size < L.RECORD_BATCH_OVERHEAD || pos + size > buf.length)
+      throw new InvalidRecordError(`invalid batch length at ${pos}`);
     const magic = buf.readInt8(pos + L.MAGIC);
     if (magic !== 2) throw new InvalidRecordError(`only magic 2 batches can be appended (found ${magic})`);
     const lastOffsetDelta = buf.readInt32BE(pos + L.LAST_OFFSET_DELTA);
@@ -108,11 +119,23 @@ export class PartitionLog extends LocalLog {
   /** what loading did: bytes truncated from torn/corrupt tails and segments rebuilt */
   readonly loadStats: { truncatedBytes: number; recoveredSegments: number };
 
-  private constructor(o: PartitionLogOptions, epochCache: LeaderEpochCache, loaded: Awaited<ReturnType<typeof loadLog>>, topicId: string | undefined,
-    producerState: ProducerStateManager) {
+  private constructor(
+    o: PartitionLogOptions,
+    epochCache: LeaderEpochCache,
+    loaded: Awaited<ReturnType<typeof loadLog>>,
+    topicId: string | undefined,
+    producerState: ProducerStateManager,
+  ) {
     super({
-      topic: o.topic, partition: o.partition, dir: o.dir, config: o.config ?? makeLogConfig(), clock: o.clock ?? Date.now,
-      logger: o.logger ?? silentLogger, segments: loaded.segments, logEndOffset: loaded.logEndOffset, recoveryPoint: loaded.recoveryPoint,
+      topic: o.topic,
+      partition: o.partition,
+      dir: o.dir,
+      config: o.config ?? makeLogConfig(),
+      clock: o.clock ?? Date.now,
+      logger: o.logger ?? silentLogger,
+      segments: loaded.segments,
+      logEndOffset: loaded.logEndOffset,
+      recoveryPoint: loaded.recoveryPoint,
     });
     this.epochCache = epochCache;
     this._logStartOffset = loaded.logStartOffset;
@@ -127,29 +150,50 @@ export class PartitionLog extends LocalLog {
     await fsp.mkdir(o.dir, { recursive: true });
     const stored = await readPartitionMetadata(o.dir);
     if (o.topicId !== undefined && stored !== undefined && stored !== o.topicId) {
-      throw new InconsistentTopicIdError(`Tried to assign topic ID ${o.topicId} to log for topic partition ${o.topic}-${o.partition}, but log already contained topic ID ${stored}`);
+      throw new InconsistentTopicIdError(
+        `Tried to assign topic ID ${o.topicId} to log for topic partition ${o.topic}-${o.partition}, but log already contained topic ID ${stored}`,
+      );
     }
     const epochCache = await LeaderEpochCache.load(o.dir);
     const loaded = await loadLog({
-      dir: o.dir, config: o.config ?? makeLogConfig(), clock: o.clock ?? Date.now, hadCleanShutdown: o.hadCleanShutdown ?? false,
-      recoveryPointCheckpoint: o.recoveryPoint ?? 0, logStartOffsetCheckpoint: o.logStartOffset ?? 0,
-      epochCache, logger: o.logger ?? silentLogger,
+      dir: o.dir,
+      config: o.config ?? makeLogConfig(),
+      clock: o.clock ?? Date.now,
+      hadCleanShutdown: o.hadCleanShutdown ?? false,
+      recoveryPointCheckpoint: o.recoveryPoint ?? 0,
+      logStartOffsetCheckpoint: o.logStartOffset ?? 0,
+      epochCache,
+      logger: o.logger ?? silentLogger,
     });
     if (o.topicId !== undefined && stored === undefined) await writePartitionMetadata(o.dir, o.topicId);
     const producerState = await ProducerStateManager.load({
-      dir: o.dir, topicPartition: `${o.topic}-${o.partition}`, segments: loaded.segments, logStartOffset: loaded.logStartOffset,
-      logEndOffset: loaded.logEndOffset, clock: o.clock ?? Date.now, logger: o.logger ?? silentLogger,
+      dir: o.dir,
+      topicPartition: `${o.topic}-${o.partition}`,
+      segments: loaded.segments,
+      logStartOffset: loaded.logStartOffset,
+      logEndOffset: loaded.logEndOffset,
+      clock: o.clock ?? Date.now,
+      logger: o.logger ?? silentLogger,
     });
     return new PartitionLog(o, epochCache, loaded, o.topicId ?? stored, producerState);
   }
 
-  get logStartOffset(): number { return this._logStartOffset; }
-  get highWatermark(): number { return this._highWatermark; }
-  get topicId(): string | undefined { return this._topicId; }
+  get logStartOffset(): number {
+    return this._logStartOffset;
+  }
+  get highWatermark(): number {
+    return this._highWatermark;
+  }
+  get topicId(): string | undefined {
+    return this._topicId;
+  }
 
   async assignTopicId(topicId: string): Promise<void> {
     if (this._topicId === topicId) return;
-    if (this._topicId !== undefined) throw new InconsistentTopicIdError(`log for ${this.topic}-${this.partition} already has topic ID ${this._topicId}`);
+    if (this._topicId !== undefined)
+      throw new InconsistentTopicIdError(
+        `log for ${this.topic}-${this.partition} already has topic ID ${this._topicId}`,
+      );
     await writePartitionMetadata(this._dir, topicId);
     this._topicId = topicId;
   }
@@ -203,7 +247,9 @@ export class PartitionLog extends LocalLog {
 
   private async maybeIncrementLogStartOffset(newLogStartOffset: number): Promise<boolean> {
     if (newLogStartOffset > this._highWatermark) {
-      throw new OffsetOutOfRangeError(`Cannot increment the log start offset to ${newLogStartOffset} of partition ${this.topic}-${this.partition} since it is larger than the high watermark ${this._highWatermark}`);
+      throw new OffsetOutOfRangeError(
+        `Cannot increment the log start offset to ${newLogStartOffset} of partition ${this.topic}-${this.partition} since it is larger than the high watermark ${this._highWatermark}`,
+      );
     }
     if (newLogStartOffset <= this._logStartOffset) return false;
     this._logStartOffset = newLogStartOffset;
@@ -249,7 +295,15 @@ export class PartitionLog extends LocalLog {
     this.ensureOpen();
     const parsed = parseBatches(buf);
     if (parsed.length === 0) {
-      return { baseOffset: -1, lastOffset: -1, logAppendTime: -1, maxTimestamp: -1, shallowOffsetOfMaxTimestamp: -1, logStartOffset: this._logStartOffset, validBytes: 0 };
+      return {
+        baseOffset: -1,
+        lastOffset: -1,
+        logAppendTime: -1,
+        maxTimestamp: -1,
+        shallowOffsetOfMaxTimestamp: -1,
+        logStartOffset: this._logStartOffset,
+        validBytes: 0,
+      };
     }
     const now = this.clock();
     const logAppendTime = assignOffsets && this._config.messageTimestampType === 'LogAppendTime';
@@ -269,7 +323,10 @@ export class PartitionLog extends LocalLog {
           b.maxTimestamp = now;
         }
         const last = next + b.lastOffsetDelta;
-        if (b.maxTimestamp > maxTimestamp) { maxTimestamp = b.maxTimestamp; shallow = last; }
+        if (b.maxTimestamp > maxTimestamp) {
+          maxTimestamp = b.maxTimestamp;
+          shallow = last;
+        }
         next = last + 1;
       }
       if (logAppendTime) shallow = next - 1;
@@ -278,13 +335,21 @@ export class PartitionLog extends LocalLog {
       next = firstOffset;
       for (const b of parsed) {
         const base = Number(buf.readBigInt64BE(b.pos + L.BASE_OFFSET));
-        if (base < next) throw new InvalidRecordError(`Out of order offsets found in append to ${this.topic}-${this.partition}`);
+        if (base < next)
+          throw new InvalidRecordError(`Out of order offsets found in append to ${this.topic}-${this.partition}`);
         const last = base + b.lastOffsetDelta;
-        if (b.maxTimestamp > maxTimestamp) { maxTimestamp = b.maxTimestamp; shallow = last; }
+        if (b.maxTimestamp > maxTimestamp) {
+          maxTimestamp = b.maxTimestamp;
+          shallow = last;
+        }
         next = last + 1;
       }
       if (firstOffset < this.leo.offset) {
-        throw new UnexpectedAppendOffsetError(`Unexpected offset in append to ${this.topic}-${this.partition}. First offset ${firstOffset} is less than the next offset ${this.leo.offset}.`, firstOffset, next - 1);
+        throw new UnexpectedAppendOffsetError(
+          `Unexpected offset in append to ${this.topic}-${this.partition}. First offset ${firstOffset} is less than the next offset ${this.leo.offset}.`,
+          firstOffset,
+          next - 1,
+        );
       }
     }
     const lastOffset = next - 1;
@@ -293,12 +358,18 @@ export class PartitionLog extends LocalLog {
       if (epoch >= 0) await this.epochCache.assign(epoch, Number(buf.readBigInt64BE(b.pos + L.BASE_OFFSET)));
     }
     if (buf.length > this._config.segmentBytes) {
-      throw new RecordBatchTooLargeError(`Message batch size is ${buf.length} bytes in append to partition ${this.topic}-${this.partition}, which exceeds the maximum configured segment size of ${this._config.segmentBytes}.`);
+      throw new RecordBatchTooLargeError(
+        `Message batch size is ${buf.length} bytes in append to partition ${this.topic}-${this.partition}, which exceeds the maximum configured segment size of ${this._config.segmentBytes}.`,
+      );
     }
     let segment = this.activeSegment;
     const roll = await segment.shouldRoll({
-      maxSegmentMs: maxSegmentMs(this._config), maxSegmentBytes: this._config.segmentBytes, maxTimestampInMessages: maxTimestamp,
-      maxOffsetInMessages: lastOffset, messagesSize: buf.length, now,
+      maxSegmentMs: maxSegmentMs(this._config),
+      maxSegmentBytes: this._config.segmentBytes,
+      maxTimestampInMessages: maxTimestamp,
+      maxOffsetInMessages: lastOffset,
+      messagesSize: buf.length,
+      now,
     });
     if (roll) segment = await this.rollLocked(firstOffset);
     await segment.append(lastOffset, maxTimestamp, shallow, buf);
@@ -306,8 +377,13 @@ export class PartitionLog extends LocalLog {
     await this.producerState.onAppended(buf, segment.baseOffset, this.leo.offset);
     if (this.unflushedMessages >= this._config.flushMessages) await this.flushUpTo(this.leo.offset, false);
     return {
-      baseOffset: firstOffset, lastOffset, logAppendTime: logAppendTime ? now : -1, maxTimestamp,
-      shallowOffsetOfMaxTimestamp: shallow, logStartOffset: this._logStartOffset, validBytes: buf.length,
+      baseOffset: firstOffset,
+      lastOffset,
+      logAppendTime: logAppendTime ? now : -1,
+      maxTimestamp,
+      shallowOffsetOfMaxTimestamp: shallow,
+      logStartOffset: this._logStartOffset,
+      validBytes: buf.length,
     };
   }
 
@@ -331,7 +407,12 @@ export class PartitionLog extends LocalLog {
   private async readOnce(fetchOffset: number, maxBytes: number, opts: ReadOptions): Promise<ReadResult> {
     this.ensureOpen();
     const endMeta = this.leo;
-    const base = { highWatermark: this._highWatermark, logStartOffset: this._logStartOffset, logEndOffset: endMeta.offset, firstEntryIncomplete: false };
+    const base = {
+      highWatermark: this._highWatermark,
+      logStartOffset: this._logStartOffset,
+      logEndOffset: endMeta.offset,
+      firstEntryIncomplete: false,
+    };
     const empty = Buffer.alloc(0);
     if (fetchOffset < this._logStartOffset || fetchOffset > endMeta.offset || this.floorSegmentIndex(fetchOffset) < 0) {
       return { ...base, error: 'OFFSET_OUT_OF_RANGE', records: empty };
@@ -345,7 +426,9 @@ export class PartitionLog extends LocalLog {
       maxMeta = this.hwMeta;
     } else maxMeta = await this.offsetMetadataFor(maxOffset);
     const r = await this.readSegments(fetchOffset, maxBytes, maxMeta, opts.minOneMessage ?? false);
-    return r ? { ...base, records: r.records, firstEntryIncomplete: r.firstEntryIncomplete } : { ...base, records: empty };
+    return r
+      ? { ...base, records: r.records, firstEntryIncomplete: r.firstEntryIncomplete }
+      : { ...base, records: empty };
   }
 
   /** ListOffsets: special timestamps (-1 latest, -2 earliest, -3 max, -4 earliest local, -5 latest tiered) or a time. */
@@ -364,7 +447,9 @@ export class PartitionLog extends LocalLog {
   deleteOldSegments(): Promise<number> {
     return this.queue.run(async () => {
       if (this.closed) return 0;
-      let n = await this.deleteMatching(async (_s, next) => next !== undefined && next.baseOffset <= this._logStartOffset);
+      let n = await this.deleteMatching(
+        async (_s, next) => next !== undefined && next.baseOffset <= this._logStartOffset,
+      );
       if (!this._config.delete) return n;
       const retentionBytes = this._config.retentionBytes;
       if (retentionBytes >= 0 && this.size >= retentionBytes) {
@@ -384,7 +469,9 @@ export class PartitionLog extends LocalLog {
     });
   }
 
-  private async deleteMatching(predicate: (s: LogSegment, next: LogSegment | undefined) => Promise<boolean>): Promise<number> {
+  private async deleteMatching(
+    predicate: (s: LogSegment, next: LogSegment | undefined) => Promise<boolean>,
+  ): Promise<number> {
     const deletable: LogSegment[] = [];
     for (let i = 0; i < this.segs.length; i++) {
       const seg = this.segs[i]!;
@@ -409,7 +496,9 @@ export class PartitionLog extends LocalLog {
       const gone = new Set(toDelete);
       this.segs = this.segs.filter((s) => !gone.has(s));
       await this.deleteSegmentFiles(toDelete, true);
-      this.logger.info(`Deleted ${toDelete.length} segment(s) of ${this.topic}-${this.partition}; log start offset ${this._logStartOffset}`);
+      this.logger.info(
+        `Deleted ${toDelete.length} segment(s) of ${this.topic}-${this.partition}; log start offset ${this._logStartOffset}`,
+      );
     }
     return deletable.length;
   }
@@ -420,7 +509,10 @@ export class PartitionLog extends LocalLog {
   truncateTo(targetOffset: number): Promise<boolean> {
     return this.queue.run(async () => {
       this.ensureOpen();
-      if (targetOffset < 0) throw new RangeError(`Cannot truncate partition ${this.topic}-${this.partition} to a negative offset (${targetOffset}).`);
+      if (targetOffset < 0)
+        throw new RangeError(
+          `Cannot truncate partition ${this.topic}-${this.partition} to a negative offset (${targetOffset}).`,
+        );
       if (targetOffset >= this.leo.offset) {
         await this.epochCache.truncateFromEnd(this.leo.offset);
         return false;

@@ -25,7 +25,10 @@ export function formatPartitionMetadata(topicId: string): string {
   return `version: 0\ntopic_id: ${topicId}`;
 }
 
-export function parsePartitionMetadata(text: string, location = PARTITION_METADATA_FILE): { version: number; topicId: string } {
+export function parsePartitionMetadata(
+  text: string,
+  location = PARTITION_METADATA_FILE,
+): { version: number; topicId: string } {
   const lines = text.split(/\r\n|\r|\n/);
   const fields: string[] = [];
   for (let i = 0; i < 2; i++) {
@@ -38,7 +41,8 @@ export function parsePartitionMetadata(text: string, location = PARTITION_METADA
     throw new Error(`Malformed partition metadata file [${location}]`);
   }
   const version = Number(fields[0]);
-  if (!Number.isInteger(version) || version < 0) throw new Error(`Unrecognized version ${fields[0]} in partition metadata file [${location}]`);
+  if (!Number.isInteger(version) || version < 0)
+    throw new Error(`Unrecognized version ${fields[0]} in partition metadata file [${location}]`);
   const topicId = fields[1]!;
   uuidFromBase64(topicId);
   if (topicId === ZERO_TOPIC_ID) throw new Error(`Invalid topic ID in partition metadata file [${location}]`);

@@ -11,7 +11,11 @@ import { decodeBatchSync } from '../../protocol/records/batch.js';
 import type { BatchInfo } from './file-records.js';
 import type { LogLogger } from './log-errors.js';
 import {
-  CorruptSnapshotError, listSnapshotOffsets, readSnapshotFile, snapshotFile, writeSnapshotFile,
+  CorruptSnapshotError,
+  listSnapshotOffsets,
+  readSnapshotFile,
+  snapshotFile,
+  writeSnapshotFile,
 } from './producer-state-snapshot.js';
 import { type BatchHeaderInfo, type EndTxnMarkerInfo, ProducerStates } from './producer-state.js';
 import type { LogSegment } from './segment.js';
@@ -40,7 +44,10 @@ export function parseEndTxnMarker(batch: Buffer, pos = 0): EndTxnMarkerInfo | un
 }
 
 /** Header fields of the v2 batch at `pos`. */
-export function batchHeaderAt(buf: Buffer, pos: number): BatchHeaderInfo & { baseOffset: number; lastOffset: number; size: number } {
+export function batchHeaderAt(
+  buf: Buffer,
+  pos: number,
+): BatchHeaderInfo & { baseOffset: number; lastOffset: number; size: number } {
   const attributes = buf.readInt16BE(pos + L.ATTRIBUTES);
   const baseOffset = Number(buf.readBigInt64BE(pos + L.BASE_OFFSET));
   const lastOffsetDelta = buf.readInt32BE(pos + L.LAST_OFFSET_DELTA);
@@ -69,15 +76,24 @@ export class ProducerStateManager {
   /** producer.id.expiration.check.interval.ms */
   expirationCheckIntervalMs = 600_000;
 
-  private constructor(dir: string, topicPartition: string, private readonly clock: () => number, private readonly logger: LogLogger) {
+  private constructor(
+    dir: string,
+    topicPartition: string,
+    private readonly clock: () => number,
+    private readonly logger: LogLogger,
+  ) {
     this.dir = dir;
     this.states = new ProducerStates(topicPartition);
     this.txnIndex = new TransactionIndex(dir);
     this.lastExpiryCheck = clock();
   }
 
-  get mapEndOffset(): number { return this.lastMapOffset; }
-  get firstUnstableOffset(): number | undefined { return this.states.firstUnstableOffset; }
+  get mapEndOffset(): number {
+    return this.lastMapOffset;
+  }
+  get firstUnstableOffset(): number | undefined {
+    return this.states.firstUnstableOffset;
+  }
 
   updateDir(dir: string): void {
     this.dir = dir;
@@ -111,17 +127,25 @@ export class ProducerStateManager {
         break;
       } catch (e) {
         if (!(e instanceof CorruptSnapshotError) && (e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-        this.logger.warn(`Failed to load producer snapshot from '${snapshotFile(this.dir, o)}': ${(e as Error).message}`);
+        this.logger.warn(
+          `Failed to load producer snapshot from '${snapshotFile(this.dir, o)}': ${(e as Error).message}`,
+        );
         await fsp.rm(snapshotFile(this.dir, o), { force: true });
       }
     }
     this.lastSnapOffset = from;
     this.lastMapOffset = from;
-    await this.txnIndex.load(segments.map((s) => s.baseOffset), logEndOffset);
+    await this.txnIndex.load(
+      segments.map((s) => s.baseOffset),
+      logEndOffset,
+    );
     if (from < logEndOffset) {
       const replayed = await this.replay(segments, from, logEndOffset);
       this.lastMapOffset = logEndOffset;
-      if (replayed > 0) this.logger.info(`Reloaded producer state of ${this.states.topicPartition} from offset ${from} to ${logEndOffset} (${replayed} batches)`);
+      if (replayed > 0)
+        this.logger.info(
+          `Reloaded producer state of ${this.states.topicPartition} from offset ${from} to ${logEndOffset} (${replayed} batches)`,
+        );
       await this.takeSnapshot(logEndOffset, segments[0]?.baseOffset ?? logStartOffset);
     }
   }
@@ -149,8 +173,12 @@ export class ProducerStateManager {
   private async applyStored(b: BatchInfo, segmentBase: number, replaying: boolean): Promise<void> {
     if (b.producerId < 0) return;
     const info: BatchHeaderInfo = {
-      producerId: b.producerId, producerEpoch: b.producerEpoch, baseSequence: b.baseSequence, recordCount: b.lastOffset - b.baseOffset + 1,
-      isTransactional: (b.attributes & L.TRANSACTIONAL_FLAG_MASK) !== 0, isControl: (b.attributes & L.CONTROL_FLAG_MASK) !== 0,
+      producerId: b.producerId,
+      producerEpoch: b.producerEpoch,
+      baseSequence: b.baseSequence,
+      recordCount: b.lastOffset - b.baseOffset + 1,
+      isTransactional: (b.attributes & L.TRANSACTIONAL_FLAG_MASK) !== 0,
+      isControl: (b.attributes & L.CONTROL_FLAG_MASK) !== 0,
       maxTimestamp: b.maxTimestamp,
     };
     if (!info.isControl) {
@@ -162,7 +190,13 @@ export class ProducerStateManager {
     if (marker) await this.completeMarker(info, b.baseOffset, marker, segmentBase, replaying);
   }
 
-  private async completeMarker(info: BatchHeaderInfo, offset: number, marker: EndTxnMarkerInfo, segmentBase: number, replaying: boolean): Promise<void> {
+  private async completeMarker(
+    info: BatchHeaderInfo,
+    offset: number,
+    marker: EndTxnMarkerInfo,
+    segmentBase: number,
+    replaying: boolean,
+  ): Promise<void> {
     const { aborted } = this.states.applyMarker(info.producerId, info.producerEpoch, offset, marker);
     if (!aborted) return;
     if (replaying && aborted.lastOffset <= this.txnIndex.lastOffset) return; // indexed before the crash
@@ -218,7 +252,11 @@ export class ProducerStateManager {
   }
 
   /** Truncation (replication, recovery): rebuild from what is left. */
-  async truncateAndReload(segments: readonly LogSegment[], logStartOffset: number, logEndOffset: number): Promise<void> {
+  async truncateAndReload(
+    segments: readonly LogSegment[],
+    logStartOffset: number,
+    logEndOffset: number,
+  ): Promise<void> {
     await this.txnIndex.truncateTo(logEndOffset);
     await this.rebuild(segments, logStartOffset, logEndOffset);
   }

@@ -72,16 +72,21 @@ export function encodeSnapshot(entries: readonly SnapshotEntry[]): Buffer {
 
 /** Parses a snapshot; throws CorruptSnapshotError on a bad version, length or CRC. */
 export function decodeSnapshot(buf: Buffer): SnapshotEntry[] {
-  if (buf.length < PRODUCER_ENTRIES_OFFSET + 4) throw new CorruptSnapshotError('Snapshot failed schema validation: file too short');
+  if (buf.length < PRODUCER_ENTRIES_OFFSET + 4)
+    throw new CorruptSnapshotError('Snapshot failed schema validation: file too short');
   const version = buf.readInt16BE(0);
-  if (version !== PRODUCER_SNAPSHOT_VERSION) throw new CorruptSnapshotError(`Snapshot contained an unknown file version ${version}`);
+  if (version !== PRODUCER_SNAPSHOT_VERSION)
+    throw new CorruptSnapshotError(`Snapshot contained an unknown file version ${version}`);
   const n = buf.readInt32BE(PRODUCER_ENTRIES_OFFSET);
   if (n < 0 || buf.length < PRODUCER_ENTRIES_OFFSET + 4 + n * ENTRY_SIZE) {
     throw new CorruptSnapshotError(`Snapshot failed schema validation: ${n} entries do not fit in ${buf.length} bytes`);
   }
   const stored = buf.readUInt32BE(CRC_OFFSET);
   const computed = crc32c(buf, PRODUCER_ENTRIES_OFFSET, buf.length);
-  if (stored !== computed) throw new CorruptSnapshotError(`Snapshot is corrupt (CRC is no longer valid). Stored crc: ${stored}. Computed crc: ${computed}`);
+  if (stored !== computed)
+    throw new CorruptSnapshotError(
+      `Snapshot is corrupt (CRC is no longer valid). Stored crc: ${stored}. Computed crc: ${computed}`,
+    );
   const out: SnapshotEntry[] = [];
   let p = PRODUCER_ENTRIES_OFFSET + 4;
   for (let i = 0; i < n; i++) {

@@ -36,7 +36,8 @@ export interface BatchMetadata {
   timestamp: number;
 }
 
-export const firstSeqOf = (b: BatchMetadata): number => (b.lastSeq < 0 ? NO_SEQUENCE : decrementSequence(b.lastSeq, b.offsetDelta));
+export const firstSeqOf = (b: BatchMetadata): number =>
+  b.lastSeq < 0 ? NO_SEQUENCE : decrementSequence(b.lastSeq, b.offsetDelta);
 export const firstOffsetOf = (b: BatchMetadata): number => b.lastOffset - b.offsetDelta;
 
 export class ProducerStateEntry {
@@ -50,11 +51,21 @@ export class ProducerStateEntry {
     public currentTxnFirstOffset = -1,
   ) {}
 
-  get isEmpty(): boolean { return this.batches.length === 0; }
-  get lastSeq(): number { return this.batches.length === 0 ? NO_SEQUENCE : this.batches[this.batches.length - 1]!.lastSeq; }
-  get firstSeq(): number { return this.batches.length === 0 ? NO_SEQUENCE : firstSeqOf(this.batches[0]!); }
-  get lastDataOffset(): number { return this.batches.length === 0 ? -1 : this.batches[this.batches.length - 1]!.lastOffset; }
-  get lastOffsetDelta(): number { return this.batches.length === 0 ? 0 : this.batches[this.batches.length - 1]!.offsetDelta; }
+  get isEmpty(): boolean {
+    return this.batches.length === 0;
+  }
+  get lastSeq(): number {
+    return this.batches.length === 0 ? NO_SEQUENCE : this.batches[this.batches.length - 1]!.lastSeq;
+  }
+  get firstSeq(): number {
+    return this.batches.length === 0 ? NO_SEQUENCE : firstSeqOf(this.batches[0]!);
+  }
+  get lastDataOffset(): number {
+    return this.batches.length === 0 ? -1 : this.batches[this.batches.length - 1]!.lastOffset;
+  }
+  get lastOffsetDelta(): number {
+    return this.batches.length === 0 ? 0 : this.batches[this.batches.length - 1]!.offsetDelta;
+  }
 
   /** A new epoch forgets the batches of the old one. */
   maybeUpdateProducerEpoch(epoch: number): boolean {
@@ -79,15 +90,32 @@ export class ProducerStateEntry {
 
   toSnapshot(): SnapshotEntry {
     return {
-      producerId: this.producerId, producerEpoch: this.producerEpoch, lastSequence: this.lastSeq, lastOffset: this.lastDataOffset,
-      offsetDelta: this.lastOffsetDelta, timestamp: this.lastTimestamp, coordinatorEpoch: this.coordinatorEpoch,
+      producerId: this.producerId,
+      producerEpoch: this.producerEpoch,
+      lastSequence: this.lastSeq,
+      lastOffset: this.lastDataOffset,
+      offsetDelta: this.lastOffsetDelta,
+      timestamp: this.lastTimestamp,
+      coordinatorEpoch: this.coordinatorEpoch,
       currentTxnFirstOffset: this.currentTxnFirstOffset,
     };
   }
 
   static fromSnapshot(s: SnapshotEntry): ProducerStateEntry {
-    const e = new ProducerStateEntry(s.producerId, s.producerEpoch, s.coordinatorEpoch, s.timestamp, s.currentTxnFirstOffset >= 0 ? s.currentTxnFirstOffset : -1);
-    if (s.lastOffset >= 0) e.batches.push({ lastSeq: s.lastSequence, lastOffset: s.lastOffset, offsetDelta: s.offsetDelta, timestamp: s.timestamp });
+    const e = new ProducerStateEntry(
+      s.producerId,
+      s.producerEpoch,
+      s.coordinatorEpoch,
+      s.timestamp,
+      s.currentTxnFirstOffset >= 0 ? s.currentTxnFirstOffset : -1,
+    );
+    if (s.lastOffset >= 0)
+      e.batches.push({
+        lastSeq: s.lastSequence,
+        lastOffset: s.lastOffset,
+        offsetDelta: s.offsetDelta,
+        timestamp: s.timestamp,
+      });
     return e;
   }
 }
@@ -169,37 +197,55 @@ export class ProducerStates {
     const lastSeq = lastSeqOfBatch(b);
     if (origin === 'client' && current && !b.isControl) {
       const dup = current.findDuplicate(b.producerEpoch, b.baseSequence, lastSeq);
-      if (dup) return { kind: 'duplicate', firstOffset: firstOffsetOf(dup), lastOffset: dup.lastOffset, timestamp: dup.timestamp };
+      if (dup)
+        return {
+          kind: 'duplicate',
+          firstOffset: firstOffsetOf(dup),
+          lastOffset: dup.lastOffset,
+          timestamp: dup.timestamp,
+        };
     }
     const epoch = current?.producerEpoch ?? NO_PRODUCER_EPOCH;
     if (b.producerEpoch < epoch) {
-      return fail(ErrorCode.INVALID_PRODUCER_EPOCH,
-        `Epoch of producer ${pid} at offset ${offset} in ${tp} is ${b.producerEpoch}, which is smaller than the last seen epoch ${epoch}`);
+      return fail(
+        ErrorCode.INVALID_PRODUCER_EPOCH,
+        `Epoch of producer ${pid} at offset ${offset} in ${tp} is ${b.producerEpoch}, which is smaller than the last seen epoch ${epoch}`,
+      );
     }
     if (b.isControl) {
       if (marker && current && current.coordinatorEpoch > marker.coordinatorEpoch) {
-        return fail(ErrorCode.TRANSACTION_COORDINATOR_FENCED,
-          `Invalid coordinator epoch for producerId ${pid} at offset ${offset} in partition ${tp}: ${marker.coordinatorEpoch} (zombie), ${current.coordinatorEpoch} (current)`);
+        return fail(
+          ErrorCode.TRANSACTION_COORDINATOR_FENCED,
+          `Invalid coordinator epoch for producerId ${pid} at offset ${offset} in partition ${tp}: ${marker.coordinatorEpoch} (zombie), ${current.coordinatorEpoch} (current)`,
+        );
       }
       return { kind: 'append' };
     }
     if (origin === 'client') {
       if (b.producerEpoch !== epoch) {
         if (b.baseSequence !== 0 && epoch !== NO_PRODUCER_EPOCH) {
-          return fail(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
-            `Invalid sequence number for new epoch of producer ${pid}at offset ${offset} in partition ${tp}: ${b.producerEpoch} (request epoch), ${b.baseSequence} (seq. number), ${epoch} (current producer epoch)`);
+          return fail(
+            ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+            `Invalid sequence number for new epoch of producer ${pid}at offset ${offset} in partition ${tp}: ${b.producerEpoch} (request epoch), ${b.baseSequence} (seq. number), ${epoch} (current producer epoch)`,
+          );
         }
       } else {
         const currentLastSeq = current ? current.lastSeq : NO_SEQUENCE;
-        const inSequence = b.baseSequence === currentLastSeq + 1 || (b.baseSequence === 0 && currentLastSeq === INT32_MAX);
+        const inSequence =
+          b.baseSequence === currentLastSeq + 1 || (b.baseSequence === 0 && currentLastSeq === INT32_MAX);
         if (!(epoch === NO_PRODUCER_EPOCH || inSequence)) {
-          return fail(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
-            `Out of order sequence number for producer ${pid} at offset ${offset} in partition ${tp}: ${b.baseSequence} (incoming seq. number), ${currentLastSeq} (current end sequence number)`);
+          return fail(
+            ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+            `Out of order sequence number for producer ${pid} at offset ${offset} in partition ${tp}: ${b.baseSequence} (incoming seq. number), ${currentLastSeq} (current end sequence number)`,
+          );
         }
       }
     }
     if (current && current.currentTxnFirstOffset >= 0 && !b.isTransactional) {
-      return fail(ErrorCode.INVALID_TXN_STATE, `Expected transactional write from producer ${pid} at offset ${offset} in partition ${tp}`);
+      return fail(
+        ErrorCode.INVALID_TXN_STATE,
+        `Expected transactional write from producer ${pid} at offset ${offset} in partition ${tp}`,
+      );
     }
     return { kind: 'append' };
   }
@@ -225,10 +271,16 @@ export class ProducerStates {
    * Records an appended COMMIT/ABORT marker at `offset`. Returns the completed transaction (when the
    * producer had one open) and, for an aborted one, the `.txnindex` entry with the LSO at the marker.
    */
-  applyMarker(producerId: number, producerEpoch: number, offset: number, m: EndTxnMarkerInfo): { completed?: CompletedTxn; aborted?: AbortedTxnEntry } {
+  applyMarker(
+    producerId: number,
+    producerEpoch: number,
+    offset: number,
+    m: EndTxnMarkerInfo,
+  ): { completed?: CompletedTxn; aborted?: AbortedTxnEntry } {
     const e = this.entryFor(producerId);
     let completed: CompletedTxn | undefined;
-    if (e.currentTxnFirstOffset >= 0) completed = { producerId, firstOffset: e.currentTxnFirstOffset, lastOffset: offset, isAborted: !m.commit };
+    if (e.currentTxnFirstOffset >= 0)
+      completed = { producerId, firstOffset: e.currentTxnFirstOffset, lastOffset: offset, isAborted: !m.commit };
     e.maybeUpdateProducerEpoch(producerEpoch);
     e.coordinatorEpoch = m.coordinatorEpoch;
     e.currentTxnFirstOffset = -1;

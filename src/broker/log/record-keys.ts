@@ -114,7 +114,8 @@ export interface RebuildOptions {
 export async function rebuildBatch(info: BatchInfo, records: RecordView[], opts: RebuildOptions = {}): Promise<Buffer> {
   const logAppendTime = (info.attributes & L.TIMESTAMP_TYPE_MASK) !== 0;
   const horizon = opts.deleteHorizonMs;
-  const baseTimestamp = horizon !== undefined ? horizon : records.length > 0 ? records[0]!.timestamp : info.maxTimestamp;
+  const baseTimestamp =
+    horizon !== undefined ? horizon : records.length > 0 ? records[0]!.timestamp : info.maxTimestamp;
   let maxTimestamp = logAppendTime ? info.maxTimestamp : -1;
   const body: number[] = [];
   const parts: Buffer[] = [];

@@ -87,7 +87,15 @@ export class LogSegment {
   private maxTimestampAndOffsetSoFar: TimestampOffset = UNKNOWN;
   private bytesSinceLastIndexEntry = 0;
 
-  private constructor(baseOffset: number, log: FileRecords, oi: OffsetIndex, ti: TimeIndex, txn: string, cfg: SegmentConfig, clock: () => number) {
+  private constructor(
+    baseOffset: number,
+    log: FileRecords,
+    oi: OffsetIndex,
+    ti: TimeIndex,
+    txn: string,
+    cfg: SegmentConfig,
+    clock: () => number,
+  ) {
     this.baseOffset = baseOffset;
     this.log = log;
     this.offsetIndex = oi;
@@ -103,13 +111,31 @@ export class LogSegment {
    * Opens a segment. With `fileAlreadyExists` false the files are created (indexes pre-allocated
    * to maxIndexSize); otherwise the existing files are opened and indexes load lazily.
    */
-  static async open(dir: string, baseOffset: number, cfg: SegmentConfig, clock: () => number, opts: { fileAlreadyExists?: boolean; suffix?: string } = {}): Promise<LogSegment> {
+  static async open(
+    dir: string,
+    baseOffset: number,
+    cfg: SegmentConfig,
+    clock: () => number,
+    opts: { fileAlreadyExists?: boolean; suffix?: string } = {},
+  ): Promise<LogSegment> {
     const suffix = opts.suffix ?? '';
     const exists = opts.fileAlreadyExists ?? false;
     const log = await FileRecords.open(segmentFile(dir, baseOffset, LOG_FILE_SUFFIX, suffix), true);
     const oi = new OffsetIndex(segmentFile(dir, baseOffset, INDEX_FILE_SUFFIX, suffix), baseOffset, cfg.maxIndexSize);
-    const ti = new TimeIndex(segmentFile(dir, baseOffset, TIME_INDEX_FILE_SUFFIX, suffix), baseOffset, cfg.maxIndexSize);
-    const seg = new LogSegment(baseOffset, log, oi, ti, segmentFile(dir, baseOffset, TXN_INDEX_FILE_SUFFIX, suffix), cfg, clock);
+    const ti = new TimeIndex(
+      segmentFile(dir, baseOffset, TIME_INDEX_FILE_SUFFIX, suffix),
+      baseOffset,
+      cfg.maxIndexSize,
+    );
+    const seg = new LogSegment(
+      baseOffset,
+      log,
+      oi,
+      ti,
+      segmentFile(dir, baseOffset, TXN_INDEX_FILE_SUFFIX, suffix),
+      cfg,
+      clock,
+    );
     if (!exists) {
       await oi.load();
       await ti.load();
@@ -134,11 +160,13 @@ export class LogSegment {
   /** Checks the index files exist and have sane lengths; throws NoSuchFile/CorruptIndex-like errors. */
   async sanityCheck(timeIndexFileNewlyCreated: boolean): Promise<void> {
     const st = await fsp.stat(this.offsetIndex.file); // throws ENOENT → caller recovers
-    if (st.size % 8 !== 0) throw new CorruptIndexError(`Index file ${this.offsetIndex.file} has a length that is not a multiple of 8`);
+    if (st.size % 8 !== 0)
+      throw new CorruptIndexError(`Index file ${this.offsetIndex.file} has a length that is not a multiple of 8`);
     if (timeIndexFileNewlyCreated) await (await this.ti()).resize(0);
     else {
       const tst = await fsp.stat(this.timeIndex.file).catch(() => undefined);
-      if (tst && tst.size % 12 !== 0) throw new CorruptIndexError(`Time index file ${this.timeIndex.file} has a length that is not a multiple of 12`);
+      if (tst && tst.size % 12 !== 0)
+        throw new CorruptIndexError(`Time index file ${this.timeIndex.file} has a length that is not a multiple of 12`);
     }
   }
 
@@ -166,24 +194,38 @@ export class LogSegment {
   }
 
   async shouldRoll(p: RollParams): Promise<boolean> {
-    const reachedRollMs = (await this.timeWaitedForRoll(p.now, p.maxTimestampInMessages)) > p.maxSegmentMs - this.rollJitterMs;
+    const reachedRollMs =
+      (await this.timeWaitedForRoll(p.now, p.maxTimestampInMessages)) > p.maxSegmentMs - this.rollJitterMs;
     const size = this.size;
     const oi = await this.oi();
     const ti = await this.ti();
-    return size > p.maxSegmentBytes - p.messagesSize || (size > 0 && reachedRollMs) || oi.isFull() || ti.isFull() || !oi.canAppendOffset(p.maxOffsetInMessages);
+    return (
+      size > p.maxSegmentBytes - p.messagesSize ||
+      (size > 0 && reachedRollMs) ||
+      oi.isFull() ||
+      ti.isFull() ||
+      !oi.canAppendOffset(p.maxOffsetInMessages)
+    );
   }
 
   /**
    * Appends already offset-assigned batches. `largestOffset` is the last offset in `records`,
    * `shallowOffsetOfMaxTimestamp` the last offset of the batch holding the max timestamp.
    */
-  async append(largestOffset: number, largestTimestampMs: number, shallowOffsetOfMaxTimestamp: number, records: Buffer): Promise<void> {
+  async append(
+    largestOffset: number,
+    largestTimestampMs: number,
+    shallowOffsetOfMaxTimestamp: number,
+    records: Buffer,
+  ): Promise<void> {
     if (records.length === 0) return;
     const physicalPosition = this.log.size;
     if (physicalPosition === 0) this.rollingBasedTimestamp = largestTimestampMs;
     const oi = await this.oi();
     if (!oi.canAppendOffset(largestOffset)) {
-      throw new LogSegmentOffsetOverflowError(`Detected offset overflow at offset ${largestOffset} in segment ${this.baseOffset}`);
+      throw new LogSegmentOffsetOverflowError(
+        `Detected offset overflow at offset ${largestOffset} in segment ${this.baseOffset}`,
+      );
     }
     await this.log.append(records);
     if (largestTimestampMs > (await this.maxTimestampSoFar())) {
@@ -204,7 +246,10 @@ export class LogSegment {
   }
 
   /** Position and size of the first batch whose last offset >= offset, or undefined past the end. */
-  async translateOffset(offset: number, startingFilePosition = 0): Promise<{ offset: number; position: number; size: number } | undefined> {
+  async translateOffset(
+    offset: number,
+    startingFilePosition = 0,
+  ): Promise<{ offset: number; position: number; size: number } | undefined> {
     const mapping = (await this.oi()).lookup(offset);
     return this.log.searchForOffsetWithSize(offset, Math.max(mapping.position, startingFilePosition));
   }
@@ -214,7 +259,12 @@ export class LogSegment {
    * maxPosition (undefined = return no data). One file read into one Buffer; the slice may end in a
    * partial batch (as Kafka's FileRecords slice). undefined when startOffset is past this segment.
    */
-  async read(startOffset: number, maxSize: number, maxPosition: number | undefined, minOneMessage: boolean): Promise<SegmentReadResult | undefined> {
+  async read(
+    startOffset: number,
+    maxSize: number,
+    maxPosition: number | undefined,
+    minOneMessage: boolean,
+  ): Promise<SegmentReadResult | undefined> {
     if (maxSize < 0) throw new RangeError(`Invalid max size ${maxSize} for log read from segment ${this.log.file}`);
     const start = await this.translateOffset(startOffset);
     if (!start) return undefined;
@@ -244,7 +294,8 @@ export class LogSegment {
     try {
       for await (const b of this.log.batches(0, { withData: true })) {
         ensureValidBatch(b.data!, b);
-        if (!oi.canAppendOffset(b.lastOffset)) throw new CorruptRecordError(`offset ${b.lastOffset} out of range for segment ${this.baseOffset}`);
+        if (!oi.canAppendOffset(b.lastOffset))
+          throw new CorruptRecordError(`offset ${b.lastOffset} out of range for segment ${this.baseOffset}`);
         if (b.maxTimestamp > maxTs.timestamp) maxTs = { timestamp: b.maxTimestamp, offset: b.lastOffset };
         if (validBytes - lastIndexEntry > this.indexIntervalBytes) {
           await oi.append(b.lastOffset, validBytes);
@@ -254,7 +305,8 @@ export class LogSegment {
         validBytes += b.size;
         if (b.magic >= 2 && epochCache && b.partitionLeaderEpoch >= 0) {
           const latest = epochCache.latestEpoch();
-          if (latest === undefined || b.partitionLeaderEpoch > latest) await epochCache.assign(b.partitionLeaderEpoch, b.baseOffset);
+          if (latest === undefined || b.partitionLeaderEpoch > latest)
+            await epochCache.assign(b.partitionLeaderEpoch, b.baseOffset);
         }
       }
     } catch (e) {
@@ -347,7 +399,10 @@ export class LogSegment {
    * First record with timestamp >= target and offset >= startingOffset, searching from the time
    * index entry at or below the target (Kafka's findOffsetByTimestamp).
    */
-  async findOffsetByTimestamp(timestamp: number, startingOffset: number): Promise<{ timestamp: number; offset: number; leaderEpoch?: number } | undefined> {
+  async findOffsetByTimestamp(
+    timestamp: number,
+    startingOffset: number,
+  ): Promise<{ timestamp: number; offset: number; leaderEpoch?: number } | undefined> {
     const tsOff = (await this.ti()).lookup(timestamp);
     const position = (await this.oi()).lookup(Math.max(tsOff.offset, startingOffset)).position;
     for await (const b of this.log.batches(position, { withData: true })) {
@@ -359,7 +414,8 @@ export class LogSegment {
         continue;
       }
       for (const r of await readRecords(b.data!, b)) {
-        if (r.timestamp >= timestamp && r.offset >= startingOffset) return { timestamp: r.timestamp, offset: r.offset, leaderEpoch };
+        if (r.timestamp >= timestamp && r.offset >= startingOffset)
+          return { timestamp: r.timestamp, offset: r.offset, leaderEpoch };
       }
     }
     return undefined;
@@ -382,7 +438,8 @@ export class LogSegment {
 
   async setLastModified(ms: number): Promise<void> {
     const t = new Date(ms);
-    for (const f of [this.log.file, this.offsetIndex.file, this.timeIndex.file]) await fsp.utimes(f, t, t).catch(() => undefined);
+    for (const f of [this.log.file, this.offsetIndex.file, this.timeIndex.file])
+      await fsp.utimes(f, t, t).catch(() => undefined);
   }
 
   async flush(): Promise<void> {
@@ -434,7 +491,9 @@ export class LogSegment {
   }
 
   hasSuffix(suffix: string): boolean {
-    return this.log.file.endsWith(suffix) && this.offsetIndex.file.endsWith(suffix) && this.timeIndex.file.endsWith(suffix);
+    return (
+      this.log.file.endsWith(suffix) && this.offsetIndex.file.endsWith(suffix) && this.timeIndex.file.endsWith(suffix)
+    );
   }
 
   async deleteIfExists(): Promise<void> {

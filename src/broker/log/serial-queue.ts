@@ -10,8 +10,12 @@ export class SerialQueue {
     this.pending++;
     const result = this.tail.then(task);
     this.tail = result.then(
-      () => { this.pending--; },
-      () => { this.pending--; },
+      () => {
+        this.pending--;
+      },
+      () => {
+        this.pending--;
+      },
     );
     return result;
   }

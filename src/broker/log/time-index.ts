@@ -29,7 +29,8 @@ export class TimeIndex extends AbstractIndex {
   }
 
   protected override onEntriesChanged(): void {
-    this._lastEntry = this.entries === 0 ? { timestamp: NO_TIMESTAMP, offset: this.baseOffset } : this.entry(this.entries - 1);
+    this._lastEntry =
+      this.entries === 0 ? { timestamp: NO_TIMESTAMP, offset: this.baseOffset } : this.entry(this.entries - 1);
   }
 
   override isFull(): boolean {
@@ -45,7 +46,10 @@ export class TimeIndex extends AbstractIndex {
   }
 
   entry(n: number): TimestampOffset {
-    if (n >= this.entries) throw new RangeError(`Attempt to fetch the ${n}th entry from time index ${this.file} which has size ${this.entries}`);
+    if (n >= this.entries)
+      throw new RangeError(
+        `Attempt to fetch the ${n}th entry from time index ${this.file} which has size ${this.entries}`,
+      );
     return { timestamp: this.keyAt(n), offset: this.valueAt(n) };
   }
 
@@ -58,7 +62,8 @@ export class TimeIndex extends AbstractIndex {
   /** Appends (timestamp, offset) if timestamp is larger than the last entry's (Kafka's maybeAppend). */
   async maybeAppend(timestamp: number, offset: number, skipFullCheck = false): Promise<void> {
     await this.ensureLoaded();
-    if (!skipFullCheck && this.isFull()) throw new RangeError(`Attempt to append to a full time index (size = ${this.entries}).`);
+    if (!skipFullCheck && this.isFull())
+      throw new RangeError(`Attempt to append to a full time index (size = ${this.entries}).`);
     const last = this._lastEntry;
     if (this.entries !== 0 && offset < last.offset) {
       throw new InvalidOffsetError(
@@ -66,7 +71,9 @@ export class TimeIndex extends AbstractIndex {
       );
     }
     if (this.entries !== 0 && timestamp < last.timestamp) {
-      throw new Error(`Attempt to append a timestamp (${timestamp}) to slot ${this.entries} no larger than the last timestamp appended (${last.timestamp}) to ${this.file}`);
+      throw new Error(
+        `Attempt to append a timestamp (${timestamp}) to slot ${this.entries} no larger than the last timestamp appended (${last.timestamp}) to ${this.file}`,
+      );
     }
     if (timestamp > last.timestamp) {
       if (this.entries >= this.maxEntries) {
@@ -109,7 +116,9 @@ export class TimeIndex extends AbstractIndex {
       );
     }
     if (this.length % TIME_INDEX_ENTRY_SIZE !== 0) {
-      throw new CorruptIndexError(`Time index file ${this.file} is corrupt, found ${this.length} bytes which is neither positive nor a multiple of 12`);
+      throw new CorruptIndexError(
+        `Time index file ${this.file} is corrupt, found ${this.length} bytes which is neither positive nor a multiple of 12`,
+      );
     }
   }
 }

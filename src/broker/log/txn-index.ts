@@ -36,7 +36,10 @@ export function decodeAbortedTxns(buf: Buffer, file = '<txnindex>'): AbortedTxnE
   const out: AbortedTxnEntry[] = [];
   for (let p = 0; p + ABORTED_TXN_SIZE <= buf.length; p += ABORTED_TXN_SIZE) {
     const version = buf.readInt16BE(p);
-    if (version !== ABORTED_TXN_VERSION) throw new Error(`Unexpected aborted transaction version ${version} in transaction index ${file}, current version is ${ABORTED_TXN_VERSION}`);
+    if (version !== ABORTED_TXN_VERSION)
+      throw new Error(
+        `Unexpected aborted transaction version ${version} in transaction index ${file}, current version is ${ABORTED_TXN_VERSION}`,
+      );
     out.push({
       producerId: Number(buf.readBigInt64BE(p + 2)),
       firstOffset: Number(buf.readBigInt64BE(p + 10)),
@@ -112,7 +115,9 @@ export class TransactionIndex {
   /** Appends an entry to the segment's file and to memory; lastOffset must increase. */
   async append(segmentBase: number, e: AbortedTxnEntry): Promise<void> {
     if (e.lastOffset <= this.lastOffset) {
-      throw new Error(`The last offset of appended log entry must increase sequentially, but ${e.lastOffset} is not greater than current last offset ${this.lastOffset} of index ${txnIndexFile(this.dir, segmentBase)}`);
+      throw new Error(
+        `The last offset of appended log entry must increase sequentially, but ${e.lastOffset} is not greater than current last offset ${this.lastOffset} of index ${txnIndexFile(this.dir, segmentBase)}`,
+      );
     }
     await fsp.appendFile(txnIndexFile(this.dir, segmentBase), encodeAbortedTxn(e));
     this.entries.push({ ...e, segmentBase });
@@ -133,7 +138,13 @@ export class TransactionIndex {
     }
     for (let i = lo; i < this.entries.length; i++) {
       const e = this.entries[i]!;
-      if (e.firstOffset < upperBoundOffset) out.push({ producerId: e.producerId, firstOffset: e.firstOffset, lastOffset: e.lastOffset, lastStableOffset: e.lastStableOffset });
+      if (e.firstOffset < upperBoundOffset)
+        out.push({
+          producerId: e.producerId,
+          firstOffset: e.firstOffset,
+          lastOffset: e.lastOffset,
+          lastStableOffset: e.lastStableOffset,
+        });
     }
     return out;
   }

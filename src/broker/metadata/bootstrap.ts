@@ -16,7 +16,10 @@ import { encodeSnapshot, readSnapshotFile, snapshotFileName, writeSnapshotFile }
 import { fsyncDir } from '../raft/fs-util.js';
 import { METADATA_PARTITION_DIR } from '../raft/types.js';
 import {
-  defaultFeatureLevels, KRAFT_VERSION_FEATURE, LATEST_PRODUCTION_METADATA_VERSION, METADATA_VERSION_FEATURE,
+  defaultFeatureLevels,
+  KRAFT_VERSION_FEATURE,
+  LATEST_PRODUCTION_METADATA_VERSION,
+  METADATA_VERSION_FEATURE,
   metadataVersionName,
 } from './features.js';
 import { metadataRecord, RecordType, type MetadataRecord } from './records.js';
@@ -30,12 +33,19 @@ export interface BootstrapMetadata {
 }
 
 /** Feature levels in the order Kafka writes them: metadata.version first, others by name, no kraft.version, no zeros. */
-export function bootstrapRecords(metadataVersion: number, features?: Iterable<readonly [string, number]>): MetadataRecord[] {
+export function bootstrapRecords(
+  metadataVersion: number,
+  features?: Iterable<readonly [string, number]>,
+): MetadataRecord[] {
   const levels = new Map<string, number>(features ?? defaultFeatureLevels(metadataVersion));
   levels.delete(METADATA_VERSION_FEATURE);
   levels.delete(KRAFT_VERSION_FEATURE);
   const out: MetadataRecord[] = [
-    metadataRecord(RecordType.FeatureLevel, 0, { ...defaultFeatureLevelRecord(), name: METADATA_VERSION_FEATURE, featureLevel: metadataVersion }),
+    metadataRecord(RecordType.FeatureLevel, 0, {
+      ...defaultFeatureLevelRecord(),
+      name: METADATA_VERSION_FEATURE,
+      featureLevel: metadataVersion,
+    }),
   ];
   for (const [name, featureLevel] of [...levels].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (featureLevel === 0) continue;
@@ -45,9 +55,18 @@ export function bootstrapRecords(metadataVersion: number, features?: Iterable<re
 }
 
 /** What BootstrapMetadata.fromVersion gives when there is no bootstrap.checkpoint. */
-export function bootstrapFromVersion(metadataVersion: number = LATEST_PRODUCTION_METADATA_VERSION, source = 'the default bootstrap'): BootstrapMetadata {
+export function bootstrapFromVersion(
+  metadataVersion: number = LATEST_PRODUCTION_METADATA_VERSION,
+  source = 'the default bootstrap',
+): BootstrapMetadata {
   return {
-    records: [metadataRecord(RecordType.FeatureLevel, 0, { ...defaultFeatureLevelRecord(), name: METADATA_VERSION_FEATURE, featureLevel: metadataVersion })],
+    records: [
+      metadataRecord(RecordType.FeatureLevel, 0, {
+        ...defaultFeatureLevelRecord(),
+        name: METADATA_VERSION_FEATURE,
+        featureLevel: metadataVersion,
+      }),
+    ],
     metadataVersion,
     source,
   };
@@ -56,7 +75,10 @@ export function bootstrapFromVersion(metadataVersion: number = LATEST_PRODUCTION
 /** Accepts the storage formatter's BootstrapInfo (featureRecords in Kafka order) or a bare level. */
 export type BootstrapSpec =
   | number
-  | { readonly featureRecords: readonly { readonly name: string; readonly level: number }[]; readonly extraRecords?: readonly MetadataRecord[] };
+  | {
+      readonly featureRecords: readonly { readonly name: string; readonly level: number }[];
+      readonly extraRecords?: readonly MetadataRecord[];
+    };
 
 /**
  * Writes `<dir>/bootstrap.checkpoint` like `kafka-storage format`. With a bare metadata.version
@@ -74,7 +96,10 @@ export async function writeBootstrapCheckpoint(
   } else {
     const mvRec = spec.featureRecords.find((f) => f.name === METADATA_VERSION_FEATURE);
     if (!mvRec) throw new Error('bootstrap metadata needs a metadata.version feature level');
-    records = bootstrapRecords(mvRec.level, spec.featureRecords.map((f) => [f.name, f.level] as const));
+    records = bootstrapRecords(
+      mvRec.level,
+      spec.featureRecords.map((f) => [f.name, f.level] as const),
+    );
     extraRecords = [...(spec.extraRecords ?? []), ...extraRecords];
   }
   records.push(...extraRecords);
@@ -115,9 +140,17 @@ export async function readBootstrapCheckpoint(dir: string): Promise<BootstrapMet
 }
 
 /** Bootstrap metadata for the controller's first activation (BootstrapDirectory.read). */
-export async function loadBootstrapMetadata(dir: string, fallbackVersion: number = LATEST_PRODUCTION_METADATA_VERSION): Promise<BootstrapMetadata> {
-  return (await readBootstrapCheckpoint(dir)) ??
-    bootstrapFromVersion(fallbackVersion, `the default bootstrap with metadata.version ${metadataVersionName(fallbackVersion)}`);
+export async function loadBootstrapMetadata(
+  dir: string,
+  fallbackVersion: number = LATEST_PRODUCTION_METADATA_VERSION,
+): Promise<BootstrapMetadata> {
+  return (
+    (await readBootstrapCheckpoint(dir)) ??
+    bootstrapFromVersion(
+      fallbackVersion,
+      `the default bootstrap with metadata.version ${metadataVersionName(fallbackVersion)}`,
+    )
+  );
 }
 
 export interface DynamicQuorumVoter {
@@ -133,7 +166,11 @@ export interface DynamicQuorumVoter {
  */
 export async function writeDynamicQuorumSnapshot(
   dir: string,
-  info: { readonly voters: readonly DynamicQuorumVoter[]; readonly kraftVersion: number; readonly controllerListenerName: string },
+  info: {
+    readonly voters: readonly DynamicQuorumVoter[];
+    readonly kraftVersion: number;
+    readonly controllerListenerName: string;
+  },
 ): Promise<void> {
   const metaDir = path.join(dir, METADATA_PARTITION_DIR);
   await fsp.mkdir(metaDir, { recursive: true });

@@ -7,9 +7,16 @@
 import type { MetadataRecord } from './records.js';
 import { RecordType } from './records.js';
 import {
-  MetadataImage, configResourceKey, ConfigResourceType,
-  type BrokerRegistration, type ClientQuotaEntity, type ControllerRegistration, type ImageProvenance,
-  type PartitionImage, type TopicImage, type VersionRange,
+  MetadataImage,
+  configResourceKey,
+  ConfigResourceType,
+  type BrokerRegistration,
+  type ClientQuotaEntity,
+  type ControllerRegistration,
+  type ImageProvenance,
+  type PartitionImage,
+  type TopicImage,
+  type VersionRange,
 } from './image.js';
 import type { MetadataEvent } from './events.js';
 import type { PartitionChangeRecord, PartitionRecord } from '../../protocol/generated/metadata/index.js';
@@ -31,7 +38,9 @@ interface TopicDraft {
   partitions: Map<number, PartitionImage>;
 }
 
-function featuresOf(list: readonly { name: string; minSupportedVersion: number; maxSupportedVersion: number }[]): Map<string, VersionRange> {
+function featuresOf(
+  list: readonly { name: string; minSupportedVersion: number; maxSupportedVersion: number }[],
+): Map<string, VersionRange> {
   return new Map(list.map((f) => [f.name, { min: f.minSupportedVersion, max: f.maxSupportedVersion }]));
 }
 
@@ -72,14 +81,20 @@ export function mergePartitionChange(p: PartitionImage, r: PartitionChangeRecord
     leaderRecoveryState: r.leaderRecoveryState === -1 ? p.leaderRecoveryState : r.leaderRecoveryState,
     leaderEpoch: leaderChanged ? p.leaderEpoch + 1 : p.leaderEpoch,
     partitionEpoch: p.partitionEpoch + 1,
-    directories: withDirectories(r.directories ?? (replicas.length === p.directories.length ? p.directories : []), replicas.length),
+    directories: withDirectories(
+      r.directories ?? (replicas.length === p.directories.length ? p.directories : []),
+      replicas.length,
+    ),
     eligibleLeaderReplicas: (r.eligibleLeaderReplicas ?? p.eligibleLeaderReplicas).slice(),
     lastKnownElr: (r.lastKnownElr ?? p.lastKnownElr).slice(),
   });
 }
 
 export function quotaEntityKey(entries: readonly { entityType: string; entityName: string | null }[]): string {
-  return entries.map((e) => `${e.entityType}=${e.entityName === null ? '<default>' : e.entityName}`).sort().join(',');
+  return entries
+    .map((e) => `${e.entityType}=${e.entityName === null ? '<default>' : e.entityName}`)
+    .sort()
+    .join(',');
 }
 
 /** What a builder touched, to limit the diff to those keys. */
@@ -103,12 +118,23 @@ export class ImageBuilder {
   private readonly configDrafts = new Map<string, Map<string, string>>();
   private clientQuotas: Map<string, ClientQuotaEntity> | null = null;
   private acls: Map<string, MetadataImage['acls'] extends ReadonlyMap<string, infer V> ? V : never> | null = null;
-  private scram: Map<string, MetadataImage['scramCredentials'] extends ReadonlyMap<string, infer V> ? V : never> | null = null;
-  private tokens: Map<string, MetadataImage['delegationTokens'] extends ReadonlyMap<string, infer V> ? V : never> | null = null;
+  private scram: Map<
+    string,
+    MetadataImage['scramCredentials'] extends ReadonlyMap<string, infer V> ? V : never
+  > | null = null;
+  private tokens: Map<
+    string,
+    MetadataImage['delegationTokens'] extends ReadonlyMap<string, infer V> ? V : never
+  > | null = null;
   private nextProducerId: bigint;
   private zkMigrationState: number;
   readonly scope: DiffScope = {
-    topicIds: new Set(), configKeys: new Set(), brokerIds: new Set(), controllerIds: new Set(), features: false, producerIds: false,
+    topicIds: new Set(),
+    configKeys: new Set(),
+    brokerIds: new Set(),
+    controllerIds: new Set(),
+    features: false,
+    producerIds: false,
   };
   private count = 0;
 
@@ -143,7 +169,12 @@ export class ImageBuilder {
     return (this.brokers ??= new Map(this.base.brokers));
   }
 
-  private updateBroker(id: number, epoch: bigint, what: string, f: (b: BrokerRegistration) => Partial<BrokerRegistration>): void {
+  private updateBroker(
+    id: number,
+    epoch: bigint,
+    what: string,
+    f: (b: BrokerRegistration) => Partial<BrokerRegistration>,
+  ): void {
     const m = this.brokerMap(id);
     const b = m.get(id);
     if (!b) throw new MetadataReplayError(`${what}: broker ${id} is not registered`);
@@ -168,18 +199,23 @@ export class ImageBuilder {
     switch (rec.type) {
       case RecordType.RegisterBroker: {
         const r = rec.data;
-        this.brokerMap(r.brokerId).set(r.brokerId, Object.freeze({
-          id: r.brokerId,
-          epoch: r.brokerEpoch,
-          incarnationId: r.incarnationId,
-          endpoints: r.endPoints.map((e) => Object.freeze({ name: e.name, host: e.host, port: e.port, securityProtocol: e.securityProtocol })),
-          supportedFeatures: featuresOf(r.features),
-          rack: r.rack,
-          fenced: r.fenced,
-          inControlledShutdown: r.inControlledShutdown,
-          isMigratingZkBroker: r.isMigratingZkBroker,
-          directories: r.logDirs.slice(),
-        }));
+        this.brokerMap(r.brokerId).set(
+          r.brokerId,
+          Object.freeze({
+            id: r.brokerId,
+            epoch: r.brokerEpoch,
+            incarnationId: r.incarnationId,
+            endpoints: r.endPoints.map((e) =>
+              Object.freeze({ name: e.name, host: e.host, port: e.port, securityProtocol: e.securityProtocol }),
+            ),
+            supportedFeatures: featuresOf(r.features),
+            rack: r.rack,
+            fenced: r.fenced,
+            inControlledShutdown: r.inControlledShutdown,
+            isMigratingZkBroker: r.isMigratingZkBroker,
+            directories: r.logDirs.slice(),
+          }),
+        );
         return;
       }
       case RecordType.UnregisterBroker:
@@ -203,13 +239,18 @@ export class ImageBuilder {
       case RecordType.RegisterController: {
         const r = rec.data;
         this.scope.controllerIds.add(r.controllerId);
-        (this.controllers ??= new Map(this.base.controllers)).set(r.controllerId, Object.freeze({
-          id: r.controllerId,
-          incarnationId: r.incarnationId,
-          zkMigrationReady: r.zkMigrationReady,
-          endpoints: r.endPoints.map((e) => Object.freeze({ name: e.name, host: e.host, port: e.port, securityProtocol: e.securityProtocol })),
-          supportedFeatures: featuresOf(r.features),
-        }));
+        (this.controllers ??= new Map(this.base.controllers)).set(
+          r.controllerId,
+          Object.freeze({
+            id: r.controllerId,
+            incarnationId: r.incarnationId,
+            zkMigrationReady: r.zkMigrationReady,
+            endpoints: r.endPoints.map((e) =>
+              Object.freeze({ name: e.name, host: e.host, port: e.port, securityProtocol: e.securityProtocol }),
+            ),
+            supportedFeatures: featuresOf(r.features),
+          }),
+        );
         return;
       }
       case RecordType.Topic: {
@@ -217,9 +258,11 @@ export class ImageBuilder {
         const { name, topicId } = rec.data;
         const existing = byName.get(name);
         if (existing) {
-          throw new MetadataReplayError(existing.id === topicId
-            ? `Found duplicate TopicRecord for ${name} with topic ID ${topicId}`
-            : `Found duplicate TopicRecord for ${name} with a different ID than before. Previous ID was ${existing.id} and new ID is ${topicId}`);
+          throw new MetadataReplayError(
+            existing.id === topicId
+              ? `Found duplicate TopicRecord for ${name} with topic ID ${topicId}`
+              : `Found duplicate TopicRecord for ${name} with a different ID than before. Previous ID was ${existing.id} and new ID is ${topicId}`,
+          );
         }
         if (byId.has(topicId)) throw new MetadataReplayError(`Found duplicate topic ID ${topicId} for ${name}`);
         const t: TopicImage = { name, id: topicId, partitions: new Map() };
@@ -278,7 +321,9 @@ export class ImageBuilder {
       case RecordType.ProducerIds: {
         const r = rec.data;
         if (this.nextProducerId >= 0n && r.nextProducerId <= this.nextProducerId) {
-          throw new MetadataReplayError(`Next Producer ID from replayed record (${r.nextProducerId}) is not greater than current next Producer ID (${this.nextProducerId})`);
+          throw new MetadataReplayError(
+            `Next Producer ID from replayed record (${r.nextProducerId}) is not greater than current next Producer ID (${this.nextProducerId})`,
+          );
         }
         this.nextProducerId = r.nextProducerId;
         this.scope.producerIds = true;

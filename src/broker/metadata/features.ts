@@ -35,10 +35,31 @@ export const LATEST_PRODUCTION_METADATA_VERSION: number = MetadataVersion.IBP_4_
 export const LATEST_SUPPORTED_METADATA_VERSION: number = MetadataVersion.IBP_4_0_IV3;
 
 const NAMES: Record<number, string> = {
-  1: '3.0-IV1', 2: '3.1-IV0', 3: '3.2-IV0', 4: '3.3-IV0', 5: '3.3-IV1', 6: '3.3-IV2', 7: '3.3-IV3',
-  8: '3.4-IV0', 9: '3.5-IV0', 10: '3.5-IV1', 11: '3.5-IV2', 12: '3.6-IV0', 13: '3.6-IV1', 14: '3.6-IV2',
-  15: '3.7-IV0', 16: '3.7-IV1', 17: '3.7-IV2', 18: '3.7-IV3', 19: '3.7-IV4', 20: '3.8-IV0', 21: '3.9-IV0',
-  22: '4.0-IV0', 23: '4.0-IV1', 24: '4.0-IV2', 25: '4.0-IV3',
+  1: '3.0-IV1',
+  2: '3.1-IV0',
+  3: '3.2-IV0',
+  4: '3.3-IV0',
+  5: '3.3-IV1',
+  6: '3.3-IV2',
+  7: '3.3-IV3',
+  8: '3.4-IV0',
+  9: '3.5-IV0',
+  10: '3.5-IV1',
+  11: '3.5-IV2',
+  12: '3.6-IV0',
+  13: '3.6-IV1',
+  14: '3.6-IV2',
+  15: '3.7-IV0',
+  16: '3.7-IV1',
+  17: '3.7-IV2',
+  18: '3.7-IV3',
+  19: '3.7-IV4',
+  20: '3.8-IV0',
+  21: '3.9-IV0',
+  22: '4.0-IV0',
+  23: '4.0-IV1',
+  24: '4.0-IV2',
+  25: '4.0-IV3',
 };
 
 export function metadataVersionName(level: number): string {

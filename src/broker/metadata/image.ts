@@ -4,7 +4,10 @@
 // reader may hold an image across awaits and see one consistent state.
 
 import type {
-  AccessControlEntryRecord, ClientQuotaRecordEntityData, DelegationTokenRecord, UserScramCredentialRecord,
+  AccessControlEntryRecord,
+  ClientQuotaRecordEntityData,
+  DelegationTokenRecord,
+  UserScramCredentialRecord,
 } from '../../protocol/generated/metadata/index.js';
 import { METADATA_VERSION_FEATURE } from './features.js';
 

@@ -7,6 +7,11 @@ export { ImageBuilder, diffImages, MetadataReplayError, DIRECTORY_MIGRATING, DIR
 export { imageRecords } from './image-writer.js';
 export { MetadataLoader } from './loader.js';
 export {
-  writeBootstrapCheckpoint, readBootstrapCheckpoint, loadBootstrapMetadata, writeDynamicQuorumSnapshot,
-  BOOTSTRAP_CHECKPOINT_FILE, type BootstrapMetadata, type BootstrapSpec,
+  writeBootstrapCheckpoint,
+  readBootstrapCheckpoint,
+  loadBootstrapMetadata,
+  writeDynamicQuorumSnapshot,
+  BOOTSTRAP_CHECKPOINT_FILE,
+  type BootstrapMetadata,
+  type BootstrapSpec,
 } from './bootstrap.js';

@@ -51,7 +51,11 @@ export class MetadataLoader implements RaftListener {
     const previous = this.current;
     const builder = new ImageBuilder(MetadataImage.empty(previous.clusterId, previous.controllerId));
     for (const rec of snapshot.records) this.applySafely(builder, rec, -1);
-    const image = builder.build({ offset: snapshot.id.offset - 1, epoch: snapshot.id.epoch, lastContainedLogTimeMs: snapshot.lastContainedLogTimestamp });
+    const image = builder.build({
+      offset: snapshot.id.offset - 1,
+      epoch: snapshot.id.epoch,
+      lastContainedLogTimeMs: snapshot.lastContainedLogTimestamp,
+    });
     this.txn = null;
     this.recordsSinceSnapshot = 0;
     this.bytesSinceSnapshot = 0;
@@ -73,7 +77,9 @@ export class MetadataLoader implements RaftListener {
       const offset = batch.baseOffset + i;
       if (rec.type === RecordType.BeginTransaction) {
         if (this.txn) {
-          this.logger?.error(`BeginTransactionRecord at offset ${offset} inside the transaction started at ${this.txn.startOffset}`);
+          this.logger?.error(
+            `BeginTransactionRecord at offset ${offset} inside the transaction started at ${this.txn.startOffset}`,
+          );
           continue;
         }
         if (pendingOffset >= 0) flush(pendingOffset);
@@ -90,7 +96,9 @@ export class MetadataLoader implements RaftListener {
         builder = new ImageBuilder(this.current);
       } else if (rec.type === RecordType.AbortTransaction) {
         if (this.txn) {
-          this.logger?.warn(`Aborting the metadata transaction started at ${this.txn.startOffset} (${rec.data.reason ?? 'no reason'})`);
+          this.logger?.warn(
+            `Aborting the metadata transaction started at ${this.txn.startOffset} (${rec.data.reason ?? 'no reason'})`,
+          );
           this.txn = null;
         }
         builder = new ImageBuilder(this.current);
@@ -103,7 +111,9 @@ export class MetadataLoader implements RaftListener {
     if (!this.txn) {
       if (pendingOffset >= 0) flush(batch.lastOffset);
       else if (this.current.provenance.offset < batch.lastOffset) {
-        this.current = this.current.with({ provenance: { offset: batch.lastOffset, epoch: batch.epoch, lastContainedLogTimeMs: batch.appendTimestamp } });
+        this.current = this.current.with({
+          provenance: { offset: batch.lastOffset, epoch: batch.epoch, lastContainedLogTimeMs: batch.appendTimestamp },
+        });
       }
     }
   }
@@ -121,7 +131,12 @@ export class MetadataLoader implements RaftListener {
     }
   }
 
-  private publish(kind: MetadataUpdate['kind'], previous: MetadataImage, image: MetadataImage, events: MetadataEvent[]): void {
+  private publish(
+    kind: MetadataUpdate['kind'],
+    previous: MetadataImage,
+    image: MetadataImage,
+    events: MetadataEvent[],
+  ): void {
     this.current = image;
     const update: MetadataUpdate = { kind, previous, image, events };
     const publishers = this.publishers.slice();
@@ -174,7 +189,10 @@ export class MetadataLoader implements RaftListener {
   }
 
   /** Listens to one event type (events of updates published after this call). Returns an unsubscribe function. */
-  on<T extends MetadataEventType>(type: T, handler: (event: MetadataEventOf<T>, update: MetadataUpdate) => void): () => void {
+  on<T extends MetadataEventType>(
+    type: T,
+    handler: (event: MetadataEventOf<T>, update: MetadataUpdate) => void,
+  ): () => void {
     let set = this.handlers.get(type);
     if (!set) this.handlers.set(type, (set = new Set()));
     const h = handler as Handler;

@@ -79,7 +79,11 @@ export type MetadataRecord = {
 }[MetadataRecordType];
 
 /** Builds a record; `data` must be the full body (start from the generated `default…()`). */
-export function metadataRecord<K extends MetadataRecordType>(type: K, version: number, data: RecordDataByType[K]): MetadataRecord {
+export function metadataRecord<K extends MetadataRecordType>(
+  type: K,
+  version: number,
+  data: RecordDataByType[K],
+): MetadataRecord {
   return { type, version, data } as MetadataRecord;
 }
 
@@ -130,11 +134,15 @@ export function deserializeMetadataRecord(value: Buffer): MetadataRecord {
   const r = new Reader(value);
   const frame = shortUvarint(r, 'frame version');
   if (frame === 0) {
-    throw new MetadataParseError('Could not deserialize metadata record with frame version 0. ' +
-      'Note that upgrades from the preview release of KRaft in 2.8 to newer versions are not supported.');
+    throw new MetadataParseError(
+      'Could not deserialize metadata record with frame version 0. ' +
+        'Note that upgrades from the preview release of KRaft in 2.8 to newer versions are not supported.',
+    );
   } else if (frame !== METADATA_FRAME_VERSION) {
-    throw new MetadataParseError(`Could not deserialize metadata record due to unknown frame version ${frame}` +
-      `(only frame version ${METADATA_FRAME_VERSION} is supported)`);
+    throw new MetadataParseError(
+      `Could not deserialize metadata record due to unknown frame version ${frame}` +
+        `(only frame version ${METADATA_FRAME_VERSION} is supported)`,
+    );
   }
   const type = shortUvarint(r, 'type');
   const version = shortUvarint(r, 'version');
@@ -156,7 +164,8 @@ export function deserializeMetadataRecord(value: Buffer): MetadataRecord {
 export function describeRecord(rec: MetadataRecord): string {
   return `${recordTypeName(rec.type)}(v${rec.version}) ${JSON.stringify(rec.data, (_k, v: unknown) => {
     if (typeof v === 'bigint') return v.toString();
-    if (v !== null && typeof v === 'object' && (v as { type?: unknown }).type === 'Buffer') return `<${((v as { data: unknown[] }).data).length} bytes>`;
+    if (v !== null && typeof v === 'object' && (v as { type?: unknown }).type === 'Buffer')
+      return `<${(v as { data: unknown[] }).data.length} bytes>`;
     return v;
   })}`;
 }

@@ -10,7 +10,13 @@
 // queue bound, and one frame (socket.request.max.bytes).
 import type { Socket } from 'node:net';
 import { apiName } from '../api/registry.js';
-import { UNKNOWN_CLIENT_INFORMATION, type ConnectionInfo, type Dispatcher, type DispatchOutcome, type Logger } from '../api/dispatcher.js';
+import {
+  UNKNOWN_CLIENT_INFORMATION,
+  type ConnectionInfo,
+  type Dispatcher,
+  type DispatchOutcome,
+  type Logger,
+} from '../api/dispatcher.js';
 import { FrameReader, InvalidFrameError } from './frame-reader.js';
 import type { RequestLogEntry } from './request-log.js';
 
@@ -73,7 +79,10 @@ export class Connection {
   private readonly closedPromise: Promise<void>;
   private drainTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly socket: Socket, private readonly opts: ConnectionOptions) {
+  constructor(
+    private readonly socket: Socket,
+    private readonly opts: ConnectionOptions,
+  ) {
     this.id = opts.id;
     this.info = {
       connectionId: opts.id,
@@ -219,7 +228,11 @@ export class Connection {
     if (this.pumping) return;
     this.pumping = true;
     try {
-      while ((this.state === 'open' || this.state === 'draining') && !this.writeBlocked && this.head < this.queue.length) {
+      while (
+        (this.state === 'open' || this.state === 'draining') &&
+        !this.writeBlocked &&
+        this.head < this.queue.length
+      ) {
         const item = this.dequeue();
         if (this.state === 'open') this.updateReading();
         this.inFlight = true;
@@ -227,7 +240,9 @@ export class Connection {
         try {
           outcome = await this.opts.dispatcher.dispatch(item.frame, this.info);
         } catch (e) {
-          this.opts.logger.error(`unexpected dispatcher failure on ${this.id}: ${e instanceof Error ? e.stack : String(e)}`);
+          this.opts.logger.error(
+            `unexpected dispatcher failure on ${this.id}: ${e instanceof Error ? e.stack : String(e)}`,
+          );
           this.inFlight = false;
           this.close();
           return;

@@ -5,7 +5,10 @@
 // chunk is returned as a zero-copy slice of that chunk.
 
 export class InvalidFrameError extends Error {
-  constructor(message: string, readonly size: number) {
+  constructor(
+    message: string,
+    readonly size: number,
+  ) {
     super(message);
     this.name = 'InvalidFrameError';
   }

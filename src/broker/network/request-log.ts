@@ -26,7 +26,12 @@ export interface RequestLogEntry {
 
 export function formatRequestLogLine(e: RequestLogEntry): string {
   const client = `${e.clientId ?? '-'}${e.clientSoftware.softwareName === 'unknown' ? '' : ` (${e.clientSoftware.softwareName} ${e.clientSoftware.softwareVersion})`}`;
-  const result = e.outcome === 'response' ? `response=${e.responseSize}B` : e.outcome === 'noResponse' ? 'no-response' : 'connection-closed';
+  const result =
+    e.outcome === 'response'
+      ? `response=${e.responseSize}B`
+      : e.outcome === 'noResponse'
+        ? 'no-response'
+        : 'connection-closed';
   return (
     `[request] client=${client} api=${e.apiName} v${e.apiVersion} correlationId=${e.correlationId} ` +
     `latency=${e.latencyMs.toFixed(2)}ms request=${e.requestSize}B ${result} ` +

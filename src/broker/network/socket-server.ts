@@ -81,9 +81,10 @@ export class SocketServer<Services = unknown> {
   private state: 'new' | 'starting' | 'running' | 'closing' | 'closed' = 'new';
 
   constructor(private readonly opts: SocketServerOptions<Services>) {
-    this.listenerConfigs = typeof opts.listeners === 'string'
-      ? parseListeners(opts.listeners)
-      : opts.listeners.map((l) => ({ ...l, name: l.name.toUpperCase() }));
+    this.listenerConfigs =
+      typeof opts.listeners === 'string'
+        ? parseListeners(opts.listeners)
+        : opts.listeners.map((l) => ({ ...l, name: l.name.toUpperCase() }));
     this.controllerNames = new Set((opts.controllerListenerNames ?? ['CONTROLLER']).map((n) => n.toUpperCase()));
     this.logger = opts.logger ?? stderrLogger;
     this.dispatcher = new Dispatcher(opts.registry, opts.services as Services, this.logger);
@@ -143,7 +144,8 @@ export class SocketServer<Services = unknown> {
     const isController = this.controllerNames.has(l.name);
     const server = createServer({ allowHalfOpen: true }, (socket) => this.accept(socket, l.name, isController));
     await new Promise<void>((resolve, reject) => {
-      const onError = (e: Error): void => reject(new Error(`cannot bind listener ${l.name} to ${l.host || '*'}:${l.port}: ${e.message}`));
+      const onError = (e: Error): void =>
+        reject(new Error(`cannot bind listener ${l.name} to ${l.host || '*'}:${l.port}: ${e.message}`));
       server.once('error', onError);
       server.listen({ host: l.host || undefined, port: l.port }, () => {
         server.off('error', onError);
@@ -154,7 +156,9 @@ export class SocketServer<Services = unknown> {
     const port = (server.address() as AddressInfo).port;
     this.servers.push({ server, bound: { name: l.name, host: l.host, port, isController } });
     const host = l.host ?? '';
-    this.logger.info(`listening on ${l.name}://${host.includes(':') ? `[${host}]` : host}:${port}${isController ? ' (controller)' : ''}`);
+    this.logger.info(
+      `listening on ${l.name}://${host.includes(':') ? `[${host}]` : host}:${port}${isController ? ' (controller)' : ''}`,
+    );
   }
 
   private accept(socket: Socket, listenerName: string, isController: boolean): void {

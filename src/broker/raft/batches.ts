@@ -5,14 +5,40 @@
 // VotersRecord values, serialized at version 0 without a version prefix, keyed by
 // (int16 version 0, int16 control type).
 
-import { buildRecordBatchSync, controlRecordKey, ControlRecordType, decodeBatchSync, readBatchHeader } from '../../protocol/records/batch.js';
+import {
+  buildRecordBatchSync,
+  controlRecordKey,
+  ControlRecordType,
+  decodeBatchSync,
+  readBatchHeader,
+} from '../../protocol/records/batch.js';
 import { Reader } from '../../protocol/codec/reader.js';
 import { Writer } from '../../protocol/codec/writer.js';
-import { readLeaderChangeMessage, writeLeaderChangeMessage, type LeaderChangeMessage } from '../../protocol/generated/protocol/LeaderChangeMessage.js';
-import { readSnapshotHeaderRecord, writeSnapshotHeaderRecord, type SnapshotHeaderRecord } from '../../protocol/generated/protocol/SnapshotHeaderRecord.js';
-import { readSnapshotFooterRecord, writeSnapshotFooterRecord, type SnapshotFooterRecord } from '../../protocol/generated/protocol/SnapshotFooterRecord.js';
-import { readKRaftVersionRecord, writeKRaftVersionRecord, type KRaftVersionRecord } from '../../protocol/generated/protocol/KRaftVersionRecord.js';
-import { readVotersRecord, writeVotersRecord, type VotersRecord } from '../../protocol/generated/protocol/VotersRecord.js';
+import {
+  readLeaderChangeMessage,
+  writeLeaderChangeMessage,
+  type LeaderChangeMessage,
+} from '../../protocol/generated/protocol/LeaderChangeMessage.js';
+import {
+  readSnapshotHeaderRecord,
+  writeSnapshotHeaderRecord,
+  type SnapshotHeaderRecord,
+} from '../../protocol/generated/protocol/SnapshotHeaderRecord.js';
+import {
+  readSnapshotFooterRecord,
+  writeSnapshotFooterRecord,
+  type SnapshotFooterRecord,
+} from '../../protocol/generated/protocol/SnapshotFooterRecord.js';
+import {
+  readKRaftVersionRecord,
+  writeKRaftVersionRecord,
+  type KRaftVersionRecord,
+} from '../../protocol/generated/protocol/KRaftVersionRecord.js';
+import {
+  readVotersRecord,
+  writeVotersRecord,
+  type VotersRecord,
+} from '../../protocol/generated/protocol/VotersRecord.js';
 import { deserializeMetadataRecord, serializeMetadataRecord, type MetadataRecord } from '../metadata/records.js';
 
 export { ControlRecordType };
@@ -31,12 +57,23 @@ export type ControlRecord =
 function encodeControlValue(rec: ControlRecord): Buffer {
   const w = new Writer(64);
   switch (rec.type) {
-    case ControlRecordType.LeaderChange: writeLeaderChangeMessage(w, 0, rec.data as LeaderChangeMessage); break;
-    case ControlRecordType.SnapshotHeader: writeSnapshotHeaderRecord(w, 0, rec.data as SnapshotHeaderRecord); break;
-    case ControlRecordType.SnapshotFooter: writeSnapshotFooterRecord(w, 0, rec.data as SnapshotFooterRecord); break;
-    case ControlRecordType.KRaftVersion: writeKRaftVersionRecord(w, 0, rec.data as KRaftVersionRecord); break;
-    case ControlRecordType.KRaftVoters: writeVotersRecord(w, 0, rec.data as VotersRecord); break;
-    default: throw new RangeError(`cannot encode control record type ${rec.type}`);
+    case ControlRecordType.LeaderChange:
+      writeLeaderChangeMessage(w, 0, rec.data as LeaderChangeMessage);
+      break;
+    case ControlRecordType.SnapshotHeader:
+      writeSnapshotHeaderRecord(w, 0, rec.data as SnapshotHeaderRecord);
+      break;
+    case ControlRecordType.SnapshotFooter:
+      writeSnapshotFooterRecord(w, 0, rec.data as SnapshotFooterRecord);
+      break;
+    case ControlRecordType.KRaftVersion:
+      writeKRaftVersionRecord(w, 0, rec.data as KRaftVersionRecord);
+      break;
+    case ControlRecordType.KRaftVoters:
+      writeVotersRecord(w, 0, rec.data as VotersRecord);
+      break;
+    default:
+      throw new RangeError(`cannot encode control record type ${rec.type}`);
   }
   return w.toBuffer();
 }
@@ -45,12 +82,18 @@ function decodeControlValue(type: number, value: Buffer | null): ControlRecord {
   if (value === null) return { type, data: null };
   const r = new Reader(value);
   switch (type) {
-    case ControlRecordType.LeaderChange: return { type, data: readLeaderChangeMessage(r, 0) };
-    case ControlRecordType.SnapshotHeader: return { type, data: readSnapshotHeaderRecord(r, 0) };
-    case ControlRecordType.SnapshotFooter: return { type, data: readSnapshotFooterRecord(r, 0) };
-    case ControlRecordType.KRaftVersion: return { type, data: readKRaftVersionRecord(r, 0) };
-    case ControlRecordType.KRaftVoters: return { type, data: readVotersRecord(r, 0) };
-    default: return { type, data: null }; // unknown control types are ignored
+    case ControlRecordType.LeaderChange:
+      return { type, data: readLeaderChangeMessage(r, 0) };
+    case ControlRecordType.SnapshotHeader:
+      return { type, data: readSnapshotHeaderRecord(r, 0) };
+    case ControlRecordType.SnapshotFooter:
+      return { type, data: readSnapshotFooterRecord(r, 0) };
+    case ControlRecordType.KRaftVersion:
+      return { type, data: readKRaftVersionRecord(r, 0) };
+    case ControlRecordType.KRaftVoters:
+      return { type, data: readVotersRecord(r, 0) };
+    default:
+      return { type, data: null }; // unknown control types are ignored
   }
 }
 
@@ -76,7 +119,11 @@ export function buildControlBatch(pos: BatchPosition, records: readonly ControlR
     partitionLeaderEpoch: pos.epoch,
     baseTimestamp: pos.timestamp,
     isControl: true,
-    records: records.map((r) => ({ key: controlRecordKey(r.type, 0), value: encodeControlValue(r), timestamp: pos.timestamp })),
+    records: records.map((r) => ({
+      key: controlRecordKey(r.type, 0),
+      value: encodeControlValue(r),
+      timestamp: pos.timestamp,
+    })),
   });
 }
 
@@ -119,7 +166,16 @@ export function decodeMetadataBatch(buf: Buffer, pos = 0): MetadataBatch {
 }
 
 /** Header-only view (no record decoding). */
-export function batchInfo(buf: Uint8Array, pos = 0): { baseOffset: number; lastOffset: number; epoch: number; maxTimestamp: number; size: number } {
+export function batchInfo(
+  buf: Uint8Array,
+  pos = 0,
+): { baseOffset: number; lastOffset: number; epoch: number; maxTimestamp: number; size: number } {
   const h = readBatchHeader(buf, pos);
-  return { baseOffset: h.baseOffset, lastOffset: h.lastOffset, epoch: h.partitionLeaderEpoch, maxTimestamp: h.maxTimestamp, size: h.sizeInBytes };
+  return {
+    baseOffset: h.baseOffset,
+    lastOffset: h.lastOffset,
+    epoch: h.partitionLeaderEpoch,
+    maxTimestamp: h.maxTimestamp,
+    size: h.sizeInBytes,
+  };
 }

@@ -64,7 +64,11 @@ export class MetadataLog {
   ) {}
 
   static async open(opts: MetadataLogOptions): Promise<MetadataLog> {
-    const log = new MetadataLog(opts.dir, opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES, opts.indexIntervalBytes ?? DEFAULT_INDEX_INTERVAL_BYTES);
+    const log = new MetadataLog(
+      opts.dir,
+      opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES,
+      opts.indexIntervalBytes ?? DEFAULT_INDEX_INTERVAL_BYTES,
+    );
     await fsp.mkdir(opts.dir, { recursive: true });
     await log.load();
     if (opts.topicId !== undefined) await log.ensurePartitionMetadata(opts.topicId);
@@ -108,15 +112,31 @@ export class MetadataLog {
   private async load(): Promise<void> {
     const names = await fsp.readdir(this.dir);
     for (const n of names) {
-      if (n.endsWith('.deleted') || n.endsWith('.cleaned') || n.endsWith('.swap') || (n.endsWith('.tmp') && n !== 'quorum-state.tmp')) {
+      if (
+        n.endsWith('.deleted') ||
+        n.endsWith('.cleaned') ||
+        n.endsWith('.swap') ||
+        (n.endsWith('.tmp') && n !== 'quorum-state.tmp')
+      ) {
         await fsp.rm(path.join(this.dir, n), { force: true });
       }
     }
-    const bases = names.filter((n) => /^\d{20}\.log$/.test(n)).map((n) => Number(n.slice(0, 20))).sort((a, b) => a - b);
+    const bases = names
+      .filter((n) => /^\d{20}\.log$/.test(n))
+      .map((n) => Number(n.slice(0, 20)))
+      .sort((a, b) => a - b);
     for (let i = 0; i < bases.length; i++) {
       const base = bases[i]!;
       const st = await fsp.stat(logFile(this.dir, base));
-      this.segments.push({ baseOffset: base, size: st.size, nextOffset: bases[i + 1] ?? base, fh: null, indexer: null, indexFh: null, timeIndexFh: null });
+      this.segments.push({
+        baseOffset: base,
+        size: st.size,
+        nextOffset: bases[i + 1] ?? base,
+        fh: null,
+        indexer: null,
+        indexFh: null,
+        timeIndexFh: null,
+      });
     }
     const last = this.segments[this.segments.length - 1];
     const scannedEpochs: EpochEntry[] = [];
@@ -182,11 +202,16 @@ export class MetadataLog {
   private async scanAllEpochs(): Promise<EpochEntry[]> {
     const out: EpochEntry[] = [];
     for (const seg of this.segments) {
-      await readBatches(logFile(this.dir, seg.baseOffset), 0, (b) => {
-        const last = out[out.length - 1];
-        if (!last || b.epoch > last.epoch) out.push({ epoch: b.epoch, startOffset: b.baseOffset });
-        return true;
-      }, { verifyCrc: false, stopOnError: true });
+      await readBatches(
+        logFile(this.dir, seg.baseOffset),
+        0,
+        (b) => {
+          const last = out[out.length - 1];
+          if (!last || b.epoch > last.epoch) out.push({ epoch: b.epoch, startOffset: b.baseOffset });
+          return true;
+        },
+        { verifyCrc: false, stopOnError: true },
+      );
     }
     return out;
   }
@@ -217,7 +242,15 @@ export class MetadataLog {
     const active = this.segments[this.segments.length - 1];
     if (active) await this.closeSegment(active);
     const base = this.leo;
-    const seg: Segment = { baseOffset: base, size: 0, nextOffset: base, fh: null, indexer: null, indexFh: null, timeIndexFh: null };
+    const seg: Segment = {
+      baseOffset: base,
+      size: 0,
+      nextOffset: base,
+      fh: null,
+      indexer: null,
+      indexFh: null,
+      timeIndexFh: null,
+    };
     await fsp.writeFile(logFile(this.dir, base), Buffer.alloc(0), { flag: 'wx' });
     await fsp.writeFile(indexFile(this.dir, base), Buffer.alloc(0));
     await fsp.writeFile(timeIndexFile(this.dir, base), Buffer.alloc(0));
@@ -233,7 +266,8 @@ export class MetadataLog {
     const h = readBatchHeader(batch, 0);
     if (h.sizeInBytes !== batch.length) throw new Error('append expects exactly one batch');
     if (h.baseOffset !== this.leo) throw new Error(`batch base offset ${h.baseOffset} != log end offset ${this.leo}`);
-    if (h.partitionLeaderEpoch < this.lastEpoch) throw new Error(`batch epoch ${h.partitionLeaderEpoch} < last epoch ${this.lastEpoch}`);
+    if (h.partitionLeaderEpoch < this.lastEpoch)
+      throw new Error(`batch epoch ${h.partitionLeaderEpoch} < last epoch ${this.lastEpoch}`);
     let seg = this.segments[this.segments.length - 1];
     if (!seg || (seg.size > 0 && seg.size + batch.length > this.segmentBytes)) seg = await this.roll();
     const position = seg.size;
@@ -263,15 +297,20 @@ export class MetadataLog {
         for (const e of idx) if (seg.baseOffset + e.relativeOffset < fromOffset) startPos = e.position;
       }
       let stopped = false;
-      await readBatches(logFile(this.dir, seg.baseOffset), startPos, (b, buf) => {
-        if (b.position + b.size > seg.size) return false;
-        if (b.lastOffset < fromOffset) return true;
-        if (onBatch(buf, b) === false) {
-          stopped = true;
-          return false;
-        }
-        return true;
-      }, { verifyCrc: true, stopOnError: false, end: seg.size });
+      await readBatches(
+        logFile(this.dir, seg.baseOffset),
+        startPos,
+        (b, buf) => {
+          if (b.position + b.size > seg.size) return false;
+          if (b.lastOffset < fromOffset) return true;
+          if (onBatch(buf, b) === false) {
+            stopped = true;
+            return false;
+          }
+          return true;
+        },
+        { verifyCrc: true, stopOnError: false, end: seg.size },
+      );
       if (stopped) return;
     }
   }
@@ -279,7 +318,11 @@ export class MetadataLog {
   /** Removes every record at or after `offset` (Raft divergence truncation). */
   async truncateTo(offset: number): Promise<void> {
     if (offset >= this.leo) return;
-    while (this.segments.length > 0 && this.segments[this.segments.length - 1]!.baseOffset >= offset && this.segments.length > 1) {
+    while (
+      this.segments.length > 0 &&
+      this.segments[this.segments.length - 1]!.baseOffset >= offset &&
+      this.segments.length > 1
+    ) {
       const seg = this.segments.pop()!;
       await this.closeSegment(seg);
       await this.deleteSegmentFiles(seg.baseOffset);
@@ -289,15 +332,20 @@ export class MetadataLog {
       let cut = seg.size;
       const indexer = new SegmentIndexer(seg.baseOffset, this.indexIntervalBytes);
       let next = seg.baseOffset;
-      await readBatches(logFile(this.dir, seg.baseOffset), 0, (b) => {
-        if (b.lastOffset >= offset) {
-          cut = b.position;
-          return false;
-        }
-        indexer.onBatch(b.position, b.size, b.lastOffset, b.maxTimestamp);
-        next = b.lastOffset + 1;
-        return true;
-      }, { verifyCrc: false, stopOnError: true, end: seg.size });
+      await readBatches(
+        logFile(this.dir, seg.baseOffset),
+        0,
+        (b) => {
+          if (b.lastOffset >= offset) {
+            cut = b.position;
+            return false;
+          }
+          indexer.onBatch(b.position, b.size, b.lastOffset, b.maxTimestamp);
+          next = b.lastOffset + 1;
+          return true;
+        },
+        { verifyCrc: false, stopOnError: true, end: seg.size },
+      );
       await this.closeSegment(seg, false);
       await fsp.truncate(logFile(this.dir, seg.baseOffset), cut);
       seg.size = cut;
@@ -326,7 +374,8 @@ export class MetadataLog {
   }
 
   private async deleteSegmentFiles(base: number): Promise<void> {
-    for (const f of [logFile(this.dir, base), indexFile(this.dir, base), timeIndexFile(this.dir, base)]) await fsp.rm(f, { force: true });
+    for (const f of [logFile(this.dir, base), indexFile(this.dir, base), timeIndexFile(this.dir, base)])
+      await fsp.rm(f, { force: true });
   }
 
   private async closeSegment(seg: Segment, finalTimeEntry = true): Promise<void> {
@@ -371,8 +420,8 @@ export function parseEpochCheckpoint(text: string): EpochEntry[] {
     const [e, o] = l.trim().split(/\s+/);
     const epoch = Number(e);
     const startOffset = Number(o);
-    if (!Number.isInteger(epoch) || !Number.isInteger(startOffset)) throw new Error(`bad leader-epoch-checkpoint line ${l}`);
+    if (!Number.isInteger(epoch) || !Number.isInteger(startOffset))
+      throw new Error(`bad leader-epoch-checkpoint line ${l}`);
     return { epoch, startOffset };
   });
 }
-

@@ -64,7 +64,8 @@ export function parseQuorumState(text: string): StoredQuorumState {
   } catch (e) {
     throw new Error(`Error while reading the Quorum status: ${(e as Error).message}`);
   }
-  if (obj === null || typeof obj !== 'object') throw new Error('Error while reading the Quorum status: not a JSON object');
+  if (obj === null || typeof obj !== 'object')
+    throw new Error('Error while reading the Quorum status: not a JSON object');
   const dataVersion = obj['data_version'];
   if (dataVersion !== 0 && dataVersion !== 1) {
     throw new Error(`Unknown quorum state data version ${String(dataVersion)}`);

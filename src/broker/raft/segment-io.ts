@@ -52,14 +52,22 @@ export async function readBatches(
         const avail = buf.length - off;
         if (avail < LOG_OVERHEAD) break;
         const size = buf.readInt32BE(off + 8) + LOG_OVERHEAD;
-        if (size < RECORD_BATCH_OVERHEAD) return fail(bufPos + off, new Error(`invalid batch length ${size - LOG_OVERHEAD} at ${bufPos + off}`));
+        if (size < RECORD_BATCH_OVERHEAD)
+          return fail(bufPos + off, new Error(`invalid batch length ${size - LOG_OVERHEAD} at ${bufPos + off}`));
         if (avail < size) break;
         let info: ScannedBatch;
         try {
           if (buf[off + MAGIC] !== 2) throw new Error(`unexpected magic ${buf[off + MAGIC]} at ${bufPos + off}`);
           if (opts.verifyCrc) validateBatch(buf, off, off + size);
           const h = readBatchHeader(buf, off, off + size);
-          info = { position: bufPos + off, size, baseOffset: h.baseOffset, lastOffset: h.lastOffset, epoch: h.partitionLeaderEpoch, maxTimestamp: h.maxTimestamp };
+          info = {
+            position: bufPos + off,
+            size,
+            baseOffset: h.baseOffset,
+            lastOffset: h.lastOffset,
+            epoch: h.partitionLeaderEpoch,
+            maxTimestamp: h.maxTimestamp,
+          };
         } catch (e) {
           return fail(bufPos + off, e as Error);
         }
@@ -129,9 +137,17 @@ export class SegmentIndexer {
   private readonly offsetEntries: Buffer[] = [];
   private readonly timeEntries: Buffer[] = [];
 
-  constructor(private readonly baseOffset: number, private readonly interval: number) {}
+  constructor(
+    private readonly baseOffset: number,
+    private readonly interval: number,
+  ) {}
 
-  onBatch(position: number, size: number, lastOffset: number, maxTimestamp: number): { offset: Buffer | null; time: Buffer | null } {
+  onBatch(
+    position: number,
+    size: number,
+    lastOffset: number,
+    maxTimestamp: number,
+  ): { offset: Buffer | null; time: Buffer | null } {
     if (maxTimestamp > this.maxTs) {
       this.maxTs = maxTimestamp;
       this.maxTsOffset = lastOffset;

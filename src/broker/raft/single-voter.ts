@@ -9,16 +9,37 @@ import { SerialQueue } from '../log/serial-queue.js';
 import { KafkaError, ErrorCode } from '../../protocol/errors.js';
 import type { MetadataRecord } from '../metadata/records.js';
 import type { VotersRecord } from '../../protocol/generated/protocol/VotersRecord.js';
-import { buildControlBatch, buildDataBatch, ControlRecordType, decodeMetadataBatch, MAX_BATCH_SIZE_BYTES, type ControlRecord } from './batches.js';
+import {
+  buildControlBatch,
+  buildDataBatch,
+  ControlRecordType,
+  decodeMetadataBatch,
+  MAX_BATCH_SIZE_BYTES,
+  type ControlRecord,
+} from './batches.js';
 import { MetadataLog } from './metadata-log.js';
-import { NO_DIRECTORY_ID, QUORUM_STATE_FILE, readQuorumState, writeQuorumState, type ElectionState } from './quorum-state.js';
+import {
+  NO_DIRECTORY_ID,
+  QUORUM_STATE_FILE,
+  readQuorumState,
+  writeQuorumState,
+  type ElectionState,
+} from './quorum-state.js';
 import { listSnapshots, readSnapshotFile, snapshotFileName, writeSnapshotFile } from './snapshots.js';
 import { promises as fsp } from 'node:fs';
 import { ATTRIBUTES, CONTROL_FLAG_MASK } from '../../protocol/records/layout.js';
 import {
-  METADATA_PARTITION_DIR, METADATA_TOPIC_ID,
-  type CommittedBatch, type LeaderAndEpoch, type OffsetAndEpoch, type Quorum, type QuorumDescription,
-  type RaftEndpoint, type RaftListener, type SnapshotData, type VoterInfo,
+  METADATA_PARTITION_DIR,
+  METADATA_TOPIC_ID,
+  type CommittedBatch,
+  type LeaderAndEpoch,
+  type OffsetAndEpoch,
+  type Quorum,
+  type QuorumDescription,
+  type RaftEndpoint,
+  type RaftListener,
+  type SnapshotData,
+  type VoterInfo,
 } from './types.js';
 
 export interface Logger {
@@ -82,11 +103,18 @@ export class SingleVoterQuorum implements Quorum {
   /** Opens (and recovers) the metadata log directory. Call register() and start() next. */
   static async open(opts: SingleVoterQuorumOptions): Promise<SingleVoterQuorum> {
     const dir = path.join(opts.metadataLogDir, METADATA_PARTITION_DIR);
-    const log = await MetadataLog.open({ dir, topicId: METADATA_TOPIC_ID, segmentBytes: opts.segmentBytes, indexIntervalBytes: opts.indexIntervalBytes });
+    const log = await MetadataLog.open({
+      dir,
+      topicId: METADATA_TOPIC_ID,
+      segmentBytes: opts.segmentBytes,
+      indexIntervalBytes: opts.indexIntervalBytes,
+    });
     const stored = await readQuorumState(path.join(dir, QUORUM_STATE_FILE));
     const q = new SingleVoterQuorum(opts, dir, log, stored?.state ?? null);
     if (log.truncatedBytesAtOpen > 0) {
-      q.logger.warn(`Truncated ${log.truncatedBytesAtOpen} byte(s) of torn tail from ${dir}; log end offset is ${log.logEndOffset}`);
+      q.logger.warn(
+        `Truncated ${log.truncatedBytesAtOpen} byte(s) of torn tail from ${dir}; log end offset is ${log.logEndOffset}`,
+      );
     }
     q.snapshots = await listSnapshots(dir);
     return q;
@@ -147,15 +175,23 @@ export class SingleVoterQuorum implements Quorum {
         if (loaded.voters) this.votersRecord = loaded.voters;
         if (loaded.kraftVersion > 0) this.kraftVersionInLog = loaded.kraftVersion;
         if (this.log.logEndOffset < snap.offset) {
-          this.logger.warn(`Log end offset ${this.log.logEndOffset} is behind snapshot ${snapshotFileName(snap)}; restarting the log at ${snap.offset}`);
+          this.logger.warn(
+            `Log end offset ${this.log.logEndOffset} is behind snapshot ${snapshotFileName(snap)}; restarting the log at ${snap.offset}`,
+          );
           await this.log.truncateFullyAndStartAt(snap.offset);
         } else if (this.log.logStartOffset > snap.offset) {
-          throw new Error(`metadata log starts at ${this.log.logStartOffset}, after the latest snapshot ${snapshotFileName(snap)}`);
+          throw new Error(
+            `metadata log starts at ${this.log.logStartOffset}, after the latest snapshot ${snapshotFileName(snap)}`,
+          );
         }
         from = snap.offset;
         snapshotEpoch = snap.epoch;
         for (const l of this.listeners) {
-          l.handleLoadSnapshot?.({ id: snap, lastContainedLogTimestamp: loaded.lastContainedLogTimestamp, records: loaded.records });
+          l.handleLoadSnapshot?.({
+            id: snap,
+            lastContainedLogTimestamp: loaded.lastContainedLogTimestamp,
+            records: loaded.records,
+          });
         }
       } else if (this.log.logStartOffset > 0) {
         throw new Error(`metadata log starts at ${this.log.logStartOffset} but there is no snapshot`);
@@ -172,26 +208,49 @@ export class SingleVoterQuorum implements Quorum {
 
       // 2. Elect ourselves: Resigned/Unattached(E) -> Candidate(E+1) -> Leader(E+1).
       const newEpoch = Math.max(this.stored?.leaderEpoch ?? 0, this.log.lastEpoch, snapshotEpoch) + 1;
-      await this.persist({ leaderEpoch: newEpoch, leaderId: -1, votedId: this.nodeId, votedDirectoryId: this.directoryId, currentVoters: [this.nodeId] });
-      await this.persist({ leaderEpoch: newEpoch, leaderId: this.nodeId, votedId: -1, votedDirectoryId: NO_DIRECTORY_ID, currentVoters: [this.nodeId] });
+      await this.persist({
+        leaderEpoch: newEpoch,
+        leaderId: -1,
+        votedId: this.nodeId,
+        votedDirectoryId: this.directoryId,
+        currentVoters: [this.nodeId],
+      });
+      await this.persist({
+        leaderEpoch: newEpoch,
+        leaderId: this.nodeId,
+        votedId: -1,
+        votedDirectoryId: NO_DIRECTORY_ID,
+        currentVoters: [this.nodeId],
+      });
       this.epoch = newEpoch;
       this.leader = this.nodeId;
       this.started = true;
 
       // 3. Start-of-epoch control batch; committing it commits everything before it.
-      const controls: ControlRecord[] = [{
-        type: ControlRecordType.LeaderChange,
-        data: { version: 0, leaderId: this.nodeId, voters: [{ voterId: this.nodeId, voterDirectoryId: NO_DIRECTORY_ID }], grantingVoters: [{ voterId: this.nodeId, voterDirectoryId: NO_DIRECTORY_ID }] },
-      }];
+      const controls: ControlRecord[] = [
+        {
+          type: ControlRecordType.LeaderChange,
+          data: {
+            version: 0,
+            leaderId: this.nodeId,
+            voters: [{ voterId: this.nodeId, voterDirectoryId: NO_DIRECTORY_ID }],
+            grantingVoters: [{ voterId: this.nodeId, voterDirectoryId: NO_DIRECTORY_ID }],
+          },
+        },
+      ];
       if (this.kraftVersion >= 1 && this.votersRecord === null) {
         controls.push({ type: ControlRecordType.KRaftVersion, data: { version: 0, kRaftVersion: this.kraftVersion } });
         controls.push({ type: ControlRecordType.KRaftVoters, data: this.currentVotersRecord() });
       }
       const epochStart = this.log.logEndOffset;
-      await this.log.append(buildControlBatch({ baseOffset: epochStart, epoch: newEpoch, timestamp: this.now() }, controls));
+      await this.log.append(
+        buildControlBatch({ baseOffset: epochStart, epoch: newEpoch, timestamp: this.now() }, controls),
+      );
       for (const c of controls) this.trackControl(c);
       this.hw = this.log.logEndOffset;
-      this.logger.info(`Became leader of ${METADATA_PARTITION_DIR} in epoch ${newEpoch} (epoch start offset ${epochStart})`);
+      this.logger.info(
+        `Became leader of ${METADATA_PARTITION_DIR} in epoch ${newEpoch} (epoch start offset ${epochStart})`,
+      );
 
       // 4. Deliver everything committed after the snapshot, then the leader change.
       await this.log.read(from, (buf, info) => {
@@ -199,7 +258,14 @@ export class SingleVoterQuorum implements Quorum {
         const b = decodeMetadataBatch(buf);
         if (b.isControl) return true;
         const records = info.baseOffset < from ? b.records.slice(from - info.baseOffset) : b.records;
-        this.deliver({ baseOffset: Math.max(from, b.baseOffset), lastOffset: b.lastOffset, epoch: b.epoch, appendTimestamp: b.appendTimestamp, sizeInBytes: b.sizeInBytes, records });
+        this.deliver({
+          baseOffset: Math.max(from, b.baseOffset),
+          lastOffset: b.lastOffset,
+          epoch: b.epoch,
+          appendTimestamp: b.appendTimestamp,
+          sizeInBytes: b.sizeInBytes,
+          records,
+        });
         return true;
       });
       for (const l of this.listeners) l.handleLeaderChange?.(this.leaderAndEpoch);
@@ -208,18 +274,21 @@ export class SingleVoterQuorum implements Quorum {
 
   private trackControl(c: ControlRecord): void {
     if (c.type === ControlRecordType.KRaftVoters && c.data) this.votersRecord = c.data as VotersRecord;
-    else if (c.type === ControlRecordType.KRaftVersion && c.data) this.kraftVersionInLog = (c.data as { kRaftVersion: number }).kRaftVersion;
+    else if (c.type === ControlRecordType.KRaftVersion && c.data)
+      this.kraftVersionInLog = (c.data as { kRaftVersion: number }).kRaftVersion;
   }
 
   private currentVotersRecord(): VotersRecord {
     return {
       version: 0,
-      voters: [{
-        voterId: this.nodeId,
-        voterDirectoryId: this.directoryId,
-        endpoints: (this.opts.controllerListeners ?? []).map((e) => ({ name: e.name, host: e.host, port: e.port })),
-        kRaftVersionFeature: { minSupportedVersion: 0, maxSupportedVersion: 1 },
-      }],
+      voters: [
+        {
+          voterId: this.nodeId,
+          voterDirectoryId: this.directoryId,
+          endpoints: (this.opts.controllerListeners ?? []).map((e) => ({ name: e.name, host: e.host, port: e.port })),
+          kRaftVersionFeature: { minSupportedVersion: 0, maxSupportedVersion: 1 },
+        },
+      ],
     };
   }
 
@@ -235,7 +304,12 @@ export class SingleVoterQuorum implements Quorum {
 
   append(records: readonly MetadataRecord[]): Promise<number> {
     if (!this.isLeader()) {
-      return Promise.reject(new KafkaError(ErrorCode.NOT_CONTROLLER, this.closed ? 'The metadata quorum is shutting down.' : 'This node is not the metadata leader.'));
+      return Promise.reject(
+        new KafkaError(
+          ErrorCode.NOT_CONTROLLER,
+          this.closed ? 'The metadata quorum is shutting down.' : 'This node is not the metadata leader.',
+        ),
+      );
     }
     if (records.length === 0) return Promise.reject(new RangeError('cannot append an empty batch'));
     return this.queue.run(async () => {
@@ -244,12 +318,22 @@ export class SingleVoterQuorum implements Quorum {
       const timestamp = this.now();
       const batch = buildDataBatch({ baseOffset, epoch: this.epoch, timestamp }, records);
       if (batch.length > MAX_BATCH_SIZE_BYTES) {
-        throw new KafkaError(ErrorCode.POLICY_VIOLATION, `Unable to perform excessively large batch operation (${batch.length} bytes).`);
+        throw new KafkaError(
+          ErrorCode.POLICY_VIOLATION,
+          `Unable to perform excessively large batch operation (${batch.length} bytes).`,
+        );
       }
       await this.log.append(batch);
       const lastOffset = baseOffset + records.length - 1;
       this.hw = this.log.logEndOffset;
-      this.deliver({ baseOffset, lastOffset, epoch: this.epoch, appendTimestamp: timestamp, sizeInBytes: batch.length, records: records.slice() });
+      this.deliver({
+        baseOffset,
+        lastOffset,
+        epoch: this.epoch,
+        appendTimestamp: timestamp,
+        sizeInBytes: batch.length,
+        records: records.slice(),
+      });
       return lastOffset;
     });
   }
@@ -260,13 +344,15 @@ export class SingleVoterQuorum implements Quorum {
       leaderId: this.leader,
       leaderEpoch: this.epoch,
       highWatermark: this.hw,
-      currentVoters: [{
-        replicaId: this.nodeId,
-        replicaDirectoryId: this.directoryId,
-        logEndOffset: this.log.logEndOffset,
-        lastFetchTimestamp: now,
-        lastCaughtUpTimestamp: now,
-      }],
+      currentVoters: [
+        {
+          replicaId: this.nodeId,
+          replicaDirectoryId: this.directoryId,
+          logEndOffset: this.log.logEndOffset,
+          lastFetchTimestamp: now,
+          lastCaughtUpTimestamp: now,
+        },
+      ],
       observers: [],
       nodes: [{ nodeId: this.nodeId, listeners: (this.opts.controllerListeners ?? []).map((e) => ({ ...e })) }],
     };
@@ -274,7 +360,8 @@ export class SingleVoterQuorum implements Quorum {
 
   createSnapshot(snapshot: SnapshotData): Promise<void> {
     return this.queue.run(async () => {
-      if (snapshot.id.offset > this.hw) throw new Error(`snapshot end offset ${snapshot.id.offset} is beyond the high watermark ${this.hw}`);
+      if (snapshot.id.offset > this.hw)
+        throw new Error(`snapshot end offset ${snapshot.id.offset} is beyond the high watermark ${this.hw}`);
       const latest = this.latestSnapshotId();
       if (latest && latest.offset >= snapshot.id.offset) return; // nothing new
       await writeSnapshotFile(path.join(this.dir, snapshotFileName(snapshot.id)), {
@@ -286,7 +373,9 @@ export class SingleVoterQuorum implements Quorum {
         now: this.now(),
       });
       this.snapshots.push(snapshot.id);
-      this.logger.info(`Wrote metadata snapshot ${snapshotFileName(snapshot.id)} with ${snapshot.records.length} record(s)`);
+      this.logger.info(
+        `Wrote metadata snapshot ${snapshotFileName(snapshot.id)} with ${snapshot.records.length} record(s)`,
+      );
       await this.cleanup();
     });
   }

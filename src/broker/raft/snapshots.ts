@@ -9,7 +9,13 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { buildControlBatch, buildDataBatch, ControlRecordType, decodeMetadataBatch, type ControlRecord } from './batches.js';
+import {
+  buildControlBatch,
+  buildDataBatch,
+  ControlRecordType,
+  decodeMetadataBatch,
+  type ControlRecord,
+} from './batches.js';
 import { fsyncDir, offsetFileName } from './fs-util.js';
 import { readBatches } from './segment-io.js';
 import type { MetadataRecord } from '../metadata/records.js';
@@ -72,10 +78,12 @@ export function encodeSnapshot(c: SnapshotContent): Buffer {
   const now = c.now ?? Date.now();
   const parts: Buffer[] = [];
   let offset = 0;
-  const header: ControlRecord[] = [{
-    type: ControlRecordType.SnapshotHeader,
-    data: { version: 0, lastContainedLogTimestamp: BigInt(c.lastContainedLogTimestamp) },
-  }];
+  const header: ControlRecord[] = [
+    {
+      type: ControlRecordType.SnapshotHeader,
+      data: { version: 0, lastContainedLogTimestamp: BigInt(c.lastContainedLogTimestamp) },
+    },
+  ];
   if ((c.kraftVersion ?? 0) >= 1) {
     header.push({ type: ControlRecordType.KRaftVersion, data: { version: 0, kRaftVersion: c.kraftVersion! } });
     if (c.voters) header.push({ type: ControlRecordType.KRaftVoters, data: c.voters });
@@ -87,9 +95,11 @@ export function encodeSnapshot(c: SnapshotContent): Buffer {
     parts.push(buildDataBatch({ baseOffset: offset, epoch: c.epoch, timestamp: now }, chunk));
     offset += chunk.length;
   }
-  parts.push(buildControlBatch({ baseOffset: offset, epoch: c.epoch, timestamp: now }, [
-    { type: ControlRecordType.SnapshotFooter, data: { version: 0 } },
-  ]));
+  parts.push(
+    buildControlBatch({ baseOffset: offset, epoch: c.epoch, timestamp: now }, [
+      { type: ControlRecordType.SnapshotFooter, data: { version: 0 } },
+    ]),
+  );
   return Buffer.concat(parts);
 }
 
@@ -127,37 +137,43 @@ export async function readSnapshotFile(file: string): Promise<LoadedSnapshot> {
   let sawFooter = false;
   let epoch = -1;
   let error: Error | null = null;
-  const res = await readBatches(file, 0, (_info, buf) => {
-    const b = decodeMetadataBatch(buf, 0);
-    epoch = b.epoch;
-    if (sawFooter) {
-      error = new Error(`snapshot ${file} has data after its footer`);
-      return false;
-    }
-    if (b.isControl) {
-      for (const c of b.controls) {
-        if (c.type === ControlRecordType.SnapshotHeader && c.data) {
-          sawHeader = true;
-          lastContainedLogTimestamp = Number(c.data.lastContainedLogTimestamp);
-        } else if (c.type === ControlRecordType.SnapshotFooter) {
-          sawFooter = true;
-        } else if (c.type === ControlRecordType.KRaftVersion && c.data) {
-          kraftVersion = c.data.kRaftVersion;
-        } else if (c.type === ControlRecordType.KRaftVoters && c.data) {
-          voters = c.data;
-        }
-      }
-    } else {
-      if (!sawHeader) {
-        error = new Error(`snapshot ${file} does not start with a SnapshotHeaderRecord`);
+  const res = await readBatches(
+    file,
+    0,
+    (_info, buf) => {
+      const b = decodeMetadataBatch(buf, 0);
+      epoch = b.epoch;
+      if (sawFooter) {
+        error = new Error(`snapshot ${file} has data after its footer`);
         return false;
       }
-      records.push(...b.records);
-    }
-    return true;
-  }, { verifyCrc: true, stopOnError: false });
+      if (b.isControl) {
+        for (const c of b.controls) {
+          if (c.type === ControlRecordType.SnapshotHeader && c.data) {
+            sawHeader = true;
+            lastContainedLogTimestamp = Number(c.data.lastContainedLogTimestamp);
+          } else if (c.type === ControlRecordType.SnapshotFooter) {
+            sawFooter = true;
+          } else if (c.type === ControlRecordType.KRaftVersion && c.data) {
+            kraftVersion = c.data.kRaftVersion;
+          } else if (c.type === ControlRecordType.KRaftVoters && c.data) {
+            voters = c.data;
+          }
+        }
+      } else {
+        if (!sawHeader) {
+          error = new Error(`snapshot ${file} does not start with a SnapshotHeaderRecord`);
+          return false;
+        }
+        records.push(...b.records);
+      }
+      return true;
+    },
+    { verifyCrc: true, stopOnError: false },
+  );
   if (error) throw error;
   if (res.error) throw res.error;
-  if (!sawHeader || !sawFooter) throw new Error(`snapshot ${file} is incomplete (header ${sawHeader}, footer ${sawFooter})`);
+  if (!sawHeader || !sawFooter)
+    throw new Error(`snapshot ${file} is incomplete (header ${sawHeader}, footer ${sawFooter})`);
   return { lastContainedLogTimestamp, records, kraftVersion, voters, epoch };
 }

@@ -33,8 +33,13 @@ export class DelayedFetch extends DelayedOperation {
       const r = s.request;
       const p = this.resolve(r.topic, r.partition);
       // Case B/C: the partition is gone or no longer led here; Case D: the leader epoch moved
-      if (p !== s.partition || p.closed || p.checkLeaderEpoch(r.currentLeaderEpoch) !== ErrorCode.NONE) return this.forceComplete();
-      const end = follower ? p.logEndOffset : this.params.isolationLevel === READ_COMMITTED ? p.lastStableOffset : p.highWatermark;
+      if (p !== s.partition || p.closed || p.checkLeaderEpoch(r.currentLeaderEpoch) !== ErrorCode.NONE)
+        return this.forceComplete();
+      const end = follower
+        ? p.logEndOffset
+        : this.params.isolationLevel === READ_COMMITTED
+          ? p.lastStableOffset
+          : p.highWatermark;
       // Case E: truncated below the fetch offset; the log start moved past it
       if (end < r.fetchOffset || r.fetchOffset < p.logStartOffset) return this.forceComplete();
       if (end > r.fetchOffset) accumulated += Math.min(p.ledger.bytesBetween(r.fetchOffset, end), r.maxBytes);

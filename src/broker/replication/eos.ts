@@ -19,7 +19,13 @@ import type { BrokerConfigLike, ProducerBatch, ProducerStateHook, ProducerVerdic
  * coordinator's error (INVALID_TXN_STATE when not added, PRODUCER_FENCED, CONCURRENT_TRANSACTIONS,
  * INVALID_PRODUCER_ID_MAPPING, COORDINATOR_LOAD_IN_PROGRESS, ...).
  */
-export type TransactionVerifier = (transactionalId: string, producerId: number, producerEpoch: number, topic: string, partition: number) => Promise<number> | number;
+export type TransactionVerifier = (
+  transactionalId: string,
+  producerId: number,
+  producerEpoch: number,
+  topic: string,
+  partition: number,
+) => Promise<number> | number;
 
 export interface EosHook extends ProducerStateHook {
   /** set by the transaction coordinator when it starts (transaction.partition.verification.enable) */
@@ -32,8 +38,11 @@ export interface EosHookOptions {
 }
 
 const RETRIABLE_VERIFICATION = new Set<number>([
-  ErrorCode.CONCURRENT_TRANSACTIONS, ErrorCode.NETWORK_EXCEPTION, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
-  ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR,
+  ErrorCode.CONCURRENT_TRANSACTIONS,
+  ErrorCode.NETWORK_EXCEPTION,
+  ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+  ErrorCode.COORDINATOR_NOT_AVAILABLE,
+  ErrorCode.NOT_COORDINATOR,
 ]);
 
 /** ReplicaManager's translation of verification errors into produce errors clients handle. */
@@ -41,9 +50,13 @@ export function verificationErrorForProduce(code: number): { errorCode: number; 
   if (code === ErrorCode.INVALID_TXN_STATE || code === ErrorCode.TRANSACTION_ABORTABLE) {
     return { errorCode: ErrorCode.INVALID_TXN_STATE, message: 'Partition was not added to the transaction' };
   }
-  if (code === ErrorCode.PRODUCER_FENCED) return { errorCode: ErrorCode.INVALID_PRODUCER_EPOCH, message: 'Producer attempted to produce with an old epoch.' };
+  if (code === ErrorCode.PRODUCER_FENCED)
+    return { errorCode: ErrorCode.INVALID_PRODUCER_EPOCH, message: 'Producer attempted to produce with an old epoch.' };
   if (RETRIABLE_VERIFICATION.has(code)) {
-    return { errorCode: ErrorCode.NOT_ENOUGH_REPLICAS, message: `Unable to verify the partition has been added to the transaction. Underlying error: ${code}` };
+    return {
+      errorCode: ErrorCode.NOT_ENOUGH_REPLICAS,
+      message: `Unable to verify the partition has been added to the transaction. Underlying error: ${code}`,
+    };
   }
   return { errorCode: code, message: 'transaction verification failed' };
 }
@@ -68,8 +81,13 @@ function configBool(config: BrokerConfigLike | undefined, name: string, dflt: bo
 function headerOf(pb: ProducerBatch): BatchHeaderInfo {
   const b = pb.batch;
   return {
-    producerId: b.producerId, producerEpoch: b.producerEpoch, baseSequence: b.baseSequence, recordCount: b.recordCount,
-    isTransactional: b.isTransactional, isControl: b.isControl, maxTimestamp: b.maxTimestamp,
+    producerId: b.producerId,
+    producerEpoch: b.producerEpoch,
+    baseSequence: b.baseSequence,
+    recordCount: b.recordCount,
+    isTransactional: b.isTransactional,
+    isControl: b.isControl,
+    maxTimestamp: b.maxTimestamp,
   };
 }
 
@@ -94,9 +112,22 @@ export function createProducerStateHook(opts: EosHookOptions = {}): EosHook {
       if (v.kind === 'duplicate') return { kind: 'duplicate', baseOffset: v.firstOffset, logAppendTime: v.timestamp };
       if (v.kind === 'error') return { kind: 'error', errorCode: v.errorCode, message: v.message };
       const verifier = hook.verifier;
-      if (verifier && verificationEnabled && pb.origin === 'client' && h.isTransactional && !h.isControl && pb.transactionalId !== null
-        && !psm.states.hasOngoingTransaction(h.producerId)) {
-        const code = await verifier(pb.transactionalId, h.producerId, h.producerEpoch, pb.partition.topic, pb.partition.index);
+      if (
+        verifier &&
+        verificationEnabled &&
+        pb.origin === 'client' &&
+        h.isTransactional &&
+        !h.isControl &&
+        pb.transactionalId !== null &&
+        !psm.states.hasOngoingTransaction(h.producerId)
+      ) {
+        const code = await verifier(
+          pb.transactionalId,
+          h.producerId,
+          h.producerEpoch,
+          pb.partition.topic,
+          pb.partition.index,
+        );
         if (code !== ErrorCode.NONE) return { kind: 'error', ...verificationErrorForProduce(code) };
       }
       return { kind: 'append' };
@@ -115,16 +146,24 @@ export const DEFAULT_PRODUCER_STATE_HOOK: EosHook = createProducerStateHook();
  * The aborted transactions a READ_COMMITTED fetch returns with `records` read from fetchOffset:
  * those overlapping the offsets the records cover (UnifiedLog.collectAbortedTransactions).
  */
-export function abortedTransactionsIn(log: PartitionLog, fetchOffset: number, records: Buffer): { producerId: number; firstOffset: number }[] {
+export function abortedTransactionsIn(
+  log: PartitionLog,
+  fetchOffset: number,
+  records: Buffer,
+): { producerId: number; firstOffset: number }[] {
   const psm = log.producerState;
   if (!psm || psm.txnIndex.size === 0 || records.length < L.RECORD_BATCH_OVERHEAD) return [];
   let upper = fetchOffset;
   for (let pos = 0; pos + L.RECORD_BATCH_OVERHEAD <= records.length;) {
     const size = L.LOG_OVERHEAD + records.readInt32BE(pos + L.BATCH_LENGTH);
-    const last = Number(records.readBigInt64BE(pos + L.BASE_OFFSET)) + (records[pos + L.MAGIC]! >= 2 ? records.readInt32BE(pos + L.LAST_OFFSET_DELTA) : 0);
+    const last =
+      Number(records.readBigInt64BE(pos + L.BASE_OFFSET)) +
+      (records[pos + L.MAGIC]! >= 2 ? records.readInt32BE(pos + L.LAST_OFFSET_DELTA) : 0);
     if (last + 1 > upper) upper = last + 1;
     if (size <= 0) break;
     pos += size;
   }
-  return psm.txnIndex.collect(fetchOffset, upper).map((e) => ({ producerId: e.producerId, firstOffset: e.firstOffset }));
+  return psm.txnIndex
+    .collect(fetchOffset, upper)
+    .map((e) => ({ producerId: e.producerId, firstOffset: e.firstOffset }));
 }

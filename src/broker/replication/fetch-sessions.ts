@@ -58,7 +58,12 @@ export const requestKey = (tp: TopicIdPartition): string => `${tp.topicId}\u0000
 class CachedPartition {
   highWatermark = -1;
   localLogStartOffset = -1;
-  constructor(public topic: string | null, readonly topicId: string, readonly partition: number, public data: PartitionFetchData) {}
+  constructor(
+    public topic: string | null,
+    readonly topicId: string,
+    readonly partition: number,
+    public data: PartitionFetchData,
+  ) {}
 
   /** CachedPartition.maybeUpdateResponseData */
   maybeUpdateResponseData(r: FetchPartitionResult, update: boolean): boolean {
@@ -88,14 +93,23 @@ export class FetchSession {
   evictableByAll = false;
   evictableByPrivileged = false;
 
-  constructor(readonly id: number, readonly privileged: boolean, readonly partitions: Map<string, CachedPartition>,
-    readonly usesTopicIds: boolean, readonly creationMs: number, public lastUsedMs: number, public epoch: number) {}
+  constructor(
+    readonly id: number,
+    readonly privileged: boolean,
+    readonly partitions: Map<string, CachedPartition>,
+    readonly usesTopicIds: boolean,
+    readonly creationMs: number,
+    public lastUsedMs: number,
+    public epoch: number,
+  ) {}
 
   key(tp: TopicIdPartition): string {
     return this.usesTopicIds ? `${tp.topicId}:${tp.partition}` : `${tp.topic}:${tp.partition}`;
   }
 
-  get size(): number { return this.partitions.size; }
+  get size(): number {
+    return this.partitions.size;
+  }
 }
 
 export interface FetchContext {
@@ -109,7 +123,9 @@ export interface FetchContext {
 class SessionErrorContext implements FetchContext {
   readonly kind = 'error';
   constructor(readonly error: number) {}
-  partitions(): FetchEntry[] { return []; }
+  partitions(): FetchEntry[] {
+    return [];
+  }
   updateAndGenerateResponseData(): ContextResponse {
     return { errorCode: this.error, sessionId: INVALID_SESSION_ID, entries: [] };
   }
@@ -118,7 +134,9 @@ class SessionErrorContext implements FetchContext {
 class SessionlessFetchContext implements FetchContext {
   readonly kind: 'sessionless' | 'full' = 'sessionless';
   constructor(protected readonly fetchData: Map<string, FetchEntry>) {}
-  partitions(): FetchEntry[] { return [...this.fetchData.values()]; }
+  partitions(): FetchEntry[] {
+    return [...this.fetchData.values()];
+  }
   updateAndGenerateResponseData(updates: ResponseEntry[]): ContextResponse {
     return { errorCode: ErrorCode.NONE, sessionId: INVALID_SESSION_ID, entries: updates };
   }
@@ -126,29 +144,42 @@ class SessionlessFetchContext implements FetchContext {
 
 class FullFetchContext extends SessionlessFetchContext {
   override readonly kind = 'full';
-  constructor(private readonly cache: FetchSessionCache, fetchData: Map<string, FetchEntry>, private readonly usesTopicIds: boolean,
-    private readonly isFromFollower: boolean) {
+  constructor(
+    private readonly cache: FetchSessionCache,
+    fetchData: Map<string, FetchEntry>,
+    private readonly usesTopicIds: boolean,
+    private readonly isFromFollower: boolean,
+  ) {
     super(fetchData);
   }
 
   override updateAndGenerateResponseData(updates: ResponseEntry[]): ContextResponse {
-    const sessionId = this.cache.maybeCreateSession(this.isFromFollower, updates.length, this.usesTopicIds, (session) => {
-      for (const u of updates) {
-        const req = this.fetchData.get(requestKey(u.tp));
-        if (!req) continue;
-        const cp = new CachedPartition(u.tp.topic, u.tp.topicId, u.tp.partition, req.data);
-        cp.highWatermark = u.result.highWatermark;
-        cp.localLogStartOffset = u.result.logStartOffset;
-        session.partitions.set(session.key(u.tp), cp);
-      }
-    });
+    const sessionId = this.cache.maybeCreateSession(
+      this.isFromFollower,
+      updates.length,
+      this.usesTopicIds,
+      (session) => {
+        for (const u of updates) {
+          const req = this.fetchData.get(requestKey(u.tp));
+          if (!req) continue;
+          const cp = new CachedPartition(u.tp.topic, u.tp.topicId, u.tp.partition, req.data);
+          cp.highWatermark = u.result.highWatermark;
+          cp.localLogStartOffset = u.result.logStartOffset;
+          session.partitions.set(session.key(u.tp), cp);
+        }
+      },
+    );
     return { errorCode: ErrorCode.NONE, sessionId, entries: updates };
   }
 }
 
 class IncrementalFetchContext implements FetchContext {
   readonly kind = 'incremental';
-  constructor(private readonly session: FetchSession, private readonly requestEpoch: number, private readonly topicName: (id: string) => string | undefined) {}
+  constructor(
+    private readonly session: FetchSession,
+    private readonly requestEpoch: number,
+    private readonly topicName: (id: string) => string | undefined,
+  ) {}
 
   partitions(): FetchEntry[] {
     const out: FetchEntry[] = [];
@@ -210,20 +241,36 @@ export class FetchSessionCache {
     this.random = opts.random ?? Math.random;
   }
 
-  get size(): number { return this.sessions.size; }
-  get totalPartitions(): number { return this.numPartitions; }
-  get evictionCount(): number { return this.evictions; }
-  get(id: number): FetchSession | undefined { return this.sessions.get(id); }
+  get size(): number {
+    return this.sessions.size;
+  }
+  get totalPartitions(): number {
+    return this.numPartitions;
+  }
+  get evictionCount(): number {
+    return this.evictions;
+  }
+  get(id: number): FetchSession | undefined {
+    return this.sessions.get(id);
+  }
 
   /** FetchManager.newContext */
-  newContext(version: number, sessionId: number, sessionEpoch: number, isFromFollower: boolean, fetchData: readonly FetchEntry[],
-    toForget: readonly TopicIdPartition[], topicName: (id: string) => string | undefined): FetchContext {
+  newContext(
+    version: number,
+    sessionId: number,
+    sessionEpoch: number,
+    isFromFollower: boolean,
+    fetchData: readonly FetchEntry[],
+    toForget: readonly TopicIdPartition[],
+    topicName: (id: string) => string | undefined,
+  ): FetchContext {
     const isFull = sessionEpoch === INITIAL_EPOCH || sessionEpoch === FINAL_EPOCH;
     const byKey = new Map<string, FetchEntry>();
     for (const e of fetchData) {
       const k = requestKey(e.tp);
       const prev = byKey.get(k);
-      if (prev) prev.data = e.data; // LinkedHashMap.put: last value, first position
+      if (prev)
+        prev.data = e.data; // LinkedHashMap.put: last value, first position
       else byKey.set(k, { tp: e.tp, data: e.data });
     }
     if (isFull) {
@@ -253,11 +300,24 @@ export class FetchSessionCache {
   }
 
   /** FetchSessionCacheShard.maybeCreateSession: the new id, or INVALID_SESSION_ID when full. */
-  maybeCreateSession(privileged: boolean, size: number, usesTopicIds: boolean, fill: (s: FetchSession) => void): number {
+  maybeCreateSession(
+    privileged: boolean,
+    size: number,
+    usesTopicIds: boolean,
+    fill: (s: FetchSession) => void,
+  ): number {
     const now = this.clock();
     if (this.maxEntries <= 0) return INVALID_SESSION_ID;
     if (this.sessions.size >= this.maxEntries && !this.tryEvict(privileged, size, now)) return INVALID_SESSION_ID;
-    const session = new FetchSession(this.newSessionId(), privileged, new Map(), usesTopicIds, now, now, nextEpoch(INITIAL_EPOCH));
+    const session = new FetchSession(
+      this.newSessionId(),
+      privileged,
+      new Map(),
+      usesTopicIds,
+      now,
+      now,
+      nextEpoch(INITIAL_EPOCH),
+    );
     fill(session);
     this.sessions.set(session.id, session);
     this.touch(session, now);

@@ -31,7 +31,11 @@ export interface LogStore {
 
 /** What LogStore needs from the broker's LogManager (src/broker/log/log-manager.ts). */
 export interface LogManagerLike {
-  getOrCreateLog(topic: string, partition: number, opts?: { topicId?: string; config?: LogConfig }): Promise<PartitionLog>;
+  getOrCreateLog(
+    topic: string,
+    partition: number,
+    opts?: { topicId?: string; config?: LogConfig },
+  ): Promise<PartitionLog>;
   deleteLog(topic: string, partition: number): Promise<void>;
   allLogs?(): PartitionLog[];
 }
@@ -57,7 +61,10 @@ export interface DirectoryLogStoreOptions {
 export class DirectoryLogStore implements LogStore {
   private readonly logs = new Map<string, PartitionLog>();
 
-  constructor(readonly dir: string, private readonly opts: DirectoryLogStoreOptions = {}) {}
+  constructor(
+    readonly dir: string,
+    private readonly opts: DirectoryLogStoreOptions = {},
+  ) {}
 
   async getOrCreateLog(spec: LogSpec): Promise<PartitionLog> {
     const key = `${spec.topic}-${spec.partition}`;

@@ -10,9 +10,18 @@ import type { TopicOverrides } from './topic-config.js';
  * Applies one partition's state: becomes (or stays) its leader when the image names this broker,
  * otherwise releases it (data kept) if it was led here.
  */
-export async function applyPartitionImage(rm: ReplicaManager, topic: string, topicId: string, pi: PartitionImage, overrides?: TopicOverrides): Promise<void> {
+export async function applyPartitionImage(
+  rm: ReplicaManager,
+  topic: string,
+  topicId: string,
+  pi: PartitionImage,
+  overrides?: TopicOverrides,
+): Promise<void> {
   if (pi.leader === rm.nodeId) {
-    await rm.ensurePartition(topic, topicId, pi.partitionId, pi.leaderEpoch, overrides, { replicas: pi.replicas, isr: pi.isr });
+    await rm.ensurePartition(topic, topicId, pi.partitionId, pi.leaderEpoch, overrides, {
+      replicas: pi.replicas,
+      isr: pi.isr,
+    });
   } else if (rm.partition(topic, pi.partitionId) !== undefined) {
     await rm.deletePartitions([{ topic, partition: pi.partitionId }], { deleteData: false });
   }

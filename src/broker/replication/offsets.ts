@@ -4,7 +4,11 @@
 
 import { ErrorCode } from '../../protocol/errors.js';
 import {
-  EARLIEST_LOCAL_TIMESTAMP, EARLIEST_TIMESTAMP, LATEST_TIERED_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP,
+  EARLIEST_LOCAL_TIMESTAMP,
+  EARLIEST_TIMESTAMP,
+  LATEST_TIERED_TIMESTAMP,
+  LATEST_TIMESTAMP,
+  MAX_TIMESTAMP,
 } from '../log/list-offsets.js';
 import { LogError } from '../log/log-errors.js';
 import type { Partition } from './partition.js';
@@ -27,7 +31,11 @@ export interface ListOffsetResult {
 
 /** The ListOffsets version that introduced each special timestamp (ReplicaManager.timestampMinSupportedVersion). */
 const MIN_VERSION_FOR: ReadonlyMap<number, number> = new Map([
-  [EARLIEST_TIMESTAMP, 1], [LATEST_TIMESTAMP, 1], [MAX_TIMESTAMP, 7], [EARLIEST_LOCAL_TIMESTAMP, 8], [LATEST_TIERED_TIMESTAMP, 9],
+  [EARLIEST_TIMESTAMP, 1],
+  [LATEST_TIMESTAMP, 1],
+  [MAX_TIMESTAMP, 7],
+  [EARLIEST_LOCAL_TIMESTAMP, 8],
+  [LATEST_TIERED_TIMESTAMP, 9],
 ]);
 
 export function isListOffsetsTimestampUnsupported(timestamp: number, version: number): boolean {
@@ -45,11 +53,18 @@ export async function listOffset(p: Partition, q: ListOffsetQuery): Promise<List
   const hw = p.highWatermark;
   const lastFetchable = !isClient ? p.logEndOffset : q.isolationLevel === READ_COMMITTED ? p.lastStableOffset : hw;
   // after a leader change, a client may not read below the new epoch's start until the HW catches up
-  const offsetsError = isClient && p.leaderEpochStartOffset > hw
-    ? (q.version >= 5 ? ErrorCode.OFFSET_NOT_AVAILABLE : ErrorCode.LEADER_NOT_AVAILABLE)
-    : ErrorCode.NONE;
-  const withEpoch = (timestamp: number, offset: number, epoch: number | undefined): ListOffsetResult =>
-    ({ errorCode: ErrorCode.NONE, timestamp, offset, leaderEpoch: epoch !== undefined && q.version >= 4 ? epoch : -1 });
+  const offsetsError =
+    isClient && p.leaderEpochStartOffset > hw
+      ? q.version >= 5
+        ? ErrorCode.OFFSET_NOT_AVAILABLE
+        : ErrorCode.LEADER_NOT_AVAILABLE
+      : ErrorCode.NONE;
+  const withEpoch = (timestamp: number, offset: number, epoch: number | undefined): ListOffsetResult => ({
+    errorCode: ErrorCode.NONE,
+    timestamp,
+    offset,
+    leaderEpoch: epoch !== undefined && q.version >= 4 ? epoch : -1,
+  });
 
   if (q.timestamp === LATEST_TIMESTAMP) {
     if (offsetsError !== ErrorCode.NONE) return unknown(offsetsError);
@@ -73,7 +88,13 @@ export async function listOffset(p: Partition, q: ListOffsetQuery): Promise<List
  * modified at or before the timestamp, plus the log end offset, newest first, at most maxNumOffsets;
  * consumers never see offsets above the high watermark.
  */
-export async function legacyOffsetsBefore(p: Partition, timestamp: number, maxNumOffsets: number, now: number, isConsumer: boolean): Promise<number[]> {
+export async function legacyOffsetsBefore(
+  p: Partition,
+  timestamp: number,
+  maxNumOffsets: number,
+  now: number,
+  isConsumer: boolean,
+): Promise<number[]> {
   const log = p.log;
   const segments = [...log.segments];
   const entries: Array<[number, number]> = [];
@@ -105,7 +126,11 @@ export interface EpochEndOffsetResult {
 }
 
 /** Partition.lastOffsetForLeaderEpoch: the end offset of the largest epoch <= the requested one. */
-export function lastOffsetForLeaderEpoch(p: Partition, currentLeaderEpoch: number, leaderEpoch: number): EpochEndOffsetResult {
+export function lastOffsetForLeaderEpoch(
+  p: Partition,
+  currentLeaderEpoch: number,
+  leaderEpoch: number,
+): EpochEndOffsetResult {
   const epochError = p.checkLeaderEpoch(currentLeaderEpoch);
   if (epochError !== ErrorCode.NONE) return { errorCode: epochError, leaderEpoch: -1, endOffset: -1 };
   const r = p.log.epochCache.endOffsetFor(leaderEpoch, p.logEndOffset);
@@ -126,7 +151,8 @@ export async function deleteRecordsOnLeader(p: Partition, offset: number): Promi
   try {
     await p.log.deleteRecordsBefore(target);
   } catch (e) {
-    if (e instanceof LogError && e.kafkaError === 'OFFSET_OUT_OF_RANGE') return { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, lowWatermark: -1 };
+    if (e instanceof LogError && e.kafkaError === 'OFFSET_OUT_OF_RANGE')
+      return { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, lowWatermark: -1 };
     return { errorCode: p.closed ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.KAFKA_STORAGE_ERROR, lowWatermark: -1 };
   }
   // single replica: the low watermark is our log start offset (followers' come with replication)

@@ -22,7 +22,10 @@ export class ByteLedger {
   private head = 0;
   private len = 0;
 
-  constructor(startOffset: number, private readonly maxEntries = 1024) {
+  constructor(
+    startOffset: number,
+    private readonly maxEntries = 1024,
+  ) {
     const initial = Math.max(1, Math.min(8, maxEntries));
     this.ends = new Float64Array(initial);
     this.cums = new Float64Array(initial);
@@ -122,8 +125,15 @@ export class Partition {
   /** set when the partition is removed; delayed operations holding it complete */
   closed = false;
 
-  constructor(readonly topic: string, readonly index: number, readonly topicId: string, readonly log: PartitionLog,
-    readonly localBrokerId: number, state: PartitionState, config: TopicConfig) {
+  constructor(
+    readonly topic: string,
+    readonly index: number,
+    readonly topicId: string,
+    readonly log: PartitionLog,
+    readonly localBrokerId: number,
+    state: PartitionState,
+    config: TopicConfig,
+  ) {
     this.key = `${topic}-${index}`;
     this.leaderEpoch = state.leaderEpoch;
     this.replicas = state.replicas;
@@ -133,9 +143,15 @@ export class Partition {
     this.ledger = new ByteLedger(log.logEndOffset);
   }
 
-  get highWatermark(): number { return this.log.highWatermark; }
-  get logEndOffset(): number { return this.log.logEndOffset; }
-  get logStartOffset(): number { return this.log.logStartOffset; }
+  get highWatermark(): number {
+    return this.log.highWatermark;
+  }
+  get logEndOffset(): number {
+    return this.log.logEndOffset;
+  }
+  get logStartOffset(): number {
+    return this.log.logStartOffset;
+  }
 
   /**
    * Last stable offset: the first offset of the earliest open transaction (the producer state's
@@ -148,7 +164,9 @@ export class Partition {
   }
 
   /** The producer-state checks used when the replica manager was not given a hook (idempotence). */
-  get producerStateHook(): EosHook { return DEFAULT_PRODUCER_STATE_HOOK; }
+  get producerStateHook(): EosHook {
+    return DEFAULT_PRODUCER_STATE_HOOK;
+  }
 
   /** Aborted transactions overlapping records read from fetchOffset (READ_COMMITTED fetches). */
   abortedTransactions(fetchOffset: number, records: Buffer): { producerId: number; firstOffset: number }[] {

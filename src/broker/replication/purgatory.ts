@@ -22,7 +22,9 @@ export abstract class DelayedOperation {
 
   constructor(readonly delayMs: number) {}
 
-  get isCompleted(): boolean { return this.completed; }
+  get isCompleted(): boolean {
+    return this.completed;
+  }
 
   /**
    * Checks whether the operation can complete now; if so calls forceComplete() and returns its
@@ -76,15 +78,22 @@ export class DelayedOperationPurgatory<T extends DelayedOperation> {
   private parked = 0;
   private readonly maxOperations: number;
 
-  constructor(readonly name: string, opts: PurgatoryOptions = {}) {
+  constructor(
+    readonly name: string,
+    opts: PurgatoryOptions = {},
+  ) {
     this.maxOperations = opts.maxOperations ?? 100000;
   }
 
   /** Operations currently waiting. */
-  get size(): number { return this.parked; }
+  get size(): number {
+    return this.parked;
+  }
 
   /** Operations waiting on a key. */
-  watched(key: string): number { return this.watchers.get(key)?.size ?? 0; }
+  watched(key: string): number {
+    return this.watchers.get(key)?.size ?? 0;
+  }
 
   /**
    * Tries to complete the operation now; otherwise parks it on `keys` (and under the connection,
@@ -134,7 +143,10 @@ export class DelayedOperationPurgatory<T extends DelayedOperation> {
 
   /** Completes every waiting operation now (shutdown, partition removed). */
   completeAll(key?: string): number {
-    const ops = key === undefined ? [...new Set([...this.watchers.values()].flatMap((s) => [...s]))] : [...(this.watchers.get(key) ?? [])];
+    const ops =
+      key === undefined
+        ? [...new Set([...this.watchers.values()].flatMap((s) => [...s]))]
+        : [...(this.watchers.get(key) ?? [])];
     let n = 0;
     for (const op of ops) if (op.forceComplete()) n++;
     return n;

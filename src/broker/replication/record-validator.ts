@@ -9,7 +9,15 @@
 import { ErrorCode } from '../../protocol/errors.js';
 import * as L from '../../protocol/records/layout.js';
 import {
-  CorruptRecordError, readInt16, readInt32, readInt64, readVarint, readVarlong, varintEnd, CompressionType, TimestampType,
+  CorruptRecordError,
+  readInt16,
+  readInt32,
+  readInt64,
+  readVarint,
+  readVarlong,
+  varintEnd,
+  CompressionType,
+  TimestampType,
 } from '../../protocol/records/layout.js';
 import { crc32c } from '../../protocol/records/crc.js';
 import { compressionTypeName, decompress } from '../../protocol/records/compression.js';
@@ -33,7 +41,11 @@ export interface RecordErrorEntry {
 
 /** A failed append: the partition error code, Kafka's message, and per-record errors (KIP-467). */
 export class AppendError extends Error {
-  constructor(readonly errorCode: number, message: string, readonly recordErrors: readonly RecordErrorEntry[] = []) {
+  constructor(
+    readonly errorCode: number,
+    message: string,
+    readonly recordErrors: readonly RecordErrorEntry[] = [],
+  ) {
     super(message);
     this.name = 'AppendError';
   }
@@ -66,7 +78,8 @@ function firstEntry(buf: Buffer, pos: number): { pos: number; size: number; magi
   const avail = buf.length - pos;
   if (avail < L.LOG_OVERHEAD) return null;
   const len = readInt32(buf, pos + L.BATCH_LENGTH);
-  if (len < L.LEGACY_RECORD_OVERHEAD_V0) throw corrupt(`Record size ${len} is less than the minimum record overhead (${L.LEGACY_RECORD_OVERHEAD_V0})`);
+  if (len < L.LEGACY_RECORD_OVERHEAD_V0)
+    throw corrupt(`Record size ${len} is less than the minimum record overhead (${L.LEGACY_RECORD_OVERHEAD_V0})`);
   if (avail < L.HEADER_SIZE_UP_TO_MAGIC) return null;
   const magic = buf.readInt8(pos + L.MAGIC);
   if (magic < 0 || magic > L.MAGIC_V2) throw corrupt(`Invalid magic found in record: ${magic}`);
@@ -81,11 +94,18 @@ function firstEntry(buf: Buffer, pos: number): { pos: number; size: number; magi
 export function checkProduceRecords(version: number, records: Buffer | null): AppendError | null {
   try {
     const first = records === null ? null : firstEntry(records, 0);
-    if (first === null) return invalid(`Produce requests with version ${version} must have at least one record batch per partition`);
-    if (first.magic !== L.MAGIC_V2) return invalid(`Produce requests with version ${version} are only allowed to contain record batches with magic version 2`);
+    if (first === null)
+      return invalid(`Produce requests with version ${version} must have at least one record batch per partition`);
+    if (first.magic !== L.MAGIC_V2)
+      return invalid(
+        `Produce requests with version ${version} are only allowed to contain record batches with magic version 2`,
+      );
     const codec = records!.readInt16BE(first.pos + L.ATTRIBUTES) & L.COMPRESSION_CODEC_MASK;
     if (version < 7 && codec === CompressionType.Zstd) {
-      return new AppendError(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `Produce requests with version ${version} are not allowed to use ZStandard compression`);
+      return new AppendError(
+        ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
+        `Produce requests with version ${version} are not allowed to use ZStandard compression`,
+      );
     }
     return null;
   } catch (e) {
@@ -96,19 +116,30 @@ export function checkProduceRecords(version: number, records: Buffer | null): Ap
 
 /** Whether the first batch of a partition's records is transactional (RequestUtils.hasTransactionalRecords). */
 export function isTransactionalRecords(records: Buffer | null): boolean {
-  return records !== null && records.length >= L.RECORD_BATCH_OVERHEAD && records[L.MAGIC] === L.MAGIC_V2
-    && (records.readInt16BE(L.ATTRIBUTES) & L.TRANSACTIONAL_FLAG_MASK) !== 0;
+  return (
+    records !== null &&
+    records.length >= L.RECORD_BATCH_OVERHEAD &&
+    records[L.MAGIC] === L.MAGIC_V2 &&
+    (records.readInt16BE(L.ATTRIBUTES) & L.TRANSACTIONAL_FLAG_MASK) !== 0
+  );
 }
 
 function targetCodec(policy: AppendPolicy, source: CompressionType): CompressionType {
   switch (policy.compressionType) {
-    case 'producer': return source;
-    case 'uncompressed': return CompressionType.None;
-    case 'gzip': return CompressionType.Gzip;
-    case 'snappy': return CompressionType.Snappy;
-    case 'lz4': return CompressionType.Lz4;
-    case 'zstd': return CompressionType.Zstd;
-    default: return source;
+    case 'producer':
+      return source;
+    case 'uncompressed':
+      return CompressionType.None;
+    case 'gzip':
+      return CompressionType.Gzip;
+    case 'snappy':
+      return CompressionType.Snappy;
+    case 'lz4':
+      return CompressionType.Lz4;
+    case 'zstd':
+      return CompressionType.Zstd;
+    default:
+      return source;
   }
 }
 
@@ -124,8 +155,18 @@ interface WalkState {
  * LogValidator.validateRecord per record (compacted topics need keys; CreateTime bounds; producers
  * must not claim LogAppendTime). No allocation unless a record fails.
  */
-function walkRecords(data: Uint8Array, start: number, end: number, count: number, logAppendFlag: boolean, baseTimestamp: number,
-  headerMaxTimestamp: number, policy: AppendPolicy, now: number, tp: string): WalkState {
+function walkRecords(
+  data: Uint8Array,
+  start: number,
+  end: number,
+  count: number,
+  logAppendFlag: boolean,
+  baseTimestamp: number,
+  headerMaxTimestamp: number,
+  policy: AppendPolicy,
+  now: number,
+  tp: string,
+): WalkState {
   const st: WalkState = { maxTimestamp: L.NO_TIMESTAMP, consecutive: true, errors: null, timestampError: false };
   const createTime = policy.timestampType === 'CreateTime';
   let p = start;
@@ -160,7 +201,10 @@ function walkRecords(data: Uint8Array, start: number, end: number, count: number
       if (hv < -1 || hv > recEnd - p) throw invalid(`Invalid header value size ${hv}`);
       if (hv > 0) p += hv;
     }
-    if (p !== recEnd) throw invalid(`Invalid record size: expected to read ${len} bytes in record payload, but instead read ${len - (recEnd - p)}`);
+    if (p !== recEnd)
+      throw invalid(
+        `Invalid record size: expected to read ${len} bytes in record payload, but instead read ${len - (recEnd - p)}`,
+      );
     const timestamp = logAppendFlag ? headerMaxTimestamp : baseTimestamp + tsDelta;
     if (timestamp > st.maxTimestamp) st.maxTimestamp = timestamp;
     if (offDelta !== i) st.consecutive = false;
@@ -171,7 +215,8 @@ function walkRecords(data: Uint8Array, start: number, end: number, count: number
       if (now - timestamp > policy.timestampBeforeMaxMs || timestamp - now > policy.timestampAfterMaxMs) {
         const lo = timestampBound(now, -1, policy.timestampBeforeMaxMs);
         const hi = timestampBound(now, 1, policy.timestampAfterMaxMs);
-        err = `Timestamp ${timestamp} of message with offset ${offDelta} is out of range. ` +
+        err =
+          `Timestamp ${timestamp} of message with offset ${offDelta} is out of range. ` +
           `The timestamp should be within [${lo}, ${hi}]`;
         st.timestampError = true;
       }
@@ -188,10 +233,21 @@ function walkRecords(data: Uint8Array, start: number, end: number, count: number
 /** LogValidator.processRecordErrors. */
 function recordErrorsToException(st: WalkState): AppendError {
   const errors = st.errors!;
-  if (st.timestampError) return new AppendError(ErrorCode.INVALID_TIMESTAMP, 'One or more records have been rejected due to invalid timestamp', errors);
-  const shown = errors.slice(0, 3).map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.message}')`).join(', ');
-  return new AppendError(ErrorCode.INVALID_RECORD,
-    `One or more records have been rejected due to ${errors.length} record errors in total, and only showing the first three errors at most: [${shown}]`, errors);
+  if (st.timestampError)
+    return new AppendError(
+      ErrorCode.INVALID_TIMESTAMP,
+      'One or more records have been rejected due to invalid timestamp',
+      errors,
+    );
+  const shown = errors
+    .slice(0, 3)
+    .map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.message}')`)
+    .join(', ');
+  return new AppendError(
+    ErrorCode.INVALID_RECORD,
+    `One or more records have been rejected due to ${errors.length} record errors in total, and only showing the first three errors at most: [${shown}]`,
+    errors,
+  );
 }
 
 /**
@@ -200,22 +256,41 @@ function recordErrorsToException(st: WalkState): AppendError {
  * Kafka's order: every batch's base offset, size and CRC first; then "one batch only"; then the
  * header checks (offset range, count, control, sequence); then the records.
  */
-export async function validateRecordsForAppend(records: Buffer, tp: string, policy: AppendPolicy, now: number, origin: AppendOrigin): Promise<ValidatedBatch | null> {
+export async function validateRecordsForAppend(
+  records: Buffer,
+  tp: string,
+  policy: AppendPolicy,
+  now: number,
+  origin: AppendOrigin,
+): Promise<ValidatedBatch | null> {
   let pos = 0;
   let batches = 0;
   let first: { pos: number; size: number; magic: number } | null = null;
   for (;;) {
     const e = firstEntry(records, pos);
     if (e === null) break;
-    if (e.magic !== L.MAGIC_V2) throw invalid(`Batch magic ${e.magic} is not supported by this broker; producers must send magic 2 record batches in topic partition ${tp}`);
+    if (e.magic !== L.MAGIC_V2)
+      throw invalid(
+        `Batch magic ${e.magic} is not supported by this broker; producers must send magic 2 record batches in topic partition ${tp}`,
+      );
     if (origin === 'client' && readInt64(records, pos + L.BASE_OFFSET) !== 0) {
-      throw invalid(`The baseOffset of the record batch in the append to ${tp} should be 0, but it is ${readInt64(records, pos + L.BASE_OFFSET)}`);
+      throw invalid(
+        `The baseOffset of the record batch in the append to ${tp} should be 0, but it is ${readInt64(records, pos + L.BASE_OFFSET)}`,
+      );
     }
     if (e.size > policy.maxMessageBytes) {
-      throw new AppendError(ErrorCode.MESSAGE_TOO_LARGE, `The record batch size in the append to ${tp} is ${e.size} bytes which exceeds the maximum configured value of ${policy.maxMessageBytes}.`);
+      throw new AppendError(
+        ErrorCode.MESSAGE_TOO_LARGE,
+        `The record batch size in the append to ${tp} is ${e.size} bytes which exceeds the maximum configured value of ${policy.maxMessageBytes}.`,
+      );
     }
-    if (e.size < L.RECORD_BATCH_OVERHEAD || crc32c(records, pos + L.ATTRIBUTES, pos + e.size) !== readInt32(records, pos + L.CRC) >>> 0) {
-      throw corrupt(`Record is corrupt (stored crc = ${e.size >= L.RECORD_BATCH_OVERHEAD ? readInt32(records, pos + L.CRC) >>> 0 : 0}) in topic partition ${tp}.`);
+    if (
+      e.size < L.RECORD_BATCH_OVERHEAD ||
+      crc32c(records, pos + L.ATTRIBUTES, pos + e.size) !== readInt32(records, pos + L.CRC) >>> 0
+    ) {
+      throw corrupt(
+        `Record is corrupt (stored crc = ${e.size >= L.RECORD_BATCH_OVERHEAD ? readInt32(records, pos + L.CRC) >>> 0 : 0}) in topic partition ${tp}.`,
+      );
     }
     first ??= e;
     batches++;
@@ -234,11 +309,18 @@ export async function validateRecordsForAppend(records: Buffer, tp: string, poli
   const isControl = (attributes & L.CONTROL_FLAG_MASK) !== 0;
   if (origin === 'client') {
     const countFromOffsets = lastOffsetDelta + 1;
-    if (countFromOffsets <= 0) throw invalid(`Batch has an invalid offset range: [0, ${lastOffsetDelta}] in topic partition ${tp}`);
+    if (countFromOffsets <= 0)
+      throw invalid(`Batch has an invalid offset range: [0, ${lastOffsetDelta}] in topic partition ${tp}`);
     if (count <= 0) throw invalid(`Invalid reported count for record batch: ${count} in topic partition ${tp}`);
-    if (countFromOffsets !== count) throw invalid(`Inconsistent batch offset range [0, ${lastOffsetDelta}] and count of records ${count} in topic partition ${tp}`);
+    if (countFromOffsets !== count)
+      throw invalid(
+        `Inconsistent batch offset range [0, ${lastOffsetDelta}] and count of records ${count} in topic partition ${tp}`,
+      );
     if (isControl) throw invalid(`Clients are not allowed to write control records in topic partition ${tp}`);
-    if (producerId >= 0 && baseSequence < 0) throw invalid(`Invalid sequence number ${baseSequence} in record batch with producerId ${producerId} in topic partition ${tp}`);
+    if (producerId >= 0 && baseSequence < 0)
+      throw invalid(
+        `Invalid sequence number ${baseSequence} in record batch with producerId ${producerId} in topic partition ${tp}`,
+      );
   }
 
   const source = (attributes & L.COMPRESSION_CODEC_MASK) as CompressionType;
@@ -251,26 +333,48 @@ export async function validateRecordsForAppend(records: Buffer, tp: string, poli
   let st: WalkState;
   try {
     if (source === CompressionType.None) {
-      st = walkRecords(batch, L.RECORD_BATCH_OVERHEAD, batch.length, count, logAppendFlag, baseTimestamp, headerMax, policy, now, tp);
+      st = walkRecords(
+        batch,
+        L.RECORD_BATCH_OVERHEAD,
+        batch.length,
+        count,
+        logAppendFlag,
+        baseTimestamp,
+        headerMax,
+        policy,
+        now,
+        tp,
+      );
     } else {
       let data: Buffer;
       try {
         data = await decompress(source, batch.subarray(L.RECORD_BATCH_OVERHEAD), { magic: L.MAGIC_V2 });
       } catch (e) {
-        throw corrupt(`Failed to decompress the ${compressionTypeName(source)} record batch in topic partition ${tp}: ${(e as Error).message}`);
+        throw corrupt(
+          `Failed to decompress the ${compressionTypeName(source)} record batch in topic partition ${tp}: ${(e as Error).message}`,
+        );
       }
       st = walkRecords(data, 0, data.length, count, logAppendFlag, baseTimestamp, headerMax, policy, now, tp);
       if (!st.consecutive) inPlace = false;
     }
   } catch (e) {
-    if (e instanceof CorruptRecordError) throw invalid(`Found invalid record structure in topic partition ${tp}: ${e.message}`);
+    if (e instanceof CorruptRecordError)
+      throw invalid(`Found invalid record structure in topic partition ${tp}: ${e.message}`);
     throw e;
   }
   if (st.errors !== null) throw recordErrorsToException(st);
 
   const info: ValidatedBatch = {
-    records: batch, recordCount: count, producerId, producerEpoch: readInt16(batch, L.PRODUCER_EPOCH), baseSequence,
-    isTransactional: (attributes & L.TRANSACTIONAL_FLAG_MASK) !== 0, isControl, maxTimestamp: st.maxTimestamp, compression: source, rebuilt: false,
+    records: batch,
+    recordCount: count,
+    producerId,
+    producerEpoch: readInt16(batch, L.PRODUCER_EPOCH),
+    baseSequence,
+    isTransactional: (attributes & L.TRANSACTIONAL_FLAG_MASK) !== 0,
+    isControl,
+    maxTimestamp: st.maxTimestamp,
+    compression: source,
+    rebuilt: false,
   };
   if (inPlace) {
     // the log stamps LogAppendTime itself; under CreateTime the header must carry the records' max
@@ -279,7 +383,10 @@ export async function validateRecordsForAppend(records: Buffer, tp: string, poli
   }
   const rebuilt = await rebuildBatch(batch, target, policy);
   if (rebuilt.length > policy.maxMessageBytes) {
-    throw new AppendError(ErrorCode.MESSAGE_TOO_LARGE, `Message batch size is ${rebuilt.length} bytes in append to partition ${tp} which exceeds the maximum configured size of ${policy.maxMessageBytes}.`);
+    throw new AppendError(
+      ErrorCode.MESSAGE_TOO_LARGE,
+      `Message batch size is ${rebuilt.length} bytes in append to partition ${tp} which exceeds the maximum configured size of ${policy.maxMessageBytes}.`,
+    );
   }
   return { ...info, records: rebuilt, compression: target, rebuilt: true };
 }
@@ -293,7 +400,13 @@ async function rebuildBatch(batch: Buffer, target: CompressionType, policy: Appe
   const decoded = await decodeBatch(batch, 0, { verifyCrc: false });
   return buildRecordBatch({
     baseOffset: 0,
-    records: decoded.records.map((r, i) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp, offsetDelta: i })),
+    records: decoded.records.map((r, i) => ({
+      key: r.key,
+      value: r.value,
+      headers: r.headers,
+      timestamp: r.timestamp,
+      offsetDelta: i,
+    })),
     compression: target,
     compressionLevel: policy.compressionLevel,
     producerId: decoded.producerId,

@@ -21,9 +21,23 @@ import { DelayedOperationPurgatory } from './purgatory.js';
 import { AppendError, type ValidatedBatch, validateRecordsForAppend } from './record-validator.js';
 import { resolveTopicConfig, type TopicConfig, type TopicOverrides } from './topic-config.js';
 import {
-  type AppendOptions, type AppendResult, type BrokerConfigLike, EMPTY_RECORDS, type EnsurePartitionOptions, errorFetchResult, type FetchParams,
-  type FetchPartitionRequest, type FetchPartitionResult, isFromFollower, type LeaderHint, type PartitionLookup, type ProducerBatch,
-  type ProducerStateHook, READ_COMMITTED, recordsSize, type ReplicaLogger,
+  type AppendOptions,
+  type AppendResult,
+  type BrokerConfigLike,
+  EMPTY_RECORDS,
+  type EnsurePartitionOptions,
+  errorFetchResult,
+  type FetchParams,
+  type FetchPartitionRequest,
+  type FetchPartitionResult,
+  isFromFollower,
+  type LeaderHint,
+  type PartitionLookup,
+  type ProducerBatch,
+  type ProducerStateHook,
+  READ_COMMITTED,
+  recordsSize,
+  type ReplicaLogger,
 } from './types.js';
 
 export type * from './types.js';
@@ -51,8 +65,16 @@ export interface ReplicaManagerOptions {
 
 export const isValidAcks = (acks: number): boolean => acks === -1 || acks === 0 || acks === 1;
 
-const failed = (errorCode: number, detail?: string, leader?: LeaderHint): AppendResult =>
-  ({ errorCode, errorMessage: null, baseOffset: -1, logAppendTime: -1, logStartOffset: -1, recordErrors: [], leader, detail });
+const failed = (errorCode: number, detail?: string, leader?: LeaderHint): AppendResult => ({
+  errorCode,
+  errorMessage: null,
+  baseOffset: -1,
+  logAppendTime: -1,
+  logStartOffset: -1,
+  recordErrors: [],
+  leader,
+  detail,
+});
 
 export class ReplicaManager {
   readonly nodeId: number;
@@ -88,7 +110,10 @@ export class ReplicaManager {
     this.producePurgatory = new DelayedOperationPurgatory('Produce', limit);
     const int = (name: string, dflt: number): number => opts.config?.getInt?.(name) ?? dflt;
     this.fetchMaxBytes = int('fetch.max.bytes', 57671680);
-    this.fetchSessions = new FetchSessionCache({ maxEntries: int('max.incremental.fetch.session.cache.slots', 1000), clock: this.clock });
+    this.fetchSessions = new FetchSessionCache({
+      maxEntries: int('max.incremental.fetch.session.cache.slots', 1000),
+      clock: this.clock,
+    });
   }
 
   // ---- partitions ----
@@ -114,9 +139,12 @@ export class ReplicaManager {
   /** Topic configuration as this broker resolves it (topic overrides over broker defaults). */
   resolveConfig(overrides: TopicOverrides = {}): TopicConfig {
     const image = this.opts.metadata?.();
-    const dynamic: DynamicBrokerConfigs = image ? { perBroker: image.brokerConfigs(this.nodeId), clusterDefault: image.brokerConfigs() } : {};
-    return resolveTopicConfig(overrides, this.opts.config ?? { originals: new Map() }, dynamic,
-      (e) => this.logger.warn(`ignoring invalid topic configuration: ${e.message}`));
+    const dynamic: DynamicBrokerConfigs = image
+      ? { perBroker: image.brokerConfigs(this.nodeId), clusterDefault: image.brokerConfigs() }
+      : {};
+    return resolveTopicConfig(overrides, this.opts.config ?? { originals: new Map() }, dynamic, (e) =>
+      this.logger.warn(`ignoring invalid topic configuration: ${e.message}`),
+    );
   }
 
   private serialize<T>(key: string, task: () => Promise<T>): Promise<T> {
@@ -135,8 +163,14 @@ export class ReplicaManager {
    * the ISR has. Idempotent; a new epoch or config updates the existing partition. A different topic
    * id (the topic was recreated) replaces the old log.
    */
-  ensurePartition(topic: string, topicId: string, partition: number, leaderEpoch: number, topicConfig?: TopicOverrides,
-    opts: EnsurePartitionOptions = {}): Promise<Partition> {
+  ensurePartition(
+    topic: string,
+    topicId: string,
+    partition: number,
+    leaderEpoch: number,
+    topicConfig?: TopicOverrides,
+    opts: EnsurePartitionOptions = {},
+  ): Promise<Partition> {
     const key = ReplicaManager.key(topic, partition);
     return this.serialize(key, async () => {
       if (this.closed) throw new Error('replica manager is shut down');
@@ -152,7 +186,8 @@ export class ReplicaManager {
         const existing = p;
         existing.config = config;
         existing.log.updateConfig(config.log);
-        if (existing.updateState(state)) await existing.log.queue.run(() => existing.log.epochCache.assign(leaderEpoch, existing.log.logEndOffset));
+        if (existing.updateState(state))
+          await existing.log.queue.run(() => existing.log.epochCache.assign(leaderEpoch, existing.log.logEndOffset));
       } else {
         const log = await this.openLog(topic, partition, topicId, config);
         const created = new Partition(topic, partition, topicId, log, this.nodeId, state, config);
@@ -161,7 +196,9 @@ export class ReplicaManager {
         this.ledPerTopic.set(topic, (this.ledPerTopic.get(topic) ?? 0) + 1);
         this.topicIds.set(topic, topicId);
         this.topicNames.set(topicId, topic);
-        this.logger.info(`Leader ${key} with topic id ${topicId} starts at leader epoch ${leaderEpoch} from offset ${log.logEndOffset} with high watermark ${log.highWatermark}`);
+        this.logger.info(
+          `Leader ${key} with topic id ${topicId} starts at leader epoch ${leaderEpoch} from offset ${log.logEndOffset} with high watermark ${log.highWatermark}`,
+        );
         p = created;
       }
       this.afterHighWatermarkCheck(p);
@@ -201,9 +238,15 @@ export class ReplicaManager {
    * or closed with its data kept (leadership moved).
    */
   deletePartitions(topic: string, partitions: readonly number[], opts?: { deleteData?: boolean }): Promise<void>;
-  deletePartitions(list: ReadonlyArray<{ topic: string; partition: number }>, opts?: { deleteData?: boolean }): Promise<void>;
-  async deletePartitions(a: string | ReadonlyArray<{ topic: string; partition: number }>, b?: readonly number[] | { deleteData?: boolean },
-    c?: { deleteData?: boolean }): Promise<void> {
+  deletePartitions(
+    list: ReadonlyArray<{ topic: string; partition: number }>,
+    opts?: { deleteData?: boolean },
+  ): Promise<void>;
+  async deletePartitions(
+    a: string | ReadonlyArray<{ topic: string; partition: number }>,
+    b?: readonly number[] | { deleteData?: boolean },
+    c?: { deleteData?: boolean },
+  ): Promise<void> {
     const list = typeof a === 'string' ? (b as readonly number[]).map((partition) => ({ topic: a, partition })) : a;
     const opts = (typeof a === 'string' ? c : (b as { deleteData?: boolean } | undefined)) ?? {};
     for (const { topic, partition } of list) {
@@ -269,7 +312,8 @@ export class ReplicaManager {
     if (!image || !pi) return undefined;
     const hint: LeaderHint = { leaderId: pi.leader, leaderEpoch: pi.leaderEpoch };
     const ep = listenerName !== undefined && pi.leader >= 0 ? image.endpoint(pi.leader, listenerName) : undefined;
-    if (ep) hint.endpoint = { nodeId: pi.leader, host: ep.host, port: ep.port, rack: image.broker(pi.leader)?.rack ?? null };
+    if (ep)
+      hint.endpoint = { nodeId: pi.leader, host: ep.host, port: ep.port, rack: image.broker(pi.leader)?.rack ?? null };
     return hint;
   }
 
@@ -281,7 +325,8 @@ export class ReplicaManager {
     return { ok: false, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
   }
 
-  private readonly resolvePartition = (topic: string, partition: number): Partition | undefined => this.partition(topic, partition);
+  private readonly resolvePartition = (topic: string, partition: number): Partition | undefined =>
+    this.partition(topic, partition);
 
   // ---- append ----
 
@@ -300,7 +345,10 @@ export class ReplicaManager {
     if (!found.ok) return failed(found.errorCode);
     const p = found.partition;
     if (o.acks === -1 && p.isr.length < p.effectiveMinIsr) {
-      return failed(ErrorCode.NOT_ENOUGH_REPLICAS, `The size of the current ISR ${p.isr.length} is insufficient to satisfy the min.isr requirement of ${p.effectiveMinIsr} for partition ${p.key}`);
+      return failed(
+        ErrorCode.NOT_ENOUGH_REPLICAS,
+        `The size of the current ISR ${p.isr.length} is insufficient to satisfy the min.isr requirement of ${p.effectiveMinIsr} for partition ${p.key}`,
+      );
     }
     let batch: ValidatedBatch | null;
     try {
@@ -308,7 +356,15 @@ export class ReplicaManager {
     } catch (e) {
       return this.appendFailure(p, e);
     }
-    if (batch === null) return { errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: -1, logAppendTime: -1, logStartOffset: p.logStartOffset, recordErrors: [] };
+    if (batch === null)
+      return {
+        errorCode: ErrorCode.NONE,
+        errorMessage: null,
+        baseOffset: -1,
+        logAppendTime: -1,
+        logStartOffset: p.logStartOffset,
+        recordErrors: [],
+      };
     if (p.closed) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER);
     const pb: ProducerBatch = { partition: p, batch, transactionalId: o.transactionalId ?? null, origin };
     let result: AppendResult;
@@ -339,27 +395,48 @@ export class ReplicaManager {
     if (hook) {
       const v = await hook.beforeAppend(pb);
       if (v.kind === 'duplicate') {
-        return { errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: v.baseOffset, logAppendTime: v.logAppendTime, logStartOffset: p.logStartOffset, recordErrors: [] };
+        return {
+          errorCode: ErrorCode.NONE,
+          errorMessage: null,
+          baseOffset: v.baseOffset,
+          logAppendTime: v.logAppendTime,
+          logStartOffset: p.logStartOffset,
+          recordErrors: [],
+        };
       }
       if (v.kind === 'error') return { ...failed(v.errorCode, v.message), logStartOffset: p.logStartOffset };
     }
     if (p.closed) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER);
     const r = await p.log.appendAsLeader(pb.batch.records, p.leaderEpoch);
     p.ledger.record(r.baseOffset, r.lastOffset + 1, r.validBytes);
-    if (hook) await hook.afterAppend(pb, r.baseOffset, r.lastOffset, r.logAppendTime >= 0 ? r.logAppendTime : this.clock());
-    return { errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: r.baseOffset, logAppendTime: r.logAppendTime, logStartOffset: r.logStartOffset, recordErrors: [] };
+    if (hook)
+      await hook.afterAppend(pb, r.baseOffset, r.lastOffset, r.logAppendTime >= 0 ? r.logAppendTime : this.clock());
+    return {
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      baseOffset: r.baseOffset,
+      logAppendTime: r.logAppendTime,
+      logStartOffset: r.logStartOffset,
+      recordErrors: [],
+    };
   }
 
   /** Kafka's mapping of append exceptions onto the partition response. */
   private appendFailure(p: Partition, e: unknown): AppendResult {
     if (e instanceof AppendError) {
       if (e.recordErrors.length > 0) {
-        return { ...failed(e.errorCode, e.message), errorMessage: e.message, recordErrors: e.recordErrors, logStartOffset: p.logStartOffset };
+        return {
+          ...failed(e.errorCode, e.message),
+          errorMessage: e.message,
+          recordErrors: e.recordErrors,
+          logStartOffset: p.logStartOffset,
+        };
       }
       const knownException = e.errorCode === ErrorCode.CORRUPT_MESSAGE || e.errorCode === ErrorCode.MESSAGE_TOO_LARGE;
       return { ...failed(e.errorCode, e.message), logStartOffset: knownException ? -1 : p.logStartOffset };
     }
-    if (e instanceof LogError && e.kafkaError === 'RECORD_LIST_TOO_LARGE') return failed(ErrorCode.RECORD_LIST_TOO_LARGE, e.message);
+    if (e instanceof LogError && e.kafkaError === 'RECORD_LIST_TOO_LARGE')
+      return failed(ErrorCode.RECORD_LIST_TOO_LARGE, e.message);
     if (p.closed) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER, (e as Error)?.message);
     this.logger.warn(`Error appending to ${p.key}: ${(e as Error)?.stack ?? String(e)}`);
     return failed(ErrorCode.KAFKA_STORAGE_ERROR, (e as Error)?.message);
@@ -394,12 +471,18 @@ export class ReplicaManager {
     return out;
   }
 
-  private async readPartition(params: FetchParams, req: FetchPartitionRequest, limitBytes: number, minOneMessage: boolean,
-    hardMaxBytesLimit: boolean): Promise<FetchPartitionResult> {
+  private async readPartition(
+    params: FetchParams,
+    req: FetchPartitionRequest,
+    limitBytes: number,
+    minOneMessage: boolean,
+    hardMaxBytesLimit: boolean,
+  ): Promise<FetchPartitionResult> {
     const found = this.lookup(req.topic, req.partition);
     if (!found.ok) return errorFetchResult(found.errorCode);
     const p = found.partition;
-    if (req.topicId !== ZERO_UUID && req.topicId !== '' && req.topicId !== p.topicId) return errorFetchResult(ErrorCode.INCONSISTENT_TOPIC_ID);
+    if (req.topicId !== ZERO_UUID && req.topicId !== '' && req.topicId !== p.topicId)
+      return errorFetchResult(ErrorCode.INCONSISTENT_TOPIC_ID);
     const epochError = p.checkLeaderEpoch(req.currentLeaderEpoch);
     if (epochError !== ErrorCode.NONE) return errorFetchResult(epochError);
     const follower = isFromFollower(params);
@@ -409,8 +492,12 @@ export class ReplicaManager {
     const lso = p.lastStableOffset;
     const logStartOffset = p.logStartOffset;
     const base = {
-      errorCode: ErrorCode.NONE, highWatermark: hw, lastStableOffset: lso, logStartOffset,
-      abortedTransactions: params.isolationLevel === READ_COMMITTED ? [] : null, preferredReadReplica: -1,
+      errorCode: ErrorCode.NONE,
+      highWatermark: hw,
+      lastStableOffset: lso,
+      logStartOffset,
+      abortedTransactions: params.isolationLevel === READ_COMMITTED ? [] : null,
+      preferredReadReplica: -1,
     };
     if (req.lastFetchedEpoch >= 0) {
       const e = offsets.lastOffsetForLeaderEpoch(p, -1, req.lastFetchedEpoch);
@@ -434,7 +521,12 @@ export class ReplicaManager {
     }
     // fetch v3+: an incomplete first batch is dropped rather than returned partially
     const records = !hardMaxBytesLimit && read.firstEntryIncomplete ? EMPTY_RECORDS : read.records;
-    return { ...base, records, abortedTransactions: params.isolationLevel === READ_COMMITTED ? p.abortedTransactions(req.fetchOffset, records) : null };
+    return {
+      ...base,
+      records,
+      abortedTransactions:
+        params.isolationLevel === READ_COMMITTED ? p.abortedTransactions(req.fetchOffset, records) : null,
+    };
   }
 
   /**
@@ -442,13 +534,18 @@ export class ReplicaManager {
    * or hit an error; otherwise parks a DelayedFetch until min_bytes accumulate or max_wait passes,
    * then reads again. `connectionId` lets cancelConnection drop the wait when the client goes away.
    */
-  async fetchMessages(params: FetchParams, reqs: readonly FetchPartitionRequest[], connectionId?: string): Promise<FetchPartitionResult[]> {
+  async fetchMessages(
+    params: FetchParams,
+    reqs: readonly FetchPartitionRequest[],
+    connectionId?: string,
+  ): Promise<FetchPartitionResult[]> {
     const first = await this.readFromLog(params, reqs);
     let bytes = 0;
     let answerNow = params.maxWaitMs <= 0 || reqs.length === 0;
     for (const r of first) {
       bytes += recordsSize(r);
-      if (r.errorCode !== ErrorCode.NONE || r.divergingEpoch !== undefined || r.preferredReadReplica >= 0) answerNow = true;
+      if (r.errorCode !== ErrorCode.NONE || r.divergingEpoch !== undefined || r.preferredReadReplica >= 0)
+        answerNow = true;
     }
     if (answerNow || bytes >= params.minBytes) return first;
     const statuses: FetchPartitionStatus[] = [];
@@ -458,34 +555,68 @@ export class ReplicaManager {
       statuses.push({ request, partition });
     }
     return new Promise<FetchPartitionResult[]>((resolve, reject) => {
-      const op = new DelayedFetch(params, statuses, this.resolvePartition,
-        () => { this.readFromLog(params, reqs).then(resolve, reject); },
-        () => resolve(first));
-      this.fetchPurgatory.tryCompleteElseWatch(op, statuses.map((s) => s.partition.key), connectionId);
+      const op = new DelayedFetch(
+        params,
+        statuses,
+        this.resolvePartition,
+        () => {
+          this.readFromLog(params, reqs).then(resolve, reject);
+        },
+        () => resolve(first),
+      );
+      this.fetchPurgatory.tryCompleteElseWatch(
+        op,
+        statuses.map((s) => s.partition.key),
+        connectionId,
+      );
     });
   }
 
   // ---- offsets ----
 
   async listOffset(topic: string, partition: number, q: offsets.ListOffsetQuery): Promise<offsets.ListOffsetResult> {
-    if (offsets.isListOffsetsTimestampUnsupported(q.timestamp, q.version)) return { errorCode: ErrorCode.UNSUPPORTED_VERSION, timestamp: -1, offset: -1, leaderEpoch: -1 };
+    if (offsets.isListOffsetsTimestampUnsupported(q.timestamp, q.version))
+      return { errorCode: ErrorCode.UNSUPPORTED_VERSION, timestamp: -1, offset: -1, leaderEpoch: -1 };
     const found = this.lookup(topic, partition);
     if (!found.ok) return { errorCode: found.errorCode, timestamp: -1, offset: -1, leaderEpoch: -1 };
     return offsets.listOffset(found.partition, q);
   }
 
   /** ListOffsets v0: the old offsets array. */
-  async legacyListOffsets(topic: string, partition: number, timestamp: number, maxNumOffsets: number, replicaId: number): Promise<{ errorCode: number; offsets: number[] }> {
+  async legacyListOffsets(
+    topic: string,
+    partition: number,
+    timestamp: number,
+    maxNumOffsets: number,
+    replicaId: number,
+  ): Promise<{ errorCode: number; offsets: number[] }> {
     const found = this.lookup(topic, partition);
     if (!found.ok) return { errorCode: found.errorCode, offsets: [] };
     try {
-      return { errorCode: ErrorCode.NONE, offsets: await offsets.legacyOffsetsBefore(found.partition, timestamp, maxNumOffsets, this.clock(), replicaId === -1) };
+      return {
+        errorCode: ErrorCode.NONE,
+        offsets: await offsets.legacyOffsetsBefore(
+          found.partition,
+          timestamp,
+          maxNumOffsets,
+          this.clock(),
+          replicaId === -1,
+        ),
+      };
     } catch {
-      return { errorCode: found.partition.closed ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.KAFKA_STORAGE_ERROR, offsets: [] };
+      return {
+        errorCode: found.partition.closed ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.KAFKA_STORAGE_ERROR,
+        offsets: [],
+      };
     }
   }
 
-  lastOffsetForLeaderEpoch(topic: string, partition: number, currentLeaderEpoch: number, leaderEpoch: number): offsets.EpochEndOffsetResult {
+  lastOffsetForLeaderEpoch(
+    topic: string,
+    partition: number,
+    currentLeaderEpoch: number,
+    leaderEpoch: number,
+  ): offsets.EpochEndOffsetResult {
     const found = this.lookup(topic, partition);
     if (!found.ok) return { errorCode: found.errorCode, leaderEpoch: -1, endOffset: -1 };
     return offsets.lastOffsetForLeaderEpoch(found.partition, currentLeaderEpoch, leaderEpoch);

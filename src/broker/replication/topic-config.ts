@@ -44,8 +44,12 @@ function toNumber(v: unknown, fallback: number): number {
  * dynamic broker configs (this broker's and the cluster default). Overrides that do not parse are
  * reported through `onInvalid` and ignored (the controller validates configs before they reach the metadata log).
  */
-export function resolveTopicConfig(overrides: TopicOverrides = {}, broker: BrokerConfigSource = EMPTY_BROKER,
-  dynamic: DynamicBrokerConfigs = {}, onInvalid?: (e: Error) => void): TopicConfig {
+export function resolveTopicConfig(
+  overrides: TopicOverrides = {},
+  broker: BrokerConfigSource = EMPTY_BROKER,
+  dynamic: DynamicBrokerConfigs = {},
+  onInvalid?: (e: Error) => void,
+): TopicConfig {
   let eff;
   try {
     eff = effectiveTopicConfig(broker, overrides, dynamic);
@@ -58,7 +62,10 @@ export function resolveTopicConfig(overrides: TopicOverrides = {}, broker: Broke
   const log = logConfigFromProps(props);
   const parsed = (name: string): unknown => eff.get(name)?.parsed;
   const compressionType = String(parsed('compression.type') ?? 'producer');
-  const levelKey = compressionType === 'gzip' || compressionType === 'lz4' || compressionType === 'zstd' ? `compression.${compressionType}.level` : undefined;
+  const levelKey =
+    compressionType === 'gzip' || compressionType === 'lz4' || compressionType === 'zstd'
+      ? `compression.${compressionType}.level`
+      : undefined;
   const level = levelKey === undefined ? undefined : toNumber(parsed(levelKey), NaN);
   return {
     log,

@@ -58,7 +58,15 @@ export const EMPTY_RECORDS: Buffer = Buffer.alloc(0);
 export const recordsSize = (r: FetchPartitionResult): number => r.records.length;
 
 export function errorFetchResult(errorCode: number): FetchPartitionResult {
-  return { errorCode, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, records: EMPTY_RECORDS, abortedTransactions: null, preferredReadReplica: -1 };
+  return {
+    errorCode,
+    highWatermark: -1,
+    lastStableOffset: -1,
+    logStartOffset: -1,
+    records: EMPTY_RECORDS,
+    abortedTransactions: null,
+    preferredReadReplica: -1,
+  };
 }
 
 /** Leader hint for NOT_LEADER_OR_FOLLOWER answers (KIP-951). */
@@ -69,9 +77,7 @@ export interface LeaderHint {
 }
 
 /** Outcome of looking a partition up for a leader-only operation. */
-export type PartitionLookup<P> =
-  | { ok: true; partition: P }
-  | { ok: false; errorCode: number; leader?: LeaderHint };
+export type PartitionLookup<P> = { ok: true; partition: P } | { ok: false; errorCode: number; leader?: LeaderHint };
 
 /** What the replica manager reads from the broker configuration (ServerConfig satisfies it). */
 export interface BrokerConfigLike {
@@ -136,4 +142,3 @@ export interface EnsurePartitionOptions {
   replicas?: readonly number[];
   isr?: readonly number[];
 }
-

@@ -7,8 +7,13 @@ import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatProperties, parseProperties, javaStringHash } from '../config/properties.js';
 import {
-  type MetadataVersionInfo, LATEST_PRODUCTION, LATEST_TESTING, isKRaftSupported, isProduction,
-  formatFeatureLevels, bootstrapFeatureRecords,
+  type MetadataVersionInfo,
+  LATEST_PRODUCTION,
+  LATEST_TESTING,
+  isKRaftSupported,
+  isProduction,
+  formatFeatureLevels,
+  bootstrapFeatureRecords,
 } from '../config/features.js';
 
 export const META_PROPERTIES_NAME = 'meta.properties';
@@ -33,7 +38,9 @@ export function uuidFromString(str: string): Buffer {
   if (body.length % 4 === 1) throw new Error('Last unit does not have enough valid bits');
   const bytes = Buffer.from(body, 'base64url');
   if (bytes.length !== 16) {
-    throw new Error(`Input string \`${str}\` decoded as ${bytes.length} bytes, which is not equal to the expected 16 bytes of a base64-encoded UUID`);
+    throw new Error(
+      `Input string \`${str}\` decoded as ${bytes.length} bytes, which is not equal to the expected 16 bytes of a base64-encoded UUID`,
+    );
   }
   return bytes;
 }
@@ -173,7 +180,11 @@ export async function writeMetaProperties(dir: string, meta: MetaProperties, dat
     throw e;
   }
   const dh = await open(dir, 'r').catch(() => null);
-  if (dh) await dh.sync().catch(() => undefined).finally(() => dh.close());
+  if (dh)
+    await dh
+      .sync()
+      .catch(() => undefined)
+      .finally(() => dh.close());
 }
 
 // ---------------------------------------------------------------- ensembles
@@ -188,7 +199,12 @@ export interface MetaPropertiesEnsemble {
 /** MetaPropertiesEnsemble.Loader: classify each directory (sorted) as empty, error, or formatted. */
 export async function loadEnsemble(dirs: Iterable<string>, metadataLogDir?: string): Promise<MetaPropertiesEnsemble> {
   const all = [...new Set([...dirs, ...(metadataLogDir !== undefined ? [metadataLogDir] : [])])].sort();
-  const ens: MetaPropertiesEnsemble = { emptyLogDirs: [], errorLogDirs: new Map(), logDirProps: new Map(), metadataLogDir };
+  const ens: MetaPropertiesEnsemble = {
+    emptyLogDirs: [],
+    errorLogDirs: new Map(),
+    logDirProps: new Map(),
+    metadataLogDir,
+  };
   for (const dir of all) {
     try {
       const meta = await readMetaProperties(dir);
@@ -207,8 +223,14 @@ export interface VerifyFlags {
 }
 
 /** MetaPropertiesEnsemble.verify: cluster/node id agreement and unique, unreserved directory ids. */
-export function verifyEnsemble(ens: MetaPropertiesEnsemble, expectedClusterId?: string, expectedNodeId?: number, flags: VerifyFlags = {}): void {
-  if (flags.requireAtLeastOneValid && ens.logDirProps.size === 0) throw new Error('No readable meta.properties files found.');
+export function verifyEnsemble(
+  ens: MetaPropertiesEnsemble,
+  expectedClusterId?: string,
+  expectedNodeId?: number,
+  flags: VerifyFlags = {},
+): void {
+  if (flags.requireAtLeastOneValid && ens.logDirProps.size === 0)
+    throw new Error('No readable meta.properties files found.');
   const seen = new Map<string, string>();
   for (const [dir, meta] of [...ens.logDirProps].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const path = join(dir, META_PROPERTIES_NAME);
@@ -224,7 +246,9 @@ export function verifyEnsemble(ens: MetaPropertiesEnsemble, expectedClusterId?: 
     } else if (expectedNodeId === undefined) {
       expectedNodeId = meta.nodeId;
     } else if (meta.nodeId !== expectedNodeId) {
-      throw new Error(`Stored node id ${meta.nodeId} doesn't match previous node id ${expectedNodeId} in ${path}. If you moved your data, make sure your configured node id matches. If you intend to create a new node, you should remove all data in your data directories.`);
+      throw new Error(
+        `Stored node id ${meta.nodeId} doesn't match previous node id ${expectedNodeId} in ${path}. If you moved your data, make sure your configured node id matches. If you intend to create a new node, you should remove all data in your data directories.`,
+      );
     }
     if (meta.directoryId !== undefined) {
       if (isReservedDirectoryId(uuidFromString(meta.directoryId))) {
@@ -232,12 +256,15 @@ export function verifyEnsemble(ens: MetaPropertiesEnsemble, expectedClusterId?: 
       }
       const prev = seen.get(meta.directoryId);
       if (prev !== undefined) {
-        throw new Error(`Duplicate directory ID Optional[${meta.directoryId}] found. It was the ID of ${prev}, but also of ${dir}`);
+        throw new Error(
+          `Duplicate directory ID Optional[${meta.directoryId}] found. It was the ID of ${prev}, but also of ${dir}`,
+        );
       }
       seen.set(meta.directoryId, dir);
     }
   }
-  if (flags.requireMetadataLogDir && ens.metadataLogDir === undefined) throw new Error('No metadata log directory was specified.');
+  if (flags.requireMetadataLogDir && ens.metadataLogDir === undefined)
+    throw new Error('No metadata log directory was specified.');
   if (ens.metadataLogDir !== undefined && ens.errorLogDirs.has(ens.metadataLogDir)) {
     throw new Error(`Encountered I/O error in metadata log directory ${ens.metadataLogDir}. Cannot continue.`);
   }
@@ -266,7 +293,10 @@ export function javaHashMapOrder(keys: string[], copiedSize = 0): string[] {
     const h = javaStringHash(k);
     return (h ^ (h >>> 16)) & (cap - 1);
   };
-  return keys.map((k, i) => ({ k, i, b: bucket(k) })).sort((a, b) => a.b - b.b || a.i - b.i).map((e) => e.k);
+  return keys
+    .map((k, i) => ({ k, i, b: bucket(k) }))
+    .sort((a, b) => a.b - b.b || a.i - b.i)
+    .map((e) => e.k);
 }
 
 // ---------------------------------------------------------------- dynamic voters
@@ -302,7 +332,8 @@ export interface DynamicQuorumInfo {
   controllerListenerName: string;
 }
 
-export type DirectoryType = 'data directory' | 'metadata directory' | 'dynamic metadata directory' | 'dynamic metadata voter directory';
+export type DirectoryType =
+  'data directory' | 'metadata directory' | 'dynamic metadata directory' | 'dynamic metadata voter directory';
 
 export interface FormatStorageOptions {
   /** The node: a loaded ServerConfig has all of these. */
@@ -341,7 +372,8 @@ export async function formatStorage(opts: FormatStorageOptions): Promise<FormatS
   if (!clusterId) throw new FormatterError('You must specify the cluster id.');
   if (dirs.length === 0) throw new FormatterError('You must specify at least one directory to format');
   const controllerListenerName = config.controllerListenerNames[0];
-  if (controllerListenerName === undefined) throw new FormatterError('You must specify the name of the initial controller listener.');
+  if (controllerListenerName === undefined)
+    throw new FormatterError('You must specify the name of the initial controller listener.');
   if (!config.metadataLogDir) throw new FormatterError('You must specify the metadata log directory.');
 
   const unstable = opts.unstableFeatureVersionsEnabled ?? false;
@@ -353,15 +385,23 @@ export async function formatStorage(opts: FormatStorageOptions): Promise<FormatS
   const dynamic = opts.initialControllers !== undefined;
   const featureLevels = formatFeatureLevels(mv, dynamic);
   const scramArguments = opts.scramArguments ?? [];
-  if (scramArguments.length && mv.level < 11) throw new FormatterError('SCRAM is only supported in metadata.version 3.5-IV2 or later.');
-  const bootstrap: BootstrapInfo = { metadataVersion: mv, featureLevels, featureRecords: bootstrapFeatureRecords(featureLevels), scramArguments };
+  if (scramArguments.length && mv.level < 11)
+    throw new FormatterError('SCRAM is only supported in metadata.version 3.5-IV2 or later.');
+  const bootstrap: BootstrapInfo = {
+    metadataVersion: mv,
+    featureLevels,
+    featureRecords: bootstrapFeatureRecords(featureLevels),
+    scramArguments,
+  };
 
   const ens = await loadEnsemble(dirs);
   verifyEnsemble(ens, clusterId, config.nodeId);
   const formattedDirs = [...ens.logDirProps.keys()];
   if (!opts.ignoreFormatted && formattedDirs.length) {
     const first = javaHashMapOrder(formattedDirs, formattedDirs.length)[0];
-    throw new FormatterError(`Log directory ${first} is already formatted. Use --ignore-formatted to ignore this directory and format the others.`);
+    throw new FormatterError(
+      `Log directory ${first} is already formatted. Use --ignore-formatted to ignore this directory and format the others.`,
+    );
   }
   for (const dir of ens.errorLogDirs.keys()) print(`I/O error trying to read log directory ${dir}. Ignoring...`);
   if (ens.errorLogDirs.size && ens.emptyLogDirs.length === 0 && formattedDirs.length === 0) {
@@ -376,21 +416,36 @@ export async function formatStorage(opts: FormatStorageOptions): Promise<FormatS
   const plan = new Map<string, { type: DirectoryType; directoryId: string }>();
   const voter = opts.initialControllers?.find((v) => v.nodeId === config.nodeId);
   for (const dir of ens.emptyLogDirs) {
-    const type: DirectoryType = dir !== config.metadataLogDir ? 'data directory'
-      : !dynamic ? 'metadata directory' : voter ? 'dynamic metadata voter directory' : 'dynamic metadata directory';
+    const type: DirectoryType =
+      dir !== config.metadataLogDir
+        ? 'data directory'
+        : !dynamic
+          ? 'metadata directory'
+          : voter
+            ? 'dynamic metadata voter directory'
+            : 'dynamic metadata directory';
     const directoryId = type === 'dynamic metadata voter directory' ? voter!.directoryId : randomDirectoryId(takenIds);
     takenIds.push(directoryId);
     plan.set(dir, { type, directoryId });
   }
-  const copyOrder = javaHashMapOrder([...formattedDirs.sort(), ...ens.emptyLogDirs], formattedDirs.length).filter((d) => plan.has(d));
+  const copyOrder = javaHashMapOrder([...formattedDirs.sort(), ...ens.emptyLogDirs], formattedDirs.length).filter((d) =>
+    plan.has(d),
+  );
   for (const dir of javaHashMapOrder(copyOrder)) {
     const { type, directoryId } = plan.get(dir)!;
     print(`Formatting ${type} ${dir} with metadata.version ${mv.version}.`);
     try {
       await mkdir(dir, { recursive: true });
       if (opts.writeBootstrapCheckpoint) await opts.writeBootstrapCheckpoint(dir, bootstrap);
-      if ((type === 'dynamic metadata directory' || type === 'dynamic metadata voter directory') && opts.writeDynamicQuorumSnapshot) {
-        await opts.writeDynamicQuorumSnapshot(dir, { voters: opts.initialControllers!, kraftVersion: featureLevels.get('kraft.version') ?? 1, controllerListenerName });
+      if (
+        (type === 'dynamic metadata directory' || type === 'dynamic metadata voter directory') &&
+        opts.writeDynamicQuorumSnapshot
+      ) {
+        await opts.writeDynamicQuorumSnapshot(dir, {
+          voters: opts.initialControllers!,
+          kraftVersion: featureLevels.get('kraft.version') ?? 1,
+          controllerListenerName,
+        });
       }
       await writeMetaProperties(dir, { version: 1, clusterId, nodeId: config.nodeId, directoryId }, opts.now);
     } catch (e) {
@@ -447,11 +502,15 @@ export async function ensureFormatted(
   for (const dir of ens.logDirProps.keys()) {
     const stray = join(dir, CLUSTER_METADATA_DIR);
     if (dir !== config.metadataLogDir && existsSync(stray)) {
-      throw new Error(`Found unexpected metadata location in data directory \`${stray}\` (the configured metadata directory is ${config.metadataLogDir}).`);
+      throw new Error(
+        `Found unexpected metadata location in data directory \`${stray}\` (the configured metadata directory is ${config.metadataLogDir}).`,
+      );
     }
   }
   for (const dir of ens.emptyLogDirs) {
-    throw new Error(`No \`meta.properties\` found in ${dir} (have you run \`kafka-storage.sh\` to format the directory?)`);
+    throw new Error(
+      `No \`meta.properties\` found in ${dir} (have you run \`kafka-storage.sh\` to format the directory?)`,
+    );
   }
   const taken = [...ens.logDirProps.values()].map((m) => m.directoryId).filter((x): x is string => !!x);
   for (const [dir, meta] of ens.logDirProps) {
@@ -469,7 +528,13 @@ function summarize(ens: MetaPropertiesEnsemble, nodeId: number, formatted: boole
   const metas = [...ens.logDirProps.values()];
   const directoryIds = new Map<string, string>();
   for (const [dir, meta] of ens.logDirProps) if (meta.directoryId) directoryIds.set(dir, meta.directoryId);
-  return { clusterId: metas.find((m) => m.clusterId)?.clusterId ?? '', nodeId, formatted, directoryIds, errorLogDirs: ens.errorLogDirs };
+  return {
+    clusterId: metas.find((m) => m.clusterId)?.clusterId ?? '',
+    nodeId,
+    formatted,
+    directoryIds,
+    errorLogDirs: ens.errorLogDirs,
+  };
 }
 
 /** Whether a path exists and is a directory (the storage tool's info command). */

@@ -14,7 +14,11 @@ import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { EosHook } from '../replication/eos.js';
 import type { BrokerServices } from '../services.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
-import { FallbackTxnOffsets, isTransactionalOffsetCoordinator, type TransactionalOffsetCoordinator } from './group-bridge.js';
+import {
+  FallbackTxnOffsets,
+  isTransactionalOffsetCoordinator,
+  type TransactionalOffsetCoordinator,
+} from './group-bridge.js';
 import { ProducerIdManager, type ProducerIdBlockSource } from './producer-id-manager.js';
 import { TransactionCoordinator } from './txn-coordinator.js';
 import { TRANSACTION_STATE_TOPIC, valueVersionFor } from './txn-log.js';
@@ -60,7 +64,10 @@ function transactionVersionLevel(image: MetadataImage): number {
  * Creates the transaction coordinator of a broker and subscribes it to metadata (call once at
  * startup, after the broker's partition publisher and the group coordinator).
  */
-export function startTxnCoordinator(services: BrokerServices, opts: StartTxnCoordinatorOptions = {}): Promise<TxnCoordinatorHandle> {
+export function startTxnCoordinator(
+  services: BrokerServices,
+  opts: StartTxnCoordinatorOptions = {},
+): Promise<TxnCoordinatorHandle> {
   const already = starting.get(services);
   if (already) return already;
   const p = start(services, opts);
@@ -80,20 +87,31 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
   const io: TxnLogIO = {
     async append(partition, records) {
       const now = clock();
-      const batch = await buildRecordBatch({ records: records.map((r) => ({ key: r.key, value: r.value, timestamp: now })) });
-      const r = await replicas.appendRecords(TRANSACTION_STATE_TOPIC, partition, batch, { acks: -1, timeoutMs, origin: 'coordinator', internalTopicsAllowed: true });
+      const batch = await buildRecordBatch({
+        records: records.map((r) => ({ key: r.key, value: r.value, timestamp: now })),
+      });
+      const r = await replicas.appendRecords(TRANSACTION_STATE_TOPIC, partition, batch, {
+        acks: -1,
+        timeoutMs,
+        origin: 'coordinator',
+        internalTopicsAllowed: true,
+      });
       return r.errorCode;
     },
     async read(partition, onRecord) {
       const part = replicas.partition(TRANSACTION_STATE_TOPIC, partition);
       if (!part) throw new Error(`${TRANSACTION_STATE_TOPIC}-${partition} is not led here`);
       const end = part.log.logEndOffset;
-      await readAllRecords(async (offset) => {
-        if (part.closed || offset >= end) return undefined;
-        const r = await part.log.read(offset, loadBufferSize, { maxOffset: end, minOneMessage: true });
-        if (r.error) throw new Error(`reading ${TRANSACTION_STATE_TOPIC}-${partition} at ${offset}: ${r.error}`);
-        return { records: r.records, end };
-      }, part.log.logStartOffset, onRecord);
+      await readAllRecords(
+        async (offset) => {
+          if (part.closed || offset >= end) return undefined;
+          const r = await part.log.read(offset, loadBufferSize, { maxOffset: end, minOneMessage: true });
+          if (r.error) throw new Error(`reading ${TRANSACTION_STATE_TOPIC}-${partition} at ${offset}: ${r.error}`);
+          return { records: r.records, end };
+        },
+        part.log.logStartOffset,
+        onRecord,
+      );
     },
   };
   const stateManager = new TransactionStateManager({
@@ -112,15 +130,26 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
   const offsets = (): TransactionalOffsetCoordinator => {
     const gc = services.extra.get('groupCoordinator');
     if (isTransactionalOffsetCoordinator(gc)) return gc;
-    fallback ??= new FallbackTxnOffsets(async () => (await groupCoordinatorOf(services)) as never, replicas, offsetsPartitions,
-      config.getInt('offset.metadata.max.bytes'), timeoutMs);
+    fallback ??= new FallbackTxnOffsets(
+      async () => (await groupCoordinatorOf(services)) as never,
+      replicas,
+      offsetsPartitions,
+      config.getInt('offset.metadata.max.bytes'),
+      timeoutMs,
+    );
     return fallback;
   };
 
   const writeMarker: MarkerWriter = async (topic, partition, producerId, producerEpoch, coordinatorEpoch, commit) => {
-    if (topic === OFFSETS_TOPIC) return offsets().completeTransaction(partition, producerId, producerEpoch, coordinatorEpoch, commit);
+    if (topic === OFFSETS_TOPIC)
+      return offsets().completeTransaction(partition, producerId, producerEpoch, coordinatorEpoch, commit);
     const marker = buildEndTxnMarker({ producerId, producerEpoch, coordinatorEpoch, commit, timestamp: clock() });
-    const r = await replicas.appendRecords(topic, partition, marker, { acks: -1, timeoutMs, origin: 'coordinator', internalTopicsAllowed: true });
+    const r = await replicas.appendRecords(topic, partition, marker, {
+      acks: -1,
+      timeoutMs,
+      origin: 'coordinator',
+      internalTopicsAllowed: true,
+    });
     return r.errorCode;
   };
 
@@ -130,12 +159,22 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
     partitionExists: (topic, partition) => controller.image.partition(topic, partition) !== undefined,
     logger,
   });
-  const coordinator = new TransactionCoordinator({ stateManager, producerIds, markers, clock, logger, endTxnMarkerWaitMs: 2000 });
+  const coordinator = new TransactionCoordinator({
+    stateManager,
+    producerIds,
+    markers,
+    clock,
+    logger,
+    endTxnMarkerWaitMs: 2000,
+  });
 
   if (opts.hook) {
     opts.hook.verifier = (transactionalId, producerId, producerEpoch, topic, partition) => {
       const key = tpKey(topic, partition);
-      return coordinator.verifyPartitions(transactionalId, producerId, producerEpoch, [key]).get(key) ?? ErrorCode.UNKNOWN_SERVER_ERROR;
+      return (
+        coordinator.verifyPartitions(transactionalId, producerId, producerEpoch, [key]).get(key) ??
+        ErrorCode.UNKNOWN_SERVER_ERROR
+      );
     };
   }
 
@@ -154,8 +193,13 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
           for (const part of ev.partitions) if (part.leader === nodeId) load(part.partitionId, part.leaderEpoch);
         } else if (ev.type === 'partitionsChanged' && ev.topic.name === TRANSACTION_STATE_TOPIC) {
           for (const { previous, current } of ev.partitions) {
-            if (current.leader === nodeId && (previous.leader !== nodeId || previous.leaderEpoch !== current.leaderEpoch)) load(current.partitionId, current.leaderEpoch);
-            else if (current.leader !== nodeId && previous.leader === nodeId) stateManager.removePartition(current.partitionId);
+            if (
+              current.leader === nodeId &&
+              (previous.leader !== nodeId || previous.leaderEpoch !== current.leaderEpoch)
+            )
+              load(current.partitionId, current.leaderEpoch);
+            else if (current.leader !== nodeId && previous.leader === nodeId)
+              stateManager.removePartition(current.partitionId);
           }
         } else if (ev.type === 'topicDeleted' && ev.topic.name === TRANSACTION_STATE_TOPIC) {
           for (const id of ev.topic.partitions.keys()) stateManager.removePartition(id);
@@ -171,14 +215,22 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
     const t = setInterval(() => {
       if (running) return;
       running = true;
-      task().catch((e: unknown) => logger('WARN', `transaction coordinator task failed: ${(e as Error).message}`)).finally(() => { running = false; });
+      task()
+        .catch((e: unknown) => logger('WARN', `transaction coordinator task failed: ${(e as Error).message}`))
+        .finally(() => {
+          running = false;
+        });
     }, ms);
     t.unref?.();
     return t;
   };
   const timers = [
-    every(config.getInt('transaction.abort.timed.out.transaction.cleanup.interval.ms'), () => coordinator.abortTimedOutTransactions()),
-    every(config.getInt('transaction.remove.expired.transaction.cleanup.interval.ms'), () => coordinator.removeExpiredTransactionalIds()),
+    every(config.getInt('transaction.abort.timed.out.transaction.cleanup.interval.ms'), () =>
+      coordinator.abortTimedOutTransactions(),
+    ),
+    every(config.getInt('transaction.remove.expired.transaction.cleanup.interval.ms'), () =>
+      coordinator.removeExpiredTransactionalIds(),
+    ),
   ];
 
   const handle: TxnCoordinatorHandle = {

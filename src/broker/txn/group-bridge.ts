@@ -23,7 +23,15 @@ export interface TxnOffsetCommitInput {
   generationId: number;
   memberId: string;
   groupInstanceId: string | null;
-  topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; committedMetadata: string | null }[] }[];
+  topics: {
+    name: string;
+    partitions: {
+      partitionIndex: number;
+      committedOffset: bigint;
+      committedLeaderEpoch: number;
+      committedMetadata: string | null;
+    }[];
+  }[];
 }
 
 export type TxnOffsetCommitResult = { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[];
@@ -33,7 +41,13 @@ export interface TransactionalOffsetCoordinator {
   partitionFor(groupId: string): number;
   commitTransactionalOffsets(req: TxnOffsetCommitInput, apiVersion: number): Promise<TxnOffsetCommitResult>;
   /** Resolves with an error code (NONE when the marker was written and the offsets handled). */
-  completeTransaction(offsetsPartition: number, producerId: number, producerEpoch: number, coordinatorEpoch: number, commit: boolean): Promise<number>;
+  completeTransaction(
+    offsetsPartition: number,
+    producerId: number,
+    producerEpoch: number,
+    coordinatorEpoch: number,
+    commit: boolean,
+  ): Promise<number>;
   /** Whether an open transaction has offsets pending for the group's partition (OffsetFetch requireStable). */
   hasPendingOffsets?(groupId: string, topic: string, partition: number): boolean;
 }
@@ -45,13 +59,23 @@ interface GroupCoordinatorLike {
     write<T>(op: () => { records: unknown[]; response: T }): Promise<T>;
     read<T>(fn: () => T): Promise<T>;
     offsetManager: {
-      validateTransactionalCommit(groupId: string, memberId: string, instanceId: string | null, generation: number): void;
+      validateTransactionalCommit(
+        groupId: string,
+        memberId: string,
+        instanceId: string | null,
+        generation: number,
+      ): void;
     };
   };
 }
 
 interface AppenderLike {
-  appendRecords(topic: string, partition: number, records: Buffer, o: { acks: number; timeoutMs: number; origin?: 'client' | 'coordinator'; internalTopicsAllowed?: boolean }): Promise<{ errorCode: number }>;
+  appendRecords(
+    topic: string,
+    partition: number,
+    records: Buffer,
+    o: { acks: number; timeoutMs: number; origin?: 'client' | 'coordinator'; internalTopicsAllowed?: boolean },
+  ): Promise<{ errorCode: number }>;
 }
 
 interface PendingOffset {
@@ -65,10 +89,20 @@ interface PendingOffset {
 
 export function isTransactionalOffsetCoordinator(x: unknown): x is TransactionalOffsetCoordinator {
   const o = x as Partial<TransactionalOffsetCoordinator> | null;
-  return !!o && typeof o.commitTransactionalOffsets === 'function' && typeof o.completeTransaction === 'function' && typeof o.partitionFor === 'function';
+  return (
+    !!o &&
+    typeof o.commitTransactionalOffsets === 'function' &&
+    typeof o.completeTransaction === 'function' &&
+    typeof o.partitionFor === 'function'
+  );
 }
 
-const codeOf = (e: unknown): number => (e instanceof KafkaError ? e.code : typeof (e as { code?: unknown })?.code === 'number' ? (e as { code: number }).code : ErrorCode.UNKNOWN_SERVER_ERROR);
+const codeOf = (e: unknown): number =>
+  e instanceof KafkaError
+    ? e.code
+    : typeof (e as { code?: unknown })?.code === 'number'
+      ? (e as { code: number }).code
+      : ErrorCode.UNKNOWN_SERVER_ERROR;
 
 export class FallbackTxnOffsets implements TransactionalOffsetCoordinator {
   /** producerId → offsetsPartition → pending offsets (last one per group/topic/partition wins) */
@@ -110,14 +144,20 @@ export class FallbackTxnOffsets implements TransactionalOffsetCoordinator {
   }
 
   async commitTransactionalOffsets(req: TxnOffsetCommitInput): Promise<TxnOffsetCommitResult> {
-    const fail = (code: number): TxnOffsetCommitResult => req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })) }));
+    const fail = (code: number): TxnOffsetCommitResult =>
+      req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })),
+      }));
     try {
       const gc = await this.groupCoordinator();
       // NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS when the group's shard is not here
       const shard = gc.shardFor(req.groupId);
       // KIP-447: a zombie's offsets (a departed member, an old generation) are fenced
       const { groupId, memberId, groupInstanceId, generationId } = req;
-      await shard.read(() => shard.offsetManager.validateTransactionalCommit(groupId, memberId, groupInstanceId, generationId));
+      await shard.read(() =>
+        shard.offsetManager.validateTransactionalCommit(groupId, memberId, groupInstanceId, generationId),
+      );
     } catch (e) {
       return fail(codeOf(e));
     }
@@ -135,7 +175,11 @@ export class FallbackTxnOffsets implements TransactionalOffsetCoordinator {
           continue;
         }
         offsets.set(`${req.groupId}\u0000${t.name}\u0000${p.partitionIndex}`, {
-          groupId: req.groupId, topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch,
+          groupId: req.groupId,
+          topic: t.name,
+          partition: p.partitionIndex,
+          offset: p.committedOffset,
+          leaderEpoch: p.committedLeaderEpoch,
           metadata: p.committedMetadata,
         });
         parts.push({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE });
@@ -145,7 +189,13 @@ export class FallbackTxnOffsets implements TransactionalOffsetCoordinator {
     return result;
   }
 
-  async completeTransaction(offsetsPartition: number, producerId: number, producerEpoch: number, coordinatorEpoch: number, commit: boolean): Promise<number> {
+  async completeTransaction(
+    offsetsPartition: number,
+    producerId: number,
+    producerEpoch: number,
+    coordinatorEpoch: number,
+    commit: boolean,
+  ): Promise<number> {
     const byPartition = this.pending.get(producerId);
     const offsets = byPartition?.get(offsetsPartition);
     if (commit && offsets && offsets.size > 0) {
@@ -163,21 +213,36 @@ export class FallbackTxnOffsets implements TransactionalOffsetCoordinator {
           await shard.write(() => ({
             response: undefined,
             records: list.map((o) => ({
-              type: 'OffsetCommit', group: groupId, topic: o.topic, partition: o.partition,
-              value: { offset: o.offset, leaderEpoch: o.leaderEpoch, metadata: o.metadata ?? '', commitTimestamp: BigInt(now), expireTimestamp: -1n },
+              type: 'OffsetCommit',
+              group: groupId,
+              topic: o.topic,
+              partition: o.partition,
+              value: {
+                offset: o.offset,
+                leaderEpoch: o.leaderEpoch,
+                metadata: o.metadata ?? '',
+                commitTimestamp: BigInt(now),
+                expireTimestamp: -1n,
+              },
             })),
           }));
         }
       } catch (e) {
         const code = codeOf(e);
         // the transaction coordinator retries NOT_LEADER_OR_FOLLOWER
-        return code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE || code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
-          ? ErrorCode.NOT_LEADER_OR_FOLLOWER : code;
+        return code === ErrorCode.NOT_COORDINATOR ||
+          code === ErrorCode.COORDINATOR_NOT_AVAILABLE ||
+          code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+          ? ErrorCode.NOT_LEADER_OR_FOLLOWER
+          : code;
       }
     }
     const marker = buildEndTxnMarker({ producerId, producerEpoch, coordinatorEpoch, commit });
     const r = await this.replicas.appendRecords('__consumer_offsets', offsetsPartition, marker, {
-      acks: -1, timeoutMs: this.timeoutMs, origin: 'coordinator', internalTopicsAllowed: true,
+      acks: -1,
+      timeoutMs: this.timeoutMs,
+      origin: 'coordinator',
+      internalTopicsAllowed: true,
     });
     if (r.errorCode === ErrorCode.NONE || !commit) {
       byPartition?.delete(offsetsPartition);

@@ -6,7 +6,12 @@
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 
 export interface ProducerIdBlockSource {
-  allocateProducerIds(): Promise<{ errorCode: number; errorMessage?: string | null; producerIdStart: bigint; producerIdLen: number }>;
+  allocateProducerIds(): Promise<{
+    errorCode: number;
+    errorMessage?: string | null;
+    producerIdStart: bigint;
+    producerIdLen: number;
+  }>;
 }
 
 interface Block {
@@ -23,7 +28,10 @@ export class ProducerIdManager {
   private fetching: Promise<void> | undefined;
   private lastError: string | undefined;
 
-  constructor(private readonly source: ProducerIdBlockSource, private readonly logger?: (level: string, msg: string) => void) {}
+  constructor(
+    private readonly source: ProducerIdBlockSource,
+    private readonly logger?: (level: string, msg: string) => void,
+  ) {}
 
   private fetchBlock(): Promise<void> {
     if (this.fetching) return this.fetching;
@@ -65,6 +73,9 @@ export class ProducerIdManager {
       }
       await this.fetchBlock();
     }
-    throw new KafkaError(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, `Producer ID block is not available yet${this.lastError ? `: ${this.lastError}` : ''}`);
+    throw new KafkaError(
+      ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+      `Producer ID block is not available yet${this.lastError ? `: ${this.lastError}` : ''}`,
+    );
   }
 }

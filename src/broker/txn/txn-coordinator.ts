@@ -9,7 +9,14 @@ import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import type { ProducerIdManager } from './producer-id-manager.js';
 import type { TransactionMarkerManager } from './txn-markers.js';
 import {
-  IllegalTxnStateError, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, stateName, TransactionMetadata, type TxnTransit, TxnState, tpOf,
+  IllegalTxnStateError,
+  NO_PRODUCER_EPOCH,
+  NO_PRODUCER_ID,
+  stateName,
+  TransactionMetadata,
+  type TxnTransit,
+  TxnState,
+  tpOf,
 } from './txn-metadata.js';
 import type { TransactionStateManager } from './txn-state-manager.js';
 
@@ -29,7 +36,11 @@ export interface TxnCoordinatorOptions {
   endTxnMarkerWaitMs?: number;
 }
 
-const initError = (errorCode: number): InitProducerIdResult => ({ errorCode, producerId: NO_PRODUCER_ID, producerEpoch: NO_PRODUCER_EPOCH });
+const initError = (errorCode: number): InitProducerIdResult => ({
+  errorCode,
+  producerId: NO_PRODUCER_ID,
+  producerEpoch: NO_PRODUCER_EPOCH,
+});
 
 type Prepared = { errorCode: number } | { errorCode: 0; coordinatorEpoch: number; transit: TxnTransit };
 
@@ -38,8 +49,12 @@ export class TransactionCoordinator {
 
   constructor(readonly opts: TxnCoordinatorOptions) {}
 
-  get stateManager(): TransactionStateManager { return this.opts.stateManager; }
-  get isActive(): boolean { return this.active; }
+  get stateManager(): TransactionStateManager {
+    return this.opts.stateManager;
+  }
+  get isActive(): boolean {
+    return this.active;
+  }
 
   startup(): void {
     this.active = true;
@@ -60,10 +75,16 @@ export class TransactionCoordinator {
 
   // ------------------------------------------------------------------ InitProducerId
 
-  async handleInitProducerId(transactionalId: string | null, transactionTimeoutMs: number, expected?: { producerId: number; producerEpoch: number }): Promise<InitProducerIdResult> {
+  async handleInitProducerId(
+    transactionalId: string | null,
+    transactionTimeoutMs: number,
+    expected?: { producerId: number; producerEpoch: number },
+  ): Promise<InitProducerIdResult> {
     if (transactionalId === null) {
       const id = await this.newProducerId();
-      return typeof id === 'number' ? { errorCode: ErrorCode.NONE, producerId: id, producerEpoch: 0 } : initError(id.errorCode);
+      return typeof id === 'number'
+        ? { errorCode: ErrorCode.NONE, producerId: id, producerEpoch: 0 }
+        : initError(id.errorCode);
     }
     if (transactionalId === '') return initError(ErrorCode.INVALID_REQUEST);
     const sm = this.opts.stateManager;
@@ -73,30 +94,67 @@ export class TransactionCoordinator {
     if (!('entry' in st) || st.entry === undefined) {
       const id = await this.newProducerId();
       if (typeof id !== 'number') return initError(id.errorCode);
-      const created = new TransactionMetadata(transactionalId, id, NO_PRODUCER_ID, NO_PRODUCER_ID, NO_PRODUCER_EPOCH, NO_PRODUCER_EPOCH,
-        transactionTimeoutMs, TxnState.Empty, -1, this.opts.clock());
+      const created = new TransactionMetadata(
+        transactionalId,
+        id,
+        NO_PRODUCER_ID,
+        NO_PRODUCER_ID,
+        NO_PRODUCER_EPOCH,
+        NO_PRODUCER_EPOCH,
+        transactionTimeoutMs,
+        TxnState.Empty,
+        -1,
+        this.opts.clock(),
+      );
       st = sm.putTransactionStateIfNotExists(created);
       if (st.errorCode !== ErrorCode.NONE) return initError(st.errorCode);
     }
     const entry = (st as { entry: { coordinatorEpoch: number; metadata: TransactionMetadata } }).entry;
     const m = entry.metadata;
-    const prepared = await this.prepareInitProducerIdTransit(transactionalId, transactionTimeoutMs, entry.coordinatorEpoch, m, expected);
+    const prepared = await this.prepareInitProducerIdTransit(
+      transactionalId,
+      transactionTimeoutMs,
+      entry.coordinatorEpoch,
+      m,
+      expected,
+    );
     if (prepared.errorCode !== ErrorCode.NONE || !('transit' in prepared)) return initError(prepared.errorCode);
     if (prepared.transit.txnState === TxnState.PrepareEpochFence) {
       // abort the open transaction first; the client retries and then gets the next epoch
-      const r = await this.endTransaction(transactionalId, prepared.transit.producerId, prepared.transit.producerEpoch, false, false, true);
+      const r = await this.endTransaction(
+        transactionalId,
+        prepared.transit.producerId,
+        prepared.transit.producerEpoch,
+        false,
+        false,
+        true,
+      );
       return initError(r.errorCode === ErrorCode.NONE ? ErrorCode.CONCURRENT_TRANSACTIONS : r.errorCode);
     }
     const code = await sm.appendTransactionToLog(transactionalId, prepared.coordinatorEpoch, prepared.transit);
     if (code !== ErrorCode.NONE) return initError(code);
-    this.opts.logger('INFO', `Initialized transactionalId ${transactionalId} with producerId ${prepared.transit.producerId} and producer epoch ${prepared.transit.producerEpoch} on partition __transaction_state-${sm.partitionFor(transactionalId)}`);
-    return { errorCode: ErrorCode.NONE, producerId: prepared.transit.producerId, producerEpoch: prepared.transit.producerEpoch };
+    this.opts.logger(
+      'INFO',
+      `Initialized transactionalId ${transactionalId} with producerId ${prepared.transit.producerId} and producer epoch ${prepared.transit.producerEpoch} on partition __transaction_state-${sm.partitionFor(transactionalId)}`,
+    );
+    return {
+      errorCode: ErrorCode.NONE,
+      producerId: prepared.transit.producerId,
+      producerEpoch: prepared.transit.producerEpoch,
+    };
   }
 
-  private async prepareInitProducerIdTransit(transactionalId: string, timeoutMs: number, coordinatorEpoch: number, m: TransactionMetadata,
-    expected?: { producerId: number; producerEpoch: number }): Promise<Prepared> {
-    const validPid = (e: { producerId: number; producerEpoch: number }): boolean => m.producerEpoch === NO_PRODUCER_EPOCH
-      || e.producerId === m.producerId || (e.producerId === m.previousProducerId && e.producerEpoch >= 32766);
+  private async prepareInitProducerIdTransit(
+    transactionalId: string,
+    timeoutMs: number,
+    coordinatorEpoch: number,
+    m: TransactionMetadata,
+    expected?: { producerId: number; producerEpoch: number },
+  ): Promise<Prepared> {
+    const validPid = (e: { producerId: number; producerEpoch: number }): boolean =>
+      m.producerEpoch === NO_PRODUCER_EPOCH ||
+      e.producerId === m.producerId ||
+      (e.producerId === m.previousProducerId && e.producerEpoch >= 32766);
     if (m.pendingTransitionInProgress) return { errorCode: ErrorCode.CONCURRENT_TRANSACTIONS };
     if (expected && !validPid(expected)) return { errorCode: ErrorCode.PRODUCER_FENCED };
     switch (m.state) {
@@ -110,7 +168,11 @@ export class TransactionCoordinator {
           const id = await this.newProducerId();
           if (typeof id !== 'number') return { errorCode: id.errorCode };
           if (m.pendingTransitionInProgress) return { errorCode: ErrorCode.CONCURRENT_TRANSACTIONS };
-          return { errorCode: 0, coordinatorEpoch, transit: m.prepareProducerIdRotation(id, timeoutMs, this.opts.clock(), expected !== undefined) };
+          return {
+            errorCode: 0,
+            coordinatorEpoch,
+            transit: m.prepareProducerIdRotation(id, timeoutMs, this.opts.clock(), expected !== undefined),
+          };
         }
         const t = m.prepareIncrementProducerEpoch(timeoutMs, expected?.producerEpoch, this.opts.clock());
         if (t === 'PRODUCER_FENCED') return { errorCode: ErrorCode.PRODUCER_FENCED };
@@ -119,14 +181,21 @@ export class TransactionCoordinator {
       case TxnState.Ongoing:
         return { errorCode: 0, coordinatorEpoch, transit: m.prepareFenceProducerEpoch() };
       default:
-        throw new IllegalTxnStateError(`Found transactionalId ${transactionalId} with state ${stateName(m.state)}. This is illegal as we should never have transitioned to this state.`);
+        throw new IllegalTxnStateError(
+          `Found transactionalId ${transactionalId} with state ${stateName(m.state)}. This is illegal as we should never have transitioned to this state.`,
+        );
     }
   }
 
   // ------------------------------------------------------------------ AddPartitionsToTxn
 
   /** AddPartitionsToTxn / AddOffsetsToTxn: one error for the whole set of partitions. */
-  async handleAddPartitions(transactionalId: string, producerId: number, producerEpoch: number, partitionKeys: readonly string[]): Promise<number> {
+  async handleAddPartitions(
+    transactionalId: string,
+    producerId: number,
+    producerEpoch: number,
+    partitionKeys: readonly string[],
+  ): Promise<number> {
     if (!transactionalId) return ErrorCode.INVALID_REQUEST;
     const sm = this.opts.stateManager;
     const st = sm.getTransactionState(transactionalId);
@@ -137,14 +206,20 @@ export class TransactionCoordinator {
     if (m.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
     if (m.producerEpoch !== producerEpoch) return ErrorCode.PRODUCER_FENCED;
     if (m.pendingTransitionInProgress) return ErrorCode.CONCURRENT_TRANSACTIONS;
-    if (m.state === TxnState.PrepareCommit || m.state === TxnState.PrepareAbort) return ErrorCode.CONCURRENT_TRANSACTIONS;
+    if (m.state === TxnState.PrepareCommit || m.state === TxnState.PrepareAbort)
+      return ErrorCode.CONCURRENT_TRANSACTIONS;
     if (m.state === TxnState.Ongoing && partitionKeys.every((k) => m.topicPartitions.has(k))) return ErrorCode.NONE;
     const transit = m.prepareAddPartitions(partitionKeys, this.opts.clock());
     return sm.appendTransactionToLog(transactionalId, entry.coordinatorEpoch, transit);
   }
 
   /** AddPartitionsToTxn v4+ verifyOnly (handleVerifyPartitionsInTransaction): per partition. */
-  verifyPartitions(transactionalId: string, producerId: number, producerEpoch: number, partitionKeys: readonly string[]): Map<string, number> {
+  verifyPartitions(
+    transactionalId: string,
+    producerId: number,
+    producerEpoch: number,
+    partitionKeys: readonly string[],
+  ): Map<string, number> {
     const all = (code: number) => new Map(partitionKeys.map((k) => [k, code]));
     if (!transactionalId) return all(ErrorCode.INVALID_REQUEST);
     const st = this.opts.stateManager.getTransactionState(transactionalId);
@@ -154,13 +229,21 @@ export class TransactionCoordinator {
     const m = entry.metadata;
     if (m.producerId !== producerId) return all(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
     if (m.producerEpoch !== producerEpoch) return all(ErrorCode.PRODUCER_FENCED);
-    if (m.state === TxnState.PrepareCommit || m.state === TxnState.PrepareAbort) return all(ErrorCode.CONCURRENT_TRANSACTIONS);
-    return new Map(partitionKeys.map((k) => [k, m.topicPartitions.has(k) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE]));
+    if (m.state === TxnState.PrepareCommit || m.state === TxnState.PrepareAbort)
+      return all(ErrorCode.CONCURRENT_TRANSACTIONS);
+    return new Map(
+      partitionKeys.map((k) => [k, m.topicPartitions.has(k) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE]),
+    );
   }
 
   // ------------------------------------------------------------------ EndTxn
 
-  handleEndTxn(transactionalId: string, producerId: number, producerEpoch: number, commit: boolean): Promise<InitProducerIdResult> {
+  handleEndTxn(
+    transactionalId: string,
+    producerId: number,
+    producerEpoch: number,
+    commit: boolean,
+  ): Promise<InitProducerIdResult> {
     return this.endTransaction(transactionalId, producerId, producerEpoch, commit, true, true);
   }
 
@@ -168,8 +251,14 @@ export class TransactionCoordinator {
    * Kafka's endTransaction. With `waitForMarkers` the answer waits (up to endTxnMarkerWaitMs) for
    * the markers and the completion, so a client's next request rarely meets CONCURRENT_TRANSACTIONS.
    */
-  private async endTransaction(transactionalId: string, producerId: number, producerEpoch: number, commit: boolean, isFromClient: boolean,
-    waitForMarkers: boolean): Promise<InitProducerIdResult> {
+  private async endTransaction(
+    transactionalId: string,
+    producerId: number,
+    producerEpoch: number,
+    commit: boolean,
+    isFromClient: boolean,
+    waitForMarkers: boolean,
+  ): Promise<InitProducerIdResult> {
     if (!transactionalId) return initError(ErrorCode.INVALID_REQUEST);
     const sm = this.opts.stateManager;
     const st = sm.getTransactionState(transactionalId);
@@ -182,7 +271,8 @@ export class TransactionCoordinator {
     const validEpoch = (!isFromClient || producerEpoch === m.producerEpoch) && producerEpoch >= m.producerEpoch;
     if (m.producerId !== producerId) return initError(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
     if (!validEpoch) return initError(ErrorCode.PRODUCER_FENCED);
-    if (m.pendingTransitionInProgress && m.pendingState !== TxnState.PrepareEpochFence) return initError(ErrorCode.CONCURRENT_TRANSACTIONS);
+    if (m.pendingTransitionInProgress && m.pendingState !== TxnState.PrepareEpochFence)
+      return initError(ErrorCode.CONCURRENT_TRANSACTIONS);
     const invalid = (): InitProducerIdResult => initError(ErrorCode.INVALID_TXN_STATE);
     let isEpochFence = false;
     let transit: TxnTransit;
@@ -209,13 +299,16 @@ export class TransactionCoordinator {
       case TxnState.Empty:
         return invalid();
       default:
-        throw new IllegalTxnStateError(`Found transactionalId ${transactionalId} with state ${stateName(m.state)}. This is illegal as we should never have transitioned to this state.`);
+        throw new IllegalTxnStateError(
+          `Found transactionalId ${transactionalId} with state ${stateName(m.state)}. This is illegal as we should never have transitioned to this state.`,
+        );
     }
     const code = await sm.appendTransactionToLog(transactionalId, coordinatorEpoch, transit);
     if (code !== ErrorCode.NONE) {
       if (isEpochFence) {
         const again = sm.getTransactionState(transactionalId);
-        if ('entry' in again && again.entry?.coordinatorEpoch === coordinatorEpoch) again.entry.metadata.hasFailedEpochFence = true;
+        if ('entry' in again && again.entry?.coordinatorEpoch === coordinatorEpoch)
+          again.entry.metadata.hasFailedEpochFence = true;
       }
       return initError(code);
     }
@@ -231,7 +324,7 @@ export class TransactionCoordinator {
     if (nm.state !== (commit ? TxnState.PrepareCommit : TxnState.PrepareAbort)) return invalid();
     const complete = nm.prepareComplete(this.opts.clock());
     const done = this.opts.markers.addTxnMarkersToSend(coordinatorEpoch, commit, nm, complete);
-    const wait = waitForMarkers ? this.opts.endTxnMarkerWaitMs ?? 0 : 0;
+    const wait = waitForMarkers ? (this.opts.endTxnMarkerWaitMs ?? 0) : 0;
     if (wait > 0) await Promise.race([done, new Promise<void>((r) => setTimeout(r, wait).unref?.())]);
     return { errorCode: ErrorCode.NONE, producerId: nm.producerId, producerEpoch: nm.producerEpoch };
   }
@@ -247,7 +340,10 @@ export class TransactionCoordinator {
       if (m.state !== TxnState.PrepareCommit && m.state !== TxnState.PrepareAbort) continue;
       if (m.pendingTransitionInProgress) continue;
       const complete = m.prepareComplete(this.opts.clock());
-      this.opts.logger('INFO', `Completing ${m.state === TxnState.PrepareCommit ? 'commit' : 'abort'} of transaction ${m.transactionalId} (producer ${m.producerId}, epoch ${m.producerEpoch}) loaded in state ${stateName(m.state)}`);
+      this.opts.logger(
+        'INFO',
+        `Completing ${m.state === TxnState.PrepareCommit ? 'commit' : 'abort'} of transaction ${m.transactionalId} (producer ${m.producerId}, epoch ${m.producerEpoch}) loaded in state ${stateName(m.state)}`,
+      );
       void this.opts.markers.addTxnMarkersToSend(coordinatorEpoch, m.state === TxnState.PrepareCommit, m, complete);
     }
   }
@@ -261,11 +357,25 @@ export class TransactionCoordinator {
       const m = 'entry' in st ? st.entry?.metadata : undefined;
       if (!m || m.producerId !== t.producerId || m.pendingTransitionInProgress) continue;
       const fence = m.prepareFenceProducerEpoch();
-      const r = await this.endTransaction(m.transactionalId, fence.producerId, fence.producerEpoch, false, false, false);
+      const r = await this.endTransaction(
+        m.transactionalId,
+        fence.producerId,
+        fence.producerEpoch,
+        false,
+        false,
+        false,
+      );
       if (r.errorCode === ErrorCode.NONE) {
         n++;
-        this.opts.logger('INFO', `Completed rollback of ongoing transaction for transactionalId ${t.transactionalId} due to timeout`);
-      } else this.opts.logger('INFO', `Rollback of ongoing transaction for transactionalId ${t.transactionalId} failed with error ${r.errorCode}`);
+        this.opts.logger(
+          'INFO',
+          `Completed rollback of ongoing transaction for transactionalId ${t.transactionalId} due to timeout`,
+        );
+      } else
+        this.opts.logger(
+          'INFO',
+          `Rollback of ongoing transaction for transactionalId ${t.transactionalId} failed with error ${r.errorCode}`,
+        );
     }
     return n;
   }
@@ -286,10 +396,25 @@ export class TransactionCoordinator {
   // ------------------------------------------------------------------ inspection
 
   handleDescribe(transactionalId: string): {
-    errorCode: number; transactionalId: string; transactionState: string; transactionTimeoutMs: number; transactionStartTimeMs: number;
-    producerId: number; producerEpoch: number; topics: { topic: string; partitions: number[] }[];
+    errorCode: number;
+    transactionalId: string;
+    transactionState: string;
+    transactionTimeoutMs: number;
+    transactionStartTimeMs: number;
+    producerId: number;
+    producerEpoch: number;
+    topics: { topic: string; partitions: number[] }[];
   } {
-    const out = { errorCode: ErrorCode.NONE, transactionalId, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: -1, producerId: -1, producerEpoch: -1, topics: [] as { topic: string; partitions: number[] }[] };
+    const out = {
+      errorCode: ErrorCode.NONE,
+      transactionalId,
+      transactionState: '',
+      transactionTimeoutMs: 0,
+      transactionStartTimeMs: -1,
+      producerId: -1,
+      producerEpoch: -1,
+      topics: [] as { topic: string; partitions: number[] }[],
+    };
     if (!this.active) return { ...out, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE };
     if (transactionalId === '') return { ...out, errorCode: ErrorCode.INVALID_REQUEST };
     const st = this.opts.stateManager.getTransactionState(transactionalId);
@@ -304,14 +429,24 @@ export class TransactionCoordinator {
       l.push(partition);
     }
     return {
-      errorCode: ErrorCode.NONE, transactionalId, transactionState: stateName(m.state), transactionTimeoutMs: m.txnTimeoutMs,
-      transactionStartTimeMs: m.txnStartTimestamp, producerId: m.producerId, producerEpoch: m.producerEpoch,
+      errorCode: ErrorCode.NONE,
+      transactionalId,
+      transactionState: stateName(m.state),
+      transactionTimeoutMs: m.txnTimeoutMs,
+      transactionStartTimeMs: m.txnStartTimestamp,
+      producerId: m.producerId,
+      producerEpoch: m.producerEpoch,
       topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
     };
   }
 
-  handleList(producerIds: readonly number[], states: readonly string[], durationMs: number): ReturnType<TransactionStateManager['listTransactionStates']> {
-    if (!this.active) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, unknownStateFilters: [], transactionStates: [] };
+  handleList(
+    producerIds: readonly number[],
+    states: readonly string[],
+    durationMs: number,
+  ): ReturnType<TransactionStateManager['listTransactionStates']> {
+    if (!this.active)
+      return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, unknownStateFilters: [], transactionStates: [] };
     return this.opts.stateManager.listTransactionStates(producerIds, states, durationMs);
   }
 }

@@ -30,7 +30,9 @@ export const valueVersionFor = (transactionVersionLevel: number): number => (tra
 
 export function encodeValue(t: TxnTransit, valueVersion: number): Buffer {
   if (t.txnState === TxnState.Empty && t.topicPartitions.size > 0) {
-    throw new Error(`Transaction is not expected to have any partitions since its state is Empty: ${[...t.topicPartitions].length} partitions`);
+    throw new Error(
+      `Transaction is not expected to have any partitions since its state is Empty: ${[...t.topicPartitions].length} partitions`,
+    );
   }
   let partitions: { topic: string; partitionIds: number[] }[] | null = null;
   if (t.txnState !== TxnState.Empty) {
@@ -75,13 +77,25 @@ export function decodeValue(transactionalId: string, value: Buffer | null): Tran
   if (value === null) return null;
   const r = new Reader(value);
   const version = r.int16();
-  if (version < SPEC.value!.minVersion || version > SPEC.value!.maxVersion) throw new Error(`Unknown version ${version} from the transaction log message value`);
+  if (version < SPEC.value!.minVersion || version > SPEC.value!.maxVersion)
+    throw new Error(`Unknown version ${version} from the transaction log message value`);
   const v = SPEC.value!.read(r, version) as TransactionLogValue;
-  const m = new TransactionMetadata(transactionalId, Number(v.producerId), Number(v.previousProducerId), Number(v.nextProducerId), v.producerEpoch,
-    NO_PRODUCER_EPOCH, v.transactionTimeoutMs, v.transactionStatus as TxnState, Number(v.transactionStartTimestampMs),
-    Number(v.transactionLastUpdateTimestampMs), v.clientTransactionVersion);
+  const m = new TransactionMetadata(
+    transactionalId,
+    Number(v.producerId),
+    Number(v.previousProducerId),
+    Number(v.nextProducerId),
+    v.producerEpoch,
+    NO_PRODUCER_EPOCH,
+    v.transactionTimeoutMs,
+    v.transactionStatus as TxnState,
+    Number(v.transactionStartTimestampMs),
+    Number(v.transactionLastUpdateTimestampMs),
+    v.clientTransactionVersion,
+  );
   if (m.state !== TxnState.Empty) {
-    for (const p of v.transactionPartitions ?? []) for (const id of p.partitionIds) m.topicPartitions.add(tpKey(p.topic, id));
+    for (const p of v.transactionPartitions ?? [])
+      for (const id of p.partitionIds) m.topicPartitions.add(tpKey(p.topic, id));
   }
   return m;
 }

@@ -16,7 +16,14 @@ export const enum TxnState {
 }
 
 export const TXN_STATE_NAMES: readonly string[] = [
-  'Empty', 'Ongoing', 'PrepareCommit', 'PrepareAbort', 'CompleteCommit', 'CompleteAbort', 'Dead', 'PrepareEpochFence',
+  'Empty',
+  'Ongoing',
+  'PrepareCommit',
+  'PrepareAbort',
+  'CompleteCommit',
+  'CompleteAbort',
+  'Dead',
+  'PrepareEpochFence',
 ];
 
 export const stateName = (s: TxnState): string => TXN_STATE_NAMES[s] ?? 'Unknown';
@@ -103,30 +110,55 @@ export class TransactionMetadata {
 
   /** Partitions as topic/partition pairs, sorted (for responses and logs). */
   partitions(): TopicPartitionRef[] {
-    return [...this.topicPartitions].map(tpOf).sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+    return [...this.topicPartitions]
+      .map(tpOf)
+      .sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
   }
 
   removePartition(key: string): void {
     if (this.state !== TxnState.PrepareCommit && this.state !== TxnState.PrepareAbort) {
-      throw new IllegalTxnStateError(`Transaction metadata's current state is ${stateName(this.state)}, and its pending state is ${this.pendingState} while trying to remove partitions whose txn marker has been sent, this is not expected`);
+      throw new IllegalTxnStateError(
+        `Transaction metadata's current state is ${stateName(this.state)}, and its pending state is ${this.pendingState} while trying to remove partitions whose txn marker has been sent, this is not expected`,
+      );
     }
     this.topicPartitions.delete(key);
   }
 
-  private prepare(state: TxnState, producerId: number, epoch: number, lastEpoch: number, timeoutMs: number, partitions: Set<string>,
-    startTs: number, updateTs: number, nextProducerId = NO_PRODUCER_ID): TxnTransit {
+  private prepare(
+    state: TxnState,
+    producerId: number,
+    epoch: number,
+    lastEpoch: number,
+    timeoutMs: number,
+    partitions: Set<string>,
+    startTs: number,
+    updateTs: number,
+    nextProducerId = NO_PRODUCER_ID,
+  ): TxnTransit {
     if (this.pendingState !== undefined) {
-      throw new IllegalTxnStateError(`Preparing transaction state transition to ${stateName(state)} while it already a pending state ${stateName(this.pendingState)}`);
+      throw new IllegalTxnStateError(
+        `Preparing transaction state transition to ${stateName(state)} while it already a pending state ${stateName(this.pendingState)}`,
+      );
     }
     if (producerId < 0) throw new IllegalTxnStateError(`Illegal new producer id ${producerId}`);
     if (state !== TxnState.Dead && epoch < 0) throw new IllegalTxnStateError(`Illegal new producer epoch ${epoch}`);
     if (!VALID_PREVIOUS[state].includes(this.state)) {
-      throw new IllegalTxnStateError(`Preparing transaction state transition to ${stateName(state)} failed since the target state ${stateName(state)} is not a valid previous state of the current state ${stateName(this.state)}`);
+      throw new IllegalTxnStateError(
+        `Preparing transaction state transition to ${stateName(state)} failed since the target state ${stateName(state)} is not a valid previous state of the current state ${stateName(this.state)}`,
+      );
     }
     this.pendingState = state;
     return {
-      producerId, prevProducerId: this.producerId, nextProducerId, producerEpoch: epoch, lastProducerEpoch: lastEpoch, txnTimeoutMs: timeoutMs,
-      txnState: state, topicPartitions: partitions, txnStartTimestamp: startTs, txnLastUpdateTimestamp: updateTs,
+      producerId,
+      prevProducerId: this.producerId,
+      nextProducerId,
+      producerEpoch: epoch,
+      lastProducerEpoch: lastEpoch,
+      txnTimeoutMs: timeoutMs,
+      txnState: state,
+      topicPartitions: partitions,
+      txnStartTimestamp: startTs,
+      txnLastUpdateTimestamp: updateTs,
       clientTransactionVersion: this.clientTransactionVersion,
     };
   }
@@ -134,66 +166,152 @@ export class TransactionMetadata {
   /** The current values, no transition (used to re-write a state, e.g. after a failed fence). */
   prepareNoTransit(): TxnTransit {
     return {
-      producerId: this.producerId, prevProducerId: this.previousProducerId, nextProducerId: this.nextProducerId, producerEpoch: this.producerEpoch,
-      lastProducerEpoch: this.lastProducerEpoch, txnTimeoutMs: this.txnTimeoutMs, txnState: this.state, topicPartitions: new Set(this.topicPartitions),
-      txnStartTimestamp: this.txnStartTimestamp, txnLastUpdateTimestamp: this.txnLastUpdateTimestamp, clientTransactionVersion: this.clientTransactionVersion,
+      producerId: this.producerId,
+      prevProducerId: this.previousProducerId,
+      nextProducerId: this.nextProducerId,
+      producerEpoch: this.producerEpoch,
+      lastProducerEpoch: this.lastProducerEpoch,
+      txnTimeoutMs: this.txnTimeoutMs,
+      txnState: this.state,
+      topicPartitions: new Set(this.topicPartitions),
+      txnStartTimestamp: this.txnStartTimestamp,
+      txnLastUpdateTimestamp: this.txnLastUpdateTimestamp,
+      clientTransactionVersion: this.clientTransactionVersion,
     };
   }
 
   prepareFenceProducerEpoch(): TxnTransit {
-    if (this.producerEpoch === SHORT_MAX) throw new IllegalTxnStateError('Cannot fence producer with epoch equal to Short.MaxValue since this would overflow');
+    if (this.producerEpoch === SHORT_MAX)
+      throw new IllegalTxnStateError(
+        'Cannot fence producer with epoch equal to Short.MaxValue since this would overflow',
+      );
     const bumped = this.hasFailedEpochFence ? this.producerEpoch : this.producerEpoch + 1;
-    return this.prepare(TxnState.PrepareEpochFence, this.producerId, bumped, NO_PRODUCER_EPOCH, this.txnTimeoutMs, new Set(this.topicPartitions),
-      this.txnStartTimestamp, this.txnLastUpdateTimestamp);
+    return this.prepare(
+      TxnState.PrepareEpochFence,
+      this.producerId,
+      bumped,
+      NO_PRODUCER_EPOCH,
+      this.txnTimeoutMs,
+      new Set(this.topicPartitions),
+      this.txnStartTimestamp,
+      this.txnLastUpdateTimestamp,
+    );
   }
 
   /** InitProducerId on an existing id: the next epoch (or the same one for a retry of the last bump). */
-  prepareIncrementProducerEpoch(newTimeoutMs: number, expectedEpoch: number | undefined, now: number): TxnTransit | 'PRODUCER_FENCED' {
-    if (this.isProducerEpochExhausted) throw new IllegalTxnStateError(`Cannot allocate any more producer epochs for producerId ${this.producerId}`);
+  prepareIncrementProducerEpoch(
+    newTimeoutMs: number,
+    expectedEpoch: number | undefined,
+    now: number,
+  ): TxnTransit | 'PRODUCER_FENCED' {
+    if (this.isProducerEpochExhausted)
+      throw new IllegalTxnStateError(`Cannot allocate any more producer epochs for producerId ${this.producerId}`);
     const bumped = this.producerEpoch + 1;
     let next: [number, number];
     if (expectedEpoch === undefined) next = [bumped, NO_PRODUCER_EPOCH];
-    else if (this.producerEpoch === NO_PRODUCER_EPOCH || expectedEpoch === this.producerEpoch) next = [bumped, this.producerEpoch];
+    else if (this.producerEpoch === NO_PRODUCER_EPOCH || expectedEpoch === this.producerEpoch)
+      next = [bumped, this.producerEpoch];
     else if (expectedEpoch === this.lastProducerEpoch) next = [this.producerEpoch, this.lastProducerEpoch];
     else return 'PRODUCER_FENCED';
     return this.prepare(TxnState.Empty, this.producerId, next[0], next[1], newTimeoutMs, new Set(), -1, now);
   }
 
-  prepareProducerIdRotation(newProducerId: number, newTimeoutMs: number, now: number, recordLastEpoch: boolean): TxnTransit {
-    if (this.state === TxnState.Ongoing || this.state === TxnState.PrepareAbort || this.state === TxnState.PrepareCommit) {
+  prepareProducerIdRotation(
+    newProducerId: number,
+    newTimeoutMs: number,
+    now: number,
+    recordLastEpoch: boolean,
+  ): TxnTransit {
+    if (
+      this.state === TxnState.Ongoing ||
+      this.state === TxnState.PrepareAbort ||
+      this.state === TxnState.PrepareCommit
+    ) {
       throw new IllegalTxnStateError('Cannot rotate producer ids while a transaction is still pending');
     }
-    return this.prepare(TxnState.Empty, newProducerId, 0, recordLastEpoch ? this.producerEpoch : NO_PRODUCER_EPOCH, newTimeoutMs, new Set(), -1, now);
+    return this.prepare(
+      TxnState.Empty,
+      newProducerId,
+      0,
+      recordLastEpoch ? this.producerEpoch : NO_PRODUCER_EPOCH,
+      newTimeoutMs,
+      new Set(),
+      -1,
+      now,
+    );
   }
 
   prepareAddPartitions(added: Iterable<string>, now: number): TxnTransit {
-    const start = this.state === TxnState.Empty || this.state === TxnState.CompleteAbort || this.state === TxnState.CompleteCommit ? now : this.txnStartTimestamp;
+    const start =
+      this.state === TxnState.Empty || this.state === TxnState.CompleteAbort || this.state === TxnState.CompleteCommit
+        ? now
+        : this.txnStartTimestamp;
     const parts = new Set(this.topicPartitions);
     for (const k of added) parts.add(k);
-    return this.prepare(TxnState.Ongoing, this.producerId, this.producerEpoch, this.lastProducerEpoch, this.txnTimeoutMs, parts, start, now);
+    return this.prepare(
+      TxnState.Ongoing,
+      this.producerId,
+      this.producerEpoch,
+      this.lastProducerEpoch,
+      this.txnTimeoutMs,
+      parts,
+      start,
+      now,
+    );
   }
 
   prepareAbortOrCommit(state: TxnState.PrepareCommit | TxnState.PrepareAbort, now: number): TxnTransit {
-    return this.prepare(state, this.producerId, this.producerEpoch, this.lastProducerEpoch, this.txnTimeoutMs, new Set(this.topicPartitions),
-      this.txnStartTimestamp, now);
+    return this.prepare(
+      state,
+      this.producerId,
+      this.producerEpoch,
+      this.lastProducerEpoch,
+      this.txnTimeoutMs,
+      new Set(this.topicPartitions),
+      this.txnStartTimestamp,
+      now,
+    );
   }
 
   prepareComplete(now: number): TxnTransit {
     const state = this.state === TxnState.PrepareCommit ? TxnState.CompleteCommit : TxnState.CompleteAbort;
     this.hasFailedEpochFence = false;
-    return this.prepare(state, this.producerId, this.producerEpoch, this.producerEpoch, this.txnTimeoutMs, new Set(), this.txnStartTimestamp, now);
+    return this.prepare(
+      state,
+      this.producerId,
+      this.producerEpoch,
+      this.producerEpoch,
+      this.txnTimeoutMs,
+      new Set(),
+      this.txnStartTimestamp,
+      now,
+    );
   }
 
   prepareDead(): TxnTransit {
-    return this.prepare(TxnState.Dead, this.producerId, this.producerEpoch, this.lastProducerEpoch, this.txnTimeoutMs, new Set(),
-      this.txnStartTimestamp, this.txnLastUpdateTimestamp);
+    return this.prepare(
+      TxnState.Dead,
+      this.producerId,
+      this.producerEpoch,
+      this.lastProducerEpoch,
+      this.txnTimeoutMs,
+      new Set(),
+      this.txnStartTimestamp,
+      this.txnLastUpdateTimestamp,
+    );
   }
 
   /** Applies a transition whose record was written (TransactionMetadata.completeTransitionTo). */
   completeTransitionTo(t: TxnTransit): void {
     const to = this.pendingState;
-    if (to === undefined) throw new IllegalTxnStateError(`TransactionalId ${this.transactionalId} completing transaction state transition while it does not have a pending state`);
-    if (to !== t.txnState) throw new IllegalTxnStateError(`TransactionalId ${this.transactionalId} failed transition to state ${stateName(t.txnState)} (pending ${stateName(to)})`);
+    if (to === undefined)
+      throw new IllegalTxnStateError(
+        `TransactionalId ${this.transactionalId} completing transaction state transition while it does not have a pending state`,
+      );
+    if (to !== t.txnState)
+      throw new IllegalTxnStateError(
+        `TransactionalId ${this.transactionalId} failed transition to state ${stateName(t.txnState)} (pending ${stateName(to)})`,
+      );
     switch (to) {
       case TxnState.Empty:
         this.txnTimeoutMs = t.txnTimeoutMs;
@@ -228,6 +346,13 @@ export class TransactionMetadata {
   }
 
   toString(): string {
-    return `TransactionMetadata(transactionalId=${this.transactionalId}, producerId=${this.producerId}, producerEpoch=${this.producerEpoch}, txnTimeoutMs=${this.txnTimeoutMs}, state=${stateName(this.state)}, pendingState=${this.pendingState === undefined ? 'None' : stateName(this.pendingState)}, topicPartitions=${[...this.topicPartitions].map((k) => { const t = tpOf(k); return `${t.topic}-${t.partition}`; }).join(',')}, txnStartTimestamp=${this.txnStartTimestamp}, txnLastUpdateTimestamp=${this.txnLastUpdateTimestamp})`;
+    return `TransactionMetadata(transactionalId=${this.transactionalId}, producerId=${this.producerId}, producerEpoch=${this.producerEpoch}, txnTimeoutMs=${this.txnTimeoutMs}, state=${stateName(this.state)}, pendingState=${this.pendingState === undefined ? 'None' : stateName(this.pendingState)}, topicPartitions=${[
+      ...this.topicPartitions,
+    ]
+      .map((k) => {
+        const t = tpOf(k);
+        return `${t.topic}-${t.partition}`;
+      })
+      .join(',')}, txnStartTimestamp=${this.txnStartTimestamp}, txnLastUpdateTimestamp=${this.txnLastUpdateTimestamp})`;
   }
 }

@@ -45,7 +45,8 @@ export interface TxnStateManagerOptions {
 /** Kafka's mapping of append errors to what the coordinator answers. */
 function mapAppendError(code: number): number {
   switch (code) {
-    case ErrorCode.NONE: return ErrorCode.NONE;
+    case ErrorCode.NONE:
+      return ErrorCode.NONE;
     case ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
     case ErrorCode.NOT_ENOUGH_REPLICAS:
     case ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND:
@@ -112,7 +113,12 @@ export class TransactionStateManager {
    * is still the coordinator at the same epoch; otherwise abandons it. Resolves with the error code
    * for the client (TransactionStateManager.appendTransactionToLog).
    */
-  async appendTransactionToLog(transactionalId: string, coordinatorEpoch: number, t: TxnTransit, retryOnError: (code: number) => boolean = () => false): Promise<number> {
+  async appendTransactionToLog(
+    transactionalId: string,
+    coordinatorEpoch: number,
+    t: TxnTransit,
+    retryOnError: (code: number) => boolean = () => false,
+  ): Promise<number> {
     const p = this.partitionFor(transactionalId);
     const value = t.txnState === TxnState.Dead ? null : encodeValue(t, this.opts.valueVersion());
     let code: number;
@@ -122,7 +128,10 @@ export class TransactionStateManager {
       try {
         code = mapAppendError(await this.opts.io.append(p, [{ key: encodeKey(transactionalId), value }]));
       } catch (e) {
-        this.opts.logger('WARN', `Appending ${transactionalId}'s transition to ${stateName(t.txnState)} failed: ${(e as Error).message}`);
+        this.opts.logger(
+          'WARN',
+          `Appending ${transactionalId}'s transition to ${stateName(t.txnState)} failed: ${(e as Error).message}`,
+        );
         code = ErrorCode.UNKNOWN_SERVER_ERROR;
       }
     }
@@ -141,7 +150,10 @@ export class TransactionStateManager {
     }
     if (retryOnError(code)) return code; // the caller retries with the transition still pending
     if (m && cache?.coordinatorEpoch === coordinatorEpoch && m.pendingState === t.txnState) m.pendingState = undefined;
-    this.opts.logger('INFO', `Appending ${transactionalId}'s new metadata ${stateName(t.txnState)} failed with error ${code}; the transition is abandoned`);
+    this.opts.logger(
+      'INFO',
+      `Appending ${transactionalId}'s new metadata ${stateName(t.txnState)} failed with error ${code}; the transition is abandoned`,
+    );
     return code;
   }
 
@@ -165,7 +177,10 @@ export class TransactionStateManager {
       });
       if (this.loading.get(partition) !== coordinatorEpoch) return [];
       this.owned.set(partition, { coordinatorEpoch, txns });
-      this.opts.logger('INFO', `Finished loading ${txns.size} transaction metadata from __transaction_state-${partition} in ${this.opts.clock() - started} milliseconds, of which 0 milliseconds was spent in the scheduler.`);
+      this.opts.logger(
+        'INFO',
+        `Finished loading ${txns.size} transaction metadata from __transaction_state-${partition} in ${this.opts.clock() - started} milliseconds, of which 0 milliseconds was spent in the scheduler.`,
+      );
       return [...txns.values()];
     } finally {
       if (this.loading.get(partition) === coordinatorEpoch) this.loading.delete(partition);
@@ -183,7 +198,8 @@ export class TransactionStateManager {
     for (const cache of this.owned.values()) {
       for (const m of cache.txns.values()) {
         if (m.pendingTransitionInProgress || m.state !== TxnState.Ongoing) continue;
-        if (m.txnStartTimestamp + m.txnTimeoutMs < now) out.push({ transactionalId: m.transactionalId, producerId: m.producerId, producerEpoch: m.producerEpoch });
+        if (m.txnStartTimestamp + m.txnTimeoutMs < now)
+          out.push({ transactionalId: m.transactionalId, producerId: m.producerId, producerEpoch: m.producerEpoch });
       }
     }
     return out;
@@ -195,7 +211,8 @@ export class TransactionStateManager {
     for (const cache of this.owned.values()) {
       for (const m of cache.txns.values()) {
         if (m.pendingTransitionInProgress) continue;
-        const done = m.state === TxnState.Empty || m.state === TxnState.CompleteCommit || m.state === TxnState.CompleteAbort;
+        const done =
+          m.state === TxnState.Empty || m.state === TxnState.CompleteCommit || m.state === TxnState.CompleteAbort;
         if (done && now - m.txnLastUpdateTimestamp >= this.opts.idExpirationMs) out.push(m);
       }
     }
@@ -203,10 +220,17 @@ export class TransactionStateManager {
   }
 
   /** ListTransactions (TransactionStateManager.listTransactionStates). */
-  listTransactionStates(producerIds: readonly number[], stateNames: readonly string[], durationMs: number): {
-    errorCode: number; unknownStateFilters: string[]; transactionStates: { transactionalId: string; producerId: number; transactionState: string }[];
+  listTransactionStates(
+    producerIds: readonly number[],
+    stateNames: readonly string[],
+    durationMs: number,
+  ): {
+    errorCode: number;
+    unknownStateFilters: string[];
+    transactionStates: { transactionalId: string; producerId: number; transactionState: string }[];
   } {
-    if (this.loading.size > 0) return { errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, unknownStateFilters: [], transactionStates: [] };
+    if (this.loading.size > 0)
+      return { errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, unknownStateFilters: [], transactionStates: [] };
     const unknown: string[] = [];
     const states = new Set<TxnState>();
     for (const n of stateNames) {
@@ -223,7 +247,11 @@ export class TransactionStateManager {
         if (pids.size > 0 && !pids.has(m.producerId)) continue;
         if (stateNames.length > 0 && !states.has(m.state)) continue;
         if (durationMs >= 0 && now - m.txnStartTimestamp <= durationMs) continue;
-        out.push({ transactionalId: m.transactionalId, producerId: m.producerId, transactionState: stateName(m.state) });
+        out.push({
+          transactionalId: m.transactionalId,
+          producerId: m.producerId,
+          transactionState: stateName(m.state),
+        });
       }
     }
     return { errorCode: ErrorCode.NONE, unknownStateFilters: unknown, transactionStates: out };
@@ -242,7 +270,9 @@ export async function readAllRecords(
     if (!r || r.records.length === 0 || offset >= r.end) return;
     const before = offset;
     for (const entry of iterateBatches(r.records)) {
-      const batch = await decodeBatch(r.records.subarray(entry.position, entry.position + entry.sizeInBytes), 0, { copy: true });
+      const batch = await decodeBatch(r.records.subarray(entry.position, entry.position + entry.sizeInBytes), 0, {
+        copy: true,
+      });
       if (batch.lastOffset < offset) continue;
       offset = batch.lastOffset + 1;
       if (batch.isControl) continue;

@@ -16,17 +16,26 @@ export async function describeCluster(client: KafkaClient): Promise<ClusterDescr
   return client.call('describeCluster', async () => {
     const conn = await client.anyConnection();
     if (conn.supports(apiByName('DescribeCluster'))) {
-      const resp = await client.send<any>('any', 'DescribeCluster', { includeClusterAuthorizedOperations: false, endpointType: 1 });
+      const resp = await client.send<any>('any', 'DescribeCluster', {
+        includeClusterAuthorizedOperations: false,
+        endpointType: 1,
+      });
       const b = resp.body;
       if (b.errorCode !== 0) throw new ApiError(b.errorCode, b.errorMessage);
       return {
         clusterId: b.clusterId ?? null,
         controllerId: b.controllerId,
-        nodes: (b.brokers as any[]).map((n) => ({ id: n.brokerId, host: n.host, port: n.port, rack: n.rack ?? null })).sort((a, c) => a.id - c.id),
+        nodes: (b.brokers as any[])
+          .map((n) => ({ id: n.brokerId, host: n.host, port: n.port, rack: n.rack ?? null }))
+          .sort((a, c) => a.id - c.id),
       };
     }
     const md = await client.metadata({ topics: [], refresh: true });
-    return { clusterId: md.clusterId, controllerId: md.controllerId, nodes: [...md.brokers.values()].sort((a, c) => a.id - c.id) };
+    return {
+      clusterId: md.clusterId,
+      controllerId: md.controllerId,
+      nodes: [...md.brokers.values()].sort((a, c) => a.id - c.id),
+    };
   });
 }
 
@@ -53,19 +62,30 @@ export async function describeLogDirs(
   topics: { topic: string; partitions: number[] }[] | null = null,
 ): Promise<Map<number, LogDirDescription[]>> {
   const out = new Map<number, LogDirDescription[]>();
-  await Promise.all(brokerIds.map(async (id) => {
-    const resp = await client.request<any>({ node: id }, 'DescribeLogDirs', { topics });
-    if (resp.body.errorCode) throw new ApiError(resp.body.errorCode);
-    out.set(id, (resp.body.results as any[]).map((r) => ({
-      path: r.logDir,
-      errorCode: r.errorCode,
-      totalBytes: r.totalBytes ?? null,
-      usableBytes: r.usableBytes ?? null,
-      replicas: (r.topics as any[]).flatMap((t) => (t.partitions as any[]).map((p) => ({
-        topic: t.name, partition: p.partitionIndex, size: p.partitionSize, offsetLag: p.offsetLag, isFuture: p.isFutureKey,
-      }))),
-    })));
-  }));
+  await Promise.all(
+    brokerIds.map(async (id) => {
+      const resp = await client.request<any>({ node: id }, 'DescribeLogDirs', { topics });
+      if (resp.body.errorCode) throw new ApiError(resp.body.errorCode);
+      out.set(
+        id,
+        (resp.body.results as any[]).map((r) => ({
+          path: r.logDir,
+          errorCode: r.errorCode,
+          totalBytes: r.totalBytes ?? null,
+          usableBytes: r.usableBytes ?? null,
+          replicas: (r.topics as any[]).flatMap((t) =>
+            (t.partitions as any[]).map((p) => ({
+              topic: t.name,
+              partition: p.partitionIndex,
+              size: p.partitionSize,
+              offsetLag: p.offsetLag,
+              isFuture: p.isFutureKey,
+            })),
+          ),
+        })),
+      );
+    }),
+  );
   return out;
 }
 
@@ -94,9 +114,15 @@ export async function brokerApiVersions(client: KafkaClient, conn?: BrokerConnec
 /** describeFeatures: the features from a fresh ApiVersions exchange. */
 export async function describeFeatures(client: KafkaClient): Promise<FeatureMetadata> {
   const r = await brokerApiVersions(client);
-  if (!r || r.version < 3) throw new UnsupportedApiError('The broker does not report features (ApiVersions v3 or later is needed)', 'ApiVersions');
+  if (!r || r.version < 3)
+    throw new UnsupportedApiError(
+      'The broker does not report features (ApiVersions v3 or later is needed)',
+      'ApiVersions',
+    );
   return {
-    supported: new Map((r.supportedFeatures as any[]).map((f) => [f.name, { minVersion: f.minVersion, maxVersion: f.maxVersion }])),
+    supported: new Map(
+      (r.supportedFeatures as any[]).map((f) => [f.name, { minVersion: f.minVersion, maxVersion: f.maxVersion }]),
+    ),
     finalized: new Map((r.finalizedFeatures as any[]).map((f) => [f.name, f.maxVersionLevel])),
     finalizedEpoch: r.finalizedFeaturesEpoch >= 0n ? r.finalizedFeaturesEpoch : null,
   };
@@ -109,13 +135,19 @@ export interface FeatureUpdate {
   upgradeType: number;
 }
 
-export async function updateFeatures(client: KafkaClient, updates: FeatureUpdate[], validateOnly: boolean): Promise<Map<string, ApiError | null>> {
+export async function updateFeatures(
+  client: KafkaClient,
+  updates: FeatureUpdate[],
+  validateOnly: boolean,
+): Promise<Map<string, ApiError | null>> {
   const resp = await client.request<any>('controller', 'UpdateFeatures', (v: number) => ({
     timeoutMs: client.config.requestTimeoutMs,
     validateOnly: v >= 1 ? validateOnly : false,
-    featureUpdates: updates.map((u) => (v >= 1
-      ? { feature: u.feature, maxVersionLevel: u.maxVersionLevel, upgradeType: u.upgradeType }
-      : { feature: u.feature, maxVersionLevel: u.maxVersionLevel, allowDowngrade: u.upgradeType !== 1 })),
+    featureUpdates: updates.map((u) =>
+      v >= 1
+        ? { feature: u.feature, maxVersionLevel: u.maxVersionLevel, upgradeType: u.upgradeType }
+        : { feature: u.feature, maxVersionLevel: u.maxVersionLevel, allowDowngrade: u.upgradeType !== 1 },
+    ),
   }));
   const b = resp.body;
   const out = new Map<string, ApiError | null>();

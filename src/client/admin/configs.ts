@@ -10,8 +10,15 @@ export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8, CLIENT_METR
 
 /** Java's ConfigEntry.ConfigSource names by wire id. */
 export const CONFIG_SOURCE_NAMES: readonly string[] = [
-  'UNKNOWN', 'DYNAMIC_TOPIC_CONFIG', 'DYNAMIC_BROKER_CONFIG', 'DYNAMIC_DEFAULT_BROKER_CONFIG', 'STATIC_BROKER_CONFIG',
-  'DEFAULT_CONFIG', 'DYNAMIC_BROKER_LOGGER_CONFIG', 'DYNAMIC_CLIENT_METRICS_CONFIG', 'DYNAMIC_GROUP_CONFIG',
+  'UNKNOWN',
+  'DYNAMIC_TOPIC_CONFIG',
+  'DYNAMIC_BROKER_CONFIG',
+  'DYNAMIC_DEFAULT_BROKER_CONFIG',
+  'STATIC_BROKER_CONFIG',
+  'DEFAULT_CONFIG',
+  'DYNAMIC_BROKER_LOGGER_CONFIG',
+  'DYNAMIC_CLIENT_METRICS_CONFIG',
+  'DYNAMIC_GROUP_CONFIG',
 ];
 
 export function configSourceName(id: number): string {
@@ -84,8 +91,16 @@ export async function describeConfigs(
         value: (res.configs as any[]).map((c) => {
           const sourceId: number = resp.version === 0 ? (c.isDefault ? 5 : 0) : c.configSource;
           return {
-            name: c.name, value: c.value, source: configSourceName(sourceId), isSensitive: c.isSensitive, readOnly: c.readOnly,
-            synonyms: ((c.synonyms ?? []) as any[]).map((s) => ({ name: s.name, value: s.value, source: configSourceName(s.source) })),
+            name: c.name,
+            value: c.value,
+            source: configSourceName(sourceId),
+            isSensitive: c.isSensitive,
+            readOnly: c.readOnly,
+            synonyms: ((c.synonyms ?? []) as any[]).map((s) => ({
+              name: s.name,
+              value: s.value,
+              source: configSourceName(s.source),
+            })),
             isDefault: sourceId === 5,
           };
         }),
@@ -93,7 +108,10 @@ export async function describeConfigs(
     }
     for (const r of group) {
       if (!out.has(resourceKey(r))) {
-        out.set(resourceKey(r), { ok: false, error: new ApiError(-1, `The node response did not contain a result for config resource ${r.name}`) });
+        out.set(resourceKey(r), {
+          ok: false,
+          error: new ApiError(-1, `The node response did not contain a result for config resource ${r.name}`),
+        });
       }
     }
   }
@@ -101,7 +119,11 @@ export async function describeConfigs(
 }
 
 /** Convenience: the entries of one resource, throwing its error. */
-export async function describeConfig(client: KafkaClient, resource: ConfigResource, includeSynonyms = false): Promise<ConfigEntry[]> {
+export async function describeConfig(
+  client: KafkaClient,
+  resource: ConfigResource,
+  includeSynonyms = false,
+): Promise<ConfigEntry[]> {
   const r = (await describeConfigs(client, [resource], { includeSynonyms })).get(resourceKey(resource))!;
   if (!r.ok) throw r.error;
   return r.value;
@@ -130,14 +152,24 @@ async function alterBatch(
   for (const [node, group] of byNode) {
     const resp = await client.request<any>(targetOf(node), apiName, {
       resources: group.map((c) => ({
-        resourceType: c.resource.type, resourceName: c.resource.name,
-        configs: c.ops.map((o) => (apiName === 'AlterConfigs' ? { name: o.name, value: o.value } : { name: o.name, configOperation: o.op, value: o.value })),
+        resourceType: c.resource.type,
+        resourceName: c.resource.name,
+        configs: c.ops.map((o) =>
+          apiName === 'AlterConfigs'
+            ? { name: o.name, value: o.value }
+            : { name: o.name, configOperation: o.op, value: o.value },
+        ),
       })),
       validateOnly,
     });
     for (const r of resp.body.responses as any[]) {
       const key = resourceKey({ type: r.resourceType, name: r.resourceName });
-      out.set(key, r.errorCode === 0 ? { ok: true, value: undefined } : { ok: false, error: new ApiError(r.errorCode, r.errorMessage) });
+      out.set(
+        key,
+        r.errorCode === 0
+          ? { ok: true, value: undefined }
+          : { ok: false, error: new ApiError(r.errorCode, r.errorMessage) },
+      );
     }
   }
   return out;
@@ -157,10 +189,15 @@ export function alterConfigs(
   changes: { resource: ConfigResource; configs: Map<string, string | null> }[],
   validateOnly = false,
 ): Promise<Map<string, Outcome<void>>> {
-  return alterBatch(client, 'AlterConfigs', changes.map((c) => ({
-    resource: c.resource,
-    ops: [...c.configs].map(([name, value]) => ({ name, op: OpType.SET, value })),
-  })), validateOnly);
+  return alterBatch(
+    client,
+    'AlterConfigs',
+    changes.map((c) => ({
+      resource: c.resource,
+      ops: [...c.configs].map(([name, value]) => ({ name, op: OpType.SET, value })),
+    })),
+    validateOnly,
+  );
 }
 
 export { resourceKey };
@@ -196,10 +233,12 @@ export async function alterClientQuotas(
   ops: { key: string; value: number | null }[],
 ): Promise<void> {
   const resp = await client.request<any>('controller', 'AlterClientQuotas', {
-    entries: [{
-      entity: [...entity].map(([entityType, entityName]) => ({ entityType, entityName })),
-      ops: ops.map((o) => ({ key: o.key, value: o.value ?? 0, remove: o.value === null })),
-    }],
+    entries: [
+      {
+        entity: [...entity].map(([entityType, entityName]) => ({ entityType, entityName })),
+        ops: ops.map((o) => ({ key: o.key, value: o.value ?? 0, remove: o.value === null })),
+      },
+    ],
     validateOnly: false,
   });
   for (const e of resp.body.entries as any[]) if (e.errorCode !== 0) throw new ApiError(e.errorCode, e.errorMessage);
@@ -207,7 +246,10 @@ export async function alterClientQuotas(
 
 // ---- SCRAM credentials -------------------------------------------------------------------
 
-export const SCRAM_MECHANISMS: Record<string, { type: number; hash: 'sha256' | 'sha512'; keyLength: number; minIterations: number }> = {
+export const SCRAM_MECHANISMS: Record<
+  string,
+  { type: number; hash: 'sha256' | 'sha512'; keyLength: number; minIterations: number }
+> = {
   'SCRAM-SHA-256': { type: 1, hash: 'sha256', keyLength: 32, minIterations: 4096 },
   'SCRAM-SHA-512': { type: 2, hash: 'sha512', keyLength: 64, minIterations: 4096 },
 };
@@ -237,7 +279,10 @@ export async function describeUserScramCredentials(client: KafkaClient, users: s
   return (resp.body.results as any[]).map((r) => ({
     user: r.user,
     error: r.errorCode !== 0 ? new ApiError(r.errorCode, r.errorMessage) : null,
-    credentials: ((r.credentialInfos ?? []) as any[]).map((c) => ({ mechanism: scramMechanismName(c.mechanism), iterations: c.iterations })),
+    credentials: ((r.credentialInfos ?? []) as any[]).map((c) => ({
+      mechanism: scramMechanismName(c.mechanism),
+      iterations: c.iterations,
+    })),
   }));
 }
 
@@ -265,7 +310,12 @@ export async function alterUserScramCredentials(
   });
   const out = new Map<string, Outcome<void>>();
   for (const r of resp.body.results as any[]) {
-    out.set(r.user, r.errorCode === 0 ? { ok: true, value: undefined } : { ok: false, error: new ApiError(r.errorCode, r.errorMessage) });
+    out.set(
+      r.user,
+      r.errorCode === 0
+        ? { ok: true, value: undefined }
+        : { ok: false, error: new ApiError(r.errorCode, r.errorMessage) },
+    );
   }
   return out;
 }

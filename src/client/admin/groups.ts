@@ -60,10 +60,20 @@ export class GroupArgumentError extends Error {
 }
 
 const COORDINATOR_CODES = new Set([14, 15, 16]);
-const sorted = <T>(xs: T[], key: (x: T) => string): T[] => xs.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+const sorted = <T>(xs: T[], key: (x: T) => string): T[] =>
+  xs.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 
 /** Kafka's GroupState.parse: case-insensitive, Unknown otherwise. */
-export const GROUP_STATES = ['Unknown', 'PreparingRebalance', 'CompletingRebalance', 'Stable', 'Dead', 'Empty', 'Assigning', 'Reconciling'] as const;
+export const GROUP_STATES = [
+  'Unknown',
+  'PreparingRebalance',
+  'CompletingRebalance',
+  'Stable',
+  'Dead',
+  'Empty',
+  'Assigning',
+  'Reconciling',
+] as const;
 export const GROUP_TYPES = ['Unknown', 'Consumer', 'Classic', 'Share', 'Streams'] as const;
 
 export function parseGroupState(s: string): string {
@@ -74,26 +84,38 @@ export function parseGroupType(s: string): string {
 }
 
 /** Consumer groups (protocol type `consumer` or empty) of every broker, sorted by id. */
-export async function listConsumerGroups(client: KafkaClient, opts: { states?: string[]; types?: string[] } = {}): Promise<GroupListing[]> {
+export async function listConsumerGroups(
+  client: KafkaClient,
+  opts: { states?: string[]; types?: string[] } = {},
+): Promise<GroupListing[]> {
   const states = opts.states ?? [];
   const types = opts.types ?? [];
   const md = await client.call('listConsumerGroups', () => client.metadata({ refresh: true }));
   const out = new Map<string, GroupListing>();
-  await Promise.all([...md.brokers.keys()].map((node) => client.call('listConsumerGroups', async () => {
-    const resp = await client.send<any>({ node }, 'ListGroups', (v: number) => ({ statesFilter: v >= 4 ? states : [], typesFilter: v >= 5 ? types : [] }),
-      { minVersion: types.length > 0 ? 5 : states.length > 0 ? 4 : 0 });
-    const b = resp.body;
-    if (b.errorCode !== 0) throw new ApiError(b.errorCode);
-    for (const g of b.groups as any[]) {
-      const protocolType: string = g.protocolType ?? '';
-      if (protocolType !== 'consumer' && protocolType !== '') continue;
-      out.set(g.groupId, {
-        groupId: g.groupId, protocolType,
-        state: resp.version >= 4 && g.groupState ? parseGroupState(g.groupState) : null,
-        type: resp.version >= 5 && g.groupType ? parseGroupType(g.groupType) : null,
-      });
-    }
-  })));
+  await Promise.all(
+    [...md.brokers.keys()].map((node) =>
+      client.call('listConsumerGroups', async () => {
+        const resp = await client.send<any>(
+          { node },
+          'ListGroups',
+          (v: number) => ({ statesFilter: v >= 4 ? states : [], typesFilter: v >= 5 ? types : [] }),
+          { minVersion: types.length > 0 ? 5 : states.length > 0 ? 4 : 0 },
+        );
+        const b = resp.body;
+        if (b.errorCode !== 0) throw new ApiError(b.errorCode);
+        for (const g of b.groups as any[]) {
+          const protocolType: string = g.protocolType ?? '';
+          if (protocolType !== 'consumer' && protocolType !== '') continue;
+          out.set(g.groupId, {
+            groupId: g.groupId,
+            protocolType,
+            state: resp.version >= 4 && g.groupState ? parseGroupState(g.groupState) : null,
+            type: resp.version >= 5 && g.groupType ? parseGroupType(g.groupType) : null,
+          });
+        }
+      }),
+    ),
+  );
   return sorted([...out.values()], (g) => g.groupId);
 }
 
@@ -101,7 +123,8 @@ export async function listConsumerGroups(client: KafkaClient, opts: { states?: s
 export async function decodeAssignment(buf: Buffer | null): Promise<TopicPartition[]> {
   if (!buf || buf.length === 0) return [];
   const [{ Reader }, { readConsumerProtocolAssignment }] = await Promise.all([
-    import('../../protocol/codec/reader.js'), import('../../protocol/generated/protocol/ConsumerProtocolAssignment.js'),
+    import('../../protocol/codec/reader.js'),
+    import('../../protocol/generated/protocol/ConsumerProtocolAssignment.js'),
   ]);
   const r = new Reader(buf);
   const version = r.int16();
@@ -110,8 +133,12 @@ export async function decodeAssignment(buf: Buffer | null): Promise<TopicPartiti
   return a.assignedPartitions.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })));
 }
 
-function fromTopicPartitions(a: { topicPartitions: { topicName: string; partitions: number[] }[] } | null | undefined): TopicPartition[] {
-  return (a?.topicPartitions ?? []).flatMap((t) => t.partitions.map((partition) => ({ topic: t.topicName, partition })));
+function fromTopicPartitions(
+  a: { topicPartitions: { topicName: string; partitions: number[] }[] } | null | undefined,
+): TopicPartition[] {
+  return (a?.topicPartitions ?? []).flatMap((t) =>
+    t.partitions.map((partition) => ({ topic: t.topicName, partition })),
+  );
 }
 
 async function coordinatorNode(client: KafkaClient, groupId: string): Promise<BrokerNode> {
@@ -121,15 +148,20 @@ async function coordinatorNode(client: KafkaClient, groupId: string): Promise<Br
 }
 
 /** Describes each group (ConsumerGroupDescribe, then DescribeGroups for classic groups). */
-export async function describeConsumerGroups(client: KafkaClient, groupIds: string[]): Promise<Map<string, Outcome<ConsumerGroupDescription>>> {
+export async function describeConsumerGroups(
+  client: KafkaClient,
+  groupIds: string[],
+): Promise<Map<string, Outcome<ConsumerGroupDescription>>> {
   const out = new Map<string, Outcome<ConsumerGroupDescription>>();
-  await Promise.all([...new Set(groupIds)].map(async (groupId) => {
-    try {
-      out.set(groupId, { ok: true, value: await describeOne(client, groupId) });
-    } catch (e) {
-      out.set(groupId, { ok: false, error: e as Error });
-    }
-  }));
+  await Promise.all(
+    [...new Set(groupIds)].map(async (groupId) => {
+      try {
+        out.set(groupId, { ok: true, value: await describeOne(client, groupId) });
+      } catch (e) {
+        out.set(groupId, { ok: false, error: e as Error });
+      }
+    }),
+  );
   return out;
 }
 
@@ -140,7 +172,10 @@ async function describeOne(client: KafkaClient, groupId: string): Promise<Consum
     const coordinator = await coordinatorNode(client, groupId);
     if (!useClassic && !(await client.supports({ node: coordinator.id }, 'ConsumerGroupDescribe'))) useClassic = true;
     if (!useClassic) {
-      const resp = await client.send<any>({ node: coordinator.id }, 'ConsumerGroupDescribe', { groupIds: [groupId], includeAuthorizedOperations: false });
+      const resp = await client.send<any>({ node: coordinator.id }, 'ConsumerGroupDescribe', {
+        groupIds: [groupId],
+        includeAuthorizedOperations: false,
+      });
       const g = (resp.body.groups as any[]).find((x) => x.groupId === groupId) ?? resp.body.groups[0];
       if (!g) throw new ApiError(-1, `The response did not include group ${groupId}`);
       if (g.errorCode === 69 || g.errorCode === 35) {
@@ -150,23 +185,39 @@ async function describeOne(client: KafkaClient, groupId: string): Promise<Consum
         throw new ApiError(g.errorCode, g.errorMessage);
       } else {
         return {
-          groupId, simple: false, partitionAssignor: g.assignorName ?? '', type: 'Consumer', state: parseGroupState(g.groupState), coordinator,
-          groupEpoch: g.groupEpoch, targetAssignmentEpoch: g.assignmentEpoch,
+          groupId,
+          simple: false,
+          partitionAssignor: g.assignorName ?? '',
+          type: 'Consumer',
+          state: parseGroupState(g.groupState),
+          coordinator,
+          groupEpoch: g.groupEpoch,
+          targetAssignmentEpoch: g.assignmentEpoch,
           members: (g.members as any[]).map((m) => ({
-            memberId: m.memberId, groupInstanceId: m.instanceId ?? null, clientId: m.clientId, host: m.clientHost,
-            assignment: fromTopicPartitions(m.assignment), targetAssignment: fromTopicPartitions(m.targetAssignment),
-            memberEpoch: m.memberEpoch, upgraded: m.memberType === undefined || m.memberType === -1 ? null : m.memberType === 1,
+            memberId: m.memberId,
+            groupInstanceId: m.instanceId ?? null,
+            clientId: m.clientId,
+            host: m.clientHost,
+            assignment: fromTopicPartitions(m.assignment),
+            targetAssignment: fromTopicPartitions(m.targetAssignment),
+            memberEpoch: m.memberEpoch,
+            upgraded: m.memberType === undefined || m.memberType === -1 ? null : m.memberType === 1,
           })),
         };
       }
     }
-    const resp = await client.send<any>({ node: coordinator.id }, 'DescribeGroups', { groups: [groupId], includeAuthorizedOperations: false });
+    const resp = await client.send<any>({ node: coordinator.id }, 'DescribeGroups', {
+      groups: [groupId],
+      includeAuthorizedOperations: false,
+    });
     const g = (resp.body.groups as any[]).find((x) => x.groupId === groupId) ?? resp.body.groups[0];
     if (!g) throw new ApiError(-1, `The response did not include group ${groupId}`);
-    if (g.errorCode !== 0) throw new ApiError(g.errorCode, g.errorCode === 69 ? (notFoundMessage ?? g.errorMessage) : g.errorMessage);
+    if (g.errorCode !== 0)
+      throw new ApiError(g.errorCode, g.errorCode === 69 ? (notFoundMessage ?? g.errorMessage) : g.errorMessage);
     // DescribeGroups v6 (not in this codec) reports an unknown group as GROUP_ID_NOT_FOUND, as
     // ConsumerGroupDescribe already did; older versions describe it as Dead.
-    if (notFoundMessage !== null && parseGroupState(g.groupState) === 'Dead' && (g.members as any[]).length === 0) throw new ApiError(69, notFoundMessage);
+    if (notFoundMessage !== null && parseGroupState(g.groupState) === 'Dead' && (g.members as any[]).length === 0)
+      throw new ApiError(69, notFoundMessage);
     const protocolType: string = g.protocolType ?? '';
     if (protocolType !== 'consumer' && protocolType !== '') {
       throw new GroupArgumentError(`GroupId ${groupId} is not a consumer group (${protocolType}).`);
@@ -174,13 +225,26 @@ async function describeOne(client: KafkaClient, groupId: string): Promise<Consum
     const members: MemberDescription[] = [];
     for (const m of g.members as any[]) {
       members.push({
-        memberId: m.memberId, groupInstanceId: m.groupInstanceId ?? null, clientId: m.clientId, host: m.clientHost,
-        assignment: await decodeAssignment(m.memberAssignment), targetAssignment: null, memberEpoch: null, upgraded: null,
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId ?? null,
+        clientId: m.clientId,
+        host: m.clientHost,
+        assignment: await decodeAssignment(m.memberAssignment),
+        targetAssignment: null,
+        memberEpoch: null,
+        upgraded: null,
       });
     }
     return {
-      groupId, simple: protocolType === '', members, partitionAssignor: g.protocolData ?? '', type: 'Classic',
-      state: parseGroupState(g.groupState), coordinator, groupEpoch: null, targetAssignmentEpoch: null,
+      groupId,
+      simple: protocolType === '',
+      members,
+      partitionAssignor: g.protocolData ?? '',
+      type: 'Classic',
+      state: parseGroupState(g.groupState),
+      coordinator,
+      groupEpoch: null,
+      targetAssignmentEpoch: null,
     };
   });
 }
@@ -193,12 +257,20 @@ export async function listConsumerGroupOffsets(
 ): Promise<Map<string, CommittedOffset>> {
   const byTopic = opts.partitions ? groupByTopic(opts.partitions) : null;
   return client.call('listConsumerGroupOffsets', async () => {
-    const resp = await client.send<any>({ coordinator: { type: 'group', key: groupId } }, 'OffsetFetch', (v: number) => {
-      const topics = byTopic ? [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes })) : null;
-      return v >= 8
-        ? { groups: [{ groupId, memberId: null, memberEpoch: -1, topics }], requireStable: opts.requireStable ?? false }
-        : { groupId, topics, requireStable: opts.requireStable ?? false };
-    }, { minVersion: opts.partitions ? 1 : 2 });
+    const resp = await client.send<any>(
+      { coordinator: { type: 'group', key: groupId } },
+      'OffsetFetch',
+      (v: number) => {
+        const topics = byTopic ? [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes })) : null;
+        return v >= 8
+          ? {
+              groups: [{ groupId, memberId: null, memberEpoch: -1, topics }],
+              requireStable: opts.requireStable ?? false,
+            }
+          : { groupId, topics, requireStable: opts.requireStable ?? false };
+      },
+      { minVersion: opts.partitions ? 1 : 2 },
+    );
     const b = resp.body;
     let errorCode: number;
     let topics: any[];
@@ -221,8 +293,10 @@ export async function listConsumerGroupOffsets(
         const tp = { topic: t.name, partition: p.partitionIndex };
         const offset: bigint = p.committedOffset;
         out.set(tpKey(tp), {
-          tp, offset: offset < 0n ? null : offset,
-          leaderEpoch: p.committedLeaderEpoch === undefined || p.committedLeaderEpoch < 0 ? null : p.committedLeaderEpoch,
+          tp,
+          offset: offset < 0n ? null : offset,
+          leaderEpoch:
+            p.committedLeaderEpoch === undefined || p.committedLeaderEpoch < 0 ? null : p.committedLeaderEpoch,
           metadata: p.metadata ?? null,
         });
       }
@@ -249,12 +323,19 @@ export async function alterConsumerGroupOffsets(
   for (const o of offsets) byTopic.set(o.tp.topic, [...(byTopic.get(o.tp.topic) ?? []), o]);
   await client.call('alterConsumerGroupOffsets', async () => {
     const resp = await client.send<any>({ coordinator: { type: 'group', key: groupId } }, 'OffsetCommit', {
-      groupId, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n,
+      groupId,
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      groupInstanceId: null,
+      retentionTimeMs: -1n,
       topics: [...byTopic].map(([name, os]) => ({
         name,
         partitions: os.map((o) => ({
-          partitionIndex: o.tp.partition, committedOffset: o.offset, committedLeaderEpoch: o.leaderEpoch ?? -1,
-          commitTimestamp: -1n, committedMetadata: o.metadata ?? '',
+          partitionIndex: o.tp.partition,
+          committedOffset: o.offset,
+          committedLeaderEpoch: o.leaderEpoch ?? -1,
+          commitTimestamp: -1n,
+          committedMetadata: o.metadata ?? '',
         })),
       })),
     });
@@ -262,7 +343,10 @@ export async function alterConsumerGroupOffsets(
       for (const p of t.partitions as any[]) {
         if (COORDINATOR_CODES.has(p.errorCode)) throw new ApiError(p.errorCode);
         const key = tpKey({ topic: t.name, partition: p.partitionIndex });
-        out.set(key, p.errorCode === 0 ? { ok: true, value: undefined } : { ok: false, error: new ApiError(p.errorCode) });
+        out.set(
+          key,
+          p.errorCode === 0 ? { ok: true, value: undefined } : { ok: false, error: new ApiError(p.errorCode) },
+        );
       }
     }
   });
@@ -270,21 +354,28 @@ export async function alterConsumerGroupOffsets(
 }
 
 /** Deletes groups (DeleteGroups to each group's coordinator). */
-export async function deleteConsumerGroups(client: KafkaClient, groupIds: string[]): Promise<Map<string, Outcome<void>>> {
+export async function deleteConsumerGroups(
+  client: KafkaClient,
+  groupIds: string[],
+): Promise<Map<string, Outcome<void>>> {
   const out = new Map<string, Outcome<void>>();
-  await Promise.all([...new Set(groupIds)].map(async (groupId) => {
-    try {
-      await client.call('deleteConsumerGroups', async () => {
-        const resp = await client.send<any>({ coordinator: { type: 'group', key: groupId } }, 'DeleteGroups', { groupsNames: [groupId] });
-        const r = (resp.body.results as any[]).find((x) => x.groupId === groupId) ?? resp.body.results[0];
-        const code: number = r?.errorCode ?? -1;
-        if (code !== 0) throw new ApiError(code);
-      });
-      out.set(groupId, { ok: true, value: undefined });
-    } catch (e) {
-      out.set(groupId, { ok: false, error: e as Error });
-    }
-  }));
+  await Promise.all(
+    [...new Set(groupIds)].map(async (groupId) => {
+      try {
+        await client.call('deleteConsumerGroups', async () => {
+          const resp = await client.send<any>({ coordinator: { type: 'group', key: groupId } }, 'DeleteGroups', {
+            groupsNames: [groupId],
+          });
+          const r = (resp.body.results as any[]).find((x) => x.groupId === groupId) ?? resp.body.results[0];
+          const code: number = r?.errorCode ?? -1;
+          if (code !== 0) throw new ApiError(code);
+        });
+        out.set(groupId, { ok: true, value: undefined });
+      } catch (e) {
+        out.set(groupId, { ok: false, error: e as Error });
+      }
+    }),
+  );
   return out;
 }
 
@@ -295,19 +386,30 @@ export interface DeleteOffsetsResult {
 }
 
 /** Deletes committed offsets of a group (OffsetDelete). */
-export async function deleteConsumerGroupOffsets(client: KafkaClient, groupId: string, partitions: TopicPartition[]): Promise<DeleteOffsetsResult> {
+export async function deleteConsumerGroupOffsets(
+  client: KafkaClient,
+  groupId: string,
+  partitions: TopicPartition[],
+): Promise<DeleteOffsetsResult> {
   const result: DeleteOffsetsResult = { topLevel: null, partitions: new Map() };
   try {
     await client.call('deleteConsumerGroupOffsets', async () => {
       const resp = await client.send<any>({ coordinator: { type: 'group', key: groupId } }, 'OffsetDelete', {
-        groupId, topics: [...groupByTopic(partitions)].map(([name, ps]) => ({ name, partitions: ps.map((partitionIndex) => ({ partitionIndex })) })),
+        groupId,
+        topics: [...groupByTopic(partitions)].map(([name, ps]) => ({
+          name,
+          partitions: ps.map((partitionIndex) => ({ partitionIndex })),
+        })),
       });
       const b = resp.body;
       if (b.errorCode !== 0) throw new ApiError(b.errorCode);
       for (const t of b.topics as any[]) {
         for (const p of t.partitions as any[]) {
           const key = tpKey({ topic: t.name, partition: p.partitionIndex });
-          result.partitions.set(key, p.errorCode === 0 ? { ok: true, value: undefined } : { ok: false, error: new ApiError(p.errorCode) });
+          result.partitions.set(
+            key,
+            p.errorCode === 0 ? { ok: true, value: undefined } : { ok: false, error: new ApiError(p.errorCode) },
+          );
         }
       }
     });
@@ -319,7 +421,11 @@ export async function deleteConsumerGroupOffsets(client: KafkaClient, groupId: s
   }
   for (const tp of partitions) {
     const r = result.partitions.get(tpKey(tp));
-    if (!r) result.partitions.set(tpKey(tp), { ok: false, error: new ApiError(-1, `The response did not include ${tpKey(tp)}`) });
+    if (!r)
+      result.partitions.set(tpKey(tp), {
+        ok: false,
+        error: new ApiError(-1, `The response did not include ${tpKey(tp)}`),
+      });
     else if (!r.ok && result.topLevel === null) result.topLevel = r.error as ApiError;
   }
   return result;

@@ -49,51 +49,56 @@ async function byLeader<T>(
 ): Promise<Map<string, Outcome<T>>> {
   const out = new Map<string, Outcome<T>>();
   let pending = partitions;
-  await client.call(what, async () => {
-    const groups = new Map<number, TopicPartition[]>();
-    const retry: TopicPartition[] = [];
-    let firstRetriable: Error | null = null;
-    for (const tp of pending) {
-      try {
-        const leader = await client.leaderOf(tp.topic, tp.partition);
-        groups.set(leader, [...(groups.get(leader) ?? []), tp]);
-      } catch (e) {
-        if (e instanceof ApiError && e.retriable && e.code !== 3) {
-          retry.push(tp);
-          firstRetriable ??= e;
-        } else out.set(tpKey(tp), { ok: false, error: e as Error });
-      }
-    }
-    await Promise.all([...groups].map(async ([leader, tps]) => {
-      let results: Map<string, { code: number; value?: T }>;
-      try {
-        results = await perLeader(leader, tps);
-      } catch (e) {
-        if ((e as { retriable?: boolean }).retriable) {
-          retry.push(...tps);
-          firstRetriable ??= e as Error;
-          return;
-        }
-        throw e;
-      }
-      for (const tp of tps) {
-        const r = results.get(tpKey(tp));
-        if (!r) out.set(tpKey(tp), { ok: false, error: new ApiError(-1, `The response did not include ${tpKey(tp)}`) });
-        else if (r.code === 0) out.set(tpKey(tp), { ok: true, value: r.value as T });
-        else {
-          const err = new ApiError(r.code);
-          if (err.retriable) {
+  await client
+    .call(what, async () => {
+      const groups = new Map<number, TopicPartition[]>();
+      const retry: TopicPartition[] = [];
+      let firstRetriable: Error | null = null;
+      for (const tp of pending) {
+        try {
+          const leader = await client.leaderOf(tp.topic, tp.partition);
+          groups.set(leader, [...(groups.get(leader) ?? []), tp]);
+        } catch (e) {
+          if (e instanceof ApiError && e.retriable && e.code !== 3) {
             retry.push(tp);
-            firstRetriable ??= err;
-          } else out.set(tpKey(tp), { ok: false, error: err });
+            firstRetriable ??= e;
+          } else out.set(tpKey(tp), { ok: false, error: e as Error });
         }
       }
-    }));
-    pending = retry;
-    if (firstRetriable) throw firstRetriable;
-  }).catch((e: unknown) => {
-    for (const tp of pending) out.set(tpKey(tp), { ok: false, error: e as Error });
-  });
+      await Promise.all(
+        [...groups].map(async ([leader, tps]) => {
+          let results: Map<string, { code: number; value?: T }>;
+          try {
+            results = await perLeader(leader, tps);
+          } catch (e) {
+            if ((e as { retriable?: boolean }).retriable) {
+              retry.push(...tps);
+              firstRetriable ??= e as Error;
+              return;
+            }
+            throw e;
+          }
+          for (const tp of tps) {
+            const r = results.get(tpKey(tp));
+            if (!r)
+              out.set(tpKey(tp), { ok: false, error: new ApiError(-1, `The response did not include ${tpKey(tp)}`) });
+            else if (r.code === 0) out.set(tpKey(tp), { ok: true, value: r.value as T });
+            else {
+              const err = new ApiError(r.code);
+              if (err.retriable) {
+                retry.push(tp);
+                firstRetriable ??= err;
+              } else out.set(tpKey(tp), { ok: false, error: err });
+            }
+          }
+        }),
+      );
+      pending = retry;
+      if (firstRetriable) throw firstRetriable;
+    })
+    .catch((e: unknown) => {
+      for (const tp of pending) out.set(tpKey(tp), { ok: false, error: e as Error });
+    });
   return out;
 }
 
@@ -111,20 +116,33 @@ export function listOffsets(
   opts: { isolationLevel?: 0 | 1 } = {},
 ): Promise<Map<string, Outcome<ListOffsetsResult>>> {
   return byLeader<ListOffsetsResult>(client, 'listOffsets', partitions, async (leader, tps) => {
-    const resp = await client.send<any>({ node: leader }, 'ListOffsets', (v: number) => ({
-      replicaId: -1,
-      isolationLevel: opts.isolationLevel ?? 0,
-      timeoutMs: client.config.requestTimeoutMs,
-      topics: [...groupByTopic(tps)].map(([name, ps]) => ({
-        name,
-        partitions: ps.map((partitionIndex) => ({ partitionIndex, currentLeaderEpoch: -1, timestamp, ...(v === 0 ? { maxNumOffsets: 1 } : {}) })),
-      })),
-    }), { minVersion: minListOffsetsVersion(timestamp) });
+    const resp = await client.send<any>(
+      { node: leader },
+      'ListOffsets',
+      (v: number) => ({
+        replicaId: -1,
+        isolationLevel: opts.isolationLevel ?? 0,
+        timeoutMs: client.config.requestTimeoutMs,
+        topics: [...groupByTopic(tps)].map(([name, ps]) => ({
+          name,
+          partitions: ps.map((partitionIndex) => ({
+            partitionIndex,
+            currentLeaderEpoch: -1,
+            timestamp,
+            ...(v === 0 ? { maxNumOffsets: 1 } : {}),
+          })),
+        })),
+      }),
+      { minVersion: minListOffsetsVersion(timestamp) },
+    );
     const m = new Map<string, { code: number; value?: ListOffsetsResult }>();
     for (const t of resp.body.topics as any[]) {
       for (const p of t.partitions as any[]) {
         const offset: bigint = resp.version === 0 ? (p.oldStyleOffsets?.[0] ?? -1n) : p.offset;
-        m.set(`${t.name}-${p.partitionIndex}`, { code: p.errorCode, value: { offset, timestamp: p.timestamp ?? -1n, leaderEpoch: p.leaderEpoch ?? -1 } });
+        m.set(`${t.name}-${p.partitionIndex}`, {
+          code: p.errorCode,
+          value: { offset, timestamp: p.timestamp ?? -1n, leaderEpoch: p.leaderEpoch ?? -1 },
+        });
       }
     }
     return m;
@@ -132,19 +150,32 @@ export function listOffsets(
 }
 
 /** Deletes records before the given offsets (-1 = the high watermark); returns the new low watermarks. */
-export function deleteRecords(client: KafkaClient, offsets: Map<string, { tp: TopicPartition; offset: bigint }>): Promise<Map<string, Outcome<bigint>>> {
+export function deleteRecords(
+  client: KafkaClient,
+  offsets: Map<string, { tp: TopicPartition; offset: bigint }>,
+): Promise<Map<string, Outcome<bigint>>> {
   const wanted = new Map([...offsets.values()].map((x) => [tpKey(x.tp), x.offset]));
-  return byLeader<bigint>(client, 'deleteRecords', [...offsets.values()].map((x) => x.tp), async (leader, tps) => {
-    const resp = await client.send<any>({ node: leader }, 'DeleteRecords', {
-      timeoutMs: client.config.requestTimeoutMs,
-      topics: [...groupByTopic(tps)].map(([name, ps]) => ({
-        name, partitions: ps.map((partitionIndex) => ({ partitionIndex, offset: wanted.get(`${name}-${partitionIndex}`)! })),
-      })),
-    });
-    const m = new Map<string, { code: number; value?: bigint }>();
-    for (const t of resp.body.topics as any[]) {
-      for (const p of t.partitions as any[]) m.set(`${t.name}-${p.partitionIndex}`, { code: p.errorCode, value: p.lowWatermark });
-    }
-    return m;
-  });
+  return byLeader<bigint>(
+    client,
+    'deleteRecords',
+    [...offsets.values()].map((x) => x.tp),
+    async (leader, tps) => {
+      const resp = await client.send<any>({ node: leader }, 'DeleteRecords', {
+        timeoutMs: client.config.requestTimeoutMs,
+        topics: [...groupByTopic(tps)].map(([name, ps]) => ({
+          name,
+          partitions: ps.map((partitionIndex) => ({
+            partitionIndex,
+            offset: wanted.get(`${name}-${partitionIndex}`)!,
+          })),
+        })),
+      });
+      const m = new Map<string, { code: number; value?: bigint }>();
+      for (const t of resp.body.topics as any[]) {
+        for (const p of t.partitions as any[])
+          m.set(`${t.name}-${p.partitionIndex}`, { code: p.errorCode, value: p.lowWatermark });
+      }
+      return m;
+    },
+  );
 }

@@ -48,15 +48,26 @@ export async function listTopics(client: KafkaClient, opts: { listInternal?: boo
 
 function fromMetadata(t: TopicMetadata): TopicDescription {
   return {
-    name: t.name, topicId: t.topicId, internal: t.internal,
+    name: t.name,
+    topicId: t.topicId,
+    internal: t.internal,
     partitions: t.partitions.map((p) => ({
-      partition: p.partition, leader: p.leader >= 0 ? p.leader : null, leaderEpoch: p.leaderEpoch,
-      replicas: p.replicas, isr: p.isr, elr: null, lastKnownElr: null, offline: p.offline,
+      partition: p.partition,
+      leader: p.leader >= 0 ? p.leader : null,
+      leaderEpoch: p.leaderEpoch,
+      replicas: p.replicas,
+      isr: p.isr,
+      elr: null,
+      lastKnownElr: null,
+      offline: p.offline,
     })),
   };
 }
 
-async function describeWithMetadata(client: KafkaClient, names: string[]): Promise<Map<string, Outcome<TopicDescription>>> {
+async function describeWithMetadata(
+  client: KafkaClient,
+  names: string[],
+): Promise<Map<string, Outcome<TopicDescription>>> {
   const out = new Map<string, Outcome<TopicDescription>>();
   const md = await client.call('describeTopics', () => client.metadata({ topics: names, refresh: true }));
   for (const name of names) {
@@ -79,7 +90,10 @@ export async function describeTopics(
 ): Promise<Map<string, Outcome<TopicDescription>>> {
   const unique = [...new Set(names)].sort();
   if (unique.length === 0) return new Map();
-  if (opts.useMetadata || !(await client.call('describeTopics', () => client.supports('any', 'DescribeTopicPartitions')))) {
+  if (
+    opts.useMetadata ||
+    !(await client.call('describeTopics', () => client.supports('any', 'DescribeTopicPartitions')))
+  ) {
     return describeWithMetadata(client, unique);
   }
   const out = new Map<string, Outcome<TopicDescription>>();
@@ -87,7 +101,11 @@ export async function describeTopics(
   let remaining = unique;
   let cursor: { topicName: string; partitionIndex: number } | null = null;
   for (let page = 0; remaining.length > 0 && page < 1_000_000; page++) {
-    const req: Record<string, unknown> = { topics: remaining.map((name) => ({ name })), responsePartitionLimit: opts.partitionLimit ?? 2000, cursor };
+    const req: Record<string, unknown> = {
+      topics: remaining.map((name) => ({ name })),
+      responsePartitionLimit: opts.partitionLimit ?? 2000,
+      cursor,
+    };
     let resp;
     try {
       resp = await client.request<any>('any', 'DescribeTopicPartitions', req);
@@ -104,8 +122,13 @@ export async function describeTopics(
         continue;
       }
       const parts: PartitionInfo[] = (t.partitions as any[]).map((p) => ({
-        partition: p.partitionIndex, leader: p.leaderId >= 0 ? p.leaderId : null, leaderEpoch: p.leaderEpoch,
-        replicas: p.replicaNodes, isr: p.isrNodes, elr: p.eligibleLeaderReplicas ?? [], lastKnownElr: p.lastKnownElr ?? [],
+        partition: p.partitionIndex,
+        leader: p.leaderId >= 0 ? p.leaderId : null,
+        leaderEpoch: p.leaderEpoch,
+        replicas: p.replicaNodes,
+        isr: p.isrNodes,
+        elr: p.eligibleLeaderReplicas ?? [],
+        lastKnownElr: p.lastKnownElr ?? [],
         offline: p.offlineReplicas,
       }));
       const acc = pending.get(name);
@@ -120,7 +143,8 @@ export async function describeTopics(
       pending.delete(name);
     }
     if (!next) {
-      for (const name of unique) if (!out.has(name)) out.set(name, { ok: false, error: new ApiError(3, `Topic ${name} not found.`) });
+      for (const name of unique)
+        if (!out.has(name)) out.set(name, { ok: false, error: new ApiError(3, `Topic ${name} not found.`) });
       break;
     }
     cursor = next;
@@ -130,9 +154,17 @@ export async function describeTopics(
 }
 
 /** Describes topics by id (Metadata by topic id, as Kafka does). */
-export async function describeTopicsById(client: KafkaClient, ids: string[]): Promise<Map<string, Outcome<TopicDescription>>> {
+export async function describeTopicsById(
+  client: KafkaClient,
+  ids: string[],
+): Promise<Map<string, Outcome<TopicDescription>>> {
   const out = new Map<string, Outcome<TopicDescription>>();
-  const resp = await client.request<any>('any', 'Metadata', { topics: ids.map((topicId) => ({ topicId, name: null })), allowAutoTopicCreation: false }, { minVersion: 10 });
+  const resp = await client.request<any>(
+    'any',
+    'Metadata',
+    { topics: ids.map((topicId) => ({ topicId, name: null })), allowAutoTopicCreation: false },
+    { minVersion: 10 },
+  );
   for (const id of ids) {
     const t = (resp.body.topics as any[]).find((x) => x.topicId === id);
     if (!t || t.name == null) out.set(id, { ok: false, error: new ApiError(100, `TopicId ${id} not found.`) });
@@ -141,11 +173,21 @@ export async function describeTopicsById(client: KafkaClient, ids: string[]): Pr
       out.set(id, {
         ok: true,
         value: fromMetadata({
-          name: t.name, topicId: t.topicId, internal: t.isInternal, errorCode: 0,
-          partitions: (t.partitions as any[]).map((p) => ({
-            partition: p.partitionIndex, errorCode: p.errorCode, leader: p.leaderId, leaderEpoch: p.leaderEpoch,
-            replicas: p.replicaNodes, isr: p.isrNodes, offline: p.offlineReplicas,
-          })).sort((a, b) => a.partition - b.partition),
+          name: t.name,
+          topicId: t.topicId,
+          internal: t.isInternal,
+          errorCode: 0,
+          partitions: (t.partitions as any[])
+            .map((p) => ({
+              partition: p.partitionIndex,
+              errorCode: p.errorCode,
+              leader: p.leaderId,
+              leaderEpoch: p.leaderEpoch,
+              replicas: p.replicaNodes,
+              isr: p.isrNodes,
+              offline: p.offlineReplicas,
+            }))
+            .sort((a, b) => a.partition - b.partition),
         }),
       });
     }
@@ -183,31 +225,33 @@ async function controllerBatch<T>(
 ): Promise<Map<string, Outcome<T>>> {
   const out = new Map<string, Outcome<T>>();
   let pending = [...names];
-  await client.call(what, async () => {
-    const results = await send(pending);
-    const retry: string[] = [];
-    let firstRetriable: ApiError | null = null;
-    for (const name of pending) {
-      const r = results.get(name);
-      if (!r) {
-        out.set(name, { ok: false, error: new ApiError(-1, `The response did not include ${name}`) });
-        continue;
+  await client
+    .call(what, async () => {
+      const results = await send(pending);
+      const retry: string[] = [];
+      let firstRetriable: ApiError | null = null;
+      for (const name of pending) {
+        const r = results.get(name);
+        if (!r) {
+          out.set(name, { ok: false, error: new ApiError(-1, `The response did not include ${name}`) });
+          continue;
+        }
+        if (r.code === 0) {
+          out.set(name, { ok: true, value: r.value as T });
+          continue;
+        }
+        const err = new ApiError(r.code, r.message);
+        if (err.retriable && r.code !== QUOTA_EXCEEDED) {
+          retry.push(name);
+          firstRetriable ??= err;
+        } else out.set(name, { ok: false, error: err });
       }
-      if (r.code === 0) {
-        out.set(name, { ok: true, value: r.value as T });
-        continue;
-      }
-      const err = new ApiError(r.code, r.message);
-      if (err.retriable && r.code !== QUOTA_EXCEEDED) {
-        retry.push(name);
-        firstRetriable ??= err;
-      } else out.set(name, { ok: false, error: err });
-    }
-    pending = retry;
-    if (firstRetriable) throw firstRetriable;
-  }).catch((e: unknown) => {
-    for (const name of pending) out.set(name, { ok: false, error: e as Error });
-  });
+      pending = retry;
+      if (firstRetriable) throw firstRetriable;
+    })
+    .catch((e: unknown) => {
+      for (const name of pending) out.set(name, { ok: false, error: e as Error });
+    });
   return out;
 }
 
@@ -223,9 +267,12 @@ export async function createTopics(
         const t = byName.get(name)!;
         return {
           name,
-          numPartitions: t.assignments?.size ? -1 : t.numPartitions ?? -1,
-          replicationFactor: t.assignments?.size ? -1 : t.replicationFactor ?? -1,
-          assignments: [...(t.assignments ?? new Map<number, number[]>())].map(([partitionIndex, brokerIds]) => ({ partitionIndex, brokerIds })),
+          numPartitions: t.assignments?.size ? -1 : (t.numPartitions ?? -1),
+          replicationFactor: t.assignments?.size ? -1 : (t.replicationFactor ?? -1),
+          assignments: [...(t.assignments ?? new Map<number, number[]>())].map(([partitionIndex, brokerIds]) => ({
+            partitionIndex,
+            brokerIds,
+          })),
           configs: [...(t.configs ?? new Map<string, string>())].map(([k, value]) => ({ name: k, value })),
         };
       }),
@@ -234,7 +281,11 @@ export async function createTopics(
     });
     const m = new Map<string, { code: number; message: string | null; value?: CreatedTopic }>();
     for (const r of resp.body.topics as any[]) {
-      m.set(r.name, { code: r.errorCode, message: r.errorMessage, value: { topicId: r.topicId, numPartitions: r.numPartitions, replicationFactor: r.replicationFactor } });
+      m.set(r.name, {
+        code: r.errorCode,
+        message: r.errorMessage,
+        value: { topicId: r.topicId, numPartitions: r.numPartitions, replicationFactor: r.replicationFactor },
+      });
     }
     return m;
   });
@@ -249,7 +300,11 @@ export async function createPartitions(
     const resp = await client.send<any>('controller', 'CreatePartitions', {
       topics: pending.map((name) => {
         const inc = increases.get(name)!;
-        return { name, count: inc.totalCount, assignments: inc.assignments ? inc.assignments.map((brokerIds) => ({ brokerIds })) : null };
+        return {
+          name,
+          count: inc.totalCount,
+          assignments: inc.assignments ? inc.assignments.map((brokerIds) => ({ brokerIds })) : null,
+        };
       }),
       timeoutMs: client.config.requestTimeoutMs,
       validateOnly: false,
@@ -260,10 +315,14 @@ export async function createPartitions(
 
 export async function deleteTopics(client: KafkaClient, names: string[]): Promise<Map<string, Outcome<void>>> {
   return controllerBatch<void>(client, 'deleteTopics', names, async (pending) => {
-    const resp = await client.send<any>('controller', 'DeleteTopics', (v: number) => (v >= 6
-      ? { topics: pending.map((name) => ({ name, topicId: ZERO_UUID })), timeoutMs: client.config.requestTimeoutMs }
-      : { topicNames: pending, timeoutMs: client.config.requestTimeoutMs }));
-    return new Map((resp.body.responses as any[]).map((r) => [r.name ?? '', { code: r.errorCode, message: r.errorMessage ?? null }]));
+    const resp = await client.send<any>('controller', 'DeleteTopics', (v: number) =>
+      v >= 6
+        ? { topics: pending.map((name) => ({ name, topicId: ZERO_UUID })), timeoutMs: client.config.requestTimeoutMs }
+        : { topicNames: pending, timeoutMs: client.config.requestTimeoutMs },
+    );
+    return new Map(
+      (resp.body.responses as any[]).map((r) => [r.name ?? '', { code: r.errorCode, message: r.errorMessage ?? null }]),
+    );
   });
 }
 
@@ -285,14 +344,21 @@ export async function listPartitionReassignments(
     topics = [...grouped].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
   }
   const resp = await client.call('listPartitionReassignments', async () => {
-    const r = await client.send<any>('controller', 'ListPartitionReassignments', { timeoutMs: client.config.requestTimeoutMs, topics });
+    const r = await client.send<any>('controller', 'ListPartitionReassignments', {
+      timeoutMs: client.config.requestTimeoutMs,
+      topics,
+    });
     if (r.body.errorCode !== 0) throw new ApiError(r.body.errorCode, r.body.errorMessage);
     return r;
   });
   const out = new Map<string, PartitionReassignment>();
   for (const t of resp.body.topics as any[]) {
     for (const p of t.partitions as any[]) {
-      out.set(`${t.name}-${p.partitionIndex}`, { replicas: p.replicas, addingReplicas: p.addingReplicas, removingReplicas: p.removingReplicas });
+      out.set(`${t.name}-${p.partitionIndex}`, {
+        replicas: p.replicas,
+        addingReplicas: p.addingReplicas,
+        removingReplicas: p.removingReplicas,
+      });
     }
   }
   return out;

@@ -37,7 +37,8 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     const ka = Object.keys(a as object).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
     const kb = Object.keys(b as object).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
     if (ka.length !== kb.length) return false;
-    for (const k of ka) if (!deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+    for (const k of ka)
+      if (!deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
     return true;
   }
   return false;

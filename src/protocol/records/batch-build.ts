@@ -5,8 +5,14 @@ import * as L from './layout.js';
 import { CompressionType, TimestampType } from './layout.js';
 import { compress } from './compression.js';
 import {
-  writeInt16 as wrI16, writeInt32 as wrI32, writeInt64 as wrI64,
-  zigzag32 as zz32, zigzag64 as zz64, sizeOfUnsignedVarint as sizeOfUnsigned, sizeOfVarint, writeUnsignedVarint as wrUnsigned,
+  writeInt16 as wrI16,
+  writeInt32 as wrI32,
+  writeInt64 as wrI64,
+  zigzag32 as zz32,
+  zigzag64 as zz64,
+  sizeOfUnsignedVarint as sizeOfUnsigned,
+  sizeOfVarint,
+  writeUnsignedVarint as wrUnsigned,
 } from './layout.js';
 import { ControlRecordType, type BuildBatchOptions } from './batch-types.js';
 import { writeBatchCrc } from './batch-header.js';
@@ -26,26 +32,38 @@ function prepareRecords(o: BuildBatchOptions): Prepared {
   const now = Date.now();
   const recs = o.records;
   const n = recs.length;
-  const baseTimestamp = o.baseTimestamp ?? (n > 0 ? recs[0]!.timestamp ?? now : L.NO_TIMESTAMP);
+  const baseTimestamp = o.baseTimestamp ?? (n > 0 ? (recs[0]!.timestamp ?? now) : L.NO_TIMESTAMP);
   let maxTimestamp = L.NO_TIMESTAMP;
   let prevDelta = -1;
   let size = 0;
-  const plan: { body: number; ts: number; od: number; key: Uint8Array | null; value: Uint8Array | null; hdrs: [Buffer, Uint8Array | null][] }[] = [];
+  const plan: {
+    body: number;
+    ts: number;
+    od: number;
+    key: Uint8Array | null;
+    value: Uint8Array | null;
+    hdrs: [Buffer, Uint8Array | null][];
+  }[] = [];
   for (let i = 0; i < n; i++) {
     const r = recs[i]!;
     const ts = r.timestamp ?? now;
     const od = r.offsetDelta ?? i;
-    if (!Number.isInteger(od) || od <= prevDelta || od > 0x7fffffff) throw new RangeError(`offsetDelta ${od} must be increasing and fit an int32`);
+    if (!Number.isInteger(od) || od <= prevDelta || od > 0x7fffffff)
+      throw new RangeError(`offsetDelta ${od} must be increasing and fit an int32`);
     prevDelta = od;
     if (ts > maxTimestamp) maxTimestamp = ts;
     const key = toBytes(r.key);
     const value = toBytes(r.value);
-    const hdrs: [Buffer, Uint8Array | null][] = (r.headers ?? []).map((h) => [Buffer.from(h.key, 'utf8'), toBytes(h.value)]);
+    const hdrs: [Buffer, Uint8Array | null][] = (r.headers ?? []).map((h) => [
+      Buffer.from(h.key, 'utf8'),
+      toBytes(h.value),
+    ]);
     let body = 1 + sizeOfUnsigned(zz64(ts - baseTimestamp)) + sizeOfVarint(od);
     body += key === null ? 1 : sizeOfVarint(key.length) + key.length;
     body += value === null ? 1 : sizeOfVarint(value.length) + value.length;
     body += sizeOfVarint(hdrs.length);
-    for (const [hk, hv] of hdrs) body += sizeOfVarint(hk.length) + hk.length + (hv === null ? 1 : sizeOfVarint(hv.length) + hv.length);
+    for (const [hk, hv] of hdrs)
+      body += sizeOfVarint(hk.length) + hk.length + (hv === null ? 1 : sizeOfVarint(hv.length) + hv.length);
     size += sizeOfVarint(body) + body;
     plan.push({ body, ts, od, key, value, hdrs });
   }
@@ -100,7 +118,8 @@ function writeHeader(out: Buffer, o: BuildBatchOptions, prep: Prepared, count: n
 
 /** Encodes an uncompressed v2 batch synchronously. */
 export function buildRecordBatchSync(o: BuildBatchOptions): Buffer {
-  if ((o.compression ?? CompressionType.None) !== CompressionType.None) throw new TypeError('buildRecordBatchSync only builds uncompressed batches');
+  if ((o.compression ?? CompressionType.None) !== CompressionType.None)
+    throw new TypeError('buildRecordBatchSync only builds uncompressed batches');
   const prep = prepareRecords(o);
   const out = Buffer.allocUnsafe(L.RECORD_BATCH_OVERHEAD + prep.size);
   prep.write(out, L.RECORD_BATCH_OVERHEAD);
@@ -158,10 +177,12 @@ export function buildEndTxnMarker(o: EndTxnMarkerOptions): Buffer {
     baseSequence: L.NO_SEQUENCE,
     transactional: true,
     isControl: true,
-    records: [{
-      key: controlRecordKey(o.commit ? ControlRecordType.Commit : ControlRecordType.Abort),
-      value: endTxnMarkerValue(o.coordinatorEpoch),
-      timestamp: o.timestamp ?? Date.now(),
-    }],
+    records: [
+      {
+        key: controlRecordKey(o.commit ? ControlRecordType.Commit : ControlRecordType.Abort),
+        value: endTxnMarkerValue(o.coordinatorEpoch),
+        timestamp: o.timestamp ?? Date.now(),
+      },
+    ],
   });
 }

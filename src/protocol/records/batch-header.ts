@@ -5,8 +5,14 @@ import * as L from './layout.js';
 import { TimestampType, type CompressionType } from './layout.js';
 import { crc32c } from './crc.js';
 import {
-  CorruptRecordError, type CorruptReason, readInt16 as rdI16, readInt32 as rdI32, readInt64 as rdI64, writeInt16 as wrI16,
-  writeInt32 as wrI32, writeInt64 as wrI64,
+  CorruptRecordError,
+  type CorruptReason,
+  readInt16 as rdI16,
+  readInt32 as rdI32,
+  readInt64 as rdI64,
+  writeInt16 as wrI16,
+  writeInt32 as wrI32,
+  writeInt64 as wrI64,
 } from './layout.js';
 import type { RecordBatchHeader } from './batch-types.js';
 
@@ -48,12 +54,15 @@ export function readBatchHeader(buf: Uint8Array, pos = 0, end = buf.length): Rec
 
 /** Checks magic 2 and that the declared length is sane and fits; returns the batch size. */
 function checkBatchBounds(buf: Uint8Array, pos: number, end: number): number {
-  if (pos < 0 || end - pos < L.RECORD_BATCH_OVERHEAD) throw corrupt('TRUNCATED', `record batch at ${pos} is shorter than ${L.RECORD_BATCH_OVERHEAD} bytes`);
+  if (pos < 0 || end - pos < L.RECORD_BATCH_OVERHEAD)
+    throw corrupt('TRUNCATED', `record batch at ${pos} is shorter than ${L.RECORD_BATCH_OVERHEAD} bytes`);
   const magic = buf[pos + L.MAGIC]!;
   if (magic !== L.MAGIC_V2) throw corrupt('INVALID_MAGIC', `expected magic 2 at ${pos}, found ${magic}`);
   const len = rdI32(buf, pos + L.BATCH_LENGTH);
-  if (len < L.RECORD_BATCH_OVERHEAD - L.LOG_OVERHEAD) throw corrupt('INVALID_LENGTH', `record batch length ${len} is below the minimum`);
-  if (len > end - pos - L.LOG_OVERHEAD) throw corrupt('TRUNCATED', `record batch length ${len} runs past the end of the buffer`);
+  if (len < L.RECORD_BATCH_OVERHEAD - L.LOG_OVERHEAD)
+    throw corrupt('INVALID_LENGTH', `record batch length ${len} is below the minimum`);
+  if (len > end - pos - L.LOG_OVERHEAD)
+    throw corrupt('TRUNCATED', `record batch length ${len} runs past the end of the buffer`);
   return len + L.LOG_OVERHEAD;
 }
 
@@ -78,7 +87,10 @@ export function validateBatch(buf: Uint8Array, pos = 0, end = buf.length): numbe
   const stored = rdI32(buf, pos + L.CRC) >>> 0;
   const computed = crc32c(buf, pos + L.ATTRIBUTES, pos + size);
   if (stored !== computed) {
-    throw corrupt('CRC_MISMATCH', `record batch at ${pos} is corrupt (stored crc = ${stored}, computed crc = ${computed})`);
+    throw corrupt(
+      'CRC_MISMATCH',
+      `record batch at ${pos} is corrupt (stored crc = ${stored}, computed crc = ${computed})`,
+    );
   }
   if (rdI32(buf, pos + L.RECORDS_COUNT) < 0) throw corrupt('INVALID_RECORD', 'negative record count');
   return size;

@@ -44,7 +44,10 @@ export class BatchIterator implements IterableIterator<BatchEntry> {
   partial: PartialBatch | null = null;
   private readonly end: number;
 
-  constructor(private readonly buf: Uint8Array, private readonly opts: IterateOptions = {}) {
+  constructor(
+    private readonly buf: Uint8Array,
+    private readonly opts: IterateOptions = {},
+  ) {
     this.position = opts.start ?? 0;
     this.end = opts.end ?? buf.length;
   }
@@ -60,20 +63,28 @@ export class BatchIterator implements IterableIterator<BatchEntry> {
     if (avail <= 0) return { done: true, value: undefined };
     if (avail < L.LOG_OVERHEAD) return this.stop(pos, avail, -1);
     const len = rdI32(buf, pos + L.BATCH_LENGTH);
-    if (len < L.LEGACY_RECORD_OVERHEAD_V0) throw corrupt('INVALID_LENGTH', `batch length ${len} at ${pos} is below the minimum record overhead`);
+    if (len < L.LEGACY_RECORD_OVERHEAD_V0)
+      throw corrupt('INVALID_LENGTH', `batch length ${len} at ${pos} is below the minimum record overhead`);
     const size = len + L.LOG_OVERHEAD;
     if (this.opts.maxBatchSize !== undefined && size > this.opts.maxBatchSize) {
       throw corrupt('TOO_LARGE', `batch of ${size} bytes at ${pos} exceeds ${this.opts.maxBatchSize}`);
     }
     if (avail < L.HEADER_SIZE_UP_TO_MAGIC) return this.stop(pos, avail, size);
     const magic = buf[pos + L.MAGIC]!;
-    const min = magic === 2 ? L.RECORD_BATCH_OVERHEAD : magic === 1 ? L.LOG_OVERHEAD + L.LEGACY_RECORD_OVERHEAD_V1 : L.LOG_OVERHEAD + L.LEGACY_RECORD_OVERHEAD_V0;
+    const min =
+      magic === 2
+        ? L.RECORD_BATCH_OVERHEAD
+        : magic === 1
+          ? L.LOG_OVERHEAD + L.LEGACY_RECORD_OVERHEAD_V1
+          : L.LOG_OVERHEAD + L.LEGACY_RECORD_OVERHEAD_V0;
     if (magic > 2) throw corrupt('INVALID_MAGIC', `unknown magic ${magic} at ${pos}`);
-    if (size < min) throw corrupt('INVALID_LENGTH', `batch length ${len} at ${pos} is below the minimum for magic ${magic}`);
+    if (size < min)
+      throw corrupt('INVALID_LENGTH', `batch length ${len} at ${pos} is below the minimum for magic ${magic}`);
     if (avail < size) return this.stop(pos, avail, size);
     if (this.opts.verifyCrc) {
       if (magic === 2) validateBatch(buf, pos, pos + size);
-      else if (!verifyLegacyCrc(buf, pos, size)) throw corrupt('CRC_MISMATCH', `legacy message at ${pos} is corrupt (CRC-32 mismatch)`);
+      else if (!verifyLegacyCrc(buf, pos, size))
+        throw corrupt('CRC_MISMATCH', `legacy message at ${pos} is corrupt (CRC-32 mismatch)`);
     }
     this.position = pos + size;
     return { done: false, value: { position: pos, sizeInBytes: size, magic, offset: rdI64(buf, pos) } };

@@ -5,8 +5,22 @@
 import * as L from './layout.js';
 import { CompressionType, TimestampType } from './layout.js';
 import { decompress } from './compression.js';
-import { readInt16 as rdI16, readInt32 as rdI32, readVarint as rdVarint, readVarlong as rdVarlong, varintEnd } from './layout.js';
-import { ControlRecordType, type ControlRecordInfo, type DecodeOptions, type KafkaRecord, type RecordBatch, type RecordBatchHeader, type RecordHeader } from './batch-types.js';
+import {
+  readInt16 as rdI16,
+  readInt32 as rdI32,
+  readVarint as rdVarint,
+  readVarlong as rdVarlong,
+  varintEnd,
+} from './layout.js';
+import {
+  ControlRecordType,
+  type ControlRecordInfo,
+  type DecodeOptions,
+  type KafkaRecord,
+  type RecordBatch,
+  type RecordBatchHeader,
+  type RecordHeader,
+} from './batch-types.js';
 import { corrupt, readBatchHeader, validateBatch } from './batch-header.js';
 
 function asBuf(d: Uint8Array): Buffer {
@@ -19,7 +33,13 @@ export function validateRecords(data: Uint8Array, start: number, end: number, co
 }
 
 /** Decodes the (uncompressed) records section data[start, end) of a batch with header `h`. */
-export function decodeRecords(h: RecordBatchHeader, data: Uint8Array, start = 0, end = data.length, copy = false): KafkaRecord[] {
+export function decodeRecords(
+  h: RecordBatchHeader,
+  data: Uint8Array,
+  start = 0,
+  end = data.length,
+  copy = false,
+): KafkaRecord[] {
   const out: KafkaRecord[] = [];
   walkRecords(data, start, end, h.recordsCount, h, out, copy);
   return out;
@@ -29,12 +49,26 @@ function incrementSequence(seq: number, delta: number): number {
   return seq > 0x7fffffff - delta ? delta - (0x7fffffff - seq) - 1 : seq + delta;
 }
 
-function walkRecords(data: Uint8Array, start: number, end: number, count: number, h: RecordBatchHeader | null, out: KafkaRecord[] | null, copy: boolean): void {
+function walkRecords(
+  data: Uint8Array,
+  start: number,
+  end: number,
+  count: number,
+  h: RecordBatchHeader | null,
+  out: KafkaRecord[] | null,
+  copy: boolean,
+): void {
   if (count < 0) throw corrupt('INVALID_RECORD', `invalid record count ${count}`);
   // The smallest record is 7 bytes; a larger count cannot be honest.
-  if (count > (end - start) / 7) throw corrupt('INVALID_RECORD', `record count ${count} cannot fit in ${end - start} bytes`);
+  if (count > (end - start) / 7)
+    throw corrupt('INVALID_RECORD', `record count ${count} cannot fit in ${end - start} bytes`);
   const b = out !== null ? asBuf(data) : (data as Buffer); // only used as a Buffer when decoding
-  const slice = out === null ? null : copy ? (s: number, e: number) => Buffer.from(b.subarray(s, e)) : (s: number, e: number) => b.subarray(s, e);
+  const slice =
+    out === null
+      ? null
+      : copy
+        ? (s: number, e: number) => Buffer.from(b.subarray(s, e))
+        : (s: number, e: number) => b.subarray(s, e);
   let p = start;
   for (let i = 0; i < count; i++) {
     const len = rdVarint(data, p, end);
@@ -52,12 +86,14 @@ function walkRecords(data: Uint8Array, start: number, end: number, count: number
     if (keyLen > 0) p += keyLen;
     const valueLen = rdVarint(data, p, recEnd);
     p = varintEnd;
-    if (valueLen < -1 || valueLen > recEnd - p) throw corrupt('INVALID_LENGTH', `invalid record value length ${valueLen}`);
+    if (valueLen < -1 || valueLen > recEnd - p)
+      throw corrupt('INVALID_LENGTH', `invalid record value length ${valueLen}`);
     const valueStart = p;
     if (valueLen > 0) p += valueLen;
     const numHeaders = rdVarint(data, p, recEnd);
     p = varintEnd;
-    if (numHeaders < 0 || numHeaders > recEnd - p) throw corrupt('INVALID_RECORD', `invalid number of record headers ${numHeaders}`);
+    if (numHeaders < 0 || numHeaders > recEnd - p)
+      throw corrupt('INVALID_RECORD', `invalid number of record headers ${numHeaders}`);
     const headers: RecordHeader[] | null = out !== null ? [] : null;
     for (let j = 0; j < numHeaders; j++) {
       const hk = rdVarint(data, p, recEnd);
@@ -73,7 +109,8 @@ function walkRecords(data: Uint8Array, start: number, end: number, count: number
       }
       if (hv > 0) p += hv;
     }
-    if (p !== recEnd) throw corrupt('INVALID_LENGTH', `invalid record size: expected ${len} bytes, read ${len - (recEnd - p)}`);
+    if (p !== recEnd)
+      throw corrupt('INVALID_LENGTH', `invalid record size: expected ${len} bytes, read ${len - (recEnd - p)}`);
     if (out !== null && h !== null) {
       const timestamp = h.timestampType === TimestampType.LogAppendTime ? h.maxTimestamp : h.baseTimestamp + tsDelta;
       out.push({
@@ -99,14 +136,20 @@ export function parseControlRecord(key: Uint8Array | null, value: Uint8Array | n
   const type = rdI16(key, 2);
   let coordinatorEpoch: number | null = null;
   if (type === ControlRecordType.Abort || type === ControlRecordType.Commit) {
-    if (value === null || value.length < 6) throw corrupt('INVALID_RECORD', 'end transaction marker value shorter than 6 bytes');
+    if (value === null || value.length < 6)
+      throw corrupt('INVALID_RECORD', 'end transaction marker value shorter than 6 bytes');
     if (rdI16(value, 0) < 0) throw corrupt('INVALID_RECORD', 'invalid end transaction marker version');
     coordinatorEpoch = rdI32(value, 2);
   }
   return { version, type, coordinatorEpoch };
 }
 
-function decodeAt(buf: Uint8Array, pos: number, opts: DecodeOptions, sync: boolean): RecordBatch | Promise<RecordBatch> {
+function decodeAt(
+  buf: Uint8Array,
+  pos: number,
+  opts: DecodeOptions,
+  sync: boolean,
+): RecordBatch | Promise<RecordBatch> {
   const h = readBatchHeader(buf, pos);
   if (opts.verifyCrc !== false) validateBatch(buf, pos, pos + h.sizeInBytes);
   const start = pos + L.RECORD_BATCH_OVERHEAD;
@@ -117,10 +160,12 @@ function decodeAt(buf: Uint8Array, pos: number, opts: DecodeOptions, sync: boole
     return { ...h, records };
   };
   if (h.compression === CompressionType.None) return finish(buf, start, end);
-  if (h.compression > CompressionType.Zstd) throw corrupt('UNSUPPORTED_COMPRESSION', `unknown compression codec ${h.compression}`);
+  if (h.compression > CompressionType.Zstd)
+    throw corrupt('UNSUPPORTED_COMPRESSION', `unknown compression codec ${h.compression}`);
   if (sync) throw new TypeError('decodeBatchSync cannot decode a compressed batch');
-  return decompress(h.compression, buf.subarray(start, end), { maxSize: opts.maxDecompressedSize, magic: 2 })
-    .then((data) => finish(data, 0, data.length));
+  return decompress(h.compression, buf.subarray(start, end), { maxSize: opts.maxDecompressedSize, magic: 2 }).then(
+    (data) => finish(data, 0, data.length),
+  );
 }
 
 /** Decodes the v2 batch at `pos`: header, CRC check, decompression, records. */

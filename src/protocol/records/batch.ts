@@ -20,15 +20,41 @@ export { DecompressionLimitError } from './compression.js';
 export { CorruptRecordError } from './layout.js';
 
 export {
-  ControlRecordType, type RecordHeader, type ControlRecordInfo, type KafkaRecord, type RecordBatchHeader, type RecordBatch,
-  type RecordInput, type BuildBatchOptions, type DecodeOptions,
+  ControlRecordType,
+  type RecordHeader,
+  type ControlRecordInfo,
+  type KafkaRecord,
+  type RecordBatchHeader,
+  type RecordBatch,
+  type RecordInput,
+  type BuildBatchOptions,
+  type DecodeOptions,
 } from './batch-types.js';
 export {
-  readBatchHeader, computeBatchCrc, verifyBatchCrc, writeBatchCrc, validateBatch,
-  setBaseOffset, setPartitionLeaderEpoch, setMaxTimestamp, setLogAppendTime,
+  readBatchHeader,
+  computeBatchCrc,
+  verifyBatchCrc,
+  writeBatchCrc,
+  validateBatch,
+  setBaseOffset,
+  setPartitionLeaderEpoch,
+  setMaxTimestamp,
+  setLogAppendTime,
 } from './batch-header.js';
-export { type BatchEntry, type PartialBatch, type IterateOptions, verifyLegacyCrc, BatchIterator, iterateBatches } from './batch-iterate.js';
+export {
+  type BatchEntry,
+  type PartialBatch,
+  type IterateOptions,
+  verifyLegacyCrc,
+  BatchIterator,
+  iterateBatches,
+} from './batch-iterate.js';
 export { validateRecords, decodeRecords, parseControlRecord, decodeBatch, decodeBatchSync } from './batch-records.js';
 export {
-  buildRecordBatchSync, buildRecordBatch, controlRecordKey, endTxnMarkerValue, type EndTxnMarkerOptions, buildEndTxnMarker,
+  buildRecordBatchSync,
+  buildRecordBatch,
+  controlRecordKey,
+  endTxnMarkerValue,
+  type EndTxnMarkerOptions,
+  buildEndTxnMarker,
 } from './batch-build.js';

@@ -77,8 +77,10 @@ function load<T>(name: string, type: CompressionType): T {
     loaded.set(name, mod);
   }
   if (mod === null) {
-    throw new CorruptRecordError('UNSUPPORTED_COMPRESSION',
-      `compression ${compressionTypeName(type)} unavailable: cannot load ${name}`);
+    throw new CorruptRecordError(
+      'UNSUPPORTED_COMPRESSION',
+      `compression ${compressionTypeName(type)} unavailable: cannot load ${name}`,
+    );
   }
   return mod as T;
 }
@@ -134,9 +136,7 @@ export async function compress(type: CompressionType, data: Uint8Array, opts: Co
     case CompressionType.Gzip:
       return gzipAsync(data, { level: opts.level ?? zlib.constants.Z_DEFAULT_COMPRESSION });
     case CompressionType.Snappy:
-      return opts.snappyFormat === 'raw'
-        ? load<SnappyMod>('snappy', type).compress(data)
-        : snappyXerialCompress(data);
+      return opts.snappyFormat === 'raw' ? load<SnappyMod>('snappy', type).compress(data) : snappyXerialCompress(data);
     case CompressionType.Lz4: {
       const out = await load<Lz4Mod>('lz4-napi', type).compressFrame(data);
       if (opts.magic === 0) {
@@ -169,7 +169,8 @@ export async function decompress(
       try {
         out = await gunzipAsync(data, { maxOutputLength: Math.max(1, Math.min(maxSize, bufferConstants.MAX_LENGTH)) });
       } catch (e) {
-        if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new DecompressionLimitError(maxSize + 1, maxSize, false);
+        if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+          throw new DecompressionLimitError(maxSize + 1, maxSize, false);
         throw failed(type, e);
       }
       break;
@@ -274,7 +275,8 @@ async function snappyDecompress(d: Uint8Array, maxSize: number): Promise<Buffer>
     }
     const n = view.readInt32BE(pos);
     pos += 4;
-    if (n < 0 || n > d.length - pos) throw new CorruptRecordError('DECOMPRESSION_FAILED', `invalid snappy-java chunk length ${n}`);
+    if (n < 0 || n > d.length - pos)
+      throw new CorruptRecordError('DECOMPRESSION_FAILED', `invalid snappy-java chunk length ${n}`);
     if (n > 0) {
       const size = snappyPreamble(d, pos, pos + n);
       total += size;
@@ -317,7 +319,11 @@ const LZ4_MAGIC = 0x184d2204;
 
 /** xxHash32 (seed 0) of d[start, end) for inputs shorter than 16 bytes (frame descriptors). */
 export function xxh32Small(d: Uint8Array, start: number, end: number): number {
-  const P1 = 0x9e3779b1, P2 = 0x85ebca77, P3 = 0xc2b2ae3d, P4 = 0x27d4eb2f, P5 = 0x165667b1;
+  const P1 = 0x9e3779b1,
+    P2 = 0x85ebca77,
+    P3 = 0xc2b2ae3d,
+    P4 = 0x27d4eb2f,
+    P5 = 0x165667b1;
   const len = end - start;
   if (len >= 16) throw new RangeError('xxh32Small handles inputs shorter than 16 bytes');
   let h = (P5 + len) | 0;
@@ -353,7 +359,8 @@ function lz4Scan(d: Uint8Array, ignoreHeaderChecksum: boolean): { end: number; b
   if (d.length < 7) throw truncated('lz4 frame header');
   const v = asBuffer(d);
   if (v.readUInt32LE(0) !== LZ4_MAGIC) throw bad('bad frame magic');
-  const flg = d[4]!, bd = d[5]!;
+  const flg = d[4]!,
+    bd = d[5]!;
   if (flg >>> 6 !== 1) throw bad(`unsupported frame version ${flg >>> 6}`);
   if ((flg & 0x03) !== 0) throw bad('reserved FLG bits set');
   if ((flg & 0x20) === 0) throw bad('dependent block streams are unsupported');
@@ -368,7 +375,8 @@ function lz4Scan(d: Uint8Array, ignoreHeaderChecksum: boolean): { end: number; b
     contentSize = v.readUInt32LE(10) * 4294967296 + v.readUInt32LE(6);
     p = 14;
   }
-  if (!ignoreHeaderChecksum && d[p] !== ((xxh32Small(d, 4, p) >>> 8) & 0xff)) throw bad('frame descriptor checksum mismatch');
+  if (!ignoreHeaderChecksum && d[p] !== ((xxh32Small(d, 4, p) >>> 8) & 0xff))
+    throw bad('frame descriptor checksum mismatch');
   p++;
   const blockChecksum = (flg & 0x10) !== 0 ? 4 : 0;
   let bound = 0;
@@ -411,7 +419,8 @@ async function lz4Decompress(d: Uint8Array, maxSize: number, magic0: boolean): P
   } catch (e) {
     throw failed(CompressionType.Lz4, e);
   }
-  if (contentSize >= 0 && out.length !== contentSize) throw new CorruptRecordError('DECOMPRESSION_FAILED', 'lz4: content size mismatch');
+  if (contentSize >= 0 && out.length !== contentSize)
+    throw new CorruptRecordError('DECOMPRESSION_FAILED', 'lz4: content size mismatch');
   return out;
 }
 

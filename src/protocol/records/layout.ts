@@ -86,7 +86,8 @@ export class CorruptRecordError extends Error {
 // Shared primitives of the records layer (batch.ts, legacy.ts): big-endian fixed-width access on
 // plain Uint8Arrays, and Kafka's zig-zag varints.
 
-export const readInt32 = (b: Uint8Array, p: number): number => (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
+export const readInt32 = (b: Uint8Array, p: number): number =>
+  (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
 export const readInt16 = (b: Uint8Array, p: number) => ((b[p]! << 24) | (b[p + 1]! << 16)) >> 16;
 /** int64 as a number: exact for |v| < 2^53. */
 export const readInt64 = (b: Uint8Array, p: number) => readInt32(b, p) * 4294967296 + (readInt32(b, p + 4) >>> 0);

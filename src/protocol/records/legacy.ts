@@ -54,24 +54,32 @@ const asBuf = (d: Uint8Array): Buffer => (Buffer.isBuffer(d) ? d : Buffer.from(d
 export function validateLegacyEntry(buf: Uint8Array, pos = 0, end = buf.length, verifyCrc = true): number {
   if (end - pos < L.LOG_OVERHEAD) throw corrupt('TRUNCATED', `legacy entry at ${pos} is truncated`);
   const size = rdI32(buf, pos + L.BATCH_LENGTH);
-  if (size < L.LEGACY_RECORD_OVERHEAD_V0) throw corrupt('INVALID_LENGTH', `legacy message size ${size} is below the minimum`);
-  if (size > end - pos - L.LOG_OVERHEAD) throw corrupt('TRUNCATED', `legacy message size ${size} runs past the end of the buffer`);
+  if (size < L.LEGACY_RECORD_OVERHEAD_V0)
+    throw corrupt('INVALID_LENGTH', `legacy message size ${size} is below the minimum`);
+  if (size > end - pos - L.LOG_OVERHEAD)
+    throw corrupt('TRUNCATED', `legacy message size ${size} runs past the end of the buffer`);
   const msgEnd = pos + L.LOG_OVERHEAD + size;
   const magic = buf[pos + L.LEGACY_MAGIC]!;
   if (magic > L.MAGIC_V1) throw corrupt('INVALID_MAGIC', `invalid legacy magic ${magic}`);
-  if (magic === L.MAGIC_V1 && size < L.LEGACY_RECORD_OVERHEAD_V1) throw corrupt('INVALID_LENGTH', `v1 message size ${size} is below the minimum`);
+  if (magic === L.MAGIC_V1 && size < L.LEGACY_RECORD_OVERHEAD_V1)
+    throw corrupt('INVALID_LENGTH', `v1 message size ${size} is below the minimum`);
   let p = pos + L.LEGACY_ATTRIBUTES + 1 + (magic === L.MAGIC_V1 ? 8 : 0);
   for (let i = 0; i < 2; i++) {
     if (msgEnd - p < 4) throw corrupt('TRUNCATED', 'legacy message truncated');
     const n = rdI32(buf, p);
     p += 4;
-    if (n < -1 || n > msgEnd - p) throw corrupt('INVALID_LENGTH', `invalid legacy ${i === 0 ? 'key' : 'value'} length ${n}`);
+    if (n < -1 || n > msgEnd - p)
+      throw corrupt('INVALID_LENGTH', `invalid legacy ${i === 0 ? 'key' : 'value'} length ${n}`);
     if (n > 0) p += n;
   }
   if (verifyCrc) {
     const stored = rdI32(buf, pos + L.LEGACY_CRC) >>> 0;
     const computed = crc32(buf, pos + L.LEGACY_MAGIC, msgEnd);
-    if (stored !== computed) throw corrupt('CRC_MISMATCH', `legacy message at ${pos} is corrupt (stored crc = ${stored}, computed crc = ${computed})`);
+    if (stored !== computed)
+      throw corrupt(
+        'CRC_MISMATCH',
+        `legacy message at ${pos} is corrupt (stored crc = ${stored}, computed crc = ${computed})`,
+      );
   }
   return L.LOG_OVERHEAD + size;
 }
@@ -87,7 +95,8 @@ export function readLegacyEntry(buf: Uint8Array, pos = 0, end = buf.length, veri
   let timestampType: LegacyTimestampType = -1;
   if (magic === L.MAGIC_V1) {
     timestamp = rdI64(buf, p);
-    timestampType = (attributes & L.LEGACY_TIMESTAMP_TYPE_MASK) !== 0 ? TimestampType.LogAppendTime : TimestampType.CreateTime;
+    timestampType =
+      (attributes & L.LEGACY_TIMESTAMP_TYPE_MASK) !== 0 ? TimestampType.LogAppendTime : TimestampType.CreateTime;
     p += 8;
   }
   const keyLen = rdI32(buf, p);
@@ -115,21 +124,36 @@ export function readLegacyEntry(buf: Uint8Array, pos = 0, end = buf.length, veri
  * Decodes one legacy entry into its records: itself if uncompressed, else the inner records of the
  * wrapper with absolute offsets and effective timestamps.
  */
-export async function decodeLegacyEntry(buf: Uint8Array, pos = 0, opts: LegacyDecodeOptions = {}): Promise<LegacyRecord[]> {
+export async function decodeLegacyEntry(
+  buf: Uint8Array,
+  pos = 0,
+  opts: LegacyDecodeOptions = {},
+): Promise<LegacyRecord[]> {
   const verify = opts.verifyCrc !== false;
   const wrapper = readLegacyEntry(buf, pos, buf.length, verify);
   if (wrapper.compression === CompressionType.None) return [wrapper];
   if (wrapper.compression > CompressionType.Lz4) {
-    throw corrupt('UNSUPPORTED_COMPRESSION', `invalid compression codec ${wrapper.compression} for magic ${wrapper.magic}`);
+    throw corrupt(
+      'UNSUPPORTED_COMPRESSION',
+      `invalid compression codec ${wrapper.compression} for magic ${wrapper.magic}`,
+    );
   }
   if (wrapper.value === null) throw corrupt('INVALID_RECORD', 'compressed message set with a null value');
-  const data = await decompress(wrapper.compression, wrapper.value, { maxSize: opts.maxDecompressedSize, magic: wrapper.magic });
+  const data = await decompress(wrapper.compression, wrapper.value, {
+    maxSize: opts.maxDecompressedSize,
+    magic: wrapper.magic,
+  });
   const inner: LegacyRecord[] = [];
   let p = 0;
   while (p < data.length) {
     const r = readLegacyEntry(data, p, data.length, verify);
-    if (r.compression !== CompressionType.None) throw corrupt('INVALID_RECORD', 'inner messages must not be compressed');
-    if (r.magic === L.MAGIC_V1 && wrapper.magic === L.MAGIC_V1 && wrapper.timestampType === TimestampType.LogAppendTime) {
+    if (r.compression !== CompressionType.None)
+      throw corrupt('INVALID_RECORD', 'inner messages must not be compressed');
+    if (
+      r.magic === L.MAGIC_V1 &&
+      wrapper.magic === L.MAGIC_V1 &&
+      wrapper.timestampType === TimestampType.LogAppendTime
+    ) {
       r.timestamp = wrapper.timestamp;
       r.timestampType = TimestampType.LogAppendTime;
     }
@@ -141,7 +165,8 @@ export async function decodeLegacyEntry(buf: Uint8Array, pos = 0, opts: LegacyDe
     const lastInner = inner[inner.length - 1]!.offset;
     let base = 0;
     if (wrapper.offset !== 0) {
-      if (wrapper.offset < lastInner) throw corrupt('INVALID_RECORD', `wrapper offset ${wrapper.offset} is below the last inner offset ${lastInner}`);
+      if (wrapper.offset < lastInner)
+        throw corrupt('INVALID_RECORD', `wrapper offset ${wrapper.offset} is below the last inner offset ${lastInner}`);
       base = wrapper.offset - lastInner;
     }
     for (const r of inner) r.offset += base;
@@ -184,10 +209,21 @@ const toBytes = (v: Uint8Array | string | null | undefined): Uint8Array | null =
   v === null || v === undefined ? null : typeof v === 'string' ? Buffer.from(v, 'utf8') : v;
 
 function entrySize(magic: number, key: Uint8Array | null, value: Uint8Array | null): number {
-  return L.LOG_OVERHEAD + (magic === 1 ? L.LEGACY_RECORD_OVERHEAD_V1 : L.LEGACY_RECORD_OVERHEAD_V0) + (key?.length ?? 0) + (value?.length ?? 0);
+  return (
+    L.LOG_OVERHEAD +
+    (magic === 1 ? L.LEGACY_RECORD_OVERHEAD_V1 : L.LEGACY_RECORD_OVERHEAD_V0) +
+    (key?.length ?? 0) +
+    (value?.length ?? 0)
+  );
 }
 
-function writeEntry(out: Buffer, pos: number, e: LegacyEntryInput, key: Uint8Array | null, value: Uint8Array | null): number {
+function writeEntry(
+  out: Buffer,
+  pos: number,
+  e: LegacyEntryInput,
+  key: Uint8Array | null,
+  value: Uint8Array | null,
+): number {
   const size = entrySize(e.magic, key, value);
   out.writeBigInt64BE(BigInt(e.offset), pos);
   out.writeInt32BE(size - L.LOG_OVERHEAD, pos + L.BATCH_LENGTH);
@@ -247,22 +283,35 @@ export interface LegacyMessageSetOptions {
 export async function buildLegacyMessageSet(o: LegacyMessageSetOptions): Promise<Buffer> {
   const base = o.baseOffset ?? 0;
   const compression = o.compression ?? CompressionType.None;
-  if (compression > CompressionType.Lz4) throw new RangeError(`compression ${compression} is not allowed with magic ${o.magic}`);
+  if (compression > CompressionType.Lz4)
+    throw new RangeError(`compression ${compression} is not allowed with magic ${o.magic}`);
   const logAppend = o.magic === 1 && o.timestampType === TimestampType.LogAppendTime;
   const tsAttr = logAppend ? L.LEGACY_TIMESTAMP_TYPE_MASK : 0;
   const now = Date.now();
-  const ts = (t: number | undefined) => (o.magic === 0 ? L.NO_TIMESTAMP : logAppend ? o.logAppendTime ?? now : t ?? now);
+  const ts = (t: number | undefined) =>
+    o.magic === 0 ? L.NO_TIMESTAMP : logAppend ? (o.logAppendTime ?? now) : (t ?? now);
   if (compression === CompressionType.None) {
-    return encodeEntries(o.records.map((r, i) => ({ offset: base + i, magic: o.magic, attributes: tsAttr, timestamp: ts(r.timestamp), key: r.key, value: r.value })));
+    return encodeEntries(
+      o.records.map((r, i) => ({
+        offset: base + i,
+        magic: o.magic,
+        attributes: tsAttr,
+        timestamp: ts(r.timestamp),
+        key: r.key,
+        value: r.value,
+      })),
+    );
   }
   if (o.records.length === 0) throw new RangeError('a compressed legacy message set needs at least one record');
-  const inner = encodeEntries(o.records.map((r, i) => ({
-    offset: o.magic === 1 ? i : base + i,
-    magic: o.magic,
-    timestamp: ts(r.timestamp),
-    key: r.key,
-    value: r.value,
-  })));
+  const inner = encodeEntries(
+    o.records.map((r, i) => ({
+      offset: o.magic === 1 ? i : base + i,
+      magic: o.magic,
+      timestamp: ts(r.timestamp),
+      key: r.key,
+      value: r.value,
+    })),
+  );
   const packed = await compress(compression, inner, { magic: o.magic });
   let maxTs = L.NO_TIMESTAMP;
   for (const r of o.records) maxTs = Math.max(maxTs, ts(r.timestamp));

@@ -14,8 +14,18 @@ export const BROKER_API_VERSIONS_SPEC: JoptToolSpec = {
   kafkaScript: 'kafka-broker-api-versions.sh',
   description: 'This tool helps to retrieve broker version information.',
   options: [
-    { names: ['command-config'], description: 'A property file containing configs to be passed to Admin Client.', arg: { name: 'command config property file' }, complete: 'file' },
-    { names: ['bootstrap-server'], description: 'REQUIRED: The server to connect to.' + BOOTSTRAP_HELP_SUFFIX, arg: { name: 'server(s) to use for bootstrapping' }, complete: 'host:port' },
+    {
+      names: ['command-config'],
+      description: 'A property file containing configs to be passed to Admin Client.',
+      arg: { name: 'command config property file' },
+      complete: 'file',
+    },
+    {
+      names: ['bootstrap-server'],
+      description: 'REQUIRED: The server to connect to.' + BOOTSTRAP_HELP_SUFFIX,
+      arg: { name: 'server(s) to use for bootstrapping' },
+      complete: 'host:port',
+    },
     OUTPUT_OPTION,
     DEBUG_OPTION,
   ],
@@ -51,7 +61,9 @@ function nodeHash(n: BrokerNode): number {
 export const nodeLabel = (n: BrokerNode): string => `${n.host}:${n.port} (id: ${n.id} rack: ${n.rack} isFenced: false)`;
 
 /** NodeApiVersions.toString(true) lines for one broker's advertised versions. */
-export async function apiLines(advertised: Map<number, { minVersion: number; maxVersion: number }>): Promise<ApiLine[]> {
+export async function apiLines(
+  advertised: Map<number, { minVersion: number; maxVersion: number }>,
+): Promise<ApiLine[]> {
   const { API_SPECS } = await import('../../protocol/generated/apis.js');
   const byKey = new Map(API_SPECS.map((s) => [s.key, s]));
   const lines = new Map<number, ApiLine>();
@@ -59,7 +71,15 @@ export async function apiLines(advertised: Map<number, { minVersion: number; max
     const spec = byKey.get(key);
     const range = v.minVersion === v.maxVersion ? `${v.minVersion}` : `${v.minVersion} to ${v.maxVersion}`;
     if (!spec) {
-      lines.set(key, { key, name: null, minVersion: v.minVersion, maxVersion: v.maxVersion, usableVersion: null, status: 'unknown', text: `UNKNOWN(${key}): ${range}` });
+      lines.set(key, {
+        key,
+        name: null,
+        minVersion: v.minVersion,
+        maxVersion: v.maxVersion,
+        usableVersion: null,
+        status: 'unknown',
+        text: `UNKNOWN(${key}): ${range}`,
+      });
       continue;
     }
     let status: ApiLine['status'] = 'usable';
@@ -71,12 +91,28 @@ export async function apiLines(advertised: Map<number, { minVersion: number; max
       usable = Math.min(spec.maxVersion, v.maxVersion);
       suffix = ` [usable: ${usable}]`;
     }
-    lines.set(key, { key, name: spec.name, minVersion: v.minVersion, maxVersion: v.maxVersion, usableVersion: usable, status, text: `${spec.name}(${key}): ${range}${suffix}` });
+    lines.set(key, {
+      key,
+      name: spec.name,
+      minVersion: v.minVersion,
+      maxVersion: v.maxVersion,
+      usableVersion: usable,
+      status,
+      text: `${spec.name}(${key}): ${range}${suffix}`,
+    });
   }
   // Client APIs (those a broker listener serves) the node did not list.
   for (const spec of API_SPECS) {
     if (!spec.listeners.includes('broker') || lines.has(spec.key)) continue;
-    lines.set(spec.key, { key: spec.key, name: spec.name, minVersion: null, maxVersion: null, usableVersion: null, status: 'unsupported', text: `${spec.name}(${spec.key}): UNSUPPORTED` });
+    lines.set(spec.key, {
+      key: spec.key,
+      name: spec.name,
+      minVersion: null,
+      maxVersion: null,
+      usableVersion: null,
+      status: 'unsupported',
+      text: `${spec.name}(${spec.key}): UNSUPPORTED`,
+    });
   }
   return [...lines.values()].sort((a, b) => a.key - b.key);
 }
@@ -94,30 +130,60 @@ export function run(argv: string[], io: ToolIO): Promise<number> {
       byKey.set(k, n);
       order.put(k);
     }
-    const results: BrokerVersions[] = await Promise.all(order.keys().map(async (k) => {
-      const node = byKey.get(k)!;
-      try {
-        const conn = await c.nodeConnection(node.id);
-        return { node, label: nodeLabel(node), apis: await apiLines(conn.brokerVersions), error: null };
-      } catch (e) {
-        return { node, label: nodeLabel(node), apis: null, error: errorLine(e) };
-      }
-    }));
+    const results: BrokerVersions[] = await Promise.all(
+      order.keys().map(async (k) => {
+        const node = byKey.get(k)!;
+        try {
+          const conn = await c.nodeConnection(node.id);
+          return { node, label: nodeLabel(node), apis: await apiLines(conn.brokerVersions), error: null };
+        } catch (e) {
+          return { node, label: nodeLabel(node), apis: null, error: errorLine(e) };
+        }
+      }),
+    );
     const { writeJson, writeTable } = await import('../common/output.js');
     if (format === 'json') {
       writeJson(io, {
         brokers: results.map((r) => ({
-          id: r.node.id, host: r.node.host, port: r.node.port, rack: r.node.rack, error: r.error,
-          apis: (r.apis ?? []).map((a) => ({ key: a.key, name: a.name, minVersion: a.minVersion, maxVersion: a.maxVersion, usableVersion: a.usableVersion, status: a.status })),
+          id: r.node.id,
+          host: r.node.host,
+          port: r.node.port,
+          rack: r.node.rack,
+          error: r.error,
+          apis: (r.apis ?? []).map((a) => ({
+            key: a.key,
+            name: a.name,
+            minVersion: a.minVersion,
+            maxVersion: a.maxVersion,
+            usableVersion: a.usableVersion,
+            status: a.status,
+          })),
         })),
       });
     } else if (format === 'table') {
-      await writeTable(io, ['BROKER', 'API', 'KEY', 'MIN', 'MAX', 'USABLE'], results.flatMap((r) => (r.apis === null
-        ? [[r.node.id, `ERROR: ${r.error}`, '', '', '', '']]
-        : r.apis.map((a) => [r.node.id, a.name ?? 'UNKNOWN', a.key, a.minVersion, a.maxVersion, a.usableVersion ?? (a.status === 'usable' ? '' : a.status)]))));
+      await writeTable(
+        io,
+        ['BROKER', 'API', 'KEY', 'MIN', 'MAX', 'USABLE'],
+        results.flatMap((r) =>
+          r.apis === null
+            ? [[r.node.id, `ERROR: ${r.error}`, '', '', '', '']]
+            : r.apis.map((a) => [
+                r.node.id,
+                a.name ?? 'UNKNOWN',
+                a.key,
+                a.minVersion,
+                a.maxVersion,
+                a.usableVersion ?? (a.status === 'usable' ? '' : a.status),
+              ]),
+        ),
+      );
     } else {
       for (const r of results) {
-        io.stdout.write(r.apis === null ? `${r.label} -> ERROR: ${r.error}\n` : `${r.label} -> (\n\t${r.apis.map((a) => a.text).join(',\n\t')}\n)\n`);
+        io.stdout.write(
+          r.apis === null
+            ? `${r.label} -> ERROR: ${r.error}\n`
+            : `${r.label} -> (\n\t${r.apis.map((a) => a.text).join(',\n\t')}\n)\n`,
+        );
       }
     }
     return 0;

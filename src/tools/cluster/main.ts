@@ -8,24 +8,48 @@ import { CONNECTION_HELP, openClient, resolveBootstrap, type ResolvedBootstrap }
 import { errorLine, isEnvironmentError, javaErrorString, writeStack } from '../common/errors.js';
 import { OUTPUT_HELP, parseOutputFormat, type OutputFormat } from '../common/output.js';
 
-const ENV_NOTE = ' (tkafka: optional when TKAFKA_BOOTSTRAP_SERVER is set or a profile is active; precedence: flag > environment > profile)';
+const ENV_NOTE =
+  ' (tkafka: optional when TKAFKA_BOOTSTRAP_SERVER is set or a profile is active; precedence: flag > environment > profile)';
 
 export function buildClusterParser(connectionRequired = true): ArgumentParser {
-  const parser = new ArgumentParser({ prog: 'kafka-cluster', description: 'The Kafka cluster tool.', epilog: CONNECTION_HELP });
+  const parser = new ArgumentParser({
+    prog: 'kafka-cluster',
+    description: 'The Kafka cluster tool.',
+    epilog: CONNECTION_HELP,
+  });
   const sub = parser.addSubparsers({ dest: 'command' });
   const clusterId = sub.addParser('cluster-id', { help: 'Get information about the ID of a cluster.' });
   const unregister = sub.addParser('unregister', { help: 'Unregister a broker.' });
   const listEndpoints = sub.addParser('list-endpoints', { help: 'List endpoints' });
   for (const p of [clusterId, unregister, listEndpoints]) {
     const group = p.addMutuallyExclusiveGroup({ required: connectionRequired });
-    group.addArgument({ flags: ['--bootstrap-server', '-b'], help: 'A list of host/port pairs to use for establishing the connection to the Kafka cluster.' + ENV_NOTE });
-    group.addArgument({ flags: ['--bootstrap-controller', '-C'], help: 'A list of host/port pairs to use for establishing the connection to the KRaft controllers.' });
-    p.addArgument({ flags: ['--config', '-c'], help: 'A property file containing configurations for the Admin client.' });
+    group.addArgument({
+      flags: ['--bootstrap-server', '-b'],
+      help: 'A list of host/port pairs to use for establishing the connection to the Kafka cluster.' + ENV_NOTE,
+    });
+    group.addArgument({
+      flags: ['--bootstrap-controller', '-C'],
+      help: 'A list of host/port pairs to use for establishing the connection to the KRaft controllers.',
+    });
+    p.addArgument({
+      flags: ['--config', '-c'],
+      help: 'A property file containing configurations for the Admin client.',
+    });
     p.addArgument({ flags: ['--debug'], action: 'storeTrue', help: 'tkafka: show stack traces on errors.' });
   }
-  unregister.addArgument({ flags: ['--id', '-i'], type: 'int', required: true, help: 'The ID of the broker to unregister.' });
-  listEndpoints.addArgument({ flags: ['--include-fenced-brokers'], action: 'storeTrue', help: 'Whether to include fenced brokers when listing broker endpoints' });
-  for (const p of [clusterId, listEndpoints]) p.addArgument({ flags: ['--output', '-o'], choices: ['text', 'json', 'table'], help: `tkafka: ${OUTPUT_HELP}` });
+  unregister.addArgument({
+    flags: ['--id', '-i'],
+    type: 'int',
+    required: true,
+    help: 'The ID of the broker to unregister.',
+  });
+  listEndpoints.addArgument({
+    flags: ['--include-fenced-brokers'],
+    action: 'storeTrue',
+    help: 'Whether to include fenced brokers when listing broker endpoints',
+  });
+  for (const p of [clusterId, listEndpoints])
+    p.addArgument({ flags: ['--output', '-o'], choices: ['text', 'json', 'table'], help: `tkafka: ${OUTPUT_HELP}` });
   return parser;
 }
 
@@ -48,8 +72,12 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   try {
     const server = ns.bootstrap_server as string | null | undefined;
     const controller = ns.bootstrap_controller as string | null | undefined;
-    const bootstrap = server != null ? { value: server, source: 'flag' as const }
-      : controller != null ? { value: controller, source: 'flag' as const } : fallback!;
+    const bootstrap =
+      server != null
+        ? { value: server, source: 'flag' as const }
+        : controller != null
+          ? { value: controller, source: 'flag' as const }
+          : fallback!;
     const format: OutputFormat = parseOutputFormat(ns.output as string | undefined);
     client = await openClient({ bootstrap, commandConfig: ns.config as string | undefined });
     const out = (l: string): void => void io.stdout.write(l + '\n');
@@ -60,7 +88,12 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
         const { writeJson, writeTable } = await import('../common/output.js');
         if (format === 'json') writeJson(io, { clusterId });
         else if (format === 'table') await writeTable(io, ['CLUSTER ID'], [[clusterId ?? '']]);
-        else out(clusterId !== null ? `Cluster ID: ${clusterId}` : 'No cluster ID found. The Kafka version is probably too old.');
+        else
+          out(
+            clusterId !== null
+              ? `Cluster ID: ${clusterId}`
+              : 'No cluster ID found. The Kafka version is probably too old.',
+          );
         return 0;
       }
       case 'unregister': {
@@ -89,12 +122,24 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
         const type = controller != null ? 'controller' : 'broker';
         const { writeJson, writeTable } = await import('../common/output.js');
         if (format === 'json') {
-          writeJson(io, { endpoints: nodes.map((n) => ({ id: n.id, host: n.host, port: n.port, rack: n.rack, state: type === 'broker' ? 'unfenced' : null, endpointType: type })) });
+          writeJson(io, {
+            endpoints: nodes.map((n) => ({
+              id: n.id,
+              host: n.host,
+              port: n.port,
+              rack: n.rack,
+              state: type === 'broker' ? 'unfenced' : null,
+              endpointType: type,
+            })),
+          });
           return 0;
         }
         if (format === 'table') {
-          await writeTable(io, ['ID', 'HOST', 'PORT', 'RACK', 'STATE', 'ENDPOINT TYPE'],
-            nodes.map((n) => [n.id, n.host, n.port, n.rack ?? '', type === 'broker' ? 'unfenced' : '', type]));
+          await writeTable(
+            io,
+            ['ID', 'HOST', 'PORT', 'RACK', 'STATE', 'ENDPOINT TYPE'],
+            nodes.map((n) => [n.id, n.host, n.port, n.rack ?? '', type === 'broker' ? 'unfenced' : '', type]),
+          );
           return 0;
         }
         const hostW = nodes.length > 0 ? Math.max(...nodes.map((n) => n.host.length)) : 100;
@@ -105,8 +150,21 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
           const widths = type === 'broker' ? [10, hostW, 10, rackW, 10, 15] : [10, hostW, 10, rackW, 15];
           return cols.map((c, i) => pad(c, widths[i]!)).join(' ');
         };
-        out(line(type === 'broker' ? ['ID', 'HOST', 'PORT', 'RACK', 'STATE', 'ENDPOINT_TYPE'] : ['ID', 'HOST', 'PORT', 'RACK', 'ENDPOINT_TYPE']));
-        for (const n of nodes) out(line(type === 'broker' ? [n.id, n.host, n.port, n.rack, 'unfenced', type] : [n.id, n.host, n.port, n.rack, type]));
+        out(
+          line(
+            type === 'broker'
+              ? ['ID', 'HOST', 'PORT', 'RACK', 'STATE', 'ENDPOINT_TYPE']
+              : ['ID', 'HOST', 'PORT', 'RACK', 'ENDPOINT_TYPE'],
+          ),
+        );
+        for (const n of nodes)
+          out(
+            line(
+              type === 'broker'
+                ? [n.id, n.host, n.port, n.rack, 'unfenced', type]
+                : [n.id, n.host, n.port, n.rack, type],
+            ),
+          );
         return 0;
       }
       default:

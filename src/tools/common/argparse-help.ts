@@ -143,7 +143,8 @@ export function formatHelp(p: HelpParser): string {
     }
   }
   if (titled) {
-    out += `\n${p.subTitle}:\n` + helpRow(p.subMetavar || `{${[...p.subparsers.keys()].join(',')}}`, p.subHelp, p.width);
+    out +=
+      `\n${p.subTitle}:\n` + helpRow(p.subMetavar || `{${[...p.subparsers.keys()].join(',')}}`, p.subHelp, p.width);
     for (const [cmd, { help }] of p.subparsers) if (help) out += helpRow('  ' + cmd, help, p.width);
   }
   if (p.epilog) out += '\n' + wrapText(p.epilog, p.width, 0, '', '') + '\n';
@@ -157,12 +158,15 @@ export function formatError(p: HelpParser, err: { message: string; kind: string;
   let body = err.subject;
   if (err.kind === 'unrecognized-flag' && isFlagLike(err.subject) && bodyOf(err.subject).length >= 2) {
     body = bodyOf(err.subject);
-    subjects = p.optargs.flatMap((a) => a.flags.filter((f) => bodyOf(f).length > 1).map((f): [string, string] => [f, bodyOf(f)]));
+    subjects = p.optargs.flatMap((a) =>
+      a.flags.filter((f) => bodyOf(f).length > 1).map((f): [string, string] => [f, bodyOf(f)]),
+    );
   } else if (err.kind === 'unrecognized-command') {
     subjects = [...p.subparsers.keys()].map((c): [string, string] => [c, c]);
   }
   if (subjects.length) {
-    const cands = subjects.map(([subject, b]) => ({ subject, sim: b.startsWith(body) ? 0 : levenshtein(body, b, 0, 2, 1, 4) }))
+    const cands = subjects
+      .map(([subject, b]) => ({ subject, sim: b.startsWith(body) ? 0 : levenshtein(body, b, 0, 2, 1, 4) }))
       .sort((x, y) => x.sim - y.sim || (x.subject < y.subject ? -1 : x.subject > y.subject ? 1 : 0));
     const threshold = cands[0].sim;
     if (threshold < 7) {

@@ -2,9 +2,18 @@
 // wrapping, two-column help rows, and the Levenshtein variant behind "Did you mean".
 
 /** The width argparse4j formats text to: $COLUMNS (or the terminal width) minus 5, else 75. */
-export function formatWidth(env: NodeJS.ProcessEnv = process.env, stream?: { isTTY?: boolean; columns?: number }): number {
-  const cols = env.COLUMNS !== undefined ? (/^-?\d+$/.test(env.COLUMNS.trim()) ? Number(env.COLUMNS.trim()) : -1)
-    : stream?.isTTY && stream.columns ? stream.columns : -1;
+export function formatWidth(
+  env: NodeJS.ProcessEnv = process.env,
+  stream?: { isTTY?: boolean; columns?: number },
+): number {
+  const cols =
+    env.COLUMNS !== undefined
+      ? /^-?\d+$/.test(env.COLUMNS.trim())
+        ? Number(env.COLUMNS.trim())
+        : -1
+      : stream?.isTTY && stream.columns
+        ? stream.columns
+        : -1;
   const w = cols - 5;
   return cols === -1 || w <= 0 ? 75 : w;
 }
@@ -17,8 +26,10 @@ function segments(s: string): string[] {
     const c = s[i];
     cur += c;
     const next = s[i + 1];
-    const breakAfter = c === '\n' || ((c === ' ' || c === '\t') && next !== ' ' && next !== '\t' && next !== '\n')
-      || (c === '-' && /[A-Za-z0-9]/.test(s[i - 1] ?? '') && /[A-Za-z]/.test(next ?? ''));
+    const breakAfter =
+      c === '\n' ||
+      ((c === ' ' || c === '\t') && next !== ' ' && next !== '\t' && next !== '\n') ||
+      (c === '-' && /[A-Za-z0-9]/.test(s[i - 1] ?? '') && /[A-Za-z]/.test(next ?? ''));
     if (breakAfter) {
       out.push(cur);
       cur = '';
@@ -40,16 +51,24 @@ function adjustSpace(line: string, width: number, curWidth: number): string {
   const rem = need % numWs;
   const remStart = Math.floor((numWs - rem + 1) / 2);
   let b = 0;
-  return blocks.map((blk, i) => {
-    if (i % 2 === 0) return blk;
-    const add = each + (remStart <= b && b < remStart + rem ? 1 : 0);
-    b++;
-    return ' '.repeat(Math.max(0, add)) + blk;
-  }).join('');
+  return blocks
+    .map((blk, i) => {
+      if (i % 2 === 0) return blk;
+      const add = each + (remStart <= b && b < remStart + rem ? 1 : 0);
+      b++;
+      return ' '.repeat(Math.max(0, add)) + blk;
+    })
+    .join('');
 }
 
 /** TextHelper.wrap. */
-export function wrapText(s: string, width: number, initialOffset: number, initialIndent: string, subsequentIndent: string): string {
+export function wrapText(
+  s: string,
+  width: number,
+  initialOffset: number,
+  initialIndent: string,
+  subsequentIndent: string,
+): string {
   let res = initialIndent;
   let sb = '';
   let cur = initialOffset + initialIndent.length;

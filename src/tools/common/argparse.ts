@@ -5,12 +5,19 @@
 import { readFileSync } from 'node:fs';
 import { formatWidth, wrapText } from './argparse-text.js';
 import {
-  bodyOf, consumes, isFlagLike, formatError as renderError, formatHelp as renderHelp, formatUsage as renderUsage, type HelpParser,
+  bodyOf,
+  consumes,
+  isFlagLike,
+  formatError as renderError,
+  formatHelp as renderHelp,
+  formatUsage as renderUsage,
+  type HelpParser,
 } from './argparse-help.js';
 
 export { formatWidth, wrapText };
 
-export type Action = 'store' | 'storeTrue' | 'storeFalse' | 'storeConst' | 'append' | 'appendConst' | 'count' | 'help' | 'version';
+export type Action =
+  'store' | 'storeTrue' | 'storeFalse' | 'storeConst' | 'append' | 'appendConst' | 'count' | 'help' | 'version';
 export type Namespace = Record<string, unknown>;
 
 export interface ArgumentSpec {
@@ -35,7 +42,12 @@ export interface ArgumentSpec {
 /** A parse failure; `parser` is the (sub)parser whose usage is printed. */
 export class ArgumentParserError extends Error {
   override name = 'ArgumentParserError';
-  constructor(message: string, readonly parser: ArgumentParser, readonly kind: 'error' | 'help' | 'version' | 'unrecognized-flag' | 'unrecognized-command' = 'error', readonly subject = '') {
+  constructor(
+    message: string,
+    readonly parser: ArgumentParser,
+    readonly kind: 'error' | 'help' | 'version' | 'unrecognized-flag' | 'unrecognized-command' = 'error',
+    readonly subject = '',
+  ) {
     super(message);
   }
 }
@@ -85,7 +97,16 @@ export class ArgumentParser {
   /** Width used for usage, help and error text. */
   width = 75;
 
-  constructor(opts: { prog: string; description?: string; epilog?: string; addHelp?: boolean; fromFilePrefix?: string; version?: string; command?: string; main?: ArgumentParser }) {
+  constructor(opts: {
+    prog: string;
+    description?: string;
+    epilog?: string;
+    addHelp?: boolean;
+    fromFilePrefix?: string;
+    version?: string;
+    command?: string;
+    main?: ArgumentParser;
+  }) {
     this.prog = opts.prog;
     this.description = opts.description ?? '';
     this.epilog = opts.epilog ?? '';
@@ -93,7 +114,13 @@ export class ArgumentParser {
     this.versionText = opts.version ?? '';
     this.command = opts.command;
     this.main = opts.main;
-    if (opts.addHelp ?? true) this.addArgument({ flags: ['-h', '--help'], action: 'help', help: 'show this help message and exit', suppress: false });
+    if (opts.addHelp ?? true)
+      this.addArgument({
+        flags: ['-h', '--help'],
+        action: 'help',
+        help: 'show this help message and exit',
+        suppress: false,
+      });
   }
 
   addArgument(spec: ArgumentSpec, group?: Group): this {
@@ -102,7 +129,8 @@ export class ArgumentParser {
     const long = spec.flags.find((f) => f.startsWith('--'));
     const dest = spec.dest ?? (positional ? spec.flags[0] : bodyOf(long ?? spec.flags[0])).replace(/-/g, '_');
     const n = spec.nargs;
-    const [min, max] = n === undefined ? [-1, -1] : n === '?' ? [0, 1] : n === '*' ? [0, Infinity] : n === '+' ? [1, Infinity] : [n, n];
+    const [min, max] =
+      n === undefined ? [-1, -1] : n === '?' ? [0, 1] : n === '*' ? [0, Infinity] : n === '+' ? [1, Infinity] : [n, n];
     let dflt = spec.default;
     if (dflt === undefined && action === 'storeTrue') dflt = false;
     if (dflt === undefined && action === 'storeFalse') dflt = true;
@@ -110,7 +138,8 @@ export class ArgumentParser {
     if (positional) this.posargs.push(arg);
     else {
       for (const f of spec.flags) {
-        if (this.index.has(f)) throw new Error(`argument ${f}: conflicting option string(s): ${this.index.get(f)!.flags.join('/')}`);
+        if (this.index.has(f))
+          throw new Error(`argument ${f}: conflicting option string(s): ${this.index.get(f)!.flags.join('/')}`);
         this.index.set(f, arg);
       }
       this.optargs.push(arg);
@@ -127,9 +156,9 @@ export class ArgumentParser {
   }
 
   /** Register sub-commands; `dest` receives the chosen command name. */
-  addSubparsers(
-    opts: { dest?: string; help?: string; title?: string; metavar?: string } = {},
-  ): { addParser(command: string, opts?: { help?: string; description?: string }): ArgumentParser } {
+  addSubparsers(opts: { dest?: string; help?: string; title?: string; metavar?: string } = {}): {
+    addParser(command: string, opts?: { help?: string; description?: string }): ArgumentParser;
+  } {
     this.subDest = opts.dest ?? '';
     this.subHelp = opts.help ?? '';
     // argparse4j's title(...) / metavar(...): the commands in their own section, named in the usage.
@@ -137,7 +166,13 @@ export class ArgumentParser {
     this.subMetavar = opts.metavar ?? '';
     return {
       addParser: (command, o = {}) => {
-        const parser = new ArgumentParser({ prog: this.prog, description: o.description, fromFilePrefix: this.fromFilePrefix, command, main: this });
+        const parser = new ArgumentParser({
+          prog: this.prog,
+          description: o.description,
+          fromFilePrefix: this.fromFilePrefix,
+          command,
+          main: this,
+        });
         this.subparsers.set(command, { parser, help: o.help ?? '' });
         return parser;
       },
@@ -151,9 +186,19 @@ export class ArgumentParser {
   /** The view of this parser the usage/help layout (argparse-help.ts) reads. */
   private helpView(): HelpParser {
     return {
-      prog: this.prog, command: this.command, main: this.main?.helpView(), optargs: this.optargs, posargs: this.posargs, groups: this.groups,
-      subparsers: this.subparsers, subHelp: this.subHelp, description: this.description, epilog: this.epilog, width: this.width,
-      subTitle: this.subTitle, subMetavar: this.subMetavar,
+      prog: this.prog,
+      command: this.command,
+      main: this.main?.helpView(),
+      optargs: this.optargs,
+      posargs: this.posargs,
+      groups: this.groups,
+      subparsers: this.subparsers,
+      subHelp: this.subHelp,
+      description: this.description,
+      epilog: this.epilog,
+      width: this.width,
+      subTitle: this.subTitle,
+      subMetavar: this.subMetavar,
     };
   }
 
@@ -180,7 +225,11 @@ export class ArgumentParser {
   }
 
   private flagFound(state: ParseState): boolean {
-    while (this.fromFilePrefix && state.args[state.index].startsWith(this.fromFilePrefix) && state.args[state.index].length > 1) {
+    while (
+      this.fromFilePrefix &&
+      state.args[state.index].startsWith(this.fromFilePrefix) &&
+      state.args[state.index].length > 1
+    ) {
       const file = state.args[state.index].slice(this.fromFilePrefix.length);
       let lines: string[];
       try {
@@ -190,7 +239,8 @@ export class ArgumentParser {
         throw new ArgumentParserError(`Could not read arguments from file '${file}'`, this);
       }
       const rest = state.args.slice(state.index + 1);
-      state.lastFromFile = state.lastFromFile < state.index + 1 ? lines.length - 1 : state.lastFromFile - (state.index + 1) + lines.length;
+      state.lastFromFile =
+        state.lastFromFile < state.index + 1 ? lines.length - 1 : state.lastFromFile - (state.index + 1) + lines.length;
       state.args = [...lines, ...rest];
       state.index = 0;
       if (state.args.length === 0) return false;
@@ -202,8 +252,12 @@ export class ArgumentParser {
   }
 
   private unrecognized(state: ParseState, text: string): string {
-    return `unrecognized arguments: '${text}'` + (state.index > state.lastFromFile ? ''
-      : `\nChecking trailing white spaces or new lines in ${this.fromFilePrefix ?? '@'}file may help.`);
+    return (
+      `unrecognized arguments: '${text}'` +
+      (state.index > state.lastFromFile
+        ? ''
+        : `\nChecking trailing white spaces or new lines in ${this.fromFilePrefix ?? '@'}file may help.`)
+    );
   }
 
   private resolveFlag(flag: string): Arg | undefined {
@@ -229,7 +283,11 @@ export class ArgumentParser {
     if (!a.group) return;
     const prev = used[a.group.index];
     if (!prev) used[a.group.index] = a;
-    else if (prev !== a) throw new ArgumentParserError(`argument ${this.textualName(a)}: not allowed with argument ${this.textualName(prev)}`, this);
+    else if (prev !== a)
+      throw new ArgumentParserError(
+        `argument ${this.textualName(a)}: not allowed with argument ${this.textualName(prev)}`,
+        this,
+      );
   }
 
   private convert(a: Arg, value: string): unknown {
@@ -249,12 +307,19 @@ export class ArgumentParser {
           v = a.type(value);
         }
       } catch (e) {
-        const typeName = a.type === 'int' ? 'Integer' : a.type === 'long' ? 'Long' : a.type === 'double' ? 'Double' : 'value';
-        throw new ArgumentParserError(`argument ${this.textualName(a)}: could not convert '${value}' to ${typeName} (${(e as Error).message})`, this);
+        const typeName =
+          a.type === 'int' ? 'Integer' : a.type === 'long' ? 'Long' : a.type === 'double' ? 'Double' : 'value';
+        throw new ArgumentParserError(
+          `argument ${this.textualName(a)}: could not convert '${value}' to ${typeName} (${(e as Error).message})`,
+          this,
+        );
       }
     }
     if (a.choices && !a.choices.includes(String(v))) {
-      throw new ArgumentParserError(`argument ${this.textualName(a)}: invalid choice: '${value}' (choose from {${a.choices.join(',')}})`, this);
+      throw new ArgumentParserError(
+        `argument ${this.textualName(a)}: invalid choice: '${value}' (choose from {${a.choices.join(',')}})`,
+        this,
+      );
     }
     return v;
   }
@@ -265,10 +330,18 @@ export class ArgumentParser {
         throw new ArgumentParserError(this.formatHelp(), this, 'help');
       case 'version':
         throw new ArgumentParserError(this.versionText + '\n', this, 'version');
-      case 'storeTrue': ns[a.dest] = true; break;
-      case 'storeFalse': ns[a.dest] = false; break;
-      case 'storeConst': ns[a.dest] = a.const; break;
-      case 'count': ns[a.dest] = ((ns[a.dest] as number | undefined) ?? 0) + 1; break;
+      case 'storeTrue':
+        ns[a.dest] = true;
+        break;
+      case 'storeFalse':
+        ns[a.dest] = false;
+        break;
+      case 'storeConst':
+        ns[a.dest] = a.const;
+        break;
+      case 'count':
+        ns[a.dest] = ((ns[a.dest] as number | undefined) ?? 0) + 1;
+        break;
       case 'appendConst':
       case 'append': {
         const v = a.action === 'append' ? value : a.const;
@@ -277,7 +350,8 @@ export class ArgumentParser {
         ns[a.dest] = list;
         break;
       }
-      default: ns[a.dest] = value;
+      default:
+        ns[a.dest] = value;
     }
   }
 
@@ -287,7 +361,8 @@ export class ArgumentParser {
 
   private processOption(state: ParseState, ns: Namespace, a: Arg, embedded: string | undefined): void {
     if (!consumes(a)) {
-      if (embedded !== undefined) throw new ArgumentParserError(`argument ${this.textualName(a)}: ignore implicit argument '${embedded}'`, this);
+      if (embedded !== undefined)
+        throw new ArgumentParserError(`argument ${this.textualName(a)}: ignore implicit argument '${embedded}'`, this);
       this.run(a, ns);
       return;
     }
@@ -305,14 +380,17 @@ export class ArgumentParser {
     const list: unknown[] = [];
     if (embedded !== undefined) list.push(this.convert(a, embedded));
     else {
-      for (let i = 0; i < a.max && this.valueAvailable(state); i++) list.push(this.convert(a, state.args[state.index++]));
+      for (let i = 0; i < a.max && this.valueAvailable(state); i++)
+        list.push(this.convert(a, state.args[state.index++]));
     }
-    if (list.length < a.min) throw new ArgumentParserError(`argument ${this.textualName(a)}: expected ${a.min} argument(s)`, this);
+    if (list.length < a.min)
+      throw new ArgumentParserError(`argument ${this.textualName(a)}: expected ${a.min} argument(s)`, this);
     ns[a.dest] = a.action === 'append' ? [...((ns[a.dest] as unknown[]) ?? []), list] : list;
   }
 
   private parseInto(state: ParseState, ns: Namespace): void {
-    for (const a of [...this.posargs, ...this.optargs]) if (a.action !== 'help' && a.action !== 'version') ns[a.dest] = a.default ?? null;
+    for (const a of [...this.posargs, ...this.optargs])
+      if (a.action !== 'help' && a.action !== 'version') ns[a.dest] = a.default ?? null;
     const used = new Set<Arg>();
     const groupUsed: Array<Arg | undefined> = [];
     const positionals: string[] = [];
@@ -333,7 +411,10 @@ export class ArgumentParser {
             found = true;
             for (let i = 1; i < term.length; i++) {
               const a = this.index.get('-' + term[i]);
-              if (!a) { found = false; break; }
+              if (!a) {
+                found = false;
+                break;
+              }
               if (consumes(a)) {
                 flag = '-' + term[i];
                 arg = a;
@@ -365,11 +446,17 @@ export class ArgumentParser {
         let entry = this.subparsers.get(cmd);
         if (!entry && cmd !== '') {
           const cand = [...this.subparsers.keys()].filter((k) => k.startsWith(cmd));
-          if (cand.length > 1) throw new ArgumentParserError(`ambiguous command: ${cmd} could match ${cand.sort().join(', ')}`, this);
+          if (cand.length > 1)
+            throw new ArgumentParserError(`ambiguous command: ${cmd} could match ${cand.sort().join(', ')}`, this);
           if (cand.length === 1) entry = this.subparsers.get(cand[0]);
         }
         if (!entry) {
-          throw new ArgumentParserError(`invalid choice: '${cmd}' (choose from ${[...this.subparsers.keys()].map((k) => `'${k}'`).join(', ')})`, this, 'unrecognized-command', cmd);
+          throw new ArgumentParserError(
+            `invalid choice: '${cmd}' (choose from ${[...this.subparsers.keys()].map((k) => `'${k}'`).join(', ')})`,
+            this,
+            'unrecognized-command',
+            cmd,
+          );
         }
         state.index++;
         entry.parser.width = this.width;
@@ -401,12 +488,16 @@ export class ArgumentParser {
   private checkRequired(state: ParseState, used: Set<Arg>, groupUsed: Array<Arg | undefined>): void {
     if (state.deferred) return;
     for (const a of this.optargs) {
-      if (a.required && !used.has(a)) state.deferred = new ArgumentParserError(`argument ${this.textualName(a)} is required`, this);
+      if (a.required && !used.has(a))
+        state.deferred = new ArgumentParserError(`argument ${this.textualName(a)} is required`, this);
     }
     if (state.deferred) return;
     for (const g of this.groups) {
       if (g.required && !groupUsed[g.index]) {
-        const names = g.args.filter((a) => !a.suppress).map((a) => this.textualName(a) + ' ').join('');
+        const names = g.args
+          .filter((a) => !a.suppress)
+          .map((a) => this.textualName(a) + ' ')
+          .join('');
         state.deferred = new ArgumentParserError(`one of the arguments ${names}is required`, this);
       }
     }

@@ -29,14 +29,23 @@ export class ConnectionSetupError extends Error {
 }
 
 /** Resolves the bootstrap servers; null when none of flag, environment and profile gives one. */
-export async function resolveBootstrap(flag: string | undefined | null, env: NodeJS.ProcessEnv): Promise<ResolvedBootstrap | null> {
+export async function resolveBootstrap(
+  flag: string | undefined | null,
+  env: NodeJS.ProcessEnv,
+): Promise<ResolvedBootstrap | null> {
   if (flag !== undefined && flag !== null) return { value: flag, source: 'flag' };
   const fromEnv = env[BOOTSTRAP_ENV];
   if (fromEnv !== undefined && fromEnv.trim() !== '') return { value: fromEnv.trim(), source: 'env' };
   const { activeProfile, ProfileError } = await import('../profile/store.js');
   try {
     const p = activeProfile(env);
-    if (p) return { value: p.profile.bootstrapServers, source: 'profile', profile: p.name, profileProperties: p.profile.properties };
+    if (p)
+      return {
+        value: p.profile.bootstrapServers,
+        source: 'profile',
+        profile: p.name,
+        profileProperties: p.profile.properties,
+      };
   } catch (e) {
     if (e instanceof ProfileError) throw new ConnectionSetupError(e.message);
     throw e;
@@ -72,7 +81,10 @@ export async function openClient(req: ClientRequest): Promise<KafkaClient> {
     import('../../client/client.js'),
     import('../../client/config.js'),
   ]);
-  const config = clientConfigFromProperties(props, { ...req.overrides, bootstrapServers: parseBootstrapServers(req.bootstrap.value) });
+  const config = clientConfigFromProperties(props, {
+    ...req.overrides,
+    bootstrapServers: parseBootstrapServers(req.bootstrap.value),
+  });
   return new KafkaClient(config);
 }
 

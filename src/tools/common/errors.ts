@@ -6,14 +6,25 @@ import type { ToolIO } from '../../cli.js';
 /** A usage or validation failure a tool reports itself (exit 1). */
 export class ToolError extends Error {
   override name = 'ToolError';
-  constructor(message: string, readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
     super(message);
   }
 }
 
 const CLIENT_ERRORS = new Set([
-  'ConnectionError', 'DisconnectedError', 'RequestTimeoutError', 'OperationTimeoutError', 'UnsupportedApiError',
-  'ClientConfigError', 'ConnectionSetupError', 'ProfileError', 'OutputFormatError', 'ToolError',
+  'ConnectionError',
+  'DisconnectedError',
+  'RequestTimeoutError',
+  'OperationTimeoutError',
+  'UnsupportedApiError',
+  'ClientConfigError',
+  'ConnectionSetupError',
+  'ProfileError',
+  'OutputFormatError',
+  'ToolError',
 ]);
 
 /** True for failures of the environment (cluster unreachable, unsupported API, bad client config). */

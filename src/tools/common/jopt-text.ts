@@ -10,7 +10,8 @@ const NBSP = /[\u00a0\u2007\u2011\ufeff]/u;
 const SPACE_OR_CC = /[\p{Zs}\p{Cc}]/u;
 const DASH = /[\p{Pd}\u00ad]/u;
 const PRE_WORD = /[\p{Sc}\p{Ps}\p{Pi}"']/u;
-const POST_WORD = /[\p{Pe}\p{Pf}!"'%.,:;?\u00a2\u00b0\u066a\u2030-\u2034\u2103\u2105\u2109\u3001\u3002\u3005\u3041\u3043\u3045\u3047\u3049\u3063\u3083\u3085\u3087\u308e\u3099-\u309e\u30a1\u30a3\u30a5\u30a7\u30a9\u30c3\u30e3\u30e5\u30e7\u30ee\u30f5\u30f6\u30fc-\u30fe\uff01\uff0c\uff0e\uff1f]/u;
+const POST_WORD =
+  /[\p{Pe}\p{Pf}!"'%.,:;?\u00a2\u00b0\u066a\u2030-\u2034\u2103\u2105\u2109\u3001\u3002\u3005\u3041\u3043\u3045\u3047\u3049\u3063\u3083\u3085\u3087\u308e\u3099-\u309e\u30a1\u30a3\u30a5\u30a7\u30a9\u30c3\u30e3\u30e5\u30e7\u30ee\u30f5\u30f6\u30fc-\u30fe\uff01\uff0c\uff0e\uff1f]/u;
 const KANJI = /[\u3400-\u4db5\u4e00-\u9fa5\uf900-\ufa6a\u3041-\u3094\u30a1-\u30fa]/u;
 const DIGIT = /[\p{Nd}\p{No}]/u;
 const DANDA = /[\u0964\u0965]/u;
@@ -25,7 +26,18 @@ const isKanji = (c: string): boolean => KANJI.test(c) && !isPost(c);
 const isDigit = (c: string): boolean => DIGIT.test(c);
 const isMidNum = (c: string): boolean => c === '.' || c === ',';
 const isChar = (c: string): boolean =>
-  !(isBreak(c) || isSpace(c) || isDash(c) || isKanji(c) || isNbsp(c) || isPre(c) || isPost(c) || isMidNum(c) || DANDA.test(c) || c === '\r');
+  !(
+    isBreak(c) ||
+    isSpace(c) ||
+    isDash(c) ||
+    isKanji(c) ||
+    isNbsp(c) ||
+    isPre(c) ||
+    isPost(c) ||
+    isMidNum(c) ||
+    DANDA.test(c) ||
+    c === '\r'
+  );
 
 /** Every end position of `$word` = $pre_word* $word_core $word_suffix starting at i. */
 function wordEnds(s: string, i: number): Set<number> {
@@ -91,7 +103,7 @@ function nextBoundary(s: string, i: number): number {
 /** The pieces BreakIterator.getLineInstance() cuts a line into (concatenated they give the line). */
 export function lineBreakWords(line: string): string[] {
   const out: string[] = [];
-  for (let i = 0; i < line.length; ) {
+  for (let i = 0; i < line.length;) {
     const end = nextBoundary(line, i);
     out.push(line.slice(i, end));
     i = end;
@@ -127,7 +139,11 @@ export function cellPieces(raw: string, width: number): string[] {
 }
 
 /** jopt-simple Rows: fit every row to the overall width, then render padded columns. */
-export function renderRows(rows: readonly (readonly [string, string])[], overallWidth = 80, separatorWidth = 2): string {
+export function renderRows(
+  rows: readonly (readonly [string, string])[],
+  overallWidth = 80,
+  separatorWidth = 2,
+): string {
   const widths = (rs: readonly (readonly [string, string])[]): [number, number] => {
     let wo = 0;
     let wd = 0;

@@ -235,7 +235,10 @@ export function parseJopt(tool: JoptToolSpec, argv: readonly string[]): JoptOpti
     }
     const next = argv[i];
     const numeric = spec.arg.type === 'Integer' || spec.arg.type === 'Long' || spec.arg.type === 'Double';
-    if (next !== undefined && ((!looksLikeOption(next) && canConvert(spec, next)) || (numeric && canConvert(spec, next)))) {
+    if (
+      next !== undefined &&
+      ((!looksLikeOption(next) && canConvert(spec, next)) || (numeric && canConvert(spec, next)))
+    ) {
       i++;
       addValues(spec, next, shown);
     } else mark(spec);
@@ -287,9 +290,14 @@ export function formatJoptHelp(tool: JoptToolSpec): string {
   const specs = allOptions(tool).filter((s) => !s.hidden);
   const key = (s: JoptOptionSpec): string => arranged(s.names)[0]!;
   specs.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-  const rows: [string, string][] = [['Option', 'Description'], ['------', '-----------']];
+  const rows: [string, string][] = [
+    ['Option', 'Description'],
+    ['------', '-----------'],
+  ];
   for (const s of specs) {
-    let left = arranged(s.names).map((n) => (n.length > 1 ? '--' : '-') + n).join(', ');
+    let left = arranged(s.names)
+      .map((n) => (n.length > 1 ? '--' : '-') + n)
+      .join(', ');
     if (s.arg) {
       const type = s.arg.type ?? 'String';
       const inner = s.arg.name ? `${type}: ${s.arg.name}` : type;
@@ -336,7 +344,8 @@ export function parseOrUsage(
     throw e;
   }
   const defaults = tool.defaultOptions !== false;
-  if (defaults && (argv.length === 0 || options.has('help'))) return { exitCode: printUsage(tool, io, tool.description) };
+  if (defaults && (argv.length === 0 || options.has('help')))
+    return { exitCode: printUsage(tool, io, tool.description) };
   if (defaults && options.has('version')) {
     io.stdout.write(`${version}\n`);
     return { exitCode: 0 };
@@ -357,7 +366,8 @@ export function checkDeclaredRules(tool: JoptToolSpec, options: JoptOptions): st
     if (!s.invalidWith || !options.has(s.names[0]!)) continue;
     for (const other of s.invalidWith) {
       const o = byName.get(other);
-      if (o && options.has(other)) return `Option "${optionDisplay(s)}" can't be used with option "${optionDisplay(o)}"`;
+      if (o && options.has(other))
+        return `Option "${optionDisplay(s)}" can't be used with option "${optionDisplay(o)}"`;
     }
   }
   return null;

@@ -27,7 +27,8 @@ export function toJson(value: unknown, indent = 2): string {
   return JSON.stringify(
     value,
     (_k, v: unknown) => {
-      if (typeof v === 'bigint') return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
+      if (typeof v === 'bigint')
+        return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
       if (v instanceof Map) return Object.fromEntries(v);
       if (v instanceof Set) return [...v];
       return v;
@@ -58,8 +59,21 @@ export interface TableSection {
 }
 
 const PLAIN_CHARS = {
-  top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ',
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: '  ',
 };
 
 /**
@@ -77,9 +91,17 @@ export async function writeTables(io: ToolIO, sections: readonly TableSection[])
       style: tty ? { head: ['cyan'], border: [] } : { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
       ...(tty ? {} : { chars: PLAIN_CHARS }),
     });
-    for (const r of s.rows) table.push(r.map((c) => (c === null || c === undefined ? '' : typeof c === 'bigint' ? c.toString() : c)));
+    for (const r of s.rows)
+      table.push(r.map((c) => (c === null || c === undefined ? '' : typeof c === 'bigint' ? c.toString() : c)));
     const text = table.toString();
-    out.push(tty ? text : text.split('\n').map((l) => l.replace(/\s+$/, '')).join('\n'));
+    out.push(
+      tty
+        ? text
+        : text
+            .split('\n')
+            .map((l) => l.replace(/\s+$/, ''))
+            .join('\n'),
+    );
   }
   if (out.length > 0) io.stdout.write(out.join('\n') + '\n');
 }

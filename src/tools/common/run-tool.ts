@@ -32,7 +32,12 @@ export interface ClientToolOptions {
  * No arguments or --help: the tool's description and help on stderr (exit 1); --version: the
  * version on stdout (exit 0); otherwise null, to go on.
  */
-export async function helpOrVersion(spec: JoptToolSpec, argv: string[], opts: JoptOptions, io: ToolIO): Promise<number | null> {
+export async function helpOrVersion(
+  spec: JoptToolSpec,
+  argv: string[],
+  opts: JoptOptions,
+  io: ToolIO,
+): Promise<number | null> {
   if (argv.length === 0 || opts.has('help')) return printUsage(spec, io, spec.description);
   if (opts.has('version')) {
     io.stdout.write(`${(await import('../../cli.js')).VERSION}\n`);

@@ -6,7 +6,16 @@ import type { ToolIO } from '../../cli.js';
 import type { ToolDescriptor } from '../registry.js';
 import { ArgumentParser } from '../common/argparse.js';
 import type { JoptToolSpec } from '../common/jopt.js';
-import { fromArgparse, fromCommander, fromJopt, fromSubcommandSpec, type CommandDoc, type OptionDoc, type SubcommandSpec, type ToolSpec } from './model.js';
+import {
+  fromArgparse,
+  fromCommander,
+  fromJopt,
+  fromSubcommandSpec,
+  type CommandDoc,
+  type OptionDoc,
+  type SubcommandSpec,
+  type ToolSpec,
+} from './model.js';
 
 export interface Catalog {
   /** `tkafka` itself: global options, and every visible command as a sub-command. */
@@ -52,8 +61,17 @@ export async function loadCatalog(): Promise<Catalog> {
       missingSpecs.push(tool.name);
       const kafka = tool.kafka.endsWith('.sh') ? tool.kafka : undefined;
       commands.push({
-        name: tool.name, path: [tool.name], summary: tool.summary, description: tool.summary, ...(kafka ? { kafka } : {}),
-        style: 'tkafka', usage: [`tkafka ${tool.name} [ARG]...`], positionals: [], options: [], subcommands: [], help: '',
+        name: tool.name,
+        path: [tool.name],
+        summary: tool.summary,
+        description: tool.summary,
+        ...(kafka ? { kafka } : {}),
+        style: 'tkafka',
+        usage: [`tkafka ${tool.name} [ARG]...`],
+        positionals: [],
+        options: [],
+        subcommands: [],
+        help: '',
       });
     } else {
       const kafka = KAFKA_SCRIPT.exec(cmd.description())?.[1];
@@ -68,9 +86,16 @@ export async function loadCatalog(): Promise<Catalog> {
   }));
   globals.push({ flags: ['--help', '-h'], description: 'display help for command', complete: 'none' });
   const root: CommandDoc = {
-    name: 'tkafka', path: [], summary: program.description(), description: program.description(),
-    style: 'commander', usage: ['tkafka [--no-tty] <command> [ARG]...', 'tkafka --version', 'tkafka --help'],
-    positionals: [], options: globals, subcommands: commands, help: program.helpInformation(),
+    name: 'tkafka',
+    path: [],
+    summary: program.description(),
+    description: program.description(),
+    style: 'commander',
+    usage: ['tkafka [--no-tty] <command> [ARG]...', 'tkafka --version', 'tkafka --help'],
+    positionals: [],
+    options: globals,
+    subcommands: commands,
+    help: program.helpInformation(),
   };
   return { root, version: VERSION, missingSpecs };
 }

@@ -51,7 +51,17 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     const bootstrap = await resolveBootstrap(req.bootstrap, io.env);
     if (!bootstrap) return null;
     const t = Math.max(50, budget - 50);
-    client = await openClient({ bootstrap, overrides: { clientId: 'tkafka-complete', connectTimeoutMs: t, requestTimeoutMs: t, apiTimeoutMs: t, retryBackoffMs: 50, retryBackoffMaxMs: 100 } });
+    client = await openClient({
+      bootstrap,
+      overrides: {
+        clientId: 'tkafka-complete',
+        connectTimeoutMs: t,
+        requestTimeoutMs: t,
+        apiTimeoutMs: t,
+        retryBackoffMs: 50,
+        retryBackoffMaxMs: 100,
+      },
+    });
     return names(req.kind, client);
   })().catch(() => null);
   try {

@@ -25,7 +25,12 @@ async function serverKeys(): Promise<{ keys: ConfigKeyDoc[]; embedded: (readonly
     .map((k): ConfigKeyDoc => ({
       name: k.name,
       type: k.type,
-      default: k.default === NO_DEFAULT ? null : k.default === null ? 'null' : convertToString(k.default as Exclude<typeof k.default, typeof NO_DEFAULT>, k.type) ?? 'null',
+      default:
+        k.default === NO_DEFAULT
+          ? null
+          : k.default === null
+            ? 'null'
+            : (convertToString(k.default as Exclude<typeof k.default, typeof NO_DEFAULT>, k.type) ?? 'null'),
       ...(k.validator?.text ? { validValues: k.validator.text } : {}),
       importance: k.importance,
       doc: k.doc,

@@ -14,7 +14,8 @@ const INSTALL =
 export function buildParser(): ArgumentParser {
   const parser = new ArgumentParser({
     prog: 'tkafka completion',
-    description: 'Print the shell completion script for bash, zsh or fish: sub-commands, flags, flag values, and live topic and group names.',
+    description:
+      'Print the shell completion script for bash, zsh or fish: sub-commands, flags, flag values, and live topic and group names.',
     epilog: INSTALL,
   });
   parser.addArgument({ flags: ['shell'], choices: [...SHELLS], help: 'The shell to print the completion script for.' });

@@ -35,7 +35,10 @@ export function esc(s: string): string {
     .split(/( +)/)
     .map((w) => {
       if (w.length <= 24 || w.startsWith(' ')) return escChars(w);
-      return w.split(/(?<=[,;/|=:}\]])/).map((p) => escChars(p)).join('\\:');
+      return w
+        .split(/(?<=[,;/|=:}\]])/)
+        .map((p) => escChars(p))
+        .join('\\:');
     })
     .join('');
 }
@@ -92,9 +95,11 @@ function optionBody(o: OptionDoc, kafka: string | undefined): string[] {
   const facts: string[] = [];
   if (o.required) facts.push('Required.');
   if (o.choices && o.choices.length) facts.push(`One of: ${o.choices.join(', ')}.`);
-  if (o.defaults && o.defaults.length && !/\(default: /i.test(o.description)) facts.push(`Default: ${o.defaults.map((d) => d.replace(/\n/g, '\\n')).join(', ')}.`);
+  if (o.defaults && o.defaults.length && !/\(default: /i.test(o.description))
+    facts.push(`Default: ${o.defaults.map((d) => d.replace(/\n/g, '\\n')).join(', ')}.`);
   if (o.repeatable) facts.push('May be repeated.');
-  if (o.extension && !/^tkafka\b/i.test(o.description)) facts.push(kafka ? `A tkafka addition (not a flag of ${kafka}).` : 'A tkafka addition.');
+  if (o.extension && !/^tkafka\b/i.test(o.description))
+    facts.push(kafka ? `A tkafka addition (not a flag of ${kafka}).` : 'A tkafka addition.');
   if (facts.length) out.push('.br', esc(facts.join(' ')));
   return out;
 }
@@ -120,7 +125,10 @@ function positionalsSection(ps: readonly PositionalDoc[]): string[] {
 /** A command line with a hanging indent: the command in bold, its arguments filled after it. */
 function commandLine(l: string): string[] {
   const [first, ...rest] = l.split(' ');
-  const cmd = first === 'tkafka' && rest.length && !rest[0]!.startsWith('-') && !/^[<[{(]/.test(rest[0]!) ? `${first} ${rest.shift()}` : first!;
+  const cmd =
+    first === 'tkafka' && rest.length && !rest[0]!.startsWith('-') && !/^[<[{(]/.test(rest[0]!)
+      ? `${first} ${rest.shift()}`
+      : first!;
   return ['.in +4n', '.ti -4n', textLine(`${bold(cmd)}${rest.length ? ' ' + esc(rest.join(' ')) : ''}`), '.in'];
 }
 
@@ -135,15 +143,29 @@ function synopsis(lines: readonly string[]): string[] {
 
 const JOPT_CONVENTIONS =
   'Options are long flags, given in any order as --name value or --name=value (jopt-simple conventions, as in Kafka). ' +
-  'With no arguments or with --help the tool prints its description and the option table on standard error and exits with status 1, as Kafka\'s tool does; --version prints the version.';
+  "With no arguments or with --help the tool prints its description and the option table on standard error and exits with status 1, as Kafka's tool does; --version prints the version.";
 const ARGPARSE_CONVENTIONS =
   'Options of the tool itself come before the sub-command; long options may be abbreviated to any unambiguous prefix (argparse4j conventions, as in Kafka). ' +
   '-h or --help prints help on standard output; parse errors print the usage line and an error message on standard error and exit with status 1.';
 
 function defaultExit(doc: CommandDoc): [string, string][] {
-  if (doc.style === 'jopt') return [['0', 'Success (and --version).'], ['1', 'A usage error or --help (message and option table on standard error), or the command failed (a one-line message on standard error).']];
-  if (doc.style === 'argparse') return [['0', 'Success (and -h/--help).'], ['1', 'A parse error or a failed command (message on standard error).']];
-  return [['0', 'Success.'], ['1', 'A usage error or a failed command (message on standard error).']];
+  if (doc.style === 'jopt')
+    return [
+      ['0', 'Success (and --version).'],
+      [
+        '1',
+        'A usage error or --help (message and option table on standard error), or the command failed (a one-line message on standard error).',
+      ],
+    ];
+  if (doc.style === 'argparse')
+    return [
+      ['0', 'Success (and -h/--help).'],
+      ['1', 'A parse error or a failed command (message on standard error).'],
+    ];
+  return [
+    ['0', 'Success.'],
+    ['1', 'A usage error or a failed command (message on standard error).'],
+  ];
 }
 
 function usesCluster(doc: CommandDoc): boolean {
@@ -152,8 +174,14 @@ function usesCluster(doc: CommandDoc): boolean {
 }
 
 const ENV_CLUSTER: [string, string][] = [
-  ['TKAFKA_BOOTSTRAP_SERVER', 'The cluster to use when --bootstrap-server is not given (the flag wins; then this variable; then the active profile).'],
-  ['TKAFKA_PROFILE', 'The profile to use when neither --bootstrap-server nor TKAFKA_BOOTSTRAP_SERVER gives the cluster; see tkafka-profile(1).'],
+  [
+    'TKAFKA_BOOTSTRAP_SERVER',
+    'The cluster to use when --bootstrap-server is not given (the flag wins; then this variable; then the active profile).',
+  ],
+  [
+    'TKAFKA_PROFILE',
+    'The profile to use when neither --bootstrap-server nor TKAFKA_BOOTSTRAP_SERVER gives the cluster; see tkafka-profile(1).',
+  ],
 ];
 const ENV_TTY: [string, string][] = [
   ['NO_COLOR', 'When set and not empty: no live terminal views, plain output (as with --no-tty).'],
@@ -214,11 +242,19 @@ export function commandPage(doc: CommandDoc, extras: PageExtras | undefined, ver
   const summary = doc.summary.replace(/\.$/, '');
   out.push('.SH NAME', `${escChars(name)} \\- ${esc(summary.charAt(0).toLowerCase() + summary.slice(1))}`);
   out.push(...synopsis(extras?.synopsis ?? [...doc.usage, ...doc.subcommands.flatMap((s) => s.usage)]));
-  out.push('.SH DESCRIPTION', ...block(/[.!?:]$/.test(doc.description.trim()) ? doc.description : `${doc.description.trim()}.`));
+  out.push(
+    '.SH DESCRIPTION',
+    ...block(/[.!?:]$/.test(doc.description.trim()) ? doc.description : `${doc.description.trim()}.`),
+  );
   if (extras?.kafkaNote) out.push('.PP', ...block(extras.kafkaNote));
   else if (doc.kafka) {
-    out.push('.PP', ...block(`This is tkafka's version of Apache Kafka's ${doc.kafka}: the same flags, validation messages and output lines${doc.options.some((o) => o.extension) || doc.subcommands.some((s) => s.options.some((o) => o.extension)) ? ', plus the tkafka additions marked below' : ''}. ` +
-      `Where a script runs \`${doc.kafka} ARGS\`, run \`tkafka ${doc.path.join(' ')} ARGS\`.`));
+    out.push(
+      '.PP',
+      ...block(
+        `This is tkafka's version of Apache Kafka's ${doc.kafka}: the same flags, validation messages and output lines${doc.options.some((o) => o.extension) || doc.subcommands.some((s) => s.options.some((o) => o.extension)) ? ', plus the tkafka additions marked below' : ''}. ` +
+          `Where a script runs \`${doc.kafka} ARGS\`, run \`tkafka ${doc.path.join(' ')} ARGS\`.`,
+      ),
+    );
   }
   if (extras?.description) out.push('.PP', ...block(extras.description));
   if (doc.style === 'jopt') out.push('.PP', ...block(JOPT_CONVENTIONS));
@@ -235,7 +271,11 @@ export function commandPage(doc: CommandDoc, extras: PageExtras | undefined, ver
       out.push(...optionsSection(s.options, doc.kafka));
     }
   }
-  const env = [...(usesCluster(doc) ? ENV_CLUSTER : []), ...(extras?.environment ?? []), ...(extras?.live ? ENV_TTY : [])];
+  const env = [
+    ...(usesCluster(doc) ? ENV_CLUSTER : []),
+    ...(extras?.environment ?? []),
+    ...(extras?.live ? ENV_TTY : []),
+  ];
   out.push(...envSection(env));
   if (extras?.files?.length) {
     out.push('.SH FILES');
@@ -260,14 +300,28 @@ export function rootPage(root: CommandDoc, extras: PageExtras | undefined, versi
   out.push('.SH OPTIONS', ...optionsSection(root.options, undefined));
   out.push('.SH COMMANDS');
   for (const c of root.subcommands) {
-    out.push('.TP', `${bold(`tkafka ${c.name}`)}`, ...tpBlock(`${c.summary}.${c.kafka ? ` Replaces ${c.kafka}.` : ''}`), '.br', `See ${bold(`tkafka-${c.name}`)}(1).`);
+    out.push(
+      '.TP',
+      `${bold(`tkafka ${c.name}`)}`,
+      ...tpBlock(`${c.summary}.${c.kafka ? ` Replaces ${c.kafka}.` : ''}`),
+      '.br',
+      `See ${bold(`tkafka-${c.name}`)}(1).`,
+    );
   }
   out.push(...envSection([...ENV_CLUSTER, ...ENV_TTY, ...(extras?.environment ?? [])]));
   if (extras?.files?.length) {
     out.push('.SH FILES');
     for (const [k, v] of extras.files) out.push('.TP', ital(k), ...tpBlock(v));
   }
-  out.push(...exitSection(extras?.exit ?? [['0', 'Success.'], ['1', 'Failure; each command documents its own statuses.']], extras?.exitNote));
+  out.push(
+    ...exitSection(
+      extras?.exit ?? [
+        ['0', 'Success.'],
+        ['1', 'Failure; each command documents its own statuses.'],
+      ],
+      extras?.exitNote,
+    ),
+  );
   out.push(...examplesSection(extras));
   out.push(...seeAlsoSection([...root.subcommands.map((c) => `tkafka-${c.name}(1)`), 'tkafka-server.properties(5)']));
   return { file: 'tkafka.1', text: out.join('\n') + '\n' };
@@ -286,12 +340,27 @@ export interface ConfigKeyDoc {
 }
 
 /** tkafka-server.properties(5): every supported broker configuration key, with its default. */
-export function serverPropertiesPage(keys: readonly ConfigKeyDoc[], embedded: readonly (readonly [string, string])[], extras: PageExtras | undefined, version: string): ManPage {
+export function serverPropertiesPage(
+  keys: readonly ConfigKeyDoc[],
+  embedded: readonly (readonly [string, string])[],
+  extras: PageExtras | undefined,
+  version: string,
+): ManPage {
   const out: string[] = [...preamble(), th('tkafka-server.properties', 5, version), '.nh', '.ad l'];
   out.push('.SH NAME', 'tkafka\\-server.properties \\- configuration file of a tkafka broker and controller');
-  out.push('.SH SYNOPSIS', '.nf', `${bold('tkafka server start')} ${ital('server.properties')} [${bold('--override')} ${ital('key=value')}]...`, '.fi');
+  out.push(
+    '.SH SYNOPSIS',
+    '.nf',
+    `${bold('tkafka server start')} ${ital('server.properties')} [${bold('--override')} ${ital('key=value')}]...`,
+    '.fi',
+  );
   out.push('.SH DESCRIPTION', ...block(extras?.description ?? ''));
-  out.push('.SH "DEFAULT CONFIGURATION"', ...block('Without a file, tkafka server start uses these settings (a single node that is both broker and controller, on loopback):'));
+  out.push(
+    '.SH "DEFAULT CONFIGURATION"',
+    ...block(
+      'Without a file, tkafka server start uses these settings (a single node that is both broker and controller, on loopback):',
+    ),
+  );
   out.push(...literal(embedded.map(([k, v]) => `${k}=${v}`)));
   out.push('.SH "CONFIGURATION KEYS"');
   for (const k of keys) {
@@ -302,11 +371,19 @@ export function serverPropertiesPage(keys: readonly ConfigKeyDoc[], embedded: re
       ...(k.validValues ? [`Valid values: ${k.validValues}.`] : []),
       `Importance: ${k.importance}.`,
       `Update mode: ${k.updateMode}.`,
-      ...(k.informational ? ['Accepted for compatibility with Kafka\'s files; tkafka does not act on it.'] : []),
+      ...(k.informational ? ["Accepted for compatibility with Kafka's files; tkafka does not act on it."] : []),
     ];
     out.push('.br', esc(facts.join(' ')));
   }
   out.push(...examplesSection(extras));
-  out.push(...seeAlsoSection(['tkafka-server(1)', 'tkafka-configs(1)', 'tkafka-storage(1)', 'tkafka-local(1)', 'server.properties (Apache Kafka)']));
+  out.push(
+    ...seeAlsoSection([
+      'tkafka-server(1)',
+      'tkafka-configs(1)',
+      'tkafka-storage(1)',
+      'tkafka-local(1)',
+      'server.properties (Apache Kafka)',
+    ]),
+  );
   return { file: 'tkafka-server.properties.5', text: out.join('\n') + '\n' };
 }

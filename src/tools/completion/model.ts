@@ -88,7 +88,12 @@ export function inferCompletion(flags: readonly string[], argName = ''): Complet
   if (longs.some((n) => n === 'topic')) return 'topic';
   if (longs.some((n) => n === 'group')) return 'group';
   if (longs.some((n) => n === 'bootstrap-server' || n === 'bootstrap-controller')) return 'host:port';
-  if (longs.some((n) => n === 'config' || n === 'command-config' || n === 'files' || n.endsWith('.config') || n.endsWith('-file'))) return 'file';
+  if (
+    longs.some(
+      (n) => n === 'config' || n === 'command-config' || n === 'files' || n.endsWith('.config') || n.endsWith('-file'),
+    )
+  )
+    return 'file';
   if (/\bfile\b/i.test(argName)) return 'file';
   if (longs.some((n) => n === 'dir' || n.endsWith('-dir') || n.endsWith('.dir'))) return 'directory';
   return 'none';
@@ -97,7 +102,9 @@ export function inferCompletion(flags: readonly string[], argName = ''): Complet
 // ---- jopt ------------------------------------------------------------------------------------
 
 function joptOption(o: JoptOptionSpec): OptionDoc {
-  const arranged = [...o.names].sort((a, b) => (a.length === 1 ? -1 : 0) - (b.length === 1 ? -1 : 0) || (a < b ? -1 : a > b ? 1 : 0));
+  const arranged = [...o.names].sort(
+    (a, b) => (a.length === 1 ? -1 : 0) - (b.length === 1 ? -1 : 0) || (a < b ? -1 : a > b ? 1 : 0),
+  );
   const flags = arranged.map((n) => (n.length === 1 ? '-' : '--') + n).sort((a, b) => b.length - a.length);
   const hint = o.complete;
   let complete: CompletionKind;
@@ -108,7 +115,13 @@ function joptOption(o: JoptOptionSpec): OptionDoc {
   } else if (hint === 'file' || hint === 'directory' || hint === 'host:port') complete = hint;
   else complete = o.arg ? inferCompletion(flags, o.arg.name) : 'none';
   const typeName = o.arg?.type && o.arg.type !== 'String' ? o.arg.type : '';
-  const argName = o.arg ? (o.arg.name ? (typeName ? `${typeName}: ${o.arg.name}` : o.arg.name) : typeName || 'String') : undefined;
+  const argName = o.arg
+    ? o.arg.name
+      ? typeName
+        ? `${typeName}: ${o.arg.name}`
+        : o.arg.name
+      : typeName || 'String'
+    : undefined;
   return {
     flags,
     ...(argName !== undefined ? { arg: argName } : {}),
@@ -131,13 +144,31 @@ export function fromJopt(spec: JoptToolSpec, base: { name?: string; summary: str
   visible.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   const options = visible.map(joptOption);
   const required = options.filter((o) => o.required).map((o) => `${o.flags[0]} ${o.arg ? `<${o.arg}>` : ''}`.trim());
-  const usage = [`tkafka ${name} ${[...required, '[OPTION]...'].join(' ')}${spec.positional ? ` [${spec.positional.name.toUpperCase()}]...` : ''}`];
+  const usage = [
+    `tkafka ${name} ${[...required, '[OPTION]...'].join(' ')}${spec.positional ? ` [${spec.positional.name.toUpperCase()}]...` : ''}`,
+  ];
   return {
-    name, path: [name], summary: base.summary, description: spec.description,
-    ...(base.kafka ?? spec.kafkaScript ? { kafka: base.kafka ?? spec.kafkaScript } : {}),
-    style: 'jopt', usage,
-    positionals: spec.positional ? [{ name: spec.positional.name, description: spec.positional.description, complete: 'file', optional: true, multi: true }] : [],
-    options, subcommands: [], help: `${spec.description}\n${formatJoptHelp(spec)}`,
+    name,
+    path: [name],
+    summary: base.summary,
+    description: spec.description,
+    ...((base.kafka ?? spec.kafkaScript) ? { kafka: base.kafka ?? spec.kafkaScript } : {}),
+    style: 'jopt',
+    usage,
+    positionals: spec.positional
+      ? [
+          {
+            name: spec.positional.name,
+            description: spec.positional.description,
+            complete: 'file',
+            optional: true,
+            multi: true,
+          },
+        ]
+      : [],
+    options,
+    subcommands: [],
+    help: `${spec.description}\n${formatJoptHelp(spec)}`,
   };
 }
 
@@ -201,7 +232,11 @@ function usageOf(p: ArgumentParser, prog: string, words: readonly string[]): str
   const saved = p.width;
   p.width = 100_000;
   try {
-    const line = p.formatUsage().replace(/^usage:\s*/, '').replace(/\s+/g, ' ').trim();
+    const line = p
+      .formatUsage()
+      .replace(/^usage:\s*/, '')
+      .replace(/\s+/g, ' ')
+      .trim();
     const own = internals(p).prog;
     const rest = line.startsWith(own) ? line.slice(own.length) : ` ${line}`;
     return `${prog}${rest}`.replace(/\s+/g, ' ').trim() || words.join(' ');
@@ -211,7 +246,10 @@ function usageOf(p: ArgumentParser, prog: string, words: readonly string[]): str
 }
 
 /** An argparse4j-style tool and its sub-commands. */
-export function fromArgparse(parser: ArgumentParser, base: { name: string; summary: string; kafka?: string; path?: readonly string[] }): CommandDoc {
+export function fromArgparse(
+  parser: ArgumentParser,
+  base: { name: string; summary: string; kafka?: string; path?: readonly string[] },
+): CommandDoc {
   const path = base.path ?? [base.name];
   const i = internals(parser);
   const prog = `tkafka ${path[0]}`;
@@ -219,29 +257,42 @@ export function fromArgparse(parser: ArgumentParser, base: { name: string; summa
   for (const [name, { parser: sub, help }] of i.subparsers) {
     const si = internals(sub);
     subcommands.push({
-      name, path: [...path, name], summary: help, description: si.description || help,
-      style: 'argparse', usage: [usageOf(sub, prog, [...path, name])],
+      name,
+      path: [...path, name],
+      summary: help,
+      description: si.description || help,
+      style: 'argparse',
+      usage: [usageOf(sub, prog, [...path, name])],
       positionals: si.posargs.filter((a) => !a.suppress).map(argparsePositional),
       options: si.optargs.filter((a) => !a.suppress).map(argparseOption),
-      subcommands: [], help: withWidth(sub, () => sub.formatHelp()),
+      subcommands: [],
+      help: withWidth(sub, () => sub.formatHelp()),
     });
   }
   return {
-    name: base.name, path, summary: base.summary, description: i.description || base.summary,
+    name: base.name,
+    path,
+    summary: base.summary,
+    description: i.description || base.summary,
     ...(i.epilog ? { epilog: i.epilog } : {}),
     ...(base.kafka ? { kafka: base.kafka } : {}),
-    style: 'argparse', usage: [usageOf(parser, prog, path)],
+    style: 'argparse',
+    usage: [usageOf(parser, prog, path)],
     positionals: i.posargs.filter((a) => !a.suppress).map(argparsePositional),
     options: i.optargs.filter((a) => !a.suppress).map(argparseOption),
-    subcommands, help: withWidth(parser, () => parser.formatHelp()),
+    subcommands,
+    help: withWidth(parser, () => parser.formatHelp()),
   };
 }
 
 function argparsePositional(a: ArgInternals): PositionalDoc {
   return {
-    name: argMetavar(a), description: a.help ?? '', ...(a.choices ? { choices: a.choices } : {}),
+    name: argMetavar(a),
+    description: a.help ?? '',
+    ...(a.choices ? { choices: a.choices } : {}),
     complete: a.choices ? 'none' : inferCompletion([a.dest], a.metavar ?? a.dest),
-    ...(a.min === 0 ? { optional: true } : {}), ...(a.max > 1 ? { multi: true } : {}),
+    ...(a.min === 0 ? { optional: true } : {}),
+    ...(a.max > 1 ? { multi: true } : {}),
   };
 }
 
@@ -257,27 +308,57 @@ function withWidth<T>(p: ArgumentParser, f: () => T): T {
 
 // ---- tkafka sub-command specs ------------------------------------------------------------------
 
-export function fromSubcommandSpec(spec: SubcommandSpec, base: { summary: string; kafka?: string }, help: string): CommandDoc {
+export function fromSubcommandSpec(
+  spec: SubcommandSpec,
+  base: { summary: string; kafka?: string },
+  help: string,
+): CommandDoc {
   const path = [spec.name];
   const subcommands: CommandDoc[] = spec.commands.map((c) => {
     const options: OptionDoc[] = c.options.map((o) => ({
-      flags: [`--${o.name}`], ...(o.arg ? { arg: o.arg } : {}), ...(o.multiple ? { repeatable: true } : {}),
-      description: o.description, ...(o.required ? { required: true } : {}),
+      flags: [`--${o.name}`],
+      ...(o.arg ? { arg: o.arg } : {}),
+      ...(o.multiple ? { repeatable: true } : {}),
+      description: o.description,
+      ...(o.required ? { required: true } : {}),
       ...(o.name === 'output' ? { choices: ['text', 'json', 'table'] } : {}),
       complete: o.arg && o.name !== 'output' ? inferCompletion([`--${o.name}`], o.arg) : 'none',
     }));
     const args = c.args.trim();
     return {
-      name: c.name, path: [...path, c.name], summary: c.description, description: c.description, style: 'tkafka' as const,
+      name: c.name,
+      path: [...path, c.name],
+      summary: c.description,
+      description: c.description,
+      style: 'tkafka' as const,
       usage: [`tkafka ${spec.name} ${c.name}${args ? ` ${args}` : ''}${options.length ? ' [OPTION]...' : ''}`],
-      positionals: args ? [{ name: args.replace(/[[\]]/g, ''), description: '', complete: 'none' as const, ...(args.startsWith('[') ? { optional: true } : {}) }] : [],
-      options, subcommands: [], help: '',
+      positionals: args
+        ? [
+            {
+              name: args.replace(/[[\]]/g, ''),
+              description: '',
+              complete: 'none' as const,
+              ...(args.startsWith('[') ? { optional: true } : {}),
+            },
+          ]
+        : [],
+      options,
+      subcommands: [],
+      help: '',
     };
   });
   return {
-    name: spec.name, path, summary: base.summary, description: spec.description,
+    name: spec.name,
+    path,
+    summary: base.summary,
+    description: spec.description,
     ...(base.kafka ? { kafka: base.kafka } : {}),
-    style: 'tkafka', usage: [`tkafka ${spec.name} <command> [OPTION]...`], positionals: [], options: [], subcommands, help,
+    style: 'tkafka',
+    usage: [`tkafka ${spec.name} <command> [OPTION]...`],
+    positionals: [],
+    options: [],
+    subcommands,
+    help,
   };
 }
 
@@ -288,8 +369,12 @@ function commanderOption(o: CommanderOption): OptionDoc {
   const m = /[<[]([^>\]]+)[>\]]/.exec(o.flags);
   const arg = m ? m[1]!.replace(/\.\.\.$/, '') : undefined;
   return {
-    flags, ...(arg ? { arg } : {}), ...(o.optional ? { argOptional: true } : {}), ...(o.variadic ? { repeatable: true } : {}),
-    description: o.description, ...(o.mandatory ? { required: true } : {}),
+    flags,
+    ...(arg ? { arg } : {}),
+    ...(o.optional ? { argOptional: true } : {}),
+    ...(o.variadic ? { repeatable: true } : {}),
+    description: o.description,
+    ...(o.mandatory ? { required: true } : {}),
     ...(o.argChoices ? { choices: o.argChoices } : {}),
     complete: arg ? inferCompletion(flags, arg) : 'none',
   };
@@ -300,18 +385,30 @@ const HELP_DOC: OptionDoc = { flags: ['--help', '-h'], description: 'display hel
 /** A commander command (e.g. `server`) and its sub-commands. */
 export function fromCommander(cmd: Command, path: readonly string[], extra: { kafka?: string } = {}): CommandDoc {
   const subs = cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden);
-  const args = cmd.registeredArguments.map((a) => ({
-    name: a.name(), description: a.description, complete: inferCompletion([a.name()], a.name()),
-    ...(a.required ? {} : { optional: true }), ...(a.variadic ? { multi: true } : {}),
-  } satisfies PositionalDoc));
+  const args = cmd.registeredArguments.map(
+    (a) =>
+      ({
+        name: a.name(),
+        description: a.description,
+        complete: inferCompletion([a.name()], a.name()),
+        ...(a.required ? {} : { optional: true }),
+        ...(a.variadic ? { multi: true } : {}),
+      }) satisfies PositionalDoc,
+  );
   const argText = cmd.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`)).join(' ');
   const options = [...cmd.options.filter((o) => !o.hidden).map(commanderOption), HELP_DOC];
   return {
-    name: cmd.name(), path, summary: cmd.description(), description: cmd.description(),
+    name: cmd.name(),
+    path,
+    summary: cmd.description(),
+    description: cmd.description(),
     ...(extra.kafka ? { kafka: extra.kafka } : {}),
     style: 'commander',
-    usage: [`tkafka ${path.join(' ')}${subs.length ? ' <command>' : ''}${options.length > 1 ? ' [OPTION]...' : ''}${argText ? ` ${argText}` : ''}`],
-    positionals: args, options,
+    usage: [
+      `tkafka ${path.join(' ')}${subs.length ? ' <command>' : ''}${options.length > 1 ? ' [OPTION]...' : ''}${argText ? ` ${argText}` : ''}`,
+    ],
+    positionals: args,
+    options,
     subcommands: subs.map((c) => fromCommander(c, [...path, c.name()])),
     help: cmd.helpInformation(),
   };

@@ -78,7 +78,10 @@ ${values.join('\n')}
 # What a plain argument in context $1 is.
 __tkafka_positional() {
   case "$1" in
-${caseOf(ctxs, (c) => { const k = positionalKind(c.doc); return k === '@none' ? '' : k; })}
+${caseOf(ctxs, (c) => {
+  const k = positionalKind(c.doc);
+  return k === '@none' ? '' : k;
+})}
     *) REPLY='@none' ;;
   esac
 }

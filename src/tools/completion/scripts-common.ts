@@ -23,12 +23,18 @@ export function contexts(root: CommandDoc): Context[] {
 export function valueKind(o: { complete: string; choices?: readonly string[] }): string {
   if (o.choices && o.choices.length) return o.choices.join(' ');
   switch (o.complete) {
-    case 'file': return '@file';
-    case 'directory': return '@dir';
-    case 'topic': return '@topic';
-    case 'group': return '@group';
-    case 'host:port': return '@hostport';
-    default: return '@none';
+    case 'file':
+      return '@file';
+    case 'directory':
+      return '@dir';
+    case 'topic':
+      return '@topic';
+    case 'group':
+      return '@group';
+    case 'host:port':
+      return '@hostport';
+    default:
+      return '@none';
   }
 }
 

@@ -1,6 +1,15 @@
 // The fish completion script (see scripts.ts).
 import type { CommandDoc } from './model.js';
-import { GENERATED, contexts, fishq, positionalKind, short, takesValue, valueKind, type Context } from './scripts-common.js';
+import {
+  GENERATED,
+  contexts,
+  fishq,
+  positionalKind,
+  short,
+  takesValue,
+  valueKind,
+  type Context,
+} from './scripts-common.js';
 
 function fishSwitch(ctxs: readonly Context[], items: (c: Context) => string[]): string {
   const lines: string[] = [];
@@ -17,7 +26,8 @@ export function fishScript(root: CommandDoc): string {
   const lines: string[] = [];
   const cond = (key: string): string => `__tkafka_in ${fishq(key)}`;
   for (const c of ctxs) {
-    for (const s of c.doc.subcommands) lines.push(`complete -c tkafka -n ${fishq(cond(c.key))} -a ${fishq(s.name)} -d ${fishq(short(s.summary))}`);
+    for (const s of c.doc.subcommands)
+      lines.push(`complete -c tkafka -n ${fishq(cond(c.key))} -a ${fishq(s.name)} -d ${fishq(short(s.summary))}`);
     for (const o of c.doc.options) {
       const parts = [`complete -c tkafka -n ${fishq(cond(c.key))}`];
       for (const f of o.flags) parts.push(f.startsWith('--') ? `-l ${fishq(f.slice(2))}` : `-s ${fishq(f.slice(1))}`);
@@ -35,7 +45,8 @@ export function fishScript(root: CommandDoc): string {
     }
     const pk = positionalKind(c.doc);
     if (pk === '@file') lines.push(`complete -c tkafka -n ${fishq(cond(c.key))} -F`);
-    else if (pk !== '@none' && !pk.startsWith('@')) lines.push(`complete -c tkafka -n ${fishq(cond(c.key))} -a ${fishq(pk)}`);
+    else if (pk !== '@none' && !pk.startsWith('@'))
+      lines.push(`complete -c tkafka -n ${fishq(cond(c.key))} -a ${fishq(pk)}`);
   }
   return `# fish completion for tkafka. ${GENERATED}
 # Install: copy to ~/.config/fish/completions/tkafka.fish, or run:  tkafka completion fish | source

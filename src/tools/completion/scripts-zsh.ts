@@ -1,6 +1,15 @@
 // The zsh completion script (see scripts.ts).
 import type { CommandDoc } from './model.js';
-import { GENERATED, contexts, positionalKind, short, sq, takesValue, valueKind, type Context } from './scripts-common.js';
+import {
+  GENERATED,
+  contexts,
+  positionalKind,
+  short,
+  sq,
+  takesValue,
+  valueKind,
+  type Context,
+} from './scripts-common.js';
 
 function zcaseList(ctxs: readonly Context[], items: (c: Context) => string[], indent = '    '): string {
   const lines: string[] = [];
@@ -66,7 +75,10 @@ ${values.join('\n')}
 
 __tkafka_positional() {
   case $1 in
-${ctxs.filter((c) => positionalKind(c.doc) !== '@none').map((c) => `    (${sq(c.key)}) REPLY=${sq(positionalKind(c.doc))} ;;`).join('\n')}
+${ctxs
+  .filter((c) => positionalKind(c.doc) !== '@none')
+  .map((c) => `    (${sq(c.key)}) REPLY=${sq(positionalKind(c.doc))} ;;`)
+  .join('\n')}
     (*) REPLY='@none' ;;
   esac
 }

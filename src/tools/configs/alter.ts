@@ -8,7 +8,17 @@ import { getResourceConfig, clientQuotas } from './describe.js';
 import type { ConfigCommand } from './main.js';
 import { ConfigCommandError } from './main.js';
 import {
-  BROKER, BROKER_LOGGER, CLIENT, CLIENT_METRICS, GROUP, IP, IP_CONFIGS, QUOTA_CONFIGS, SCRAM_MECHANISM_NAMES, TOPIC, USER,
+  BROKER,
+  BROKER_LOGGER,
+  CLIENT,
+  CLIENT_METRICS,
+  GROUP,
+  IP,
+  IP_CONFIGS,
+  QUOTA_CONFIGS,
+  SCRAM_MECHANISM_NAMES,
+  TOPIC,
+  USER,
 } from './spec.js';
 
 const GROUPING = '(?=[^\\]]*(?:\\[|$))';
@@ -28,14 +38,19 @@ export async function parseConfigsToBeAdded(cmd: ConfigCommand): Promise<Map<str
   if (file !== undefined) for (const [k, v] of await loadPropertiesFile(file)) props.set(k, v);
   const add = cmd.opts.string('add-config');
   if (add !== undefined) {
-    const pairs = javaSplit(add, new RegExp(',' + GROUPING)).map((p) => javaSplit(p, new RegExp('\\s*=\\s*' + GROUPING), true));
+    const pairs = javaSplit(add, new RegExp(',' + GROUPING)).map((p) =>
+      javaSplit(p, new RegExp('\\s*=\\s*' + GROUPING), true),
+    );
     if (!pairs.every((p) => p.length === 2)) {
-      throw new ConfigCommandError('Invalid entity config: all configs to be added must be in the format "key=val" or  "key=[val1,val2]" to group values which contain commas.');
+      throw new ConfigCommandError(
+        'Invalid entity config: all configs to be added must be in the format "key=val" or  "key=[val1,val2]" to group values which contain commas.',
+      );
     }
     for (const [k, v] of pairs) props.set(k!.trim(), v!.replace(/\[?\]?/g, '').trim());
   }
   // Kafka 4.4 allows '$' (logger names of inner classes).
-  for (const k of props.keys()) if (!/^[$a-zA-Z0-9._-]*$/.test(k)) throw new ConfigCommandError(`Invalid character found for config key: ${k}`);
+  for (const k of props.keys())
+    if (!/^[$a-zA-Z0-9._-]*$/.test(k)) throw new ConfigCommandError(`Invalid character found for config key: ${k}`);
   return props;
 }
 
@@ -63,8 +78,10 @@ export async function alterConfig(client: KafkaClient, cmd: ConfigCommand, io: T
       result = await incrementalAlterConfigs(client, [{ resource: { type, name }, ops }]);
     } catch (e) {
       if ((e as Error).name === 'UnsupportedApiError') {
-        throw new ConfigCommandError('The INCREMENTAL_ALTER_CONFIGS API is not supported by the cluster. The API is supported starting from version 2.3.0. ' +
-          'You may want to use an older version of this tool to interact with your cluster, or upgrade your brokers to version 2.3.0 or newer to avoid this error.');
+        throw new ConfigCommandError(
+          'The INCREMENTAL_ALTER_CONFIGS API is not supported by the cluster. The API is supported starting from version 2.3.0. ' +
+            'You may want to use an older version of this tool to interact with your cluster, or upgrade your brokers to version 2.3.0 or newer to avoid this error.',
+        );
       }
       throw e;
     }
@@ -108,7 +125,9 @@ export async function alterConfig(client: KafkaClient, cmd: ConfigCommand, io: T
     case IP: {
       const unknown = [...adds.keys(), ...deletes].filter((k) => !IP_CONFIGS.includes(k));
       if (unknown.length > 0) {
-        throw new ConfigCommandError(`Only connection quota configs can be added for 'ips' using --bootstrap-server. Unexpected config names: ${unknown.join(',')}`);
+        throw new ConfigCommandError(
+          `Only connection quota configs can be added for 'ips' using --bootstrap-server. Unexpected config names: ${unknown.join(',')}`,
+        );
       }
       await alterQuotas(client, cmd, adds, deletes);
       break;
@@ -116,12 +135,19 @@ export async function alterConfig(client: KafkaClient, cmd: ConfigCommand, io: T
     default:
       throw new ConfigCommandError(`Unsupported entity type: ${head}`);
   }
-  io.stdout.write(name !== ''
-    ? `Completed updating config for ${head.slice(0, -1)} ${name}.\n`
-    : `Completed updating default config for ${head} in the cluster.\n`);
+  io.stdout.write(
+    name !== ''
+      ? `Completed updating config for ${head.slice(0, -1)} ${name}.\n`
+      : `Completed updating default config for ${head} in the cluster.\n`,
+  );
 }
 
-async function alterUsersOrClients(client: KafkaClient, cmd: ConfigCommand, adds: Map<string, string>, deletes: string[]): Promise<void> {
+async function alterUsersOrClients(
+  client: KafkaClient,
+  cmd: ConfigCommand,
+  adds: Map<string, string>,
+  deletes: string[],
+): Promise<void> {
   const isQuota = (k: string): boolean => QUOTA_CONFIGS.includes(k);
   const isScram = (k: string): boolean => SCRAM_MECHANISM_NAMES.includes(k);
   const addKeys = [...adds.keys()];
@@ -133,24 +159,36 @@ async function alterUsersOrClients(client: KafkaClient, cmd: ConfigCommand, adds
   const unknownDelete = deletes.filter((k) => !isScram(k) && !isQuota(k));
   if (cmd.entityTypes[0] === CLIENT || cmd.entityTypes.length === 2) {
     if (unknownAdd.length > 0 || scramAdd.length > 0) {
-      throw new ConfigCommandError(`Only quota configs can be added for 'clients' using --bootstrap-server. Unexpected config names: ${scalaSeq('List', [...unknownAdd, ...scramAdd])}`);
+      throw new ConfigCommandError(
+        `Only quota configs can be added for 'clients' using --bootstrap-server. Unexpected config names: ${scalaSeq('List', [...unknownAdd, ...scramAdd])}`,
+      );
     }
     if (unknownDelete.length > 0 || scramDelete.length > 0) {
-      throw new ConfigCommandError(`Only quota configs can be deleted for 'clients' using --bootstrap-server. Unexpected config names: ${scalaSeq('List', [...unknownDelete, ...scramDelete])}`);
+      throw new ConfigCommandError(
+        `Only quota configs can be deleted for 'clients' using --bootstrap-server. Unexpected config names: ${scalaSeq('List', [...unknownDelete, ...scramDelete])}`,
+      );
     }
   } else {
     if (unknownAdd.length > 0) {
-      throw new ConfigCommandError(`Only quota and SCRAM credential configs can be added for 'users' using --bootstrap-server. Unexpected config names: ${scalaSeq('List', unknownAdd)}`);
+      throw new ConfigCommandError(
+        `Only quota and SCRAM credential configs can be added for 'users' using --bootstrap-server. Unexpected config names: ${scalaSeq('List', unknownAdd)}`,
+      );
     }
     if (unknownDelete.length > 0) {
-      throw new ConfigCommandError(`Only quota and SCRAM credential configs can be deleted for 'users' using --bootstrap-server. Unexpected config names: ${scalaSeq('List', unknownDelete)}`);
+      throw new ConfigCommandError(
+        `Only quota and SCRAM credential configs can be deleted for 'users' using --bootstrap-server. Unexpected config names: ${scalaSeq('List', unknownDelete)}`,
+      );
     }
     if (scramAdd.length > 0 || scramDelete.length > 0) {
       if (cmd.entityNames.some((n) => n === '')) {
-        throw new ConfigCommandError('The use of --entity-default or --user-defaults is not allowed with User SCRAM Credentials using --bootstrap-server.');
+        throw new ConfigCommandError(
+          'The use of --entity-default or --user-defaults is not allowed with User SCRAM Credentials using --bootstrap-server.',
+        );
       }
       if (quotaAdd || quotaDelete) {
-        throw new ConfigCommandError("Cannot alter both quota and SCRAM credential configs simultaneously for 'users' using --bootstrap-server.");
+        throw new ConfigCommandError(
+          "Cannot alter both quota and SCRAM credential configs simultaneously for 'users' using --bootstrap-server.",
+        );
       }
     }
   }
@@ -163,16 +201,29 @@ async function alterUsersOrClients(client: KafkaClient, cmd: ConfigCommand, adds
     if (!m) throw new ConfigCommandError(`Invalid credential property ${mechanism}=${value}`);
     const iterations = m[1] !== undefined && m[1] !== '-1' ? Number(m[1]) : 4096;
     const min = SCRAM_MECHANISMS[mechanism]!.minIterations;
-    if (iterations < min) throw new ConfigCommandError(`Iterations ${iterations} is less than the minimum ${min} required for ${mechanism}`);
+    if (iterations < min)
+      throw new ConfigCommandError(
+        `Iterations ${iterations} is less than the minimum ${min} required for ${mechanism}`,
+      );
     return { user, mechanism, iterations, password: m[2]! };
   });
-  const results = await alterUserScramCredentials(client, upsertions, scramDelete.map((mechanism) => ({ user, mechanism })));
+  const results = await alterUserScramCredentials(
+    client,
+    upsertions,
+    scramDelete.map((mechanism) => ({ user, mechanism })),
+  );
   for (const r of results.values()) if (!r.ok) throw r.error;
 }
 
-async function alterQuotas(client: KafkaClient, cmd: ConfigCommand, adds: Map<string, string>, deletes: string[]): Promise<void> {
+async function alterQuotas(
+  client: KafkaClient,
+  cmd: ConfigCommand,
+  adds: Map<string, string>,
+  deletes: string[],
+): Promise<void> {
   const { entityTypes, entityNames } = cmd;
-  if (entityTypes.length !== entityNames.length) throw new ConfigCommandError('Exactly one entity name must be specified for every entity type');
+  if (entityTypes.length !== entityNames.length)
+    throw new ConfigCommandError('Exactly one entity name must be specified for every entity type');
   const current = (await clientQuotas(client, entityTypes, entityNames))[0]?.values ?? new Map<string, number>();
   const invalid = deletes.filter((k) => !current.has(k));
   if (invalid.length > 0) throw new ConfigCommandError(`Invalid config(s): ${invalid.join(',')}`);
@@ -185,8 +236,11 @@ async function alterQuotas(client: KafkaClient, cmd: ConfigCommand, adds: Map<st
   });
   const ops = [...adds].map(([key, value]) => {
     const t = value.trim();
-    const n = /^[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)$/.test(t) ? Number(t.replace(/[fFdD]$/, '')) : NaN;
-    if (Number.isNaN(n) && t !== 'NaN') throw new ConfigCommandError(`Cannot parse quota configuration value for ${key}: ${value}`);
+    const n = /^[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)$/.test(t)
+      ? Number(t.replace(/[fFdD]$/, ''))
+      : NaN;
+    if (Number.isNaN(n) && t !== 'NaN')
+      throw new ConfigCommandError(`Cannot parse quota configuration value for ${key}: ${value}`);
     return { key, value: n as number | null };
   });
   for (const k of deletes) ops.push({ key: k, value: null });

@@ -49,7 +49,10 @@ export type Section = ResourceSection | QuotaSection | ScramSection | MissingSec
 
 const RESOURCE_TYPES = new Set([TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP]);
 const DYNAMIC_SOURCE: Record<string, string | null> = {
-  [TOPIC]: 'DYNAMIC_TOPIC_CONFIG', [BROKER_LOGGER]: null, [CLIENT_METRICS]: 'DYNAMIC_CLIENT_METRICS_CONFIG', [GROUP]: 'DYNAMIC_GROUP_CONFIG',
+  [TOPIC]: 'DYNAMIC_TOPIC_CONFIG',
+  [BROKER_LOGGER]: null,
+  [CLIENT_METRICS]: 'DYNAMIC_CLIENT_METRICS_CONFIG',
+  [GROUP]: 'DYNAMIC_GROUP_CONFIG',
 };
 
 export function entryLine(e: ConfigEntry): string {
@@ -61,12 +64,18 @@ const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** ConfigCommand.getResourceConfig: the entity's entries, restricted to its dynamic source unless --all, sorted by name. */
 export async function getResourceConfig(
-  client: KafkaClient, entityType: string, entityName: string, includeSynonyms: boolean, describeAll: boolean,
+  client: KafkaClient,
+  entityType: string,
+  entityName: string,
+  includeSynonyms: boolean,
+  describeAll: boolean,
 ): Promise<ConfigEntry[]> {
   const { describeConfig, ResourceType } = await import('../../client/admin/configs.js');
   const brokerId = (): void => {
     if (!/^[+-]?\d+$/.test(entityName)) {
-      throw new ConfigCommandError(`The entity name for ${entityType} must be a valid integer broker id, found: ${entityName}`);
+      throw new ConfigCommandError(
+        `The entity name for ${entityType} must be a valid integer broker id, found: ${entityName}`,
+      );
     }
   };
   let type: number;
@@ -78,7 +87,10 @@ export async function getResourceConfig(
       break;
     case BROKER:
       if (entityName !== '') brokerId();
-      [type, source] = [ResourceType.BROKER, entityName === '' ? 'DYNAMIC_DEFAULT_BROKER_CONFIG' : 'DYNAMIC_BROKER_CONFIG'];
+      [type, source] = [
+        ResourceType.BROKER,
+        entityName === '' ? 'DYNAMIC_DEFAULT_BROKER_CONFIG' : 'DYNAMIC_BROKER_CONFIG',
+      ];
       break;
     case BROKER_LOGGER:
       if (entityName !== '') brokerId();
@@ -94,7 +106,9 @@ export async function getResourceConfig(
       throw new ConfigCommandError(`Invalid entity type: ${entityType}`);
   }
   const entries = await describeConfig(client, { type, name: entityName }, includeSynonyms);
-  return entries.filter((e) => describeAll || source === null || e.source === source).sort((a, b) => cmp(a.name, b.name));
+  return entries
+    .filter((e) => describeAll || source === null || e.source === source)
+    .sort((a, b) => cmp(a.name, b.name));
 }
 
 /** org.apache.kafka.common.internals.Topic.validate: an InvalidTopicException thrown directly (not wrapped). */
@@ -104,7 +118,8 @@ async function validateTopicName(name: string): Promise<void> {
   else if (name === '.') reason = "'.' is not allowed";
   else if (name === '..') reason = "'..' is not allowed";
   else if (name.length > 249) reason = `the length of '${name}' is longer than the max allowed length 249`;
-  else if (!/^[a-zA-Z0-9._-]+$/.test(name)) reason = `'${name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'`;
+  else if (!/^[a-zA-Z0-9._-]+$/.test(name))
+    reason = `'${name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'`;
   if (reason === null) return;
   const { ApiError } = await import('../../client/errors.js');
   throw Object.assign(new ApiError(17, `Topic name is invalid: ${reason}`), { unwrapped: true });
@@ -159,7 +174,12 @@ async function entityExists(client: KafkaClient, entityType: string, name: strin
   return true;
 }
 
-async function* resourceSections(client: KafkaClient, entityType: string, entityName: string | undefined, describeAll: boolean): AsyncGenerator<Section> {
+async function* resourceSections(
+  client: KafkaClient,
+  entityType: string,
+  entityName: string | undefined,
+  describeAll: boolean,
+): AsyncGenerator<Section> {
   if (!describeAll && entityName !== undefined && !(await entityExists(client, entityType, entityName))) {
     const line = `The ${entityType.slice(0, -1)} '${entityName}' doesn't exist and doesn't have dynamic config.`;
     yield { kind: 'missing', entityType, entityName, line };
@@ -167,9 +187,10 @@ async function* resourceSections(client: KafkaClient, entityType: string, entity
   }
   const entities = entityName !== undefined ? [entityName] : await listEntities(client, entityType);
   for (const entity of entities) {
-    const header = entity === ''
-      ? `Default configs for ${entityType} in the cluster are:`
-      : `${describeAll ? 'All' : 'Dynamic'} configs for ${entityType.slice(0, -1)} ${entity} are:`;
+    const header =
+      entity === ''
+        ? `Default configs for ${entityType} in the cluster are:`
+        : `${describeAll ? 'All' : 'Dynamic'} configs for ${entityType.slice(0, -1)} ${entity} are:`;
     // The header is out before the lookup can fail.
     yield { kind: 'resource', entityType, entityName: entity, header, entries: [], ready: false };
     const entries = await getResourceConfig(client, entityType, entity, true, describeAll);
@@ -181,13 +202,21 @@ const QUOTA_TYPE: Record<string, string> = { [USER]: 'user', [CLIENT]: 'client-i
 const TYPE_LABEL: Record<string, string> = { user: 'user-principal', 'client-id': 'client-id', ip: 'ip' };
 
 /** ConfigCommand.getAllClientQuotasConfigs: DescribeClientQuotas with a strict filter, in Kafka's HashMap order. */
-export async function clientQuotas(client: KafkaClient, types: string[], names: string[]): Promise<{ entity: Map<string, string | null>; values: Map<string, number> }[]> {
+export async function clientQuotas(
+  client: KafkaClient,
+  types: string[],
+  names: string[],
+): Promise<{ entity: Map<string, string | null>; values: Map<string, number> }[]> {
   if (names.length > types.length) throw new ConfigCommandError('More entity names specified than entity types');
   const components = types.map((t, i) => {
     const entityType = QUOTA_TYPE[t];
     if (!entityType) throw new ConfigCommandError(`Unexpected entity type ${t}`);
     const name = names[i];
-    return name === undefined ? { entityType, matchType: 2 as const, match: null } : name === '' ? { entityType, matchType: 1 as const, match: null } : { entityType, matchType: 0 as const, match: name };
+    return name === undefined
+      ? { entityType, matchType: 2 as const, match: null }
+      : name === ''
+        ? { entityType, matchType: 1 as const, match: null }
+        : { entityType, matchType: 0 as const, match: name };
   });
   const { describeClientQuotas } = await import('../../client/admin/configs.js');
   const entries = await describeClientQuotas(client, components, true);
@@ -221,7 +250,12 @@ async function* quotaSections(client: KafkaClient, types: string[], names: strin
     };
     const entityStr = [...part('user'), ...part('client-id'), ...part('ip')].join(', ');
     const valuesStr = [...q.values].map(([k, v]) => `${k}=${javaDoubleToString(v)}`).join(', ');
-    yield { kind: 'quota', entity: [...q.entity], values: [...q.values], line: `Quota configs for ${entityStr} are ${valuesStr}` };
+    yield {
+      kind: 'quota',
+      entity: [...q.entity],
+      values: [...q.values],
+      line: `Quota configs for ${entityStr} are ${valuesStr}`,
+    };
   }
 }
 
@@ -232,11 +266,23 @@ async function* scramSections(client: KafkaClient, names: string[]): AsyncGenera
     if (r.error?.code === 91) continue; // users() leaves out users without credentials
     if (r.error) {
       const err = `ExecutionException: ${r.error.javaString()}`;
-      yield { kind: 'scram', user: r.user, credentials: null, error: err, line: `Error retrieving SCRAM credential configs for user-principal '${r.user}': ${err}` };
+      yield {
+        kind: 'scram',
+        user: r.user,
+        credentials: null,
+        error: err,
+        line: `Error retrieving SCRAM credential configs for user-principal '${r.user}': ${err}`,
+      };
       continue;
     }
     const text = r.credentials.map((c) => `${c.mechanism}=iterations=${c.iterations}`).join(', ');
-    yield { kind: 'scram', user: r.user, credentials: r.credentials, error: null, line: `SCRAM credential configs for user-principal '${r.user}' are ${text}` };
+    yield {
+      kind: 'scram',
+      user: r.user,
+      credentials: r.credentials,
+      error: null,
+      line: `SCRAM credential configs for user-principal '${r.user}' are ${text}`,
+    };
   }
 }
 
@@ -271,8 +317,17 @@ export async function describeConfig(client: KafkaClient, cmd: ConfigCommand, io
   if (cmd.format === 'json') {
     writeJson(io, {
       resources: resources.map((r) => ({
-        entityType: r.entityType, entityName: r.entityName === '' ? null : r.entityName, default: r.entityName === '',
-        configs: r.entries.map((e) => ({ name: e.name, value: e.value, sensitive: e.isSensitive, readOnly: e.readOnly, source: e.source, synonyms: e.synonyms })),
+        entityType: r.entityType,
+        entityName: r.entityName === '' ? null : r.entityName,
+        default: r.entityName === '',
+        configs: r.entries.map((e) => ({
+          name: e.name,
+          value: e.value,
+          sensitive: e.isSensitive,
+          readOnly: e.readOnly,
+          source: e.source,
+          synonyms: e.synonyms,
+        })),
       })),
       quotas: quotas.map((q) => ({ entity: Object.fromEntries(q.entity), values: Object.fromEntries(q.values) })),
       scramCredentials: scram.map((s) => ({ user: s.user, credentials: s.credentials, error: s.error })),
@@ -283,19 +338,36 @@ export async function describeConfig(client: KafkaClient, cmd: ConfigCommand, io
     ...resources.map((r) => ({
       title: r.header,
       head: ['NAME', 'VALUE', 'SOURCE', 'SENSITIVE', 'SYNONYMS'],
-      rows: r.entries.map((e) => [e.name, e.isSensitive ? 'null' : e.value, e.source, e.isSensitive, e.synonyms.map((s) => `${s.source}:${s.name}=${s.value}`).join(', ')]),
+      rows: r.entries.map((e) => [
+        e.name,
+        e.isSensitive ? 'null' : e.value,
+        e.source,
+        e.isSensitive,
+        e.synonyms.map((s) => `${s.source}:${s.name}=${s.value}`).join(', '),
+      ]),
     })),
-    ...(quotas.length > 0 ? [{
-      head: ['USER', 'CLIENT ID', 'IP', 'QUOTAS'],
-      rows: quotas.map((q) => {
-        const m = new Map(q.entity);
-        const show = (t: string): string => (!m.has(t) ? '' : m.get(t) ?? '<default>');
-        return [show('user'), show('client-id'), show('ip'), q.values.map(([k, v]) => `${k}=${v}`).join(', ')];
-      }),
-    }] : []),
-    ...(scram.length > 0 ? [{
-      head: ['USER', 'SCRAM CREDENTIALS'],
-      rows: scram.map((s) => [s.user, s.error ?? (s.credentials ?? []).map((c) => `${c.mechanism}=iterations=${c.iterations}`).join(', ')]),
-    }] : []),
+    ...(quotas.length > 0
+      ? [
+          {
+            head: ['USER', 'CLIENT ID', 'IP', 'QUOTAS'],
+            rows: quotas.map((q) => {
+              const m = new Map(q.entity);
+              const show = (t: string): string => (!m.has(t) ? '' : (m.get(t) ?? '<default>'));
+              return [show('user'), show('client-id'), show('ip'), q.values.map(([k, v]) => `${k}=${v}`).join(', ')];
+            }),
+          },
+        ]
+      : []),
+    ...(scram.length > 0
+      ? [
+          {
+            head: ['USER', 'SCRAM CREDENTIALS'],
+            rows: scram.map((s) => [
+              s.user,
+              s.error ?? (s.credentials ?? []).map((c) => `${c.mechanism}=iterations=${c.iterations}`).join(', '),
+            ]),
+          },
+        ]
+      : []),
   ]);
 }

@@ -35,7 +35,11 @@ function javaDouble(v: number): string {
 /** org.apache.kafka.common.utils.Bytes.toString: printable ASCII as is, others as \xNN. */
 function bytesToString(b: Buffer): string {
   let out = '';
-  for (const c of b) out += c >= 0x20 && c < 0x7f && c !== 0x5c ? String.fromCharCode(c) : `\\x${c.toString(16).toUpperCase().padStart(2, '0')}`;
+  for (const c of b)
+    out +=
+      c >= 0x20 && c < 0x7f && c !== 0x5c
+        ? String.fromCharCode(c)
+        : `\\x${c.toString(16).toUpperCase().padStart(2, '0')}`;
   return out;
 }
 
@@ -59,7 +63,9 @@ const DESERIALIZERS: Record<string, Deserializer> = {
 
 /** A deserializer by Kafka class name (`org.apache.kafka.common.serialization.LongDeserializer`) or simple name. */
 export function deserializerFor(name: string): Deserializer | null {
-  const simple = name.startsWith('org.apache.kafka.common.serialization.') ? name.slice('org.apache.kafka.common.serialization.'.length) : name;
+  const simple = name.startsWith('org.apache.kafka.common.serialization.')
+    ? name.slice('org.apache.kafka.common.serialization.'.length)
+    : name;
   return DESERIALIZERS[simple] ?? null;
 }
 
@@ -110,13 +116,23 @@ export function formatterConfig(props: Map<string, string>, warn: (msg: string) 
     return d;
   };
   return {
-    printTimestamp: b('print.timestamp', false), printKey: b('print.key', false), printValue: b('print.value', true),
-    printPartition: b('print.partition', false), printOffset: b('print.offset', false), printDelivery: b('print.delivery', false),
-    printEpoch: b('print.epoch', false), printHeaders: b('print.headers', false),
-    keySeparator: bytes('key.separator', '\t'), lineSeparator: bytes('line.separator', '\n'), headersSeparator: bytes('headers.separator', ','),
+    printTimestamp: b('print.timestamp', false),
+    printKey: b('print.key', false),
+    printValue: b('print.value', true),
+    printPartition: b('print.partition', false),
+    printOffset: b('print.offset', false),
+    printDelivery: b('print.delivery', false),
+    printEpoch: b('print.epoch', false),
+    printHeaders: b('print.headers', false),
+    keySeparator: bytes('key.separator', '\t'),
+    lineSeparator: bytes('line.separator', '\n'),
+    headersSeparator: bytes('headers.separator', ','),
     nullLiteral: bytes('null.literal', 'null'),
-    keyDeserializer: deser('key.deserializer'), valueDeserializer: deser('value.deserializer'), headersDeserializer: deser('headers.deserializer'),
-    keyEncoding: parseEncoding(props.get('key.encoding'), 'key.encoding'), valueEncoding: parseEncoding(props.get('value.encoding'), 'value.encoding'),
+    keyDeserializer: deser('key.deserializer'),
+    valueDeserializer: deser('value.deserializer'),
+    headersDeserializer: deser('headers.deserializer'),
+    keyEncoding: parseEncoding(props.get('key.encoding'), 'key.encoding'),
+    valueEncoding: parseEncoding(props.get('value.encoding'), 'value.encoding'),
     headersEncoding: parseEncoding(props.get('headers.encoding'), 'headers.encoding'),
   };
 }
@@ -135,7 +151,15 @@ export function formatRecord(c: FormatterConfig, r: ConsumerRecord): Buffer {
   };
   if (c.printTimestamp) {
     parts.push(utf8(r.timestampType === 'NO_TIMESTAMP_TYPE' ? 'NO_TIMESTAMP' : `${r.timestampType}:${r.timestamp}`));
-    sep(c.printPartition || c.printOffset || c.printDelivery || c.printEpoch || c.printHeaders || c.printKey || c.printValue);
+    sep(
+      c.printPartition ||
+        c.printOffset ||
+        c.printDelivery ||
+        c.printEpoch ||
+        c.printHeaders ||
+        c.printKey ||
+        c.printValue,
+    );
   }
   if (c.printPartition) {
     parts.push(utf8(`Partition:${r.partition}`));
@@ -186,7 +210,9 @@ function jsonBytes(b: Buffer | null, e: Encoding, d: Deserializer | null): { val
   if (b === null) return { value: null, encoding: e === 'text' ? 'utf8' : e };
   const raw = d ? d(b) : b;
   if (e !== 'text') return { value: raw.toString(e), encoding: e };
-  return isUtf8(raw) ? { value: raw.toString('utf8'), encoding: 'utf8' } : { value: raw.toString('base64'), encoding: 'base64' };
+  return isUtf8(raw)
+    ? { value: raw.toString('utf8'), encoding: 'utf8' }
+    : { value: raw.toString('base64'), encoding: 'base64' };
 }
 
 /**
@@ -198,12 +224,20 @@ export function jsonRecord(c: FormatterConfig, r: ConsumerRecord): Record<string
   const k = jsonBytes(r.key, c.keyEncoding, c.keyDeserializer);
   const v = jsonBytes(r.value, c.valueEncoding, c.valueDeserializer);
   return {
-    topic: r.topic, partition: r.partition, offset: Number(r.offset), timestamp: r.timestamp, timestampType: r.timestampType, leaderEpoch: r.leaderEpoch,
+    topic: r.topic,
+    partition: r.partition,
+    offset: Number(r.offset),
+    timestamp: r.timestamp,
+    timestampType: r.timestampType,
+    leaderEpoch: r.leaderEpoch,
     headers: r.headers.map((h) => {
       const x = jsonBytes(h.value, c.headersEncoding, c.headersDeserializer);
       return { key: h.key, value: x.value, valueEncoding: x.encoding };
     }),
-    key: k.value, keyEncoding: k.encoding, value: v.value, valueEncoding: v.encoding,
+    key: k.value,
+    keyEncoding: k.encoding,
+    value: v.value,
+    valueEncoding: v.encoding,
   };
 }
 
@@ -213,7 +247,12 @@ export function tableRow(c: FormatterConfig, r: ConsumerRecord): (string | numbe
     const j = jsonBytes(b, e, d);
     return j.value === null ? c.nullLiteral.toString('utf8') : j.value;
   };
-  return [r.partition, Number(r.offset), r.timestampType === 'NO_TIMESTAMP_TYPE' ? '' : `${r.timestampType}:${r.timestamp}`,
+  return [
+    r.partition,
+    Number(r.offset),
+    r.timestampType === 'NO_TIMESTAMP_TYPE' ? '' : `${r.timestampType}:${r.timestamp}`,
     r.headers.map((h) => `${h.key}:${text(h.value, c.headersEncoding, c.headersDeserializer)}`).join(','),
-    text(r.key, c.keyEncoding, c.keyDeserializer), text(r.value, c.valueEncoding, c.valueDeserializer)];
+    text(r.key, c.keyEncoding, c.keyDeserializer),
+    text(r.value, c.valueEncoding, c.valueDeserializer),
+  ];
 }

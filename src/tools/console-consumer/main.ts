@@ -16,7 +16,9 @@ import { DEFAULT_FORMATTER, consoleConsumerSpec, parseKeyValueArgs, parsingSpec 
 import type { FormatterConfig } from './formatter.js';
 
 const FORMATTERS = new Set([
-  DEFAULT_FORMATTER, 'org.apache.kafka.tools.consumer.LoggingMessageFormatter', 'org.apache.kafka.tools.consumer.NoOpMessageFormatter',
+  DEFAULT_FORMATTER,
+  'org.apache.kafka.tools.consumer.LoggingMessageFormatter',
+  'org.apache.kafka.tools.consumer.NoOpMessageFormatter',
 ]);
 
 class Usage extends Error {}
@@ -24,7 +26,11 @@ class Usage extends Error {}
 const intArg = (opts: JoptOptions, name: string, long = false): number | undefined => {
   const v = opts.string(name);
   if (v === undefined) return undefined;
-  const ok = /^[+-]?\d+$/.test(v) && (long ? BigInt(v) < 2n ** 63n && BigInt(v) >= -(2n ** 63n) : Math.abs(Number(v)) <= 2147483647 && Number(v) >= -2147483648);
+  const ok =
+    /^[+-]?\d+$/.test(v) &&
+    (long
+      ? BigInt(v) < 2n ** 63n && BigInt(v) >= -(2n ** 63n)
+      : Math.abs(Number(v)) <= 2147483647 && Number(v) >= -2147483648);
   if (!ok) throw new JoptError(`Cannot parse argument '${v}' of option ${name}`);
   return Number(v);
 };
@@ -47,7 +53,8 @@ async function settings(opts: JoptOptions, io: ToolIO, bootstrap: string | null)
   const partition = intArg(opts, 'partition');
   if (partition !== undefined) {
     if (!has('topic')) throw new Usage('The topic is required when partition is specified.');
-    if (has('from-beginning') && has('offset')) throw new Usage('Options from-beginning and offset cannot be specified together.');
+    if (has('from-beginning') && has('offset'))
+      throw new Usage('Options from-beginning and offset cannot be specified together.');
   } else if (has('offset')) throw new Usage('The partition is required when offset is specified.');
   if (bootstrap === null) throw new Usage('Missing required argument "[bootstrap-server]"');
   // Kafka 4.4 (KIP-1147): --command-property / --command-config, the old names deprecated (a notice
@@ -58,37 +65,50 @@ async function settings(opts: JoptOptions, io: ToolIO, bootstrap: string | null)
   if (has('consumer-property') && has('command-property')) {
     throw new Usage('Options --consumer-property and --command-property cannot be specified together.');
   }
-  if (has('consumer.config') && has('command-config')) throw new Usage('Options --consumer.config and --command-config cannot be specified together.');
+  if (has('consumer.config') && has('command-config'))
+    throw new Usage('Options --consumer.config and --command-config cannot be specified together.');
   if (has('consumer-property')) {
-    notice('Option --consumer-property is deprecated and will be removed in a future version. Use --command-property instead.');
+    notice(
+      'Option --consumer-property is deprecated and will be removed in a future version. Use --command-property instead.',
+    );
   }
   if (has('consumer.config')) {
-    notice('Option --consumer.config is deprecated and will be removed in a future version. Use --command-config instead.');
+    notice(
+      'Option --consumer.config is deprecated and will be removed in a future version. Use --command-config instead.',
+    );
   }
   const configOpt = has('consumer.config') ? 'consumer.config' : 'command-config';
   const fromFile = has(configOpt) ? await loadPropertiesFile(opts.string(configOpt)!) : new Map<string, string>();
-  const extra = parseKeyValueArgs(opts.valuesOf(has('consumer-property') ? 'consumer-property' : 'command-property').map(String));
+  const extra = parseKeyValueArgs(
+    opts.valuesOf(has('consumer-property') ? 'consumer-property' : 'command-property').map(String),
+  );
   const groups: string[] = [];
   if (has('group')) groups.push(opts.string('group')!);
   if (fromFile.has('group.id')) groups.push(fromFile.get('group.id')!);
   if (extra.has('group.id')) groups.push(extra.get('group.id')!);
   const distinct = [...new Set(groups)];
   if (distinct.length > 1) {
-    throw new Usage("The group ids provided in different places (directly using '--group', via '--consumer-property', or via '--consumer.config') do not match. " +
-      `Detected group ids: ${distinct.map((g) => `'${g}'`).join(', ')}`);
+    throw new Usage(
+      "The group ids provided in different places (directly using '--group', via '--consumer-property', or via '--consumer.config') do not match. " +
+        `Detected group ids: ${distinct.map((g) => `'${g}'`).join(', ')}`,
+    );
   }
-  if (distinct.length > 0 && partition !== undefined) throw new Usage('Options group and partition cannot be specified together.');
+  if (distinct.length > 0 && partition !== undefined)
+    throw new Usage('Options group and partition cannot be specified together.');
   const props = new Map<string, string>([...fromFile, ...extra]);
   if (props.has('auto.offset.reset')) {
     const v = props.get('auto.offset.reset')!;
     if (has('from-beginning') && v !== 'earliest') {
-      io.stderr.write(`Can't simultaneously specify --from-beginning and 'auto.offset.reset=${v}', please remove one option\n`);
+      io.stderr.write(
+        `Can't simultaneously specify --from-beginning and 'auto.offset.reset=${v}', please remove one option\n`,
+      );
       return 1;
     }
   } else props.set('auto.offset.reset', has('from-beginning') ? 'earliest' : 'latest');
   props.set('bootstrap.servers', bootstrap);
   if (!props.has('client.id')) props.set('client.id', 'console-consumer');
-  if (has('isolation-level') || !props.has('isolation.level')) props.set('isolation.level', opts.string('isolation-level') ?? 'read_uncommitted');
+  if (has('isolation-level') || !props.has('isolation.level'))
+    props.set('isolation.level', opts.string('isolation-level') ?? 'read_uncommitted');
   if (distinct.length === 0) {
     props.set('group.id', `console-consumer-${Math.floor(Math.random() * 100000)}`);
     if (!props.has('enable.auto.commit')) props.set('enable.auto.commit', 'false');
@@ -99,51 +119,80 @@ async function settings(opts: JoptOptions, io: ToolIO, bootstrap: string | null)
     const lower = raw.toLowerCase();
     if (lower === 'earliest' || lower === 'latest') offset = lower;
     else if (/^[+-]?\d+$/.test(raw) && BigInt(raw) >= 0n && BigInt(raw) < 2n ** 63n) offset = BigInt(raw);
-    else throw new Usage(`The provided offset value '${raw}' is incorrect. Valid values are 'earliest', 'latest', or a non-negative long.`);
+    else
+      throw new Usage(
+        `The provided offset value '${raw}' is incorrect. Valid values are 'earliest', 'latest', or a non-negative long.`,
+      );
   }
   const t = intArg(opts, 'timeout-ms', true);
   const formatter = opts.string('formatter')!;
   if (!FORMATTERS.has(formatter)) throw new Usage(formatter);
-  if (has('formatter-property') && has('property')) throw new Usage('Options --property and --formatter-property cannot be specified together.');
+  if (has('formatter-property') && has('property'))
+    throw new Usage('Options --property and --formatter-property cannot be specified together.');
   if (has('property')) {
-    notice('Option --property is deprecated and will be removed in a future version. Use --formatter-property instead.');
+    notice(
+      'Option --property is deprecated and will be removed in a future version. Use --formatter-property instead.',
+    );
   }
-  const formatterProps = opts.has('formatter-config') ? await loadPropertiesFile(opts.string('formatter-config')!) : new Map<string, string>();
+  const formatterProps = opts.has('formatter-config')
+    ? await loadPropertiesFile(opts.string('formatter-config')!)
+    : new Map<string, string>();
   if (opts.string('key-deserializer')) formatterProps.set('key.deserializer', opts.string('key-deserializer')!);
   if (opts.string('value-deserializer')) formatterProps.set('value.deserializer', opts.string('value-deserializer')!);
   const propertyOpt = has('property') ? 'property' : 'formatter-property';
   for (const [k, v] of parseKeyValueArgs(opts.valuesOf(propertyOpt).map(String))) formatterProps.set(k, v);
   return {
-    consumerProps: props, offset, timeoutMs: t !== undefined && t >= 0 ? t : Infinity, maxMessages: -1, formatterProps, formatter,
+    consumerProps: props,
+    offset,
+    timeoutMs: t !== undefined && t >= 0 ? t : Infinity,
+    maxMessages: -1,
+    formatterProps,
+    formatter,
   };
 }
 
-const num = (props: Map<string, string>, k: string): number | undefined => (props.has(k) && /^\d+$/.test(props.get(k)!.trim()) ? Number(props.get(k)!.trim()) : undefined);
+const num = (props: Map<string, string>, k: string): number | undefined =>
+  props.has(k) && /^\d+$/.test(props.get(k)!.trim()) ? Number(props.get(k)!.trim()) : undefined;
 
 function consumerConfig(p: Map<string, string>): Partial<ConsumerConfig> {
   const reset = (p.get('auto.offset.reset') ?? 'latest').trim().toLowerCase();
   if (reset !== 'earliest' && reset !== 'latest' && reset !== 'none') {
-    throw new Error(`Invalid value ${reset} for configuration auto.offset.reset: String must be one of: latest, earliest, none`);
+    throw new Error(
+      `Invalid value ${reset} for configuration auto.offset.reset: String must be one of: latest, earliest, none`,
+    );
   }
   const iso = (p.get('isolation.level') ?? 'read_uncommitted').trim().toLowerCase();
   if (iso !== 'read_committed' && iso !== 'read_uncommitted') {
-    throw new Error(`Invalid value ${iso} for configuration isolation.level: String must be one of: read_committed, read_uncommitted`);
+    throw new Error(
+      `Invalid value ${iso} for configuration isolation.level: String must be one of: read_committed, read_uncommitted`,
+    );
   }
   const c: Partial<ConsumerConfig> = {
-    groupId: p.get('group.id') ?? null, groupInstanceId: p.get('group.instance.id') ?? null, autoOffsetReset: reset,
-    enableAutoCommit: (p.get('enable.auto.commit') ?? 'true').trim().toLowerCase() === 'true', isolationLevel: iso,
+    groupId: p.get('group.id') ?? null,
+    groupInstanceId: p.get('group.instance.id') ?? null,
+    autoOffsetReset: reset,
+    enableAutoCommit: (p.get('enable.auto.commit') ?? 'true').trim().toLowerCase() === 'true',
+    isolationLevel: iso,
   };
   const map: [string, keyof ConsumerConfig][] = [
-    ['auto.commit.interval.ms', 'autoCommitIntervalMs'], ['session.timeout.ms', 'sessionTimeoutMs'], ['heartbeat.interval.ms', 'heartbeatIntervalMs'],
-    ['max.poll.interval.ms', 'maxPollIntervalMs'], ['fetch.max.wait.ms', 'fetchMaxWaitMs'], ['fetch.min.bytes', 'fetchMinBytes'],
-    ['fetch.max.bytes', 'fetchMaxBytes'], ['max.partition.fetch.bytes', 'maxPartitionFetchBytes'], ['max.poll.records', 'maxPollRecords'],
-    ['metadata.max.age.ms', 'metadataMaxAgeMs'], ['request.timeout.ms', 'requestTimeoutMs'],
+    ['auto.commit.interval.ms', 'autoCommitIntervalMs'],
+    ['session.timeout.ms', 'sessionTimeoutMs'],
+    ['heartbeat.interval.ms', 'heartbeatIntervalMs'],
+    ['max.poll.interval.ms', 'maxPollIntervalMs'],
+    ['fetch.max.wait.ms', 'fetchMaxWaitMs'],
+    ['fetch.min.bytes', 'fetchMinBytes'],
+    ['fetch.max.bytes', 'fetchMaxBytes'],
+    ['max.partition.fetch.bytes', 'maxPartitionFetchBytes'],
+    ['max.poll.records', 'maxPollRecords'],
+    ['metadata.max.age.ms', 'metadataMaxAgeMs'],
+    ['request.timeout.ms', 'requestTimeoutMs'],
   ];
   for (const [k, f] of map) {
     const v = num(p, k);
     if (v !== undefined) (c as Record<string, unknown>)[f] = v;
   }
-  if (p.has('exclude.internal.topics')) c.excludeInternalTopics = p.get('exclude.internal.topics')!.trim().toLowerCase() === 'true';
+  if (p.has('exclude.internal.topics'))
+    c.excludeInternalTopics = p.get('exclude.internal.topics')!.trim().toLowerCase() === 'true';
   return c;
 }
 
@@ -232,7 +281,8 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
       try {
         if (format === 'json') await write(io, JSON.stringify(jsonRecord(fc, r)) + '\n');
         else if (format === 'table') table.push(tableRow(fc, r));
-        else if (s.formatter === DEFAULT_FORMATTER || s.formatter.endsWith('LoggingMessageFormatter')) await write(io, formatRecord(fc, r));
+        else if (s.formatter === DEFAULT_FORMATTER || s.formatter.endsWith('LoggingMessageFormatter'))
+          await write(io, formatRecord(fc, r));
       } catch (e) {
         if (broken) break;
         if (!skip) throw e;

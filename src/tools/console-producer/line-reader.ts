@@ -41,7 +41,10 @@ function encodingOf(v: string | undefined, prop: string): Encoding {
 /** Java regex → JavaScript (the common subset Kafka users put in headers.separator). */
 function javaRegex(s: string): RegExp {
   try {
-    return new RegExp(s.replace(/\\Q([\s\S]*?)(?:\\E|$)/g, (_m, q: string) => q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), 'g');
+    return new RegExp(
+      s.replace(/\\Q([\s\S]*?)(?:\\E|$)/g, (_m, q: string) => q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+      'g',
+    );
   } catch (e) {
     throw new ReaderError(`Invalid headers.separator regular expression '${s}': ${(e as Error).message}`);
   }
@@ -55,25 +58,40 @@ export function readerConfig(props: Map<string, string>): ReaderConfig {
   const headersSeparator = props.get('headers.separator') ?? ',';
   const headersKeySeparator = props.get('headers.key.separator') ?? ':';
   const pattern = javaRegex(headersSeparator);
-  if (headersDelimiter === headersSeparator) throw new ReaderError('headers.delimiter and headers.separator may not be equal');
-  if (headersDelimiter === headersKeySeparator) throw new ReaderError('headers.delimiter and headers.key.separator may not be equal');
-  if (headersSeparator === headersKeySeparator) throw new ReaderError('headers.separator and headers.key.separator may not be equal');
+  if (headersDelimiter === headersSeparator)
+    throw new ReaderError('headers.delimiter and headers.separator may not be equal');
+  if (headersDelimiter === headersKeySeparator)
+    throw new ReaderError('headers.delimiter and headers.key.separator may not be equal');
+  if (headersSeparator === headersKeySeparator)
+    throw new ReaderError('headers.separator and headers.key.separator may not be equal');
   const nullMarker = props.has('null.marker') ? props.get('null.marker')! : null;
   if (keySeparator === nullMarker) throw new ReaderError('null.marker and key.separator may not be equal');
   if (headersSeparator === nullMarker) throw new ReaderError('null.marker and headers.separator may not be equal');
   if (headersDelimiter === nullMarker) throw new ReaderError('null.marker and headers.delimiter may not be equal');
-  if (headersKeySeparator === nullMarker) throw new ReaderError('null.marker and headers.key.separator may not be equal');
+  if (headersKeySeparator === nullMarker)
+    throw new ReaderError('null.marker and headers.key.separator may not be equal');
   return {
-    topic: props.get('topic')!, parseKey: bool('parse.key'), keySeparator, parseHeaders: bool('parse.headers'), headersDelimiter,
-    headersSeparator: pattern, headersKeySeparator, ignoreError: bool('ignore.error'), nullMarker,
-    keyEncoding: encodingOf(props.get('key.encoding'), 'key.encoding'), valueEncoding: encodingOf(props.get('value.encoding'), 'value.encoding'),
+    topic: props.get('topic')!,
+    parseKey: bool('parse.key'),
+    keySeparator,
+    parseHeaders: bool('parse.headers'),
+    headersDelimiter,
+    headersSeparator: pattern,
+    headersKeySeparator,
+    ignoreError: bool('ignore.error'),
+    nullMarker,
+    keyEncoding: encodingOf(props.get('key.encoding'), 'key.encoding'),
+    valueEncoding: encodingOf(props.get('value.encoding'), 'value.encoding'),
     headersEncoding: encodingOf(props.get('headers.encoding'), 'headers.encoding'),
   };
 }
 
 function bytes(s: string, e: Encoding, what: string, lineNumber: number): Buffer {
   if (e === 'text') return Buffer.from(s, 'utf8');
-  const ok = e === 'hex' ? /^([0-9a-fA-F]{2})*$/.test(s) : /^[A-Za-z0-9+/_-]*={0,2}$/.test(s) && s.replace(/=+$/, '').length % 4 !== 1;
+  const ok =
+    e === 'hex'
+      ? /^([0-9a-fA-F]{2})*$/.test(s)
+      : /^[A-Za-z0-9+/_-]*={0,2}$/.test(s) && s.replace(/=+$/, '').length % 4 !== 1;
   if (!ok) throw new ReaderError(`Invalid ${e} ${what} on line number ${lineNumber}: '${s}'`);
   return Buffer.from(s, e);
 }
@@ -130,9 +148,15 @@ export function parseLine(c: ReaderConfig, line: string, lineNumber: number): Pa
         throw new ReaderError(`No header key separator found in pair '${pair}' on line number ${lineNumber}`);
       }
       const hk = pair.slice(0, i);
-      if (hk === c.nullMarker) throw new ReaderError(`Header keys should not be equal to the null marker '${c.nullMarker}' as they can't be null`);
+      if (hk === c.nullMarker)
+        throw new ReaderError(
+          `Header keys should not be equal to the null marker '${c.nullMarker}' as they can't be null`,
+        );
       const hv = pair.slice(i + c.headersKeySeparator.length);
-      record.headers.push({ key: hk, value: hv === c.nullMarker ? null : bytes(hv, c.headersEncoding, 'header value', lineNumber) });
+      record.headers.push({
+        key: hk,
+        value: hv === c.nullMarker ? null : bytes(hv, c.headersEncoding, 'header value', lineNumber),
+      });
     }
   }
   return record;

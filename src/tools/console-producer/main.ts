@@ -26,7 +26,7 @@ async function producerProps(opts: JoptOptions, bootstrap: string): Promise<Map<
   const propertyOpt = opts.has('producer-property') ? 'producer-property' : 'command-property';
   for (const [k, v] of parseKeyValueArgs(opts.valuesOf(propertyOpt).map(String))) props.set(k, v);
   props.set('bootstrap.servers', bootstrap);
-  const codec = opts.has('compression-codec') ? (opts.string('compression-codec') || 'gzip') : 'none';
+  const codec = opts.has('compression-codec') ? opts.string('compression-codec') || 'gzip' : 'none';
   props.set('compression.type', codec);
   if (!props.has('client.id')) props.set('client.id', 'console-producer');
   const merge = (key: string, flag: string): void => {
@@ -50,14 +50,19 @@ function producerConfig(p: Map<string, string>): Partial<ProducerConfig> {
   const int = (k: string): number | undefined => {
     const v = p.get(k);
     if (v === undefined) return undefined;
-    if (!/^[+-]?\d+$/.test(v.trim())) throw new ConfigError(`Invalid value ${v} for configuration ${k}: Not a number of type LONG`);
+    if (!/^[+-]?\d+$/.test(v.trim()))
+      throw new ConfigError(`Invalid value ${v} for configuration ${k}: Not a number of type LONG`);
     return Number(v.trim());
   };
   const compression = (p.get('compression.type') ?? 'none').trim().toLowerCase();
-  if (!COMPRESSION.includes(compression)) throw new ConfigError(`Invalid value ${compression} for configuration compression.type: String must be one of: ${COMPRESSION.join(', ')}`);
+  if (!COMPRESSION.includes(compression))
+    throw new ConfigError(
+      `Invalid value ${compression} for configuration compression.type: String must be one of: ${COMPRESSION.join(', ')}`,
+    );
   const acksRaw = (p.get('acks') ?? 'all').trim().toLowerCase();
   const acks = acksRaw === 'all' ? -1 : Number(acksRaw);
-  if (![-1, 0, 1].includes(acks) || !/^(all|-1|0|1)$/.test(acksRaw)) throw new ConfigError(`Invalid value ${acksRaw} for configuration acks: String must be one of: all, -1, 0, 1`);
+  if (![-1, 0, 1].includes(acks) || !/^(all|-1|0|1)$/.test(acksRaw))
+    throw new ConfigError(`Invalid value ${acksRaw} for configuration acks: String must be one of: all, -1, 0, 1`);
   const c: Partial<ProducerConfig> = { acks, compression };
   const set = <K extends keyof ProducerConfig>(k: K, v: ProducerConfig[K] | undefined): void => {
     if (v !== undefined) c[k] = v;
@@ -88,20 +93,26 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   if (early !== null) return early;
   if (!opts.has('topic')) return usage('Missing required argument "[topic]"');
   // Kafka 4.4 (KIP-1147): the old option names still work, with a warning on stdout.
-  if (opts.has('command-config') && opts.has('producer.config')) return usage('Options --command-config and --producer.config cannot be specified together.');
+  if (opts.has('command-config') && opts.has('producer.config'))
+    return usage('Options --command-config and --producer.config cannot be specified together.');
   if (opts.has('command-property') && opts.has('producer-property')) {
     return usage('Options --command-property and --producer-property cannot be specified together.');
   }
-  if (opts.has('reader-property') && opts.has('property')) return usage('Options --reader-property and --property cannot be specified together.');
+  if (opts.has('reader-property') && opts.has('property'))
+    return usage('Options --reader-property and --property cannot be specified together.');
   const deprecated: [string, string][] = [
-    ['producer-property', 'Use --command-property instead.'], ['producer.config', 'Use --command-config instead.'],
+    ['producer-property', 'Use --command-property instead.'],
+    ['producer.config', 'Use --command-config instead.'],
     ['property', 'Use --reader-property instead.'],
   ];
   for (const [name, hint] of deprecated) {
-    if (opts.has(name)) io.stdout.write(`Warning: --${name} is deprecated and will be removed in a future version. ${hint}\n`);
+    if (opts.has(name))
+      io.stdout.write(`Warning: --${name} is deprecated and will be removed in a future version. ${hint}\n`);
   }
   if (opts.has('max-partition-memory-bytes')) {
-    io.stdout.write('Warning: --max-partition-memory-bytes is deprecated and will be removed in Apache Kafka 5.0. Use --batch-size instead.\n');
+    io.stdout.write(
+      'Warning: --max-partition-memory-bytes is deprecated and will be removed in Apache Kafka 5.0. Use --batch-size instead.\n',
+    );
   }
   let bootstrap;
   try {
@@ -117,13 +128,26 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   let reader;
   const { readerConfig, parseLine, readLines } = await import('./line-reader.js');
   try {
-    for (const n of ['batch-size', 'message-send-max-retries', 'request-timeout-ms', 'max-partition-memory-bytes', 'socket-buffer-size']) intCheck(opts, n, false);
-    for (const n of ['retry-backoff-ms', 'timeout', 'metadata-expiry-ms', 'max-block-ms', 'max-memory-bytes']) intCheck(opts, n, true);
+    for (const n of [
+      'batch-size',
+      'message-send-max-retries',
+      'request-timeout-ms',
+      'max-partition-memory-bytes',
+      'socket-buffer-size',
+    ])
+      intCheck(opts, n, false);
+    for (const n of ['retry-backoff-ms', 'timeout', 'metadata-expiry-ms', 'max-block-ms', 'max-memory-bytes'])
+      intCheck(opts, n, true);
     const readerClass = opts.string('line-reader')!;
     if (readerClass !== DEFAULT_READER) throw new ConfigError(`java.lang.ClassNotFoundException: ${readerClass}`);
-    const readerProps = opts.has('reader-config') ? await loadPropertiesFile(opts.string('reader-config')!) : new Map<string, string>();
+    const readerProps = opts.has('reader-config')
+      ? await loadPropertiesFile(opts.string('reader-config')!)
+      : new Map<string, string>();
     readerProps.set('topic', topic);
-    for (const [k, v] of parseKeyValueArgs(opts.valuesOf(opts.has('property') ? 'property' : 'reader-property').map(String))) readerProps.set(k, v);
+    for (const [k, v] of parseKeyValueArgs(
+      opts.valuesOf(opts.has('property') ? 'property' : 'reader-property').map(String),
+    ))
+      readerProps.set(k, v);
     reader = readerConfig(readerProps);
     config = producerConfig(await producerProps(opts, bootstrap!.value));
   } catch (e) {
@@ -143,11 +167,19 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     if (errors.has(msg)) return;
     errors.add(msg);
     const size = (b: Buffer | null): string => (b === null ? 'null' : `${b.length} bytes`);
-    io.stderr.write(`ERROR Error when sending message to topic ${topicName} with key: ${size(key)}, value: ${size(value)} with error: ${msg}\n`);
+    io.stderr.write(
+      `ERROR Error when sending message to topic ${topicName} with key: ${size(key)}, value: ${size(value)} with error: ${msg}\n`,
+    );
   };
   let code = 0;
   try {
-    client = await openClient({ bootstrap: bootstrap!, overrides: { clientId: 'console-producer', requestTimeoutMs: Math.max(config.requestTimeoutMs ?? 1500, 1000) + 5000 } });
+    client = await openClient({
+      bootstrap: bootstrap!,
+      overrides: {
+        clientId: 'console-producer',
+        requestTimeoutMs: Math.max(config.requestTimeoutMs ?? 1500, 1000) + 5000,
+      },
+    });
     const { Producer } = await import('../../client/producer.js');
     producer = new Producer(client, config);
     const unacked = new Set<Promise<unknown>>();
@@ -164,7 +196,9 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
           report(topic, rec.key, rec.value, e);
         }
       } else {
-        const tracked: Promise<unknown> = p.catch((e) => report(topic, rec.key, rec.value, e)).finally(() => unacked.delete(tracked));
+        const tracked: Promise<unknown> = p
+          .catch((e) => report(topic, rec.key, rec.value, e))
+          .finally(() => unacked.delete(tracked));
         unacked.add(tracked);
         if (unacked.size >= MAX_UNACKED) await Promise.race(unacked);
       }
@@ -185,6 +219,10 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
 function intCheck(opts: JoptOptions, name: string, long: boolean): void {
   if (!opts.has(name)) return;
   const v = opts.string(name)!;
-  const ok = /^[+-]?\d+$/.test(v) && (long ? BigInt(v) < 2n ** 63n && BigInt(v) >= -(2n ** 63n) : Math.abs(Number(v)) <= 2147483647 && Number(v) >= -2147483648);
+  const ok =
+    /^[+-]?\d+$/.test(v) &&
+    (long
+      ? BigInt(v) < 2n ** 63n && BigInt(v) >= -(2n ** 63n)
+      : Math.abs(Number(v)) <= 2147483647 && Number(v) >= -2147483648);
   if (!ok) throw new JoptError(`Cannot parse argument '${v}' of option ${name}`);
 }

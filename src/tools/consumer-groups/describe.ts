@@ -5,7 +5,16 @@
 import type { BrokerNode } from '../../client/client.js';
 import type { CommittedOffset, ConsumerGroupDescription, TopicPartition } from '../../client/admin/groups.js';
 import { tpKey } from '../../client/admin/groups.js';
-import { CommandError, UsageError, groupIds, javaMessage, pad, printError, tpOrder, type GroupsContext } from './format.js';
+import {
+  CommandError,
+  UsageError,
+  groupIds,
+  javaMessage,
+  pad,
+  printError,
+  tpOrder,
+  type GroupsContext,
+} from './format.js';
 
 const MISSING = '-';
 
@@ -80,12 +89,24 @@ export async function collectGroupsView(ctx: GroupsContext, withOffsets: boolean
   const views: GroupView[] = [];
   for (const g of await describeAll(ctx)) {
     const view: GroupView = {
-      group: g.groupId, state: g.state, coordinator: g.coordinator, assignmentStrategy: g.partitionAssignor,
-      groupEpoch: g.groupEpoch, targetAssignmentEpoch: g.targetAssignmentEpoch, offsets: [],
+      group: g.groupId,
+      state: g.state,
+      coordinator: g.coordinator,
+      assignmentStrategy: g.partitionAssignor,
+      groupEpoch: g.groupEpoch,
+      targetAssignmentEpoch: g.targetAssignmentEpoch,
+      offsets: [],
       members: g.members.map((m) => ({
-        consumerId: m.memberId, groupInstanceId: m.groupInstanceId, host: m.host, clientId: m.clientId, partitions: m.assignment.length,
-        assignment: m.assignment, memberEpoch: m.memberEpoch, targetAssignment: m.targetAssignment ?? [],
-        targetEpoch: g.targetAssignmentEpoch, upgraded: m.upgraded,
+        consumerId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        host: m.host,
+        clientId: m.clientId,
+        partitions: m.assignment.length,
+        assignment: m.assignment,
+        memberEpoch: m.memberEpoch,
+        targetAssignment: m.targetAssignment ?? [],
+        targetEpoch: g.targetAssignmentEpoch,
+        upgraded: m.upgraded,
       })),
     };
     if (withOffsets) view.offsets = await offsetRows(ctx, g, await listConsumerGroupOffsets(ctx.client, g.groupId));
@@ -94,34 +115,61 @@ export async function collectGroupsView(ctx: GroupsContext, withOffsets: boolean
   return views;
 }
 
-async function offsetRows(ctx: GroupsContext, g: ConsumerGroupDescription, committed: Map<string, CommittedOffset>): Promise<OffsetRow[]> {
+async function offsetRows(
+  ctx: GroupsContext,
+  g: ConsumerGroupDescription,
+  committed: Map<string, CommittedOffset>,
+): Promise<OffsetRow[]> {
   const rows: OffsetRow[] = [];
   const assigned = new Set<string>();
-  const describePartitions = async (tps: TopicPartition[], who: { consumerId: string; host: string; clientId: string }): Promise<void> => {
+  const describePartitions = async (
+    tps: TopicPartition[],
+    who: { consumerId: string; host: string; clientId: string },
+  ): Promise<void> => {
     if (tps.length === 0) {
-      rows.push({ topic: null, partition: null, leaderEpoch: null, currentOffset: null, logEndOffset: null, lag: null, ...who });
+      rows.push({
+        topic: null,
+        partition: null,
+        leaderEpoch: null,
+        currentOffset: null,
+        logEndOffset: null,
+        lag: null,
+        ...who,
+      });
       return;
     }
     // Kafka 4.4 sorts a member's rows by topic (String.compareTo), then partition.
-    const sorted = [...tps].sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
+    const sorted = [...tps].sort((a, b) =>
+      a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition,
+    );
     const ends = await logEndOffsets(ctx, sorted);
     for (const tp of sorted) {
       const c = committed.get(tpKey(tp));
       const offset = c?.offset ?? null;
       const end = ends.get(tpKey(tp)) ?? null;
       rows.push({
-        topic: tp.topic, partition: tp.partition, leaderEpoch: c?.leaderEpoch ?? null, currentOffset: offset, logEndOffset: end,
-        lag: offset !== null && offset !== -1n && end !== null ? end - offset : null, ...who,
+        topic: tp.topic,
+        partition: tp.partition,
+        leaderEpoch: c?.leaderEpoch ?? null,
+        currentOffset: offset,
+        logEndOffset: end,
+        lag: offset !== null && offset !== -1n && end !== null ? end - offset : null,
+        ...who,
       });
     }
   };
-  const members = g.members.filter((m) => m.assignment.length > 0).sort((a, b) => b.assignment.length - a.assignment.length);
+  const members = g.members
+    .filter((m) => m.assignment.length > 0)
+    .sort((a, b) => b.assignment.length - a.assignment.length);
   for (const m of members) {
     for (const tp of m.assignment) assigned.add(tpKey(tp));
     await describePartitions(m.assignment, { consumerId: m.memberId, host: m.host, clientId: m.clientId });
   }
-  const unassigned = tpOrder([...committed.values()]).filter((c) => !assigned.has(tpKey(c.tp))).map((c) => c.tp);
-  if (unassigned.length > 0) await describePartitions(unassigned, { consumerId: MISSING, host: MISSING, clientId: MISSING });
+  const unassigned = tpOrder([...committed.values()])
+    .filter((c) => !assigned.has(tpKey(c.tp)))
+    .map((c) => c.tp);
+  if (unassigned.length > 0)
+    await describePartitions(unassigned, { consumerId: MISSING, host: MISSING, clientId: MISSING });
   return rows;
 }
 
@@ -149,19 +197,26 @@ function printState(ctx: GroupsContext, group: string, state: string, numRows: n
   return state !== 'Dead' && numRows > 0;
 }
 
-const show = (v: string | number | bigint | boolean | null | undefined): string => (v === null || v === undefined ? MISSING : String(v));
+const show = (v: string | number | bigint | boolean | null | undefined): string =>
+  v === null || v === undefined ? MISSING : String(v);
 
 /** Kafka 4.0's getAssignmentString: `topic:0,1;other:2`, partitions sorted as strings, topics sorted. */
 export function assignmentString(tps: TopicPartition[]): string {
   if (tps.length === 0) return MISSING;
   const byTopic = new Map<string, string[]>();
   for (const tp of tps) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), String(tp.partition)]);
-  return [...byTopic].map(([t, ps]) => `${t}:${ps.sort().join(',')}`).sort().join(';');
+  return [...byTopic]
+    .map(([t, ps]) => `${t}:${ps.sort().join(',')}`)
+    .sort()
+    .join(';');
 }
 
 function offsetsText(ctx: GroupsContext, v: GroupView, verbose: boolean): string {
   let out = '';
-  let gw = 15, tw = 15, cw = 15, hw = 15;
+  let gw = 15,
+    tw = 15,
+    cw = 15,
+    hw = 15;
   for (const r of v.offsets) {
     gw = Math.max(gw, v.group.length);
     tw = Math.max(tw, show(r.topic).length);
@@ -174,17 +229,46 @@ function offsetsText(ctx: GroupsContext, v: GroupView, verbose: boolean): string
     const [consumer, host, client] = rest.slice(verbose ? 4 : 3) as [string, string, string];
     return `\n${pad(group, gw)} ${pad(topic, tw)} ${pad(partition, 10)} ${nums.join(' ')} ${pad(consumer, cw)} ${pad(host, hw)} ${client}`;
   };
-  out += line(['GROUP', 'TOPIC', 'PARTITION', ...(verbose ? ['LEADER-EPOCH'] : []), 'CURRENT-OFFSET', 'LOG-END-OFFSET', 'LAG', 'CONSUMER-ID', 'HOST', 'CLIENT-ID']);
+  out += line([
+    'GROUP',
+    'TOPIC',
+    'PARTITION',
+    ...(verbose ? ['LEADER-EPOCH'] : []),
+    'CURRENT-OFFSET',
+    'LOG-END-OFFSET',
+    'LAG',
+    'CONSUMER-ID',
+    'HOST',
+    'CLIENT-ID',
+  ]);
   for (const r of v.offsets) {
-    out += line([v.group, show(r.topic), show(r.partition), ...(verbose ? [show(r.leaderEpoch)] : []), show(r.currentOffset), show(r.logEndOffset),
-      show(r.lag), show(r.consumerId), show(r.host), show(r.clientId)]);
+    out += line([
+      v.group,
+      show(r.topic),
+      show(r.partition),
+      ...(verbose ? [show(r.leaderEpoch)] : []),
+      show(r.currentOffset),
+      show(r.logEndOffset),
+      show(r.lag),
+      show(r.consumerId),
+      show(r.host),
+      show(r.clientId),
+    ]);
   }
   return out + '\n';
 }
 
 function membersText(v: GroupView, verbose: boolean, rowsShown: boolean): string {
-  let gw = 15, cw = 15, iw = 17, hw = 15, lw = 15, caw = 20, taw = 20;
-  let withInstance = false, classic = false, consumer = false;
+  let gw = 15,
+    cw = 15,
+    iw = 17,
+    hw = 15,
+    lw = 15,
+    caw = 20,
+    taw = 20;
+  let withInstance = false,
+    classic = false,
+    consumer = false;
   if (rowsShown) {
     for (const m of v.members) {
       gw = Math.max(gw, v.group.length);
@@ -200,17 +284,25 @@ function membersText(v: GroupView, verbose: boolean, rowsShown: boolean): string
     }
   }
   const migration = classic && consumer;
-  const head = (c: [string, string, string, string, string, string]): string => withInstance
-    ? `${pad(c[0], gw)} ${pad(c[1], cw)} ${pad(c[2], iw)} ${pad(c[3], hw)} ${pad(c[4], lw)} ${pad(c[5], 15)} `
-    : `${pad(c[0], gw)} ${pad(c[1], cw)} ${pad(c[3], hw)} ${pad(c[4], lw)} ${pad(c[5], 15)} `;
-  const tail = (c: string[]): string => `${pad(c[0]!, 15)} ${pad(c[1]!, caw)} ${pad(c[2]!, 15)} ${migration ? `${pad(c[3]!, taw)} ${c[4]}` : pad(c[3]!, taw)}`;
+  const head = (c: [string, string, string, string, string, string]): string =>
+    withInstance
+      ? `${pad(c[0], gw)} ${pad(c[1], cw)} ${pad(c[2], iw)} ${pad(c[3], hw)} ${pad(c[4], lw)} ${pad(c[5], 15)} `
+      : `${pad(c[0], gw)} ${pad(c[1], cw)} ${pad(c[3], hw)} ${pad(c[4], lw)} ${pad(c[5], 15)} `;
+  const tail = (c: string[]): string =>
+    `${pad(c[0]!, 15)} ${pad(c[1]!, caw)} ${pad(c[2]!, 15)} ${migration ? `${pad(c[3]!, taw)} ${c[4]}` : pad(c[3]!, taw)}`;
   let out = '\n' + head(['GROUP', 'CONSUMER-ID', 'GROUP-INSTANCE-ID', 'HOST', 'CLIENT-ID', '#PARTITIONS']);
   if (verbose) out += tail(['CURRENT-EPOCH', 'CURRENT-ASSIGNMENT', 'TARGET-EPOCH', 'TARGET-ASSIGNMENT', 'UPGRADED']);
   out += '\n';
   for (const m of v.members) {
     out += head([v.group, m.consumerId, m.groupInstanceId ?? '', m.host, m.clientId, String(m.partitions)]);
     if (verbose) {
-      out += tail([show(m.memberEpoch), assignmentString(m.assignment), show(m.targetEpoch), assignmentString(m.targetAssignment), show(m.upgraded)]);
+      out += tail([
+        show(m.memberEpoch),
+        assignmentString(m.assignment),
+        show(m.targetEpoch),
+        assignmentString(m.targetAssignment),
+        show(m.upgraded),
+      ]);
     }
     out += '\n';
   }
@@ -222,15 +314,40 @@ function stateText(v: GroupView, verbose: boolean): string {
   const cw = Math.max(25, coordinator.length);
   const gw = Math.max(15, v.group.length);
   const strategy = v.assignmentStrategy === '' ? MISSING : v.assignmentStrategy;
-  const line = (c: string[]): string => verbose
-    ? `\n${pad(c[0]!, gw)} ${pad(c[1]!, cw)} ${pad(c[2]!, 20)} ${pad(c[3]!, 20)} ${pad(c[4]!, 15)} ${pad(c[5]!, 25)} ${c[6]}`
-    : `\n${pad(c[0]!, gw)} ${pad(c[1]!, cw)} ${pad(c[2]!, 20)} ${pad(c[3]!, 20)} ${c[6]}`;
-  return line(['GROUP', 'COORDINATOR (ID)', 'ASSIGNMENT-STRATEGY', 'STATE', 'GROUP-EPOCH', 'TARGET-ASSIGNMENT-EPOCH', '#MEMBERS']) +
-    line([v.group, coordinator, strategy, v.state, show(v.groupEpoch), show(v.targetAssignmentEpoch), String(v.members.length)]) + '\n';
+  const line = (c: string[]): string =>
+    verbose
+      ? `\n${pad(c[0]!, gw)} ${pad(c[1]!, cw)} ${pad(c[2]!, 20)} ${pad(c[3]!, 20)} ${pad(c[4]!, 15)} ${pad(c[5]!, 25)} ${c[6]}`
+      : `\n${pad(c[0]!, gw)} ${pad(c[1]!, cw)} ${pad(c[2]!, 20)} ${pad(c[3]!, 20)} ${c[6]}`;
+  return (
+    line([
+      'GROUP',
+      'COORDINATOR (ID)',
+      'ASSIGNMENT-STRATEGY',
+      'STATE',
+      'GROUP-EPOCH',
+      'TARGET-ASSIGNMENT-EPOCH',
+      '#MEMBERS',
+    ]) +
+    line([
+      v.group,
+      coordinator,
+      strategy,
+      v.state,
+      show(v.groupEpoch),
+      show(v.targetAssignmentEpoch),
+      String(v.members.length),
+    ]) +
+    '\n'
+  );
 }
 
-const tpJson = (tps: TopicPartition[]): { topic: string; partition: number }[] => tps.map((tp) => ({ topic: tp.topic, partition: tp.partition }));
-const coordJson = (c: BrokerNode): { id: number; host: string; port: number } => ({ id: c.id, host: c.host, port: c.port });
+const tpJson = (tps: TopicPartition[]): { topic: string; partition: number }[] =>
+  tps.map((tp) => ({ topic: tp.topic, partition: tp.partition }));
+const coordJson = (c: BrokerNode): { id: number; host: string; port: number } => ({
+  id: c.id,
+  host: c.host,
+  port: c.port,
+});
 
 export async function describeGroups(ctx: GroupsContext): Promise<void> {
   const { opts, io, format } = ctx;
@@ -262,16 +379,39 @@ export async function describeGroups(ctx: GroupsContext): Promise<void> {
   if (format === 'text') return;
   const { writeJson, writeTables } = await import('../common/output.js');
   const jsonGroup = (v: GroupView): Record<string, unknown> => {
-    const base = { group: v.group, state: v.state, coordinator: coordJson(v.coordinator), error: errors.get(v.group) ?? null };
+    const base = {
+      group: v.group,
+      state: v.state,
+      coordinator: coordJson(v.coordinator),
+      error: errors.get(v.group) ?? null,
+    };
     if (mode === 'state') {
-      return { group: v.group, coordinator: coordJson(v.coordinator), assignmentStrategy: v.assignmentStrategy, state: v.state, members: v.members.length,
-        groupEpoch: v.groupEpoch, targetAssignmentEpoch: v.targetAssignmentEpoch, error: base.error };
+      return {
+        group: v.group,
+        coordinator: coordJson(v.coordinator),
+        assignmentStrategy: v.assignmentStrategy,
+        state: v.state,
+        members: v.members.length,
+        groupEpoch: v.groupEpoch,
+        targetAssignmentEpoch: v.targetAssignmentEpoch,
+        error: base.error,
+      };
     }
     if (mode === 'members') {
-      return { ...base, members: v.members.map((m) => ({
-        consumerId: m.consumerId, groupInstanceId: m.groupInstanceId, host: m.host, clientId: m.clientId, partitions: m.partitions,
-        assignment: tpJson(m.assignment), memberEpoch: m.memberEpoch, targetAssignment: tpJson(m.targetAssignment), upgraded: m.upgraded,
-      })) };
+      return {
+        ...base,
+        members: v.members.map((m) => ({
+          consumerId: m.consumerId,
+          groupInstanceId: m.groupInstanceId,
+          host: m.host,
+          clientId: m.clientId,
+          partitions: m.partitions,
+          assignment: tpJson(m.assignment),
+          memberEpoch: m.memberEpoch,
+          targetAssignment: tpJson(m.targetAssignment),
+          upgraded: m.upgraded,
+        })),
+      };
     }
     return { ...base, offsets: v.offsets.map((r) => ({ ...r })) };
   };
@@ -280,15 +420,73 @@ export async function describeGroups(ctx: GroupsContext): Promise<void> {
     return;
   }
   if (mode === 'state') {
-    await writeTables(io, [{ head: ['GROUP', 'COORDINATOR (ID)', 'ASSIGNMENT-STRATEGY', 'STATE', 'GROUP-EPOCH', 'TARGET-ASSIGNMENT-EPOCH', '#MEMBERS'],
-      rows: views.map((v) => [v.group, `${v.coordinator.host}:${v.coordinator.port} (${v.coordinator.id})`, v.assignmentStrategy || MISSING, v.state,
-        show(v.groupEpoch), show(v.targetAssignmentEpoch), v.members.length]) }]);
+    await writeTables(io, [
+      {
+        head: [
+          'GROUP',
+          'COORDINATOR (ID)',
+          'ASSIGNMENT-STRATEGY',
+          'STATE',
+          'GROUP-EPOCH',
+          'TARGET-ASSIGNMENT-EPOCH',
+          '#MEMBERS',
+        ],
+        rows: views.map((v) => [
+          v.group,
+          `${v.coordinator.host}:${v.coordinator.port} (${v.coordinator.id})`,
+          v.assignmentStrategy || MISSING,
+          v.state,
+          show(v.groupEpoch),
+          show(v.targetAssignmentEpoch),
+          v.members.length,
+        ]),
+      },
+    ]);
   } else if (mode === 'members') {
-    await writeTables(io, [{ head: ['GROUP', 'CONSUMER-ID', 'GROUP-INSTANCE-ID', 'HOST', 'CLIENT-ID', '#PARTITIONS', 'ASSIGNMENT'],
-      rows: views.flatMap((v) => v.members.map((m) => [v.group, m.consumerId, m.groupInstanceId ?? MISSING, m.host, m.clientId, m.partitions, assignmentString(m.assignment)])) }]);
+    await writeTables(io, [
+      {
+        head: ['GROUP', 'CONSUMER-ID', 'GROUP-INSTANCE-ID', 'HOST', 'CLIENT-ID', '#PARTITIONS', 'ASSIGNMENT'],
+        rows: views.flatMap((v) =>
+          v.members.map((m) => [
+            v.group,
+            m.consumerId,
+            m.groupInstanceId ?? MISSING,
+            m.host,
+            m.clientId,
+            m.partitions,
+            assignmentString(m.assignment),
+          ]),
+        ),
+      },
+    ]);
   } else {
-    await writeTables(io, [{ head: ['GROUP', 'TOPIC', 'PARTITION', 'CURRENT-OFFSET', 'LOG-END-OFFSET', 'LAG', 'CONSUMER-ID', 'HOST', 'CLIENT-ID'],
-      rows: views.flatMap((v) => v.offsets.map((r) => [v.group, show(r.topic), show(r.partition), show(r.currentOffset), show(r.logEndOffset), show(r.lag),
-        show(r.consumerId), show(r.host), show(r.clientId)])) }]);
+    await writeTables(io, [
+      {
+        head: [
+          'GROUP',
+          'TOPIC',
+          'PARTITION',
+          'CURRENT-OFFSET',
+          'LOG-END-OFFSET',
+          'LAG',
+          'CONSUMER-ID',
+          'HOST',
+          'CLIENT-ID',
+        ],
+        rows: views.flatMap((v) =>
+          v.offsets.map((r) => [
+            v.group,
+            show(r.topic),
+            show(r.partition),
+            show(r.currentOffset),
+            show(r.logEndOffset),
+            show(r.lag),
+            show(r.consumerId),
+            show(r.host),
+            show(r.clientId),
+          ]),
+        ),
+      },
+    ]);
   }
 }

@@ -49,14 +49,16 @@ export function hashMapOrder<T>(items: readonly T[], hash: (t: T) => number): T[
   return m.keys();
 }
 
-export const tpOrder = <T extends { tp: TopicPartition }>(items: readonly T[]): T[] => hashMapOrder(items, (x) => topicPartitionHash(x.tp));
+export const tpOrder = <T extends { tp: TopicPartition }>(items: readonly T[]): T[] =>
+  hashMapOrder(items, (x) => topicPartitionHash(x.tp));
 export const stringOrder = (items: readonly string[]): string[] => hashMapOrder([...new Set(items)], javaStringHash);
 
 /** jopt's conversion of a Long argument (done when the command reads it). */
 export function longOption(opts: JoptOptions, name: string): bigint | undefined {
   const v = opts.string(name);
   if (v === undefined) return undefined;
-  if (!/^[+-]?\d+$/.test(v) || BigInt(v) < -(2n ** 63n) || BigInt(v) >= 2n ** 63n) throw new CommandError(`Cannot parse argument '${v}' of option ${name}`);
+  if (!/^[+-]?\d+$/.test(v) || BigInt(v) < -(2n ** 63n) || BigInt(v) >= 2n ** 63n)
+    throw new CommandError(`Cannot parse argument '${v}' of option ${name}`);
   return BigInt(v);
 }
 

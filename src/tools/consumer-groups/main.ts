@@ -8,7 +8,14 @@
 // exits 1, so scripts can tell. An unreachable cluster is one line on stderr, exit 1.
 import type { ToolIO } from '../../cli.js';
 import type { KafkaClient } from '../../client/client.js';
-import { JoptError, formatJoptHelp, parseJopt, printUsage, type JoptOptions, type JoptToolSpec } from '../common/jopt.js';
+import {
+  JoptError,
+  formatJoptHelp,
+  parseJopt,
+  printUsage,
+  type JoptOptions,
+  type JoptToolSpec,
+} from '../common/jopt.js';
 import { openClient, resolveBootstrap } from '../common/connection.js';
 import { errorLine, isEnvironmentError, writeStack } from '../common/errors.js';
 import { parseOutputFormat, type OutputFormat } from '../common/output.js';
@@ -28,26 +35,31 @@ function checkArgs(opts: JoptOptions, io: ToolIO): string | null {
   const scope = 'takes one of these options: [all-groups], [group]';
   if (has('describe')) {
     if (!has('group') && !has('all-groups')) return `Option [describe] ${scope}`;
-    if (['members', 'offsets', 'state'].filter(has).length > 1) return 'Option [describe] takes at most one of these options: [members], [offsets], [state]';
-    if (has('state') && opts.string('state') !== undefined) return 'Option [describe] does not take a value for [state]';
+    if (['members', 'offsets', 'state'].filter(has).length > 1)
+      return 'Option [describe] takes at most one of these options: [members], [offsets], [state]';
+    if (has('state') && opts.string('state') !== undefined)
+      return 'Option [describe] does not take a value for [state]';
   }
   if (has('delete')) {
     if (!has('group') && !has('all-groups')) return `Option [delete] ${scope}`;
     if (has('topic')) return 'The consumer does not support topic-specific offset deletion from a consumer group.';
   }
-  if (has('delete-offsets') && (!has('group') || !has('topic'))) return 'Option [delete-offsets] takes the following options: [group], [topic]';
+  if (has('delete-offsets') && (!has('group') || !has('topic')))
+    return 'Option [delete-offsets] takes the following options: [group], [topic]';
   if (has('reset-offsets')) {
     if (has('dry-run') && has('execute')) return 'Option [reset-offsets] only accepts one of [execute] and [dry-run]';
     if (!has('dry-run') && !has('execute')) io.stderr.write(`${NO_RESET_WARNING}\n`);
     if (!has('group') && !has('all-groups')) return `Option [reset-offsets] ${scope}`;
     for (const s of RESET_SCENARIOS) {
       if (!has(s)) continue;
-      for (const other of RESET_SCENARIOS) if (other !== s && has(other)) return `Option "[${s}]" can't be used with option "[${other}]"`;
+      for (const other of RESET_SCENARIOS)
+        if (other !== s && has(other)) return `Option "[${s}]" can't be used with option "[${other}]"`;
     }
   }
   if (has('group') && has('all-groups')) return 'Option "[group]" can\'t be used with option "[all-groups]"';
   if (has('group') && has('list')) return 'Option "[group]" can\'t be used with option "[list]"';
-  for (const other of ['list', 'describe']) if (has('topic') && has(other)) return `Option "[topic]" can't be used with option "[${other}]"`;
+  for (const other of ['list', 'describe'])
+    if (has('topic') && has(other)) return `Option "[topic]" can't be used with option "[${other}]"`;
   return null;
 }
 
@@ -92,7 +104,8 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   let format: OutputFormat;
   try {
     format = parseOutputFormat(opts.string('output'));
-    if (format !== 'text' && opts.has('export')) throw new Error('--output can\'t be used with --export (which prints CSV)');
+    if (format !== 'text' && opts.has('export'))
+      throw new Error("--output can't be used with --export (which prints CSV)");
   } catch (e) {
     io.stderr.write(`${(e as Error).message}\n`);
     return 1;
@@ -107,7 +120,11 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   const ctx: Partial<GroupsContext> & { failed: boolean } = { opts, io, format, failed: false };
   try {
     const timeout = longOption(opts, 'timeout') ?? 30000n;
-    client = await openClient({ bootstrap: bootstrap!, commandConfig: opts.string('command-config'), overrides: { apiTimeoutMs: Number(timeout) } });
+    client = await openClient({
+      bootstrap: bootstrap!,
+      commandConfig: opts.string('command-config'),
+      overrides: { apiTimeoutMs: Number(timeout) },
+    });
     ctx.client = client;
     const c = ctx as GroupsContext;
     if (opts.has('list')) await (await import('./ops.js')).listGroups(c);
@@ -152,9 +169,13 @@ function javaOrPlain(e: unknown): string {
 /** `--describe --watch [seconds]` (tkafka): the offsets view refreshed live (see common/live/lag-watch.ts). */
 async function watchGroups(c: GroupsContext, source: string): Promise<number> {
   const seconds = Number(c.opts.string('watch') ?? '2');
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`Cannot parse argument '${c.opts.string('watch')}' of option watch`);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new UsageError(`Cannot parse argument '${c.opts.string('watch')}' of option watch`);
   const { collectGroupsView } = await import('./describe.js');
-  return (await import('../common/live/lag-watch.js')).watchLag(() => collectGroupsView(c, true), c.io, { intervalMs: seconds * 1000, source });
+  return (await import('../common/live/lag-watch.js')).watchLag(() => collectGroupsView(c, true), c.io, {
+    intervalMs: seconds * 1000,
+    source,
+  });
 }
 
 /** The help table (for man pages and completions). */

@@ -4,10 +4,27 @@ import type { ToolIO } from '../../cli.js';
 import type { OutputFormat } from '../common/output.js';
 import { tpKey, type TopicPartition } from '../../client/admin/groups.js';
 import {
-  CommandError, UsageError, groupIds, hashMapOrder, javaMessage, pad, parseTopicWithPartitions, printError, stringOrder, type GroupsContext,
+  CommandError,
+  UsageError,
+  groupIds,
+  hashMapOrder,
+  javaMessage,
+  pad,
+  parseTopicWithPartitions,
+  printError,
+  stringOrder,
+  type GroupsContext,
 } from './format.js';
 
-const VALID_STATES = ['Dead', 'Reconciling', 'CompletingRebalance', 'Assigning', 'Empty', 'Stable', 'PreparingRebalance'];
+const VALID_STATES = [
+  'Dead',
+  'Reconciling',
+  'CompletingRebalance',
+  'Assigning',
+  'Empty',
+  'Stable',
+  'PreparingRebalance',
+];
 // Kafka 4.4: consumer and classic only (4.0 listed Share as well).
 const VALID_TYPES = ['Consumer', 'Classic'];
 
@@ -22,12 +39,21 @@ export async function listGroups(ctx: GroupsContext): Promise<void> {
   let types: string[] = [];
   if (includeType || includeState) {
     if (typeArg !== '') {
-      types = [...new Set(typeArg.toLowerCase().split(',').map((s) => parseGroupType(s.trim())))];
-      if (types.some((t) => !VALID_TYPES.includes(t))) throw new UsageError(`Invalid types list '${typeArg}'. Valid types are: ${VALID_TYPES.join(', ')}`);
+      types = [
+        ...new Set(
+          typeArg
+            .toLowerCase()
+            .split(',')
+            .map((s) => parseGroupType(s.trim())),
+        ),
+      ];
+      if (types.some((t) => !VALID_TYPES.includes(t)))
+        throw new UsageError(`Invalid types list '${typeArg}'. Valid types are: ${VALID_TYPES.join(', ')}`);
     }
     if (stateArg !== '') {
       states = [...new Set(stateArg.split(',').map((s) => parseGroupState(s.trim())))];
-      if (states.some((s) => s === 'Unknown')) throw new UsageError(`Invalid state list '${stateArg}'. Valid states are: ${VALID_STATES.join(', ')}`);
+      if (states.some((s) => s === 'Unknown'))
+        throw new UsageError(`Invalid state list '${stateArg}'. Valid states are: ${VALID_STATES.join(', ')}`);
     }
   }
   let groups;
@@ -41,12 +67,18 @@ export async function listGroups(ctx: GroupsContext): Promise<void> {
   groups = stringOrder(groups.map((g) => g.groupId)).map((id) => byId.get(id)!);
   if (format === 'json') {
     const { writeJson } = await import('../common/output.js');
-    writeJson(io, { groups: groups.map((g) => ({ group: g.groupId, type: g.type, state: g.state, protocolType: g.protocolType })) });
+    writeJson(io, {
+      groups: groups.map((g) => ({ group: g.groupId, type: g.type, state: g.state, protocolType: g.protocolType })),
+    });
     return;
   }
   if (format === 'table') {
     const { writeTable } = await import('../common/output.js');
-    await writeTable(io, ['GROUP', 'TYPE', 'STATE'], groups.map((g) => [g.groupId, g.type ?? 'Unknown', g.state ?? 'Unknown']));
+    await writeTable(
+      io,
+      ['GROUP', 'TYPE', 'STATE'],
+      groups.map((g) => [g.groupId, g.type ?? 'Unknown', g.state ?? 'Unknown']),
+    );
     return;
   }
   if (!includeType && !includeState) {
@@ -77,7 +109,12 @@ export async function deleteGroups(ctx: GroupsContext): Promise<void> {
     if (failed.length > 0) ctx.failed = true;
     const { writeJson, writeTable } = await import('../common/output.js');
     if (format === 'json') writeJson(io, { groups: rows });
-    else await writeTable(io, ['GROUP', 'DELETED', 'ERROR'], rows.map((r) => [r.group, r.deleted, r.error ?? '']));
+    else
+      await writeTable(
+        io,
+        ['GROUP', 'DELETED', 'ERROR'],
+        rows.map((r) => [r.group, r.deleted, r.error ?? '']),
+      );
     return;
   }
   if (failed.length === 0) {
@@ -117,8 +154,14 @@ export async function deleteOffsets(ctx: GroupsContext): Promise<void> {
     const described = await describeTopics(ctx.client, plain);
     for (const t of plain) {
       const r = described.get(t);
-      if (r && r.ok) for (const p of r.value.partitions) partitions.set(tpKey({ topic: t, partition: p.partition }), { topic: t, partition: p.partition });
-      else partitionErrors.set(tpKey({ topic: t, partition: -1 }), { tp: { topic: t, partition: -1 }, error: r && !r.ok ? r.error : new Error(`Topic ${t} not found`) });
+      if (r && r.ok)
+        for (const p of r.value.partitions)
+          partitions.set(tpKey({ topic: t, partition: p.partition }), { topic: t, partition: p.partition });
+      else
+        partitionErrors.set(tpKey({ topic: t, partition: -1 }), {
+          tp: { topic: t, partition: -1 },
+          error: r && !r.ok ? r.error : new Error(`Topic ${t} not found`),
+        });
     }
   }
   const result = await deleteConsumerGroupOffsets(ctx.client, group, [...partitions.values()]);
@@ -139,10 +182,22 @@ export async function deleteOffsets(ctx: GroupsContext): Promise<void> {
     if (message) ctx.failed = true;
     const { writeJson, writeTable } = await import('../common/output.js');
     if (format === 'json') {
-      writeJson(io, { group, error: message, partitions: rows.map((r) => ({
-        topic: r.tp.topic, partition: r.tp.partition >= 0 ? r.tp.partition : null, status: r.error ? 'Error' : 'Successful', error: r.error ? javaMessage(r.error) : null,
-      })) });
-    } else await writeTable(io, ['TOPIC', 'PARTITION', 'STATUS'], rows.map((r) => [r.tp.topic, r.tp.partition >= 0 ? r.tp.partition : '-', status(r.error)]));
+      writeJson(io, {
+        group,
+        error: message,
+        partitions: rows.map((r) => ({
+          topic: r.tp.topic,
+          partition: r.tp.partition >= 0 ? r.tp.partition : null,
+          status: r.error ? 'Error' : 'Successful',
+          error: r.error ? javaMessage(r.error) : null,
+        })),
+      });
+    } else
+      await writeTable(
+        io,
+        ['TOPIC', 'PARTITION', 'STATUS'],
+        rows.map((r) => [r.tp.topic, r.tp.partition >= 0 ? r.tp.partition : '-', status(r.error)]),
+      );
     return;
   }
   if (message === null) io.stdout.write(`Request succeeded for deleting offsets from group ${group}.\n`);

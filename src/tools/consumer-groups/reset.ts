@@ -8,7 +8,17 @@ import type { TopicPartition } from '../../client/admin/groups.js';
 import { tpKey } from '../../client/admin/groups.js';
 import { parseDateTime, parseDuration } from './time.js';
 import {
-  CommandError, UsageError, groupIds, javaMessage, longOption, pad, parseTopicWithPartitions, printError, stringOrder, topicPartitionsOf, tpOrder,
+  CommandError,
+  UsageError,
+  groupIds,
+  javaMessage,
+  longOption,
+  pad,
+  parseTopicWithPartitions,
+  printError,
+  stringOrder,
+  topicPartitionsOf,
+  tpOrder,
   type GroupsContext,
 } from './format.js';
 import { RESET_SCENARIOS } from './spec.js';
@@ -42,13 +52,17 @@ async function logOffsets(ctx: GroupsContext, tps: TopicPartition[], spec: bigin
   for (const tp of tps) {
     const o = r.get(tpKey(tp));
     if (!o) continue;
-    if (!o.ok) throw new CommandError(`java.util.concurrent.ExecutionException: ${javaMessage(o.error)}`, { cause: o.error });
+    if (!o.ok)
+      throw new CommandError(`java.util.concurrent.ExecutionException: ${javaMessage(o.error)}`, { cause: o.error });
     out.set(tpKey(tp), o.value.offset);
   }
   return out;
 }
 
-async function committedOffsets(ctx: GroupsContext, group: string): Promise<Map<string, { tp: TopicPartition; offset: bigint | null }>> {
+async function committedOffsets(
+  ctx: GroupsContext,
+  group: string,
+): Promise<Map<string, { tp: TopicPartition; offset: bigint | null }>> {
   const { listConsumerGroupOffsets } = await import('../../client/admin/groups.js');
   try {
     return await listConsumerGroupOffsets(ctx.client, group);
@@ -78,14 +92,21 @@ async function checkOffsetsRange(ctx: GroupsContext, requested: PlannedOffset[])
   const ends = await logOffsets(ctx, tps, OffsetSpec.LATEST);
   return tpOrder(requested).map(({ tp, offset }) => {
     const end = ends.get(tpKey(tp));
-    if (end === undefined) throw new CommandError(`Unexpected non-existing offset value for topic partition ${tpKey(tp)}`);
+    if (end === undefined)
+      throw new CommandError(`Unexpected non-existing offset value for topic partition ${tpKey(tp)}`);
     if (offset > end) {
-      warn(ctx, `New offset (${offset}) is higher than latest offset for topic partition ${tpKey(tp)}. Value will be set to ${end}`);
+      warn(
+        ctx,
+        `New offset (${offset}) is higher than latest offset for topic partition ${tpKey(tp)}. Value will be set to ${end}`,
+      );
       return { tp, offset: end };
     }
     const start = starts.get(tpKey(tp));
     if (start !== undefined && offset < start) {
-      warn(ctx, `New offset (${offset}) is lower than earliest offset for topic partition ${tpKey(tp)}. Value will be set to ${start}`);
+      warn(
+        ctx,
+        `New offset (${offset}) is lower than earliest offset for topic partition ${tpKey(tp)}. Value will be set to ${start}`,
+      );
       return { tp, offset: start };
     }
     return { tp, offset };
@@ -95,42 +116,64 @@ async function checkOffsetsRange(ctx: GroupsContext, requested: PlannedOffset[])
 async function byTimestamp(ctx: GroupsContext, tps: TopicPartition[], timestamp: bigint): Promise<PlannedOffset[]> {
   const { OffsetSpec } = await import('../../client/admin/offsets.js');
   const found = await logOffsets(ctx, tps, timestamp);
-  const failed = tpOrder(tps.filter((tp) => (found.get(tpKey(tp)) ?? -1n) === -1n).map((tp) => ({ tp }))).map((x) => x.tp);
+  const failed = tpOrder(tps.filter((tp) => (found.get(tpKey(tp)) ?? -1n) === -1n).map((tp) => ({ tp }))).map(
+    (x) => x.tp,
+  );
   for (const tp of failed) {
-    if (ctx.format === 'text') ctx.io.stdout.write(`\nWarn: Partition ${tp.partition} from topic ${tp.topic} is empty. Falling back to latest known offset.\n`);
+    if (ctx.format === 'text')
+      ctx.io.stdout.write(
+        `\nWarn: Partition ${tp.partition} from topic ${tp.topic} is empty. Falling back to latest known offset.\n`,
+      );
   }
   const ends = await logOffsets(ctx, failed, OffsetSpec.LATEST);
   return tpOrder(tps.map((tp) => ({ tp, offset: ends.get(tpKey(tp)) ?? found.get(tpKey(tp))! })));
 }
 
 /** ConsumerGroupCommand.prepareOffsetsToReset. */
-async function prepareOffsets(ctx: GroupsContext, group: string, tps: TopicPartition[], plan: Map<string, PlannedOffset[]> | null): Promise<PlannedOffset[]> {
+async function prepareOffsets(
+  ctx: GroupsContext,
+  group: string,
+  tps: TopicPartition[],
+  plan: Map<string, PlannedOffset[]> | null,
+): Promise<PlannedOffset[]> {
   const { opts } = ctx;
   const { OffsetSpec } = await import('../../client/admin/offsets.js');
   if (opts.has('to-offset')) {
     const offset = longOption(opts, 'to-offset')!;
-    return checkOffsetsRange(ctx, tps.map((tp) => ({ tp, offset })));
+    return checkOffsetsRange(
+      ctx,
+      tps.map((tp) => ({ tp, offset })),
+    );
   }
   if (opts.has('to-earliest') || opts.has('to-latest')) {
     const offsets = await logOffsets(ctx, tps, opts.has('to-earliest') ? OffsetSpec.EARLIEST : OffsetSpec.LATEST);
-    return tpOrder(tps.map((tp) => {
-      const o = offsets.get(tpKey(tp));
-      if (o === undefined) throw new UsageError(`Error getting ${opts.has('to-earliest') ? 'starting' : 'ending'} offset of topic partition: ${tpKey(tp)}`);
-      return { tp, offset: o };
-    }));
+    return tpOrder(
+      tps.map((tp) => {
+        const o = offsets.get(tpKey(tp));
+        if (o === undefined)
+          throw new UsageError(
+            `Error getting ${opts.has('to-earliest') ? 'starting' : 'ending'} offset of topic partition: ${tpKey(tp)}`,
+          );
+        return { tp, offset: o };
+      }),
+    );
   }
   if (opts.has('shift-by')) {
     const committed = await committedOffsets(ctx, group);
     const shift = longOption(opts, 'shift-by')!;
     const requested = tps.map((tp) => {
       const c = committed.get(tpKey(tp));
-      if (!c || c.offset === null) throw new UsageError(`Cannot shift offset for partition ${tpKey(tp)} since there is no current committed offset`);
+      if (!c || c.offset === null)
+        throw new UsageError(
+          `Cannot shift offset for partition ${tpKey(tp)} since there is no current committed offset`,
+        );
       return { tp, offset: c.offset + shift };
     });
     return checkOffsetsRange(ctx, requested);
   }
   if (opts.has('to-datetime')) return byTimestamp(ctx, tps, parseDateTime(opts.string('to-datetime')!));
-  if (opts.has('by-duration')) return byTimestamp(ctx, tps, BigInt(Date.now()) - parseDuration(opts.string('by-duration')!));
+  if (opts.has('by-duration'))
+    return byTimestamp(ctx, tps, BigInt(Date.now()) - parseDuration(opts.string('by-duration')!));
   if (plan) {
     const forGroup = plan.get(group);
     if (!forGroup) {
@@ -144,7 +187,8 @@ async function prepareOffsets(ctx: GroupsContext, group: string, tps: TopicParti
     const withCommitted = tps.filter((tp) => committed.has(tpKey(tp)));
     const out: PlannedOffset[] = withCommitted.map((tp) => {
       const c = committed.get(tpKey(tp))!;
-      if (c.offset === null) throw new CommandError(`Expected a valid current offset for topic partition: ${tpKey(tp)}`);
+      if (c.offset === null)
+        throw new CommandError(`Expected a valid current offset for topic partition: ${tpKey(tp)}`);
       return { tp, offset: c.offset };
     });
     const without = tps.filter((tp) => !committed.has(tpKey(tp)));
@@ -165,16 +209,23 @@ export function parseResetPlan(csv: string, singleGroup: string | null, file: st
   const lines = csv.split('\n').map((l) => l.replace(/\r$/, ''));
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   const parsed = lines.map((l) => splitCsvLine(l));
-  const numeric = (s: string | undefined, long: boolean): boolean => s !== undefined && /^[+-]?\d+$/.test(s.trim()) &&
-    (long ? BigInt(s.trim()) < 2n ** 63n && BigInt(s.trim()) >= -(2n ** 63n) : Math.abs(Number(s.trim())) <= 2147483647);
-  const isRow = (cols: string[] | null, n: number): boolean => cols !== null && cols.length === n && numeric(cols[n - 2], false) && numeric(cols[n - 1], true);
+  const numeric = (s: string | undefined, long: boolean): boolean =>
+    s !== undefined &&
+    /^[+-]?\d+$/.test(s.trim()) &&
+    (long
+      ? BigInt(s.trim()) < 2n ** 63n && BigInt(s.trim()) >= -(2n ** 63n)
+      : Math.abs(Number(s.trim())) <= 2147483647);
+  const isRow = (cols: string[] | null, n: number): boolean =>
+    cols !== null && cols.length === n && numeric(cols[n - 2], false) && numeric(cols[n - 1], true);
   const oldFormat = singleGroup !== null && parsed.length > 0 && isRow(parsed[0]!, 3);
   const plan = new Map<string, PlannedOffset[]>();
   parsed.forEach((cols, i) => {
     if (lines[i]!.trim() === '') return;
     const n = oldFormat ? 3 : 4;
     if (!isRow(cols, n)) {
-      throw new CommandError(`Malformed reset plan in ${file} at line ${i + 1}: '${lines[i]}' (expected ${oldFormat ? 'topic,partition,offset' : 'group,topic,partition,offset'})`);
+      throw new CommandError(
+        `Malformed reset plan in ${file} at line ${i + 1}: '${lines[i]}' (expected ${oldFormat ? 'topic,partition,offset' : 'group,topic,partition,offset'})`,
+      );
     }
     const c = cols!;
     const group = oldFormat ? singleGroup! : c[0]!;
@@ -200,7 +251,7 @@ function splitCsvLine(line: string): string[] | null {
       for (;;) {
         if (i >= line.length) return null;
         if (line[i] === '"') {
-          if (line[i + 1] === '"') (cell += '"', i += 2);
+          if (line[i + 1] === '"') ((cell += '"'), (i += 2));
           else {
             i++;
             break;
@@ -258,7 +309,11 @@ export async function resetOffsets(ctx: GroupsContext): Promise<void> {
 }
 
 async function resetInactiveGroup(
-  ctx: GroupsContext, group: string, groupArgs: string[], plan: Map<string, PlannedOffset[]> | null, execute: boolean,
+  ctx: GroupsContext,
+  group: string,
+  groupArgs: string[],
+  plan: Map<string, PlannedOffset[]> | null,
+  execute: boolean,
   setPlan: (p: Map<string, PlannedOffset[]>) => void,
 ): Promise<ResetPlan> {
   const { opts } = ctx;
@@ -271,7 +326,11 @@ async function resetInactiveGroup(
       text = readFileSync(file, 'utf8');
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      throw new CommandError(code === 'ENOENT' ? `java.nio.file.NoSuchFileException: ${file}` : `Cannot read ${file}: ${(e as Error).message}`);
+      throw new CommandError(
+        code === 'ENOENT'
+          ? `java.nio.file.NoSuchFileException: ${file}`
+          : `Cannot read ${file}: ${(e as Error).message}`,
+      );
     }
     plan = parseResetPlan(text, groupArgs.length === 1 ? groupArgs[0]! : null, file);
     setPlan(plan);
@@ -291,30 +350,53 @@ async function resetInactiveGroup(
   return { group, error: noPlan ? `No reset plan for group ${group} found.` : null, offsets };
 }
 
-async function writeResults(ctx: GroupsContext, results: ResetPlan[], groupArgs: string[], execute: boolean): Promise<void> {
+async function writeResults(
+  ctx: GroupsContext,
+  results: ResetPlan[],
+  groupArgs: string[],
+  execute: boolean,
+): Promise<void> {
   const { opts, io, format } = ctx;
   if (opts.has('export')) {
     const single = groupArgs.length === 1;
-    const lines = results.flatMap((r) => r.offsets.map((o) =>
-      (single ? [o.tp.topic, o.tp.partition, o.offset] : [r.group, o.tp.topic, o.tp.partition, o.offset]).map(csvCell).join(',') + '\n'));
+    const lines = results.flatMap((r) =>
+      r.offsets.map(
+        (o) =>
+          (single ? [o.tp.topic, o.tp.partition, o.offset] : [r.group, o.tp.topic, o.tp.partition, o.offset])
+            .map(csvCell)
+            .join(',') + '\n',
+      ),
+    );
     io.stdout.write(lines.join('') + '\n');
     return;
   }
   if (format === 'json') {
     const { writeJson } = await import('../common/output.js');
-    writeJson(io, { execute, groups: results.map((r) => ({ group: r.group, error: r.error, offsets: r.offsets.map((o) => ({ topic: o.tp.topic, partition: o.tp.partition, newOffset: o.offset })) })) });
+    writeJson(io, {
+      execute,
+      groups: results.map((r) => ({
+        group: r.group,
+        error: r.error,
+        offsets: r.offsets.map((o) => ({ topic: o.tp.topic, partition: o.tp.partition, newOffset: o.offset })),
+      })),
+    });
     return;
   }
   if (format === 'table') {
     const { writeTable } = await import('../common/output.js');
-    await writeTable(io, ['GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET'], results.flatMap((r) => r.offsets.map((o) => [r.group, o.tp.topic, o.tp.partition, o.offset])));
+    await writeTable(
+      io,
+      ['GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET'],
+      results.flatMap((r) => r.offsets.map((o) => [r.group, o.tp.topic, o.tp.partition, o.offset])),
+    );
     return;
   }
   // Kafka 4.4's GroupOffsetsResetter.printOffsetsToReset: "%n%-Gs %-Ts %-10s %s", G and T the longest
   // group id and topic name, at least 15.
   const gw = Math.max(15, ...results.map((r) => r.group.length));
   const tw = Math.max(15, ...results.flatMap((r) => r.offsets.map((o) => o.tp.topic.length)));
-  const line = (g: string, t: string, p: string | number, o: string | bigint): string => `\n${pad(g, gw)} ${pad(t, tw)} ${pad(p, 10)} ${o}`;
+  const line = (g: string, t: string, p: string | number, o: string | bigint): string =>
+    `\n${pad(g, gw)} ${pad(t, tw)} ${pad(p, 10)} ${o}`;
   let out = results.length > 0 ? line('GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET') : '';
   for (const r of results) for (const o of r.offsets) out += line(r.group, o.tp.topic, o.tp.partition, o.offset);
   io.stdout.write(out + '\n');

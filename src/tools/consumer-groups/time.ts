@@ -10,17 +10,28 @@ export function parseDateTime(value: string): bigint {
   const parts = value.split('T');
   while (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
   if (parts.length < 2) {
-    throw new CommandError("java.text.ParseException: Error parsing timestamp. It does not contain a 'T' according to ISO8601 format");
+    throw new CommandError(
+      "java.text.ParseException: Error parsing timestamp. It does not contain a 'T' according to ISO8601 format",
+    );
   }
   const second = parts[1]!;
   const ts = second.includes('+') || second.includes('-') || second.includes('Z') ? value : `${value}Z`;
   // SimpleDateFormat parses a prefix: trailing text after the zone is ignored.
   const m = /^(\d+)-(\d+)-(\d+)T(\d+):(\d+):(\d+)\.(\d+)(Z|[+-]\d{2}(?::?\d{2})?)/.exec(ts);
   if (!m) throw UNPARSEABLE(ts);
-  const [year, month, day, hour, minute, sec, millis] = m.slice(1, 8).map(Number) as [number, number, number, number, number, number, number];
+  const [year, month, day, hour, minute, sec, millis] = m.slice(1, 8).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const zone = m[8]!;
   const daysIn = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (month < 1 || month > 12 || day < 1 || day > daysIn || hour > 23 || minute > 59 || sec > 59 || millis > 999) throw UNPARSEABLE(ts);
+  if (month < 1 || month > 12 || day < 1 || day > daysIn || hour > 23 || minute > 59 || sec > 59 || millis > 999)
+    throw UNPARSEABLE(ts);
   let offsetMin = 0;
   if (zone !== 'Z') {
     const z = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone)!;
@@ -41,9 +52,15 @@ export function parseDateTime(value: string): bigint {
 
 /** java.time.Duration.parse, in milliseconds (nanoseconds truncated). */
 export function parseDuration(value: string): bigint {
-  const m = /^([-+]?)P(?:([-+]?\d+)D)?(T(?:([-+]?\d+)H)?(?:([-+]?\d+)M)?(?:([-+]?\d+)(?:[.,](\d{0,9}))?S)?)?$/i.exec(value);
-  if (!m || (m[2] === undefined && m[3] === undefined) || (m[3] !== undefined && m[4] === undefined && m[5] === undefined && m[6] === undefined) ||
-    m[3]?.toUpperCase() === 'T') {
+  const m = /^([-+]?)P(?:([-+]?\d+)D)?(T(?:([-+]?\d+)H)?(?:([-+]?\d+)M)?(?:([-+]?\d+)(?:[.,](\d{0,9}))?S)?)?$/i.exec(
+    value,
+  );
+  if (
+    !m ||
+    (m[2] === undefined && m[3] === undefined) ||
+    (m[3] !== undefined && m[4] === undefined && m[5] === undefined && m[6] === undefined) ||
+    m[3]?.toUpperCase() === 'T'
+  ) {
     throw new CommandError('Text cannot be parsed to a Duration');
   }
   const n = (s: string | undefined): bigint => (s === undefined ? 0n : BigInt(s));

@@ -27,8 +27,15 @@ export function headerLine(detailed: boolean): string {
 
 /** ConsumerPerformance.printConsumerProgress (one detailed row). */
 export function progressLine(o: {
-  id: number; bytesRead: number; lastBytesRead: number; messagesRead: number; lastMessagesRead: number;
-  startMs: number; endMs: number; format: (ms: number) => string; joinTimeMsInSingleRound: number;
+  id: number;
+  bytesRead: number;
+  lastBytesRead: number;
+  messagesRead: number;
+  lastMessagesRead: number;
+  startMs: number;
+  endMs: number;
+  format: (ms: number) => string;
+  joinTimeMsInSingleRound: number;
 }): string {
   const elapsedMs = o.endMs - o.startMs;
   const totalMbRead = o.bytesRead / (1024 * 1024);
@@ -38,18 +45,29 @@ export function progressLine(o: {
   const fetchTimeMs = elapsedMs - o.joinTimeMsInSingleRound;
   const fetchMbPerSec = fetchTimeMs <= 0 ? 0.0 : (1000.0 * intervalMbRead) / fetchTimeMs;
   const fetchMsgPerSec = fetchTimeMs <= 0 ? 0.0 : (1000.0 * (o.messagesRead - o.lastMessagesRead)) / fetchTimeMs;
-  return `${o.format(o.endMs)}, ${o.id}, ${javaFixed(totalMbRead, 4)}, ${javaFixed(intervalMbPerSec, 4)}, ${o.messagesRead}, ${javaFixed(intervalMessagesPerSec, 4)}` +
-    `, ${o.joinTimeMsInSingleRound}, ${fetchTimeMs}, ${javaFixed(fetchMbPerSec, 4)}, ${javaFixed(fetchMsgPerSec, 4)}`;
+  return (
+    `${o.format(o.endMs)}, ${o.id}, ${javaFixed(totalMbRead, 4)}, ${javaFixed(intervalMbPerSec, 4)}, ${o.messagesRead}, ${javaFixed(intervalMessagesPerSec, 4)}` +
+    `, ${o.joinTimeMsInSingleRound}, ${fetchTimeMs}, ${javaFixed(fetchMbPerSec, 4)}, ${javaFixed(fetchMsgPerSec, 4)}`
+  );
 }
 
 /** The final summary row. */
-export function summaryLine(o: { startMs: number; endMs: number; bytes: number; messages: number; joinTimeMs: number; format: (ms: number) => string }): string {
+export function summaryLine(o: {
+  startMs: number;
+  endMs: number;
+  bytes: number;
+  messages: number;
+  joinTimeMs: number;
+  format: (ms: number) => string;
+}): string {
   const elapsedSec = (o.endMs - o.startMs) / 1000.0;
   const fetchTimeInMs = o.endMs - o.startMs - o.joinTimeMs;
   const totalMbRead = o.bytes / (1024 * 1024);
-  return `${o.format(o.startMs)}, ${o.format(o.endMs)}, ${javaFixed(totalMbRead, 4)}, ${javaFixed(totalMbRead / elapsedSec, 4)}, ${o.messages}, ` +
+  return (
+    `${o.format(o.startMs)}, ${o.format(o.endMs)}, ${javaFixed(totalMbRead, 4)}, ${javaFixed(totalMbRead / elapsedSec, 4)}, ${o.messages}, ` +
     `${javaFixed(o.messages / elapsedSec, 4)}, ${o.joinTimeMs}, ${fetchTimeInMs}, ${javaFixed(totalMbRead / (fetchTimeInMs / 1000.0), 4)}, ` +
-    `${javaFixed(o.messages / (fetchTimeInMs / 1000.0), 4)}`;
+    `${javaFixed(o.messages / (fetchTimeInMs / 1000.0), 4)}`
+  );
 }
 
 function consumerConfig(props: Map<string, string>): Partial<ConsumerConfig> {
@@ -57,7 +75,8 @@ function consumerConfig(props: Map<string, string>): Partial<ConsumerConfig> {
   const int = (k: string): number | undefined => {
     const v = props.get(k);
     if (v === undefined) return undefined;
-    if (!/^[+-]?\d+$/.test(v.trim())) throw new Error(`Invalid value ${v} for configuration ${k}: Not a number of type INT`);
+    if (!/^[+-]?\d+$/.test(v.trim()))
+      throw new Error(`Invalid value ${v} for configuration ${k}: Not a number of type INT`);
     return Number(v.trim());
   };
   const set = <K extends keyof ConsumerConfig>(k: K, v: ConsumerConfig[K] | undefined): void => {
@@ -72,7 +91,8 @@ function consumerConfig(props: Map<string, string>): Partial<ConsumerConfig> {
   set('maxPollRecords', int('max.poll.records'));
   set('autoCommitIntervalMs', int('auto.commit.interval.ms'));
   set('requestTimeoutMs', int('request.timeout.ms'));
-  if (props.has('enable.auto.commit')) c.enableAutoCommit = props.get('enable.auto.commit')!.trim().toLowerCase() === 'true';
+  if (props.has('enable.auto.commit'))
+    c.enableAutoCommit = props.get('enable.auto.commit')!.trim().toLowerCase() === 'true';
   const iso = props.get('isolation.level')?.trim();
   if (iso === 'read_committed' || iso === 'read_uncommitted') c.isolationLevel = iso;
   if (props.has('group.instance.id')) c.groupInstanceId = props.get('group.instance.id')!;
@@ -87,7 +107,8 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   if (!o.has('topic')) return printUsage(spec, io, 'Missing required argument "[topic]"');
   if (!o.has('messages')) return printUsage(spec, io, 'Missing required argument "[messages]"');
   const reportingRaw = o.string('reporting-interval')!;
-  if (!/^\d+$/.test(reportingRaw)) return printUsage(spec, io, `Cannot parse argument '${reportingRaw}' of option reporting-interval`);
+  if (!/^\d+$/.test(reportingRaw))
+    return printUsage(spec, io, `Cannot parse argument '${reportingRaw}' of option reporting-interval`);
 
   let format: (ms: number) => string;
   try {
@@ -119,18 +140,24 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     else io.stdout.write(`${line}\n`);
   };
   try {
-    const props = o.has('consumer.config') ? await loadPropertiesFile(o.string('consumer.config')!) : new Map<string, string>();
+    const props = o.has('consumer.config')
+      ? await loadPropertiesFile(o.string('consumer.config')!)
+      : new Map<string, string>();
     const bootstrap = await resolveBootstrap(o.string('bootstrap-server') ?? null, io.env);
     if (!bootstrap) return printUsage(spec, io, 'Missing required argument "[bootstrap-server]"');
     const clientId = props.get('client.id') ?? 'perf-consumer-client';
     client = await openClient({ bootstrap, overrides: { clientId } });
     const { Consumer } = await import('../../client/consumer.js');
-    consumer = new Consumer(client, {
-      ...consumerConfig(props),
-      groupId: group,
-      autoOffsetReset: o.has('from-latest') ? 'latest' : 'earliest',
-      maxPartitionFetchBytes: Number(o.valueOf('fetch-size')),
-    }, (msg) => io.stderr.write(`WARN ${msg}\n`));
+    consumer = new Consumer(
+      client,
+      {
+        ...consumerConfig(props),
+        groupId: group,
+        autoOffsetReset: o.has('from-latest') ? 'latest' : 'earliest',
+        maxPartitionFetchBytes: Number(o.valueOf('fetch-size')),
+      },
+      (msg) => io.stderr.write(`WARN ${msg}\n`),
+    );
 
     progress = createProgress(io, { title: `Consuming from ${topic}`, total: numMessages, unit: 'messages' });
     if (!o.has('hide-header')) out(headerLine(detailed));
@@ -164,7 +191,19 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
         if (r.value) bytesRead += r.value.length;
         if (currentTimeMs - lastReportTimeMs >= reportingIntervalMs) {
           if (detailed) {
-            out(progressLine({ id: 0, bytesRead, lastBytesRead, messagesRead, lastMessagesRead, startMs: lastReportTimeMs, endMs: currentTimeMs, format, joinTimeMsInSingleRound }));
+            out(
+              progressLine({
+                id: 0,
+                bytesRead,
+                lastBytesRead,
+                messagesRead,
+                lastMessagesRead,
+                startMs: lastReportTimeMs,
+                endMs: currentTimeMs,
+                format,
+                joinTimeMsInSingleRound,
+              }),
+            );
           }
           joinTimeMsInSingleRound = 0;
           lastReportTimeMs = currentTimeMs;
@@ -173,10 +212,14 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
         }
       }
       const sec = Math.max(currentTimeMs - startMs, 1) / 1000;
-      progress.update(messagesRead, { details: [`${javaFixed(bytesRead / (1024 * 1024) / sec, 2)} MB/sec`, assigned ? 'assigned' : 'joining group'] });
+      progress.update(messagesRead, {
+        details: [`${javaFixed(bytesRead / (1024 * 1024) / sec, 2)} MB/sec`, assigned ? 'assigned' : 'joining group'],
+      });
     }
     if (messagesRead < numMessages) {
-      out(`WARNING: Exiting before consuming the expected number of messages: timeout (${timeoutMs} ms) exceeded. You can use the --timeout option to increase the timeout.`);
+      out(
+        `WARNING: Exiting before consuming the expected number of messages: timeout (${timeoutMs} ms) exceeded. You can use the --timeout option to increase the timeout.`,
+      );
     }
     const endMs = Date.now();
     await progress.finish();

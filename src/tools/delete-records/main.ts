@@ -14,14 +14,30 @@ export const DELETE_RECORDS_SPEC: JoptToolSpec = {
   kafkaScript: 'kafka-delete-records.sh',
   description: 'This tool helps to delete records of the given partitions down to the specified offset.',
   options: [
-    { names: ['bootstrap-server'], description: 'REQUIRED: The server to connect to.' + BOOTSTRAP_HELP_SUFFIX, arg: { name: 'server(s) to use for bootstrapping' }, complete: 'host:port' },
     {
-      names: ['offset-json-file'], arg: { name: 'Offset json file path' }, complete: 'file',
-      description: 'REQUIRED: The JSON file with offset per partition. The format to use is:\n{"partitions":\n  [{"topic": "foo", "partition": 1, "offset": 1}],\n "version":1\n}',
+      names: ['bootstrap-server'],
+      description: 'REQUIRED: The server to connect to.' + BOOTSTRAP_HELP_SUFFIX,
+      arg: { name: 'server(s) to use for bootstrapping' },
+      complete: 'host:port',
     },
-    { names: ['command-config'], description: 'A property file containing configs to be passed to Admin Client.', arg: { name: 'command config property file path' }, complete: 'file' },
     {
-      names: ['output'], extension: true, arg: { name: 'text|json|table' }, complete: ['text', 'json', 'table'],
+      names: ['offset-json-file'],
+      arg: { name: 'Offset json file path' },
+      complete: 'file',
+      description:
+        'REQUIRED: The JSON file with offset per partition. The format to use is:\n{"partitions":\n  [{"topic": "foo", "partition": 1, "offset": 1}],\n "version":1\n}',
+    },
+    {
+      names: ['command-config'],
+      description: 'A property file containing configs to be passed to Admin Client.',
+      arg: { name: 'command config property file path' },
+      complete: 'file',
+    },
+    {
+      names: ['output'],
+      extension: true,
+      arg: { name: 'text|json|table' },
+      complete: ['text', 'json', 'table'],
       description: 'tkafka: Output format: text (the default: the same lines as the Kafka tool), json or table.',
     },
     DEBUG_OPTION,
@@ -53,14 +69,16 @@ export function parseOffsetJson(text: string): Entry[] {
     throw new CommandError('The input string is not a valid JSON');
   }
   const obj = (v: unknown): Record<string, unknown> => {
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw mapping(`Expected JSON object, received ${nodeText(v)}`);
+    if (typeof v !== 'object' || v === null || Array.isArray(v))
+      throw mapping(`Expected JSON object, received ${nodeText(v)}`);
     return v as Record<string, unknown>;
   };
   const root = obj(js);
   let version = 1;
   if ('version' in root) {
     const v = root.version;
-    if (typeof v !== 'number' || !Number.isInteger(v) || Math.abs(v) > 2147483647) throw mapping(`Expected \`Integer\` value, received ${nodeText(v)}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || Math.abs(v) > 2147483647)
+      throw mapping(`Expected \`Integer\` value, received ${nodeText(v)}`);
     version = v;
   }
   if (version !== 1) throw new CommandError(`Not supported version field value ${version}`);
@@ -121,11 +139,17 @@ export function run(argv: string[], io: ToolIO): Promise<number> {
     const entries = parseOffsetJson(text);
     const inMap = hashSetOrder(entries.map((e) => `${e.topic}-${e.partition}`));
     const dups = inMap.filter((k) => entries.find((e) => `${e.topic}-${e.partition}` === k)!.offsets.length > 1);
-    if (dups.length > 0) throw new CommandError(`Offset json file contains duplicate topic partitions: ${dups.join(',')}`);
+    if (dups.length > 0)
+      throw new CommandError(`Offset json file contains duplicate topic partitions: ${dups.join(',')}`);
     const out = (l: string): void => void io.stdout.write(l + '\n');
     if (format === 'text') out('Executing records delete operation');
     const { deleteRecords } = await import('../../client/admin/offsets.js');
-    const request = new Map(entries.map((e) => [`${e.topic}-${e.partition}`, { tp: { topic: e.topic, partition: e.partition }, offset: e.offsets[0]! }]));
+    const request = new Map(
+      entries.map((e) => [
+        `${e.topic}-${e.partition}`,
+        { tp: { topic: e.topic, partition: e.partition }, offset: e.offsets[0]! },
+      ]),
+    );
     const results = await deleteRecords(client, request);
     if (format === 'text') out('Records delete operation completed:');
     const rows: { topic: string; partition: number; lowWatermark: bigint | null; error: string | null }[] = [];
@@ -145,10 +169,18 @@ export function run(argv: string[], io: ToolIO): Promise<number> {
       writeJson(io, { partitions: rows });
     } else if (format === 'table') {
       const { writeTable } = await import('../common/output.js');
-      await writeTable(io, ['TOPIC', 'PARTITION', 'LOW WATERMARK', 'ERROR'], rows.map((r) => [r.topic, r.partition, r.lowWatermark, r.error]));
+      await writeTable(
+        io,
+        ['TOPIC', 'PARTITION', 'LOW WATERMARK', 'ERROR'],
+        rows.map((r) => [r.topic, r.partition, r.lowWatermark, r.error]),
+      );
     } else {
       for (const r of rows) {
-        out(r.error === null ? `partition: ${r.topic}-${r.partition}\tlow_watermark: ${r.lowWatermark}` : `partition: ${r.topic}-${r.partition}\terror: ${r.error}`);
+        out(
+          r.error === null
+            ? `partition: ${r.topic}-${r.partition}\tlow_watermark: ${r.lowWatermark}`
+            : `partition: ${r.topic}-${r.partition}\terror: ${r.error}`,
+        );
       }
     }
     return 0;

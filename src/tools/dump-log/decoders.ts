@@ -4,7 +4,14 @@
 import { Reader } from '../../protocol/codec/reader.js';
 import { crc32 } from '../../protocol/records/crc.js';
 import { SCHEMAS } from './schemas.generated.js';
-import { messageJson, readMessage, type FieldSchema, type JsonObject, type JsonValue, type MessageSchema } from './kafka-json.js';
+import {
+  messageJson,
+  readMessage,
+  type FieldSchema,
+  type JsonObject,
+  type JsonValue,
+  type MessageSchema,
+} from './kafka-json.js';
 import { javaStringHash, orderByTable } from './java.js';
 import type { DecoderKind } from './options.js';
 
@@ -46,7 +53,9 @@ const DECODER_CLASSES: Record<string, ClassDecoder> = {
 
 /** The decoder for a --key-decoder-class / --value-decoder-class name (FQCN or simple name). */
 export function decoderClass(name: string): ClassDecoder | undefined {
-  const simple = name.startsWith('org.apache.kafka.tools.api.') ? name.slice('org.apache.kafka.tools.api.'.length) : name;
+  const simple = name.startsWith('org.apache.kafka.tools.api.')
+    ? name.slice('org.apache.kafka.tools.api.'.length)
+    : name;
   return DECODER_CLASSES[simple];
 }
 
@@ -72,7 +81,14 @@ function coordinatorRecord(
   value: Buffer | null,
   keyFor: (type: number) => MessageSchema | undefined,
   valueFor: (type: number) => MessageSchema | undefined,
-): { key: JsonObject; keyVersion: number; keySchema: MessageSchema; value: JsonObject | null; valueVersion: number; valueSchema: MessageSchema | null } {
+): {
+  key: JsonObject;
+  keyVersion: number;
+  keySchema: MessageSchema;
+  value: JsonObject | null;
+  valueVersion: number;
+  valueSchema: MessageSchema | null;
+} {
   const readVersion = (b: Buffer, name: string): number => {
     if (b.length < 2) throw new Error(`Could not read version from ${name}'s buffer.`);
     return b.readInt16BE(0);
@@ -94,7 +110,14 @@ function coordinatorRecord(
   const valueSchema = valueFor(type);
   if (!valueSchema) throw new UnknownRecordType(type);
   const vv = readVersion(value, 'value');
-  return { key: k, keyVersion: type, keySchema, value: readBody(valueSchema, value, vv, 'value'), valueVersion: vv, valueSchema };
+  return {
+    key: k,
+    keyVersion: type,
+    keySchema,
+    value: readBody(valueSchema, value, vv, 'value'),
+    valueVersion: vv,
+    valueSchema,
+  };
 }
 
 const OFFSET_KEYS: (string | undefined)[] = [];
@@ -110,7 +133,12 @@ for (const s of Object.values(SCHEMAS)) {
 function groupMetadataOverride(value: JsonObject): ((f: FieldSchema, v: JsonValue) => string | undefined) | undefined {
   if (value.protocolType !== 'consumer') return undefined;
   return (f, v) => {
-    const target = f.n === 'subscription' ? 'ConsumerProtocolSubscription' : f.n === 'assignment' ? 'ConsumerProtocolAssignment' : null;
+    const target =
+      f.n === 'subscription'
+        ? 'ConsumerProtocolSubscription'
+        : f.n === 'assignment'
+          ? 'ConsumerProtocolAssignment'
+          : null;
     if (!target || !Buffer.isBuffer(v)) return undefined;
     try {
       if (v.length < 2) return undefined;
@@ -141,7 +169,9 @@ function coordinatorParser(kind: 'offsets' | 'share' | 'txn'): MessageParser {
   };
   return (r) => {
     if (r.key === null) {
-      throw new DecoderFailure(`Failed to decode message at offset ${r.offset} using the specified decoder (message had a missing key)`);
+      throw new DecoderFailure(
+        `Failed to decode message at offset ${r.offset} using the specified decoder (message had a missing key)`,
+      );
     }
     try {
       const rec = coordinatorRecord(r.key, r.value, keyFor, valueFor);
@@ -151,17 +181,28 @@ function coordinatorParser(kind: 'offsets' | 'share' | 'txn'): MessageParser {
       let override: ((f: FieldSchema, v: JsonValue) => string | undefined) | undefined;
       if (rec.valueSchema!.name === 'GroupMetadataValue') override = groupMetadataOverride(rec.value);
       // TransactionLogMessageParser: the status as TransactionState.stateName().
-      if (kind === 'txn') override = (f, v) => (f.n === 'transactionStatus' ? `"${TXN_STATES[v as number] ?? String(v)}"` : undefined);
+      if (kind === 'txn')
+        override = (f, v) => (f.n === 'transactionStatus' ? `"${TXN_STATES[v as number] ?? String(v)}"` : undefined);
       const data = messageJson(rec.valueSchema!, rec.value, rec.valueVersion, override);
       return { key, payload: `{"version":"${rec.valueVersion}","data":${data}}`, keyIsJson: true, payloadIsJson: true };
     } catch (e) {
-      if (e instanceof UnknownRecordType) return { key: `Unknown record type ${e.type} at offset ${r.offset}, skipping.` };
+      if (e instanceof UnknownRecordType)
+        return { key: `Unknown record type ${e.type} at offset ${r.offset}, skipping.` };
       return { key: `Error at offset ${r.offset}, skipping. ${errMsg(e)}` };
     }
   };
 }
 
-const TXN_STATES = ['Empty', 'Ongoing', 'PrepareCommit', 'PrepareAbort', 'CompleteCommit', 'CompleteAbort', 'Dead', 'PrepareEpochFence'];
+const TXN_STATES = [
+  'Empty',
+  'Ongoing',
+  'PrepareCommit',
+  'PrepareAbort',
+  'CompleteCommit',
+  'CompleteAbort',
+  'Dead',
+  'PrepareEpochFence',
+];
 
 /**
  * The order Kafka prints a transaction's partitions in: TransactionMetadata keeps them in a Scala
@@ -187,7 +228,9 @@ export function txnPartitionOrder(groups: readonly { topic: string; partitionIds
 }
 
 const METADATA_BY_KEY = new Map<number, MessageSchema>();
-for (const s of Object.values(SCHEMAS)) if (s.apiKey !== undefined && s.name.endsWith('Record') && !s.name.startsWith('KRaft')) METADATA_BY_KEY.set(s.apiKey, s);
+for (const s of Object.values(SCHEMAS))
+  if (s.apiKey !== undefined && s.name.endsWith('Record') && !s.name.startsWith('KRaft'))
+    METADATA_BY_KEY.set(s.apiKey, s);
 
 /** MetadataRecordType constant name: toSnakeCase(name).toUpperCase(). */
 export function metadataTypeName(name: string): string {
@@ -217,9 +260,14 @@ export function decodeMetadataRecord(value: Buffer): string {
   };
   const frame = small('frame version');
   if (frame === 0) {
-    throw new Error('Could not deserialize metadata record with frame version 0. Note that upgrades from the preview release of KRaft in 2.8 to newer versions are not supported.');
+    throw new Error(
+      'Could not deserialize metadata record with frame version 0. Note that upgrades from the preview release of KRaft in 2.8 to newer versions are not supported.',
+    );
   }
-  if (frame !== 1) throw new Error(`Could not deserialize metadata record due to unknown frame version ${frame}(only frame version 1 is supported)`);
+  if (frame !== 1)
+    throw new Error(
+      `Could not deserialize metadata record due to unknown frame version ${frame}(only frame version 1 is supported)`,
+    );
   const type = small('type');
   const version = small('version');
   const s = METADATA_BY_KEY.get(type);
@@ -263,8 +311,14 @@ export function messageParser(kind: DecoderKind, keyClass: string, valueClass: s
     case 'classes': {
       const kd = decoderClass(keyClass);
       const vd = decoderClass(valueClass);
-      for (const [name, d] of [[valueClass, vd], [keyClass, kd]] as const) {
-        if (!d) throw new Error(`java.lang.ClassNotFoundException: ${name} (tkafka decoders: ${SUPPORTED_DECODER_CLASSES.join(', ')})`);
+      for (const [name, d] of [
+        [valueClass, vd],
+        [keyClass, kd],
+      ] as const) {
+        if (!d)
+          throw new Error(
+            `java.lang.ClassNotFoundException: ${name} (tkafka decoders: ${SUPPORTED_DECODER_CLASSES.join(', ')})`,
+          );
       }
       return (r) => {
         const out: ParsedRecord = {};

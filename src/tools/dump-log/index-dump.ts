@@ -31,7 +31,14 @@ function openOrReport(out: Output, path: string, shown: string): ChunkedFile | n
     return ChunkedFile.open(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    problem(out, shown, null, code === 'ENOENT' ? `java.io.FileNotFoundException: ${path} (No such file or directory)` : `java.io.IOException: ${(e as Error).message}`);
+    problem(
+      out,
+      shown,
+      null,
+      code === 'ENOENT'
+        ? `java.io.FileNotFoundException: ${path} (No such file or directory)`
+        : `java.io.IOException: ${(e as Error).message}`,
+    );
     return null;
   }
 }
@@ -40,7 +47,10 @@ function openOrReport(out: Output, path: string, shown: string): ChunkedFile | n
 class OffsetIndexFile {
   readonly entries: number;
   private loaded: Int32Array | null = null;
-  constructor(readonly file: ChunkedFile, readonly baseOffset: bigint) {
+  constructor(
+    readonly file: ChunkedFile,
+    readonly baseOffset: bigint,
+  ) {
     this.entries = Math.floor(file.size / 8);
   }
   relative(i: number): number {
@@ -104,8 +114,20 @@ export async function dumpIndex(ctx: IndexDumpContext, path: string): Promise<vo
     if (index.entries === 0) return emitMessage(out, path, 'empty', `${path} is empty.`);
     if (opts.indexSanityOnly) {
       const last = index.offset(index.entries - 1);
-      if (last < base) return problem(out, path, null, `${CIE}Corrupt index found, index file ${abs} has non-zero size but the last offset is ${last} which is less than the base offset ${base}`);
-      if (file.size % 8 !== 0) return problem(out, path, null, `${CIE}Index file ${abs} is corrupt, found ${file.size} bytes which is neither positive nor a multiple of 8`);
+      if (last < base)
+        return problem(
+          out,
+          path,
+          null,
+          `${CIE}Corrupt index found, index file ${abs} has non-zero size but the last offset is ${last} which is less than the base offset ${base}`,
+        );
+      if (file.size % 8 !== 0)
+        return problem(
+          out,
+          path,
+          null,
+          `${CIE}Index file ${abs} is corrupt, found ${file.size} bytes which is neither positive nor a multiple of 8`,
+        );
       return emitMessage(out, path, 'sanity-check-passed', `${path} passed sanity check.`);
     }
     out.startProgress(`Checking ${path}`);
@@ -115,12 +137,22 @@ export async function dumpIndex(ctx: IndexDumpContext, path: string): Promise<vo
       if (offset === base && i > 0) return;
       const end = Math.min(position + opts.maxMessageSize, log.size);
       if (position < 0 || position > log.size) {
-        problem(out, path, i * 8, `index entry (offset: ${offset} position: ${position}) points ${position < 0 ? 'before the start' : 'past the end'} of ${logPath} (${log.size} bytes)`);
+        problem(
+          out,
+          path,
+          i * 8,
+          `index entry (offset: ${offset} position: ${position}) points ${position < 0 ? 'before the start' : 'past the end'} of ${logPath} (${log.size} bytes)`,
+        );
       } else {
         try {
           const b = nextBatch(log, position, opts.maxMessageSize < 0 ? position : end, logPath);
           if (b === null) {
-            problem(out, path, i * 8, `index entry (offset: ${offset} position: ${position}): no complete batch of at most ${opts.maxMessageSize} bytes (--max-message-size) starts there in ${logPath}`);
+            problem(
+              out,
+              path,
+              i * 8,
+              `index entry (offset: ${offset} position: ${position}): no complete batch of at most ${opts.maxMessageSize} bytes (--max-message-size) starts there in ${logPath}`,
+            );
           } else {
             const last = batchLastOffset(log, b);
             if (last !== offset) ctx.reports.indexMismatch(abs, offset, last);
@@ -131,7 +163,15 @@ export async function dumpIndex(ctx: IndexDumpContext, path: string): Promise<vo
         }
       }
       if (!opts.verifyOnly) {
-        if (out.json) out.line(jsonLine([['type', js('index-entry')], ['file', js(path)], ['offset', String(offset)], ['position', String(position)]]));
+        if (out.json)
+          out.line(
+            jsonLine([
+              ['type', js('index-entry')],
+              ['file', js(path)],
+              ['offset', String(offset)],
+              ['position', String(position)],
+            ]),
+          );
         else out.line(`offset: ${offset} position: ${position}`);
       }
       out.progress(i * 8, file.size);
@@ -167,13 +207,29 @@ export async function dumpTimeIndex(ctx: IndexDumpContext, path: string): Promis
         const first = entry(0).timestamp;
         const last = entry(entries - 1);
         if (last.timestamp < first) {
-          return problem(out, path, null, `${CIE}Corrupt time index found, time index file (${abs}) has non-zero size but the last timestamp is ${last.timestamp} which is less than the first timestamp ${first}`);
+          return problem(
+            out,
+            path,
+            null,
+            `${CIE}Corrupt time index found, time index file (${abs}) has non-zero size but the last timestamp is ${last.timestamp} which is less than the first timestamp ${first}`,
+          );
         }
         if (last.offset < base) {
-          return problem(out, path, null, `${CIE}Corrupt time index found, time index file (${abs}) has non-zero size but the last offset is ${last.offset} which is less than the first offset ${base}`);
+          return problem(
+            out,
+            path,
+            null,
+            `${CIE}Corrupt time index found, time index file (${abs}) has non-zero size but the last offset is ${last.offset} which is less than the first offset ${base}`,
+          );
         }
       }
-      if (file.size % 12 !== 0) return problem(out, path, null, `${CIE}Time index file ${abs} is corrupt, found ${file.size} bytes which is neither positive nor a multiple of 12`);
+      if (file.size % 12 !== 0)
+        return problem(
+          out,
+          path,
+          null,
+          `${CIE}Time index file ${abs} is corrupt, found ${file.size} bytes which is neither positive nor a multiple of 12`,
+        );
       return emitMessage(out, path, 'sanity-check-passed', `${path} passed sanity check.`);
     }
     index.load();
@@ -184,7 +240,15 @@ export async function dumpTimeIndex(ctx: IndexDumpContext, path: string): Promis
       if (e.offset === base && i > 0) return;
       await checkTimeEntry(ctx, path, abs, log, logPath, index.lookupPosition(e.offset), e, prev, i * 12);
       if (!opts.verifyOnly) {
-        if (out.json) out.line(jsonLine([['type', js('time-index-entry')], ['file', js(path)], ['timestamp', String(e.timestamp)], ['offset', String(e.offset)]]));
+        if (out.json)
+          out.line(
+            jsonLine([
+              ['type', js('time-index-entry')],
+              ['file', js(path)],
+              ['timestamp', String(e.timestamp)],
+              ['offset', String(e.offset)],
+            ]),
+          );
         else out.line(`timestamp: ${e.timestamp} offset: ${e.offset}`);
       }
       prev = e.timestamp;
@@ -199,14 +263,26 @@ export async function dumpTimeIndex(ctx: IndexDumpContext, path: string): Promis
 }
 
 async function checkTimeEntry(
-  ctx: IndexDumpContext, path: string, abs: string, log: ChunkedFile, logPath: string, position: number,
-  e: { timestamp: bigint; offset: bigint }, prev: bigint, at: number,
+  ctx: IndexDumpContext,
+  path: string,
+  abs: string,
+  log: ChunkedFile,
+  logPath: string,
+  position: number,
+  e: { timestamp: bigint; offset: bigint },
+  prev: bigint,
+  at: number,
 ): Promise<void> {
   if (position < 0 || position > log.size) {
-    return problem(ctx.out, path, at, `time index entry (timestamp: ${e.timestamp} offset: ${e.offset}) maps to position ${position}, past the end of ${logPath} (${log.size} bytes)`);
+    return problem(
+      ctx.out,
+      path,
+      at,
+      `time index entry (timestamp: ${e.timestamp} offset: ${e.offset}) maps to position ${position}, past the end of ${logPath} (${log.size} bytes)`,
+    );
   }
   try {
-    for (let p = position; ; ) {
+    for (let p = position; ;) {
       const b = nextBatch(log, p, log.size, logPath);
       if (b === null) return ctx.reports.offsetNotFound(abs, e.offset, -1n);
       const last = batchLastOffset(log, b);
@@ -222,11 +298,22 @@ async function checkTimeEntry(
     }
   } catch (err) {
     if (!(err instanceof SegmentError)) throw err;
-    problem(ctx.out, path, at, `time index entry (timestamp: ${e.timestamp} offset: ${e.offset}): ${err.message} (batch at position ${err.position} of ${logPath})`);
+    problem(
+      ctx.out,
+      path,
+      at,
+      `time index entry (timestamp: ${e.timestamp} offset: ${e.offset}): ${err.message} (batch at position ${err.position} of ${logPath})`,
+    );
   }
 }
 
 function emitMessage(out: Output, path: string, kind: string, text: string): void {
-  if (out.json) out.line(jsonLine([['type', js(kind)], ['file', js(path)]]));
+  if (out.json)
+    out.line(
+      jsonLine([
+        ['type', js(kind)],
+        ['file', js(path)],
+      ]),
+    );
   else out.line(text);
 }

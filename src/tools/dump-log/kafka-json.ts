@@ -167,10 +167,14 @@ function readField(r: Reader, f: FieldSchema, v: number, flexible: boolean, tagg
       if (!nullable) throw new Error(`non-nullable field ${f.n} was serialized as null`);
       return null;
     }
-    if (n > r.remaining) throw new Error(`Tried to allocate a collection of size ${n}, but there are only ${r.remaining} bytes remaining.`);
+    if (n > r.remaining)
+      throw new Error(
+        `Tried to allocate a collection of size ${n}, but there are only ${r.remaining} bytes remaining.`,
+      );
     const elem = f.t.slice(2);
     const out: JsonValue[] = [];
-    for (let i = 0; i < n; i++) out.push(f.f ? readStruct(r, f.f, v, flexible) : readPrimitive(r, elem, flex, false, f.n));
+    for (let i = 0; i < n; i++)
+      out.push(f.f ? readStruct(r, f.f, v, flexible) : readPrimitive(r, elem, flex, false, f.n));
     return out;
   }
   if (isPrimitive(f.t)) return readPrimitive(r, f.t, flex, nullable, f.n);

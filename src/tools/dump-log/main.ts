@@ -23,9 +23,11 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   const parsed = parseOrUsage(DUMP_LOG_SPEC, argv, io, VERSION);
   if ('exitCode' in parsed) return parsed.exitCode;
   const opts = dumpLogOptions(parsed.options);
-  if (!parsed.options.has('files') && opts.files.length === 0) return printUsage(DUMP_LOG_SPEC, io, 'Missing required argument "[files]"');
+  if (!parsed.options.has('files') && opts.files.length === 0)
+    return printUsage(DUMP_LOG_SPEC, io, 'Missing required argument "[files]"');
   const format = parsed.options.string('output');
-  if (format !== 'text' && format !== 'json') return printUsage(DUMP_LOG_SPEC, io, `Invalid value for --output: ${format} (text or json)`);
+  if (format !== 'text' && format !== 'json')
+    return printUsage(DUMP_LOG_SPEC, io, `Invalid value for --output: ${format} (text or json)`);
   let parser: MessageParser;
   try {
     parser = messageParser(opts.decoder, opts.keyDecoderClass, opts.valueDecoderClass);
@@ -54,19 +56,35 @@ function openFile(out: Output, path: string): ChunkedFile | null {
     return ChunkedFile.open(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'No such file or directory' : code === 'EISDIR' ? 'Is a directory' : code === 'EACCES' ? 'Permission denied' : (e as Error).message;
+    const reason =
+      code === 'ENOENT'
+        ? 'No such file or directory'
+        : code === 'EISDIR'
+          ? 'Is a directory'
+          : code === 'EACCES'
+            ? 'Permission denied'
+            : (e as Error).message;
     problem(out, path, null, `java.io.FileNotFoundException: ${path} (${reason})`);
     return null;
   }
 }
 
-async function dumpFile(out: Output, opts: DumpLogOptions, parser: MessageParser, reports: Reports, arg: string): Promise<void> {
+async function dumpFile(
+  out: Output,
+  opts: DumpLogOptions,
+  parser: MessageParser,
+  reports: Reports,
+  arg: string,
+): Promise<void> {
   const path = javaFilePath(arg);
   const name = javaFileName(arg);
   const dot = name.lastIndexOf('.');
   const suffix = dot < 0 ? '' : name.slice(dot);
   const fileEvent = (extra: [string, string][] = []): void => {
-    if (out.json) out.line(jsonLine([['type', js('file')], ['path', js(path)], ['kind', js(suffix.slice(1) || 'unknown')], ...extra]));
+    if (out.json)
+      out.line(
+        jsonLine([['type', js('file')], ['path', js(path)], ['kind', js(suffix.slice(1) || 'unknown')], ...extra]),
+      );
     else out.line(`Dumping ${path}`);
   };
   switch (suffix) {
@@ -116,7 +134,13 @@ async function dumpFile(out: Output, opts: DumpLogOptions, parser: MessageParser
     }
     default:
       fileEvent();
-      if (out.json) out.line(jsonLine([['type', js('ignored')], ['file', js(path)]]));
+      if (out.json)
+        out.line(
+          jsonLine([
+            ['type', js('ignored')],
+            ['file', js(path)],
+          ]),
+        );
       else out.errLine(`Ignoring unknown file ${path}`);
   }
 }

@@ -11,11 +11,16 @@ export const DUMP_LOG_SPEC: JoptToolSpec = {
     'This tool helps to parse a log file and dump its contents to the console, useful for debugging a seemingly corrupt log segment.',
   positional: { name: 'file', description: 'Files to dump, in addition to --files (tkafka).' },
   options: [
-    { names: ['print-data-log'], description: 'If set, printing the messages content when dumping data logs. Automatically set if any decoder option is specified.' },
+    {
+      names: ['print-data-log'],
+      description:
+        'If set, printing the messages content when dumping data logs. Automatically set if any decoder option is specified.',
+    },
     { names: ['verify-index-only'], description: 'If set, just verify the index log without printing its content.' },
     {
       names: ['index-sanity-check'],
-      description: 'If set, just checks the index sanity without printing its content. This is the same check that is executed on broker startup to determine if an index needs rebuilding or not.',
+      description:
+        'If set, just checks the index sanity without printing its content. This is the same check that is executed on broker startup to determine if an index needs rebuilding or not.',
     },
     {
       names: ['files'],
@@ -23,37 +28,73 @@ export const DUMP_LOG_SPEC: JoptToolSpec = {
       arg: { name: 'file1, file2, ...' },
       complete: 'file',
     },
-    { names: ['max-message-size'], description: 'Size of largest message.', arg: { name: 'size', type: 'Integer', defaults: [5 * 1024 * 1024] } },
+    {
+      names: ['max-message-size'],
+      description: 'Size of largest message.',
+      arg: { name: 'size', type: 'Integer', defaults: [5 * 1024 * 1024] },
+    },
     {
       names: ['max-bytes'],
       description: 'Limit the amount of total batches read in bytes avoiding reading the whole .log file(s).',
       arg: { name: 'size', type: 'Integer', defaults: [2147483647] },
     },
-    { names: ['deep-iteration'], description: 'If set, uses deep instead of shallow iteration. Automatically set if print-data-log is enabled.' },
+    {
+      names: ['deep-iteration'],
+      description: 'If set, uses deep instead of shallow iteration. Automatically set if print-data-log is enabled.',
+    },
     {
       names: ['value-decoder-class'],
-      description: 'If set, used to deserialize the messages. This class should implement org.apache.kafka.tools.api.Decoder trait. Custom jar should be available in kafka/libs directory.',
+      description:
+        'If set, used to deserialize the messages. This class should implement org.apache.kafka.tools.api.Decoder trait. Custom jar should be available in kafka/libs directory.',
       arg: { optional: true, defaults: [STRING_DECODER] },
-      complete: ['org.apache.kafka.tools.api.StringDecoder', 'org.apache.kafka.tools.api.IntegerDecoder', 'org.apache.kafka.tools.api.LongDecoder', 'org.apache.kafka.tools.api.DefaultDecoder'],
+      complete: [
+        'org.apache.kafka.tools.api.StringDecoder',
+        'org.apache.kafka.tools.api.IntegerDecoder',
+        'org.apache.kafka.tools.api.LongDecoder',
+        'org.apache.kafka.tools.api.DefaultDecoder',
+      ],
     },
     {
       names: ['key-decoder-class'],
-      description: 'If set, used to deserialize the keys. This class should implement org.apache.kafka.tools.api.Decoder trait. Custom jar should be available in kafka/libs directory.',
+      description:
+        'If set, used to deserialize the keys. This class should implement org.apache.kafka.tools.api.Decoder trait. Custom jar should be available in kafka/libs directory.',
       arg: { optional: true, defaults: [STRING_DECODER] },
-      complete: ['org.apache.kafka.tools.api.StringDecoder', 'org.apache.kafka.tools.api.IntegerDecoder', 'org.apache.kafka.tools.api.LongDecoder', 'org.apache.kafka.tools.api.DefaultDecoder'],
+      complete: [
+        'org.apache.kafka.tools.api.StringDecoder',
+        'org.apache.kafka.tools.api.IntegerDecoder',
+        'org.apache.kafka.tools.api.LongDecoder',
+        'org.apache.kafka.tools.api.DefaultDecoder',
+      ],
     },
-    { names: ['offsets-decoder'], description: 'If set, log data will be parsed as offset data from the __consumer_offsets topic.' },
-    { names: ['transaction-log-decoder'], description: 'If set, log data will be parsed as transaction metadata from the __transaction_state topic.' },
-    { names: ['cluster-metadata-decoder'], description: 'If set, log data will be parsed as cluster metadata records.' },
+    {
+      names: ['offsets-decoder'],
+      description: 'If set, log data will be parsed as offset data from the __consumer_offsets topic.',
+    },
+    {
+      names: ['transaction-log-decoder'],
+      description: 'If set, log data will be parsed as transaction metadata from the __transaction_state topic.',
+    },
+    {
+      names: ['cluster-metadata-decoder'],
+      description: 'If set, log data will be parsed as cluster metadata records.',
+    },
     {
       names: ['remote-log-metadata-decoder'],
-      description: 'If set, log data will be parsed as TopicBasedRemoteLogMetadataManager (RLMM) metadata records. Instead, the value-decoder-class option can be used if a custom RLMM implementation is configured.',
+      description:
+        'If set, log data will be parsed as TopicBasedRemoteLogMetadataManager (RLMM) metadata records. Instead, the value-decoder-class option can be used if a custom RLMM implementation is configured.',
     },
-    { names: ['share-group-state-decoder'], description: 'If set, log data will be parsed as share group state data from the __share_group_state topic.' },
-    { names: ['skip-record-metadata'], description: 'Skip metadata when printing records. This flag also skips control records.' },
+    {
+      names: ['share-group-state-decoder'],
+      description: 'If set, log data will be parsed as share group state data from the __share_group_state topic.',
+    },
+    {
+      names: ['skip-record-metadata'],
+      description: 'Skip metadata when printing records. This flag also skips control records.',
+    },
     {
       names: ['output'],
-      description: 'tkafka: output format, text (Kafka\'s DumpLogSegments lines) or json (one JSON object per line: file, batch, record, index entry, problem).',
+      description:
+        "tkafka: output format, text (Kafka's DumpLogSegments lines) or json (one JSON object per line: file, batch, record, index entry, problem).",
       arg: { name: 'text|json', defaults: ['text'] },
       extension: true,
       complete: ['text', 'json'],
@@ -61,7 +102,8 @@ export const DUMP_LOG_SPEC: JoptToolSpec = {
   ],
 };
 
-export type DecoderKind = 'offsets' | 'transaction-log' | 'cluster-metadata' | 'remote-log-metadata' | 'share-group-state' | 'classes';
+export type DecoderKind =
+  'offsets' | 'transaction-log' | 'cluster-metadata' | 'remote-log-metadata' | 'share-group-state' | 'classes';
 
 export interface DumpLogOptions {
   files: string[];
@@ -99,7 +141,8 @@ export function dumpLogOptions(o: JoptOptions): DumpLogOptions {
           : o.has('share-group-state-decoder')
             ? 'share-group-state'
             : 'classes';
-  const printDataLog = o.has('print-data-log') || decoder !== 'classes' || o.has('value-decoder-class') || o.has('key-decoder-class');
+  const printDataLog =
+    o.has('print-data-log') || decoder !== 'classes' || o.has('value-decoder-class') || o.has('key-decoder-class');
   const files: string[] = [];
   if (o.has('files')) for (const v of o.valuesOf('files')) files.push(...javaSplit(String(v), ','));
   files.push(...o.nonOptions);

@@ -33,7 +33,10 @@ export class Output {
   /** stdout redirected, stderr a terminal: the ink progress view (common/live/progress.ts). */
   private live: Progress | null = null;
 
-  constructor(private readonly io: ToolIO, readonly json: boolean) {
+  constructor(
+    private readonly io: ToolIO,
+    readonly json: boolean,
+  ) {
     const err = io.stderr as TtyStream;
     const env = io.env ?? {};
     this.progressEnabled = err.isTTY === true && isLive(io, 'stderr') && env.TKAFKA_PROGRESS !== '0';
@@ -118,7 +121,13 @@ export class Output {
     if (now - this.progressStart < this.progressAfterMs || now - this.lastProgress < this.progressEveryMs) return;
     this.lastProgress = now;
     if (!this.stdoutIsTty && isTerminalStream(this.io.stderr)) {
-      this.live ??= createProgress(this.io, { stream: 'stderr', title: this.progressLabel, total, unit: 'bytes', keep: false });
+      this.live ??= createProgress(this.io, {
+        stream: 'stderr',
+        title: this.progressLabel,
+        total,
+        unit: 'bytes',
+        keep: false,
+      });
       return this.live.update(done, { total, title: this.progressLabel });
     }
     if (this.stdoutIsTty) this.flushNow();

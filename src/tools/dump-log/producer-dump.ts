@@ -16,23 +16,35 @@ export async function dumpProducerSnapshot(out: Output, path: string, f: Chunked
   const b = f.readFully(0, f.size);
   const corrupt = (msg: string): void => {
     // Kafka prints CorruptSnapshotException's message on stderr and carries on (exit status 0).
-    if (out.json) out.line(jsonLine([['type', js('corrupt-snapshot')], ['file', js(path)], ['reason', js(msg)]]));
+    if (out.json)
+      out.line(
+        jsonLine([
+          ['type', js('corrupt-snapshot')],
+          ['file', js(path)],
+          ['reason', js(msg)],
+        ]),
+      );
     else out.errLine(msg);
   };
   if (b.length < 2) return corrupt('Snapshot failed schema validation: null');
   const version = b.readInt16BE(0);
-  if (version !== 1) return corrupt(`Snapshot failed schema validation: Snapshot contained an unknown file version ${version}`);
+  if (version !== 1)
+    return corrupt(`Snapshot failed schema validation: Snapshot contained an unknown file version ${version}`);
   if (b.length < 10) return corrupt('Snapshot failed schema validation: null');
   const stored = b.readUInt32BE(2);
   const count = b.readInt32BE(6);
-  if (count < 0) return corrupt('Snapshot failed schema validation: non-nullable field producerEntries was serialized as null');
+  if (count < 0)
+    return corrupt('Snapshot failed schema validation: non-nullable field producerEntries was serialized as null');
   const remaining = b.length - 10;
   if (count > remaining) {
-    return corrupt(`Snapshot failed schema validation: Tried to allocate a collection of size ${count}, but there are only ${remaining} bytes remaining.`);
+    return corrupt(
+      `Snapshot failed schema validation: Tried to allocate a collection of size ${count}, but there are only ${remaining} bytes remaining.`,
+    );
   }
   if (remaining < count * ENTRY) return corrupt('Snapshot failed schema validation: null');
   const computed = crc32c(b, ENTRIES_OFFSET, b.length) >>> 0;
-  if (stored !== computed) return corrupt(`Snapshot is corrupt (CRC is no longer valid). Stored crc: ${stored}. Computed crc: ${computed}`);
+  if (stored !== computed)
+    return corrupt(`Snapshot is corrupt (CRC is no longer valid). Stored crc: ${stored}. Computed crc: ${computed}`);
   for (let i = 0; i < count; i++) {
     const p = 10 + i * ENTRY;
     const producerId = b.readBigInt64BE(p);
@@ -47,12 +59,22 @@ export async function dumpProducerSnapshot(out: Output, path: string, f: Chunked
     const hasBatch = lastOffset >= 0n;
     if (out.json) {
       const pairs: [string, string][] = [
-        ['type', js('producer')], ['file', js(path)], ['producerId', String(producerId)], ['producerEpoch', String(epoch)],
-        ['coordinatorEpoch', String(coordinatorEpoch)], ['currentTxnFirstOffset', current === null ? 'null' : String(current)], ['lastTimestamp', String(timestamp)],
+        ['type', js('producer')],
+        ['file', js(path)],
+        ['producerId', String(producerId)],
+        ['producerEpoch', String(epoch)],
+        ['coordinatorEpoch', String(coordinatorEpoch)],
+        ['currentTxnFirstOffset', current === null ? 'null' : String(current)],
+        ['lastTimestamp', String(timestamp)],
       ];
       if (hasBatch) {
-        pairs.push(['firstSequence', String(decrementSequence(lastSequence, offsetDelta))], ['lastSequence', String(lastSequence)],
-          ['lastOffset', String(lastOffset)], ['offsetDelta', String(offsetDelta)], ['timestamp', String(timestamp)]);
+        pairs.push(
+          ['firstSequence', String(decrementSequence(lastSequence, offsetDelta))],
+          ['lastSequence', String(lastSequence)],
+          ['lastOffset', String(lastOffset)],
+          ['offsetDelta', String(offsetDelta)],
+          ['timestamp', String(timestamp)],
+        );
       }
       out.line(jsonLine(pairs));
     } else {
@@ -74,19 +96,33 @@ export async function dumpTxnIndex(out: Output, path: string, f: ChunkedFile): P
     const b = f.read(p, TXN_ENTRY);
     const version = b.readInt16BE(0);
     if (version > 0) {
-      return problem(out, path, p, `org.apache.kafka.common.KafkaException: Unexpected aborted transaction version ${version} in transaction index ${javaAbsolutePath(path)}, current version is 0`);
+      return problem(
+        out,
+        path,
+        p,
+        `org.apache.kafka.common.KafkaException: Unexpected aborted transaction version ${version} in transaction index ${javaAbsolutePath(path)}, current version is 0`,
+      );
     }
     const producerId = b.readBigInt64BE(2);
     const firstOffset = b.readBigInt64BE(10);
     const lastOffset = b.readBigInt64BE(18);
     const lso = b.readBigInt64BE(26);
     if (out.json) {
-      out.line(jsonLine([
-        ['type', js('aborted-txn')], ['file', js(path)], ['version', String(version)], ['producerId', String(producerId)],
-        ['firstOffset', String(firstOffset)], ['lastOffset', String(lastOffset)], ['lastStableOffset', String(lso)],
-      ]));
+      out.line(
+        jsonLine([
+          ['type', js('aborted-txn')],
+          ['file', js(path)],
+          ['version', String(version)],
+          ['producerId', String(producerId)],
+          ['firstOffset', String(firstOffset)],
+          ['lastOffset', String(lastOffset)],
+          ['lastStableOffset', String(lso)],
+        ]),
+      );
     } else {
-      out.line(`version: ${version} producerId: ${producerId} firstOffset: ${firstOffset} lastOffset: ${lastOffset} lastStableOffset: ${lso}`);
+      out.line(
+        `version: ${version} producerId: ${producerId} firstOffset: ${firstOffset} lastOffset: ${lastOffset} lastStableOffset: ${lso}`,
+      );
     }
     out.progress(p, f.size);
     await out.maybeFlush();

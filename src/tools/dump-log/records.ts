@@ -58,7 +58,8 @@ export const timestampTypeOf = (h: V2Header): string => TIMESTAMP_TYPES[(h.attri
 export const isTransactional = (h: V2Header): boolean => (h.attributes & 0x10) !== 0;
 export const isControl = (h: V2Header): boolean => (h.attributes & 0x20) !== 0;
 export const deleteHorizon = (h: V2Header): bigint | null => ((h.attributes & 0x40) !== 0 ? h.baseTimestamp : null);
-export const lastSequenceOf = (h: V2Header): number => (h.baseSequence === -1 ? -1 : incrementSequence(h.baseSequence, h.lastOffsetDelta));
+export const lastSequenceOf = (h: V2Header): number =>
+  h.baseSequence === -1 ? -1 : incrementSequence(h.baseSequence, h.lastOffsetDelta);
 
 /** CRC-32C over attributes..end, computed in slices so a huge batch never needs one buffer. */
 export function v2Checksum(read: (pos: number, len: number) => Buffer, pos: number, size: number): number {
@@ -90,7 +91,11 @@ export interface DumpRecord {
 
 // ByteUtils.readVarint / readVarlong semantics on a cursor.
 class Cursor {
-  constructor(readonly b: Buffer, public pos: number, readonly end: number) {}
+  constructor(
+    readonly b: Buffer,
+    public pos: number,
+    readonly end: number,
+  ) {}
   get remaining(): number {
     return this.end - this.pos;
   }
@@ -146,7 +151,9 @@ export function* v2Records(h: V2Header, b: Buffer, start: number, end: number): 
   for (let i = 0; i < h.count; i++) {
     const bodySize = c.varint();
     if (c.remaining < bodySize) {
-      throw new RecordError(`Invalid record size: expected ${bodySize} bytes in record payload, but instead the buffer has only ${c.remaining} remaining bytes.`);
+      throw new RecordError(
+        `Invalid record size: expected ${bodySize} bytes in record payload, but instead the buffer has only ${c.remaining} remaining bytes.`,
+      );
     }
     const recordStart = c.pos;
     let rec: DumpRecord;
@@ -160,7 +167,10 @@ export function* v2Records(h: V2Header, b: Buffer, start: number, end: number): 
       const value = valueSize >= 0 ? c.slice(valueSize) : null;
       const numHeaders = c.varint();
       if (numHeaders < 0) throw new RecordError(`Found invalid number of record headers ${numHeaders}`);
-      if (numHeaders > c.remaining) throw new RecordError(`Found invalid number of record headers. ${numHeaders} is larger than the remaining size of the buffer`);
+      if (numHeaders > c.remaining)
+        throw new RecordError(
+          `Found invalid number of record headers. ${numHeaders} is larger than the remaining size of the buffer`,
+        );
       const headers: DumpHeader[] = [];
       for (let k = 0; k < numHeaders; k++) {
         const ks = c.varint();
@@ -170,7 +180,9 @@ export function* v2Records(h: V2Header, b: Buffer, start: number, end: number): 
         headers.push({ key: hk, value: vs >= 0 ? c.slice(vs) : null });
       }
       if (c.pos - recordStart !== bodySize) {
-        throw new RecordError(`Invalid record size: expected to read ${bodySize} bytes in record payload, but instead read ${c.pos - recordStart}`);
+        throw new RecordError(
+          `Invalid record size: expected to read ${bodySize} bytes in record payload, but instead read ${c.pos - recordStart}`,
+        );
       }
       rec = {
         offset: wrap64(h.baseOffset + BigInt(offsetDelta)),
@@ -186,7 +198,8 @@ export function* v2Records(h: V2Header, b: Buffer, start: number, end: number): 
       if (e instanceof RecordError && e.message.startsWith('Invalid negative header')) throw e;
       throw new RecordError('Found invalid record structure');
     }
-    if (i === h.count - 1 && c.remaining > 0) throw new RecordError('Incorrect declared batch size, records still remaining in file');
+    if (i === h.count - 1 && c.remaining > 0)
+      throw new RecordError('Incorrect declared batch size, records still remaining in file');
     yield rec;
   }
 }
@@ -209,7 +222,8 @@ export function readLegacyEntry(b: Buffer, pos: number, end: number): LegacyEntr
   if (end - pos < LOG_OVERHEAD) throw new RecordError('java.io.EOFException');
   const offset = b.readBigInt64BE(pos);
   const size = b.readInt32BE(pos + 8);
-  if (size < RECORD_OVERHEAD_V0) throw new RecordError(`Record size is less than the minimum record overhead (${RECORD_OVERHEAD_V0})`);
+  if (size < RECORD_OVERHEAD_V0)
+    throw new RecordError(`Record size is less than the minimum record overhead (${RECORD_OVERHEAD_V0})`);
   const recEnd = pos + LOG_OVERHEAD + size;
   if (recEnd > end) throw new RecordError('java.io.EOFException');
   const magic = b.readInt8(pos + 16);
@@ -234,19 +248,38 @@ export function readLegacyEntry(b: Buffer, pos: number, end: number): LegacyEntr
     throw new RecordError('java.nio.BufferUnderflowException');
   }
   const crc = b.readUInt32BE(pos + 12);
-  return { offset, magic, attributes, timestamp, key, value, crc, isValid: size >= RECORD_OVERHEAD_V0 && crc === crc32(b, pos + 16, recEnd) >>> 0, size: LOG_OVERHEAD + size };
+  return {
+    offset,
+    magic,
+    attributes,
+    timestamp,
+    key,
+    value,
+    crc,
+    isValid: size >= RECORD_OVERHEAD_V0 && crc === crc32(b, pos + 16, recEnd) >>> 0,
+    size: LOG_OVERHEAD + size,
+  };
 }
 
 export function legacyRecord(e: LegacyEntry, offset = e.offset, timestamp = e.timestamp): DumpRecord {
-  return { offset, timestamp, key: e.key, value: e.value, sequence: -1, headers: [], legacy: { isValid: e.isValid, crc: e.crc } };
+  return {
+    offset,
+    timestamp,
+    key: e.key,
+    value: e.value,
+    sequence: -1,
+    headers: [],
+    legacy: { isValid: e.isValid, crc: e.crc },
+  };
 }
 
 /** Inner records of a decompressed legacy wrapper (AbstractLegacyRecordBatch.DeepRecordsIterator). */
 export function legacyInnerRecords(wrapper: LegacyEntry, data: Buffer): DumpRecord[] {
   const inner: LegacyEntry[] = [];
-  for (let p = 0; p < data.length; ) {
+  for (let p = 0; p < data.length;) {
     const e = readLegacyEntry(data, p, data.length);
-    if (e.magic !== wrapper.magic) throw new RecordError(`Compressed message magic ${e.magic} does not match wrapper magic ${wrapper.magic}`);
+    if (e.magic !== wrapper.magic)
+      throw new RecordError(`Compressed message magic ${e.magic} does not match wrapper magic ${wrapper.magic}`);
     if ((e.attributes & 0x07) !== 0) throw new RecordError('Compressed message set has inner compressed records');
     inner.push(e);
     p += e.size;

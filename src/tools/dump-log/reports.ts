@@ -51,26 +51,48 @@ export class Reports {
   print(out: Output): void {
     const j = out.json;
     const ev = (type: string, file: string, a: string, x: bigint, b: string, y: bigint): void =>
-      out.line(jsonLine([['type', js(type)], ['file', js(file)], [a, String(x)], [b, String(y)]]));
+      out.line(
+        jsonLine([
+          ['type', js(type)],
+          ['file', js(file)],
+          [a, String(x)],
+          [b, String(y)],
+        ]),
+      );
     for (const [file, list] of this.indexMismatches.ordered()) {
       if (!j) out.errLine(`Mismatches in :${file}`);
-      for (const [i, l] of list) j ? ev('index-mismatch', file, 'indexOffset', i, 'logOffset', l) : out.errLine(`  Index offset: ${i}, log offset: ${l}`);
+      for (const [i, l] of list)
+        j
+          ? ev('index-mismatch', file, 'indexOffset', i, 'logOffset', l)
+          : out.errLine(`  Index offset: ${i}, log offset: ${l}`);
     }
     for (const [file, list] of this.timeMismatches.ordered()) {
       if (!j) out.errLine(`Found timestamp mismatch in :${file}`);
-      for (const [i, l] of list) j ? ev('timestamp-mismatch', file, 'indexTimestamp', i, 'logTimestamp', l) : out.errLine(`  Index timestamp: ${i}, log timestamp: ${l}`);
+      for (const [i, l] of list)
+        j
+          ? ev('timestamp-mismatch', file, 'indexTimestamp', i, 'logTimestamp', l)
+          : out.errLine(`  Index timestamp: ${i}, log timestamp: ${l}`);
     }
     for (const [file, list] of this.outOfOrder.ordered()) {
       if (!j) out.errLine(`Found out of order timestamp in :${file}`);
-      for (const [i, p] of list) j ? ev('timestamp-out-of-order', file, 'indexTimestamp', i, 'previousTimestamp', p) : out.errLine(`  Index timestamp: ${i}, Previously indexed timestamp: ${p}`);
+      for (const [i, p] of list)
+        j
+          ? ev('timestamp-out-of-order', file, 'indexTimestamp', i, 'previousTimestamp', p)
+          : out.errLine(`  Index timestamp: ${i}, Previously indexed timestamp: ${p}`);
     }
     for (const [file, list] of this.notFound.ordered()) {
       if (!j) out.errLine(`The following indexed offsets are not found in :${file}`); // 4.0: "... not found in the log."
-      for (const [i, l] of list) j ? ev('indexed-offset-not-found', file, 'indexOffset', i, 'logOffset', l) : out.errLine(`Indexed offset: ${i}, found log offset: ${l}`);
+      for (const [i, l] of list)
+        j
+          ? ev('indexed-offset-not-found', file, 'indexOffset', i, 'logOffset', l)
+          : out.errLine(`Indexed offset: ${i}, found log offset: ${l}`);
     }
     for (const [file, list] of this.nonConsecutive.ordered()) {
       if (!j) out.errLine(`Non-consecutive offsets in ${file}`);
-      for (const [a, b] of list) j ? ev('non-consecutive-offsets', file, 'offset', a, 'followedBy', b) : out.errLine(`  ${a} is followed by ${b}`);
+      for (const [a, b] of list)
+        j
+          ? ev('non-consecutive-offsets', file, 'offset', a, 'followedBy', b)
+          : out.errLine(`  ${a} is followed by ${b}`);
     }
   }
 }
@@ -82,8 +104,17 @@ export class Reports {
 export function problem(out: Output, file: string, position: number | null, reason: string): void {
   out.failed = true;
   if (out.json) {
-    out.line(jsonLine([['type', js('problem')], ['file', js(file)], ['position', position === null ? 'null' : String(position)], ['reason', js(reason)]]));
+    out.line(
+      jsonLine([
+        ['type', js('problem')],
+        ['file', js(file)],
+        ['position', position === null ? 'null' : String(position)],
+        ['reason', js(reason)],
+      ]),
+    );
   } else {
-    out.errLine(position === null ? `Error in ${file}: ${reason}` : `Error in ${file} at position ${position}: ${reason}`);
+    out.errLine(
+      position === null ? `Error in ${file}: ${reason}` : `Error in ${file} at position ${position}: ${reason}`,
+    );
   }
 }

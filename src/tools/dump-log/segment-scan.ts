@@ -3,13 +3,27 @@
 import { decompress } from '../../protocol/records/compression.js';
 import type { ChunkedFile } from './chunked-file.js';
 import {
-  COMPRESSION_NAMES, HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, RECORD_OVERHEAD_V0, RecordError,
-  lastOffsetOf, legacyInnerRecords, legacyRecord, readLegacyEntry, readV2Header, v2Records, type DumpRecord,
+  COMPRESSION_NAMES,
+  HEADER_SIZE_UP_TO_MAGIC,
+  LOG_OVERHEAD,
+  RECORD_BATCH_OVERHEAD,
+  RECORD_OVERHEAD_V0,
+  RecordError,
+  lastOffsetOf,
+  legacyInnerRecords,
+  legacyRecord,
+  readLegacyEntry,
+  readV2Header,
+  v2Records,
+  type DumpRecord,
 } from './records.js';
 
 /** What Kafka would have thrown while walking batches (CorruptRecordException and friends). */
 export class SegmentError extends Error {
-  constructor(readonly position: number, message: string) {
+  constructor(
+    readonly position: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -29,7 +43,10 @@ export function nextBatch(f: ChunkedFile, pos: number, end: number, path: string
   const head = f.read(pos, HEADER_SIZE_UP_TO_MAGIC);
   const size = head.readInt32BE(8);
   if (size < RECORD_OVERHEAD_V0) {
-    throw new SegmentError(pos, `org.apache.kafka.common.errors.CorruptRecordException: Found record size ${size} smaller than minimum record overhead (${RECORD_OVERHEAD_V0}) in file ${path}.`);
+    throw new SegmentError(
+      pos,
+      `org.apache.kafka.common.errors.CorruptRecordException: Found record size ${size} smaller than minimum record overhead (${RECORD_OVERHEAD_V0}) in file ${path}.`,
+    );
   }
   if (pos > end - LOG_OVERHEAD - size) return null;
   return { position: pos, size: size + LOG_OVERHEAD, magic: head.readInt8(16) };
@@ -39,7 +56,11 @@ export function nextBatch(f: ChunkedFile, pos: number, end: number, path: string
 export function batchLastOffset(f: ChunkedFile, b: BatchRef): bigint {
   if (b.magic >= 2) {
     const h = f.read(b.position, RECORD_BATCH_OVERHEAD);
-    if (h.length < RECORD_BATCH_OVERHEAD) throw new SegmentError(b.position, 'java.io.EOFException: Failed to read `record batch header` from file channel');
+    if (h.length < RECORD_BATCH_OVERHEAD)
+      throw new SegmentError(
+        b.position,
+        'java.io.EOFException: Failed to read `record batch header` from file channel',
+      );
     return lastOffsetOf(readV2Header(h));
   }
   return f.read(b.position, 8).readBigInt64BE(0);

@@ -9,41 +9,94 @@ import { CONNECTION_HELP, openClient, resolveBootstrap, type ResolvedBootstrap }
 import { errorLine, writeStack } from '../common/errors.js';
 import { OUTPUT_HELP, parseOutputFormat } from '../common/output.js';
 
-const ENV_NOTE = ' (tkafka: optional when TKAFKA_BOOTSTRAP_SERVER is set or a profile is active; precedence: flag > environment > profile)';
+const ENV_NOTE =
+  ' (tkafka: optional when TKAFKA_BOOTSTRAP_SERVER is set or a profile is active; precedence: flag > environment > profile)';
 
 export function buildFeaturesParser(connectionRequired = true, latest = '4.0-IV0'): ArgumentParser {
-  const parser = new ArgumentParser({ prog: 'kafka-features', description: 'This tool manages feature flags in Kafka.', epilog: CONNECTION_HELP });
+  const parser = new ArgumentParser({
+    prog: 'kafka-features',
+    description: 'This tool manages feature flags in Kafka.',
+    epilog: CONNECTION_HELP,
+  });
   const group = parser.addMutuallyExclusiveGroup({ required: connectionRequired });
-  group.addArgument({ flags: ['--bootstrap-server'], help: 'A comma-separated list of host:port pairs to use for establishing the connection to the Kafka cluster.' + ENV_NOTE });
-  group.addArgument({ flags: ['--bootstrap-controller'], help: 'A comma-separated list of host:port pairs to use for establishing the connection to the KRaft quorum.' });
-  parser.addArgument({ flags: ['--command-config'], help: 'Property file containing configs to be passed to Admin Client.' });
+  group.addArgument({
+    flags: ['--bootstrap-server'],
+    help:
+      'A comma-separated list of host:port pairs to use for establishing the connection to the Kafka cluster.' +
+      ENV_NOTE,
+  });
+  group.addArgument({
+    flags: ['--bootstrap-controller'],
+    help: 'A comma-separated list of host:port pairs to use for establishing the connection to the KRaft quorum.',
+  });
+  parser.addArgument({
+    flags: ['--command-config'],
+    help: 'Property file containing configs to be passed to Admin Client.',
+  });
   parser.addArgument({ flags: ['--debug'], action: 'storeTrue', help: 'tkafka: show stack traces on errors.' });
   const sub = parser.addSubparsers({ dest: 'command' });
   const describe = sub.addParser('describe', { help: 'Describes the current active feature flags.' });
-  describe.addArgument({ flags: ['--output', '-o'], choices: ['text', 'json', 'table'], help: `tkafka: ${OUTPUT_HELP}` });
-  for (const [name, help, verb] of [['upgrade', 'Upgrade one or more feature flags.', 'upgrade'], ['downgrade', 'Downgrade one or more feature flags.', 'downgrade']] as const) {
+  describe.addArgument({
+    flags: ['--output', '-o'],
+    choices: ['text', 'json', 'table'],
+    help: `tkafka: ${OUTPUT_HELP}`,
+  });
+  for (const [name, help, verb] of [
+    ['upgrade', 'Upgrade one or more feature flags.', 'upgrade'],
+    ['downgrade', 'Downgrade one or more feature flags.', 'downgrade'],
+  ] as const) {
     const p = sub.addParser(name, { help });
-    p.addArgument({ flags: ['--metadata'], help: `DEPRECATED -- The level to which we should ${verb} the metadata. For example, ${verb === 'upgrade' ? '3.3-IV3' : '3.3-IV0'}.` });
+    p.addArgument({
+      flags: ['--metadata'],
+      help: `DEPRECATED -- The level to which we should ${verb} the metadata. For example, ${verb === 'upgrade' ? '3.3-IV3' : '3.3-IV0'}.`,
+    });
     p.addArgument({
       flags: ['--release-version'],
       help: `The release version to ${verb === 'upgrade' ? 'update' : 'downgrade'} all features to. For example, 3.9-IV0 will set metadata.version=21 and kraft.version=1. Use the version-mapping command to learn which features will be set for any given version.`,
     });
-    p.addArgument({ flags: ['--feature'], action: 'append', help: `A feature ${verb} we should perform, in feature=level format. For example: \`metadata.version=5\`.` });
-    if (verb === 'downgrade') p.addArgument({ flags: ['--unsafe'], action: 'storeTrue', help: 'Perform this downgrade even if it may irreversibly destroy metadata.' });
+    p.addArgument({
+      flags: ['--feature'],
+      action: 'append',
+      help: `A feature ${verb} we should perform, in feature=level format. For example: \`metadata.version=5\`.`,
+    });
+    if (verb === 'downgrade')
+      p.addArgument({
+        flags: ['--unsafe'],
+        action: 'storeTrue',
+        help: 'Perform this downgrade even if it may irreversibly destroy metadata.',
+      });
     p.addArgument({ flags: ['--dry-run'], action: 'storeTrue', help: `Validate this ${verb}, but do not perform it.` });
   }
-  const disable = sub.addParser('disable', { help: 'Disable one or more feature flags. This is the same as downgrading the version to zero.' });
+  const disable = sub.addParser('disable', {
+    help: 'Disable one or more feature flags. This is the same as downgrading the version to zero.',
+  });
   disable.addArgument({ flags: ['--feature'], action: 'append', help: 'A feature flag to disable.' });
-  disable.addArgument({ flags: ['--unsafe'], action: 'storeTrue', help: 'Disable this feature flag even if it may irreversibly destroy metadata.' });
-  disable.addArgument({ flags: ['--dry-run'], action: 'storeTrue', help: 'Perform a dry-run of this disable operation.' });
+  disable.addArgument({
+    flags: ['--unsafe'],
+    action: 'storeTrue',
+    help: 'Disable this feature flag even if it may irreversibly destroy metadata.',
+  });
+  disable.addArgument({
+    flags: ['--dry-run'],
+    action: 'storeTrue',
+    help: 'Perform a dry-run of this disable operation.',
+  });
   const mapping = sub.addParser('version-mapping', {
     help: 'Look up the corresponding features for a given metadata version. Using the command with no --release-version  argument will return the mapping for the latest stable metadata version',
   });
-  mapping.addArgument({ flags: ['--release-version'], help: `The release version to use for the corresponding feature mapping. The minimum is 3.0-IV0; the default is ${latest}` });
+  mapping.addArgument({
+    flags: ['--release-version'],
+    help: `The release version to use for the corresponding feature mapping. The minimum is 3.0-IV0; the default is ${latest}`,
+  });
   const deps = sub.addParser('feature-dependencies', {
     help: 'Look up dependencies for a given feature version. If the feature is not known or the version not yet defined, an error is thrown. Multiple features can be specified.',
   });
-  deps.addArgument({ flags: ['--feature'], required: true, action: 'append', help: 'The feature and version to look up dependencies for, in feature=version format. For example: `metadata.version=5`.' });
+  deps.addArgument({
+    flags: ['--feature'],
+    required: true,
+    action: 'append',
+    help: 'The feature and version to look up dependencies for, in feature=version format. For example: `metadata.version=5`.',
+  });
   return parser;
 }
 
@@ -51,7 +104,15 @@ class TerseError extends Error {}
 
 /** Kafka 4.4's MetadataVersion names above the levels tkafka's broker knows (a 4.4 cluster reports them). */
 const NEWER_METADATA_VERSIONS: Record<number, string> = {
-  26: '4.1-IV0', 27: '4.1-IV1', 28: '4.2-IV0', 29: '4.2-IV1', 30: '4.3-IV0', 31: '4.4-IV0', 32: '4.4-IV1', 33: '4.4-IV2', 34: '4.5-IV0',
+  26: '4.1-IV0',
+  27: '4.1-IV1',
+  28: '4.2-IV0',
+  29: '4.2-IV1',
+  30: '4.3-IV0',
+  31: '4.4-IV0',
+  32: '4.4-IV1',
+  33: '4.4-IV2',
+  34: '4.5-IV0',
 };
 
 function levelToString(feature: string, level: number, fromLevel: (l: number) => { version: string }): string {
@@ -92,12 +153,21 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   try {
     const server = ns.bootstrap_server as string | null | undefined;
     const controller = ns.bootstrap_controller as string | null | undefined;
-    const bootstrap = server != null ? { value: server, source: 'flag' as const }
-      : controller != null ? { value: controller, source: 'flag' as const } : fallback!;
+    const bootstrap =
+      server != null
+        ? { value: server, source: 'flag' as const }
+        : controller != null
+          ? { value: controller, source: 'flag' as const }
+          : fallback!;
     client = await openClient({ bootstrap, commandConfig: ns.command_config as string | undefined });
     switch (ns.command) {
       case 'describe':
-        await describe(client, io, parseOutputFormat(ns.output as string | undefined), features.metadataVersionFromLevel);
+        await describe(
+          client,
+          io,
+          parseOutputFormat(ns.output as string | undefined),
+          features.metadataVersionFromLevel,
+        );
         return 0;
       case 'upgrade':
       case 'downgrade':
@@ -110,7 +180,9 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
           mv = features.metadataVersionFromString(release);
           if (mv.level < 1) throw new Error('not KRaft');
         } catch {
-          throw new TerseError(`Unknown release version '${release}'. Supported versions are: ${features.MINIMUM_BOOTSTRAP_VERSION.version} to ${features.LATEST_PRODUCTION.version}`);
+          throw new TerseError(
+            `Unknown release version '${release}'. Supported versions are: ${features.MINIMUM_BOOTSTRAP_VERSION.version} to ${features.LATEST_PRODUCTION.version}`,
+          );
         }
         out(`metadata.version=${mv.level} (${release})`);
         for (const f of features.PRODUCTION_FEATURES) out(`${f.name}=${features.featureDefaultLevel(f, mv)}`);
@@ -131,7 +203,8 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
           }
           const f = features.PRODUCTION_FEATURES.find((x) => x.name === name);
           if (!f) throw new TerseError(`Unknown feature: ${name}`);
-          if (!f.levels.some(([l]) => l === level)) throw new TerseError(`No feature:${name} with feature level ${level}`);
+          if (!f.levels.some(([l]) => l === level))
+            throw new TerseError(`No feature:${name} with feature level ${level}`);
           out(`${name}=${level} has no dependencies.`);
         }
         return 0;
@@ -148,29 +221,50 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   }
 }
 
-async function describe(client: KafkaClient, io: ToolIO, format: string, fromLevel: (l: number) => { version: string }): Promise<void> {
+async function describe(
+  client: KafkaClient,
+  io: ToolIO,
+  format: string,
+  fromLevel: (l: number) => { version: string },
+): Promise<void> {
   const { describeFeatures } = await import('../../client/admin/cluster.js');
   const fm = await describeFeatures(client);
   const rows = [...fm.supported.keys()].sort().map((feature) => {
     const range = fm.supported.get(feature)!;
     const finalized = fm.finalized.get(feature) ?? 0;
     return {
-      feature, supportedMinVersion: range.minVersion, supportedMaxVersion: range.maxVersion, finalizedVersionLevel: finalized,
+      feature,
+      supportedMinVersion: range.minVersion,
+      supportedMaxVersion: range.maxVersion,
+      finalizedVersionLevel: finalized,
       epoch: fm.finalizedEpoch,
-      text: [levelToString(feature, range.minVersion, fromLevel), levelToString(feature, range.maxVersion, fromLevel), levelToString(feature, finalized, fromLevel)],
+      text: [
+        levelToString(feature, range.minVersion, fromLevel),
+        levelToString(feature, range.maxVersion, fromLevel),
+        levelToString(feature, finalized, fromLevel),
+      ],
     };
   });
   const { writeJson, writeTable } = await import('../common/output.js');
   if (format === 'json') {
     writeJson(io, {
       features: rows.map((r) => ({
-        name: r.feature, supportedMinVersion: r.supportedMinVersion, supportedMaxVersion: r.supportedMaxVersion,
-        finalizedVersionLevel: r.finalizedVersionLevel, epoch: r.epoch,
-        ...(r.feature === 'metadata.version' ? { supportedMinRelease: r.text[0], supportedMaxRelease: r.text[1], finalizedRelease: r.text[2] } : {}),
+        name: r.feature,
+        supportedMinVersion: r.supportedMinVersion,
+        supportedMaxVersion: r.supportedMaxVersion,
+        finalizedVersionLevel: r.finalizedVersionLevel,
+        epoch: r.epoch,
+        ...(r.feature === 'metadata.version'
+          ? { supportedMinRelease: r.text[0], supportedMaxRelease: r.text[1], finalizedRelease: r.text[2] }
+          : {}),
       })),
     });
   } else if (format === 'table') {
-    await writeTable(io, ['FEATURE', 'SUPPORTED MIN', 'SUPPORTED MAX', 'FINALIZED', 'EPOCH'], rows.map((r) => [r.feature, ...r.text, r.epoch === null ? '-' : r.epoch]));
+    await writeTable(
+      io,
+      ['FEATURE', 'SUPPORTED MIN', 'SUPPORTED MAX', 'FINALIZED', 'EPOCH'],
+      rows.map((r) => [r.feature, ...r.text, r.epoch === null ? '-' : r.epoch]),
+    );
   } else {
     for (const r of rows) {
       // Kafka 4.4: "Feature: %-40s  SupportedMinVersion: %-15s  SupportedMaxVersion: %-15s  FinalizedVersionLevel: %-15s  Epoch: %s%n".
@@ -189,9 +283,13 @@ async function update(client: KafkaClient, ns: Namespace, io: ToolIO, features: 
   const op = ns.command as 'upgrade' | 'downgrade' | 'disable';
   const type = op === 'upgrade' ? 1 : ns.unsafe === true ? 3 : 2;
   const updates = new Map<string, number>();
-  const supported = (): string => features.METADATA_VERSIONS
-    .slice(features.METADATA_VERSIONS.indexOf(features.MINIMUM_BOOTSTRAP_VERSION), features.METADATA_VERSIONS.indexOf(features.LATEST_PRODUCTION) + 1)
-    .map((m) => m.version).join(', ');
+  const supported = (): string =>
+    features.METADATA_VERSIONS.slice(
+      features.METADATA_VERSIONS.indexOf(features.MINIMUM_BOOTSTRAP_VERSION),
+      features.METADATA_VERSIONS.indexOf(features.LATEST_PRODUCTION) + 1,
+    )
+      .map((m) => m.version)
+      .join(', ');
   const list = (ns.feature as string[] | undefined) ?? null;
   if (op === 'disable') {
     for (const f of list ?? []) {
@@ -201,7 +299,8 @@ async function update(client: KafkaClient, ns: Namespace, io: ToolIO, features: 
   } else {
     const metadata = ns.metadata as string | undefined;
     const release = ns.release_version as string | undefined;
-    if (release != null && (metadata != null || list !== null)) throw new TerseError('Can not specify `release-version` with other feature flags.');
+    if (release != null && (metadata != null || list !== null))
+      throw new TerseError('Can not specify `release-version` with other feature flags.');
     if (release != null) {
       let mv;
       try {
@@ -236,7 +335,11 @@ async function update(client: KafkaClient, ns: Namespace, io: ToolIO, features: 
   const names = [...updates.keys()].sort();
   let results: Map<string, Error | null>;
   try {
-    results = await updateFeatures(client, names.map((feature) => ({ feature, maxVersionLevel: updates.get(feature)!, upgradeType: type })), dryRun);
+    results = await updateFeatures(
+      client,
+      names.map((feature) => ({ feature, maxVersionLevel: updates.get(feature)!, upgradeType: type })),
+      dryRun,
+    );
   } catch (e) {
     if ((e as Error).name !== 'UnsupportedApiError') throw e;
     const { ApiError } = await import('../../client/errors.js');
@@ -248,14 +351,18 @@ async function update(client: KafkaClient, ns: Namespace, io: ToolIO, features: 
     const level = updates.get(name)!;
     const shown = name === 'metadata.version' ? level : level;
     if (err === null) {
-      io.stdout.write(op === 'disable'
-        ? `${name} ${dryRun ? 'can be disabled.' : 'was disabled.'}\n`
-        : `${name} ${dryRun ? `can be ${op}d to` : `was ${op}d to`} ${shown}.\n`);
+      io.stdout.write(
+        op === 'disable'
+          ? `${name} ${dryRun ? 'can be disabled.' : 'was disabled.'}\n`
+          : `${name} ${dryRun ? `can be ${op}d to` : `was ${op}d to`} ${shown}.\n`,
+      );
     } else {
       failures++;
-      io.stdout.write(op === 'disable'
-        ? `Could not disable ${name}. ${err.message}\n`
-        : `${dryRun ? 'Can not' : 'Could not'} ${op} ${name} to ${shown}. ${err.message}\n`);
+      io.stdout.write(
+        op === 'disable'
+          ? `Could not disable ${name}. ${err.message}\n`
+          : `${dryRun ? 'Can not' : 'Could not'} ${op} ${name} to ${shown}. ${err.message}\n`,
+      );
     }
   }
   if (failures > 0) {

@@ -38,7 +38,10 @@ export interface LocalState {
 
 export function defaultDir(env: NodeJS.ProcessEnv): string {
   if (env.TKAFKA_LOCAL_DIR) return resolve(env.TKAFKA_LOCAL_DIR);
-  const state = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/') ? env.XDG_STATE_HOME : join(env.HOME || homedir(), '.local', 'state');
+  const state =
+    env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/')
+      ? env.XDG_STATE_HOME
+      : join(env.HOME || homedir(), '.local', 'state');
   return join(state, 'tkafka', 'local');
 }
 
@@ -48,27 +51,78 @@ export function buildParser(): ArgumentParser {
     description:
       'Run a local development cluster: N processes, each a broker and a KRaft controller, on loopback ports, with their configuration, data and logs under one folder. ' +
       'start prints the bootstrap string (e.g. 127.0.0.1:9092) on standard output.',
-    epilog: 'The folder is --dir, else TKAFKA_LOCAL_DIR, else ${XDG_STATE_HOME:-~/.local/state}/tkafka/local. Node i (1..N) listens on PORT+2(i-1) (clients) and PORT+2(i-1)+1 (controller).',
+    epilog:
+      'The folder is --dir, else TKAFKA_LOCAL_DIR, else ${XDG_STATE_HOME:-~/.local/state}/tkafka/local. Node i (1..N) listens on PORT+2(i-1) (clients) and PORT+2(i-1)+1 (controller).',
   });
   const sub = parser.addSubparsers({ dest: 'command' });
   const dir = (p: ArgumentParser): void => {
-    p.addArgument({ flags: ['--dir'], metavar: 'DIR', help: 'the cluster folder (default: TKAFKA_LOCAL_DIR or ~/.local/state/tkafka/local)' });
+    p.addArgument({
+      flags: ['--dir'],
+      metavar: 'DIR',
+      help: 'the cluster folder (default: TKAFKA_LOCAL_DIR or ~/.local/state/tkafka/local)',
+    });
   };
   const start = sub.addParser('start', {
     help: 'start the cluster (or restart a stopped one with its data) and print the bootstrap string',
-    description: 'Start N broker+controller processes on loopback ports and print the bootstrap string on standard output. Starting a running cluster only prints its bootstrap string.',
+    description:
+      'Start N broker+controller processes on loopback ports and print the bootstrap string on standard output. Starting a running cluster only prints its bootstrap string.',
   });
-  start.addArgument({ flags: ['-n', '--nodes'], type: 'int', default: 1, metavar: 'N', help: 'number of nodes, each a broker and a controller (default: 1)' });
-  start.addArgument({ flags: ['--port'], type: 'int', default: 9092, metavar: 'PORT', help: 'client port of node 1; node i uses PORT+2(i-1) and PORT+2(i-1)+1 (controller); 0 picks free ports (default: 9092)' });
-  start.addArgument({ flags: ['--override'], action: 'append', metavar: 'KEY=VALUE', help: 'a server.properties setting for every node (repeatable)' });
-  start.addArgument({ flags: ['--timeout'], type: 'int', default: 60, metavar: 'SECONDS', help: 'how long to wait for the nodes to serve (default: 60)' });
+  start.addArgument({
+    flags: ['-n', '--nodes'],
+    type: 'int',
+    default: 1,
+    metavar: 'N',
+    help: 'number of nodes, each a broker and a controller (default: 1)',
+  });
+  start.addArgument({
+    flags: ['--port'],
+    type: 'int',
+    default: 9092,
+    metavar: 'PORT',
+    help: 'client port of node 1; node i uses PORT+2(i-1) and PORT+2(i-1)+1 (controller); 0 picks free ports (default: 9092)',
+  });
+  start.addArgument({
+    flags: ['--override'],
+    action: 'append',
+    metavar: 'KEY=VALUE',
+    help: 'a server.properties setting for every node (repeatable)',
+  });
+  start.addArgument({
+    flags: ['--timeout'],
+    type: 'int',
+    default: 60,
+    metavar: 'SECONDS',
+    help: 'how long to wait for the nodes to serve (default: 60)',
+  });
   dir(start);
-  const stop = sub.addParser('stop', { help: 'stop the cluster (SIGTERM, then SIGKILL after --timeout seconds)', description: 'Stop the nodes of the local cluster; their data stays unless --clean is given.' });
-  stop.addArgument({ flags: ['--clean'], action: 'storeTrue', help: 'also delete the cluster folder (configuration, data and logs)' });
-  stop.addArgument({ flags: ['--timeout'], type: 'int', default: 20, metavar: 'SECONDS', help: 'how long to wait for a clean shutdown before SIGKILL (default: 20)' });
+  const stop = sub.addParser('stop', {
+    help: 'stop the cluster (SIGTERM, then SIGKILL after --timeout seconds)',
+    description: 'Stop the nodes of the local cluster; their data stays unless --clean is given.',
+  });
+  stop.addArgument({
+    flags: ['--clean'],
+    action: 'storeTrue',
+    help: 'also delete the cluster folder (configuration, data and logs)',
+  });
+  stop.addArgument({
+    flags: ['--timeout'],
+    type: 'int',
+    default: 20,
+    metavar: 'SECONDS',
+    help: 'how long to wait for a clean shutdown before SIGKILL (default: 20)',
+  });
   dir(stop);
-  const status = sub.addParser('status', { help: 'show the nodes, their processes and ports (exit 0: all running, 1: some, 3: none)', description: 'Show the nodes of the local cluster. Exit status 0 when every node runs, 1 when some do not, 3 when none does (or there is no cluster).' });
-  status.addArgument({ flags: ['--output'], choices: ['text', 'json'], default: 'text', help: 'output format (default: text)' });
+  const status = sub.addParser('status', {
+    help: 'show the nodes, their processes and ports (exit 0: all running, 1: some, 3: none)',
+    description:
+      'Show the nodes of the local cluster. Exit status 0 when every node runs, 1 when some do not, 3 when none does (or there is no cluster).',
+  });
+  status.addArgument({
+    flags: ['--output'],
+    choices: ['text', 'json'],
+    default: 'text',
+    help: 'output format (default: text)',
+  });
   dir(status);
   return parser;
 }
@@ -173,7 +227,10 @@ function nodeProperties(dir: string, state: LocalState, node: LocalNode, overrid
 const silent = (): ToolIO => {
   let text = '';
   const w = new Writable({ write: (c, _e, cb) => ((text += String(c)), cb()) });
-  return Object.assign({ stdout: w, stderr: w, stdin: process.stdin, env: {} as NodeJS.ProcessEnv }, { text: () => text }) as ToolIO;
+  return Object.assign(
+    { stdout: w, stderr: w, stdin: process.stdin, env: {} as NodeJS.ProcessEnv },
+    { text: () => text },
+  ) as ToolIO;
 };
 
 function tail(file: string, lines = 15): string {
@@ -192,7 +249,8 @@ async function start(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
   const n = ns.nodes as number;
   if (!Number.isInteger(n) || n < 1 || n > 32) throw new LocalError('--nodes must be between 1 and 32');
   const basePort = ns.port as number;
-  if (basePort !== 0 && (basePort < 1 || basePort + 2 * n - 1 > 65535)) throw new LocalError(`--port ${basePort} leaves no room for ${n} node(s)`);
+  if (basePort !== 0 && (basePort < 1 || basePort + 2 * n - 1 > 65535))
+    throw new LocalError(`--port ${basePort} leaves no room for ${n} node(s)`);
   const overrides = ((ns.override as string[] | null) ?? []).map(String);
   for (const o of overrides) if (!o.includes('=')) throw new LocalError(`--override needs KEY=VALUE: ${o}`);
   const host = '127.0.0.1';
@@ -202,13 +260,22 @@ async function start(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
   if (state) {
     const running = state.nodes.filter((x) => alive(x.pid));
     if (running.length === state.nodes.length && state.nodes.length > 0) {
-      if (state.nodes.length !== n) throw new LocalError(`a ${state.nodes.length}-node cluster is running in ${dir}; stop it first (tkafka local stop --dir ${dir})`);
+      if (state.nodes.length !== n)
+        throw new LocalError(
+          `a ${state.nodes.length}-node cluster is running in ${dir}; stop it first (tkafka local stop --dir ${dir})`,
+        );
       err(`The local cluster in ${dir} is already running (${n} node${n > 1 ? 's' : ''}).`);
       io.stdout.write(`${state.bootstrap}\n`);
       return 0;
     }
-    if (running.length > 0) throw new LocalError(`the local cluster in ${dir} is partly running (${running.length} of ${state.nodes.length} nodes); run tkafka local stop --dir ${dir} first`);
-    if (state.nodes.length !== n) throw new LocalError(`${dir} holds a ${state.nodes.length}-node cluster; start it with -n ${state.nodes.length}, or remove it (tkafka local stop --clean --dir ${dir})`);
+    if (running.length > 0)
+      throw new LocalError(
+        `the local cluster in ${dir} is partly running (${running.length} of ${state.nodes.length} nodes); run tkafka local stop --dir ${dir} first`,
+      );
+    if (state.nodes.length !== n)
+      throw new LocalError(
+        `${dir} holds a ${state.nodes.length}-node cluster; start it with -n ${state.nodes.length}, or remove it (tkafka local stop --clean --dir ${dir})`,
+      );
   }
 
   mkdirSync(dir, { recursive: true });
@@ -220,11 +287,21 @@ async function start(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
       const cp = basePort === 0 ? await freePort(host) : basePort + 2 * (i - 1) + 1;
       nodes.push({ id: i, brokerPort: bp, controllerPort: cp, pid: null, dir: `node-${i}` });
     }
-    state = { version: 1, clusterId: randomUuid(), host, nodes, bootstrap: nodes.map((x) => `${host}:${x.brokerPort}`).join(','), startedAt: null };
+    state = {
+      version: 1,
+      clusterId: randomUuid(),
+      host,
+      nodes,
+      bootstrap: nodes.map((x) => `${host}:${x.brokerPort}`).join(','),
+      startedAt: null,
+    };
   }
   for (const node of state.nodes) {
     for (const p of [node.brokerPort, node.controllerPort]) {
-      if (!(await portFree(host, p))) throw new LocalError(`port ${p} on ${host} is in use (choose other ports with --port, or --port 0 for free ones)`);
+      if (!(await portFree(host, p)))
+        throw new LocalError(
+          `port ${p} on ${host} is in use (choose other ports with --port, or --port 0 for free ones)`,
+        );
     }
   }
 
@@ -237,7 +314,8 @@ async function start(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
     writeFileSync(props, nodeProperties(dir, state, node, overrides));
     const out = silent();
     const code = await storage.run(['format', '-t', state.clusterId, '-c', props, '--ignore-formatted'], out);
-    if (code !== 0) throw new LocalError(`formatting ${nodeDir} failed: ${(out as unknown as { text: () => string }).text().trim()}`);
+    if (code !== 0)
+      throw new LocalError(`formatting ${nodeDir} failed: ${(out as unknown as { text: () => string }).text().trim()}`);
   }
 
   // Processes: detached, output to <node>/server.log.
@@ -248,7 +326,10 @@ async function start(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
     const log = openSync(join(nodeDir, 'server.log'), 'a');
     try {
       const child = spawn(process.execPath, [BIN, 'server', 'start', join(nodeDir, 'server.properties')], {
-        cwd: nodeDir, detached: true, stdio: ['ignore', log, log], env,
+        cwd: nodeDir,
+        detached: true,
+        stdio: ['ignore', log, log],
+        env,
       });
       child.unref();
       node.pid = child.pid ?? null;
@@ -265,12 +346,16 @@ async function start(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
     for (;;) {
       if (!alive(node.pid)) {
         await stopNodes(dir, state, 5, io);
-        throw new LocalError(`node ${node.id} exited during startup; last lines of ${join(dir, node.dir, 'server.log')}:\n${tail(join(dir, node.dir, 'server.log'))}`);
+        throw new LocalError(
+          `node ${node.id} exited during startup; last lines of ${join(dir, node.dir, 'server.log')}:\n${tail(join(dir, node.dir, 'server.log'))}`,
+        );
       }
       if (await listening(host, node.brokerPort)) break;
       if (Date.now() > deadline) {
         await stopNodes(dir, state, 5, io);
-        throw new LocalError(`node ${node.id} did not listen on ${host}:${node.brokerPort} within ${ns.timeout} s; see ${join(dir, node.dir, 'server.log')}`);
+        throw new LocalError(
+          `node ${node.id} did not listen on ${host}:${node.brokerPort} within ${ns.timeout} s; see ${join(dir, node.dir, 'server.log')}`,
+        );
       }
       await sleep(100);
     }
@@ -278,9 +363,17 @@ async function start(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
   const joined = await waitForBrokers(state, deadline);
 
   err(`Started a ${n}-node local cluster (cluster id ${state.clusterId}) in ${dir}:`);
-  for (const node of state.nodes) err(`  node ${node.id}: pid ${node.pid}, clients ${host}:${node.brokerPort}, controller ${host}:${node.controllerPort}, log ${join(dir, node.dir, 'server.log')}`);
-  if (!joined) err('Note: the nodes did not form one cluster: each runs its own controller quorum until tkafka supports multi-node quorums and replication; the bootstrap string lists all of them.');
-  err(`Use it with: export TKAFKA_BOOTSTRAP_SERVER=${state.bootstrap}   Stop it with: tkafka local stop${dir === defaultDir(io.env) ? '' : ` --dir ${dir}`}`);
+  for (const node of state.nodes)
+    err(
+      `  node ${node.id}: pid ${node.pid}, clients ${host}:${node.brokerPort}, controller ${host}:${node.controllerPort}, log ${join(dir, node.dir, 'server.log')}`,
+    );
+  if (!joined)
+    err(
+      'Note: the nodes did not form one cluster: each runs its own controller quorum until tkafka supports multi-node quorums and replication; the bootstrap string lists all of them.',
+    );
+  err(
+    `Use it with: export TKAFKA_BOOTSTRAP_SERVER=${state.bootstrap}   Stop it with: tkafka local stop${dir === defaultDir(io.env) ? '' : ` --dir ${dir}`}`,
+  );
   io.stdout.write(`${state.bootstrap}\n`);
   return 0;
 }
@@ -292,7 +385,12 @@ async function start(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
 async function waitForBrokers(state: LocalState, deadline: number): Promise<boolean> {
   const { KafkaClient } = await import('../../client/client.js');
   const ask = async (address: string): Promise<number | null> => {
-    const client = new KafkaClient({ bootstrapServers: [address], connectTimeoutMs: 1000, requestTimeoutMs: 2000, apiTimeoutMs: 3000 });
+    const client = new KafkaClient({
+      bootstrapServers: [address],
+      connectTimeoutMs: 1000,
+      requestTimeoutMs: 2000,
+      apiTimeoutMs: 3000,
+    });
     try {
       return (await client.metadata({ refresh: true })).brokers.size;
     } catch {
@@ -347,7 +445,11 @@ async function stop(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
   }
   const running = state.nodes.filter((x) => alive(x.pid)).length;
   await stopNodes(dir, state, ns.timeout as number, io);
-  io.stderr.write(running ? `Stopped the local cluster in ${dir} (${running} node${running > 1 ? 's' : ''}).\n` : `The local cluster in ${dir} was not running.\n`);
+  io.stderr.write(
+    running
+      ? `Stopped the local cluster in ${dir} (${running} node${running > 1 ? 's' : ''}).\n`
+      : `The local cluster in ${dir} was not running.\n`,
+  );
   if (ns.clean === true) {
     rmSync(dir, { recursive: true, force: true });
     io.stderr.write(`Removed ${dir}.\n`);
@@ -357,24 +459,57 @@ async function stop(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
 
 async function status(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
   const state = readState(dir);
-  const nodes = await Promise.all((state?.nodes ?? []).map(async (x) => {
-    const running = alive(x.pid);
-    const serving = running && (await listening(state!.host, x.brokerPort));
-    return { ...x, pid: running ? x.pid : null, state: serving ? 'running' : running ? 'starting' : 'stopped', data: join(dir, x.dir) };
-  }));
+  const nodes = await Promise.all(
+    (state?.nodes ?? []).map(async (x) => {
+      const running = alive(x.pid);
+      const serving = running && (await listening(state!.host, x.brokerPort));
+      return {
+        ...x,
+        pid: running ? x.pid : null,
+        state: serving ? 'running' : running ? 'starting' : 'stopped',
+        data: join(dir, x.dir),
+      };
+    }),
+  );
   const up = nodes.filter((x) => x.state === 'running').length;
   const code = state === null || up === 0 ? 3 : up === nodes.length ? 0 : 1;
   if (ns.output === 'json') {
-    io.stdout.write(JSON.stringify({ dir, clusterId: state?.clusterId ?? null, bootstrap: state?.bootstrap ?? null, running: code === 0, nodes: nodes.map((x) => ({ id: x.id, pid: x.pid, state: x.state, broker: `${state!.host}:${x.brokerPort}`, controller: `${state!.host}:${x.controllerPort}`, data: x.data })) }) + '\n');
+    io.stdout.write(
+      JSON.stringify({
+        dir,
+        clusterId: state?.clusterId ?? null,
+        bootstrap: state?.bootstrap ?? null,
+        running: code === 0,
+        nodes: nodes.map((x) => ({
+          id: x.id,
+          pid: x.pid,
+          state: x.state,
+          broker: `${state!.host}:${x.brokerPort}`,
+          controller: `${state!.host}:${x.controllerPort}`,
+          data: x.data,
+        })),
+      }) + '\n',
+    );
     return code;
   }
   if (!state) {
     io.stdout.write(`No local cluster in ${dir} (start one with: tkafka local start)\n`);
     return code;
   }
-  const rows = [['NODE', 'PID', 'STATE', 'BROKER', 'CONTROLLER', 'DATA'], ...nodes.map((x) => [String(x.id), x.pid === null ? '-' : String(x.pid), x.state, `${state.host}:${x.brokerPort}`, `${state.host}:${x.controllerPort}`, x.data])];
+  const rows = [
+    ['NODE', 'PID', 'STATE', 'BROKER', 'CONTROLLER', 'DATA'],
+    ...nodes.map((x) => [
+      String(x.id),
+      x.pid === null ? '-' : String(x.pid),
+      x.state,
+      `${state.host}:${x.brokerPort}`,
+      `${state.host}:${x.controllerPort}`,
+      x.data,
+    ]),
+  ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows) io.stdout.write(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ') + '\n');
+  for (const r of rows)
+    io.stdout.write(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ') + '\n');
   io.stdout.write(`Cluster id: ${state.clusterId}\nBootstrap: ${state.bootstrap}\n`);
   return code;
 }

@@ -13,16 +13,30 @@ export const LOG_DIRS_SPEC: JoptToolSpec = {
   kafkaScript: 'kafka-log-dirs.sh',
   description: 'This tool helps to query log directory usage on the specified brokers.',
   options: [
-    { names: ['bootstrap-server'], description: 'REQUIRED: the server(s) to use for bootstrapping' + BOOTSTRAP_HELP_SUFFIX, arg: { name: 'The server(s) to use for bootstrapping' }, complete: 'host:port' },
-    { names: ['command-config'], description: 'Property file containing configs to be passed to Admin Client.', arg: { name: 'Admin client property file' }, complete: 'file' },
-    { names: ['describe'], description: 'Describe the specified log directories on the specified brokers.' },
     {
-      names: ['topic-list'], arg: { name: 'Topic list', defaults: [''] },
-      description: 'The list of topics to be queried in the form "topic1,topic2,topic3". All topics will be queried if no topic list is specified',
+      names: ['bootstrap-server'],
+      description: 'REQUIRED: the server(s) to use for bootstrapping' + BOOTSTRAP_HELP_SUFFIX,
+      arg: { name: 'The server(s) to use for bootstrapping' },
+      complete: 'host:port',
     },
     {
-      names: ['broker-list'], arg: { name: 'Broker list', defaults: [''] },
-      description: 'The list of brokers to be queried in the form "0,1,2". All brokers in the cluster will be queried if no broker list is specified',
+      names: ['command-config'],
+      description: 'Property file containing configs to be passed to Admin Client.',
+      arg: { name: 'Admin client property file' },
+      complete: 'file',
+    },
+    { names: ['describe'], description: 'Describe the specified log directories on the specified brokers.' },
+    {
+      names: ['topic-list'],
+      arg: { name: 'Topic list', defaults: [''] },
+      description:
+        'The list of topics to be queried in the form "topic1,topic2,topic3". All topics will be queried if no topic list is specified',
+    },
+    {
+      names: ['broker-list'],
+      arg: { name: 'Broker list', defaults: [''] },
+      description:
+        'The list of brokers to be queried in the form "0,1,2". All brokers in the cluster will be queried if no broker list is specified',
     },
     OUTPUT_OPTION,
     DEBUG_OPTION,
@@ -51,10 +65,18 @@ function intOrder(ids: Iterable<number>): number[] {
   return m.keys();
 }
 
-const tpHash = (topic: string, partition: number): number => (Math.imul(31, (31 + partition) | 0) + javaStringHash(topic)) | 0;
+const tpHash = (topic: string, partition: number): number =>
+  (Math.imul(31, (31 + partition) | 0) + javaStringHash(topic)) | 0;
 
 export interface LogDirsDocument {
-  brokers: { broker: number; logDirs: { logDir: string; error: string | null; partitions: { partition: string; size: bigint; offsetLag: bigint; isFuture: boolean }[] }[] }[];
+  brokers: {
+    broker: number;
+    logDirs: {
+      logDir: string;
+      error: string | null;
+      partitions: { partition: string; size: bigint; offsetLag: bigint; isFuture: boolean }[];
+    }[];
+  }[];
   version: 1;
 }
 
@@ -63,7 +85,10 @@ export function run(argv: string[], io: ToolIO): Promise<number> {
     if (!opts.has('describe')) return usage('Missing required argument "[describe]"');
     const { parseOutputFormat } = await import('../common/output.js');
     const format = parseOutputFormat(opts.string('output'));
-    const split = (name: string): string[] => String(opts.valueOf(name) ?? '').split(',').filter((x) => x !== '');
+    const split = (name: string): string[] =>
+      String(opts.valueOf(name) ?? '')
+        .split(',')
+        .filter((x) => x !== '');
     const topics = new Set(split('topic-list'));
     const input = split('broker-list').map((b) => {
       if (!/^[+-]?\d+$/.test(b) || Math.abs(Number(b)) > 2147483647) throw new Error(`For input string: "${b}"`);
@@ -75,7 +100,9 @@ export function run(argv: string[], io: ToolIO): Promise<number> {
     const existing = intOrder(input.length === 0 ? cluster : input).filter((id) => cluster.includes(id));
     const missing = intOrder(input).filter((id) => !cluster.includes(id));
     if (missing.length > 0) {
-      throw new TerseError(`ERROR: The given brokers do not exist from --broker-list: ${missing.join(',')}. Current existent brokers: ${cluster.join(',')}`);
+      throw new TerseError(
+        `ERROR: The given brokers do not exist from --broker-list: ${missing.join(',')}. Current existent brokers: ${cluster.join(',')}`,
+      );
     }
     const out = (l: string): void => void io.stdout.write(l + '\n');
     if (format === 'text') out('Querying brokers for log directories information');
@@ -112,19 +139,38 @@ export function run(argv: string[], io: ToolIO): Promise<number> {
     const { toJson, writeJson, writeTable } = await import('../common/output.js');
     if (format === 'json') writeJson(io, doc);
     else if (format === 'table') {
-      await writeTable(io, ['BROKER', 'LOG DIR', 'ERROR', 'PARTITION', 'SIZE', 'OFFSET LAG', 'FUTURE'],
-        doc.brokers.flatMap((b) => b.logDirs.flatMap((d) => (d.partitions.length === 0
-          ? [[b.broker, d.logDir, d.error ?? '', '', '', '', '']]
-          : d.partitions.map((p) => [b.broker, d.logDir, d.error ?? '', p.partition, p.size, p.offsetLag, p.isFuture])))));
+      await writeTable(
+        io,
+        ['BROKER', 'LOG DIR', 'ERROR', 'PARTITION', 'SIZE', 'OFFSET LAG', 'FUTURE'],
+        doc.brokers.flatMap((b) =>
+          b.logDirs.flatMap((d) =>
+            d.partitions.length === 0
+              ? [[b.broker, d.logDir, d.error ?? '', '', '', '', '']]
+              : d.partitions.map((p) => [
+                  b.broker,
+                  d.logDir,
+                  d.error ?? '',
+                  p.partition,
+                  p.size,
+                  p.offsetLag,
+                  p.isFuture,
+                ]),
+          ),
+        ),
+      );
     } else {
       out(`Received log directory information from brokers ${existing.join(',')}`);
       // Kafka's document: every object is a HashMap, so keys come in HashMap order.
       const kafkaDoc = ordered({
         version: 1,
-        brokers: doc.brokers.map((b) => ordered({
-          broker: b.broker,
-          logDirs: b.logDirs.map((d) => ordered({ logDir: d.logDir, error: d.error, partitions: d.partitions.map((p) => ordered({ ...p })) })),
-        })),
+        brokers: doc.brokers.map((b) =>
+          ordered({
+            broker: b.broker,
+            logDirs: b.logDirs.map((d) =>
+              ordered({ logDir: d.logDir, error: d.error, partitions: d.partitions.map((p) => ordered({ ...p })) }),
+            ),
+          }),
+        ),
       });
       out(toJson(kafkaDoc, 0));
     }

@@ -75,17 +75,22 @@ export function statusText(f: StatusFacts): string {
 }
 
 export function statusJson(f: StatusFacts): string {
-  const nodes = (ns: StatusFacts['voters']): unknown[] => ns.map((n) => ({ id: n.id, directoryId: n.directoryId, endpoints: n.endpoints }));
-  return `${JSON.stringify({
-    clusterId: f.clusterId,
-    leaderId: f.leaderId,
-    leaderEpoch: f.leaderEpoch,
-    highWatermark: Number(f.highWatermark),
-    maxFollowerLag: Number(f.maxFollowerLag),
-    maxFollowerLagTimeMs: Number(f.maxFollowerLagTimeMs),
-    currentVoters: nodes(f.voters),
-    currentObservers: nodes(f.observers),
-  }, null, 2)}\n`;
+  const nodes = (ns: StatusFacts['voters']): unknown[] =>
+    ns.map((n) => ({ id: n.id, directoryId: n.directoryId, endpoints: n.endpoints }));
+  return `${JSON.stringify(
+    {
+      clusterId: f.clusterId,
+      leaderId: f.leaderId,
+      leaderEpoch: f.leaderEpoch,
+      highWatermark: Number(f.highWatermark),
+      maxFollowerLag: Number(f.maxFollowerLag),
+      maxFollowerLagTimeMs: Number(f.maxFollowerLagTimeMs),
+      currentVoters: nodes(f.voters),
+      currentObservers: nodes(f.observers),
+    },
+    null,
+    2,
+  )}\n`;
 }
 
 export interface ReplicationRow {
@@ -129,11 +134,25 @@ export function relativeTimeMs(ts: bigint, desc: string, now: bigint): bigint {
 }
 
 export function replicationText(rows: readonly ReplicationRow[], humanReadable: boolean, now: bigint): string {
-  const ts = (v: bigint | null, desc: string): string => (v === null ? '-1' : humanReadable ? `${relativeTimeMs(v, desc, now)} ms ago` : String(v));
-  const headers = ['NodeId', 'DirectoryId', 'LogEndOffset', 'Lag', 'LastFetchTimestamp', 'LastCaughtUpTimestamp', 'Status'];
+  const ts = (v: bigint | null, desc: string): string =>
+    v === null ? '-1' : humanReadable ? `${relativeTimeMs(v, desc, now)} ms ago` : String(v);
+  const headers = [
+    'NodeId',
+    'DirectoryId',
+    'LogEndOffset',
+    'Lag',
+    'LastFetchTimestamp',
+    'LastCaughtUpTimestamp',
+    'Status',
+  ];
   const cells = rows.map((r) => [
-    String(r.nodeId), r.directoryId, String(r.logEndOffset), String(r.lag),
-    ts(r.lastFetchTimestamp, 'last fetch'), ts(r.lastCaughtUpTimestamp, 'last caught up'), r.status,
+    String(r.nodeId),
+    r.directoryId,
+    String(r.logEndOffset),
+    String(r.lag),
+    ts(r.lastFetchTimestamp, 'last fetch'),
+    ts(r.lastCaughtUpTimestamp, 'last caught up'),
+    r.status,
   ]);
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: readonly string[]): string => c.map((x, i) => x.padEnd(widths[i]!) + '\t').join('') + '\n';
@@ -142,8 +161,17 @@ export function replicationText(rows: readonly ReplicationRow[], humanReadable: 
 
 export function replicationJson(rows: readonly ReplicationRow[]): string {
   const n = (v: bigint | null): number | null => (v === null ? null : Number(v));
-  return `${JSON.stringify(rows.map((r) => ({
-    nodeId: r.nodeId, directoryId: r.directoryId, logEndOffset: Number(r.logEndOffset), lag: Number(r.lag),
-    lastFetchTimestamp: n(r.lastFetchTimestamp), lastCaughtUpTimestamp: n(r.lastCaughtUpTimestamp), status: r.status,
-  })), null, 2)}\n`;
+  return `${JSON.stringify(
+    rows.map((r) => ({
+      nodeId: r.nodeId,
+      directoryId: r.directoryId,
+      logEndOffset: Number(r.logEndOffset),
+      lag: Number(r.lag),
+      lastFetchTimestamp: n(r.lastFetchTimestamp),
+      lastCaughtUpTimestamp: n(r.lastCaughtUpTimestamp),
+      status: r.status,
+    })),
+    null,
+    2,
+  )}\n`;
 }

@@ -8,11 +8,22 @@ import type { ToolIO } from '../../cli.js';
 import type { KafkaClient } from '../../client/client.js';
 import { ArgumentParser, parseOrExit, type Namespace } from '../common/argparse.js';
 import { clusterId, describeQuorum, type BootstrapMode } from './quorum.js';
-import { QuorumCommandError, replicationJson, replicationRows, replicationText, statusFacts, statusJson, statusText } from './format.js';
+import {
+  QuorumCommandError,
+  replicationJson,
+  replicationRows,
+  replicationText,
+  statusFacts,
+  statusJson,
+  statusText,
+} from './format.js';
 import { addController, removeController, TerseError } from './voters.js';
 
 export function buildParser(): ArgumentParser {
-  const parser = new ArgumentParser({ prog: 'kafka-metadata-quorum', description: 'This tool describes kraft metadata quorum status.' });
+  const parser = new ArgumentParser({
+    prog: 'kafka-metadata-quorum',
+    description: 'This tool describes kraft metadata quorum status.',
+  });
   const conn = parser.addMutuallyExclusiveGroup({ required: true });
   conn.addArgument({
     flags: ['--bootstrap-server'],
@@ -29,18 +40,45 @@ export function buildParser(): ArgumentParser {
   const sub = parser.addSubparsers({ dest: 'command' });
   const describe = sub.addParser('describe', { help: 'Describe the metadata quorum info' });
   describe.addArgument({
-    flags: ['--status'], action: 'storeTrue',
+    flags: ['--status'],
+    action: 'storeTrue',
     help: 'A short summary of the quorum status and the other provides detailed information about the status of replication.',
   });
-  describe.addArgument({ flags: ['--replication'], action: 'storeTrue', help: 'Detailed information about the status of replication' });
+  describe.addArgument({
+    flags: ['--replication'],
+    action: 'storeTrue',
+    help: 'Detailed information about the status of replication',
+  });
   describe.addArgument({ flags: ['--human-readable'], action: 'storeTrue', help: 'Human-readable output' });
-  describe.addArgument({ flags: ['--output'], choices: ['text', 'json'], default: 'text', help: 'tkafka: output format (default: text)' });
+  describe.addArgument({
+    flags: ['--output'],
+    choices: ['text', 'json'],
+    default: 'text',
+    help: 'tkafka: output format (default: text)',
+  });
   const add = sub.addParser('add-controller', { help: 'Add a controller to the KRaft controller cluster' });
-  add.addArgument({ flags: ['--dry-run'], action: 'storeTrue', help: 'True if we should print what would be done, but not do it.' });
+  add.addArgument({
+    flags: ['--dry-run'],
+    action: 'storeTrue',
+    help: 'True if we should print what would be done, but not do it.',
+  });
   const remove = sub.addParser('remove-controller', { help: 'Remove a controller from the KRaft controller cluster' });
-  remove.addArgument({ flags: ['--controller-id', '-i'], type: 'int', required: true, help: 'The id of the controller to remove.' });
-  remove.addArgument({ flags: ['--controller-directory-id', '-d'], required: true, help: 'The directory ID of the controller to remove.' });
-  remove.addArgument({ flags: ['--dry-run'], action: 'storeTrue', help: 'True if we should print what would be done, but not do it.' });
+  remove.addArgument({
+    flags: ['--controller-id', '-i'],
+    type: 'int',
+    required: true,
+    help: 'The id of the controller to remove.',
+  });
+  remove.addArgument({
+    flags: ['--controller-directory-id', '-d'],
+    required: true,
+    help: 'The directory ID of the controller to remove.',
+  });
+  remove.addArgument({
+    flags: ['--dry-run'],
+    action: 'storeTrue',
+    help: 'True if we should print what would be done, but not do it.',
+  });
   return parser;
 }
 
@@ -51,7 +89,8 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   try {
     const ns = parsed.ns;
     const commandConfig = (ns.command_config as string | null | undefined) ?? null;
-    if (commandConfig !== null && !existsSync(commandConfig)) throw new TerseError(`Properties file ${commandConfig} does not exists!`);
+    if (commandConfig !== null && !existsSync(commandConfig))
+      throw new TerseError(`Properties file ${commandConfig} does not exists!`);
     const props = commandConfig === null ? new Map<string, string>() : await readProps(commandConfig);
     const mode: BootstrapMode = typeof ns.bootstrap_controller === 'string' ? 'controller' : 'broker';
     const bootstrap = (mode === 'controller' ? ns.bootstrap_controller : ns.bootstrap_server) as string;
@@ -60,11 +99,21 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
       case 'describe':
         return await describe(ns, io, mode, open);
       case 'add-controller':
-        if (commandConfig === null) throw new TerseError('You must supply the configuration file of the controller you are adding when using add-controller.');
+        if (commandConfig === null)
+          throw new TerseError(
+            'You must supply the configuration file of the controller you are adding when using add-controller.',
+          );
         io.stdout.write(await addController(ns.dry_run ? null : await open(), props, ns.dry_run === true));
         return 0;
       case 'remove-controller':
-        io.stdout.write(await removeController(ns.dry_run ? null : await open(), ns.controller_id as number, ns.controller_directory_id as string, ns.dry_run === true));
+        io.stdout.write(
+          await removeController(
+            ns.dry_run ? null : await open(),
+            ns.controller_id as number,
+            ns.controller_directory_id as string,
+            ns.dry_run === true,
+          ),
+        );
         return 0;
       default:
         throw new Error(`Unknown command: ${String(ns.command)}`);
@@ -77,17 +126,26 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   }
 }
 
-async function describe(ns: Namespace, io: ToolIO, mode: BootstrapMode, open: () => Promise<KafkaClient>): Promise<number> {
+async function describe(
+  ns: Namespace,
+  io: ToolIO,
+  mode: BootstrapMode,
+  open: () => Promise<KafkaClient>,
+): Promise<number> {
   const json = ns.output === 'json';
-  if (ns.status && ns.replication) throw new TerseError('Only one of --status or --replication should be specified with describe sub-command');
+  if (ns.status && ns.replication)
+    throw new TerseError('Only one of --status or --replication should be specified with describe sub-command');
   if (ns.replication) {
     const q = await describeQuorum(await open(), mode);
     const rows = replicationRows(q);
-    io.stdout.write(json ? replicationJson(rows) : replicationText(rows, ns.human_readable === true, BigInt(Date.now())));
+    io.stdout.write(
+      json ? replicationJson(rows) : replicationText(rows, ns.human_readable === true, BigInt(Date.now())),
+    );
     return 0;
   }
   if (ns.status) {
-    if (ns.human_readable) throw new TerseError('The option --human-readable is only supported along with --replication');
+    if (ns.human_readable)
+      throw new TerseError('The option --human-readable is only supported along with --replication');
     const client = await open();
     const id = await clusterId(client, mode);
     const facts = statusFacts(id, await describeQuorum(client, mode));

@@ -61,14 +61,19 @@ async function quorumTarget(client: KafkaClient, mode: BootstrapMode): Promise<B
   const any = await client.anyConnection();
   if (mode === 'broker') return any;
   const cluster = await describeCluster(any, 'controller');
-  const active = (cluster.brokers as { brokerId: number; host: string; port: number }[]).find((b) => b.brokerId === cluster.controllerId);
+  const active = (cluster.brokers as { brokerId: number; host: string; port: number }[]).find(
+    (b) => b.brokerId === cluster.controllerId,
+  );
   if (!active) return any;
   const host = active.host.includes(':') ? `[${active.host}]` : active.host;
   return client.connectionTo(`${host}:${active.port}`);
 }
 
 export async function clusterId(client: KafkaClient, mode: BootstrapMode): Promise<string> {
-  return client.call('describeCluster', async () => (await describeCluster(await client.anyConnection(), mode)).clusterId as string);
+  return client.call(
+    'describeCluster',
+    async () => (await describeCluster(await client.anyConnection(), mode)).clusterId as string,
+  );
 }
 
 const toReplica = (r: any): ReplicaState => ({
@@ -83,21 +88,35 @@ const toReplica = (r: any): ReplicaState => ({
 export async function describeQuorum(client: KafkaClient, mode: BootstrapMode): Promise<QuorumInfo> {
   return client.call('describeMetadataQuorum', async () => {
     const conn = await quorumTarget(client, mode);
-    const body = await send(conn, 'DescribeQuorum', () => ({ topics: [{ topicName: METADATA_TOPIC, partitions: [{ partitionIndex: 0 }] }] }));
+    const body = await send(conn, 'DescribeQuorum', () => ({
+      topics: [{ topicName: METADATA_TOPIC, partitions: [{ partitionIndex: 0 }] }],
+    }));
     checkError(body.errorCode, body.errorMessage);
-    if (body.topics.length !== 1) throw unknownServer(`DescribeMetadataQuorum received ${body.topics.length} topics when 1 was expected`);
+    if (body.topics.length !== 1)
+      throw unknownServer(`DescribeMetadataQuorum received ${body.topics.length} topics when 1 was expected`);
     const topic = body.topics[0];
     if (topic.topicName !== METADATA_TOPIC) {
-      throw unknownServer(`DescribeMetadataQuorum received a topic with name ${topic.topicName} when ${METADATA_TOPIC} was expected`);
+      throw unknownServer(
+        `DescribeMetadataQuorum received a topic with name ${topic.topicName} when ${METADATA_TOPIC} was expected`,
+      );
     }
     if (topic.partitions.length !== 1) {
-      throw unknownServer(`DescribeMetadataQuorum received a topic ${topic.topicName} with ${topic.partitions.length} partitions when 1 was expected`);
+      throw unknownServer(
+        `DescribeMetadataQuorum received a topic ${topic.topicName} with ${topic.partitions.length} partitions when 1 was expected`,
+      );
     }
     const p = topic.partitions[0];
-    if (p.partitionIndex !== 0) throw unknownServer(`DescribeMetadataQuorum received a single partition with index ${p.partitionIndex} when 0 was expected`);
+    if (p.partitionIndex !== 0)
+      throw unknownServer(
+        `DescribeMetadataQuorum received a single partition with index ${p.partitionIndex} when 0 was expected`,
+      );
     checkError(p.errorCode, p.errorMessage);
     const nodes = new Map<number, Endpoint[]>();
-    for (const n of body.nodes ?? []) nodes.set(n.nodeId, n.listeners.map((l: Endpoint) => ({ name: l.name, host: l.host, port: l.port })));
+    for (const n of body.nodes ?? [])
+      nodes.set(
+        n.nodeId,
+        n.listeners.map((l: Endpoint) => ({ name: l.name, host: l.host, port: l.port })),
+      );
     return {
       leaderId: p.leaderId,
       leaderEpoch: p.leaderEpoch,

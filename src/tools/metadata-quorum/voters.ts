@@ -14,10 +14,12 @@ const invalid = (what: string): TerseError => new TerseError(`${what} Is this a 
 export function controllerId(props: ReadonlyMap<string, string>): number {
   const raw = props.get('node.id');
   if (raw === undefined) throw invalid('node.id not found in configuration file.');
-  if (!/^[+-]?\d+$/.test(raw.trim())) throw new TerseError(`java.lang.NumberFormatException: For input string: "${raw}"`);
+  if (!/^[+-]?\d+$/.test(raw.trim()))
+    throw new TerseError(`java.lang.NumberFormatException: For input string: "${raw}"`);
   const id = Number(raw.trim());
   if (id < 0) throw invalid('node.id was negative in configuration file.');
-  if (!(props.get('process.roles') ?? '').includes('controller')) throw invalid("process.roles did not contain 'controller' in configuration file.");
+  if (!(props.get('process.roles') ?? '').includes('controller'))
+    throw invalid("process.roles did not contain 'controller' in configuration file.");
   return id;
 }
 
@@ -40,11 +42,18 @@ export function metadataDirectoryId(dir: string): string {
 /** Listener list `NAME://host:port,...` (SocketServerConfigs.listenerListToEndPoints, simplified). */
 function listeners(value: string): Map<string, Endpoint> {
   const out = new Map<string, Endpoint>();
-  for (const item of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = /^([^:]+):\/\/(\[[^\]]*\]|[^:]*):(-?\d+)$/.exec(item);
     if (!m) throw new TerseError(`Unable to parse ${item} to a broker endpoint`);
     const host = m[2]!.replace(/^\[|\]$/g, '');
-    out.set(m[1]!.toUpperCase(), { name: m[1]!.toUpperCase(), host: host === '' ? 'localhost' : host, port: Number(m[3]) });
+    out.set(m[1]!.toUpperCase(), {
+      name: m[1]!.toUpperCase(),
+      host: host === '' ? 'localhost' : host,
+      port: Number(m[3]),
+    });
   }
   return out;
 }
@@ -76,25 +85,40 @@ async function send(client: KafkaClient, apiName: string, body: unknown): Promis
   });
 }
 
-export async function addController(client: KafkaClient | null, props: ReadonlyMap<string, string>, dryRun: boolean): Promise<string> {
+export async function addController(
+  client: KafkaClient | null,
+  props: ReadonlyMap<string, string>,
+  dryRun: boolean,
+): Promise<string> {
   const id = controllerId(props);
   const directoryId = metadataDirectoryId(metadataDirectory(props));
   const endpoints = controllerEndpoints(props);
   if (!dryRun) {
     await send(client!, 'AddRaftVoter', {
-      clusterId: null, timeoutMs: 30000, voterId: id, voterDirectoryId: directoryId,
+      clusterId: null,
+      timeoutMs: 30000,
+      voterId: id,
+      voterDirectoryId: directoryId,
       listeners: endpoints.map((e) => ({ name: e.name, host: e.host, port: e.port })),
     });
   }
   return `${dryRun ? 'DRY RUN of adding' : 'Added'} controller ${id} with directory id ${directoryId} and endpoints: ${endpointsText(endpoints)}\n`;
 }
 
-export async function removeController(client: KafkaClient | null, id: number, directoryIdText: string, dryRun: boolean): Promise<string> {
+export async function removeController(
+  client: KafkaClient | null,
+  id: number,
+  directoryIdText: string,
+  dryRun: boolean,
+): Promise<string> {
   if (id < 0) throw new TerseError(`Invalid negative --controller-id: ${id}`);
   const bytes = Buffer.from(directoryIdText, 'base64url');
   if (bytes.length !== 16 || bytes.toString('base64url') !== directoryIdText) {
-    throw new TerseError(`Failed to parse --controller-directory-id: Input string with prefix \`${directoryIdText.slice(0, 22)}\` is too long to be decoded as a base64 UUID`);
+    throw new TerseError(
+      `Failed to parse --controller-directory-id: Input string with prefix \`${directoryIdText.slice(0, 22)}\` is too long to be decoded as a base64 UUID`,
+    );
   }
-  if (!dryRun) await send(client!, 'RemoveRaftVoter', { clusterId: null, voterId: id, voterDirectoryId: directoryIdText });
+  if (!dryRun)
+    await send(client!, 'RemoveRaftVoter', { clusterId: null, voterId: id, voterDirectoryId: directoryIdText });
   return `${dryRun ? 'DRY RUN of removing ' : 'Removed '} KRaft controller ${id} with directory id ${directoryIdText}\n`;
 }

@@ -45,7 +45,20 @@ export function javaFixed(x: number, n: number): string {
 export const javaF = (x: number): string => javaFixed(x, 6);
 
 const pad = (n: number, w: number): string => String(n).padStart(w, '0');
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 /** Thrown for a pattern SimpleDateFormat rejects (`Illegal pattern character 'x'`). */
@@ -60,7 +73,7 @@ export class DatePatternError extends Error {
 export function simpleDateFormat(pattern: string): (ms: number) => string {
   type Part = { lit: string } | { letter: string; count: number };
   const parts: Part[] = [];
-  for (let i = 0; i < pattern.length; ) {
+  for (let i = 0; i < pattern.length;) {
     const c = pattern[i]!;
     if (c === "'") {
       const end = pattern.indexOf("'", i + 1);
@@ -100,7 +113,11 @@ export function simpleDateFormat(pattern: string): (ms: number) => string {
             return n === 2 ? pad(d.getFullYear() % 100, 2) : pad(d.getFullYear(), n);
           case 'M':
           case 'L':
-            return n >= 4 ? MONTHS[d.getMonth()]! : n === 3 ? MONTHS[d.getMonth()]!.slice(0, 3) : pad(d.getMonth() + 1, n);
+            return n >= 4
+              ? MONTHS[d.getMonth()]!
+              : n === 3
+                ? MONTHS[d.getMonth()]!.slice(0, 3)
+                : pad(d.getMonth() + 1, n);
           case 'd':
             return pad(d.getDate(), n);
           case 'D': {
@@ -130,7 +147,13 @@ export function simpleDateFormat(pattern: string): (ms: number) => string {
           case 'Z':
             return `${sign}${pad(oh, 2)}${pad(om, 2)}`;
           case 'X':
-            return off === 0 ? 'Z' : n === 1 ? `${sign}${pad(oh, 2)}` : n === 2 ? `${sign}${pad(oh, 2)}${pad(om, 2)}` : `${sign}${pad(oh, 2)}:${pad(om, 2)}`;
+            return off === 0
+              ? 'Z'
+              : n === 1
+                ? `${sign}${pad(oh, 2)}`
+                : n === 2
+                  ? `${sign}${pad(oh, 2)}${pad(om, 2)}`
+                  : `${sign}${pad(oh, 2)}:${pad(om, 2)}`;
           default:
             return '';
         }

@@ -29,35 +29,83 @@ export function buildParser(): ArgumentParser {
   const parser = new ArgumentParser({ prog: 'producer-performance', description: DESCRIPTION });
   const payload = parser.addMutuallyExclusiveGroup({ required: true });
   parser.addArgument({ flags: ['--topic'], required: true, metavar: 'TOPIC', help: 'produce messages to this topic' });
-  parser.addArgument({ flags: ['--num-records'], required: true, type: 'long', metavar: 'NUM-RECORDS', dest: 'numRecords', help: 'number of messages to produce' });
-  payload.addArgument({ flags: ['--record-size'], type: 'int', metavar: 'RECORD-SIZE', dest: 'recordSize', help: `message size in bytes. ${EXACTLY_ONE}` });
-  payload.addArgument({
-    flags: ['--payload-file'], metavar: 'PAYLOAD-FILE', dest: 'payloadFile',
-    help: 'file to read the message payloads from. This works only for UTF-8 encoded text files. Payloads will be read from this file and a payload will be randomly selected when sending messages. ' + EXACTLY_ONE,
-  });
-  payload.addArgument({ flags: ['--payload-monotonic'], action: 'storeTrue', dest: 'payloadMonotonic', help: `payload is monotonically increasing integer. ${EXACTLY_ONE} (default: false)` });
   parser.addArgument({
-    flags: ['--payload-delimiter'], metavar: 'PAYLOAD-DELIMITER', dest: 'payloadDelimiter', default: '\\n',
+    flags: ['--num-records'],
+    required: true,
+    type: 'long',
+    metavar: 'NUM-RECORDS',
+    dest: 'numRecords',
+    help: 'number of messages to produce',
+  });
+  payload.addArgument({
+    flags: ['--record-size'],
+    type: 'int',
+    metavar: 'RECORD-SIZE',
+    dest: 'recordSize',
+    help: `message size in bytes. ${EXACTLY_ONE}`,
+  });
+  payload.addArgument({
+    flags: ['--payload-file'],
+    metavar: 'PAYLOAD-FILE',
+    dest: 'payloadFile',
+    help:
+      'file to read the message payloads from. This works only for UTF-8 encoded text files. Payloads will be read from this file and a payload will be randomly selected when sending messages. ' +
+      EXACTLY_ONE,
+  });
+  payload.addArgument({
+    flags: ['--payload-monotonic'],
+    action: 'storeTrue',
+    dest: 'payloadMonotonic',
+    help: `payload is monotonically increasing integer. ${EXACTLY_ONE} (default: false)`,
+  });
+  parser.addArgument({
+    flags: ['--payload-delimiter'],
+    metavar: 'PAYLOAD-DELIMITER',
+    dest: 'payloadDelimiter',
+    default: '\\n',
     help: 'provides delimiter to be used when --payload-file is provided. Defaults to new line. Note that this parameter will be ignored if --payload-file is not provided. (default: \\n)',
   });
   parser.addArgument({
-    flags: ['--throughput'], required: true, type: 'double', metavar: 'THROUGHPUT',
+    flags: ['--throughput'],
+    required: true,
+    type: 'double',
+    metavar: 'THROUGHPUT',
     help: 'throttle maximum message throughput to *approximately* THROUGHPUT messages/sec. Set this to -1 to disable throttling.',
   });
   parser.addArgument({
-    flags: ['--producer-props'], nargs: '+', metavar: 'PROP-NAME=PROP-VALUE', dest: 'producerConfig',
+    flags: ['--producer-props'],
+    nargs: '+',
+    metavar: 'PROP-NAME=PROP-VALUE',
+    dest: 'producerConfig',
     help: 'kafka producer related configuration properties like bootstrap.servers,client.id etc. These configs take precedence over those passed via --producer.config.',
   });
-  parser.addArgument({ flags: ['--producer.config'], metavar: 'CONFIG-FILE', dest: 'producerConfigFile', help: 'producer config properties file.' });
-  parser.addArgument({ flags: ['--print-metrics'], action: 'storeTrue', dest: 'printMetrics', help: 'print out metrics at the end of the test. (default: false)' });
   parser.addArgument({
-    flags: ['--transactional-id'], metavar: 'TRANSACTIONAL-ID', dest: 'transactionalId',
-    help: 'The transactional id to use. This config takes precedence over the transactional.id specified via --producer.config or --producer-props. ' +
+    flags: ['--producer.config'],
+    metavar: 'CONFIG-FILE',
+    dest: 'producerConfigFile',
+    help: 'producer config properties file.',
+  });
+  parser.addArgument({
+    flags: ['--print-metrics'],
+    action: 'storeTrue',
+    dest: 'printMetrics',
+    help: 'print out metrics at the end of the test. (default: false)',
+  });
+  parser.addArgument({
+    flags: ['--transactional-id'],
+    metavar: 'TRANSACTIONAL-ID',
+    dest: 'transactionalId',
+    help:
+      'The transactional id to use. This config takes precedence over the transactional.id specified via --producer.config or --producer-props. ' +
       'Note that if the transactional id is not specified while --transaction-duration-ms is provided, the default value for the transactional id will be performance-producer- followed by a random uuid.',
   });
   parser.addArgument({
-    flags: ['--transaction-duration-ms'], type: 'long', metavar: 'TRANSACTION-DURATION', dest: 'transactionDurationMs',
-    help: 'The max age of each transaction. The commitTransaction will be called after this time has elapsed. The value should be greater than 0. ' +
+    flags: ['--transaction-duration-ms'],
+    type: 'long',
+    metavar: 'TRANSACTION-DURATION',
+    dest: 'transactionDurationMs',
+    help:
+      'The max age of each transaction. The commitTransaction will be called after this time has elapsed. The value should be greater than 0. ' +
       'If the transactional id is specified via --producer-props, --producer.config, or --transactional-id but --transaction-duration-ms is not specified, the default value will be 3000.',
   });
   return parser;
@@ -80,7 +128,12 @@ export class Stats {
   private windowBytes = 0;
   private windowStart: number;
 
-  constructor(numRecords: number, private readonly print: (line: string) => void, private readonly now: () => number = Date.now, private readonly reportingInterval = 5000) {
+  constructor(
+    numRecords: number,
+    private readonly print: (line: string) => void,
+    private readonly now: () => number = Date.now,
+    private readonly reportingInterval = 5000,
+  ) {
     this.start = now();
     this.windowStart = this.start;
     this.sampling = Math.floor(numRecords / Math.min(numRecords, 500_000));
@@ -108,8 +161,10 @@ export class Stats {
     const elapsed = this.now() - this.windowStart;
     const recsPerSec = (1000.0 * this.windowCount) / elapsed;
     const mbPerSec = (1000.0 * this.windowBytes) / elapsed / (1024.0 * 1024.0);
-    this.print(`${this.windowCount} records sent, ${javaFixed(recsPerSec, 1)} records/sec (${javaFixed(mbPerSec, 2)} MB/sec), ` +
-      `${javaFixed(this.windowTotalLatency / this.windowCount, 1)} ms avg latency, ${javaFixed(this.windowMaxLatency, 1)} ms max latency.`);
+    this.print(
+      `${this.windowCount} records sent, ${javaFixed(recsPerSec, 1)} records/sec (${javaFixed(mbPerSec, 2)} MB/sec), ` +
+        `${javaFixed(this.windowTotalLatency / this.windowCount, 1)} ms avg latency, ${javaFixed(this.windowMaxLatency, 1)} ms max latency.`,
+    );
   }
 
   private newWindow(): void {
@@ -125,9 +180,11 @@ export class Stats {
     const recsPerSec = (1000.0 * this.count) / elapsed;
     const mbPerSec = (1000.0 * this.bytes) / elapsed / (1024.0 * 1024.0);
     const [p50, p95, p99, p999] = this.percentiles(0.5, 0.95, 0.99, 0.999);
-    return `${this.count} records sent, ${javaF(recsPerSec)} records/sec (${javaFixed(mbPerSec, 2)} MB/sec), ` +
+    return (
+      `${this.count} records sent, ${javaF(recsPerSec)} records/sec (${javaFixed(mbPerSec, 2)} MB/sec), ` +
       `${javaFixed(this.totalLatency / this.count, 2)} ms avg latency, ${javaFixed(this.maxLatency, 2)} ms max latency, ` +
-      `${p50} ms 50th, ${p95} ms 95th, ${p99} ms 99th, ${p999} ms 99.9th.`;
+      `${p50} ms 50th, ${p95} ms 95th, ${p99} ms 99th, ${p999} ms 99.9th.`
+    );
   }
 
   private percentiles(...ps: number[]): number[] {
@@ -143,7 +200,10 @@ export class Stats {
 
 /** ThroughputThrottler: sleep so that `sent / elapsed` stays near the target rate. */
 export class Throttler {
-  constructor(private readonly target: number, private readonly startMs: number) {}
+  constructor(
+    private readonly target: number,
+    private readonly startMs: number,
+  ) {}
   shouldThrottle(amountSoFar: number, sendStartMs: number): boolean {
     if (this.target < 0) return false;
     const elapsedSec = (sendStartMs - this.startMs) / 1000;
@@ -178,13 +238,18 @@ function producerConfig(p: Map<string, string>): Partial<ProducerConfig> {
   const int = (k: string): number | undefined => {
     const v = p.get(k);
     if (v === undefined) return undefined;
-    if (!/^[+-]?\d+$/.test(v.trim())) throw new UsageFailure(`Invalid value ${v} for configuration ${k}: Not a number of type INT`);
+    if (!/^[+-]?\d+$/.test(v.trim()))
+      throw new UsageFailure(`Invalid value ${v} for configuration ${k}: Not a number of type INT`);
     return Number(v.trim());
   };
   const compression = (p.get('compression.type') ?? 'none').trim().toLowerCase();
-  if (!COMPRESSION.includes(compression)) throw new UsageFailure(`Invalid value ${compression} for configuration compression.type: String must be one of: ${COMPRESSION.join(', ')}`);
+  if (!COMPRESSION.includes(compression))
+    throw new UsageFailure(
+      `Invalid value ${compression} for configuration compression.type: String must be one of: ${COMPRESSION.join(', ')}`,
+    );
   const acksRaw = (p.get('acks') ?? 'all').trim().toLowerCase();
-  if (!/^(all|-1|0|1)$/.test(acksRaw)) throw new UsageFailure(`Invalid value ${acksRaw} for configuration acks: String must be one of: all, -1, 0, 1`);
+  if (!/^(all|-1|0|1)$/.test(acksRaw))
+    throw new UsageFailure(`Invalid value ${acksRaw} for configuration acks: String must be one of: all, -1, 0, 1`);
   const c: Partial<ProducerConfig> = { acks: acksRaw === 'all' ? -1 : Number(acksRaw), compression };
   const set = <K extends keyof ProducerConfig>(k: K, v: ProducerConfig[K] | undefined): void => {
     if (v !== undefined) c[k] = v;
@@ -226,9 +291,12 @@ async function postProcess(parser: ArgumentParser, ns: Namespace, out: (line: st
   let transactionDurationMs = (ns.transactionDurationMs as bigint | null | undefined) ?? null;
   const transactionalId = (ns.transactionalId as string | null | undefined) ?? null;
   if (numRecords <= 0n) throw new ArgumentParserError('--num-records should be greater than zero', parser);
-  if (recordSize !== null && recordSize <= 0) throw new ArgumentParserError('--record-size should be greater than zero', parser);
-  if (producerConfigs === null && producerConfigFile === null) throw new ArgumentParserError('Either --producer-props or --producer.config must be specified.', parser);
-  if (transactionDurationMs !== null && transactionDurationMs <= 0n) throw new ArgumentParserError('--transaction-duration-ms should be greater than zero', parser);
+  if (recordSize !== null && recordSize <= 0)
+    throw new ArgumentParserError('--record-size should be greater than zero', parser);
+  if (producerConfigs === null && producerConfigFile === null)
+    throw new ArgumentParserError('Either --producer-props or --producer.config must be specified.', parser);
+  if (transactionDurationMs !== null && transactionDurationMs <= 0n)
+    throw new ArgumentParserError('--transaction-duration-ms should be greater than zero', parser);
   const delimiter = ns.payloadDelimiter === '\\n' ? '\n' : String(ns.payloadDelimiter);
 
   let payloads: Buffer[] = [];
@@ -257,14 +325,26 @@ async function postProcess(parser: ArgumentParser, ns: Namespace, out: (line: st
     props.set(pieces[0]!, pieces[1]!);
   }
   if (!props.has('client.id')) props.set('client.id', 'perf-producer-client');
-  const transactionsEnabled = transactionDurationMs !== null || transactionalId !== null || props.has('transactional.id');
+  const transactionsEnabled =
+    transactionDurationMs !== null || transactionalId !== null || props.has('transactional.id');
   if (transactionsEnabled) {
-    props.set('transactional.id', transactionalId ?? props.get('transactional.id') ?? DEFAULT_TRANSACTION_ID_PREFIX + randomUUID());
+    props.set(
+      'transactional.id',
+      transactionalId ?? props.get('transactional.id') ?? DEFAULT_TRANSACTION_ID_PREFIX + randomUUID(),
+    );
     transactionDurationMs ??= DEFAULT_TRANSACTION_DURATION_MS;
   }
   return {
-    topic: String(ns.topic), numRecords: Number(numRecords), recordSize, throughput: Number(ns.throughput), payloadMonotonic: ns.payloadMonotonic === true,
-    printMetrics: ns.printMetrics === true, props, payloads, transactionsEnabled, transactionDurationMs: Number(transactionDurationMs ?? 0n),
+    topic: String(ns.topic),
+    numRecords: Number(numRecords),
+    recordSize,
+    throughput: Number(ns.throughput),
+    payloadMonotonic: ns.payloadMonotonic === true,
+    printMetrics: ns.printMetrics === true,
+    props,
+    payloads,
+    transactionsEnabled,
+    transactionDurationMs: Number(transactionDurationMs ?? 0n),
   };
 }
 
@@ -319,20 +399,30 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     return 1;
   }
 
-  const [{ resolveBootstrap, openClient }, { Producer }] = await Promise.all([import('../common/connection.js'), import('../../client/producer.js')]);
+  const [{ resolveBootstrap, openClient }, { Producer }] = await Promise.all([
+    import('../common/connection.js'),
+    import('../../client/producer.js'),
+  ]);
   let client: Awaited<ReturnType<typeof openClient>> | null = null;
   let producer: Producer | null = null;
   const failures = new Map<string, number>();
   try {
     const bootstrap = await resolveBootstrap(config.props.get('bootstrap.servers') ?? null, io.env);
-    if (!bootstrap) throw new UsageFailure('Missing required configuration "bootstrap.servers" which has no default value.');
+    if (!bootstrap)
+      throw new UsageFailure('Missing required configuration "bootstrap.servers" which has no default value.');
     const pc = producerConfig(config.props);
     client = await openClient({ bootstrap, overrides: { clientId: config.props.get('client.id')! } });
     producer = new Producer(client, pc);
     const txn = producer as unknown as Partial<TransactionalProducer>;
     if (config.transactionsEnabled) {
-      if (typeof txn.initTransactions !== 'function' || typeof txn.beginTransaction !== 'function' || typeof txn.commitTransaction !== 'function') {
-        throw new UsageFailure('Transactions (--transactional-id, --transaction-duration-ms, transactional.id) are not supported by the tkafka producer yet.');
+      if (
+        typeof txn.initTransactions !== 'function' ||
+        typeof txn.beginTransaction !== 'function' ||
+        typeof txn.commitTransaction !== 'function'
+      ) {
+        throw new UsageFailure(
+          'Transactions (--transactional-id, --transaction-duration-ms, transactional.id) are not supported by the tkafka producer yet.',
+        );
       }
       await txn.initTransactions();
     }
@@ -375,26 +465,29 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
       outstanding++;
       outstandingBytes += payload.length;
       const bytes = payload.length;
-      producer.send({ topic: config.topic, value: payload }).then(
-        () => {
-          const now = Date.now();
-          stats.record(now - sendStartMs, bytes, now);
-        },
-        (e: unknown) => {
-          const msg = (e as Error).message ?? String(e);
-          const seen = failures.get(msg) ?? 0;
-          if (seen === 0) io.stderr.write(`Error sending a record to ${config.topic}: ${msg}\n`);
-          failures.set(msg, seen + 1);
-        },
-      ).finally(() => {
-        outstanding--;
-        outstandingBytes -= bytes;
-        if (wake) {
-          const w = wake;
-          wake = null;
-          w();
-        }
-      });
+      producer
+        .send({ topic: config.topic, value: payload })
+        .then(
+          () => {
+            const now = Date.now();
+            stats.record(now - sendStartMs, bytes, now);
+          },
+          (e: unknown) => {
+            const msg = (e as Error).message ?? String(e);
+            const seen = failures.get(msg) ?? 0;
+            if (seen === 0) io.stderr.write(`Error sending a record to ${config.topic}: ${msg}\n`);
+            failures.set(msg, seen + 1);
+          },
+        )
+        .finally(() => {
+          outstanding--;
+          outstandingBytes -= bytes;
+          if (wake) {
+            const w = wake;
+            wake = null;
+            w();
+          }
+        });
       currentTransactionSize++;
       if (config.transactionsEnabled && config.transactionDurationMs <= sendStartMs - transactionStart) {
         await txn.commitTransaction!();
@@ -451,7 +544,10 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
 
 function progressDetails(stats: Stats): string[] {
   const sec = Math.max(stats.elapsedMs, 1) / 1000;
-  return [`${javaFixed(stats.bytes / sec / (1024 * 1024), 2)} MB/sec`, `${stats.count ? javaFixed(stats.totalLatency / stats.count, 1) : '-'} ms avg latency`];
+  return [
+    `${javaFixed(stats.bytes / sec / (1024 * 1024), 2)} MB/sec`,
+    `${stats.count ? javaFixed(stats.totalLatency / stats.count, 1) : '-'} ms avg latency`,
+  ];
 }
 
 function randomLetters(n: number): Buffer {

@@ -11,20 +11,47 @@ import { profilePath, readProfiles, writeProfiles, type ProfileFile } from './st
 /** Declarative spec of the sub-commands and their options (help, man pages and completions use it). */
 export const PROFILE_SPEC = {
   name: 'profile',
-  description: 'Manage named cluster profiles (bootstrap servers and client properties) used when --bootstrap-server is omitted.',
+  description:
+    'Manage named cluster profiles (bootstrap servers and client properties) used when --bootstrap-server is omitted.',
   commands: [
     {
-      name: 'create', args: 'NAME', description: 'Create or replace a profile.',
+      name: 'create',
+      args: 'NAME',
+      description: 'Create or replace a profile.',
       options: [
-        { name: 'bootstrap-server', arg: 'HOST:PORT[,HOST:PORT]', required: true, description: 'The cluster\'s bootstrap servers.' },
-        { name: 'command-config', arg: 'FILE', description: 'A client properties file whose entries are stored in the profile.' },
-        { name: 'property', arg: 'KEY=VALUE', multiple: true, description: 'A client property to store (repeatable; wins over --command-config).' },
+        {
+          name: 'bootstrap-server',
+          arg: 'HOST:PORT[,HOST:PORT]',
+          required: true,
+          description: "The cluster's bootstrap servers.",
+        },
+        {
+          name: 'command-config',
+          arg: 'FILE',
+          description: 'A client properties file whose entries are stored in the profile.',
+        },
+        {
+          name: 'property',
+          arg: 'KEY=VALUE',
+          multiple: true,
+          description: 'A client property to store (repeatable; wins over --command-config).',
+        },
         { name: 'use', description: 'Also make it the current profile.' },
       ],
     },
     { name: 'use', args: 'NAME', description: 'Make a profile the current one.', options: [] },
-    { name: 'list', args: '', description: 'List the profiles; the current one is marked with *.', options: [{ name: 'output', arg: 'FORMAT', description: OUTPUT_HELP }] },
-    { name: 'show', args: '[NAME]', description: 'Show one profile (default: the current one).', options: [{ name: 'output', arg: 'FORMAT', description: OUTPUT_HELP }] },
+    {
+      name: 'list',
+      args: '',
+      description: 'List the profiles; the current one is marked with *.',
+      options: [{ name: 'output', arg: 'FORMAT', description: OUTPUT_HELP }],
+    },
+    {
+      name: 'show',
+      args: '[NAME]',
+      description: 'Show one profile (default: the current one).',
+      options: [{ name: 'output', arg: 'FORMAT', description: OUTPUT_HELP }],
+    },
     { name: 'delete', args: 'NAME', description: 'Delete a profile.', options: [] },
   ],
 } as const;
@@ -38,7 +65,12 @@ function help(): string {
       lines.push(`      ${flag.padEnd(40)} ${o.description}`);
     }
   }
-  lines.push('', `The profiles live in $XDG_CONFIG_HOME/tkafka/config.json (default ~/.config/tkafka/config.json).`, '', CONNECTION_HELP);
+  lines.push(
+    '',
+    `The profiles live in $XDG_CONFIG_HOME/tkafka/config.json (default ~/.config/tkafka/config.json).`,
+    '',
+    CONNECTION_HELP,
+  );
   return lines.join('\n') + '\n';
 }
 
@@ -114,7 +146,9 @@ export async function run(argvIn: string[], io: ToolIO): Promise<number> {
         data.profiles[name] = { bootstrapServers: bs, properties };
         if (p.options.has('use') || data.current === null) data.current = name;
         const path = writeProfiles(io.env, data);
-        out(`${existed ? 'Updated' : 'Created'} profile ${name}${data.current === name ? ' (current)' : ''} in ${path}.`);
+        out(
+          `${existed ? 'Updated' : 'Created'} profile ${name}${data.current === name ? ' (current)' : ''} in ${path}.`,
+        );
         return 0;
       }
       case 'use': {
@@ -144,8 +178,19 @@ export async function run(argvIn: string[], io: ToolIO): Promise<number> {
         if (!prof) throw new ToolError(`Profile '${name}' does not exist`);
         const format = parseOutputFormat(p.options.get('output')?.at(-1));
         const props = Object.fromEntries(Object.entries(prof.properties).map(([k, v]) => [k, mask(k, v)]));
-        if (format === 'json') writeJson(io, { name, current: name === data.current, bootstrapServers: prof.bootstrapServers, properties: props });
-        else if (format === 'table') await writeTable(io, ['KEY', 'VALUE'], [['bootstrap.servers', prof.bootstrapServers], ...Object.entries(props)]);
+        if (format === 'json')
+          writeJson(io, {
+            name,
+            current: name === data.current,
+            bootstrapServers: prof.bootstrapServers,
+            properties: props,
+          });
+        else if (format === 'table')
+          await writeTable(
+            io,
+            ['KEY', 'VALUE'],
+            [['bootstrap.servers', prof.bootstrapServers], ...Object.entries(props)],
+          );
         else {
           out(`bootstrap.servers=${prof.bootstrapServers}`);
           for (const [k, v] of Object.entries(props)) out(`${k}=${v}`);
@@ -153,7 +198,9 @@ export async function run(argvIn: string[], io: ToolIO): Promise<number> {
         return 0;
       }
       default:
-        throw new ToolError(`Unknown profile command '${cmd}'; expected create, use, list, show or delete (see tkafka profile --help)`);
+        throw new ToolError(
+          `Unknown profile command '${cmd}'; expected create, use, list, show or delete (see tkafka profile --help)`,
+        );
     }
   } catch (e) {
     return reportError(io, e, { debug });
@@ -167,13 +214,27 @@ async function list(io: ToolIO, data: ProfileFile, p: Parsed): Promise<number> {
     writeJson(io, {
       file: profilePath(io.env),
       current: data.current,
-      profiles: names.map((n) => ({ name: n, current: n === data.current, bootstrapServers: data.profiles[n]!.bootstrapServers, properties: Object.keys(data.profiles[n]!.properties).length })),
+      profiles: names.map((n) => ({
+        name: n,
+        current: n === data.current,
+        bootstrapServers: data.profiles[n]!.bootstrapServers,
+        properties: Object.keys(data.profiles[n]!.properties).length,
+      })),
     });
   } else if (format === 'table') {
-    await writeTable(io, ['CURRENT', 'NAME', 'BOOTSTRAP SERVERS', 'PROPERTIES'],
-      names.map((n) => [n === data.current ? '*' : '', n, data.profiles[n]!.bootstrapServers, Object.keys(data.profiles[n]!.properties).length]));
+    await writeTable(
+      io,
+      ['CURRENT', 'NAME', 'BOOTSTRAP SERVERS', 'PROPERTIES'],
+      names.map((n) => [
+        n === data.current ? '*' : '',
+        n,
+        data.profiles[n]!.bootstrapServers,
+        Object.keys(data.profiles[n]!.properties).length,
+      ]),
+    );
   } else {
-    for (const n of names) io.stdout.write(`${n === data.current ? '*' : ' '} ${n}\t${data.profiles[n]!.bootstrapServers}\n`);
+    for (const n of names)
+      io.stdout.write(`${n === data.current ? '*' : ' '} ${n}\t${data.profiles[n]!.bootstrapServers}\n`);
   }
   return 0;
 }

@@ -74,6 +74,7 @@ export function activeProfile(env: NodeJS.ProcessEnv): { name: string; profile: 
   const wanted = env.TKAFKA_PROFILE && env.TKAFKA_PROFILE !== '' ? env.TKAFKA_PROFILE : data.current;
   if (!wanted) return null;
   const profile = data.profiles[wanted];
-  if (!profile) throw new ProfileError(`Profile '${wanted}' (from TKAFKA_PROFILE) does not exist; see tkafka profile list`);
+  if (!profile)
+    throw new ProfileError(`Profile '${wanted}' (from TKAFKA_PROFILE) does not exist; see tkafka profile list`);
   return { name: wanted, profile };
 }

@@ -7,12 +7,27 @@ import { loadServerConfig, type ServerConfig } from '../../broker/config/load.js
 import { ConfigError } from '../../broker/config/config-def.js';
 import { javaStringHash } from '../../broker/config/properties.js';
 import {
-  LATEST_PRODUCTION, MINIMUM_BOOTSTRAP_VERSION, MINIMUM_FORMAT_HELP_VERSION, PRODUCTION_FEATURES,
-  featureDefaultLevel, metadataVersionFromLevel, metadataVersionFromString, type MetadataVersionInfo,
+  LATEST_PRODUCTION,
+  MINIMUM_BOOTSTRAP_VERSION,
+  MINIMUM_FORMAT_HELP_VERSION,
+  PRODUCTION_FEATURES,
+  featureDefaultLevel,
+  metadataVersionFromLevel,
+  metadataVersionFromString,
+  type MetadataVersionInfo,
 } from '../../broker/config/features.js';
 import {
-  type DynamicVoter, type FormatStorageOptions, FormatterError, META_PROPERTIES_NAME, formatStorage,
-  isDirectory, metaPropertiesSortedString, parseJavaInt, randomUuid, readMetaProperties, uuidFromString,
+  type DynamicVoter,
+  type FormatStorageOptions,
+  FormatterError,
+  META_PROPERTIES_NAME,
+  formatStorage,
+  isDirectory,
+  metaPropertiesSortedString,
+  parseJavaInt,
+  randomUuid,
+  readMetaProperties,
+  uuidFromString,
 } from '../../broker/storage/meta-properties.js';
 
 /**
@@ -26,13 +41,20 @@ class TerseFailure extends Error {}
 
 /** An exception the JVM would report as uncaught: `Exception in thread "main" <class>: <msg>`. */
 class Uncaught extends Error {
-  constructor(readonly javaClass: string, message: string) {
+  constructor(
+    readonly javaClass: string,
+    message: string,
+  ) {
     super(message);
   }
 }
 
 export function buildParser(): ArgumentParser {
-  const parser = new ArgumentParser({ prog: 'kafka-storage', description: 'The Kafka storage tool.', fromFilePrefix: '@' });
+  const parser = new ArgumentParser({
+    prog: 'kafka-storage',
+    description: 'The Kafka storage tool.',
+    fromFilePrefix: '@',
+  });
   const sub = parser.addSubparsers({ dest: 'command' });
   const config = (p: ArgumentParser): void => {
     p.addArgument({ flags: ['--config', '-c'], required: true, help: 'The Kafka configuration file to use.' });
@@ -42,23 +64,55 @@ export function buildParser(): ArgumentParser {
   config(format);
   format.addArgument({ flags: ['--cluster-id', '-t'], required: true, help: 'The cluster ID to use.' });
   format.addArgument({
-    flags: ['--add-scram', '-S'], action: 'append',
-    help: "A SCRAM_CREDENTIAL to add to the __cluster_metadata log e.g.\n'SCRAM-SHA-256=[name=alice,password=alice-secret]'\n'SCRAM-SHA-512=[name=alice,iterations=8192,salt=\"N3E=\",saltedpassword=\"YCE=\"]'",
+    flags: ['--add-scram', '-S'],
+    action: 'append',
+    help: 'A SCRAM_CREDENTIAL to add to the __cluster_metadata log e.g.\n\'SCRAM-SHA-256=[name=alice,password=alice-secret]\'\n\'SCRAM-SHA-512=[name=alice,iterations=8192,salt="N3E=",saltedpassword="YCE="]\'',
   });
-  format.addArgument({ flags: ['--ignore-formatted', '-g'], action: 'storeTrue', help: 'When this option is passed, the format command will skip over already formatted directories rather than failing.' });
-  format.addArgument({ flags: ['--release-version', '-r'], help: `The release version to use for the initial feature settings. The minimum is ${MINIMUM_FORMAT_HELP_VERSION}; the default is ${LATEST_PRODUCTION.version}` });
-  format.addArgument({ flags: ['--feature', '-f'], action: 'append', help: 'The setting to use for a specific feature, in feature=level format. For example: `kraft.version=1`.' });
+  format.addArgument({
+    flags: ['--ignore-formatted', '-g'],
+    action: 'storeTrue',
+    help: 'When this option is passed, the format command will skip over already formatted directories rather than failing.',
+  });
+  format.addArgument({
+    flags: ['--release-version', '-r'],
+    help: `The release version to use for the initial feature settings. The minimum is ${MINIMUM_FORMAT_HELP_VERSION}; the default is ${LATEST_PRODUCTION.version}`,
+  });
+  format.addArgument({
+    flags: ['--feature', '-f'],
+    action: 'append',
+    help: 'The setting to use for a specific feature, in feature=level format. For example: `kraft.version=1`.',
+  });
   const quorum = format.addMutuallyExclusiveGroup();
-  quorum.addArgument({ flags: ['--standalone', '-s'], action: 'storeTrue', help: 'Used to initialize a controller as a single-node dynamic quorum.' });
-  quorum.addArgument({ flags: ['--no-initial-controllers', '-N'], action: 'storeTrue', help: 'Used to initialize a server without a dynamic quorum topology.' });
+  quorum.addArgument({
+    flags: ['--standalone', '-s'],
+    action: 'storeTrue',
+    help: 'Used to initialize a controller as a single-node dynamic quorum.',
+  });
+  quorum.addArgument({
+    flags: ['--no-initial-controllers', '-N'],
+    action: 'storeTrue',
+    help: 'Used to initialize a server without a dynamic quorum topology.',
+  });
   quorum.addArgument({
     flags: ['--initial-controllers', '-I'],
     help: 'Used to initialize a server with a specific dynamic quorum topology. The argument is a comma-separated list of id@hostname:port:directory. The same values must be used to format all nodes. For example:\n0@example.com:8082:JEXY6aqzQY-32P5TStzaFg,1@example.com:8083:MvDxzVmcRsaTz33bUuRU6A,2@example.com:8084:07R5amHmR32VDA6jHkGbTA\n',
   });
-  const mapping = sub.addParser('version-mapping', { help: 'Look up the corresponding features for a given metadata version. Using the command with no --release-version  argument will return the mapping for the latest stable metadata version' });
-  mapping.addArgument({ flags: ['--release-version', '-r'], help: `The release version to use for the corresponding feature mapping. The minimum is ${MINIMUM_FORMAT_HELP_VERSION}; the default is ${LATEST_PRODUCTION.version}` });
-  const deps = sub.addParser('feature-dependencies', { help: 'Look up dependencies for a given feature version. If the feature is not known or the version not yet defined, an error is thrown. Multiple features can be specified.' });
-  deps.addArgument({ flags: ['--feature', '-f'], required: true, action: 'append', help: 'The features and their versions to look up dependencies for, in feature=version format. For example: `metadata.version=5`.' });
+  const mapping = sub.addParser('version-mapping', {
+    help: 'Look up the corresponding features for a given metadata version. Using the command with no --release-version  argument will return the mapping for the latest stable metadata version',
+  });
+  mapping.addArgument({
+    flags: ['--release-version', '-r'],
+    help: `The release version to use for the corresponding feature mapping. The minimum is ${MINIMUM_FORMAT_HELP_VERSION}; the default is ${LATEST_PRODUCTION.version}`,
+  });
+  const deps = sub.addParser('feature-dependencies', {
+    help: 'Look up dependencies for a given feature version. If the feature is not known or the version not yet defined, an error is thrown. Multiple features can be specified.',
+  });
+  deps.addArgument({
+    flags: ['--feature', '-f'],
+    required: true,
+    action: 'append',
+    help: 'The features and their versions to look up dependencies for, in feature=version format. For example: `metadata.version=5`.',
+  });
   sub.addParser('random-uuid', { help: 'Print a random UUID.' });
   return parser;
 }
@@ -90,7 +144,8 @@ async function execute(ns: Namespace, io: ToolIO, out: (line: string) => void): 
     const loaded = loadServerConfig({ file: ns.config });
     config = loaded.config;
     for (const w of loaded.warnings) {
-      if (w.startsWith('inter.broker.protocol.version')) io.stderr.write(`[${log4jTime(new Date())}] WARN ${w} (kafka.server.KafkaConfig)\n`);
+      if (w.startsWith('inter.broker.protocol.version'))
+        io.stderr.write(`[${log4jTime(new Date())}] WARN ${w} (kafka.server.KafkaConfig)\n`);
     }
   }
   switch (command) {
@@ -130,7 +185,11 @@ function javaPath(dir: string): string {
 }
 
 /** StorageTool.infoCommand. */
-export async function infoCommand(out: (line: string) => void, kraftMode: boolean, directories: string[]): Promise<number> {
+export async function infoCommand(
+  out: (line: string) => void,
+  kraftMode: boolean,
+  directories: string[],
+): Promise<number> {
   const problems: string[] = [];
   const found: string[] = [];
   let prev: Awaited<ReturnType<typeof readMetaProperties>> = null;
@@ -159,9 +218,13 @@ export async function infoCommand(out: (line: string) => void, kraftMode: boolea
   }
   if (prev !== null) {
     if (kraftMode && prev.version === 0) {
-      problems.push('The kafka configuration file appears to be for a cluster in KRaft mode, but the directories are formatted for legacy mode.');
+      problems.push(
+        'The kafka configuration file appears to be for a cluster in KRaft mode, but the directories are formatted for legacy mode.',
+      );
     } else if (!kraftMode && prev.version === 1) {
-      problems.push('The kafka configuration file appears to be for a legacy cluster, but the directories are formatted for a cluster in KRaft mode.');
+      problems.push(
+        'The kafka configuration file appears to be for a legacy cluster, but the directories are formatted for a cluster in KRaft mode.',
+      );
     }
   }
   if (directories.length === 0) {
@@ -247,22 +310,35 @@ function parseDynamicVoters(input: string): DynamicVoter[] {
 /** StorageTool.runFormatCommand. */
 async function runFormatCommand(ns: Namespace, config: ServerConfig, out: (line: string) => void): Promise<void> {
   if (config.processRoles.length === 0) {
-    throw new TerseFailure('The kafka configuration file appears to be for a legacy cluster. Formatting is only supported for clusters in KRaft mode.');
+    throw new TerseFailure(
+      'The kafka configuration file appears to be for a legacy cluster. Formatting is only supported for clusters in KRaft mode.',
+    );
   }
-  if (config.controllerListenerNames.length === 0) throw new Uncaught('java.util.NoSuchElementException', 'head of empty list');
+  if (config.controllerListenerNames.length === 0)
+    throw new Uncaught('java.util.NoSuchElementException', 'head of empty list');
   let releaseVersion: MetadataVersionInfo | undefined;
   if (typeof ns.release_version === 'string') releaseVersion = releaseVersionOf(ns.release_version);
-  else if (config.originals.has('inter.broker.protocol.version')) releaseVersion = releaseVersionOf(config.getString('inter.broker.protocol.version')!);
+  else if (config.originals.has('inter.broker.protocol.version'))
+    releaseVersion = releaseVersionOf(config.getString('inter.broker.protocol.version')!);
   let initialControllers: DynamicVoter[] | undefined;
   if (typeof ns.initial_controllers === 'string') initialControllers = parseDynamicVoters(ns.initial_controllers);
   if (ns.standalone === true) {
     if (!config.isController) throw new TerseFailure('You can only use --standalone on a controller.');
     const listener = config.effectiveAdvertisedControllerListeners[0];
     if (!listener) throw new Error('No controller listeners found.');
-    initialControllers = parseDynamicVoters(`${config.nodeId}@${listener.host ?? 'localhost'}:${listener.port}:${randomUuid()}`);
+    initialControllers = parseDynamicVoters(
+      `${config.nodeId}@${listener.host ?? 'localhost'}:${listener.port}:${randomUuid()}`,
+    );
   }
-  if (ns.no_initial_controllers !== true && config.isController && config.quorumVoters.length === 0 && !initialControllers) {
-    throw new TerseFailure('Because controller.quorum.voters is not set on this controller, you must specify one of the following: --standalone, --initial-controllers, or --no-initial-controllers.');
+  if (
+    ns.no_initial_controllers !== true &&
+    config.isController &&
+    config.quorumVoters.length === 0 &&
+    !initialControllers
+  ) {
+    throw new TerseFailure(
+      'Because controller.quorum.voters is not set on this controller, you must specify one of the following: --standalone, --initial-controllers, or --no-initial-controllers.',
+    );
   }
   await formatStorage({
     config,
@@ -273,8 +349,14 @@ async function runFormatCommand(ns: Namespace, config: ServerConfig, out: (line:
     initialControllers,
     scramArguments: (ns.add_scram as string[] | null) ?? [],
     print: out,
-    writeBootstrapCheckpoint: storageHooks.writeBootstrapCheckpoint ?? (async (dir, info) => (await import('../../broker/metadata/bootstrap.js')).writeBootstrapCheckpoint(dir, info as never)),
-    writeDynamicQuorumSnapshot: storageHooks.writeDynamicQuorumSnapshot ?? (async (dir, info) => (await import('../../broker/metadata/bootstrap.js')).writeDynamicQuorumSnapshot(dir, info as never)),
+    writeBootstrapCheckpoint:
+      storageHooks.writeBootstrapCheckpoint ??
+      (async (dir, info) =>
+        (await import('../../broker/metadata/bootstrap.js')).writeBootstrapCheckpoint(dir, info as never)),
+    writeDynamicQuorumSnapshot:
+      storageHooks.writeDynamicQuorumSnapshot ??
+      (async (dir, info) =>
+        (await import('../../broker/metadata/bootstrap.js')).writeDynamicQuorumSnapshot(dir, info as never)),
   });
 }
 
@@ -285,7 +367,9 @@ function versionMapping(release: string | null, out: (line: string) => void): vo
   try {
     mv = metadataVersionFromString(releaseVersion);
   } catch {
-    throw new TerseFailure(`Unknown release version '${releaseVersion}'. Supported versions are: ${MINIMUM_BOOTSTRAP_VERSION.version} to ${LATEST_PRODUCTION.version}`);
+    throw new TerseFailure(
+      `Unknown release version '${releaseVersion}'. Supported versions are: ${MINIMUM_BOOTSTRAP_VERSION.version} to ${LATEST_PRODUCTION.version}`,
+    );
   }
   out(`metadata.version=${mv.level} (${releaseVersion})`);
   for (const f of PRODUCTION_FEATURES) out(`${f.name}=${featureDefaultLevel(f, mv)}`);
@@ -301,7 +385,10 @@ function featureDependencies(args: string[], out: (line: string) => void): void 
       throw new Uncaught('scala.MatchError', `[Ljava.lang.String;@${hash} (of class [Ljava.lang.String;)`);
     }
     const [name, versionStr] = parts;
-    const level = /^[+-]?\d+$/.test(versionStr) && Math.abs(Number(versionStr)) <= 32767 && Number(versionStr) >= -32768 ? Number(versionStr) : null;
+    const level =
+      /^[+-]?\d+$/.test(versionStr) && Math.abs(Number(versionStr)) <= 32767 && Number(versionStr) >= -32768
+        ? Number(versionStr)
+        : null;
     if (level === null) throw new TerseFailure(`Invalid version format: ${versionStr} for feature ${name}`);
     if (name === 'metadata.version') {
       let mv: MetadataVersionInfo;
@@ -315,7 +402,8 @@ function featureDependencies(args: string[], out: (line: string) => void): void 
     }
     const feature = PRODUCTION_FEATURES.find((f) => f.name === name);
     if (!feature) throw new TerseFailure(`Unknown feature: ${name}`);
-    if (!feature.levels.some(([l]) => l === level)) throw new TerseFailure(`Feature level ${level} is not supported for feature ${name}`);
+    if (!feature.levels.some(([l]) => l === level))
+      throw new TerseFailure(`Feature level ${level} is not supported for feature ${name}`);
     out(`${name}=${level} has no dependencies.`);
   }
 }

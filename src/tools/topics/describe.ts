@@ -53,14 +53,20 @@ export async function buildDescribeView(
   filters: DescribeFilters,
   partitionLimit: number | undefined,
 ): Promise<DescribeView> {
-  const [{ describeTopics, describeTopicsById, listPartitionReassignments }, { describeConfigs, ResourceType }, { describeCluster }, { UnsupportedApiError, ApiError }] =
-    await Promise.all([
-      import('../../client/admin/topics.js'),
-      import('../../client/admin/configs.js'),
-      import('../../client/admin/cluster.js'),
-      import('../../client/errors.js'),
-    ]);
-  const described = topicIds ? await describeTopicsById(client, topicIds) : await describeTopics(client, topicNames ?? [], { partitionLimit });
+  const [
+    { describeTopics, describeTopicsById, listPartitionReassignments },
+    { describeConfigs, ResourceType },
+    { describeCluster },
+    { UnsupportedApiError, ApiError },
+  ] = await Promise.all([
+    import('../../client/admin/topics.js'),
+    import('../../client/admin/configs.js'),
+    import('../../client/admin/cluster.js'),
+    import('../../client/errors.js'),
+  ]);
+  const described = topicIds
+    ? await describeTopicsById(client, topicIds)
+    : await describeTopics(client, topicNames ?? [], { partitionLimit });
   const descriptions = [];
   for (const [, r] of described) {
     if (!r.ok) throw r.error;
@@ -68,7 +74,10 @@ export async function buildDescribeView(
   }
   const byName = new Map(descriptions.map((d) => [d.name, d]));
   const order = topicIds ? descriptions.map((d) => d.name) : describeTopicsOrder([...byName.keys()].sort());
-  const configs = await describeConfigs(client, order.map((name) => ({ type: ResourceType.TOPIC, name })));
+  const configs = await describeConfigs(
+    client,
+    order.map((name) => ({ type: ResourceType.TOPIC, name })),
+  );
   const live = new Set((await describeCluster(client)).nodes.map((n) => n.id));
   let reassignments = new Map<string, { replicas: number[]; addingReplicas: number[]; removingReplicas: number[] }>();
   const tps = descriptions.flatMap((d) => d.partitions.map((p) => ({ topic: d.name, partition: p.partition })));
@@ -80,7 +89,8 @@ export async function buildDescribeView(
       if (!(e instanceof UnsupportedApiError) && !(e instanceof ApiError && (e.code === 35 || e.code === 31))) throw e;
     }
   }
-  const describeConfigsLine = !filters.underReplicated && !filters.unavailable && !filters.underMinIsr && !filters.atMinIsr;
+  const describeConfigsLine =
+    !filters.underReplicated && !filters.unavailable && !filters.underMinIsr && !filters.atMinIsr;
   const view: DescribeView = { topics: [] };
   for (const name of order) {
     const td = byName.get(name)!;
@@ -89,24 +99,35 @@ export async function buildDescribeView(
     const entries = new Map(cfg.value.map((e) => [e.name, e]));
     const hm = new JavaHashMapOrder<string>(javaStringHash);
     for (const e of cfg.value) hm.put(e.name);
-    const nonDefault = hm.keys().map((k) => entries.get(k)!).filter((e) => !e.isDefault).map((e) => ({ name: e.name, value: e.value }));
+    const nonDefault = hm
+      .keys()
+      .map((k) => entries.get(k)!)
+      .filter((e) => !e.isDefault)
+      .map((e) => ({ name: e.name, value: e.value }));
     const minIsrEntry = entries.get('min.insync.replicas');
     const minIsr = minIsrEntry?.value != null ? Number(minIsrEntry.value) : NaN;
     const sorted = [...td.partitions].sort((a, b) => a.partition - b.partition);
     const ra = (p: number) => reassignments.get(`${name}-${p}`) ?? null;
     const rf = (p: (typeof sorted)[number]): number => {
       const r = ra(p.partition);
-      const inProgress = r !== null && p.replicas.some((id) => r.addingReplicas.includes(id) || r.removingReplicas.includes(id));
+      const inProgress =
+        r !== null && p.replicas.some((id) => r.addingReplicas.includes(id) || r.removingReplicas.includes(id));
       return inProgress ? r.replicas.length - r.addingReplicas.length : p.replicas.length;
     };
     const topic: TopicView = {
-      name, topicId: td.topicId, partitionCount: sorted.length, replicationFactor: sorted.length > 0 ? rf(sorted[0]!) : 0,
-      configs: nonDefault, showTopic: describeConfigsLine && (!filters.topicsWithOverrides || nonDefault.length > 0), partitions: [],
+      name,
+      topicId: td.topicId,
+      partitionCount: sorted.length,
+      replicationFactor: sorted.length > 0 ? rf(sorted[0]!) : 0,
+      configs: nonDefault,
+      showTopic: describeConfigsLine && (!filters.topicsWithOverrides || nonDefault.length > 0),
+      partitions: [],
     };
     if (!filters.topicsWithOverrides) {
       for (const p of sorted) {
         const hasLeader = p.leader !== null;
-        const show = describeConfigsLine ||
+        const show =
+          describeConfigsLine ||
           (filters.underReplicated && rf(p) - p.isr.length > 0) ||
           (filters.unavailable && (!hasLeader || !live.has(p.leader!))) ||
           (filters.underMinIsr && (!hasLeader || p.isr.length < minIsr)) ||
@@ -114,7 +135,13 @@ export async function buildDescribeView(
         if (!show) continue;
         const r = ra(p.partition);
         topic.partitions.push({
-          topic: name, partition: p.partition, leader: p.leader, replicas: p.replicas, isr: p.isr, elr: p.elr, lastKnownElr: p.lastKnownElr,
+          topic: name,
+          partition: p.partition,
+          leader: p.leader,
+          replicas: p.replicas,
+          isr: p.isr,
+          elr: p.elr,
+          lastKnownElr: p.lastKnownElr,
           reassignment: r ? { addingReplicas: r.addingReplicas, removingReplicas: r.removingReplicas } : null,
         });
       }
@@ -139,7 +166,8 @@ export function describeTextLines(view: DescribeView): string[] {
     for (const p of t.partitions) {
       let line = `\tTopic: ${p.topic}\tPartition: ${p.partition}\tLeader: ${p.leader === null ? 'none' : p.leader}`;
       line += `\tReplicas: ${ids(p.replicas)}\tIsr: ${ids(p.isr)}`;
-      if (p.reassignment) line += `\tAdding Replicas: ${ids(p.reassignment.addingReplicas)}\tRemoving Replicas: ${ids(p.reassignment.removingReplicas)}`;
+      if (p.reassignment)
+        line += `\tAdding Replicas: ${ids(p.reassignment.addingReplicas)}\tRemoving Replicas: ${ids(p.reassignment.removingReplicas)}`;
       line += `\tElr: ${p.elr === null ? 'N/A' : ids(p.elr)}\tLastKnownElr: ${p.lastKnownElr === null ? 'N/A' : ids(p.lastKnownElr)}`;
       lines.push(line);
     }
@@ -157,8 +185,14 @@ export function describeJson(view: DescribeView): unknown {
       replicationFactor: t.replicationFactor,
       configs: Object.fromEntries(t.configs.map((c) => [c.name, c.value])),
       partitions: t.partitions.map((p) => ({
-        partition: p.partition, leader: p.leader, replicas: p.replicas, isr: p.isr, elr: p.elr, lastKnownElr: p.lastKnownElr,
-        addingReplicas: p.reassignment?.addingReplicas ?? [], removingReplicas: p.reassignment?.removingReplicas ?? [],
+        partition: p.partition,
+        leader: p.leader,
+        replicas: p.replicas,
+        isr: p.isr,
+        elr: p.elr,
+        lastKnownElr: p.lastKnownElr,
+        addingReplicas: p.reassignment?.addingReplicas ?? [],
+        removingReplicas: p.reassignment?.removingReplicas ?? [],
       })),
     })),
   };
@@ -170,7 +204,13 @@ export function describeTables(view: DescribeView): TableSection[] {
   if (topics.length > 0) {
     out.push({
       head: ['TOPIC', 'TOPIC ID', 'PARTITIONS', 'REPLICATION FACTOR', 'CONFIGS'],
-      rows: topics.map((t) => [t.name, t.topicId, t.partitionCount, t.replicationFactor, t.configs.map((c) => `${c.name}=${c.value}`).join(',')]),
+      rows: topics.map((t) => [
+        t.name,
+        t.topicId,
+        t.partitionCount,
+        t.replicationFactor,
+        t.configs.map((c) => `${c.name}=${c.value}`).join(','),
+      ]),
     });
   }
   const parts = view.topics.flatMap((t) => t.partitions);
@@ -178,9 +218,15 @@ export function describeTables(view: DescribeView): TableSection[] {
     out.push({
       head: ['TOPIC', 'PARTITION', 'LEADER', 'REPLICAS', 'ISR', 'ELR', 'LAST KNOWN ELR', 'ADDING', 'REMOVING'],
       rows: parts.map((p) => [
-        p.topic, p.partition, p.leader === null ? 'none' : p.leader, ids(p.replicas), ids(p.isr),
-        p.elr === null ? 'N/A' : ids(p.elr), p.lastKnownElr === null ? 'N/A' : ids(p.lastKnownElr),
-        ids(p.reassignment?.addingReplicas ?? []), ids(p.reassignment?.removingReplicas ?? []),
+        p.topic,
+        p.partition,
+        p.leader === null ? 'none' : p.leader,
+        ids(p.replicas),
+        ids(p.isr),
+        p.elr === null ? 'N/A' : ids(p.elr),
+        p.lastKnownElr === null ? 'N/A' : ids(p.lastKnownElr),
+        ids(p.reassignment?.addingReplicas ?? []),
+        ids(p.reassignment?.removingReplicas ?? []),
       ]),
     });
   }

@@ -23,7 +23,10 @@ export class JavaHashMapOrder<K> {
   private size = 0;
 
   /** `new HashMap<>(initialCapacity)`; omit for `new HashMap<>()` (16). */
-  constructor(private readonly hash: (k: K) => number, initialCapacity?: number) {
+  constructor(
+    private readonly hash: (k: K) => number,
+    initialCapacity?: number,
+  ) {
     this.threshold = initialCapacity === undefined ? 0 : tableSizeFor(Math.max(initialCapacity, 0));
   }
 

@@ -12,7 +12,12 @@ import { parseKafkaUuid } from './uuid.js';
 import { fullTopicsSpec, intValue, parsingSpec, topicsSpec } from './spec.js';
 
 const ACTIONS = ['create', 'list', 'alter', 'describe', 'delete'] as const;
-const FILTERS = ['under-replicated-partitions', 'under-min-isr-partitions', 'at-min-isr-partitions', 'unavailable-partitions'] as const;
+const FILTERS = [
+  'under-replicated-partitions',
+  'under-min-isr-partitions',
+  'at-min-isr-partitions',
+  'unavailable-partitions',
+] as const;
 const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state']);
 
 class TopicCommandError extends Error {}
@@ -49,7 +54,9 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     return usage('Command must include exactly one action: --list, --describe, --create, --alter or --delete');
   }
   if (opts.has('delete-config')) {
-    io.stderr.write('delete-config option is no longer supported and deprecated since version 4.0. The config will be fully removed in future releases.\n');
+    io.stderr.write(
+      'delete-config option is no longer supported and deprecated since version 4.0. The config will be fully removed in future releases.\n',
+    );
   }
   let bootstrap;
   try {
@@ -67,7 +74,8 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   let format: OutputFormat;
   try {
     format = parseOutputFormat(opts.string('output'));
-    if (format !== 'text' && !opts.has('list') && !opts.has('describe')) throw new Error('--output is only supported with --list and --describe');
+    if (format !== 'text' && !opts.has('list') && !opts.has('describe'))
+      throw new Error('--output is only supported with --list and --describe');
   } catch (e) {
     io.stderr.write(`${(e as Error).message}\n`);
     return 1;
@@ -106,14 +114,18 @@ function checkArgs(opts: JoptOptions, spec: ReturnType<typeof topicsSpec>, io: T
   if (has('describe') && has('if-exists')) {
     if (!has('topic') && !has('topic-id')) return '--topic or --topic-id is required to describe a topic';
     if (has('topic') && has('topic-id')) {
-      io.stdout.write('Only topic id will be used when both --topic and --topic-id are specified and topicId is not Uuid.ZERO_UUID\n');
+      io.stdout.write(
+        'Only topic id will be used when both --topic and --topic-id are specified and topicId is not Uuid.ZERO_UUID\n',
+      );
     }
   }
   if (!has('list') && !has('describe') && !has('topic')) return `Missing required argument "${display('topic')}"`;
   if (has('alter')) {
     if (has('config')) {
-      return `Option combination "[${display('bootstrap-server')}, ${display('config')}]" can't be used with option "${display('alter')}"` +
-        ' (To alter topic configurations, the kafka-configs tool can be used.)';
+      return (
+        `Option combination "[${display('bootstrap-server')}, ${display('config')}]" can't be used with option "${display('alter')}"` +
+        ' (To alter topic configurations, the kafka-configs tool can be used.)'
+      );
     }
     if (!has('partitions')) return `Missing required argument "${display('partitions')}"`;
   }
@@ -132,14 +144,20 @@ function checkArgs(opts: JoptOptions, spec: ReturnType<typeof topicsSpec>, io: T
   rules.push(['exclude-internal', actionsExcept('list', 'describe')]);
   for (const [used, invalid] of rules) {
     if (!has(used)) continue;
-    for (const other of invalid) if (has(other)) return `Option "${display(used)}" can't be used with option "${display(other)}"`;
+    for (const other of invalid)
+      if (has(other)) return `Option "${display(used)}" can't be used with option "${display(other)}"`;
   }
   return null;
 }
 
 /** TopicFilter.IncludeList: Kafka's preprocessing, then a whole-name Java regex match. */
 function topicMatcher(raw: string): (topic: string) => boolean {
-  const regex = raw.trim().replace(/,/g, '|').replace(/ /g, '').replace(/^["']+/, '').replace(/["']+$/, '');
+  const regex = raw
+    .trim()
+    .replace(/,/g, '|')
+    .replace(/ /g, '')
+    .replace(/^["']+/, '')
+    .replace(/["']+$/, '');
   let re: RegExp;
   try {
     re = new RegExp(`^(?:${regex})$`);
@@ -165,8 +183,14 @@ function ensureTopicExists(found: unknown[], topicArg: string | undefined, requi
 async function listTopics(client: KafkaClient, opts: JoptOptions, io: ToolIO, format: OutputFormat): Promise<void> {
   const topics = await getTopics(client, opts.string('topic'), opts.has('exclude-internal'));
   const { writeJson, writeTable } = await import('../common/output.js');
-  if (format === 'json') writeJson(io, { topics: topics.map((t) => ({ name: t.name, topicId: t.topicId, internal: t.internal })) });
-  else if (format === 'table') await writeTable(io, ['TOPIC', 'TOPIC ID', 'INTERNAL'], topics.map((t) => [t.name, t.topicId, t.internal]));
+  if (format === 'json')
+    writeJson(io, { topics: topics.map((t) => ({ name: t.name, topicId: t.topicId, internal: t.internal })) });
+  else if (format === 'table')
+    await writeTable(
+      io,
+      ['TOPIC', 'TOPIC ID', 'INTERNAL'],
+      topics.map((t) => [t.name, t.topicId, t.internal]),
+    );
   else io.stdout.write(topics.map((t) => t.name).join('\n') + '\n');
 }
 
@@ -190,17 +214,28 @@ async function describeTopic(client: KafkaClient, opts: JoptOptions, io: ToolIO,
     const { listTopics } = await import('../../client/admin/topics.js');
     const all = await listTopics(client, { listInternal: !excludeInternal });
     ids = all.some((t) => t.topicId === wanted) ? [wanted] : [];
-    if (ids.length === 0 && !opts.has('if-exists')) throw new TopicCommandError(`TopicId '${wanted}' does not exist as expected`);
+    if (ids.length === 0 && !opts.has('if-exists'))
+      throw new TopicCommandError(`TopicId '${wanted}' does not exist as expected`);
   } else {
     names = (await getTopics(client, opts.string('topic'), excludeInternal)).map((t) => t.name);
     ensureTopicExists(names, opts.string('topic'), !opts.has('if-exists'));
   }
-  const view = (ids && ids.length > 0) || (names && names.length > 0)
-    ? await buildDescribeView(client, names, ids && ids.length > 0 ? ids : null, {
-      underReplicated: opts.has('under-replicated-partitions'), unavailable: opts.has('unavailable-partitions'),
-      underMinIsr: opts.has('under-min-isr-partitions'), atMinIsr: opts.has('at-min-isr-partitions'), topicsWithOverrides: opts.has('topics-with-overrides'),
-    }, int(opts, 'partition-size-limit-per-response'))
-    : { topics: [] };
+  const view =
+    (ids && ids.length > 0) || (names && names.length > 0)
+      ? await buildDescribeView(
+          client,
+          names,
+          ids && ids.length > 0 ? ids : null,
+          {
+            underReplicated: opts.has('under-replicated-partitions'),
+            unavailable: opts.has('unavailable-partitions'),
+            underMinIsr: opts.has('under-min-isr-partitions'),
+            atMinIsr: opts.has('at-min-isr-partitions'),
+            topicsWithOverrides: opts.has('topics-with-overrides'),
+          },
+          int(opts, 'partition-size-limit-per-response'),
+        )
+      : { topics: [] };
   await renderDescribe(io, view, format);
 }
 
@@ -211,13 +246,16 @@ function parseReplicaAssignment(s: string): Map<number, number[]> {
   for (let i = 0; i < parts.length; i++) {
     const brokers = parts[i]!.split(':').map((x) => {
       const t = x.trim();
-      if (!/^[+-]?\d+$/.test(t) || Math.abs(Number(t)) > 2147483647) throw new TopicCommandError(`For input string: "${t}"`);
+      if (!/^[+-]?\d+$/.test(t) || Math.abs(Number(t)) > 2147483647)
+        throw new TopicCommandError(`For input string: "${t}"`);
       return Number(t);
     });
     const dups = [...new Set(brokers.filter((b, k) => brokers.indexOf(b) !== k))];
-    if (dups.length > 0) throw new TopicCommandError(`Partition replica lists may not contain duplicate entries: ${dups.join(',')}`);
+    if (dups.length > 0)
+      throw new TopicCommandError(`Partition replica lists may not contain duplicate entries: ${dups.join(',')}`);
     out.set(i, brokers);
-    if (brokers.length !== out.get(0)!.length) throw new TopicCommandError(`Partition ${i} has different replication factor: [${brokers.join(', ')}]`);
+    if (brokers.length !== out.get(0)!.length)
+      throw new TopicCommandError(`Partition ${i} has different replication factor: [${brokers.join(', ')}]`);
   }
   return out;
 }
@@ -227,7 +265,9 @@ async function topicConfigs(values: string[]): Promise<Map<string, string>> {
   // Java's split drops trailing empty strings: "a=" gives ["a"].
   for (const p of pairs) while (p.length > 0 && p[p.length - 1] === '') p.pop();
   if (!pairs.every((p) => p.length === 2)) {
-    throw new TopicCommandError('requirement failed: Invalid topic config: all configs to be added must be in the format "key=val".');
+    throw new TopicCommandError(
+      'requirement failed: Invalid topic config: all configs to be added must be in the format "key=val".',
+    );
   }
   const props = new Map<string, string>(pairs.map((p) => [p[0]!.trim(), p[1]!.trim()]));
   const { validateTopicConfigs } = await import('../../broker/config/topic-configs.js');
@@ -250,12 +290,19 @@ async function commandTopicPartition(opts: JoptOptions) {
 async function createTopic(client: KafkaClient, opts: JoptOptions, io: ToolIO): Promise<void> {
   const { name, partitions, rf, assignment, configs } = await commandTopicPartition(opts);
   if (name.includes('.') || name.includes('_')) {
-    io.stdout.write("WARNING: Due to limitations in metric names, topics with a period ('.') or underscore ('_') could collide. To avoid issues it is best to use either, but not both.\n");
+    io.stdout.write(
+      "WARNING: Due to limitations in metric names, topics with a period ('.') or underscore ('_') could collide. To avoid issues it is best to use either, but not both.\n",
+    );
   }
-  if (rf !== undefined && (rf > 32767 || rf < 1)) throw new TopicCommandError('The replication factor must be between 1 and 32767 inclusive');
+  if (rf !== undefined && (rf > 32767 || rf < 1))
+    throw new TopicCommandError('The replication factor must be between 1 and 32767 inclusive');
   if (partitions !== undefined && partitions < 1) throw new TopicCommandError('The partitions must be greater than 0');
   const { createTopics } = await import('../../client/admin/topics.js');
-  const result = (await createTopics(client, [{ name, numPartitions: partitions, replicationFactor: rf, assignments: assignment, configs }])).get(name)!;
+  const result = (
+    await createTopics(client, [
+      { name, numPartitions: partitions, replicationFactor: rf, assignments: assignment, configs },
+    ])
+  ).get(name)!;
   if (!result.ok) {
     const code = (result.error as { code?: number }).code;
     if (code === 36 && opts.has('if-not-exists')) return;

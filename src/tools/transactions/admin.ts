@@ -47,52 +47,103 @@ export const abortSpecString = (s: AbortTransactionSpec): string =>
   `AbortTransactionSpec(topicPartition=${s.topic}-${s.partition}, producerId=${s.producerId}, producerEpoch=${s.producerEpoch}, coordinatorEpoch=${s.coordinatorEpoch})`;
 
 /** Admin's TransactionState.parse(...).toString(): unknown names print as Unknown. */
-const KNOWN_STATES = new Set(['Ongoing', 'PrepareAbort', 'PrepareCommit', 'CompleteAbort', 'CompleteCommit', 'Empty', 'PrepareEpochFence']);
+const KNOWN_STATES = new Set([
+  'Ongoing',
+  'PrepareAbort',
+  'PrepareCommit',
+  'CompleteAbort',
+  'CompleteCommit',
+  'Empty',
+  'PrepareEpochFence',
+]);
 export const stateString = (s: string): string => (KNOWN_STATES.has(s) ? s : 'Unknown');
 
 /** ListTransactions on every broker of the cluster, results by broker id (ascending). */
-export async function listTransactions(client: KafkaClient, opts: { durationFilterMs?: number; producerIds?: bigint[]; states?: string[] } = {}): Promise<Map<number, TransactionListing[]>> {
+export async function listTransactions(
+  client: KafkaClient,
+  opts: { durationFilterMs?: number; producerIds?: bigint[]; states?: string[] } = {},
+): Promise<Map<number, TransactionListing[]>> {
   const md = await client.call('listTransactions', () => client.metadata({ topics: [], refresh: true }));
   const ids = [...md.brokers.keys()].sort((a, b) => a - b);
   const out = new Map<number, TransactionListing[]>();
-  const duration = opts.durationFilterMs !== undefined && opts.durationFilterMs >= 0 ? opts.durationFilterMs : undefined;
-  const results = await Promise.all(ids.map((id) => client.call('listTransactions', async () => {
-    const r = await client.send<any>({ node: id }, 'ListTransactions', (v: number) => ({
-      stateFilters: opts.states ?? [], producerIdFilters: opts.producerIds ?? [], ...(v >= 1 ? { durationFilter: BigInt(duration ?? -1) } : {}),
-    }), { minVersion: duration === undefined ? 0 : 1 });
-    // COORDINATOR_LOAD_IN_PROGRESS is retriable: client.call retries it
-    const code = r.body.errorCode;
-    if (code === 15) throw new ApiError(15, `ListTransactions request sent to broker ${id} failed because the coordinator is shutting down`);
-    if (code !== 0 && code !== 14) throw new ApiError(code, `ListTransactions request sent to broker ${id} failed with an unexpected exception`);
-    if (code === 14) throw new ApiError(14); // retriable: still loading
-    return r;
-  })));
+  const duration =
+    opts.durationFilterMs !== undefined && opts.durationFilterMs >= 0 ? opts.durationFilterMs : undefined;
+  const results = await Promise.all(
+    ids.map((id) =>
+      client.call('listTransactions', async () => {
+        const r = await client.send<any>(
+          { node: id },
+          'ListTransactions',
+          (v: number) => ({
+            stateFilters: opts.states ?? [],
+            producerIdFilters: opts.producerIds ?? [],
+            ...(v >= 1 ? { durationFilter: BigInt(duration ?? -1) } : {}),
+          }),
+          { minVersion: duration === undefined ? 0 : 1 },
+        );
+        // COORDINATOR_LOAD_IN_PROGRESS is retriable: client.call retries it
+        const code = r.body.errorCode;
+        if (code === 15)
+          throw new ApiError(
+            15,
+            `ListTransactions request sent to broker ${id} failed because the coordinator is shutting down`,
+          );
+        if (code !== 0 && code !== 14)
+          throw new ApiError(code, `ListTransactions request sent to broker ${id} failed with an unexpected exception`);
+        if (code === 14) throw new ApiError(14); // retriable: still loading
+        return r;
+      }),
+    ),
+  );
   ids.forEach((id, i) => {
-    out.set(id, (results[i]!.body.transactionStates as any[]).map((s) => ({ transactionalId: s.transactionalId, producerId: s.producerId, state: stateString(s.transactionState) })));
+    out.set(
+      id,
+      (results[i]!.body.transactionStates as any[]).map((s) => ({
+        transactionalId: s.transactionalId,
+        producerId: s.producerId,
+        state: stateString(s.transactionState),
+      })),
+    );
   });
   return out;
 }
 
 /** DescribeTransactions for one transactional id, at its coordinator. */
-export async function describeTransaction(client: KafkaClient, transactionalId: string): Promise<TransactionDescription> {
+export async function describeTransaction(
+  client: KafkaClient,
+  transactionalId: string,
+): Promise<TransactionDescription> {
   return client.call('describeTransactions', async () => {
     const coordinatorId = await client.coordinatorOf('transaction', transactionalId);
-    const r = await client.send<any>({ node: coordinatorId }, 'DescribeTransactions', { transactionalIds: [transactionalId] });
+    const r = await client.send<any>({ node: coordinatorId }, 'DescribeTransactions', {
+      transactionalIds: [transactionalId],
+    });
     const s = (r.body.transactionStates as any[]).find((x) => x.transactionalId === transactionalId);
     if (!s) throw new ApiError(-1, `No response for transactional id ${transactionalId}`);
     if (s.errorCode !== 0) {
       const what = `DescribeTransactions request for transactionalId \`${transactionalId}\``;
-      const e = s.errorCode === 105 ? new ApiError(105, `${what} failed because the ID could not be found`)
-        : s.errorCode === 53 ? new ApiError(53, `${what} failed due to authorization failure`)
-        : [14, 15, 16].includes(s.errorCode) ? new ApiError(s.errorCode) // retried (after finding the coordinator again)
-        : new ApiError(s.errorCode, `${what} failed due to unexpected error`);
+      const e =
+        s.errorCode === 105
+          ? new ApiError(105, `${what} failed because the ID could not be found`)
+          : s.errorCode === 53
+            ? new ApiError(53, `${what} failed due to authorization failure`)
+            : [14, 15, 16].includes(s.errorCode)
+              ? new ApiError(s.errorCode) // retried (after finding the coordinator again)
+              : new ApiError(s.errorCode, `${what} failed due to unexpected error`);
       client.noteFailure(e);
       throw e;
     }
     return {
-      coordinatorId, transactionalId, producerId: s.producerId, producerEpoch: s.producerEpoch, state: stateString(s.transactionState),
-      transactionTimeoutMs: s.transactionTimeoutMs, transactionStartTimeMs: s.transactionStartTimeMs < 0n ? null : s.transactionStartTimeMs,
-      topicPartitions: (s.topics as any[]).flatMap((t) => (t.partitions as number[]).map((p) => ({ topic: t.topic as string, partition: p }))),
+      coordinatorId,
+      transactionalId,
+      producerId: s.producerId,
+      producerEpoch: s.producerEpoch,
+      state: stateString(s.transactionState),
+      transactionTimeoutMs: s.transactionTimeoutMs,
+      transactionStartTimeMs: s.transactionStartTimeMs < 0n ? null : s.transactionStartTimeMs,
+      topicPartitions: (s.topics as any[]).flatMap((t) =>
+        (t.partitions as number[]).map((p) => ({ topic: t.topic as string, partition: p })),
+      ),
     };
   });
 }
@@ -101,8 +152,11 @@ export async function describeTransaction(client: KafkaClient, transactionalId: 
  * DescribeProducers for partitions, grouped by the broker asked (the leader, or `brokerId`).
  * Returns per partition the producers or the partition's error.
  */
-export async function describeProducers(client: KafkaClient, partitions: { topic: string; partition: number }[], brokerId?: number):
-  Promise<Map<string, { ok: true; producers: ProducerState[] } | { ok: false; error: ApiError }>> {
+export async function describeProducers(
+  client: KafkaClient,
+  partitions: { topic: string; partition: number }[],
+  brokerId?: number,
+): Promise<Map<string, { ok: true; producers: ProducerState[] } | { ok: false; error: ApiError }>> {
   const out = new Map<string, { ok: true; producers: ProducerState[] } | { ok: false; error: ApiError }>();
   const byNode = new Map<number, { topic: string; partition: number }[]>();
   for (const tp of partitions) {
@@ -122,40 +176,57 @@ export async function describeProducers(client: KafkaClient, partitions: { topic
     if (!l) byNode.set(node, (l = []));
     l.push(tp);
   }
-  await Promise.all([...byNode].map(async ([node, tps]) => {
-    const topics = new Map<string, number[]>();
-    for (const tp of tps) {
-      let l = topics.get(tp.topic);
-      if (!l) topics.set(tp.topic, (l = []));
-      l.push(tp.partition);
-    }
-    const r = await client.request<any>({ node }, 'DescribeProducers', { topics: [...topics].map(([name, partitionIndexes]) => ({ name, partitionIndexes })) });
-    for (const t of r.body.topics as any[]) {
-      for (const p of t.partitions as any[]) {
-        const key = `${t.name}-${p.partitionIndex}`;
-        if (p.errorCode !== 0) out.set(key, { ok: false, error: producersError(key, p.errorCode, p.errorMessage, brokerId) });
-        else {
-          out.set(key, {
-            ok: true,
-            producers: (p.activeProducers as any[]).map((s) => ({
-              producerId: s.producerId, producerEpoch: s.producerEpoch, lastSequence: s.lastSequence, lastTimestamp: s.lastTimestamp,
-              coordinatorEpoch: s.coordinatorEpoch < 0 ? null : s.coordinatorEpoch,
-              currentTransactionStartOffset: s.currentTxnStartOffset < 0n ? null : s.currentTxnStartOffset,
-            })),
-          });
+  await Promise.all(
+    [...byNode].map(async ([node, tps]) => {
+      const topics = new Map<string, number[]>();
+      for (const tp of tps) {
+        let l = topics.get(tp.topic);
+        if (!l) topics.set(tp.topic, (l = []));
+        l.push(tp.partition);
+      }
+      const r = await client.request<any>({ node }, 'DescribeProducers', {
+        topics: [...topics].map(([name, partitionIndexes]) => ({ name, partitionIndexes })),
+      });
+      for (const t of r.body.topics as any[]) {
+        for (const p of t.partitions as any[]) {
+          const key = `${t.name}-${p.partitionIndex}`;
+          if (p.errorCode !== 0)
+            out.set(key, { ok: false, error: producersError(key, p.errorCode, p.errorMessage, brokerId) });
+          else {
+            out.set(key, {
+              ok: true,
+              producers: (p.activeProducers as any[]).map((s) => ({
+                producerId: s.producerId,
+                producerEpoch: s.producerEpoch,
+                lastSequence: s.lastSequence,
+                lastTimestamp: s.lastTimestamp,
+                coordinatorEpoch: s.coordinatorEpoch < 0 ? null : s.coordinatorEpoch,
+                currentTransactionStartOffset: s.currentTxnStartOffset < 0n ? null : s.currentTxnStartOffset,
+              })),
+            });
+          }
         }
       }
-    }
-  }));
+    }),
+  );
   return out;
 }
 
 /** DescribeProducersHandler.handlePartitionError's exceptions. */
 function producersError(tp: string, code: number, message: string | null, brokerId: number | undefined): ApiError {
-  if (code === 6 && brokerId !== undefined) return new ApiError(code, `Failed to describe active producers for partition ${tp} on brokerId ${brokerId}`);
+  if (code === 6 && brokerId !== undefined)
+    return new ApiError(code, `Failed to describe active producers for partition ${tp} on brokerId ${brokerId}`);
   if (code === 6 || code === 3) return new ApiError(code, message);
-  if (code === 17) return new ApiError(code, `Failed to fetch metadata for partition ${tp} due to invalid topic error: ${message ?? new ApiError(code).message}`);
-  if (code === 29) return new ApiError(code, `Failed to describe active producers for partition ${tp} due to authorization failure on topic \`${tp.slice(0, tp.lastIndexOf('-'))}\``);
+  if (code === 17)
+    return new ApiError(
+      code,
+      `Failed to fetch metadata for partition ${tp} due to invalid topic error: ${message ?? new ApiError(code).message}`,
+    );
+  if (code === 29)
+    return new ApiError(
+      code,
+      `Failed to describe active producers for partition ${tp} due to authorization failure on topic \`${tp.slice(0, tp.lastIndexOf('-'))}\``,
+    );
   return new ApiError(code, `Failed to describe active producers for partition ${tp} due to unexpected error`);
 }
 
@@ -164,10 +235,15 @@ export async function abortTransaction(client: KafkaClient, spec: AbortTransacti
   await client.call('abortTransaction', async () => {
     const leader = await client.leaderOf(spec.topic, spec.partition);
     const r = await client.send<any>({ node: leader }, 'WriteTxnMarkers', {
-      markers: [{
-        producerId: spec.producerId, producerEpoch: spec.producerEpoch, transactionResult: false, coordinatorEpoch: spec.coordinatorEpoch,
-        topics: [{ name: spec.topic, partitionIndexes: [spec.partition] }],
-      }],
+      markers: [
+        {
+          producerId: spec.producerId,
+          producerEpoch: spec.producerEpoch,
+          transactionResult: false,
+          coordinatorEpoch: spec.coordinatorEpoch,
+          topics: [{ name: spec.topic, partitionIndexes: [spec.partition] }],
+        },
+      ],
     });
     const m = (r.body.markers as any[])[0];
     const p = m?.topics?.[0]?.partitions?.[0];
@@ -183,7 +259,11 @@ export async function abortTransaction(client: KafkaClient, spec: AbortTransacti
       }
       if (code === 31) throw new ApiError(code, `${what} failed due to cluster authorization error`);
       if (code === 47) throw new ApiError(code, `${what} failed due an invalid producer epoch`);
-      if (code === 52) throw new ApiError(code, `${what} failed since the provided coordinator epoch ${spec.coordinatorEpoch} has been fenced by the active coordinator`);
+      if (code === 52)
+        throw new ApiError(
+          code,
+          `${what} failed since the provided coordinator epoch ${spec.coordinatorEpoch} has been fenced by the active coordinator`,
+        );
       throw new ApiError(code, `${what} failed due to unexpected error: ${new ApiError(code).message}`);
     }
   });

@@ -8,7 +8,13 @@ import { ApiError } from '../../client/errors.js';
 import type { Namespace } from '../common/argparse.js';
 import { type OutputFormat, writeJson, writeTable } from '../common/output.js';
 import {
-  abortSpecString, abortTransaction, type AbortTransactionSpec, describeProducers, describeTransaction, listTransactions, type ProducerState,
+  abortSpecString,
+  abortTransaction,
+  type AbortTransactionSpec,
+  describeProducers,
+  describeTransaction,
+  listTransactions,
+  type ProducerState,
 } from './admin.js';
 
 export interface CommandContext {
@@ -38,14 +44,24 @@ export function prettyPrintTable(headers: readonly string[], rows: readonly (rea
   return [headers, ...rows].map(line).join('\n') + '\n';
 }
 
-async function emit(ctx: CommandContext, headers: readonly string[], rows: string[][], json: () => unknown): Promise<number> {
+async function emit(
+  ctx: CommandContext,
+  headers: readonly string[],
+  rows: string[][],
+  json: () => unknown,
+): Promise<number> {
   if (ctx.format === 'json') writeJson(ctx.io, json());
   else if (ctx.format === 'table') await writeTable(ctx.io, [...headers], rows);
   else ctx.io.stdout.write(prettyPrintTable(headers, rows));
   return 0;
 }
 
-const num = (v: bigint | number | null): number | string | null => (v === null ? null : typeof v === 'bigint' && (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER)) ? v.toString() : Number(v));
+const num = (v: bigint | number | null): number | string | null =>
+  v === null
+    ? null
+    : typeof v === 'bigint' && (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER))
+      ? v.toString()
+      : Number(v);
 
 // ------------------------------------------------------------------ list
 
@@ -55,22 +71,37 @@ export async function runList(ctx: CommandContext, ns: Namespace): Promise<numbe
   const filter = ns.duration_filter as bigint | null;
   let result;
   try {
-    result = await listTransactions(ctx.client, { durationFilterMs: filter === null || filter === undefined ? undefined : Number(filter) });
+    result = await listTransactions(ctx.client, {
+      durationFilterMs: filter === null || filter === undefined ? undefined : Number(filter),
+    });
   } catch (e) {
     throw failure('Failed to list transactions', e);
   }
   const rows: string[][] = [];
-  for (const [broker, listings] of result) for (const l of listings) rows.push([l.transactionalId, String(broker), String(l.producerId), l.state]);
+  for (const [broker, listings] of result)
+    for (const l of listings) rows.push([l.transactionalId, String(broker), String(l.producerId), l.state]);
   return emit(ctx, LIST_HEADERS, rows, () => ({
-    transactions: rows.map((r) => ({ transactionalId: r[0], coordinator: Number(r[1]), producerId: num(BigInt(r[2]!)), transactionState: r[3] })),
+    transactions: rows.map((r) => ({
+      transactionalId: r[0],
+      coordinator: Number(r[1]),
+      producerId: num(BigInt(r[2]!)),
+      transactionState: r[3],
+    })),
   }));
 }
 
 // ------------------------------------------------------------------ describe
 
 export const DESCRIBE_HEADERS = [
-  'CoordinatorId', 'TransactionalId', 'ProducerId', 'ProducerEpoch', 'TransactionState', 'TransactionTimeoutMs', 'CurrentTransactionStartTimeMs',
-  'TransactionDurationMs', 'TopicPartitions',
+  'CoordinatorId',
+  'TransactionalId',
+  'ProducerId',
+  'ProducerEpoch',
+  'TransactionState',
+  'TransactionTimeoutMs',
+  'CurrentTransactionStartTimeMs',
+  'TransactionDurationMs',
+  'TopicPartitions',
 ];
 
 export async function runDescribe(ctx: CommandContext, ns: Namespace): Promise<number> {
@@ -85,18 +116,39 @@ export async function runDescribe(ctx: CommandContext, ns: Namespace): Promise<n
   const duration = start === null ? null : ctx.now() - Number(start);
   const partitions = d.topicPartitions.map((tp) => `${tp.topic}-${tp.partition}`);
   const row = [
-    String(d.coordinatorId), id, String(d.producerId), String(d.producerEpoch), d.state, String(d.transactionTimeoutMs),
-    start === null ? 'None' : String(start), duration === null ? 'None' : String(duration), partitions.join(','),
+    String(d.coordinatorId),
+    id,
+    String(d.producerId),
+    String(d.producerEpoch),
+    d.state,
+    String(d.transactionTimeoutMs),
+    start === null ? 'None' : String(start),
+    duration === null ? 'None' : String(duration),
+    partitions.join(','),
   ];
   return emit(ctx, DESCRIBE_HEADERS, [row], () => ({
-    coordinatorId: d.coordinatorId, transactionalId: id, producerId: num(d.producerId), producerEpoch: d.producerEpoch, transactionState: d.state,
-    transactionTimeoutMs: d.transactionTimeoutMs, currentTransactionStartTimeMs: num(start), transactionDurationMs: duration, topicPartitions: partitions,
+    coordinatorId: d.coordinatorId,
+    transactionalId: id,
+    producerId: num(d.producerId),
+    producerEpoch: d.producerEpoch,
+    transactionState: d.state,
+    transactionTimeoutMs: d.transactionTimeoutMs,
+    currentTransactionStartTimeMs: num(start),
+    transactionDurationMs: duration,
+    topicPartitions: partitions,
   }));
 }
 
 // ------------------------------------------------------------------ describe-producers
 
-export const PRODUCER_HEADERS = ['ProducerId', 'ProducerEpoch', 'LatestCoordinatorEpoch', 'LastSequence', 'LastTimestamp', 'CurrentTransactionStartOffset'];
+export const PRODUCER_HEADERS = [
+  'ProducerId',
+  'ProducerEpoch',
+  'LatestCoordinatorEpoch',
+  'LastSequence',
+  'LastTimestamp',
+  'CurrentTransactionStartOffset',
+];
 
 export async function runDescribeProducers(ctx: CommandContext, ns: Namespace): Promise<number> {
   const topic = ns.topic as string;
@@ -113,14 +165,23 @@ export async function runDescribeProducers(ctx: CommandContext, ns: Namespace): 
     throw failure(`Failed to describe producers for partition ${topic}-${partition} on ${where}`, e);
   }
   const rows = producers.map((p) => [
-    String(p.producerId), String(p.producerEpoch), String(p.coordinatorEpoch ?? -1), String(p.lastSequence), String(p.lastTimestamp),
+    String(p.producerId),
+    String(p.producerEpoch),
+    String(p.coordinatorEpoch ?? -1),
+    String(p.lastSequence),
+    String(p.lastTimestamp),
     p.currentTransactionStartOffset === null ? 'None' : String(p.currentTransactionStartOffset),
   ]);
   return emit(ctx, PRODUCER_HEADERS, rows, () => ({
-    topic, partition,
+    topic,
+    partition,
     producers: producers.map((p) => ({
-      producerId: num(p.producerId), producerEpoch: p.producerEpoch, latestCoordinatorEpoch: p.coordinatorEpoch ?? -1, lastSequence: p.lastSequence,
-      lastTimestamp: num(p.lastTimestamp), currentTransactionStartOffset: num(p.currentTransactionStartOffset),
+      producerId: num(p.producerId),
+      producerEpoch: p.producerEpoch,
+      latestCoordinatorEpoch: p.coordinatorEpoch ?? -1,
+      lastSequence: p.lastSequence,
+      lastTimestamp: num(p.lastTimestamp),
+      currentTransactionStartOffset: num(p.currentTransactionStartOffset),
     })),
   }));
 }
@@ -134,7 +195,9 @@ export async function runAbort(ctx: CommandContext, ns: Namespace): Promise<numb
   const startOffset = ns.start_offset as bigint | null;
   const producerId = ns.producer_id as bigint | null;
   if (startOffset === null && producerId === null) {
-    throw new TxnToolError('The transaction to abort must be identified either with --start-offset (for brokers on 3.0 or above) or with --producer-id, --producer-epoch, and --coordinator-epoch (for older brokers)');
+    throw new TxnToolError(
+      'The transaction to abort must be identified either with --start-offset (for brokers on 3.0 or above) or with --producer-id, --producer-epoch, and --coordinator-epoch (for older brokers)',
+    );
   }
   let spec: AbortTransactionSpec;
   if (startOffset === null) {
@@ -154,9 +217,20 @@ export async function runAbort(ctx: CommandContext, ns: Namespace): Promise<numb
     } catch (e) {
       throw failure(`Failed to validate producer state for partition ${tp}`, e);
     }
-    const found = producers.find((p) => p.currentTransactionStartOffset !== null && p.currentTransactionStartOffset === startOffset);
-    if (!found) throw new TxnToolError(`Could not find any open transactions starting at offset ${startOffset} on partition ${tp}`);
-    spec = { topic, partition, producerId: found.producerId, producerEpoch: found.producerEpoch, coordinatorEpoch: found.coordinatorEpoch ?? 0 };
+    const found = producers.find(
+      (p) => p.currentTransactionStartOffset !== null && p.currentTransactionStartOffset === startOffset,
+    );
+    if (!found)
+      throw new TxnToolError(
+        `Could not find any open transactions starting at offset ${startOffset} on partition ${tp}`,
+      );
+    spec = {
+      topic,
+      partition,
+      producerId: found.producerId,
+      producerEpoch: found.producerEpoch,
+      coordinatorEpoch: found.coordinatorEpoch ?? 0,
+    };
   }
   try {
     await abortTransaction(ctx.client, spec);
@@ -168,7 +242,16 @@ export async function runAbort(ctx: CommandContext, ns: Namespace): Promise<numb
 
 // ------------------------------------------------------------------ find-hanging
 
-export const HANGING_HEADERS = ['Topic', 'Partition', 'ProducerId', 'ProducerEpoch', 'CoordinatorEpoch', 'StartOffset', 'LastTimestamp', 'Duration(min)'];
+export const HANGING_HEADERS = [
+  'Topic',
+  'Partition',
+  'ProducerId',
+  'ProducerEpoch',
+  'CoordinatorEpoch',
+  'StartOffset',
+  'LastTimestamp',
+  'Duration(min)',
+];
 
 interface OpenTransaction {
   topic: string;
@@ -182,8 +265,12 @@ function batches<T>(list: readonly T[], size: number): T[][] {
   return out;
 }
 
-async function partitionsToSearch(ctx: CommandContext, topic: string | undefined, partition: number | undefined, brokerId: number | undefined):
-  Promise<{ topic: string; partition: number }[]> {
+async function partitionsToSearch(
+  ctx: CommandContext,
+  topic: string | undefined,
+  partition: number | undefined,
+  brokerId: number | undefined,
+): Promise<{ topic: string; partition: number }[]> {
   if (topic !== undefined && partition !== undefined) return [{ topic, partition }];
   let topics: string[];
   if (topic !== undefined) topics = [topic];
@@ -209,7 +296,8 @@ async function partitionsToSearch(ctx: CommandContext, topic: string | undefined
     for (const name of batch) {
       const d = described.get(name);
       if (!d || !d.ok) continue;
-      for (const p of d.value.partitions) if (brokerId === undefined || p.replicas.includes(brokerId)) out.push({ topic: name, partition: p.partition });
+      for (const p of d.value.partitions)
+        if (brokerId === undefined || p.replicas.includes(brokerId)) out.push({ topic: name, partition: p.partition });
     }
   }
   return out;
@@ -220,9 +308,12 @@ export async function runFindHanging(ctx: CommandContext, ns: Namespace): Promis
   const topic = (ns.topic as string | null) ?? undefined;
   const partition = (ns.partition as number | null) ?? undefined;
   if (topic === undefined && brokerId === undefined) {
-    throw new TxnToolError('The `find-hanging` command requires either --topic or --broker-id to limit the scope of the search');
+    throw new TxnToolError(
+      'The `find-hanging` command requires either --topic or --broker-id to limit the scope of the search',
+    );
   }
-  if (partition !== undefined && topic === undefined) throw new TxnToolError('The --partition argument requires --topic to be provided');
+  if (partition !== undefined && topic === undefined)
+    throw new TxnToolError('The --partition argument requires --topic to be provided');
   const maxTimeoutMs = (ns.max_transaction_timeout as number) * 60_000;
   const search = await partitionsToSearch(ctx, topic, partition, brokerId);
 
@@ -236,11 +327,15 @@ export async function runFindHanging(ctx: CommandContext, ns: Namespace): Promis
         if (!res) continue;
         if (!res.ok) throw res.error;
         for (const p of res.producers) {
-          if (p.currentTransactionStartOffset !== null && now - Number(p.lastTimestamp) > maxTimeoutMs) candidates.push({ ...tp, producer: p });
+          if (p.currentTransactionStartOffset !== null && now - Number(p.lastTimestamp) > maxTimeoutMs)
+            candidates.push({ ...tp, producer: p });
         }
       }
     } catch (e) {
-      throw failure(`Failed to describe producers for ${batch.length} partitions on broker ${brokerId === undefined ? 'Optional.empty' : `Optional[${brokerId}]`}`, e);
+      throw failure(
+        `Failed to describe producers for ${batch.length} partitions on broker ${brokerId === undefined ? 'Optional.empty' : `Optional[${brokerId}]`}`,
+        e,
+      );
     }
   }
 
@@ -255,28 +350,31 @@ export async function runFindHanging(ctx: CommandContext, ns: Namespace): Promis
     const txnIds = new Map<bigint, string>();
     try {
       const listed = await listTransactions(ctx.client, { producerIds: [...byPid.keys()] });
-      for (const l of listed.values()) for (const t of l) if (byPid.has(t.producerId)) txnIds.set(t.producerId, t.transactionalId);
+      for (const l of listed.values())
+        for (const t of l) if (byPid.has(t.producerId)) txnIds.set(t.producerId, t.transactionalId);
     } catch (e) {
       throw failure(`Failed to list transactions for ${byPid.size} producers`, e);
     }
     const descriptions = new Map<string, Set<string> | null>();
     const ids = [...new Set(txnIds.values())];
     try {
-      await Promise.all(ids.map(async (id) => {
-        try {
-          const d = await describeTransaction(ctx.client, id);
-          descriptions.set(id, new Set(d.topicPartitions.map((tp) => `${tp.topic}-${tp.partition}`)));
-        } catch (e) {
-          if (e instanceof ApiError && e.code === 105) descriptions.set(id, null);
-          else throw e;
-        }
-      }));
+      await Promise.all(
+        ids.map(async (id) => {
+          try {
+            const d = await describeTransaction(ctx.client, id);
+            descriptions.set(id, new Set(d.topicPartitions.map((tp) => `${tp.topic}-${tp.partition}`)));
+          } catch (e) {
+            if (e instanceof ApiError && e.code === 105) descriptions.set(id, null);
+            else throw e;
+          }
+        }),
+      );
     } catch (e) {
       throw failure(`Failed to describe ${ids.length} transactions`, e);
     }
     for (const [pid, open] of byPid) {
       const id = txnIds.get(pid);
-      const parts = id === undefined ? null : descriptions.get(id) ?? null;
+      const parts = id === undefined ? null : (descriptions.get(id) ?? null);
       if (parts === null) hanging.push(...open);
       else hanging.push(...open.filter((o) => !parts.has(`${o.topic}-${o.partition}`)));
     }
@@ -284,14 +382,25 @@ export async function runFindHanging(ctx: CommandContext, ns: Namespace): Promis
   hanging = hanging.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
   const now = ctx.now();
   const rows = hanging.map((h) => [
-    h.topic, String(h.partition), String(h.producer.producerId), String(h.producer.producerEpoch), String(h.producer.coordinatorEpoch ?? -1),
-    String(h.producer.currentTransactionStartOffset ?? -1), String(h.producer.lastTimestamp), String(Math.floor((now - Number(h.producer.lastTimestamp)) / 60_000)),
+    h.topic,
+    String(h.partition),
+    String(h.producer.producerId),
+    String(h.producer.producerEpoch),
+    String(h.producer.coordinatorEpoch ?? -1),
+    String(h.producer.currentTransactionStartOffset ?? -1),
+    String(h.producer.lastTimestamp),
+    String(Math.floor((now - Number(h.producer.lastTimestamp)) / 60_000)),
   ]);
   return emit(ctx, HANGING_HEADERS, rows, () => ({
     hangingTransactions: hanging.map((h) => ({
-      topic: h.topic, partition: h.partition, producerId: num(h.producer.producerId), producerEpoch: h.producer.producerEpoch,
-      coordinatorEpoch: h.producer.coordinatorEpoch ?? -1, startOffset: num(h.producer.currentTransactionStartOffset ?? -1),
-      lastTimestamp: num(h.producer.lastTimestamp), durationMinutes: Math.floor((now - Number(h.producer.lastTimestamp)) / 60_000),
+      topic: h.topic,
+      partition: h.partition,
+      producerId: num(h.producer.producerId),
+      producerEpoch: h.producer.producerEpoch,
+      coordinatorEpoch: h.producer.coordinatorEpoch ?? -1,
+      startOffset: num(h.producer.currentTransactionStartOffset ?? -1),
+      lastTimestamp: num(h.producer.lastTimestamp),
+      durationMinutes: Math.floor((now - Number(h.producer.lastTimestamp)) / 60_000),
     })),
   }));
 }

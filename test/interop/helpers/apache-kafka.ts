@@ -67,7 +67,13 @@ function toolsLog4j(): string {
 }
 
 /** Fast-start JVM flags for short-lived tool runs (C1 only, serial GC, CDS when available). */
-export const TOOL_JVM_FLAGS = ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xshare:auto', '-Djava.awt.headless=true'];
+export const TOOL_JVM_FLAGS = [
+  '-Xmx256m',
+  '-XX:+UseSerialGC',
+  '-XX:TieredStopAtLevel=1',
+  '-Xshare:auto',
+  '-Djava.awt.headless=true',
+];
 
 export interface ToolResult {
   stdout: string;
@@ -231,9 +237,11 @@ logger.requestlogger.level = WARN
 }
 
 function propertiesText(props: Record<string, string>): string {
-  return Object.entries(props)
-    .map(([k, v]) => `${k}=${v.replace(/\\/g, '\\\\')}`)
-    .join('\n') + '\n';
+  return (
+    Object.entries(props)
+      .map(([k, v]) => `${k}=${v.replace(/\\/g, '\\\\')}`)
+      .join('\n') + '\n'
+  );
 }
 
 async function metadataAnswers(port: number, nodeId: number, ms: number): Promise<boolean> {
@@ -243,7 +251,11 @@ async function metadataAnswers(port: number, nodeId: number, ms: number): Promis
     const attempt = (async () => {
       client = await RawClient.connect(port);
       const md = await client.request(ApiKey.Metadata, 12, { topics: null, allowAutoTopicCreation: false });
-      return Array.isArray(md.brokers) && md.brokers.some((b: { nodeId: number }) => b.nodeId === nodeId) && md.controllerId >= 0;
+      return (
+        Array.isArray(md.brokers) &&
+        md.brokers.some((b: { nodeId: number }) => b.nodeId === nodeId) &&
+        md.controllerId >= 0
+      );
     })().catch(() => false);
     return await Promise.race([attempt, timer]);
   } finally {
@@ -379,7 +391,9 @@ export async function startApacheKafka(opts: ApacheKafkaOptions = {}): Promise<A
     }
     c.kill('SIGKILL');
     await exited;
-    throw new Error(`Apache Kafka did not answer Metadata on 127.0.0.1:${port} within ${opts.startTimeoutMs ?? 120_000} ms:\n${logs()}`);
+    throw new Error(
+      `Apache Kafka did not answer Metadata on 127.0.0.1:${port} within ${opts.startTimeoutMs ?? 120_000} ms:\n${logs()}`,
+    );
   };
 
   const stopWith = async (signal: NodeJS.Signals, graceMs: number): Promise<void> => {

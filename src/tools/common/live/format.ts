@@ -42,7 +42,7 @@ export function bar(fraction: number, width: number): string {
   const full = Math.floor(f * width);
   const partials = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
   const rest = f * width - full;
-  const part = full < width ? partials[Math.floor(rest * 8)] ?? '' : '';
+  const part = full < width ? (partials[Math.floor(rest * 8)] ?? '') : '';
   return '█'.repeat(full) + part + ' '.repeat(Math.max(0, width - full - (part ? 1 : 0)));
 }
 
@@ -52,5 +52,7 @@ export function sparkline(values: readonly number[]): string {
   const ticks = '▁▂▃▄▅▆▇█';
   const min = Math.min(...values);
   const max = Math.max(...values);
-  return values.map((v) => (max === min ? ticks[0] : ticks[Math.min(7, Math.floor(((v - min) / (max - min)) * 7.999))])).join('');
+  return values
+    .map((v) => (max === min ? ticks[0] : ticks[Math.min(7, Math.floor(((v - min) / (max - min)) * 7.999))]))
+    .join('');
 }

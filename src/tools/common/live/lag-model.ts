@@ -79,7 +79,10 @@ export class LagTracker {
   private readonly samples: LagSample[] = [];
   private refreshes = 0;
 
-  constructor(private readonly windowMs = 10_000, private readonly historyLength = 40) {}
+  constructor(
+    private readonly windowMs = 10_000,
+    private readonly historyLength = 40,
+  ) {}
 
   add(sample: LagSample): LagFrame {
     this.refreshes++;
@@ -113,7 +116,8 @@ export class LagTracker {
         for (const r of g.offsets) before.set(rowKey(g.group, r), r);
       }
     }
-    const perSec = (a: bigint | null, b: bigint | null): number | null => (a !== null && b !== null && dt > 0 ? Number(a - b) / dt : null);
+    const perSec = (a: bigint | null, b: bigint | null): number | null =>
+      a !== null && b !== null && dt > 0 ? Number(a - b) / dt : null;
     const groups = cur.groups.map((g): GroupFrame => {
       const rows = g.offsets.map((r): RowView => {
         const prev = before.get(rowKey(g.group, r));
@@ -135,8 +139,18 @@ export class LagTracker {
         rows,
         totalLag,
         lagRate: prevGroup ? perSec(totalLag, sum(prevGroup.offsets, (r) => r.lag) ?? 0n) : null,
-        consumeRate: prevGroup ? perSec(sum(common, (r) => r.currentOffset), sum(prevCommon, (r) => r.currentOffset)) : null,
-        produceRate: prevGroup ? perSec(sum(common, (r) => r.logEndOffset), sum(prevCommon, (r) => r.logEndOffset)) : null,
+        consumeRate: prevGroup
+          ? perSec(
+              sum(common, (r) => r.currentOffset),
+              sum(prevCommon, (r) => r.currentOffset),
+            )
+          : null,
+        produceRate: prevGroup
+          ? perSec(
+              sum(common, (r) => r.logEndOffset),
+              sum(prevCommon, (r) => r.logEndOffset),
+            )
+          : null,
         history: history.slice(-this.historyLength),
       };
     });
@@ -153,7 +167,8 @@ function lf(v: string | number | bigint | null | undefined): string {
   return /^[A-Za-z0-9._:/@+-]+$/.test(s) ? s : JSON.stringify(s);
 }
 
-const fixed = (v: number | null): string => (v === null || !Number.isFinite(v) ? '-' : v.toFixed(1) === '-0.0' ? '0.0' : v.toFixed(1));
+const fixed = (v: number | null): string =>
+  v === null || !Number.isFinite(v) ? '-' : v.toFixed(1) === '-0.0' ? '0.0' : v.toFixed(1);
 
 /**
  * One refresh as plain logfmt lines: a line per partition, then a line per group with the totals.
@@ -169,11 +184,15 @@ export function plainLines(frame: LagFrame): string[] {
     if (frame.error !== undefined) continue;
     for (const r of g.rows) {
       if (r.topic === null) continue;
-      out.push(`time=${time} group=${lf(g.group)} topic=${lf(r.topic)} partition=${lf(r.partition)} current-offset=${lf(r.currentOffset)} ` +
-        `log-end-offset=${lf(r.logEndOffset)} lag=${lf(r.lag)} lag-rate=${fixed(r.lagRate)} consumer-id=${lf(r.consumerId)}`);
+      out.push(
+        `time=${time} group=${lf(g.group)} topic=${lf(r.topic)} partition=${lf(r.partition)} current-offset=${lf(r.currentOffset)} ` +
+          `log-end-offset=${lf(r.logEndOffset)} lag=${lf(r.lag)} lag-rate=${fixed(r.lagRate)} consumer-id=${lf(r.consumerId)}`,
+      );
     }
-    out.push(`time=${time} group=${lf(g.group)} state=${lf(g.state)} total-lag=${g.totalLag} lag-rate=${fixed(g.lagRate)} ` +
-      `consume-rate=${fixed(g.consumeRate)} produce-rate=${fixed(g.produceRate)}`);
+    out.push(
+      `time=${time} group=${lf(g.group)} state=${lf(g.state)} total-lag=${g.totalLag} lag-rate=${fixed(g.lagRate)} ` +
+        `consume-rate=${fixed(g.consumeRate)} produce-rate=${fixed(g.produceRate)}`,
+    );
   }
   return out;
 }

@@ -7,15 +7,25 @@ import type { GroupFrame, LagFrame, RowView } from './lag-model.js';
 import type { LagView } from './lag-watch.js';
 
 const h = React.createElement;
-const dash = (v: bigint | number | string | null | undefined): string => (v === null || v === undefined ? '-' : String(v));
+const dash = (v: bigint | number | string | null | undefined): string =>
+  v === null || v === undefined ? '-' : String(v);
 
 const COLUMNS = ['TOPIC', 'PARTITION', 'CURRENT-OFFSET', 'LOG-END-OFFSET', 'LAG', 'LAG/S', 'CONSUMER-ID'] as const;
 
 function cells(r: RowView): string[] {
-  return [dash(r.topic), dash(r.partition), dash(r.currentOffset), dash(r.logEndOffset), dash(r.lag), rate(r.lagRate, true).replace('/s', ''), dash(r.consumerId)];
+  return [
+    dash(r.topic),
+    dash(r.partition),
+    dash(r.currentOffset),
+    dash(r.logEndOffset),
+    dash(r.lag),
+    rate(r.lagRate, true).replace('/s', ''),
+    dash(r.consumerId),
+  ];
 }
 
-const trendColor = (v: number | null): string | undefined => (v === null || Math.abs(v) < 0.05 ? undefined : v > 0 ? 'red' : 'green');
+const trendColor = (v: number | null): string | undefined =>
+  v === null || Math.abs(v) < 0.05 ? undefined : v > 0 ? 'red' : 'green';
 
 function GroupTable(props: { g: GroupFrame; width: number; maxRows: number }): React.ReactElement {
   const { g, width, maxRows } = props;
@@ -23,7 +33,11 @@ function GroupTable(props: { g: GroupFrame; width: number; maxRows: number }): R
   const shown = rows.slice(0, Math.max(1, maxRows));
   const table = [COLUMNS.map(String), ...shown.map(cells)];
   const widths = COLUMNS.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-  const line = (row: string[]): string => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').slice(0, width);
+  const line = (row: string[]): string =>
+    row
+      .map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .slice(0, width);
   const stateColor = g.state === 'Stable' ? 'green' : g.state === 'Dead' ? 'red' : 'yellow';
   return h(
     Box,
@@ -38,7 +52,9 @@ function GroupTable(props: { g: GroupFrame; width: number; maxRows: number }): R
             { flexDirection: 'column' },
             h(Text, { bold: true }, line(table[0]!)),
             ...shown.map((r, i) => h(Text, { key: i, color: trendColor(r.lagRate) }, line(table[i + 1]!))),
-            rows.length > shown.length ? h(Text, { dimColor: true }, `… ${rows.length - shown.length} more partitions`) : null,
+            rows.length > shown.length
+              ? h(Text, { dimColor: true }, `… ${rows.length - shown.length} more partitions`)
+              : null,
           ),
     h(
       Text,
@@ -54,7 +70,13 @@ function GroupTable(props: { g: GroupFrame; width: number; maxRows: number }): R
   );
 }
 
-function LagScreen(props: { frame: LagFrame; intervalMs: number; source?: string; width: number; height: number }): React.ReactElement {
+function LagScreen(props: {
+  frame: LagFrame;
+  intervalMs: number;
+  source?: string;
+  width: number;
+  height: number;
+}): React.ReactElement {
   const { frame, width, height } = props;
   const groups = frame.groups;
   const perGroup = Math.max(1, Math.floor((height - 4) / Math.max(1, groups.length)) - 4);
@@ -62,7 +84,11 @@ function LagScreen(props: { frame: LagFrame; intervalMs: number; source?: string
   return h(
     Box,
     { flexDirection: 'column' },
-    h(Text, { dimColor: true }, `${time} · refresh every ${props.intervalMs / 1000}s${props.source ? ` · ${props.source}` : ''} · Ctrl-C to quit`),
+    h(
+      Text,
+      { dimColor: true },
+      `${time} · refresh every ${props.intervalMs / 1000}s${props.source ? ` · ${props.source}` : ''} · Ctrl-C to quit`,
+    ),
     frame.error !== undefined ? h(Text, { color: 'red' }, `Refresh failed: ${frame.error}`) : null,
     ...groups.map((g) => h(GroupTable, { key: g.group, g, width, maxRows: perGroup })),
   );
@@ -74,7 +100,13 @@ export function mountLagView(stream: NodeJS.WritableStream): LagView {
   let instance: Instance | null = null;
   return {
     render(frame, info) {
-      const el = h(LagScreen, { frame, intervalMs: info.intervalMs, ...(info.source ? { source: info.source } : {}), width: tty.columns || 80, height: tty.rows || 24 });
+      const el = h(LagScreen, {
+        frame,
+        intervalMs: info.intervalMs,
+        ...(info.source ? { source: info.source } : {}),
+        width: tty.columns || 80,
+        height: tty.rows || 24,
+      });
       if (!instance) instance = render(el, { stdout: tty, stderr: tty, patchConsole: false, exitOnCtrlC: false });
       else instance.rerender(el);
     },

@@ -22,7 +22,11 @@ export interface LagView {
 }
 
 /** Runs the watch; resolves with the exit status (0; 1 when every sample failed). */
-export async function watchLag(fetch: () => Promise<readonly LagGroup[]>, io: TtyIO, opts: WatchLagOptions): Promise<number> {
+export async function watchLag(
+  fetch: () => Promise<readonly LagGroup[]>,
+  io: TtyIO,
+  opts: WatchLagOptions,
+): Promise<number> {
   const live = isLive(io, 'stdout');
   const envCount = Number(io.env.TKAFKA_WATCH_COUNT ?? '');
   const maxRefreshes = opts.maxRefreshes ?? (Number.isInteger(envCount) && envCount > 0 ? envCount : Infinity);

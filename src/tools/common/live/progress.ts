@@ -55,7 +55,14 @@ export function createProgress(io: TtyIO, opts: ProgressOptions): Progress {
   const stream = streamName === 'stdout' ? io.stdout : io.stderr;
   const live = isLive(io, streamName);
   const state: ProgressState = {
-    title: opts.title, done: 0, total: opts.total, unit: opts.unit, details: [], startedAt: Date.now(), now: Date.now(), finished: false,
+    title: opts.title,
+    done: 0,
+    total: opts.total,
+    unit: opts.unit,
+    details: [],
+    startedAt: Date.now(),
+    now: Date.now(),
+    finished: false,
   };
   if (!live) {
     return {
