@@ -658,20 +658,18 @@ test('fetch session cache: stale sessions are evicted, fresh ones only by more v
   const full = (parts: number[], follower = false) => {
     const ctx = cache.newContext(12, 0, 0, follower, parts.map(entry), [], () => undefined);
     return ctx.updateAndGenerateResponseData(
-      ctx
-        .partitions()
-        .map((e) => ({
-          tp: e.tp,
-          result: {
-            errorCode: 0,
-            highWatermark: 0,
-            lastStableOffset: 0,
-            logStartOffset: 0,
-            records: Buffer.alloc(0),
-            abortedTransactions: null,
-            preferredReadReplica: -1,
-          },
-        })),
+      ctx.partitions().map((e) => ({
+        tp: e.tp,
+        result: {
+          errorCode: 0,
+          highWatermark: 0,
+          lastStableOffset: 0,
+          logStartOffset: 0,
+          records: Buffer.alloc(0),
+          abortedTransactions: null,
+          preferredReadReplica: -1,
+        },
+      })),
     ).sessionId;
   };
   const a = full([0]);

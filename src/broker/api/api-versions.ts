@@ -90,13 +90,11 @@ export function createApiVersionsHandler(
       }
       return {
         errorCode: ErrorCode.NONE,
-        apiKeys: registry
-          .apis(listenerType)
-          .map((a) => ({
-            apiKey: a.apiKey,
-            minVersion: advertisedMin(a.apiKey, a.minVersion),
-            maxVersion: a.maxVersion,
-          })),
+        apiKeys: registry.apis(listenerType).map((a) => ({
+          apiKey: a.apiKey,
+          minVersion: advertisedMin(a.apiKey, a.minVersion),
+          maxVersion: a.maxVersion,
+        })),
         throttleTimeMs: 0,
         supportedFeatures: supported
           .filter((f) => !(alterFeatureLevel0 && f.minVersion === 0))
