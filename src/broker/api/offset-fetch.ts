@@ -21,8 +21,8 @@ function markUnstable(services: BrokerServices, groupId: string, topics: Topics)
   // no transaction coordinator yet: no transactional offsets either
   const txn = services.extra.get(TXN_COORDINATOR_KEY) as TxnCoordinatorHandle | undefined;
   const offsets = txn?.offsets();
-  const pending = offsets?.hasPendingOffsets?.bind(offsets);
-  if (!pending) return topics;
+  if (!offsets) return topics;
+  const pending = (topic: string, partition: number): boolean => offsets.hasPendingOffsets(groupId, topic, partition);
   const unstable = (partitionIndex: number) => ({
     partitionIndex,
     committedOffset: -1n,
@@ -32,7 +32,7 @@ function markUnstable(services: BrokerServices, groupId: string, topics: Topics)
   });
   return topics.map((t) => ({
     ...t,
-    partitions: t.partitions.map((p) => (pending(groupId, t.name, p.partitionIndex) ? unstable(p.partitionIndex) : p)),
+    partitions: t.partitions.map((p) => (pending(t.name, p.partitionIndex) ? unstable(p.partitionIndex) : p)),
   }));
 }
 

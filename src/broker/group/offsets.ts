@@ -131,11 +131,13 @@ function validateConsumerCommit(
       'OffsetCommit version 9 or above must be used by members using the modern group protocol',
     );
   }
-  if (memberEpoch !== m.memberEpoch)
+  if (memberEpoch !== m.memberEpoch) {
+    // a transactional commit of an old epoch is a zombie's: fenced as an old generation
     throw new KafkaError(
-      ErrorCode.STALE_MEMBER_EPOCH,
+      transactional ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.STALE_MEMBER_EPOCH,
       `The received member epoch ${memberEpoch} does not match the expected member epoch ${m.memberEpoch}.`,
     );
+  }
 }
 
 export class OffsetManager {
@@ -165,14 +167,7 @@ export class OffsetManager {
       validateClassicCommit(group, memberId, instanceId, generationId, true);
       return;
     }
-    try {
-      validateConsumerCommit(group, memberId, generationId, 9, true);
-    } catch (e) {
-      if (e instanceof KafkaError && e.code === ErrorCode.STALE_MEMBER_EPOCH) {
-        throw new KafkaError(ErrorCode.ILLEGAL_GENERATION, e.message);
-      }
-      throw e;
-    }
+    validateConsumerCommit(group, memberId, generationId, 9, true);
   }
 
   commit(req: CommitRequest, apiVersion: number): OpResult<CommitResponseTopics> {

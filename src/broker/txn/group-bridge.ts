@@ -49,7 +49,7 @@ export interface TransactionalOffsetCoordinator {
     commit: boolean,
   ): Promise<number>;
   /** Whether an open transaction has offsets pending for the group's partition (OffsetFetch requireStable). */
-  hasPendingOffsets?(groupId: string, topic: string, partition: number): boolean;
+  hasPendingOffsets(groupId: string, topic: string, partition: number): boolean;
 }
 
 /** What the fallback uses of the group coordinator (src/broker/group/coordinator.ts). */
@@ -93,7 +93,8 @@ export function isTransactionalOffsetCoordinator(x: unknown): x is Transactional
     !!o &&
     typeof o.commitTransactionalOffsets === 'function' &&
     typeof o.completeTransaction === 'function' &&
-    typeof o.partitionFor === 'function'
+    typeof o.partitionFor === 'function' &&
+    typeof o.hasPendingOffsets === 'function'
   );
 }
 
