@@ -21,6 +21,7 @@ import {
   gzipLevel,
   lambda,
   indexKeys,
+  invalidValue,
   ConfigError,
 } from './config-def.js';
 import { LATEST_PRODUCTION, metadataVersionFromString } from './features.js';
@@ -1000,6 +1001,33 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
     'Maximum heartbeat interval of consumer-protocol members.',
   ),
   def('group.consumer.max.size', 'int', INT_MAX, atLeast(1), M, 'Maximum members of a consumer-protocol group.'),
+  def(
+    'group.consumer.assignors',
+    'list',
+    [
+      'org.apache.kafka.coordinator.group.assignor.UniformAssignor',
+      'org.apache.kafka.coordinator.group.assignor.RangeAssignor',
+    ],
+    null,
+    M,
+    'The server side assignors as a list of full class names (or uniform, range); the first is the default.',
+  ),
+  def(
+    'group.consumer.migration.policy',
+    'string',
+    'bidirectional',
+    lambda('(case insensitive) [DISABLED, DOWNGRADE, UPGRADE, BIDIRECTIONAL]', (name, v) => {
+      if (!['disabled', 'downgrade', 'upgrade', 'bidirectional'].includes(String(v).toLowerCase()))
+        throw invalidValue(
+          name,
+          String(v),
+          'String must be one of (case insensitive): DISABLED, DOWNGRADE, UPGRADE, BIDIRECTIONAL',
+        );
+    }),
+    M,
+    'Online conversion between classic groups and consumer groups: bidirectional, upgrade, downgrade or disabled.',
+    { internal: true },
+  ),
   def(
     'share.coordinator.state.topic.replication.factor',
     'short',

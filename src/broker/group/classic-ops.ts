@@ -26,6 +26,7 @@ import {
   type Parked,
   type SyncRequest,
 } from './classic-support.js';
+import type { ClassicMembersInConsumerGroup } from './classic-members.js';
 import { consumerGroupTombstones } from './consumer-group.js';
 import type { CoordinatorRecord } from './records.js';
 import { deferred, type RequestInfo, type ShardContext } from './shard-types.js';
@@ -40,6 +41,9 @@ export {
 } from './classic-support.js';
 
 export class ClassicGroupManager {
+  /** Classic-protocol members of consumer groups (set by the shard). */
+  mixed: ClassicMembersInConsumerGroup | null = null;
+
   constructor(private readonly ctx: ShardContext) {}
 
   /** The classic group, or undefined when absent (or of another type). */
@@ -65,7 +69,8 @@ export class ClassicGroupManager {
     const existing = this.ctx.groups.get(req.groupId);
     if (existing && existing.type === 'consumer') {
       if (existing.members.size > 0) {
-        // classic members in a KIP-848 group (the migration path) are not supported
+        // a classic member of a consumer group (classicGroupJoinToConsumerGroup)
+        if (this.mixed) return this.mixed.join(existing, req, info);
         d.resolve(joinError('', ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
         return classicResult({ wait: d.promise });
       }
@@ -453,6 +458,7 @@ export class ClassicGroupManager {
   sync(req: SyncRequest): Op<Parked<SyncResponse>> {
     const d = deferred<SyncResponse>();
     const any = this.ctx.groups.get(req.groupId);
+    if (any && any.type === 'consumer' && !any.isEmpty && this.mixed) return this.mixed.sync(any, req);
     const g = any && any.type === 'classic' ? any : undefined;
     if (!g || g.isEmpty) {
       d.resolve(syncError(ErrorCode.UNKNOWN_MEMBER_ID));
@@ -525,6 +531,8 @@ export class ClassicGroupManager {
     memberId: string;
     groupInstanceId: string | null;
   }): Op<number> {
+    const any = this.ctx.groups.get(req.groupId);
+    if (any && any.type === 'consumer' && this.mixed) return this.mixed.heartbeat(any, req);
     const g = this.group(req.groupId);
     if (!g) return classicResult(ErrorCode.UNKNOWN_MEMBER_ID);
     if (g.is('Dead')) return classicResult(ErrorCode.COORDINATOR_NOT_AVAILABLE);
@@ -552,6 +560,8 @@ export class ClassicGroupManager {
     groupId: string,
     members: { memberId: string; groupInstanceId: string | null }[],
   ): Op<{ errorCode: number; members: { memberId: string; groupInstanceId: string | null; errorCode: number }[] }> {
+    const any = this.ctx.groups.get(groupId);
+    if (any && any.type === 'consumer' && this.mixed) return this.mixed.leave(any, members);
     const g = this.group(groupId);
     if (!g) {
       return classicResult({

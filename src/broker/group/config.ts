@@ -1,4 +1,5 @@
 // The group coordinator's settings (GroupCoordinatorConfig), read from the broker configuration.
+import { MIGRATION_POLICIES, type MigrationPolicy } from './migration.js';
 
 export interface GroupConfig {
   offsetsTopicPartitions: number;
@@ -19,6 +20,13 @@ export interface GroupConfig {
   consumerAssignors: readonly string[];
   /** Rebalance protocols enabled ('classic', 'consumer'). */
   protocols: readonly string[];
+  /** group.consumer.migration.policy: which online conversions between classic and consumer groups happen. */
+  consumerMigrationPolicy: MigrationPolicy;
+  /** Bounds of the group-level consumer.session.timeout.ms / consumer.heartbeat.interval.ms. */
+  consumerMinSessionTimeoutMs: number;
+  consumerMaxSessionTimeoutMs: number;
+  consumerMinHeartbeatIntervalMs: number;
+  consumerMaxHeartbeatIntervalMs: number;
 }
 
 export const DEFAULT_GROUP_CONFIG: GroupConfig = {
@@ -37,10 +45,22 @@ export const DEFAULT_GROUP_CONFIG: GroupConfig = {
   consumerMaxSize: 2147483647,
   consumerAssignors: ['uniform', 'range'],
   protocols: ['classic', 'consumer'],
+  consumerMigrationPolicy: 'bidirectional',
+  consumerMinSessionTimeoutMs: 45_000,
+  consumerMaxSessionTimeoutMs: 60_000,
+  consumerMinHeartbeatIntervalMs: 5000,
+  consumerMaxHeartbeatIntervalMs: 15_000,
 };
+
+/** ConsumerGroupMigrationPolicy.parse: case-insensitive; an unknown value is refused by the config validator. */
+export function parseMigrationPolicy(v: string): MigrationPolicy {
+  const p = v.trim().toLowerCase() as MigrationPolicy;
+  return MIGRATION_POLICIES.includes(p) ? p : 'bidirectional';
+}
 
 interface ConfigLike {
   getInt(name: string): number;
+  getString?(name: string): string | null;
   getLong(name: string): bigint | number;
   getList?(name: string): string[];
 }
@@ -62,5 +82,24 @@ export function groupConfigFrom(c: ConfigLike): GroupConfig {
     consumerHeartbeatIntervalMs: c.getInt('group.consumer.heartbeat.interval.ms'),
     consumerMaxSize: c.getInt('group.consumer.max.size'),
     protocols: c.getList?.('group.coordinator.rebalance.protocols') ?? DEFAULT_GROUP_CONFIG.protocols,
+    consumerAssignors: assignorNames(c.getList?.('group.consumer.assignors')),
+    consumerMigrationPolicy: parseMigrationPolicy(c.getString?.('group.consumer.migration.policy') ?? 'bidirectional'),
+    consumerMinSessionTimeoutMs: c.getInt('group.consumer.min.session.timeout.ms'),
+    consumerMaxSessionTimeoutMs: c.getInt('group.consumer.max.session.timeout.ms'),
+    consumerMinHeartbeatIntervalMs: c.getInt('group.consumer.min.heartbeat.interval.ms'),
+    consumerMaxHeartbeatIntervalMs: c.getInt('group.consumer.max.heartbeat.interval.ms'),
   };
+}
+
+/**
+ * group.consumer.assignors: names or class names of Kafka's assignors (UniformAssignor, RangeAssignor), kept
+ * in order; the first is the default. An empty list keeps Kafka's default.
+ */
+function assignorNames(list: string[] | undefined): readonly string[] {
+  if (!list || list.length === 0) return DEFAULT_GROUP_CONFIG.consumerAssignors;
+  const byClass: Record<string, string> = {
+    'org.apache.kafka.coordinator.group.assignor.UniformAssignor': 'uniform',
+    'org.apache.kafka.coordinator.group.assignor.RangeAssignor': 'range',
+  };
+  return list.map((n) => byClass[n.trim()] ?? n.trim());
 }

@@ -11,6 +11,15 @@ export type ConsumerGroupState = 'Empty' | 'Assigning' | 'Reconciling' | 'Stable
 /** topic id → partitions */
 export type Assignment = Map<string, Set<number>>;
 
+/**
+ * What a member that joined with the classic protocol (JoinGroup) brings (ConsumerGroupMemberMetadataValue's
+ * ClassicMemberMetadata): its session timeout and the protocols of its JoinGroup, in its order.
+ */
+export interface ClassicMemberMetadata {
+  sessionTimeoutMs: number;
+  supportedProtocols: { name: string; metadata: Buffer }[];
+}
+
 export interface ConsumerMember {
   memberId: string;
   memberEpoch: number;
@@ -26,7 +35,12 @@ export interface ConsumerMember {
   serverAssignor: string | null;
   assignedPartitions: Assignment;
   partitionsPendingRevocation: Assignment;
+  /** Set when the member uses the classic protocol inside this consumer group (KIP-848 migration). */
+  classicMemberMetadata: ClassicMemberMetadata | null;
 }
+
+/** ConsumerGroupMember.useClassicProtocol. */
+export const usesClassicProtocol = (m: ConsumerMember): boolean => m.classicMemberMetadata !== null;
 
 export interface SubscribedTopic {
   id: string;
@@ -64,6 +78,7 @@ export function newMember(memberId: string): ConsumerMember {
     serverAssignor: null,
     assignedPartitions: new Map(),
     partitionsPendingRevocation: new Map(),
+    classicMemberMetadata: null,
   };
 }
 
@@ -204,6 +219,44 @@ export class ConsumerGroup {
     this.members.delete(memberId);
   }
 
+  /** ConsumerGroup.numClassicProtocolMembers. */
+  get numClassicProtocolMembers(): number {
+    let n = 0;
+    for (const m of this.members.values()) if (usesClassicProtocol(m)) n++;
+    return n;
+  }
+
+  /** ConsumerGroup.allMembersUseClassicProtocolExcept. */
+  allMembersUseClassicProtocolExcept(memberId: string): boolean {
+    const leaving = this.members.get(memberId);
+    return (
+      leaving !== undefined && !usesClassicProtocol(leaving) && this.numClassicProtocolMembers === this.members.size - 1
+    );
+  }
+
+  /**
+   * ConsumerGroup.supportsClassicProtocols: an empty group takes any consumer-protocol member; otherwise one
+   * of the joining member's protocols must be supported by every classic member of the group.
+   */
+  supportsClassicProtocols(protocolType: string, protocolNames: ReadonlySet<string>): boolean {
+    if (protocolType !== 'consumer') return false;
+    if (this.isEmpty) return protocolNames.size > 0;
+    const classic = [...this.members.values()].filter(usesClassicProtocol);
+    return [...protocolNames].some((name) =>
+      classic.every((m) => m.classicMemberMetadata!.supportedProtocols.some((p) => p.name === name)),
+    );
+  }
+
+  /** ConsumerGroup.waitingOnUnreleasedPartition: a partition of its target is still owned by another member. */
+  waitingOnUnreleasedPartition(m: ConsumerMember): boolean {
+    if (m.state !== MemberState.UNRELEASED_PARTITIONS) return false;
+    for (const [t, ps] of this.targetAssignment.get(m.memberId) ?? new Map<string, Set<number>>()) {
+      const mine = m.assignedPartitions.get(t);
+      for (const p of ps) if (!mine?.has(p) && this.currentPartitionEpoch(t, p) !== -1) return true;
+    }
+    return false;
+  }
+
   /** Applies one of the group's records (GroupMetadataManager.replay for consumer-group records). */
   replay(r: CoordinatorRecord): void {
     switch (r.type) {
@@ -234,6 +287,16 @@ export class ConsumerGroup {
           subscribedTopicRegex: v.subscribedTopicRegex,
           rebalanceTimeoutMs: v.rebalanceTimeoutMs,
           serverAssignor: v.serverAssignor,
+          classicMemberMetadata:
+            v.classicMemberMetadata === null
+              ? null
+              : {
+                  sessionTimeoutMs: v.classicMemberMetadata.sessionTimeoutMs,
+                  supportedProtocols: v.classicMemberMetadata.supportedProtocols.map((p) => ({
+                    name: p.name,
+                    metadata: Buffer.from(p.metadata),
+                  })),
+                },
         });
         this.updateMember(m);
         break;

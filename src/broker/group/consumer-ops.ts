@@ -13,8 +13,10 @@ import {
   ConsumerGroup,
   hasRegex,
   MemberState,
+  consumerGroupTombstones,
   memberTombstones,
   newMember,
+  usesClassicProtocol,
   regularExpressionRecord,
   regularExpressionTombstone,
   toTopicPartitions,
@@ -23,6 +25,18 @@ import {
   type ResolvedRegularExpression,
   type SubscribedTopic,
 } from './consumer-group.js';
+import { joinError, syncError } from './classic-group.js';
+import type { ClassicGroupManager } from './classic-ops.js';
+import {
+  classicGroupFromConsumer,
+  classicGroupRecord,
+  consumerGroupFromClassic,
+  consumerGroupRecords,
+  currentAssignmentRecord,
+  memberRecord,
+  validateOnlineDowngradeWithFencedMember,
+  validateOnlineUpgrade,
+} from './migration.js';
 import type { CoordinatorRecord } from './records.js';
 import { result, type OpResult, type RequestInfo, type ShardContext } from './shard-types.js';
 
@@ -53,6 +67,9 @@ export interface HeartbeatResponse {
 
 const sessionKey = (g: string, m: string): string => `consumer-session-${g}-${m}`;
 const rebalanceKey = (g: string, m: string): string => `consumer-rebalance-${g}-${m}`;
+/** The join and sync timers of members that use the classic protocol in a consumer group. */
+export const consumerJoinKey = (g: string, m: string): string => `consumer-join-${g}-${m}`;
+export const consumerSyncKey = (g: string, m: string): string => `consumer-sync-${g}-${m}`;
 const invalid = (msg: string): KafkaError => new KafkaError(ErrorCode.INVALID_REQUEST, msg);
 
 /** Kafka's Uuid.randomUuid().toString(): URL-safe base64 of 16 random bytes, no padding. */
@@ -113,41 +130,7 @@ export function compileTopicRegex(regex: string): RE2JS {
   }
 }
 
-function memberRecord(groupId: string, m: ConsumerMember): CoordinatorRecord {
-  return {
-    type: 'ConsumerGroupMemberMetadata',
-    group: groupId,
-    memberId: m.memberId,
-    value: {
-      instanceId: m.instanceId,
-      rackId: m.rackId,
-      clientId: m.clientId,
-      clientHost: m.clientHost,
-      subscribedTopicNames: m.subscribedTopicNames,
-      subscribedTopicRegex: m.subscribedTopicRegex,
-      rebalanceTimeoutMs: m.rebalanceTimeoutMs,
-      serverAssignor: m.serverAssignor,
-      classicMemberMetadata: null,
-    },
-  };
-}
-
-function currentAssignmentRecord(groupId: string, m: ConsumerMember): CoordinatorRecord {
-  return {
-    type: 'ConsumerGroupCurrentMemberAssignment',
-    group: groupId,
-    memberId: m.memberId,
-    value: {
-      memberEpoch: m.memberEpoch,
-      previousMemberEpoch: m.previousMemberEpoch,
-      state: m.state,
-      assignedPartitions: toTopicPartitions(m.assignedPartitions),
-      partitionsPendingRevocation: toTopicPartitions(m.partitionsPendingRevocation),
-    },
-  };
-}
-
-function subscriptionMetadataRecord(groupId: string, md: Map<string, SubscribedTopic>): CoordinatorRecord {
+export function subscriptionMetadataRecord(groupId: string, md: Map<string, SubscribedTopic>): CoordinatorRecord {
   return {
     type: 'ConsumerGroupPartitionMetadata',
     group: groupId,
@@ -159,7 +142,7 @@ function subscriptionMetadataRecord(groupId: string, md: Map<string, SubscribedT
   };
 }
 
-const sameMetadata = (a: Map<string, SubscribedTopic>, b: Map<string, SubscribedTopic>): boolean =>
+export const sameMetadata = (a: Map<string, SubscribedTopic>, b: Map<string, SubscribedTopic>): boolean =>
   a.size === b.size &&
   [...a].every(([n, t]) => {
     const o = b.get(n);
@@ -179,6 +162,9 @@ export class ConsumerGroupManager {
   private staleBefore = -1;
   /** Regexes resolved by the running operation, not yet written (group id, regex → resolution). */
   private fresh: { groupId: string; resolved: Map<string, ResolvedRegularExpression> } | null = null;
+
+  /** The classic half of the shard (set by the shard): a downgraded group continues there. */
+  classic: ClassicGroupManager | null = null;
 
   constructor(private readonly ctx: ShardContext) {}
 
@@ -223,6 +209,8 @@ export class ConsumerGroupManager {
       subscribedTopicRegex: req.subscribedTopicRegex ?? member.subscribedTopicRegex,
       clientId: info.clientId,
       clientHost: info.clientHost,
+      // a member heartbeating with the consumer protocol no longer uses the classic one
+      classicMemberMetadata: null,
     };
     let bump = false;
     const isNewMember = !group.members.has(updated.memberId);
@@ -243,7 +231,8 @@ export class ConsumerGroupManager {
       !sameList(updated.subscribedTopicNames, member.subscribedTopicNames) ||
       regexChanged ||
       updated.clientId !== member.clientId ||
-      updated.clientHost !== member.clientHost
+      updated.clientHost !== member.clientHost ||
+      member.classicMemberMetadata !== null
     ) {
       records.push(memberRecord(group.groupId, updated));
       if ((isNewMember && replacedId === undefined) || subscriptionChanged) bump = true;
@@ -305,6 +294,20 @@ export class ConsumerGroupManager {
       if (create && g.isEmpty) {
         records.push({ type: 'GroupMetadata', group: groupId, value: null });
         return new ConsumerGroup(groupId);
+      }
+      if (create && validateOnlineUpgrade(this.ctx, g)) {
+        // convertToConsumerGroup: the classic group's pending joins and syncs are told to rejoin; the
+        // converted group is materialized when its records are replayed
+        for (const m of g.members.values()) {
+          g.completeJoinFuture(m, joinError(m.memberId, ErrorCode.REBALANCE_IN_PROGRESS));
+          g.completeSyncFuture(m, syncError(ErrorCode.REBALANCE_IN_PROGRESS));
+        }
+        const converted = consumerGroupFromClassic(this.ctx, g);
+        records.push({ type: 'GroupMetadata', group: groupId, value: null }, ...consumerGroupRecords(converted));
+        for (const m of converted.members.values())
+          this.scheduleSessionTimeout(groupId, m.memberId, m.classicMemberMetadata?.sessionTimeoutMs);
+        this.ctx.log('INFO', `[GroupId ${groupId}] Converting the classic group to a consumer group.`);
+        return converted;
       }
       throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
     }
@@ -393,12 +396,13 @@ export class ConsumerGroupManager {
    * on the way (handleRegularExpressionsResult writes one per resolution) and a tombstone for each regex no
    * member subscribes to any more (maybeDeleteResolvedRegularExpression).
    */
-  private computeSubscriptionMetadata(
+  computeSubscriptionMetadata(
     group: ConsumerGroup,
     updated: ConsumerMember | null,
     records: CoordinatorRecord[],
-    removedId?: string,
+    removed?: string | ReadonlySet<string>,
   ): Map<string, SubscribedTopic> {
+    const isRemoved = (id: string) => (typeof removed === 'string' ? id === removed : (removed?.has(id) ?? false));
     this.fresh = { groupId: group.groupId, resolved: new Map() };
     const names = new Set<string>();
     const regexes = new Set<string>();
@@ -407,7 +411,7 @@ export class ConsumerGroupManager {
       if (hasRegex(m.subscribedTopicRegex)) regexes.add(m.subscribedTopicRegex);
     };
     for (const m of group.members.values()) {
-      if (m.memberId === removedId || (updated && m.memberId === updated.memberId)) continue;
+      if (isRemoved(m.memberId) || (updated && m.memberId === updated.memberId)) continue;
       add(m);
     }
     if (updated) add(updated);
@@ -426,7 +430,7 @@ export class ConsumerGroupManager {
     return out;
   }
 
-  private updateTargetAssignment(
+  updateTargetAssignment(
     group: ConsumerGroup,
     epoch: number,
     updated: ConsumerMember | null,
@@ -476,7 +480,7 @@ export class ConsumerGroupManager {
   }
 
   /** CurrentAssignmentBuilder: moves the member towards the target; records the change. */
-  private maybeReconcile(
+  maybeReconcile(
     group: ConsumerGroup,
     m: ConsumerMember,
     targetEpoch: number,
@@ -556,7 +560,10 @@ export class ConsumerGroupManager {
       assignmentEquals(updated.partitionsPendingRevocation, m.partitionsPendingRevocation);
     if (!same || !group.members.has(m.memberId)) {
       records.push(currentAssignmentRecord(group.groupId, updated));
-      if (updated.state === MemberState.UNREVOKED_PARTITIONS)
+      // members using the classic protocol have join and sync timers instead
+      if (usesClassicProtocol(updated)) {
+        // (no rebalance timer)
+      } else if (updated.state === MemberState.UNREVOKED_PARTITIONS)
         this.scheduleRebalanceTimeout(group.groupId, updated.memberId, updated.memberEpoch, updated.rebalanceTimeoutMs);
       else this.ctx.timer.cancel(rebalanceKey(group.groupId, updated.memberId));
     }
@@ -595,32 +602,63 @@ export class ConsumerGroupManager {
       return result(response(LEAVE_GROUP_STATIC_MEMBER_EPOCH), [currentAssignmentRecord(group.groupId, left)]);
     }
     this.ctx.log('INFO', `[GroupId ${group.groupId}] Member ${m.memberId} left the consumer group.`);
-    return result(response(LEAVE_GROUP_MEMBER_EPOCH), this.fenceRecords(group, m.memberId));
+    return this.fence(group, m.memberId, response(LEAVE_GROUP_MEMBER_EPOCH));
   }
 
-  /** Removes a member, refreshes the subscription metadata and bumps the group epoch. */
-  private fenceRecords(group: ConsumerGroup, memberId: string): CoordinatorRecord[] {
-    const records = memberTombstones(group.groupId, memberId);
+  /**
+   * consumerGroupFenceMember: removes the member, or, when it is the last member using the consumer protocol
+   * and the policy allows, converts the group to a classic group of the remaining members
+   * (convertToClassicGroup). The conversion changes the state directly (no replay) and starts a rebalance.
+   */
+  fence<T>(group: ConsumerGroup, memberId: string, response: T): OpResult<T> {
+    if (this.classic && validateOnlineDowngradeWithFencedMember(this.ctx, group, memberId)) {
+      const records = consumerGroupTombstones(group);
+      const classic = classicGroupFromConsumer(this.ctx, group, memberId);
+      records.push(classicGroupRecord(classic));
+      for (const id of group.members.keys()) this.cancelTimers(group.groupId, id);
+      this.ctx.groups.set(group.groupId, classic);
+      for (const m of classic.members.values()) this.classic.rescheduleHeartbeat(classic, m);
+      this.ctx.log('INFO', `[GroupId ${group.groupId}] Converting the consumer group to a classic group.`);
+      const r = this.classic.prepareRebalance(classic, `Downgrade group ${group.groupId} from consumer to classic.`);
+      return { records: [...records, ...r.records], response, replay: false, onAppended: r.onAppended };
+    }
+    return result(response, this.fenceRecords(group, memberId));
+  }
+
+  /** Every timer of a member (cancelTimers). */
+  cancelTimers(groupId: string, memberId: string): void {
+    this.ctx.timer.cancel(sessionKey(groupId, memberId));
+    this.ctx.timer.cancel(rebalanceKey(groupId, memberId));
+    this.ctx.timer.cancel(consumerJoinKey(groupId, memberId));
+    this.ctx.timer.cancel(consumerSyncKey(groupId, memberId));
+  }
+
+  /** Removes members, refreshes the subscription metadata and bumps the group epoch. */
+  fenceRecords(group: ConsumerGroup, ...memberIds: string[]): CoordinatorRecord[] {
+    const records = memberIds.flatMap((id) => memberTombstones(group.groupId, id));
     this.fresh = null;
-    const metadata = this.computeSubscriptionMetadata(group, null, records, memberId);
+    const metadata = this.computeSubscriptionMetadata(group, null, records, new Set(memberIds));
     if (!sameMetadata(metadata, group.subscriptionMetadata))
       records.push(subscriptionMetadataRecord(group.groupId, metadata));
     records.push({ type: 'ConsumerGroupMetadata', group: group.groupId, value: { epoch: group.groupEpoch + 1 } });
-    this.ctx.timer.cancel(sessionKey(group.groupId, memberId));
-    this.ctx.timer.cancel(rebalanceKey(group.groupId, memberId));
+    for (const id of memberIds) this.cancelTimers(group.groupId, id);
     return records;
   }
 
-  scheduleSessionTimeout(groupId: string, memberId: string): void {
-    this.ctx.timer.schedule(sessionKey(groupId, memberId), this.ctx.config.consumerSessionTimeoutMs, () => {
-      const g = this.group(groupId);
-      if (!g || !g.members.has(memberId)) return result(undefined);
-      this.ctx.log(
-        'INFO',
-        `[GroupId ${groupId}] Member ${memberId} fenced from the group because its session expired.`,
-      );
-      return result(undefined, this.fenceRecords(g, memberId));
-    });
+  /** The session timer: the group's session timeout, or the classic member's own. */
+  scheduleSessionTimeout(groupId: string, memberId: string, timeoutMs?: number): void {
+    const ms = timeoutMs ?? this.ctx.config.consumerSessionTimeoutMs;
+    this.ctx.timer.schedule(sessionKey(groupId, memberId), ms, () =>
+      this.fenceOperation(groupId, memberId, 'its session expired'),
+    );
+  }
+
+  /** consumerGroupFenceMemberOperation: run by the timers. */
+  fenceOperation(groupId: string, memberId: string, why: string): OpResult<undefined> {
+    const g = this.group(groupId);
+    if (!g || !g.members.has(memberId)) return result(undefined);
+    this.ctx.log('INFO', `[GroupId ${groupId}] Member ${memberId} fenced from the group because ${why}.`);
+    return this.fence(g, memberId, undefined);
   }
 
   private scheduleRebalanceTimeout(groupId: string, memberId: string, memberEpoch: number, timeoutMs: number): void {
@@ -633,14 +671,14 @@ export class ConsumerGroupManager {
         'INFO',
         `[GroupId ${groupId}] Member ${memberId} fenced from the group because it failed to revoke partitions within ${timeoutMs}ms.`,
       );
-      return result(undefined, this.fenceRecords(g, memberId));
+      return this.fence(g, memberId, undefined);
     });
   }
 
   onLoaded(g: ConsumerGroup): void {
     for (const m of g.members.values()) {
-      this.scheduleSessionTimeout(g.groupId, m.memberId);
-      if (m.state === MemberState.UNREVOKED_PARTITIONS)
+      this.scheduleSessionTimeout(g.groupId, m.memberId, m.classicMemberMetadata?.sessionTimeoutMs);
+      if (m.state === MemberState.UNREVOKED_PARTITIONS && !usesClassicProtocol(m))
         this.scheduleRebalanceTimeout(g.groupId, m.memberId, m.memberEpoch, m.rebalanceTimeoutMs);
     }
   }

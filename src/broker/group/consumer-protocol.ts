@@ -89,3 +89,101 @@ export function parseAssignment(buf: Buffer): Map<string, number[]> {
   }
   return out;
 }
+
+/** A ConsumerProtocolSubscription of any version (0–3), as ConsumerProtocol.deserializeSubscription reads it. */
+export interface ConsumerSubscription {
+  version: number;
+  topics: string[];
+  userData: Buffer | null;
+  /** v1+ */
+  ownedPartitions: { topic: string; partitions: number[] }[];
+  /** v2+, -1 when absent */
+  generationId: number;
+  /** v3+ */
+  rackId: string | null;
+}
+
+class ProtocolReader {
+  pos = 0;
+  constructor(private readonly buf: Buffer) {}
+  private need(n: number): void {
+    if (this.pos + n > this.buf.length) throw new RangeError('truncated consumer protocol message');
+  }
+  get remaining(): number {
+    return this.buf.length - this.pos;
+  }
+  int16(): number {
+    this.need(2);
+    const v = this.buf.readInt16BE(this.pos);
+    this.pos += 2;
+    return v;
+  }
+  int32(): number {
+    this.need(4);
+    const v = this.buf.readInt32BE(this.pos);
+    this.pos += 4;
+    return v;
+  }
+  nullableString(): string | null {
+    const len = this.int16();
+    if (len < 0) return null;
+    this.need(len);
+    const s = this.buf.toString('utf8', this.pos, this.pos + len);
+    this.pos += len;
+    return s;
+  }
+  string(): string {
+    const s = this.nullableString();
+    if (s === null) throw new RangeError('null string in consumer protocol message');
+    return s;
+  }
+  nullableBytes(): Buffer | null {
+    const len = this.int32();
+    if (len < 0) return null;
+    this.need(len);
+    const b = Buffer.from(this.buf.subarray(this.pos, this.pos + len));
+    this.pos += len;
+    return b;
+  }
+  array<T>(read: () => T): T[] {
+    const n = this.int32();
+    if (n < 0 || n > this.buf.length) throw new RangeError('invalid array length in consumer protocol message');
+    const out: T[] = [];
+    for (let i = 0; i < n; i++) out.push(read());
+    return out;
+  }
+}
+
+/**
+ * ConsumerProtocol.deserializeConsumerProtocolSubscription: a version newer than 3 is read with the
+ * layout of 3 (the fields are appended), so a newer client's subscription still parses.
+ */
+export function parseSubscription(buf: Buffer): ConsumerSubscription {
+  const r = new ProtocolReader(buf);
+  const version = r.int16();
+  if (version < 0) throw new RangeError(`invalid consumer protocol version ${version}`);
+  const topics = r.array(() => r.string());
+  const userData = r.nullableBytes();
+  const out: ConsumerSubscription = { version, topics, userData, ownedPartitions: [], generationId: -1, rackId: null };
+  if (version >= 1 && r.remaining > 0)
+    out.ownedPartitions = r.array(() => ({ topic: r.string(), partitions: r.array(() => r.int32()) }));
+  if (version >= 2 && r.remaining > 0) out.generationId = r.int32();
+  if (version >= 3 && r.remaining > 0) out.rackId = r.nullableString();
+  return out;
+}
+
+/** ConsumerProtocol.deserializeVersion: the int16 version prefix of an embedded protocol message. */
+export function protocolVersion(buf: Buffer): number {
+  if (buf.length < 2) throw new RangeError('truncated consumer protocol message');
+  return buf.readInt16BE(0);
+}
+
+/**
+ * ConsumerProtocol.serializeAssignment(assignment, version): the layout is the same in versions 0–3;
+ * the version is capped at 3 as Kafka caps it at ConsumerProtocolAssignment.HIGHEST_SUPPORTED_VERSION.
+ */
+export function encodeAssignmentVersion(assignment: ReadonlyMap<string, readonly number[]>, version: number): Buffer {
+  const b = encodeAssignment(assignment);
+  b.writeInt16BE(Math.max(0, Math.min(version, 3)), 0);
+  return b;
+}

@@ -125,7 +125,8 @@ function validateConsumerCommit(
   const m = g.members.get(memberId);
   if (!m)
     throw new KafkaError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${g.groupId}.`);
-  if (!transactional && apiVersion < 9) {
+  const classic = m.classicMemberMetadata !== null;
+  if (!transactional && !classic && apiVersion < 9) {
     throw new KafkaError(
       ErrorCode.UNSUPPORTED_VERSION,
       'OffsetCommit version 9 or above must be used by members using the modern group protocol',
@@ -134,8 +135,10 @@ function validateConsumerCommit(
   if (memberEpoch !== m.memberEpoch) {
     // a transactional commit of an old epoch is a zombie's: fenced as an old generation
     throw new KafkaError(
-      transactional ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.STALE_MEMBER_EPOCH,
-      `The received member epoch ${memberEpoch} does not match the expected member epoch ${m.memberEpoch}.`,
+      transactional || classic ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.STALE_MEMBER_EPOCH,
+      classic
+        ? `The received generation id ${memberEpoch} does not match the expected member epoch ${m.memberEpoch}.`
+        : `The received member epoch ${memberEpoch} does not match the expected member epoch ${m.memberEpoch}.`,
     );
   }
 }

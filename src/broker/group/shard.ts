@@ -5,6 +5,7 @@
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { SerialQueue } from '../log/serial-queue.js';
 import { ClassicGroup, ClassicMember } from './classic-group.js';
+import { ClassicMembersInConsumerGroup } from './classic-members.js';
 import { appendErrorToResponseError, ClassicGroupManager } from './classic-ops.js';
 import type { GroupConfig } from './config.js';
 import { ConsumerGroup, consumerGroupTombstones } from './consumer-group.js';
@@ -105,6 +106,8 @@ export class GroupShard {
     };
     this.classic = new ClassicGroupManager(this.ctx);
     this.consumer = new ConsumerGroupManager(this.ctx);
+    this.consumer.classic = this.classic;
+    this.classic.mixed = new ClassicMembersInConsumerGroup(this.ctx, this.consumer);
     this.offsetManager = new OffsetManager(this.ctx, this.offsets, (g, memberId) => {
       const m = g.members.get(memberId);
       if (m) this.classic.rescheduleHeartbeat(g, m);

@@ -146,6 +146,9 @@ public final class MatrixClient {
       case "group-consumer":
         group("consumer");
         return 0;
+      case "group-upgrade":
+        groupUpgrade();
+        return 0;
       case "transactions":
         transactions();
         return 0;
@@ -163,6 +166,18 @@ public final class MatrixClient {
 
   // ---------------------------------------------------------------------------------------------
   // Helpers
+
+  /** Creates a topic and waits until the broker describes it (GroupUpgrade's access to createTopic). */
+  interface TopicCreator {
+    void create(String topic, int partitions) throws Exception;
+  }
+
+  /** A group of 3 rolled from the classic to the consumer protocol, checked by a ledger (GroupUpgrade.java). */
+  private void groupUpgrade() throws Exception {
+    try (Admin admin = admin(); KafkaProducer<String, String> producer = producer(Map.of("acks", "all"))) {
+      new GroupUpgrade(bootstrap, prefix, deadline).run(admin, producer, (t, n) -> createTopic(admin, t, n, null));
+    }
+  }
 
   static void check(boolean ok, String message) {
     if (!ok) throw new CheckFailed(message);

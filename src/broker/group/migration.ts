@@ -1,0 +1,241 @@
+// Online migration between the classic and the consumer protocol (KIP-848): a non-empty classic group
+// becomes a consumer group when a member joins with ConsumerGroupHeartbeat (ConsumerGroup.fromClassicGroup,
+// GroupMetadataManager.convertToConsumerGroup), and a consumer group whose last consumer-protocol member
+// leaves becomes a classic group of the remaining classic members (ClassicGroup.fromConsumerGroup,
+// convertToClassicGroup), as group.consumer.migration.policy allows.
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { ClassicGroup, ClassicMember } from './classic-group.js';
+import { groupMetadataRecord } from './classic-support.js';
+import {
+  ConsumerGroup,
+  MemberState,
+  newMember,
+  toTopicPartitions,
+  usesClassicProtocol,
+  type Assignment,
+  type ConsumerMember,
+} from './consumer-group.js';
+import { encodeAssignmentVersion, parseAssignment, parseSubscription, protocolVersion } from './consumer-protocol.js';
+import type { CoordinatorRecord } from './records.js';
+import type { MetadataView, ShardContext } from './shard-types.js';
+
+/** group.consumer.migration.policy (ConsumerGroupMigrationPolicy). */
+export type MigrationPolicy = 'bidirectional' | 'upgrade' | 'downgrade' | 'disabled';
+
+export const MIGRATION_POLICIES: readonly MigrationPolicy[] = ['bidirectional', 'upgrade', 'downgrade', 'disabled'];
+
+export const isUpgradeEnabled = (p: MigrationPolicy): boolean => p === 'bidirectional' || p === 'upgrade';
+export const isDowngradeEnabled = (p: MigrationPolicy): boolean => p === 'bidirectional' || p === 'downgrade';
+
+/** GroupMetadataManager.validateOnlineUpgrade. */
+export function validateOnlineUpgrade(ctx: ShardContext, g: ClassicGroup): boolean {
+  const id = g.groupId;
+  if (!isUpgradeEnabled(ctx.config.consumerMigrationPolicy)) {
+    ctx.log('INFO', `Cannot upgrade classic group ${id} to consumer group because the online upgrade is disabled.`);
+    return false;
+  }
+  if (!g.usesConsumerProtocol()) {
+    ctx.log(
+      'INFO',
+      `Cannot upgrade classic group ${id} to consumer group because the group does not use the consumer embedded protocol.`,
+    );
+    return false;
+  }
+  if (g.numMembers > ctx.config.consumerMaxSize) {
+    ctx.log(
+      'INFO',
+      `Cannot upgrade classic group ${id} to consumer group because the group size exceeds the consumer group maximum size.`,
+    );
+    return false;
+  }
+  return true;
+}
+
+/** Topic names → ids of the topics the metadata knows (ConsumerGroup.toTopicPartitionMap). */
+function toAssignment(metadata: MetadataView, byName: ReadonlyMap<string, readonly number[]>): Assignment {
+  const out: Assignment = new Map();
+  for (const [name, ps] of byName) {
+    const t = metadata.topic(name);
+    if (t && ps.length > 0) out.set(t.id, new Set(ps));
+  }
+  return out;
+}
+
+/** Topic ids → names, for the ConsumerProtocolAssignment of a classic member (toConsumerProtocolAssignment). */
+export function toNamedAssignment(metadata: MetadataView, a: Assignment): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const tp of toTopicPartitions(a)) {
+    const t = metadata.topicById(tp.topicId);
+    if (t) out.set(t.name, tp.partitions);
+  }
+  return out;
+}
+
+/**
+ * ConsumerGroup.fromClassicGroup: every member keeps its last assignment as both its current and target
+ * assignment, at the classic generation as epoch, in the STABLE state. A malformed embedded protocol
+ * leaves the group classic (GROUP_ID_NOT_FOUND, as Kafka answers).
+ */
+export function consumerGroupFromClassic(ctx: ShardContext, classic: ClassicGroup): ConsumerGroup {
+  const g = new ConsumerGroup(classic.groupId);
+  g.groupEpoch = classic.generationId;
+  g.targetAssignmentEpoch = classic.generationId;
+  try {
+    for (const cm of classic.members.values()) {
+      const assigned = toAssignment(ctx.metadata, parseAssignment(cm.assignment));
+      const subscription = parseSubscription(cm.metadata(classic.protocolName ?? ''));
+      const m: ConsumerMember = {
+        ...newMember(cm.memberId),
+        memberEpoch: classic.generationId,
+        previousMemberEpoch: classic.generationId,
+        state: MemberState.STABLE,
+        instanceId: cm.groupInstanceId,
+        rackId: subscription.rackId,
+        rebalanceTimeoutMs: cm.rebalanceTimeoutMs,
+        clientId: cm.clientId,
+        clientHost: cm.clientHost,
+        subscribedTopicNames: [...subscription.topics].sort(),
+        assignedPartitions: assigned,
+        classicMemberMetadata: {
+          sessionTimeoutMs: cm.sessionTimeoutMs,
+          supportedProtocols: cm.protocols.map((p) => ({ name: p.name, metadata: p.metadata })),
+        },
+      };
+      g.targetAssignment.set(m.memberId, assigned);
+      g.updateMember(m);
+    }
+  } catch (e) {
+    ctx.log(
+      'WARN',
+      `Cannot upgrade the classic group ${classic.groupId} to consumer group because the embedded consumer protocol is malformed: ${(e as Error).message}.`,
+    );
+    throw new KafkaError(
+      ErrorCode.GROUP_ID_NOT_FOUND,
+      `Cannot upgrade the classic group ${classic.groupId} to consumer group because the embedded consumer protocol is malformed.`,
+    );
+  }
+  return g;
+}
+
+/** ConsumerGroupMemberMetadata record of a member (newConsumerGroupMemberSubscriptionRecord). */
+export function memberRecord(groupId: string, m: ConsumerMember): CoordinatorRecord {
+  return {
+    type: 'ConsumerGroupMemberMetadata',
+    group: groupId,
+    memberId: m.memberId,
+    value: {
+      instanceId: m.instanceId,
+      rackId: m.rackId,
+      clientId: m.clientId,
+      clientHost: m.clientHost,
+      subscribedTopicNames: m.subscribedTopicNames,
+      subscribedTopicRegex: m.subscribedTopicRegex,
+      rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+      serverAssignor: m.serverAssignor,
+      classicMemberMetadata: m.classicMemberMetadata,
+    },
+  };
+}
+
+/** ConsumerGroupCurrentMemberAssignment record of a member (newConsumerGroupCurrentAssignmentRecord). */
+export function currentAssignmentRecord(groupId: string, m: ConsumerMember): CoordinatorRecord {
+  return {
+    type: 'ConsumerGroupCurrentMemberAssignment',
+    group: groupId,
+    memberId: m.memberId,
+    value: {
+      memberEpoch: m.memberEpoch,
+      previousMemberEpoch: m.previousMemberEpoch,
+      state: m.state,
+      assignedPartitions: toTopicPartitions(m.assignedPartitions),
+      partitionsPendingRevocation: toTopicPartitions(m.partitionsPendingRevocation),
+    },
+  };
+}
+
+/** ConsumerGroup.createConsumerGroupRecords: the records that create the converted group on replay. */
+export function consumerGroupRecords(g: ConsumerGroup): CoordinatorRecord[] {
+  const id = g.groupId;
+  const out: CoordinatorRecord[] = [];
+  for (const m of g.members.values()) out.push(memberRecord(id, m));
+  out.push({ type: 'ConsumerGroupMetadata', group: id, value: { epoch: g.groupEpoch } });
+  for (const m of g.members.values()) {
+    out.push({
+      type: 'ConsumerGroupTargetAssignmentMember',
+      group: id,
+      memberId: m.memberId,
+      value: { topicPartitions: toTopicPartitions(g.targetAssignment.get(m.memberId) ?? new Map()) },
+    });
+  }
+  out.push({ type: 'ConsumerGroupTargetAssignmentMetadata', group: id, value: { assignmentEpoch: g.groupEpoch } });
+  for (const m of g.members.values()) out.push(currentAssignmentRecord(id, m));
+  return out;
+}
+
+/** GroupMetadataManager.validateOnlineDowngradeWithFencedMember. */
+export function validateOnlineDowngradeWithFencedMember(ctx: ShardContext, g: ConsumerGroup, fenced: string): boolean {
+  const id = g.groupId;
+  if (!g.allMembersUseClassicProtocolExcept(fenced)) return false;
+  if (g.members.size <= 1) {
+    ctx.log('DEBUG', `Skip downgrading the consumer group ${id} to classic group because it's empty.`);
+    return false;
+  }
+  if (!isDowngradeEnabled(ctx.config.consumerMigrationPolicy)) {
+    ctx.log('INFO', `Cannot downgrade consumer group ${id} to classic group because the online downgrade is disabled.`);
+    return false;
+  }
+  if (g.members.size - 1 > ctx.config.classicMaxSize) {
+    ctx.log(
+      'INFO',
+      `Cannot downgrade consumer group ${id} to classic group because its group size is greater than classic group max size.`,
+    );
+    return false;
+  }
+  return true;
+}
+
+/**
+ * ClassicGroup.fromConsumerGroup: the classic members (all but the leaving one) form a Stable classic
+ * group at the consumer group's epoch; each keeps its target assignment, encoded with the version of its
+ * subscription of the selected protocol.
+ */
+export function classicGroupFromConsumer(ctx: ShardContext, g: ConsumerGroup, leavingId: string): ClassicGroup {
+  const now = ctx.clock();
+  const classic = new ClassicGroup(g.groupId, ctx.clock, {
+    state: 'Stable',
+    generationId: g.groupEpoch,
+    protocolType: 'consumer',
+    currentStateTimestamp: now,
+  });
+  for (const m of g.members.values()) {
+    if (m.memberId === leavingId || !usesClassicProtocol(m)) continue;
+    const meta = m.classicMemberMetadata!;
+    classic.add(
+      new ClassicMember(
+        m.memberId,
+        m.instanceId,
+        m.clientId,
+        m.clientHost,
+        m.rebalanceTimeoutMs,
+        meta.sessionTimeoutMs,
+        'consumer',
+        meta.supportedProtocols.map((p) => ({ name: p.name, metadata: p.metadata })),
+      ),
+    );
+  }
+  classic.protocolName = classic.selectProtocol();
+  classic.subscribedTopics = classic.computeSubscribedTopics();
+  for (const cm of classic.members.values()) {
+    const target = g.targetAssignment.get(cm.memberId) ?? new Map<string, Set<number>>();
+    cm.assignment = encodeAssignmentVersion(
+      toNamedAssignment(ctx.metadata, target),
+      protocolVersion(cm.metadata(classic.protocolName)),
+    );
+  }
+  return classic;
+}
+
+/** ClassicGroup.createClassicGroupRecords. */
+export function classicGroupRecord(g: ClassicGroup): CoordinatorRecord {
+  return groupMetadataRecord(g, g.groupAssignment());
+}
