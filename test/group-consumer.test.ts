@@ -121,9 +121,9 @@ test('epochs are guarded: FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, GROUP_ID_NOT_F
     // the member itself was not disturbed
     const ok = await h.gc.consumerGroupHeartbeat(hb('cf', { memberId: a.memberId!, memberEpoch: 1 }), INFO);
     assert.equal(ok.errorCode, E.NONE);
-    // a classic group with members is not a consumer group
+    // a classic group with members that does not use the consumer embedded protocol is not upgraded
     const { join } = await import('./helpers/group-harness.js');
-    await join(h, 'classic-one');
+    await join(h, 'classic-one', { protocolType: 'connect' });
     const r7 = await h.gc.consumerGroupHeartbeat(joinHb('classic-one', ['orders']), INFO);
     assert.equal(r7.errorCode, E.GROUP_ID_NOT_FOUND);
   } finally {

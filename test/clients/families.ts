@@ -26,12 +26,21 @@ export const SCENARIOS = [
   'idempotent',
   'group-classic',
   'group-consumer',
+  'group-upgrade',
   'transactions',
   'list-offsets-time',
   'delete-records',
 ] as const;
 
 export type Scenario = (typeof SCENARIOS)[number];
+
+/**
+ * Scenarios only some families run (the others are recorded n/a without being started): group-upgrade
+ * needs a client that speaks both the classic and the KIP-848 protocol and a rolling restart between them.
+ */
+export const SCENARIO_FAMILIES: Partial<Record<Scenario, readonly string[]>> = {
+  'group-upgrade': ['java'],
+};
 
 const PY = '.cache/clients/venv/bin/python';
 const NODE24 = '.cache/clients/node24/bin/node';

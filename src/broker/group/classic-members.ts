@@ -353,8 +353,8 @@ export class ClassicMembersInConsumerGroup {
         out.push({ memberId: req.memberId, groupInstanceId: req.groupInstanceId, errorCode: e.code });
       }
     }
-    const records = left.length > 0 ? this.consumer.fenceRecords(group, ...left) : [];
-    return result({ errorCode: ErrorCode.NONE, members: out }, records);
+    // consumerGroupFenceMembers: the group goes back to classic when only classic members remain
+    return this.consumer.fence(group, left, { errorCode: ErrorCode.NONE, members: out });
   }
 
   // ------------------------------------------------------------------ checks

@@ -34,7 +34,7 @@ import {
   consumerGroupRecords,
   currentAssignmentRecord,
   memberRecord,
-  validateOnlineDowngradeWithFencedMember,
+  validateOnlineDowngradeWithFencedMembers,
   validateOnlineUpgrade,
 } from './migration.js';
 import type { CoordinatorRecord } from './records.js';
@@ -293,9 +293,11 @@ export class ConsumerGroupManager {
     if (g && g.type === 'classic') {
       if (create && g.isEmpty) {
         records.push({ type: 'GroupMetadata', group: groupId, value: null });
+        this.ctx.log('INFO', `[GroupId ${groupId}] Converted the empty classic group to a consumer group.`);
         return new ConsumerGroup(groupId);
       }
-      if (create && validateOnlineUpgrade(this.ctx, g)) {
+      if (create) {
+        validateOnlineUpgrade(this.ctx, g);
         // convertToConsumerGroup: the classic group's pending joins and syncs are told to rejoin; the
         // converted group is materialized when its records are replayed
         for (const m of g.members.values()) {
@@ -306,7 +308,7 @@ export class ConsumerGroupManager {
         records.push({ type: 'GroupMetadata', group: groupId, value: null }, ...consumerGroupRecords(converted));
         for (const m of converted.members.values())
           this.scheduleSessionTimeout(groupId, m.memberId, m.classicMemberMetadata?.sessionTimeoutMs);
-        this.ctx.log('INFO', `[GroupId ${groupId}] Converting the classic group to a consumer group.`);
+        this.ctx.log('INFO', `[GroupId ${groupId}] Converted the classic group to a consumer group.`);
         return converted;
       }
       throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
@@ -610,19 +612,24 @@ export class ConsumerGroupManager {
    * and the policy allows, converts the group to a classic group of the remaining members
    * (convertToClassicGroup). The conversion changes the state directly (no replay) and starts a rebalance.
    */
-  fence<T>(group: ConsumerGroup, memberId: string, response: T): OpResult<T> {
-    if (this.classic && validateOnlineDowngradeWithFencedMember(this.ctx, group, memberId)) {
+  fence<T>(group: ConsumerGroup, memberIds: string | readonly string[], response: T): OpResult<T> {
+    const ids = typeof memberIds === 'string' ? [memberIds] : memberIds;
+    if (ids.length === 0) return result(response);
+    if (this.classic && validateOnlineDowngradeWithFencedMembers(this.ctx, group, new Set(ids))) {
       const records = consumerGroupTombstones(group);
-      const classic = classicGroupFromConsumer(this.ctx, group, memberId);
+      const classic = classicGroupFromConsumer(this.ctx, group, new Set(ids));
       records.push(classicGroupRecord(classic));
       for (const id of group.members.keys()) this.cancelTimers(group.groupId, id);
       this.ctx.groups.set(group.groupId, classic);
       for (const m of classic.members.values()) this.classic.rescheduleHeartbeat(classic, m);
-      this.ctx.log('INFO', `[GroupId ${group.groupId}] Converting the consumer group to a classic group.`);
-      const r = this.classic.prepareRebalance(classic, `Downgrade group ${group.groupId} from consumer to classic.`);
+      const r = this.classic.prepareRebalance(
+        classic,
+        `Downgrade group ${group.groupId} from consumer to classic for member leaving.`,
+      );
+      this.ctx.log('INFO', `[GroupId ${group.groupId}] Converted the consumer group to a classic group.`);
       return { records: [...records, ...r.records], response, replay: false, onAppended: r.onAppended };
     }
-    return result(response, this.fenceRecords(group, memberId));
+    return result(response, this.fenceRecords(group, ...ids));
   }
 
   /** Every timer of a member (cancelTimers). */

@@ -187,3 +187,17 @@ export function encodeAssignmentVersion(assignment: ReadonlyMap<string, readonly
   b.writeInt16BE(Math.max(0, Math.min(version, 3)), 0);
   return b;
 }
+
+/** A ConsumerProtocolAssignment with its user data (null when absent). */
+export function parseAssignmentWithUserData(buf: Buffer): {
+  partitions: Map<string, number[]>;
+  userData: Buffer | null;
+} {
+  const r = new ProtocolReader(buf);
+  r.int16();
+  const partitions = new Map<string, number[]>();
+  for (const tp of r.array(() => ({ topic: r.string(), partitions: r.array(() => r.int32()) })))
+    partitions.set(tp.topic, tp.partitions);
+  const userData = r.remaining >= 4 ? r.nullableBytes() : null;
+  return { partitions, userData };
+}

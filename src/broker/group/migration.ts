@@ -15,7 +15,12 @@ import {
   type Assignment,
   type ConsumerMember,
 } from './consumer-group.js';
-import { encodeAssignmentVersion, parseAssignment, parseSubscription, protocolVersion } from './consumer-protocol.js';
+import {
+  encodeAssignmentVersion,
+  parseAssignmentWithUserData,
+  parseSubscription,
+  protocolVersion,
+} from './consumer-protocol.js';
 import type { CoordinatorRecord } from './records.js';
 import type { MetadataView, ShardContext } from './shard-types.js';
 
@@ -27,28 +32,18 @@ export const MIGRATION_POLICIES: readonly MigrationPolicy[] = ['bidirectional', 
 export const isUpgradeEnabled = (p: MigrationPolicy): boolean => p === 'bidirectional' || p === 'upgrade';
 export const isDowngradeEnabled = (p: MigrationPolicy): boolean => p === 'bidirectional' || p === 'downgrade';
 
-/** GroupMetadataManager.validateOnlineUpgrade. */
-export function validateOnlineUpgrade(ctx: ShardContext, g: ClassicGroup): boolean {
-  const id = g.groupId;
-  if (!isUpgradeEnabled(ctx.config.consumerMigrationPolicy)) {
-    ctx.log('INFO', `Cannot upgrade classic group ${id} to consumer group because the online upgrade is disabled.`);
-    return false;
-  }
-  if (!g.usesConsumerProtocol()) {
-    ctx.log(
-      'INFO',
-      `Cannot upgrade classic group ${id} to consumer group because the group does not use the consumer embedded protocol.`,
+/** GroupMetadataManager.validateOnlineUpgrade (Kafka 4.4): a refusal is GROUP_ID_NOT_FOUND with the reason. */
+export function validateOnlineUpgrade(ctx: ShardContext, g: ClassicGroup): void {
+  const refuse = (why: string): never => {
+    ctx.log('INFO', `Cannot upgrade classic group ${g.groupId} to consumer group because ${why}.`);
+    throw new KafkaError(
+      ErrorCode.GROUP_ID_NOT_FOUND,
+      `Cannot upgrade classic group ${g.groupId} to consumer group because ${why}.`,
     );
-    return false;
-  }
-  if (g.numMembers > ctx.config.consumerMaxSize) {
-    ctx.log(
-      'INFO',
-      `Cannot upgrade classic group ${id} to consumer group because the group size exceeds the consumer group maximum size.`,
-    );
-    return false;
-  }
-  return true;
+  };
+  if (!isUpgradeEnabled(ctx.config.consumerMigrationPolicy)) refuse('online upgrade is disabled');
+  if (!g.usesConsumerProtocol()) refuse('the group does not use the consumer embedded protocol');
+  if (g.numMembers > ctx.config.consumerMaxSize) refuse('the group size exceeds the consumer group maximum size');
 }
 
 /** Topic names → ids of the topics the metadata knows (ConsumerGroup.toTopicPartitionMap). */
@@ -82,7 +77,22 @@ export function consumerGroupFromClassic(ctx: ShardContext, classic: ClassicGrou
   g.targetAssignmentEpoch = classic.generationId;
   try {
     for (const cm of classic.members.values()) {
-      const assigned = toAssignment(ctx.metadata, parseAssignment(cm.assignment));
+      // an empty assignment is none; user data of a custom assignor would be lost (Kafka 4.4 refuses)
+      let assigned: Assignment = new Map();
+      if (cm.assignment.length > 0) {
+        const a = parseAssignmentWithUserData(cm.assignment);
+        if (a.userData !== null && a.userData.length > 0) {
+          ctx.log(
+            'WARN',
+            `Cannot upgrade classic group ${classic.groupId} to consumer group: userData from a custom assignor would be lost.`,
+          );
+          throw new KafkaError(
+            ErrorCode.GROUP_ID_NOT_FOUND,
+            `Cannot upgrade classic group ${classic.groupId} to consumer group because an unsupported custom assignor is in use. Please refer to the documentation or switch to a default assignor before re-attempting the upgrade.`,
+          );
+        }
+        assigned = toAssignment(ctx.metadata, a.partitions);
+      }
       const subscription = parseSubscription(cm.metadata(classic.protocolName ?? ''));
       const m: ConsumerMember = {
         ...newMember(cm.memberId),
@@ -105,6 +115,7 @@ export function consumerGroupFromClassic(ctx: ShardContext, classic: ClassicGrou
       g.updateMember(m);
     }
   } catch (e) {
+    if (e instanceof KafkaError) throw e;
     ctx.log(
       'WARN',
       `Cannot upgrade the classic group ${classic.groupId} to consumer group because the embedded consumer protocol is malformed: ${(e as Error).message}.`,
@@ -172,11 +183,20 @@ export function consumerGroupRecords(g: ConsumerGroup): CoordinatorRecord[] {
   return out;
 }
 
-/** GroupMetadataManager.validateOnlineDowngradeWithFencedMember. */
-export function validateOnlineDowngradeWithFencedMember(ctx: ShardContext, g: ConsumerGroup, fenced: string): boolean {
+/**
+ * GroupMetadataManager.validateOnlineDowngradeWithFencedMembers (Kafka 4.4): the members left after the
+ * fenced ones all use the classic protocol, there is at least one, and the policy and size allow it.
+ */
+export function validateOnlineDowngradeWithFencedMembers(
+  ctx: ShardContext,
+  g: ConsumerGroup,
+  fenced: ReadonlySet<string>,
+): boolean {
   const id = g.groupId;
-  if (!g.allMembersUseClassicProtocolExcept(fenced)) return false;
-  if (g.members.size <= 1) {
+  const leaving = [...g.members.values()].filter((m) => fenced.has(m.memberId));
+  const classicLeaving = leaving.filter(usesClassicProtocol).length;
+  if (g.numClassicProtocolMembers - classicLeaving !== g.members.size - leaving.length) return false;
+  if (g.members.size <= leaving.length) {
     ctx.log('DEBUG', `Skip downgrading the consumer group ${id} to classic group because it's empty.`);
     return false;
   }
@@ -184,7 +204,7 @@ export function validateOnlineDowngradeWithFencedMember(ctx: ShardContext, g: Co
     ctx.log('INFO', `Cannot downgrade consumer group ${id} to classic group because the online downgrade is disabled.`);
     return false;
   }
-  if (g.members.size - 1 > ctx.config.classicMaxSize) {
+  if (g.members.size - leaving.length > ctx.config.classicMaxSize) {
     ctx.log(
       'INFO',
       `Cannot downgrade consumer group ${id} to classic group because its group size is greater than classic group max size.`,
@@ -199,7 +219,11 @@ export function validateOnlineDowngradeWithFencedMember(ctx: ShardContext, g: Co
  * group at the consumer group's epoch; each keeps its target assignment, encoded with the version of its
  * subscription of the selected protocol.
  */
-export function classicGroupFromConsumer(ctx: ShardContext, g: ConsumerGroup, leavingId: string): ClassicGroup {
+export function classicGroupFromConsumer(
+  ctx: ShardContext,
+  g: ConsumerGroup,
+  leaving: ReadonlySet<string>,
+): ClassicGroup {
   const now = ctx.clock();
   const classic = new ClassicGroup(g.groupId, ctx.clock, {
     state: 'Stable',
@@ -208,7 +232,7 @@ export function classicGroupFromConsumer(ctx: ShardContext, g: ConsumerGroup, le
     currentStateTimestamp: now,
   });
   for (const m of g.members.values()) {
-    if (m.memberId === leavingId || !usesClassicProtocol(m)) continue;
+    if (leaving.has(m.memberId) || !usesClassicProtocol(m)) continue;
     const meta = m.classicMemberMetadata!;
     classic.add(
       new ClassicMember(
