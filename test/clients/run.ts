@@ -205,7 +205,11 @@ export function runProgram(
         if (t) detail += `\n${t}`;
       } else if (code === 0) {
         status = 'pass';
-        detail = '';
+        // a passing program's `report:` lines (figures it measured) are kept
+        detail = stdout
+          .split('\n')
+          .filter((l) => l.startsWith('report: '))
+          .join('\n');
       } else if (code === 3) {
         status = 'n/a';
         detail = tail(stdout, 2) || tail(stderr, 2);

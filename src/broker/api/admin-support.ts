@@ -17,6 +17,8 @@ import {
 } from '../config/definitions.js';
 import { TOPIC_CONFIGS, validateTopicConfigs } from '../config/topic-configs.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { groupConfigFrom } from '../group/config.js';
+import { validateGroupConfigs } from '../group/group-configs.js';
 
 export { invalidTopicReason, isInternalTopic } from '../controller/index.js';
 
@@ -390,10 +392,16 @@ export const adminConfigSchema: ConfigSchema = {
 
 /**
  * ControllerConfigurationValidator for TOPIC resources (LogConfig.validate against the broker's
- * topic defaults): INVALID_CONFIG with Kafka's message. Other resource types are accepted.
+ * topic defaults) and GROUP resources (GroupConfig.validate against the broker's group.consumer.*
+ * bounds): INVALID_CONFIG with Kafka's message. Other resource types are accepted.
  */
-export function adminConfigValidator(config: Pick<ServerConfig, 'originals'>): ConfigValidator {
+export function adminConfigValidator(config: Pick<ServerConfig, 'originals' | 'getInt' | 'getLong'>): ConfigValidator {
+  const groupBounds = groupConfigFrom(config);
   return (resource: ConfigResource, newConfigs: ReadonlyMap<string, string>) => {
+    if (resource.type === ConfigResourceType.Group) {
+      const message = validateGroupConfigs(newConfigs, groupBounds);
+      return message === null ? null : { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: message };
+    }
     if (resource.type !== ConfigResourceType.Topic) return null;
     const message = validateTopicConfigs(newConfigs, { originals: config.originals });
     return message === null ? null : { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: message };

@@ -1,6 +1,7 @@
 // DescribeConfigs (API 32), v0-4: TOPIC, BROKER (this broker or the cluster default), BROKER_LOGGER,
 // CLIENT_METRICS and GROUP resources, with value, source, synonyms (v1+, when asked), type and
 // documentation (v3+, documentation when asked), as Kafka's ConfigHelper describes them.
+import { GROUP_CONFIG_KEYS } from '../group/group-configs.js';
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type {
   DescribeConfigsRequest,
@@ -219,46 +220,16 @@ function describeClientMetrics(name: string, image: MetadataImage, o: Options): 
   );
 }
 
-/** GroupConfig keys: [name, broker key supplying the default, default, doc]. */
-const GROUP_CONFIGS: ReadonlyArray<readonly [string, string, number, string]> = [
-  [
-    'consumer.heartbeat.interval.ms',
-    'group.consumer.heartbeat.interval.ms',
-    5000,
-    'The heartbeat interval given to the members of a consumer group.',
-  ],
-  [
-    'consumer.session.timeout.ms',
-    'group.consumer.session.timeout.ms',
-    45000,
-    'The timeout to detect client failures when using the consumer group protocol.',
-  ],
-  [
-    'share.heartbeat.interval.ms',
-    'group.share.heartbeat.interval.ms',
-    5000,
-    'The heartbeat interval given to the members of a share group.',
-  ],
-  [
-    'share.record.lock.duration.ms',
-    'group.share.record.lock.duration.ms',
-    30000,
-    'The record acquisition lock duration in milliseconds for share groups.',
-  ],
-  [
-    'share.session.timeout.ms',
-    'group.share.session.timeout.ms',
-    45000,
-    'The timeout to detect client failures when using the share group protocol.',
-  ],
-];
-
+/**
+ * The group's configs: the keys of the group protocols tkafka serves (consumer.*; share.* and streams.*
+ * stay unadvertised while those groups are not served), each the group's own value or the broker's.
+ */
 function describeGroup(name: string, image: MetadataImage, services: BrokerServices, o: Options): Entry[] {
   if (name === '') fail('Group name must not be empty');
   const overrides = image.configsOf(ConfigResourceType.Group, name);
-  return GROUP_CONFIGS.map(([n, brokerKey, dflt, doc]) => {
+  return GROUP_CONFIG_KEYS.map(({ name: n, brokerKey, doc }) => {
     const own = overrides.get(n);
-    const value = own ?? (BROKER_CONFIGS.has(brokerKey) ? String(services.config.get(brokerKey)) : String(dflt));
+    const value = own ?? String(services.config.get(brokerKey));
     const source = own !== undefined ? 'GROUP_CONFIG' : 'DEFAULT_CONFIG';
     return entry(o, {
       name: n,

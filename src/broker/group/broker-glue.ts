@@ -2,7 +2,7 @@
 // topic metadata from the controller's image, and a metadata publisher that loads a shard when this
 // node leads a __consumer_offsets partition, unloads it when it stops leading, and removes the
 // offsets of deleted topics. The coordinator lives in `services.extra` under 'groupCoordinator'.
-import type { MetadataImage, TopicImage } from '../metadata/image.js';
+import { ConfigResourceType, type MetadataImage, type TopicImage } from '../metadata/image.js';
 import type { MetadataPublisher, MetadataUpdate } from '../metadata/events.js';
 import type { BrokerServices } from '../services.js';
 import { groupConfigFrom } from './config.js';
@@ -22,6 +22,7 @@ export function metadataViewOf(image: () => MetadataImage): MetadataView {
     topicById: (id) => view(image().topicById(id)),
     topicNames: () => image().topicsByName.keys(),
     version: () => image().offset,
+    groupConfigs: (groupId) => image().configsOf(ConfigResourceType.Group, groupId),
   };
 }
 

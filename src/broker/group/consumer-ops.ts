@@ -27,6 +27,7 @@ import {
 } from './consumer-group.js';
 import { joinError, syncError } from './classic-group.js';
 import type { ClassicGroupManager } from './classic-ops.js';
+import { effectiveGroupConfig } from './group-configs.js';
 import {
   classicGroupFromConsumer,
   classicGroupRecord,
@@ -280,7 +281,7 @@ export class ConsumerGroupManager {
         errorMessage: null,
         memberId: reconciled.memberId,
         memberEpoch: reconciled.memberEpoch,
-        heartbeatIntervalMs: this.ctx.config.consumerHeartbeatIntervalMs,
+        heartbeatIntervalMs: this.heartbeatIntervalMs(group.groupId),
         assignment: full || changed ? { topicPartitions: toTopicPartitions(reconciled.assignedPartitions) } : null,
       },
       records,
@@ -652,9 +653,27 @@ export class ConsumerGroupManager {
     return records;
   }
 
+  /** consumer.heartbeat.interval.ms of the group (its dynamic config, else the broker's). */
+  heartbeatIntervalMs(groupId: string): number {
+    return effectiveGroupConfig(
+      'consumer.heartbeat.interval.ms',
+      this.ctx.metadata.groupConfigs?.(groupId),
+      this.ctx.config,
+    );
+  }
+
+  /** consumer.session.timeout.ms of the group (its dynamic config, else the broker's). */
+  sessionTimeoutMs(groupId: string): number {
+    return effectiveGroupConfig(
+      'consumer.session.timeout.ms',
+      this.ctx.metadata.groupConfigs?.(groupId),
+      this.ctx.config,
+    );
+  }
+
   /** The session timer: the group's session timeout, or the classic member's own. */
   scheduleSessionTimeout(groupId: string, memberId: string, timeoutMs?: number): void {
-    const ms = timeoutMs ?? this.ctx.config.consumerSessionTimeoutMs;
+    const ms = timeoutMs ?? this.sessionTimeoutMs(groupId);
     this.ctx.timer.schedule(sessionKey(groupId, memberId), ms, () =>
       this.fenceOperation(groupId, memberId, 'its session expired'),
     );

@@ -48,6 +48,8 @@ export interface MetadataView {
   topicNames?(): Iterable<string>;
   /** The metadata image's offset (the version regex resolutions are made at; a local counter when absent). */
   version?(): number;
+  /** The group's dynamic configs (ConfigRecords of resource type GROUP); none when absent. */
+  groupConfigs?(groupId: string): ReadonlyMap<string, string>;
 }
 
 export interface ShardContext {

@@ -262,7 +262,7 @@ final class GroupUpgrade {
     MatrixClient.check(overlap == null, overlap == null ? "" : overlap);
     long records = snapshot().stream().filter(e -> e.kind().equals("record")).count();
     long commitsFailed = snapshot().stream().filter(e -> e.kind().equals("commit-failed")).count();
-    System.out.println("ledger: produced " + total + " records, consumed " + records + " (" + (records - total)
+    System.out.println("report: ledger: produced " + total + " records, consumed " + records + " (" + (records - total)
         + " redelivered), " + intervals().size() + " ownership intervals, no overlap, " + commitsFailed
         + " commits refused during rebalances; members " + everyone.stream().map(m -> m.name).toList());
   }

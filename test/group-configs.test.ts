@@ -1,0 +1,186 @@
+// Group-level dynamic configs against a real `tkafka server start` process: `tkafka configs --entity-type
+// groups` alters consumer.heartbeat.interval.ms / consumer.session.timeout.ms (IncrementalAlterConfigs on a
+// GROUP resource), the controller validates them against the broker's group.consumer.* bounds with Kafka's
+// messages, DescribeConfigs shows them (share.* unadvertised), the coordinator applies them to the
+// group's heartbeats, and they survive a restart (ConfigRecords of the metadata log).
+import test, { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
+import { RawClient } from './helpers/raw-client.js';
+import { ApiKey } from '../src/protocol/generated/apis.js';
+import { ErrorCode as E } from '../src/protocol/errors.js';
+import { run as configs } from '../src/tools/configs/main.js';
+
+let broker: BrokerProcess;
+
+async function tkafka(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const sink = (add: (s: string) => void) =>
+    new Writable({
+      write(c, _e, cb) {
+        add(String(c));
+        cb();
+      },
+    });
+  const code = await configs(['--bootstrap-server', broker.bootstrap, ...argv], {
+    stdout: sink((s) => (out += s)),
+    stderr: sink((s) => (err += s)),
+    stdin: process.stdin,
+    env: {},
+  });
+  return { code, out, err };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+before(async () => {
+  broker = await startBroker({
+    overrides: {
+      'group.consumer.min.heartbeat.interval.ms': 1000,
+      'group.consumer.heartbeat.interval.ms': 2000,
+      'group.consumer.max.heartbeat.interval.ms': 50000,
+    },
+  });
+});
+
+after(async () => {
+  await broker?.stop();
+  broker?.cleanup();
+});
+
+async function describeGroupConfigs(
+  c: RawClient,
+  group: string,
+): Promise<Map<string, { value: string; source: number }>> {
+  const r = await c.request(ApiKey.DescribeConfigs, 4, {
+    resources: [{ resourceType: 32, resourceName: group, configurationKeys: null }],
+    includeSynonyms: true,
+    includeDocumentation: false,
+  });
+  assert.equal(r.results[0].errorCode, E.NONE, r.results[0].errorMessage ?? '');
+  return new Map(
+    r.results[0].configs.map((e: { name: string; value: string; configSource: number }) => [
+      e.name,
+      { value: e.value, source: e.configSource },
+    ]),
+  );
+}
+
+async function heartbeatInterval(c: RawClient, group: string): Promise<number> {
+  // FindCoordinator creates __consumer_offsets; wait until the group's coordinator is there
+  for (let i = 0; i < 100; i++) {
+    const f = await c.request(ApiKey.FindCoordinator, 3, { key: group, keyType: 0 });
+    if (f.errorCode === E.NONE) break;
+    assert.equal(f.errorCode, E.COORDINATOR_NOT_AVAILABLE);
+    await sleep(100);
+  }
+  for (let i = 0; i < 100; i++) {
+    const r = await c.request(ApiKey.ConsumerGroupHeartbeat, 0, {
+      groupId: group,
+      memberId: '',
+      memberEpoch: 0,
+      instanceId: null,
+      rackId: null,
+      rebalanceTimeoutMs: 5000,
+      subscribedTopicNames: [],
+      subscribedTopicRegex: null,
+      serverAssignor: null,
+      topicPartitions: [],
+    });
+    if (r.errorCode === E.NONE) return r.heartbeatIntervalMs;
+    assert.ok(
+      [E.COORDINATOR_NOT_AVAILABLE, E.COORDINATOR_LOAD_IN_PROGRESS, E.NOT_COORDINATOR].includes(r.errorCode),
+      `ConsumerGroupHeartbeat: error ${r.errorCode}`,
+    );
+    await sleep(100);
+  }
+  throw new Error('the coordinator never answered');
+}
+
+test('consumer.* group configs: set, described as GROUP_CONFIG, applied to the heartbeat interval, kept across a restart', async () => {
+  let c = await RawClient.connect(broker.port);
+  try {
+    assert.equal(await heartbeatInterval(c, 'cfg-a'), 2000, 'the broker default before any group config');
+    const set = await tkafka([
+      '--alter',
+      '--entity-type',
+      'groups',
+      '--entity-name',
+      'cfg-a',
+      '--add-config',
+      'consumer.heartbeat.interval.ms=3000,consumer.session.timeout.ms=50000',
+    ]);
+    assert.deepEqual(set, { code: 0, out: 'Completed updating config for group cfg-a.\n', err: '' });
+    const d = await describeGroupConfigs(c, 'cfg-a');
+    assert.deepEqual([...d.keys()].sort(), ['consumer.heartbeat.interval.ms', 'consumer.session.timeout.ms']);
+    assert.deepEqual(d.get('consumer.heartbeat.interval.ms'), { value: '3000', source: 8 });
+    assert.deepEqual(d.get('consumer.session.timeout.ms'), { value: '50000', source: 8 });
+    const other = await describeGroupConfigs(c, 'cfg-b');
+    assert.deepEqual(other.get('consumer.heartbeat.interval.ms'), { value: '2000', source: 5 });
+    assert.equal(await heartbeatInterval(c, 'cfg-a'), 3000, 'the group config applies to its heartbeats');
+    assert.equal(await heartbeatInterval(c, 'cfg-b'), 2000, 'and only to that group');
+
+    c.close();
+    await broker.restart();
+    c = await RawClient.connect(broker.port);
+    assert.deepEqual((await describeGroupConfigs(c, 'cfg-a')).get('consumer.heartbeat.interval.ms'), {
+      value: '3000',
+      source: 8,
+    });
+    const deleted = await tkafka([
+      '--alter',
+      '--entity-type',
+      'groups',
+      '--entity-name',
+      'cfg-a',
+      '--delete-config',
+      'consumer.heartbeat.interval.ms',
+    ]);
+    assert.equal(deleted.code, 0, deleted.err);
+    assert.deepEqual((await describeGroupConfigs(c, 'cfg-a')).get('consumer.heartbeat.interval.ms'), {
+      value: '2000',
+      source: 5,
+    });
+  } finally {
+    c.close();
+  }
+});
+
+test("invalid group configs are refused with Kafka's messages (INVALID_CONFIG)", async () => {
+  const c = await RawClient.connect(broker.port);
+  try {
+    const alter = async (name: string, value: string) => {
+      const r = await c.request(ApiKey.IncrementalAlterConfigs, 1, {
+        resources: [{ resourceType: 32, resourceName: 'cfg-bad', configs: [{ name, configOperation: 0, value }] }],
+        validateOnly: false,
+      });
+      return { errorCode: r.responses[0].errorCode, errorMessage: r.responses[0].errorMessage };
+    };
+    assert.deepEqual(await alter('consumer.heartbeat.interval.ms', '500'), {
+      errorCode: E.INVALID_CONFIG,
+      errorMessage: 'consumer.heartbeat.interval.ms must be in the range 1000 to 50000 inclusive.',
+    });
+    assert.deepEqual(await alter('consumer.session.timeout.ms', 'soon'), {
+      errorCode: E.INVALID_CONFIG,
+      errorMessage: 'Invalid value soon for configuration consumer.session.timeout.ms: Not a number of type INT',
+    });
+    assert.deepEqual(await alter('share.session.timeout.ms', '45000'), {
+      errorCode: E.INVALID_CONFIG,
+      errorMessage: 'Unknown group config name: share.session.timeout.ms',
+    });
+    // the session timeout (the broker's 45000 here) must stay above the heartbeat interval
+    assert.deepEqual(await alter('consumer.heartbeat.interval.ms', '46000'), {
+      errorCode: E.INVALID_CONFIG,
+      errorMessage: 'consumer.session.timeout.ms must be greater than consumer.heartbeat.interval.ms',
+    });
+    const d = await describeGroupConfigs(c, 'cfg-bad');
+    assert.ok(
+      [...d.values()].every((e) => e.source === 5),
+      'nothing was written',
+    );
+  } finally {
+    c.close();
+  }
+});
