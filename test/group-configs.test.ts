@@ -50,10 +50,17 @@ after(async () => {
   broker?.cleanup();
 });
 
+interface Described {
+  value: string;
+  source: number;
+  synonyms?: { name: string; value: string; source: number }[];
+}
+
 async function describeGroupConfigs(
   c: RawClient,
   group: string,
-): Promise<Map<string, { value: string; source: number }>> {
+  withSynonyms = false,
+): Promise<Map<string, Described>> {
   const r = await c.request(ApiKey.DescribeConfigs, 4, {
     resources: [{ resourceType: 32, resourceName: group, configurationKeys: null }],
     includeSynonyms: true,
@@ -61,10 +68,14 @@ async function describeGroupConfigs(
   });
   assert.equal(r.results[0].errorCode, E.NONE, r.results[0].errorMessage ?? '');
   return new Map(
-    r.results[0].configs.map((e: { name: string; value: string; configSource: number }) => [
-      e.name,
-      { value: e.value, source: e.configSource },
-    ]),
+    r.results[0].configs.map(
+      (e: { name: string; value: string; configSource: number; synonyms: Described['synonyms'] }) => [
+        e.name,
+        withSynonyms
+          ? { value: e.value, source: e.configSource, synonyms: e.synonyms }
+          : { value: e.value, source: e.configSource },
+      ],
+    ),
   );
 }
 
@@ -113,12 +124,34 @@ test('consumer.* group configs: set, described as GROUP_CONFIG, applied to the h
       'consumer.heartbeat.interval.ms=3000,consumer.session.timeout.ms=50000',
     ]);
     assert.deepEqual(set, { code: 0, out: 'Completed updating config for group cfg-a.\n', err: '' });
-    const d = await describeGroupConfigs(c, 'cfg-a');
-    assert.deepEqual([...d.keys()].sort(), ['consumer.heartbeat.interval.ms', 'consumer.session.timeout.ms']);
-    assert.deepEqual(d.get('consumer.heartbeat.interval.ms'), { value: '3000', source: 8 });
-    assert.deepEqual(d.get('consumer.session.timeout.ms'), { value: '50000', source: 8 });
+    // as Kafka 4.4 describes them (its answer with the same broker settings): GROUP_CONFIG (8), then the
+    // broker key's synonyms, static (4) and default (5); no share.* or streams.* keys
+    const d = await describeGroupConfigs(c, 'cfg-a', true);
+    assert.deepEqual([...d.keys()].sort(), [
+      'consumer.assignment.interval.ms',
+      'consumer.heartbeat.interval.ms',
+      'consumer.session.timeout.ms',
+    ]);
+    assert.deepEqual(d.get('consumer.heartbeat.interval.ms'), {
+      value: '3000',
+      source: 8,
+      synonyms: [
+        { name: 'consumer.heartbeat.interval.ms', value: '3000', source: 8 },
+        { name: 'group.consumer.heartbeat.interval.ms', value: '2000', source: 4 },
+        { name: 'group.consumer.heartbeat.interval.ms', value: '5000', source: 5 },
+      ],
+    });
+    assert.deepEqual(d.get('consumer.assignment.interval.ms'), {
+      value: '1000',
+      source: 5,
+      synonyms: [{ name: 'group.consumer.assignment.interval.ms', value: '1000', source: 5 }],
+    });
+    assert.deepEqual((await describeGroupConfigs(c, 'cfg-a')).get('consumer.session.timeout.ms'), {
+      value: '50000',
+      source: 8,
+    });
     const other = await describeGroupConfigs(c, 'cfg-b');
-    assert.deepEqual(other.get('consumer.heartbeat.interval.ms'), { value: '2000', source: 5 });
+    assert.deepEqual(other.get('consumer.heartbeat.interval.ms'), { value: '2000', source: 4 });
     assert.equal(await heartbeatInterval(c, 'cfg-a'), 3000, 'the group config applies to its heartbeats');
     assert.equal(await heartbeatInterval(c, 'cfg-b'), 2000, 'and only to that group');
 
@@ -141,7 +174,7 @@ test('consumer.* group configs: set, described as GROUP_CONFIG, applied to the h
     assert.equal(deleted.code, 0, deleted.err);
     assert.deepEqual((await describeGroupConfigs(c, 'cfg-a')).get('consumer.heartbeat.interval.ms'), {
       value: '2000',
-      source: 5,
+      source: 4,
     });
   } finally {
     c.close();
@@ -177,7 +210,7 @@ test("invalid group configs are refused with Kafka's messages (INVALID_CONFIG)",
     });
     const d = await describeGroupConfigs(c, 'cfg-bad');
     assert.ok(
-      [...d.values()].every((e) => e.source === 5),
+      [...d.values()].every((e) => e.source !== 8),
       'nothing was written',
     );
   } finally {

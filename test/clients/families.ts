@@ -27,6 +27,7 @@ export const SCENARIOS = [
   'group-classic',
   'group-consumer',
   'group-upgrade',
+  'group-downgrade',
   'transactions',
   'list-offsets-time',
   'delete-records',
@@ -40,6 +41,7 @@ export type Scenario = (typeof SCENARIOS)[number];
  */
 export const SCENARIO_FAMILIES: Partial<Record<Scenario, readonly string[]>> = {
   'group-upgrade': ['java'],
+  'group-downgrade': ['java'],
 };
 
 const PY = '.cache/clients/venv/bin/python';

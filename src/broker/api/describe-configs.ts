@@ -227,17 +227,23 @@ function describeClientMetrics(name: string, image: MetadataImage, o: Options): 
 function describeGroup(name: string, image: MetadataImage, services: BrokerServices, o: Options): Entry[] {
   if (name === '') fail('Group name must not be empty');
   const overrides = image.configsOf(ConfigResourceType.Group, name);
+  const dyn = {
+    perBroker: usableDynamic(image.brokerConfigs(services.nodeId), true),
+    clusterDefault: usableDynamic(image.brokerConfigs(''), false),
+  };
   return GROUP_CONFIG_KEYS.map(({ name: n, brokerKey, doc }) => {
+    // the group's own value first, then the broker key's synonyms (GroupConfig.ALL_GROUP_CONFIG_SYNONYMS)
     const own = overrides.get(n);
-    const value = own ?? String(services.config.get(brokerKey));
-    const source = own !== undefined ? 'GROUP_CONFIG' : 'DEFAULT_CONFIG';
+    const broker = brokerSynonymEntries(brokerKey, { originals: services.config.originals }, dyn);
+    const synonyms = own !== undefined ? [{ name: n, value: own, source: 'GROUP_CONFIG' as const }, ...broker] : broker;
+    const value = synonyms[0]?.value ?? String(services.config.get(brokerKey));
     return entry(o, {
       name: n,
       value,
-      source: CONFIG_SOURCE[source],
+      source: CONFIG_SOURCE[synonyms[0]?.source ?? 'DEFAULT_CONFIG'],
       sensitive: false,
       readOnly: false,
-      synonyms: [{ name: n, value, source }],
+      synonyms,
       type: CONFIG_TYPE_ID.int,
       doc,
     });

@@ -27,6 +27,10 @@ export interface GroupConfig {
   consumerMaxSessionTimeoutMs: number;
   consumerMinHeartbeatIntervalMs: number;
   consumerMaxHeartbeatIntervalMs: number;
+  /** group.consumer.assignment.interval.ms and its bounds (accepted; not acted upon by tkafka). */
+  consumerAssignmentIntervalMs: number;
+  consumerMinAssignmentIntervalMs: number;
+  consumerMaxAssignmentIntervalMs: number;
 }
 
 export const DEFAULT_GROUP_CONFIG: GroupConfig = {
@@ -50,6 +54,9 @@ export const DEFAULT_GROUP_CONFIG: GroupConfig = {
   consumerMaxSessionTimeoutMs: 60_000,
   consumerMinHeartbeatIntervalMs: 5000,
   consumerMaxHeartbeatIntervalMs: 15_000,
+  consumerAssignmentIntervalMs: 1000,
+  consumerMinAssignmentIntervalMs: 0,
+  consumerMaxAssignmentIntervalMs: 15_000,
 };
 
 /** ConsumerGroupMigrationPolicy.parse: case-insensitive; an unknown value is refused by the config validator. */
@@ -88,6 +95,9 @@ export function groupConfigFrom(c: ConfigLike): GroupConfig {
     consumerMaxSessionTimeoutMs: c.getInt('group.consumer.max.session.timeout.ms'),
     consumerMinHeartbeatIntervalMs: c.getInt('group.consumer.min.heartbeat.interval.ms'),
     consumerMaxHeartbeatIntervalMs: c.getInt('group.consumer.max.heartbeat.interval.ms'),
+    consumerAssignmentIntervalMs: c.getInt('group.consumer.assignment.interval.ms'),
+    consumerMinAssignmentIntervalMs: c.getInt('group.consumer.min.assignment.interval.ms'),
+    consumerMaxAssignmentIntervalMs: c.getInt('group.consumer.max.assignment.interval.ms'),
   };
 }
 

@@ -10,6 +10,8 @@ export interface GroupConfigKey {
   /** The broker config that supplies the default (its synonym in DescribeConfigs). */
   brokerKey: string;
   doc: string;
+  /** The ConfigDef validator's atLeast. */
+  atLeast: number;
   /** The bounds from the broker's configuration. */
   min(c: GroupConfig): number;
   max(c: GroupConfig): number;
@@ -21,6 +23,7 @@ export const GROUP_CONFIG_KEYS: readonly GroupConfigKey[] = [
     name: 'consumer.heartbeat.interval.ms',
     brokerKey: 'group.consumer.heartbeat.interval.ms',
     doc: 'The heartbeat interval given to the members of a consumer group.',
+    atLeast: 1,
     min: (c) => c.consumerMinHeartbeatIntervalMs,
     max: (c) => c.consumerMaxHeartbeatIntervalMs,
     dflt: (c) => c.consumerHeartbeatIntervalMs,
@@ -29,9 +32,20 @@ export const GROUP_CONFIG_KEYS: readonly GroupConfigKey[] = [
     name: 'consumer.session.timeout.ms',
     brokerKey: 'group.consumer.session.timeout.ms',
     doc: 'The timeout to detect client failures when using the consumer group protocol.',
+    atLeast: 1,
     min: (c) => c.consumerMinSessionTimeoutMs,
     max: (c) => c.consumerMaxSessionTimeoutMs,
     dflt: (c) => c.consumerSessionTimeoutMs,
+  },
+  {
+    // accepted and described as Kafka 4.4 does; tkafka computes a target assignment in the heartbeat that needs it
+    name: 'consumer.assignment.interval.ms',
+    brokerKey: 'group.consumer.assignment.interval.ms',
+    doc: 'The interval between assignment updates for a consumer group.',
+    atLeast: 0,
+    min: (c) => c.consumerMinAssignmentIntervalMs,
+    max: (c) => c.consumerMaxAssignmentIntervalMs,
+    dflt: (c) => c.consumerAssignmentIntervalMs,
   },
 ];
 
@@ -40,13 +54,14 @@ const BY_NAME = new Map(GROUP_CONFIG_KEYS.map((k) => [k.name, k]));
 const SESSION = 'consumer.session.timeout.ms';
 const HEARTBEAT = 'consumer.heartbeat.interval.ms';
 
-/** ConfigDef.parse of an INT with atLeast(1): the message of the ConfigException, or the value. */
+/** ConfigDef.parse of an INT with its atLeast: the message of the ConfigException, or the value. */
 function parseInt32(name: string, raw: string): number | string {
+  const atLeast = BY_NAME.get(name)?.atLeast ?? 1;
   const t = raw.trim();
   if (!/^[+-]?\d+$/.test(t) || Number(t) > 2147483647 || Number(t) < -2147483648)
     return `Invalid value ${raw} for configuration ${name}: Not a number of type INT`;
   const v = Number(t);
-  if (v < 1) return `Invalid value ${v} for configuration ${name}: Value must be at least 1`;
+  if (v < atLeast) return `Invalid value ${v} for configuration ${name}: Value must be at least ${atLeast}`;
   return v;
 }
 

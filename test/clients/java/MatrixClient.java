@@ -147,7 +147,10 @@ public final class MatrixClient {
         group("consumer");
         return 0;
       case "group-upgrade":
-        groupUpgrade();
+        groupRoll("classic", "consumer");
+        return 0;
+      case "group-downgrade":
+        groupRoll("consumer", "classic");
         return 0;
       case "transactions":
         transactions();
@@ -172,10 +175,11 @@ public final class MatrixClient {
     void create(String topic, int partitions) throws Exception;
   }
 
-  /** A group of 3 rolled from the classic to the consumer protocol, checked by a ledger (GroupUpgrade.java). */
-  private void groupUpgrade() throws Exception {
+  /** A group of 3 rolled from one rebalance protocol to the other, checked by a ledger (GroupUpgrade.java). */
+  private void groupRoll(String from, String to) throws Exception {
     try (Admin admin = admin(); KafkaProducer<String, String> producer = producer(Map.of("acks", "all"))) {
-      new GroupUpgrade(bootstrap, prefix, deadline).run(admin, producer, (t, n) -> createTopic(admin, t, n, null));
+      new GroupUpgrade(bootstrap, prefix, deadline, from, to)
+          .run(admin, producer, (t, n) -> createTopic(admin, t, n, null));
     }
   }
 
