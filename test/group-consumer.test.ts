@@ -404,3 +404,54 @@ test('a regex resolution is written, again when topics change, tombstoned on lea
     await h.close().catch(() => undefined);
   }
 });
+
+test("rack ids are kept on the members (ConsumerGroupDescribe) and, as Kafka 4.4's uniform and range assignors (which read no rack), do not steer the assignment", async () => {
+  const racked = await harness();
+  const plain = await harness();
+  racked.addTopic('orders', 6);
+  plain.addTopic('orders', 6);
+  try {
+    for (const assignor of ['uniform', 'range']) {
+      const g = `rack-${assignor}`;
+      const parts_ = async (h: Harness, racks: (string | null)[]) => {
+        const ids: string[] = [];
+        for (const rackId of racks) {
+          const r = await h.gc.consumerGroupHeartbeat(
+            joinHb(g, ['orders'], { rackId, serverAssignor: assignor }),
+            INFO,
+          );
+          assert.equal(r.errorCode, E.NONE, r.errorMessage ?? '');
+          ids.push(r.memberId!);
+        }
+        const d = await h.gc.consumerGroupDescribe([g]);
+        const members = d[0]!.members as {
+          memberId: string;
+          rackId: string | null;
+          targetAssignment: { topicPartitions: { partitions: number[] }[] };
+        }[];
+        return members
+          .map((m) => ({
+            index: ids.indexOf(m.memberId),
+            rackId: m.rackId,
+            target: m.targetAssignment.topicPartitions.flatMap((tp) => tp.partitions).sort((a, b) => a - b),
+          }))
+          .sort((a, b) => a.index - b.index);
+      };
+      const withRacks = await parts_(racked, ['rack-a', 'rack-b', 'rack-c']);
+      const without = await parts_(plain, [null, null, null]);
+      assert.deepEqual(
+        withRacks.map((m) => m.rackId),
+        ['rack-a', 'rack-b', 'rack-c'],
+      );
+      assert.equal(withRacks.flatMap((m) => m.target).length, 6);
+      // the same members in the same order get the same shares with or without racks (ids differ, sizes match)
+      assert.deepEqual(
+        withRacks.map((m) => m.target.length),
+        without.map((m) => m.target.length),
+      );
+    }
+  } finally {
+    await racked.close();
+    await plain.close();
+  }
+});
