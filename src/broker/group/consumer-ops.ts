@@ -745,6 +745,8 @@ export class ConsumerGroupManager {
         subscribedTopicRegex: m.subscribedTopicRegex,
         assignment: { topicPartitions: names(m.assignedPartitions) },
         targetAssignment: { topicPartitions: names(g.targetAssignment.get(m.memberId) ?? new Map()) },
+        // ConsumerGroupDescribe v1 (KIP-1099): 0 for a member using the classic protocol, 1 for the consumer one
+        memberType: usesClassicProtocol(m) ? 0 : 1,
       })),
     };
   }
