@@ -1,5 +1,12 @@
 // The group coordinator's settings (GroupCoordinatorConfig), read from the broker configuration.
-import { MIGRATION_POLICIES, type MigrationPolicy } from './migration.js';
+
+/** group.consumer.migration.policy (ConsumerGroupMigrationPolicy). */
+export type MigrationPolicy = 'bidirectional' | 'upgrade' | 'downgrade' | 'disabled';
+
+export const MIGRATION_POLICIES: readonly MigrationPolicy[] = ['bidirectional', 'upgrade', 'downgrade', 'disabled'];
+
+export const isUpgradeEnabled = (p: MigrationPolicy): boolean => p === 'bidirectional' || p === 'upgrade';
+export const isDowngradeEnabled = (p: MigrationPolicy): boolean => p === 'bidirectional' || p === 'downgrade';
 
 export interface GroupConfig {
   offsetsTopicPartitions: number;

@@ -26,7 +26,6 @@ import {
   type SubscribedTopic,
 } from './consumer-group.js';
 import { joinError, syncError } from './classic-group.js';
-import type { ClassicGroupManager } from './classic-ops.js';
 import { effectiveGroupConfig } from './group-configs.js';
 import {
   classicGroupFromConsumer,
@@ -39,7 +38,7 @@ import {
   validateOnlineUpgrade,
 } from './migration.js';
 import type { CoordinatorRecord } from './records.js';
-import { result, type OpResult, type RequestInfo, type ShardContext } from './shard-types.js';
+import { result, type ClassicRebalancer, type OpResult, type RequestInfo, type ShardContext } from './shard-types.js';
 
 export const LEAVE_GROUP_MEMBER_EPOCH = -1;
 export const LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2;
@@ -165,7 +164,7 @@ export class ConsumerGroupManager {
   private fresh: { groupId: string; resolved: Map<string, ResolvedRegularExpression> } | null = null;
 
   /** The classic half of the shard (set by the shard): a downgraded group continues there. */
-  classic: ClassicGroupManager | null = null;
+  classic: ClassicRebalancer | null = null;
 
   constructor(private readonly ctx: ShardContext) {}
 

@@ -6,6 +6,7 @@
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { ClassicGroup, ClassicMember } from './classic-group.js';
 import { groupMetadataRecord } from './classic-support.js';
+import { isDowngradeEnabled, isUpgradeEnabled } from './config.js';
 import {
   ConsumerGroup,
   MemberState,
@@ -23,14 +24,6 @@ import {
 } from './consumer-protocol.js';
 import type { CoordinatorRecord } from './records.js';
 import type { MetadataView, ShardContext } from './shard-types.js';
-
-/** group.consumer.migration.policy (ConsumerGroupMigrationPolicy). */
-export type MigrationPolicy = 'bidirectional' | 'upgrade' | 'downgrade' | 'disabled';
-
-export const MIGRATION_POLICIES: readonly MigrationPolicy[] = ['bidirectional', 'upgrade', 'downgrade', 'disabled'];
-
-export const isUpgradeEnabled = (p: MigrationPolicy): boolean => p === 'bidirectional' || p === 'upgrade';
-export const isDowngradeEnabled = (p: MigrationPolicy): boolean => p === 'bidirectional' || p === 'downgrade';
 
 /** GroupMetadataManager.validateOnlineUpgrade (Kafka 4.4): a refusal is GROUP_ID_NOT_FOUND with the reason. */
 export function validateOnlineUpgrade(ctx: ShardContext, g: ClassicGroup): void {

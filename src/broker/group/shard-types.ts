@@ -2,7 +2,7 @@
 // partition): the groups, the timer, the configuration, the clock and the metadata view. An
 // operation returns the records to write and the response; the shard writes the records and
 // answers only after the write (Kafka's CoordinatorResult).
-import type { ClassicGroup } from './classic-group.js';
+import type { ClassicGroup, ClassicMember } from './classic-group.js';
 import type { ConsumerGroup } from './consumer-group.js';
 import type { GroupConfig } from './config.js';
 import type { CoordinatorRecord } from './records.js';
@@ -60,6 +60,15 @@ export interface ShardContext {
   readonly clock: () => number;
   readonly metadata: MetadataView;
   log(level: 'INFO' | 'WARN' | 'DEBUG', msg: string): void;
+}
+
+/**
+ * What the consumer-group half needs of the classic half when a group goes back to classic (the
+ * ClassicGroupManager implements it; an interface keeps the two modules from importing each other).
+ */
+export interface ClassicRebalancer {
+  rescheduleHeartbeat(g: ClassicGroup, m: ClassicMember): void;
+  prepareRebalance(g: ClassicGroup, reason: string): OpResult<void>;
 }
 
 /** Per-request facts the operations use. */
