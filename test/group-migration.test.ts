@@ -290,3 +290,49 @@ test('group.consumer.migration.policy: disabled refuses the upgrade (GROUP_ID_NO
     await up.h.close();
   }
 });
+
+test('a classic member joining a consumer group waits for unreleased partitions: NONE while they are owned, REBALANCE_IN_PROGRESS once released, then its share by rejoin', async () => {
+  const h = await harness();
+  const t = h.addTopic('orders', 4);
+  try {
+    const k = await h.gc.consumerGroupHeartbeat(joinHb('mixed', ['orders']), INFO);
+    assert.deepEqual(sorted(k.assignment!.topicPartitions[0]!.partitions), [0, 1, 2, 3]);
+    const first = await h.gc.joinGroup(
+      {
+        groupId: 'mixed',
+        memberId: '',
+        sessionTimeoutMs: 10_000,
+        rebalanceTimeoutMs: 5_000,
+        groupInstanceId: null,
+        protocolType: 'consumer',
+        protocols: protocols(['orders']),
+      },
+      INFO,
+    );
+    assert.equal(first.errorCode, E.MEMBER_ID_REQUIRED, 'v4+: the member id first, as in a classic group');
+    const c = await classicRejoin(h, 'mixed', first.memberId);
+    assert.equal(c.join.generationId, 2);
+    assert.deepEqual(c.partitions, [], 'nothing is free yet');
+    assert.equal(await classicHeartbeat(h, 'mixed', first.memberId, 2), E.NONE, 'waiting on the owner');
+    // the consumer member revokes two partitions
+    const k2 = await h.gc.consumerGroupHeartbeat(
+      hb('mixed', { memberId: k.memberId!, memberEpoch: 1, topicPartitions: k.assignment!.topicPartitions }),
+      INFO,
+    );
+    const kept = k2.assignment!.topicPartitions;
+    assert.equal(kept[0]!.partitions.length, 2);
+    await h.gc.consumerGroupHeartbeat(
+      hb('mixed', { memberId: k.memberId!, memberEpoch: 1, topicPartitions: kept }),
+      INFO,
+    );
+    assert.equal(await classicHeartbeat(h, 'mixed', first.memberId, 2), E.REBALANCE_IN_PROGRESS, 'released');
+    const c2 = await classicRejoin(h, 'mixed', first.memberId);
+    assert.equal(c2.partitions.length, 2);
+    assert.deepEqual(sorted([...c2.partitions, ...kept[0]!.partitions]), [0, 1, 2, 3]);
+    assert.equal(await classicHeartbeat(h, 'mixed', first.memberId, c2.join.generationId), E.NONE);
+    const g = groupOf(h, 'mixed');
+    assert.equal(g?.type === 'consumer' ? g.members.get(first.memberId)!.assignedPartitions.get(t.id)!.size : -1, 2);
+  } finally {
+    await h.close();
+  }
+});
