@@ -336,3 +336,64 @@ test('a classic member joining a consumer group waits for unreleased partitions:
     await h.close();
   }
 });
+
+test('a static member rejoining with the classic protocol in place of the last consumer-protocol member turns the group classic, keeping its assignment', async () => {
+  const h = await harness();
+  h.addTopic('orders', 4);
+  try {
+    const c = await classicGroup(h, 'static-mig', [0, 1, 2, 3]);
+    const k = await h.gc.consumerGroupHeartbeat({ ...joinHb('static-mig', ['orders']), instanceId: 'inst-k' }, INFO);
+    assert.equal(k.errorCode, E.NONE, k.errorMessage ?? '');
+    const cr = await classicRejoin(h, 'static-mig', c.memberId);
+    const k2 = await h.gc.consumerGroupHeartbeat(
+      hb('static-mig', { memberId: k.memberId!, memberEpoch: 2, instanceId: 'inst-k', topicPartitions: [] }),
+      INFO,
+    );
+    const kParts = sorted(k2.assignment!.topicPartitions[0]!.partitions);
+    assert.deepEqual(sorted([...kParts, ...cr.partitions]), [0, 1, 2, 3]);
+    // the instance restarts with group.protocol=classic
+    const j = await h.gc.joinGroup(
+      {
+        groupId: 'static-mig',
+        memberId: '',
+        sessionTimeoutMs: 10_000,
+        rebalanceTimeoutMs: 5_000,
+        groupInstanceId: 'inst-k',
+        protocolType: 'consumer',
+        protocols: protocols(['orders']),
+      },
+      INFO,
+    );
+    assert.equal(j.errorCode, E.NONE);
+    const g = groupOf(h, 'static-mig');
+    assert.equal(g?.type, 'classic');
+    if (g?.type !== 'classic') return;
+    assert.equal(g.state, 'Stable', 'the assignment was current: no rebalance');
+    assert.deepEqual([...g.members.keys()].sort(), [c.memberId, j.memberId].sort());
+    assert.equal(g.staticMemberId('inst-k'), j.memberId);
+    assert.equal(j.generationId, g.generationId);
+    const s = await h.gc.syncGroup({
+      groupId: 'static-mig',
+      generationId: j.generationId,
+      memberId: j.memberId,
+      groupInstanceId: 'inst-k',
+      protocolType: 'consumer',
+      protocolName: 'range',
+      assignments: [],
+    });
+    assert.equal(s.errorCode, E.NONE);
+    assert.deepEqual(
+      sorted(parseAssignment(s.assignment).get('orders')!),
+      kParts,
+      "it takes the replaced member's partitions",
+    );
+    const h2 = await h.restart();
+    try {
+      assert.equal(groupOf(h2, 'static-mig')?.type, 'classic', 'the log says classic (the new id tombstoned too)');
+    } finally {
+      await h2.close();
+    }
+  } finally {
+    await h.close().catch(() => undefined);
+  }
+});

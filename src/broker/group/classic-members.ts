@@ -25,8 +25,13 @@ import {
   subscriptionMetadataRecord,
   type ConsumerGroupManager,
 } from './consumer-ops.js';
-import { encodeAssignmentVersion, parseSubscription, protocolVersion } from './consumer-protocol.js';
-import { memberRecord, toNamedAssignment } from './migration.js';
+import {
+  encodeAssignmentVersion,
+  parseSubscription,
+  protocolVersion,
+  type ConsumerSubscription,
+} from './consumer-protocol.js';
+import { memberRecord, toNamedAssignment, validateOnlineDowngradeWithReplacedMember } from './migration.js';
 import type { CoordinatorRecord } from './records.js';
 import { deferred, result, type OpResult, type RequestInfo, type ShardContext } from './shard-types.js';
 
@@ -83,6 +88,13 @@ export class ClassicMembersInConsumerGroup {
       );
       return result({ wait: d.promise });
     }
+    // a static member joining with the classic protocol may replace the last consumer-protocol member:
+    // the group then goes back to classic (validateOnlineDowngradeWithReplacedMember)
+    const replaced = req.groupInstanceId === null ? undefined : group.staticMember(req.groupInstanceId);
+    const downgrade =
+      replaced !== undefined &&
+      this.consumer.classic !== null &&
+      validateOnlineDowngradeWithReplacedMember(this.ctx, group, replaced);
     const member =
       req.groupInstanceId === null
         ? this.dynamicMember(group, memberId)
@@ -144,6 +156,9 @@ export class ClassicMembersInConsumerGroup {
       group.metadataRefreshDeadline = now + 300_000;
     }
 
+    if (downgrade)
+      return this.joinAndDowngrade(group, updated, replaced!.memberId, groupEpoch, req, subscription, records);
+
     // 2. the target assignment
     let targetEpoch = group.targetAssignmentEpoch;
     let target: Assignment;
@@ -155,12 +170,14 @@ export class ClassicMembersInConsumerGroup {
     }
 
     // 3. reconciliation, with the partitions the member says it owns (its subscription's ownedPartitions)
-    const owned: { topicId: string; partitions: number[] }[] = [];
-    for (const tp of subscription.ownedPartitions) {
-      const t = this.ctx.metadata.topic(tp.topic);
-      if (t) owned.push({ topicId: t.id, partitions: tp.partitions });
-    }
-    const reconciled = this.consumer.maybeReconcile(group, updated, targetEpoch, target, owned, records);
+    const reconciled = this.consumer.maybeReconcile(
+      group,
+      updated,
+      targetEpoch,
+      target,
+      this.owned(subscription),
+      records,
+    );
 
     const response: JoinResponse = {
       errorCode: ErrorCode.NONE,
@@ -188,6 +205,68 @@ export class ClassicMembersInConsumerGroup {
         d.resolve(response);
       },
     };
+  }
+
+  /**
+   * The static member replacing the last consumer-protocol member turns the group classic: reconciled
+   * against the current target first unless the target is stale (then the classic group rebalances).
+   */
+  private joinAndDowngrade(
+    group: ConsumerGroup,
+    updated: ConsumerMember,
+    replacedId: string,
+    groupEpoch: number,
+    req: JoinRequest,
+    subscription: ConsumerSubscription,
+    records: CoordinatorRecord[],
+  ): OpResult<Parked<JoinResponse>> {
+    const d = deferred<JoinResponse>();
+    const stale = group.targetAssignmentEpoch < groupEpoch;
+    const joining = stale
+      ? updated
+      : this.consumer.maybeReconcile(
+          group,
+          updated,
+          group.targetAssignmentEpoch,
+          group.targetAssignment.get(replacedId) ?? new Map(),
+          this.owned(subscription),
+          records,
+        );
+    const converted = this.consumer.convertToClassicGroup(
+      group,
+      new Set(),
+      { member: joining, replacedId },
+      stale ? `Downgrade group ${group.groupId} from consumer to classic with stale assignment.` : null,
+    );
+    const response: JoinResponse = {
+      errorCode: ErrorCode.NONE,
+      generationId: joining.memberEpoch,
+      protocolType: CONSUMER_PROTOCOL_TYPE,
+      protocolName: req.protocols[0]!.name,
+      leader: '',
+      skipAssignment: false,
+      memberId: joining.memberId,
+      members: [],
+    };
+    return {
+      records: [...records, ...converted.records],
+      response: { wait: d.promise },
+      replay: false,
+      onAppended: (e) => {
+        converted.onAppended?.(e);
+        d.resolve(e === ErrorCode.NONE ? response : joinError(joining.memberId, appendErrorToResponseError(e)));
+      },
+    };
+  }
+
+  /** The subscription's owned partitions, by topic id (topics the metadata does not know are dropped). */
+  private owned(subscription: ConsumerSubscription): { topicId: string; partitions: number[] }[] {
+    const owned: { topicId: string; partitions: number[] }[] = [];
+    for (const tp of subscription.ownedPartitions) {
+      const t = this.ctx.metadata.topic(tp.topic);
+      if (t) owned.push({ topicId: t.id, partitions: tp.partitions });
+    }
+    return owned;
   }
 
   private dynamicMember(group: ConsumerGroup, memberId: string): ConsumerMember {

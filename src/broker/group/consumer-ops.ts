@@ -616,20 +616,42 @@ export class ConsumerGroupManager {
     const ids = typeof memberIds === 'string' ? [memberIds] : memberIds;
     if (ids.length === 0) return result(response);
     if (this.classic && validateOnlineDowngradeWithFencedMembers(this.ctx, group, new Set(ids))) {
-      const records = consumerGroupTombstones(group);
-      const classic = classicGroupFromConsumer(this.ctx, group, new Set(ids));
-      records.push(classicGroupRecord(classic));
-      for (const id of group.members.keys()) this.cancelTimers(group.groupId, id);
-      this.ctx.groups.set(group.groupId, classic);
-      for (const m of classic.members.values()) this.classic.rescheduleHeartbeat(classic, m);
-      const r = this.classic.prepareRebalance(
-        classic,
+      const r = this.convertToClassicGroup(
+        group,
+        new Set(ids),
+        null,
         `Downgrade group ${group.groupId} from consumer to classic for member leaving.`,
       );
-      this.ctx.log('INFO', `[GroupId ${group.groupId}] Converted the consumer group to a classic group.`);
-      return { records: [...records, ...r.records], response, replay: false, onAppended: r.onAppended };
+      return { records: r.records, response, replay: false, onAppended: r.onAppended };
     }
     return result(response, this.fenceRecords(group, ...ids));
+  }
+
+  /**
+   * convertToClassicGroup: tombstones for the consumer group (the replaced static member under its new
+   * id), the classic group's record, the classic group in place of the consumer group with its heartbeat
+   * timers, and a rebalance when `reason` is given. The state changes here; the records are not replayed.
+   */
+  convertToClassicGroup(
+    group: ConsumerGroup,
+    fenced: ReadonlySet<string>,
+    joining: { member: ConsumerMember; replacedId: string } | null,
+    reason: string | null,
+  ): OpResult<void> {
+    const records = consumerGroupTombstones(group);
+    if (joining) {
+      // createGroupTombstoneRecordsWithReplacedMember: the replaced member's records were rewritten under the new id
+      for (const r of records)
+        if ('memberId' in r && r.memberId === joining.replacedId) r.memberId = joining.member.memberId;
+    }
+    const classic = classicGroupFromConsumer(this.ctx, group, fenced, joining);
+    records.push(classicGroupRecord(classic));
+    for (const id of group.members.keys()) this.cancelTimers(group.groupId, id);
+    this.ctx.groups.set(group.groupId, classic);
+    for (const m of classic.members.values()) this.classic!.rescheduleHeartbeat(classic, m);
+    const r = reason === null ? result(undefined) : this.classic!.prepareRebalance(classic, reason);
+    this.ctx.log('INFO', `[GroupId ${group.groupId}] Converted the consumer group to a classic group.`);
+    return { records: [...records, ...r.records], response: undefined, replay: false, onAppended: r.onAppended };
   }
 
   /** Every timer of a member (cancelTimers). */

@@ -177,6 +177,33 @@ export function consumerGroupRecords(g: ConsumerGroup): CoordinatorRecord[] {
 }
 
 /**
+ * GroupMetadataManager.validateOnlineDowngradeWithReplacedMember: a static member joining with the classic
+ * protocol replaces the group's last consumer-protocol member.
+ */
+export function validateOnlineDowngradeWithReplacedMember(
+  ctx: ShardContext,
+  g: ConsumerGroup,
+  replaced: ConsumerMember,
+): boolean {
+  if (!g.allMembersUseClassicProtocolExcept(replaced.memberId)) return false;
+  if (!isDowngradeEnabled(ctx.config.consumerMigrationPolicy)) {
+    ctx.log(
+      'INFO',
+      `Cannot downgrade consumer group ${g.groupId} to classic group because the online downgrade is disabled.`,
+    );
+    return false;
+  }
+  if (g.members.size > ctx.config.classicMaxSize) {
+    ctx.log(
+      'INFO',
+      `Cannot downgrade consumer group ${g.groupId} to classic group because its group size is greater than classic group max size.`,
+    );
+    return false;
+  }
+  return true;
+}
+
+/**
  * GroupMetadataManager.validateOnlineDowngradeWithFencedMembers (Kafka 4.4): the members left after the
  * fenced ones all use the classic protocol, there is at least one, and the policy and size allow it.
  */
@@ -216,6 +243,7 @@ export function classicGroupFromConsumer(
   ctx: ShardContext,
   g: ConsumerGroup,
   leaving: ReadonlySet<string>,
+  joining: { member: ConsumerMember; replacedId: string } | null = null,
 ): ClassicGroup {
   const now = ctx.clock();
   const classic = new ClassicGroup(g.groupId, ctx.clock, {
@@ -224,7 +252,10 @@ export function classicGroupFromConsumer(
     protocolType: 'consumer',
     currentStateTimestamp: now,
   });
-  for (const m of g.members.values()) {
+  // a static member joining with the classic protocol takes the place of the one it replaces
+  const members = [...g.members.values()].filter((m) => m.memberId !== joining?.replacedId);
+  if (joining) members.push(joining.member);
+  for (const m of members) {
     if (leaving.has(m.memberId) || !usesClassicProtocol(m)) continue;
     const meta = m.classicMemberMetadata!;
     classic.add(
@@ -243,7 +274,8 @@ export function classicGroupFromConsumer(
   classic.protocolName = classic.selectProtocol();
   classic.subscribedTopics = classic.computeSubscribedTopics();
   for (const cm of classic.members.values()) {
-    const target = g.targetAssignment.get(cm.memberId) ?? new Map<string, Set<number>>();
+    const targetOf = joining && cm.memberId === joining.member.memberId ? joining.replacedId : cm.memberId;
+    const target = g.targetAssignment.get(targetOf) ?? new Map<string, Set<number>>();
     cm.assignment = encodeAssignmentVersion(
       toNamedAssignment(ctx.metadata, target),
       protocolVersion(cm.metadata(classic.protocolName)),
