@@ -10,7 +10,7 @@ import { API_SPECS } from '../src/protocol/generated/apis.js';
 import { Reader } from '../src/protocol/codec/reader.js';
 import { Writer } from '../src/protocol/codec/writer.js';
 import { ErrorCode } from '../src/protocol/errors.js';
-import { loadServerConfig, type ServerConfig } from '../src/broker/config/load.js';
+import { loadServerConfig, type ServerConfig } from '../src/config/load.js';
 import { QuorumController } from '../src/broker/controller/index.js';
 import { ConfigResourceType } from '../src/broker/metadata/image.js';
 import type { BrokerServices } from '../src/broker/services.js';

@@ -145,7 +145,7 @@ test(
   'tkafka-server.properties(5) lists every broker configuration key with its default',
   { skip: !has('groff') },
   async () => {
-    const { BROKER_CONFIG_KEYS, NO_DEFAULT, convertToString } = await import('../src/broker/config/definitions.js');
+    const { BROKER_CONFIG_KEYS, NO_DEFAULT, convertToString } = await import('../src/config/definitions.js');
     const page = rendered('tkafka-server.properties.5');
     const source = readFileSync(join(REPO_ROOT, 'man', 'tkafka-server.properties.5'), 'utf8');
     const entries = new Map<string, string>();

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseProperties } from '../src/broker/config/properties.js';
+import { parseProperties } from '../src/config/properties.js';
 import {
   ensureFormatted,
   formatMetaProperties,

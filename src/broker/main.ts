@@ -1,7 +1,7 @@
 // `tkafka server start [server.properties] [--override k=v ...]`: load the configuration, start
 // the node, and shut it down cleanly on SIGTERM/SIGINT.
 import type { ToolIO } from '../cli.js';
-import { loadServerConfig, ConfigError } from './config/load.js';
+import { loadServerConfig, ConfigError } from '../config/load.js';
 import { BrokerServer } from './server.js';
 
 export interface StartOptions {

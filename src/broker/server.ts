@@ -1,8 +1,8 @@
 // One tkafka node: storage check → KRaft controller (metadata log) → partition logs → handlers →
 // listeners. Metadata changes flow one way: the controller publishes, the broker side reacts.
 import { ensureFormatted } from './storage/meta-properties.js';
-import type { ServerConfig } from './config/load.js';
-import { effectiveTopicConfig } from './config/topic-configs.js';
+import type { ServerConfig } from '../config/load.js';
+import { effectiveTopicConfig } from '../config/topic-configs.js';
 import { QuorumController } from './controller/index.js';
 import type { MetadataPublisher, MetadataUpdate } from './metadata/events.js';
 import { ConfigResourceType, type MetadataImage } from './metadata/image.js';

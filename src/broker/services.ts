@@ -1,6 +1,6 @@
 // What API handlers may use. The server (src/broker/server.ts) builds one BrokerServices and
 // passes it to every handler; handlers never reach into each other.
-import type { ServerConfig } from './config/load.js';
+import type { ServerConfig } from '../config/load.js';
 
 export interface AdvertisedEndpoint {
   listenerName: string;

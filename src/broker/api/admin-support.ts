@@ -7,15 +7,15 @@
 import type { QuorumController, ConfigSchema, ConfigValidator, CreatableTopic } from '../controller/index.js';
 import { ConfigResourceType, type MetadataImage, type PartitionImage, type ConfigResource } from '../metadata/image.js';
 import type { BrokerServices } from '../services.js';
-import type { ServerConfig } from '../config/load.js';
+import type { ServerConfig } from '../../config/load.js';
 import {
   BROKER_CONFIGS,
   ConfigError,
   convertToString,
   parseConfigValue,
   type ConfigValue,
-} from '../config/definitions.js';
-import { TOPIC_CONFIGS, validateTopicConfigs } from '../config/topic-configs.js';
+} from '../../config/definitions.js';
+import { TOPIC_CONFIGS, validateTopicConfigs } from '../../config/topic-configs.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 
 export { invalidTopicReason, isInternalTopic } from '../controller/index.js';

@@ -17,7 +17,7 @@ import {
   validateDynamicBrokerConfigs,
   validateResourceNameIsNodeId,
 } from './admin-support.js';
-import { BROKER_CONFIGS } from '../config/definitions.js';
+import { BROKER_CONFIGS } from '../../config/definitions.js';
 
 export interface ResourceChange {
   resourceType: number;

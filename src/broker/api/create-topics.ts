@@ -10,7 +10,7 @@ import type {
   CreateTopicsResponseCreatableTopicResult,
 } from '../../protocol/generated/protocol/CreateTopics.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { CONFIG_SOURCE, effectiveTopicConfig } from '../config/topic-configs.js';
+import { CONFIG_SOURCE, effectiveTopicConfig } from '../../config/topic-configs.js';
 import type { CreateTopicResult } from '../controller/index.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';

@@ -10,14 +10,14 @@ import type {
   DescribeConfigsResponseDescribeConfigsResult,
 } from '../../protocol/generated/protocol/DescribeConfigs.js';
 import { ErrorCode, errorInfo, KafkaError } from '../../protocol/errors.js';
-import { BROKER_CONFIGS, convertToString, parseConfigValue, type ConfigValue } from '../config/definitions.js';
+import { BROKER_CONFIGS, convertToString, parseConfigValue, type ConfigValue } from '../../config/definitions.js';
 import {
   CONFIG_SOURCE,
   CONFIG_TYPE_ID,
   brokerSynonymEntries,
   effectiveTopicConfig,
   type ConfigSynonymEntry,
-} from '../config/topic-configs.js';
+} from '../../config/topic-configs.js';
 import { ConfigResourceType, type MetadataImage } from '../metadata/image.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';

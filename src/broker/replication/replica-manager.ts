@@ -10,7 +10,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { SerialQueue } from '../log/serial-queue.js';
 import { InconsistentTopicIdError, LogError } from '../log/log-errors.js';
 import type { PartitionLog } from '../log/partition-log.js';
-import type { DynamicBrokerConfigs } from '../config/topic-configs.js';
+import type { DynamicBrokerConfigs } from '../../config/topic-configs.js';
 import type { MetadataImage } from '../metadata/image.js';
 import { DelayedFetch, DelayedProduce, type FetchPartitionStatus } from './delayed-ops.js';
 import { FetchSessionCache } from './fetch-sessions.js';

@@ -55,7 +55,7 @@ export async function resolveBootstrap(
 
 /** Reads a Java properties file (Kafka's Utils.loadProps), with a one-line error. */
 export async function loadPropertiesFile(path: string): Promise<Map<string, string>> {
-  const { readPropertiesFile } = await import('../../broker/config/properties.js');
+  const { readPropertiesFile } = await import('../../config/properties.js');
   try {
     return readPropertiesFile(path);
   } catch (e) {

@@ -18,8 +18,8 @@ export interface GeneratedDocs {
 
 async function serverKeys(): Promise<{ keys: ConfigKeyDoc[]; embedded: (readonly [string, string])[] }> {
   const [{ BROKER_CONFIG_KEYS, NO_DEFAULT, convertToString }, { EMBEDDED_DEFAULT_CONFIG }] = await Promise.all([
-    import('../../broker/config/definitions.js'),
-    import('../../broker/config/load.js'),
+    import('../../config/definitions.js'),
+    import('../../config/load.js'),
   ]);
   const keys = BROKER_CONFIG_KEYS.filter((k) => !k.internal)
     .map((k): ConfigKeyDoc => ({

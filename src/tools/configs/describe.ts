@@ -241,7 +241,7 @@ export async function clientQuotas(
 }
 
 async function* quotaSections(client: KafkaClient, types: string[], names: string[]): AsyncGenerator<Section> {
-  const { javaDoubleToString } = await import('../../broker/config/config-def.js');
+  const { javaDoubleToString } = await import('../../config/config-def.js');
   for (const q of await clientQuotas(client, types, names)) {
     const part = (t: string): string[] => {
       if (!q.entity.has(t)) return [];

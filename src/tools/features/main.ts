@@ -143,7 +143,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     io.stderr.write(`${errorLine(e)}\n`);
     return 1;
   }
-  const features = await import('../../broker/config/features.js');
+  const features = await import('../../config/features.js');
   const parsed = parseOrExit(buildFeaturesParser(fallback === null, features.LATEST_PRODUCTION.version), argv, io, 1);
   if ('exitCode' in parsed) return parsed.exitCode;
   const ns: Namespace = parsed.ns;
@@ -277,7 +277,7 @@ async function describe(
   }
 }
 
-type FeaturesModule = typeof import('../../broker/config/features.js');
+type FeaturesModule = typeof import('../../config/features.js');
 
 async function update(client: KafkaClient, ns: Namespace, io: ToolIO, features: FeaturesModule): Promise<number> {
   const op = ns.command as 'upgrade' | 'downgrade' | 'disable';

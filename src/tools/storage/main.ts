@@ -3,9 +3,9 @@
 import { existsSync } from 'node:fs';
 import type { ToolIO } from '../../cli.js';
 import { ArgumentParser, parseOrExit, type Namespace } from '../common/argparse.js';
-import { loadServerConfig, type ServerConfig } from '../../broker/config/load.js';
-import { ConfigError } from '../../broker/config/config-def.js';
-import { javaStringHash } from '../../broker/config/properties.js';
+import { loadServerConfig, type ServerConfig } from '../../config/load.js';
+import { ConfigError } from '../../config/config-def.js';
+import { javaStringHash } from '../../config/properties.js';
 import {
   LATEST_PRODUCTION,
   MINIMUM_BOOTSTRAP_VERSION,
@@ -15,7 +15,7 @@ import {
   metadataVersionFromLevel,
   metadataVersionFromString,
   type MetadataVersionInfo,
-} from '../../broker/config/features.js';
+} from '../../config/features.js';
 import {
   type DynamicVoter,
   type FormatStorageOptions,

@@ -270,7 +270,7 @@ async function topicConfigs(values: string[]): Promise<Map<string, string>> {
     );
   }
   const props = new Map<string, string>(pairs.map((p) => [p[0]!.trim(), p[1]!.trim()]));
-  const { validateTopicConfigs } = await import('../../broker/config/topic-configs.js');
+  const { validateTopicConfigs } = await import('../../config/topic-configs.js');
   const problem = validateTopicConfigs(props);
   if (problem !== null) throw new TopicCommandError(problem);
   return props;
