@@ -18,7 +18,7 @@ import {
   writeMetaProperties,
   formatStorage,
   javaHashMapOrder,
-} from '../src/broker/storage/meta-properties.js';
+} from '../src/storage/meta-properties.js';
 import { ArgumentParser, formatWidth, wrapText } from '../src/tools/common/argparse.js';
 
 const BIN = fileURLToPath(new URL('../../bin/tkafka', import.meta.url));

@@ -7,19 +7,19 @@
 import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { CleanedTransactionMetadata, scanTransactions, type ProducerLastRecord } from './cleaner-txn.js';
-import { hasDeleteHorizon, isControlBatch, type BatchInfo } from './file-records.js';
+import { hasDeleteHorizon, isControlBatch, type BatchInfo } from '../../storage/file-records.js';
 import { segmentConfigOf } from './log-loader.js';
 import type { PartitionLog } from './partition-log.js';
 import { emptyBatch, readRecords, rebuildBatch, type RecordView } from './record-keys.js';
+import { LogSegment } from './segment.js';
 import {
   CLEANED_FILE_SUFFIX,
   INDEX_FILE_SUFFIX,
   LOG_FILE_SUFFIX,
-  LogSegment,
   TIME_INDEX_FILE_SUFFIX,
   TXN_INDEX_FILE_SUFFIX,
   segmentFile,
-} from './segment.js';
+} from '../../storage/log-file-names.js';
 
 const INT32_MAX = 0x7fffffff;
 

@@ -1,9 +1,7 @@
 // Public surface of the partition-log layer.
-export * from './checkpoints.js';
 export * from './log-config.js';
 export * from './log-errors.js';
 export { LeaderEpochCache, LEADER_EPOCH_CHECKPOINT_FILE, type EpochEntry } from './leader-epoch.js';
-export * from './partition-metadata.js';
 export {
   PartitionLog,
   type AppendResult,
@@ -27,7 +25,7 @@ export {
   type CleanerStats,
   type LogToClean,
 } from './cleaner.js';
-export { LogSegment, filenamePrefixFromOffset, offsetFromFileName } from './segment.js';
-export { OffsetIndex } from './offset-index.js';
-export { TimeIndex } from './time-index.js';
+export { LogSegment } from './segment.js';
+export { OffsetIndex } from '../../storage/offset-index.js';
+export { TimeIndex } from '../../storage/time-index.js';
 export { SerialQueue } from './serial-queue.js';

@@ -4,7 +4,12 @@
 
 import * as path from 'node:path';
 import { promises as fsp } from 'node:fs';
-import { parseJavaInt, readCheckpointFile, writeCheckpointFile, type EntryFormatter } from './checkpoints.js';
+import {
+  parseJavaInt,
+  readCheckpointFile,
+  writeCheckpointFile,
+  type EntryFormatter,
+} from '../../storage/checkpoint-file.js';
 
 export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
 export const UNDEFINED_EPOCH = -1;

@@ -7,7 +7,7 @@
 import * as L from '../../protocol/records/layout.js';
 import { crc32c } from '../../protocol/records/crc.js';
 import { compress, decompress } from '../../protocol/records/compression.js';
-import { CorruptRecordError, type BatchInfo } from './file-records.js';
+import { CorruptRecordError, type BatchInfo } from '../../storage/file-records.js';
 
 export interface RecordView {
   offset: number;

@@ -2,9 +2,9 @@
 
 import { promises as fsp } from 'node:fs';
 
-// The atomic file write and the directory fsync live in log/checkpoints.ts; re-exported here under
+// The atomic file write and the directory fsync live in src/storage/checkpoint-file.ts; re-exported here under
 // the names the raft and metadata code use.
-export { atomicWriteFile as writeFileAtomic, fsyncDir } from '../log/checkpoints.js';
+export { atomicWriteFile as writeFileAtomic, fsyncDir } from '../../storage/checkpoint-file.js';
 
 export async function exists(p: string): Promise<boolean> {
   try {

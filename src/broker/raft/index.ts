@@ -8,7 +8,7 @@ export {
   formatQuorumState,
   parseQuorumState,
   type ElectionState,
-} from './quorum-state.js';
+} from '../../storage/quorum-state.js';
 export { listSnapshots, readSnapshotFile, snapshotFileName, encodeSnapshot } from './snapshots.js';
 export {
   decodeMetadataBatch,

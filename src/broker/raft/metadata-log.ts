@@ -12,7 +12,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { readBatchHeader } from '../../protocol/records/batch.js';
 import { exists, fsyncDir, offsetFileName, writeFileAtomic } from './fs-util.js';
-import { readBatches, readIndexFile, SegmentIndexer, type ScannedBatch } from './segment-io.js';
+import { readBatches, readIndexFile, SegmentIndexer, type ScannedBatch } from '../../storage/segment-io.js';
 
 export const LEADER_EPOCH_CHECKPOINT = 'leader-epoch-checkpoint';
 export const PARTITION_METADATA_FILE = 'partition.metadata';

@@ -24,7 +24,7 @@ import {
   readQuorumState,
   writeQuorumState,
   type ElectionState,
-} from './quorum-state.js';
+} from '../../storage/quorum-state.js';
 import { listSnapshots, readSnapshotFile, snapshotFileName, writeSnapshotFile } from './snapshots.js';
 import { promises as fsp } from 'node:fs';
 import { ATTRIBUTES, CONTROL_FLAG_MASK } from '../../protocol/records/layout.js';

@@ -17,7 +17,7 @@ import {
   type ControlRecord,
 } from './batches.js';
 import { fsyncDir, offsetFileName } from './fs-util.js';
-import { readBatches } from './segment-io.js';
+import { readBatches } from '../../storage/segment-io.js';
 import type { MetadataRecord } from '../metadata/records.js';
 import type { VotersRecord } from '../../protocol/generated/protocol/VotersRecord.js';
 import type { OffsetAndEpoch } from './types.js';

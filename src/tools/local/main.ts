@@ -280,7 +280,7 @@ async function start(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
 
   mkdirSync(dir, { recursive: true });
   if (!state) {
-    const { randomUuid } = await import('../../broker/storage/meta-properties.js');
+    const { randomUuid } = await import('../../storage/meta-properties.js');
     const nodes: LocalNode[] = [];
     for (let i = 1; i <= n; i++) {
       const bp = basePort === 0 ? await freePort(host) : basePort + 2 * (i - 1);

@@ -28,7 +28,7 @@ import {
   randomUuid,
   readMetaProperties,
   uuidFromString,
-} from '../../broker/storage/meta-properties.js';
+} from '../../storage/meta-properties.js';
 
 /**
  * Writers that need the metadata record codec. Set them (e.g. from the broker's storage module)

@@ -3,12 +3,12 @@
 // header with buffered chunk reads.
 
 import { constants as fsConstants, promises as fsp } from 'node:fs';
-import * as L from '../../protocol/records/layout.js';
-import { crc32, crc32c } from '../../protocol/records/crc.js';
+import * as L from '../protocol/records/layout.js';
+import { crc32, crc32c } from '../protocol/records/crc.js';
+import { CorruptRecordError } from '../protocol/records/layout.js';
 
-export class CorruptRecordError extends Error {
-  override name = 'CorruptRecordError';
-}
+/** Corrupt batches found in a segment file are the records layer's CorruptRecordError. */
+export { CorruptRecordError };
 
 /** The segment file was closed (deleted by retention/cleaning, or the log closed) under a reader. */
 export class SegmentClosedError extends Error {

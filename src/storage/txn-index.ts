@@ -9,7 +9,7 @@
 
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { TXN_INDEX_FILE_SUFFIX, offsetFromFileName } from './segment.js';
+import { TXN_INDEX_FILE_SUFFIX, offsetFromFileName } from './log-file-names.js';
 
 export const ABORTED_TXN_SIZE = 34;
 export const ABORTED_TXN_VERSION = 0;

@@ -7,7 +7,7 @@
 
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { crc32c } from '../../protocol/records/crc.js';
+import { crc32c } from '../protocol/records/crc.js';
 
 export const PRODUCER_SNAPSHOT_FILE_SUFFIX = '.snapshot';
 export const PRODUCER_SNAPSHOT_VERSION = 1;

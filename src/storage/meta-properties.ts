@@ -5,7 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { formatProperties, parseProperties, javaStringHash } from '../../config/properties.js';
+import { formatProperties, parseProperties, javaStringHash } from '../broker/config/properties.js';
 import {
   type MetadataVersionInfo,
   LATEST_PRODUCTION,
@@ -14,7 +14,7 @@ import {
   isProduction,
   formatFeatureLevels,
   bootstrapFeatureRecords,
-} from '../../config/features.js';
+} from '../broker/config/features.js';
 
 export const META_PROPERTIES_NAME = 'meta.properties';
 export const CLUSTER_METADATA_DIR = '__cluster_metadata-0';

@@ -7,7 +7,7 @@
 // Written to quorum-state.tmp, fsynced and renamed on every durable state transition.
 
 import { promises as fsp } from 'node:fs';
-import { writeFileAtomic } from './fs-util.js';
+import { atomicWriteFile } from './checkpoint-file.js';
 
 export const QUORUM_STATE_FILE = 'quorum-state';
 export const NO_DIRECTORY_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -97,5 +97,5 @@ export async function readQuorumState(file: string): Promise<StoredQuorumState |
 }
 
 export async function writeQuorumState(file: string, state: ElectionState, dataVersion: number): Promise<void> {
-  await writeFileAtomic(file, formatQuorumState(state, dataVersion));
+  await atomicWriteFile(file, formatQuorumState(state, dataVersion));
 }

@@ -3,7 +3,7 @@
 
 import * as path from 'node:path';
 import { promises as fsp } from 'node:fs';
-import { atomicWriteFile } from './checkpoints.js';
+import { atomicWriteFile } from './checkpoint-file.js';
 
 export const PARTITION_METADATA_FILE = 'partition.metadata';
 export const METADATA_TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';

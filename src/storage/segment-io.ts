@@ -1,8 +1,8 @@
 // Low-level segment reading and index building for the metadata log.
 
 import { promises as fsp } from 'node:fs';
-import { readBatchHeader, validateBatch } from '../../protocol/records/batch.js';
-import { LOG_OVERHEAD, MAGIC, RECORD_BATCH_OVERHEAD } from '../../protocol/records/layout.js';
+import { readBatchHeader, validateBatch } from '../protocol/records/batch.js';
+import { LOG_OVERHEAD, MAGIC, RECORD_BATCH_OVERHEAD } from '../protocol/records/layout.js';
 
 export interface ScannedBatch {
   /** File position of the batch. */
