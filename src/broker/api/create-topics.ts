@@ -15,7 +15,8 @@ import type { CreateTopicResult } from '../controller/index.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
-import { ZERO_UUID, controllerOf } from './admin-support.js';
+import { controllerOf } from './admin-support.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 type Result = CreateTopicsResponseCreatableTopicResult;
 

@@ -8,7 +8,8 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
-import { ZERO_UUID, controllerOf } from './admin-support.js';
+import { controllerOf } from './admin-support.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 /** DeleteTopicsRequest.topics(): v0-5 names as entries with a zero id. */
 function requestedTopics(req: DeleteTopicsRequest, v: number): { name: string | null; topicId: string }[] {

@@ -15,13 +15,13 @@ import type { ApiHandler, RequestContext } from './types.js';
 import { errorResponseFor, genericErrorResponse } from './error-responses.js';
 import {
   TOPIC_AUTHORIZED_OPERATIONS,
-  ZERO_UUID,
   imageOf,
   invalidTopicReason,
   isInternalTopic,
   leaderOnListener,
   offlineReplicas,
 } from './admin-support.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 type Topic = DescribeTopicPartitionsResponseTopic;
 type Partition = DescribeTopicPartitionsResponsePartition;

@@ -18,7 +18,6 @@ import {
   AUTHORIZED_OPERATIONS_OMITTED,
   CLUSTER_AUTHORIZED_OPERATIONS,
   TOPIC_AUTHORIZED_OPERATIONS,
-  ZERO_UUID,
   aliveBrokerNodes,
   autoCreatableTopic,
   controllerOf,
@@ -30,6 +29,7 @@ import {
   randomAliveBrokerId,
   sortedPartitions,
 } from './admin-support.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 type Topic = MetadataResponseTopic;
 type Partition = MetadataResponsePartition;

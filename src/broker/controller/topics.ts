@@ -21,7 +21,8 @@ import {
   unifyCollisionChars,
   validateTopicName,
 } from './topic-names.js';
-import { randomUuid, ZERO_UUID } from './uuid.js';
+import { randomUuid } from './uuid.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 /** QuorumController.MAX_RECORDS_PER_USER_OP. */
 export const MAX_RECORDS_PER_USER_OP = 10000;

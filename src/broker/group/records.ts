@@ -16,7 +16,7 @@ import type {
   ConsumerGroupCurrentMemberAssignmentValueTopicPartitions,
 } from '../../protocol/generated/group/ConsumerGroupCurrentMemberAssignment.js';
 import type { LegacyOffsetCommitValue } from '../../protocol/generated/group/LegacyOffsetCommit.js';
-import { ZERO_UUID } from '../../protocol/codec/types.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 import type { ConsumerGroupTargetAssignmentMemberValue } from '../../protocol/generated/group/ConsumerGroupTargetAssignmentMember.js';
 import type { ConsumerGroupRegularExpressionValue } from '../../protocol/generated/group/ConsumerGroupRegularExpression.js';
 

@@ -39,13 +39,13 @@ import {
   recordsSize,
   type ReplicaLogger,
 } from './types.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 export type * from './types.js';
 
 export { AppendError } from './record-validator.js';
 
 const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state']);
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 export interface ReplicaManagerOptions {
   nodeId: number;

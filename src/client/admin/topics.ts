@@ -3,8 +3,7 @@
 // delete, and list ongoing reassignments. Per-topic results keep each topic's own error.
 import type { KafkaClient, TopicMetadata } from '../client.js';
 import { ApiError, UnsupportedApiError } from '../errors.js';
-
-export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 /** Per-item outcome: the value, or the Kafka error for that item. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: Error };

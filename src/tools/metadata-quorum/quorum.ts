@@ -5,9 +5,9 @@
 import { ApiError, checkError } from '../../client/errors.js';
 import type { KafkaClient } from '../../client/client.js';
 import type { BrokerConnection } from '../../client/connection.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 export const METADATA_TOPIC = '__cluster_metadata';
-export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 export interface ReplicaState {
   replicaId: number;

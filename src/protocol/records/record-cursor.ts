@@ -1,0 +1,203 @@
+// Zero-copy iteration of the records of a v2 batch (Kafka's DefaultRecord.readFrom inside
+// DefaultRecordBatch's record iterator), over an uncompressed records section. One cursor is reused
+// for every record: after next() its fields locate the current record's parts in `data`; nothing is
+// copied or allocated per record. Every reader of records goes through it: batch decoding, the
+// produce validator, compaction and dump-log.
+//
+// The checks and their texts are Kafka's: fields are read within the records section (not within
+// the record's declared size), then the bytes read must equal the declared size; a key or value of
+// negative size is null; after the declared count, leftover bytes are an error raised before the
+// last record is handed out.
+
+import { CorruptRecordError, readVarint, readVarlong, varintEnd, type CorruptReason } from './layout.js';
+
+const EMPTY = new Uint8Array(0);
+
+/** DefaultRecord.readFrom's catch-all for reads past the end and malformed varints. */
+export const INVALID_RECORD_STRUCTURE = 'Found invalid record structure';
+export const RECORDS_REMAINING = 'Incorrect declared batch size, records still remaining in file';
+export const PREMATURE_EOF = 'Incorrect declared batch size, premature EOF reached';
+
+/** Kafka's text; the reason says what exactly was wrong (TRUNCATED, INVALID_VARINT, INVALID_LENGTH). */
+const structure = (reason: CorruptReason): CorruptRecordError =>
+  new CorruptRecordError(INVALID_RECORD_STRUCTURE, reason);
+const structureOf = (e: unknown): unknown =>
+  e instanceof CorruptRecordError && e.message !== INVALID_RECORD_STRUCTURE ? structure(e.reason) : e;
+
+export class RecordCursor {
+  data: Uint8Array = EMPTY;
+  /** End of the records section. */
+  end = 0;
+  /** Records the batch header declares. */
+  count = 0;
+  /** Index of the current record (-1 before the first next()). */
+  index = -1;
+  /** Where the next record starts. */
+  position = 0;
+
+  // The current record.
+  /** Position of its size varint. */
+  recordStart = 0;
+  /** First byte after the size varint (the attributes byte). */
+  bodyStart = 0;
+  bodySize = 0;
+  attributes = 0;
+  /** Position of the timestampDelta varlong (for exact int64 re-reads with readVarlongBig). */
+  timestampDeltaPos = 0;
+  timestampDelta = 0;
+  offsetDelta = 0;
+  /** Position of the key-size varint: the record from here on is key, value, headers. */
+  keySizePos = 0;
+  keyStart = 0;
+  /** -1 for a null key. */
+  keySize = -1;
+  valueStart = 0;
+  /** -1 for a null value (a tombstone). */
+  valueSize = -1;
+  /** Position of the first header (after the header-count varint). */
+  headersStart = 0;
+  headerCount = 0;
+  /** First byte after the record. */
+  recordEnd = 0;
+
+  /** Starts over on the records section data[start, end) holding `count` records. */
+  reset(data: Uint8Array, start: number, end: number, count: number): this {
+    this.data = data;
+    this.position = start;
+    this.end = end;
+    this.count = count;
+    this.index = -1;
+    return this;
+  }
+
+  /** Reads the next record; false after the declared count. Throws CorruptRecordError. */
+  next(): boolean {
+    if (this.index + 1 >= this.count) return false;
+    const d = this.data;
+    const end = this.end;
+    let p = this.position;
+    this.recordStart = p;
+    if (p >= end) throw new CorruptRecordError(PREMATURE_EOF, 'PREMATURE_EOF');
+    let size: number;
+    try {
+      size = readVarint(d, p, end);
+    } catch (e) {
+      if (e instanceof CorruptRecordError && e.reason === 'INVALID_VARINT') throw structure('INVALID_VARINT');
+      throw new CorruptRecordError(PREMATURE_EOF, 'PREMATURE_EOF');
+    }
+    p = varintEnd;
+    if (end - p < size) {
+      throw new CorruptRecordError(
+        `Invalid record size: expected ${size} bytes in record payload, but instead the buffer has only ${end - p} remaining bytes.`,
+        'INVALID_LENGTH',
+      );
+    }
+    this.bodyStart = p;
+    this.bodySize = size;
+    try {
+      if (p >= end) throw structure('TRUNCATED');
+      this.attributes = d[p++]!;
+      this.timestampDeltaPos = p;
+      this.timestampDelta = readVarlong(d, p, end);
+      this.offsetDelta = readVarint(d, varintEnd, end);
+      this.keySizePos = varintEnd;
+      p = this.readBytes(d, varintEnd, end, true);
+      p = this.readBytes(d, p, end, false);
+      this.headerCount = readVarint(d, p, end);
+      p = varintEnd;
+    } catch (e) {
+      throw structureOf(e);
+    }
+    const n = this.headerCount;
+    if (n < 0) throw new CorruptRecordError(`Found invalid number of record headers ${n}`);
+    if (n > end - p)
+      throw new CorruptRecordError(
+        `Found invalid number of record headers. ${n} is larger than the remaining size of the buffer`,
+      );
+    this.headersStart = p;
+    for (let h = 0; h < n; h++) {
+      const ks = this.varint(p);
+      p = varintEnd;
+      if (ks < 0) throw new CorruptRecordError(`Invalid negative header key size ${ks}`, 'INVALID_LENGTH');
+      if (ks > end - p) throw structure('INVALID_LENGTH');
+      p += ks;
+      const vs = this.varint(p);
+      p = varintEnd;
+      if (vs > end - p) throw structure('INVALID_LENGTH');
+      if (vs > 0) p += vs;
+    }
+    if (p - this.bodyStart !== size) {
+      throw new CorruptRecordError(
+        `Invalid record size: expected to read ${size} bytes in record payload, but instead read ${p - this.bodyStart}`,
+        'INVALID_LENGTH',
+      );
+    }
+    this.recordEnd = p;
+    this.position = p;
+    this.index++;
+    if (this.index === this.count - 1 && p !== end) throw new CorruptRecordError(RECORDS_REMAINING);
+    return true;
+  }
+
+  /** Key or value size + bytes at p (Utils.readBytes: negative = null); returns the position after. */
+  private readBytes(d: Uint8Array, p: number, end: number, key: boolean): number {
+    let n = readVarint(d, p, end);
+    p = varintEnd;
+    if (n > end - p) throw structure('INVALID_LENGTH');
+    if (n < 0) n = -1;
+    if (key) {
+      this.keyStart = p;
+      this.keySize = n;
+    } else {
+      this.valueStart = p;
+      this.valueSize = n;
+    }
+    return n > 0 ? p + n : p;
+  }
+
+  private varint(p: number): number {
+    try {
+      return readVarint(this.data, p, this.end);
+    } catch (e) {
+      throw structureOf(e);
+    }
+  }
+
+  /** The current record's key as a view (null for a null key). */
+  key(): Buffer | null {
+    return this.keySize < 0 ? null : view(this.data, this.keyStart, this.keyStart + this.keySize);
+  }
+
+  /** The current record's value as a view (null for a tombstone). */
+  value(): Buffer | null {
+    return this.valueSize < 0 ? null : view(this.data, this.valueStart, this.valueStart + this.valueSize);
+  }
+
+  /** Calls fn for each header of the current record: key as UTF-8 text, value as a view or null. */
+  forEachHeader(fn: (key: string, value: Buffer | null) => void): void {
+    const d = this.data;
+    let p = this.headersStart;
+    for (let h = 0; h < this.headerCount; h++) {
+      const ks = readVarint(d, p, this.recordEnd);
+      p = varintEnd;
+      const key = view(d, p, p + ks).toString('utf8');
+      p += ks;
+      const vs = readVarint(d, p, this.recordEnd);
+      p = varintEnd;
+      fn(key, vs < 0 ? null : view(d, p, p + vs));
+      if (vs > 0) p += vs;
+    }
+  }
+}
+
+/** A Buffer view of data[start, end) (no copy). */
+export function view(data: Uint8Array, start: number, end: number): Buffer {
+  return Buffer.isBuffer(data)
+    ? data.subarray(start, end)
+    : Buffer.from(data.buffer, data.byteOffset + start, end - start);
+}
+
+/** Kafka's DefaultRecordBatch.incrementSequence: baseSequence + delta, wrapping at 2^31. */
+export function incrementSequence(seq: number, delta: number): number {
+  return seq > 0x7fffffff - delta ? delta - (0x7fffffff - seq) - 1 : seq + delta;
+}
