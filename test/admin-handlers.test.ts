@@ -17,8 +17,9 @@ import type { BrokerServices } from '../src/broker/services.js';
 import type { ApiHandler, RequestContext } from '../src/broker/api/types.js';
 import { HandlerRegistry } from '../src/broker/api/registry.js';
 import { registerAdminHandlers } from '../src/broker/api/register-all.js';
+import { BrokerLoggers } from '../src/broker/loggers.js';
+import type { ReplicaManager } from '../src/broker/replication/replica-manager.js';
 import {
-  BrokerLoggers,
   adminConfigSchema,
   adminConfigValidator,
   CLUSTER_AUTHORIZED_OPERATIONS,
@@ -104,10 +105,11 @@ async function withEnv(
     clusterId: CLUSTER_ID,
     endpoints: [{ listenerName: 'PLAINTEXT', host: 'localhost', port: 9092, securityProtocol: 'PLAINTEXT' }],
     controller,
-    replicas: { logManager: { allLogs: () => fakeLogs } },
-    extra: new Map<string, unknown>([
-      ['brokerLoggers', new BrokerLoggers('INFO', { kafka: 'INFO', 'kafka.server': null })],
-    ]),
+    // DescribeLogDirs is the only handler here that reads partition logs, and only logManager.allLogs()
+    replicas: { logManager: { allLogs: () => fakeLogs } } as unknown as ReplicaManager,
+    loggers: new BrokerLoggers('INFO', { kafka: 'INFO', 'kafka.server': null }),
+    groupCoordinator: null,
+    txnCoordinator: null,
   };
   const call = async (
     h: ApiHandler<BrokerServices>,
@@ -707,7 +709,7 @@ test('IncrementalAlterConfigs: SET/DELETE/APPEND/SUBTRACT on a topic, validate-o
 test('IncrementalAlterConfigs: BROKER_LOGGER levels handled on the broker', async () => {
   await withEnv({}, async ({ call, services }) => {
     const L = ConfigResourceType.BrokerLogger;
-    const loggers = services.extra.get('brokerLoggers') as BrokerLoggers;
+    const loggers = services.loggers;
     const r = await call(incrementalAlterConfigs, 1, {
       resources: [
         { resourceType: L, resourceName: '1', configs: [{ name: 'kafka', configOperation: SET, value: 'DEBUG' }] },

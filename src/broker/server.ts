@@ -22,6 +22,7 @@ import { registerGroupHandlers } from './api/register-group.js';
 import { startGroupCoordinator, type GroupCoordinatorHandle } from './group/broker-glue.js';
 import { adminConfigSchema, adminConfigValidator } from './api/admin-support.js';
 import type { BrokerServices } from './services.js';
+import { defaultBrokerLoggers } from './loggers.js';
 
 export interface ServerLogger {
   log(level: string, msg: string): void;
@@ -144,7 +145,9 @@ export class BrokerServer {
       })),
       controller,
       replicas,
-      extra: new Map(),
+      loggers: defaultBrokerLoggers(),
+      groupCoordinator: null,
+      txnCoordinator: null,
     };
     const registry = new HandlerRegistry();
     registry.register(

@@ -22,7 +22,7 @@ import { ConfigResourceType, type MetadataImage } from '../metadata/image.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
-import { brokerLoggersOf, errorOf, imageOf, invalidTopicReason } from './admin-support.js';
+import { errorOf, imageOf, invalidTopicReason } from './admin-support.js';
 
 type Entry = DescribeConfigsResponseDescribeConfigsResourceResult;
 type Result = DescribeConfigsResponseDescribeConfigsResult;
@@ -193,17 +193,15 @@ function describeLoggers(name: string, services: BrokerServices, o: Options): En
   if (name === '') fail('Broker id must not be empty');
   if (brokerIdOf(name) !== services.nodeId)
     fail(`Unexpected broker id, expected ${services.nodeId} but received ${name}`);
-  return brokerLoggersOf(services)
-    .all()
-    .map(([n, level]) =>
-      entry(o, {
-        name: n,
-        value: level,
-        source: CONFIG_SOURCE.DYNAMIC_BROKER_LOGGER_CONFIG,
-        sensitive: false,
-        readOnly: false,
-      }),
-    );
+  return services.loggers.all().map(([n, level]) =>
+    entry(o, {
+      name: n,
+      value: level,
+      source: CONFIG_SOURCE.DYNAMIC_BROKER_LOGGER_CONFIG,
+      sensitive: false,
+      readOnly: false,
+    }),
+  );
 }
 
 function describeClientMetrics(name: string, image: MetadataImage, o: Options): Entry[] {

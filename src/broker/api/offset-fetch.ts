@@ -12,14 +12,13 @@ import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 import type { FetchGroupResponse } from '../group/offsets.js';
-import { TXN_COORDINATOR_KEY, type TxnCoordinatorHandle } from '../txn/broker-glue.js';
 
 type Topics = FetchGroupResponse['topics'];
 
 /** requireStable: partitions with pending transactional offsets become UNSTABLE_OFFSET_COMMIT. */
 function markUnstable(services: BrokerServices, groupId: string, topics: Topics): Topics {
   // no transaction coordinator yet: no transactional offsets either
-  const txn = services.extra.get(TXN_COORDINATOR_KEY) as TxnCoordinatorHandle | undefined;
+  const txn = services.txnCoordinator;
   const offsets = txn?.offsets();
   if (!offsets) return topics;
   const pending = (topic: string, partition: number): boolean => offsets.hasPendingOffsets(groupId, topic, partition);

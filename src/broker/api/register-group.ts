@@ -1,7 +1,7 @@
 // Registers the group coordinator APIs: FindCoordinator, JoinGroup, SyncGroup, Heartbeat,
 // LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups, OffsetDelete,
 // ConsumerGroupHeartbeat, ConsumerGroupDescribe. They reach the coordinator through
-// `services.extra` (src/broker/group/broker-glue.ts: startGroupCoordinator / groupCoordinatorOf).
+// `services.groupCoordinator` (src/broker/group/broker-glue.ts: startGroupCoordinator / groupCoordinatorOf).
 import type { HandlerRegistry } from './registry.js';
 import { handler as findCoordinator } from './find-coordinator.js';
 import { handler as joinGroup } from './join-group.js';

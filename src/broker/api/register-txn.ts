@@ -1,7 +1,7 @@
 // Registers the transaction APIs: InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn,
 // WriteTxnMarkers, TxnOffsetCommit, DescribeProducers, DescribeTransactions, ListTransactions (broker
 // listeners), and AllocateProducerIds (controller listener).
-// They reach the transaction coordinator through `services.extra` (src/broker/txn/broker-glue.ts:
+// They reach the transaction coordinator through `services.txnCoordinator` (src/broker/txn/broker-glue.ts:
 // startTxnCoordinator / txnCoordinatorOf).
 import type { HandlerRegistry } from './registry.js';
 import { handler as initProducerId } from './init-producer-id.js';
