@@ -1,6 +1,6 @@
 // One tkafka node: storage check → KRaft controller (metadata log) → partition logs → handlers →
 // listeners. Metadata changes flow one way: the controller publishes, the broker side reacts.
-import { ensureFormatted } from '../storage/meta-properties.js';
+import { ensureFormatted } from './storage/ensure-formatted.js';
 import type { ServerConfig } from '../config/load.js';
 import { effectiveTopicConfig } from '../config/topic-configs.js';
 import { QuorumController } from './controller/index.js';

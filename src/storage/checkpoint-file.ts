@@ -101,11 +101,14 @@ export async function fsyncDir(dir: string): Promise<void> {
 }
 
 /**
- * Kafka's atomic replace: write `<file>.tmp` (a stale one removed first), fsync it, rename over
- * `<file>`, fsync the parent directory (CheckpointFile / Utils.atomicMoveWithFallback).
+ * Kafka's atomic replace: write `<file>.tmp` (or `tmp`; a stale one removed first), fsync it, rename
+ * over `<file>`, fsync the parent directory (CheckpointFile / Utils.atomicMoveWithFallback).
  */
-export async function atomicWriteFile(file: string, data: string | Uint8Array): Promise<void> {
-  const tmp = file + '.tmp';
+export async function atomicWriteFile(
+  file: string,
+  data: string | Uint8Array,
+  tmp: string = file + '.tmp',
+): Promise<void> {
   await fsp.rm(tmp, { force: true });
   const fh = await fsp.open(tmp, 'w');
   try {

@@ -147,8 +147,9 @@ export class FileRecords {
   }
 
   /** Opens (creating if needed) a log file; the size is the current file length. */
-  static async open(file: string, create: boolean): Promise<FileRecords> {
-    const fh = await fsp.open(file, create ? fsConstants.O_RDWR | fsConstants.O_CREAT : fsConstants.O_RDWR);
+  static async open(file: string, create: boolean, readOnly = false): Promise<FileRecords> {
+    const mode = readOnly ? fsConstants.O_RDONLY : fsConstants.O_RDWR | (create ? fsConstants.O_CREAT : 0);
+    const fh = await fsp.open(file, mode);
     const size = (await fh.stat()).size;
     return new FileRecords(file, fh, size);
   }

@@ -11,6 +11,14 @@ export interface OffsetPosition {
 
 export const OFFSET_INDEX_ENTRY_SIZE = 8;
 
+/** One `.index` entry: the batch's offset relative to the segment base, and its position in `.log`. */
+export function encodeOffsetIndexEntry(relativeOffset: number, position: number): Buffer {
+  const e = Buffer.allocUnsafe(OFFSET_INDEX_ENTRY_SIZE);
+  e.writeInt32BE(relativeOffset, 0);
+  e.writeInt32BE(position, 4);
+  return e;
+}
+
 export class OffsetIndex extends AbstractIndex {
   protected readonly entrySize = OFFSET_INDEX_ENTRY_SIZE;
   private _lastOffset: number;
@@ -59,10 +67,7 @@ export class OffsetIndex extends AbstractIndex {
     await this.ensureLoaded();
     if (this.isFull()) throw new RangeError(`Attempt to append to a full index (size = ${this.entries}).`);
     if (this.entries === 0 || offset > this._lastOffset) {
-      const e = Buffer.allocUnsafe(8);
-      e.writeInt32BE(this.relativeOffsetOrThrow(offset), 0);
-      e.writeInt32BE(position, 4);
-      await this.appendEntry(e);
+      await this.appendEntry(encodeOffsetIndexEntry(this.relativeOffsetOrThrow(offset), position));
     } else {
       throw new InvalidOffsetError(
         `Attempt to append an offset ${offset} to position ${this.entries} no larger than the last offset appended (${this._lastOffset}) to ${this.file}`,

@@ -1,8 +1,11 @@
-// Low-level segment reading and index building for the metadata log.
+// The metadata log's segment access (`__cluster_metadata-0` and snapshot `.checkpoint` files, both v2
+// batches only): a batch walk over FileRecords with the metadata log's recovery rules, and the sparse
+// index rule of LogSegment that builds `.index` / `.timeindex` entries while batches are appended.
 
-import { promises as fsp } from 'node:fs';
-import { readBatchHeader, validateBatch } from '../protocol/records/batch.js';
-import { LOG_OVERHEAD, MAGIC, RECORD_BATCH_OVERHEAD } from '../protocol/records/layout.js';
+import * as L from '../protocol/records/layout.js';
+import { CorruptRecordError, FileRecords, ensureValidBatch } from './file-records.js';
+import { encodeOffsetIndexEntry } from './offset-index.js';
+import { encodeTimeIndexEntry } from './time-index.js';
 
 export interface ScannedBatch {
   /** File position of the batch. */
@@ -20,7 +23,6 @@ export interface ReadBatchesOptions {
   readonly stopOnError: boolean;
   /** Read only up to this file position. */
   readonly end?: number;
-  readonly chunkSize?: number;
 }
 
 export interface ReadBatchesResult {
@@ -31,8 +33,10 @@ export interface ReadBatchesResult {
 }
 
 /**
- * Reads the v2 batches of a segment file from `start`, in chunks, calling `onBatch` for each
- * complete batch (return false to stop). A partial batch at the end is reported, not delivered.
+ * Reads the v2 batches of a segment file from `start` (FileRecords' chunked walk), calling
+ * `onBatch` for each complete batch (return false to stop); `buf` is valid only during the call.
+ * A batch that is not magic 2, too short, or (with verifyCrc) fails its CRC, and a partial batch at
+ * the end, are errors: thrown, or reported in the result with `stopOnError`.
  */
 export async function readBatches(
   file: string,
@@ -40,88 +44,39 @@ export async function readBatches(
   onBatch: (b: ScannedBatch, buf: Buffer) => boolean | void,
   opts: ReadBatchesOptions,
 ): Promise<ReadBatchesResult> {
-  const fh = await fsp.open(file, 'r');
-  try {
-    const fileEnd = opts.end ?? (await fh.stat()).size;
-    const chunk = opts.chunkSize ?? 1024 * 1024;
-    let bufPos = start; // file position of buf[0]
-    let buf: Buffer = Buffer.alloc(0);
-    for (;;) {
-      let off = 0;
-      for (;;) {
-        const avail = buf.length - off;
-        if (avail < LOG_OVERHEAD) break;
-        const size = buf.readInt32BE(off + 8) + LOG_OVERHEAD;
-        if (size < RECORD_BATCH_OVERHEAD)
-          return fail(bufPos + off, new Error(`invalid batch length ${size - LOG_OVERHEAD} at ${bufPos + off}`));
-        if (avail < size) break;
-        let info: ScannedBatch;
-        try {
-          if (buf[off + MAGIC] !== 2) throw new Error(`unexpected magic ${buf[off + MAGIC]} at ${bufPos + off}`);
-          if (opts.verifyCrc) validateBatch(buf, off, off + size);
-          const h = readBatchHeader(buf, off, off + size);
-          info = {
-            position: bufPos + off,
-            size,
-            baseOffset: h.baseOffset,
-            lastOffset: h.lastOffset,
-            epoch: h.partitionLeaderEpoch,
-            maxTimestamp: h.maxTimestamp,
-          };
-        } catch (e) {
-          return fail(bufPos + off, e as Error);
-        }
-        if (onBatch(info, buf.subarray(off, off + size)) === false) return { validEnd: bufPos + off, error: null };
-        off += size;
-      }
-      const filePos = bufPos + buf.length;
-      const rest = buf.subarray(off);
-      if (filePos >= fileEnd) {
-        if (rest.length === 0) return { validEnd: filePos, error: null };
-        return fail(bufPos + off, new Error(`partial batch of ${rest.length} bytes at ${bufPos + off}`));
-      }
-      let want = chunk;
-      if (rest.length >= LOG_OVERHEAD) want = Math.max(want, rest.readInt32BE(8) + LOG_OVERHEAD - rest.length);
-      want = Math.min(want, fileEnd - filePos);
-      const next = Buffer.allocUnsafe(rest.length + want);
-      rest.copy(next, 0);
-      const { bytesRead } = await fh.read(next, rest.length, want, filePos);
-      bufPos += off;
-      buf = next.subarray(0, rest.length + bytesRead);
-      if (bytesRead === 0) {
-        return fail(bufPos, new Error(`unexpected end of file at ${filePos}`));
-      }
-    }
-  } finally {
-    await fh.close();
-  }
-
-  function fail(position: number, error: Error): ReadBatchesResult {
+  const records = await FileRecords.open(file, false, true);
+  const fail = (position: number, error: Error): ReadBatchesResult => {
     if (opts.stopOnError) return { validEnd: position, error };
     throw error;
-  }
-}
-
-export interface IndexEntry {
-  readonly relativeOffset: number;
-  readonly position: number;
-}
-
-export async function readIndexFile(file: string): Promise<IndexEntry[]> {
-  let data: Buffer;
+  };
   try {
-    data = await fsp.readFile(file);
-  } catch {
-    return [];
+    const end = Math.min(opts.end ?? records.size, records.size);
+    let pos = start;
+    try {
+      for await (const b of records.batches(start, { end, withData: true })) {
+        if (b.magic !== 2) throw new CorruptRecordError(`unexpected magic ${b.magic} at ${b.position}`);
+        if (b.size < L.RECORD_BATCH_OVERHEAD)
+          throw new CorruptRecordError(`invalid batch length ${b.size - L.LOG_OVERHEAD} at ${b.position}`);
+        if (opts.verifyCrc) ensureValidBatch(b.data!, b);
+        const info: ScannedBatch = {
+          position: b.position,
+          size: b.size,
+          baseOffset: b.baseOffset,
+          lastOffset: b.lastOffset,
+          epoch: b.partitionLeaderEpoch,
+          maxTimestamp: b.maxTimestamp,
+        };
+        if (onBatch(info, b.data!) === false) return { validEnd: pos, error: null };
+        pos = b.position + b.size;
+      }
+    } catch (e) {
+      return fail(pos, e as Error);
+    }
+    if (pos < end) return fail(pos, new CorruptRecordError(`partial batch of ${end - pos} bytes at ${pos}`));
+    return { validEnd: pos, error: null };
+  } finally {
+    await records.close();
   }
-  const out: IndexEntry[] = [];
-  for (let p = 0; p + 8 <= data.length; p += 8) {
-    const relativeOffset = data.readInt32BE(p);
-    const position = data.readInt32BE(p + 4);
-    if (out.length > 0 && relativeOffset === 0 && position === 0) break; // zero padding
-    out.push({ relativeOffset, position });
-  }
-  return out;
 }
 
 /**
@@ -155,9 +110,7 @@ export class SegmentIndexer {
     let offset: Buffer | null = null;
     let time: Buffer | null = null;
     if (this.bytesSince > this.interval) {
-      offset = Buffer.allocUnsafe(8);
-      offset.writeInt32BE(lastOffset - this.baseOffset, 0);
-      offset.writeInt32BE(position, 4);
+      offset = encodeOffsetIndexEntry(lastOffset - this.baseOffset, position);
       this.offsetEntries.push(offset);
       time = this.timeEntry();
       this.bytesSince = 0;
@@ -168,9 +121,7 @@ export class SegmentIndexer {
 
   private timeEntry(): Buffer | null {
     if (this.maxTs <= this.lastTimeTs) return null;
-    const b = Buffer.allocUnsafe(12);
-    b.writeBigInt64BE(BigInt(this.maxTs), 0);
-    b.writeInt32BE(this.maxTsOffset - this.baseOffset, 8);
+    const b = encodeTimeIndexEntry(this.maxTs, this.maxTsOffset - this.baseOffset);
     this.lastTimeTs = this.maxTs;
     this.timeEntries.push(b);
     return b;

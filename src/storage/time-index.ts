@@ -14,6 +14,14 @@ export interface TimestampOffset {
 export const TIME_INDEX_ENTRY_SIZE = 12;
 export const NO_TIMESTAMP = -1;
 
+/** One `.timeindex` entry: a max timestamp and the offset (relative to the segment base) it was reached at. */
+export function encodeTimeIndexEntry(timestamp: number, relativeOffset: number): Buffer {
+  const e = Buffer.allocUnsafe(TIME_INDEX_ENTRY_SIZE);
+  e.writeBigInt64BE(BigInt(timestamp), 0);
+  e.writeInt32BE(relativeOffset, 8);
+  return e;
+}
+
 export class TimeIndex extends AbstractIndex {
   protected readonly entrySize = TIME_INDEX_ENTRY_SIZE;
   private _lastEntry: TimestampOffset;
@@ -80,10 +88,7 @@ export class TimeIndex extends AbstractIndex {
         // Kafka's mmap would throw BufferOverflowException here; the roll rule prevents it.
         throw new RangeError(`Time index ${this.file} has no room for another entry`);
       }
-      const e = Buffer.allocUnsafe(12);
-      e.writeBigInt64BE(BigInt(timestamp), 0);
-      e.writeInt32BE(this.relativeOffsetOrThrow(offset), 8);
-      await this.appendEntry(e);
+      await this.appendEntry(encodeTimeIndexEntry(timestamp, this.relativeOffsetOrThrow(offset)));
     }
   }
 

@@ -13,7 +13,11 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { defaultFeatureLevelRecord } from '../../protocol/generated/metadata/index.js';
 import { encodeSnapshot, readSnapshotFile, snapshotFileName, writeSnapshotFile } from '../raft/snapshots.js';
-import { fsyncDir } from '../raft/fs-util.js';
+import {
+  BOOTSTRAP_CHECKPOINT_FILE,
+  bootstrapCheckpointFile,
+  writeBootstrapCheckpointData,
+} from '../../storage/snapshot-file.js';
 import { METADATA_PARTITION_DIR } from '../raft/types.js';
 import {
   defaultFeatureLevels,
@@ -24,7 +28,7 @@ import {
 } from './features.js';
 import { metadataRecord, RecordType, type MetadataRecord } from './records.js';
 
-export const BOOTSTRAP_CHECKPOINT_FILE = 'bootstrap.checkpoint';
+export { BOOTSTRAP_CHECKPOINT_FILE };
 
 export interface BootstrapMetadata {
   readonly records: readonly MetadataRecord[];
@@ -103,28 +107,12 @@ export async function writeBootstrapCheckpoint(
     extraRecords = [...(spec.extraRecords ?? []), ...extraRecords];
   }
   records.push(...extraRecords);
-  const data = encodeSnapshot({ epoch: 0, lastContainedLogTimestamp: 0, records });
-  const file = path.join(dir, BOOTSTRAP_CHECKPOINT_FILE);
-  const tmp = `${file}.tmp`;
-  await fsp.rm(tmp, { force: true });
-  try {
-    const fh = await fsp.open(tmp, 'wx');
-    try {
-      await fh.writeFile(data);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await fsp.rename(tmp, file);
-    await fsyncDir(dir);
-  } finally {
-    await fsp.rm(tmp, { force: true });
-  }
+  await writeBootstrapCheckpointData(dir, encodeSnapshot({ epoch: 0, lastContainedLogTimestamp: 0, records }));
 }
 
 /** Reads `<dir>/bootstrap.checkpoint`; null if absent. Control batches are skipped. */
 export async function readBootstrapCheckpoint(dir: string): Promise<BootstrapMetadata | null> {
-  const file = path.join(dir, BOOTSTRAP_CHECKPOINT_FILE);
+  const file = bootstrapCheckpointFile(dir);
   try {
     await fsp.access(file);
   } catch {

@@ -1,14 +1,10 @@
-// Snapshot files `<20-digit endOffset>-<10-digit epoch>.checkpoint` (Kafka's Snapshots,
-// RecordsSnapshotWriter, FileRawSnapshotWriter) and the same layout for `bootstrap.checkpoint`
-// (BatchFileWriter): v2 batches with base offsets starting at 0 inside the file and
-// partitionLeaderEpoch = the snapshot epoch; first a control batch with SnapshotHeaderRecord
-// (+ KRaftVersionRecord and VotersRecord when kraft.version >= 1), then data batches of framed
-// metadata records, then a control batch with SnapshotFooterRecord. Written to a `.checkpoint.part`
-// file, fsynced, then renamed.
+// The content of snapshot `.checkpoint` files and of `bootstrap.checkpoint` (Kafka's
+// RecordsSnapshotWriter, BatchFileWriter): v2 batches with base offsets starting at 0 inside the
+// file and partitionLeaderEpoch = the snapshot epoch; first a control batch with
+// SnapshotHeaderRecord (+ KRaftVersionRecord and VotersRecord when kraft.version >= 1), then data
+// batches of framed metadata records, then a control batch with SnapshotFooterRecord. The files
+// themselves (names, listing, atomic writes, batch reads) are src/storage.
 
-import { promises as fsp } from 'node:fs';
-import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import {
   buildControlBatch,
   buildDataBatch,
@@ -16,49 +12,25 @@ import {
   decodeMetadataBatch,
   type ControlRecord,
 } from './batches.js';
-import { fsyncDir, offsetFileName } from './fs-util.js';
 import { readBatches } from '../../storage/segment-io.js';
+import { writeSnapshotData } from '../../storage/snapshot-file.js';
 import type { MetadataRecord } from '../metadata/records.js';
 import type { VotersRecord } from '../../protocol/generated/protocol/VotersRecord.js';
 import type { OffsetAndEpoch } from './types.js';
 
-export const SNAPSHOT_SUFFIX = '.checkpoint';
-export const PARTIAL_SUFFIX = '.checkpoint.part';
-export const DELETED_SUFFIX = '.checkpoint.deleted';
+export {
+  listSnapshots,
+  parseSnapshotFileName,
+  snapshotFileName,
+  SNAPSHOT_SUFFIX,
+  PARTIAL_SUFFIX,
+  DELETED_SUFFIX,
+} from '../../storage/snapshot-file.js';
 /** Records per data batch (SnapshotEmitter's default batch size). */
 export const SNAPSHOT_RECORDS_PER_BATCH = 1024;
 
-export function snapshotFileName(id: OffsetAndEpoch): string {
-  return `${offsetFileName(id.offset)}-${String(id.epoch).padStart(10, '0')}${SNAPSHOT_SUFFIX}`;
-}
-
-export function parseSnapshotFileName(name: string): OffsetAndEpoch | null {
-  const m = /^(\d{20})-(\d{10})\.checkpoint$/.exec(name);
-  return m ? { offset: Number(m[1]), epoch: Number(m[2]) } : null;
-}
-
 export function compareOffsetAndEpoch(a: OffsetAndEpoch, b: OffsetAndEpoch): number {
   return a.epoch !== b.epoch ? a.epoch - b.epoch : a.offset - b.offset;
-}
-
-/** Completed snapshots in the directory, oldest first; removes stale partial/deleted files. */
-export async function listSnapshots(dir: string): Promise<OffsetAndEpoch[]> {
-  let names: string[];
-  try {
-    names = await fsp.readdir(dir);
-  } catch {
-    return [];
-  }
-  const out: OffsetAndEpoch[] = [];
-  for (const n of names) {
-    if (n.endsWith(PARTIAL_SUFFIX) || n.endsWith(DELETED_SUFFIX)) {
-      await fsp.rm(path.join(dir, n), { force: true });
-      continue;
-    }
-    const id = parseSnapshotFileName(n);
-    if (id) out.push(id);
-  }
-  return out.sort((a, b) => a.offset - b.offset || a.epoch - b.epoch);
 }
 
 export interface SnapshotContent {
@@ -103,20 +75,9 @@ export function encodeSnapshot(c: SnapshotContent): Buffer {
   return Buffer.concat(parts);
 }
 
-/** Writes `file` via `<file-stem>-<random>.checkpoint.part` + fsync + rename + directory fsync. */
+/** Encodes the snapshot and writes it atomically as `file`. */
 export async function writeSnapshotFile(file: string, c: SnapshotContent): Promise<void> {
-  const data = encodeSnapshot(c);
-  const stem = file.endsWith(SNAPSHOT_SUFFIX) ? file.slice(0, -SNAPSHOT_SUFFIX.length) : file;
-  const part = `${stem}-${randomBytes(8).toString('hex')}${PARTIAL_SUFFIX}`;
-  const fh = await fsp.open(part, 'wx');
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await fsp.rename(part, file);
-  await fsyncDir(path.dirname(file));
+  await writeSnapshotData(file, encodeSnapshot(c));
 }
 
 export interface LoadedSnapshot {
