@@ -54,47 +54,31 @@ export type ControlRecord =
   | { readonly type: ControlRecordType.KRaftVoters; readonly data: VotersRecord }
   | { readonly type: number; readonly data: null };
 
+/** The generated codec of each KRaft control record value (serialized at version 0, no version prefix). */
+const CONTROL_VALUE_CODECS: Record<
+  number,
+  { read: (r: Reader, v: number) => unknown; write: (w: Writer, v: number, m: never) => void }
+> = {
+  [ControlRecordType.LeaderChange]: { read: readLeaderChangeMessage, write: writeLeaderChangeMessage },
+  [ControlRecordType.SnapshotHeader]: { read: readSnapshotHeaderRecord, write: writeSnapshotHeaderRecord },
+  [ControlRecordType.SnapshotFooter]: { read: readSnapshotFooterRecord, write: writeSnapshotFooterRecord },
+  [ControlRecordType.KRaftVersion]: { read: readKRaftVersionRecord, write: writeKRaftVersionRecord },
+  [ControlRecordType.KRaftVoters]: { read: readVotersRecord, write: writeVotersRecord },
+};
+
 function encodeControlValue(rec: ControlRecord): Buffer {
+  const codec = CONTROL_VALUE_CODECS[rec.type];
+  if (!codec) throw new RangeError(`cannot encode control record type ${rec.type}`);
   const w = new Writer(64);
-  switch (rec.type) {
-    case ControlRecordType.LeaderChange:
-      writeLeaderChangeMessage(w, 0, rec.data as LeaderChangeMessage);
-      break;
-    case ControlRecordType.SnapshotHeader:
-      writeSnapshotHeaderRecord(w, 0, rec.data as SnapshotHeaderRecord);
-      break;
-    case ControlRecordType.SnapshotFooter:
-      writeSnapshotFooterRecord(w, 0, rec.data as SnapshotFooterRecord);
-      break;
-    case ControlRecordType.KRaftVersion:
-      writeKRaftVersionRecord(w, 0, rec.data as KRaftVersionRecord);
-      break;
-    case ControlRecordType.KRaftVoters:
-      writeVotersRecord(w, 0, rec.data as VotersRecord);
-      break;
-    default:
-      throw new RangeError(`cannot encode control record type ${rec.type}`);
-  }
+  codec.write(w, 0, rec.data as never);
   return w.toBuffer();
 }
 
 function decodeControlValue(type: number, value: Buffer | null): ControlRecord {
-  if (value === null) return { type, data: null };
-  const r = new Reader(value);
-  switch (type) {
-    case ControlRecordType.LeaderChange:
-      return { type, data: readLeaderChangeMessage(r, 0) };
-    case ControlRecordType.SnapshotHeader:
-      return { type, data: readSnapshotHeaderRecord(r, 0) };
-    case ControlRecordType.SnapshotFooter:
-      return { type, data: readSnapshotFooterRecord(r, 0) };
-    case ControlRecordType.KRaftVersion:
-      return { type, data: readKRaftVersionRecord(r, 0) };
-    case ControlRecordType.KRaftVoters:
-      return { type, data: readVotersRecord(r, 0) };
-    default:
-      return { type, data: null }; // unknown control types are ignored
-  }
+  const codec = CONTROL_VALUE_CODECS[type];
+  // unknown control types are ignored
+  if (value === null || !codec) return { type, data: null };
+  return { type, data: codec.read(new Reader(value), 0) } as ControlRecord;
 }
 
 export interface BatchPosition {

@@ -18,24 +18,7 @@ import {
 } from './layout.js';
 import { writeBatchCrc } from './batch-header.js';
 import { RecordCursor, view } from './record-cursor.js';
-
-/** The header fields of a stored v2 batch that retained-record access and rebuilding use. */
-export interface StoredBatchHeader {
-  magic: number;
-  baseOffset: number;
-  lastOffset: number;
-  partitionLeaderEpoch: number;
-  attributes: number;
-  baseTimestamp: number;
-  maxTimestamp: number;
-  producerId: number;
-  producerEpoch: number;
-  baseSequence: number;
-  /** records count */
-  count: number;
-  /** whole batch size, log overhead included */
-  size: number;
-}
+import type { StoredBatch } from './batch-stored.js';
 
 export interface RecordView {
   offset: number;
@@ -50,7 +33,7 @@ export interface RecordView {
 }
 
 /** Uncompressed records section of a batch (decompressing if needed). */
-export async function recordsPayload(batch: Buffer, h: StoredBatchHeader): Promise<Buffer> {
+export async function recordsPayload(batch: Buffer, h: StoredBatch): Promise<Buffer> {
   const payload = batch.subarray(L.RECORD_BATCH_OVERHEAD, h.size);
   const codec = (h.attributes & L.COMPRESSION_CODEC_MASK) as CompressionType;
   if (codec === CompressionType.None) return payload;
@@ -58,7 +41,7 @@ export async function recordsPayload(batch: Buffer, h: StoredBatchHeader): Promi
 }
 
 /** Every record of a v2 batch (`batch` = the full batch bytes) as views. */
-export async function readRecordViews(batch: Buffer, h: StoredBatchHeader): Promise<RecordView[]> {
+export async function readRecordViews(batch: Buffer, h: StoredBatch): Promise<RecordView[]> {
   if (h.magic !== L.MAGIC_V2)
     throw new L.CorruptRecordError(`record iteration supports magic 2 only (found ${h.magic})`, 'INVALID_MAGIC');
   const payload = await recordsPayload(batch, h);
@@ -79,14 +62,14 @@ export async function readRecordViews(batch: Buffer, h: StoredBatchHeader): Prom
 }
 
 /** Kafka's DefaultRecordBatch.offsetOfMaxTimestamp (v2). */
-export async function offsetOfMaxTimestamp(batch: Buffer, h: StoredBatchHeader): Promise<number | undefined> {
+export async function offsetOfMaxTimestamp(batch: Buffer, h: StoredBatch): Promise<number | undefined> {
   if ((h.attributes & L.TIMESTAMP_TYPE_MASK) !== 0) return h.baseOffset;
   for (const r of await readRecordViews(batch, h)) if (r.timestamp === h.maxTimestamp) return r.offset;
   return undefined;
 }
 
 /** Control record type (0 ABORT, 1 COMMIT, ...) of the first record of a control batch, or -1. */
-export async function controlRecordTypeOf(batch: Buffer, h: StoredBatchHeader): Promise<number> {
+export async function controlRecordTypeOf(batch: Buffer, h: StoredBatch): Promise<number> {
   if (h.count <= 0) return -1;
   const [first] = await readRecordViews(batch, h);
   if (!first || !first.key || first.key.length < 4) return -1;
@@ -101,7 +84,7 @@ export interface RebuildOptions {
 /** Header of a rebuilt or emptied batch: the stored one's fields with new timestamps and count. */
 function writeStoredHeader(
   out: Buffer,
-  h: StoredBatchHeader,
+  h: StoredBatch,
   attributes: number,
   baseTimestamp: number,
   maxTimestamp: number,
@@ -127,7 +110,7 @@ function writeStoredHeader(
  * same baseOffset, lastOffsetDelta, producer fields, leader epoch, timestamp type and codec.
  */
 export async function rebuildRetained(
-  h: StoredBatchHeader,
+  h: StoredBatch,
   records: readonly RecordView[],
   opts: RebuildOptions = {},
 ): Promise<Buffer> {
@@ -166,7 +149,7 @@ export async function rebuildRetained(
 }
 
 /** Kafka's DefaultRecordBatch.writeEmptyHeader: a record-less batch that keeps offsets and producer state. */
-export function emptyBatchOf(h: StoredBatchHeader): Buffer {
+export function emptyBatchOf(h: StoredBatch): Buffer {
   const out = Buffer.alloc(L.RECORD_BATCH_OVERHEAD);
   const keep = h.attributes & (L.TIMESTAMP_TYPE_MASK | L.TRANSACTIONAL_FLAG_MASK | L.CONTROL_FLAG_MASK);
   writeStoredHeader(out, h, keep, h.maxTimestamp, h.maxTimestamp, 0);

@@ -15,6 +15,7 @@
 // This module is the entry point; the code lives in batch-types.ts (types), batch-header.ts
 // (header, CRC, in-place setters), batch-iterate.ts (BatchIterator), batch-records.ts (record
 // decoding and validation, control records), record-cursor.ts (zero-copy record iteration),
+// batch-stored.ts (the shallow header view of a batch in a segment file, and its validity check),
 // batch-retain.ts (per-record views and retained-record rebuilds for compaction) and batch-build.ts
 // (encoding, markers).
 
@@ -63,7 +64,15 @@ export {
   view,
 } from './record-cursor.js';
 export {
-  type StoredBatchHeader,
+  type StoredBatch,
+  isControlBatch,
+  isTransactional,
+  hasDeleteHorizon,
+  isLogAppendTime,
+  parseBatchHeader,
+  ensureValidBatch,
+} from './batch-stored.js';
+export {
   type RecordView,
   type RebuildOptions,
   recordsPayload,
