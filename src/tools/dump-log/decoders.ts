@@ -21,6 +21,7 @@ import { readLeaderChangeMessage } from '../../protocol/generated/protocol/Leade
 import { readSnapshotFooterRecord } from '../../protocol/generated/protocol/SnapshotFooterRecord.js';
 import { readSnapshotHeaderRecord } from '../../protocol/generated/protocol/SnapshotHeaderRecord.js';
 import { readVotersRecord } from '../../protocol/generated/protocol/VotersRecord.js';
+import { TXN_STATE_NAMES } from '../../protocol/txn-states.js';
 import { javaStringHash, orderByTable } from './java.js';
 import type { DecoderKind } from './options.js';
 
@@ -112,7 +113,9 @@ function coordinatorRecord(
     try {
       return s.read(new Reader(b, 2), v);
     } catch (e) {
-      throw new Error(`Could not read record with version ${v} from ${name}'s buffer due to: ${errMsg(e)}.`);
+      throw new Error(`Could not read record with version ${v} from ${name}'s buffer due to: ${errMsg(e)}.`, {
+        cause: e,
+      });
     }
   };
   const type = readVersion(key, 'key');
@@ -150,7 +153,7 @@ function groupMetadataHook(value: { protocolType: string }): JsonHook | undefine
 
 /** TransactionLogMessageParser: the status as TransactionState.stateName(). */
 const txnStatusHook: JsonHook = (field, v) =>
-  field === 'transactionStatus' ? jsonString(TXN_STATES[v as number] ?? String(v)) : undefined;
+  field === 'transactionStatus' ? jsonString(TXN_STATE_NAMES[v as number] ?? String(v)) : undefined;
 
 /**
  * Kafka 4.4's CoordinatorRecordMessageParser (offsets, share group state and, new in 4.4, the
@@ -181,17 +184,6 @@ function coordinatorParser(kind: 'offsets' | 'share' | 'txn'): MessageParser {
     }
   };
 }
-
-const TXN_STATES = [
-  'Empty',
-  'Ongoing',
-  'PrepareCommit',
-  'PrepareAbort',
-  'CompleteCommit',
-  'CompleteAbort',
-  'Dead',
-  'PrepareEpochFence',
-];
 
 /**
  * The order Kafka prints a transaction's partitions in: TransactionMetadata keeps them in a Scala
@@ -239,7 +231,7 @@ export function decodeMetadataRecord(value: Buffer): string {
     try {
       v = r.uvarint();
     } catch (e) {
-      throw new Error(`Error while reading ${what}`);
+      throw new Error(`Error while reading ${what}`, { cause: e });
     }
     if (v > 32767) throw new Error(`Value for ${what} was too large.`);
     return v;
