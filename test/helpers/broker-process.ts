@@ -99,7 +99,12 @@ export async function startBroker(opts: BrokerOptions = {}): Promise<BrokerProce
         return null;
       },
       { what: 'the broker to log "Kafka Server started"', timeoutMs: 60_000 },
-    );
+    ).catch(async (e: Error) => {
+      c0.kill('SIGKILL');
+      await c0;
+      child = null;
+      throw new Error(`${e.message}; its output:\n${out.slice(from).slice(-4000)}`);
+    });
     if (!started.ok) {
       await c0;
       child = null;
