@@ -5,6 +5,7 @@
 // positional writes. The mirror is loaded lazily (like Kafka's LazyIndex).
 
 import { promises as fsp } from 'node:fs';
+import { deleteIfExists, renameFile } from './file-ops.js';
 
 export class CorruptIndexError extends Error {
   override name = 'CorruptIndexError';
@@ -27,6 +28,38 @@ const INT32_MAX = 0x7fffffff;
 
 export function roundDownToExactMultiple(n: number, factor: number): number {
   return factor * Math.floor(n / factor);
+}
+
+/**
+ * Kafka's AbstractIndex.indexSlotRangeFor over `entries` slots of `entrySize` bytes: the binary
+ * search first looks at the "warm" last 8 KiB of entries. `compare(n)` orders slot n against the
+ * target (<0, 0, >0). Returns the largest slot <= target (or -1), or with `largestLowerBound`
+ * false the smallest slot >= target (or -1).
+ */
+export function indexSlotFor(
+  entries: number,
+  entrySize: number,
+  compare: (n: number) => number,
+  largestLowerBound: boolean,
+): number {
+  if (entries === 0) return -1;
+  const binarySearch = (begin: number, end: number): number => {
+    let lo = begin;
+    let hi = end;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      const c = compare(mid);
+      if (c > 0) hi = mid - 1;
+      else if (c < 0) lo = mid;
+      else return mid;
+    }
+    if (largestLowerBound) return lo;
+    return lo === entries - 1 ? -1 : lo + 1;
+  };
+  const firstHot = Math.max(0, entries - 1 - Math.floor(8192 / entrySize));
+  if (compare(firstHot) < 0) return binarySearch(firstHot, entries - 1);
+  if (compare(0) > 0) return largestLowerBound ? -1 : 0;
+  return binarySearch(0, firstHot);
 }
 
 export abstract class AbstractIndex {
@@ -149,6 +182,20 @@ export abstract class AbstractIndex {
     this.onEntriesChanged();
   }
 
+  /** Removes every entry whose offset (the key or the value field, `t`) is >= `offset`. */
+  protected async truncateFrom(offset: number, t: SearchType): Promise<void> {
+    await this.ensureLoaded();
+    const slot = this.largestLowerBoundSlotFor(offset, t);
+    const at = (n: number): number => (t === SearchType.Key ? this.keyAt(n) : this.valueAt(n));
+    this.truncateToEntries(slot < 0 ? 0 : at(slot) === offset ? slot : slot + 1);
+  }
+
+  /** Removes all entries. */
+  async truncate(): Promise<void> {
+    await this.ensureLoaded();
+    this.truncateToEntries(0);
+  }
+
   /** Resizes the file (rounded down to a multiple of the entry size). Returns false if unchanged. */
   async resize(newSize: number): Promise<boolean> {
     await this.ensureLoaded();
@@ -205,9 +252,7 @@ export abstract class AbstractIndex {
 
   async renameTo(newFile: string): Promise<void> {
     try {
-      await fsp.rename(this._file, newFile);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      await renameFile(this._file, newFile, true);
     } finally {
       this._file = newFile;
     }
@@ -215,13 +260,7 @@ export abstract class AbstractIndex {
 
   async deleteIfExists(): Promise<boolean> {
     await this.closeHandler();
-    try {
-      await fsp.unlink(this._file);
-      return true;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
-      throw e;
-    }
+    return deleteIfExists(this._file);
   }
 
   updateParentDir(newFile: string): void {
@@ -239,10 +278,6 @@ export abstract class AbstractIndex {
     return v < target ? -1 : v > target ? 1 : 0;
   }
 
-  private warmEntries(): number {
-    return Math.floor(8192 / this.entrySize);
-  }
-
   protected largestLowerBoundSlotFor(target: number, t: SearchType): number {
     return this.slotRangeFor(target, t, true);
   }
@@ -252,27 +287,7 @@ export abstract class AbstractIndex {
   }
 
   private slotRangeFor(target: number, t: SearchType, largestLowerBound: boolean): number {
-    const entries = this._entries;
-    if (entries === 0) return -1;
-    const firstHot = Math.max(0, entries - 1 - this.warmEntries());
-    if (this.compare(firstHot, target, t) < 0)
-      return this.binarySearch(target, t, largestLowerBound, firstHot, entries - 1);
-    if (this.compare(0, target, t) > 0) return largestLowerBound ? -1 : 0;
-    return this.binarySearch(target, t, largestLowerBound, 0, firstHot);
-  }
-
-  private binarySearch(target: number, t: SearchType, largestLowerBound: boolean, begin: number, end: number): number {
-    let lo = begin;
-    let hi = end;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      const c = this.compare(mid, target, t);
-      if (c > 0) hi = mid - 1;
-      else if (c < 0) lo = mid;
-      else return mid;
-    }
-    if (largestLowerBound) return lo;
-    return lo === this._entries - 1 ? -1 : lo + 1;
+    return indexSlotFor(this._entries, this.entrySize, (n) => this.compare(n, target, t), largestLowerBound);
   }
 
   abstract sanityCheck(): void;

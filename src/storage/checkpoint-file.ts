@@ -6,6 +6,7 @@
 
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
+import { atomicWriteFile, fsyncDir, readTextIfExists } from './file-ops.js';
 
 export const RECOVERY_POINT_CHECKPOINT_FILE = 'recovery-point-offset-checkpoint';
 export const REPLICATION_OFFSET_CHECKPOINT_FILE = 'replication-offset-checkpoint';
@@ -87,40 +88,6 @@ export function parseCheckpoint<T>(
   return entries;
 }
 
-/** fsync a directory so a rename/creation inside it is durable. Errors are ignored (not all platforms allow it). */
-export async function fsyncDir(dir: string): Promise<void> {
-  let fh: fsp.FileHandle | undefined;
-  try {
-    fh = await fsp.open(dir, 'r');
-    await fh.sync();
-  } catch {
-    // ignore: directory fsync unsupported or directory gone
-  } finally {
-    await fh?.close().catch(() => undefined);
-  }
-}
-
-/**
- * Kafka's atomic replace: write `<file>.tmp` (or `tmp`; a stale one removed first), fsync it, rename
- * over `<file>`, fsync the parent directory (CheckpointFile / Utils.atomicMoveWithFallback).
- */
-export async function atomicWriteFile(
-  file: string,
-  data: string | Uint8Array,
-  tmp: string = file + '.tmp',
-): Promise<void> {
-  await fsp.rm(tmp, { force: true });
-  const fh = await fsp.open(tmp, 'w');
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await fsp.rename(tmp, file);
-  await fsyncDir(path.dirname(file));
-}
-
 export async function writeCheckpointFile<T>(
   file: string,
   version: number,
@@ -132,14 +99,8 @@ export async function writeCheckpointFile<T>(
 
 /** A missing file reads as no entries (Kafka creates it empty). */
 export async function readCheckpointFile<T>(file: string, version: number, fmt: EntryFormatter<T>): Promise<T[]> {
-  let text: string;
-  try {
-    text = await fsp.readFile(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw e;
-  }
-  return parseCheckpoint(text, version, fmt, file);
+  const text = await readTextIfExists(file);
+  return text === undefined ? [] : parseCheckpoint(text, version, fmt, file);
 }
 
 // ---- offset checkpoints ----

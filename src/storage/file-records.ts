@@ -3,6 +3,7 @@
 // header with buffered chunk reads.
 
 import { constants as fsConstants, promises as fsp } from 'node:fs';
+import { deleteIfExists, renameFile } from './file-ops.js';
 import * as L from '../protocol/records/layout.js';
 import { CorruptRecordError, HEADER_SIZE_UP_TO_MAGIC } from '../protocol/records/layout.js';
 
@@ -189,7 +190,7 @@ export class FileRecords {
 
   async renameTo(newFile: string): Promise<void> {
     try {
-      await fsp.rename(this._file, newFile);
+      await renameFile(this._file, newFile, false);
     } finally {
       this._file = newFile;
     }
@@ -197,13 +198,7 @@ export class FileRecords {
 
   async deleteIfExists(): Promise<boolean> {
     await this.close();
-    try {
-      await fsp.unlink(this._file);
-      return true;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
-      throw e;
-    }
+    return deleteIfExists(this._file);
   }
 
   async lastModified(): Promise<number> {

@@ -4,6 +4,7 @@
 
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
+import { readTextIfExists } from './file-ops.js';
 import { parseCheckpoint, parseJavaInt, writeCheckpointFile, type EntryFormatter } from './checkpoint-file.js';
 
 export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
@@ -33,13 +34,8 @@ export function leaderEpochCheckpointFile(dir: string): string {
 /** The entries of `<dir>/leader-epoch-checkpoint`; null when the file does not exist. Throws on bad content. */
 export async function readLeaderEpochCheckpoint(dir: string): Promise<EpochEntry[] | null> {
   const file = leaderEpochCheckpointFile(dir);
-  let text: string;
-  try {
-    text = await fsp.readFile(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw e;
-  }
+  const text = await readTextIfExists(file);
+  if (text === undefined) return null;
   return parseCheckpoint(text, LEADER_EPOCH_CHECKPOINT_VERSION, epochEntryFormatter, file);
 }
 

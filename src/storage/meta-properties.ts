@@ -2,10 +2,9 @@
 // every log directory naming the cluster, the node and the directory, and Kafka's UUIDs in text form.
 // The properties text itself (java.util.Properties load/store) is src/config/properties.ts.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatProperties, parseProperties } from '../config/properties.js';
-import { atomicWriteFile } from './checkpoint-file.js';
+import { atomicWriteFile, readTextIfExists } from './file-ops.js';
 
 export const META_PROPERTIES_NAME = 'meta.properties';
 export const CLUSTER_METADATA_DIR = '__cluster_metadata-0';
@@ -143,13 +142,8 @@ export function metaPropertiesSortedString(meta: MetaProperties): string {
 
 /** Read `<dir>/meta.properties`; null if the file does not exist. Throws on bad content. */
 export async function readMetaProperties(dir: string): Promise<MetaProperties | null> {
-  let text: string;
-  try {
-    text = await readFile(join(dir, META_PROPERTIES_NAME), 'latin1');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
-    throw e;
-  }
+  const text = await readTextIfExists(join(dir, META_PROPERTIES_NAME), 'latin1', true);
+  if (text === undefined) return null;
   return parseMetaProperties(parseProperties(text));
 }
 

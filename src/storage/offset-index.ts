@@ -11,6 +11,29 @@ export interface OffsetPosition {
 
 export const OFFSET_INDEX_ENTRY_SIZE = 8;
 
+/**
+ * OffsetIndex.sanityCheck's failure for a file of `length` bytes holding `entries` entries, the
+ * last one at `lastOffset`; undefined when it passes. Offsets may be numbers or exact bigints.
+ */
+export function offsetIndexSanityError<T extends number | bigint>(
+  file: string,
+  length: number,
+  baseOffset: T,
+  entries: number,
+  lastOffset: T,
+): string | undefined {
+  if (entries !== 0 && lastOffset < baseOffset)
+    return `Corrupt index found, index file ${file} has non-zero size but the last offset is ${lastOffset} which is less than the base offset ${baseOffset}`;
+  if (length % OFFSET_INDEX_ENTRY_SIZE !== 0)
+    return `Index file ${file} is corrupt, found ${length} bytes which is neither positive nor a multiple of 8`;
+  return undefined;
+}
+
+/** The `.index` entry at buf[off, off + 8). */
+export function readOffsetIndexEntry(buf: Buffer, off: number): { relativeOffset: number; position: number } {
+  return { relativeOffset: buf.readInt32BE(off), position: buf.readInt32BE(off + 4) };
+}
+
 /** One `.index` entry: the batch's offset relative to the segment base, and its position in `.log`. */
 export function encodeOffsetIndexEntry(relativeOffset: number, position: number): Buffer {
   const e = Buffer.allocUnsafe(OFFSET_INDEX_ENTRY_SIZE);
@@ -77,30 +100,11 @@ export class OffsetIndex extends AbstractIndex {
 
   /** Removes all entries with offset >= `offset`. */
   async truncateTo(offset: number): Promise<void> {
-    await this.ensureLoaded();
-    const slot = this.largestLowerBoundSlotFor(offset, SearchType.Key);
-    let n: number;
-    if (slot < 0) n = 0;
-    else if (this.keyAt(slot) === offset) n = slot;
-    else n = slot + 1;
-    this.truncateToEntries(n);
-  }
-
-  async truncate(): Promise<void> {
-    await this.ensureLoaded();
-    this.truncateToEntries(0);
+    await this.truncateFrom(offset, SearchType.Key);
   }
 
   sanityCheck(): void {
-    if (this.entries !== 0 && this._lastOffset < this.baseOffset) {
-      throw new CorruptIndexError(
-        `Corrupt index found, index file ${this.file} has non-zero size but the last offset is ${this._lastOffset} which is less than the base offset ${this.baseOffset}`,
-      );
-    }
-    if (this.length % OFFSET_INDEX_ENTRY_SIZE !== 0) {
-      throw new CorruptIndexError(
-        `Index file ${this.file} is corrupt, found ${this.length} bytes which is neither positive nor a multiple of 8`,
-      );
-    }
+    const error = offsetIndexSanityError(this.file, this.length, this.baseOffset, this.entries, this._lastOffset);
+    if (error) throw new CorruptIndexError(error);
   }
 }

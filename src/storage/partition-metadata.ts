@@ -3,7 +3,7 @@
 
 import * as path from 'node:path';
 import { promises as fsp } from 'node:fs';
-import { atomicWriteFile } from './checkpoint-file.js';
+import { atomicWriteFile, readTextIfExists } from './file-ops.js';
 
 export const PARTITION_METADATA_FILE = 'partition.metadata';
 export const METADATA_TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
@@ -57,12 +57,6 @@ export async function writePartitionMetadata(dir: string, topicId: string): Prom
 /** The topic id stored in `<dir>/partition.metadata`, or undefined when the file is absent. */
 export async function readPartitionMetadata(dir: string): Promise<string | undefined> {
   const file = path.join(dir, PARTITION_METADATA_FILE);
-  let text: string;
-  try {
-    text = await fsp.readFile(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
-  return parsePartitionMetadata(text, file).topicId;
+  const text = await readTextIfExists(file);
+  return text === undefined ? undefined : parsePartitionMetadata(text, file).topicId;
 }

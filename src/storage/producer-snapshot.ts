@@ -8,6 +8,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { crc32c } from '../protocol/records/crc.js';
+import { listDir } from './file-ops.js';
 
 export const PRODUCER_SNAPSHOT_FILE_SUFFIX = '.snapshot';
 export const PRODUCER_SNAPSHOT_VERSION = 1;
@@ -70,39 +71,69 @@ export function encodeSnapshot(entries: readonly SnapshotEntry[]): Buffer {
   return buf;
 }
 
-/** Parses a snapshot; throws CorruptSnapshotError on a bad version, length or CRC. */
-export function decodeSnapshot(buf: Buffer): SnapshotEntry[] {
-  if (buf.length < PRODUCER_ENTRIES_OFFSET + 4)
-    throw new CorruptSnapshotError('Snapshot failed schema validation: file too short');
+/** One snapshot entry with its int64 fields exact (as DumpLogSegments prints them). */
+export interface RawSnapshotEntry {
+  producerId: bigint;
+  producerEpoch: number;
+  lastSequence: number;
+  lastOffset: bigint;
+  offsetDelta: number;
+  timestamp: bigint;
+  coordinatorEpoch: number;
+  currentTxnFirstOffset: bigint;
+}
+
+const schemaError = (detail: string): CorruptSnapshotError =>
+  new CorruptSnapshotError(`Snapshot failed schema validation: ${detail}`);
+
+/**
+ * Parses a snapshot as ProducerStateManager.readSnapshot does, with its CorruptSnapshotException
+ * texts (schema validation of the struct first, then the CRC).
+ */
+export function decodeSnapshotEntries(buf: Buffer): RawSnapshotEntry[] {
+  if (buf.length < 2) throw schemaError('null');
   const version = buf.readInt16BE(0);
-  if (version !== PRODUCER_SNAPSHOT_VERSION)
-    throw new CorruptSnapshotError(`Snapshot contained an unknown file version ${version}`);
+  if (version !== PRODUCER_SNAPSHOT_VERSION) throw schemaError(`Snapshot contained an unknown file version ${version}`);
+  if (buf.length < PRODUCER_ENTRIES_OFFSET + 4) throw schemaError('null');
   const n = buf.readInt32BE(PRODUCER_ENTRIES_OFFSET);
-  if (n < 0 || buf.length < PRODUCER_ENTRIES_OFFSET + 4 + n * ENTRY_SIZE) {
-    throw new CorruptSnapshotError(`Snapshot failed schema validation: ${n} entries do not fit in ${buf.length} bytes`);
-  }
+  if (n < 0) throw schemaError('non-nullable field producerEntries was serialized as null');
+  const remaining = buf.length - PRODUCER_ENTRIES_OFFSET - 4;
+  if (n > remaining)
+    throw schemaError(`Tried to allocate a collection of size ${n}, but there are only ${remaining} bytes remaining.`);
+  if (remaining < n * ENTRY_SIZE) throw schemaError('null');
   const stored = buf.readUInt32BE(CRC_OFFSET);
-  const computed = crc32c(buf, PRODUCER_ENTRIES_OFFSET, buf.length);
+  const computed = crc32c(buf, PRODUCER_ENTRIES_OFFSET, buf.length) >>> 0;
   if (stored !== computed)
     throw new CorruptSnapshotError(
       `Snapshot is corrupt (CRC is no longer valid). Stored crc: ${stored}. Computed crc: ${computed}`,
     );
-  const out: SnapshotEntry[] = [];
+  const out: RawSnapshotEntry[] = [];
   let p = PRODUCER_ENTRIES_OFFSET + 4;
   for (let i = 0; i < n; i++) {
     out.push({
-      producerId: Number(buf.readBigInt64BE(p)),
+      producerId: buf.readBigInt64BE(p),
       producerEpoch: buf.readInt16BE(p + 8),
       lastSequence: buf.readInt32BE(p + 10),
-      lastOffset: Number(buf.readBigInt64BE(p + 14)),
+      lastOffset: buf.readBigInt64BE(p + 14),
       offsetDelta: buf.readInt32BE(p + 22),
-      timestamp: Number(buf.readBigInt64BE(p + 26)),
+      timestamp: buf.readBigInt64BE(p + 26),
       coordinatorEpoch: buf.readInt32BE(p + 34),
-      currentTxnFirstOffset: Number(buf.readBigInt64BE(p + 38)),
+      currentTxnFirstOffset: buf.readBigInt64BE(p + 38),
     });
     p += ENTRY_SIZE;
   }
   return out;
+}
+
+/** Parses a snapshot; throws CorruptSnapshotError on a bad version, length or CRC. */
+export function decodeSnapshot(buf: Buffer): SnapshotEntry[] {
+  return decodeSnapshotEntries(buf).map((e) => ({
+    ...e,
+    producerId: Number(e.producerId),
+    lastOffset: Number(e.lastOffset),
+    timestamp: Number(e.timestamp),
+    currentTxnFirstOffset: Number(e.currentTxnFirstOffset),
+  }));
 }
 
 export async function readSnapshotFile(file: string): Promise<SnapshotEntry[]> {
@@ -124,14 +155,8 @@ export async function writeSnapshotFile(file: string, entries: readonly Snapshot
 
 /** Snapshot offsets present in a partition directory, ascending. */
 export async function listSnapshotOffsets(dir: string): Promise<number[]> {
-  let names: string[];
-  try {
-    names = await fsp.readdir(dir);
-  } catch {
-    return [];
-  }
   const out: number[] = [];
-  for (const n of names) {
+  for (const n of await listDir(dir)) {
     const o = snapshotOffsetOf(n);
     if (o !== undefined) out.push(o);
     else if (n.endsWith(`${PRODUCER_SNAPSHOT_FILE_SUFFIX}.tmp`)) await fsp.rm(path.join(dir, n), { force: true });

@@ -7,7 +7,7 @@
 // Written to quorum-state.tmp, fsynced and renamed on every durable state transition.
 
 import { promises as fsp } from 'node:fs';
-import { atomicWriteFile } from './checkpoint-file.js';
+import { atomicWriteFile, readTextIfExists } from './file-ops.js';
 
 export const QUORUM_STATE_FILE = 'quorum-state';
 export const NO_DIRECTORY_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -86,14 +86,8 @@ export function parseQuorumState(text: string): StoredQuorumState {
 }
 
 export async function readQuorumState(file: string): Promise<StoredQuorumState | null> {
-  let text: string;
-  try {
-    text = await fsp.readFile(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw e;
-  }
-  return parseQuorumState(text);
+  const text = await readTextIfExists(file);
+  return text === undefined ? null : parseQuorumState(text);
 }
 
 export async function writeQuorumState(file: string, state: ElectionState, dataVersion: number): Promise<void> {

@@ -8,7 +8,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { atomicWriteFile } from './checkpoint-file.js';
+import { atomicWriteFile, listDir } from './file-ops.js';
 import { filenamePrefixFromOffset } from './log-file-names.js';
 
 export const SNAPSHOT_SUFFIX = '.checkpoint';
@@ -33,14 +33,8 @@ export function parseSnapshotFileName(name: string): SnapshotId | null {
 
 /** Completed snapshots in the directory, oldest first; removes stale partial/deleted files. */
 export async function listSnapshots(dir: string): Promise<SnapshotId[]> {
-  let names: string[];
-  try {
-    names = await fsp.readdir(dir);
-  } catch {
-    return [];
-  }
   const out: SnapshotId[] = [];
-  for (const n of names) {
+  for (const n of await listDir(dir)) {
     if (n.endsWith(PARTIAL_SUFFIX) || n.endsWith(DELETED_SUFFIX)) {
       await fsp.rm(path.join(dir, n), { force: true });
       continue;

@@ -14,6 +14,32 @@ export interface TimestampOffset {
 export const TIME_INDEX_ENTRY_SIZE = 12;
 export const NO_TIMESTAMP = -1;
 
+/**
+ * TimeIndex.sanityCheck's failure for a file of `length` bytes holding `entries` entries (the first
+ * with `firstTimestamp`, the last `last`); undefined when it passes. Numbers or exact bigints.
+ */
+export function timeIndexSanityError<T extends number | bigint>(
+  file: string,
+  length: number,
+  baseOffset: T,
+  entries: number,
+  firstTimestamp: T,
+  last: { timestamp: T; offset: T },
+): string | undefined {
+  if (entries !== 0 && last.timestamp < firstTimestamp)
+    return `Corrupt time index found, time index file (${file}) has non-zero size but the last timestamp is ${last.timestamp} which is less than the first timestamp ${firstTimestamp}`;
+  if (entries !== 0 && last.offset < baseOffset)
+    return `Corrupt time index found, time index file (${file}) has non-zero size but the last offset is ${last.offset} which is less than the first offset ${baseOffset}`;
+  if (length % TIME_INDEX_ENTRY_SIZE !== 0)
+    return `Time index file ${file} is corrupt, found ${length} bytes which is neither positive nor a multiple of 12`;
+  return undefined;
+}
+
+/** The `.timeindex` entry at buf[off, off + 12), its timestamp exact. */
+export function readTimeIndexEntry(buf: Buffer, off: number): { timestamp: bigint; relativeOffset: number } {
+  return { timestamp: buf.readBigInt64BE(off), relativeOffset: buf.readInt32BE(off + 8) };
+}
+
 /** One `.timeindex` entry: a max timestamp and the offset (relative to the segment base) it was reached at. */
 export function encodeTimeIndexEntry(timestamp: number, relativeOffset: number): Buffer {
   const e = Buffer.allocUnsafe(TIME_INDEX_ENTRY_SIZE);
@@ -94,36 +120,12 @@ export class TimeIndex extends AbstractIndex {
 
   /** Removes all entries whose offset >= `offset`. */
   async truncateTo(offset: number): Promise<void> {
-    await this.ensureLoaded();
-    const slot = this.largestLowerBoundSlotFor(offset, SearchType.Value);
-    let n: number;
-    if (slot < 0) n = 0;
-    else if (this.valueAt(slot) === offset) n = slot;
-    else n = slot + 1;
-    this.truncateToEntries(n);
-  }
-
-  async truncate(): Promise<void> {
-    await this.ensureLoaded();
-    this.truncateToEntries(0);
+    await this.truncateFrom(offset, SearchType.Value);
   }
 
   sanityCheck(): void {
-    const last = this._lastEntry;
-    if (this.entries !== 0 && last.timestamp < this.keyAt(0)) {
-      throw new CorruptIndexError(
-        `Corrupt time index found, time index file (${this.file}) has non-zero size but the last timestamp is ${last.timestamp} which is less than the first timestamp ${this.keyAt(0)}`,
-      );
-    }
-    if (this.entries !== 0 && last.offset < this.baseOffset) {
-      throw new CorruptIndexError(
-        `Corrupt time index found, time index file (${this.file}) has non-zero size but the last offset is ${last.offset} which is less than the first offset ${this.baseOffset}`,
-      );
-    }
-    if (this.length % TIME_INDEX_ENTRY_SIZE !== 0) {
-      throw new CorruptIndexError(
-        `Time index file ${this.file} is corrupt, found ${this.length} bytes which is neither positive nor a multiple of 12`,
-      );
-    }
+    const first = this.entries === 0 ? NO_TIMESTAMP : this.keyAt(0);
+    const error = timeIndexSanityError(this.file, this.length, this.baseOffset, this.entries, first, this._lastEntry);
+    if (error) throw new CorruptIndexError(error);
   }
 }

@@ -9,6 +9,7 @@
 
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
+import { listDir } from './file-ops.js';
 import { TXN_INDEX_FILE_SUFFIX, offsetFromFileName } from './log-file-names.js';
 
 export const ABORTED_TXN_SIZE = 34;
@@ -31,20 +32,44 @@ export function encodeAbortedTxn(e: AbortedTxnEntry): Buffer {
   return b;
 }
 
+/** One `.txnindex` entry with its int64 fields exact (as DumpLogSegments prints them). */
+export interface RawAbortedTxn {
+  version: number;
+  producerId: bigint;
+  firstOffset: bigint;
+  lastOffset: bigint;
+  lastStableOffset: bigint;
+}
+
+/**
+ * The entry at `buf[p, p + 34)` (Kafka's AbortedTxn); a version above the current one is Kafka's
+ * "Unexpected aborted transaction version" error, naming `file`.
+ */
+export function decodeAbortedTxn(buf: Buffer, p: number, file: string): RawAbortedTxn {
+  const version = buf.readInt16BE(p);
+  if (version > ABORTED_TXN_VERSION)
+    throw new Error(
+      `Unexpected aborted transaction version ${version} in transaction index ${file}, current version is ${ABORTED_TXN_VERSION}`,
+    );
+  return {
+    version,
+    producerId: buf.readBigInt64BE(p + 2),
+    firstOffset: buf.readBigInt64BE(p + 10),
+    lastOffset: buf.readBigInt64BE(p + 18),
+    lastStableOffset: buf.readBigInt64BE(p + 26),
+  };
+}
+
 /** Parses the whole entries of a `.txnindex` file (a torn trailing entry is ignored). */
 export function decodeAbortedTxns(buf: Buffer, file = '<txnindex>'): AbortedTxnEntry[] {
   const out: AbortedTxnEntry[] = [];
   for (let p = 0; p + ABORTED_TXN_SIZE <= buf.length; p += ABORTED_TXN_SIZE) {
-    const version = buf.readInt16BE(p);
-    if (version !== ABORTED_TXN_VERSION)
-      throw new Error(
-        `Unexpected aborted transaction version ${version} in transaction index ${file}, current version is ${ABORTED_TXN_VERSION}`,
-      );
+    const e = decodeAbortedTxn(buf, p, file);
     out.push({
-      producerId: Number(buf.readBigInt64BE(p + 2)),
-      firstOffset: Number(buf.readBigInt64BE(p + 10)),
-      lastOffset: Number(buf.readBigInt64BE(p + 18)),
-      lastStableOffset: Number(buf.readBigInt64BE(p + 26)),
+      producerId: Number(e.producerId),
+      firstOffset: Number(e.firstOffset),
+      lastOffset: Number(e.lastOffset),
+      lastStableOffset: Number(e.lastStableOffset),
     });
   }
   return out;
@@ -83,13 +108,7 @@ export class TransactionIndex {
   async load(segmentBases: readonly number[], logEndOffset: number): Promise<void> {
     const live = new Set(segmentBases);
     const loaded: Held[] = [];
-    let names: string[] = [];
-    try {
-      names = await fsp.readdir(this.dir);
-    } catch {
-      names = [];
-    }
-    for (const name of names.filter((n) => n.endsWith(TXN_INDEX_FILE_SUFFIX)).sort()) {
+    for (const name of (await listDir(this.dir)).filter((n) => n.endsWith(TXN_INDEX_FILE_SUFFIX)).sort()) {
       const base = offsetFromFileName(name);
       if (!live.has(base)) continue;
       const file = path.join(this.dir, name);

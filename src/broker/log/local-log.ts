@@ -4,7 +4,7 @@
 // the offset bookkeeping (log start offset, high watermark, epochs) on top of it.
 
 import { promises as fsp } from 'node:fs';
-import { fsyncDir } from '../../storage/checkpoint-file.js';
+import { fsyncDir } from '../../storage/file-ops.js';
 import type { LogConfig } from './log-config.js';
 import type { LogLogger } from './log-errors.js';
 import { segmentConfigOf } from './log-loader.js';

@@ -11,7 +11,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { readBatchHeader } from '../../protocol/records/batch.js';
-import { atomicWriteFile, fsyncDir } from '../../storage/checkpoint-file.js';
+import { atomicWriteFile, fsyncDir } from '../../storage/file-ops.js';
 import {
   readLeaderEpochCheckpoint,
   writeLeaderEpochCheckpoint,
