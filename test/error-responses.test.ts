@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { ApiKey } from '../src/protocol/generated/apis.js';
 import { decodeRequest, decodeResponse, encodeRequest, encodeResponse } from '../src/protocol/frame.js';
 import { errorResponseFor } from '../src/broker/api/error-responses.js';
+import type { ProduceRequest } from '../src/protocol/generated/protocol/Produce.js';
 import { loadModels, randomStruct, rng, specAvailable } from './helpers/spec-models.js';
 
 const CODE = 42;
@@ -41,7 +42,7 @@ test(
           const body = errorResponseFor(key, request, CODE, v);
           if (body === null) {
             assert.equal(key, ApiKey.Produce);
-            assert.equal(request.acks, 0);
+            assert.equal((request as ProduceRequest).acks, 0);
             continue;
           }
           const out = Buffer.concat(encodeResponse(key, v, 7, body)).subarray(4);

@@ -7,6 +7,9 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import kafkajs from 'kafkajs';
 import { ApiKey } from '../src/protocol/generated/apis.js';
+import type { ApiVersionsResponse } from '../src/protocol/generated/protocol/ApiVersions.js';
+import type { BrokerHeartbeatResponse } from '../src/protocol/generated/protocol/BrokerHeartbeat.js';
+import type { SaslAuthenticateResponse } from '../src/protocol/generated/protocol/SaslAuthenticate.js';
 import { decodeResponse, encodeRequest } from '../src/protocol/frame.js';
 import { FrameReader } from '../src/broker/network/frame-reader.js';
 import { SocketServer, parseListeners, type SocketServerOptions } from '../src/broker/network/socket-server.js';
@@ -134,7 +137,7 @@ class RawClient {
       clientSoftwareName: 'tkafka-test',
       clientSoftwareVersion: '1.0',
     });
-    const r = await this.response(ApiKey.ApiVersions, 3);
+    const r = await this.response<ApiVersionsResponse>(ApiKey.ApiVersions, 3);
     assert.equal(r.correlationId, correlationId);
     assert.equal(r.body.errorCode, 0);
   }
@@ -154,9 +157,13 @@ test('100 pipelined requests on one connection are answered in order', async () 
     c.socket.write(Buffer.concat(bufs)); // one write: the server reads them all ahead
     for (let i = 0; i < 100; i++) {
       const api = i % 3 === 0 ? ApiKey.ApiVersions : ApiKey.SaslAuthenticate;
-      const r = await c.response(api, api === ApiKey.ApiVersions ? 3 : 1);
+      const r = await c.response<ApiVersionsResponse | SaslAuthenticateResponse>(
+        api,
+        api === ApiKey.ApiVersions ? 3 : 1,
+      );
       assert.equal(r.correlationId, i);
-      if (api === ApiKey.SaslAuthenticate) assert.deepEqual(r.body.authBytes, auth((i * 7) % 6, 0, 0));
+      if ('authBytes' in r.body) assert.deepEqual(r.body.authBytes, auth((i * 7) % 6, 0, 0));
+      else assert.equal(api, ApiKey.ApiVersions);
     }
     const keys = h.entries.map((e) => e.correlationId);
     assert.deepEqual(keys, [...Array(100).keys()]);
@@ -177,27 +184,27 @@ test('ApiVersions: registry-derived keys, features, KIP-511 fallback, invalid so
   try {
     const c = await RawClient.connect(h.port);
     c.send(ApiKey.ApiVersions, 4, 1, apiVersionsV3);
-    const v4 = (await c.response(ApiKey.ApiVersions, 4)).body;
+    const v4 = (await c.response<ApiVersionsResponse>(ApiKey.ApiVersions, 4)).body;
     assert.deepEqual(
-      v4.apiKeys.map((k: any) => [k.apiKey, k.minVersion, k.maxVersion]),
+      v4.apiKeys.map((k) => [k.apiKey, k.minVersion, k.maxVersion]),
       [
         [18, 0, 4],
         [36, 0, 1],
       ],
     );
-    const mv = v4.supportedFeatures.find((f: any) => f.name === 'metadata.version');
-    assert.deepEqual([mv.minVersion, mv.maxVersion], [7, 25]);
-    assert.ok(v4.supportedFeatures.some((f: any) => f.name === 'group.version' && f.minVersion === 0));
-    assert.ok(v4.finalizedFeatures.some((f: any) => f.name === 'metadata.version' && f.maxVersionLevel === 25));
+    const mv = v4.supportedFeatures.find((f) => f.name === 'metadata.version');
+    assert.deepEqual([mv?.minVersion, mv?.maxVersion], [7, 25]);
+    assert.ok(v4.supportedFeatures.some((f) => f.name === 'group.version' && f.minVersion === 0));
+    assert.ok(v4.finalizedFeatures.some((f) => f.name === 'metadata.version' && f.maxVersionLevel === 25));
     // Before v4, features whose minimum is 0 are left out (KAFKA-17492).
     c.send(ApiKey.ApiVersions, 3, 2, apiVersionsV3);
-    const v3 = (await c.response(ApiKey.ApiVersions, 3)).body;
+    const v3 = (await c.response<ApiVersionsResponse>(ApiKey.ApiVersions, 3)).body;
     assert.deepEqual(
-      v3.supportedFeatures.map((f: any) => f.name),
+      v3.supportedFeatures.map((f) => f.name),
       ['metadata.version'],
     );
     c.send(ApiKey.ApiVersions, 0, 3, {});
-    assert.equal((await c.response(ApiKey.ApiVersions, 0)).body.apiKeys.length, 2);
+    assert.equal((await c.response<ApiVersionsResponse>(ApiKey.ApiVersions, 0)).body.apiKeys.length, 2);
 
     // v127 with a v2 (flexible) header and a body nobody can read: a v0 body with error 35.
     const header = Buffer.from([0, 18, 0, 127, 0, 0, 0, 77, 0, 3, 0x72, 0x61, 0x77, 0]);
@@ -207,17 +214,17 @@ test('ApiVersions: registry-derived keys, features, KIP-511 fallback, invalid so
     c.socket.write(Buffer.concat([size, header, body]));
     const raw = await c.frame();
     assert.equal(raw.length, 4 + 2 + 4 + 6); // correlation id, error, one ApiKeys entry (v0)
-    const fallback = decodeResponse(ApiKey.ApiVersions, 0, raw);
+    const fallback = decodeResponse(ApiKey.ApiVersions, 0, raw) as { correlationId: number; body: ApiVersionsResponse };
     assert.equal(fallback.correlationId, 77);
     assert.equal(fallback.body.errorCode, 35);
     assert.deepEqual(
-      fallback.body.apiKeys.map((k: any) => [k.apiKey, k.minVersion, k.maxVersion]),
+      fallback.body.apiKeys.map((k) => [k.apiKey, k.minVersion, k.maxVersion]),
       [[18, 0, 4]],
     );
     assert.equal(h.entries.at(-1)!.apiVersion, 127);
 
     c.send(ApiKey.ApiVersions, 3, 5, { clientSoftwareName: 'bad name!', clientSoftwareVersion: '1.0' });
-    const invalid = (await c.response(ApiKey.ApiVersions, 3)).body;
+    const invalid = (await c.response<ApiVersionsResponse>(ApiKey.ApiVersions, 3)).body;
     assert.equal(invalid.errorCode, 42);
     assert.deepEqual(invalid.apiKeys, []);
     await c.ping(); // the connection survived all of it
@@ -242,12 +249,12 @@ test('the controller listener lists controller APIs; broker-only APIs are not se
     ] as const) {
       client.send(ApiKey.ApiVersions, 3, 1, apiVersionsV3);
       assert.deepEqual(
-        (await client.response(ApiKey.ApiVersions, 3)).body.apiKeys.map((k: any) => k.apiKey),
+        (await client.response<ApiVersionsResponse>(ApiKey.ApiVersions, 3)).body.apiKeys.map((k) => k.apiKey),
         expected,
       );
     }
     c.send(ApiKey.BrokerHeartbeat, 1, 2, { brokerId: 1 });
-    assert.equal((await c.response(ApiKey.BrokerHeartbeat, 1)).body.errorCode, 0);
+    assert.equal((await c.response<BrokerHeartbeatResponse>(ApiKey.BrokerHeartbeat, 1)).body.errorCode, 0);
     b.send(ApiKey.BrokerHeartbeat, 1, 2, { brokerId: 1 }); // a controller API on the broker listener
     await within(b.closed, 2000, 'broker listener closes on a controller API');
     c.send(ApiKey.SaslAuthenticate, 1, 3, { authBytes: auth(0) }); // not registered for controllers
@@ -296,7 +303,7 @@ test('invalid requests close only their own connection', async () => {
     // Bytes after the body are ignored, as Kafka's AbstractRequest.parseRequest does: answered, not closed.
     const trailing = await RawClient.connect(h.port);
     trailing.socket.write(Buffer.concat([size(whole.length - 4 + 2), whole.subarray(4), Buffer.from([1, 2])]));
-    const answered = await trailing.response(ApiKey.SaslAuthenticate, 1);
+    const answered = await trailing.response<SaslAuthenticateResponse>(ApiKey.SaslAuthenticate, 1);
     assert.deepEqual([answered.correlationId, answered.body.errorCode], [9, 0], 'trailing bytes after the body');
     await trailing.ping(3);
     trailing.socket.destroy();
@@ -316,7 +323,7 @@ test('a throwing handler gets UNKNOWN_SERVER_ERROR; a null response writes nothi
     c.send(ApiKey.SaslAuthenticate, 1, 1, { authBytes: auth(0, 0, 0xff) });
     c.send(ApiKey.SaslAuthenticate, 1, 2, { authBytes: auth(20, 0, 0xfe) }); // slow, then no response
     c.send(ApiKey.SaslAuthenticate, 1, 3, { authBytes: auth(0) });
-    const failed = await c.response(ApiKey.SaslAuthenticate, 1);
+    const failed = await c.response<SaslAuthenticateResponse>(ApiKey.SaslAuthenticate, 1);
     assert.deepEqual([failed.correlationId, failed.body.errorCode], [1, -1]);
     assert.equal((await c.response(ApiKey.SaslAuthenticate, 1)).correlationId, 3);
     assert.deepEqual(

@@ -282,10 +282,21 @@ test('Produce: record errors (v8+), leader hints (v10+), acks=0', async () => {
     assert.equal(e.rm.partition('t', 0)!.logEndOffset, 3);
     await assert.rejects(call(produce, e, 9, produceReq('nope', 0, batch(1), 0)), CloseConnectionError);
     assert.throws(
-      () => produce.errorResponse(ctxFor(0, 9), { acks: 0, topicData: [] }, ErrorCode.UNKNOWN_SERVER_ERROR),
+      () =>
+        produce.errorResponse(
+          ctxFor(0, 9),
+          { transactionalId: null, acks: 0, timeoutMs: 0, topicData: [] },
+          ErrorCode.UNKNOWN_SERVER_ERROR,
+        ),
       CloseConnectionError,
     );
-    assert.ok(produce.errorResponse(ctxFor(0, 9), { acks: 1, topicData: [] }, ErrorCode.UNKNOWN_SERVER_ERROR));
+    assert.ok(
+      produce.errorResponse(
+        ctxFor(0, 9),
+        { transactionalId: null, acks: 1, timeoutMs: 0, topicData: [] },
+        ErrorCode.UNKNOWN_SERVER_ERROR,
+      ),
+    );
   } finally {
     await e.close();
   }

@@ -3,6 +3,7 @@
 // answers carry the partition count, replication factor and the new topic's effective configs with
 // their sources (ConfigurationControlManager.computeEffectiveTopicConfigs), v7+ the topic id.
 import { ApiKey } from '../../protocol/generated/apis.js';
+import type { Input } from '../../protocol/codec/types.js';
 import type {
   CreateTopicsRequest,
   CreateTopicsResponse,
@@ -75,7 +76,7 @@ async function handle(
   return { throttleTimeMs: 0, topics: results.map((r) => toResponse(r, v, services)) };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, CreateTopicsRequest, Input<CreateTopicsResponse>> = {
   apiKey: ApiKey.CreateTopics,
   minVersion: 2, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 7,

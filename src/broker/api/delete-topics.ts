@@ -3,6 +3,7 @@
 // UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID for absent topics, INVALID_REQUEST for duplicates
 // and name+id entries. As in Kafka's KRaft mode, internal topics are not refused.
 import { ApiKey } from '../../protocol/generated/apis.js';
+import type { Input } from '../../protocol/codec/types.js';
 import type { DeleteTopicsRequest, DeleteTopicsResponse } from '../../protocol/generated/protocol/DeleteTopics.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
@@ -52,7 +53,7 @@ async function handle(
   };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, DeleteTopicsRequest, Input<DeleteTopicsResponse>> = {
   apiKey: ApiKey.DeleteTopics,
   minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 6,

@@ -2,6 +2,7 @@
 // CLIENT_METRICS and GROUP resources, with value, source, synonyms (v1+, when asked), type and
 // documentation (v3+, documentation when asked), as Kafka's ConfigHelper describes them.
 import { ApiKey } from '../../protocol/generated/apis.js';
+import type { Input } from '../../protocol/codec/types.js';
 import type {
   DescribeConfigsRequest,
   DescribeConfigsRequestDescribeConfigsResource,
@@ -345,7 +346,7 @@ function handle(ctx: RequestContext, req: DescribeConfigsRequest, services: Brok
   return { throttleTimeMs: 0, results: req.resources.map((r) => describe(r, image, services, o)) };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, DescribeConfigsRequest, Input<DescribeConfigsResponse>> = {
   apiKey: ApiKey.DescribeConfigs,
   minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 4,

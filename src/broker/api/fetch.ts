@@ -196,7 +196,7 @@ async function handleFetch(
   return buildResponse(v, ctx, rm, out.errorCode, out.sessionId, out.entries);
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, FetchRequest, Input<FetchResponse>> = {
   apiKey: ApiKey.Fetch,
   minVersion: FETCH_MIN_VERSION,
   maxVersion: FETCH_MAX_VERSION,
