@@ -128,8 +128,10 @@ class RawClient {
     }
     return this.frames.shift()!;
   }
-  async response(apiKey: number, version: number): Promise<{ correlationId: number; body: any }> {
-    return decodeResponse(apiKey, version, await this.frame());
+  /** The next response, decoded as `apiKey` at `version`; T is that API's generated response type. */
+  async response<T = unknown>(apiKey: number, version: number): Promise<{ correlationId: number; body: T }> {
+    const { correlationId, body } = decodeResponse(apiKey, version, await this.frame());
+    return { correlationId, body: body as T };
   }
   /** ApiVersions round trip: proves the connection (and server) still serve. */
   async ping(correlationId = 4242): Promise<void> {
