@@ -11,7 +11,7 @@ import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { run as producerTool } from '../src/tools/console-producer/main.js';
 import { run as consumerTool } from '../src/tools/console-consumer/main.js';
 import { defaultPartition } from '../src/protocol/partitioner.js';
-import type { ToolIO } from '../src/cli.js';
+import type { ToolIO } from '../src/tools/common/io.js';
 
 const { Kafka, logLevel } = kafkajs;
 

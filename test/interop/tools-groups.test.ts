@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { TOOL_JVM_FLAGS, kafkaLibDir, startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
 import { REPO_ROOT } from '../helpers/spec-models.js';
-import type { ToolIO } from '../../src/cli.js';
+import type { ToolIO } from '../../src/tools/common/io.js';
 
 const CLASSES: Record<string, string> = {
   'consumer-groups': 'org.apache.kafka.tools.consumer.group.ConsumerGroupCommand',

@@ -2,7 +2,7 @@
 // TKAFKA_BOOTSTRAP_SERVER environment variable, then the active profile (TKAFKA_PROFILE or the one
 // chosen with `tkafka profile use`). Client properties: the profile's (only when the profile gives
 // the cluster), overlaid by the --command-config file.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from './io.js';
 import type { KafkaClient } from '../../client/client.js';
 import type { ClientConfig } from '../../client/config.js';
 

@@ -2,12 +2,11 @@
 // groups), client quotas (users, clients, ips) and SCRAM credentials, as ConfigCommand prints them.
 // Text is written as it is produced (a header appears before a failing lookup, as in Kafka);
 // json and table collect the sections first.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { KafkaClient } from '../../client/client.js';
 import type { ConfigEntry } from '../../client/admin/configs.js';
 import { JavaHashMapOrder, javaStringHash } from '../topics/java-order.js';
-import type { ConfigCommand } from './main.js';
-import { ConfigCommandError } from './main.js';
+import { ConfigCommandError, type ConfigCommand } from './command.js';
 import { BROKER, BROKER_LOGGER, CLIENT, CLIENT_METRICS, GROUP, IP, TOPIC, USER } from './spec.js';
 
 export interface ResourceSection {

@@ -2,7 +2,7 @@
 // supported and finalized feature levels (ApiVersions), upgrade/downgrade/disable them
 // (UpdateFeatures), and the offline version-mapping / feature-dependencies look-ups.
 // `describe` also takes --output json|table.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { KafkaClient } from '../../client/client.js';
 import { ArgumentParser, parseOrExit, type Namespace } from '../common/argparse.js';
 import { CONNECTION_HELP, openClient, resolveBootstrap, type ResolvedBootstrap } from '../common/connection.js';

@@ -11,7 +11,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { Producer, ProducerConfig } from '../../client/producer.js';
 import { ArgumentParser, ArgumentParserError, parseOrExit, formatWidth, type Namespace } from '../common/argparse.js';
 import { javaF, javaFixed } from './java-format.js';

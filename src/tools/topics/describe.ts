@@ -3,7 +3,7 @@
 // the order Kafka prints them (topics in DescribeTopicsResult's HashMap order, configs in Config's
 // HashMap order, partitions by id).
 import type { KafkaClient } from '../../client/client.js';
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { OutputFormat, TableSection } from '../common/output.js';
 import { JavaHashMapOrder, describeTopicsOrder, javaStringHash } from './java-order.js';
 import { ZERO_UUID } from '../../protocol/uuid.js';
