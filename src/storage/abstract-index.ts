@@ -119,7 +119,8 @@ export abstract class AbstractIndex {
       data = await fsp.readFile(this._file);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-      if (this.maxIndexSize < this.entrySize) throw new Error(`Invalid max index size: ${this.maxIndexSize}`);
+      if (this.maxIndexSize < this.entrySize)
+        throw new Error(`Invalid max index size: ${this.maxIndexSize}`, { cause: e });
       const fh = await fsp.open(this._file, 'wx+');
       this.fh = fh;
       await fh.truncate(roundDownToExactMultiple(this.maxIndexSize, this.entrySize));
@@ -217,7 +218,7 @@ export abstract class AbstractIndex {
   async reset(): Promise<void> {
     if (!this.loaded) {
       // Skip reading a possibly huge, stale index: we only need its length.
-      let length = 0;
+      let length: number;
       try {
         length = (await fsp.stat(this._file)).size;
       } catch (e) {

@@ -2,7 +2,6 @@
 // entries are "epoch startOffset" lines — "epoch E began at offset S". Used by every partition log
 // and by the metadata log `__cluster_metadata-0`.
 
-import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { readTextIfExists } from './file-ops.js';
 import { parseCheckpoint, parseJavaInt, writeCheckpointFile, type EntryFormatter } from './checkpoint-file.js';

@@ -100,7 +100,7 @@ export function parseMetaProperties(props: ReadonlyMap<string, string>): MetaPro
     try {
       uuidFromString(props.get('directory.id')!);
     } catch (e) {
-      throw new Error(`Unable to read directory.id as a Uuid: ${(e as Error).message}`);
+      throw new Error(`Unable to read directory.id as a Uuid: ${(e as Error).message}`, { cause: e });
     }
     meta.directoryId = props.get('directory.id');
   }

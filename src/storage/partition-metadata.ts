@@ -2,7 +2,6 @@
 // with no trailing newline, written atomically.
 
 import * as path from 'node:path';
-import { promises as fsp } from 'node:fs';
 import { atomicWriteFile, readTextIfExists } from './file-ops.js';
 
 export const PARTITION_METADATA_FILE = 'partition.metadata';

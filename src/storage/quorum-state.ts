@@ -6,7 +6,6 @@
 //   {"leaderId":1,"leaderEpoch":2,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}
 // Written to quorum-state.tmp, fsynced and renamed on every durable state transition.
 
-import { promises as fsp } from 'node:fs';
 import { atomicWriteFile, readTextIfExists } from './file-ops.js';
 
 export const QUORUM_STATE_FILE = 'quorum-state';
@@ -62,7 +61,7 @@ export function parseQuorumState(text: string): StoredQuorumState {
   try {
     obj = JSON.parse(line) as Record<string, unknown>;
   } catch (e) {
-    throw new Error(`Error while reading the Quorum status: ${(e as Error).message}`);
+    throw new Error(`Error while reading the Quorum status: ${(e as Error).message}`, { cause: e });
   }
   if (obj === null || typeof obj !== 'object')
     throw new Error('Error while reading the Quorum status: not a JSON object');

@@ -12,12 +12,8 @@ import { LogSegment, type SegmentReadResult } from './segment.js';
 import {
   CLEANED_FILE_SUFFIX,
   DELETED_FILE_SUFFIX,
-  INDEX_FILE_SUFFIX,
-  LOG_FILE_SUFFIX,
   SWAP_FILE_SUFFIX,
-  TIME_INDEX_FILE_SUFFIX,
-  TXN_INDEX_FILE_SUFFIX,
-  segmentFile,
+  removeSegmentFiles,
 } from '../../storage/log-file-names.js';
 import { SerialQueue } from './serial-queue.js';
 
@@ -177,9 +173,7 @@ export class LocalLog {
         `Trying to roll a new log segment for ${this.topic}-${this.partition} with start offset ${newOffset} lower than start offset of the active segment ${active.baseOffset}`,
       );
     }
-    for (const ext of [LOG_FILE_SUFFIX, INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, TXN_INDEX_FILE_SUFFIX]) {
-      await fsp.rm(segmentFile(this._dir, newOffset, ext), { force: true });
-    }
+    await removeSegmentFiles(this._dir, newOffset);
     await active.onBecomeInactiveSegment();
     const seg = await LogSegment.open(this._dir, newOffset, segmentConfigOf(this._config), this.clock);
     this.segs.push(seg);

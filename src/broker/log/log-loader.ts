@@ -13,13 +13,12 @@ import { LogSegment, type SegmentConfig } from './segment.js';
 import {
   CLEANED_FILE_SUFFIX,
   DELETED_FILE_SUFFIX,
-  INDEX_FILE_SUFFIX,
   LOG_FILE_SUFFIX,
   SWAP_FILE_SUFFIX,
   TIME_INDEX_FILE_SUFFIX,
-  TXN_INDEX_FILE_SUFFIX,
   offsetFromFileName,
   segmentFile,
+  isIndexFileName,
 } from '../../storage/log-file-names.js';
 
 export function segmentConfigOf(c: LogConfig): SegmentConfig {
@@ -59,8 +58,7 @@ async function listFiles(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isFile()).map((e) => e.name);
 }
 
-const isIndexFile = (n: string) =>
-  n.endsWith(INDEX_FILE_SUFFIX) || n.endsWith(TIME_INDEX_FILE_SUFFIX) || n.endsWith(TXN_INDEX_FILE_SUFFIX);
+const isIndexFile = isIndexFileName;
 const isLogFile = (n: string) => n.endsWith(LOG_FILE_SUFFIX);
 
 export async function loadLog(p: LoadParams): Promise<LoadedLog> {

@@ -21,6 +21,7 @@ import {
   INDEX_FILE_SUFFIX,
   LOG_FILE_SUFFIX,
   TIME_INDEX_FILE_SUFFIX,
+  removeSegmentFiles,
   segmentFile,
 } from '../../storage/log-file-names.js';
 import { OffsetIndex } from '../../storage/offset-index.js';
@@ -237,7 +238,7 @@ export class MetadataLog {
   async truncateFullyAndStartAt(offset: number): Promise<void> {
     for (const seg of this.segments) {
       await this.closeSegment(seg, false);
-      await this.deleteSegmentFiles(seg.baseOffset);
+      await removeSegmentFiles(this.dir, seg.baseOffset);
     }
     this.segments = [];
     this.leo = offset;
@@ -338,7 +339,7 @@ export class MetadataLog {
     ) {
       const seg = this.segments.pop()!;
       await this.closeSegment(seg);
-      await this.deleteSegmentFiles(seg.baseOffset);
+      await removeSegmentFiles(this.dir, seg.baseOffset);
     }
     const seg = this.segments[this.segments.length - 1];
     if (seg) {
@@ -379,16 +380,11 @@ export class MetadataLog {
     let deleted = 0;
     while (this.segments.length > 1 && this.segments[1]!.baseOffset <= offset) {
       const seg = this.segments.shift()!;
-      await this.deleteSegmentFiles(seg.baseOffset);
+      await removeSegmentFiles(this.dir, seg.baseOffset);
       deleted++;
     }
     if (deleted > 0) await fsyncDir(this.dir);
     return deleted;
-  }
-
-  private async deleteSegmentFiles(base: number): Promise<void> {
-    for (const f of [logFile(this.dir, base), indexFile(this.dir, base), timeIndexFile(this.dir, base)])
-      await fsp.rm(f, { force: true });
   }
 
   private async closeSegment(seg: Segment, finalTimeEntry = true): Promise<void> {
