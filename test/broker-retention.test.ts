@@ -9,6 +9,7 @@ import kafkajs from 'kafkajs';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { RawClient } from './helpers/raw-client.js';
 import { ApiKey } from '../src/protocol/generated/apis.js';
+import { waitFor as waitForCondition } from './helpers/wait-for.js';
 
 const { Kafka, logLevel } = kafkajs;
 let broker: BrokerProcess;
@@ -59,12 +60,7 @@ function segments(topic: string): string[] {
 }
 
 async function waitFor(what: string, cond: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  assert.fail(`timed out waiting for ${what}`);
+  await waitForCondition(cond, { what, timeoutMs: ms });
 }
 
 const record = (i: number, key = `k${i}`) => `${key}:${String(i).padEnd(1000, '.')}`;

@@ -14,10 +14,10 @@ import { coordinatorPartition } from '../src/protocol/partitioner.js';
 import { decodeBatch, iterateBatches } from '../src/protocol/records/batch.js';
 import { decodeRecord, type CoordinatorRecord } from '../src/broker/group/records.js';
 import { encodeSubscription } from '../src/broker/group/consumer-protocol.js';
+import { waitFor } from './helpers/wait-for.js';
 
 let broker: BrokerProcess;
 let c: RawClient;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SUB = encodeSubscription(['pt']);
 
 before(async () => {
@@ -43,13 +43,15 @@ after(async () => {
 });
 
 async function waitCoordinator(key: string, keyType = 0): Promise<any> {
-  for (let i = 0; i < 100; i++) {
-    const r = await c.request(ApiKey.FindCoordinator, 3, { key, keyType });
-    if (r.errorCode === E.NONE) return r;
-    assert.equal(r.errorCode, E.COORDINATOR_NOT_AVAILABLE);
-    await sleep(100);
-  }
-  throw new Error('no coordinator');
+  return waitFor(
+    async () => {
+      const r = await c.request(ApiKey.FindCoordinator, 3, { key, keyType });
+      if (r.errorCode === E.NONE) return r;
+      assert.equal(r.errorCode, E.COORDINATOR_NOT_AVAILABLE);
+      return null;
+    },
+    { what: `a coordinator for ${key}`, timeoutMs: 10_000 },
+  );
 }
 
 async function joinAt(
@@ -546,11 +548,15 @@ test(
       E.UNKNOWN_TOPIC_OR_PARTITION,
     );
     let remaining: any[] = [{}];
-    for (let i = 0; i < 50 && remaining.length > 0; i++) {
-      remaining = (await c.request(ApiKey.OffsetFetch, 7, { groupId: 'doomed-g', topics: null, requireStable: false }))
-        .topics;
-      if (remaining.length) await sleep(100);
-    }
+    await waitFor(
+      async () => {
+        remaining = (
+          await c.request(ApiKey.OffsetFetch, 7, { groupId: 'doomed-g', topics: null, requireStable: false })
+        ).topics;
+        return remaining.length === 0;
+      },
+      { what: 'the offsets of the deleted topic to go', timeoutMs: 5000 },
+    ).catch(() => undefined); // the assertion below shows what is left
     assert.deepEqual(remaining, [], 'offsets of a deleted topic are removed');
 
     // a member disappears while its JoinGroup is parked: it never syncs, is dropped, the group moves on
@@ -581,7 +587,13 @@ test(
           reason: null,
         })
         .catch(() => undefined);
-      await sleep(100);
+      // b's JoinGroup is parked once the group prepares a rebalance
+      await waitFor(
+        async () =>
+          (await ca.request(ApiKey.DescribeGroups, 5, { groups: ['vanish'], includeAuthorizedOperations: false }))
+            .groups[0].groupState === 'PreparingRebalance',
+        { what: 'group vanish to prepare a rebalance', timeoutMs: 10_000 },
+      );
       cb.close();
       const hb = await ca.request(ApiKey.Heartbeat, 4, {
         groupId: 'vanish',
@@ -594,17 +606,18 @@ test(
       assert.equal(a2.generationId, 2);
       assert.equal(a2.members.length, 2, 'the vanished member had joined');
       await syncAt(ca, 5, 'vanish', 2, a.memberId, [{ memberId: a.memberId, assignment: Buffer.from('A2') }]);
-      let gen3 = false;
-      for (let i = 0; i < 40 && !gen3; i++) {
-        await sleep(100);
-        const h = await ca.request(ApiKey.Heartbeat, 4, {
-          groupId: 'vanish',
-          generationId: 2,
-          memberId: a.memberId,
-          groupInstanceId: null,
-        });
-        gen3 = h.errorCode === E.REBALANCE_IN_PROGRESS;
-      }
+      const gen3 = await waitFor(
+        async () => {
+          const h = await ca.request(ApiKey.Heartbeat, 4, {
+            groupId: 'vanish',
+            generationId: 2,
+            memberId: a.memberId,
+            groupInstanceId: null,
+          });
+          return h.errorCode === E.REBALANCE_IN_PROGRESS;
+        },
+        { what: 'a rebalance after the member that never synced is dropped', timeoutMs: 4000, intervalMs: 100 },
+      ).catch(() => false);
       assert.ok(gen3, 'the member that never synced is removed and the group rebalances');
       const a3 = await joinAt(ca, 9, 'vanish', { session: 3000, rebalance: 1000, memberId: a.memberId });
       assert.equal(a3.generationId, 3);
@@ -636,12 +649,15 @@ test(
     await broker.restart();
     c = await RawClient.connect(broker.port);
     let d: any;
-    for (let i = 0; i < 50; i++) {
-      d = await c.request(ApiKey.DescribeGroups, 5, { groups: ['survivor'], includeAuthorizedOperations: false });
-      if (d.groups[0].errorCode === E.NONE) break;
-      assert.equal(d.groups[0].errorCode, E.COORDINATOR_LOAD_IN_PROGRESS);
-      await sleep(100);
-    }
+    await waitFor(
+      async () => {
+        d = await c.request(ApiKey.DescribeGroups, 5, { groups: ['survivor'], includeAuthorizedOperations: false });
+        if (d.groups[0].errorCode === E.NONE) return true;
+        assert.equal(d.groups[0].errorCode, E.COORDINATOR_LOAD_IN_PROGRESS);
+        return false;
+      },
+      { what: 'group survivor to load after the restart', timeoutMs: 5000 },
+    ).catch(() => undefined); // the assertions below say what was found
     assert.equal(d.groups[0].groupState, 'Stable');
     assert.equal(d.groups[0].members[0].memberId, j.memberId);
     assert.equal(Buffer.from(d.groups[0].members[0].memberAssignment).toString(), 'keep');

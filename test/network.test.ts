@@ -19,6 +19,7 @@ import { createApiVersionsHandler } from '../src/broker/api/api-versions.js';
 import { genericErrorResponse } from '../src/broker/api/error-responses.js';
 import type { ApiHandler } from '../src/broker/api/types.js';
 import type { Logger } from '../src/broker/api/dispatcher.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const HOST = '127.0.0.1';
 
@@ -64,7 +65,7 @@ async function start(overrides: Partial<SocketServerOptions> = {}): Promise<Harn
     async handle(_ctx, req: { authBytes: Buffer }) {
       const b = req.authBytes;
       if (b[0] === 0xff) throw new Error('boom from the test handler');
-      if (b[1]) await sleep(b[1]);
+      if (b[1]) await sleep(b[1]); // time is the point: a handler that takes b[1] ms
       if (b[0] === 0xfe) return null; // like Produce with acks=0
       handled.count++;
       const size = b.length >= 6 ? b.readUInt32BE(2) : 0;
@@ -357,12 +358,8 @@ test('back-pressure: a client that never reads does not make the server buffer w
     for (let i = 0; i < 100; i++)
       bufs.push(...encodeRequest(ApiKey.SaslAuthenticate, 1, i, 'bp', { authBytes: auth(0, MiB) }));
     s.write(Buffer.concat(bufs)); // 100 MiB of responses asked for; nothing is read
-    let last = -1;
-    for (let i = 0, stable = 0; i < 200 && stable < 6; i++) {
-      await sleep(50);
-      stable = h.handled.count === last ? stable + 1 : 0;
-      last = h.handled.count;
-    }
+    // the connection stops reading once writes are blocked and its queue is full
+    await waitFor(() => h.server.connectionStats()[0]?.readingPaused, { what: 'reading to pause', timeoutMs: 10_000 });
     const st = h.server.connectionStats()[0]!;
     assert.ok(h.handled.count < 100, `handling stopped (handled ${h.handled.count})`);
     assert.equal(st.readingPaused, true);
@@ -395,7 +392,7 @@ test('connections idle for connections.max.idle.ms are closed; active ones are n
     const active = await RawClient.connect(h.port);
     const t0 = Date.now();
     for (let i = 0; i < 8; i++) {
-      await sleep(50);
+      await sleep(50); // time is the point: activity every 50 ms keeps a 150 ms idle timeout away
       await active.ping(i);
     }
     await within(idle.closed, 2000, 'the idle connection is closed');
@@ -412,7 +409,8 @@ test('close() finishes the request in flight, then closes and stops accepting', 
   const h = await start();
   const c = await RawClient.connect(h.port);
   c.send(ApiKey.SaslAuthenticate, 1, 31, { authBytes: auth(150) });
-  await sleep(30);
+  // the request has arrived (its handler takes 150 ms): close() now finds it in flight
+  await waitFor(() => (h.server.connectionStats()[0]?.bytesIn ?? 0) > 0, { what: 'the request to arrive' });
   const closing = h.server.close();
   const r = await c.response(ApiKey.SaslAuthenticate, 1);
   assert.equal(r.correlationId, 31);

@@ -465,6 +465,7 @@ test('Fetch long poll through the handler: answered by an append before max_wait
       12,
       fetchReq(12, [{ topic: 't', id: '', partition: 0, offset: 0 }], { maxWaitMs: 5000, minBytes: 1 }),
     );
+    // time is the point: the append comes 30 ms into the long poll, well before max_wait_ms
     setTimeout(() => {
       void e.rm.appendRecords('t', 0, batch(1), { acks: 1, timeoutMs: 100 });
     }, 30);

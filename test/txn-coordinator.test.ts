@@ -11,6 +11,7 @@ import { buildRecordBatchSync, iterateBatches, readBatchHeader } from '../src/pr
 import { RawClient } from './helpers/raw-client.js';
 import { startBroker as startTxnBroker } from './helpers/broker-process.js';
 import type { BrokerProcess } from './helpers/broker-process.js';
+import { waitFor } from './helpers/wait-for.js';
 
 let broker: BrokerProcess;
 let c: RawClient;
@@ -21,16 +22,15 @@ const OVERRIDES = {
   'transaction.abort.timed.out.transaction.cleanup.interval.ms': 200,
 };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
+  const found = await waitFor(
+    async () => {
+      const v = await fn();
+      return v === undefined ? undefined : { v };
+    },
+    { what, timeoutMs: ms },
+  );
+  return found.v;
 }
 
 async function createTopic(name: string, partitions: number): Promise<void> {

@@ -7,10 +7,10 @@
 //   - regex subscriptions: a member's regex resolves to the matching topics, a matching topic created
 //     later is assigned, an invalid regex is INVALID_REGULAR_EXPRESSION.
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeRequest, decodeResponse } from '../../src/protocol/frame.js';
 import { ApiKey } from '../../src/protocol/generated/apis.js';
 import { RawClient } from './raw-client.js';
+import { waitFor } from './wait-for.js';
 
 /** A KIP-1082 member id: what a v1 client generates (Uuid.randomUuid().toString()). */
 export const newMemberId = (): string => randomBytes(16).toString('base64url');
@@ -59,27 +59,30 @@ export async function createTopic(c: RawClient, name: string, partitions: number
 
 /** Topic name → id, from Metadata v12 for the named topics (waits until each has a leader everywhere). */
 export async function topicIds(c: RawClient, names: string[]): Promise<Map<string, string>> {
-  for (let i = 0; i < 100; i++) {
-    const r = await c.request(ApiKey.Metadata, 12, {
-      topics: names.map((name) => ({ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name })),
-      allowAutoTopicCreation: false,
-      includeTopicAuthorizedOperations: false,
-    });
-    const ready = r.topics.every((t: any) => t.errorCode === 0 && t.partitions.every((p: any) => p.leaderId >= 0));
-    if (ready) return new Map(r.topics.map((t: any) => [t.name, t.topicId]));
-    await sleep(100);
-  }
-  throw new Error(`topics ${names.join(', ')} not ready`);
+  const what = `topics ${names.join(', ')} to have leaders`;
+  return waitFor(
+    async () => {
+      const r = await c.request(ApiKey.Metadata, 12, {
+        topics: names.map((name) => ({ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name })),
+        allowAutoTopicCreation: false,
+        includeTopicAuthorizedOperations: false,
+      });
+      const ready = r.topics.every((t: any) => t.errorCode === 0 && t.partitions.every((p: any) => p.leaderId >= 0));
+      return ready ? new Map<string, string>(r.topics.map((t: any) => [t.name, t.topicId])) : null;
+    },
+    { what, timeoutMs: 10_000 },
+  );
 }
 
 /** Polls FindCoordinator until the group's coordinator is known (creates __consumer_offsets on Kafka). */
 export async function findCoordinator(c: RawClient, groupId: string): Promise<void> {
-  for (let i = 0; i < 150; i++) {
-    const r = await c.request(ApiKey.FindCoordinator, 4, { key: '', keyType: 0, coordinatorKeys: [groupId] });
-    if (r.coordinators[0].errorCode === 0) return;
-    await sleep(200);
-  }
-  throw new Error(`no coordinator for ${groupId}`);
+  await waitFor(
+    async () => {
+      const r = await c.request(ApiKey.FindCoordinator, 4, { key: '', keyType: 0, coordinatorKeys: [groupId] });
+      return r.coordinators[0].errorCode === 0;
+    },
+    { what: `a coordinator for ${groupId}`, timeoutMs: 30_000 },
+  );
 }
 
 export interface HeartbeatAnswer {
@@ -116,10 +119,14 @@ const LOADING = new Set([14, 15, 16]);
 /** ConsumerGroupHeartbeat v1, retried (every 200 ms, at most 30 s) while the coordinator loads. */
 export async function heartbeat(c: RawClient, req: Record<string, unknown>): Promise<HeartbeatAnswer> {
   let r: HeartbeatAnswer = await c.request(ApiKey.ConsumerGroupHeartbeat, 1, req);
-  for (let i = 0; i < 150 && LOADING.has(r.errorCode); i++) {
-    await sleep(200);
-    r = await c.request(ApiKey.ConsumerGroupHeartbeat, 1, req);
-  }
+  if (!LOADING.has(r.errorCode)) return r;
+  await waitFor(
+    async () => {
+      r = await c.request(ApiKey.ConsumerGroupHeartbeat, 1, req);
+      return !LOADING.has(r.errorCode);
+    },
+    { what: 'the group coordinator to load', timeoutMs: 30_000, intervalMs: 200 },
+  ).catch(() => undefined); // still loading after 30 s: the caller sees the error code
   return r;
 }
 
@@ -191,13 +198,15 @@ export class Member {
 
   /** Heartbeats (every 250 ms, at most `ms`) until `done` holds; returns whether it did. */
   async beatUntil(done: () => boolean, ms: number): Promise<boolean> {
-    const end = Date.now() + ms;
-    for (let i = 0; i < 1000 && Date.now() < end; i++) {
-      if (done()) return true;
-      await sleep(250);
-      await this.beat();
-    }
-    return done();
+    // a member heartbeats at an interval (the protocol's, here 250 ms) until the condition holds
+    return waitFor(
+      async () => {
+        if (done()) return true;
+        await this.beat();
+        return done();
+      },
+      { what: 'the member condition', timeoutMs: ms, intervalMs: 250 },
+    ).catch(() => done());
   }
 }
 

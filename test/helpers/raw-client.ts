@@ -2,6 +2,7 @@
 // need exact protocol fields (topic ids, error codes) or malformed input.
 import { connect, type Socket } from 'node:net';
 import { encodeRequest, decodeResponse } from '../../src/protocol/frame.js';
+import { waitFor } from './wait-for.js';
 
 export class RawClient {
   private buf = Buffer.alloc(0);
@@ -49,8 +50,7 @@ export class RawClient {
   }
 
   async waitClosed(ms = 5000): Promise<boolean> {
-    const end = Date.now() + ms;
-    while (!this.closed && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => this.closed, { what: 'the connection to close', timeoutMs: ms }).catch(() => undefined);
     return this.closed;
   }
 

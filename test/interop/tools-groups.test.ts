@@ -14,6 +14,7 @@ import { Readable, Writable } from 'node:stream';
 import { TOOL_JVM_FLAGS, kafkaLibDir, startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
 import { REPO_ROOT } from '../helpers/spec-models.js';
 import type { ToolIO } from '../../src/tools/common/io.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const CLASSES: Record<string, string> = {
   'consumer-groups': 'org.apache.kafka.tools.consumer.group.ConsumerGroupCommand',
@@ -103,14 +104,14 @@ function startBackground(cmd: string, args: string[]): void {
 }
 
 async function waitStable(group: string, members = 1): Promise<void> {
-  const end = Date.now() + 60_000;
-  while (Date.now() < end) {
-    const r = await tkafka('consumer-groups', CG('--describe', '--group', group, '--state', '--output', 'json'));
-    const g = r.code === 0 ? JSON.parse(r.out).groups[0] : null;
-    if (g && g.state === 'Stable' && g.members === members) return;
-    await sleep(300);
-  }
-  throw new Error(`group ${group} did not become Stable`);
+  await waitFor(
+    async () => {
+      const r = await tkafka('consumer-groups', CG('--describe', '--group', group, '--state', '--output', 'json'));
+      const g = r.code === 0 ? JSON.parse(r.out).groups[0] : null;
+      return g && g.state === 'Stable' && g.members === members;
+    },
+    { what: `group ${group} to be Stable with ${members} member(s)`, timeoutMs: 60_000, intervalMs: 300 },
+  );
 }
 
 before(async () => {
@@ -207,7 +208,7 @@ before(async () => {
   await waitStable('active-classic');
   await waitStable('active-new');
   await waitStable('active-tkafka');
-  await sleep(6000); // auto-commit (5 s) of what the active consumers read
+  await sleep(6000); // time is the point: the console consumers auto-commit every 5 s (auto.commit.interval.ms)
 });
 
 after(async () => {
