@@ -87,6 +87,11 @@ export class CorruptRecordError extends Error {
   }
 }
 
+/** A malformed or truncated varint (the readers below): record readers map it to their own text. */
+export class VarintError extends CorruptRecordError {
+  override name = 'CorruptRecordError';
+}
+
 // ---------------------------------------------------------------------------------------------
 // Shared primitives of the records layer (batch.ts, legacy.ts): big-endian fixed-width access on
 // plain Uint8Arrays, and Kafka's zig-zag varints.
@@ -124,12 +129,12 @@ export function readVarint(b: Uint8Array, p: number, end: number): number {
   let raw = 0;
   let shift = 0;
   for (;;) {
-    if (p >= end) throw new CorruptRecordError('varint runs past the end of the record', 'TRUNCATED');
+    if (p >= end) throw new VarintError('varint runs past the end of the record', 'TRUNCATED');
     const x = b[p++]!;
     raw |= (x & 0x7f) << shift;
     if ((x & 0x80) === 0) break;
     shift += 7;
-    if (shift > 28) throw new CorruptRecordError('varint is longer than 5 bytes', 'INVALID_VARINT');
+    if (shift > 28) throw new VarintError('varint is longer than 5 bytes', 'INVALID_VARINT');
   }
   varintEnd = p;
   return (raw >>> 1) ^ -(raw & 1);
@@ -139,7 +144,7 @@ export function readVarlong(b: Uint8Array, p: number, end: number): number {
   let raw = 0;
   let mul = 1;
   for (let i = 0; ; i++) {
-    if (p >= end) throw new CorruptRecordError('varlong runs past the end of the record', 'TRUNCATED');
+    if (p >= end) throw new VarintError('varlong runs past the end of the record', 'TRUNCATED');
     const x = b[p++]!;
     raw += (x & 0x7f) * mul;
     if ((x & 0x80) === 0) {
@@ -148,7 +153,7 @@ export function readVarlong(b: Uint8Array, p: number, end: number): number {
       return raw % 2 === 0 ? raw / 2 : -(raw + 1) / 2;
     }
     mul *= 128;
-    if (i === 9) throw new CorruptRecordError('varlong is longer than 10 bytes', 'INVALID_VARINT');
+    if (i === 9) throw new VarintError('varlong is longer than 10 bytes', 'INVALID_VARINT');
   }
 }
 
@@ -161,12 +166,12 @@ export function readVarlongBig(b: Uint8Array, p: number, end: number): bigint {
   let raw = 0n;
   let shift = 0n;
   for (;;) {
-    if (p >= end) throw new CorruptRecordError('varlong runs past the end of the record', 'TRUNCATED');
+    if (p >= end) throw new VarintError('varlong runs past the end of the record', 'TRUNCATED');
     const x = b[p++]!;
     raw |= BigInt(x & 0x7f) << shift;
     if ((x & 0x80) === 0) break;
     shift += 7n;
-    if (shift > 63n) throw new CorruptRecordError('varlong is longer than 10 bytes', 'INVALID_VARINT');
+    if (shift > 63n) throw new VarintError('varlong is longer than 10 bytes', 'INVALID_VARINT');
   }
   raw = BigInt.asUintN(64, raw);
   varintEnd = p;

@@ -9,7 +9,7 @@
 // negative size is null; after the declared count, leftover bytes are an error raised before the
 // last record is handed out.
 
-import { CorruptRecordError, readVarint, readVarlong, varintEnd, type CorruptReason } from './layout.js';
+import { CorruptRecordError, VarintError, readVarint, readVarlong, varintEnd, type CorruptReason } from './layout.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -21,8 +21,6 @@ export const PREMATURE_EOF = 'Incorrect declared batch size, premature EOF reach
 /** Kafka's text; the reason says what exactly was wrong (TRUNCATED, INVALID_VARINT, INVALID_LENGTH). */
 const structure = (reason: CorruptReason): CorruptRecordError =>
   new CorruptRecordError(INVALID_RECORD_STRUCTURE, reason);
-const structureOf = (e: unknown): unknown =>
-  e instanceof CorruptRecordError && e.message !== INVALID_RECORD_STRUCTURE ? structure(e.reason) : e;
 
 export class RecordCursor {
   data: Uint8Array = EMPTY;
@@ -72,95 +70,87 @@ export class RecordCursor {
 
   /** Reads the next record; false after the declared count. Throws CorruptRecordError. */
   next(): boolean {
-    if (this.index + 1 >= this.count) return false;
+    const index = this.index + 1;
+    if (index >= this.count) return false;
     const d = this.data;
     const end = this.end;
-    let p = this.position;
-    this.recordStart = p;
-    if (p >= end) throw new CorruptRecordError(PREMATURE_EOF, 'PREMATURE_EOF');
+    const recordStart = this.position;
+    // The size is read outside DefaultRecord.readFrom's catch: running out here is the batch's fault.
+    let p: number;
     let size: number;
     try {
-      size = readVarint(d, p, end);
+      size = readVarint(d, recordStart, end);
+      p = varintEnd;
     } catch (e) {
-      if (e instanceof CorruptRecordError && e.reason === 'INVALID_VARINT') throw structure('INVALID_VARINT');
+      if (e instanceof VarintError && e.reason === 'INVALID_VARINT') throw structure('INVALID_VARINT');
       throw new CorruptRecordError(PREMATURE_EOF, 'PREMATURE_EOF');
     }
-    p = varintEnd;
     if (end - p < size) {
       throw new CorruptRecordError(
         `Invalid record size: expected ${size} bytes in record payload, but instead the buffer has only ${end - p} remaining bytes.`,
         'INVALID_LENGTH',
       );
     }
-    this.bodyStart = p;
-    this.bodySize = size;
+    const bodyStart = p;
     try {
       if (p >= end) throw structure('TRUNCATED');
       this.attributes = d[p++]!;
       this.timestampDeltaPos = p;
       this.timestampDelta = readVarlong(d, p, end);
       this.offsetDelta = readVarint(d, varintEnd, end);
-      this.keySizePos = varintEnd;
-      p = this.readBytes(d, varintEnd, end, true);
-      p = this.readBytes(d, p, end, false);
-      this.headerCount = readVarint(d, p, end);
       p = varintEnd;
+      this.keySizePos = p;
+      // key and value: Utils.readBytes, a negative size is null
+      let n = readVarint(d, p, end);
+      p = varintEnd;
+      if (n > end - p) throw structure('INVALID_LENGTH');
+      this.keyStart = p;
+      this.keySize = n < 0 ? -1 : n;
+      if (n > 0) p += n;
+      n = readVarint(d, p, end);
+      p = varintEnd;
+      if (n > end - p) throw structure('INVALID_LENGTH');
+      this.valueStart = p;
+      this.valueSize = n < 0 ? -1 : n;
+      if (n > 0) p += n;
+      const headers = readVarint(d, p, end);
+      p = varintEnd;
+      if (headers < 0) throw new CorruptRecordError(`Found invalid number of record headers ${headers}`);
+      if (headers > end - p)
+        throw new CorruptRecordError(
+          `Found invalid number of record headers. ${headers} is larger than the remaining size of the buffer`,
+        );
+      this.headerCount = headers;
+      this.headersStart = p;
+      for (let h = 0; h < headers; h++) {
+        const ks = readVarint(d, p, end);
+        p = varintEnd;
+        if (ks < 0) throw new CorruptRecordError(`Invalid negative header key size ${ks}`, 'INVALID_LENGTH');
+        if (ks > end - p) throw structure('INVALID_LENGTH');
+        p += ks;
+        const vs = readVarint(d, p, end);
+        p = varintEnd;
+        if (vs > end - p) throw structure('INVALID_LENGTH');
+        if (vs > 0) p += vs;
+      }
     } catch (e) {
-      throw structureOf(e);
+      if (e instanceof VarintError) throw structure(e.reason);
+      throw e;
     }
-    const n = this.headerCount;
-    if (n < 0) throw new CorruptRecordError(`Found invalid number of record headers ${n}`);
-    if (n > end - p)
+    if (p - bodyStart !== size) {
       throw new CorruptRecordError(
-        `Found invalid number of record headers. ${n} is larger than the remaining size of the buffer`,
-      );
-    this.headersStart = p;
-    for (let h = 0; h < n; h++) {
-      const ks = this.varint(p);
-      p = varintEnd;
-      if (ks < 0) throw new CorruptRecordError(`Invalid negative header key size ${ks}`, 'INVALID_LENGTH');
-      if (ks > end - p) throw structure('INVALID_LENGTH');
-      p += ks;
-      const vs = this.varint(p);
-      p = varintEnd;
-      if (vs > end - p) throw structure('INVALID_LENGTH');
-      if (vs > 0) p += vs;
-    }
-    if (p - this.bodyStart !== size) {
-      throw new CorruptRecordError(
-        `Invalid record size: expected to read ${size} bytes in record payload, but instead read ${p - this.bodyStart}`,
+        `Invalid record size: expected to read ${size} bytes in record payload, but instead read ${p - bodyStart}`,
         'INVALID_LENGTH',
       );
     }
+    this.recordStart = recordStart;
+    this.bodyStart = bodyStart;
+    this.bodySize = size;
     this.recordEnd = p;
     this.position = p;
-    this.index++;
-    if (this.index === this.count - 1 && p !== end) throw new CorruptRecordError(RECORDS_REMAINING);
+    this.index = index;
+    if (index === this.count - 1 && p !== end) throw new CorruptRecordError(RECORDS_REMAINING);
     return true;
-  }
-
-  /** Key or value size + bytes at p (Utils.readBytes: negative = null); returns the position after. */
-  private readBytes(d: Uint8Array, p: number, end: number, key: boolean): number {
-    let n = readVarint(d, p, end);
-    p = varintEnd;
-    if (n > end - p) throw structure('INVALID_LENGTH');
-    if (n < 0) n = -1;
-    if (key) {
-      this.keyStart = p;
-      this.keySize = n;
-    } else {
-      this.valueStart = p;
-      this.valueSize = n;
-    }
-    return n > 0 ? p + n : p;
-  }
-
-  private varint(p: number): number {
-    try {
-      return readVarint(this.data, p, this.end);
-    } catch (e) {
-      throw structureOf(e);
-    }
   }
 
   /** The current record's key as a view (null for a null key). */
