@@ -28,6 +28,25 @@ export {
 } from '../protocol/records/batch-stored.js';
 import { parseBatchHeader, type StoredBatch as BatchInfo } from '../protocol/records/batch-stored.js';
 
+/**
+ * FileLogInputStream.nextBatch's rule for the entry at file position `pos` (its first 17 bytes at
+ * `head[off..]`) in a file read up to `end`: the entry's total size, or null when fewer than 17 bytes
+ * remain or the entry runs past `end`; a length below the minimum record overhead is Kafka's
+ * CorruptRecordException, naming `file`.
+ */
+export function nextBatchSize(head: Buffer, off: number, pos: number, end: number, file: string): number | null {
+  if (pos >= end - HEADER_SIZE_UP_TO_MAGIC) return null;
+  const length = head.readInt32BE(off + L.BATCH_LENGTH);
+  if (length < L.LEGACY_RECORD_OVERHEAD_V0) {
+    throw new CorruptRecordError(
+      `Found record size ${length} smaller than minimum record overhead (${L.LEGACY_RECORD_OVERHEAD_V0}) in file ${file}.`,
+      'INVALID_LENGTH',
+    );
+  }
+  if (pos > end - L.LOG_OVERHEAD - length) return null;
+  return L.LOG_OVERHEAD + length;
+}
+
 const HEADER_CHUNK = 16 * 1024;
 const DATA_CHUNK = 1024 * 1024;
 
@@ -122,13 +141,7 @@ export class FileRecords {
       const off = pos - chunkPos;
       const avail = Math.min(chunkLen - off, end - pos);
       if (avail < HEADER_SIZE_UP_TO_MAGIC + 1) return; // file shrank under us
-      const length = chunk.readInt32BE(off + L.BATCH_LENGTH);
-      if (length < L.LEGACY_RECORD_OVERHEAD_V0) {
-        throw new CorruptRecordError(
-          `Found record size ${length} smaller than minimum record overhead (${L.LEGACY_RECORD_OVERHEAD_V0}) in file ${this._file} at position ${pos}.`,
-        );
-      }
-      if (pos > end - L.LOG_OVERHEAD - length) return;
+      if (nextBatchSize(chunk, off, pos, end, this._file) === null) return;
       const info = parseBatchHeader(chunk, off, avail, pos);
       if (withData) {
         await ensure(pos, pos + info.size);
