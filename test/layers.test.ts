@@ -1,13 +1,13 @@
 // The layer check (npm run check:layers, .dependency-cruiser.cjs) can fail: on a small tree with an
 // upward import in each of client, storage and tools, and an import cycle, dependency-cruiser run
 // with the repository's own configuration exits non-zero and names each broken rule and import.
-// The real tree passes the same check.
+// The real tree passes the same check, and ARCHITECTURE.md names only paths that exist.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { REPO_ROOT } from './helpers/spec-models.js';
 
 const DEPCRUISE = join(REPO_ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
@@ -97,4 +97,20 @@ test('the repository passes the layer check (npm run check:layers)', { timeout: 
   const run = await depcruise(REPO_ROOT, ['src', 'test', 'bench', 'scripts']);
   assert.equal(run.code, 0, run.output);
   assert.match(run.output, /no dependency violations found/);
+});
+
+test('every path ARCHITECTURE.md names exists', () => {
+  const text = readFileSync(join(REPO_ROOT, 'ARCHITECTURE.md'), 'utf8');
+  // `src/...` and `test/...` paths, and the short `<folder>/<file>.ts` forms under src/broker/
+  const named = [...text.matchAll(/`((?:src|test|scripts)\/[\w./-]+|[\w-]+\/[\w.-]+\.ts)`/g)].map((m) => m[1]);
+  assert.ok(named.length > 50, `only ${named.length} paths found`);
+  const basenames = new Set(readdirSync(join(REPO_ROOT, 'src'), { recursive: true }).map((f) => basename(String(f))));
+  // bare file names (`acceptor.ts`) continue the folder named before them: they must exist somewhere in src/
+  for (const [, file] of text.matchAll(/`([\w-]+\.ts)`/g)) assert.ok(basenames.has(file), `${file} is not in src/`);
+  const missing = named.filter((p) => {
+    if (p.includes('<')) return false;
+    const candidates = /^(src|test|scripts)\//.test(p) ? [p] : [join('src/broker', p), join('src', p)];
+    return !candidates.some((c) => existsSync(join(REPO_ROOT, c)));
+  });
+  assert.deepEqual(missing, []);
 });
