@@ -13,6 +13,7 @@ import { javaDouble, jsonString } from '../src/protocol/codec/json.js';
 import { JSON_WRITERS } from '../src/protocol/generated/json.js';
 import { METADATA_RECORDS } from '../src/protocol/generated/records.js';
 import { decodeMetadataRecord, metadataTypeName, txnPartitionOrder } from '../src/tools/dump-log/decoders.js';
+import { javaUtf8 } from '../src/tools/dump-log/java-utf8.js';
 import {
   defaultValue,
   inRange,
@@ -140,6 +141,19 @@ test('Jackson text: string escapes and Java doubles', () => {
   assert.equal(javaDouble(0.001), '0.001');
   assert.equal(javaDouble(1.5e-7), '1.5E-7');
   assert.equal(javaDouble(-0), '-0.0');
+});
+
+test("payload text as Java's new String(bytes, UTF_8) (checked against OpenJDK 17): malformed input replaced as the JDK does", () => {
+  const java = (hex: string): string => javaUtf8(Buffer.from(hex, 'hex'));
+  assert.equal(java('6b61666b61e282ac'), 'kafka€');
+  assert.equal(java('f09f9880'), '😀');
+  assert.equal(java('eda080'), '\ufffd'); // a surrogate in 3 bytes: one U+FFFD (Buffer.toString gives three)
+  assert.equal(java('eda0'), '\ufffd');
+  assert.equal(java('e0c0edbf'), '\ufffd\ufffd\ufffd');
+  assert.equal(java('41e282'), 'A\ufffd');
+  assert.equal(java('41f09f'), 'A\ufffd');
+  assert.equal(java('f09f41'), '\ufffdA');
+  assert.equal(java('8060eda0'), '\ufffd`\ufffd');
 });
 
 test("transaction partitions in the order of Kafka's Scala HashSet (checked against Kafka 4.0.0)", () => {

@@ -23,6 +23,7 @@ import { readSnapshotHeaderRecord } from '../../protocol/generated/protocol/Snap
 import { readVotersRecord } from '../../protocol/generated/protocol/VotersRecord.js';
 import { TXN_STATE_NAMES } from '../../protocol/txn-states.js';
 import { javaStringHash, orderByTable } from './java.js';
+import { javaUtf8 } from './java-utf8.js';
 import type { DecoderKind } from './options.js';
 
 export interface ParsedRecord {
@@ -44,7 +45,8 @@ export class DecoderFailure extends Error {}
 
 export type MessageParser = (r: ParserInput) => ParsedRecord;
 
-const utf8 = (b: Buffer): string => b.toString('utf8');
+/** StringDecoder: new String(bytes, UTF_8), malformed input replaced as the JDK does. */
+const utf8 = (b: Buffer): string => javaUtf8(b);
 
 type ClassDecoder = (b: Buffer) => string;
 const DECODER_CLASSES: Record<string, ClassDecoder> = {
