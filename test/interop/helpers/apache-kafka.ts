@@ -410,9 +410,12 @@ async function startApacheKafkaOnce(opts: ApacheKafkaOptions): Promise<ApacheKaf
     const ready = await waitFor(
       async () => {
         if (exitInfo !== null) return { exited: exitInfo };
-        const bound = RESOLVED_PORT.exec(logSince());
-        if (!bound) return null;
-        port = Number(bound[1]);
+        if (port === 0) {
+          // first start: PLAINTEXT on port 0, the bound port is in Kafka's log
+          const bound = RESOLVED_PORT.exec(logSince());
+          if (!bound) return null;
+          port = Number(bound[1]);
+        }
         return (await metadataAnswers(port, nodeId, 2000)) ? { exited: null } : null;
       },
       { what: `Apache Kafka to log its PLAINTEXT port and answer Metadata`, timeoutMs, intervalMs: 200 },
