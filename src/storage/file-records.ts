@@ -6,27 +6,14 @@ import { constants as fsConstants, promises as fsp } from 'node:fs';
 import { deleteIfExists, renameFile } from './file-ops.js';
 import * as L from '../protocol/records/layout.js';
 import { CorruptRecordError, HEADER_SIZE_UP_TO_MAGIC } from '../protocol/records/layout.js';
-
-/** Corrupt batches found in a segment file are the records layer's CorruptRecordError. */
-export { CorruptRecordError };
+// The header view (StoredBatch) and validity checks of stored batches are the records layer's
+// (src/protocol/records/batch-stored.ts); corrupt data is its CorruptRecordError.
+import { parseBatchHeader, type StoredBatch as BatchInfo } from '../protocol/records/batch-stored.js';
 
 /** The segment file was closed (deleted by retention/cleaning, or the log closed) under a reader. */
 export class SegmentClosedError extends Error {
   override name = 'SegmentClosedError';
 }
-
-// The header view and validity checks of stored batches belong to the records layer.
-export { HEADER_SIZE_UP_TO_MAGIC } from '../protocol/records/layout.js';
-export {
-  type StoredBatch as BatchInfo,
-  isControlBatch,
-  isTransactional,
-  hasDeleteHorizon,
-  isLogAppendTime,
-  parseBatchHeader,
-  ensureValidBatch,
-} from '../protocol/records/batch-stored.js';
-import { parseBatchHeader, type StoredBatch as BatchInfo } from '../protocol/records/batch-stored.js';
 
 /**
  * FileLogInputStream.nextBatch's rule for the entry at file position `pos` (its first 17 bytes at

@@ -44,12 +44,8 @@ export function encodeOffsetIndexEntry(relativeOffset: number, position: number)
 
 export class OffsetIndex extends AbstractIndex {
   protected readonly entrySize = OFFSET_INDEX_ENTRY_SIZE;
-  private _lastOffset: number;
-
-  constructor(file: string, baseOffset: number, maxIndexSize: number) {
-    super(file, baseOffset, maxIndexSize);
-    this._lastOffset = baseOffset;
-  }
+  /** cached offset of the last entry (baseOffset when empty) */
+  private _lastOffset = this.baseOffset;
 
   /** the last offset in the index (baseOffset when empty) */
   get lastOffset(): number {

@@ -3,7 +3,9 @@
 // index rule of LogSegment that builds `.index` / `.timeindex` entries while batches are appended.
 
 import * as L from '../protocol/records/layout.js';
-import { CorruptRecordError, FileRecords, ensureValidBatch } from './file-records.js';
+import { ensureValidBatch } from '../protocol/records/batch-stored.js';
+import { CorruptRecordError } from '../protocol/records/layout.js';
+import { FileRecords } from './file-records.js';
 import { encodeOffsetIndexEntry } from './offset-index.js';
 import { encodeTimeIndexEntry } from './time-index.js';
 

@@ -50,12 +50,8 @@ export function encodeTimeIndexEntry(timestamp: number, relativeOffset: number):
 
 export class TimeIndex extends AbstractIndex {
   protected readonly entrySize = TIME_INDEX_ENTRY_SIZE;
-  private _lastEntry: TimestampOffset;
-
-  constructor(file: string, baseOffset: number, maxIndexSize: number) {
-    super(file, baseOffset, maxIndexSize);
-    this._lastEntry = { timestamp: NO_TIMESTAMP, offset: baseOffset };
-  }
+  /** cached last entry ((-1, baseOffset) when empty) */
+  private _lastEntry: TimestampOffset = { timestamp: NO_TIMESTAMP, offset: this.baseOffset };
 
   /** the last entry, or (-1, baseOffset) when empty */
   lastEntry(): TimestampOffset {

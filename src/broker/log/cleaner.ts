@@ -6,7 +6,11 @@
 
 import { createHash } from 'node:crypto';
 import { CleanedTransactionMetadata, scanTransactions, type ProducerLastRecord } from './cleaner-txn.js';
-import { hasDeleteHorizon, isControlBatch, type BatchInfo } from '../../storage/file-records.js';
+import {
+  hasDeleteHorizon,
+  isControlBatch,
+  type StoredBatch as BatchInfo,
+} from '../../protocol/records/batch-stored.js';
 import { segmentConfigOf } from './log-loader.js';
 import type { PartitionLog } from './partition-log.js';
 import { emptyBatch, readRecords, rebuildBatch, type RecordView } from './record-keys.js';

@@ -8,7 +8,7 @@
 import { promises as fsp } from 'node:fs';
 import * as L from '../../protocol/records/layout.js';
 import { decodeBatchSync } from '../../protocol/records/batch.js';
-import type { BatchInfo } from '../../storage/file-records.js';
+import type { StoredBatch as BatchInfo } from '../../protocol/records/batch-stored.js';
 import type { LogLogger } from './log-errors.js';
 import {
   CorruptSnapshotError,

@@ -4,7 +4,9 @@
 
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { CorruptRecordError, FileRecords, ensureValidBatch } from '../../storage/file-records.js';
+import { ensureValidBatch } from '../../protocol/records/batch-stored.js';
+import { CorruptRecordError } from '../../protocol/records/layout.js';
+import { FileRecords } from '../../storage/file-records.js';
 import { OffsetIndex } from '../../storage/offset-index.js';
 import { TimeIndex, NO_TIMESTAMP, type TimestampOffset } from '../../storage/time-index.js';
 import { CorruptIndexError } from '../../storage/abstract-index.js';

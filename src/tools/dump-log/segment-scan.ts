@@ -1,7 +1,8 @@
 // Walking the batches of a segment file as Kafka's FileRecords/FileLogInputStream do, for the
 // index checks: the next batch boundary, a batch's last offset, and its records.
 import { decompress } from '../../protocol/records/compression.js';
-import { CorruptRecordError, nextBatchSize } from '../../storage/file-records.js';
+import { CorruptRecordError } from '../../protocol/records/layout.js';
+import { nextBatchSize } from '../../storage/file-records.js';
 import type { ChunkedFile } from './chunked-file.js';
 import {
   COMPRESSION_NAMES,
