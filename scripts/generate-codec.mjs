@@ -780,6 +780,19 @@ function genApiTable(registry, outDir) {
     );
   }
   L.push('];');
+  L.push('');
+  L.push('/** The generated request and response types of each API, by API key (removed APIs have none). */');
+  L.push('export interface ApiMessages {');
+  for (const e of [...apis.values()].sort((a, b) => a.key - b.key)) {
+    if (e.removed) continue;
+    L.push(`  ${e.key}: { request: ${e.mod}.${e.request.name}; response: ${e.mod}.${e.response.name} };`);
+  }
+  L.push('}');
+  L.push('export type ApiKeyWithMessages = keyof ApiMessages;');
+  L.push('/** The decoded request of API `K` (e.g. `ApiRequest<typeof ApiKey.Metadata>`). */');
+  L.push("export type ApiRequest<K extends ApiKeyWithMessages> = ApiMessages[K]['request'];");
+  L.push('/** The decoded response of API `K`. */');
+  L.push("export type ApiResponse<K extends ApiKeyWithMessages> = ApiMessages[K]['response'];");
   const path = join(outDir, 'apis.ts');
   writeFileSync(path, L.join('\n') + '\n');
   return [path];

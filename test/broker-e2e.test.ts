@@ -47,7 +47,7 @@ async function topicIds(): Promise<Map<string, string>> {
   const c = await RawClient.connect(broker.port);
   try {
     const md = await c.request(ApiKey.Metadata, 12, { topics: null, allowAutoTopicCreation: false });
-    return new Map(md.topics.map((t: { name: string; topicId: string }) => [t.name, t.topicId]));
+    return new Map(md.topics.map((t) => [t.name ?? '', t.topicId]));
   } finally {
     c.close();
   }

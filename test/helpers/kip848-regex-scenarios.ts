@@ -8,7 +8,7 @@
 //     later is assigned, an invalid regex is INVALID_REGULAR_EXPRESSION.
 import { randomBytes } from 'node:crypto';
 import { encodeRequest, decodeResponse } from '../../src/protocol/frame.js';
-import { ApiKey } from '../../src/protocol/generated/apis.js';
+import { ApiKey, type ApiKeyWithMessages, type ApiResponse } from '../../src/protocol/generated/apis.js';
 import { RawClient } from './raw-client.js';
 import { waitFor } from './wait-for.js';
 
@@ -18,13 +18,13 @@ export const newMemberId = (): string => randomBytes(16).toString('base64url');
 export const suffix = (): string => randomBytes(4).toString('hex');
 
 /** Sends a request with `extra` bytes appended after its body (the size prefix counts them). */
-export async function requestWithTrailingBytes(
+export async function requestWithTrailingBytes<K extends ApiKeyWithMessages>(
   port: number,
-  apiKey: number,
+  apiKey: K,
   version: number,
   body: unknown,
   extra: Buffer,
-): Promise<any> {
+): Promise<ApiResponse<K>> {
   const c = await RawClient.connect(port);
   try {
     const frame = Buffer.concat([...encodeRequest(apiKey, version, 7, 'trailing-bytes', body), extra]);
@@ -41,7 +41,7 @@ export async function requestWithTrailingBytes(
     c.writeRaw(frame);
     const r = decodeResponse(apiKey, version, await answer);
     if (r.correlationId !== 7) throw new Error(`correlation id ${r.correlationId}`);
-    return r.body;
+    return r.body as ApiResponse<K>; // read by the codec of apiKey
   } finally {
     c.close();
   }
@@ -67,8 +67,8 @@ export async function topicIds(c: RawClient, names: string[]): Promise<Map<strin
         allowAutoTopicCreation: false,
         includeTopicAuthorizedOperations: false,
       });
-      const ready = r.topics.every((t: any) => t.errorCode === 0 && t.partitions.every((p: any) => p.leaderId >= 0));
-      return ready ? new Map<string, string>(r.topics.map((t: any) => [t.name, t.topicId])) : null;
+      const ready = r.topics.every((t) => t.errorCode === 0 && t.partitions.every((p) => p.leaderId >= 0));
+      return ready ? new Map(r.topics.map((t) => [t.name ?? '', t.topicId] as const)) : null;
     },
     { what, timeoutMs: 10_000 },
   );
@@ -210,7 +210,10 @@ export class Member {
   }
 }
 
-export async function describeGroup(c: RawClient, groupId: string): Promise<any> {
+export async function describeGroup(
+  c: RawClient,
+  groupId: string,
+): Promise<ApiResponse<typeof ApiKey.ConsumerGroupDescribe>['groups'][number]> {
   const r = await c.request(ApiKey.ConsumerGroupDescribe, 0, {
     groupIds: [groupId],
     includeAuthorizedOperations: false,
@@ -267,9 +270,9 @@ export async function runRegexScenarios(
       Buffer.from([0, 0, 0]),
     );
     const trailingBytes = {
-      errorlessTopics: md.topics.every((t: any) => t.errorCode === 0),
+      errorlessTopics: md.topics.every((t) => t.errorCode === 0),
       brokers: md.brokers.length,
-      listsTopic: md.topics.some((t: any) => t.name === plain),
+      listsTopic: md.topics.some((t) => t.name === plain),
     };
     log(`metadata with trailing bytes: ${JSON.stringify(trailingBytes)}`);
 
@@ -370,5 +373,5 @@ async function internalIds(c: RawClient): Promise<Map<string, string>> {
     allowAutoTopicCreation: false,
     includeTopicAuthorizedOperations: false,
   });
-  return new Map(r.topics.map((t: any) => [t.topicId, t.name]));
+  return new Map(r.topics.map((t) => [t.topicId, t.name ?? ''] as const));
 }
