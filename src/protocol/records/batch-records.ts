@@ -6,7 +6,7 @@ import * as L from './layout.js';
 import { CompressionType, TimestampType } from './layout.js';
 import { decompress } from './compression.js';
 import { readInt16 as rdI16, readInt32 as rdI32 } from './layout.js';
-import { RecordCursor, RECORDS_REMAINING, incrementSequence } from './record-cursor.js';
+import { RecordCursor, RECORDS_REMAINING, incrementSequence, view } from './record-cursor.js';
 import {
   ControlRecordType,
   type ControlRecordInfo,
@@ -46,20 +46,25 @@ export function decodeRecords(
 ): KafkaRecord[] {
   checkCount(h.recordsCount, start, end);
   const out: KafkaRecord[] = [];
+  const b = view(data, 0, data.length);
+  const bytes = copy
+    ? (s: number, n: number): Buffer | null => (n < 0 ? null : Buffer.from(b.subarray(s, s + n)))
+    : (s: number, n: number): Buffer | null => (n < 0 ? null : b.subarray(s, s + n));
   const c = new RecordCursor().reset(data, start, end, h.recordsCount);
-  const own = (b: Buffer | null): Buffer | null => (b === null || !copy ? b : Buffer.from(b));
   const logAppendTime = h.timestampType === TimestampType.LogAppendTime;
   while (c.next()) {
     const headers: RecordHeader[] = [];
-    if (c.headerCount > 0) c.forEachHeader((key, value) => headers.push({ key, value: own(value) }));
+    if (c.headerCount > 0)
+      c.forEachHeader((key, value) => headers.push({ key, value: copy && value ? Buffer.from(value) : value }));
+    const offsetDelta = c.offsetDelta;
     out.push({
-      offset: h.baseOffset + c.offsetDelta,
-      offsetDelta: c.offsetDelta,
+      offset: h.baseOffset + offsetDelta,
+      offsetDelta,
       timestamp: logAppendTime ? h.maxTimestamp : h.baseTimestamp + c.timestampDelta,
       timestampDelta: c.timestampDelta,
-      sequence: h.baseSequence >= 0 ? incrementSequence(h.baseSequence, c.offsetDelta) : -1,
-      key: own(c.key()),
-      value: own(c.value()),
+      sequence: h.baseSequence >= 0 ? incrementSequence(h.baseSequence, offsetDelta) : -1,
+      key: bytes(c.keyStart, c.keySize),
+      value: bytes(c.valueStart, c.valueSize),
       headers,
     });
   }

@@ -87,10 +87,11 @@ export class CorruptRecordError extends Error {
   }
 }
 
-/** A malformed or truncated varint (the readers below): record readers map it to their own text. */
-export class VarintError extends CorruptRecordError {
-  override name = 'CorruptRecordError';
-}
+/**
+ * DefaultRecord.readFrom's text for reads past the end and malformed varints (the varint readers
+ * below throw it; the reason says which).
+ */
+export const INVALID_RECORD_STRUCTURE = 'Found invalid record structure';
 
 // ---------------------------------------------------------------------------------------------
 // Shared primitives of the records layer (batch.ts, legacy.ts): big-endian fixed-width access on
@@ -129,12 +130,12 @@ export function readVarint(b: Uint8Array, p: number, end: number): number {
   let raw = 0;
   let shift = 0;
   for (;;) {
-    if (p >= end) throw new VarintError('varint runs past the end of the record', 'TRUNCATED');
+    if (p >= end) throw new CorruptRecordError(INVALID_RECORD_STRUCTURE, 'TRUNCATED');
     const x = b[p++]!;
     raw |= (x & 0x7f) << shift;
     if ((x & 0x80) === 0) break;
     shift += 7;
-    if (shift > 28) throw new VarintError('varint is longer than 5 bytes', 'INVALID_VARINT');
+    if (shift > 28) throw new CorruptRecordError(INVALID_RECORD_STRUCTURE, 'INVALID_VARINT');
   }
   varintEnd = p;
   return (raw >>> 1) ^ -(raw & 1);
@@ -144,7 +145,7 @@ export function readVarlong(b: Uint8Array, p: number, end: number): number {
   let raw = 0;
   let mul = 1;
   for (let i = 0; ; i++) {
-    if (p >= end) throw new VarintError('varlong runs past the end of the record', 'TRUNCATED');
+    if (p >= end) throw new CorruptRecordError(INVALID_RECORD_STRUCTURE, 'TRUNCATED');
     const x = b[p++]!;
     raw += (x & 0x7f) * mul;
     if ((x & 0x80) === 0) {
@@ -153,7 +154,7 @@ export function readVarlong(b: Uint8Array, p: number, end: number): number {
       return raw % 2 === 0 ? raw / 2 : -(raw + 1) / 2;
     }
     mul *= 128;
-    if (i === 9) throw new VarintError('varlong is longer than 10 bytes', 'INVALID_VARINT');
+    if (i === 9) throw new CorruptRecordError(INVALID_RECORD_STRUCTURE, 'INVALID_VARINT');
   }
 }
 
@@ -166,12 +167,12 @@ export function readVarlongBig(b: Uint8Array, p: number, end: number): bigint {
   let raw = 0n;
   let shift = 0n;
   for (;;) {
-    if (p >= end) throw new VarintError('varlong runs past the end of the record', 'TRUNCATED');
+    if (p >= end) throw new CorruptRecordError(INVALID_RECORD_STRUCTURE, 'TRUNCATED');
     const x = b[p++]!;
     raw |= BigInt(x & 0x7f) << shift;
     if ((x & 0x80) === 0) break;
     shift += 7n;
-    if (shift > 63n) throw new VarintError('varlong is longer than 10 bytes', 'INVALID_VARINT');
+    if (shift > 63n) throw new CorruptRecordError(INVALID_RECORD_STRUCTURE, 'INVALID_VARINT');
   }
   raw = BigInt.asUintN(64, raw);
   varintEnd = p;

@@ -9,16 +9,38 @@
 // negative size is null; after the declared count, leftover bytes are an error raised before the
 // last record is handed out.
 
-import { CorruptRecordError, VarintError, readVarint, readVarlong, varintEnd, type CorruptReason } from './layout.js';
+import {
+  CorruptRecordError,
+  INVALID_RECORD_STRUCTURE,
+  readVarint,
+  readVarlong,
+  varintEnd,
+  type CorruptReason,
+} from './layout.js';
 
 const EMPTY = new Uint8Array(0);
 
-/** DefaultRecord.readFrom's catch-all for reads past the end and malformed varints. */
-export const INVALID_RECORD_STRUCTURE = 'Found invalid record structure';
+export { INVALID_RECORD_STRUCTURE };
 export const RECORDS_REMAINING = 'Incorrect declared batch size, records still remaining in file';
 export const PREMATURE_EOF = 'Incorrect declared batch size, premature EOF reached';
 
 /** Kafka's text; the reason says what exactly was wrong (TRUNCATED, INVALID_VARINT, INVALID_LENGTH). */
+const payloadTooShort = (size: number, remaining: number): CorruptRecordError =>
+  new CorruptRecordError(
+    `Invalid record size: expected ${size} bytes in record payload, but instead the buffer has only ${remaining} remaining bytes.`,
+    'INVALID_LENGTH',
+  );
+const sizeMismatch = (size: number, read: number): CorruptRecordError =>
+  new CorruptRecordError(
+    `Invalid record size: expected to read ${size} bytes in record payload, but instead read ${read}`,
+    'INVALID_LENGTH',
+  );
+const badHeaderCount = (n: number): CorruptRecordError =>
+  new CorruptRecordError(
+    n < 0
+      ? `Found invalid number of record headers ${n}`
+      : `Found invalid number of record headers. ${n} is larger than the remaining size of the buffer`,
+  );
 const structure = (reason: CorruptReason): CorruptRecordError =>
   new CorruptRecordError(INVALID_RECORD_STRUCTURE, reason);
 
@@ -75,74 +97,75 @@ export class RecordCursor {
     const d = this.data;
     const end = this.end;
     const recordStart = this.position;
-    // The size is read outside DefaultRecord.readFrom's catch: running out here is the batch's fault.
-    let p: number;
+    let p = recordStart;
     let size: number;
-    try {
-      size = readVarint(d, recordStart, end);
+    // one- and two-byte varints (records under 8 KiB) are read inline, longer ones by readVarint
+    const b0 = p < end ? d[p]! : 0x80;
+    const b1 = p + 1 < end ? d[p + 1]! : 0x80;
+    if (b0 < 0x80) {
+      size = (b0 >>> 1) ^ -(b0 & 1);
+      p++;
+    } else if (b1 < 0x80) {
+      const raw = (b0 & 0x7f) | (b1 << 7);
+      size = (raw >>> 1) ^ -(raw & 1);
+      p += 2;
+    } else {
+      size = this.readSize(p);
       p = varintEnd;
-    } catch (e) {
-      if (e instanceof VarintError && e.reason === 'INVALID_VARINT') throw structure('INVALID_VARINT');
-      throw new CorruptRecordError(PREMATURE_EOF, 'PREMATURE_EOF');
     }
-    if (end - p < size) {
-      throw new CorruptRecordError(
-        `Invalid record size: expected ${size} bytes in record payload, but instead the buffer has only ${end - p} remaining bytes.`,
-        'INVALID_LENGTH',
-      );
-    }
+    if (end - p < size) throw payloadTooShort(size, end - p);
+    // DefaultRecord.readFrom: every read below is bounded by the section, not by the record's size
     const bodyStart = p;
-    try {
-      if (p >= end) throw structure('TRUNCATED');
-      this.attributes = d[p++]!;
-      this.timestampDeltaPos = p;
+    if (p >= end) throw structure('TRUNCATED');
+    this.attributes = d[p++]!;
+    this.timestampDeltaPos = p;
+    let x = p < end ? d[p]! : 0x80;
+    if (x < 0x80) {
+      this.timestampDelta = (x >>> 1) ^ -(x & 1);
+      p++;
+    } else {
       this.timestampDelta = readVarlong(d, p, end);
-      this.offsetDelta = readVarint(d, varintEnd, end);
       p = varintEnd;
-      this.keySizePos = p;
-      // key and value: Utils.readBytes, a negative size is null
-      let n = readVarint(d, p, end);
-      p = varintEnd;
-      if (n > end - p) throw structure('INVALID_LENGTH');
-      this.keyStart = p;
-      this.keySize = n < 0 ? -1 : n;
-      if (n > 0) p += n;
-      n = readVarint(d, p, end);
-      p = varintEnd;
-      if (n > end - p) throw structure('INVALID_LENGTH');
-      this.valueStart = p;
-      this.valueSize = n < 0 ? -1 : n;
-      if (n > 0) p += n;
-      const headers = readVarint(d, p, end);
-      p = varintEnd;
-      if (headers < 0) throw new CorruptRecordError(`Found invalid number of record headers ${headers}`);
-      if (headers > end - p)
-        throw new CorruptRecordError(
-          `Found invalid number of record headers. ${headers} is larger than the remaining size of the buffer`,
-        );
-      this.headerCount = headers;
-      this.headersStart = p;
-      for (let h = 0; h < headers; h++) {
-        const ks = readVarint(d, p, end);
-        p = varintEnd;
-        if (ks < 0) throw new CorruptRecordError(`Invalid negative header key size ${ks}`, 'INVALID_LENGTH');
-        if (ks > end - p) throw structure('INVALID_LENGTH');
-        p += ks;
-        const vs = readVarint(d, p, end);
-        p = varintEnd;
-        if (vs > end - p) throw structure('INVALID_LENGTH');
-        if (vs > 0) p += vs;
-      }
-    } catch (e) {
-      if (e instanceof VarintError) throw structure(e.reason);
-      throw e;
     }
-    if (p - bodyStart !== size) {
-      throw new CorruptRecordError(
-        `Invalid record size: expected to read ${size} bytes in record payload, but instead read ${p - bodyStart}`,
-        'INVALID_LENGTH',
-      );
+    x = p < end ? d[p]! : 0x80;
+    if (x < 0x80) {
+      this.offsetDelta = (x >>> 1) ^ -(x & 1);
+      p++;
+    } else {
+      this.offsetDelta = readVarint(d, p, end);
+      p = varintEnd;
     }
+    this.keySizePos = p;
+    // key and value: Utils.readBytes, a negative size is null
+    let n = readVarint(d, p, end);
+    p = varintEnd;
+    if (n > end - p) throw structure('INVALID_LENGTH');
+    this.keyStart = p;
+    this.keySize = n < 0 ? -1 : n;
+    if (n > 0) p += n;
+    n = readVarint(d, p, end);
+    p = varintEnd;
+    if (n > end - p) throw structure('INVALID_LENGTH');
+    this.valueStart = p;
+    this.valueSize = n < 0 ? -1 : n;
+    if (n > 0) p += n;
+    const headers = readVarint(d, p, end);
+    p = varintEnd;
+    if (headers < 0 || headers > end - p) throw badHeaderCount(headers);
+    this.headerCount = headers;
+    this.headersStart = p;
+    for (let h = 0; h < headers; h++) {
+      const ks = readVarint(d, p, end);
+      p = varintEnd;
+      if (ks < 0) throw new CorruptRecordError(`Invalid negative header key size ${ks}`, 'INVALID_LENGTH');
+      if (ks > end - p) throw structure('INVALID_LENGTH');
+      p += ks;
+      const vs = readVarint(d, p, end);
+      p = varintEnd;
+      if (vs > end - p) throw structure('INVALID_LENGTH');
+      if (vs > 0) p += vs;
+    }
+    if (p - bodyStart !== size) throw sizeMismatch(size, p - bodyStart);
     this.recordStart = recordStart;
     this.bodyStart = bodyStart;
     this.bodySize = size;
@@ -151,6 +174,16 @@ export class RecordCursor {
     this.index = index;
     if (index === this.count - 1 && p !== end) throw new CorruptRecordError(RECORDS_REMAINING);
     return true;
+  }
+
+  /** A record size of more than one byte. Read outside readFrom's catch: running out is the batch's fault. */
+  private readSize(p: number): number {
+    try {
+      return readVarint(this.data, p, this.end);
+    } catch (e) {
+      if (e instanceof CorruptRecordError && e.reason === 'INVALID_VARINT') throw e;
+      throw new CorruptRecordError(PREMATURE_EOF, 'PREMATURE_EOF');
+    }
   }
 
   /** The current record's key as a view (null for a null key). */
