@@ -96,11 +96,23 @@ async function same(
 
 const B = (): string[] => ['--bootstrap-server', kafka.bootstrap];
 const CG = (...a: string[]): string[] => [...B(), ...a];
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 function startBackground(cmd: string, args: string[]): void {
   const c = spawn(cmd, args, { cwd: REPO_ROOT, stdio: 'ignore' });
   background.push(c);
+}
+
+/** Waits until the group has committed every partition it reads up to the log end. */
+async function waitCommitted(group: string): Promise<void> {
+  type Row = { currentOffset: number | null; lag: number | null };
+  await waitFor(
+    async () => {
+      const r = await tkafka('consumer-groups', CG('--describe', '--group', group, '--offsets', '--output', 'json'));
+      const rows: Row[] = r.code === 0 ? (JSON.parse(r.out).groups[0]?.offsets ?? []) : [];
+      return rows.length > 0 && rows.every((o) => o.currentOffset !== null && o.lag === 0);
+    },
+    { what: `group ${group} to commit what it read`, timeoutMs: 60_000, intervalMs: 500 },
+  );
 }
 
 async function waitStable(group: string, members = 1): Promise<void> {
@@ -208,7 +220,8 @@ before(async () => {
   await waitStable('active-classic');
   await waitStable('active-new');
   await waitStable('active-tkafka');
-  await sleep(6000); // time is the point: the console consumers auto-commit every 5 s (auto.commit.interval.ms)
+  // the console consumers auto-commit (every 5 s) what they read
+  for (const g of ['active-classic', 'active-new', 'active-tkafka']) await waitCommitted(g);
 });
 
 after(async () => {
