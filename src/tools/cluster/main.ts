@@ -56,7 +56,7 @@ export function buildClusterParser(connectionRequired = true): ArgumentParser {
 class TerseError extends Error {}
 
 export async function run(argv: string[], io: ToolIO): Promise<number> {
-  let fallback: ResolvedBootstrap | null = null;
+  let fallback: ResolvedBootstrap | null;
   try {
     fallback = await resolveBootstrap(null, io.env);
   } catch (e) {

@@ -9,7 +9,7 @@ import type { KafkaClient } from '../../client/client.js';
 import { JoptError, parseJopt, printUsage, type JoptOptions } from '../common/jopt.js';
 import { openClient, resolveBootstrap } from '../common/connection.js';
 import { errorLine, isEnvironmentError, javaErrorString, writeStack } from '../common/errors.js';
-import { parseOutputFormat, type OutputFormat } from '../common/output.js';
+import { parseOutputFormat } from '../common/output.js';
 import {
   BROKER,
   BROKER_LOGGER,

@@ -136,7 +136,7 @@ function parseNameAndLevel(input: string): [string, number] {
 }
 
 export async function run(argv: string[], io: ToolIO): Promise<number> {
-  let fallback: ResolvedBootstrap | null = null;
+  let fallback: ResolvedBootstrap | null;
   try {
     fallback = await resolveBootstrap(null, io.env);
   } catch (e) {

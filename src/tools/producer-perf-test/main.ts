@@ -303,7 +303,7 @@ async function postProcess(parser: ArgumentParser, ns: Namespace, out: (line: st
   if (payloadFile !== null) {
     const abs = resolvePath(payloadFile);
     out(`Reading payloads from: ${abs}`);
-    let size = 0;
+    let size: number;
     try {
       size = statSync(abs).size;
     } catch {

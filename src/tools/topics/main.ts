@@ -81,7 +81,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     return 1;
   }
 
-  let client: KafkaClient | null = null;
+  let client: KafkaClient;
   try {
     client = await openClient({ bootstrap, commandConfig: opts.string('command-config') });
   } catch (e) {

@@ -102,7 +102,7 @@ export function buildTransactionsParser(connectionRequired = true, version = '')
 }
 
 export async function run(argv: string[], io: ToolIO): Promise<number> {
-  let fallback: ResolvedBootstrap | null = null;
+  let fallback: ResolvedBootstrap | null;
   try {
     fallback = await resolveBootstrap(null, io.env);
   } catch (e) {
