@@ -9,11 +9,11 @@ export {
   parseQuorumState,
   type ElectionState,
 } from '../../storage/quorum-state.js';
-export { listSnapshots, readSnapshotFile, snapshotFileName, encodeSnapshot } from './snapshots.js';
+export { listSnapshots, readSnapshotFile, snapshotFileName, encodeSnapshot } from '../../storage/snapshot-file.js';
 export {
   decodeMetadataBatch,
   buildDataBatch,
   buildControlBatch,
   type MetadataBatch,
   type ControlRecord,
-} from './batches.js';
+} from '../../protocol/records/metadata-batches.js';

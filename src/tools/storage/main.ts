@@ -37,6 +37,11 @@ import {
   readMetaProperties,
   uuidFromString,
 } from '../../storage/meta-properties.js';
+import {
+  featureLevelRecords,
+  writeBootstrapCheckpointFile,
+  writeDynamicQuorumSnapshot,
+} from '../../storage/snapshot-file.js';
 
 /**
  * Writers that need the metadata record codec. Set them (e.g. from the broker's storage module)
@@ -363,12 +368,15 @@ async function runFormatCommand(ns: Namespace, config: ServerConfig, out: (line:
     print: out,
     writeBootstrapCheckpoint:
       storageHooks.writeBootstrapCheckpoint ??
-      (async (dir, info) =>
-        (await import('../../broker/metadata/bootstrap.js')).writeBootstrapCheckpoint(dir, info as never)),
-    writeDynamicQuorumSnapshot:
-      storageHooks.writeDynamicQuorumSnapshot ??
-      (async (dir, info) =>
-        (await import('../../broker/metadata/bootstrap.js')).writeDynamicQuorumSnapshot(dir, info as never)),
+      ((dir, info) =>
+        writeBootstrapCheckpointFile(
+          dir,
+          featureLevelRecords(
+            info.metadataVersion.level,
+            info.featureRecords.map((f) => [f.name, f.level] as const),
+          ),
+        )),
+    writeDynamicQuorumSnapshot: storageHooks.writeDynamicQuorumSnapshot ?? writeDynamicQuorumSnapshot,
   });
 }
 

@@ -6,10 +6,10 @@
 //   record body at that version (all metadata schemas are flexible).
 // Frame version 0 (the KRaft preview in 2.8) is rejected, as are trailing bytes after the body.
 
-import { Reader } from '../../protocol/codec/reader.js';
-import { Writer } from '../../protocol/codec/writer.js';
-import { METADATA_RECORDS, type RecordSpec } from '../../protocol/generated/records.js';
-import type * as M from '../../protocol/generated/metadata/index.js';
+import { Reader } from './codec/reader.js';
+import { Writer } from './codec/writer.js';
+import { METADATA_RECORDS, type RecordSpec } from './generated/records.js';
+import type * as M from './generated/metadata/index.js';
 
 export const METADATA_FRAME_VERSION = 1;
 

@@ -11,35 +11,31 @@ import {
   ControlRecordType,
   decodeBatchSync,
   readBatchHeader,
-} from '../../protocol/records/batch.js';
-import { Reader } from '../../protocol/codec/reader.js';
-import { Writer } from '../../protocol/codec/writer.js';
+} from './batch.js';
+import { Reader } from '../codec/reader.js';
+import { Writer } from '../codec/writer.js';
 import {
   readLeaderChangeMessage,
   writeLeaderChangeMessage,
   type LeaderChangeMessage,
-} from '../../protocol/generated/protocol/LeaderChangeMessage.js';
+} from '../generated/protocol/LeaderChangeMessage.js';
 import {
   readSnapshotHeaderRecord,
   writeSnapshotHeaderRecord,
   type SnapshotHeaderRecord,
-} from '../../protocol/generated/protocol/SnapshotHeaderRecord.js';
+} from '../generated/protocol/SnapshotHeaderRecord.js';
 import {
   readSnapshotFooterRecord,
   writeSnapshotFooterRecord,
   type SnapshotFooterRecord,
-} from '../../protocol/generated/protocol/SnapshotFooterRecord.js';
+} from '../generated/protocol/SnapshotFooterRecord.js';
 import {
   readKRaftVersionRecord,
   writeKRaftVersionRecord,
   type KRaftVersionRecord,
-} from '../../protocol/generated/protocol/KRaftVersionRecord.js';
-import {
-  readVotersRecord,
-  writeVotersRecord,
-  type VotersRecord,
-} from '../../protocol/generated/protocol/VotersRecord.js';
-import { deserializeMetadataRecord, serializeMetadataRecord, type MetadataRecord } from '../metadata/records.js';
+} from '../generated/protocol/KRaftVersionRecord.js';
+import { readVotersRecord, writeVotersRecord, type VotersRecord } from '../generated/protocol/VotersRecord.js';
+import { deserializeMetadataRecord, serializeMetadataRecord, type MetadataRecord } from '../metadata-records.js';
 
 export { ControlRecordType };
 
