@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { RawClient } from './helpers/raw-client.js';
+import { waitFor } from './helpers/wait-for.js';
 import { ApiKey } from '../src/protocol/generated/apis.js';
 import { ErrorCode as E } from '../src/protocol/errors.js';
 import { run as configs } from '../src/tools/configs/main.js';
@@ -32,8 +33,6 @@ async function tkafka(argv: string[]): Promise<{ code: number; out: string; err:
   });
   return { code, out, err };
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 before(async () => {
   broker = await startBroker({
@@ -68,46 +67,46 @@ async function describeGroupConfigs(
   });
   assert.equal(r.results[0].errorCode, E.NONE, r.results[0].errorMessage ?? '');
   return new Map(
-    r.results[0].configs.map(
-      (e: { name: string; value: string; configSource: number; synonyms: Described['synonyms'] }) => [
-        e.name,
-        withSynonyms
-          ? { value: e.value, source: e.configSource, synonyms: e.synonyms }
-          : { value: e.value, source: e.configSource },
-      ],
-    ),
+    r.results[0].configs.map((e) => {
+      const d: Described = { value: e.value ?? '', source: e.configSource };
+      if (withSynonyms) d.synonyms = e.synonyms.map((x) => ({ name: x.name, value: x.value ?? '', source: x.source }));
+      return [e.name, d];
+    }),
   );
 }
 
+const RETRIABLE: readonly number[] = [E.COORDINATOR_NOT_AVAILABLE, E.COORDINATOR_LOAD_IN_PROGRESS, E.NOT_COORDINATOR];
+
+/** The heartbeat interval a new member of `group` is given (FindCoordinator creates __consumer_offsets first). */
 async function heartbeatInterval(c: RawClient, group: string): Promise<number> {
-  // FindCoordinator creates __consumer_offsets; wait until the group's coordinator is there
-  for (let i = 0; i < 100; i++) {
-    const f = await c.request(ApiKey.FindCoordinator, 3, { key: group, keyType: 0 });
-    if (f.errorCode === E.NONE) break;
-    assert.equal(f.errorCode, E.COORDINATOR_NOT_AVAILABLE);
-    await sleep(100);
-  }
-  for (let i = 0; i < 100; i++) {
-    const r = await c.request(ApiKey.ConsumerGroupHeartbeat, 0, {
-      groupId: group,
-      memberId: '',
-      memberEpoch: 0,
-      instanceId: null,
-      rackId: null,
-      rebalanceTimeoutMs: 5000,
-      subscribedTopicNames: [],
-      subscribedTopicRegex: null,
-      serverAssignor: null,
-      topicPartitions: [],
-    });
-    if (r.errorCode === E.NONE) return r.heartbeatIntervalMs;
-    assert.ok(
-      [E.COORDINATOR_NOT_AVAILABLE, E.COORDINATOR_LOAD_IN_PROGRESS, E.NOT_COORDINATOR].includes(r.errorCode),
-      `ConsumerGroupHeartbeat: error ${r.errorCode}`,
-    );
-    await sleep(100);
-  }
-  throw new Error('the coordinator never answered');
+  await waitFor(
+    async () => {
+      const f = await c.request(ApiKey.FindCoordinator, 3, { key: group, keyType: 0 });
+      assert.ok(RETRIABLE.includes(f.errorCode) || f.errorCode === E.NONE, `FindCoordinator: error ${f.errorCode}`);
+      return f.errorCode === E.NONE;
+    },
+    { what: `the coordinator of ${group}` },
+  );
+  return waitFor(
+    async () => {
+      const r = await c.request(ApiKey.ConsumerGroupHeartbeat, 0, {
+        groupId: group,
+        memberId: '',
+        memberEpoch: 0,
+        instanceId: null,
+        rackId: null,
+        rebalanceTimeoutMs: 5000,
+        subscribedTopicNames: [],
+        subscribedTopicRegex: null,
+        serverAssignor: null,
+        topicPartitions: [],
+      });
+      if (r.errorCode === E.NONE) return r.heartbeatIntervalMs;
+      assert.ok(RETRIABLE.includes(r.errorCode), `ConsumerGroupHeartbeat: error ${r.errorCode}`);
+      return null;
+    },
+    { what: `a ConsumerGroupHeartbeat answer from the coordinator of ${group}` },
+  );
 }
 
 test('consumer.* group configs: set, described as GROUP_CONFIG, applied to the heartbeat interval, kept across a restart', async () => {

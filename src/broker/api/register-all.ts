@@ -2,6 +2,8 @@
 // CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster,
 // DescribeLogDirs, DescribeTopicPartitions.
 import type { HandlerRegistry } from './registry.js';
+import type { RegisteredHandler } from './types.js';
+import type { BrokerServices } from '../services.js';
 import { handler as metadata } from './metadata.js';
 import { handler as createTopics } from './create-topics.js';
 import { handler as deleteTopics } from './delete-topics.js';
@@ -14,7 +16,7 @@ import { handler as describeLogDirs } from './describe-log-dirs.js';
 import { handler as describeTopicPartitions } from './describe-topic-partitions.js';
 import { handler as describeQuorum } from './describe-quorum.js';
 
-export const ADMIN_HANDLERS = [
+export const ADMIN_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   metadata,
   createTopics,
   deleteTopics,
@@ -26,7 +28,7 @@ export const ADMIN_HANDLERS = [
   describeLogDirs,
   describeTopicPartitions,
   describeQuorum,
-] as const;
+];
 
 export function registerAdminHandlers(registry: HandlerRegistry): HandlerRegistry {
   for (const h of ADMIN_HANDLERS) registry.register(h);
