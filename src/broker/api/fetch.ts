@@ -27,7 +27,9 @@ import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 
 export const FETCH_MIN_VERSION = 4;
-export const FETCH_MAX_VERSION = 17;
+// v18 (KIP-1166) adds the follower's high watermark as a tagged partition field; a leader with no
+// followers has nothing to do with it, and the response is unchanged.
+export const FETCH_MAX_VERSION = 18;
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 /** The request in one shape for every version. */
