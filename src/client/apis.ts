@@ -82,7 +82,7 @@ const ROWS: Row[] = [
   [57, 'UpdateFeatures', 0, 2, 0, 0],
   [58, 'Envelope', 0, 0, 0, 0],
   [59, 'FetchSnapshot', 0, 1, 0, 0],
-  [60, 'DescribeCluster', 0, 1, 0, 0],
+  [60, 'DescribeCluster', 0, 2, 0, 0],
   [61, 'DescribeProducers', 0, 0, 0, 0],
   [62, 'BrokerRegistration', 0, 4, 0, 0],
   [63, 'BrokerHeartbeat', 0, 1, 0, 0],
