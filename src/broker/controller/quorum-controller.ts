@@ -24,6 +24,7 @@ import {
   fenceBroker,
   recordsForEmptyLog,
   registerBroker,
+  unregisterBroker,
   registerController,
   unfenceBroker,
   type BrokerRegistrationRequest,
@@ -429,6 +430,20 @@ export class QuorumController {
       (image) => {
         try {
           return { records: unfenceBroker(image, brokerId, brokerEpoch), result: apiError(ErrorCode.NONE) };
+        } catch (e) {
+          return { records: [], result: apiErrorFrom(e) };
+        }
+      },
+      (e) => e,
+    );
+  }
+
+  /** UnregisterBroker: removes a broker's registration (after taking it out of every ISR). */
+  unregisterBroker(brokerId: number): Promise<ApiError> {
+    return this.write(
+      (image) => {
+        try {
+          return { records: unregisterBroker(image, brokerId), result: apiError(ErrorCode.NONE) };
         } catch (e) {
           return { records: [], result: apiErrorFrom(e) };
         }
