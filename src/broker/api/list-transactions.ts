@@ -1,6 +1,7 @@
-// ListTransactions (API 66), v0-1: the transactions this broker coordinates, filtered by state
-// names (unknown names are echoed in unknownStateFilters), producer ids and (v1) a minimum running
-// time (TransactionStateManager.listTransactionStates).
+// ListTransactions (API 66), v0-2: the transactions this broker coordinates, filtered by state
+// names (unknown names are echoed in unknownStateFilters), producer ids, (v1) a minimum running
+// time and (v2, KIP-1152) a regular expression on the transactional id
+// (TransactionStateManager.listTransactionStates).
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { ListTransactionsRequest } from '../../protocol/generated/protocol/ListTransactions.js';
 import type { BrokerServices } from '../services.js';
@@ -14,6 +15,7 @@ async function handle(ctx: RequestContext, req: ListTransactionsRequest, service
     req.producerIdFilters.map(Number),
     req.stateFilters,
     ctx.apiVersion >= 1 ? Number(req.durationFilter) : -1,
+    ctx.apiVersion >= 2 ? req.transactionalIdPattern : null,
   );
   return {
     throttleTimeMs: 0,
@@ -26,7 +28,7 @@ async function handle(ctx: RequestContext, req: ListTransactionsRequest, service
 export const handler: ApiHandler<BrokerServices> = {
   apiKey: ApiKey.ListTransactions,
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   listeners: ['broker'],
   handle,
   errorResponse: genericErrorResponse,

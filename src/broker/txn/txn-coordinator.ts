@@ -444,9 +444,10 @@ export class TransactionCoordinator {
     producerIds: readonly number[],
     states: readonly string[],
     durationMs: number,
+    transactionalIdPattern: string | null = null,
   ): ReturnType<TransactionStateManager['listTransactionStates']> {
     if (!this.active)
       return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, unknownStateFilters: [], transactionStates: [] };
-    return this.opts.stateManager.listTransactionStates(producerIds, states, durationMs);
+    return this.opts.stateManager.listTransactionStates(producerIds, states, durationMs, transactionalIdPattern);
   }
 }
