@@ -181,7 +181,7 @@ test('ApiVersions: registry-derived keys, features, KIP-511 fallback, invalid so
     assert.deepEqual(
       v4.apiKeys.map((k: any) => [k.apiKey, k.minVersion, k.maxVersion]),
       [
-        [18, 0, 4],
+        [18, 0, 5],
         [36, 0, 1],
       ],
     );
@@ -212,7 +212,7 @@ test('ApiVersions: registry-derived keys, features, KIP-511 fallback, invalid so
     assert.equal(fallback.body.errorCode, 35);
     assert.deepEqual(
       fallback.body.apiKeys.map((k: any) => [k.apiKey, k.minVersion, k.maxVersion]),
-      [[18, 0, 4]],
+      [[18, 0, 5]],
     );
     assert.equal(h.entries.at(-1)!.apiVersion, 127);
 
