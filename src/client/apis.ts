@@ -96,7 +96,7 @@ const ROWS: Row[] = [
   [71, 'GetTelemetrySubscriptions', 0, 0, 0, 0],
   [72, 'PushTelemetry', 0, 0, 0, 0],
   [73, 'AssignReplicasToDirs', 0, 0, 0, 0],
-  [74, 'ListConfigResources', 0, 0, 0, 0],
+  [74, 'ListConfigResources', 0, 1, 0, 0],
   [75, 'DescribeTopicPartitions', 0, 0, 0, 0],
   [76, 'ShareGroupHeartbeat', 1, 1, 0, 0],
   [77, 'ShareGroupDescribe', 1, 1, 0, 0],
