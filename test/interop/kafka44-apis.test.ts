@@ -99,15 +99,15 @@ function normalize(node: Node, value: unknown): unknown {
  * Sends the same request to both nodes (the body may depend on the node, e.g. its topic id) and
  * checks the normalized answers are equal; returns tkafka's for further checks.
  */
-async function same(
+async function same<R = unknown>(
   what: string,
   apiKey: number,
   version: number,
   body: (n: Node) => unknown,
-  tidy: (r: any) => unknown = (r) => r,
+  tidy: (r: R) => unknown = (r) => r,
 ): Promise<unknown> {
   const [k, t] = await Promise.all(
-    nodes.map(async (n) => normalize(n, tidy(await n.client.request(apiKey, version, body(n))))),
+    nodes.map(async (n) => normalize(n, tidy((await n.client.request(apiKey, version, body(n))) as R))),
   );
   assert.deepEqual(t, k, `${what}: tkafka's answer differs from Kafka's`);
   return t;
