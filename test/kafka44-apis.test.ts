@@ -65,8 +65,8 @@ after(async () => {
   broker?.cleanup();
 });
 
-async function apiVersions(version: number, clusterIdArg: string | null, nodeId: number) {
-  const c = await RawClient.connect(broker.port);
+async function apiVersions(version: number, clusterIdArg: string | null, nodeId: number, port = broker.port) {
+  const c = await RawClient.connect(port);
   try {
     return await c.request(ApiKey.ApiVersions, version, {
       clientSoftwareName: 'tkafka-test',
@@ -100,6 +100,9 @@ test('ApiVersions v5 (KIP-1242): the right cluster and node, neither, or REBOOTS
   assert.equal((await apiVersions(5, null, 1)).errorCode, ErrorCode.INVALID_REQUEST);
   // v4 has no such fields: nothing to check
   assert.equal((await apiVersions(4, null, -1)).errorCode, 0);
+  // the controller listener checks only that both or neither are given (ControllerApis)
+  assert.equal((await apiVersions(5, 'wrongClusterIdAAAAAAAAA', 7, broker.controllerPort)).errorCode, 0);
+  assert.equal((await apiVersions(5, null, 7, broker.controllerPort)).errorCode, ErrorCode.INVALID_REQUEST);
 });
 
 test('DescribeGroups v6 (KIP-1043): an unknown group is Dead with GROUP_ID_NOT_FOUND; v5 keeps no error', async () => {
