@@ -91,7 +91,7 @@ const ROWS: Row[] = [
   [66, 'ListTransactions', 0, 1, 0, 0],
   [67, 'AllocateProducerIds', 0, 0, 0, 0],
   [68, 'ConsumerGroupHeartbeat', 0, 1, 0, 1],
-  [69, 'ConsumerGroupDescribe', 0, 0, 0, 0],
+  [69, 'ConsumerGroupDescribe', 0, 1, 0, 0],
   [70, 'ControllerRegistration', 0, 0, 0, 0],
   [71, 'GetTelemetrySubscriptions', 0, 0, 0, 0],
   [72, 'PushTelemetry', 0, 0, 0, 0],
