@@ -9,6 +9,7 @@ import kafkajs from 'kafkajs';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { RawClient } from './helpers/raw-client.js';
 import { ApiKey } from '../src/protocol/generated/apis.js';
+import { waitFor as waitForCondition } from './helpers/wait-for.js';
 
 const { Kafka, logLevel } = kafkajs;
 let broker: BrokerProcess;
@@ -59,12 +60,7 @@ function segments(topic: string): string[] {
 }
 
 async function waitFor(what: string, cond: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  assert.fail(`timed out waiting for ${what}`);
+  await waitForCondition(cond, { what, timeoutMs: ms });
 }
 
 const record = (i: number, key = `k${i}`) => `${key}:${String(i).padEnd(1000, '.')}`;
@@ -79,7 +75,9 @@ test('retention.bytes deletes old segments and moves the log start offset', asyn
   await execa('kcat', ['-P', '-b', broker.bootstrap, '-t', 'ret-bytes', '-K:'], { input: lines });
   assert.ok(segments('ret-bytes').length >= 3, 'rolled into several segments');
   await waitFor('the log start offset to move', async () => (await earliestOffset('ret-bytes')) > 0n);
-  assert.ok(segments('ret-bytes').length <= 2, `segments left: ${segments('ret-bytes')}`);
+  // The log start offset moves before the deleted segments' files are renamed and removed (as in Kafka's
+  // UnifiedLog.deleteSegments), so the file count is a condition of its own.
+  await waitFor('the old segments to be removed', async () => segments('ret-bytes').length <= 2);
 });
 
 test('retention.ms deletes segments whose records are older than the limit', async () => {
@@ -153,8 +151,8 @@ test('a Produce request at a removed version (v2) closes the connection; others 
   assert.equal(v.errorCode, 0);
   // as Kafka 4.0 (KAFKA-18659): Produce is advertised from v0 so librdkafka compresses, though v0-2 are refused
   const produce = v.apiKeys.find((k: { apiKey: number }) => k.apiKey === ApiKey.Produce);
-  assert.equal(produce.minVersion, 0);
+  assert.equal(produce?.minVersion, 0);
   const fetch = v.apiKeys.find((k: { apiKey: number }) => k.apiKey === ApiKey.Fetch);
-  assert.equal(fetch.minVersion, 4, 'Fetch v0-3 are not advertised (KIP-896)');
+  assert.equal(fetch?.minVersion, 4, 'Fetch v0-3 are not advertised (KIP-896)');
   ok.close();
 });

@@ -7,6 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { RawClient } from './helpers/raw-client.js';
+import { waitFor } from './helpers/wait-for.js';
 import { ApiKey } from '../src/protocol/frame.js';
 import { ErrorCode } from '../src/protocol/errors.js';
 import { defaultFetchRequest } from '../src/protocol/generated/protocol/Fetch.js';
@@ -23,16 +24,15 @@ let client: RawClient;
 let clusterId: string;
 let topicId: string;
 
-/** Retries `fn` (every 100 ms, at most 30 s) until `done` holds for its result. */
-async function until<T>(what: string, fn: () => Promise<T>, done: (r: T) => boolean): Promise<T> {
-  const end = Date.now() + 30_000;
-  for (;;) {
-    const r = await fn();
-    if (done(r)) return r;
-    if (Date.now() > end)
-      throw new Error(`${what}: still ${JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
+/** Repeats `fn` until `done` holds for its result (test/helpers/wait-for.ts: 30 s deadline). */
+function until<T>(what: string, fn: () => Promise<T>, done: (r: T) => boolean): Promise<T> {
+  return waitFor(
+    async () => {
+      const r = await fn();
+      return done(r) ? { r } : undefined;
+    },
+    { what },
+  ).then((x) => x.r);
 }
 
 before(async () => {
@@ -50,7 +50,7 @@ before(async () => {
     allowAutoTopicCreation: false,
     includeTopicAuthorizedOperations: false,
   });
-  clusterId = md.clusterId;
+  clusterId = md.clusterId ?? '';
   // the group coordinator serves once __consumer_offsets is loaded
   await until(
     'FindCoordinator',
@@ -163,7 +163,7 @@ test('OffsetCommit / OffsetFetch v10: topics by id, UNKNOWN_TOPIC_ID for ids the
       [ZERO, [[1, ErrorCode.UNKNOWN_TOPIC_ID]]],
     ],
   );
-  const fetch = (topics: unknown) =>
+  const fetch = (topics: { name: string; topicId: string; partitionIndexes: number[] }[] | null) =>
     client.request(ApiKey.OffsetFetch, 10, {
       groupId: '',
       topics: [],

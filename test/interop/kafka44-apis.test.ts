@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { startApacheKafka, KAFKA_VERSION, type ApacheKafka } from './helpers/apache-kafka.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { RawClient } from '../helpers/raw-client.js';
+import { waitFor } from '../helpers/wait-for.js';
+import type { ApiKeyWithMessages, ApiRequest, ApiResponse } from '../../src/protocol/generated/apis.js';
+import type { Input } from '../../src/protocol/codec/types.js';
 import { ApiKey } from '../../src/protocol/frame.js';
 import { defaultListOffsetsRequest } from '../../src/protocol/generated/protocol/ListOffsets.js';
 import { defaultListTransactionsRequest } from '../../src/protocol/generated/protocol/ListTransactions.js';
@@ -25,15 +28,15 @@ let kafka: ApacheKafka;
 let tkafka: BrokerProcess;
 const nodes: Node[] = [];
 
-/** Retries `fn` (every 100 ms, at most 60 s) until `done` holds. */
-async function until<T>(what: string, fn: () => Promise<T>, done: (r: T) => boolean): Promise<T> {
-  const end = Date.now() + 60_000;
-  for (;;) {
-    const r = await fn();
-    if (done(r)) return r;
-    if (Date.now() > end) throw new Error(`${what} did not succeed in time`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
+/** Repeats `fn` until `done` holds for its result (test/helpers/wait-for.ts, 60 s deadline). */
+function until<T>(what: string, fn: () => Promise<T>, done: (r: T) => boolean): Promise<T> {
+  return waitFor(
+    async () => {
+      const r = await fn();
+      return done(r) ? { r } : undefined;
+    },
+    { what, timeoutMs: 60_000 },
+  ).then((x) => x.r);
 }
 
 async function setUp(name: string, port: number): Promise<Node> {
@@ -59,17 +62,18 @@ async function setUp(name: string, port: number): Promise<Node> {
     allowAutoTopicCreation: false,
     includeTopicAuthorizedOperations: false,
   });
-  for (const [keyType, keys] of [
+  const coordinatorKeys: [number, string[]][] = [
     [0, ['g44', 'nogroup']],
     [1, ['app-1', 'app-2']],
-  ] as const) {
+  ];
+  for (const [keyType, keys] of coordinatorKeys) {
     await until(
       `${name}: FindCoordinator`,
       () => client.request(ApiKey.FindCoordinator, 6, { key: '', keyType, coordinatorKeys: keys }),
       (r) => r.coordinators.every((c: { errorCode: number }) => c.errorCode === 0),
     );
   }
-  return { name, port, client, clusterId: md.clusterId, topicId: created.topics[0].topicId };
+  return { name, port, client, clusterId: md.clusterId ?? '', topicId: created.topics[0].topicId };
 }
 
 before(async () => {
@@ -99,15 +103,15 @@ function normalize(node: Node, value: unknown): unknown {
  * Sends the same request to both nodes (the body may depend on the node, e.g. its topic id) and
  * checks the normalized answers are equal; returns tkafka's for further checks.
  */
-async function same<R = unknown>(
+async function same<K extends ApiKeyWithMessages>(
   what: string,
-  apiKey: number,
+  apiKey: K,
   version: number,
-  body: (n: Node) => unknown,
-  tidy: (r: R) => unknown = (r) => r,
+  body: (n: Node) => Input<ApiRequest<K>>,
+  tidy: (r: ApiResponse<K>) => unknown = (r) => r,
 ): Promise<unknown> {
   const [k, t] = await Promise.all(
-    nodes.map(async (n) => normalize(n, tidy((await n.client.request(apiKey, version, body(n))) as R))),
+    nodes.map(async (n) => normalize(n, tidy(await n.client.request(apiKey, version, body(n))))),
   );
   assert.deepEqual(t, k, `${what}: tkafka's answer differs from Kafka's`);
   return t;
@@ -220,7 +224,8 @@ test('OffsetCommit / OffsetFetch v10 by topic id, with unknown ids and partition
     }),
     sorted,
   );
-  const fetch = (topics: (n: Node) => unknown) => (n: Node) => ({
+  type Asked = { name: string; topicId: string; partitionIndexes: number[] }[] | null;
+  const fetch = (topics: (n: Node) => Asked) => (n: Node) => ({
     groupId: '',
     topics: [],
     groups: [{ groupId: 'g44', memberId: null, memberEpoch: -1, topics: topics(n) }],

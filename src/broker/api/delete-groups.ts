@@ -3,18 +3,23 @@
 // v3 adds a per-group ErrorMessage, which Kafka 4.4 fills only for GROUP_DELETION_FAILED from a
 // streams-group topology plugin (no streams groups here, so it stays null).
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { DeleteGroupsRequest } from '../../protocol/generated/protocol/DeleteGroups.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type { DeleteGroupsRequest, DeleteGroupsResponse } from '../../protocol/generated/protocol/DeleteGroups.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 
-async function handle(_ctx: RequestContext, req: DeleteGroupsRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  _ctx: RequestContext,
+  req: DeleteGroupsRequest,
+  services: BrokerServices,
+): Promise<Input<DeleteGroupsResponse>> {
   const coordinator = await groupCoordinatorOf(services);
   return { throttleTimeMs: 0, results: await coordinator.deleteGroups(req.groupsNames) };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, DeleteGroupsRequest, Input<DeleteGroupsResponse>> = {
   apiKey: ApiKey.DeleteGroups,
   minVersion: 0,
   maxVersion: 3,

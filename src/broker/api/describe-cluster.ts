@@ -1,9 +1,11 @@
 // DescribeCluster (API 60), v0-2. On broker listeners: the registered brokers on the request's
-// listener (fenced ones only when v2's IncludeFencedBrokers asks, with IsFenced, KIP-1073), the cluster id, a controller id as KRaft brokers report it, and the cluster's
-// authorized operations (AuthHelper.computeDescribeClusterResponse, KafkaApis.handleDescribeCluster).
+// listener (fenced ones only when v2's IncludeFencedBrokers asks, with IsFenced, KIP-1073), the
+// cluster id, a controller id as KRaft brokers report it, and the cluster's authorized operations
+// (AuthHelper.computeDescribeClusterResponse, KafkaApis.handleDescribeCluster).
 // On controller listeners (KIP-919, endpoint type CONTROLLER): the registered controllers on the
 // listener and the active controller (ControllerApis.handleDescribeCluster).
 import { ApiKey } from '../../protocol/generated/apis.js';
+import type { Input } from '../../protocol/codec/types.js';
 import type {
   DescribeClusterRequest,
   DescribeClusterResponse,
@@ -100,7 +102,7 @@ function handle(ctx: RequestContext, req: DescribeClusterRequest, services: Brok
   };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, DescribeClusterRequest, Input<DescribeClusterResponse>> = {
   apiKey: ApiKey.DescribeCluster,
   minVersion: 0,
   maxVersion: 2,

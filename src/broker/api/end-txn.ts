@@ -4,14 +4,19 @@
 // v<2 clients get INVALID_PRODUCER_EPOCH for PRODUCER_FENCED). v5 (transactions V2, an epoch bump
 // per transaction) is not served.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { EndTxnRequest } from '../../protocol/generated/protocol/EndTxn.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type { EndTxnRequest, EndTxnResponse } from '../../protocol/generated/protocol/EndTxn.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import { txnCoordinatorOf } from '../txn/broker-glue.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 
-async function handle(ctx: RequestContext, req: EndTxnRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: EndTxnRequest,
+  services: BrokerServices,
+): Promise<Input<EndTxnResponse>> {
   const { coordinator } = await txnCoordinatorOf(services);
   const r = await coordinator.handleEndTxn(
     req.transactionalId,
@@ -24,7 +29,7 @@ async function handle(ctx: RequestContext, req: EndTxnRequest, services: BrokerS
   return { throttleTimeMs: 0, errorCode, producerId: BigInt(r.producerId), producerEpoch: r.producerEpoch };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, EndTxnRequest, Input<EndTxnResponse>> = {
   apiKey: ApiKey.EndTxn,
   minVersion: 0,
   maxVersion: 4,

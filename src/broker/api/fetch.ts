@@ -25,12 +25,12 @@ import {
 } from '../replication/types.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 export const FETCH_MIN_VERSION = 4;
 // v18 (KIP-1166) adds the follower's high watermark as a tagged partition field; a leader with no
 // followers has nothing to do with it, and the response is unchanged.
 export const FETCH_MAX_VERSION = 18;
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 /** The request in one shape for every version. */
 interface NormalizedFetch {
@@ -198,7 +198,7 @@ async function handleFetch(
   return buildResponse(v, ctx, rm, out.errorCode, out.sessionId, out.entries);
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, FetchRequest, Input<FetchResponse>> = {
   apiKey: ApiKey.Fetch,
   minVersion: FETCH_MIN_VERSION,
   maxVersion: FETCH_MAX_VERSION,

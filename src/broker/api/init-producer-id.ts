@@ -4,14 +4,22 @@
 // Kafka's KafkaApis.handleInitProducerIdRequest; v<4 clients get INVALID_PRODUCER_EPOCH for
 // PRODUCER_FENCED.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { InitProducerIdRequest } from '../../protocol/generated/protocol/InitProducerId.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type {
+  InitProducerIdRequest,
+  InitProducerIdResponse,
+} from '../../protocol/generated/protocol/InitProducerId.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import { txnCoordinatorOf } from '../txn/broker-glue.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 
-async function handle(ctx: RequestContext, req: InitProducerIdRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: InitProducerIdRequest,
+  services: BrokerServices,
+): Promise<Input<InitProducerIdResponse>> {
   const v = ctx.apiVersion;
   const answer = (errorCode: number, producerId = -1, producerEpoch = -1) => ({
     throttleTimeMs: 0,
@@ -31,7 +39,7 @@ async function handle(ctx: RequestContext, req: InitProducerIdRequest, services:
   return answer(r.errorCode, r.producerId, r.producerEpoch);
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, InitProducerIdRequest, Input<InitProducerIdResponse>> = {
   apiKey: ApiKey.InitProducerId,
   minVersion: 0,
   maxVersion: 4,

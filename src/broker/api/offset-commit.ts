@@ -6,7 +6,8 @@
 // topics by id only: an id the metadata does not know gets UNKNOWN_TOPIC_ID on every partition,
 // and the response names topics by id.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { OffsetCommitRequest } from '../../protocol/generated/protocol/OffsetCommit.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type { OffsetCommitRequest, OffsetCommitResponse } from '../../protocol/generated/protocol/OffsetCommit.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
@@ -14,12 +15,15 @@ import { genericErrorResponse } from './error-responses.js';
 import { imageOf } from './admin-support.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 import { codeOf } from '../group/coordinator.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 type Partitions = { partitionIndex: number; errorCode: number }[];
 
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
-
-async function handle(ctx: RequestContext, req: OffsetCommitRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: OffsetCommitRequest,
+  services: BrokerServices,
+): Promise<Input<OffsetCommitResponse>> {
   const v = ctx.apiVersion;
   const image = imageOf(services);
   const useTopicIds = v >= 10;
@@ -97,7 +101,7 @@ async function handle(ctx: RequestContext, req: OffsetCommitRequest, services: B
   return { throttleTimeMs: 0, topics };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, OffsetCommitRequest, Input<OffsetCommitResponse>> = {
   apiKey: ApiKey.OffsetCommit,
   minVersion: 2, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 10,

@@ -8,7 +8,13 @@
 // fetch of all offsets leaves out topics that no longer have an id (KafkaApis.fetchOffsetsForGroup /
 // fetchAllOffsetsForGroup).
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { OffsetFetchRequest } from '../../protocol/generated/protocol/OffsetFetch.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type {
+  OffsetFetchRequest,
+  OffsetFetchResponse,
+  OffsetFetchResponseGroup,
+} from '../../protocol/generated/protocol/OffsetFetch.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
@@ -17,14 +23,13 @@ import { groupCoordinatorOf } from '../group/broker-glue.js';
 import type { MetadataImage } from '../metadata/image.js';
 import { imageOf } from './admin-support.js';
 import type { FetchGroupResponse } from '../group/offsets.js';
-import { TXN_COORDINATOR_KEY, type TxnCoordinatorHandle } from '../txn/broker-glue.js';
 
 type Topics = FetchGroupResponse['topics'];
 
 /** requireStable: partitions with pending transactional offsets become UNSTABLE_OFFSET_COMMIT. */
 function markUnstable(services: BrokerServices, groupId: string, topics: Topics): Topics {
   // no transaction coordinator yet: no transactional offsets either
-  const txn = services.extra.get(TXN_COORDINATOR_KEY) as TxnCoordinatorHandle | undefined;
+  const txn = services.txnCoordinator;
   const offsets = txn?.offsets();
   if (!offsets) return topics;
   const pending = (topic: string, partition: number): boolean => offsets.hasPendingOffsets(groupId, topic, partition);
@@ -40,8 +45,6 @@ function markUnstable(services: BrokerServices, groupId: string, topics: Topics)
     partitions: t.partitions.map((p) => (pending(t.name, p.partitionIndex) ? unstable(p.partitionIndex) : p)),
   }));
 }
-
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 type RequestTopics = OffsetFetchRequest['groups'][number]['topics'];
 
@@ -65,7 +68,7 @@ async function fetchGroup(
   req: OffsetFetchRequest,
   g: OffsetFetchRequest['groups'][number],
   services: BrokerServices,
-): Promise<unknown> {
+): Promise<Input<OffsetFetchResponseGroup>> {
   const coordinator = await groupCoordinatorOf(services);
   const useTopicIds = v >= 10;
   const image = imageOf(services);
@@ -97,7 +100,11 @@ async function fetchGroup(
   return { groupId: r.groupId, errorCode: r.errorCode, topics: [...withIds, ...unknownTopics] };
 }
 
-async function handle(ctx: RequestContext, req: OffsetFetchRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: OffsetFetchRequest,
+  services: BrokerServices,
+): Promise<Input<OffsetFetchResponse>> {
   const v = ctx.apiVersion;
   const coordinator = await groupCoordinatorOf(services);
   if (v >= 8) {
@@ -127,7 +134,7 @@ async function handle(ctx: RequestContext, req: OffsetFetchRequest, services: Br
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, topics: topicsOut };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, OffsetFetchRequest, Input<OffsetFetchResponse>> = {
   apiKey: ApiKey.OffsetFetch,
   minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 10,

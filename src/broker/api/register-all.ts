@@ -2,6 +2,8 @@
 // CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster,
 // DescribeLogDirs, DescribeTopicPartitions, DescribeQuorum, ListConfigResources, UnregisterBroker.
 import type { HandlerRegistry } from './registry.js';
+import type { RegisteredHandler } from './types.js';
+import type { BrokerServices } from '../services.js';
 import { handler as metadata } from './metadata.js';
 import { handler as createTopics } from './create-topics.js';
 import { handler as deleteTopics } from './delete-topics.js';
@@ -16,7 +18,7 @@ import { handler as describeQuorum } from './describe-quorum.js';
 import { handler as listConfigResources } from './list-config-resources.js';
 import { handler as unregisterBroker } from './unregister-broker.js';
 
-export const ADMIN_HANDLERS = [
+export const ADMIN_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   metadata,
   createTopics,
   deleteTopics,
@@ -30,7 +32,7 @@ export const ADMIN_HANDLERS = [
   describeQuorum,
   listConfigResources,
   unregisterBroker,
-] as const;
+];
 
 export function registerAdminHandlers(registry: HandlerRegistry): HandlerRegistry {
   for (const h of ADMIN_HANDLERS) registry.register(h);

@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import { SerialQueue } from '../log/serial-queue.js';
 import { KafkaError, ErrorCode } from '../../protocol/errors.js';
-import type { MetadataRecord } from '../metadata/records.js';
+import type { MetadataRecord } from '../../protocol/metadata-records.js';
 import type { VotersRecord } from '../../protocol/generated/protocol/VotersRecord.js';
 import {
   buildControlBatch,
@@ -16,16 +16,16 @@ import {
   decodeMetadataBatch,
   MAX_BATCH_SIZE_BYTES,
   type ControlRecord,
-} from './batches.js';
+} from '../../protocol/records/metadata-batches.js';
 import { MetadataLog } from './metadata-log.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 import {
-  NO_DIRECTORY_ID,
   QUORUM_STATE_FILE,
   readQuorumState,
   writeQuorumState,
   type ElectionState,
-} from './quorum-state.js';
-import { listSnapshots, readSnapshotFile, snapshotFileName, writeSnapshotFile } from './snapshots.js';
+} from '../../storage/quorum-state.js';
+import { listSnapshots, readSnapshotFile, snapshotFileName, writeSnapshotFile } from '../../storage/snapshot-file.js';
 import { promises as fsp } from 'node:fs';
 import { ATTRIBUTES, CONTROL_FLAG_MASK } from '../../protocol/records/layout.js';
 import {
@@ -94,7 +94,7 @@ export class SingleVoterQuorum implements Quorum {
     private stored: ElectionState | null,
   ) {
     this.nodeId = opts.nodeId;
-    this.directoryId = opts.directoryId ?? NO_DIRECTORY_ID;
+    this.directoryId = opts.directoryId ?? ZERO_UUID;
     this.kraftVersion = opts.kraftVersion ?? 1;
     this.now = opts.now ?? Date.now;
     this.logger = opts.logger ?? silentLogger;
@@ -219,7 +219,7 @@ export class SingleVoterQuorum implements Quorum {
         leaderEpoch: newEpoch,
         leaderId: this.nodeId,
         votedId: -1,
-        votedDirectoryId: NO_DIRECTORY_ID,
+        votedDirectoryId: ZERO_UUID,
         currentVoters: [this.nodeId],
       });
       this.epoch = newEpoch;
@@ -233,8 +233,8 @@ export class SingleVoterQuorum implements Quorum {
           data: {
             version: 0,
             leaderId: this.nodeId,
-            voters: [{ voterId: this.nodeId, voterDirectoryId: NO_DIRECTORY_ID }],
-            grantingVoters: [{ voterId: this.nodeId, voterDirectoryId: NO_DIRECTORY_ID }],
+            voters: [{ voterId: this.nodeId, voterDirectoryId: ZERO_UUID }],
+            grantingVoters: [{ voterId: this.nodeId, voterDirectoryId: ZERO_UUID }],
           },
         },
       ];

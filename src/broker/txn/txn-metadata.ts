@@ -4,6 +4,8 @@
 // pending the coordinator answers CONCURRENT_TRANSACTIONS. Transactions V1 semantics (the epoch
 // only moves on InitProducerId and fencing); the log value records clientTransactionVersion.
 
+import { TXN_STATE_NAMES } from '../../protocol/txn-states.js';
+
 export const enum TxnState {
   Empty = 0,
   Ongoing = 1,
@@ -15,16 +17,7 @@ export const enum TxnState {
   PrepareEpochFence = 7,
 }
 
-export const TXN_STATE_NAMES: readonly string[] = [
-  'Empty',
-  'Ongoing',
-  'PrepareCommit',
-  'PrepareAbort',
-  'CompleteCommit',
-  'CompleteAbort',
-  'Dead',
-  'PrepareEpochFence',
-];
+export { TXN_STATE_NAMES };
 
 export const stateName = (s: TxnState): string => TXN_STATE_NAMES[s] ?? 'Unknown';
 
