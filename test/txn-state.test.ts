@@ -74,9 +74,9 @@ test('__transaction_state key and value bytes', () => {
 
 test('state machine: invalid transitions throw; a pending transition blocks another', () => {
   const m = new TransactionMetadata('t', 1, -1, -1, 0, -1, 1000, TxnState.Empty, -1, 0);
-  assert.throws(() => m.prepareAbortOrCommit(TxnState.PrepareCommit, 1), /not a valid previous state/);
-  const add = m.prepareAddPartitions([tpKey('a', 0)], 5);
-  assert.throws(() => m.prepareAddPartitions([tpKey('a', 1)], 6), /already a pending state/);
+  assert.throws(() => m.prepareAbortOrCommit(TxnState.PrepareCommit, 0, -1, 1, false), /not a valid previous state/);
+  const add = m.prepareAddPartitions([tpKey('a', 0)], 5, 0);
+  assert.throws(() => m.prepareAddPartitions([tpKey('a', 1)], 6, 0), /already a pending state/);
   m.completeTransitionTo(add);
   assert.equal(m.state, TxnState.Ongoing);
   assert.equal(m.txnStartTimestamp, 5);
@@ -156,7 +156,7 @@ test('a transaction loaded in PrepareCommit gets its markers and completes; an o
   assert.equal(await first.c.handleAddPartitions('t2', init2.producerId, init2.producerEpoch, [tpKey('bar', 0)]), 0);
   // simulate a crash right after PrepareCommit was written: append the record by hand
   const m = (first.sm.getTransactionState('t1') as { entry: { metadata: TransactionMetadata } }).entry.metadata;
-  const prepare = m.prepareAbortOrCommit(TxnState.PrepareCommit, Date.now());
+  const prepare = m.prepareAbortOrCommit(TxnState.PrepareCommit, 0, -1, Date.now(), false);
   assert.equal(await first.sm.appendTransactionToLog('t1', 3, prepare), 0);
   assert.deepEqual(written, []);
 
