@@ -1,6 +1,6 @@
 // Registers the metadata and admin handlers: Metadata, CreateTopics, DeleteTopics,
 // CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster,
-// DescribeLogDirs, DescribeTopicPartitions.
+// DescribeLogDirs, DescribeTopicPartitions, DescribeQuorum, UpdateFeatures.
 import type { HandlerRegistry } from './registry.js';
 import { handler as metadata } from './metadata.js';
 import { handler as createTopics } from './create-topics.js';
@@ -13,6 +13,7 @@ import { handler as describeCluster } from './describe-cluster.js';
 import { handler as describeLogDirs } from './describe-log-dirs.js';
 import { handler as describeTopicPartitions } from './describe-topic-partitions.js';
 import { handler as describeQuorum } from './describe-quorum.js';
+import { handler as updateFeatures } from './update-features.js';
 
 export const ADMIN_HANDLERS = [
   metadata,
@@ -26,6 +27,7 @@ export const ADMIN_HANDLERS = [
   describeLogDirs,
   describeTopicPartitions,
   describeQuorum,
+  updateFeatures,
 ] as const;
 
 export function registerAdminHandlers(registry: HandlerRegistry): HandlerRegistry {

@@ -34,6 +34,19 @@ export const MetadataVersion = {
 } as const;
 
 export const MINIMUM_KRAFT_METADATA_VERSION = MetadataVersion.IBP_3_0_IV1;
+/** MetadataVersion.MINIMUM_VERSION of Kafka 4: the lowest level a node supports and UpdateFeatures accepts. */
+export const MINIMUM_METADATA_VERSION = MetadataVersion.IBP_3_3_IV3;
+/** MetadataVersion.latestTesting() (unstable: 4.5-IV0). */
+export const LATEST_TESTING_METADATA_VERSION: number = MetadataVersion.IBP_4_5_IV0;
+/** The levels whose MetadataVersion.didMetadataChange() is true (a downgrade across them may lose metadata). */
+const METADATA_CHANGED = new Set([7, 8, 11, 13, 14, 15, 17, 23, 30, 32, 33]);
+
+/** MetadataVersion.checkIfMetadataChanged: whether a level in (low, high] changed the metadata format. */
+export function metadataChangedBetween(a: number, b: number): boolean {
+  const [low, high] = a < b ? [a, b] : [b, a];
+  for (let l = high; l > low; l--) if (METADATA_CHANGED.has(l)) return true;
+  return false;
+}
 export const MINIMUM_BOOTSTRAP_METADATA_VERSION = MetadataVersion.IBP_3_3_IV0;
 export const LATEST_PRODUCTION_METADATA_VERSION: number = MetadataVersion.IBP_4_4_IV2;
 /**
@@ -129,7 +142,7 @@ export function defaultFeatureLevels(metadataVersion: number): Map<string, numbe
 /** Supported feature ranges this node advertises in its registration (RegisterBrokerRecord.features). */
 export function supportedFeatureRanges(): Map<string, { min: number; max: number }> {
   return new Map([
-    [METADATA_VERSION_FEATURE, { min: MINIMUM_KRAFT_METADATA_VERSION, max: LATEST_SUPPORTED_METADATA_VERSION }],
+    [METADATA_VERSION_FEATURE, { min: MINIMUM_METADATA_VERSION, max: LATEST_SUPPORTED_METADATA_VERSION }],
     [KRAFT_VERSION_FEATURE, { min: 0, max: 1 }],
     [GROUP_VERSION_FEATURE, { min: 0, max: 1 }],
     [TRANSACTION_VERSION_FEATURE, { min: 0, max: 2 }],
