@@ -193,16 +193,48 @@ export function featureDefaultLevel(feature: FeatureDef, mv: MetadataVersionInfo
 }
 
 /**
- * The feature levels `storage format` settles on (Formatter.calculateEffectiveFeatureLevels without
- * --feature): metadata.version, kraft.version (1 only for a dynamic quorum), the rest at defaults.
+ * The feature levels `storage format` settles on (Formatter.calculateEffectiveFeatureLevels):
+ * metadata.version, the --feature levels given (only features tkafka implements), kraft.version (1
+ * only for a dynamic quorum, and a given level must agree with the quorum), the rest at their
+ * defaults for the metadata.version. Throws the Formatter's message for an invalid request.
  */
-export function formatFeatureLevels(mv: MetadataVersionInfo, dynamicQuorum: boolean): Map<string, number> {
+export function formatFeatureLevels(
+  mv: MetadataVersionInfo,
+  dynamicQuorum: boolean,
+  requested: ReadonlyMap<string, number> = new Map(),
+): Map<string, number> {
+  const known = [...PRODUCTION_FEATURES].map((f) => f.name).sort();
+  for (const name of requested.keys()) {
+    if (name !== 'metadata.version' && !known.includes(name))
+      throw new Error(`Unsupported feature: ${name}. Supported features are: ${known.join(', ')}`);
+  }
   const levels = new Map<string, number>([['metadata.version', mv.level]]);
   for (const f of PRODUCTION_FEATURES) {
-    if (f.name === 'kraft.version') levels.set(f.name, dynamicQuorum ? 1 : 0);
-    else levels.set(f.name, featureDefaultLevel(f, mv));
+    const given = requested.get(f.name);
+    if (f.name === 'kraft.version') levels.set(f.name, effectiveKRaftVersion(given, dynamicQuorum));
+    else levels.set(f.name, given ?? featureDefaultLevel(f, mv));
+  }
+  for (const f of PRODUCTION_FEATURES) {
+    const level = levels.get(f.name)!;
+    if (!f.levels.some(([l]) => l === level)) throw new Error(`No feature:${f.name} with feature level ${level}`);
+    // Features.validateVersion: no tkafka feature depends on more than metadata.version 3.3-IV0
+    if (level >= 1 && mv.level < 4)
+      throw new Error(`${f.name} could not be set to ${level} because it depends on metadata.version=4 (3.3-IV0)`);
   }
   return levels;
+}
+
+function effectiveKRaftVersion(given: number | undefined, dynamicQuorum: boolean): number {
+  if (given === undefined) return dynamicQuorum ? 1 : 0;
+  if (given === 0 && dynamicQuorum)
+    throw new Error(
+      `Cannot set kraft.version to ${given} if KIP-853 configuration is present. Try removing the --feature flag for kraft.version.`,
+    );
+  if (given !== 0 && !dynamicQuorum)
+    throw new Error(
+      `Cannot set kraft.version to ${given} unless KIP-853 configuration is present. Try removing the --feature flag for kraft.version.`,
+    );
+  return given;
 }
 
 /**

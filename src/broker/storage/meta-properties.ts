@@ -14,6 +14,7 @@ import {
   isProduction,
   formatFeatureLevels,
   bootstrapFeatureRecords,
+  metadataVersionFromLevel,
 } from '../config/features.js';
 
 export const META_PROPERTIES_NAME = 'meta.properties';
@@ -342,6 +343,8 @@ export interface FormatStorageOptions {
   ignoreFormatted?: boolean;
   /** metadata.version to format with; default latest production (latest testing if unstable). */
   releaseVersion?: MetadataVersionInfo;
+  /** `--feature name=level` settings (metadata.version=X stands for a release version). */
+  featureLevels?: ReadonlyMap<string, number>;
   unstableFeatureVersionsEnabled?: boolean;
   /** KIP-853 initial voters (--standalone / --initial-controllers): a dynamic quorum. */
   initialControllers?: DynamicVoter[];
@@ -377,13 +380,31 @@ export async function formatStorage(opts: FormatStorageOptions): Promise<FormatS
   if (!config.metadataLogDir) throw new FormatterError('You must specify the metadata log directory.');
 
   const unstable = opts.unstableFeatureVersionsEnabled ?? false;
-  const mv = opts.releaseVersion ?? (unstable ? LATEST_TESTING : LATEST_PRODUCTION);
-  if (opts.releaseVersion) {
+  // Formatter.calculateEffectiveReleaseVersion: --feature metadata.version=X or --release-version
+  const requested = opts.featureLevels ?? new Map<string, number>();
+  const mvLevel = requested.get('metadata.version');
+  let release = opts.releaseVersion;
+  if (mvLevel !== undefined) {
+    if (release)
+      throw new FormatterError('Use --release-version instead of --feature metadata.version=X to avoid ambiguity.');
+    try {
+      release = metadataVersionFromLevel(mvLevel);
+    } catch {
+      throw new FormatterError(`Unknown metadata.version feature level: ${mvLevel}`);
+    }
+  }
+  const mv = release ?? (unstable ? LATEST_TESTING : LATEST_PRODUCTION);
+  if (release) {
     if (!isKRaftSupported(mv)) throw new FormatterError(`metadata.version ${mv.version} is too old to be supported.`);
     if (!unstable && !isProduction(mv)) throw new FormatterError(`metadata.version ${mv.version} is not yet stable.`);
   }
   const dynamic = opts.initialControllers !== undefined;
-  const featureLevels = formatFeatureLevels(mv, dynamic);
+  let featureLevels: Map<string, number>;
+  try {
+    featureLevels = formatFeatureLevels(mv, dynamic, requested);
+  } catch (e) {
+    throw new FormatterError((e as Error).message);
+  }
   const scramArguments = opts.scramArguments ?? [];
   if (scramArguments.length && mv.level < 11)
     throw new FormatterError('SCRAM is only supported in metadata.version 3.5-IV2 or later.');

@@ -345,6 +345,7 @@ async function runFormatCommand(ns: Namespace, config: ServerConfig, out: (line:
     clusterId: ns.cluster_id as string,
     ignoreFormatted: ns.ignore_formatted === true,
     releaseVersion,
+    featureLevels: featureNamesAndLevels((ns.feature as string[] | null) ?? []),
     unstableFeatureVersionsEnabled: config.getBoolean('unstable.feature.versions.enable'),
     initialControllers,
     scramArguments: (ns.add_scram as string[] | null) ?? [],
@@ -358,6 +359,29 @@ async function runFormatCommand(ns: Namespace, config: ServerConfig, out: (line:
       (async (dir, info) =>
         (await import('../../broker/metadata/bootstrap.js')).writeDynamicQuorumSnapshot(dir, info as never)),
   });
+}
+
+/** StorageTool.featureNamesAndLevels (FeatureCommand.parseNameAndLevel's messages). */
+function featureNamesAndLevels(args: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const input of args) {
+    const i = input.indexOf('=');
+    if (i < 0)
+      throw new Uncaught(
+        'java.lang.RuntimeException',
+        `Can't parse feature=level string ${input}: equals sign not found.`,
+      );
+    const name = input.slice(0, i).trim();
+    const levelString = input.slice(i + 1).trim();
+    const level = /^[+-]?\d+$/.test(levelString) ? Number(levelString) : NaN;
+    if (!Number.isInteger(level) || level < -32768 || level > 32767)
+      throw new Uncaught(
+        'java.lang.RuntimeException',
+        `Can't parse feature=level string ${input}: unable to parse ${levelString} as a short.`,
+      );
+    out.set(name, level);
+  }
+  return out;
 }
 
 /** StorageTool.runVersionMappingCommand. */
