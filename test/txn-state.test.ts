@@ -179,3 +179,34 @@ test('a transaction loaded in PrepareCommit gets its markers and completes; an o
   const again = await third.sm.loadPartition(0, 5);
   assert.equal(again.find((t) => t.transactionalId === 't1')!.state, TxnState.CompleteCommit);
 });
+
+test('transactions V2: an exhausted epoch rotates to a new producer id at EndTxn; the retry is recognised', async () => {
+  const io = memoryIO();
+  const written: string[] = [];
+  const { sm, c, markers } = coordinator(io, written);
+  await sm.loadPartition(0, 0);
+  const init = await c.handleInitProducerId('rot', 60000);
+  assert.equal(init.errorCode, 0);
+  const m = (sm.getTransactionState('rot') as { entry: { metadata: TransactionMetadata } }).entry.metadata;
+  // as if 32,766 transactions had bumped the epoch (Short.MaxValue - 1: exhausted)
+  m.producerEpoch = 32766;
+  assert.equal(await c.handleAddPartitions('rot', init.producerId, 32766, [tpKey('foo', 0)], 2), 0);
+  const end = await c.handleEndTxn('rot', init.producerId, 32766, true, 2);
+  assert.equal(end.errorCode, 0);
+  assert.notEqual(end.producerId, init.producerId);
+  assert.equal(end.producerEpoch, 0);
+  await markers.completion('rot');
+  // the marker carries the old id at Short.MaxValue; then the transaction continues on the new id
+  assert.deepEqual(written, [`foo-0 COMMIT pid=${init.producerId} epoch=32767 ce=0`]);
+  assert.deepEqual(
+    [m.state, m.producerId, m.producerEpoch, m.previousProducerId],
+    [TxnState.CompleteCommit, end.producerId, 0, init.producerId],
+  );
+  // a retry with the old id and epoch gets the same answer; a V1 EndTxn with them is not recognised
+  const retry = await c.handleEndTxn('rot', init.producerId, 32766, true, 2);
+  assert.deepEqual([retry.errorCode, retry.producerId, retry.producerEpoch], [0, end.producerId, 0]);
+  assert.equal(
+    (await c.handleEndTxn('rot', init.producerId, 32766, true, 0)).errorCode,
+    ErrorCode.INVALID_PRODUCER_ID_MAPPING,
+  );
+});
