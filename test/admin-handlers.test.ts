@@ -7,18 +7,29 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { API_SPECS } from '../src/protocol/generated/apis.js';
+import type { AlterConfigsResponse } from '../src/protocol/generated/protocol/AlterConfigs.js';
+import type { CreatePartitionsResponse } from '../src/protocol/generated/protocol/CreatePartitions.js';
+import type { CreateTopicsResponse } from '../src/protocol/generated/protocol/CreateTopics.js';
+import type { DeleteTopicsResponse } from '../src/protocol/generated/protocol/DeleteTopics.js';
+import type { DescribeClusterResponse } from '../src/protocol/generated/protocol/DescribeCluster.js';
+import type { DescribeConfigsResponse } from '../src/protocol/generated/protocol/DescribeConfigs.js';
+import type { DescribeLogDirsResponse } from '../src/protocol/generated/protocol/DescribeLogDirs.js';
+import type { DescribeTopicPartitionsResponse } from '../src/protocol/generated/protocol/DescribeTopicPartitions.js';
+import type { IncrementalAlterConfigsResponse } from '../src/protocol/generated/protocol/IncrementalAlterConfigs.js';
+import type { MetadataResponse } from '../src/protocol/generated/protocol/Metadata.js';
 import { Reader } from '../src/protocol/codec/reader.js';
 import { Writer } from '../src/protocol/codec/writer.js';
 import { ErrorCode } from '../src/protocol/errors.js';
-import { loadServerConfig, type ServerConfig } from '../src/broker/config/load.js';
+import { loadServerConfig, type ServerConfig } from '../src/config/load.js';
 import { QuorumController } from '../src/broker/controller/index.js';
 import { ConfigResourceType } from '../src/broker/metadata/image.js';
 import type { BrokerServices } from '../src/broker/services.js';
-import type { ApiHandler, RequestContext } from '../src/broker/api/types.js';
+import type { RegisteredHandler, RequestContext } from '../src/broker/api/types.js';
 import { HandlerRegistry } from '../src/broker/api/registry.js';
 import { registerAdminHandlers } from '../src/broker/api/register-all.js';
+import { BrokerLoggers } from '../src/broker/loggers.js';
+import type { ReplicaManager } from '../src/broker/replication/replica-manager.js';
 import {
-  BrokerLoggers,
   adminConfigSchema,
   adminConfigValidator,
   CLUSTER_AUTHORIZED_OPERATIONS,
@@ -48,12 +59,13 @@ interface Env {
   controller: QuorumController;
   config: ServerConfig;
   dir: string;
-  call(
-    h: ApiHandler<BrokerServices>,
+  /** Encodes `request` at `version`, handles it, encodes and decodes the answer; Res names `h`'s response type. */
+  call<Res>(
+    h: RegisteredHandler<BrokerServices>,
     version: number,
     request: Record<string, unknown>,
     listener?: string,
-  ): Promise<any>;
+  ): Promise<Res>;
 }
 
 interface FakeLog {
@@ -104,17 +116,18 @@ async function withEnv(
     clusterId: CLUSTER_ID,
     endpoints: [{ listenerName: 'PLAINTEXT', host: 'localhost', port: 9092, securityProtocol: 'PLAINTEXT' }],
     controller,
-    replicas: { logManager: { allLogs: () => fakeLogs } },
-    extra: new Map<string, unknown>([
-      ['brokerLoggers', new BrokerLoggers('INFO', { kafka: 'INFO', 'kafka.server': null })],
-    ]),
+    // DescribeLogDirs is the only handler here that reads partition logs, and only logManager.allLogs()
+    replicas: { logManager: { allLogs: () => fakeLogs } } as unknown as ReplicaManager,
+    loggers: new BrokerLoggers('INFO', { kafka: 'INFO', 'kafka.server': null }),
+    groupCoordinator: null,
+    txnCoordinator: null,
   };
-  const call = async (
-    h: ApiHandler<BrokerServices>,
+  const call = async <Res>(
+    h: RegisteredHandler<BrokerServices>,
     version: number,
     request: Record<string, unknown>,
     listener = 'PLAINTEXT',
-  ): Promise<any> => {
+  ): Promise<Res> => {
     const spec = API_SPECS.find((s) => s.key === h.apiKey)!;
     assert.ok(version >= h.minVersion && version <= h.maxVersion, `${spec.name} v${version} is not served`);
     const w = new Writer();
@@ -135,7 +148,7 @@ async function withEnv(
     const response = await h.handle(ctx, body, services);
     const out = new Writer();
     spec.writeResponse(out, version, response);
-    return spec.readResponse(new Reader(out.toBuffer()), version);
+    return spec.readResponse(new Reader(out.toBuffer()), version) as Res;
   };
   try {
     await fn({ services, controller, config, dir, call });
@@ -143,6 +156,13 @@ async function withEnv(
     await controller.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The entry a test expects to be there (an assertion failure, not a TypeError, when it is not). */
+function must<K, V>(m: ReadonlyMap<K, V>, key: K): V {
+  const v = m.get(key);
+  assert.ok(v !== undefined, `no entry ${String(key)}`);
+  return v;
 }
 
 const topic = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -166,7 +186,7 @@ test('registerAdminHandlers registers every handler on its listeners', () => {
 
 test('CreateTopics: success with configs and sources, errors worded as Kafka', async () => {
   await withEnv({ 'num.partitions': '3', 'log.retention.hours': '100' }, async ({ call, controller }) => {
-    const r = await call(createTopics, 7, {
+    const r = await call<CreateTopicsResponse>(createTopics, 7, {
       topics: [
         topic('orders', { configs: [{ name: 'cleanup.policy', value: 'compact' }] }),
         topic('bad name!'),
@@ -180,36 +200,36 @@ test('CreateTopics: success with configs and sources, errors worded as Kafka', a
       ],
       timeoutMs: 1000,
     });
-    const byName = new Map<string, any>(r.topics.map((t: any) => [t.name, t]));
-    const orders = byName.get('orders');
+    const byName = new Map(r.topics.map((t) => [t.name, t] as const));
+    const orders = must(byName, 'orders');
     assert.equal(orders.errorCode, ErrorCode.NONE);
     assert.equal(orders.errorMessage, null);
     assert.equal(orders.numPartitions, 3);
     assert.equal(orders.replicationFactor, 1);
     assert.equal(orders.topicId, controller.image.topic('orders')!.id);
-    const cfg = new Map<string, any>(orders.configs.map((c: any) => [c.name, c]));
-    assert.deepEqual(cfg.get('cleanup.policy'), {
+    const cfg = new Map((orders.configs ?? []).map((c) => [c.name, c] as const));
+    assert.deepEqual(must(cfg, 'cleanup.policy'), {
       name: 'cleanup.policy',
       value: 'compact',
       readOnly: false,
       configSource: 1,
       isSensitive: false,
     });
-    assert.equal(cfg.get('retention.ms').value, String(100 * 3600000));
-    assert.equal(cfg.get('retention.ms').configSource, 4);
-    assert.equal(cfg.get('segment.bytes').configSource, 5);
-    const names = orders.configs.map((c: any) => c.name);
+    assert.equal(must(cfg, 'retention.ms').value, String(100 * 3600000));
+    assert.equal(must(cfg, 'retention.ms').configSource, 4);
+    assert.equal(must(cfg, 'segment.bytes').configSource, 5);
+    const names = (orders.configs ?? []).map((c) => c.name);
     assert.deepEqual(names, [...names].sort());
 
     assert.deepEqual(
-      [byName.get('bad name!').errorCode, byName.get('bad name!').errorMessage],
+      [must(byName, 'bad name!').errorCode, must(byName, 'bad name!').errorMessage],
       [
         ErrorCode.INVALID_TOPIC_EXCEPTION,
         "Topic name is invalid: 'bad name!' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'",
       ],
     );
     assert.deepEqual(
-      [byName.get('big').errorCode, byName.get('big').errorMessage],
+      [must(byName, 'big').errorCode, must(byName, 'big').errorMessage],
       [
         ErrorCode.INVALID_REPLICATION_FACTOR,
         'Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be reached because only 1 broker(s) are registered' +
@@ -217,30 +237,30 @@ test('CreateTopics: success with configs and sources, errors worded as Kafka', a
       ],
     );
     assert.deepEqual(
-      [byName.get('cfg').errorCode, byName.get('cfg').errorMessage],
+      [must(byName, 'cfg').errorCode, must(byName, 'cfg').errorMessage],
       [ErrorCode.INVALID_CONFIG, 'Invalid value abc for configuration retention.ms: Not a number of type LONG'],
     );
     assert.deepEqual(
-      [byName.get('unk').errorCode, byName.get('unk').errorMessage],
+      [must(byName, 'unk').errorCode, must(byName, 'unk').errorMessage],
       [ErrorCode.INVALID_CONFIG, 'Unknown topic config name: foo'],
     );
     assert.deepEqual(
-      [byName.get('dup').errorCode, byName.get('dup').errorMessage],
+      [must(byName, 'dup').errorCode, must(byName, 'dup').errorMessage],
       [ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'],
     );
     assert.deepEqual(
-      [byName.get('__cluster_metadata').errorCode, byName.get('__cluster_metadata').errorMessage],
+      [must(byName, '__cluster_metadata').errorCode, must(byName, '__cluster_metadata').errorMessage],
       [ErrorCode.INVALID_REQUEST, 'Creation of internal topic __cluster_metadata is prohibited.'],
     );
     assert.deepEqual(
-      [byName.get('zero').errorCode, byName.get('zero').errorMessage],
+      [must(byName, 'zero').errorCode, must(byName, 'zero').errorMessage],
       [ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.'],
     );
-    assert.equal(byName.get('big').numPartitions, -1);
-    assert.equal(byName.get('big').topicId, ZERO);
+    assert.equal(must(byName, 'big').numPartitions, -1);
+    assert.equal(must(byName, 'big').topicId, ZERO);
     assert.deepEqual([...controller.image.topicsByName.keys()], ['orders']);
 
-    const again = await call(createTopics, 7, { topics: [topic('orders')], timeoutMs: 1000 });
+    const again = await call<CreateTopicsResponse>(createTopics, 7, { topics: [topic('orders')], timeoutMs: 1000 });
     assert.deepEqual(
       [again.topics[0].errorCode, again.topics[0].errorMessage],
       [ErrorCode.TOPIC_ALREADY_EXISTS, "Topic 'orders' already exists."],
@@ -250,7 +270,7 @@ test('CreateTopics: success with configs and sources, errors worded as Kafka', a
 
 test('CreateTopics: validate-only creates nothing; explicit assignments; every version encodes', async () => {
   await withEnv({}, async ({ call, controller }) => {
-    const v = await call(createTopics, 5, {
+    const v = await call<CreateTopicsResponse>(createTopics, 5, {
       topics: [topic('t1', { numPartitions: 2, replicationFactor: 1 })],
       timeoutMs: 1000,
       validateOnly: true,
@@ -259,7 +279,7 @@ test('CreateTopics: validate-only creates nothing; explicit assignments; every v
     assert.equal(v.topics[0].numPartitions, 2);
     assert.equal(controller.image.topic('t1'), undefined);
 
-    const a = await call(createTopics, 4, {
+    const a = await call<CreateTopicsResponse>(createTopics, 4, {
       topics: [
         topic('manual', {
           assignments: [
@@ -282,7 +302,7 @@ test('CreateTopics: validate-only creates nothing; explicit assignments; every v
     );
 
     for (let ver = createTopics.minVersion; ver <= 7; ver++) {
-      const r = await call(createTopics, ver, {
+      const r = await call<CreateTopicsResponse>(createTopics, ver, {
         topics: [
           topic(`v${ver}`, { numPartitions: 1, replicationFactor: 1 }),
           topic(`v${ver}`, { numPartitions: 1, replicationFactor: 1 }),
@@ -290,12 +310,12 @@ test('CreateTopics: validate-only creates nothing; explicit assignments; every v
         timeoutMs: 1000,
       });
       assert.equal(r.topics[0].errorCode, ErrorCode.INVALID_REQUEST, `v${ver}`);
-      const ok = await call(createTopics, ver, {
+      const ok = await call<CreateTopicsResponse>(createTopics, ver, {
         topics: [topic(`ok${ver}`, { numPartitions: 1, replicationFactor: 1 })],
         timeoutMs: 1000,
       });
       assert.equal(ok.topics[0].errorCode, ErrorCode.NONE, `v${ver}`);
-      assert.equal(ok.topics[0].configs.length > 0, ver >= 5);
+      assert.equal((ok.topics[0].configs ?? []).length > 0, ver >= 5);
       assert.equal(ok.topics[0].topicId !== ZERO, ver >= 7);
     }
   });
@@ -308,12 +328,12 @@ test('Metadata: brokers on the listener, topics, partitions, internal flag, ids,
       { name: '__consumer_offsets', numPartitions: 1, replicationFactor: 1 },
     ]);
     const id = controller.image.topic('orders')!.id;
-    const r = await call(metadata, 12, { topics: null, includeTopicAuthorizedOperations: true });
+    const r = await call<MetadataResponse>(metadata, 12, { topics: null, includeTopicAuthorizedOperations: true });
     assert.deepEqual(r.brokers, [{ nodeId: 1, host: 'localhost', port: 9092, rack: null }]);
     assert.equal(r.clusterId, CLUSTER_ID);
     assert.equal(r.controllerId, 1);
     assert.deepEqual(
-      r.topics.map((t: any) => t.name),
+      r.topics.map((t) => t.name),
       ['__consumer_offsets', 'orders'],
     );
     const orders = r.topics[1];
@@ -322,7 +342,7 @@ test('Metadata: brokers on the listener, topics, partitions, internal flag, ids,
     assert.equal(r.topics[0].isInternal, true);
     assert.equal(orders.topicAuthorizedOperations, TOPIC_AUTHORIZED_OPERATIONS);
     assert.deepEqual(
-      orders.partitions.map((p: any) => [
+      orders.partitions.map((p) => [
         p.errorCode,
         p.partitionIndex,
         p.leaderId,
@@ -338,47 +358,47 @@ test('Metadata: brokers on the listener, topics, partitions, internal flag, ids,
     );
 
     // A listener the broker does not have: no brokers, LISTENER_NOT_FOUND (v6+) / LEADER_NOT_AVAILABLE (v5-).
-    const other = await call(metadata, 9, { topics: [{ name: 'orders' }] }, 'OTHER');
+    const other = await call<MetadataResponse>(metadata, 9, { topics: [{ name: 'orders' }] }, 'OTHER');
     assert.deepEqual(other.brokers, []);
     assert.equal(other.topics[0].partitions[0].errorCode, ErrorCode.LISTENER_NOT_FOUND);
     assert.deepEqual(other.topics[0].partitions[0].offlineReplicas, [1]);
-    const old = await call(metadata, 5, { topics: [{ name: 'orders' }] }, 'OTHER');
+    const old = await call<MetadataResponse>(metadata, 5, { topics: [{ name: 'orders' }] }, 'OTHER');
     assert.equal(old.topics[0].partitions[0].errorCode, ErrorCode.LEADER_NOT_AVAILABLE);
 
     // Unknown, invalid and by-id lookups; no auto-creation when disabled.
-    const m = await call(metadata, 12, { topics: [{ name: 'nope' }, { name: 'bad name' }] });
+    const m = await call<MetadataResponse>(metadata, 12, { topics: [{ name: 'nope' }, { name: 'bad name' }] });
     assert.deepEqual(
-      m.topics.map((t: any) => [t.name, t.errorCode]),
+      m.topics.map((t) => [t.name, t.errorCode]),
       [
         ['nope', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
         ['bad name', ErrorCode.INVALID_TOPIC_EXCEPTION],
       ],
     );
     assert.equal(controller.image.topic('nope'), undefined);
-    const byId = await call(metadata, 12, {
+    const byId = await call<MetadataResponse>(metadata, 12, {
       topics: [
         { topicId: id, name: null },
         { topicId: 'AAAAAAAAAAAAAAAAAAAAAw', name: null },
       ],
     });
     assert.deepEqual(
-      byId.topics.map((t: any) => [t.name, t.errorCode]),
+      byId.topics.map((t) => [t.name, t.errorCode]),
       [
         [null, ErrorCode.UNKNOWN_TOPIC_ID],
         ['orders', ErrorCode.NONE],
       ],
     );
-    const v11 = await call(metadata, 11, { topics: [{ topicId: id, name: 'x' }] });
+    const v11 = await call<MetadataResponse>(metadata, 11, { topics: [{ topicId: id, name: 'x' }] });
     assert.equal(v11.topics[0].errorCode, ErrorCode.INVALID_REQUEST);
 
     // v0: an empty list means all topics; v1+: an empty list means none.
-    assert.equal((await call(metadata, 0, { topics: [] })).topics.length, 2);
-    assert.equal((await call(metadata, 1, { topics: [] })).topics.length, 0);
-    const v10 = await call(metadata, 10, { topics: null, includeClusterAuthorizedOperations: true });
+    assert.equal((await call<MetadataResponse>(metadata, 0, { topics: [] })).topics.length, 2);
+    assert.equal((await call<MetadataResponse>(metadata, 1, { topics: [] })).topics.length, 0);
+    const v10 = await call<MetadataResponse>(metadata, 10, { topics: null, includeClusterAuthorizedOperations: true });
     assert.equal(v10.clusterAuthorizedOperations, CLUSTER_AUTHORIZED_OPERATIONS);
     assert.equal(v10.topics[0].topicAuthorizedOperations, OMITTED);
     for (let ver = 0; ver <= 12; ver++) {
-      const x = await call(metadata, ver, { topics: ver === 0 ? [] : null });
+      const x = await call<MetadataResponse>(metadata, ver, { topics: ver === 0 ? [] : null });
       assert.equal(x.topics.length, 2, `v${ver}`);
     }
   });
@@ -388,31 +408,34 @@ test('Metadata: auto-creation through the controller, answered UNKNOWN_TOPIC_OR_
   await withEnv(
     { 'num.partitions': '2', 'offsets.topic.replication.factor': '1', 'offsets.topic.num.partitions': '5' },
     async ({ call, controller }) => {
-      const r = await call(metadata, 12, {
+      const r = await call<MetadataResponse>(metadata, 12, {
         topics: [{ name: 'auto' }, { name: 'bad name' }],
         allowAutoTopicCreation: true,
       });
       assert.deepEqual(
-        r.topics.map((t: any) => [t.name, t.errorCode, t.topicId]),
+        r.topics.map((t) => [t.name, t.errorCode, t.topicId]),
         [
           ['bad name', ErrorCode.INVALID_TOPIC_EXCEPTION, ZERO],
           ['auto', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ZERO],
         ],
       );
       assert.equal(controller.image.topic('auto')!.partitions.size, 2);
-      const again = await call(metadata, 12, { topics: [{ name: 'auto' }] });
+      const again = await call<MetadataResponse>(metadata, 12, { topics: [{ name: 'auto' }] });
       assert.equal(again.topics[0].errorCode, ErrorCode.NONE);
       assert.equal(again.topics[0].partitions.length, 2);
 
       // allow_auto_topic_creation=false (v4+) leaves the topic absent; v3 always auto-creates.
-      const no = await call(metadata, 4, { topics: [{ name: 'manual' }], allowAutoTopicCreation: false });
+      const no = await call<MetadataResponse>(metadata, 4, {
+        topics: [{ name: 'manual' }],
+        allowAutoTopicCreation: false,
+      });
       assert.equal(no.topics[0].errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
       assert.equal(controller.image.topic('manual'), undefined);
-      await call(metadata, 3, { topics: [{ name: 'legacy' }] });
+      await call<MetadataResponse>(metadata, 3, { topics: [{ name: 'legacy' }] });
       assert.ok(controller.image.topic('legacy'));
 
       // Internal topics are created with their coordinator's settings.
-      await call(metadata, 12, { topics: [{ name: '__consumer_offsets' }] });
+      await call<MetadataResponse>(metadata, 12, { topics: [{ name: '__consumer_offsets' }] });
       const offsets = controller.image.topic('__consumer_offsets')!;
       assert.equal(offsets.partitions.size, 5);
       assert.equal(controller.image.topicConfigs('__consumer_offsets').get('cleanup.policy'), 'compact');
@@ -428,14 +451,14 @@ test('DeleteTopics: by name (v1-5) and by id (v6), unknown names and ids, disabl
       { name: 'b', numPartitions: 1, replicationFactor: 1 },
     ]);
     const idB = controller.image.topic('b')!.id;
-    const r = await call(deleteTopics, 5, { topicNames: ['a', 'missing'], timeoutMs: 1000 });
-    assert.deepEqual(r.responses.map((x: any) => [x.name, x.errorCode, x.errorMessage]).sort(), [
+    const r = await call<DeleteTopicsResponse>(deleteTopics, 5, { topicNames: ['a', 'missing'], timeoutMs: 1000 });
+    assert.deepEqual(r.responses.map((x) => [x.name, x.errorCode, x.errorMessage]).sort(), [
       ['a', 0, null],
       ['missing', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.'],
     ]);
     assert.equal(controller.image.topic('a'), undefined);
     const unknownId = 'AAAAAAAAAAAAAAAAAAAABQ';
-    const r6 = await call(deleteTopics, 6, {
+    const r6 = await call<DeleteTopicsResponse>(deleteTopics, 6, {
       topics: [
         { name: null, topicId: idB },
         { name: null, topicId: unknownId },
@@ -443,19 +466,19 @@ test('DeleteTopics: by name (v1-5) and by id (v6), unknown names and ids, disabl
       ],
       timeoutMs: 1000,
     });
-    const byId = new Map<string, any>(r6.responses.map((x: any) => [`${x.name}/${x.topicId}`, x]));
-    assert.equal(byId.get(`b/${idB}`).errorCode, ErrorCode.NONE);
-    assert.equal(byId.get(`null/${unknownId}`).errorCode, ErrorCode.UNKNOWN_TOPIC_ID);
+    const byId = new Map(r6.responses.map((x) => [`${x.name}/${x.topicId}`, x] as const));
+    assert.equal(must(byId, `b/${idB}`).errorCode, ErrorCode.NONE);
+    assert.equal(must(byId, `null/${unknownId}`).errorCode, ErrorCode.UNKNOWN_TOPIC_ID);
     assert.deepEqual(
-      [byId.get(`x/${idB}`).errorCode, byId.get(`x/${idB}`).errorMessage],
+      [must(byId, `x/${idB}`).errorCode, must(byId, `x/${idB}`).errorMessage],
       [ErrorCode.INVALID_REQUEST, 'You may not specify both topic name and topic id.'],
     );
     assert.equal(controller.image.topic('b'), undefined);
   });
   await withEnv({ 'delete.topic.enable': 'false' }, async ({ call }) => {
-    const v2 = await call(deleteTopics, 2, { topicNames: ['a'], timeoutMs: 1000 });
+    const v2 = await call<DeleteTopicsResponse>(deleteTopics, 2, { topicNames: ['a'], timeoutMs: 1000 });
     assert.equal(v2.responses[0].errorCode, ErrorCode.INVALID_REQUEST);
-    const v5 = await call(deleteTopics, 5, { topicNames: ['a'], timeoutMs: 1000 });
+    const v5 = await call<DeleteTopicsResponse>(deleteTopics, 5, { topicNames: ['a'], timeoutMs: 1000 });
     assert.deepEqual(
       [v5.responses[0].errorCode, v5.responses[0].errorMessage],
       [ErrorCode.TOPIC_DELETION_DISABLED, null],
@@ -466,7 +489,7 @@ test('DeleteTopics: by name (v1-5) and by id (v6), unknown names and ids, disabl
 test('CreatePartitions: increase, Kafka messages for no increase, unknown topic, validate-only', async () => {
   await withEnv({}, async ({ call, controller }) => {
     await controller.createTopics([{ name: 't', numPartitions: 3, replicationFactor: 1 }]);
-    const r = await call(createPartitions, 3, {
+    const r = await call<CreatePartitionsResponse>(createPartitions, 3, {
       topics: [
         { name: 't', count: 2, assignments: null },
         { name: 'missing', count: 4, assignments: null },
@@ -474,13 +497,13 @@ test('CreatePartitions: increase, Kafka messages for no increase, unknown topic,
       timeoutMs: 1000,
     });
     assert.deepEqual(
-      r.results.map((x: any) => [x.name, x.errorCode, x.errorMessage]),
+      r.results.map((x) => [x.name, x.errorCode, x.errorMessage]),
       [
         ['t', ErrorCode.INVALID_PARTITIONS, 'The topic t currently has 3 partition(s); 2 would not be an increase.'],
         ['missing', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.'],
       ],
     );
-    const same = await call(createPartitions, 0, {
+    const same = await call<CreatePartitionsResponse>(createPartitions, 0, {
       topics: [{ name: 't', count: 3, assignments: null }],
       timeoutMs: 1000,
     });
@@ -488,14 +511,14 @@ test('CreatePartitions: increase, Kafka messages for no increase, unknown topic,
       [same.results[0].errorCode, same.results[0].errorMessage],
       [ErrorCode.INVALID_PARTITIONS, 'Topic already has 3 partition(s).'],
     );
-    const dry = await call(createPartitions, 1, {
+    const dry = await call<CreatePartitionsResponse>(createPartitions, 1, {
       topics: [{ name: 't', count: 5, assignments: null }],
       timeoutMs: 1000,
       validateOnly: true,
     });
     assert.equal(dry.results[0].errorCode, ErrorCode.NONE);
     assert.equal(controller.image.topic('t')!.partitions.size, 3);
-    const ok = await call(createPartitions, 2, {
+    const ok = await call<CreatePartitionsResponse>(createPartitions, 2, {
       topics: [{ name: 't', count: 5, assignments: [{ brokerIds: [1] }, { brokerIds: [1] }] }],
       timeoutMs: 1000,
     });
@@ -509,13 +532,13 @@ test('DescribeConfigs: topic override, broker synonyms and sources, documentatio
     await controller.createTopics([
       { name: 't', numPartitions: 1, replicationFactor: 1, configs: [{ name: 'retention.ms', value: '1000' }] },
     ]);
-    const r = await call(describeConfigs, 4, {
+    const r = await call<DescribeConfigsResponse>(describeConfigs, 4, {
       resources: [{ resourceType: ConfigResourceType.Topic, resourceName: 't', configurationKeys: null }],
       includeSynonyms: true,
       includeDocumentation: true,
     });
-    const cfg = new Map<string, any>(r.results[0].configs.map((c: any) => [c.name, c]));
-    const retention = cfg.get('retention.ms');
+    const cfg = new Map(r.results[0].configs.map((c) => [c.name, c] as const));
+    const retention = must(cfg, 'retention.ms');
     assert.equal(retention.value, '1000');
     assert.equal(retention.configSource, 1);
     // Kafka lists broker synonyms from log.retention.ms (the topic config's synonym) on; it is unset,
@@ -524,21 +547,21 @@ test('DescribeConfigs: topic override, broker synonyms and sources, documentatio
     assert.equal(retention.configType, 5);
     assert.equal(retention.readOnly, false);
     assert.ok(retention.documentation);
-    const segmentMs = cfg.get('segment.ms');
+    const segmentMs = must(cfg, 'segment.ms');
     assert.deepEqual([segmentMs.value, segmentMs.configSource], ['604800000', 5]);
     assert.deepEqual(segmentMs.synonyms, []); // log.roll.ms unset: the same dropWhile
-    const cleanup = cfg.get('cleanup.policy');
+    const cleanup = must(cfg, 'cleanup.policy');
     assert.deepEqual([cleanup.value, cleanup.configSource, cleanup.configType], ['delete', 5, 7]);
     assert.deepEqual(cleanup.synonyms, [{ name: 'log.cleanup.policy', value: 'delete', source: 5 }]);
 
     // Without synonyms/documentation; configuration_keys filters.
-    const plain = await call(describeConfigs, 2, {
+    const plain = await call<DescribeConfigsResponse>(describeConfigs, 2, {
       resources: [
         { resourceType: ConfigResourceType.Topic, resourceName: 't', configurationKeys: ['retention.ms', 'nope'] },
       ],
     });
     assert.deepEqual(
-      plain.results[0].configs.map((c: any) => [c.name, c.synonyms.length]),
+      plain.results[0].configs.map((c) => [c.name, c.synonyms.length]),
       [['retention.ms', 0]],
     );
 
@@ -550,40 +573,40 @@ test('DescribeConfigs: topic override, broker synonyms and sources, documentatio
         configs: [{ name: 'log.cleaner.threads', value: '2', configOperation: SET }],
       },
     ]);
-    const b = await call(describeConfigs, 4, {
+    const b = await call<DescribeConfigsResponse>(describeConfigs, 4, {
       resources: [
         { resourceType: ConfigResourceType.Broker, resourceName: '1', configurationKeys: null },
         { resourceType: ConfigResourceType.Broker, resourceName: '', configurationKeys: null },
       ],
       includeSynonyms: true,
     });
-    const bc = new Map<string, any>(b.results[0].configs.map((c: any) => [c.name, c]));
+    const bc = new Map(b.results[0].configs.map((c) => [c.name, c] as const));
     assert.deepEqual(
       [
-        bc.get('log.retention.hours').value,
-        bc.get('log.retention.hours').configSource,
-        bc.get('log.retention.hours').readOnly,
+        must(bc, 'log.retention.hours').value,
+        must(bc, 'log.retention.hours').configSource,
+        must(bc, 'log.retention.hours').readOnly,
       ],
       ['100', 4, true],
     ); // only log.retention.ms is dynamic
-    assert.deepEqual([bc.get('log.retention.ms').value, bc.get('log.retention.ms').configSource], [null, 5]);
-    assert.deepEqual([bc.get('node.id').value, bc.get('node.id').readOnly], ['1', true]);
-    assert.deepEqual([bc.get('num.partitions').value, bc.get('num.partitions').configSource], ['1', 5]);
-    assert.deepEqual([bc.get('log.cleaner.threads').value, bc.get('log.cleaner.threads').configSource], ['2', 3]);
-    assert.deepEqual(bc.get('log.cleaner.threads').synonyms, [
+    assert.deepEqual([must(bc, 'log.retention.ms').value, must(bc, 'log.retention.ms').configSource], [null, 5]);
+    assert.deepEqual([must(bc, 'node.id').value, must(bc, 'node.id').readOnly], ['1', true]);
+    assert.deepEqual([must(bc, 'num.partitions').value, must(bc, 'num.partitions').configSource], ['1', 5]);
+    assert.deepEqual([must(bc, 'log.cleaner.threads').value, must(bc, 'log.cleaner.threads').configSource], ['2', 3]);
+    assert.deepEqual(must(bc, 'log.cleaner.threads').synonyms, [
       { name: 'log.cleaner.threads', value: '2', source: 3 },
       { name: 'log.cleaner.threads', value: '1', source: 5 },
     ]);
     assert.deepEqual(
-      [bc.get('secret.custom').value, bc.get('secret.custom').isSensitive, bc.get('secret.custom').configType],
+      [must(bc, 'secret.custom').value, must(bc, 'secret.custom').isSensitive, must(bc, 'secret.custom').configType],
       [null, true, 0],
     );
     assert.deepEqual(
-      b.results[1].configs.map((c: any) => [c.name, c.value, c.configSource, c.synonyms.length]),
+      b.results[1].configs.map((c) => [c.name, c.value, c.configSource, c.synonyms.length]),
       [['log.cleaner.threads', '2', 3, 1]],
     );
 
-    const errs = await call(describeConfigs, 4, {
+    const errs = await call<DescribeConfigsResponse>(describeConfigs, 4, {
       resources: [
         { resourceType: ConfigResourceType.Topic, resourceName: 'missing', configurationKeys: null },
         { resourceType: ConfigResourceType.Topic, resourceName: 'bad/name', configurationKeys: null },
@@ -592,7 +615,7 @@ test('DescribeConfigs: topic override, broker synonyms and sources, documentatio
         { resourceType: ConfigResourceType.BrokerLogger, resourceName: '1', configurationKeys: null },
       ],
     });
-    assert.deepEqual(errs.results.map((x: any) => [x.errorCode, x.errorMessage]).slice(0, 4), [
+    assert.deepEqual(errs.results.map((x) => [x.errorCode, x.errorMessage]).slice(0, 4), [
       [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null],
       [
         ErrorCode.INVALID_TOPIC_EXCEPTION,
@@ -602,7 +625,7 @@ test('DescribeConfigs: topic override, broker synonyms and sources, documentatio
       [ErrorCode.INVALID_REQUEST, 'Broker id must be an integer, but it is: x'],
     ]);
     assert.deepEqual(
-      errs.results[4].configs.map((c: any) => [c.name, c.value, c.configSource]),
+      errs.results[4].configs.map((c) => [c.name, c.value, c.configSource]),
       [
         ['root', 'INFO', 6],
         ['kafka', 'INFO', 6],
@@ -610,7 +633,7 @@ test('DescribeConfigs: topic override, broker synonyms and sources, documentatio
       ].sort((x, y) => (x[0]! < y[0]! ? -1 : 1)),
     );
     for (let ver = describeConfigs.minVersion; ver <= 4; ver++) {
-      const x = await call(describeConfigs, ver, {
+      const x = await call<DescribeConfigsResponse>(describeConfigs, ver, {
         resources: [{ resourceType: ConfigResourceType.Broker, resourceName: '1', configurationKeys: null }],
         includeSynonyms: ver >= 1,
       });
@@ -622,9 +645,13 @@ test('DescribeConfigs: topic override, broker synonyms and sources, documentatio
 test('IncrementalAlterConfigs: SET/DELETE/APPEND/SUBTRACT on a topic, validate-only, Kafka errors', async () => {
   await withEnv({}, async ({ call, controller }) => {
     await controller.createTopics([{ name: 't', numPartitions: 1, replicationFactor: 1 }]);
-    const res = (type: number, name: string, configs: any[]) => ({ resourceType: type, resourceName: name, configs });
+    const res = (type: number, name: string, configs: Record<string, unknown>[]) => ({
+      resourceType: type,
+      resourceName: name,
+      configs,
+    });
     const T = ConfigResourceType.Topic;
-    const ok = await call(incrementalAlterConfigs, 1, {
+    const ok = await call<IncrementalAlterConfigsResponse>(incrementalAlterConfigs, 1, {
       resources: [
         res(T, 't', [
           { name: 'retention.ms', configOperation: SET, value: '5000' },
@@ -638,7 +665,7 @@ test('IncrementalAlterConfigs: SET/DELETE/APPEND/SUBTRACT on a topic, validate-o
       'cleanup.policy': 'delete,compact',
     });
 
-    await call(incrementalAlterConfigs, 0, {
+    await call<IncrementalAlterConfigsResponse>(incrementalAlterConfigs, 0, {
       resources: [
         res(T, 't', [
           { name: 'retention.ms', configOperation: DELETE, value: null },
@@ -648,14 +675,14 @@ test('IncrementalAlterConfigs: SET/DELETE/APPEND/SUBTRACT on a topic, validate-o
     });
     assert.deepEqual(Object.fromEntries(controller.image.topicConfigs('t')), { 'cleanup.policy': 'compact' });
 
-    const dry = await call(incrementalAlterConfigs, 1, {
+    const dry = await call<IncrementalAlterConfigsResponse>(incrementalAlterConfigs, 1, {
       resources: [res(T, 't', [{ name: 'retention.ms', configOperation: SET, value: '1' }])],
       validateOnly: true,
     });
     assert.equal(dry.responses[0].errorCode, 0);
     assert.equal(controller.image.topicConfigs('t').get('retention.ms'), undefined);
 
-    const bad = await call(incrementalAlterConfigs, 1, {
+    const bad = await call<IncrementalAlterConfigsResponse>(incrementalAlterConfigs, 1, {
       resources: [
         res(T, 't', [{ name: 'retention.ms', configOperation: SET, value: 'abc' }]),
         res(T, 'missing', [{ name: 'retention.ms', configOperation: SET, value: '1' }]),
@@ -671,7 +698,7 @@ test('IncrementalAlterConfigs: SET/DELETE/APPEND/SUBTRACT on a topic, validate-o
       ],
     });
     assert.deepEqual(
-      bad.responses.map((x: any) => [x.resourceName, x.errorCode, x.errorMessage]),
+      bad.responses.map((x) => [x.resourceName, x.errorCode, x.errorMessage]),
       [
         ['t', ErrorCode.INVALID_CONFIG, 'Invalid value abc for configuration retention.ms: Not a number of type LONG'],
         ['missing', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "The topic 'missing' does not exist."],
@@ -687,14 +714,16 @@ test('IncrementalAlterConfigs: SET/DELETE/APPEND/SUBTRACT on a topic, validate-o
         ['z', ErrorCode.INVALID_REQUEST, 'Unknown resource type 99'],
       ],
     );
-    const dupes = await call(incrementalAlterConfigs, 1, { resources: [res(T, 't', []), res(T, 't', [])] });
+    const dupes = await call<IncrementalAlterConfigsResponse>(incrementalAlterConfigs, 1, {
+      resources: [res(T, 't', []), res(T, 't', [])],
+    });
     assert.deepEqual(
-      dupes.responses.map((x: any) => x.errorMessage),
+      dupes.responses.map((x) => x.errorMessage),
       ['Each resource must appear at most once.', 'Each resource must appear at most once.'],
     );
 
     // Broker dynamic config through to the image.
-    const b = await call(incrementalAlterConfigs, 1, {
+    const b = await call<IncrementalAlterConfigsResponse>(incrementalAlterConfigs, 1, {
       resources: [
         res(ConfigResourceType.Broker, '1', [{ name: 'log.cleaner.threads', configOperation: SET, value: '3' }]),
       ],
@@ -707,15 +736,15 @@ test('IncrementalAlterConfigs: SET/DELETE/APPEND/SUBTRACT on a topic, validate-o
 test('IncrementalAlterConfigs: BROKER_LOGGER levels handled on the broker', async () => {
   await withEnv({}, async ({ call, services }) => {
     const L = ConfigResourceType.BrokerLogger;
-    const loggers = services.extra.get('brokerLoggers') as BrokerLoggers;
-    const r = await call(incrementalAlterConfigs, 1, {
+    const loggers = services.loggers;
+    const r = await call<IncrementalAlterConfigsResponse>(incrementalAlterConfigs, 1, {
       resources: [
         { resourceType: L, resourceName: '1', configs: [{ name: 'kafka', configOperation: SET, value: 'DEBUG' }] },
       ],
     });
     assert.equal(r.responses[0].errorCode, 0);
     assert.equal(loggers.level('kafka.server'), 'DEBUG');
-    const errs = await call(incrementalAlterConfigs, 1, {
+    const errs = await call<IncrementalAlterConfigsResponse>(incrementalAlterConfigs, 1, {
       resources: [
         { resourceType: L, resourceName: '1', configs: [{ name: 'nope', configOperation: SET, value: 'DEBUG' }] },
       ],
@@ -724,7 +753,7 @@ test('IncrementalAlterConfigs: BROKER_LOGGER levels handled on the broker', asyn
       [errs.responses[0].errorCode, errs.responses[0].errorMessage],
       [ErrorCode.INVALID_CONFIG, 'Logger nope does not exist!'],
     );
-    const lvl = await call(incrementalAlterConfigs, 1, {
+    const lvl = await call<IncrementalAlterConfigsResponse>(incrementalAlterConfigs, 1, {
       resources: [
         { resourceType: L, resourceName: '1', configs: [{ name: 'kafka', configOperation: SET, value: 'LOUD' }] },
       ],
@@ -733,7 +762,7 @@ test('IncrementalAlterConfigs: BROKER_LOGGER levels handled on the broker', asyn
       lvl.responses[0].errorMessage,
       'Cannot set the log level of kafka to LOUD as it is not a supported log level. Valid log levels are DEBUG, ERROR, FATAL, INFO, TRACE, WARN',
     );
-    const root = await call(incrementalAlterConfigs, 1, {
+    const root = await call<IncrementalAlterConfigsResponse>(incrementalAlterConfigs, 1, {
       resources: [
         { resourceType: L, resourceName: '1', configs: [{ name: 'root', configOperation: DELETE, value: null }] },
       ],
@@ -742,20 +771,20 @@ test('IncrementalAlterConfigs: BROKER_LOGGER levels handled on the broker', asyn
       [root.responses[0].errorCode, root.responses[0].errorMessage],
       [ErrorCode.INVALID_REQUEST, 'Removing the log level of the root logger is not allowed'],
     );
-    const app = await call(incrementalAlterConfigs, 1, {
+    const app = await call<IncrementalAlterConfigsResponse>(incrementalAlterConfigs, 1, {
       resources: [
         { resourceType: L, resourceName: '1', configs: [{ name: 'kafka', configOperation: APPEND, value: 'x' }] },
       ],
     });
     assert.equal(app.responses[0].errorMessage, 'APPEND operation is not allowed for the BROKER_LOGGER resource');
-    const other = await call(incrementalAlterConfigs, 1, {
+    const other = await call<IncrementalAlterConfigsResponse>(incrementalAlterConfigs, 1, {
       resources: [{ resourceType: L, resourceName: '2', configs: [] }],
     });
     assert.equal(other.responses[0].errorMessage, 'Unexpected node id. Expected 1, but received 1'); // (sic) as Kafka words it
 
     // On a controller listener (ControllerApis): loggers last, unknown types UNSUPPORTED_VERSION, one answer per duplicate.
     const T = ConfigResourceType.Topic;
-    const ctl = await call(
+    const ctl = await call<IncrementalAlterConfigsResponse>(
       incrementalAlterConfigs,
       1,
       {
@@ -774,7 +803,7 @@ test('IncrementalAlterConfigs: BROKER_LOGGER levels handled on the broker', asyn
       'CONTROLLER',
     );
     assert.deepEqual(
-      ctl.responses.map((x: any) => [x.resourceName, x.errorCode, x.errorMessage]),
+      ctl.responses.map((x) => [x.resourceName, x.errorCode, x.errorMessage]),
       [
         ['x', ErrorCode.UNSUPPORTED_VERSION, 'Unknown resource type 99.'],
         ['d', ErrorCode.INVALID_REQUEST, 'Duplicate resource.'],
@@ -792,20 +821,20 @@ test('AlterConfigs (legacy): full replacement, validate-only, BROKER_LOGGER refu
       { name: 't', numPartitions: 1, replicationFactor: 1, configs: [{ name: 'retention.ms', value: '1000' }] },
     ]);
     const T = ConfigResourceType.Topic;
-    const dry = await call(alterConfigs, 2, {
+    const dry = await call<AlterConfigsResponse>(alterConfigs, 2, {
       resources: [{ resourceType: T, resourceName: 't', configs: [{ name: 'segment.ms', value: '60000' }] }],
       validateOnly: true,
     });
     assert.equal(dry.responses[0].errorCode, 0);
     assert.deepEqual(Object.fromEntries(controller.image.topicConfigs('t')), { 'retention.ms': '1000' });
-    const r = await call(alterConfigs, 0, {
+    const r = await call<AlterConfigsResponse>(alterConfigs, 0, {
       resources: [
         { resourceType: T, resourceName: 't', configs: [{ name: 'segment.ms', value: '60000' }] },
         { resourceType: ConfigResourceType.BrokerLogger, resourceName: '1', configs: [] },
       ],
     });
     assert.deepEqual(
-      r.responses.map((x: any) => [x.errorCode, x.errorMessage]),
+      r.responses.map((x) => [x.errorCode, x.errorMessage]),
       [
         [0, null],
         [ErrorCode.INVALID_REQUEST, 'Unknown resource type 8'],
@@ -817,15 +846,18 @@ test('AlterConfigs (legacy): full replacement, validate-only, BROKER_LOGGER refu
 
 test('DescribeCluster: brokers, controller id, authorized operations, endpoint types', async () => {
   await withEnv({}, async ({ call }) => {
-    const r = await call(describeCluster, 1, { includeClusterAuthorizedOperations: true, endpointType: 1 });
+    const r = await call<DescribeClusterResponse>(describeCluster, 1, {
+      includeClusterAuthorizedOperations: true,
+      endpointType: 1,
+    });
     assert.deepEqual(
       [r.errorCode, r.endpointType, r.clusterId, r.controllerId, r.clusterAuthorizedOperations],
       [0, 1, CLUSTER_ID, 1, CLUSTER_AUTHORIZED_OPERATIONS],
     );
     assert.deepEqual(r.brokers, [{ brokerId: 1, host: 'localhost', port: 9092, rack: null, isFenced: false }]);
-    const v0 = await call(describeCluster, 0, {});
+    const v0 = await call<DescribeClusterResponse>(describeCluster, 0, {});
     assert.deepEqual([v0.errorCode, v0.clusterAuthorizedOperations, v0.brokers.length], [0, OMITTED, 1]);
-    const mismatch = await call(describeCluster, 1, { endpointType: 2 });
+    const mismatch = await call<DescribeClusterResponse>(describeCluster, 1, { endpointType: 2 });
     assert.deepEqual(
       [mismatch.errorCode, mismatch.errorMessage],
       [
@@ -833,12 +865,12 @@ test('DescribeCluster: brokers, controller id, authorized operations, endpoint t
         'The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER',
       ],
     );
-    const unknown = await call(describeCluster, 1, { endpointType: 7 });
+    const unknown = await call<DescribeClusterResponse>(describeCluster, 1, { endpointType: 7 });
     assert.deepEqual(
       [unknown.errorCode, unknown.errorMessage],
       [ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, 'Unsupported endpoint type 7'],
     );
-    const ctl = await call(describeCluster, 1, { endpointType: 2 }, 'CONTROLLER');
+    const ctl = await call<DescribeClusterResponse>(describeCluster, 1, { endpointType: 2 }, 'CONTROLLER');
     assert.deepEqual(
       [ctl.errorCode, ctl.endpointType, ctl.controllerId, ctl.brokers],
       [0, 2, 1, [{ brokerId: 1, host: 'localhost', port: 9093, rack: null, isFenced: false }]],
@@ -851,7 +883,7 @@ test('DescribeLogDirs: partitions per dir with sizes, requested subset, disk spa
     {},
     async ({ call, config }) => {
       const dir = config.logDirs[0]!;
-      const r = await call(describeLogDirs, 4, { topics: null });
+      const r = await call<DescribeLogDirsResponse>(describeLogDirs, 4, { topics: null });
       assert.equal(r.errorCode, 0);
       assert.equal(r.results.length, 1);
       const res = r.results[0];
@@ -867,14 +899,14 @@ test('DescribeLogDirs: partitions per dir with sizes, requested subset, disk spa
         },
         { name: 'b', partitions: [{ partitionIndex: 0, partitionSize: 42n, offsetLag: 0n, isFutureKey: false }] },
       ]);
-      const some = await call(describeLogDirs, 1, {
+      const some = await call<DescribeLogDirsResponse>(describeLogDirs, 1, {
         topics: [
           { topic: 'a', partitions: [1] },
           { topic: 'zz', partitions: [0] },
         ],
       });
       assert.deepEqual(
-        some.results[0].topics.map((t: any) => [t.name, t.partitions.map((p: any) => p.partitionIndex)]),
+        some.results[0].topics.map((t) => [t.name, t.partitions.map((p) => p.partitionIndex)]),
         [['a', [1]]],
       );
       assert.equal(some.results[0].totalBytes, -1n); // not in v1
@@ -894,9 +926,12 @@ test('DescribeTopicPartitions: pagination cursor, partition limit, ELR fields, u
       { name: 'a', numPartitions: 3, replicationFactor: 1 },
       { name: 'b', numPartitions: 2, replicationFactor: 1 },
     ]);
-    const p1 = await call(describeTopicPartitions, 0, { topics: [], responsePartitionLimit: 2 });
+    const p1 = await call<DescribeTopicPartitionsResponse>(describeTopicPartitions, 0, {
+      topics: [],
+      responsePartitionLimit: 2,
+    });
     assert.deepEqual(
-      p1.topics.map((t: any) => [t.name, t.partitions.map((p: any) => p.partitionIndex)]),
+      p1.topics.map((t) => [t.name, t.partitions.map((p) => p.partitionIndex)]),
       [['a', [0, 1]]],
     );
     assert.deepEqual(p1.nextCursor, { topicName: 'a', partitionIndex: 2 });
@@ -905,39 +940,47 @@ test('DescribeTopicPartitions: pagination cursor, partition limit, ELR fields, u
       [p1.topics[0].partitions[0].eligibleLeaderReplicas, p1.topics[0].partitions[0].lastKnownElr],
       [[], []],
     );
-    const p2 = await call(describeTopicPartitions, 0, { topics: [], responsePartitionLimit: 2, cursor: p1.nextCursor });
+    const p2 = await call<DescribeTopicPartitionsResponse>(describeTopicPartitions, 0, {
+      topics: [],
+      responsePartitionLimit: 2,
+      cursor: p1.nextCursor,
+    });
     assert.deepEqual(
-      p2.topics.map((t: any) => [t.name, t.partitions.map((p: any) => p.partitionIndex)]),
+      p2.topics.map((t) => [t.name, t.partitions.map((p) => p.partitionIndex)]),
       [
         ['a', [2]],
         ['b', [0]],
       ],
     );
     assert.deepEqual(p2.nextCursor, { topicName: 'b', partitionIndex: 1 });
-    const p3 = await call(describeTopicPartitions, 0, { topics: [], responsePartitionLimit: 2, cursor: p2.nextCursor });
+    const p3 = await call<DescribeTopicPartitionsResponse>(describeTopicPartitions, 0, {
+      topics: [],
+      responsePartitionLimit: 2,
+      cursor: p2.nextCursor,
+    });
     assert.deepEqual(
-      p3.topics.map((t: any) => [t.name, t.partitions.map((p: any) => p.partitionIndex)]),
+      p3.topics.map((t) => [t.name, t.partitions.map((p) => p.partitionIndex)]),
       [['b', [1]]],
     );
     assert.equal(p3.nextCursor, null);
-    const exact = await call(describeTopicPartitions, 0, {
+    const exact = await call<DescribeTopicPartitionsResponse>(describeTopicPartitions, 0, {
       topics: [{ name: 'a' }, { name: 'b' }],
       responsePartitionLimit: 3,
     });
     assert.deepEqual(exact.nextCursor, { topicName: 'b', partitionIndex: 0 });
-    const named = await call(describeTopicPartitions, 0, {
+    const named = await call<DescribeTopicPartitionsResponse>(describeTopicPartitions, 0, {
       topics: [{ name: 'zz' }, { name: 'b' }, { name: 'bad name' }],
       responsePartitionLimit: 100,
     });
     assert.deepEqual(
-      named.topics.map((t: any) => [t.name, t.errorCode]),
+      named.topics.map((t) => [t.name, t.errorCode]),
       [
         ['b', 0],
         ['bad name', ErrorCode.INVALID_TOPIC_EXCEPTION],
         ['zz', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
       ],
     );
-    const badCursor = await call(describeTopicPartitions, 0, {
+    const badCursor = await call<DescribeTopicPartitionsResponse>(describeTopicPartitions, 0, {
       topics: [{ name: 'b' }],
       responsePartitionLimit: 100,
       cursor: { topicName: 'a', partitionIndex: 0 },

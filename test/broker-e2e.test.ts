@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { iterateBatches, readBatchHeader } from '../src/protocol/records/batch.js';
 import kafkajs from 'kafkajs';
+import { waitFor } from './helpers/wait-for.js';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { RawClient } from './helpers/raw-client.js';
 import { defaultPartition } from '../src/protocol/partitioner.js';
@@ -46,7 +47,7 @@ async function topicIds(): Promise<Map<string, string>> {
   const c = await RawClient.connect(broker.port);
   try {
     const md = await c.request(ApiKey.Metadata, 12, { topics: null, allowAutoTopicCreation: false });
-    return new Map(md.topics.map((t: { name: string; topicId: string }) => [t.name, t.topicId]));
+    return new Map(md.topics.map((t) => [t.name ?? '', t.topicId]));
   } finally {
     c.close();
   }
@@ -191,7 +192,7 @@ test('kill -9 while producing with acks=all: every acknowledged record is readab
       if (i > 2_000_000) return;
     }
   })();
-  while (acked.length < 2000) await new Promise((r) => setTimeout(r, 20));
+  await waitFor(() => acked.length >= 2000, { what: '2000 acknowledged records', timeoutMs: 60_000 });
   await broker.kill();
   await writer;
   await producer.disconnect().catch(() => undefined);

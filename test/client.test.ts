@@ -6,7 +6,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
-import { API_SPECS } from '../src/protocol/generated/apis.js';
+import { API_SPECS, type ApiKeyWithMessages, type ApiRequest } from '../src/protocol/generated/apis.js';
 import { decodeRequest, encodeResponse } from '../src/protocol/frame.js';
 import { CLIENT_APIS, apiByName, clientMaxVersion } from '../src/client/apis.js';
 import { KafkaClient } from '../src/client/client.js';
@@ -23,18 +23,19 @@ import {
 import { createTopics, describeTopics, listTopics } from '../src/client/admin/topics.js';
 import { listOffsets } from '../src/client/admin/offsets.js';
 
-type Handler = (req: {
-  apiKey: number;
-  apiVersion: number;
-  body: any;
-  socket: Socket;
-  corr: number;
-}) => unknown | undefined | Promise<unknown | undefined>;
+/** A decoded request: checking apiKey narrows body to that API's generated request type. */
+type DecodedReq = {
+  [K in ApiKeyWithMessages]: { apiKey: K; apiVersion: number; body: ApiRequest<K> };
+}[ApiKeyWithMessages];
+
+type Handler = (
+  req: DecodedReq & { socket: Socket; corr: number },
+) => unknown | undefined | Promise<unknown | undefined>;
 
 interface FakeBroker {
   port: number;
   address: string;
-  requests: { apiKey: number; apiVersion: number; body: any }[];
+  requests: DecodedReq[];
   connections: number;
   close(): Promise<void>;
 }
@@ -58,14 +59,10 @@ async function fakeBroker(handler: Handler, versions = ALL_VERSIONS, nodeId = 1)
     let buf = Buffer.alloc(0);
     const handle = async (frame: Buffer): Promise<void> => {
       const req = decodeRequest(frame);
-      requests.push({ apiKey: req.apiKey, apiVersion: req.apiVersion, body: req.body });
-      let resp = await handler({
-        apiKey: req.apiKey,
-        apiVersion: req.apiVersion,
-        body: req.body,
-        socket,
-        corr: req.correlationId,
-      });
+      // decodeRequest read the body with the codec of req.apiKey
+      const decoded = { apiKey: req.apiKey, apiVersion: req.apiVersion, body: req.body } as DecodedReq;
+      requests.push(decoded);
+      let resp = await handler({ ...decoded, socket, corr: req.correlationId });
       if (resp === undefined && req.apiKey === 18)
         resp = { errorCode: 0, apiKeys: versions, finalizedFeaturesEpoch: -1n };
       if (resp === undefined || resp === 'skip') return;
@@ -158,7 +155,7 @@ test('ApiVersions picks the highest version both sides support', async () => {
     assert.equal(b.requests.find((r) => r.apiKey === 3)!.apiVersion, 7);
     const av = b.requests.find((r) => r.apiKey === 18)!;
     assert.equal(av.apiVersion, 4 - (apiByName('ApiVersions').latestUnstable ? 1 : 0));
-    assert.equal(av.body.clientSoftwareName, 'tkafka');
+    assert.equal(av.apiKey === 18 && av.body.clientSoftwareName, 'tkafka');
   } finally {
     c.close();
     await b.close();
@@ -357,7 +354,7 @@ test('retriable errors (COORDINATOR_LOAD_IN_PROGRESS, LEADER_NOT_AVAILABLE) are 
     }
     if (r.apiKey === 19) {
       return {
-        topics: r.body.topics.map((t: any) => ({
+        topics: r.body.topics.map((t) => ({
           name: t.name,
           topicId: 'AAAAAAAAAAAAAAAAAAAAAQ',
           errorCode: t.name === 'exists' ? 36 : 0,

@@ -9,7 +9,12 @@ import { Reader } from '../src/protocol/codec/reader.js';
 import { Writer } from '../src/protocol/codec/writer.js';
 import { UnsupportedVersionError } from '../src/protocol/codec/errors.js';
 import { API_SPECS } from '../src/protocol/generated/apis.js';
-import { METADATA_RECORDS, OFFSETS_TOPIC_RECORDS, TRANSACTION_LOG_RECORDS } from '../src/protocol/generated/records.js';
+import {
+  METADATA_RECORDS,
+  OFFSETS_TOPIC_RECORDS,
+  SHARE_GROUP_STATE_RECORDS,
+  TRANSACTION_LOG_RECORDS,
+} from '../src/protocol/generated/records.js';
 import * as generated from '../src/protocol/generated/protocol/index.js';
 import { decodeRequest, encodeRequest, encodeResponse, decodeResponse } from '../src/protocol/frame.js';
 import {
@@ -36,7 +41,7 @@ function codecFor(m: SpecModel): Codec {
         : { read: api.readResponse, write: api.writeResponse };
     }
     if (m.group === 'metadata') return METADATA_RECORDS.find((r) => r.name === name);
-    for (const kv of [...OFFSETS_TOPIC_RECORDS, ...TRANSACTION_LOG_RECORDS]) {
+    for (const kv of [...OFFSETS_TOPIC_RECORDS, ...TRANSACTION_LOG_RECORDS, ...SHARE_GROUP_STATE_RECORDS]) {
       if (kv.key.name === name) return kv.key;
       if (kv.value?.name === name) return kv.value;
     }

@@ -14,6 +14,7 @@ import { execa } from 'execa';
 import kafkajs from 'kafkajs';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { REPO_ROOT } from './helpers/spec-models.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const { Kafka, logLevel } = kafkajs;
 const has = (cmd: string): boolean => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
@@ -224,19 +225,20 @@ async function tmuxType(shellCmd: string[], setup: string, keys: string[], want:
   const r = tmux('new-session', '-d', '-s', 't', '-x', '200', '-y', '50', ...shellCmd);
   assert.equal(r.status, 0, r.stderr);
   try {
-    await new Promise((res) => setTimeout(res, 300));
-    tmux('send-keys', '-t', 't', setup, 'Enter');
-    await new Promise((res) => setTimeout(res, 500));
-    for (const k of keys) {
-      tmux('send-keys', '-t', 't', k);
-      await new Promise((res) => setTimeout(res, 300));
-    }
+    const capture = (): string => tmux('capture-pane', '-p', '-t', 't').stdout;
+    // the shell is up when it shows a prompt; the set-up is done when its marker line is printed
+    await waitFor(() => capture().trim() !== '', { what: 'the shell prompt in tmux', timeoutMs: 10_000 });
+    tmux('send-keys', '-t', 't', `${setup}; echo tkafka-setup-done`, 'Enter');
+    await waitFor(() => /^tkafka-setup-done$/m.test(capture()), { what: 'the set-up in tmux', timeoutMs: 10_000 });
+    for (const k of keys) tmux('send-keys', '-t', 't', k);
     let screen = '';
-    for (let i = 0; i < 60; i++) {
-      screen = tmux('capture-pane', '-p', '-t', 't').stdout;
-      if (want.test(screen)) return screen;
-      await new Promise((res) => setTimeout(res, 200));
-    }
+    await waitFor(
+      () => {
+        screen = capture();
+        return want.test(screen);
+      },
+      { what: `${want} on the tmux screen`, timeoutMs: 12_000 },
+    ).catch(() => undefined); // the caller's assertion shows the screen
     return screen;
   } finally {
     tmux('kill-server');

@@ -10,17 +10,17 @@ import {
   javaPropertiesOrder,
   javaDateString,
   PropertiesSyntaxError,
-} from '../src/broker/config/properties.js';
-import { BROKER_CONFIGS, ConfigError, javaDoubleToString, parseType } from '../src/broker/config/definitions.js';
-import { loadServerConfig, parseOverrides, EMBEDDED_DEFAULT_CONFIG } from '../src/broker/config/load.js';
+} from '../src/config/properties.js';
+import { BROKER_CONFIGS, ConfigError, javaDoubleToString, parseType } from '../src/config/definitions.js';
+import { loadServerConfig, parseOverrides, EMBEDDED_DEFAULT_CONFIG } from '../src/config/load.js';
 import {
   effectiveTopicConfig,
   effectiveBrokerConfig,
   validateTopicConfigs,
   TOPIC_CONFIGS,
   CONFIG_SOURCE,
-} from '../src/broker/config/topic-configs.js';
-import { metadataVersionFromString, LATEST_PRODUCTION } from '../src/broker/config/features.js';
+} from '../src/config/topic-configs.js';
+import { metadataVersionFromString, LATEST_PRODUCTION } from '../src/config/features.js';
 
 const KRAFT = {
   'process.roles': 'broker,controller',

@@ -9,6 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { REPO_ROOT } from './helpers/spec-models.js';
 import { generateDocs } from '../src/tools/completion/docs.js';
 import { loadCatalog } from '../src/tools/completion/catalog.js';
+import { describeCli } from '../src/tools/program.js';
 import type { CommandDoc } from '../src/tools/completion/model.js';
 import { TOOLS } from '../src/tools/registry.js';
 import { formatJoptHelp, type JoptToolSpec } from '../src/tools/common/jopt.js';
@@ -61,7 +62,7 @@ test('scripts/generate-docs.mjs --check agrees', () => {
 });
 
 test('one page per command, named after it, plus tkafka(1) and tkafka-server.properties(5)', async () => {
-  const { root } = await loadCatalog();
+  const { root } = await loadCatalog(describeCli());
   const pages = readdirSync(join(REPO_ROOT, 'man')).sort();
   const want = ['tkafka.1', 'tkafka-server.properties.5', ...root.subcommands.map((c) => `tkafka-${c.name}.1`)].sort();
   assert.deepEqual(pages, want);
@@ -104,7 +105,7 @@ test(
   'every command and every option appears in its rendered page, with the Kafka script and exit status',
   { skip: !has('groff') },
   async () => {
-    const { root } = await loadCatalog();
+    const { root } = await loadCatalog(describeCli());
     const top = rendered('tkafka.1');
     for (const c of root.subcommands) {
       assert.ok(top.includes(`tkafka ${c.name}`), `tkafka(1) lists ${c.name}`);
@@ -145,7 +146,7 @@ test(
   'tkafka-server.properties(5) lists every broker configuration key with its default',
   { skip: !has('groff') },
   async () => {
-    const { BROKER_CONFIG_KEYS, NO_DEFAULT, convertToString } = await import('../src/broker/config/definitions.js');
+    const { BROKER_CONFIG_KEYS, NO_DEFAULT, convertToString } = await import('../src/config/definitions.js');
     const page = rendered('tkafka-server.properties.5');
     const source = readFileSync(join(REPO_ROOT, 'man', 'tkafka-server.properties.5'), 'utf8');
     const entries = new Map<string, string>();

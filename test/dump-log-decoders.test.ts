@@ -1,168 +1,114 @@
-// dump-log's schema-driven decoder (src/tools/dump-log/kafka-json.ts) against the project's
-// generated codec: random messages of every metadata, __consumer_offsets and transaction-log record
-// type, at every version, written with the generated writers, must read back identically, and their
-// JSON must be valid and follow Kafka's converter rules (tagged defaults left out, int64 exact).
+// dump-log prints records with the codec generated from Kafka 4.4's specs: the generated JSON
+// writers (src/protocol/generated/json.ts, Kafka's JsonConverter rules) against an independent
+// reading of those rules over the generator's models. Random messages of every metadata,
+// __consumer_offsets, __transaction_state and __share_group_state record type and of the KRaft
+// control and consumer-protocol messages, at every version, written and read back with the generated
+// codec, must print as the rules say: fields in schema order, only those of the version, tagged
+// fields only when not at their default, int64 exact, bytes as base64, Jackson's string escapes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Reader } from '../src/protocol/codec/reader.js';
 import { Writer } from '../src/protocol/codec/writer.js';
-import {
-  METADATA_RECORDS,
-  OFFSETS_TOPIC_RECORDS,
-  TRANSACTION_LOG_RECORDS,
-  type RecordSpec,
-} from '../src/protocol/generated/records.js';
-import { SCHEMAS } from '../src/tools/dump-log/schemas.generated.js';
-import {
-  javaDouble,
-  jacksonString,
-  messageJson,
-  readMessage,
-  type FieldSchema,
-  type JsonValue,
-} from '../src/tools/dump-log/kafka-json.js';
+import { javaDouble, jsonString } from '../src/protocol/codec/json.js';
+import { JSON_WRITERS } from '../src/protocol/generated/json.js';
+import { METADATA_RECORDS } from '../src/protocol/generated/records.js';
 import { decodeMetadataRecord, metadataTypeName, txnPartitionOrder } from '../src/tools/dump-log/decoders.js';
+import { javaUtf8 } from '../src/tools/dump-log/java-utf8.js';
+import {
+  defaultValue,
+  inRange,
+  loadModels,
+  randomStruct,
+  rng,
+  type FieldModel,
+  type GenModel,
+  type SpecModel,
+  type StructModel,
+} from './helpers/spec-models.js';
 
-let seed = 20241025;
-const rnd = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) / 0x7fffffff;
-const int = (lo: number, hi: number): number => lo + Math.floor(rnd() * (hi - lo + 1));
-const inRange = (v: number, r: readonly [number, number] | null | undefined): boolean => !!r && v >= r[0] && v <= r[1];
-const STRINGS = ['', 'a', 'topic-1', 'é\u0001"\\', 'x'.repeat(40)];
+const JSON_GROUPS = ['metadata', 'group', 'txn', 'share'];
+const DATA_MESSAGES = [
+  'ConsumerProtocolSubscription',
+  'ConsumerProtocolAssignment',
+  'SnapshotHeaderRecord',
+  'SnapshotFooterRecord',
+  'KRaftVersionRecord',
+  'VotersRecord',
+  'LeaderChangeMessage',
+];
 
-function randomValue(f: FieldSchema, t: string, v: number): JsonValue {
-  if (inRange(v, f.nv) && rnd() < 0.25) return null;
-  if (t.startsWith('[]')) {
-    const n = int(0, 2);
-    return Array.from({ length: n }, () =>
-      f.f ? randomStruct(f.f, v) : randomValue({ ...f, nv: undefined }, t.slice(2), v),
-    );
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
+  if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') {
+    const ka = Object.keys(a).filter((k) => k !== '_unknownTaggedFields');
+    const o = b as Record<string, unknown>;
+    return ka.every((k) => sameValue((a as Record<string, unknown>)[k], o[k]));
   }
-  switch (t) {
-    case 'int8':
-      return int(-128, 127);
-    case 'int16':
-      return int(-32768, 32767);
-    case 'int32':
-      return int(-(2 ** 31), 2 ** 31 - 1);
-    case 'uint16':
-      return int(0, 65535);
-    case 'uint32':
-      return int(0, 2 ** 32 - 1);
-    case 'int64':
-      return BigInt(int(-(2 ** 31), 2 ** 31)) * BigInt(int(1, 2 ** 31));
-    case 'float64':
-      return [0, 1.5, -2.25e-9, 1e7, 123456.789][int(0, 4)]!;
-    case 'bool':
-      return rnd() < 0.5;
-    case 'string':
-      return STRINGS[int(0, STRINGS.length - 1)]!;
-    case 'uuid':
-      return Buffer.from(Array.from({ length: 16 }, () => int(0, 255))).toString('base64url');
-    case 'bytes':
-      return Buffer.from(Array.from({ length: int(0, 5) }, () => int(0, 255)));
-  }
-  return f.f ? randomStruct(f.f, v) : null;
+  return false;
 }
 
-function randomStruct(fields: readonly FieldSchema[], v: number): { [k: string]: JsonValue } {
-  const o: { [k: string]: JsonValue } = {};
-  for (const f of fields) if (inRange(v, f.v) && rnd() < 0.9) o[f.n] = randomValue(f, f.t, v);
-  return o;
+/** The rules, read independently of the generator's code: what Kafka's converter prints. */
+function expectedJson(g: GenModel, st: StructModel, m: Record<string, unknown>, v: number): string {
+  const parts: string[] = [];
+  for (const f of st.fields) {
+    if (!inRange(f.versions, v)) continue;
+    const value = m[f.prop] ?? null;
+    if (inRange(f.tagged, v) && sameValue(value, defaultValue(g, f))) continue;
+    parts.push(`${jsonString(f.prop)}:${expectedValue(g, f, value, v, f.isArray)}`);
+  }
+  return `{${parts.join(',')}}`;
 }
 
-function normalize(x: unknown): unknown {
-  if (Buffer.isBuffer(x)) return `bytes:${x.toString('hex')}`;
-  if (typeof x === 'bigint') return `long:${x}`;
-  if (Array.isArray(x)) return x.map(normalize);
-  if (x !== null && typeof x === 'object') {
-    const o: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(x)) if (k !== '_unknownTaggedFields') o[k] = normalize(v);
-    return o;
-  }
-  return x;
+function expectedValue(g: GenModel, f: FieldModel, value: unknown, v: number, array: boolean): string {
+  if (value === null) return 'null';
+  if (array) return `[${(value as unknown[]).map((e) => expectedValue(g, f, e, v, false)).join(',')}]`;
+  if (f.isStruct) return expectedJson(g, g.struct(f.elem), value as Record<string, unknown>, v);
+  if (f.elem === 'float64') return javaDouble(value as number);
+  if (f.elem === 'string' || f.elem === 'uuid') return jsonString(value as string);
+  if (f.elem === 'bytes' || f.elem === 'records') return `"${(value as Buffer).toString('base64')}"`;
+  return String(value);
 }
 
-/**
- * dump-log's schemas come from Kafka 4.4's specs, the codec from the 4.0.0 snapshot: tagged fields
- * the codec does not know (e.g. RegisterBrokerRecord.cordonedLogDirs) read back as their defaults
- * on dump-log's side only, so they are left out where the codec's result has no such field.
- */
-function withoutNewTaggedFields(
-  actual: unknown,
-  expected: unknown,
-  fields: readonly FieldSchema[] | undefined,
-): unknown {
-  if (!fields || actual === null || expected === null || typeof actual !== 'object' || typeof expected !== 'object')
-    return actual;
-  if (Array.isArray(actual)) {
-    return Array.isArray(expected) ? actual.map((a, i) => withoutNewTaggedFields(a, expected[i], fields)) : actual;
-  }
-  const o: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(actual as Record<string, unknown>)) {
-    const f = fields.find((x) => x.n === k);
-    if (f?.tag !== undefined && !(k in (expected as Record<string, unknown>))) continue;
-    o[k] = withoutNewTaggedFields(v, (expected as Record<string, unknown>)[k], f?.f);
-  }
-  return o;
+interface Codec {
+  read: (r: Reader, v: number) => Record<string, unknown>;
+  write: (w: Writer, v: number, m: unknown) => void;
 }
 
-function check(spec: RecordSpec, schemaName: string, versions: number[]): number {
-  const schema = SCHEMAS[schemaName];
-  assert.ok(schema, schemaName);
+async function codecOf(m: SpecModel): Promise<Codec> {
+  const mod = m.group === 'protocol' ? m.spec.name : m.spec.name.replace(/(Key|Value)$/, '');
+  const ns = (await import(`../src/protocol/generated/${m.group}/${mod}.js`)) as Record<string, unknown>;
+  return { read: ns[`read${m.spec.name}`] as Codec['read'], write: ns[`write${m.spec.name}`] as Codec['write'] };
+}
+
+test("the generated JSON writers print every dump-log message as Kafka's JsonConverter rules say, at every version", async () => {
+  const models = (await loadModels()).filter(
+    (m) => JSON_GROUPS.includes(m.group) || (m.group === 'protocol' && DATA_MESSAGES.includes(m.spec.name)),
+  );
+  assert.equal(new Set(models.map((m) => m.spec.name)).size, Object.keys(JSON_WRITERS).length);
+  const rnd = rng(20241025);
   let n = 0;
-  for (const wv of versions) {
-    // Kafka 4.4's coordinator keys are read (and printed) at version 0, whatever the record type.
-    const v = schema.apiKey !== undefined && schemaName.endsWith('Key') ? 0 : wv;
-    for (let i = 0; i < 12; i++) {
-      const m = randomStruct(schema.fields, v);
-      const w = new Writer(64);
-      try {
-        spec.write(w, wv, m);
-      } catch {
-        continue; // e.g. a non-default value of a field this version cannot carry
+  for (const m of models) {
+    const codec = await codecOf(m);
+    const json = JSON_WRITERS[m.spec.name]!;
+    for (let v = m.gen.valid[0]; v <= m.gen.valid[1]; v++) {
+      for (let i = 0; i < 8; i++) {
+        const w = new Writer(64);
+        try {
+          codec.write(w, v, randomStruct(m.gen, m.gen.root, v, rnd));
+        } catch {
+          continue; // e.g. a non-default value of a field this version cannot carry
+        }
+        const message = codec.read(new Reader(w.toBuffer()), v);
+        const text = json(message, v);
+        assert.equal(text, expectedJson(m.gen, m.gen.root, message, v), `${m.spec.name} v${v}`);
+        assert.doesNotThrow(() => JSON.parse(text), `${m.spec.name} v${v}: ${text}`);
+        n++;
       }
-      const bytes = w.toBuffer();
-      const expected = spec.read(new Reader(bytes), wv);
-      const r = new Reader(bytes);
-      let actual;
-      try {
-        actual = readMessage(schema, r, v);
-      } catch (e) {
-        throw new Error(`${schemaName} v${wv}: ${(e as Error).message}`);
-      }
-      assert.equal(r.remaining, 0, `${schemaName} v${wv} left bytes`);
-      assert.deepEqual(
-        normalize(withoutNewTaggedFields(actual, expected, schema.fields)),
-        normalize(expected),
-        `${schemaName} v${wv}`,
-      );
-      const json = messageJson(schema, actual, v);
-      assert.doesNotThrow(() => JSON.parse(json), `${schemaName} v${v}: ${json}`);
-      n++;
     }
   }
-  return n;
-}
-
-const range = (s: RecordSpec): number[] =>
-  Array.from({ length: s.maxVersion - s.minVersion + 1 }, (_, i) => s.minVersion + i);
-
-test('every metadata record type reads back as the generated codec reads it, at every version', () => {
-  let n = 0;
-  for (const spec of METADATA_RECORDS) n += check(spec, spec.name, range(spec));
-  assert.ok(n > 300, `${n} messages`);
-});
-
-test('every __consumer_offsets and __transaction_state key/value reads back as the generated codec reads it', () => {
-  let n = 0;
-  for (const { key, value } of [...OFFSETS_TOPIC_RECORDS, ...TRANSACTION_LOG_RECORDS]) {
-    // Share groups were a preview in Kafka 4.0: their records changed in 4.4 (new non-tagged fields,
-    // ShareGroupPartitionMetadata gone), so the 4.0 codec's bytes are not 4.4 records.
-    if (key.name.startsWith('ShareGroup')) continue;
-    n += check(key, key.name, range(key));
-    if (value) n += check(value, value.name, range(value));
-  }
-  assert.ok(n > 300, `${n} messages`);
+  assert.ok(n > 500, `${n} messages`);
 });
 
 test('metadata frames: type names, versions, and MetadataRecordSerde errors', () => {
@@ -187,14 +133,27 @@ test('metadata frames: type names, versions, and MetadataRecordSerde errors', ()
 });
 
 test('Jackson text: string escapes and Java doubles', () => {
-  assert.equal(jacksonString('a"b\\c\u0001\n\t/é'), '"a\\"b\\\\c\\u0001\\n\\t/é"');
-  assert.equal(jacksonString('\u001f'), '"\\u001F"');
+  assert.equal(jsonString('a"b\\c\u0001\n\t/é'), '"a\\"b\\\\c\\u0001\\n\\t/é"');
+  assert.equal(jsonString('\u001f'), '"\\u001F"');
   assert.equal(javaDouble(1048576.5), '1048576.5');
   assert.equal(javaDouble(1e7), '1.0E7');
   assert.equal(javaDouble(100), '100.0');
   assert.equal(javaDouble(0.001), '0.001');
   assert.equal(javaDouble(1.5e-7), '1.5E-7');
   assert.equal(javaDouble(-0), '-0.0');
+});
+
+test("payload text as Java's new String(bytes, UTF_8) (checked against OpenJDK 17): malformed input replaced as the JDK does", () => {
+  const java = (hex: string): string => javaUtf8(Buffer.from(hex, 'hex'));
+  assert.equal(java('6b61666b61e282ac'), 'kafka€');
+  assert.equal(java('f09f9880'), '😀');
+  assert.equal(java('eda080'), '\ufffd'); // a surrogate in 3 bytes: one U+FFFD (Buffer.toString gives three)
+  assert.equal(java('eda0'), '\ufffd');
+  assert.equal(java('e0c0edbf'), '\ufffd\ufffd\ufffd');
+  assert.equal(java('41e282'), 'A\ufffd');
+  assert.equal(java('41f09f'), 'A\ufffd');
+  assert.equal(java('f09f41'), '\ufffdA');
+  assert.equal(java('8060eda0'), '\ufffd`\ufffd');
 });
 
 test("transaction partitions in the order of Kafka's Scala HashSet (checked against Kafka 4.0.0)", () => {

@@ -70,7 +70,7 @@ function dump(
       // A slow reader now and then: the dump must wait for the pipe, not buffer the output.
       if (++reads % 200 === 0) {
         c.stdout.pause();
-        setTimeout(() => c.stdout.resume(), 20);
+        setTimeout(() => c.stdout.resume(), 20); // time is the point: a reader that is slow for 20 ms
       }
     });
     c.stderr.on('data', (d: Buffer) => (stderr += d));

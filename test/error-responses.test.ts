@@ -5,6 +5,9 @@ import assert from 'node:assert/strict';
 import { ApiKey } from '../src/protocol/generated/apis.js';
 import { decodeRequest, decodeResponse, encodeRequest, encodeResponse } from '../src/protocol/frame.js';
 import { errorResponseFor } from '../src/broker/api/error-responses.js';
+import type { ProduceRequest } from '../src/protocol/generated/protocol/Produce.js';
+import type { FetchResponse } from '../src/protocol/generated/protocol/Fetch.js';
+import type { OffsetFetchResponse } from '../src/protocol/generated/protocol/OffsetFetch.js';
 import { loadModels, randomStruct, rng, specAvailable } from './helpers/spec-models.js';
 
 const CODE = 42;
@@ -41,7 +44,7 @@ test(
           const body = errorResponseFor(key, request, CODE, v);
           if (body === null) {
             assert.equal(key, ApiKey.Produce);
-            assert.equal(request.acks, 0);
+            assert.equal((request as ProduceRequest).acks, 0);
             continue;
           }
           const out = Buffer.concat(encodeResponse(key, v, 7, body)).subarray(4);
@@ -93,7 +96,7 @@ test('error responses mirror the request entries the way Kafka does', () => {
   const f12 = errorResponseFor(ApiKey.Fetch, fetch, -1, 12)!;
   assert.equal(f12.errorCode, -1);
   assert.equal(f12.sessionId, 5);
-  assert.deepEqual((f12.responses as any[])[0].partitions[0], {
+  assert.deepEqual((f12.responses as FetchResponse['responses'])[0].partitions[0], {
     partitionIndex: 2,
     errorCode: -1,
     highWatermark: -1n,
@@ -109,7 +112,11 @@ test('error responses mirror the request entries the way Kafka does', () => {
     1,
   )!;
   assert.deepEqual(
-    (v1.topics as any[])[0].partitions.map((p: any) => [p.partitionIndex, p.errorCode, p.committedOffset]),
+    (v1.topics as OffsetFetchResponse['topics'])[0].partitions.map((p) => [
+      p.partitionIndex,
+      p.errorCode,
+      p.committedOffset,
+    ]),
     [
       [1, 16, -1n],
       [2, 16, -1n],

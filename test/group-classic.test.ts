@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { ErrorCode } from '../src/protocol/errors.js';
 import { coordinatorPartition } from '../src/protocol/partitioner.js';
 import { decodeRecord } from '../src/broker/group/records.js';
-import { harness, join, joinReq, INFO, INFO_V3, sleep, type Harness } from './helpers/group-harness.js';
+import { harness, join, joinReq, INFO, INFO_V3, type Harness } from './helpers/group-harness.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const E = ErrorCode;
 
@@ -76,8 +77,7 @@ test('a second member triggers a rebalance: heartbeats say REBALANCE_IN_PROGRESS
     const a = await stableGroup(h, 'g2', 1);
     const m1 = a.joins[0]!.memberId;
     const b = h.gc.joinGroup(joinReq('g2'), INFO).then((r) => h.gc.joinGroup(joinReq('g2', r.memberId), INFO));
-    await sleep(20);
-    assert.equal(groupState(h, 'g2')!.state, 'PreparingRebalance');
+    await waitFor(() => groupState(h, 'g2')!.state === 'PreparingRebalance', { what: 'g2 to prepare a rebalance' });
     assert.equal(
       await h.gc.heartbeat({ groupId: 'g2', generationId: 1, memberId: m1, groupInstanceId: null }),
       E.REBALANCE_IN_PROGRESS,
@@ -188,13 +188,13 @@ test('session timeout: a silent member is removed and the others rebalance into 
           h.gc.shardFor('gs').classic.group('gs')!,
           h.gc.shardFor('gs').classic.group('gs')!.member(j.memberId),
         );
-    let sawRebalance = false;
-    for (let i = 0; i < 20 && !sawRebalance; i++) {
-      await sleep(50);
-      sawRebalance =
+    const sawRebalance = await waitFor(
+      async () =>
         (await h.gc.heartbeat({ groupId: 'gs', generationId: 1, memberId: a.memberId, groupInstanceId: null })) ===
-        E.REBALANCE_IN_PROGRESS;
-    }
+        E.REBALANCE_IN_PROGRESS,
+      // every 50 ms: a heartbeats well inside its 150 ms session
+      { what: 'the survivor to be told to rejoin', timeoutMs: 5000, intervalMs: 50 },
+    ).catch(() => false);
     assert.ok(sawRebalance, 'the survivor is told to rejoin');
     assert.equal(groupState(h, 'gs')!.hasMember(b.memberId), false, 'the silent member is gone');
     const rejoin = await h.gc.joinGroup(joinReq('gs', a.memberId), INFO);
@@ -226,8 +226,10 @@ test('rebalance timeout: a member that does not rejoin is dropped when the join 
     assert.equal(r.generationId, 2);
     assert.equal(g.hasMember(b.memberId), false);
     // a never syncs: after the rebalance timeout it is removed (pending sync expiry)
-    await sleep(400);
-    assert.equal(g.hasMember(a.memberId), false);
+    await waitFor(() => !g.hasMember(a.memberId), {
+      what: 'the member that never synced to be removed',
+      timeoutMs: 5000,
+    });
     assert.equal(g.state, 'Empty');
     assert.equal(g.generationId, 3);
   } finally {
@@ -239,7 +241,7 @@ test('the initial rebalance delay collects members joining an empty group into o
   const h = await harness({ classicInitialRebalanceDelayMs: 150 });
   try {
     const a = join(h, 'gd', { rebalanceTimeoutMs: 2000 });
-    await sleep(60);
+    await waitFor(() => groupState(h, 'gd')?.state === 'PreparingRebalance', { what: 'the first member to join gd' });
     const b = join(h, 'gd', { rebalanceTimeoutMs: 2000 });
     const [ra, rb] = await Promise.all([a, b]);
     assert.equal(ra.generationId, 1);
@@ -382,7 +384,7 @@ test('offset commits: simple consumers into empty groups, members of the current
     assert.equal(big[0]!.partitions[0]!.errorCode, E.OFFSET_METADATA_TOO_LARGE);
     // during CompletingRebalance: REBALANCE_IN_PROGRESS
     const second = h.gc.joinGroup(joinReq('gc'), INFO).then((r) => h.gc.joinGroup(joinReq('gc', r.memberId), INFO));
-    await sleep(10);
+    await waitFor(() => groupState(h, 'gc')!.state === 'PreparingRebalance', { what: 'gc to prepare a rebalance' });
     const rejoin = await h.gc.joinGroup(joinReq('gc', m), INFO);
     await second;
     await assert.rejects(

@@ -8,7 +8,8 @@ import { coordinatorPartition } from '../src/protocol/partitioner.js';
 import { decodeRecord } from '../src/broker/group/records.js';
 import { rangeAssign, uniformAssign } from '../src/broker/group/assignors.js';
 import type { HeartbeatRequest } from '../src/broker/group/consumer-ops.js';
-import { harness, INFO, sleep, type Harness } from './helpers/group-harness.js';
+import { harness, INFO, type Harness } from './helpers/group-harness.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const E = ErrorCode;
 
@@ -148,10 +149,11 @@ test('leaving (-1) bumps the group epoch and frees the partitions; session timeo
     );
     assert.equal(a2.memberEpoch, 3);
     assert.equal(a2.assignment, null, 'a never gave anything up: its assignment did not change');
-    // a goes silent
-    await sleep(400);
-    const d2 = await h.gc.consumerGroupDescribe(['cl']);
-    assert.equal(d2[0]!.groupState, 'Empty');
+    // a goes silent: its session times out and the group empties
+    await waitFor(async () => (await h.gc.consumerGroupDescribe(['cl']))[0]!.groupState === 'Empty', {
+      what: 'group cl to be Empty after the silent member expires',
+      timeoutMs: 5000,
+    });
     const r = await h.gc.consumerGroupHeartbeat(hb('cl', { memberId: a.memberId!, memberEpoch: 3 }), INFO);
     assert.equal(r.errorCode, E.UNKNOWN_MEMBER_ID);
   } finally {

@@ -8,6 +8,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import kafkajs from 'kafkajs';
+import { waitFor } from './helpers/wait-for.js';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { REPO_ROOT } from './helpers/spec-models.js';
 import { RawClient } from './helpers/raw-client.js';
@@ -59,18 +60,14 @@ async function produce(topic: string, values: string[]): Promise<void> {
 }
 
 async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  while (Date.now() < end) {
-    try {
+  const found = await waitFor(
+    async () => {
       const v = await fn();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    await sleep(150);
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+      return v === undefined ? undefined : { v };
+    },
+    { what, timeoutMs: ms },
+  );
+  return found.v;
 }
 
 /** Waits for a Stable group of n members whose assignments cover the topic's partitions once each. */
@@ -374,7 +371,7 @@ test(
     const c2 = await member('g-restart', topic, resumed, 'r2');
     try {
       await resumed.waitFor(second);
-      await sleep(1000);
+      await sleep(1000); // time is the point: a redelivered record would arrive in this quiet second
       assert.deepEqual(
         [...resumed.seen.keys()].sort(),
         [...second].sort(),
@@ -386,7 +383,7 @@ test(
   },
 );
 
-// Apache Kafka 4.4.0's jars (scripts/kafka-jars.sh, which .ci/run runs before npm test): the Java
+// Apache Kafka 4.4.0's jars (scripts/kafka-jars.sh, which npm test runs first): the Java
 // consumer speaks KIP-848. Skipped only where the jars were never fetched (no java/mvn on the machine).
 const KAFKA_LIB = join(REPO_ROOT, '.cache', 'kafka-4.4.0', 'lib');
 

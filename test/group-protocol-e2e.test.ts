@@ -8,16 +8,16 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { RawClient } from './helpers/raw-client.js';
-import { ApiKey } from '../src/protocol/generated/apis.js';
+import { ApiKey, type ApiResponse } from '../src/protocol/generated/apis.js';
 import { ErrorCode as E } from '../src/protocol/errors.js';
 import { coordinatorPartition } from '../src/protocol/partitioner.js';
 import { decodeBatch, iterateBatches } from '../src/protocol/records/batch.js';
 import { decodeRecord, type CoordinatorRecord } from '../src/broker/group/records.js';
 import { encodeSubscription } from '../src/broker/group/consumer-protocol.js';
+import { waitFor } from './helpers/wait-for.js';
 
 let broker: BrokerProcess;
 let c: RawClient;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SUB = encodeSubscription(['pt']);
 
 before(async () => {
@@ -42,14 +42,16 @@ after(async () => {
   broker?.cleanup();
 });
 
-async function waitCoordinator(key: string, keyType = 0): Promise<any> {
-  for (let i = 0; i < 100; i++) {
-    const r = await c.request(ApiKey.FindCoordinator, 3, { key, keyType });
-    if (r.errorCode === E.NONE) return r;
-    assert.equal(r.errorCode, E.COORDINATOR_NOT_AVAILABLE);
-    await sleep(100);
-  }
-  throw new Error('no coordinator');
+async function waitCoordinator(key: string, keyType = 0): Promise<ApiResponse<typeof ApiKey.FindCoordinator>> {
+  return waitFor(
+    async () => {
+      const r = await c.request(ApiKey.FindCoordinator, 3, { key, keyType });
+      if (r.errorCode === E.NONE) return r;
+      assert.equal(r.errorCode, E.COORDINATOR_NOT_AVAILABLE);
+      return null;
+    },
+    { what: `a coordinator for ${key}`, timeoutMs: 10_000 },
+  );
 }
 
 async function joinAt(
@@ -57,7 +59,7 @@ async function joinAt(
   v: number,
   groupId: string,
   o: { session?: number; rebalance?: number; instance?: string | null; memberId?: string } = {},
-): Promise<any> {
+): Promise<ApiResponse<typeof ApiKey.JoinGroup>> {
   const body = (memberId: string) => ({
     groupId,
     sessionTimeoutMs: o.session ?? 10_000,
@@ -133,7 +135,7 @@ test(
       } else {
         const g = await c.request(ApiKey.FindCoordinator, v, { keyType: 0, coordinatorKeys: ['a', 'b', ''] });
         assert.deepEqual(
-          g.coordinators.map((x: any) => [x.key, x.errorCode, x.nodeId, x.port]),
+          g.coordinators.map((x) => [x.key, x.errorCode, x.nodeId, x.port]),
           [
             ['a', 0, 1, broker.port],
             ['b', 0, 1, broker.port],
@@ -142,7 +144,7 @@ test(
         );
         const t = await c.request(ApiKey.FindCoordinator, v, { keyType: 1, coordinatorKeys: ['t1', 't2'] });
         assert.deepEqual(
-          t.coordinators.map((x: any) => x.errorCode),
+          t.coordinators.map((x) => x.errorCode),
           [0, 0],
         );
         const share = await c.request(ApiKey.FindCoordinator, v, { keyType: 2, coordinatorKeys: ['s'] });
@@ -158,7 +160,7 @@ test(
       allowAutoTopicCreation: false,
     });
     assert.deepEqual(
-      md.topics.map((t: any) => [t.name, t.isInternal, t.partitions.length]),
+      md.topics.map((t) => [t.name, t.isInternal, t.partitions.length]),
       [
         ['__consumer_offsets', true, 50],
         ['__transaction_state', true, 50],
@@ -215,7 +217,7 @@ test(
         requireStable: false,
       });
       assert.deepEqual(
-        of.topics[0].partitions.map((p: any) => p.committedOffset),
+        of.topics[0].partitions.map((p) => p.committedOffset),
         [BigInt(100 + v), -1n],
         `OffsetFetch v${fv}`,
       );
@@ -230,7 +232,7 @@ test(
       assert.equal(leave.errorCode, E.NONE, `LeaveGroup v${lv}`);
       if (lv >= 3)
         assert.deepEqual(
-          leave.members.map((m: any) => m.errorCode),
+          leave.members.map((m) => m.errorCode),
           [E.NONE],
         );
     }
@@ -267,10 +269,10 @@ test(
         requireStable: true,
       });
       assert.deepEqual(
-        r.groups.map((g: any) => [
+        r.groups.map((g) => [
           g.groupId,
           g.errorCode,
-          g.topics.flatMap((t: any) => t.partitions.map((p: any) => p.committedOffset)),
+          g.topics.flatMap((t) => t.partitions.map((p) => p.committedOffset)),
         ]),
         [
           ['simple-1', 0, [1n]],
@@ -295,24 +297,24 @@ test(
         typesFilter: v >= 5 ? ['classic'] : [],
       });
       assert.equal(r.errorCode, E.NONE);
-      const listed = r.groups.find((g: any) => g.groupId === 'listed');
+      const listed = r.groups.find((g) => g.groupId === 'listed');
       assert.ok(listed, `ListGroups v${v}`);
       assert.equal(listed.protocolType, 'consumer');
       if (v >= 4) {
         assert.equal(listed.groupState, 'Stable');
-        assert.ok(r.groups.every((g: any) => g.groupState === 'Stable'));
+        assert.ok(r.groups.every((g) => g.groupState === 'Stable'));
       }
       if (v >= 5) assert.equal(listed.groupType, 'classic');
     }
     const none = await c.request(ApiKey.ListGroups, 5, { statesFilter: [], typesFilter: ['consumer'] });
-    assert.ok(none.groups.every((g: any) => g.groupType === 'consumer'));
+    assert.ok(none.groups.every((g) => g.groupType === 'consumer'));
     for (let v = 0; v <= 5; v++) {
       const r = await c.request(ApiKey.DescribeGroups, v, {
         groups: ['listed', 'simple-1', 'ghost'],
         includeAuthorizedOperations: v >= 3,
       });
       assert.deepEqual(
-        r.groups.map((g: any) => [g.groupId, g.errorCode, g.groupState, g.protocolData]),
+        r.groups.map((g) => [g.groupId, g.errorCode, g.groupState, g.protocolData]),
         [
           ['listed', 0, 'Stable', 'range'],
           ['simple-1', 0, 'Empty', ''],
@@ -345,7 +347,7 @@ test(
     for (let v = 0; v <= 2; v++) {
       const r = await c.request(ApiKey.DeleteGroups, v, { groupsNames: [`simple-${v}`, 'listed', 'ghost'] });
       assert.deepEqual(
-        r.results.map((x: any) => [x.groupId, x.errorCode]),
+        r.results.map((x) => [x.groupId, x.errorCode]),
         [
           [`simple-${v}`, E.NONE],
           ['listed', E.NON_EMPTY_GROUP],
@@ -382,24 +384,24 @@ test(
       });
     const join = { memberEpoch: 0, rebalanceTimeoutMs: 5000, subscribedTopicNames: ['cg-topic'], topicPartitions: [] };
     const a = await hb(0, join);
-    assert.equal(a.errorCode, E.NONE, a.errorMessage);
+    assert.equal(a.errorCode, E.NONE, a.errorMessage ?? undefined);
     assert.equal(a.memberEpoch, 1);
-    assert.deepEqual(a.assignment.topicPartitions, [{ topicId, partitions: [0, 1, 2, 3] }]);
+    assert.deepEqual(a.assignment?.topicPartitions, [{ topicId, partitions: [0, 1, 2, 3] }]);
     const bId = randomBytes(16).toString('base64url');
     const missingId = await hb(1, join);
     assert.equal(missingId.errorCode, E.INVALID_REQUEST, 'v1 members bring their own id');
     const b = await hb(1, { ...join, memberId: bId });
     assert.equal(b.memberId, bId);
     assert.equal(b.memberEpoch, 2);
-    assert.deepEqual(b.assignment.topicPartitions, []);
-    const a2 = await hb(0, { memberId: a.memberId, memberEpoch: 1, topicPartitions: a.assignment.topicPartitions });
+    assert.deepEqual(b.assignment?.topicPartitions, []);
+    const a2 = await hb(0, { memberId: a.memberId, memberEpoch: 1, topicPartitions: a.assignment?.topicPartitions });
     assert.equal(a2.memberEpoch, 1, 'revoking first');
-    const kept = a2.assignment.topicPartitions[0].partitions;
+    const kept = a2.assignment?.topicPartitions[0].partitions ?? [];
     assert.equal(kept.length, 2);
-    const a3 = await hb(0, { memberId: a.memberId, memberEpoch: 1, topicPartitions: a2.assignment.topicPartitions });
+    const a3 = await hb(0, { memberId: a.memberId, memberEpoch: 1, topicPartitions: a2.assignment?.topicPartitions });
     assert.equal(a3.memberEpoch, 2);
     const b2 = await hb(1, { memberId: bId, memberEpoch: 2, topicPartitions: [] });
-    assert.deepEqual([...kept, ...b2.assignment.topicPartitions[0].partitions].sort(), [0, 1, 2, 3]);
+    assert.deepEqual([...kept, ...(b2.assignment?.topicPartitions[0].partitions ?? [])].sort(), [0, 1, 2, 3]);
     const fenced = await hb(0, { memberId: a.memberId, memberEpoch: 7 });
     assert.equal(fenced.errorCode, E.FENCED_MEMBER_EPOCH);
     const d = await c.request(ApiKey.ConsumerGroupDescribe, 0, {
@@ -413,7 +415,7 @@ test(
     assert.equal(d.groups[1].errorCode, E.GROUP_ID_NOT_FOUND);
     const lg = await c.request(ApiKey.ListGroups, 5, { statesFilter: [], typesFilter: ['consumer'] });
     assert.deepEqual(
-      lg.groups.map((g: any) => [g.groupId, g.groupState, g.groupType, g.protocolType]),
+      lg.groups.map((g) => [g.groupId, g.groupState, g.groupType, g.protocolType]),
       [['kip848', 'Stable', 'consumer', 'consumer']],
     );
     const commit = await c.request(ApiKey.OffsetCommit, 9, { ...commitBody('kip848', 2, bId, 5n, 'cg-topic') });
@@ -427,9 +429,9 @@ test(
     assert.equal(fetched.groups[0].topics[0].partitions[0].committedOffset, 5n);
     const left = await hb(0, { memberId: a.memberId, memberEpoch: -1 });
     assert.equal(left.memberEpoch, -1);
-    const b3 = await hb(1, { memberId: bId, memberEpoch: 2, topicPartitions: b2.assignment.topicPartitions });
+    const b3 = await hb(1, { memberId: bId, memberEpoch: 2, topicPartitions: b2.assignment?.topicPartitions });
     assert.equal(b3.memberEpoch, 3);
-    assert.deepEqual(b3.assignment.topicPartitions[0].partitions, [0, 1, 2, 3]);
+    assert.deepEqual(b3.assignment?.topicPartitions[0].partitions, [0, 1, 2, 3]);
   },
 );
 
@@ -465,8 +467,9 @@ test('the records in __consumer_offsets decode with the record schemas', { timeo
   const data = r.responses[0].partitions[0];
   assert.equal(data.errorCode, E.NONE);
   const records: CoordinatorRecord[] = [];
-  for (const entry of iterateBatches(data.records)) {
-    const batch = await decodeBatch(data.records, entry.position);
+  const bytes = data.records as Buffer; // a decoded response's records are the received bytes
+  for (const entry of iterateBatches(bytes)) {
+    const batch = await decodeBatch(bytes, entry.position);
     for (const rec of batch.records) records.push(decodeRecord(rec.key!, rec.value)!);
   }
   const mine = records.filter((x) => x.group === 'kip848');
@@ -546,11 +549,15 @@ test(
       E.UNKNOWN_TOPIC_OR_PARTITION,
     );
     let remaining: any[] = [{}];
-    for (let i = 0; i < 50 && remaining.length > 0; i++) {
-      remaining = (await c.request(ApiKey.OffsetFetch, 7, { groupId: 'doomed-g', topics: null, requireStable: false }))
-        .topics;
-      if (remaining.length) await sleep(100);
-    }
+    await waitFor(
+      async () => {
+        remaining = (
+          await c.request(ApiKey.OffsetFetch, 7, { groupId: 'doomed-g', topics: null, requireStable: false })
+        ).topics;
+        return remaining.length === 0;
+      },
+      { what: 'the offsets of the deleted topic to go', timeoutMs: 5000 },
+    ).catch(() => undefined); // the assertion below shows what is left
     assert.deepEqual(remaining, [], 'offsets of a deleted topic are removed');
 
     // a member disappears while its JoinGroup is parked: it never syncs, is dropped, the group moves on
@@ -581,7 +588,13 @@ test(
           reason: null,
         })
         .catch(() => undefined);
-      await sleep(100);
+      // b's JoinGroup is parked once the group prepares a rebalance
+      await waitFor(
+        async () =>
+          (await ca.request(ApiKey.DescribeGroups, 5, { groups: ['vanish'], includeAuthorizedOperations: false }))
+            .groups[0].groupState === 'PreparingRebalance',
+        { what: 'group vanish to prepare a rebalance', timeoutMs: 10_000 },
+      );
       cb.close();
       const hb = await ca.request(ApiKey.Heartbeat, 4, {
         groupId: 'vanish',
@@ -594,22 +607,23 @@ test(
       assert.equal(a2.generationId, 2);
       assert.equal(a2.members.length, 2, 'the vanished member had joined');
       await syncAt(ca, 5, 'vanish', 2, a.memberId, [{ memberId: a.memberId, assignment: Buffer.from('A2') }]);
-      let gen3 = false;
-      for (let i = 0; i < 40 && !gen3; i++) {
-        await sleep(100);
-        const h = await ca.request(ApiKey.Heartbeat, 4, {
-          groupId: 'vanish',
-          generationId: 2,
-          memberId: a.memberId,
-          groupInstanceId: null,
-        });
-        gen3 = h.errorCode === E.REBALANCE_IN_PROGRESS;
-      }
+      const gen3 = await waitFor(
+        async () => {
+          const h = await ca.request(ApiKey.Heartbeat, 4, {
+            groupId: 'vanish',
+            generationId: 2,
+            memberId: a.memberId,
+            groupInstanceId: null,
+          });
+          return h.errorCode === E.REBALANCE_IN_PROGRESS;
+        },
+        { what: 'a rebalance after the member that never synced is dropped', timeoutMs: 4000, intervalMs: 100 },
+      ).catch(() => false);
       assert.ok(gen3, 'the member that never synced is removed and the group rebalances');
       const a3 = await joinAt(ca, 9, 'vanish', { session: 3000, rebalance: 1000, memberId: a.memberId });
       assert.equal(a3.generationId, 3);
       assert.deepEqual(
-        a3.members.map((m: any) => m.memberId),
+        a3.members.map((m) => m.memberId),
         [a.memberId],
       );
     } finally {
@@ -636,12 +650,15 @@ test(
     await broker.restart();
     c = await RawClient.connect(broker.port);
     let d: any;
-    for (let i = 0; i < 50; i++) {
-      d = await c.request(ApiKey.DescribeGroups, 5, { groups: ['survivor'], includeAuthorizedOperations: false });
-      if (d.groups[0].errorCode === E.NONE) break;
-      assert.equal(d.groups[0].errorCode, E.COORDINATOR_LOAD_IN_PROGRESS);
-      await sleep(100);
-    }
+    await waitFor(
+      async () => {
+        d = await c.request(ApiKey.DescribeGroups, 5, { groups: ['survivor'], includeAuthorizedOperations: false });
+        if (d.groups[0].errorCode === E.NONE) return true;
+        assert.equal(d.groups[0].errorCode, E.COORDINATOR_LOAD_IN_PROGRESS);
+        return false;
+      },
+      { what: 'group survivor to load after the restart', timeoutMs: 5000 },
+    ).catch(() => undefined); // the assertions below say what was found
     assert.equal(d.groups[0].groupState, 'Stable');
     assert.equal(d.groups[0].members[0].memberId, j.memberId);
     assert.equal(Buffer.from(d.groups[0].members[0].memberAssignment).toString(), 'keep');

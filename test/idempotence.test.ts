@@ -10,8 +10,9 @@ import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
-import { freePort, type BrokerProcess } from './helpers/broker-process.js';
+import { type BrokerProcess } from './helpers/broker-process.js';
 import { startBroker as startTxnBroker } from './helpers/broker-process.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const { Kafka, logLevel } = kafkajs;
 
@@ -20,14 +21,16 @@ class DroppingProxy {
   produceResponses = 0;
   dropped = 0;
   private readonly sockets = new Set<Socket>();
-  private constructor(
-    private readonly server: Server,
-    readonly port: number,
-  ) {}
+  private constructor(private readonly server: Server) {}
 
-  static async start(port: number, target: () => number, drop: (n: number) => boolean): Promise<DroppingProxy> {
+  /** The proxy's port (it listens on port 0: the kernel picks a free one). */
+  get port(): number {
+    return (this.server.address() as { port: number }).port;
+  }
+
+  static async start(target: () => number, drop: (n: number) => boolean): Promise<DroppingProxy> {
     const server = createServer();
-    const proxy = new DroppingProxy(server, port);
+    const proxy = new DroppingProxy(server);
     server.on('connection', (client) => {
       const upstream = connect(target(), '127.0.0.1');
       proxy.sockets.add(client);
@@ -67,7 +70,7 @@ class DroppingProxy {
       client.on('error', end);
       upstream.on('error', end);
     });
-    await new Promise<void>((res) => server.listen(port, '127.0.0.1', res));
+    await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
     return proxy;
   }
 
@@ -82,16 +85,14 @@ let proxy: DroppingProxy;
 let brokerPort = 0;
 
 before(async () => {
-  const proxyPort = await freePort();
   // every 7th Produce response is lost on its way back
   proxy = await DroppingProxy.start(
-    proxyPort,
     () => brokerPort,
     (n) => n % 7 === 3,
   );
   broker = await startTxnBroker({
     overrides: {
-      'advertised.listeners': `PLAINTEXT://127.0.0.1:${proxyPort}`,
+      'advertised.listeners': `PLAINTEXT://127.0.0.1:${proxy.port}`,
       'offsets.topic.num.partitions': 1,
       'transaction.state.log.num.partitions': 1,
     },
@@ -110,10 +111,28 @@ async function readAll(kafka: InstanceType<typeof Kafka>, topic: string, expecte
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
   const values: string[] = [];
-  await consumer.run({ eachMessage: async ({ message }) => void values.push(message.value!.toString()) });
-  const end = Date.now() + 30_000;
-  while (values.length < expected && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
-  await new Promise((r) => setTimeout(r, 1000)); // anything extra (a duplicate) would arrive now
+  const next = new Map<number, number>(); // partition -> offset after the last record read
+  await consumer.run({
+    eachMessage: async ({ partition, message }) => {
+      values.push(message.value!.toString());
+      next.set(partition, Number(message.offset) + 1);
+    },
+  });
+  // Read up to the log end: a duplicate, if the log held one, is below it and has been read too.
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await waitFor(
+      async () => {
+        if (values.length < expected) return false;
+        const ends = await admin.fetchTopicOffsets(topic);
+        return ends.every((e) => (next.get(e.partition) ?? 0) >= Number(e.high));
+      },
+      { what: `${expected} records of ${topic} and its log end`, timeoutMs: 30_000 },
+    ).catch(() => undefined); // too few records: the assertions on `values` say which
+  } finally {
+    await admin.disconnect();
+  }
   await consumer.disconnect();
   return values;
 }

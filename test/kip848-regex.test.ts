@@ -11,6 +11,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
+import { ApiKey, type ApiResponse } from '../src/protocol/generated/apis.js';
 import { RawClient } from './helpers/raw-client.js';
 import { REPO_ROOT } from './helpers/spec-models.js';
 import {
@@ -97,9 +98,18 @@ test('after a restart the member goes on with its epoch and partitions', async (
 });
 
 /** The records of __consumer_offsets-0 as `tkafka dump-log --offsets-decoder` prints them (a tombstone: null). */
-async function dumpOffsets(dataDir: string): Promise<{ key: any; payload: any }[]> {
+/** One `key: {...} payload: {...}` line of dump-log's offsets decoder, as its JSON reads. */
+interface DumpedRecord {
+  key: { type: string; data: Record<string, unknown> };
+  payload: {
+    version: string;
+    data: Record<string, unknown> & { topics?: string[]; version?: string; timestamp?: string };
+  } | null;
+}
+
+async function dumpOffsets(dataDir: string): Promise<DumpedRecord[]> {
   const dir = join(dataDir, 'logs', '__consumer_offsets-0');
-  const out: { key: any; payload: any }[] = [];
+  const out: DumpedRecord[] = [];
   for (const seg of readdirSync(dir)
     .filter((f) => f.endsWith('.log'))
     .sort()) {
@@ -146,11 +156,11 @@ test('a resolved regex is a type-16 record in __consumer_offsets, kept across a 
     assert.equal(r.memberEpoch, m.epoch, 'the replayed resolution: no new group epoch');
     assert.deepEqual(again.ownedNames(names), want);
     const after = await describeGroup(c, groupId);
-    const shape = (d: any) => ({
+    const shape = (d: ApiResponse<typeof ApiKey.ConsumerGroupDescribe>['groups'][number]) => ({
       groupState: d.groupState,
       groupEpoch: d.groupEpoch,
       assignmentEpoch: d.assignmentEpoch,
-      members: d.members.map((x: any) => ({
+      members: d.members.map((x) => ({
         memberId: x.memberId,
         memberEpoch: x.memberEpoch,
         subscribedTopicRegex: x.subscribedTopicRegex,
@@ -167,10 +177,10 @@ test('a resolved regex is a type-16 record in __consumer_offsets, kept across a 
     assert.ok(regexRecords.length >= 2, JSON.stringify(regexRecords));
     const first = regexRecords[0]!;
     assert.deepEqual(first.key.data, { groupId, regularExpression: regex });
-    assert.equal(first.payload.version, '0');
-    assert.deepEqual(first.payload.data.topics, [`px-${id}-a`, `px-${id}-b`], 'the matching topics, sorted');
-    assert.ok(Number(first.payload.data.version) > 0, 'the metadata offset it was resolved at');
-    assert.ok(Number(first.payload.data.timestamp) > 1_600_000_000_000, 'when it was resolved');
+    assert.equal(first.payload?.version, '0');
+    assert.deepEqual(first.payload?.data.topics, [`px-${id}-a`, `px-${id}-b`], 'the matching topics, sorted');
+    assert.ok(Number(first.payload?.data.version) > 0, 'the metadata offset it was resolved at');
+    assert.ok(Number(first.payload?.data.timestamp) > 1_600_000_000_000, 'when it was resolved');
     const resolutions = regexRecords.filter((x) => x.payload !== null);
     assert.equal(resolutions.length, 1, 'resolved once: the restart used the record');
     const last = regexRecords[regexRecords.length - 1]!;

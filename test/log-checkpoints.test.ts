@@ -12,14 +12,14 @@ import {
   readOffsetCheckpointMap,
   writeCleanShutdownMarker,
   writeOffsetCheckpoint,
-} from '../src/broker/log/checkpoints.js';
+} from '../src/storage/checkpoint-file.js';
 import { LeaderEpochCache } from '../src/broker/log/leader-epoch.js';
 import {
   parsePartitionMetadata,
   readPartitionMetadata,
   uuidFromBase64,
   writePartitionMetadata,
-} from '../src/broker/log/partition-metadata.js';
+} from '../src/storage/partition-metadata.js';
 import { ls, removeDir, tempDir } from './helpers/log-fixtures.js';
 
 test("offset checkpoint text is byte-identical to Kafka's and round-trips", async () => {

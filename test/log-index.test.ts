@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { OffsetIndex } from '../src/broker/log/offset-index.js';
-import { TimeIndex } from '../src/broker/log/time-index.js';
-import { InvalidOffsetError } from '../src/broker/log/abstract-index.js';
+import { OffsetIndex } from '../src/storage/offset-index.js';
+import { TimeIndex } from '../src/storage/time-index.js';
+import { InvalidOffsetError } from '../src/storage/abstract-index.js';
 import { removeDir, tempDir } from './helpers/log-fixtures.js';
 
 test('offset index: pre-allocated while active, 8-byte big-endian entries, trimmed on close', async () => {

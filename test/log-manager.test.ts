@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFile, readFile, readdir, stat } from 'node:fs/promises';
 import * as path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { LogManager, logDeleteDirName, parseTopicPartitionDirName } from '../src/broker/log/log-manager.js';
 import { batch, ls, removeDir, simpleBatch, tempDir, testConfig } from './helpers/log-fixtures.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const TOPIC_ID = 'J8aAPcfLQt2bqs1JT_rMgQ';
 
@@ -131,8 +131,10 @@ test('partitions spread over log dirs; deleteLog renames to -delete and removes'
       names.some((n) => /^spread-0\.[0-9a-f]{32}-delete$/.test(n)),
       names.join(),
     );
-    await sleep(250);
-    assert.ok(!(await readdir(parent)).some((n) => n.startsWith('spread-0')));
+    await waitFor(async () => !(await readdir(parent)).some((n) => n.startsWith('spread-0')), {
+      what: 'the deleted log folder to go',
+      timeoutMs: 5000,
+    });
     await lm.shutdown();
   } finally {
     await removeDir(d1);

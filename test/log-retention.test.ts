@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ManualClock, ls, openLog, removeDir, simpleBatch, tempDir, testConfig } from './helpers/log-fixtures.js';
 import { OffsetOutOfRangeError } from '../src/broker/log/log-errors.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const S = simpleBatch(1, 0).length;
 
@@ -90,8 +90,10 @@ test('deleted segments are renamed to .deleted and unlinked after file.delete.de
     assert.ok(files.includes('00000000000000000000.index.deleted'));
     assert.ok(files.includes('00000000000000000000.timeindex.deleted'));
     assert.ok(!files.includes('00000000000000000000.log'));
-    await sleep(250);
-    assert.ok(!(await ls(log.dir)).some((f) => f.endsWith('.deleted')));
+    await waitFor(async () => !(await ls(log.dir)).some((f) => f.endsWith('.deleted')), {
+      what: 'the .deleted files to go',
+      timeoutMs: 5000,
+    });
     await log.close();
   } finally {
     await removeDir(dir);

@@ -7,6 +7,9 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import kafkajs from 'kafkajs';
 import { ApiKey } from '../src/protocol/generated/apis.js';
+import type { ApiVersionsResponse } from '../src/protocol/generated/protocol/ApiVersions.js';
+import type { BrokerHeartbeatResponse } from '../src/protocol/generated/protocol/BrokerHeartbeat.js';
+import type { SaslAuthenticateResponse } from '../src/protocol/generated/protocol/SaslAuthenticate.js';
 import { decodeResponse, encodeRequest } from '../src/protocol/frame.js';
 import { FrameReader } from '../src/broker/network/frame-reader.js';
 import { SocketServer, parseListeners, type SocketServerOptions } from '../src/broker/network/socket-server.js';
@@ -16,6 +19,7 @@ import { createApiVersionsHandler } from '../src/broker/api/api-versions.js';
 import { genericErrorResponse } from '../src/broker/api/error-responses.js';
 import type { ApiHandler } from '../src/broker/api/types.js';
 import type { Logger } from '../src/broker/api/dispatcher.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const HOST = '127.0.0.1';
 
@@ -61,7 +65,7 @@ async function start(overrides: Partial<SocketServerOptions> = {}): Promise<Harn
     async handle(_ctx, req: { authBytes: Buffer }) {
       const b = req.authBytes;
       if (b[0] === 0xff) throw new Error('boom from the test handler');
-      if (b[1]) await sleep(b[1]);
+      if (b[1]) await sleep(b[1]); // time is the point: a handler that takes b[1] ms
       if (b[0] === 0xfe) return null; // like Produce with acks=0
       handled.count++;
       const size = b.length >= 6 ? b.readUInt32BE(2) : 0;
@@ -125,8 +129,10 @@ class RawClient {
     }
     return this.frames.shift()!;
   }
-  async response(apiKey: number, version: number): Promise<{ correlationId: number; body: any }> {
-    return decodeResponse(apiKey, version, await this.frame());
+  /** The next response, decoded as `apiKey` at `version`; T is that API's generated response type. */
+  async response<T = unknown>(apiKey: number, version: number): Promise<{ correlationId: number; body: T }> {
+    const { correlationId, body } = decodeResponse(apiKey, version, await this.frame());
+    return { correlationId, body: body as T };
   }
   /** ApiVersions round trip: proves the connection (and server) still serve. */
   async ping(correlationId = 4242): Promise<void> {
@@ -134,7 +140,7 @@ class RawClient {
       clientSoftwareName: 'tkafka-test',
       clientSoftwareVersion: '1.0',
     });
-    const r = await this.response(ApiKey.ApiVersions, 3);
+    const r = await this.response<ApiVersionsResponse>(ApiKey.ApiVersions, 3);
     assert.equal(r.correlationId, correlationId);
     assert.equal(r.body.errorCode, 0);
   }
@@ -154,9 +160,13 @@ test('100 pipelined requests on one connection are answered in order', async () 
     c.socket.write(Buffer.concat(bufs)); // one write: the server reads them all ahead
     for (let i = 0; i < 100; i++) {
       const api = i % 3 === 0 ? ApiKey.ApiVersions : ApiKey.SaslAuthenticate;
-      const r = await c.response(api, api === ApiKey.ApiVersions ? 3 : 1);
+      const r = await c.response<ApiVersionsResponse | SaslAuthenticateResponse>(
+        api,
+        api === ApiKey.ApiVersions ? 3 : 1,
+      );
       assert.equal(r.correlationId, i);
-      if (api === ApiKey.SaslAuthenticate) assert.deepEqual(r.body.authBytes, auth((i * 7) % 6, 0, 0));
+      if ('authBytes' in r.body) assert.deepEqual(r.body.authBytes, auth((i * 7) % 6, 0, 0));
+      else assert.equal(api, ApiKey.ApiVersions);
     }
     const keys = h.entries.map((e) => e.correlationId);
     assert.deepEqual(keys, [...Array(100).keys()]);
@@ -177,27 +187,27 @@ test('ApiVersions: registry-derived keys, features, KIP-511 fallback, invalid so
   try {
     const c = await RawClient.connect(h.port);
     c.send(ApiKey.ApiVersions, 4, 1, apiVersionsV3);
-    const v4 = (await c.response(ApiKey.ApiVersions, 4)).body;
+    const v4 = (await c.response<ApiVersionsResponse>(ApiKey.ApiVersions, 4)).body;
     assert.deepEqual(
-      v4.apiKeys.map((k: any) => [k.apiKey, k.minVersion, k.maxVersion]),
+      v4.apiKeys.map((k) => [k.apiKey, k.minVersion, k.maxVersion]),
       [
         [18, 0, 4],
         [36, 0, 1],
       ],
     );
-    const mv = v4.supportedFeatures.find((f: any) => f.name === 'metadata.version');
-    assert.deepEqual([mv.minVersion, mv.maxVersion], [7, 33]);
-    assert.ok(v4.supportedFeatures.some((f: any) => f.name === 'group.version' && f.minVersion === 0));
-    assert.ok(v4.finalizedFeatures.some((f: any) => f.name === 'metadata.version' && f.maxVersionLevel === 33));
+    const mv = v4.supportedFeatures.find((f) => f.name === 'metadata.version');
+    assert.deepEqual([mv?.minVersion, mv?.maxVersion], [7, 33]);
+    assert.ok(v4.supportedFeatures.some((f) => f.name === 'group.version' && f.minVersion === 0));
+    assert.ok(v4.finalizedFeatures.some((f) => f.name === 'metadata.version' && f.maxVersionLevel === 33));
     // Before v4, features whose minimum is 0 are left out (KAFKA-17492).
     c.send(ApiKey.ApiVersions, 3, 2, apiVersionsV3);
-    const v3 = (await c.response(ApiKey.ApiVersions, 3)).body;
+    const v3 = (await c.response<ApiVersionsResponse>(ApiKey.ApiVersions, 3)).body;
     assert.deepEqual(
-      v3.supportedFeatures.map((f: any) => f.name),
+      v3.supportedFeatures.map((f) => f.name),
       ['metadata.version'],
     );
     c.send(ApiKey.ApiVersions, 0, 3, {});
-    assert.equal((await c.response(ApiKey.ApiVersions, 0)).body.apiKeys.length, 2);
+    assert.equal((await c.response<ApiVersionsResponse>(ApiKey.ApiVersions, 0)).body.apiKeys.length, 2);
 
     // v127 with a v2 (flexible) header and a body nobody can read: a v0 body with error 35.
     const header = Buffer.from([0, 18, 0, 127, 0, 0, 0, 77, 0, 3, 0x72, 0x61, 0x77, 0]);
@@ -207,17 +217,17 @@ test('ApiVersions: registry-derived keys, features, KIP-511 fallback, invalid so
     c.socket.write(Buffer.concat([size, header, body]));
     const raw = await c.frame();
     assert.equal(raw.length, 4 + 2 + 4 + 6); // correlation id, error, one ApiKeys entry (v0)
-    const fallback = decodeResponse(ApiKey.ApiVersions, 0, raw);
+    const fallback = decodeResponse(ApiKey.ApiVersions, 0, raw) as { correlationId: number; body: ApiVersionsResponse };
     assert.equal(fallback.correlationId, 77);
     assert.equal(fallback.body.errorCode, 35);
     assert.deepEqual(
-      fallback.body.apiKeys.map((k: any) => [k.apiKey, k.minVersion, k.maxVersion]),
+      fallback.body.apiKeys.map((k) => [k.apiKey, k.minVersion, k.maxVersion]),
       [[18, 0, 4]],
     );
     assert.equal(h.entries.at(-1)!.apiVersion, 127);
 
     c.send(ApiKey.ApiVersions, 3, 5, { clientSoftwareName: 'bad name!', clientSoftwareVersion: '1.0' });
-    const invalid = (await c.response(ApiKey.ApiVersions, 3)).body;
+    const invalid = (await c.response<ApiVersionsResponse>(ApiKey.ApiVersions, 3)).body;
     assert.equal(invalid.errorCode, 42);
     assert.deepEqual(invalid.apiKeys, []);
     await c.ping(); // the connection survived all of it
@@ -242,12 +252,12 @@ test('the controller listener lists controller APIs; broker-only APIs are not se
     ] as const) {
       client.send(ApiKey.ApiVersions, 3, 1, apiVersionsV3);
       assert.deepEqual(
-        (await client.response(ApiKey.ApiVersions, 3)).body.apiKeys.map((k: any) => k.apiKey),
+        (await client.response<ApiVersionsResponse>(ApiKey.ApiVersions, 3)).body.apiKeys.map((k) => k.apiKey),
         expected,
       );
     }
     c.send(ApiKey.BrokerHeartbeat, 1, 2, { brokerId: 1 });
-    assert.equal((await c.response(ApiKey.BrokerHeartbeat, 1)).body.errorCode, 0);
+    assert.equal((await c.response<BrokerHeartbeatResponse>(ApiKey.BrokerHeartbeat, 1)).body.errorCode, 0);
     b.send(ApiKey.BrokerHeartbeat, 1, 2, { brokerId: 1 }); // a controller API on the broker listener
     await within(b.closed, 2000, 'broker listener closes on a controller API');
     c.send(ApiKey.SaslAuthenticate, 1, 3, { authBytes: auth(0) }); // not registered for controllers
@@ -296,7 +306,7 @@ test('invalid requests close only their own connection', async () => {
     // Bytes after the body are ignored, as Kafka's AbstractRequest.parseRequest does: answered, not closed.
     const trailing = await RawClient.connect(h.port);
     trailing.socket.write(Buffer.concat([size(whole.length - 4 + 2), whole.subarray(4), Buffer.from([1, 2])]));
-    const answered = await trailing.response(ApiKey.SaslAuthenticate, 1);
+    const answered = await trailing.response<SaslAuthenticateResponse>(ApiKey.SaslAuthenticate, 1);
     assert.deepEqual([answered.correlationId, answered.body.errorCode], [9, 0], 'trailing bytes after the body');
     await trailing.ping(3);
     trailing.socket.destroy();
@@ -316,7 +326,7 @@ test('a throwing handler gets UNKNOWN_SERVER_ERROR; a null response writes nothi
     c.send(ApiKey.SaslAuthenticate, 1, 1, { authBytes: auth(0, 0, 0xff) });
     c.send(ApiKey.SaslAuthenticate, 1, 2, { authBytes: auth(20, 0, 0xfe) }); // slow, then no response
     c.send(ApiKey.SaslAuthenticate, 1, 3, { authBytes: auth(0) });
-    const failed = await c.response(ApiKey.SaslAuthenticate, 1);
+    const failed = await c.response<SaslAuthenticateResponse>(ApiKey.SaslAuthenticate, 1);
     assert.deepEqual([failed.correlationId, failed.body.errorCode], [1, -1]);
     assert.equal((await c.response(ApiKey.SaslAuthenticate, 1)).correlationId, 3);
     assert.deepEqual(
@@ -348,12 +358,8 @@ test('back-pressure: a client that never reads does not make the server buffer w
     for (let i = 0; i < 100; i++)
       bufs.push(...encodeRequest(ApiKey.SaslAuthenticate, 1, i, 'bp', { authBytes: auth(0, MiB) }));
     s.write(Buffer.concat(bufs)); // 100 MiB of responses asked for; nothing is read
-    let last = -1;
-    for (let i = 0, stable = 0; i < 200 && stable < 6; i++) {
-      await sleep(50);
-      stable = h.handled.count === last ? stable + 1 : 0;
-      last = h.handled.count;
-    }
+    // the connection stops reading once writes are blocked and its queue is full
+    await waitFor(() => h.server.connectionStats()[0]?.readingPaused, { what: 'reading to pause', timeoutMs: 10_000 });
     const st = h.server.connectionStats()[0]!;
     assert.ok(h.handled.count < 100, `handling stopped (handled ${h.handled.count})`);
     assert.equal(st.readingPaused, true);
@@ -386,7 +392,7 @@ test('connections idle for connections.max.idle.ms are closed; active ones are n
     const active = await RawClient.connect(h.port);
     const t0 = Date.now();
     for (let i = 0; i < 8; i++) {
-      await sleep(50);
+      await sleep(50); // time is the point: activity every 50 ms keeps a 150 ms idle timeout away
       await active.ping(i);
     }
     await within(idle.closed, 2000, 'the idle connection is closed');
@@ -403,7 +409,8 @@ test('close() finishes the request in flight, then closes and stops accepting', 
   const h = await start();
   const c = await RawClient.connect(h.port);
   c.send(ApiKey.SaslAuthenticate, 1, 31, { authBytes: auth(150) });
-  await sleep(30);
+  // the request has arrived (its handler takes 150 ms): close() now finds it in flight
+  await waitFor(() => (h.server.connectionStats()[0]?.bytesIn ?? 0) > 0, { what: 'the request to arrive' });
   const closing = h.server.close();
   const r = await c.response(ApiKey.SaslAuthenticate, 1);
   assert.equal(r.correlationId, 31);

@@ -8,12 +8,9 @@ import { decodeRequest, decodeResponse, encodeRequest, encodeResponse } from '..
 import type { Input } from '../src/protocol/codec/types.js';
 import type { FetchRequest, FetchResponse } from '../src/protocol/generated/protocol/Fetch.js';
 import type { ProduceRequest, ProduceResponse } from '../src/protocol/generated/protocol/Produce.js';
-import type { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/generated/protocol/ListOffsets.js';
-import type {
-  OffsetForLeaderEpochRequest,
-  OffsetForLeaderEpochResponse,
-} from '../src/protocol/generated/protocol/OffsetForLeaderEpoch.js';
-import type { DeleteRecordsRequest, DeleteRecordsResponse } from '../src/protocol/generated/protocol/DeleteRecords.js';
+import type { ListOffsetsResponse } from '../src/protocol/generated/protocol/ListOffsets.js';
+import type { OffsetForLeaderEpochResponse } from '../src/protocol/generated/protocol/OffsetForLeaderEpoch.js';
+import type { DeleteRecordsResponse } from '../src/protocol/generated/protocol/DeleteRecords.js';
 import { ErrorCode } from '../src/protocol/errors.js';
 import * as L from '../src/protocol/records/layout.js';
 import {
@@ -29,6 +26,7 @@ import { DirectoryLogStore } from '../src/broker/replication/log-store.js';
 import { ReplicaManager } from '../src/broker/replication/replica-manager.js';
 import type { ApiHandler, RequestContext } from '../src/broker/api/types.js';
 import type { BrokerServices } from '../src/broker/services.js';
+import { defaultBrokerLoggers } from '../src/broker/loggers.js';
 import { HandlerRegistry } from '../src/broker/api/registry.js';
 import { registerDataHandlers } from '../src/broker/api/register-data.js';
 import { handler as produce, CloseConnectionError } from '../src/broker/api/produce.js';
@@ -117,15 +115,18 @@ async function env(slots?: number): Promise<Env> {
   await rm.ensurePartition('t', T_ID, 0, 0);
   await rm.ensurePartition('t', T_ID, 1, 0);
   await rm.ensurePartition('u', U_ID, 0, 0, { 'cleanup.policy': 'compact' });
-  const services = {
+  // the data-plane handlers use only the ReplicaManager: no controller, no config
+  const services: BrokerServices = {
     config: undefined as never,
     nodeId: 1,
     clusterId: 'cluster',
     endpoints: [],
-    controller: null,
+    controller: undefined as never,
     replicas: rm,
-    extra: new Map(),
-  } as BrokerServices;
+    loggers: defaultBrokerLoggers(),
+    groupCoordinator: null,
+    txnCoordinator: null,
+  };
   return {
     rm,
     services,
@@ -281,10 +282,21 @@ test('Produce: record errors (v8+), leader hints (v10+), acks=0', async () => {
     assert.equal(e.rm.partition('t', 0)!.logEndOffset, 3);
     await assert.rejects(call(produce, e, 9, produceReq('nope', 0, batch(1), 0)), CloseConnectionError);
     assert.throws(
-      () => produce.errorResponse(ctxFor(0, 9), { acks: 0, topicData: [] }, ErrorCode.UNKNOWN_SERVER_ERROR),
+      () =>
+        produce.errorResponse(
+          ctxFor(0, 9),
+          { transactionalId: null, acks: 0, timeoutMs: 0, topicData: [] },
+          ErrorCode.UNKNOWN_SERVER_ERROR,
+        ),
       CloseConnectionError,
     );
-    assert.ok(produce.errorResponse(ctxFor(0, 9), { acks: 1, topicData: [] }, ErrorCode.UNKNOWN_SERVER_ERROR));
+    assert.ok(
+      produce.errorResponse(
+        ctxFor(0, 9),
+        { transactionalId: null, acks: 1, timeoutMs: 0, topicData: [] },
+        ErrorCode.UNKNOWN_SERVER_ERROR,
+      ),
+    );
   } finally {
     await e.close();
   }
@@ -453,6 +465,7 @@ test('Fetch long poll through the handler: answered by an append before max_wait
       12,
       fetchReq(12, [{ topic: 't', id: '', partition: 0, offset: 0 }], { maxWaitMs: 5000, minBytes: 1 }),
     );
+    // time is the point: the append comes 30 ms into the long poll, well before max_wait_ms
     setTimeout(() => {
       void e.rm.appendRecords('t', 0, batch(1), { acks: 1, timeoutMs: 100 });
     }, 30);

@@ -7,6 +7,7 @@ import { DecodeError } from '../src/protocol/codec/errors.js';
 import { MAX_COLLECTION_SIZE, Reader } from '../src/protocol/codec/reader.js';
 import { decodeRequest, encodeRequest } from '../src/protocol/frame.js';
 import { ApiKey } from '../src/protocol/generated/apis.js';
+import type { FetchRequest } from '../src/protocol/generated/protocol/Fetch.js';
 
 test('a request with bytes after its body decodes to the same body', () => {
   const body = { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false };
@@ -67,7 +68,7 @@ test('a known tagged field is read as its field whatever size it declares, as Ka
   assert.deepEqual([...frame.subarray(frame.length - 6)], [1, 0, 3, 3, 0x61, 0x62]);
   const wrongSize = Buffer.from(frame);
   wrongSize[wrongSize.length - 4] = 9;
-  assert.equal(decodeRequest(wrongSize).body.clusterId, 'ab');
+  assert.equal((decodeRequest(wrongSize).body as FetchRequest).clusterId, 'ab');
 });
 
 test('tagged-field counts are checked as Kafka checks them: against the remaining bytes and at most 10,000', () => {

@@ -8,6 +8,7 @@ import { Writer } from '../src/protocol/codec/writer.js';
 import { apiSpec, requestHeaderVersion } from '../src/protocol/frame.js';
 import { writeRequestHeader } from '../src/protocol/generated/protocol/RequestHeader.js';
 import { ApiKey } from '../src/protocol/generated/apis.js';
+import type { ProduceRequest } from '../src/protocol/generated/protocol/Produce.js';
 import { iterateBatches, decodeBatch, type KafkaRecord } from '../src/protocol/records/batch.js';
 import { compress, decompress } from '../src/protocol/records/compression.js';
 import { CompressionType } from '../src/protocol/records/layout.js';
@@ -33,11 +34,12 @@ interface Produced {
 async function producedRecords(captured: Captured[]): Promise<Produced[]> {
   const out: Produced[] = [];
   for (const c of captured.filter((x) => x.request.apiKey === ApiKey.Produce)) {
-    for (const t of c.request.body.topicData) {
+    for (const t of (c.request.body as ProduceRequest).topicData) {
       for (const p of t.partitionData) {
-        const it = iterateBatches(p.records, { verifyCrc: true });
+        const records = p.records as Buffer; // a decoded request's records are the received bytes
+        const it = iterateBatches(records, { verifyCrc: true });
         for (const e of it) {
-          const b = await decodeBatch(p.records, e.position);
+          const b = await decodeBatch(records, e.position);
           for (const r of b.records) out.push({ partition: p.index, codec: b.compression, record: r });
         }
         assert.equal(it.partial, null, 'a produce request carried a partial batch');

@@ -20,6 +20,7 @@ import { ReplicaManager } from '../src/broker/replication/replica-manager.js';
 import type { FetchParams, FetchPartitionRequest, ProducerStateHook } from '../src/broker/replication/types.js';
 import { ByteLedger } from '../src/broker/replication/partition.js';
 import { removeDir, tempDir } from './helpers/log-fixtures.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const TOPIC_ID = 'dGtha2ZrYS10b3BpYy1pZA';
 const OTHER_ID = 'b3RoZXItdG9waWMtaWQtMQ';
@@ -397,8 +398,7 @@ test('long poll: completes on append, on enough bytes, on timeout, and on connec
   try {
     await e.rm.ensurePartition('t', TOPIC_ID, 0, 0, {});
     const waiting = e.rm.fetchMessages(params({ maxWaitMs: 10_000 }), [fetchReq('t', 0, 0)], 'conn-1');
-    await new Promise((r) => setTimeout(r, 20));
-    assert.equal(e.rm.fetchPurgatory.size, 1);
+    await waitFor(() => e.rm.fetchPurgatory.size === 1, { what: 'the fetch to wait in the purgatory' });
     const started = Date.now();
     await e.rm.appendRecords('t', 0, batch(2), APPEND);
     const [got] = await waiting;
@@ -415,7 +415,7 @@ test('long poll: completes on append, on enough bytes, on timeout, and on connec
       done = true;
     });
     await e.rm.appendRecords('t', 0, one, APPEND);
-    await new Promise((r) => setTimeout(r, 30));
+    await new Promise((r) => setTimeout(r, 30)); // time is the point: the fetch must still be waiting 30 ms on
     assert.equal(done, false);
     await e.rm.appendRecords('t', 0, batch(1, 'y'), APPEND);
     const [two] = await needTwo;
@@ -433,15 +433,14 @@ test('long poll: completes on append, on enough bytes, on timeout, and on connec
 
     // connection closed: the wait is dropped without leaving watchers behind
     const dropped = e.rm.fetchMessages(params({ maxWaitMs: 10_000 }), [fetchReq('t', 0, 4)], 'conn-2');
-    await new Promise((r) => setTimeout(r, 10));
-    assert.equal(e.rm.fetchPurgatory.size, 1);
+    await waitFor(() => e.rm.fetchPurgatory.size === 1, { what: 'the fetch to wait in the purgatory' });
     e.rm.cancelConnection('conn-2');
     await dropped;
     assert.equal(e.rm.fetchPurgatory.size, 0);
 
     // partition deleted while waiting: completes with an error
     const gone = e.rm.fetchMessages(params({ maxWaitMs: 10_000 }), [fetchReq('t', 0, 4)]);
-    await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => e.rm.fetchPurgatory.size === 1, { what: 'the fetch to wait in the purgatory' });
     await e.rm.deletePartitions('t', [0]);
     const [err] = await gone;
     assert.equal(err!.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
@@ -461,7 +460,7 @@ test('acks=all waits for the ISR: times out, then completes when the follower ca
     assert.equal(e.rm.producePurgatory.size, 0);
 
     const pending = e.rm.appendRecords('t', 0, batch(1), { acks: -1, timeoutMs: 10_000 });
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => e.rm.producePurgatory.size === 1, { what: 'the acks=all produce to wait in the purgatory' });
     // the follower (broker 2) fetches at offset 2: it has both records, the HW moves
     const [f] = await e.rm.readFromLog(params({ replicaId: 2 }), [fetchReq('t', 0, 2)]);
     assert.equal(f!.errorCode, ErrorCode.NONE);

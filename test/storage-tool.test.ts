@@ -6,9 +6,8 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseProperties } from '../src/broker/config/properties.js';
+import { parseProperties } from '../src/config/properties.js';
 import {
-  ensureFormatted,
   formatMetaProperties,
   parseMetaProperties,
   randomUuid,
@@ -16,9 +15,9 @@ import {
   uuidFromString,
   readMetaProperties,
   writeMetaProperties,
-  formatStorage,
-  javaHashMapOrder,
-} from '../src/broker/storage/meta-properties.js';
+} from '../src/storage/meta-properties.js';
+import { formatStorage, javaHashMapOrder } from '../src/storage/formatter.js';
+import { defaultBootstrap, ensureFormatted } from '../src/broker/storage/ensure-formatted.js';
 import { ArgumentParser, formatWidth, wrapText } from '../src/tools/common/argparse.js';
 
 const BIN = fileURLToPath(new URL('../../bin/tkafka', import.meta.url));
@@ -388,6 +387,7 @@ test('formatStorage writes the voter directory id for a dynamic quorum', async (
     const res = await formatStorage({
       config,
       clusterId: 'c',
+      bootstrap: defaultBootstrap,
       initialControllers: [{ nodeId: 1, host: 'h', port: 9093, directoryId: 'J8aAPcfLQt2bqs1JT_rMgQ' }],
       writeDynamicQuorumSnapshot: async (_d, info) => {
         seen.push(info.kraftVersion);

@@ -10,7 +10,7 @@ import { run as brokerApiVersions } from '../src/tools/broker-api-versions/main.
 import { run as logDirs } from '../src/tools/log-dirs/main.js';
 import { run as cluster } from '../src/tools/cluster/main.js';
 import { run as features } from '../src/tools/features/main.js';
-import type { ToolIO } from '../src/cli.js';
+import type { ToolIO } from '../src/tools/common/io.js';
 
 const { Kafka, logLevel } = kafkajs;
 

@@ -11,7 +11,8 @@ import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { run as producerTool } from '../src/tools/console-producer/main.js';
 import { run as consumerTool } from '../src/tools/console-consumer/main.js';
 import { defaultPartition } from '../src/protocol/partitioner.js';
-import type { ToolIO } from '../src/cli.js';
+import type { ToolIO } from '../src/tools/common/io.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const { Kafka, logLevel } = kafkajs;
 
@@ -63,8 +64,9 @@ async function readAll(topic: string, count: number): Promise<kafkajs.KafkaMessa
       seen.push({ ...message, partition });
     },
   });
-  const end = Date.now() + 20_000;
-  while (seen.length < count && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+  await waitFor(() => seen.length >= count, { what: `${count} records from ${topic}`, timeoutMs: 20_000 }).catch(
+    () => undefined, // the assertion below says how many came
+  );
   await consumer.disconnect();
   assert.equal(seen.length, count, `records read back from ${topic}`);
   return seen.sort((a, b) => a.partition - b.partition || Number(a.offset) - Number(b.offset));

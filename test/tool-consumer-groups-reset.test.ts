@@ -10,6 +10,7 @@ import { Readable, Writable } from 'node:stream';
 import kafkajs from 'kafkajs';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { run as consumerGroups } from '../src/tools/consumer-groups/main.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const { Kafka, logLevel } = kafkajs;
 
@@ -267,11 +268,14 @@ test('a group with active members is refused like Kafka; its offsets stay', asyn
     },
   });
   try {
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline && (await admin.describeGroups(['busy'])).groups[0]!.state !== 'Stable')
-      await new Promise((r) => setTimeout(r, 200));
-    while (Date.now() < deadline && seen < 20) await new Promise((r) => setTimeout(r, 100));
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor(async () => (await admin.describeGroups(['busy'])).groups[0]!.state === 'Stable', {
+      what: 'group busy to be Stable',
+    });
+    await waitFor(() => seen >= 20, { what: '20 records consumed by group busy' });
+    // what was consumed is committed (autoCommitInterval 100 ms) before the offsets are compared
+    await waitFor(async () => Object.values(await committed('busy')).some((o) => Number(o) > 0), {
+      what: 'group busy to commit',
+    });
     const before = await committed('busy');
     const r = await cg(['--reset-offsets', '--group', 'busy', '--topic', 'events', '--to-earliest', '--execute']);
     assert.equal(r.code, 1);

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { Readable, Writable } from 'node:stream';
 import kafkajs from 'kafkajs';
 import { execa } from 'execa';
-import { startBroker, freePort, type BrokerProcess } from './helpers/broker-process.js';
+import { startBroker, unusedPort, type BrokerProcess } from './helpers/broker-process.js';
+import { waitFor } from './helpers/wait-for.js';
 import { REPO_ROOT } from './helpers/spec-models.js';
 import { run as consumerGroups } from '../src/tools/consumer-groups/main.js';
 
@@ -37,16 +38,15 @@ async function cg(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: 
 }
 
 const B = (): string[] => ['--bootstrap-server', broker.bootstrap];
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    await sleep(200);
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  const found = await waitFor(
+    async () => {
+      const v = await fn();
+      return v === undefined ? undefined : { v };
+    },
+    { what, timeoutMs: ms },
+  );
+  return found.v;
 }
 
 async function committed(groupId: string, topic: string): Promise<Record<number, string>> {
@@ -336,7 +336,7 @@ test("usage errors: Kafka's message and help on stderr, exit 1", async () => {
 });
 
 test('an unreachable cluster is one line on stderr and exit 1 (bin/tkafka, no stack trace)', async () => {
-  const port = await freePort();
+  const port = await unusedPort();
   const r = await execa(
     'node',
     ['bin/tkafka', 'consumer-groups', '--bootstrap-server', `127.0.0.1:${port}`, '--list'],

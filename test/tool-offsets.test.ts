@@ -10,7 +10,7 @@ import kafkajs from 'kafkajs';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { run as getOffsets } from '../src/tools/get-offsets/main.js';
 import { run as deleteRecords } from '../src/tools/delete-records/main.js';
-import type { ToolIO } from '../src/cli.js';
+import type { ToolIO } from '../src/tools/common/io.js';
 
 const { Kafka, logLevel } = kafkajs;
 

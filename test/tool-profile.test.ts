@@ -13,7 +13,7 @@ import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { REPO_ROOT } from './helpers/spec-models.js';
 import { run as profile } from '../src/tools/profile/main.js';
 import { run as topics } from '../src/tools/topics/main.js';
-import type { ToolIO } from '../src/cli.js';
+import type { ToolIO } from '../src/tools/common/io.js';
 
 let broker: BrokerProcess;
 let home: string;

@@ -11,6 +11,7 @@ import { buildRecordBatchSync, iterateBatches, readBatchHeader } from '../src/pr
 import { RawClient } from './helpers/raw-client.js';
 import { startBroker as startTxnBroker } from './helpers/broker-process.js';
 import type { BrokerProcess } from './helpers/broker-process.js';
+import { waitFor } from './helpers/wait-for.js';
 
 let broker: BrokerProcess;
 let c: RawClient;
@@ -21,16 +22,15 @@ const OVERRIDES = {
   'transaction.abort.timed.out.transaction.cleanup.interval.ms': 200,
 };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
+  const found = await waitFor(
+    async () => {
+      const v = await fn();
+      return v === undefined ? undefined : { v };
+    },
+    { what, timeoutMs: ms },
+  );
+  return found.v;
 }
 
 async function createTopic(name: string, partitions: number): Promise<void> {
@@ -285,7 +285,7 @@ test('AddPartitionsToTxn errors: unknown topics, internal topics, wrong producer
     { name: 'nope', partitions: [3] },
   ]);
   const codes = Object.fromEntries(
-    unknown.resultsByTopicV3AndBelow.map((t: any) => [t.name, t.resultsByPartition[0].partitionErrorCode]),
+    unknown.resultsByTopicV3AndBelow.map((t) => [t.name, t.resultsByPartition[0].partitionErrorCode]),
   );
   assert.deepEqual(codes, { tx: ErrorCode.OPERATION_NOT_ATTEMPTED, nope: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
   const internal = await addPartitions('errs', pid, epoch, [{ name: '__consumer_offsets', partitions: [0] }]);
@@ -403,7 +403,7 @@ test('ListTransactions filters; DescribeTransactions of unknown ids; DescribePro
     producerIdFilters: [],
     durationFilter: -1n,
   });
-  assert.ok(all.transactionStates.some((s: any) => s.transactionalId === 'listed' && s.transactionState === 'Ongoing'));
+  assert.ok(all.transactionStates.some((s) => s.transactionalId === 'listed' && s.transactionState === 'Ongoing'));
   const ongoing = await c.request(ApiKey.ListTransactions, 1, {
     stateFilters: ['Ongoing', 'Bogus'],
     producerIdFilters: [pid],
@@ -424,9 +424,9 @@ test('ListTransactions filters; DescribeTransactions of unknown ids; DescribePro
   const dp = await c.request(ApiKey.DescribeProducers, 0, { topics: [{ name: 'tx', partitionIndexes: [1, 9] }] });
   const [p1, p9] = dp.topics[0].partitions;
   assert.equal(p9.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-  const mine = p1.activeProducers.find((p: any) => p.producerId === pid);
-  assert.equal(mine.currentTxnStartOffset, w.baseOffset);
-  assert.equal(mine.lastSequence, 0);
+  const mine = p1.activeProducers.find((p) => p.producerId === pid);
+  assert.equal(mine?.currentTxnStartOffset, w.baseOffset);
+  assert.equal(mine?.lastSequence, 0);
 
   // an admin abort of the partition's transaction (kafka-transactions abort)
   const m = await c.request(ApiKey.WriteTxnMarkers, 1, {
@@ -444,7 +444,7 @@ test('ListTransactions filters; DescribeTransactions of unknown ids; DescribePro
     ],
   });
   assert.deepEqual(
-    m.markers[0].topics.map((t: any) => [t.name, t.partitions[0].errorCode]),
+    m.markers[0].topics.map((t) => [t.name, t.partitions[0].errorCode]),
     [
       ['tx', 0],
       ['nope', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
@@ -452,7 +452,7 @@ test('ListTransactions filters; DescribeTransactions of unknown ids; DescribePro
   );
   const after = (await c.request(ApiKey.DescribeProducers, 0, { topics: [{ name: 'tx', partitionIndexes: [1] }] }))
     .topics[0].partitions[0];
-  assert.equal(after.activeProducers.find((p: any) => p.producerId === pid).currentTxnStartOffset, -1n);
+  assert.equal(after.activeProducers.find((p) => p.producerId === pid)?.currentTxnStartOffset, -1n);
   assert.equal(await latest('tx', 1, 1), await latest('tx', 1, 0));
   // markers with an older producer epoch or from an older coordinator epoch are refused
   const marker = (producerEpoch: number, coordinatorEpoch: number) =>

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import type { BrokerProcess } from './helpers/broker-process.js';
+import { waitFor } from './helpers/wait-for.js';
 import { startBroker as startTxnBroker } from './helpers/broker-process.js';
 
 const { Kafka, logLevel } = kafkajs;
@@ -83,9 +84,11 @@ async function readOutput(
       last = Date.now();
     },
   });
-  const end = Date.now() + 60_000;
-  while (Date.now() < end && (values.length < expected || Date.now() - last < 1500))
-    await new Promise((r) => setTimeout(r, 100));
+  // the expected records, then a quiet 1.5 s: time is the point, a record after them would be one too many
+  await waitFor(() => values.length >= expected && Date.now() - last >= 1500, {
+    what: `${expected} records and then quiet`,
+    timeoutMs: 60_000,
+  }).catch(() => undefined); // the caller's assertions say what came
   await consumer.disconnect();
   return { values, controlSeen };
 }

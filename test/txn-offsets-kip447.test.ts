@@ -11,6 +11,7 @@ import { ErrorCode as E } from '../src/protocol/errors.js';
 import { encodeSubscription } from '../src/broker/group/consumer-protocol.js';
 import { RawClient } from './helpers/raw-client.js';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
+import { waitFor } from './helpers/wait-for.js';
 
 let broker: BrokerProcess;
 let c: RawClient;
@@ -22,16 +23,15 @@ const OVERRIDES = {
 };
 const TOPIC = 'in';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
+  const found = await waitFor(
+    async () => {
+      const v = await fn();
+      return v === undefined ? undefined : { v };
+    },
+    { what, timeoutMs: ms },
+  );
+  return found.v;
 }
 
 const RETRY = new Set<number>([E.COORDINATOR_LOAD_IN_PROGRESS, E.COORDINATOR_NOT_AVAILABLE, E.NOT_COORDINATOR]);

@@ -9,8 +9,8 @@ import { ErrorCode } from '../src/protocol/errors.js';
 import { buildEndTxnMarker } from '../src/protocol/records/batch.js';
 import { crc32c } from '../src/protocol/records/crc.js';
 import { ProducerStates, type BatchHeaderInfo } from '../src/broker/log/producer-state.js';
-import { decodeSnapshot, encodeSnapshot } from '../src/broker/log/producer-state-snapshot.js';
-import { decodeAbortedTxns, encodeAbortedTxn } from '../src/broker/log/txn-index.js';
+import { decodeSnapshot, encodeSnapshot } from '../src/storage/producer-snapshot.js';
+import { decodeAbortedTxns, encodeAbortedTxn } from '../src/storage/txn-index.js';
 import { abortedTransactionsIn } from '../src/broker/replication/eos.js';
 import { batch, openLog, removeDir, tempDir, testConfig } from './helpers/log-fixtures.js';
 

@@ -13,6 +13,7 @@ import { RawClient } from './helpers/raw-client.js';
 import { REPO_ROOT } from './helpers/spec-models.js';
 import type { BrokerProcess } from './helpers/broker-process.js';
 import { startBroker as startTxnBroker } from './helpers/broker-process.js';
+import { waitFor } from './helpers/wait-for.js';
 
 let broker: BrokerProcess;
 let c: RawClient;
@@ -21,13 +22,14 @@ let openOffset = 0n;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
+  const found = await waitFor(
+    async () => {
+      const v = await fn();
+      return v === undefined ? undefined : { v };
+    },
+    { what, timeoutMs: ms },
+  );
+  return found.v;
 }
 
 const tkafka = (args: string[]) =>
@@ -226,7 +228,7 @@ test('find-hanging reports a transaction its coordinator does not know; abort --
     'nobody',
   );
   assert.equal(w.errorCode, 0);
-  await sleep(5);
+  await sleep(5); // time is the point: the transaction must be older than --max-transaction-timeout 0
   const found = await txns('find-hanging', '--broker-id', '1', '--max-transaction-timeout', '0');
   assert.equal(found.exitCode, 0, found.stderr);
   const lines = found.stdout.split('\n').filter((l) => l !== '');

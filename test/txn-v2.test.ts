@@ -316,18 +316,18 @@ test('UpdateFeatures: downgrade and upgrade transaction.version and group.versio
     // unsupported features and levels, metadata.version downgrades across a format change
     const share = await update(2, [{ feature: 'share.version', maxVersionLevel: 1, upgradeType: 1 }]);
     assert.match(
-      share.errorMessage,
+      share.errorMessage ?? '',
       /Invalid update version 1 for feature share\.version\. Local controller 1 does not support this feature\.$/,
     );
     const tv3 = await update(2, [{ feature: 'transaction.version', maxVersionLevel: 3, upgradeType: 1 }]);
-    assert.match(tv3.errorMessage, /Local controller 1 only supports versions 0-2$/);
+    assert.match(tv3.errorMessage ?? '', /Local controller 1 only supports versions 0-2$/);
     const mv = await update(2, [{ feature: 'metadata.version', maxVersionLevel: 25, upgradeType: 2 }]);
     assert.match(
-      mv.errorMessage,
+      mv.errorMessage ?? '',
       /Unsupported metadata\.version downgrade from 4\.4-IV2 to 4\.0-IV3\. Refusing to perform the requested downgrade because it might delete metadata information\.$/,
     );
     const raise = await update(2, [{ feature: 'transaction.version', maxVersionLevel: 2, upgradeType: 2 }]);
-    assert.match(raise.errorMessage, /Can't downgrade to a newer version\.$/);
+    assert.match(raise.errorMessage ?? '', /Can't downgrade to a newer version\.$/);
     // all or nothing: one bad update fails the others
     const mixed = await update(2, [
       { feature: 'transaction.version', maxVersionLevel: 2, upgradeType: 1 },

@@ -1,13 +1,13 @@
 // `tkafka server start [server.properties] [--override k=v ...]`: load the configuration, start
 // the node, and shut it down cleanly on SIGTERM/SIGINT.
-import type { ToolIO } from '../cli.js';
-import { loadServerConfig, ConfigError } from './config/load.js';
+import { loadServerConfig, ConfigError } from '../config/load.js';
 import { BrokerServer } from './server.js';
 
 export interface StartOptions {
   file: string | undefined;
   overrides: string[];
-  io: ToolIO;
+  /** Where the node's log lines go (the process's stderr). */
+  io: { stderr: NodeJS.WritableStream };
 }
 
 const ts = () => new Date().toISOString().replace('T', ' ').replace('Z', '');

@@ -1,8 +1,8 @@
 // One tkafka node: storage check → KRaft controller (metadata log) → partition logs → handlers →
 // listeners. Metadata changes flow one way: the controller publishes, the broker side reacts.
-import { ensureFormatted } from './storage/meta-properties.js';
-import type { ServerConfig } from './config/load.js';
-import { effectiveTopicConfig } from './config/topic-configs.js';
+import { ensureFormatted } from './storage/ensure-formatted.js';
+import type { ServerConfig } from '../config/load.js';
+import { effectiveTopicConfig } from '../config/topic-configs.js';
 import { QuorumController } from './controller/index.js';
 import type { MetadataPublisher, MetadataUpdate } from './metadata/events.js';
 import { ConfigResourceType, type MetadataImage } from './metadata/image.js';
@@ -22,6 +22,7 @@ import { registerGroupHandlers } from './api/register-group.js';
 import { startGroupCoordinator, type GroupCoordinatorHandle } from './group/broker-glue.js';
 import { adminConfigSchema, adminConfigValidator } from './api/admin-support.js';
 import type { BrokerServices } from './services.js';
+import { defaultBrokerLoggers } from './loggers.js';
 
 export interface ServerLogger {
   log(level: string, msg: string): void;
@@ -46,16 +47,36 @@ export class BrokerServer {
     if (storage.formatted) logger.log('INFO', `Formatted storage with cluster id ${storage.clusterId}`);
     const clusterId = storage.clusterId;
     const nodeId = config.nodeId;
+    const socketLogger = {
+      info: (m: string) => logger.log('INFO', m),
+      warn: (m: string) => logger.log('WARN', m),
+      error: (m: string) => logger.log('ERROR', m),
+    };
+    // As Kafka's BrokerServer and ControllerServer: the acceptors of port-0 listeners bind first, and
+    // every advertised endpoint on port 0 (explicit, or derived from `listeners`) gets the bound port.
+    const acceptors = await SocketServer.openAcceptors(
+      config.listeners.map((e) => ({ name: e.listenerName, host: e.host, port: e.port })),
+      config.controllerListenerNames,
+      socketLogger,
+    );
+    const boundPort = (e: { listenerName: string; port: number }): number => {
+      if (e.port !== 0) return e.port;
+      const acceptor = acceptors.find((a) => a.bound.name === e.listenerName);
+      if (!acceptor) throw new Error(`Cannot resolve ephemeral port 0 of ${e.listenerName}: it is not in listeners`);
+      // Kafka's ListenerInfo.withEphemeralPortsCorrected line
+      logger.log('INFO', `${e.listenerName}: resolved ephemeral port to ${acceptor.bound.port}`);
+      return acceptor.bound.port;
+    };
     const advertised = config.effectiveAdvertisedBrokerListeners.map((e) => ({
       name: e.listenerName,
       host: e.host ?? '127.0.0.1',
-      port: e.port,
+      port: boundPort(e),
       securityProtocol: e.securityProtocol,
     }));
     const controllerEps = config.effectiveAdvertisedControllerListeners.map((e) => ({
       name: e.listenerName,
       host: e.host ?? '127.0.0.1',
-      port: e.port,
+      port: boundPort(e),
       securityProtocol: e.securityProtocol,
     }));
     const controller = await QuorumController.open({
@@ -144,7 +165,9 @@ export class BrokerServer {
       })),
       controller,
       replicas,
-      extra: new Map(),
+      loggers: defaultBrokerLoggers(),
+      groupCoordinator: null,
+      txnCoordinator: null,
     };
     const registry = new HandlerRegistry();
     registry.register(
@@ -167,8 +190,9 @@ export class BrokerServer {
     });
     registerTxnHandlers(registry);
     const socketServer = new SocketServer<BrokerServices>({
-      listeners: config.listeners.map((e) => ({ name: e.listenerName, host: e.host, port: e.port })),
+      listeners: acceptors,
       controllerListenerNames: config.controllerListenerNames,
+      logger: socketLogger,
       registry,
       services,
       socketRequestMaxBytes: config.getInt('socket.request.max.bytes'),

@@ -1,6 +1,11 @@
 // What API handlers may use. The server (src/broker/server.ts) builds one BrokerServices and
 // passes it to every handler; handlers never reach into each other.
-import type { ServerConfig } from './config/load.js';
+import type { ServerConfig } from '../config/load.js';
+import type { QuorumController } from './controller/index.js';
+import type { GroupCoordinator } from './group/coordinator.js';
+import type { BrokerLoggers } from './loggers.js';
+import type { ReplicaManager } from './replication/replica-manager.js';
+import type { TxnCoordinatorHandle } from './txn/handle.js';
 
 export interface AdvertisedEndpoint {
   listenerName: string;
@@ -16,9 +21,19 @@ export interface BrokerServices {
   /** Endpoints of this node by listener name (advertised). */
   readonly endpoints: readonly AdvertisedEndpoint[];
   /** The KRaft controller: metadata reads (image) and writes (create/delete topics, configs, ...). */
-  readonly controller: any; // narrowed by the server to the controller's type (src/broker/controller)
+  readonly controller: QuorumController;
   /** Partition data plane: appends, reads, offsets (src/broker/replication/replica-manager.ts). */
-  readonly replicas: any;
-  /** Registry of slots for extra services (group coordinator, txn coordinator) added by later work. */
-  readonly extra: Map<string, unknown>;
+  readonly replicas: ReplicaManager;
+  /** Runtime logger levels (the BROKER_LOGGER config resource). */
+  readonly loggers: BrokerLoggers;
+  /**
+   * The group coordinator while it runs. Written only by src/broker/group/broker-glue.ts (set when it
+   * starts, cleared at shutdown); handlers reach it through groupCoordinatorOf.
+   */
+  groupCoordinator: GroupCoordinator | null;
+  /**
+   * The transaction coordinator while it runs. Written only by src/broker/txn/broker-glue.ts;
+   * handlers reach it through txnCoordinatorOf.
+   */
+  txnCoordinator: TxnCoordinatorHandle | null;
 }

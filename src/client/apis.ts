@@ -161,8 +161,10 @@ export function responseHeaderVersion(api: ClientApi, version: number): number {
 }
 
 export interface ApiCodec {
-  writeRequest(w: Writer, v: number, body: any): void;
-  readResponse(r: Reader, v: number): any;
+  /** The generated writer of the API's request (it accepts `Input<...Request>`). */
+  writeRequest(w: Writer, v: number, body: unknown): void;
+  /** The generated reader of the API's response (it returns `...Response`). */
+  readResponse(r: Reader, v: number): unknown;
 }
 
 const codecs = new Map<number, Promise<ApiCodec>>();

@@ -5,6 +5,8 @@
 // default.api.timeout.ms runs out.
 import { apiByName, type ClientApi } from './apis.js';
 import { BrokerConnection, type Response, type SendOptions } from './connection.js';
+import type { FindCoordinatorResponse } from '../protocol/generated/protocol/FindCoordinator.js';
+import type { MetadataResponse } from '../protocol/generated/protocol/Metadata.js';
 import { DEFAULT_CLIENT_CONFIG, splitHostPort, type ClientConfig } from './config.js';
 import {
   ApiError,
@@ -172,7 +174,7 @@ export class KafkaClient {
   // ---- sending -----------------------------------------------------------------------------
 
   /** One attempt: route, pick the version, build the body, send. */
-  async send<T = any>(
+  async send<T = unknown>(
     target: Target,
     apiName: string,
     body: BodyBuilder,
@@ -186,7 +188,12 @@ export class KafkaClient {
   }
 
   /** `send` with retries (see `call`). */
-  request<T = any>(target: Target, apiName: string, body: BodyBuilder, opts: SendOptions = {}): Promise<Response<T>> {
+  request<T = unknown>(
+    target: Target,
+    apiName: string,
+    body: BodyBuilder,
+    opts: SendOptions = {},
+  ): Promise<Response<T>> {
     return this.call(`${apiName}`, () => this.send<T>(target, apiName, body, opts));
   }
 
@@ -243,7 +250,7 @@ export class KafkaClient {
     const cached = this.cluster;
     if (cached && !opts.refresh && !this.metadataStale && topics !== null && topics.every((t) => cached.topics.has(t)))
       return cached;
-    const resp = await this.send<any>('any', 'Metadata', (v: number) => ({
+    const resp = await this.send<MetadataResponse>('any', 'Metadata', (v: number) => ({
       topics: topics === null ? (v === 0 ? [] : null) : topics.map((name) => ({ name })),
       allowAutoTopicCreation: false,
     }));
@@ -259,7 +266,7 @@ export class KafkaClient {
         topicId: t.topicId,
         internal: t.isInternal,
         errorCode: t.errorCode,
-        partitions: (t.partitions as any[])
+        partitions: t.partitions
           .map((p) => ({
             partition: p.partitionIndex,
             errorCode: p.errorCode,
@@ -304,7 +311,7 @@ export class KafkaClient {
     const known = this.coordinators.get(cacheKey);
     if (known !== undefined) return known;
     const keyType = type === 'group' ? 0 : 1;
-    const resp = await this.send<any>('any', 'FindCoordinator', (v: number) =>
+    const resp = await this.send<FindCoordinatorResponse>('any', 'FindCoordinator', (v: number) =>
       v >= 4 ? { keyType, coordinatorKeys: [key] } : { key, keyType },
     );
     const b = resp.body;

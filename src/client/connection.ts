@@ -6,6 +6,7 @@ import { Reader } from '../protocol/codec/reader.js';
 import { Writer } from '../protocol/codec/writer.js';
 import { writeRequestHeader } from '../protocol/generated/protocol/RequestHeader.js';
 import { readResponseHeader } from '../protocol/generated/protocol/ResponseHeader.js';
+import type { ApiVersionsResponse } from '../protocol/generated/protocol/ApiVersions.js';
 import {
   apiByKey,
   clientMaxVersion,
@@ -40,7 +41,8 @@ export interface SendOptions {
   timeoutMs?: number;
 }
 
-export interface Response<T = any> {
+/** A decoded response; T is the API's generated response type (`...Response`), named by the caller. */
+export interface Response<T = unknown> {
   version: number;
   body: T;
 }
@@ -60,7 +62,7 @@ export class BrokerConnection {
   /** Versions the broker advertised, by API key. */
   readonly brokerVersions = new Map<number, VersionRange>();
   /** The raw ApiVersions response (features, finalized features). */
-  apiVersionsResponse: any = null;
+  apiVersionsResponse: (ApiVersionsResponse & { version: number }) | null = null;
   private socket: Socket | null = null;
   private chunks: Buffer[] = [];
   private buffered = 0;
@@ -126,16 +128,16 @@ export class BrokerConnection {
     let version = clientMaxVersion(API_VERSIONS);
     for (let attempt = 0; attempt < 3; attempt++) {
       const frame = await this.sendFrame(API_VERSIONS, version, version >= 3 ? body : {});
-      let resp: any;
+      let resp: ApiVersionsResponse | null;
       try {
-        resp = (await this.decode(API_VERSIONS, version, frame)).body;
+        resp = (await this.decode<ApiVersionsResponse>(API_VERSIONS, version, frame)).body;
       } catch {
         resp = null;
       }
       if (resp === null || resp.errorCode === 35) {
         // The broker answered at v0 because it does not know our version; retry with its highest.
-        const v0 = (await this.decode(API_VERSIONS, 0, frame)).body;
-        const own = (v0.apiKeys as any[]).find((k) => k.apiKey === 18);
+        const v0 = (await this.decode<ApiVersionsResponse>(API_VERSIONS, 0, frame)).body;
+        const own = v0.apiKeys.find((k) => k.apiKey === 18);
         const next = own ? Math.min(own.maxVersion, version - 1) : 0;
         if (next < 0 || next >= version)
           throw new ApiError(35, 'The broker does not support any ApiVersions version this client can send');
@@ -143,7 +145,7 @@ export class BrokerConnection {
         continue;
       }
       if (resp.errorCode !== 0) throw new ApiError(resp.errorCode, null, 'ApiVersions');
-      for (const k of resp.apiKeys as any[])
+      for (const k of resp.apiKeys)
         this.brokerVersions.set(k.apiKey, { minVersion: k.minVersion, maxVersion: k.maxVersion });
       this.apiVersionsResponse = { ...resp, version };
       return;
@@ -193,17 +195,18 @@ export class BrokerConnection {
   }
 
   /** Sends one request and waits for its response. */
-  async send<T = any>(api: ClientApi, body: unknown, opts: SendOptions = {}): Promise<Response<T>> {
+  async send<T = unknown>(api: ClientApi, body: unknown, opts: SendOptions = {}): Promise<Response<T>> {
     const version = this.pickVersion(api, opts);
     const frame = await this.sendFrame(api, version, body, opts.timeoutMs);
-    return this.decode(api, version, frame);
+    return this.decode<T>(api, version, frame);
   }
 
-  private async decode(api: ClientApi, version: number, frame: Buffer): Promise<Response> {
+  /** Reads the response with `api`'s generated reader: T, the caller's name for that API's response type. */
+  private async decode<T>(api: ClientApi, version: number, frame: Buffer): Promise<Response<T>> {
     const codec = await loadCodec(api);
     const r = new Reader(frame);
     readResponseHeader(r, responseHeaderVersion(api, version));
-    return { version, body: codec.readResponse(r, version) };
+    return { version, body: codec.readResponse(r, version) as T };
   }
 
   private async sendFrame(api: ClientApi, version: number, body: unknown, timeoutMs?: number): Promise<Buffer> {

@@ -7,6 +7,10 @@
 import type { KafkaClient } from './client.js';
 import { ApiError } from './errors.js';
 import type { TopicPartition } from './admin/offsets.js';
+import type { HeartbeatResponse } from '../protocol/generated/protocol/Heartbeat.js';
+import type { JoinGroupResponse } from '../protocol/generated/protocol/JoinGroup.js';
+import type { LeaveGroupResponse } from '../protocol/generated/protocol/LeaveGroup.js';
+import type { SyncGroupResponse } from '../protocol/generated/protocol/SyncGroup.js';
 
 export interface MemberConfig {
   groupId: string;
@@ -120,7 +124,7 @@ export class GroupMember {
     for (let attempt = 0; ; attempt++) {
       if (Date.now() > deadline) throw new ApiError(7, `Timed out joining group ${this.config.groupId}`);
       try {
-        const join = await this.client.send<any>(
+        const join = await this.client.send<JoinGroupResponse>(
           this.target(),
           'JoinGroup',
           {
@@ -149,7 +153,7 @@ export class GroupMember {
         let assignments: { memberId: string; assignment: Buffer }[] = [];
         if (jb.leader === jb.memberId && !jb.skipAssignment) {
           const members = await Promise.all(
-            (jb.members as any[]).map(async (m) => ({
+            jb.members.map(async (m) => ({
               memberId: m.memberId as string,
               groupInstanceId: (m.groupInstanceId ?? null) as string | null,
               topics: await decodeSubscription(m.metadata),
@@ -161,7 +165,7 @@ export class GroupMember {
             [...plan].map(async ([memberId, tps]) => ({ memberId, assignment: await encodeAssignment(tps) })),
           );
         }
-        const sync = await this.client.send<any>(
+        const sync = await this.client.send<SyncGroupResponse>(
           this.target(),
           'SyncGroup',
           {
@@ -214,7 +218,7 @@ export class GroupMember {
     if (this.heartbeating || this.needsJoin) return;
     this.heartbeating = true;
     try {
-      const r = await this.client.send<any>(this.target(), 'Heartbeat', {
+      const r = await this.client.send<HeartbeatResponse>(this.target(), 'Heartbeat', {
         groupId: this.config.groupId,
         generationId: this.generationId,
         memberId: this.memberId,
@@ -249,7 +253,7 @@ export class GroupMember {
     this.stopHeartbeats();
     if (this.memberId === '' || this.config.groupInstanceId !== null) return;
     try {
-      await this.client.send<any>(
+      await this.client.send<LeaveGroupResponse>(
         this.target(),
         'LeaveGroup',
         (v: number) =>

@@ -9,6 +9,8 @@ import { ApiError } from './errors.js';
 import { tpKey, type TopicPartition } from './admin/offsets.js';
 import { decodePartition, type ConsumerRecord } from './consumer-fetch.js';
 import { GroupMember } from './consumer-group-member.js';
+import type { FetchResponse } from '../protocol/generated/protocol/Fetch.js';
+import type { OffsetCommitResponse } from '../protocol/generated/protocol/OffsetCommit.js';
 
 export type { ConsumerRecord, ConsumerHeader } from './consumer-fetch.js';
 
@@ -357,7 +359,7 @@ export class Consumer {
         for (const s of parts) topics.set(s.tp.topic, [...(topics.get(s.tp.topic) ?? []), s]);
         let resp;
         try {
-          resp = await this.client.send<any>(
+          resp = await this.client.send<FetchResponse>(
             { node: leader },
             'Fetch',
             {
@@ -395,8 +397,8 @@ export class Consumer {
           this.client.noteFailure(new ApiError(resp.body.errorCode));
           return;
         }
-        for (const t of resp.body.responses as any[]) {
-          for (const p of t.partitions as any[]) {
+        for (const t of resp.body.responses) {
+          for (const p of t.partitions) {
             const s = this.states.get(tpKey({ topic: t.topic, partition: p.partitionIndex }));
             if (!s || s.fetchOffset === null) continue;
             await this.handlePartition(s, p, readCommitted);
@@ -406,7 +408,11 @@ export class Consumer {
     );
   }
 
-  private async handlePartition(s: PartitionState, p: any, readCommitted: boolean): Promise<void> {
+  private async handlePartition(
+    s: PartitionState,
+    p: FetchResponse['responses'][number]['partitions'][number],
+    readCommitted: boolean,
+  ): Promise<void> {
     if (p.errorCode === OFFSET_OUT_OF_RANGE) {
       if (this.config.autoOffsetReset === 'none')
         throw new ApiError(1, `Fetch position ${s.fetchOffset} is out of range for partition ${tpKey(s.tp)}`);
@@ -466,25 +472,29 @@ export class Consumer {
     for (const o of list) byTopic.set(o.tp.topic, [...(byTopic.get(o.tp.topic) ?? []), o]);
     const m = this.member;
     await this.client.call('commit', async () => {
-      const resp = await this.client.send<any>({ coordinator: { type: 'group', key: groupId } }, 'OffsetCommit', {
-        groupId,
-        generationIdOrMemberEpoch: m ? m.generationId : -1,
-        memberId: m ? m.memberId : '',
-        groupInstanceId: this.config.groupInstanceId,
-        retentionTimeMs: -1n,
-        topics: [...byTopic].map(([name, os]) => ({
-          name,
-          partitions: os.map((o) => ({
-            partitionIndex: o.tp.partition,
-            committedOffset: o.offset,
-            committedLeaderEpoch: o.leaderEpoch ?? -1,
-            commitTimestamp: -1n,
-            committedMetadata: '',
+      const resp = await this.client.send<OffsetCommitResponse>(
+        { coordinator: { type: 'group', key: groupId } },
+        'OffsetCommit',
+        {
+          groupId,
+          generationIdOrMemberEpoch: m ? m.generationId : -1,
+          memberId: m ? m.memberId : '',
+          groupInstanceId: this.config.groupInstanceId,
+          retentionTimeMs: -1n,
+          topics: [...byTopic].map(([name, os]) => ({
+            name,
+            partitions: os.map((o) => ({
+              partitionIndex: o.tp.partition,
+              committedOffset: o.offset,
+              committedLeaderEpoch: o.leaderEpoch ?? -1,
+              commitTimestamp: -1n,
+              committedMetadata: '',
+            })),
           })),
-        })),
-      });
-      for (const t of resp.body.topics as any[]) {
-        for (const p of t.partitions as any[]) {
+        },
+      );
+      for (const t of resp.body.topics) {
+        for (const p of t.partitions) {
           if (p.errorCode === 0) continue;
           const e = new ApiError(p.errorCode);
           if (m && (p.errorCode === 25 || p.errorCode === 22 || p.errorCode === 27)) m.needsJoin = true;

@@ -9,6 +9,10 @@
 import type { KafkaClient } from './client.js';
 import { ApiError } from './errors.js';
 import { defaultPartition } from '../protocol/partitioner.js';
+import type { AddPartitionsToTxnResponse } from '../protocol/generated/protocol/AddPartitionsToTxn.js';
+import type { EndTxnResponse } from '../protocol/generated/protocol/EndTxn.js';
+import type { InitProducerIdResponse } from '../protocol/generated/protocol/InitProducerId.js';
+import type { ProduceResponse } from '../protocol/generated/protocol/Produce.js';
 
 export interface ProducerConfig {
   /** acks: -1 (all), 1 or 0 (sent as 1: this client always reads the response). */
@@ -271,7 +275,7 @@ export class Producer {
     if (!this.config.idempotence || this.config.acks !== -1 || this.producerId >= 0n) return;
     this.idInit ??= (async () => {
       try {
-        const resp = await this.client.request<any>('any', 'InitProducerId', {
+        const resp = await this.client.request<InitProducerIdResponse>('any', 'InitProducerId', {
           transactionalId: null,
           transactionTimeoutMs: 2147483647,
           producerId: -1n,
@@ -357,7 +361,7 @@ export class Producer {
       batches.forEach((b, i) =>
         topics.set(b.topic, [...(topics.get(b.topic) ?? []), { index: b.partition, records: encoded[i]! }]),
       );
-      const resp = await this.client.send<any>(
+      const resp = await this.client.send<ProduceResponse>(
         { node: leader },
         'Produce',
         {
@@ -368,9 +372,8 @@ export class Producer {
         },
         { minVersion: 3, timeoutMs: this.config.requestTimeoutMs + 5000 },
       );
-      const results = new Map<string, any>();
-      for (const t of resp.body.responses as any[])
-        for (const p of t.partitionResponses as any[]) results.set(key(t.name, p.index), p);
+      const results = new Map<string, ProduceResponse['responses'][number]['partitionResponses'][number]>();
+      for (const t of resp.body.responses) for (const p of t.partitionResponses) results.set(key(t.name, p.index), p);
       for (const b of batches) {
         const p = results.get(key(b.topic, b.partition));
         if (!p) this.retryOrFail(b, new ApiError(-1, 'The produce response did not include the partition'));
@@ -419,11 +422,11 @@ export class Producer {
   }
 
   /** A transaction coordinator call, retried while the coordinator is busy or moving. */
-  private async txnCall(api: string, body: unknown, maxVersion?: number): Promise<any> {
+  private async txnCall<T extends { errorCode: number }>(api: string, body: unknown, maxVersion?: number): Promise<T> {
     const id = this.config.transactionalId!;
     const deadline = Date.now() + this.config.maxBlockMs;
     for (let backoff = this.config.retryBackoffMs; ; backoff = Math.min(backoff * 2, 1000)) {
-      const resp = await this.client.request<any>(
+      const resp = await this.client.request<T>(
         { coordinator: { type: 'transaction', key: id } },
         api,
         body,
@@ -442,7 +445,7 @@ export class Producer {
   async initTransactions(): Promise<void> {
     const id = this.config.transactionalId;
     if (id === null) throw new ProduceError('initTransactions needs transactional.id', '');
-    const b = await this.txnCall('InitProducerId', {
+    const b = await this.txnCall<InitProducerIdResponse>('InitProducerId', {
       transactionalId: id,
       transactionTimeoutMs: this.config.transactionTimeoutMs,
       producerId: -1n,
@@ -464,7 +467,7 @@ export class Producer {
     const id = this.config.transactionalId!;
     const deadline = Date.now() + this.config.maxBlockMs;
     for (let backoff = 20; ; backoff = Math.min(backoff * 2, 1000)) {
-      const body = await this.txnCall(
+      const body = await this.txnCall<AddPartitionsToTxnResponse>(
         'AddPartitionsToTxn',
         (v: number) =>
           v >= 4
@@ -490,10 +493,10 @@ export class Producer {
       );
       const results = [
         ...(body.resultsByTopicV3AndBelow ?? []),
-        ...((body.resultsByTransaction ?? []) as any[]).flatMap((t) => t.topicResults),
+        ...(body.resultsByTransaction ?? []).flatMap((t) => t.topicResults),
       ];
       const codes = results
-        .flatMap((t) => (t.resultsByPartition as any[]).map((p) => p.partitionErrorCode as number))
+        .flatMap((t) => t.resultsByPartition.map((p) => p.partitionErrorCode as number))
         .filter((c) => c !== 0);
       if (codes.length === 0) break;
       // The previous transaction may still be completing (CONCURRENT_TRANSACTIONS): retry.
@@ -508,7 +511,7 @@ export class Producer {
     if (!this.inTransaction) throw new ProduceError('No transaction in progress', '');
     await this.flush();
     if (this.txnPartitions.size > 0) {
-      await this.txnCall('EndTxn', {
+      await this.txnCall<EndTxnResponse>('EndTxn', {
         transactionalId: this.config.transactionalId!,
         producerId: this.producerId,
         producerEpoch: this.producerEpoch,

@@ -40,7 +40,8 @@ export interface DecodedRequest {
   apiKey: number;
   apiVersion: number;
   correlationId: number;
-  body: any;
+  /** The API's generated request type (`...Request`); narrow it by apiKey. */
+  body: unknown;
 }
 
 /**
@@ -113,7 +114,7 @@ export function decodeResponse(
   apiKey: number,
   apiVersion: number,
   frame: Buffer,
-): { correlationId: number; body: any } {
+): { correlationId: number; body: unknown } {
   const spec = apiSpec(apiKey);
   if (!spec) throw new UnsupportedVersionError(`unknown API key ${apiKey}`);
   const r = new Reader(frame);

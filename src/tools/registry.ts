@@ -1,20 +1,6 @@
 // The tools behind `tkafka <name> ...`. Each entry is cheap to list; its module is imported only
 // when the tool runs, so a tool never pays for loading the broker or other tools.
-import type { ToolModule } from '../cli.js';
-import type { ToolSpec } from './completion/model.js';
-
-export interface ToolDescriptor {
-  /** The subcommand: `tkafka <name>`. */
-  readonly name: string;
-  readonly summary: string;
-  /** The Apache Kafka script this tool replaces. */
-  readonly kafka: string;
-  readonly load: () => Promise<ToolModule>;
-  /** The flag definitions behind the tool's `--help`; man pages and completions are generated from them (npm run docs). */
-  readonly spec?: () => Promise<ToolSpec>;
-  /** Left out of `tkafka --help`, man pages and completions (internal helpers). */
-  readonly hidden?: boolean;
-}
+import type { ToolDescriptor } from './common/io.js';
 
 export const TOOLS: readonly ToolDescriptor[] = [
   {

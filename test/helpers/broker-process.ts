@@ -1,29 +1,28 @@
-// Starts a real `bin/tkafka server start` process on free loopback ports with its data in a
-// temp folder, waits until it serves, and stops it (SIGTERM) or kills it (SIGKILL).
+// Starts a real `bin/tkafka server start` process with its data in a temp folder, waits until it
+// serves, and stops it (SIGTERM) or kills it (SIGKILL).
+//
+// Ports: every listener is configured on port 0 (advertised listener and voter endpoint too), so
+// the kernel picks a free port at bind time and nothing can take it between the pick and the bind.
+// The broker logs one Kafka Acceptor line per listener, in `listeners` order ("Awaiting socket
+// connections on 127.0.0.1:40123."), and this harness reads the ports from those lines.
+// restart() brings the node back on the ports it had (a broker restarting on its configured
+// ports, so clients reconnect to the same bootstrap address); if one of them was taken in the
+// meantime, it starts on port 0 again and `port`/`bootstrap` change.
 import { execa, type ResultPromise } from 'execa';
-import { createServer, connect } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './spec-models.js';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { waitFor } from './wait-for.js';
 
 export interface BrokerProcess {
-  port: number;
+  /** The PLAINTEXT listener's bound port (may change on restart, see above). */
+  readonly port: number;
   /** pid of the running broker process (changes on restart). */
   pid: () => number | undefined;
-  controllerPort: number;
-  bootstrap: string;
+  readonly controllerPort: number;
+  readonly bootstrap: string;
   dataDir: string;
   output: () => string;
   stop(): Promise<void>;
@@ -37,64 +36,105 @@ export interface BrokerOptions {
   dataDir?: string;
 }
 
-async function waitForPort(port: number, deadline: number, exited: () => string | null): Promise<void> {
-  while (Date.now() < deadline) {
-    const gone = exited();
-    if (gone !== null) throw new Error(`broker exited before serving:\n${gone}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1');
-      s.once('connect', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`broker did not listen on ${port} in time`);
+/** Kafka's Acceptor line (SocketServer.openServerSocket), one per listener as it binds. */
+export const ACCEPTOR_LINE = /Awaiting socket connections on (\S+):(\d+)\.$/gm;
+/** The line `tkafka server start` writes once the node serves (Kafka's KafkaRaftServer line). */
+const STARTED_LINE = /\] Kafka Server started/;
+
+/** The bound port of each listener, by name, from the Acceptor lines of one start. */
+export function boundPorts(output: string, listenerNames: readonly string[]): Map<string, number> | null {
+  const ports = [...output.matchAll(ACCEPTOR_LINE)].map((m) => Number(m[2]));
+  if (ports.length < listenerNames.length) return null;
+  return new Map(listenerNames.map((n, i) => [n, ports[i]!]));
 }
 
+/** Listener names of a `listeners` value, in order. */
+const listenerNames = (listeners: string): string[] =>
+  listeners
+    .split(',')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .map((l) => l.slice(0, l.indexOf(':')).toUpperCase());
+
 export async function startBroker(opts: BrokerOptions = {}): Promise<BrokerProcess> {
-  const port = await freePort();
-  const controllerPort = await freePort();
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'tkafka-it-'));
-  const overrides: Record<string, string> = {
-    listeners: `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://127.0.0.1:${port}`,
-    'controller.quorum.voters': `1@127.0.0.1:${controllerPort}`,
+  const userOverrides: Record<string, string> = {};
+  for (const [k, v] of Object.entries(opts.overrides ?? {})) userOverrides[k] = String(v);
+
+  let port = 0;
+  let controllerPort = 0;
+  const overridesFor = (p: number, c: number): Record<string, string> => ({
+    listeners: `PLAINTEXT://127.0.0.1:${p},CONTROLLER://127.0.0.1:${c}`,
+    'advertised.listeners': `PLAINTEXT://127.0.0.1:${p}`,
+    'controller.quorum.voters': `1@127.0.0.1:${c}`,
     'log.dirs': join(dataDir, 'logs'),
-  };
-  for (const [k, v] of Object.entries(opts.overrides ?? {})) overrides[k] = String(v);
-  const args = ['bin/tkafka', 'server', 'start'];
-  for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${v}`);
+    ...userOverrides,
+  });
 
   let child: ResultPromise | null = null;
   let out = '';
   let exitedWith: string | null = null;
-  const launch = async () => {
+
+  /** Starts the process on the given ports (0: ephemeral); resolves with false if a port was taken. */
+  const launch = async (p: number, c: number): Promise<boolean> => {
     exitedWith = null;
-    const c = execa('node', args, { cwd: REPO_ROOT, all: true, reject: false, buffer: false });
-    child = c;
-    c.all?.on('data', (d: Buffer) => {
+    const from = out.length;
+    const overrides = overridesFor(p, c);
+    const args = ['bin/tkafka', 'server', 'start'];
+    for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${v}`);
+    const c0 = execa('node', args, { cwd: REPO_ROOT, all: true, reject: false, buffer: false });
+    child = c0;
+    c0.all?.on('data', (d: Buffer) => {
       out += d.toString();
-      if (out.length > 1_000_000) out = out.slice(-500_000);
     });
-    void c.then((r) => {
+    void c0.then((r) => {
       exitedWith = `exit ${r.exitCode ?? r.signal}\n${out.slice(-4000)}`;
     });
-    await waitForPort(port, Date.now() + 30_000, () => exitedWith);
+    const names = listenerNames(overrides.listeners);
+    const started = await waitFor(
+      () => {
+        const since = out.slice(from);
+        if (STARTED_LINE.test(since)) return { ok: true as const, since };
+        if (exitedWith !== null) return { ok: false as const, since };
+        return null;
+      },
+      { what: 'the broker to log "Kafka Server started"', timeoutMs: 60_000 },
+    ).catch(async (e: Error) => {
+      c0.kill('SIGKILL');
+      await c0;
+      child = null;
+      throw new Error(`${e.message}; its output:\n${out.slice(from).slice(-4000)}`);
+    });
+    if (!started.ok) {
+      await c0;
+      child = null;
+      if (/Socket server failed to bind to .*(EADDRINUSE|address already in use)/i.test(started.since)) return false;
+      throw new Error(`broker exited before serving:\n${exitedWith}`);
+    }
+    const ports = boundPorts(started.since, names);
+    if (!ports) throw new Error(`the broker did not log an Acceptor line per listener:\n${started.since}`);
+    port = ports.get('PLAINTEXT') ?? 0;
+    controllerPort = ports.get('CONTROLLER') ?? 0;
+    // keep memory bounded in long tests; `from` offsets only matter during a launch
+    if (out.length > 1_000_000) out = out.slice(-500_000);
+    return true;
   };
   const waitExit = async () => {
     if (child) await child;
     child = null;
   };
-  await launch();
+  if (!(await launch(0, 0))) throw new Error('port 0 was refused');
   const handle: BrokerProcess = {
-    port,
+    get port() {
+      return port;
+    },
     pid: () => (child as { pid?: number } | null)?.pid,
-    controllerPort,
-    bootstrap: `127.0.0.1:${port}`,
+    get controllerPort() {
+      return controllerPort;
+    },
+    get bootstrap() {
+      return `127.0.0.1:${port}`;
+    },
     dataDir,
     output: () => out,
     async stop() {
@@ -109,11 +149,28 @@ export async function startBroker(opts: BrokerOptions = {}): Promise<BrokerProce
     },
     async restart() {
       await handle.stop();
-      await launch();
+      if (await launch(port, controllerPort)) return;
+      // a port was taken while the broker was down: come back on fresh ones
+      if (!(await launch(0, 0))) throw new Error('port 0 was refused');
     },
     cleanup() {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
   return handle;
+}
+
+/**
+ * A loopback port nothing listens on, for tests of an unreachable cluster. Not for binding: the
+ * port is released before it is returned (a broker binds port 0 instead, see above).
+ */
+export async function unusedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
 }

@@ -5,6 +5,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { decodeRequest, encodeResponse, type DecodedRequest } from '../../src/protocol/frame.js';
 import { API_SPECS, ApiKey } from '../../src/protocol/generated/apis.js';
+import type { ProduceRequest } from '../../src/protocol/generated/protocol/Produce.js';
+import type { MetadataRequest } from '../../src/protocol/generated/protocol/Metadata.js';
 
 export interface Captured {
   frame: Buffer; // without the size prefix
@@ -40,8 +42,8 @@ export async function startCaptureBroker(partitions = 3): Promise<CaptureBroker>
           throttleTimeMs: 0,
         };
       case ApiKey.Metadata: {
-        const names: string[] =
-          req.body.topics === null ? [...topicIds.keys()] : req.body.topics.map((t: { name: string }) => t.name);
+        const body = req.body as MetadataRequest;
+        const names: string[] = body.topics === null ? [...topicIds.keys()] : body.topics.map((t) => t.name ?? '');
         return {
           brokers: [{ nodeId: 1, host: '127.0.0.1', port, rack: null }],
           clusterId: 'capture-cluster',
@@ -66,10 +68,11 @@ export async function startCaptureBroker(partitions = 3): Promise<CaptureBroker>
           }),
         };
       }
-      case ApiKey.Produce:
-        if (req.body.acks === 0) return null;
+      case ApiKey.Produce: {
+        const body = req.body as ProduceRequest;
+        if (body.acks === 0) return null;
         return {
-          responses: req.body.topicData.map((t: { name: string; partitionData: { index: number }[] }) => ({
+          responses: body.topicData.map((t) => ({
             name: t.name,
             partitionResponses: t.partitionData.map((p) => {
               const baseOffset = nextOffset;
@@ -78,6 +81,7 @@ export async function startCaptureBroker(partitions = 3): Promise<CaptureBroker>
             }),
           })),
         };
+      }
       default:
         return {};
     }

@@ -20,8 +20,6 @@ export interface Harness {
 export const INFO = { apiVersion: 9, clientId: 'test-client', clientHost: '/127.0.0.1' };
 export const INFO_V3 = { ...INFO, apiVersion: 3 };
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 export async function harness(
   overrides: Partial<GroupConfig> = {},
   shared?: { log: MemoryCoordinatorLog; topics: Map<string, TopicView> },

@@ -7,10 +7,10 @@
 //   - regex subscriptions: a member's regex resolves to the matching topics, a matching topic created
 //     later is assigned, an invalid regex is INVALID_REGULAR_EXPRESSION.
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeRequest, decodeResponse } from '../../src/protocol/frame.js';
-import { ApiKey } from '../../src/protocol/generated/apis.js';
+import { ApiKey, type ApiKeyWithMessages, type ApiResponse } from '../../src/protocol/generated/apis.js';
 import { RawClient } from './raw-client.js';
+import { waitFor } from './wait-for.js';
 
 /** A KIP-1082 member id: what a v1 client generates (Uuid.randomUuid().toString()). */
 export const newMemberId = (): string => randomBytes(16).toString('base64url');
@@ -18,13 +18,13 @@ export const newMemberId = (): string => randomBytes(16).toString('base64url');
 export const suffix = (): string => randomBytes(4).toString('hex');
 
 /** Sends a request with `extra` bytes appended after its body (the size prefix counts them). */
-export async function requestWithTrailingBytes(
+export async function requestWithTrailingBytes<K extends ApiKeyWithMessages>(
   port: number,
-  apiKey: number,
+  apiKey: K,
   version: number,
   body: unknown,
   extra: Buffer,
-): Promise<any> {
+): Promise<ApiResponse<K>> {
   const c = await RawClient.connect(port);
   try {
     const frame = Buffer.concat([...encodeRequest(apiKey, version, 7, 'trailing-bytes', body), extra]);
@@ -41,7 +41,7 @@ export async function requestWithTrailingBytes(
     c.writeRaw(frame);
     const r = decodeResponse(apiKey, version, await answer);
     if (r.correlationId !== 7) throw new Error(`correlation id ${r.correlationId}`);
-    return r.body;
+    return r.body as ApiResponse<K>; // read by the codec of apiKey
   } finally {
     c.close();
   }
@@ -59,27 +59,30 @@ export async function createTopic(c: RawClient, name: string, partitions: number
 
 /** Topic name → id, from Metadata v12 for the named topics (waits until each has a leader everywhere). */
 export async function topicIds(c: RawClient, names: string[]): Promise<Map<string, string>> {
-  for (let i = 0; i < 100; i++) {
-    const r = await c.request(ApiKey.Metadata, 12, {
-      topics: names.map((name) => ({ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name })),
-      allowAutoTopicCreation: false,
-      includeTopicAuthorizedOperations: false,
-    });
-    const ready = r.topics.every((t: any) => t.errorCode === 0 && t.partitions.every((p: any) => p.leaderId >= 0));
-    if (ready) return new Map(r.topics.map((t: any) => [t.name, t.topicId]));
-    await sleep(100);
-  }
-  throw new Error(`topics ${names.join(', ')} not ready`);
+  const what = `topics ${names.join(', ')} to have leaders`;
+  return waitFor(
+    async () => {
+      const r = await c.request(ApiKey.Metadata, 12, {
+        topics: names.map((name) => ({ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name })),
+        allowAutoTopicCreation: false,
+        includeTopicAuthorizedOperations: false,
+      });
+      const ready = r.topics.every((t) => t.errorCode === 0 && t.partitions.every((p) => p.leaderId >= 0));
+      return ready ? new Map(r.topics.map((t) => [t.name ?? '', t.topicId] as const)) : null;
+    },
+    { what, timeoutMs: 10_000 },
+  );
 }
 
 /** Polls FindCoordinator until the group's coordinator is known (creates __consumer_offsets on Kafka). */
 export async function findCoordinator(c: RawClient, groupId: string): Promise<void> {
-  for (let i = 0; i < 150; i++) {
-    const r = await c.request(ApiKey.FindCoordinator, 4, { key: '', keyType: 0, coordinatorKeys: [groupId] });
-    if (r.coordinators[0].errorCode === 0) return;
-    await sleep(200);
-  }
-  throw new Error(`no coordinator for ${groupId}`);
+  await waitFor(
+    async () => {
+      const r = await c.request(ApiKey.FindCoordinator, 4, { key: '', keyType: 0, coordinatorKeys: [groupId] });
+      return r.coordinators[0].errorCode === 0;
+    },
+    { what: `a coordinator for ${groupId}`, timeoutMs: 30_000 },
+  );
 }
 
 export interface HeartbeatAnswer {
@@ -116,10 +119,14 @@ const LOADING = new Set([14, 15, 16]);
 /** ConsumerGroupHeartbeat v1, retried (every 200 ms, at most 30 s) while the coordinator loads. */
 export async function heartbeat(c: RawClient, req: Record<string, unknown>): Promise<HeartbeatAnswer> {
   let r: HeartbeatAnswer = await c.request(ApiKey.ConsumerGroupHeartbeat, 1, req);
-  for (let i = 0; i < 150 && LOADING.has(r.errorCode); i++) {
-    await sleep(200);
-    r = await c.request(ApiKey.ConsumerGroupHeartbeat, 1, req);
-  }
+  if (!LOADING.has(r.errorCode)) return r;
+  await waitFor(
+    async () => {
+      r = await c.request(ApiKey.ConsumerGroupHeartbeat, 1, req);
+      return !LOADING.has(r.errorCode);
+    },
+    { what: 'the group coordinator to load', timeoutMs: 30_000, intervalMs: 200 },
+  ).catch(() => undefined); // still loading after 30 s: the caller sees the error code
   return r;
 }
 
@@ -191,17 +198,22 @@ export class Member {
 
   /** Heartbeats (every 250 ms, at most `ms`) until `done` holds; returns whether it did. */
   async beatUntil(done: () => boolean, ms: number): Promise<boolean> {
-    const end = Date.now() + ms;
-    for (let i = 0; i < 1000 && Date.now() < end; i++) {
-      if (done()) return true;
-      await sleep(250);
-      await this.beat();
-    }
-    return done();
+    // a member heartbeats at an interval (the protocol's, here 250 ms) until the condition holds
+    return waitFor(
+      async () => {
+        if (done()) return true;
+        await this.beat();
+        return done();
+      },
+      { what: 'the member condition', timeoutMs: ms, intervalMs: 250 },
+    ).catch(() => done());
   }
 }
 
-export async function describeGroup(c: RawClient, groupId: string): Promise<any> {
+export async function describeGroup(
+  c: RawClient,
+  groupId: string,
+): Promise<ApiResponse<typeof ApiKey.ConsumerGroupDescribe>['groups'][number]> {
   const r = await c.request(ApiKey.ConsumerGroupDescribe, 0, {
     groupIds: [groupId],
     includeAuthorizedOperations: false,
@@ -258,9 +270,9 @@ export async function runRegexScenarios(
       Buffer.from([0, 0, 0]),
     );
     const trailingBytes = {
-      errorlessTopics: md.topics.every((t: any) => t.errorCode === 0),
+      errorlessTopics: md.topics.every((t) => t.errorCode === 0),
       brokers: md.brokers.length,
-      listsTopic: md.topics.some((t: any) => t.name === plain),
+      listsTopic: md.topics.some((t) => t.name === plain),
     };
     log(`metadata with trailing bytes: ${JSON.stringify(trailingBytes)}`);
 
@@ -361,5 +373,5 @@ async function internalIds(c: RawClient): Promise<Map<string, string>> {
     allowAutoTopicCreation: false,
     includeTopicAuthorizedOperations: false,
   });
-  return new Map(r.topics.map((t: any) => [t.topicId, t.name]));
+  return new Map(r.topics.map((t) => [t.topicId, t.name ?? ''] as const));
 }

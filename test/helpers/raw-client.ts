@@ -2,6 +2,9 @@
 // need exact protocol fields (topic ids, error codes) or malformed input.
 import { connect, type Socket } from 'node:net';
 import { encodeRequest, decodeResponse } from '../../src/protocol/frame.js';
+import type { ApiKeyWithMessages, ApiRequest, ApiResponse } from '../../src/protocol/generated/apis.js';
+import type { Input } from '../../src/protocol/codec/types.js';
+import { waitFor } from './wait-for.js';
 
 export class RawClient {
   private buf = Buffer.alloc(0);
@@ -34,14 +37,19 @@ export class RawClient {
     return new RawClient(s);
   }
 
-  async request(apiKey: number, version: number, body: unknown): Promise<any> {
+  /** One request of API `apiKey` (an `ApiKey` constant), answered with that API's decoded response. */
+  async request<K extends ApiKeyWithMessages>(
+    apiKey: K,
+    version: number,
+    body: Input<ApiRequest<K>>,
+  ): Promise<ApiResponse<K>> {
     const corr = this.corr++;
     const p = new Promise<Buffer>((res) => this.waiters.push(res));
     this.socket.write(Buffer.concat(encodeRequest(apiKey, version, corr, 'raw-test', body)));
     const frame = await p;
     const r = decodeResponse(apiKey, version, frame);
     if (r.correlationId !== corr) throw new Error(`correlation id ${r.correlationId} != ${corr}`);
-    return r.body;
+    return r.body as ApiResponse<K>; // read by the codec of apiKey
   }
 
   writeRaw(b: Buffer): void {
@@ -49,8 +57,7 @@ export class RawClient {
   }
 
   async waitClosed(ms = 5000): Promise<boolean> {
-    const end = Date.now() + ms;
-    while (!this.closed && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => this.closed, { what: 'the connection to close', timeoutMs: ms }).catch(() => undefined);
     return this.closed;
   }
 

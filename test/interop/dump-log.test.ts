@@ -20,6 +20,7 @@ import { startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { dumpLog } from '../dump-log-fixtures.js';
 import { REPO_ROOT } from '../helpers/spec-models.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
 let kafka: ApacheKafka;
@@ -165,7 +166,15 @@ before(async () => {
     overrides: { 'log.index.interval.bytes': 512, 'metadata.log.max.snapshot.interval.ms': 2000 },
   });
   await produceEverything(kafka);
-  await new Promise((r) => setTimeout(r, 3000)); // a metadata snapshot or two
+  // a metadata snapshot (metadata.log.max.snapshot.interval.ms=2000) beside format's bootstrap one
+  const metadataDir = join(kafka.dataDir, '__cluster_metadata-0');
+  await waitFor(
+    () =>
+      readdirSync(metadataDir).some(
+        (f) => /^\d{20}-\d{10}\.checkpoint$/.test(f) && f !== '00000000000000000000-0000000000.checkpoint',
+      ),
+    { what: 'Apache Kafka to write a metadata snapshot', timeoutMs: 30_000 },
+  );
   copies = mkdtempSync(join(tmpdir(), 'tkafka-dump-log-interop-'));
   // A snapshot being written (*.part) may vanish while it is copied.
   cpSync(kafka.dataDir, join(copies, 'running'), { recursive: true, filter: (src) => !src.endsWith('.part') });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { execa } from 'execa';
 import { startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
-import type { ToolIO } from '../../src/cli.js';
+import type { ToolIO } from '../../src/tools/common/io.js';
 import { API_SPECS } from '../../src/protocol/generated/apis.js';
 
 let kafka: ApacheKafka;

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { TOOL_JVM_FLAGS, kafkaLibDir, startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
 import { REPO_ROOT } from '../helpers/spec-models.js';
-import type { ToolIO } from '../../src/cli.js';
+import type { ToolIO } from '../../src/tools/common/io.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const CLASSES: Record<string, string> = {
   'consumer-groups': 'org.apache.kafka.tools.consumer.group.ConsumerGroupCommand',
@@ -95,22 +96,34 @@ async function same(
 
 const B = (): string[] => ['--bootstrap-server', kafka.bootstrap];
 const CG = (...a: string[]): string[] => [...B(), ...a];
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 function startBackground(cmd: string, args: string[]): void {
   const c = spawn(cmd, args, { cwd: REPO_ROOT, stdio: 'ignore' });
   background.push(c);
 }
 
+/** Waits until the group has committed every partition it reads up to the log end. */
+async function waitCommitted(group: string): Promise<void> {
+  type Row = { currentOffset: number | null; lag: number | null };
+  await waitFor(
+    async () => {
+      const r = await tkafka('consumer-groups', CG('--describe', '--group', group, '--offsets', '--output', 'json'));
+      const rows: Row[] = r.code === 0 ? (JSON.parse(r.out).groups[0]?.offsets ?? []) : [];
+      return rows.length > 0 && rows.every((o) => o.currentOffset !== null && o.lag === 0);
+    },
+    { what: `group ${group} to commit what it read`, timeoutMs: 60_000, intervalMs: 500 },
+  );
+}
+
 async function waitStable(group: string, members = 1): Promise<void> {
-  const end = Date.now() + 60_000;
-  while (Date.now() < end) {
-    const r = await tkafka('consumer-groups', CG('--describe', '--group', group, '--state', '--output', 'json'));
-    const g = r.code === 0 ? JSON.parse(r.out).groups[0] : null;
-    if (g && g.state === 'Stable' && g.members === members) return;
-    await sleep(300);
-  }
-  throw new Error(`group ${group} did not become Stable`);
+  await waitFor(
+    async () => {
+      const r = await tkafka('consumer-groups', CG('--describe', '--group', group, '--state', '--output', 'json'));
+      const g = r.code === 0 ? JSON.parse(r.out).groups[0] : null;
+      return g && g.state === 'Stable' && g.members === members;
+    },
+    { what: `group ${group} to be Stable with ${members} member(s)`, timeoutMs: 60_000, intervalMs: 300 },
+  );
 }
 
 before(async () => {
@@ -207,7 +220,8 @@ before(async () => {
   await waitStable('active-classic');
   await waitStable('active-new');
   await waitStable('active-tkafka');
-  await sleep(6000); // auto-commit (5 s) of what the active consumers read
+  // the console consumers auto-commit (every 5 s) what they read
+  for (const g of ['active-classic', 'active-new', 'active-tkafka']) await waitCommitted(g);
 });
 
 after(async () => {

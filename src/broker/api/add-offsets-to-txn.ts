@@ -2,7 +2,11 @@
 // transaction, so that TxnOffsetCommit may follow (KafkaApis.handleAddOffsetsToTxnRequest); v<2
 // clients get INVALID_PRODUCER_EPOCH for PRODUCER_FENCED.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { AddOffsetsToTxnRequest } from '../../protocol/generated/protocol/AddOffsetsToTxn.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type {
+  AddOffsetsToTxnRequest,
+  AddOffsetsToTxnResponse,
+} from '../../protocol/generated/protocol/AddOffsetsToTxn.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import { OFFSETS_TOPIC, txnCoordinatorOf } from '../txn/broker-glue.js';
@@ -10,7 +14,11 @@ import { tpKey } from '../txn/txn-metadata.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 
-async function handle(ctx: RequestContext, req: AddOffsetsToTxnRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: AddOffsetsToTxnRequest,
+  services: BrokerServices,
+): Promise<Input<AddOffsetsToTxnResponse>> {
   const h = await txnCoordinatorOf(services);
   const partition = h.offsetsPartitionFor(req.groupId);
   let code = await h.coordinator.handleAddPartitions(req.transactionalId, Number(req.producerId), req.producerEpoch, [
@@ -20,7 +28,7 @@ async function handle(ctx: RequestContext, req: AddOffsetsToTxnRequest, services
   return { throttleTimeMs: 0, errorCode: code };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, AddOffsetsToTxnRequest, Input<AddOffsetsToTxnResponse>> = {
   apiKey: ApiKey.AddOffsetsToTxn,
   minVersion: 0,
   maxVersion: 4,

@@ -5,9 +5,11 @@
 // internal topics are not writable by producers (TOPIC_AUTHORIZATION_FAILED, AddOffsetsToTxn adds
 // __consumer_offsets). Kafka's KafkaApis.handleAddPartitionsToTxnRequest.
 import { ApiKey } from '../../protocol/generated/apis.js';
+import type { Input } from '../../protocol/codec/types.js';
 import type {
   AddPartitionsToTxnRequest,
   AddPartitionsToTxnRequestAddPartitionsToTxnTopic,
+  AddPartitionsToTxnResponse,
 } from '../../protocol/generated/protocol/AddPartitionsToTxn.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
@@ -32,7 +34,11 @@ function results(codes: Map<string, number>): TopicResult[] {
   return [...byTopic.values()];
 }
 
-async function handle(ctx: RequestContext, req: AddPartitionsToTxnRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: AddPartitionsToTxnRequest,
+  services: BrokerServices,
+): Promise<Input<AddPartitionsToTxnResponse>> {
   const v = ctx.apiVersion;
   const image = imageOf(services);
   const { coordinator } = await txnCoordinatorOf(services);
@@ -82,7 +88,7 @@ async function handle(ctx: RequestContext, req: AddPartitionsToTxnRequest, servi
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction: out };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, AddPartitionsToTxnRequest, Input<AddPartitionsToTxnResponse>> = {
   apiKey: ApiKey.AddPartitionsToTxn,
   minVersion: 0,
   maxVersion: 5,

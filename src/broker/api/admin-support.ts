@@ -7,15 +7,15 @@
 import type { QuorumController, ConfigSchema, ConfigValidator, CreatableTopic } from '../controller/index.js';
 import { ConfigResourceType, type MetadataImage, type PartitionImage, type ConfigResource } from '../metadata/image.js';
 import type { BrokerServices } from '../services.js';
-import type { ServerConfig } from '../config/load.js';
+import type { ServerConfig } from '../../config/load.js';
 import {
   BROKER_CONFIGS,
   ConfigError,
   convertToString,
   parseConfigValue,
   type ConfigValue,
-} from '../config/definitions.js';
-import { TOPIC_CONFIGS, validateTopicConfigs } from '../config/topic-configs.js';
+} from '../../config/definitions.js';
+import { TOPIC_CONFIGS, validateTopicConfigs } from '../../config/topic-configs.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 
 export { invalidTopicReason, isInternalTopic } from '../controller/index.js';
@@ -69,7 +69,7 @@ const DIR_UNASSIGNED = 'AAAAAAAAAAAAAAAAAAAAAQ';
 const DIR_LOST = 'AAAAAAAAAAAAAAAAAAAAAg';
 
 export function controllerOf(services: BrokerServices): QuorumController {
-  return services.controller as QuorumController;
+  return services.controller;
 }
 
 /** The latest metadata image this broker has applied. */
@@ -184,76 +184,6 @@ export function autoCreatableTopic(name: string, config: ServerConfig): Creatabl
         replicationFactor: config.getInt('default.replication.factor'),
       };
   }
-}
-
-// ------------------------------------------------------------------ BROKER_LOGGER
-
-/** LogLevelConfig.VALID_LOG_LEVELS, sorted as RuntimeLoggerManager prints them. */
-export const VALID_LOG_LEVELS = ['DEBUG', 'ERROR', 'FATAL', 'INFO', 'TRACE', 'WARN'];
-export const ROOT_LOGGER = 'root';
-
-/**
- * The broker's runtime logger levels (Kafka's Log4jController): the root logger plus loggers that
- * were given a level. Kept per process; levels are not persisted (as in Kafka).
- */
-export class BrokerLoggers {
-  private readonly levels = new Map<string, string | null>();
-
-  /** `loggers`: logger name → own level (null: inherits). */
-  constructor(rootLevel = 'INFO', loggers: Readonly<Record<string, string | null>> = {}) {
-    this.levels.set(ROOT_LOGGER, rootLevel);
-    for (const [n, l] of Object.entries(loggers)) this.levels.set(n, l);
-  }
-
-  exists(name: string): boolean {
-    return this.levels.has(name);
-  }
-
-  /** Effective level: its own, else the nearest dotted ancestor's, else the root's. */
-  level(name: string): string {
-    let n = name;
-    for (;;) {
-      const own = this.levels.get(n);
-      if (own) return own;
-      const i = n.lastIndexOf('.');
-      if (i <= 0) return this.levels.get(ROOT_LOGGER)!;
-      n = n.slice(0, i);
-    }
-  }
-
-  /** name → effective level, root first then by name. */
-  all(): Array<[string, string]> {
-    const names = [...this.levels.keys()].filter((n) => n !== ROOT_LOGGER).sort();
-    return [[ROOT_LOGGER, this.level(ROOT_LOGGER)], ...names.map((n): [string, string] => [n, this.level(n)])];
-  }
-
-  set(name: string, level: string): void {
-    this.levels.set(name, level.toUpperCase());
-  }
-
-  unset(name: string): void {
-    if (name !== ROOT_LOGGER) this.levels.set(name, null);
-  }
-}
-
-/** The loggers Kafka's shipped config/log4j.properties configures. */
-export const KAFKA_DEFAULT_LOGGERS: Readonly<Record<string, string>> = {
-  'org.apache.kafka': 'INFO',
-  kafka: 'INFO',
-  'kafka.request.logger': 'WARN',
-  'kafka.network.RequestChannel$': 'WARN',
-  'kafka.controller': 'TRACE',
-  'kafka.log.LogCleaner': 'INFO',
-  'state.change.logger': 'INFO',
-  'kafka.authorizer.logger': 'INFO',
-};
-
-const defaultLoggers = new BrokerLoggers('INFO', KAFKA_DEFAULT_LOGGERS);
-
-/** The logger registry of this broker: `services.extra.get('brokerLoggers')` if set, else a process-wide one. */
-export function brokerLoggersOf(services: BrokerServices): BrokerLoggers {
-  const l = services.extra.get('brokerLoggers');
-  return l instanceof BrokerLoggers ? l : defaultLoggers;
 }
 
 /** "Node id must be an integer" / "Unexpected broker id" checks of ConfigAdminManager. */

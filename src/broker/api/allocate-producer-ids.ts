@@ -3,7 +3,11 @@
 // — ControllerApis.handleAllocateProducerIdsRequest. This node's own transaction coordinator asks
 // the controller directly; other brokers (and tests) use the RPC.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { AllocateProducerIdsRequest } from '../../protocol/generated/protocol/AllocateProducerIds.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type {
+  AllocateProducerIdsRequest,
+  AllocateProducerIdsResponse,
+} from '../../protocol/generated/protocol/AllocateProducerIds.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
@@ -19,7 +23,7 @@ async function handle(
   _ctx: RequestContext,
   req: AllocateProducerIdsRequest,
   services: BrokerServices,
-): Promise<unknown> {
+): Promise<Input<AllocateProducerIdsResponse>> {
   const r = await (services.controller as ControllerLike).allocateProducerIds(req.brokerId, req.brokerEpoch);
   return {
     throttleTimeMs: 0,
@@ -29,7 +33,7 @@ async function handle(
   };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, AllocateProducerIdsRequest, Input<AllocateProducerIdsResponse>> = {
   apiKey: ApiKey.AllocateProducerIds,
   minVersion: 0,
   maxVersion: 0,

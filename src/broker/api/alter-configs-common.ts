@@ -5,19 +5,16 @@
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { ConfigResourceType } from '../metadata/image.js';
 import type { BrokerServices } from '../services.js';
+import { type BrokerLoggers, ROOT_LOGGER, VALID_LOG_LEVELS } from '../loggers.js';
 import {
-  BrokerLoggers,
-  ROOT_LOGGER,
-  VALID_LOG_LEVELS,
   applyIncrementalBrokerOps,
-  brokerLoggersOf,
   controllerOf,
   errorOf,
   imageOf,
   validateDynamicBrokerConfigs,
   validateResourceNameIsNodeId,
 } from './admin-support.js';
-import { BROKER_CONFIGS } from '../config/definitions.js';
+import { BROKER_CONFIGS } from '../../config/definitions.js';
 
 export interface ResourceChange {
   resourceType: number;
@@ -133,7 +130,7 @@ function preprocess(
       switch (c.resourceType) {
         case ConfigResourceType.BrokerLogger:
           if (!incremental) break; // legacy AlterConfigs does not know BROKER_LOGGER: "Unknown resource type"
-          applyLoggerChanges(brokerLoggersOf(services), services.nodeId, c, validateOnly);
+          applyLoggerChanges(services.loggers, services.nodeId, c, validateOnly);
           return { ...base, errorCode: ErrorCode.NONE, errorMessage: null };
         case ConfigResourceType.Broker: {
           if (c.resourceName !== '') validateResourceNameIsNodeId(c.resourceName, services.nodeId);
@@ -200,7 +197,7 @@ async function alterConfigsOnController(
     const k = `${c.resourceType}:${c.resourceName}`;
     if (incremental && c.resourceType === ConfigResourceType.BrokerLogger) {
       try {
-        applyLoggerChanges(brokerLoggersOf(services), services.nodeId, c, validateOnly);
+        applyLoggerChanges(services.loggers, services.nodeId, c, validateOnly);
         loggerResults.push({ ...base, errorCode: ErrorCode.NONE, errorMessage: null });
       } catch (e) {
         loggerResults.push({ ...base, ...errorOf(e) });

@@ -3,6 +3,7 @@
 // (ConfigAdminManager.preprocess), the rest is validated and written by the controller
 // (ConfigurationControlManager.legacyAlterConfigs). BROKER_LOGGER is not supported here.
 import { ApiKey } from '../../protocol/generated/apis.js';
+import type { Input } from '../../protocol/codec/types.js';
 import type { AlterConfigsRequest, AlterConfigsResponse } from '../../protocol/generated/protocol/AlterConfigs.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
@@ -23,7 +24,7 @@ async function handle(
   return { throttleTimeMs: 0, responses };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, AlterConfigsRequest, Input<AlterConfigsResponse>> = {
   apiKey: ApiKey.AlterConfigs,
   minVersion: 0,
   maxVersion: 2,

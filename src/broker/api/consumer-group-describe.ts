@@ -2,7 +2,11 @@
 // Stable), group and assignment epochs, assignor, and each member's subscription, current and
 // target assignment. GROUP_ID_NOT_FOUND for unknown groups and for classic groups.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { ConsumerGroupDescribeRequest } from '../../protocol/generated/protocol/ConsumerGroupDescribe.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type {
+  ConsumerGroupDescribeRequest,
+  ConsumerGroupDescribeResponse,
+} from '../../protocol/generated/protocol/ConsumerGroupDescribe.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
@@ -16,14 +20,14 @@ async function handle(
   _ctx: RequestContext,
   req: ConsumerGroupDescribeRequest,
   services: BrokerServices,
-): Promise<unknown> {
+): Promise<Input<ConsumerGroupDescribeResponse>> {
   const coordinator = await groupCoordinatorOf(services);
   const groups = await coordinator.consumerGroupDescribe(req.groupIds);
   const ops = req.includeAuthorizedOperations ? GROUP_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED;
   return { throttleTimeMs: 0, groups: groups.map((g) => ({ ...g, authorizedOperations: ops })) };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, ConsumerGroupDescribeRequest, Input<ConsumerGroupDescribeResponse>> = {
   apiKey: ApiKey.ConsumerGroupDescribe,
   minVersion: 0,
   maxVersion: 0,

@@ -4,7 +4,11 @@
 // v1 members bring their own (KIP-1082). UNSUPPORTED_VERSION when the protocol is disabled
 // (group.coordinator.rebalance.protocols).
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { ConsumerGroupHeartbeatRequest } from '../../protocol/generated/protocol/ConsumerGroupHeartbeat.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type {
+  ConsumerGroupHeartbeatRequest,
+  ConsumerGroupHeartbeatResponse,
+} from '../../protocol/generated/protocol/ConsumerGroupHeartbeat.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
@@ -15,7 +19,7 @@ async function handle(
   ctx: RequestContext,
   req: ConsumerGroupHeartbeatRequest,
   services: BrokerServices,
-): Promise<unknown> {
+): Promise<Input<ConsumerGroupHeartbeatResponse>> {
   // throwIfConsumerGroupHeartbeatRequestIsInvalid's first check: from v1 every request carries a member id
   if (ctx.apiVersion >= 1 && req.memberId.trim() === '') {
     return {
@@ -47,7 +51,11 @@ async function handle(
   return { throttleTimeMs: 0, ...r };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<
+  BrokerServices,
+  ConsumerGroupHeartbeatRequest,
+  Input<ConsumerGroupHeartbeatResponse>
+> = {
   apiKey: ApiKey.ConsumerGroupHeartbeat,
   minVersion: 0,
   maxVersion: 1,

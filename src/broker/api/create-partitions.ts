@@ -3,6 +3,7 @@
 // or "The topic t currently has 3 partition(s); 2 would not be an increase.", assignment errors,
 // duplicates; validate-only changes nothing.
 import { ApiKey } from '../../protocol/generated/apis.js';
+import type { Input } from '../../protocol/codec/types.js';
 import type {
   CreatePartitionsRequest,
   CreatePartitionsResponse,
@@ -31,7 +32,7 @@ async function handle(
   };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, CreatePartitionsRequest, Input<CreatePartitionsResponse>> = {
   apiKey: ApiKey.CreatePartitions,
   minVersion: 0,
   maxVersion: 3,

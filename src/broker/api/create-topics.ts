@@ -3,6 +3,7 @@
 // answers carry the partition count, replication factor and the new topic's effective configs with
 // their sources (ConfigurationControlManager.computeEffectiveTopicConfigs), v7+ the topic id.
 import { ApiKey } from '../../protocol/generated/apis.js';
+import type { Input } from '../../protocol/codec/types.js';
 import type {
   CreateTopicsRequest,
   CreateTopicsResponse,
@@ -10,12 +11,13 @@ import type {
   CreateTopicsResponseCreatableTopicResult,
 } from '../../protocol/generated/protocol/CreateTopics.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { CONFIG_SOURCE, effectiveTopicConfig } from '../config/topic-configs.js';
+import { CONFIG_SOURCE, effectiveTopicConfig } from '../../config/topic-configs.js';
 import type { CreateTopicResult } from '../controller/index.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
-import { ZERO_UUID, controllerOf } from './admin-support.js';
+import { controllerOf } from './admin-support.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 type Result = CreateTopicsResponseCreatableTopicResult;
 
@@ -74,7 +76,7 @@ async function handle(
   return { throttleTimeMs: 0, topics: results.map((r) => toResponse(r, v, services)) };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, CreateTopicsRequest, Input<CreateTopicsResponse>> = {
   apiKey: ApiKey.CreateTopics,
   minVersion: 2, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 7,

@@ -1,18 +1,23 @@
 // DeleteGroups (API 42), v0-2: deletes empty groups with their offsets (tombstones in
 // __consumer_offsets): NON_EMPTY_GROUP while members remain, GROUP_ID_NOT_FOUND for unknown groups.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { DeleteGroupsRequest } from '../../protocol/generated/protocol/DeleteGroups.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type { DeleteGroupsRequest, DeleteGroupsResponse } from '../../protocol/generated/protocol/DeleteGroups.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 
-async function handle(_ctx: RequestContext, req: DeleteGroupsRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  _ctx: RequestContext,
+  req: DeleteGroupsRequest,
+  services: BrokerServices,
+): Promise<Input<DeleteGroupsResponse>> {
   const coordinator = await groupCoordinatorOf(services);
   return { throttleTimeMs: 0, results: await coordinator.deleteGroups(req.groupsNames) };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, DeleteGroupsRequest, Input<DeleteGroupsResponse>> = {
   apiKey: ApiKey.DeleteGroups,
   minVersion: 0,
   maxVersion: 2,

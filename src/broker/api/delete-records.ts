@@ -39,7 +39,7 @@ async function handleDeleteRecords(
   return { throttleTimeMs: 0, topics };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, DeleteRecordsRequest, Input<DeleteRecordsResponse>> = {
   apiKey: ApiKey.DeleteRecords,
   minVersion: 0,
   maxVersion: 2,

@@ -3,12 +3,14 @@
 // UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID for absent topics, INVALID_REQUEST for duplicates
 // and name+id entries. As in Kafka's KRaft mode, internal topics are not refused.
 import { ApiKey } from '../../protocol/generated/apis.js';
+import type { Input } from '../../protocol/codec/types.js';
 import type { DeleteTopicsRequest, DeleteTopicsResponse } from '../../protocol/generated/protocol/DeleteTopics.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
-import { ZERO_UUID, controllerOf } from './admin-support.js';
+import { controllerOf } from './admin-support.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 /** DeleteTopicsRequest.topics(): v0-5 names as entries with a zero id. */
 function requestedTopics(req: DeleteTopicsRequest, v: number): { name: string | null; topicId: string }[] {
@@ -51,7 +53,7 @@ async function handle(
   };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, DeleteTopicsRequest, Input<DeleteTopicsResponse>> = {
   apiKey: ApiKey.DeleteTopics,
   minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 6,

@@ -4,6 +4,7 @@
 // On controller listeners (KIP-919, endpoint type CONTROLLER): the registered controllers on the
 // listener and the active controller (ControllerApis.handleDescribeCluster).
 import { ApiKey } from '../../protocol/generated/apis.js';
+import type { Input } from '../../protocol/codec/types.js';
 import type {
   DescribeClusterRequest,
   DescribeClusterResponse,
@@ -98,7 +99,7 @@ function handle(ctx: RequestContext, req: DescribeClusterRequest, services: Brok
   };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, DescribeClusterRequest, Input<DescribeClusterResponse>> = {
   apiKey: ApiKey.DescribeCluster,
   minVersion: 0,
   maxVersion: 1,

@@ -2,6 +2,7 @@
 // CLIENT_METRICS and GROUP resources, with value, source, synonyms (v1+, when asked), type and
 // documentation (v3+, documentation when asked), as Kafka's ConfigHelper describes them.
 import { ApiKey } from '../../protocol/generated/apis.js';
+import type { Input } from '../../protocol/codec/types.js';
 import type {
   DescribeConfigsRequest,
   DescribeConfigsRequestDescribeConfigsResource,
@@ -10,19 +11,19 @@ import type {
   DescribeConfigsResponseDescribeConfigsResult,
 } from '../../protocol/generated/protocol/DescribeConfigs.js';
 import { ErrorCode, errorInfo, KafkaError } from '../../protocol/errors.js';
-import { BROKER_CONFIGS, convertToString, parseConfigValue, type ConfigValue } from '../config/definitions.js';
+import { BROKER_CONFIGS, convertToString, parseConfigValue, type ConfigValue } from '../../config/definitions.js';
 import {
   CONFIG_SOURCE,
   CONFIG_TYPE_ID,
   brokerSynonymEntries,
   effectiveTopicConfig,
   type ConfigSynonymEntry,
-} from '../config/topic-configs.js';
+} from '../../config/topic-configs.js';
 import { ConfigResourceType, type MetadataImage } from '../metadata/image.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
-import { brokerLoggersOf, errorOf, imageOf, invalidTopicReason } from './admin-support.js';
+import { errorOf, imageOf, invalidTopicReason } from './admin-support.js';
 
 type Entry = DescribeConfigsResponseDescribeConfigsResourceResult;
 type Result = DescribeConfigsResponseDescribeConfigsResult;
@@ -193,17 +194,15 @@ function describeLoggers(name: string, services: BrokerServices, o: Options): En
   if (name === '') fail('Broker id must not be empty');
   if (brokerIdOf(name) !== services.nodeId)
     fail(`Unexpected broker id, expected ${services.nodeId} but received ${name}`);
-  return brokerLoggersOf(services)
-    .all()
-    .map(([n, level]) =>
-      entry(o, {
-        name: n,
-        value: level,
-        source: CONFIG_SOURCE.DYNAMIC_BROKER_LOGGER_CONFIG,
-        sensitive: false,
-        readOnly: false,
-      }),
-    );
+  return services.loggers.all().map(([n, level]) =>
+    entry(o, {
+      name: n,
+      value: level,
+      source: CONFIG_SOURCE.DYNAMIC_BROKER_LOGGER_CONFIG,
+      sensitive: false,
+      readOnly: false,
+    }),
+  );
 }
 
 function describeClientMetrics(name: string, image: MetadataImage, o: Options): Entry[] {
@@ -347,7 +346,7 @@ function handle(ctx: RequestContext, req: DescribeConfigsRequest, services: Brok
   return { throttleTimeMs: 0, results: req.resources.map((r) => describe(r, image, services, o)) };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, DescribeConfigsRequest, Input<DescribeConfigsResponse>> = {
   apiKey: ApiKey.DescribeConfigs,
   minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 4,

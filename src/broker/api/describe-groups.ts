@@ -2,7 +2,11 @@
 // members of classic groups; a group that does not exist (or is not a classic group) is "Dead" with
 // no error. v3+ may ask for the authorized operations (all of a group's with no authorizer).
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { DescribeGroupsRequest } from '../../protocol/generated/protocol/DescribeGroups.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type {
+  DescribeGroupsRequest,
+  DescribeGroupsResponse,
+} from '../../protocol/generated/protocol/DescribeGroups.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
@@ -12,7 +16,11 @@ import { groupCoordinatorOf } from '../group/broker-glue.js';
 /** AclEntry.supportedOperations(GROUP): READ, DESCRIBE, DELETE, DESCRIBE_CONFIGS, ALTER_CONFIGS. */
 const GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 8) | (1 << 6) | (1 << 10) | (1 << 11);
 
-async function handle(ctx: RequestContext, req: DescribeGroupsRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: DescribeGroupsRequest,
+  services: BrokerServices,
+): Promise<Input<DescribeGroupsResponse>> {
   const coordinator = await groupCoordinatorOf(services);
   const described = await coordinator.describeGroups(req.groups);
   const ops =
@@ -22,7 +30,7 @@ async function handle(ctx: RequestContext, req: DescribeGroupsRequest, services:
   return { throttleTimeMs: 0, groups: described.map((g) => ({ ...g, authorizedOperations: ops })) };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, DescribeGroupsRequest, Input<DescribeGroupsResponse>> = {
   apiKey: ApiKey.DescribeGroups,
   minVersion: 0,
   maxVersion: 5,

@@ -4,6 +4,7 @@
 import { statfs } from 'node:fs/promises';
 import * as path from 'node:path';
 import { ApiKey } from '../../protocol/generated/apis.js';
+import type { Input } from '../../protocol/codec/types.js';
 import type {
   DescribeLogDirsRequest,
   DescribeLogDirsResponse,
@@ -114,7 +115,7 @@ async function handle(
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, results };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, DescribeLogDirsRequest, Input<DescribeLogDirsResponse>> = {
   apiKey: ApiKey.DescribeLogDirs,
   minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 4,

@@ -4,15 +4,21 @@
 // ReplicaManager.activeProducerState; used by `kafka-transactions describe-producers`,
 // `abort --start-offset` and `find-hanging`.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { DescribeProducersRequest } from '../../protocol/generated/protocol/DescribeProducers.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type {
+  DescribeProducersRequest,
+  DescribeProducersResponse,
+} from '../../protocol/generated/protocol/DescribeProducers.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 
-function describePartition(rm: ReplicaManager, topic: string, partition: number): unknown {
-  const base = { partitionIndex: partition, errorMessage: null, activeProducers: [] as unknown[] };
+type PartitionResponse = Input<DescribeProducersResponse['topics'][number]['partitions'][number]>;
+
+function describePartition(rm: ReplicaManager, topic: string, partition: number): PartitionResponse {
+  const base = { partitionIndex: partition, errorMessage: null, activeProducers: [] };
   const found = rm.lookup(topic, partition);
   if (!found.ok) return { ...base, errorCode: found.errorCode };
   const psm = found.partition.log.producerState;
@@ -28,8 +34,12 @@ function describePartition(rm: ReplicaManager, topic: string, partition: number)
   return { ...base, errorCode: ErrorCode.NONE, activeProducers };
 }
 
-function handle(_ctx: RequestContext, req: DescribeProducersRequest, services: BrokerServices): unknown {
-  const rm = services.replicas as ReplicaManager;
+function handle(
+  _ctx: RequestContext,
+  req: DescribeProducersRequest,
+  services: BrokerServices,
+): Input<DescribeProducersResponse> {
+  const rm = services.replicas;
   return {
     throttleTimeMs: 0,
     topics: req.topics.map((t) => ({
@@ -39,7 +49,7 @@ function handle(_ctx: RequestContext, req: DescribeProducersRequest, services: B
   };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, DescribeProducersRequest, Input<DescribeProducersResponse>> = {
   apiKey: ApiKey.DescribeProducers,
   minVersion: 0,
   maxVersion: 0,

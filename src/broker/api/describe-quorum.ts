@@ -6,7 +6,11 @@
 // NOT_LEADER_OR_FOLLOWER. The leader reports itself with the current time as its fetch and
 // caught-up timestamps; v2 adds replica directory ids and the voters' endpoints.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { DescribeQuorumRequest } from '../../protocol/generated/protocol/DescribeQuorum.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type {
+  DescribeQuorumRequest,
+  DescribeQuorumResponse,
+} from '../../protocol/generated/protocol/DescribeQuorum.js';
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import type { QuorumDescription, ReplicaDescription } from '../raft/types.js';
 import type { BrokerServices } from '../services.js';
@@ -15,7 +19,16 @@ import { controllerOf } from './admin-support.js';
 
 const METADATA_TOPIC = '__cluster_metadata';
 
-function partitionError(req: DescribeQuorumRequest, code: number): unknown {
+type Response = Input<DescribeQuorumResponse>;
+type ReplicaState = Response['topics'] extends (infer T)[] | undefined
+  ? T extends { partitions?: (infer P)[] }
+    ? P extends { currentVoters?: (infer R)[] }
+      ? R
+      : never
+    : never
+  : never;
+
+function partitionError(req: DescribeQuorumRequest, code: number): Response {
   return {
     errorCode: ErrorCode.NONE,
     errorMessage: null,
@@ -31,7 +44,7 @@ function partitionError(req: DescribeQuorumRequest, code: number): unknown {
   };
 }
 
-function singletonError(code: number): unknown {
+function singletonError(code: number): Response {
   return {
     errorCode: ErrorCode.NONE,
     errorMessage: null,
@@ -45,7 +58,7 @@ function singletonError(code: number): unknown {
   };
 }
 
-const replica = (r: ReplicaDescription, version: number): unknown => ({
+const replica = (r: ReplicaDescription, version: number): ReplicaState => ({
   replicaId: r.replicaId,
   ...(version >= 2 ? { replicaDirectoryId: r.replicaDirectoryId } : {}),
   logEndOffset: BigInt(r.logEndOffset),
@@ -54,7 +67,7 @@ const replica = (r: ReplicaDescription, version: number): unknown => ({
 });
 
 /** The response body for a quorum description at `version` (what the leader answers). */
-export function describeQuorumResponse(q: QuorumDescription, version: number): unknown {
+export function describeQuorumResponse(q: QuorumDescription, version: number): Response {
   return {
     errorCode: ErrorCode.NONE,
     errorMessage: null,
@@ -85,7 +98,11 @@ export function describeQuorumResponse(q: QuorumDescription, version: number): u
   };
 }
 
-function handle(ctx: RequestContext, req: DescribeQuorumRequest, services: BrokerServices): unknown {
+function handle(
+  ctx: RequestContext,
+  req: DescribeQuorumRequest,
+  services: BrokerServices,
+): Input<DescribeQuorumResponse> {
   const t = req.topics;
   const valid =
     t.length === 1 &&
@@ -98,7 +115,7 @@ function handle(ctx: RequestContext, req: DescribeQuorumRequest, services: Broke
   return describeQuorumResponse(controller.describeQuorum(), ctx.apiVersion);
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, DescribeQuorumRequest, Input<DescribeQuorumResponse>> = {
   apiKey: ApiKey.DescribeQuorum,
   minVersion: 0,
   maxVersion: 2,

@@ -2,6 +2,7 @@
 // by a cursor and a response partition limit (Kafka's DescribeTopicPartitionsRequestHandler and
 // KRaftMetadataCache.getTopicMetadataForDescribeTopicResponse).
 import { ApiKey } from '../../protocol/generated/apis.js';
+import type { Input } from '../../protocol/codec/types.js';
 import type {
   DescribeTopicPartitionsRequest,
   DescribeTopicPartitionsResponse,
@@ -12,16 +13,16 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { MetadataImage } from '../metadata/image.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
-import { errorResponseFor, genericErrorResponse } from './error-responses.js';
+import { errorResponseAs, genericErrorResponse } from './error-responses.js';
 import {
   TOPIC_AUTHORIZED_OPERATIONS,
-  ZERO_UUID,
   imageOf,
   invalidTopicReason,
   isInternalTopic,
   leaderOnListener,
   offlineReplicas,
 } from './admin-support.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 type Topic = DescribeTopicPartitionsResponseTopic;
 type Partition = DescribeTopicPartitionsResponsePartition;
@@ -59,7 +60,11 @@ function partitionsOf(
   return { partitions, next: upper < count ? upper : -1 };
 }
 
-function handle(ctx: RequestContext, req: DescribeTopicPartitionsRequest, services: BrokerServices): unknown {
+function handle(
+  ctx: RequestContext,
+  req: DescribeTopicPartitionsRequest,
+  services: BrokerServices,
+): Input<DescribeTopicPartitionsResponse> {
   const image = imageOf(services);
   const fetchAll = req.topics.length === 0;
   const cursor = req.cursor;
@@ -69,10 +74,20 @@ function handle(ctx: RequestContext, req: DescribeTopicPartitionsRequest, servic
     if (compare(n, cursorTopic) >= 0) names.add(n);
   }
   if (!fetchAll && cursor && !names.has(cursor.topicName)) {
-    return errorResponseFor(ApiKey.DescribeTopicPartitions, req, ErrorCode.INVALID_REQUEST, ctx.apiVersion);
+    return errorResponseAs<Input<DescribeTopicPartitionsResponse>>(
+      ApiKey.DescribeTopicPartitions,
+      req,
+      ErrorCode.INVALID_REQUEST,
+      ctx.apiVersion,
+    );
   }
   if (cursor && cursor.partitionIndex < 0) {
-    return errorResponseFor(ApiKey.DescribeTopicPartitions, req, ErrorCode.INVALID_REQUEST, ctx.apiVersion);
+    return errorResponseAs<Input<DescribeTopicPartitionsResponse>>(
+      ApiKey.DescribeTopicPartitions,
+      req,
+      ErrorCode.INVALID_REQUEST,
+      ctx.apiVersion,
+    );
   }
   const limit = Math.max(
     Math.min(services.config.getInt('max.request.partition.size.limit'), req.responsePartitionLimit),
@@ -120,7 +135,11 @@ function handle(ctx: RequestContext, req: DescribeTopicPartitionsRequest, servic
   return response;
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<
+  BrokerServices,
+  DescribeTopicPartitionsRequest,
+  Input<DescribeTopicPartitionsResponse>
+> = {
   apiKey: ApiKey.DescribeTopicPartitions,
   minVersion: 0,
   maxVersion: 0,

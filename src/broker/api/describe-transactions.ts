@@ -2,7 +2,11 @@
 // of transactional ids this broker coordinates (TransactionCoordinator.handleDescribeTransactions);
 // unknown ids: TRANSACTIONAL_ID_NOT_FOUND; ids of partitions led elsewhere: NOT_COORDINATOR.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { DescribeTransactionsRequest } from '../../protocol/generated/protocol/DescribeTransactions.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type {
+  DescribeTransactionsRequest,
+  DescribeTransactionsResponse,
+} from '../../protocol/generated/protocol/DescribeTransactions.js';
 import type { BrokerServices } from '../services.js';
 import { txnCoordinatorOf } from '../txn/broker-glue.js';
 import type { ApiHandler, RequestContext } from './types.js';
@@ -12,7 +16,7 @@ async function handle(
   _ctx: RequestContext,
   req: DescribeTransactionsRequest,
   services: BrokerServices,
-): Promise<unknown> {
+): Promise<Input<DescribeTransactionsResponse>> {
   const { coordinator } = await txnCoordinatorOf(services);
   return {
     throttleTimeMs: 0,
@@ -23,7 +27,7 @@ async function handle(
   };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, DescribeTransactionsRequest, Input<DescribeTransactionsResponse>> = {
   apiKey: ApiKey.DescribeTransactions,
   minVersion: 0,
   maxVersion: 0,

@@ -5,14 +5,19 @@
 // (TransactionVersion.transactionVersionForEndTxn): the epoch is bumped by every EndTxn and the
 // response carries the producer id and epoch the client continues with.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { EndTxnRequest } from '../../protocol/generated/protocol/EndTxn.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type { EndTxnRequest, EndTxnResponse } from '../../protocol/generated/protocol/EndTxn.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import { txnCoordinatorOf } from '../txn/broker-glue.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 
-async function handle(ctx: RequestContext, req: EndTxnRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: EndTxnRequest,
+  services: BrokerServices,
+): Promise<Input<EndTxnResponse>> {
   const { coordinator } = await txnCoordinatorOf(services);
   const r = await coordinator.handleEndTxn(
     req.transactionalId,
@@ -26,7 +31,7 @@ async function handle(ctx: RequestContext, req: EndTxnRequest, services: BrokerS
   return { throttleTimeMs: 0, errorCode, producerId: BigInt(r.producerId), producerEpoch: r.producerEpoch };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, EndTxnRequest, Input<EndTxnResponse>> = {
   apiKey: ApiKey.EndTxn,
   minVersion: 0,
   maxVersion: 5,

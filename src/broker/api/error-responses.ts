@@ -27,10 +27,10 @@ interface Shape {
   /** Whether the top-level errorCode exists at this version (default: always). */
   readonly top?: (v: number) => boolean;
   /** Further top-level fields. */
-  readonly topExtra?: (request: any, v: number) => Record<string, unknown>;
+  readonly topExtra?: (request: unknown, v: number) => Record<string, unknown>;
   readonly mirrors?: (v: number) => readonly Mirror[];
   /** A request that gets no response at all (Produce acks=0). */
-  readonly noResponse?: (request: any) => boolean;
+  readonly noResponse?: (request: unknown) => boolean;
 }
 
 type Extra = Record<string, unknown> | ((v: number) => Record<string, unknown>);
@@ -77,7 +77,7 @@ const SHAPES: ReadonlyMap<number, Shape> = new Map<number, Shape>([
     ApiKey.Produce,
     {
       top: never,
-      noResponse: (req) => req?.acks === 0,
+      noResponse: (req) => (req as { acks?: number } | null)?.acks === 0,
       mirrors: always([
         m(
           'topicData',
@@ -100,7 +100,7 @@ const SHAPES: ReadonlyMap<number, Shape> = new Map<number, Shape>([
     ApiKey.Fetch,
     {
       top: from(7),
-      topExtra: (req) => ({ sessionId: req?.sessionId ?? 0 }),
+      topExtra: (req) => ({ sessionId: (req as { sessionId?: number } | null)?.sessionId ?? 0 }),
       // v13+: the top-level error is enough and no partitions are returned.
       mirrors: (v) =>
         v >= 13
@@ -337,7 +337,7 @@ const SHAPES: ReadonlyMap<number, Shape> = new Map<number, Shape>([
   ]),
 ]);
 
-function sourceArray(request: any, path: string): unknown[] {
+function sourceArray(request: unknown, path: string): unknown[] {
   const parts = path.split('.');
   let items: unknown[] = [request];
   for (const p of parts) {
@@ -352,7 +352,7 @@ function sourceArray(request: any, path: string): unknown[] {
 }
 
 function applyMirrors(
-  request: any,
+  request: unknown,
   mirrors: readonly Mirror[],
   errorCode: number,
   v: number,
@@ -393,6 +393,17 @@ export function errorResponseFor(
   if (shape.topExtra) Object.assign(out, shape.topExtra(request, version));
   if (shape.mirrors) applyMirrors(request, shape.mirrors(version), errorCode, version, out);
   return out;
+}
+
+/**
+ * errorResponseFor, typed as the response of the API, for a handler that answers an error itself (an
+ * API that always has a response). The shape table mirrors Kafka's response schemas, and
+ * test/error-responses.test.ts encodes its result for every API at every version.
+ */
+export function errorResponseAs<Res>(apiKey: number, request: unknown, errorCode: number, version: number): Res {
+  const body = errorResponseFor(apiKey, request, errorCode, version);
+  if (body === null) throw new Error(`API ${apiKey} has no response for this request`);
+  return body as Res;
 }
 
 /** An `ApiHandler.errorResponse` for handlers that have no better one. */

@@ -25,10 +25,10 @@ import {
 } from '../replication/types.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 export const FETCH_MIN_VERSION = 4;
 export const FETCH_MAX_VERSION = 17;
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 /** The request in one shape for every version. */
 interface NormalizedFetch {
@@ -196,7 +196,7 @@ async function handleFetch(
   return buildResponse(v, ctx, rm, out.errorCode, out.sessionId, out.entries);
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, FetchRequest, Input<FetchResponse>> = {
   apiKey: ApiKey.Fetch,
   minVersion: FETCH_MIN_VERSION,
   maxVersion: FETCH_MAX_VERSION,

@@ -4,7 +4,11 @@
 // not exist yet it is created and the answer is COORDINATOR_NOT_AVAILABLE (the client retries).
 // v4+ batches keys; v0-3 answer one key with the error message Kafka puts there.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { FindCoordinatorRequest } from '../../protocol/generated/protocol/FindCoordinator.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type {
+  FindCoordinatorRequest,
+  FindCoordinatorResponse,
+} from '../../protocol/generated/protocol/FindCoordinator.js';
 import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import { coordinatorPartition } from '../../protocol/partitioner.js';
 import type { BrokerServices } from '../services.js';
@@ -72,7 +76,11 @@ async function findCoordinator(
   return { errorCode: ErrorCode.NONE, nodeId: p.leader, host: endpoint.host, port: endpoint.port };
 }
 
-async function handle(ctx: RequestContext, req: FindCoordinatorRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: FindCoordinatorRequest,
+  services: BrokerServices,
+): Promise<Input<FindCoordinatorResponse>> {
   const v = ctx.apiVersion;
   const keyType = v >= 1 ? req.keyType : GROUP;
   if (v >= 4) {
@@ -92,7 +100,7 @@ async function handle(ctx: RequestContext, req: FindCoordinatorRequest, services
   return { throttleTimeMs: 0, errorCode: f.errorCode, errorMessage, nodeId: f.nodeId, host: f.host, port: f.port };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, FindCoordinatorRequest, Input<FindCoordinatorResponse>> = {
   apiKey: ApiKey.FindCoordinator,
   minVersion: 0,
   maxVersion: 6,

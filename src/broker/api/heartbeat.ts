@@ -2,13 +2,18 @@
 // (REBALANCE_IN_PROGRESS) while the group prepares a rebalance; ILLEGAL_GENERATION,
 // UNKNOWN_MEMBER_ID and FENCED_INSTANCE_ID (v3+ static members) guard the generation.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { HeartbeatRequest } from '../../protocol/generated/protocol/Heartbeat.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type { HeartbeatRequest, HeartbeatResponse } from '../../protocol/generated/protocol/Heartbeat.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 
-async function handle(ctx: RequestContext, req: HeartbeatRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: HeartbeatRequest,
+  services: BrokerServices,
+): Promise<Input<HeartbeatResponse>> {
   const coordinator = await groupCoordinatorOf(services);
   const errorCode = await coordinator.heartbeat({
     groupId: req.groupId,
@@ -19,7 +24,7 @@ async function handle(ctx: RequestContext, req: HeartbeatRequest, services: Brok
   return { throttleTimeMs: 0, errorCode };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, HeartbeatRequest, Input<HeartbeatResponse>> = {
   apiKey: ApiKey.Heartbeat,
   minVersion: 0,
   maxVersion: 4,

@@ -4,6 +4,7 @@
 // BROKER, GROUP and CLIENT_METRICS changes are validated and written by the controller
 // (INVALID_CONFIG with LogConfig's message for bad topic configs). validate_only writes nothing.
 import { ApiKey } from '../../protocol/generated/apis.js';
+import type { Input } from '../../protocol/codec/types.js';
 import type {
   IncrementalAlterConfigsRequest,
   IncrementalAlterConfigsResponse,
@@ -27,7 +28,11 @@ async function handle(
   return { throttleTimeMs: 0, responses };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<
+  BrokerServices,
+  IncrementalAlterConfigsRequest,
+  Input<IncrementalAlterConfigsResponse>
+> = {
   apiKey: ApiKey.IncrementalAlterConfigs,
   minVersion: 0,
   maxVersion: 1,

@@ -5,14 +5,22 @@
 // PRODUCER_FENCED. v5 only says the client handles TRANSACTION_ABORTABLE; v6 (KIP-939 two-phase
 // commit) is not served, as Kafka 4.4 keeps it unstable.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { InitProducerIdRequest } from '../../protocol/generated/protocol/InitProducerId.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type {
+  InitProducerIdRequest,
+  InitProducerIdResponse,
+} from '../../protocol/generated/protocol/InitProducerId.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import { txnCoordinatorOf } from '../txn/broker-glue.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 
-async function handle(ctx: RequestContext, req: InitProducerIdRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: InitProducerIdRequest,
+  services: BrokerServices,
+): Promise<Input<InitProducerIdResponse>> {
   const v = ctx.apiVersion;
   const answer = (errorCode: number, producerId = -1, producerEpoch = -1) => ({
     throttleTimeMs: 0,
@@ -32,7 +40,7 @@ async function handle(ctx: RequestContext, req: InitProducerIdRequest, services:
   return answer(r.errorCode, r.producerId, r.producerEpoch);
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, InitProducerIdRequest, Input<InitProducerIdResponse>> = {
   apiKey: ApiKey.InitProducerId,
   minVersion: 0,
   maxVersion: 5,

@@ -3,13 +3,18 @@
 // timeout stands in), v4+ requires a known member id (KIP-394), v5+ carries group.instance.id
 // (KIP-345), v7+ protocol type and name (nullable), v9+ skipAssignment.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { JoinGroupRequest } from '../../protocol/generated/protocol/JoinGroup.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type { JoinGroupRequest, JoinGroupResponse } from '../../protocol/generated/protocol/JoinGroup.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { groupCoordinatorOf, requestInfoOf } from '../group/broker-glue.js';
 
-async function handle(ctx: RequestContext, req: JoinGroupRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: JoinGroupRequest,
+  services: BrokerServices,
+): Promise<Input<JoinGroupResponse>> {
   const v = ctx.apiVersion;
   const coordinator = await groupCoordinatorOf(services);
   const r = await coordinator.joinGroup(
@@ -38,7 +43,7 @@ async function handle(ctx: RequestContext, req: JoinGroupRequest, services: Brok
   };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, JoinGroupRequest, Input<JoinGroupResponse>> = {
   apiKey: ApiKey.JoinGroup,
   minVersion: 0,
   maxVersion: 9,

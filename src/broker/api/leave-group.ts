@@ -2,14 +2,19 @@
 // v3+ a batch of members, by member id or (static members, KIP-345) by group.instance.id, each with
 // its own error. Before v3 the single member's error is the top-level error.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { LeaveGroupRequest } from '../../protocol/generated/protocol/LeaveGroup.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type { LeaveGroupRequest, LeaveGroupResponse } from '../../protocol/generated/protocol/LeaveGroup.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 
-async function handle(ctx: RequestContext, req: LeaveGroupRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: LeaveGroupRequest,
+  services: BrokerServices,
+): Promise<Input<LeaveGroupResponse>> {
   const v = ctx.apiVersion;
   const members =
     v >= 3
@@ -24,7 +29,7 @@ async function handle(ctx: RequestContext, req: LeaveGroupRequest, services: Bro
   return { throttleTimeMs: 0, errorCode: r.errorCode, members: r.members };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, LeaveGroupRequest, Input<LeaveGroupResponse>> = {
   apiKey: ApiKey.LeaveGroup,
   minVersion: 0,
   maxVersion: 5,

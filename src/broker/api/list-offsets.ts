@@ -70,7 +70,7 @@ async function handleListOffsets(
   return { throttleTimeMs: 0, topics };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, ListOffsetsRequest, Input<ListOffsetsResponse>> = {
   apiKey: ApiKey.ListOffsets,
   minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 10,

@@ -2,13 +2,21 @@
 // names (unknown names are echoed in unknownStateFilters), producer ids and (v1) a minimum running
 // time (TransactionStateManager.listTransactionStates).
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { ListTransactionsRequest } from '../../protocol/generated/protocol/ListTransactions.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type {
+  ListTransactionsRequest,
+  ListTransactionsResponse,
+} from '../../protocol/generated/protocol/ListTransactions.js';
 import type { BrokerServices } from '../services.js';
 import { txnCoordinatorOf } from '../txn/broker-glue.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 
-async function handle(ctx: RequestContext, req: ListTransactionsRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: ListTransactionsRequest,
+  services: BrokerServices,
+): Promise<Input<ListTransactionsResponse>> {
   const { coordinator } = await txnCoordinatorOf(services);
   const r = coordinator.handleList(
     req.producerIdFilters.map(Number),
@@ -23,7 +31,7 @@ async function handle(ctx: RequestContext, req: ListTransactionsRequest, service
   };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, ListTransactionsRequest, Input<ListTransactionsResponse>> = {
   apiKey: ApiKey.ListTransactions,
   minVersion: 0,
   maxVersion: 1,

@@ -3,6 +3,7 @@
 // controller (Kafka's KafkaApis.handleTopicMetadataRequest, KRaftMetadataCache.getTopicMetadata,
 // AutoTopicCreationManager).
 import { ApiKey } from '../../protocol/generated/apis.js';
+import type { Input } from '../../protocol/codec/types.js';
 import type {
   MetadataRequest,
   MetadataResponse,
@@ -13,12 +14,11 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { MetadataImage } from '../metadata/image.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
-import { errorResponseFor, genericErrorResponse } from './error-responses.js';
+import { errorResponseAs, genericErrorResponse } from './error-responses.js';
 import {
   AUTHORIZED_OPERATIONS_OMITTED,
   CLUSTER_AUTHORIZED_OPERATIONS,
   TOPIC_AUTHORIZED_OPERATIONS,
-  ZERO_UUID,
   aliveBrokerNodes,
   autoCreatableTopic,
   controllerOf,
@@ -30,6 +30,7 @@ import {
   randomAliveBrokerId,
   sortedPartitions,
 } from './admin-support.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 type Topic = MetadataResponseTopic;
 type Partition = MetadataResponsePartition;
@@ -124,14 +125,18 @@ async function autoCreate(names: string[], services: BrokerServices): Promise<To
   return out;
 }
 
-async function handle(ctx: RequestContext, req: MetadataRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: MetadataRequest,
+  services: BrokerServices,
+): Promise<Input<MetadataResponse>> {
   const v = ctx.apiVersion;
   const allTopics = req.topics === null || (v === 0 && req.topics.length === 0);
   if (!allTopics) {
     for (const t of req.topics!) {
       if ((t.name === null && v < 12) || (t.topicId !== ZERO_UUID && v < 12)) {
         // InvalidRequestException from handleTopicMetadataRequest: MetadataRequest.getErrorResponse.
-        return errorResponseFor(ApiKey.Metadata, req, ErrorCode.INVALID_REQUEST, v);
+        return errorResponseAs<Input<MetadataResponse>>(ApiKey.Metadata, req, ErrorCode.INVALID_REQUEST, v);
       }
     }
   }
@@ -186,7 +191,7 @@ async function handle(ctx: RequestContext, req: MetadataRequest, services: Broke
   return response;
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, MetadataRequest, Input<MetadataResponse>> = {
   apiKey: ApiKey.Metadata,
   minVersion: 0,
   maxVersion: 12,

@@ -4,7 +4,8 @@
 // a group-level error lands on every partition (OffsetCommitRequest.getErrorResponse).
 // v0 commits carry no generation, v2-4 a retention time, v6+ the leader epoch, v7+ group.instance.id.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { OffsetCommitRequest } from '../../protocol/generated/protocol/OffsetCommit.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type { OffsetCommitRequest, OffsetCommitResponse } from '../../protocol/generated/protocol/OffsetCommit.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
@@ -15,7 +16,11 @@ import { codeOf } from '../group/coordinator.js';
 
 type Partitions = { partitionIndex: number; errorCode: number }[];
 
-async function handle(ctx: RequestContext, req: OffsetCommitRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: OffsetCommitRequest,
+  services: BrokerServices,
+): Promise<Input<OffsetCommitResponse>> {
   const v = ctx.apiVersion;
   const image = imageOf(services);
   const errors = new Map<string, Partitions>();
@@ -69,7 +74,7 @@ async function handle(ctx: RequestContext, req: OffsetCommitRequest, services: B
   return { throttleTimeMs: 0, topics };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, OffsetCommitRequest, Input<OffsetCommitResponse>> = {
   apiKey: ApiKey.OffsetCommit,
   minVersion: 2, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 9,

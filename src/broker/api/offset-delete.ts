@@ -2,7 +2,8 @@
 // (GROUP_SUBSCRIBED_TO_TOPIC otherwise); only empty groups, or consumer-protocol groups, allow it.
 // Partitions of unknown topics get UNKNOWN_TOPIC_OR_PARTITION (KafkaApis.handleOffsetDeleteRequest).
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { OffsetDeleteRequest } from '../../protocol/generated/protocol/OffsetDelete.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type { OffsetDeleteRequest, OffsetDeleteResponse } from '../../protocol/generated/protocol/OffsetDelete.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
@@ -10,7 +11,11 @@ import { genericErrorResponse } from './error-responses.js';
 import { imageOf } from './admin-support.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 
-async function handle(_ctx: RequestContext, req: OffsetDeleteRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  _ctx: RequestContext,
+  req: OffsetDeleteRequest,
+  services: BrokerServices,
+): Promise<Input<OffsetDeleteResponse>> {
   const image = imageOf(services);
   const unknown = new Map<string, { partitionIndex: number; errorCode: number }[]>();
   const valid: { name: string; partitions: { partitionIndex: number }[] }[] = [];
@@ -36,7 +41,7 @@ async function handle(_ctx: RequestContext, req: OffsetDeleteRequest, services: 
   return { errorCode: ErrorCode.NONE, throttleTimeMs: 0, topics };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, OffsetDeleteRequest, Input<OffsetDeleteResponse>> = {
   apiKey: ApiKey.OffsetDelete,
   minVersion: 0,
   maxVersion: 0,

@@ -5,21 +5,21 @@
 // whose offsets an open transaction has pending answers UNSTABLE_OFFSET_COMMIT and offset -1
 // (OffsetMetadataManager.fetchOffsets / fetchAllOffsets).
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { OffsetFetchRequest } from '../../protocol/generated/protocol/OffsetFetch.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type { OffsetFetchRequest, OffsetFetchResponse } from '../../protocol/generated/protocol/OffsetFetch.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 import type { FetchGroupResponse } from '../group/offsets.js';
-import { TXN_COORDINATOR_KEY, type TxnCoordinatorHandle } from '../txn/broker-glue.js';
 
 type Topics = FetchGroupResponse['topics'];
 
 /** requireStable: partitions with pending transactional offsets become UNSTABLE_OFFSET_COMMIT. */
 function markUnstable(services: BrokerServices, groupId: string, topics: Topics): Topics {
   // no transaction coordinator yet: no transactional offsets either
-  const txn = services.extra.get(TXN_COORDINATOR_KEY) as TxnCoordinatorHandle | undefined;
+  const txn = services.txnCoordinator;
   const offsets = txn?.offsets();
   if (!offsets) return topics;
   const pending = (topic: string, partition: number): boolean => offsets.hasPendingOffsets(groupId, topic, partition);
@@ -36,7 +36,11 @@ function markUnstable(services: BrokerServices, groupId: string, topics: Topics)
   }));
 }
 
-async function handle(ctx: RequestContext, req: OffsetFetchRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: OffsetFetchRequest,
+  services: BrokerServices,
+): Promise<Input<OffsetFetchResponse>> {
   const v = ctx.apiVersion;
   const coordinator = await groupCoordinatorOf(services);
   if (v >= 8) {
@@ -76,7 +80,7 @@ async function handle(ctx: RequestContext, req: OffsetFetchRequest, services: Br
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, topics: topicsOut };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, OffsetFetchRequest, Input<OffsetFetchResponse>> = {
   apiKey: ApiKey.OffsetFetch,
   minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 9,

@@ -38,7 +38,7 @@ function handleOffsetForLeaderEpoch(
   };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, OffsetForLeaderEpochRequest, Input<OffsetForLeaderEpochResponse>> = {
   apiKey: ApiKey.OffsetForLeaderEpoch,
   minVersion: 2, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 4,

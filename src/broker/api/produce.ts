@@ -162,7 +162,7 @@ async function handleProduce(
   return body;
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, ProduceRequest, Input<ProduceResponse>> = {
   apiKey: ApiKey.Produce,
   minVersion: PRODUCE_MIN_VERSION,
   maxVersion: PRODUCE_MAX_VERSION,

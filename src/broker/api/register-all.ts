@@ -2,6 +2,8 @@
 // CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster,
 // DescribeLogDirs, DescribeTopicPartitions, DescribeQuorum, UpdateFeatures.
 import type { HandlerRegistry } from './registry.js';
+import type { RegisteredHandler } from './types.js';
+import type { BrokerServices } from '../services.js';
 import { handler as metadata } from './metadata.js';
 import { handler as createTopics } from './create-topics.js';
 import { handler as deleteTopics } from './delete-topics.js';
@@ -15,7 +17,7 @@ import { handler as describeTopicPartitions } from './describe-topic-partitions.
 import { handler as describeQuorum } from './describe-quorum.js';
 import { handler as updateFeatures } from './update-features.js';
 
-export const ADMIN_HANDLERS = [
+export const ADMIN_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   metadata,
   createTopics,
   deleteTopics,
@@ -28,7 +30,7 @@ export const ADMIN_HANDLERS = [
   describeTopicPartitions,
   describeQuorum,
   updateFeatures,
-] as const;
+];
 
 export function registerAdminHandlers(registry: HandlerRegistry): HandlerRegistry {
   for (const h of ADMIN_HANDLERS) registry.register(h);

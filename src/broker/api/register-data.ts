@@ -1,13 +1,21 @@
 // Registers the data-plane handlers: Produce, Fetch, ListOffsets, OffsetForLeaderEpoch,
 // DeleteRecords. They all use `services.replicas` (a ReplicaManager).
 import type { HandlerRegistry } from './registry.js';
+import type { RegisteredHandler } from './types.js';
+import type { BrokerServices } from '../services.js';
 import { handler as produce } from './produce.js';
 import { handler as fetch } from './fetch.js';
 import { handler as listOffsets } from './list-offsets.js';
 import { handler as offsetForLeaderEpoch } from './offset-for-leader-epoch.js';
 import { handler as deleteRecords } from './delete-records.js';
 
-export const DATA_HANDLERS = [produce, fetch, listOffsets, offsetForLeaderEpoch, deleteRecords] as const;
+export const DATA_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
+  produce,
+  fetch,
+  listOffsets,
+  offsetForLeaderEpoch,
+  deleteRecords,
+];
 
 export function registerDataHandlers(registry: HandlerRegistry): HandlerRegistry {
   for (const h of DATA_HANDLERS) registry.register(h);

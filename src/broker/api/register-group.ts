@@ -1,8 +1,10 @@
 // Registers the group coordinator APIs: FindCoordinator, JoinGroup, SyncGroup, Heartbeat,
 // LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups, OffsetDelete,
 // ConsumerGroupHeartbeat, ConsumerGroupDescribe. They reach the coordinator through
-// `services.extra` (src/broker/group/broker-glue.ts: startGroupCoordinator / groupCoordinatorOf).
+// `services.groupCoordinator` (src/broker/group/broker-glue.ts: startGroupCoordinator / groupCoordinatorOf).
 import type { HandlerRegistry } from './registry.js';
+import type { RegisteredHandler } from './types.js';
+import type { BrokerServices } from '../services.js';
 import { handler as findCoordinator } from './find-coordinator.js';
 import { handler as joinGroup } from './join-group.js';
 import { handler as syncGroup } from './sync-group.js';
@@ -17,7 +19,7 @@ import { handler as offsetDelete } from './offset-delete.js';
 import { handler as consumerGroupHeartbeat } from './consumer-group-heartbeat.js';
 import { handler as consumerGroupDescribe } from './consumer-group-describe.js';
 
-export const GROUP_HANDLERS = [
+export const GROUP_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   findCoordinator,
   joinGroup,
   syncGroup,
@@ -31,7 +33,7 @@ export const GROUP_HANDLERS = [
   offsetDelete,
   consumerGroupHeartbeat,
   consumerGroupDescribe,
-] as const;
+];
 
 export function registerGroupHandlers(registry: HandlerRegistry): HandlerRegistry {
   for (const h of GROUP_HANDLERS) registry.register(h);

@@ -1,9 +1,11 @@
 // Registers the transaction APIs: InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn,
 // WriteTxnMarkers, TxnOffsetCommit, DescribeProducers, DescribeTransactions, ListTransactions (broker
 // listeners), and AllocateProducerIds (controller listener).
-// They reach the transaction coordinator through `services.extra` (src/broker/txn/broker-glue.ts:
+// They reach the transaction coordinator through `services.txnCoordinator` (src/broker/txn/broker-glue.ts:
 // startTxnCoordinator / txnCoordinatorOf).
 import type { HandlerRegistry } from './registry.js';
+import type { RegisteredHandler } from './types.js';
+import type { BrokerServices } from '../services.js';
 import { handler as initProducerId } from './init-producer-id.js';
 import { handler as addPartitionsToTxn } from './add-partitions-to-txn.js';
 import { handler as addOffsetsToTxn } from './add-offsets-to-txn.js';
@@ -15,7 +17,7 @@ import { handler as describeTransactions } from './describe-transactions.js';
 import { handler as listTransactions } from './list-transactions.js';
 import { handler as allocateProducerIds } from './allocate-producer-ids.js';
 
-export const TXN_HANDLERS = [
+export const TXN_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   initProducerId,
   addPartitionsToTxn,
   addOffsetsToTxn,
@@ -26,7 +28,7 @@ export const TXN_HANDLERS = [
   describeTransactions,
   listTransactions,
   allocateProducerIds,
-] as const;
+];
 
 export function registerTxnHandlers(registry: HandlerRegistry): HandlerRegistry {
   for (const h of TXN_HANDLERS) registry.register(h);

@@ -3,7 +3,7 @@
 // (Kafka's ApiVersionManager: an API is enabled on a listener when it is in scope for that
 // listener type and the version is within the enabled range; anything else closes the connection).
 import { API_SPECS, type ApiSpec } from '../../protocol/generated/apis.js';
-import type { ApiHandler } from './types.js';
+import type { ApiHandler, RegisteredHandler } from './types.js';
 
 export type ListenerType = 'broker' | 'controller';
 
@@ -16,7 +16,7 @@ export interface ApiVersionRange {
 const SPEC_BY_KEY = new Map<number, ApiSpec>(API_SPECS.map((s) => [s.key, s]));
 
 export class HandlerRegistry {
-  private readonly byType: Record<ListenerType, Map<number, ApiHandler<any>>> = {
+  private readonly byType: Record<ListenerType, Map<number, RegisteredHandler>> = {
     broker: new Map(),
     controller: new Map(),
   };
@@ -28,7 +28,7 @@ export class HandlerRegistry {
    * outside the codec's range, a listener type is not one the API spec allows, or another handler
    * already serves the same key on one of the handler's listener types.
    */
-  register(handler: ApiHandler<any>): this {
+  register<Services, Req, Res>(handler: ApiHandler<Services, Req, Res>): this {
     const spec = SPEC_BY_KEY.get(handler.apiKey);
     if (!spec) throw new Error(`cannot register a handler for unknown API key ${handler.apiKey}`);
     const { minVersion: min, maxVersion: max } = handler;
@@ -51,19 +51,20 @@ export class HandlerRegistry {
         throw new Error(`${spec.name} already has a handler on ${type} listeners`);
       }
     }
+    // the erasure: Req is what the dispatcher decodes for this API key (see RegisteredHandler)
     for (const type of handler.listeners) this.byType[type].set(handler.apiKey, handler);
     this.generation++;
     return this;
   }
 
   /** The handler serving `apiKey` at `version` on a listener type, or undefined (Kafka: not enabled). */
-  lookup(apiKey: number, version: number, listenerType: ListenerType): ApiHandler<any> | undefined {
+  lookup(apiKey: number, version: number, listenerType: ListenerType): RegisteredHandler | undefined {
     const h = this.byType[listenerType].get(apiKey);
     return h && version >= h.minVersion && version <= h.maxVersion ? h : undefined;
   }
 
   /** The handler for `apiKey` on a listener type regardless of version. */
-  handlerFor(apiKey: number, listenerType: ListenerType): ApiHandler<any> | undefined {
+  handlerFor(apiKey: number, listenerType: ListenerType): RegisteredHandler | undefined {
     return this.byType[listenerType].get(apiKey);
   }
 

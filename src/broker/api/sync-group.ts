@@ -2,13 +2,18 @@
 // group/classic-ops.ts); followers' responses are parked until the leader's assignment is written.
 // v3+ group.instance.id, v5+ protocol type and name (checked against the group's).
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { SyncGroupRequest } from '../../protocol/generated/protocol/SyncGroup.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type { SyncGroupRequest, SyncGroupResponse } from '../../protocol/generated/protocol/SyncGroup.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 
-async function handle(ctx: RequestContext, req: SyncGroupRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: SyncGroupRequest,
+  services: BrokerServices,
+): Promise<Input<SyncGroupResponse>> {
   const v = ctx.apiVersion;
   const coordinator = await groupCoordinatorOf(services);
   const r = await coordinator.syncGroup({
@@ -29,7 +34,7 @@ async function handle(ctx: RequestContext, req: SyncGroupRequest, services: Brok
   };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, SyncGroupRequest, Input<SyncGroupResponse>> = {
   apiKey: ApiKey.SyncGroup,
   minVersion: 0,
   maxVersion: 5,

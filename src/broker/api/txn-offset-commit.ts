@@ -8,7 +8,11 @@
 // COORDINATOR_LOAD_IN_PROGRESS is answered as COORDINATOR_NOT_AVAILABLE
 // (KafkaApis.handleTxnOffsetCommitRequest).
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { TxnOffsetCommitRequest } from '../../protocol/generated/protocol/TxnOffsetCommit.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type {
+  TxnOffsetCommitRequest,
+  TxnOffsetCommitResponse,
+} from '../../protocol/generated/protocol/TxnOffsetCommit.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import { OFFSETS_TOPIC, txnCoordinatorOf } from '../txn/broker-glue.js';
@@ -33,7 +37,11 @@ function verificationError(code: number, v: number): number {
   return code;
 }
 
-async function handle(ctx: RequestContext, req: TxnOffsetCommitRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  ctx: RequestContext,
+  req: TxnOffsetCommitRequest,
+  services: BrokerServices,
+): Promise<Input<TxnOffsetCommitResponse>> {
   const v = ctx.apiVersion;
   const image = imageOf(services);
   const unknown = new Map<string, Partitions>();
@@ -110,7 +118,7 @@ async function handle(ctx: RequestContext, req: TxnOffsetCommitRequest, services
   return { throttleTimeMs: 0, topics };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, TxnOffsetCommitRequest, Input<TxnOffsetCommitResponse>> = {
   apiKey: ApiKey.TxnOffsetCommit,
   minVersion: 0,
   maxVersion: 6,

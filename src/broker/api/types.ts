@@ -30,25 +30,32 @@ export interface ClientInformation {
 }
 
 /**
- * A handler returns the response body (any shape the generated writer accepts), or `null` for
- * "no response" (Produce with acks=0). Protocol errors are data: put error codes in the body.
- * A thrown exception is a bug: the dispatcher logs it and answers UNKNOWN_SERVER_ERROR.
+ * A handler of one API: `Req` is the generated request type of that API (what the dispatcher decoded),
+ * `Res` what the generated response writer accepts (`Input<...Response>`). It returns the response body,
+ * or `null` for "no response" (Produce with acks=0). Protocol errors are data: put error codes in the
+ * body. A thrown exception is a bug: the dispatcher logs it and answers UNKNOWN_SERVER_ERROR.
  */
-export interface ApiHandler<Services = unknown> {
+export interface ApiHandler<Services = unknown, Req = unknown, Res = unknown> {
   readonly apiKey: number;
   readonly minVersion: number;
   readonly maxVersion: number;
   /** Listener types that serve the API ('broker', 'controller'). */
   readonly listeners: readonly ('broker' | 'controller')[];
-  handle(ctx: RequestContext, request: any, services: Services): Promise<unknown | null> | unknown | null;
+  handle(ctx: RequestContext, request: Req, services: Services): Promise<Res | null> | Res | null;
   /**
    * The response a failed request gets: the body with `errorCode` set everywhere it belongs
    * (Kafka's AbstractRequest.getErrorResponse). Used for UNKNOWN_SERVER_ERROR and the like.
    * `null` means no response, as for a failed Produce with acks=0. `genericErrorResponse` in
    * error-responses.ts builds it for the common request shapes.
    */
-  errorResponse(ctx: RequestContext, request: any, errorCode: number): unknown;
+  errorResponse(ctx: RequestContext, request: Req, errorCode: number): unknown;
 }
+
+/**
+ * A handler as the registry holds it, its request and response types erased: the dispatcher decodes
+ * each request with the codec of the handler's own API, so the body it passes has the handler's `Req`.
+ */
+export type RegisteredHandler<Services = unknown> = ApiHandler<Services, unknown, unknown>;
 
 /**
  * Thrown by a handler to close the connection without answering, as Kafka does after a failed

@@ -5,7 +5,11 @@
 // (KafkaApis.handleWriteTxnMarkersRequest). v2's TransactionVersion of a marker (KIP-1228) is
 // accepted; the partition validates a marker's epoch the same way for every version.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import type { WriteTxnMarkersRequest } from '../../protocol/generated/protocol/WriteTxnMarkers.js';
+import type { Input } from '../../protocol/codec/types.js';
+import type {
+  WriteTxnMarkersRequest,
+  WriteTxnMarkersResponse,
+} from '../../protocol/generated/protocol/WriteTxnMarkers.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
@@ -19,7 +23,11 @@ const GROUP_NOT_READY = new Set<number>([
   ErrorCode.NOT_COORDINATOR,
 ]);
 
-async function handle(_ctx: RequestContext, req: WriteTxnMarkersRequest, services: BrokerServices): Promise<unknown> {
+async function handle(
+  _ctx: RequestContext,
+  req: WriteTxnMarkersRequest,
+  services: BrokerServices,
+): Promise<Input<WriteTxnMarkersResponse>> {
   const rm = services.replicas as ReplicaManager;
   const h = await txnCoordinatorOf(services);
   const markers = await Promise.all(
@@ -51,7 +59,7 @@ async function handle(_ctx: RequestContext, req: WriteTxnMarkersRequest, service
   return { markers };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
+export const handler: ApiHandler<BrokerServices, WriteTxnMarkersRequest, Input<WriteTxnMarkersResponse>> = {
   apiKey: ApiKey.WriteTxnMarkers,
   minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
   maxVersion: 2,

@@ -25,7 +25,7 @@ import type {
   VersionRange,
 } from '../metadata/image.js';
 import { brokerRegistrationRecord, controllerRegistrationRecord } from '../metadata/image-writer.js';
-import { metadataRecord, RecordType, type MetadataRecord } from '../metadata/records.js';
+import { metadataRecord, RecordType, type MetadataRecord } from '../../protocol/metadata-records.js';
 import { ErrorCode, fail } from './errors.js';
 
 /** DirectoryId.MIGRATING, UNASSIGNED, LOST. */

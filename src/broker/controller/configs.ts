@@ -5,7 +5,7 @@
 
 import { defaultConfigRecord } from '../../protocol/generated/metadata/index.js';
 import { ConfigResourceType, type ConfigResource, type MetadataImage } from '../metadata/image.js';
-import { metadataRecord, RecordType, type MetadataRecord } from '../metadata/records.js';
+import { metadataRecord, RecordType, type MetadataRecord } from '../../protocol/metadata-records.js';
 import { apiError, apiErrorFrom, ErrorCode, fail, NONE, type ApiError } from './errors.js';
 import { validateTopicName } from './topic-names.js';
 

@@ -19,7 +19,7 @@ import {
   supportedFeatureRanges,
 } from '../metadata/features.js';
 import type { MetadataImage, VersionRange } from '../metadata/image.js';
-import { metadataRecord, RecordType, type MetadataRecord } from '../metadata/records.js';
+import { metadataRecord, RecordType, type MetadataRecord } from '../../protocol/metadata-records.js';
 import { apiError, NONE, type ApiError } from './errors.js';
 
 /** FeatureUpdate.UpgradeType codes of UpdateFeatures v1+. */

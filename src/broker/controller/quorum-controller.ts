@@ -15,7 +15,7 @@ import type { ControllerRegistration, Endpoint, MetadataImage, VersionRange } fr
 import { imageRecords } from '../metadata/image-writer.js';
 import { MetadataLoader } from '../metadata/loader.js';
 import type { MetadataEventOf, MetadataEventType, MetadataPublisher, MetadataUpdate } from '../metadata/events.js';
-import type { MetadataRecord } from '../metadata/records.js';
+import type { MetadataRecord } from '../../protocol/metadata-records.js';
 import { SingleVoterQuorum, silentLogger, type Logger } from '../raft/single-voter.js';
 import type { OffsetAndEpoch, Quorum, QuorumDescription } from '../raft/types.js';
 import {

@@ -9,7 +9,7 @@ import {
   defaultTopicRecord,
 } from '../../protocol/generated/metadata/index.js';
 import { ConfigResourceType, type MetadataImage } from '../metadata/image.js';
-import { metadataRecord, RecordType, type MetadataRecord } from '../metadata/records.js';
+import { metadataRecord, RecordType, type MetadataRecord } from '../../protocol/metadata-records.js';
 import { mv } from '../metadata/features.js';
 import { DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED } from '../metadata/delta.js';
 import { incrementalAlterConfigResource, OpType, type ConfigContext } from './configs.js';
@@ -21,7 +21,8 @@ import {
   unifyCollisionChars,
   validateTopicName,
 } from './topic-names.js';
-import { randomUuid, ZERO_UUID } from './uuid.js';
+import { randomUuid } from './uuid.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 /** QuorumController.MAX_RECORDS_PER_USER_OP. */
 export const MAX_RECORDS_PER_USER_OP = 10000;

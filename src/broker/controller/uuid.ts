@@ -2,8 +2,8 @@
 // bytes, no padding), never one of the reserved ids and never starting with '-'.
 
 import { randomUUID } from 'node:crypto';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
-export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 export const ONE_UUID = 'AAAAAAAAAAAAAAAAAAAAAQ';
 const RESERVED = new Set([ZERO_UUID, ONE_UUID]);
 

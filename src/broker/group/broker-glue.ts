@@ -1,17 +1,16 @@
 // Wiring of the group coordinator into a broker: __consumer_offsets through the ReplicaManager,
 // topic metadata from the controller's image, and a metadata publisher that loads a shard when this
 // node leads a __consumer_offsets partition, unloads it when it stops leading, and removes the
-// offsets of deleted topics. The coordinator lives in `services.extra` under 'groupCoordinator'.
+// offsets of deleted topics. The coordinator lives in `services.groupCoordinator` (this module is its only writer).
 import type { MetadataImage, TopicImage } from '../metadata/image.js';
 import type { MetadataPublisher, MetadataUpdate } from '../metadata/events.js';
 import type { BrokerServices } from '../services.js';
 import { groupConfigFrom } from './config.js';
 import { GroupCoordinator } from './coordinator.js';
-import { ReplicaCoordinatorLog, type ReplicaManagerLike } from './replica-log.js';
+import { ReplicaCoordinatorLog } from './replica-log.js';
 import type { MetadataView, TopicView } from './shard-types.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
-const KEY = 'groupCoordinator';
 
 const view = (t: TopicImage | undefined): TopicView | undefined =>
   t ? { id: t.id, name: t.name, numPartitions: t.partitions.size } : undefined;
@@ -23,12 +22,6 @@ export function metadataViewOf(image: () => MetadataImage): MetadataView {
     topicNames: () => image().topicsByName.keys(),
     version: () => image().offset,
   };
-}
-
-interface ControllerLike {
-  readonly image: MetadataImage;
-  addPublisher(p: MetadataPublisher): Promise<void>;
-  removePublisher?(p: MetadataPublisher): Promise<void>;
 }
 
 export interface GroupCoordinatorHandle {
@@ -49,10 +42,10 @@ export function startGroupCoordinator(
   const already = starting.get(services);
   if (already) return already;
   const p = (async () => {
-    const controller = services.controller as ControllerLike;
-    const config = groupConfigFrom(services.config as never);
+    const controller = services.controller;
+    const config = groupConfigFrom(services.config);
     const log = new ReplicaCoordinatorLog(
-      services.replicas as ReplicaManagerLike,
+      services.replicas,
       OFFSETS_TOPIC,
       config.offsetCommitTimeoutMs,
       services.config.getInt('offsets.load.buffer.size'),
@@ -65,7 +58,7 @@ export function startGroupCoordinator(
       unrefTimers: true,
       leadsPartition: (p) => controller.image.topic(OFFSETS_TOPIC)?.partitions.get(p)?.leader === services.nodeId,
     });
-    services.extra.set(KEY, coordinator);
+    services.groupCoordinator = coordinator;
     const nodeId = services.nodeId;
     const publisher: MetadataPublisher = {
       name: 'group-coordinator',
@@ -105,7 +98,7 @@ export function startGroupCoordinator(
       async shutdown() {
         await controller.removePublisher?.(publisher);
         await coordinator.shutdown();
-        services.extra.delete(KEY);
+        services.groupCoordinator = null;
       },
     };
   })();
@@ -115,8 +108,7 @@ export function startGroupCoordinator(
 
 /** The broker's group coordinator; started on first use when the server did not start it. */
 export async function groupCoordinatorOf(services: BrokerServices): Promise<GroupCoordinator> {
-  const c = services.extra.get(KEY);
-  if (c instanceof GroupCoordinator) return c;
+  if (services.groupCoordinator) return services.groupCoordinator;
   return (await startGroupCoordinator(services)).coordinator;
 }
 

@@ -171,14 +171,13 @@ export class OffsetManager {
   }
 
   commit(req: CommitRequest, apiVersion: number): OpResult<CommitResponseTopics> {
-    let group: Group | undefined = this.ctx.groups.get(req.groupId);
+    const group: Group | undefined = this.ctx.groups.get(req.groupId);
     if (!group) {
       if (req.generationIdOrMemberEpoch >= 0) {
         if (apiVersion >= 9) throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} not found.`);
         throw new KafkaError(ErrorCode.ILLEGAL_GENERATION, 'unknown group');
       }
-      // a simple consumer: the group exists in memory, the first OffsetCommit record persists it
-      group = undefined;
+      // a simple consumer (group stays undefined): the first OffsetCommit record persists it
     } else if (group.type === 'classic') {
       validateClassicCommit(group, req.memberId, req.groupInstanceId, req.generationIdOrMemberEpoch);
       if (group.is('Stable') || group.is('PreparingRebalance')) this.onClassicCommit(group, req.memberId);

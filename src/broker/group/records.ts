@@ -16,7 +16,7 @@ import type {
   ConsumerGroupCurrentMemberAssignmentValueTopicPartitions,
 } from '../../protocol/generated/group/ConsumerGroupCurrentMemberAssignment.js';
 import type { LegacyOffsetCommitValue } from '../../protocol/generated/group/LegacyOffsetCommit.js';
-import { ZERO_UUID } from '../../protocol/codec/types.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 import type { ConsumerGroupTargetAssignmentMemberValue } from '../../protocol/generated/group/ConsumerGroupTargetAssignmentMember.js';
 import type { ConsumerGroupRegularExpressionValue } from '../../protocol/generated/group/ConsumerGroupRegularExpression.js';
 
@@ -80,6 +80,9 @@ export type CoordinatorRecord =
       value: ConsumerGroupRegularExpressionValue | null;
     };
 
+/** The value of the record variant `T` (what the value reader of its record type decodes). */
+type RecordValue<T extends CoordinatorRecord['type']> = Extract<CoordinatorRecord, { type: T }>['value'];
+
 /** Key and value bytes of a record (value null: tombstone). */
 export interface EncodedRecord {
   key: Buffer;
@@ -90,10 +93,10 @@ export interface EncodedRecord {
 const SPECS = new Map(OFFSETS_TOPIC_RECORDS.map((s) => [s.key.type, s]));
 const specFor = (type: number): (typeof OFFSETS_TOPIC_RECORDS)[number] => SPECS.get(type)!;
 
-function encodeWith(
+function encodeWith<M>(
   version: number,
-  write: (w: Writer, v: number, m: any) => void,
-  msg: unknown,
+  write: (w: Writer, v: number, m: M) => void,
+  msg: M,
   schemaVersion = version,
 ): Buffer {
   const w = new Writer(64);
@@ -145,7 +148,7 @@ export function decodeRecord(key: Buffer, value: Buffer | null): CoordinatorReco
   const spec = SPECS.get(type);
   if (!spec) throw new Error(`unknown __consumer_offsets record key version ${type}`);
   const k = spec.key.read(kr, type);
-  let v: any = null;
+  let v: unknown = null;
   if (value !== null) {
     const vr = new Reader(value);
     const version = vr.int16();
@@ -172,27 +175,56 @@ export function decodeRecord(key: Buffer, value: Buffer | null): CoordinatorReco
       return { type: 'OffsetCommit', group: k.group, topic: k.topic, partition: k.partition, value };
     }
     case 1:
-      return { type: 'OffsetCommit', group: k.group, topic: k.topic, partition: k.partition, value: v };
+      return {
+        type: 'OffsetCommit',
+        group: k.group,
+        topic: k.topic,
+        partition: k.partition,
+        value: v as RecordValue<'OffsetCommit'>,
+      };
     case 2:
-      return { type: 'GroupMetadata', group: k.group, value: v };
+      return { type: 'GroupMetadata', group: k.group, value: v as RecordValue<'GroupMetadata'> };
     case 3:
-      return { type: 'ConsumerGroupMetadata', group: k.groupId, value: v };
+      return { type: 'ConsumerGroupMetadata', group: k.groupId, value: v as RecordValue<'ConsumerGroupMetadata'> };
     case 4:
-      return { type: 'ConsumerGroupPartitionMetadata', group: k.groupId, value: v };
+      return {
+        type: 'ConsumerGroupPartitionMetadata',
+        group: k.groupId,
+        value: v as RecordValue<'ConsumerGroupPartitionMetadata'>,
+      };
     case 5:
-      return { type: 'ConsumerGroupMemberMetadata', group: k.groupId, memberId: k.memberId, value: v };
+      return {
+        type: 'ConsumerGroupMemberMetadata',
+        group: k.groupId,
+        memberId: k.memberId,
+        value: v as RecordValue<'ConsumerGroupMemberMetadata'>,
+      };
     case 6:
-      return { type: 'ConsumerGroupTargetAssignmentMetadata', group: k.groupId, value: v };
+      return {
+        type: 'ConsumerGroupTargetAssignmentMetadata',
+        group: k.groupId,
+        value: v as RecordValue<'ConsumerGroupTargetAssignmentMetadata'>,
+      };
     case 7:
-      return { type: 'ConsumerGroupTargetAssignmentMember', group: k.groupId, memberId: k.memberId, value: v };
+      return {
+        type: 'ConsumerGroupTargetAssignmentMember',
+        group: k.groupId,
+        memberId: k.memberId,
+        value: v as RecordValue<'ConsumerGroupTargetAssignmentMember'>,
+      };
     case 8:
-      return { type: 'ConsumerGroupCurrentMemberAssignment', group: k.groupId, memberId: k.memberId, value: v };
+      return {
+        type: 'ConsumerGroupCurrentMemberAssignment',
+        group: k.groupId,
+        memberId: k.memberId,
+        value: v as RecordValue<'ConsumerGroupCurrentMemberAssignment'>,
+      };
     case 16:
       return {
         type: 'ConsumerGroupRegularExpression',
         group: k.groupId,
         regularExpression: k.regularExpression,
-        value: v,
+        value: v as RecordValue<'ConsumerGroupRegularExpression'>,
       };
     default:
       return null;

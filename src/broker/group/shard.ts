@@ -91,7 +91,6 @@ export class GroupShard {
         this.logger('DEBUG', `timer operation on __consumer_offsets-${opts.partition} failed: ${(e as Error).message}`),
       );
     }, opts.unrefTimers ?? false);
-    const self = this;
     this.ctx = {
       partition: opts.partition,
       groups: this.groups,
@@ -99,9 +98,7 @@ export class GroupShard {
       config: opts.config,
       clock: this.clock,
       metadata: opts.metadata,
-      log(level, msg) {
-        self.logger(level, `[GroupCoordinator id=${opts.partition}] ${msg}`);
-      },
+      log: (level, msg) => this.logger(level, `[GroupCoordinator id=${opts.partition}] ${msg}`),
     };
     this.classic = new ClassicGroupManager(this.ctx);
     this.consumer = new ConsumerGroupManager(this.ctx);

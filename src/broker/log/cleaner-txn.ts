@@ -5,7 +5,7 @@
 // CleanedTransactionMetadata mirrors the class of that name in LogCleaner.scala.
 
 import { controlRecordType } from './record-keys.js';
-import { isControlBatch, isTransactional, type BatchInfo } from './file-records.js';
+import { isControlBatch, isTransactional, type StoredBatch as BatchInfo } from '../../protocol/records/batch-stored.js';
 import type { LogSegment } from './segment.js';
 
 export const CONTROL_ABORT = 0;

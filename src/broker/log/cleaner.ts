@@ -5,21 +5,17 @@
 // swap the cleaned segments in crash-safely (.cleaned → .swap → final names).
 
 import { createHash } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
 import { CleanedTransactionMetadata, scanTransactions, type ProducerLastRecord } from './cleaner-txn.js';
-import { hasDeleteHorizon, isControlBatch, type BatchInfo } from './file-records.js';
+import {
+  hasDeleteHorizon,
+  isControlBatch,
+  type StoredBatch as BatchInfo,
+} from '../../protocol/records/batch-stored.js';
 import { segmentConfigOf } from './log-loader.js';
 import type { PartitionLog } from './partition-log.js';
 import { emptyBatch, readRecords, rebuildBatch, type RecordView } from './record-keys.js';
-import {
-  CLEANED_FILE_SUFFIX,
-  INDEX_FILE_SUFFIX,
-  LOG_FILE_SUFFIX,
-  LogSegment,
-  TIME_INDEX_FILE_SUFFIX,
-  TXN_INDEX_FILE_SUFFIX,
-  segmentFile,
-} from './segment.js';
+import { LogSegment } from './segment.js';
+import { CLEANED_FILE_SUFFIX, removeSegmentFiles } from '../../storage/log-file-names.js';
 
 const INT32_MAX = 0x7fffffff;
 
@@ -249,9 +245,7 @@ async function filterBatch(b: BatchInfo, ctx: FilterContext): Promise<Buffer | u
 }
 
 async function newCleanedSegment(log: PartitionLog, baseOffset: number, clock: () => number): Promise<LogSegment> {
-  for (const ext of [LOG_FILE_SUFFIX, INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, TXN_INDEX_FILE_SUFFIX]) {
-    await fsp.rm(segmentFile(log.dir, baseOffset, ext, CLEANED_FILE_SUFFIX), { force: true });
-  }
+  await removeSegmentFiles(log.dir, baseOffset, CLEANED_FILE_SUFFIX);
   return LogSegment.open(log.dir, baseOffset, segmentConfigOf(log.config), clock, { suffix: CLEANED_FILE_SUFFIX });
 }
 

@@ -1,49 +1,35 @@
-// Leader epoch cache persisted to `leader-epoch-checkpoint` (LeaderEpochFileCache.java,
-// LeaderEpochCheckpointFile.java): version 0, count, "epoch startOffset" lines. Each entry says
-// "epoch E began at offset S"; entries strictly increase in both epoch and offset.
+// Leader epoch cache of a partition (LeaderEpochFileCache.java), persisted to its
+// `leader-epoch-checkpoint` (src/storage/leader-epoch-checkpoint.ts). Each entry says "epoch E
+// began at offset S"; entries strictly increase in both epoch and offset.
 
-import * as path from 'node:path';
 import { promises as fsp } from 'node:fs';
-import { parseJavaInt, readCheckpointFile, writeCheckpointFile, type EntryFormatter } from './checkpoints.js';
+import {
+  leaderEpochCheckpointFile,
+  readLeaderEpochCheckpoint,
+  writeLeaderEpochCheckpoint,
+  type EpochEntry,
+} from '../../storage/leader-epoch-checkpoint.js';
 
-export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
+export { LEADER_EPOCH_CHECKPOINT_FILE, type EpochEntry } from '../../storage/leader-epoch-checkpoint.js';
 export const UNDEFINED_EPOCH = -1;
 export const UNDEFINED_EPOCH_OFFSET = -1;
 
-export interface EpochEntry {
-  epoch: number;
-  startOffset: number;
-}
-
-export const epochEntryFormatter: EntryFormatter<EpochEntry> = {
-  toString: (e) => `${e.epoch} ${e.startOffset}`,
-  fromString: (line) => {
-    const parts = line.split(/\s+/);
-    if (parts.length !== 2) return undefined;
-    const epoch = parseJavaInt(parts[0]!, 32);
-    const startOffset = parseJavaInt(parts[1]!, 64);
-    if (epoch === undefined || startOffset === undefined) return undefined;
-    return { epoch, startOffset };
-  },
-};
-
 export class LeaderEpochCache {
-  private file: string;
+  private dir: string;
   /** sorted by epoch (and therefore by start offset) */
   private epochs: EpochEntry[];
 
-  private constructor(file: string, entries: EpochEntry[]) {
-    this.file = file;
+  private constructor(dir: string, entries: EpochEntry[]) {
+    this.dir = dir;
     this.epochs = entries;
   }
 
   /** Reads `<dir>/leader-epoch-checkpoint`, creating it empty when missing (as Kafka's CheckpointFile does). */
   static async load(dir: string): Promise<LeaderEpochCache> {
-    const file = path.join(dir, LEADER_EPOCH_CHECKPOINT_FILE);
-    const fh = await fsp.open(file, 'a');
+    const fh = await fsp.open(leaderEpochCheckpointFile(dir), 'a');
     await fh.close();
-    const entries = await readCheckpointFile(file, 0, epochEntryFormatter);
-    const cache = new LeaderEpochCache(file, []);
+    const entries = (await readLeaderEpochCheckpoint(dir)) ?? [];
+    const cache = new LeaderEpochCache(dir, []);
     for (const e of entries) cache.assignInMemory(e);
     return cache;
   }
@@ -141,11 +127,11 @@ export class LeaderEpochCache {
   }
 
   async flush(): Promise<void> {
-    await writeCheckpointFile(this.file, 0, this.epochs, epochEntryFormatter);
+    await writeLeaderEpochCheckpoint(this.dir, this.epochs);
   }
 
   /** Points the cache at a renamed partition directory. */
   updateDir(dir: string): void {
-    this.file = path.join(dir, LEADER_EPOCH_CHECKPOINT_FILE);
+    this.dir = dir;
   }
 }

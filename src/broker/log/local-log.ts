@@ -4,22 +4,17 @@
 // the offset bookkeeping (log start offset, high watermark, epochs) on top of it.
 
 import { promises as fsp } from 'node:fs';
-import { fsyncDir } from './checkpoints.js';
+import { fsyncDir } from '../../storage/file-ops.js';
 import type { LogConfig } from './log-config.js';
 import type { LogLogger } from './log-errors.js';
 import { segmentConfigOf } from './log-loader.js';
+import { LogSegment, type SegmentReadResult } from './segment.js';
 import {
   CLEANED_FILE_SUFFIX,
   DELETED_FILE_SUFFIX,
-  INDEX_FILE_SUFFIX,
-  LOG_FILE_SUFFIX,
-  LogSegment,
   SWAP_FILE_SUFFIX,
-  TIME_INDEX_FILE_SUFFIX,
-  TXN_INDEX_FILE_SUFFIX,
-  segmentFile,
-  type SegmentReadResult,
-} from './segment.js';
+  removeSegmentFiles,
+} from '../../storage/log-file-names.js';
 import { SerialQueue } from './serial-queue.js';
 
 /** An offset with the segment and file position of the batch that contains it (LogOffsetMetadata). */
@@ -178,9 +173,7 @@ export class LocalLog {
         `Trying to roll a new log segment for ${this.topic}-${this.partition} with start offset ${newOffset} lower than start offset of the active segment ${active.baseOffset}`,
       );
     }
-    for (const ext of [LOG_FILE_SUFFIX, INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, TXN_INDEX_FILE_SUFFIX]) {
-      await fsp.rm(segmentFile(this._dir, newOffset, ext), { force: true });
-    }
+    await removeSegmentFiles(this._dir, newOffset);
     await active.onBecomeInactiveSegment();
     const seg = await LogSegment.open(this._dir, newOffset, segmentConfigOf(this._config), this.clock);
     this.segs.push(seg);

@@ -5,23 +5,21 @@
 
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { CorruptIndexError } from './abstract-index.js';
+import { CorruptIndexError } from '../../storage/abstract-index.js';
 import { randomSegmentJitter, type LogConfig } from './log-config.js';
 import type { LeaderEpochCache } from './leader-epoch.js';
 import type { LogLogger } from './log-errors.js';
+import { LogSegment, type SegmentConfig } from './segment.js';
 import {
   CLEANED_FILE_SUFFIX,
   DELETED_FILE_SUFFIX,
-  INDEX_FILE_SUFFIX,
   LOG_FILE_SUFFIX,
-  LogSegment,
   SWAP_FILE_SUFFIX,
   TIME_INDEX_FILE_SUFFIX,
-  TXN_INDEX_FILE_SUFFIX,
   offsetFromFileName,
   segmentFile,
-  type SegmentConfig,
-} from './segment.js';
+  isIndexFileName,
+} from '../../storage/log-file-names.js';
 
 export function segmentConfigOf(c: LogConfig): SegmentConfig {
   return {
@@ -60,8 +58,7 @@ async function listFiles(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isFile()).map((e) => e.name);
 }
 
-const isIndexFile = (n: string) =>
-  n.endsWith(INDEX_FILE_SUFFIX) || n.endsWith(TIME_INDEX_FILE_SUFFIX) || n.endsWith(TXN_INDEX_FILE_SUFFIX);
+const isIndexFile = isIndexFileName;
 const isLogFile = (n: string) => n.endsWith(LOG_FILE_SUFFIX);
 
 export async function loadLog(p: LoadParams): Promise<LoadedLog> {

@@ -19,7 +19,7 @@ import {
   writeCleanShutdownMarker,
   writeOffsetCheckpoint,
   type TopicPartitionOffset,
-} from './checkpoints.js';
+} from '../../storage/checkpoint-file.js';
 import { cleanLog, logToClean, shouldClean, type CleanerOptions } from './cleaner.js';
 import { DEFAULT_LOG_CONFIG, LONG_MAX, type LogConfig } from './log-config.js';
 import { silentLogger, type LogLogger } from './log-errors.js';

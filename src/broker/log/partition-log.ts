@@ -6,7 +6,7 @@
 import { promises as fsp } from 'node:fs';
 import * as L from '../../protocol/records/layout.js';
 import { crc32c } from '../../protocol/records/crc.js';
-import { SegmentClosedError } from './file-records.js';
+import { SegmentClosedError } from '../../storage/file-records.js';
 import { LeaderEpochCache } from './leader-epoch.js';
 import { fetchOffsetByTimestamp, type TimestampAndOffset } from './list-offsets.js';
 import { LocalLog, type OffsetMetadata } from './local-log.js';
@@ -21,7 +21,7 @@ import {
   type LogLogger,
 } from './log-errors.js';
 import { loadLog } from './log-loader.js';
-import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
+import { readPartitionMetadata, writePartitionMetadata } from '../../storage/partition-metadata.js';
 import { ProducerStateManager } from './producer-state-manager.js';
 import type { LogSegment } from './segment.js';
 

@@ -8,7 +8,7 @@
 import { promises as fsp } from 'node:fs';
 import * as L from '../../protocol/records/layout.js';
 import { decodeBatchSync } from '../../protocol/records/batch.js';
-import type { BatchInfo } from './file-records.js';
+import type { StoredBatch as BatchInfo } from '../../protocol/records/batch-stored.js';
 import type { LogLogger } from './log-errors.js';
 import {
   CorruptSnapshotError,
@@ -16,10 +16,10 @@ import {
   readSnapshotFile,
   snapshotFile,
   writeSnapshotFile,
-} from './producer-state-snapshot.js';
+} from '../../storage/producer-snapshot.js';
 import { type BatchHeaderInfo, type EndTxnMarkerInfo, ProducerStates } from './producer-state.js';
 import type { LogSegment } from './segment.js';
-import { TransactionIndex } from './txn-index.js';
+import { TransactionIndex } from '../../storage/txn-index.js';
 
 export interface ProducerStateLoadParams {
   dir: string;

@@ -9,8 +9,8 @@
 // the bytes are in the log (the log calls them for every appended batch, whoever appended it).
 
 import { ErrorCode } from '../../protocol/errors.js';
-import type { AbortedTxnEntry } from './txn-index.js';
-import type { SnapshotEntry } from './producer-state-snapshot.js';
+import type { AbortedTxnEntry } from '../../storage/txn-index.js';
+import type { SnapshotEntry } from '../../storage/producer-snapshot.js';
 
 export const NUM_BATCHES_TO_RETAIN = 5;
 export const NO_PRODUCER_EPOCH = -1;

@@ -4,36 +4,20 @@
 
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { CorruptRecordError, FileRecords, ensureValidBatch } from './file-records.js';
-import { OffsetIndex } from './offset-index.js';
-import { TimeIndex, NO_TIMESTAMP, type TimestampOffset } from './time-index.js';
-import { CorruptIndexError } from './abstract-index.js';
+import { ensureValidBatch } from '../../protocol/records/batch-stored.js';
+import { CorruptRecordError } from '../../protocol/records/layout.js';
+import { FileRecords } from '../../storage/file-records.js';
+import { OffsetIndex } from '../../storage/offset-index.js';
+import { TimeIndex, NO_TIMESTAMP, type TimestampOffset } from '../../storage/time-index.js';
+import { CorruptIndexError } from '../../storage/abstract-index.js';
 import { readRecords } from './record-keys.js';
-
-export const LOG_FILE_SUFFIX = '.log';
-export const INDEX_FILE_SUFFIX = '.index';
-export const TIME_INDEX_FILE_SUFFIX = '.timeindex';
-export const TXN_INDEX_FILE_SUFFIX = '.txnindex';
-export const DELETED_FILE_SUFFIX = '.deleted';
-export const CLEANED_FILE_SUFFIX = '.cleaned';
-export const SWAP_FILE_SUFFIX = '.swap';
-
-/** 20-digit zero-padded decimal (LogFileUtils.filenamePrefixFromOffset). */
-export function filenamePrefixFromOffset(offset: number): string {
-  return String(offset).padStart(20, '0');
-}
-
-/** Base offset from a segment-ish file name (`00000000000000000123.log.deleted` → 123). */
-export function offsetFromFileName(name: string): number {
-  const dot = name.indexOf('.');
-  const prefix = dot < 0 ? name : name.slice(0, dot);
-  if (!/^\d+$/.test(prefix)) return NaN;
-  return Number(prefix);
-}
-
-export function segmentFile(dir: string, baseOffset: number, ext: string, suffix = ''): string {
-  return path.join(dir, filenamePrefixFromOffset(baseOffset) + ext + suffix);
-}
+import {
+  INDEX_FILE_SUFFIX,
+  LOG_FILE_SUFFIX,
+  TIME_INDEX_FILE_SUFFIX,
+  TXN_INDEX_FILE_SUFFIX,
+  segmentFile,
+} from '../../storage/log-file-names.js';
 
 export class LogSegmentOffsetOverflowError extends Error {
   override name = 'LogSegmentOffsetOverflowError';

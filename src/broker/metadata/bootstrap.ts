@@ -1,30 +1,27 @@
-// `bootstrap.checkpoint` (Kafka's BootstrapDirectory + BatchFileWriter) and the dynamic-quorum
-// bootstrap snapshot `__cluster_metadata-0/00000000000000000000-0000000000.checkpoint`
-// (Formatter.writeDynamicQuorumSnapshot).
-//
-// bootstrap.checkpoint: the snapshot layout with epoch 0, base offset 0, uncompressed,
-// LastContainedLogTimestamp 0: header control batch, data batch(es), footer control batch.
-// Content: FeatureLevelRecord for metadata.version first, then the other non-zero features
-// sorted by name (never kraft.version), then optional SCRAM records. Written to
-// bootstrap.checkpoint.tmp and atomically renamed. The controller reads it on first start; without
-// it, it bootstraps at the latest production metadata.version.
+// The controller's bootstrap metadata (Kafka's BootstrapMetadata, BootstrapDirectory.read): the
+// records of `bootstrap.checkpoint` when the metadata log directory has one, else the default
+// bootstrap at a metadata.version; and the feature levels `kafka-storage format` writes into it. The
+// files themselves (bootstrap.checkpoint, the dynamic-quorum bootstrap snapshot) are
+// src/storage/snapshot-file.ts.
 
 import { promises as fsp } from 'node:fs';
-import * as path from 'node:path';
 import { defaultFeatureLevelRecord } from '../../protocol/generated/metadata/index.js';
-import { encodeSnapshot, readSnapshotFile, snapshotFileName, writeSnapshotFile } from '../raft/snapshots.js';
-import { fsyncDir } from '../raft/fs-util.js';
-import { METADATA_PARTITION_DIR } from '../raft/types.js';
+import {
+  BOOTSTRAP_CHECKPOINT_FILE,
+  bootstrapCheckpointFile,
+  featureLevelRecords,
+  readSnapshotFile,
+  writeBootstrapCheckpointFile,
+} from '../../storage/snapshot-file.js';
 import {
   defaultFeatureLevels,
-  KRAFT_VERSION_FEATURE,
   LATEST_PRODUCTION_METADATA_VERSION,
   METADATA_VERSION_FEATURE,
   metadataVersionName,
 } from './features.js';
-import { metadataRecord, RecordType, type MetadataRecord } from './records.js';
+import { metadataRecord, RecordType, type MetadataRecord } from '../../protocol/metadata-records.js';
 
-export const BOOTSTRAP_CHECKPOINT_FILE = 'bootstrap.checkpoint';
+export { BOOTSTRAP_CHECKPOINT_FILE };
 
 export interface BootstrapMetadata {
   readonly records: readonly MetadataRecord[];
@@ -37,21 +34,7 @@ export function bootstrapRecords(
   metadataVersion: number,
   features?: Iterable<readonly [string, number]>,
 ): MetadataRecord[] {
-  const levels = new Map<string, number>(features ?? defaultFeatureLevels(metadataVersion));
-  levels.delete(METADATA_VERSION_FEATURE);
-  levels.delete(KRAFT_VERSION_FEATURE);
-  const out: MetadataRecord[] = [
-    metadataRecord(RecordType.FeatureLevel, 0, {
-      ...defaultFeatureLevelRecord(),
-      name: METADATA_VERSION_FEATURE,
-      featureLevel: metadataVersion,
-    }),
-  ];
-  for (const [name, featureLevel] of [...levels].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (featureLevel === 0) continue;
-    out.push(metadataRecord(RecordType.FeatureLevel, 0, { ...defaultFeatureLevelRecord(), name, featureLevel }));
-  }
-  return out;
+  return featureLevelRecords(metadataVersion, features ?? defaultFeatureLevels(metadataVersion));
 }
 
 /**
@@ -98,28 +81,12 @@ export async function writeBootstrapCheckpoint(
     extraRecords = [...(spec.extraRecords ?? []), ...extraRecords];
   }
   records.push(...extraRecords);
-  const data = encodeSnapshot({ epoch: 0, lastContainedLogTimestamp: 0, records });
-  const file = path.join(dir, BOOTSTRAP_CHECKPOINT_FILE);
-  const tmp = `${file}.tmp`;
-  await fsp.rm(tmp, { force: true });
-  try {
-    const fh = await fsp.open(tmp, 'wx');
-    try {
-      await fh.writeFile(data);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await fsp.rename(tmp, file);
-    await fsyncDir(dir);
-  } finally {
-    await fsp.rm(tmp, { force: true });
-  }
+  await writeBootstrapCheckpointFile(dir, records);
 }
 
 /** Reads `<dir>/bootstrap.checkpoint`; null if absent. Control batches are skipped. */
 export async function readBootstrapCheckpoint(dir: string): Promise<BootstrapMetadata | null> {
-  const file = path.join(dir, BOOTSTRAP_CHECKPOINT_FILE);
+  const file = bootstrapCheckpointFile(dir);
   try {
     await fsp.access(file);
   } catch {
@@ -148,40 +115,4 @@ export async function loadBootstrapMetadata(
   );
 }
 
-export interface DynamicQuorumVoter {
-  readonly nodeId: number;
-  readonly host: string;
-  readonly port: number;
-  readonly directoryId: string;
-}
-
-/**
- * Writes the KIP-853 bootstrap snapshot `<dir>/__cluster_metadata-0/00000000000000000000-0000000000.checkpoint`
- * holding KRaftVersionRecord + VotersRecord (for `format --standalone/--initial-controllers`).
- */
-export async function writeDynamicQuorumSnapshot(
-  dir: string,
-  info: {
-    readonly voters: readonly DynamicQuorumVoter[];
-    readonly kraftVersion: number;
-    readonly controllerListenerName: string;
-  },
-): Promise<void> {
-  const metaDir = path.join(dir, METADATA_PARTITION_DIR);
-  await fsp.mkdir(metaDir, { recursive: true });
-  await writeSnapshotFile(path.join(metaDir, snapshotFileName({ offset: 0, epoch: 0 })), {
-    epoch: 0,
-    lastContainedLogTimestamp: Date.now(),
-    records: [],
-    kraftVersion: Math.max(1, info.kraftVersion),
-    voters: {
-      version: 0,
-      voters: info.voters.map((v) => ({
-        voterId: v.nodeId,
-        voterDirectoryId: v.directoryId,
-        endpoints: [{ name: info.controllerListenerName, host: v.host, port: v.port }],
-        kRaftVersionFeature: { minSupportedVersion: 0, maxSupportedVersion: 1 },
-      })),
-    },
-  });
-}
+export { writeDynamicQuorumSnapshot, type DynamicQuorumVoter } from '../../storage/snapshot-file.js';

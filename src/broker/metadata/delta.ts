@@ -4,8 +4,8 @@
 // at most once per builder, topics at most once per builder, so a batch creating a topic with
 // thousands of partitions costs O(partitions), not O(partitions²).
 
-import type { MetadataRecord } from './records.js';
-import { RecordType } from './records.js';
+import type { MetadataRecord } from '../../protocol/metadata-records.js';
+import { RecordType } from '../../protocol/metadata-records.js';
 import {
   MetadataImage,
   configResourceKey,

@@ -14,7 +14,7 @@ import {
   defaultZkMigrationStateRecord,
   defaultClientQuotaRecord,
 } from '../../protocol/generated/metadata/index.js';
-import { metadataRecord, RecordType, type MetadataRecord } from './records.js';
+import { metadataRecord, RecordType, type MetadataRecord } from '../../protocol/metadata-records.js';
 import { METADATA_VERSION_FEATURE, mv } from './features.js';
 import type { BrokerRegistration, ControllerRegistration, MetadataImage, PartitionImage } from './image.js';
 

@@ -11,7 +11,7 @@ import type { CommittedBatch, LeaderAndEpoch, RaftListener, SnapshotData } from 
 import { diffImages, ImageBuilder, MetadataReplayError } from './delta.js';
 import type { MetadataEvent, MetadataEventOf, MetadataEventType, MetadataPublisher, MetadataUpdate } from './events.js';
 import { MetadataImage } from './image.js';
-import { describeRecord, RecordType } from './records.js';
+import { describeRecord, RecordType } from '../../protocol/metadata-records.js';
 import type { Logger } from '../raft/single-voter.js';
 
 type Handler = (event: MetadataEvent, update: MetadataUpdate) => void;

@@ -24,7 +24,7 @@ export interface ConnectionOptions {
   readonly id: string;
   readonly listenerName: string;
   readonly isControllerListener: boolean;
-  readonly dispatcher: Dispatcher<any>;
+  readonly dispatcher: Dispatcher<unknown>;
   /** socket.request.max.bytes */
   readonly maxRequestBytes: number;
   /** connections.max.idle.ms; <= 0 disables the idle timeout. */

@@ -1,28 +1,21 @@
-// The socket server: one net.Server per listener (Kafka's Acceptor), a Connection per socket (the
+// The socket server: one Acceptor per listener (a net.Server), a Connection per socket (the
 // Processor's per-channel work), all on the event loop. Listener names in
 // controller.listener.names are controller listeners: the registry serves them controller APIs.
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { Dispatcher, stderrLogger, type Logger } from '../api/dispatcher.js';
 import type { HandlerRegistry } from '../api/registry.js';
+import { Acceptor, type BoundListener, type ListenerConfig } from './acceptor.js';
 import { Connection, type ConnectionStats } from './connection.js';
 import { requestLogWriter, type RequestLogEntry } from './request-log.js';
 
-export interface ListenerConfig {
-  /** Upper-case listener name (PLAINTEXT, CONTROLLER, ...). */
-  readonly name: string;
-  /** '' or null binds every interface (an empty host in the listener URI). */
-  readonly host: string | null;
-  /** 0 picks a free port; see SocketServer.port(). */
-  readonly port: number;
-}
-
-export interface BoundListener extends ListenerConfig {
-  readonly isController: boolean;
-}
+export type { BoundListener, ListenerConfig } from './acceptor.js';
 
 export interface SocketServerOptions<Services = unknown> {
-  /** `listeners`: "PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093" or parsed entries. */
-  readonly listeners: string | readonly ListenerConfig[];
+  /**
+   * `listeners`: "PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093", parsed entries, or
+   * acceptors already opened with SocketServer.openAcceptors (to learn port-0 ports early).
+   */
+  readonly listeners: string | readonly ListenerConfig[] | readonly Acceptor[];
   /** `controller.listener.names` (default CONTROLLER). */
   readonly controllerListenerNames?: readonly string[];
   readonly registry: HandlerRegistry;
@@ -75,16 +68,46 @@ export class SocketServer<Services = unknown> {
   private readonly dispatcher: Dispatcher<Services>;
   private readonly logger: Logger;
   private readonly onRequest: ((e: RequestLogEntry) => void) | undefined;
-  private readonly servers: { server: Server; bound: BoundListener }[] = [];
+  private readonly acceptors: Acceptor[] = [];
   private readonly connections = new Set<Connection>();
   private nextConnectionIndex = 0;
   private state: 'new' | 'starting' | 'running' | 'closing' | 'closed' = 'new';
 
+  /**
+   * Opens one Acceptor per listener: those on port 0 bind now, so `port()` of the result gives
+   * the port to advertise before the node registers (Kafka's ListenerInfo.withEphemeralPortsCorrected).
+   */
+  static async openAcceptors(
+    listeners: string | readonly ListenerConfig[],
+    controllerListenerNames: readonly string[] = ['CONTROLLER'],
+    logger: Logger = stderrLogger,
+  ): Promise<Acceptor[]> {
+    const configs = typeof listeners === 'string' ? parseListeners(listeners) : listeners;
+    const controllerNames = new Set(controllerListenerNames.map((n) => n.toUpperCase()));
+    const out: Acceptor[] = [];
+    try {
+      for (const l of configs) {
+        const name = l.name.toUpperCase();
+        out.push(await Acceptor.open({ ...l, name }, controllerNames.has(name), logger));
+      }
+    } catch (e) {
+      await Promise.all(out.map((a) => a.close()));
+      throw e;
+    }
+    return out;
+  }
+
   constructor(private readonly opts: SocketServerOptions<Services>) {
-    this.listenerConfigs =
-      typeof opts.listeners === 'string'
-        ? parseListeners(opts.listeners)
-        : opts.listeners.map((l) => ({ ...l, name: l.name.toUpperCase() }));
+    const given = opts.listeners;
+    if (typeof given !== 'string' && given.length > 0 && given[0] instanceof Acceptor) {
+      this.acceptors = [...(given as readonly Acceptor[])];
+      this.listenerConfigs = [];
+    } else {
+      this.listenerConfigs =
+        typeof given === 'string'
+          ? parseListeners(given)
+          : (given as readonly ListenerConfig[]).map((l) => ({ ...l, name: l.name.toUpperCase() }));
+    }
     this.controllerNames = new Set((opts.controllerListenerNames ?? ['CONTROLLER']).map((n) => n.toUpperCase()));
     this.logger = opts.logger ?? stderrLogger;
     this.dispatcher = new Dispatcher(opts.registry, opts.services as Services, this.logger);
@@ -99,7 +122,13 @@ export class SocketServer<Services = unknown> {
     if (this.state !== 'new') throw new Error(`socket server already ${this.state}`);
     this.state = 'starting';
     try {
-      for (const l of this.listenerConfigs) await this.bind(l);
+      if (this.listenerConfigs.length > 0) {
+        const names = [...this.controllerNames];
+        this.acceptors.push(...(await SocketServer.openAcceptors(this.listenerConfigs, names, this.logger)));
+      }
+      for (const a of this.acceptors) {
+        await a.start((socket) => this.accept(socket, a.bound.name, a.bound.isController));
+      }
     } catch (e) {
       await this.close();
       throw e;
@@ -109,14 +138,14 @@ export class SocketServer<Services = unknown> {
   }
 
   get boundListeners(): readonly BoundListener[] {
-    return this.servers.map((s) => s.bound);
+    return this.acceptors.map((a) => a.bound);
   }
 
   /** The bound port of a listener (by name). */
   port(listenerName: string): number {
-    const s = this.servers.find((x) => x.bound.name === listenerName.toUpperCase());
-    if (!s) throw new Error(`no bound listener ${listenerName}`);
-    return s.bound.port;
+    const a = this.acceptors.find((x) => x.bound.name === listenerName.toUpperCase());
+    if (!a) throw new Error(`no bound listener ${listenerName}`);
+    return a.bound.port;
   }
 
   /** Per-connection counters (queue and write-buffer sizes), for metrics and tests. */
@@ -131,34 +160,11 @@ export class SocketServer<Services = unknown> {
   async close(): Promise<void> {
     if (this.state === 'closed' || this.state === 'closing') return;
     this.state = 'closing';
-    const serversClosed = this.servers.map(
-      ({ server }) => new Promise<void>((resolve) => server.close(() => resolve())),
-    );
+    const serversClosed = this.acceptors.map((a) => a.close());
     const timeout = this.opts.shutdownTimeoutMs ?? 5000;
     await Promise.all([...this.connections].map((c) => c.drainAndClose(timeout)));
     await Promise.all(serversClosed);
     this.state = 'closed';
-  }
-
-  private async bind(l: ListenerConfig): Promise<void> {
-    const isController = this.controllerNames.has(l.name);
-    const server = createServer({ allowHalfOpen: true }, (socket) => this.accept(socket, l.name, isController));
-    await new Promise<void>((resolve, reject) => {
-      const onError = (e: Error): void =>
-        reject(new Error(`cannot bind listener ${l.name} to ${l.host || '*'}:${l.port}: ${e.message}`));
-      server.once('error', onError);
-      server.listen({ host: l.host || undefined, port: l.port }, () => {
-        server.off('error', onError);
-        resolve();
-      });
-    });
-    server.on('error', (e) => this.logger.error(`listener ${l.name}: ${e.message}`));
-    const port = (server.address() as AddressInfo).port;
-    this.servers.push({ server, bound: { name: l.name, host: l.host, port, isController } });
-    const host = l.host ?? '';
-    this.logger.info(
-      `listening on ${l.name}://${host.includes(':') ? `[${host}]` : host}:${port}${isController ? ' (controller)' : ''}`,
-    );
   }
 
   private accept(socket: Socket, listenerName: string, isController: boolean): void {

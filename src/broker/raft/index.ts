@@ -8,12 +8,12 @@ export {
   formatQuorumState,
   parseQuorumState,
   type ElectionState,
-} from './quorum-state.js';
-export { listSnapshots, readSnapshotFile, snapshotFileName, encodeSnapshot } from './snapshots.js';
+} from '../../storage/quorum-state.js';
+export { listSnapshots, readSnapshotFile, snapshotFileName, encodeSnapshot } from '../../storage/snapshot-file.js';
 export {
   decodeMetadataBatch,
   buildDataBatch,
   buildControlBatch,
   type MetadataBatch,
   type ControlRecord,
-} from './batches.js';
+} from '../../protocol/records/metadata-batches.js';

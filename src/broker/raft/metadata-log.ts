@@ -11,20 +11,29 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { readBatchHeader } from '../../protocol/records/batch.js';
-import { exists, fsyncDir, offsetFileName, writeFileAtomic } from './fs-util.js';
-import { readBatches, readIndexFile, SegmentIndexer, type ScannedBatch } from './segment-io.js';
+import { atomicWriteFile, fsyncDir } from '../../storage/file-ops.js';
+import {
+  readLeaderEpochCheckpoint,
+  writeLeaderEpochCheckpoint,
+  type EpochEntry,
+} from '../../storage/leader-epoch-checkpoint.js';
+import {
+  INDEX_FILE_SUFFIX,
+  LOG_FILE_SUFFIX,
+  TIME_INDEX_FILE_SUFFIX,
+  removeSegmentFiles,
+  segmentFile,
+} from '../../storage/log-file-names.js';
+import { OffsetIndex } from '../../storage/offset-index.js';
+import { readPartitionMetadata, writePartitionMetadata } from '../../storage/partition-metadata.js';
+import { readBatches, SegmentIndexer, type ScannedBatch } from '../../storage/segment-io.js';
 
-export const LEADER_EPOCH_CHECKPOINT = 'leader-epoch-checkpoint';
-export const PARTITION_METADATA_FILE = 'partition.metadata';
+export { LEADER_EPOCH_CHECKPOINT_FILE as LEADER_EPOCH_CHECKPOINT } from '../../storage/leader-epoch-checkpoint.js';
+export { PARTITION_METADATA_FILE } from '../../storage/partition-metadata.js';
 /** metadata.log.segment.bytes default. */
 export const DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
 /** index.interval.bytes default. */
 export const DEFAULT_INDEX_INTERVAL_BYTES = 4096;
-
-export interface EpochEntry {
-  readonly epoch: number;
-  readonly startOffset: number;
-}
 
 export interface MetadataLogOptions {
   /** The partition directory, e.g. `<metadata.log.dir>/__cluster_metadata-0`. */
@@ -45,9 +54,9 @@ interface Segment {
   timeIndexFh: fsp.FileHandle | null;
 }
 
-const logFile = (dir: string, base: number) => path.join(dir, `${offsetFileName(base)}.log`);
-const indexFile = (dir: string, base: number) => path.join(dir, `${offsetFileName(base)}.index`);
-const timeIndexFile = (dir: string, base: number) => path.join(dir, `${offsetFileName(base)}.timeindex`);
+const logFile = (dir: string, base: number) => segmentFile(dir, base, LOG_FILE_SUFFIX);
+const indexFile = (dir: string, base: number) => segmentFile(dir, base, INDEX_FILE_SUFFIX);
+const timeIndexFile = (dir: string, base: number) => segmentFile(dir, base, TIME_INDEX_FILE_SUFFIX);
 
 export class MetadataLog {
   private segments: Segment[] = [];
@@ -167,8 +176,8 @@ export class MetadataLog {
       seg.size = validBytes;
     }
     seg.nextOffset = expected;
-    await writeFileAtomicRaw(indexFile(this.dir, seg.baseOffset), indexer.offsetIndexBytes());
-    await writeFileAtomicRaw(timeIndexFile(this.dir, seg.baseOffset), indexer.timeIndexBytes());
+    await atomicWriteFile(indexFile(this.dir, seg.baseOffset), indexer.offsetIndexBytes());
+    await atomicWriteFile(timeIndexFile(this.dir, seg.baseOffset), indexer.timeIndexBytes());
     await this.openActive(seg, indexer);
   }
 
@@ -180,23 +189,24 @@ export class MetadataLog {
   }
 
   private async loadEpochs(scanned: EpochEntry[]): Promise<void> {
-    const file = path.join(this.dir, LEADER_EPOCH_CHECKPOINT);
-    let entries: EpochEntry[] | null = null;
+    let stored: EpochEntry[] | null;
     try {
-      entries = parseEpochCheckpoint(await fsp.readFile(file, 'utf8'));
+      stored = await readLeaderEpochCheckpoint(this.dir);
     } catch {
-      entries = null;
+      stored = null; // unreadable: rebuilt from the segments
     }
-    if (entries === null) entries = await this.scanAllEpochs();
     // Drop entries beyond the (possibly truncated) end, then add epochs seen in the active segment.
-    entries = entries.filter((e) => e.startOffset < this.leo);
+    const entries = (stored ?? (await this.scanAllEpochs())).filter((e) => e.startOffset < this.leo);
     for (const e of scanned) {
       const last = entries[entries.length - 1];
       if (!last || e.epoch > last.epoch) entries.push(e);
     }
-    const changed = serializeEpochCheckpoint(entries) !== serializeEpochCheckpoint(this.epochs);
     this.epochs = entries;
-    if (changed || !(await exists(file))) await this.writeEpochCheckpoint();
+    const same =
+      stored !== null &&
+      stored.length === entries.length &&
+      stored.every((e, i) => e.epoch === entries[i]!.epoch && e.startOffset === entries[i]!.startOffset);
+    if (!same) await this.writeEpochCheckpoint();
   }
 
   private async scanAllEpochs(): Promise<EpochEntry[]> {
@@ -217,19 +227,18 @@ export class MetadataLog {
   }
 
   private async writeEpochCheckpoint(): Promise<void> {
-    await writeFileAtomic(path.join(this.dir, LEADER_EPOCH_CHECKPOINT), serializeEpochCheckpoint(this.epochs));
+    await writeLeaderEpochCheckpoint(this.dir, this.epochs);
   }
 
   private async ensurePartitionMetadata(topicId: string): Promise<void> {
-    const file = path.join(this.dir, PARTITION_METADATA_FILE);
-    if (!(await exists(file))) await writeFileAtomic(file, `version: 0\ntopic_id: ${topicId}`);
+    if ((await readPartitionMetadata(this.dir)) === undefined) await writePartitionMetadata(this.dir, topicId);
   }
 
   /** Drops every segment and continues at `offset` (the log is behind the latest snapshot). */
   async truncateFullyAndStartAt(offset: number): Promise<void> {
     for (const seg of this.segments) {
       await this.closeSegment(seg, false);
-      await this.deleteSegmentFiles(seg.baseOffset);
+      await removeSegmentFiles(this.dir, seg.baseOffset);
     }
     this.segments = [];
     this.leo = offset;
@@ -293,8 +302,13 @@ export class MetadataLog {
       if (next && next.baseOffset <= fromOffset) continue;
       let startPos = 0;
       if (fromOffset > seg.baseOffset) {
-        const idx = await readIndexFile(indexFile(this.dir, seg.baseOffset));
-        for (const e of idx) if (seg.baseOffset + e.relativeOffset < fromOffset) startPos = e.position;
+        const idx = new OffsetIndex(indexFile(this.dir, seg.baseOffset), seg.baseOffset, 0);
+        try {
+          await idx.load();
+          startPos = idx.lookup(fromOffset).position;
+        } catch {
+          startPos = 0; // no index: scan the segment from its start
+        }
       }
       let stopped = false;
       await readBatches(
@@ -325,7 +339,7 @@ export class MetadataLog {
     ) {
       const seg = this.segments.pop()!;
       await this.closeSegment(seg);
-      await this.deleteSegmentFiles(seg.baseOffset);
+      await removeSegmentFiles(this.dir, seg.baseOffset);
     }
     const seg = this.segments[this.segments.length - 1];
     if (seg) {
@@ -350,8 +364,8 @@ export class MetadataLog {
       await fsp.truncate(logFile(this.dir, seg.baseOffset), cut);
       seg.size = cut;
       seg.nextOffset = next;
-      await writeFileAtomicRaw(indexFile(this.dir, seg.baseOffset), indexer.offsetIndexBytes());
-      await writeFileAtomicRaw(timeIndexFile(this.dir, seg.baseOffset), indexer.timeIndexBytes());
+      await atomicWriteFile(indexFile(this.dir, seg.baseOffset), indexer.offsetIndexBytes());
+      await atomicWriteFile(timeIndexFile(this.dir, seg.baseOffset), indexer.timeIndexBytes());
       await this.openActive(seg, indexer);
       this.leo = next;
     } else {
@@ -366,16 +380,11 @@ export class MetadataLog {
     let deleted = 0;
     while (this.segments.length > 1 && this.segments[1]!.baseOffset <= offset) {
       const seg = this.segments.shift()!;
-      await this.deleteSegmentFiles(seg.baseOffset);
+      await removeSegmentFiles(this.dir, seg.baseOffset);
       deleted++;
     }
     if (deleted > 0) await fsyncDir(this.dir);
     return deleted;
-  }
-
-  private async deleteSegmentFiles(base: number): Promise<void> {
-    for (const f of [logFile(this.dir, base), indexFile(this.dir, base), timeIndexFile(this.dir, base)])
-      await fsp.rm(f, { force: true });
   }
 
   private async closeSegment(seg: Segment, finalTimeEntry = true): Promise<void> {
@@ -401,27 +410,4 @@ export class MetadataLog {
     const active = this.segments[this.segments.length - 1];
     if (active) await this.closeSegment(active);
   }
-}
-
-async function writeFileAtomicRaw(file: string, data: Buffer): Promise<void> {
-  await writeFileAtomic(file, data);
-}
-
-export function serializeEpochCheckpoint(entries: readonly EpochEntry[]): string {
-  return `0\n${entries.length}\n${entries.map((e) => `${e.epoch} ${e.startOffset}\n`).join('')}`;
-}
-
-export function parseEpochCheckpoint(text: string): EpochEntry[] {
-  const lines = text.split('\n').filter((l) => l.trim().length > 0);
-  if (lines[0]?.trim() !== '0') throw new Error('unknown leader-epoch-checkpoint version');
-  const n = Number(lines[1]);
-  if (!Number.isInteger(n) || lines.length - 2 !== n) throw new Error('leader-epoch-checkpoint entry count mismatch');
-  return lines.slice(2).map((l) => {
-    const [e, o] = l.trim().split(/\s+/);
-    const epoch = Number(e);
-    const startOffset = Number(o);
-    if (!Number.isInteger(epoch) || !Number.isInteger(startOffset))
-      throw new Error(`bad leader-epoch-checkpoint line ${l}`);
-    return { epoch, startOffset };
-  });
 }

@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import { SerialQueue } from '../log/serial-queue.js';
 import { KafkaError, ErrorCode } from '../../protocol/errors.js';
-import type { MetadataRecord } from '../metadata/records.js';
+import type { MetadataRecord } from '../../protocol/metadata-records.js';
 import type { VotersRecord } from '../../protocol/generated/protocol/VotersRecord.js';
 import {
   buildControlBatch,
@@ -16,7 +16,7 @@ import {
   decodeMetadataBatch,
   MAX_BATCH_SIZE_BYTES,
   type ControlRecord,
-} from './batches.js';
+} from '../../protocol/records/metadata-batches.js';
 import { MetadataLog } from './metadata-log.js';
 import {
   NO_DIRECTORY_ID,
@@ -24,8 +24,8 @@ import {
   readQuorumState,
   writeQuorumState,
   type ElectionState,
-} from './quorum-state.js';
-import { listSnapshots, readSnapshotFile, snapshotFileName, writeSnapshotFile } from './snapshots.js';
+} from '../../storage/quorum-state.js';
+import { listSnapshots, readSnapshotFile, snapshotFileName, writeSnapshotFile } from '../../storage/snapshot-file.js';
 import { promises as fsp } from 'node:fs';
 import { ATTRIBUTES, CONTROL_FLAG_MASK } from '../../protocol/records/layout.js';
 import {

@@ -5,7 +5,7 @@
 // Offsets are JS numbers (exact below 2^53). The high watermark uses Kafka's meaning: the offset
 // *after* the last committed record (all offsets < highWatermark are committed).
 
-import type { MetadataRecord } from '../metadata/records.js';
+import type { MetadataRecord } from '../../protocol/metadata-records.js';
 
 export const METADATA_TOPIC_NAME = '__cluster_metadata';
 export const METADATA_PARTITION = 0;

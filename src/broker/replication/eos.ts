@@ -109,7 +109,7 @@ export function createProducerStateHook(opts: EosHookOptions = {}): EosHook {
   const hook: EosHook = {
     verifier: opts.verifier,
     async beforeAppend(pb: ProducerBatch): Promise<ProducerVerdict> {
-      const log = pb.partition.log as PartitionLog;
+      const log = pb.partition.log;
       const psm = log.producerState;
       if (!psm) return { kind: 'append' };
       if (expirationMs !== undefined) psm.states.expirationMs = expirationMs;

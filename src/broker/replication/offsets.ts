@@ -73,7 +73,7 @@ export async function listOffset(p: Partition, q: ListOffsetQuery): Promise<List
   let found;
   try {
     found = await p.log.offsetForTimestamp(q.timestamp);
-  } catch (e) {
+  } catch {
     return unknown(p.closed ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.KAFKA_STORAGE_ERROR);
   }
   if (q.timestamp === EARLIEST_TIMESTAMP || q.timestamp === EARLIEST_LOCAL_TIMESTAMP) {

@@ -12,7 +12,7 @@
 export abstract class DelayedOperation {
   private completed = false;
   /** @internal set by the purgatory */
-  purgatory: DelayedOperationPurgatory<any> | undefined;
+  purgatory: DelayedOperationPurgatory<DelayedOperation> | undefined;
   /** @internal */
   timer: ReturnType<typeof setTimeout> | undefined;
   /** @internal */

@@ -13,12 +13,10 @@ import {
   readInt16,
   readInt32,
   readInt64,
-  readVarint,
-  readVarlong,
-  varintEnd,
   CompressionType,
   TimestampType,
 } from '../../protocol/records/layout.js';
+import { RecordCursor, RECORDS_REMAINING } from '../../protocol/records/record-cursor.js';
 import { crc32c } from '../../protocol/records/crc.js';
 import { compressionTypeName, decompress } from '../../protocol/records/compression.js';
 import { buildRecordBatch, decodeBatch, setMaxTimestamp } from '../../protocol/records/batch.js';
@@ -150,10 +148,13 @@ interface WalkState {
   timestampError: boolean;
 }
 
+/** The walk's cursor: walkRecords runs to completion synchronously, so one serves every append. */
+const cursor = new RecordCursor();
+
 /**
- * Walks `count` v2 records in data[start, end): framing checks (DefaultRecord.readFrom), then
- * LogValidator.validateRecord per record (compacted topics need keys; CreateTime bounds; producers
- * must not claim LogAppendTime). No allocation unless a record fails.
+ * Walks `count` v2 records in data[start, end) with the records layer's cursor (DefaultRecord.readFrom's
+ * framing checks), then LogValidator.validateRecord per record (compacted topics need keys; CreateTime
+ * bounds; producers must not claim LogAppendTime). No allocation unless a record fails.
  */
 function walkRecords(
   data: Uint8Array,
@@ -169,47 +170,15 @@ function walkRecords(
 ): WalkState {
   const st: WalkState = { maxTimestamp: L.NO_TIMESTAMP, consecutive: true, errors: null, timestampError: false };
   const createTime = policy.timestampType === 'CreateTime';
-  let p = start;
-  for (let i = 0; i < count; i++) {
-    if (p >= end) throw invalid('Incorrect declared batch size, premature EOF reached');
-    const len = readVarint(data, p, end);
-    p = varintEnd;
-    if (len <= 0 || len > end - p) throw invalid(`Invalid record size ${len}: premature EOF reached`);
-    const recEnd = p + len;
-    p++; // attributes
-    const tsDelta = readVarlong(data, p, recEnd);
-    const offDelta = readVarint(data, varintEnd, recEnd);
-    const keyLen = readVarint(data, varintEnd, recEnd);
-    p = varintEnd;
-    if (keyLen < -1 || keyLen > recEnd - p) throw invalid(`Invalid record key size ${keyLen}`);
-    if (keyLen > 0) p += keyLen;
-    const valueLen = readVarint(data, p, recEnd);
-    p = varintEnd;
-    if (valueLen < -1 || valueLen > recEnd - p) throw invalid(`Invalid record value size ${valueLen}`);
-    if (valueLen > 0) p += valueLen;
-    const headers = readVarint(data, p, recEnd);
-    p = varintEnd;
-    if (headers < 0) throw invalid(`Found invalid number of record headers ${headers}`);
-    for (let h = 0; h < headers; h++) {
-      const hk = readVarint(data, p, recEnd);
-      p = varintEnd;
-      if (hk < 0) throw invalid(`Invalid negative header key size ${hk}`);
-      if (hk > recEnd - p) throw invalid(`Invalid header key size ${hk}`);
-      p += hk;
-      const hv = readVarint(data, p, recEnd);
-      p = varintEnd;
-      if (hv < -1 || hv > recEnd - p) throw invalid(`Invalid header value size ${hv}`);
-      if (hv > 0) p += hv;
-    }
-    if (p !== recEnd)
-      throw invalid(
-        `Invalid record size: expected to read ${len} bytes in record payload, but instead read ${len - (recEnd - p)}`,
-      );
-    const timestamp = logAppendFlag ? headerMaxTimestamp : baseTimestamp + tsDelta;
+  const c = cursor.reset(data, start, end, count);
+  while (c.next()) {
+    const i = c.index;
+    const offDelta = c.offsetDelta;
+    const timestamp = logAppendFlag ? headerMaxTimestamp : baseTimestamp + c.timestampDelta;
     if (timestamp > st.maxTimestamp) st.maxTimestamp = timestamp;
     if (offDelta !== i) st.consecutive = false;
     let err: string | null = null;
-    if (policy.compacted && keyLen < 0) {
+    if (policy.compacted && c.keySize < 0) {
       err = `Compacted topic cannot accept message without key in topic partition ${tp}`;
     } else if (createTime && timestamp !== L.NO_TIMESTAMP) {
       if (now - timestamp > policy.timestampBeforeMaxMs || timestamp - now > policy.timestampAfterMaxMs) {
@@ -226,7 +195,7 @@ function walkRecords(
     }
     if (err !== null) (st.errors ??= []).push({ batchIndex: i, message: err });
   }
-  if (p !== end) throw invalid('Incorrect declared batch size, records still remaining in file');
+  if (c.position !== end) throw new CorruptRecordError(RECORDS_REMAINING);
   return st;
 }
 
@@ -358,8 +327,7 @@ export async function validateRecordsForAppend(
       if (!st.consecutive) inPlace = false;
     }
   } catch (e) {
-    if (e instanceof CorruptRecordError)
-      throw invalid(`Found invalid record structure in topic partition ${tp}: ${e.message}`);
+    if (e instanceof CorruptRecordError) throw invalid(`${e.message} in topic partition ${tp}`);
     throw e;
   }
   if (st.errors !== null) throw recordErrorsToException(st);

@@ -10,7 +10,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { SerialQueue } from '../log/serial-queue.js';
 import { InconsistentTopicIdError, LogError } from '../log/log-errors.js';
 import type { PartitionLog } from '../log/partition-log.js';
-import type { DynamicBrokerConfigs } from '../config/topic-configs.js';
+import type { DynamicBrokerConfigs } from '../../config/topic-configs.js';
 import type { MetadataImage } from '../metadata/image.js';
 import { DelayedFetch, DelayedProduce, type FetchPartitionStatus } from './delayed-ops.js';
 import { FetchSessionCache } from './fetch-sessions.js';
@@ -39,13 +39,13 @@ import {
   recordsSize,
   type ReplicaLogger,
 } from './types.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 export type * from './types.js';
 
 export { AppendError } from './record-validator.js';
 
 const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state']);
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 export interface ReplicaManagerOptions {
   nodeId: number;

@@ -1,7 +1,7 @@
 // Shapes shared by the replica manager, the delayed operations, fetch sessions and the handlers.
 // Offsets are JS numbers (exact below 2^53); handlers convert to the codec's bigint at the edge.
 
-import type { Partition } from './partition.js';
+import type { PartitionLog } from '../log/partition-log.js';
 import type { AppendOrigin, RecordErrorEntry, ValidatedBatch } from './record-validator.js';
 
 export const CONSUMER_REPLICA_ID = -1;
@@ -90,9 +90,16 @@ export interface ReplicaLogger {
   warn(msg: string): void;
 }
 
+/** The partition a produced batch goes to, as the producer-state hook sees it (Partition is one). */
+export interface ProducerBatchPartition {
+  readonly topic: string;
+  readonly index: number;
+  readonly log: PartitionLog;
+}
+
 /** A produced batch as the idempotence/transaction layer sees it. */
 export interface ProducerBatch {
-  partition: Partition;
+  partition: ProducerBatchPartition;
   batch: ValidatedBatch;
   transactionalId: string | null;
   origin: AppendOrigin;

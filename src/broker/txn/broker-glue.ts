@@ -4,7 +4,7 @@
 // group coordinator), a metadata publisher that loads a __transaction_state partition when this
 // node leads it and unloads it when it stops, the periodic abort of timed-out transactions and
 // expiration of idle transactional ids, and transaction verification on the produce path. The
-// coordinator lives in `services.extra` under 'txnCoordinator'.
+// coordinator lives in `services.txnCoordinator` (this module is its only writer).
 
 import { ErrorCode } from '../../protocol/errors.js';
 import { buildEndTxnMarker, buildRecordBatch } from '../../protocol/records/batch.js';
@@ -19,39 +19,22 @@ import {
   isTransactionalOffsetCoordinator,
   type TransactionalOffsetCoordinator,
 } from './group-bridge.js';
-import { ProducerIdManager, type ProducerIdBlockSource } from './producer-id-manager.js';
+import { ProducerIdManager } from './producer-id-manager.js';
 import { TransactionCoordinator } from './txn-coordinator.js';
 import { TRANSACTION_STATE_TOPIC, valueVersionFor } from './txn-log.js';
 import { type MarkerWriter, TransactionMarkerManager } from './txn-markers.js';
 import { tpKey } from './txn-metadata.js';
 import { readAllRecords, TransactionStateManager, type TxnLogIO } from './txn-state-manager.js';
+import type { TxnCoordinatorHandle } from './handle.js';
 
-export const TXN_COORDINATOR_KEY = 'txnCoordinator';
 export const OFFSETS_TOPIC = '__consumer_offsets';
-
-export interface TxnCoordinatorHandle {
-  readonly coordinator: TransactionCoordinator;
-  readonly markers: TransactionMarkerManager;
-  /** Appends one COMMIT/ABORT marker to a partition (WriteTxnMarkers uses it too). */
-  readonly writeMarker: MarkerWriter;
-  /** The group coordinator's transactional-offset side (or the fallback). */
-  offsets(): TransactionalOffsetCoordinator;
-  /** The __consumer_offsets partition of a group. */
-  offsetsPartitionFor(groupId: string): number;
-  shutdown(): Promise<void>;
-}
+export type { TxnCoordinatorHandle };
 
 export interface StartTxnCoordinatorOptions {
   logger?: (level: string, msg: string) => void;
   /** the ReplicaManager's producer-state hook: the coordinator installs transaction verification on it */
   hook?: EosHook;
   clock?: () => number;
-}
-
-interface ControllerLike extends ProducerIdBlockSource {
-  readonly image: MetadataImage;
-  addPublisher(p: MetadataPublisher): Promise<void>;
-  removePublisher?(p: MetadataPublisher): Promise<void>;
 }
 
 const starting = new WeakMap<BrokerServices, Promise<TxnCoordinatorHandle>>();
@@ -78,7 +61,7 @@ export function startTxnCoordinator(
 async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions): Promise<TxnCoordinatorHandle> {
   const logger = opts.logger ?? (() => undefined);
   const clock = opts.clock ?? Date.now;
-  const controller = services.controller as ControllerLike;
+  const controller = services.controller;
   const replicas = services.replicas as ReplicaManager;
   const config = services.config;
   const timeoutMs = config.getInt('request.timeout.ms');
@@ -128,10 +111,10 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
   let fallback: FallbackTxnOffsets | undefined;
   const offsetsPartitions = config.getInt('offsets.topic.num.partitions');
   const offsets = (): TransactionalOffsetCoordinator => {
-    const gc = services.extra.get('groupCoordinator');
+    const gc = services.groupCoordinator;
     if (isTransactionalOffsetCoordinator(gc)) return gc;
     fallback ??= new FallbackTxnOffsets(
-      async () => (await groupCoordinatorOf(services)) as never,
+      async () => await groupCoordinatorOf(services),
       replicas,
       offsetsPartitions,
       config.getInt('offset.metadata.max.bytes'),
@@ -250,17 +233,16 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
       if (opts.hook) opts.hook.verifier = undefined;
       coordinator.shutdown();
       await controller.removePublisher?.(publisher);
-      services.extra.delete(TXN_COORDINATOR_KEY);
+      services.txnCoordinator = null;
       starting.delete(services);
     },
   };
-  services.extra.set(TXN_COORDINATOR_KEY, handle);
+  services.txnCoordinator = handle;
   return handle;
 }
 
 /** The broker's transaction coordinator; started on first use when the server did not start it. */
 export async function txnCoordinatorOf(services: BrokerServices): Promise<TxnCoordinatorHandle> {
-  const h = services.extra.get(TXN_COORDINATOR_KEY) as TxnCoordinatorHandle | undefined;
-  if (h) return h;
+  if (services.txnCoordinator) return services.txnCoordinator;
   return startTxnCoordinator(services);
 }

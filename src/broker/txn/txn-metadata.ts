@@ -6,6 +6,8 @@
 // exhausted epoch rotates to the next producer id at completion, and an abort may start from
 // Empty/CompleteCommit/CompleteAbort; the log value records clientTransactionVersion.
 
+import { TXN_STATE_NAMES } from '../../protocol/txn-states.js';
+
 export const enum TxnState {
   Empty = 0,
   Ongoing = 1,
@@ -17,16 +19,7 @@ export const enum TxnState {
   PrepareEpochFence = 7,
 }
 
-export const TXN_STATE_NAMES: readonly string[] = [
-  'Empty',
-  'Ongoing',
-  'PrepareCommit',
-  'PrepareAbort',
-  'CompleteCommit',
-  'CompleteAbort',
-  'Dead',
-  'PrepareEpochFence',
-];
+export { TXN_STATE_NAMES };
 
 export const stateName = (s: TxnState): string => TXN_STATE_NAMES[s] ?? 'Unknown';
 

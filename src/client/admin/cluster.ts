@@ -4,6 +4,10 @@ import { apiByName } from '../apis.js';
 import type { BrokerNode, KafkaClient } from '../client.js';
 import type { BrokerConnection } from '../connection.js';
 import { ApiError, UnsupportedApiError } from '../errors.js';
+import type { DescribeClusterResponse } from '../../protocol/generated/protocol/DescribeCluster.js';
+import type { DescribeLogDirsResponse } from '../../protocol/generated/protocol/DescribeLogDirs.js';
+import type { UnregisterBrokerResponse } from '../../protocol/generated/protocol/UnregisterBroker.js';
+import type { UpdateFeaturesResponse } from '../../protocol/generated/protocol/UpdateFeatures.js';
 
 export interface ClusterDescription {
   clusterId: string | null;
@@ -16,7 +20,7 @@ export async function describeCluster(client: KafkaClient): Promise<ClusterDescr
   return client.call('describeCluster', async () => {
     const conn = await client.anyConnection();
     if (conn.supports(apiByName('DescribeCluster'))) {
-      const resp = await client.send<any>('any', 'DescribeCluster', {
+      const resp = await client.send<DescribeClusterResponse>('any', 'DescribeCluster', {
         includeClusterAuthorizedOperations: false,
         endpointType: 1,
       });
@@ -25,7 +29,7 @@ export async function describeCluster(client: KafkaClient): Promise<ClusterDescr
       return {
         clusterId: b.clusterId ?? null,
         controllerId: b.controllerId,
-        nodes: (b.brokers as any[])
+        nodes: b.brokers
           .map((n) => ({ id: n.brokerId, host: n.host, port: n.port, rack: n.rack ?? null }))
           .sort((a, c) => a.id - c.id),
       };
@@ -64,17 +68,17 @@ export async function describeLogDirs(
   const out = new Map<number, LogDirDescription[]>();
   await Promise.all(
     brokerIds.map(async (id) => {
-      const resp = await client.request<any>({ node: id }, 'DescribeLogDirs', { topics });
+      const resp = await client.request<DescribeLogDirsResponse>({ node: id }, 'DescribeLogDirs', { topics });
       if (resp.body.errorCode) throw new ApiError(resp.body.errorCode);
       out.set(
         id,
-        (resp.body.results as any[]).map((r) => ({
+        resp.body.results.map((r) => ({
           path: r.logDir,
           errorCode: r.errorCode,
           totalBytes: r.totalBytes ?? null,
           usableBytes: r.usableBytes ?? null,
-          replicas: (r.topics as any[]).flatMap((t) =>
-            (t.partitions as any[]).map((p) => ({
+          replicas: r.topics.flatMap((t) =>
+            t.partitions.map((p) => ({
               topic: t.name,
               partition: p.partitionIndex,
               size: p.partitionSize,
@@ -91,7 +95,7 @@ export async function describeLogDirs(
 
 export async function unregisterBroker(client: KafkaClient, brokerId: number): Promise<void> {
   await client.call('unregisterBroker', async () => {
-    const resp = await client.send<any>('any', 'UnregisterBroker', { brokerId });
+    const resp = await client.send<UnregisterBrokerResponse>('any', 'UnregisterBroker', { brokerId });
     // Kafka 4.4's Admin reports the broker's message (4.0's reported the code's default text).
     if (resp.body.errorCode !== 0) throw new ApiError(resp.body.errorCode, resp.body.errorMessage);
   });
@@ -106,7 +110,10 @@ export interface FeatureMetadata {
 }
 
 /** The ApiVersions data of a broker (any broker unless `conn` is given). */
-export async function brokerApiVersions(client: KafkaClient, conn?: BrokerConnection): Promise<any> {
+export async function brokerApiVersions(
+  client: KafkaClient,
+  conn?: BrokerConnection,
+): Promise<BrokerConnection['apiVersionsResponse']> {
   const c = conn ?? (await client.call('apiVersions', () => client.anyConnection()));
   return c.apiVersionsResponse;
 }
@@ -121,9 +128,9 @@ export async function describeFeatures(client: KafkaClient): Promise<FeatureMeta
     );
   return {
     supported: new Map(
-      (r.supportedFeatures as any[]).map((f) => [f.name, { minVersion: f.minVersion, maxVersion: f.maxVersion }]),
+      r.supportedFeatures.map((f) => [f.name, { minVersion: f.minVersion, maxVersion: f.maxVersion }]),
     ),
-    finalized: new Map((r.finalizedFeatures as any[]).map((f) => [f.name, f.maxVersionLevel])),
+    finalized: new Map(r.finalizedFeatures.map((f) => [f.name, f.maxVersionLevel])),
     finalizedEpoch: r.finalizedFeaturesEpoch >= 0n ? r.finalizedFeaturesEpoch : null,
   };
 }
@@ -140,7 +147,7 @@ export async function updateFeatures(
   updates: FeatureUpdate[],
   validateOnly: boolean,
 ): Promise<Map<string, ApiError | null>> {
-  const resp = await client.request<any>('controller', 'UpdateFeatures', (v: number) => ({
+  const resp = await client.request<UpdateFeaturesResponse>('controller', 'UpdateFeatures', (v: number) => ({
     timeoutMs: client.config.requestTimeoutMs,
     validateOnly: v >= 1 ? validateOnly : false,
     featureUpdates: updates.map((u) =>
@@ -156,7 +163,7 @@ export async function updateFeatures(
       out.set(u.feature, new ApiError(b.errorCode, b.errorMessage));
       continue;
     }
-    const r = (b.results as any[]).find((x) => x.feature === u.feature);
+    const r = b.results.find((x) => x.feature === u.feature);
     out.set(u.feature, r && r.errorCode !== 0 ? new ApiError(r.errorCode, r.errorMessage) : null);
   }
   return out;

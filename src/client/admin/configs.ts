@@ -5,6 +5,12 @@ import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import type { KafkaClient, Target } from '../client.js';
 import { ApiError } from '../errors.js';
 import type { Outcome } from './topics.js';
+import type { AlterClientQuotasResponse } from '../../protocol/generated/protocol/AlterClientQuotas.js';
+import type { AlterConfigsResponse } from '../../protocol/generated/protocol/AlterConfigs.js';
+import type { AlterUserScramCredentialsResponse } from '../../protocol/generated/protocol/AlterUserScramCredentials.js';
+import type { DescribeClientQuotasResponse } from '../../protocol/generated/protocol/DescribeClientQuotas.js';
+import type { DescribeConfigsResponse } from '../../protocol/generated/protocol/DescribeConfigs.js';
+import type { DescribeUserScramCredentialsResponse } from '../../protocol/generated/protocol/DescribeUserScramCredentials.js';
 
 export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8, CLIENT_METRICS: 16, GROUP: 32 } as const;
 
@@ -75,12 +81,12 @@ export async function describeConfigs(
 ): Promise<Map<string, Outcome<ConfigEntry[]>>> {
   const out = new Map<string, Outcome<ConfigEntry[]>>();
   for (const [node, group] of groupByNode(resources)) {
-    const resp = await client.request<any>(targetOf(node), 'DescribeConfigs', {
+    const resp = await client.request<DescribeConfigsResponse>(targetOf(node), 'DescribeConfigs', {
       resources: group.map((r) => ({ resourceType: r.type, resourceName: r.name, configurationKeys: null })),
       includeSynonyms: opts.includeSynonyms ?? false,
       includeDocumentation: opts.includeDocumentation ?? false,
     });
-    for (const res of resp.body.results as any[]) {
+    for (const res of resp.body.results) {
       const key = resourceKey({ type: res.resourceType, name: res.resourceName });
       if (res.errorCode !== 0) {
         out.set(key, { ok: false, error: new ApiError(res.errorCode, res.errorMessage) });
@@ -88,15 +94,15 @@ export async function describeConfigs(
       }
       out.set(key, {
         ok: true,
-        value: (res.configs as any[]).map((c) => {
-          const sourceId: number = resp.version === 0 ? (c.isDefault ? 5 : 0) : c.configSource;
+        value: res.configs.map((c) => {
+          const sourceId: number = c.configSource; // v1+ (the client does not send v0)
           return {
             name: c.name,
             value: c.value,
             source: configSourceName(sourceId),
             isSensitive: c.isSensitive,
             readOnly: c.readOnly,
-            synonyms: ((c.synonyms ?? []) as any[]).map((s) => ({
+            synonyms: (c.synonyms ?? []).map((s) => ({
               name: s.name,
               value: s.value,
               source: configSourceName(s.source),
@@ -150,7 +156,7 @@ async function alterBatch(
     byNode.set(n, [...(byNode.get(n) ?? []), c]);
   }
   for (const [node, group] of byNode) {
-    const resp = await client.request<any>(targetOf(node), apiName, {
+    const resp = await client.request<AlterConfigsResponse>(targetOf(node), apiName, {
       resources: group.map((c) => ({
         resourceType: c.resource.type,
         resourceName: c.resource.name,
@@ -162,7 +168,7 @@ async function alterBatch(
       })),
       validateOnly,
     });
-    for (const r of resp.body.responses as any[]) {
+    for (const r of resp.body.responses) {
       const key = resourceKey({ type: r.resourceType, name: r.resourceName });
       out.set(
         key,
@@ -219,11 +225,14 @@ export async function describeClientQuotas(
   components: QuotaFilterComponent[],
   strict: boolean,
 ): Promise<{ entity: QuotaEntity; values: Map<string, number> }[]> {
-  const resp = await client.request<any>('any', 'DescribeClientQuotas', { components, strict });
+  const resp = await client.request<DescribeClientQuotasResponse>('any', 'DescribeClientQuotas', {
+    components,
+    strict,
+  });
   if (resp.body.errorCode !== 0) throw new ApiError(resp.body.errorCode, resp.body.errorMessage);
-  return ((resp.body.entries ?? []) as any[]).map((e) => ({
-    entity: new Map((e.entity as any[]).map((x) => [x.entityType, x.entityName])),
-    values: new Map((e.values as any[]).map((v) => [v.key, v.value])),
+  return (resp.body.entries ?? []).map((e) => ({
+    entity: new Map(e.entity.map((x) => [x.entityType, x.entityName])),
+    values: new Map(e.values.map((v) => [v.key, v.value])),
   }));
 }
 
@@ -232,7 +241,7 @@ export async function alterClientQuotas(
   entity: QuotaEntity,
   ops: { key: string; value: number | null }[],
 ): Promise<void> {
-  const resp = await client.request<any>('controller', 'AlterClientQuotas', {
+  const resp = await client.request<AlterClientQuotasResponse>('controller', 'AlterClientQuotas', {
     entries: [
       {
         entity: [...entity].map(([entityType, entityName]) => ({ entityType, entityName })),
@@ -241,7 +250,7 @@ export async function alterClientQuotas(
     ],
     validateOnly: false,
   });
-  for (const e of resp.body.entries as any[]) if (e.errorCode !== 0) throw new ApiError(e.errorCode, e.errorMessage);
+  for (const e of resp.body.entries) if (e.errorCode !== 0) throw new ApiError(e.errorCode, e.errorMessage);
 }
 
 // ---- SCRAM credentials -------------------------------------------------------------------
@@ -272,14 +281,14 @@ export interface UserScramResult {
 
 /** Per user (in response order): its credentials or its error. `users` empty = all users. */
 export async function describeUserScramCredentials(client: KafkaClient, users: string[]): Promise<UserScramResult[]> {
-  const resp = await client.request<any>('any', 'DescribeUserScramCredentials', {
+  const resp = await client.request<DescribeUserScramCredentialsResponse>('any', 'DescribeUserScramCredentials', {
     users: users.length === 0 ? null : users.map((name) => ({ name })),
   });
   if (resp.body.errorCode !== 0) throw new ApiError(resp.body.errorCode, resp.body.errorMessage);
-  return (resp.body.results as any[]).map((r) => ({
+  return resp.body.results.map((r) => ({
     user: r.user,
     error: r.errorCode !== 0 ? new ApiError(r.errorCode, r.errorMessage) : null,
-    credentials: ((r.credentialInfos ?? []) as any[]).map((c) => ({
+    credentials: (r.credentialInfos ?? []).map((c) => ({
       mechanism: scramMechanismName(c.mechanism),
       iterations: c.iterations,
     })),
@@ -299,7 +308,7 @@ export async function alterUserScramCredentials(
   upsertions: ScramUpsertion[],
   deletions: { user: string; mechanism: string }[],
 ): Promise<Map<string, Outcome<void>>> {
-  const resp = await client.request<any>('controller', 'AlterUserScramCredentials', {
+  const resp = await client.request<AlterUserScramCredentialsResponse>('controller', 'AlterUserScramCredentials', {
     deletions: deletions.map((d) => ({ name: d.user, mechanism: SCRAM_MECHANISMS[d.mechanism]?.type ?? 0 })),
     upsertions: upsertions.map((u) => {
       const m = SCRAM_MECHANISMS[u.mechanism]!;
@@ -309,7 +318,7 @@ export async function alterUserScramCredentials(
     }),
   });
   const out = new Map<string, Outcome<void>>();
-  for (const r of resp.body.results as any[]) {
+  for (const r of resp.body.results) {
     out.set(
       r.user,
       r.errorCode === 0

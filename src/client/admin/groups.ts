@@ -8,6 +8,13 @@ import type { BrokerNode, KafkaClient } from '../client.js';
 import { ApiError } from '../errors.js';
 import type { Outcome } from './topics.js';
 import { tpKey, type TopicPartition } from './offsets.js';
+import type { ConsumerGroupDescribeResponse } from '../../protocol/generated/protocol/ConsumerGroupDescribe.js';
+import type { DeleteGroupsResponse } from '../../protocol/generated/protocol/DeleteGroups.js';
+import type { DescribeGroupsResponse } from '../../protocol/generated/protocol/DescribeGroups.js';
+import type { ListGroupsResponse } from '../../protocol/generated/protocol/ListGroups.js';
+import type { OffsetCommitResponse } from '../../protocol/generated/protocol/OffsetCommit.js';
+import type { OffsetDeleteResponse } from '../../protocol/generated/protocol/OffsetDelete.js';
+import type { OffsetFetchResponse } from '../../protocol/generated/protocol/OffsetFetch.js';
 
 export { tpKey, type TopicPartition };
 
@@ -95,7 +102,7 @@ export async function listConsumerGroups(
   await Promise.all(
     [...md.brokers.keys()].map((node) =>
       client.call('listConsumerGroups', async () => {
-        const resp = await client.send<any>(
+        const resp = await client.send<ListGroupsResponse>(
           { node },
           'ListGroups',
           (v: number) => ({ statesFilter: v >= 4 ? states : [], typesFilter: v >= 5 ? types : [] }),
@@ -103,7 +110,7 @@ export async function listConsumerGroups(
         );
         const b = resp.body;
         if (b.errorCode !== 0) throw new ApiError(b.errorCode);
-        for (const g of b.groups as any[]) {
+        for (const g of b.groups) {
           const protocolType: string = g.protocolType ?? '';
           if (protocolType !== 'consumer' && protocolType !== '') continue;
           out.set(g.groupId, {
@@ -172,11 +179,11 @@ async function describeOne(client: KafkaClient, groupId: string): Promise<Consum
     const coordinator = await coordinatorNode(client, groupId);
     if (!useClassic && !(await client.supports({ node: coordinator.id }, 'ConsumerGroupDescribe'))) useClassic = true;
     if (!useClassic) {
-      const resp = await client.send<any>({ node: coordinator.id }, 'ConsumerGroupDescribe', {
+      const resp = await client.send<ConsumerGroupDescribeResponse>({ node: coordinator.id }, 'ConsumerGroupDescribe', {
         groupIds: [groupId],
         includeAuthorizedOperations: false,
       });
-      const g = (resp.body.groups as any[]).find((x) => x.groupId === groupId) ?? resp.body.groups[0];
+      const g = resp.body.groups.find((x) => x.groupId === groupId) ?? resp.body.groups[0];
       if (!g) throw new ApiError(-1, `The response did not include group ${groupId}`);
       if (g.errorCode === 69 || g.errorCode === 35) {
         if (g.errorCode === 69) notFoundMessage = g.errorMessage ?? null;
@@ -193,7 +200,7 @@ async function describeOne(client: KafkaClient, groupId: string): Promise<Consum
           coordinator,
           groupEpoch: g.groupEpoch,
           targetAssignmentEpoch: g.assignmentEpoch,
-          members: (g.members as any[]).map((m) => ({
+          members: g.members.map((m) => ({
             memberId: m.memberId,
             groupInstanceId: m.instanceId ?? null,
             clientId: m.clientId,
@@ -206,24 +213,24 @@ async function describeOne(client: KafkaClient, groupId: string): Promise<Consum
         };
       }
     }
-    const resp = await client.send<any>({ node: coordinator.id }, 'DescribeGroups', {
+    const resp = await client.send<DescribeGroupsResponse>({ node: coordinator.id }, 'DescribeGroups', {
       groups: [groupId],
       includeAuthorizedOperations: false,
     });
-    const g = (resp.body.groups as any[]).find((x) => x.groupId === groupId) ?? resp.body.groups[0];
+    const g = resp.body.groups.find((x) => x.groupId === groupId) ?? resp.body.groups[0];
     if (!g) throw new ApiError(-1, `The response did not include group ${groupId}`);
     if (g.errorCode !== 0)
       throw new ApiError(g.errorCode, g.errorCode === 69 ? (notFoundMessage ?? g.errorMessage) : g.errorMessage);
     // DescribeGroups v6 (not in this codec) reports an unknown group as GROUP_ID_NOT_FOUND, as
     // ConsumerGroupDescribe already did; older versions describe it as Dead.
-    if (notFoundMessage !== null && parseGroupState(g.groupState) === 'Dead' && (g.members as any[]).length === 0)
+    if (notFoundMessage !== null && parseGroupState(g.groupState) === 'Dead' && g.members.length === 0)
       throw new ApiError(69, notFoundMessage);
     const protocolType: string = g.protocolType ?? '';
     if (protocolType !== 'consumer' && protocolType !== '') {
       throw new GroupArgumentError(`GroupId ${groupId} is not a consumer group (${protocolType}).`);
     }
     const members: MemberDescription[] = [];
-    for (const m of g.members as any[]) {
+    for (const m of g.members) {
       members.push({
         memberId: m.memberId,
         groupInstanceId: m.groupInstanceId ?? null,
@@ -257,7 +264,7 @@ export async function listConsumerGroupOffsets(
 ): Promise<Map<string, CommittedOffset>> {
   const byTopic = opts.partitions ? groupByTopic(opts.partitions) : null;
   return client.call('listConsumerGroupOffsets', async () => {
-    const resp = await client.send<any>(
+    const resp = await client.send<OffsetFetchResponse>(
       { coordinator: { type: 'group', key: groupId } },
       'OffsetFetch',
       (v: number) => {
@@ -273,9 +280,9 @@ export async function listConsumerGroupOffsets(
     );
     const b = resp.body;
     let errorCode: number;
-    let topics: any[];
+    let topics: OffsetFetchResponse['topics'] | OffsetFetchResponse['groups'][number]['topics'];
     if (resp.version >= 8) {
-      const g = (b.groups as any[]).find((x) => x.groupId === groupId) ?? b.groups[0];
+      const g = b.groups.find((x) => x.groupId === groupId) ?? b.groups[0];
       errorCode = g?.errorCode ?? 0;
       topics = g?.topics ?? [];
     } else {
@@ -285,7 +292,7 @@ export async function listConsumerGroupOffsets(
     if (errorCode !== 0) throw new ApiError(errorCode);
     const out = new Map<string, CommittedOffset>();
     for (const t of topics) {
-      for (const p of t.partitions as any[]) {
+      for (const p of t.partitions) {
         if (p.errorCode !== 0) {
           if (COORDINATOR_CODES.has(p.errorCode)) throw new ApiError(p.errorCode);
           continue;
@@ -322,25 +329,29 @@ export async function alterConsumerGroupOffsets(
   const byTopic = new Map<string, typeof offsets>();
   for (const o of offsets) byTopic.set(o.tp.topic, [...(byTopic.get(o.tp.topic) ?? []), o]);
   await client.call('alterConsumerGroupOffsets', async () => {
-    const resp = await client.send<any>({ coordinator: { type: 'group', key: groupId } }, 'OffsetCommit', {
-      groupId,
-      generationIdOrMemberEpoch: -1,
-      memberId: '',
-      groupInstanceId: null,
-      retentionTimeMs: -1n,
-      topics: [...byTopic].map(([name, os]) => ({
-        name,
-        partitions: os.map((o) => ({
-          partitionIndex: o.tp.partition,
-          committedOffset: o.offset,
-          committedLeaderEpoch: o.leaderEpoch ?? -1,
-          commitTimestamp: -1n,
-          committedMetadata: o.metadata ?? '',
+    const resp = await client.send<OffsetCommitResponse>(
+      { coordinator: { type: 'group', key: groupId } },
+      'OffsetCommit',
+      {
+        groupId,
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        retentionTimeMs: -1n,
+        topics: [...byTopic].map(([name, os]) => ({
+          name,
+          partitions: os.map((o) => ({
+            partitionIndex: o.tp.partition,
+            committedOffset: o.offset,
+            committedLeaderEpoch: o.leaderEpoch ?? -1,
+            commitTimestamp: -1n,
+            committedMetadata: o.metadata ?? '',
+          })),
         })),
-      })),
-    });
-    for (const t of resp.body.topics as any[]) {
-      for (const p of t.partitions as any[]) {
+      },
+    );
+    for (const t of resp.body.topics) {
+      for (const p of t.partitions) {
         if (COORDINATOR_CODES.has(p.errorCode)) throw new ApiError(p.errorCode);
         const key = tpKey({ topic: t.name, partition: p.partitionIndex });
         out.set(
@@ -363,10 +374,14 @@ export async function deleteConsumerGroups(
     [...new Set(groupIds)].map(async (groupId) => {
       try {
         await client.call('deleteConsumerGroups', async () => {
-          const resp = await client.send<any>({ coordinator: { type: 'group', key: groupId } }, 'DeleteGroups', {
-            groupsNames: [groupId],
-          });
-          const r = (resp.body.results as any[]).find((x) => x.groupId === groupId) ?? resp.body.results[0];
+          const resp = await client.send<DeleteGroupsResponse>(
+            { coordinator: { type: 'group', key: groupId } },
+            'DeleteGroups',
+            {
+              groupsNames: [groupId],
+            },
+          );
+          const r = resp.body.results.find((x) => x.groupId === groupId) ?? resp.body.results[0];
           const code: number = r?.errorCode ?? -1;
           if (code !== 0) throw new ApiError(code);
         });
@@ -394,17 +409,21 @@ export async function deleteConsumerGroupOffsets(
   const result: DeleteOffsetsResult = { topLevel: null, partitions: new Map() };
   try {
     await client.call('deleteConsumerGroupOffsets', async () => {
-      const resp = await client.send<any>({ coordinator: { type: 'group', key: groupId } }, 'OffsetDelete', {
-        groupId,
-        topics: [...groupByTopic(partitions)].map(([name, ps]) => ({
-          name,
-          partitions: ps.map((partitionIndex) => ({ partitionIndex })),
-        })),
-      });
+      const resp = await client.send<OffsetDeleteResponse>(
+        { coordinator: { type: 'group', key: groupId } },
+        'OffsetDelete',
+        {
+          groupId,
+          topics: [...groupByTopic(partitions)].map(([name, ps]) => ({
+            name,
+            partitions: ps.map((partitionIndex) => ({ partitionIndex })),
+          })),
+        },
+      );
       const b = resp.body;
       if (b.errorCode !== 0) throw new ApiError(b.errorCode);
-      for (const t of b.topics as any[]) {
-        for (const p of t.partitions as any[]) {
+      for (const t of b.topics) {
+        for (const p of t.partitions) {
           const key = tpKey({ topic: t.name, partition: p.partitionIndex });
           result.partitions.set(
             key,

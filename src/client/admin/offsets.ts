@@ -4,6 +4,8 @@
 import type { KafkaClient } from '../client.js';
 import { ApiError } from '../errors.js';
 import type { Outcome } from './topics.js';
+import type { DeleteRecordsResponse } from '../../protocol/generated/protocol/DeleteRecords.js';
+import type { ListOffsetsResponse } from '../../protocol/generated/protocol/ListOffsets.js';
 
 export interface TopicPartition {
   topic: string;
@@ -116,7 +118,7 @@ export function listOffsets(
   opts: { isolationLevel?: 0 | 1 } = {},
 ): Promise<Map<string, Outcome<ListOffsetsResult>>> {
   return byLeader<ListOffsetsResult>(client, 'listOffsets', partitions, async (leader, tps) => {
-    const resp = await client.send<any>(
+    const resp = await client.send<ListOffsetsResponse>(
       { node: leader },
       'ListOffsets',
       (v: number) => ({
@@ -136,9 +138,9 @@ export function listOffsets(
       { minVersion: minListOffsetsVersion(timestamp) },
     );
     const m = new Map<string, { code: number; value?: ListOffsetsResult }>();
-    for (const t of resp.body.topics as any[]) {
-      for (const p of t.partitions as any[]) {
-        const offset: bigint = resp.version === 0 ? (p.oldStyleOffsets?.[0] ?? -1n) : p.offset;
+    for (const t of resp.body.topics) {
+      for (const p of t.partitions) {
+        const offset: bigint = p.offset; // v1+ (the client does not send v0)
         m.set(`${t.name}-${p.partitionIndex}`, {
           code: p.errorCode,
           value: { offset, timestamp: p.timestamp ?? -1n, leaderEpoch: p.leaderEpoch ?? -1 },
@@ -160,7 +162,7 @@ export function deleteRecords(
     'deleteRecords',
     [...offsets.values()].map((x) => x.tp),
     async (leader, tps) => {
-      const resp = await client.send<any>({ node: leader }, 'DeleteRecords', {
+      const resp = await client.send<DeleteRecordsResponse>({ node: leader }, 'DeleteRecords', {
         timeoutMs: client.config.requestTimeoutMs,
         topics: [...groupByTopic(tps)].map(([name, ps]) => ({
           name,
@@ -171,8 +173,8 @@ export function deleteRecords(
         })),
       });
       const m = new Map<string, { code: number; value?: bigint }>();
-      for (const t of resp.body.topics as any[]) {
-        for (const p of t.partitions as any[])
+      for (const t of resp.body.topics) {
+        for (const p of t.partitions)
           m.set(`${t.name}-${p.partitionIndex}`, { code: p.errorCode, value: p.lowWatermark });
       }
       return m;

@@ -3,8 +3,13 @@
 // delete, and list ongoing reassignments. Per-topic results keep each topic's own error.
 import type { KafkaClient, TopicMetadata } from '../client.js';
 import { ApiError, UnsupportedApiError } from '../errors.js';
-
-export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+import { ZERO_UUID } from '../../protocol/uuid.js';
+import type { CreatePartitionsResponse } from '../../protocol/generated/protocol/CreatePartitions.js';
+import type { CreateTopicsResponse } from '../../protocol/generated/protocol/CreateTopics.js';
+import type { DeleteTopicsResponse } from '../../protocol/generated/protocol/DeleteTopics.js';
+import type { DescribeTopicPartitionsResponse } from '../../protocol/generated/protocol/DescribeTopicPartitions.js';
+import type { ListPartitionReassignmentsResponse } from '../../protocol/generated/protocol/ListPartitionReassignments.js';
+import type { MetadataResponse } from '../../protocol/generated/protocol/Metadata.js';
 
 /** Per-item outcome: the value, or the Kafka error for that item. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: Error };
@@ -108,20 +113,21 @@ export async function describeTopics(
     };
     let resp;
     try {
-      resp = await client.request<any>('any', 'DescribeTopicPartitions', req);
+      resp = await client.request<DescribeTopicPartitionsResponse>('any', 'DescribeTopicPartitions', req);
     } catch (e) {
       if (e instanceof UnsupportedApiError && page === 0) return describeWithMetadata(client, unique);
       throw e;
     }
-    const body: any = resp.body;
+    const body = resp.body;
     const next: { topicName: string; partitionIndex: number } | null = body.nextCursor ?? null;
-    for (const t of body.topics as any[]) {
-      const name: string = t.name;
+    for (const t of body.topics) {
+      if (t.name === null) continue; // only answers to topic ids carry no name, and we ask by name
+      const name = t.name;
       if (t.errorCode !== 0) {
         out.set(name, { ok: false, error: new ApiError(t.errorCode) });
         continue;
       }
-      const parts: PartitionInfo[] = (t.partitions as any[]).map((p) => ({
+      const parts: PartitionInfo[] = t.partitions.map((p) => ({
         partition: p.partitionIndex,
         leader: p.leaderId >= 0 ? p.leaderId : null,
         leaderEpoch: p.leaderEpoch,
@@ -159,14 +165,14 @@ export async function describeTopicsById(
   ids: string[],
 ): Promise<Map<string, Outcome<TopicDescription>>> {
   const out = new Map<string, Outcome<TopicDescription>>();
-  const resp = await client.request<any>(
+  const resp = await client.request<MetadataResponse>(
     'any',
     'Metadata',
     { topics: ids.map((topicId) => ({ topicId, name: null })), allowAutoTopicCreation: false },
     { minVersion: 10 },
   );
   for (const id of ids) {
-    const t = (resp.body.topics as any[]).find((x) => x.topicId === id);
+    const t = resp.body.topics.find((x) => x.topicId === id);
     if (!t || t.name == null) out.set(id, { ok: false, error: new ApiError(100, `TopicId ${id} not found.`) });
     else if (t.errorCode !== 0) out.set(id, { ok: false, error: new ApiError(t.errorCode) });
     else {
@@ -177,7 +183,7 @@ export async function describeTopicsById(
           topicId: t.topicId,
           internal: t.isInternal,
           errorCode: 0,
-          partitions: (t.partitions as any[])
+          partitions: t.partitions
             .map((p) => ({
               partition: p.partitionIndex,
               errorCode: p.errorCode,
@@ -262,7 +268,7 @@ export async function createTopics(
 ): Promise<Map<string, Outcome<CreatedTopic>>> {
   const byName = new Map(topics.map((t) => [t.name, t]));
   return controllerBatch<CreatedTopic>(client, 'createTopics', [...byName.keys()], async (pending) => {
-    const resp = await client.send<any>('controller', 'CreateTopics', {
+    const resp = await client.send<CreateTopicsResponse>('controller', 'CreateTopics', {
       topics: pending.map((name) => {
         const t = byName.get(name)!;
         return {
@@ -280,7 +286,7 @@ export async function createTopics(
       validateOnly: opts.validateOnly ?? false,
     });
     const m = new Map<string, { code: number; message: string | null; value?: CreatedTopic }>();
-    for (const r of resp.body.topics as any[]) {
+    for (const r of resp.body.topics) {
       m.set(r.name, {
         code: r.errorCode,
         message: r.errorMessage,
@@ -297,7 +303,7 @@ export async function createPartitions(
   increases: Map<string, { totalCount: number; assignments?: number[][] }>,
 ): Promise<Map<string, Outcome<void>>> {
   return controllerBatch<void>(client, 'createPartitions', [...increases.keys()], async (pending) => {
-    const resp = await client.send<any>('controller', 'CreatePartitions', {
+    const resp = await client.send<CreatePartitionsResponse>('controller', 'CreatePartitions', {
       topics: pending.map((name) => {
         const inc = increases.get(name)!;
         return {
@@ -309,19 +315,19 @@ export async function createPartitions(
       timeoutMs: client.config.requestTimeoutMs,
       validateOnly: false,
     });
-    return new Map((resp.body.results as any[]).map((r) => [r.name, { code: r.errorCode, message: r.errorMessage }]));
+    return new Map(resp.body.results.map((r) => [r.name, { code: r.errorCode, message: r.errorMessage }]));
   });
 }
 
 export async function deleteTopics(client: KafkaClient, names: string[]): Promise<Map<string, Outcome<void>>> {
   return controllerBatch<void>(client, 'deleteTopics', names, async (pending) => {
-    const resp = await client.send<any>('controller', 'DeleteTopics', (v: number) =>
+    const resp = await client.send<DeleteTopicsResponse>('controller', 'DeleteTopics', (v: number) =>
       v >= 6
         ? { topics: pending.map((name) => ({ name, topicId: ZERO_UUID })), timeoutMs: client.config.requestTimeoutMs }
         : { topicNames: pending, timeoutMs: client.config.requestTimeoutMs },
     );
     return new Map(
-      (resp.body.responses as any[]).map((r) => [r.name ?? '', { code: r.errorCode, message: r.errorMessage ?? null }]),
+      resp.body.responses.map((r) => [r.name ?? '', { code: r.errorCode, message: r.errorMessage ?? null }]),
     );
   });
 }
@@ -344,7 +350,7 @@ export async function listPartitionReassignments(
     topics = [...grouped].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
   }
   const resp = await client.call('listPartitionReassignments', async () => {
-    const r = await client.send<any>('controller', 'ListPartitionReassignments', {
+    const r = await client.send<ListPartitionReassignmentsResponse>('controller', 'ListPartitionReassignments', {
       timeoutMs: client.config.requestTimeoutMs,
       topics,
     });
@@ -352,8 +358,8 @@ export async function listPartitionReassignments(
     return r;
   });
   const out = new Map<string, PartitionReassignment>();
-  for (const t of resp.body.topics as any[]) {
-    for (const p of t.partitions as any[]) {
+  for (const t of resp.body.topics) {
+    for (const p of t.partitions) {
       out.set(`${t.name}-${p.partitionIndex}`, {
         replicas: p.replicas,
         addingReplicas: p.addingReplicas,

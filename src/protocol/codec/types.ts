@@ -20,8 +20,7 @@ export type Input<T> = T extends Buffer
           ? { [K in keyof T]?: K extends '_unknownTaggedFields' ? T[K] : Input<T[K]> }
           : T;
 
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
-export { ZERO_UUID };
+export { ZERO_UUID } from '../uuid.js';
 
 /** Deep equality over decoded values, used for `ignorable` checks of struct fields. */
 export function deepEqual(a: unknown, b: unknown): boolean {

@@ -51,6 +51,8 @@ import * as metadata_UnregisterBrokerRecord from './metadata/UnregisterBrokerRec
 import * as metadata_UnregisterControllerRecord from './metadata/UnregisterControllerRecord.js';
 import * as metadata_UserScramCredentialRecord from './metadata/UserScramCredentialRecord.js';
 import * as metadata_ZkMigrationStateRecord from './metadata/ZkMigrationStateRecord.js';
+import * as share_ShareSnapshot from './share/ShareSnapshot.js';
+import * as share_ShareUpdate from './share/ShareUpdate.js';
 import * as txn_TransactionLog from './txn/TransactionLog.js';
 
 export interface RecordSpec {
@@ -122,4 +124,10 @@ export const OFFSETS_TOPIC_RECORDS: readonly { key: RecordSpec; value: RecordSpe
 /** __transaction_state records by record type (the int16 before the key). */
 export const TRANSACTION_LOG_RECORDS: readonly { key: RecordSpec; value: RecordSpec | null }[] = [
   { key: { name: "TransactionLogKey", type: 0, minVersion: 0, maxVersion: 0, read: txn_TransactionLog.readTransactionLogKey, write: txn_TransactionLog.writeTransactionLogKey }, value: { name: "TransactionLogValue", type: 0, minVersion: 0, maxVersion: 1, read: txn_TransactionLog.readTransactionLogValue, write: txn_TransactionLog.writeTransactionLogValue } },
+];
+
+/** __share_group_state records by record type (the int16 before the key). */
+export const SHARE_GROUP_STATE_RECORDS: readonly { key: RecordSpec; value: RecordSpec | null }[] = [
+  { key: { name: "ShareSnapshotKey", type: 0, minVersion: 0, maxVersion: 0, read: share_ShareSnapshot.readShareSnapshotKey, write: share_ShareSnapshot.writeShareSnapshotKey }, value: { name: "ShareSnapshotValue", type: 0, minVersion: 0, maxVersion: 0, read: share_ShareSnapshot.readShareSnapshotValue, write: share_ShareSnapshot.writeShareSnapshotValue } },
+  { key: { name: "ShareUpdateKey", type: 1, minVersion: 0, maxVersion: 0, read: share_ShareUpdate.readShareUpdateKey, write: share_ShareUpdate.writeShareUpdateKey }, value: { name: "ShareUpdateValue", type: 1, minVersion: 0, maxVersion: 0, read: share_ShareUpdate.readShareUpdateValue, write: share_ShareUpdate.writeShareUpdateValue } },
 ];

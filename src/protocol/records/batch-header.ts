@@ -15,9 +15,10 @@ import {
   writeInt64 as wrI64,
 } from './layout.js';
 import type { RecordBatchHeader } from './batch-types.js';
+import { view } from './record-cursor.js';
 
 /** A CorruptRecordError (shared by the batch modules; not part of batch.ts's exports). */
-export const corrupt = (reason: CorruptReason, msg: string) => new CorruptRecordError(reason, msg);
+export const corrupt = (reason: CorruptReason, msg: string) => new CorruptRecordError(msg, reason);
 
 // ---------------------------------------------------------------------------------------------
 // Header access and validation
@@ -49,6 +50,43 @@ export function readBatchHeader(buf: Uint8Array, pos = 0, end = buf.length): Rec
     recordsCount: rdI32(buf, pos + L.RECORDS_COUNT),
     lastOffset: baseOffset + lastOffsetDelta,
     sizeInBytes: size,
+  };
+}
+
+/** The v2 header with int64 fields exact (bigint) and nothing checked: what a tool prints for any bytes. */
+export interface ExactBatchHeader {
+  baseOffset: bigint;
+  batchLength: number;
+  partitionLeaderEpoch: number;
+  magic: number;
+  crc: number;
+  attributes: number;
+  lastOffsetDelta: number;
+  baseTimestamp: bigint;
+  maxTimestamp: bigint;
+  producerId: bigint;
+  producerEpoch: number;
+  baseSequence: number;
+  count: number;
+}
+
+/** Reads the 61-byte v2 header at `pos` as stored (buf must hold them). */
+export function readBatchHeaderExact(buf: Uint8Array, pos = 0): ExactBatchHeader {
+  const b = view(buf, pos, pos + L.RECORD_BATCH_OVERHEAD);
+  return {
+    baseOffset: b.readBigInt64BE(L.BASE_OFFSET),
+    batchLength: b.readInt32BE(L.BATCH_LENGTH),
+    partitionLeaderEpoch: b.readInt32BE(L.PARTITION_LEADER_EPOCH),
+    magic: b.readInt8(L.MAGIC),
+    crc: b.readUInt32BE(L.CRC),
+    attributes: b.readInt16BE(L.ATTRIBUTES),
+    lastOffsetDelta: b.readInt32BE(L.LAST_OFFSET_DELTA),
+    baseTimestamp: b.readBigInt64BE(L.BASE_TIMESTAMP),
+    maxTimestamp: b.readBigInt64BE(L.MAX_TIMESTAMP),
+    producerId: b.readBigInt64BE(L.PRODUCER_ID),
+    producerEpoch: b.readInt16BE(L.PRODUCER_EPOCH),
+    baseSequence: b.readInt32BE(L.BASE_SEQUENCE),
+    count: b.readInt32BE(L.RECORDS_COUNT),
   };
 }
 

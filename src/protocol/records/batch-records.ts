@@ -5,13 +5,8 @@
 import * as L from './layout.js';
 import { CompressionType, TimestampType } from './layout.js';
 import { decompress } from './compression.js';
-import {
-  readInt16 as rdI16,
-  readInt32 as rdI32,
-  readVarint as rdVarint,
-  readVarlong as rdVarlong,
-  varintEnd,
-} from './layout.js';
+import { readInt16 as rdI16, readInt32 as rdI32 } from './layout.js';
+import { RecordCursor, RECORDS_REMAINING, incrementSequence, view } from './record-cursor.js';
 import {
   ControlRecordType,
   type ControlRecordInfo,
@@ -23,13 +18,22 @@ import {
 } from './batch-types.js';
 import { corrupt, readBatchHeader, validateBatch } from './batch-header.js';
 
-function asBuf(d: Uint8Array): Buffer {
-  return Buffer.isBuffer(d) ? d : Buffer.from(d.buffer, d.byteOffset, d.byteLength);
-}
-
 /** Validates the structure of `count` records in data[start, end) without allocating. */
 export function validateRecords(data: Uint8Array, start: number, end: number, count: number): void {
-  walkRecords(data, start, end, count, null, null, false);
+  checkCount(count, start, end);
+  const c = shared.reset(data, start, end, count);
+  while (c.next());
+  if (c.position !== end) throw corrupt('INVALID_RECORD', RECORDS_REMAINING);
+}
+
+/** validateRecords' cursor (it runs to completion synchronously, so one serves every call). */
+const shared = new RecordCursor();
+
+function checkCount(count: number, start: number, end: number): void {
+  if (count < 0) throw corrupt('INVALID_RECORD', `invalid record count ${count}`);
+  // The smallest record is 7 bytes; a larger count cannot be honest.
+  if (count > (end - start) / 7)
+    throw corrupt('INVALID_RECORD', `record count ${count} cannot fit in ${end - start} bytes`);
 }
 
 /** Decodes the (uncompressed) records section data[start, end) of a batch with header `h`. */
@@ -40,92 +44,32 @@ export function decodeRecords(
   end = data.length,
   copy = false,
 ): KafkaRecord[] {
+  checkCount(h.recordsCount, start, end);
   const out: KafkaRecord[] = [];
-  walkRecords(data, start, end, h.recordsCount, h, out, copy);
-  return out;
-}
-
-function incrementSequence(seq: number, delta: number): number {
-  return seq > 0x7fffffff - delta ? delta - (0x7fffffff - seq) - 1 : seq + delta;
-}
-
-function walkRecords(
-  data: Uint8Array,
-  start: number,
-  end: number,
-  count: number,
-  h: RecordBatchHeader | null,
-  out: KafkaRecord[] | null,
-  copy: boolean,
-): void {
-  if (count < 0) throw corrupt('INVALID_RECORD', `invalid record count ${count}`);
-  // The smallest record is 7 bytes; a larger count cannot be honest.
-  if (count > (end - start) / 7)
-    throw corrupt('INVALID_RECORD', `record count ${count} cannot fit in ${end - start} bytes`);
-  const b = out !== null ? asBuf(data) : (data as Buffer); // only used as a Buffer when decoding
-  const slice =
-    out === null
-      ? null
-      : copy
-        ? (s: number, e: number) => Buffer.from(b.subarray(s, e))
-        : (s: number, e: number) => b.subarray(s, e);
-  let p = start;
-  for (let i = 0; i < count; i++) {
-    const len = rdVarint(data, p, end);
-    p = varintEnd;
-    if (len < 0 || len > end - p) throw corrupt('INVALID_LENGTH', `invalid record size ${len}: premature end of batch`);
-    const recEnd = p + len;
-    if (p >= recEnd) throw corrupt('TRUNCATED', 'empty record');
-    p++; // attributes (unused)
-    const tsDelta = rdVarlong(data, p, recEnd);
-    const offDelta = rdVarint(data, varintEnd, recEnd);
-    const keyLen = rdVarint(data, varintEnd, recEnd);
-    p = varintEnd;
-    if (keyLen < -1 || keyLen > recEnd - p) throw corrupt('INVALID_LENGTH', `invalid record key length ${keyLen}`);
-    const keyStart = p;
-    if (keyLen > 0) p += keyLen;
-    const valueLen = rdVarint(data, p, recEnd);
-    p = varintEnd;
-    if (valueLen < -1 || valueLen > recEnd - p)
-      throw corrupt('INVALID_LENGTH', `invalid record value length ${valueLen}`);
-    const valueStart = p;
-    if (valueLen > 0) p += valueLen;
-    const numHeaders = rdVarint(data, p, recEnd);
-    p = varintEnd;
-    if (numHeaders < 0 || numHeaders > recEnd - p)
-      throw corrupt('INVALID_RECORD', `invalid number of record headers ${numHeaders}`);
-    const headers: RecordHeader[] | null = out !== null ? [] : null;
-    for (let j = 0; j < numHeaders; j++) {
-      const hk = rdVarint(data, p, recEnd);
-      p = varintEnd;
-      if (hk < 0 || hk > recEnd - p) throw corrupt('INVALID_LENGTH', `invalid header key length ${hk}`);
-      const hkStart = p;
-      p += hk;
-      const hv = rdVarint(data, p, recEnd);
-      p = varintEnd;
-      if (hv < -1 || hv > recEnd - p) throw corrupt('INVALID_LENGTH', `invalid header value length ${hv}`);
-      if (headers !== null) {
-        headers.push({ key: b.toString('utf8', hkStart, hkStart + hk), value: hv < 0 ? null : slice!(p, p + hv) });
-      }
-      if (hv > 0) p += hv;
-    }
-    if (p !== recEnd)
-      throw corrupt('INVALID_LENGTH', `invalid record size: expected ${len} bytes, read ${len - (recEnd - p)}`);
-    if (out !== null && h !== null) {
-      const timestamp = h.timestampType === TimestampType.LogAppendTime ? h.maxTimestamp : h.baseTimestamp + tsDelta;
-      out.push({
-        offset: h.baseOffset + offDelta,
-        offsetDelta: offDelta,
-        timestamp,
-        timestampDelta: tsDelta,
-        sequence: h.baseSequence >= 0 ? incrementSequence(h.baseSequence, offDelta) : -1,
-        key: keyLen < 0 ? null : slice!(keyStart, keyStart + keyLen),
-        value: valueLen < 0 ? null : slice!(valueStart, valueStart + valueLen),
-        headers: headers!,
-      });
-    }
+  const b = view(data, 0, data.length);
+  const bytes = copy
+    ? (s: number, n: number): Buffer | null => (n < 0 ? null : Buffer.from(b.subarray(s, s + n)))
+    : (s: number, n: number): Buffer | null => (n < 0 ? null : b.subarray(s, s + n));
+  const c = new RecordCursor().reset(data, start, end, h.recordsCount);
+  const logAppendTime = h.timestampType === TimestampType.LogAppendTime;
+  while (c.next()) {
+    const headers: RecordHeader[] = [];
+    if (c.headerCount > 0)
+      c.forEachHeader((key, value) => headers.push({ key, value: copy && value ? Buffer.from(value) : value }));
+    const offsetDelta = c.offsetDelta;
+    out.push({
+      offset: h.baseOffset + offsetDelta,
+      offsetDelta,
+      timestamp: logAppendTime ? h.maxTimestamp : h.baseTimestamp + c.timestampDelta,
+      timestampDelta: c.timestampDelta,
+      sequence: h.baseSequence >= 0 ? incrementSequence(h.baseSequence, offsetDelta) : -1,
+      key: bytes(c.keyStart, c.keySize),
+      value: bytes(c.valueStart, c.valueSize),
+      headers,
+    });
   }
-  if (p !== end) throw corrupt('INVALID_RECORD', 'incorrect declared batch size, records still remaining');
+  if (c.position !== end) throw corrupt('INVALID_RECORD', RECORDS_REMAINING);
+  return out;
 }
 
 /** Parses a control record key (and the ABORT/COMMIT marker value). */

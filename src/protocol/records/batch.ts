@@ -14,7 +14,10 @@
 //
 // This module is the entry point; the code lives in batch-types.ts (types), batch-header.ts
 // (header, CRC, in-place setters), batch-iterate.ts (BatchIterator), batch-records.ts (record
-// decoding and validation, control records) and batch-build.ts (encoding, markers).
+// decoding and validation, control records), record-cursor.ts (zero-copy record iteration),
+// batch-stored.ts (the shallow header view of a batch in a segment file, and its validity check),
+// batch-retain.ts (per-record views and retained-record rebuilds for compaction) and batch-build.ts
+// (encoding, markers).
 
 export { DecompressionLimitError } from './compression.js';
 export { CorruptRecordError } from './layout.js';
@@ -31,6 +34,8 @@ export {
   type DecodeOptions,
 } from './batch-types.js';
 export {
+  type ExactBatchHeader,
+  readBatchHeaderExact,
   readBatchHeader,
   computeBatchCrc,
   verifyBatchCrc,
@@ -50,6 +55,33 @@ export {
   iterateBatches,
 } from './batch-iterate.js';
 export { validateRecords, decodeRecords, parseControlRecord, decodeBatch, decodeBatchSync } from './batch-records.js';
+export {
+  RecordCursor,
+  INVALID_RECORD_STRUCTURE,
+  RECORDS_REMAINING,
+  PREMATURE_EOF,
+  incrementSequence,
+  view,
+} from './record-cursor.js';
+export {
+  type StoredBatch,
+  isControlBatch,
+  isTransactional,
+  hasDeleteHorizon,
+  isLogAppendTime,
+  parseBatchHeader,
+  ensureValidBatch,
+} from './batch-stored.js';
+export {
+  type RecordView,
+  type RebuildOptions,
+  recordsPayload,
+  readRecordViews,
+  offsetOfMaxTimestamp,
+  controlRecordTypeOf,
+  rebuildRetained,
+  emptyBatchOf,
+} from './batch-retain.js';
 export {
   buildRecordBatchSync,
   buildRecordBatch,

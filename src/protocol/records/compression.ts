@@ -40,7 +40,7 @@ export class DecompressionLimitError extends CorruptRecordError {
   readonly limit: number;
   readonly size: number;
   constructor(size: number, limit: number, exact: boolean) {
-    super('TOO_LARGE', `decompressed size ${exact ? '' : 'bound '}${size} exceeds the limit of ${limit} bytes`);
+    super(`decompressed size ${exact ? '' : 'bound '}${size} exceeds the limit of ${limit} bytes`, 'TOO_LARGE');
     this.name = 'DecompressionLimitError';
     this.limit = limit;
     this.size = size;
@@ -78,8 +78,8 @@ function load<T>(name: string, type: CompressionType): T {
   }
   if (mod === null) {
     throw new CorruptRecordError(
-      'UNSUPPORTED_COMPRESSION',
       `compression ${compressionTypeName(type)} unavailable: cannot load ${name}`,
+      'UNSUPPORTED_COMPRESSION',
     );
   }
   return mod as T;
@@ -108,7 +108,8 @@ export interface DecompressOptions {
   magic?: number;
 }
 
-const NAMES = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
+export const COMPRESSION_TYPE_NAMES = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
+const NAMES = COMPRESSION_TYPE_NAMES;
 export type CompressionName = (typeof NAMES)[number];
 
 export function compressionTypeName(type: number): string {
@@ -149,7 +150,7 @@ export async function compress(type: CompressionType, data: Uint8Array, opts: Co
     case CompressionType.Zstd:
       return load<ZstdMod>('@mongodb-js/zstd', type).compress(asBuffer(data), opts.level ?? ZSTD_DEFAULT_LEVEL);
     default:
-      throw new CorruptRecordError('UNSUPPORTED_COMPRESSION', `unknown compression codec ${type as number}`);
+      throw new CorruptRecordError(`unknown compression codec ${type as number}`, 'UNSUPPORTED_COMPRESSION');
   }
 }
 
@@ -191,7 +192,7 @@ export async function decompress(
       break;
     }
     default:
-      throw new CorruptRecordError('UNSUPPORTED_COMPRESSION', `unknown compression codec ${type as number}`);
+      throw new CorruptRecordError(`unknown compression codec ${type as number}`, 'UNSUPPORTED_COMPRESSION');
   }
   if (out.length > maxSize) throw new DecompressionLimitError(out.length, maxSize, true);
   return out;
@@ -200,11 +201,11 @@ export async function decompress(
 function failed(type: CompressionType, e: unknown): CorruptRecordError {
   if (e instanceof CorruptRecordError) return e;
   const msg = e instanceof Error ? e.message : String(e);
-  return new CorruptRecordError('DECOMPRESSION_FAILED', `${compressionTypeName(type)} decompression failed: ${msg}`);
+  return new CorruptRecordError(`${compressionTypeName(type)} decompression failed: ${msg}`, 'DECOMPRESSION_FAILED');
 }
 
 function truncated(what: string): CorruptRecordError {
-  return new CorruptRecordError('DECOMPRESSION_FAILED', `truncated ${what}`);
+  return new CorruptRecordError(`truncated ${what}`, 'DECOMPRESSION_FAILED');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -236,7 +237,7 @@ function snappyPreamble(d: Uint8Array, start: number, end: number): number {
       return result;
     }
   }
-  throw new CorruptRecordError('DECOMPRESSION_FAILED', 'invalid snappy block preamble');
+  throw new CorruptRecordError('invalid snappy block preamble', 'DECOMPRESSION_FAILED');
 }
 
 async function snappyBlock(mod: SnappyMod, block: Uint8Array, expected: number): Promise<Buffer> {
@@ -247,7 +248,7 @@ async function snappyBlock(mod: SnappyMod, block: Uint8Array, expected: number):
     throw failed(CompressionType.Snappy, e);
   }
   if (typeof out === 'string' || out.length !== expected) {
-    throw new CorruptRecordError('DECOMPRESSION_FAILED', 'snappy block decoded to an unexpected length');
+    throw new CorruptRecordError('snappy block decoded to an unexpected length', 'DECOMPRESSION_FAILED');
   }
   return out;
 }
@@ -276,7 +277,7 @@ async function snappyDecompress(d: Uint8Array, maxSize: number): Promise<Buffer>
     const n = view.readInt32BE(pos);
     pos += 4;
     if (n < 0 || n > d.length - pos)
-      throw new CorruptRecordError('DECOMPRESSION_FAILED', `invalid snappy-java chunk length ${n}`);
+      throw new CorruptRecordError(`invalid snappy-java chunk length ${n}`, 'DECOMPRESSION_FAILED');
     if (n > 0) {
       const size = snappyPreamble(d, pos, pos + n);
       total += size;
@@ -355,7 +356,7 @@ function lz4HeaderChecksumPos(frame: Uint8Array): number {
  * blocks, reserved bits zero, block size id 4..7, blocks no larger than the maximum).
  */
 function lz4Scan(d: Uint8Array, ignoreHeaderChecksum: boolean): { end: number; bound: number; contentSize: number } {
-  const bad = (m: string) => new CorruptRecordError('DECOMPRESSION_FAILED', `lz4: ${m}`);
+  const bad = (m: string) => new CorruptRecordError(`lz4: ${m}`, 'DECOMPRESSION_FAILED');
   if (d.length < 7) throw truncated('lz4 frame header');
   const v = asBuffer(d);
   if (v.readUInt32LE(0) !== LZ4_MAGIC) throw bad('bad frame magic');
@@ -420,7 +421,7 @@ async function lz4Decompress(d: Uint8Array, maxSize: number, magic0: boolean): P
     throw failed(CompressionType.Lz4, e);
   }
   if (contentSize >= 0 && out.length !== contentSize)
-    throw new CorruptRecordError('DECOMPRESSION_FAILED', 'lz4: content size mismatch');
+    throw new CorruptRecordError('lz4: content size mismatch', 'DECOMPRESSION_FAILED');
   return out;
 }
 
@@ -435,7 +436,7 @@ const ZSTD_BLOCK_MAX = 128 * 1024;
  * decoded size (raw and RLE blocks exactly, compressed blocks at the block maximum).
  */
 export function zstdOutputBound(d: Uint8Array): number {
-  const bad = (m: string) => new CorruptRecordError('DECOMPRESSION_FAILED', `zstd: ${m}`);
+  const bad = (m: string) => new CorruptRecordError(`zstd: ${m}`, 'DECOMPRESSION_FAILED');
   const v = asBuffer(d);
   if (d.length === 0) throw truncated('zstd frame');
   let p = 0;

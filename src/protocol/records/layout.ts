@@ -70,17 +70,28 @@ export type CorruptReason =
   | 'INVALID_COMPRESSION'
   | 'DECOMPRESSION_FAILED'
   | 'TOO_LARGE'
-  | 'UNSUPPORTED_COMPRESSION';
+  | 'UNSUPPORTED_COMPRESSION'
+  | 'PREMATURE_EOF';
 
-/** Any malformed record data: bad CRC, bad lengths, bad varints, undecodable compressed data. */
+/**
+ * Any malformed record data: bad CRC, bad lengths, bad varints, undecodable compressed data. The one
+ * error class for corrupt records, from the wire (produce, fetch) or from files (segments, dump-log).
+ */
 export class CorruptRecordError extends Error {
-  readonly reason: CorruptReason;
-  constructor(reason: CorruptReason, message: string) {
+  override name = 'CorruptRecordError';
+  constructor(
+    message: string,
+    readonly reason: CorruptReason = 'INVALID_RECORD',
+  ) {
     super(message);
-    this.name = 'CorruptRecordError';
-    this.reason = reason;
   }
 }
+
+/**
+ * DefaultRecord.readFrom's text for reads past the end and malformed varints (the varint readers
+ * below throw it; the reason says which).
+ */
+export const INVALID_RECORD_STRUCTURE = 'Found invalid record structure';
 
 // ---------------------------------------------------------------------------------------------
 // Shared primitives of the records layer (batch.ts, legacy.ts): big-endian fixed-width access on
@@ -119,12 +130,12 @@ export function readVarint(b: Uint8Array, p: number, end: number): number {
   let raw = 0;
   let shift = 0;
   for (;;) {
-    if (p >= end) throw new CorruptRecordError('TRUNCATED', 'varint runs past the end of the record');
+    if (p >= end) throw new CorruptRecordError(INVALID_RECORD_STRUCTURE, 'TRUNCATED');
     const x = b[p++]!;
     raw |= (x & 0x7f) << shift;
     if ((x & 0x80) === 0) break;
     shift += 7;
-    if (shift > 28) throw new CorruptRecordError('INVALID_VARINT', 'varint is longer than 5 bytes');
+    if (shift > 28) throw new CorruptRecordError(INVALID_RECORD_STRUCTURE, 'INVALID_VARINT');
   }
   varintEnd = p;
   return (raw >>> 1) ^ -(raw & 1);
@@ -134,7 +145,7 @@ export function readVarlong(b: Uint8Array, p: number, end: number): number {
   let raw = 0;
   let mul = 1;
   for (let i = 0; ; i++) {
-    if (p >= end) throw new CorruptRecordError('TRUNCATED', 'varlong runs past the end of the record');
+    if (p >= end) throw new CorruptRecordError(INVALID_RECORD_STRUCTURE, 'TRUNCATED');
     const x = b[p++]!;
     raw += (x & 0x7f) * mul;
     if ((x & 0x80) === 0) {
@@ -143,22 +154,29 @@ export function readVarlong(b: Uint8Array, p: number, end: number): number {
       return raw % 2 === 0 ? raw / 2 : -(raw + 1) / 2;
     }
     mul *= 128;
-    if (i === 9) throw new CorruptRecordError('INVALID_VARINT', 'varlong is longer than 10 bytes');
+    if (i === 9) throw new CorruptRecordError(INVALID_RECORD_STRUCTURE, 'INVALID_VARINT');
   }
 }
 
 function readVarlongSlow(b: Uint8Array, p: number): number {
+  return Number(readVarlongBig(b, p, b.length));
+}
+
+/** readVarlong as an exact int64 (Java long wrap-around), for readers that print every bit. */
+export function readVarlongBig(b: Uint8Array, p: number, end: number): bigint {
   let raw = 0n;
   let shift = 0n;
   for (;;) {
+    if (p >= end) throw new CorruptRecordError(INVALID_RECORD_STRUCTURE, 'TRUNCATED');
     const x = b[p++]!;
     raw |= BigInt(x & 0x7f) << shift;
-    shift += 7n;
     if ((x & 0x80) === 0) break;
+    shift += 7n;
+    if (shift > 63n) throw new CorruptRecordError(INVALID_RECORD_STRUCTURE, 'INVALID_VARINT');
   }
   raw = BigInt.asUintN(64, raw);
   varintEnd = p;
-  return Number((raw >> 1n) ^ -(raw & 1n));
+  return BigInt.asIntN(64, (raw >> 1n) ^ -(raw & 1n));
 }
 
 export const zigzag32 = (v: number) => ((v << 1) ^ (v >> 31)) >>> 0;

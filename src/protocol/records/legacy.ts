@@ -44,7 +44,7 @@ export interface LegacyDecodeOptions {
   maxDecompressedSize?: number;
 }
 
-const corrupt = (reason: CorruptReason, msg: string) => new CorruptRecordError(reason, msg);
+const corrupt = (reason: CorruptReason, msg: string) => new CorruptRecordError(msg, reason);
 const asBuf = (d: Uint8Array): Buffer => (Buffer.isBuffer(d) ? d : Buffer.from(d.buffer, d.byteOffset, d.byteLength));
 
 /**

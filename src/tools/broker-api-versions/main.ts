@@ -1,7 +1,7 @@
 // `tkafka broker-api-versions`: kafka-broker-api-versions.sh (org.apache.kafka.tools.
 // BrokerApiVersionsCommand): every broker of the cluster (from Metadata) with the API versions it
 // advertises and the version this client would use (NodeApiVersions.toString(true)).
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { BrokerNode } from '../../client/client.js';
 import type { JoptToolSpec } from '../common/jopt.js';
 import { errorLine } from '../common/errors.js';

@@ -1,7 +1,7 @@
 // `tkafka cluster`: kafka-cluster.sh (org.apache.kafka.tools.ClusterTool, Kafka 4.0): cluster-id,
 // unregister, list-endpoints; argparse4j parsing. `cluster-id` and `list-endpoints` also take
 // --output json|table.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { KafkaClient } from '../../client/client.js';
 import { ArgumentParser, parseOrExit, type Namespace } from '../common/argparse.js';
 import { CONNECTION_HELP, openClient, resolveBootstrap, type ResolvedBootstrap } from '../common/connection.js';
@@ -56,7 +56,7 @@ export function buildClusterParser(connectionRequired = true): ArgumentParser {
 class TerseError extends Error {}
 
 export async function run(argv: string[], io: ToolIO): Promise<number> {
-  let fallback: ResolvedBootstrap | null = null;
+  let fallback: ResolvedBootstrap | null;
   try {
     fallback = await resolveBootstrap(null, io.env);
   } catch (e) {

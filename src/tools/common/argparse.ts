@@ -401,7 +401,7 @@ export class ArgumentParser {
       if (isFlag && state.args[state.index] !== '--') {
         const term = state.args[state.index];
         const eq = term.indexOf('=');
-        let flag = eq < 0 ? term : term.slice(0, eq);
+        const flag = eq < 0 ? term : term.slice(0, eq);
         let embedded = eq < 0 ? undefined : term.slice(eq + 1);
         let arg = this.resolveFlag(flag);
         if (!arg) {
@@ -416,7 +416,6 @@ export class ArgumentParser {
                 break;
               }
               if (consumes(a)) {
-                flag = '-' + term[i];
                 arg = a;
                 if (term.length > i + 1) embedded = term.slice(i + 1);
                 break;

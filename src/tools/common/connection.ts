@@ -2,7 +2,7 @@
 // TKAFKA_BOOTSTRAP_SERVER environment variable, then the active profile (TKAFKA_PROFILE or the one
 // chosen with `tkafka profile use`). Client properties: the profile's (only when the profile gives
 // the cluster), overlaid by the --command-config file.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from './io.js';
 import type { KafkaClient } from '../../client/client.js';
 import type { ClientConfig } from '../../client/config.js';
 
@@ -55,7 +55,7 @@ export async function resolveBootstrap(
 
 /** Reads a Java properties file (Kafka's Utils.loadProps), with a one-line error. */
 export async function loadPropertiesFile(path: string): Promise<Map<string, string>> {
-  const { readPropertiesFile } = await import('../../broker/config/properties.js');
+  const { readPropertiesFile } = await import('../../config/properties.js');
   try {
     return readPropertiesFile(path);
   } catch (e) {

@@ -1,7 +1,7 @@
 // Turning a failure into one clear line. Client failures (no reachable broker, an API the broker
 // lacks, a timeout, a Kafka error code) print their message; anything unexpected prints
 // `Error: <message>`. A stack trace is only shown with --debug.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from './io.js';
 
 /** A usage or validation failure a tool reports itself (exit 1). */
 export class ToolError extends Error {

@@ -11,6 +11,7 @@ const SPACE_OR_CC = /[\p{Zs}\p{Cc}]/u;
 const DASH = /[\p{Pd}\u00ad]/u;
 const PRE_WORD = /[\p{Sc}\p{Ps}\p{Pi}"']/u;
 const POST_WORD =
+  // eslint-disable-next-line no-misleading-character-class -- Java's table, combining marks (\u3099) included
   /[\p{Pe}\p{Pf}!"'%.,:;?\u00a2\u00b0\u066a\u2030-\u2034\u2103\u2105\u2109\u3001\u3002\u3005\u3041\u3043\u3045\u3047\u3049\u3063\u3083\u3085\u3087\u308e\u3099-\u309e\u30a1\u30a3\u30a5\u30a7\u30a9\u30c3\u30e3\u30e5\u30e7\u30ee\u30f5\u30f6\u30fc-\u30fe\uff01\uff0c\uff0e\uff1f]/u;
 const KANJI = /[\u3400-\u4db5\u4e00-\u9fa5\uf900-\ufa6a\u3041-\u3094\u30a1-\u30fa]/u;
 const DIGIT = /[\p{Nd}\p{No}]/u;
@@ -84,7 +85,11 @@ function nextBoundary(s: string, i: number): number {
     const next: number[] = [];
     for (const e of frontier) {
       for (let j = e; j < n && isNbsp(s[j]!); j++) {
-        for (const w of wordEnds(s, j + 1)) if (!all.has(w)) (all.add(w), next.push(w));
+        for (const w of wordEnds(s, j + 1))
+          if (!all.has(w)) {
+            all.add(w);
+            next.push(w);
+          }
       }
     }
     frontier = next;

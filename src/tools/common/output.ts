@@ -1,7 +1,7 @@
 // Rendering of a tool's view model: Kafka's text lines (the default, written by each tool), JSON
 // (`--output json`: a stable, documented shape, one document per run) and tables
 // (`--output table`: cli-table3, loaded only when used; colours and box styling only on a TTY).
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from './io.js';
 
 export type OutputFormat = 'text' | 'json' | 'table';
 

@@ -4,7 +4,7 @@
 // resolve the cluster (none: `Missing required argument "[bootstrap-server]"` with the help), run
 // the tool, turn a failure into one line on stderr (its stack with --debug, exit 1) and close the
 // client.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from './io.js';
 import type { KafkaClient } from '../../client/client.js';
 import type { ClientConfig } from '../../client/config.js';
 import { JoptError, parseJopt, printUsage, type JoptOptions, type JoptToolSpec } from './jopt.js';
@@ -40,7 +40,7 @@ export async function helpOrVersion(
 ): Promise<number | null> {
   if (argv.length === 0 || opts.has('help')) return printUsage(spec, io, spec.description);
   if (opts.has('version')) {
-    io.stdout.write(`${(await import('../../cli.js')).VERSION}\n`);
+    io.stdout.write(`${(await import('./version.js')).VERSION}\n`);
     return 0;
   }
   return null;

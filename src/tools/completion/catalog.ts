@@ -1,9 +1,8 @@
-// The whole command tree of `tkafka`, as the CLI declares it (cli.ts's commander program and the
-// tool registry with each tool's spec), turned into CommandDoc models.
-import { Writable } from 'node:stream';
+// The whole command tree of `tkafka`, as the CLI declares it (the commander program of
+// tools/program.ts and the tool registry with each tool's spec), turned into CommandDoc models.
 import type { Command } from 'commander';
-import type { ToolIO } from '../../cli.js';
-import type { ToolDescriptor } from '../registry.js';
+import type { CliDescription, ToolDescriptor } from '../common/io.js';
+import { VERSION } from '../common/version.js';
 import { ArgumentParser } from '../common/argparse.js';
 import type { JoptToolSpec } from '../common/jopt.js';
 import {
@@ -27,11 +26,6 @@ export interface Catalog {
 
 const KAFKA_SCRIPT = /\((kafka-[a-z-]+\.sh)\)\s*$/;
 
-function silentIO(): ToolIO {
-  const sink = new Writable({ write: (_c, _e, cb) => cb() });
-  return { stdout: sink, stderr: sink, stdin: process.stdin, env: {} };
-}
-
 function toolDoc(tool: ToolDescriptor, spec: ToolSpec): CommandDoc {
   const kafka = tool.kafka.endsWith('.sh') ? tool.kafka : undefined;
   const base = { name: tool.name, summary: tool.summary, ...(kafka ? { kafka } : {}) };
@@ -45,10 +39,9 @@ function summaryOf(cmd: Command): string {
 }
 
 /** Loads every tool's spec and builds the tree. */
-export async function loadCatalog(): Promise<Catalog> {
-  const [{ buildProgram, VERSION }, { TOOLS }] = await Promise.all([import('../../cli.js'), import('../registry.js')]);
-  const program = buildProgram(silentIO());
-  const byName = new Map(TOOLS.map((t) => [t.name, t]));
+export async function loadCatalog(cli: CliDescription): Promise<Catalog> {
+  const program = cli.program();
+  const byName = new Map(cli.tools.map((t) => [t.name, t]));
   const commands: CommandDoc[] = [];
   const missingSpecs: string[] = [];
   for (const cmd of program.commands) {

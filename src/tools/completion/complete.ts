@@ -3,7 +3,7 @@
 // else the active profile. Everything is bounded by one deadline (TKAFKA_COMPLETE_TIMEOUT_MS,
 // default 1000 ms): on timeout or any error it prints nothing and exits 0, so Tab never hangs and
 // never prints noise.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { KafkaClient } from '../../client/client.js';
 
 export const DEFAULT_TIMEOUT_MS = 1000;

@@ -2,6 +2,7 @@
 // completion scripts under completions/, all rendered from the CLI's own definitions (the
 // commander program, the tool registry and each tool's spec, the broker configuration keys).
 // test/docs.test.ts renders them again and fails when the committed files differ.
+import { describeCli } from '../program.js';
 import { loadCatalog } from './catalog.js';
 import { commandPage, rootPage, serverPropertiesPage, type ConfigKeyDoc, type ManPage } from './man.js';
 import { PAGES } from './pages.js';
@@ -18,8 +19,8 @@ export interface GeneratedDocs {
 
 async function serverKeys(): Promise<{ keys: ConfigKeyDoc[]; embedded: (readonly [string, string])[] }> {
   const [{ BROKER_CONFIG_KEYS, NO_DEFAULT, convertToString }, { EMBEDDED_DEFAULT_CONFIG }] = await Promise.all([
-    import('../../broker/config/definitions.js'),
-    import('../../broker/config/load.js'),
+    import('../../config/definitions.js'),
+    import('../../config/load.js'),
   ]);
   const keys = BROKER_CONFIG_KEYS.filter((k) => !k.internal)
     .map((k): ConfigKeyDoc => ({
@@ -42,7 +43,7 @@ async function serverKeys(): Promise<{ keys: ConfigKeyDoc[]; embedded: (readonly
 }
 
 export async function generateDocs(): Promise<GeneratedDocs> {
-  const catalog = await loadCatalog();
+  const catalog = await loadCatalog(describeCli());
   const { root, version } = catalog;
   const pages: ManPage[] = [rootPage(root, PAGES[''], version)];
   for (const c of root.subcommands) pages.push(commandPage(c, PAGES[c.name], version));

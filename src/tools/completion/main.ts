@@ -1,6 +1,6 @@
 // `tkafka completion bash|zsh|fish`: prints the completion script for a shell. The scripts are
 // rendered from the same command model as the man pages (and are committed under completions/).
-import type { ToolIO } from '../../cli.js';
+import type { CliDescription, ToolIO } from '../common/io.js';
 import { ArgumentParser, parseOrExit } from '../common/argparse.js';
 import { SHELLS, completionScript, type Shell } from './scripts.js';
 
@@ -22,11 +22,11 @@ export function buildParser(): ArgumentParser {
   return parser;
 }
 
-export async function run(argv: string[], io: ToolIO): Promise<number> {
+export async function run(argv: string[], io: ToolIO, cli: CliDescription): Promise<number> {
   const parsed = parseOrExit(buildParser(), argv, io);
   if ('exitCode' in parsed) return parsed.exitCode;
   const { loadCatalog } = await import('./catalog.js');
-  const { root } = await loadCatalog();
+  const { root } = await loadCatalog(cli);
   io.stdout.write(completionScript(parsed.ns.shell as Shell, root));
   return 0;
 }

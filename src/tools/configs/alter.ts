@@ -1,12 +1,11 @@
 // `tkafka configs --alter` (Kafka 4.4): IncrementalAlterConfigs for topics, brokers (and their
 // default), broker loggers, client-metrics and groups; AlterClientQuotas for users, clients and
 // ips; AlterUserScramCredentials for SCRAM-SHA-256/512 entries of users.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { KafkaClient } from '../../client/client.js';
 import { loadPropertiesFile } from '../common/connection.js';
 import { getResourceConfig, clientQuotas } from './describe.js';
-import type { ConfigCommand } from './main.js';
-import { ConfigCommandError } from './main.js';
+import { ConfigCommandError, type ConfigCommand } from './command.js';
 import {
   BROKER,
   BROKER_LOGGER,

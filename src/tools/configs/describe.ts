@@ -2,13 +2,14 @@
 // groups), client quotas (users, clients, ips) and SCRAM credentials, as ConfigCommand prints them.
 // Text is written as it is produced (a header appears before a failing lookup, as in Kafka);
 // json and table collect the sections first.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { KafkaClient } from '../../client/client.js';
 import type { ConfigEntry } from '../../client/admin/configs.js';
 import { JavaHashMapOrder, javaStringHash } from '../topics/java-order.js';
-import type { ConfigCommand } from './main.js';
-import { ConfigCommandError } from './main.js';
+import { ConfigCommandError, type ConfigCommand } from './command.js';
 import { BROKER, BROKER_LOGGER, CLIENT, CLIENT_METRICS, GROUP, IP, TOPIC, USER } from './spec.js';
+import type { ListConfigResourcesResponse } from '../../protocol/generated/protocol/ListConfigResources.js';
+import type { ListGroupsResponse } from '../../protocol/generated/protocol/ListGroups.js';
 
 export interface ResourceSection {
   kind: 'resource';
@@ -138,17 +139,17 @@ async function listEntities(client: KafkaClient, entityType: string): Promise<st
     return [...(await describeCluster(client)).nodes.map((n) => String(n.id)), ''];
   }
   if (entityType === GROUP) {
-    const resp = await client.request<any>('any', 'ListGroups', { statesFilter: [], typesFilter: [] });
+    const resp = await client.request<ListGroupsResponse>('any', 'ListGroups', { statesFilter: [], typesFilter: [] });
     if (resp.body.errorCode !== 0) {
       const { ApiError } = await import('../../client/errors.js');
       throw new ApiError(resp.body.errorCode);
     }
-    return (resp.body.groups as any[]).map((g) => g.groupId);
+    return resp.body.groups.map((g) => g.groupId);
   }
   if (entityType === CLIENT_METRICS) {
     // ListConfigResources (key 74, ListClientMetricsResources before Kafka 4.1): v0 lists client-metrics resources.
-    const resp = await client.request<any>('any', 'ListConfigResources', {}, { maxVersion: 0 });
-    return (resp.body.configResources as any[]).map((r) => r.resourceName);
+    const resp = await client.request<ListConfigResourcesResponse>('any', 'ListConfigResources', {}, { maxVersion: 0 });
+    return resp.body.configResources.map((r) => r.resourceName);
   }
   throw new ConfigCommandError(`Invalid entity type: ${entityType}`);
 }
@@ -241,7 +242,7 @@ export async function clientQuotas(
 }
 
 async function* quotaSections(client: KafkaClient, types: string[], names: string[]): AsyncGenerator<Section> {
-  const { javaDoubleToString } = await import('../../broker/config/config-def.js');
+  const { javaDoubleToString } = await import('../../config/config-def.js');
   for (const q of await clientQuotas(client, types, names)) {
     const part = (t: string): string[] => {
       if (!q.entity.has(t)) return [];

@@ -4,12 +4,12 @@
 // Validation failures print the bare message on stderr (exit 1); operation failures print
 // `Error while executing config command with args '<args>'` and the exception line instead of
 // Kafka's stack trace.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { KafkaClient } from '../../client/client.js';
 import { JoptError, parseJopt, printUsage, type JoptOptions } from '../common/jopt.js';
 import { openClient, resolveBootstrap } from '../common/connection.js';
 import { errorLine, isEnvironmentError, javaErrorString, writeStack } from '../common/errors.js';
-import { parseOutputFormat, type OutputFormat } from '../common/output.js';
+import { parseOutputFormat } from '../common/output.js';
 import {
   BROKER,
   BROKER_LOGGER,
@@ -22,17 +22,7 @@ import {
   configsSpec,
   fullConfigsSpec,
 } from './spec.js';
-
-/** IllegalArgumentException / InvalidConfigurationException: message only on stderr. */
-export class ConfigCommandError extends Error {}
-
-export interface ConfigCommand {
-  opts: JoptOptions;
-  argv: string[];
-  entityTypes: string[];
-  entityNames: string[];
-  format: OutputFormat;
-}
+import { ConfigCommandError, type ConfigCommand } from './command.js';
 
 function entityTypesOf(opts: JoptOptions): string[] {
   return [
@@ -182,7 +172,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     );
   }
   if (opts.has('version')) {
-    io.stdout.write(`${(await import('../../cli.js')).VERSION}\n`);
+    io.stdout.write(`${(await import('../common/version.js')).VERSION}\n`);
     return 0;
   }
   const args = argv.filter((a) => a !== '--debug');

@@ -126,7 +126,7 @@ export function configsSpec(lists: Record<string, readonly string[]> = {}): Jopt
 
 export async function fullConfigsSpec(): Promise<JoptToolSpec> {
   const [{ TOPIC_CONFIG_KEYS }, names] = await Promise.all([
-    import('../../broker/config/topic-configs.js'),
+    import('../../config/topic-configs.js'),
     import('./names.js'),
   ]);
   return configsSpec({

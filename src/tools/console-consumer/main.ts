@@ -4,7 +4,7 @@
 // the end, exit 0 when --timeout-ms or --max-messages ends consumption. Without --group a random
 // `console-consumer-N` group with auto-commit off is used, as Kafka does; with --partition the
 // consumer is assigned the partition and seeks (no group).
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { KafkaClient } from '../../client/client.js';
 import type { Consumer, ConsumerConfig, ConsumerRecord } from '../../client/consumer.js';
 import { JoptError, parseJopt, printUsage, type JoptOptions } from '../common/jopt.js';

@@ -4,7 +4,7 @@
 // one at a time with --sync. Exit 0 at end of input once everything was acknowledged; usage and
 // parse errors exit 1. Unlike Kafka (which only logs failed asynchronous sends), a record that
 // could not be delivered makes the tool exit 1, with one line per distinct error on stderr.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { KafkaClient } from '../../client/client.js';
 import type { Producer, ProducerConfig } from '../../client/producer.js';
 import { JoptError, parseJopt, printUsage, type JoptOptions } from '../common/jopt.js';

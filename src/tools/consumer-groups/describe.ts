@@ -361,7 +361,7 @@ export async function describeGroups(ctx: GroupsContext): Promise<void> {
     throw new CommandError(javaMessage(e), { cause: e });
   }
   const errors = new Map<string, string>();
-  let text = '';
+  let text: string;
   for (const v of views) {
     const rows = mode === 'offsets' ? v.offsets.length : mode === 'members' ? v.members.length : 1;
     const before = ctx.failed;

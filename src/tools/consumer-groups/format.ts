@@ -1,7 +1,7 @@
 // Shared pieces of `tkafka consumer-groups`: the run context (client, options, where Kafka's
 // messages go, whether an error was reported), Java printf-style padding, and the iteration order
 // of the Java HashMaps Kafka prints from (so rows come out in the order Kafka prints them).
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { KafkaClient } from '../../client/client.js';
 import type { JoptOptions } from '../common/jopt.js';
 import type { OutputFormat } from '../common/output.js';

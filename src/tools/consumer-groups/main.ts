@@ -6,7 +6,7 @@
 // `Error: ...` on stdout and still exits 0 (a failed Admin call, a group that does not exist or is
 // active, failed deletions), tkafka prints the same stdout lines, adds one line on stderr, and
 // exits 1, so scripts can tell. An unreachable cluster is one line on stderr, exit 1.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { KafkaClient } from '../../client/client.js';
 import {
   JoptError,

@@ -1,6 +1,6 @@
 // `tkafka consumer-groups` --list, --delete, --delete-offsets and --validate-regex, as
 // ConsumerGroupCommand prints them (text), plus json and table renderings.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { OutputFormat } from '../common/output.js';
 import { tpKey, type TopicPartition } from '../../client/admin/groups.js';
 import {

@@ -251,8 +251,10 @@ function splitCsvLine(line: string): string[] | null {
       for (;;) {
         if (i >= line.length) return null;
         if (line[i] === '"') {
-          if (line[i + 1] === '"') ((cell += '"'), (i += 2));
-          else {
+          if (line[i + 1] === '"') {
+            cell += '"';
+            i += 2;
+          } else {
             i++;
             break;
           }

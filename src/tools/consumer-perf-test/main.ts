@@ -10,7 +10,8 @@
 // profile; rebalance time is the time spent without an assignment (tkafka's consumer has no
 // rebalance listener); errors are one line on stderr (exit 1); --print-metrics prints the metrics
 // tkafka's consumer keeps, in Kafka's layout.
-import { VERSION, type ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
+import { VERSION } from '../common/version.js';
 import type { ConsumerConfig } from '../../client/consumer.js';
 import { parseOrUsage, printUsage } from '../common/jopt.js';
 import { javaFixed, simpleDateFormat } from '../producer-perf-test/java-format.js';

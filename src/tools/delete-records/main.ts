@@ -2,7 +2,7 @@
 // deletes records before the offsets of a JSON file and prints each partition's new low watermark
 // (or its error).
 import { readFileSync } from 'node:fs';
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { JoptToolSpec } from '../common/jopt.js';
 import { javaErrorString } from '../common/errors.js';
 import { runClientTool } from '../common/run-tool.js';

@@ -1,18 +1,29 @@
 // DumpLogSegments' message parsers: what `key:` and `payload:` show for a record. The decoder
 // classes (StringDecoder, IntegerDecoder, LongDecoder, DefaultDecoder), and the offsets,
-// transaction-log, cluster-metadata and share-group-state decoders, with Kafka's texts.
+// transaction-log, cluster-metadata and share-group-state decoders, with Kafka's texts. Records are
+// read and printed by the codec generated from Kafka 4.4's specs (src/protocol/generated: readers,
+// records.ts's tables by record type, json.ts's JsonConverter-style writers).
 import { Reader } from '../../protocol/codec/reader.js';
+import { jsonString, type JsonHook } from '../../protocol/codec/json.js';
 import { crc32 } from '../../protocol/records/crc.js';
-import { SCHEMAS } from './schemas.generated.js';
+import { JSON_WRITERS, MESSAGE_VERSIONS } from '../../protocol/generated/json.js';
 import {
-  messageJson,
-  readMessage,
-  type FieldSchema,
-  type JsonObject,
-  type JsonValue,
-  type MessageSchema,
-} from './kafka-json.js';
+  METADATA_RECORDS,
+  OFFSETS_TOPIC_RECORDS,
+  SHARE_GROUP_STATE_RECORDS,
+  TRANSACTION_LOG_RECORDS,
+  type RecordSpec,
+} from '../../protocol/generated/records.js';
+import { readConsumerProtocolAssignment } from '../../protocol/generated/protocol/ConsumerProtocolAssignment.js';
+import { readConsumerProtocolSubscription } from '../../protocol/generated/protocol/ConsumerProtocolSubscription.js';
+import { readKRaftVersionRecord } from '../../protocol/generated/protocol/KRaftVersionRecord.js';
+import { readLeaderChangeMessage } from '../../protocol/generated/protocol/LeaderChangeMessage.js';
+import { readSnapshotFooterRecord } from '../../protocol/generated/protocol/SnapshotFooterRecord.js';
+import { readSnapshotHeaderRecord } from '../../protocol/generated/protocol/SnapshotHeaderRecord.js';
+import { readVotersRecord } from '../../protocol/generated/protocol/VotersRecord.js';
+import { TXN_STATE_NAMES } from '../../protocol/txn-states.js';
 import { javaStringHash, orderByTable } from './java.js';
+import { javaUtf8 } from './java-utf8.js';
 import type { DecoderKind } from './options.js';
 
 export interface ParsedRecord {
@@ -34,7 +45,8 @@ export class DecoderFailure extends Error {}
 
 export type MessageParser = (r: ParserInput) => ParsedRecord;
 
-const utf8 = (b: Buffer): string => b.toString('utf8');
+/** StringDecoder: new String(bytes, UTF_8), malformed input replaced as the JDK does. */
+const utf8 = (b: Buffer): string => javaUtf8(b);
 
 type ClassDecoder = (b: Buffer) => string;
 const DECODER_CLASSES: Record<string, ClassDecoder> = {
@@ -61,11 +73,12 @@ export function decoderClass(name: string): ClassDecoder | undefined {
 
 export const SUPPORTED_DECODER_CLASSES = Object.keys(DECODER_CLASSES).map((n) => `org.apache.kafka.tools.api.${n}`);
 
-const schema = (name: string): MessageSchema => {
-  const s = SCHEMAS[name];
-  if (!s) throw new Error(`no schema ${name}`);
-  return s;
-};
+/** The message as Kafka's `XJsonConverter.write(message, version).toString()` (generated codec). */
+function messageJson(name: string, message: unknown, version: number, hook?: JsonHook): string {
+  const write = JSON_WRITERS[name];
+  if (!write) throw new Error(`no JSON writer for ${name}`);
+  return write(message, version, hook);
+}
 
 const errMsg = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -75,98 +88,81 @@ class UnknownRecordType extends Error {
   }
 }
 
-/** CoordinatorRecordSerde.deserialize: key version = record type, value = version + message. */
+type CoordinatorRecordType = { readonly key: RecordSpec; readonly value: RecordSpec | null };
+const byType = (table: readonly CoordinatorRecordType[]): Map<number, CoordinatorRecordType> =>
+  new Map(table.map((e) => [e.key.type, e]));
+const COORDINATOR_RECORDS = {
+  offsets: byType(OFFSETS_TOPIC_RECORDS),
+  share: byType(SHARE_GROUP_STATE_RECORDS),
+  txn: byType(TRANSACTION_LOG_RECORDS),
+};
+
+/**
+ * CoordinatorRecordSerde.deserialize: key version = record type, value = version + message. Kafka
+ * 4.4's "coordinator-key" specs (an apiKey per record type, every field in version 0) are read and
+ * printed at version 0, as is the transaction log's key (record type 0).
+ */
 function coordinatorRecord(
   key: Buffer,
   value: Buffer | null,
-  keyFor: (type: number) => MessageSchema | undefined,
-  valueFor: (type: number) => MessageSchema | undefined,
-): {
-  key: JsonObject;
-  keyVersion: number;
-  keySchema: MessageSchema;
-  value: JsonObject | null;
-  valueVersion: number;
-  valueSchema: MessageSchema | null;
-} {
+  types: Map<number, CoordinatorRecordType>,
+): { type: number; spec: CoordinatorRecordType; key: unknown; value: unknown; valueVersion: number } {
   const readVersion = (b: Buffer, name: string): number => {
     if (b.length < 2) throw new Error(`Could not read version from ${name}'s buffer.`);
     return b.readInt16BE(0);
   };
-  const readBody = (s: MessageSchema, b: Buffer, v: number, name: string): JsonObject => {
+  const readBody = (s: RecordSpec, b: Buffer, v: number, name: string): unknown => {
     try {
-      return readMessage(s, new Reader(b, 2), v);
+      return s.read(new Reader(b, 2), v);
     } catch (e) {
-      throw new Error(`Could not read record with version ${v} from ${name}'s buffer due to: ${errMsg(e)}.`);
+      throw new Error(`Could not read record with version ${v} from ${name}'s buffer due to: ${errMsg(e)}.`, {
+        cause: e,
+      });
     }
   };
   const type = readVersion(key, 'key');
-  const keySchema = keyFor(type);
-  if (!keySchema) throw new UnknownRecordType(type);
-  // Kafka 4.4's "coordinator-key" specs (an apiKey per record type, every field in version 0) are
-  // read and printed at version 0; the older specs gave the key the record type as its version.
-  const k = readBody(keySchema, key, keySchema.apiKey !== undefined ? 0 : type, 'key');
-  if (value === null) return { key: k, keyVersion: type, keySchema, value: null, valueVersion: -1, valueSchema: null };
-  const valueSchema = valueFor(type);
-  if (!valueSchema) throw new UnknownRecordType(type);
+  const spec = types.get(type);
+  if (!spec) throw new UnknownRecordType(type);
+  const k = readBody(spec.key, key, 0, 'key');
+  if (value === null) return { type, spec, key: k, value: null, valueVersion: -1 };
+  if (!spec.value) throw new UnknownRecordType(type);
   const vv = readVersion(value, 'value');
-  return {
-    key: k,
-    keyVersion: type,
-    keySchema,
-    value: readBody(valueSchema, value, vv, 'value'),
-    valueVersion: vv,
-    valueSchema,
-  };
+  return { type, spec, key: k, value: readBody(spec.value, value, vv, 'value'), valueVersion: vv };
 }
 
-const OFFSET_KEYS: (string | undefined)[] = [];
-for (const s of Object.values(SCHEMAS)) {
-  if (!s.name.endsWith('Key') || !s.valid || !SCHEMAS[s.name.replace(/Key$/, 'Value')]) continue;
-  if (s.name.startsWith('Share') && !s.name.startsWith('ShareGroup')) continue;
-  if (s.name === 'TransactionLogKey') continue;
-  if (s.apiKey !== undefined) OFFSET_KEYS[s.apiKey] = s.name;
-  else for (let t = s.valid[0]; t <= s.valid[1]; t++) OFFSET_KEYS[t] = s.name;
-}
+const CONSUMER_PROTOCOL: Record<string, { name: string; read: (r: Reader, v: number) => unknown }> = {
+  subscription: { name: 'ConsumerProtocolSubscription', read: readConsumerProtocolSubscription },
+  assignment: { name: 'ConsumerProtocolAssignment', read: readConsumerProtocolAssignment },
+};
 
 /** GroupMetadataValue: consumer-protocol members get their subscription/assignment bytes as JSON. */
-function groupMetadataOverride(value: JsonObject): ((f: FieldSchema, v: JsonValue) => string | undefined) | undefined {
+function groupMetadataHook(value: { protocolType: string }): JsonHook | undefined {
   if (value.protocolType !== 'consumer') return undefined;
-  return (f, v) => {
-    const target =
-      f.n === 'subscription'
-        ? 'ConsumerProtocolSubscription'
-        : f.n === 'assignment'
-          ? 'ConsumerProtocolAssignment'
-          : null;
+  return (field, v) => {
+    const target = CONSUMER_PROTOCOL[field];
     if (!target || !Buffer.isBuffer(v)) return undefined;
     try {
       if (v.length < 2) return undefined;
       const version = v.readInt16BE(0);
-      const s = schema(target);
-      if (!s.valid || version < s.valid[0] || version > s.valid[1]) return undefined; // UnsupportedVersionException: keep the bytes
-      return messageJson(s, readMessage(s, new Reader(v, 2), version), version);
+      const [lo, hi] = MESSAGE_VERSIONS[target.name]!;
+      if (version < lo || version > hi) return undefined; // UnsupportedVersionException: keep the bytes
+      return messageJson(target.name, target.read(new Reader(v, 2), version), version);
     } catch {
       return undefined; // Swallowed by Kafka: the original bytes stay.
     }
   };
 }
 
+/** TransactionLogMessageParser: the status as TransactionState.stateName(). */
+const txnStatusHook: JsonHook = (field, v) =>
+  field === 'transactionStatus' ? jsonString(TXN_STATE_NAMES[v as number] ?? String(v)) : undefined;
+
 /**
  * Kafka 4.4's CoordinatorRecordMessageParser (offsets, share group state and, new in 4.4, the
  * transaction log): `{"type":"<record type>","data":<key>}` and `{"version":"<v>","data":<value>}`.
  */
 function coordinatorParser(kind: 'offsets' | 'share' | 'txn'): MessageParser {
-  const keyFor =
-    kind === 'share'
-      ? (t: number) => (t === 0 ? schema('ShareSnapshotKey') : t === 1 ? schema('ShareUpdateKey') : undefined)
-      : kind === 'txn'
-        ? (t: number) => (t === 0 ? schema('TransactionLogKey') : undefined)
-        : (t: number) => (OFFSET_KEYS[t] ? schema(OFFSET_KEYS[t]!) : undefined);
-  const valueFor = (t: number) => {
-    const k = keyFor(t);
-    return k ? schema(k.name.replace(/Key$/, 'Value')) : undefined;
-  };
+  const types = COORDINATOR_RECORDS[kind];
   return (r) => {
     if (r.key === null) {
       throw new DecoderFailure(
@@ -174,16 +170,14 @@ function coordinatorParser(kind: 'offsets' | 'share' | 'txn'): MessageParser {
       );
     }
     try {
-      const rec = coordinatorRecord(r.key, r.value, keyFor, valueFor);
-      const keyVersion = rec.keySchema.apiKey !== undefined ? 0 : rec.keyVersion;
-      const key = `{"type":"${rec.keyVersion}","data":${messageJson(rec.keySchema, rec.key, keyVersion)}}`;
+      const rec = coordinatorRecord(r.key, r.value, types);
+      const key = `{"type":"${rec.type}","data":${messageJson(rec.spec.key.name, rec.key, 0)}}`;
       if (rec.value === null) return { key, payload: '<DELETE>', keyIsJson: true };
-      let override: ((f: FieldSchema, v: JsonValue) => string | undefined) | undefined;
-      if (rec.valueSchema!.name === 'GroupMetadataValue') override = groupMetadataOverride(rec.value);
-      // TransactionLogMessageParser: the status as TransactionState.stateName().
-      if (kind === 'txn')
-        override = (f, v) => (f.n === 'transactionStatus' ? `"${TXN_STATES[v as number] ?? String(v)}"` : undefined);
-      const data = messageJson(rec.valueSchema!, rec.value, rec.valueVersion, override);
+      const valueName = rec.spec.value!.name;
+      let hook: JsonHook | undefined;
+      if (valueName === 'GroupMetadataValue') hook = groupMetadataHook(rec.value as { protocolType: string });
+      if (kind === 'txn') hook = txnStatusHook;
+      const data = messageJson(valueName, rec.value, rec.valueVersion, hook);
       return { key, payload: `{"version":"${rec.valueVersion}","data":${data}}`, keyIsJson: true, payloadIsJson: true };
     } catch (e) {
       if (e instanceof UnknownRecordType)
@@ -192,17 +186,6 @@ function coordinatorParser(kind: 'offsets' | 'share' | 'txn'): MessageParser {
     }
   };
 }
-
-const TXN_STATES = [
-  'Empty',
-  'Ongoing',
-  'PrepareCommit',
-  'PrepareAbort',
-  'CompleteCommit',
-  'CompleteAbort',
-  'Dead',
-  'PrepareEpochFence',
-];
 
 /**
  * The order Kafka prints a transaction's partitions in: TransactionMetadata keeps them in a Scala
@@ -227,10 +210,7 @@ export function txnPartitionOrder(groups: readonly { topic: string; partitionIds
   return orderByTable([...hashes.keys()], (k) => hashes.get(k)!, len);
 }
 
-const METADATA_BY_KEY = new Map<number, MessageSchema>();
-for (const s of Object.values(SCHEMAS))
-  if (s.apiKey !== undefined && s.name.endsWith('Record') && !s.name.startsWith('KRaft'))
-    METADATA_BY_KEY.set(s.apiKey, s);
+const METADATA_BY_TYPE = new Map<number, RecordSpec>(METADATA_RECORDS.map((s) => [s.type, s]));
 
 /** MetadataRecordType constant name: toSnakeCase(name).toUpperCase(). */
 export function metadataTypeName(name: string): string {
@@ -253,7 +233,7 @@ export function decodeMetadataRecord(value: Buffer): string {
     try {
       v = r.uvarint();
     } catch (e) {
-      throw new Error(`Error while reading ${what}`);
+      throw new Error(`Error while reading ${what}`, { cause: e });
     }
     if (v > 32767) throw new Error(`Value for ${what} was too large.`);
     return v;
@@ -270,16 +250,16 @@ export function decodeMetadataRecord(value: Buffer): string {
     );
   const type = small('type');
   const version = small('version');
-  const s = METADATA_BY_KEY.get(type);
+  const s = METADATA_BY_TYPE.get(type);
   if (!s) throw new Error(`org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id ${type}`);
-  let data: JsonObject;
+  let data: unknown;
   try {
-    data = readMessage(s, r, version);
-  } catch (e) {
+    data = s.read(r, version);
+  } catch {
     throw new Error(`Failed to deserialize record with type ${type}`);
   }
   if (r.remaining > 0) throw new Error(`Found ${r.remaining} byte(s) of garbage after ${type}`);
-  return `{"type":"${metadataTypeName(s.name)}","version":${version},"data":${messageJson(s, data, version)}}`;
+  return `{"type":"${metadataTypeName(s.name)}","version":${version},"data":${messageJson(s.name, data, version)}}`;
 }
 
 const clusterMetadataParser: MessageParser = (r) => {
@@ -330,10 +310,19 @@ export function messageParser(kind: DecoderKind, keyClass: string, valueClass: s
   }
 }
 
+const CONTROL_RECORD_READERS: Record<string, (r: Reader, v: number) => { version: number }> = {
+  SnapshotHeaderRecord: readSnapshotHeaderRecord,
+  SnapshotFooterRecord: readSnapshotFooterRecord,
+  KRaftVersionRecord: readKRaftVersionRecord,
+  VotersRecord: readVotersRecord,
+  LeaderChangeMessage: readLeaderChangeMessage,
+};
+
 /** KRaft control record values (SnapshotHeader, SnapshotFooter, KRaftVersion, KRaftVoters) as JSON. */
 export function controlRecordJson(schemaName: string, value: Buffer | null): string {
-  const s = schema(schemaName);
+  const read = CONTROL_RECORD_READERS[schemaName];
+  if (!read) throw new Error(`no schema ${schemaName}`);
   if (value === null) throw new Error(`null value for ${schemaName}`);
-  const m = readMessage(s, new Reader(value), 0);
-  return messageJson(s, m, m.version as number);
+  const m = read(new Reader(value), 0);
+  return messageJson(schemaName, m, m.version);
 }

@@ -3,6 +3,9 @@
 // position must end at the indexed offset; the time index entry must match the batch's max record
 // timestamp). Mismatches go to the end-of-run reports; what Kafka would have died on (an entry
 // pointing past the log, a corrupt batch there, a failed sanity check) is reported with the entry.
+import { indexSlotFor } from '../../storage/abstract-index.js';
+import { OFFSET_INDEX_ENTRY_SIZE, offsetIndexSanityError, readOffsetIndexEntry } from '../../storage/offset-index.js';
+import { readTimeIndexEntry, TIME_INDEX_ENTRY_SIZE, timeIndexSanityError } from '../../storage/time-index.js';
 import { ChunkedFile } from './chunked-file.js';
 import { javaAbsolutePath, parseJavaLong, siblingPath } from './java.js';
 import type { DumpLogOptions } from './options.js';
@@ -43,58 +46,37 @@ function openOrReport(out: Output, path: string, shown: string): ChunkedFile | n
   }
 }
 
-/** Reads `.index` entries (int32 relative offset, int32 position) lazily in chunks. */
+/** Reads `.index` entries lazily in chunks (whole, for repeated lookups, when small enough). */
 class OffsetIndexFile {
   readonly entries: number;
-  private loaded: Int32Array | null = null;
+  private loaded: Buffer | null = null;
   constructor(
     readonly file: ChunkedFile,
     readonly baseOffset: bigint,
   ) {
-    this.entries = Math.floor(file.size / 8);
+    this.entries = Math.floor(file.size / OFFSET_INDEX_ENTRY_SIZE);
   }
-  relative(i: number): number {
-    if (this.loaded) return this.loaded[i * 2]!;
-    return this.file.read(i * 8, 8).readInt32BE(0);
-  }
-  position(i: number): number {
-    if (this.loaded) return this.loaded[i * 2 + 1]!;
-    return this.file.read(i * 8 + 4, 4).readInt32BE(0);
+  entry(i: number): { relativeOffset: number; position: number } {
+    const at = i * OFFSET_INDEX_ENTRY_SIZE;
+    if (this.loaded) return readOffsetIndexEntry(this.loaded, at);
+    return readOffsetIndexEntry(this.file.read(at, OFFSET_INDEX_ENTRY_SIZE), 0);
   }
   offset(i: number): bigint {
-    return this.baseOffset + BigInt(this.relative(i));
+    return this.baseOffset + BigInt(this.entry(i).relativeOffset);
   }
   /** Loads all entries for repeated lookups (bounded; large corrupt files stay on chunked reads). */
   load(): void {
     if (this.file.size > MAX_LOADED_INDEX || this.loaded) return;
-    const b = this.file.readFully(0, this.entries * 8);
-    const a = new Int32Array(this.entries * 2);
-    for (let i = 0; i < a.length; i++) a[i] = b.readInt32BE(i * 4);
-    this.loaded = a;
+    this.loaded = this.file.readFully(0, this.entries * OFFSET_INDEX_ENTRY_SIZE);
   }
-  /** OffsetIndex.lookup: AbstractIndex's warm/hot binary search for the largest offset <= target. */
+  /** OffsetIndex.lookup: the position of the largest offset <= target (0 when none). */
   lookupPosition(target: bigint): number {
-    const n = this.entries;
-    if (n === 0) return 0;
-    const cmp = (i: number): number => (this.offset(i) < target ? -1 : this.offset(i) > target ? 1 : 0);
-    const search = (begin: number, end: number): number => {
-      let lo = begin;
-      let hi = end;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >>> 1;
-        const c = cmp(mid);
-        if (c > 0) hi = mid - 1;
-        else if (c < 0) lo = mid;
-        else return mid;
-      }
-      return lo;
+    const compare = (i: number): number => {
+      const o = this.offset(i);
+      return o < target ? -1 : o > target ? 1 : 0;
     };
-    const firstHot = Math.max(0, n - 1 - 8192 / 8);
-    let slot: number;
-    if (cmp(firstHot) < 0) slot = search(firstHot, n - 1);
-    else if (cmp(0) > 0) slot = -1;
-    else slot = search(0, firstHot);
-    return slot === -1 ? 0 : this.position(slot);
+    const slot = indexSlotFor(this.entries, OFFSET_INDEX_ENTRY_SIZE, compare, true);
+    return slot === -1 ? 0 : this.entry(slot).position;
   }
 }
 
@@ -114,33 +96,21 @@ export async function dumpIndex(ctx: IndexDumpContext, path: string): Promise<vo
     if (index.entries === 0) return emitMessage(out, path, 'empty', `${path} is empty.`);
     if (opts.indexSanityOnly) {
       const last = index.offset(index.entries - 1);
-      if (last < base)
-        return problem(
-          out,
-          path,
-          null,
-          `${CIE}Corrupt index found, index file ${abs} has non-zero size but the last offset is ${last} which is less than the base offset ${base}`,
-        );
-      if (file.size % 8 !== 0)
-        return problem(
-          out,
-          path,
-          null,
-          `${CIE}Index file ${abs} is corrupt, found ${file.size} bytes which is neither positive nor a multiple of 8`,
-        );
+      const error = offsetIndexSanityError(abs, file.size, base, index.entries, last);
+      if (error) return problem(out, path, null, CIE + error);
       return emitMessage(out, path, 'sanity-check-passed', `${path} passed sanity check.`);
     }
     out.startProgress(`Checking ${path}`);
     for (let i = 0; i < index.entries; i++) {
       const offset = index.offset(i);
-      const position = index.position(i);
+      const position = index.entry(i).position;
       if (offset === base && i > 0) return;
       const end = Math.min(position + opts.maxMessageSize, log.size);
       if (position < 0 || position > log.size) {
         problem(
           out,
           path,
-          i * 8,
+          i * OFFSET_INDEX_ENTRY_SIZE,
           `index entry (offset: ${offset} position: ${position}) points ${position < 0 ? 'before the start' : 'past the end'} of ${logPath} (${log.size} bytes)`,
         );
       } else {
@@ -150,7 +120,7 @@ export async function dumpIndex(ctx: IndexDumpContext, path: string): Promise<vo
             problem(
               out,
               path,
-              i * 8,
+              i * OFFSET_INDEX_ENTRY_SIZE,
               `index entry (offset: ${offset} position: ${position}): no complete batch of at most ${opts.maxMessageSize} bytes (--max-message-size) starts there in ${logPath}`,
             );
           } else {
@@ -159,7 +129,12 @@ export async function dumpIndex(ctx: IndexDumpContext, path: string): Promise<vo
           }
         } catch (e) {
           if (!(e instanceof SegmentError)) throw e;
-          problem(out, path, i * 8, `index entry (offset: ${offset} position: ${position}): ${e.message}`);
+          problem(
+            out,
+            path,
+            i * OFFSET_INDEX_ENTRY_SIZE,
+            `index entry (offset: ${offset} position: ${position}): ${e.message}`,
+          );
         }
       }
       if (!opts.verifyOnly) {
@@ -174,7 +149,7 @@ export async function dumpIndex(ctx: IndexDumpContext, path: string): Promise<vo
           );
         else out.line(`offset: ${offset} position: ${position}`);
       }
-      out.progress(i * 8, file.size);
+      out.progress(i * OFFSET_INDEX_ENTRY_SIZE, file.size);
       await out.maybeFlush();
     }
   } finally {
@@ -197,39 +172,16 @@ export async function dumpTimeIndex(ctx: IndexDumpContext, path: string): Promis
   try {
     if (!indexFile || !file) return;
     const index = new OffsetIndexFile(indexFile, base);
-    const entries = Math.floor(file.size / 12);
+    const entries = Math.floor(file.size / TIME_INDEX_ENTRY_SIZE);
     const entry = (i: number): { timestamp: bigint; offset: bigint } => {
-      const b = file.read(i * 12, 12);
-      return { timestamp: b.readBigInt64BE(0), offset: base + BigInt(b.readInt32BE(8)) };
+      const e = readTimeIndexEntry(file.read(i * TIME_INDEX_ENTRY_SIZE, TIME_INDEX_ENTRY_SIZE), 0);
+      return { timestamp: e.timestamp, offset: base + BigInt(e.relativeOffset) };
     };
     if (opts.indexSanityOnly) {
-      if (entries !== 0) {
-        const first = entry(0).timestamp;
-        const last = entry(entries - 1);
-        if (last.timestamp < first) {
-          return problem(
-            out,
-            path,
-            null,
-            `${CIE}Corrupt time index found, time index file (${abs}) has non-zero size but the last timestamp is ${last.timestamp} which is less than the first timestamp ${first}`,
-          );
-        }
-        if (last.offset < base) {
-          return problem(
-            out,
-            path,
-            null,
-            `${CIE}Corrupt time index found, time index file (${abs}) has non-zero size but the last offset is ${last.offset} which is less than the first offset ${base}`,
-          );
-        }
-      }
-      if (file.size % 12 !== 0)
-        return problem(
-          out,
-          path,
-          null,
-          `${CIE}Time index file ${abs} is corrupt, found ${file.size} bytes which is neither positive nor a multiple of 12`,
-        );
+      const first = entries === 0 ? -1n : entry(0).timestamp;
+      const last = entries === 0 ? { timestamp: -1n, offset: base } : entry(entries - 1);
+      const error = timeIndexSanityError(abs, file.size, base, entries, first, last);
+      if (error) return problem(out, path, null, CIE + error);
       return emitMessage(out, path, 'sanity-check-passed', `${path} passed sanity check.`);
     }
     index.load();
@@ -238,7 +190,17 @@ export async function dumpTimeIndex(ctx: IndexDumpContext, path: string): Promis
     for (let i = 0; i < entries; i++) {
       const e = entry(i);
       if (e.offset === base && i > 0) return;
-      await checkTimeEntry(ctx, path, abs, log, logPath, index.lookupPosition(e.offset), e, prev, i * 12);
+      await checkTimeEntry(
+        ctx,
+        path,
+        abs,
+        log,
+        logPath,
+        index.lookupPosition(e.offset),
+        e,
+        prev,
+        i * TIME_INDEX_ENTRY_SIZE,
+      );
       if (!opts.verifyOnly) {
         if (out.json)
           out.line(
@@ -252,7 +214,7 @@ export async function dumpTimeIndex(ctx: IndexDumpContext, path: string): Promis
         else out.line(`timestamp: ${e.timestamp} offset: ${e.offset}`);
       }
       prev = e.timestamp;
-      out.progress(i * 12, file.size);
+      out.progress(i * TIME_INDEX_ENTRY_SIZE, file.size);
       await out.maybeFlush();
     }
   } finally {

@@ -7,7 +7,8 @@
 // input (a zero-filled region, an index entry past the end of the log, a corrupt batch or record),
 // tkafka reports the file, the position and Kafka's reason, goes on with what can still be read,
 // and exits with status 1. Files are read in bounded chunks, never whole.
-import { VERSION, type ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
+import { VERSION } from '../common/version.js';
 import { parseOrUsage, printUsage } from '../common/jopt.js';
 import { ChunkedFile } from './chunked-file.js';
 import { messageParser, type MessageParser } from './decoders.js';

@@ -2,7 +2,7 @@
 // segment dumped into a slow pipe never piles up in memory), stderr lines in order with stdout,
 // and a one-line progress indicator on stderr when stderr is a terminal (silent when piped; off
 // with TKAFKA_PROGRESS=0; TKAFKA_PROGRESS_AFTER_MS / TKAFKA_PROGRESS_EVERY_MS tune when it shows).
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import { isLive, isTerminalStream } from '../common/tty.js';
 import { createProgress, type Progress } from '../common/live/progress.js';
 

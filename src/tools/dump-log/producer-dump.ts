@@ -1,13 +1,12 @@
 // `.snapshot` producer-state files (ProducerStateManager.readSnapshot) and `.txnindex` aborted
 // transaction indexes (TransactionIndex.allAbortedTxns), as DumpLogSegments prints them.
-import { crc32c } from '../../protocol/records/crc.js';
+import { CorruptSnapshotError, decodeSnapshotEntries, type RawSnapshotEntry } from '../../storage/producer-snapshot.js';
+import { ABORTED_TXN_SIZE, decodeAbortedTxn, type RawAbortedTxn } from '../../storage/txn-index.js';
 import type { ChunkedFile } from './chunked-file.js';
 import { decrementSequence, javaAbsolutePath, optionalLong } from './java.js';
 import { jsonLine, js, type Output } from './output.js';
 import { problem } from './reports.js';
 
-const ENTRY = 46;
-const ENTRIES_OFFSET = 6;
 /** Producer snapshots are read whole, as Kafka does; anything beyond this is not a real snapshot. */
 const MAX_SNAPSHOT = 256 * 1024 * 1024;
 
@@ -26,35 +25,16 @@ export async function dumpProducerSnapshot(out: Output, path: string, f: Chunked
       );
     else out.errLine(msg);
   };
-  if (b.length < 2) return corrupt('Snapshot failed schema validation: null');
-  const version = b.readInt16BE(0);
-  if (version !== 1)
-    return corrupt(`Snapshot failed schema validation: Snapshot contained an unknown file version ${version}`);
-  if (b.length < 10) return corrupt('Snapshot failed schema validation: null');
-  const stored = b.readUInt32BE(2);
-  const count = b.readInt32BE(6);
-  if (count < 0)
-    return corrupt('Snapshot failed schema validation: non-nullable field producerEntries was serialized as null');
-  const remaining = b.length - 10;
-  if (count > remaining) {
-    return corrupt(
-      `Snapshot failed schema validation: Tried to allocate a collection of size ${count}, but there are only ${remaining} bytes remaining.`,
-    );
+  let entries: RawSnapshotEntry[];
+  try {
+    entries = decodeSnapshotEntries(b);
+  } catch (e) {
+    if (e instanceof CorruptSnapshotError) return corrupt(e.message);
+    throw e;
   }
-  if (remaining < count * ENTRY) return corrupt('Snapshot failed schema validation: null');
-  const computed = crc32c(b, ENTRIES_OFFSET, b.length) >>> 0;
-  if (stored !== computed)
-    return corrupt(`Snapshot is corrupt (CRC is no longer valid). Stored crc: ${stored}. Computed crc: ${computed}`);
-  for (let i = 0; i < count; i++) {
-    const p = 10 + i * ENTRY;
-    const producerId = b.readBigInt64BE(p);
-    const epoch = b.readInt16BE(p + 8);
-    const lastSequence = b.readInt32BE(p + 10);
-    const lastOffset = b.readBigInt64BE(p + 14);
-    const offsetDelta = b.readInt32BE(p + 22);
-    const timestamp = b.readBigInt64BE(p + 26);
-    const coordinatorEpoch = b.readInt32BE(p + 34);
-    const txnFirst = b.readBigInt64BE(p + 38);
+  for (const entry of entries) {
+    const { producerId, producerEpoch: epoch, lastSequence, lastOffset, offsetDelta, timestamp } = entry;
+    const { coordinatorEpoch, currentTxnFirstOffset: txnFirst } = entry;
     const current = txnFirst >= 0n ? txnFirst : null;
     const hasBatch = lastOffset >= 0n;
     if (out.json) {
@@ -88,25 +68,16 @@ export async function dumpProducerSnapshot(out: Output, path: string, f: Chunked
   }
 }
 
-const TXN_ENTRY = 34;
-
 export async function dumpTxnIndex(out: Output, path: string, f: ChunkedFile): Promise<void> {
   out.startProgress(`Dumping ${path}`);
-  for (let p = 0; f.size - p >= TXN_ENTRY; p += TXN_ENTRY) {
-    const b = f.read(p, TXN_ENTRY);
-    const version = b.readInt16BE(0);
-    if (version > 0) {
-      return problem(
-        out,
-        path,
-        p,
-        `org.apache.kafka.common.KafkaException: Unexpected aborted transaction version ${version} in transaction index ${javaAbsolutePath(path)}, current version is 0`,
-      );
+  for (let p = 0; f.size - p >= ABORTED_TXN_SIZE; p += ABORTED_TXN_SIZE) {
+    let e: RawAbortedTxn;
+    try {
+      e = decodeAbortedTxn(f.read(p, ABORTED_TXN_SIZE), 0, javaAbsolutePath(path));
+    } catch (err) {
+      return problem(out, path, p, `org.apache.kafka.common.KafkaException: ${(err as Error).message}`);
     }
-    const producerId = b.readBigInt64BE(2);
-    const firstOffset = b.readBigInt64BE(10);
-    const lastOffset = b.readBigInt64BE(18);
-    const lso = b.readBigInt64BE(26);
+    const { version, producerId, firstOffset, lastOffset, lastStableOffset: lso } = e;
     if (out.json) {
       out.line(
         jsonLine([

@@ -1,63 +1,45 @@
-// Batch headers and records as Kafka's DefaultRecordBatch / DefaultRecord / AbstractLegacyRecordBatch
-// read them for DumpLogSegments: int64 fields kept exact (bigint, Java wrap-around arithmetic),
-// records decoded one by one (a bad record stops the batch after the good ones were printed), and
+// Batch headers and records as DumpLogSegments prints them, read with the records layer
+// (src/protocol/records): int64 fields kept exact (bigint, Java wrap-around arithmetic), records
+// handed out one by one (a bad record stops the batch after the good ones were printed), and
 // Kafka's exception texts for malformed data.
+import * as L from '../../protocol/records/layout.js';
+import { COMPRESSION_TYPE_NAMES } from '../../protocol/records/compression.js';
 import { crc32, crc32c } from '../../protocol/records/crc.js';
-import { incrementSequence } from './java.js';
+import {
+  CorruptRecordError,
+  INVALID_RECORD_STRUCTURE,
+  RecordCursor,
+  incrementSequence,
+  readBatchHeaderExact,
+  type ExactBatchHeader,
+} from '../../protocol/records/batch.js';
+import { readLegacyEntry as readLegacy } from '../../protocol/records/legacy.js';
+import { readVarlongBig } from '../../protocol/records/layout.js';
 
-export const LOG_OVERHEAD = 12;
-export const HEADER_SIZE_UP_TO_MAGIC = 17;
-export const RECORD_BATCH_OVERHEAD = 61;
-export const RECORD_OVERHEAD_V0 = 14;
+export const LOG_OVERHEAD = L.LOG_OVERHEAD;
+export const HEADER_SIZE_UP_TO_MAGIC = L.HEADER_SIZE_UP_TO_MAGIC;
+export const RECORD_BATCH_OVERHEAD = L.RECORD_BATCH_OVERHEAD;
+export const RECORD_OVERHEAD_V0 = L.LEGACY_RECORD_OVERHEAD_V0;
 
-export const COMPRESSION_NAMES = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
+export const COMPRESSION_NAMES: readonly string[] = COMPRESSION_TYPE_NAMES;
 export const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'];
 
 /** A record-level decode failure (InvalidRecordException and friends): the batch stops there. */
-export class RecordError extends Error {}
+export { CorruptRecordError as RecordError };
 
-export interface V2Header {
-  baseOffset: bigint;
-  batchLength: number;
-  partitionLeaderEpoch: number;
-  magic: number;
-  crc: number;
-  attributes: number;
-  lastOffsetDelta: number;
-  baseTimestamp: bigint;
-  maxTimestamp: bigint;
-  producerId: bigint;
-  producerEpoch: number;
-  baseSequence: number;
-  count: number;
-}
+export type V2Header = ExactBatchHeader;
 
 /** Reads the 61-byte v2 header (the buffer must hold them). */
-export function readV2Header(b: Buffer): V2Header {
-  return {
-    baseOffset: b.readBigInt64BE(0),
-    batchLength: b.readInt32BE(8),
-    partitionLeaderEpoch: b.readInt32BE(12),
-    magic: b.readInt8(16),
-    crc: b.readUInt32BE(17),
-    attributes: b.readInt16BE(21),
-    lastOffsetDelta: b.readInt32BE(23),
-    baseTimestamp: b.readBigInt64BE(27),
-    maxTimestamp: b.readBigInt64BE(35),
-    producerId: b.readBigInt64BE(43),
-    producerEpoch: b.readInt16BE(51),
-    baseSequence: b.readInt32BE(53),
-    count: b.readInt32BE(57),
-  };
-}
+export const readV2Header = (b: Buffer): V2Header => readBatchHeaderExact(b, 0);
 
 export const wrap64 = (v: bigint): bigint => BigInt.asIntN(64, v);
 export const lastOffsetOf = (h: V2Header): bigint => wrap64(h.baseOffset + BigInt(h.lastOffsetDelta));
-export const compressionOf = (h: V2Header): number => h.attributes & 0x07;
-export const timestampTypeOf = (h: V2Header): string => TIMESTAMP_TYPES[(h.attributes & 0x08) >> 3]!;
-export const isTransactional = (h: V2Header): boolean => (h.attributes & 0x10) !== 0;
-export const isControl = (h: V2Header): boolean => (h.attributes & 0x20) !== 0;
-export const deleteHorizon = (h: V2Header): bigint | null => ((h.attributes & 0x40) !== 0 ? h.baseTimestamp : null);
+export const compressionOf = (h: V2Header): number => h.attributes & L.COMPRESSION_CODEC_MASK;
+export const timestampTypeOf = (h: V2Header): string => TIMESTAMP_TYPES[(h.attributes & L.TIMESTAMP_TYPE_MASK) >> 3]!;
+export const isTransactional = (h: V2Header): boolean => (h.attributes & L.TRANSACTIONAL_FLAG_MASK) !== 0;
+export const isControl = (h: V2Header): boolean => (h.attributes & L.CONTROL_FLAG_MASK) !== 0;
+export const deleteHorizon = (h: V2Header): bigint | null =>
+  (h.attributes & L.DELETE_HORIZON_FLAG_MASK) !== 0 ? h.baseTimestamp : null;
 export const lastSequenceOf = (h: V2Header): number =>
   h.baseSequence === -1 ? -1 : incrementSequence(h.baseSequence, h.lastOffsetDelta);
 
@@ -65,7 +47,7 @@ export const lastSequenceOf = (h: V2Header): number =>
 export function v2Checksum(read: (pos: number, len: number) => Buffer, pos: number, size: number): number {
   let crc = 0;
   const SLICE = 1024 * 1024;
-  for (let p = pos + 21; p < pos + size; p += SLICE) {
+  for (let p = pos + L.ATTRIBUTES; p < pos + size; p += SLICE) {
     const part = read(p, Math.min(SLICE, pos + size - p));
     crc = crc32c(part, 0, part.length, crc);
     if (part.length === 0) break;
@@ -89,118 +71,33 @@ export interface DumpRecord {
   legacy?: { isValid: boolean; crc: number };
 }
 
-// ByteUtils.readVarint / readVarlong semantics on a cursor.
-class Cursor {
-  constructor(
-    readonly b: Buffer,
-    public pos: number,
-    readonly end: number,
-  ) {}
-  get remaining(): number {
-    return this.end - this.pos;
-  }
-  byte(): number {
-    if (this.pos >= this.end) throw new RecordError('java.nio.BufferUnderflowException');
-    return this.b.readInt8(this.pos++);
-  }
-  varint(): number {
-    let tmp = this.byte();
-    if (tmp >= 0) return (tmp >>> 1) ^ -(tmp & 1);
-    let result = tmp & 0x7f;
-    for (let shift = 7; shift <= 21; shift += 7) {
-      tmp = this.byte();
-      if (tmp >= 0) {
-        result |= tmp << shift;
-        return (result >>> 1) ^ -(result & 1);
-      }
-      result |= (tmp & 0x7f) << shift;
-    }
-    tmp = this.byte();
-    result |= tmp << 28;
-    if (tmp < 0) throw new RecordError('Found invalid record structure');
-    return (result >>> 1) ^ -(result & 1);
-  }
-  varlong(): bigint {
-    let value = 0n;
-    let i = 0n;
-    let b: number;
-    while (((b = this.byte()) & 0x80) !== 0) {
-      value |= BigInt(b & 0x7f) << i;
-      i += 7n;
-      if (i > 63n) throw new RecordError('Found invalid record structure');
-    }
-    value = BigInt.asUintN(64, value | (BigInt(b) << i));
-    return BigInt.asIntN(64, (value >> 1n) ^ -(value & 1n));
-  }
-  slice(n: number): Buffer {
-    if (n > this.remaining) throw new RecordError('Found invalid record structure');
-    const s = this.b.subarray(this.pos, this.pos + n);
-    this.pos += n;
-    return s;
-  }
-}
-
 /**
  * The records of a v2 batch whose (decompressed) records section is b[start, end), one at a time,
  * as DefaultRecordBatch's iterators do: after the declared count, leftover bytes are an error
  * raised before the last record is returned.
  */
 export function* v2Records(h: V2Header, b: Buffer, start: number, end: number): Generator<DumpRecord> {
-  const c = new Cursor(b, start, end);
-  const logAppendTime = (h.attributes & 0x08) !== 0;
-  for (let i = 0; i < h.count; i++) {
-    const bodySize = c.varint();
-    if (c.remaining < bodySize) {
-      throw new RecordError(
-        `Invalid record size: expected ${bodySize} bytes in record payload, but instead the buffer has only ${c.remaining} remaining bytes.`,
-      );
-    }
-    const recordStart = c.pos;
-    let rec: DumpRecord;
+  const c = new RecordCursor().reset(b, start, end, h.count);
+  const logAppendTime = (h.attributes & L.TIMESTAMP_TYPE_MASK) !== 0;
+  for (;;) {
     try {
-      c.byte(); // attributes
-      const tsDelta = c.varlong();
-      const offsetDelta = c.varint();
-      const keySize = c.varint();
-      const key = keySize >= 0 ? c.slice(keySize) : null;
-      const valueSize = c.varint();
-      const value = valueSize >= 0 ? c.slice(valueSize) : null;
-      const numHeaders = c.varint();
-      if (numHeaders < 0) throw new RecordError(`Found invalid number of record headers ${numHeaders}`);
-      if (numHeaders > c.remaining)
-        throw new RecordError(
-          `Found invalid number of record headers. ${numHeaders} is larger than the remaining size of the buffer`,
-        );
-      const headers: DumpHeader[] = [];
-      for (let k = 0; k < numHeaders; k++) {
-        const ks = c.varint();
-        if (ks < 0) throw new RecordError(`Invalid negative header key size ${ks}`);
-        const hk = c.slice(ks).toString('utf8');
-        const vs = c.varint();
-        headers.push({ key: hk, value: vs >= 0 ? c.slice(vs) : null });
-      }
-      if (c.pos - recordStart !== bodySize) {
-        throw new RecordError(
-          `Invalid record size: expected to read ${bodySize} bytes in record payload, but instead read ${c.pos - recordStart}`,
-        );
-      }
-      rec = {
-        offset: wrap64(h.baseOffset + BigInt(offsetDelta)),
-        timestamp: logAppendTime ? h.maxTimestamp : wrap64(h.baseTimestamp + tsDelta),
-        key,
-        value,
-        sequence: h.baseSequence >= 0 ? incrementSequence(h.baseSequence, offsetDelta) : -1,
-        headers,
-      };
+      if (!c.next()) return;
     } catch (e) {
-      if (e instanceof RecordError && e.message.startsWith('Invalid record size: expected to read')) throw e;
-      if (e instanceof RecordError && e.message.startsWith('Found invalid number')) throw e;
-      if (e instanceof RecordError && e.message.startsWith('Invalid negative header')) throw e;
-      throw new RecordError('Found invalid record structure');
+      // The record size varint is read outside DefaultRecord.readFrom's catch: Java's own exception.
+      if (e instanceof CorruptRecordError && e.reason === 'PREMATURE_EOF')
+        throw new CorruptRecordError('java.nio.BufferUnderflowException', 'TRUNCATED');
+      throw e;
     }
-    if (i === h.count - 1 && c.remaining > 0)
-      throw new RecordError('Incorrect declared batch size, records still remaining in file');
-    yield rec;
+    const headers: DumpHeader[] = [];
+    if (c.headerCount > 0) c.forEachHeader((key, value) => headers.push({ key, value }));
+    yield {
+      offset: wrap64(h.baseOffset + BigInt(c.offsetDelta)),
+      timestamp: logAppendTime ? h.maxTimestamp : wrap64(h.baseTimestamp + readVarlongBig(b, c.timestampDeltaPos, end)),
+      key: c.key(),
+      value: c.value(),
+      sequence: h.baseSequence >= 0 ? incrementSequence(h.baseSequence, c.offsetDelta) : -1,
+      headers,
+    };
   }
 }
 
@@ -219,44 +116,30 @@ export interface LegacyEntry {
 
 /** One legacy log entry at b[pos..] (offset, size, crc, magic, attributes, [timestamp], key, value). */
 export function readLegacyEntry(b: Buffer, pos: number, end: number): LegacyEntry {
-  if (end - pos < LOG_OVERHEAD) throw new RecordError('java.io.EOFException');
-  const offset = b.readBigInt64BE(pos);
-  const size = b.readInt32BE(pos + 8);
+  if (end - pos < LOG_OVERHEAD) throw new CorruptRecordError('java.io.EOFException', 'TRUNCATED');
+  const size = b.readInt32BE(pos + L.BATCH_LENGTH);
   if (size < RECORD_OVERHEAD_V0)
-    throw new RecordError(`Record size is less than the minimum record overhead (${RECORD_OVERHEAD_V0})`);
+    throw new CorruptRecordError(`Record size is less than the minimum record overhead (${RECORD_OVERHEAD_V0})`);
   const recEnd = pos + LOG_OVERHEAD + size;
-  if (recEnd > end) throw new RecordError('java.io.EOFException');
-  const magic = b.readInt8(pos + 16);
-  if (magic !== 0 && magic !== 1) throw new RecordError(`Invalid magic value ${magic}`);
-  const attributes = b.readInt8(pos + 17);
-  const c = new Cursor(b, pos + 18, recEnd);
-  let timestamp = -1n;
-  if (magic === 1) {
-    const t = c.slice(8);
-    timestamp = t.readBigInt64BE(0);
-  }
-  const field = (): Buffer | null => {
-    const n = c.slice(4).readInt32BE(0);
-    return n < 0 ? null : c.slice(n);
-  };
-  let key: Buffer | null;
-  let value: Buffer | null;
+  if (recEnd > end) throw new CorruptRecordError('java.io.EOFException', 'TRUNCATED');
+  const magic = b.readInt8(pos + L.LEGACY_MAGIC);
+  if (magic !== 0 && magic !== 1) throw new CorruptRecordError(`Invalid magic value ${magic}`);
+  if (magic === 1 && size < L.LEGACY_RECORD_OVERHEAD_V1) throw new CorruptRecordError(INVALID_RECORD_STRUCTURE);
+  let e: ReturnType<typeof readLegacy>;
   try {
-    key = field();
-    value = field();
+    e = readLegacy(b, pos, recEnd, false);
   } catch {
-    throw new RecordError('java.nio.BufferUnderflowException');
+    throw new CorruptRecordError('java.nio.BufferUnderflowException', 'TRUNCATED');
   }
-  const crc = b.readUInt32BE(pos + 12);
   return {
-    offset,
+    offset: b.readBigInt64BE(pos),
     magic,
-    attributes,
-    timestamp,
-    key,
-    value,
-    crc,
-    isValid: size >= RECORD_OVERHEAD_V0 && crc === crc32(b, pos + 16, recEnd) >>> 0,
+    attributes: b.readInt8(pos + L.LEGACY_ATTRIBUTES),
+    timestamp: magic === 1 ? b.readBigInt64BE(pos + L.LEGACY_TIMESTAMP) : -1n,
+    key: e.key,
+    value: e.value,
+    crc: e.crc,
+    isValid: e.crc === crc32(b, pos + L.LEGACY_MAGIC, recEnd) >>> 0,
     size: LOG_OVERHEAD + size,
   };
 }
@@ -279,13 +162,14 @@ export function legacyInnerRecords(wrapper: LegacyEntry, data: Buffer): DumpReco
   for (let p = 0; p < data.length;) {
     const e = readLegacyEntry(data, p, data.length);
     if (e.magic !== wrapper.magic)
-      throw new RecordError(`Compressed message magic ${e.magic} does not match wrapper magic ${wrapper.magic}`);
-    if ((e.attributes & 0x07) !== 0) throw new RecordError('Compressed message set has inner compressed records');
+      throw new CorruptRecordError(`Compressed message magic ${e.magic} does not match wrapper magic ${wrapper.magic}`);
+    if ((e.attributes & L.COMPRESSION_CODEC_MASK) !== 0)
+      throw new CorruptRecordError('Compressed message set has inner compressed records');
     inner.push(e);
     p += e.size;
   }
-  if (inner.length === 0) throw new RecordError('Found invalid compressed record set with no inner records');
-  const logAppend = wrapper.magic === 1 && (wrapper.attributes & 0x08) !== 0;
+  if (inner.length === 0) throw new CorruptRecordError('Found invalid compressed record set with no inner records');
+  const logAppend = wrapper.magic === 1 && (wrapper.attributes & L.LEGACY_TIMESTAMP_TYPE_MASK) !== 0;
   if (wrapper.magic === 0) return inner.map((e) => legacyRecord(e));
   const last = inner[inner.length - 1]!.offset;
   const base = wrapper.offset === 0n ? 0n : wrapper.offset - last;

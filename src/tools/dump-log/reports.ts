@@ -61,38 +61,38 @@ export class Reports {
       );
     for (const [file, list] of this.indexMismatches.ordered()) {
       if (!j) out.errLine(`Mismatches in :${file}`);
-      for (const [i, l] of list)
-        j
-          ? ev('index-mismatch', file, 'indexOffset', i, 'logOffset', l)
-          : out.errLine(`  Index offset: ${i}, log offset: ${l}`);
+      for (const [i, l] of list) {
+        if (j) ev('index-mismatch', file, 'indexOffset', i, 'logOffset', l);
+        else out.errLine(`  Index offset: ${i}, log offset: ${l}`);
+      }
     }
     for (const [file, list] of this.timeMismatches.ordered()) {
       if (!j) out.errLine(`Found timestamp mismatch in :${file}`);
-      for (const [i, l] of list)
-        j
-          ? ev('timestamp-mismatch', file, 'indexTimestamp', i, 'logTimestamp', l)
-          : out.errLine(`  Index timestamp: ${i}, log timestamp: ${l}`);
+      for (const [i, l] of list) {
+        if (j) ev('timestamp-mismatch', file, 'indexTimestamp', i, 'logTimestamp', l);
+        else out.errLine(`  Index timestamp: ${i}, log timestamp: ${l}`);
+      }
     }
     for (const [file, list] of this.outOfOrder.ordered()) {
       if (!j) out.errLine(`Found out of order timestamp in :${file}`);
-      for (const [i, p] of list)
-        j
-          ? ev('timestamp-out-of-order', file, 'indexTimestamp', i, 'previousTimestamp', p)
-          : out.errLine(`  Index timestamp: ${i}, Previously indexed timestamp: ${p}`);
+      for (const [i, p] of list) {
+        if (j) ev('timestamp-out-of-order', file, 'indexTimestamp', i, 'previousTimestamp', p);
+        else out.errLine(`  Index timestamp: ${i}, Previously indexed timestamp: ${p}`);
+      }
     }
     for (const [file, list] of this.notFound.ordered()) {
       if (!j) out.errLine(`The following indexed offsets are not found in :${file}`); // 4.0: "... not found in the log."
-      for (const [i, l] of list)
-        j
-          ? ev('indexed-offset-not-found', file, 'indexOffset', i, 'logOffset', l)
-          : out.errLine(`Indexed offset: ${i}, found log offset: ${l}`);
+      for (const [i, l] of list) {
+        if (j) ev('indexed-offset-not-found', file, 'indexOffset', i, 'logOffset', l);
+        else out.errLine(`Indexed offset: ${i}, found log offset: ${l}`);
+      }
     }
     for (const [file, list] of this.nonConsecutive.ordered()) {
       if (!j) out.errLine(`Non-consecutive offsets in ${file}`);
-      for (const [a, b] of list)
-        j
-          ? ev('non-consecutive-offsets', file, 'offset', a, 'followedBy', b)
-          : out.errLine(`  ${a} is followed by ${b}`);
+      for (const [a, b] of list) {
+        if (j) ev('non-consecutive-offsets', file, 'offset', a, 'followedBy', b);
+        else out.errLine(`  ${a} is followed by ${b}`);
+      }
     }
   }
 }

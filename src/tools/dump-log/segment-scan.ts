@@ -1,13 +1,13 @@
 // Walking the batches of a segment file as Kafka's FileRecords/FileLogInputStream do, for the
 // index checks: the next batch boundary, a batch's last offset, and its records.
 import { decompress } from '../../protocol/records/compression.js';
+import { CorruptRecordError } from '../../protocol/records/layout.js';
+import { nextBatchSize } from '../../storage/file-records.js';
 import type { ChunkedFile } from './chunked-file.js';
 import {
   COMPRESSION_NAMES,
   HEADER_SIZE_UP_TO_MAGIC,
-  LOG_OVERHEAD,
   RECORD_BATCH_OVERHEAD,
-  RECORD_OVERHEAD_V0,
   RecordError,
   lastOffsetOf,
   legacyInnerRecords,
@@ -41,15 +41,14 @@ export interface BatchRef {
 export function nextBatch(f: ChunkedFile, pos: number, end: number, path: string): BatchRef | null {
   if (pos >= end - HEADER_SIZE_UP_TO_MAGIC) return null;
   const head = f.read(pos, HEADER_SIZE_UP_TO_MAGIC);
-  const size = head.readInt32BE(8);
-  if (size < RECORD_OVERHEAD_V0) {
-    throw new SegmentError(
-      pos,
-      `org.apache.kafka.common.errors.CorruptRecordException: Found record size ${size} smaller than minimum record overhead (${RECORD_OVERHEAD_V0}) in file ${path}.`,
-    );
+  let size: number | null;
+  try {
+    size = nextBatchSize(head, 0, pos, end, path);
+  } catch (e) {
+    if (!(e instanceof CorruptRecordError)) throw e;
+    throw new SegmentError(pos, `org.apache.kafka.common.errors.CorruptRecordException: ${e.message}`);
   }
-  if (pos > end - LOG_OVERHEAD - size) return null;
-  return { position: pos, size: size + LOG_OVERHEAD, magic: head.readInt8(16) };
+  return size === null ? null : { position: pos, size, magic: head.readInt8(16) };
 }
 
 /** The batch's last offset (v2 header, or the legacy entry's offset field). */

@@ -2,7 +2,7 @@
 // supported and finalized feature levels (ApiVersions), upgrade/downgrade/disable them
 // (UpdateFeatures), and the offline version-mapping / feature-dependencies look-ups.
 // `describe` also takes --output json|table.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { KafkaClient } from '../../client/client.js';
 import { ArgumentParser, parseOrExit, type Namespace } from '../common/argparse.js';
 import { CONNECTION_HELP, openClient, resolveBootstrap, type ResolvedBootstrap } from '../common/connection.js';
@@ -136,14 +136,14 @@ function parseNameAndLevel(input: string): [string, number] {
 }
 
 export async function run(argv: string[], io: ToolIO): Promise<number> {
-  let fallback: ResolvedBootstrap | null = null;
+  let fallback: ResolvedBootstrap | null;
   try {
     fallback = await resolveBootstrap(null, io.env);
   } catch (e) {
     io.stderr.write(`${errorLine(e)}\n`);
     return 1;
   }
-  const features = await import('../../broker/config/features.js');
+  const features = await import('../../config/features.js');
   const parsed = parseOrExit(buildFeaturesParser(fallback === null, features.LATEST_PRODUCTION.version), argv, io, 1);
   if ('exitCode' in parsed) return parsed.exitCode;
   const ns: Namespace = parsed.ns;
@@ -277,7 +277,7 @@ async function describe(
   }
 }
 
-type FeaturesModule = typeof import('../../broker/config/features.js');
+type FeaturesModule = typeof import('../../config/features.js');
 
 async function update(client: KafkaClient, ns: Namespace, io: ToolIO, features: FeaturesModule): Promise<number> {
   const op = ns.command as 'upgrade' | 'downgrade' | 'disable';

@@ -1,7 +1,7 @@
 // `tkafka get-offsets`: kafka-get-offsets.sh (org.apache.kafka.tools.GetOffsetShell): offsets of
 // the matching topic-partitions for a time spec, as `topic:partition:offset` lines sorted by the
 // string `topic-partition`; `--output json|table` as well.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { JoptToolSpec } from '../common/jopt.js';
 import { javaErrorString } from '../common/errors.js';
 import { runClientTool } from '../common/run-tool.js';

@@ -12,7 +12,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import { ArgumentParser, parseOrExit, type Namespace } from '../common/argparse.js';
 
 export const STATE_FILE = 'cluster.json';
@@ -170,7 +170,8 @@ function portFree(host: string, port: number): Promise<boolean> {
   });
 }
 
-function freePort(host: string): Promise<number> {
+/** A port free now; only for controller ports of multi-node clusters (static voters), retried on a bind failure. */
+function pickPort(host: string): Promise<number> {
   return new Promise((resolveP, reject) => {
     const s = createServer();
     s.once('error', reject);
@@ -280,11 +281,15 @@ async function start(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
 
   mkdirSync(dir, { recursive: true });
   if (!state) {
-    const { randomUuid } = await import('../../broker/storage/meta-properties.js');
+    const { randomUuid } = await import('../../storage/meta-properties.js');
+    // --port 0: client listeners bind port 0 and the ports are read from each node's log. The
+    // controller listener of a single node too (voter 1@host:0); with several nodes the static
+    // voter list needs the controller ports up front, so they are picked, and re-picked if a
+    // bind fails (below).
     const nodes: LocalNode[] = [];
     for (let i = 1; i <= n; i++) {
-      const bp = basePort === 0 ? await freePort(host) : basePort + 2 * (i - 1);
-      const cp = basePort === 0 ? await freePort(host) : basePort + 2 * (i - 1) + 1;
+      const bp = basePort === 0 ? 0 : basePort + 2 * (i - 1);
+      const cp = basePort === 0 ? (n === 1 ? 0 : await pickPort(host)) : basePort + 2 * (i - 1) + 1;
       nodes.push({ id: i, brokerPort: bp, controllerPort: cp, pid: null, dir: `node-${i}` });
     }
     state = {
@@ -296,70 +301,32 @@ async function start(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
       startedAt: null,
     };
   }
+  const picked = state.nodes.some((x) => x.brokerPort === 0);
   for (const node of state.nodes) {
     for (const p of [node.brokerPort, node.controllerPort]) {
-      if (!(await portFree(host, p)))
+      if (p !== 0 && !picked && !(await portFree(host, p)))
         throw new LocalError(
           `port ${p} on ${host} is in use (choose other ports with --port, or --port 0 for free ones)`,
         );
     }
   }
 
-  // Configuration and storage (formatted once, with the cluster id all nodes share).
-  const storage = await import('../storage/main.js');
-  for (const node of state.nodes) {
-    const nodeDir = join(dir, node.dir);
-    mkdirSync(nodeDir, { recursive: true });
-    const props = join(nodeDir, 'server.properties');
-    writeFileSync(props, nodeProperties(dir, state, node, overrides));
-    const out = silent();
-    const code = await storage.run(['format', '-t', state.clusterId, '-c', props, '--ignore-formatted'], out);
-    if (code !== 0)
-      throw new LocalError(`formatting ${nodeDir} failed: ${(out as unknown as { text: () => string }).text().trim()}`);
-  }
-
-  // Processes: detached, output to <node>/server.log.
-  const env = { ...io.env };
-  delete env.TKAFKA_NO_TTY;
-  for (const node of state.nodes) {
-    const nodeDir = join(dir, node.dir);
-    const log = openSync(join(nodeDir, 'server.log'), 'a');
-    try {
-      const child = spawn(process.execPath, [BIN, 'server', 'start', join(nodeDir, 'server.properties')], {
-        cwd: nodeDir,
-        detached: true,
-        stdio: ['ignore', log, log],
-        env,
-      });
-      child.unref();
-      node.pid = child.pid ?? null;
-    } finally {
-      closeSync(log);
-    }
-  }
-  state.startedAt = new Date().toISOString();
-  writeState(dir, state);
-
-  // Wait until every node serves clients and the cluster knows all brokers.
   const deadline = Date.now() + (ns.timeout as number) * 1000;
-  for (const node of state.nodes) {
-    for (;;) {
-      if (!alive(node.pid)) {
-        await stopNodes(dir, state, 5, io);
-        throw new LocalError(
-          `node ${node.id} exited during startup; last lines of ${join(dir, node.dir, 'server.log')}:\n${tail(join(dir, node.dir, 'server.log'))}`,
-        );
-      }
-      if (await listening(host, node.brokerPort)) break;
-      if (Date.now() > deadline) {
-        await stopNodes(dir, state, 5, io);
-        throw new LocalError(
-          `node ${node.id} did not listen on ${host}:${node.brokerPort} within ${ns.timeout} s; see ${join(dir, node.dir, 'server.log')}`,
-        );
-      }
-      await sleep(100);
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await launchNodes(dir, state, overrides, io, deadline, ns.timeout as number);
+    if (outcome === 'started') break;
+    if (outcome !== 'bind failed' || !picked || attempt === 3) {
+      const logs = state.nodes.map((x) => join(dir, x.dir, 'server.log')).join(', ');
+      throw new LocalError(outcome === 'bind failed' ? `a node could not bind its ports; see ${logs}` : outcome);
+    }
+    // a picked controller port was taken between the pick and the bind: pick again
+    for (const node of state.nodes) {
+      node.brokerPort = 0;
+      node.controllerPort = n === 1 ? 0 : await pickPort(host);
     }
   }
+  state.bootstrap = state.nodes.map((x) => `${host}:${x.brokerPort}`).join(',');
+  writeState(dir, state);
   const joined = await waitForBrokers(state, deadline);
 
   err(`Started a ${n}-node local cluster (cluster id ${state.clusterId}) in ${dir}:`);
@@ -376,6 +343,90 @@ async function start(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
   );
   io.stdout.write(`${state.bootstrap}\n`);
   return 0;
+}
+
+/** Kafka's Acceptor line, one per listener in `listeners` order (PLAINTEXT, then CONTROLLER). */
+const ACCEPTOR_LINE = /Awaiting socket connections on \S+:(\d+)\.$/gm;
+const STARTED_LINE = /\] Kafka Server started/;
+const BIND_FAILED = /Socket server failed to bind to /;
+
+/**
+ * Writes each node's configuration, formats its storage, starts the processes and waits until
+ * every node logs that it serves; the ports each bound are read from its log into `state`.
+ * Resolves 'started', or (after stopping the nodes) the reason a node failed; a bind failure is
+ * retried by the caller when it picked the ports.
+ */
+async function launchNodes(
+  dir: string,
+  state: LocalState,
+  overrides: readonly string[],
+  io: ToolIO,
+  deadline: number,
+  timeoutS: number,
+): Promise<'started' | string> {
+  // Configuration and storage (formatted once, with the cluster id all nodes share).
+  const storage = await import('../storage/main.js');
+  for (const node of state.nodes) {
+    const nodeDir = join(dir, node.dir);
+    mkdirSync(nodeDir, { recursive: true });
+    const props = join(nodeDir, 'server.properties');
+    writeFileSync(props, nodeProperties(dir, state, node, overrides));
+    const out = silent();
+    const code = await storage.run(['format', '-t', state.clusterId, '-c', props, '--ignore-formatted'], out);
+    if (code !== 0)
+      throw new LocalError(`formatting ${nodeDir} failed: ${(out as unknown as { text: () => string }).text().trim()}`);
+  }
+
+  // Processes: detached, output appended to <node>/server.log (read from where this start begins).
+  const env = { ...io.env };
+  delete env.TKAFKA_NO_TTY;
+  const logFrom = new Map<number, number>();
+  for (const node of state.nodes) {
+    const nodeDir = join(dir, node.dir);
+    const logFile = join(nodeDir, 'server.log');
+    logFrom.set(node.id, existsSync(logFile) ? readFileSync(logFile).length : 0);
+    const log = openSync(logFile, 'a');
+    try {
+      const child = spawn(process.execPath, [BIN, 'server', 'start', join(nodeDir, 'server.properties')], {
+        cwd: nodeDir,
+        detached: true,
+        stdio: ['ignore', log, log],
+        env,
+      });
+      child.unref();
+      node.pid = child.pid ?? null;
+    } finally {
+      closeSync(log);
+    }
+  }
+  state.startedAt = new Date().toISOString();
+  writeState(dir, state);
+
+  // Wait until every node logs "Kafka Server started"; its Acceptor lines give the bound ports.
+  for (const node of state.nodes) {
+    const logFile = join(dir, node.dir, 'server.log');
+    const since = (): string => readFileSync(logFile).subarray(logFrom.get(node.id)).toString();
+    for (;;) {
+      const text = since();
+      if (STARTED_LINE.test(text)) {
+        const ports = [...text.matchAll(ACCEPTOR_LINE)].map((m) => Number(m[1]));
+        node.brokerPort = ports[0] ?? node.brokerPort;
+        node.controllerPort = ports[1] ?? node.controllerPort;
+        break;
+      }
+      if (!alive(node.pid)) {
+        await stopNodes(dir, state, 5, io);
+        if (BIND_FAILED.test(since())) return 'bind failed';
+        return `node ${node.id} exited during startup; last lines of ${logFile}:\n${tail(logFile)}`;
+      }
+      if (Date.now() > deadline) {
+        await stopNodes(dir, state, 5, io);
+        return `node ${node.id} did not start serving within ${timeoutS} s; see ${logFile}`;
+      }
+      await sleep(100);
+    }
+  }
+  return 'started';
 }
 
 /**

@@ -2,7 +2,7 @@
 // of brokers and the size, lag and future flag of every replica in them, as Kafka's one-line JSON
 // (keys in its HashMap order); `--output json` pretty-prints the same document, `--output table`
 // flattens it.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { JoptToolSpec } from '../common/jopt.js';
 import { runClientTool } from '../common/run-tool.js';
 import { JavaHashMapOrder, javaStringHash } from '../topics/java-order.js';

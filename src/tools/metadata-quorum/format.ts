@@ -1,7 +1,8 @@
 // The text of `describe --status` and `describe --replication` exactly as MetadataQuorumCommand
 // prints it (labels padded to column 25; ToolsUtils.prettyPrintTable: every cell padded and
 // followed by a TAB), and tkafka's `--output json` form of the same facts.
-import { ZERO_UUID, type Endpoint, type QuorumInfo, type ReplicaState } from './quorum.js';
+import { type Endpoint, type QuorumInfo, type ReplicaState } from './quorum.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 /** A failure MetadataQuorumCommand reports with its message (and exit 1). */
 export class QuorumCommandError extends Error {}

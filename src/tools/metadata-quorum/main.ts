@@ -4,7 +4,7 @@
 // remove-controller (AddRaftVoter / RemoveRaftVoter). Output is Kafka's, line for line; the tkafka
 // option `describe --output json` prints the same facts as JSON.
 import { existsSync } from 'node:fs';
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { KafkaClient } from '../../client/client.js';
 import { ArgumentParser, parseOrExit, type Namespace } from '../common/argparse.js';
 import { clusterId, describeQuorum, type BootstrapMode } from './quorum.js';

@@ -5,9 +5,11 @@
 import { ApiError, checkError } from '../../client/errors.js';
 import type { KafkaClient } from '../../client/client.js';
 import type { BrokerConnection } from '../../client/connection.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
+import type { DescribeClusterResponse } from '../../protocol/generated/protocol/DescribeCluster.js';
+import type { DescribeQuorumResponse } from '../../protocol/generated/protocol/DescribeQuorum.js';
 
 export const METADATA_TOPIC = '__cluster_metadata';
-export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 export interface ReplicaState {
   replicaId: number;
@@ -39,16 +41,17 @@ export type BootstrapMode = 'broker' | 'controller';
 /** UnknownServerException, as the Admin client raises it for malformed responses. */
 const unknownServer = (msg: string): ApiError => new ApiError(-1, msg);
 
-async function send(conn: BrokerConnection, apiName: string, body: (version: number) => unknown): Promise<any> {
+/** One request on `conn`; T is the generated response type of `apiName`. */
+async function send<T>(conn: BrokerConnection, apiName: string, body: (version: number) => unknown): Promise<T> {
   const { KafkaClient: K } = await import('../../client/client.js');
   const api = K.api(apiName);
   const version = conn.pickVersion(api);
-  return (await conn.send(api, body(version), { version })).body;
+  return (await conn.send<T>(api, body(version), { version })).body;
 }
 
 /** DescribeCluster as Admin.describeCluster sends it (endpoint type by bootstrap mode). */
-export async function describeCluster(conn: BrokerConnection, mode: BootstrapMode): Promise<any> {
-  const body = await send(conn, 'DescribeCluster', (v) => ({
+export async function describeCluster(conn: BrokerConnection, mode: BootstrapMode): Promise<DescribeClusterResponse> {
+  const body = await send<DescribeClusterResponse>(conn, 'DescribeCluster', (v) => ({
     includeClusterAuthorizedOperations: false,
     ...(v >= 1 ? { endpointType: mode === 'controller' ? 2 : 1 } : {}),
   }));
@@ -61,9 +64,7 @@ async function quorumTarget(client: KafkaClient, mode: BootstrapMode): Promise<B
   const any = await client.anyConnection();
   if (mode === 'broker') return any;
   const cluster = await describeCluster(any, 'controller');
-  const active = (cluster.brokers as { brokerId: number; host: string; port: number }[]).find(
-    (b) => b.brokerId === cluster.controllerId,
-  );
+  const active = cluster.brokers.find((b) => b.brokerId === cluster.controllerId);
   if (!active) return any;
   const host = active.host.includes(':') ? `[${active.host}]` : active.host;
   return client.connectionTo(`${host}:${active.port}`);
@@ -72,11 +73,13 @@ async function quorumTarget(client: KafkaClient, mode: BootstrapMode): Promise<B
 export async function clusterId(client: KafkaClient, mode: BootstrapMode): Promise<string> {
   return client.call(
     'describeCluster',
-    async () => (await describeCluster(await client.anyConnection(), mode)).clusterId as string,
+    async () => (await describeCluster(await client.anyConnection(), mode)).clusterId,
   );
 }
 
-const toReplica = (r: any): ReplicaState => ({
+type QuorumReplica = DescribeQuorumResponse['topics'][number]['partitions'][number]['currentVoters'][number];
+
+const toReplica = (r: QuorumReplica): ReplicaState => ({
   replicaId: r.replicaId,
   replicaDirectoryId: r.replicaDirectoryId ?? ZERO_UUID,
   logEndOffset: BigInt(r.logEndOffset),
@@ -88,7 +91,7 @@ const toReplica = (r: any): ReplicaState => ({
 export async function describeQuorum(client: KafkaClient, mode: BootstrapMode): Promise<QuorumInfo> {
   return client.call('describeMetadataQuorum', async () => {
     const conn = await quorumTarget(client, mode);
-    const body = await send(conn, 'DescribeQuorum', () => ({
+    const body = await send<DescribeQuorumResponse>(conn, 'DescribeQuorum', () => ({
       topics: [{ topicName: METADATA_TOPIC, partitions: [{ partitionIndex: 0 }] }],
     }));
     checkError(body.errorCode, body.errorMessage);

@@ -80,7 +80,8 @@ async function send(client: KafkaClient, apiName: string, body: unknown): Promis
   const { KafkaClient: K } = await import('../../client/client.js');
   await client.call(apiName, async () => {
     const conn = await client.anyConnection();
-    const res = await conn.send(K.api(apiName), body);
+    // AddRaftVoter and RemoveRaftVoter responses both carry errorCode and errorMessage at the top
+    const res = await conn.send<{ errorCode: number; errorMessage: string | null }>(K.api(apiName), body);
     checkError(res.body.errorCode, res.body.errorMessage);
   });
 }

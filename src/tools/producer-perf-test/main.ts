@@ -11,7 +11,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { Producer, ProducerConfig } from '../../client/producer.js';
 import { ArgumentParser, ArgumentParserError, parseOrExit, formatWidth, type Namespace } from '../common/argparse.js';
 import { javaF, javaFixed } from './java-format.js';
@@ -303,7 +303,7 @@ async function postProcess(parser: ArgumentParser, ns: Namespace, out: (line: st
   if (payloadFile !== null) {
     const abs = resolvePath(payloadFile);
     out(`Reading payloads from: ${abs}`);
-    let size = 0;
+    let size: number;
     try {
       size = statSync(abs).size;
     } catch {

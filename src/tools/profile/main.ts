@@ -2,7 +2,7 @@
 //   tkafka profile create NAME --bootstrap-server HOSTS [--command-config FILE] [--property k=v]... [--use]
 //   tkafka profile use NAME | list [--output text|json|table] | show [NAME] | delete NAME
 // Stored in one file: $XDG_CONFIG_HOME/tkafka/config.json (or ~/.config/tkafka/config.json).
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import { CONNECTION_HELP, loadPropertiesFile } from '../common/connection.js';
 import { ToolError, reportError, takeDebugFlag } from '../common/errors.js';
 import { OUTPUT_HELP, parseOutputFormat, writeJson, writeTable } from '../common/output.js';

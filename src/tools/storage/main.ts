@@ -1,13 +1,18 @@
 // `tkafka storage`: kafka-storage.sh (kafka.tools.StorageTool): info, format, version-mapping,
 // feature-dependencies, random-uuid, with argparse4j parsing and Kafka's messages and exit codes.
 import { existsSync } from 'node:fs';
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import { ArgumentParser, parseOrExit, type Namespace } from '../common/argparse.js';
-import { loadServerConfig, type ServerConfig } from '../../broker/config/load.js';
-import { ConfigError } from '../../broker/config/config-def.js';
-import { javaStringHash } from '../../broker/config/properties.js';
+import { loadServerConfig, type ServerConfig } from '../../config/load.js';
+import { ConfigError } from '../../config/config-def.js';
+import { javaStringHash } from '../../config/properties.js';
 import {
   LATEST_PRODUCTION,
+  LATEST_TESTING,
+  bootstrapFeatureRecords,
+  formatFeatureLevels,
+  isKRaftSupported,
+  isProduction,
   MINIMUM_BOOTSTRAP_VERSION,
   MINIMUM_FORMAT_HELP_VERSION,
   PRODUCTION_FEATURES,
@@ -15,20 +20,28 @@ import {
   metadataVersionFromLevel,
   metadataVersionFromString,
   type MetadataVersionInfo,
-} from '../../broker/config/features.js';
+} from '../../config/features.js';
 import {
+  type BootstrapInfo,
   type DynamicVoter,
   type FormatStorageOptions,
   FormatterError,
-  META_PROPERTIES_NAME,
   formatStorage,
   isDirectory,
+} from '../../storage/formatter.js';
+import {
+  META_PROPERTIES_NAME,
   metaPropertiesSortedString,
   parseJavaInt,
   randomUuid,
   readMetaProperties,
   uuidFromString,
-} from '../../broker/storage/meta-properties.js';
+} from '../../storage/meta-properties.js';
+import {
+  featureLevelRecords,
+  writeBootstrapCheckpointFile,
+  writeDynamicQuorumSnapshot,
+} from '../../storage/snapshot-file.js';
 
 /**
  * Writers that need the metadata record codec. Set them (e.g. from the broker's storage module)
@@ -344,20 +357,27 @@ async function runFormatCommand(ns: Namespace, config: ServerConfig, out: (line:
     config,
     clusterId: ns.cluster_id as string,
     ignoreFormatted: ns.ignore_formatted === true,
-    releaseVersion,
-    featureLevels: featureNamesAndLevels((ns.feature as string[] | null) ?? []),
-    unstableFeatureVersionsEnabled: config.getBoolean('unstable.feature.versions.enable'),
+    bootstrap: (dynamic) =>
+      bootstrapInfo(
+        releaseVersion,
+        featureNamesAndLevels((ns.feature as string[] | null) ?? []),
+        config.getBoolean('unstable.feature.versions.enable'),
+        dynamic,
+        (ns.add_scram as string[] | null) ?? [],
+      ),
     initialControllers,
-    scramArguments: (ns.add_scram as string[] | null) ?? [],
     print: out,
     writeBootstrapCheckpoint:
       storageHooks.writeBootstrapCheckpoint ??
-      (async (dir, info) =>
-        (await import('../../broker/metadata/bootstrap.js')).writeBootstrapCheckpoint(dir, info as never)),
-    writeDynamicQuorumSnapshot:
-      storageHooks.writeDynamicQuorumSnapshot ??
-      (async (dir, info) =>
-        (await import('../../broker/metadata/bootstrap.js')).writeDynamicQuorumSnapshot(dir, info as never)),
+      ((dir, info) =>
+        writeBootstrapCheckpointFile(
+          dir,
+          featureLevelRecords(
+            info.metadataVersion.level,
+            info.featureRecords.map((f) => [f.name, f.level] as const),
+          ),
+        )),
+    writeDynamicQuorumSnapshot: storageHooks.writeDynamicQuorumSnapshot ?? writeDynamicQuorumSnapshot,
   });
 }
 
@@ -382,6 +402,46 @@ function featureNamesAndLevels(args: readonly string[]): Map<string, number> {
     out.set(name, level);
   }
   return out;
+}
+
+/**
+ * Formatter's bootstrap metadata: the release version (--release-version or --feature
+ * metadata.version=X; default latest production, or latest testing when unstable versions are
+ * enabled), checked, and its feature levels (Formatter.calculateEffectiveFeatureLevels with the
+ * --feature settings).
+ */
+function bootstrapInfo(
+  releaseVersion: MetadataVersionInfo | undefined,
+  requested: ReadonlyMap<string, number>,
+  unstable: boolean,
+  dynamic: boolean,
+  scramArguments: string[],
+): BootstrapInfo {
+  let release = releaseVersion;
+  const mvLevel = requested.get('metadata.version');
+  if (mvLevel !== undefined) {
+    if (release)
+      throw new FormatterError('Use --release-version instead of --feature metadata.version=X to avoid ambiguity.');
+    try {
+      release = metadataVersionFromLevel(mvLevel);
+    } catch {
+      throw new FormatterError(`Unknown metadata.version feature level: ${mvLevel}`);
+    }
+  }
+  const mv = release ?? (unstable ? LATEST_TESTING : LATEST_PRODUCTION);
+  if (release) {
+    if (!isKRaftSupported(mv)) throw new FormatterError(`metadata.version ${mv.version} is too old to be supported.`);
+    if (!unstable && !isProduction(mv)) throw new FormatterError(`metadata.version ${mv.version} is not yet stable.`);
+  }
+  let featureLevels: Map<string, number>;
+  try {
+    featureLevels = formatFeatureLevels(mv, dynamic, requested);
+  } catch (e) {
+    throw new FormatterError((e as Error).message);
+  }
+  if (scramArguments.length && mv.level < 11)
+    throw new FormatterError('SCRAM is only supported in metadata.version 3.5-IV2 or later.');
+  return { metadataVersion: mv, featureLevels, featureRecords: bootstrapFeatureRecords(featureLevels), scramArguments };
 }
 
 /** StorageTool.runVersionMappingCommand. */

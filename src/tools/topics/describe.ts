@@ -3,9 +3,10 @@
 // the order Kafka prints them (topics in DescribeTopicsResult's HashMap order, configs in Config's
 // HashMap order, partitions by id).
 import type { KafkaClient } from '../../client/client.js';
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { OutputFormat, TableSection } from '../common/output.js';
 import { JavaHashMapOrder, describeTopicsOrder, javaStringHash } from './java-order.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 export interface DescribeFilters {
   underReplicated: boolean;
@@ -43,8 +44,6 @@ export interface TopicView {
 export interface DescribeView {
   topics: TopicView[];
 }
-
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 export async function buildDescribeView(
   client: KafkaClient,

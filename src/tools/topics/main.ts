@@ -2,7 +2,7 @@
 // validation order and messages, exit codes and output lines; `--output json|table` for --list
 // and --describe. Kafka's operation errors go to stdout as `Error while executing topic command :
 // <message>`; failures of the environment (no reachable broker, missing API) go to stderr.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { KafkaClient } from '../../client/client.js';
 import { JoptError, optionDisplay, parseJopt, printUsage, type JoptOptions } from '../common/jopt.js';
 import { openClient, resolveBootstrap } from '../common/connection.js';
@@ -26,7 +26,7 @@ const int = (opts: JoptOptions, name: string): number | undefined =>
   intValue(opts.string(name), name, (m) => new TopicCommandError(m));
 
 async function version(): Promise<string> {
-  return (await import('../../cli.js')).VERSION;
+  return (await import('../common/version.js')).VERSION;
 }
 
 export async function run(argv: string[], io: ToolIO): Promise<number> {
@@ -81,7 +81,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     return 1;
   }
 
-  let client: KafkaClient | null = null;
+  let client: KafkaClient;
   try {
     client = await openClient({ bootstrap, commandConfig: opts.string('command-config') });
   } catch (e) {
@@ -270,7 +270,7 @@ async function topicConfigs(values: string[]): Promise<Map<string, string>> {
     );
   }
   const props = new Map<string, string>(pairs.map((p) => [p[0]!.trim(), p[1]!.trim()]));
-  const { validateTopicConfigs } = await import('../../broker/config/topic-configs.js');
+  const { validateTopicConfigs } = await import('../../config/topic-configs.js');
   const problem = validateTopicConfigs(props);
   if (problem !== null) throw new TopicCommandError(problem);
   return props;

@@ -140,7 +140,7 @@ export function topicsSpec(configNames: readonly string[] = []): JoptToolSpec {
 
 /** The spec with the topic config names in --config's help (what --help prints). */
 export async function fullTopicsSpec(): Promise<JoptToolSpec> {
-  const { TOPIC_CONFIG_KEYS } = await import('../../broker/config/topic-configs.js');
+  const { TOPIC_CONFIG_KEYS } = await import('../../config/topic-configs.js');
   // LogConfig.configNames() of Kafka 4.0 no longer lists the deprecated no-op key.
   return topicsSpec(
     TOPIC_CONFIG_KEYS.map((k) => k.name)

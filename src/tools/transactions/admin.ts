@@ -4,6 +4,10 @@
 // ABORT to the partition leader). Errors surface as ApiError with Kafka's messages.
 import type { KafkaClient } from '../../client/client.js';
 import { ApiError } from '../../client/errors.js';
+import type { DescribeProducersResponse } from '../../protocol/generated/protocol/DescribeProducers.js';
+import type { DescribeTransactionsResponse } from '../../protocol/generated/protocol/DescribeTransactions.js';
+import type { ListTransactionsResponse } from '../../protocol/generated/protocol/ListTransactions.js';
+import type { WriteTxnMarkersResponse } from '../../protocol/generated/protocol/WriteTxnMarkers.js';
 
 export interface TransactionListing {
   transactionalId: string;
@@ -71,7 +75,7 @@ export async function listTransactions(
   const results = await Promise.all(
     ids.map((id) =>
       client.call('listTransactions', async () => {
-        const r = await client.send<any>(
+        const r = await client.send<ListTransactionsResponse>(
           { node: id },
           'ListTransactions',
           (v: number) => ({
@@ -98,7 +102,7 @@ export async function listTransactions(
   ids.forEach((id, i) => {
     out.set(
       id,
-      (results[i]!.body.transactionStates as any[]).map((s) => ({
+      results[i]!.body.transactionStates.map((s) => ({
         transactionalId: s.transactionalId,
         producerId: s.producerId,
         state: stateString(s.transactionState),
@@ -115,10 +119,10 @@ export async function describeTransaction(
 ): Promise<TransactionDescription> {
   return client.call('describeTransactions', async () => {
     const coordinatorId = await client.coordinatorOf('transaction', transactionalId);
-    const r = await client.send<any>({ node: coordinatorId }, 'DescribeTransactions', {
+    const r = await client.send<DescribeTransactionsResponse>({ node: coordinatorId }, 'DescribeTransactions', {
       transactionalIds: [transactionalId],
     });
-    const s = (r.body.transactionStates as any[]).find((x) => x.transactionalId === transactionalId);
+    const s = r.body.transactionStates.find((x) => x.transactionalId === transactionalId);
     if (!s) throw new ApiError(-1, `No response for transactional id ${transactionalId}`);
     if (s.errorCode !== 0) {
       const what = `DescribeTransactions request for transactionalId \`${transactionalId}\``;
@@ -141,7 +145,7 @@ export async function describeTransaction(
       state: stateString(s.transactionState),
       transactionTimeoutMs: s.transactionTimeoutMs,
       transactionStartTimeMs: s.transactionStartTimeMs < 0n ? null : s.transactionStartTimeMs,
-      topicPartitions: (s.topics as any[]).flatMap((t) =>
+      topicPartitions: s.topics.flatMap((t) =>
         (t.partitions as number[]).map((p) => ({ topic: t.topic as string, partition: p })),
       ),
     };
@@ -184,18 +188,18 @@ export async function describeProducers(
         if (!l) topics.set(tp.topic, (l = []));
         l.push(tp.partition);
       }
-      const r = await client.request<any>({ node }, 'DescribeProducers', {
+      const r = await client.request<DescribeProducersResponse>({ node }, 'DescribeProducers', {
         topics: [...topics].map(([name, partitionIndexes]) => ({ name, partitionIndexes })),
       });
-      for (const t of r.body.topics as any[]) {
-        for (const p of t.partitions as any[]) {
+      for (const t of r.body.topics) {
+        for (const p of t.partitions) {
           const key = `${t.name}-${p.partitionIndex}`;
           if (p.errorCode !== 0)
             out.set(key, { ok: false, error: producersError(key, p.errorCode, p.errorMessage, brokerId) });
           else {
             out.set(key, {
               ok: true,
-              producers: (p.activeProducers as any[]).map((s) => ({
+              producers: p.activeProducers.map((s) => ({
                 producerId: s.producerId,
                 producerEpoch: s.producerEpoch,
                 lastSequence: s.lastSequence,
@@ -234,7 +238,7 @@ function producersError(tp: string, code: number, message: string | null, broker
 export async function abortTransaction(client: KafkaClient, spec: AbortTransactionSpec): Promise<void> {
   await client.call('abortTransaction', async () => {
     const leader = await client.leaderOf(spec.topic, spec.partition);
-    const r = await client.send<any>({ node: leader }, 'WriteTxnMarkers', {
+    const r = await client.send<WriteTxnMarkersResponse>({ node: leader }, 'WriteTxnMarkers', {
       markers: [
         {
           producerId: spec.producerId,
@@ -245,7 +249,7 @@ export async function abortTransaction(client: KafkaClient, spec: AbortTransacti
         },
       ],
     });
-    const m = (r.body.markers as any[])[0];
+    const m = r.body.markers[0];
     const p = m?.topics?.[0]?.partitions?.[0];
     if (!p) throw new ApiError(-1, 'WriteTxnMarkers returned no result for the partition');
     if (p.errorCode !== 0) {

@@ -1,7 +1,7 @@
 // The five kafka-transactions commands (TransactionsCommand's inner classes): what each asks the
 // cluster, how it decides (abort --start-offset, find-hanging's candidate filter) and what it
 // prints — Kafka's text tables, or JSON / cli-table3 with --output.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { KafkaClient } from '../../client/client.js';
 import { describeTopics, listTopics } from '../../client/admin/topics.js';
 import { ApiError } from '../../client/errors.js';

@@ -3,7 +3,7 @@
 // before the command, -h exits 1), Kafka's tables (ToolsUtils.prettyPrintTable: every cell padded
 // and followed by a TAB) and error lines (`<context>: <cause>. Enable debug logging for additional
 // detail.` on stderr, exit 1). Read commands also take --output json|table.
-import type { ToolIO } from '../../cli.js';
+import type { ToolIO } from '../common/io.js';
 import type { KafkaClient } from '../../client/client.js';
 import { ArgumentParser, parseOrExit, type Namespace } from '../common/argparse.js';
 import { CONNECTION_HELP, openClient, resolveBootstrap, type ResolvedBootstrap } from '../common/connection.js';
@@ -102,14 +102,14 @@ export function buildTransactionsParser(connectionRequired = true, version = '')
 }
 
 export async function run(argv: string[], io: ToolIO): Promise<number> {
-  let fallback: ResolvedBootstrap | null = null;
+  let fallback: ResolvedBootstrap | null;
   try {
     fallback = await resolveBootstrap(null, io.env);
   } catch (e) {
     io.stderr.write(`${errorLine(e)}\n`);
     return 1;
   }
-  const { VERSION } = await import('../../cli.js');
+  const { VERSION } = await import('../common/version.js');
   // TransactionsCommand handles -h like a parse error: help on stdout, exit 1.
   const taken = takeDebugFlag(argv);
   const parsed = parseOrExit(

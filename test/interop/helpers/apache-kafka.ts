@@ -11,11 +11,12 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { freePort } from '../../helpers/broker-process.js';
+import { unusedPort } from '../../helpers/broker-process.js';
 import { RawClient } from '../../helpers/raw-client.js';
 import { REPO_ROOT } from '../../helpers/spec-models.js';
+import { waitFor } from '../../helpers/wait-for.js';
 import { ApiKey } from '../../../src/protocol/frame.js';
-import { ZERO_UUID } from '../../../src/protocol/codec/types.js';
+import { ZERO_UUID } from '../../../src/protocol/uuid.js';
 
 /** The Kafka version the suite runs (scripts/kafka-jars.sh's default; env TKAFKA_KAFKA_VERSION). */
 export const KAFKA_VERSION = process.env.TKAFKA_KAFKA_VERSION ?? '4.4.0';
@@ -246,6 +247,7 @@ function propertiesText(props: Record<string, string>): string {
 
 async function metadataAnswers(port: number, nodeId: number, ms: number): Promise<boolean> {
   let client: RawClient | null = null;
+  // a bound on one attempt (a request can hang on a JVM that is still starting), not a wait
   const timer = new Promise<false>((r) => setTimeout(() => r(false), ms).unref());
   try {
     const attempt = (async () => {
@@ -263,16 +265,37 @@ async function metadataAnswers(port: number, nodeId: number, ms: number): Promis
   }
 }
 
+/** Kafka's ListenerInfo.withEphemeralPortsCorrected line: "PLAINTEXT: resolved ephemeral port to 40123". */
+const RESOLVED_PORT = /\bPLAINTEXT: resolved ephemeral port to (\d+)/;
+/** Kafka's Acceptor when a port is taken: "Socket server failed to bind to 127.0.0.1:9093: Address already in use." */
+const BIND_FAILED = /Socket server failed to bind to [^ ]*: Address already in use/;
+
 /**
  * Formats storage and starts a single-node Apache Kafka (process.roles=broker,controller,
- * node.id=1) on two free loopback ports; resolves once a Metadata request lists the broker.
+ * node.id=1) on loopback; resolves once a Metadata request lists the broker.
  * Keep one per test file (a JVM start costs seconds) and stop it in an `after()` hook.
+ *
+ * Ports: the PLAINTEXT listener binds port 0 and its port is read from Kafka's log (its
+ * "PLAINTEXT: resolved ephemeral port to N" line). The CONTROLLER port must be known before the
+ * start (the static voter, or the voter that `format --standalone` writes), so it is picked and,
+ * if Kafka fails to bind it because something took it meanwhile, picked again (three attempts).
  */
 export async function startApacheKafka(opts: ApacheKafkaOptions = {}): Promise<ApacheKafka> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startApacheKafkaOnce(opts);
+    } catch (e) {
+      if (!(e instanceof BindFailed) || attempt === 3) throw e;
+    }
+  }
+}
+
+class BindFailed extends Error {}
+
+async function startApacheKafkaOnce(opts: ApacheKafkaOptions): Promise<ApacheKafka> {
   const lib = kafkaLibDir();
-  const port = await freePort();
-  let controllerPort = await freePort();
-  for (let i = 0; i < 10 && controllerPort === port; i++) controllerPort = await freePort();
+  let port = 0;
+  const controllerPort = await unusedPort();
   const nodeId = 1;
   const clusterId = opts.clusterId ?? randomClusterId();
   const quorum = opts.quorum ?? 'static';
@@ -287,8 +310,8 @@ export async function startApacheKafka(opts: ApacheKafkaOptions = {}): Promise<A
   const props: Record<string, string> = {
     'process.roles': 'broker,controller',
     'node.id': String(nodeId),
-    listeners: `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
+    listeners: `PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:${controllerPort}`,
+    'advertised.listeners': `PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:${controllerPort}`,
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
     'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
@@ -341,7 +364,11 @@ export async function startApacheKafka(opts: ApacheKafkaOptions = {}): Promise<A
     return s;
   };
 
+  const serverLog = join(logDir, 'server.log');
+  const logSize = (): number => (existsSync(serverLog) ? readFileSync(serverLog).length : 0);
   const launch = async (): Promise<void> => {
+    const logFrom = logSize();
+    const logSince = (): string => (existsSync(serverLog) ? readFileSync(serverLog).subarray(logFrom).toString() : '');
     const out = openSync(consoleLog, 'a');
     const t0 = Date.now();
     const c = spawn(
@@ -379,21 +406,30 @@ export async function startApacheKafka(opts: ApacheKafkaOptions = {}): Promise<A
         resolve();
       });
     });
-    const deadline = t0 + (opts.startTimeoutMs ?? 120_000);
-    while (Date.now() < deadline) {
-      if (exitInfo !== null) throw new Error(`Apache Kafka exited before serving (${exitInfo}):\n${logs()}`);
-      if (await metadataAnswers(port, nodeId, 2000)) {
-        startMs = Date.now() - t0;
-        handle.startMs = startMs;
-        return;
-      }
-      await new Promise((r) => setTimeout(r, 200));
+    const timeoutMs = opts.startTimeoutMs ?? 120_000;
+    const ready = await waitFor(
+      async () => {
+        if (exitInfo !== null) return { exited: exitInfo };
+        if (port === 0) {
+          // first start: PLAINTEXT on port 0, the bound port is in Kafka's log
+          const bound = RESOLVED_PORT.exec(logSince());
+          if (!bound) return null;
+          port = Number(bound[1]);
+        }
+        return (await metadataAnswers(port, nodeId, 2000)) ? { exited: null } : null;
+      },
+      { what: `Apache Kafka to log its PLAINTEXT port and answer Metadata`, timeoutMs, intervalMs: 200 },
+    ).catch(async (e: Error) => {
+      c.kill('SIGKILL');
+      await exited;
+      throw new Error(`${e.message}:\n${logs()}`);
+    });
+    if (ready.exited !== null) {
+      if (BIND_FAILED.test(logSince())) throw new BindFailed(`Apache Kafka could not bind its ports:\n${logs()}`);
+      throw new Error(`Apache Kafka exited before serving (${ready.exited}):\n${logs()}`);
     }
-    c.kill('SIGKILL');
-    await exited;
-    throw new Error(
-      `Apache Kafka did not answer Metadata on 127.0.0.1:${port} within ${opts.startTimeoutMs ?? 120_000} ms:\n${logs()}`,
-    );
+    startMs = Date.now() - t0;
+    handle.startMs = startMs;
   };
 
   const stopWith = async (signal: NodeJS.Signals, graceMs: number): Promise<void> => {
@@ -407,9 +443,13 @@ export async function startApacheKafka(opts: ApacheKafkaOptions = {}): Promise<A
   };
 
   const handle: ApacheKafka = {
-    bootstrap: `127.0.0.1:${port}`,
+    get bootstrap() {
+      return `127.0.0.1:${port}`;
+    },
     controllerBootstrap: `127.0.0.1:${controllerPort}`,
-    port,
+    get port() {
+      return port;
+    },
     controllerPort,
     nodeId,
     clusterId,
@@ -422,7 +462,10 @@ export async function startApacheKafka(opts: ApacheKafkaOptions = {}): Promise<A
     stop: () => stopWith('SIGTERM', 30_000),
     kill: () => stopWith('SIGKILL', 5_000),
     restart: async () => {
+      // back on the PLAINTEXT port it had, as a broker restarting on its configured port
       await stopWith('SIGTERM', 30_000);
+      const listeners = `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`;
+      writeFileSync(configFile, propertiesText({ ...props, listeners, 'advertised.listeners': listeners }));
       await launch();
     },
     cleanup: async () => {
@@ -431,9 +474,8 @@ export async function startApacheKafka(opts: ApacheKafkaOptions = {}): Promise<A
     },
     runTool: (mainClass, args, o) => runKafkaTool(mainClass, args, o),
     waitForTopic: async (topic, o = {}) => {
-      const deadline = Date.now() + (o.timeoutMs ?? 30_000);
       let last = 'no answer';
-      while (Date.now() < deadline) {
+      const ready = async (): Promise<boolean> => {
         const client = await RawClient.connect(port).catch(() => null);
         if (client) {
           try {
@@ -452,14 +494,18 @@ export async function startApacheKafka(opts: ApacheKafkaOptions = {}): Promise<A
               (o.partitions === undefined || parts.length === o.partitions) &&
               parts.every((p) => p.leaderId >= 0)
             )
-              return;
+              return true;
           } finally {
             client.close();
           }
         }
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      throw new Error(`topic ${topic} not ready on Apache Kafka after ${o.timeoutMs ?? 30_000} ms (${last})`);
+        return false;
+      };
+      await waitFor(ready, { what: `topic ${topic} on Apache Kafka`, timeoutMs: o.timeoutMs ?? 30_000 }).catch(
+        (e: Error) => {
+          throw new Error(`${e.message} (${last})`);
+        },
+      );
     },
   };
 

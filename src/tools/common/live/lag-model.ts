@@ -196,3 +196,9 @@ export function plainLines(frame: LagFrame): string[] {
   }
   return out;
 }
+
+/** The live table a watch draws frames on (lag-view.ts; mounted only on a terminal). */
+export interface LagView {
+  render(frame: LagFrame, info: { intervalMs: number; source?: string }): void;
+  close(): Promise<void>;
+}

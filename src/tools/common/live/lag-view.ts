@@ -3,8 +3,7 @@ import React from 'react';
 import { Box, Text, render, type Instance } from 'ink';
 import { ensureTerminalSize } from '../tty.js';
 import { grouped, rate, sparkline } from './format.js';
-import type { GroupFrame, LagFrame, RowView } from './lag-model.js';
-import type { LagView } from './lag-watch.js';
+import type { GroupFrame, LagFrame, LagView, RowView } from './lag-model.js';
 
 const h = React.createElement;
 const dash = (v: bigint | number | string | null | undefined): string =>

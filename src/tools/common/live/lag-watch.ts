@@ -6,7 +6,7 @@
 //
 //   await watchLag(() => collectGroupsView(ctx, true), io, { intervalMs: 2000 });
 import { isLive, type TtyIO } from '../tty.js';
-import { LagTracker, plainLines, type LagFrame, type LagGroup } from './lag-model.js';
+import { LagTracker, plainLines, type LagFrame, type LagGroup, type LagView } from './lag-model.js';
 
 export interface WatchLagOptions {
   intervalMs: number;
@@ -14,11 +14,6 @@ export interface WatchLagOptions {
   maxRefreshes?: number;
   /** Shown in the live view's title (e.g. the bootstrap servers). */
   source?: string;
-}
-
-export interface LagView {
-  render(frame: LagFrame, info: { intervalMs: number; source?: string }): void;
-  close(): Promise<void>;
 }
 
 /** Runs the watch; resolves with the exit status (0; 1 when every sample failed). */

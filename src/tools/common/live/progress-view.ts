@@ -2,7 +2,7 @@
 import React from 'react';
 import { Box, Static, Text, render, type Instance } from 'ink';
 import { bar, duration, grouped, humanBytes } from './format.js';
-import type { ProgressState } from './progress.js';
+import type { ProgressState } from './progress-state.js';
 import { ensureTerminalSize } from '../tty.js';
 
 const h = React.createElement;

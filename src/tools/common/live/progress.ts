@@ -8,8 +8,7 @@
 //   p.line('50001 records sent, ...');            // a permanent line (plain write when not live)
 //   await p.finish();
 import { isLive, type TtyIO } from '../tty.js';
-
-export type ProgressUnit = 'records' | 'messages' | 'bytes';
+import type { ProgressState, ProgressUnit } from './progress-state.js';
 
 export interface ProgressOptions {
   /** The stream the view draws on (default stdout). */
@@ -23,17 +22,6 @@ export interface ProgressOptions {
   keep?: boolean;
   /** Minimum time between frames (default 100 ms). */
   frameMs?: number;
-}
-
-export interface ProgressState {
-  title: string;
-  done: number;
-  total: number;
-  unit: ProgressUnit;
-  details: readonly string[];
-  startedAt: number;
-  now: number;
-  finished: boolean;
 }
 
 export interface Progress {

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# `npm test`: provisions what the tests need (scripts/provision.sh), then runs everything, in order,
+# stopping at the first stage that fails:
+#   lint (`npm run lint`, when package.json has it), build, unit and end-to-end (dist/test),
+#   the interop suite against Apache Kafka 4.4.0 (dist/test/interop), the client matrix
+#   (dist/test/clients).
+# Every prerequisite is provisioned, so a skipped test is a failure here, not a pass.
+#
+#   npm test                        # everything
+#   npm run test:unit               # build + unit/end-to-end only (the quick loop)
+set -euo pipefail
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$repo"
+
+stage() { echo "=== npm test: $* ===" >&2; }
+
+stage "provision"
+bash scripts/provision.sh
+
+if node -e "process.exit(require('./package.json').scripts?.lint ? 0 : 1)"; then
+  stage "lint"
+  npm run --silent lint
+fi
+
+stage "build"
+npm run --silent build
+
+tap_dir="$(mktemp -d)"
+trap 'rm -rf "$tap_dir"' EXIT
+
+# One suite: node's test runner, one file at a time, spec output on the terminal and TAP in a file
+# whose summary says how many tests were skipped.
+suite() {
+  local name="$1"
+  shift
+  stage "$name"
+  local tap="$tap_dir/$name.tap"
+  node --test --test-concurrency=1 --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=tap --test-reporter-destination="$tap" "$@"
+  local skipped
+  skipped="$(sed -n 's/^# skipped \([0-9]*\)$/\1/p' "$tap" | tail -n1)"
+  if [ "${skipped:-0}" != 0 ]; then
+    echo "npm test: $skipped test(s) of the $name suite were skipped; every prerequisite is provisioned, so that is a failure:" >&2
+    grep -E '^ *ok .* # SKIP' "$tap" >&2 || true
+    exit 1
+  fi
+}
+
+suite unit dist/test/*.test.js
+suite interop dist/test/interop/*.test.js
+suite clients dist/test/clients/*.test.js
+stage "all suites passed"

@@ -1,0 +1,111 @@
+// One listening socket (Kafka's Acceptor). As in Kafka, a listener on port 0 binds as soon as its
+// Acceptor is opened, so the port the kernel chose is known before the node registers its
+// endpoints; a listener on a fixed port binds at start(), so an open fixed port means a node that
+// serves. Connections accepted before start() wait, paused, and are handed over in order at start().
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { Logger } from '../api/dispatcher.js';
+
+export interface ListenerConfig {
+  /** Upper-case listener name (PLAINTEXT, CONTROLLER, ...). */
+  readonly name: string;
+  /** '' or null binds every interface (an empty host in the listener URI). */
+  readonly host: string | null;
+  /** 0 picks a free port; see Acceptor.port. */
+  readonly port: number;
+}
+
+export interface BoundListener extends ListenerConfig {
+  readonly isController: boolean;
+}
+
+export class Acceptor {
+  private server: Server | null = null;
+  private boundPort: number;
+  private onSocket: ((socket: Socket) => void) | null = null;
+  private readonly waiting: { socket: Socket; onError: () => void }[] = [];
+  private closed = false;
+
+  private constructor(
+    readonly listener: ListenerConfig,
+    readonly isController: boolean,
+    private readonly logger: Logger,
+  ) {
+    this.boundPort = listener.port;
+  }
+
+  /** Opens an acceptor; a port-0 listener binds now (SocketServer.openAcceptors logs the port). */
+  static async open(listener: ListenerConfig, isController: boolean, logger: Logger): Promise<Acceptor> {
+    const a = new Acceptor(listener, isController, logger);
+    if (listener.port === 0) await a.bind();
+    return a;
+  }
+
+  /** The listener with the port it is bound to (the configured port until a fixed port binds). */
+  get bound(): BoundListener {
+    return {
+      name: this.listener.name,
+      host: this.listener.host,
+      port: this.boundPort,
+      isController: this.isController,
+    };
+  }
+
+  /** Binds (if not yet bound) and hands every connection, the waiting ones first, to onSocket. */
+  async start(onSocket: (socket: Socket) => void): Promise<void> {
+    if (this.server === null) await this.bind();
+    this.onSocket = onSocket;
+    for (const w of this.waiting.splice(0)) {
+      w.socket.off('error', w.onError);
+      this.onSocket(w.socket);
+      w.socket.resume();
+    }
+  }
+
+  /** Stops accepting; connections that never reached start() are closed. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const w of this.waiting.splice(0)) w.socket.destroy();
+    const server = this.server;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private async bind(): Promise<void> {
+    const l = this.listener;
+    const server = createServer({ allowHalfOpen: true }, (socket) => this.accepted(socket));
+    await new Promise<void>((resolve, reject) => {
+      // Kafka: "Socket server failed to bind to host:port: <reason>."
+      const onError = (e: Error): void =>
+        reject(new Error(`Socket server failed to bind to ${l.host || '0.0.0.0'}:${l.port}: ${e.message}.`));
+      server.once('error', onError);
+      server.listen({ host: l.host || undefined, port: l.port }, () => {
+        server.off('error', onError);
+        resolve();
+      });
+    });
+    server.on('error', (e) => this.logger.error(`listener ${l.name}: ${e.message}`));
+    this.server = server;
+    this.boundPort = (server.address() as AddressInfo).port;
+    // Kafka's Acceptor.openServerSocket, word for word (the host as configured, the bound port).
+    this.logger.info(`Awaiting socket connections on ${l.host || '0.0.0.0'}:${this.boundPort}.`);
+  }
+
+  private accepted(socket: Socket): void {
+    if (this.closed) {
+      socket.destroy();
+      return;
+    }
+    if (this.onSocket === null) {
+      socket.pause();
+      const onError = (): void => {
+        const i = this.waiting.findIndex((w) => w.socket === socket);
+        if (i >= 0) this.waiting.splice(i, 1);
+        socket.destroy();
+      };
+      socket.on('error', onError);
+      this.waiting.push({ socket, onError });
+      return;
+    }
+    this.onSocket(socket);
+  }
+}

@@ -1,0 +1,295 @@
+// Common machinery of Kafka's sparse segment indexes (AbstractIndex.java): a file of fixed-size
+// big-endian entries, pre-allocated to the max index size while the segment is active and trimmed
+// to exactly the valid entries when it is rolled or closed. Kafka memory-maps the file; here an
+// in-memory Buffer mirrors the entries and every mutation is written through to the file with
+// positional writes. The mirror is loaded lazily (like Kafka's LazyIndex).
+
+import { promises as fsp } from 'node:fs';
+import { deleteIfExists, renameFile } from './file-ops.js';
+
+export class CorruptIndexError extends Error {
+  override name = 'CorruptIndexError';
+}
+
+export class InvalidOffsetError extends Error {
+  override name = 'InvalidOffsetError';
+}
+
+export class IndexOffsetOverflowError extends Error {
+  override name = 'IndexOffsetOverflowError';
+}
+
+export const enum SearchType {
+  Key,
+  Value,
+}
+
+const INT32_MAX = 0x7fffffff;
+
+export function roundDownToExactMultiple(n: number, factor: number): number {
+  return factor * Math.floor(n / factor);
+}
+
+/**
+ * Kafka's AbstractIndex.indexSlotRangeFor over `entries` slots of `entrySize` bytes: the binary
+ * search first looks at the "warm" last 8 KiB of entries. `compare(n)` orders slot n against the
+ * target (<0, 0, >0). Returns the largest slot <= target (or -1), or with `largestLowerBound`
+ * false the smallest slot >= target (or -1).
+ */
+export function indexSlotFor(
+  entries: number,
+  entrySize: number,
+  compare: (n: number) => number,
+  largestLowerBound: boolean,
+): number {
+  if (entries === 0) return -1;
+  const binarySearch = (begin: number, end: number): number => {
+    let lo = begin;
+    let hi = end;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      const c = compare(mid);
+      if (c > 0) hi = mid - 1;
+      else if (c < 0) lo = mid;
+      else return mid;
+    }
+    if (largestLowerBound) return lo;
+    return lo === entries - 1 ? -1 : lo + 1;
+  };
+  const firstHot = Math.max(0, entries - 1 - Math.floor(8192 / entrySize));
+  if (compare(firstHot) < 0) return binarySearch(firstHot, entries - 1);
+  if (compare(0) > 0) return largestLowerBound ? -1 : 0;
+  return binarySearch(0, firstHot);
+}
+
+export abstract class AbstractIndex {
+  protected abstract readonly entrySize: number;
+
+  private _file: string;
+  readonly baseOffset: number;
+  readonly maxIndexSize: number;
+
+  private fh: fsp.FileHandle | null = null;
+  private loaded = false;
+  /** mirror of entries [0, entries*entrySize); capacity may be larger */
+  protected mirror: Buffer = Buffer.alloc(0);
+  private _entries = 0;
+  private _length = 0;
+  private _maxEntries = 0;
+
+  constructor(file: string, baseOffset: number, maxIndexSize: number) {
+    this._file = file;
+    this.baseOffset = baseOffset;
+    this.maxIndexSize = maxIndexSize;
+  }
+
+  get file(): string {
+    return this._file;
+  }
+  get entries(): number {
+    return this._entries;
+  }
+  get maxEntries(): number {
+    return this._maxEntries;
+  }
+  /** current length of the index file (pre-allocated size while active) */
+  get length(): number {
+    return this._length;
+  }
+  get isLoaded(): boolean {
+    return this.loaded;
+  }
+  sizeInBytes(): number {
+    return this.entrySize * this._entries;
+  }
+  isFull(): boolean {
+    return this._entries >= this._maxEntries;
+  }
+
+  /**
+   * Opens (creating and pre-allocating if missing) and loads the index. For an existing file the
+   * number of entries is its length / entry size, exactly as Kafka positions the mmap.
+   * Returns true if the file was newly created.
+   */
+  async load(): Promise<boolean> {
+    if (this.loaded) return false;
+    let newlyCreated = false;
+    let data: Buffer;
+    try {
+      data = await fsp.readFile(this._file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      if (this.maxIndexSize < this.entrySize)
+        throw new Error(`Invalid max index size: ${this.maxIndexSize}`, { cause: e });
+      const fh = await fsp.open(this._file, 'wx+');
+      this.fh = fh;
+      await fh.truncate(roundDownToExactMultiple(this.maxIndexSize, this.entrySize));
+      newlyCreated = true;
+      data = Buffer.alloc(0);
+    }
+    this._length = newlyCreated ? roundDownToExactMultiple(this.maxIndexSize, this.entrySize) : data.length;
+    this._maxEntries = Math.floor(this._length / this.entrySize);
+    this._entries = newlyCreated ? 0 : Math.floor(data.length / this.entrySize);
+    this.mirror = data;
+    this.loaded = true;
+    this.onEntriesChanged();
+    return newlyCreated;
+  }
+
+  /** Loads only the file length (no entries): used before reset() so recovery needn't read a stale index. */
+  protected async ensureLoaded(): Promise<void> {
+    if (!this.loaded) await this.load();
+  }
+
+  private async handle(): Promise<fsp.FileHandle> {
+    if (!this.fh) this.fh = await fsp.open(this._file, 'r+');
+    return this.fh;
+  }
+
+  /** hook for subclasses to refresh cached last entry */
+  protected onEntriesChanged(): void {}
+
+  protected relativeOffsetOrThrow(offset: number): number {
+    const rel = offset - this.baseOffset;
+    if (rel < 0 || rel > INT32_MAX)
+      throw new IndexOffsetOverflowError(`Integer overflow for offset: ${offset} (${this._file})`);
+    return rel;
+  }
+
+  canAppendOffset(offset: number): boolean {
+    const rel = offset - this.baseOffset;
+    return rel >= 0 && rel <= INT32_MAX;
+  }
+
+  /** Appends one encoded entry, writing it through to the file. */
+  protected async appendEntry(entry: Buffer): Promise<void> {
+    const pos = this._entries * this.entrySize;
+    if (this.mirror.length < pos + this.entrySize) {
+      const grown = Buffer.alloc(
+        Math.min(Math.max(this.entrySize * 64, this.mirror.length * 2), this._maxEntries * this.entrySize),
+      );
+      this.mirror.copy(grown, 0, 0, pos);
+      this.mirror = grown;
+    }
+    entry.copy(this.mirror, pos);
+    const fh = await this.handle();
+    await fh.write(entry, 0, this.entrySize, pos);
+    this._entries++;
+    this.onEntriesChanged();
+  }
+
+  protected truncateToEntries(n: number): void {
+    this._entries = n;
+    this.onEntriesChanged();
+  }
+
+  /** Removes every entry whose offset (the key or the value field, `t`) is >= `offset`. */
+  protected async truncateFrom(offset: number, t: SearchType): Promise<void> {
+    await this.ensureLoaded();
+    const slot = this.largestLowerBoundSlotFor(offset, t);
+    const at = (n: number): number => (t === SearchType.Key ? this.keyAt(n) : this.valueAt(n));
+    this.truncateToEntries(slot < 0 ? 0 : at(slot) === offset ? slot : slot + 1);
+  }
+
+  /** Removes all entries. */
+  async truncate(): Promise<void> {
+    await this.ensureLoaded();
+    this.truncateToEntries(0);
+  }
+
+  /** Resizes the file (rounded down to a multiple of the entry size). Returns false if unchanged. */
+  async resize(newSize: number): Promise<boolean> {
+    await this.ensureLoaded();
+    const rounded = roundDownToExactMultiple(newSize, this.entrySize);
+    if (this._length === rounded) return false;
+    const fh = await this.handle();
+    await fh.truncate(rounded);
+    this._length = rounded;
+    this._maxEntries = Math.floor(rounded / this.entrySize);
+    if (this._entries > this._maxEntries) this.truncateToEntries(this._maxEntries);
+    return true;
+  }
+
+  async trimToValidSize(): Promise<void> {
+    await this.resize(this.entrySize * this._entries);
+  }
+
+  /** Drops all entries and re-extends the file to the max size (before a rebuild). */
+  async reset(): Promise<void> {
+    if (!this.loaded) {
+      // Skip reading a possibly huge, stale index: we only need its length.
+      let length: number;
+      try {
+        length = (await fsp.stat(this._file)).size;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        await this.load();
+        length = this._length;
+      }
+      this.loaded = true;
+      this._length = length;
+      this._maxEntries = Math.floor(length / this.entrySize);
+      this.mirror = Buffer.alloc(0);
+    }
+    this.truncateToEntries(0);
+    await this.resize(this.maxIndexSize);
+  }
+
+  async flush(): Promise<void> {
+    if (this.fh) await this.fh.sync();
+  }
+
+  /** Kafka's close(): trim to the valid entries and release the file. */
+  async close(): Promise<void> {
+    if (this.loaded) await this.trimToValidSize();
+    await this.closeHandler();
+  }
+
+  async closeHandler(): Promise<void> {
+    const fh = this.fh;
+    this.fh = null;
+    if (fh) await fh.close();
+  }
+
+  async renameTo(newFile: string): Promise<void> {
+    try {
+      await renameFile(this._file, newFile, true);
+    } finally {
+      this._file = newFile;
+    }
+  }
+
+  async deleteIfExists(): Promise<boolean> {
+    await this.closeHandler();
+    return deleteIfExists(this._file);
+  }
+
+  updateParentDir(newFile: string): void {
+    this._file = newFile;
+  }
+
+  // ---- search (Kafka's indexSlotRangeFor / binarySearch, including the warm-entries split) ----
+
+  /** the value compared for slot n */
+  protected abstract keyAt(n: number): number;
+  protected abstract valueAt(n: number): number;
+
+  private compare(n: number, target: number, t: SearchType): number {
+    const v = t === SearchType.Key ? this.keyAt(n) : this.valueAt(n);
+    return v < target ? -1 : v > target ? 1 : 0;
+  }
+
+  protected largestLowerBoundSlotFor(target: number, t: SearchType): number {
+    return this.slotRangeFor(target, t, true);
+  }
+
+  protected smallestUpperBoundSlotFor(target: number, t: SearchType): number {
+    return this.slotRangeFor(target, t, false);
+  }
+
+  private slotRangeFor(target: number, t: SearchType, largestLowerBound: boolean): number {
+    return indexSlotFor(this._entries, this.entrySize, (n) => this.compare(n, target, t), largestLowerBound);
+  }
+
+  abstract sanityCheck(): void;
+}

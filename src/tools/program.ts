@@ -1,0 +1,82 @@
+// The `tkafka` command tree: global options, `server start`, and one command per registered tool,
+// each loaded with a dynamic import when it runs (declaring the tree costs commander only). The
+// broker is not a tool: `server start` runs the action the entry point (src/cli.ts) gives it, so
+// nothing under src/tools imports the broker.
+import { Command } from 'commander';
+import { Writable } from 'node:stream';
+import type { CliDescription, ToolIO } from './common/io.js';
+import { VERSION } from './common/version.js';
+import { TOOLS } from './registry.js';
+
+export interface StartServerOptions {
+  /** server.properties; undefined means the embedded defaults. */
+  file: string | undefined;
+  /** `--override key=value` strings, in order. */
+  overrides: string[];
+  io: ToolIO;
+}
+
+/** What the commands that are not tools do when they run. */
+export interface ProgramActions {
+  /** `tkafka server start`: returns the exit code. */
+  startServer(opts: StartServerOptions): Promise<number>;
+}
+
+/** For a program that is only described (docs, completion), never run. */
+const DESCRIBE_ONLY: ProgramActions = {
+  startServer: () => Promise.reject(new Error('this tkafka program only describes its commands')),
+};
+
+export function buildProgram(io: ToolIO, actions: ProgramActions = DESCRIBE_ONLY): Command {
+  const program = new Command('tkafka')
+    .description('A Kafka-compatible broker and KRaft controller, and the operations toolkit for any Kafka cluster')
+    .version(VERSION, '-V, --version')
+    .option(
+      '--no-tty',
+      'plain, script-friendly output instead of live terminal views, for any command (also: TKAFKA_NO_TTY=1, NO_COLOR=1)',
+    )
+    .showHelpAfterError()
+    .exitOverride();
+
+  const server = program.command('server').description('Run a tkafka broker and controller (kafka-server-start.sh)');
+  server
+    .command('start')
+    .description('Start a broker+controller node from a server.properties file, or from the embedded defaults')
+    .argument('[server.properties]', 'Kafka server configuration file')
+    .option('--override <key=value...>', 'override a configuration property', collect, [])
+    .allowExcessArguments(false)
+    .action(async (file: string | undefined, opts: { override: string[] }) => {
+      const code = await actions.startServer({ file, overrides: opts.override, io });
+      if (code !== 0) process.exitCode = code;
+    });
+
+  // Tools whose flags follow Kafka's scripts get their raw arguments and parse them as Kafka does.
+  for (const tool of TOOLS) {
+    program
+      .command(tool.name, { hidden: tool.hidden === true })
+      .description(`${tool.summary} (${tool.kafka})`)
+      .helpOption(false)
+      .allowUnknownOption(true)
+      .allowExcessArguments(true)
+      .argument('[args...]')
+      .action(async (args: string[]) => {
+        const mod = await tool.load();
+        process.exitCode = await mod.run(args, io, describeCli());
+      });
+  }
+  return program;
+}
+
+/** The command tree as data, for the tools that document it. */
+export function describeCli(): CliDescription {
+  return { program: () => buildProgram(silentIO()), tools: TOOLS };
+}
+
+function silentIO(): ToolIO {
+  const sink = new Writable({ write: (_c, _e, cb) => cb() });
+  return { stdout: sink, stderr: sink, stdin: process.stdin, env: {} };
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return previous.concat([value]);
+}
