@@ -54,7 +54,7 @@ async function createTopic(c: RawClient, name: string, partitions: number): Prom
     });
     const t = m.topics[0];
     topicId = t.topicId;
-    return t.errorCode === 0 && t.partitions.length === partitions && t.partitions.every((p: any) => p.leaderId >= 0);
+    return t.errorCode === 0 && t.partitions.length === partitions && t.partitions.every((p) => p.leaderId >= 0);
   });
   return topicId;
 }

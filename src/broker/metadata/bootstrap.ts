@@ -5,7 +5,6 @@
 // src/storage/snapshot-file.ts.
 
 import { promises as fsp } from 'node:fs';
-import { defaultFeatureLevelRecord } from '../../protocol/generated/metadata/index.js';
 import {
   BOOTSTRAP_CHECKPOINT_FILE,
   bootstrapCheckpointFile,
@@ -19,7 +18,7 @@ import {
   METADATA_VERSION_FEATURE,
   metadataVersionName,
 } from './features.js';
-import { metadataRecord, RecordType, type MetadataRecord } from '../../protocol/metadata-records.js';
+import { RecordType, type MetadataRecord } from '../../protocol/metadata-records.js';
 
 export { BOOTSTRAP_CHECKPOINT_FILE };
 
