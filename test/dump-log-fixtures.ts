@@ -3,7 +3,8 @@
 // with kcat, kafkajs and Kafka's console consumer: compression codecs, headers, null keys,
 // transactions, classic and KIP-848 consumer groups, dynamic-quorum metadata snapshots), and what
 // Apache Kafka 4.4.0's DumpLogSegments printed for each case (stdout, stderr with the fixture folder
-// written as <DIR>; re-recorded from the 4.0.0 ones by running 4.4.0's tool on the same files). test/interop/dump-log.test.ts checks the same against a live Kafka.
+// written as <DIR>; re-recorded from the 4.0.0 ones by running 4.4.0's tool on the same files).
+// test/interop/dump-log.test.ts checks the same against a live Kafka.
 // Encoded as gzip + base64 JSON: { files: { path: base64 }, cases: [{ args, stdout, stderr }] }.
 import { gunzipSync } from 'node:zlib';
 import { PassThrough } from 'node:stream';

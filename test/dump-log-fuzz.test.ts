@@ -205,6 +205,7 @@ test(`${CASES} mutated segment/index/snapshot files: clean reports only, bounded
       writeFileSync(join(dir, `failing-case-${i}`), bytes);
       throw new Error(
         `case ${i} (seed ${SEED}, ${base.name} ${args.join(' ')}): exception escaped: ${(e as Error).stack}`,
+        { cause: e },
       );
     }
     const ms = Date.now() - t0;

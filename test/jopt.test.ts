@@ -142,7 +142,7 @@ test("can't-be-used-with and required rules render option names as jopt's [name]
   );
   assert.equal(checkDeclaredRules(spec, parseJopt(spec, ['--create'])), 'Missing required argument "[t, topic]"');
   // short names sort first in the help row, as jopt's arrangeOptions does
-  assert.match(formatJoptHelp(spec), /^-t, --topic <String: topic>  Topic\.\s*$/m);
+  assert.match(formatJoptHelp(spec), /^-t, --topic <String: topic> {2}Topic\.\s*$/m);
 });
 
 test('parsing follows jopt-simple: =value, -name for long names, clusters, --, optional arguments, repeats', () => {

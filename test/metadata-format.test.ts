@@ -33,7 +33,7 @@ function batchesOf(file: string): RecordBatch[] {
 }
 
 /** Decodes a framed record value with the generated codec table only. */
-function decodeFramed(value: Buffer): { name: string; type: number; version: number; data: any } {
+function decodeFramed(value: Buffer): { name: string; type: number; version: number; data: Record<string, unknown> } {
   const r = new Reader(value);
   assert.equal(r.uvarint(), 1, 'frame version 1');
   const type = r.uvarint();

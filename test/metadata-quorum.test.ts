@@ -227,7 +227,7 @@ test('against a tkafka broker: --replication, --human-readable, --output json', 
     lines[0],
     'NodeId\tDirectoryId           \tLogEndOffset\tLag\tLastFetchTimestamp\tLastCaughtUpTimestamp\tStatus\t',
   );
-  assert.match(lines[1]!, /^1     \t[\w-]{22}\t\d+ *\t0  \t\d{13} *\t\d{13} *\tLeader\t$/);
+  assert.match(lines[1]!, /^1 {5}\t[\w-]{22}\t\d+ *\t0 {2}\t\d{13} *\t\d{13} *\tLeader\t$/);
   r = await mq([
     '--bootstrap-controller',
     `127.0.0.1:${broker.controllerPort}`,

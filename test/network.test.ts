@@ -371,7 +371,7 @@ test('back-pressure: a client that never reads does not make the server buffer w
       s.on('data', (chunk: Buffer) => {
         for (const f of reader.push(chunk)) {
           const r = decodeResponse(ApiKey.SaslAuthenticate, 1, f);
-          if (r.correlationId !== n || r.body.authBytes.length !== MiB)
+          if (r.correlationId !== n || (r.body as SaslAuthenticateResponse).authBytes.length !== MiB)
             reject(new Error(`bad response ${r.correlationId} at ${n}`));
           if (++n === 100) resolve();
         }

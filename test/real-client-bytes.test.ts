@@ -91,6 +91,10 @@ for (const [name, type] of KCAT_CODECS) {
           'h1=v1',
           '-X',
           'api.version.request=true',
+          // One batch: librdkafka sends a batch uncompressed when compressing does not make it smaller, which
+          // a batch of one record cut by the default 5 ms linger on a busy machine is. kcat flushes at EOF.
+          '-X',
+          'linger.ms=5000',
         ],
         {
           input: lines.join('\n') + '\n',

@@ -72,8 +72,8 @@ before(async () => {
   }
   await until('leaders', async () => {
     const md = await c.request(ApiKey.Metadata, 12, { topics: null, allowAutoTopicCreation: false });
-    return md.topics.filter((t: any) => ['tool', 'hang'].includes(t.name) && t.partitions[0]?.leaderId >= 0).length ===
-      2
+    return md.topics.filter((t) => ['tool', 'hang'].includes(t.name ?? '') && (t.partitions[0]?.leaderId ?? -1) >= 0)
+      .length === 2
       ? true
       : undefined;
   });

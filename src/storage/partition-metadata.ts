@@ -2,11 +2,11 @@
 // with no trailing newline, written atomically.
 
 import * as path from 'node:path';
+import { ZERO_UUID } from '../protocol/uuid.js';
 import { atomicWriteFile, readTextIfExists } from './file-ops.js';
 
 export const PARTITION_METADATA_FILE = 'partition.metadata';
 export const METADATA_TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
-const ZERO_TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 /** Kafka's Uuid.toString: 16 bytes → URL-safe base64 without padding (22 chars). */
 export function uuidToBase64(bytes: Uint8Array): string {
@@ -44,7 +44,7 @@ export function parsePartitionMetadata(
     throw new Error(`Unrecognized version ${fields[0]} in partition metadata file [${location}]`);
   const topicId = fields[1]!;
   uuidFromBase64(topicId);
-  if (topicId === ZERO_TOPIC_ID) throw new Error(`Invalid topic ID in partition metadata file [${location}]`);
+  if (topicId === ZERO_UUID) throw new Error(`Invalid topic ID in partition metadata file [${location}]`);
   return { version, topicId };
 }
 

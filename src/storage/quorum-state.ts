@@ -6,10 +6,10 @@
 //   {"leaderId":1,"leaderEpoch":2,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}
 // Written to quorum-state.tmp, fsynced and renamed on every durable state transition.
 
+import { ZERO_UUID } from '../protocol/uuid.js';
 import { atomicWriteFile, readTextIfExists } from './file-ops.js';
 
 export const QUORUM_STATE_FILE = 'quorum-state';
-export const NO_DIRECTORY_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 export interface ElectionState {
   readonly leaderEpoch: number;
@@ -17,7 +17,7 @@ export interface ElectionState {
   readonly leaderId: number;
   /** -1 if not voted. */
   readonly votedId: number;
-  /** Directory id of the voted replica (v1); NO_DIRECTORY_ID when unknown. */
+  /** Directory id of the voted replica (v1); ZERO_UUID when unknown. */
   readonly votedDirectoryId: string;
   /** Static voter ids (v0 only). */
   readonly currentVoters: readonly number[];
@@ -78,7 +78,7 @@ export function parseQuorumState(text: string): StoredQuorumState {
       leaderEpoch: int(obj['leaderEpoch'], -1),
       leaderId: int(obj['leaderId'], -1),
       votedId: int(obj['votedId'], -1),
-      votedDirectoryId: typeof obj['votedDirectoryId'] === 'string' ? obj['votedDirectoryId'] : NO_DIRECTORY_ID,
+      votedDirectoryId: typeof obj['votedDirectoryId'] === 'string' ? obj['votedDirectoryId'] : ZERO_UUID,
       currentVoters: voters,
     },
   };

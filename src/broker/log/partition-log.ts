@@ -4,8 +4,14 @@
 // lookups run concurrently against stable file positions.
 
 import { promises as fsp } from 'node:fs';
-import * as L from '../../protocol/records/layout.js';
-import { crc32c } from '../../protocol/records/crc.js';
+import { RECORD_BATCH_OVERHEAD } from '../../protocol/records/layout.js';
+import {
+  parseBatchHeader,
+  setBaseOffset,
+  setLogAppendTime,
+  setPartitionLeaderEpoch,
+  type StoredBatch,
+} from '../../protocol/records/batch.js';
 import { SegmentClosedError } from '../../storage/file-records.js';
 import { LeaderEpochCache } from './leader-epoch.js';
 import { fetchOffsetByTimestamp, type TimestampAndOffset } from './list-offsets.js';
@@ -82,28 +88,20 @@ export interface ReadResult {
   firstEntryIncomplete: boolean;
 }
 
-interface ParsedBatch {
-  pos: number;
-  size: number;
-  lastOffsetDelta: number;
-  maxTimestamp: number;
-}
-
-/** Splits a buffer of v2 batches, checking the framing. */
-function parseBatches(buf: Buffer): ParsedBatch[] {
-  const out: ParsedBatch[] = [];
+/** Splits a buffer of v2 batches into their header views (position = offset in `buf`), checking the framing. */
+function parseBatches(buf: Buffer): StoredBatch[] {
+  const out: StoredBatch[] = [];
   let pos = 0;
   while (pos < buf.length) {
-    if (buf.length - pos < L.RECORD_BATCH_OVERHEAD) throw new InvalidRecordError(`truncated record batch at ${pos}`);
-    const size = L.LOG_OVERHEAD + buf.readInt32BE(pos + L.BATCH_LENGTH);
-    if (size < L.RECORD_BATCH_OVERHEAD || pos + size > buf.length)
+    const avail = buf.length - pos;
+    if (avail < RECORD_BATCH_OVERHEAD) throw new InvalidRecordError(`truncated record batch at ${pos}`);
+    const b = parseBatchHeader(buf, pos, avail, pos);
+    if (b.size < RECORD_BATCH_OVERHEAD || b.size > avail)
       throw new InvalidRecordError(`invalid batch length at ${pos}`);
-    const magic = buf.readInt8(pos + L.MAGIC);
-    if (magic !== 2) throw new InvalidRecordError(`only magic 2 batches can be appended (found ${magic})`);
-    const lastOffsetDelta = buf.readInt32BE(pos + L.LAST_OFFSET_DELTA);
-    if (lastOffsetDelta < 0) throw new InvalidRecordError(`negative lastOffsetDelta at ${pos}`);
-    out.push({ pos, size, lastOffsetDelta, maxTimestamp: Number(buf.readBigInt64BE(pos + L.MAX_TIMESTAMP)) });
-    pos += size;
+    if (b.magic !== 2) throw new InvalidRecordError(`only magic 2 batches can be appended (found ${b.magic})`);
+    if (b.lastOffset < b.baseOffset) throw new InvalidRecordError(`negative lastOffsetDelta at ${pos}`);
+    out.push(b);
+    pos += b.size;
   }
   return out;
 }
@@ -314,15 +312,16 @@ export class PartitionLog extends LocalLog {
     if (assignOffsets) {
       firstOffset = next = this.leo.offset;
       for (const b of parsed) {
-        buf.writeBigInt64BE(BigInt(next), b.pos + L.BASE_OFFSET);
-        buf.writeInt32BE(leaderEpoch, b.pos + L.PARTITION_LEADER_EPOCH);
+        const last = next + (b.lastOffset - b.baseOffset);
+        setBaseOffset(buf, b.position, next);
+        setPartitionLeaderEpoch(buf, b.position, leaderEpoch);
+        b.baseOffset = next;
+        b.lastOffset = last;
+        b.partitionLeaderEpoch = leaderEpoch;
         if (logAppendTime) {
-          buf.writeInt16BE(buf.readInt16BE(b.pos + L.ATTRIBUTES) | L.TIMESTAMP_TYPE_MASK, b.pos + L.ATTRIBUTES);
-          buf.writeBigInt64BE(BigInt(now), b.pos + L.MAX_TIMESTAMP);
-          buf.writeUInt32BE(crc32c(buf, b.pos + L.ATTRIBUTES, b.pos + b.size), b.pos + L.CRC);
+          setLogAppendTime(buf, b.position, now);
           b.maxTimestamp = now;
         }
-        const last = next + b.lastOffsetDelta;
         if (b.maxTimestamp > maxTimestamp) {
           maxTimestamp = b.maxTimestamp;
           shallow = last;
@@ -331,18 +330,16 @@ export class PartitionLog extends LocalLog {
       }
       if (logAppendTime) shallow = next - 1;
     } else {
-      firstOffset = Number(buf.readBigInt64BE(parsed[0]!.pos + L.BASE_OFFSET));
+      firstOffset = parsed[0]!.baseOffset;
       next = firstOffset;
       for (const b of parsed) {
-        const base = Number(buf.readBigInt64BE(b.pos + L.BASE_OFFSET));
-        if (base < next)
+        if (b.baseOffset < next)
           throw new InvalidRecordError(`Out of order offsets found in append to ${this.topic}-${this.partition}`);
-        const last = base + b.lastOffsetDelta;
         if (b.maxTimestamp > maxTimestamp) {
           maxTimestamp = b.maxTimestamp;
-          shallow = last;
+          shallow = b.lastOffset;
         }
-        next = last + 1;
+        next = b.lastOffset + 1;
       }
       if (firstOffset < this.leo.offset) {
         throw new UnexpectedAppendOffsetError(
@@ -354,8 +351,7 @@ export class PartitionLog extends LocalLog {
     }
     const lastOffset = next - 1;
     for (const b of parsed) {
-      const epoch = buf.readInt32BE(b.pos + L.PARTITION_LEADER_EPOCH);
-      if (epoch >= 0) await this.epochCache.assign(epoch, Number(buf.readBigInt64BE(b.pos + L.BASE_OFFSET)));
+      if (b.partitionLeaderEpoch >= 0) await this.epochCache.assign(b.partitionLeaderEpoch, b.baseOffset);
     }
     if (buf.length > this._config.segmentBytes) {
       throw new RecordBatchTooLargeError(

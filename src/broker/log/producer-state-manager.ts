@@ -6,9 +6,14 @@
 // the state (open transactions included) the log implies.
 
 import { promises as fsp } from 'node:fs';
-import * as L from '../../protocol/records/layout.js';
-import { decodeBatchSync } from '../../protocol/records/batch.js';
-import type { StoredBatch as BatchInfo } from '../../protocol/records/batch-stored.js';
+import { RECORD_BATCH_OVERHEAD } from '../../protocol/records/layout.js';
+import {
+  decodeBatchSync,
+  isControlBatch,
+  isTransactional,
+  parseBatchHeader,
+  type StoredBatch as BatchInfo,
+} from '../../protocol/records/batch.js';
 import type { LogLogger } from './log-errors.js';
 import {
   CorruptSnapshotError,
@@ -43,25 +48,16 @@ export function parseEndTxnMarker(batch: Buffer, pos = 0): EndTxnMarkerInfo | un
   }
 }
 
-/** Header fields of the v2 batch at `pos`. */
-export function batchHeaderAt(
-  buf: Buffer,
-  pos: number,
-): BatchHeaderInfo & { baseOffset: number; lastOffset: number; size: number } {
-  const attributes = buf.readInt16BE(pos + L.ATTRIBUTES);
-  const baseOffset = Number(buf.readBigInt64BE(pos + L.BASE_OFFSET));
-  const lastOffsetDelta = buf.readInt32BE(pos + L.LAST_OFFSET_DELTA);
+/** The producer-state fields of a v2 batch's header view. */
+function headerInfo(b: BatchInfo): BatchHeaderInfo {
   return {
-    baseOffset,
-    lastOffset: baseOffset + lastOffsetDelta,
-    size: L.LOG_OVERHEAD + buf.readInt32BE(pos + L.BATCH_LENGTH),
-    producerId: Number(buf.readBigInt64BE(pos + L.PRODUCER_ID)),
-    producerEpoch: buf.readInt16BE(pos + L.PRODUCER_EPOCH),
-    baseSequence: buf.readInt32BE(pos + L.BASE_SEQUENCE),
-    recordCount: lastOffsetDelta + 1,
-    isTransactional: (attributes & L.TRANSACTIONAL_FLAG_MASK) !== 0,
-    isControl: (attributes & L.CONTROL_FLAG_MASK) !== 0,
-    maxTimestamp: Number(buf.readBigInt64BE(pos + L.MAX_TIMESTAMP)),
+    producerId: b.producerId,
+    producerEpoch: b.producerEpoch,
+    baseSequence: b.baseSequence,
+    recordCount: b.lastOffset - b.baseOffset + 1,
+    isTransactional: isTransactional(b),
+    isControl: isControlBatch(b),
+    maxTimestamp: b.maxTimestamp,
   };
 }
 
@@ -172,15 +168,7 @@ export class ProducerStateManager {
 
   private async applyStored(b: BatchInfo, segmentBase: number, replaying: boolean): Promise<void> {
     if (b.producerId < 0) return;
-    const info: BatchHeaderInfo = {
-      producerId: b.producerId,
-      producerEpoch: b.producerEpoch,
-      baseSequence: b.baseSequence,
-      recordCount: b.lastOffset - b.baseOffset + 1,
-      isTransactional: (b.attributes & L.TRANSACTIONAL_FLAG_MASK) !== 0,
-      isControl: (b.attributes & L.CONTROL_FLAG_MASK) !== 0,
-      maxTimestamp: b.maxTimestamp,
-    };
+    const info = headerInfo(b);
     if (!info.isControl) {
       this.states.applyBatch(info, b.baseOffset, b.lastOffset);
       return;
@@ -208,16 +196,17 @@ export class ProducerStateManager {
    * segmentBase: updates every producer the batches carry, indexes aborted transactions.
    */
   async onAppended(buf: Buffer, segmentBase: number, endOffset: number): Promise<void> {
-    for (let pos = 0; pos + L.RECORD_BATCH_OVERHEAD <= buf.length;) {
-      const h = batchHeaderAt(buf, pos);
-      if (buf.readInt8(pos + L.MAGIC) >= 2 && h.producerId >= 0) {
-        if (!h.isControl) this.states.applyBatch(h, h.baseOffset, h.lastOffset);
+    for (let pos = 0; pos + RECORD_BATCH_OVERHEAD <= buf.length;) {
+      const b = parseBatchHeader(buf, pos, buf.length - pos, pos);
+      if (b.magic >= 2 && b.producerId >= 0) {
+        const h = headerInfo(b);
+        if (!h.isControl) this.states.applyBatch(h, b.baseOffset, b.lastOffset);
         else {
           const marker = parseEndTxnMarker(buf, pos);
-          if (marker) await this.completeMarker(h, h.baseOffset, marker, segmentBase, false);
+          if (marker) await this.completeMarker(h, b.baseOffset, marker, segmentBase, false);
         }
       }
-      pos += h.size;
+      pos += b.size;
     }
     this.lastMapOffset = endOffset;
   }

@@ -18,8 +18,8 @@ import {
   type ControlRecord,
 } from '../../protocol/records/metadata-batches.js';
 import { MetadataLog } from './metadata-log.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 import {
-  NO_DIRECTORY_ID,
   QUORUM_STATE_FILE,
   readQuorumState,
   writeQuorumState,
@@ -94,7 +94,7 @@ export class SingleVoterQuorum implements Quorum {
     private stored: ElectionState | null,
   ) {
     this.nodeId = opts.nodeId;
-    this.directoryId = opts.directoryId ?? NO_DIRECTORY_ID;
+    this.directoryId = opts.directoryId ?? ZERO_UUID;
     this.kraftVersion = opts.kraftVersion ?? 1;
     this.now = opts.now ?? Date.now;
     this.logger = opts.logger ?? silentLogger;
@@ -219,7 +219,7 @@ export class SingleVoterQuorum implements Quorum {
         leaderEpoch: newEpoch,
         leaderId: this.nodeId,
         votedId: -1,
-        votedDirectoryId: NO_DIRECTORY_ID,
+        votedDirectoryId: ZERO_UUID,
         currentVoters: [this.nodeId],
       });
       this.epoch = newEpoch;
@@ -233,8 +233,8 @@ export class SingleVoterQuorum implements Quorum {
           data: {
             version: 0,
             leaderId: this.nodeId,
-            voters: [{ voterId: this.nodeId, voterDirectoryId: NO_DIRECTORY_ID }],
-            grantingVoters: [{ voterId: this.nodeId, voterDirectoryId: NO_DIRECTORY_ID }],
+            voters: [{ voterId: this.nodeId, voterDirectoryId: ZERO_UUID }],
+            grantingVoters: [{ voterId: this.nodeId, voterDirectoryId: ZERO_UUID }],
           },
         },
       ];

@@ -7,7 +7,8 @@
 // READ_COMMITTED fetches from the `.txnindex`.
 
 import { ErrorCode } from '../../protocol/errors.js';
-import * as L from '../../protocol/records/layout.js';
+import { RECORD_BATCH_OVERHEAD } from '../../protocol/records/layout.js';
+import { storedBatchLastOffset, storedBatchSize } from '../../protocol/records/batch.js';
 import { parseEndTxnMarker } from '../log/producer-state-manager.js';
 import type { BatchHeaderInfo } from '../log/producer-state.js';
 import type { PartitionLog } from '../log/partition-log.js';
@@ -164,13 +165,11 @@ export function abortedTransactionsIn(
   records: Buffer,
 ): { producerId: number; firstOffset: number }[] {
   const psm = log.producerState;
-  if (!psm || psm.txnIndex.size === 0 || records.length < L.RECORD_BATCH_OVERHEAD) return [];
+  if (!psm || psm.txnIndex.size === 0 || records.length < RECORD_BATCH_OVERHEAD) return [];
   let upper = fetchOffset;
-  for (let pos = 0; pos + L.RECORD_BATCH_OVERHEAD <= records.length;) {
-    const size = L.LOG_OVERHEAD + records.readInt32BE(pos + L.BATCH_LENGTH);
-    const last =
-      Number(records.readBigInt64BE(pos + L.BASE_OFFSET)) +
-      (records[pos + L.MAGIC]! >= 2 ? records.readInt32BE(pos + L.LAST_OFFSET_DELTA) : 0);
+  for (let pos = 0; pos + RECORD_BATCH_OVERHEAD <= records.length;) {
+    const size = storedBatchSize(records, pos);
+    const last = storedBatchLastOffset(records, pos);
     if (last + 1 > upper) upper = last + 1;
     if (size <= 0) break;
     pos += size;

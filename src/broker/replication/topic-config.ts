@@ -2,7 +2,11 @@
 // and the append policy (LogValidator inputs, min.insync.replicas), from the topic's overrides and
 // the broker's static configuration (topic-level defaults through their broker synonyms).
 
-import { type BrokerConfigSource, type DynamicBrokerConfigs, effectiveTopicConfig } from '../../config/topic-configs.js';
+import {
+  type BrokerConfigSource,
+  type DynamicBrokerConfigs,
+  effectiveTopicConfig,
+} from '../../config/topic-configs.js';
 import { logConfigFromProps, LONG_MAX, type LogConfig, type TimestampType } from '../log/log-config.js';
 
 export type TopicOverrides = ReadonlyMap<string, string> | Readonly<Record<string, string>>;

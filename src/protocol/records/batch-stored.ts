@@ -92,6 +92,20 @@ export function parseBatchHeader(bytes: Uint8Array, off: number, avail: number, 
   return b;
 }
 
+/** Size, with the 12-byte log overhead, of the batch or legacy entry at bytes[off..] (12 bytes readable). Allocation-free. */
+export function storedBatchSize(bytes: Uint8Array, off: number): number {
+  return L.LOG_OVERHEAD + L.readInt32(bytes, off + L.BATCH_LENGTH);
+}
+
+/**
+ * parseBatchHeader(...).lastOffset without the object: baseOffset + lastOffsetDelta for v2 (61 bytes
+ * readable), the entry's offset for legacy (17 bytes readable). Allocation-free.
+ */
+export function storedBatchLastOffset(bytes: Uint8Array, off: number): number {
+  const offset = L.readInt64(bytes, off + L.BASE_OFFSET);
+  return bytes[off + L.MAGIC]! >= 2 ? offset + L.readInt32(bytes, off + L.LAST_OFFSET_DELTA) : offset;
+}
+
 /**
  * Kafka's RecordBatch.ensureValid for a batch whose bytes are data[0, size): size minimums, magic and
  * checksum (CRC-32C from attributes for v2; CRC-32 from magic for v0/v1). Throws CorruptRecordError.

@@ -70,6 +70,8 @@ export {
   hasDeleteHorizon,
   isLogAppendTime,
   parseBatchHeader,
+  storedBatchSize,
+  storedBatchLastOffset,
   ensureValidBatch,
 } from './batch-stored.js';
 export {
