@@ -196,9 +196,9 @@ test('ApiVersions: registry-derived keys, features, KIP-511 fallback, invalid so
       ],
     );
     const mv = v4.supportedFeatures.find((f) => f.name === 'metadata.version');
-    assert.deepEqual([mv?.minVersion, mv?.maxVersion], [7, 25]);
+    assert.deepEqual([mv?.minVersion, mv?.maxVersion], [7, 33]);
     assert.ok(v4.supportedFeatures.some((f) => f.name === 'group.version' && f.minVersion === 0));
-    assert.ok(v4.finalizedFeatures.some((f) => f.name === 'metadata.version' && f.maxVersionLevel === 25));
+    assert.ok(v4.finalizedFeatures.some((f) => f.name === 'metadata.version' && f.maxVersionLevel === 33));
     // Before v4, features whose minimum is 0 are left out (KAFKA-17492).
     c.send(ApiKey.ApiVersions, 3, 2, apiVersionsV3);
     const v3 = (await c.response<ApiVersionsResponse>(ApiKey.ApiVersions, 3)).body;

@@ -27,6 +27,7 @@ export const SCENARIOS = [
   'group-classic',
   'group-consumer',
   'transactions',
+  'txn-v2',
   'list-offsets-time',
   'delete-records',
 ] as const;

@@ -55,13 +55,6 @@ const LATER: Readonly<Record<string, string>> = {
   // Client telemetry (GetTelemetrySubscriptions, PushTelemetry; issue 21) is not listed: Kafka 4.4.0
   // advertises it only when a metrics reporter supporting telemetry is configured, so by default
   // neither broker does.
-  // Transactions V2 and UpdateFeatures: served by the other issue-13 branch until it is merged.
-  Produce: 'issue 13 txn branch',
-  InitProducerId: 'issue 13 txn branch',
-  EndTxn: 'issue 13 txn branch',
-  WriteTxnMarkers: 'issue 13 txn branch',
-  TxnOffsetCommit: 'issue 13 txn branch',
-  UpdateFeatures: 'issue 13 txn branch',
 };
 
 /**
@@ -101,7 +94,6 @@ const LATER_ON_CONTROLLER: Readonly<Record<string, string>> = {
   UnregisterController: LATER.UnregisterController!,
   // Leader and ISR changes sent by partition leaders: issue 15.
   AlterPartition: 'issue 15 (replication)',
-  UpdateFeatures: LATER.UpdateFeatures!,
 };
 
 type Ranges = Map<number, [number, number]>;
@@ -188,9 +180,7 @@ async function compare(
   );
   for (const d of diffs) {
     assert.ok(later[d.name], `${d.name} (key ${d.apiKey}) differs: Kafka ${d.kafka}, tkafka ${d.tkafka}`);
-    if (!later[d.name]!.startsWith('issue 13 txn branch')) {
-      assert.equal(d.tkafka, '—', `${d.name} is served by tkafka, so its range must equal Kafka's`);
-    }
+    assert.equal(d.tkafka, '—', `${d.name} is served by tkafka, so its range must equal Kafka's`);
   }
   assert.deepEqual(diffs.map((d) => d.name).sort(), Object.keys(later).sort());
 }

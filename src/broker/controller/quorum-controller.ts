@@ -54,6 +54,7 @@ import {
   type ReplicationContext,
 } from './topics.js';
 import { randomUuid } from './uuid.js';
+import { updateFeatures, type FeatureUpdate } from './features.js';
 
 const SECURITY_PROTOCOLS: Record<string, number> = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 };
 
@@ -384,6 +385,20 @@ export class QuorumController {
         return { records, result: results };
       },
       (e) => changes.map((c) => ({ resourceType: c.resourceType, resourceName: c.resourceName, ...e })),
+      options.validateOnly,
+    );
+  }
+
+  /** UpdateFeatures: all updates or none; validateOnly checks without writing. */
+  updateFeatures(updates: readonly FeatureUpdate[], options: WriteOptions = {}): Promise<ApiError> {
+    return this.write(
+      (image) => {
+        const { records, error } = updateFeatures(image, this.opts.nodeId, this.quorum.kraftVersion, updates);
+        if (error.errorCode === ErrorCode.NONE)
+          for (const u of updates) this.logger.info(`Updating feature ${u.feature} to level ${u.level}.`);
+        return { records, result: error };
+      },
+      (e) => e,
       options.validateOnly,
     );
   }

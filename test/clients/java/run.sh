@@ -5,9 +5,10 @@
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../../.." && pwd)"
 cache="$repo/.cache/clients/java"
-if [ ! -f "$cache/classes/.stamp" ] || [ ! -f "$cache/.complete" ]; then
+classes="${TKAFKA_JAVA_CLASSES:-$cache/classes}"
+if [ ! -f "$classes/.stamp" ] || [ ! -f "$cache/.complete" ]; then
   echo "java client is not set up: run bash test/clients/java/setup.sh" >&2
   exit 1
 fi
 exec java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -Xmx256m -Djava.awt.headless=true \
-  -cp "$cache/classes:$cache/lib/*" MatrixClient "$@"
+  -cp "$classes:$cache/lib/*" MatrixClient "$@"
