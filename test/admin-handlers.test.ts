@@ -17,6 +17,8 @@ import type { DescribeLogDirsResponse } from '../src/protocol/generated/protocol
 import type { DescribeTopicPartitionsResponse } from '../src/protocol/generated/protocol/DescribeTopicPartitions.js';
 import type { IncrementalAlterConfigsResponse } from '../src/protocol/generated/protocol/IncrementalAlterConfigs.js';
 import type { MetadataResponse } from '../src/protocol/generated/protocol/Metadata.js';
+import type { ListConfigResourcesResponse } from '../src/protocol/generated/protocol/ListConfigResources.js';
+import type { UnregisterBrokerResponse } from '../src/protocol/generated/protocol/UnregisterBroker.js';
 import { Reader } from '../src/protocol/codec/reader.js';
 import { Writer } from '../src/protocol/codec/writer.js';
 import { ErrorCode } from '../src/protocol/errors.js';
@@ -45,6 +47,9 @@ import { handler as incrementalAlterConfigs } from '../src/broker/api/incrementa
 import { handler as describeCluster } from '../src/broker/api/describe-cluster.js';
 import { handler as describeLogDirs } from '../src/broker/api/describe-log-dirs.js';
 import { handler as describeTopicPartitions } from '../src/broker/api/describe-topic-partitions.js';
+import { handler as listConfigResources } from '../src/broker/api/list-config-resources.js';
+import { handler as unregisterBroker } from '../src/broker/api/unregister-broker.js';
+import { toEndpoint } from '../src/broker/controller/quorum-controller.js';
 
 const CLUSTER_ID = 'MkU3OEVBNTcwNTJENDM2Qg';
 const ZERO = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -177,10 +182,10 @@ const topic = (name: string, extra: Record<string, unknown> = {}) => ({
 test('registerAdminHandlers registers every handler on its listeners', () => {
   const registry = registerAdminHandlers(new HandlerRegistry());
   const broker = registry.apis('broker').map((a) => a.apiKey);
-  assert.deepEqual(broker, [3, 19, 20, 32, 33, 35, 37, 44, 55, 60, 75]);
+  assert.deepEqual(broker, [3, 19, 20, 32, 33, 35, 37, 44, 55, 57, 60, 64, 74, 75]);
   assert.deepEqual(
     registry.apis('controller').map((a) => a.apiKey),
-    [19, 20, 32, 33, 37, 44, 55, 60],
+    [19, 20, 32, 33, 37, 44, 55, 57, 60, 64],
   );
 });
 
@@ -986,5 +991,150 @@ test('DescribeTopicPartitions: pagination cursor, partition limit, ELR fields, u
       cursor: { topicName: 'a', partitionIndex: 0 },
     });
     assert.equal(badCursor.topics[0].errorCode, ErrorCode.INVALID_REQUEST);
+  });
+});
+
+/** Registers broker `id` (fenced, as every new registration is) with a PLAINTEXT endpoint. */
+async function registerFencedBroker(controller: QuorumController, id: number): Promise<void> {
+  const r = await controller.registerBroker({
+    brokerId: id,
+    incarnationId: 'AAAAAAAAAAAAAAAAAAAAAQ',
+    listeners: [toEndpoint({ name: 'PLAINTEXT', host: 'localhost', port: 9100 + id })],
+    rack: 'r2',
+    logDirs: ['a2pX3Pm0TZWqtlQ5FhcAMw'],
+    // it supports every finalized level
+    features: new Map([...controller.image.features].map(([name, level]) => [name, { min: 0, max: level }])),
+  });
+  assert.equal(r.errorCode, 0, r.errorMessage ?? '');
+}
+
+test('DescribeCluster v2: fenced brokers only with IncludeFencedBrokers, each with IsFenced (KIP-1073)', async () => {
+  await withEnv({}, async ({ call, controller }) => {
+    await registerFencedBroker(controller, 2);
+    const alive = await call<DescribeClusterResponse>(describeCluster, 2, {
+      endpointType: 1,
+      includeFencedBrokers: false,
+    });
+    assert.deepEqual(
+      alive.brokers.map((b: { brokerId: number; isFenced: boolean }) => [b.brokerId, b.isFenced]),
+      [[1, false]],
+    );
+    const all = await call<DescribeClusterResponse>(describeCluster, 2, {
+      endpointType: 1,
+      includeFencedBrokers: true,
+    });
+    assert.deepEqual(all.brokers, [
+      { brokerId: 1, host: 'localhost', port: 9092, rack: null, isFenced: false },
+      { brokerId: 2, host: 'localhost', port: 9102, rack: 'r2', isFenced: true },
+    ]);
+    // the controller id reported is an alive broker's
+    assert.equal(all.controllerId, 1);
+    // before v2 the flag does not exist: fenced brokers stay hidden
+    assert.deepEqual(
+      (await call<DescribeClusterResponse>(describeCluster, 1, { endpointType: 1 })).brokers.map(
+        (b: { brokerId: number }) => b.brokerId,
+      ),
+      [1],
+    );
+  });
+});
+
+test('UnregisterBroker: removes a registration (leaving ISRs first); BROKER_ID_NOT_REGISTERED worded as Kafka', async () => {
+  await withEnv({}, async ({ call, controller }) => {
+    await registerFencedBroker(controller, 2);
+    assert.ok(controller.image.brokers.has(2));
+    const ok = await call<UnregisterBrokerResponse>(unregisterBroker, 0, { brokerId: 2 });
+    assert.deepEqual([ok.errorCode, ok.errorMessage], [0, null]);
+    assert.equal(controller.image.brokers.has(2), false);
+    const again = await call<UnregisterBrokerResponse>(unregisterBroker, 0, { brokerId: 2 });
+    assert.deepEqual(
+      [again.errorCode, again.errorMessage],
+      [ErrorCode.BROKER_ID_NOT_REGISTERED, 'Broker ID 2 is not currently registered'],
+    );
+    // served on the controller listener too (ControllerApis.handleUnregisterBroker)
+    const ctl = await call<UnregisterBrokerResponse>(unregisterBroker, 0, { brokerId: 7 }, 'CONTROLLER');
+    assert.equal(ctl.errorCode, ErrorCode.BROKER_ID_NOT_REGISTERED);
+  });
+});
+
+test('ListConfigResources: v0 client metrics only; v1 by type in Kafka 4.4 order; unsupported type', async () => {
+  await withEnv({}, async ({ call, controller }) => {
+    await call<CreateTopicsResponse>(createTopics, 7, {
+      topics: [topic('zeta'), topic('alpha')],
+      timeoutMs: 5000,
+      validateOnly: false,
+    });
+    await registerFencedBroker(controller, 2);
+    const alter = await call<IncrementalAlterConfigsResponse>(incrementalAlterConfigs, 1, {
+      resources: [
+        {
+          resourceType: ConfigResourceType.Group,
+          resourceName: 'g1',
+          configs: [{ name: 'consumer.session.timeout.ms', configOperation: SET, value: '50000' }],
+        },
+        {
+          resourceType: ConfigResourceType.ClientMetrics,
+          resourceName: 'cm1',
+          configs: [{ name: 'interval.ms', configOperation: SET, value: '60000' }],
+        },
+      ],
+      validateOnly: false,
+    });
+    assert.deepEqual(
+      alter.responses.map((r: { errorCode: number }) => r.errorCode),
+      [0, 0],
+    );
+    const list = async (version: number, resourceTypes: number[]) => {
+      const r = await call<ListConfigResourcesResponse>(listConfigResources, version, { resourceTypes });
+      return [
+        r.errorCode,
+        r.configResources.map(
+          (c: { resourceType: number; resourceName: string }) => `${c.resourceType}:${c.resourceName}`,
+        ),
+      ];
+    };
+    assert.deepEqual(await list(0, []), [0, ['16:cm1']]);
+    // empty = every supported type: groups, client metrics, broker loggers, brokers (fenced too), topics
+    assert.deepEqual(await list(1, []), [0, ['32:g1', '16:cm1', '8:1', '8:2', '4:1', '4:2', '2:alpha', '2:zeta']]);
+    // the order is Kafka's, whatever the request's
+    assert.deepEqual(await list(1, [2, 4]), [0, ['4:1', '4:2', '2:alpha', '2:zeta']]);
+    assert.deepEqual(await list(1, [32]), [0, ['32:g1']]);
+    assert.deepEqual(await list(1, [2, 99]), [ErrorCode.UNSUPPORTED_VERSION, []]);
+    // a resource whose last dynamic config is deleted is no longer listed
+    await call<IncrementalAlterConfigsResponse>(incrementalAlterConfigs, 1, {
+      resources: [
+        {
+          resourceType: ConfigResourceType.Group,
+          resourceName: 'g1',
+          configs: [{ name: 'consumer.session.timeout.ms', configOperation: DELETE, value: null }],
+        },
+      ],
+      validateOnly: false,
+    });
+    assert.deepEqual(await list(1, [32]), [0, []]);
+  });
+});
+
+test('Metadata v13: top-level error code NONE, topics by id as in v12', async () => {
+  await withEnv({}, async ({ call }) => {
+    const created = await call<CreateTopicsResponse>(createTopics, 7, {
+      topics: [topic('m13', { numPartitions: 2 })],
+      timeoutMs: 5000,
+      validateOnly: false,
+    });
+    const id = created.topics[0].topicId;
+    const r = await call<MetadataResponse>(metadata, 13, {
+      topics: [{ topicId: id, name: null }],
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    assert.equal(r.errorCode, 0);
+    assert.deepEqual([r.topics[0].errorCode, r.topics[0].name, r.topics[0].partitions.length], [0, 'm13', 2]);
+    const unknown = await call<MetadataResponse>(metadata, 13, {
+      topics: [{ topicId: 'EREREREREREREREREREREQ', name: null }],
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    assert.deepEqual([unknown.errorCode, unknown.topics[0].errorCode], [0, ErrorCode.UNKNOWN_TOPIC_ID]);
   });
 });

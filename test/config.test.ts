@@ -374,7 +374,7 @@ test('value parsing helpers match Java', () => {
   assert.equal(parseType('x', '1e3', 'double'), 1000);
   assert.equal(metadataVersionFromString('3.7').version, '3.7-IV4');
   assert.equal(metadataVersionFromString('4.0-IV0').level, 22);
-  assert.equal(LATEST_PRODUCTION.version, '4.0-IV0');
+  assert.equal(LATEST_PRODUCTION.version, '4.4-IV2');
   assert.throws(() => metadataVersionFromString('9.9'), /Version 9.9 is not a valid version/);
 });
 

@@ -26,8 +26,8 @@ test('bootstrap: metadata.version, local broker registered and unfenced, control
     const img = c.image;
     assert.equal(img.clusterId, CLUSTER_ID);
     assert.equal(img.controllerId, 1);
-    assert.equal(img.metadataVersion, 22);
-    assert.equal(img.features.get('metadata.version'), 22);
+    assert.equal(img.metadataVersion, 33);
+    assert.equal(img.features.get('metadata.version'), 33);
     const b = img.brokers.get(1)!;
     assert.ok(b, 'local broker registered');
     assert.equal(b.fenced, false);

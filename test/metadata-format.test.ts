@@ -147,15 +147,17 @@ test('metadata log batches decode with the generated codec: control batch first,
     assert.deepEqual(seen, [
       'BeginTransactionRecord:0',
       'FeatureLevelRecord:0',
+      'FeatureLevelRecord:0',
+      'FeatureLevelRecord:0',
       'ZkMigrationStateRecord:0',
       'EndTransactionRecord:0',
       'RegisterControllerRecord:0',
-      'RegisterBrokerRecord:3',
+      'RegisterBrokerRecord:4',
       'BrokerRegistrationChangeRecord:0',
       'TopicRecord:0',
       'ConfigRecord:0',
-      'PartitionRecord:1',
-      'PartitionRecord:1',
+      'PartitionRecord:2',
+      'PartitionRecord:2',
       'ProducerIdsRecord:0',
       'RemoveTopicRecord:0',
     ]);
@@ -172,7 +174,7 @@ test('metadata log batches decode with the generated codec: control batch first,
     const reg = batches
       .flatMap((b) => (b.isControl ? [] : b.records.map((r) => decodeFramed(r.value!))))
       .find((d) => d.name === 'RegisterBrokerRecord')!;
-    assert.equal(reg.data.brokerEpoch, 8n, 'broker epoch = offset of its RegisterBrokerRecord');
+    assert.equal(reg.data.brokerEpoch, 10n, 'broker epoch = offset of its RegisterBrokerRecord');
     assert.equal(reg.data.fenced, true);
     assert.deepEqual(reg.data.logDirs, ['J8aAPcfLQt2bqs1JT_rMgQ']);
   } finally {

@@ -191,14 +191,14 @@ test('ApiVersions: registry-derived keys, features, KIP-511 fallback, invalid so
     assert.deepEqual(
       v4.apiKeys.map((k) => [k.apiKey, k.minVersion, k.maxVersion]),
       [
-        [18, 0, 4],
+        [18, 0, 5],
         [36, 0, 1],
       ],
     );
     const mv = v4.supportedFeatures.find((f) => f.name === 'metadata.version');
-    assert.deepEqual([mv?.minVersion, mv?.maxVersion], [7, 25]);
+    assert.deepEqual([mv?.minVersion, mv?.maxVersion], [7, 33]);
     assert.ok(v4.supportedFeatures.some((f) => f.name === 'group.version' && f.minVersion === 0));
-    assert.ok(v4.finalizedFeatures.some((f) => f.name === 'metadata.version' && f.maxVersionLevel === 25));
+    assert.ok(v4.finalizedFeatures.some((f) => f.name === 'metadata.version' && f.maxVersionLevel === 33));
     // Before v4, features whose minimum is 0 are left out (KAFKA-17492).
     c.send(ApiKey.ApiVersions, 3, 2, apiVersionsV3);
     const v3 = (await c.response<ApiVersionsResponse>(ApiKey.ApiVersions, 3)).body;
@@ -222,7 +222,7 @@ test('ApiVersions: registry-derived keys, features, KIP-511 fallback, invalid so
     assert.equal(fallback.body.errorCode, 35);
     assert.deepEqual(
       fallback.body.apiKeys.map((k) => [k.apiKey, k.minVersion, k.maxVersion]),
-      [[18, 0, 4]],
+      [[18, 0, 5]],
     );
     assert.equal(h.entries.at(-1)!.apiVersion, 127);
 

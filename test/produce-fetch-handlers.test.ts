@@ -708,7 +708,7 @@ test('the data handlers register within the codec ranges', () => {
   assert.deepEqual(
     apis.map((a) => [a.apiKey, a.minVersion, a.maxVersion]),
     [
-      [ApiKey.Produce, 3, 11],
+      [ApiKey.Produce, 3, 13],
       [ApiKey.Fetch, 4, 17],
       [ApiKey.ListOffsets, 1, 10],
       [ApiKey.DeleteRecords, 0, 2],

@@ -73,9 +73,9 @@ test('storage format, then info, then format again', async () => {
     assert.equal(f.code, 0, f.stderr);
     const lines = f.stdout.trim().split('\n').sort();
     assert.deepEqual(lines, [
-      `Formatting data directory ${dir}/data1 with metadata.version 4.0-IV0.`,
-      `Formatting data directory ${dir}/data2 with metadata.version 4.0-IV0.`,
-      `Formatting metadata directory ${dir}/meta with metadata.version 4.0-IV0.`,
+      `Formatting data directory ${dir}/data1 with metadata.version 4.4-IV2.`,
+      `Formatting data directory ${dir}/data2 with metadata.version 4.4-IV2.`,
+      `Formatting metadata directory ${dir}/meta with metadata.version 4.4-IV2.`,
     ]);
     const ids = new Set<string>();
     for (const d of ['data1', 'data2', 'meta']) {
@@ -142,7 +142,7 @@ test('storage format, then info, then format again', async () => {
     assert.equal(partial.code, 1);
     assert.match(partial.stdout, new RegExp(`Found problem:\\n  ${dir}/data2 is not formatted\\.\\n\\n$`));
     const fill = await tkafka(['storage', 'format', '-c', cfg, '-t', clusterId, '-g']);
-    assert.equal(fill.stdout, `Formatting data directory ${dir}/data2 with metadata.version 4.0-IV0.\n`);
+    assert.equal(fill.stdout, `Formatting data directory ${dir}/data2 with metadata.version 4.4-IV2.\n`);
   });
 });
 
@@ -198,8 +198,43 @@ test('storage format option and config errors', async () => {
 
     const old = await tkafka(['storage', 'format', '-c', cfg, '-t', 'x', '--release-version', '3.0-IV0']);
     assert.deepEqual([old.code, old.stderr], [1, 'metadata.version 3.0-IV0 is too old to be supported.\n']);
-    const unstable = await tkafka(['storage', 'format', '-c', cfg, '-t', 'x', '-r', '4.0-IV3']);
-    assert.deepEqual([unstable.code, unstable.stderr], [1, 'metadata.version 4.0-IV3 is not yet stable.\n']);
+    const unstable = await tkafka(['storage', 'format', '-c', cfg, '-t', 'x', '-r', '4.5-IV0']);
+    assert.deepEqual([unstable.code, unstable.stderr], [1, 'metadata.version 4.5-IV0 is not yet stable.\n']);
+    // --feature: only features tkafka implements; metadata.version=X only without --release-version
+    const share = await tkafka(['storage', 'format', '-c', cfg, '-t', 'x', '--feature', 'share.version=1']);
+    assert.deepEqual(
+      [share.code, share.stderr],
+      [
+        1,
+        'Unsupported feature: share.version. Supported features are: group.version, kraft.version, transaction.version\n',
+      ],
+    );
+    const ambiguous = await tkafka([
+      'storage',
+      'format',
+      '-c',
+      cfg,
+      '-t',
+      'x',
+      '-r',
+      '4.4',
+      '-f',
+      'metadata.version=25',
+    ]);
+    assert.deepEqual(
+      [ambiguous.code, ambiguous.stderr],
+      [1, 'Use --release-version instead of --feature metadata.version=X to avoid ambiguity.\n'],
+    );
+    const kraft = await tkafka(['storage', 'format', '-c', cfg, '-t', 'x', '-f', 'kraft.version=1']);
+    assert.deepEqual(
+      [kraft.code, kraft.stderr],
+      [
+        1,
+        'Cannot set kraft.version to 1 unless KIP-853 configuration is present. Try removing the --feature flag for kraft.version.\n',
+      ],
+    );
+    const tv3 = await tkafka(['storage', 'format', '-c', cfg, '-t', 'x', '-f', 'transaction.version=3']);
+    assert.deepEqual([tv3.code, tv3.stderr], [1, 'No feature:transaction.version with feature level 3\n']);
     const both = await tkafka(['storage', 'format', '-c', cfg, '-t', 'x', '-s', '-N']);
     assert.equal(both.code, 1);
     assert.match(
@@ -234,18 +269,18 @@ test('storage format option and config errors', async () => {
     assert.equal(standalone.code, 0, standalone.stderr);
     assert.match(
       standalone.stdout,
-      new RegExp(`Formatting dynamic metadata voter directory ${dir}/meta with metadata.version 4.0-IV0\\.`),
+      new RegExp(`Formatting dynamic metadata voter directory ${dir}/meta with metadata.version 4.4-IV2\\.`),
     );
   });
 });
 
 test('storage version-mapping and feature-dependencies', async () => {
   const m = await tkafka(['storage', 'version-mapping']);
-  assert.equal(m.stdout, 'metadata.version=22 (4.0-IV0)\nkraft.version=1\ntransaction.version=0\ngroup.version=1\n');
+  assert.equal(m.stdout, 'metadata.version=33 (4.4-IV2)\nkraft.version=1\ntransaction.version=2\ngroup.version=1\n');
   const bad = await tkafka(['storage', 'version-mapping', '-r', 'nope']);
   assert.deepEqual(
     [bad.code, bad.stderr],
-    [1, "Unknown release version 'nope'. Supported versions are: 3.3-IV0 to 4.0-IV0\n"],
+    [1, "Unknown release version 'nope'. Supported versions are: 3.3-IV0 to 4.4-IV2\n"],
   );
   const d = await tkafka([
     'storage',
@@ -315,8 +350,8 @@ test('ensureFormatted: first start formats, later starts verify', async () => {
     assert.match(first.clusterId, UUID_RE);
     assert.equal(first.directoryIds.size, 2);
     assert.deepEqual(hooked.sort(), [
-      `${join(dir, 'a')}:metadata.version=22,group.version=1`,
-      `${join(dir, 'b')}:metadata.version=22,group.version=1`,
+      `${join(dir, 'a')}:metadata.version=33,group.version=1,transaction.version=2`,
+      `${join(dir, 'b')}:metadata.version=33,group.version=1,transaction.version=2`,
     ]);
     const second = await ensureFormatted(config);
     assert.equal(second.formatted, false);

@@ -280,3 +280,27 @@ test("operation failures: Kafka's first two stderr lines, no stack trace", async
   assert.equal(q.code, 1);
   assert.match(q.err, /^The broker at 127\.0\.0\.1:\d+ does not support the DescribeClientQuotas API \(key 48\)\n$/);
 });
+
+test('groups: one that only has dynamic configs exists (ListConfigResources v1); an unknown one does not', async () => {
+  const set = await tkafka([
+    ...B(),
+    '--alter',
+    '--entity-type',
+    'groups',
+    '--entity-name',
+    'cfg-only',
+    '--add-config',
+    'consumer.session.timeout.ms=50000',
+  ]);
+  assert.deepEqual([set.code, set.out], [0, 'Completed updating config for group cfg-only.\n']);
+  const line =
+    'consumer.session.timeout.ms=50000 sensitive=false synonyms={DYNAMIC_GROUP_CONFIG:consumer.session.timeout.ms=50000}';
+  const one = await tkafka([...B(), '--describe', '--entity-type', 'groups', '--entity-name', 'cfg-only']);
+  assert.deepEqual([one.code, one.out], [0, `Dynamic configs for group cfg-only are:\n  ${line}\n`]);
+  // listed among all groups though no member ever joined it (Kafka 4.4's ConfigCommand prints the same)
+  const all = await tkafka([...B(), '--describe', '--entity-type', 'groups']);
+  assert.equal(all.code, 0);
+  assert.ok(all.out.includes(`Dynamic configs for group cfg-only are:\n  ${line}\n`), all.out);
+  const none = await tkafka([...B(), '--describe', '--entity-type', 'groups', '--entity-name', 'nogroup']);
+  assert.deepEqual([none.code, none.out], [0, "The group 'nogroup' doesn't exist and doesn't have dynamic config.\n"]);
+});

@@ -334,7 +334,9 @@ test('a second producer with the same transactional id fences the first, abortin
   await addPartitions('fence', first.producerId, first.producerEpoch, [{ name: 'tx', partitions: [1] }]);
   const w = await produce('tx', 1, txnBatch(first.producerId, first.producerEpoch, 0, ['zombie']), 'fence');
   assert.equal(w.errorCode, 0);
-  // the first attempt aborts the open transaction and asks to retry; the retry gets epoch + 2
+  // the first attempt aborts the open transaction and asks to retry. The cluster finalizes
+  // transaction.version 2, so the coordinator's own abort is a V2 one: the fence bumps the epoch and
+  // the abort bumps it again (TransactionMetadata.prepareAbortOrCommit); the retry gets epoch + 3
   const r1 = await c.request(ApiKey.InitProducerId, 4, {
     transactionalId: 'fence',
     transactionTimeoutMs: 60000,
@@ -353,7 +355,7 @@ test('a second producer with the same transactional id fences the first, abortin
   });
   assert.equal(second.errorCode, 0);
   assert.equal(second.producerId, first.producerId);
-  assert.equal(second.producerEpoch, first.producerEpoch + 2);
+  assert.equal(second.producerEpoch, first.producerEpoch + 3);
   assert.equal(
     (await endTxn('fence', first.producerId, first.producerEpoch, true)).errorCode,
     ErrorCode.PRODUCER_FENCED,
@@ -387,7 +389,8 @@ test('a transaction past its timeout is aborted by the coordinator', async () =>
     10_000,
   );
   assert.equal(await latest('tx', 0, 1), await latest('tx', 0, 0));
-  assert.equal((await describeTxn('slow')).producerEpoch, epoch + 1);
+  // fenced (+1), then aborted as a V2 transaction (+1): transaction.version 2 is finalized
+  assert.equal((await describeTxn('slow')).producerEpoch, epoch + 2);
   assert.equal((await endTxn('slow', pid, epoch, true)).errorCode, ErrorCode.PRODUCER_FENCED);
 });
 

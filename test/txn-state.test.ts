@@ -74,9 +74,9 @@ test('__transaction_state key and value bytes', () => {
 
 test('state machine: invalid transitions throw; a pending transition blocks another', () => {
   const m = new TransactionMetadata('t', 1, -1, -1, 0, -1, 1000, TxnState.Empty, -1, 0);
-  assert.throws(() => m.prepareAbortOrCommit(TxnState.PrepareCommit, 1), /not a valid previous state/);
-  const add = m.prepareAddPartitions([tpKey('a', 0)], 5);
-  assert.throws(() => m.prepareAddPartitions([tpKey('a', 1)], 6), /already a pending state/);
+  assert.throws(() => m.prepareAbortOrCommit(TxnState.PrepareCommit, 0, -1, 1, false), /not a valid previous state/);
+  const add = m.prepareAddPartitions([tpKey('a', 0)], 5, 0);
+  assert.throws(() => m.prepareAddPartitions([tpKey('a', 1)], 6, 0), /already a pending state/);
   m.completeTransitionTo(add);
   assert.equal(m.state, TxnState.Ongoing);
   assert.equal(m.txnStartTimestamp, 5);
@@ -156,7 +156,7 @@ test('a transaction loaded in PrepareCommit gets its markers and completes; an o
   assert.equal(await first.c.handleAddPartitions('t2', init2.producerId, init2.producerEpoch, [tpKey('bar', 0)]), 0);
   // simulate a crash right after PrepareCommit was written: append the record by hand
   const m = (first.sm.getTransactionState('t1') as { entry: { metadata: TransactionMetadata } }).entry.metadata;
-  const prepare = m.prepareAbortOrCommit(TxnState.PrepareCommit, Date.now());
+  const prepare = m.prepareAbortOrCommit(TxnState.PrepareCommit, 0, -1, Date.now(), false);
   assert.equal(await first.sm.appendTransactionToLog('t1', 3, prepare), 0);
   assert.deepEqual(written, []);
 
@@ -178,4 +178,35 @@ test('a transaction loaded in PrepareCommit gets its markers and completes; an o
   const third = coordinator(io, []);
   const again = await third.sm.loadPartition(0, 5);
   assert.equal(again.find((t) => t.transactionalId === 't1')!.state, TxnState.CompleteCommit);
+});
+
+test('transactions V2: an exhausted epoch rotates to a new producer id at EndTxn; the retry is recognised', async () => {
+  const io = memoryIO();
+  const written: string[] = [];
+  const { sm, c, markers } = coordinator(io, written);
+  await sm.loadPartition(0, 0);
+  const init = await c.handleInitProducerId('rot', 60000);
+  assert.equal(init.errorCode, 0);
+  const m = (sm.getTransactionState('rot') as { entry: { metadata: TransactionMetadata } }).entry.metadata;
+  // as if 32,766 transactions had bumped the epoch (Short.MaxValue - 1: exhausted)
+  m.producerEpoch = 32766;
+  assert.equal(await c.handleAddPartitions('rot', init.producerId, 32766, [tpKey('foo', 0)], 2), 0);
+  const end = await c.handleEndTxn('rot', init.producerId, 32766, true, 2);
+  assert.equal(end.errorCode, 0);
+  assert.notEqual(end.producerId, init.producerId);
+  assert.equal(end.producerEpoch, 0);
+  await markers.completion('rot');
+  // the marker carries the old id at Short.MaxValue; then the transaction continues on the new id
+  assert.deepEqual(written, [`foo-0 COMMIT pid=${init.producerId} epoch=32767 ce=0`]);
+  assert.deepEqual(
+    [m.state, m.producerId, m.producerEpoch, m.previousProducerId],
+    [TxnState.CompleteCommit, end.producerId, 0, init.producerId],
+  );
+  // a retry with the old id and epoch gets the same answer; a V1 EndTxn with them is not recognised
+  const retry = await c.handleEndTxn('rot', init.producerId, 32766, true, 2);
+  assert.deepEqual([retry.errorCode, retry.producerId, retry.producerEpoch], [0, end.producerId, 0]);
+  assert.equal(
+    (await c.handleEndTxn('rot', init.producerId, 32766, true, 0)).errorCode,
+    ErrorCode.INVALID_PRODUCER_ID_MAPPING,
+  );
 });

@@ -303,7 +303,9 @@ test(
     assert.equal(dump.exitCode, 0, dump.stderr);
     assert.match(
       dump.stdout,
-      new RegExp(`producerId: ${pid} producerEpoch: 1 .*isTransactional: true isControl: true`),
+      // the coordinator's abort of the timed-out transaction is a V2 one (transaction.version 2):
+      // fenced (+1) and aborted (+1)
+      new RegExp(`producerId: ${pid} producerEpoch: 2 .*isTransactional: true isControl: true`),
     );
     assert.match(dump.stdout, /endTxnMarker: ABORT coordinatorEpoch: \d+/);
   },

@@ -1,6 +1,8 @@
 // metadata.version (MetadataVersion) and the finalized-feature table used by `storage format`
-// and the bootstrap checkpoint. Values follow the Kafka source the references were taken from
-// (4.0.0-SNAPSHOT, Oct 2024): latest production metadata.version is 4.0-IV0 (feature level 22).
+// and the bootstrap checkpoint. Values follow Kafka 4.4.0 (server-common MetadataVersion and
+// Feature): latest production metadata.version is 4.4-IV2 (feature level 33), 4.5-IV0 is unstable.
+// Of Kafka 4.4's production features tkafka implements kraft.version, transaction.version and
+// group.version; UNIMPLEMENTED_FEATURES are never finalized (see there).
 
 export interface MetadataVersionInfo {
   /** e.g. "3.7-IV2" (or "0.8.0" for old IBPs without a sub-version). */
@@ -73,6 +75,15 @@ const KRAFT_VERSIONS = [
   '4.0-IV1',
   '4.0-IV2',
   '4.0-IV3',
+  '4.1-IV0',
+  '4.1-IV1',
+  '4.2-IV0',
+  '4.2-IV1',
+  '4.3-IV0',
+  '4.4-IV0',
+  '4.4-IV1',
+  '4.4-IV2',
+  '4.5-IV0',
 ];
 
 const releaseOf = (v: string): string => (v.includes('-') ? v.slice(0, v.indexOf('-')) : v);
@@ -93,7 +104,7 @@ export const MINIMUM_KRAFT_VERSION = byLevel(1);
 /** The lowest version `storage format` advertises in its help (`IBP_3_0_IV0`). */
 export const MINIMUM_FORMAT_HELP_VERSION = '3.0-IV0';
 export const MINIMUM_BOOTSTRAP_VERSION = byLevel(4); // 3.3-IV0
-export const LATEST_PRODUCTION = byLevel(22); // 4.0-IV0
+export const LATEST_PRODUCTION = byLevel(33); // 4.4-IV2
 export const LATEST_TESTING = METADATA_VERSIONS[METADATA_VERSIONS.length - 1];
 
 export function isProduction(mv: MetadataVersionInfo): boolean {
@@ -130,19 +141,23 @@ export interface FeatureDef {
   levels: ReadonlyArray<readonly [number, number]>;
 }
 
-/** Features.PRODUCTION_FEATURES (kraft.version, transaction.version, group.version). */
+/**
+ * The Features.PRODUCTION_FEATURES of Kafka 4.4 that tkafka implements (kraft.version,
+ * transaction.version, group.version), with the metadata.version each level bootstraps at
+ * (FeatureVersion.bootstrapMetadataVersion); none of their levels has a dependency.
+ */
 export const PRODUCTION_FEATURES: readonly FeatureDef[] = [
   {
     name: 'kraft.version',
     levels: [
-      [0, 1],
+      [0, 7],
       [1, 21],
     ],
   },
   {
     name: 'transaction.version',
     levels: [
-      [0, 1],
+      [0, 7],
       [1, 24],
       [2, 24],
     ],
@@ -150,11 +165,22 @@ export const PRODUCTION_FEATURES: readonly FeatureDef[] = [
   {
     name: 'group.version',
     levels: [
-      [0, 1],
+      [0, 7],
       [1, 22],
     ],
   },
 ];
+
+/**
+ * Kafka 4.4 production features tkafka does not implement, so it neither supports nor finalizes
+ * them (a 4.4 `kafka-storage format` would finalize each at level 1-2): finalizing a level whose
+ * semantics the broker does not honour would let clients rely on it.
+ */
+export const UNIMPLEMENTED_FEATURES: ReadonlyMap<string, string> = new Map([
+  ['eligible.leader.replicas.version', 'eligible leader replicas (KIP-966) belong to the replication work'],
+  ['share.version', 'share groups (KIP-932) are not served yet'],
+  ['streams.version', 'streams groups (KIP-1071) are not served yet'],
+]);
 
 /** Features.defaultValue: the highest level whose bootstrap version is <= mv. */
 export function featureDefaultLevel(feature: FeatureDef, mv: MetadataVersionInfo): number {
@@ -167,16 +193,48 @@ export function featureDefaultLevel(feature: FeatureDef, mv: MetadataVersionInfo
 }
 
 /**
- * The feature levels `storage format` settles on (Formatter.calculateEffectiveFeatureLevels without
- * --feature): metadata.version, kraft.version (1 only for a dynamic quorum), the rest at defaults.
+ * The feature levels `storage format` settles on (Formatter.calculateEffectiveFeatureLevels):
+ * metadata.version, the --feature levels given (only features tkafka implements), kraft.version (1
+ * only for a dynamic quorum, and a given level must agree with the quorum), the rest at their
+ * defaults for the metadata.version. Throws the Formatter's message for an invalid request.
  */
-export function formatFeatureLevels(mv: MetadataVersionInfo, dynamicQuorum: boolean): Map<string, number> {
+export function formatFeatureLevels(
+  mv: MetadataVersionInfo,
+  dynamicQuorum: boolean,
+  requested: ReadonlyMap<string, number> = new Map(),
+): Map<string, number> {
+  const known = [...PRODUCTION_FEATURES].map((f) => f.name).sort();
+  for (const name of requested.keys()) {
+    if (name !== 'metadata.version' && !known.includes(name))
+      throw new Error(`Unsupported feature: ${name}. Supported features are: ${known.join(', ')}`);
+  }
   const levels = new Map<string, number>([['metadata.version', mv.level]]);
   for (const f of PRODUCTION_FEATURES) {
-    if (f.name === 'kraft.version') levels.set(f.name, dynamicQuorum ? 1 : 0);
-    else levels.set(f.name, featureDefaultLevel(f, mv));
+    const given = requested.get(f.name);
+    if (f.name === 'kraft.version') levels.set(f.name, effectiveKRaftVersion(given, dynamicQuorum));
+    else levels.set(f.name, given ?? featureDefaultLevel(f, mv));
+  }
+  for (const f of PRODUCTION_FEATURES) {
+    const level = levels.get(f.name)!;
+    if (!f.levels.some(([l]) => l === level)) throw new Error(`No feature:${f.name} with feature level ${level}`);
+    // Features.validateVersion: no tkafka feature depends on more than metadata.version 3.3-IV0
+    if (level >= 1 && mv.level < 4)
+      throw new Error(`${f.name} could not be set to ${level} because it depends on metadata.version=4 (3.3-IV0)`);
   }
   return levels;
+}
+
+function effectiveKRaftVersion(given: number | undefined, dynamicQuorum: boolean): number {
+  if (given === undefined) return dynamicQuorum ? 1 : 0;
+  if (given === 0 && dynamicQuorum)
+    throw new Error(
+      `Cannot set kraft.version to ${given} if KIP-853 configuration is present. Try removing the --feature flag for kraft.version.`,
+    );
+  if (given !== 0 && !dynamicQuorum)
+    throw new Error(
+      `Cannot set kraft.version to ${given} unless KIP-853 configuration is present. Try removing the --feature flag for kraft.version.`,
+    );
+  return given;
 }
 
 /**

@@ -605,6 +605,44 @@ export const ERROR_TABLE: readonly KafkaErrorInfo[] = [
   { code: 126, name: 'DUPLICATE_VOTER', retriable: false, message: 'The voter is already part of the set of voters.' },
   { code: 127, name: 'VOTER_NOT_FOUND', retriable: false, message: 'The voter is not part of the set of voters.' },
   { code: 128, name: 'INVALID_REGULAR_EXPRESSION', retriable: false, message: 'The regular expression is not valid.' },
+  {
+    code: 129,
+    name: 'REBOOTSTRAP_REQUIRED',
+    retriable: false,
+    message: 'Client metadata is stale. The client should rebootstrap to obtain new metadata.',
+  },
+  { code: 130, name: 'STREAMS_INVALID_TOPOLOGY', retriable: false, message: 'The supplied topology is invalid.' },
+  {
+    code: 131,
+    name: 'STREAMS_INVALID_TOPOLOGY_EPOCH',
+    retriable: false,
+    message: 'The supplied topology epoch is invalid.',
+  },
+  { code: 132, name: 'STREAMS_TOPOLOGY_FENCED', retriable: false, message: 'The supplied topology epoch is outdated.' },
+  {
+    code: 133,
+    name: 'SHARE_SESSION_LIMIT_REACHED',
+    retriable: true,
+    message: 'The limit of share sessions has been reached.',
+  },
+  {
+    code: 134,
+    name: 'GROUP_DELETION_FAILED',
+    retriable: false,
+    message: 'DeleteGroups could not complete; see the error message on the per-group result for details.',
+  },
+  {
+    code: 135,
+    name: 'STREAMS_TOPOLOGY_DESCRIPTION_UPDATE_FAILED',
+    retriable: false,
+    message: 'The broker could not process the topology description update; see the error message for details.',
+  },
+  {
+    code: 136,
+    name: 'CONTROLLER_ID_NOT_REGISTERED',
+    retriable: false,
+    message: 'The given controller ID was not registered.',
+  },
 ];
 
 /** Error codes by name: `ErrorCode.NOT_LEADER_OR_FOLLOWER === 6`. */
@@ -739,6 +777,14 @@ export const ErrorCode = {
   DUPLICATE_VOTER: 126,
   VOTER_NOT_FOUND: 127,
   INVALID_REGULAR_EXPRESSION: 128,
+  REBOOTSTRAP_REQUIRED: 129,
+  STREAMS_INVALID_TOPOLOGY: 130,
+  STREAMS_INVALID_TOPOLOGY_EPOCH: 131,
+  STREAMS_TOPOLOGY_FENCED: 132,
+  SHARE_SESSION_LIMIT_REACHED: 133,
+  GROUP_DELETION_FAILED: 134,
+  STREAMS_TOPOLOGY_DESCRIPTION_UPDATE_FAILED: 135,
+  CONTROLLER_ID_NOT_REGISTERED: 136,
 } as const;
 export type ErrorName = keyof typeof ErrorCode;
 

@@ -29,6 +29,7 @@ export const SCENARIOS = [
   'group-upgrade',
   'group-downgrade',
   'transactions',
+  'txn-v2',
   'list-offsets-time',
   'delete-records',
 ] as const;

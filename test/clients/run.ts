@@ -97,6 +97,8 @@ export interface MatrixResult {
 }
 
 export const DEFAULT_TIMEOUT_MS = 90_000;
+/** Scenarios allowed longer than the default (txn-v2 runs 1,000 transactions). */
+export const SCENARIO_TIMEOUT_MS: Readonly<Record<string, number>> = { 'txn-v2': 300_000 };
 const DEFAULT_JSON = join(REPO_ROOT, '.cache', 'clients', 'results.json');
 
 interface ProgramResult {
@@ -258,8 +260,35 @@ interface RunningBroker {
   close(): Promise<void>;
 }
 
+/**
+ * TKAFKA_MATRIX_REQUEST_LOG=1: tkafka runs with `tkafka.request.log=true` and each tkafka row's
+ * detail lists the versions of the transaction APIs the scenario's client sent (e.g. whether a
+ * client used transactions V2: EndTxn v5, Produce v12+).
+ */
+const REQUEST_LOG = process.env.TKAFKA_MATRIX_REQUEST_LOG === '1';
+const TXN_APIS = new Set([
+  'Produce',
+  'InitProducerId',
+  'AddPartitionsToTxn',
+  'AddOffsetsToTxn',
+  'EndTxn',
+  'TxnOffsetCommit',
+]);
+
+/** "EndTxn v5 x1000, Produce v12 x1002, ..." from request-log lines. */
+export function transactionApiSummary(log: string): string {
+  const counts = new Map<string, number>();
+  for (const m of log.matchAll(/\[request\] client=.*? api=(\w+) v(\d+) /g)) {
+    if (!TXN_APIS.has(m[1]!)) continue;
+    const k = `${m[1]} v${m[2]}`;
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  return [...counts].map(([k, n]) => `${k} x${n}`).join(', ');
+}
+
 async function startTkafka(): Promise<RunningBroker> {
-  const b: BrokerProcess = await startBroker({ overrides: BROKER_OVERRIDES });
+  const overrides = REQUEST_LOG ? { ...BROKER_OVERRIDES, 'tkafka.request.log': 'true' } : BROKER_OVERRIDES;
+  const b: BrokerProcess = await startBroker({ overrides });
   return {
     name: 'tkafka',
     bootstrap: b.bootstrap,
@@ -431,7 +460,7 @@ export async function runMatrix(opts: MatrixOptions = {}): Promise<MatrixResult>
         }
         for (const b of brokers) {
           const mark = b.logMark?.() ?? 0;
-          const r = await runProgram(fam.argv, s, b.bootstrap, timeoutMs);
+          const r = await runProgram(fam.argv, s, b.bootstrap, Math.max(timeoutMs, SCENARIO_TIMEOUT_MS[s] ?? 0));
           const row: Row = {
             family: f.family,
             version: f.version,
@@ -441,6 +470,10 @@ export async function runMatrix(opts: MatrixOptions = {}): Promise<MatrixResult>
             detail: r.detail,
             ms: r.ms,
           };
+          if (REQUEST_LOG && b.logSince) {
+            const summary = transactionApiSummary(b.logSince(mark));
+            if (summary) row.detail += `${row.detail ? '\n' : ''}[requests] ${summary}`;
+          }
           if (r.status === 'fail' && b.logSince) {
             const problems = b
               .logSince(mark)

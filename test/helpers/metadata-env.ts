@@ -41,7 +41,11 @@ export async function addBrokers(
       brokerId: id,
       incarnationId: Buffer.alloc(16, id).toString('base64url'),
       listeners: [{ name: 'PLAINTEXT', host: 'localhost', port: 9092 + id * 10, securityProtocol: 0 }],
-      features: new Map([['metadata.version', { min: 1, max: 22 }]]),
+      features: new Map([
+        ['metadata.version', { min: 7, max: 33 }],
+        ['group.version', { min: 0, max: 1 }],
+        ['transaction.version', { min: 0, max: 2 }],
+      ]),
       rack: rack(id),
       logDirs: [Buffer.alloc(16, 100 + id).toString('base64url')],
     });

@@ -77,6 +77,7 @@ async function handle(
         Number(t.producerId),
         t.producerEpoch,
         unique,
+        v > 3 ? 2 : 0, // TransactionVersion.transactionVersionForAddPartitionsToTxn
       );
       if (v < 2 && code === ErrorCode.PRODUCER_FENCED) code = ErrorCode.INVALID_PRODUCER_EPOCH;
       codes = new Map(unique.map((k) => [k, code]));

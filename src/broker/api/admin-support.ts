@@ -85,6 +85,19 @@ export interface BrokerNode {
 }
 
 /** KRaftMetadataCache.getAliveBrokerNodes: unfenced brokers with an endpoint on `listener`, by id. */
+/**
+ * Every registered broker with an endpoint on `listener`, fenced or not, sorted by id
+ * (KRaftMetadataCache.getBrokerNodes: DescribeCluster v2, ListConfigResources).
+ */
+export function brokerNodes(image: MetadataImage, listener: string): (BrokerNode & { fenced: boolean })[] {
+  const out: (BrokerNode & { fenced: boolean })[] = [];
+  for (const b of image.brokers.values()) {
+    const e = b.endpoints.find((x) => x.name === listener);
+    if (e) out.push({ id: b.id, host: e.host, port: e.port, rack: b.rack, fenced: b.fenced });
+  }
+  return out.sort((a, b) => a.id - b.id);
+}
+
 export function aliveBrokerNodes(image: MetadataImage, listener: string): BrokerNode[] {
   const out: BrokerNode[] = [];
   for (const b of image.brokers.values()) {

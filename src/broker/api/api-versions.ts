@@ -21,10 +21,38 @@ export function isValidClientSoftware(value: string): boolean {
   return SOFTWARE_NAME_VERSION.test(value);
 }
 
-/** ApiVersionsRequest.isValid: v3+ requests must name the client software in the allowed form. */
+/**
+ * ApiVersionsRequest.isValid: v5+ requests give both ClusterId and NodeId or neither (KIP-1242);
+ * v3+ requests must name the client software in the allowed form.
+ */
 export function isValidApiVersionsRequest(version: number, request: ApiVersionsRequest): boolean {
+  if (version >= 5 && (request.clusterId === null) !== (request.nodeId === -1)) return false;
   if (version < 3) return true;
   return isValidClientSoftware(request.clientSoftwareName) && isValidClientSoftware(request.clientSoftwareVersion);
+}
+
+/** Who this process is, for the KIP-1242 check (the broker's cluster id and node id). */
+export interface NodeIdentity {
+  readonly clusterId: string;
+  readonly nodeId: number;
+}
+
+/**
+ * KafkaApis.clusterIdOrNodeIdIsInvalid (KIP-1242): a v5+ client that names the cluster and node it
+ * means to reach, and reached another, is told REBOOTSTRAP_REQUIRED. Broker listeners only:
+ * ControllerApis does not check.
+ */
+export function isWrongNode(version: number, request: ApiVersionsRequest, self: NodeIdentity | undefined): boolean {
+  if (version < 5 || request.clusterId === null || self === undefined) return false;
+  return request.clusterId !== self.clusterId || request.nodeId !== self.nodeId;
+}
+
+function identityOf(services: unknown): NodeIdentity | undefined {
+  if (typeof services !== 'object' || services === null) return undefined;
+  const s = services as Partial<NodeIdentity>;
+  return typeof s.clusterId === 'string' && typeof s.nodeId === 'number'
+    ? { clusterId: s.clusterId, nodeId: s.nodeId }
+    : undefined;
 }
 
 export interface ApiVersionsHandlerOptions {
@@ -32,7 +60,7 @@ export interface ApiVersionsHandlerOptions {
   readonly finalizedFeatures?: FinalizedFeaturesProvider;
   /** Supported feature ranges; defaults to Kafka 4.0's. */
   readonly supportedFeatures?: readonly FeatureRange[];
-  /** Versions of ApiVersions itself to serve (default 0-4, all the codec knows). */
+  /** Versions of ApiVersions itself to serve (default 0-5, all the codec knows). */
   readonly minVersion?: number;
   readonly maxVersion?: number;
 }
@@ -59,7 +87,7 @@ export function createApiVersionsHandler(
   options: ApiVersionsHandlerOptions = {},
 ): ApiHandler<unknown> {
   const minVersion = options.minVersion ?? 0;
-  const maxVersion = options.maxVersion ?? 4;
+  const maxVersion = options.maxVersion ?? 5;
   const finalized = options.finalizedFeatures ?? (() => DEFAULT_FINALIZED_FEATURES);
   const supported = options.supportedFeatures ?? SUPPORTED_FEATURES;
   const isUnsupportedVersion = (v: number): boolean => v < minVersion || v > maxVersion;
@@ -77,10 +105,13 @@ export function createApiVersionsHandler(
     minVersion,
     maxVersion,
     listeners: ['broker', 'controller'],
-    handle(ctx: RequestContext, request: ApiVersionsRequest): Input<ApiVersionsResponse> {
+    handle(ctx: RequestContext, request: ApiVersionsRequest, services: unknown): Input<ApiVersionsResponse> {
       if (isUnsupportedVersion(ctx.header.requestApiVersion)) return errorBody(ErrorCode.UNSUPPORTED_VERSION);
       if (!isValidApiVersionsRequest(ctx.apiVersion, request)) return errorBody(ErrorCode.INVALID_REQUEST);
       const listenerType = ctx.isControllerListener ? 'controller' : 'broker';
+      if (listenerType === 'broker' && isWrongNode(ctx.apiVersion, request, identityOf(services))) {
+        return errorBody(ErrorCode.REBOOTSTRAP_REQUIRED);
+      }
       const features = finalized();
       // KAFKA-17492: before v4, omit supported features whose minimum is 0 (older clients reject them).
       const alterFeatureLevel0 = ctx.header.requestApiVersion < 4;

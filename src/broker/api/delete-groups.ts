@@ -1,5 +1,7 @@
-// DeleteGroups (API 42), v0-2: deletes empty groups with their offsets (tombstones in
+// DeleteGroups (API 42), v0-3: deletes empty groups with their offsets (tombstones in
 // __consumer_offsets): NON_EMPTY_GROUP while members remain, GROUP_ID_NOT_FOUND for unknown groups.
+// v3 adds a per-group ErrorMessage, which Kafka 4.4 fills only for GROUP_DELETION_FAILED from a
+// streams-group topology plugin (no streams groups here, so it stays null).
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type { DeleteGroupsRequest, DeleteGroupsResponse } from '../../protocol/generated/protocol/DeleteGroups.js';
@@ -20,7 +22,7 @@ async function handle(
 export const handler: ApiHandler<BrokerServices, DeleteGroupsRequest, Input<DeleteGroupsResponse>> = {
   apiKey: ApiKey.DeleteGroups,
   minVersion: 0,
-  maxVersion: 2,
+  maxVersion: 3,
   listeners: ['broker'],
   handle,
   errorResponse: genericErrorResponse,

@@ -1,6 +1,7 @@
-// DescribeCluster (API 60), v0-1. On broker listeners: the alive brokers on the request's
-// listener, the cluster id, a controller id as KRaft brokers report it, and the cluster's
-// authorized operations (AuthHelper.computeDescribeClusterResponse, KafkaApis.handleDescribeCluster).
+// DescribeCluster (API 60), v0-2. On broker listeners: the registered brokers on the request's
+// listener (fenced ones only when v2's IncludeFencedBrokers asks, with IsFenced, KIP-1073), the
+// cluster id, a controller id as KRaft brokers report it, and the cluster's authorized operations
+// (AuthHelper.computeDescribeClusterResponse, KafkaApis.handleDescribeCluster).
 // On controller listeners (KIP-919, endpoint type CONTROLLER): the registered controllers on the
 // listener and the active controller (ControllerApis.handleDescribeCluster).
 import { ApiKey } from '../../protocol/generated/apis.js';
@@ -18,7 +19,7 @@ import { genericErrorResponse } from './error-responses.js';
 import {
   AUTHORIZED_OPERATIONS_OMITTED,
   CLUSTER_AUTHORIZED_OPERATIONS,
-  aliveBrokerNodes,
+  brokerNodes,
   imageOf,
   randomAliveBrokerId,
 } from './admin-support.js';
@@ -31,11 +32,11 @@ const ENDPOINT_TYPE_NAMES = ['UNKNOWN', 'BROKER', 'CONTROLLER'];
 function controllerNodes(
   image: MetadataImage,
   listener: string,
-): { id: number; host: string; port: number; rack: string | null }[] {
+): { id: number; host: string; port: number; rack: string | null; fenced: boolean }[] {
   const out = [];
   for (const c of image.controllers.values()) {
     const e = c.endpoints.find((x) => x.name === listener);
-    if (e) out.push({ id: c.id, host: e.host, port: e.port, rack: null });
+    if (e) out.push({ id: c.id, host: e.host, port: e.port, rack: null, fenced: false });
   }
   return out.sort((a, b) => a.id - b.id);
 }
@@ -86,13 +87,15 @@ function handle(ctx: RequestContext, req: DescribeClusterRequest, services: Brok
     };
   }
   const image = imageOf(services);
-  const brokers = onController ? controllerNodes(image, ctx.listenerName) : aliveBrokerNodes(image, ctx.listenerName);
+  const brokers = onController
+    ? controllerNodes(image, ctx.listenerName)
+    : brokerNodes(image, ctx.listenerName).filter((b) => !b.fenced || (v >= 2 && req.includeFencedBrokers));
   const controllerId = onController ? image.controllerId : randomAliveBrokerId(image);
   return {
     ...base,
     // The controller id is only reported when it is one of the listed nodes.
     controllerId: brokers.some((b) => b.id === controllerId) ? controllerId : -1,
-    brokers: brokers.map((b) => ({ brokerId: b.id, host: b.host, port: b.port, rack: b.rack, isFenced: false })),
+    brokers: brokers.map((b) => ({ brokerId: b.id, host: b.host, port: b.port, rack: b.rack, isFenced: b.fenced })),
     clusterAuthorizedOperations: req.includeClusterAuthorizedOperations
       ? CLUSTER_AUTHORIZED_OPERATIONS
       : AUTHORIZED_OPERATIONS_OMITTED,
@@ -102,7 +105,7 @@ function handle(ctx: RequestContext, req: DescribeClusterRequest, services: Brok
 export const handler: ApiHandler<BrokerServices, DescribeClusterRequest, Input<DescribeClusterResponse>> = {
   apiKey: ApiKey.DescribeCluster,
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   listeners: ['broker', 'controller'],
   handle,
   errorResponse: genericErrorResponse,

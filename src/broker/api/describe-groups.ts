@@ -1,6 +1,7 @@
-// DescribeGroups (API 15), v0-5: state, protocol type, the chosen protocol (Stable groups only) and
+// DescribeGroups (API 15), v0-6: state, protocol type, the chosen protocol (Stable groups only) and
 // members of classic groups; a group that does not exist (or is not a classic group) is "Dead" with
-// no error. v3+ may ask for the authorized operations (all of a group's with no authorizer).
+// no error before v6 and with GROUP_ID_NOT_FOUND from v6 on (KIP-1043). v3+ may ask for the
+// authorized operations (all of a group's with no authorizer).
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -22,7 +23,7 @@ async function handle(
   services: BrokerServices,
 ): Promise<Input<DescribeGroupsResponse>> {
   const coordinator = await groupCoordinatorOf(services);
-  const described = await coordinator.describeGroups(req.groups);
+  const described = await coordinator.describeGroups(req.groups, ctx.apiVersion);
   const ops =
     ctx.apiVersion >= 3 && req.includeAuthorizedOperations
       ? GROUP_AUTHORIZED_OPERATIONS
@@ -33,7 +34,7 @@ async function handle(
 export const handler: ApiHandler<BrokerServices, DescribeGroupsRequest, Input<DescribeGroupsResponse>> = {
   apiKey: ApiKey.DescribeGroups,
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 6,
   listeners: ['broker'],
   handle,
   errorResponse: genericErrorResponse,

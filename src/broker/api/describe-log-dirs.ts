@@ -1,6 +1,7 @@
-// DescribeLogDirs (API 35), v0-4: for each configured log directory, the partitions it holds (all,
+// DescribeLogDirs (API 35), v1-5: for each configured log directory, the partitions it holds (all,
 // or those asked for) with their size on disk, and (v4) the file system's total and usable bytes
-// (Kafka's KafkaApis.handleDescribeLogDirsRequest + ReplicaManager.describeLogDirs).
+// (Kafka's KafkaApis.handleDescribeLogDirsRequest + ReplicaManager.describeLogDirs); v5's IsCordoned
+// is false, as no log directory is cordoned here.
 import { statfs } from 'node:fs/promises';
 import * as path from 'node:path';
 import { ApiKey } from '../../protocol/generated/apis.js';
@@ -118,7 +119,7 @@ async function handle(
 export const handler: ApiHandler<BrokerServices, DescribeLogDirsRequest, Input<DescribeLogDirsResponse>> = {
   apiKey: ApiKey.DescribeLogDirs,
   minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
-  maxVersion: 4,
+  maxVersion: 5, // v5: IsCordoned (no cordoned log dirs here: always false)
   listeners: ['broker'],
   handle,
   errorResponse: genericErrorResponse,

@@ -1,8 +1,9 @@
-// EndTxn (API 26), v0-4: commit or abort the producer's transaction. The coordinator writes
+// EndTxn (API 26), v0-5: commit or abort the producer's transaction. The coordinator writes
 // PrepareCommit/PrepareAbort to __transaction_state, answers, and writes the markers to every
 // partition of the transaction before CompleteCommit/CompleteAbort (KafkaApis.handleEndTxnRequest;
-// v<2 clients get INVALID_PRODUCER_EPOCH for PRODUCER_FENCED). v5 (transactions V2, an epoch bump
-// per transaction) is not served.
+// v<2 clients get INVALID_PRODUCER_EPOCH for PRODUCER_FENCED). v5 is transactions V2
+// (TransactionVersion.transactionVersionForEndTxn): the epoch is bumped by every EndTxn and the
+// response carries the producer id and epoch the client continues with.
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type { EndTxnRequest, EndTxnResponse } from '../../protocol/generated/protocol/EndTxn.js';
@@ -23,6 +24,7 @@ async function handle(
     Number(req.producerId),
     req.producerEpoch,
     req.committed,
+    ctx.apiVersion > 4 ? 2 : 0,
   );
   const errorCode =
     ctx.apiVersion < 2 && r.errorCode === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : r.errorCode;
@@ -32,7 +34,7 @@ async function handle(
 export const handler: ApiHandler<BrokerServices, EndTxnRequest, Input<EndTxnResponse>> = {
   apiKey: ApiKey.EndTxn,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   listeners: ['broker'],
   handle,
   errorResponse: genericErrorResponse,

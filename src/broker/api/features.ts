@@ -1,10 +1,10 @@
-// Feature flags as Apache Kafka 4.0 advertises them in ApiVersions (KIP-584 / KIP-1022).
-// Supported ranges follow org.apache.kafka.server.BrokerFeatures.defaultSupportedFeatures with
-// unstable versions disabled: metadata.version from MetadataVersion.MINIMUM_VERSION (3.3-IV3 = 7;
-// 4.0 dropped everything older) to LATEST_PRODUCTION (4.0-IV3 = 25); each other production feature
-// from its minimum to its latest production level, and only when that is > 0.
-// (eligible.leader.replicas.version is a 4.0 preview whose latest production level is 0, so a
-// 4.0 broker does not list it.)
+// Feature flags as tkafka advertises them in ApiVersions (KIP-584 / KIP-1022), after Kafka 4.4's
+// BrokerFeatures.defaultSupportedFeatures with unstable versions disabled: metadata.version from
+// MetadataVersion.MINIMUM_VERSION (3.3-IV3 = 7) to LATEST_PRODUCTION (4.4-IV2 = 33); each other
+// production feature tkafka implements from its minimum to its latest production level.
+// Kafka 4.4 also lists eligible.leader.replicas.version 0-1, share.version 0-2 and
+// streams.version 0-1; tkafka does not implement them (config/features.ts UNIMPLEMENTED_FEATURES),
+// so it does not claim support and a cluster cannot finalize them.
 
 export const METADATA_VERSION_FEATURE = 'metadata.version';
 
@@ -35,12 +35,20 @@ export const METADATA_VERSIONS: Readonly<Record<string, number>> = {
   '4.0-IV1': 23,
   '4.0-IV2': 24,
   '4.0-IV3': 25,
+  '4.1-IV0': 26,
+  '4.1-IV1': 27,
+  '4.2-IV0': 28,
+  '4.2-IV1': 29,
+  '4.3-IV0': 30,
+  '4.4-IV0': 31,
+  '4.4-IV1': 32,
+  '4.4-IV2': 33,
 };
 
 export const MINIMUM_METADATA_VERSION = 7; // 3.3-IV3
-export const LATEST_PRODUCTION_METADATA_VERSION = 25; // 4.0-IV3
+export const LATEST_PRODUCTION_METADATA_VERSION = 33; // 4.4-IV2
 
-/** What this broker supports, as Kafka 4.0 reports it. */
+/** What this broker supports. */
 export const SUPPORTED_FEATURES: readonly FeatureRange[] = [
   {
     name: METADATA_VERSION_FEATURE,
@@ -48,9 +56,7 @@ export const SUPPORTED_FEATURES: readonly FeatureRange[] = [
     maxVersion: LATEST_PRODUCTION_METADATA_VERSION,
   },
   { name: 'kraft.version', minVersion: 0, maxVersion: 1 },
-  // transaction.version 2 (KIP-890 part 2: Produce v12, EndTxn v5) is not implemented; advertising it
-  // would let an operator finalize a level the transaction coordinator cannot serve.
-  { name: 'transaction.version', minVersion: 0, maxVersion: 1 },
+  { name: 'transaction.version', minVersion: 0, maxVersion: 2 },
   { name: 'group.version', minVersion: 0, maxVersion: 1 },
 ];
 
@@ -63,9 +69,9 @@ export interface FinalizedFeatures {
 }
 
 /**
- * The levels a freshly formatted Kafka 4.0 cluster finalizes by default (`kafka-storage format`
- * with release version 4.0-IV3): metadata.version 25, group.version 1, transaction.version 2,
- * kraft.version 0 (static quorum). Used until the metadata image provides the real ones.
+ * The levels a freshly formatted cluster finalizes by default (`storage format` with release
+ * version 4.4-IV2): metadata.version 33, group.version 1, transaction.version 2, kraft.version 0
+ * (static quorum). Used until the metadata image provides the real ones.
  */
 export const DEFAULT_FINALIZED_FEATURES: FinalizedFeatures = {
   epoch: 0n,

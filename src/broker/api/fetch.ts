@@ -28,7 +28,9 @@ import { genericErrorResponse } from './error-responses.js';
 import { ZERO_UUID } from '../../protocol/uuid.js';
 
 export const FETCH_MIN_VERSION = 4;
-export const FETCH_MAX_VERSION = 17;
+// v18 (KIP-1166) adds the follower's high watermark as a tagged partition field; a leader with no
+// followers has nothing to do with it, and the response is unchanged.
+export const FETCH_MAX_VERSION = 18;
 
 /** The request in one shape for every version. */
 interface NormalizedFetch {

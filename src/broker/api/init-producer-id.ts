@@ -1,8 +1,9 @@
-// InitProducerId (API 22), v0-4: a producer id for an idempotent producer (no transactional id),
+// InitProducerId (API 22), v0-5: a producer id for an idempotent producer (no transactional id),
 // or the id and next epoch of a transactional id from its coordinator (epoch bumps, fencing of an
 // older producer with an open transaction, KIP-360 recovery with the expected id and epoch in v3+).
 // Kafka's KafkaApis.handleInitProducerIdRequest; v<4 clients get INVALID_PRODUCER_EPOCH for
-// PRODUCER_FENCED.
+// PRODUCER_FENCED. v5 only says the client handles TRANSACTION_ABORTABLE; v6 (KIP-939 two-phase
+// commit) is not served, as Kafka 4.4 keeps it unstable.
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -42,7 +43,7 @@ async function handle(
 export const handler: ApiHandler<BrokerServices, InitProducerIdRequest, Input<InitProducerIdResponse>> = {
   apiKey: ApiKey.InitProducerId,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   listeners: ['broker'],
   handle,
   errorResponse: genericErrorResponse,

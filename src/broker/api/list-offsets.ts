@@ -73,7 +73,7 @@ async function handleListOffsets(
 export const handler: ApiHandler<BrokerServices, ListOffsetsRequest, Input<ListOffsetsResponse>> = {
   apiKey: ApiKey.ListOffsets,
   minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
-  maxVersion: 10,
+  maxVersion: 11, // v11: EARLIEST_PENDING_UPLOAD_TIMESTAMP (KIP-1023)
   listeners: ['broker'],
   handle: handleListOffsets,
   errorResponse: genericErrorResponse,

@@ -1,6 +1,7 @@
-// ListTransactions (API 66), v0-1: the transactions this broker coordinates, filtered by state
-// names (unknown names are echoed in unknownStateFilters), producer ids and (v1) a minimum running
-// time (TransactionStateManager.listTransactionStates).
+// ListTransactions (API 66), v0-2: the transactions this broker coordinates, filtered by state
+// names (unknown names are echoed in unknownStateFilters), producer ids, (v1) a minimum running
+// time and (v2, KIP-1152) a regular expression on the transactional id
+// (TransactionStateManager.listTransactionStates).
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -22,6 +23,7 @@ async function handle(
     req.producerIdFilters.map(Number),
     req.stateFilters,
     ctx.apiVersion >= 1 ? Number(req.durationFilter) : -1,
+    ctx.apiVersion >= 2 ? req.transactionalIdPattern : null,
   );
   return {
     throttleTimeMs: 0,
@@ -34,7 +36,7 @@ async function handle(
 export const handler: ApiHandler<BrokerServices, ListTransactionsRequest, Input<ListTransactionsResponse>> = {
   apiKey: ApiKey.ListTransactions,
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   listeners: ['broker'],
   handle,
   errorResponse: genericErrorResponse,

@@ -1,4 +1,4 @@
-// Metadata (API 3), v0-12: brokers on the request's listener, cluster id, a controller id, and
+// Metadata (API 3), v0-13: brokers on the request's listener, cluster id, a controller id, and
 // topic/partition state from the metadata image, with auto-creation of unknown topics through the
 // controller (Kafka's KafkaApis.handleTopicMetadataRequest, KRaftMetadataCache.getTopicMetadata,
 // AutoTopicCreationManager).
@@ -194,7 +194,8 @@ async function handle(
 export const handler: ApiHandler<BrokerServices, MetadataRequest, Input<MetadataResponse>> = {
   apiKey: ApiKey.Metadata,
   minVersion: 0,
-  maxVersion: 12,
+  // v13 adds a top-level ErrorCode (KIP-1102); Kafka 4.4's handleTopicMetadataRequest never sets it.
+  maxVersion: 13,
   listeners: ['broker'],
   handle,
   errorResponse: genericErrorResponse,

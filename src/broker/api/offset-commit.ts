@@ -1,8 +1,10 @@
-// OffsetCommit (API 8), v0-9: commits of group members (generation or, for KIP-848 members, member
+// OffsetCommit (API 8), v2-10: commits of group members (generation or, for KIP-848 members, member
 // epoch, checked by the coordinator) and of simple consumers (generation -1, no member id).
 // Partitions of unknown topics get UNKNOWN_TOPIC_OR_PARTITION (KafkaApis.handleOffsetCommitRequest);
 // a group-level error lands on every partition (OffsetCommitRequest.getErrorResponse).
-// v0 commits carry no generation, v2-4 a retention time, v6+ the leader epoch, v7+ group.instance.id.
+// v2-4 carry a retention time, v6+ the leader epoch, v7+ group.instance.id. v10 (KIP-848) names
+// topics by id only: an id the metadata does not know gets UNKNOWN_TOPIC_ID on every partition,
+// and the response names topics by id.
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type { OffsetCommitRequest, OffsetCommitResponse } from '../../protocol/generated/protocol/OffsetCommit.js';
@@ -13,6 +15,7 @@ import { genericErrorResponse } from './error-responses.js';
 import { imageOf } from './admin-support.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 import { codeOf } from '../group/coordinator.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 
 type Partitions = { partitionIndex: number; errorCode: number }[];
 
@@ -23,9 +26,22 @@ async function handle(
 ): Promise<Input<OffsetCommitResponse>> {
   const v = ctx.apiVersion;
   const image = imageOf(services);
+  const useTopicIds = v >= 10;
   const errors = new Map<string, Partitions>();
   const valid: OffsetCommitRequest['topics'] = [];
-  for (const t of req.topics) {
+  // v10: the name comes from the id (KafkaApis: metadataCache.getTopicName); an unknown id leaves it empty
+  const requested = useTopicIds
+    ? req.topics.map((t) => ({ ...t, name: t.topicId === ZERO_UUID ? '' : (image.topicById(t.topicId)?.name ?? '') }))
+    : req.topics;
+  const unknownIds = new Map<string, Partitions>();
+  for (const t of requested) {
+    if (useTopicIds && t.name === '') {
+      const bad = unknownIds.get(t.topicId) ?? [];
+      for (const p of t.partitions)
+        bad.push({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_ID });
+      unknownIds.set(t.topicId, bad);
+      continue;
+    }
     const topic = image.topic(t.name);
     const bad: Partitions = [];
     const good = t.partitions.filter((p) => {
@@ -67,6 +83,17 @@ async function handle(
   }
   // one entry per requested topic, in request order
   const byName = new Map(committed.map((t) => [t.name, t.partitions]));
+  if (useTopicIds) {
+    const ids = [...new Set(requested.map((t) => t.topicId))];
+    const nameOf = new Map(requested.map((t) => [t.topicId, t.name]));
+    const topics = ids.map((topicId) => {
+      const name = nameOf.get(topicId) ?? '';
+      const partitions =
+        name === '' ? (unknownIds.get(topicId) ?? []) : [...(byName.get(name) ?? []), ...(errors.get(name) ?? [])];
+      return { name, topicId, partitions };
+    });
+    return { throttleTimeMs: 0, topics };
+  }
   const topics = [...new Set(req.topics.map((t) => t.name))].map((name) => ({
     name,
     partitions: [...(byName.get(name) ?? []), ...(errors.get(name) ?? [])],
@@ -77,7 +104,7 @@ async function handle(
 export const handler: ApiHandler<BrokerServices, OffsetCommitRequest, Input<OffsetCommitResponse>> = {
   apiKey: ApiKey.OffsetCommit,
   minVersion: 2, // Kafka 4 removed the older versions (KIP-896)
-  maxVersion: 9,
+  maxVersion: 10,
   listeners: ['broker'],
   handle,
   errorResponse: genericErrorResponse,

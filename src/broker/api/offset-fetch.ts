@@ -3,15 +3,25 @@
 // partitions answer offset -1 with no error. Group-level errors: top-level from v2, on every
 // requested partition before (OffsetFetchResponse). With requireStable (v7+, KIP-447) a partition
 // whose offsets an open transaction has pending answers UNSTABLE_OFFSET_COMMIT and offset -1
-// (OffsetMetadataManager.fetchOffsets / fetchAllOffsets).
+// (OffsetMetadataManager.fetchOffsets / fetchAllOffsets). v10 (KIP-848) names topics by id: an id
+// the metadata does not know answers UNKNOWN_TOPIC_ID and offset -1 on each asked partition, and a
+// fetch of all offsets leaves out topics that no longer have an id (KafkaApis.fetchOffsetsForGroup /
+// fetchAllOffsetsForGroup).
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
-import type { OffsetFetchRequest, OffsetFetchResponse } from '../../protocol/generated/protocol/OffsetFetch.js';
+import type {
+  OffsetFetchRequest,
+  OffsetFetchResponse,
+  OffsetFetchResponseGroup,
+} from '../../protocol/generated/protocol/OffsetFetch.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
+import type { MetadataImage } from '../metadata/image.js';
+import { imageOf } from './admin-support.js';
 import type { FetchGroupResponse } from '../group/offsets.js';
 
 type Topics = FetchGroupResponse['topics'];
@@ -36,6 +46,60 @@ function markUnstable(services: BrokerServices, groupId: string, topics: Topics)
   }));
 }
 
+type RequestTopics = OffsetFetchRequest['groups'][number]['topics'];
+
+/** v10: requested topics resolved from their ids; `unknown` are those the metadata does not know. */
+function resolveTopicIds(
+  image: MetadataImage,
+  topics: NonNullable<RequestTopics>,
+): { known: NonNullable<RequestTopics>; unknown: NonNullable<RequestTopics> } {
+  const known: NonNullable<RequestTopics> = [];
+  const unknown: NonNullable<RequestTopics> = [];
+  for (const t of topics) {
+    const name = t.topicId === ZERO_UUID ? undefined : image.topicById(t.topicId)?.name;
+    if (name === undefined) unknown.push(t);
+    else known.push({ ...t, name });
+  }
+  return { known, unknown };
+}
+
+async function fetchGroup(
+  v: number,
+  req: OffsetFetchRequest,
+  g: OffsetFetchRequest['groups'][number],
+  services: BrokerServices,
+): Promise<Input<OffsetFetchResponseGroup>> {
+  const coordinator = await groupCoordinatorOf(services);
+  const useTopicIds = v >= 10;
+  const image = imageOf(services);
+  const { known, unknown } =
+    useTopicIds && g.topics !== null ? resolveTopicIds(image, g.topics) : { known: g.topics, unknown: [] };
+  const r = await coordinator.fetchOffsets({
+    groupId: g.groupId,
+    memberId: v >= 9 ? g.memberId : null,
+    memberEpoch: v >= 9 ? g.memberEpoch : -1,
+    topics: known,
+  });
+  let topics = r.errorCode === ErrorCode.NONE ? r.topics : [];
+  if (req.requireStable) topics = markUnstable(services, r.groupId, topics);
+  if (!useTopicIds || r.errorCode !== ErrorCode.NONE) return { groupId: r.groupId, errorCode: r.errorCode, topics };
+  const withIds = topics
+    .map((t) => ({ ...t, topicId: image.topic(t.name)?.id ?? ZERO_UUID }))
+    .filter((t) => t.topicId !== ZERO_UUID);
+  const unknownTopics = unknown.map((t) => ({
+    name: '',
+    topicId: t.topicId,
+    partitions: t.partitionIndexes.map((partitionIndex) => ({
+      partitionIndex,
+      committedOffset: -1n,
+      committedLeaderEpoch: -1,
+      metadata: '',
+      errorCode: ErrorCode.UNKNOWN_TOPIC_ID,
+    })),
+  }));
+  return { groupId: r.groupId, errorCode: r.errorCode, topics: [...withIds, ...unknownTopics] };
+}
+
 async function handle(
   ctx: RequestContext,
   req: OffsetFetchRequest,
@@ -45,17 +109,7 @@ async function handle(
   const coordinator = await groupCoordinatorOf(services);
   if (v >= 8) {
     const groups = [];
-    for (const g of req.groups) {
-      const r = await coordinator.fetchOffsets({
-        groupId: g.groupId,
-        memberId: v >= 9 ? g.memberId : null,
-        memberEpoch: v >= 9 ? g.memberEpoch : -1,
-        topics: g.topics,
-      });
-      let topics = r.errorCode === ErrorCode.NONE ? r.topics : [];
-      if (req.requireStable) topics = markUnstable(services, r.groupId, topics);
-      groups.push({ groupId: r.groupId, errorCode: r.errorCode, topics });
-    }
+    for (const g of req.groups) groups.push(await fetchGroup(v, req, g, services));
     return { throttleTimeMs: 0, groups };
   }
   const topics = v >= 2 ? req.topics : (req.topics ?? []);
@@ -83,7 +137,7 @@ async function handle(
 export const handler: ApiHandler<BrokerServices, OffsetFetchRequest, Input<OffsetFetchResponse>> = {
   apiKey: ApiKey.OffsetFetch,
   minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
-  maxVersion: 9,
+  maxVersion: 10,
   listeners: ['broker'],
   handle,
   errorResponse: genericErrorResponse,

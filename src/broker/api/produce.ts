@@ -1,8 +1,12 @@
-// Produce (API 0), v3-11 (Kafka 4 removed v0-2 with KIP-896: every version served here carries
+// Produce (API 0), v3-13 (Kafka 4 removed v0-2 with KIP-896: every version served here carries
 // magic v2 batches, stored as received). KafkaApis.handleProduceRequest + ReplicaManager.appendRecords:
 // unknown partitions and malformed record sets are answered per partition, the rest is appended
 // concurrently; acks=0 gets no response, and a failed acks=0 request closes the connection
-// (Kafka's way of telling a fire-and-forget producer to refresh its metadata).
+// (Kafka's way of telling a fire-and-forget producer to refresh its metadata). The version picks
+// how transaction verification acts (AddPartitionsToTxnManager.produceRequestVersionToTransaction-
+// SupportedOperation): v12+ is a transactions V2 client whose first batch to a partition adds the
+// partition to its transaction; v11 handles TRANSACTION_ABORTABLE. v13 names topics by id
+// (UNKNOWN_TOPIC_ID for an id the broker does not know).
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -16,12 +20,13 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import { checkProduceRecords, isTransactionalRecords } from '../replication/record-validator.js';
-import type { AppendResult } from '../replication/types.js';
+import type { AppendResult, TransactionSupportedOperation } from '../replication/types.js';
+import { imageOf } from './admin-support.js';
 import { CloseConnectionError, type ApiHandler, type RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 
 export const PRODUCE_MIN_VERSION = 3;
-export const PRODUCE_MAX_VERSION = 11;
+export const PRODUCE_MAX_VERSION = 13;
 /** AdminUtils.ADMIN_CLIENT_ID: the only client allowed to write internal topics */
 export const ADMIN_CLIENT_ID = '__admin_client';
 
@@ -31,6 +36,16 @@ interface PartitionInput {
   topic: string;
   index: number;
   records: Buffer | null;
+  /** v13: the topic id as requested ('' before) */
+  topicId: string;
+  /** v13: the id names no topic */
+  unknownId: boolean;
+}
+
+export function transactionSupportedOperation(version: number): TransactionSupportedOperation {
+  if (version > 11) return 'addPartition';
+  if (version > 10) return 'genericErrorSupported';
+  return 'defaultError';
 }
 
 const failure = (errorCode: number): AppendResult => ({
@@ -71,10 +86,20 @@ async function handleProduce(
   // one entry per partition (a repeated partition: the last one counts, as in Kafka's map)
   const byKey = new Map<string, PartitionInput>();
   const topicOrder: string[] = [];
+  const image = v >= 13 ? imageOf(services) : undefined;
   for (const t of req.topicData) {
-    if (!topicOrder.includes(t.name)) topicOrder.push(t.name);
+    // v13: a known id stands for its topic's name; an unknown one keeps the id as its key
+    const named = image ? image.topicById(t.topicId)?.name : t.name;
+    const topic = named ?? t.topicId;
+    if (!topicOrder.includes(topic)) topicOrder.push(topic);
     for (const p of t.partitionData)
-      byKey.set(`${t.name}\u0000${p.index}`, { topic: t.name, index: p.index, records: p.records as Buffer | null });
+      byKey.set(`${topic}\u0000${p.index}`, {
+        topic,
+        index: p.index,
+        records: p.records as Buffer | null,
+        topicId: image ? t.topicId : '',
+        unknownId: named === undefined,
+      });
   }
   const inputs = [...byKey.values()];
 
@@ -88,6 +113,7 @@ async function handleProduce(
   const internalTopicsAllowed = ctx.clientId === ADMIN_CLIENT_ID;
   const results = await Promise.all(
     inputs.map(async (p): Promise<AppendResult> => {
+      if (p.unknownId) return failure(ErrorCode.UNKNOWN_TOPIC_ID);
       if (!rm.contains(p.topic, p.index)) return failure(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
       const invalid = checkProduceRecords(v, p.records);
       if (invalid) return failure(invalid.errorCode);
@@ -95,6 +121,7 @@ async function handleProduce(
         acks,
         timeoutMs: req.timeoutMs,
         transactionalId: req.transactionalId,
+        transactionSupportedOperation: transactionSupportedOperation(v),
         internalTopicsAllowed,
         connectionId: ctx.connectionId,
       });
@@ -112,8 +139,12 @@ async function handleProduce(
     return null;
   }
 
+  const idOf = new Map(inputs.map((p) => [p.topic, p.topicId]));
   const byTopic = new Map<string, Input<ProduceResponseTopicProduceResponse>>(
-    topicOrder.map((name) => [name, { name, partitionResponses: [] }]),
+    topicOrder.map((name) => [
+      name,
+      v >= 13 ? { topicId: idOf.get(name) ?? '', partitionResponses: [] } : { name, partitionResponses: [] },
+    ]),
   );
   const endpoints = new Map<number, Input<ProduceResponseNodeEndpoint>>();
   inputs.forEach((p, i) => {

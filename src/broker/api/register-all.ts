@@ -1,6 +1,7 @@
 // Registers the metadata and admin handlers: Metadata, CreateTopics, DeleteTopics,
 // CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster,
-// DescribeLogDirs, DescribeTopicPartitions.
+// DescribeLogDirs, DescribeTopicPartitions, DescribeQuorum, ListConfigResources, UnregisterBroker,
+// UpdateFeatures.
 import type { HandlerRegistry } from './registry.js';
 import type { RegisteredHandler } from './types.js';
 import type { BrokerServices } from '../services.js';
@@ -15,6 +16,9 @@ import { handler as describeCluster } from './describe-cluster.js';
 import { handler as describeLogDirs } from './describe-log-dirs.js';
 import { handler as describeTopicPartitions } from './describe-topic-partitions.js';
 import { handler as describeQuorum } from './describe-quorum.js';
+import { handler as listConfigResources } from './list-config-resources.js';
+import { handler as unregisterBroker } from './unregister-broker.js';
+import { handler as updateFeatures } from './update-features.js';
 
 export const ADMIN_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   metadata,
@@ -28,6 +32,9 @@ export const ADMIN_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   describeLogDirs,
   describeTopicPartitions,
   describeQuorum,
+  listConfigResources,
+  unregisterBroker,
+  updateFeatures,
 ];
 
 export function registerAdminHandlers(registry: HandlerRegistry): HandlerRegistry {

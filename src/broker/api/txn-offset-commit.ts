@@ -1,9 +1,12 @@
-// TxnOffsetCommit (API 28), v0-4: offsets a transactional producer commits for a consumer group;
+// TxnOffsetCommit (API 28), v0-6: offsets a transactional producer commits for a consumer group;
 // they stay pending until the transaction's marker reaches the group's __consumer_offsets
 // partition, then become the group's committed offsets (commit) or vanish (abort). Unknown topics
-// fail per partition; the group's partition must be part of the transaction (AddOffsetsToTxn).
-// v3+ carries the member's generation and id. v<2: COORDINATOR_LOAD_IN_PROGRESS is answered as
-// COORDINATOR_NOT_AVAILABLE (KafkaApis.handleTxnOffsetCommitRequest).
+// fail per partition. The group's partition must be part of the transaction: added by
+// AddOffsetsToTxn before v5; from v5 (transactions V2) the request adds it itself, as
+// AddPartitionsToTxnManager does with the addPartition operation. v3+ carries the member's
+// generation and id; v4+ may see TRANSACTION_ABORTABLE; v6 names topics by id (KIP-1319). v<2:
+// COORDINATOR_LOAD_IN_PROGRESS is answered as COORDINATOR_NOT_AVAILABLE
+// (KafkaApis.handleTxnOffsetCommitRequest).
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -21,8 +24,8 @@ import { imageOf } from './admin-support.js';
 type Partitions = { partitionIndex: number; errorCode: number }[];
 
 /** What TxnOffsetCommit answers when the group's partition is not (verifiably) in the transaction. */
-function verificationError(code: number): number {
-  if (code === ErrorCode.TRANSACTION_ABORTABLE) return ErrorCode.INVALID_TXN_STATE;
+function verificationError(code: number, v: number): number {
+  if (code === ErrorCode.TRANSACTION_ABORTABLE && v < 4) return ErrorCode.INVALID_TXN_STATE;
   if (code === ErrorCode.PRODUCER_FENCED) return ErrorCode.INVALID_PRODUCER_EPOCH;
   if (
     code === ErrorCode.CONCURRENT_TRANSACTIONS ||
@@ -43,14 +46,18 @@ async function handle(
   const image = imageOf(services);
   const unknown = new Map<string, Partitions>();
   const valid: TxnOffsetCommitRequest['topics'] = [];
-  for (const t of req.topics) {
-    const topic = image.topic(t.name);
+  // v6: the topics by id; the name stands for the id inside this handler
+  const idOf = new Map<string, string>();
+  for (const t0 of req.topics) {
+    const topic = v >= 6 ? image.topicById(t0.topicId) : image.topic(t0.name);
+    const t = v >= 6 ? { ...t0, name: topic?.name ?? t0.topicId } : t0;
+    if (v >= 6) idOf.set(t.name, t0.topicId);
     if (!topic) {
       unknown.set(
         t.name,
         t.partitions.map((p) => ({
           partitionIndex: p.partitionIndex,
-          errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          errorCode: v >= 6 ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
         })),
       );
       continue;
@@ -66,12 +73,12 @@ async function handle(
         partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })),
       }));
     const key = tpKey(OFFSETS_TOPIC, h.offsetsPartitionFor(req.groupId));
-    const verify = services.config.getBoolean('transaction.partition.verification.enable')
-      ? (h.coordinator
-          .verifyPartitions(req.transactionalId, Number(req.producerId), req.producerEpoch, [key])
-          .get(key) ?? ErrorCode.NONE)
-      : ErrorCode.NONE;
-    if (verify !== ErrorCode.NONE) committed = failAll(verificationError(verify));
+    const pid = Number(req.producerId);
+    let verify: number = ErrorCode.NONE;
+    if (v >= 5) verify = await h.coordinator.handleAddPartitions(req.transactionalId, pid, req.producerEpoch, [key], 2);
+    else if (services.config.getBoolean('transaction.partition.verification.enable'))
+      verify = h.coordinator.verifyPartitions(req.transactionalId, pid, req.producerEpoch, [key]).get(key) ?? 0;
+    if (verify !== ErrorCode.NONE) committed = failAll(verificationError(verify, v));
     else {
       committed = await h.offsets().commitTransactionalOffsets(
         {
@@ -102,8 +109,10 @@ async function handle(
         if (p.errorCode === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) p.errorCode = ErrorCode.COORDINATOR_NOT_AVAILABLE;
   }
   const byName = new Map(committed.map((t) => [t.name, t.partitions]));
-  const topics = [...new Set(req.topics.map((t) => t.name))].map((name) => ({
+  const names = v >= 6 ? [...idOf.keys()] : req.topics.map((t) => t.name);
+  const topics = [...new Set(names)].map((name) => ({
     name,
+    topicId: idOf.get(name),
     partitions: [...(byName.get(name) ?? []), ...(unknown.get(name) ?? [])],
   }));
   return { throttleTimeMs: 0, topics };
@@ -112,7 +121,7 @@ async function handle(
 export const handler: ApiHandler<BrokerServices, TxnOffsetCommitRequest, Input<TxnOffsetCommitResponse>> = {
   apiKey: ApiKey.TxnOffsetCommit,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 6,
   listeners: ['broker'],
   handle,
   errorResponse: genericErrorResponse,

@@ -1,8 +1,9 @@
-// WriteTxnMarkers (API 27), v0-1: COMMIT/ABORT markers from a transaction coordinator (or an admin
+// WriteTxnMarkers (API 27), v1-2: COMMIT/ABORT markers from a transaction coordinator (or an admin
 // aborting a hanging transaction, `kafka-transactions abort`) appended to partitions this broker
 // leads; __consumer_offsets partitions go through the group coordinator, which also materialises
 // or drops the producer's pending offsets. Partitions not led here: UNKNOWN_TOPIC_OR_PARTITION
-// (KafkaApis.handleWriteTxnMarkersRequest).
+// (KafkaApis.handleWriteTxnMarkersRequest). v2's TransactionVersion of a marker (KIP-1228) is
+// accepted; the partition validates a marker's epoch the same way for every version.
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -61,7 +62,7 @@ async function handle(
 export const handler: ApiHandler<BrokerServices, WriteTxnMarkersRequest, Input<WriteTxnMarkersResponse>> = {
   apiKey: ApiKey.WriteTxnMarkers,
   minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
-  maxVersion: 1,
+  maxVersion: 2,
   listeners: ['broker'],
   handle,
   errorResponse: genericErrorResponse,

@@ -12,6 +12,7 @@ import {
   defaultPartitionChangeRecord,
   defaultProducerIdsRecord,
   defaultUnfenceBrokerRecord,
+  defaultUnregisterBrokerRecord,
   defaultZkMigrationStateRecord,
 } from '../../protocol/generated/metadata/index.js';
 import type { BootstrapMetadata } from '../metadata/bootstrap.js';
@@ -196,17 +197,11 @@ export function unfenceBroker(image: MetadataImage, brokerId: number, brokerEpoc
 }
 
 /**
- * Fencing or controlled shutdown of a broker: remove it from every ISR (never leaving an ISR
- * empty: the last member stays and the partition becomes leaderless), move leadership to the next
- * acceptable ISR replica in replica order, then mark it fenced (or in controlled shutdown).
+ * ReplicationControlManager.generateLeaderAndIsrUpdates for a broker going away: remove it from
+ * every ISR (never leaving an ISR empty: the last member stays and the partition becomes
+ * leaderless), moving leadership to the next acceptable ISR replica in replica order.
  */
-export function fenceBroker(
-  image: MetadataImage,
-  brokerId: number,
-  brokerEpoch: bigint,
-  controlledShutdown: boolean,
-): MetadataRecord[] {
-  checkBrokerEpoch(image, brokerId, brokerEpoch);
+function removeFromIsrs(image: MetadataImage, brokerId: number): MetadataRecord[] {
   const out: MetadataRecord[] = [];
   for (const t of image.topicsById.values()) {
     for (const p of t.partitions.values()) {
@@ -224,6 +219,40 @@ export function fenceBroker(
       }
     }
   }
+  return out;
+}
+
+/**
+ * UnregisterBroker (QuorumController.unregisterBroker, ReplicationControlManager.handleBrokerUnregistered):
+ * the broker leaves every ISR as when fenced, then an UnregisterBrokerRecord with its epoch removes
+ * the registration. BROKER_ID_NOT_REGISTERED when there is none.
+ */
+export function unregisterBroker(image: MetadataImage, brokerId: number): MetadataRecord[] {
+  const b = image.brokers.get(brokerId);
+  if (!b) fail(ErrorCode.BROKER_ID_NOT_REGISTERED, `Broker ID ${brokerId} is not currently registered`);
+  return [
+    ...removeFromIsrs(image, brokerId),
+    metadataRecord(RecordType.UnregisterBroker, 0, {
+      ...defaultUnregisterBrokerRecord(),
+      brokerId,
+      brokerEpoch: b.epoch,
+    }),
+  ];
+}
+
+/**
+ * Fencing or controlled shutdown of a broker: remove it from every ISR (never leaving an ISR
+ * empty: the last member stays and the partition becomes leaderless), move leadership to the next
+ * acceptable ISR replica in replica order, then mark it fenced (or in controlled shutdown).
+ */
+export function fenceBroker(
+  image: MetadataImage,
+  brokerId: number,
+  brokerEpoch: bigint,
+  controlledShutdown: boolean,
+): MetadataRecord[] {
+  checkBrokerEpoch(image, brokerId, brokerEpoch);
+  const out = removeFromIsrs(image, brokerId);
   if (controlledShutdown && mv.isInControlledShutdownStateSupported(image.metadataVersion)) {
     out.push(
       metadataRecord(RecordType.BrokerRegistrationChange, 1, {

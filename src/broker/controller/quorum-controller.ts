@@ -24,6 +24,7 @@ import {
   fenceBroker,
   recordsForEmptyLog,
   registerBroker,
+  unregisterBroker,
   registerController,
   unfenceBroker,
   type BrokerRegistrationRequest,
@@ -53,6 +54,7 @@ import {
   type ReplicationContext,
 } from './topics.js';
 import { randomUuid } from './uuid.js';
+import { updateFeatures, type FeatureUpdate } from './features.js';
 
 const SECURITY_PROTOCOLS: Record<string, number> = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 };
 
@@ -387,6 +389,20 @@ export class QuorumController {
     );
   }
 
+  /** UpdateFeatures: all updates or none; validateOnly checks without writing. */
+  updateFeatures(updates: readonly FeatureUpdate[], options: WriteOptions = {}): Promise<ApiError> {
+    return this.write(
+      (image) => {
+        const { records, error } = updateFeatures(image, this.opts.nodeId, this.quorum.kraftVersion, updates);
+        if (error.errorCode === ErrorCode.NONE)
+          for (const u of updates) this.logger.info(`Updating feature ${u.feature} to level ${u.level}.`);
+        return { records, result: error };
+      },
+      (e) => e,
+      options.validateOnly,
+    );
+  }
+
   /** AllocateProducerIds: the next block of 1000 ids. brokerEpoch defaults to the local broker's. */
   allocateProducerIds(brokerId: number = this.opts.nodeId, brokerEpoch?: bigint): Promise<AllocateProducerIdsResult> {
     const failed = (e: ApiError): AllocateProducerIdsResult => ({ ...e, producerIdStart: -1n, producerIdLen: 0 });
@@ -429,6 +445,20 @@ export class QuorumController {
       (image) => {
         try {
           return { records: unfenceBroker(image, brokerId, brokerEpoch), result: apiError(ErrorCode.NONE) };
+        } catch (e) {
+          return { records: [], result: apiErrorFrom(e) };
+        }
+      },
+      (e) => e,
+    );
+  }
+
+  /** UnregisterBroker: removes a broker's registration (after taking it out of every ISR). */
+  unregisterBroker(brokerId: number): Promise<ApiError> {
+    return this.write(
+      (image) => {
+        try {
+          return { records: unregisterBroker(image, brokerId), result: apiError(ErrorCode.NONE) };
         } catch (e) {
           return { records: [], result: apiErrorFrom(e) };
         }

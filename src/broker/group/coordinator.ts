@@ -36,6 +36,7 @@ export interface ListedGroup {
 
 export interface DescribedGroup {
   errorCode: number;
+  errorMessage?: string | null;
   groupId: string;
   groupState: string;
   protocolType: string;
@@ -273,7 +274,11 @@ export class GroupCoordinator {
     };
   }
 
-  async describeGroups(groupIds: readonly string[]): Promise<DescribedGroup[]> {
+  /**
+   * GroupMetadataManager.describeGroups: a group that is missing or not a classic group is Dead,
+   * with GROUP_ID_NOT_FOUND and the lookup's message from DescribeGroups v6 on (KIP-1043).
+   */
+  async describeGroups(groupIds: readonly string[], requestVersion = 0): Promise<DescribedGroup[]> {
     const out: DescribedGroup[] = [];
     for (const groupId of groupIds) {
       try {
@@ -283,7 +288,12 @@ export class GroupCoordinator {
             const g = shard.groups.get(groupId);
             if (!g || g.type !== 'classic')
               return {
-                errorCode: ErrorCode.NONE,
+                ...(requestVersion >= 6
+                  ? {
+                      errorCode: ErrorCode.GROUP_ID_NOT_FOUND,
+                      errorMessage: g ? `Group ${groupId} is not a classic group.` : `Group ${groupId} not found.`,
+                    }
+                  : { errorCode: ErrorCode.NONE }),
                 groupId,
                 groupState: 'Dead',
                 protocolType: '',

@@ -9,6 +9,8 @@ export const EARLIEST_TIMESTAMP = -2;
 export const MAX_TIMESTAMP = -3;
 export const EARLIEST_LOCAL_TIMESTAMP = -4;
 export const LATEST_TIERED_TIMESTAMP = -5;
+/** KIP-1023 (ListOffsets v11): the earliest offset not yet uploaded to remote storage. */
+export const EARLIEST_PENDING_UPLOAD_TIMESTAMP = -6;
 
 export interface TimestampAndOffset {
   timestamp: number;
@@ -35,7 +37,10 @@ export async function fetchOffsetByTimestamp(
   }
   if (ts === LATEST_TIMESTAMP)
     return { timestamp: -1, offset: log.logEndOffset, leaderEpoch: log.epochCache.latestEpoch() };
-  if (ts === LATEST_TIERED_TIMESTAMP) return { timestamp: -1, offset: -1, leaderEpoch: -1 };
+  // no tiered storage: nothing is tiered and nothing is pending upload (UnifiedLog with remote storage off)
+  if (ts === LATEST_TIERED_TIMESTAMP || ts === EARLIEST_PENDING_UPLOAD_TIMESTAMP) {
+    return { timestamp: -1, offset: -1, leaderEpoch: -1 };
+  }
   const segments = [...log.segments];
   if (ts === MAX_TIMESTAMP) return maxTimestampOffset(segments);
   // the first segment whose largest timestamp reaches the target

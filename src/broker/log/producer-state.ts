@@ -180,8 +180,11 @@ export class ProducerStates {
     return this.ongoing.size;
   }
 
-  hasOngoingTransaction(producerId: number): boolean {
-    return (this.producers.get(producerId)?.currentTxnFirstOffset ?? -1) >= 0;
+  /** UnifiedLog.hasOngoingTransaction: with an epoch, only a transaction of that epoch counts (KIP-890 part 2). */
+  hasOngoingTransaction(producerId: number, producerEpoch?: number): boolean {
+    const p = this.producers.get(producerId);
+    if (!p || (p.currentTxnFirstOffset ?? -1) < 0) return false;
+    return producerEpoch === undefined || p.producerEpoch === producerEpoch;
   }
 
   /**

@@ -5,7 +5,6 @@
 // src/storage/snapshot-file.ts.
 
 import { promises as fsp } from 'node:fs';
-import { defaultFeatureLevelRecord } from '../../protocol/generated/metadata/index.js';
 import {
   BOOTSTRAP_CHECKPOINT_FILE,
   bootstrapCheckpointFile,
@@ -19,7 +18,7 @@ import {
   METADATA_VERSION_FEATURE,
   metadataVersionName,
 } from './features.js';
-import { metadataRecord, RecordType, type MetadataRecord } from '../../protocol/metadata-records.js';
+import { RecordType, type MetadataRecord } from '../../protocol/metadata-records.js';
 
 export { BOOTSTRAP_CHECKPOINT_FILE };
 
@@ -37,22 +36,17 @@ export function bootstrapRecords(
   return featureLevelRecords(metadataVersion, features ?? defaultFeatureLevels(metadataVersion));
 }
 
-/** What BootstrapMetadata.fromVersion gives when there is no bootstrap.checkpoint. */
+/**
+ * The bootstrap of a node started without a bootstrap.checkpoint (tkafka formats storage itself
+ * when it is not formatted): what `storage format` would have written for the metadata.version,
+ * i.e. BootstrapMetadata.fromVersions with the default level of every feature tkafka implements
+ * (a new 4.4-IV2 cluster: transaction.version 2, group.version 1).
+ */
 export function bootstrapFromVersion(
   metadataVersion: number = LATEST_PRODUCTION_METADATA_VERSION,
   source = 'the default bootstrap',
 ): BootstrapMetadata {
-  return {
-    records: [
-      metadataRecord(RecordType.FeatureLevel, 0, {
-        ...defaultFeatureLevelRecord(),
-        name: METADATA_VERSION_FEATURE,
-        featureLevel: metadataVersion,
-      }),
-    ],
-    metadataVersion,
-    source,
-  };
+  return { records: bootstrapRecords(metadataVersion), metadataVersion, source };
 }
 
 /** Accepts the storage formatter's BootstrapInfo (featureRecords in Kafka order) or a bare level. */

@@ -1,6 +1,6 @@
-// metadata.version (MV) levels and the record versions they gate, after Kafka's
-// server-common/.../MetadataVersion.java (4.0.0-SNAPSHOT, commit 1eb7644): LATEST_PRODUCTION is
-// IBP_4_0_IV0 = feature level 22; levels 23-25 are unstable there.
+// metadata.version (MV) levels and the record versions they gate, after Kafka 4.4.0's
+// server-common MetadataVersion: LATEST_PRODUCTION is IBP_4_4_IV2 = feature level 33; 4.5-IV0 (34)
+// is unstable. The other features a node supports and the levels a new cluster finalizes.
 
 export const METADATA_VERSION_FEATURE = 'metadata.version';
 export const KRAFT_VERSION_FEATURE = 'kraft.version';
@@ -22,17 +22,41 @@ export const MetadataVersion = {
   IBP_4_0_IV1: 23,
   IBP_4_0_IV2: 24,
   IBP_4_0_IV3: 25,
+  IBP_4_1_IV0: 26,
+  IBP_4_1_IV1: 27,
+  IBP_4_2_IV0: 28,
+  IBP_4_2_IV1: 29,
+  IBP_4_3_IV0: 30,
+  IBP_4_4_IV0: 31,
+  IBP_4_4_IV1: 32,
+  IBP_4_4_IV2: 33,
+  IBP_4_5_IV0: 34,
 } as const;
 
 export const MINIMUM_KRAFT_METADATA_VERSION = MetadataVersion.IBP_3_0_IV1;
+/** MetadataVersion.MINIMUM_VERSION of Kafka 4: the lowest level a node supports and UpdateFeatures accepts. */
+export const MINIMUM_METADATA_VERSION = MetadataVersion.IBP_3_3_IV3;
+/** MetadataVersion.latestTesting() (unstable: 4.5-IV0). */
+export const LATEST_TESTING_METADATA_VERSION: number = MetadataVersion.IBP_4_5_IV0;
+/** The levels whose MetadataVersion.didMetadataChange() is true (a downgrade across them may lose metadata). */
+const METADATA_CHANGED = new Set([7, 8, 11, 13, 14, 15, 17, 23, 30, 32, 33]);
+
+/** MetadataVersion.checkIfMetadataChanged: whether a level in (low, high] changed the metadata format. */
+export function metadataChangedBetween(a: number, b: number): boolean {
+  const [low, high] = a < b ? [a, b] : [b, a];
+  for (let l = high; l > low; l--) if (METADATA_CHANGED.has(l)) return true;
+  return false;
+}
 export const MINIMUM_BOOTSTRAP_METADATA_VERSION = MetadataVersion.IBP_3_3_IV0;
-export const LATEST_PRODUCTION_METADATA_VERSION: number = MetadataVersion.IBP_4_0_IV0;
+export const LATEST_PRODUCTION_METADATA_VERSION: number = MetadataVersion.IBP_4_4_IV2;
 /**
- * The highest level this node accepts (records are written at the versions each level gates;
- * released Kafka 4.0.0 made 4.0-IV3 its LATEST_PRODUCTION). ELR semantics (KIP-966) are not
- * implemented: at >= 4.0-IV1 PartitionRecord v2 is written with empty ELR fields.
+ * The highest level this node accepts (records are written at the versions each level gates).
+ * ELR semantics (KIP-966) are not implemented: at >= 4.0-IV1 PartitionRecord v2 is written with
+ * empty ELR fields, and eligible.leader.replicas.version stays 0. At >= 4.3-IV0
+ * RegisterBrokerRecord v4 carries no cordoned log dirs; CIDR ACLs (4.4-IV1) and
+ * UnregisterControllerRecord (4.4-IV2) have no writer here.
  */
-export const LATEST_SUPPORTED_METADATA_VERSION: number = MetadataVersion.IBP_4_0_IV3;
+export const LATEST_SUPPORTED_METADATA_VERSION: number = MetadataVersion.IBP_4_4_IV2;
 
 const NAMES: Record<number, string> = {
   1: '3.0-IV1',
@@ -60,6 +84,15 @@ const NAMES: Record<number, string> = {
   23: '4.0-IV1',
   24: '4.0-IV2',
   25: '4.0-IV3',
+  26: '4.1-IV0',
+  27: '4.1-IV1',
+  28: '4.2-IV0',
+  29: '4.2-IV1',
+  30: '4.3-IV0',
+  31: '4.4-IV0',
+  32: '4.4-IV1',
+  33: '4.4-IV2',
+  34: '4.5-IV0',
 };
 
 export function metadataVersionName(level: number): string {
@@ -76,6 +109,7 @@ export const mv = {
   isControllerRegistrationSupported: (l: number) => l >= MetadataVersion.IBP_3_7_IV0,
   isElrSupported: (l: number) => l >= MetadataVersion.IBP_4_0_IV1,
   registerBrokerRecordVersion(l: number): number {
+    if (l >= MetadataVersion.IBP_4_3_IV0) return 4;
     if (l >= MetadataVersion.IBP_3_7_IV2) return 3;
     if (l >= MetadataVersion.IBP_3_4_IV0) return 2;
     if (l >= MetadataVersion.IBP_3_3_IV3) return 1;
@@ -95,6 +129,8 @@ export const mv = {
  * Feature levels `kafka-storage format` writes by default for a metadata.version besides
  * metadata.version itself (Features.PRODUCTION_FEATURES' defaultValue(mv)); kraft.version is never
  * a FeatureLevelRecord. group.version 1 needs 4.0-IV0; transaction.version 2 needs 4.0-IV2.
+ * eligible.leader.replicas.version, share.version and streams.version, which Kafka 4.4 also
+ * finalizes, are not implemented here and stay 0 (config/features.ts UNIMPLEMENTED_FEATURES).
  */
 export function defaultFeatureLevels(metadataVersion: number): Map<string, number> {
   const out = new Map<string, number>();
@@ -106,7 +142,7 @@ export function defaultFeatureLevels(metadataVersion: number): Map<string, numbe
 /** Supported feature ranges this node advertises in its registration (RegisterBrokerRecord.features). */
 export function supportedFeatureRanges(): Map<string, { min: number; max: number }> {
   return new Map([
-    [METADATA_VERSION_FEATURE, { min: MINIMUM_KRAFT_METADATA_VERSION, max: LATEST_SUPPORTED_METADATA_VERSION }],
+    [METADATA_VERSION_FEATURE, { min: MINIMUM_METADATA_VERSION, max: LATEST_SUPPORTED_METADATA_VERSION }],
     [KRAFT_VERSION_FEATURE, { min: 0, max: 1 }],
     [GROUP_VERSION_FEATURE, { min: 0, max: 1 }],
     [TRANSACTION_VERSION_FEATURE, { min: 0, max: 2 }],

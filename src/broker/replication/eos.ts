@@ -12,13 +12,21 @@ import { storedBatchLastOffset, storedBatchSize } from '../../protocol/records/b
 import { parseEndTxnMarker } from '../log/producer-state-manager.js';
 import type { BatchHeaderInfo } from '../log/producer-state.js';
 import type { PartitionLog } from '../log/partition-log.js';
-import type { BrokerConfigLike, ProducerBatch, ProducerStateHook, ProducerVerdict } from './types.js';
+import type {
+  BrokerConfigLike,
+  ProducerBatch,
+  ProducerStateHook,
+  ProducerVerdict,
+  TransactionSupportedOperation,
+} from './types.js';
 
 /**
  * Asks the transaction coordinator whether a transactional batch may start a transaction on a
- * partition: NONE when the partition is part of the producer's ongoing transaction, else the
- * coordinator's error (INVALID_TXN_STATE when not added, PRODUCER_FENCED, CONCURRENT_TRANSACTIONS,
- * INVALID_PRODUCER_ID_MAPPING, COORDINATOR_LOAD_IN_PROGRESS, ...).
+ * partition (or, for `addPartition`, adds the partition to the transaction): NONE when the
+ * partition is part of the producer's ongoing transaction, else the error the broker reports
+ * (AddPartitionsToTxnManager's translation: PRODUCER_FENCED as INVALID_PRODUCER_EPOCH,
+ * TRANSACTION_ABORTABLE as INVALID_TXN_STATE for defaultError; CONCURRENT_TRANSACTIONS,
+ * INVALID_PRODUCER_ID_MAPPING, COORDINATOR_LOAD_IN_PROGRESS, ... as they are).
  */
 export type TransactionVerifier = (
   transactionalId: string,
@@ -26,6 +34,7 @@ export type TransactionVerifier = (
   producerEpoch: number,
   topic: string,
   partition: number,
+  operation: TransactionSupportedOperation,
 ) => Promise<number> | number;
 
 export interface EosHook extends ProducerStateHook {
@@ -48,10 +57,12 @@ const RETRIABLE_VERIFICATION = new Set<number>([
 
 /** ReplicaManager's translation of verification errors into produce errors clients handle. */
 export function verificationErrorForProduce(code: number): { errorCode: number; message: string } {
-  if (code === ErrorCode.INVALID_TXN_STATE || code === ErrorCode.TRANSACTION_ABORTABLE) {
+  if (code === ErrorCode.INVALID_TXN_STATE) {
     return { errorCode: ErrorCode.INVALID_TXN_STATE, message: 'Partition was not added to the transaction' };
   }
-  if (code === ErrorCode.PRODUCER_FENCED)
+  if (code === ErrorCode.TRANSACTION_ABORTABLE)
+    return { errorCode: code, message: 'Failed to add the partition to the transaction' };
+  if (code === ErrorCode.PRODUCER_FENCED || code === ErrorCode.INVALID_PRODUCER_EPOCH)
     return { errorCode: ErrorCode.INVALID_PRODUCER_EPOCH, message: 'Producer attempted to produce with an old epoch.' };
   if (RETRIABLE_VERIFICATION.has(code)) {
     return {
@@ -120,7 +131,7 @@ export function createProducerStateHook(opts: EosHookOptions = {}): EosHook {
         h.isTransactional &&
         !h.isControl &&
         pb.transactionalId !== null &&
-        !psm.states.hasOngoingTransaction(h.producerId)
+        !psm.states.hasOngoingTransaction(h.producerId, h.producerEpoch)
       ) {
         const code = await verifier(
           pb.transactionalId,
@@ -128,6 +139,7 @@ export function createProducerStateHook(opts: EosHookOptions = {}): EosHook {
           h.producerEpoch,
           pb.partition.topic,
           pb.partition.index,
+          pb.transactionSupportedOperation ?? 'defaultError',
         );
         if (code !== ErrorCode.NONE) return { kind: 'error', ...verificationErrorForProduce(code) };
       }

@@ -5,6 +5,7 @@
 import { ErrorCode } from '../../protocol/errors.js';
 import {
   EARLIEST_LOCAL_TIMESTAMP,
+  EARLIEST_PENDING_UPLOAD_TIMESTAMP,
   EARLIEST_TIMESTAMP,
   LATEST_TIERED_TIMESTAMP,
   LATEST_TIMESTAMP,
@@ -36,6 +37,7 @@ const MIN_VERSION_FOR: ReadonlyMap<number, number> = new Map([
   [MAX_TIMESTAMP, 7],
   [EARLIEST_LOCAL_TIMESTAMP, 8],
   [LATEST_TIERED_TIMESTAMP, 9],
+  [EARLIEST_PENDING_UPLOAD_TIMESTAMP, 11],
 ]);
 
 export function isListOffsetsTimestampUnsupported(timestamp: number, version: number): boolean {

@@ -366,7 +366,13 @@ export class ReplicaManager {
         recordErrors: [],
       };
     if (p.closed) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER);
-    const pb: ProducerBatch = { partition: p, batch, transactionalId: o.transactionalId ?? null, origin };
+    const pb: ProducerBatch = {
+      partition: p,
+      batch,
+      transactionalId: o.transactionalId ?? null,
+      origin,
+      transactionSupportedOperation: o.transactionSupportedOperation,
+    };
     let result: AppendResult;
     try {
       result = await this.appendQueue(p).run(() => this.appendLocked(p, pb));

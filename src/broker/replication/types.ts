@@ -103,7 +103,17 @@ export interface ProducerBatch {
   batch: ValidatedBatch;
   transactionalId: string | null;
   origin: AppendOrigin;
+  /** how transaction verification may act and report (from the produce request version) */
+  transactionSupportedOperation?: TransactionSupportedOperation;
 }
+
+/**
+ * AddPartitionsToTxnManager's TransactionSupportedOperation: Produce v<11 / TxnOffsetCommit v<4
+ * (defaultError: TRANSACTION_ABORTABLE is reported as INVALID_TXN_STATE), Produce v11 /
+ * TxnOffsetCommit v4 (genericErrorSupported), Produce v12+ / TxnOffsetCommit v5+ (addPartition:
+ * the partition is added to the transaction, transactions V2).
+ */
+export type TransactionSupportedOperation = 'defaultError' | 'genericErrorSupported' | 'addPartition';
 
 export type ProducerVerdict =
   | { kind: 'append' }
@@ -127,6 +137,7 @@ export interface AppendOptions {
   timeoutMs: number;
   origin?: AppendOrigin;
   transactionalId?: string | null;
+  transactionSupportedOperation?: TransactionSupportedOperation;
   /** whether internal topics may be written (Kafka: only the admin client and coordinators) */
   internalTopicsAllowed?: boolean;
   connectionId?: string;

@@ -149,15 +149,21 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
     clock,
     logger,
     endTxnMarkerWaitMs: 2000,
+    transactionVersionLevel: () => transactionVersionLevel(controller.image),
   });
 
   if (opts.hook) {
-    opts.hook.verifier = (transactionalId, producerId, producerEpoch, topic, partition) => {
+    opts.hook.verifier = async (transactionalId, producerId, producerEpoch, topic, partition, operation) => {
       const key = tpKey(topic, partition);
-      return (
-        coordinator.verifyPartitions(transactionalId, producerId, producerEpoch, [key]).get(key) ??
-        ErrorCode.UNKNOWN_SERVER_ERROR
-      );
+      // AddPartitionsToTxnManager: verifyOnly unless the operation adds (V2); the answer translated for the produce path
+      const code =
+        operation === 'addPartition'
+          ? await coordinator.handleAddPartitions(transactionalId, producerId, producerEpoch, [key], 2)
+          : (coordinator.verifyPartitions(transactionalId, producerId, producerEpoch, [key]).get(key) ??
+            ErrorCode.UNKNOWN_SERVER_ERROR);
+      if (code === ErrorCode.PRODUCER_FENCED) return ErrorCode.INVALID_PRODUCER_EPOCH;
+      if (code === ErrorCode.TRANSACTION_ABORTABLE && operation === 'defaultError') return ErrorCode.INVALID_TXN_STATE;
+      return code;
     };
   }
 

@@ -1,9 +1,10 @@
-// The transaction coordinator (Kafka's TransactionCoordinator, transactions V1 semantics):
-// InitProducerId (new ids, epoch bumps, KIP-360 recovery with the expected producer id/epoch,
-// fencing an open transaction of an older producer), AddPartitionsToTxn (and the verify-only form
-// used by the produce path), EndTxn (PrepareCommit/PrepareAbort, then markers, then
-// CompleteCommit/CompleteAbort), DescribeTransactions, ListTransactions, aborting transactions
-// past their timeout and expiring idle transactional ids.
+// The transaction coordinator (Kafka's TransactionCoordinator): InitProducerId (new ids, epoch
+// bumps, KIP-360 recovery with the expected producer id/epoch, fencing an open transaction of an
+// older producer), AddPartitionsToTxn (and the verify-only form used by the produce path of V1
+// clients; the add-partition form the produce path of V2 clients uses), EndTxn (PrepareCommit/
+// PrepareAbort, then markers, then CompleteCommit/CompleteAbort; with transactions V2 the epoch is
+// bumped by every EndTxn and an exhausted epoch rotates to a new producer id), DescribeTransactions,
+// ListTransactions, aborting transactions past their timeout and expiring idle transactional ids.
 
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import type { ProducerIdManager } from './producer-id-manager.js';
@@ -12,7 +13,9 @@ import {
   IllegalTxnStateError,
   NO_PRODUCER_EPOCH,
   NO_PRODUCER_ID,
+  SHORT_MAX,
   stateName,
+  supportsEpochBump,
   TransactionMetadata,
   type TxnTransit,
   TxnState,
@@ -34,6 +37,8 @@ export interface TxnCoordinatorOptions {
   logger: (level: string, msg: string) => void;
   /** how long EndTxn waits for its markers before answering (0: answer at once, as Kafka) */
   endTxnMarkerWaitMs?: number;
+  /** the cluster's finalized transaction.version: the version of the coordinator's own aborts */
+  transactionVersionLevel?: () => number;
 }
 
 const initError = (errorCode: number): InitProducerIdResult => ({
@@ -63,6 +68,11 @@ export class TransactionCoordinator {
   shutdown(): void {
     this.active = false;
     this.opts.markers.shutdown();
+  }
+
+  /** txnManager.transactionVersionLevel(): what aborts not asked for by a client use. */
+  private serverTransactionVersion(): number {
+    return this.opts.transactionVersionLevel?.() ?? 0;
   }
 
   private async newProducerId(): Promise<number | { errorCode: number }> {
@@ -127,6 +137,7 @@ export class TransactionCoordinator {
         prepared.transit.producerEpoch,
         false,
         false,
+        this.serverTransactionVersion(),
         true,
       );
       return initError(r.errorCode === ErrorCode.NONE ? ErrorCode.CONCURRENT_TRANSACTIONS : r.errorCode);
@@ -189,12 +200,17 @@ export class TransactionCoordinator {
 
   // ------------------------------------------------------------------ AddPartitionsToTxn
 
-  /** AddPartitionsToTxn / AddOffsetsToTxn: one error for the whole set of partitions. */
+  /**
+   * AddPartitionsToTxn / AddOffsetsToTxn, and the implicit add of a V2 client's first transactional
+   * Produce / TxnOffsetCommit to a partition: one error for the whole set of partitions. The client
+   * transaction version is recorded with the Ongoing state.
+   */
   async handleAddPartitions(
     transactionalId: string,
     producerId: number,
     producerEpoch: number,
     partitionKeys: readonly string[],
+    clientTransactionVersion = 0,
   ): Promise<number> {
     if (!transactionalId) return ErrorCode.INVALID_REQUEST;
     const sm = this.opts.stateManager;
@@ -209,7 +225,7 @@ export class TransactionCoordinator {
     if (m.state === TxnState.PrepareCommit || m.state === TxnState.PrepareAbort)
       return ErrorCode.CONCURRENT_TRANSACTIONS;
     if (m.state === TxnState.Ongoing && partitionKeys.every((k) => m.topicPartitions.has(k))) return ErrorCode.NONE;
-    const transit = m.prepareAddPartitions(partitionKeys, this.opts.clock());
+    const transit = m.prepareAddPartitions(partitionKeys, this.opts.clock(), clientTransactionVersion);
     return sm.appendTransactionToLog(transactionalId, entry.coordinatorEpoch, transit);
   }
 
@@ -238,13 +254,23 @@ export class TransactionCoordinator {
 
   // ------------------------------------------------------------------ EndTxn
 
+  /** EndTxn from a client; v5+ clients use transactions V2 (TransactionVersion.transactionVersionForEndTxn). */
   handleEndTxn(
     transactionalId: string,
     producerId: number,
     producerEpoch: number,
     commit: boolean,
+    clientTransactionVersion = 0,
   ): Promise<InitProducerIdResult> {
-    return this.endTransaction(transactionalId, producerId, producerEpoch, commit, true, true);
+    return this.endTransaction(
+      transactionalId,
+      producerId,
+      producerEpoch,
+      commit,
+      true,
+      clientTransactionVersion,
+      true,
+    );
   }
 
   /**
@@ -257,6 +283,7 @@ export class TransactionCoordinator {
     producerEpoch: number,
     commit: boolean,
     isFromClient: boolean,
+    clientTransactionVersion: number,
     waitForMarkers: boolean,
   ): Promise<InitProducerIdResult> {
     if (!transactionalId) return initError(ErrorCode.INVALID_REQUEST);
@@ -265,44 +292,12 @@ export class TransactionCoordinator {
     if (st.errorCode !== ErrorCode.NONE) return initError(st.errorCode);
     const entry = 'entry' in st ? st.entry : undefined;
     if (!entry) return initError(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
-    const m = entry.metadata;
+    const pre = supportsEpochBump(clientTransactionVersion)
+      ? await this.prepareEndTxnV2(entry.metadata, producerId, producerEpoch, commit, isFromClient)
+      : this.prepareEndTxnV1(entry.metadata, producerId, producerEpoch, commit, isFromClient);
+    if ('result' in pre) return pre.result;
+    const { transit, isEpochFence } = pre;
     const coordinatorEpoch = entry.coordinatorEpoch;
-    const current = { errorCode: ErrorCode.NONE, producerId: m.producerId, producerEpoch: m.producerEpoch };
-    const validEpoch = (!isFromClient || producerEpoch === m.producerEpoch) && producerEpoch >= m.producerEpoch;
-    if (m.producerId !== producerId) return initError(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
-    if (!validEpoch) return initError(ErrorCode.PRODUCER_FENCED);
-    if (m.pendingTransitionInProgress && m.pendingState !== TxnState.PrepareEpochFence)
-      return initError(ErrorCode.CONCURRENT_TRANSACTIONS);
-    const invalid = (): InitProducerIdResult => initError(ErrorCode.INVALID_TXN_STATE);
-    let isEpochFence = false;
-    let transit: TxnTransit;
-    switch (m.state) {
-      case TxnState.Ongoing: {
-        const next = commit ? TxnState.PrepareCommit : TxnState.PrepareAbort;
-        if (next === TxnState.PrepareAbort && m.pendingState === TxnState.PrepareEpochFence) {
-          isEpochFence = true;
-          m.pendingState = undefined;
-          m.producerEpoch = producerEpoch;
-          m.lastProducerEpoch = NO_PRODUCER_EPOCH;
-        }
-        transit = m.prepareAbortOrCommit(next, this.opts.clock());
-        break;
-      }
-      case TxnState.CompleteCommit:
-        return commit ? current : invalid();
-      case TxnState.CompleteAbort:
-        return !commit ? current : invalid();
-      case TxnState.PrepareCommit:
-        return commit ? initError(ErrorCode.CONCURRENT_TRANSACTIONS) : invalid();
-      case TxnState.PrepareAbort:
-        return !commit ? initError(ErrorCode.CONCURRENT_TRANSACTIONS) : invalid();
-      case TxnState.Empty:
-        return invalid();
-      default:
-        throw new IllegalTxnStateError(
-          `Found transactionalId ${transactionalId} with state ${stateName(m.state)}. This is illegal as we should never have transitioned to this state.`,
-        );
-    }
     const code = await sm.appendTransactionToLog(transactionalId, coordinatorEpoch, transit);
     if (code !== ErrorCode.NONE) {
       if (isEpochFence) {
@@ -318,15 +313,158 @@ export class TransactionCoordinator {
     const now = 'entry' in again ? again.entry : undefined;
     if (!now || now.coordinatorEpoch !== coordinatorEpoch) return initError(ErrorCode.NOT_COORDINATOR);
     const nm = now.metadata;
+    const bumped = supportsEpochBump(clientTransactionVersion) && nm.producerEpoch === producerEpoch + 1;
     if (nm.producerId !== producerId) return initError(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
-    if (nm.producerEpoch !== producerEpoch) return initError(ErrorCode.PRODUCER_FENCED);
+    if (nm.producerEpoch !== producerEpoch && !bumped) return initError(ErrorCode.PRODUCER_FENCED);
     if (nm.pendingTransitionInProgress) return initError(ErrorCode.CONCURRENT_TRANSACTIONS);
-    if (nm.state !== (commit ? TxnState.PrepareCommit : TxnState.PrepareAbort)) return invalid();
+    if (nm.state !== (commit ? TxnState.PrepareCommit : TxnState.PrepareAbort))
+      return this.invalidState(nm, commit).result;
+    // the answer carries the new producer id and epoch (EndTxn v5): an exhausted epoch continues on the next id at 0
+    const answer: InitProducerIdResult =
+      supportsEpochBump(nm.clientTransactionVersion) && nm.nextProducerId !== NO_PRODUCER_ID
+        ? { errorCode: ErrorCode.NONE, producerId: nm.nextProducerId, producerEpoch: 0 }
+        : { errorCode: ErrorCode.NONE, producerId: nm.producerId, producerEpoch: nm.producerEpoch };
     const complete = nm.prepareComplete(this.opts.clock());
     const done = this.opts.markers.addTxnMarkersToSend(coordinatorEpoch, commit, nm, complete);
     const wait = waitForMarkers ? (this.opts.endTxnMarkerWaitMs ?? 0) : 0;
     if (wait > 0) await Promise.race([done, new Promise<void>((r) => setTimeout(r, wait).unref?.())]);
-    return { errorCode: ErrorCode.NONE, producerId: nm.producerId, producerEpoch: nm.producerEpoch };
+    return answer;
+  }
+
+  private invalidState(m: TransactionMetadata, commit: boolean): { result: InitProducerIdResult } {
+    this.opts.logger(
+      'WARN',
+      `TransactionalId: ${m.transactionalId}'s state is ${stateName(m.state)}, but received transaction marker result to send: ${commit ? 'COMMIT' : 'ABORT'}`,
+    );
+    return { result: initError(ErrorCode.INVALID_TXN_STATE) };
+  }
+
+  private illegalState(m: TransactionMetadata): never {
+    throw new IllegalTxnStateError(
+      `Found transactionalId ${m.transactionalId} with state ${stateName(m.state)}. This is illegal as we should never have transitioned to this state.`,
+    );
+  }
+
+  /** Clears a pending epoch fence so the abort that follows it can be prepared with the fenced epoch. */
+  private takeEpochFence(m: TransactionMetadata, producerEpoch: number): void {
+    m.pendingState = undefined;
+    m.producerEpoch = producerEpoch;
+    m.lastProducerEpoch = NO_PRODUCER_EPOCH;
+  }
+
+  /** endTransactionWithTV1's checks and the PrepareCommit/PrepareAbort transition (no epoch bump). */
+  private prepareEndTxnV1(
+    m: TransactionMetadata,
+    producerId: number,
+    producerEpoch: number,
+    commit: boolean,
+    isFromClient: boolean,
+  ): { result: InitProducerIdResult } | { transit: TxnTransit; isEpochFence: boolean } {
+    const fail = (code: number) => ({ result: initError(code) });
+    const current = {
+      result: { errorCode: ErrorCode.NONE, producerId: NO_PRODUCER_ID, producerEpoch: NO_PRODUCER_EPOCH },
+    };
+    if (m.producerId !== producerId) return fail(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    if ((isFromClient && producerEpoch !== m.producerEpoch) || producerEpoch < m.producerEpoch)
+      return fail(ErrorCode.PRODUCER_FENCED);
+    if (m.pendingTransitionInProgress && m.pendingState !== TxnState.PrepareEpochFence)
+      return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
+    switch (m.state) {
+      case TxnState.Ongoing: {
+        const next = commit ? TxnState.PrepareCommit : TxnState.PrepareAbort;
+        let isEpochFence = false;
+        if (next === TxnState.PrepareAbort && m.pendingState === TxnState.PrepareEpochFence) {
+          isEpochFence = true;
+          this.takeEpochFence(m, producerEpoch);
+        }
+        return { transit: m.prepareAbortOrCommit(next, 0, NO_PRODUCER_ID, this.opts.clock(), false), isEpochFence };
+      }
+      case TxnState.CompleteCommit:
+        return commit ? current : this.invalidState(m, commit);
+      case TxnState.CompleteAbort:
+        return !commit ? current : this.invalidState(m, commit);
+      case TxnState.PrepareCommit:
+        return commit ? fail(ErrorCode.CONCURRENT_TRANSACTIONS) : this.invalidState(m, commit);
+      case TxnState.PrepareAbort:
+        return !commit ? fail(ErrorCode.CONCURRENT_TRANSACTIONS) : this.invalidState(m, commit);
+      case TxnState.Empty:
+        return this.invalidState(m, commit);
+      default:
+        return this.illegalState(m);
+    }
+  }
+
+  /**
+   * endTransaction with transactions V2: a retry is recognised by the epoch the first attempt
+   * bumped (or by the overflow to a new producer id); Empty, CompleteCommit and CompleteAbort accept
+   * an abort of a transaction with no partition; an exhausted epoch gets the next producer id.
+   */
+  private async prepareEndTxnV2(
+    m: TransactionMetadata,
+    producerId: number,
+    producerEpoch: number,
+    commit: boolean,
+    isFromClient: boolean,
+  ): Promise<{ result: InitProducerIdResult } | { transit: TxnTransit; isEpochFence: boolean }> {
+    const fail = (code: number) => ({ result: initError(code) });
+    const current = {
+      result: { errorCode: ErrorCode.NONE, producerId: m.producerId, producerEpoch: m.producerEpoch },
+    };
+    // PrepareEpochFence (only from Ongoing) bumps the epoch its own way
+    const isEpochFence = m.pendingState === TxnState.PrepareEpochFence;
+    const retryOnOverflow =
+      !isEpochFence && m.previousProducerId === producerId && producerEpoch === SHORT_MAX - 1 && m.producerEpoch === 0;
+    const retryOnEpochBump = !isEpochFence && m.producerEpoch === producerEpoch + 1;
+    let validEpoch: boolean;
+    if (isEpochFence)
+      validEpoch = (!isFromClient || producerEpoch === m.producerEpoch) && producerEpoch >= m.producerEpoch;
+    else if (m.state === TxnState.PrepareCommit || m.state === TxnState.PrepareAbort) validEpoch = retryOnEpochBump;
+    else if (m.state === TxnState.CompleteCommit || m.state === TxnState.CompleteAbort)
+      validEpoch = retryOnEpochBump || retryOnOverflow || producerEpoch === m.producerEpoch;
+    else validEpoch = producerEpoch === m.producerEpoch;
+    const isRetry = retryOnEpochBump || retryOnOverflow;
+
+    if (m.producerId !== producerId && !retryOnOverflow) return fail(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    if (!validEpoch) return fail(ErrorCode.PRODUCER_FENCED);
+    if (m.pendingTransitionInProgress && !isEpochFence) return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
+
+    const complete = async (
+      next: TxnState.PrepareCommit | TxnState.PrepareAbort,
+      noPartitionAdded: boolean,
+    ): Promise<{ result: InitProducerIdResult } | { transit: TxnTransit; isEpochFence: boolean }> => {
+      let nextProducerId = NO_PRODUCER_ID;
+      if (!isEpochFence && m.isProducerEpochExhausted) {
+        const id = await this.newProducerId();
+        if (typeof id !== 'number') return fail(id.errorCode);
+        // the id allocation awaited: someone else may have moved the transaction meanwhile
+        if (m.pendingTransitionInProgress) return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
+        nextProducerId = id;
+      }
+      if (next === TxnState.PrepareAbort && isEpochFence) this.takeEpochFence(m, producerEpoch);
+      return {
+        transit: m.prepareAbortOrCommit(next, 2, nextProducerId, this.opts.clock(), noPartitionAdded),
+        isEpochFence,
+      };
+    };
+
+    switch (m.state) {
+      case TxnState.Ongoing:
+        return complete(commit ? TxnState.PrepareCommit : TxnState.PrepareAbort, false);
+      case TxnState.CompleteCommit:
+        if (commit) return isRetry ? current : this.invalidState(m, commit);
+        return isRetry ? this.invalidState(m, commit) : complete(TxnState.PrepareAbort, true);
+      case TxnState.CompleteAbort:
+        if (!commit) return isRetry ? current : complete(TxnState.PrepareAbort, true);
+        return this.invalidState(m, commit);
+      case TxnState.PrepareCommit:
+        return commit ? fail(ErrorCode.CONCURRENT_TRANSACTIONS) : this.invalidState(m, commit);
+      case TxnState.PrepareAbort:
+        return !commit ? fail(ErrorCode.CONCURRENT_TRANSACTIONS) : this.invalidState(m, commit);
+      case TxnState.Empty:
+        return !commit ? complete(TxnState.PrepareAbort, true) : this.invalidState(m, commit);
+      default:
+        return this.illegalState(m);
+    }
   }
 
   // ------------------------------------------------------------------ recovery, timeouts, expiration
@@ -363,6 +501,7 @@ export class TransactionCoordinator {
         fence.producerEpoch,
         false,
         false,
+        this.serverTransactionVersion(),
         false,
       );
       if (r.errorCode === ErrorCode.NONE) {
@@ -444,9 +583,10 @@ export class TransactionCoordinator {
     producerIds: readonly number[],
     states: readonly string[],
     durationMs: number,
+    transactionalIdPattern: string | null = null,
   ): ReturnType<TransactionStateManager['listTransactionStates']> {
     if (!this.active)
       return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, unknownStateFilters: [], transactionStates: [] };
-    return this.opts.stateManager.listTransactionStates(producerIds, states, durationMs);
+    return this.opts.stateManager.listTransactionStates(producerIds, states, durationMs, transactionalIdPattern);
   }
 }

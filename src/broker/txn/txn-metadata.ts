@@ -1,8 +1,10 @@
 // Transaction metadata of one transactional id and its state machine (Kafka's TransactionMetadata):
 // a transition is prepared (pendingState set, a TxnTransit describing the new values), written to
 // __transaction_state, then completed — or abandoned when the write fails. While a transition is
-// pending the coordinator answers CONCURRENT_TRANSACTIONS. Transactions V1 semantics (the epoch
-// only moves on InitProducerId and fencing); the log value records clientTransactionVersion.
+// pending the coordinator answers CONCURRENT_TRANSACTIONS. With transactions V2 (a client
+// transaction version of 2, KIP-890 part 2) every PrepareCommit/PrepareAbort bumps the epoch, an
+// exhausted epoch rotates to the next producer id at completion, and an abort may start from
+// Empty/CompleteCommit/CompleteAbort; the log value records clientTransactionVersion.
 
 import { TXN_STATE_NAMES } from '../../protocol/txn-states.js';
 
@@ -30,7 +32,13 @@ const VALID_PREVIOUS: Record<TxnState, readonly TxnState[]> = {
   [TxnState.Empty]: [TxnState.Empty, TxnState.CompleteCommit, TxnState.CompleteAbort],
   [TxnState.Ongoing]: [TxnState.Ongoing, TxnState.Empty, TxnState.CompleteCommit, TxnState.CompleteAbort],
   [TxnState.PrepareCommit]: [TxnState.Ongoing],
-  [TxnState.PrepareAbort]: [TxnState.Ongoing, TxnState.PrepareEpochFence],
+  [TxnState.PrepareAbort]: [
+    TxnState.Ongoing,
+    TxnState.PrepareEpochFence,
+    TxnState.Empty,
+    TxnState.CompleteCommit,
+    TxnState.CompleteAbort,
+  ],
   [TxnState.CompleteCommit]: [TxnState.PrepareCommit],
   [TxnState.CompleteAbort]: [TxnState.PrepareAbort],
   [TxnState.Dead]: [TxnState.Empty, TxnState.CompleteAbort, TxnState.CompleteCommit],
@@ -39,7 +47,10 @@ const VALID_PREVIOUS: Record<TxnState, readonly TxnState[]> = {
 
 export const NO_PRODUCER_ID = -1;
 export const NO_PRODUCER_EPOCH = -1;
-const SHORT_MAX = 32767;
+export const SHORT_MAX = 32767;
+
+/** TransactionVersion.supportsEpochBump: transactions V2. */
+export const supportsEpochBump = (clientTransactionVersion: number): boolean => clientTransactionVersion >= 2;
 
 export const isEpochExhausted = (epoch: number): boolean => epoch >= SHORT_MAX - 1;
 
@@ -127,6 +138,7 @@ export class TransactionMetadata {
     startTs: number,
     updateTs: number,
     nextProducerId = NO_PRODUCER_ID,
+    clientTransactionVersion = this.clientTransactionVersion,
   ): TxnTransit {
     if (this.pendingState !== undefined) {
       throw new IllegalTxnStateError(
@@ -152,7 +164,7 @@ export class TransactionMetadata {
       topicPartitions: partitions,
       txnStartTimestamp: startTs,
       txnLastUpdateTimestamp: updateTs,
-      clientTransactionVersion: this.clientTransactionVersion,
+      clientTransactionVersion,
     };
   }
 
@@ -174,11 +186,9 @@ export class TransactionMetadata {
   }
 
   prepareFenceProducerEpoch(): TxnTransit {
-    if (this.producerEpoch === SHORT_MAX)
-      throw new IllegalTxnStateError(
-        'Cannot fence producer with epoch equal to Short.MaxValue since this would overflow',
-      );
-    const bumped = this.hasFailedEpochFence ? this.producerEpoch : this.producerEpoch + 1;
+    // at Short.MaxValue (a V2 bug state) the epoch is not increased again, to avoid an overflow
+    const bumped =
+      this.hasFailedEpochFence || this.producerEpoch === SHORT_MAX ? this.producerEpoch : this.producerEpoch + 1;
     return this.prepare(
       TxnState.PrepareEpochFence,
       this.producerId,
@@ -234,7 +244,7 @@ export class TransactionMetadata {
     );
   }
 
-  prepareAddPartitions(added: Iterable<string>, now: number): TxnTransit {
+  prepareAddPartitions(added: Iterable<string>, now: number, clientTransactionVersion: number): TxnTransit {
     const start =
       this.state === TxnState.Empty || this.state === TxnState.CompleteAbort || this.state === TxnState.CompleteCommit
         ? now
@@ -250,30 +260,58 @@ export class TransactionMetadata {
       parts,
       start,
       now,
+      NO_PRODUCER_ID,
+      clientTransactionVersion,
     );
   }
 
-  prepareAbortOrCommit(state: TxnState.PrepareCommit | TxnState.PrepareAbort, now: number): TxnTransit {
+  /**
+   * EndTxn's first step. With transactions V2 the epoch is bumped (not past Short.MaxValue: an abort
+   * at that epoch goes through unchanged) and the last epoch remembers the client's; `nextProducerId`
+   * is the id an exhausted epoch rotates to at completion. An abort with no partition added (V2)
+   * starts its transaction now.
+   */
+  prepareAbortOrCommit(
+    state: TxnState.PrepareCommit | TxnState.PrepareAbort,
+    clientTransactionVersion: number,
+    nextProducerId: number,
+    now: number,
+    noPartitionAdded: boolean,
+  ): TxnTransit {
+    let epoch = this.producerEpoch;
+    let lastEpoch = this.lastProducerEpoch;
+    if (supportsEpochBump(clientTransactionVersion)) {
+      if (!(this.producerEpoch === SHORT_MAX && state === TxnState.PrepareAbort)) epoch = this.producerEpoch + 1;
+      lastEpoch = this.producerEpoch;
+    }
     return this.prepare(
       state,
       this.producerId,
-      this.producerEpoch,
-      this.lastProducerEpoch,
+      epoch,
+      lastEpoch,
       this.txnTimeoutMs,
       new Set(this.topicPartitions),
-      this.txnStartTimestamp,
+      noPartitionAdded ? now : this.txnStartTimestamp,
       now,
+      nextProducerId,
+      clientTransactionVersion,
     );
   }
 
+  /**
+   * After the markers: CompleteCommit/CompleteAbort. With V2 and a next producer id (the epoch was
+   * exhausted) the transaction completes on that id at epoch 0; the last epoch stays the one the
+   * client last saw.
+   */
   prepareComplete(now: number): TxnTransit {
     const state = this.state === TxnState.PrepareCommit ? TxnState.CompleteCommit : TxnState.CompleteAbort;
     this.hasFailedEpochFence = false;
+    const rotate = supportsEpochBump(this.clientTransactionVersion) && this.nextProducerId !== NO_PRODUCER_ID;
     return this.prepare(
       state,
-      this.producerId,
-      this.producerEpoch,
-      this.producerEpoch,
+      rotate ? this.nextProducerId : this.producerId,
+      rotate ? 0 : this.producerEpoch,
+      this.lastProducerEpoch,
       this.txnTimeoutMs,
       new Set(),
       this.txnStartTimestamp,
@@ -305,37 +343,27 @@ export class TransactionMetadata {
       throw new IllegalTxnStateError(
         `TransactionalId ${this.transactionalId} failed transition to state ${stateName(t.txnState)} (pending ${stateName(to)})`,
       );
-    switch (to) {
-      case TxnState.Empty:
-        this.txnTimeoutMs = t.txnTimeoutMs;
-        this.producerEpoch = t.producerEpoch;
-        this.lastProducerEpoch = t.lastProducerEpoch;
-        this.producerId = t.producerId;
-        this.previousProducerId = t.prevProducerId;
-        this.topicPartitions.clear();
-        this.txnStartTimestamp = -1;
-        break;
-      case TxnState.Ongoing:
-        this.txnStartTimestamp = t.txnStartTimestamp;
-        for (const k of t.topicPartitions) this.topicPartitions.add(k);
-        break;
-      case TxnState.PrepareAbort:
-      case TxnState.PrepareCommit:
-        this.producerEpoch = t.producerEpoch;
-        break;
-      case TxnState.CompleteAbort:
-      case TxnState.CompleteCommit:
-        this.txnStartTimestamp = t.txnStartTimestamp;
-        this.topicPartitions.clear();
-        break;
-      case TxnState.Dead:
-        break;
-      default:
-        throw new IllegalTxnStateError(`cannot complete a transition to ${stateName(to)}`);
-    }
+    if (to === TxnState.PrepareEpochFence)
+      throw new IllegalTxnStateError(`cannot complete a transition to ${stateName(to)}`);
+    // an expired id (Dead) is removed from the cache by the state manager; otherwise Kafka 4.4's
+    // completeTransitionTo: the written values replace the current ones
+    if (to !== TxnState.Dead) this.replaceWith(t);
     this.pendingState = undefined;
     this.state = to;
     this.txnLastUpdateTimestamp = t.txnLastUpdateTimestamp;
+  }
+
+  private replaceWith(t: TxnTransit): void {
+    this.producerId = t.producerId;
+    this.previousProducerId = t.prevProducerId;
+    this.nextProducerId = t.nextProducerId;
+    this.producerEpoch = t.producerEpoch;
+    this.lastProducerEpoch = t.lastProducerEpoch;
+    this.txnTimeoutMs = t.txnTimeoutMs;
+    this.topicPartitions.clear();
+    for (const k of t.topicPartitions) this.topicPartitions.add(k);
+    this.txnStartTimestamp = t.txnStartTimestamp;
+    this.clientTransactionVersion = t.clientTransactionVersion;
   }
 
   toString(): string {

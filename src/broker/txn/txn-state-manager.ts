@@ -4,6 +4,7 @@
 // a transition completes, and removed when leadership goes. Also: which transactions timed out,
 // which transactional ids expired, and ListTransactions.
 
+import { RE2JS, RE2JSException } from 're2js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { decodeBatch, iterateBatches } from '../../protocol/records/batch.js';
 import { decodeKey, decodeValue, encodeKey, encodeValue, partitionFor } from './txn-log.js';
@@ -219,11 +220,16 @@ export class TransactionStateManager {
     return out;
   }
 
-  /** ListTransactions (TransactionStateManager.listTransactionStates). */
+  /**
+   * ListTransactions (TransactionStateManager.listTransactionStates). A non-empty
+   * `transactionalIdPattern` (v2, KIP-1152) is an RE2/J regular expression the whole transactional
+   * id must match; an invalid one is INVALID_REGULAR_EXPRESSION.
+   */
   listTransactionStates(
     producerIds: readonly number[],
     stateNames: readonly string[],
     durationMs: number,
+    transactionalIdPattern: string | null = null,
   ): {
     errorCode: number;
     unknownStateFilters: string[];
@@ -238,6 +244,15 @@ export class TransactionStateManager {
       if (s === undefined) unknown.push(n);
       else states.add(s);
     }
+    let pattern: RE2JS | null = null;
+    if (transactionalIdPattern !== null && transactionalIdPattern.length > 0) {
+      try {
+        pattern = RE2JS.compile(transactionalIdPattern);
+      } catch (e) {
+        if (!(e instanceof RE2JSException)) throw e;
+        return { errorCode: ErrorCode.INVALID_REGULAR_EXPRESSION, unknownStateFilters: [], transactionStates: [] };
+      }
+    }
     const pids = new Set(producerIds);
     const now = this.opts.clock();
     const out: { transactionalId: string; producerId: number; transactionState: string }[] = [];
@@ -247,6 +262,7 @@ export class TransactionStateManager {
         if (pids.size > 0 && !pids.has(m.producerId)) continue;
         if (stateNames.length > 0 && !states.has(m.state)) continue;
         if (durationMs >= 0 && now - m.txnStartTimestamp <= durationMs) continue;
+        if (pattern !== null && !pattern.matches(m.transactionalId)) continue;
         out.push({
           transactionalId: m.transactionalId,
           producerId: m.producerId,

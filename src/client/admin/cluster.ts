@@ -12,17 +12,35 @@ import type { UpdateFeaturesResponse } from '../../protocol/generated/protocol/U
 export interface ClusterDescription {
   clusterId: string | null;
   controllerId: number;
-  nodes: BrokerNode[];
+  nodes: (BrokerNode & { fenced: boolean })[];
 }
 
-/** DescribeCluster, or Metadata when the broker predates it. Nodes sorted by id. */
-export async function describeCluster(client: KafkaClient): Promise<ClusterDescription> {
+export interface DescribeClusterOptions {
+  /** DescribeCluster v2 (KIP-1073): list fenced brokers too, each with its fenced flag. */
+  includeFencedBrokers?: boolean;
+}
+
+/**
+ * DescribeCluster, or Metadata when the broker predates it. Nodes sorted by id. Asking for fenced
+ * brokers from a broker below DescribeCluster v2 fails as Kafka's admin client does, with an
+ * UnsupportedVersionException ("Attempted to write a non-default includeFencedBrokers at version 1").
+ */
+export async function describeCluster(
+  client: KafkaClient,
+  options: DescribeClusterOptions = {},
+): Promise<ClusterDescription> {
+  const includeFencedBrokers = options.includeFencedBrokers === true;
   return client.call('describeCluster', async () => {
     const conn = await client.anyConnection();
     if (conn.supports(apiByName('DescribeCluster'))) {
-      const resp = await client.send<DescribeClusterResponse>('any', 'DescribeCluster', {
-        includeClusterAuthorizedOperations: false,
-        endpointType: 1,
+      const resp = await client.send<DescribeClusterResponse>('any', 'DescribeCluster', (version: number) => {
+        if (includeFencedBrokers && version < 2) {
+          throw new UnsupportedApiError(
+            `Attempted to write a non-default includeFencedBrokers at version ${version}`,
+            'DescribeCluster',
+          );
+        }
+        return { includeClusterAuthorizedOperations: false, endpointType: 1, includeFencedBrokers };
       });
       const b = resp.body;
       if (b.errorCode !== 0) throw new ApiError(b.errorCode, b.errorMessage);
@@ -30,15 +48,27 @@ export async function describeCluster(client: KafkaClient): Promise<ClusterDescr
         clusterId: b.clusterId ?? null,
         controllerId: b.controllerId,
         nodes: b.brokers
-          .map((n) => ({ id: n.brokerId, host: n.host, port: n.port, rack: n.rack ?? null }))
+          .map((n) => ({
+            id: n.brokerId,
+            host: n.host,
+            port: n.port,
+            rack: n.rack ?? null,
+            fenced: n.isFenced,
+          }))
           .sort((a, c) => a.id - c.id),
       };
+    }
+    if (includeFencedBrokers) {
+      throw new UnsupportedApiError(
+        'Attempted to write a non-default includeFencedBrokers at version 0',
+        'DescribeCluster',
+      );
     }
     const md = await client.metadata({ topics: [], refresh: true });
     return {
       clusterId: md.clusterId,
       controllerId: md.controllerId,
-      nodes: [...md.brokers.values()].sort((a, c) => a.id - c.id),
+      nodes: [...md.brokers.values()].map((n) => ({ ...n, fenced: false })).sort((a, c) => a.id - c.id),
     };
   });
 }

@@ -113,12 +113,16 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
         if (ns.include_fenced_brokers === true && controller != null) {
           throw new TerseError('The option --include-fenced-brokers is only supported with --bootstrap-server option');
         }
-        if (ns.include_fenced_brokers === true) {
-          // DescribeCluster v2 (fenced brokers) is beyond this codec: Kafka's UnsupportedVersionException text, on stdout.
-          out('Attempted to write a non-default includeFencedBrokers at version 1');
+        let nodes;
+        try {
+          nodes = (await describeCluster(client, { includeFencedBrokers: ns.include_fenced_brokers === true })).nodes;
+        } catch (e) {
+          // ClusterTool.listEndpoints prints an ExecutionException's cause message on stdout, exit 0.
+          if ((e as Error).name !== 'UnsupportedApiError') throw e;
+          out((e as Error).message);
           return 0;
         }
-        const { nodes } = await describeCluster(client);
+        const state = (n: { fenced: boolean }): string => (n.fenced ? 'fenced' : 'unfenced');
         const type = controller != null ? 'controller' : 'broker';
         const { writeJson, writeTable } = await import('../common/output.js');
         if (format === 'json') {
@@ -128,7 +132,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
               host: n.host,
               port: n.port,
               rack: n.rack,
-              state: type === 'broker' ? 'unfenced' : null,
+              state: type === 'broker' ? state(n) : null,
               endpointType: type,
             })),
           });
@@ -138,7 +142,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
           await writeTable(
             io,
             ['ID', 'HOST', 'PORT', 'RACK', 'STATE', 'ENDPOINT TYPE'],
-            nodes.map((n) => [n.id, n.host, n.port, n.rack ?? '', type === 'broker' ? 'unfenced' : '', type]),
+            nodes.map((n) => [n.id, n.host, n.port, n.rack ?? '', type === 'broker' ? state(n) : '', type]),
           );
           return 0;
         }
@@ -160,9 +164,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
         for (const n of nodes)
           out(
             line(
-              type === 'broker'
-                ? [n.id, n.host, n.port, n.rack, 'unfenced', type]
-                : [n.id, n.host, n.port, n.rack, type],
+              type === 'broker' ? [n.id, n.host, n.port, n.rack, state(n), type] : [n.id, n.host, n.port, n.rack, type],
             ),
           );
         return 0;

@@ -139,26 +139,58 @@ async function listEntities(client: KafkaClient, entityType: string): Promise<st
     return [...(await describeCluster(client)).nodes.map((n) => String(n.id)), ''];
   }
   if (entityType === GROUP) {
-    const resp = await client.request<ListGroupsResponse>('any', 'ListGroups', { statesFilter: [], typesFilter: [] });
-    if (resp.body.errorCode !== 0) {
-      const { ApiError } = await import('../../client/errors.js');
-      throw new ApiError(resp.body.errorCode);
-    }
-    return resp.body.groups.map((g) => g.groupId);
+    // the groups, then the groups that only have dynamic configs (a LinkedHashSet in Kafka's tool)
+    return [...new Set([...(await listGroupIds(client)), ...((await listGroupConfigResources(client)) ?? [])])];
   }
-  if (entityType === CLIENT_METRICS) {
-    // ListConfigResources (key 74, ListClientMetricsResources before Kafka 4.1): v0 lists client-metrics resources.
-    const resp = await client.request<ListConfigResourcesResponse>('any', 'ListConfigResources', {}, { maxVersion: 0 });
-    return resp.body.configResources.map((r) => r.resourceName);
-  }
+  if (entityType === CLIENT_METRICS) return (await listConfigResources(client, CONFIG_RESOURCE_CLIENT_METRICS))!;
   throw new ConfigCommandError(`Invalid entity type: ${entityType}`);
+}
+
+const CONFIG_RESOURCE_CLIENT_METRICS = 16;
+const CONFIG_RESOURCE_GROUP = 32;
+
+async function listGroupIds(client: KafkaClient): Promise<string[]> {
+  const resp = await client.request<ListGroupsResponse>('any', 'ListGroups', { statesFilter: [], typesFilter: [] });
+  if (resp.body.errorCode !== 0) {
+    const { ApiError } = await import('../../client/errors.js');
+    throw new ApiError(resp.body.errorCode);
+  }
+  return resp.body.groups.map((g) => g.groupId);
+}
+
+/**
+ * Admin.listConfigResources(Set.of(type)): ListConfigResources (key 74, ListClientMetricsResources
+ * before Kafka 4.1) v1 with the type, or v0 (client metrics only) from an older broker. null when
+ * the broker cannot list that type (UnsupportedVersionException in Kafka's admin client).
+ */
+async function listConfigResources(client: KafkaClient, type: number): Promise<string[] | null> {
+  const conn = await client.call('listConfigResources', () => client.anyConnection());
+  const { apiByName } = await import('../../client/apis.js');
+  const api = apiByName('ListConfigResources');
+  if (!conn.supports(api, type === CONFIG_RESOURCE_CLIENT_METRICS ? 0 : 1)) {
+    if (type === CONFIG_RESOURCE_CLIENT_METRICS) await client.request('any', 'ListConfigResources', {});
+    return null;
+  }
+  const resp = await client.request<ListConfigResourcesResponse>('any', 'ListConfigResources', (v: number) =>
+    v >= 1 ? { resourceTypes: [type] } : {},
+  );
+  if (resp.body.errorCode !== 0) {
+    const { ApiError } = await import('../../client/errors.js');
+    throw new ApiError(resp.body.errorCode);
+  }
+  return resp.body.configResources.map((r) => r.resourceName);
+}
+
+/** ConfigCommand.listGroupConfigResources: the groups with dynamic configs, null when unsupported. */
+function listGroupConfigResources(client: KafkaClient): Promise<string[] | null> {
+  return listConfigResources(client, CONFIG_RESOURCE_GROUP);
 }
 
 /**
  * Kafka 4.4's describeResourceConfig without --all: whether the named entity exists (a topic, a
- * broker id or the default, a client-metrics resource, a group). tkafka's client has no
- * ListConfigResources v1, so group config resources are not listed: a group counts as existing
- * unless ListGroups says otherwise, as Kafka's tool does when that request is unsupported.
+ * broker id or the default, a client-metrics resource, a group). A group exists when ListGroups or
+ * ListConfigResources (GROUP, v1) lists it; when the broker cannot list group config resources the
+ * group counts as existing, as in Kafka's tool.
  */
 async function entityExists(client: KafkaClient, entityType: string, name: string): Promise<boolean> {
   if (entityType === TOPIC) {
@@ -172,6 +204,11 @@ async function entityExists(client: KafkaClient, entityType: string, name: strin
     return (await describeCluster(client)).nodes.some((n) => String(n.id) === name);
   }
   if (entityType === CLIENT_METRICS) return (await listEntities(client, CLIENT_METRICS)).includes(name);
+  if (entityType === GROUP) {
+    if ((await listGroupIds(client)).includes(name)) return true;
+    const withConfigs = await listGroupConfigResources(client);
+    return withConfigs === null || withConfigs.includes(name);
+  }
   return true;
 }
 

@@ -360,6 +360,7 @@ async function runFormatCommand(ns: Namespace, config: ServerConfig, out: (line:
     bootstrap: (dynamic) =>
       bootstrapInfo(
         releaseVersion,
+        featureNamesAndLevels((ns.feature as string[] | null) ?? []),
         config.getBoolean('unstable.feature.versions.enable'),
         dynamic,
         (ns.add_scram as string[] | null) ?? [],
@@ -380,20 +381,64 @@ async function runFormatCommand(ns: Namespace, config: ServerConfig, out: (line:
   });
 }
 
-/** Formatter's bootstrap metadata: the release version (default latest production, or latest testing
- *  when unstable versions are enabled), checked, and its feature levels. */
+/** StorageTool.featureNamesAndLevels (FeatureCommand.parseNameAndLevel's messages). */
+function featureNamesAndLevels(args: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const input of args) {
+    const i = input.indexOf('=');
+    if (i < 0)
+      throw new Uncaught(
+        'java.lang.RuntimeException',
+        `Can't parse feature=level string ${input}: equals sign not found.`,
+      );
+    const name = input.slice(0, i).trim();
+    const levelString = input.slice(i + 1).trim();
+    const level = /^[+-]?\d+$/.test(levelString) ? Number(levelString) : NaN;
+    if (!Number.isInteger(level) || level < -32768 || level > 32767)
+      throw new Uncaught(
+        'java.lang.RuntimeException',
+        `Can't parse feature=level string ${input}: unable to parse ${levelString} as a short.`,
+      );
+    out.set(name, level);
+  }
+  return out;
+}
+
+/**
+ * Formatter's bootstrap metadata: the release version (--release-version or --feature
+ * metadata.version=X; default latest production, or latest testing when unstable versions are
+ * enabled), checked, and its feature levels (Formatter.calculateEffectiveFeatureLevels with the
+ * --feature settings).
+ */
 function bootstrapInfo(
   releaseVersion: MetadataVersionInfo | undefined,
+  requested: ReadonlyMap<string, number>,
   unstable: boolean,
   dynamic: boolean,
   scramArguments: string[],
 ): BootstrapInfo {
-  const mv = releaseVersion ?? (unstable ? LATEST_TESTING : LATEST_PRODUCTION);
-  if (releaseVersion) {
+  let release = releaseVersion;
+  const mvLevel = requested.get('metadata.version');
+  if (mvLevel !== undefined) {
+    if (release)
+      throw new FormatterError('Use --release-version instead of --feature metadata.version=X to avoid ambiguity.');
+    try {
+      release = metadataVersionFromLevel(mvLevel);
+    } catch {
+      throw new FormatterError(`Unknown metadata.version feature level: ${mvLevel}`);
+    }
+  }
+  const mv = release ?? (unstable ? LATEST_TESTING : LATEST_PRODUCTION);
+  if (release) {
     if (!isKRaftSupported(mv)) throw new FormatterError(`metadata.version ${mv.version} is too old to be supported.`);
     if (!unstable && !isProduction(mv)) throw new FormatterError(`metadata.version ${mv.version} is not yet stable.`);
   }
-  const featureLevels = formatFeatureLevels(mv, dynamic);
+  let featureLevels: Map<string, number>;
+  try {
+    featureLevels = formatFeatureLevels(mv, dynamic, requested);
+  } catch (e) {
+    throw new FormatterError((e as Error).message);
+  }
   if (scramArguments.length && mv.level < 11)
     throw new FormatterError('SCRAM is only supported in metadata.version 3.5-IV2 or later.');
   return { metadataVersion: mv, featureLevels, featureRecords: bootstrapFeatureRecords(featureLevels), scramArguments };

@@ -28,6 +28,8 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.FeatureMetadata;
+import org.apache.kafka.clients.admin.FinalizedVersionRange;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -69,6 +71,12 @@ public final class MatrixClient {
   }
 
   static final long SCENARIO_LIMIT_MS = 60_000;
+  /** txn-v2 runs 1,000 transactions: its own limit (the runner allows it more time too). */
+  static final long TXN_V2_LIMIT_MS = 240_000;
+
+  static long limitOf(String scenario) {
+    return scenario.equals("txn-v2") ? TXN_V2_LIMIT_MS : SCENARIO_LIMIT_MS;
+  }
 
   private final String scenario;
   private final String bootstrap;
@@ -79,7 +87,7 @@ public final class MatrixClient {
     this.scenario = scenario;
     this.bootstrap = bootstrap;
     this.prefix = "m-java-" + scenario + "-" + UUID.randomUUID().toString().substring(0, 8);
-    this.deadline = System.currentTimeMillis() + SCENARIO_LIMIT_MS - 5_000;
+    this.deadline = System.currentTimeMillis() + limitOf(scenario) - 5_000;
   }
 
   public static void main(String[] args) {
@@ -93,11 +101,11 @@ public final class MatrixClient {
     }
     Thread watchdog = new Thread(() -> {
       try {
-        Thread.sleep(SCENARIO_LIMIT_MS);
+        Thread.sleep(limitOf(args[0]));
       } catch (InterruptedException e) {
         return;
       }
-      System.err.println("timeout: scenario " + args[0] + " did not finish in " + SCENARIO_LIMIT_MS / 1000 + " s");
+      System.err.println("timeout: scenario " + args[0] + " did not finish in " + limitOf(args[0]) / 1000 + " s");
       Runtime.getRuntime().halt(1);
     });
     watchdog.setDaemon(true);
@@ -154,6 +162,9 @@ public final class MatrixClient {
         return 0;
       case "transactions":
         transactions();
+        return 0;
+      case "txn-v2":
+        txnV2();
         return 0;
       case "list-offsets-time":
         listOffsetsTime();
@@ -668,6 +679,78 @@ public final class MatrixClient {
         }
       }
     }
+  }
+
+  /**
+   * Transactions V2 (KIP-890 part 2) at scale: the cluster must have transaction.version >= 2
+   * finalized (the producer then uses EndTxn v5 and Produce v12, adding partitions implicitly). One
+   * transactional producer runs 1,000 transactions of one record to each of 2 partitions, every 7th
+   * aborted (after a flush, so the aborted records are in the log). A read_committed consumer sees
+   * exactly the committed records, once each. The producer epoch moved with every EndTxn, which
+   * only transactions V2 does: DescribeTransactions shows an epoch of at least 1,000.
+   */
+  private void txnV2() throws Exception {
+    String topic = prefix;
+    String txnId = prefix + "-txn";
+    int txns = 1000;
+    try (Admin admin = admin()) {
+      FeatureMetadata fm = admin.describeFeatures().featureMetadata().get(30, TimeUnit.SECONDS);
+      FinalizedVersionRange tv = fm.finalizedFeatures().get("transaction.version");
+      check(tv != null && tv.maxVersionLevel() >= 2, "finalized transaction.version: " + tv);
+      createTopic(admin, topic, 2, null);
+    }
+    Set<String> committed = new TreeSet<>();
+    int aborted = 0;
+    long start = System.currentTimeMillis();
+    Map<String, String> pc = Map.of(
+        ProducerConfig.TRANSACTIONAL_ID_CONFIG, txnId,
+        ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "60000",
+        ProducerConfig.LINGER_MS_CONFIG, "0");
+    try (KafkaProducer<String, String> p = producer(pc)) {
+      p.initTransactions();
+      for (int i = 0; i < txns; i++) {
+        check(System.currentTimeMillis() < deadline - 20_000, "only " + i + " transactions before the deadline");
+        String a = "t" + i + "-p0";
+        String b = "t" + i + "-p1";
+        p.beginTransaction();
+        p.send(new ProducerRecord<>(topic, 0, a, a));
+        p.send(new ProducerRecord<>(topic, 1, b, b));
+        if (i % 7 == 6) {
+          p.flush();
+          p.abortTransaction();
+          aborted++;
+        } else {
+          p.commitTransaction();
+          committed.add(a);
+          committed.add(b);
+        }
+      }
+    }
+    long txnMs = System.currentTimeMillis() - start;
+    checkEq(txns / 7, aborted, "aborted transactions");
+    try (Admin admin = admin()) {
+      TransactionDescription td =
+          admin.describeTransactions(List.of(txnId)).description(txnId).get(30, TimeUnit.SECONDS);
+      checkEq(TransactionState.COMPLETE_COMMIT, td.state(), "described transaction state");
+      check(td.producerEpoch() >= txns,
+          "producer epoch " + td.producerEpoch() + " after " + txns + " transactions: no epoch bump per EndTxn (not V2)");
+    }
+    List<TopicPartition> tps = List.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1));
+    List<String> seen = new ArrayList<>();
+    try (KafkaConsumer<String, String> c = consumer(Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"))) {
+      c.assign(tps);
+      c.seekToBeginning(tps);
+      Map<TopicPartition, Long> end = c.endOffsets(tps);
+      long until = Math.min(deadline, System.currentTimeMillis() + 60_000);
+      while (System.currentTimeMillis() < until && tps.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
+        for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) seen.add(r.value());
+      }
+      for (TopicPartition tp : tps) checkEq(end.get(tp), c.position(tp), "read_committed position of " + tp);
+    }
+    checkEq(committed.size(), seen.size(), "read_committed record count (duplicates or aborted records?)");
+    checkEq(committed, new TreeSet<>(seen), "read_committed records");
+    System.out.println(txns + " transactions (" + aborted + " aborted) in " + txnMs + " ms; read_committed saw "
+        + seen.size() + " records");
   }
 
   /**

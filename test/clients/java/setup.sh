@@ -15,7 +15,7 @@ repo="$(cd "$(dirname "$0")/../../.." && pwd)"
 src="$repo/test/clients/java"
 cache="$repo/.cache/clients/java"
 lib="$cache/lib"
-# TKAFKA_JAVA_CLASSES: another classes directory (a second checkout sharing .cache keeps its own)
+# TKAFKA_JAVA_CLASSES: compile elsewhere (a worktree sharing .cache with another checkout)
 classes="${TKAFKA_JAVA_CLASSES:-$cache/classes}"
 mvn_cmd="${TKAFKA_MVN:-mvn}"
 version="4.4.0"

@@ -406,6 +406,45 @@ async function groupConsumer() {
   throw new NotApplicable('kafkajs 2.2.4 has no KIP-848 (group.protocol=consumer) consumer; classic protocol only');
 }
 
+/**
+ * txn-v2 for a transactions V1 client: kafkajs knows neither EndTxn v5 nor Produce v12, so on a
+ * cluster with transaction.version=2 finalized it keeps AddPartitionsToTxn and a constant epoch.
+ * 100 transactions of one record to each of 2 partitions, every 7th aborted; a read_committed
+ * consumer sees exactly the committed records.
+ */
+async function txnV2(bootstrap) {
+  const kafka = client(bootstrap);
+  const topic = name();
+  const TXNS = 100;
+  await withAdmin(kafka, (admin) => createTopic(admin, topic, 2));
+  const producer = kafka.producer({ transactionalId: name('tx'), idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const committed = [];
+  let aborted = 0;
+  const start = Date.now();
+  try {
+    for (let i = 0; i < TXNS; i++) {
+      const txn = await producer.transaction();
+      const keys = [`t${i}-p0`, `t${i}-p1`];
+      await txn.send({ topic, messages: keys.map((k, partition) => ({ key: k, value: k, partition })) });
+      if (i % 7 === 6) {
+        await txn.abort();
+        aborted++;
+      } else {
+        await txn.commit();
+        committed.push(...keys);
+      }
+    }
+  } finally {
+    await producer.disconnect();
+  }
+  const ms = Date.now() - start;
+  checkEqual(aborted, Math.floor(TXNS / 7), 'aborted transactions');
+  const got = await consume(kafka, { topics: [topic], want: committed.length, readUncommitted: false });
+  checkEqual(got.map((m) => m.value.toString()).sort(), [...committed].sort(), 'read_committed records');
+  return `${TXNS} transactions (${aborted} aborted) in ${ms} ms; read_committed saw ${got.length} records`;
+}
+
 async function transactions(bootstrap) {
   const kafka = client(bootstrap);
   const input = name('in');
@@ -558,6 +597,7 @@ await main({
     'group-classic': groupClassic,
     'group-consumer': groupConsumer,
     transactions,
+    'txn-v2': txnV2,
     'list-offsets-time': listOffsetsTime,
     'delete-records': deleteRecords,
   },

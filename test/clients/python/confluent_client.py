@@ -412,6 +412,47 @@ def transactions(bootstrap, ids):
     expect_eq((lo, hi), (0, 44), 'output watermarks (40 records + 4 markers)')
 
 
+def txn_v2(bootstrap, ids):
+    """Transactions on a cluster with transaction.version=2 finalized: 1,000 transactions of one
+    record to each of 2 partitions, every 7th aborted (after a flush, so the aborted records are in
+    the log); a read_committed consumer sees exactly the committed records, once each. (Whether
+    librdkafka speaks transactions V2 - EndTxn v5, Produce v12 - shows in the broker's request log.)"""
+    dl = Deadline(230)
+    a = admin(bootstrap)
+    topic = ids()
+    create_topic(a, topic, 2, dl=dl)
+    tp = Producer({**base(bootstrap), 'transactional.id': ids('tx'), 'linger.ms': 0,
+                   'transaction.timeout.ms': 60000})
+    tp.init_transactions(T)
+    committed = set()
+    aborted = 0
+    start = time.monotonic()
+    for i in range(1000):
+        if dl.left() < 30:
+            raise Fail(f'only {i} transactions before the deadline')
+        tp.begin_transaction()
+        keys = [f't{i}-p0', f't{i}-p1']
+        for partition, k in enumerate(keys):
+            tp.produce(topic, value=k.encode(), key=k.encode(), partition=partition)
+        produce_all(tp, dl)
+        if i % 7 == 6:
+            tp.abort_transaction(T)
+            aborted += 1
+        else:
+            tp.commit_transaction(T)
+            committed.update(keys)
+    txn_s = time.monotonic() - start
+    expect_eq(aborted, 1000 // 7, 'aborted transactions')
+    r = Consumer({**base(bootstrap), 'group.id': ids('r'), 'enable.auto.commit': False,
+                  'isolation.level': 'read_committed', 'enable.partition.eof': True})
+    r.assign([TopicPartition(topic, 0, OFFSET_BEGINNING), TopicPartition(topic, 1, OFFSET_BEGINNING)])
+    got = [m.value().decode() for m in consume_to_eof(r, 2, dl, 'read_committed')]
+    r.close()
+    expect_eq(len(got), len(committed), 'read_committed record count (duplicates or aborted records?)')
+    expect_eq(sorted(got), sorted(committed), 'read_committed records')
+    print(f'1000 transactions ({aborted} aborted) in {txn_s * 1000:.0f} ms; read_committed saw {len(got)} records')
+
+
 def unstable_while_open(c, topic):
     """KIP-447: while a transaction's offsets are pending, a read_committed consumer's committed()
     (OffsetFetch with require_stable) gets UNSTABLE_OFFSET_COMMIT, which librdkafka retries until
@@ -521,6 +562,7 @@ if __name__ == '__main__':
         'group-classic': group_classic,
         'group-consumer': group_consumer,
         'transactions': transactions,
+        'txn-v2': txn_v2,
         'list-offsets-time': list_offsets_time,
         'delete-records': delete_records,
     })

@@ -22,6 +22,7 @@ SCENARIOS = [
     'group-classic',
     'group-consumer',
     'transactions',
+    'txn-v2',
     'list-offsets-time',
     'delete-records',
 ]
