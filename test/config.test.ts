@@ -277,6 +277,19 @@ test('KRaft startup validations', () => {
     configError(() => load({ 'broker.id': '2' })).message,
     'You must set `node.id` to the same value as `broker.id`.',
   );
+  // KafkaConfig.validateCordonedLogDirs, then tkafka's refusal: cordoning is not implemented.
+  assert.equal(
+    configError(() => load({ 'log.dirs': '/a,/b', 'cordoned.log.dirs': '*,/a' })).message,
+    'requirement failed: When cordoned.log.dirs is set to *, it must not contain other values',
+  );
+  assert.equal(
+    configError(() => load({ 'log.dirs': '/a,/b', 'cordoned.log.dirs': '/a,/c,/d' })).message,
+    'requirement failed: All entries in cordoned.log.dirs must be present in log.dirs or log.dir. Missing entries : /c,/d',
+  );
+  const cordoned = configError(() => load({ 'log.dirs': '/a,/b', 'cordoned.log.dirs': '/a' }));
+  assert.equal(cordoned.key, 'cordoned.log.dirs');
+  assert.match(cordoned.message, /cordoned\.log\.dirs is not supported by tkafka/);
+  assert.doesNotThrow(() => load({ 'cordoned.log.dirs': '' }));
   assert.equal(
     configError(() => load({ listeners: 'PLAINTEXT://:9092,CONTROLLER://:9092' })).message,
     'requirement failed: Each listener must have a different port, listeners: PLAINTEXT://:9092,CONTROLLER://:9092',

@@ -489,6 +489,14 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
   def('num.partitions', 'int', 1, atLeast(1), M, 'Default number of partitions of a new topic.'),
   def('log.dir', 'string', '/tmp/kafka-logs', null, H, 'Directory holding the log data (used when log.dirs is unset).'),
   def(
+    'cordoned.log.dirs',
+    'list',
+    [],
+    null,
+    H,
+    'Log directories cordoned (KIP-1066): no new replicas are placed on them; * cordons all. Not supported by tkafka: it must stay empty.',
+  ),
+  def(
     'log.dirs',
     'string',
     null,

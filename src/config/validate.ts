@@ -14,6 +14,30 @@ export function validateServerConfig(c: ServerConfig): void {
     'log.retention.ms',
   );
   requirement(c.logDirs.length > 0, 'At least one log directory must be defined via log.dirs or log.dir.', 'log.dirs');
+  // KafkaConfig.validateCordonedLogDirs
+  const cordoned = c.getList('cordoned.log.dirs');
+  if (cordoned.includes('*')) {
+    requirement(
+      cordoned.length === 1,
+      'When cordoned.log.dirs is set to *, it must not contain other values',
+      'cordoned.log.dirs',
+    );
+  } else {
+    const missing = cordoned.filter((d) => !c.logDirs.includes(d));
+    requirement(
+      missing.length === 0,
+      `All entries in cordoned.log.dirs must be present in log.dirs or log.dir. Missing entries : ${missing.join(',')}`,
+      'cordoned.log.dirs',
+    );
+  }
+  // Cordoning (placement that avoids the directories, IsCordoned in DescribeLogDirs, the registration's
+  // cordoned directories) is not implemented: a value tkafka cannot honour stops start-up.
+  if (cordoned.length > 0) {
+    throw new ConfigError(
+      'cordoned.log.dirs is not supported by tkafka (KIP-1066 log directory cordoning is not implemented); remove it or leave it empty.',
+      'cordoned.log.dirs',
+    );
+  }
   const cleanerThreads = c.getInt('log.cleaner.threads');
   if (cleanerThreads === 0) throw new ConfigError('/ by zero', 'log.cleaner.threads', 'java.lang.ArithmeticException');
   requirement(
