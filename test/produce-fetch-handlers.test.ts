@@ -709,8 +709,8 @@ test('the data handlers register within the codec ranges', () => {
     apis.map((a) => [a.apiKey, a.minVersion, a.maxVersion]),
     [
       [ApiKey.Produce, 3, 13],
-      [ApiKey.Fetch, 4, 17],
-      [ApiKey.ListOffsets, 1, 10],
+      [ApiKey.Fetch, 4, 18],
+      [ApiKey.ListOffsets, 1, 11],
       [ApiKey.DeleteRecords, 0, 2],
       [ApiKey.OffsetForLeaderEpoch, 2, 4],
     ],

@@ -293,8 +293,9 @@ test('groups: one that only has dynamic configs exists (ListConfigResources v1);
     'consumer.session.timeout.ms=50000',
   ]);
   assert.deepEqual([set.code, set.out], [0, 'Completed updating config for group cfg-only.\n']);
+  // ConfigHelper.createGroupConfigEntry: the group's value, then its broker synonym (GroupConfig.brokerSynonym)
   const line =
-    'consumer.session.timeout.ms=50000 sensitive=false synonyms={DYNAMIC_GROUP_CONFIG:consumer.session.timeout.ms=50000}';
+    'consumer.session.timeout.ms=50000 sensitive=false synonyms={DYNAMIC_GROUP_CONFIG:consumer.session.timeout.ms=50000, DEFAULT_CONFIG:group.consumer.session.timeout.ms=45000}';
   const one = await tkafka([...B(), '--describe', '--entity-type', 'groups', '--entity-name', 'cfg-only']);
   assert.deepEqual([one.code, one.out], [0, `Dynamic configs for group cfg-only are:\n  ${line}\n`]);
   // listed among all groups though no member ever joined it (Kafka 4.4's ConfigCommand prints the same)
