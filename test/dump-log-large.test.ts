@@ -74,7 +74,18 @@ function dump(
       }
     });
     c.stderr.on('data', (d: Buffer) => (stderr += d));
+    // Bounded in time: a dump that stops making progress (seen once, idle with nothing left to write)
+    // fails the test with what it had done instead of hanging the suite.
+    let lastBytes = -1;
+    const watchdog = setInterval(() => {
+      if (bytes === lastBytes) {
+        stderr += `no output for 60 s after ${bytes} bytes and ${lines} lines: killed\n`;
+        c.kill('SIGKILL');
+      }
+      lastBytes = bytes;
+    }, 60_000);
     c.on('close', (code) => {
+      clearInterval(watchdog);
       const m = /MAXRSS (\d+)/.exec(stderr);
       resolve({
         code: code ?? -1,
