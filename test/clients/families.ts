@@ -43,6 +43,8 @@ export type Scenario = (typeof SCENARIOS)[number];
 export const SCENARIO_FAMILIES: Partial<Record<Scenario, readonly string[]>> = {
   'group-upgrade': ['java'],
   'group-downgrade': ['java'],
+  // transactions V2: the two clients that run it at 1,000 transactions, and kafkajs as the V1 client
+  'txn-v2': ['java', 'confluent-kafka', 'kafkajs'],
 };
 
 const PY = '.cache/clients/venv/bin/python';
