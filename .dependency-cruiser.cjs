@@ -5,7 +5,8 @@
 //   src/config     → protocol
 //   src/storage    → protocol, config
 //   src/client     → protocol, config
-//   src/broker     → protocol, config, storage
+//   src/broker     → protocol, config, storage, client    (as Kafka's server uses the clients' NetworkClient:
+//                                                          raft and broker-to-controller channels)
 //   src/tools      → protocol, config, storage, client          (never the broker)
 //   src/cli.ts     → tools, and (lazily) src/broker/main.ts     (the entry point composes)
 //   test/, bench/  → anything
@@ -20,7 +21,8 @@ const LAYERS = {
   storage: ['protocol', 'config'],
   config: ['protocol'],
   client: ['protocol', 'config'],
-  broker: ['protocol', 'storage', 'config'],
+  // Kafka's server talks to other nodes with the clients' NetworkClient; so does ours (raft, broker → controller).
+  broker: ['protocol', 'storage', 'config', 'client'],
   tools: ['protocol', 'client', 'storage', 'config'],
 };
 
