@@ -14,6 +14,7 @@ import { ErrorCode } from '../src/protocol/errors.js';
 import { buildRecordBatch, iterateBatches, readBatchHeader } from '../src/protocol/records/batch.js';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { RawClient } from './helpers/raw-client.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const TXN_OVERRIDES = {
   'transaction.state.log.num.partitions': 1,
@@ -29,13 +30,9 @@ async function finalized(c: RawClient): Promise<{ epoch: bigint; levels: Map<str
   return { epoch: r.finalizedFeaturesEpoch as bigint, levels };
 }
 
-/** Polls `probe` every 50 ms until it holds (at most `ms`). */
+/** Waits until `probe` holds (at most `ms`), through the suite's one wait helper. */
 async function until(what: string, probe: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitFor(probe, { what, timeoutMs: ms });
 }
 
 async function createTopic(c: RawClient, name: string, partitions: number): Promise<string> {
