@@ -18,6 +18,7 @@ import { registerTxnHandlers } from './api/register-txn.js';
 import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glue.js';
 import { registerDataHandlers } from './api/register-data.js';
 import { registerAdminHandlers } from './api/register-all.js';
+import { createEnvelopeHandler } from './api/envelope.js';
 import { registerGroupHandlers } from './api/register-group.js';
 import { startGroupCoordinator, type GroupCoordinatorHandle } from './group/broker-glue.js';
 import { adminConfigSchema, adminConfigValidator } from './api/admin-support.js';
@@ -181,6 +182,8 @@ export class BrokerServer {
     );
     registerDataHandlers(registry);
     registerAdminHandlers(registry);
+    // requests brokers forward for their clients (KIP-590), served on the controller listener
+    registry.register(createEnvelopeHandler<BrokerServices>(registry));
     registerGroupHandlers(registry);
     // after the partition publisher, so __consumer_offsets partitions exist before their shards load
     const groups = await startGroupCoordinator(services, (level, msg) => logger.log(level, msg));
