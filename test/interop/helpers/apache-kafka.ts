@@ -517,3 +517,6 @@ async function startApacheKafkaOnce(opts: ApacheKafkaOptions): Promise<ApacheKaf
   }
   return handle;
 }
+
+/** The broker log4j2 set-up above (everything at INFO to <logDir>/server.log), for kafka-cluster.ts's nodes. */
+export const brokerLog4j = broker_log4j;

@@ -1,0 +1,286 @@
+// The acceptance scenarios of issue 14 ("How it must be shown"), written once against the
+// Cluster of test/helpers/cluster.ts so that the same steps run on an Apache Kafka 4.4.0 cluster
+// (test/interop/cluster-kafka.test.ts: the reference figures, and the proof that the harness
+// works) and on a tkafka cluster (test/pending/cluster-tkafka.test.ts until the raft and
+// membership work passes it). Each returns the figures it measured; the tests print them.
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import {
+  createTopic,
+  describeBrokers,
+  describeQuorum,
+  topicIds,
+  waitForLeader,
+  type Cluster,
+  type ClusterNode,
+  type QuorumInfo,
+} from '../../helpers/cluster.js';
+import { waitFor } from '../../helpers/wait-for.js';
+
+/**
+ * Settings that make the metadata log roll, snapshot and drop old segments within a minute, so a
+ * node that was down must catch up from a snapshot (Kafka's raft cleaner runs every 60 s).
+ */
+export const FAST_SNAPSHOT_SETTINGS: Record<string, string> = {
+  'metadata.log.segment.ms': '1000',
+  'metadata.log.max.snapshot.interval.ms': '2000',
+  'metadata.max.retention.ms': '1000',
+  'metadata.max.retention.bytes': '1',
+};
+
+/** broker.session.timeout.ms and broker.heartbeat.interval.ms of the fencing scenario. */
+export const SESSION_TIMEOUT_MS = 6000;
+export const HEARTBEAT_INTERVAL_MS = 2000;
+export const FENCING_SETTINGS: Record<string, string> = {
+  'broker.session.timeout.ms': String(SESSION_TIMEOUT_MS),
+  'broker.heartbeat.interval.ms': String(HEARTBEAT_INTERVAL_MS),
+};
+
+/** The first offset of the oldest segment of a node's metadata log (≤ its log start offset). */
+export function oldestSegmentOffset(node: ClusterNode): bigint {
+  const bases = readdirSync(node.metadataDir)
+    .filter((f) => /^\d{20}\.log$/.test(f))
+    .map((f) => BigInt(f.slice(0, 20)));
+  return bases.length === 0 ? -1n : bases.reduce((a, b) => (a < b ? a : b));
+}
+
+/** The latest snapshot offset of a node's metadata log (-1 when it has none). */
+export function latestSnapshotOffset(node: ClusterNode): bigint {
+  const offsets = readdirSync(node.metadataDir)
+    .filter((f) => /^\d{20}-\d{10}\.checkpoint$/.test(f))
+    .map((f) => BigInt(f.slice(0, 20)));
+  return offsets.reduce((a, b) => (a > b ? a : b), -1n);
+}
+
+/** Waits until every running broker's Metadata has every topic, and returns the ids each reported. */
+export async function topicsOnEveryBroker(
+  cluster: Cluster,
+  topics: readonly string[],
+  timeoutMs = 60_000,
+): Promise<Map<number, Map<string, string>>> {
+  const seen = new Map<number, Map<string, string>>();
+  await waitFor(
+    async () => {
+      for (const b of cluster.brokers.filter((n) => n.running())) {
+        const ids = await topicIds(b.port, topics);
+        if (!ids || topics.some((t) => !ids.has(t))) return false;
+        seen.set(b.id, ids);
+      }
+      return true;
+    },
+    { what: `topics ${topics.join(', ')} on every broker`, timeoutMs, intervalMs: 200 },
+  );
+  return seen;
+}
+
+/** Asserts every broker reported the same id for every topic. */
+export function assertSameIds(seen: Map<number, Map<string, string>>, topics: readonly string[]): void {
+  const [first, ...rest] = [...seen.entries()];
+  assert.ok(first, 'no broker answered');
+  for (const t of topics) {
+    const id = first[1].get(t);
+    assert.ok(id && id !== 'AAAAAAAAAAAAAAAAAAAAAA', `broker ${first[0]} has an id for ${t}`);
+    for (const [b, ids] of rest) assert.equal(ids.get(t), id, `broker ${b} has the id broker ${first[0]} has for ${t}`);
+  }
+}
+
+/** Waits until the quorum leader reports `node`'s log end offset at (or past) the high watermark. */
+export async function waitCaughtUp(cluster: Cluster, node: ClusterNode, timeoutMs = 120_000): Promise<QuorumInfo> {
+  let last = '';
+  return waitFor(
+    async () => {
+      const q = await waitForLeader(cluster, { timeoutMs: 10_000 });
+      const leader = await describeQuorum(cluster.node(q.leaderId).controllerPort);
+      if (!leader) return null;
+      const r = [...leader.voters, ...leader.observers].find((x) => x.replicaId === node.id);
+      last = r ? `LEO ${r.logEndOffset}, HW ${leader.highWatermark}` : 'not listed';
+      return r && r.logEndOffset >= leader.highWatermark && leader.highWatermark > 0n ? leader : null;
+    },
+    { what: `node ${node.id} to catch up`, timeoutMs, intervalMs: 200 },
+  ).catch((e: Error) => {
+    throw new Error(`${e.message} (${last})`);
+  });
+}
+
+export interface FailoverFigures {
+  oldLeader: number;
+  oldEpoch: number;
+  newLeader: number;
+  newEpoch: number;
+  /** From the SIGKILL of the leader to the first DescribeQuorum answer naming another leader. */
+  electionMs: number;
+  topicIds: Record<string, string>;
+}
+
+/**
+ * A 3-controller quorum elects a leader; kill -9 of the leader elects another; topics created
+ * before, during and after the failover exist on every broker with the same ids; the old leader
+ * restarts and catches up.
+ */
+export async function failoverScenario(cluster: Cluster, prefix: string): Promise<FailoverFigures> {
+  const q0 = await waitForLeader(cluster);
+  assert.equal(q0.voters.length, cluster.controllers.length, 'every controller is a voter');
+  const before = `${prefix}-before`;
+  const during = `${prefix}-during`;
+  const after = `${prefix}-after`;
+  assert.equal(await createTopic(cluster, before), 0, `${before} created`);
+
+  const leader = cluster.node(q0.leaderId);
+  const t0 = Date.now();
+  await leader.kill();
+  // created while the quorum has no leader: the broker forwards it once a controller is active
+  const creating = createTopic(cluster, during, { timeoutMs: 90_000 });
+  const q1 = await waitForLeader(cluster, { not: q0.leaderId, afterEpoch: q0.leaderEpoch, intervalMs: 20 });
+  const electionMs = Date.now() - t0;
+  assert.notEqual(q1.leaderId, q0.leaderId);
+  assert.ok(q1.leaderEpoch > q0.leaderEpoch, `epoch ${q1.leaderEpoch} > ${q0.leaderEpoch}`);
+  assert.ok([0, 36].includes(await creating), `${during} created`);
+  assert.equal(await createTopic(cluster, after), 0, `${after} created`);
+
+  await leader.start();
+  await waitCaughtUp(cluster, leader);
+  const topics = [before, during, after];
+  const seen = await topicsOnEveryBroker(cluster, topics);
+  assertSameIds(seen, topics);
+  return {
+    oldLeader: q0.leaderId,
+    oldEpoch: q0.leaderEpoch,
+    newLeader: q1.leaderId,
+    newEpoch: q1.leaderEpoch,
+    electionMs,
+    topicIds: Object.fromEntries([...seen.values()][0]!),
+  };
+}
+
+export interface CatchUpFigures {
+  node: number;
+  /** Its log end offset when it was killed, and the leader's oldest segment when it restarted. */
+  endOffsetWhenKilled: bigint;
+  leaderOldestSegment: bigint;
+  /** Milliseconds from the restart to caught up: from the log, then from a snapshot. */
+  fromLogMs: number;
+  fromSnapshotMs: number;
+  snapshotOffsetAfter: bigint;
+}
+
+async function endOffsetOf(cluster: Cluster, node: ClusterNode): Promise<bigint> {
+  const q = await waitForLeader(cluster);
+  const leader = await describeQuorum(cluster.node(q.leaderId).controllerPort);
+  const r = leader?.voters.find((x) => x.replicaId === node.id);
+  assert.ok(r, `node ${node.id} is a voter`);
+  return r.logEndOffset;
+}
+
+/**
+ * A controller that was down catches up from the log (the leader still has the offsets it
+ * needs), then, down again until the leader's log start has moved past its end offset, from a
+ * snapshot (the only way: the leader no longer has those offsets). Needs FAST_SNAPSHOT_SETTINGS.
+ */
+export async function catchUpScenario(cluster: Cluster, prefix: string): Promise<CatchUpFigures> {
+  const q = await waitForLeader(cluster);
+  const follower = cluster.controllers.find((n) => n.id !== q.leaderId && n.running());
+  assert.ok(follower, 'a running follower');
+  await waitCaughtUp(cluster, follower);
+
+  // 1. from the log
+  await follower.kill();
+  assert.equal(await createTopic(cluster, `${prefix}-log`), 0);
+  let t = Date.now();
+  await follower.start();
+  await waitCaughtUp(cluster, follower);
+  const fromLogMs = Date.now() - t;
+
+  // 2. from a snapshot
+  await waitCaughtUp(cluster, follower);
+  const endOffset = await endOffsetOf(cluster, follower);
+  await follower.kill();
+  assert.equal(await createTopic(cluster, `${prefix}-snapshot`), 0);
+  let oldest = -1n;
+  await waitFor(
+    async () => {
+      const l = await waitForLeader(cluster, { timeoutMs: 10_000 });
+      oldest = oldestSegmentOffset(cluster.node(l.leaderId));
+      return oldest > endOffset;
+    },
+    {
+      what: `the leader's log start to move past offset ${endOffset} (raft cleaner: every 60 s)`,
+      timeoutMs: 150_000,
+      intervalMs: 500,
+    },
+  );
+  t = Date.now();
+  await follower.start();
+  await waitCaughtUp(cluster, follower);
+  const fromSnapshotMs = Date.now() - t;
+  const snapshotOffsetAfter = latestSnapshotOffset(follower);
+  assert.ok(snapshotOffsetAfter > endOffset, `node ${follower.id} holds a snapshot past ${endOffset}`);
+  const seen = await topicsOnEveryBroker(cluster, [`${prefix}-log`, `${prefix}-snapshot`]);
+  assertSameIds(seen, [`${prefix}-log`, `${prefix}-snapshot`]);
+  return {
+    node: follower.id,
+    endOffsetWhenKilled: endOffset,
+    leaderOldestSegment: oldest,
+    fromLogMs,
+    fromSnapshotMs,
+    snapshotOffsetAfter,
+  };
+}
+
+export interface FencingFigures {
+  broker: number;
+  /** From the SIGKILL to the first DescribeCluster answer listing it fenced. */
+  fencedAfterMs: number;
+  /** From the restart (process launched) to the first answer listing it unfenced. */
+  unfencedAfterMs: number;
+}
+
+/** Fence state of `brokerId` as another running broker reports it (DescribeCluster v2). */
+async function fenced(cluster: Cluster, brokerId: number): Promise<boolean | null> {
+  const other = cluster.brokers.find((b) => b.id !== brokerId && b.running());
+  if (!other) return null;
+  const list = await describeBrokers(other.port);
+  const e = list?.find((b) => b.brokerId === brokerId);
+  return e ? e.isFenced : null;
+}
+
+/**
+ * 3 brokers + 3 controllers: every broker registered and unfenced; one killed with -9 is fenced
+ * after broker.session.timeout.ms (not before session − heartbeat interval: its last heartbeat
+ * may be that old) and unfenced again after a restart. Needs FENCING_SETTINGS.
+ * `onFenced` runs while the broker is fenced (the tools' views are checked there).
+ */
+export async function fencingScenario(
+  cluster: Cluster,
+  onFenced: (brokerId: number) => Promise<void>,
+): Promise<FencingFigures> {
+  await waitFor(
+    async () => {
+      const b = cluster.brokers[0];
+      const list = b ? await describeBrokers(b.port) : null;
+      return list && list.length === cluster.brokers.length && list.every((x) => !x.isFenced);
+    },
+    { what: 'every broker registered and unfenced', timeoutMs: 60_000, intervalMs: 200 },
+  );
+  const victim = cluster.brokers[cluster.brokers.length - 1]!;
+  const t0 = Date.now();
+  await victim.kill();
+  await waitFor(async () => (await fenced(cluster, victim.id)) === true, {
+    what: `broker ${victim.id} to be fenced`,
+    timeoutMs: SESSION_TIMEOUT_MS + 30_000,
+    intervalMs: 50,
+  });
+  const fencedAfterMs = Date.now() - t0;
+  assert.ok(
+    fencedAfterMs >= SESSION_TIMEOUT_MS - HEARTBEAT_INTERVAL_MS,
+    `fenced after ${fencedAfterMs} ms: not before the session (${SESSION_TIMEOUT_MS} ms) less one heartbeat interval`,
+  );
+  await onFenced(victim.id);
+  const t1 = Date.now();
+  await victim.start();
+  await waitFor(async () => (await fenced(cluster, victim.id)) === false, {
+    what: `broker ${victim.id} to be unfenced after its restart`,
+    timeoutMs: 60_000,
+    intervalMs: 50,
+  });
+  return { broker: victim.id, fencedAfterMs, unfencedAfterMs: Date.now() - t1 };
+}
