@@ -74,7 +74,7 @@ const ROWS: Row[] = [
   [49, 'AlterClientQuotas', 0, 1, 1, 0],
   [50, 'DescribeUserScramCredentials', 0, 0, 0, 0],
   [51, 'AlterUserScramCredentials', 0, 0, 0, 0],
-  [52, 'Vote', 0, 1, 0, 0],
+  [52, 'Vote', 0, 2, 0, 0],
   [53, 'BeginQuorumEpoch', 0, 1, 1, 0],
   [54, 'EndQuorumEpoch', 0, 1, 1, 0],
   [55, 'DescribeQuorum', 0, 2, 0, 0],

@@ -17,6 +17,8 @@ import { MetadataLoader } from '../metadata/loader.js';
 import type { MetadataEventOf, MetadataEventType, MetadataPublisher, MetadataUpdate } from '../metadata/events.js';
 import type { MetadataRecord } from '../../protocol/metadata-records.js';
 import { SingleVoterQuorum, silentLogger, type Logger } from '../raft/single-voter.js';
+import { RaftClient, type StaticVoter } from '../raft/raft-client.js';
+import type { QuorumTimeouts } from '../raft/election-timer.js';
 import type { OffsetAndEpoch, Quorum, QuorumDescription } from '../raft/types.js';
 import {
   abortTransactionRecord,
@@ -105,6 +107,10 @@ export interface QuorumControllerOptions {
   /** Write a snapshot on close() if anything changed since the last one (default true). */
   readonly snapshotOnClose?: boolean;
   readonly kraftVersion?: 0 | 1;
+  /** controller.quorum.voters: with more than one voter the quorum elects its leader (RaftClient). */
+  readonly quorumVoters?: readonly StaticVoter[];
+  /** controller.quorum.* timeouts of the elections (defaults: Kafka's). */
+  readonly quorumTimeouts?: Partial<QuorumTimeouts>;
   readonly segmentBytes?: number;
   readonly retentionBytes?: number;
   readonly random?: Random;
@@ -148,7 +154,7 @@ export class QuorumController {
    */
   static async open(opts: QuorumControllerOptions): Promise<QuorumController> {
     const logger = opts.logger ?? silentLogger;
-    const quorum = await SingleVoterQuorum.open({
+    const quorumOptions = {
       metadataLogDir: opts.metadataLogDir,
       nodeId: opts.nodeId,
       directoryId: opts.directoryId,
@@ -158,13 +164,32 @@ export class QuorumController {
       retentionBytes: opts.retentionBytes,
       now: opts.now,
       logger,
-    });
+    };
+    // Several static voters: the quorum elects its leader; this node activates when it is elected.
+    const multiVoter = (opts.quorumVoters?.length ?? 0) > 1;
+    const quorum: Quorum = multiVoter
+      ? await RaftClient.open({
+          ...quorumOptions,
+          clusterId: opts.clusterId,
+          staticVoters: opts.quorumVoters,
+          timeouts: opts.quorumTimeouts,
+        })
+      : await SingleVoterQuorum.open(quorumOptions);
     const loader = new MetadataLoader({ clusterId: opts.clusterId, logger });
     quorum.register(loader);
     const controller = new QuorumController(opts, quorum, loader);
     try {
+      if (multiVoter) {
+        quorum.register({
+          handleCommit: () => undefined,
+          handleLeaderChange: (l) => {
+            if (l.leaderId === opts.nodeId && l.epoch === quorum.leaderEpoch)
+              controller.activate().catch((e) => logger.error(`Controller activation in epoch ${l.epoch} failed`, e));
+          },
+        });
+      }
       await quorum.start();
-      await controller.activate();
+      if (!multiVoter) await controller.activate();
     } catch (e) {
       await quorum.close().catch(() => undefined);
       throw e;
