@@ -18,6 +18,7 @@ import { registerTxnHandlers } from './api/register-txn.js';
 import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glue.js';
 import { registerDataHandlers } from './api/register-data.js';
 import { registerAdminHandlers } from './api/register-all.js';
+import { registerRaftHandlers } from './api/register-raft.js';
 import { createEnvelopeHandler } from './api/envelope.js';
 import { registerGroupHandlers } from './api/register-group.js';
 import { startGroupCoordinator, type GroupCoordinatorHandle } from './group/broker-glue.js';
@@ -87,14 +88,6 @@ export class BrokerServer {
       directoryId: storage.directoryIds.get(config.metadataLogDir),
       brokerListeners: advertised,
       controllerListeners: controllerEps,
-      quorumVoters: config.quorumVoters,
-      quorumTimeouts: {
-        electionTimeoutMs: config.getInt('controller.quorum.election.timeout.ms'),
-        fetchTimeoutMs: config.getInt('controller.quorum.fetch.timeout.ms'),
-        electionBackoffMaxMs: config.getInt('controller.quorum.election.backoff.max.ms'),
-        requestTimeoutMs: config.getInt('controller.quorum.request.timeout.ms'),
-        retryBackoffMs: config.getInt('controller.quorum.retry.backoff.ms'),
-      },
       logDirIds: config.logDirs.map((d) => storage.directoryIds.get(d)).filter((x): x is string => !!x),
       defaultNumPartitions: config.getInt('num.partitions'),
       defaultReplicationFactor: config.getInt('default.replication.factor'),
@@ -190,6 +183,7 @@ export class BrokerServer {
     );
     registerDataHandlers(registry);
     registerAdminHandlers(registry);
+    registerRaftHandlers(registry);
     // requests brokers forward for their clients (KIP-590), served on the controller listener
     registry.register(createEnvelopeHandler<BrokerServices>(registry));
     registerGroupHandlers(registry);

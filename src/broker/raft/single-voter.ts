@@ -18,6 +18,8 @@ import {
   type ControlRecord,
 } from '../../protocol/records/metadata-batches.js';
 import { MetadataLog } from './metadata-log.js';
+import { LeaderFetch, serveFetch, serveFetchSnapshot, type RaftStateView } from './leader-fetch.js';
+import { ReplicaProgress } from './replica-progress.js';
 import { ZERO_UUID } from '../../protocol/uuid.js';
 import {
   QUORUM_STATE_FILE,
@@ -37,6 +39,7 @@ import {
   type Quorum,
   type QuorumDescription,
   type RaftEndpoint,
+  type RaftFetchServer,
   type RaftListener,
   type SnapshotData,
   type VoterInfo,
@@ -86,6 +89,25 @@ export class SingleVoterQuorum implements Quorum {
   private votersRecord: VotersRecord | null = null;
   private kraftVersionInLog = -1;
   readonly kraftVersion: number;
+  /** The leader side of raft Fetch/FetchSnapshot for this epoch (observers follow this node). */
+  private leaderFetch: LeaderFetch | null = null;
+  private readonly view: RaftStateView = {
+    epoch: () => this.epoch,
+    leaderId: () => this.leader,
+    isLeader: () => this.started && this.leader === this.nodeId,
+    shuttingDown: () => this.closed,
+    leaderEndpoints: () => (this.leader === this.nodeId ? (this.opts.controllerListeners ?? []) : []),
+  };
+  readonly fetchServer: RaftFetchServer = {
+    handleFetch: (req) =>
+      serveFetch(
+        this.view,
+        () => this.leaderFetch,
+        () => this.log.logStartOffset,
+        req,
+      ),
+    handleFetchSnapshot: (req) => serveFetchSnapshot(this.view, () => this.leaderFetch, req),
+  };
 
   private constructor(
     private readonly opts: SingleVoterQuorumOptions,
@@ -243,11 +265,21 @@ export class SingleVoterQuorum implements Quorum {
         controls.push({ type: ControlRecordType.KRaftVoters, data: this.currentVotersRecord() });
       }
       const epochStart = this.log.logEndOffset;
+      const self = { id: this.nodeId, directoryId: this.directoryId };
+      this.leaderFetch = new LeaderFetch({
+        log: this.log,
+        dir: this.dir,
+        snapshots: () => this.snapshots,
+        progress: new ReplicaProgress(self, [self], epochStart),
+        now: this.now,
+        logger: this.logger,
+      });
       await this.log.append(
         buildControlBatch({ baseOffset: epochStart, epoch: newEpoch, timestamp: this.now() }, controls),
       );
       for (const c of controls) this.trackControl(c);
       this.hw = this.log.logEndOffset;
+      this.leaderFetch.onAppended();
       this.logger.info(
         `Became leader of ${METADATA_PARTITION_DIR} in epoch ${newEpoch} (epoch start offset ${epochStart})`,
       );
@@ -326,6 +358,7 @@ export class SingleVoterQuorum implements Quorum {
       await this.log.append(batch);
       const lastOffset = baseOffset + records.length - 1;
       this.hw = this.log.logEndOffset;
+      this.leaderFetch?.onAppended();
       this.deliver({
         baseOffset,
         lastOffset,
@@ -353,7 +386,7 @@ export class SingleVoterQuorum implements Quorum {
           lastCaughtUpTimestamp: now,
         },
       ],
-      observers: [],
+      observers: this.leaderFetch?.progress.describeObservers(now) ?? [],
       nodes: [{ nodeId: this.nodeId, listeners: (this.opts.controllerListeners ?? []).map((e) => ({ ...e })) }],
     };
   }
@@ -395,7 +428,9 @@ export class SingleVoterQuorum implements Quorum {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.leaderFetch?.close();
     await this.queue.run(async () => {
+      this.leaderFetch = null;
       await this.log.close();
     });
   }

@@ -6,6 +6,7 @@
 // *after* the last committed record (all offsets < highWatermark are committed).
 
 import type { MetadataRecord } from '../../protocol/metadata-records.js';
+import type { VoterChangeServer } from './voter-changes.js';
 
 export const METADATA_TOPIC_NAME = '__cluster_metadata';
 export const METADATA_PARTITION = 0;
@@ -84,6 +85,69 @@ export interface QuorumDescription {
   readonly nodes: readonly { readonly nodeId: number; readonly listeners: readonly RaftEndpoint[] }[];
 }
 
+/** One Fetch of `__cluster_metadata`-0 from a replica (the partition of a raft Fetch request). */
+export interface RaftFetchRequest {
+  /** -1 for a consumer-like fetcher (not tracked). */
+  readonly replicaId: number;
+  /** ZERO_UUID when the fetcher does not send one (Fetch < v17). */
+  readonly replicaDirectoryId: string;
+  readonly currentLeaderEpoch: number;
+  readonly fetchOffset: number;
+  readonly lastFetchedEpoch: number;
+  readonly maxBytes: number;
+  readonly maxWaitMs: number;
+  /** The fetcher's high watermark (Fetch v18, KIP-1166); -1 when unknown. */
+  readonly highWatermark: number;
+}
+
+/** The partition answer to a raft Fetch (KafkaRaftClient.buildFetchResponse). */
+export interface RaftFetchResult {
+  readonly errorCode: number;
+  /** -1 when unknown. */
+  readonly leaderId: number;
+  readonly leaderEpoch: number;
+  /** -1 when not the leader or unknown. */
+  readonly highWatermark: number;
+  readonly logStartOffset: number;
+  /** Whole record batches as stored, starting with the one holding fetchOffset. */
+  readonly records: readonly Buffer[];
+  readonly divergingEpoch: OffsetAndEpoch | null;
+  readonly snapshotId: OffsetAndEpoch | null;
+  /** The leader's controller-listener endpoints (NodeEndpoints, Fetch v17+). */
+  readonly leaderEndpoints: readonly RaftEndpoint[];
+}
+
+export interface RaftFetchSnapshotRequest {
+  readonly replicaId: number;
+  readonly replicaDirectoryId: string;
+  readonly currentLeaderEpoch: number;
+  readonly snapshotId: OffsetAndEpoch;
+  readonly position: number;
+  readonly maxBytes: number;
+}
+
+export interface RaftFetchSnapshotResult {
+  readonly errorCode: number;
+  readonly leaderId: number;
+  readonly leaderEpoch: number;
+  readonly snapshotId: OffsetAndEpoch | null;
+  /** Total size of the snapshot file; 0 on error. */
+  readonly size: number;
+  readonly position: number;
+  readonly bytes: Buffer | null;
+  readonly leaderEndpoints: readonly RaftEndpoint[];
+}
+
+/**
+ * The replica side of Fetch/FetchSnapshot on the controller listener, implemented by whatever runs
+ * the quorum on this node (KafkaRaftClient.handleFetchRequest / handleFetchSnapshotRequest). The
+ * cluster id and topic-partition checks are the handler's; everything else is here.
+ */
+export interface RaftFetchServer {
+  handleFetch(req: RaftFetchRequest): Promise<RaftFetchResult>;
+  handleFetchSnapshot(req: RaftFetchSnapshotRequest): Promise<RaftFetchSnapshotResult>;
+}
+
 export interface Quorum {
   readonly nodeId: number;
   readonly leaderAndEpoch: LeaderAndEpoch;
@@ -115,4 +179,17 @@ export interface Quorum {
   createSnapshot(snapshot: SnapshotData): Promise<void>;
   /** Graceful shutdown: stops accepting appends, flushes, closes files. */
   close(): Promise<void>;
+  /** Serves raft Fetch/FetchSnapshot from other replicas (absent: this node does not serve them). */
+  readonly fetchServer?: RaftFetchServer;
+  /**
+   * KIP-853 voter changes led by this node (raft/voter-changes.ts VoterChanges over the leader's
+   * state). Absent: the API handlers answer from the voter set this interface shows, and refuse a
+   * change they cannot write (voter-changes.ts fixedVoterSetLeader).
+   */
+  readonly voterChanges?: VoterChangeServer;
+  /**
+   * KafkaRaftClient.upgradeKRaftVersion (UpdateFeatures of kraft.version, KIP-853): throws a
+   * KafkaError (INVALID_UPDATE_VERSION …) when refused. Absent: kraft.version cannot change.
+   */
+  upgradeKRaftVersion?(epoch: number, version: number, validateOnly: boolean): Promise<void>;
 }
