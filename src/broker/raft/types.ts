@@ -6,7 +6,6 @@
 // *after* the last committed record (all offsets < highWatermark are committed).
 
 import type { MetadataRecord } from '../../protocol/metadata-records.js';
-import type { VoterChangeServer } from './voter-changes.js';
 
 export const METADATA_TOPIC_NAME = '__cluster_metadata';
 export const METADATA_PARTITION = 0;
@@ -181,15 +180,4 @@ export interface Quorum {
   close(): Promise<void>;
   /** Serves raft Fetch/FetchSnapshot from other replicas (absent: this node does not serve them). */
   readonly fetchServer?: RaftFetchServer;
-  /**
-   * KIP-853 voter changes led by this node (raft/voter-changes.ts VoterChanges over the leader's
-   * state). Absent: the API handlers answer from the voter set this interface shows, and refuse a
-   * change they cannot write (voter-changes.ts fixedVoterSetLeader).
-   */
-  readonly voterChanges?: VoterChangeServer;
-  /**
-   * KafkaRaftClient.upgradeKRaftVersion (UpdateFeatures of kraft.version, KIP-853): throws a
-   * KafkaError (INVALID_UPDATE_VERSION …) when refused. Absent: kraft.version cannot change.
-   */
-  upgradeKRaftVersion?(epoch: number, version: number, validateOnly: boolean): Promise<void>;
 }
