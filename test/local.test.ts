@@ -1,6 +1,7 @@
-// `tkafka local start | status | stop`: a single-node development cluster on free loopback ports
-// with its data under one folder; the bootstrap string on stdout; idempotent start; status exit
-// codes; restart with the data kept; stop --clean removes the folder. Every process the test
+// `tkafka local start | status | stop | kill | restart`: a single-node development cluster on free
+// loopback ports with its data under one folder; the bootstrap string on stdout; idempotent start;
+// status (roles, quorum state, lag) and its exit codes; kill -9 and restart of a node; restart with
+// the data kept; stop --clean removes the folder. Every process the test
 // starts is killed in `after`, whatever happened.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -91,7 +92,7 @@ test('local status: table, JSON and exit codes', async () => {
   assert.equal(text.exitCode, 0, text.stderr);
   assert.match(
     text.stdout,
-    /^NODE\s+PID\s+STATE\s+BROKER\s+CONTROLLER\s+DATA\n1\s+\d+\s+running\s+127\.0\.0\.1:\d+\s+127\.0\.0\.1:\d+\s+\S+node-1\n/,
+    /^NODE\s+PID\s+STATE\s+ROLES\s+QUORUM\s+LAG\s+BROKER\s+CONTROLLER\s+DATA\n1\s+\d+\s+running\s+broker,controller\s+leader \(epoch \d+\)\s+0\s+127\.0\.0\.1:\d+\s+127\.0\.0\.1:\d+\s+\S+node-1\n/,
   );
   assert.match(text.stdout, /^Bootstrap: 127\.0\.0\.1:\d+$/m);
   const json = await tk(['local', 'status', '--dir', dir, '--output', 'json']);
@@ -100,6 +101,44 @@ test('local status: table, JSON and exit codes', async () => {
   assert.equal(doc.running, true);
   assert.equal(doc.nodes[0].state, 'running');
   assert.equal(typeof doc.nodes[0].pid, 'number');
+  assert.equal(doc.nodes[0].roles, 'broker,controller');
+  assert.equal(doc.nodes[0].quorum, 'leader');
+  assert.equal(doc.nodes[0].lag, 0);
+  assert.equal(doc.quorum.leaderId, 1);
+});
+
+test('local kill NODE (SIGKILL) and local restart NODE: the node comes back on its ports with its data', async () => {
+  const before = JSON.parse(readFileSync(join(dir, 'cluster.json'), 'utf8'));
+  const pid = before.nodes[0].pid as number;
+  const killed = await tk(['local', 'kill', '1', '--dir', dir]);
+  assert.equal(killed.exitCode, 0, killed.stderr);
+  assert.match(killed.stderr, new RegExp(`Killed node 1 \\(pid ${pid}\\) with SIGKILL`));
+  assert.ok(!running(pid), 'the node process is gone');
+  const down = await tk(['local', 'status', '--dir', dir, '--output', 'json']);
+  assert.equal(down.exitCode, 3);
+  assert.equal(JSON.parse(down.stdout).nodes[0].state, 'stopped');
+  const again = await tk(['local', 'kill', '1', '--dir', dir]);
+  assert.equal(again.exitCode, 1);
+  assert.match(again.stderr, /Node 1 is not running/);
+  const missing = await tk(['local', 'kill', '7', '--dir', dir]);
+  assert.equal(missing.exitCode, 1);
+  assert.match(missing.stderr, /has no node 7 \(nodes: 1\)/);
+
+  const restarted = await tk(['local', 'restart', '1', '--dir', dir]);
+  assert.equal(restarted.exitCode, 0, restarted.stderr);
+  assert.match(restarted.stderr, /Restarted node 1 \(pid \d+\)/);
+  const after = JSON.parse(readFileSync(join(dir, 'cluster.json'), 'utf8'));
+  assert.notEqual(after.nodes[0].pid, pid);
+  assert.equal(after.nodes[0].brokerPort, before.nodes[0].brokerPort, 'same client port');
+  assert.equal(after.nodes[0].controllerPort, before.nodes[0].controllerPort, 'same controller port');
+  const listed = await tk(['topics', '--list'], { TKAFKA_BOOTSTRAP_SERVER: before.bootstrap });
+  assert.match(listed.stdout, /^local-topic$/m, 'the data survived the crash');
+  // restart of a running node: SIGTERM, then start
+  const bounced = await tk(['local', 'restart', '1', '--dir', dir]);
+  assert.equal(bounced.exitCode, 0, bounced.stderr);
+  assert.ok(!running(after.nodes[0].pid), 'the previous process was stopped');
+  const up = await tk(['local', 'status', '--dir', dir]);
+  assert.equal(up.exitCode, 0, up.stdout);
 });
 
 test('local stop stops the processes; start restarts with the data; stop --clean removes the folder', async () => {
@@ -128,6 +167,10 @@ test('local stop stops the processes; start restarts with the data; stop --clean
 test('local: usage errors', async () => {
   const r = await tk(['local']);
   assert.equal(r.exitCode, 1);
+  assert.match(r.stderr, /usage: tkafka local \[-h\] \{start,stop,status,kill,restart\}/);
+  const m = await tk(['local', 'start', '--dir', dir, '--controllers', '10']);
+  assert.equal(m.exitCode, 1);
+  assert.match(m.stderr, /--controllers must be between 0 and 9/);
   const bad = await tk(['local', 'start', '--dir', dir, '-n', '0']);
   assert.equal(bad.exitCode, 1);
   assert.match(bad.stderr, /--nodes must be between 1 and 32/);

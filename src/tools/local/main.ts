@@ -1,58 +1,59 @@
-// `tkafka local start [-n N] | stop | status`: a development cluster on this machine. N processes,
-// each a broker and a KRaft controller (`tkafka server start`), listen on loopback ports; their
-// configuration, data and logs live under one folder (default
+// `tkafka local start [-n N] [--controllers M] | stop | status | kill NODE | restart NODE`: a
+// development cluster on this machine. Its nodes (combined broker+controller nodes, or dedicated
+// controllers plus brokers: layout.ts) are `tkafka server start` processes on loopback ports;
+// their configuration, data and logs live under one folder (default
 // ${XDG_STATE_HOME:-~/.local/state}/tkafka/local, or --dir / TKAFKA_LOCAL_DIR). `start` prints the
 // bootstrap string on stdout (so `export TKAFKA_BOOTSTRAP_SERVER=$(tkafka local start)` works) and
 // details on stderr; it is idempotent while the cluster runs, and a stopped cluster restarts with
-// its data. `status` exits 0 when every node runs, 1 when some do not, 3 when none does.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
-import { homedir } from 'node:os';
+// its data. `status` exits 0 when every node runs, 1 when some do not, 3 when none does. `kill`
+// and `restart` are for failure drills.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import type { ToolIO } from '../common/io.js';
 import { ArgumentParser, parseOrExit, type Namespace } from '../common/argparse.js';
+import {
+  bootstrapOf,
+  brokersOf,
+  defaultDir,
+  formatArgs,
+  isBroker,
+  isController,
+  nodeProperties,
+  planNodes,
+  portsOf,
+  readState,
+  rolesOf,
+  writeState,
+  type LocalNode,
+  type LocalState,
+  type QuorumMode,
+} from './layout.js';
+import {
+  alive,
+  awaitStarted,
+  killNode,
+  LocalError,
+  logFileOf,
+  pickPort,
+  portFree,
+  sleep,
+  spawnNode,
+  stopNode,
+  stopNodes,
+} from './processes.js';
+import { status } from './status.js';
 
-export const STATE_FILE = 'cluster.json';
-const BIN = fileURLToPath(new URL('../../../../bin/tkafka', import.meta.url));
-
-export interface LocalNode {
-  id: number;
-  brokerPort: number;
-  controllerPort: number;
-  pid: number | null;
-  /** Relative to the cluster folder. */
-  dir: string;
-}
-
-export interface LocalState {
-  version: 1;
-  clusterId: string;
-  host: string;
-  nodes: LocalNode[];
-  bootstrap: string;
-  startedAt: string | null;
-}
-
-export function defaultDir(env: NodeJS.ProcessEnv): string {
-  if (env.TKAFKA_LOCAL_DIR) return resolve(env.TKAFKA_LOCAL_DIR);
-  const state =
-    env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/')
-      ? env.XDG_STATE_HOME
-      : join(env.HOME || homedir(), '.local', 'state');
-  return join(state, 'tkafka', 'local');
-}
+export { STATE_FILE, defaultDir, type LocalNode, type LocalState } from './layout.js';
 
 export function buildParser(): ArgumentParser {
   const parser = new ArgumentParser({
     prog: 'tkafka local',
     description:
-      'Run a local development cluster: N processes, each a broker and a KRaft controller, on loopback ports, with their configuration, data and logs under one folder. ' +
+      'Run a local development cluster on loopback ports, with its configuration, data and logs under one folder: N nodes, each a broker and a KRaft controller, or (--controllers M) M controllers and N brokers. ' +
       'start prints the bootstrap string (e.g. 127.0.0.1:9092) on standard output.',
     epilog:
-      'The folder is --dir, else TKAFKA_LOCAL_DIR, else ${XDG_STATE_HOME:-~/.local/state}/tkafka/local. Node i (1..N) listens on PORT+2(i-1) (clients) and PORT+2(i-1)+1 (controller).',
+      'The folder is --dir, else TKAFKA_LOCAL_DIR, else ${XDG_STATE_HOME:-~/.local/state}/tkafka/local. Node i (1..M+N, controllers first) listens on PORT+2(i-1) (clients) and PORT+2(i-1)+1 (controller).',
   });
   const sub = parser.addSubparsers({ dest: 'command' });
   const dir = (p: ArgumentParser): void => {
@@ -65,14 +66,27 @@ export function buildParser(): ArgumentParser {
   const start = sub.addParser('start', {
     help: 'start the cluster (or restart a stopped one with its data) and print the bootstrap string',
     description:
-      'Start N broker+controller processes on loopback ports and print the bootstrap string on standard output. Starting a running cluster only prints its bootstrap string.',
+      'Start the nodes on loopback ports and print the bootstrap string on standard output once every broker serves. Starting a running cluster only prints its bootstrap string.',
   });
   start.addArgument({
     flags: ['-n', '--nodes'],
     type: 'int',
     default: 1,
     metavar: 'N',
-    help: 'number of nodes, each a broker and a controller (default: 1)',
+    help: 'number of brokers: combined broker+controller nodes, or broker-only nodes with --controllers (default: 1)',
+  });
+  start.addArgument({
+    flags: ['--controllers'],
+    type: 'int',
+    default: 0,
+    metavar: 'M',
+    help: 'run M controller-only nodes (ids 1..M) and N broker-only nodes (ids M+1..M+N) instead of N combined nodes (default: 0, combined)',
+  });
+  start.addArgument({
+    flags: ['--quorum'],
+    choices: ['dynamic', 'static'],
+    metavar: 'KIND',
+    help: 'how a multi-node quorum is configured: dynamic (controller.quorum.bootstrap.servers, storage formatted with --initial-controllers, as Kafka 4.4 sets up a new cluster) or static (controller.quorum.voters). Default: dynamic; a single node keeps its static voter',
   });
   start.addArgument({
     flags: ['--port'],
@@ -96,8 +110,9 @@ export function buildParser(): ArgumentParser {
   });
   dir(start);
   const stop = sub.addParser('stop', {
-    help: 'stop the cluster (SIGTERM, then SIGKILL after --timeout seconds)',
-    description: 'Stop the nodes of the local cluster; their data stays unless --clean is given.',
+    help: 'stop the cluster: brokers first, then controllers (SIGTERM, then SIGKILL after --timeout seconds)',
+    description:
+      'Stop the nodes of the local cluster in a controlled way: SIGTERM to the broker-only nodes, then (once they are gone) to the controllers; their data stays unless --clean is given.',
   });
   stop.addArgument({
     flags: ['--clean'],
@@ -112,158 +127,80 @@ export function buildParser(): ArgumentParser {
     help: 'how long to wait for a clean shutdown before SIGKILL (default: 20)',
   });
   dir(stop);
-  const status = sub.addParser('status', {
-    help: 'show the nodes, their processes and ports (exit 0: all running, 1: some, 3: none)',
+  const statusP = sub.addParser('status', {
+    help: 'show the nodes: role, process, quorum state and lag, ports (exit 0: all running, 1: some, 3: none)',
     description:
-      'Show the nodes of the local cluster. Exit status 0 when every node runs, 1 when some do not, 3 when none does (or there is no cluster).',
+      "Show the nodes of the local cluster: roles, process, quorum state (leader, follower or observer, with the leader epoch) and lag behind the leader's log end offset, from DescribeQuorum. Exit status 0 when every node runs, 1 when some do not, 3 when none does (or there is no cluster).",
   });
-  status.addArgument({
+  statusP.addArgument({
     flags: ['--output'],
     choices: ['text', 'json'],
     default: 'text',
     help: 'output format (default: text)',
   });
-  dir(status);
+  dir(statusP);
+  const kill = sub.addParser('kill', {
+    help: 'kill one node with SIGKILL (a failure drill)',
+    description:
+      'Kill node NODE of the local cluster with SIGKILL, as a crash would; restart it with tkafka local restart NODE.',
+  });
+  kill.addArgument({ flags: ['node'], type: 'int', metavar: 'NODE', help: 'the node id' });
+  dir(kill);
+  const restart = sub.addParser('restart', {
+    help: 'restart one node (SIGTERM if it runs, then start it on its ports and data)',
+    description:
+      'Stop node NODE of the local cluster if it runs (SIGTERM, SIGKILL after --timeout seconds) and start it again with its configuration and data; returns once it serves.',
+  });
+  restart.addArgument({ flags: ['node'], type: 'int', metavar: 'NODE', help: 'the node id' });
+  restart.addArgument({
+    flags: ['--timeout'],
+    type: 'int',
+    default: 60,
+    metavar: 'SECONDS',
+    help: 'how long to wait for the stop and for the node to serve again (default: 60)',
+  });
+  dir(restart);
   return parser;
 }
 
-// ---- process and port checks ----------------------------------------------------------------------
-
-function alive(pid: number | null): boolean {
-  if (pid === null || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  // Guard against a recycled pid: on Linux, the command line must be a `server start` of this folder.
-  const cmdline = `/proc/${pid}/cmdline`;
-  if (existsSync('/proc/self/cmdline')) {
-    try {
-      const args = readFileSync(cmdline, 'utf8').split('\0');
-      return args.includes('server') && args.includes('start');
-    } catch {
-      return false;
-    }
-  }
-  return true;
-}
-
-function listening(host: string, port: number, timeoutMs = 500): Promise<boolean> {
-  return new Promise((resolveP) => {
-    const s = connect({ host, port });
-    const done = (ok: boolean): void => {
-      s.destroy();
-      resolveP(ok);
-    };
-    s.setTimeout(timeoutMs, () => done(false));
-    s.once('connect', () => done(true));
-    s.once('error', () => done(false));
-  });
-}
-
-function portFree(host: string, port: number): Promise<boolean> {
-  return new Promise((resolveP) => {
-    const s = createServer();
-    s.once('error', () => resolveP(false));
-    s.listen(port, host, () => s.close(() => resolveP(true)));
-  });
-}
-
-/** A port free now; only for controller ports of multi-node clusters (static voters), retried on a bind failure. */
-function pickPort(host: string): Promise<number> {
-  return new Promise((resolveP, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, host, () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolveP(p));
-    });
-  });
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-// ---- state ---------------------------------------------------------------------------------------
-
-function readState(dir: string): LocalState | null {
-  const f = join(dir, STATE_FILE);
-  if (!existsSync(f)) return null;
-  try {
-    const s = JSON.parse(readFileSync(f, 'utf8')) as LocalState;
-    return s && Array.isArray(s.nodes) ? s : null;
-  } catch {
-    return null;
-  }
-}
-
-function writeState(dir: string, s: LocalState): void {
-  writeFileSync(join(dir, STATE_FILE), JSON.stringify(s, null, 2) + '\n');
-}
-
-function nodeProperties(dir: string, state: LocalState, node: LocalNode, overrides: readonly string[]): string {
-  const n = state.nodes.length;
-  const voters = state.nodes.map((x) => `${x.id}@${state.host}:${x.controllerPort}`).join(',');
-  const rf = Math.min(n, 3);
-  const lines = [
-    '# Written by `tkafka local start`; edits are kept until the next start with different settings.',
-    'process.roles=broker,controller',
-    `node.id=${node.id}`,
-    `listeners=PLAINTEXT://${state.host}:${node.brokerPort},CONTROLLER://${state.host}:${node.controllerPort}`,
-    `advertised.listeners=PLAINTEXT://${state.host}:${node.brokerPort}`,
-    'controller.listener.names=CONTROLLER',
-    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
-    `controller.quorum.voters=${voters}`,
-    `log.dirs=${join(dir, node.dir, 'data')}`,
-    'num.partitions=1',
-    `offsets.topic.replication.factor=${rf}`,
-    `transaction.state.log.replication.factor=${rf}`,
-    `transaction.state.log.min.isr=${Math.min(rf, 2)}`,
-    'group.initial.rebalance.delay.ms=0',
-    ...overrides,
-  ];
-  return lines.join('\n') + '\n';
-}
-
-const silent = (): ToolIO => {
+const silent = (): ToolIO & { text: () => string } => {
   let text = '';
   const w = new Writable({ write: (c, _e, cb) => ((text += String(c)), cb()) });
   return Object.assign(
     { stdout: w, stderr: w, stdin: process.stdin, env: {} as NodeJS.ProcessEnv },
     { text: () => text },
-  ) as ToolIO;
+  ) as ToolIO & { text: () => string };
 };
 
-function tail(file: string, lines = 15): string {
-  try {
-    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '';
-  }
-}
-
-class LocalError extends Error {}
-
-// ---- commands ------------------------------------------------------------------------------------
+// ---- start ---------------------------------------------------------------------------------------
 
 async function start(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
   const n = ns.nodes as number;
+  const m = ns.controllers as number;
   if (!Number.isInteger(n) || n < 1 || n > 32) throw new LocalError('--nodes must be between 1 and 32');
+  if (!Number.isInteger(m) || m < 0 || m > 9) throw new LocalError('--controllers must be between 0 and 9');
+  const total = n + m;
   const basePort = ns.port as number;
-  if (basePort !== 0 && (basePort < 1 || basePort + 2 * n - 1 > 65535))
-    throw new LocalError(`--port ${basePort} leaves no room for ${n} node(s)`);
+  if (basePort !== 0 && (basePort < 1 || basePort + 2 * total - 1 > 65535))
+    throw new LocalError(`--port ${basePort} leaves no room for ${total} node(s)`);
   const overrides = ((ns.override as string[] | null) ?? []).map(String);
   for (const o of overrides) if (!o.includes('=')) throw new LocalError(`--override needs KEY=VALUE: ${o}`);
   const host = '127.0.0.1';
   const err = (s: string): void => void io.stderr.write(s + '\n');
+  const shape = (s: LocalState): string => {
+    const b = brokersOf(s).length;
+    const c = s.nodes.length - b;
+    return rolesOf(s.nodes[0]!) === 'broker,controller' ? `${s.nodes.length}-node` : `${c}-controller ${b}-broker`;
+  };
+  const wanted = m === 0 ? `${n}-node` : `${m}-controller ${n}-broker`;
 
   let state = readState(dir);
   if (state) {
     const running = state.nodes.filter((x) => alive(x.pid));
     if (running.length === state.nodes.length && state.nodes.length > 0) {
-      if (state.nodes.length !== n)
+      if (shape(state) !== wanted)
         throw new LocalError(
-          `a ${state.nodes.length}-node cluster is running in ${dir}; stop it first (tkafka local stop --dir ${dir})`,
+          `a ${shape(state)} cluster is running in ${dir}; stop it first (tkafka local stop --dir ${dir})`,
         );
       err(`The local cluster in ${dir} is already running (${n} node${n > 1 ? 's' : ''}).`);
       io.stdout.write(`${state.bootstrap}\n`);
@@ -273,41 +210,42 @@ async function start(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
       throw new LocalError(
         `the local cluster in ${dir} is partly running (${running.length} of ${state.nodes.length} nodes); run tkafka local stop --dir ${dir} first`,
       );
-    if (state.nodes.length !== n)
+    if (shape(state) !== wanted) {
+      const flags = state.nodes.length - brokersOf(state).length;
+      const again =
+        rolesOf(state.nodes[0]!) === 'broker,controller'
+          ? `-n ${state.nodes.length}`
+          : `-n ${brokersOf(state).length} --controllers ${flags}`;
       throw new LocalError(
-        `${dir} holds a ${state.nodes.length}-node cluster; start it with -n ${state.nodes.length}, or remove it (tkafka local stop --clean --dir ${dir})`,
+        `${dir} holds a ${shape(state)} cluster; start it with ${again}, or remove it (tkafka local stop --clean --dir ${dir})`,
       );
+    }
   }
 
   mkdirSync(dir, { recursive: true });
+  const fresh = !state;
   if (!state) {
     const { randomUuid } = await import('../../storage/meta-properties.js');
-    // --port 0: client listeners bind port 0 and the ports are read from each node's log. The
-    // controller listener of a single node too (voter 1@host:0); with several nodes the static
-    // voter list needs the controller ports up front, so they are picked, and re-picked if a
-    // bind fails (below).
-    const nodes: LocalNode[] = [];
-    for (let i = 1; i <= n; i++) {
-      const bp = basePort === 0 ? 0 : basePort + 2 * (i - 1);
-      const cp = basePort === 0 ? (n === 1 ? 0 : await pickPort(host)) : basePort + 2 * (i - 1) + 1;
-      nodes.push({ id: i, brokerPort: bp, controllerPort: cp, pid: null, dir: `node-${i}` });
-    }
-    state = {
-      version: 1,
-      clusterId: randomUuid(),
-      host,
-      nodes,
-      bootstrap: nodes.map((x) => `${host}:${x.brokerPort}`).join(','),
-      startedAt: null,
-    };
+    const nodes = await planNodes({
+      brokers: n,
+      controllers: m,
+      basePort,
+      pick: () => pickPort(host),
+      directoryId: randomUuid,
+    });
+    const quorum: QuorumMode = nodes.length === 1 ? 'static' : ((ns.quorum as QuorumMode | null) ?? 'dynamic');
+    state = { version: 1, clusterId: randomUuid(), host, quorum, nodes, bootstrap: '', startedAt: null };
+    state.bootstrap = bootstrapOf(state);
   }
-  const picked = state.nodes.some((x) => x.brokerPort === 0);
-  for (const node of state.nodes) {
-    for (const p of [node.brokerPort, node.controllerPort]) {
-      if (p !== 0 && !picked && !(await portFree(host, p)))
-        throw new LocalError(
-          `port ${p} on ${host} is in use (choose other ports with --port, or --port 0 for free ones)`,
-        );
+  const picked = fresh && basePort === 0;
+  if (!picked) {
+    for (const node of state.nodes) {
+      for (const p of portsOf(node)) {
+        if (!(await portFree(host, p)))
+          throw new LocalError(
+            `port ${p} on ${host} is in use (choose other ports with --port, or --port 0 for free ones)`,
+          );
+      }
     }
   }
 
@@ -316,27 +254,36 @@ async function start(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
     const outcome = await launchNodes(dir, state, overrides, io, deadline, ns.timeout as number);
     if (outcome === 'started') break;
     if (outcome !== 'bind failed' || !picked || attempt === 3) {
-      const logs = state.nodes.map((x) => join(dir, x.dir, 'server.log')).join(', ');
+      const logs = state.nodes.map((x) => logFileOf(dir, x)).join(', ');
       throw new LocalError(outcome === 'bind failed' ? `a node could not bind its ports; see ${logs}` : outcome);
     }
-    // a picked controller port was taken between the pick and the bind: pick again
+    // A picked controller port was taken between the pick and the bind: pick again, and format
+    // again (a dynamic quorum's voters are written into the storage at format time).
     for (const node of state.nodes) {
+      rmSync(join(dir, node.dir, 'data'), { recursive: true, force: true });
       node.brokerPort = 0;
-      node.controllerPort = n === 1 ? 0 : await pickPort(host);
+      node.controllerPort = isController(node) && state.nodes.length > 1 ? await pickPort(host) : 0;
     }
   }
-  state.bootstrap = state.nodes.map((x) => `${host}:${x.brokerPort}`).join(',');
+  state.bootstrap = bootstrapOf(state);
   writeState(dir, state);
+  // the ports bound on port 0 into each node's file, so `local restart NODE` brings it back on them
+  for (const node of state.nodes)
+    writeFileSync(join(dir, node.dir, 'server.properties'), nodeProperties(dir, state, node, overrides));
   const joined = await waitForBrokers(state, deadline);
 
-  err(`Started a ${n}-node local cluster (cluster id ${state.clusterId}) in ${dir}:`);
-  for (const node of state.nodes)
-    err(
-      `  node ${node.id}: pid ${node.pid}, clients ${host}:${node.brokerPort}, controller ${host}:${node.controllerPort}, log ${join(dir, node.dir, 'server.log')}`,
-    );
+  err(`Started a ${shape(state)} local cluster (cluster id ${state.clusterId}) in ${dir}:`);
+  for (const node of state.nodes) {
+    const listens = [
+      ...(isBroker(node) ? [`clients ${host}:${node.brokerPort}`] : []),
+      ...(rolesOf(node) !== 'broker' ? [`controller ${host}:${node.controllerPort}`] : []),
+    ].join(', ');
+    const role = state.nodes.length > 1 ? ` (${rolesOf(node)})` : '';
+    err(`  node ${node.id}${role}: pid ${node.pid}, ${listens}, log ${logFileOf(dir, node)}`);
+  }
   if (!joined)
     err(
-      'Note: the nodes did not form one cluster: each runs its own controller quorum until tkafka supports multi-node quorums and replication; the bootstrap string lists all of them.',
+      'Note: the brokers did not form one cluster within 5 s (node 1 does not list every broker): multi-node quorums are being built (issue 14); the bootstrap string lists all of them.',
     );
   err(
     `Use it with: export TKAFKA_BOOTSTRAP_SERVER=${state.bootstrap}   Stop it with: tkafka local stop${dir === defaultDir(io.env) ? '' : ` --dir ${dir}`}`,
@@ -345,16 +292,12 @@ async function start(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
   return 0;
 }
 
-/** Kafka's Acceptor line, one per listener in `listeners` order (PLAINTEXT, then CONTROLLER). */
-const ACCEPTOR_LINE = /Awaiting socket connections on \S+:(\d+)\.$/gm;
-const STARTED_LINE = /\] Kafka Server started/;
-const BIND_FAILED = /Socket server failed to bind to /;
-
 /**
- * Writes each node's configuration, formats its storage, starts the processes and waits until
- * every node logs that it serves; the ports each bound are read from its log into `state`.
- * Resolves 'started', or (after stopping the nodes) the reason a node failed; a bind failure is
- * retried by the caller when it picked the ports.
+ * Writes each node's configuration, formats its storage, starts every process at once (a
+ * controller waits for its quorum, a broker for the controllers) and waits until every node logs
+ * that it serves; the ports each bound are read from its log into `state`. Resolves 'started',
+ * or (after stopping the nodes) the reason a node failed; a bind failure is retried by the
+ * caller when it picked the ports.
  */
 async function launchNodes(
   dir: string,
@@ -364,7 +307,6 @@ async function launchNodes(
   deadline: number,
   timeoutS: number,
 ): Promise<'started' | string> {
-  // Configuration and storage (formatted once, with the cluster id all nodes share).
   const storage = await import('../storage/main.js');
   for (const node of state.nodes) {
     const nodeDir = join(dir, node.dir);
@@ -372,66 +314,25 @@ async function launchNodes(
     const props = join(nodeDir, 'server.properties');
     writeFileSync(props, nodeProperties(dir, state, node, overrides));
     const out = silent();
-    const code = await storage.run(['format', '-t', state.clusterId, '-c', props, '--ignore-formatted'], out);
-    if (code !== 0)
-      throw new LocalError(`formatting ${nodeDir} failed: ${(out as unknown as { text: () => string }).text().trim()}`);
+    const code = await storage.run(['format', '-t', state.clusterId, '-c', props, ...formatArgs(state, node)], out);
+    if (code !== 0) throw new LocalError(`formatting ${nodeDir} failed: ${out.text().trim()}`);
   }
-
-  // Processes: detached, output appended to <node>/server.log (read from where this start begins).
-  const env = { ...io.env };
-  delete env.TKAFKA_NO_TTY;
-  const logFrom = new Map<number, number>();
-  for (const node of state.nodes) {
-    const nodeDir = join(dir, node.dir);
-    const logFile = join(nodeDir, 'server.log');
-    logFrom.set(node.id, existsSync(logFile) ? readFileSync(logFile).length : 0);
-    const log = openSync(logFile, 'a');
-    try {
-      const child = spawn(process.execPath, [BIN, 'server', 'start', join(nodeDir, 'server.properties')], {
-        cwd: nodeDir,
-        detached: true,
-        stdio: ['ignore', log, log],
-        env,
-      });
-      child.unref();
-      node.pid = child.pid ?? null;
-    } finally {
-      closeSync(log);
-    }
-  }
+  const from = new Map<number, number>();
+  for (const node of state.nodes) from.set(node.id, spawnNode(dir, node, io.env));
   state.startedAt = new Date().toISOString();
   writeState(dir, state);
-
-  // Wait until every node logs "Kafka Server started"; its Acceptor lines give the bound ports.
-  for (const node of state.nodes) {
-    const logFile = join(dir, node.dir, 'server.log');
-    const since = (): string => readFileSync(logFile).subarray(logFrom.get(node.id)).toString();
-    for (;;) {
-      const text = since();
-      if (STARTED_LINE.test(text)) {
-        const ports = [...text.matchAll(ACCEPTOR_LINE)].map((m) => Number(m[1]));
-        node.brokerPort = ports[0] ?? node.brokerPort;
-        node.controllerPort = ports[1] ?? node.controllerPort;
-        break;
-      }
-      if (!alive(node.pid)) {
-        await stopNodes(dir, state, 5, io);
-        if (BIND_FAILED.test(since())) return 'bind failed';
-        return `node ${node.id} exited during startup; last lines of ${logFile}:\n${tail(logFile)}`;
-      }
-      if (Date.now() > deadline) {
-        await stopNodes(dir, state, 5, io);
-        return `node ${node.id} did not start serving within ${timeoutS} s; see ${logFile}`;
-      }
-      await sleep(100);
-    }
-  }
-  return 'started';
+  const outcomes = await Promise.all(
+    state.nodes.map((node) => awaitStarted(dir, node, from.get(node.id)!, deadline, timeoutS)),
+  );
+  const failed = outcomes.find((o) => o !== 'started');
+  if (failed === undefined) return 'started';
+  await stopNodes(dir, state, 5, io);
+  return outcomes.includes('bind failed') ? 'bind failed' : failed;
 }
 
 /**
- * Waits (bounded) until every node answers Metadata, then (briefly) until node 1's metadata lists
- * every node as a broker. Returns false when the nodes did not form one cluster.
+ * Waits (bounded) until every broker answers Metadata, then (briefly) until the first broker's
+ * metadata lists every broker. Returns false when the brokers did not form one cluster.
  */
 async function waitForBrokers(state: LocalState, deadline: number): Promise<boolean> {
   const { KafkaClient } = await import('../../client/client.js');
@@ -450,7 +351,7 @@ async function waitForBrokers(state: LocalState, deadline: number): Promise<bool
       client.close();
     }
   };
-  const addresses = state.nodes.map((x) => `${state.host}:${x.brokerPort}`);
+  const addresses = brokersOf(state).map((x) => `${state.host}:${x.brokerPort}`);
   for (const a of addresses) {
     while ((await ask(a)) === null) {
       if (Date.now() > deadline) throw new LocalError(`${a} does not answer Metadata requests`);
@@ -459,34 +360,13 @@ async function waitForBrokers(state: LocalState, deadline: number): Promise<bool
   }
   const joinBy = Math.min(deadline, Date.now() + 5000);
   for (;;) {
-    if (((await ask(addresses[0]!)) ?? 0) >= state.nodes.length) return true;
+    if (((await ask(addresses[0]!)) ?? 0) >= addresses.length) return true;
     if (Date.now() > joinBy) return false;
     await sleep(200);
   }
 }
 
-async function stopNodes(dir: string, state: LocalState, timeoutS: number, io: ToolIO): Promise<number> {
-  let stopped = 0;
-  for (const node of state.nodes) if (alive(node.pid)) process.kill(node.pid!, 'SIGTERM');
-  const deadline = Date.now() + timeoutS * 1000;
-  for (const node of state.nodes) {
-    while (alive(node.pid) && Date.now() < deadline) await sleep(100);
-    if (alive(node.pid)) {
-      io.stderr.write(`node ${node.id} (pid ${node.pid}) did not stop within ${timeoutS} s: killing it\n`);
-      try {
-        process.kill(node.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-      for (let i = 0; i < 50 && alive(node.pid); i++) await sleep(100);
-    }
-    if (node.pid !== null) stopped++;
-    node.pid = null;
-  }
-  state.startedAt = null;
-  if (existsSync(dir)) writeState(dir, state);
-  return stopped;
-}
+// ---- stop, kill, restart -----------------------------------------------------------------------
 
 async function stop(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
   const state = readState(dir);
@@ -508,61 +388,50 @@ async function stop(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
   return 0;
 }
 
-async function status(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
+function nodeOf(dir: string, id: number): { state: LocalState; node: LocalNode } {
   const state = readState(dir);
-  const nodes = await Promise.all(
-    (state?.nodes ?? []).map(async (x) => {
-      const running = alive(x.pid);
-      const serving = running && (await listening(state!.host, x.brokerPort));
-      return {
-        ...x,
-        pid: running ? x.pid : null,
-        state: serving ? 'running' : running ? 'starting' : 'stopped',
-        data: join(dir, x.dir),
-      };
-    }),
-  );
-  const up = nodes.filter((x) => x.state === 'running').length;
-  const code = state === null || up === 0 ? 3 : up === nodes.length ? 0 : 1;
-  if (ns.output === 'json') {
-    io.stdout.write(
-      JSON.stringify({
-        dir,
-        clusterId: state?.clusterId ?? null,
-        bootstrap: state?.bootstrap ?? null,
-        running: code === 0,
-        nodes: nodes.map((x) => ({
-          id: x.id,
-          pid: x.pid,
-          state: x.state,
-          broker: `${state!.host}:${x.brokerPort}`,
-          controller: `${state!.host}:${x.controllerPort}`,
-          data: x.data,
-        })),
-      }) + '\n',
+  if (!state) throw new LocalError(`no local cluster in ${dir}`);
+  const node = state.nodes.find((x) => x.id === id);
+  if (!node)
+    throw new LocalError(
+      `the local cluster in ${dir} has no node ${id} (nodes: ${state.nodes.map((x) => x.id).join(', ')})`,
     );
-    return code;
+  return { state, node };
+}
+
+async function kill(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
+  const { state, node } = nodeOf(dir, ns.node as number);
+  if (!alive(node.pid)) {
+    io.stderr.write(`Node ${node.id} is not running.\n`);
+    return 1;
   }
-  if (!state) {
-    io.stdout.write(`No local cluster in ${dir} (start one with: tkafka local start)\n`);
-    return code;
+  const pid = node.pid;
+  await killNode(node);
+  if (alive(node.pid)) throw new LocalError(`node ${node.id} (pid ${pid}) is still running after SIGKILL`);
+  node.pid = null;
+  writeState(dir, state);
+  io.stderr.write(`Killed node ${node.id} (pid ${pid}) with SIGKILL.\n`);
+  return 0;
+}
+
+async function restart(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
+  const { state, node } = nodeOf(dir, ns.node as number);
+  const timeoutS = ns.timeout as number;
+  if (alive(node.pid)) await stopNode(node, timeoutS, io);
+  for (const p of portsOf(node))
+    if (!(await portFree(state.host, p)))
+      throw new LocalError(`port ${p} of node ${node.id} on ${state.host} is in use`);
+  const from = spawnNode(dir, node, io.env);
+  writeState(dir, state);
+  const outcome = await awaitStarted(dir, node, from, Date.now() + timeoutS * 1000, timeoutS);
+  if (outcome !== 'started') {
+    await stopNode(node, 5, io);
+    writeState(dir, state);
+    throw new LocalError(outcome === 'bind failed' ? `node ${node.id} could not bind its ports` : outcome);
   }
-  const rows = [
-    ['NODE', 'PID', 'STATE', 'BROKER', 'CONTROLLER', 'DATA'],
-    ...nodes.map((x) => [
-      String(x.id),
-      x.pid === null ? '-' : String(x.pid),
-      x.state,
-      `${state.host}:${x.brokerPort}`,
-      `${state.host}:${x.controllerPort}`,
-      x.data,
-    ]),
-  ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows)
-    io.stdout.write(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ') + '\n');
-  io.stdout.write(`Cluster id: ${state.clusterId}\nBootstrap: ${state.bootstrap}\n`);
-  return code;
+  writeState(dir, state);
+  io.stderr.write(`Restarted node ${node.id} (pid ${node.pid}).\n`);
+  return 0;
 }
 
 export async function run(argv: string[], io: ToolIO): Promise<number> {
@@ -578,9 +447,15 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
       case 'stop':
         return await stop(ns, dir, io);
       case 'status':
-        return await status(ns, dir, io);
+        return await status(ns.output === 'json', dir, io);
+      case 'kill':
+        return await kill(ns, dir, io);
+      case 'restart':
+        return await restart(ns, dir, io);
       default:
-        io.stderr.write(parser.formatUsage() + 'tkafka local: error: choose a command: start, stop or status\n');
+        io.stderr.write(
+          parser.formatUsage() + 'tkafka local: error: choose a command: start, stop, status, kill or restart\n',
+        );
         return 1;
     }
   } catch (e) {
