@@ -102,7 +102,7 @@ const ROWS: Row[] = [
   [77, 'ShareGroupDescribe', 1, 1, 0, 0],
   [78, 'ShareFetch', 1, 1, 0, 0],
   [79, 'ShareAcknowledge', 1, 1, 0, 0],
-  [80, 'AddRaftVoter', 0, 0, 0, 0],
+  [80, 'AddRaftVoter', 0, 1, 0, 0],
   [81, 'RemoveRaftVoter', 0, 0, 0, 0],
   [82, 'UpdateRaftVoter', 0, 0, 0, 0],
   [83, 'InitializeShareGroupState', 0, 0, 0, 1],

@@ -57,7 +57,9 @@ export function statusFacts(clusterId: string, q: QuorumInfo): StatusFacts {
 }
 
 function nodeText(n: StatusFacts['voters'][number]): string {
-  let s = `{"id": ${n.id}, "directoryId": ${n.directoryId === null ? 'null' : `"${n.directoryId}"`}`;
+  // MetadataQuorumCommand.Node.toString (4.4): the directory id is left out when it is the zero Uuid
+  let s = `{"id": ${n.id}`;
+  if (n.directoryId !== null) s += `, "directoryId": "${n.directoryId}"`;
   if (n.endpoints.length > 0) s += `, "endpoints": [${n.endpoints.map((e) => `"${e}"`).join(', ')}]`;
   return `${s}}`;
 }

@@ -1,7 +1,7 @@
 // `tkafka metadata-quorum`: kafka-metadata-quorum.sh (org.apache.kafka.tools.MetadataQuorumCommand).
 // argparse4j command line; `describe --status | --replication [--human-readable]` over
 // --bootstrap-server or --bootstrap-controller (DescribeQuorum, DescribeCluster), add-controller and
-// remove-controller (AddRaftVoter / RemoveRaftVoter). Output is Kafka's, line for line; the tkafka
+// remove-controller [--unregister] (AddRaftVoter / RemoveRaftVoter / UnregisterController). Output is Kafka's, line for line; the tkafka
 // option `describe --output json` prints the same facts as JSON.
 import { existsSync } from 'node:fs';
 import type { ToolIO } from '../common/io.js';
@@ -79,6 +79,11 @@ export function buildParser(): ArgumentParser {
     action: 'storeTrue',
     help: 'True if we should print what would be done, but not do it.',
   });
+  remove.addArgument({
+    flags: ['--unregister'],
+    action: 'storeTrue',
+    help: 'If set, also unregister the controller after successfully removing it from the voter set.',
+  });
   return parser;
 }
 
@@ -90,7 +95,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     const ns = parsed.ns;
     const commandConfig = (ns.command_config as string | null | undefined) ?? null;
     if (commandConfig !== null && !existsSync(commandConfig))
-      throw new TerseError(`Properties file ${commandConfig} does not exists!`);
+      throw new TerseError(`Properties file ${commandConfig} does not exist.`);
     const props = commandConfig === null ? new Map<string, string>() : await readProps(commandConfig);
     const mode: BootstrapMode = typeof ns.bootstrap_controller === 'string' ? 'controller' : 'broker';
     const bootstrap = (mode === 'controller' ? ns.bootstrap_controller : ns.bootstrap_server) as string;
@@ -103,15 +108,17 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
           throw new TerseError(
             'You must supply the configuration file of the controller you are adding when using add-controller.',
           );
-        io.stdout.write(await addController(ns.dry_run ? null : await open(), props, ns.dry_run === true));
+        io.stdout.write(await addController(ns.dry_run ? null : await open(), mode, props, ns.dry_run === true));
         return 0;
       case 'remove-controller':
         io.stdout.write(
           await removeController(
             ns.dry_run ? null : await open(),
+            mode,
             ns.controller_id as number,
             ns.controller_directory_id as string,
             ns.dry_run === true,
+            ns.unregister === true,
           ),
         );
         return 0;
@@ -168,10 +175,15 @@ async function openClient(bootstrap: string, props: ReadonlyMap<string, string>)
   return new KafkaClient(clientConfigFromProperties(props, { bootstrapServers: parseBootstrapServers(bootstrap) }));
 }
 
-/** The stderr text: terse failures as their message; Kafka errors as the ExecutionException text. */
+/**
+ * The stderr text: terse failures as their message; a Kafka error as mainNoExit prints the
+ * ExecutionException: its message (the cause's toString), then its stack trace, of which tkafka
+ * prints the first line.
+ */
 function failureText(e: unknown): string {
   if (e instanceof TerseError || e instanceof QuorumCommandError) return e.message;
   const j = e as { javaString?: () => string; message?: string };
-  if (typeof j.javaString === 'function') return `java.util.concurrent.ExecutionException: ${j.javaString()}`;
+  if (typeof j.javaString === 'function')
+    return `${j.javaString()}\njava.util.concurrent.ExecutionException: ${j.javaString()}`;
   return e instanceof Error ? e.message : String(e);
 }

@@ -59,8 +59,11 @@ export async function describeCluster(conn: BrokerConnection, mode: BootstrapMod
   return body;
 }
 
-/** Where DescribeQuorum goes: any broker, or the active controller among the bootstrap controllers. */
-async function quorumTarget(client: KafkaClient, mode: BootstrapMode): Promise<BrokerConnection> {
+/**
+ * Where DescribeQuorum (and AddRaftVoter, RemoveRaftVoter, UnregisterController) go: any broker, or the
+ * active controller among the bootstrap controllers (KafkaAdminClient's LeastLoadedBrokerOrActiveKController).
+ */
+export async function activeTarget(client: KafkaClient, mode: BootstrapMode): Promise<BrokerConnection> {
   const any = await client.anyConnection();
   if (mode === 'broker') return any;
   const cluster = await describeCluster(any, 'controller');
@@ -90,7 +93,7 @@ const toReplica = (r: QuorumReplica): ReplicaState => ({
 /** KafkaAdminClient.describeMetadataQuorum: the request, the response checks, QuorumInfo. */
 export async function describeQuorum(client: KafkaClient, mode: BootstrapMode): Promise<QuorumInfo> {
   return client.call('describeMetadataQuorum', async () => {
-    const conn = await quorumTarget(client, mode);
+    const conn = await activeTarget(client, mode);
     const body = await send<DescribeQuorumResponse>(conn, 'DescribeQuorum', () => ({
       topics: [{ topicName: METADATA_TOPIC, partitions: [{ partitionIndex: 0 }] }],
     }));

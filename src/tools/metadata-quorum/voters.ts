@@ -4,8 +4,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KafkaClient } from '../../client/client.js';
-import { checkError } from '../../client/errors.js';
-import type { Endpoint } from './quorum.js';
+import { ApiError, checkError } from '../../client/errors.js';
+import { activeTarget, type BootstrapMode, type Endpoint } from './quorum.js';
 
 export class TerseError extends Error {}
 
@@ -76,18 +76,42 @@ export function controllerEndpoints(props: ReadonlyMap<string, string>): Endpoin
 const endpointsText = (es: readonly Endpoint[]): string =>
   es.map((e) => `${e.name}://${e.host.includes(':') ? `[${e.host}]` : e.host}:${e.port}`).join(', ');
 
-async function send(client: KafkaClient, apiName: string, body: unknown): Promise<void> {
+/**
+ * One call as KafkaAdminClient makes addRaftVoter / removeRaftVoter / unregisterController: to the
+ * least loaded broker or, with --bootstrap-controller, the active controller
+ * (LeastLoadedBrokerOrActiveKController); connection failures are retried until
+ * default.api.timeout.ms, but an error code in the response fails the call at once (handleResponse
+ * completes the future exceptionally, no retry), except REQUEST_TIMED_OUT for unregisterController.
+ */
+async function send(
+  client: KafkaClient,
+  mode: BootstrapMode,
+  apiName: string,
+  body: (remainingMs: number) => unknown,
+  retryTimedOut = false,
+): Promise<void> {
   const { KafkaClient: K } = await import('../../client/client.js');
-  await client.call(apiName, async () => {
-    const conn = await client.anyConnection();
-    // AddRaftVoter and RemoveRaftVoter responses both carry errorCode and errorMessage at the top
-    const res = await conn.send<{ errorCode: number; errorMessage: string | null }>(K.api(apiName), body);
-    checkError(res.body.errorCode, res.body.errorMessage);
+  const deadline = Date.now() + client.config.apiTimeoutMs;
+  const res = await client.call(apiName, async () => {
+    const conn = await activeTarget(client, mode);
+    // the responses of these three APIs all start with errorCode and errorMessage
+    const r = await conn.send<{ errorCode: number; errorMessage?: string | null }>(
+      K.api(apiName),
+      body(Math.max(0, deadline - Date.now())),
+    );
+    if (retryTimedOut && r.body.errorCode === REQUEST_TIMED_OUT) checkError(r.body.errorCode, r.body.errorMessage);
+    return r.body;
   });
+  checkError(res.errorCode, res.errorMessage ?? null);
 }
+
+const REQUEST_TIMED_OUT = 7;
+const UNSUPPORTED_VERSION = 35;
+const VOTER_NOT_FOUND = 127;
 
 export async function addController(
   client: KafkaClient | null,
+  mode: BootstrapMode,
   props: ReadonlyMap<string, string>,
   dryRun: boolean,
 ): Promise<string> {
@@ -95,31 +119,81 @@ export async function addController(
   const directoryId = metadataDirectoryId(metadataDirectory(props));
   const endpoints = controllerEndpoints(props);
   if (!dryRun) {
-    await send(client!, 'AddRaftVoter', {
+    await send(client!, mode, 'AddRaftVoter', (timeoutMs) => ({
       clusterId: null,
-      timeoutMs: 30000,
+      timeoutMs,
       voterId: id,
       voterDirectoryId: directoryId,
       listeners: endpoints.map((e) => ({ name: e.name, host: e.host, port: e.port })),
-    });
+      ackWhenCommitted: true,
+    }));
   }
   return `${dryRun ? 'DRY RUN of adding' : 'Added'} controller ${id} with directory id ${directoryId} and endpoints: ${endpointsText(endpoints)}\n`;
 }
 
+const URL_ALPHABET = /^[A-Za-z0-9_-]*$/;
+
+/** Uuid.fromString: its checks and IllegalArgumentException messages (Base64.getUrlDecoder's included). */
+export function parseUuid(text: string): string {
+  if (text.length > 24)
+    throw new Error(`Input string with prefix \`${text.slice(0, 24)}\` is too long to be decoded as a base64 UUID`);
+  const body = text.replace(/={1,2}$/, '');
+  for (const ch of body) {
+    if (!URL_ALPHABET.test(ch)) throw new Error(`Illegal base64 character ${ch.charCodeAt(0).toString(16)}`);
+  }
+  if (body.length % 4 === 1) throw new Error('Last unit does not have enough valid bits');
+  const bytes = Buffer.from(body, 'base64url');
+  if (bytes.length !== 16) {
+    throw new Error(
+      `Input string \`${text}\` decoded as ${bytes.length} bytes, which is not equal to the expected 16 bytes of a base64-encoded UUID`,
+    );
+  }
+  return bytes.toString('base64url');
+}
+
 export async function removeController(
   client: KafkaClient | null,
+  mode: BootstrapMode,
   id: number,
   directoryIdText: string,
   dryRun: boolean,
+  unregister: boolean,
 ): Promise<string> {
   if (id < 0) throw new TerseError(`Invalid negative --controller-id: ${id}`);
-  const bytes = Buffer.from(directoryIdText, 'base64url');
-  if (bytes.length !== 16 || bytes.toString('base64url') !== directoryIdText) {
-    throw new TerseError(
-      `Failed to parse --controller-directory-id: Input string with prefix \`${directoryIdText.slice(0, 22)}\` is too long to be decoded as a base64 UUID`,
-    );
+  let directoryId: string;
+  try {
+    directoryId = parseUuid(directoryIdText);
+  } catch (e) {
+    throw new TerseError(`Failed to parse --controller-directory-id: ${(e as Error).message}`);
   }
-  if (!dryRun)
-    await send(client!, 'RemoveRaftVoter', { clusterId: null, voterId: id, voterDirectoryId: directoryIdText });
-  return `${dryRun ? 'DRY RUN of removing ' : 'Removed '} KRaft controller ${id} with directory id ${directoryIdText}\n`;
+  if (!dryRun) {
+    try {
+      await send(client!, mode, 'RemoveRaftVoter', () => ({
+        clusterId: null,
+        voterId: id,
+        voterDirectoryId: directoryId,
+      }));
+    } catch (e) {
+      if (unregister && e instanceof ApiError && (e.code === UNSUPPORTED_VERSION || e.code === VOTER_NOT_FOUND)) {
+        throw new TerseError(
+          `Failed to remove KRaft voter ${id}: ${e.message}. To unregister the controller from the cluster, run \`kafka-cluster.sh unregister-controller --id ${id}\`.`,
+        );
+      }
+      throw e;
+    }
+  }
+  let out = `${dryRun ? 'DRY RUN of removing ' : 'Removed '}KRaft controller ${id} with directory id ${directoryId}\n`;
+  if (unregister) {
+    if (!dryRun) {
+      try {
+        await send(client!, mode, 'UnregisterController', () => ({ controllerId: id }), true);
+      } catch (e) {
+        throw new TerseError(
+          `Failed to unregister controller ${id}: ${(e as Error).message}. To unregister the controller from the cluster, run \`kafka-cluster.sh unregister-controller --id ${id}\`.`,
+        );
+      }
+    }
+    out += `${dryRun ? 'DRY RUN of unregistering ' : 'Unregistered '}KRaft controller ${id}\n`;
+  }
+  return out;
 }
