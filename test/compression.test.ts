@@ -6,8 +6,10 @@ import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import * as zlib from 'node:zlib';
 import {
+  canDecompressSync,
   compress,
   decompress,
+  decompressSync,
   isXerialSnappy,
   xxh32Small,
   zstdOutputBound,
@@ -278,4 +280,50 @@ test('garbage input yields CorruptRecordError for every codec', async () => {
     }
   }
   await rejectsWith(decompress(7 as CompressionType, Buffer.alloc(1)), CorruptRecordError, 'UNSUPPORTED_COMPRESSION');
+});
+
+test('decompressSync decodes none, gzip, snappy and lz4 as decompress does, with the same limits and errors', async () => {
+  const SYNC = [CompressionType.None, CompressionType.Gzip, CompressionType.Snappy, CompressionType.Lz4];
+  const outcome = (f: () => Buffer): string => {
+    try {
+      return `ok ${f().toString('hex')}`;
+    } catch (e) {
+      return `${(e as Error).name} ${(e as CorruptRecordError).reason} ${(e as Error).message}`;
+    }
+  };
+  const asyncOutcome = async (p: Promise<Buffer>): Promise<string> => {
+    try {
+      return `ok ${(await p).toString('hex')}`;
+    } catch (e) {
+      return `${(e as Error).name} ${(e as CorruptRecordError).reason} ${(e as Error).message}`;
+    }
+  };
+  for (const type of SYNC) {
+    assert.ok(canDecompressSync(type), compressionTypeName(type));
+    const streams = [Buffer.alloc(0), Buffer.from('x'), sample(100_000), sample(1 << 20), randomBytes(70_000)];
+    const packed = await Promise.all(streams.map((d) => compress(type, d)));
+    if (type === CompressionType.Snappy) packed.push(snappy.compressSync(sample(5000))); // a raw block
+    if (type === CompressionType.Lz4) packed.push(await compress(type, sample(5000), { magic: 0 }));
+    const valid = packed[2]!;
+    const cases: [Buffer, number][] = packed.map((b) => [b, DEFAULT_MAX_DECOMPRESSED_SIZE]);
+    cases.push([packed[3]!, 1 << 19]); // over the limit
+    for (let cut = 1; cut < valid.length; cut += Math.ceil(valid.length / 11))
+      cases.push([valid.subarray(0, cut), 1 << 20]);
+    cases.push([Buffer.from('definitely not compressed'), 1 << 20]);
+    for (const [data, maxSize] of cases) {
+      const magic = type === CompressionType.Lz4 && data === packed[packed.length - 1] ? 0 : 2;
+      const want = await asyncOutcome(decompress(type, data, { maxSize, magic }));
+      assert.equal(
+        outcome(() => decompressSync(type, data, { maxSize, magic })),
+        want,
+        `${compressionTypeName(type)}`,
+      );
+    }
+  }
+  assert.equal(canDecompressSync(CompressionType.Zstd), false);
+  const z = await compress(CompressionType.Zstd, Buffer.from('hello'));
+  assert.throws(
+    () => decompressSync(CompressionType.Zstd, z),
+    (e: unknown) => e instanceof CorruptRecordError && e.reason === 'UNSUPPORTED_COMPRESSION',
+  );
 });

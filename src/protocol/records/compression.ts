@@ -21,6 +21,9 @@
 // maxOutputLength. For lz4/zstd the bound counts each compressed block at its maximum block size,
 // so a stream made of many tiny compressed blocks can be rejected even if its real output would
 // fit (never the case for Java/librdkafka output, whose blocks are full-sized).
+//
+// `decompress` decodes on the libuv threadpool; `decompressSync` decodes none/gzip/snappy/lz4 on the
+// calling thread with the same bounds, checks and errors (zstd's binding is asynchronous only).
 
 import { createRequire } from 'node:module';
 import { constants as bufferConstants } from 'node:buffer';
@@ -54,10 +57,12 @@ interface SnappyMod {
   compress(d: Uint8Array): Promise<Buffer>;
   compressSync(d: Uint8Array): Buffer;
   uncompress(d: Uint8Array, o?: { asBuffer?: boolean }): Promise<string | Buffer>;
+  uncompressSync(d: Uint8Array, o?: { asBuffer?: boolean }): string | Buffer;
 }
 interface Lz4Mod {
   compressFrame(d: Uint8Array): Promise<Buffer>;
   decompressFrame(d: Uint8Array): Promise<Buffer>;
+  decompressFrameSync(d: Uint8Array): Buffer;
 }
 interface ZstdMod {
   compress(d: Buffer, level?: number): Promise<Buffer>;
@@ -163,16 +168,11 @@ export async function decompress(
   const maxSize = opts.maxSize ?? DEFAULT_MAX_DECOMPRESSED_SIZE;
   let out: Buffer;
   switch (type) {
-    case CompressionType.None:
-      if (data.length > maxSize) throw new DecompressionLimitError(data.length, maxSize, true);
-      return asBuffer(data);
     case CompressionType.Gzip:
       try {
-        out = await gunzipAsync(data, { maxOutputLength: Math.max(1, Math.min(maxSize, bufferConstants.MAX_LENGTH)) });
+        out = await gunzipAsync(data, gunzipOptions(maxSize));
       } catch (e) {
-        if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
-          throw new DecompressionLimitError(maxSize + 1, maxSize, false);
-        throw failed(type, e);
+        throw gunzipFailed(e, maxSize);
       }
       break;
     case CompressionType.Snappy:
@@ -192,10 +192,67 @@ export async function decompress(
       break;
     }
     default:
+      return decompressSync(type, data, opts);
+  }
+  if (out.length > maxSize) throw new DecompressionLimitError(out.length, maxSize, true);
+  return out;
+}
+
+/**
+ * True if `decompressSync` decodes the codec: none, gzip, snappy and lz4 (zstd's binding,
+ * @mongodb-js/zstd, is asynchronous only).
+ */
+export function canDecompressSync(type: CompressionType): boolean {
+  return type !== CompressionType.Zstd;
+}
+
+/**
+ * `decompress` on the calling thread, with the same bounds, checks and errors: for a reader that
+ * decodes one batch at a time (dump-log), no round trip through the libuv threadpool per batch.
+ * Throws UNSUPPORTED_COMPRESSION for zstd (see canDecompressSync) and unknown codecs.
+ */
+export function decompressSync(
+  type: CompressionType,
+  data: Uint8Array,
+  options: number | DecompressOptions = {},
+): Buffer {
+  const opts = typeof options === 'number' ? { maxSize: options } : options;
+  const maxSize = opts.maxSize ?? DEFAULT_MAX_DECOMPRESSED_SIZE;
+  let out: Buffer;
+  switch (type) {
+    case CompressionType.None:
+      if (data.length > maxSize) throw new DecompressionLimitError(data.length, maxSize, true);
+      return asBuffer(data);
+    case CompressionType.Gzip:
+      try {
+        out = zlib.gunzipSync(data, gunzipOptions(maxSize));
+      } catch (e) {
+        throw gunzipFailed(e, maxSize);
+      }
+      break;
+    case CompressionType.Snappy:
+      out = snappyDecompressSync(data, maxSize);
+      break;
+    case CompressionType.Lz4:
+      out = lz4DecompressSync(data, maxSize, opts.magic === 0);
+      break;
+    case CompressionType.Zstd:
+      throw new CorruptRecordError('zstd cannot be decompressed synchronously', 'UNSUPPORTED_COMPRESSION');
+    default:
       throw new CorruptRecordError(`unknown compression codec ${type as number}`, 'UNSUPPORTED_COMPRESSION');
   }
   if (out.length > maxSize) throw new DecompressionLimitError(out.length, maxSize, true);
   return out;
+}
+
+function gunzipOptions(maxSize: number): zlib.ZlibOptions {
+  return { maxOutputLength: Math.max(1, Math.min(maxSize, bufferConstants.MAX_LENGTH)) };
+}
+
+function gunzipFailed(e: unknown, maxSize: number): CorruptRecordError {
+  if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+    return new DecompressionLimitError(maxSize + 1, maxSize, false);
+  return failed(CompressionType.Gzip, e);
 }
 
 function failed(type: CompressionType, e: unknown): CorruptRecordError {
@@ -240,25 +297,38 @@ function snappyPreamble(d: Uint8Array, start: number, end: number): number {
   throw new CorruptRecordError('invalid snappy block preamble', 'DECOMPRESSION_FAILED');
 }
 
-async function snappyBlock(mod: SnappyMod, block: Uint8Array, expected: number): Promise<Buffer> {
+function snappyBlock(mod: SnappyMod, block: Uint8Array, expected: number): Promise<Buffer> {
+  return mod.uncompress(block, { asBuffer: true }).then(
+    (out) => snappyChecked(out, expected),
+    (e: unknown) => {
+      throw failed(CompressionType.Snappy, e);
+    },
+  );
+}
+
+function snappyBlockSync(mod: SnappyMod, block: Uint8Array, expected: number): Buffer {
   let out: string | Buffer;
   try {
-    out = await mod.uncompress(block, { asBuffer: true });
+    out = mod.uncompressSync(block, { asBuffer: true });
   } catch (e) {
     throw failed(CompressionType.Snappy, e);
   }
+  return snappyChecked(out, expected);
+}
+
+function snappyChecked(out: string | Buffer, expected: number): Buffer {
   if (typeof out === 'string' || out.length !== expected) {
     throw new CorruptRecordError('snappy block decoded to an unexpected length', 'DECOMPRESSION_FAILED');
   }
   return out;
 }
 
-async function snappyDecompress(d: Uint8Array, maxSize: number): Promise<Buffer> {
-  const mod = load<SnappyMod>('snappy', CompressionType.Snappy);
+/** The raw snappy blocks of a stream (xerial or one bare block), their decoded sizes and total, bounds checked. */
+function snappyPlan(d: Uint8Array, maxSize: number): { blocks: Uint8Array[]; sizes: number[]; total: number } {
   if (!hasXerialMagic(d, 0)) {
     const n = snappyPreamble(d, 0, d.length);
     if (n > maxSize) throw new DecompressionLimitError(n, maxSize, true);
-    return snappyBlock(mod, d, n);
+    return { blocks: [d], sizes: [n], total: n };
   }
   if (d.length < XERIAL_HEADER_SIZE) throw truncated('snappy-java stream header');
   const view = asBuffer(d);
@@ -287,8 +357,26 @@ async function snappyDecompress(d: Uint8Array, maxSize: number): Promise<Buffer>
     }
     pos += n;
   }
-  const parts = await Promise.all(blocks.map((b, i) => snappyBlock(mod, b, sizes[i]!)));
+  return { blocks, sizes, total };
+}
+
+function joined(parts: Buffer[], total: number): Buffer {
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts, total);
+}
+
+async function snappyDecompress(d: Uint8Array, maxSize: number): Promise<Buffer> {
+  const mod = load<SnappyMod>('snappy', CompressionType.Snappy);
+  const { blocks, sizes, total } = snappyPlan(d, maxSize);
+  return joined(await Promise.all(blocks.map((b, i) => snappyBlock(mod, b, sizes[i]!))), total);
+}
+
+function snappyDecompressSync(d: Uint8Array, maxSize: number): Buffer {
+  const mod = load<SnappyMod>('snappy', CompressionType.Snappy);
+  const { blocks, sizes, total } = snappyPlan(d, maxSize);
+  return joined(
+    blocks.map((b, i) => snappyBlockSync(mod, b, sizes[i]!)),
+    total,
+  );
 }
 
 async function snappyXerialCompress(d: Uint8Array): Promise<Buffer> {
@@ -400,8 +488,8 @@ function lz4Scan(d: Uint8Array, ignoreHeaderChecksum: boolean): { end: number; b
   return { end: p, bound, contentSize };
 }
 
-async function lz4Decompress(d: Uint8Array, maxSize: number, magic0: boolean): Promise<Buffer> {
-  const mod = load<Lz4Mod>('lz4-napi', CompressionType.Lz4);
+/** The frame to hand to the decoder (bounds checked, legacy checksum repaired) and its declared content size. */
+function lz4Frame(d: Uint8Array, maxSize: number, magic0: boolean): { frame: Uint8Array; contentSize: number } {
   const { end, bound, contentSize } = lz4Scan(d, magic0);
   if (contentSize > maxSize) throw new DecompressionLimitError(contentSize, maxSize, true);
   if (bound > maxSize) throw new DecompressionLimitError(bound, maxSize, false);
@@ -414,15 +502,37 @@ async function lz4Decompress(d: Uint8Array, maxSize: number, magic0: boolean): P
       frame[hcPos] = hc;
     }
   }
+  return { frame, contentSize };
+}
+
+function lz4Checked(out: Buffer, contentSize: number): Buffer {
+  if (contentSize >= 0 && out.length !== contentSize)
+    throw new CorruptRecordError('lz4: content size mismatch', 'DECOMPRESSION_FAILED');
+  return out;
+}
+
+async function lz4Decompress(d: Uint8Array, maxSize: number, magic0: boolean): Promise<Buffer> {
+  const mod = load<Lz4Mod>('lz4-napi', CompressionType.Lz4);
+  const { frame, contentSize } = lz4Frame(d, maxSize, magic0);
   let out: Buffer;
   try {
     out = await mod.decompressFrame(frame);
   } catch (e) {
     throw failed(CompressionType.Lz4, e);
   }
-  if (contentSize >= 0 && out.length !== contentSize)
-    throw new CorruptRecordError('lz4: content size mismatch', 'DECOMPRESSION_FAILED');
-  return out;
+  return lz4Checked(out, contentSize);
+}
+
+function lz4DecompressSync(d: Uint8Array, maxSize: number, magic0: boolean): Buffer {
+  const mod = load<Lz4Mod>('lz4-napi', CompressionType.Lz4);
+  const { frame, contentSize } = lz4Frame(d, maxSize, magic0);
+  let out: Buffer;
+  try {
+    out = mod.decompressFrameSync(asBuffer(frame));
+  } catch (e) {
+    throw failed(CompressionType.Lz4, e);
+  }
+  return lz4Checked(out, contentSize);
 }
 
 // ---------------------------------------------------------------------------------------------
