@@ -2,7 +2,6 @@
 // Batch boundaries follow FileLogInputStream exactly (a torn tail or a batch running past the end
 // stops the walk and is reported as invalid trailing bytes; a length below 14 is Kafka's
 // CorruptRecordException); each batch prints Kafka's line, then, with deep iteration, its records.
-import { decompress } from '../../protocol/records/compression.js';
 import type { ChunkedFile } from './chunked-file.js';
 import { controlRecordJson, DecoderFailure, type MessageParser } from './decoders.js';
 import { javaAbsolutePath, javaFileName, optionalLong, parseJavaLong } from './java.js';
@@ -14,6 +13,7 @@ import {
   RECORD_BATCH_OVERHEAD,
   RecordError,
   compressionOf,
+  decompressPayload,
   deleteHorizon,
   isControl,
   isTransactional,
@@ -191,7 +191,7 @@ async function v2Batch(
   let start = RECORD_BATCH_OVERHEAD;
   if (codec !== 0) {
     try {
-      data = await decompress(codec, batch.subarray(RECORD_BATCH_OVERHEAD, size), { magic: 2 });
+      data = await decompressPayload(codec, batch.subarray(RECORD_BATCH_OVERHEAD, size), 2);
       start = 0;
     } catch (e) {
       problem(out, path, pos, `${COMPRESSION_NAMES[codec]} batch could not be decompressed: ${(e as Error).message}`);
@@ -303,7 +303,7 @@ async function legacyBatch(
   let data: Buffer | null = null;
   if (codec !== 0 && e.value !== null) {
     try {
-      data = await decompress(codec, e.value, { magic: e.magic });
+      data = await decompressPayload(codec, e.value, e.magic);
     } catch (err) {
       problem(out, path, pos, `${COMPRESSION_NAMES[codec]} batch could not be decompressed: ${(err as Error).message}`);
       return true;

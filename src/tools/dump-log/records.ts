@@ -3,7 +3,12 @@
 // handed out one by one (a bad record stops the batch after the good ones were printed), and
 // Kafka's exception texts for malformed data.
 import * as L from '../../protocol/records/layout.js';
-import { COMPRESSION_TYPE_NAMES } from '../../protocol/records/compression.js';
+import {
+  COMPRESSION_TYPE_NAMES,
+  canDecompressSync,
+  decompress,
+  decompressSync,
+} from '../../protocol/records/compression.js';
 import { crc32, crc32c } from '../../protocol/records/crc.js';
 import {
   CorruptRecordError,
@@ -23,6 +28,15 @@ export const RECORD_OVERHEAD_V0 = L.LEGACY_RECORD_OVERHEAD_V0;
 
 export const COMPRESSION_NAMES: readonly string[] = COMPRESSION_TYPE_NAMES;
 export const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'];
+
+/**
+ * A compressed batch payload, decoded on this thread for every codec that allows it (all but zstd).
+ * The dump reads one batch at a time, so the libuv threadpool buys nothing; on this path the dump's
+ * progress depends only on its own thread and on stdout.
+ */
+export function decompressPayload(codec: number, data: Uint8Array, magic: number): Buffer | Promise<Buffer> {
+  return canDecompressSync(codec) ? decompressSync(codec, data, { magic }) : decompress(codec, data, { magic });
+}
 
 /** A record-level decode failure (InvalidRecordException and friends): the batch stops there. */
 export { CorruptRecordError as RecordError };

@@ -1,6 +1,5 @@
 // Walking the batches of a segment file as Kafka's FileRecords/FileLogInputStream do, for the
 // index checks: the next batch boundary, a batch's last offset, and its records.
-import { decompress } from '../../protocol/records/compression.js';
 import { CorruptRecordError } from '../../protocol/records/layout.js';
 import { nextBatchSize } from '../../storage/file-records.js';
 import type { ChunkedFile } from './chunked-file.js';
@@ -9,6 +8,7 @@ import {
   HEADER_SIZE_UP_TO_MAGIC,
   RECORD_BATCH_OVERHEAD,
   RecordError,
+  decompressPayload,
   lastOffsetOf,
   legacyInnerRecords,
   legacyRecord,
@@ -76,7 +76,7 @@ export async function batchRecords(f: ChunkedFile, b: BatchRef): Promise<DumpRec
       if (codec >= COMPRESSION_NAMES.length) throw new RecordError(`Unknown compression type id: ${codec}`);
       if (h.count === 0) return [];
       if (codec === 0) return [...v2Records(h, buf, RECORD_BATCH_OVERHEAD, buf.length)];
-      const data = await decompress(codec, buf.subarray(RECORD_BATCH_OVERHEAD), { magic: 2 });
+      const data = await decompressPayload(codec, buf.subarray(RECORD_BATCH_OVERHEAD), 2);
       return [...v2Records(h, data, 0, data.length)];
     }
     const e = readLegacyEntry(buf, 0, buf.length);
@@ -84,7 +84,7 @@ export async function batchRecords(f: ChunkedFile, b: BatchRef): Promise<DumpRec
     if (codec === 0) return [legacyRecord(e)];
     if (codec >= COMPRESSION_NAMES.length) throw new RecordError(`Unknown compression type id: ${codec}`);
     if (e.value === null) throw new RecordError('Found invalid compressed record set with null value');
-    return legacyInnerRecords(e, await decompress(codec, e.value, { magic: e.magic }));
+    return legacyInnerRecords(e, await decompressPayload(codec, e.value, e.magic));
   } catch (err) {
     throw new SegmentError(b.position, err instanceof Error ? err.message : String(err));
   }
