@@ -283,7 +283,7 @@ async function start(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
   }
   if (!joined)
     err(
-      'Note: the brokers did not form one cluster within 5 s (node 1 does not list every broker): multi-node quorums are being built (issue 14); the bootstrap string lists all of them.',
+      'Note: the brokers did not form one cluster within 5 s (the first broker does not list them all in its metadata): multi-node quorums are being built (issue 14); the bootstrap string lists all of them.',
     );
   err(
     `Use it with: export TKAFKA_BOOTSTRAP_SERVER=${state.bootstrap}   Stop it with: tkafka local stop${dir === defaultDir(io.env) ? '' : ` --dir ${dir}`}`,
