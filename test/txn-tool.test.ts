@@ -86,7 +86,9 @@ before(async () => {
   const init = await until('InitProducerId', async () => {
     const r = await c.request(ApiKey.InitProducerId, 4, {
       transactionalId: 'tool-txn',
-      transactionTimeoutMs: 3000,
+      // long enough to stay open through the first test on a loaded machine (it failed at 3 s once, when the
+      // tools took 7 s); short enough that the coordinator aborts it soon after the kill -9 test's restart
+      transactionTimeoutMs: 30_000,
       producerId: -1n,
       producerEpoch: -1,
     });
@@ -143,7 +145,7 @@ test("list, describe and describe-producers print Kafka's tables during an open 
   const cells = row!.split('\t').map((s) => s.trim());
   assert.deepEqual(
     [cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[8]],
-    ['1', 'tool-txn', String(pid), '0', 'Ongoing', '3000', 'tool-0'],
+    ['1', 'tool-txn', String(pid), '0', 'Ongoing', '30000', 'tool-0'],
   );
   assert.match(cells[6]!, /^\d{13}$/);
   assert.match(cells[7]!, /^\d+$/);
@@ -279,7 +281,7 @@ test(
         const r = await txns('describe', '--transactional-id', 'tool-txn', '--output', 'json');
         return r.exitCode === 0 && JSON.parse(r.stdout).transactionState === 'CompleteAbort' ? true : undefined;
       },
-      30_000,
+      60_000,
     );
     const offsets = async (iso: number) =>
       (
