@@ -6,6 +6,11 @@ import type { GroupCoordinator } from './group/coordinator.js';
 import type { BrokerLoggers } from './loggers.js';
 import type { ReplicaManager } from './replication/replica-manager.js';
 import type { TxnCoordinatorHandle } from './txn/handle.js';
+import type { MetadataImage } from './metadata/image.js';
+import type { MetadataPublisher } from './metadata/events.js';
+import type { ForwardingManager } from './forwarding/forwarding-manager.js';
+import type { CreatableTopic } from './controller/topics.js';
+import type { AllocateProducerIdsResult } from './controller/quorum-controller.js';
 
 export interface AdvertisedEndpoint {
   listenerName: string;
@@ -20,8 +25,14 @@ export interface BrokerServices {
   readonly clusterId: string;
   /** Endpoints of this node by listener name (advertised). */
   readonly endpoints: readonly AdvertisedEndpoint[];
-  /** The KRaft controller: metadata reads (image) and writes (create/delete topics, configs, ...). */
+  /**
+   * The KRaft controller in this process: metadata reads (image) and writes (create/delete topics,
+   * configs, ...). A broker-only node has none (`remote` is set instead): reading it there throws, so
+   * a handler that reaches it on such a node fails as the bug it is.
+   */
   readonly controller: QuorumController;
+  /** Set on a broker-only node (process.roles=broker): the active controller is another process. */
+  readonly remote?: RemoteController;
   /** Partition data plane: appends, reads, offsets (src/broker/replication/replica-manager.ts). */
   readonly replicas: ReplicaManager;
   /** Runtime logger levels (the BROKER_LOGGER config resource). */
@@ -36,4 +47,28 @@ export interface BrokerServices {
    * handlers reach it through txnCoordinatorOf.
    */
   txnCoordinator: TxnCoordinatorHandle | null;
+}
+
+/** The metadata image a node has applied, and the publishers that follow it (the MetadataLoader). */
+export interface MetadataSource {
+  readonly image: MetadataImage;
+  addPublisher(publisher: MetadataPublisher): Promise<void>;
+  removePublisher(publisher: MetadataPublisher): Promise<void>;
+}
+
+/** The active controller as a broker-only node reaches it (src/broker/forwarding/remote-controller.ts). */
+export interface RemoteController {
+  /** The metadata replicated from the quorum (the observer's loader). */
+  readonly metadata: MetadataSource;
+  /** Controller APIs of clients, forwarded in Envelopes (KIP-590). */
+  readonly forwarding: ForwardingManager;
+  /** AutoTopicCreationManager: CreateTopics sent to the controller; resolves when it answered. */
+  createTopics(topics: readonly CreatableTopic[]): Promise<void>;
+  /** AllocateProducerIds sent to the controller with this broker's id and epoch. */
+  allocateProducerIds(): Promise<AllocateProducerIdsResult>;
+}
+
+/** Where this node reads metadata: the observer's loader on a broker-only node, else the controller's. */
+export function metadataSourceOf(services: BrokerServices): MetadataSource {
+  return services.remote ? services.remote.metadata : services.controller;
 }

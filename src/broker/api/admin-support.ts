@@ -6,7 +6,7 @@
 // ConfigValidator the controller needs for topic configs.
 import type { QuorumController, ConfigSchema, ConfigValidator, CreatableTopic } from '../controller/index.js';
 import { ConfigResourceType, type MetadataImage, type PartitionImage, type ConfigResource } from '../metadata/image.js';
-import type { BrokerServices } from '../services.js';
+import { metadataSourceOf, type BrokerServices } from '../services.js';
 import type { ServerConfig } from '../../config/load.js';
 import {
   BROKER_CONFIGS,
@@ -74,7 +74,17 @@ export function controllerOf(services: BrokerServices): QuorumController {
 
 /** The latest metadata image this broker has applied. */
 export function imageOf(services: BrokerServices): MetadataImage {
-  return controllerOf(services).image;
+  return metadataSourceOf(services).image;
+}
+
+/**
+ * Topic creation the broker starts itself (auto-created and internal topics): the in-process
+ * controller, or a CreateTopics request to the active controller from a broker-only node
+ * (AutoTopicCreationManager). Per-topic results are not looked at: the client retries.
+ */
+export async function createTopicsOnController(services: BrokerServices, topics: CreatableTopic[]): Promise<void> {
+  if (services.remote) await services.remote.createTopics(topics);
+  else await controllerOf(services).createTopics(topics);
 }
 
 export interface BrokerNode {

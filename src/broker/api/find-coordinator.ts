@@ -14,7 +14,7 @@ import { coordinatorPartition } from '../../protocol/partitioner.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
-import { autoCreatableTopic, controllerOf, imageOf } from './admin-support.js';
+import { autoCreatableTopic, createTopicsOnController, imageOf } from './admin-support.js';
 
 const GROUP = 0;
 const TRANSACTION = 1;
@@ -34,8 +34,7 @@ const creating = new Map<string, Promise<void>>();
 
 function createInternalTopic(name: string, services: BrokerServices): void {
   if (creating.has(name)) return;
-  const p = controllerOf(services)
-    .createTopics([autoCreatableTopic(name, services.config)])
+  const p = createTopicsOnController(services, [autoCreatableTopic(name, services.config)])
     .then(
       () => undefined,
       () => undefined,

@@ -21,7 +21,7 @@ import {
   TOPIC_AUTHORIZED_OPERATIONS,
   aliveBrokerNodes,
   autoCreatableTopic,
-  controllerOf,
+  createTopicsOnController,
   imageOf,
   invalidTopicReason,
   isInternalTopic,
@@ -114,7 +114,10 @@ async function autoCreate(names: string[], services: BrokerServices): Promise<To
   if (creatable.length === 0) return out;
   for (const n of creatable) inflightTopics.add(n);
   try {
-    await controllerOf(services).createTopics(creatable.map((n) => autoCreatableTopic(n, services.config)));
+    await createTopicsOnController(
+      services,
+      creatable.map((n) => autoCreatableTopic(n, services.config)),
+    );
   } catch {
     // Kafka only logs a failed auto-creation; the client sees UNKNOWN_TOPIC_OR_PARTITION and retries.
   } finally {

@@ -19,6 +19,7 @@ import { handler as describeQuorum } from './describe-quorum.js';
 import { handler as listConfigResources } from './list-config-resources.js';
 import { handler as unregisterBroker } from './unregister-broker.js';
 import { handler as updateFeatures } from './update-features.js';
+import { forwardedHandler, isForwardable } from './forwarded.js';
 
 export const ADMIN_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   metadata,
@@ -37,7 +38,11 @@ export const ADMIN_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   updateFeatures,
 ];
 
-export function registerAdminHandlers(registry: HandlerRegistry): HandlerRegistry {
-  for (const h of ADMIN_HANDLERS) registry.register(h);
+/**
+ * Registers the admin handlers. With `forward` (a broker-only node), the controller APIs among them
+ * are registered on the broker listener as forwarding handlers (api/forwarded.ts).
+ */
+export function registerAdminHandlers(registry: HandlerRegistry, opts: { forward?: boolean } = {}): HandlerRegistry {
+  for (const h of ADMIN_HANDLERS) registry.register(opts.forward && isForwardable(h.apiKey) ? forwardedHandler(h) : h);
   return registry;
 }

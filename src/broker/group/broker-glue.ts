@@ -4,7 +4,7 @@
 // offsets of deleted topics. The coordinator lives in `services.groupCoordinator` (this module is its only writer).
 import { ConfigResourceType, type MetadataImage, type TopicImage } from '../metadata/image.js';
 import type { MetadataPublisher, MetadataUpdate } from '../metadata/events.js';
-import type { BrokerServices } from '../services.js';
+import { metadataSourceOf, type BrokerServices } from '../services.js';
 import { groupConfigFrom } from './config.js';
 import { GroupCoordinator } from './coordinator.js';
 import { ReplicaCoordinatorLog } from './replica-log.js';
@@ -43,7 +43,7 @@ export function startGroupCoordinator(
   const already = starting.get(services);
   if (already) return already;
   const p = (async () => {
-    const controller = services.controller;
+    const controller = metadataSourceOf(services);
     const config = groupConfigFrom(services.config);
     const log = new ReplicaCoordinatorLog(
       services.replicas,
@@ -97,7 +97,7 @@ export function startGroupCoordinator(
     return {
       coordinator,
       async shutdown() {
-        await controller.removePublisher?.(publisher);
+        await controller.removePublisher(publisher);
         await coordinator.shutdown();
         services.groupCoordinator = null;
       },

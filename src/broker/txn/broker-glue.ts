@@ -12,7 +12,7 @@ import type { MetadataImage } from '../metadata/image.js';
 import type { MetadataPublisher, MetadataUpdate } from '../metadata/events.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { EosHook } from '../replication/eos.js';
-import type { BrokerServices } from '../services.js';
+import { metadataSourceOf, type BrokerServices } from '../services.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 import {
   FallbackTxnOffsets,
@@ -61,7 +61,7 @@ export function startTxnCoordinator(
 async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions): Promise<TxnCoordinatorHandle> {
   const logger = opts.logger ?? (() => undefined);
   const clock = opts.clock ?? Date.now;
-  const controller = services.controller;
+  const controller = metadataSourceOf(services);
   const replicas = services.replicas as ReplicaManager;
   const config = services.config;
   const timeoutMs = config.getInt('request.timeout.ms');
@@ -106,7 +106,12 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
     clock,
     logger,
   });
-  const producerIds = new ProducerIdManager({ allocateProducerIds: () => controller.allocateProducerIds() }, logger);
+  // a broker-only node asks the active controller (AllocateProducerIds), a combined node its own
+  const remote = services.remote;
+  const allocateProducerIds = remote
+    ? () => remote.allocateProducerIds()
+    : () => services.controller.allocateProducerIds();
+  const producerIds = new ProducerIdManager({ allocateProducerIds }, logger);
 
   let fallback: FallbackTxnOffsets | undefined;
   const offsetsPartitions = config.getInt('offsets.topic.num.partitions');
@@ -232,7 +237,7 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
       for (const t of timers) clearInterval(t);
       if (opts.hook) opts.hook.verifier = undefined;
       coordinator.shutdown();
-      await controller.removePublisher?.(publisher);
+      await controller.removePublisher(publisher);
       services.txnCoordinator = null;
       starting.delete(services);
     },

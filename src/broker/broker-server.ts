@@ -1,0 +1,352 @@
+// The broker-only node (process.roles=broker): Kafka's BrokerServer without a controller in the
+// process. The metadata log is replicated from the controller quorum by an observer (a `Quorum` that
+// is not a voter); the MetadataLoader builds the image from it and the broker side (partitions,
+// groups, transactions) follows that image exactly as on a combined node. The node registers with
+// the active controller and heartbeats (BrokerLifecycleManager); controller APIs of clients are
+// forwarded to the active controller in Envelopes, and the broker's own controller requests
+// (auto-created topics, producer id blocks) go there over the same ControllerChannel.
+//
+// Start-up, as BrokerServer.startup: storage check (formatted by `tkafka storage format`, never here:
+// the cluster id is the controllers') → acceptors bound → observer started → lifecycle manager
+// registers → logs loaded, publishers installed → wait until the controller says the broker caught up
+// with the metadata → serve → ready to unfence → wait until unfenced. Shutdown: controlled shutdown
+// (WantShutDown until ShouldShutDown, bounded by broker.session.timeout.ms), then stop serving, flush
+// and close the logs, stop the observer.
+import { ensureFormatted } from './storage/ensure-formatted.js';
+import { loadEnsemble } from '../storage/meta-properties.js';
+import type { ServerConfig } from '../config/load.js';
+import { effectiveTopicConfig } from '../config/topic-configs.js';
+import type { MetadataPublisher, MetadataUpdate } from './metadata/events.js';
+import { ConfigResourceType, type MetadataImage } from './metadata/image.js';
+import { MetadataLoader } from './metadata/loader.js';
+import { supportedFeatureRanges } from './metadata/features.js';
+import { LogManager } from './log/log-manager.js';
+import { logConfigFromProps, type LogConfig } from './log/log-config.js';
+import { HandlerRegistry } from './api/registry.js';
+import { createApiVersionsHandler } from './api/api-versions.js';
+import { SocketServer } from './network/socket-server.js';
+import { ReplicaManager } from './replication/replica-manager.js';
+import { applyPartitionImage } from './replication/metadata-sync.js';
+import { createProducerStateHook } from './replication/eos.js';
+import { registerTxnHandlers } from './api/register-txn.js';
+import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glue.js';
+import { registerDataHandlers } from './api/register-data.js';
+import { registerAdminHandlers } from './api/register-all.js';
+import { registerGroupHandlers } from './api/register-group.js';
+import { startGroupCoordinator, type GroupCoordinatorHandle } from './group/broker-glue.js';
+import type { BrokerServices } from './services.js';
+import type { QuorumController } from './controller/index.js';
+import { defaultBrokerLoggers } from './loggers.js';
+import type { Quorum } from './raft/types.js';
+import type { Logger as RaftLogger } from './raft/single-voter.js';
+import {
+  ControllerChannel,
+  type ControllerNode,
+  type ControllerNodeProvider,
+} from './forwarding/controller-channel.js';
+import { ForwardingManager } from './forwarding/forwarding-manager.js';
+import { RemoteControllerClient } from './forwarding/remote-controller.js';
+import { BrokerLifecycleManager } from './lifecycle/broker-lifecycle-manager.js';
+
+export interface NodeLogger {
+  log(level: string, msg: string): void;
+}
+
+/** What the observer of the metadata quorum is opened with. */
+export interface ObserverQuorumOptions {
+  readonly config: ServerConfig;
+  readonly clusterId: string;
+  readonly nodeId: number;
+  readonly metadataLogDir: string;
+  readonly directoryId: string | undefined;
+  readonly logger: RaftLogger;
+}
+
+/** Opens (does not start) the observer quorum of a broker-only node (raft/observer.ts). */
+export type ObserverQuorumOpener = (opts: ObserverQuorumOptions) => Promise<Quorum>;
+
+const SECURITY_PROTOCOL_IDS: Readonly<Record<string, number>> = {
+  PLAINTEXT: 0,
+  SSL: 1,
+  SASL_PLAINTEXT: 2,
+  SASL_SSL: 3,
+};
+
+/** A topic's log config: broker defaults, cluster and per-broker dynamic configs, topic overrides. */
+export function topicLogConfig(config: ServerConfig, image: MetadataImage, topic: string): LogConfig {
+  const overrides = image.configs.get(`${ConfigResourceType.Topic}:${topic}`) ?? new Map<string, string>();
+  const eff = effectiveTopicConfig(config, Object.fromEntries(overrides));
+  const props: Record<string, string> = {};
+  for (const [k, e] of eff) if (e.value !== null) props[k] = e.value;
+  return logConfigFromProps(props);
+}
+
+/** The broker side follows the metadata: partitions appear and disappear as records commit. */
+export function partitionPublisher(
+  config: ServerConfig,
+  replicas: ReplicaManager,
+  logManager: LogManager,
+): MetadataPublisher {
+  return {
+    name: 'broker-partitions',
+    onMetadataUpdate: async (u: MetadataUpdate) => {
+      for (const ev of u.events) {
+        if (ev.type === 'partitionsCreated') {
+          for (const p of ev.partitions)
+            await applyPartitionImage(replicas, ev.topic.name, ev.topic.id, p, u.image.topicConfigs(ev.topic.name));
+        } else if (ev.type === 'partitionsChanged') {
+          for (const { current } of ev.partitions)
+            await applyPartitionImage(
+              replicas,
+              ev.topic.name,
+              ev.topic.id,
+              current,
+              u.image.topicConfigs(ev.topic.name),
+            );
+        } else if (ev.type === 'topicDeleted') {
+          await replicas.deletePartitions(ev.topic.name, [...ev.topic.partitions.keys()]);
+        } else if (ev.type === 'configChanged' && ev.resourceType === ConfigResourceType.Topic) {
+          logManager.updateTopicConfig(ev.resourceName, topicLogConfig(config, u.image, ev.resourceName));
+          replicas.updateTopicConfig(ev.resourceName, u.image.topicConfigs(ev.resourceName));
+        }
+      }
+    },
+  };
+}
+
+/**
+ * RaftControllerNodeProvider: the raft leader is the active controller; its address is its endpoint
+ * on the first controller listener, from the voter set the quorum knows, else from
+ * controller.quorum.voters.
+ */
+export function controllerNodeProvider(quorum: Quorum, config: ServerConfig): ControllerNodeProvider {
+  const listener = (config.controllerListenerNames[0] ?? 'CONTROLLER').toUpperCase();
+  return (): ControllerNode | null => {
+    const id = quorum.leaderAndEpoch.leaderId;
+    if (id < 0) return null;
+    const voter = quorum.voters.find((v) => v.id === id);
+    const e = voter?.endpoints.find((x) => x.name.toUpperCase() === listener) ?? voter?.endpoints[0];
+    if (e) return { id, host: e.host, port: e.port };
+    const configured = config.quorumVoters.find((v) => v.id === id);
+    return configured ? { id, host: configured.host, port: configured.port } : null;
+  };
+}
+
+export class BrokerOnlyServer {
+  private constructor(
+    readonly config: ServerConfig,
+    readonly clusterId: string,
+    readonly quorum: Quorum,
+    readonly loader: MetadataLoader,
+    readonly lifecycle: BrokerLifecycleManager,
+    readonly channel: ControllerChannel,
+    readonly logManager: LogManager,
+    readonly replicas: ReplicaManager,
+    readonly socketServer: SocketServer<BrokerServices>,
+    readonly groups: GroupCoordinatorHandle,
+    readonly txn: TxnCoordinatorHandle,
+    private readonly logger: NodeLogger,
+  ) {}
+
+  static async start(
+    config: ServerConfig,
+    logger: NodeLogger,
+    openQuorum: ObserverQuorumOpener,
+  ): Promise<BrokerOnlyServer> {
+    const dirs = [...new Set([...config.logDirs, config.metadataLogDir])];
+    const found = await loadEnsemble(dirs, config.metadataLogDir);
+    if (found.logDirProps.size === 0) {
+      // a broker joins the controllers' cluster: only `storage format -t <their cluster id>` can say which
+      throw new Error(
+        `No readable meta.properties files found in ${dirs.join(', ')}: format the storage of a broker-only node with \`tkafka storage format -t <cluster id>\``,
+      );
+    }
+    const storage = await ensureFormatted(config);
+    const clusterId = storage.clusterId;
+    const nodeId = config.nodeId;
+    const info = (m: string) => logger.log('INFO', m);
+    const warn = (m: string) => logger.log('WARN', m);
+    const error = (m: string) => logger.log('ERROR', m);
+    const socketLogger = { info, warn, error };
+    const acceptors = await SocketServer.openAcceptors(
+      config.listeners.map((e) => ({ name: e.listenerName, host: e.host, port: e.port })),
+      config.controllerListenerNames,
+      socketLogger,
+    );
+    const advertised = config.effectiveAdvertisedBrokerListeners.map((e) => {
+      let port = e.port;
+      if (port === 0) {
+        const acceptor = acceptors.find((a) => a.bound.name === e.listenerName);
+        if (!acceptor) throw new Error(`Cannot resolve ephemeral port 0 of ${e.listenerName}: it is not in listeners`);
+        info(`${e.listenerName}: resolved ephemeral port to ${acceptor.bound.port}`);
+        port = acceptor.bound.port;
+      }
+      return { name: e.listenerName, host: e.host ?? '127.0.0.1', port, securityProtocol: String(e.securityProtocol) };
+    });
+
+    // the metadata, replicated from the quorum by an observer
+    const raftLogger: RaftLogger = { info, warn, error: (m: string) => error(m) };
+    const quorum = await openQuorum({
+      config,
+      clusterId,
+      nodeId,
+      metadataLogDir: config.metadataLogDir,
+      directoryId: storage.directoryIds.get(config.metadataLogDir),
+      logger: raftLogger,
+    });
+    const loader = new MetadataLoader({ clusterId, logger: raftLogger });
+    quorum.register(loader);
+    await quorum.start();
+
+    const requestTimeoutMs = config.getInt('request.timeout.ms');
+    const channel = new ControllerChannel({
+      clientId: `broker-${nodeId}-to-controller`,
+      provider: controllerNodeProvider(quorum, config),
+      requestTimeoutMs,
+      retryBackoffMs: config.getInt('controller.quorum.retry.backoff.ms'),
+      logger: { info, warn },
+    });
+    const lifecycle = new BrokerLifecycleManager({
+      nodeId,
+      clusterId,
+      listeners: advertised.map((e) => ({
+        name: e.name,
+        host: e.host,
+        port: e.port,
+        securityProtocol: SECURITY_PROTOCOL_IDS[e.securityProtocol.toUpperCase()] ?? 0,
+      })),
+      features: supportedFeatureRanges(),
+      rack: config.getString('broker.rack'),
+      logDirIds: config.logDirs.map((d) => storage.directoryIds.get(d)).filter((x): x is string => !!x),
+      channel,
+      heartbeatIntervalMs: config.getInt('broker.heartbeat.interval.ms'),
+      requestTimeoutMs,
+      metadataOffset: () => loader.image.provenance.offset,
+      logger: { info, warn, error },
+    });
+    lifecycle.start();
+
+    const logManager = new LogManager({
+      logDirs: config.logDirs,
+      defaultConfig: topicLogConfig(config, loader.image, ''),
+      topicConfig: (topic) => topicLogConfig(config, loader.image, topic),
+      retentionCheckIntervalMs: Number(config.getLong('log.retention.check.interval.ms')),
+      cleanerEnabled: config.getBoolean('log.cleaner.enable'),
+      cleanerBackoffMs: Number(config.getLong('log.cleaner.backoff.ms')),
+      excludeTopics: ['__cluster_metadata'],
+    });
+    await logManager.startup();
+    const producerStateHook = createProducerStateHook({ config });
+    const replicas = new ReplicaManager({
+      logManager,
+      config,
+      nodeId,
+      metadata: () => loader.image,
+      producerState: producerStateHook,
+    });
+    await loader.addPublisher(partitionPublisher(config, replicas, logManager));
+
+    const forwarding = new ForwardingManager(channel, { requestTimeoutMs, logger: { warn } });
+    const remote = new RemoteControllerClient(loader, forwarding, channel, {
+      nodeId,
+      brokerEpoch: () => lifecycle.brokerEpoch,
+      requestTimeoutMs,
+    });
+    const services: BrokerServices = {
+      config,
+      nodeId,
+      clusterId,
+      endpoints: advertised.map((e) => ({
+        listenerName: e.name,
+        host: e.host,
+        port: e.port,
+        securityProtocol: e.securityProtocol,
+      })),
+      get controller(): QuorumController {
+        throw new Error('a broker-only node (process.roles=broker) has no controller in the process');
+      },
+      remote,
+      replicas,
+      loggers: defaultBrokerLoggers(),
+      groupCoordinator: null,
+      txnCoordinator: null,
+    };
+    const registry = new HandlerRegistry();
+    registry.register(
+      createApiVersionsHandler(registry, {
+        finalizedFeatures: () => ({ epoch: BigInt(loader.image.provenance.offset), levels: loader.image.features }),
+      }),
+    );
+    registerDataHandlers(registry);
+    registerAdminHandlers(registry, { forward: true });
+    registerGroupHandlers(registry);
+    const groups = await startGroupCoordinator(services, (level, msg) => logger.log(level, msg));
+    const txn = await startTxnCoordinator(services, {
+      logger: (level, msg) => logger.log(level, msg),
+      hook: producerStateHook,
+    });
+    registerTxnHandlers(registry);
+
+    info('Waiting for the broker to catch up with the cluster metadata');
+    await lifecycle.initialCatchUp;
+    await loader.published();
+    const socketServer = new SocketServer<BrokerServices>({
+      listeners: acceptors,
+      controllerListenerNames: config.controllerListenerNames,
+      logger: socketLogger,
+      registry,
+      services,
+      socketRequestMaxBytes: config.getInt('socket.request.max.bytes'),
+      connectionsMaxIdleMs: Number(config.getLong('connections.max.idle.ms')),
+      requestLog: config.requestLog,
+      onConnectionClose: (id) => replicas.cancelConnection(id),
+    });
+    await socketServer.start();
+    lifecycle.setReadyToUnfence();
+    info('Waiting for the broker to be unfenced');
+    await lifecycle.initialUnfence;
+    return new BrokerOnlyServer(
+      config,
+      clusterId,
+      quorum,
+      loader,
+      lifecycle,
+      channel,
+      logManager,
+      replicas,
+      socketServer,
+      groups,
+      txn,
+      logger,
+    );
+  }
+
+  describeListeners(): string {
+    return this.config.listeners
+      .map((l) => `${l.listenerName}://${l.host ?? ''}:${this.socketServer.port(l.listenerName) ?? l.port}`)
+      .join(',');
+  }
+
+  /** Controlled shutdown with the controller, then stop serving, flush and close the logs. */
+  async shutdown(): Promise<void> {
+    this.lifecycle.beginControlledShutdown();
+    const limitMs = this.config.getInt('broker.session.timeout.ms');
+    let timer: NodeJS.Timeout | undefined;
+    const done = await Promise.race([
+      this.lifecycle.controlledShutdownComplete.then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), limitMs))),
+    ]);
+    clearTimeout(timer);
+    if (!done) this.logger.log('WARN', `The controller did not complete the controlled shutdown within ${limitMs} ms`);
+    this.lifecycle.close();
+    await this.socketServer.close();
+    await this.txn.shutdown();
+    await this.groups.shutdown();
+    await this.replicas.shutdown?.();
+    await this.logManager.shutdown();
+    this.channel.close();
+    await this.quorum.close();
+    await this.loader.close();
+    this.logger.log('INFO', 'shut down completed');
+  }
+}
