@@ -80,10 +80,13 @@ function dump(
 ): Promise<{ code: number; bytes: number; lines: number; maxRssKiB: number; stderr: string }> {
   const cli = join(REPO_ROOT, 'dist', 'src', 'cli.js');
   const fifo = o.holdThreadpool === undefined ? null : JSON.stringify(o.holdThreadpool);
-  // On SIGUSR2 (sent by the stall watchdog below) the child says what its event loop waits for.
+  // On SIGUSR2 (sent by the stall watchdog below) the child says whether the dump had returned and
+  // what its event loop waits for.
   const script = `
     import { open, openSync, closeSync } from 'node:fs';
+    let dumped = false;
     process.on('SIGUSR2', () => process.stderr.write('WAITING ' + JSON.stringify({
+      dumped,
       resources: process.getActiveResourcesInfo(),
       stdoutBuffered: process.stdout.writableLength,
       stdoutNeedDrain: process.stdout.writableNeedDrain,
@@ -95,6 +98,7 @@ function dump(
     if (fifo) open(fifo, 'r', (e, fd) => e || closeSync(fd));
     process.on('exit', () => process.stderr.write('MAXRSS ' + process.resourceUsage().maxRSS + '\\n'));
     await main(['node', 'tkafka', 'dump-log', ...${JSON.stringify(args)}]);
+    dumped = true;
     if (fifo) closeSync(openSync(fifo, 'w'));`;
   return new Promise((resolve) => {
     const c = spawn(process.execPath, ['--input-type=module', '-e', script], {
@@ -175,7 +179,7 @@ test('deep iteration of gzip and lz4 batches does not wait on the libuv threadpo
   const r = await dump(['--files', '00000000000000000000.log', '--print-data-log'], {
     cwd: small,
     holdThreadpool: fifo,
-    stallMs: 20_000,
+    stallMs: 30_000,
   });
   t.diagnostic(`${r.lines} lines, ${Math.round(r.bytes / 1048576)} MiB of output`);
   assert.equal(r.code, 0, r.stderr);
