@@ -78,9 +78,6 @@ const LATER_ON_CONTROLLER: Readonly<Record<string, string>> = {
   AlterPartitionReassignments: LATER.AlterPartitionReassignments!,
   ListPartitionReassignments: LATER.ListPartitionReassignments!,
   // KRaft replication of the metadata log, registration, heartbeats, forwarding: issue 14.
-  Vote: 'issue 14 (KRaft quorum)',
-  BeginQuorumEpoch: 'issue 14 (KRaft quorum)',
-  EndQuorumEpoch: 'issue 14 (KRaft quorum)',
   AssignReplicasToDirs: 'issue 14 (cluster: registration)',
   AddRaftVoter: LATER.AddRaftVoter!,
   RemoveRaftVoter: LATER.RemoveRaftVoter!,

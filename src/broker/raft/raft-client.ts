@@ -10,11 +10,12 @@
 //   close() as leader --> Resigned (EndQuorumEpoch with the preferred successors).
 // One voter elects itself at once (Prospective and Candidate need only its own vote).
 //
-// Replication is A2's: `replication` (raft/follower-fetcher.ts, raft/leader-fetch.ts) reports a
-// follower's successful fetches (onFollowerFetch: the leader's high watermark) and the leader's
-// view of each voter's fetch offset (onVoterFetch); the high watermark is the offset a majority of
-// voters have reached, once it is past the epoch start. Without it (until A2's pieces are wired)
-// a follower treats the leader's periodic BeginQuorumEpoch as its sign of life, so elections and
+// Replication is A2's. The leader side (raft/leader-fetch.ts, one LeaderFetch per epoch) serves
+// Fetch/FetchSnapshot through `fetchServer` and tracks each replica's progress; the high watermark
+// is the offset a majority of voters have fetched past, once it is past the epoch start
+// (replica-progress.ts). The follower side is `replication` (A2's follower fetcher): started and
+// stopped per (leader, epoch), it reports successful fetches with onFollowerFetch. Without it a
+// follower treats the leader's periodic BeginQuorumEpoch as its sign of life, so elections and
 // leader failover work, but a leader of several voters commits nothing.
 //
 // Every state change runs on one SerialQueue; an append waits for its commit outside the queue.
@@ -60,6 +61,8 @@ import {
 } from './election-timer.js';
 import { ChannelRaftSender, type RaftDestination, type RaftSender } from './election-channel.js';
 import { RaftChannel } from './channel.js';
+import { LeaderFetch, serveFetch, serveFetchSnapshot, type RaftStateView } from './leader-fetch.js';
+import { ReplicaProgress } from './replica-progress.js';
 import {
   METADATA_PARTITION_DIR,
   METADATA_TOPIC_ID,
@@ -70,6 +73,7 @@ import {
   type Quorum,
   type QuorumDescription,
   type RaftEndpoint,
+  type RaftFetchServer,
   type RaftListener,
   type SnapshotData,
   type VoterInfo,
@@ -143,13 +147,33 @@ export class RaftClient implements Quorum {
   private nextDelivery = 0;
   private epochStartOffset = -1;
   private pending: PendingCommit[] = [];
-  /** Leader: last fetch offset and contact time of each voter. */
-  private readonly voterProgress = new Map<number, { offset: number; time: number }>();
+  /** Leader: when each voter last acknowledged a BeginQuorumEpoch of this epoch (its sign of life without fetches). */
+  private readonly lastAcknowledged = new Map<number, number>();
   private electionRetries = 0;
   private tickHandle: NodeJS.Timeout | null = null;
   private started = false;
   private closed = false;
   private lastFiredLeader: LeaderAndEpoch = { leaderId: -1, epoch: -1 };
+  /** The leader side of raft Fetch/FetchSnapshot for the current epoch (A2's leader-fetch.ts). */
+  private leaderFetch: LeaderFetch | null = null;
+  private readonly view: RaftStateView = {
+    epoch: () => this.sm.epoch,
+    leaderId: () => this.sm.leaderId,
+    isLeader: () => this.isLeader(),
+    shuttingDown: () => this.closed,
+    leaderEndpoints: () => this.sm.state.leaderEndpoints,
+  };
+  /** Fetch and FetchSnapshot from followers and observers (served while this node leads). */
+  readonly fetchServer: RaftFetchServer = {
+    handleFetch: (req) =>
+      serveFetch(
+        this.view,
+        () => this.leaderFetch,
+        () => this.log.logStartOffset,
+        req,
+      ),
+    handleFetchSnapshot: (req) => serveFetchSnapshot(this.view, () => this.leaderFetch, req),
+  };
 
   private constructor(
     private readonly opts: RaftClientOptions,
@@ -539,6 +563,7 @@ export class RaftClient implements Quorum {
     this.opts.replication?.stopFollowing();
     await this.sm.toUnattached(epoch);
     if (wasLeader) this.failPending('This node is no longer the metadata leader.');
+    this.stopLeading();
     this.timer.reset(randomElectionTimeoutMs(this.t, this.random));
     this.fireLeaderChange();
     this.schedule(this.timer.remainingMs());
@@ -548,6 +573,7 @@ export class RaftClient implements Quorum {
     const wasLeader = this.sm.is('Leader');
     await this.sm.toFollower(epoch, leaderId, endpoints);
     if (wasLeader) this.failPending('This node is no longer the metadata leader.');
+    this.stopLeading();
     this.electionRetries = 0;
     this.timer.reset(this.t.fetchTimeoutMs);
     this.logger.info(`Following leader ${leaderId} in epoch ${epoch}`);
@@ -560,9 +586,9 @@ export class RaftClient implements Quorum {
     await this.sm.toLeader(this.localEndpoints);
     this.electionRetries = 0;
     const epoch = this.sm.epoch;
-    this.voterProgress.clear();
+    this.lastAcknowledged.clear();
     const start = this.now();
-    for (const v of this.voters) if (v.id !== this.nodeId) this.voterProgress.set(v.id, { offset: -1, time: start });
+    for (const v of this.voters) if (v.id !== this.nodeId) this.lastAcknowledged.set(v.id, start);
     const controls: ControlRecord[] = [
       {
         type: ControlRecordType.LeaderChange,
@@ -579,6 +605,22 @@ export class RaftClient implements Quorum {
       controls.push({ type: ControlRecordType.KRaftVoters, data: this.localVotersRecord() });
     }
     this.epochStartOffset = this.log.logEndOffset;
+    const self = { id: this.nodeId, directoryId: this.directoryId };
+    this.leaderFetch = new LeaderFetch({
+      log: this.log,
+      dir: this.dir,
+      snapshots: () => this.snapshots,
+      progress: new ReplicaProgress(
+        self,
+        this.voters.map((v) => (v.id === this.nodeId ? self : { id: v.id, directoryId: v.directoryId })),
+        this.epochStartOffset,
+      ),
+      onHighWatermark: (hw) => {
+        this.queue.run(() => this.setHighWatermark(hw)).catch((e) => this.logger.error('Commit failed', e));
+      },
+      now: this.now,
+      logger: this.logger,
+    });
     await this.log.append(
       buildControlBatch({ baseOffset: this.epochStartOffset, epoch, timestamp: this.now() }, controls),
     );
@@ -612,13 +654,21 @@ export class RaftClient implements Quorum {
     const voters = this.voters;
     if (voters.length <= 1) return false;
     const limit = this.now() - this.t.fetchTimeoutMs * 1.5;
+    const fetched = this.lastFetchTimes();
     let alive = 1;
     for (const v of voters) {
       if (v.id === this.nodeId) continue;
-      const p = this.voterProgress.get(v.id);
-      if (p && p.time >= limit) alive++;
+      if (Math.max(this.lastAcknowledged.get(v.id) ?? -1, fetched.get(v.id) ?? -1) >= limit) alive++;
     }
     return alive < Math.floor(voters.length / 2) + 1;
+  }
+
+  /** When each voter last fetched from this leader (-1: never), from the replica progress of the epoch. */
+  private lastFetchTimes(): Map<number, number> {
+    const m = new Map<number, number>();
+    for (const r of this.leaderFetch?.progress.describeVoters(this.now()) ?? [])
+      m.set(r.replicaId, r.lastFetchTimestamp);
+    return m;
   }
 
   /** BeginQuorumEpoch to the voters that have not fetched within fetch.timeout/2 (maybeSendBeginQuorumEpochRequests). */
@@ -627,10 +677,10 @@ export class RaftClient implements Quorum {
     this.beginTimer.reset(half);
     const epoch = this.sm.epoch;
     const now = this.now();
+    const fetched = this.lastFetchTimes();
     for (const v of this.voters) {
       if (v.id === this.nodeId) continue;
-      const p = this.voterProgress.get(v.id);
-      if (this.opts.replication && p && p.offset >= 0 && now - p.time < half) continue;
+      if (now - (fetched.get(v.id) ?? -1) < half) continue;
       const to = this.destination(v);
       if (!to) continue;
       const body: Input<BeginQuorumEpochRequest> = {
@@ -654,11 +704,9 @@ export class RaftClient implements Quorum {
             if (!p2) return;
             if (await this.handleCommonResponse(p2.errorCode, p2.leaderId, p2.leaderEpoch, r.body.nodeEndpoints))
               return;
-            // Without A2's fetch tracking, an acknowledged BeginQuorumEpoch is the voter's sign of life.
-            if (p2.errorCode === 0 && this.sm.is('Leader') && this.sm.epoch === epoch && !this.opts.replication) {
-              const prev = this.voterProgress.get(v.id);
-              this.voterProgress.set(v.id, { offset: prev?.offset ?? -1, time: this.now() });
-            }
+            // An acknowledged BeginQuorumEpoch is a sign of life (a voter that does not fetch yet).
+            if (p2.errorCode === 0 && this.sm.is('Leader') && this.sm.epoch === epoch)
+              this.lastAcknowledged.set(v.id, this.now());
           })
           .catch((e) => this.logger.error('BeginQuorumEpoch response handling failed', e)),
       );
@@ -666,15 +714,6 @@ export class RaftClient implements Quorum {
   }
 
   // ------------------------------------------------------------------ replication hooks (A2)
-
-  /** Leader side: `replicaId` fetched at `fetchOffset` (everything below it is on its log). */
-  onVoterFetch(replicaId: number, fetchOffset: number): Promise<void> {
-    return this.queue.run(async () => {
-      if (!this.sm.is('Leader') || !this.voterProgress.has(replicaId)) return;
-      this.voterProgress.set(replicaId, { offset: fetchOffset, time: this.now() });
-      await this.maybeAdvanceHighWatermark();
-    });
-  }
 
   /** Follower side: a fetch from the leader succeeded; `highWatermark` is the leader's. */
   onFollowerFetch(highWatermark: number): Promise<void> {
@@ -690,15 +729,15 @@ export class RaftClient implements Quorum {
 
   /** LeaderState.maybeUpdateHighWatermark: the majority's offset, once past the epoch start. */
   private async maybeAdvanceHighWatermark(): Promise<void> {
-    const offsets = this.voters.map((v) =>
-      v.id === this.nodeId ? this.log.logEndOffset : (this.voterProgress.get(v.id)?.offset ?? -1),
-    );
-    offsets.sort((a, b) => b - a);
-    const candidate = offsets[Math.floor(offsets.length / 2)] ?? -1;
-    if (candidate > this.epochStartOffset && candidate > this.hw) await this.setHighWatermark(candidate);
+    const lf = this.leaderFetch;
+    if (!lf || !this.sm.is('Leader')) return;
+    lf.onAppended();
+    const candidate = lf.progress.highWatermark;
+    if (candidate > this.epochStartOffset) await this.setHighWatermark(candidate);
   }
 
   private async setHighWatermark(hw: number): Promise<void> {
+    if (hw <= this.hw) return;
     this.hw = hw;
     if (this.nextDelivery < hw) {
       const from = this.nextDelivery;
@@ -725,6 +764,12 @@ export class RaftClient implements Quorum {
     const done = this.pending.filter((p) => p.offset < hw);
     this.pending = this.pending.filter((p) => p.offset >= hw);
     for (const p of done) p.resolve(p.offset);
+  }
+
+  /** The epoch's leader side ends: parked fetches answer at once. */
+  private stopLeading(): void {
+    this.leaderFetch?.close();
+    this.leaderFetch = null;
   }
 
   private failPending(message: string): void {
@@ -947,18 +992,16 @@ export class RaftClient implements Quorum {
       leaderId: this.sm.leaderId,
       leaderEpoch: this.sm.epoch,
       highWatermark: this.hw,
-      currentVoters: this.voters.map((v) => {
-        const p = this.voterProgress.get(v.id);
-        const self = v.id === this.nodeId;
-        return {
+      currentVoters:
+        this.leaderFetch?.progress.describeVoters(now) ??
+        this.voters.map((v) => ({
           replicaId: v.id,
           replicaDirectoryId: v.directoryId,
-          logEndOffset: self ? leo : (p?.offset ?? -1),
-          lastFetchTimestamp: self ? now : p && p.offset >= 0 ? p.time : -1,
-          lastCaughtUpTimestamp: self ? now : p && p.offset >= leo ? p.time : -1,
-        };
-      }),
-      observers: [],
+          logEndOffset: v.id === this.nodeId ? leo : -1,
+          lastFetchTimestamp: v.id === this.nodeId ? now : -1,
+          lastCaughtUpTimestamp: v.id === this.nodeId ? now : -1,
+        })),
+      observers: this.leaderFetch?.progress.describeObservers(now) ?? [],
       nodes: this.voters.map((v) => ({ nodeId: v.id, listeners: v.endpoints.map((e) => ({ ...e })) })),
     };
   }
@@ -998,6 +1041,7 @@ export class RaftClient implements Quorum {
     this.closed = true;
     if (this.tickHandle) clearTimeout(this.tickHandle);
     this.opts.replication?.stopFollowing();
+    this.stopLeading();
     this.failPending('The metadata quorum is shutting down.');
     await this.queue.run(async () => {
       this.sender.close();
@@ -1010,9 +1054,11 @@ export class RaftClient implements Quorum {
     const epoch = this.sm.epoch;
     await this.sm.toResigned();
     this.failPending('This node is no longer the metadata leader.');
-    const others = this.voters
-      .filter((v) => v.id !== this.nodeId)
-      .sort((a, b) => (this.voterProgress.get(b.id)?.offset ?? -1) - (this.voterProgress.get(a.id)?.offset ?? -1));
+    // LeaderState.nonLeaderVotersByDescendingFetchOffset
+    const order = this.leaderFetch?.progress.followersByDescendingEndOffset().map((k) => k.id) ?? [];
+    const rank = (id: number): number => (order.includes(id) ? order.indexOf(id) : order.length);
+    const others = this.voters.filter((v) => v.id !== this.nodeId).sort((a, b) => rank(a.id) - rank(b.id));
+    this.stopLeading();
     const body: Input<EndQuorumEpochRequest> = {
       clusterId: this.opts.clusterId,
       topics: [

@@ -1,0 +1,85 @@
+// Elections of a multi-voter tkafka quorum (src/broker/raft/raft-client.ts) with real processes:
+// three combined nodes with a 3-voter controller.quorum.voters elect one leader; forged Vote /
+// BeginQuorumEpoch / EndQuorumEpoch requests (another cluster id, a stale epoch, a candidate whose
+// log is behind) are refused with Kafka's codes and grant no vote; after kill -9 of the leader
+// another voter is elected (the time from the kill to the new leader answering DescribeQuorum is
+// printed, not asserted); the killed voter, restarted, follows the new leader.
+// Log replication (A2's fetcher) is not asserted here: without it a multi-voter leader commits nothing.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeQuorum, startCluster, tkafkaLauncher, waitForLeader, type Cluster } from './helpers/cluster.js';
+import { expectedProbeAnswers, probeElectionRequests, waitUntilFollowing } from './helpers/raft-election-probes.js';
+import { waitFor } from './helpers/wait-for.js';
+
+let cluster: Cluster;
+
+before(async () => {
+  cluster = await startCluster({
+    launcher: tkafkaLauncher,
+    quorum: 'static',
+    nodes: [
+      { id: 1, roles: 'broker,controller' },
+      { id: 2, roles: 'broker,controller' },
+      { id: 3, roles: 'broker,controller' },
+    ],
+  });
+});
+
+after(async () => {
+  await cluster?.cleanup();
+});
+
+test('three voters elect one leader; forged election requests are refused with Kafka codes', async () => {
+  const q = await waitForLeader(cluster, { timeoutMs: 60_000 });
+  console.log(`leader ${q.leaderId} in epoch ${q.leaderEpoch}`);
+  // the other voters are not leaders (they answer DescribeQuorum with NOT_LEADER_OR_FOLLOWER)
+  const others = cluster.controllers.filter((n) => n.id !== q.leaderId);
+  for (const n of others) assert.equal(await describeQuorum(n.controllerPort), null, `node ${n.id} is not a leader`);
+  const target = {
+    port: others[0]!.controllerPort,
+    clusterId: cluster.clusterId,
+    voterId: others[0]!.id,
+    otherVoterId: others[1]!.id,
+    leaderId: q.leaderId,
+    leaderEpoch: q.leaderEpoch,
+  };
+  await waitUntilFollowing(target);
+  const answers = await probeElectionRequests(target);
+  console.log(JSON.stringify(answers, null, 1));
+  assert.deepEqual(answers, expectedProbeAnswers(target));
+  // none of it moved the quorum
+  const again = await waitForLeader(cluster, { timeoutMs: 10_000 });
+  assert.deepEqual([again.leaderId, again.leaderEpoch], [q.leaderId, q.leaderEpoch]);
+});
+
+test('kill -9 of the leader: another voter is elected; the restarted voter follows it', async () => {
+  const q = await waitForLeader(cluster, { timeoutMs: 60_000 });
+  const old = cluster.node(q.leaderId);
+  const t0 = Date.now();
+  await old.kill();
+  const next = await waitForLeader(cluster, {
+    not: old.id,
+    afterEpoch: q.leaderEpoch,
+    timeoutMs: 60_000,
+    intervalMs: 20,
+  });
+  const ms = Date.now() - t0;
+  console.log(
+    `tkafka: kill -9 of leader ${old.id} (epoch ${q.leaderEpoch}) -> leader ${next.leaderId} (epoch ${next.leaderEpoch}) serving DescribeQuorum after ${ms} ms`,
+  );
+  assert.notEqual(next.leaderId, old.id);
+  assert.ok(next.leaderEpoch > q.leaderEpoch);
+
+  await old.start();
+  const following = `Following leader ${next.leaderId} in epoch ${next.leaderEpoch}`;
+  await waitFor(() => old.logs(1_000_000).includes(following) || null, {
+    what: `node ${old.id}: "${following}"`,
+    timeoutMs: 60_000,
+  });
+  const after = await waitForLeader(cluster, { timeoutMs: 10_000 });
+  assert.deepEqual(
+    [after.leaderId, after.leaderEpoch],
+    [next.leaderId, next.leaderEpoch],
+    'the rejoining voter did not disrupt the leader',
+  );
+});
