@@ -12,7 +12,7 @@ __tkafka_subs() {
     'cluster') REPLY='cluster-id unregister list-endpoints' ;;
     'features') REPLY='describe upgrade downgrade disable version-mapping feature-dependencies' ;;
     'transactions') REPLY='list describe describe-producers abort find-hanging' ;;
-    'local') REPLY='start stop status' ;;
+    'local') REPLY='start stop status kill restart' ;;
     'profile') REPLY='create use list show delete' ;;
     *) REPLY='' ;;
   esac
@@ -26,7 +26,7 @@ __tkafka_flags() {
     'metadata-quorum') REPLY='-h --help --bootstrap-server --bootstrap-controller --command-config' ;;
     'metadata-quorum describe') REPLY='-h --help --status --replication --human-readable --output' ;;
     'metadata-quorum add-controller') REPLY='-h --help --dry-run' ;;
-    'metadata-quorum remove-controller') REPLY='-h --help --controller-id -i --controller-directory-id -d --dry-run' ;;
+    'metadata-quorum remove-controller') REPLY='-h --help --controller-id -i --controller-directory-id -d --dry-run --unregister' ;;
     'dump-log') REPLY='--cluster-metadata-decoder --deep-iteration --files --help --index-sanity-check --key-decoder-class --max-bytes --max-message-size --offsets-decoder --output --print-data-log --remote-log-metadata-decoder --share-group-state-decoder --skip-record-metadata --transaction-log-decoder --value-decoder-class --verify-index-only --version' ;;
     'storage') REPLY='-h --help' ;;
     'storage info') REPLY='-h --help --config -c' ;;
@@ -63,9 +63,11 @@ __tkafka_flags() {
     'producer-perf-test') REPLY='-h --help --topic --num-records --record-size --payload-file --payload-monotonic --payload-delimiter --throughput --producer-props --producer.config --print-metrics --transactional-id --transaction-duration-ms' ;;
     'consumer-perf-test') REPLY='--bootstrap-server --consumer.config --date-format --fetch-size --from-latest --group --help --hide-header --messages --print-metrics --reporting-interval --show-detailed-stats --socket-buffer-size --timeout --topic --version' ;;
     'local') REPLY='-h --help' ;;
-    'local start') REPLY='-h --help -n --nodes --port --override --timeout --dir' ;;
+    'local start') REPLY='-h --help -n --nodes --controllers --quorum --port --override --timeout --dir' ;;
     'local stop') REPLY='-h --help --clean --timeout --dir' ;;
     'local status') REPLY='-h --help --output --dir' ;;
+    'local kill') REPLY='-h --help --dir' ;;
+    'local restart') REPLY='-h --help --timeout --dir' ;;
     'completion') REPLY='-h --help' ;;
     'profile create') REPLY='--bootstrap-server --command-config --property --use' ;;
     'profile list') REPLY='--output' ;;
@@ -113,9 +115,11 @@ __tkafka_argflags() {
     'console-consumer') REPLY=' --bootstrap-server --command-config --command-property --consumer-property --consumer.config --formatter --formatter-config --formatter-property --group --include --isolation-level --key-deserializer --max-messages --offset --output --partition --property --timeout-ms --topic --value-deserializer ' ;;
     'producer-perf-test') REPLY=' --topic --num-records --record-size --payload-file --payload-delimiter --throughput --producer-props --producer.config --transactional-id --transaction-duration-ms ' ;;
     'consumer-perf-test') REPLY=' --bootstrap-server --consumer.config --date-format --fetch-size --group --messages --reporting-interval --socket-buffer-size --topic ' ;;
-    'local start') REPLY=' -n --nodes --port --override --timeout --dir ' ;;
+    'local start') REPLY=' -n --nodes --controllers --quorum --port --override --timeout --dir ' ;;
     'local stop') REPLY=' --timeout --dir ' ;;
     'local status') REPLY=' --output --dir ' ;;
+    'local kill') REPLY=' --dir ' ;;
+    'local restart') REPLY=' --timeout --dir ' ;;
     'profile create') REPLY=' --bootstrap-server --command-config --property ' ;;
     'profile list') REPLY=' --output ' ;;
     'profile show') REPLY=' --output ' ;;
@@ -237,10 +241,13 @@ __tkafka_value() {
     'consumer-perf-test|--consumer.config') REPLY='@file' ;;
     'consumer-perf-test|--group') REPLY='@group' ;;
     'consumer-perf-test|--topic') REPLY='@topic' ;;
+    'local start|--quorum') REPLY='dynamic static' ;;
     'local start|--dir') REPLY='@dir' ;;
     'local stop|--dir') REPLY='@dir' ;;
     'local status|--output') REPLY='text json' ;;
     'local status|--dir') REPLY='@dir' ;;
+    'local kill|--dir') REPLY='@dir' ;;
+    'local restart|--dir') REPLY='@dir' ;;
     'profile create|--bootstrap-server') REPLY='@hostport' ;;
     'profile create|--command-config') REPLY='@file' ;;
     'profile list|--output') REPLY='text json table' ;;
