@@ -32,9 +32,7 @@ const LATER: Readonly<Record<string, string>> = {
   ElectLeaders: 'issue 16 (elect leaders)',
   AlterPartitionReassignments: 'issue 16 (reassignment)',
   ListPartitionReassignments: 'issue 16 (reassignment)',
-  // KRaft quorum management (dynamic voters, controller unregistration), forwarded to the controller: issue 14.
-  AddRaftVoter: 'issue 14 (KRaft quorum)',
-  RemoveRaftVoter: 'issue 14 (KRaft quorum)',
+  // KRaft controller unregistration, forwarded to the controller: issue 14.
   UnregisterController: 'issue 14 (KRaft quorum)',
   // Share groups (and the share coordinator's state RPCs) and streams groups: issue 19.
   ShareGroupHeartbeat: 'issue 19 (share groups)',
@@ -79,9 +77,6 @@ const LATER_ON_CONTROLLER: Readonly<Record<string, string>> = {
   ListPartitionReassignments: LATER.ListPartitionReassignments!,
   // KRaft replication of the metadata log, registration, heartbeats, forwarding: issue 14.
   AssignReplicasToDirs: 'issue 14 (cluster: registration)',
-  AddRaftVoter: LATER.AddRaftVoter!,
-  RemoveRaftVoter: LATER.RemoveRaftVoter!,
-  UpdateRaftVoter: 'issue 14 (KRaft quorum)',
   UnregisterController: LATER.UnregisterController!,
   // Leader and ISR changes sent by partition leaders: issue 15.
   AlterPartition: 'issue 15 (replication)',

@@ -9,6 +9,9 @@ import { handler as fetchSnapshot } from './fetch-snapshot.js';
 import { handler as vote } from './vote.js';
 import { handler as beginQuorumEpoch } from './begin-quorum-epoch.js';
 import { handler as endQuorumEpoch } from './end-quorum-epoch.js';
+import { handler as addRaftVoter } from './add-raft-voter.js';
+import { handler as removeRaftVoter } from './remove-raft-voter.js';
+import { handler as updateRaftVoter } from './update-raft-voter.js';
 
 export const RAFT_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   raftFetch,
@@ -16,6 +19,9 @@ export const RAFT_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   vote,
   beginQuorumEpoch,
   endQuorumEpoch,
+  addRaftVoter,
+  removeRaftVoter,
+  updateRaftVoter,
 ];
 
 export function registerRaftHandlers(registry: HandlerRegistry): HandlerRegistry {

@@ -5,7 +5,8 @@
 // format, no unsafe downgrade) and the feature's dependencies; the first failure fails the whole
 // request and nothing is written. On success one FeatureLevelRecord per update is written
 // atomically (a level of 0 removes the feature). kraft.version moves with the Raft quorum in
-// Kafka; tkafka's single-voter quorum cannot change it while running.
+// Kafka (KIP-853); an UPGRADE to the current level writes Kafka's NoOpRecord, a real upgrade is
+// refused until a tkafka quorum can append it.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import { defaultFeatureLevelRecord } from '../../protocol/generated/metadata/index.js';
@@ -163,10 +164,17 @@ function updateFeature(
     return error;
   }
   if (feature === KRAFT_VERSION_FEATURE) {
-    if (level === current) return NONE;
     if (upgradeType !== UpgradeType.UPGRADE)
-      return invalidUpdateVersion(feature, level, "Can't downgrade the version of this feature.");
-    // Kafka upgrades kraft.version through the Raft client (KIP-853); tkafka's quorum cannot yet
+      return level !== current
+        ? invalidUpdateVersion(feature, level, "Can't downgrade the version of this feature.")
+        : NONE;
+    // Kafka asks the Raft client to upgrade (KafkaRaftClient.upgradeKRaftVersion, a no-op at the
+    // current level) and writes a NoOpRecord. tkafka's quorums cannot append the KRaftVersionRecord
+    // and VotersRecord of an upgrade yet.
+    if (level === current) {
+      records.push(metadataRecord(RecordType.NoOp, 0, {}));
+      return NONE;
+    }
     return invalidUpdateVersion(
       feature,
       level,

@@ -6,6 +6,7 @@
 // *after* the last committed record (all offsets < highWatermark are committed).
 
 import type { MetadataRecord } from '../../protocol/metadata-records.js';
+import type { VoterChangeServer } from './voter-changes.js';
 
 export const METADATA_TOPIC_NAME = '__cluster_metadata';
 export const METADATA_PARTITION = 0;
@@ -180,4 +181,10 @@ export interface Quorum {
   close(): Promise<void>;
   /** Serves raft Fetch/FetchSnapshot from other replicas (absent: this node does not serve them). */
   readonly fetchServer?: RaftFetchServer;
+  /**
+   * KIP-853 voter changes led by this node (raft/voter-changes.ts VoterChanges over the leader's
+   * state). Absent: the API handlers answer from the voter set this interface shows, and refuse a
+   * change they cannot write (voter-changes.ts fixedVoterSetLeader).
+   */
+  readonly voterChanges?: VoterChangeServer;
 }
