@@ -14,6 +14,7 @@ import {
   tkafkaLauncher,
   topicIds,
   waitForLeader,
+  waitForUnfenced,
   type Cluster,
 } from './helpers/cluster.js';
 
@@ -57,6 +58,7 @@ test('a one-node tkafka cluster: generated configuration, quorum, brokers and to
     [1],
   );
   assert.deepEqual(await describeBrokers(node.port), [{ brokerId: 1, isFenced: false }]);
+  assert.deepEqual(await waitForUnfenced(cluster), [{ brokerId: 1, isFenced: false }]);
   assert.equal(await createTopic(cluster, 'harness-a', { partitions: 2 }), 0);
   const ids = await topicIds(node.port, ['harness-a']);
   assert.match(ids?.get('harness-a') ?? '', /^[\w-]{22}$/);

@@ -616,6 +616,25 @@ export async function describeBrokers(brokerPort: number): Promise<BrokerEntry[]
   });
 }
 
+/**
+ * Waits until a running broker lists every broker of the cluster (or `ids`) registered and
+ * unfenced (DescribeCluster with fenced brokers); returns that list.
+ */
+export async function waitForUnfenced(
+  cluster: Cluster,
+  opts: { ids?: readonly number[]; timeoutMs?: number } = {},
+): Promise<BrokerEntry[]> {
+  const ids = opts.ids ?? cluster.brokers.map((b) => b.id);
+  return waitFor(
+    async () => {
+      const b = cluster.brokers.find((n) => n.running());
+      const list = b ? await describeBrokers(b.port) : null;
+      return list && ids.every((id) => list.some((x) => x.brokerId === id && !x.isFenced)) ? list : null;
+    },
+    { what: `brokers ${ids.join(', ')} registered and unfenced`, timeoutMs: opts.timeoutMs ?? 60_000, intervalMs: 200 },
+  );
+}
+
 /** Topic name → id as one broker's Metadata (v12) answers for `topics`; null if it does not answer. */
 export async function topicIds(brokerPort: number, topics: readonly string[]): Promise<Map<string, string> | null> {
   return ask(brokerPort, async (c) => {

@@ -11,11 +11,13 @@ import type { Cluster } from '../helpers/cluster.js';
 import { REPO_ROOT } from '../helpers/spec-models.js';
 import {
   catchUpScenario,
+  clientsScenario,
   failoverScenario,
   fencingScenario,
   FAST_SNAPSHOT_SETTINGS,
   FENCING_SETTINGS,
 } from './helpers/cluster-scenarios.js';
+import { runKafkaTool } from './helpers/apache-kafka.js';
 import { kafkaClusterTool, kafkaMetadataQuorum, shape, startKafkaCluster } from './helpers/kafka-cluster.js';
 
 let cluster: Cluster;
@@ -25,7 +27,7 @@ before(async () => {
     nodes: shape({ controllers: 3, brokers: 3 }),
     quorum: 'dynamic',
     overrides: { ...FAST_SNAPSHOT_SETTINGS, ...FENCING_SETTINGS },
-    startTimeoutMs: 180_000,
+    startTimeoutMs: 420_000, // six JVMs on two shared cores: minutes under load
   });
 });
 
@@ -78,5 +80,18 @@ test('Kafka: a broker killed with -9 is fenced after the session time-out and un
   });
   t.diagnostic(
     `Apache Kafka: broker ${f.broker} fenced ${f.fencedAfterMs} ms after kill -9 (session ${FENCING_SETTINGS['broker.session.timeout.ms']} ms), unfenced ${f.unfencedAfterMs} ms after its restart`,
+  );
+});
+
+test("Kafka: topics created with Kafka's and tkafka's tools are on every broker; Kafka's clients produce and consume through every broker", async (t) => {
+  const f = await clientsScenario(cluster, 'kafka-clients', {
+    kafka: (main, args, input) => runKafkaTool(main, args, { input }),
+    tkafka: async (args) => {
+      const r = await execa('node', ['bin/tkafka', ...args], { cwd: REPO_ROOT, reject: false, timeout: 120_000 });
+      return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+    },
+  });
+  t.diagnostic(
+    `Apache Kafka: ${f.produced} records consumed through each broker: ${JSON.stringify(f.consumedPerBroker)}`,
   );
 });

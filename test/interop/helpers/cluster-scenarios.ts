@@ -11,6 +11,7 @@ import {
   describeQuorum,
   topicIds,
   waitForLeader,
+  waitForUnfenced,
   type Cluster,
   type ClusterNode,
   type QuorumInfo,
@@ -253,13 +254,11 @@ export async function fencingScenario(
   cluster: Cluster,
   onFenced: (brokerId: number) => Promise<void>,
 ): Promise<FencingFigures> {
-  await waitFor(
-    async () => {
-      const b = cluster.brokers[0];
-      const list = b ? await describeBrokers(b.port) : null;
-      return list && list.length === cluster.brokers.length && list.every((x) => !x.isFenced);
-    },
-    { what: 'every broker registered and unfenced', timeoutMs: 60_000, intervalMs: 200 },
+  const listed = await waitForUnfenced(cluster);
+  assert.deepEqual(
+    listed.map((b) => b.brokerId),
+    cluster.brokers.map((b) => b.id),
+    'the brokers, and only them, are registered',
   );
   const victim = cluster.brokers[cluster.brokers.length - 1]!;
   const t0 = Date.now();
@@ -283,4 +282,98 @@ export async function fencingScenario(
     intervalMs: 50,
   });
   return { broker: victim.id, fencedAfterMs, unfencedAfterMs: Date.now() - t1 };
+}
+
+export interface ClientsFigures {
+  /** Records produced through each broker, and consumed back through each. */
+  produced: number;
+  consumedPerBroker: Record<number, number>;
+}
+
+/** Runs one of Kafka's tool classes (kafka-cluster.ts's runKafkaTool) or tkafka's CLI; returns exit code and output. */
+export type ToolRunner = (
+  args: string[],
+  input?: string,
+) => Promise<{ exitCode: number; stdout: string; stderr: string }>;
+
+/**
+ * Topics created through either side's tools are served by every broker, and Kafka's clients
+ * (ConsoleProducer, ConsoleConsumer) produce and consume through every broker: a topic with one
+ * single-replica partition per broker (so each broker leads one), `perBroker` records produced
+ * with each broker as bootstrap, all of them consumed back through each broker.
+ */
+export async function clientsScenario(
+  cluster: Cluster,
+  prefix: string,
+  tools: { kafka: (mainClass: string, args: string[], input?: string) => ReturnType<ToolRunner>; tkafka: ToolRunner },
+  perBroker = 5,
+): Promise<ClientsFigures> {
+  const brokers = cluster.brokers.filter((b) => b.running());
+  const viaKafka = `${prefix}-kafka-tool`;
+  const viaTkafka = `${prefix}-tkafka-tool`;
+  const bootstrap = `127.0.0.1:${brokers[0]!.port}`;
+  const partitions = String(brokers.length);
+  const k = await tools.kafka('org.apache.kafka.tools.TopicCommand', [
+    '--bootstrap-server',
+    bootstrap,
+    '--create',
+    '--topic',
+    viaKafka,
+    '--partitions',
+    partitions,
+    '--replication-factor',
+    '1',
+  ]);
+  assert.equal(k.exitCode, 0, `Kafka's TopicCommand: ${k.stderr}`);
+  const t = await tools.tkafka([
+    'topics',
+    '--bootstrap-server',
+    `127.0.0.1:${brokers[brokers.length - 1]!.port}`,
+    '--create',
+    '--topic',
+    viaTkafka,
+    '--partitions',
+    partitions,
+    '--replication-factor',
+    '1',
+  ]);
+  assert.equal(t.exitCode, 0, `tkafka topics: ${t.stderr}`);
+  const seen = await topicsOnEveryBroker(cluster, [viaKafka, viaTkafka]);
+  assertSameIds(seen, [viaKafka, viaTkafka]);
+
+  for (const b of brokers) {
+    const lines = Array.from({ length: perBroker }, (_, i) => `via-${b.id}-${i}`).join('\n') + '\n';
+    const p = await tools.kafka(
+      'org.apache.kafka.tools.ConsoleProducer',
+      ['--bootstrap-server', `127.0.0.1:${b.port}`, '--topic', viaTkafka, '--producer-property', 'acks=all'],
+      lines,
+    );
+    assert.equal(p.exitCode, 0, `ConsoleProducer through broker ${b.id}: ${p.stderr}`);
+  }
+  const produced = perBroker * brokers.length;
+  const consumedPerBroker: Record<number, number> = {};
+  for (const b of brokers) {
+    const c = await tools.kafka('org.apache.kafka.tools.consumer.ConsoleConsumer', [
+      '--bootstrap-server',
+      `127.0.0.1:${b.port}`,
+      '--topic',
+      viaTkafka,
+      '--from-beginning',
+      '--max-messages',
+      String(produced),
+      '--timeout-ms',
+      '60000',
+    ]);
+    const got = c.stdout.split('\n').filter((l) => l.startsWith('via-'));
+    consumedPerBroker[b.id] = got.length;
+    assert.equal(
+      got.length,
+      produced,
+      `ConsoleConsumer through broker ${b.id} (exit ${c.exitCode}): ${c.stderr.slice(-2000)}`,
+    );
+    for (const x of brokers)
+      for (let i = 0; i < perBroker; i++)
+        assert.ok(got.includes(`via-${x.id}-${i}`), `via-${x.id}-${i} consumed through ${b.id}`);
+  }
+  return { produced, consumedPerBroker };
 }
