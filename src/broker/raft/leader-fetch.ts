@@ -114,38 +114,8 @@ export class LeaderFetch {
     return { kind: 'snapshot', at: latest };
   }
 
-  /** KafkaRaftLog.endOffsetForEpoch over LeaderEpochFileCache.endOffsetFor. */
   endOffsetForEpoch(epoch: number): OffsetAndEpoch {
-    const log = this.opts.log;
-    const entries = log.epochEntries;
-    const leo = log.logEndOffset;
-    let found: OffsetAndEpoch | null = null;
-    const latest = entries[entries.length - 1];
-    if (epoch === -1) found = null;
-    else if (latest && latest.epoch === epoch) found = { epoch, offset: leo };
-    else {
-      const higher = entries.find((e) => e.epoch > epoch);
-      if (higher) {
-        let floor: number | null = null;
-        for (const e of entries) if (e.epoch <= epoch) floor = e.epoch;
-        found = { epoch: floor ?? epoch, offset: higher.startOffset };
-      }
-    }
-    if (found) {
-      const earliest = this.opts.snapshots()[0];
-      if (earliest && found.offset === earliest.offset && found.epoch === epoch) return earliest;
-      return found;
-    }
-    return { offset: leo, epoch: this.lastFetchedEpoch() };
-  }
-
-  /** KafkaRaftLog.lastFetchedEpoch: the log's last epoch, or the snapshot's when the log is empty at it. */
-  lastFetchedEpoch(): number {
-    const entries = this.opts.log.epochEntries;
-    if (entries.length > 0) return entries[entries.length - 1]!.epoch;
-    const snaps = this.opts.snapshots();
-    const latest = snaps[snaps.length - 1];
-    return latest ? latest.epoch : 0;
+    return endOffsetForEpoch(this.opts.log, this.opts.snapshots(), epoch);
   }
 
   /** tryCompleteFetchRequest after the leader checks: records, divergence or snapshot id, and progress. */
@@ -262,6 +232,42 @@ export class LeaderFetch {
       await fh.close();
     }
   }
+}
+
+/** KafkaRaftLog.endOffsetForEpoch over LeaderEpochFileCache.endOffsetFor (snapshots oldest first). */
+export function endOffsetForEpoch(
+  log: MetadataLog,
+  snapshots: readonly OffsetAndEpoch[],
+  epoch: number,
+): OffsetAndEpoch {
+  const entries = log.epochEntries;
+  const leo = log.logEndOffset;
+  let found: OffsetAndEpoch | null = null;
+  const latest = entries[entries.length - 1];
+  if (epoch === -1) found = null;
+  else if (latest && latest.epoch === epoch) found = { epoch, offset: leo };
+  else {
+    const higher = entries.find((e) => e.epoch > epoch);
+    if (higher) {
+      let floor: number | null = null;
+      for (const e of entries) if (e.epoch <= epoch) floor = e.epoch;
+      found = { epoch: floor ?? epoch, offset: higher.startOffset };
+    }
+  }
+  if (found) {
+    const earliest = snapshots[0];
+    if (earliest && found.offset === earliest.offset && found.epoch === epoch) return earliest;
+    return found;
+  }
+  return { offset: leo, epoch: lastFetchedEpoch(log, snapshots) };
+}
+
+/** KafkaRaftLog.lastFetchedEpoch: the log's last epoch, or the latest snapshot's when the log has none. */
+export function lastFetchedEpoch(log: MetadataLog, snapshots: readonly OffsetAndEpoch[]): number {
+  const entries = log.epochEntries;
+  if (entries.length > 0) return entries[entries.length - 1]!.epoch;
+  const latest = snapshots[snapshots.length - 1];
+  return latest ? latest.epoch : 0;
 }
 
 /** KafkaRaftClient.validateLeaderOnlyRequest: an error code, or NONE. */
