@@ -250,19 +250,25 @@ export class RaftClient implements Quorum {
   /** The latest VotersRecord in the log/snapshot, else the static voters, else this node alone. */
   get voters(): readonly VoterInfo[] {
     if (this.votersRecord) {
+      // this node's own entry: the endpoints it listens on (a port-0 listener's bound port)
+      const local = this.localEndpoints;
       return this.votersRecord.voters.map((v) => ({
         id: v.voterId,
         directoryId: v.voterDirectoryId,
-        endpoints: v.endpoints.map((e) => ({ name: e.name, host: e.host, port: e.port })),
+        endpoints:
+          v.voterId === this.nodeId && local.length > 0
+            ? local
+            : v.endpoints.map((e) => ({ name: e.name, host: e.host, port: e.port })),
       }));
     }
     const name = this.listenerName;
     if (this.opts.staticVoters && this.opts.staticVoters.length > 0) {
-      return this.opts.staticVoters.map((v) => ({
-        id: v.id,
-        directoryId: ZERO_UUID,
-        endpoints: [{ name, host: v.host, port: v.port }],
-      }));
+      const local = this.localEndpoints;
+      return this.opts.staticVoters.map((v) =>
+        v.id === this.nodeId && local.length > 0
+          ? { id: v.id, directoryId: this.directoryId, endpoints: local }
+          : { id: v.id, directoryId: ZERO_UUID, endpoints: [{ name, host: v.host, port: v.port }] },
+      );
     }
     return [{ id: this.nodeId, directoryId: this.directoryId, endpoints: this.opts.controllerListeners ?? [] }];
   }
