@@ -38,6 +38,7 @@ import type { BrokerServices } from './services.js';
 import type { QuorumController } from './controller/index.js';
 import { defaultBrokerLoggers } from './loggers.js';
 import type { Quorum } from './raft/types.js';
+import { ObserverQuorum } from './raft/observer.js';
 import type { Logger as RaftLogger } from './raft/single-voter.js';
 import {
   ControllerChannel,
@@ -132,6 +133,22 @@ export function controllerNodeProvider(quorum: Quorum, config: ServerConfig): Co
   };
 }
 
+/** The observer of raft/observer.ts, configured from controller.quorum.* and controller.listener.names. */
+export const openObserverQuorum: ObserverQuorumOpener = (o) =>
+  ObserverQuorum.open({
+    metadataLogDir: o.metadataLogDir,
+    nodeId: o.nodeId,
+    clusterId: o.clusterId,
+    directoryId: o.directoryId,
+    voters: o.config.quorumVoters,
+    bootstrapServers: o.config.quorumBootstrapServers,
+    listenerName: o.config.controllerListenerNames[0] ?? 'CONTROLLER',
+    requestTimeoutMs: o.config.getInt('controller.quorum.request.timeout.ms'),
+    retryBackoffMs: o.config.getInt('controller.quorum.retry.backoff.ms'),
+    fetchTimeoutMs: o.config.getInt('controller.quorum.fetch.timeout.ms'),
+    logger: o.logger,
+  });
+
 export class BrokerOnlyServer {
   private constructor(
     readonly config: ServerConfig,
@@ -151,7 +168,7 @@ export class BrokerOnlyServer {
   static async start(
     config: ServerConfig,
     logger: NodeLogger,
-    openQuorum: ObserverQuorumOpener,
+    openQuorum: ObserverQuorumOpener = openObserverQuorum,
   ): Promise<BrokerOnlyServer> {
     const dirs = [...new Set([...config.logDirs, config.metadataLogDir])];
     const found = await loadEnsemble(dirs, config.metadataLogDir);
