@@ -1,7 +1,7 @@
 // `tkafka server start [server.properties] [--override k=v ...]`: load the configuration, start
 // the node, and shut it down cleanly on SIGTERM/SIGINT.
 import { loadServerConfig, ConfigError } from '../config/load.js';
-import { BrokerServer } from './server.js';
+import { startNode, type RunningNode } from './server.js';
 
 export interface StartOptions {
   file: string | undefined;
@@ -27,9 +27,9 @@ export async function startServer(opts: StartOptions): Promise<number> {
   }
   for (const w of loaded.warnings) log('WARN', w);
 
-  let server: BrokerServer;
+  let server: RunningNode;
   try {
-    server = await BrokerServer.start(loaded.config, { log });
+    server = await startNode(loaded.config, { log });
   } catch (e) {
     log('ERROR', `Fatal error during startup: ${(e as Error).message}`);
     if (process.env.TKAFKA_DEBUG) io.stderr.write(`${(e as Error).stack}\n`);

@@ -4,6 +4,7 @@ import { ensureFormatted } from './storage/ensure-formatted.js';
 import type { ServerConfig } from '../config/load.js';
 import { effectiveTopicConfig } from '../config/topic-configs.js';
 import { QuorumController } from './controller/index.js';
+import { ControllerOnlyServer } from './controller-server.js';
 import type { MetadataPublisher, MetadataUpdate } from './metadata/events.js';
 import { ConfigResourceType, type MetadataImage } from './metadata/image.js';
 import { LogManager } from './log/log-manager.js';
@@ -19,6 +20,7 @@ import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glu
 import { registerDataHandlers } from './api/register-data.js';
 import { registerAdminHandlers } from './api/register-all.js';
 import { registerRaftHandlers } from './api/register-raft.js';
+import { registerMembershipHandlers } from './api/register-membership.js';
 import { createEnvelopeHandler } from './api/envelope.js';
 import { registerGroupHandlers } from './api/register-group.js';
 import { startGroupCoordinator, type GroupCoordinatorHandle } from './group/broker-glue.js';
@@ -28,6 +30,23 @@ import { defaultBrokerLoggers } from './loggers.js';
 
 export interface ServerLogger {
   log(level: string, msg: string): void;
+}
+
+/** A running node, whatever its roles: what `tkafka server start` needs of it. */
+export interface RunningNode {
+  readonly clusterId: string;
+  describeListeners(): string;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Composes the roles of `process.roles` (KafkaRaftServer): a controller-only node runs the
+ * ControllerServer alone (src/broker/controller-server.ts); otherwise the broker with its
+ * in-process controller, as before.
+ */
+export async function startNode(config: ServerConfig, logger: ServerLogger): Promise<RunningNode> {
+  if (config.isController && !config.isBroker) return ControllerOnlyServer.start(config, logger);
+  return BrokerServer.start(config, logger);
 }
 
 export class BrokerServer {
@@ -99,6 +118,7 @@ export class BrokerServer {
       logDirIds: config.logDirs.map((d) => storage.directoryIds.get(d)).filter((x): x is string => !!x),
       defaultNumPartitions: config.getInt('num.partitions'),
       defaultReplicationFactor: config.getInt('default.replication.factor'),
+      sessionTimeoutMs: config.getInt('broker.session.timeout.ms'),
       configValidator: adminConfigValidator(config),
       configSchema: adminConfigSchema,
       logger: {
@@ -192,6 +212,7 @@ export class BrokerServer {
     registerDataHandlers(registry);
     registerAdminHandlers(registry);
     registerRaftHandlers(registry);
+    registerMembershipHandlers(registry);
     // requests brokers forward for their clients (KIP-590), served on the controller listener
     registry.register(createEnvelopeHandler<BrokerServices>(registry));
     registerGroupHandlers(registry);

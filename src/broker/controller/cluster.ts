@@ -16,7 +16,7 @@ import {
   defaultZkMigrationStateRecord,
 } from '../../protocol/generated/metadata/index.js';
 import type { BootstrapMetadata } from '../metadata/bootstrap.js';
-import { METADATA_VERSION_FEATURE, mv } from '../metadata/features.js';
+import { KRAFT_VERSION_FEATURE, METADATA_VERSION_FEATURE, mv } from '../metadata/features.js';
 import type {
   BrokerRegistration,
   ControllerRegistration,
@@ -29,8 +29,11 @@ import { brokerRegistrationRecord, controllerRegistrationRecord } from '../metad
 import { metadataRecord, RecordType, type MetadataRecord } from '../../protocol/metadata-records.js';
 import { ErrorCode, fail } from './errors.js';
 
-/** DirectoryId.MIGRATING, UNASSIGNED, LOST. */
-const RESERVED_DIRECTORY_IDS = new Set(['AAAAAAAAAAAAAAAAAAAAAA', 'AAAAAAAAAAAAAAAAAAAAAQ', 'AAAAAAAAAAAAAAAAAAAAAg']);
+/** DirectoryId.reserved: most significant bits 0 and (signed) least significant bits below 100 (UNASSIGNED, LOST, MIGRATING ...). */
+function isReservedDirectoryId(id: string): boolean {
+  const b = Buffer.from(id, 'base64url');
+  return b.length === 16 && b.readBigInt64BE(0) === 0n && b.readBigInt64BE(8) < 100n;
+}
 
 /** ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE. */
 export const PRODUCER_ID_BLOCK_SIZE = 1000;
@@ -75,15 +78,42 @@ export interface BrokerRegistrationRequest {
   readonly logDirs: readonly string[];
 }
 
+export interface RegisterBrokerOptions {
+  /** BrokerHeartbeatManager.hasValidSession: a live session of another incarnation is DUPLICATE_BROKER_REGISTRATION. */
+  readonly hasValidSession?: (brokerId: number, brokerEpoch: bigint) => boolean;
+  /** The raft client's kraft.version, finalized alongside the image's features (QuorumController.registerBroker). */
+  readonly kraftVersion?: number;
+  /**
+   * A registration received over the wire (BrokerRegistration RPC): Kafka's full validation (log dirs required,
+   * 'metadata.version' required among the features) and, for a new incarnation, the records that take the
+   * previous incarnation out of every ISR (brokerShutdownHandler). The in-process broker of a combined node
+   * registers without them, as it always has.
+   */
+  readonly remote?: boolean;
+}
+
+/** ClusterControlManager.processRegistrationFeature. */
+function checkRegistrationFeature(finalized: ReadonlyMap<string, number>, name: string, range: VersionRange): void {
+  const level = finalized.get(name) ?? 0;
+  if (level < range.min || level > range.max) {
+    fail(
+      ErrorCode.UNSUPPORTED_VERSION,
+      `Unable to register because the broker does not support finalized version ${level} of ${name}. The broker wants a version between ${range.min} and ${range.max}, inclusive.`,
+    );
+  }
+}
+
 /**
  * ClusterControlManager.registerBroker: a new incarnation gets broker epoch = the offset at which
  * this write starts and is registered fenced; a retry of the same incarnation keeps its epoch
- * and state. Throws KafkaError on cluster id / feature mismatches.
+ * and state. Throws KafkaError on cluster id / feature / directory mismatches, and
+ * DUPLICATE_BROKER_REGISTRATION while another incarnation of the id still has a live session.
  */
 export function registerBroker(
   image: MetadataImage,
   req: BrokerRegistrationRequest,
   nextOffset: number,
+  options: RegisterBrokerOptions = {},
 ): { records: MetadataRecord[]; brokerEpoch: bigint } {
   if (req.clusterId !== undefined && req.clusterId !== image.clusterId) {
     fail(
@@ -91,32 +121,45 @@ export function registerBroker(
       `Expected cluster ID ${image.clusterId}, but got cluster ID ${req.clusterId}`,
     );
   }
-  for (const [name, level] of image.features) {
-    const range = req.features.get(name);
-    const min = range?.min ?? (name === METADATA_VERSION_FEATURE ? 1 : 0);
-    const max = range?.max ?? (name === METADATA_VERSION_FEATURE ? 1 : 0);
-    if (level < min || level > max) {
-      fail(
-        ErrorCode.UNSUPPORTED_VERSION,
-        `Unable to register because the broker does not support finalized version ${level} of ${name}. The broker wants a version between ${min} and ${max}, inclusive.`,
-      );
-    }
+  const existing = image.brokers.get(req.brokerId);
+  if (
+    existing !== undefined &&
+    existing.incarnationId !== req.incarnationId &&
+    options.hasValidSession?.(req.brokerId, existing.epoch)
+  ) {
+    fail(
+      ErrorCode.DUPLICATE_BROKER_REGISTRATION,
+      "Another broker is registered with that broker id. If the broker was recently restarted this should self-resolve once the heartbeat manager expires the broker's session.",
+    );
   }
   if (req.isMigratingZkBroker)
     fail(ErrorCode.BROKER_ID_NOT_REGISTERED, 'Controller does not support registering ZK brokers.');
   if (mv.isDirectoryAssignmentSupported(image.metadataVersion)) {
-    if (req.logDirs.some((d) => RESERVED_DIRECTORY_IDS.has(d)))
+    if (options.remote && req.logDirs.length === 0)
+      fail(ErrorCode.INVALID_REGISTRATION, 'No directories specified in request');
+    if (req.logDirs.some(isReservedDirectoryId))
       fail(ErrorCode.INVALID_REGISTRATION, 'Reserved directory ID in request');
     if (new Set(req.logDirs).size !== req.logDirs.length)
       fail(ErrorCode.INVALID_REGISTRATION, 'Duplicate directory ID in request');
-    for (const b of image.brokers.values()) {
-      if (b.id === req.brokerId) continue;
-      const dir = req.logDirs.find((d) => b.directories.includes(d));
-      if (dir !== undefined)
-        fail(ErrorCode.INVALID_REGISTRATION, `Broker ${b.id} is already registered with directory ${dir}`);
+    for (const d of req.logDirs) {
+      const owner = [...image.brokers.values()].find((b) => b.id !== req.brokerId && b.directories.includes(d));
+      if (owner !== undefined)
+        fail(ErrorCode.INVALID_REGISTRATION, `Broker ${owner.id} is already registered with directory ${d}`);
     }
   }
-  const existing = image.brokers.get(req.brokerId);
+  const finalized = new Map(image.features);
+  if (options.kraftVersion !== undefined) finalized.set(KRAFT_VERSION_FEATURE, options.kraftVersion);
+  if (!finalized.has(METADATA_VERSION_FEATURE)) finalized.set(METADATA_VERSION_FEATURE, image.metadataVersion);
+  for (const [name, range] of req.features) checkRegistrationFeature(finalized, name, range);
+  if (!req.features.has(METADATA_VERSION_FEATURE)) {
+    if (options.remote) fail(ErrorCode.INVALID_REGISTRATION, "Request features do not contain 'metadata.version'");
+    // the in-process registration has always been checked against 1..1 when it names no metadata.version
+    checkRegistrationFeature(finalized, METADATA_VERSION_FEATURE, { min: 1, max: 1 });
+  }
+  for (const [name, level] of finalized) {
+    if (level !== 0 && !req.features.has(name) && name !== METADATA_VERSION_FEATURE)
+      checkRegistrationFeature(finalized, name, { min: 0, max: 0 });
+  }
   const sameIncarnation = existing !== undefined && existing.incarnationId === req.incarnationId;
   const reg: BrokerRegistration = {
     id: req.brokerId,
@@ -130,7 +173,10 @@ export function registerBroker(
     isMigratingZkBroker: req.isMigratingZkBroker ?? false,
     directories: req.logDirs.slice(),
   };
-  return { records: [brokerRegistrationRecord(reg, image.metadataVersion)], brokerEpoch: reg.epoch };
+  const records: MetadataRecord[] =
+    options.remote && !sameIncarnation && existing !== undefined ? removeFromIsrs(image, req.brokerId) : [];
+  records.push(brokerRegistrationRecord(reg, image.metadataVersion));
+  return { records, brokerEpoch: reg.epoch };
 }
 
 export function registerController(reg: ControllerRegistration): MetadataRecord {
@@ -201,7 +247,7 @@ export function unfenceBroker(image: MetadataImage, brokerId: number, brokerEpoc
  * every ISR (never leaving an ISR empty: the last member stays and the partition becomes
  * leaderless), moving leadership to the next acceptable ISR replica in replica order.
  */
-function removeFromIsrs(image: MetadataImage, brokerId: number): MetadataRecord[] {
+export function removeFromIsrs(image: MetadataImage, brokerId: number): MetadataRecord[] {
   const out: MetadataRecord[] = [];
   for (const t of image.topicsById.values()) {
     for (const p of t.partitions.values()) {

@@ -57,6 +57,14 @@ import {
 } from './topics.js';
 import { randomUuid } from './uuid.js';
 import { updateFeatures, type FeatureUpdate } from './features.js';
+import { BrokerHeartbeatManager } from './broker-heartbeat-manager.js';
+import {
+  MembershipReplay,
+  activateHeartbeats,
+  maybeFenceOneStaleBroker,
+  processBrokerHeartbeat,
+  type HeartbeatRequest,
+} from './membership.js';
 
 const SECURITY_PROTOCOLS: Record<string, number> = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 };
 
@@ -113,6 +121,8 @@ export interface QuorumControllerOptions {
   readonly quorumTimeouts?: Partial<QuorumTimeouts>;
   readonly segmentBytes?: number;
   readonly retentionBytes?: number;
+  /** broker.session.timeout.ms: a broker that has not heartbeated for this long is fenced (default 9000). */
+  readonly sessionTimeoutMs?: number;
   readonly random?: Random;
   readonly now?: () => number;
   readonly logger?: Logger;
@@ -126,6 +136,15 @@ export interface RegisterBrokerResult extends ApiError {
   readonly brokerEpoch: bigint;
 }
 
+export interface BrokerHeartbeatResult extends ApiError {
+  readonly isCaughtUp: boolean;
+  readonly isFenced: boolean;
+  readonly shouldShutDown: boolean;
+}
+
+/** ClusterControlManager.DEFAULT_SESSION_TIMEOUT_NS, in ms (broker.session.timeout.ms's default). */
+export const DEFAULT_SESSION_TIMEOUT_MS = 9000;
+
 export interface AllocateProducerIdsResult extends ApiError {
   readonly producerIdStart: bigint;
   readonly producerIdLen: number;
@@ -137,6 +156,10 @@ export class QuorumController {
   private closed = false;
   private localBrokerEpoch = -1n;
   readonly incarnationId: string;
+  /** Registration offsets and (while active) the heartbeat manager, fed by committed records. */
+  private readonly membershipReplay = new MembershipReplay();
+  private fenceTimer: NodeJS.Timeout | null = null;
+  private fencing = false;
 
   private constructor(
     private readonly opts: QuorumControllerOptions,
@@ -178,6 +201,7 @@ export class QuorumController {
     const loader = new MetadataLoader({ clusterId: opts.clusterId, logger });
     quorum.register(loader);
     const controller = new QuorumController(opts, quorum, loader);
+    quorum.register(controller.membershipReplay);
     try {
       if (multiVoter) {
         quorum.register({
@@ -248,6 +272,165 @@ export class QuorumController {
         await this.appendAndWait(unfenceBroker(this.loader.image, this.opts.nodeId, brokerEpoch));
         this.localBrokerEpoch = brokerEpoch;
       }
+      this.membership();
+    });
+    this.startFenceTimer();
+  }
+
+  // ---------------------------------------------------------------- membership (heartbeats, fencing)
+
+  private get sessionTimeoutMs(): number {
+    return this.opts.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
+  }
+
+  /**
+   * The heartbeat manager while this node is the active controller, built from the image the first
+   * time it is needed after becoming active (ClusterControlManager.activate); null otherwise.
+   */
+  private membership(): BrokerHeartbeatManager | null {
+    if (this.closed || !this.quorum.isLeader()) {
+      this.membershipReplay.manager = null;
+      return null;
+    }
+    if (!this.membershipReplay.manager) {
+      const m = new BrokerHeartbeatManager(this.sessionTimeoutMs, this.opts.now ?? Date.now);
+      const inProcess = new Set<number>(this.opts.brokerListeners?.length ? [this.opts.nodeId] : []);
+      activateHeartbeats(m, this.loader.image, inProcess);
+      this.membershipReplay.manager = m;
+    }
+    return this.membershipReplay.manager;
+  }
+
+  /** QuorumController.registerMaybeFenceStaleBroker: every session timeout / 8, fence the expired sessions. */
+  private startFenceTimer(): void {
+    if (this.fenceTimer) return;
+    const period = Math.max(1, Math.floor(this.sessionTimeoutMs / 8));
+    this.fenceTimer = setInterval(() => {
+      if (this.fencing || this.closed) return;
+      this.fencing = true;
+      void this.queue
+        .run(() => this.fenceStaleBrokers())
+        .catch((e: unknown) => this.logger.error('Fencing stale brokers failed', e))
+        .finally(() => {
+          this.fencing = false;
+        });
+    }, period);
+    this.fenceTimer.unref();
+  }
+
+  private async fenceStaleBrokers(): Promise<void> {
+    // bounded: one expired session per round, at most one round per registered broker and then some
+    for (let i = 0; i <= this.loader.image.brokers.size + 16; i++) {
+      const m = this.membership();
+      if (!m) return;
+      const r = maybeFenceOneStaleBroker(this.loader.image, m);
+      if (!r.found) return;
+      if (r.message) this.logger.info(r.message);
+      if (r.records.length > 0) await this.appendAndWait(r.records);
+    }
+  }
+
+  /**
+   * BrokerRegistration from another node (ControllerApis.handleBrokerRegistration →
+   * QuorumController.registerBroker): NOT_CONTROLLER unless active; Kafka's validation, including
+   * DUPLICATE_BROKER_REGISTRATION while another incarnation's session is live.
+   */
+  registerRemoteBroker(req: BrokerRegistrationRequest): Promise<RegisterBrokerResult> {
+    const failed = (e: ApiError): RegisterBrokerResult => ({ ...e, brokerEpoch: -1n });
+    return this.queue.run(async () => {
+      const m = this.membership();
+      if (!m) return failed(apiError(ErrorCode.NOT_CONTROLLER));
+      let out: { records: MetadataRecord[]; brokerEpoch: bigint };
+      try {
+        out = registerBroker(this.loader.image, req, this.quorum.logEndOffset, {
+          hasValidSession: (id, epoch) => m.hasValidSession(id, epoch),
+          kraftVersion: this.quorum.kraftVersion,
+          remote: true,
+        });
+      } catch (e) {
+        const err = apiErrorFrom(e);
+        this.logger.info(`Registration of broker ${req.brokerId} refused: ${err.errorMessage ?? err.errorCode}`);
+        return failed(err);
+      }
+      try {
+        await this.appendAndWait(out.records);
+      } catch (e) {
+        this.logger.error('Metadata append failed', e);
+        return failed(apiErrorFrom(e));
+      }
+      this.logger.info(
+        `Registered broker ${req.brokerId} (incarnation ${req.incarnationId}) at epoch ${out.brokerEpoch}.`,
+      );
+      return { ...apiError(ErrorCode.NONE), brokerEpoch: out.brokerEpoch };
+    });
+  }
+
+  /**
+   * BrokerHeartbeat (QuorumController.processBrokerHeartbeat): the session is renewed on receipt,
+   * then the broker's next state is decided and written on the controller queue.
+   */
+  brokerHeartbeat(req: HeartbeatRequest): Promise<BrokerHeartbeatResult> {
+    const failed = (e: ApiError): BrokerHeartbeatResult => ({
+      ...e,
+      isCaughtUp: false,
+      isFenced: true,
+      shouldShutDown: false,
+    });
+    const tracked = this.membership();
+    if (!tracked) return Promise.resolve(failed(apiError(ErrorCode.NOT_CONTROLLER)));
+    tracked.updateContactTime(req.brokerId, req.brokerEpoch);
+    return this.queue.run(async () => {
+      const m = this.membership();
+      if (!m) return failed(apiError(ErrorCode.NOT_CONTROLLER));
+      const registerOffset = this.membershipReplay.registerBrokerRecordOffset(req.brokerId);
+      if (registerOffset === undefined) {
+        return failed(
+          apiError(ErrorCode.STALE_BROKER_EPOCH, `Receive a heartbeat from broker ${req.brokerId} before registration`),
+        );
+      }
+      let out: ReturnType<typeof processBrokerHeartbeat>;
+      try {
+        out = processBrokerHeartbeat(this.loader.image, m, req, registerOffset);
+      } catch (e) {
+        return failed(apiErrorFrom(e));
+      }
+      let batchEndOffset = this.quorum.logEndOffset - 1;
+      if (out.records.length > 0) {
+        try {
+          batchEndOffset = await this.quorum.append(out.records);
+          await this.loader.published();
+        } catch (e) {
+          this.logger.error('Metadata append failed', e);
+          return failed(apiErrorFrom(e));
+        }
+      }
+      if (out.reply.inControlledShutdown) m.maybeUpdateControlledShutdownOffset(req.brokerId, batchEndOffset);
+      return {
+        ...apiError(ErrorCode.NONE),
+        isCaughtUp: out.reply.isCaughtUp,
+        isFenced: out.reply.isFenced,
+        shouldShutDown: out.reply.shouldShutDown,
+      };
+    });
+  }
+
+  /** ControllerRegistration (ClusterControlManager.registerController): a RegisterControllerRecord. */
+  registerRemoteController(reg: ControllerRegistration): Promise<ApiError> {
+    return this.queue.run(async () => {
+      if (!this.membership()) return apiError(ErrorCode.NOT_CONTROLLER);
+      if (!mv.isControllerRegistrationSupported(this.loader.image.metadataVersion)) {
+        return apiError(
+          ErrorCode.UNSUPPORTED_VERSION,
+          'The current MetadataVersion is too old to support controller registrations.',
+        );
+      }
+      try {
+        await this.appendAndWait([registerController({ ...reg, zkMigrationReady: false })]);
+      } catch (e) {
+        this.logger.error('Metadata append failed', e);
+        return apiErrorFrom(e);
+      }
+      return apiError(ErrorCode.NONE);
     });
   }
 
@@ -552,6 +735,8 @@ export class QuorumController {
   /** Clean shutdown: waits for queued operations, snapshots (unless disabled), closes the log. */
   async close(): Promise<void> {
     if (this.closed) return;
+    if (this.fenceTimer) clearInterval(this.fenceTimer);
+    this.fenceTimer = null;
     await this.queue.run(async () => {
       this.closed = true;
       if (this.opts.snapshotOnClose !== false && this.loader.recordsSinceSnapshot > 0) await this.writeSnapshot();

@@ -18,6 +18,11 @@ export interface ClusterDescription {
 export interface DescribeClusterOptions {
   /** DescribeCluster v2 (KIP-1073): list fenced brokers too, each with its fenced flag. */
   includeFencedBrokers?: boolean;
+  /**
+   * Which endpoints to describe: the brokers (default), or the controllers when the client was
+   * bootstrapped with --bootstrap-controller (KafkaAdminClient sends EndpointType CONTROLLER then).
+   */
+  endpointType?: 'broker' | 'controller';
 }
 
 /**
@@ -40,7 +45,8 @@ export async function describeCluster(
             'DescribeCluster',
           );
         }
-        return { includeClusterAuthorizedOperations: false, endpointType: 1, includeFencedBrokers };
+        const endpointType = options.endpointType === 'controller' ? 2 : 1;
+        return { includeClusterAuthorizedOperations: false, endpointType, includeFencedBrokers };
       });
       const b = resp.body;
       if (b.errorCode !== 0) throw new ApiError(b.errorCode, b.errorMessage);

@@ -84,7 +84,9 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     const { describeCluster, unregisterBroker } = await import('../../client/admin/cluster.js');
     switch (ns.command) {
       case 'cluster-id': {
-        const { clusterId } = await describeCluster(client);
+        const { clusterId } = await describeCluster(client, {
+          endpointType: controller != null ? 'controller' : 'broker',
+        });
         const { writeJson, writeTable } = await import('../common/output.js');
         if (format === 'json') writeJson(io, { clusterId });
         else if (format === 'table') await writeTable(io, ['CLUSTER ID'], [[clusterId ?? '']]);
@@ -115,7 +117,12 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
         }
         let nodes;
         try {
-          nodes = (await describeCluster(client, { includeFencedBrokers: ns.include_fenced_brokers === true })).nodes;
+          nodes = (
+            await describeCluster(client, {
+              includeFencedBrokers: ns.include_fenced_brokers === true,
+              endpointType: controller != null ? 'controller' : 'broker',
+            })
+          ).nodes;
         } catch (e) {
           // ClusterTool.listEndpoints prints an ExecutionException's cause message on stdout, exit 0.
           if ((e as Error).name !== 'UnsupportedApiError') throw e;
