@@ -34,6 +34,7 @@ import {
 import { MetadataLog } from './metadata-log.js';
 import { RaftChannel, type HostPort, type RaftTarget } from './channel.js';
 import { FollowerFetcher, type LeaderHint } from './follower-fetcher.js';
+import { lastFetchedEpoch } from './leader-fetch.js';
 import {
   METADATA_PARTITION_DIR,
   METADATA_TOPIC_ID,
@@ -86,7 +87,8 @@ export class ObserverQuorum implements Quorum {
   private readonly listeners: RaftListener[] = [];
   private readonly queue = new SerialQueue();
   private readonly channel: RaftChannel;
-  private readonly fetcher: FollowerFetcher;
+  private fetcher: FollowerFetcher | null = null;
+  private readonly discovery: RaftTarget[];
   private readonly logger: ObserverLogger;
   private snapshots: OffsetAndEpoch[] = [];
   private leader: LeaderHint = { leaderId: -1, epoch: 0 };
@@ -115,27 +117,10 @@ export class ObserverQuorum implements Quorum {
       bootstrapServers: opts.bootstrapServers ?? [],
       now: opts.now,
     });
-    const discovery: RaftTarget[] =
+    this.discovery =
       voters.size > 0
         ? [...voters.keys()].map((voterId) => ({ voterId }))
         : (opts.bootstrapServers ?? []).map((_, bootstrapIndex) => ({ bootstrapIndex }));
-    this.fetcher = new FollowerFetcher({
-      channel: this.channel,
-      log,
-      clusterId: opts.clusterId,
-      nodeId: opts.nodeId,
-      directoryId: opts.directoryId ?? ZERO_UUID,
-      snapshots: () => this.snapshots,
-      leader: this.leader,
-      discovery,
-      fetchTimeoutMs: opts.fetchTimeoutMs ?? 2000,
-      retryBackoffMs: opts.retryBackoffMs ?? 20,
-      now: opts.now,
-      logger: this.logger,
-      onLeader: (hint) => this.onLeader(hint),
-      onHighWatermark: (hw) => this.queue.run(() => this.deliverUpTo(hw)),
-      onSnapshot: (id, bytes) => this.queue.run(() => this.installSnapshot(id, bytes)),
-    });
   }
 
   /** Opens (and recovers) the metadata log directory. Call register() and start() next. */
@@ -211,8 +196,28 @@ export class ObserverQuorum implements Quorum {
       } else if (this.log.logStartOffset > 0) {
         throw new Error(`metadata log starts at ${this.log.logStartOffset} but there is no snapshot`);
       }
+      // The epoch of the last record is one that existed: fetching in it is valid (lastFetchedEpoch <=
+      // currentLeaderEpoch) and the leader's answer names the current one (Kafka keeps it in quorum-state).
+      this.leader = { leaderId: -1, epoch: lastFetchedEpoch(this.log, this.snapshots) };
+      this.fetcher = new FollowerFetcher({
+        channel: this.channel,
+        log: this.log,
+        clusterId: this.opts.clusterId,
+        nodeId: this.opts.nodeId,
+        directoryId: this.opts.directoryId ?? ZERO_UUID,
+        snapshots: () => this.snapshots,
+        leader: this.leader,
+        discovery: this.discovery,
+        fetchTimeoutMs: this.opts.fetchTimeoutMs ?? 2000,
+        retryBackoffMs: this.opts.retryBackoffMs ?? 20,
+        now: this.opts.now,
+        logger: this.logger,
+        onLeader: (hint) => this.onLeader(hint),
+        onHighWatermark: (hw) => this.queue.run(() => this.deliverUpTo(hw)),
+        onSnapshot: (id, bytes) => this.queue.run(() => this.installSnapshot(id, bytes)),
+      });
+      this.fetcher.start();
     });
-    this.fetcher.start();
   }
 
   private async loadSnapshot(id: OffsetAndEpoch): Promise<void> {
@@ -345,7 +350,7 @@ export class ObserverQuorum implements Quorum {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.fetcher.stop();
+    await this.fetcher?.stop();
     this.channel.close();
     await this.queue.run(async () => {
       await this.log.close();

@@ -1,0 +1,138 @@
+// tkafka's ObserverQuorum following a tkafka controller (the single-voter leader's raft Fetch and
+// FetchSnapshot): from an empty log it is sent the leader's snapshot (the leader has one after a
+// restart), downloads it in chunks, loads it, then follows the log tail; DivergingEpoch makes it
+// truncate a log that is not the leader's.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
+import { RawClient } from './helpers/raw-client.js';
+import { waitFor } from './helpers/wait-for.js';
+import { clusterIdOf } from './helpers/raft-requests.js';
+import { ApiKey } from '../src/protocol/generated/apis.js';
+import { RecordType } from '../src/protocol/metadata-records.js';
+import { buildDataBatch } from '../src/protocol/records/metadata-batches.js';
+import { ObserverQuorum } from '../src/broker/raft/observer.js';
+import { MetadataLog } from '../src/broker/raft/metadata-log.js';
+import { snapshotFileName } from '../src/storage/snapshot-file.js';
+import { METADATA_PARTITION_DIR, type CommittedBatch, type SnapshotData } from '../src/broker/raft/types.js';
+
+let node: BrokerProcess;
+let clusterId: string;
+const dirs: string[] = [];
+const observers: ObserverQuorum[] = [];
+
+before(async () => {
+  node = await startBroker();
+  clusterId = await clusterIdOf(node.port);
+});
+
+after(async () => {
+  for (const o of observers) await o.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await node?.stop();
+  node?.cleanup();
+});
+
+async function createTopic(name: string): Promise<void> {
+  const c = await RawClient.connect(node.port);
+  try {
+    const r = await c.request(ApiKey.CreateTopics, 7, {
+      topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
+      timeoutMs: 10_000,
+      validateOnly: false,
+    });
+    assert.equal(r.topics[0]!.errorCode, 0);
+  } finally {
+    c.close();
+  }
+}
+
+interface Seen {
+  topics: Set<string>;
+  snapshots: SnapshotData['id'][];
+}
+
+async function observe(dir: string, seen: Seen): Promise<ObserverQuorum> {
+  const q = await ObserverQuorum.open({
+    metadataLogDir: dir,
+    nodeId: 50,
+    clusterId,
+    voters: [{ id: 1, host: '127.0.0.1', port: node.controllerPort }],
+    listenerName: 'CONTROLLER',
+  });
+  observers.push(q);
+  q.register({
+    handleLoadSnapshot(s: SnapshotData) {
+      seen.snapshots.push(s.id);
+      seen.topics.clear();
+      for (const r of s.records) if (r.type === RecordType.Topic) seen.topics.add(r.data.name);
+    },
+    handleCommit(b: CommittedBatch) {
+      for (const r of b.records) if (r.type === RecordType.Topic) seen.topics.add(r.data.name);
+    },
+  });
+  await q.start();
+  return q;
+}
+
+test('an observer with an empty log loads the leader snapshot through FetchSnapshot, then follows the tail', async () => {
+  await createTopic('in-snapshot');
+  await node.restart(); // the controller writes a snapshot at shutdown; the new epoch starts after it
+  const dir = mkdtempSync(join(tmpdir(), 'tkafka-observer-'));
+  dirs.push(dir);
+  const seen: Seen = { topics: new Set(), snapshots: [] };
+  const q = await observe(dir, seen);
+  await waitFor(() => seen.topics.has('in-snapshot') || null, { what: 'the snapshot to be loaded', timeoutMs: 20_000 });
+  assert.equal(seen.snapshots.length, 1);
+  const id = seen.snapshots[0]!;
+  assert.ok(id.offset > 0);
+  assert.ok(existsSync(join(dir, METADATA_PARTITION_DIR, snapshotFileName(id))), 'the snapshot file was written');
+  assert.equal(q.latestSnapshotId()?.offset, id.offset);
+  await createTopic('after-snapshot');
+  await waitFor(() => seen.topics.has('after-snapshot') || null, {
+    what: 'the tail to be delivered',
+    timeoutMs: 20_000,
+  });
+  assert.equal(q.leaderId, 1);
+  assert.ok(q.highWatermark > id.offset);
+  assert.ok(q.log.logStartOffset >= id.offset, `log restarted at the snapshot (${q.log.logStartOffset})`);
+  await assert.rejects(q.append([]), /observer/);
+});
+
+test('an observer whose log diverges from the leader (an older epoch running past its end) truncates and catches up', async () => {
+  // Follow the leader to the end, then replace the current epoch's records with one of the previous
+  // epoch, as a replica that missed the election would hold.
+  const dir = mkdtempSync(join(tmpdir(), 'tkafka-observer-'));
+  dirs.push(dir);
+  const first: Seen = { topics: new Set(), snapshots: [] };
+  const q1 = await observe(dir, first);
+  await waitFor(() => first.topics.has('after-snapshot') || null, { what: 'catch-up', timeoutMs: 20_000 });
+  const snapshotEpoch = q1.latestSnapshotId()?.epoch ?? 0;
+  await q1.close();
+  observers.splice(observers.indexOf(q1), 1);
+  const log = await MetadataLog.open({ dir: join(dir, METADATA_PARTITION_DIR) });
+  const entries = log.epochEntries;
+  const current = entries[entries.length - 1]!;
+  const previousEpoch = entries.length > 1 ? entries[entries.length - 2]!.epoch : snapshotEpoch;
+  assert.ok(previousEpoch < current.epoch);
+  await log.truncateTo(current.startOffset);
+  await log.append(
+    buildDataBatch({ baseOffset: current.startOffset, epoch: previousEpoch, timestamp: Date.now() }, [
+      { type: RecordType.Topic, version: 0, data: { name: 'never-committed', topicId: 'AAAAAAAAAAAAAAAAAAAAMw' } },
+    ]),
+  );
+  await log.close();
+
+  await createTopic('after-divergence');
+  const second: Seen = { topics: new Set(), snapshots: [] };
+  const q2 = await observe(dir, second);
+  await waitFor(() => second.topics.has('after-divergence') || null, {
+    what: 'the diverged observer to catch up',
+    timeoutMs: 20_000,
+  });
+  assert.ok(!second.topics.has('never-committed'), 'the diverging batch was truncated, never delivered');
+  assert.equal(q2.log.lastEpoch, current.epoch);
+});
