@@ -47,6 +47,8 @@ export class BrokerHeartbeatManager {
   constructor(
     readonly sessionTimeoutMs: number,
     private readonly now: () => number = Date.now,
+    /** Where Kafka's INFO lines about granted state changes go. */
+    private readonly log: (msg: string) => void = () => {},
   ) {}
 
   // ------------------------------------------------------------ sessions (BrokerHeartbeatTracker)
@@ -180,16 +182,46 @@ export class BrokerHeartbeatManager {
     const to = (next: BrokerControlState): BrokerControlStates => ({ current, next });
     switch (current) {
       case 'FENCED':
-        if (request.wantShutDown) return to('SHUTDOWN_NOW');
-        if (!request.wantFence && request.currentMetadataOffset >= registerBrokerRecordOffset) return to('UNFENCED');
+        if (request.wantShutDown) {
+          this.log(`Fenced broker ${brokerId} has requested and been granted an immediate shutdown.`);
+          return to('SHUTDOWN_NOW');
+        }
+        if (!request.wantFence && request.currentMetadataOffset >= registerBrokerRecordOffset) {
+          this.log(
+            `The request from broker ${brokerId} to unfence has been granted because it has caught up with the offset of its register broker record ${registerBrokerRecordOffset}.`,
+          );
+          return to('UNFENCED');
+        }
         return to('FENCED');
       case 'UNFENCED':
-        if (request.wantFence) return to(request.wantShutDown ? 'SHUTDOWN_NOW' : 'FENCED');
-        if (request.wantShutDown) return to(hasLeaderships() ? 'CONTROLLED_SHUTDOWN' : 'SHUTDOWN_NOW');
+        if (request.wantFence) {
+          if (request.wantShutDown) {
+            this.log(`Unfenced broker ${brokerId} has requested and been granted an immediate shutdown.`);
+            return to('SHUTDOWN_NOW');
+          }
+          this.log(`Unfenced broker ${brokerId} has requested and been granted fencing`);
+          return to('FENCED');
+        }
+        if (request.wantShutDown) {
+          if (hasLeaderships()) {
+            this.log(`Unfenced broker ${brokerId} has requested and been granted a controlled shutdown.`);
+            return to('CONTROLLED_SHUTDOWN');
+          }
+          this.log(`Unfenced broker ${brokerId} has requested and been granted an immediate shutdown.`);
+          return to('SHUTDOWN_NOW');
+        }
         return to('UNFENCED');
-      case 'CONTROLLED_SHUTDOWN':
+      case 'CONTROLLED_SHUTDOWN': {
         if (hasLeaderships()) return to('CONTROLLED_SHUTDOWN');
-        return to(b.controlledShutdownOffset <= this.lowestActiveOffset() ? 'SHUTDOWN_NOW' : 'CONTROLLED_SHUTDOWN');
+        const lowest = this.lowestActiveOffset();
+        if (b.controlledShutdownOffset <= lowest) {
+          this.log(
+            `The request from broker ${brokerId} to shut down has been granted since the lowest active offset ${lowest === Number.POSITIVE_INFINITY ? '9223372036854775807' : lowest} is now greater than the broker's controlled shutdown offset ${b.controlledShutdownOffset}.`,
+          );
+          return to('SHUTDOWN_NOW');
+        }
+        return to('CONTROLLED_SHUTDOWN');
+      }
       default:
         return to('SHUTDOWN_NOW');
     }

@@ -293,7 +293,9 @@ export class QuorumController {
       return null;
     }
     if (!this.membershipReplay.manager) {
-      const m = new BrokerHeartbeatManager(this.sessionTimeoutMs, this.opts.now ?? Date.now);
+      const m = new BrokerHeartbeatManager(this.sessionTimeoutMs, this.opts.now ?? Date.now, (msg) =>
+        this.logger.info(msg),
+      );
       const inProcess = new Set<number>(this.opts.brokerListeners?.length ? [this.opts.nodeId] : []);
       activateHeartbeats(m, this.loader.image, inProcess);
       this.membershipReplay.manager = m;
