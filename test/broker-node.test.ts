@@ -8,7 +8,20 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable, Writable } from 'node:stream';
-import { startCluster, tkafkaLauncher, describeBrokers, topicIds, type Cluster } from './helpers/cluster.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import {
+  startCluster,
+  tkafkaLauncher,
+  describeBrokers,
+  topicIds,
+  pickPort,
+  propertiesText,
+  type Cluster,
+} from './helpers/cluster.js';
+import { REPO_ROOT } from './helpers/spec-models.js';
 import { RawClient } from './helpers/raw-client.js';
 import { waitFor } from './helpers/wait-for.js';
 import { ApiKey } from '../src/protocol/generated/apis.js';
@@ -198,4 +211,38 @@ test('SIGTERM: the broker goes through a controlled shutdown with the controller
   assert.match(b.logs(20_000), /The controller has asked us to exit controlled shutdown\./);
   assert.ok(ms < 9000, `stopped in ${ms} ms, within broker.session.timeout.ms`);
   console.log(`controlled shutdown of broker 3 took ${ms} ms`);
+});
+
+test('a broker-only node that cannot register within initial.broker.registration.timeout.ms exits', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tkafka-broker-node-'));
+  try {
+    const nowhere = await pickPort(); // nothing listens there: no controller answers
+    const cfg = join(dir, 'server.properties');
+    writeFileSync(
+      cfg,
+      propertiesText({
+        'process.roles': 'broker',
+        'node.id': '7',
+        listeners: 'PLAINTEXT://127.0.0.1:0',
+        'controller.listener.names': 'CONTROLLER',
+        'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+        'controller.quorum.voters': `1@127.0.0.1:${nowhere}`,
+        'log.dirs': join(dir, 'data'),
+        'initial.broker.registration.timeout.ms': '3000',
+      }),
+    );
+    const tkafka = join(REPO_ROOT, 'bin', 'tkafka');
+    const fmt = await execa('node', [tkafka, 'storage', 'format', '-t', cluster.clusterId, '-c', cfg], {
+      reject: false,
+    });
+    assert.equal(fmt.exitCode, 0, String(fmt.stderr));
+    const t0 = Date.now();
+    const r = await execa('node', [tkafka, 'server', 'start', cfg], { reject: false, all: true, timeout: 60_000 });
+    const ms = Date.now() - t0;
+    assert.equal(r.exitCode, 1, String(r.all));
+    assert.match(String(r.all), /Unable to register with the controller quorum within 3000 ms/);
+    assert.ok(ms < 30_000, `exited after ${ms} ms`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -190,152 +190,197 @@ export class BrokerOnlyServer {
       config.controllerListenerNames,
       socketLogger,
     );
-    const advertised = config.effectiveAdvertisedBrokerListeners.map((e) => {
-      let port = e.port;
-      if (port === 0) {
-        const acceptor = acceptors.find((a) => a.bound.name === e.listenerName);
-        if (!acceptor) throw new Error(`Cannot resolve ephemeral port 0 of ${e.listenerName}: it is not in listeners`);
-        info(`${e.listenerName}: resolved ephemeral port to ${acceptor.bound.port}`);
-        port = acceptor.bound.port;
-      }
-      return { name: e.listenerName, host: e.host ?? '127.0.0.1', port, securityProtocol: String(e.securityProtocol) };
-    });
+    // what start-up has opened, closed in reverse order if it fails (the process must be able to exit)
+    const undo: (() => unknown)[] = [() => Promise.all(acceptors.map((a) => a.close()))];
+    try {
+      const advertised = config.effectiveAdvertisedBrokerListeners.map((e) => {
+        let port = e.port;
+        if (port === 0) {
+          const acceptor = acceptors.find((a) => a.bound.name === e.listenerName);
+          if (!acceptor)
+            throw new Error(`Cannot resolve ephemeral port 0 of ${e.listenerName}: it is not in listeners`);
+          info(`${e.listenerName}: resolved ephemeral port to ${acceptor.bound.port}`);
+          port = acceptor.bound.port;
+        }
+        return {
+          name: e.listenerName,
+          host: e.host ?? '127.0.0.1',
+          port,
+          securityProtocol: String(e.securityProtocol),
+        };
+      });
 
-    // the metadata, replicated from the quorum by an observer
-    const raftLogger: RaftLogger = { info, warn, error: (m: string) => error(m) };
-    const quorum = await openQuorum({
-      config,
-      clusterId,
-      nodeId,
-      metadataLogDir: config.metadataLogDir,
-      directoryId: storage.directoryIds.get(config.metadataLogDir),
-      logger: raftLogger,
-    });
-    const loader = new MetadataLoader({ clusterId, logger: raftLogger });
-    quorum.register(loader);
-    await quorum.start();
+      // the metadata, replicated from the quorum by an observer
+      const raftLogger: RaftLogger = { info, warn, error: (m: string) => error(m) };
+      const quorum = await openQuorum({
+        config,
+        clusterId,
+        nodeId,
+        metadataLogDir: config.metadataLogDir,
+        directoryId: storage.directoryIds.get(config.metadataLogDir),
+        logger: raftLogger,
+      });
+      const loader = new MetadataLoader({ clusterId, logger: raftLogger });
+      quorum.register(loader);
+      undo.push(() => quorum.close());
+      await quorum.start();
 
-    const requestTimeoutMs = config.getInt('request.timeout.ms');
-    const channel = new ControllerChannel({
-      clientId: `broker-${nodeId}-to-controller`,
-      provider: controllerNodeProvider(quorum, config),
-      requestTimeoutMs,
-      retryBackoffMs: config.getInt('controller.quorum.retry.backoff.ms'),
-      logger: { info, warn },
-    });
-    const lifecycle = new BrokerLifecycleManager({
-      nodeId,
-      clusterId,
-      listeners: advertised.map((e) => ({
-        name: e.name,
-        host: e.host,
-        port: e.port,
-        securityProtocol: SECURITY_PROTOCOL_IDS[e.securityProtocol.toUpperCase()] ?? 0,
-      })),
-      features: supportedFeatureRanges(),
-      rack: config.getString('broker.rack'),
-      logDirIds: config.logDirs.map((d) => storage.directoryIds.get(d)).filter((x): x is string => !!x),
-      channel,
-      heartbeatIntervalMs: config.getInt('broker.heartbeat.interval.ms'),
-      requestTimeoutMs,
-      metadataOffset: () => loader.image.provenance.offset,
-      logger: { info, warn, error },
-    });
-    lifecycle.start();
+      const requestTimeoutMs = config.getInt('request.timeout.ms');
+      const channel = new ControllerChannel({
+        clientId: `broker-${nodeId}-to-controller`,
+        provider: controllerNodeProvider(quorum, config),
+        requestTimeoutMs,
+        retryBackoffMs: config.getInt('controller.quorum.retry.backoff.ms'),
+        logger: { info, warn },
+      });
+      const lifecycle = new BrokerLifecycleManager({
+        nodeId,
+        clusterId,
+        listeners: advertised.map((e) => ({
+          name: e.name,
+          host: e.host,
+          port: e.port,
+          securityProtocol: SECURITY_PROTOCOL_IDS[e.securityProtocol.toUpperCase()] ?? 0,
+        })),
+        features: supportedFeatureRanges(),
+        rack: config.getString('broker.rack'),
+        logDirIds: config.logDirs.map((d) => storage.directoryIds.get(d)).filter((x): x is string => !!x),
+        channel,
+        heartbeatIntervalMs: config.getInt('broker.heartbeat.interval.ms'),
+        initialRegistrationTimeoutMs: config.getInt('initial.broker.registration.timeout.ms'),
+        requestTimeoutMs,
+        metadataOffset: () => loader.image.provenance.offset,
+        logger: { info, warn, error },
+      });
+      undo.push(
+        () => channel.close(),
+        () => lifecycle.close(),
+      );
+      lifecycle.start();
 
-    const logManager = new LogManager({
-      logDirs: config.logDirs,
-      defaultConfig: topicLogConfig(config, loader.image, ''),
-      topicConfig: (topic) => topicLogConfig(config, loader.image, topic),
-      retentionCheckIntervalMs: Number(config.getLong('log.retention.check.interval.ms')),
-      cleanerEnabled: config.getBoolean('log.cleaner.enable'),
-      cleanerBackoffMs: Number(config.getLong('log.cleaner.backoff.ms')),
-      excludeTopics: ['__cluster_metadata'],
-    });
-    await logManager.startup();
-    const producerStateHook = createProducerStateHook({ config });
-    const replicas = new ReplicaManager({
-      logManager,
-      config,
-      nodeId,
-      metadata: () => loader.image,
-      producerState: producerStateHook,
-    });
-    await loader.addPublisher(partitionPublisher(config, replicas, logManager));
+      const logManager = new LogManager({
+        logDirs: config.logDirs,
+        defaultConfig: topicLogConfig(config, loader.image, ''),
+        topicConfig: (topic) => topicLogConfig(config, loader.image, topic),
+        retentionCheckIntervalMs: Number(config.getLong('log.retention.check.interval.ms')),
+        cleanerEnabled: config.getBoolean('log.cleaner.enable'),
+        cleanerBackoffMs: Number(config.getLong('log.cleaner.backoff.ms')),
+        excludeTopics: ['__cluster_metadata'],
+      });
+      await logManager.startup();
+      undo.push(() => logManager.shutdown());
+      const producerStateHook = createProducerStateHook({ config });
+      const replicas = new ReplicaManager({
+        logManager,
+        config,
+        nodeId,
+        metadata: () => loader.image,
+        producerState: producerStateHook,
+      });
+      await loader.addPublisher(partitionPublisher(config, replicas, logManager));
 
-    const forwarding = new ForwardingManager(channel, { requestTimeoutMs, logger: { warn } });
-    const remote = new RemoteControllerClient(loader, forwarding, channel, {
-      nodeId,
-      brokerEpoch: () => lifecycle.brokerEpoch,
-      requestTimeoutMs,
-    });
-    const services: BrokerServices = {
-      config,
-      nodeId,
-      clusterId,
-      endpoints: advertised.map((e) => ({
-        listenerName: e.name,
-        host: e.host,
-        port: e.port,
-        securityProtocol: e.securityProtocol,
-      })),
-      get controller(): QuorumController {
-        throw new Error('a broker-only node (process.roles=broker) has no controller in the process');
-      },
-      remote,
-      replicas,
-      loggers: defaultBrokerLoggers(),
-      groupCoordinator: null,
-      txnCoordinator: null,
-    };
-    const registry = new HandlerRegistry();
-    registry.register(
-      createApiVersionsHandler(registry, {
-        finalizedFeatures: () => ({ epoch: BigInt(loader.image.provenance.offset), levels: loader.image.features }),
-      }),
-    );
-    registerDataHandlers(registry);
-    registerAdminHandlers(registry, { forward: true });
-    registerGroupHandlers(registry);
-    const groups = await startGroupCoordinator(services, (level, msg) => logger.log(level, msg));
-    const txn = await startTxnCoordinator(services, {
-      logger: (level, msg) => logger.log(level, msg),
-      hook: producerStateHook,
-    });
-    registerTxnHandlers(registry);
+      const forwarding = new ForwardingManager(channel, { requestTimeoutMs, logger: { warn } });
+      const remote = new RemoteControllerClient(loader, forwarding, channel, {
+        nodeId,
+        brokerEpoch: () => lifecycle.brokerEpoch,
+        requestTimeoutMs,
+      });
+      const services: BrokerServices = {
+        config,
+        nodeId,
+        clusterId,
+        endpoints: advertised.map((e) => ({
+          listenerName: e.name,
+          host: e.host,
+          port: e.port,
+          securityProtocol: e.securityProtocol,
+        })),
+        get controller(): QuorumController {
+          throw new Error('a broker-only node (process.roles=broker) has no controller in the process');
+        },
+        remote,
+        replicas,
+        loggers: defaultBrokerLoggers(),
+        groupCoordinator: null,
+        txnCoordinator: null,
+      };
+      const registry = new HandlerRegistry();
+      registry.register(
+        createApiVersionsHandler(registry, {
+          finalizedFeatures: () => ({ epoch: BigInt(loader.image.provenance.offset), levels: loader.image.features }),
+        }),
+      );
+      registerDataHandlers(registry);
+      registerAdminHandlers(registry, { forward: true });
+      registerGroupHandlers(registry);
+      const groups = await startGroupCoordinator(services, (level, msg) => logger.log(level, msg));
+      const txn = await startTxnCoordinator(services, {
+        logger: (level, msg) => logger.log(level, msg),
+        hook: producerStateHook,
+      });
+      registerTxnHandlers(registry);
+      undo.push(
+        () => groups.shutdown(),
+        () => txn.shutdown(),
+      );
 
-    info('Waiting for the broker to catch up with the cluster metadata');
-    await lifecycle.initialCatchUp;
-    await loader.published();
-    const socketServer = new SocketServer<BrokerServices>({
-      listeners: acceptors,
-      controllerListenerNames: config.controllerListenerNames,
-      logger: socketLogger,
-      registry,
-      services,
-      socketRequestMaxBytes: config.getInt('socket.request.max.bytes'),
-      connectionsMaxIdleMs: Number(config.getLong('connections.max.idle.ms')),
-      requestLog: config.requestLog,
-      onConnectionClose: (id) => replicas.cancelConnection(id),
-    });
-    await socketServer.start();
-    lifecycle.setReadyToUnfence();
-    info('Waiting for the broker to be unfenced');
-    await lifecycle.initialUnfence;
-    return new BrokerOnlyServer(
-      config,
-      clusterId,
-      quorum,
-      loader,
-      lifecycle,
-      channel,
-      logManager,
-      replicas,
-      socketServer,
-      groups,
-      txn,
-      logger,
-    );
+      info('Waiting for the broker to catch up with the cluster metadata');
+      await lifecycle.initialCatchUp;
+      await loader.published();
+      const socketServer = new SocketServer<BrokerServices>({
+        listeners: acceptors,
+        controllerListenerNames: config.controllerListenerNames,
+        logger: socketLogger,
+        registry,
+        services,
+        socketRequestMaxBytes: config.getInt('socket.request.max.bytes'),
+        connectionsMaxIdleMs: Number(config.getLong('connections.max.idle.ms')),
+        requestLog: config.requestLog,
+        onConnectionClose: (id) => replicas.cancelConnection(id),
+      });
+      undo.push(() => socketServer.close());
+      await socketServer.start();
+      lifecycle.setReadyToUnfence();
+      info('Waiting for the broker to be unfenced');
+      await lifecycle.initialUnfence;
+      return new BrokerOnlyServer(
+        config,
+        clusterId,
+        quorum,
+        loader,
+        lifecycle,
+        channel,
+        logManager,
+        replicas,
+        socketServer,
+        groups,
+        txn,
+        logger,
+      );
+    } catch (e) {
+      for (const f of undo.reverse())
+        await Promise.resolve()
+          .then(f)
+          .catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /**
+   * BrokerServer.shutdown with controlled.shutdown.enable: WantShutDown until the controller answers
+   * ShouldShutDown, bounded here by broker.session.timeout.ms (past it the controller fences the broker
+   * anyway).
+   */
+  private async controlledShutdown(): Promise<void> {
+    this.lifecycle.beginControlledShutdown();
+    const limitMs = this.config.getInt('broker.session.timeout.ms');
+    let timer: NodeJS.Timeout | undefined;
+    const done = await Promise.race([
+      this.lifecycle.controlledShutdownComplete.then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), limitMs))),
+    ]);
+    clearTimeout(timer);
+    if (!done) this.logger.log('ERROR', 'Timed out waiting for the controller to approve controlled shutdown');
   }
 
   describeListeners(): string {
@@ -346,15 +391,7 @@ export class BrokerOnlyServer {
 
   /** Controlled shutdown with the controller, then stop serving, flush and close the logs. */
   async shutdown(): Promise<void> {
-    this.lifecycle.beginControlledShutdown();
-    const limitMs = this.config.getInt('broker.session.timeout.ms');
-    let timer: NodeJS.Timeout | undefined;
-    const done = await Promise.race([
-      this.lifecycle.controlledShutdownComplete.then(() => true),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), limitMs))),
-    ]);
-    clearTimeout(timer);
-    if (!done) this.logger.log('WARN', `The controller did not complete the controlled shutdown within ${limitMs} ms`);
+    if (this.config.getBoolean('controlled.shutdown.enable')) await this.controlledShutdown();
     this.lifecycle.close();
     await this.socketServer.close();
     await this.txn.shutdown();

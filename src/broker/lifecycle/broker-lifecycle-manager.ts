@@ -62,6 +62,11 @@ export interface BrokerLifecycleOptions {
   readonly heartbeatIntervalMs: number;
   /** Retry deadline of one registration or heartbeat (Kafka: the channel's request timeout). */
   readonly requestTimeoutMs: number;
+  /**
+   * `initial.broker.registration.timeout.ms`: without a successful registration by then the manager
+   * gives up (RegistrationTimeoutEvent) and initialCatchUp / initialUnfence reject.
+   */
+  readonly initialRegistrationTimeoutMs?: number;
   /** The offset of the last metadata record this broker has applied (Kafka's highestMetadataOffsetProvider). */
   readonly metadataOffset: () => number;
   readonly logger?: LifecycleLogger;
@@ -72,10 +77,21 @@ const BROKER_HEARTBEAT = apiByKey(ApiKey.BrokerHeartbeat)!;
 const STARTING_HEARTBEAT_MS = 10;
 const PENDING_SHUTDOWN_HEARTBEAT_MS = 50;
 
-function deferred(): { promise: Promise<void>; resolve: () => void } {
+interface Deferred {
+  readonly promise: Promise<void>;
+  resolve(): void;
+  reject(e: Error): void;
+}
+
+function deferred(): Deferred {
   let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
+  let reject!: (e: Error) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => undefined); // a failure is for whoever awaits it, not an unhandled rejection
+  return { promise, resolve, reject };
 }
 
 const silent: LifecycleLogger = { info: () => {}, warn: () => {}, error: () => {} };
@@ -90,6 +106,7 @@ export class BrokerLifecycleManager {
   private communicationInFlight = false;
   private nextSchedulingShouldBeImmediate = false;
   private timer: NodeJS.Timeout | null = null;
+  private registrationTimer: NodeJS.Timeout | null = null;
   private closed = false;
   private readonly catchUp = deferred();
   private readonly unfence = deferred();
@@ -129,6 +146,18 @@ export class BrokerLifecycleManager {
   start(): void {
     if (this.stateValue !== 'NOT_RUNNING') return;
     this.stateValue = 'STARTING';
+    const timeoutMs = this.opts.initialRegistrationTimeoutMs;
+    if (timeoutMs !== undefined) {
+      this.registrationTimer = setTimeout(() => {
+        this.registrationTimer = null;
+        if (this.brokerEpochValue >= 0n || this.closed) return;
+        this.logger.error('Shutting down because we were unable to register with the controller quorum.');
+        const e = new Error(`Unable to register with the controller quorum within ${timeoutMs} ms`);
+        this.catchUp.reject(e);
+        this.unfence.reject(e);
+        this.close();
+      }, timeoutMs);
+    }
     this.schedule(0);
   }
 
@@ -154,7 +183,9 @@ export class BrokerLifecycleManager {
     this.closed = true;
     this.stateValue = 'SHUTTING_DOWN';
     if (this.timer) clearTimeout(this.timer);
+    if (this.registrationTimer) clearTimeout(this.registrationTimer);
     this.timer = null;
+    this.registrationTimer = null;
     this.shutdown.resolve();
   }
 
