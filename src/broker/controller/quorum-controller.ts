@@ -16,7 +16,7 @@ import { imageRecords } from '../metadata/image-writer.js';
 import { MetadataLoader } from '../metadata/loader.js';
 import type { MetadataEventOf, MetadataEventType, MetadataPublisher, MetadataUpdate } from '../metadata/events.js';
 import type { MetadataRecord } from '../../protocol/metadata-records.js';
-import { SingleVoterQuorum, silentLogger, type Logger } from '../raft/single-voter.js';
+import { silentLogger, type Logger } from '../raft/single-voter.js';
 import { RaftClient, type StaticVoter } from '../raft/raft-client.js';
 import type { QuorumTimeouts } from '../raft/election-timer.js';
 import type { OffsetAndEpoch, Quorum, QuorumDescription } from '../raft/types.js';
@@ -188,32 +188,37 @@ export class QuorumController {
       now: opts.now,
       logger,
     };
-    // Several static voters: the quorum elects its leader; this node activates when it is elected.
-    const multiVoter = (opts.quorumVoters?.length ?? 0) > 1;
-    const quorum: Quorum = multiVoter
-      ? await RaftClient.open({
-          ...quorumOptions,
-          clusterId: opts.clusterId,
-          staticVoters: opts.quorumVoters,
-          timeouts: opts.quorumTimeouts,
-        })
-      : await SingleVoterQuorum.open(quorumOptions);
+    // The quorum elects its leader (one voter elects itself during start()); this node's controller
+    // activates whenever it is elected.
+    const quorum = await RaftClient.open({
+      ...quorumOptions,
+      clusterId: opts.clusterId,
+      staticVoters: opts.quorumVoters,
+      timeouts: opts.quorumTimeouts,
+    });
     const loader = new MetadataLoader({ clusterId: opts.clusterId, logger });
     quorum.register(loader);
     const controller = new QuorumController(opts, quorum, loader);
     quorum.register(controller.membershipReplay);
     try {
-      if (multiVoter) {
-        quorum.register({
-          handleCommit: () => undefined,
-          handleLeaderChange: (l) => {
-            if (l.leaderId === opts.nodeId && l.epoch === quorum.leaderEpoch)
-              controller.activate().catch((e) => logger.error(`Controller activation in epoch ${l.epoch} failed`, e));
-          },
-        });
-      }
+      // Elected during start() (a single voter): open() resolves once the controller is active and
+      // fails if activation fails; elected later: activation runs on its own and logs a failure.
+      let starting = true;
+      let firstActivation: Promise<void> | null = null;
+      quorum.register({
+        handleCommit: () => undefined,
+        handleLeaderChange: (l) => {
+          if (l.leaderId !== opts.nodeId || l.epoch !== quorum.leaderEpoch) return;
+          const activation = controller.activate();
+          if (starting) {
+            firstActivation = activation;
+            activation.catch(() => undefined);
+          } else activation.catch((e) => logger.error(`Controller activation in epoch ${l.epoch} failed`, e));
+        },
+      });
       await quorum.start();
-      if (!multiVoter) await controller.activate();
+      starting = false;
+      if (firstActivation) await firstActivation;
     } catch (e) {
       await quorum.close().catch(() => undefined);
       throw e;
