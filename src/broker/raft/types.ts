@@ -6,7 +6,6 @@
 // *after* the last committed record (all offsets < highWatermark are committed).
 
 import type { MetadataRecord } from '../../protocol/metadata-records.js';
-import type { VoterChangeServer } from './voter-changes.js';
 
 export const METADATA_TOPIC_NAME = '__cluster_metadata';
 export const METADATA_PARTITION = 0;
@@ -146,6 +145,50 @@ export interface RaftFetchSnapshotResult {
 export interface RaftFetchServer {
   handleFetch(req: RaftFetchRequest): Promise<RaftFetchResult>;
   handleFetchSnapshot(req: RaftFetchSnapshotRequest): Promise<RaftFetchSnapshotResult>;
+}
+
+// KIP-853 voter changes (AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter) as the handlers see them.
+
+export interface ChangeResult {
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+}
+
+export interface UpdateVoterResult {
+  readonly errorCode: number;
+  readonly leaderId: number;
+  readonly leaderEpoch: number;
+  /** The leader's endpoint on the request's listener; null when unknown. */
+  readonly leaderEndpoint: { host: string; port: number } | null;
+}
+
+export interface AddVoterRequest {
+  readonly voterId: number;
+  readonly voterDirectoryId: string;
+  readonly listeners: readonly RaftEndpoint[];
+  readonly ackWhenCommitted: boolean;
+}
+
+export interface RemoveVoterRequest {
+  readonly voterId: number;
+  readonly voterDirectoryId: string;
+}
+
+export interface UpdateVoterRequest {
+  readonly currentLeaderEpoch: number;
+  readonly voterId: number;
+  readonly voterDirectoryId: string;
+  readonly listeners: readonly RaftEndpoint[];
+  readonly kraftVersion: { readonly min: number; readonly max: number };
+  /** The listener the request arrived on (for CurrentLeader's endpoint). */
+  readonly requestListener: string;
+}
+
+/** KIP-853 voter changes as the API handlers call them (Quorum.voterChanges; raft/voter-changes.ts). */
+export interface VoterChangeServer {
+  addVoter(req: AddVoterRequest): Promise<ChangeResult>;
+  removeVoter(req: RemoveVoterRequest): Promise<ChangeResult>;
+  updateVoter(req: UpdateVoterRequest): Promise<UpdateVoterResult>;
 }
 
 export interface Quorum {

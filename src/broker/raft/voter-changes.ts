@@ -31,7 +31,25 @@ import { BrokerConnection } from '../../client/connection.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { ZERO_UUID } from '../../protocol/uuid.js';
 import type { VotersRecord } from '../../protocol/generated/protocol/VotersRecord.js';
-import type { Quorum, RaftEndpoint } from './types.js';
+import type {
+  AddVoterRequest,
+  ChangeResult,
+  Quorum,
+  RaftEndpoint,
+  RemoveVoterRequest,
+  UpdateVoterRequest,
+  UpdateVoterResult,
+  VoterChangeServer,
+} from './types.js';
+
+export type {
+  AddVoterRequest,
+  ChangeResult,
+  RemoveVoterRequest,
+  UpdateVoterRequest,
+  UpdateVoterResult,
+  VoterChangeServer,
+};
 
 export const KRAFT_VERSION_FEATURE = 'kraft.version';
 
@@ -98,48 +116,6 @@ export interface VoterChangeLeader {
     host: string;
     port: number;
   }): Promise<{ errorCode: number; kraftVersion: VersionRange | null }>;
-}
-
-export interface ChangeResult {
-  readonly errorCode: number;
-  readonly errorMessage: string | null;
-}
-
-export interface UpdateVoterResult {
-  readonly errorCode: number;
-  readonly leaderId: number;
-  readonly leaderEpoch: number;
-  /** The leader's endpoint on the request's listener; null when unknown. */
-  readonly leaderEndpoint: { host: string; port: number } | null;
-}
-
-export interface AddVoterRequest {
-  readonly voterId: number;
-  readonly voterDirectoryId: string;
-  readonly listeners: readonly RaftEndpoint[];
-  readonly ackWhenCommitted: boolean;
-}
-
-export interface RemoveVoterRequest {
-  readonly voterId: number;
-  readonly voterDirectoryId: string;
-}
-
-export interface UpdateVoterRequest {
-  readonly currentLeaderEpoch: number;
-  readonly voterId: number;
-  readonly voterDirectoryId: string;
-  readonly listeners: readonly RaftEndpoint[];
-  readonly kraftVersion: VersionRange;
-  /** The listener the request arrived on (for CurrentLeader's endpoint). */
-  readonly requestListener: string;
-}
-
-/** What the API handlers call (reached through Quorum.voterChanges). */
-export interface VoterChangeServer {
-  addVoter(req: AddVoterRequest): Promise<ChangeResult>;
-  removeVoter(req: RemoveVoterRequest): Promise<ChangeResult>;
-  updateVoter(req: UpdateVoterRequest): Promise<UpdateVoterResult>;
 }
 
 /** ReplicaKey.toString. */
