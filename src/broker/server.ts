@@ -5,6 +5,7 @@ import type { ServerConfig } from '../config/load.js';
 import { effectiveTopicConfig } from '../config/topic-configs.js';
 import { QuorumController } from './controller/index.js';
 import { ControllerOnlyServer } from './controller-server.js';
+import { BrokerOnlyServer } from './broker-server.js';
 import type { MetadataPublisher, MetadataUpdate } from './metadata/events.js';
 import { ConfigResourceType, type MetadataImage } from './metadata/image.js';
 import { LogManager } from './log/log-manager.js';
@@ -41,11 +42,13 @@ export interface RunningNode {
 
 /**
  * Composes the roles of `process.roles` (KafkaRaftServer): a controller-only node runs the
- * ControllerServer alone (src/broker/controller-server.ts); otherwise the broker with its
- * in-process controller, as before.
+ * ControllerServer alone (src/broker/controller-server.ts); a broker-only node the BrokerServer with
+ * its metadata from the quorum and its controller requests sent to the active controller
+ * (src/broker/broker-server.ts); otherwise the broker with its in-process controller, as before.
  */
 export async function startNode(config: ServerConfig, logger: ServerLogger): Promise<RunningNode> {
   if (config.isController && !config.isBroker) return ControllerOnlyServer.start(config, logger);
+  if (config.isBroker && !config.isController) return BrokerOnlyServer.start(config, logger);
   return BrokerServer.start(config, logger);
 }
 
