@@ -2,6 +2,20 @@
 export * from './types.js';
 export { SingleVoterQuorum, silentLogger, type Logger, type SingleVoterQuorumOptions } from './single-voter.js';
 export { MetadataLog, LEADER_EPOCH_CHECKPOINT, PARTITION_METADATA_FILE } from './metadata-log.js';
+export { RaftChannel, type RaftChannelOptions, type RaftTarget, type HostPort } from './channel.js';
+export { ReplicaProgress, OBSERVER_SESSION_TIMEOUT_MS, type ReplicaKey } from './replica-progress.js';
+export {
+  LeaderFetch,
+  serveFetch,
+  serveFetchSnapshot,
+  validateLeaderOnlyRequest,
+  endOffsetForEpoch,
+  lastFetchedEpoch,
+  type RaftStateView,
+  type LeaderFetchOptions,
+} from './leader-fetch.js';
+export { FollowerFetcher, type FollowerFetcherOptions, type LeaderHint } from './follower-fetcher.js';
+export { ObserverQuorum, type ObserverQuorumOptions } from './observer.js';
 export {
   QUORUM_STATE_FILE,
   readQuorumState,
