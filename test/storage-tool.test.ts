@@ -230,7 +230,7 @@ test('storage format option and config errors', async () => {
       [kraft.code, kraft.stderr],
       [
         1,
-        'Cannot set kraft.version to 1 unless KIP-853 configuration is present. Try removing the --feature flag for kraft.version.\n',
+        'Cannot set kraft.version to 1 unless controller.quorum.voters is empty and one of the flags --standalone, --initial-controllers, or --no-initial-controllers is used. For dynamic controllers support, try using one of --standalone, --initial-controllers, or --no-initial-controllers and removing controller.quorum.voters.\n',
       ],
     );
     const tv3 = await tkafka(['storage', 'format', '-c', cfg, '-t', 'x', '-f', 'transaction.version=3']);

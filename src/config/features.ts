@@ -228,11 +228,12 @@ function effectiveKRaftVersion(given: number | undefined, dynamicQuorum: boolean
   if (given === undefined) return dynamicQuorum ? 1 : 0;
   if (given === 0 && dynamicQuorum)
     throw new Error(
-      `Cannot set kraft.version to ${given} if KIP-853 configuration is present. Try removing the --feature flag for kraft.version.`,
+      // Formatter.effectiveKRaftFeatureLevel (Kafka 4.4)
+      'Cannot set kraft.version to 0 if controller.quorum.voters is empty and one of the flags --standalone, --initial-controllers, or --no-initial-controllers is used. For dynamic controllers support, try removing the --feature flag for kraft.version.',
     );
   if (given !== 0 && !dynamicQuorum)
     throw new Error(
-      `Cannot set kraft.version to ${given} unless KIP-853 configuration is present. Try removing the --feature flag for kraft.version.`,
+      `Cannot set kraft.version to ${given} unless controller.quorum.voters is empty and one of the flags --standalone, --initial-controllers, or --no-initial-controllers is used. For dynamic controllers support, try using one of --standalone, --initial-controllers, or --no-initial-controllers and removing controller.quorum.voters.`,
     );
   return given;
 }

@@ -7,159 +7,16 @@
 // voter, an unknown voter) must be reported as Kafka's tool reports them.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
-import { kafkaLibDir, randomClusterId, runKafkaTool, type ToolResult } from './helpers/apache-kafka.js';
-import { unusedPort } from '../helpers/broker-process.js';
-import { REPO_ROOT } from '../helpers/spec-models.js';
+import { randomClusterId, runKafkaTool } from './helpers/apache-kafka.js';
+import { startController, tkafkaQuorum, type ControllerNode } from './dynamic-quorum-nodes.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { KafkaClient } from '../../src/client/client.js';
 import { describeQuorum, type QuorumInfo } from '../../src/tools/metadata-quorum/quorum.js';
 
 const QUORUM_TOOL = 'org.apache.kafka.tools.MetadataQuorumCommand';
-
-interface ControllerNode {
-  id: number;
-  port: number;
-  dir: string;
-  configFile: string;
-  /** meta.properties' directory.id of the metadata log dir. */
-  directoryId: string;
-  log(): string;
-  stop(): Promise<void>;
-}
-
-const LOG4J = (logDir: string): string => `status = error
-name = controller
-appender.file.type = File
-appender.file.name = FILE
-appender.file.fileName = ${join(logDir, 'server.log')}
-appender.file.layout.type = PatternLayout
-appender.file.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = INFO
-rootLogger.appenderRef.file.ref = FILE
-`;
-
-const live = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const c of live) c.kill('SIGKILL');
-});
-
-/**
- * One Apache Kafka 4.4.0 controller-only JVM. `leaderPort` null: formatted `--standalone` (the
- * first voter, whose own endpoint is the bootstrap server); else `--no-initial-controllers` with
- * the first controller as bootstrap server. The CONTROLLER port must be known before formatting
- * (--standalone writes it into the bootstrap checkpoint), so when the JVM cannot bind it the
- * whole node is made again on a fresh port (three attempts).
- */
-async function startController(
-  root: string,
-  clusterId: string,
-  id: number,
-  leaderPort: number | null,
-): Promise<ControllerNode> {
-  for (let attempt = 1; ; attempt++) {
-    const port = await unusedPort();
-    const dir = join(root, `node-${id}-${attempt}`);
-    const logDir = join(dir, 'logs');
-    const dataDir = join(dir, 'data');
-    mkdirSync(logDir, { recursive: true });
-    const configFile = join(dir, 'controller.properties');
-    writeFileSync(
-      configFile,
-      [
-        'process.roles=controller',
-        `node.id=${id}`,
-        `listeners=CONTROLLER://127.0.0.1:${port}`,
-        'controller.listener.names=CONTROLLER',
-        'listener.security.protocol.map=CONTROLLER:PLAINTEXT',
-        `controller.quorum.bootstrap.servers=127.0.0.1:${leaderPort ?? port}`,
-        `log.dirs=${dataDir}`,
-        // no NoOpRecords: the log end offset stands still between two describes
-        'metadata.max.idle.interval.ms=0',
-        '',
-      ].join('\n'),
-    );
-    const fmt = await runKafkaTool('kafka.tools.StorageTool', [
-      'format',
-      '-t',
-      clusterId,
-      '-c',
-      configFile,
-      leaderPort === null ? '--standalone' : '--no-initial-controllers',
-    ]);
-    assert.equal(fmt.exitCode, 0, `format of controller ${id}: ${fmt.stdout}${fmt.stderr}`);
-    const directoryId = /^directory\.id=(\S+)$/m.exec(readFileSync(join(dataDir, 'meta.properties'), 'utf8'))![1]!;
-    writeFileSync(join(dir, 'log4j2.properties'), LOG4J(logDir));
-    const out = openSync(join(logDir, 'console.log'), 'a');
-    const child = spawn(
-      'java',
-      [
-        '-Xmx256m',
-        '-Xms256m',
-        '-XX:+UseG1GC',
-        '-Xshare:auto',
-        '-Djava.awt.headless=true',
-        `-Dlog4j2.configurationFile=${join(dir, 'log4j2.properties')}`,
-        `-Dkafka.logs.dir=${logDir}`,
-        '-cp',
-        `${kafkaLibDir()}/*`,
-        'kafka.Kafka',
-        configFile,
-      ],
-      { cwd: dir, stdio: ['ignore', out, out] },
-    );
-    closeSync(out);
-    live.add(child);
-    let exited: string | null = null;
-    const gone = new Promise<void>((resolve) =>
-      child.once('exit', (code, signal) => {
-        exited = `exit ${code ?? signal}`;
-        live.delete(child);
-        resolve();
-      }),
-    );
-    const log = (): string =>
-      ['server.log', 'console.log']
-        .map((f) => join(logDir, f))
-        .filter((f) => existsSync(f))
-        .map((f) => readFileSync(f, 'utf8'))
-        .join('\n');
-    const started = await waitFor(
-      () => {
-        const text = log();
-        if (/Socket server failed to bind to .*Address already in use/.test(text)) return 'bind';
-        if (/\] Kafka Server started/.test(text)) return 'started';
-        return exited === null ? null : 'exited';
-      },
-      { what: `Kafka controller ${id} to start`, timeoutMs: 180_000, intervalMs: 200 },
-    ).catch((e: Error) => {
-      child.kill('SIGKILL');
-      throw new Error(`${e.message}\n${log().slice(-4000)}`);
-    });
-    const stop = async (): Promise<void> => {
-      if (exited === null) child.kill('SIGKILL');
-      await gone;
-    };
-    if (started === 'started') return { id, port, dir, configFile, directoryId, log, stop };
-    await stop();
-    if (started === 'bind' && attempt < 3) continue;
-    throw new Error(`Kafka controller ${id} did not start (${started}):\n${log().slice(-4000)}`);
-  }
-}
-
-/** `tkafka metadata-quorum …` as a user runs it (bin/tkafka, a process of its own). */
-async function tkafkaQuorum(args: string[]): Promise<ToolResult> {
-  const r = await execa('node', [join(REPO_ROOT, 'bin', 'tkafka'), 'metadata-quorum', ...args], {
-    reject: false,
-    timeout: 120_000,
-    stripFinalNewline: false,
-  });
-  return { stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), exitCode: r.exitCode ?? -1 };
-}
 
 let root = '';
 let clusterId = '';
