@@ -55,12 +55,15 @@ interface Seen {
   snapshots: SnapshotData['id'][];
 }
 
-async function observe(dir: string, seen: Seen): Promise<ObserverQuorum> {
+/** Finds the leader through controller.quorum.voters, or through controller.quorum.bootstrap.servers. */
+async function observe(dir: string, seen: Seen, via: 'voters' | 'bootstrap' = 'voters'): Promise<ObserverQuorum> {
   const q = await ObserverQuorum.open({
     metadataLogDir: dir,
     nodeId: 50,
     clusterId,
-    voters: [{ id: 1, host: '127.0.0.1', port: node.controllerPort }],
+    ...(via === 'voters'
+      ? { voters: [{ id: 1, host: '127.0.0.1', port: node.controllerPort }] }
+      : { bootstrapServers: [{ host: '127.0.0.1', port: node.controllerPort }] }),
     listenerName: 'CONTROLLER',
   });
   observers.push(q);
@@ -78,13 +81,13 @@ async function observe(dir: string, seen: Seen): Promise<ObserverQuorum> {
   return q;
 }
 
-test('an observer with an empty log loads the leader snapshot through FetchSnapshot, then follows the tail', async () => {
+test('an observer with an empty log finds the leader through a bootstrap server, loads its snapshot through FetchSnapshot, then follows the tail', async () => {
   await createTopic('in-snapshot');
   await node.restart(); // the controller writes a snapshot at shutdown; the new epoch starts after it
   const dir = mkdtempSync(join(tmpdir(), 'tkafka-observer-'));
   dirs.push(dir);
   const seen: Seen = { topics: new Set(), snapshots: [] };
-  const q = await observe(dir, seen);
+  const q = await observe(dir, seen, 'bootstrap');
   await waitFor(() => seen.topics.has('in-snapshot') || null, { what: 'the snapshot to be loaded', timeoutMs: 20_000 });
   assert.equal(seen.snapshots.length, 1);
   const id = seen.snapshots[0]!;
