@@ -272,17 +272,30 @@ export function fileSize(file: string): number {
 
 // ---- process tracking ------------------------------------------------------------------------------
 
-/** Every server process started here, SIGKILLed when the test process exits (whatever happened). */
+/**
+ * Every server process started here, SIGKILLed when the test process exits or is ended by SIGINT,
+ * SIGTERM or SIGHUP (the signal is then re-raised, so the process still ends as it would have).
+ */
 const live = new Set<ChildProcess>();
 let hooked = false;
+function killLive(): void {
+  for (const p of live) p.kill('SIGKILL');
+  live.clear();
+}
 function track(c: ChildProcess): void {
   live.add(c);
   c.once('exit', () => live.delete(c));
   if (hooked) return;
   hooked = true;
-  process.once('exit', () => {
-    for (const p of live) p.kill('SIGKILL');
-  });
+  process.once('exit', killLive);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const onSignal = (): void => {
+      killLive();
+      process.removeListener(sig, onSignal);
+      if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
+    };
+    process.on(sig, onSignal);
+  }
 }
 
 class BindFailed extends Error {}
