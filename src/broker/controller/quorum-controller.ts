@@ -58,6 +58,7 @@ import {
 import { randomUuid } from './uuid.js';
 import { updateFeatures, type FeatureUpdate } from './features.js';
 import { BrokerHeartbeatManager } from './broker-heartbeat-manager.js';
+import { ControllerRegistrationManager } from './controller-registration-manager.js';
 import {
   MembershipReplay,
   activateHeartbeats,
@@ -159,6 +160,8 @@ export class QuorumController {
   /** Registration offsets and (while active) the heartbeat manager, fed by committed records. */
   private readonly membershipReplay = new MembershipReplay();
   private fenceTimer: NodeJS.Timeout | null = null;
+  /** Registers this controller with the active one when that is another node. */
+  private readonly registrationManager: ControllerRegistrationManager | null = null;
   private fencing = false;
 
   private constructor(
@@ -168,6 +171,20 @@ export class QuorumController {
   ) {
     this.logger = opts.logger ?? silentLogger;
     this.incarnationId = opts.incarnationId ?? randomUuid();
+    if (opts.controllerListeners && opts.controllerListeners.length > 0) {
+      this.registrationManager = new ControllerRegistrationManager({
+        nodeId: opts.nodeId,
+        incarnationId: this.incarnationId,
+        listeners: opts.controllerListeners.map(toEndpoint),
+        features: supportedFeatureRanges(),
+        quorum,
+        image: () => this.loader.image,
+        requestTimeoutMs: opts.quorumTimeouts?.requestTimeoutMs ?? 2000,
+        retryBackoffMs: 500,
+        log: (level, msg) => (level === 'WARN' ? this.logger.warn(msg) : this.logger.info(msg)),
+      });
+      this.registrationManager.start();
+    }
   }
 
   /**
@@ -744,6 +761,7 @@ export class QuorumController {
     if (this.closed) return;
     if (this.fenceTimer) clearInterval(this.fenceTimer);
     this.fenceTimer = null;
+    this.registrationManager?.close();
     await this.queue.run(async () => {
       this.closed = true;
       if (this.opts.snapshotOnClose !== false && this.loader.recordsSinceSnapshot > 0) await this.writeSnapshot();

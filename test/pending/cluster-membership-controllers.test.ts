@@ -1,0 +1,67 @@
+// PENDING (outside npm test): needs a three-voter quorum that commits (A1/A2); on 2026-12-01 21:47 the
+// elected leader of three tkafka controllers never committed its bootstrap records, so nothing registers.
+// Three tkafka controller-only nodes (static voters): whichever is elected registers itself as it
+// activates, and the two others register with it over ControllerRegistration (Kafka's
+// ControllerRegistrationManager), so DescribeCluster on any controller (and
+// `tkafka cluster list-endpoints --bootstrap-controller`) lists all three controllers.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execa } from 'execa';
+import { startCluster, tkafkaLauncher, waitForLeader, type Cluster } from '../helpers/cluster.js';
+import { RawClient } from '../helpers/raw-client.js';
+import { REPO_ROOT } from '../helpers/spec-models.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { ApiKey } from '../../src/protocol/generated/apis.js';
+
+let cluster: Cluster | null = null;
+after(async () => {
+  await cluster?.cleanup();
+});
+
+async function controllersListedBy(port: number): Promise<number[]> {
+  const c = await RawClient.connect(port);
+  try {
+    const d = await c.request(ApiKey.DescribeCluster, 1, {
+      includeClusterAuthorizedOperations: false,
+      endpointType: 2,
+      includeFencedBrokers: false,
+    });
+    return d.errorCode === 0 ? d.brokers.map((b) => b.brokerId).sort() : [];
+  } finally {
+    c.close();
+  }
+}
+
+test('every controller of a three-controller quorum is registered and listed', async () => {
+  cluster = await startCluster({
+    launcher: tkafkaLauncher,
+    quorum: 'static',
+    nodes: [
+      { id: 1, roles: 'controller' },
+      { id: 2, roles: 'controller' },
+      { id: 3, roles: 'controller' },
+    ],
+  });
+  const c = cluster;
+  await waitForLeader(c);
+  for (const n of c.controllers) {
+    await waitFor(async () => (await controllersListedBy(n.controllerPort)).join(',') === '1,2,3', {
+      what: `controller ${n.id} to list controllers 1, 2 and 3`,
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    }).catch((e: Error) => {
+      throw new Error(`${e.message}\n${c.logs(3000)}`);
+    });
+  }
+  const listed = await execa(
+    'node',
+    ['bin/tkafka', 'cluster', 'list-endpoints', '--bootstrap-controller', c.controllerBootstrap()],
+    { cwd: REPO_ROOT, reject: false, all: true },
+  );
+  assert.equal(listed.exitCode, 0, listed.all);
+  for (const n of c.controllers)
+    assert.match(
+      String(listed.all),
+      new RegExp(`^${n.id}\\s+127\\.0\\.0\\.1\\s+${n.controllerPort}\\s+null\\s+controller`, 'm'),
+    );
+});
