@@ -36,6 +36,8 @@ export const FORWARDABLE_APIS: ReadonlySet<number> = new Set([
   ApiKey.UpdateFeatures,
   ApiKey.UnregisterBroker,
   ApiKey.AllocateProducerIds,
+  ApiKey.AddRaftVoter,
+  ApiKey.RemoveRaftVoter,
 ]);
 
 const ENVELOPE = apiByKey(ApiKey.Envelope)!;
