@@ -139,3 +139,22 @@ test('an observer whose log diverges from the leader (an older epoch running pas
   assert.ok(!second.topics.has('never-committed'), 'the diverging batch was truncated, never delivered');
   assert.equal(q2.log.lastEpoch, current.epoch);
 });
+
+test('an observer keeps following across a leader restart (reconnects, adopts the new epoch)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tkafka-observer-'));
+  dirs.push(dir);
+  const seen: Seen = { topics: new Set(), snapshots: [] };
+  const q = await observe(dir, seen);
+  await waitFor(() => seen.topics.has('after-divergence') || null, { what: 'catch-up', timeoutMs: 20_000 });
+  const epochBefore = q.leaderEpoch;
+  const controllerPort = node.controllerPort;
+  await node.restart();
+  assert.equal(node.controllerPort, controllerPort, 'the node came back on its controller port');
+  await createTopic('after-leader-restart');
+  await waitFor(() => seen.topics.has('after-leader-restart') || null, {
+    what: 'the observer to follow the restarted leader',
+    timeoutMs: 30_000,
+  });
+  assert.ok(q.leaderEpoch > epochBefore, `epoch ${q.leaderEpoch} after ${epochBefore}`);
+  assert.equal(q.leaderId, 1);
+});
