@@ -67,6 +67,8 @@ export interface FollowerFetcherOptions {
   readonly onSnapshot: (id: OffsetAndEpoch, bytes: Buffer) => Promise<void>;
   /** Batches appended (the log end moved). */
   readonly onAppended?: () => void;
+  /** A fetch answered by the leader without error (FollowerState's fetch timer restarts). */
+  readonly onFetched?: () => void;
   readonly now?: () => number;
   readonly logger?: { info(msg: string): void; warn(msg: string): void };
 }
@@ -224,6 +226,7 @@ export class FollowerFetcher {
     const hint: LeaderHint = ep
       ? { leaderId, epoch: leaderEpoch, host: ep.host, port: ep.port }
       : { leaderId, epoch: leaderEpoch };
+    if (leaderEpoch < this.leader.epoch) return this.opts.retryBackoffMs; // a stale answer (maybeHandleCommonResponse)
     const leaderError =
       p.errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER ||
       p.errorCode === ErrorCode.FENCED_LEADER_EPOCH ||
@@ -245,6 +248,7 @@ export class FollowerFetcher {
     }
     if (leaderId !== this.leader.leaderId) return 0; // answered by a node that is not the leader
     this.lastSuccess = this.now();
+    this.opts.onFetched?.();
     if (p.divergingEpoch.epoch >= 0) {
       await this.truncateToEndOffset({ offset: Number(p.divergingEpoch.endOffset), epoch: p.divergingEpoch.epoch });
       return 0;
