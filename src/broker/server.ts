@@ -2,19 +2,14 @@
 // listeners. Metadata changes flow one way: the controller publishes, the broker side reacts.
 import { ensureFormatted } from './storage/ensure-formatted.js';
 import type { ServerConfig } from '../config/load.js';
-import { effectiveTopicConfig } from '../config/topic-configs.js';
 import { QuorumController } from './controller/index.js';
 import { ControllerOnlyServer } from './controller-server.js';
-import { BrokerOnlyServer } from './broker-server.js';
-import type { MetadataPublisher, MetadataUpdate } from './metadata/events.js';
-import { ConfigResourceType, type MetadataImage } from './metadata/image.js';
+import { BrokerOnlyServer, partitionPublisher, topicLogConfig } from './broker-server.js';
 import { LogManager } from './log/log-manager.js';
-import { logConfigFromProps, type LogConfig } from './log/log-config.js';
 import { HandlerRegistry } from './api/registry.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
 import { ReplicaManager } from './replication/replica-manager.js';
-import { applyPartitionImage } from './replication/metadata-sync.js';
 import { createProducerStateHook } from './replication/eos.js';
 import { registerTxnHandlers } from './api/register-txn.js';
 import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glue.js';
@@ -132,17 +127,10 @@ export class BrokerServer {
       } as never,
     });
 
-    const topicLogConfig = (image: MetadataImage, topic: string): LogConfig => {
-      const overrides = image.configs.get(`${ConfigResourceType.Topic}:${topic}`) ?? new Map<string, string>();
-      const eff = effectiveTopicConfig(config, Object.fromEntries(overrides));
-      const props: Record<string, string> = {};
-      for (const [k, e] of eff) if (e.value !== null) props[k] = e.value;
-      return logConfigFromProps(props);
-    };
     const logManager = new LogManager({
       logDirs: config.logDirs,
-      defaultConfig: topicLogConfig(controller.image, ''),
-      topicConfig: (topic) => topicLogConfig(controller.image, topic),
+      defaultConfig: topicLogConfig(config, controller.image, ''),
+      topicConfig: (topic) => topicLogConfig(config, controller.image, topic),
       retentionCheckIntervalMs: Number(config.getLong('log.retention.check.interval.ms')),
       cleanerEnabled: config.getBoolean('log.cleaner.enable'),
       cleanerBackoffMs: Number(config.getLong('log.cleaner.backoff.ms')),
@@ -159,32 +147,7 @@ export class BrokerServer {
     });
 
     // The broker side follows the metadata: partitions appear and disappear as records commit.
-    const publisher: MetadataPublisher = {
-      name: 'broker-partitions',
-      onMetadataUpdate: async (u: MetadataUpdate) => {
-        for (const ev of u.events) {
-          if (ev.type === 'partitionsCreated') {
-            for (const p of ev.partitions)
-              await applyPartitionImage(replicas, ev.topic.name, ev.topic.id, p, u.image.topicConfigs(ev.topic.name));
-          } else if (ev.type === 'partitionsChanged') {
-            for (const { current } of ev.partitions)
-              await applyPartitionImage(
-                replicas,
-                ev.topic.name,
-                ev.topic.id,
-                current,
-                u.image.topicConfigs(ev.topic.name),
-              );
-          } else if (ev.type === 'topicDeleted') {
-            await replicas.deletePartitions(ev.topic.name, [...ev.topic.partitions.keys()]);
-          } else if (ev.type === 'configChanged' && ev.resourceType === ConfigResourceType.Topic) {
-            logManager.updateTopicConfig(ev.resourceName, topicLogConfig(u.image, ev.resourceName));
-            replicas.updateTopicConfig(ev.resourceName, u.image.topicConfigs(ev.resourceName));
-          }
-        }
-      },
-    };
-    await controller.addPublisher(publisher);
+    await controller.addPublisher(partitionPublisher(config, replicas, logManager));
 
     const services: BrokerServices = {
       config,
