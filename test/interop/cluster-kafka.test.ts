@@ -59,7 +59,7 @@ test('Kafka: a controller that was down catches up from the log, then from a sna
     throw new Error(`${e.message}\n${cluster.logs(3000)}`);
   });
   t.diagnostic(
-    `Apache Kafka: node ${f.node} caught up from the log in ${f.fromLogMs} ms; killed at offset ${f.endOffsetWhenKilled}, ` +
+    `Apache Kafka: node ${f.node} caught up ${f.fromLogCertain ? 'from the log' : 'from the log or a snapshot (the log start moved meanwhile)'} in ${f.fromLogMs} ms; killed at offset ${f.endOffsetWhenKilled}, ` +
       `restarted when the leader's oldest segment began at ${f.leaderOldestSegment}, caught up in ${f.fromSnapshotMs} ms (snapshot ${f.snapshotOffsetAfter})`,
   );
 });

@@ -85,7 +85,7 @@ test('tkafka: a controller that was down catches up from the log, then from a sn
     throw new Error(`${e.message}\n${cluster.logs(3000)}`);
   });
   t.diagnostic(
-    `tkafka: node ${f.node} caught up from the log in ${f.fromLogMs} ms; from a snapshot (${f.snapshotOffsetAfter}) in ${f.fromSnapshotMs} ms`,
+    `tkafka: node ${f.node} caught up ${f.fromLogCertain ? 'from the log' : 'from the log or a snapshot'} in ${f.fromLogMs} ms; from a snapshot (${f.snapshotOffsetAfter}) in ${f.fromSnapshotMs} ms`,
   );
 });
 

@@ -18,15 +18,19 @@ import {
 } from '../../helpers/cluster.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
+/** metadata.max.retention.ms of the catch-up scenario. */
+export const METADATA_RETENTION_MS = 90_000;
+
 /**
- * Settings that make the metadata log roll, snapshot and drop old segments within a minute, so a
- * node that was down must catch up from a snapshot (Kafka's raft cleaner runs every 60 s).
+ * Settings that make the metadata log roll every second, snapshot every 2 s and drop what is older
+ * than METADATA_RETENTION_MS (by time only; Kafka's raft cleaner runs every 60 s): a node down for
+ * well under that catches up from the log, one down for minutes from a snapshot.
  */
 export const FAST_SNAPSHOT_SETTINGS: Record<string, string> = {
   'metadata.log.segment.ms': '1000',
   'metadata.log.max.snapshot.interval.ms': '2000',
-  'metadata.max.retention.ms': '1000',
-  'metadata.max.retention.bytes': '1',
+  'metadata.max.retention.ms': String(METADATA_RETENTION_MS),
+  'metadata.max.retention.bytes': '-1',
 };
 
 /** broker.session.timeout.ms and broker.heartbeat.interval.ms of the fencing scenario. */
@@ -160,6 +164,12 @@ export interface CatchUpFigures {
   leaderOldestSegment: bigint;
   /** Milliseconds from the restart to caught up: from the log, then from a snapshot. */
   fromLogMs: number;
+  /**
+   * Whether the first catch-up was certainly from the log: the leader still had the offsets when
+   * it was done (its raft cleaner, every 60 s, may have moved the log start during the restart,
+   * and then the first catch-up was from a snapshot too).
+   */
+  fromLogCertain: boolean;
   fromSnapshotMs: number;
   snapshotOffsetAfter: bigint;
 }
@@ -183,13 +193,16 @@ export async function catchUpScenario(cluster: Cluster, prefix: string): Promise
   assert.ok(follower, 'a running follower');
   await waitCaughtUp(cluster, follower);
 
-  // 1. from the log
+  // 1. from the log (certainly so when, once it has caught up, the leader's oldest segment still
+  // begins at or before the offset it stopped at: a log start only moves forward)
+  const endOffsetBefore = await endOffsetOf(cluster, follower);
   await follower.kill();
   assert.equal(await createTopic(cluster, `${prefix}-log`), 0);
   let t = Date.now();
   await follower.start();
-  await waitCaughtUp(cluster, follower);
+  const caught = await waitCaughtUp(cluster, follower);
   const fromLogMs = Date.now() - t;
+  const fromLogCertain = oldestSegmentOffset(cluster.node(caught.leaderId)) <= endOffsetBefore;
 
   // 2. from a snapshot
   await waitCaughtUp(cluster, follower);
@@ -205,7 +218,7 @@ export async function catchUpScenario(cluster: Cluster, prefix: string): Promise
     },
     {
       what: `the leader's log start to move past offset ${endOffset} (raft cleaner: every 60 s)`,
-      timeoutMs: 150_000,
+      timeoutMs: METADATA_RETENTION_MS + 180_000,
       intervalMs: 500,
     },
   );
@@ -222,6 +235,7 @@ export async function catchUpScenario(cluster: Cluster, prefix: string): Promise
     endOffsetWhenKilled: endOffset,
     leaderOldestSegment: oldest,
     fromLogMs,
+    fromLogCertain,
     fromSnapshotMs,
     snapshotOffsetAfter,
   };
