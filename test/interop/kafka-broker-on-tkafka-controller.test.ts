@@ -112,6 +112,16 @@ test('an Apache Kafka 4.4.0 broker registers with, is fenced and unfenced by, an
   assert.equal(consumed.exitCode, 0, consumed.stderr);
   assert.deepEqual(consumed.stdout.trim().split('\n').sort(), [...lines].sort());
 
+  // what the Kafka broker said about the tkafka controller so far (for the record)
+  const complaints = broker
+    .logs(200_000)
+    .split('\n')
+    .filter((l) => /\b(WARN|ERROR)\b/.test(l) && /controller|Controller|AssignReplicasToDirs|Unsupported/.test(l))
+    .filter((l) => !/is defined in broker\. It should be defined in the controller role/.test(l));
+  console.log(
+    `Kafka broker WARN/ERROR lines about the controller: ${complaints.length}\n${complaints.slice(0, 10).join('\n')}`,
+  );
+
   // kill -9: the tkafka controller fences the broker once its session expires
   const killedAt = Date.now();
   await broker.kill();
