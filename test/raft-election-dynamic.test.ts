@@ -37,7 +37,7 @@ test('a dynamic quorum of three elects a leader, refuses forged requests, and fa
     leaderId: q.leaderId,
     leaderEpoch: q.leaderEpoch,
   };
-  await waitUntilFollowing(target);
+  await waitUntilFollowing(target, cluster.node(q.leaderId).controllerPort);
   assert.deepEqual(await probeElectionRequests(target), expectedProbeAnswers(target));
 
   const old = cluster.node(q.leaderId);

@@ -4,10 +4,19 @@
 // log is behind) are refused with Kafka's codes and grant no vote; after kill -9 of the leader
 // another voter is elected (the time from the kill to the new leader answering DescribeQuorum is
 // printed, not asserted); the killed voter, restarted, follows the new leader.
-// Log replication (A2's fetcher) is not asserted here: without it a multi-voter leader commits nothing.
+// Records committed before the kill (a topic) are in every survivor's image and the restarted voter's.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeQuorum, startCluster, tkafkaLauncher, waitForLeader, type Cluster } from './helpers/cluster.js';
+import {
+  createTopic,
+  describeQuorum,
+  startCluster,
+  tkafkaLauncher,
+  topicIds,
+  waitForLeader,
+  type Cluster,
+  type ClusterNode,
+} from './helpers/cluster.js';
 import { expectedProbeAnswers, probeElectionRequests, waitUntilFollowing } from './helpers/raft-election-probes.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -43,7 +52,7 @@ test('three voters elect one leader; forged election requests are refused with K
     leaderId: q.leaderId,
     leaderEpoch: q.leaderEpoch,
   };
-  await waitUntilFollowing(target);
+  await waitUntilFollowing(target, cluster.node(q.leaderId).controllerPort);
   const answers = await probeElectionRequests(target);
   console.log(JSON.stringify(answers, null, 1));
   assert.deepEqual(answers, expectedProbeAnswers(target));
@@ -54,6 +63,17 @@ test('three voters elect one leader; forged election requests are refused with K
 
 test('kill -9 of the leader: another voter is elected; the restarted voter follows it', async () => {
   const q = await waitForLeader(cluster, { timeoutMs: 60_000 });
+  // committed through the quorum before the kill: in every voter's image
+  await createTopic(cluster, 'before-kill');
+  const everywhere = (nodes: readonly ClusterNode[], topic: string) =>
+    waitFor(
+      async () => {
+        for (const n of nodes) if (!(await topicIds(n.port, [topic]))?.has(topic)) return null;
+        return true;
+      },
+      { what: `${topic} in the image of nodes ${nodes.map((n) => n.id).join(',')}`, timeoutMs: 60_000 },
+    );
+  await everywhere(cluster.nodes, 'before-kill');
   const old = cluster.node(q.leaderId);
   const t0 = Date.now();
   await old.kill();
@@ -69,6 +89,10 @@ test('kill -9 of the leader: another voter is elected; the restarted voter follo
   );
   assert.notEqual(next.leaderId, old.id);
   assert.ok(next.leaderEpoch > q.leaderEpoch);
+  const survivors = cluster.nodes.filter((n) => n.id !== old.id);
+  await everywhere(survivors, 'before-kill');
+  await createTopic(cluster, 'after-kill');
+  await everywhere(survivors, 'after-kill');
 
   await old.start();
   const following = `Following leader ${next.leaderId} in epoch ${next.leaderEpoch}`;
@@ -76,6 +100,7 @@ test('kill -9 of the leader: another voter is elected; the restarted voter follo
     what: `node ${old.id}: "${following}"`,
     timeoutMs: 60_000,
   });
+  await everywhere([old], 'after-kill');
   const after = await waitForLeader(cluster, { timeoutMs: 10_000 });
   assert.deepEqual(
     [after.leaderId, after.leaderEpoch],

@@ -8,6 +8,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { ZERO_UUID } from '../../src/protocol/uuid.js';
 import { RawClient } from './raw-client.js';
 import { waitFor } from './wait-for.js';
+import { describeQuorum } from './cluster.js';
 
 const TOPIC = '__cluster_metadata';
 const OTHER_CLUSTER = 'AAAAAAAAAAAAAAAAAAAAAw';
@@ -191,21 +192,25 @@ export function expectedProbeAnswers(t: ProbeTarget): Record<ProbeName, ProbeAns
 }
 
 /**
- * Waits until the probed voter names the leader (its answer to a stale BeginQuorumEpoch, which
- * changes nothing, carries its current leader): a voter learns of a new leader a little after the
- * leader answers DescribeQuorum.
+ * Waits until the probed voter follows the leader: it names the leader (its answer to a stale
+ * BeginQuorumEpoch, which changes nothing, carries its current leader) and the leader's
+ * DescribeQuorum shows it has fetched the epoch's first batch (a voter learns of a new leader, and
+ * then fetches, a little after the leader answers DescribeQuorum).
  */
-export async function waitUntilFollowing(t: ProbeTarget, timeoutMs = 30_000): Promise<void> {
+export async function waitUntilFollowing(t: ProbeTarget, leaderPort: number, timeoutMs = 30_000): Promise<void> {
   await waitFor(
     async () => {
       const c = await RawClient.connect(t.port).catch(() => null);
       if (!c) return null;
       try {
         const r = answer(await c.request(ApiKey.BeginQuorumEpoch, 1, beginBody(t, t.clusterId, t.leaderEpoch - 1)));
-        return r.leaderId === t.leaderId && r.leaderEpoch === t.leaderEpoch ? true : null;
+        if (r.leaderId !== t.leaderId || r.leaderEpoch !== t.leaderEpoch) return null;
       } finally {
         c.close();
       }
+      const q = await describeQuorum(leaderPort);
+      const v = q?.voters.find((x) => x.replicaId === t.voterId);
+      return v && v.logEndOffset > 0n ? true : null;
     },
     { what: `voter ${t.voterId} following leader ${t.leaderId} in epoch ${t.leaderEpoch}`, timeoutMs },
   );

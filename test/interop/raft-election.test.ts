@@ -32,7 +32,7 @@ test('Apache Kafka 4.4.0 voters answer the forged election requests as tkafka do
     leaderId: q.leaderId,
     leaderEpoch: q.leaderEpoch,
   };
-  await waitUntilFollowing(target);
+  await waitUntilFollowing(target, cluster.node(q.leaderId).controllerPort);
   const answers = await probeElectionRequests(target);
   console.log(`Kafka leader ${q.leaderId} epoch ${q.leaderEpoch}:\n${JSON.stringify(answers, null, 1)}`);
   assert.deepEqual(answers, expectedProbeAnswers(target));

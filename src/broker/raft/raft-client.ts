@@ -13,10 +13,11 @@
 // Replication is A2's. The leader side (raft/leader-fetch.ts, one LeaderFetch per epoch) serves
 // Fetch/FetchSnapshot through `fetchServer` and tracks each replica's progress; the high watermark
 // is the offset a majority of voters have fetched past, once it is past the epoch start
-// (replica-progress.ts). The follower side is `replication` (A2's follower fetcher): started and
-// stopped per (leader, epoch), it reports successful fetches with onFollowerFetch. Without it a
-// follower treats the leader's periodic BeginQuorumEpoch as its sign of life, so elections and
-// leader failover work, but a leader of several voters commits nothing.
+// (replica-progress.ts). A follower runs A2's FollowerFetcher to the leader of its epoch: batches
+// appended as follower (truncated on divergence, a snapshot downloaded when behind the leader's log
+// start), the leader's high watermark delivered to listeners, and each successful fetch restarting
+// the fetch timer. With an injected `sender` (no channel) a follower has no fetcher and treats the
+// leader's periodic BeginQuorumEpoch as its sign of life.
 //
 // Every state change runs on one SerialQueue; an append waits for its commit outside the queue.
 
@@ -63,6 +64,8 @@ import { ChannelRaftSender, type RaftDestination, type RaftSender } from './elec
 import { RaftChannel } from './channel.js';
 import { LeaderFetch, serveFetch, serveFetchSnapshot, type RaftStateView } from './leader-fetch.js';
 import { ReplicaProgress } from './replica-progress.js';
+import { FollowerFetcher, type LeaderHint } from './follower-fetcher.js';
+import { atomicWriteFile } from '../../storage/file-ops.js';
 import {
   METADATA_PARTITION_DIR,
   METADATA_TOPIC_ID,
@@ -86,13 +89,6 @@ export interface StaticVoter {
   readonly port: number;
 }
 
-/** A2's replication, started and stopped by the client as its state changes. */
-export interface RaftReplication {
-  /** This node follows `leaderId` in `epoch`: fetch from it until stopFollowing(). */
-  startFollowing(leaderId: number, epoch: number, endpoints: readonly RaftEndpoint[]): void;
-  stopFollowing(): void;
-}
-
 export interface RaftClientOptions {
   readonly metadataLogDir: string;
   readonly nodeId: number;
@@ -108,8 +104,8 @@ export interface RaftClientOptions {
   readonly indexIntervalBytes?: number;
   readonly snapshotsToKeep?: number;
   readonly retentionBytes?: number;
+  /** Election RPCs (tests); by default they go over the client's RaftChannel, which also fetches as follower. */
   readonly sender?: RaftSender;
-  readonly replication?: RaftReplication;
   readonly random?: () => number;
   readonly now?: () => number;
   readonly logger?: Logger;
@@ -154,6 +150,11 @@ export class RaftClient implements Quorum {
   private started = false;
   private closed = false;
   private lastFiredLeader: LeaderAndEpoch = { leaderId: -1, epoch: -1 };
+  private readonly channel: RaftChannel | null;
+  /** Follower: the fetch loop to the leader (A2's follower-fetcher.ts); one at a time. */
+  private fetcher: FollowerFetcher | null = null;
+  /** Resolves when every fetcher stopped so far has stopped (fetchers start only after it). */
+  private fetcherIdle: Promise<void> = Promise.resolve();
   /** The leader side of raft Fetch/FetchSnapshot for the current epoch (A2's leader-fetch.ts). */
   private leaderFetch: LeaderFetch | null = null;
   private readonly view: RaftStateView = {
@@ -187,17 +188,16 @@ export class RaftClient implements Quorum {
     this.random = opts.random ?? Math.random;
     this.logger = opts.logger ?? silentLogger;
     this.t = { ...DEFAULT_QUORUM_TIMEOUTS, ...opts.timeouts };
-    this.sender =
-      opts.sender ??
-      new ChannelRaftSender(
-        new RaftChannel({
+    this.channel = opts.sender
+      ? null
+      : new RaftChannel({
           nodeId: opts.nodeId,
           listenerName: opts.controllerListeners?.[0]?.name ?? 'CONTROLLER',
           requestTimeoutMs: this.t.requestTimeoutMs,
           retryBackoffMs: this.t.retryBackoffMs,
           now: this.now,
-        }),
-      );
+        });
+    this.sender = opts.sender ?? new ChannelRaftSender(this.channel!);
     this.timer = new Deadline(this.now);
     this.beginTimer = new Deadline(this.now);
     this.sm = new QuorumStateMachine({
@@ -419,6 +419,7 @@ export class RaftClient implements Quorum {
   }
 
   private async startProspective(): Promise<void> {
+    this.stopFetcher();
     const election = await this.sm.toProspective();
     this.timer.reset(randomElectionTimeoutMs(this.t, this.random));
     await this.afterVote(election);
@@ -566,7 +567,7 @@ export class RaftClient implements Quorum {
 
   private async becomeUnattached(epoch: number): Promise<void> {
     const wasLeader = this.sm.is('Leader');
-    this.opts.replication?.stopFollowing();
+    this.stopFetcher();
     await this.sm.toUnattached(epoch);
     if (wasLeader) this.failPending('This node is no longer the metadata leader.');
     this.stopLeading();
@@ -583,12 +584,15 @@ export class RaftClient implements Quorum {
     this.electionRetries = 0;
     this.timer.reset(this.t.fetchTimeoutMs);
     this.logger.info(`Following leader ${leaderId} in epoch ${epoch}`);
-    this.opts.replication?.startFollowing(leaderId, epoch, endpoints);
+    this.startFetcher(leaderId, epoch, endpoints);
     this.fireLeaderChange();
     this.schedule(this.timer.remainingMs());
   }
 
   private async becomeLeader(election: EpochElection): Promise<void> {
+    // the last fetcher's in-flight append must be done before this node writes its epoch start
+    this.stopFetcher();
+    await this.fetcherIdle;
     await this.sm.toLeader(this.localEndpoints);
     this.electionRetries = 0;
     const epoch = this.sm.epoch;
@@ -719,18 +723,93 @@ export class RaftClient implements Quorum {
     }
   }
 
-  // ------------------------------------------------------------------ replication hooks (A2)
+  // ------------------------------------------------------------------ follower fetching (A2's FollowerFetcher)
 
-  /** Follower side: a fetch from the leader succeeded; `highWatermark` is the leader's. */
-  onFollowerFetch(highWatermark: number): Promise<void> {
-    return this.queue.run(async () => {
-      if (!this.sm.is('Follower')) return;
-      this.sm.state.hasFetchedFromLeader = true;
-      this.timer.reset(this.t.fetchTimeoutMs);
-      this.schedule(this.timer.remainingMs());
-      const hw = Math.min(highWatermark, this.log.logEndOffset);
-      if (hw > this.hw) await this.setHighWatermark(hw);
+  /**
+   * Fetches from `leaderId` in `epoch` until the state changes. The fetcher's callbacks never wait
+   * for the client's queue, so the queue may wait for a fetcher to stop (becomeLeader).
+   */
+  private startFetcher(leaderId: number, epoch: number, endpoints: readonly RaftEndpoint[]): void {
+    this.stopFetcher();
+    const channel = this.channel;
+    if (!channel || this.closed) return;
+    for (const v of this.voters) {
+      const d = v.id === this.nodeId ? null : this.destination(v);
+      if (d) channel.setVoterEndpoint(d.id, d.host, d.port);
+    }
+    const ep = endpoints.find((e) => e.name === this.listenerName) ?? endpoints[0];
+    const leader: LeaderHint = ep ? { leaderId, epoch, host: ep.host, port: ep.port } : { leaderId, epoch };
+    const f: FollowerFetcher = new FollowerFetcher({
+      channel,
+      log: this.log,
+      clusterId: this.opts.clusterId,
+      nodeId: this.nodeId,
+      directoryId: this.directoryId,
+      snapshots: () => this.snapshots,
+      leader,
+      discovery: this.voters.filter((v) => v.id !== this.nodeId).map((v) => ({ voterId: v.id })),
+      fetchTimeoutMs: this.t.fetchTimeoutMs,
+      retryBackoffMs: this.t.retryBackoffMs,
+      now: this.now,
+      logger: this.logger,
+      onFetched: () => {
+        if (this.fetcher !== f || !this.sm.is('Follower') || this.sm.leaderId !== leaderId) return;
+        this.sm.state.hasFetchedFromLeader = true;
+        this.timer.reset(this.t.fetchTimeoutMs);
+        this.schedule(this.timer.remainingMs());
+      },
+      onHighWatermark: (hw) => {
+        if (this.fetcher !== f) return;
+        this.queue
+          .run(async () => {
+            if (this.fetcher === f && hw > this.hw) await this.setHighWatermark(Math.min(hw, this.log.logEndOffset));
+          })
+          .catch((e) => this.logger.error('Follower commit failed', e));
+      },
+      onSnapshot: (id, bytes) => this.installSnapshot(id, bytes),
+      onLeader: (hint) => {
+        if (this.fetcher !== f || hint.leaderId < 0 || hint.epoch <= this.sm.epoch) return;
+        const eps =
+          hint.host !== undefined && hint.port !== undefined
+            ? [{ name: this.listenerName, host: hint.host, port: hint.port }]
+            : [];
+        this.queue
+          .run(() => this.maybeTransition(hint.leaderId, hint.epoch, eps))
+          .catch((e) => this.logger.error('Leader hint handling failed', e));
+      },
     });
+    this.fetcher = f;
+    this.fetcherIdle = this.fetcherIdle.then(() => {
+      if (this.fetcher === f && !this.closed) f.start();
+    });
+  }
+
+  private stopFetcher(): void {
+    const f = this.fetcher;
+    if (!f) return;
+    this.fetcher = null;
+    this.fetcherIdle = this.fetcherIdle.then(() => f.stop()).catch(() => undefined);
+  }
+
+  /** A snapshot downloaded from the leader replaces everything delivered (the fetcher then restarts the log at it). */
+  private async installSnapshot(id: OffsetAndEpoch, bytes: Buffer): Promise<void> {
+    await atomicWriteFile(path.join(this.dir, snapshotFileName(id)), bytes);
+    this.snapshots = [...this.snapshots.filter((s) => s.offset !== id.offset || s.epoch !== id.epoch), id].sort(
+      (a, b) => a.offset - b.offset || a.epoch - b.epoch,
+    );
+    const loaded = await readSnapshotFile(path.join(this.dir, snapshotFileName(id)));
+    if (loaded.voters) this.votersRecord = loaded.voters;
+    if (loaded.kraftVersion > 0) this.kraftVersionInLog = loaded.kraftVersion;
+    for (const l of this.listeners) {
+      l.handleLoadSnapshot?.({
+        id,
+        lastContainedLogTimestamp: loaded.lastContainedLogTimestamp,
+        records: loaded.records,
+      });
+    }
+    this.nextDelivery = id.offset;
+    if (id.offset > this.hw) this.hw = id.offset;
+    this.logger.info(`Fetched metadata snapshot ${snapshotFileName(id)} (${bytes.length} bytes)`);
   }
 
   /** LeaderState.maybeUpdateHighWatermark: the majority's offset, once past the epoch start. */
@@ -917,7 +996,7 @@ export class RaftClient implements Quorum {
           : (this.voters.find((v) => v.id === p.leaderId)?.endpoints ?? []);
       if (p.leaderId !== this.nodeId) await this.maybeTransition(p.leaderId, p.leaderEpoch, endpoints);
       // Stopgap until A2's fetcher reports fetches: the leader's BeginQuorumEpoch is its sign of life.
-      if (!this.opts.replication && this.sm.is('Follower') && this.sm.leaderId === p.leaderId) {
+      if (!this.channel && this.sm.is('Follower') && this.sm.leaderId === p.leaderId) {
         this.sm.state.hasFetchedFromLeader = true;
         this.timer.reset(this.t.fetchTimeoutMs);
         this.schedule(this.timer.remainingMs());
@@ -1046,9 +1125,11 @@ export class RaftClient implements Quorum {
     });
     this.closed = true;
     if (this.tickHandle) clearTimeout(this.tickHandle);
-    this.opts.replication?.stopFollowing();
+    this.stopFetcher();
     this.stopLeading();
     this.failPending('The metadata quorum is shutting down.');
+    // the fetcher's last request and append finish before the channel and the log close
+    await this.fetcherIdle;
     await this.queue.run(async () => {
       this.sender.close();
       await this.log.close();
