@@ -40,7 +40,8 @@ process.once('exit', () => {
 });
 
 /**
- * One Apache Kafka 4.4.0 controller-only JVM. `leaderPort` null: formatted `--standalone` (the
+ * One controller-only node: an Apache Kafka 4.4.0 JVM (`impl` 'kafka', the default) or a
+ * `tkafka server start` process ('tkafka'), each formatted by its own storage tool. `leaderPort` null: formatted `--standalone` (the
  * first voter, whose own endpoint is the bootstrap server); else `--no-initial-controllers` with
  * the first controller as bootstrap server. The CONTROLLER port must be known before formatting
  * (--standalone writes it into the bootstrap checkpoint), so when the JVM cannot bind it the
@@ -51,6 +52,7 @@ export async function startController(
   clusterId: string,
   id: number,
   leaderPort: number | null,
+  impl: 'kafka' | 'tkafka' = 'kafka',
 ): Promise<ControllerNode> {
   for (let attempt = 1; ; attempt++) {
     const port = await unusedPort();
@@ -74,33 +76,39 @@ export async function startController(
         '',
       ].join('\n'),
     );
-    const fmt = await runKafkaTool('kafka.tools.StorageTool', [
+    const formatArgs = [
       'format',
       '-t',
       clusterId,
       '-c',
       configFile,
       leaderPort === null ? '--standalone' : '--no-initial-controllers',
-    ]);
+    ];
+    const fmt =
+      impl === 'kafka'
+        ? await runKafkaTool('kafka.tools.StorageTool', formatArgs)
+        : await execa('node', [join(REPO_ROOT, 'bin', 'tkafka'), 'storage', ...formatArgs], { reject: false });
     assert.equal(fmt.exitCode, 0, `format of controller ${id}: ${fmt.stdout}${fmt.stderr}`);
     const directoryId = /^directory\.id=(\S+)$/m.exec(readFileSync(join(dataDir, 'meta.properties'), 'utf8'))![1]!;
     writeFileSync(join(dir, 'log4j2.properties'), LOG4J(logDir));
     const out = openSync(join(logDir, 'console.log'), 'a');
     const child = spawn(
-      'java',
-      [
-        '-Xmx256m',
-        '-Xms256m',
-        '-XX:+UseG1GC',
-        '-Xshare:auto',
-        '-Djava.awt.headless=true',
-        `-Dlog4j2.configurationFile=${join(dir, 'log4j2.properties')}`,
-        `-Dkafka.logs.dir=${logDir}`,
-        '-cp',
-        `${kafkaLibDir()}/*`,
-        'kafka.Kafka',
-        configFile,
-      ],
+      impl === 'kafka' ? 'java' : process.execPath,
+      impl === 'tkafka'
+        ? [join(REPO_ROOT, 'bin', 'tkafka'), 'server', 'start', configFile]
+        : [
+            '-Xmx256m',
+            '-Xms256m',
+            '-XX:+UseG1GC',
+            '-Xshare:auto',
+            '-Djava.awt.headless=true',
+            `-Dlog4j2.configurationFile=${join(dir, 'log4j2.properties')}`,
+            `-Dkafka.logs.dir=${logDir}`,
+            '-cp',
+            `${kafkaLibDir()}/*`,
+            'kafka.Kafka',
+            configFile,
+          ],
       { cwd: dir, stdio: ['ignore', out, out] },
     );
     closeSync(out);
@@ -122,11 +130,11 @@ export async function startController(
     const started = await waitFor(
       () => {
         const text = log();
-        if (/Socket server failed to bind to .*Address already in use/.test(text)) return 'bind';
+        if (/Socket server failed to bind to .*(EADDRINUSE|address already in use)/i.test(text)) return 'bind';
         if (/\] Kafka Server started/.test(text)) return 'started';
         return exited === null ? null : 'exited';
       },
-      { what: `Kafka controller ${id} to start`, timeoutMs: 180_000, intervalMs: 200 },
+      { what: `${impl} controller ${id} to start`, timeoutMs: 180_000, intervalMs: 200 },
     ).catch((e: Error) => {
       child.kill('SIGKILL');
       throw new Error(`${e.message}\n${log().slice(-4000)}`);
@@ -138,7 +146,7 @@ export async function startController(
     if (started === 'started') return { id, port, dir, configFile, directoryId, log, stop };
     await stop();
     if (started === 'bind' && attempt < 3) continue;
-    throw new Error(`Kafka controller ${id} did not start (${started}):\n${log().slice(-4000)}`);
+    throw new Error(`${impl} controller ${id} did not start (${started}):\n${log().slice(-4000)}`);
   }
 }
 

@@ -36,9 +36,11 @@ async function quorum(): Promise<QuorumInfo> {
 const ids = (rs: readonly { replicaId: number }[]): number[] => rs.map((r) => r.replicaId).sort((a, b) => a - b);
 
 async function waitForQuorum(voters: number[], observers: number[]): Promise<void> {
+  let last = 'no answer';
   await waitFor(
     async () => {
       const q = await quorum();
+      last = JSON.stringify(q, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
       return (
         JSON.stringify([ids(q.voters), ids(q.observers)]) === JSON.stringify([voters, observers]) &&
         q.highWatermark >= 0n &&
@@ -46,7 +48,9 @@ async function waitForQuorum(voters: number[], observers: number[]): Promise<voi
       );
     },
     { what: `voters ${voters} and observers ${observers}, all caught up`, timeoutMs: 120_000, intervalMs: 200 },
-  );
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}; the last DescribeQuorum: ${last}`);
+  });
 }
 
 /** --status with what moves between two calls masked (the follower lag time comes from fetch times). */

@@ -1,0 +1,210 @@
+// PENDING (test/pending is outside npm test's globs): issue 14 brief C step 3, the KIP-853 scenario of
+// test/interop/dynamic-quorum.test.ts on a tkafka quorum — a tkafka controller formatted --standalone,
+// two tkafka controllers formatted --no-initial-controllers added with `tkafka metadata-quorum
+// add-controller`, one removed with remove-controller, and Kafka's MetadataQuorumCommand printing the
+// same as tkafka's after each step. It waits for the raft client to lead voter changes: RaftClient
+// providing Quorum.voterChanges (raft/voter-changes.ts VoterChanges over its leader state: append the
+// VotersRecord control batch, follow voter-set changes in the log, call highWatermarkUpdated and close).
+// Until then add-controller is refused with UNSUPPORTED_VERSION (see dynamic-quorum-tkafka.test.ts).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomClusterId, runKafkaTool } from '../interop/helpers/apache-kafka.js';
+import { startController, tkafkaQuorum, type ControllerNode } from '../interop/dynamic-quorum-nodes.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { KafkaClient } from '../../src/client/client.js';
+import { describeQuorum, type QuorumInfo } from '../../src/tools/metadata-quorum/quorum.js';
+
+const QUORUM_TOOL = 'org.apache.kafka.tools.MetadataQuorumCommand';
+
+let root = '';
+let clusterId = '';
+const nodes: ControllerNode[] = [];
+const bootstrap = (): string => `127.0.0.1:${nodes[0]!.port}`;
+
+/** The quorum as DescribeQuorum reports it through the first controller (tkafka's client, in-process). */
+async function quorum(): Promise<QuorumInfo> {
+  const client = new KafkaClient({ bootstrapServers: [bootstrap()] });
+  try {
+    return await describeQuorum(client, 'controller');
+  } finally {
+    client.close();
+  }
+}
+
+const ids = (rs: readonly { replicaId: number }[]): number[] => rs.map((r) => r.replicaId).sort((a, b) => a - b);
+
+async function waitForQuorum(voters: number[], observers: number[]): Promise<void> {
+  let last = 'no answer';
+  await waitFor(
+    async () => {
+      const q = await quorum();
+      last = JSON.stringify(q, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+      return (
+        JSON.stringify([ids(q.voters), ids(q.observers)]) === JSON.stringify([voters, observers]) &&
+        q.highWatermark >= 0n &&
+        [...q.voters, ...q.observers].every((r) => r.logEndOffset === q.highWatermark)
+      );
+    },
+    { what: `voters ${voters} and observers ${observers}, all caught up`, timeoutMs: 120_000, intervalMs: 200 },
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}; the last DescribeQuorum: ${last}`);
+  });
+}
+
+/** --status with what moves between two calls masked (the follower lag time comes from fetch times). */
+const maskStatus = (s: string): string => s.replace(/^(MaxFollowerLagTimeMs:\s+)-?\d+$/m, '$1<ms>');
+
+/** --replication as rows of trimmed cells, the two timestamp columns reduced to "set" or -1. */
+const maskReplication = (s: string): string[][] =>
+  s
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l, i) =>
+      l
+        .split('\t')
+        .map((c) => c.trim())
+        .map((c, col) => (i > 0 && (col === 4 || col === 5) && c !== '-1' ? 'set' : c)),
+    );
+
+/** The message and the first line of the stack trace Kafka's tool prints for a failed call. */
+const firstLines = (stderr: string): string => `${stderr.split('\n').slice(0, 2).join('\n')}\n`;
+
+/** Both tools' --status and --replication on the same cluster, until they agree (a step may still settle). */
+async function compareDescribe(step: string): Promise<void> {
+  let last = '';
+  await waitFor(
+    async () => {
+      const conn = ['--bootstrap-controller', bootstrap()];
+      const [ks, ts, kr, tr] = [
+        await runKafkaTool(QUORUM_TOOL, [...conn, 'describe', '--status']),
+        await tkafkaQuorum([...conn, 'describe', '--status']),
+        await runKafkaTool(QUORUM_TOOL, [...conn, 'describe', '--replication']),
+        await tkafkaQuorum([...conn, 'describe', '--replication']),
+      ];
+      for (const r of [ks, ts, kr, tr]) assert.equal(r.exitCode, 0, `${step}: ${r.stdout}${r.stderr}`);
+      const same =
+        maskStatus(ks.stdout) === maskStatus(ts.stdout) &&
+        JSON.stringify(maskReplication(kr.stdout)) === JSON.stringify(maskReplication(tr.stdout));
+      last = `Kafka:\n${ks.stdout}${kr.stdout}tkafka:\n${ts.stdout}${tr.stdout}`;
+      return same;
+    },
+    { what: `${step}: the same describe output from both tools`, timeoutMs: 120_000, intervalMs: 500 },
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}\n${last}`);
+  });
+}
+
+before(async () => {
+  root = mkdtempSync(join(tmpdir(), 'tkafka-dynamic-quorum-tkafka-'));
+  clusterId = randomClusterId();
+  nodes.push(await startController(root, clusterId, 1, null, 'tkafka'));
+  // the two observers start together (a JVM start costs seconds)
+  nodes.push(
+    ...(await Promise.all([2, 3].map((id) => startController(root, clusterId, id, nodes[0]!.port, 'tkafka')))),
+  );
+  await waitForQuorum([1], [2, 3]);
+});
+
+after(async () => {
+  await Promise.all(nodes.map((n) => n.stop()));
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+test('a --standalone tkafka controller with two --no-initial-controllers observers: both tools describe it alike', async () => {
+  const q = await quorum();
+  assert.equal(q.leaderId, 1);
+  assert.deepEqual(
+    q.voters.map((v) => v.replicaDirectoryId),
+    [nodes[0]!.directoryId],
+  );
+  await compareDescribe('before any change');
+});
+
+test('tkafka add-controller makes the observers voters, as Kafka prints it', async () => {
+  for (const node of nodes.slice(1)) {
+    const dry = await runKafkaTool(QUORUM_TOOL, [
+      '--bootstrap-controller',
+      bootstrap(),
+      '--command-config',
+      node.configFile,
+      'add-controller',
+      '--dry-run',
+    ]);
+    assert.equal(dry.exitCode, 0, dry.stderr);
+    const tkafkaDry = await tkafkaQuorum([
+      '--bootstrap-controller',
+      bootstrap(),
+      '--command-config',
+      node.configFile,
+      'add-controller',
+      '--dry-run',
+    ]);
+    assert.deepEqual([tkafkaDry.exitCode, tkafkaDry.stdout], [0, dry.stdout]);
+
+    const r = await tkafkaQuorum([
+      '--bootstrap-controller',
+      bootstrap(),
+      '--command-config',
+      node.configFile,
+      'add-controller',
+    ]);
+    assert.deepEqual([r.exitCode, r.stderr], [0, '']);
+    assert.equal(r.stdout, dry.stdout.replace(/^DRY RUN of adding/, 'Added'));
+    assert.equal(
+      r.stdout,
+      `Added controller ${node.id} with directory id ${node.directoryId} and endpoints: CONTROLLER://127.0.0.1:${node.port}\n`,
+    );
+    const voters = nodes.filter((n) => n.id <= node.id).map((n) => n.id);
+    await waitForQuorum(
+      voters,
+      nodes.filter((n) => n.id > node.id).map((n) => n.id),
+    );
+    await compareDescribe(`after adding controller ${node.id}`);
+  }
+});
+
+test('adding a voter twice is refused as Kafka refuses it (DUPLICATE_VOTER), by both tools alike', async () => {
+  const args = ['--bootstrap-controller', bootstrap(), '--command-config', nodes[1]!.configFile, 'add-controller'];
+  const k = await runKafkaTool(QUORUM_TOOL, args);
+  const t = await tkafkaQuorum(args);
+  assert.equal(k.exitCode, 1, k.stdout + k.stderr);
+  assert.match(k.stderr, /DuplicateVoterException/);
+  // Kafka prints the exception's message, then its stack trace; tkafka the message and the trace's first line
+  assert.deepEqual([t.exitCode, t.stdout, t.stderr], [1, '', firstLines(k.stderr)]);
+});
+
+test('tkafka remove-controller --unregister takes a voter out and unregisters it, as Kafka prints it', async () => {
+  const third = nodes[2]!;
+  const args = [
+    '--bootstrap-controller',
+    bootstrap(),
+    'remove-controller',
+    '--controller-id',
+    String(third.id),
+    '--controller-directory-id',
+    third.directoryId,
+  ];
+  const dry = await runKafkaTool(QUORUM_TOOL, [...args, '--unregister', '--dry-run']);
+  assert.equal(dry.exitCode, 0, dry.stderr);
+  const tkafkaDry = await tkafkaQuorum([...args, '--unregister', '--dry-run']);
+  assert.deepEqual([tkafkaDry.exitCode, tkafkaDry.stdout], [0, dry.stdout]);
+
+  const r = await tkafkaQuorum([...args, '--unregister']);
+  assert.deepEqual([r.exitCode, r.stderr], [0, '']);
+  assert.equal(
+    r.stdout,
+    dry.stdout.replace(/DRY RUN of removing /, 'Removed ').replace(/DRY RUN of unregistering /, 'Unregistered '),
+  );
+  await waitForQuorum([1, 2], [3]);
+  await compareDescribe('after removing controller 3');
+
+  // a second removal: VOTER_NOT_FOUND, reported alike
+  const k = await runKafkaTool(QUORUM_TOOL, args);
+  const t = await tkafkaQuorum(args);
+  assert.equal(k.exitCode, 1, k.stdout + k.stderr);
+  assert.match(k.stderr, /VoterNotFoundException/);
+  assert.deepEqual([t.exitCode, t.stdout, t.stderr], [1, '', firstLines(k.stderr)]);
+});
