@@ -1,5 +1,3 @@
-// PENDING (outside npm test): needs a three-voter quorum that commits (A1/A2); on 2026-12-01 21:47 the
-// elected leader of three tkafka controllers never committed its bootstrap records, so nothing registers.
 // Three tkafka controller-only nodes (static voters): whichever is elected registers itself as it
 // activates, and the two others register with it over ControllerRegistration (Kafka's
 // ControllerRegistrationManager), so DescribeCluster on any controller (and
@@ -7,11 +5,11 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execa } from 'execa';
-import { startCluster, tkafkaLauncher, waitForLeader, type Cluster } from '../helpers/cluster.js';
-import { RawClient } from '../helpers/raw-client.js';
-import { REPO_ROOT } from '../helpers/spec-models.js';
-import { waitFor } from '../helpers/wait-for.js';
-import { ApiKey } from '../../src/protocol/generated/apis.js';
+import { startCluster, tkafkaLauncher, waitForLeader, type Cluster } from './helpers/cluster.js';
+import { RawClient } from './helpers/raw-client.js';
+import { REPO_ROOT } from './helpers/spec-models.js';
+import { waitFor } from './helpers/wait-for.js';
+import { ApiKey } from '../src/protocol/generated/apis.js';
 
 let cluster: Cluster | null = null;
 after(async () => {
