@@ -1,7 +1,8 @@
 // Three tkafka controller-only nodes (static voters): whichever is elected registers itself as it
 // activates, and the two others register with it over ControllerRegistration (Kafka's
 // ControllerRegistrationManager), so DescribeCluster on any controller (and
-// `tkafka cluster list-endpoints --bootstrap-controller`) lists all three controllers.
+// `tkafka cluster list-endpoints --bootstrap-controller`) lists all three controllers. A controller
+// that is not the active one answers the registration APIs with NOT_CONTROLLER.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execa } from 'execa';
@@ -51,6 +52,42 @@ test('every controller of a three-controller quorum is registered and listed', a
       throw new Error(`${e.message}\n${c.logs(3000)}`);
     });
   }
+  // a controller that is not the active one answers the registration APIs with NOT_CONTROLLER (41)
+  const leaderId = (await waitForLeader(c)).leaderId;
+  const follower = c.controllers.find((n) => n.id !== leaderId)!;
+  const f = await RawClient.connect(follower.controllerPort);
+  try {
+    const reg = await f.request(ApiKey.BrokerRegistration, 4, {
+      brokerId: 7,
+      clusterId: c.clusterId,
+      incarnationId: 'AAAAAAAAAAAAAAAAAAAAAQ',
+      listeners: [],
+      features: [{ name: 'metadata.version', minSupportedVersion: 7, maxSupportedVersion: 33 }],
+      rack: null,
+      isMigratingZkBroker: false,
+      logDirs: ['AAAAAAAAAAAAAAAAAAAAAw'],
+      previousBrokerEpoch: -1n,
+    });
+    const hb = await f.request(ApiKey.BrokerHeartbeat, 1, {
+      brokerId: 7,
+      brokerEpoch: 1n,
+      currentMetadataOffset: 0n,
+      wantFence: false,
+      wantShutDown: false,
+      offlineLogDirs: [],
+    });
+    const creg = await f.request(ApiKey.ControllerRegistration, 0, {
+      controllerId: 9,
+      incarnationId: 'AAAAAAAAAAAAAAAAAAAAAQ',
+      zkMigrationReady: false,
+      listeners: [],
+      features: [],
+    });
+    assert.deepEqual([reg.errorCode, hb.errorCode, creg.errorCode], [41, 41, 41]);
+  } finally {
+    f.close();
+  }
+
   const listed = await execa(
     'node',
     ['bin/tkafka', 'cluster', 'list-endpoints', '--bootstrap-controller', c.controllerBootstrap()],
