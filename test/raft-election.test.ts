@@ -108,3 +108,21 @@ test('kill -9 of the leader: another voter is elected; the restarted voter follo
     'the rejoining voter did not disrupt the leader',
   );
 });
+
+test('SIGTERM of the leader: a successor is elected, the stopped voter rejoins', async () => {
+  const q = await waitForLeader(cluster, { timeoutMs: 60_000 });
+  const leader = cluster.node(q.leaderId);
+  const t0 = Date.now();
+  await leader.stop();
+  const next = await waitForLeader(cluster, {
+    not: leader.id,
+    afterEpoch: q.leaderEpoch,
+    timeoutMs: 60_000,
+    intervalMs: 20,
+  });
+  console.log(
+    `tkafka: SIGTERM of leader ${leader.id} (epoch ${q.leaderEpoch}) -> leader ${next.leaderId} (epoch ${next.leaderEpoch}) after ${Date.now() - t0} ms (including the shutdown)`,
+  );
+  assert.notEqual(next.leaderId, leader.id);
+  await leader.start();
+});

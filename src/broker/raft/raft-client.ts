@@ -1140,6 +1140,7 @@ export class RaftClient implements Quorum {
   private async resign(): Promise<void> {
     const epoch = this.sm.epoch;
     await this.sm.toResigned();
+    this.logger.info(`Resigned as leader in epoch ${epoch}`);
     this.failPending('This node is no longer the metadata leader.');
     // LeaderState.nonLeaderVotersByDescendingFetchOffset
     const order = this.leaderFetch?.progress.followersByDescendingEndOffset().map((k) => k.id) ?? [];
