@@ -117,7 +117,9 @@ test('partitions spread over log dirs; deleteLog renames to -delete and removes'
   const d1 = await tempDir();
   const d2 = await tempDir();
   try {
-    const lm = manager([d1, d2], { defaultConfig: testConfig({ fileDeleteDelayMs: 100 }) });
+    // the delay must outlast deleteLog's own checkpoint writes, or the renamed folder is gone before it is
+    // looked at (100 ms did not, once, on a loaded machine)
+    const lm = manager([d1, d2], { defaultConfig: testConfig({ fileDeleteDelayMs: 2000 }) });
     await lm.startup();
     for (let p = 0; p < 4; p++) await lm.getOrCreateLog('spread', p);
     const count = async (x: string) => (await readdir(x)).filter((f) => f.startsWith('spread-')).length;
@@ -133,7 +135,7 @@ test('partitions spread over log dirs; deleteLog renames to -delete and removes'
     );
     await waitFor(async () => !(await readdir(parent)).some((n) => n.startsWith('spread-0')), {
       what: 'the deleted log folder to go',
-      timeoutMs: 5000,
+      timeoutMs: 15_000,
     });
     await lm.shutdown();
   } finally {

@@ -80,7 +80,9 @@ test('deleted segments are renamed to .deleted and unlinked after file.delete.de
   const dir = await tempDir();
   try {
     const log = await openLog(dir, {
-      config: testConfig({ segmentBytes: 2 * S, retentionBytes: 2 * S, fileDeleteDelayMs: 100 }),
+      // the delay must outlast deleteOldSegments' own writes, or the .deleted files are gone before they are
+      // looked at (the same race failed log-manager's deleteLog test once on a loaded machine)
+      config: testConfig({ segmentBytes: 2 * S, retentionBytes: 2 * S, fileDeleteDelayMs: 2000 }),
     });
     for (let i = 0; i < 5; i++) await log.appendAsLeader(simpleBatch(1, i), 0);
     log.updateHighWatermark(5);
@@ -92,7 +94,7 @@ test('deleted segments are renamed to .deleted and unlinked after file.delete.de
     assert.ok(!files.includes('00000000000000000000.log'));
     await waitFor(async () => !(await ls(log.dir)).some((f) => f.endsWith('.deleted')), {
       what: 'the .deleted files to go',
-      timeoutMs: 5000,
+      timeoutMs: 15_000,
     });
     await log.close();
   } finally {
