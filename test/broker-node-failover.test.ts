@@ -50,21 +50,28 @@ async function createThroughBroker(name: string): Promise<number> {
 }
 
 test('an Envelope to a controller that is not active is answered NOT_CONTROLLER', async () => {
-  const q = await waitForLeader(cluster, { timeoutMs: 60_000 });
-  const follower = cluster.controllers.find((c) => c.id !== q.leaderId)!;
-  const c = await RawClient.connect(follower.controllerPort);
-  try {
-    const r = await c.request(ApiKey.Envelope, 0, {
-      requestData: Buffer.concat(encodeRequest(ApiKey.CreateTopics, 7, 9, 'x', createTopicsBody('not-here'))).subarray(
-        4,
-      ),
-      requestPrincipal: serializePrincipal(ANONYMOUS),
-      clientHostAddress: Buffer.from([127, 0, 0, 1]),
-    });
-    assert.equal(r.errorCode, ErrorCode.NOT_CONTROLLER);
+  // asked again when an election happened meanwhile (the follower may have become the leader)
+  for (let attempt = 1; ; attempt++) {
+    const q = await waitForLeader(cluster, { timeoutMs: 60_000 });
+    const follower = cluster.controllers.find((c) => c.id !== q.leaderId)!;
+    const c = await RawClient.connect(follower.controllerPort);
+    let r;
+    try {
+      r = await c.request(ApiKey.Envelope, 0, {
+        requestData: Buffer.concat(
+          encodeRequest(ApiKey.CreateTopics, 7, 9, 'x', createTopicsBody(`not-here-${attempt}`)),
+        ).subarray(4),
+        requestPrincipal: serializePrincipal(ANONYMOUS),
+        clientHostAddress: Buffer.from([127, 0, 0, 1]),
+      });
+    } finally {
+      c.close();
+    }
+    const after = await waitForLeader(cluster, { timeoutMs: 60_000 });
+    if (after.leaderEpoch !== q.leaderEpoch && attempt < 5) continue;
+    assert.equal(r.errorCode, ErrorCode.NOT_CONTROLLER, `asked node ${follower.id} while ${q.leaderId} led`);
     assert.equal(r.responseData, null);
-  } finally {
-    c.close();
+    break;
   }
 });
 

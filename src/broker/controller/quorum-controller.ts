@@ -476,6 +476,8 @@ export class QuorumController {
   ): Promise<T> {
     return this.queue.run(async () => {
       if (this.closed) return onError(apiError(ErrorCode.NOT_CONTROLLER, 'The controller is shutting down.'));
+      // QuorumController.appendWriteEvent: an inactive controller refuses before validating anything
+      if (!this.quorum.isLeader()) return onError(apiError(ErrorCode.NOT_CONTROLLER));
       const { records, result } = build(this.loader.image);
       if (validateOnly || records.length === 0) return result;
       try {
