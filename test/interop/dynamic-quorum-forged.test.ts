@@ -1,13 +1,17 @@
 // KIP-853 voter-change requests forged with the raw client and sent to the controller listener of a
-// tkafka node and of an Apache Kafka 4.4.0 node, both single voters of a dynamic quorum (kraft.version
-// 1: tkafka's default, Kafka formatted with --standalone). The leader-side checks of
+// tkafka controller and of an Apache Kafka 4.4.0 node, both single voters of a dynamic quorum (formatted
+// with --standalone: kraft.version 1). The leader-side checks of
 // raft/voter-changes.ts must answer as Kafka's KafkaRaftClient / AddVoterHandler / RemoveVoterHandler /
 // UpdateVoterHandler do: same error codes, same messages once each node's own cluster id, directory
 // id and ports are written as placeholders.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
-import { startBroker, unusedPort, type BrokerProcess } from '../helpers/broker-process.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomClusterId, startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
+import { startController, type ControllerNode } from './dynamic-quorum-nodes.js';
+import { unusedPort } from '../helpers/broker-process.js';
 import { RawClient } from '../helpers/raw-client.js';
 import { ApiKey } from '../../src/protocol/frame.js';
 import { ZERO_UUID } from '../../src/protocol/uuid.js';
@@ -21,7 +25,8 @@ interface Node {
 }
 
 let kafka: ApacheKafka | null = null;
-let tkafka: BrokerProcess | null = null;
+let tkafka: ControllerNode | null = null;
+let root = '';
 const nodes: Node[] = [];
 /** A port nothing listens on: the endpoint of a would-be voter that is not running. */
 let deadPort = 0;
@@ -45,11 +50,15 @@ async function describe(port: number): Promise<{ clusterId: string; directoryId:
 }
 
 before(async () => {
-  [kafka, tkafka] = await Promise.all([startApacheKafka({ quorum: 'dynamic' }), startBroker()]);
+  root = mkdtempSync(join(tmpdir(), 'tkafka-dq-forged-'));
+  [kafka, tkafka] = await Promise.all([
+    startApacheKafka({ quorum: 'dynamic' }),
+    startController(root, randomClusterId(), 1, null, 'tkafka'),
+  ]);
   deadPort = await unusedPort();
   for (const [name, port] of [
     ['kafka', kafka.controllerPort],
-    ['tkafka', tkafka.controllerPort],
+    ['tkafka', tkafka.port],
   ] as const) {
     nodes.push({ name, controllerPort: port, ...(await describe(port)) });
   }
@@ -57,7 +66,7 @@ before(async () => {
 
 after(async () => {
   await Promise.all([kafka?.cleanup(), tkafka?.stop()]);
-  tkafka?.cleanup();
+  if (root) rmSync(root, { recursive: true, force: true });
 });
 
 /** The answer with this node's own facts replaced by placeholders. */
