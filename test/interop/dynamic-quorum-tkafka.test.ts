@@ -1,9 +1,9 @@
-// KIP-853 on a tkafka leader, as far as tkafka's quorum goes today: a tkafka node (single voter of a
-// dynamic quorum, kraft.version 1) leads; an Apache Kafka 4.4.0 controller formatted with
+// KIP-853 on a tkafka leader, as far as tkafka's quorum goes today: a tkafka controller formatted
+// --standalone (single voter of a dynamic quorum, kraft.version 1) leads; an Apache Kafka 4.4.0 controller formatted with
 // --no-initial-controllers follows it as an observer (A2's leader-side Fetch). Both tools describe
 // the quorum alike, and `add-controller` of the Kafka controller passes every check of
 // raft/voter-changes.ts — the ApiVersions probe of the new voter (Kafka's kraft.version range), the
-// caught-up observer — up to the VotersRecord append, which today's single-voter quorum refuses
+// caught-up observer — up to the VotersRecord append, which today's raft client refuses
 // (UNSUPPORTED_VERSION with tkafka's message) instead of becoming a two-voter quorum. Kafka's own
 // tool gets the same answer.
 import { after, before, test } from 'node:test';
@@ -11,23 +11,18 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runKafkaTool } from './helpers/apache-kafka.js';
+import { randomClusterId, runKafkaTool } from './helpers/apache-kafka.js';
 import { startController, tkafkaQuorum, type ControllerNode } from './dynamic-quorum-nodes.js';
-import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { KafkaClient } from '../../src/client/client.js';
-import {
-  clusterId as describeClusterId,
-  describeQuorum,
-  type QuorumInfo,
-} from '../../src/tools/metadata-quorum/quorum.js';
+import { describeQuorum, type QuorumInfo } from '../../src/tools/metadata-quorum/quorum.js';
 
 const QUORUM_TOOL = 'org.apache.kafka.tools.MetadataQuorumCommand';
 
 let root = '';
-let leader: BrokerProcess | null = null;
+let leader: ControllerNode | null = null;
 let observer: ControllerNode | null = null;
-const bootstrap = (): string => `127.0.0.1:${leader!.controllerPort}`;
+const bootstrap = (): string => `127.0.0.1:${leader!.port}`;
 
 async function withClient<T>(fn: (c: KafkaClient) => Promise<T>): Promise<T> {
   const client = new KafkaClient({ bootstrapServers: [bootstrap()] });
@@ -42,9 +37,9 @@ const quorum = (): Promise<QuorumInfo> => withClient((c) => describeQuorum(c, 'c
 
 before(async () => {
   root = mkdtempSync(join(tmpdir(), 'tkafka-dq-tkafka-'));
-  leader = await startBroker();
-  const clusterId = await withClient((c) => describeClusterId(c, 'controller'));
-  observer = await startController(root, clusterId, 2, leader.controllerPort);
+  const clusterId = randomClusterId();
+  leader = await startController(root, clusterId, 1, null, 'tkafka');
+  observer = await startController(root, clusterId, 2, leader.port);
   await waitFor(
     async () => {
       const q = await quorum();
@@ -62,7 +57,6 @@ before(async () => {
 after(async () => {
   await observer?.stop();
   await leader?.stop();
-  leader?.cleanup();
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
@@ -95,12 +89,12 @@ test('a Kafka controller observing a tkafka leader: both tools describe the quor
   });
 });
 
-test('add-controller of the caught-up Kafka observer: probed, caught up, then refused by the single-voter quorum', async () => {
+test('add-controller of the caught-up Kafka observer: probed, caught up, then refused by the raft client', async () => {
   const args = ['--bootstrap-controller', bootstrap(), '--command-config', observer!.configFile, 'add-controller'];
   const t = await tkafkaQuorum(args);
   const k = await runKafkaTool(QUORUM_TOOL, args);
   const expected =
-    'org.apache.kafka.common.errors.UnsupportedVersionException: tkafka cannot change the voter set of this quorum yet: its raft client has no dynamic voter set';
+    'org.apache.kafka.common.errors.UnsupportedVersionException: tkafka cannot change the voter set of this quorum yet: its raft client does not write voter changes';
   assert.deepEqual(
     [t.exitCode, t.stdout, t.stderr],
     [1, '', `${expected}\njava.util.concurrent.ExecutionException: ${expected}\n`],

@@ -507,7 +507,7 @@ const AN_HOUR_MS = 3_600_000;
 
 /**
  * A VoterChangeLeader read from the Quorum interface, for a quorum that cannot write a voter change
- * (no `voterChanges` of its own: today's single-voter quorum). Every check answers as Kafka's leader
+ * (no `voterChanges` of its own: today's RaftClient). Every check answers as Kafka's leader
  * would (the voter set, kraft.version, the high watermark, observers' progress from DescribeQuorum);
  * a change that passes them is refused with UNSUPPORTED_VERSION and a message saying so, instead of
  * being written.
@@ -548,7 +548,7 @@ export function fixedVoterSetLeader(quorum: Quorum, opts: FixedVoterSetOptions):
       Promise.reject(
         new KafkaError(
           ErrorCode.UNSUPPORTED_VERSION,
-          'tkafka cannot change the voter set of this quorum yet: its raft client has no dynamic voter set',
+          'tkafka cannot change the voter set of this quorum yet: its raft client does not write voter changes',
         ),
       ),
     requestResign: () => {},
