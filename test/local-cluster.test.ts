@@ -1,20 +1,21 @@
-// PENDING (not run by `npm test`): `tkafka local` as a real cluster. `local start -n 3
-// --controllers 3` forms one cluster (every broker lists all three), `local status` shows one
-// leader and two followers among the controllers and the brokers as observers, `local kill` of
-// the leader makes another controller lead, `local restart` brings it back as a follower, topics
-// are on every broker, `local stop` stops everything. Needs issue 14's raft and roles (A1, A2,
-// B1, B2); move it to test/ when it passes.
-//
-//   npm run build && node --test dist/test/pending/local-cluster.test.js
+// `tkafka local` as a real cluster: `local start -n 3 --controllers 3` forms one cluster (every
+// broker lists all three), `local status` shows one leader and two followers among the controllers
+// and the brokers as observers, a topic is on every broker, `local kill` of the leader makes another
+// controller lead, `local restart` brings it back as a caught-up follower, `local stop` stops
+// everything. Static quorum, local's default today (TKAFKA_LOCAL_QUORUM=dynamic tries KIP-853's,
+// which does not pass yet: a broker-only node finds no active controller through the bootstrap servers).
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { topicIds } from '../helpers/cluster.js';
-import { REPO_ROOT } from '../helpers/spec-models.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { topicIds } from './helpers/cluster.js';
+import { REPO_ROOT } from './helpers/spec-models.js';
+import { waitFor } from './helpers/wait-for.js';
+
+/** static works end to end today; dynamic (KIP-853) does not yet: a broker-only node finds no active controller. */
+const QUORUM = process.env.TKAFKA_LOCAL_QUORUM ?? 'static';
 
 let root: string;
 let dir: string;
@@ -69,6 +70,8 @@ test('local start -n 3 --controllers 3: one cluster, a leader, followers and obs
     '3',
     '--controllers',
     '3',
+    '--quorum',
+    QUORUM,
     '--port',
     '0',
     '--dir',
@@ -77,7 +80,7 @@ test('local start -n 3 --controllers 3: one cluster, a leader, followers and obs
     '150',
   ]);
   assert.equal(r.exitCode, 0, r.stderr);
-  assert.match(r.stdout, /^127\.0\.0\.1:\d+,127\.0\.0\.1:\d+,127\.0\.0\.1:\d+\n$/);
+  assert.match(r.stdout, /^127\.0\.0\.1:\d+,127\.0\.0\.1:\d+,127\.0\.0\.1:\d+\n?$/);
   assert.doesNotMatch(r.stderr, /did not form one cluster/);
   const s = await waitFor(
     async () => {

@@ -4,12 +4,13 @@
 // Shapes: `-n N` is N combined nodes (process.roles=broker,controller), ids 1..N; `-n N
 // --controllers M` is M controller-only nodes (ids 1..M) and N broker-only nodes (ids M+1..M+N),
 // as Kafka's multi-node examples number them. A single combined node keeps the static voter it
-// always had (controller.quorum.voters=1@host:port). Several nodes form a dynamic quorum (KIP-853)
-// by default, as Kafka 4.4's quickstart and its "Provisioning Nodes" docs set up a new cluster:
-// every node has controller.quorum.bootstrap.servers, the controllers are formatted with the same
-// --initial-controllers (id@host:port:directory-id) and the brokers with --no-initial-controllers;
-// `--quorum static` writes controller.quorum.voters instead (Kafka's pre-KIP-853 way, still
-// supported).
+// always had (controller.quorum.voters=1@host:port). `--quorum dynamic` (KIP-853) sets a cluster
+// up as Kafka 4.4's quickstart and its "Provisioning Nodes" docs do: every node has
+// controller.quorum.bootstrap.servers, the controllers are formatted with the same
+// --initial-controllers (id@host:port:directory-id) and the brokers with --no-initial-controllers.
+// It is meant to be the default; until tkafka's dynamic quorum runs broker-only nodes (they find
+// no active controller yet), several nodes get controller.quorum.voters (static, still supported
+// by Kafka), which forms one cluster today (test/local-cluster.test.ts).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
