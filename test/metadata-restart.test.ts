@@ -7,7 +7,7 @@ import { appendFileSync, readdirSync, readFileSync, statSync, truncateSync, writ
 import { join } from 'node:path';
 import { ConfigResourceType, type MetadataImage } from '../src/broker/metadata/index.js';
 import { OpType } from '../src/broker/controller/index.js';
-import { openController, tempDir } from './helpers/metadata-env.js';
+import { CLUSTER_ID, openController, tempDir } from './helpers/metadata-env.js';
 
 function summary(img: MetadataImage): unknown {
   return {
@@ -107,8 +107,8 @@ test('snapshots every N records; restart loads the latest snapshot and replays o
     assert.deepEqual(summary(c.image), before);
     await c.close();
     // What the loader receives: the snapshot, then only the batches after it.
-    const { SingleVoterQuorum } = await import('../src/broker/raft/index.js');
-    const q = await SingleVoterQuorum.open({ metadataLogDir: dir, nodeId: 1 });
+    const { RaftClient } = await import('../src/broker/raft/index.js');
+    const q = await RaftClient.open({ metadataLogDir: dir, nodeId: 1, clusterId: CLUSTER_ID });
     q.register({
       handleLoadSnapshot: (s) => {
         snapshotLoads++;

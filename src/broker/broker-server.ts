@@ -39,7 +39,7 @@ import type { QuorumController } from './controller/index.js';
 import { defaultBrokerLoggers } from './loggers.js';
 import type { Quorum } from './raft/types.js';
 import { ObserverQuorum } from './raft/observer.js';
-import type { Logger as RaftLogger } from './raft/single-voter.js';
+import type { Logger as RaftLogger } from './raft/logger.js';
 import {
   ControllerChannel,
   type ControllerNode,

@@ -16,7 +16,7 @@ import { imageRecords } from '../metadata/image-writer.js';
 import { MetadataLoader } from '../metadata/loader.js';
 import type { MetadataEventOf, MetadataEventType, MetadataPublisher, MetadataUpdate } from '../metadata/events.js';
 import type { MetadataRecord } from '../../protocol/metadata-records.js';
-import { silentLogger, type Logger } from '../raft/single-voter.js';
+import { silentLogger, type Logger } from '../raft/logger.js';
 import { RaftClient, type StaticVoter } from '../raft/raft-client.js';
 import type { QuorumTimeouts } from '../raft/election-timer.js';
 import type { OffsetAndEpoch, Quorum, QuorumDescription } from '../raft/types.js';

@@ -12,7 +12,7 @@ import { diffImages, ImageBuilder, MetadataReplayError } from './delta.js';
 import type { MetadataEvent, MetadataEventOf, MetadataEventType, MetadataPublisher, MetadataUpdate } from './events.js';
 import { MetadataImage } from './image.js';
 import { describeRecord, RecordType } from '../../protocol/metadata-records.js';
-import type { Logger } from '../raft/single-voter.js';
+import type { Logger } from '../raft/logger.js';
 
 type Handler = (event: MetadataEvent, update: MetadataUpdate) => void;
 

@@ -1,6 +1,7 @@
 // Public surface of the Raft layer.
 export * from './types.js';
-export { SingleVoterQuorum, silentLogger, type Logger, type SingleVoterQuorumOptions } from './single-voter.js';
+export { silentLogger, type Logger } from './logger.js';
+export { RaftClient, type RaftClientOptions } from './raft-client.js';
 export { MetadataLog, LEADER_EPOCH_CHECKPOINT, PARTITION_METADATA_FILE } from './metadata-log.js';
 export { RaftChannel, type RaftChannelOptions, type RaftTarget, type HostPort } from './channel.js';
 export { ReplicaProgress, OBSERVER_SESSION_TIMEOUT_MS, type ReplicaKey } from './replica-progress.js';

@@ -50,7 +50,7 @@ import { ZERO_UUID } from '../../protocol/uuid.js';
 import { QUORUM_STATE_FILE, readQuorumState } from '../../storage/quorum-state.js';
 import { listSnapshots, readSnapshotFile, snapshotFileName, writeSnapshotFile } from '../../storage/snapshot-file.js';
 import { MetadataLog } from './metadata-log.js';
-import { silentLogger, type Logger } from './single-voter.js';
+import { silentLogger, type Logger } from './logger.js';
 import { isLogUpToDate, QuorumStateMachine, type EpochElection, type ReplicaKey } from './epoch-state.js';
 import {
   Deadline,

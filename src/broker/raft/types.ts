@@ -1,6 +1,6 @@
 // The Raft quorum behind the metadata log, as the controller and the metadata loader see it
-// (Kafka's RaftClient + RaftClient.Listener). SingleVoterQuorum implements it for one voter;
-// a multi-voter implementation (Vote/BeginQuorumEpoch/Fetch/FetchSnapshot) can slot in later.
+// (Kafka's RaftClient + RaftClient.Listener). RaftClient (raft-client.ts) implements it for the
+// voters of any quorum, one voter included; ObserverQuorum (observer.ts) for a broker-only node.
 //
 // Offsets are JS numbers (exact below 2^53). The high watermark uses Kafka's meaning: the offset
 // *after* the last committed record (all offsets < highWatermark are committed).
