@@ -48,6 +48,8 @@ import {
 import { ForwardingManager } from './forwarding/forwarding-manager.js';
 import { RemoteControllerClient } from './forwarding/remote-controller.js';
 import { BrokerLifecycleManager } from './lifecycle/broker-lifecycle-manager.js';
+import { metadataLogUpkeep } from './raft/upkeep-config.js';
+import { imageSnapshot, SnapshotGenerator } from './metadata/snapshot-generator.js';
 
 export interface NodeLogger {
   log(level: string, msg: string): void;
@@ -146,6 +148,7 @@ export const openObserverQuorum: ObserverQuorumOpener = (o) =>
     requestTimeoutMs: o.config.getInt('controller.quorum.request.timeout.ms'),
     retryBackoffMs: o.config.getInt('controller.quorum.retry.backoff.ms'),
     fetchTimeoutMs: o.config.getInt('controller.quorum.fetch.timeout.ms'),
+    ...metadataLogUpkeep(o.config),
     logger: o.logger,
   });
 
@@ -163,6 +166,7 @@ export class BrokerOnlyServer {
     readonly groups: GroupCoordinatorHandle,
     readonly txn: TxnCoordinatorHandle,
     private readonly logger: NodeLogger,
+    private readonly snapshotGenerator: SnapshotGenerator,
   ) {}
 
   static async start(
@@ -222,6 +226,21 @@ export class BrokerOnlyServer {
       });
       const loader = new MetadataLoader({ clusterId, logger: raftLogger });
       quorum.register(loader);
+      const upkeep = metadataLogUpkeep(config);
+      const snapshotGenerator = new SnapshotGenerator({
+        maxBytesSinceLastSnapshot: upkeep.snapshotMaxBytes,
+        maxTimeSinceLastSnapshotMs: upkeep.snapshotIntervalMs,
+        emit: async () => {
+          const snapshot = imageSnapshot(loader);
+          const latest = quorum.latestSnapshotId();
+          if (!snapshot || (latest && latest.offset >= snapshot.id.offset)) return null;
+          await quorum.createSnapshot(snapshot);
+          return snapshot.id;
+        },
+        logger: raftLogger,
+      });
+      quorum.register(snapshotGenerator);
+      undo.push(() => snapshotGenerator.close());
       undo.push(() => quorum.close());
       await quorum.start();
 
@@ -356,6 +375,7 @@ export class BrokerOnlyServer {
         groups,
         txn,
         logger,
+        snapshotGenerator,
       );
     } catch (e) {
       for (const f of undo.reverse())
@@ -399,6 +419,7 @@ export class BrokerOnlyServer {
     await this.replicas.shutdown?.();
     await this.logManager.shutdown();
     this.channel.close();
+    this.snapshotGenerator.close();
     await this.quorum.close();
     await this.loader.close();
     this.logger.log('INFO', 'shut down completed');

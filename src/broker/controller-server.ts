@@ -24,6 +24,7 @@ import { adminConfigSchema, adminConfigValidator } from './api/admin-support.js'
 import type { BrokerServices } from './services.js';
 import type { ReplicaManager } from './replication/replica-manager.js';
 import { defaultBrokerLoggers } from './loggers.js';
+import { metadataLogUpkeep } from './raft/upkeep-config.js';
 
 export interface ControllerNodeLogger {
   log(level: string, msg: string): void;
@@ -79,6 +80,7 @@ export class ControllerOnlyServer {
         defaultNumPartitions: config.getInt('num.partitions'),
         defaultReplicationFactor: config.getInt('default.replication.factor'),
         sessionTimeoutMs: config.getInt('broker.session.timeout.ms'),
+        ...metadataLogUpkeep(config),
         quorumVoters: config.quorumVoters,
         quorumTimeouts: {
           electionTimeoutMs: config.getInt('controller.quorum.election.timeout.ms'),

@@ -23,6 +23,7 @@ import { startGroupCoordinator, type GroupCoordinatorHandle } from './group/brok
 import { adminConfigSchema, adminConfigValidator } from './api/admin-support.js';
 import type { BrokerServices } from './services.js';
 import { defaultBrokerLoggers } from './loggers.js';
+import { metadataLogUpkeep } from './raft/upkeep-config.js';
 
 export interface ServerLogger {
   log(level: string, msg: string): void;
@@ -117,6 +118,7 @@ export class BrokerServer {
       defaultNumPartitions: config.getInt('num.partitions'),
       defaultReplicationFactor: config.getInt('default.replication.factor'),
       sessionTimeoutMs: config.getInt('broker.session.timeout.ms'),
+      ...metadataLogUpkeep(config),
       configValidator: adminConfigValidator(config),
       configSchema: adminConfigSchema,
       logger: {

@@ -2,7 +2,7 @@
 // broker-only JVMs with a dynamic quorum (controller.quorum.bootstrap.servers, formatted with
 // --initial-controllers, as Kafka 4.4's docs set up a new cluster). They validate the harness
 // (test/helpers/cluster.ts, helpers/kafka-cluster.ts) and give the reference figures that
-// test/pending/cluster-tkafka.test.ts compares tkafka with: time to a new leader after kill -9 of
+// test/interop/cluster-tkafka.test.ts compares tkafka with: time to a new leader after kill -9 of
 // the leader, catch-up from the log and from a snapshot, fencing after broker.session.timeout.ms.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';

@@ -2,7 +2,8 @@
 // processes (static quorum), the same steps test/interop/cluster-kafka.test.ts runs on Apache Kafka
 // 4.4.0 (whose figures are the reference), plus Kafka's own tools (MetadataQuorumCommand,
 // ClusterTool) and clients (console producer and consumer) against the tkafka cluster, compared
-// with tkafka's. The catch-up scenario (log, then snapshot) is still in test/pending/cluster-tkafka.test.ts.
+// with tkafka's. The catch-up scenario (log, then snapshot) needs the metadata log's upkeep: NoOpRecords,
+// time-based snapshots, segment roll by time and retention by time (FAST_SNAPSHOT_SETTINGS).
 //
 //   TKAFKA_CLUSTER_QUORUM=dynamic ...   # controller.quorum.bootstrap.servers + --initial-controllers
 import test, { after, before } from 'node:test';
@@ -11,7 +12,14 @@ import { execa } from 'execa';
 import { startCluster, tkafkaLauncher, type Cluster, type QuorumMode } from '../helpers/cluster.js';
 import { REPO_ROOT } from '../helpers/spec-models.js';
 import { runKafkaTool } from './helpers/apache-kafka.js';
-import { clientsScenario, failoverScenario, fencingScenario, FENCING_SETTINGS } from './helpers/cluster-scenarios.js';
+import {
+  catchUpScenario,
+  clientsScenario,
+  failoverScenario,
+  FAST_SNAPSHOT_SETTINGS,
+  fencingScenario,
+  FENCING_SETTINGS,
+} from './helpers/cluster-scenarios.js';
 import { kafkaClusterTool, kafkaMetadataQuorum, shape } from './helpers/kafka-cluster.js';
 
 let cluster: Cluster;
@@ -26,7 +34,7 @@ before(async () => {
     nodes: shape({ controllers: 3, brokers: 3 }),
     quorum: (process.env.TKAFKA_CLUSTER_QUORUM as QuorumMode | undefined) ?? 'static',
     launcher: tkafkaLauncher,
-    overrides: { ...FENCING_SETTINGS },
+    overrides: { ...FAST_SNAPSHOT_SETTINGS, ...FENCING_SETTINGS },
   });
 });
 
@@ -68,6 +76,15 @@ test('tkafka: kill -9 of the quorum leader elects another; topics from before, d
   });
   t.diagnostic(
     `tkafka: leader ${f.oldLeader} (epoch ${f.oldEpoch}) killed; ${f.newLeader} (epoch ${f.newEpoch}) leads after ${f.electionMs} ms`,
+  );
+});
+
+test('tkafka: a controller that was down catches up from the log, then from a snapshot', async (t) => {
+  const f = await catchUpScenario(cluster, 'tk-catchup').catch((e: Error) => {
+    throw new Error(`${e.message}\n${cluster.logs(3000)}`);
+  });
+  t.diagnostic(
+    `tkafka: node ${f.node} caught up ${f.fromLogCertain ? 'from the log' : 'from the log or a snapshot'} in ${f.fromLogMs} ms; from a snapshot (${f.snapshotOffsetAfter}) in ${f.fromSnapshotMs} ms`,
   );
 });
 

@@ -12,10 +12,10 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { loadBootstrapMetadata } from '../metadata/bootstrap.js';
 import { LATEST_PRODUCTION_METADATA_VERSION, mv, supportedFeatureRanges } from '../metadata/features.js';
 import type { ControllerRegistration, Endpoint, MetadataImage, VersionRange } from '../metadata/image.js';
-import { imageRecords } from '../metadata/image-writer.js';
+import { imageSnapshot, SnapshotGenerator } from '../metadata/snapshot-generator.js';
 import { MetadataLoader } from '../metadata/loader.js';
 import type { MetadataEventOf, MetadataEventType, MetadataPublisher, MetadataUpdate } from '../metadata/events.js';
-import type { MetadataRecord } from '../../protocol/metadata-records.js';
+import { metadataRecord, RecordType, type MetadataRecord } from '../../protocol/metadata-records.js';
 import { silentLogger, type Logger } from '../raft/logger.js';
 import { RaftClient, type StaticVoter } from '../raft/raft-client.js';
 import type { QuorumTimeouts } from '../raft/election-timer.js';
@@ -110,9 +110,14 @@ export interface QuorumControllerOptions {
   readonly bootstrapDir?: string;
   /** metadata.version to bootstrap with when there is no bootstrap.checkpoint (default latest production, 22). */
   readonly bootstrapMetadataVersion?: number;
-  /** Take a snapshot after this many records (default 20000) or bytes (default 20 MiB, metadata.log.max.record.bytes.between.snapshots). */
+  /** Also snapshot after this many records (tkafka's library option; no default: Kafka has no such rule). */
   readonly snapshotMaxRecords?: number;
+  /** metadata.log.max.record.bytes.between.snapshots (default 20 MiB). */
   readonly snapshotMaxBytes?: number;
+  /** metadata.log.max.snapshot.interval.ms (default 1 hour; 0 disables). */
+  readonly snapshotIntervalMs?: number;
+  /** metadata.max.idle.interval.ms: the active controller writes a NoOpRecord this often (default 500; 0 disables). */
+  readonly maxIdleIntervalMs?: number;
   /** Write a snapshot on close() if anything changed since the last one (default true). */
   readonly snapshotOnClose?: boolean;
   readonly kraftVersion?: 0 | 1;
@@ -121,7 +126,13 @@ export interface QuorumControllerOptions {
   /** controller.quorum.* timeouts of the elections (defaults: Kafka's). */
   readonly quorumTimeouts?: Partial<QuorumTimeouts>;
   readonly segmentBytes?: number;
+  /** metadata.log.segment.ms */
+  readonly segmentMs?: number;
+  /** metadata.max.retention.bytes / metadata.max.retention.ms (raft/log-cleaner.ts). */
   readonly retentionBytes?: number;
+  readonly retentionMs?: number;
+  /** How often the metadata log cleaner runs (Kafka: 60 s). */
+  readonly cleanerIntervalMs?: number;
   /** broker.session.timeout.ms: a broker that has not heartbeated for this long is fenced (default 9000). */
   readonly sessionTimeoutMs?: number;
   readonly random?: Random;
@@ -160,6 +171,9 @@ export class QuorumController {
   /** Registration offsets and (while active) the heartbeat manager, fed by committed records. */
   private readonly membershipReplay = new MembershipReplay();
   private fenceTimer: NodeJS.Timeout | null = null;
+  private noOpTimer: NodeJS.Timeout | null = null;
+  private writingNoOp = false;
+  private readonly snapshotGenerator: SnapshotGenerator;
   /** Registers this controller with the active one when that is another node. */
   private readonly registrationManager: ControllerRegistrationManager | null = null;
   private fencing = false;
@@ -171,6 +185,19 @@ export class QuorumController {
   ) {
     this.logger = opts.logger ?? silentLogger;
     this.incarnationId = opts.incarnationId ?? randomUuid();
+    this.snapshotGenerator = new SnapshotGenerator({
+      maxBytesSinceLastSnapshot: opts.snapshotMaxBytes,
+      maxTimeSinceLastSnapshotMs: opts.snapshotIntervalMs,
+      maxRecordsSinceLastSnapshot: opts.snapshotMaxRecords,
+      emit: async () => {
+        const before = this.quorum.latestSnapshotId();
+        const id = await this.snapshot();
+        return id && (!before || id.offset > before.offset) ? id : null;
+      },
+      now: opts.now,
+      logger: this.logger,
+    });
+    quorum.register(this.snapshotGenerator);
     if (opts.controllerListeners && opts.controllerListeners.length > 0) {
       this.registrationManager = new ControllerRegistrationManager({
         nodeId: opts.nodeId,
@@ -201,7 +228,10 @@ export class QuorumController {
       controllerListeners: (opts.controllerListeners ?? []).map((e) => ({ name: e.name, host: e.host, port: e.port })),
       kraftVersion: opts.kraftVersion,
       segmentBytes: opts.segmentBytes,
+      segmentMs: opts.segmentMs,
       retentionBytes: opts.retentionBytes,
+      retentionMs: opts.retentionMs,
+      cleanerIntervalMs: opts.cleanerIntervalMs,
       now: opts.now,
       logger,
     };
@@ -297,6 +327,29 @@ export class QuorumController {
       this.membership();
     });
     this.startFenceTimer();
+    this.startNoOpTimer();
+  }
+
+  /**
+   * QuorumController's writeNoOpRecord periodic task: while active, a NoOpRecord every
+   * metadata.max.idle.interval.ms, so the high watermark (and every node's snapshot clock) moves
+   * on an idle cluster. 0 disables it; a metadata.version without NoOpRecord skips it.
+   */
+  private startNoOpTimer(): void {
+    const period = this.opts.maxIdleIntervalMs ?? 500;
+    if (this.noOpTimer || period <= 0) return;
+    this.noOpTimer = setInterval(() => {
+      if (this.writingNoOp || this.closed || !this.quorum.isLeader()) return;
+      if (!mv.isNoOpRecordSupported(this.loader.image.metadataVersion)) return;
+      this.writingNoOp = true;
+      void this.write(
+        () => ({ records: [metadataRecord(RecordType.NoOp, 0, {})], result: null }),
+        () => null,
+      ).finally(() => {
+        this.writingNoOp = false;
+      });
+    }, period);
+    this.noOpTimer.unref();
   }
 
   // ---------------------------------------------------------------- membership (heartbeats, fencing)
@@ -486,7 +539,6 @@ export class QuorumController {
         this.logger.error('Metadata append failed', e);
         return onError(apiErrorFrom(e));
       }
-      await this.maybeSnapshot();
       return result;
     });
   }
@@ -720,28 +772,15 @@ export class QuorumController {
 
   // ---------------------------------------------------------------- snapshots
 
-  private async maybeSnapshot(): Promise<void> {
-    const maxRecords = this.opts.snapshotMaxRecords ?? 20000;
-    const maxBytes = this.opts.snapshotMaxBytes ?? 20 * 1024 * 1024;
-    if (this.loader.recordsSinceSnapshot >= maxRecords || this.loader.bytesSinceSnapshot >= maxBytes) {
-      await this.writeSnapshot();
-    }
-  }
-
   private async writeSnapshot(): Promise<OffsetAndEpoch | null> {
-    const image = this.loader.image;
-    if (this.loader.transactionStartOffset >= 0 || image.offset < 0) return null;
-    const id = { offset: image.offset + 1, epoch: image.provenance.epoch };
+    const snapshot = imageSnapshot(this.loader);
+    if (!snapshot) return null;
     const latest = this.quorum.latestSnapshotId();
-    if (latest && latest.offset >= id.offset) return latest;
+    if (latest && latest.offset >= snapshot.id.offset) return latest;
     try {
-      await this.quorum.createSnapshot({
-        id,
-        lastContainedLogTimestamp: image.provenance.lastContainedLogTimeMs,
-        records: imageRecords(image),
-      });
+      await this.quorum.createSnapshot(snapshot);
       this.loader.markSnapshotTaken();
-      return id;
+      return snapshot.id;
     } catch (e) {
       this.logger.error('Failed to write a metadata snapshot', e);
       return null;
@@ -763,6 +802,9 @@ export class QuorumController {
     if (this.closed) return;
     if (this.fenceTimer) clearInterval(this.fenceTimer);
     this.fenceTimer = null;
+    if (this.noOpTimer) clearInterval(this.noOpTimer);
+    this.noOpTimer = null;
+    this.snapshotGenerator.close();
     this.registrationManager?.close();
     await this.queue.run(async () => {
       this.closed = true;

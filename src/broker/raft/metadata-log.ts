@@ -32,6 +32,8 @@ export { LEADER_EPOCH_CHECKPOINT_FILE as LEADER_EPOCH_CHECKPOINT } from '../../s
 export { PARTITION_METADATA_FILE } from '../../storage/partition-metadata.js';
 /** metadata.log.segment.bytes default. */
 export const DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
+/** metadata.log.segment.ms default (7 days). */
+export const DEFAULT_SEGMENT_MS = 7 * 24 * 60 * 60 * 1000;
 /** index.interval.bytes default. */
 export const DEFAULT_INDEX_INTERVAL_BYTES = 4096;
 
@@ -40,7 +42,10 @@ export interface MetadataLogOptions {
   readonly dir: string;
   readonly topicId?: string;
   readonly segmentBytes?: number;
+  /** metadata.log.segment.ms: a segment whose first batch is older than this rolls at the next append. */
+  readonly segmentMs?: number;
   readonly indexIntervalBytes?: number;
+  readonly now?: () => number;
 }
 
 interface Segment {
@@ -48,6 +53,10 @@ interface Segment {
   size: number;
   /** Offset after the last batch (== next segment's base offset for closed segments). */
   nextOffset: number;
+  /** Max timestamp of the segment's first batch (LogSegment.rollingBasedTimestamp); -1 when unknown or empty. */
+  rollingBasedTimestamp: number;
+  /** When this process created or opened the segment (LogSegment.created). */
+  readonly createdMs: number;
   fh: fsp.FileHandle | null;
   indexer: SegmentIndexer | null;
   indexFh: fsp.FileHandle | null;
@@ -62,6 +71,8 @@ export class MetadataLog {
   private segments: Segment[] = [];
   private epochs: EpochEntry[] = [];
   private leo = 0;
+  /** Log start offset moved past the first segment's base by a snapshot (KafkaRaftLog.deleteBeforeSnapshot). */
+  private startOffset = 0;
   private closed = false;
   /** Bytes cut off the tail at open (0 after a clean shutdown). */
   truncatedBytesAtOpen = 0;
@@ -70,6 +81,8 @@ export class MetadataLog {
     readonly dir: string,
     private readonly segmentBytes: number,
     private readonly indexIntervalBytes: number,
+    private readonly segmentMs: number,
+    private readonly now: () => number,
   ) {}
 
   static async open(opts: MetadataLogOptions): Promise<MetadataLog> {
@@ -77,6 +90,8 @@ export class MetadataLog {
       opts.dir,
       opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES,
       opts.indexIntervalBytes ?? DEFAULT_INDEX_INTERVAL_BYTES,
+      opts.segmentMs ?? DEFAULT_SEGMENT_MS,
+      opts.now ?? Date.now,
     );
     await fsp.mkdir(opts.dir, { recursive: true });
     await log.load();
@@ -89,7 +104,8 @@ export class MetadataLog {
   }
 
   get logStartOffset(): number {
-    return this.segments.length > 0 ? this.segments[0]!.baseOffset : this.leo;
+    const base = this.segments.length > 0 ? this.segments[0]!.baseOffset : this.leo;
+    return Math.min(Math.max(base, this.startOffset), this.leo);
   }
 
   /** Epoch of the last batch in the log, or 0 if the log is empty. */
@@ -141,6 +157,8 @@ export class MetadataLog {
         baseOffset: base,
         size: st.size,
         nextOffset: bases[i + 1] ?? base,
+        rollingBasedTimestamp: -1,
+        createdMs: this.now(),
         fh: null,
         indexer: null,
         indexFh: null,
@@ -163,6 +181,7 @@ export class MetadataLog {
     const onBatch = (b: ScannedBatch): boolean => {
       if (b.baseOffset < expected) return false;
       indexer.onBatch(b.position, b.size, b.lastOffset, b.maxTimestamp);
+      if (b.position === 0) seg.rollingBasedTimestamp = b.maxTimestamp;
       const lastEpoch = epochs.length > 0 ? epochs[epochs.length - 1]!.epoch : -1;
       if (b.epoch > lastEpoch) epochs.push({ epoch: b.epoch, startOffset: b.baseOffset });
       expected = b.lastOffset + 1;
@@ -242,6 +261,7 @@ export class MetadataLog {
     }
     this.segments = [];
     this.leo = offset;
+    this.startOffset = offset;
     this.epochs = [];
     await this.writeEpochCheckpoint();
     await fsyncDir(this.dir);
@@ -255,6 +275,8 @@ export class MetadataLog {
       baseOffset: base,
       size: 0,
       nextOffset: base,
+      rollingBasedTimestamp: -1,
+      createdMs: this.now(),
       fh: null,
       indexer: null,
       indexFh: null,
@@ -278,8 +300,9 @@ export class MetadataLog {
     if (h.partitionLeaderEpoch < this.lastEpoch)
       throw new Error(`batch epoch ${h.partitionLeaderEpoch} < last epoch ${this.lastEpoch}`);
     let seg = this.segments[this.segments.length - 1];
-    if (!seg || (seg.size > 0 && seg.size + batch.length > this.segmentBytes)) seg = await this.roll();
+    if (!seg || this.shouldRoll(seg, batch.length, h.maxTimestamp)) seg = await this.roll();
     const position = seg.size;
+    if (position === 0) seg.rollingBasedTimestamp = h.maxTimestamp;
     await seg.fh!.write(batch, 0, batch.length, position);
     await seg.fh!.datasync();
     seg.size += batch.length;
@@ -292,6 +315,19 @@ export class MetadataLog {
       this.epochs.push({ epoch: h.partitionLeaderEpoch, startOffset: h.baseOffset });
       await this.writeEpochCheckpoint();
     }
+  }
+
+  /**
+   * LogSegment.shouldRoll: a non-empty segment rolls when the batch does not fit, or when the batch's
+   * timestamp is more than segment.ms after the segment's first batch (timeWaitedForRoll; without
+   * a first-batch timestamp, the time since the segment was created or opened).
+   */
+  private shouldRoll(seg: Segment, batchBytes: number, batchTimestamp: number): boolean {
+    if (seg.size === 0) return false;
+    if (seg.size + batchBytes > this.segmentBytes) return true;
+    const waited =
+      seg.rollingBasedTimestamp >= 0 ? batchTimestamp - seg.rollingBasedTimestamp : this.now() - seg.createdMs;
+    return waited > this.segmentMs;
   }
 
   /** Calls `onBatch` for every batch containing offsets >= fromOffset, in order; stop by returning false. */
@@ -364,6 +400,7 @@ export class MetadataLog {
       await fsp.truncate(logFile(this.dir, seg.baseOffset), cut);
       seg.size = cut;
       seg.nextOffset = next;
+      if (cut === 0) seg.rollingBasedTimestamp = -1;
       await atomicWriteFile(indexFile(this.dir, seg.baseOffset), indexer.offsetIndexBytes());
       await atomicWriteFile(timeIndexFile(this.dir, seg.baseOffset), indexer.timeIndexBytes());
       await this.openActive(seg, indexer);
@@ -373,6 +410,18 @@ export class MetadataLog {
     }
     this.epochs = this.epochs.filter((e) => e.startOffset < this.leo);
     await this.writeEpochCheckpoint();
+  }
+
+  /**
+   * UnifiedLog.maybeIncrementLogStartOffset + deleteOldSegments for a snapshot at `offset`: the log
+   * start moves to `offset` (false when it is not ahead of the current one or beyond the end) and
+   * whole segments that end at or before it are deleted (never the active one).
+   */
+  async advanceLogStartOffset(offset: number): Promise<boolean> {
+    if (offset <= this.logStartOffset || offset > this.leo) return false;
+    this.startOffset = offset;
+    await this.deleteSegmentsBefore(offset);
+    return true;
   }
 
   /** Deletes whole segments that end at or before `offset` (covered by a snapshot); never the active one. */

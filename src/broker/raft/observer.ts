@@ -16,7 +16,6 @@
 
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
 import { SerialQueue } from '../log/serial-queue.js';
 import { KafkaError, ErrorCode } from '../../protocol/errors.js';
 import type { MetadataRecord } from '../../protocol/metadata-records.js';
@@ -32,6 +31,7 @@ import {
   writeSnapshotFile,
 } from '../../storage/snapshot-file.js';
 import { MetadataLog } from './metadata-log.js';
+import { CLEANER_INTERVAL_MS, MetadataLogCleaner, schedulePeriodicClean } from './log-cleaner.js';
 import { RaftChannel, type HostPort, type RaftTarget } from './channel.js';
 import { FollowerFetcher, type LeaderHint } from './follower-fetcher.js';
 import { lastFetchedEpoch } from './leader-fetch.js';
@@ -73,9 +73,14 @@ export interface ObserverQuorumOptions {
   readonly retryBackoffMs?: number;
   /** controller.quorum.fetch.timeout.ms (2000). */
   readonly fetchTimeoutMs?: number;
-  /** Keep this many newest snapshots (default 2). */
-  readonly snapshotsToKeep?: number;
   readonly segmentBytes?: number;
+  /** metadata.log.segment.ms */
+  readonly segmentMs?: number;
+  /** metadata.max.retention.bytes / metadata.max.retention.ms (raft/log-cleaner.ts). */
+  readonly retentionBytes?: number;
+  readonly retentionMs?: number;
+  /** How often the log cleaner runs (Kafka: 60 s); 0: only after each snapshot written. */
+  readonly cleanerIntervalMs?: number;
   readonly now?: () => number;
   readonly logger?: ObserverLogger;
 }
@@ -91,6 +96,8 @@ export class ObserverQuorum implements Quorum {
   private readonly discovery: RaftTarget[];
   private readonly logger: ObserverLogger;
   private snapshots: OffsetAndEpoch[] = [];
+  private readonly cleaner: MetadataLogCleaner;
+  private stopCleaner: () => void = () => undefined;
   private leader: LeaderHint = { leaderId: -1, epoch: 0 };
   private hw = -1;
   /** Offset of the next record to deliver. */
@@ -107,6 +114,14 @@ export class ObserverQuorum implements Quorum {
   ) {
     this.nodeId = opts.nodeId;
     this.logger = opts.logger ?? quiet;
+    this.cleaner = new MetadataLogCleaner({
+      log,
+      dir,
+      retentionMs: opts.retentionMs,
+      retentionBytes: opts.retentionBytes,
+      now: opts.now ?? Date.now,
+      logger: this.logger,
+    });
     const voters = new Map<number, HostPort>((opts.voters ?? []).map((v) => [v.id, { host: v.host, port: v.port }]));
     this.channel = new RaftChannel({
       nodeId: opts.nodeId,
@@ -126,7 +141,13 @@ export class ObserverQuorum implements Quorum {
   /** Opens (and recovers) the metadata log directory. Call register() and start() next. */
   static async open(opts: ObserverQuorumOptions): Promise<ObserverQuorum> {
     const dir = path.join(opts.metadataLogDir, METADATA_PARTITION_DIR);
-    const log = await MetadataLog.open({ dir, topicId: METADATA_TOPIC_ID, segmentBytes: opts.segmentBytes });
+    const log = await MetadataLog.open({
+      dir,
+      topicId: METADATA_TOPIC_ID,
+      segmentBytes: opts.segmentBytes,
+      segmentMs: opts.segmentMs,
+      now: opts.now,
+    });
     const q = new ObserverQuorum(opts, dir, log);
     q.snapshots = await listSnapshots(dir);
     return q;
@@ -217,6 +238,18 @@ export class ObserverQuorum implements Quorum {
         onSnapshot: (id, bytes) => this.queue.run(() => this.installSnapshot(id, bytes)),
       });
       this.fetcher.start();
+      this.stopCleaner = schedulePeriodicClean(
+        this.opts.cleanerIntervalMs ?? CLEANER_INTERVAL_MS,
+        () =>
+          this.queue.run(async () => {
+            if (!this.closed)
+              await this.cleaner.clean(
+                () => this.snapshots,
+                (left) => (this.snapshots = left),
+              );
+          }),
+        this.logger,
+      );
     });
   }
 
@@ -249,7 +282,7 @@ export class ObserverQuorum implements Quorum {
     this.logger.info(`Fetched metadata snapshot ${snapshotFileName(id)} (${bytes.length} bytes)`);
     await this.loadSnapshot(id);
     if (id.offset > this.hw) this.hw = id.offset;
-    await this.cleanup();
+    this.snapshots = await this.cleaner.forgetBefore(this.snapshots, id);
   }
 
   /** Delivers the committed batches in [delivered, hw). */
@@ -335,21 +368,18 @@ export class ObserverQuorum implements Quorum {
         voters: this.kraftVersionInLog > 0 ? this.votersRecord : null,
       });
       this.snapshots.push(snapshot.id);
-      await this.cleanup();
+      this.cleaner.remember(snapshot.id, snapshot.lastContainedLogTimestamp);
+      await this.cleaner.clean(
+        () => this.snapshots,
+        (left) => (this.snapshots = left),
+      );
     });
-  }
-
-  private async cleanup(): Promise<void> {
-    const keep = Math.max(1, this.opts.snapshotsToKeep ?? 2);
-    while (this.snapshots.length > keep) {
-      const old = this.snapshots.shift()!;
-      await fsp.rm(path.join(this.dir, snapshotFileName(old)), { force: true });
-    }
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.stopCleaner();
     await this.fetcher?.stop();
     this.channel.close();
     await this.queue.run(async () => {

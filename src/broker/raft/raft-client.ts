@@ -22,7 +22,6 @@
 // Every state change runs on one SerialQueue; an append waits for its commit outside the queue.
 
 import * as path from 'node:path';
-import { promises as fsp } from 'node:fs';
 import { SerialQueue } from '../log/serial-queue.js';
 import { KafkaError, ErrorCode } from '../../protocol/errors.js';
 import type { Input } from '../../protocol/codec/types.js';
@@ -50,6 +49,7 @@ import { ZERO_UUID } from '../../protocol/uuid.js';
 import { QUORUM_STATE_FILE, readQuorumState } from '../../storage/quorum-state.js';
 import { listSnapshots, readSnapshotFile, snapshotFileName, writeSnapshotFile } from '../../storage/snapshot-file.js';
 import { MetadataLog } from './metadata-log.js';
+import { CLEANER_INTERVAL_MS, MetadataLogCleaner, schedulePeriodicClean } from './log-cleaner.js';
 import { silentLogger, type Logger } from './logger.js';
 import { isLogUpToDate, QuorumStateMachine, type EpochElection, type ReplicaKey } from './epoch-state.js';
 import {
@@ -101,9 +101,14 @@ export interface RaftClientOptions {
   readonly kraftVersion?: 0 | 1;
   readonly timeouts?: Partial<QuorumTimeouts>;
   readonly segmentBytes?: number;
+  /** metadata.log.segment.ms */
+  readonly segmentMs?: number;
   readonly indexIntervalBytes?: number;
-  readonly snapshotsToKeep?: number;
+  /** metadata.max.retention.bytes / metadata.max.retention.ms (raft/log-cleaner.ts). */
   readonly retentionBytes?: number;
+  readonly retentionMs?: number;
+  /** How often the log cleaner runs (Kafka: 60 s); 0 only after each snapshot written. */
+  readonly cleanerIntervalMs?: number;
   /** Election RPCs (tests); by default they go over the client's RaftChannel, which also fetches as follower. */
   readonly sender?: RaftSender;
   readonly random?: () => number;
@@ -136,6 +141,8 @@ export class RaftClient implements Quorum {
   private readonly timer: Deadline;
   private readonly beginTimer: Deadline;
   private snapshots: OffsetAndEpoch[] = [];
+  private readonly cleaner: MetadataLogCleaner;
+  private stopCleaner: () => void = () => undefined;
   private votersRecord: VotersRecord | null = null;
   private kraftVersionInLog = -1;
   private hw = -1;
@@ -200,6 +207,14 @@ export class RaftClient implements Quorum {
     this.sender = opts.sender ?? new ChannelRaftSender(this.channel!);
     this.timer = new Deadline(this.now);
     this.beginTimer = new Deadline(this.now);
+    this.cleaner = new MetadataLogCleaner({
+      log,
+      dir,
+      retentionMs: opts.retentionMs,
+      retentionBytes: opts.retentionBytes,
+      now: this.now,
+      logger: this.logger,
+    });
     this.sm = new QuorumStateMachine({
       file: path.join(dir, QUORUM_STATE_FILE),
       localId: opts.nodeId,
@@ -215,7 +230,9 @@ export class RaftClient implements Quorum {
       dir,
       topicId: METADATA_TOPIC_ID,
       segmentBytes: opts.segmentBytes,
+      segmentMs: opts.segmentMs,
       indexIntervalBytes: opts.indexIntervalBytes,
+      now: opts.now,
     });
     const c = new RaftClient(opts, dir, log);
     if (log.truncatedBytesAtOpen > 0) {
@@ -346,6 +363,18 @@ export class RaftClient implements Quorum {
       const stored = await readQuorumState(path.join(this.dir, QUORUM_STATE_FILE));
       await this.sm.initialize(stored?.state ?? null, this.endOffset());
       this.started = true;
+      this.stopCleaner = schedulePeriodicClean(
+        this.opts.cleanerIntervalMs ?? CLEANER_INTERVAL_MS,
+        () =>
+          this.queue.run(async () => {
+            if (!this.closed)
+              await this.cleaner.clean(
+                () => this.snapshots,
+                (left) => (this.snapshots = left),
+              );
+          }),
+        this.logger,
+      );
       this.logger.info(
         `Raft client ${this.nodeId} starting in ${this.sm.state.name} epoch ${this.sm.epoch} with voters [${this.voters.map((v) => v.id).join(',')}]`,
       );
@@ -797,6 +826,7 @@ export class RaftClient implements Quorum {
     this.snapshots = [...this.snapshots.filter((s) => s.offset !== id.offset || s.epoch !== id.epoch), id].sort(
       (a, b) => a.offset - b.offset || a.epoch - b.epoch,
     );
+    this.snapshots = await this.cleaner.forgetBefore(this.snapshots, id);
     const loaded = await readSnapshotFile(path.join(this.dir, snapshotFileName(id)));
     if (loaded.voters) this.votersRecord = loaded.voters;
     if (loaded.kraftVersion > 0) this.kraftVersionInLog = loaded.kraftVersion;
@@ -1106,14 +1136,11 @@ export class RaftClient implements Quorum {
         now: this.now(),
       });
       this.snapshots.push(snapshot.id);
-      const keep = Math.max(1, this.opts.snapshotsToKeep ?? 2);
-      while (this.snapshots.length > keep) {
-        const old = this.snapshots.shift()!;
-        await fsp.rm(path.join(this.dir, snapshotFileName(old)), { force: true });
-      }
-      const oldestKept = this.snapshots[0];
-      if (oldestKept && this.log.sizeInBytes > (this.opts.retentionBytes ?? 100 * 1024 * 1024))
-        await this.log.deleteSegmentsBefore(oldestKept.offset);
+      this.cleaner.remember(snapshot.id, snapshot.lastContainedLogTimestamp);
+      await this.cleaner.clean(
+        () => this.snapshots,
+        (left) => (this.snapshots = left),
+      );
     });
   }
 
@@ -1124,6 +1151,7 @@ export class RaftClient implements Quorum {
       if (this.sm.is('Leader') && this.voters.length > 1) await this.resign();
     });
     this.closed = true;
+    this.stopCleaner();
     if (this.tickHandle) clearTimeout(this.tickHandle);
     this.stopFetcher();
     this.stopLeading();

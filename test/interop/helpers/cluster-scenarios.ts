@@ -1,8 +1,8 @@
 // The acceptance scenarios of issue 14 ("How it must be shown"), written once against the
 // Cluster of test/helpers/cluster.ts so that the same steps run on an Apache Kafka 4.4.0 cluster
 // (test/interop/cluster-kafka.test.ts: the reference figures, and the proof that the harness
-// works) and on a tkafka cluster (test/pending/cluster-tkafka.test.ts until the raft and
-// membership work passes it). Each returns the figures it measured; the tests print them.
+// works) and on a tkafka cluster (test/interop/cluster-tkafka.test.ts). Each returns the
+// figures it measured; the tests print them.
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import {
