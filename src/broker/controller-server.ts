@@ -80,6 +80,7 @@ export class ControllerOnlyServer {
         defaultReplicationFactor: config.getInt('default.replication.factor'),
         sessionTimeoutMs: config.getInt('broker.session.timeout.ms'),
         quorumVoters: config.quorumVoters,
+        quorumBootstrapServers: config.quorumBootstrapServers,
         quorumTimeouts: {
           electionTimeoutMs: config.getInt('controller.quorum.election.timeout.ms'),
           fetchTimeoutMs: config.getInt('controller.quorum.fetch.timeout.ms'),
