@@ -345,7 +345,10 @@ export class RaftClient implements Quorum {
       let from = 0;
       if (snap) {
         const loaded = await readSnapshotFile(path.join(this.dir, snapshotFileName(snap)));
-        if (loaded.voters) this.votersRecord = loaded.voters;
+        if (loaded.voters) {
+          this.votersRecord = loaded.voters;
+          this.votersRecordOffset = snap.offset - 1; // its last contained offset: -1 for the bootstrap checkpoint
+        }
         if (loaded.kraftVersion > 0) this.kraftVersionInLog = loaded.kraftVersion;
         if (this.log.logEndOffset < snap.offset) await this.log.truncateFullyAndStartAt(snap.offset);
         else if (this.log.logStartOffset > snap.offset) {
@@ -646,9 +649,14 @@ export class RaftClient implements Quorum {
         },
       },
     ];
-    if (this.kraftVersion >= 1 && this.votersRecord === null) {
-      controls.push({ type: ControlRecordType.KRaftVersion, data: { version: 0, kRaftVersion: this.kraftVersion } });
-      controls.push({ type: ControlRecordType.KRaftVoters, data: this.localVotersRecord() });
+    // LeaderState.appendStartOfEpochControlRecords: a voter set that only the bootstrap checkpoint
+    // holds (offset -1) is written into the log, so observers and new voters learn it by fetching
+    if (this.kraftVersion >= 1 && this.votersRecordOffset < 0) {
+      controls.push({
+        type: ControlRecordType.KRaftVersion,
+        data: { version: 0, kRaftVersion: this.kraftVersionInLog > 0 ? this.kraftVersionInLog : this.kraftVersion },
+      });
+      controls.push({ type: ControlRecordType.KRaftVoters, data: this.votersRecord ?? this.localVotersRecord() });
     }
     this.epochStartOffset = this.log.logEndOffset;
     const self = { id: this.nodeId, directoryId: this.directoryId };
@@ -670,7 +678,7 @@ export class RaftClient implements Quorum {
     await this.log.append(
       buildControlBatch({ baseOffset: this.epochStartOffset, epoch, timestamp: this.now() }, controls),
     );
-    for (const c of controls) this.trackControl(c, this.epochStartOffset);
+    for (const c of controls) this.trackControl(c, this.epochStartOffset + controls.length - 1);
     this.epochVoterChanges = new VoterChanges(this.changeLeader, this.now);
     this.logger.info(
       `Became leader of ${METADATA_PARTITION_DIR} in epoch ${epoch} (epoch start offset ${this.epochStartOffset})`,
@@ -851,7 +859,7 @@ export class RaftClient implements Quorum {
     const loaded = await readSnapshotFile(path.join(this.dir, snapshotFileName(id)));
     if (loaded.voters) {
       this.votersRecord = loaded.voters;
-      this.votersRecordOffset = -1;
+      this.votersRecordOffset = id.offset - 1;
     }
     if (loaded.kraftVersion > 0) this.kraftVersionInLog = loaded.kraftVersion;
     for (const l of this.listeners) {
@@ -1016,9 +1024,10 @@ export class RaftClient implements Quorum {
   /** A control record at (the batch ending at) `offset`: the latest VotersRecord sets the voter set. */
   private trackControl(c: ControlRecord, offset: number): void {
     if (c.type === ControlRecordType.KRaftVoters && c.data) {
+      const data = c.data as VotersRecord;
       if (offset < this.votersRecordOffset) return; // already following a later one (the leader's own append)
-      const changed = this.votersRecord !== null && offset !== this.votersRecordOffset;
-      this.votersRecord = c.data as VotersRecord;
+      const changed = JSON.stringify(this.votersRecord?.voters ?? null) !== JSON.stringify(data.voters);
+      this.votersRecord = data;
       this.votersRecordOffset = offset;
       if (changed) this.onVoterSetChanged();
     } else if (c.type === ControlRecordType.KRaftVersion && c.data)
