@@ -19,6 +19,14 @@
 // the fetch timer. With an injected `sender` (no channel) a follower has no fetcher and treats the
 // leader's periodic BeginQuorumEpoch as its sign of life.
 //
+// Dynamic quorums (KIP-853): an unattached replica with controller.quorum.bootstrap.servers fetches
+// from them and follows the CurrentLeader of the answer; a node with kraft.version 1 and no voter set
+// (formatted --no-initial-controllers) is an observer. The leader of each epoch serves
+// `voterChanges` (raft/voter-changes.ts) by appending VotersRecord control batches; the latest
+// VotersRecord sets the voter set (the leader's at its append, the others' at its commit). Not done:
+// recomputing the voter set when a log truncation drops an uncommitted VotersRecord, and
+// UpdateRaftVoter sent by a voter at start-up.
+//
 // Every state change runs on one SerialQueue; an append waits for its commit outside the queue.
 
 import * as path from 'node:path';
