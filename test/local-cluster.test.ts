@@ -2,8 +2,8 @@
 // broker lists all three), `local status` shows one leader and two followers among the controllers
 // and the brokers as observers, a topic is on every broker, `local kill` of the leader makes another
 // controller lead, `local restart` brings it back as a caught-up follower, `local stop` stops
-// everything. Static quorum, local's default today (TKAFKA_LOCAL_QUORUM=dynamic tries KIP-853's,
-// which does not pass yet: a broker-only node finds no active controller through the bootstrap servers).
+// everything. Dynamic quorum (KIP-853), local's default; TKAFKA_LOCAL_QUORUM=static runs the same with
+// controller.quorum.voters.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,8 +14,8 @@ import { topicIds } from './helpers/cluster.js';
 import { REPO_ROOT } from './helpers/spec-models.js';
 import { waitFor } from './helpers/wait-for.js';
 
-/** static works end to end today; dynamic (KIP-853) does not yet: a broker-only node finds no active controller. */
-const QUORUM = process.env.TKAFKA_LOCAL_QUORUM ?? 'static';
+/** dynamic (the default) or static, both end to end. */
+const QUORUM = process.env.TKAFKA_LOCAL_QUORUM ?? 'dynamic';
 
 let root: string;
 let dir: string;

@@ -50,3 +50,37 @@ test('caught-up timestamps, observers listed and expired', () => {
   assert.deepEqual([v.replicaId, v.logEndOffset, v.lastFetchTimestamp, v.lastCaughtUpTimestamp], [1, 30, 3500, 3500]);
   assert.equal(p.describeObservers(3000 + OBSERVER_SESSION_TIMEOUT_MS).length, 0, 'silent for 5 minutes: dropped');
 });
+
+test('a voter set change: the added observer keeps its progress and counts, a removed voter becomes an observer', () => {
+  const dir = (id: number) => ({ id, directoryId: `dir-of-voter-${id}-aaaaaa` });
+  const p = new ReplicaProgress(dir(1), [dir(1)], 0);
+  assert.equal(p.updateLocal(3), true);
+  assert.equal(p.highWatermark, 3);
+  p.updateReplica(dir(2), 3, 1000);
+  assert.deepEqual(
+    p.describeObservers(1000).map((r) => r.replicaId),
+    [2],
+  );
+  // the leader appends the VotersRecord {1, 2} at offset 3: the new majority is both
+  p.updateVoters([dir(1), dir(2)]);
+  assert.equal(p.updateLocal(4), false, 'voter 2 has not fetched past the new record');
+  assert.deepEqual(p.describeObservers(1000), []);
+  assert.deepEqual(
+    p.describeVoters(1000).map((r) => [r.replicaId, r.logEndOffset, r.lastFetchTimestamp]),
+    [
+      [1, 4, 1000],
+      [2, 3, 1000],
+    ],
+  );
+  assert.equal(p.updateReplica(dir(2), 4, 1001), true);
+  assert.equal(p.highWatermark, 4);
+  // removed again: an observer with its progress; the leader alone commits
+  p.updateVoters([dir(1)]);
+  assert.equal(p.updateLocal(5), true);
+  assert.equal(p.highWatermark, 5);
+  assert.deepEqual(
+    p.describeObservers(1002).map((r) => [r.replicaId, r.logEndOffset]),
+    [[2, 4]],
+  );
+  assert.equal(p.updateReplica(dir(2), 5, 1003), false, 'an observer again');
+});

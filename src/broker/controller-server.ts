@@ -82,6 +82,7 @@ export class ControllerOnlyServer {
         sessionTimeoutMs: config.getInt('broker.session.timeout.ms'),
         ...metadataLogUpkeep(config),
         quorumVoters: config.quorumVoters,
+        quorumBootstrapServers: config.quorumBootstrapServers,
         quorumTimeouts: {
           electionTimeoutMs: config.getInt('controller.quorum.election.timeout.ms'),
           fetchTimeoutMs: config.getInt('controller.quorum.fetch.timeout.ms'),

@@ -107,6 +107,7 @@ export class BrokerServer {
       brokerListeners: advertised,
       controllerListeners: controllerEps,
       quorumVoters: config.quorumVoters,
+      quorumBootstrapServers: config.quorumBootstrapServers,
       quorumTimeouts: {
         electionTimeoutMs: config.getInt('controller.quorum.election.timeout.ms'),
         fetchTimeoutMs: config.getInt('controller.quorum.fetch.timeout.ms'),

@@ -3,9 +3,9 @@
 // --no-initial-controllers follows it as an observer (A2's leader-side Fetch). Both tools describe
 // the quorum alike, and `add-controller` of the Kafka controller passes every check of
 // raft/voter-changes.ts — the ApiVersions probe of the new voter (Kafka's kraft.version range), the
-// caught-up observer — up to the VotersRecord append, which today's raft client refuses
-// (UNSUPPORTED_VERSION with tkafka's message) instead of becoming a two-voter quorum. Kafka's own
-// tool gets the same answer.
+// caught-up observer — then the VotersRecord is appended and committed by the new majority: the
+// Kafka controller becomes the second voter of the tkafka-led quorum. A second add is refused
+// (DUPLICATE_VOTER) alike by both tools.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -89,19 +89,32 @@ test('a Kafka controller observing a tkafka leader: both tools describe the quor
   });
 });
 
-test('add-controller of the caught-up Kafka observer: probed, caught up, then refused by the raft client', async () => {
+test('add-controller of the caught-up Kafka observer: probed, caught up, written, and the Kafka controller votes', async () => {
   const args = ['--bootstrap-controller', bootstrap(), '--command-config', observer!.configFile, 'add-controller'];
   const t = await tkafkaQuorum(args);
-  const k = await runKafkaTool(QUORUM_TOOL, args);
-  const expected =
-    'org.apache.kafka.common.errors.UnsupportedVersionException: tkafka cannot change the voter set of this quorum yet: its raft client does not write voter changes';
   assert.deepEqual(
     [t.exitCode, t.stdout, t.stderr],
-    [1, '', `${expected}\njava.util.concurrent.ExecutionException: ${expected}\n`],
+    [
+      0,
+      `Added controller 2 with directory id ${observer!.directoryId} and endpoints: CONTROLLER://127.0.0.1:${observer!.port}\n`,
+      '',
+    ],
   );
+  // the new majority (both) committed the VotersRecord: the Kafka controller is a caught-up voter
+  await waitFor(
+    async () => {
+      const q = await quorum();
+      return (
+        JSON.stringify([q.voters.map((v) => v.replicaId).sort(), q.observers.map((o) => o.replicaId)]) ===
+          JSON.stringify([[1, 2], []]) && q.voters.every((v) => v.logEndOffset === q.highWatermark)
+      );
+    },
+    { what: 'voters 1 and 2, both caught up', timeoutMs: 60_000, intervalMs: 200 },
+  );
+  // a second add is refused alike by both tools (DUPLICATE_VOTER)
+  const again = await tkafkaQuorum(args);
+  const k = await runKafkaTool(QUORUM_TOOL, args);
   assert.equal(k.exitCode, 1);
-  assert.deepEqual(k.stderr.split('\n').slice(0, 2), t.stderr.split('\n').slice(0, 2));
-  // nothing changed
-  const q = await quorum();
-  assert.deepEqual([q.voters.map((v) => v.replicaId), q.observers.map((o) => o.replicaId)], [[1], [2]]);
+  assert.match(k.stderr, /DuplicateVoterException/);
+  assert.deepEqual([again.exitCode, again.stderr.split('\n').slice(0, 2)], [1, k.stderr.split('\n').slice(0, 2)]);
 });

@@ -123,6 +123,8 @@ export interface QuorumControllerOptions {
   readonly kraftVersion?: 0 | 1;
   /** controller.quorum.voters: with more than one voter the quorum elects its leader (RaftClient). */
   readonly quorumVoters?: readonly StaticVoter[];
+  /** controller.quorum.bootstrap.servers (a dynamic quorum: how an observer or unattached voter finds the leader). */
+  readonly quorumBootstrapServers?: readonly { readonly host: string; readonly port: number }[];
   /** controller.quorum.* timeouts of the elections (defaults: Kafka's). */
   readonly quorumTimeouts?: Partial<QuorumTimeouts>;
   readonly segmentBytes?: number;
@@ -241,6 +243,7 @@ export class QuorumController {
       ...quorumOptions,
       clusterId: opts.clusterId,
       staticVoters: opts.quorumVoters,
+      bootstrapServers: opts.quorumBootstrapServers,
       timeouts: opts.quorumTimeouts,
     });
     const loader = new MetadataLoader({ clusterId: opts.clusterId, logger });

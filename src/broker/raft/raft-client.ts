@@ -19,6 +19,14 @@
 // the fetch timer. With an injected `sender` (no channel) a follower has no fetcher and treats the
 // leader's periodic BeginQuorumEpoch as its sign of life.
 //
+// Dynamic quorums (KIP-853): an unattached replica with controller.quorum.bootstrap.servers fetches
+// from them and follows the CurrentLeader of the answer; a node with kraft.version 1 and no voter set
+// (formatted --no-initial-controllers) is an observer. The leader of each epoch serves
+// `voterChanges` (raft/voter-changes.ts) by appending VotersRecord control batches; the latest
+// VotersRecord sets the voter set (the leader's at its append, the others' at its commit). Not done:
+// recomputing the voter set when a log truncation drops an uncommitted VotersRecord, and
+// UpdateRaftVoter sent by a voter at start-up.
+//
 // Every state change runs on one SerialQueue; an append waits for its commit outside the queue.
 
 import * as path from 'node:path';
@@ -61,11 +69,20 @@ import {
   type QuorumTimeouts,
 } from './election-timer.js';
 import { ChannelRaftSender, type RaftDestination, type RaftSender } from './election-channel.js';
-import { RaftChannel } from './channel.js';
+import { RaftChannel, type RaftTarget } from './channel.js';
 import { LeaderFetch, serveFetch, serveFetchSnapshot, type RaftStateView } from './leader-fetch.js';
 import { ReplicaProgress } from './replica-progress.js';
 import { FollowerFetcher, type LeaderHint } from './follower-fetcher.js';
 import { atomicWriteFile } from '../../storage/file-ops.js';
+import {
+  fromVotersRecord,
+  probeApiVersions,
+  SUPPORTED_KRAFT_VERSIONS,
+  VoterChanges,
+  type VoterChangeLeader,
+  type VoterChangeServer,
+  type VoterNode,
+} from './voter-changes.js';
 import {
   METADATA_PARTITION_DIR,
   METADATA_TOPIC_ID,
@@ -98,6 +115,12 @@ export interface RaftClientOptions {
   readonly controllerListeners?: readonly RaftEndpoint[];
   /** controller.quorum.voters (kraft.version 0); a VotersRecord in the log wins when there is one. */
   readonly staticVoters?: readonly StaticVoter[];
+  /**
+   * controller.quorum.bootstrap.servers: where an unattached replica (voter or observer) fetches to
+   * find the leader (KafkaRaftClient.maybeSendFetchToAnyBootstrap). With kraft.version 1 and no
+   * VotersRecord in the log (formatted --no-initial-controllers) this node is an observer.
+   */
+  readonly bootstrapServers?: readonly { readonly host: string; readonly port: number }[];
   readonly kraftVersion?: 0 | 1;
   readonly timeouts?: Partial<QuorumTimeouts>;
   readonly segmentBytes?: number;
@@ -138,12 +161,19 @@ export class RaftClient implements Quorum {
   private readonly t: QuorumTimeouts;
   private readonly sender: RaftSender;
   private readonly sm: QuorumStateMachine;
+  private readonly changeLeader: VoterChangeLeader;
   private readonly timer: Deadline;
   private readonly beginTimer: Deadline;
   private snapshots: OffsetAndEpoch[] = [];
   private readonly cleaner: MetadataLogCleaner;
   private stopCleaner: () => void = () => undefined;
   private votersRecord: VotersRecord | null = null;
+  /** Offset of the batch holding `votersRecord` (-1: from a snapshot or the bootstrap checkpoint). */
+  private votersRecordOffset = -1;
+  /** The voter changes of this node's current leader epoch (KIP-853; closed when the epoch ends). */
+  private epochVoterChanges: VoterChanges | null = null;
+  /** kraft.version 0: the voter set the leader learnt through UpdateRaftVoter (LeaderState.volatileVoters). */
+  private volatileVoterSet: readonly VoterNode[] | null = null;
   private kraftVersionInLog = -1;
   private hw = -1;
   /** Next offset to deliver to listeners (everything below it has been delivered). */
@@ -202,6 +232,7 @@ export class RaftClient implements Quorum {
           listenerName: opts.controllerListeners?.[0]?.name ?? 'CONTROLLER',
           requestTimeoutMs: this.t.requestTimeoutMs,
           retryBackoffMs: this.t.retryBackoffMs,
+          bootstrapServers: opts.bootstrapServers,
           now: this.now,
         });
     this.sender = opts.sender ?? new ChannelRaftSender(this.channel!);
@@ -215,6 +246,7 @@ export class RaftClient implements Quorum {
       now: this.now,
       logger: this.logger,
     });
+    this.changeLeader = this.makeChangeLeader();
     this.sm = new QuorumStateMachine({
       file: path.join(dir, QUORUM_STATE_FILE),
       localId: opts.nodeId,
@@ -287,6 +319,8 @@ export class RaftClient implements Quorum {
           : { id: v.id, directoryId: ZERO_UUID, endpoints: [{ name, host: v.host, port: v.port }] },
       );
     }
+    // formatted --no-initial-controllers: no voter yet, this node observes until a voter change adds it
+    if (this.kraftVersion >= 1 && (this.opts.bootstrapServers?.length ?? 0) > 0) return [];
     return [{ id: this.nodeId, directoryId: this.directoryId, endpoints: this.opts.controllerListeners ?? [] }];
   }
 
@@ -336,7 +370,10 @@ export class RaftClient implements Quorum {
       let from = 0;
       if (snap) {
         const loaded = await readSnapshotFile(path.join(this.dir, snapshotFileName(snap)));
-        if (loaded.voters) this.votersRecord = loaded.voters;
+        if (loaded.voters) {
+          this.votersRecord = loaded.voters;
+          this.votersRecordOffset = snap.offset - 1; // its last contained offset: -1 for the bootstrap checkpoint
+        }
         if (loaded.kraftVersion > 0) this.kraftVersionInLog = loaded.kraftVersion;
         if (this.log.logEndOffset < snap.offset) await this.log.truncateFullyAndStartAt(snap.offset);
         else if (this.log.logStartOffset > snap.offset) {
@@ -357,7 +394,7 @@ export class RaftClient implements Quorum {
       // Control records decide the voter set (the latest VotersRecord wins).
       await this.log.read(from, (buf, info) => {
         if (info.lastOffset < from || (buf.readInt16BE(ATTRIBUTES) & CONTROL_FLAG_MASK) === 0) return true;
-        for (const c of decodeMetadataBatch(buf).controls) this.trackControl(c);
+        for (const c of decodeMetadataBatch(buf).controls) this.trackControl(c, info.lastOffset);
         return true;
       });
       const stored = await readQuorumState(path.join(this.dir, QUORUM_STATE_FILE));
@@ -407,6 +444,16 @@ export class RaftClient implements Quorum {
     switch (s.name) {
       case 'Unattached':
       case 'Follower':
+        if (
+          s.name === 'Unattached' &&
+          s.leaderId < 0 &&
+          !this.fetcher &&
+          (!isVoter || (this.opts.bootstrapServers?.length ?? 0) > 0) &&
+          this.discovery().length > 0
+        ) {
+          // pollUnattachedCommon: fetch from the bootstrap servers; the answer names the leader
+          this.startFetcher(-1, s.epoch, []);
+        }
         if (isVoter && this.timer.expired()) {
           this.logger.info(
             s.name === 'Follower'
@@ -639,9 +686,14 @@ export class RaftClient implements Quorum {
         },
       },
     ];
-    if (this.kraftVersion >= 1 && this.votersRecord === null) {
-      controls.push({ type: ControlRecordType.KRaftVersion, data: { version: 0, kRaftVersion: this.kraftVersion } });
-      controls.push({ type: ControlRecordType.KRaftVoters, data: this.localVotersRecord() });
+    // LeaderState.appendStartOfEpochControlRecords: a voter set that only the bootstrap checkpoint
+    // holds (offset -1) is written into the log, so observers and new voters learn it by fetching
+    if (this.kraftVersion >= 1 && this.votersRecordOffset < 0) {
+      controls.push({
+        type: ControlRecordType.KRaftVersion,
+        data: { version: 0, kRaftVersion: this.kraftVersionInLog > 0 ? this.kraftVersionInLog : this.kraftVersion },
+      });
+      controls.push({ type: ControlRecordType.KRaftVoters, data: this.votersRecord ?? this.localVotersRecord() });
     }
     this.epochStartOffset = this.log.logEndOffset;
     const self = { id: this.nodeId, directoryId: this.directoryId };
@@ -663,7 +715,8 @@ export class RaftClient implements Quorum {
     await this.log.append(
       buildControlBatch({ baseOffset: this.epochStartOffset, epoch, timestamp: this.now() }, controls),
     );
-    for (const c of controls) this.trackControl(c);
+    for (const c of controls) this.trackControl(c, this.epochStartOffset + controls.length - 1);
+    this.epochVoterChanges = new VoterChanges(this.changeLeader, this.now);
     this.logger.info(
       `Became leader of ${METADATA_PARTITION_DIR} in epoch ${epoch} (epoch start offset ${this.epochStartOffset})`,
     );
@@ -776,7 +829,7 @@ export class RaftClient implements Quorum {
       directoryId: this.directoryId,
       snapshots: () => this.snapshots,
       leader,
-      discovery: this.voters.filter((v) => v.id !== this.nodeId).map((v) => ({ voterId: v.id })),
+      discovery: this.discovery(),
       fetchTimeoutMs: this.t.fetchTimeoutMs,
       retryBackoffMs: this.t.retryBackoffMs,
       now: this.now,
@@ -797,7 +850,8 @@ export class RaftClient implements Quorum {
       },
       onSnapshot: (id, bytes) => this.installSnapshot(id, bytes),
       onLeader: (hint) => {
-        if (this.fetcher !== f || hint.leaderId < 0 || hint.epoch <= this.sm.epoch) return;
+        if (this.fetcher !== f || hint.leaderId < 0 || hint.epoch < this.sm.epoch) return;
+        if (hint.epoch === this.sm.epoch && this.sm.leaderId >= 0) return;
         const eps =
           hint.host !== undefined && hint.port !== undefined
             ? [{ name: this.listenerName, host: hint.host, port: hint.port }]
@@ -811,6 +865,19 @@ export class RaftClient implements Quorum {
     this.fetcherIdle = this.fetcherIdle.then(() => {
       if (this.fetcher === f && !this.closed) f.start();
     });
+  }
+
+  /**
+   * Where a replica that does not know the leader fetches: controller.quorum.bootstrap.servers when
+   * set (an unattached voter and an observer alike, maybeSendFetchToAnyBootstrap), else an
+   * observer of a static quorum asks the voters. An unattached static voter waits for
+   * BeginQuorumEpoch or an election, as before.
+   */
+  private discovery(): RaftTarget[] {
+    if (!this.channel || this.closed) return [];
+    const boot = this.channel.bootstrapServers;
+    if (boot.length > 0) return boot.map((_, i) => ({ bootstrapIndex: i }));
+    return this.voters.filter((v) => v.id !== this.nodeId).map((v) => ({ voterId: v.id }));
   }
 
   private stopFetcher(): void {
@@ -828,7 +895,10 @@ export class RaftClient implements Quorum {
     );
     this.snapshots = await this.cleaner.forgetBefore(this.snapshots, id);
     const loaded = await readSnapshotFile(path.join(this.dir, snapshotFileName(id)));
-    if (loaded.voters) this.votersRecord = loaded.voters;
+    if (loaded.voters) {
+      this.votersRecord = loaded.voters;
+      this.votersRecordOffset = id.offset - 1;
+    }
     if (loaded.kraftVersion > 0) this.kraftVersionInLog = loaded.kraftVersion;
     for (const l of this.listeners) {
       l.handleLoadSnapshot?.({
@@ -860,7 +930,7 @@ export class RaftClient implements Quorum {
         if (info.baseOffset >= hw) return false;
         if (info.lastOffset < from) return true;
         const b = decodeMetadataBatch(buf);
-        for (const c of b.controls) this.trackControl(c);
+        for (const c of b.controls) this.trackControl(c, b.lastOffset);
         if (!b.isControl) {
           const records = info.baseOffset < from ? b.records.slice(from - info.baseOffset) : b.records;
           this.deliver({
@@ -879,12 +949,108 @@ export class RaftClient implements Quorum {
     const done = this.pending.filter((p) => p.offset < hw);
     this.pending = this.pending.filter((p) => p.offset >= hw);
     for (const p of done) p.resolve(p.offset);
+    if (this.sm.is('Leader')) this.epochVoterChanges?.highWatermarkUpdated(hw);
   }
 
-  /** The epoch's leader side ends: parked fetches answer at once. */
+  /** The epoch's leader side ends: parked fetches answer at once, a pending voter change fails. */
   private stopLeading(): void {
     this.leaderFetch?.close();
     this.leaderFetch = null;
+    this.epochVoterChanges?.close();
+    this.epochVoterChanges = null;
+  }
+
+  /** The voter set in the log changed: the leader's majority and every node's voter endpoints follow it. */
+  private onVoterSetChanged(): void {
+    const voters = this.voters;
+    this.logger.info(
+      `Voter set changed to [${voters.map((v) => v.id).join(',')}] (VotersRecord at offset ${this.votersRecordOffset})`,
+    );
+    this.leaderFetch?.progress.updateVoters(voters.map((v) => ({ id: v.id, directoryId: v.directoryId })));
+    for (const v of voters) {
+      const d = v.id === this.nodeId ? null : this.destination(v);
+      if (d) this.channel?.setVoterEndpoint(d.id, d.host, d.port);
+    }
+  }
+
+  // ------------------------------------------------------------------ KIP-853 voter changes (leader)
+
+  /**
+   * AddRaftVoter, RemoveRaftVoter and UpdateRaftVoter (raft/voter-changes.ts): answered by the
+   * voter changes of this node's leader epoch; when not leading, with NOT_LEADER_OR_FOLLOWER.
+   */
+  readonly voterChanges: VoterChangeServer = {
+    addVoter: (req) => this.currentVoterChanges().addVoter(req),
+    removeVoter: (req) => this.currentVoterChanges().removeVoter(req),
+    updateVoter: (req) => this.currentVoterChanges().updateVoter(req),
+  };
+
+  private currentVoterChanges(): VoterChanges {
+    return this.epochVoterChanges ?? new VoterChanges(this.changeLeader, this.now);
+  }
+
+  /** What VoterChanges needs from this node's leader state (made once, in the constructor). */
+  private makeChangeLeader(): VoterChangeLeader {
+    return {
+      localKey: { id: this.nodeId, directoryId: this.directoryId },
+      listenerName: this.listenerName,
+      requestTimeoutMs: this.t.requestTimeoutMs,
+      epoch: () => this.sm.epoch,
+      isLeader: () => this.isLeader(),
+      isShuttingDown: () => this.closed,
+      highWatermark: () =>
+        this.isLeader() && this.leaderFetch !== null && this.leaderFetch.progress.highWatermark >= 0 ? this.hw : null,
+      lastKraftVersion: () => Math.max(0, this.kraftVersionInLog),
+      lastVoterSetEntry: () =>
+        this.votersRecord ? { offset: this.votersRecordOffset, voters: fromVotersRecord(this.votersRecord) } : null,
+      volatileVoters: () => {
+        if (this.kraftVersionInLog >= 1) return null;
+        return (
+          this.volatileVoterSet ??
+          this.voters.map((v) => ({
+            key: { id: v.id, directoryId: v.directoryId },
+            endpoints: v.endpoints,
+            kraftVersion: SUPPORTED_KRAFT_VERSIONS,
+          }))
+        );
+      },
+      setVolatileVoters: (expected, next) => {
+        if (this.volatileVoterSet !== null && this.volatileVoterSet !== expected) return false;
+        this.volatileVoterSet = next;
+        return true;
+      },
+      isReplicaCaughtUp: (key, nowMs) => {
+        const o = this.leaderFetch?.progress
+          .describeObservers(nowMs)
+          .find((r) => r.replicaId === key.id && r.replicaDirectoryId === key.directoryId);
+        // LeaderState.isReplicaCaughtUp: caught up once, and fetched within the last hour
+        return o !== undefined && o.lastCaughtUpTimestamp > 0 && o.lastFetchTimestamp > nowMs - 3_600_000;
+      },
+      appendVotersRecord: (voters) => this.appendVotersRecord(voters),
+      requestResign: () => {
+        this.queue
+          .run(async () => {
+            if (this.sm.is('Leader')) await this.resign();
+          })
+          .catch((e) => this.logger.error('Resignation after leaving the voter set failed', e));
+      },
+      leaderEndpoints: () => this.localEndpoints,
+      apiVersions: (address) => probeApiVersions(address, this.t.requestTimeoutMs, `raft-client-${this.nodeId}`),
+    };
+  }
+
+  /** KafkaRaftClient.appendVotersRecord: the new voter set as a control batch of this epoch; it takes effect at once. */
+  private appendVotersRecord(voters: VotersRecord): Promise<number> {
+    return this.queue.run(async () => {
+      if (!this.isLeader())
+        throw new KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER, 'This node is not the quorum leader.');
+      const baseOffset = this.log.logEndOffset;
+      const control: ControlRecord = { type: ControlRecordType.KRaftVoters, data: voters };
+      await this.log.append(buildControlBatch({ baseOffset, epoch: this.sm.epoch, timestamp: this.now() }, [control]));
+      this.trackControl(control, baseOffset);
+      await this.maybeAdvanceHighWatermark();
+      return baseOffset;
+    });
   }
 
   private failPending(message: string): void {
@@ -893,9 +1059,16 @@ export class RaftClient implements Quorum {
     for (const p of failed) p.reject(new KafkaError(ErrorCode.NOT_CONTROLLER, message));
   }
 
-  private trackControl(c: ControlRecord): void {
-    if (c.type === ControlRecordType.KRaftVoters && c.data) this.votersRecord = c.data as VotersRecord;
-    else if (c.type === ControlRecordType.KRaftVersion && c.data)
+  /** A control record at (the batch ending at) `offset`: the latest VotersRecord sets the voter set. */
+  private trackControl(c: ControlRecord, offset: number): void {
+    if (c.type === ControlRecordType.KRaftVoters && c.data) {
+      const data = c.data as VotersRecord;
+      if (offset < this.votersRecordOffset) return; // already following a later one (the leader's own append)
+      const changed = JSON.stringify(this.votersRecord?.voters ?? null) !== JSON.stringify(data.voters);
+      this.votersRecord = data;
+      this.votersRecordOffset = offset;
+      if (changed) this.onVoterSetChanged();
+    } else if (c.type === ControlRecordType.KRaftVersion && c.data)
       this.kraftVersionInLog = (c.data as { kRaftVersion: number }).kRaftVersion;
   }
 

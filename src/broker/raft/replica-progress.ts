@@ -107,6 +107,33 @@ export class ReplicaProgress {
     return this.isVoter(key) && this.maybeUpdateHighWatermark();
   }
 
+  /**
+   * The voter set changed (a VotersRecord appended in this epoch; LeaderState.updateLocalState): a
+   * new voter keeps the progress it had as an observer, a removed voter becomes an observer. The
+   * leader keeps its own entry (its end offset) even when the new set leaves it out; it resigns once
+   * that set is committed.
+   */
+  updateVoters(voters: readonly ReplicaKey[]): void {
+    const next = new Map<number, ReplicaState>();
+    for (const v of voters) {
+      const old = this.voterStates.get(v.id);
+      if (old && matches(old.key, v)) {
+        next.set(v.id, old);
+        continue;
+      }
+      const k = `${v.id}:${v.directoryId}`;
+      const observed = this.observerStates.get(k);
+      this.observerStates.delete(k);
+      next.set(v.id, observed ?? newState(v));
+    }
+    if (!next.has(this.local.id)) next.set(this.local.id, this.voterStates.get(this.local.id)!);
+    for (const [id, s] of this.voterStates) {
+      if (!next.has(id)) this.observerStates.set(`${s.key.id}:${s.key.directoryId}`, s);
+    }
+    this.voterStates.clear();
+    for (const [id, s] of next) this.voterStates.set(id, s);
+  }
+
   /** Whether a voter has fetched (or acknowledged) in this epoch. */
   hasAcknowledged(id: number): boolean {
     return this.voterStates.get(id)?.hasAcknowledgedLeader ?? false;

@@ -8,9 +8,8 @@
 // up as Kafka 4.4's quickstart and its "Provisioning Nodes" docs do: every node has
 // controller.quorum.bootstrap.servers, the controllers are formatted with the same
 // --initial-controllers (id@host:port:directory-id) and the brokers with --no-initial-controllers.
-// It is meant to be the default; until tkafka's dynamic quorum runs broker-only nodes (they find
-// no active controller yet), several nodes get controller.quorum.voters (static, still supported
-// by Kafka), which forms one cluster today (test/local-cluster.test.ts).
+// It is the default for several nodes (test/local-cluster.test.ts runs both); `--quorum static`
+// gives them controller.quorum.voters instead (still supported by Kafka).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';

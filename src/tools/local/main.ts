@@ -86,7 +86,7 @@ export function buildParser(): ArgumentParser {
     flags: ['--quorum'],
     choices: ['dynamic', 'static'],
     metavar: 'KIND',
-    help: 'how a multi-node quorum is configured: dynamic (controller.quorum.bootstrap.servers, storage formatted with --initial-controllers, as Kafka 4.4 sets up a new cluster) or static (controller.quorum.voters). Default: static, until dynamic quorums run broker-only nodes in tkafka (dynamic is how Kafka 4.4 sets up a cluster and will become the default); a single node always has a static voter',
+    help: 'how a multi-node quorum is configured: dynamic (controller.quorum.bootstrap.servers, storage formatted with --initial-controllers, as Kafka 4.4 sets up a new cluster) or static (controller.quorum.voters). Default: dynamic; a single node always has a static voter',
   });
   start.addArgument({
     flags: ['--port'],
@@ -233,7 +233,7 @@ async function start(ns: Namespace, dir: string, io: ToolIO): Promise<number> {
       pick: () => pickPort(host),
       directoryId: randomUuid,
     });
-    const quorum: QuorumMode = nodes.length === 1 ? 'static' : ((ns.quorum as QuorumMode | null) ?? 'static');
+    const quorum: QuorumMode = nodes.length === 1 ? 'static' : ((ns.quorum as QuorumMode | null) ?? 'dynamic');
     state = { version: 1, clusterId: randomUuid(), host, quorum, nodes, bootstrap: '', startedAt: null };
     state.bootstrap = bootstrapOf(state);
   }
