@@ -163,6 +163,8 @@ test('ForwardingManager: forwards through the controller the provider names, ret
     })) as CreateTopicsResponse;
     assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE);
     assert.ok(asked >= 4, `the provider was asked again after each failure (${asked} times)`);
+    // what the controller advertised on connecting (for the broker's own ApiVersions: intersectForwardableApis)
+    assert.deepEqual(channel.activeControllerApiVersions?.get(ApiKey.CreateTopics), { minVersion: 2, maxVersion: 7 });
     assert.equal(await topicIdOnBroker('forwarded-b'), created.topics[0]!.topicId);
 
     const deleted = (await fm.forward(
@@ -193,6 +195,7 @@ test('ForwardingManager: with no reachable controller the client gets REQUEST_TI
     const r = await fm.forward(ctxFor(ApiKey.CreateTopics, 7), createTopicsBody('unreachable'), (code) => ({ code }));
     const ms = Date.now() - t0;
     assert.deepEqual(r, { code: ErrorCode.REQUEST_TIMED_OUT });
+    assert.equal(channel.activeControllerApiVersions, null);
     assert.ok(ms >= 900 && ms < 5000, `gave up after ${ms} ms`);
   } finally {
     fm.close();

@@ -19,7 +19,6 @@ import { effectiveTopicConfig } from '../config/topic-configs.js';
 import type { MetadataPublisher, MetadataUpdate } from './metadata/events.js';
 import { ConfigResourceType, type MetadataImage } from './metadata/image.js';
 import { MetadataLoader } from './metadata/loader.js';
-import { supportedFeatureRanges } from './metadata/features.js';
 import { LogManager } from './log/log-manager.js';
 import { logConfigFromProps, type LogConfig } from './log/log-config.js';
 import { HandlerRegistry } from './api/registry.js';
@@ -40,16 +39,11 @@ import { defaultBrokerLoggers } from './loggers.js';
 import type { Quorum } from './raft/types.js';
 import { ObserverQuorum } from './raft/observer.js';
 import type { Logger as RaftLogger } from './raft/logger.js';
-import {
-  ControllerChannel,
-  type ControllerNode,
-  type ControllerNodeProvider,
-} from './forwarding/controller-channel.js';
-import { ForwardingManager } from './forwarding/forwarding-manager.js';
-import { RemoteControllerClient } from './forwarding/remote-controller.js';
-import { BrokerLifecycleManager } from './lifecycle/broker-lifecycle-manager.js';
+import type { ControllerChannel } from './forwarding/controller-channel.js';
+import type { BrokerLifecycleManager } from './lifecycle/broker-lifecycle-manager.js';
 import { metadataLogUpkeep } from './raft/upkeep-config.js';
 import { imageSnapshot, SnapshotGenerator } from './metadata/snapshot-generator.js';
+import { brokerMembership } from './lifecycle/broker-membership.js';
 
 export interface NodeLogger {
   log(level: string, msg: string): void;
@@ -67,13 +61,6 @@ export interface ObserverQuorumOptions {
 
 /** Opens (does not start) the observer quorum of a broker-only node (raft/observer.ts). */
 export type ObserverQuorumOpener = (opts: ObserverQuorumOptions) => Promise<Quorum>;
-
-const SECURITY_PROTOCOL_IDS: Readonly<Record<string, number>> = {
-  PLAINTEXT: 0,
-  SSL: 1,
-  SASL_PLAINTEXT: 2,
-  SASL_SSL: 3,
-};
 
 /** A topic's log config: broker defaults, cluster and per-broker dynamic configs, topic overrides. */
 export function topicLogConfig(config: ServerConfig, image: MetadataImage, topic: string): LogConfig {
@@ -114,24 +101,6 @@ export function partitionPublisher(
         }
       }
     },
-  };
-}
-
-/**
- * RaftControllerNodeProvider: the raft leader is the active controller; its address is its endpoint
- * on the first controller listener, from the voter set the quorum knows, else from
- * controller.quorum.voters.
- */
-export function controllerNodeProvider(quorum: Quorum, config: ServerConfig): ControllerNodeProvider {
-  const listener = (config.controllerListenerNames[0] ?? 'CONTROLLER').toUpperCase();
-  return (): ControllerNode | null => {
-    const id = quorum.leaderAndEpoch.leaderId;
-    if (id < 0) return null;
-    const voter = quorum.voters.find((v) => v.id === id);
-    const e = voter?.endpoints.find((x) => x.name.toUpperCase() === listener) ?? voter?.endpoints[0];
-    if (e) return { id, host: e.host, port: e.port };
-    const configured = config.quorumVoters.find((v) => v.id === id);
-    return configured ? { id, host: configured.host, port: configured.port } : null;
   };
 }
 
@@ -244,31 +213,13 @@ export class BrokerOnlyServer {
       undo.push(() => quorum.close());
       await quorum.start();
 
-      const requestTimeoutMs = config.getInt('request.timeout.ms');
-      const channel = new ControllerChannel({
-        clientId: `broker-${nodeId}-to-controller`,
-        provider: controllerNodeProvider(quorum, config),
-        requestTimeoutMs,
-        retryBackoffMs: config.getInt('controller.quorum.retry.backoff.ms'),
-        logger: { info, warn },
-      });
-      const lifecycle = new BrokerLifecycleManager({
-        nodeId,
+      const { channel, lifecycle, remote } = brokerMembership({
+        config,
         clusterId,
-        listeners: advertised.map((e) => ({
-          name: e.name,
-          host: e.host,
-          port: e.port,
-          securityProtocol: SECURITY_PROTOCOL_IDS[e.securityProtocol.toUpperCase()] ?? 0,
-        })),
-        features: supportedFeatureRanges(),
-        rack: config.getString('broker.rack'),
+        quorum,
+        metadata: loader,
+        listeners: advertised,
         logDirIds: config.logDirs.map((d) => storage.directoryIds.get(d)).filter((x): x is string => !!x),
-        channel,
-        heartbeatIntervalMs: config.getInt('broker.heartbeat.interval.ms'),
-        initialRegistrationTimeoutMs: config.getInt('initial.broker.registration.timeout.ms'),
-        requestTimeoutMs,
-        metadataOffset: () => loader.image.provenance.offset,
         logger: { info, warn, error },
       });
       undo.push(
@@ -298,12 +249,6 @@ export class BrokerOnlyServer {
       });
       await loader.addPublisher(partitionPublisher(config, replicas, logManager));
 
-      const forwarding = new ForwardingManager(channel, { requestTimeoutMs, logger: { warn } });
-      const remote = new RemoteControllerClient(loader, forwarding, channel, {
-        nodeId,
-        brokerEpoch: () => lifecycle.brokerEpoch,
-        requestTimeoutMs,
-      });
       const services: BrokerServices = {
         config,
         nodeId,
@@ -327,6 +272,7 @@ export class BrokerOnlyServer {
       registry.register(
         createApiVersionsHandler(registry, {
           finalizedFeatures: () => ({ epoch: BigInt(loader.image.provenance.offset), levels: loader.image.features }),
+          controllerApiVersions: () => channel.activeControllerApiVersions,
         }),
       );
       registerDataHandlers(registry);

@@ -24,6 +24,7 @@ import { adminConfigSchema, adminConfigValidator } from './api/admin-support.js'
 import type { BrokerServices } from './services.js';
 import { defaultBrokerLoggers } from './loggers.js';
 import { metadataLogUpkeep } from './raft/upkeep-config.js';
+import { brokerMembership, hasOtherVoters, type BrokerMembership } from './lifecycle/broker-membership.js';
 
 export interface ServerLogger {
   log(level: string, msg: string): void;
@@ -51,6 +52,8 @@ export async function startNode(config: ServerConfig, logger: ServerLogger): Pro
 export class BrokerServer {
   groups: GroupCoordinatorHandle | null = null;
   txn: TxnCoordinatorHandle | null = null;
+  /** With other voters: the broker registers with the active controller (null: a single voter). */
+  membership: BrokerMembership | null = null;
 
   private constructor(
     readonly config: ServerConfig,
@@ -99,12 +102,16 @@ export class BrokerServer {
       port: boundPort(e),
       securityProtocol: e.securityProtocol,
     }));
+    // Kafka's combined node: the broker registers and heartbeats with the active controller through its
+    // lifecycle manager, wherever that controller runs. A single voter registers its broker itself.
+    const multiVoter = hasOtherVoters(config);
+    const logDirIds = config.logDirs.map((d) => storage.directoryIds.get(d)).filter((x): x is string => !!x);
     const controller = await QuorumController.open({
       metadataLogDir: config.metadataLogDir,
       nodeId,
       clusterId,
       directoryId: storage.directoryIds.get(config.metadataLogDir),
-      brokerListeners: advertised,
+      brokerListeners: multiVoter ? undefined : advertised,
       controllerListeners: controllerEps,
       quorumVoters: config.quorumVoters,
       quorumBootstrapServers: config.quorumBootstrapServers,
@@ -115,7 +122,7 @@ export class BrokerServer {
         requestTimeoutMs: config.getInt('controller.quorum.request.timeout.ms'),
         retryBackoffMs: config.getInt('controller.quorum.retry.backoff.ms'),
       },
-      logDirIds: config.logDirs.map((d) => storage.directoryIds.get(d)).filter((x): x is string => !!x),
+      logDirIds,
       defaultNumPartitions: config.getInt('num.partitions'),
       defaultReplicationFactor: config.getInt('default.replication.factor'),
       sessionTimeoutMs: config.getInt('broker.session.timeout.ms'),
@@ -152,6 +159,17 @@ export class BrokerServer {
     // The broker side follows the metadata: partitions appear and disappear as records commit.
     await controller.addPublisher(partitionPublisher(config, replicas, logManager));
 
+    const membership = multiVoter
+      ? brokerMembership({
+          config,
+          clusterId,
+          quorum: controller.quorum,
+          metadata: controller,
+          listeners: advertised.map((e) => ({ ...e, securityProtocol: String(e.securityProtocol) })),
+          logDirIds,
+          logger: socketLogger,
+        })
+      : null;
     const services: BrokerServices = {
       config,
       nodeId,
@@ -163,6 +181,7 @@ export class BrokerServer {
         securityProtocol: String(e.securityProtocol),
       })),
       controller,
+      ...(membership ? { remote: membership.remote } : {}),
       replicas,
       loggers: defaultBrokerLoggers(),
       groupCoordinator: null,
@@ -176,10 +195,12 @@ export class BrokerServer {
           epoch: BigInt(controller.image.provenance.offset),
           levels: controller.image.features,
         }),
+        // forwarding to the active controller (another voter, or this one over its listener)
+        ...(membership ? { controllerApiVersions: () => membership.channel.activeControllerApiVersions } : {}),
       }),
     );
     registerDataHandlers(registry);
-    registerAdminHandlers(registry);
+    registerAdminHandlers(registry, { forward: multiVoter, controller: true });
     registerRaftHandlers(registry);
     registerMembershipHandlers(registry);
     // requests brokers forward for their clients (KIP-590), served on the controller listener
@@ -207,7 +228,37 @@ export class BrokerServer {
     const server = new BrokerServer(config, clusterId, controller, logManager, replicas, socketServer, logger);
     server.groups = groups;
     server.txn = txn;
+    if (membership) {
+      // the controller listener serves already: the active controller may be this node
+      server.membership = membership;
+      membership.lifecycle.start();
+      try {
+        logger.log('INFO', 'Waiting for the broker to catch up with the cluster metadata');
+        await membership.lifecycle.initialCatchUp;
+        await controller.loader.published();
+        membership.lifecycle.setReadyToUnfence();
+        logger.log('INFO', 'Waiting for the broker to be unfenced');
+        await membership.lifecycle.initialUnfence;
+      } catch (e) {
+        await server.shutdown().catch(() => undefined);
+        throw e;
+      }
+    }
     return server;
+  }
+
+  /** As BrokerOnlyServer's: WantShutDown until ShouldShutDown, bounded by broker.session.timeout.ms. */
+  private async controlledShutdown(m: BrokerMembership): Promise<void> {
+    m.lifecycle.beginControlledShutdown();
+    let timer: NodeJS.Timeout | undefined;
+    const done = await Promise.race([
+      m.lifecycle.controlledShutdownComplete.then(() => true),
+      new Promise<boolean>(
+        (resolve) => (timer = setTimeout(() => resolve(false), this.config.getInt('broker.session.timeout.ms'))),
+      ),
+    ]);
+    clearTimeout(timer);
+    if (!done) this.logger.log('ERROR', 'Timed out waiting for the controller to approve controlled shutdown');
   }
 
   describeListeners(): string {
@@ -216,8 +267,18 @@ export class BrokerServer {
       .join(',');
   }
 
-  /** Clean shutdown: stop serving, flush and checkpoint the logs, snapshot the metadata. */
+  /**
+   * Clean shutdown: controlled shutdown with the active controller (a multi-voter node, with
+   * controlled.shutdown.enable), stop serving, flush and checkpoint the logs, snapshot the metadata.
+   */
   async shutdown(): Promise<void> {
+    const m = this.membership;
+    if (m) {
+      if (this.config.getBoolean('controlled.shutdown.enable') && m.lifecycle.state !== 'NOT_RUNNING')
+        await this.controlledShutdown(m);
+      m.lifecycle.close();
+      m.channel.close();
+    }
     await this.socketServer.close();
     await this.txn?.shutdown();
     await this.groups?.shutdown();

@@ -51,6 +51,8 @@ export interface NodeSpec {
   launcher?: NodeLauncher;
   /** server.properties entries for this node only. */
   overrides?: Record<string, string | number | boolean>;
+  /** More `storage format` arguments for this node (e.g. `--feature share.version=0`). */
+  formatArgs?: readonly string[];
 }
 
 export interface ClusterSpec {
@@ -458,7 +460,7 @@ async function startClusterOnce(spec: ClusterSpec): Promise<Cluster> {
           roles: s.spec.roles,
           quorum,
           initialControllers: spec.external ? undefined : initialControllers,
-        }),
+        }).concat(s.spec.formatArgs ?? []),
         s.dir,
       );
       if (f.exitCode !== 0)

@@ -9,6 +9,7 @@ import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { RawClient } from '../helpers/raw-client.js';
 import { ApiKey } from '../../src/protocol/frame.js';
 import { apiName } from '../../src/broker/api/registry.js';
+import { UNIMPLEMENTED_FEATURES } from '../../src/config/features.js';
 
 /** Why an API Kafka 4.4.0 advertises is not (yet) advertised by tkafka: the issue that serves it. */
 const LATER: Readonly<Record<string, string>> = {
@@ -178,3 +179,39 @@ for (const version of [4, 5]) {
 
 test(`ApiVersions v4: tkafka's controller listener differs from Kafka ${KAFKA_VERSION}'s only in APIs of later issues`, () =>
   compare('controller', 4, LATER_ON_CONTROLLER));
+
+interface FeaturesBody {
+  errorCode: number;
+  supportedFeatures: { name: string; minVersion: number; maxVersion: number }[];
+}
+
+async function supportedFeatures(port: number): Promise<Map<string, string>> {
+  const c = await RawClient.connect(port);
+  try {
+    const body = (await c.request(ApiKey.ApiVersions, 4, {
+      clientSoftwareName: 'tkafka-test',
+      clientSoftwareVersion: '1.0',
+    })) as FeaturesBody;
+    assert.equal(body.errorCode, 0);
+    return new Map(body.supportedFeatures.map((f) => [f.name, `${f.minVersion}-${f.maxVersion}`]));
+  } finally {
+    c.close();
+  }
+}
+
+// Kafka's BrokerFeatures.defaultSupportedFeatures lists every production feature whose latest level is
+// above 0: tkafka lists the same ranges for each feature it implements and leaves out the three it
+// does not (their latest level here is 0: ELR, share groups, streams groups).
+for (const listener of ['broker', 'controller'] as const) {
+  test(`ApiVersions v4 SupportedFeatures on the ${listener} listener: Kafka ${KAFKA_VERSION}'s ranges, without the unimplemented features`, async () => {
+    const [kPort, tPort] =
+      listener === 'broker' ? [kafka.port, tkafka.port] : [kafka.controllerPort, tkafka.controllerPort];
+    const [k, t] = await Promise.all([supportedFeatures(kPort), supportedFeatures(tPort)]);
+    console.log(
+      `SupportedFeatures, ${listener} listener:\n  Kafka:  ${[...k].map(([n, r]) => `${n} ${r}`).join(', ')}\n  tkafka: ${[...t].map(([n, r]) => `${n} ${r}`).join(', ')}`,
+    );
+    for (const [name, range] of t) assert.equal(range, k.get(name), `${name}: tkafka ${range}, Kafka ${k.get(name)}`);
+    const onlyKafka = [...k.keys()].filter((n) => !t.has(n)).sort();
+    assert.deepEqual(onlyKafka, [...UNIMPLEMENTED_FEATURES.keys()].sort());
+  });
+}

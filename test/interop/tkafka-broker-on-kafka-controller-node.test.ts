@@ -15,6 +15,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { ApiKey } from '../../src/protocol/generated/apis.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { UNIMPLEMENTED_FEATURES } from '../../src/config/features.js';
+import { FORWARDABLE_APIS } from '../../src/broker/forwarding/forwarding-manager.js';
 
 const UNIMPLEMENTED_AT_ZERO = [...UNIMPLEMENTED_FEATURES.keys()].flatMap((f) => ['--feature', `${f}=0`]);
 const BROKER = 2;
@@ -89,6 +90,41 @@ test('topics created through the tkafka broker (forwarded) and on Kafka’s cont
   assert.equal(onTkafka.get('via-tkafka-broker'), viaTkafka.topicId);
   assert.equal(onTkafka.get('via-kafka-controller'), viaController.topicId);
   assert.deepEqual(onKafka, onTkafka);
+});
+
+/** ApiVersions v3 of one listener: API key → [min, max]. */
+async function apiRanges(port: number): Promise<Map<number, [number, number]>> {
+  const c = await RawClient.connect(port);
+  try {
+    const r = await c.request(ApiKey.ApiVersions, 3, {
+      clientSoftwareName: 'tkafka-test',
+      clientSoftwareVersion: '1.0',
+    });
+    assert.equal(r.errorCode, 0);
+    return new Map(r.apiKeys.map((a) => [a.apiKey, [a.minVersion, a.maxVersion] as [number, number]]));
+  } finally {
+    c.close();
+  }
+}
+
+test('the tkafka broker advertises forwarded APIs at the intersection with Kafka’s controller (ApiVersionManager)', async () => {
+  const [onBroker, onController] = await Promise.all([
+    apiRanges(cluster.node(BROKER).port),
+    apiRanges(kafka.controllerPort),
+  ]);
+  const forwarded = [...onBroker.keys()].filter((k) => FORWARDABLE_APIS.has(k));
+  console.log(
+    `forwarded APIs on the tkafka broker / Kafka's controller: ${forwarded
+      .map((k) => `${k} ${onBroker.get(k)!.join('-')} / ${onController.get(k)?.join('-') ?? '—'}`)
+      .join(', ')}`,
+  );
+  assert.ok(forwarded.includes(ApiKey.CreateTopics));
+  for (const k of forwarded) {
+    const [min, max] = onBroker.get(k)!;
+    const c = onController.get(k);
+    assert.ok(c, `API ${k}: advertised by the broker, not served by the controller`);
+    assert.ok(min >= c[0] && max <= c[1], `API ${k}: ${min}-${max} is not within the controller's ${c.join('-')}`);
+  }
 });
 
 test('Kafka’s console producer and consumer write and read through the tkafka broker', async () => {

@@ -47,7 +47,8 @@ async function handle(
   req: AddRaftVoterRequest,
   services: BrokerServices,
 ): Promise<AddRaftVoterResponse> {
-  if (services.remote) {
+  // a broker forwards it; a combined node answers it on its controller listener
+  if (services.remote && !ctx.isControllerListener) {
     return (await services.remote.forwarding.forward(ctx, req, (code) => errorResponse(code))) as AddRaftVoterResponse;
   }
   const mismatch = clusterIdError(services, req.clusterId);

@@ -6,7 +6,8 @@ import type { ApiVersionsRequest, ApiVersionsResponse } from '../../protocol/gen
 import type { Input } from '../../protocol/codec/types.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ApiHandler, RequestContext } from './types.js';
-import type { HandlerRegistry } from './registry.js';
+import type { ApiVersionRange, HandlerRegistry } from './registry.js';
+import { FORWARDABLE_APIS } from '../forwarding/forwarding-manager.js';
 import {
   DEFAULT_FINALIZED_FEATURES,
   SUPPORTED_FEATURES,
@@ -60,6 +61,12 @@ export interface ApiVersionsHandlerOptions {
   readonly finalizedFeatures?: FinalizedFeaturesProvider;
   /** Supported feature ranges; defaults to Kafka 4.0's. */
   readonly supportedFeatures?: readonly FeatureRange[];
+  /**
+   * A node that forwards to a remote active controller: what that controller advertised (null while not
+   * connected). Forwardable APIs on the broker listener are then advertised at the intersection of both
+   * ranges, and not at all without one (ApiVersionsResponse.intersectForwardableApis).
+   */
+  readonly controllerApiVersions?: () => ReadonlyMap<number, { minVersion: number; maxVersion: number }> | null;
   /** Versions of ApiVersions itself to serve (default 0-5, all the codec knows). */
   readonly minVersion?: number;
   readonly maxVersion?: number;
@@ -80,6 +87,30 @@ export interface ApiVersionsHandlerOptions {
  */
 function advertisedMin(apiKey: number, servedMin: number): number {
   return apiKey === ApiKey.Produce ? 0 : servedMin;
+}
+
+/**
+ * ApiVersionsResponse.intersectForwardableApis: each forwardable API at the intersection of this
+ * node's range and the active controller's, dropped when the controller lacks it or the ranges are
+ * disjoint; every other API as this node serves it.
+ */
+export function intersectForwardableApis(
+  own: readonly ApiVersionRange[],
+  controller: ReadonlyMap<number, { minVersion: number; maxVersion: number }>,
+): ApiVersionRange[] {
+  const out: ApiVersionRange[] = [];
+  for (const a of own) {
+    if (!FORWARDABLE_APIS.has(a.apiKey)) {
+      out.push(a);
+      continue;
+    }
+    const c = controller.get(a.apiKey);
+    if (!c) continue;
+    const minVersion = Math.max(a.minVersion, c.minVersion);
+    const maxVersion = Math.min(a.maxVersion, c.maxVersion);
+    if (minVersion <= maxVersion) out.push({ apiKey: a.apiKey, minVersion, maxVersion });
+  }
+  return out;
 }
 
 export function createApiVersionsHandler(
@@ -119,9 +150,12 @@ export function createApiVersionsHandler(
       for (const [name, level] of features.levels) {
         if (level !== 0) finalizedFeatures.push({ name, minVersionLevel: level, maxVersionLevel: level });
       }
+      const controllerVersions = listenerType === 'broker' ? (options.controllerApiVersions?.() ?? null) : null;
+      const own = registry.apis(listenerType);
+      const apis = controllerVersions ? intersectForwardableApis(own, controllerVersions) : own;
       return {
         errorCode: ErrorCode.NONE,
-        apiKeys: registry.apis(listenerType).map((a) => ({
+        apiKeys: apis.map((a) => ({
           apiKey: a.apiKey,
           minVersion: advertisedMin(a.apiKey, a.minVersion),
           maxVersion: a.maxVersion,

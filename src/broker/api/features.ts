@@ -6,6 +6,8 @@
 // streams.version 0-1; tkafka does not implement them (config/features.ts UNIMPLEMENTED_FEATURES),
 // so it does not claim support and a cluster cannot finalize them.
 
+import { supportedFeatureRanges } from '../metadata/features.js';
+
 export const METADATA_VERSION_FEATURE = 'metadata.version';
 
 export interface FeatureRange {
@@ -48,17 +50,12 @@ export const METADATA_VERSIONS: Readonly<Record<string, number>> = {
 export const MINIMUM_METADATA_VERSION = 7; // 3.3-IV3
 export const LATEST_PRODUCTION_METADATA_VERSION = 33; // 4.4-IV2
 
-/** What this broker supports. */
-export const SUPPORTED_FEATURES: readonly FeatureRange[] = [
-  {
-    name: METADATA_VERSION_FEATURE,
-    minVersion: MINIMUM_METADATA_VERSION,
-    maxVersion: LATEST_PRODUCTION_METADATA_VERSION,
-  },
-  { name: 'kraft.version', minVersion: 0, maxVersion: 1 },
-  { name: 'transaction.version', minVersion: 0, maxVersion: 2 },
-  { name: 'group.version', minVersion: 0, maxVersion: 1 },
-];
+/** What this node supports: metadata/features.ts supportedFeatureRanges, the one list (also sent in registrations). */
+export const SUPPORTED_FEATURES: readonly FeatureRange[] = [...supportedFeatureRanges()].map(([name, r]) => ({
+  name,
+  minVersion: r.min,
+  maxVersion: r.max,
+}));
 
 /** The cluster's finalized feature levels and the metadata offset (epoch) they were read at. */
 export interface FinalizedFeatures {

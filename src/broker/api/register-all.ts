@@ -39,10 +39,23 @@ export const ADMIN_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
 ];
 
 /**
- * Registers the admin handlers. With `forward` (a broker-only node), the controller APIs among them
- * are registered on the broker listener as forwarding handlers (api/forwarded.ts).
+ * Registers the admin handlers. With `forward` (a broker-only node, or a combined node of a multi-voter
+ * quorum), the controller APIs among them are registered on the broker listener as forwarding handlers
+ * (api/forwarded.ts); with `controller` too (the combined node), as themselves on controller listeners.
  */
-export function registerAdminHandlers(registry: HandlerRegistry, opts: { forward?: boolean } = {}): HandlerRegistry {
-  for (const h of ADMIN_HANDLERS) registry.register(opts.forward && isForwardable(h.apiKey) ? forwardedHandler(h) : h);
+export function registerAdminHandlers(
+  registry: HandlerRegistry,
+  opts: { forward?: boolean; controller?: boolean } = {},
+): HandlerRegistry {
+  for (const h of ADMIN_HANDLERS) {
+    if (!opts.forward || !isForwardable(h.apiKey)) {
+      registry.register(h);
+      continue;
+    }
+    registry.register(forwardedHandler(h));
+    // a combined node of a multi-voter quorum also serves them as a controller (ControllerApis)
+    const onController = h.listeners.filter((l) => l === 'controller');
+    if (opts.controller && onController.length > 0) registry.register({ ...h, listeners: onController });
+  }
   return registry;
 }

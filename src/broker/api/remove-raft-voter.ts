@@ -22,7 +22,8 @@ async function handle(
   req: RemoveRaftVoterRequest,
   services: BrokerServices,
 ): Promise<RemoveRaftVoterResponse> {
-  if (services.remote) {
+  // a broker forwards it; a combined node answers it on its controller listener
+  if (services.remote && !ctx.isControllerListener) {
     return (await services.remote.forwarding.forward(ctx, req, (code) =>
       errorResponse(code),
     )) as RemoveRaftVoterResponse;

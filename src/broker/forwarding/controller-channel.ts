@@ -71,12 +71,22 @@ export class ControllerChannel {
   private conn: { node: ControllerNode; connection: Promise<BrokerConnection> } | null = null;
   private closed = false;
   private readonly waits = new Set<() => void>();
+  /** What the controller of the current connection advertised in ApiVersions, once connected. */
+  private versions: ReadonlyMap<number, { minVersion: number; maxVersion: number }> | null = null;
 
   constructor(private readonly opts: ControllerChannelOptions) {}
 
   /** The controller this channel is connected to, if any. */
   get connectedNode(): ControllerNode | null {
     return this.conn?.node ?? null;
+  }
+
+  /**
+   * The API versions the controller this channel is connected to advertised, by API key; null while
+   * not connected (Kafka: NodeToControllerChannelManager.controllerApiVersions).
+   */
+  get activeControllerApiVersions(): ReadonlyMap<number, { minVersion: number; maxVersion: number }> | null {
+    return this.conn ? this.versions : null;
   }
 
   /** The API versions the active controller advertised (after a first request), by API key. */
@@ -160,7 +170,10 @@ export class ControllerChannel {
       connectTimeoutMs: this.opts.connectTimeoutMs ?? this.opts.requestTimeoutMs,
     });
     const connection = c.open().then(
-      () => c,
+      () => {
+        if (this.conn?.connection === connection) this.versions = c.brokerVersions;
+        return c;
+      },
       (e: unknown) => {
         c.close();
         throw e;
@@ -175,6 +188,7 @@ export class ControllerChannel {
     const current = this.conn;
     if (!current || (node && !sameNode(current.node, node))) return;
     this.conn = null;
+    this.versions = null;
     current.connection.then(
       (c) => c.close(),
       () => undefined,
