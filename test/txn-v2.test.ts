@@ -3,7 +3,8 @@
 // transaction.version 2; a transactional Produce v12+ adds its partition to the transaction by
 // itself while v10/v11 only verify (INVALID_TXN_STATE / TRANSACTION_ABORTABLE); EndTxn v5 bumps the
 // epoch and answers the new one, recognises its own retry, aborts an empty transaction, fences a
-// stale epoch; the markers carry the bumped epoch; an EndTxn v4 (V1 client) does not bump.
+// stale epoch; the markers carry the bumped epoch; an EndTxn v4 (V1 client) does not bump; the
+// partitions of one Produce are added to the transaction together.
 // UpdateFeatures moves transaction.version and group.version down and up as Kafka's controller
 // does (upgrade types, validateOnly, unsupported features, metadata.version downgrades refused)
 // and the levels survive a restart.
@@ -276,6 +277,27 @@ test('transactions V2: implicit add by Produce v12+, an epoch bump per EndTxn v5
       [false, 2],
       [true, 2],
     ]);
+
+    // one Produce for two partitions new to the transaction: both added in one go, as Kafka's
+    // AddPartitionsToTxnManager adds them (not one of them CONCURRENT_TRANSACTIONS → NOT_ENOUGH_REPLICAS)
+    const both = await c.request(ApiKey.Produce, 12, {
+      transactionalId: txnId,
+      acks: -1,
+      timeoutMs: 10_000,
+      topicData: [
+        {
+          name,
+          topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+          partitionData: [
+            { index: 0, records: await txnBatch(p2, 0, 'e') },
+            { index: 1, records: await txnBatch(p2, 0, 'f') },
+          ],
+        },
+      ],
+    });
+    const codes = (both.responses[0].partitionResponses as { errorCode: number }[]).map((r) => r.errorCode);
+    assert.deepEqual(codes, [ErrorCode.NONE, ErrorCode.NONE]);
+    assert.deepEqual((await describeTxn(c, txnId)).partitions.sort(), ['tv2-0', 'tv2-1']);
   });
 });
 

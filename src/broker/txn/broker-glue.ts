@@ -19,6 +19,7 @@ import {
   isTransactionalOffsetCoordinator,
   type TransactionalOffsetCoordinator,
 } from './group-bridge.js';
+import { AddPartitionsBatcher } from './add-partitions-batcher.js';
 import { ProducerIdManager } from './producer-id-manager.js';
 import { TransactionCoordinator } from './txn-coordinator.js';
 import { TRANSACTION_STATE_TOPIC, valueVersionFor } from './txn-log.js';
@@ -158,12 +159,15 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
   });
 
   if (opts.hook) {
+    const adds = new AddPartitionsBatcher((transactionalId, producerId, producerEpoch, keys) =>
+      coordinator.handleAddPartitions(transactionalId, producerId, producerEpoch, keys, 2),
+    );
     opts.hook.verifier = async (transactionalId, producerId, producerEpoch, topic, partition, operation) => {
       const key = tpKey(topic, partition);
       // AddPartitionsToTxnManager: verifyOnly unless the operation adds (V2); the answer translated for the produce path
       const code =
         operation === 'addPartition'
-          ? await coordinator.handleAddPartitions(transactionalId, producerId, producerEpoch, [key], 2)
+          ? await adds.addPartition(transactionalId, producerId, producerEpoch, key)
           : (coordinator.verifyPartitions(transactionalId, producerId, producerEpoch, [key]).get(key) ??
             ErrorCode.UNKNOWN_SERVER_ERROR);
       if (code === ErrorCode.PRODUCER_FENCED) return ErrorCode.INVALID_PRODUCER_EPOCH;
