@@ -134,7 +134,16 @@ export async function membershipScenario(target: MembershipTarget, id = 2): Prom
     t.push(`fenced after the session timeout: ${fencedAfterMs > target.sessionTimeoutMs}`);
 
     t.push(hbLine('heartbeat after the fencing', await heartbeat({ currentMetadataOffset: offset })));
-    t.push(`listed unfenced again: ${(await describeBroker())?.isFenced === false}`);
+    // the unfencing record reaches the broker's image a moment later (Kafka's broker lags under load)
+    const unfencedAgain = await waitFor(async () => (await describeBroker())?.isFenced === false, {
+      what: `broker ${id} to be listed unfenced again`,
+      timeoutMs: 15_000,
+      intervalMs: 50,
+    }).then(
+      () => true,
+      () => false,
+    );
+    t.push(`listed unfenced again: ${unfencedAgain}`);
 
     // a partition only this broker holds; controlled shutdown moves its leadership away (to none)
     const topic = `membership-${id}-${Date.now()}`;

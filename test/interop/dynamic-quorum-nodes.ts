@@ -91,63 +91,100 @@ export async function startController(
     assert.equal(fmt.exitCode, 0, `format of controller ${id}: ${fmt.stdout}${fmt.stderr}`);
     const directoryId = /^directory\.id=(\S+)$/m.exec(readFileSync(join(dataDir, 'meta.properties'), 'utf8'))![1]!;
     writeFileSync(join(dir, 'log4j2.properties'), LOG4J(logDir));
-    const out = openSync(join(logDir, 'console.log'), 'a');
-    const child = spawn(
-      impl === 'kafka' ? 'java' : process.execPath,
-      impl === 'tkafka'
-        ? [join(REPO_ROOT, 'bin', 'tkafka'), 'server', 'start', configFile]
-        : [
-            '-Xmx256m',
-            '-Xms256m',
-            '-XX:+UseG1GC',
-            '-Xshare:auto',
-            '-Djava.awt.headless=true',
-            `-Dlog4j2.configurationFile=${join(dir, 'log4j2.properties')}`,
-            `-Dkafka.logs.dir=${logDir}`,
-            '-cp',
-            `${kafkaLibDir()}/*`,
-            'kafka.Kafka',
-            configFile,
-          ],
-      { cwd: dir, stdio: ['ignore', out, out] },
-    );
-    closeSync(out);
-    live.add(child);
-    let exited: string | null = null;
-    const gone = new Promise<void>((resolve) =>
-      child.once('exit', (code, signal) => {
-        exited = `exit ${code ?? signal}`;
-        live.delete(child);
-        resolve();
-      }),
-    );
-    const log = (): string =>
-      ['server.log', 'console.log']
-        .map((f) => join(logDir, f))
-        .filter((f) => existsSync(f))
-        .map((f) => readFileSync(f, 'utf8'))
-        .join('\n');
-    const started = await waitFor(
-      () => {
-        const text = log();
-        if (/Socket server failed to bind to .*(EADDRINUSE|address already in use)/i.test(text)) return 'bind';
-        if (/\] Kafka Server started/.test(text)) return 'started';
-        return exited === null ? null : 'exited';
-      },
-      { what: `${impl} controller ${id} to start`, timeoutMs: 180_000, intervalMs: 200 },
-    ).catch((e: Error) => {
-      child.kill('SIGKILL');
-      throw new Error(`${e.message}\n${log().slice(-4000)}`);
-    });
-    const stop = async (): Promise<void> => {
-      if (exited === null) child.kill('SIGKILL');
-      await gone;
-    };
-    if (started === 'started') return { id, port, dir, configFile, directoryId, log, stop };
-    await stop();
+    const { started, node } = await launch(impl, { id, port, dir, configFile, directoryId });
+    if (started === 'started') return node;
+    await node.stop();
     if (started === 'bind' && attempt < 3) continue;
-    throw new Error(`${impl} controller ${id} did not start (${started}):\n${log().slice(-4000)}`);
+    throw new Error(`${impl} controller ${id} did not start (${started}):\n${node.log().slice(-4000)}`);
   }
+}
+
+/**
+ * Stops a tkafka controller and starts it again on its data with another CONTROLLER port (a
+ * controller moved to a new address): the port is rewritten in its listeners.
+ */
+export async function restartOnPort(node: ControllerNode, port: number): Promise<ControllerNode> {
+  await node.stop();
+  const text = readFileSync(node.configFile, 'utf8').replace(
+    /^listeners=CONTROLLER:\/\/127\.0\.0\.1:\d+$/m,
+    `listeners=CONTROLLER://127.0.0.1:${port}`,
+  );
+  writeFileSync(node.configFile, text);
+  const { started, node: again } = await launch('tkafka', { ...node, port });
+  if (started !== 'started') {
+    await again.stop();
+    throw new Error(`tkafka controller ${node.id} did not start again (${started}):\n${again.log().slice(-4000)}`);
+  }
+  return again;
+}
+
+/** Spawns the node's process and waits until it started, could not bind, or exited. */
+async function launch(
+  impl: 'kafka' | 'tkafka',
+  n: { id: number; port: number; dir: string; configFile: string; directoryId: string },
+): Promise<{ started: string; node: ControllerNode }> {
+  const { id, port, dir, configFile, directoryId } = n;
+  const logDir = join(dir, 'logs');
+  const out = openSync(join(logDir, 'console.log'), 'a');
+  const child = spawn(
+    impl === 'kafka' ? 'java' : process.execPath,
+    impl === 'tkafka'
+      ? [join(REPO_ROOT, 'bin', 'tkafka'), 'server', 'start', configFile]
+      : [
+          '-Xmx256m',
+          '-Xms256m',
+          '-XX:+UseG1GC',
+          '-Xshare:auto',
+          '-Djava.awt.headless=true',
+          `-Dlog4j2.configurationFile=${join(dir, 'log4j2.properties')}`,
+          `-Dkafka.logs.dir=${logDir}`,
+          '-cp',
+          `${kafkaLibDir()}/*`,
+          'kafka.Kafka',
+          configFile,
+        ],
+    { cwd: dir, stdio: ['ignore', out, out] },
+  );
+  closeSync(out);
+  live.add(child);
+  let exited: string | null = null;
+  const gone = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exited = `exit ${code ?? signal}`;
+      live.delete(child);
+      resolve();
+    }),
+  );
+  const logFiles = ['server.log', 'console.log'].map((f) => join(logDir, f));
+  const from = new Map(logFiles.map((f) => [f, existsSync(f) ? readFileSync(f, 'utf8').length : 0]));
+  const log = (): string =>
+    logFiles
+      .filter((f) => existsSync(f))
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
+  /** What this process wrote (a restarted node appends to its predecessor's files). */
+  const ownLog = (): string =>
+    logFiles
+      .filter((f) => existsSync(f))
+      .map((f) => readFileSync(f, 'utf8').slice(from.get(f) ?? 0))
+      .join('\n');
+  const stop = async (): Promise<void> => {
+    if (exited === null) child.kill('SIGKILL');
+    await gone;
+  };
+  const started = await waitFor(
+    () => {
+      const text = ownLog();
+      if (/Socket server failed to bind to .*(EADDRINUSE|address already in use)/i.test(text)) return 'bind';
+      if (/\] Kafka Server started/.test(text)) return 'started';
+      return exited === null ? null : 'exited';
+    },
+    { what: `${impl} controller ${id} to start`, timeoutMs: 180_000, intervalMs: 200 },
+  ).catch((e: Error) => {
+    child.kill('SIGKILL');
+    throw new Error(`${e.message}\n${log().slice(-4000)}`);
+  });
+  return { started, node: { id, port, dir, configFile, directoryId, log, stop } };
 }
 
 /** `tkafka metadata-quorum …` as a user runs it (bin/tkafka, a process of its own). */

@@ -3,7 +3,8 @@
 // --no-initial-controllers find it through controller.quorum.bootstrap.servers and follow it as
 // observers; `tkafka metadata-quorum add-controller` makes each a voter (the leader appends a
 // VotersRecord, committed by the new majority), a second add is DUPLICATE_VOTER, remove-controller
-// takes the third out again (it stays an observer), a second removal is VOTER_NOT_FOUND.
+// takes the third out again (it stays an observer), a second removal is VOTER_NOT_FOUND. A voter
+// restarted on another port sends UpdateRaftVoter and the leader's VotersRecord follows it.
 // remove-controller --unregister is compared as a dry run only: tkafka's controller does not serve
 // UnregisterController (API 94) yet. After each step Kafka 4.4's MetadataQuorumCommand prints what tkafka's prints.
 import { after, before, test } from 'node:test';
@@ -12,7 +13,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomClusterId, runKafkaTool } from './helpers/apache-kafka.js';
-import { startController, tkafkaQuorum, type ControllerNode } from './dynamic-quorum-nodes.js';
+import { restartOnPort, startController, tkafkaQuorum, type ControllerNode } from './dynamic-quorum-nodes.js';
+import { unusedPort } from '../helpers/broker-process.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { KafkaClient } from '../../src/client/client.js';
 import { describeQuorum, type QuorumInfo } from '../../src/tools/metadata-quorum/quorum.js';
@@ -174,6 +176,26 @@ test('adding a voter twice is refused as Kafka refuses it (DUPLICATE_VOTER), by 
   assert.match(k.stderr, /DuplicateVoterException/);
   // Kafka prints the exception's message, then its stack trace; tkafka the message and the trace's first line
   assert.deepEqual([t.exitCode, t.stdout, t.stderr], [1, '', firstLines(k.stderr)]);
+});
+
+test('a voter restarted on another port tells the leader (UpdateRaftVoter): the voter set has its new endpoint', async () => {
+  const port = await unusedPort();
+  const before = (await quorum()).nodes.get(2);
+  assert.notEqual(before?.[0]?.port, port);
+  nodes[1] = await restartOnPort(nodes[1]!, port);
+  let last = '';
+  await waitFor(
+    async () => {
+      const endpoints = (await quorum()).nodes.get(2);
+      last = JSON.stringify(endpoints);
+      return endpoints?.length === 1 && endpoints[0]!.port === port;
+    },
+    { what: `controller 2 listed on its new port ${port}`, timeoutMs: 60_000, intervalMs: 200 },
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}; its endpoints: ${last}`);
+  });
+  await waitForQuorum([1, 2, 3], []);
+  await compareDescribe('after controller 2 moved');
 });
 
 test('tkafka remove-controller takes a voter out, as Kafka prints it (--unregister only as a dry run)', async () => {

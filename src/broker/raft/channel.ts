@@ -13,7 +13,9 @@
 // negotiates versions with ApiVersions as a Kafka client does, and send() uses the highest version
 // both sides support (or `opts.version` / `opts.maxVersion`). A connection that fails (connect error,
 // disconnect, `controller.quorum.request.timeout.ms` elapsed) is dropped, and the target is in backoff
-// for `controller.quorum.retry.backoff.ms`: send() during the backoff rejects at once with a
+// for `controller.quorum.retry.backoff.ms`, or longer while failures repeat (the reconnect backoff
+// of Kafka's raft NetworkClient: 50 ms doubling to 500 ms, 20% jitter, reset by a connection that
+// opens), so a dead voter is retried twice a second, not fifty times: send() during the backoff rejects at once with a
 // ConnectionError (the caller, like KafkaRaftClient, picks another node or waits). A response that
 // carries an error code is not a channel failure: it is returned as data.
 
@@ -52,6 +54,20 @@ interface Link {
   opening: Promise<BrokerConnection> | null;
   /** Until when the target is in backoff after a failure. */
   backoffUntil: number;
+  /** Failures since a connection last opened. */
+  failures: number;
+}
+
+/** KafkaRaftManager's NetworkClient: reconnect.backoff.ms 50, reconnect.backoff.max.ms 500. */
+const RECONNECT_BACKOFF_MS = 50;
+const RECONNECT_BACKOFF_MAX_MS = 500;
+const RECONNECT_BACKOFF_JITTER = 0.2;
+
+/** Kafka's ExponentialBackoff(50, 2, 500, 0.2) after `failures` consecutive failures (≥ 1). */
+export function reconnectBackoffMs(failures: number, random: () => number = Math.random): number {
+  const exp = Math.min(RECONNECT_BACKOFF_MS * 2 ** Math.max(0, failures - 1), RECONNECT_BACKOFF_MAX_MS);
+  const jitter = 1 + RECONNECT_BACKOFF_JITTER * (2 * random() - 1);
+  return Math.round(exp * jitter);
 }
 
 export class RaftChannel {
@@ -122,7 +138,7 @@ export class RaftChannel {
     const k = key(hp);
     let link = this.links.get(k);
     if (!link) {
-      link = { conn: null, opening: null, backoffUntil: 0 };
+      link = { conn: null, opening: null, backoffUntil: 0, failures: 0 };
       this.links.set(k, link);
     }
     const wait = link.backoffUntil - this.now();
@@ -162,6 +178,7 @@ export class RaftChannel {
           throw new ConnectionError('The raft channel is closed');
         }
         link.conn = conn;
+        link.failures = 0;
         return conn;
       },
       (e: unknown) => {
@@ -179,7 +196,8 @@ export class RaftChannel {
       conn.close();
       link.conn = null;
     }
-    link.backoffUntil = this.now() + this.opts.retryBackoffMs;
+    link.failures++;
+    link.backoffUntil = this.now() + Math.max(this.opts.retryBackoffMs, reconnectBackoffMs(link.failures));
   }
 
   /** Closes every connection; requests in flight reject with DisconnectedError. */

@@ -24,8 +24,8 @@
 // (formatted --no-initial-controllers) is an observer. The leader of each epoch serves
 // `voterChanges` (raft/voter-changes.ts) by appending VotersRecord control batches; the latest
 // VotersRecord sets the voter set (the leader's at its append, the others' at its commit). Not done:
-// recomputing the voter set when a log truncation drops an uncommitted VotersRecord, and
-// UpdateRaftVoter sent by a voter at start-up.
+// recomputing the voter set when a log truncation drops an uncommitted VotersRecord. A follower
+// that is a voter sends UpdateRaftVoter to its leader (raft/voter-updater.ts).
 //
 // Every state change runs on one SerialQueue; an append waits for its commit outside the queue.
 
@@ -73,6 +73,7 @@ import { RaftChannel, type RaftTarget } from './channel.js';
 import { LeaderFetch, serveFetch, serveFetchSnapshot, type RaftStateView } from './leader-fetch.js';
 import { ReplicaProgress } from './replica-progress.js';
 import { FollowerFetcher, type LeaderHint } from './follower-fetcher.js';
+import { VoterUpdater } from './voter-updater.js';
 import { atomicWriteFile } from '../../storage/file-ops.js';
 import {
   fromVotersRecord,
@@ -192,6 +193,7 @@ export class RaftClient implements Quorum {
   private fetcher: FollowerFetcher | null = null;
   /** Resolves when every fetcher stopped so far has stopped (fetchers start only after it). */
   private fetcherIdle: Promise<void> = Promise.resolve();
+  private voterUpdater: VoterUpdater | null = null;
   /** The leader side of raft Fetch/FetchSnapshot for the current epoch (A2's leader-fetch.ts). */
   private leaderFetch: LeaderFetch | null = null;
   private readonly view: RaftStateView = {
@@ -839,6 +841,8 @@ export class RaftClient implements Quorum {
         this.sm.state.hasFetchedFromLeader = true;
         this.timer.reset(this.t.fetchTimeoutMs);
         this.schedule(this.timer.remainingMs());
+        if (this.voters.some((v) => v.id === this.nodeId))
+          this.updaterFor(channel).onFetched(leaderId, epoch, this.kraftVersionNow(), this.votersRecord);
       },
       onHighWatermark: (hw) => {
         if (this.fetcher !== f) return;
@@ -878,6 +882,23 @@ export class RaftClient implements Quorum {
     const boot = this.channel.bootstrapServers;
     if (boot.length > 0) return boot.map((_, i) => ({ bootstrapIndex: i }));
     return this.voters.filter((v) => v.id !== this.nodeId).map((v) => ({ voterId: v.id }));
+  }
+
+  private updaterFor(channel: RaftChannel): VoterUpdater {
+    this.voterUpdater ??= new VoterUpdater({
+      channel,
+      clusterId: this.opts.clusterId,
+      local: () => ({ id: this.nodeId, directoryId: this.directoryId, endpoints: this.localEndpoints }),
+      periodMs: this.t.fetchTimeoutMs,
+      now: this.now,
+      logger: this.logger,
+    });
+    return this.voterUpdater;
+  }
+
+  /** The finalized kraft.version: the latest KRaftVersionRecord of the log or a snapshot (0 without one). */
+  private kraftVersionNow(): number {
+    return Math.max(0, this.kraftVersionInLog);
   }
 
   private stopFetcher(): void {
