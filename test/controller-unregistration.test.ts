@@ -4,7 +4,7 @@
 // NONE, then gone from DescribeCluster (EndpointType CONTROLLER) and `tkafka cluster list-endpoints
 // --bootstrap-controller`; an unknown id is CONTROLLER_ID_NOT_REGISTERED and the active controller
 // itself INVALID_REQUEST, with Kafka's messages (ClusterControlManager / QuorumController); the
-// broker listener serves it too. The UnregisterControllerRecord is in the metadata log as
+// broker listener serves it too, and the controller answers it inside an Envelope (forwarding). The UnregisterControllerRecord is in the metadata log as
 // `dump-log --cluster-metadata-decoder` prints it, the snapshot written at shutdown holds no
 // registration of id 2, and after a restart id 2 is still not listed.
 import test, { after, before } from 'node:test';
@@ -17,6 +17,8 @@ import { RawClient } from './helpers/raw-client.js';
 import { waitFor } from './helpers/wait-for.js';
 import { ApiKey, type ApiKeyWithMessages, type ApiRequest, type ApiResponse } from '../src/protocol/generated/apis.js';
 import type { Input } from '../src/protocol/codec/types.js';
+import { decodeResponse, encodeRequest } from '../src/protocol/frame.js';
+import { ANONYMOUS, serializePrincipal } from '../src/broker/forwarding/principal.js';
 import { run as clusterTool } from '../src/tools/cluster/main.js';
 import { run as dumpLog } from '../src/tools/dump-log/main.js';
 import type { ToolIO } from '../src/tools/common/io.js';
@@ -137,6 +139,25 @@ test('UnregisterController removes a registered controller; unknown ids and the 
     errorMessage: 'Controller cannot unregister itself while it is active.',
   });
   assert.deepEqual(await controllersListed(), [1]);
+});
+
+test('UnregisterController forwarded in an Envelope (as a broker-only node forwards it) is answered inside the envelope', async () => {
+  const inner = Buffer.concat(
+    encodeRequest(ApiKey.UnregisterController, 0, 55, 'forwarded-client', { controllerId: 9 }),
+  );
+  const r = await request(node.controllerPort, ApiKey.Envelope, 0, {
+    requestData: inner.subarray(4),
+    requestPrincipal: serializePrincipal(ANONYMOUS),
+    clientHostAddress: Buffer.from([127, 0, 0, 1]),
+  });
+  assert.equal(r.errorCode, 0);
+  const answer = decodeResponse(ApiKey.UnregisterController, 0, r.responseData!);
+  assert.equal(answer.correlationId, 55);
+  assert.deepEqual(answer.body, {
+    throttleTimeMs: 0,
+    errorCode: CONTROLLER_ID_NOT_REGISTERED,
+    errorMessage: 'Controller ID 9 is not currently registered.',
+  });
 });
 
 test('the UnregisterControllerRecord is in the metadata log, the shutdown snapshot has no registration of id 2, a restart keeps it gone', async () => {
