@@ -4,7 +4,8 @@
 // NONE, then gone from DescribeCluster (EndpointType CONTROLLER) and `tkafka cluster list-endpoints
 // --bootstrap-controller`; an unknown id is CONTROLLER_ID_NOT_REGISTERED and the active controller
 // itself INVALID_REQUEST, with Kafka's messages (ClusterControlManager / QuorumController); the
-// broker listener serves it too, and the controller answers it inside an Envelope (forwarding). The UnregisterControllerRecord is in the metadata log as
+// broker listener serves it too, and the controller answers it inside an Envelope (forwarding).
+// `tkafka cluster unregister-controller` (Kafka 4.4's ClusterTool subcommand) prints Kafka's lines. The UnregisterControllerRecord is in the metadata log as
 // `dump-log --cluster-metadata-decoder` prints it, the snapshot written at shutdown holds no
 // registration of id 2, and after a restart id 2 is still not listed.
 import test, { after, before } from 'node:test';
@@ -139,6 +140,34 @@ test('UnregisterController removes a registered controller; unknown ids and the 
     errorMessage: 'Controller cannot unregister itself while it is active.',
   });
   assert.deepEqual(await controllersListed(), [1]);
+});
+
+test('tkafka cluster unregister-controller prints what Kafka 4.4 ClusterTool prints', async () => {
+  const reg = await request(node.controllerPort, ApiKey.ControllerRegistration, 0, {
+    controllerId: 3,
+    incarnationId: 'AAAAAAAAAAAAAAAAAAAAAw',
+    zkMigrationReady: false,
+    listeners: [{ name: 'CONTROLLER', host: '127.0.0.1', port: 1, securityProtocol: 0 }],
+    features: [],
+  });
+  assert.equal(reg.errorCode, 0);
+  assert.deepEqual(await controllersListed(), [1, 3]);
+  for (const conn of [
+    ['--bootstrap-controller', `127.0.0.1:${node.controllerPort}`],
+    ['--bootstrap-server', node.bootstrap],
+  ]) {
+    const r = await tool(clusterTool, ['unregister-controller', ...conn, '--id', '3']);
+    if (conn[0] === '--bootstrap-controller') {
+      assert.deepEqual([r.code, r.out, r.err], [0, 'Controller 3 is no longer registered.\n', '']);
+      assert.deepEqual(await controllersListed(), [1]);
+    } else {
+      assert.deepEqual([r.code, r.out], [1, '']);
+      assert.equal(
+        r.err,
+        'org.apache.kafka.common.errors.ControllerIdNotRegisteredException: Controller ID 3 is not currently registered.\n',
+      );
+    }
+  }
 });
 
 test('UnregisterController forwarded in an Envelope (as a broker-only node forwards it) is answered inside the envelope', async () => {
