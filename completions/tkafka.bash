@@ -9,7 +9,7 @@ __tkafka_subs() {
     'server') REPLY='start' ;;
     'metadata-quorum') REPLY='describe add-controller remove-controller' ;;
     'storage') REPLY='info format version-mapping feature-dependencies random-uuid' ;;
-    'cluster') REPLY='cluster-id unregister list-endpoints' ;;
+    'cluster') REPLY='cluster-id unregister unregister-controller list-endpoints' ;;
     'features') REPLY='describe upgrade downgrade disable version-mapping feature-dependencies' ;;
     'transactions') REPLY='list describe describe-producers abort find-hanging' ;;
     'local') REPLY='start stop status kill restart' ;;
@@ -43,6 +43,7 @@ __tkafka_flags() {
     'cluster') REPLY='-h --help' ;;
     'cluster cluster-id') REPLY='-h --help --bootstrap-server -b --bootstrap-controller -C --config -c --debug --output -o' ;;
     'cluster unregister') REPLY='-h --help --bootstrap-server -b --bootstrap-controller -C --config -c --debug --id -i' ;;
+    'cluster unregister-controller') REPLY='-h --help --bootstrap-server -b --bootstrap-controller -C --config -c --debug --id -i' ;;
     'cluster list-endpoints') REPLY='-h --help --bootstrap-server -b --bootstrap-controller -C --config -c --debug --include-fenced-brokers --output -o' ;;
     'features') REPLY='-h --help --bootstrap-server --bootstrap-controller --command-config --debug' ;;
     'features describe') REPLY='-h --help --output -o' ;;
@@ -96,6 +97,7 @@ __tkafka_argflags() {
     'log-dirs') REPLY=' --bootstrap-server --broker-list --command-config --output --topic-list ' ;;
     'cluster cluster-id') REPLY=' --bootstrap-server -b --bootstrap-controller -C --config -c --output -o ' ;;
     'cluster unregister') REPLY=' --bootstrap-server -b --bootstrap-controller -C --config -c --id -i ' ;;
+    'cluster unregister-controller') REPLY=' --bootstrap-server -b --bootstrap-controller -C --config -c --id -i ' ;;
     'cluster list-endpoints') REPLY=' --bootstrap-server -b --bootstrap-controller -C --config -c --output -o ' ;;
     'features') REPLY=' --bootstrap-server --bootstrap-controller --command-config ' ;;
     'features describe') REPLY=' --output -o ' ;;
@@ -189,6 +191,12 @@ __tkafka_value() {
     'cluster unregister|-C') REPLY='@hostport' ;;
     'cluster unregister|--config') REPLY='@file' ;;
     'cluster unregister|-c') REPLY='@file' ;;
+    'cluster unregister-controller|--bootstrap-server') REPLY='@hostport' ;;
+    'cluster unregister-controller|-b') REPLY='@hostport' ;;
+    'cluster unregister-controller|--bootstrap-controller') REPLY='@hostport' ;;
+    'cluster unregister-controller|-C') REPLY='@hostport' ;;
+    'cluster unregister-controller|--config') REPLY='@file' ;;
+    'cluster unregister-controller|-c') REPLY='@file' ;;
     'cluster list-endpoints|--bootstrap-server') REPLY='@hostport' ;;
     'cluster list-endpoints|-b') REPLY='@hostport' ;;
     'cluster list-endpoints|--bootstrap-controller') REPLY='@hostport' ;;

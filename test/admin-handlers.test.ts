@@ -182,10 +182,10 @@ const topic = (name: string, extra: Record<string, unknown> = {}) => ({
 test('registerAdminHandlers registers every handler on its listeners', () => {
   const registry = registerAdminHandlers(new HandlerRegistry());
   const broker = registry.apis('broker').map((a) => a.apiKey);
-  assert.deepEqual(broker, [3, 19, 20, 32, 33, 35, 37, 44, 55, 57, 60, 64, 74, 75]);
+  assert.deepEqual(broker, [3, 19, 20, 32, 33, 35, 37, 44, 55, 57, 60, 64, 74, 75, 94]);
   assert.deepEqual(
     registry.apis('controller').map((a) => a.apiKey),
-    [19, 20, 32, 33, 37, 44, 55, 57, 60, 64],
+    [19, 20, 32, 33, 37, 44, 55, 57, 60, 64, 94],
   );
 });
 

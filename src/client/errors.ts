@@ -40,7 +40,9 @@ const JAVA_CLASS: Record<number, string> = {
   116: 'UnknownControllerIdException', 117: 'UnknownSubscriptionIdException', 118: 'TelemetryTooLargeException', 119: 'InvalidRegistrationException',
   120: 'TransactionAbortableException', 121: 'InvalidRecordStateException', 122: 'ShareSessionNotFoundException', 123: 'InvalidShareSessionEpochException',
   124: 'FencedStateEpochException', 125: 'InvalidVoterKeyException', 126: 'DuplicateVoterException', 127: 'VoterNotFoundException',
-  128: 'InvalidRegularExpression',
+  128: 'InvalidRegularExpression', 129: 'RebootstrapRequiredException', 130: 'StreamsInvalidTopologyException',
+  131: 'StreamsInvalidTopologyEpochException', 132: 'StreamsTopologyFencedException', 133: 'ShareSessionLimitReachedException',
+  134: 'GroupDeletionFailedException', 135: 'StreamsTopologyDescriptionUpdateFailedException', 136: 'ControllerIdNotRegisteredException',
 };
 
 /** Fully qualified Java exception class for an error code (UnknownServerException for unknown codes). */

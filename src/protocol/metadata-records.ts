@@ -40,6 +40,7 @@ export const RecordType = {
   AbortTransaction: 25,
   RemoveDelegationToken: 26,
   RegisterController: 27,
+  UnregisterController: 29,
 } as const;
 
 /** Record body type by record type id. */
@@ -69,6 +70,7 @@ export interface RecordDataByType {
   25: M.AbortTransactionRecord;
   26: M.RemoveDelegationTokenRecord;
   27: M.RegisterControllerRecord;
+  29: M.UnregisterControllerRecord;
 }
 
 export type MetadataRecordType = keyof RecordDataByType;

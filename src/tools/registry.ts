@@ -68,7 +68,7 @@ export const TOOLS: readonly ToolDescriptor[] = [
   },
   {
     name: 'cluster',
-    summary: 'Get the cluster id, unregister brokers',
+    summary: 'Get the cluster id, unregister brokers and controllers',
     kafka: 'kafka-cluster.sh',
     load: () => import('./cluster/main.js'),
     spec: async () => (await import('./cluster/main.js')).buildClusterParser(),

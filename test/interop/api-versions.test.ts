@@ -33,8 +33,6 @@ const LATER: Readonly<Record<string, string>> = {
   ElectLeaders: 'issue 16 (elect leaders)',
   AlterPartitionReassignments: 'issue 16 (reassignment)',
   ListPartitionReassignments: 'issue 16 (reassignment)',
-  // KRaft controller unregistration, forwarded to the controller: issue 14.
-  UnregisterController: 'issue 14 (KRaft quorum)',
   // Share groups (and the share coordinator's state RPCs) and streams groups: issue 19.
   ShareGroupHeartbeat: 'issue 19 (share groups)',
   ShareGroupDescribe: 'issue 19 (share groups)',
@@ -78,7 +76,6 @@ const LATER_ON_CONTROLLER: Readonly<Record<string, string>> = {
   ListPartitionReassignments: LATER.ListPartitionReassignments!,
   // KRaft replication of the metadata log, registration, heartbeats, forwarding: issue 14.
   AssignReplicasToDirs: 'issue 14 (cluster: registration)',
-  UnregisterController: LATER.UnregisterController!,
   // Leader and ISR changes sent by partition leaders: issue 15.
   AlterPartition: 'issue 15 (replication)',
 };

@@ -1,7 +1,7 @@
 // Registers the metadata and admin handlers: Metadata, CreateTopics, DeleteTopics,
 // CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster,
 // DescribeLogDirs, DescribeTopicPartitions, DescribeQuorum, ListConfigResources, UnregisterBroker,
-// UpdateFeatures.
+// UnregisterController, UpdateFeatures.
 import type { HandlerRegistry } from './registry.js';
 import type { RegisteredHandler } from './types.js';
 import type { BrokerServices } from '../services.js';
@@ -18,6 +18,7 @@ import { handler as describeTopicPartitions } from './describe-topic-partitions.
 import { handler as describeQuorum } from './describe-quorum.js';
 import { handler as listConfigResources } from './list-config-resources.js';
 import { handler as unregisterBroker } from './unregister-broker.js';
+import { handler as unregisterController } from './unregister-controller.js';
 import { handler as updateFeatures } from './update-features.js';
 import { forwardedHandler, isForwardable } from './forwarded.js';
 
@@ -35,6 +36,7 @@ export const ADMIN_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   describeQuorum,
   listConfigResources,
   unregisterBroker,
+  unregisterController,
   updateFeatures,
 ];
 

@@ -13,6 +13,7 @@ import {
   defaultProducerIdsRecord,
   defaultUnfenceBrokerRecord,
   defaultUnregisterBrokerRecord,
+  defaultUnregisterControllerRecord,
   defaultZkMigrationStateRecord,
 } from '../../protocol/generated/metadata/index.js';
 import type { BootstrapMetadata } from '../metadata/bootstrap.js';
@@ -181,6 +182,25 @@ export function registerBroker(
 
 export function registerController(reg: ControllerRegistration): MetadataRecord {
   return controllerRegistrationRecord(reg);
+}
+
+/**
+ * UnregisterController (QuorumController.unregisterController → ClusterControlManager.unregisterController,
+ * KIP-1201): an UnregisterControllerRecord removes a controller's registration. INVALID_REQUEST for the
+ * active controller itself, UNSUPPORTED_VERSION below metadata.version 4.4-IV2,
+ * CONTROLLER_ID_NOT_REGISTERED when the id has no registration — with Kafka's messages.
+ */
+export function unregisterController(image: MetadataImage, activeId: number, controllerId: number): MetadataRecord[] {
+  if (controllerId === activeId) {
+    fail(ErrorCode.INVALID_REQUEST, 'Controller cannot unregister itself while it is active.');
+  }
+  if (!mv.isControllerUnregistrationSupported(image.metadataVersion)) {
+    fail(ErrorCode.UNSUPPORTED_VERSION, 'The current MetadataVersion is too old to support controller unregistration.');
+  }
+  if (!image.controllers.has(controllerId)) {
+    fail(ErrorCode.CONTROLLER_ID_NOT_REGISTERED, `Controller ID ${controllerId} is not currently registered.`);
+  }
+  return [metadataRecord(RecordType.UnregisterController, 0, { ...defaultUnregisterControllerRecord(), controllerId })];
 }
 
 export function checkBrokerEpoch(image: MetadataImage, brokerId: number, brokerEpoch: bigint): BrokerRegistration {

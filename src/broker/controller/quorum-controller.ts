@@ -27,6 +27,7 @@ import {
   recordsForEmptyLog,
   registerBroker,
   unregisterBroker,
+  unregisterController,
   registerController,
   unfenceBroker,
   type BrokerRegistrationRequest,
@@ -748,6 +749,23 @@ export class QuorumController {
       (image) => {
         try {
           return { records: unregisterBroker(image, brokerId), result: apiError(ErrorCode.NONE) };
+        } catch (e) {
+          return { records: [], result: apiErrorFrom(e) };
+        }
+      },
+      (e) => e,
+    );
+  }
+
+  /** UnregisterController (KIP-1201): an UnregisterControllerRecord removes another controller's registration. */
+  unregisterController(controllerId: number): Promise<ApiError> {
+    return this.write(
+      (image) => {
+        try {
+          return {
+            records: unregisterController(image, this.opts.nodeId, controllerId),
+            result: apiError(ErrorCode.NONE),
+          };
         } catch (e) {
           return { records: [], result: apiErrorFrom(e) };
         }

@@ -35,6 +35,7 @@ export const FORWARDABLE_APIS: ReadonlySet<number> = new Set([
   ApiKey.DescribeQuorum,
   ApiKey.UpdateFeatures,
   ApiKey.UnregisterBroker,
+  ApiKey.UnregisterController,
   ApiKey.AllocateProducerIds,
   ApiKey.AddRaftVoter,
   ApiKey.RemoveRaftVoter,

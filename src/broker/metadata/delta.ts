@@ -253,6 +253,12 @@ export class ImageBuilder {
         );
         return;
       }
+      case RecordType.UnregisterController:
+        // ClusterDelta.replay(UnregisterControllerRecord): the registration is gone (no check here,
+        // as Kafka's image; ClusterControlManager refuses to write it for an unknown id)
+        this.scope.controllerIds.add(rec.data.controllerId);
+        (this.controllers ??= new Map(this.base.controllers)).delete(rec.data.controllerId);
+        return;
       case RecordType.Topic: {
         const [byId, byName] = this.topicMaps();
         const { name, topicId } = rec.data;

@@ -53,8 +53,8 @@ export const LATEST_PRODUCTION_METADATA_VERSION: number = MetadataVersion.IBP_4_
  * The highest level this node accepts (records are written at the versions each level gates).
  * ELR semantics (KIP-966) are not implemented: at >= 4.0-IV1 PartitionRecord v2 is written with
  * empty ELR fields, and eligible.leader.replicas.version stays 0. At >= 4.3-IV0
- * RegisterBrokerRecord v4 carries no cordoned log dirs; CIDR ACLs (4.4-IV1) and
- * UnregisterControllerRecord (4.4-IV2) have no writer here.
+ * RegisterBrokerRecord v4 carries no cordoned log dirs; CIDR ACLs (4.4-IV1) have no writer here.
+ * UnregisterControllerRecord (4.4-IV2) is written by UnregisterController (controller/cluster.ts).
  */
 export const LATEST_SUPPORTED_METADATA_VERSION: number = MetadataVersion.IBP_4_4_IV2;
 
@@ -107,6 +107,7 @@ export const mv = {
   isNoOpRecordSupported: (l: number) => l >= MetadataVersion.IBP_3_3_IV1,
   isDirectoryAssignmentSupported: (l: number) => l >= MetadataVersion.IBP_3_7_IV2,
   isControllerRegistrationSupported: (l: number) => l >= MetadataVersion.IBP_3_7_IV0,
+  isControllerUnregistrationSupported: (l: number) => l >= MetadataVersion.IBP_4_4_IV2,
   isElrSupported: (l: number) => l >= MetadataVersion.IBP_4_0_IV1,
   registerBrokerRecordVersion(l: number): number {
     if (l >= MetadataVersion.IBP_4_3_IV0) return 4;

@@ -1,5 +1,5 @@
 // `tkafka cluster`: kafka-cluster.sh (org.apache.kafka.tools.ClusterTool, Kafka 4.0): cluster-id,
-// unregister, list-endpoints; argparse4j parsing. `cluster-id` and `list-endpoints` also take
+// unregister, list-endpoints, and Kafka 4.4's unregister-controller (KIP-1201); argparse4j parsing. `cluster-id` and `list-endpoints` also take
 // --output json|table.
 import type { ToolIO } from '../common/io.js';
 import type { KafkaClient } from '../../client/client.js';
@@ -20,8 +20,9 @@ export function buildClusterParser(connectionRequired = true): ArgumentParser {
   const sub = parser.addSubparsers({ dest: 'command' });
   const clusterId = sub.addParser('cluster-id', { help: 'Get information about the ID of a cluster.' });
   const unregister = sub.addParser('unregister', { help: 'Unregister a broker.' });
+  const unregisterController = sub.addParser('unregister-controller', { help: 'Unregister a controller.' });
   const listEndpoints = sub.addParser('list-endpoints', { help: 'List endpoints' });
-  for (const p of [clusterId, unregister, listEndpoints]) {
+  for (const p of [clusterId, unregister, unregisterController, listEndpoints]) {
     const group = p.addMutuallyExclusiveGroup({ required: connectionRequired });
     group.addArgument({
       flags: ['--bootstrap-server', '-b'],
@@ -42,6 +43,12 @@ export function buildClusterParser(connectionRequired = true): ArgumentParser {
     type: 'int',
     required: true,
     help: 'The ID of the broker to unregister.',
+  });
+  unregisterController.addArgument({
+    flags: ['--id', '-i'],
+    type: 'int',
+    required: true,
+    help: 'The ID of the controller to unregister.',
   });
   listEndpoints.addArgument({
     flags: ['--include-fenced-brokers'],
@@ -109,6 +116,22 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
           throw e;
         }
         out(`Broker ${ns.id} is no longer registered.`);
+        return 0;
+      }
+      case 'unregister-controller': {
+        // ClusterTool.unregisterControllerCommand: Admin.unregisterController to the least loaded broker or
+        // the active controller; an UnsupportedVersionException is reported on stdout, exit 0
+        const { unregisterController } = await import('../metadata-quorum/voters.js');
+        try {
+          await unregisterController(client, controller != null ? 'controller' : 'broker', ns.id as number);
+        } catch (e) {
+          if ((e as Error).name === 'UnsupportedApiError' || (e as { code?: number }).code === 35) {
+            out('The target cluster does not support the controller unregistration API.');
+            return 0;
+          }
+          throw e;
+        }
+        out(`Controller ${ns.id} is no longer registered.`);
         return 0;
       }
       case 'list-endpoints': {

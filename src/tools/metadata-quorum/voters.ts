@@ -151,6 +151,11 @@ export function parseUuid(text: string): string {
   return bytes.toString('base64url');
 }
 
+/** Admin.unregisterController (KIP-1201), as `remove-controller --unregister` and `cluster unregister-controller` call it. */
+export async function unregisterController(client: KafkaClient, mode: BootstrapMode, id: number): Promise<void> {
+  await send(client, mode, 'UnregisterController', () => ({ controllerId: id }), true);
+}
+
 export async function removeController(
   client: KafkaClient | null,
   mode: BootstrapMode,
@@ -186,7 +191,7 @@ export async function removeController(
   if (unregister) {
     if (!dryRun) {
       try {
-        await send(client!, mode, 'UnregisterController', () => ({ controllerId: id }), true);
+        await unregisterController(client!, mode, id);
       } catch (e) {
         throw new TerseError(
           `Failed to unregister controller ${id}: ${(e as Error).message}. To unregister the controller from the cluster, run \`kafka-cluster.sh unregister-controller --id ${id}\`.`,
