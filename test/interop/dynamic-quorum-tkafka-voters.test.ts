@@ -17,50 +17,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomClusterId, runKafkaTool } from './helpers/apache-kafka.js';
 import { restartOnPort, startController, tkafkaQuorum, type ControllerNode } from './dynamic-quorum-nodes.js';
+import { firstLines, QUORUM_TOOL, quorumProbes } from './dynamic-quorum-probes.js';
 import { unusedPort } from '../helpers/broker-process.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { REPO_ROOT } from '../helpers/spec-models.js';
 import { KafkaClient } from '../../src/client/client.js';
-import { describeQuorum, type QuorumInfo } from '../../src/tools/metadata-quorum/quorum.js';
 import { describeCluster } from '../../src/client/admin/cluster.js';
 
-const QUORUM_TOOL = 'org.apache.kafka.tools.MetadataQuorumCommand';
 const CLUSTER_TOOL = 'org.apache.kafka.tools.ClusterTool';
 
 let root = '';
 let clusterId = '';
 const nodes: ControllerNode[] = [];
 const bootstrap = (): string => `127.0.0.1:${nodes[0]!.port}`;
-
-/** The quorum as DescribeQuorum reports it through the first controller (tkafka's client, in-process). */
-async function quorum(): Promise<QuorumInfo> {
-  const client = new KafkaClient({ bootstrapServers: [bootstrap()] });
-  try {
-    return await describeQuorum(client, 'controller');
-  } finally {
-    client.close();
-  }
-}
-
-const ids = (rs: readonly { replicaId: number }[]): number[] => rs.map((r) => r.replicaId).sort((a, b) => a - b);
-
-async function waitForQuorum(voters: number[], observers: number[]): Promise<void> {
-  let last = 'no answer';
-  await waitFor(
-    async () => {
-      const q = await quorum();
-      last = JSON.stringify(q, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
-      return (
-        JSON.stringify([ids(q.voters), ids(q.observers)]) === JSON.stringify([voters, observers]) &&
-        q.highWatermark >= 0n &&
-        [...q.voters, ...q.observers].every((r) => r.logEndOffset === q.highWatermark)
-      );
-    },
-    { what: `voters ${voters} and observers ${observers}, all caught up`, timeoutMs: 120_000, intervalMs: 200 },
-  ).catch((e: Error) => {
-    throw new Error(`${e.message}; the last DescribeQuorum: ${last}`);
-  });
-}
+const { quorum, waitForQuorum, compareDescribe } = quorumProbes(bootstrap);
 
 /** `tkafka cluster …` as a user runs it (bin/tkafka, a process of its own). */
 async function tkafkaCluster(args: string[]): Promise<{ stdout: string; stderr: string; exitCode: number }> {
@@ -93,49 +63,6 @@ async function waitForControllers(expected: number[]): Promise<void> {
     { what: `controllers ${expected} registered`, timeoutMs: 60_000, intervalMs: 200 },
   ).catch((e: Error) => {
     throw new Error(`${e.message}; listed: ${last.join(',')}`);
-  });
-}
-
-/** --status with what moves between two calls masked (the follower lag time comes from fetch times). */
-const maskStatus = (s: string): string => s.replace(/^(MaxFollowerLagTimeMs:\s+)-?\d+$/m, '$1<ms>');
-
-/** --replication as rows of trimmed cells, the two timestamp columns reduced to "set" or -1. */
-const maskReplication = (s: string): string[][] =>
-  s
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l, i) =>
-      l
-        .split('\t')
-        .map((c) => c.trim())
-        .map((c, col) => (i > 0 && (col === 4 || col === 5) && c !== '-1' ? 'set' : c)),
-    );
-
-/** The message and the first line of the stack trace Kafka's tool prints for a failed call. */
-const firstLines = (stderr: string): string => `${stderr.split('\n').slice(0, 2).join('\n')}\n`;
-
-/** Both tools' --status and --replication on the same cluster, until they agree (a step may still settle). */
-async function compareDescribe(step: string): Promise<void> {
-  let last = '';
-  await waitFor(
-    async () => {
-      const conn = ['--bootstrap-controller', bootstrap()];
-      const [ks, ts, kr, tr] = [
-        await runKafkaTool(QUORUM_TOOL, [...conn, 'describe', '--status']),
-        await tkafkaQuorum([...conn, 'describe', '--status']),
-        await runKafkaTool(QUORUM_TOOL, [...conn, 'describe', '--replication']),
-        await tkafkaQuorum([...conn, 'describe', '--replication']),
-      ];
-      for (const r of [ks, ts, kr, tr]) assert.equal(r.exitCode, 0, `${step}: ${r.stdout}${r.stderr}`);
-      const same =
-        maskStatus(ks.stdout) === maskStatus(ts.stdout) &&
-        JSON.stringify(maskReplication(kr.stdout)) === JSON.stringify(maskReplication(tr.stdout));
-      last = `Kafka:\n${ks.stdout}${kr.stdout}tkafka:\n${ts.stdout}${tr.stdout}`;
-      return same;
-    },
-    { what: `${step}: the same describe output from both tools`, timeoutMs: 120_000, intervalMs: 500 },
-  ).catch((e: Error) => {
-    throw new Error(`${e.message}\n${last}`);
   });
 }
 
