@@ -1044,7 +1044,7 @@ test('UnregisterBroker: removes a registration (leaving ISRs first); BROKER_ID_N
     await registerFencedBroker(controller, 2);
     assert.ok(controller.image.brokers.has(2));
     const ok = await call<UnregisterBrokerResponse>(unregisterBroker, 0, { brokerId: 2 });
-    assert.deepEqual([ok.errorCode, ok.errorMessage], [0, null]);
+    assert.deepEqual([ok.errorCode, ok.errorMessage], [0, '']);
     assert.equal(controller.image.brokers.has(2), false);
     const again = await call<UnregisterBrokerResponse>(unregisterBroker, 0, { brokerId: 2 });
     assert.deepEqual(

@@ -18,7 +18,8 @@ async function handle(
   services: BrokerServices,
 ): Promise<UnregisterBrokerResponse> {
   const r = await controllerOf(services).unregisterBroker(req.brokerId);
-  return { throttleTimeMs: 0, errorCode: r.errorCode, errorMessage: r.errorMessage };
+  // success leaves ErrorMessage at the schema default "" (ControllerApis.handleUnregisterBroker)
+  return { throttleTimeMs: 0, errorCode: r.errorCode, errorMessage: r.errorCode === 0 ? '' : r.errorMessage };
 }
 
 export const handler: ApiHandler<BrokerServices> = {
