@@ -9,15 +9,14 @@
 // KIP-1201); the still running controller registers again (as Kafka's ControllerRegistrationManager
 // does) and Kafka 4.4's `kafka-cluster.sh unregister-controller`, then tkafka's, unregister it through
 // tkafka's controller, printing the same. After each step Kafka 4.4's MetadataQuorumCommand prints what tkafka's prints.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { execa } from 'execa';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomClusterId, runKafkaTool } from './helpers/apache-kafka.js';
-import { restartOnPort, startController, tkafkaQuorum, type ControllerNode } from './dynamic-quorum-nodes.js';
-import { firstLines, QUORUM_TOOL, quorumProbes } from './dynamic-quorum-probes.js';
+import { runKafkaTool } from './helpers/apache-kafka.js';
+import { restartOnPort, tkafkaQuorum } from './dynamic-quorum-nodes.js';
+import { firstLines, QUORUM_TOOL } from './dynamic-quorum-probes.js';
+import { dynamicQuorumScenario } from './dynamic-quorum-scenario.js';
 import { unusedPort } from '../helpers/broker-process.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { REPO_ROOT } from '../helpers/spec-models.js';
@@ -26,11 +25,7 @@ import { describeCluster } from '../../src/client/admin/cluster.js';
 
 const CLUSTER_TOOL = 'org.apache.kafka.tools.ClusterTool';
 
-let root = '';
-let clusterId = '';
-const nodes: ControllerNode[] = [];
-const bootstrap = (): string => `127.0.0.1:${nodes[0]!.port}`;
-const { quorum, waitForQuorum, compareDescribe } = quorumProbes(bootstrap);
+const { nodes, bootstrap, quorum, waitForQuorum, compareDescribe } = dynamicQuorumScenario('tkafka');
 
 /** `tkafka cluster …` as a user runs it (bin/tkafka, a process of its own). */
 async function tkafkaCluster(args: string[]): Promise<{ stdout: string; stderr: string; exitCode: number }> {
@@ -65,85 +60,6 @@ async function waitForControllers(expected: number[]): Promise<void> {
     throw new Error(`${e.message}; listed: ${last.join(',')}`);
   });
 }
-
-before(async () => {
-  root = mkdtempSync(join(tmpdir(), 'tkafka-dynamic-quorum-tkafka-'));
-  clusterId = randomClusterId();
-  nodes.push(await startController(root, clusterId, 1, null, 'tkafka'));
-  // the two observers start together (a JVM start costs seconds)
-  nodes.push(
-    ...(await Promise.all([2, 3].map((id) => startController(root, clusterId, id, nodes[0]!.port, 'tkafka')))),
-  );
-  await waitForQuorum([1], [2, 3]);
-});
-
-after(async () => {
-  await Promise.all(nodes.map((n) => n.stop()));
-  if (root) rmSync(root, { recursive: true, force: true });
-});
-
-test('a --standalone tkafka controller with two --no-initial-controllers observers: both tools describe it alike', async () => {
-  const q = await quorum();
-  assert.equal(q.leaderId, 1);
-  assert.deepEqual(
-    q.voters.map((v) => v.replicaDirectoryId),
-    [nodes[0]!.directoryId],
-  );
-  await compareDescribe('before any change');
-});
-
-test('tkafka add-controller makes the observers voters, as Kafka prints it', async () => {
-  for (const node of nodes.slice(1)) {
-    const dry = await runKafkaTool(QUORUM_TOOL, [
-      '--bootstrap-controller',
-      bootstrap(),
-      '--command-config',
-      node.configFile,
-      'add-controller',
-      '--dry-run',
-    ]);
-    assert.equal(dry.exitCode, 0, dry.stderr);
-    const tkafkaDry = await tkafkaQuorum([
-      '--bootstrap-controller',
-      bootstrap(),
-      '--command-config',
-      node.configFile,
-      'add-controller',
-      '--dry-run',
-    ]);
-    assert.deepEqual([tkafkaDry.exitCode, tkafkaDry.stdout], [0, dry.stdout]);
-
-    const r = await tkafkaQuorum([
-      '--bootstrap-controller',
-      bootstrap(),
-      '--command-config',
-      node.configFile,
-      'add-controller',
-    ]);
-    assert.deepEqual([r.exitCode, r.stderr], [0, '']);
-    assert.equal(r.stdout, dry.stdout.replace(/^DRY RUN of adding/, 'Added'));
-    assert.equal(
-      r.stdout,
-      `Added controller ${node.id} with directory id ${node.directoryId} and endpoints: CONTROLLER://127.0.0.1:${node.port}\n`,
-    );
-    const voters = nodes.filter((n) => n.id <= node.id).map((n) => n.id);
-    await waitForQuorum(
-      voters,
-      nodes.filter((n) => n.id > node.id).map((n) => n.id),
-    );
-    await compareDescribe(`after adding controller ${node.id}`);
-  }
-});
-
-test('adding a voter twice is refused as Kafka refuses it (DUPLICATE_VOTER), by both tools alike', async () => {
-  const args = ['--bootstrap-controller', bootstrap(), '--command-config', nodes[1]!.configFile, 'add-controller'];
-  const k = await runKafkaTool(QUORUM_TOOL, args);
-  const t = await tkafkaQuorum(args);
-  assert.equal(k.exitCode, 1, k.stdout + k.stderr);
-  assert.match(k.stderr, /DuplicateVoterException/);
-  // Kafka prints the exception's message, then its stack trace; tkafka the message and the trace's first line
-  assert.deepEqual([t.exitCode, t.stdout, t.stderr], [1, '', firstLines(k.stderr)]);
-});
 
 test('a voter restarted on another port tells the leader (UpdateRaftVoter): the voter set has its new endpoint', async () => {
   const port = await unusedPort();
