@@ -4,61 +4,15 @@
 // node leads. kill -9 of the leader node: another node leads, the killed broker is fenced after its
 // session, and the two others keep serving (a topic created then, records produced and consumed
 // through them); the restarted node follows the leader again and its broker is unfenced. Stop.
-import test, { after, before } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { describeBrokers, topicIds, type BrokerEntry } from './helpers/cluster.js';
-import { REPO_ROOT } from './helpers/spec-models.js';
+import { localClusterFolder, tk, type StatusNode } from './helpers/local-cluster.js';
 import { waitFor } from './helpers/wait-for.js';
 
-let root: string;
-let dir: string;
-
-before(() => {
-  root = mkdtempSync(join(tmpdir(), 'tkafka-local-combined-'));
-  dir = join(root, 'cluster');
-});
-
-after(() => {
-  try {
-    const state = JSON.parse(readFileSync(join(dir, 'cluster.json'), 'utf8')) as { nodes: { pid: number | null }[] };
-    for (const n of state.nodes) if (n.pid) process.kill(n.pid, 'SIGKILL');
-  } catch {
-    // no state, or gone
-  }
-  rmSync(root, { recursive: true, force: true });
-});
-
-const tk = (args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string } = {}) =>
-  execa('node', ['bin/tkafka', ...args], {
-    cwd: REPO_ROOT,
-    reject: false,
-    timeout: 180_000,
-    input: opts.input,
-    env: { TKAFKA_LOCAL_DIR: '', ...opts.env },
-  });
-
-interface StatusNode {
-  id: number;
-  roles: string;
-  state: string;
-  quorum: string;
-  epoch: number | null;
-  lag: number | null;
-  broker: string | null;
-}
-const status = async (): Promise<{
-  code: number;
-  nodes: StatusNode[];
-  quorum: { leaderId: number; leaderEpoch: number } | null;
-}> => {
-  const r = await tk(['local', 'status', '--dir', dir, '--output', 'json']);
-  const doc = JSON.parse(r.stdout);
-  return { code: r.exitCode ?? -1, nodes: doc.nodes, quorum: doc.quorum };
-};
+const { dir: folder, status } = localClusterFolder('tkafka-local-combined-');
 
 const portOf = (n: StatusNode): number => Number(n.broker!.split(':')[1]);
 
@@ -87,7 +41,7 @@ test('local start -n 3: three combined nodes, one leader, three unfenced brokers
     '--port',
     '0',
     '--dir',
-    dir,
+    folder(),
     '--timeout',
     '150',
     '--override',
@@ -117,7 +71,7 @@ test('local start -n 3: three combined nodes, one leader, three unfenced brokers
     await brokersSeen(portOf(n), (l) => unfenced(l).join() === '1,2,3', `brokers 1, 2, 3 unfenced, seen by ${n.id}`);
   // the registrations went through the lifecycle manager: every node logged its own
   for (const n of s.nodes) {
-    const log = readFileSync(join(dir, `node-${n.id}`, 'server.log'), 'utf8');
+    const log = readFileSync(join(folder(), `node-${n.id}`, 'server.log'), 'utf8');
     assert.match(log, new RegExp(`Successfully registered broker ${n.id} with broker epoch`), `node ${n.id}`);
   }
 });
@@ -126,7 +80,7 @@ test('kill -9 of the leader node: the others keep serving; the restarted node re
   const before = await status();
   const leader = before.quorum!.leaderId;
   const survivors = nodes.filter((n) => n.id !== leader);
-  const killed = await tk(['local', 'kill', String(leader), '--dir', dir]);
+  const killed = await tk(['local', 'kill', String(leader), '--dir', folder()]);
   assert.equal(killed.exitCode, 0, killed.stderr);
   const t0 = Date.now();
   await waitFor(
@@ -172,7 +126,7 @@ test('kill -9 of the leader node: the others keep serving; the restarted node re
   assert.equal(consumed.exitCode, 0, consumed.stderr);
   assert.deepEqual(consumed.stdout.trim().split('\n').sort(), lines);
 
-  const restarted = await tk(['local', 'restart', String(leader), '--dir', dir]);
+  const restarted = await tk(['local', 'restart', String(leader), '--dir', folder()]);
   assert.equal(restarted.exitCode, 0, restarted.stderr);
   await waitFor(
     async () => {
@@ -193,7 +147,7 @@ test('kill -9 of the leader node: the others keep serving; the restarted node re
 });
 
 test('local stop: nothing left running', async () => {
-  const stop = await tk(['local', 'stop', '--dir', dir]);
+  const stop = await tk(['local', 'stop', '--dir', folder()]);
   assert.equal(stop.exitCode, 0, stop.stderr);
   assert.match(stop.stderr, /Stopped the local cluster .* \(3 nodes\)/);
   assert.equal((await status()).code, 3);

@@ -4,63 +4,16 @@
 // controller lead, `local restart` brings it back as a caught-up follower, `local stop` stops
 // everything. Dynamic quorum (KIP-853), local's default; TKAFKA_LOCAL_QUORUM=static runs the same with
 // controller.quorum.voters.
-import test, { after, before } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { execa } from 'execa';
 import { topicIds } from './helpers/cluster.js';
-import { REPO_ROOT } from './helpers/spec-models.js';
+import { localClusterFolder, tk } from './helpers/local-cluster.js';
 import { waitFor } from './helpers/wait-for.js';
 
 /** dynamic (the default) or static, both end to end. */
 const QUORUM = process.env.TKAFKA_LOCAL_QUORUM ?? 'dynamic';
 
-let root: string;
-let dir: string;
-
-before(() => {
-  root = mkdtempSync(join(tmpdir(), 'tkafka-local-cluster-'));
-  dir = join(root, 'cluster');
-});
-
-after(() => {
-  try {
-    const state = JSON.parse(readFileSync(join(dir, 'cluster.json'), 'utf8')) as { nodes: { pid: number | null }[] };
-    for (const n of state.nodes) if (n.pid) process.kill(n.pid, 'SIGKILL');
-  } catch {
-    // no state, or gone
-  }
-  rmSync(root, { recursive: true, force: true });
-});
-
-const tk = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-  execa('node', ['bin/tkafka', ...args], {
-    cwd: REPO_ROOT,
-    reject: false,
-    timeout: 180_000,
-    env: { TKAFKA_LOCAL_DIR: '', ...env },
-  });
-
-interface StatusNode {
-  id: number;
-  roles: string;
-  state: string;
-  quorum: string;
-  epoch: number | null;
-  lag: number | null;
-  broker: string | null;
-}
-const status = async (): Promise<{
-  code: number;
-  nodes: StatusNode[];
-  quorum: { leaderId: number; leaderEpoch: number } | null;
-}> => {
-  const r = await tk(['local', 'status', '--dir', dir, '--output', 'json']);
-  const doc = JSON.parse(r.stdout);
-  return { code: r.exitCode ?? -1, nodes: doc.nodes, quorum: doc.quorum };
-};
+const { dir: folder, status } = localClusterFolder('tkafka-local-cluster-');
 
 test('local start -n 3 --controllers 3: one cluster, a leader, followers and observers', async () => {
   const r = await tk([
@@ -75,7 +28,7 @@ test('local start -n 3 --controllers 3: one cluster, a leader, followers and obs
     '--port',
     '0',
     '--dir',
-    dir,
+    folder(),
     '--timeout',
     '150',
   ]);
@@ -106,7 +59,9 @@ test('local start -n 3 --controllers 3: one cluster, a leader, followers and obs
     s.nodes.filter((n) => n.quorum === 'observer').map((n) => n.id),
     [4, 5, 6],
   );
-  const created = await tk(['topics', '--create', '--topic', 'lc-a'], { TKAFKA_BOOTSTRAP_SERVER: r.stdout.trim() });
+  const created = await tk(['topics', '--create', '--topic', 'lc-a'], {
+    env: { TKAFKA_BOOTSTRAP_SERVER: r.stdout.trim() },
+  });
   assert.equal(created.exitCode, 0, created.stderr);
   for (const n of s.nodes.filter((x) => x.broker))
     await waitFor(async () => (await topicIds(Number(n.broker!.split(':')[1]), ['lc-a']))?.has('lc-a'), {
@@ -117,7 +72,7 @@ test('local start -n 3 --controllers 3: one cluster, a leader, followers and obs
 test('local kill of the leader: another controller leads; local restart: it follows', async () => {
   const s = await status();
   const leader = s.quorum!.leaderId;
-  const killed = await tk(['local', 'kill', String(leader), '--dir', dir]);
+  const killed = await tk(['local', 'kill', String(leader), '--dir', folder()]);
   assert.equal(killed.exitCode, 0, killed.stderr);
   const after = await waitFor(
     async () => {
@@ -127,7 +82,7 @@ test('local kill of the leader: another controller leads; local restart: it foll
     { what: 'a new leader', timeoutMs: 60_000, intervalMs: 200 },
   );
   assert.equal(after.code, 1, 'one node is down');
-  const restarted = await tk(['local', 'restart', String(leader), '--dir', dir]);
+  const restarted = await tk(['local', 'restart', String(leader), '--dir', folder()]);
   assert.equal(restarted.exitCode, 0, restarted.stderr);
   await waitFor(
     async () => {
@@ -140,7 +95,7 @@ test('local kill of the leader: another controller leads; local restart: it foll
 });
 
 test('local stop: brokers, then controllers; nothing left running', async () => {
-  const stop = await tk(['local', 'stop', '--dir', dir]);
+  const stop = await tk(['local', 'stop', '--dir', folder()]);
   assert.equal(stop.exitCode, 0, stop.stderr);
   assert.match(stop.stderr, /Stopped the local cluster .* \(6 nodes\)/);
   assert.equal((await status()).code, 3);
