@@ -9,14 +9,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
-import { RawClient } from './helpers/raw-client.js';
 import { waitFor } from './helpers/wait-for.js';
 import { clusterIdOf } from './helpers/raft-requests.js';
 import { describeQuorum } from './helpers/cluster.js';
-import { ApiKey } from '../src/protocol/generated/apis.js';
 import { RecordType } from '../src/protocol/metadata-records.js';
 import { RaftClient } from '../src/broker/raft/raft-client.js';
 import type { CommittedBatch } from '../src/broker/raft/types.js';
+import { createTopicAt } from './helpers/create-topic.js';
 
 let node: BrokerProcess;
 let clusterId: string;
@@ -36,22 +35,8 @@ after(async () => {
   node?.cleanup();
 });
 
-async function createTopic(name: string): Promise<void> {
-  const c = await RawClient.connect(node.port);
-  try {
-    const r = await c.request(ApiKey.CreateTopics, 7, {
-      topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
-      timeoutMs: 10_000,
-      validateOnly: false,
-    });
-    assert.equal(r.topics[0]!.errorCode, 0);
-  } finally {
-    c.close();
-  }
-}
-
 test('a --no-initial-controllers RaftClient finds the leader through a bootstrap server and follows it as an observer', async () => {
-  await createTopic('before-observer');
+  await createTopicAt(node.port, 'before-observer');
   const topics = new Set<string>();
   observer = await RaftClient.open({
     metadataLogDir: dir,
@@ -76,7 +61,7 @@ test('a --no-initial-controllers RaftClient finds the leader through a bootstrap
   assert.equal(observer.stateName, 'Follower');
   assert.equal(observer.leaderId, 1);
   assert.equal(observer.isLeader(), false);
-  await createTopic('after-observer');
+  await createTopicAt(node.port, 'after-observer');
   await waitFor(() => topics.has('after-observer') || null, { what: 'the tail to be committed', timeoutMs: 20_000 });
   const q = await waitFor(
     async () => {

@@ -8,16 +8,15 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
-import { RawClient } from './helpers/raw-client.js';
 import { waitFor } from './helpers/wait-for.js';
 import { clusterIdOf } from './helpers/raft-requests.js';
-import { ApiKey } from '../src/protocol/generated/apis.js';
 import { RecordType } from '../src/protocol/metadata-records.js';
 import { buildDataBatch } from '../src/protocol/records/metadata-batches.js';
 import { ObserverQuorum } from '../src/broker/raft/observer.js';
 import { MetadataLog } from '../src/broker/raft/metadata-log.js';
 import { snapshotFileName } from '../src/storage/snapshot-file.js';
 import { METADATA_PARTITION_DIR, type CommittedBatch, type SnapshotData } from '../src/broker/raft/types.js';
+import { createTopicAt } from './helpers/create-topic.js';
 
 let node: BrokerProcess;
 let clusterId: string;
@@ -35,20 +34,6 @@ after(async () => {
   await node?.stop();
   node?.cleanup();
 });
-
-async function createTopic(name: string): Promise<void> {
-  const c = await RawClient.connect(node.port);
-  try {
-    const r = await c.request(ApiKey.CreateTopics, 7, {
-      topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
-      timeoutMs: 10_000,
-      validateOnly: false,
-    });
-    assert.equal(r.topics[0]!.errorCode, 0);
-  } finally {
-    c.close();
-  }
-}
 
 interface Seen {
   topics: Set<string>;
@@ -82,7 +67,7 @@ async function observe(dir: string, seen: Seen, via: 'voters' | 'bootstrap' = 'v
 }
 
 test('an observer with an empty log finds the leader through a bootstrap server, loads its snapshot through FetchSnapshot, then follows the tail', async () => {
-  await createTopic('in-snapshot');
+  await createTopicAt(node.port, 'in-snapshot');
   await node.restart(); // the controller writes a snapshot at shutdown; the new epoch starts after it
   const dir = mkdtempSync(join(tmpdir(), 'tkafka-observer-'));
   dirs.push(dir);
@@ -94,7 +79,7 @@ test('an observer with an empty log finds the leader through a bootstrap server,
   assert.ok(id.offset > 0);
   assert.ok(existsSync(join(dir, METADATA_PARTITION_DIR, snapshotFileName(id))), 'the snapshot file was written');
   assert.equal(q.latestSnapshotId()?.offset, id.offset);
-  await createTopic('after-snapshot');
+  await createTopicAt(node.port, 'after-snapshot');
   await waitFor(() => seen.topics.has('after-snapshot') || null, {
     what: 'the tail to be delivered',
     timeoutMs: 20_000,
@@ -129,7 +114,7 @@ test('an observer whose log diverges from the leader (an older epoch running pas
   );
   await log.close();
 
-  await createTopic('after-divergence');
+  await createTopicAt(node.port, 'after-divergence');
   const second: Seen = { topics: new Set(), snapshots: [] };
   const q2 = await observe(dir, second);
   await waitFor(() => second.topics.has('after-divergence') || null, {
@@ -150,7 +135,7 @@ test('an observer keeps following across a leader restart (reconnects, adopts th
   const controllerPort = node.controllerPort;
   await node.restart();
   assert.equal(node.controllerPort, controllerPort, 'the node came back on its controller port');
-  await createTopic('after-leader-restart');
+  await createTopicAt(node.port, 'after-leader-restart');
   await waitFor(() => seen.topics.has('after-leader-restart') || null, {
     what: 'the observer to follow the restarted leader',
     timeoutMs: 30_000,

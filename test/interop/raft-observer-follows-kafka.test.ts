@@ -16,6 +16,7 @@ import { ApiKey } from '../../src/protocol/generated/apis.js';
 import { RecordType } from '../../src/protocol/metadata-records.js';
 import { ObserverQuorum } from '../../src/broker/raft/observer.js';
 import type { CommittedBatch, SnapshotData } from '../../src/broker/raft/types.js';
+import { createTopicAt } from '../helpers/create-topic.js';
 
 let kafka: ApacheKafka;
 let dir: string;
@@ -31,20 +32,6 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
   await kafka?.cleanup();
 });
-
-async function createTopic(name: string): Promise<void> {
-  const c = await RawClient.connect(kafka.port);
-  try {
-    const r = await c.request(ApiKey.CreateTopics, 7, {
-      topics: [{ name, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
-      timeoutMs: 30_000,
-      validateOnly: false,
-    });
-    assert.equal(r.topics[0]!.errorCode, 0);
-  } finally {
-    c.close();
-  }
-}
 
 interface Seen {
   topics: Set<string>;
@@ -85,7 +72,7 @@ async function openObserver(seen: Seen): Promise<ObserverQuorum> {
 const fresh = (): Seen => ({ topics: new Set(), snapshots: 0, lastOffset: -1, leaderIds: [] });
 
 test('an ObserverQuorum follows an Apache Kafka 4.4.0 controller and resumes after a restart', async () => {
-  await createTopic('kafka-made-1');
+  await createTopicAt(kafka.port, 'kafka-made-1', { partitions: 2, timeoutMs: 30_000 });
   const seen = fresh();
   observer = await openObserver(seen);
   await waitFor(() => seen.topics.has('kafka-made-1') || null, {
@@ -94,7 +81,7 @@ test('an ObserverQuorum follows an Apache Kafka 4.4.0 controller and resumes aft
   });
   assert.equal(observer.leaderId, kafka.nodeId);
   assert.ok(seen.leaderIds.includes(kafka.nodeId));
-  await createTopic('kafka-made-2');
+  await createTopicAt(kafka.port, 'kafka-made-2', { partitions: 2, timeoutMs: 30_000 });
   await waitFor(() => seen.topics.has('kafka-made-2') || null, {
     what: 'the observer to deliver TopicRecord kafka-made-2',
     timeoutMs: 30_000,
@@ -115,7 +102,7 @@ test('an ObserverQuorum follows an Apache Kafka 4.4.0 controller and resumes aft
   const endBefore = observer.logEndOffset;
   await observer.close();
   observer = undefined;
-  await createTopic('kafka-made-3');
+  await createTopicAt(kafka.port, 'kafka-made-3', { partitions: 2, timeoutMs: 30_000 });
   const again = fresh();
   observer = await openObserver(again);
   assert.ok(observer.logEndOffset >= endBefore, 'the log survived the restart');

@@ -9,13 +9,12 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
-import { RawClient } from '../helpers/raw-client.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { ApiKey } from '../../src/protocol/generated/apis.js';
 import { RecordType } from '../../src/protocol/metadata-records.js';
 import { ObserverQuorum } from '../../src/broker/raft/observer.js';
 import { METADATA_PARTITION_DIR, type OffsetAndEpoch } from '../../src/broker/raft/types.js';
 import { parseSnapshotFileName } from '../../src/storage/snapshot-file.js';
+import { createTopicAt } from '../helpers/create-topic.js';
 
 let kafka: ApacheKafka;
 let dir: string;
@@ -39,20 +38,6 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
   await kafka?.cleanup();
 });
-
-async function createTopic(name: string, partitions: number): Promise<void> {
-  const c = await RawClient.connect(kafka.port);
-  try {
-    const r = await c.request(ApiKey.CreateTopics, 7, {
-      topics: [{ name, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: [] }],
-      timeoutMs: 30_000,
-      validateOnly: false,
-    });
-    assert.equal(r.topics[0]!.errorCode, 0);
-  } finally {
-    c.close();
-  }
-}
 
 interface Seen {
   topics: Set<string>;
@@ -92,7 +77,7 @@ function kafkaLogState(): { logStart: number; latest: OffsetAndEpoch | null } {
 
 test('an ObserverQuorum behind an Apache Kafka 4.4.0 log start catches up from its snapshot', async () => {
   const first: Seen = { topics: new Set(), snapshots: [] };
-  await createTopic('early', 1);
+  await createTopicAt(kafka.port, 'early', { partitions: 1, timeoutMs: 30_000 });
   observer = await openObserver(first);
   await waitFor(() => first.topics.has('early') || null, {
     what: 'the observer to deliver "early"',
@@ -106,7 +91,7 @@ test('an ObserverQuorum behind an Apache Kafka 4.4.0 log start catches up from i
   let n = 0;
   const state = await waitFor(
     async () => {
-      await createTopic(`fill-${n++}`, 16);
+      await createTopicAt(kafka.port, `fill-${n++}`, { partitions: 16, timeoutMs: 30_000 });
       const s = kafkaLogState();
       return s.logStart > observerEnd && s.latest && s.latest.offset > observerEnd ? s : null;
     },

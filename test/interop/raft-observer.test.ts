@@ -24,6 +24,7 @@ import {
   fetchSnapshotBody,
   metadataPartition,
 } from '../helpers/raft-requests.js';
+import { createTopicAt } from '../helpers/create-topic.js';
 
 let tkafka: BrokerProcess | undefined;
 let kafkaBroker: ChildProcess | undefined;
@@ -51,24 +52,10 @@ async function quorumOf(port: number) {
   }
 }
 
-async function createTopic(port: number, name: string): Promise<void> {
-  const c = await RawClient.connect(port);
-  try {
-    const r = await c.request(ApiKey.CreateTopics, 7, {
-      topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
-      timeoutMs: 10_000,
-      validateOnly: false,
-    });
-    assert.equal(r.topics[0]!.errorCode, 0);
-  } finally {
-    c.close();
-  }
-}
-
 test('an Apache Kafka 4.4.0 broker follows a tkafka controller as a raft observer', async () => {
   tkafka = await startBroker();
   const clusterId = await clusterIdOf(tkafka.port);
-  await createTopic(tkafka.port, 'before-observer');
+  await createTopicAt(tkafka.port, 'before-observer');
 
   kafkaDir = mkdtempSync(join(tmpdir(), 'tkafka-raft-observer-'));
   const launcher = kafkaLauncher();
@@ -105,7 +92,7 @@ test('an Apache Kafka 4.4.0 broker follows a tkafka controller as a raft observe
   assert.equal(caughtUp.q.leaderId, 1);
 
   // It keeps up with new records.
-  await createTopic(tkafka.port, 'after-observer');
+  await createTopicAt(tkafka.port, 'after-observer');
   const hw = (await quorumOf(tkafka.controllerPort)).highWatermark;
   assert.ok(hw > caughtUp.q.highWatermark);
   await waitFor(
