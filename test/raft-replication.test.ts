@@ -25,7 +25,9 @@ let node: BrokerProcess;
 let clusterId: string;
 
 before(async () => {
-  node = await startBroker();
+  // No NoOpRecords (Kafka's metadata.max.idle.interval.ms=0): an idle log end must stay idle, or a
+  // fetch parked there could be completed by the active controller's no-op every 500 ms.
+  node = await startBroker({ overrides: { 'metadata.max.idle.interval.ms': 0 } });
   clusterId = await clusterIdOf(node.port);
 });
 
