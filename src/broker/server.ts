@@ -125,6 +125,10 @@ export class BrokerServer {
       logDirIds,
       defaultNumPartitions: config.getInt('num.partitions'),
       defaultReplicationFactor: config.getInt('default.replication.factor'),
+      topicDefaults: {
+        minInsyncReplicas: config.getInt('min.insync.replicas'),
+        uncleanLeaderElectionEnable: config.getBoolean('unclean.leader.election.enable'),
+      },
       sessionTimeoutMs: config.getInt('broker.session.timeout.ms'),
       ...metadataLogUpkeep(config),
       configValidator: adminConfigValidator(config),

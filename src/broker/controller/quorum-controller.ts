@@ -43,6 +43,7 @@ import {
   type IncrementalAlterableConfig,
 } from './configs.js';
 import { apiError, apiErrorFrom, type ApiError } from './errors.js';
+import type { TopicConfigDefaults } from './leader-and-isr.js';
 import type { Random } from './placer.js';
 import {
   createPartitions,
@@ -105,6 +106,8 @@ export interface QuorumControllerOptions {
   readonly defaultNumPartitions?: number;
   /** default.replication.factor (default 1). */
   readonly defaultReplicationFactor?: number;
+  /** Static min.insync.replicas / unclean.leader.election.enable behind topic and dynamic broker configs. */
+  readonly topicDefaults?: TopicConfigDefaults;
   readonly configValidator?: ConfigValidator;
   readonly configSchema?: ConfigSchema;
   /** Where bootstrap.checkpoint is read from (default metadataLogDir). */
@@ -325,7 +328,9 @@ export class QuorumController {
           this.quorum.logEndOffset,
         );
         await this.appendAndWait(records);
-        await this.appendAndWait(unfenceBroker(this.loader.image, this.opts.nodeId, brokerEpoch));
+        await this.appendAndWait(
+          unfenceBroker(this.loader.image, this.opts.nodeId, brokerEpoch, this.opts.topicDefaults),
+        );
         this.localBrokerEpoch = brokerEpoch;
       }
       this.membership();
@@ -404,7 +409,7 @@ export class QuorumController {
     for (let i = 0; i <= this.loader.image.brokers.size + 16; i++) {
       const m = this.membership();
       if (!m) return;
-      const r = maybeFenceOneStaleBroker(this.loader.image, m);
+      const r = maybeFenceOneStaleBroker(this.loader.image, m, this.opts.topicDefaults);
       if (!r.found) return;
       if (r.message) this.logger.info(r.message);
       if (r.records.length > 0) await this.appendAndWait(r.records);
@@ -427,6 +432,7 @@ export class QuorumController {
           hasValidSession: (id, epoch) => m.hasValidSession(id, epoch),
           kraftVersion: this.quorum.kraftVersion,
           remote: true,
+          defaults: this.opts.topicDefaults,
         });
       } catch (e) {
         const err = apiErrorFrom(e);
@@ -471,7 +477,7 @@ export class QuorumController {
       }
       let out: ReturnType<typeof processBrokerHeartbeat>;
       try {
-        out = processBrokerHeartbeat(this.loader.image, m, req, registerOffset);
+        out = processBrokerHeartbeat(this.loader.image, m, req, registerOffset, this.opts.topicDefaults);
       } catch (e) {
         return failed(apiErrorFrom(e));
       }
@@ -734,7 +740,10 @@ export class QuorumController {
     return this.write(
       (image) => {
         try {
-          return { records: unfenceBroker(image, brokerId, brokerEpoch), result: apiError(ErrorCode.NONE) };
+          return {
+            records: unfenceBroker(image, brokerId, brokerEpoch, this.opts.topicDefaults),
+            result: apiError(ErrorCode.NONE),
+          };
         } catch (e) {
           return { records: [], result: apiErrorFrom(e) };
         }
@@ -748,7 +757,10 @@ export class QuorumController {
     return this.write(
       (image) => {
         try {
-          return { records: unregisterBroker(image, brokerId), result: apiError(ErrorCode.NONE) };
+          return {
+            records: unregisterBroker(image, brokerId, this.opts.topicDefaults),
+            result: apiError(ErrorCode.NONE),
+          };
         } catch (e) {
           return { records: [], result: apiErrorFrom(e) };
         }
@@ -780,7 +792,7 @@ export class QuorumController {
       (image) => {
         try {
           return {
-            records: fenceBroker(image, brokerId, brokerEpoch, controlledShutdown),
+            records: fenceBroker(image, brokerId, brokerEpoch, controlledShutdown, this.opts.topicDefaults),
             result: apiError(ErrorCode.NONE),
           };
         } catch (e) {

@@ -6,6 +6,7 @@ export const METADATA_VERSION_FEATURE = 'metadata.version';
 export const KRAFT_VERSION_FEATURE = 'kraft.version';
 export const GROUP_VERSION_FEATURE = 'group.version';
 export const TRANSACTION_VERSION_FEATURE = 'transaction.version';
+export const ELIGIBLE_LEADER_REPLICAS_VERSION_FEATURE = 'eligible.leader.replicas.version';
 
 export const MetadataVersion = {
   IBP_3_0_IV1: 1,
@@ -14,6 +15,7 @@ export const MetadataVersion = {
   IBP_3_3_IV2: 6,
   IBP_3_3_IV3: 7,
   IBP_3_4_IV0: 8,
+  IBP_3_6_IV0: 12,
   IBP_3_6_IV1: 13,
   IBP_3_7_IV0: 15,
   IBP_3_7_IV2: 17,
