@@ -76,8 +76,6 @@ const LATER_ON_CONTROLLER: Readonly<Record<string, string>> = {
   ListPartitionReassignments: LATER.ListPartitionReassignments!,
   // KRaft replication of the metadata log, registration, heartbeats, forwarding: issue 14.
   AssignReplicasToDirs: 'issue 14 (cluster: registration)',
-  // Leader and ISR changes sent by partition leaders: issue 15.
-  AlterPartition: 'issue 15 (replication)',
 };
 
 type Ranges = Map<number, [number, number]>;

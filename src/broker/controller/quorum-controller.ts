@@ -44,6 +44,11 @@ import {
 } from './configs.js';
 import { apiError, apiErrorFrom, type ApiError } from './errors.js';
 import type { TopicConfigDefaults } from './leader-and-isr.js';
+import { alterPartition } from './alter-partition.js';
+import type {
+  AlterPartitionRequest,
+  AlterPartitionResponse,
+} from '../../protocol/generated/protocol/AlterPartition.js';
 import type { Random } from './placer.js';
 import {
   createPartitions,
@@ -801,6 +806,26 @@ export class QuorumController {
       },
       (e) => e,
     );
+  }
+
+  /**
+   * AlterPartition (QuorumController.alterPartition → ReplicationControlManager.alterPartition): an
+   * empty request is answered at once; STALE_BROKER_EPOCH / NOT_CONTROLLER are the whole response's
+   * error, the rest per partition.
+   */
+  alterPartition(req: AlterPartitionRequest, apiVersion: number): Promise<AlterPartitionResponse> {
+    if (req.topics.length === 0) return Promise.resolve({ throttleTimeMs: 0, errorCode: ErrorCode.NONE, topics: [] });
+    const failed = (e: ApiError): AlterPartitionResponse => ({ throttleTimeMs: 0, errorCode: e.errorCode, topics: [] });
+    return this.write((image) => {
+      try {
+        const { records, response } = alterPartition(image, req, apiVersion, this.opts.topicDefaults, (m) =>
+          this.logger.info(m),
+        );
+        return { records, result: response };
+      } catch (e) {
+        return { records: [], result: failed(apiErrorFrom(e)) };
+      }
+    }, failed);
   }
 
   // ---------------------------------------------------------------- snapshots
