@@ -9,7 +9,9 @@
 import { ELIGIBLE_LEADER_REPLICAS_VERSION_FEATURE } from '../metadata/features.js';
 import { DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED } from '../metadata/delta.js';
 import type { MetadataImage, PartitionImage, TopicImage } from '../metadata/image.js';
-import type { MetadataRecord } from '../../protocol/metadata-records.js';
+import { defaultClearElrRecord } from '../../protocol/generated/metadata/index.js';
+import { metadataRecord, RecordType, type MetadataRecord } from '../../protocol/metadata-records.js';
+import { ConfigResourceType } from '../metadata/image.js';
 import { Election, PartitionChangeBuilder } from './partition-change-builder.js';
 
 /** DirectoryId.LOST. */
@@ -150,6 +152,22 @@ export function generateLeaderAndIsrUpdates(
       const record = builder.buildRecord();
       if (record) out.push(record);
     }
+  }
+  return out;
+}
+
+/**
+ * ConfigurationControlManager.createClearElrRecordsAsNeeded: with ELR enabled, a change of
+ * min.insync.replicas invalidates the ELRs it was kept against — a ClearElrRecord for the topic (a
+ * topic config) or for all topics (a broker config) follows each such ConfigRecord.
+ */
+export function clearElrRecordsAsNeeded(image: MetadataImage, records: readonly MetadataRecord[]): MetadataRecord[] {
+  if (!isElrEnabled(image)) return [];
+  const out: MetadataRecord[] = [];
+  for (const r of records) {
+    if (r.type !== RecordType.Config || r.data.name !== 'min.insync.replicas') continue;
+    const topicName = r.data.resourceType === ConfigResourceType.Topic ? r.data.resourceName : '';
+    out.push(metadataRecord(RecordType.ClearElr, 0, { ...defaultClearElrRecord(), topicName }));
   }
   return out;
 }

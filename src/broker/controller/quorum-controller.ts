@@ -43,7 +43,7 @@ import {
   type IncrementalAlterableConfig,
 } from './configs.js';
 import { apiError, apiErrorFrom, type ApiError } from './errors.js';
-import type { TopicConfigDefaults } from './leader-and-isr.js';
+import { clearElrRecordsAsNeeded, type TopicConfigDefaults } from './leader-and-isr.js';
 import { alterPartition } from './alter-partition.js';
 import type {
   AlterPartitionRequest,
@@ -668,7 +668,7 @@ export class QuorumController {
     return this.write(
       (image) => {
         const { records, results } = incrementalAlterConfigs(this.replicationContext(image), changes);
-        return { records, result: results };
+        return { records: [...records, ...clearElrRecordsAsNeeded(image, records)], result: results };
       },
       (e) => changes.map((c) => ({ resourceType: c.resourceType, resourceName: c.resourceName, ...e })),
       options.validateOnly,
@@ -683,7 +683,7 @@ export class QuorumController {
     return this.write(
       (image) => {
         const { records, results } = legacyAlterConfigs(this.replicationContext(image), changes);
-        return { records, result: results };
+        return { records: [...records, ...clearElrRecordsAsNeeded(image, records)], result: results };
       },
       (e) => changes.map((c) => ({ resourceType: c.resourceType, resourceName: c.resourceName, ...e })),
       options.validateOnly,
