@@ -171,3 +171,56 @@ export function clearElrRecordsAsNeeded(image: MetadataImage, records: readonly 
   }
   return out;
 }
+
+/** ReplicationControlManager.MAX_ELECTIONS_PER_IMBALANCE: elections per run of a periodic election task. */
+export const MAX_ELECTIONS_PER_IMBALANCE = 1000;
+
+/**
+ * ReplicationControlManager.maybeBalancePartitionLeaders (the electPreferred periodic task, run
+ * when auto.leader.rebalance.enable): a PREFERRED election for each partition whose leader is not
+ * its first replica, at most `max` records; `more` asks for another run at once.
+ */
+export function maybeBalancePartitionLeaders(
+  s: ReplicationSettings,
+  max = MAX_ELECTIONS_PER_IMBALANCE,
+): { records: MetadataRecord[]; more: boolean } {
+  const records: MetadataRecord[] = [];
+  for (const topic of s.image.topicsById.values()) {
+    for (const p of topic.partitions.values()) {
+      if (records.length >= max) return { records, more: true };
+      if (p.replicas.length === 0 || p.leader === p.replicas[0]) continue;
+      const r = partitionChangeBuilder(s, topic, p).setElection(Election.PREFERRED).buildRecord();
+      if (r) records.push(r);
+    }
+  }
+  return { records, more: records.length >= max };
+}
+
+/**
+ * ReplicationControlManager.maybeElectUncleanLeaders (the electUnclean periodic task, every
+ * unclean.leader.election.interval.ms): an UNCLEAN election for each leaderless partition of a topic
+ * whose unclean.leader.election.enable is true, at most `max` records.
+ */
+export function maybeElectUncleanLeaders(
+  s: ReplicationSettings,
+  max = MAX_ELECTIONS_PER_IMBALANCE,
+  log?: (message: string) => void,
+): { records: MetadataRecord[]; more: boolean } {
+  const records: MetadataRecord[] = [];
+  for (const topic of s.image.topicsById.values()) {
+    for (const p of topic.partitions.values()) {
+      if (records.length >= max) return { records, more: true };
+      if (p.leader !== -1 || !uncleanLeaderElectionEnabled(s, topic.name)) continue;
+      const r = partitionChangeBuilder(s, topic, p).setElection(Election.UNCLEAN).buildRecord();
+      if (r) {
+        records.push(r);
+        log?.(`Triggering unclean leader election for offline partition ${topic.name}-${p.partitionId}.`);
+      } else {
+        log?.(
+          `Cannot trigger unclean leader election for offline partition ${topic.name}-${p.partitionId}: ELIGIBLE_LEADERS_NOT_AVAILABLE.`,
+        );
+      }
+    }
+  }
+  return { records, more: records.length >= max };
+}

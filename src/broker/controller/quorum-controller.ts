@@ -43,7 +43,12 @@ import {
   type IncrementalAlterableConfig,
 } from './configs.js';
 import { apiError, apiErrorFrom, type ApiError } from './errors.js';
-import { clearElrRecordsAsNeeded, type TopicConfigDefaults } from './leader-and-isr.js';
+import {
+  clearElrRecordsAsNeeded,
+  maybeBalancePartitionLeaders,
+  maybeElectUncleanLeaders,
+  type TopicConfigDefaults,
+} from './leader-and-isr.js';
 import { alterPartition } from './alter-partition.js';
 import type {
   AlterPartitionRequest,
@@ -113,6 +118,13 @@ export interface QuorumControllerOptions {
   readonly defaultReplicationFactor?: number;
   /** Static min.insync.replicas / unclean.leader.election.enable behind topic and dynamic broker configs. */
   readonly topicDefaults?: TopicConfigDefaults;
+  /**
+   * The electPreferred task's period (leader.imbalance.check.interval.seconds, when
+   * auto.leader.rebalance.enable): 0 disables it; default 300 s.
+   */
+  readonly leaderImbalanceCheckIntervalMs?: number;
+  /** The electUnclean task's period (unclean.leader.election.interval.ms, default 5 minutes; 0 disables it). */
+  readonly uncleanLeaderElectionIntervalMs?: number;
   readonly configValidator?: ConfigValidator;
   readonly configSchema?: ConfigSchema;
   /** Where bootstrap.checkpoint is read from (default metadataLogDir). */
@@ -183,6 +195,10 @@ export class QuorumController {
   private readonly membershipReplay = new MembershipReplay();
   private fenceTimer: NodeJS.Timeout | null = null;
   private noOpTimer: NodeJS.Timeout | null = null;
+  /** PeriodicTaskControlManager's deferred tasks, by name. */
+  private readonly periodicTimers = new Map<string, NodeJS.Timeout>();
+  /** close() has begun: periodic tasks are not rescheduled. */
+  private stopping = false;
   private writingNoOp = false;
   private readonly snapshotGenerator: SnapshotGenerator;
   /** Registers this controller with the active one when that is another node. */
@@ -342,6 +358,48 @@ export class QuorumController {
     });
     this.startFenceTimer();
     this.startNoOpTimer();
+    const s = (image: MetadataImage) => ({ image, defaults: this.opts.topicDefaults });
+    this.registerPeriodicTask('electPreferred', this.opts.leaderImbalanceCheckIntervalMs ?? 300_000, (image) =>
+      maybeBalancePartitionLeaders(s(image)),
+    );
+    this.registerPeriodicTask('electUnclean', this.opts.uncleanLeaderElectionIntervalMs ?? 300_000, (image) =>
+      maybeElectUncleanLeaders(s(image), undefined, (m) => this.logger.info(m)),
+    );
+  }
+
+  /**
+   * PeriodicTaskControlManager: `task` runs on the controller queue every `periodMs` while this node
+   * is the active controller and its records are committed; a run that reports more work runs again
+   * at once, a failed one after 5 minutes.
+   */
+  private registerPeriodicTask(
+    name: string,
+    periodMs: number,
+    task: (image: MetadataImage) => { records: MetadataRecord[]; more: boolean },
+  ): void {
+    if (periodMs <= 0 || this.periodicTimers.has(name)) return;
+    const schedule = (delayMs: number): void => {
+      if (this.closed || this.stopping) return;
+      const timer = setTimeout(() => {
+        this.queue
+          .run(async () => {
+            if (this.closed || !this.quorum.isLeader()) return false;
+            const { records, more } = task(this.loader.image);
+            await this.appendAndWait(records);
+            return more;
+          })
+          .then(
+            (more) => schedule(more ? 0 : periodMs),
+            (e: unknown) => {
+              this.logger.error(`Periodic task ${name} failed`, e);
+              schedule(5 * 60_000);
+            },
+          );
+      }, delayMs);
+      timer.unref();
+      this.periodicTimers.set(name, timer);
+    };
+    schedule(periodMs);
   }
 
   /**
@@ -862,6 +920,9 @@ export class QuorumController {
     this.fenceTimer = null;
     if (this.noOpTimer) clearInterval(this.noOpTimer);
     this.noOpTimer = null;
+    this.stopping = true;
+    for (const t of this.periodicTimers.values()) clearTimeout(t);
+    this.periodicTimers.clear();
     this.snapshotGenerator.close();
     this.registrationManager?.close();
     await this.queue.run(async () => {
