@@ -1,11 +1,13 @@
 // AlterPartition as a partition leader sends it, forged with RawClient against a controller
 // listener: two forged brokers (ids 2 and 3) register and are unfenced, a topic is placed on them
-// (leader 2, ISR [2, 3]), then broker 2 proposes ISRs the controller must refuse (stale broker
-// epoch, unknown topic id / partition, epochs from the future or the past, a sender that is not the
-// leader, an ISR without the leader, duplicates, a non-replica, RECOVERING with several members,
-// another broker epoch, a fenced member) and ISRs it must accept (shrink, no-op, expand), each
-// answer recorded in a transcript. The same scenario runs against a tkafka node and an Apache Kafka
-// 4.4.0 node, and the transcripts must be equal.
+// (leader 2, ISR [2, 3], min.insync.replicas 2), then broker 2 proposes ISRs the controller must
+// refuse (stale broker epoch, unknown topic id / partition, epochs from the future or the past, a
+// sender that is not the leader, an ISR without the leader, duplicates, a non-replica, RECOVERING
+// with several members, another broker epoch, a fenced member) and ISRs it must accept (shrink,
+// no-op, expand), each answer recorded in a transcript, with the partition as
+// DescribeTopicPartitions shows it (the ELR of KIP-966, which both sides finalize by default) after
+// the ISR shrinks below min.insync.replicas. The same scenario runs against a tkafka node and an
+// Apache Kafka 4.4.0 node, and the transcripts must be equal.
 import { randomBytes } from 'node:crypto';
 import { ApiKey } from '../../src/protocol/generated/apis.js';
 import type {
@@ -102,7 +104,7 @@ export async function alterPartitionScenario(target: AlterPartitionTarget): Prom
           numPartitions: -1,
           replicationFactor: -1,
           assignments: [{ partitionIndex: 0, brokerIds: [2, 3] }],
-          configs: [],
+          configs: [{ name: 'min.insync.replicas', value: '2' }],
         },
       ],
       timeoutMs: 30_000,
@@ -121,6 +123,25 @@ export async function alterPartitionScenario(target: AlterPartitionTarget): Prom
       },
       { what: `broker 2 to lead ${topic}-0`, intervalMs: 100 },
     );
+
+    /** DescribeTopicPartitions (through the broker listener) once the broker's image shows `isr`. */
+    const describe = async (what: string, isr: number[]) => {
+      const p = await waitFor(
+        async () => {
+          const r = await broker.request(ApiKey.DescribeTopicPartitions, 0, {
+            topics: [{ name: topic }],
+            responsePartitionLimit: 10,
+            cursor: null,
+          });
+          const part = r.topics[0]?.partitions[0];
+          return part && part.isrNodes.join(',') === isr.join(',') ? part : null;
+        },
+        { what: `${topic}-0 to show ISR [${isr.join(',')}]`, intervalMs: 50 },
+      );
+      t.push(
+        `${what}: leader=${p.leaderId} isr=[${p.isrNodes.join(',')}] elr=[${(p.eligibleLeaderReplicas ?? []).join(',')}] lastKnownElr=[${(p.lastKnownElr ?? []).join(',')}]`,
+      );
+    };
 
     type P = Input<AlterPartitionRequestPartitionData>;
     const alter = (
@@ -179,6 +200,7 @@ export async function alterPartitionScenario(target: AlterPartitionTarget): Prom
     });
     await keepAlive();
     await alter('shrink to [2] (v2)', { newIsr: [2] }, { version: 2 });
+    await describe('described after the shrink below min.insync.replicas=2', [2]);
     await alter('stale partition epoch', { newIsr: [2] }, { version: 2 });
     await alter('no change', { newIsr: [2], partitionEpoch: 1 }, { version: 2 });
     await alter('expand to [2, 3] (v3)', { partitionEpoch: 1 });
@@ -187,6 +209,7 @@ export async function alterPartitionScenario(target: AlterPartitionTarget): Prom
     t.push(`broker 3 asks to be fenced: error=${fenced.errorCode} fenced=${fenced.isFenced}`);
     await heartbeat(2);
     // fencing took 3 out of the ISR (partition epoch 4)
+    await describe('described after the fencing', [2]);
     await alter('a fenced member', { partitionEpoch: 4 });
     await alter('without the fenced member', { newIsr: [2], partitionEpoch: 4 }, { version: 2 });
     await alter('a fenced member (v2)', { newIsr: [2, 3], partitionEpoch: 4 }, { version: 2 });
@@ -221,11 +244,13 @@ export const EXPECTED_ALTER_PARTITION_TRANSCRIPT: readonly string[] = [
   'RECOVERED to RECOVERING: partition error=42',
   'another broker epoch for a member: partition error=107',
   'shrink to [2] (v2): ok leader=2 leaderEpoch=0 isr=[2] recovery=0 partitionEpoch=1',
+  'described after the shrink below min.insync.replicas=2: leader=2 isr=[2] elr=[3] lastKnownElr=[]',
   'stale partition epoch: partition error=95',
   'no change: ok leader=2 leaderEpoch=0 isr=[2] recovery=0 partitionEpoch=1',
   'expand to [2, 3] (v3): ok leader=2 leaderEpoch=0 isr=[2,3] recovery=0 partitionEpoch=2',
   'ISR in another order: ok leader=2 leaderEpoch=0 isr=[3,2] recovery=0 partitionEpoch=3',
   'broker 3 asks to be fenced: error=0 fenced=true',
+  'described after the fencing: leader=2 isr=[2] elr=[3] lastKnownElr=[]',
   'a fenced member: partition error=107',
   'without the fenced member: ok leader=2 leaderEpoch=0 isr=[2] recovery=0 partitionEpoch=4',
   'a fenced member (v2): partition error=107',
