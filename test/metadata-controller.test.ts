@@ -557,12 +557,19 @@ test('fencing a broker moves leadership and shrinks ISRs; unfencing elects it fo
     assert.equal(p0.leaderEpoch, 1);
     assert.equal(p0.partitionEpoch, 1);
     const p1 = c.image.partition('solo', 0)!;
-    assert.equal(p1.leader, -1, 'the last ISR member stays in the ISR, leaderless');
-    assert.deepEqual(p1.isr, [2]);
+    // eligible.leader.replicas.version=1 (the 4.4-IV2 default): the last ISR member leaves the ISR
+    // for the ELR (KIP-966), and is remembered as the last known leader
+    assert.equal(p1.leader, -1);
+    assert.deepEqual(p1.isr, []);
+    assert.deepEqual(p1.eligibleLeaderReplicas, [2]);
+    assert.deepEqual(p1.lastKnownElr, [2]);
     assert.equal(c.image.brokers.get(2)!.fenced, true);
     assert.equal((await c.unfenceBroker(2, epoch2)).errorCode, 0);
     assert.equal(c.image.partition('solo', 0)!.leader, 2);
     assert.equal(c.image.partition('solo', 0)!.leaderEpoch, 2);
+    assert.deepEqual(c.image.partition('solo', 0)!.isr, [2], 'elected from the ELR, back in the ISR');
+    assert.deepEqual(c.image.partition('solo', 0)!.eligibleLeaderReplicas, []);
+    assert.deepEqual(c.image.partition('solo', 0)!.lastKnownElr, []);
     assert.equal(c.image.partition('ha', 0)!.leader, 1, 'leadership does not move back by itself');
     await c.loader.published();
     assert.deepEqual(changed, ['ha-0:2->1', 'solo-0:2->-1', 'solo-0:-1->2']);

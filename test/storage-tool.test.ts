@@ -206,7 +206,7 @@ test('storage format option and config errors', async () => {
       [share.code, share.stderr],
       [
         1,
-        'Unsupported feature: share.version. Supported features are: group.version, kraft.version, transaction.version\n',
+        'Unsupported feature: share.version. Supported features are: eligible.leader.replicas.version, group.version, kraft.version, transaction.version\n',
       ],
     );
     const ambiguous = await tkafka([
@@ -276,7 +276,13 @@ test('storage format option and config errors', async () => {
 
 test('storage version-mapping and feature-dependencies', async () => {
   const m = await tkafka(['storage', 'version-mapping']);
-  assert.equal(m.stdout, 'metadata.version=33 (4.4-IV2)\nkraft.version=1\ntransaction.version=2\ngroup.version=1\n');
+  assert.equal(
+    m.stdout,
+    'metadata.version=33 (4.4-IV2)\nkraft.version=1\ntransaction.version=2\ngroup.version=1\neligible.leader.replicas.version=1\n',
+  );
+  // ELRV_1 bootstraps from 4.1-IV0
+  const m40 = await tkafka(['storage', 'version-mapping', '-r', '4.0-IV3']);
+  assert.match(m40.stdout, /\neligible\.leader\.replicas\.version=0\n$/);
   const bad = await tkafka(['storage', 'version-mapping', '-r', 'nope']);
   assert.deepEqual(
     [bad.code, bad.stderr],
@@ -291,6 +297,8 @@ test('storage version-mapping and feature-dependencies', async () => {
     'group.version=1',
   ]);
   assert.equal(d.stdout, 'metadata.version=5 (3.3-IV1) has no dependencies.\ngroup.version=1 has no dependencies.\n');
+  const elr = await tkafka(['storage', 'feature-dependencies', '-f', 'eligible.leader.replicas.version=1']);
+  assert.equal(elr.stdout, 'eligible.leader.replicas.version=1 requires:\n    metadata.version=23 (4.0-IV1)\n');
 });
 
 test('meta.properties parse, format and UUID helpers', () => {
@@ -350,8 +358,8 @@ test('ensureFormatted: first start formats, later starts verify', async () => {
     assert.match(first.clusterId, UUID_RE);
     assert.equal(first.directoryIds.size, 2);
     assert.deepEqual(hooked.sort(), [
-      `${join(dir, 'a')}:metadata.version=33,group.version=1,transaction.version=2`,
-      `${join(dir, 'b')}:metadata.version=33,group.version=1,transaction.version=2`,
+      `${join(dir, 'a')}:metadata.version=33,eligible.leader.replicas.version=1,group.version=1,transaction.version=2`,
+      `${join(dir, 'b')}:metadata.version=33,eligible.leader.replicas.version=1,group.version=1,transaction.version=2`,
     ]);
     const second = await ensureFormatted(config);
     assert.equal(second.formatted, false);

@@ -177,15 +177,15 @@ async function withBroker(fn: (b: BrokerProcess, c: RawClient) => Promise<void>)
   }
 }
 
-test('a new cluster finalizes metadata.version 4.4-IV2 and transaction.version 2', async () => {
+test('a new cluster finalizes metadata.version 4.4-IV2, transaction.version 2 and eligible.leader.replicas.version 1', async () => {
   await withBroker(async (_b, c) => {
     const f = await finalized(c);
     assert.equal(f.levels.get('metadata.version'), 33);
     assert.equal(f.levels.get('transaction.version'), 2);
     assert.equal(f.levels.get('group.version'), 1);
+    assert.equal(f.levels.get('eligible.leader.replicas.version'), 1);
     // not implemented, so neither supported nor finalized
-    for (const name of ['eligible.leader.replicas.version', 'share.version', 'streams.version'])
-      assert.equal(f.levels.has(name), false, name);
+    for (const name of ['share.version', 'streams.version']) assert.equal(f.levels.has(name), false, name);
     const r = await c.request(ApiKey.ApiVersions, 4, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' });
     const supported = new Map(
       (r.supportedFeatures as { name: string; minVersion: number; maxVersion: number }[]).map((s) => [
@@ -195,6 +195,7 @@ test('a new cluster finalizes metadata.version 4.4-IV2 and transaction.version 2
     );
     assert.deepEqual(supported.get('metadata.version'), [7, 33]);
     assert.deepEqual(supported.get('transaction.version'), [0, 2]);
+    assert.deepEqual(supported.get('eligible.leader.replicas.version'), [0, 1]);
     const versions = new Map(
       (r.apiKeys as { apiKey: number; maxVersion: number }[]).map((k) => [k.apiKey, k.maxVersion]),
     );

@@ -2,7 +2,7 @@
 // quorum, the QuorumController and the controller listener(s) with the controller APIs
 // (ControllerApis: CreateTopics, DeleteTopics, CreatePartitions, (Incremental)AlterConfigs,
 // DescribeConfigs, DescribeCluster, DescribeQuorum, UpdateFeatures, AllocateProducerIds,
-// UnregisterBroker, BrokerRegistration, BrokerHeartbeat, ControllerRegistration, ApiVersions, and the
+// UnregisterBroker, BrokerRegistration, BrokerHeartbeat, ControllerRegistration, AlterPartition, ApiVersions, and the
 // raft RPCs) — no broker listener, no partition logs, no group or transaction coordinators. Brokers
 // (other processes) register and heartbeat here; tools reach it with --bootstrap-controller.
 //
@@ -25,6 +25,7 @@ import type { BrokerServices } from './services.js';
 import type { ReplicaManager } from './replication/replica-manager.js';
 import { defaultBrokerLoggers } from './loggers.js';
 import { metadataLogUpkeep } from './raft/upkeep-config.js';
+import { controllerReplicationOptions } from './controller/replication-config.js';
 
 export interface ControllerNodeLogger {
   log(level: string, msg: string): void;
@@ -79,6 +80,7 @@ export class ControllerOnlyServer {
         controllerListeners: controllerEps,
         defaultNumPartitions: config.getInt('num.partitions'),
         defaultReplicationFactor: config.getInt('default.replication.factor'),
+        ...controllerReplicationOptions(config),
         sessionTimeoutMs: config.getInt('broker.session.timeout.ms'),
         ...metadataLogUpkeep(config),
         quorumVoters: config.quorumVoters,

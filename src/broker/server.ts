@@ -4,6 +4,7 @@ import { ensureFormatted } from './storage/ensure-formatted.js';
 import type { ServerConfig } from '../config/load.js';
 import { QuorumController } from './controller/index.js';
 import { ControllerOnlyServer } from './controller-server.js';
+import { controllerReplicationOptions } from './controller/replication-config.js';
 import { BrokerOnlyServer, partitionPublisher, topicLogConfig } from './broker-server.js';
 import { LogManager } from './log/log-manager.js';
 import { HandlerRegistry } from './api/registry.js';
@@ -125,6 +126,7 @@ export class BrokerServer {
       logDirIds,
       defaultNumPartitions: config.getInt('num.partitions'),
       defaultReplicationFactor: config.getInt('default.replication.factor'),
+      ...controllerReplicationOptions(config),
       sessionTimeoutMs: config.getInt('broker.session.timeout.ms'),
       ...metadataLogUpkeep(config),
       configValidator: adminConfigValidator(config),

@@ -884,6 +884,15 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
     'How often partition rebalance is checked.',
   ),
   def(
+    'unclean.leader.election.interval.ms',
+    'long',
+    300000n,
+    atLeast(1),
+    M,
+    'How often the controller checks whether to elect leaders uncleanly for leaderless partitions.',
+    { internal: true },
+  ),
+  def(
     'inter.broker.protocol.version',
     'string',
     LATEST_PRODUCTION.version,

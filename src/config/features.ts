@@ -1,8 +1,9 @@
 // metadata.version (MetadataVersion) and the finalized-feature table used by `storage format`
 // and the bootstrap checkpoint. Values follow Kafka 4.4.0 (server-common MetadataVersion and
 // Feature): latest production metadata.version is 4.4-IV2 (feature level 33), 4.5-IV0 is unstable.
-// Of Kafka 4.4's production features tkafka implements kraft.version, transaction.version and
-// group.version; UNIMPLEMENTED_FEATURES are never finalized (see there).
+// Of Kafka 4.4's production features tkafka implements kraft.version, transaction.version,
+// group.version and eligible.leader.replicas.version; UNIMPLEMENTED_FEATURES are never finalized
+// (see there).
 
 export interface MetadataVersionInfo {
   /** e.g. "3.7-IV2" (or "0.8.0" for old IBPs without a sub-version). */
@@ -143,8 +144,9 @@ export interface FeatureDef {
 
 /**
  * The Features.PRODUCTION_FEATURES of Kafka 4.4 that tkafka implements (kraft.version,
- * transaction.version, group.version), with the metadata.version each level bootstraps at
- * (FeatureVersion.bootstrapMetadataVersion); none of their levels has a dependency.
+ * transaction.version, group.version, eligible.leader.replicas.version), with the metadata.version
+ * each level bootstraps at (FeatureVersion.bootstrapMetadataVersion); FEATURE_DEPENDENCIES has
+ * the levels that depend on another feature.
  */
 export const PRODUCTION_FEATURES: readonly FeatureDef[] = [
   {
@@ -169,7 +171,49 @@ export const PRODUCTION_FEATURES: readonly FeatureDef[] = [
       [1, 22],
     ],
   },
+  {
+    name: 'eligible.leader.replicas.version',
+    levels: [
+      [0, 7],
+      [1, 26],
+    ],
+  },
 ];
+
+/** FeatureVersion.dependencies of the levels that have any: ELRV_1 needs metadata.version 4.0-IV1 (23). */
+export const FEATURE_DEPENDENCIES: ReadonlyMap<string, ReadonlyMap<number, ReadonlyMap<string, number>>> = new Map([
+  ['eligible.leader.replicas.version', new Map([[1, new Map([['metadata.version', 23]])]])],
+]);
+
+/** FeatureCommand/StorageTool's dependency lines: "has no dependencies." or "requires:" and one line per dependency. */
+export function featureDependencyLines(name: string, level: number): string[] {
+  const deps = FEATURE_DEPENDENCIES.get(name)?.get(level);
+  if (!deps || deps.size === 0) return [`${name}=${level} has no dependencies.`];
+  const out = [`${name}=${level} requires:`];
+  for (const [dep, depLevel] of deps) {
+    out.push(
+      dep === 'metadata.version' ? `    ${dep}=${depLevel} (${byLevel(depLevel).version})` : `    ${dep}=${depLevel}`,
+    );
+  }
+  return out;
+}
+
+/** Features.validateVersion's message for a level whose dependency `levels` do not meet, or undefined. */
+export function featureDependencyError(
+  feature: string,
+  level: number,
+  levels: ReadonlyMap<string, number>,
+): string | undefined {
+  const mv = levels.get('metadata.version');
+  if (level >= 1 && (mv === undefined || mv < 7))
+    return `${feature} could not be set to ${level} because it depends on metadata.version=7 (3.3-IV3)`;
+  for (const [dep, needed] of FEATURE_DEPENDENCIES.get(feature)?.get(level) ?? new Map<string, number>()) {
+    const have = levels.get(dep);
+    if (have === undefined || have < needed)
+      return `${feature} could not be set to ${level} because it depends on ${dep} level ${needed}`;
+  }
+  return undefined;
+}
 
 /**
  * Kafka 4.4 production features tkafka does not implement, so it neither supports nor finalizes
@@ -177,7 +221,6 @@ export const PRODUCTION_FEATURES: readonly FeatureDef[] = [
  * semantics the broker does not honour would let clients rely on it.
  */
 export const UNIMPLEMENTED_FEATURES: ReadonlyMap<string, string> = new Map([
-  ['eligible.leader.replicas.version', 'eligible leader replicas (KIP-966) belong to the replication work'],
   ['share.version', 'share groups (KIP-932) are not served yet'],
   ['streams.version', 'streams groups (KIP-1071) are not served yet'],
 ]);
@@ -217,9 +260,8 @@ export function formatFeatureLevels(
   for (const f of PRODUCTION_FEATURES) {
     const level = levels.get(f.name)!;
     if (!f.levels.some(([l]) => l === level)) throw new Error(`No feature:${f.name} with feature level ${level}`);
-    // Features.validateVersion: no tkafka feature depends on more than metadata.version 3.3-IV0
-    if (level >= 1 && mv.level < 4)
-      throw new Error(`${f.name} could not be set to ${level} because it depends on metadata.version=4 (3.3-IV0)`);
+    const dependency = featureDependencyError(f.name, level, levels); // Features.validateVersion
+    if (dependency) throw new Error(dependency);
   }
   return levels;
 }

@@ -40,6 +40,7 @@ export const RecordType = {
   AbortTransaction: 25,
   RemoveDelegationToken: 26,
   RegisterController: 27,
+  ClearElr: 28,
   UnregisterController: 29,
 } as const;
 
@@ -70,6 +71,7 @@ export interface RecordDataByType {
   25: M.AbortTransactionRecord;
   26: M.RemoveDelegationTokenRecord;
   27: M.RegisterControllerRecord;
+  28: M.ClearElrRecord;
   29: M.UnregisterControllerRecord;
 }
 

@@ -45,6 +45,7 @@ export async function addBrokers(
         ['metadata.version', { min: 7, max: 33 }],
         ['group.version', { min: 0, max: 1 }],
         ['transaction.version', { min: 0, max: 2 }],
+        ['eligible.leader.replicas.version', { min: 0, max: 1 }],
       ]),
       rack: rack(id),
       logDirs: [Buffer.alloc(16, 100 + id).toString('base64url')],

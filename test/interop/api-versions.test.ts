@@ -76,8 +76,6 @@ const LATER_ON_CONTROLLER: Readonly<Record<string, string>> = {
   ListPartitionReassignments: LATER.ListPartitionReassignments!,
   // KRaft replication of the metadata log, registration, heartbeats, forwarding: issue 14.
   AssignReplicasToDirs: 'issue 14 (cluster: registration)',
-  // Leader and ISR changes sent by partition leaders: issue 15.
-  AlterPartition: 'issue 15 (replication)',
 };
 
 type Ranges = Map<number, [number, number]>;
@@ -197,8 +195,8 @@ async function supportedFeatures(port: number): Promise<Map<string, string>> {
 }
 
 // Kafka's BrokerFeatures.defaultSupportedFeatures lists every production feature whose latest level is
-// above 0: tkafka lists the same ranges for each feature it implements and leaves out the three it
-// does not (their latest level here is 0: ELR, share groups, streams groups).
+// above 0: tkafka lists the same ranges for each feature it implements and leaves out the two it
+// does not (their latest level here is 0: share groups, streams groups).
 for (const listener of ['broker', 'controller'] as const) {
   test(`ApiVersions v4 SupportedFeatures on the ${listener} listener: Kafka ${KAFKA_VERSION}'s ranges, without the unimplemented features`, async () => {
     const [kPort, tPort] =

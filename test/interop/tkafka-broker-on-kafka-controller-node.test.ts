@@ -1,6 +1,7 @@
 // A tkafka broker-only node (`process.roles=broker`) joining an Apache Kafka 4.4.0 controller: the
-// controller of a Kafka node started from the jars (formatted with ELR, share and streams at level 0,
-// which tkafka does not implement and so cannot register as supporting). The tkafka broker follows
+// controller of a Kafka node started from the jars (formatted with share and streams at level 0,
+// which tkafka does not implement and so cannot register as supporting; ELR at Kafka's default 1).
+// The tkafka broker follows
 // Kafka's metadata log as an observer, registers and is unfenced (Kafka's DescribeCluster lists it
 // unfenced); a topic created through the tkafka broker (CreateTopics forwarded in an Envelope) and one
 // created on Kafka's controller listener (as Admin with bootstrap.controllers does) both show on the

@@ -31,7 +31,7 @@ let kafka: ApacheKafka;
 let channel: ControllerChannel;
 
 before(async () => {
-  // tkafka does not implement ELR, share groups or streams groups, so its broker cannot support the
+  // tkafka does not implement share groups or streams groups, so its broker cannot support the
   // levels Kafka 4.4 finalizes for them by default (ClusterControlManager.processRegistrationFeature
   // would refuse the registration with UNSUPPORTED_VERSION): the cluster is formatted with them at 0.
   kafka = await startApacheKafka({ formatArgs: UNIMPLEMENTED_AT_ZERO });

@@ -18,7 +18,7 @@ import { genericErrorResponse } from './error-responses.js';
 import { controllerOf } from './admin-support.js';
 
 async function handle(
-  _ctx: RequestContext,
+  ctx: RequestContext,
   req: BrokerRegistrationRequest,
   services: BrokerServices,
 ): Promise<BrokerRegistrationResponse> {
@@ -36,6 +36,8 @@ async function handle(
     rack: req.rack,
     isMigratingZkBroker: req.isMigratingZkBroker,
     logDirs: req.logDirs,
+    previousBrokerEpoch: req.previousBrokerEpoch,
+    cleanShutdownDetectionEnabled: ctx.apiVersion >= 3,
   });
   return { throttleTimeMs: 0, errorCode: r.errorCode, brokerEpoch: r.errorCode === 0 ? r.brokerEpoch : -1n };
 }

@@ -9,7 +9,6 @@ import {
   defaultBrokerRegistrationChangeRecord,
   defaultEndTransactionRecord,
   defaultFenceBrokerRecord,
-  defaultPartitionChangeRecord,
   defaultProducerIdsRecord,
   defaultUnfenceBrokerRecord,
   defaultUnregisterBrokerRecord,
@@ -23,12 +22,19 @@ import type {
   ControllerRegistration,
   Endpoint,
   MetadataImage,
-  PartitionImage,
   VersionRange,
 } from '../metadata/image.js';
 import { brokerRegistrationRecord, controllerRegistrationRecord } from '../metadata/image-writer.js';
 import { metadataRecord, RecordType, type MetadataRecord } from '../../protocol/metadata-records.js';
 import { ErrorCode, fail } from './errors.js';
+import {
+  generateLeaderAndIsrUpdates,
+  isElrEnabled,
+  withBrokerInElr,
+  withBrokerInIsr,
+  withNoLeader,
+  type TopicConfigDefaults,
+} from './leader-and-isr.js';
 
 /** DirectoryId.reserved: most significant bits 0 and (signed) least significant bits below 100 (UNASSIGNED, LOST, MIGRATING ...). */
 function isReservedDirectoryId(id: string): boolean {
@@ -77,6 +83,10 @@ export interface BrokerRegistrationRequest {
   readonly isMigratingZkBroker?: boolean;
   /** Log directory ids. */
   readonly logDirs: readonly string[];
+  /** BrokerRegistrationRequest.PreviousBrokerEpoch (v3+; -1 when unknown). */
+  readonly previousBrokerEpoch?: bigint;
+  /** A v3+ request: its PreviousBrokerEpoch tells a clean shutdown from an unclean one (KIP-966). */
+  readonly cleanShutdownDetectionEnabled?: boolean;
 }
 
 export interface RegisterBrokerOptions {
@@ -91,6 +101,8 @@ export interface RegisterBrokerOptions {
    * registers without them, as it always has.
    */
   readonly remote?: boolean;
+  /** Static topic config defaults for the elections a re-registration triggers. */
+  readonly defaults?: TopicConfigDefaults;
 }
 
 /** ClusterControlManager.processRegistrationFeature. */
@@ -174,8 +186,13 @@ export function registerBroker(
     isMigratingZkBroker: req.isMigratingZkBroker ?? false,
     directories: req.logDirs.slice(),
   };
-  const records: MetadataRecord[] =
-    options.remote && !sameIncarnation && existing !== undefined ? removeFromIsrs(image, req.brokerId) : [];
+  const records: MetadataRecord[] = [];
+  if (options.remote && !sameIncarnation) {
+    // ClusterControlManager.registerBroker → brokerShutdownHandler.addRecordsForShutdown
+    const isCleanShutdown =
+      (req.cleanShutdownDetectionEnabled ?? false) && (existing?.epoch ?? -2n) === (req.previousBrokerEpoch ?? -1n);
+    records.push(...brokerShutdownRecords(image, req.brokerId, isCleanShutdown, options.defaults));
+  }
   records.push(brokerRegistrationRecord(reg, image.metadataVersion));
   return { records, brokerEpoch: reg.epoch };
 }
@@ -211,27 +228,16 @@ export function checkBrokerEpoch(image: MetadataImage, brokerId: number, brokerE
   return b;
 }
 
-function isActive(image: MetadataImage, id: number): boolean {
-  const b = image.brokers.get(id);
-  return b !== undefined && !b.fenced && !b.inControlledShutdown;
-}
-
-function partitionChange(
+/**
+ * Unfencing (BrokerRegistrationChangeRecord fenced=-1, or UnfenceBrokerRecord before 3.3-IV2), then
+ * elections for the leaderless partitions it can lead (handleBrokerUnfenced).
+ */
+export function unfenceBroker(
   image: MetadataImage,
-  p: PartitionImage,
-  change: { leader?: number; isr?: number[] },
-): MetadataRecord {
-  return metadataRecord(RecordType.PartitionChange, mv.partitionChangeRecordVersion(image.metadataVersion), {
-    ...defaultPartitionChangeRecord(),
-    partitionId: p.partitionId,
-    topicId: p.topicId,
-    isr: change.isr ?? null,
-    leader: change.leader ?? -2,
-  });
-}
-
-/** Unfencing (BrokerRegistrationChangeRecord fenced=-1, or UnfenceBrokerRecord before 3.3-IV2) + elections for leaderless partitions it can lead. */
-export function unfenceBroker(image: MetadataImage, brokerId: number, brokerEpoch: bigint): MetadataRecord[] {
+  brokerId: number,
+  brokerEpoch: bigint,
+  defaults?: TopicConfigDefaults,
+): MetadataRecord[] {
   checkBrokerEpoch(image, brokerId, brokerEpoch);
   const out: MetadataRecord[] = [];
   if (mv.isBrokerRegistrationChangeRecordSupported(image.metadataVersion)) {
@@ -252,52 +258,63 @@ export function unfenceBroker(image: MetadataImage, brokerId: number, brokerEpoc
       }),
     );
   }
-  for (const t of image.topicsById.values()) {
-    for (const p of t.partitions.values()) {
-      if (p.leader !== -1 || !p.isr.includes(brokerId)) continue;
-      const leader = p.replicas.find((r) => p.isr.includes(r) && (r === brokerId || isActive(image, r)));
-      if (leader !== undefined) out.push(partitionChange(image, p, { leader }));
-    }
-  }
+  out.push(...generateLeaderAndIsrUpdates({ image, defaults }, -1, brokerId, -1, withNoLeader));
   return out;
 }
 
 /**
- * ReplicationControlManager.generateLeaderAndIsrUpdates for a broker going away: remove it from
- * every ISR (never leaving an ISR empty: the last member stays and the partition becomes
- * leaderless), moving leadership to the next acceptable ISR replica in replica order.
+ * ReplicationControlManager.generateLeaderAndIsrUpdates for a broker going away (fenced, in
+ * controlled shutdown, unregistered, or re-registered after a clean shutdown): the
+ * PartitionChangeBuilder takes it out of every ISR it is in and elects another leader where it
+ * led. Without ELR an ISR never becomes empty (its last member stays and the partition becomes
+ * leaderless); with ELR the ISR may empty and the member moves to the ELR.
  */
-export function removeFromIsrs(image: MetadataImage, brokerId: number): MetadataRecord[] {
-  const out: MetadataRecord[] = [];
-  for (const t of image.topicsById.values()) {
-    for (const p of t.partitions.values()) {
-      if (!p.isr.includes(brokerId)) continue;
-      const isr = p.isr.filter((r) => r !== brokerId);
-      if (isr.length === 0) {
-        if (p.leader === brokerId) out.push(partitionChange(image, p, { leader: -1 }));
-        continue;
-      }
-      if (p.leader === brokerId) {
-        const leader = p.replicas.find((r) => isr.includes(r) && r !== brokerId && isActive(image, r)) ?? -1;
-        out.push(partitionChange(image, p, { isr, leader }));
-      } else {
-        out.push(partitionChange(image, p, { isr }));
-      }
-    }
+export function removeFromIsrs(
+  image: MetadataImage,
+  brokerId: number,
+  defaults?: TopicConfigDefaults,
+): MetadataRecord[] {
+  return generateLeaderAndIsrUpdates({ image, defaults }, brokerId, -1, -1, withBrokerInIsr(brokerId));
+}
+
+/**
+ * ReplicationControlManager.handleBrokerShutdown for a new incarnation of a registered broker:
+ * a clean shutdown (its previous broker epoch matches the registration) leaves every ISR as a
+ * fenced broker does; an unclean one with ELR enabled also leaves every ELR (KIP-966: its log may
+ * have lost acknowledged records).
+ */
+export function brokerShutdownRecords(
+  image: MetadataImage,
+  brokerId: number,
+  isCleanShutdown: boolean,
+  defaults?: TopicConfigDefaults,
+): MetadataRecord[] {
+  const s = { image, defaults };
+  if (isElrEnabled(image) && !isCleanShutdown) {
+    return [
+      ...generateLeaderAndIsrUpdates(s, -1, -1, brokerId, withBrokerInIsr(brokerId)),
+      ...generateLeaderAndIsrUpdates(s, -1, -1, brokerId, withBrokerInElr(brokerId)),
+    ];
   }
-  return out;
+  return generateLeaderAndIsrUpdates(s, brokerId, -1, -1, withBrokerInIsr(brokerId));
 }
 
 /**
  * UnregisterBroker (QuorumController.unregisterBroker, ReplicationControlManager.handleBrokerUnregistered):
- * the broker leaves every ISR as when fenced, then an UnregisterBrokerRecord with its epoch removes
+ * the broker leaves every ISR as when fenced, then every ELR, then an UnregisterBrokerRecord with its epoch removes
  * the registration. BROKER_ID_NOT_REGISTERED when there is none.
  */
-export function unregisterBroker(image: MetadataImage, brokerId: number): MetadataRecord[] {
+export function unregisterBroker(
+  image: MetadataImage,
+  brokerId: number,
+  defaults?: TopicConfigDefaults,
+): MetadataRecord[] {
   const b = image.brokers.get(brokerId);
   if (!b) fail(ErrorCode.BROKER_ID_NOT_REGISTERED, `Broker ID ${brokerId} is not currently registered`);
+  const s = { image, defaults };
   return [
-    ...removeFromIsrs(image, brokerId),
+    ...generateLeaderAndIsrUpdates(s, brokerId, -1, -1, withBrokerInIsr(brokerId)),
+    ...generateLeaderAndIsrUpdates(s, brokerId, -1, -1, withBrokerInElr(brokerId)),
     metadataRecord(RecordType.UnregisterBroker, 0, {
       ...defaultUnregisterBrokerRecord(),
       brokerId,
@@ -307,18 +324,18 @@ export function unregisterBroker(image: MetadataImage, brokerId: number): Metada
 }
 
 /**
- * Fencing or controlled shutdown of a broker: remove it from every ISR (never leaving an ISR
- * empty: the last member stays and the partition becomes leaderless), move leadership to the next
- * acceptable ISR replica in replica order, then mark it fenced (or in controlled shutdown).
+ * Fencing or controlled shutdown of a broker (handleBrokerFenced): remove it from every ISR and
+ * move its leaderships (removeFromIsrs), then mark it fenced (or in controlled shutdown).
  */
 export function fenceBroker(
   image: MetadataImage,
   brokerId: number,
   brokerEpoch: bigint,
   controlledShutdown: boolean,
+  defaults?: TopicConfigDefaults,
 ): MetadataRecord[] {
   checkBrokerEpoch(image, brokerId, brokerEpoch);
-  const out = removeFromIsrs(image, brokerId);
+  const out = removeFromIsrs(image, brokerId, defaults);
   if (controlledShutdown && mv.isInControlledShutdownStateSupported(image.metadataVersion)) {
     out.push(
       metadataRecord(RecordType.BrokerRegistrationChange, 1, {

@@ -8,6 +8,7 @@
 // Kafka (KIP-853); an UPGRADE to the current level writes Kafka's NoOpRecord, a real upgrade is
 // refused until a tkafka quorum can append it.
 
+import { featureDependencyError } from '../../config/features.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { defaultFeatureLevelRecord } from '../../protocol/generated/metadata/index.js';
 import {
@@ -99,16 +100,13 @@ function updateMetadataVersion(current: number, level: number, unsafe: boolean):
   return NONE;
 }
 
-/** Features.validateVersion: a non-zero level of any feature needs metadata.version 3.3-IV0 (4); no tkafka feature has other dependencies. */
+/** Features.validateVersion: a non-zero level needs metadata.version 3.3-IV3, and ELRV_1 needs 4.0-IV1. */
 function validateDependencies(
   feature: string,
   level: number,
   proposed: ReadonlyMap<string, number>,
 ): string | undefined {
-  const mv = proposed.get(METADATA_VERSION_FEATURE);
-  if (level >= 1 && (mv === undefined || mv < 4))
-    return `${feature} could not be set to ${level} because it depends on metadata.version=4 (3.3-IV0)`;
-  return undefined;
+  return featureDependencyError(feature, level, proposed);
 }
 
 /**

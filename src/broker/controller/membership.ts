@@ -13,6 +13,7 @@ import type { MetadataImage } from '../metadata/image.js';
 import type { CommittedBatch, RaftListener, SnapshotData } from '../raft/types.js';
 import { controlState, type BrokerHeartbeatManager, type HeartbeatIntent } from './broker-heartbeat-manager.js';
 import { checkBrokerEpoch, fenceBroker, removeFromIsrs, unfenceBroker } from './cluster.js';
+import type { TopicConfigDefaults } from './leader-and-isr.js';
 
 /**
  * Replays membership records as they commit, as ClusterControlManager.replay does: the offset of
@@ -109,7 +110,12 @@ export interface HeartbeatRequest extends HeartbeatIntent {
 }
 
 /** ReplicationControlManager.handleBrokerInControlledShutdown: the change record first, then leadership moves. */
-function enterControlledShutdown(image: MetadataImage, brokerId: number, brokerEpoch: bigint): MetadataRecord[] {
+function enterControlledShutdown(
+  image: MetadataImage,
+  brokerId: number,
+  brokerEpoch: bigint,
+  defaults?: TopicConfigDefaults,
+): MetadataRecord[] {
   const out: MetadataRecord[] = [];
   const reg = image.brokers.get(brokerId);
   if (reg && !reg.inControlledShutdown && mv.isInControlledShutdownStateSupported(image.metadataVersion)) {
@@ -122,7 +128,7 @@ function enterControlledShutdown(image: MetadataImage, brokerId: number, brokerE
       }),
     );
   }
-  out.push(...removeFromIsrs(image, brokerId));
+  out.push(...removeFromIsrs(image, brokerId, defaults));
   return out;
 }
 
@@ -135,6 +141,7 @@ export function processBrokerHeartbeat(
   manager: BrokerHeartbeatManager,
   req: HeartbeatRequest,
   registerBrokerRecordOffset: number,
+  defaults?: TopicConfigDefaults,
 ): { records: MetadataRecord[]; reply: BrokerHeartbeatReply } {
   const { brokerId, brokerEpoch } = req;
   checkBrokerEpoch(image, brokerId, brokerEpoch);
@@ -146,13 +153,13 @@ export function processBrokerHeartbeat(
     switch (states.next) {
       case 'FENCED':
       case 'SHUTDOWN_NOW':
-        records = fenceBroker(image, brokerId, brokerEpoch, false);
+        records = fenceBroker(image, brokerId, brokerEpoch, false, defaults);
         break;
       case 'UNFENCED':
-        records = unfenceBroker(image, brokerId, brokerEpoch);
+        records = unfenceBroker(image, brokerId, brokerEpoch, defaults);
         break;
       case 'CONTROLLED_SHUTDOWN':
-        records = enterControlledShutdown(image, brokerId, brokerEpoch);
+        records = enterControlledShutdown(image, brokerId, brokerEpoch, defaults);
         break;
     }
   }
@@ -175,6 +182,7 @@ export function processBrokerHeartbeat(
 export function maybeFenceOneStaleBroker(
   image: MetadataImage,
   manager: BrokerHeartbeatManager,
+  defaults?: TopicConfigDefaults,
 ): { found: boolean; records: MetadataRecord[]; message?: string } {
   const expired = manager.maybeRemoveExpired();
   if (!expired) return { found: false, records: [] };
@@ -195,7 +203,7 @@ export function maybeFenceOneStaleBroker(
       message: `Removing heartbeat tracker entry for broker ${id} at previous epoch ${epoch}. Current epoch is ${reg.epoch}`,
     };
   }
-  const records = fenceBroker(image, id, epoch, false);
+  const records = fenceBroker(image, id, epoch, false, defaults);
   manager.fence(id);
   return { found: true, records, message: `Fencing broker ${id} at epoch ${epoch} because its session has timed out.` };
 }

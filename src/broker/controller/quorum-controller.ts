@@ -43,6 +43,17 @@ import {
   type IncrementalAlterableConfig,
 } from './configs.js';
 import { apiError, apiErrorFrom, type ApiError } from './errors.js';
+import {
+  clearElrRecordsAsNeeded,
+  maybeBalancePartitionLeaders,
+  maybeElectUncleanLeaders,
+  type TopicConfigDefaults,
+} from './leader-and-isr.js';
+import { alterPartition } from './alter-partition.js';
+import type {
+  AlterPartitionRequest,
+  AlterPartitionResponse,
+} from '../../protocol/generated/protocol/AlterPartition.js';
 import type { Random } from './placer.js';
 import {
   createPartitions,
@@ -105,6 +116,15 @@ export interface QuorumControllerOptions {
   readonly defaultNumPartitions?: number;
   /** default.replication.factor (default 1). */
   readonly defaultReplicationFactor?: number;
+  /** Static min.insync.replicas / unclean.leader.election.enable behind topic and dynamic broker configs. */
+  readonly topicDefaults?: TopicConfigDefaults;
+  /**
+   * The electPreferred task's period (leader.imbalance.check.interval.seconds, when
+   * auto.leader.rebalance.enable): 0 disables it; default 300 s.
+   */
+  readonly leaderImbalanceCheckIntervalMs?: number;
+  /** The electUnclean task's period (unclean.leader.election.interval.ms, default 5 minutes; 0 disables it). */
+  readonly uncleanLeaderElectionIntervalMs?: number;
   readonly configValidator?: ConfigValidator;
   readonly configSchema?: ConfigSchema;
   /** Where bootstrap.checkpoint is read from (default metadataLogDir). */
@@ -175,6 +195,10 @@ export class QuorumController {
   private readonly membershipReplay = new MembershipReplay();
   private fenceTimer: NodeJS.Timeout | null = null;
   private noOpTimer: NodeJS.Timeout | null = null;
+  /** PeriodicTaskControlManager's deferred tasks, by name. */
+  private readonly periodicTimers = new Map<string, NodeJS.Timeout>();
+  /** close() has begun: periodic tasks are not rescheduled. */
+  private stopping = false;
   private writingNoOp = false;
   private readonly snapshotGenerator: SnapshotGenerator;
   /** Registers this controller with the active one when that is another node. */
@@ -325,13 +349,57 @@ export class QuorumController {
           this.quorum.logEndOffset,
         );
         await this.appendAndWait(records);
-        await this.appendAndWait(unfenceBroker(this.loader.image, this.opts.nodeId, brokerEpoch));
+        await this.appendAndWait(
+          unfenceBroker(this.loader.image, this.opts.nodeId, brokerEpoch, this.opts.topicDefaults),
+        );
         this.localBrokerEpoch = brokerEpoch;
       }
       this.membership();
     });
     this.startFenceTimer();
     this.startNoOpTimer();
+    const s = (image: MetadataImage) => ({ image, defaults: this.opts.topicDefaults });
+    this.registerPeriodicTask('electPreferred', this.opts.leaderImbalanceCheckIntervalMs ?? 300_000, (image) =>
+      maybeBalancePartitionLeaders(s(image)),
+    );
+    this.registerPeriodicTask('electUnclean', this.opts.uncleanLeaderElectionIntervalMs ?? 300_000, (image) =>
+      maybeElectUncleanLeaders(s(image), undefined, (m) => this.logger.info(m)),
+    );
+  }
+
+  /**
+   * PeriodicTaskControlManager: `task` runs on the controller queue every `periodMs` while this node
+   * is the active controller and its records are committed; a run that reports more work runs again
+   * at once, a failed one after 5 minutes.
+   */
+  private registerPeriodicTask(
+    name: string,
+    periodMs: number,
+    task: (image: MetadataImage) => { records: MetadataRecord[]; more: boolean },
+  ): void {
+    if (periodMs <= 0 || this.periodicTimers.has(name)) return;
+    const schedule = (delayMs: number): void => {
+      if (this.closed || this.stopping) return;
+      const timer = setTimeout(() => {
+        this.queue
+          .run(async () => {
+            if (this.closed || !this.quorum.isLeader()) return false;
+            const { records, more } = task(this.loader.image);
+            await this.appendAndWait(records);
+            return more;
+          })
+          .then(
+            (more) => schedule(more ? 0 : periodMs),
+            (e: unknown) => {
+              this.logger.error(`Periodic task ${name} failed`, e);
+              schedule(5 * 60_000);
+            },
+          );
+      }, delayMs);
+      timer.unref();
+      this.periodicTimers.set(name, timer);
+    };
+    schedule(periodMs);
   }
 
   /**
@@ -404,7 +472,7 @@ export class QuorumController {
     for (let i = 0; i <= this.loader.image.brokers.size + 16; i++) {
       const m = this.membership();
       if (!m) return;
-      const r = maybeFenceOneStaleBroker(this.loader.image, m);
+      const r = maybeFenceOneStaleBroker(this.loader.image, m, this.opts.topicDefaults);
       if (!r.found) return;
       if (r.message) this.logger.info(r.message);
       if (r.records.length > 0) await this.appendAndWait(r.records);
@@ -427,6 +495,7 @@ export class QuorumController {
           hasValidSession: (id, epoch) => m.hasValidSession(id, epoch),
           kraftVersion: this.quorum.kraftVersion,
           remote: true,
+          defaults: this.opts.topicDefaults,
         });
       } catch (e) {
         const err = apiErrorFrom(e);
@@ -471,7 +540,7 @@ export class QuorumController {
       }
       let out: ReturnType<typeof processBrokerHeartbeat>;
       try {
-        out = processBrokerHeartbeat(this.loader.image, m, req, registerOffset);
+        out = processBrokerHeartbeat(this.loader.image, m, req, registerOffset, this.opts.topicDefaults);
       } catch (e) {
         return failed(apiErrorFrom(e));
       }
@@ -657,7 +726,7 @@ export class QuorumController {
     return this.write(
       (image) => {
         const { records, results } = incrementalAlterConfigs(this.replicationContext(image), changes);
-        return { records, result: results };
+        return { records: [...records, ...clearElrRecordsAsNeeded(image, records)], result: results };
       },
       (e) => changes.map((c) => ({ resourceType: c.resourceType, resourceName: c.resourceName, ...e })),
       options.validateOnly,
@@ -672,7 +741,7 @@ export class QuorumController {
     return this.write(
       (image) => {
         const { records, results } = legacyAlterConfigs(this.replicationContext(image), changes);
-        return { records, result: results };
+        return { records: [...records, ...clearElrRecordsAsNeeded(image, records)], result: results };
       },
       (e) => changes.map((c) => ({ resourceType: c.resourceType, resourceName: c.resourceName, ...e })),
       options.validateOnly,
@@ -734,7 +803,10 @@ export class QuorumController {
     return this.write(
       (image) => {
         try {
-          return { records: unfenceBroker(image, brokerId, brokerEpoch), result: apiError(ErrorCode.NONE) };
+          return {
+            records: unfenceBroker(image, brokerId, brokerEpoch, this.opts.topicDefaults),
+            result: apiError(ErrorCode.NONE),
+          };
         } catch (e) {
           return { records: [], result: apiErrorFrom(e) };
         }
@@ -748,7 +820,10 @@ export class QuorumController {
     return this.write(
       (image) => {
         try {
-          return { records: unregisterBroker(image, brokerId), result: apiError(ErrorCode.NONE) };
+          return {
+            records: unregisterBroker(image, brokerId, this.opts.topicDefaults),
+            result: apiError(ErrorCode.NONE),
+          };
         } catch (e) {
           return { records: [], result: apiErrorFrom(e) };
         }
@@ -780,7 +855,7 @@ export class QuorumController {
       (image) => {
         try {
           return {
-            records: fenceBroker(image, brokerId, brokerEpoch, controlledShutdown),
+            records: fenceBroker(image, brokerId, brokerEpoch, controlledShutdown, this.opts.topicDefaults),
             result: apiError(ErrorCode.NONE),
           };
         } catch (e) {
@@ -789,6 +864,26 @@ export class QuorumController {
       },
       (e) => e,
     );
+  }
+
+  /**
+   * AlterPartition (QuorumController.alterPartition → ReplicationControlManager.alterPartition): an
+   * empty request is answered at once; STALE_BROKER_EPOCH / NOT_CONTROLLER are the whole response's
+   * error, the rest per partition.
+   */
+  alterPartition(req: AlterPartitionRequest, apiVersion: number): Promise<AlterPartitionResponse> {
+    if (req.topics.length === 0) return Promise.resolve({ throttleTimeMs: 0, errorCode: ErrorCode.NONE, topics: [] });
+    const failed = (e: ApiError): AlterPartitionResponse => ({ throttleTimeMs: 0, errorCode: e.errorCode, topics: [] });
+    return this.write((image) => {
+      try {
+        const { records, response } = alterPartition(image, req, apiVersion, this.opts.topicDefaults, (m) =>
+          this.logger.info(m),
+        );
+        return { records, result: response };
+      } catch (e) {
+        return { records: [], result: failed(apiErrorFrom(e)) };
+      }
+    }, failed);
   }
 
   // ---------------------------------------------------------------- snapshots
@@ -825,6 +920,9 @@ export class QuorumController {
     this.fenceTimer = null;
     if (this.noOpTimer) clearInterval(this.noOpTimer);
     this.noOpTimer = null;
+    this.stopping = true;
+    for (const t of this.periodicTimers.values()) clearTimeout(t);
+    this.periodicTimers.clear();
     this.snapshotGenerator.close();
     this.registrationManager?.close();
     await this.queue.run(async () => {

@@ -19,7 +19,11 @@ import {
   type VersionRange,
 } from './image.js';
 import type { MetadataEvent } from './events.js';
-import type { PartitionChangeRecord, PartitionRecord } from '../../protocol/generated/metadata/index.js';
+import {
+  defaultPartitionChangeRecord,
+  type PartitionChangeRecord,
+  type PartitionRecord,
+} from '../../protocol/generated/metadata/index.js';
 
 export class MetadataReplayError extends Error {
   override name = 'MetadataReplayError';
@@ -291,6 +295,36 @@ export class ImageBuilder {
         if (!p) throw new MetadataReplayError(`PartitionChangeRecord: unknown partition ${d.name}-${r.partitionId}`);
         d.partitions.set(r.partitionId, mergePartitionChange(p, r));
         this.scope.topicIds.add(d.id);
+        return;
+      }
+      case RecordType.ClearElr: {
+        // TopicsDelta.replay(ClearElrRecord): every partition of the topic (of all topics for "")
+        // with an ELR or last known ELR loses both, as a PartitionChangeRecord would (partition epoch + 1)
+        const name = rec.data.topicName;
+        const ids: string[] = [];
+        if (name !== '') {
+          const t = (this.topicsByName ?? this.base.topicsByName).get(name);
+          if (!t)
+            throw new MetadataReplayError(`Unable to clear elr for topic with name ${name}: no such topic found.`);
+          ids.push(t.id);
+        } else ids.push(...(this.topicsById ?? this.base.topicsById).keys());
+        for (const id of ids) {
+          const d = this.draft(id, 'ClearElrRecord');
+          for (const [pid, p] of d.partitions) {
+            if (p.eligibleLeaderReplicas.length === 0 && p.lastKnownElr.length === 0) continue;
+            d.partitions.set(
+              pid,
+              mergePartitionChange(p, {
+                ...defaultPartitionChangeRecord(),
+                topicId: p.topicId,
+                partitionId: pid,
+                eligibleLeaderReplicas: [],
+                lastKnownElr: [],
+              }),
+            );
+            this.scope.topicIds.add(id);
+          }
+        }
         return;
       }
       case RecordType.RemoveTopic: {

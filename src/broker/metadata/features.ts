@@ -6,6 +6,7 @@ export const METADATA_VERSION_FEATURE = 'metadata.version';
 export const KRAFT_VERSION_FEATURE = 'kraft.version';
 export const GROUP_VERSION_FEATURE = 'group.version';
 export const TRANSACTION_VERSION_FEATURE = 'transaction.version';
+export const ELIGIBLE_LEADER_REPLICAS_VERSION_FEATURE = 'eligible.leader.replicas.version';
 
 export const MetadataVersion = {
   IBP_3_0_IV1: 1,
@@ -14,6 +15,7 @@ export const MetadataVersion = {
   IBP_3_3_IV2: 6,
   IBP_3_3_IV3: 7,
   IBP_3_4_IV0: 8,
+  IBP_3_6_IV0: 12,
   IBP_3_6_IV1: 13,
   IBP_3_7_IV0: 15,
   IBP_3_7_IV2: 17,
@@ -51,8 +53,8 @@ export const MINIMUM_BOOTSTRAP_METADATA_VERSION = MetadataVersion.IBP_3_3_IV0;
 export const LATEST_PRODUCTION_METADATA_VERSION: number = MetadataVersion.IBP_4_4_IV2;
 /**
  * The highest level this node accepts (records are written at the versions each level gates).
- * ELR semantics (KIP-966) are not implemented: at >= 4.0-IV1 PartitionRecord v2 is written with
- * empty ELR fields, and eligible.leader.replicas.version stays 0. At >= 4.3-IV0
+ * At >= 4.0-IV1 PartitionRecord / PartitionChangeRecord v2 carry the ELR fields (KIP-966), which
+ * the controller maintains once eligible.leader.replicas.version is 1. At >= 4.3-IV0
  * RegisterBrokerRecord v4 carries no cordoned log dirs; CIDR ACLs (4.4-IV1) have no writer here.
  * UnregisterControllerRecord (4.4-IV2) is written by UnregisterController (controller/cluster.ts).
  */
@@ -129,14 +131,16 @@ export const mv = {
 /**
  * Feature levels `kafka-storage format` writes by default for a metadata.version besides
  * metadata.version itself (Features.PRODUCTION_FEATURES' defaultValue(mv)); kraft.version is never
- * a FeatureLevelRecord. group.version 1 needs 4.0-IV0; transaction.version 2 needs 4.0-IV2.
- * eligible.leader.replicas.version, share.version and streams.version, which Kafka 4.4 also
- * finalizes, are not implemented here and stay 0 (config/features.ts UNIMPLEMENTED_FEATURES).
+ * a FeatureLevelRecord. group.version 1 needs 4.0-IV0; transaction.version 2 needs 4.0-IV2;
+ * eligible.leader.replicas.version 1 bootstraps from 4.1-IV0. share.version and streams.version,
+ * which Kafka 4.4 also finalizes, are not implemented here and stay 0 (config/features.ts
+ * UNIMPLEMENTED_FEATURES).
  */
 export function defaultFeatureLevels(metadataVersion: number): Map<string, number> {
   const out = new Map<string, number>();
   if (metadataVersion >= MetadataVersion.IBP_4_0_IV0) out.set(GROUP_VERSION_FEATURE, 1);
   if (metadataVersion >= MetadataVersion.IBP_4_0_IV2) out.set(TRANSACTION_VERSION_FEATURE, 2);
+  if (metadataVersion >= MetadataVersion.IBP_4_1_IV0) out.set(ELIGIBLE_LEADER_REPLICAS_VERSION_FEATURE, 1);
   return out;
 }
 
@@ -147,5 +151,6 @@ export function supportedFeatureRanges(): Map<string, { min: number; max: number
     [KRAFT_VERSION_FEATURE, { min: 0, max: 1 }],
     [GROUP_VERSION_FEATURE, { min: 0, max: 1 }],
     [TRANSACTION_VERSION_FEATURE, { min: 0, max: 2 }],
+    [ELIGIBLE_LEADER_REPLICAS_VERSION_FEATURE, { min: 0, max: 1 }],
   ]);
 }

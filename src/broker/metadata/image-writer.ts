@@ -15,7 +15,7 @@ import {
   defaultClientQuotaRecord,
 } from '../../protocol/generated/metadata/index.js';
 import { metadataRecord, RecordType, type MetadataRecord } from '../../protocol/metadata-records.js';
-import { METADATA_VERSION_FEATURE, mv } from './features.js';
+import { ELIGIBLE_LEADER_REPLICAS_VERSION_FEATURE, METADATA_VERSION_FEATURE, mv } from './features.js';
 import type { BrokerRegistration, ControllerRegistration, MetadataImage, PartitionImage } from './image.js';
 
 export function brokerRegistrationRecord(b: BrokerRegistration, metadataVersion: number): MetadataRecord {
@@ -63,8 +63,12 @@ export function controllerRegistrationRecord(c: ControllerRegistration): Metadat
   });
 }
 
-export function partitionRecord(p: PartitionImage, metadataVersion: number): MetadataRecord {
-  const elr = mv.isElrSupported(metadataVersion);
+/**
+ * PartitionRegistration.toRecord: the ELR fields only when ELR is enabled
+ * (ImageWriterOptions.isEligibleLeaderReplicasEnabled: eligible.leader.replicas.version >= 1) and non-empty.
+ */
+export function partitionRecord(p: PartitionImage, metadataVersion: number, elrEnabled = true): MetadataRecord {
+  const elr = elrEnabled && mv.isElrSupported(metadataVersion);
   return metadataRecord(RecordType.Partition, mv.partitionRecordVersion(metadataVersion), {
     ...defaultPartitionRecord(),
     partitionId: p.partitionId,
@@ -113,10 +117,11 @@ export function imageRecords(image: MetadataImage): MetadataRecord[] {
     for (const c of [...image.controllers.values()].sort((x, y) => x.id - y.id))
       out.push(controllerRegistrationRecord(c));
   }
+  const elrEnabled = (image.features.get(ELIGIBLE_LEADER_REPLICAS_VERSION_FEATURE) ?? 0) >= 1;
   for (const t of image.topicsById.values()) {
     out.push(metadataRecord(RecordType.Topic, 0, { ...defaultTopicRecord(), name: t.name, topicId: t.id }));
     for (const p of [...t.partitions.values()].sort((a, b) => a.partitionId - b.partitionId))
-      out.push(partitionRecord(p, level));
+      out.push(partitionRecord(p, level, elrEnabled));
   }
   for (const [key, configs] of image.configs) {
     const sep = key.indexOf(':');

@@ -205,7 +205,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
           if (!f) throw new TerseError(`Unknown feature: ${name}`);
           if (!f.levels.some(([l]) => l === level))
             throw new TerseError(`No feature:${name} with feature level ${level}`);
-          out(`${name}=${level} has no dependencies.`);
+          for (const line of features.featureDependencyLines(name, level)) out(line);
         }
         return 0;
       }

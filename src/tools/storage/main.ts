@@ -16,6 +16,7 @@ import {
   MINIMUM_BOOTSTRAP_VERSION,
   MINIMUM_FORMAT_HELP_VERSION,
   PRODUCTION_FEATURES,
+  featureDependencyLines,
   featureDefaultLevel,
   metadataVersionFromLevel,
   metadataVersionFromString,
@@ -459,7 +460,7 @@ function versionMapping(release: string | null, out: (line: string) => void): vo
   for (const f of PRODUCTION_FEATURES) out(`${f.name}=${featureDefaultLevel(f, mv)}`);
 }
 
-/** StorageTool.runFeatureDependenciesCommand (no production feature has dependencies). */
+/** StorageTool.runFeatureDependenciesCommand (eligible.leader.replicas.version=1 requires metadata.version 4.0-IV1). */
 function featureDependencies(args: string[], out: (line: string) => void): void {
   for (const arg of args) {
     const parts = arg.split('=');
@@ -488,6 +489,6 @@ function featureDependencies(args: string[], out: (line: string) => void): void 
     if (!feature) throw new TerseFailure(`Unknown feature: ${name}`);
     if (!feature.levels.some(([l]) => l === level))
       throw new TerseFailure(`Feature level ${level} is not supported for feature ${name}`);
-    out(`${name}=${level} has no dependencies.`);
+    for (const line of featureDependencyLines(name, level)) out(line);
   }
 }
