@@ -114,5 +114,11 @@ test('the schedule is a function of the seed, and draws every kind', () => {
   for (const k of ['kill', 'pause', 'isolate', 'zombie']) assert.ok(kinds.has(k as never), `kind ${k} drawn`);
   const counts = countFaults(a);
   assert.equal(counts.kill + counts.pause + counts.partition, 40);
-  for (const f of a) assert.ok(f.holdMs >= 2000 && f.holdMs <= 6000 && [2, 3, 4].includes(f.broker));
+  // every kind in each round of three: 21 faults are 7 of each
+  assert.deepEqual(countFaults(schedule({ seed: 5, count: 21, brokers: [2, 3, 4] })), {
+    kill: 7,
+    pause: 7,
+    partition: 7,
+  });
+  for (const f of a) assert.ok(f.holdMs >= 2000 && f.holdMs <= 12_000 && [2, 3, 4].includes(f.broker));
 });

@@ -3,7 +3,11 @@
 // test/helpers/cluster.ts, with every link between them through a LinkProxy (proxy.ts) so the
 // fault driver can cut any of them:
 //   - client[b]: clients to broker b (its CLIENT listener is advertised as the proxy's port);
-//   - controller[b]: broker b to the controller (b's controller.quorum.voters names the proxy);
+//   - controller[b]: broker b to the controller: the controller has one controller listener per
+//     broker, C<b>, advertised as the proxy b→controller; broker b's controller.listener.names is
+//     C<b> and its controller.quorum.voters names that proxy, so its raft fetches (which follow the
+//     leader's C<b> endpoint from Fetch responses' NodeEndpoints), heartbeats and AlterPartitions
+//     all go through it;
 //   - link[j→b]: broker j to broker b (replica fetches, txn markers): b has one inter-broker
 //     listener per peer, R<j>, advertised as the proxy j→b, and broker j's
 //     inter.broker.listener.name is R<j>, so j always reaches b through its own proxy.
@@ -70,10 +74,11 @@ const BROKER_DEFAULTS: Record<string, string | number | boolean> = {
 
 export async function startChaosCluster(opts: ChaosClusterOptions): Promise<ChaosCluster> {
   const launcher: NodeLauncher = opts.target === 'kafka' ? kafkaLauncher({ heap: '320m' }) : tkafkaLauncher;
-  const controllerPort = await pickPort();
+  const controllerPorts = new Map<number, number>(); // the controller's listener C<b>
   const clientPorts = new Map<number, number>();
   const replPorts = new Map<string, number>(); // `${j}>${b}`: b's listener R<j>
   for (const b of BROKER_IDS) {
+    controllerPorts.set(b, await pickPort());
     clientPorts.set(b, await pickPort());
     for (const j of BROKER_IDS) replPorts.set(`${j}>${b}`, await pickPort());
   }
@@ -90,7 +95,7 @@ export async function startChaosCluster(opts: ChaosClusterOptions): Promise<Chao
   try {
     for (const b of BROKER_IDS) {
       client.set(b, await proxy(`client>${b}`, clientPorts.get(b)!));
-      controller.set(b, await proxy(`${b}>controller`, controllerPort));
+      controller.set(b, await proxy(`${b}>controller`, controllerPorts.get(b)!));
       for (const j of BROKER_IDS)
         if (j !== b) link.set(`${j}>${b}`, await proxy(`${j}>${b}`, replPorts.get(`${j}>${b}`)!));
     }
@@ -99,7 +104,7 @@ export async function startChaosCluster(opts: ChaosClusterOptions): Promise<Chao
     throw e;
   }
 
-  const protocolMap = ['CONTROLLER', 'CLIENT', ...BROKER_IDS.map((j) => `R${j}`)]
+  const protocolMap = ['CLIENT', ...BROKER_IDS.flatMap((j) => [`C${j}`, `R${j}`])]
     .map((n) => `${n}:PLAINTEXT`)
     .join(',');
   const nodes: NodeSpec[] = [
@@ -107,9 +112,11 @@ export async function startChaosCluster(opts: ChaosClusterOptions): Promise<Chao
       id: CONTROLLER_ID,
       roles: 'controller',
       overrides: {
-        listeners: `CONTROLLER://127.0.0.1:${controllerPort}`,
-        'advertised.listeners': `CONTROLLER://127.0.0.1:${controllerPort}`,
-        'controller.quorum.voters': `${CONTROLLER_ID}@127.0.0.1:${controllerPort}`,
+        listeners: BROKER_IDS.map((b) => `C${b}://127.0.0.1:${controllerPorts.get(b)}`).join(','),
+        'advertised.listeners': BROKER_IDS.map((b) => `C${b}://127.0.0.1:${controller.get(b)!.port}`).join(','),
+        'controller.listener.names': BROKER_IDS.map((b) => `C${b}`).join(','),
+        'listener.security.protocol.map': protocolMap,
+        'controller.quorum.voters': `${CONTROLLER_ID}@127.0.0.1:${controllerPorts.get(BROKER_IDS[0])}`,
       },
     },
     ...BROKER_IDS.map((b): NodeSpec => ({
@@ -128,6 +135,7 @@ export async function startChaosCluster(opts: ChaosClusterOptions): Promise<Chao
         ].join(','),
         'listener.security.protocol.map': protocolMap,
         'inter.broker.listener.name': `R${b}`,
+        'controller.listener.names': `C${b}`,
         'controller.quorum.voters': `${CONTROLLER_ID}@127.0.0.1:${controller.get(b)!.port}`,
       },
     })),
@@ -139,7 +147,6 @@ export async function startChaosCluster(opts: ChaosClusterOptions): Promise<Chao
       launcher,
       quorum: 'static',
       brokerOverrides: { ...BROKER_DEFAULTS, ...opts.brokerOverrides },
-      controllerOverrides: { 'listener.security.protocol.map': protocolMap },
       startTimeoutMs: 180_000,
     });
   } catch (e) {

@@ -33,7 +33,7 @@ export interface ScheduleOptions {
   seed: number;
   count: number;
   brokers: readonly number[];
-  /** Kinds to draw from (default: all four; kill, pause and a partition equally likely). */
+  /** Kinds to draw from (default: kill, pause and a partition (isolate or zombie) in turn, shuffled). */
   kinds?: readonly FaultKind[];
   minHoldMs?: number;
   maxHoldMs?: number;
@@ -44,15 +44,22 @@ export function schedule(opts: ScheduleOptions): Fault[] {
   const rnd = prng(opts.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const minHold = opts.minHoldMs ?? 2000;
-  const maxHold = opts.maxHoldMs ?? 6000;
+  // up to beyond broker.session.timeout.ms (9 s): some faults fence the broker and move leadership
+  const maxHold = opts.maxHoldMs ?? 12_000;
+  // Rounds: each round draws every kind once, in a shuffled order, so every kind occurs.
+  const kinds: readonly (FaultKind | 'partition')[] = opts.kinds ?? ['kill', 'pause', 'partition'];
   const out: Fault[] = [];
+  let round: (FaultKind | 'partition')[] = [];
   for (let i = 0; i < opts.count; i++) {
-    let kind: FaultKind;
-    if (opts.kinds) kind = pick(opts.kinds);
-    else {
-      const k = pick(['kill', 'pause', 'partition'] as const);
-      kind = k === 'partition' ? pick(['isolate', 'zombie'] as const) : k;
+    if (round.length === 0) {
+      round = [...kinds];
+      for (let j = round.length - 1; j > 0; j--) {
+        const k = Math.floor(rnd() * (j + 1));
+        [round[j], round[k]] = [round[k]!, round[j]!];
+      }
     }
+    const k = round.pop()!;
+    const kind: FaultKind = k === 'partition' ? pick(['isolate', 'zombie'] as const) : k;
     out.push({ kind, broker: pick(opts.brokers), holdMs: Math.round(minHold + rnd() * (maxHold - minHold)) });
   }
   return out;

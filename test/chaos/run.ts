@@ -72,7 +72,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const unsafeBefore = process.env.TKAFKA_TEST_UNSAFE_ACKS;
   if (opts.unsafeAcks) process.env.TKAFKA_TEST_UNSAFE_ACKS = '1';
   let keep = false;
-  const c = await startChaosCluster({ target: opts.target });
+  const c = await startChaosCluster({ target: opts.target }).catch((e: unknown) => {
+    restoreEnv(unsafeBefore, opts.unsafeAcks);
+    throw e;
+  });
   let workload: ProduceWorkload | null = null;
   try {
     const bootstrap = c.clientBootstrap();
@@ -122,12 +125,15 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   } finally {
     workload?.kill();
     await c.close();
-    if (opts.unsafeAcks) {
-      if (unsafeBefore === undefined) delete process.env.TKAFKA_TEST_UNSAFE_ACKS;
-      else process.env.TKAFKA_TEST_UNSAFE_ACKS = unsafeBefore;
-    }
+    restoreEnv(unsafeBefore, opts.unsafeAcks);
     if (!keep) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+function restoreEnv(before: string | undefined, changed: boolean | undefined): void {
+  if (!changed) return;
+  if (before === undefined) delete process.env.TKAFKA_TEST_UNSAFE_ACKS;
+  else process.env.TKAFKA_TEST_UNSAFE_ACKS = before;
 }
 
 function readText(file: string): string {

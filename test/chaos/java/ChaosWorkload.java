@@ -146,8 +146,14 @@ public final class ChaosWorkload {
     for (Thread t : threads) t.start();
     // bounded: every loop ends by maxMs, and completing what was sent takes at most ~delivery.timeout.ms
     for (Thread t : threads) t.join(maxMs + 180_000);
-    for (Thread t : threads) if (t.isAlive()) System.err.println("workload: thread " + t.getName() + " did not end");
+    boolean ended = true;
+    for (Thread t : threads)
+      if (t.isAlive()) {
+        System.err.println("produce: thread " + t.getName() + " did not end (sends without an outcome)");
+        ended = false;
+      }
     history.close();
+    if (!ended) System.exit(1);
     System.out.println("produce: done");
   }
 
