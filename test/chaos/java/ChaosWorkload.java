@@ -217,9 +217,9 @@ public final class ChaosWorkload {
           int count = 2 + rnd.nextInt(4);
           boolean abort = rnd.nextInt(4) == 0;
           log("T " + label + " " + t + " " + count);
-          p.beginTransaction();
           List<Future<RecordMetadata>> sent = new ArrayList<>();
           try {
+            p.beginTransaction();
             for (int k = 0; k < count; k++)
               sent.add(p.send(new ProducerRecord<>(topic, rnd.nextInt(partitions), null, label + "-" + t + "-" + k)));
             if (abort) {
