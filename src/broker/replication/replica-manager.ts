@@ -66,6 +66,8 @@ export interface ReplicaManagerOptions {
    * chaos checker can prove it sees acknowledged records lost. Never for users.
    */
   unsafeAcks?: boolean;
+  /** replica.lag.time.max.ms when not from `config` (tests) */
+  replicaLagTimeMaxMs?: number;
 }
 
 /** Who is told when a hosted partition becomes a follower, stops being one, or goes (the fetcher manager). */
@@ -134,7 +136,7 @@ export class ReplicaManager {
     this.producePurgatory = new DelayedOperationPurgatory('Produce', limit);
     const int = (name: string, dflt: number): number => opts.config?.getInt?.(name) ?? dflt;
     this.fetchMaxBytes = int('fetch.max.bytes', 57671680);
-    this.replicaLagTimeMaxMs = int('replica.lag.time.max.ms', 30000);
+    this.replicaLagTimeMaxMs = opts.replicaLagTimeMaxMs ?? int('replica.lag.time.max.ms', 30000);
     this.unsafeAcks = opts.unsafeAcks ?? process.env.TKAFKA_TEST_UNSAFE_ACKS === '1';
     if (this.unsafeAcks)
       this.logger.warn('TKAFKA_TEST_UNSAFE_ACKS=1: acks=all answers after the local append (test only)');
@@ -526,7 +528,7 @@ export class ReplicaManager {
   contains(topic: string, partition: number): boolean {
     const image = this.opts.metadata?.();
     if (image) return image.partition(topic, partition) !== undefined;
-    return this.partition(topic, partition) !== undefined;
+    return this.hostedPartition(topic, partition) !== undefined;
   }
 
   topicNameById(topicId: string): string | undefined {
