@@ -9,18 +9,17 @@
 //   npm run build && nice -n 19 node --test dist/test/replication-cluster.test.js
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCluster, tkafkaLauncher, waitForUnfenced, type Cluster, type ClusterNode } from './helpers/cluster.js';
-import { waitFor } from './helpers/wait-for.js';
+import { startCluster, tkafkaLauncher, waitForUnfenced, type Cluster } from './helpers/cluster.js';
 import {
   createReplicatedTopic,
   logBytes,
   logRecords,
-  partitionInfo,
+  produceAll as produceAllTo,
   produceRaw,
+  waitIdentical,
+  waitPartition as waitPartitionOf,
   type PartitionInfo,
 } from './helpers/replication.js';
-import { KafkaClient } from '../src/client/client.js';
-import { Producer } from '../src/client/producer.js';
 import { ErrorCode } from '../src/protocol/errors.js';
 
 let cluster: Cluster;
@@ -40,51 +39,10 @@ after(async () => {
   await cluster?.cleanup();
 });
 
-const running = (): ClusterNode[] => cluster.brokers.filter((b) => b.running());
-
-/** The partition as the first running broker that knows it says, once `pred` holds. */
-function waitPartition(topic: string, what: string, pred: (p: PartitionInfo) => boolean): Promise<PartitionInfo> {
-  return waitFor(
-    async () => {
-      for (const b of running()) {
-        const p = await partitionInfo(b.port, topic);
-        if (p && pred(p)) return p;
-      }
-      return null;
-    },
-    { what: `${topic}: ${what}`, timeoutMs: 60_000, intervalMs: 200 },
-  );
-}
-
-/** Waits until the replicas on `nodes` hold the same non-empty log bytes, and returns them. */
-function waitIdentical(topic: string, nodes: readonly ClusterNode[], minRecords: number): Promise<Buffer> {
-  return waitFor(
-    () => {
-      const logs = nodes.map((n) => logBytes(n, topic));
-      const first = logs[0]!;
-      return logs.every((l) => l.equals(first)) && logRecords(first).size >= minRecords ? first : null;
-    },
-    {
-      what: `${topic}: identical logs on brokers ${nodes.map((n) => n.id).join(', ')}`,
-      timeoutMs: 60_000,
-      intervalMs: 200,
-    },
-  );
-}
-
-async function produceAll(topic: string, values: readonly string[], acks: number): Promise<Map<number, string>> {
-  const client = new KafkaClient({ bootstrapServers: [running()[0]!.port].map((p) => `127.0.0.1:${p}`) });
-  const producer = new Producer(client, { acks, lingerMs: 5 });
-  try {
-    const acked = await Promise.all(
-      values.map((value) => producer.send({ topic, partition: 0, value: Buffer.from(value) })),
-    );
-    return new Map(acked.map((m, i) => [Number(m.offset), values[i]!]));
-  } finally {
-    await producer.close();
-    client.close();
-  }
-}
+const waitPartition = (topic: string, what: string, pred: (p: PartitionInfo) => boolean) =>
+  waitPartitionOf(cluster, topic, what, pred);
+const produceAll = (topic: string, values: readonly string[], acks: number) =>
+  produceAllTo(cluster, topic, values, acks);
 
 test('RF=3: acks=all writes reach every replica, byte for byte; the ISR is all three', async () => {
   assert.equal(await createReplicatedTopic(cluster.node(2).port, 'r3', { replicationFactor: 3 }), ErrorCode.NONE);

@@ -7,18 +7,28 @@ import { ApiKey } from '../../src/protocol/generated/apis.js';
 import { ZERO_UUID } from '../../src/protocol/uuid.js';
 import { buildRecordBatchSync } from '../../src/protocol/records/batch.js';
 import { decodeBatchSync } from '../../src/protocol/records/batch-records.js';
-import type { ClusterNode } from './cluster.js';
+import type { Cluster, ClusterNode } from './cluster.js';
 import { RawClient } from './raw-client.js';
+import { waitFor } from './wait-for.js';
+import { KafkaClient } from '../../src/client/client.js';
+import { Producer } from '../../src/client/producer.js';
 
-async function ask<T>(port: number, fn: (c: RawClient) => Promise<T>): Promise<T | null> {
-  let c: RawClient | null = null;
+/** One exchange with a broker, null when it fails or takes over `timeoutMs` (a SIGSTOPped broker still accepts connections). */
+async function ask<T>(port: number, fn: (c: RawClient) => Promise<T>, timeoutMs = 5000): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const attempt = RawClient.connect(port).then(
+    (c) =>
+      fn(c).then(
+        (v) => (c.close(), v),
+        () => (c.close(), null),
+      ),
+    () => null,
+  );
+  const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
   try {
-    c = await RawClient.connect(port);
-    return await fn(c);
-  } catch {
-    return null;
+    return await Promise.race([attempt, timeout]);
   } finally {
-    c?.close();
+    clearTimeout(timer);
   }
 }
 
@@ -26,16 +36,16 @@ async function ask<T>(port: number, fn: (c: RawClient) => Promise<T>): Promise<T
 export function createReplicatedTopic(
   port: number,
   name: string,
-  opts: { partitions?: number; replicationFactor: number; configs?: Record<string, string> },
+  opts: { partitions?: number; replicationFactor: number; configs?: Record<string, string>; assignment?: number[] },
 ): Promise<number | null> {
   return ask(port, async (c) => {
     const r = await c.request(ApiKey.CreateTopics, 7, {
       topics: [
         {
           name,
-          numPartitions: opts.partitions ?? 1,
-          replicationFactor: opts.replicationFactor,
-          assignments: [],
+          numPartitions: opts.assignment ? -1 : (opts.partitions ?? 1),
+          replicationFactor: opts.assignment ? -1 : opts.replicationFactor,
+          assignments: opts.assignment ? [{ partitionIndex: 0, brokerIds: opts.assignment }] : [],
           configs: Object.entries(opts.configs ?? {}).map(([n, value]) => ({ name: n, value })),
         },
       ],
@@ -122,4 +132,63 @@ export function produceRaw(
     });
     return r.responses[0]?.partitionResponses[0]?.errorCode ?? -1;
   });
+}
+
+const running = (cluster: Cluster): ClusterNode[] => cluster.brokers.filter((b) => b.running());
+
+/** The partition as the first running broker that knows it says, once `pred` holds. */
+export function waitPartition(
+  cluster: Cluster,
+  topic: string,
+  what: string,
+  pred: (p: PartitionInfo) => boolean,
+  timeoutMs = 60_000,
+): Promise<PartitionInfo> {
+  return waitFor(
+    async () => {
+      for (const b of running(cluster)) {
+        const p = await partitionInfo(b.port, topic);
+        if (p && pred(p)) return p;
+      }
+      return null;
+    },
+    { what: `${topic}: ${what}`, timeoutMs, intervalMs: 200 },
+  );
+}
+
+/** Waits until the replicas on `nodes` hold the same log bytes with at least `minRecords` records; returns them. */
+export function waitIdentical(topic: string, nodes: readonly ClusterNode[], minRecords: number): Promise<Buffer> {
+  return waitFor(
+    () => {
+      const logs = nodes.map((n) => logBytes(n, topic));
+      const first = logs[0]!;
+      return logs.every((l) => l.equals(first)) && logRecords(first).size >= minRecords ? first : null;
+    },
+    {
+      what: `${topic}: identical logs on brokers ${nodes.map((n) => n.id).join(', ')}`,
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    },
+  );
+}
+
+/** Sends `values` to partition 0 with the repo's producer (bootstrapped from `via`); the acknowledged offset → value. */
+export async function produceAll(
+  cluster: Cluster,
+  topic: string,
+  values: readonly string[],
+  acks: number,
+  via: readonly ClusterNode[] = running(cluster),
+): Promise<Map<number, string>> {
+  const client = new KafkaClient({ bootstrapServers: via.map((b) => `127.0.0.1:${b.port}`) });
+  const producer = new Producer(client, { acks, lingerMs: 5 });
+  try {
+    const acked = await Promise.all(
+      values.map((value) => producer.send({ topic, partition: 0, value: Buffer.from(value) })),
+    );
+    return new Map(acked.map((m, i) => [Number(m.offset), values[i]!]));
+  } finally {
+    await producer.close();
+    client.close();
+  }
 }
