@@ -136,7 +136,8 @@ export class ReplicaManager {
     this.producePurgatory = new DelayedOperationPurgatory('Produce', limit);
     const int = (name: string, dflt: number): number => opts.config?.getInt?.(name) ?? dflt;
     this.fetchMaxBytes = int('fetch.max.bytes', 57671680);
-    this.replicaLagTimeMaxMs = opts.replicaLagTimeMaxMs ?? int('replica.lag.time.max.ms', 30000);
+    // a long: the configuration hands it over as a bigint
+    this.replicaLagTimeMaxMs = opts.replicaLagTimeMaxMs ?? Number(int('replica.lag.time.max.ms', 30000));
     this.unsafeAcks = opts.unsafeAcks ?? process.env.TKAFKA_TEST_UNSAFE_ACKS === '1';
     if (this.unsafeAcks)
       this.logger.warn('TKAFKA_TEST_UNSAFE_ACKS=1: acks=all answers after the local append (test only)');
