@@ -273,3 +273,17 @@ test('a follower appends the leader’s batches as they are, truncates, and star
     await follower.close();
   }
 });
+
+test('TKAFKA_TEST_UNSAFE_ACKS (test only): acks=all answers after the local append', async () => {
+  const dir = await tempDir('tkafka-repl-unsafe-');
+  const rm = new ReplicaManager({ nodeId: 1, logs: new DirectoryLogStore(dir), unsafeAcks: true });
+  try {
+    const p = await rm.ensurePartition('t', TOPIC_ID, 0, 0, {}, { replicas: [1, 2], isr: [1, 2] });
+    const r = await rm.appendRecords('t', 0, batch(2), { acks: -1, timeoutMs: 60_000 });
+    assert.equal(r.errorCode, ErrorCode.NONE);
+    assert.equal(p.highWatermark, 0, 'answered although the follower has nothing');
+  } finally {
+    await rm.shutdown();
+    await removeDir(dir);
+  }
+});

@@ -268,6 +268,8 @@ export class ReplicaFetcher {
             `Error processing data of ${s.partition.key} from broker ${this.sourceBrokerId} at offset ${s.fetchOffset}: ${(e as Error)?.message ?? String(e)}`,
           );
           s.delayedUntil = Date.now() + this.config.backoffMs;
+          // fetch again from where the log really ends
+          s.fetchOffset = s.partition.logEndOffset;
         }
       }
     }
