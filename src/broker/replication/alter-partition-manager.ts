@@ -18,6 +18,7 @@ import type { IsrChangeSender, ReplicaManager } from './replica-manager.js';
 import type { ReplicaLogger } from './types.js';
 
 const ALTER_PARTITION = apiByKey(56)!;
+const MAX_BACKOFF_MS = 10_000;
 
 interface Item {
   partition: Partition;
@@ -38,6 +39,8 @@ export class AlterPartitionManager implements IsrChangeSender {
   private closed = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly retryBackoffMs: number;
+  /** sends failed in a row: the retry backoff doubles with them (up to MAX_BACKOFF_MS) */
+  private failures = 0;
   private readonly retryTimeoutMs: number;
   /** requests sent (tests, logs) */
   requestsSent = 0;
@@ -80,10 +83,11 @@ export class AlterPartitionManager implements IsrChangeSender {
   private retryLater(items: readonly Item[]): void {
     for (const i of items) if (!this.unsent.has(i.partition.key)) this.unsent.set(i.partition.key, i);
     if (this.timer !== undefined || this.closed) return;
+    const backoff = Math.min(MAX_BACKOFF_MS, this.retryBackoffMs * 2 ** Math.min(this.failures, 20));
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.maybeSend();
-    }, this.retryBackoffMs);
+    }, backoff);
     this.timer.unref?.();
   }
 
@@ -117,16 +121,22 @@ export class AlterPartitionManager implements IsrChangeSender {
       });
     } catch (e) {
       if (this.closed) return;
-      this.logger.warn(`AlterPartition for ${items.length} partition(s) failed: ${(e as Error)?.message ?? String(e)}`);
+      this.failures++;
+      if (this.failures === 1 || this.failures % 20 === 0)
+        this.logger.warn(
+          `AlterPartition for ${items.length} partition(s) failed (${this.failures} in a row): ${(e as Error)?.message ?? String(e)}`,
+        );
       this.retryLater(items);
       return;
     }
     const body = res.body;
     if (body.errorCode !== ErrorCode.NONE) {
+      this.failures++;
       this.logger.warn(`AlterPartition failed with error ${body.errorCode}: sending again`);
       this.retryLater(items);
       return;
     }
+    this.failures = 0;
     const answers = new Map<string, AlterPartitionResponse['topics'][number]['partitions'][number]>();
     for (const t of body.topics) for (const pd of t.partitions) answers.set(`${t.topicId}:${pd.partitionIndex}`, pd);
     const again: Item[] = [];
