@@ -1,8 +1,9 @@
 // The leader and follower sides of one partition in a ReplicaManager over real logs (no network):
 // Kafka's PartitionTest cases that matter for issue 15 — followers' fetch state and the high
 // watermark over the ISR, ISR expansion (the maximal ISR while pending) and shrinking (counted only
-// once committed), AlterPartition answers and errors, acks=all with NOT_ENOUGH_REPLICAS_AFTER_APPEND,
-// a follower's appends/truncation and becoming leader, and the diverging epoch a follower is told.
+// once committed), AlterPartition answers and errors, acks=all below min.insync.replicas (the HW
+// stays, KAFKA-15583), a follower's appends/truncation and becoming leader, and the diverging epoch
+// a follower is told.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../src/protocol/errors.js';
@@ -164,7 +165,7 @@ test('ISR shrink: followers not caught up within replica.lag.time.max.ms; the HW
     await e.rm.readFromLog(params(3), [req(4)]);
     assert.equal(p.highWatermark, 4);
     // an acks=all produce waits; follower 3 stops fetching
-    const pending = e.rm.appendRecords('t', 0, batch(2), { acks: -1, timeoutMs: 60_000 });
+    const pending = e.rm.appendRecords('t', 0, batch(2), { acks: -1, timeoutMs: 1000 });
     await waitFor(() => e.rm.producePurgatory.size === 1, { what: 'the produce to wait' });
     await e.rm.readFromLog(params(2), [req(6)]);
     assert.equal(p.highWatermark, 4);
@@ -184,9 +185,9 @@ test('ISR shrink: followers not caught up within replica.lag.time.max.ms; the HW
     assert.equal(p.highWatermark, 4);
     e.rm.completeIsrChange(p, change, { errorCode: 0, leaderEpoch: 0, partitionEpoch: 1, isr: [1, 2] });
     assert.deepEqual(p.isr, [1, 2]);
-    assert.equal(p.highWatermark, 6);
-    // Partition.checkEnoughReplicasReachOffset: the HW got there, but the ISR is below min.insync.replicas
-    assert.equal((await pending).errorCode, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+    // below min.insync.replicas the HW stays (KAFKA-15583): the waiting produce times out
+    assert.equal(p.highWatermark, 4);
+    assert.equal((await pending).errorCode, ErrorCode.REQUEST_TIMED_OUT);
     assert.equal(
       (await e.rm.appendRecords('t', 0, batch(1), { acks: -1, timeoutMs: 100 })).errorCode,
       ErrorCode.NOT_ENOUGH_REPLICAS,

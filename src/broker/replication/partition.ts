@@ -401,9 +401,11 @@ export class Partition {
   /**
    * Partition.maybeIncrementLeaderHW: the high watermark is the smallest log end offset among the
    * maximal ISR, and among followers outside it that are caught up and eligible (they are about to
-   * join). This broker's own is the log's. Returns true when it moved.
+   * join). This broker's own is the log's. It does not move while the committed ISR is below
+   * min.insync.replicas (KAFKA-15583). Returns true when it moved.
    */
   maybeIncrementLeaderHW(ctx?: IsrContext): boolean {
+    if (this.isr.length < this.effectiveMinIsr) return false;
     const leo = this.log.logEndOffset;
     let hw = leo;
     const maximal = this.maximalIsr;

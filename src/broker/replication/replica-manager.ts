@@ -617,7 +617,12 @@ export class ReplicaManager {
     if (result.errorCode !== ErrorCode.NONE || result.baseOffset < 0) return result;
     this.afterHighWatermarkCheck(p);
     const requiredOffset = result.baseOffset + batch.recordCount;
-    if (o.acks !== -1 || this.unsafeAcks || p.highWatermark >= requiredOffset) return result;
+    if (o.acks !== -1 || this.unsafeAcks) return result;
+    if (p.highWatermark >= requiredOffset)
+      // Partition.checkEnoughReplicasReachOffset
+      return p.maximalIsr.length >= p.effectiveMinIsr
+        ? result
+        : { ...failed(ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND), logStartOffset: p.logStartOffset };
     const errorCode = await new Promise<number>((resolve) => {
       const op = new DelayedProduce(o.timeoutMs, p, requiredOffset, this.resolvePartition, resolve);
       this.producePurgatory.tryCompleteElseWatch(op, [p.key], o.connectionId);
