@@ -240,9 +240,13 @@ export class ReplicaManager {
         )
           return existing;
         const wasLeader = existing.isLeader;
-        const changed = existing.updateState(state, this.clock());
-        if (changed && leads)
-          await existing.log.queue.run(() => existing.log.epochCache.assign(leaderEpoch, existing.log.logEndOffset));
+        // on the log's queue, so the new epoch starts where the log ends after any append in progress
+        // (not the partition's append queue: a produce may wait there for transaction verification)
+        const changed = await existing.log.queue.run(async () => {
+          const c = existing.updateState(state, this.clock());
+          if (c && leads) await existing.log.epochCache.assign(leaderEpoch, existing.log.logEndOffset);
+          return c;
+        });
         if (changed || wasLeader !== leads) this.roleChanged(existing, wasLeader);
       } else {
         const log = await this.openLog(topic, partition, topicId, config);
