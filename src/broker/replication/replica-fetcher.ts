@@ -284,9 +284,13 @@ export class ReplicaFetcher {
     switch (pd.errorCode) {
       case ErrorCode.NONE:
         break;
-      case ErrorCode.OFFSET_OUT_OF_RANGE:
+      case ErrorCode.OFFSET_OUT_OF_RANGE: {
+        const before = s.fetchOffset;
         await this.handleOutOfRange(conn, s);
+        // nothing moved: do not ask again at once
+        if (s.fetchOffset === before) s.delayedUntil = Date.now() + this.config.backoffMs;
         return;
+      }
       case ErrorCode.FENCED_LEADER_EPOCH:
         // AbstractFetcherThread.onPartitionFenced: wait for metadata with a new leader epoch
         this.logger.info(
