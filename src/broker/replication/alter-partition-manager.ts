@@ -13,6 +13,7 @@ import type {
   AlterPartitionResponse,
 } from '../../protocol/generated/protocol/AlterPartition.js';
 import type { ControllerChannel } from '../forwarding/controller-channel.js';
+import { UnsupportedApiError } from '../../client/errors.js';
 import type { Partition, PendingIsrChange } from './partition.js';
 import type { IsrChangeSender, ReplicaManager } from './replica-manager.js';
 import type { ReplicaLogger } from './types.js';
@@ -126,6 +127,12 @@ export class AlterPartitionManager implements IsrChangeSender {
         this.logger.warn(
           `AlterPartition for ${items.length} partition(s) failed (${this.failures} in a row): ${(e as Error)?.message ?? String(e)}`,
         );
+      if (e instanceof UnsupportedApiError) {
+        // a controller without AlterPartition: the changes were not attempted, the ISR stays as committed
+        for (const i of items)
+          this.rm.completeIsrChange(i.partition, i.change, { errorCode: ErrorCode.OPERATION_NOT_ATTEMPTED }, true);
+        return;
+      }
       this.retryLater(items);
       return;
     }

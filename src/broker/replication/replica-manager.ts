@@ -456,6 +456,7 @@ export class ReplicaManager {
     p: Partition,
     change: PendingIsrChange,
     outcome: { errorCode: number; leaderEpoch?: number; partitionEpoch?: number; isr?: readonly number[] },
+    quiet = false,
   ): boolean {
     if (outcome.errorCode === ErrorCode.NONE && outcome.isr !== undefined) {
       if (
@@ -472,9 +473,12 @@ export class ReplicaManager {
       return false;
     }
     const retry = p.failAlterPartition(change, outcome.errorCode);
-    this.logger.info(
-      `Failed to alter the ISR of ${p.key} (${change.kind} to ${change.sent.map((m) => m.brokerId).join(',')}): error ${outcome.errorCode}${retry ? ', retrying' : ''}`,
-    );
+    if (!quiet)
+      this.logger.info(
+        `Failed to alter the ISR of ${p.key} (${change.kind} to ${change.sent.map((m) => m.brokerId).join(',')}): error ${outcome.errorCode}${retry ? ', retrying' : ''}`,
+      );
+    // back to the committed ISR: the HW may move
+    if (p.pendingIsr === null) this.afterHighWatermarkCheck(p);
     return retry;
   }
 
