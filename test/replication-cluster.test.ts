@@ -105,6 +105,9 @@ test('a leader that took acks=1 writes its followers never fetched truncates the
   for (const f of followers) process.kill(f.pid()!, 'SIGSTOP');
   let code: number | null;
   try {
+    // the fetches the followers left parked at the leader expire (replica.fetch.wait.max.ms, 500 ms):
+    // nothing observable to wait for, and an answer to one of them would carry the new records
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     code = await produceRaw(
       leader.port,
       'diverge',
