@@ -10,6 +10,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster, tkafkaLauncher, waitForUnfenced, type Cluster } from './helpers/cluster.js';
+import { waitFor } from './helpers/wait-for.js';
 import {
   createReplicatedTopic,
   logBytes,
@@ -146,7 +147,12 @@ test('acks=all below min.insync.replicas: NOT_ENOUGH_REPLICAS', async () => {
   );
   const p = await waitPartition('strict', 'three in sync', (x) => x.leader >= 0 && x.isr.length === 3);
   const leader = cluster.node(p.leader);
-  assert.equal(await produceRaw(leader.port, 'strict', ['one'], { acks: -1 }), ErrorCode.NONE);
+  // the leader's own image may lag the broker that answered: until it leads, NOT_LEADER_OR_FOLLOWER
+  await waitFor(async () => (await produceRaw(leader.port, 'strict', ['one'], { acks: -1 })) === ErrorCode.NONE, {
+    what: 'an acks=all write with all three in sync',
+    timeoutMs: 30_000,
+    intervalMs: 100,
+  });
   const follower = cluster.node(p.replicas.find((id) => id !== p.leader)!);
   await follower.kill();
   try {
