@@ -92,7 +92,13 @@ export class AlterPartitionManager implements IsrChangeSender {
     this.timer.unref?.();
   }
 
-  private request(items: readonly Item[]): Input<AlterPartitionRequest> {
+  /** v3 (ISR members with broker epochs) unless the controller is known to stop at v2 (newIsr). */
+  private version(): number {
+    const range = this.channel.activeControllerApiVersions?.get(ALTER_PARTITION.key);
+    return range !== undefined && range.maxVersion < 3 ? 2 : 3;
+  }
+
+  private request(items: readonly Item[], version: number): Input<AlterPartitionRequest> {
     const byTopic = new Map<string, Item[]>();
     for (const i of items) byTopic.set(i.partition.topicId, [...(byTopic.get(i.partition.topicId) ?? []), i]);
     return {
@@ -103,8 +109,9 @@ export class AlterPartitionManager implements IsrChangeSender {
         partitions: list.map(({ partition, change }) => ({
           partitionIndex: partition.index,
           leaderEpoch: change.leaderEpoch,
-          newIsr: change.sent.map((m) => m.brokerId),
-          newIsrWithEpochs: change.sent.map((m) => ({ brokerId: m.brokerId, brokerEpoch: BigInt(m.brokerEpoch) })),
+          newIsr: version < 3 ? change.sent.map((m) => m.brokerId) : [],
+          newIsrWithEpochs:
+            version >= 3 ? change.sent.map((m) => ({ brokerId: m.brokerId, brokerEpoch: BigInt(m.brokerEpoch) })) : [],
           leaderRecoveryState: 0,
           partitionEpoch: change.partitionEpoch,
         })),
@@ -116,7 +123,9 @@ export class AlterPartitionManager implements IsrChangeSender {
     let res;
     try {
       this.requestsSent++;
-      res = await this.channel.send<AlterPartitionResponse>(ALTER_PARTITION, this.request(items), {
+      const version = this.version();
+      res = await this.channel.send<AlterPartitionResponse>(ALTER_PARTITION, this.request(items, version), {
+        version,
         retryTimeoutMs: this.retryTimeoutMs,
         isNotController: (b) => b.errorCode === ErrorCode.NOT_CONTROLLER,
       });
