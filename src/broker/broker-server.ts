@@ -26,6 +26,7 @@ import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
 import { ReplicaManager } from './replication/replica-manager.js';
 import { applyPartitionImage } from './replication/metadata-sync.js';
+import { startReplication, type Replication } from './replication/replication.js';
 import { createProducerStateHook } from './replication/eos.js';
 import { registerTxnHandlers } from './api/register-txn.js';
 import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glue.js';
@@ -122,6 +123,9 @@ export const openObserverQuorum: ObserverQuorumOpener = (o) =>
   });
 
 export class BrokerOnlyServer {
+  /** follower fetchers and ISR changes (issue 15) */
+  replication: Replication | null = null;
+
   private constructor(
     readonly config: ServerConfig,
     readonly clusterId: string,
@@ -246,7 +250,16 @@ export class BrokerOnlyServer {
         nodeId,
         metadata: () => loader.image,
         producerState: producerStateHook,
+        logger: { info, warn },
       });
+      const replication = startReplication({
+        config,
+        replicas,
+        image: () => loader.image,
+        channel,
+        logger: { info, warn },
+      });
+      undo.push(() => replication.shutdown());
       await loader.addPublisher(partitionPublisher(config, replicas, logManager));
 
       const services: BrokerServices = {
@@ -308,7 +321,7 @@ export class BrokerOnlyServer {
       lifecycle.setReadyToUnfence();
       info('Waiting for the broker to be unfenced');
       await lifecycle.initialUnfence;
-      return new BrokerOnlyServer(
+      const server = new BrokerOnlyServer(
         config,
         clusterId,
         quorum,
@@ -323,6 +336,8 @@ export class BrokerOnlyServer {
         logger,
         snapshotGenerator,
       );
+      server.replication = replication;
+      return server;
     } catch (e) {
       for (const f of undo.reverse())
         await Promise.resolve()
@@ -362,6 +377,7 @@ export class BrokerOnlyServer {
     await this.socketServer.close();
     await this.txn.shutdown();
     await this.groups.shutdown();
+    await this.replication?.shutdown();
     await this.replicas.shutdown?.();
     await this.logManager.shutdown();
     this.channel.close();

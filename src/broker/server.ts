@@ -25,7 +25,14 @@ import { adminConfigSchema, adminConfigValidator } from './api/admin-support.js'
 import type { BrokerServices } from './services.js';
 import { defaultBrokerLoggers } from './loggers.js';
 import { metadataLogUpkeep } from './raft/upkeep-config.js';
-import { brokerMembership, hasOtherVoters, type BrokerMembership } from './lifecycle/broker-membership.js';
+import {
+  brokerMembership,
+  controllerNodeProvider,
+  hasOtherVoters,
+  type BrokerMembership,
+} from './lifecycle/broker-membership.js';
+import { startReplication, type Replication } from './replication/replication.js';
+import { ControllerChannel } from './forwarding/controller-channel.js';
 
 export interface ServerLogger {
   log(level: string, msg: string): void;
@@ -55,6 +62,9 @@ export class BrokerServer {
   txn: TxnCoordinatorHandle | null = null;
   /** With other voters: the broker registers with the active controller (null: a single voter). */
   membership: BrokerMembership | null = null;
+  /** follower fetchers and ISR changes (issue 15); a single voter sends AlterPartition to itself */
+  replication: Replication | null = null;
+  private ownChannel: ControllerChannel | null = null;
 
   private constructor(
     readonly config: ServerConfig,
@@ -156,10 +166,8 @@ export class BrokerServer {
       nodeId,
       metadata: () => controller.image,
       producerState: producerStateHook,
+      logger: socketLogger,
     });
-
-    // The broker side follows the metadata: partitions appear and disappear as records commit.
-    await controller.addPublisher(partitionPublisher(config, replicas, logManager));
 
     const membership = multiVoter
       ? brokerMembership({
@@ -172,6 +180,24 @@ export class BrokerServer {
           logger: socketLogger,
         })
       : null;
+    const ownChannel = membership
+      ? null
+      : new ControllerChannel({
+          clientId: `broker-${nodeId}-alter-partition`,
+          provider: controllerNodeProvider(controller.quorum, config),
+          requestTimeoutMs: config.getInt('request.timeout.ms'),
+          retryBackoffMs: config.getInt('controller.quorum.retry.backoff.ms'),
+        });
+    const replication = startReplication({
+      config,
+      replicas,
+      image: () => controller.image,
+      channel: membership?.channel ?? ownChannel!,
+      logger: socketLogger,
+    });
+    // The broker side follows the metadata: partitions appear and disappear as records commit.
+    await controller.addPublisher(partitionPublisher(config, replicas, logManager));
+
     const services: BrokerServices = {
       config,
       nodeId,
@@ -230,6 +256,8 @@ export class BrokerServer {
     const server = new BrokerServer(config, clusterId, controller, logManager, replicas, socketServer, logger);
     server.groups = groups;
     server.txn = txn;
+    server.replication = replication;
+    server.ownChannel = ownChannel;
     if (membership) {
       // the controller listener serves already: the active controller may be this node
       server.membership = membership;
@@ -284,6 +312,8 @@ export class BrokerServer {
     await this.socketServer.close();
     await this.txn?.shutdown();
     await this.groups?.shutdown();
+    await this.replication?.shutdown();
+    this.ownChannel?.close();
     await this.replicas.shutdown?.();
     await this.logManager.shutdown();
     await this.controller.close();

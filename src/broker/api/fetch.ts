@@ -72,6 +72,7 @@ function normalize(v: number, req: FetchRequest, rm: ReplicaManager): Normalized
     params: {
       version: v,
       replicaId,
+      replicaEpoch: v >= 15 && req.replicaId === -1 ? Number(req.replicaState.replicaEpoch) : -1,
       maxWaitMs: req.maxWaitMs,
       minBytes: Math.min(req.minBytes, maxBytes),
       maxBytes,

@@ -80,7 +80,8 @@ export class DelayedProduce extends DelayedOperation {
     }
     if (p.highWatermark >= this.requiredOffset) {
       // Partition.checkEnoughReplicasReachOffset
-      this.errorCode = p.isr.length >= p.effectiveMinIsr ? ErrorCode.NONE : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
+      this.errorCode =
+        p.maximalIsr.length >= p.effectiveMinIsr ? ErrorCode.NONE : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
       return this.forceComplete();
     }
     return false;

@@ -1,6 +1,7 @@
-// Following the metadata image (Kafka's ReplicaManager.applyDelta, leader side): lead the partitions
-// whose leader is this broker, stop leading the others, drop the partitions of deleted topics.
-// Replication to followers comes later: a partition led elsewhere is simply not hosted here yet.
+// Following the metadata image (Kafka's ReplicaManager.applyDelta): host the partitions whose
+// replicas include this broker, as leader when the image says so and otherwise as follower of the
+// image's leader (the fetcher manager then replicates it); release the ones no longer assigned
+// here (data kept) and drop the partitions of deleted topics.
 
 import type { MetadataImage, PartitionImage } from '../metadata/image.js';
 import type { ReplicaManager } from './replica-manager.js';
@@ -8,7 +9,8 @@ import type { TopicOverrides } from './topic-config.js';
 
 /**
  * Applies one partition's state: becomes (or stays) its leader when the image names this broker,
- * otherwise releases it (data kept) if it was led here.
+ * its follower when this broker is another replica (leaderless: it keeps its data and waits), and
+ * releases it (data kept) when this broker is not a replica.
  */
 export async function applyPartitionImage(
   rm: ReplicaManager,
@@ -17,12 +19,14 @@ export async function applyPartitionImage(
   pi: PartitionImage,
   overrides?: TopicOverrides,
 ): Promise<void> {
-  if (pi.leader === rm.nodeId) {
+  if (pi.leader === rm.nodeId || pi.replicas.includes(rm.nodeId)) {
     await rm.ensurePartition(topic, topicId, pi.partitionId, pi.leaderEpoch, overrides, {
       replicas: pi.replicas,
       isr: pi.isr,
+      leaderId: pi.leader,
+      partitionEpoch: pi.partitionEpoch,
     });
-  } else if (rm.partition(topic, pi.partitionId) !== undefined) {
+  } else if (rm.hostedPartition(topic, pi.partitionId) !== undefined) {
     await rm.deletePartitions([{ topic, partition: pi.partitionId }], { deleteData: false });
   }
 }

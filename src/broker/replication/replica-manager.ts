@@ -16,7 +16,7 @@ import { DelayedFetch, DelayedProduce, type FetchPartitionStatus } from './delay
 import { FetchSessionCache } from './fetch-sessions.js';
 import { type LogManagerLike, type LogStore, logStoreOf } from './log-store.js';
 import * as offsets from './offsets.js';
-import { Partition, type PartitionState } from './partition.js';
+import { type IsrContext, Partition, type PartitionState, type PendingIsrChange } from './partition.js';
 import { DelayedOperationPurgatory } from './purgatory.js';
 import { AppendError, type ValidatedBatch, validateRecordsForAppend } from './record-validator.js';
 import { resolveTopicConfig, type TopicConfig, type TopicOverrides } from './topic-config.js';
@@ -61,6 +61,26 @@ export interface ReplicaManagerOptions {
   producerState?: ProducerStateHook;
   /** parked delayed operations per purgatory (default 100000) */
   maxParkedOperations?: number;
+  /**
+   * Test only (env TKAFKA_TEST_UNSAFE_ACKS=1): acks=all answers after the leader's local append, so a
+   * chaos checker can prove it sees acknowledged records lost. Never for users.
+   */
+  unsafeAcks?: boolean;
+  /** replica.lag.time.max.ms when not from `config` (tests) */
+  replicaLagTimeMaxMs?: number;
+}
+
+/** Who is told when a hosted partition becomes a follower, stops being one, or goes (the fetcher manager). */
+export interface FollowerListener {
+  /** Partitions to fetch from their leader (new followers, or a new leader / leader epoch). */
+  addFollowers(partitions: readonly Partition[]): void;
+  /** Partitions to stop fetching (now led here, or removed). */
+  removeFollowers(partitions: readonly Partition[]): void;
+}
+
+/** Who sends the ISR changes this broker proposes to the controller (the AlterPartition manager). */
+export interface IsrChangeSender {
+  submit(p: Partition, change: PendingIsrChange): void;
 }
 
 export const isValidAcks = (acks: number): boolean => acks === -1 || acks === 0 || acks === 1;
@@ -96,6 +116,12 @@ export class ReplicaManager {
   /** the broker's LogManager when built over one (DescribeLogDirs lists all of its logs) */
   readonly logManager: LogManagerLike | undefined;
   private closed = false;
+  private followerListener: FollowerListener | undefined;
+  private isrSender: IsrChangeSender | undefined;
+  private isrTimer: ReturnType<typeof setInterval> | undefined;
+  /** replica.lag.time.max.ms */
+  readonly replicaLagTimeMaxMs: number;
+  private readonly unsafeAcks: boolean;
 
   constructor(private readonly opts: ReplicaManagerOptions) {
     this.nodeId = opts.nodeId;
@@ -110,6 +136,11 @@ export class ReplicaManager {
     this.producePurgatory = new DelayedOperationPurgatory('Produce', limit);
     const int = (name: string, dflt: number): number => opts.config?.getInt?.(name) ?? dflt;
     this.fetchMaxBytes = int('fetch.max.bytes', 57671680);
+    // a long: the configuration hands it over as a bigint
+    this.replicaLagTimeMaxMs = opts.replicaLagTimeMaxMs ?? Number(int('replica.lag.time.max.ms', 30000));
+    this.unsafeAcks = opts.unsafeAcks ?? process.env.TKAFKA_TEST_UNSAFE_ACKS === '1';
+    if (this.unsafeAcks)
+      this.logger.warn('TKAFKA_TEST_UNSAFE_ACKS=1: acks=all answers after the local append (test only)');
     this.fetchSessions = new FetchSessionCache({
       maxEntries: int('max.incremental.fetch.session.cache.slots', 1000),
       clock: this.clock,
@@ -124,14 +155,21 @@ export class ReplicaManager {
 
   /** The led partition, if any. */
   partition(topic: string, partition: number): Partition | undefined {
+    const p = this.partitions.get(ReplicaManager.key(topic, partition));
+    return p?.isLeader ? p : undefined;
+  }
+
+  /** The hosted partition (led here or followed), if any. */
+  hostedPartition(topic: string, partition: number): Partition | undefined {
     return this.partitions.get(ReplicaManager.key(topic, partition));
   }
 
+  /** Every hosted partition, leaders and followers. */
   allPartitions(): IterableIterator<Partition> {
     return this.partitions.values();
   }
 
-  /** Logs of the led partitions. */
+  /** Logs of the hosted partitions. */
   allLogs(): PartitionLog[] {
     return [...this.partitions.values()].map((p) => p.log);
   }
@@ -175,35 +213,83 @@ export class ReplicaManager {
     return this.serialize(key, async () => {
       if (this.closed) throw new Error('replica manager is shut down');
       const replicas = opts.replicas ?? [this.nodeId];
-      const state: PartitionState = { leaderEpoch, replicas, isr: opts.isr ?? replicas };
+      const state: PartitionState = {
+        leaderEpoch,
+        replicas,
+        isr: opts.isr ?? replicas,
+        leaderId: opts.leaderId ?? this.nodeId,
+        partitionEpoch: opts.partitionEpoch,
+      };
       const config = this.resolveConfig(topicConfig ?? this.opts.metadata?.()?.topicConfigs(topic) ?? {});
       let p = this.partitions.get(key);
       if (p && p.topicId !== topicId) {
         await this.removePartition(p, true);
         p = undefined;
       }
+      const leads = state.leaderId === this.nodeId;
       if (p) {
         const existing = p;
         existing.config = config;
         existing.log.updateConfig(config.log);
-        if (existing.updateState(state))
-          await existing.log.queue.run(() => existing.log.epochCache.assign(leaderEpoch, existing.log.logEndOffset));
+        // a stale image of the same leader epoch (the AlterPartition answer came first): nothing to do
+        if (
+          state.partitionEpoch !== undefined &&
+          state.leaderEpoch === existing.leaderEpoch &&
+          state.leaderId === existing.leaderId &&
+          state.partitionEpoch < existing.partitionEpoch
+        )
+          return existing;
+        const wasLeader = existing.isLeader;
+        // on the log's queue, so the new epoch starts where the log ends after any append in progress
+        // (not the partition's append queue: a produce may wait there for transaction verification)
+        const changed = await existing.log.queue.run(async () => {
+          const c = existing.updateState(state, this.clock());
+          if (c && leads) await existing.log.epochCache.assign(leaderEpoch, existing.log.logEndOffset);
+          return c;
+        });
+        if (changed || wasLeader !== leads) this.roleChanged(existing, wasLeader);
       } else {
         const log = await this.openLog(topic, partition, topicId, config);
         const created = new Partition(topic, partition, topicId, log, this.nodeId, state, config);
-        await log.queue.run(() => log.epochCache.assign(leaderEpoch, log.logEndOffset));
+        if (leads) await log.queue.run(() => log.epochCache.assign(leaderEpoch, log.logEndOffset));
         this.partitions.set(key, created);
         this.ledPerTopic.set(topic, (this.ledPerTopic.get(topic) ?? 0) + 1);
         this.topicIds.set(topic, topicId);
         this.topicNames.set(topicId, topic);
         this.logger.info(
-          `Leader ${key} with topic id ${topicId} starts at leader epoch ${leaderEpoch} from offset ${log.logEndOffset} with high watermark ${log.highWatermark}`,
+          leads
+            ? `Leader ${key} with topic id ${topicId} starts at leader epoch ${leaderEpoch} from offset ${log.logEndOffset} with high watermark ${log.highWatermark}`
+            : `Follower ${key} with topic id ${topicId} starts at leader epoch ${leaderEpoch} of leader ${state.leaderId} from offset ${log.logEndOffset} with high watermark ${log.highWatermark}`,
         );
         p = created;
+        if (!leads) this.followerListener?.addFollowers([created]);
       }
-      this.afterHighWatermarkCheck(p);
+      if (leads) this.afterHighWatermarkCheck(p);
       return p;
     });
+  }
+
+  /**
+   * A leader or leader-epoch change of a hosted partition (ReplicaManager.applyDelta): parked
+   * operations re-check (a produce waiting on a former leader fails with NOT_LEADER_OR_FOLLOWER, a
+   * fetch answers), and the fetcher starts, restarts or stops following it.
+   */
+  private roleChanged(p: Partition, wasLeader: boolean): void {
+    this.fetchPurgatory.checkAndComplete(p.key);
+    this.producePurgatory.checkAndComplete(p.key);
+    if (p.isLeader) {
+      if (!wasLeader) {
+        this.followerListener?.removeFollowers([p]);
+        this.logger.info(
+          `Leader ${p.key} starts at leader epoch ${p.leaderEpoch} from offset ${p.logEndOffset} with high watermark ${p.highWatermark}`,
+        );
+      }
+    } else {
+      this.logger.info(
+        `Follower ${p.key} starts at leader epoch ${p.leaderEpoch} of leader ${p.leaderId} from offset ${p.logEndOffset} with high watermark ${p.highWatermark}`,
+      );
+      this.followerListener?.addFollowers([p]);
+    }
   }
 
   private async openLog(topic: string, partition: number, topicId: string, config: TopicConfig): Promise<PartitionLog> {
@@ -261,6 +347,7 @@ export class ReplicaManager {
   private async removePartition(p: Partition, deleteData: boolean): Promise<void> {
     this.partitions.delete(p.key);
     p.closed = true;
+    if (!p.isLeader) this.followerListener?.removeFollowers([p]);
     const left = (this.ledPerTopic.get(p.topic) ?? 1) - 1;
     if (left > 0) this.ledPerTopic.set(p.topic, left);
     else {
@@ -277,6 +364,7 @@ export class ReplicaManager {
   /** Completes waiting operations and closes every log (data kept). */
   async shutdown(): Promise<void> {
     this.closed = true;
+    if (this.isrTimer !== undefined) clearInterval(this.isrTimer);
     this.fetchPurgatory.completeAll();
     this.producePurgatory.completeAll();
     for (const p of [...this.partitions.values()]) await this.removePartition(p, false);
@@ -288,13 +376,168 @@ export class ReplicaManager {
     this.producePurgatory.cancelConnection(connectionId);
   }
 
+  // ---- replication: followers, ISR ----
+
+  /** The fetcher manager: told of every follower hosted now and later. */
+  setFollowerListener(l: FollowerListener): void {
+    this.followerListener = l;
+    const followers = [...this.partitions.values()].filter((p) => !p.isLeader);
+    if (followers.length > 0) l.addFollowers(followers);
+  }
+
+  /**
+   * The AlterPartition manager; starts the ISR expiration check (ReplicaManager's isr-expiration
+   * task, every replica.lag.time.max.ms / 2).
+   */
+  setIsrChangeSender(sender: IsrChangeSender): void {
+    this.isrSender = sender;
+    if (this.isrTimer === undefined && !this.closed) {
+      this.isrTimer = setInterval(() => this.maybeShrinkIsrs(), Math.max(1, Math.floor(this.replicaLagTimeMaxMs / 2)));
+      this.isrTimer.unref?.();
+    }
+  }
+
+  /** This broker's epoch: its registration's in the image (-1 while unknown). */
+  localBrokerEpoch(): number {
+    const b = this.opts.metadata?.()?.broker(this.nodeId);
+    return b ? Number(b.epoch) : -1;
+  }
+
+  /** Partition.isReplicaIsrEligible against the image (everyone eligible without one). */
+  isrContext(): IsrContext {
+    const image = this.opts.metadata?.();
+    return {
+      nowMs: this.clock(),
+      maxLagMs: this.replicaLagTimeMaxMs,
+      eligible: (id, fetchedEpoch) => {
+        if (!image) return true;
+        const b = image.broker(id);
+        if (!b || b.fenced || b.inControlledShutdown || fetchedEpoch === undefined) return false;
+        return fetchedEpoch === -1 || BigInt(fetchedEpoch) === b.epoch;
+      },
+    };
+  }
+
+  /** ReplicaManager.maybeShrinkIsr: every led partition with followers out of sync proposes a smaller ISR. */
+  maybeShrinkIsrs(): void {
+    if (!this.isrSender || this.closed) return;
+    const now = this.clock();
+    for (const p of this.partitions.values()) {
+      if (!p.isLeader || p.closed) continue;
+      const out = p.outOfSyncReplicas(now, this.replicaLagTimeMaxMs);
+      if (out.length === 0) continue;
+      const change = p.prepareIsrShrink(now, this.replicaLagTimeMaxMs, this.localBrokerEpoch());
+      if (!change) continue;
+      this.logger.info(
+        `Shrinking ISR of ${p.key} from ${p.isr.join(',')} to ${change.sent.map((m) => m.brokerId).join(',')}. Leader: (highWatermark: ${p.highWatermark}, endOffset: ${p.logEndOffset}). Out of sync replicas: ${out
+          .map((id) => {
+            const r = p.replicaState(id);
+            return `(brokerId: ${id}, endOffset: ${r?.logEndOffset ?? 'unknown'}, lastCaughtUpTimeMs: ${r?.lastCaughtUpTimeMs ?? 'unknown'})`;
+          })
+          .join(' ')}.`,
+      );
+      this.isrSender.submit(p, change);
+    }
+  }
+
+  /** Partition.maybeExpandIsr after a follower's fetch. */
+  private maybeExpandIsr(p: Partition, replicaId: number): void {
+    if (!this.isrSender) return;
+    const change = p.prepareIsrExpand(replicaId, this.localBrokerEpoch(), this.isrContext());
+    if (!change) return;
+    this.logger.info(
+      `Expanding ISR of ${p.key} from ${p.isr.join(',')} to ${change.maximal.join(',')} (replica ${replicaId} at ${p.replicaState(replicaId)?.logEndOffset}, high watermark ${p.highWatermark})`,
+    );
+    this.isrSender.submit(p, change);
+  }
+
+  /** The controller answered an ISR change: commit it (and maybe raise the HW) or give up as Kafka. */
+  completeIsrChange(
+    p: Partition,
+    change: PendingIsrChange,
+    outcome: { errorCode: number; leaderEpoch?: number; partitionEpoch?: number; isr?: readonly number[] },
+    quiet = false,
+  ): boolean {
+    if (outcome.errorCode === ErrorCode.NONE && outcome.isr !== undefined) {
+      if (
+        p.applyAlterPartitionResult(change, {
+          leaderEpoch: outcome.leaderEpoch ?? -1,
+          partitionEpoch: outcome.partitionEpoch ?? -1,
+          isr: outcome.isr,
+        })
+      ) {
+        this.logger.info(`ISR of ${p.key} updated to ${p.isr.join(',')} and version updated to ${p.partitionEpoch}`);
+        this.afterHighWatermarkCheck(p);
+        this.producePurgatory.checkAndComplete(p.key);
+      }
+      return false;
+    }
+    const retry = p.failAlterPartition(change, outcome.errorCode);
+    if (!quiet)
+      this.logger.info(
+        `Failed to alter the ISR of ${p.key} (${change.kind} to ${change.sent.map((m) => m.brokerId).join(',')}): error ${outcome.errorCode}${retry ? ', retrying' : ''}`,
+      );
+    // back to the committed ISR: the HW may move
+    if (p.pendingIsr === null) this.afterHighWatermarkCheck(p);
+    return retry;
+  }
+
+  /**
+   * Partition.appendRecordsToFollowerOrFutureReplica: appends a fetched batch set as the follower of
+   * `leaderEpoch` (offsets as the leader assigned them). Null when the partition is no longer this
+   * follower (removed, led here now, or another leader epoch): the fetcher drops the data.
+   */
+  async appendAsFollower(p: Partition, leaderEpoch: number, records: Buffer): Promise<{ lastOffset: number } | null> {
+    return this.appendQueue(p).run(async () => {
+      if (p.closed || p.isLeader || p.leaderEpoch !== leaderEpoch) return null;
+      const r = await p.log.appendAsFollower(records);
+      if (r.baseOffset >= 0) p.ledger.record(r.baseOffset, r.lastOffset + 1, r.validBytes);
+      return { lastOffset: r.lastOffset };
+    });
+  }
+
+  /**
+   * ReplicaFetcherThread.processPartitionData after the append: the follower's high watermark is
+   * min(leader's HW, own log end offset); its log start offset follows the leader's.
+   */
+  async updateFollowerOffsets(p: Partition, leaderEpoch: number, leaderHw: number, leaderLogStartOffset: number) {
+    await this.appendQueue(p).run(async () => {
+      if (p.closed || p.isLeader || p.leaderEpoch !== leaderEpoch) return;
+      p.log.updateHighWatermark(Math.min(leaderHw, p.log.logEndOffset));
+      if (leaderLogStartOffset > p.log.logStartOffset && leaderLogStartOffset <= p.log.highWatermark)
+        await p.log.deleteRecordsBefore(leaderLogStartOffset).catch(() => undefined);
+    });
+  }
+
+  /** Truncates a follower's log (diverging epoch, out of range); false when it is no longer this follower. */
+  async truncateFollower(
+    p: Partition,
+    leaderEpoch: number,
+    how: { to: number } | { fullyAt: number },
+  ): Promise<boolean> {
+    return this.appendQueue(p).run(async () => {
+      if (p.closed || p.isLeader || p.leaderEpoch !== leaderEpoch) return false;
+      if ('to' in how) {
+        if (await p.log.truncateTo(how.to)) {
+          this.logger.info(`Truncated ${p.key} to offset ${how.to} (log end offset now ${p.log.logEndOffset})`);
+          p.ledger.reset(p.log.logEndOffset);
+        }
+      } else {
+        await p.log.truncateFullyAndStartAt(how.fullyAt);
+        this.logger.info(`Truncated ${p.key} fully and started at ${how.fullyAt}`);
+        p.ledger.reset(how.fullyAt);
+      }
+      return true;
+    });
+  }
+
   // ---- metadata lookups ----
 
   /** Whether the partition exists in the cluster (Kafka's metadataCache.contains). */
   contains(topic: string, partition: number): boolean {
     const image = this.opts.metadata?.();
     if (image) return image.partition(topic, partition) !== undefined;
-    return this.partition(topic, partition) !== undefined;
+    return this.hostedPartition(topic, partition) !== undefined;
   }
 
   topicNameById(topicId: string): string | undefined {
@@ -382,7 +625,12 @@ export class ReplicaManager {
     if (result.errorCode !== ErrorCode.NONE || result.baseOffset < 0) return result;
     this.afterHighWatermarkCheck(p);
     const requiredOffset = result.baseOffset + batch.recordCount;
-    if (o.acks !== -1 || p.highWatermark >= requiredOffset) return result;
+    if (o.acks !== -1 || this.unsafeAcks) return result;
+    if (p.highWatermark >= requiredOffset)
+      // Partition.checkEnoughReplicasReachOffset
+      return p.maximalIsr.length >= p.effectiveMinIsr
+        ? result
+        : { ...failed(ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND), logStartOffset: p.logStartOffset };
     const errorCode = await new Promise<number>((resolve) => {
       const op = new DelayedProduce(o.timeoutMs, p, requiredOffset, this.resolvePartition, resolve);
       this.producePurgatory.tryCompleteElseWatch(op, [p.key], o.connectionId);
@@ -450,7 +698,7 @@ export class ReplicaManager {
 
   /** Raises the HW from the ISR's log end offsets and wakes whoever waits on the partition. */
   private afterHighWatermarkCheck(p: Partition): void {
-    if (p.maybeIncrementLeaderHW()) this.producePurgatory.checkAndComplete(p.key);
+    if (p.maybeIncrementLeaderHW(this.isrContext())) this.producePurgatory.checkAndComplete(p.key);
     // consumers wait for the HW, followers for the log end offset: check either way
     this.fetchPurgatory.checkAndComplete(p.key);
   }
@@ -493,8 +741,10 @@ export class ReplicaManager {
     if (epochError !== ErrorCode.NONE) return errorFetchResult(epochError);
     const follower = isFromFollower(params);
     if (follower && !p.replicas.includes(params.replicaId)) return errorFetchResult(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    if (follower && this.staleReplicaEpoch(params)) return errorFetchResult(ErrorCode.NOT_LEADER_OR_FOLLOWER);
     // offsets as of before the read, so appends during it cannot hold a follower back
     const hw = p.highWatermark;
+    const leo = p.logEndOffset;
     const lso = p.lastStableOffset;
     const logStartOffset = p.logStartOffset;
     const base = {
@@ -507,6 +757,8 @@ export class ReplicaManager {
     };
     if (req.lastFetchedEpoch >= 0) {
       const e = offsets.lastOffsetForLeaderEpoch(p, -1, req.lastFetchedEpoch);
+      // Partition.validateFetchOffsetAndMaybeGetDivergingEpoch: an epoch the leader cannot place
+      if (follower && (e.leaderEpoch < 0 || e.endOffset < 0)) return errorFetchResult(ErrorCode.OFFSET_OUT_OF_RANGE);
       if (e.leaderEpoch < req.lastFetchedEpoch || e.endOffset < req.fetchOffset) {
         return { ...base, records: EMPTY_RECORDS, divergingEpoch: { epoch: e.leaderEpoch, endOffset: e.endOffset } };
       }
@@ -522,7 +774,15 @@ export class ReplicaManager {
     }
     if (read.error) return errorFetchResult(ErrorCode.OFFSET_OUT_OF_RANGE);
     if (follower) {
-      p.updateFollowerFetchState(params.replicaId, req.fetchOffset);
+      p.updateFollowerFetchState(
+        params.replicaId,
+        req.fetchOffset,
+        req.logStartOffset,
+        this.clock(),
+        leo,
+        params.replicaEpoch ?? -1,
+      );
+      this.maybeExpandIsr(p, params.replicaId);
       this.afterHighWatermarkCheck(p);
     }
     // fetch v3+: an incomplete first batch is dropped rather than returned partially
@@ -533,6 +793,14 @@ export class ReplicaManager {
       abortedTransactions:
         params.isolationLevel === READ_COMMITTED ? p.abortedTransactions(req.fetchOffset, records) : null,
     };
+  }
+
+  /** Replica.updateFetchStateOrThrow: a fetch with an older broker epoch than the image's registration. */
+  private staleReplicaEpoch(params: FetchParams): boolean {
+    const epoch = params.replicaEpoch ?? -1;
+    if (epoch === -1) return false;
+    const b = this.opts.metadata?.()?.broker(params.replicaId);
+    return b !== undefined && b.epoch > BigInt(epoch);
   }
 
   /**

@@ -15,6 +15,8 @@ export interface FetchParams {
   version: number;
   /** -1 for consumers; a broker id for followers */
   replicaId: number;
+  /** the follower's broker epoch (Fetch v15+ ReplicaState.replicaEpoch); -1 or absent when not sent */
+  replicaEpoch?: number;
   maxWaitMs: number;
   minBytes: number;
   maxBytes: number;
@@ -159,4 +161,7 @@ export interface AppendResult {
 export interface EnsurePartitionOptions {
   replicas?: readonly number[];
   isr?: readonly number[];
+  /** the leader per metadata (default: this broker); another broker makes this a follower */
+  leaderId?: number;
+  partitionEpoch?: number;
 }
