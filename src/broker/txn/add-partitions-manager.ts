@@ -20,6 +20,7 @@
 // as NOT_ENOUGH_REPLICAS (replication/eos.ts verificationErrorForProduce).
 import { apiByKey } from '../../client/apis.js';
 import { UnsupportedApiError } from '../../client/errors.js';
+import { isNetworkFailure } from './inter-broker-channel.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { AddPartitionsToTxnResponse } from '../../protocol/generated/protocol/AddPartitionsToTxn.js';
 import type { TransactionSupportedOperation } from '../replication/types.js';
@@ -158,8 +159,8 @@ export class AddPartitionsToTxnManager {
         };
       }),
       v3AndBelowTransactionalId: '',
-      v3AndBelowProducerId: -1n,
-      v3AndBelowProducerEpoch: -1,
+      v3AndBelowProducerId: 0n,
+      v3AndBelowProducerEpoch: 0,
       v3AndBelowTopics: [],
     };
     this.requests++;
@@ -175,8 +176,15 @@ export class AddPartitionsToTxnManager {
         );
         return entries.map(() => new Map());
       }
-      this.logger('WARN', `AddPartitionsToTxnRequest failed for node ${id} with a network exception.`);
-      return entries.map((e) => allWith(e.keys, ErrorCode.NETWORK_EXCEPTION));
+      if (!isNetworkFailure(e)) {
+        this.logger('ERROR', `AddPartitionsToTxnRequest for node ${id} failed: ${(e as Error).stack ?? String(e)}`);
+        return entries.map((x) => allWith(x.keys, ErrorCode.UNKNOWN_SERVER_ERROR));
+      }
+      this.logger(
+        'WARN',
+        `AddPartitionsToTxnRequest failed for node ${id} with a network exception: ${(e as Error).message}`,
+      );
+      return entries.map((x) => allWith(x.keys, ErrorCode.NETWORK_EXCEPTION));
     }
     if (res.errorCode !== ErrorCode.NONE) {
       this.logger('ERROR', `AddPartitionsToTxnRequest for node ${id} returned with error ${res.errorCode}.`);

@@ -11,7 +11,7 @@
 // UnsupportedApiError (Kafka's versionMismatch).
 import { BrokerConnection, type Response, type SendOptions } from '../../client/connection.js';
 import type { ClientApi } from '../../client/apis.js';
-import { ConnectionError } from '../../client/errors.js';
+import { ConnectionError, DisconnectedError, RequestTimeoutError } from '../../client/errors.js';
 import type { Endpoint, MetadataImage } from '../metadata/image.js';
 
 export interface InterBrokerChannelOptions {
@@ -25,6 +25,11 @@ export interface InterBrokerChannelOptions {
   readonly connectTimeoutMs?: number;
   /** Kafka: `broker-<id>-txn-marker-sender` and the like. */
   readonly clientId: string;
+}
+
+/** A failure Kafka's completion handlers see as a disconnected or timed-out response. */
+export function isNetworkFailure(e: unknown): boolean {
+  return e instanceof ConnectionError || e instanceof DisconnectedError || e instanceof RequestTimeoutError;
 }
 
 interface Open {

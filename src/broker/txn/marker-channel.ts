@@ -16,7 +16,7 @@ import { apiByKey } from '../../client/apis.js';
 import { UnsupportedApiError } from '../../client/errors.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { WriteTxnMarkersResponse } from '../../protocol/generated/protocol/WriteTxnMarkers.js';
-import type { InterBrokerChannel } from './inter-broker-channel.js';
+import { isNetworkFailure, type InterBrokerChannel } from './inter-broker-channel.js';
 
 const WRITE_TXN_MARKERS = apiByKey(27)!;
 
@@ -127,10 +127,15 @@ export class TxnMarkerChannel {
     try {
       res = (await this.channel.send<WriteTxnMarkersResponse>(id, WRITE_TXN_MARKERS, body)).body;
     } catch (e) {
-      const code = e instanceof UnsupportedApiError ? ErrorCode.UNSUPPORTED_VERSION : ErrorCode.NETWORK_EXCEPTION;
+      const code =
+        e instanceof UnsupportedApiError
+          ? ErrorCode.UNSUPPORTED_VERSION
+          : isNetworkFailure(e)
+            ? ErrorCode.NETWORK_EXCEPTION
+            : ErrorCode.UNKNOWN_SERVER_ERROR;
       this.logger(
-        'INFO',
-        `WriteTxnMarkers to broker ${id} (${batch.length} partition(s)) failed: ${(e as Error).message}; answering ${code === ErrorCode.UNSUPPORTED_VERSION ? 'UNSUPPORTED_VERSION' : 'NETWORK_EXCEPTION'}`,
+        code === ErrorCode.UNKNOWN_SERVER_ERROR ? 'ERROR' : 'INFO',
+        `WriteTxnMarkers to broker ${id} (${batch.length} partition(s)) failed (error ${code}): ${code === ErrorCode.UNKNOWN_SERVER_ERROR ? ((e as Error).stack ?? String(e)) : (e as Error).message}`,
       );
       return batch.map(() => code);
     }
