@@ -59,6 +59,14 @@ export class InterBrokerChannel {
       this.drop(brokerId, open);
       open = undefined;
     }
+    if (open) {
+      // a connection the other side closed while idle (connections.max.idle.ms) is replaced, not failed
+      const c = await open.connection.catch(() => null);
+      if (!c?.connected) {
+        this.drop(brokerId, open);
+        open = this.conns.get(brokerId);
+      }
+    }
     if (!open) {
       const c = new BrokerConnection({
         host: ep.host,
@@ -73,7 +81,6 @@ export class InterBrokerChannel {
     const mine = open;
     try {
       const connection = await mine.connection;
-      if (!connection.connected) throw new ConnectionError(`Connection to ${address} is closed`);
       return await connection.send<T>(api, body, opts);
     } catch (e) {
       this.drop(brokerId, mine);
