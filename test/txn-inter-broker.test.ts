@@ -72,7 +72,7 @@ test('WriteTxnMarkers and AddPartitionsToTxn from a coordinator on another broke
       }),
     listenerName: 'PLAINTEXT',
     requestTimeoutMs: 10_000,
-    clientId: 'broker-9-txn-sender',
+    clientId: 'broker-9-txn-marker-sender',
   });
   let c: RawClient | undefined;
   try {

@@ -136,15 +136,20 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
   };
 
   const nodeId = services.nodeId;
-  const channel = new InterBrokerChannel({
-    nodeId,
-    image: () => controller.image,
-    listenerName: config.interBrokerListenerName,
-    requestTimeoutMs: timeoutMs,
-    clientId: `broker-${nodeId}-txn-sender`,
-  });
+  // two sets of connections, as Kafka's two NetworkClients: a broker serves one request of a connection
+  // at a time, and a marker waits for its partition's appends, which may wait for a verification
+  const interBroker = (name: string): InterBrokerChannel =>
+    new InterBrokerChannel({
+      nodeId,
+      image: () => controller.image,
+      listenerName: config.interBrokerListenerName,
+      requestTimeoutMs: timeoutMs,
+      clientId: `broker-${nodeId}-${name}`,
+    });
+  const channel = interBroker('txn-marker-sender');
+  const verifyChannel = interBroker('add-partitions-sender');
   const markerChannel = new TxnMarkerChannel(channel, logger);
-  const addPartitionsManager = new AddPartitionsToTxnManager(channel, logger);
+  const addPartitionsManager = new AddPartitionsToTxnManager(verifyChannel, logger);
 
   /** Appends a marker to a partition led here (also what WriteTxnMarkers does). */
   const writeMarker: MarkerWriter = async (topic, partition, producerId, producerEpoch, coordinatorEpoch, commit) => {
@@ -204,7 +209,7 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
     const coordinatorNode =
       controller.image.partition(TRANSACTION_STATE_TOPIC, stateManager.partitionFor(transactionalId))?.leader ?? -1;
     if (coordinatorNode !== nodeId) {
-      if (coordinatorNode < 0 || !channel.endpointOf(coordinatorNode)) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+      if (coordinatorNode < 0 || !verifyChannel.endpointOf(coordinatorNode)) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
       const codes = await addPartitionsManager.addOrVerifyTransaction(
         coordinatorNode,
         transactionalId,
@@ -293,6 +298,7 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
       if (opts.hook) opts.hook.verifier = undefined;
       coordinator.shutdown();
       channel.close();
+      verifyChannel.close();
       await controller.removePublisher(publisher);
       services.txnCoordinator = null;
       starting.delete(services);
