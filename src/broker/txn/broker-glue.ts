@@ -209,7 +209,10 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
     const coordinatorNode =
       controller.image.partition(TRANSACTION_STATE_TOPIC, stateManager.partitionFor(transactionalId))?.leader ?? -1;
     if (coordinatorNode !== nodeId) {
-      if (coordinatorNode < 0 || !verifyChannel.endpointOf(coordinatorNode)) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+      // getAliveBrokerNode: registered, not fenced, with an endpoint on the inter-broker listener
+      if (coordinatorNode < 0 || controller.image.broker(coordinatorNode)?.fenced !== false)
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+      if (!verifyChannel.endpointOf(coordinatorNode)) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
       const codes = await addPartitionsManager.addOrVerifyTransaction(
         coordinatorNode,
         transactionalId,
