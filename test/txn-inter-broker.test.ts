@@ -120,6 +120,17 @@ test('WriteTxnMarkers and AddPartitionsToTxn from a coordinator on another broke
     assert.deepEqual([a0.get(K0), a1.get(K1), adds.requestsSent - before], [0, 0, 1]);
     const verified = await adds.addOrVerifyTransaction(1, txnId, pid, epoch, [K0, K1], 'defaultError');
     assert.deepEqual([...verified.values()], [0, 0]);
+    // two entries of one transactional id before the request leaves (addTxnData): the older epoch loses
+    const [older, newer] = await Promise.all([
+      adds.addOrVerifyTransaction(1, txnId, pid, epoch - 1, [K0], 'defaultError'),
+      adds.addOrVerifyTransaction(1, txnId, pid, epoch, [K1], 'defaultError'),
+    ]);
+    assert.deepEqual([older.get(K0), newer.get(K1)], [ErrorCode.INVALID_PRODUCER_EPOCH, ErrorCode.NONE]);
+    const [newer2, older2] = await Promise.all([
+      adds.addOrVerifyTransaction(1, txnId, pid, epoch, [K1], 'defaultError'),
+      adds.addOrVerifyTransaction(1, txnId, pid, epoch - 1, [K0], 'defaultError'),
+    ]);
+    assert.deepEqual([newer2.get(K1), older2.get(K0)], [ErrorCode.NONE, ErrorCode.INVALID_PRODUCER_EPOCH]);
     // the coordinator cannot be reached
     const down = await adds.addOrVerifyTransaction(2, txnId, pid, epoch, [K0], 'defaultError');
     assert.deepEqual([...down.values()], [ErrorCode.NETWORK_EXCEPTION]);
