@@ -196,7 +196,23 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
   const adds = new AddPartitionsBatcher((transactionalId, producerId, producerEpoch, keys) =>
     coordinator.handleAddPartitions(transactionalId, producerId, producerEpoch, keys, 2),
   );
-  const verifyTransaction: TransactionVerifier = async (
+  // ReplicaManager.maybeRetryOnConcurrentTransactions (Kafka 4.4): an add (V2) that meets the
+  // transaction's pending transition (another broker's add, the EndTxn of the previous transaction)
+  // is retried on the broker every add.partitions.to.txn.retry.backoff.ms while
+  // add.partitions.to.txn.retry.backoff.max.ms has not passed, instead of answering the client the
+  // retriable NOT_ENOUGH_REPLICAS (whose retry.backoff.ms is 100 ms)
+  const addRetryBackoffMs = config.getInt('add.partitions.to.txn.retry.backoff.ms');
+  const addRetryMaxMs = Math.min(config.getInt('add.partitions.to.txn.retry.backoff.max.ms'), timeoutMs);
+  const verifyTransaction: TransactionVerifier = async (...args) => {
+    const started = clock();
+    for (;;) {
+      const code = await verifyOnce(...args);
+      if (code !== ErrorCode.CONCURRENT_TRANSACTIONS || args[5] !== 'addPartition') return code;
+      if (clock() - started >= addRetryMaxMs) return code;
+      await new Promise((r) => setTimeout(r, addRetryBackoffMs));
+    }
+  };
+  const verifyOnce: TransactionVerifier = async (
     transactionalId,
     producerId,
     producerEpoch,
