@@ -170,7 +170,7 @@ export async function javaScenario(cluster: Cluster, scenario: string): Promise<
 /**
  * Request-log lines (tkafka.request.log=true) each tkafka broker logged for `api` from other brokers:
  * tkafka's transaction senders (`broker-N-txn-marker-sender`, `broker-N-add-partitions-sender`) by
- * default; Kafka's are `broker-N-<name>` too.
+ * default; `[^ ]*` counts every client (only brokers send these APIs).
  */
 export function interBrokerRequests(
   cluster: Cluster,
@@ -180,7 +180,7 @@ export function interBrokerRequests(
   const out = new Map<number, number>();
   for (const b of cluster.brokers) {
     if (b.impl !== 'tkafka') continue;
-    const re = new RegExp(`\\[request\\] client=${client}\\b.* api=${api} v`, 'g');
+    const re = new RegExp(`\\[request\\] client=${client} .*api=${api} v`, 'g');
     out.set(b.id, (b.logs(Number.MAX_SAFE_INTEGER).match(re) ?? []).length);
   }
   return out;
