@@ -1161,6 +1161,22 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
     'How often expired transactional ids are removed.',
   ),
   def(
+    'add.partitions.to.txn.retry.backoff.max.ms',
+    'int',
+    100,
+    atLeast(0),
+    H,
+    'The maximum allowed timeout for adding partitions to transactions on the server side. It only applies to the actual add partition operations, not the verification. It will not be effective if it is larger than request.timeout.ms',
+  ),
+  def(
+    'add.partitions.to.txn.retry.backoff.ms',
+    'int',
+    20,
+    atLeast(1),
+    H,
+    'The server-side retry backoff when the server attemptsto add the partition to the transaction',
+  ),
+  def(
     'transaction.partition.verification.enable',
     'boolean',
     true,

@@ -16,7 +16,6 @@ import type {
 import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import { OFFSETS_TOPIC, txnCoordinatorOf } from '../txn/broker-glue.js';
-import { tpKey } from '../txn/txn-metadata.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { imageOf } from './admin-support.js';
@@ -29,6 +28,7 @@ function verificationError(code: number, v: number): number {
   if (code === ErrorCode.PRODUCER_FENCED) return ErrorCode.INVALID_PRODUCER_EPOCH;
   if (
     code === ErrorCode.CONCURRENT_TRANSACTIONS ||
+    code === ErrorCode.NETWORK_EXCEPTION ||
     code === ErrorCode.NOT_COORDINATOR ||
     code === ErrorCode.COORDINATOR_NOT_AVAILABLE
   ) {
@@ -72,12 +72,20 @@ async function handle(
         name: t.name,
         partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code })),
       }));
-    const key = tpKey(OFFSETS_TOPIC, h.offsetsPartitionFor(req.groupId));
+    const partition = h.offsetsPartitionFor(req.groupId);
     const pid = Number(req.producerId);
     let verify: number = ErrorCode.NONE;
-    if (v >= 5) verify = await h.coordinator.handleAddPartitions(req.transactionalId, pid, req.producerEpoch, [key], 2);
-    else if (services.config.getBoolean('transaction.partition.verification.enable'))
-      verify = h.coordinator.verifyPartitions(req.transactionalId, pid, req.producerEpoch, [key]).get(key) ?? 0;
+    // the transaction's coordinator may be another broker (AddPartitionsToTxnManager)
+    const operation = v >= 5 ? 'addPartition' : v >= 4 ? 'genericErrorSupported' : 'defaultError';
+    if (v >= 5 || services.config.getBoolean('transaction.partition.verification.enable'))
+      verify = await h.verifyTransaction(
+        req.transactionalId,
+        pid,
+        req.producerEpoch,
+        OFFSETS_TOPIC,
+        partition,
+        operation,
+      );
     if (verify !== ErrorCode.NONE) committed = failAll(verificationError(verify, v));
     else {
       committed = await h.offsets().commitTransactionalOffsets(

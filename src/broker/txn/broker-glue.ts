@@ -3,7 +3,10 @@
 // controller, markers appended through the ReplicaManager (and, for __consumer_offsets, through the
 // group coordinator), a metadata publisher that loads a __transaction_state partition when this
 // node leads it and unloads it when it stops, the periodic abort of timed-out transactions and
-// expiration of idle transactional ids, and transaction verification on the produce path. The
+// expiration of idle transactional ids, and transaction verification on the produce path. Markers for
+// partitions led by other brokers go there as WriteTxnMarkers (marker-channel.ts), and verification
+// of a transaction whose coordinator is another broker asks it with AddPartitionsToTxn
+// (add-partitions-manager.ts), both over inter.broker.listener.name (inter-broker-channel.ts). The
 // coordinator lives in `services.txnCoordinator` (this module is its only writer).
 
 import { ErrorCode } from '../../protocol/errors.js';
@@ -11,7 +14,7 @@ import { buildEndTxnMarker, buildRecordBatch } from '../../protocol/records/batc
 import type { MetadataImage } from '../metadata/image.js';
 import type { MetadataPublisher, MetadataUpdate } from '../metadata/events.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
-import type { EosHook } from '../replication/eos.js';
+import type { EosHook, TransactionVerifier } from '../replication/eos.js';
 import { metadataSourceOf, type BrokerServices } from '../services.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 import {
@@ -20,6 +23,9 @@ import {
   type TransactionalOffsetCoordinator,
 } from './group-bridge.js';
 import { AddPartitionsBatcher } from './add-partitions-batcher.js';
+import { AddPartitionsToTxnManager } from './add-partitions-manager.js';
+import { InterBrokerChannel } from './inter-broker-channel.js';
+import { TxnMarkerChannel } from './marker-channel.js';
 import { ProducerIdManager } from './producer-id-manager.js';
 import { TransactionCoordinator } from './txn-coordinator.js';
 import { TRANSACTION_STATE_TOPIC, valueVersionFor } from './txn-log.js';
@@ -129,6 +135,23 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
     return fallback;
   };
 
+  const nodeId = services.nodeId;
+  // two sets of connections, as Kafka's two NetworkClients: a broker serves one request of a connection
+  // at a time, and a marker waits for its partition's appends, which may wait for a verification
+  const interBroker = (name: string): InterBrokerChannel =>
+    new InterBrokerChannel({
+      nodeId,
+      image: () => controller.image,
+      listenerName: config.interBrokerListenerName,
+      requestTimeoutMs: timeoutMs,
+      clientId: `broker-${nodeId}-${name}`,
+    });
+  const channel = interBroker('txn-marker-sender');
+  const verifyChannel = interBroker('add-partitions-sender');
+  const markerChannel = new TxnMarkerChannel(channel, logger);
+  const addPartitionsManager = new AddPartitionsToTxnManager(verifyChannel, logger);
+
+  /** Appends a marker to a partition led here (also what WriteTxnMarkers does). */
   const writeMarker: MarkerWriter = async (topic, partition, producerId, producerEpoch, coordinatorEpoch, commit) => {
     if (topic === OFFSETS_TOPIC)
       return offsets().completeTransaction(partition, producerId, producerEpoch, coordinatorEpoch, commit);
@@ -142,8 +165,20 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
     return r.errorCode;
   };
 
+  /**
+   * A marker to the partition's leader as the latest image names it (getPartitionLeaderEndpoint): here
+   * appended, elsewhere sent; no leader or no endpoint on the inter-broker listener yet: retried (Kafka's
+   * queue for unknown brokers) as NOT_LEADER_OR_FOLLOWER.
+   */
+  const routeMarker: MarkerWriter = async (topic, partition, producerId, producerEpoch, coordinatorEpoch, commit) => {
+    const leader = controller.image.partition(topic, partition)?.leader ?? -1;
+    if (leader === nodeId) return writeMarker(topic, partition, producerId, producerEpoch, coordinatorEpoch, commit);
+    if (leader < 0 || !channel.endpointOf(leader)) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+    return markerChannel.write(leader, { topic, partition, producerId, producerEpoch, coordinatorEpoch, commit });
+  };
+
   const markers = new TransactionMarkerManager({
-    write: writeMarker,
+    write: routeMarker,
     stateManager,
     partitionExists: (topic, partition) => controller.image.partition(topic, partition) !== undefined,
     logger,
@@ -158,25 +193,64 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
     transactionVersionLevel: () => transactionVersionLevel(controller.image),
   });
 
-  if (opts.hook) {
-    const adds = new AddPartitionsBatcher((transactionalId, producerId, producerEpoch, keys) =>
-      coordinator.handleAddPartitions(transactionalId, producerId, producerEpoch, keys, 2),
-    );
-    opts.hook.verifier = async (transactionalId, producerId, producerEpoch, topic, partition, operation) => {
-      const key = tpKey(topic, partition);
-      // AddPartitionsToTxnManager: verifyOnly unless the operation adds (V2); the answer translated for the produce path
-      const code =
-        operation === 'addPartition'
-          ? await adds.addPartition(transactionalId, producerId, producerEpoch, key)
-          : (coordinator.verifyPartitions(transactionalId, producerId, producerEpoch, [key]).get(key) ??
-            ErrorCode.UNKNOWN_SERVER_ERROR);
-      if (code === ErrorCode.PRODUCER_FENCED) return ErrorCode.INVALID_PRODUCER_EPOCH;
-      if (code === ErrorCode.TRANSACTION_ABORTABLE && operation === 'defaultError') return ErrorCode.INVALID_TXN_STATE;
-      return code;
-    };
-  }
+  const adds = new AddPartitionsBatcher((transactionalId, producerId, producerEpoch, keys) =>
+    coordinator.handleAddPartitions(transactionalId, producerId, producerEpoch, keys, 2),
+  );
+  // ReplicaManager.maybeRetryOnConcurrentTransactions (Kafka 4.4): an add (V2) that meets the
+  // transaction's pending transition (another broker's add, the EndTxn of the previous transaction)
+  // is retried on the broker every add.partitions.to.txn.retry.backoff.ms while
+  // add.partitions.to.txn.retry.backoff.max.ms has not passed, instead of answering the client the
+  // retriable NOT_ENOUGH_REPLICAS (whose retry.backoff.ms is 100 ms)
+  const addRetryBackoffMs = config.getInt('add.partitions.to.txn.retry.backoff.ms');
+  const addRetryMaxMs = Math.min(config.getInt('add.partitions.to.txn.retry.backoff.max.ms'), timeoutMs);
+  const verifyTransaction: TransactionVerifier = async (...args) => {
+    const started = clock();
+    for (;;) {
+      const code = await verifyOnce(...args);
+      if (code !== ErrorCode.CONCURRENT_TRANSACTIONS || args[5] !== 'addPartition') return code;
+      if (clock() - started >= addRetryMaxMs) return code;
+      await new Promise((r) => setTimeout(r, addRetryBackoffMs));
+    }
+  };
+  const verifyOnce: TransactionVerifier = async (
+    transactionalId,
+    producerId,
+    producerEpoch,
+    topic,
+    partition,
+    operation,
+  ) => {
+    const key = tpKey(topic, partition);
+    // AddPartitionsToTxnManager.getTransactionCoordinator: the leader of the id's __transaction_state partition
+    const coordinatorNode =
+      controller.image.partition(TRANSACTION_STATE_TOPIC, stateManager.partitionFor(transactionalId))?.leader ?? -1;
+    if (coordinatorNode !== nodeId) {
+      // getAliveBrokerNode: registered, not fenced, with an endpoint on the inter-broker listener
+      if (coordinatorNode < 0 || controller.image.broker(coordinatorNode)?.fenced !== false)
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+      if (!verifyChannel.endpointOf(coordinatorNode)) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+      const codes = await addPartitionsManager.addOrVerifyTransaction(
+        coordinatorNode,
+        transactionalId,
+        producerId,
+        producerEpoch,
+        [key],
+        operation,
+      );
+      return codes.get(key) ?? ErrorCode.NONE;
+    }
+    // verifyOnly unless the operation adds (V2); the answer translated for the produce path
+    const code =
+      operation === 'addPartition'
+        ? await adds.addPartition(transactionalId, producerId, producerEpoch, key)
+        : (coordinator.verifyPartitions(transactionalId, producerId, producerEpoch, [key]).get(key) ??
+          ErrorCode.UNKNOWN_SERVER_ERROR);
+    if (code === ErrorCode.PRODUCER_FENCED) return ErrorCode.INVALID_PRODUCER_EPOCH;
+    if (code === ErrorCode.TRANSACTION_ABORTABLE && operation === 'defaultError') return ErrorCode.INVALID_TXN_STATE;
+    return code;
+  };
+  if (opts.hook) opts.hook.verifier = verifyTransaction;
 
-  const nodeId = services.nodeId;
   const load = (partition: number, epoch: number): void => {
     void stateManager.loadPartition(partition, epoch).then(
       (loaded) => coordinator.onPartitionLoaded(epoch, loaded),
@@ -237,10 +311,13 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
     writeMarker,
     offsets,
     offsetsPartitionFor: (groupId) => offsets().partitionFor(groupId),
+    verifyTransaction: async (...args) => verifyTransaction(...args),
     async shutdown() {
       for (const t of timers) clearInterval(t);
       if (opts.hook) opts.hook.verifier = undefined;
       coordinator.shutdown();
+      channel.close();
+      verifyChannel.close();
       await controller.removePublisher(publisher);
       services.txnCoordinator = null;
       starting.delete(services);

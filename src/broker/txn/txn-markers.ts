@@ -31,6 +31,7 @@ export interface MarkerManagerOptions {
 
 const DROP = new Set<number>([
   ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT,
+  ErrorCode.UNSUPPORTED_VERSION,
   ErrorCode.INVALID_PRODUCER_EPOCH,
   ErrorCode.TRANSACTION_COORDINATOR_FENCED,
   ErrorCode.CORRUPT_MESSAGE,
