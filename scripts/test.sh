@@ -3,7 +3,7 @@
 # stopping at the first stage that fails:
 #   lint (`npm run lint`, when package.json has it), build, unit and end-to-end (dist/test),
 #   the interop suite against Apache Kafka 4.4.0 (dist/test/interop), the client matrix
-#   (dist/test/clients).
+#   (dist/test/clients), the chaos harness's short schedule (dist/test/chaos).
 # Every prerequisite is provisioned, so a skipped test is a failure here, not a pass.
 #
 #   npm test                        # everything
@@ -50,4 +50,5 @@ suite() {
 suite unit dist/test/*.test.js
 suite interop dist/test/interop/*.test.js
 suite clients dist/test/clients/*.test.js
+suite chaos dist/test/chaos/*.test.js
 stage "all suites passed"

@@ -4,12 +4,10 @@
 // its followers, so it acknowledges records no follower gets, and a new leader is elected) must
 // make the chaos checker report lost acknowledged records.
 //
-// Pending (outside npm test) until tkafka's partition replication and that switch are merged.
-//
-//   node --test dist/test/pending/chaos-unsafe.test.js
+//   node --test dist/test/chaos/chaos-unsafe.test.js
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runChaos } from '../chaos/run.js';
+import { runChaos } from './run.js';
 
 test('chaos on tkafka with unsafe acks=all: the checker reports lost records', { timeout: 20 * 60_000 }, async () => {
   const report = await runChaos({
