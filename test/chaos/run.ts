@@ -2,7 +2,7 @@
 // the workload producing (workload.ts), the seeded fault schedule (faults.ts), then, with the
 // cluster whole again, a read_committed read of everything and the checker's verdict
 // (checker.ts). The seed is printed first; CHAOS_SEED replays it.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '../helpers/wait-for.js';
@@ -115,7 +115,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     log(summary);
     if (!result.ok) {
       keep = true;
-      log(`chaos: history kept in ${dir}; problems:\n  ${result.problems.join('\n  ')}`);
+      // The nodes' logs and data (segments, leader-epoch checkpoints) show how the history diverged.
+      cpSync(c.cluster.rootDir, join(dir, 'cluster'), { recursive: true });
+      log(`chaos: history and cluster directories kept in ${dir}; problems:\n  ${result.problems.join('\n  ')}`);
     }
     return { seed, faults: applied, counts, result, summary, wallMs: Date.now() - t0 };
   } catch (e) {
