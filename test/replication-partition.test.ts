@@ -8,6 +8,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../src/protocol/errors.js';
 import { buildRecordBatchSync } from '../src/protocol/records/batch.js';
+import { setBaseOffset, setPartitionLeaderEpoch } from '../src/protocol/records/batch-header.js';
 import { DirectoryLogStore } from '../src/broker/replication/log-store.js';
 import { ReplicaManager, type IsrChangeSender } from '../src/broker/replication/replica-manager.js';
 import type { Partition, PendingIsrChange } from '../src/broker/replication/partition.js';
@@ -75,6 +76,14 @@ const req = (fetchOffset: number, o: Partial<FetchPartitionRequest> = {}): Fetch
 });
 
 const APPEND = { acks: 1, timeoutMs: 1000 };
+
+/** A copy of a batch as a leader would have written it: its base offset and leader epoch set. */
+function setOffsets(b: Buffer, baseOffset: number, leaderEpoch: number): Buffer {
+  const out = Buffer.from(b);
+  setBaseOffset(out, 0, baseOffset);
+  setPartitionLeaderEpoch(out, 0, leaderEpoch);
+  return out;
+}
 
 test('the HW waits for every ISR member whose log end offset is known; followers read past it', async () => {
   const e = await env();
@@ -272,6 +281,50 @@ test('a follower appends the leader’s batches as they are, truncates, and star
   } finally {
     await leader.close();
     await follower.close();
+  }
+});
+
+// Found by the chaos harness (seed 177393869): a produce that passed the leader check, then waited
+// for the log while the broker became a follower, was appended as a leader batch stamped with the
+// new epoch; the divergence check could not see it and the follower kept a foreign suffix. Kafka
+// appends under Partition.leaderIsrUpdateLock, so a role change never interleaves with an append.
+test('a role change queued on the log before an append goes first: no leader append on a follower, no follower append or truncation on a leader', async () => {
+  const e = await env(1);
+  try {
+    const p = await e.rm.ensurePartition('t', TOPIC_ID, 0, 1, {}, { replicas: [1, 2], isr: [1, 2] });
+    await e.rm.appendRecords('t', 0, batch(2, 'a'), APPEND);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    // the log is busy (a segment roll, a flush): what comes next queues behind it
+    const busy = p.log.queue.run(() => gate);
+    const demoted = e.rm.ensurePartition('t', TOPIC_ID, 0, 2, {}, { replicas: [1, 2], isr: [2], leaderId: 2 });
+    await waitFor(() => p.log.queue.size === 2, { what: 'the role change to queue on the log' });
+    const produced = e.rm.appendRecords('t', 0, batch(1, 'stray'), { acks: -1, timeoutMs: 1000 });
+    release();
+    await busy;
+    await demoted;
+    assert.equal((await produced).errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    assert.equal(p.logEndOffset, 2, 'nothing appended after the role change');
+    assert.deepEqual(p.log.epochCache.latestEntry(), { epoch: 1, startOffset: 0 });
+
+    // and back: a follower append and a truncation queued behind a promotion are dropped
+    const leaderRead = batch(1, 'b');
+    let release2!: () => void;
+    const gate2 = new Promise<void>((r) => (release2 = r));
+    const busy2 = p.log.queue.run(() => gate2);
+    const promoted = e.rm.ensurePartition('t', TOPIC_ID, 0, 3, {}, { replicas: [1, 2], isr: [1, 2], leaderId: 1 });
+    await waitFor(() => p.log.queue.size === 2, { what: 'the promotion to queue on the log' });
+    const followerAppend = e.rm.appendAsFollower(p, 2, setOffsets(leaderRead, 2, 2));
+    const truncated = e.rm.truncateFollower(p, 2, { to: 1 });
+    release2();
+    await busy2;
+    await promoted;
+    assert.equal(await followerAppend, null);
+    assert.equal(await truncated, false);
+    assert.equal(p.logEndOffset, 2);
+    assert.deepEqual(p.log.epochCache.latestEntry(), { epoch: 3, startOffset: 2 });
+  } finally {
+    await e.close();
   }
 });
 

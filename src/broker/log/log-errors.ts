@@ -49,6 +49,17 @@ export class InconsistentTopicIdError extends LogError {
   }
 }
 
+/**
+ * The partition's role changed while an append waited for the log (Kafka appends under
+ * Partition.leaderIsrUpdateLock, so makeLeader/makeFollower never interleave with one).
+ */
+export class NotLeaderOrFollowerError extends LogError {
+  constructor(message: string) {
+    super('NOT_LEADER_OR_FOLLOWER', message);
+    this.name = 'NotLeaderOrFollowerError';
+  }
+}
+
 export class KafkaStorageError extends LogError {
   constructor(message: string) {
     super('KAFKA_STORAGE_ERROR', message);

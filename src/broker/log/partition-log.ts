@@ -20,6 +20,7 @@ import { makeLogConfig, maxSegmentMs, type LogConfig } from './log-config.js';
 import {
   InconsistentTopicIdError,
   InvalidRecordError,
+  NotLeaderOrFollowerError,
   OffsetOutOfRangeError,
   RecordBatchTooLargeError,
   UnexpectedAppendOffsetError,
@@ -105,6 +106,12 @@ function parseBatches(buf: Buffer): StoredBatch[] {
   }
   return out;
 }
+
+/**
+ * Asked on the log's queue just before a leader append: the leader epoch to stamp, or null when the
+ * partition is no longer led here (a role change queued before the append ran first).
+ */
+export type RoleGuard = () => number | null;
 
 export class PartitionLog extends LocalLog {
   readonly epochCache: LeaderEpochCache;
@@ -280,13 +287,24 @@ export class PartitionLog extends LocalLog {
    * partitionLeaderEpoch into each batch header in place (outside the CRC), stamps LogAppendTime
    * when configured (recomputing the CRC), updates the epoch cache, rolls if needed, appends.
    */
-  appendAsLeader(batches: Buffer, leaderEpoch: number): Promise<AppendResult> {
-    return this.queue.run(() => this.doAppend(batches, leaderEpoch, true));
+  appendAsLeader(batches: Buffer, leaderEpoch: number | RoleGuard): Promise<AppendResult> {
+    return this.queue.run(() => {
+      const epoch = typeof leaderEpoch === 'number' ? leaderEpoch : leaderEpoch();
+      if (epoch === null) throw new NotLeaderOrFollowerError(`${this.topic}-${this.partition} is no longer led here`);
+      return this.doAppend(batches, epoch, true);
+    });
   }
 
-  /** Appends batches whose offsets a leader assigned (replication); offsets must not go backwards. */
-  appendAsFollower(batches: Buffer): Promise<AppendResult> {
-    return this.queue.run(() => this.doAppend(batches, -1, false));
+  /**
+   * Appends batches whose offsets a leader assigned (replication); offsets must not go backwards.
+   * `stillFollower`, when given, is asked on the log's queue (after any role change queued before).
+   */
+  appendAsFollower(batches: Buffer, stillFollower?: () => boolean): Promise<AppendResult> {
+    return this.queue.run(() => {
+      if (stillFollower && !stillFollower())
+        throw new NotLeaderOrFollowerError(`${this.topic}-${this.partition} is no longer this follower`);
+      return this.doAppend(batches, -1, false);
+    });
   }
 
   private async doAppend(buf: Buffer, leaderEpoch: number, assignOffsets: boolean): Promise<AppendResult> {
@@ -502,9 +520,11 @@ export class PartitionLog extends LocalLog {
   // ---- truncation ----
 
   /** Truncates so the log ends before targetOffset (replication). Returns true if data was removed. */
-  truncateTo(targetOffset: number): Promise<boolean> {
+  truncateTo(targetOffset: number, stillFollower?: () => boolean): Promise<boolean> {
     return this.queue.run(async () => {
       this.ensureOpen();
+      if (stillFollower && !stillFollower())
+        throw new NotLeaderOrFollowerError(`${this.topic}-${this.partition} is no longer this follower`);
       if (targetOffset < 0)
         throw new RangeError(
           `Cannot truncate partition ${this.topic}-${this.partition} to a negative offset (${targetOffset}).`,
@@ -532,8 +552,12 @@ export class PartitionLog extends LocalLog {
   }
 
   /** Deletes all data and starts the log at newOffset. */
-  truncateFullyAndStartAt(newOffset: number, logStartOffset?: number): Promise<void> {
-    return this.queue.run(() => this.truncateFullyAndStartAtLocked(newOffset, logStartOffset));
+  truncateFullyAndStartAt(newOffset: number, logStartOffset?: number, stillFollower?: () => boolean): Promise<void> {
+    return this.queue.run(() => {
+      if (stillFollower && !stillFollower())
+        throw new NotLeaderOrFollowerError(`${this.topic}-${this.partition} is no longer this follower`);
+      return this.truncateFullyAndStartAtLocked(newOffset, logStartOffset);
+    });
   }
 
   private async truncateFullyAndStartAtLocked(newOffset: number, logStartOffset?: number): Promise<void> {

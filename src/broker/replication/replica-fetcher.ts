@@ -268,8 +268,7 @@ export class ReplicaFetcher {
             `Error processing data of ${s.partition.key} from broker ${this.sourceBrokerId} at offset ${s.fetchOffset}: ${(e as Error)?.message ?? String(e)}`,
           );
           s.delayedUntil = Date.now() + this.config.backoffMs;
-          // fetch again from where the log really ends
-          s.fetchOffset = s.partition.logEndOffset;
+          await this.realign(s);
         }
       }
     }
@@ -314,6 +313,25 @@ export class ReplicaFetcher {
       s.fetchOffset = r.lastOffset + 1;
     }
     await this.rm.updateFollowerOffsets(p, s.leaderEpoch, Number(pd.highWatermark), Number(pd.logStartOffset));
+  }
+
+  /**
+   * After a failed append the fetch state stays where it was, as in Kafka (the partition is retried
+   * after replica.fetch.backoff.ms). A log that ends past the fetch offset holds data this leader
+   * did not send in this epoch (nothing should write a follower's log but the fetcher): it is
+   * truncated back to the fetch offset rather than fetched from its end, since the divergence check
+   * cannot see a foreign batch stamped with the current epoch.
+   */
+  private async realign(s: FetchState): Promise<void> {
+    const p = s.partition;
+    if (p.logEndOffset <= s.fetchOffset) {
+      s.fetchOffset = p.logEndOffset;
+      return;
+    }
+    this.logger.warn(
+      `Log of ${p.key} ends at ${p.logEndOffset}, past the fetch offset ${s.fetchOffset} of leader epoch ${s.leaderEpoch}: truncating to ${s.fetchOffset}`,
+    );
+    await this.rm.truncateFollower(p, s.leaderEpoch, { to: s.fetchOffset });
   }
 
   /** AbstractFetcherThread.getOffsetTruncationState for the leader's diverging epoch, then truncate. */

@@ -8,7 +8,7 @@
 
 import { ErrorCode } from '../../protocol/errors.js';
 import { SerialQueue } from '../log/serial-queue.js';
-import { InconsistentTopicIdError, LogError } from '../log/log-errors.js';
+import { InconsistentTopicIdError, LogError, NotLeaderOrFollowerError } from '../log/log-errors.js';
 import type { PartitionLog } from '../log/partition-log.js';
 import type { DynamicBrokerConfigs } from '../../config/topic-configs.js';
 import type { MetadataImage } from '../metadata/image.js';
@@ -489,8 +489,15 @@ export class ReplicaManager {
    */
   async appendAsFollower(p: Partition, leaderEpoch: number, records: Buffer): Promise<{ lastOffset: number } | null> {
     return this.appendQueue(p).run(async () => {
-      if (p.closed || p.isLeader || p.leaderEpoch !== leaderEpoch) return null;
-      const r = await p.log.appendAsFollower(records);
+      const stillFollower = () => !p.closed && !p.isLeader && p.leaderEpoch === leaderEpoch;
+      if (!stillFollower()) return null;
+      let r;
+      try {
+        r = await p.log.appendAsFollower(records, stillFollower);
+      } catch (e) {
+        if (e instanceof NotLeaderOrFollowerError) return null;
+        throw e;
+      }
       if (r.baseOffset >= 0) p.ledger.record(r.baseOffset, r.lastOffset + 1, r.validBytes);
       return { lastOffset: r.lastOffset };
     });
@@ -516,16 +523,23 @@ export class ReplicaManager {
     how: { to: number } | { fullyAt: number },
   ): Promise<boolean> {
     return this.appendQueue(p).run(async () => {
-      if (p.closed || p.isLeader || p.leaderEpoch !== leaderEpoch) return false;
-      if ('to' in how) {
-        if (await p.log.truncateTo(how.to)) {
-          this.logger.info(`Truncated ${p.key} to offset ${how.to} (log end offset now ${p.log.logEndOffset})`);
-          p.ledger.reset(p.log.logEndOffset);
+      // asked again on the log's queue: a role change queued meanwhile goes first
+      const stillFollower = () => !p.closed && !p.isLeader && p.leaderEpoch === leaderEpoch;
+      if (!stillFollower()) return false;
+      try {
+        if ('to' in how) {
+          if (await p.log.truncateTo(how.to, stillFollower)) {
+            this.logger.info(`Truncated ${p.key} to offset ${how.to} (log end offset now ${p.log.logEndOffset})`);
+            p.ledger.reset(p.log.logEndOffset);
+          }
+        } else {
+          await p.log.truncateFullyAndStartAt(how.fullyAt, undefined, stillFollower);
+          this.logger.info(`Truncated ${p.key} fully and started at ${how.fullyAt}`);
+          p.ledger.reset(how.fullyAt);
         }
-      } else {
-        await p.log.truncateFullyAndStartAt(how.fullyAt);
-        this.logger.info(`Truncated ${p.key} fully and started at ${how.fullyAt}`);
-        p.ledger.reset(how.fullyAt);
+      } catch (e) {
+        if (e instanceof NotLeaderOrFollowerError) return false;
+        throw e;
       }
       return true;
     });
@@ -660,8 +674,9 @@ export class ReplicaManager {
       }
       if (v.kind === 'error') return { ...failed(v.errorCode, v.message), logStartOffset: p.logStartOffset };
     }
-    if (p.closed) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER);
-    const r = await p.log.appendAsLeader(pb.batch.records, p.leaderEpoch);
+    if (p.closed || !p.isLeader) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    // the role is checked again on the log's queue: a role change queued meanwhile goes first
+    const r = await p.log.appendAsLeader(pb.batch.records, () => (p.closed || !p.isLeader ? null : p.leaderEpoch));
     p.ledger.record(r.baseOffset, r.lastOffset + 1, r.validBytes);
     if (hook)
       await hook.afterAppend(pb, r.baseOffset, r.lastOffset, r.logAppendTime >= 0 ? r.logAppendTime : this.clock());
@@ -689,6 +704,7 @@ export class ReplicaManager {
       const knownException = e.errorCode === ErrorCode.CORRUPT_MESSAGE || e.errorCode === ErrorCode.MESSAGE_TOO_LARGE;
       return { ...failed(e.errorCode, e.message), logStartOffset: knownException ? -1 : p.logStartOffset };
     }
+    if (e instanceof NotLeaderOrFollowerError) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER, e.message);
     if (e instanceof LogError && e.kafkaError === 'RECORD_LIST_TOO_LARGE')
       return failed(ErrorCode.RECORD_LIST_TOO_LARGE, e.message);
     if (p.closed) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER, (e as Error)?.message);
