@@ -662,6 +662,8 @@ export class ReplicaManager {
     const hook = this.opts.producerState ?? p.producerStateHook;
     if (hook) {
       const v = await hook.beforeAppend(pb);
+      // the hook may have waited (transaction verification): a duplicate is answered by a leader only
+      if (p.closed || !p.isLeader) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER);
       if (v.kind === 'duplicate') {
         return {
           errorCode: ErrorCode.NONE,
