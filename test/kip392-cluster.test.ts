@@ -4,12 +4,14 @@
 // by the r1 broker. A raw Fetch v17 with rackId r2 to the leader is answered PreferredReadReplica =
 // the r2 broker and no records; the same Fetch to the r2 follower returns the records up to its
 // high watermark (a v10 Fetch there is NOT_LEADER_OR_FOLLOWER). confluent-kafka (librdkafka) with
-// client.rack=r2 reads every record, and the request logs show its Fetches: the leader's answers
-// carry no records, the r2 follower's carry them all.
+// client.rack=r2 and kafka-clients 4.4.0 (test/helpers/java/RackConsumer.java) with client.rack=r2
+// read every record, and the request logs show their Fetches: the leader's answers carry no records,
+// the r2 follower's carry them all.
 //
 //   npm run build && nice -n 19 node --test dist/test/kip392-cluster.test.js
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { startCluster, tkafkaLauncher, topicIds, waitForUnfenced, type Cluster } from './helpers/cluster.js';
@@ -178,4 +180,62 @@ test('confluent-kafka with client.rack=r2 reads every record from the r2 followe
     `${COUNT} records; Fetch responses to ${CLIENT_ID}: leader ${onLeader.length} (max ${Math.max(...onLeader)} B), r2 follower ${onR2.length} (${r2Bytes} B)`,
   );
   for (const l of report) t.diagnostic(l);
+});
+
+const JAVA_SOURCE = join(REPO_ROOT, 'test', 'helpers', 'java', 'RackConsumer.java');
+const JAVA_LIB = join(REPO_ROOT, '.cache', 'clients', 'java', 'lib');
+const JAVA_CLASSES = join(REPO_ROOT, 'dist', 'test', 'helpers', 'classes');
+
+/** Compiles RackConsumer.java (as the chaos workload is) when its class is missing or older. */
+async function ensureRackConsumerCompiled(): Promise<void> {
+  const classFile = join(JAVA_CLASSES, 'RackConsumer.class');
+  if (!existsSync(join(JAVA_LIB, 'kafka-clients-4.4.0.jar')))
+    throw new Error(`Kafka's Java client is not provisioned in ${JAVA_LIB}: run bash test/clients/java/setup.sh`);
+  if (existsSync(classFile) && statSync(classFile).mtimeMs >= statSync(JAVA_SOURCE).mtimeMs) return;
+  mkdirSync(JAVA_CLASSES, { recursive: true });
+  await execa(
+    'javac',
+    ['-nowarn', '-encoding', 'UTF-8', '--release', '17', '-cp', `${JAVA_LIB}/*`, '-d', JAVA_CLASSES, JAVA_SOURCE],
+    {
+      timeout: 120_000,
+    },
+  );
+}
+
+test('kafka-clients 4.4.0 with client.rack=r2 reads every record from the r2 follower', async (t) => {
+  await ensureRackConsumerCompiled();
+  const clientId = 'kip392-java-r2';
+  const r = await execa(
+    'java',
+    [
+      '-XX:+UseSerialGC',
+      '-XX:TieredStopAtLevel=1',
+      '-Xmx256m',
+      '-cp',
+      `${JAVA_CLASSES}:${JAVA_LIB}/*`,
+      'RackConsumer',
+      cluster.bootstrap(),
+      TOPIC,
+      'r2',
+      clientId,
+      String(COUNT),
+      '60000',
+    ],
+    { reject: false, all: true, timeout: 90_000 },
+  );
+  assert.equal(r.exitCode, 0, `RackConsumer failed:\n${String(r.all).slice(-4000)}`);
+  assert.equal(String(r.stdout).trim(), `values value-0 value-${COUNT - 1}`);
+  const onLeader = fetchResponses(LEADER, clientId);
+  const onR2 = fetchResponses(R2, clientId);
+  assert.ok(onLeader.length >= 1, 'the consumer asked the leader first');
+  assert.ok(
+    onLeader.every((b) => b < 1000),
+    `the leader's answers carry no records: ${onLeader.join(', ')} B`,
+  );
+  const r2Bytes = onR2.reduce((a, b) => a + b, 0);
+  assert.ok(r2Bytes > COUNT * 100, `the r2 follower served the records: ${r2Bytes} B in ${onR2.length} Fetches`);
+  assert.equal(fetchResponses(4, clientId).length, 0, 'nothing from the r3 follower');
+  t.diagnostic(
+    `${COUNT} records; Fetch responses to ${clientId}: leader ${onLeader.length} (max ${Math.max(...onLeader)} B), r2 follower ${onR2.length} (${r2Bytes} B)`,
+  );
 });
