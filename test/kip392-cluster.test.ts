@@ -6,7 +6,8 @@
 // high watermark (a v10 Fetch there is NOT_LEADER_OR_FOLLOWER). confluent-kafka (librdkafka) with
 // client.rack=r2 and kafka-clients 4.4.0 (test/helpers/java/RackConsumer.java) with client.rack=r2
 // read every record, and the request logs show their Fetches: the leader's answers carry no records,
-// the r2 follower's carry them all.
+// the r2 follower's carry them all. With the r2 follower killed (fenced, out of the ISR) the leader
+// serves r2 clients itself, and names the follower again once it is back in the ISR.
 //
 //   npm run build && nice -n 19 node --test dist/test/kip392-cluster.test.js
 import { test, before, after } from 'node:test';
@@ -43,7 +44,9 @@ before(async () => {
       { id: 1, roles: 'controller' },
       ...BROKERS.map((id) => ({ id, roles: 'broker' as const, overrides: { 'broker.rack': RACKS[id]! } })),
     ],
+    controllerOverrides: { 'broker.session.timeout.ms': 6000 },
     brokerOverrides: {
+      'broker.heartbeat.interval.ms': 500,
       'replica.selector.class': RACK_AWARE_REPLICA_SELECTOR,
       'tkafka.request.log': true,
       'replica.fetch.backoff.ms': 200,
@@ -238,4 +241,26 @@ test('kafka-clients 4.4.0 with client.rack=r2 reads every record from the r2 fol
   t.diagnostic(
     `${COUNT} records; Fetch responses to ${clientId}: leader ${onLeader.length} (max ${Math.max(...onLeader)} B), r2 follower ${onR2.length} (${r2Bytes} B)`,
   );
+});
+
+test('the r2 follower killed: the leader serves r2 clients itself; back in the ISR, it is named again', async (t) => {
+  const follower = cluster.node(R2);
+  await follower.kill();
+  const started = Date.now();
+  await waitPartition(cluster, TOPIC, 'broker 3 out of the ISR', (p) => p.leader === LEADER && !p.isr.includes(R2));
+  const alone = await fetchAs(cluster.node(LEADER).port, 17, 'r2');
+  assert.equal(alone.errorCode, ErrorCode.NONE);
+  assert.equal(alone.preferredReadReplica, -1);
+  assert.ok((alone.records?.length ?? 0) > COUNT * 100);
+  t.diagnostic(`broker 3 left the ISR ${Date.now() - started} ms after kill -9; the leader served the r2 client`);
+  await follower.start();
+  await waitPartition(cluster, TOPIC, 'broker 3 back in the ISR', (p) => p.isr.includes(R2));
+  const again = await waitFor(
+    async () => {
+      const f = await fetchAs(cluster.node(LEADER).port, 17, 'r2');
+      return f.preferredReadReplica === R2 ? f : null;
+    },
+    { what: 'the leader naming broker 3 again', timeoutMs: 30_000, intervalMs: 200 },
+  );
+  assert.equal(again.records?.length ?? 0, 0);
 });
