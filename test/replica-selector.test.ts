@@ -61,6 +61,13 @@ test('replica.selector.class: unset is leader only, the rack-aware class is hono
   assert.equal(createReplicaSelector(null), undefined);
   assert.ok(createReplicaSelector(RACK_AWARE_REPLICA_SELECTOR) instanceof RackAwareReplicaSelector);
   assert.throws(() => createReplicaSelector('com.example.MySelector'), /not supported by tkafka/);
+  // testDefaultReplicaSelector / testUnknownReplicaSelector: the replica manager reads the config
+  const config = (value: string | null) => ({ originals: {}, getString: () => value });
+  const logs = new DirectoryLogStore('/nonexistent-kip392');
+  assert.equal(new ReplicaManager({ nodeId: 1, logs, config: config(null) }).replicaSelector, undefined);
+  const rack = new ReplicaManager({ nodeId: 1, logs, config: config(RACK_AWARE_REPLICA_SELECTOR) });
+  assert.ok(rack.replicaSelector instanceof RackAwareReplicaSelector);
+  assert.throws(() => new ReplicaManager({ nodeId: 1, logs, config: config('non-a-class') }), /non-a-class/);
   const props = {
     'process.roles': 'broker',
     'node.id': '2',
@@ -291,6 +298,10 @@ test('a follower serves consumers with client metadata up to its high watermark,
     await follower.rm.appendAsFollower(f, 0, read!.records);
     await follower.rm.updateFollowerOffsets(f, 0, 3, 0);
     assert.equal(f.highWatermark, 3);
+    // testFetchFollowerNotAllowedForOlderClients: client metadata without a rack is served too
+    const [noRack] = await follower.rm.readFromLog(params(-1, ''), [req(0)]);
+    assert.equal(noRack!.errorCode, ErrorCode.NONE);
+    assert.ok(noRack!.records.length > 0);
     // testPreferredReplicaAsFollower: served here, no preferred replica
     const [c] = await follower.rm.readFromLog(params(-1, 'r3'), [req(0)]);
     assert.equal(c!.errorCode, ErrorCode.NONE);
