@@ -50,6 +50,9 @@ const DYN: Extra = { dynamic: 'cluster-wide' };
 const PER_BROKER: Extra = { dynamic: 'per-broker' };
 const INFO: Extra = { informational: true };
 
+/** The ReplicaSelector tkafka implements (KIP-392 fetch from the closest replica). */
+export const RACK_AWARE_REPLICA_SELECTOR = 'org.apache.kafka.common.replica.RackAwareReplicaSelector';
+
 /** Minimum segment size (KIP-1030, Kafka 4.0): 1 MiB for log.segment.bytes / segment.bytes. */
 export const SEGMENT_BYTES_MIN = 1024 * 1024;
 export const DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
@@ -906,8 +909,7 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
     null,
     null,
     M,
-    'ReplicaSelector class for fetch-from-follower (not supported by tkafka).',
-    INFO,
+    `The fully qualified class name that implements ReplicaSelector, used by the broker to find the preferred read replica (KIP-392). By default the leader serves every fetch. tkafka implements ${RACK_AWARE_REPLICA_SELECTOR} only (consumers that set client.rack read from a replica in their rack); any other class stops start-up.`,
   ),
   // ---- group coordinator
   def(

@@ -1,6 +1,7 @@
 // KafkaConfig.validateValues for KRaft nodes, with Kafka's messages.
 import { ConfigError, requirement } from './config-def.js';
 import type { ServerConfig } from './server-config.js';
+import { RACK_AWARE_REPLICA_SELECTOR } from './definitions.js';
 
 const scalaSet = (ids: number[]): string => `Set(${[...new Set(ids)].join(', ')})`;
 
@@ -36,6 +37,14 @@ export function validateServerConfig(c: ServerConfig): void {
     throw new ConfigError(
       'cordoned.log.dirs is not supported by tkafka (KIP-1066 log directory cordoning is not implemented); remove it or leave it empty.',
       'cordoned.log.dirs',
+    );
+  }
+  // ReplicaManager.createReplicaSelector instantiates the class; tkafka has the rack-aware one only
+  const selector = c.getString('replica.selector.class');
+  if (c.isBroker && selector !== null && selector !== RACK_AWARE_REPLICA_SELECTOR) {
+    throw new ConfigError(
+      `replica.selector.class ${selector} is not supported by tkafka: only ${RACK_AWARE_REPLICA_SELECTOR} is implemented; set it to that class or remove it (the leader then serves every fetch).`,
+      'replica.selector.class',
     );
   }
   const cleanerThreads = c.getInt('log.cleaner.threads');

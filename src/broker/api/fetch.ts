@@ -3,7 +3,8 @@
 // (KIP-227), unknown topic ids and partitions are answered at once, the rest is read through the
 // replica manager with long polling (min_bytes / max_wait_ms), and the session prunes unchanged
 // partitions from incremental responses. Topics are named in v4-12 and by id in v13+. Record bytes
-// go out as the log read them.
+// go out as the log read them. A v11+ consumer fetch carries client metadata (KIP-392): a follower
+// serves it, and a leader with replica.selector.class may answer PreferredReadReplica instead.
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -41,7 +42,7 @@ interface NormalizedFetch {
   toForget: TopicIdPartition[];
 }
 
-function normalize(v: number, req: FetchRequest, rm: ReplicaManager): NormalizedFetch {
+function normalize(v: number, req: FetchRequest, rm: ReplicaManager, ctx: RequestContext): NormalizedFetch {
   const replicaId = req.replicaId !== -1 ? req.replicaId : v >= 15 ? req.replicaState.replicaId : -1;
   const name = (topic: string, topicId: string): string | null =>
     v >= 13 ? (rm.topicNameById(topicId) ?? null) : topic;
@@ -78,6 +79,17 @@ function normalize(v: number, req: FetchRequest, rm: ReplicaManager): Normalized
       maxBytes,
       isolationLevel: req.isolationLevel,
       rackId: req.rackId,
+      // KafkaApis: Fetch v11 added the preferred replica logic (KIP-392)
+      ...(v >= 11
+        ? {
+            clientMetadata: {
+              rackId: req.rackId ?? '',
+              clientId: ctx.clientId ?? '',
+              clientAddress: ctx.clientAddress,
+              listenerName: ctx.listenerName,
+            },
+          }
+        : {}),
     },
     sessionId: req.sessionId,
     sessionEpoch: req.sessionEpoch,
@@ -166,7 +178,7 @@ async function handleFetch(
 ): Promise<Input<FetchResponse>> {
   const rm = services.replicas as ReplicaManager;
   const v = ctx.apiVersion;
-  const n = normalize(v, req, rm);
+  const n = normalize(v, req, rm, ctx);
   const isFollower = n.params.replicaId >= 0;
   const context = rm.fetchSessions.newContext(
     v,

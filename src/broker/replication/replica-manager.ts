@@ -30,6 +30,7 @@ import {
   type FetchParams,
   type FetchPartitionRequest,
   type FetchPartitionResult,
+  fetchOnlyLeader,
   isFromFollower,
   type LeaderHint,
   type PartitionLookup,
@@ -40,6 +41,13 @@ import {
   type ReplicaLogger,
 } from './types.js';
 import { ZERO_UUID } from '../../protocol/uuid.js';
+import {
+  createReplicaSelector,
+  findPreferredReadReplica,
+  type ReplicaNode,
+  type ReplicaSelector,
+  replicaEndpoints,
+} from './replica-selector.js';
 
 export type * from './types.js';
 
@@ -68,6 +76,10 @@ export interface ReplicaManagerOptions {
   unsafeAcks?: boolean;
   /** replica.lag.time.max.ms when not from `config` (tests) */
   replicaLagTimeMaxMs?: number;
+  /** the ReplicaSelector when not from `config`'s replica.selector.class (tests) */
+  replicaSelector?: ReplicaSelector;
+  /** replicas' endpoints on a listener, when not from `metadata` (tests) */
+  replicaEndpoints?: (replicas: readonly number[], listenerName: string) => Map<number, ReplicaNode>;
 }
 
 /** Who is told when a hosted partition becomes a follower, stops being one, or goes (the fetcher manager). */
@@ -122,6 +134,8 @@ export class ReplicaManager {
   /** replica.lag.time.max.ms */
   readonly replicaLagTimeMaxMs: number;
   private readonly unsafeAcks: boolean;
+  /** replica.selector.class (KIP-392): undefined is leader-only */
+  readonly replicaSelector: ReplicaSelector | undefined;
 
   constructor(private readonly opts: ReplicaManagerOptions) {
     this.nodeId = opts.nodeId;
@@ -139,6 +153,8 @@ export class ReplicaManager {
     // a long: the configuration hands it over as a bigint
     this.replicaLagTimeMaxMs = opts.replicaLagTimeMaxMs ?? Number(int('replica.lag.time.max.ms', 30000));
     this.unsafeAcks = opts.unsafeAcks ?? process.env.TKAFKA_TEST_UNSAFE_ACKS === '1';
+    this.replicaSelector =
+      opts.replicaSelector ?? createReplicaSelector(opts.config?.getString?.('replica.selector.class'));
     if (this.unsafeAcks)
       this.logger.warn('TKAFKA_TEST_UNSAFE_ACKS=1: acks=all answers after the local append (test only)');
     this.fetchSessions = new FetchSessionCache({
@@ -510,9 +526,12 @@ export class ReplicaManager {
   async updateFollowerOffsets(p: Partition, leaderEpoch: number, leaderHw: number, leaderLogStartOffset: number) {
     await this.appendQueue(p).run(async () => {
       if (p.closed || p.isLeader || p.leaderEpoch !== leaderEpoch) return;
+      const before = p.log.highWatermark;
       p.log.updateHighWatermark(Math.min(leaderHw, p.log.logEndOffset));
       if (leaderLogStartOffset > p.log.logStartOffset && leaderLogStartOffset <= p.log.highWatermark)
         await p.log.deleteRecordsBefore(leaderLogStartOffset).catch(() => undefined);
+      // ReplicaFetcherThread's completeDelayedFetchRequests: consumers reading this follower (KIP-392)
+      if (p.log.highWatermark !== before) this.fetchPurgatory.checkAndComplete(p.key);
     });
   }
 
@@ -584,6 +603,36 @@ export class ReplicaManager {
 
   private readonly resolvePartition = (topic: string, partition: number): Partition | undefined =>
     this.partition(topic, partition);
+
+  private readonly resolveHostedPartition = (topic: string, partition: number): Partition | undefined =>
+    this.hostedPartition(topic, partition);
+
+  /** The partition a fetch reads: the led one, or (KIP-392, a consumer with client metadata) a followed one too. */
+  private lookupForFetch(params: FetchParams, topic: string, partition: number): PartitionLookup<Partition> {
+    if (fetchOnlyLeader(params)) return this.lookup(topic, partition);
+    const p = this.hostedPartition(topic, partition);
+    if (p) return { ok: true, partition: p };
+    return this.lookup(topic, partition);
+  }
+
+  /** ReplicaManager.findPreferredReadReplica for one partition of a consumer fetch. */
+  private preferredReadReplica(params: FetchParams, p: Partition, fetchOffset: number): number | undefined {
+    const client = params.clientMetadata;
+    if (!client || !this.replicaSelector || !p.isLeader) return undefined;
+    const endpoints = this.opts.replicaEndpoints
+      ? this.opts.replicaEndpoints(p.replicas, client.listenerName)
+      : replicaEndpoints(this.opts.metadata?.(), p.replicas, client.listenerName);
+    return findPreferredReadReplica(
+      this.replicaSelector,
+      p.topic,
+      p,
+      client,
+      params.replicaId,
+      fetchOffset,
+      this.clock(),
+      endpoints,
+    );
+  }
 
   // ---- append ----
 
@@ -750,13 +799,26 @@ export class ReplicaManager {
     minOneMessage: boolean,
     hardMaxBytesLimit: boolean,
   ): Promise<FetchPartitionResult> {
-    const found = this.lookup(req.topic, req.partition);
+    const found = this.lookupForFetch(params, req.topic, req.partition);
     if (!found.ok) return errorFetchResult(found.errorCode);
     const p = found.partition;
     if (req.topicId !== ZERO_UUID && req.topicId !== '' && req.topicId !== p.topicId)
       return errorFetchResult(ErrorCode.INCONSISTENT_TOPIC_ID);
     const epochError = p.checkLeaderEpoch(req.currentLeaderEpoch);
     if (epochError !== ErrorCode.NONE) return errorFetchResult(epochError);
+    // KIP-392: the leader names a preferred read replica and skips the read (fetchOffsetSnapshot)
+    const preferred = this.preferredReadReplica(params, p, req.fetchOffset);
+    if (preferred !== undefined) {
+      return {
+        errorCode: ErrorCode.NONE,
+        highWatermark: p.highWatermark,
+        lastStableOffset: p.lastStableOffset,
+        logStartOffset: p.logStartOffset,
+        abortedTransactions: null,
+        preferredReadReplica: preferred,
+        records: EMPTY_RECORDS,
+      };
+    }
     const follower = isFromFollower(params);
     if (follower && !p.replicas.includes(params.replicaId)) return errorFetchResult(ErrorCode.NOT_LEADER_OR_FOLLOWER);
     if (follower && this.staleReplicaEpoch(params)) return errorFetchResult(ErrorCode.NOT_LEADER_OR_FOLLOWER);
@@ -841,20 +903,22 @@ export class ReplicaManager {
     }
     if (answerNow || bytes >= params.minBytes) return first;
     const statuses: FetchPartitionStatus[] = [];
+    // a consumer with client metadata may wait on a followed partition (KIP-392)
+    const resolve = fetchOnlyLeader(params) ? this.resolvePartition : this.resolveHostedPartition;
     for (const request of reqs) {
-      const partition = this.partition(request.topic, request.partition);
+      const partition = resolve(request.topic, request.partition);
       if (!partition) return this.readFromLog(params, reqs);
       statuses.push({ request, partition });
     }
-    return new Promise<FetchPartitionResult[]>((resolve, reject) => {
+    return new Promise<FetchPartitionResult[]>((resolve_, reject) => {
       const op = new DelayedFetch(
         params,
         statuses,
-        this.resolvePartition,
+        resolve,
         () => {
-          this.readFromLog(params, reqs).then(resolve, reject);
+          this.readFromLog(params, reqs).then(resolve_, reject);
         },
-        () => resolve(first),
+        () => resolve_(first),
       );
       this.fetchPurgatory.tryCompleteElseWatch(
         op,

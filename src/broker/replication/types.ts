@@ -3,6 +3,7 @@
 
 import type { PartitionLog } from '../log/partition-log.js';
 import type { AppendOrigin, RecordErrorEntry, ValidatedBatch } from './record-validator.js';
+import type { ClientMetadata } from './replica-selector.js';
 
 export const CONSUMER_REPLICA_ID = -1;
 export const DEBUGGING_REPLICA_ID = -2;
@@ -21,11 +22,16 @@ export interface FetchParams {
   minBytes: number;
   maxBytes: number;
   isolationLevel: number;
-  /** client rack (v11+), for a future replica selector */
+  /** client rack (v11+) */
   rackId?: string;
+  /** KIP-392: a v11+ consumer fetch's client (rack, id, address, listener); absent before v11 */
+  clientMetadata?: ClientMetadata;
 }
 
 export const isFromFollower = (p: FetchParams): boolean => p.replicaId >= 0;
+
+/** FetchParams.fetchOnlyLeader: followers, and consumers without client metadata (Fetch < v11), read the leader only. */
+export const fetchOnlyLeader = (p: FetchParams): boolean => isFromFollower(p) || p.clientMetadata === undefined;
 
 /** One partition to read (Kafka's FetchRequest.PartitionData plus its topic). */
 export interface FetchPartitionRequest {
@@ -85,6 +91,7 @@ export type PartitionLookup<P> = { ok: true; partition: P } | { ok: false; error
 export interface BrokerConfigLike {
   readonly originals: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
   getInt?(name: string): number;
+  getString?(name: string): string | null | undefined;
 }
 
 export interface ReplicaLogger {
