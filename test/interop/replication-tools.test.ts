@@ -1,0 +1,265 @@
+// Issue 15 shown with Apache Kafka 4.4.0's own tools on a tkafka cluster (1 controller + 3 brokers):
+// kafka-producer-perf-test (ProducerPerformance, acks=all) writes a bounded number of records at a
+// bounded rate to an RF=3 topic with min.insync.replicas=2 while one broker is killed (SIGKILL) and
+// restarted, and Kafka's console consumer reads every one of them back. At each state
+// `tkafka topics --describe` and Kafka's TopicCommand (kafka-topics.sh) print the same lines
+// (compared as sets: the order of topics is a HashMap's in both): the killed broker leaves the ISR and
+// leadership moves off it, --under-replicated-partitions lists the partitions while it is down and
+// nothing once it is back and caught up, --unavailable-partitions lists a partition whose only replica
+// is down, and with two brokers down --under-min-isr-partitions lists them while acks=all writes fail
+// NOT_ENOUGH_REPLICAS. The transcripts are printed (console.log).
+//
+//   npm run build && nice -n 19 node --test dist/test/interop/replication-tools.test.js
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { startCluster, tkafkaLauncher, waitForUnfenced, type Cluster } from '../helpers/cluster.js';
+import { logBytes, produceRaw, waitAllPartitions, type PartitionInfo } from '../helpers/replication.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { runKafkaTool } from './helpers/apache-kafka.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import type { ToolIO } from '../../src/tools/common/io.js';
+
+const BROKERS = [2, 3, 4];
+const KILLED = 4;
+const RECORDS = 40_000;
+const THROUGHPUT = 1000;
+const TOPIC = 'perf';
+/** A single-replica topic on the killed broker: its leader has nowhere to go. */
+const SOLO = 'solo';
+
+let cluster: Cluster;
+
+before(async () => {
+  cluster = await startCluster({
+    launcher: tkafkaLauncher,
+    nodes: [{ id: 1, roles: 'controller' }, ...BROKERS.map((id) => ({ id, roles: 'broker' as const }))],
+    controllerOverrides: { 'broker.session.timeout.ms': 6000 },
+    brokerOverrides: {
+      'broker.heartbeat.interval.ms': 1000,
+      'replica.lag.time.max.ms': 5000,
+      // the console consumer's group coordinator survives the kills
+      'offsets.topic.replication.factor': 3,
+    },
+  });
+  await waitForUnfenced(cluster);
+});
+
+after(async () => {
+  await cluster?.cleanup();
+});
+
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
+
+/** `tkafka topics` in this process (as tools-admin.test.ts runs it). */
+async function tkafkaTopics(args: string[]): Promise<Run> {
+  const mod = (await import('../../src/tools/topics/main.js')) as { run(argv: string[], io: ToolIO): Promise<number> };
+  let out = '';
+  let err = '';
+  const sink = (add: (s: string) => void): Writable =>
+    new Writable({
+      write(c, _e, cb) {
+        add(String(c));
+        cb();
+      },
+    });
+  const code = await mod.run(args, {
+    stdout: sink((s) => (out += s)),
+    stderr: sink((s) => (err += s)),
+    stdin: process.stdin,
+    env: {},
+  });
+  return { code, out, err };
+}
+
+async function kafkaTopics(args: string[]): Promise<Run> {
+  const r = await runKafkaTool('org.apache.kafka.tools.TopicCommand', args);
+  return { code: r.exitCode, out: r.stdout, err: r.stderr };
+}
+
+const lines = (s: string): string[] =>
+  s
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .sort();
+
+/**
+ * `--describe --topic perf,solo <extra>` with both tools against the running brokers; both must exit
+ * 0 and print the same lines. The state may move between the two runs (an ISR change in flight), so
+ * a difference is retried (three attempts). Returns tkafka's lines; prints both transcripts.
+ */
+async function describeBoth(label: string, extra: string[]): Promise<string[]> {
+  const args = ['--bootstrap-server', cluster.bootstrap(), '--describe', '--topic', `${TOPIC},${SOLO}`, ...extra];
+  for (let attempt = 1; ; attempt++) {
+    const k = await kafkaTopics(args);
+    const t = await tkafkaTopics(args);
+    const shown = args.join(' ');
+    console.log(`--- ${label}\n$ kafka-topics.sh ${shown}\n${k.out}$ tkafka topics ${shown}\n${t.out}`);
+    assert.equal(k.code, 0, `kafka-topics.sh failed: ${k.err}`);
+    assert.equal(t.code, 0, `tkafka topics failed: ${t.err}`);
+    if (attempt === 3 || lines(k.out).join('\n') === lines(t.out).join('\n')) {
+      assert.deepEqual(lines(t.out), lines(k.out), `${label}: tkafka topics and kafka-topics.sh differ`);
+      return lines(t.out);
+    }
+  }
+}
+
+const partitionLine = (ls: readonly string[], topic: string, p: number): string | undefined =>
+  ls.find((l) => l.startsWith(`\tTopic: ${topic}\tPartition: ${p}\t`));
+const field = (line: string, name: string): string => new RegExp(`\\t${name}: ([^\\t]*)`).exec(line)?.[1] ?? '';
+
+test('kafka-producer-perf-test and the console consumer across a broker kill; topics --describe as kafka-topics.sh', async (t) => {
+  const bootstrap = cluster.bootstrap();
+  const created = await kafkaTopics([
+    '--bootstrap-server',
+    bootstrap,
+    '--create',
+    '--topic',
+    TOPIC,
+    '--partitions',
+    '3',
+    '--replication-factor',
+    '3',
+    '--config',
+    'min.insync.replicas=2',
+  ]);
+  assert.equal(created.code, 0, created.err);
+  const solo = await kafkaTopics([
+    '--bootstrap-server',
+    bootstrap,
+    '--create',
+    '--topic',
+    SOLO,
+    '--replica-assignment',
+    String(KILLED),
+  ]);
+  assert.equal(solo.code, 0, solo.err);
+  await waitAllPartitions(cluster, TOPIC, 'three in sync', (p) => p.leader >= 0 && p.isr.length === 3);
+  const all = await describeBoth('all in sync', []);
+  for (let p = 0; p < 3; p++) assert.equal(field(partitionLine(all, TOPIC, p)!, 'Isr').split(',').length, 3);
+
+  // ---- the producer runs; broker 4 is killed once it holds records
+  const perfArgs = [
+    '--topic',
+    TOPIC,
+    '--num-records',
+    String(RECORDS),
+    '--record-size',
+    '100',
+    '--throughput',
+    String(THROUGHPUT),
+    '--bootstrap-server',
+    bootstrap,
+    '--command-property',
+    'acks=all',
+  ];
+  console.log(`$ kafka-producer-perf-test.sh ${perfArgs.join(' ')}`);
+  const perfStarted = Date.now();
+  const perf = runKafkaTool('org.apache.kafka.tools.ProducerPerformance', perfArgs, { timeoutMs: 240_000 });
+  const killed = cluster.node(KILLED);
+  await waitFor(() => [0, 1, 2].some((p) => logBytes(killed, TOPIC, p).length > 0), {
+    what: 'records on broker 4',
+    timeoutMs: 60_000,
+    intervalMs: 100,
+  });
+  await killed.kill();
+  const killedAt = Date.now();
+  t.diagnostic(`broker ${KILLED} killed ${killedAt - perfStarted} ms after the producer started`);
+  const shrunk = await waitAllPartitions(
+    cluster,
+    TOPIC,
+    `broker ${KILLED} out of every ISR and leading nothing`,
+    (p) => p.leader >= 0 && p.leader !== KILLED && !p.isr.includes(KILLED),
+  );
+  t.diagnostic(`ISR without ${KILLED} ${Date.now() - killedAt} ms after the kill`);
+  const down = await describeBoth(`broker ${KILLED} down`, []);
+  for (let p = 0; p < 3; p++) {
+    const line = partitionLine(down, TOPIC, p)!;
+    assert.notEqual(field(line, 'Leader'), String(KILLED));
+    assert.equal(field(line, 'Isr'), shrunk[p]!.isr.join(','));
+    assert.equal(field(line, 'Replicas').split(',').length, 3);
+  }
+  const under = await describeBoth(`broker ${KILLED} down`, ['--under-replicated-partitions']);
+  for (let p = 0; p < 3; p++) assert.ok(partitionLine(under, TOPIC, p), `perf-${p} under-replicated`);
+  const unavailable = await describeBoth(`broker ${KILLED} down`, ['--unavailable-partitions']);
+  assert.deepEqual(
+    unavailable.map((l) => field(l, 'Topic')),
+    [SOLO],
+    'only the partition whose only replica is down is unavailable',
+  );
+  assert.equal(field(unavailable[0]!, 'Leader'), 'none');
+
+  // ---- back: it catches up and rejoins every ISR
+  await killed.start();
+  const restartedAt = Date.now();
+  await waitForUnfenced(cluster);
+  await waitAllPartitions(cluster, TOPIC, `${KILLED} back in every ISR`, (p) => p.isr.length === 3, 120_000);
+  t.diagnostic(`broker ${KILLED} back in every ISR ${Date.now() - restartedAt} ms after its restart`);
+  await waitAllPartitions(cluster, SOLO, 'led again', (p) => p.leader === KILLED);
+  assert.deepEqual(await describeBoth('caught up', ['--under-replicated-partitions']), []);
+  assert.deepEqual(await describeBoth('caught up', ['--unavailable-partitions']), []);
+  await describeBoth('caught up', []);
+
+  const result = await perf;
+  const perfMs = Date.now() - perfStarted;
+  console.log(result.stdout);
+  assert.equal(result.exitCode, 0, result.stderr);
+  // the summary counts the acknowledged records only (PerfCallback records a send without an exception)
+  const summary = new RegExp(`^${RECORDS} records sent, .* ms 99\\.9th\\.$`, 'm').exec(result.stdout);
+  assert.ok(summary, `every record acknowledged:\n${result.stdout}\n${result.stderr.slice(-4000)}`);
+  t.diagnostic(`perf test: ${RECORDS} records acknowledged in ${perfMs} ms (${summary[0]})`);
+  assert.ok(Date.now() - restartedAt < perfMs, 'the producer was still running');
+
+  // ---- Kafka's console consumer reads them all back
+  const consumerArgs = [
+    '--bootstrap-server',
+    cluster.bootstrap(),
+    '--topic',
+    TOPIC,
+    '--from-beginning',
+    '--timeout-ms',
+    '10000',
+  ];
+  const consumed = await runKafkaTool('org.apache.kafka.tools.consumer.ConsoleConsumer', consumerArgs, {
+    timeoutMs: 180_000,
+  });
+  const count = consumed.stdout.split('\n').filter((l) => l.length > 0).length;
+  console.log(`$ kafka-console-consumer.sh ${consumerArgs.join(' ')} | wc -l\n${count}\n${consumed.stderr.trim()}`);
+  assert.equal(count, RECORDS, consumed.stderr);
+});
+
+test('two brokers down: --under-min-isr-partitions, acks=all answered NOT_ENOUGH_REPLICAS', async (t) => {
+  const survivor = cluster.node(2);
+  await cluster.node(3).kill();
+  await cluster.node(4).kill();
+  const alone = (p: PartitionInfo): boolean => p.leader === 2 && p.isr.length === 1;
+  await waitAllPartitions(cluster, TOPIC, 'led by 2 alone', alone);
+  const underMin = await describeBoth('brokers 3 and 4 down', ['--under-min-isr-partitions']);
+  for (let p = 0; p < 3; p++) {
+    const line = partitionLine(underMin, TOPIC, p);
+    assert.ok(line, `perf-${p} under min ISR`);
+    assert.equal(field(line, 'Isr'), '2');
+  }
+  // a partition without a leader is listed too (TopicCommand: no leader, or ISR < min.insync.replicas)
+  assert.ok(partitionLine(underMin, SOLO, 0));
+  await describeBoth('brokers 3 and 4 down', ['--unavailable-partitions']);
+  await describeBoth('brokers 3 and 4 down', []);
+  // the leader's own image can lag the broker that answered Metadata: retried until it refuses
+  for (let p = 0; p < 3; p++) {
+    const code = await waitFor(
+      async () => {
+        const c = await produceRaw(survivor.port, TOPIC, ['refused'], { acks: -1, partition: p, timeoutMs: 1000 });
+        return c === ErrorCode.NOT_ENOUGH_REPLICAS ? c : null;
+      },
+      { what: `acks=all to perf-${p} refused`, timeoutMs: 30_000, intervalMs: 200 },
+    );
+    t.diagnostic(`acks=all to perf-${p}: error ${code} (NOT_ENOUGH_REPLICAS)`);
+  }
+  console.log('acks=all Produce to perf-0..2 on broker 2: NOT_ENOUGH_REPLICAS (19)');
+  // acks=1 still lands
+  assert.equal(await produceRaw(survivor.port, TOPIC, ['one'], { acks: 1, partition: 0 }), ErrorCode.NONE);
+});
