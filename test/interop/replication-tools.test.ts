@@ -260,6 +260,31 @@ test('two brokers down: --under-min-isr-partitions, acks=all answered NOT_ENOUGH
     t.diagnostic(`acks=all to perf-${p}: error ${code} (NOT_ENOUGH_REPLICAS)`);
   }
   console.log('acks=all Produce to perf-0..2 on broker 2: NOT_ENOUGH_REPLICAS (19)');
+  // Kafka's producer sees it too: without retries the error reaches the perf test's callback
+  const refusedArgs = [
+    '--topic',
+    TOPIC,
+    '--num-records',
+    '10',
+    '--record-size',
+    '100',
+    '--throughput',
+    '-1',
+    '--bootstrap-server',
+    cluster.bootstrap(),
+    '--command-property',
+    'acks=all',
+    'retries=0',
+    'enable.idempotence=false',
+  ];
+  const refused = await runKafkaTool('org.apache.kafka.tools.ProducerPerformance', refusedArgs, {
+    timeoutMs: 120_000,
+  });
+  const summary = /^\d+ records sent, .*$/m.exec(refused.stdout)?.[0] ?? '';
+  const exception = /^org\.apache\.kafka\.common\.errors\.\w+Exception.*$/m.exec(refused.stderr)?.[0] ?? '';
+  console.log(`$ kafka-producer-perf-test.sh ${refusedArgs.join(' ')}\n${exception}\n${summary}`);
+  assert.match(exception, /NotEnoughReplicasException/, refused.stderr.slice(-4000));
+  assert.match(summary, /^0 records sent/);
   // acks=1 still lands
   assert.equal(await produceRaw(survivor.port, TOPIC, ['one'], { acks: 1, partition: 0 }), ErrorCode.NONE);
 });
