@@ -5,7 +5,9 @@
 // numbered records to both partitions throughout. Round 1 kills (SIGKILL) the Kafka leader, round 2
 // the tkafka leader: after each the ISR keeps the survivors, a new leader is elected, the producer
 // goes on, and the restarted broker rejoins the ISR. At the end a consumer reads every acknowledged
-// record exactly once, in order, at its acknowledged offset (ledger check).
+// record exactly once, in order, at its acknowledged offset (ledger check). Then a partition whose only
+// replica is killed: Kafka's controller leaves it as tkafka's does (replication-tools.test.ts), and
+// kafka-topics.sh and tkafka topics print the same line for it.
 //
 // Kafka's controller is formatted with the features tkafka does not implement at 0 (as
 // cluster-mixed.test.ts explains).
@@ -23,6 +25,7 @@ import {
 import { LedgerProducer, ledgerViolation, readPartitions } from '../helpers/ledger.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { kafkaLauncher } from './helpers/kafka-cluster.js';
+import { describeBoth } from './helpers/topics-describe.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { UNIMPLEMENTED_FEATURES } from '../../src/config/features.js';
 
@@ -155,4 +158,40 @@ test('leader kills in a mixed cluster (Kafka leader, then tkafka leader): no ack
     assert.equal(ledgerViolation(acked, read.get(p)!), null, `partition ${p}`);
     t.diagnostic(`p${p}: ${acked.length} acknowledged records, all read back once, in order`);
   }
+});
+
+test("a partition whose only replica is down, on Kafka's controller: no leader, ISR empty, the replica in ELR and last known ELR (as tkafka's controller leaves it)", async () => {
+  const solo = 'solo';
+  const { code } = await waitFor(
+    async () => {
+      const answer = await createReplicatedTopic(cluster.node(2).port, solo, {
+        replicationFactor: 1,
+        assignments: [[3]],
+      });
+      return answer === null ? null : { code: answer };
+    },
+    { what: `an answer to CreateTopics ${solo}`, timeoutMs: 60_000, intervalMs: 500 },
+  );
+  assert.ok(code === ErrorCode.NONE || code === ErrorCode.TOPIC_ALREADY_EXISTS, `CreateTopics ${solo}: error ${code}`);
+  await waitAllPartitions(cluster, solo, 'led by 3', (p) => p.leader === 3);
+  const down = cluster.node(3);
+  await down.kill();
+  try {
+    await waitAllPartitions(cluster, solo, 'no leader', (p) => p.leader === -1);
+    const running = BROKERS.filter((id) => id !== 3)
+      .map((id) => `127.0.0.1:${cluster.node(id).port}`)
+      .join(',');
+    const lines = await describeBoth(
+      'solo replica down, Kafka controller',
+      running,
+      [solo],
+      ['--unavailable-partitions'],
+    );
+    assert.deepEqual(lines, [
+      `\tTopic: ${solo}\tPartition: 0\tLeader: none\tReplicas: 3\tIsr: \tElr: 3\tLastKnownElr: 3`,
+    ]);
+  } finally {
+    await down.start();
+  }
+  await waitAllPartitions(cluster, solo, 'led by 3 again', (p) => p.leader === 3 && p.isr.length === 1);
 });

@@ -12,13 +12,12 @@
 //   npm run build && nice -n 19 node --test dist/test/interop/replication-tools.test.js
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { startCluster, tkafkaLauncher, waitForUnfenced, type Cluster } from '../helpers/cluster.js';
 import { logBytes, produceRaw, waitAllPartitions, type PartitionInfo } from '../helpers/replication.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { runKafkaTool } from './helpers/apache-kafka.js';
+import { describeBoth, field, kafkaTopics, partitionLine } from './helpers/topics-describe.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import type { ToolIO } from '../../src/tools/common/io.js';
 
 const BROKERS = [2, 3, 4];
 const KILLED = 4;
@@ -49,68 +48,9 @@ after(async () => {
   await cluster?.cleanup();
 });
 
-interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
-
-/** `tkafka topics` in this process (as tools-admin.test.ts runs it). */
-async function tkafkaTopics(args: string[]): Promise<Run> {
-  const mod = (await import('../../src/tools/topics/main.js')) as { run(argv: string[], io: ToolIO): Promise<number> };
-  let out = '';
-  let err = '';
-  const sink = (add: (s: string) => void): Writable =>
-    new Writable({
-      write(c, _e, cb) {
-        add(String(c));
-        cb();
-      },
-    });
-  const code = await mod.run(args, {
-    stdout: sink((s) => (out += s)),
-    stderr: sink((s) => (err += s)),
-    stdin: process.stdin,
-    env: {},
-  });
-  return { code, out, err };
-}
-
-async function kafkaTopics(args: string[]): Promise<Run> {
-  const r = await runKafkaTool('org.apache.kafka.tools.TopicCommand', args);
-  return { code: r.exitCode, out: r.stdout, err: r.stderr };
-}
-
-const lines = (s: string): string[] =>
-  s
-    .split('\n')
-    .filter((l) => l.length > 0)
-    .sort();
-
-/**
- * `--describe --topic perf,solo <extra>` with both tools against the running brokers; both must exit
- * 0 and print the same lines. The state may move between the two runs (an ISR change in flight), so
- * a difference is retried (three attempts). Returns tkafka's lines; prints both transcripts.
- */
-async function describeBoth(label: string, extra: string[]): Promise<string[]> {
-  const args = ['--bootstrap-server', cluster.bootstrap(), '--describe', '--topic', `${TOPIC},${SOLO}`, ...extra];
-  for (let attempt = 1; ; attempt++) {
-    const k = await kafkaTopics(args);
-    const t = await tkafkaTopics(args);
-    const shown = args.join(' ');
-    console.log(`--- ${label}\n$ kafka-topics.sh ${shown}\n${k.out}$ tkafka topics ${shown}\n${t.out}`);
-    assert.equal(k.code, 0, `kafka-topics.sh failed: ${k.err}`);
-    assert.equal(t.code, 0, `tkafka topics failed: ${t.err}`);
-    if (attempt === 3 || lines(k.out).join('\n') === lines(t.out).join('\n')) {
-      assert.deepEqual(lines(t.out), lines(k.out), `${label}: tkafka topics and kafka-topics.sh differ`);
-      return lines(t.out);
-    }
-  }
-}
-
-const partitionLine = (ls: readonly string[], topic: string, p: number): string | undefined =>
-  ls.find((l) => l.startsWith(`\tTopic: ${topic}\tPartition: ${p}\t`));
-const field = (line: string, name: string): string => new RegExp(`\\t${name}: ([^\\t]*)`).exec(line)?.[1] ?? '';
+/** Both tools' `--describe --topic perf,solo <extra>` against the running brokers, compared. */
+const describeTopics = (label: string, extra: string[]): Promise<string[]> =>
+  describeBoth(label, cluster.bootstrap(), [TOPIC, SOLO], extra);
 
 test('kafka-producer-perf-test and the console consumer across a broker kill; topics --describe as kafka-topics.sh', async (t) => {
   const bootstrap = cluster.bootstrap();
@@ -139,7 +79,7 @@ test('kafka-producer-perf-test and the console consumer across a broker kill; to
   ]);
   assert.equal(solo.code, 0, solo.err);
   await waitAllPartitions(cluster, TOPIC, 'three in sync', (p) => p.leader >= 0 && p.isr.length === 3);
-  const all = await describeBoth('all in sync', []);
+  const all = await describeTopics('all in sync', []);
   for (let p = 0; p < 3; p++) assert.equal(field(partitionLine(all, TOPIC, p)!, 'Isr').split(',').length, 3);
 
   // ---- the producer runs; broker 4 is killed once it holds records
@@ -181,22 +121,27 @@ test('kafka-producer-perf-test and the console consumer across a broker kill; to
     (p) => p.leader >= 0 && p.leader !== KILLED && !p.isr.includes(KILLED),
   );
   t.diagnostic(`ISR without ${KILLED} ${Date.now() - killedAt} ms after the kill`);
-  const down = await describeBoth(`broker ${KILLED} down`, []);
+  const down = await describeTopics(`broker ${KILLED} down`, []);
   for (let p = 0; p < 3; p++) {
     const line = partitionLine(down, TOPIC, p)!;
     assert.notEqual(field(line, 'Leader'), String(KILLED));
     assert.equal(field(line, 'Isr'), shrunk[p]!.isr.join(','));
     assert.equal(field(line, 'Replicas').split(',').length, 3);
   }
-  const under = await describeBoth(`broker ${KILLED} down`, ['--under-replicated-partitions']);
+  const under = await describeTopics(`broker ${KILLED} down`, ['--under-replicated-partitions']);
   for (let p = 0; p < 3; p++) assert.ok(partitionLine(under, TOPIC, p), `perf-${p} under-replicated`);
-  const unavailable = await describeBoth(`broker ${KILLED} down`, ['--unavailable-partitions']);
+  const unavailable = await describeTopics(`broker ${KILLED} down`, ['--unavailable-partitions']);
   assert.deepEqual(
     unavailable.map((l) => field(l, 'Topic')),
     [SOLO],
     'only the partition whose only replica is down is unavailable',
   );
-  assert.equal(field(unavailable[0]!, 'Leader'), 'none');
+  // KIP-966: the last ISR member fenced leaves the ISR empty, in the ELR and as the last known leader
+  // (Kafka's controller does the same: replication-mixed-failover.test.ts)
+  assert.equal(
+    unavailable[0],
+    `\tTopic: ${SOLO}\tPartition: 0\tLeader: none\tReplicas: ${KILLED}\tIsr: \tElr: ${KILLED}\tLastKnownElr: ${KILLED}`,
+  );
 
   // ---- back: it catches up and rejoins every ISR
   await killed.start();
@@ -205,9 +150,9 @@ test('kafka-producer-perf-test and the console consumer across a broker kill; to
   await waitAllPartitions(cluster, TOPIC, `${KILLED} back in every ISR`, (p) => p.isr.length === 3, 120_000);
   t.diagnostic(`broker ${KILLED} back in every ISR ${Date.now() - restartedAt} ms after its restart`);
   await waitAllPartitions(cluster, SOLO, 'led again', (p) => p.leader === KILLED);
-  assert.deepEqual(await describeBoth('caught up', ['--under-replicated-partitions']), []);
-  assert.deepEqual(await describeBoth('caught up', ['--unavailable-partitions']), []);
-  await describeBoth('caught up', []);
+  assert.deepEqual(await describeTopics('caught up', ['--under-replicated-partitions']), []);
+  assert.deepEqual(await describeTopics('caught up', ['--unavailable-partitions']), []);
+  await describeTopics('caught up', []);
 
   const result = await perf;
   const perfMs = Date.now() - perfStarted;
@@ -243,7 +188,7 @@ test('two brokers down: --under-min-isr-partitions, acks=all answered NOT_ENOUGH
   await cluster.node(4).kill();
   const alone = (p: PartitionInfo): boolean => p.leader === 2 && p.isr.length === 1;
   await waitAllPartitions(cluster, TOPIC, 'led by 2 alone', alone);
-  const underMin = await describeBoth('brokers 3 and 4 down', ['--under-min-isr-partitions']);
+  const underMin = await describeTopics('brokers 3 and 4 down', ['--under-min-isr-partitions']);
   for (let p = 0; p < 3; p++) {
     const line = partitionLine(underMin, TOPIC, p);
     assert.ok(line, `perf-${p} under min ISR`);
@@ -251,8 +196,8 @@ test('two brokers down: --under-min-isr-partitions, acks=all answered NOT_ENOUGH
   }
   // a partition without a leader is listed too (TopicCommand: no leader, or ISR < min.insync.replicas)
   assert.ok(partitionLine(underMin, SOLO, 0));
-  await describeBoth('brokers 3 and 4 down', ['--unavailable-partitions']);
-  await describeBoth('brokers 3 and 4 down', []);
+  await describeTopics('brokers 3 and 4 down', ['--unavailable-partitions']);
+  await describeTopics('brokers 3 and 4 down', []);
   // the leader's own image can lag the broker that answered Metadata: retried until it refuses
   for (let p = 0; p < 3; p++) {
     const code = await waitFor(
