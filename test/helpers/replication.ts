@@ -36,16 +36,27 @@ async function ask<T>(port: number, fn: (c: RawClient) => Promise<T>, timeoutMs 
 export function createReplicatedTopic(
   port: number,
   name: string,
-  opts: { partitions?: number; replicationFactor: number; configs?: Record<string, string>; assignment?: number[] },
+  opts: {
+    partitions?: number;
+    replicationFactor: number;
+    configs?: Record<string, string>;
+    /** Partition 0's replicas (the first leads). */
+    assignment?: number[];
+    /** Every partition's replicas, by index (as --replica-assignment). */
+    assignments?: number[][];
+  },
 ): Promise<number | null> {
+  const assignments = opts.assignments ?? (opts.assignment ? [opts.assignment] : null);
   return ask(port, async (c) => {
     const r = await c.request(ApiKey.CreateTopics, 7, {
       topics: [
         {
           name,
-          numPartitions: opts.assignment ? -1 : (opts.partitions ?? 1),
-          replicationFactor: opts.assignment ? -1 : opts.replicationFactor,
-          assignments: opts.assignment ? [{ partitionIndex: 0, brokerIds: opts.assignment }] : [],
+          numPartitions: assignments ? -1 : (opts.partitions ?? 1),
+          replicationFactor: assignments ? -1 : opts.replicationFactor,
+          assignments: assignments
+            ? assignments.map((brokerIds, partitionIndex) => ({ partitionIndex, brokerIds }))
+            : [],
           configs: Object.entries(opts.configs ?? {}).map(([n, value]) => ({ name: n, value })),
         },
       ],
@@ -191,4 +202,45 @@ export async function produceAll(
     await producer.close();
     client.close();
   }
+}
+
+/** Every partition of a topic as a broker's Metadata (v12) describes it, by index; null when it does not answer or know it. */
+export function topicPartitions(port: number, topic: string): Promise<PartitionInfo[] | null> {
+  return ask(port, async (c) => {
+    const md = await c.request(ApiKey.Metadata, 12, {
+      topics: [{ name: topic, topicId: ZERO_UUID }],
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    const t = md.topics[0];
+    if (!t || t.errorCode !== 0 || t.partitions.length === 0) return null;
+    return [...t.partitions]
+      .sort((a, b) => a.partitionIndex - b.partitionIndex)
+      .map((p) => ({
+        leader: p.leaderId,
+        leaderEpoch: p.leaderEpoch,
+        replicas: [...p.replicaNodes],
+        isr: [...p.isrNodes],
+      }));
+  }).then((r) => r ?? null);
+}
+
+/** Every partition of a topic as the first running broker that knows it says, once `pred` holds for all of them. */
+export function waitAllPartitions(
+  cluster: Cluster,
+  topic: string,
+  what: string,
+  pred: (p: PartitionInfo, index: number) => boolean,
+  timeoutMs = 60_000,
+): Promise<PartitionInfo[]> {
+  return waitFor(
+    async () => {
+      for (const b of running(cluster)) {
+        const ps = await topicPartitions(b.port, topic);
+        if (ps && ps.every(pred)) return ps;
+      }
+      return null;
+    },
+    { what: `${topic}: ${what}`, timeoutMs, intervalMs: 200 },
+  );
 }
