@@ -1,7 +1,8 @@
 // Registers the metadata and admin handlers: Metadata, CreateTopics, DeleteTopics,
 // CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster,
 // DescribeLogDirs, DescribeTopicPartitions, DescribeQuorum, ListConfigResources, UnregisterBroker,
-// UnregisterController, UpdateFeatures.
+// UnregisterController, UpdateFeatures, AlterPartitionReassignments, ListPartitionReassignments,
+// ElectLeaders.
 import type { HandlerRegistry } from './registry.js';
 import type { RegisteredHandler } from './types.js';
 import type { BrokerServices } from '../services.js';
@@ -20,6 +21,9 @@ import { handler as listConfigResources } from './list-config-resources.js';
 import { handler as unregisterBroker } from './unregister-broker.js';
 import { handler as unregisterController } from './unregister-controller.js';
 import { handler as updateFeatures } from './update-features.js';
+import { handler as alterPartitionReassignments } from './alter-partition-reassignments.js';
+import { handler as listPartitionReassignments } from './list-partition-reassignments.js';
+import { handler as electLeaders } from './elect-leaders.js';
 import { forwardedHandler, isForwardable } from './forwarded.js';
 
 export const ADMIN_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
@@ -38,6 +42,9 @@ export const ADMIN_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   unregisterBroker,
   unregisterController,
   updateFeatures,
+  alterPartitionReassignments,
+  listPartitionReassignments,
+  electLeaders,
 ];
 
 /**

@@ -50,6 +50,16 @@ import {
   type TopicConfigDefaults,
 } from './leader-and-isr.js';
 import { alterPartition } from './alter-partition.js';
+import { alterPartitionReassignments, electLeaders, listPartitionReassignments } from './reassignment.js';
+import type {
+  AlterPartitionReassignmentsRequest,
+  AlterPartitionReassignmentsResponse,
+} from '../../protocol/generated/protocol/AlterPartitionReassignments.js';
+import type {
+  ListPartitionReassignmentsRequest,
+  ListPartitionReassignmentsResponse,
+} from '../../protocol/generated/protocol/ListPartitionReassignments.js';
+import type { ElectLeadersRequest, ElectLeadersResponse } from '../../protocol/generated/protocol/ElectLeaders.js';
 import type {
   AlterPartitionRequest,
   AlterPartitionResponse,
@@ -884,6 +894,101 @@ export class QuorumController {
         return { records: [], result: failed(apiErrorFrom(e)) };
       }
     }, failed);
+  }
+
+  /**
+   * AlterPartitionReassignments (QuorumController.alterPartitionReassignments): an empty request is
+   * answered at once; otherwise the records of every partition are appended atomically. A controller
+   * error (NOT_CONTROLLER, a failed append) is the top-level error and every partition's
+   * (AlterPartitionReassignmentsRequest.getErrorResponse).
+   */
+  alterPartitionReassignments(req: AlterPartitionReassignmentsRequest): Promise<AlterPartitionReassignmentsResponse> {
+    if (req.topics.length === 0) {
+      return Promise.resolve({
+        throttleTimeMs: 0,
+        allowReplicationFactorChange: true,
+        errorCode: ErrorCode.NONE,
+        errorMessage: '',
+        responses: [],
+      });
+    }
+    const failed = (e: ApiError): AlterPartitionReassignmentsResponse => ({
+      throttleTimeMs: 0,
+      allowReplicationFactorChange: req.allowReplicationFactorChange,
+      errorCode: e.errorCode,
+      errorMessage: e.errorMessage,
+      responses: req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: e.errorCode,
+          errorMessage: e.errorMessage,
+        })),
+      })),
+    });
+    return this.write((image) => {
+      const { records, response } = alterPartitionReassignments(this.replicationSettings(image), req, (m) =>
+        this.logger.info(m),
+      );
+      return { records, result: response };
+    }, failed);
+  }
+
+  /**
+   * ListPartitionReassignments (QuorumController.listPartitionReassignments, a read event on the
+   * controller's queue): an empty topic list is answered at once.
+   */
+  listPartitionReassignments(req: ListPartitionReassignmentsRequest): Promise<ListPartitionReassignmentsResponse> {
+    const answer = (e: ApiError): ListPartitionReassignmentsResponse => ({
+      throttleTimeMs: 0,
+      errorCode: e.errorCode,
+      errorMessage: e.errorMessage,
+      topics: [],
+    });
+    if (req.topics !== null && req.topics.length === 0) return Promise.resolve(answer(apiError(ErrorCode.NONE)));
+    return this.queue.run(() => {
+      if (this.closed) return answer(apiError(ErrorCode.NOT_CONTROLLER, 'The controller is shutting down.'));
+      if (!this.quorum.isLeader()) return answer(apiError(ErrorCode.NOT_CONTROLLER));
+      return listPartitionReassignments({ image: this.loader.image }, req.topics);
+    });
+  }
+
+  /**
+   * ElectLeaders (QuorumController.electLeaders): an empty topic list is answered at once. A request
+   * error (an unknown election type, NOT_CONTROLLER, a failed append) is the top-level error and every
+   * named partition's (ElectLeadersRequest.getErrorResponse).
+   */
+  electLeaders(req: ElectLeadersRequest): Promise<ElectLeadersResponse> {
+    if (req.topicPartitions !== null && req.topicPartitions.length === 0)
+      return Promise.resolve({ throttleTimeMs: 0, errorCode: ErrorCode.NONE, replicaElectionResults: [] });
+    const failed = (e: ApiError): ElectLeadersResponse => ({
+      throttleTimeMs: 0,
+      errorCode: e.errorCode,
+      replicaElectionResults: (req.topicPartitions ?? []).map((t) => ({
+        topic: t.topic,
+        partitionResult: t.partitions.map((partitionId) => ({
+          partitionId,
+          errorCode: e.errorCode,
+          errorMessage: e.errorMessage,
+        })),
+      })),
+    });
+    return this.write((image) => {
+      try {
+        const { records, response } = electLeaders(this.replicationSettings(image), req);
+        return { records, result: response };
+      } catch (e) {
+        return { records: [], result: failed(apiErrorFrom(e)) };
+      }
+    }, failed);
+  }
+
+  private replicationSettings(image: MetadataImage): {
+    image: MetadataImage;
+    controllerId: number;
+    defaults?: TopicConfigDefaults;
+  } {
+    return { image, controllerId: this.opts.nodeId, defaults: this.opts.topicDefaults };
   }
 
   // ---------------------------------------------------------------- snapshots

@@ -110,8 +110,8 @@ function partitionRecord(
   });
 }
 
-/** ReplicationControlManager.validateManualPartitionAssignment. */
-function validateManualAssignment(
+/** ReplicationControlManager.validateManualPartitionAssignment (throws KafkaError(INVALID_REPLICA_ASSIGNMENT)). */
+export function validateManualAssignment(
   image: MetadataImage,
   replicas: readonly number[],
   replicationFactor: number | null,
