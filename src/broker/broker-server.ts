@@ -86,13 +86,14 @@ export function partitionPublisher(
           for (const p of ev.partitions)
             await applyPartitionImage(replicas, ev.topic.name, ev.topic.id, p, u.image.topicConfigs(ev.topic.name));
         } else if (ev.type === 'partitionsChanged') {
-          for (const { current } of ev.partitions)
+          for (const { previous, current } of ev.partitions)
             await applyPartitionImage(
               replicas,
               ev.topic.name,
               ev.topic.id,
               current,
               u.image.topicConfigs(ev.topic.name),
+              previous.replicas.includes(replicas.nodeId) && !current.replicas.includes(replicas.nodeId),
             );
         } else if (ev.type === 'topicDeleted') {
           await replicas.deletePartitions(ev.topic.name, [...ev.topic.partitions.keys()]);

@@ -1,7 +1,10 @@
 // Following the metadata image (Kafka's ReplicaManager.applyDelta): host the partitions whose
-// replicas include this broker, as leader when the image says so and otherwise as follower of the
-// image's leader (the fetcher manager then replicates it); release the ones no longer assigned
-// here (data kept) and drop the partitions of deleted topics.
+// replicas include this broker (a reassignment's adding replicas among them), as leader when the
+// image says so and otherwise as follower of the image's leader (the fetcher manager then replicates
+// it); a partition change that takes this broker out of the replicas (a completed or cancelled
+// reassignment) deletes its replica with the log, as Kafka's TopicDelta.localChanges lists it among
+// the deletes; a whole image (start-up) releases the partitions not assigned here with their data
+// kept; the partitions of deleted topics are dropped.
 
 import type { MetadataImage, PartitionImage } from '../metadata/image.js';
 import type { ReplicaManager } from './replica-manager.js';
@@ -10,7 +13,8 @@ import type { TopicOverrides } from './topic-config.js';
 /**
  * Applies one partition's state: becomes (or stays) its leader when the image names this broker,
  * its follower when this broker is another replica (leaderless: it keeps its data and waits), and
- * releases it (data kept) when this broker is not a replica.
+ * stops hosting it when this broker is not a replica: the log is deleted with `deleteRemoved` (the
+ * broker was taken out of the replicas), kept otherwise.
  */
 export async function applyPartitionImage(
   rm: ReplicaManager,
@@ -18,6 +22,7 @@ export async function applyPartitionImage(
   topicId: string,
   pi: PartitionImage,
   overrides?: TopicOverrides,
+  deleteRemoved = false,
 ): Promise<void> {
   if (pi.leader === rm.nodeId || pi.replicas.includes(rm.nodeId)) {
     await rm.ensurePartition(topic, topicId, pi.partitionId, pi.leaderEpoch, overrides, {
@@ -27,7 +32,7 @@ export async function applyPartitionImage(
       partitionEpoch: pi.partitionEpoch,
     });
   } else if (rm.hostedPartition(topic, pi.partitionId) !== undefined) {
-    await rm.deletePartitions([{ topic, partition: pi.partitionId }], { deleteData: false });
+    await rm.deletePartitions([{ topic, partition: pi.partitionId }], { deleteData: deleteRemoved });
   }
 }
 
