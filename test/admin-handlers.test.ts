@@ -49,6 +49,12 @@ import { handler as describeLogDirs } from '../src/broker/api/describe-log-dirs.
 import { handler as describeTopicPartitions } from '../src/broker/api/describe-topic-partitions.js';
 import { handler as listConfigResources } from '../src/broker/api/list-config-resources.js';
 import { handler as unregisterBroker } from '../src/broker/api/unregister-broker.js';
+import { handler as alterPartitionReassignments } from '../src/broker/api/alter-partition-reassignments.js';
+import { handler as listPartitionReassignments } from '../src/broker/api/list-partition-reassignments.js';
+import { handler as electLeaders } from '../src/broker/api/elect-leaders.js';
+import type { AlterPartitionReassignmentsResponse } from '../src/protocol/generated/protocol/AlterPartitionReassignments.js';
+import type { ListPartitionReassignmentsResponse } from '../src/protocol/generated/protocol/ListPartitionReassignments.js';
+import type { ElectLeadersResponse } from '../src/protocol/generated/protocol/ElectLeaders.js';
 import { toEndpoint } from '../src/broker/controller/quorum-controller.js';
 
 const CLUSTER_ID = 'MkU3OEVBNTcwNTJENDM2Qg';
@@ -182,10 +188,10 @@ const topic = (name: string, extra: Record<string, unknown> = {}) => ({
 test('registerAdminHandlers registers every handler on its listeners', () => {
   const registry = registerAdminHandlers(new HandlerRegistry());
   const broker = registry.apis('broker').map((a) => a.apiKey);
-  assert.deepEqual(broker, [3, 19, 20, 32, 33, 35, 37, 44, 55, 57, 60, 64, 74, 75, 94]);
+  assert.deepEqual(broker, [3, 19, 20, 32, 33, 35, 37, 43, 44, 45, 46, 55, 57, 60, 64, 74, 75, 94]);
   assert.deepEqual(
     registry.apis('controller').map((a) => a.apiKey),
-    [19, 20, 32, 33, 37, 44, 55, 57, 60, 64, 94],
+    [19, 20, 32, 33, 37, 43, 44, 45, 46, 55, 57, 60, 64, 94],
   );
 });
 
@@ -1136,5 +1142,88 @@ test('Metadata v13: top-level error code NONE, topics by id as in v12', async ()
       includeTopicAuthorizedOperations: false,
     });
     assert.deepEqual([unknown.errorCode, unknown.topics[0].errorCode], [0, ErrorCode.UNKNOWN_TOPIC_ID]);
+  });
+});
+
+test('AlterPartitionReassignments, ListPartitionReassignments, ElectLeaders: every version, empty requests, request errors', async () => {
+  await withEnv({}, async ({ call, controller }) => {
+    await call<CreateTopicsResponse>(createTopics, 7, {
+      topics: [topic('r', { assignments: [{ partitionIndex: 0, brokerIds: [1] }] })],
+      timeoutMs: 5000,
+      validateOnly: false,
+    });
+    // QuorumController.alterPartitionReassignments: an empty request is a default response
+    for (const v of [0, 1]) {
+      const empty = await call<AlterPartitionReassignmentsResponse>(alterPartitionReassignments, v, {
+        timeoutMs: 1000,
+        allowReplicationFactorChange: v === 0,
+        topics: [],
+      });
+      assert.deepEqual([empty.errorCode, empty.errorMessage, empty.responses], [0, '', []]);
+    }
+    const r = await call<AlterPartitionReassignmentsResponse>(alterPartitionReassignments, 1, {
+      timeoutMs: 1000,
+      allowReplicationFactorChange: true,
+      topics: [
+        {
+          name: 'r',
+          partitions: [
+            { partitionIndex: 0, replicas: [1, 2] },
+            { partitionIndex: 0, replicas: null },
+            { partitionIndex: 0, replicas: [1] },
+          ],
+        },
+      ],
+    });
+    assert.deepEqual(r.responses[0].partitions, [
+      {
+        partitionIndex: 0,
+        errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        errorMessage: 'The manual partition assignment includes broker 2, but no such broker is registered.',
+      },
+      { partitionIndex: 0, errorCode: ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, errorMessage: null },
+      { partitionIndex: 0, errorCode: 0, errorMessage: null },
+    ]);
+    const listed = await call<ListPartitionReassignmentsResponse>(listPartitionReassignments, 0, {
+      timeoutMs: 1000,
+      topics: null,
+    });
+    assert.deepEqual([listed.errorCode, listed.errorMessage, listed.topics], [0, null, []]);
+    // v0 has no election type (PREFERRED) and, for all partitions, topics whose election was not needed
+    const v0 = await call<ElectLeadersResponse>(electLeaders, 0, { topicPartitions: null, timeoutMs: 1000 });
+    assert.deepEqual(v0.replicaElectionResults, [{ topic: 'r', partitionResult: [] }]);
+    const notNeeded = await call<ElectLeadersResponse>(electLeaders, 2, {
+      electionType: 1,
+      topicPartitions: [{ topic: 'r', partitions: [0] }],
+      timeoutMs: 1000,
+    });
+    assert.deepEqual(notNeeded.replicaElectionResults[0].partitionResult, [
+      {
+        partitionId: 0,
+        errorCode: ErrorCode.ELECTION_NOT_NEEDED,
+        errorMessage: 'Leader election not needed for topic partition.',
+      },
+    ]);
+    // ElectLeadersRequest.getErrorResponse: the request error at the top and for every named partition
+    const bad = await call<ElectLeadersResponse>(electLeaders, 1, {
+      electionType: 2,
+      topicPartitions: [{ topic: 'r', partitions: [0, 1] }],
+      timeoutMs: 1000,
+    });
+    assert.equal(bad.errorCode, ErrorCode.INVALID_REQUEST);
+    assert.deepEqual(
+      bad.replicaElectionResults[0].partitionResult.map((p) => [p.partitionId, p.errorCode, p.errorMessage]),
+      [
+        [0, ErrorCode.INVALID_REQUEST, 'Unknown election type 2'],
+        [1, ErrorCode.INVALID_REQUEST, 'Unknown election type 2'],
+      ],
+    );
+    const none = await call<ElectLeadersResponse>(electLeaders, 2, {
+      electionType: 0,
+      topicPartitions: [],
+      timeoutMs: 1,
+    });
+    assert.deepEqual([none.errorCode, none.replicaElectionResults], [0, []]);
+    assert.equal(controller.image.partition('r', 0)!.partitionEpoch, 0, 'nothing was written');
   });
 });
