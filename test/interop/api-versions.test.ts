@@ -28,11 +28,9 @@ const LATER: Readonly<Record<string, string>> = {
   DeleteAcls: 'issue 18 (ACLs)',
   DescribeClientQuotas: 'issue 18 (quotas)',
   AlterClientQuotas: 'issue 18 (quotas)',
-  // Reassignment, replica log dirs, leader election: issue 16.
-  AlterReplicaLogDirs: 'issue 16 (reassignment)',
-  ElectLeaders: 'issue 16 (elect leaders)',
-  AlterPartitionReassignments: 'issue 16 (reassignment)',
-  ListPartitionReassignments: 'issue 16 (reassignment)',
+  // Reassignment of replicas between log directories: issue 16 (AlterPartitionReassignments,
+  // ListPartitionReassignments and ElectLeaders are served).
+  AlterReplicaLogDirs: 'issue 16 (replica log dirs)',
   // Share groups (and the share coordinator's state RPCs) and streams groups: issue 19.
   ShareGroupHeartbeat: 'issue 19 (share groups)',
   ShareGroupDescribe: 'issue 19 (share groups)',
@@ -71,9 +69,6 @@ const LATER_ON_CONTROLLER: Readonly<Record<string, string>> = {
   CreateAcls: LATER.CreateAcls!,
   DeleteAcls: LATER.DeleteAcls!,
   AlterClientQuotas: LATER.AlterClientQuotas!,
-  ElectLeaders: LATER.ElectLeaders!,
-  AlterPartitionReassignments: LATER.AlterPartitionReassignments!,
-  ListPartitionReassignments: LATER.ListPartitionReassignments!,
   // KRaft replication of the metadata log, registration, heartbeats, forwarding: issue 14.
   AssignReplicasToDirs: 'issue 14 (cluster: registration)',
 };
