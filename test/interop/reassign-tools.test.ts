@@ -290,6 +290,7 @@ test('reassign-partitions: generate, execute with a throttle, verify, list, canc
   file('t-move-badpart.json', '{"version":1,"partitions":[{"topic":"t-move","partition":7,"replicas":[2,3]}]}');
   await twin('reassign-partitions', [...B, '--execute', '--reassignment-json-file', badPart], { stdoutOnly: true });
   await twin('reassign-partitions', [...B, '--list']);
+  await twin('reassign-partitions', ['--bootstrap-controller', cluster.controllerBootstrap(), '--list']);
 
   for (const prefix of ['k', 't']) {
     const args = [...B, '--execute', '--reassignment-json-file', join(dir, `${prefix}-plan.json`), '--throttle', '1'];
@@ -310,6 +311,7 @@ test('reassign-partitions: generate, execute with a throttle, verify, list, canc
       // verify, list, a second execute refused, cancel: Kafka first
       kOut.verify = await kafka(REASSIGN, [...B, '--verify', '--reassignment-json-file', kPlan]);
       kOut.list = await kafka(REASSIGN, [...B, '--list']);
+      kOut.listController = await kafka(REASSIGN, ['--bootstrap-controller', cluster.controllerBootstrap(), '--list']);
       kOut.again = await kafka(REASSIGN, [...B, '--execute', '--reassignment-json-file', kPlan]);
       kOut.cancel = await kafka(REASSIGN, [...B, '--cancel', '--reassignment-json-file', kPlan]);
       kOut.after = await kafka(REASSIGN, [...B, '--verify', '--reassignment-json-file', kPlan]);
@@ -322,6 +324,11 @@ test('reassign-partitions: generate, execute with a throttle, verify, list, canc
       const tOut: Record<string, Run> = {};
       tOut.verify = await tkafka('reassign-partitions', [...B, '--verify', '--reassignment-json-file', tPlan]);
       tOut.list = await tkafka('reassign-partitions', [...B, '--list']);
+      tOut.listController = await tkafka('reassign-partitions', [
+        '--bootstrap-controller',
+        cluster.controllerBootstrap(),
+        '--list',
+      ]);
       tOut.again = await tkafka('reassign-partitions', [...B, '--execute', '--reassignment-json-file', tPlan]);
       tOut.cancel = await tkafka('reassign-partitions', [...B, '--cancel', '--reassignment-json-file', tPlan]);
       tOut.after = await tkafka('reassign-partitions', [...B, '--verify', '--reassignment-json-file', tPlan]);

@@ -110,6 +110,8 @@ async function alterConfigsAll(
       resource: { type: c.type === 'topic' ? ResourceType.TOPIC : ResourceType.BROKER, name: c.name },
       ops: c.ops.map((o) => ({ name: o.name, op: o.value === null ? OpType.DELETE : OpType.SET, value: o.value })),
     })),
+    false,
+    ctx.endpointType === 'controller',
   );
   for (const r of results.values()) if (!r.ok) throw r.error;
 }
