@@ -279,6 +279,8 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
         out('Not authorized to perform leader election');
         throw new ElectionCommandError('Not authorized to perform leader election');
       }
+      // RuntimeException(ExecutionException): a Kafka error as Java prints it; cluster unreachable etc. as they are.
+      if (typeof (e as { javaString?: unknown }).javaString !== 'function') throw e;
       throw new ElectionCommandError(`java.util.concurrent.ExecutionException: ${javaErrorString(e)}`);
     }
     const view = classifyResults(
