@@ -6,23 +6,26 @@
 // time), so verify, list and cancel see it; the throttle configs each tool sets are compared too.
 //
 //   npm run build && nice -n 19 node --test dist/test/interop/reassign-tools.test.js
+//   REASSIGN_TOOLS_CLUSTER=tkafka …   the same against a tkafka cluster (both tools talk to tkafka)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { waitForUnfenced, type Cluster } from '../helpers/cluster.js';
+import { startCluster, tkafkaLauncher, waitForUnfenced, type Cluster } from '../helpers/cluster.js';
 import { createReplicatedTopic, produceRaw, topicPartitions, waitPartition } from '../helpers/replication.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { runKafkaTool } from './helpers/apache-kafka.js';
-import { startKafkaCluster } from './helpers/kafka-cluster.js';
+import { kafkaLauncher } from './helpers/kafka-cluster.js';
 import type { ToolIO } from '../../src/tools/common/io.js';
 import { KafkaClient } from '../../src/client/client.js';
 import { listPartitionReassignments } from '../../src/client/admin/topics.js';
 import { describeConfigs, ResourceType } from '../../src/client/admin/configs.js';
 
 const BROKERS = [2, 3, 4];
+/** The cluster's implementation: Apache Kafka 4.4.0 (default), or tkafka (REASSIGN_TOOLS_CLUSTER=tkafka). */
+const CLUSTER = process.env.REASSIGN_TOOLS_CLUSTER === 'tkafka' ? 'tkafka' : 'kafka';
 const REASSIGN = 'org.apache.kafka.tools.reassign.ReassignPartitionsCommand';
 const ELECTION = 'org.apache.kafka.tools.LeaderElectionCommand';
 
@@ -114,7 +117,8 @@ const file = (name: string, text: string): string => {
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tkafka-reassign-'));
-  cluster = await startKafkaCluster({
+  cluster = await startCluster({
+    launcher: CLUSTER === 'tkafka' ? tkafkaLauncher : kafkaLauncher(),
     nodes: [{ id: 1, roles: 'controller' }, ...BROKERS.map((id) => ({ id, roles: 'broker' as const }))],
     overrides: { 'auto.leader.rebalance.enable': false },
     // Fetches of 10 KB: a 1 B/s throttle holds a reassignment of a 2 MB partition for hours.
