@@ -5,7 +5,7 @@
 
 __tkafka_subs() {
   case "$1" in
-    '') REPLY='server metadata-quorum dump-log storage topics configs get-offsets delete-records broker-api-versions log-dirs cluster features transactions consumer-groups console-producer console-consumer producer-perf-test consumer-perf-test local completion profile' ;;
+    '') REPLY='server metadata-quorum dump-log storage topics configs get-offsets delete-records reassign-partitions leader-election broker-api-versions log-dirs cluster features transactions consumer-groups console-producer console-consumer producer-perf-test consumer-perf-test local completion profile' ;;
     'server') REPLY='start' ;;
     'metadata-quorum') REPLY='describe add-controller remove-controller' ;;
     'storage') REPLY='info format version-mapping feature-dependencies random-uuid' ;;
@@ -38,6 +38,8 @@ __tkafka_flags() {
     'configs') REPLY='--add-config --add-config-file --all --alter --bootstrap-controller --bootstrap-server --broker --broker-defaults --broker-logger --client --client-defaults --client-metrics --command-config --debug --delete-config --describe --entity-default --entity-name --entity-type --force --group --help --ip --ip-defaults --output --topic --user --user-defaults --version' ;;
     'get-offsets') REPLY='--bootstrap-server --command-config --debug --exclude-internal-topics --help --output --partitions --time --topic --topic-partitions --version' ;;
     'delete-records') REPLY='--bootstrap-server --command-config --debug --help --offset-json-file --output --version' ;;
+    'reassign-partitions') REPLY='--additional --bootstrap-controller --bootstrap-server --broker-list --cancel --command-config --debug --disable-rack-aware --disallow-replication-factor-change --execute --generate --help --list --output --preserve-throttles --reassignment-json-file --replica-alter-log-dirs-throttle --throttle --timeout --topics-to-move-json-file --verify --version' ;;
+    'leader-election') REPLY='--admin.config --all-topic-partitions --bootstrap-server --command-config --debug --election-type --help --output --partition --path-to-json-file --topic --version' ;;
     'broker-api-versions') REPLY='--bootstrap-server --command-config --debug --help --output --version' ;;
     'log-dirs') REPLY='--bootstrap-server --broker-list --command-config --debug --describe --help --output --topic-list --version' ;;
     'cluster') REPLY='-h --help' ;;
@@ -93,6 +95,8 @@ __tkafka_argflags() {
     'configs') REPLY=' --add-config --add-config-file --bootstrap-controller --bootstrap-server --broker --broker-logger --client --client-metrics --command-config --delete-config --entity-name --entity-type --group --ip --output --topic --user ' ;;
     'get-offsets') REPLY=' --bootstrap-server --command-config --output --partitions --time --topic --topic-partitions ' ;;
     'delete-records') REPLY=' --bootstrap-server --command-config --offset-json-file --output ' ;;
+    'reassign-partitions') REPLY=' --broker-list --command-config --output --reassignment-json-file --replica-alter-log-dirs-throttle --throttle --timeout --topics-to-move-json-file ' ;;
+    'leader-election') REPLY=' --admin.config --bootstrap-server --command-config --election-type --output --partition --path-to-json-file --topic ' ;;
     'broker-api-versions') REPLY=' --bootstrap-server --command-config --output ' ;;
     'log-dirs') REPLY=' --bootstrap-server --broker-list --command-config --output --topic-list ' ;;
     'cluster cluster-id') REPLY=' --bootstrap-server -b --bootstrap-controller -C --config -c --output -o ' ;;
@@ -171,6 +175,17 @@ __tkafka_value() {
     'delete-records|--command-config') REPLY='@file' ;;
     'delete-records|--offset-json-file') REPLY='@file' ;;
     'delete-records|--output') REPLY='text json table' ;;
+    'reassign-partitions|--command-config') REPLY='@file' ;;
+    'reassign-partitions|--output') REPLY='text json' ;;
+    'reassign-partitions|--reassignment-json-file') REPLY='@file' ;;
+    'reassign-partitions|--topics-to-move-json-file') REPLY='@file' ;;
+    'leader-election|--admin.config') REPLY='@file' ;;
+    'leader-election|--bootstrap-server') REPLY='@hostport' ;;
+    'leader-election|--command-config') REPLY='@file' ;;
+    'leader-election|--election-type') REPLY='preferred unclean' ;;
+    'leader-election|--output') REPLY='text json' ;;
+    'leader-election|--path-to-json-file') REPLY='@file' ;;
+    'leader-election|--topic') REPLY='@topic' ;;
     'broker-api-versions|--bootstrap-server') REPLY='@hostport' ;;
     'broker-api-versions|--command-config') REPLY='@file' ;;
     'broker-api-versions|--output') REPLY='text json table' ;;

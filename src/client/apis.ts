@@ -67,7 +67,7 @@ const ROWS: Row[] = [
   [42, 'DeleteGroups', 0, 2, 2, 0],
   [43, 'ElectLeaders', 0, 2, 2, 0],
   [44, 'IncrementalAlterConfigs', 0, 1, 1, 0],
-  [45, 'AlterPartitionReassignments', 0, 0, 0, 0],
+  [45, 'AlterPartitionReassignments', 0, 1, 0, 0],
   [46, 'ListPartitionReassignments', 0, 0, 0, 0],
   [47, 'OffsetDelete', 0, 0, -1, 0],
   [48, 'DescribeClientQuotas', 0, 1, 1, 0],

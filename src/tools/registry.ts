@@ -53,6 +53,20 @@ export const TOOLS: readonly ToolDescriptor[] = [
     spec: async () => (await import('./delete-records/main.js')).DELETE_RECORDS_SPEC,
   },
   {
+    name: 'reassign-partitions',
+    summary: 'Generate, execute, verify, cancel and list partition reassignments',
+    kafka: 'kafka-reassign-partitions.sh',
+    load: () => import('./reassign-partitions/main.js'),
+    spec: async () => (await import('./reassign-partitions/spec.js')).REASSIGN_SPEC,
+  },
+  {
+    name: 'leader-election',
+    summary: 'Elect preferred or unclean leaders for topic partitions',
+    kafka: 'kafka-leader-election.sh',
+    load: () => import('./leader-election/main.js'),
+    spec: async () => (await import('./leader-election/main.js')).LEADER_ELECTION_SPEC,
+  },
+  {
     name: 'broker-api-versions',
     summary: 'Show the API versions each broker supports',
     kafka: 'kafka-broker-api-versions.sh',

@@ -148,11 +148,12 @@ async function alterBatch(
   apiName: 'IncrementalAlterConfigs' | 'AlterConfigs',
   changes: { resource: ConfigResource; ops: AlterConfigOp[] }[],
   validateOnly: boolean,
+  allToOneNode = false,
 ): Promise<Map<string, Outcome<void>>> {
   const out = new Map<string, Outcome<void>>();
   const byNode = new Map<number | null, typeof changes>();
   for (const c of changes) {
-    const n = nodeFor(c.resource);
+    const n = allToOneNode ? null : nodeFor(c.resource);
     byNode.set(n, [...(byNode.get(n) ?? []), c]);
   }
   for (const [node, group] of byNode) {
@@ -181,12 +182,18 @@ async function alterBatch(
   return out;
 }
 
+/**
+ * IncrementalAlterConfigs: a broker's resources to that broker, the others to any broker.
+ * `bootstrapControllers`: the client is bootstrapped at the active controller, which takes every
+ * resource (Admin's ConstantBrokerOrActiveKController with bootstrap.controllers).
+ */
 export function incrementalAlterConfigs(
   client: KafkaClient,
   changes: { resource: ConfigResource; ops: AlterConfigOp[] }[],
   validateOnly = false,
+  bootstrapControllers = false,
 ): Promise<Map<string, Outcome<void>>> {
-  return alterBatch(client, 'IncrementalAlterConfigs', changes, validateOnly);
+  return alterBatch(client, 'IncrementalAlterConfigs', changes, validateOnly, bootstrapControllers);
 }
 
 /** Legacy AlterConfigs: replaces the resource's whole dynamic config with `configs`. */

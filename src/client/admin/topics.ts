@@ -1,7 +1,7 @@
 // Topic administration on top of KafkaClient, following Kafka's Admin client: list, describe
 // (DescribeTopicPartitions with cursor paging, falling back to Metadata), create, add partitions,
 // delete, and list ongoing reassignments. Per-topic results keep each topic's own error.
-import type { KafkaClient, TopicMetadata } from '../client.js';
+import type { KafkaClient, Target, TopicMetadata } from '../client.js';
 import { ApiError, UnsupportedApiError } from '../errors.js';
 import { ZERO_UUID } from '../../protocol/uuid.js';
 import type { CreatePartitionsResponse } from '../../protocol/generated/protocol/CreatePartitions.js';
@@ -338,10 +338,15 @@ export interface PartitionReassignment {
   removingReplicas: number[];
 }
 
-/** Ongoing reassignments, keyed `topic-partition`; `null` partitions = all. */
+/**
+ * Ongoing reassignments, keyed `topic-partition`; `null` partitions = all. `target`: where the
+ * request goes (the controller through the brokers by default; 'any' on a client bootstrapped at
+ * the active controller).
+ */
 export async function listPartitionReassignments(
   client: KafkaClient,
   partitions: { topic: string; partition: number }[] | null,
+  target: Target = 'controller',
 ): Promise<Map<string, PartitionReassignment>> {
   let topics: { name: string; partitionIndexes: number[] }[] | null = null;
   if (partitions) {
@@ -350,7 +355,7 @@ export async function listPartitionReassignments(
     topics = [...grouped].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
   }
   const resp = await client.call('listPartitionReassignments', async () => {
-    const r = await client.send<ListPartitionReassignmentsResponse>('controller', 'ListPartitionReassignments', {
+    const r = await client.send<ListPartitionReassignmentsResponse>(target, 'ListPartitionReassignments', {
       timeoutMs: client.config.requestTimeoutMs,
       topics,
     });

@@ -109,6 +109,10 @@ export class JoptOptions {
     if (!s) throw new Error(`option ${name} is not declared`);
     return s;
   }
+  /** The flags given, by their first name, in the order first seen (jopt's OptionSet.specs()). */
+  givenNames(): string[] {
+    return [...this.given.keys()].map((s) => s.names[0]!);
+  }
   /** True when the flag was given. */
   has(name: string): boolean {
     return this.given.has(this.spec(name));

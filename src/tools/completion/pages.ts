@@ -191,6 +191,67 @@ export const PAGES: Record<string, PageExtras> = {
     ],
   },
 
+  'reassign-partitions': {
+    description:
+      "Moves partitions between brokers as kafka-reassign-partitions.sh does: --generate proposes an assignment (Kafka's striped, rack-aware placement: the first replica of each topic starts at a random broker, so two runs differ), " +
+      '--execute starts it (printing the current assignment to keep for a rollback) and with --throttle sets the replication throttles, ' +
+      '--verify reports progress and removes the throttles once nothing is moving, --cancel reverts the partitions still moving, --list shows what is moving.',
+    examples: [
+      {
+        text: 'Move partition 0 of orders to brokers 3 and 4 at 10 MB/s, then follow it until it completes (output of the first two commands):',
+        commands: [
+          'echo \'{"version":1,"partitions":[{"topic":"orders","partition":0,"replicas":[3,4]}]}\' > plan.json',
+          `tkafka reassign-partitions --bootstrap-server ${B} --execute --reassignment-json-file plan.json --throttle 10000000`,
+          `tkafka reassign-partitions --bootstrap-server ${B} --verify --reassignment-json-file plan.json`,
+        ],
+        output: [
+          'Current partition replica assignment',
+          '',
+          '{"version":1,"partitions":[{"topic":"orders","partition":0,"replicas":[2,3],"log_dirs":["/var/lib/kafka/data","/var/lib/kafka/data"]}]}',
+          '',
+          'Save this to use as the --reassignment-json-file option during rollback',
+          'Warning: You must run --verify periodically, until the reassignment completes, to ensure the throttle is removed.',
+          'The inter-broker throttle limit was set to 10000000 B/s',
+          'Successfully started partition reassignment for orders-0',
+          'Status of partition reassignment:',
+          'Reassignment of partition orders-0 is still in progress.',
+          '',
+        ],
+      },
+      {
+        text: 'The reassignments in progress:',
+        commands: [`tkafka reassign-partitions --bootstrap-server ${B} --list`],
+        output: ['Current partition reassignments:', 'orders-0: replicas: 3,4,2. adding: 4. removing: 2.'],
+      },
+    ],
+    exit: [
+      ['0', 'Success.'],
+      [
+        '1',
+        'A usage error (message and help on standard error), or a failure: its message on standard output, as Kafka prints it (Kafka adds a Java stack trace; tkafka prints a stack with --debug, on standard error).',
+      ],
+    ],
+  },
+
+  'leader-election': {
+    examples: [
+      {
+        text: 'Give partition 0 of orders back to its preferred leader:',
+        commands: [
+          `tkafka leader-election --bootstrap-server ${B} --election-type preferred --topic orders --partition 0`,
+        ],
+        output: ['Successfully completed leader election (PREFERRED) for partitions orders-0'],
+      },
+    ],
+    exit: [
+      ['0', 'Every election succeeded or was not needed.'],
+      [
+        '1',
+        'A usage error, or a partition could not be elected: its line on standard output, then `N replica(s) could not be elected` on standard error.',
+      ],
+    ],
+  },
+
   'delete-records': {
     examples: [
       {
