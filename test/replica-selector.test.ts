@@ -7,7 +7,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../src/protocol/errors.js';
-import { buildRecordBatchSync } from '../src/protocol/records/batch.js';
 import { ConfigError, RACK_AWARE_REPLICA_SELECTOR } from '../src/config/definitions.js';
 import { loadServerConfig } from '../src/config/load.js';
 import { DirectoryLogStore } from '../src/broker/replication/log-store.js';
@@ -21,10 +20,9 @@ import {
   type ReplicaView,
   replicaEndpoints,
 } from '../src/broker/replication/replica-selector.js';
-import type { FetchParams, FetchPartitionRequest } from '../src/broker/replication/types.js';
+import type { FetchParams } from '../src/broker/replication/types.js';
+import { APPEND, fetchParams, fetchRequest, recordBatch, TOPIC_ID } from './helpers/replica-requests.js';
 import { removeDir, tempDir } from './helpers/log-fixtures.js';
-
-const TOPIC_ID = 'dGtha2ZrYS10b3BpYy1pZA';
 
 const client = (rackId: string): ClientMetadata => ({
   rackId,
@@ -141,34 +139,13 @@ async function env(nodeId: number, o: { selector?: boolean; endpoints?: readonly
   };
 }
 
-const batch = (n: number): Buffer =>
-  buildRecordBatchSync({ records: Array.from({ length: n }, (_, i) => ({ value: `v${i}` })) });
+const batch = (n: number): Buffer => recordBatch(n);
 
-const params = (replicaId: number, rack?: string, o: Partial<FetchParams> = {}): FetchParams => ({
-  version: 17,
-  replicaId,
-  replicaEpoch: -1,
-  maxWaitMs: 0,
-  minBytes: 1,
-  maxBytes: 1 << 20,
-  isolationLevel: 0,
-  ...(rack !== undefined ? { rackId: rack, clientMetadata: client(rack) } : {}),
-  ...o,
-});
+/** A consumer's (or replica's) Fetch v17; with `rack`, the client metadata of a KIP-392 client. */
+const params = (replicaId: number, rack?: string, o: Partial<FetchParams> = {}): FetchParams =>
+  fetchParams(replicaId, { ...(rack !== undefined ? { rackId: rack, clientMetadata: client(rack) } : {}), ...o });
 
-const req = (fetchOffset: number, o: Partial<FetchPartitionRequest> = {}): FetchPartitionRequest => ({
-  topic: 't',
-  topicId: TOPIC_ID,
-  partition: 0,
-  fetchOffset,
-  logStartOffset: 0,
-  maxBytes: 1 << 20,
-  currentLeaderEpoch: -1,
-  lastFetchedEpoch: -1,
-  ...o,
-});
-
-const APPEND = { acks: 1, timeoutMs: 1000 };
+const req = fetchRequest;
 
 /** Leader 1 of t-0 with replicas 1,2,3 (racks r1,r2,r3), 5 records in batches of 3 and 2, followers at `at` (default: all caught up). */
 async function leaderWithFollowers(e: Env, isr = [1, 2, 3], at: Record<number, number> = { 2: 5, 3: 5 }) {

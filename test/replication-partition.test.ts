@@ -7,17 +7,15 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../src/protocol/errors.js';
-import { buildRecordBatchSync } from '../src/protocol/records/batch.js';
 import { setBaseOffset, setPartitionLeaderEpoch } from '../src/protocol/records/batch-header.js';
 import { DirectoryLogStore } from '../src/broker/replication/log-store.js';
 import { ReplicaManager, type IsrChangeSender } from '../src/broker/replication/replica-manager.js';
 import type { Partition, PendingIsrChange } from '../src/broker/replication/partition.js';
-import type { FetchParams, FetchPartitionRequest } from '../src/broker/replication/types.js';
+import type { FetchParams } from '../src/broker/replication/types.js';
+import { APPEND, fetchParams, fetchRequest, recordBatch, TOPIC_ID } from './helpers/replica-requests.js';
 import { completeBatches } from '../src/broker/replication/replica-fetcher.js';
 import { removeDir, tempDir } from './helpers/log-fixtures.js';
 import { waitFor } from './helpers/wait-for.js';
-
-const TOPIC_ID = 'dGtha2ZrYS10b3BpYy1pZA';
 
 interface Env {
   rm: ReplicaManager;
@@ -50,32 +48,9 @@ async function env(nodeId = 1, lagMs = 10_000): Promise<Env> {
   };
 }
 
-const batch = (n: number, prefix = 'v'): Buffer =>
-  buildRecordBatchSync({ records: Array.from({ length: n }, (_, i) => ({ value: `${prefix}${i}` })) });
-
-const params = (replicaId: number): FetchParams => ({
-  version: 17,
-  replicaId,
-  replicaEpoch: -1,
-  maxWaitMs: 0,
-  minBytes: 1,
-  maxBytes: 1 << 20,
-  isolationLevel: 0,
-});
-
-const req = (fetchOffset: number, o: Partial<FetchPartitionRequest> = {}): FetchPartitionRequest => ({
-  topic: 't',
-  topicId: TOPIC_ID,
-  partition: 0,
-  fetchOffset,
-  logStartOffset: 0,
-  maxBytes: 1 << 20,
-  currentLeaderEpoch: -1,
-  lastFetchedEpoch: -1,
-  ...o,
-});
-
-const APPEND = { acks: 1, timeoutMs: 1000 };
+const batch = recordBatch;
+const params = (replicaId: number): FetchParams => fetchParams(replicaId);
+const req = fetchRequest;
 
 /** A copy of a batch as a leader would have written it: its base offset and leader epoch set. */
 function setOffsets(b: Buffer, baseOffset: number, leaderEpoch: number): Buffer {

@@ -18,11 +18,9 @@ import { startCluster, tkafkaLauncher, waitForLeader, type Cluster, type NodeLau
 import { REPO_ROOT } from '../helpers/spec-models.js';
 import { runKafkaTool } from './helpers/apache-kafka.js';
 import { clientsScenario } from './helpers/cluster-scenarios.js';
-import { kafkaLauncher } from './helpers/kafka-cluster.js';
-import { UNIMPLEMENTED_FEATURES } from '../../src/config/features.js';
+import { kafkaLauncher, UNIMPLEMENTED_FEATURES_AT_ZERO as UNIMPLEMENTED_AT_ZERO } from './helpers/kafka-cluster.js';
 
 /** What a Kafka 4.4 controller quorum that tkafka brokers join is formatted with, besides -t and -c. */
-const UNIMPLEMENTED_AT_ZERO = [...UNIMPLEMENTED_FEATURES.keys()].flatMap((f) => ['--feature', `${f}=0`]);
 
 const tkafka = async (args: string[]) => {
   const r = await execa('node', ['bin/tkafka', ...args], { cwd: REPO_ROOT, reject: false, timeout: 120_000 });

@@ -11,34 +11,24 @@
 //   npm run build && nice -n 19 node --test dist/test/interop/replication-kafka-controller.test.js
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCluster, tkafkaLauncher, waitForUnfenced, type Cluster } from '../helpers/cluster.js';
+import { type Cluster } from '../helpers/cluster.js';
 import { createReplicatedTopic, logRecords, produceAll, waitIdentical, waitPartition } from '../helpers/replication.js';
-import { kafkaLauncher } from './helpers/kafka-cluster.js';
+import { startMixedBrokerCluster } from './helpers/kafka-cluster.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { UNIMPLEMENTED_FEATURES } from '../../src/config/features.js';
 
-const UNIMPLEMENTED_AT_ZERO = [...UNIMPLEMENTED_FEATURES.keys()].flatMap((f) => ['--feature', `${f}=0`]);
 const TKAFKA = [2, 3, 4];
 const KAFKA_BROKER = 5;
 
 let cluster: Cluster;
 
 before(async () => {
-  const kafka = kafkaLauncher();
-  cluster = await startCluster({
-    launcher: kafka,
-    nodes: [
-      { id: 1, roles: 'controller', formatArgs: UNIMPLEMENTED_AT_ZERO },
-      ...TKAFKA.map((id) => ({ id, roles: 'broker' as const, launcher: tkafkaLauncher })),
-      { id: KAFKA_BROKER, roles: 'broker' },
-    ],
-    quorum: 'static',
+  cluster = await startMixedBrokerCluster({
+    tkafkaBrokers: TKAFKA,
+    kafkaBrokers: [KAFKA_BROKER],
     // a stopped follower must leave the ISR by AlterPartition, not by being fenced
     controllerOverrides: { 'broker.session.timeout.ms': 30_000 },
     brokerOverrides: { 'replica.lag.time.max.ms': 3000, 'broker.heartbeat.interval.ms': 1000 },
-    startTimeoutMs: 420_000,
   });
-  await waitForUnfenced(cluster, { ids: [...TKAFKA, KAFKA_BROKER], timeoutMs: 120_000 });
 });
 
 after(async () => {

@@ -15,7 +15,7 @@
 //   npm run build && nice -n 19 node --test dist/test/interop/replication-mixed-failover.test.js
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCluster, tkafkaLauncher, waitForUnfenced, type Cluster } from '../helpers/cluster.js';
+import { waitForUnfenced, type Cluster } from '../helpers/cluster.js';
 import {
   createReplicatedTopic,
   topicPartitions,
@@ -24,12 +24,10 @@ import {
 } from '../helpers/replication.js';
 import { LedgerProducer, ledgerViolation, readPartitions } from '../helpers/ledger.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { kafkaLauncher } from './helpers/kafka-cluster.js';
+import { startMixedBrokerCluster } from './helpers/kafka-cluster.js';
 import { describeBoth } from './helpers/topics-describe.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { UNIMPLEMENTED_FEATURES } from '../../src/config/features.js';
 
-const UNIMPLEMENTED_AT_ZERO = [...UNIMPLEMENTED_FEATURES.keys()].flatMap((f) => ['--feature', `${f}=0`]);
 const TKAFKA = [2, 3];
 const KAFKA_BROKER = 4;
 const BROKERS = [...TKAFKA, KAFKA_BROKER];
@@ -43,20 +41,12 @@ const ASSIGNMENT = [
 let cluster: Cluster;
 
 before(async () => {
-  const kafka = kafkaLauncher();
-  cluster = await startCluster({
-    launcher: kafka,
-    nodes: [
-      { id: 1, roles: 'controller', formatArgs: UNIMPLEMENTED_AT_ZERO },
-      ...TKAFKA.map((id) => ({ id, roles: 'broker' as const, launcher: tkafkaLauncher })),
-      { id: KAFKA_BROKER, roles: 'broker' },
-    ],
-    quorum: 'static',
+  cluster = await startMixedBrokerCluster({
+    tkafkaBrokers: TKAFKA,
+    kafkaBrokers: [KAFKA_BROKER],
     controllerOverrides: { 'broker.session.timeout.ms': 6000 },
     brokerOverrides: { 'broker.heartbeat.interval.ms': 1000, 'replica.lag.time.max.ms': 5000 },
-    startTimeoutMs: 420_000,
   });
-  await waitForUnfenced(cluster, { ids: BROKERS, timeoutMs: 120_000 });
 });
 
 after(async () => {

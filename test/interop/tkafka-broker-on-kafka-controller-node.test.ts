@@ -15,10 +15,9 @@ import { RawClient } from '../helpers/raw-client.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { ApiKey } from '../../src/protocol/generated/apis.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { UNIMPLEMENTED_FEATURES } from '../../src/config/features.js';
 import { FORWARDABLE_APIS } from '../../src/broker/forwarding/forwarding-manager.js';
+import { UNIMPLEMENTED_FEATURES_AT_ZERO as UNIMPLEMENTED_AT_ZERO } from './helpers/kafka-cluster.js';
 
-const UNIMPLEMENTED_AT_ZERO = [...UNIMPLEMENTED_FEATURES.keys()].flatMap((f) => ['--feature', `${f}=0`]);
 const BROKER = 2;
 
 let kafka: ApacheKafka;

@@ -22,10 +22,8 @@ import { ANONYMOUS, serializePrincipal } from '../../src/broker/forwarding/princ
 import { BrokerLifecycleManager } from '../../src/broker/lifecycle/broker-lifecycle-manager.js';
 import { supportedFeatureRanges } from '../../src/broker/metadata/features.js';
 import { randomUuid } from '../../src/broker/controller/uuid.js';
-import { UNIMPLEMENTED_FEATURES } from '../../src/config/features.js';
 import type { RequestContext } from '../../src/broker/api/types.js';
-
-const UNIMPLEMENTED_AT_ZERO = [...UNIMPLEMENTED_FEATURES.keys()].flatMap((f) => ['--feature', `${f}=0`]);
+import { UNIMPLEMENTED_FEATURES_AT_ZERO as UNIMPLEMENTED_AT_ZERO } from './helpers/kafka-cluster.js';
 
 let kafka: ApacheKafka;
 let channel: ControllerChannel;

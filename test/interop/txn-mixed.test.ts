@@ -17,10 +17,7 @@ import {
   PYTHON,
   TXN_BROKER_OVERRIDES,
 } from '../helpers/txn-cluster-scenario.js';
-import { kafkaLauncher } from './helpers/kafka-cluster.js';
-import { UNIMPLEMENTED_FEATURES } from '../../src/config/features.js';
-
-const UNIMPLEMENTED_AT_ZERO = [...UNIMPLEMENTED_FEATURES.keys()].flatMap((f) => ['--feature', `${f}=0`]);
+import { kafkaLauncher, UNIMPLEMENTED_FEATURES_AT_ZERO as UNIMPLEMENTED_AT_ZERO } from './helpers/kafka-cluster.js';
 
 test('transactions across tkafka brokers and an Apache Kafka 4.4.0 broker', async (t) => {
   if (!existsSync(PYTHON)) {

@@ -11,6 +11,8 @@ import {
   fileSize,
   readTail,
   startCluster,
+  tkafkaLauncher,
+  waitForUnfenced,
   type Cluster,
   type ClusterSpec,
   type NodeLauncher,
@@ -18,6 +20,7 @@ import {
   type Roles,
 } from '../../helpers/cluster.js';
 import { brokerLog4j, kafkaLibDir, runKafkaTool, type ToolResult } from './apache-kafka.js';
+import { UNIMPLEMENTED_FEATURES } from '../../../src/config/features.js';
 
 /** Server JVM flags: Kafka's kafka-server-start.sh G1 settings with a small heap (several JVMs share the machine). */
 const SERVER_JVM_FLAGS = (heap: string): string[] => [
@@ -106,4 +109,40 @@ export function kafkaMetadataQuorum(cluster: Cluster, args: string[]): Promise<T
 /** Kafka's ClusterTool (kafka-cluster.sh) with the given arguments. */
 export function kafkaClusterTool(args: string[]): Promise<ToolResult> {
   return runKafkaTool('org.apache.kafka.tools.ClusterTool', args);
+}
+
+/**
+ * `storage format` flags that leave the features tkafka does not implement at level 0, for an Apache
+ * Kafka controller that tkafka brokers join (cluster-mixed.test.ts explains why).
+ */
+export const UNIMPLEMENTED_FEATURES_AT_ZERO = [...UNIMPLEMENTED_FEATURES.keys()].flatMap((f) => [
+  '--feature',
+  `${f}=0`,
+]);
+
+/**
+ * A mixed cluster for replication tests: one Apache Kafka 4.4.0 controller (id 1, formatted with
+ * UNIMPLEMENTED_FEATURES_AT_ZERO), tkafka brokers and Apache Kafka brokers; resolves once every broker
+ * is unfenced.
+ */
+export async function startMixedBrokerCluster(o: {
+  tkafkaBrokers: readonly number[];
+  kafkaBrokers: readonly number[];
+  controllerOverrides?: Record<string, string | number | boolean>;
+  brokerOverrides?: Record<string, string | number | boolean>;
+}): Promise<Cluster> {
+  const cluster = await startCluster({
+    launcher: kafkaLauncher(),
+    nodes: [
+      { id: 1, roles: 'controller', formatArgs: UNIMPLEMENTED_FEATURES_AT_ZERO },
+      ...o.tkafkaBrokers.map((id) => ({ id, roles: 'broker' as const, launcher: tkafkaLauncher })),
+      ...o.kafkaBrokers.map((id) => ({ id, roles: 'broker' as const })),
+    ],
+    quorum: 'static',
+    controllerOverrides: o.controllerOverrides,
+    brokerOverrides: o.brokerOverrides,
+    startTimeoutMs: 420_000,
+  });
+  await waitForUnfenced(cluster, { ids: [...o.tkafkaBrokers, ...o.kafkaBrokers], timeoutMs: 120_000 });
+  return cluster;
 }
