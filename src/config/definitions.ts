@@ -1220,6 +1220,46 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
 export const BROKER_CONFIGS: ReadonlyMap<string, ConfigKey> = indexKeys(BROKER_CONFIG_KEYS);
 
 /**
+ * QuotaConfig.brokerQuotaConfigs: broker keys that exist only as dynamic configs (set with
+ * `configs --entity-type brokers --alter`, per broker or as the cluster default; not read from
+ * server.properties). Kafka's DynamicConfig.Broker validates them and AbstractKafkaConfig.configType
+ * types them; a broker describes them once set.
+ */
+export const BROKER_QUOTA_CONFIGS: ReadonlyMap<string, ConfigKey> = indexKeys([
+  def(
+    'leader.replication.throttled.rate',
+    'long',
+    LONG_MAX,
+    atLeast(0),
+    M,
+    'A long representing the upper bound (bytes/sec) on replication traffic for leaders enumerated in the property leader.replication.throttled.replicas (for each topic). This property can be only set dynamically. It is suggested that the limit be kept above 1MB/s for accurate behaviour.',
+    DYN,
+  ),
+  def(
+    'follower.replication.throttled.rate',
+    'long',
+    LONG_MAX,
+    atLeast(0),
+    M,
+    'A long representing the upper bound (bytes/sec) on replication traffic for followers enumerated in the property follower.replication.throttled.replicas (for each topic). This property can be only set dynamically. It is suggested that the limit be kept above 1MB/s for accurate behaviour.',
+    DYN,
+  ),
+  def(
+    'replica.alter.log.dirs.io.max.bytes.per.second',
+    'long',
+    LONG_MAX,
+    atLeast(0),
+    M,
+    'A long representing the upper bound (bytes/sec) on disk IO used for moving replica between log directories on the same broker. This property can be only set dynamically. It is suggested that the limit be kept above 1MB/s for accurate behaviour.',
+    DYN,
+  ),
+]);
+
+/** A broker key's definition: KafkaConfig's, else the dynamic-only quota configs'. */
+export const brokerConfigKey = (name: string): ConfigKey | undefined =>
+  BROKER_CONFIGS.get(name) ?? BROKER_QUOTA_CONFIGS.get(name);
+
+/**
  * DynamicBrokerConfig.brokerConfigSynonyms: the broker keys that set the same thing, highest
  * priority first (e.g. log.retention.ms, log.retention.minutes, log.retention.hours).
  */

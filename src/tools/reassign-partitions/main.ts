@@ -175,6 +175,13 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
         );
         break;
       case 'list':
+        if (opts.has('watch')) {
+          const seconds = Number(opts.valueOf('watch'));
+          if (!Number.isFinite(seconds) || seconds <= 0)
+            return printUsage(REASSIGN_SPEC, io, `Cannot parse argument '${opts.string('watch')}' of option watch`);
+          const { watchReassignments } = await import('./watch.js');
+          return await watchReassignments(ctx, io, { intervalMs: seconds * 1000, source: resolved.value });
+        }
         view = await cmd.listAssignments(ctx);
         break;
     }

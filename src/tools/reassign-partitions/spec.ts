@@ -108,6 +108,13 @@ export const REASSIGN_SPEC: JoptToolSpec = {
       description:
         "Denies the ability to change a partition's replication factor as part of this reassignment through adding validation against it.",
     },
+    {
+      names: ['watch'],
+      arg: { name: 'seconds', optional: true, type: 'Double', defaults: [2] },
+      extension: true,
+      description:
+        'tkafka: with --list (and --bootstrap-server), keep refreshing the ongoing reassignments every N seconds (default 2) until none is left: for each replica being added, the bytes copied so far, the bytes to copy, the rate and the ETA. A live table on a terminal; plain logfmt lines when piped, with --no-tty or NO_COLOR. Stops on Ctrl-C.',
+    },
     OUTPUT_OPTION,
     DEBUG_OPTION,
   ],
@@ -147,6 +154,8 @@ export function permitted(action: Action, bootstrapController: boolean): readonl
     case 'cancel':
       return [bootstrap, 'command-config', 'preserve-throttles', 'timeout', ...EXTENSIONS];
     case 'list':
-      return [bootstrap, 'command-config', ...EXTENSIONS];
+      return bootstrapController
+        ? [bootstrap, 'command-config', ...EXTENSIONS]
+        : [bootstrap, 'command-config', 'watch', ...EXTENSIONS];
   }
 }

@@ -1,6 +1,7 @@
 // The numbers of the consumer-group lag watch, independent of how they are shown: per partition
 // lag and its rate, per group total lag, its rate (negative: the group is catching up), and the
 // consume and produce rates, from successive samples of the group's offsets.
+import { logfmtFixed as fixed, logfmtValue as lf, type WatchView } from './watch-loop.js';
 
 export interface LagRow {
   readonly topic: string | null;
@@ -161,15 +162,6 @@ export class LagTracker {
 // ---- plain output (not a terminal, --no-tty, NO_COLOR) -------------------------------------------
 
 /** logfmt value: bare when simple, else double-quoted with escapes. */
-function lf(v: string | number | bigint | null | undefined): string {
-  if (v === null || v === undefined) return '-';
-  const s = String(v);
-  return /^[A-Za-z0-9._:/@+-]+$/.test(s) ? s : JSON.stringify(s);
-}
-
-const fixed = (v: number | null): string =>
-  v === null || !Number.isFinite(v) ? '-' : v.toFixed(1) === '-0.0' ? '0.0' : v.toFixed(1);
-
 /**
  * One refresh as plain logfmt lines: a line per partition, then a line per group with the totals.
  *   time=… group=g topic=t partition=0 current-offset=5 log-end-offset=10 lag=5 lag-rate=-1.0 consumer-id=…
@@ -198,7 +190,4 @@ export function plainLines(frame: LagFrame): string[] {
 }
 
 /** The live table a watch draws frames on (lag-view.ts; mounted only on a terminal). */
-export interface LagView {
-  render(frame: LagFrame, info: { intervalMs: number; source?: string }): void;
-  close(): Promise<void>;
-}
+export type LagView = WatchView<LagFrame>;

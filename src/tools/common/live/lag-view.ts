@@ -1,7 +1,7 @@
 // The ink table of the lag watch (imported only on a terminal). No JSX: React.createElement.
 import React from 'react';
-import { Box, Text, render, type Instance } from 'ink';
-import { ensureTerminalSize } from '../tty.js';
+import { Box, Text } from 'ink';
+import { mountWatchView, type ScreenProps } from './ink-watch-view.js';
 import { grouped, rate, sparkline } from './format.js';
 import type { GroupFrame, LagFrame, LagView, RowView } from './lag-model.js';
 
@@ -69,13 +69,7 @@ function GroupTable(props: { g: GroupFrame; width: number; maxRows: number }): R
   );
 }
 
-function LagScreen(props: {
-  frame: LagFrame;
-  intervalMs: number;
-  source?: string;
-  width: number;
-  height: number;
-}): React.ReactElement {
+function LagScreen(props: ScreenProps<LagFrame>): React.ReactElement {
   const { frame, width, height } = props;
   const groups = frame.groups;
   const perGroup = Math.max(1, Math.floor((height - 4) / Math.max(1, groups.length)) - 4);
@@ -94,26 +88,5 @@ function LagScreen(props: {
 }
 
 export function mountLagView(stream: NodeJS.WritableStream): LagView {
-  const tty = stream as NodeJS.WriteStream;
-  ensureTerminalSize(tty);
-  let instance: Instance | null = null;
-  return {
-    render(frame, info) {
-      const el = h(LagScreen, {
-        frame,
-        intervalMs: info.intervalMs,
-        ...(info.source ? { source: info.source } : {}),
-        width: tty.columns || 80,
-        height: tty.rows || 24,
-      });
-      if (!instance) instance = render(el, { stdout: tty, stderr: tty, patchConsole: false, exitOnCtrlC: false });
-      else instance.rerender(el);
-    },
-    async close() {
-      if (!instance) return;
-      instance.unmount();
-      await instance.waitUntilExit().catch(() => undefined);
-      instance = null;
-    },
-  };
+  return mountWatchView<LagFrame>(stream, LagScreen);
 }
