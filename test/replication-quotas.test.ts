@@ -1,6 +1,7 @@
 // Replication throttles' quota and rate window (src/broker/replication/replication-quotas.ts): the
 // cases of Kafka's ReplicationQuotaManagerTest on a mock clock, ConfigHandler.parseThrottledPartitions,
-// and the rates and throttled lists read from a metadata image.
+// the rates and throttled lists read from a metadata image, and the leader side in a ReplicaManager
+// over real logs (ReplicaManager.shouldLeaderThrottle, DelayedFetch's throttled partitions).
 //
 //   npm run build && nice -n 19 node --test dist/test/replication-quotas.test.js
 import test from 'node:test';
@@ -12,6 +13,13 @@ import {
   UNBOUNDED,
 } from '../src/broker/replication/replication-quotas.js';
 import { ConfigResourceType, configResourceKey, MetadataImage } from '../src/broker/metadata/image.js';
+import { ErrorCode } from '../src/protocol/errors.js';
+import { DirectoryLogStore } from '../src/broker/replication/log-store.js';
+import { ReplicaManager } from '../src/broker/replication/replica-manager.js';
+import { APPEND, fetchParams, fetchRequest, recordBatch, TOPIC_ID } from './helpers/replica-requests.js';
+import { removeDir, tempDir } from './helpers/log-fixtures.js';
+
+const TOPIC_ID_U = 'dGtha2ZrYS10b3BpYy11dQ';
 
 test('shouldThrottleOnlyDefinedReplicas', () => {
   const quota = new ReplicationQuotaManager();
@@ -151,4 +159,52 @@ test('ReplicationQuotas: rates from this broker, else the cluster default, else 
   assert.ok(!q2.leader.isThrottled('moving', 0));
   assert.ok(q2.follower.isThrottled('moving', 0));
   assert.ok(!q2.follower.isThrottled('moving', 1));
+});
+
+test('leader side: a throttled follower outside the ISR gets no records once over the quota; ISR members always do', async () => {
+  const dir = await tempDir('tkafka-throttle-');
+  const now = { ms: Date.now() };
+  const image = imageWith([
+    [ConfigResourceType.Broker, '1', { 'leader.replication.throttled.rate': '1000' }],
+    [ConfigResourceType.Topic, 't', { 'leader.replication.throttled.replicas': '0:1' }],
+  ]);
+  const rm = new ReplicaManager({
+    nodeId: 1,
+    logs: new DirectoryLogStore(dir, { clock: () => now.ms }),
+    clock: () => now.ms,
+    metadata: () => image,
+  });
+  try {
+    await rm.ensurePartition('t', TOPIC_ID, 0, 0, {}, { replicas: [1, 2, 3], isr: [1, 2] });
+    await rm.ensurePartition('u', TOPIC_ID_U, 0, 0, {}, { replicas: [1, 2, 3], isr: [1, 2] });
+    for (const topic of ['t', 'u'])
+      assert.equal((await rm.appendRecords(topic, 0, recordBatch(50, 'x'.repeat(100)), APPEND)).errorCode, 0, topic);
+    const u = fetchRequest(0, { topic: 'u', topicId: TOPIC_ID_U });
+    // under the quota: replica 3 (not in the ISR) reads, and the bytes count against the quota
+    const [first, firstU] = await rm.fetchMessages(fetchParams(3), [fetchRequest(0), u]);
+    assert.ok(first!.records.length > 1000, 'the first fetch is under the quota');
+    assert.ok(firstU!.records.length > 1000);
+    assert.equal(rm.quotas.leader.measuredRate(), first!.records.length, 'only the throttled partition counts');
+    assert.ok(rm.quotas.leader.isQuotaExceeded());
+    // over it: no records for the throttled partition, the other one unchanged
+    const [second, secondU] = await rm.fetchMessages(fetchParams(3), [fetchRequest(0), u]);
+    assert.equal(second!.errorCode, ErrorCode.NONE);
+    assert.equal(second!.records.length, 0);
+    assert.equal(secondU!.records.length, firstU!.records.length);
+    // an in-sync follower is never slowed
+    const [isr] = await rm.fetchMessages(fetchParams(2), [fetchRequest(0)]);
+    assert.equal(isr!.records.length, first!.records.length);
+    // a waiting fetch does not count the throttled partition's bytes: it waits out max.wait.ms
+    const started = Date.now();
+    const [waited] = await rm.fetchMessages(fetchParams(3, { maxWaitMs: 100, minBytes: 1 }), [fetchRequest(0)]);
+    assert.equal(waited!.records.length, 0);
+    assert.ok(Date.now() - started >= 90, 'parked until max.wait.ms');
+    // time passes: the rate falls under the bound and replica 3 reads again
+    now.ms += 60_000;
+    const [later] = await rm.fetchMessages(fetchParams(3), [fetchRequest(0)]);
+    assert.equal(later!.records.length, first!.records.length);
+  } finally {
+    await rm.shutdown();
+    await removeDir(dir);
+  }
 });
