@@ -22,6 +22,8 @@ export class DelayedFetch extends DelayedOperation {
     private readonly resolve: PartitionResolver,
     private readonly complete: () => void,
     private readonly cancelled: () => void,
+    /** ReplicaManager.shouldLeaderThrottle for this fetch's follower: its bytes do not count */
+    private readonly throttled: (p: Partition) => boolean = () => false,
   ) {
     super(params.maxWaitMs);
   }
@@ -42,7 +44,8 @@ export class DelayedFetch extends DelayedOperation {
           : p.highWatermark;
       // Case E: truncated below the fetch offset; the log start moved past it
       if (end < r.fetchOffset || r.fetchOffset < p.logStartOffset) return this.forceComplete();
-      if (end > r.fetchOffset) accumulated += Math.min(p.ledger.bytesBetween(r.fetchOffset, end), r.maxBytes);
+      if (end > r.fetchOffset && !(follower && this.throttled(p)))
+        accumulated += Math.min(p.ledger.bytesBetween(r.fetchOffset, end), r.maxBytes);
     }
     // Case G: enough data
     if (accumulated >= this.params.minBytes) return this.forceComplete();

@@ -61,6 +61,8 @@ interface FetchState {
   delayedUntil: number;
   /** waiting for new metadata (fenced) */
   parked: boolean;
+  /** the leader's high watermark minus the next fetch offset, after the last response that moved it; unknown at first */
+  lag: number | undefined;
 }
 
 /** Cuts a fetched record set before a trailing partial batch and checks each batch's CRC. */
@@ -113,6 +115,7 @@ export class ReplicaFetcher {
       fetchOffset: p.logEndOffset,
       delayedUntil: 0,
       parked: false,
+      lag: undefined,
     });
     if (!this.loop) this.loop = this.run();
     this.signal();
@@ -159,6 +162,16 @@ export class ReplicaFetcher {
     return true;
   }
 
+  /**
+   * RemoteLeaderEndPoint.shouldFollowerThrottle: a replica not known to be caught up (lag unknown or
+   * above 0) of a partition this broker throttles as follower, while the follower quota is exceeded.
+   */
+  private shouldFollowerThrottle(s: FetchState): boolean {
+    if (s.lag !== undefined && s.lag <= 0) return false;
+    const q = this.rm.quotas.follower;
+    return q.isThrottled(s.partition.topic, s.partition.index) && q.isQuotaExceeded();
+  }
+
   private async connection(): Promise<BrokerConnection> {
     if (this.conn?.connected) return this.conn;
     this.conn?.close();
@@ -193,8 +206,15 @@ export class ReplicaFetcher {
         await this.pause(Number.isFinite(nextDelay) ? nextDelay : 60_000);
         continue;
       }
+      // RemoteLeaderEndPoint.buildFetch: throttled partitions are left out while over the quota
+      const fetchable = ready.filter((s) => !this.shouldFollowerThrottle(s));
+      if (fetchable.length === 0) {
+        // AbstractFetcherThread.maybeFetch: nothing to fetch, back off
+        await this.pause(this.config.backoffMs);
+        continue;
+      }
       try {
-        await this.fetchOnce(ready);
+        await this.fetchOnce(fetchable);
         failures = 0;
       } catch (e) {
         if (this.stopped) return;
@@ -312,6 +332,11 @@ export class ReplicaFetcher {
       if (r === null) return;
       s.fetchOffset = r.lastOffset + 1;
     }
+    // processFetchResponse: the lag moves with appended bytes (or is first known)
+    if (records.length > 0 || s.lag === undefined) s.lag = Math.max(0, Number(pd.highWatermark) - s.fetchOffset);
+    // ReplicaFetcherThread.processPartitionData: in-sync or not, throttled traffic counts
+    const quota = this.rm.quotas.follower;
+    if (records.length > 0 && quota.isThrottled(p.topic, p.index)) quota.record(records.length);
     await this.rm.updateFollowerOffsets(p, s.leaderEpoch, Number(pd.highWatermark), Number(pd.logStartOffset));
   }
 

@@ -20,6 +20,7 @@ import { type IsrContext, Partition, type PartitionState, type PendingIsrChange 
 import { DelayedOperationPurgatory } from './purgatory.js';
 import { AppendError, type ValidatedBatch, validateRecordsForAppend } from './record-validator.js';
 import { resolveTopicConfig, type TopicConfig, type TopicOverrides } from './topic-config.js';
+import { DEFAULT_QUOTA_WINDOW, type QuotaWindowConfig, ReplicationQuotas } from './replication-quotas.js';
 import {
   type AppendOptions,
   type AppendResult,
@@ -78,6 +79,8 @@ export interface ReplicaManagerOptions {
   replicaLagTimeMaxMs?: number;
   /** the ReplicaSelector when not from `config`'s replica.selector.class (tests) */
   replicaSelector?: ReplicaSelector;
+  /** the replication quotas' sample window when not from `config` (tests) */
+  quotaWindow?: QuotaWindowConfig;
   /** replicas' endpoints on a listener, when not from `metadata` (tests) */
   replicaEndpoints?: (replicas: readonly number[], listenerName: string) => Map<number, ReplicaNode>;
 }
@@ -136,6 +139,8 @@ export class ReplicaManager {
   private readonly unsafeAcks: boolean;
   /** replica.selector.class (KIP-392): undefined is leader-only */
   readonly replicaSelector: ReplicaSelector | undefined;
+  /** leader / follower / alter-log-dirs replication throttles, read from the metadata image */
+  private readonly replicationQuotas: ReplicationQuotas;
 
   constructor(private readonly opts: ReplicaManagerOptions) {
     this.nodeId = opts.nodeId;
@@ -157,10 +162,31 @@ export class ReplicaManager {
       opts.replicaSelector ?? createReplicaSelector(opts.config?.getString?.('replica.selector.class'));
     if (this.unsafeAcks)
       this.logger.warn('TKAFKA_TEST_UNSAFE_ACKS=1: acks=all answers after the local append (test only)');
+    this.replicationQuotas = new ReplicationQuotas(
+      this.nodeId,
+      () => this.opts.metadata?.(),
+      opts.quotaWindow ?? quotaWindowOf(opts.config),
+      this.clock,
+    );
     this.fetchSessions = new FetchSessionCache({
       maxEntries: int('max.incremental.fetch.session.cache.slots', 1000),
       clock: this.clock,
     });
+  }
+
+  /** The replication quotas, up to date with the current metadata image. */
+  get quotas(): ReplicationQuotas {
+    return this.replicationQuotas.refresh();
+  }
+
+  /**
+   * ReplicaManager.shouldLeaderThrottle: a follower outside the ISR fetching a partition this
+   * broker throttles as leader, while the leader quota is exceeded.
+   */
+  shouldLeaderThrottle(p: Partition, replicaId: number): boolean {
+    if (p.isr.includes(replicaId)) return false;
+    const q = this.quotas.leader;
+    return q.isThrottled(p.topic, p.index) && q.isQuotaExceeded();
   }
 
   // ---- partitions ----
@@ -865,8 +891,12 @@ export class ReplicaManager {
       this.maybeExpandIsr(p, params.replicaId);
       this.afterHighWatermarkCheck(p);
     }
-    // fetch v3+: an incomplete first batch is dropped rather than returned partially
-    const records = !hardMaxBytesLimit && read.firstEntryIncomplete ? EMPTY_RECORDS : read.records;
+    // checkFetchDataInfo: a throttled follower gets no records (and does not advance); fetch v3+: an
+    // incomplete first batch is dropped rather than returned partially
+    const records =
+      (follower && this.shouldLeaderThrottle(p, params.replicaId)) || (!hardMaxBytesLimit && read.firstEntryIncomplete)
+        ? EMPTY_RECORDS
+        : read.records;
     return {
       ...base,
       records,
@@ -889,6 +919,24 @@ export class ReplicaManager {
    * then reads again. `connectionId` lets cancelConnection drop the wait when the client goes away.
    */
   async fetchMessages(
+    params: FetchParams,
+    reqs: readonly FetchPartitionRequest[],
+    connectionId?: string,
+  ): Promise<FetchPartitionResult[]> {
+    const results = await this.fetchOrWait(params, reqs, connectionId);
+    // KafkaApis: a follower's response counts against the leader quota, the bytes of its throttled
+    // partitions (in-sync or not, so the total replication traffic stays under the quota)
+    if (isFromFollower(params)) {
+      const q = this.quotas.leader;
+      let bytes = 0;
+      for (let i = 0; i < reqs.length; i++)
+        if (q.isThrottled(reqs[i]!.topic, reqs[i]!.partition)) bytes += recordsSize(results[i]!);
+      if (bytes > 0) q.record(bytes);
+    }
+    return results;
+  }
+
+  private async fetchOrWait(
     params: FetchParams,
     reqs: readonly FetchPartitionRequest[],
     connectionId?: string,
@@ -919,6 +967,7 @@ export class ReplicaManager {
           this.readFromLog(params, reqs).then(resolve_, reject);
         },
         () => resolve_(first),
+        (p) => this.shouldLeaderThrottle(p, params.replicaId),
       );
       this.fetchPurgatory.tryCompleteElseWatch(
         op,
@@ -983,4 +1032,21 @@ export class ReplicaManager {
     if (!found.ok) return { errorCode: found.errorCode, lowWatermark: -1 };
     return offsets.deleteRecordsOnLeader(found.partition, offset);
   }
+}
+
+/** replication.quota.window.num and replication.quota.window.size.seconds (QuotaConfig) from server.properties. */
+function quotaWindowOf(config: BrokerConfigLike | undefined): QuotaWindowConfig {
+  const originals = config?.originals;
+  const get = (name: string): string | undefined =>
+    originals instanceof Map
+      ? originals.get(name)
+      : (originals as Readonly<Record<string, string>> | undefined)?.[name];
+  const int = (name: string, dflt: number): number => {
+    const v = Number(get(name)?.trim());
+    return Number.isInteger(v) && v >= 1 ? v : dflt;
+  };
+  return {
+    samples: int('replication.quota.window.num', DEFAULT_QUOTA_WINDOW.samples),
+    windowMs: int('replication.quota.window.size.seconds', DEFAULT_QUOTA_WINDOW.windowMs / 1000) * 1000,
+  };
 }
