@@ -145,6 +145,29 @@ export function produceRaw(
   });
 }
 
+/**
+ * produceRaw until the partition's leader appends: NOT_LEADER_OR_FOLLOWER (6) means nothing was
+ * appended (a leader that has not applied its leadership yet), so the batch is sent again; any other
+ * error fails.
+ */
+export async function produceRawAppended(
+  port: number,
+  topic: string,
+  values: readonly string[],
+  opts: { acks: number; partition?: number },
+): Promise<void> {
+  let other: number | null = 0;
+  await waitFor(
+    async () => {
+      const code = await produceRaw(port, topic, values, opts);
+      if (code !== 0 && code !== 6) other = code;
+      return code === 0 || other !== 0;
+    },
+    { what: `a batch appended to ${topic}-${opts.partition ?? 0}`, timeoutMs: 30_000, intervalMs: 100 },
+  );
+  if (other !== 0) throw new Error(`produce to ${topic}-${opts.partition ?? 0}: error ${other}`);
+}
+
 const running = (cluster: Cluster): ClusterNode[] => cluster.brokers.filter((b) => b.running());
 
 /** The partition as the first running broker that knows it says, once `pred` holds. */

@@ -20,6 +20,7 @@ import {
   logRecords,
   partitionInfo,
   produceRaw,
+  produceRawAppended,
   waitIdentical,
   waitPartition,
 } from '../../helpers/replication.js';
@@ -67,17 +68,8 @@ async function throttleConfigs(client: KafkaClient, topic: string): Promise<Reco
 
 async function prefill(cluster: Cluster, topic: string, leader: number): Promise<void> {
   await waitPartition(cluster, topic, `leader ${leader}`, (p) => p.leader === leader);
-  // The leader may answer NOT_LEADER_OR_FOLLOWER (6) until it has applied its leadership: nothing was
-  // appended then, so the batch is sent again.
   for (let i = 0; i < PREFILL_BATCHES; i++)
-    await waitFor(
-      async () => {
-        const code = await produceRaw(cluster.node(leader).port, topic, Array(10).fill(VALUE), { acks: -1 });
-        if (code !== 0 && code !== 6) throw new Error(`produce to ${topic}: error ${code}`);
-        return code === 0;
-      },
-      { what: `batch ${i} of ${topic} appended`, timeoutMs: 30_000, intervalMs: 100 },
-    );
+    await produceRawAppended(cluster.node(leader).port, topic, Array(10).fill(VALUE), { acks: -1 });
 }
 
 export interface FlowFigures {

@@ -13,7 +13,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCluster, tkafkaLauncher, waitForUnfenced, type Cluster } from '../../helpers/cluster.js';
-import { createReplicatedTopic, produceRaw, topicPartitions, waitPartition } from '../../helpers/replication.js';
+import {
+  createReplicatedTopic,
+  produceRawAppended,
+  topicPartitions,
+  waitPartition,
+} from '../../helpers/replication.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { ELECTION_COMMAND, REASSIGN_COMMAND, runKafka, runTkafka, type Run } from './tool-runs.js';
 import { kafkaLauncher } from './kafka-cluster.js';
@@ -128,11 +133,10 @@ export function reassignToolsSuite(CLUSTER: 'kafka' | 'tkafka'): void {
     for (const prefix of ['k', 't']) {
       await waitPartition(cluster, `${prefix}-move`, 'a leader', (p) => p.leader === 2);
       for (let i = 0; i < 200; i++) {
-        const code = await produceRaw(cluster.node(2).port, `${prefix}-move`, Array(10).fill(value), {
+        await produceRawAppended(cluster.node(2).port, `${prefix}-move`, Array(10).fill(value), {
           acks: -1,
           partition: 0,
         });
-        assert.equal(code, 0, `produce ${i}`);
       }
     }
   });
@@ -371,8 +375,9 @@ export function reassignToolsSuite(CLUSTER: 'kafka' | 'tkafka'): void {
         120_000,
       );
     await twin('leader-election', [...B, '--election-type', 'preferred', '--topic', 'k-elect', '--partition', '0']);
+    // The election is in the metadata log when the tools return; broker 3 shows it once it applied it.
     for (const topic of ['k-elect', 't-elect'])
-      assert.equal((await topicPartitions(cluster.node(3).port, topic))![0]!.leader, 2);
+      await waitPartition(cluster, topic, 'leader 2 again', (p) => p.leader === 2, 15_000);
     await twin('leader-election', [...B, '--election-type', 'PREFERRED', '--topic', 'k-elect', '--partition', '0']);
     await twin('leader-election', [...B, '--election-type', 'unclean', '--topic', 'k-elect', '--partition', '1']);
     // Nothing to elect: both tools on the same topic (the partitions come in a HashSet's order, which
