@@ -27,7 +27,7 @@ import {
   proposedMoveMap,
   reassigningBrokers,
 } from '../src/tools/reassign-partitions/throttles.js';
-import { placeReplicas } from '../src/tools/reassign-partitions/placer.js';
+import { placeReplicas } from '../src/client/admin/replica-placer.js';
 import { ApiError } from '../src/client/errors.js';
 
 async function runTool(

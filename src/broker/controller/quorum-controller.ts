@@ -64,7 +64,7 @@ import type {
   AlterPartitionRequest,
   AlterPartitionResponse,
 } from '../../protocol/generated/protocol/AlterPartition.js';
-import type { Random } from './placer.js';
+import type { Random } from '../../client/admin/replica-placer.js';
 import {
   createPartitions,
   createTopics,

@@ -14,7 +14,7 @@ import { mv } from '../metadata/features.js';
 import { DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED } from '../metadata/delta.js';
 import { incrementalAlterConfigResource, OpType, type ConfigContext } from './configs.js';
 import { apiError, apiErrorFrom, ErrorCode, fail, KafkaError, NONE, type ApiError } from './errors.js';
-import { defaultRandom, placeReplicas, type Random, type UsableBroker } from './placer.js';
+import { defaultRandom, placeReplicas, type Random, type UsableBroker } from '../../client/admin/replica-placer.js';
 import {
   CLUSTER_METADATA_TOPIC_NAME,
   hasCollisionChars,

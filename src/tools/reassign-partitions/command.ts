@@ -13,6 +13,7 @@ import {
   intSetOrder,
   parseGenerateArgs,
   parseReassignmentJson,
+  InvalidReplicationFactorError,
   ReassignCommandError,
   replicaKey,
   stringSetOrder,
@@ -174,13 +175,23 @@ export async function generateAssignment(
       'Not all brokers have rack information. Add --disable-rack-aware in command line to make replica assignment without rack information.',
     );
   }
-  const { placeReplicas } = await import('./placer.js');
+  const [{ placeReplicas }, { ErrorCode, KafkaError }] = await Promise.all([
+    import('../../client/admin/replica-placer.js'),
+    import('../../protocol/errors.js'),
+  ]);
   const proposed: PartitionTarget[] = [];
   for (const topic of stringSetOrder([...described.keys()])) {
     const ps = described.get(topic)!;
     if (ps.length === 0) continue;
     const rf = ps[0]!.replicas.length;
-    const placed = placeReplicas(usable, ps.length, rf, random);
+    let placed: number[][];
+    try {
+      placed = placeReplicas(usable, ps.length, rf, random);
+    } catch (e) {
+      if (e instanceof KafkaError && e.code === ErrorCode.INVALID_REPLICATION_FACTOR)
+        throw new InvalidReplicationFactorError(e.message);
+      throw e;
+    }
     placed.forEach((replicas, i) => proposed.push({ topic, partition: i, replicas }));
   }
   ctx.println(`Current partition replica assignment\n${formatReassignmentJson(current, currentDirs)}\n`);

@@ -10,6 +10,14 @@ export class ReassignCommandError extends Error {
   override name = 'ReassignCommandError';
 }
 
+/** InvalidReplicationFactorException from the placer (printed `Error: <message>`). */
+export class InvalidReplicationFactorError extends Error {
+  override name = 'InvalidReplicationFactorError';
+  javaString(): string {
+    return `org.apache.kafka.common.errors.InvalidReplicationFactorException: ${this.message}`;
+  }
+}
+
 /** TerseException: printed as the bare message. */
 export class TerseError extends Error {
   override name = 'TerseError';

@@ -1,16 +1,11 @@
-// Kafka's StripedReplicaPlacer (org.apache.kafka.metadata.placement), which 4.4's
-// ReassignPartitionsCommand.calculateAssignment uses for --generate: rack-aware round-robin
-// "striping" of replicas over the usable brokers, the first replica of partition 0 at a random
-// broker. The controller has its own copy (src/broker/controller/placer.ts); tools may not import
-// the broker layer, so the tool keeps this one, identical but for the error type.
+// Kafka's StripedReplicaPlacer (org.apache.kafka.metadata.placement): rack-aware round-robin
+// "striping" of replicas over the usable brokers (registered and not shutting down), unfenced brokers
+// preferred; the first replica (the preferred leader) is always unfenced. One copy for the two users
+// Kafka has: the controller placing new partitions (src/broker/controller/topics.ts) and
+// reassign-partitions --generate (src/tools/reassign-partitions/command.ts), which Kafka 4.4 also
+// runs through this class.
 
-/** InvalidReplicationFactorException (the tool prints `Error: <message>`). */
-export class InvalidReplicationFactorError extends Error {
-  override name = 'InvalidReplicationFactorError';
-  javaString(): string {
-    return `org.apache.kafka.common.errors.InvalidReplicationFactorException: ${this.message}`;
-  }
-}
+import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 
 export interface UsableBroker {
   readonly id: number;
@@ -80,8 +75,8 @@ class Rack {
   }
 }
 
-function invalidRf(message: string): InvalidReplicationFactorError {
-  return new InvalidReplicationFactorError(message);
+function invalidRf(message: string): KafkaError {
+  return new KafkaError(ErrorCode.INVALID_REPLICATION_FACTOR, message);
 }
 
 class RackList {
@@ -177,8 +172,9 @@ function checkEnoughBrokers(rf: number, total: number): void {
 }
 
 /**
- * Places `numPartitions` partitions with `replicationFactor` replicas each. Throws InvalidReplicationFactorError
- * with Kafka's messages.
+ * Places `numPartitions` partitions with `replicationFactor` replicas each. Throws KafkaError
+ * INVALID_REPLICATION_FACTOR with Kafka's messages (the caller prefixes "Unable to replicate the
+ * partition N time(s): ").
  */
 export function placeReplicas(
   brokers: Iterable<UsableBroker>,
