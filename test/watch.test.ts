@@ -9,6 +9,7 @@ import { execa } from 'execa';
 import kafkajs from 'kafkajs';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { REPO_ROOT } from './helpers/spec-models.js';
+import { screenText, tkafkaUnderPty } from './helpers/pty.js';
 import { LagTracker, plainLines } from '../src/tools/common/live/lag-model.js';
 
 const { Kafka, logLevel } = kafkajs;
@@ -21,11 +22,7 @@ const GROUP = 'watchers';
 let expected: Map<number, [bigint, bigint]>;
 
 const ESC = /\x1b/;
-const strip = (s: string): string =>
-  s
-    .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
-    .replace(/\x1b[()][A-Z0-9]/g, '')
-    .replace(/\r/g, '');
+const strip = screenText;
 
 before(async () => {
   broker = await startBroker();
@@ -69,15 +66,6 @@ after(async () => {
 });
 
 const totalLag = (): bigint => [...expected.values()].reduce((n, [c, e]) => n + (e - c), 0n);
-const baseEnv = (): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    TERM: 'xterm-256color',
-    LANG: 'C.UTF-8',
-  };
-  return env;
-};
 const watchArgs = (extra: string[] = []): string[] => [
   'bin/tkafka',
   'consumer-groups',
@@ -91,23 +79,12 @@ const watchArgs = (extra: string[] = []): string[] => [
   ...extra,
 ];
 
-/** Runs the watch inside a pseudo-terminal (script -c) for a few refreshes; returns what the terminal received. */
-async function underPty(
+/** Runs the watch inside a pseudo-terminal for a few refreshes; returns what the terminal received. */
+const underPty = (
   extraArgs: string[] = [],
   env: NodeJS.ProcessEnv = {},
-): Promise<{ raw: string; exitCode: number | undefined }> {
-  const cmd = `stty cols 120 rows 40; exec node ${watchArgs(extraArgs)
-    .map((a) => `'${a}'`)
-    .join(' ')}`;
-  const r = await execa('script', ['-qfec', cmd, '/dev/null'], {
-    cwd: REPO_ROOT,
-    reject: false,
-    timeout: 60_000,
-    extendEnv: false,
-    env: { ...baseEnv(), TKAFKA_WATCH_COUNT: '4', ...env },
-  });
-  return { raw: r.stdout + r.stderr, exitCode: r.exitCode };
-}
+): Promise<{ raw: string; exitCode: number | undefined }> =>
+  tkafkaUnderPty(watchArgs(extraArgs).slice(1), { TKAFKA_WATCH_COUNT: '4', ...env });
 
 test(
   'the watch view under a terminal shows the lag kafkajs computes, refreshing',

@@ -26,6 +26,7 @@ import {
 } from '../../helpers/replication.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { kafkaLauncher } from './kafka-cluster.js';
+import { screenText, tkafkaUnderPty } from '../../helpers/pty.js';
 import { runKafka, runTkafka, TOPIC_COMMAND, type Run } from './tool-runs.js';
 import { KafkaClient } from '../../../src/client/client.js';
 import { describeConfigs, ResourceType } from '../../../src/client/admin/configs.js';
@@ -266,6 +267,16 @@ export async function cancelInTheMiddle(cluster: Cluster): Promise<void> {
       'Status of partition reassignment:\nReassignment of partition held-0 is still in progress.\n\n',
     );
     assert.ok(Object.keys(await throttleConfigs(client, topic)).length > 0, 'throttles set while in progress');
+    // On a terminal, --list --watch draws the move live: the copy to broker 4 with its bytes and a bar.
+    const live = await tkafkaUnderPty(['reassign-partitions', ...B, '--list', '--watch', '0.3'], {
+      TKAFKA_WATCH_COUNT: '3',
+    });
+    assert.equal(live.exitCode, 0, live.raw);
+    assert.ok(/\x1b\[/.test(live.raw), 'escape sequences: a live view');
+    const screen = screenText(live.raw);
+    assert.match(screen, /TOPIC\s+PARTITION\s+TO-BROKER\s+MOVED\s+OF\s+RATE\s+ETA\s+PROGRESS/);
+    assert.match(screen, /^held\s+0\s+4\s+\d/m);
+    assert.match(screen, /1 partition reassigning · .* of 2\.9 MiB/);
     const cancel = ok(await reassign([...B, '--cancel', '--reassignment-json-file', plan]), 'cancel');
     assert.equal(
       cancel,
