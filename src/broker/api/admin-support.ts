@@ -10,6 +10,7 @@ import { metadataSourceOf, type BrokerServices } from '../services.js';
 import type { ServerConfig } from '../../config/load.js';
 import {
   BROKER_CONFIGS,
+  dynamicBrokerConfigKey,
   ConfigError,
   convertToString,
   parseConfigValue,
@@ -238,7 +239,7 @@ export function validateDynamicBrokerConfigs(props: ReadonlyMap<string, string>,
   if (nonDynamic.length)
     throw new KafkaError(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: ${javaList(nonDynamic)}`);
   for (const [n, v] of props) {
-    const key = BROKER_CONFIGS.get(n);
+    const key = dynamicBrokerConfigKey(n);
     if (!key) continue;
     try {
       parseConfigValue(key, v);

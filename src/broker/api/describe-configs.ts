@@ -12,7 +12,14 @@ import type {
   DescribeConfigsResponseDescribeConfigsResult,
 } from '../../protocol/generated/protocol/DescribeConfigs.js';
 import { ErrorCode, errorInfo, KafkaError } from '../../protocol/errors.js';
-import { BROKER_CONFIGS, convertToString, parseConfigValue, type ConfigValue } from '../../config/definitions.js';
+import {
+  BROKER_CONFIGS,
+  BROKER_QUOTA_CONFIGS,
+  convertToString,
+  dynamicBrokerConfigKey,
+  parseConfigValue,
+  type ConfigValue,
+} from '../../config/definitions.js';
 import {
   CONFIG_SOURCE,
   CONFIG_TYPE_ID,
@@ -106,7 +113,7 @@ function currentBrokerValue(
   perBroker: ReadonlyMap<string, string>,
   clusterDefault: ReadonlyMap<string, string>,
 ): ConfigValue {
-  const key = BROKER_CONFIGS.get(name)!;
+  const key = dynamicBrokerConfigKey(name)!;
   if (key.dynamic) {
     const layers = key.dynamic === 'per-broker' ? [perBroker] : [perBroker, clusterDefault];
     for (const layer of layers) {
@@ -140,7 +147,7 @@ function describeBroker(name: string, image: MetadataImage, services: BrokerServ
   if (name === '') {
     // The cluster-wide dynamic defaults only, as stored.
     return [...clusterDyn].map(([n, v]) => {
-      const key = BROKER_CONFIGS.get(n);
+      const key = dynamicBrokerConfigKey(n);
       const sensitive = !key || key.type === 'password';
       const synonyms = brokerSynonymEntries(n, static_, dyn, sensitive).filter(
         (s) => s.source === 'DYNAMIC_DEFAULT_BROKER_CONFIG',
@@ -164,9 +171,11 @@ function describeBroker(name: string, image: MetadataImage, services: BrokerServ
   const names = new Set<string>();
   for (const n of services.config.originals.keys()) names.add(n);
   for (const key of BROKER_CONFIGS.values()) if (!key.internal) names.add(key.name);
+  // the broker quotas are in KafkaConfig's originals once set dynamically
+  for (const n of BROKER_QUOTA_CONFIGS.keys()) if (perBrokerDyn.has(n) || clusterDyn.has(n)) names.add(n);
   const out: Entry[] = [];
   for (const n of names) {
-    const key = BROKER_CONFIGS.get(n);
+    const key = dynamicBrokerConfigKey(n);
     // An unknown key has no type, so Kafka treats it as sensitive.
     const sensitive = !key || key.type === 'password';
     const value = sensitive
