@@ -74,6 +74,13 @@ test('the follower quota alone (follower.replication.throttled.rate on broker 4,
       assert.ok(r.ok);
     for (const r of (await set(ResourceType.BROKER, '4', 'follower.replication.throttled.rate', String(RATE))).values())
       assert.ok(r.ok);
+    // checked on the (broker-only) broker before it forwards, as Kafka's ConfigAdminManager.preprocess
+    const bad = [...(await set(ResourceType.BROKER, '4', 'leader.replication.throttled.rate', 'abc')).values()][0];
+    assert.ok(bad && !bad.ok);
+    assert.equal(
+      bad.error.message,
+      'Invalid value abc for configuration leader.replication.throttled.rate: Not a number of type LONG',
+    );
     // broker 4 has applied the rate (and the topic list before it, in metadata log order)
     await waitFor(
       async () => {
