@@ -305,3 +305,58 @@ test('groups: one that only has dynamic configs exists (ListConfigResources v1);
   const none = await tkafka([...B(), '--describe', '--entity-type', 'groups', '--entity-name', 'nogroup']);
   assert.deepEqual([none.code, none.out], [0, "The group 'nogroup' doesn't exist and doesn't have dynamic config.\n"]);
 });
+
+test('replication throttle rates (DynamicConfig.Broker only): validated and described as Kafka 4.4 does', async () => {
+  const ok = async (args: string[]): Promise<void> => {
+    const r = await tkafka([...B(), '--alter', ...args]);
+    assert.equal(r.code, 0, r.err);
+  };
+  await ok(['--broker', '1', '--add-config', 'leader.replication.throttled.rate=200000']);
+  await ok([
+    '--entity-type',
+    'brokers',
+    '--entity-default',
+    '--add-config',
+    'follower.replication.throttled.rate=300000',
+  ]);
+  const e = 'java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.InvalidRequestException: ';
+  const bad = await tkafka([
+    ...B(),
+    '--alter',
+    '--broker',
+    '1',
+    '--add-config',
+    'leader.replication.throttled.rate=abc',
+  ]);
+  assert.equal(bad.code, 1);
+  assert.equal(
+    bad.err.split('\n')[1],
+    `${e}Invalid value abc for configuration leader.replication.throttled.rate: Not a number of type LONG`,
+  );
+  const neg = await tkafka([
+    ...B(),
+    '--alter',
+    '--broker',
+    '1',
+    '--add-config',
+    'replica.alter.log.dirs.io.max.bytes.per.second=-5',
+  ]);
+  assert.equal(neg.code, 1);
+  assert.equal(
+    neg.err.split('\n')[1],
+    `${e}Invalid value -5 for configuration replica.alter.log.dirs.io.max.bytes.per.second: Value must be at least 0`,
+  );
+  const leader =
+    '  leader.replication.throttled.rate=200000 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:leader.replication.throttled.rate=200000}';
+  const follower =
+    '  follower.replication.throttled.rate=300000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:follower.replication.throttled.rate=300000}';
+  const broker = (await tkafka([...B(), '--describe', '--broker', '1'])).out.split('\n');
+  assert.ok(broker.includes(leader), broker.join('\n'));
+  const dflt = (await tkafka([...B(), '--describe', '--entity-type', 'brokers', '--entity-default'])).out.split('\n');
+  assert.ok(dflt.includes(follower), dflt.join('\n'));
+  const all = (await tkafka([...B(), '--describe', '--broker', '1', '--all'])).out.split('\n');
+  assert.ok(all.includes(leader) && all.includes(follower), all.join('\n'));
+  assert.ok(!all.some((l) => l.includes('replica.alter.log.dirs.io.max.bytes.per.second')), 'listed only once set');
+  await ok(['--broker', '1', '--delete-config', 'leader.replication.throttled.rate']);
+  await ok(['--entity-type', 'brokers', '--entity-default', '--delete-config', 'follower.replication.throttled.rate']);
+});

@@ -1220,30 +1220,15 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
 export const BROKER_CONFIGS: ReadonlyMap<string, ConfigKey> = indexKeys(BROKER_CONFIG_KEYS);
 
 /**
- * QuotaConfig.brokerQuotaConfigs: broker keys that exist only as dynamic configs (set with
- * `configs --entity-type brokers --alter`, per broker or as the cluster default; not read from
- * server.properties). Kafka's DynamicConfig.Broker validates them and AbstractKafkaConfig.configType
- * types them; a broker describes them once set.
+ * QuotaConfig.brokerQuotaConfigs: broker configs that are only ever dynamic (not KafkaConfig keys,
+ * so not listed by DescribeConfigs unless set), part of DynamicConfig.Broker's ConfigDef with which
+ * Kafka validates a dynamic broker config change and types a described one.
  */
+const quotaDoc = (what: string): string =>
+  `A long representing the upper bound (bytes/sec) on replication traffic for ${what}s enumerated in the property ${what}.replication.throttled.replicas (for each topic). This property can be only set dynamically. It is suggested that the limit be kept above 1MB/s for accurate behaviour.`;
 export const BROKER_QUOTA_CONFIGS: ReadonlyMap<string, ConfigKey> = indexKeys([
-  def(
-    'leader.replication.throttled.rate',
-    'long',
-    LONG_MAX,
-    atLeast(0),
-    M,
-    'A long representing the upper bound (bytes/sec) on replication traffic for leaders enumerated in the property leader.replication.throttled.replicas (for each topic). This property can be only set dynamically. It is suggested that the limit be kept above 1MB/s for accurate behaviour.',
-    DYN,
-  ),
-  def(
-    'follower.replication.throttled.rate',
-    'long',
-    LONG_MAX,
-    atLeast(0),
-    M,
-    'A long representing the upper bound (bytes/sec) on replication traffic for followers enumerated in the property follower.replication.throttled.replicas (for each topic). This property can be only set dynamically. It is suggested that the limit be kept above 1MB/s for accurate behaviour.',
-    DYN,
-  ),
+  def('leader.replication.throttled.rate', 'long', LONG_MAX, atLeast(0), M, quotaDoc('leader'), DYN),
+  def('follower.replication.throttled.rate', 'long', LONG_MAX, atLeast(0), M, quotaDoc('follower'), DYN),
   def(
     'replica.alter.log.dirs.io.max.bytes.per.second',
     'long',
@@ -1255,9 +1240,10 @@ export const BROKER_QUOTA_CONFIGS: ReadonlyMap<string, ConfigKey> = indexKeys([
   ),
 ]);
 
-/** A broker key's definition: KafkaConfig's, else the dynamic-only quota configs'. */
-export const brokerConfigKey = (name: string): ConfigKey | undefined =>
-  BROKER_CONFIGS.get(name) ?? BROKER_QUOTA_CONFIGS.get(name);
+/** A dynamic broker config's key (DynamicConfig.Broker): a KafkaConfig key or a broker quota. */
+export function dynamicBrokerConfigKey(name: string): ConfigKey | undefined {
+  return BROKER_CONFIGS.get(name) ?? BROKER_QUOTA_CONFIGS.get(name);
+}
 
 /**
  * DynamicBrokerConfig.brokerConfigSynonyms: the broker keys that set the same thing, highest

@@ -10,7 +10,7 @@ import { metadataSourceOf, type BrokerServices } from '../services.js';
 import type { ServerConfig } from '../../config/load.js';
 import {
   BROKER_CONFIGS,
-  brokerConfigKey,
+  dynamicBrokerConfigKey,
   ConfigError,
   convertToString,
   parseConfigValue,
@@ -239,7 +239,7 @@ export function validateDynamicBrokerConfigs(props: ReadonlyMap<string, string>,
   if (nonDynamic.length)
     throw new KafkaError(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: ${javaList(nonDynamic)}`);
   for (const [n, v] of props) {
-    const key = brokerConfigKey(n);
+    const key = dynamicBrokerConfigKey(n);
     if (!key) continue;
     try {
       parseConfigValue(key, v);
@@ -266,7 +266,7 @@ export function applyIncrementalBrokerOps(
 ): Map<string, string> {
   const props = new Map(current);
   const isList = (name: string): boolean => {
-    const key = brokerConfigKey(name);
+    const key = BROKER_CONFIGS.get(name);
     if (!key) throw new KafkaError(ErrorCode.INVALID_CONFIG, `Unknown config name: ${name}`);
     return key.type === 'list';
   };

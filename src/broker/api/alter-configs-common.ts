@@ -241,15 +241,18 @@ export async function alterConfigs(
   incremental: boolean,
   validateOnly: boolean,
   onController = false,
+  /** a broker-only node: the request of the remaining resources, forwarded to the active controller */
+  forward?: (remaining: readonly ResourceChange[]) => Promise<ResourceResult[]>,
 ): Promise<ResourceResult[]> {
   if (onController) return alterConfigsOnController(services, changes, incremental, validateOnly);
   const pre = preprocess(services, changes, incremental, validateOnly);
-  const controllerResults = await callController(
-    services,
-    changes.filter((_, i) => pre[i] === null),
-    incremental,
-    validateOnly,
-  );
+  const remaining = changes.filter((_, i) => pre[i] === null);
+  const controllerResults =
+    forward === undefined
+      ? await callController(services, remaining, incremental, validateOnly)
+      : remaining.length === 0
+        ? []
+        : await forward(remaining);
   const byResource = new Map(controllerResults.map((r) => [`${r.resourceType}:${r.resourceName}`, r]));
   return changes.map((c, i) => {
     const base = { resourceType: c.resourceType, resourceName: c.resourceName };

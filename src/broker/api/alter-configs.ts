@@ -8,7 +8,30 @@ import type { AlterConfigsRequest, AlterConfigsResponse } from '../../protocol/g
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
-import { alterConfigs } from './alter-configs-common.js';
+import { alterConfigs, type ResourceChange, type ResourceResult } from './alter-configs-common.js';
+
+/** A broker-only node forwards the resources it did not answer itself in a request of their own. */
+function forwarderOf(
+  ctx: RequestContext,
+  req: AlterConfigsRequest,
+  services: BrokerServices,
+): ((remaining: readonly ResourceChange[]) => Promise<ResourceResult[]>) | undefined {
+  const remote = services.remote;
+  if (!remote || ctx.isControllerListener) return undefined;
+  return async (remaining) => {
+    const keys = new Set(remaining.map((r) => `${r.resourceType}:${r.resourceName}`));
+    const rest = { ...req, resources: req.resources.filter((r) => keys.has(`${r.resourceType}:${r.resourceName}`)) };
+    const res = (await remote.forwarding.forward(ctx, rest, (code) =>
+      genericErrorResponse(ctx, rest, code),
+    )) as AlterConfigsResponse;
+    return res.responses.map((r) => ({
+      resourceType: r.resourceType,
+      resourceName: r.resourceName,
+      errorCode: r.errorCode,
+      errorMessage: r.errorMessage,
+    }));
+  };
+}
 
 async function handle(
   ctx: RequestContext,
@@ -20,7 +43,14 @@ async function handle(
     resourceName: r.resourceName,
     configs: r.configs.map((c) => ({ name: c.name, value: c.value, configOperation: 0 })),
   }));
-  const responses = await alterConfigs(services, changes, false, req.validateOnly, ctx.isControllerListener);
+  const responses = await alterConfigs(
+    services,
+    changes,
+    false,
+    req.validateOnly,
+    ctx.isControllerListener,
+    forwarderOf(ctx, req, services),
+  );
   return { throttleTimeMs: 0, responses };
 }
 
@@ -31,4 +61,5 @@ export const handler: ApiHandler<BrokerServices, AlterConfigsRequest, Input<Alte
   listeners: ['broker', 'controller'],
   handle,
   errorResponse: genericErrorResponse,
+  forwardsItself: true,
 };

@@ -15,8 +15,8 @@ import { ErrorCode, errorInfo, KafkaError } from '../../protocol/errors.js';
 import {
   BROKER_CONFIGS,
   BROKER_QUOTA_CONFIGS,
-  brokerConfigKey,
   convertToString,
+  dynamicBrokerConfigKey,
   parseConfigValue,
   type ConfigValue,
 } from '../../config/definitions.js';
@@ -113,7 +113,7 @@ function currentBrokerValue(
   perBroker: ReadonlyMap<string, string>,
   clusterDefault: ReadonlyMap<string, string>,
 ): ConfigValue {
-  const key = brokerConfigKey(name)!;
+  const key = dynamicBrokerConfigKey(name)!;
   if (key.dynamic) {
     const layers = key.dynamic === 'per-broker' ? [perBroker] : [perBroker, clusterDefault];
     for (const layer of layers) {
@@ -133,7 +133,7 @@ function currentBrokerValue(
 function usableDynamic(stored: ReadonlyMap<string, string>, perBroker: boolean): Map<string, string> {
   return new Map(
     [...stored].filter(([n]) => {
-      const key = brokerConfigKey(n);
+      const key = BROKER_CONFIGS.get(n);
       return !key || (key.dynamic !== undefined && (perBroker || key.dynamic !== 'per-broker'));
     }),
   );
@@ -147,7 +147,7 @@ function describeBroker(name: string, image: MetadataImage, services: BrokerServ
   if (name === '') {
     // The cluster-wide dynamic defaults only, as stored.
     return [...clusterDyn].map(([n, v]) => {
-      const key = brokerConfigKey(n);
+      const key = dynamicBrokerConfigKey(n);
       const sensitive = !key || key.type === 'password';
       const synonyms = brokerSynonymEntries(n, static_, dyn, sensitive).filter(
         (s) => s.source === 'DYNAMIC_DEFAULT_BROKER_CONFIG',
@@ -167,15 +167,15 @@ function describeBroker(name: string, image: MetadataImage, services: BrokerServ
   const id = brokerIdOf(name);
   if (id !== services.nodeId)
     fail(`Unexpected broker id, expected ${services.nodeId} or empty string, but received ${name}`);
-  // KafkaConfig: originals (unknown keys included, as written; the dynamic configs are merged into
-  // them) plus every non-internal key's value.
+  // KafkaConfig: originals (unknown keys included, as written) plus every non-internal key's value.
   const names = new Set<string>();
   for (const n of services.config.originals.keys()) names.add(n);
-  for (const n of [...perBrokerDyn.keys(), ...clusterDyn.keys()]) if (BROKER_QUOTA_CONFIGS.has(n)) names.add(n);
   for (const key of BROKER_CONFIGS.values()) if (!key.internal) names.add(key.name);
+  // the broker quotas are in KafkaConfig's originals once set dynamically
+  for (const n of BROKER_QUOTA_CONFIGS.keys()) if (perBrokerDyn.has(n) || clusterDyn.has(n)) names.add(n);
   const out: Entry[] = [];
   for (const n of names) {
-    const key = brokerConfigKey(n);
+    const key = dynamicBrokerConfigKey(n);
     // An unknown key has no type, so Kafka treats it as sensitive.
     const sensitive = !key || key.type === 'password';
     const value = sensitive

@@ -20,7 +20,7 @@ export function forwardedHandler(inner: RegisteredHandler<BrokerServices>): Regi
     listeners: ['broker'],
     handle(ctx, request, services) {
       const remote = services.remote;
-      if (!remote) return inner.handle(ctx, request, services);
+      if (!remote || inner.forwardsItself) return inner.handle(ctx, request, services);
       return remote.forwarding.forward(ctx, request, (code) => inner.errorResponse(ctx, request, code));
     },
     errorResponse: (ctx, request, code) => inner.errorResponse(ctx, request, code),

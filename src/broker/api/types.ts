@@ -49,6 +49,12 @@ export interface ApiHandler<Services = unknown, Req = unknown, Res = unknown> {
    * error-responses.ts builds it for the common request shapes.
    */
   errorResponse(ctx: RequestContext, request: Req, errorCode: number): unknown;
+  /**
+   * On a broker-only node the handler forwards to the controller itself (what it checks on the
+   * broker first, then a request of the rest: KafkaApis with ConfigAdminManager.preprocess), so
+   * api/forwarded.ts hands it the request rather than forwarding it whole.
+   */
+  readonly forwardsItself?: boolean;
 }
 
 /**
