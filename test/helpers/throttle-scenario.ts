@@ -7,12 +7,11 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import type { Cluster, ClusterNode } from './cluster.js';
-import { createReplicatedTopic, partitionDir, produceRaw, waitPartition } from './replication.js';
+import { createReplicatedTopic, partitionDir, produceRaw, produceRawAppended, waitPartition } from './replication.js';
 import { alterReassignments } from './reassignment-scenario.js';
 import { waitFor } from './wait-for.js';
-import { run as reassignPartitions } from '../../src/tools/reassign-partitions/main.js';
+import { runTkafka, type Run } from './tool-run.js';
 
 /** Creates `topic` with one partition on `leader` and appends about `bytes` bytes of 1000-byte values in 10 KB batches. */
 export async function fillPartition(cluster: Cluster, topic: string, leader: number, bytes: number): Promise<void> {
@@ -21,10 +20,7 @@ export async function fillPartition(cluster: Cluster, topic: string, leader: num
   await waitPartition(cluster, topic, `led by ${leader}`, (p) => p.leader === leader);
   const value = 'x'.repeat(1000);
   // the leader may learn of its partition after another broker does
-  await waitFor(async () => (await produceRaw(port, topic, Array(10).fill(value), { acks: -1 })) === 0, {
-    what: `a first produce to ${topic} on broker ${leader}`,
-    intervalMs: 100,
-  });
+  await produceRawAppended(port, topic, Array(10).fill(value), { acks: -1 });
   const batches = Math.ceil(bytes / 10_000);
   for (let i = 1; i < batches; i++) {
     const code = await produceRaw(port, topic, Array(10).fill(value), { acks: -1 });
@@ -49,24 +45,7 @@ export function logSize(node: ClusterNode, topic: string): number {
 }
 
 /** `tkafka reassign-partitions <args>` in this process; exit code and output. */
-export async function reassignTool(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const sink = (add: (s: string) => void): Writable =>
-    new Writable({
-      write(c, _e, cb) {
-        add(String(c));
-        cb();
-      },
-    });
-  const code = await reassignPartitions(args, {
-    stdout: sink((s) => (out += s)),
-    stderr: sink((s) => (err += s)),
-    stdin: process.stdin,
-    env: {},
-  });
-  return { code, out, err };
-}
+export const reassignTool = (args: string[]): Promise<Run> => runTkafka('reassign-partitions', args);
 
 export interface MoveResult {
   /** from the request to replicas = target and ISR = target */
