@@ -266,6 +266,11 @@ export class Producer {
     this.idle.clear();
   }
 
+  /** True once the cluster granted a producer id: batches carry sequence numbers, so a retry cannot write twice. */
+  get idempotent(): boolean {
+    return (this.config.transactionalId !== null || this.config.idempotence) && this.producerId >= 0n;
+  }
+
   private async ensureProducerId(): Promise<void> {
     if (this.config.transactionalId !== null) {
       if (this.producerId < 0n)
@@ -274,19 +279,35 @@ export class Producer {
     }
     if (!this.config.idempotence || this.config.acks !== -1 || this.producerId >= 0n) return;
     this.idInit ??= (async () => {
-      try {
-        const resp = await this.client.request<InitProducerIdResponse>('any', 'InitProducerId', {
-          transactionalId: null,
-          transactionTimeoutMs: 2147483647,
-          producerId: -1n,
-          producerEpoch: -1,
-        });
-        if (resp.body.errorCode !== 0) throw new ApiError(resp.body.errorCode);
-        this.producerId = resp.body.producerId;
-        this.producerEpoch = resp.body.producerEpoch;
-      } catch {
-        // Not granted (old broker, no permission): produce without idempotence.
-        this.config.idempotence = false;
+      // A broker answers COORDINATOR_LOAD_IN_PROGRESS until it holds a block of producer ids (a
+      // fresh Kafka broker does for a moment): retriable answers and lost connections are tried
+      // again, as the Java producer does, for up to max.block.ms; producing without idempotence
+      // then would let a retry write a batch twice.
+      const deadline = Date.now() + this.config.maxBlockMs;
+      for (let backoff = this.config.retryBackoffMs; ; backoff = Math.min(backoff * 2, 1000)) {
+        let retriable: boolean;
+        try {
+          const resp = await this.client.request<InitProducerIdResponse>('any', 'InitProducerId', {
+            transactionalId: null,
+            transactionTimeoutMs: 2147483647,
+            producerId: -1n,
+            producerEpoch: -1,
+          });
+          if (resp.body.errorCode === 0) {
+            this.producerId = resp.body.producerId;
+            this.producerEpoch = resp.body.producerEpoch;
+            return;
+          }
+          retriable = new ApiError(resp.body.errorCode).retriable;
+        } catch (e) {
+          retriable = !(e instanceof ApiError) || e.retriable;
+        }
+        // Not granted (old broker, no permission), or no answer in time: produce without idempotence.
+        if (!retriable || Date.now() + backoff > deadline) {
+          this.config.idempotence = false;
+          return;
+        }
+        await sleep(backoff);
       }
     })();
     await this.idInit;

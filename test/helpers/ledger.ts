@@ -38,6 +38,11 @@ export class LedgerProducer {
     for (const p of this.partitions) this.loops.push(this.loop(p));
   }
 
+  /** True once the producer writes idempotently (it produces without sequence numbers when the cluster refuses a producer id). */
+  get idempotent(): boolean {
+    return this.producer.idempotent;
+  }
+
   /** Acknowledged records of one partition so far. */
   count(partition: number): number {
     return this.acked.get(partition)!.length;
