@@ -2,7 +2,7 @@
 // KafkaApis.handleAlterReplicaLogDirsRequest + ReplicaManager.alterReplicaLogDirs). Per partition:
 // LOG_DIR_NOT_FOUND for a path not in log.dirs, KAFKA_STORAGE_ERROR for an unusable one,
 // REPLICA_NOT_AVAILABLE when the partition has no replica here yet (it is created in that dir when it
-// comes), INVALID_TOPIC_EXCEPTION when the future directory's name would pass 255 characters. The move
+// comes; UNKNOWN_TOPIC_OR_PARTITION when the metadata does not know it), INVALID_TOPIC_EXCEPTION when the future directory's name would pass 255 characters. The move
 // itself is the log manager's (src/broker/log/log-manager.ts, future-log-copier.ts).
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
@@ -13,7 +13,7 @@ import type {
 } from '../../protocol/generated/protocol/AlterReplicaLogDirs.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { AlterLogDirOutcome } from '../log/log-manager.js';
-import type { BrokerServices } from '../services.js';
+import { metadataSourceOf, type BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 
@@ -40,9 +40,13 @@ async function handle(
   const mover = moverOf(services);
   const byTopic = new Map<string, AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult>();
   for (const { topic, partition, dir } of dirOf.values()) {
-    const outcome: AlterLogDirOutcome = mover
+    let outcome: AlterLogDirOutcome | 'UNKNOWN_TOPIC_OR_PARTITION' = mover
       ? await mover.alterReplicaLogDir(topic, partition, dir)
       : 'LOG_DIR_NOT_FOUND';
+    // getPartitionOrException: a partition the metadata does not know is UNKNOWN_TOPIC_OR_PARTITION
+    // (a known one not hosted here is NOT_LEADER_OR_FOLLOWER, answered as REPLICA_NOT_AVAILABLE)
+    if (outcome === 'REPLICA_NOT_AVAILABLE' && !metadataSourceOf(services).image.partition(topic, partition))
+      outcome = 'UNKNOWN_TOPIC_OR_PARTITION';
     let t = byTopic.get(topic);
     if (!t) byTopic.set(topic, (t = { topicName: topic, partitions: [] }));
     t.partitions.push({ partitionIndex: partition, errorCode: ErrorCode[outcome] });
