@@ -2,8 +2,9 @@
 // KafkaApis.handleAlterReplicaLogDirsRequest + ReplicaManager.alterReplicaLogDirs). Per partition:
 // LOG_DIR_NOT_FOUND for a path not in log.dirs, KAFKA_STORAGE_ERROR for an unusable one,
 // REPLICA_NOT_AVAILABLE when the partition has no replica here yet (it is created in that dir when it
-// comes; UNKNOWN_TOPIC_OR_PARTITION when the metadata does not know it), INVALID_TOPIC_EXCEPTION when the future directory's name would pass 255 characters. The move
-// itself is the log manager's (src/broker/log/log-manager.ts, future-log-copier.ts).
+// comes; UNKNOWN_TOPIC_OR_PARTITION when the metadata does not know it), INVALID_TOPIC_EXCEPTION when
+// the future directory's name would pass 255 characters. The move itself is the log manager's
+// (src/broker/log/log-manager.ts, future-log-copier.ts).
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
