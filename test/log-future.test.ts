@@ -8,6 +8,10 @@ import * as path from 'node:path';
 import { LogManager, logFutureDirName, parseTopicPartitionDirName } from '../src/broker/log/log-manager.js';
 import { wholeBatches } from '../src/broker/log/future-log-copier.js';
 import type { PartitionLog } from '../src/broker/log/partition-log.js';
+import { handler as describeLogDirs } from '../src/broker/api/describe-log-dirs.js';
+import type { RequestContext } from '../src/broker/api/types.js';
+import type { BrokerServices } from '../src/broker/services.js';
+import type { DescribeLogDirsResponse } from '../src/protocol/generated/protocol/DescribeLogDirs.js';
 import { batchOffsets, ls, removeDir, simpleBatch, tempDir, testConfig } from './helpers/log-fixtures.js';
 
 const TOPIC_ID = 'J8aAPcfLQt2bqs1JT_rMgQ';
@@ -278,6 +282,63 @@ test('moving back to the current dir cancels a move; deleting the partition dele
       [],
     );
     await lm2.shutdown();
+  } finally {
+    await removeDir(a);
+    await removeDir(b);
+  }
+});
+
+test('DescribeLogDirs lists a moving replica in its destination dir as the future replica, with its lag', async () => {
+  const a = await tempDir();
+  const b = await tempDir();
+  try {
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    let reached!: () => void;
+    const atGate = new Promise<void>((r) => (reached = r));
+    let calls = 0;
+    const lm = manager([a, b], {
+      alterLogDirsChunkBytes: 1,
+      alterLogDirsChunk: async () => {
+        if (++calls === 3) {
+          reached();
+          await gate;
+        }
+      },
+    });
+    await lm.startup();
+    const log = await lm.getOrCreateLog('orders', 0, { topicId: TOPIC_ID });
+    for (let i = 0; i < 10; i++) await log.appendAsLeader(simpleBatch(2, i), 0);
+    log.updateHighWatermark(20);
+    assert.equal(await lm.alterReplicaLogDir('orders', 0, b), 'NONE');
+    await atGate;
+    const services = { config: { logDirs: [a, b] }, replicas: { logManager: lm } } as unknown as BrokerServices;
+    const ctx = { apiKey: 35, apiVersion: 4 } as unknown as RequestContext;
+    const r = (await describeLogDirs.handle(ctx, { topics: null }, services)) as DescribeLogDirsResponse;
+    const byDir = new Map(r.results.map((d) => [d.logDir, d.topics]));
+    const future = lm.getFutureLog('orders', 0)!;
+    assert.equal(future.logEndOffset, 4, 'two chunks of one batch copied');
+    assert.deepEqual(byDir.get(a), [
+      {
+        name: 'orders',
+        partitions: [{ partitionIndex: 0, partitionSize: BigInt(log.size), offsetLag: 0n, isFutureKey: false }],
+      },
+    ]);
+    assert.deepEqual(byDir.get(b), [
+      {
+        name: 'orders',
+        partitions: [{ partitionIndex: 0, partitionSize: BigInt(future.size), offsetLag: 16n, isFutureKey: true }],
+      },
+    ]);
+    open();
+    await lm.awaitFutureLog('orders', 0);
+    const after = (await describeLogDirs.handle(ctx, { topics: null }, services)) as DescribeLogDirsResponse;
+    const afterByDir = new Map(after.results.map((d) => [d.logDir, d.topics.map((t) => t.partitions)]));
+    assert.deepEqual(afterByDir.get(a), []);
+    assert.deepEqual(afterByDir.get(b), [
+      [{ partitionIndex: 0, partitionSize: BigInt(log.size), offsetLag: 0n, isFutureKey: false }],
+    ]);
+    await lm.shutdown();
   } finally {
     await removeDir(a);
     await removeDir(b);

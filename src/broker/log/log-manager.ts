@@ -225,7 +225,10 @@ export class LogManager {
         const seen = isFuture ? this.futureDirOf : this.logDirOf;
         if (seen.has(key))
           throw new Error(
-            `Duplicate ${isFuture ? 'future ' : ''}log directories for ${key} are found in both ${seen.get(key)} and ${dir}`,
+            `Duplicate ${isFuture ? 'future ' : ''}log directories for ${key} are found in both ${seen.get(key)} and ${dir}. ` +
+              'It is likely because log directory failure happened while broker was replacing current replica with future replica. ' +
+              'Recover broker from this failure by manually deleting one of the two directories for this partition. ' +
+              'It is recommended to delete the partition in the log directory that is known to have failed recently.',
           );
         const log = await PartitionLog.open({
           dir: full,

@@ -4,6 +4,8 @@
 // lookups run concurrently against stable file positions.
 
 import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { fsyncDir } from '../../storage/file-ops.js';
 import { RECORD_BATCH_OVERHEAD } from '../../protocol/records/layout.js';
 import {
   parseBatchHeader,
@@ -271,11 +273,15 @@ export class PartitionLog extends LocalLog {
       for (const e of this._epochCache.entries())
         if (e.epoch > futureLatest) await future._epochCache.assign(e.epoch, e.startOffset);
       await future.flushUpTo(future.leo.offset, true);
+      // Kafka's order: the future becomes `<topic>-<partition>` first, then the current `-delete`. A crash
+      // in between leaves two current dirs, which loading refuses (no copy is thrown away unseen)
       const oldSegs = this.segs;
-      await fsp.rename(this._dir, deleteDir);
-      for (const s of oldSegs) s.updateParentDir(deleteDir);
       await fsp.rename(future._dir, finalDir);
+      await fsyncDir(path.dirname(finalDir));
       for (const s of future.segs) s.updateParentDir(finalDir);
+      await fsp.rename(this._dir, deleteDir);
+      await fsyncDir(path.dirname(deleteDir));
+      for (const s of oldSegs) s.updateParentDir(deleteDir);
       future._epochCache.updateDir(finalDir);
       future._producerState.updateDir(finalDir);
       if (this._topicId !== undefined && future._topicId === undefined)
