@@ -344,3 +344,68 @@ test('DescribeLogDirs lists a moving replica in its destination dir as the futur
     await removeDir(b);
   }
 });
+
+test('the current log truncated under a move (a follower): the future is truncated where they part, then matches', async () => {
+  const a = await tempDir();
+  const b = await tempDir();
+  try {
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    let reached!: () => void;
+    const atGate = new Promise<void>((r) => (reached = r));
+    let calls = 0;
+    const lines: string[] = [];
+    const lm = manager([a, b], {
+      logger: { info: (m) => lines.push(m), warn: (m) => lines.push(m) },
+      alterLogDirsChunkBytes: 1,
+      alterLogDirsChunk: async () => {
+        if (++calls === 8) {
+          reached();
+          await gate;
+        }
+      },
+    });
+    await lm.startup();
+    const log = await lm.getOrCreateLog('orders', 0, { topicId: TOPIC_ID });
+    // ten batches of epoch 0 (offsets 0-19)
+    const kept: Buffer[] = [];
+    for (let i = 0; i < 10; i++) {
+      const buf = simpleBatch(2, i, `e0-${i}-`);
+      await log.appendAsLeader(buf, 0);
+      if (i < 5) kept.push(buf);
+    }
+    assert.equal(await lm.alterReplicaLogDir('orders', 0, b), 'NONE');
+    await atGate;
+    const future = lm.getFutureLog('orders', 0)!;
+    assert.equal(
+      future.logEndOffset,
+      14,
+      'seven batches copied, the eighth read (offsets 14-15, appended after the truncation)',
+    );
+    // as a follower whose leader diverged at offset 10: truncate, then other records of epoch 1
+    assert.equal(await log.truncateTo(10), true);
+    const rest: Buffer[] = [];
+    for (let i = 0; i < 6; i++) {
+      const buf = simpleBatch(2, 100 + i, `e1-${i}-`);
+      await log.appendAsLeader(buf, 1);
+      rest.push(buf);
+    }
+    open();
+    await lm.awaitFutureLog('orders', 0);
+    assert.equal(lm.logDir('orders', 0), b);
+    assert.ok(lines.includes('Truncating the future log of orders-0 to 10'), lines.join('\n'));
+    assert.equal(log.logEndOffset, 22);
+    assert.deepEqual(await readAll(log), Buffer.concat([...kept, ...rest]));
+    assert.deepEqual(
+      log.epochCache.entries().map((e) => [e.epoch, e.startOffset]),
+      [
+        [0, 0],
+        [1, 10],
+      ],
+    );
+    await lm.shutdown();
+  } finally {
+    await removeDir(a);
+    await removeDir(b);
+  }
+});
