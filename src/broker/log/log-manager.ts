@@ -258,10 +258,10 @@ export class LogManager {
     }
   }
 
-  /** The log dir holding the fewest partitions (Kafka's nextLogDirs). */
+  /** The log dir holding the fewest partitions, future logs counted (Kafka's nextLogDirs). */
   private nextLogDir(): string {
     const counts = new Map(this.logDirs.map((d) => [d, 0]));
-    for (const d of this.logDirOf.values()) counts.set(d, (counts.get(d) ?? 0) + 1);
+    for (const d of [...this.logDirOf.values(), ...this.futureDirOf.values()]) counts.set(d, (counts.get(d) ?? 0) + 1);
     return [...counts].sort((a, b) => a[1] - b[1])[0]![0];
   }
 
@@ -379,7 +379,11 @@ export class LogManager {
       this.preferredDirs.set(key, destDir);
       return 'REPLICA_NOT_AVAILABLE';
     }
-    if (this.logDirOf.get(key) === destDir || this.futureLogs.has(key)) return 'NONE';
+    if (this.logDirOf.get(key) === destDir) return 'NONE';
+    if (this.futureLogs.has(key)) {
+      this.startCopier(key); // again, should an earlier copy have failed
+      return 'NONE';
+    }
     const future = await PartitionLog.open({
       dir: path.join(destDir, logFutureDirName(topic, partition)),
       topic,
