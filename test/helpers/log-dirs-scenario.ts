@@ -14,6 +14,7 @@ import { createTopic, waitForUnfenced, type Cluster, type NodeSpec } from './clu
 import { LedgerProducer, ledgerViolation, readPartitions } from './ledger.js';
 import { waitFor } from './wait-for.js';
 import { KafkaClient } from '../../src/client/client.js';
+import { Consumer } from '../../src/client/consumer.js';
 import { describeReplicaLogDirs } from '../../src/client/admin/reassignments.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { AlterReplicaLogDirsResponse } from '../../src/protocol/generated/protocol/AlterReplicaLogDirs.js';
@@ -64,6 +65,32 @@ async function logDirsOf(client: KafkaClient): Promise<Map<string, string[]>> {
   );
 }
 
+/** A consumer reading TOPIC-0 from the beginning until stopped (bounded): what it read, in order. */
+function tailReader(bootstrap: string[]): { stop: () => Promise<{ offset: bigint; value: string }[]> } {
+  const client = new KafkaClient({ bootstrapServers: bootstrap });
+  const consumer = new Consumer(client, { groupId: null, enableAutoCommit: false });
+  const read: { offset: bigint; value: string }[] = [];
+  let stopping = false;
+  const loop = (async () => {
+    consumer.assign([{ topic: TOPIC, partition: 0 }]);
+    consumer.seekToBeginning([{ topic: TOPIC, partition: 0 }]);
+    for (let i = 0; !stopping && i < 100_000; i++)
+      for (const r of await consumer.poll(200)) read.push({ offset: r.offset, value: String(r.value) });
+  })();
+  return {
+    stop: async () => {
+      stopping = true;
+      try {
+        await loop;
+      } finally {
+        await consumer.close();
+        client.close();
+      }
+      return read;
+    },
+  };
+}
+
 /** The move while a producer writes; returns the tools' output (for the test's diagnostics). */
 export async function moveWhileProducing(cluster: Cluster, dir: string): Promise<string> {
   const broker = cluster.node(BROKER);
@@ -73,6 +100,8 @@ export async function moveWhileProducing(cluster: Cluster, dir: string): Promise
   const producer = new LedgerProducer(bootstrap.split(','), TOPIC, [0], { batch: 20, maxPerPartition: 200_000 });
   try {
     producer.start();
+    // and a consumer reads throughout: the partition serves reads during the move and the swap
+    const reader = tailReader(bootstrap.split(','));
     await producer.progress(0, 2000);
     const where = await describeReplicaLogDirs(client, [{ topic: TOPIC, partition: 0, brokerId: BROKER }]);
     const src = where.get(`${TOPIC}-0-${BROKER}`)!.current!;
@@ -115,6 +144,7 @@ export async function moveWhileProducing(cluster: Cluster, dir: string): Promise
     // the producer goes on writing into the moved replica
     await producer.progress(0, 500);
     await producer.stop();
+    const tailed = await reader.stop();
     assert.deepEqual(producer.failed, []);
 
     const acked = producer.acked.get(0)!;
@@ -148,7 +178,14 @@ export async function moveWhileProducing(cluster: Cluster, dir: string): Promise
     await waitForUnfenced(cluster, { ids: [BROKER] });
     await expectIn();
     await check();
-    return `${exec.out}${verify.out}${acked.length} acknowledged records read back once, in order`;
+    const ackedAt = new Map(acked.map((a) => [a.offset, a.value]));
+    assert.ok(tailed.length > 0);
+    for (let i = 0; i < tailed.length; i++) {
+      const r = tailed[i]!;
+      if (i > 0) assert.ok(r.offset > tailed[i - 1]!.offset, `read ${r.offset} after ${tailed[i - 1]!.offset}`);
+      if (ackedAt.has(r.offset)) assert.equal(r.value, ackedAt.get(r.offset), `value at ${r.offset}`);
+    }
+    return `${exec.out}${verify.out}${acked.length} acknowledged records read back once, in order; ${tailed.length} read during the move`;
   } finally {
     await producer.stop().catch(() => undefined);
     client.close();
