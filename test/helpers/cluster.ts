@@ -53,6 +53,8 @@ export interface NodeSpec {
   overrides?: Record<string, string | number | boolean>;
   /** More `storage format` arguments for this node (e.g. `--feature share.version=0`). */
   formatArgs?: readonly string[];
+  /** Log dirs of this node (default 1): `<node dir>/data`, then `data2`, `data3`, ... (the metadata log in the first). */
+  logDirs?: number;
 }
 
 export interface ClusterSpec {
@@ -362,7 +364,9 @@ async function startClusterOnce(spec: ClusterSpec): Promise<Cluster> {
       roles: s.spec.roles,
       brokerPort: s.brokerPort,
       controllerPort: s.controllerPort,
-      logDir: join(s.dir, 'data'),
+      logDir: Array.from({ length: s.spec.logDirs ?? 1 }, (_, i) =>
+        join(s.dir, i === 0 ? 'data' : `data${i + 1}`),
+      ).join(','),
       quorum,
       controllers,
       overrides: {

@@ -28,9 +28,6 @@ const LATER: Readonly<Record<string, string>> = {
   DeleteAcls: 'issue 18 (ACLs)',
   DescribeClientQuotas: 'issue 18 (quotas)',
   AlterClientQuotas: 'issue 18 (quotas)',
-  // Reassignment of replicas between log directories: issue 16 (AlterPartitionReassignments,
-  // ListPartitionReassignments and ElectLeaders are served).
-  AlterReplicaLogDirs: 'issue 16 (replica log dirs)',
   // Share groups (and the share coordinator's state RPCs) and streams groups: issue 19.
   ShareGroupHeartbeat: 'issue 19 (share groups)',
   ShareGroupDescribe: 'issue 19 (share groups)',

@@ -1,7 +1,8 @@
 // DescribeLogDirs (API 35), v1-5: for each configured log directory, the partitions it holds (all,
 // or those asked for) with their size on disk, and (v4) the file system's total and usable bytes
 // (Kafka's KafkaApis.handleDescribeLogDirsRequest + ReplicaManager.describeLogDirs); v5's IsCordoned
-// is false, as no log directory is cordoned here.
+// is false, as no log directory is cordoned here. A replica moving to another log dir is also listed
+// in its destination dir as the future replica (IsFutureKey, offset lag = current LEO - future LEO).
 import { statfs } from 'node:fs/promises';
 import * as path from 'node:path';
 import { ApiKey } from '../../protocol/generated/apis.js';
@@ -27,6 +28,8 @@ export interface DescribableLog {
   readonly size: number;
   readonly logEndOffset: number;
   readonly highWatermark?: number;
+  /** set on a future replica (a replica moving to this dir): its lag behind the current replica */
+  readonly futureLag?: number;
 }
 
 const LONG_MAX = 9223372036854775807n;
@@ -38,6 +41,22 @@ export function localLogs(services: BrokerServices): DescribableLog[] {
   if (r?.logManager && typeof r.logManager.allLogs === 'function') return r.logManager.allLogs();
   if (r && typeof r.allLogs === 'function') return r.allLogs();
   return [];
+}
+
+/** The future replicas of this broker (replicas moving between its log dirs), their lag filled in. */
+export function futureLogs(services: BrokerServices, current: readonly DescribableLog[]): DescribableLog[] {
+  const lm = (services.replicas as { logManager?: { allFutureLogs?: () => DescribableLog[] } } | null | undefined)
+    ?.logManager;
+  if (!lm || typeof lm.allFutureLogs !== 'function') return [];
+  const leo = new Map(current.map((l) => [`${l.partition}:${l.topic}`, l.logEndOffset]));
+  return lm.allFutureLogs().map((f) => ({
+    topic: f.topic,
+    partition: f.partition,
+    dir: f.dir,
+    size: f.size,
+    logEndOffset: f.logEndOffset,
+    futureLag: Math.max((leo.get(`${f.partition}:${f.topic}`) ?? f.logEndOffset) - f.logEndOffset, 0),
+  }));
 }
 
 async function describeDir(
@@ -68,16 +87,19 @@ async function describeDir(
     let t = byTopic.get(log.topic);
     if (!t) byTopic.set(log.topic, (t = { name: log.topic, partitions: [] }));
     // Lag of a current (non-future) replica: how far its end is behind the high watermark, never negative.
-    const lag = log.highWatermark === undefined ? 0 : Math.max(log.highWatermark - log.logEndOffset, 0);
+    // (a future replica's: how far it is behind the current replica)
+    const lag =
+      log.futureLag ?? (log.highWatermark === undefined ? 0 : Math.max(log.highWatermark - log.logEndOffset, 0));
     t.partitions.push({
       partitionIndex: log.partition,
       partitionSize: BigInt(log.size),
       offsetLag: BigInt(lag),
-      isFutureKey: false,
+      isFutureKey: log.futureLag !== undefined,
     });
   }
   const topics = [...byTopic.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const t of topics) t.partitions.sort((a, b) => a.partitionIndex - b.partitionIndex);
+  for (const t of topics)
+    t.partitions.sort((a, b) => a.partitionIndex - b.partitionIndex || Number(a.isFutureKey) - Number(b.isFutureKey));
   const clamp = (n: bigint): bigint => (n < 0n || n > LONG_MAX ? LONG_MAX : n);
   return {
     errorCode: ErrorCode.NONE,
@@ -103,7 +125,8 @@ async function handle(
     wanted = (topic, partition) => set.has(`${partition}:${topic}`);
   }
   const dirs = [...new Set(services.config.logDirs.map((d) => path.resolve(d)))];
-  const logs = localLogs(services);
+  const current = localLogs(services);
+  const logs = [...current, ...futureLogs(services, current)];
   const results = await Promise.all(
     dirs.map((dir) =>
       describeDir(

@@ -15,6 +15,7 @@ import { handler as alterConfigs } from './alter-configs.js';
 import { handler as incrementalAlterConfigs } from './incremental-alter-configs.js';
 import { handler as describeCluster } from './describe-cluster.js';
 import { handler as describeLogDirs } from './describe-log-dirs.js';
+import { handler as alterReplicaLogDirs } from './alter-replica-log-dirs.js';
 import { handler as describeTopicPartitions } from './describe-topic-partitions.js';
 import { handler as describeQuorum } from './describe-quorum.js';
 import { handler as listConfigResources } from './list-config-resources.js';
@@ -36,6 +37,7 @@ export const ADMIN_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   incrementalAlterConfigs,
   describeCluster,
   describeLogDirs,
+  alterReplicaLogDirs,
   describeTopicPartitions,
   describeQuorum,
   listConfigResources,

@@ -23,6 +23,7 @@ import {
 import { cleanLog, logToClean, shouldClean, type CleanerOptions } from './cleaner.js';
 import { DEFAULT_LOG_CONFIG, LONG_MAX, type LogConfig } from './log-config.js';
 import { silentLogger, type LogLogger } from './log-errors.js';
+import { FutureLogCopier } from './future-log-copier.js';
 import { PartitionLog } from './partition-log.js';
 
 export interface LogManagerOptions {
@@ -51,6 +52,13 @@ export interface LogManagerOptions {
   /** topics whose directories this manager leaves alone (the KRaft metadata log) */
   excludeTopics?: string[];
   cleaner?: CleanerOptions;
+  /**
+   * Called by the copier of a replica moving between log dirs with each chunk's size before it is
+   * written (the hook for replica.alter.log.dirs.io.max.bytes.per.second: it may wait).
+   */
+  alterLogDirsChunk?: (bytes: number) => Promise<void> | void;
+  /** bytes the copier reads per chunk (replica.fetch.max.bytes as ReplicaAlterLogDirsThread uses it) */
+  alterLogDirsChunkBytes?: number;
 }
 
 export interface TopicPartitionName {
@@ -85,6 +93,15 @@ export function logDeleteDirName(topic: string, partition: number): string {
   return topic.slice(0, Math.min(topic.length, 255 - full.length)) + full;
 }
 
+/** UnifiedLog.logFutureDirName: `<topic>-<partition>.<uuid32hex>-future` (not truncated: callers check 255). */
+export function logFutureDirName(topic: string, partition: number): string {
+  return `${topic}-${partition}.${randomUUID().replace(/-/g, '')}-future`;
+}
+
+/** What moving a replica to another log dir answers (ReplicaManager.alterReplicaLogDirs's errors). */
+export type AlterLogDirOutcome =
+  'NONE' | 'LOG_DIR_NOT_FOUND' | 'KAFKA_STORAGE_ERROR' | 'REPLICA_NOT_AVAILABLE' | 'INVALID_TOPIC_EXCEPTION';
+
 interface Task {
   timer?: ReturnType<typeof setTimeout>;
   running?: Promise<unknown>;
@@ -97,6 +114,13 @@ export class LogManager {
   private readonly logger: LogLogger;
   private readonly logs = new Map<string, PartitionLog>();
   private readonly logDirOf = new Map<string, string>();
+  /** future logs (a replica moving to another log dir) and their dirs, by `<topic>-<partition>` */
+  private readonly futureLogs = new Map<string, PartitionLog>();
+  private readonly futureDirOf = new Map<string, string>();
+  /** the copy task of each future log */
+  private readonly copiers = new Map<string, FutureLogCopier>();
+  /** where a replica not hosted yet is to be created (Kafka's preferredLogDirs) */
+  private readonly preferredDirs = new Map<string, string>();
   private readonly hadCleanShutdown = new Map<string, boolean>();
   private readonly loadCompleted = new Map<string, boolean>();
   private readonly cleanerCheckpoints = new Map<string, Map<string, number>>();
@@ -133,6 +157,8 @@ export class LogManager {
   /** Loads every log and starts the background tasks. */
   async startup(): Promise<void> {
     await this.loadLogs();
+    // a restart in the middle of a move resumes it (ReplicaManager starts the alter-log-dirs fetcher)
+    for (const key of this.futureLogs.keys()) this.startCopier(key);
     const o = this.opts;
     const initial = o.initialTaskDelayMs ?? 30_000;
     this.schedule(() => this.cleanupLogs(), initial, o.retentionCheckIntervalMs ?? 300_000);
@@ -190,14 +216,19 @@ export class LogManager {
           await fsp.rm(full, { recursive: true, force: true });
           continue;
         }
-        if (tp.suffix) {
+        if (tp.suffix && tp.suffix !== 'future') {
           this.logger.warn(`Skipping ${tp.suffix} replica directory ${full}`);
           continue;
         }
         const key = tpKey(tp.topic, tp.partition);
-        if (this.logs.has(key))
+        const isFuture = tp.suffix === 'future';
+        const seen = isFuture ? this.futureDirOf : this.logDirOf;
+        if (seen.has(key))
           throw new Error(
-            `Duplicate log directories for ${key} are found in both ${this.logDirOf.get(key)} and ${dir}`,
+            `Duplicate ${isFuture ? 'future ' : ''}log directories for ${key} are found in both ${seen.get(key)} and ${dir}. ` +
+              'It is likely because log directory failure happened while broker was replacing current replica with future replica. ' +
+              'Recover broker from this failure by manually deleting one of the two directories for this partition. ' +
+              'It is recommended to delete the partition in the log directory that is known to have failed recently.',
           );
         const log = await PartitionLog.open({
           dir: full,
@@ -211,17 +242,26 @@ export class LogManager {
           logStartOffset: logStartOffsets.get(key) ?? 0,
           highWatermark: highWatermarks.get(key),
         });
-        this.logs.set(key, log);
-        this.logDirOf.set(key, dir);
+        (isFuture ? this.futureLogs : this.logs).set(key, log);
+        seen.set(key, dir);
       }
       this.loadCompleted.set(dir, true);
     }
+    // a future log without its current log is of nothing (Kafka drops it too)
+    for (const [key, future] of [...this.futureLogs]) {
+      if (this.logs.has(key)) continue;
+      this.logger.warn(`Deleting future log ${future.dir}: ${key} has no current log`);
+      this.futureLogs.delete(key);
+      this.futureDirOf.delete(key);
+      await future.close();
+      await fsp.rm(future.dir, { recursive: true, force: true });
+    }
   }
 
-  /** The log dir holding the fewest partitions (Kafka's nextLogDirs). */
+  /** The log dir holding the fewest partitions, future logs counted (Kafka's nextLogDirs). */
   private nextLogDir(): string {
     const counts = new Map(this.logDirs.map((d) => [d, 0]));
-    for (const d of this.logDirOf.values()) counts.set(d, (counts.get(d) ?? 0) + 1);
+    for (const d of [...this.logDirOf.values(), ...this.futureDirOf.values()]) counts.set(d, (counts.get(d) ?? 0) + 1);
     return [...counts].sort((a, b) => a[1] - b[1])[0]![0];
   }
 
@@ -237,7 +277,8 @@ export class LogManager {
       if (opts.topicId !== undefined) await existing.assignTopicId(opts.topicId);
       return existing;
     }
-    const dir = this.nextLogDir();
+    const preferred = this.preferredDirs.get(key);
+    const dir = preferred ?? this.nextLogDir();
     const creation = PartitionLog.open({
       dir: path.join(dir, key),
       topic,
@@ -253,6 +294,7 @@ export class LogManager {
       const log = await creation;
       this.logs.set(key, log);
       this.logDirOf.set(key, dir);
+      if (preferred !== undefined) this.preferredDirs.delete(key);
       return log;
     } finally {
       this.creating.delete(key);
@@ -270,6 +312,7 @@ export class LogManager {
    */
   async deleteLog(topic: string, partition: number): Promise<void> {
     const key = tpKey(topic, partition);
+    await this.abortFutureLog(key);
     const log = this.logs.get(key);
     if (!log) return;
     this.logs.delete(key);
@@ -291,8 +334,143 @@ export class LogManager {
     await this.checkpointAll();
   }
 
+  /** The current and future logs in a log dir (a partition has at most one of them per dir). */
   private logsIn(dir: string): Array<[string, PartitionLog]> {
-    return [...this.logs].filter(([k]) => this.logDirOf.get(k) === dir);
+    return [
+      ...[...this.logs].filter(([k]) => this.logDirOf.get(k) === dir),
+      ...[...this.futureLogs].filter(([k]) => this.futureDirOf.get(k) === dir),
+    ];
+  }
+
+  // ---- moving replicas between log dirs (KIP-113) ----
+
+  /** The log dir of a partition's current log. */
+  logDir(topic: string, partition: number): string | undefined {
+    return this.logDirOf.get(tpKey(topic, partition));
+  }
+
+  getFutureLog(topic: string, partition: number): PartitionLog | undefined {
+    return this.futureLogs.get(tpKey(topic, partition));
+  }
+
+  /** Future logs: the replicas on their way to another log dir. */
+  allFutureLogs(): PartitionLog[] {
+    return [...this.futureLogs.values()];
+  }
+
+  /**
+   * ReplicaManager.alterReplicaLogDirs for one partition: `destDir` must be one of log.dirs, as given
+   * (LOG_DIR_NOT_FOUND) and usable (KAFKA_STORAGE_ERROR). A partition without a log here is created in
+   * `destDir` later (REPLICA_NOT_AVAILABLE now). A future log elsewhere is dropped; one is created in
+   * `destDir` unless the current log is there, and the copier fills it and swaps it in.
+   */
+  async alterReplicaLogDir(topic: string, partition: number, destDir: string): Promise<AlterLogDirOutcome> {
+    const key = tpKey(topic, partition);
+    if (`${key}.${'0'.repeat(32)}-future`.length > 255) return 'INVALID_TOPIC_EXCEPTION';
+    if (!this.logDirs.includes(destDir)) return 'LOG_DIR_NOT_FOUND';
+    try {
+      await fsp.access(destDir, fsp.constants.W_OK);
+    } catch {
+      return 'KAFKA_STORAGE_ERROR';
+    }
+    if (this.futureDirOf.has(key) && this.futureDirOf.get(key) !== destDir) await this.abortFutureLog(key);
+    const current = this.logs.get(key);
+    if (!current) {
+      this.preferredDirs.set(key, destDir);
+      return 'REPLICA_NOT_AVAILABLE';
+    }
+    if (this.logDirOf.get(key) === destDir) return 'NONE';
+    if (this.futureLogs.has(key)) {
+      this.startCopier(key); // again, should an earlier copy have failed
+      return 'NONE';
+    }
+    const future = await PartitionLog.open({
+      dir: path.join(destDir, logFutureDirName(topic, partition)),
+      topic,
+      partition,
+      config: current.config,
+      clock: this.clock,
+      logger: this.logger,
+      hadCleanShutdown: false,
+      topicId: current.topicId,
+    });
+    this.futureLogs.set(key, future);
+    this.futureDirOf.set(key, destDir);
+    this.logger.info(`Created future log of ${key} in ${destDir}`);
+    this.startCopier(key);
+    return 'NONE';
+  }
+
+  private startCopier(key: string): void {
+    const current = this.logs.get(key);
+    const future = this.futureLogs.get(key);
+    if (!current || !future || this.copiers.has(key) || this.stopped) return;
+    const copier = new FutureLogCopier({
+      current,
+      future,
+      logger: this.logger,
+      chunkBytes: this.opts.alterLogDirsChunkBytes,
+      beforeChunk: this.opts.alterLogDirsChunk,
+      swap: () => this.replaceCurrentWithFutureLocked(key, current, future),
+    });
+    this.copiers.set(key, copier);
+    copier
+      .run()
+      .catch((e: unknown) => this.logger.warn(`Moving ${key} to another log dir failed: ${(e as Error).message}`))
+      .finally(() => {
+        if (this.copiers.get(key) === copier) this.copiers.delete(key);
+      });
+  }
+
+  /** Waits for the copy of a partition's future log to end (swapped, aborted or failed). Tests. */
+  async awaitFutureLog(topic: string, partition: number): Promise<void> {
+    await this.copiers.get(tpKey(topic, partition))?.done;
+  }
+
+  /**
+   * LogManager.replaceCurrentWithFutureLog, on the current log's queue (the copier checked the future
+   * caught up there): the current log takes the future's place and directory; the old directory
+   * becomes `-delete` and goes after file.delete.delay.ms.
+   */
+  private async replaceCurrentWithFutureLocked(
+    key: string,
+    current: PartitionLog,
+    future: PartitionLog,
+  ): Promise<void> {
+    const destDir = this.futureDirOf.get(key)!;
+    const srcDir = this.logDirOf.get(key)!;
+    await current.replaceWithFutureLocked(
+      future,
+      path.join(srcDir, logDeleteDirName(current.topic, current.partition)),
+      path.join(destDir, key),
+    );
+    this.futureLogs.delete(key);
+    this.futureDirOf.delete(key);
+    this.logDirOf.set(key, destDir);
+    const cps = this.cleanerCheckpoints.get(srcDir);
+    const cleaned = cps?.get(key);
+    cps?.delete(key);
+    if (cleaned !== undefined) {
+      const dest = this.cleanerCheckpoints.get(destDir) ?? new Map<string, number>();
+      dest.set(key, cleaned);
+      this.cleanerCheckpoints.set(destDir, dest);
+    }
+    this.logger.info(`The current replica of ${key} in ${srcDir} was replaced by its future replica in ${destDir}`);
+  }
+
+  /** Stops a partition's move: its copier ends and its future log is closed and deleted. */
+  private async abortFutureLog(key: string): Promise<void> {
+    const future = this.futureLogs.get(key);
+    if (!future) return;
+    const copier = this.copiers.get(key);
+    copier?.stop();
+    await copier?.done;
+    if (this.futureLogs.get(key) !== future) return; // swapped in meanwhile
+    this.futureLogs.delete(key);
+    this.futureDirOf.delete(key);
+    await future.close();
+    await fsp.rm(future.dir, { recursive: true, force: true });
+    this.logger.info(`Removed future log of ${key}`);
   }
 
   private async writeCheckpoint(dir: string, file: string, entries: TopicPartitionOffset[]): Promise<void> {
@@ -382,7 +560,8 @@ export class LogManager {
   private async cleanOnce(force: boolean): Promise<number> {
     let cleaned = 0;
     for (const [key, log] of [...this.logs]) {
-      if (!log.config.compact || log.isClosed) continue;
+      // Kafka pauses cleaning of a partition while it moves between log dirs
+      if (!log.config.compact || log.isClosed || this.futureLogs.has(key)) continue;
       const dir = this.logDirOf.get(key)!;
       const cps = this.cleanerCheckpoints.get(dir) ?? new Map<string, number>();
       this.cleanerCheckpoints.set(dir, cps);
@@ -408,7 +587,9 @@ export class LogManager {
       if (t.timer) clearTimeout(t.timer);
       await t.running;
     }
-    for (const log of this.allLogs()) {
+    for (const c of this.copiers.values()) c.stop();
+    for (const c of [...this.copiers.values()]) await c.done;
+    for (const log of [...this.allLogs(), ...this.allFutureLogs()]) {
       await log.flush(true);
       await log.close();
     }

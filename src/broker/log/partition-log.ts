@@ -4,6 +4,8 @@
 // lookups run concurrently against stable file positions.
 
 import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { fsyncDir } from '../../storage/file-ops.js';
 import { RECORD_BATCH_OVERHEAD } from '../../protocol/records/layout.js';
 import {
   parseBatchHeader,
@@ -114,13 +116,20 @@ function parseBatches(buf: Buffer): StoredBatch[] {
 export type RoleGuard = () => number | null;
 
 export class PartitionLog extends LocalLog {
-  readonly epochCache: LeaderEpochCache;
+  private _epochCache: LeaderEpochCache;
   private _logStartOffset: number;
   private _highWatermark: number;
   private hwMeta: OffsetMetadata | undefined;
   private _topicId: string | undefined;
   /** idempotent/transactional producer state, `.snapshot` and `.txnindex` files (EOS) */
-  readonly producerState: ProducerStateManager;
+  private _producerState: ProducerStateManager;
+  /** bumped when a future log's segments replace this log's (a read that overlaps one is retried) */
+  private generation = 0;
+  /** the segments a future log replaced: still readable by reads in flight, closed after file.delete.delay.ms */
+  private readonly retired = new Map<
+    ReturnType<typeof setTimeout>,
+    { segs: LogSegment[]; dir: string; deleting?: Promise<void> }
+  >();
   /** what loading did: bytes truncated from torn/corrupt tails and segments rebuilt */
   readonly loadStats: { truncatedBytes: number; recoveredSegments: number };
 
@@ -142,12 +151,12 @@ export class PartitionLog extends LocalLog {
       logEndOffset: loaded.logEndOffset,
       recoveryPoint: loaded.recoveryPoint,
     });
-    this.epochCache = epochCache;
+    this._epochCache = epochCache;
     this._logStartOffset = loaded.logStartOffset;
     this._topicId = topicId;
     this._highWatermark = this.clampHw(o.highWatermark ?? this._logStartOffset);
     this.loadStats = { truncatedBytes: loaded.truncatedBytes, recoveredSegments: loaded.recoveredSegments };
-    this.producerState = producerState;
+    this._producerState = producerState;
   }
 
   /** Opens (creating if needed) the partition directory and loads it (Kafka's LogLoader). */
@@ -192,6 +201,12 @@ export class PartitionLog extends LocalLog {
   get topicId(): string | undefined {
     return this._topicId;
   }
+  get epochCache(): LeaderEpochCache {
+    return this._epochCache;
+  }
+  get producerState(): ProducerStateManager {
+    return this._producerState;
+  }
 
   async assignTopicId(topicId: string): Promise<void> {
     if (this._topicId === topicId) return;
@@ -219,12 +234,97 @@ export class PartitionLog extends LocalLog {
     return seg;
   }
 
-  /** Clean close: a producer-state snapshot at the log end offset first. */
+  /** Clean close: a producer-state snapshot at the log end offset first; replaced segments closed now. */
   override async close(): Promise<void> {
     await this.queue.run(async () => {
       if (!this.closed) await this.producerState.takeSnapshot(this.leo.offset, this.segs[0]!.baseOffset);
+      await this.completeRetiredDeletes();
     });
     return super.close();
+  }
+
+  // ---- future log (KIP-113: moving a replica between log directories) ----
+
+  /**
+   * Whether a future log of this partition (`future`, filled from this log) has everything this log
+   * has. Asked on this log's queue by `replaceWithFutureLocked`'s caller.
+   */
+  isCaughtUpBy(future: PartitionLog): boolean {
+    return future.leo.offset === this.leo.offset && future._logStartOffset <= this._logStartOffset;
+  }
+
+  /**
+   * Kafka's LogManager.replaceCurrentWithFutureLog + Partition's log swap, in place: this object
+   * stays the partition's log (every holder keeps it) and takes over the future log's segments,
+   * epoch cache, producer state and directory. Must run on this log's queue (no append between the
+   * caller's catch-up check and the swap) once `isCaughtUpBy(future)`. The old directory is renamed
+   * to `deleteDir` (`<topic>-<partition>.<uuid>-delete`), the future's to `finalDir`; the old
+   * segments stay open for reads in flight and are closed and removed after file.delete.delay.ms.
+   * The high watermark and log start offset are this log's.
+   */
+  async replaceWithFutureLocked(future: PartitionLog, deleteDir: string, finalDir: string): Promise<void> {
+    this.ensureOpen();
+    future.ensureOpen();
+    if (!this.isCaughtUpBy(future))
+      throw new Error(`future log of ${this.topic}-${this.partition} has not caught up with the current log`);
+    await future.queue.run(async () => {
+      // epochs that began here without a record yet (a new leader epoch) are not in the future's cache
+      const futureLatest = future._epochCache.latestEpoch() ?? -1;
+      for (const e of this._epochCache.entries())
+        if (e.epoch > futureLatest) await future._epochCache.assign(e.epoch, e.startOffset);
+      await future.flushUpTo(future.leo.offset, true);
+      // Kafka's order: the future becomes `<topic>-<partition>` first, then the current `-delete`. A crash
+      // in between leaves two current dirs, which loading refuses (no copy is thrown away unseen)
+      const oldSegs = this.segs;
+      await fsp.rename(future._dir, finalDir);
+      await fsyncDir(path.dirname(finalDir));
+      for (const s of future.segs) s.updateParentDir(finalDir);
+      await fsp.rename(this._dir, deleteDir);
+      await fsyncDir(path.dirname(deleteDir));
+      for (const s of oldSegs) s.updateParentDir(deleteDir);
+      future._epochCache.updateDir(finalDir);
+      future._producerState.updateDir(finalDir);
+      if (this._topicId !== undefined && future._topicId === undefined)
+        await writePartitionMetadata(finalDir, this._topicId);
+      this.segs = future.segs;
+      this.leo = future.leo;
+      this._recoveryPoint = Math.min(future._recoveryPoint, this.leo.offset);
+      this._epochCache = future._epochCache;
+      this._producerState = future._producerState;
+      this._producerState.onLogStartOffsetIncremented(this._logStartOffset);
+      this._dir = finalDir;
+      this.generation++;
+      this.onSegmentsChanged();
+      // the future object is spent: its segments are this log's now
+      future.closed = true;
+      future.segs = [];
+      this.retire({ segs: oldSegs, dir: deleteDir });
+    });
+  }
+
+  private retire(r: { segs: LogSegment[]; dir: string }): void {
+    const timer = setTimeout(() => void this.dropRetired(timer), Math.max(this._config.fileDeleteDelayMs, 0));
+    timer.unref?.();
+    this.retired.set(timer, r);
+  }
+
+  /** Closes the replaced segments and removes their directory (once, however often it is asked). */
+  private dropRetired(timer: ReturnType<typeof setTimeout>): Promise<void> {
+    clearTimeout(timer);
+    const r = this.retired.get(timer);
+    if (!r) return Promise.resolve();
+    r.deleting ??= (async () => {
+      for (const s of r.segs) await s.close().catch(() => undefined);
+      await fsp.rm(r.dir, { recursive: true, force: true });
+    })()
+      .catch((e: unknown) => this.logger.warn(`Error deleting ${r.dir}: ${(e as Error).message}`))
+      .finally(() => this.retired.delete(timer));
+    return r.deleting;
+  }
+
+  /** Deletes the replaced segments now (close, tests; the broker waits file.delete.delay.ms). */
+  async completeRetiredDeletes(): Promise<void> {
+    for (const timer of [...this.retired.keys()]) await this.dropRetired(timer);
   }
 
   // ---- high watermark / log start offset ----
@@ -409,6 +509,15 @@ export class PartitionLog extends LocalLog {
    * be sent as they are. OFFSET_OUT_OF_RANGE outside [logStartOffset, logEndOffset].
    */
   async read(fetchOffset: number, maxBytes: number, opts: ReadOptions = {}): Promise<ReadResult> {
+    // a future log's segments replaced these while reading (positions differ): read again, a bounded number of times
+    for (let attempt = 0; ; attempt++) {
+      const generation = this.generation;
+      const r = await this.readRetryingClosed(fetchOffset, maxBytes, opts);
+      if (generation === this.generation || attempt >= 2) return r;
+    }
+  }
+
+  private async readRetryingClosed(fetchOffset: number, maxBytes: number, opts: ReadOptions): Promise<ReadResult> {
     try {
       return await this.readOnce(fetchOffset, maxBytes, opts);
     } catch (e) {

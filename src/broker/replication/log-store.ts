@@ -38,6 +38,8 @@ export interface LogManagerLike {
   ): Promise<PartitionLog>;
   deleteLog(topic: string, partition: number): Promise<void>;
   allLogs?(): PartitionLog[];
+  /** replicas moving between log dirs (DescribeLogDirs lists them) */
+  allFutureLogs?(): PartitionLog[];
 }
 
 /**

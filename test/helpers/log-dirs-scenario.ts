@@ -1,0 +1,225 @@
+// Moving a replica between the log dirs of one broker (KIP-113), as a scenario for any cluster of one
+// controller-only node and broker 2 with two log.dirs: run on tkafka (test/log-dirs-cluster.test.ts)
+// and on Apache Kafka 4.4.0 (test/interop/log-dirs.test.ts), with the same expectations, tool output
+// included. `reassign-partitions --execute` with `log_dirs` moves a partition holding data to the
+// other dir while an idempotent acks=all producer keeps writing; `--verify` reports the move
+// complete; every acknowledged record is read back once, in order, at its offset; DescribeLogDirs
+// lists the partition in the new dir only, the old dir no longer has it, and after a broker restart it
+// is still there. AlterReplicaLogDirs's per-partition errors too.
+import assert from 'node:assert/strict';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { createTopic, waitForUnfenced, type Cluster, type NodeSpec } from './cluster.js';
+import { LedgerProducer, ledgerViolation, readPartitions } from './ledger.js';
+import { waitFor } from './wait-for.js';
+import { KafkaClient } from '../../src/client/client.js';
+import { Consumer } from '../../src/client/consumer.js';
+import { describeReplicaLogDirs } from '../../src/client/admin/reassignments.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import type { AlterReplicaLogDirsResponse } from '../../src/protocol/generated/protocol/AlterReplicaLogDirs.js';
+import type { DescribeLogDirsResponse } from '../../src/protocol/generated/protocol/DescribeLogDirs.js';
+import type { ToolIO } from '../../src/tools/common/io.js';
+import { run as reassignPartitions } from '../../src/tools/reassign-partitions/main.js';
+
+export const LOG_DIRS_BROKER = 2;
+const BROKER = LOG_DIRS_BROKER;
+const TOPIC = 'moving';
+
+export const logDirsNodes = (): NodeSpec[] => [
+  { id: 1, roles: 'controller' },
+  { id: BROKER, roles: 'broker', logDirs: 2 },
+];
+
+/** The old dir goes 1 s after the swap (log.segment.delete.delay.ms, Kafka's too). */
+export const LOG_DIRS_BROKER_OVERRIDES = { 'log.segment.delete.delay.ms': 1000 };
+
+/** Broker 2 unfenced, the topic created. */
+export async function prepareLogDirs(cluster: Cluster): Promise<void> {
+  await waitForUnfenced(cluster, { ids: [BROKER] });
+  assert.equal(await createTopic(cluster, TOPIC, { partitions: 1 }), ErrorCode.NONE);
+}
+
+async function tool(args: string[]): Promise<{ code: number; out: string }> {
+  let out = '';
+  const sink = new Writable({
+    write(c, _e, cb) {
+      out += String(c);
+      cb();
+    },
+  });
+  const code = await reassignPartitions(args, { stdout: sink, stderr: sink, stdin: process.stdin, env: {} } as ToolIO);
+  return { code, out };
+}
+
+/** The partitions of TOPIC per log dir as DescribeLogDirs answers (`<partition>` or `<partition>:future`). */
+async function logDirsOf(client: KafkaClient): Promise<Map<string, string[]>> {
+  const r = await client.request<DescribeLogDirsResponse>({ node: BROKER }, 'DescribeLogDirs', { topics: null });
+  return new Map(
+    r.body.results.map((d) => [
+      d.logDir,
+      d.topics
+        .filter((t) => t.name === TOPIC)
+        .flatMap((t) => t.partitions.map((p) => `${p.partitionIndex}${p.isFutureKey ? ':future' : ''}`)),
+    ]),
+  );
+}
+
+/** A consumer reading TOPIC-0 from the beginning until stopped (bounded): what it read, in order. */
+function tailReader(bootstrap: string[]): { stop: () => Promise<{ offset: bigint; value: string }[]> } {
+  const client = new KafkaClient({ bootstrapServers: bootstrap });
+  const consumer = new Consumer(client, { groupId: null, enableAutoCommit: false });
+  const read: { offset: bigint; value: string }[] = [];
+  let stopping = false;
+  const loop = (async () => {
+    consumer.assign([{ topic: TOPIC, partition: 0 }]);
+    consumer.seekToBeginning([{ topic: TOPIC, partition: 0 }]);
+    for (let i = 0; !stopping && i < 100_000; i++)
+      for (const r of await consumer.poll(200)) read.push({ offset: r.offset, value: String(r.value) });
+  })();
+  return {
+    stop: async () => {
+      stopping = true;
+      try {
+        await loop;
+      } finally {
+        await consumer.close();
+        client.close();
+      }
+      return read;
+    },
+  };
+}
+
+/** The move while a producer writes; returns the tools' output (for the test's diagnostics). */
+export async function moveWhileProducing(cluster: Cluster, dir: string): Promise<string> {
+  const broker = cluster.node(BROKER);
+  const bootstrap = cluster.bootstrap();
+  const dirs = [join(broker.dir, 'data'), join(broker.dir, 'data2')];
+  const client = new KafkaClient({ bootstrapServers: bootstrap.split(',') });
+  const producer = new LedgerProducer(bootstrap.split(','), TOPIC, [0], { batch: 20, maxPerPartition: 200_000 });
+  try {
+    producer.start();
+    // and a consumer reads throughout: the partition serves reads during the move and the swap
+    const reader = tailReader(bootstrap.split(','));
+    await producer.progress(0, 2000);
+    const where = await describeReplicaLogDirs(client, [{ topic: TOPIC, partition: 0, brokerId: BROKER }]);
+    const src = where.get(`${TOPIC}-0-${BROKER}`)!.current!;
+    assert.ok(dirs.includes(src), `${src} is one of ${dirs.join(', ')}`);
+    const dest = dirs.find((d) => d !== src)!;
+
+    const json = join(dir, 'move.json');
+    writeFileSync(
+      json,
+      JSON.stringify({
+        version: 1,
+        partitions: [{ topic: TOPIC, partition: 0, replicas: [BROKER], log_dirs: [dest] }],
+      }),
+    );
+    const exec = await tool(['--bootstrap-server', bootstrap, '--reassignment-json-file', json, '--execute']);
+    assert.equal(exec.code, 0, exec.out);
+    assert.match(
+      exec.out,
+      new RegExp(
+        `Successfully started moving log directory to ${dest} for replica ${TOPIC}-0 with broker ${BROKER} \n`,
+      ),
+    );
+
+    const verify = await waitFor(
+      async () => {
+        const v = await tool(['--bootstrap-server', bootstrap, '--reassignment-json-file', json, '--verify']);
+        return v.out.includes(`Reassignment of replica ${TOPIC}-0-${BROKER} completed successfully.`) ? v : null;
+      },
+      { what: `the move of ${TOPIC}-0 to ${dest}`, timeoutMs: 90_000, intervalMs: 500 },
+    );
+    assert.equal(verify.code, 0);
+    assert.equal(
+      verify.out,
+      'Status of partition reassignment:\n' +
+        `Reassignment of partition ${TOPIC}-0 is completed.\n` +
+        `Reassignment of replica ${TOPIC}-0-${BROKER} completed successfully.\n` +
+        `Clearing broker-level throttles on broker ${BROKER}\n` +
+        `Clearing topic-level throttles on topic ${TOPIC}\n`,
+    );
+    // the producer goes on writing into the moved replica
+    await producer.progress(0, 500);
+    await producer.stop();
+    const tailed = await reader.stop();
+    assert.deepEqual(producer.failed, []);
+
+    const acked = producer.acked.get(0)!;
+    const end = acked[acked.length - 1]!.offset + 1n;
+    const check = async (): Promise<void> => {
+      const read = await readPartitions(bootstrap.split(','), TOPIC, new Map([[0, end]]));
+      assert.equal(ledgerViolation(acked, read.get(0)!), null);
+    };
+    await check();
+
+    const expectIn = async (): Promise<void> => {
+      const byDir = await logDirsOf(client);
+      assert.deepEqual(byDir.get(dest), ['0']);
+      assert.deepEqual(byDir.get(src), []);
+      const left = readdirSync(src).filter((f) => f.startsWith(`${TOPIC}-`));
+      assert.deepEqual(left, [], `${src} still has ${left.join(', ')}`);
+      assert.deepEqual(
+        readdirSync(dest).filter((f) => f.startsWith(`${TOPIC}-`)),
+        [`${TOPIC}-0`],
+      );
+    };
+    // the old directory (renamed -delete) goes after log.segment.delete.delay.ms
+    await waitFor(() => readdirSync(src).every((f) => !f.startsWith(`${TOPIC}-`)), {
+      what: `${src} without ${TOPIC}-0`,
+      timeoutMs: 30_000,
+    });
+    await expectIn();
+
+    await broker.stop();
+    await broker.start();
+    await waitForUnfenced(cluster, { ids: [BROKER] });
+    await expectIn();
+    await check();
+    const ackedAt = new Map(acked.map((a) => [a.offset, a.value]));
+    assert.ok(tailed.length > 0);
+    for (let i = 0; i < tailed.length; i++) {
+      const r = tailed[i]!;
+      if (i > 0) assert.ok(r.offset > tailed[i - 1]!.offset, `read ${r.offset} after ${tailed[i - 1]!.offset}`);
+      if (ackedAt.has(r.offset)) assert.equal(r.value, ackedAt.get(r.offset), `value at ${r.offset}`);
+    }
+    return `${exec.out}${verify.out}${acked.length} acknowledged records read back once, in order; ${tailed.length} read during the move`;
+  } finally {
+    await producer.stop().catch(() => undefined);
+    client.close();
+  }
+}
+
+/** AlterReplicaLogDirs per partition: LOG_DIR_NOT_FOUND, UNKNOWN_TOPIC_OR_PARTITION, NONE when already there. */
+export async function alterLogDirErrors(cluster: Cluster): Promise<void> {
+  const broker = cluster.node(BROKER);
+  const client = new KafkaClient({ bootstrapServers: cluster.bootstrap().split(',') });
+  try {
+    const where = await describeReplicaLogDirs(client, [{ topic: TOPIC, partition: 0, brokerId: BROKER }]);
+    const current = where.get(`${TOPIC}-0-${BROKER}`)!.current!;
+    const r = await client.request<AlterReplicaLogDirsResponse>({ node: BROKER }, 'AlterReplicaLogDirs', {
+      dirs: [
+        { path: join(broker.dir, 'nowhere'), topics: [{ name: TOPIC, partitions: [0] }] },
+        { path: current, topics: [{ name: 'no-such-topic', partitions: [0] }] },
+        { path: current, topics: [{ name: TOPIC, partitions: [1] }] },
+      ],
+    });
+    const codes = r.body.results.flatMap((t) =>
+      t.partitions.map((p) => `${t.topicName}-${p.partitionIndex}:${p.errorCode}`),
+    );
+    assert.deepEqual(codes.sort(), [
+      `${TOPIC}-0:${ErrorCode.LOG_DIR_NOT_FOUND}`,
+      `${TOPIC}-1:${ErrorCode.UNKNOWN_TOPIC_OR_PARTITION}`,
+      `no-such-topic-0:${ErrorCode.UNKNOWN_TOPIC_OR_PARTITION}`,
+    ]);
+    const again = await client.request<AlterReplicaLogDirsResponse>({ node: BROKER }, 'AlterReplicaLogDirs', {
+      dirs: [{ path: current, topics: [{ name: TOPIC, partitions: [0] }] }],
+    });
+    assert.deepEqual(again.body.results, [{ topicName: TOPIC, partitions: [{ partitionIndex: 0, errorCode: 0 }] }]);
+    assert.deepEqual((await logDirsOf(client)).get(current), ['0']);
+  } finally {
+    client.close();
+  }
+}
