@@ -14,6 +14,7 @@ import {
   logDirsNodes,
   moveWhileProducing,
   prepareLogDirs,
+  throttledMove,
 } from './helpers/log-dirs-scenario.js';
 
 let cluster: Cluster;
@@ -40,4 +41,8 @@ test('a partition moves to the other log dir while a producer writes; nothing lo
 
 test('AlterReplicaLogDirs per partition: LOG_DIR_NOT_FOUND, UNKNOWN_TOPIC_OR_PARTITION, NONE when already there', async () => {
   await alterLogDirErrors(cluster);
+});
+
+test('--replica-alter-log-dirs-throttle holds a move to the rate (a lower bound), then --verify clears it', async (t) => {
+  t.diagnostic(`3 MB moved between log dirs at 300,000 B/s in ${await throttledMove(cluster, dir)} ms`);
 });

@@ -10,6 +10,7 @@ import { LogManager } from './log/log-manager.js';
 import { HandlerRegistry } from './api/registry.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
+import type { ReplicationQuotas } from './replication/replication-quotas.js';
 import { ReplicaManager } from './replication/replica-manager.js';
 import { createProducerStateHook } from './replication/eos.js';
 import { registerTxnHandlers } from './api/register-txn.js';
@@ -149,6 +150,7 @@ export class BrokerServer {
       } as never,
     });
 
+    let quotas: ReplicationQuotas | undefined;
     const logManager = new LogManager({
       logDirs: config.logDirs,
       defaultConfig: topicLogConfig(config, controller.image, ''),
@@ -157,6 +159,11 @@ export class BrokerServer {
       cleanerEnabled: config.getBoolean('log.cleaner.enable'),
       cleanerBackoffMs: Number(config.getLong('log.cleaner.backoff.ms')),
       excludeTopics: ['__cluster_metadata'],
+      // replica.alter.log.dirs.io.max.bytes.per.second, once the replica manager below exists (a move
+      // resumed during startup copies its first chunks unthrottled)
+      alterLogDirsChunk: async (bytes: number): Promise<void> => {
+        await quotas?.alterLogDirsChunk(bytes);
+      },
     });
     await logManager.startup();
     const producerStateHook = createProducerStateHook({ config });
@@ -168,6 +175,7 @@ export class BrokerServer {
       producerState: producerStateHook,
       logger: socketLogger,
     });
+    quotas = replicas.quotas;
 
     const membership = multiVoter
       ? brokerMembership({

@@ -9,7 +9,6 @@
 import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { createTopic, waitForUnfenced, type Cluster, type NodeSpec } from './cluster.js';
 import { LedgerProducer, ledgerViolation, readPartitions } from './ledger.js';
 import { waitFor } from './wait-for.js';
@@ -19,8 +18,8 @@ import { describeReplicaLogDirs } from '../../src/client/admin/reassignments.js'
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { AlterReplicaLogDirsResponse } from '../../src/protocol/generated/protocol/AlterReplicaLogDirs.js';
 import type { DescribeLogDirsResponse } from '../../src/protocol/generated/protocol/DescribeLogDirs.js';
-import type { ToolIO } from '../../src/tools/common/io.js';
-import { run as reassignPartitions } from '../../src/tools/reassign-partitions/main.js';
+import { runTkafka } from './tool-run.js';
+import { produceRawAppended } from './replication.js';
 
 export const LOG_DIRS_BROKER = 2;
 const BROKER = LOG_DIRS_BROKER;
@@ -40,16 +39,10 @@ export async function prepareLogDirs(cluster: Cluster): Promise<void> {
   assert.equal(await createTopic(cluster, TOPIC, { partitions: 1 }), ErrorCode.NONE);
 }
 
+/** `tkafka reassign-partitions <args>` in this process (stdout and stderr together). */
 async function tool(args: string[]): Promise<{ code: number; out: string }> {
-  let out = '';
-  const sink = new Writable({
-    write(c, _e, cb) {
-      out += String(c);
-      cb();
-    },
-  });
-  const code = await reassignPartitions(args, { stdout: sink, stderr: sink, stdin: process.stdin, env: {} } as ToolIO);
-  return { code, out };
+  const r = await runTkafka('reassign-partitions', args);
+  return { code: r.code, out: r.out + r.err };
 }
 
 /** The partitions of TOPIC per log dir as DescribeLogDirs answers (`<partition>` or `<partition>:future`). */
@@ -219,6 +212,60 @@ export async function alterLogDirErrors(cluster: Cluster): Promise<void> {
     });
     assert.deepEqual(again.body.results, [{ topicName: TOPIC, partitions: [{ partitionIndex: 0, errorCode: 0 }] }]);
     assert.deepEqual((await logDirsOf(client)).get(current), ['0']);
+  } finally {
+    client.close();
+  }
+}
+
+/**
+ * A move throttled by `--replica-alter-log-dirs-throttle` (replica.alter.log.dirs.io.max.bytes.per.second
+ * on the broker while it runs): 3 MB copied at `rate` B/s takes at least min(10 s, (size − one 1 MiB
+ * chunk) / rate) — a lower bound only, never an upper one — and completes; `--verify` removes the
+ * throttle. Returns the move's duration in ms.
+ */
+export async function throttledMove(cluster: Cluster, dir: string, rate = 300_000): Promise<number> {
+  const topic = 'slow-move';
+  const broker = cluster.node(BROKER);
+  const bootstrap = cluster.bootstrap();
+  const client = new KafkaClient({ bootstrapServers: bootstrap.split(',') });
+  try {
+    assert.equal(await createTopic(cluster, topic, { partitions: 1 }), ErrorCode.NONE);
+    const value = 'x'.repeat(1000);
+    for (let i = 0; i < 300; i++) await produceRawAppended(broker.port, topic, Array(10).fill(value), { acks: -1 });
+    const where = await describeReplicaLogDirs(client, [{ topic, partition: 0, brokerId: BROKER }]);
+    const src = where.get(`${topic}-0-${BROKER}`)!.current!;
+    const dest = [join(broker.dir, 'data'), join(broker.dir, 'data2')].find((d) => d !== src)!;
+    const json = join(dir, 'slow-move.json');
+    writeFileSync(
+      json,
+      JSON.stringify({ version: 1, partitions: [{ topic, partition: 0, replicas: [BROKER], log_dirs: [dest] }] }),
+    );
+    const started = Date.now();
+    const exec = await tool([
+      '--bootstrap-server',
+      bootstrap,
+      '--reassignment-json-file',
+      json,
+      '--execute',
+      '--replica-alter-log-dirs-throttle',
+      String(rate),
+    ]);
+    assert.equal(exec.code, 0, exec.out);
+    assert.match(exec.out, new RegExp(`The replica-alter-dir throttle limit was set to ${rate} B/s\n`));
+    const done = async (): Promise<boolean> => {
+      const r = await describeReplicaLogDirs(client, [{ topic, partition: 0, brokerId: BROKER }]);
+      const info = r.get(`${topic}-0-${BROKER}`);
+      return info?.current === dest && info.future === null;
+    };
+    await waitFor(done, { what: `${topic}-0 in ${dest}`, timeoutMs: 120_000, intervalMs: 200 });
+    const ms = Date.now() - started;
+    const size = 300 * 10 * 1000;
+    const bound = Math.min(10_000, ((size - 1_048_576) / rate) * 1000);
+    assert.ok(ms >= bound, `a ${size} B move at ${rate} B/s took ${ms} ms, less than ${Math.round(bound)} ms`);
+    const verify = await tool(['--bootstrap-server', bootstrap, '--reassignment-json-file', json, '--verify']);
+    assert.match(verify.out, new RegExp(`Reassignment of replica ${topic}-0-${BROKER} completed successfully\.\n`));
+    assert.match(verify.out, new RegExp(`Clearing broker-level throttles on broker ${BROKER}\n`));
+    return ms;
   } finally {
     client.close();
   }

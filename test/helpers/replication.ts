@@ -146,9 +146,9 @@ export function produceRaw(
 }
 
 /**
- * produceRaw until the partition's leader appends: NOT_LEADER_OR_FOLLOWER (6) means nothing was
- * appended (a leader that has not applied its leadership yet), so the batch is sent again; any other
- * error fails.
+ * produceRaw until the partition's leader appends: UNKNOWN_TOPIC_OR_PARTITION (3) and
+ * NOT_LEADER_OR_FOLLOWER (6) mean nothing was appended (a broker that has not applied the topic or its
+ * leadership yet), so the batch is sent again; any other error fails.
  */
 export async function produceRawAppended(
   port: number,
@@ -160,7 +160,7 @@ export async function produceRawAppended(
   await waitFor(
     async () => {
       const code = await produceRaw(port, topic, values, opts);
-      if (code !== 0 && code !== 6) other = code;
+      if (code !== 0 && code !== 3 && code !== 6) other = code;
       return code === 0 || other !== 0;
     },
     { what: `a batch appended to ${topic}-${opts.partition ?? 0}`, timeoutMs: 30_000, intervalMs: 100 },

@@ -209,6 +209,17 @@ export class ReplicationQuotas {
     this.alterLogDirs = new ReplicationQuotaManager(config, clock);
   }
 
+  /**
+   * A log-dir move's chunk of `bytes` (LocalLeaderEndPoint.buildFetch and
+   * ReplicaAlterLogDirsThread.processPartitionData): waits while the alter-log-dirs quota
+   * (`replica.alter.log.dirs.io.max.bytes.per.second`) is exceeded, checking every `backoffMs`
+   * (Kafka's fetcher backs off `replica.fetch.backoff.ms`), then counts the chunk.
+   */
+  async alterLogDirsChunk(bytes: number, backoffMs = 100): Promise<void> {
+    while (this.refresh().alterLogDirs.isQuotaExceeded()) await new Promise((r) => setTimeout(r, backoffMs));
+    this.alterLogDirs.record(bytes);
+  }
+
   /** Reads the rates and throttled replica lists again when the image's configs changed. */
   refresh(): this {
     const image = this.metadata();
