@@ -234,7 +234,7 @@ export class BrokerOnlyServer {
       );
       lifecycle.start();
 
-      let quotas: ReplicationQuotas | undefined;
+      const quotas: { of?: ReplicationQuotas } = {};
       const logManager = new LogManager({
         logDirs: config.logDirs,
         defaultConfig: topicLogConfig(config, loader.image, ''),
@@ -246,7 +246,7 @@ export class BrokerOnlyServer {
         // replica.alter.log.dirs.io.max.bytes.per.second, once the replica manager below exists (a move
         // resumed during startup copies its first chunks unthrottled)
         alterLogDirsChunk: async (bytes: number): Promise<void> => {
-          await quotas?.alterLogDirsChunk(bytes);
+          await quotas.of?.alterLogDirsChunk(bytes);
         },
       });
       await logManager.startup();
@@ -260,7 +260,7 @@ export class BrokerOnlyServer {
         producerState: producerStateHook,
         logger: { info, warn },
       });
-      quotas = replicas.quotas;
+      quotas.of = replicas.quotas;
       const replication = startReplication({
         config,
         replicas,

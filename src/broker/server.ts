@@ -150,7 +150,7 @@ export class BrokerServer {
       } as never,
     });
 
-    let quotas: ReplicationQuotas | undefined;
+    const quotas: { of?: ReplicationQuotas } = {};
     const logManager = new LogManager({
       logDirs: config.logDirs,
       defaultConfig: topicLogConfig(config, controller.image, ''),
@@ -162,7 +162,7 @@ export class BrokerServer {
       // replica.alter.log.dirs.io.max.bytes.per.second, once the replica manager below exists (a move
       // resumed during startup copies its first chunks unthrottled)
       alterLogDirsChunk: async (bytes: number): Promise<void> => {
-        await quotas?.alterLogDirsChunk(bytes);
+        await quotas.of?.alterLogDirsChunk(bytes);
       },
     });
     await logManager.startup();
@@ -175,7 +175,7 @@ export class BrokerServer {
       producerState: producerStateHook,
       logger: socketLogger,
     });
-    quotas = replicas.quotas;
+    quotas.of = replicas.quotas;
 
     const membership = multiVoter
       ? brokerMembership({

@@ -263,7 +263,7 @@ export async function throttledMove(cluster: Cluster, dir: string, rate = 300_00
     const bound = Math.min(10_000, ((size - 1_048_576) / rate) * 1000);
     assert.ok(ms >= bound, `a ${size} B move at ${rate} B/s took ${ms} ms, less than ${Math.round(bound)} ms`);
     const verify = await tool(['--bootstrap-server', bootstrap, '--reassignment-json-file', json, '--verify']);
-    assert.match(verify.out, new RegExp(`Reassignment of replica ${topic}-0-${BROKER} completed successfully\.\n`));
+    assert.match(verify.out, new RegExp(`Reassignment of replica ${topic}-0-${BROKER} completed successfully\\.\n`));
     assert.match(verify.out, new RegExp(`Clearing broker-level throttles on broker ${BROKER}\n`));
     return ms;
   } finally {
