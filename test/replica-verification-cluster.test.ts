@@ -16,6 +16,8 @@ import { runTkafka } from './interop/helpers/tool-runs.js';
 import {
   RV_CAUGHT_UP,
   RV_TOPIC,
+  RV_UNMATCHED,
+  divergeFollowerCopy,
   maskDates,
   prepareRvTopic,
   startRvCluster,
@@ -80,4 +82,17 @@ test('a filter matching no topic: the error on stderr, exit 1', async () => {
     r.err,
     /No topics found\. \[topics-include\] if specified, is either filtering out all topics or there is no topic\./,
   );
+});
+
+test('a follower copy with other data at the same offsets: the unmatched checksum line, and verification goes on', async (t) => {
+  await divergeFollowerCopy(cluster);
+  const r = await verify(['--time', '-2', '--max-reports', '2']);
+  t.diagnostic(r.out);
+  assert.equal(r.code, 0, r.err);
+  const lines = maskDates(r.out).map((l) => l.replace(/^<date>: /, ''));
+  assert.ok(
+    lines.some((l) => RV_UNMATCHED.test(l)),
+    r.out,
+  );
+  assert.equal(lines.at(-1), 'max lag is 0 for partition rv-2 at offset 4 among 3 partitions');
 });
