@@ -5,6 +5,8 @@
 // tkafka's stops after N reports (--max-reports, a tkafka extension). With the dates masked both print
 // `verification process is started`, then only `max lag is 0 for partition rv-2 at offset 2 among 3
 // partitions` once caught up, and no mismatch. A filter matching no topic: both exit 1 with the error.
+// A follower copy changed on disk (same offsets, other data, a valid CRC): both print the same
+// `unmatched checksum` line, checksums included.
 //
 //   npm run build && nice -n 19 node --test dist/test/interop/replica-verification.test.js
 //   TKAFKA_RV_CLUSTER=kafka nice -n 19 node --test dist/test/interop/replica-verification.test.js
@@ -14,6 +16,8 @@ import { tkafkaLauncher, type Cluster } from '../helpers/cluster.js';
 import {
   RV_CAUGHT_UP,
   RV_TOPIC,
+  RV_UNMATCHED,
+  divergeFollowerCopy,
   maskDates,
   prepareRvTopic,
   startRvCluster,
@@ -83,4 +87,20 @@ test('a filter matching no topic: both exit 1 with the error', async () => {
   assert.equal(ours.code, 1);
   assert.ok(ours.err.includes(`ERROR ${message}`), ours.err);
   assert.equal(ours.out, kafka.stdout);
+});
+
+test('a follower copy with other data at the same offsets: the same unmatched checksum line (same checksums) from both', async (t) => {
+  await divergeFollowerCopy(cluster);
+  const kafka = await runKafkaTool(TOOL, args(RV_TOPIC), { timeoutMs: 12_000 });
+  t.diagnostic(`kafka-replica-verification.sh:\n${kafka.stdout}`);
+  const ours = await runTkafka('replica-verification', [...args(RV_TOPIC), '--max-reports', '2']);
+  t.diagnostic(`tkafka replica-verification:\n${ours.out}`);
+  assert.equal(ours.code, 0, ours.err);
+  const unmatched = (out: string): string[] =>
+    maskDates(out)
+      .map((l) => l.replace(/^<date>: /, ''))
+      .filter((l) => l.includes('unmatched'));
+  const kafkaUnmatched = unmatched(kafka.stdout);
+  assert.ok(kafkaUnmatched.length > 0 && RV_UNMATCHED.test(kafkaUnmatched[0]!), kafka.stdout);
+  assert.deepEqual(new Set(unmatched(ours.out)), new Set(kafkaUnmatched));
 });
