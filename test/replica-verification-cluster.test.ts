@@ -74,7 +74,7 @@ test('from the latest offsets (the default) the lag is 0 at the end offsets; rec
   assert.equal(maskDates(r.out).at(-1), '<date>: max lag is 0 for partition rv-2 at offset 4 among 3 partitions');
 });
 
-test('a filter matching no topic: the error on stderr, exit 1', async () => {
+test('a filter matching no topic, a negative --time other than -1/-2: the error on stderr, exit 1', async () => {
   const r = await verify(['--max-reports', '1'], 'nothing-here.*');
   assert.equal(r.code, 1);
   assert.equal(r.out, '');
@@ -82,6 +82,10 @@ test('a filter matching no topic: the error on stderr, exit 1', async () => {
     r.err,
     /No topics found\. \[topics-include\] if specified, is either filtering out all topics or there is no topic\./,
   );
+  const negative = await verify(['--time', '-3', '--max-reports', '1']);
+  assert.equal(negative.code, 1);
+  assert.equal(negative.out, '');
+  assert.equal(negative.err, 'The target time for partition rv-2 is -3. The target time cannot be negative.\n');
 });
 
 test('a follower copy with other data at the same offsets: the unmatched checksum line, and verification goes on', async (t) => {

@@ -40,13 +40,13 @@ after(async () => {
   await cluster?.cleanup();
 });
 
-const args = (topics: string): string[] => [
+const args = (topics: string, time = '-2'): string[] => [
   '--broker-list',
   cluster.bootstrap(),
   '--topics-include',
   topics,
   '--time',
-  '-2',
+  time,
   '--max-wait-ms',
   '200',
   '--report-interval-ms',
@@ -77,7 +77,7 @@ test(`on a ${CLUSTER} cluster: the same lines as kafka-replica-verification.sh, 
     assert.match(l, /^<date>: max lag is \d+ for partition rv-\d /);
 });
 
-test('a filter matching no topic: both exit 1 with the error', async () => {
+test('a filter matching no topic, a negative --time other than -1/-2: both exit 1 with the error', async () => {
   const kafka = await runKafkaTool(TOOL, args('nothing-here.*'), { timeoutMs: 60_000 });
   const ours = await runTkafka('replica-verification', args('nothing-here.*'));
   const message =
@@ -87,6 +87,13 @@ test('a filter matching no topic: both exit 1 with the error', async () => {
   assert.equal(ours.code, 1);
   assert.ok(ours.err.includes(`ERROR ${message}`), ours.err);
   assert.equal(ours.out, kafka.stdout);
+  const kafkaNegative = await runKafkaTool(TOOL, args(RV_TOPIC, '-3'), { timeoutMs: 60_000 });
+  const oursNegative = await runTkafka('replica-verification', args(RV_TOPIC, '-3'));
+  const negative = 'The target time for partition rv-2 is -3. The target time cannot be negative.';
+  assert.equal(kafkaNegative.exitCode, 1, kafkaNegative.stderr);
+  assert.ok(kafkaNegative.stderr.includes(`\n${negative}\n`), kafkaNegative.stderr);
+  assert.equal(oursNegative.code, 1);
+  assert.equal(oursNegative.err, `${negative}\n`);
 });
 
 test('a follower copy with other data at the same offsets: the same unmatched checksum line (same checksums) from both', async (t) => {

@@ -13,7 +13,7 @@ import { JoptError, parseJopt, printUsage, type JoptOptions, type JoptToolSpec }
 import { helpOrVersion } from '../common/run-tool.js';
 import { errorLine } from '../common/errors.js';
 import { DEBUG_OPTION } from '../topics/spec.js';
-import { tpKey, type TopicPartition } from '../reassign-partitions/json.js';
+import { hashSetOrder, tpHash, tpKey, type TopicPartition } from '../reassign-partitions/json.js';
 import { ReplicaBuffer, ReplicaOffsetMismatch, formatDate, type FetchedPartition } from './verify.js';
 
 export const REPLICA_VERIFICATION_SPEC: JoptToolSpec = {
@@ -207,15 +207,20 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
         for (const r of p.replicas) byBroker.set(r, [...(byBroker.get(r) ?? []), tp]);
       }
     }
-    // KafkaConsumer endOffsets / beginningOffsets / offsetsForTimes
-    const spec = time === -1n ? -1n : time === -2n ? -2n : time;
-    const offsets = await listOffsets(client, partitions, spec);
+    // KafkaConsumer endOffsets (-1) / beginningOffsets (-2) / offsetsForTimes (which refuses other negatives)
+    if (time < 0n && time !== -1n && time !== -2n) {
+      const first = hashSetOrder(partitions, tpHash, tpKey)[0]!;
+      throw new VerificationError(
+        `The target time for partition ${tpKey(first)} is ${time}. The target time cannot be negative.`,
+      );
+    }
+    const offsets = await listOffsets(client, partitions, time);
     const initial = new Map<string, number>();
     for (const tp of partitions) {
       const o = offsets.get(tpKey(tp));
       if (!o) continue;
       if (!o.ok) throw o.error;
-      if (o.value.offset < 0n && spec >= 0n)
+      if (o.value.offset < 0n && time >= 0n)
         // offsetsForTimes maps a timestamp past every record to null: Kafka's tool fails on it
         throw new VerificationError(
           'Cannot invoke "org.apache.kafka.clients.consumer.OffsetAndTimestamp.offset()" because the return value of "java.util.Map$Entry.getValue()" is null',
