@@ -5,7 +5,7 @@
 
 __tkafka_subs() {
   case "$1" in
-    '') REPLY='server metadata-quorum dump-log storage topics configs get-offsets delete-records reassign-partitions leader-election broker-api-versions log-dirs cluster features transactions consumer-groups console-producer console-consumer producer-perf-test consumer-perf-test local completion profile' ;;
+    '') REPLY='server metadata-quorum dump-log storage topics configs get-offsets delete-records reassign-partitions leader-election replica-verification broker-api-versions log-dirs cluster features transactions consumer-groups console-producer console-consumer producer-perf-test consumer-perf-test local completion profile' ;;
     'server') REPLY='start' ;;
     'metadata-quorum') REPLY='describe add-controller remove-controller' ;;
     'storage') REPLY='info format version-mapping feature-dependencies random-uuid' ;;
@@ -40,6 +40,7 @@ __tkafka_flags() {
     'delete-records') REPLY='--bootstrap-server --command-config --debug --help --offset-json-file --output --version' ;;
     'reassign-partitions') REPLY='--additional --bootstrap-controller --bootstrap-server --broker-list --cancel --command-config --debug --disable-rack-aware --disallow-replication-factor-change --execute --generate --help --list --output --preserve-throttles --reassignment-json-file --replica-alter-log-dirs-throttle --throttle --timeout --topics-to-move-json-file --verify --version --watch' ;;
     'leader-election') REPLY='--admin.config --all-topic-partitions --bootstrap-server --command-config --debug --election-type --help --output --partition --path-to-json-file --topic --version' ;;
+    'replica-verification') REPLY='--bootstrap-server --broker-list --debug --fetch-size --help --max-reports --max-wait-ms --report-interval-ms --time --topics-include --version' ;;
     'broker-api-versions') REPLY='--bootstrap-server --command-config --debug --help --output --version' ;;
     'log-dirs') REPLY='--bootstrap-server --broker-list --command-config --debug --describe --help --output --topic-list --version' ;;
     'cluster') REPLY='-h --help' ;;
@@ -97,6 +98,7 @@ __tkafka_argflags() {
     'delete-records') REPLY=' --bootstrap-server --command-config --offset-json-file --output ' ;;
     'reassign-partitions') REPLY=' --broker-list --command-config --output --reassignment-json-file --replica-alter-log-dirs-throttle --throttle --timeout --topics-to-move-json-file ' ;;
     'leader-election') REPLY=' --admin.config --bootstrap-server --command-config --election-type --output --partition --path-to-json-file --topic ' ;;
+    'replica-verification') REPLY=' --bootstrap-server --broker-list --fetch-size --max-reports --max-wait-ms --report-interval-ms --time --topics-include ' ;;
     'broker-api-versions') REPLY=' --bootstrap-server --command-config --output ' ;;
     'log-dirs') REPLY=' --bootstrap-server --broker-list --command-config --output --topic-list ' ;;
     'cluster cluster-id') REPLY=' --bootstrap-server -b --bootstrap-controller -C --config -c --output -o ' ;;
@@ -186,6 +188,8 @@ __tkafka_value() {
     'leader-election|--output') REPLY='text json' ;;
     'leader-election|--path-to-json-file') REPLY='@file' ;;
     'leader-election|--topic') REPLY='@topic' ;;
+    'replica-verification|--bootstrap-server') REPLY='@hostport' ;;
+    'replica-verification|--broker-list') REPLY='@hostport' ;;
     'broker-api-versions|--bootstrap-server') REPLY='@hostport' ;;
     'broker-api-versions|--command-config') REPLY='@file' ;;
     'broker-api-versions|--output') REPLY='text json table' ;;

@@ -67,6 +67,13 @@ export const TOOLS: readonly ToolDescriptor[] = [
     spec: async () => (await import('./leader-election/main.js')).LEADER_ELECTION_SPEC,
   },
   {
+    name: 'replica-verification',
+    summary: 'Check that all replicas of a set of topics have the same data (deprecated in Kafka)',
+    kafka: 'kafka-replica-verification.sh',
+    load: () => import('./replica-verification/main.js'),
+    spec: async () => (await import('./replica-verification/main.js')).REPLICA_VERIFICATION_SPEC,
+  },
+  {
     name: 'broker-api-versions',
     summary: 'Show the API versions each broker supports',
     kafka: 'kafka-broker-api-versions.sh',
