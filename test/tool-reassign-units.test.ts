@@ -4,15 +4,8 @@
 // striped placement --generate proposes. The cluster side is test/interop/reassign-tools.test.ts.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
-import type { ToolIO } from '../src/tools/common/io.js';
-import { run as reassign } from '../src/tools/reassign-partitions/main.js';
-import {
-  run as leaderElection,
-  classifyResults,
-  parseElectionJson,
-  resultLines,
-} from '../src/tools/leader-election/main.js';
+import { runTkafka, type Run } from './helpers/tool-run.js';
+import { classifyResults, parseElectionJson, resultLines } from '../src/tools/leader-election/main.js';
 import {
   checkExecuteAssignment,
   formatReassignmentJson,
@@ -30,27 +23,8 @@ import {
 import { placeReplicas } from '../src/client/admin/replica-placer.js';
 import { ApiError } from '../src/client/errors.js';
 
-async function runTool(
-  tool: (argv: string[], io: ToolIO) => Promise<number>,
-  argv: string[],
-): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const sink = (f: (s: string) => void): Writable =>
-    new Writable({
-      write(c, _e, cb) {
-        f(String(c));
-        cb();
-      },
-    });
-  const code = await tool(argv, {
-    stdout: sink((s) => (out += s)),
-    stderr: sink((s) => (err += s)),
-    stdin: process.stdin,
-    env: {},
-  });
-  return { code, out, err };
-}
+const runTool = (tool: 'reassign-partitions' | 'leader-election', argv: string[]): Promise<Run> =>
+  runTkafka(tool, argv);
 
 const firstLine = (s: string): string => s.split('\n')[0]!;
 
@@ -121,19 +95,19 @@ test('reassign-partitions: usage errors as validateAndParseArgs words them (exit
     ],
   ];
   for (const [argv, message] of cases) {
-    const r = await runTool(reassign, argv);
+    const r = await runTool('reassign-partitions', argv);
     assert.equal(r.code, 1, argv.join(' '));
     assert.equal(r.out, '', argv.join(' '));
     assert.equal(firstLine(r.err), message, argv.join(' '));
     assert.match(r.err, /^Option {2,}Description/m, argv.join(' '));
   }
-  const v = await runTool(reassign, ['--version']);
+  const v = await runTool('reassign-partitions', ['--version']);
   assert.equal(v.code, 0);
   assert.match(v.out, /^\d+\.\d+/);
 });
 
 test('reassign-partitions: a missing file fails after validation, on stdout (Error: <path>)', async () => {
-  const r = await runTool(reassign, [
+  const r = await runTool('reassign-partitions', [
     '--verify',
     '--bootstrap-server',
     '127.0.0.1:1',
@@ -421,11 +395,11 @@ test('leader-election: validation and file messages (LeaderElectionCommandErrorT
     ],
   ];
   for (const [argv, message] of cases) {
-    const r = await runTool(leaderElection, argv);
+    const r = await runTool('leader-election', argv);
     assert.equal(r.code, 1, argv.join(' '));
     assert.equal(r.err, `${message}\n`, argv.join(' '));
   }
-  const both = await runTool(leaderElection, [
+  const both = await runTool('leader-election', [
     '--bootstrap-server',
     'h:9092',
     '--election-type',
@@ -438,7 +412,7 @@ test('leader-election: validation and file messages (LeaderElectionCommandErrorT
   ]);
   assert.equal(both.code, 1);
   assert.equal(firstLine(both.err), 'Option "[admin.config]" can\'t be used with option "[command-config]"');
-  const help = await runTool(leaderElection, []);
+  const help = await runTool('leader-election', []);
   assert.equal(help.code, 1);
   assert.match(help.err, /^This tool attempts to elect a new leader for a set of topic partitions\./);
 

@@ -5,6 +5,8 @@
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { ConfigResourceType } from '../metadata/image.js';
 import type { BrokerServices } from '../services.js';
+import type { RequestContext } from './types.js';
+import { genericErrorResponse } from './error-responses.js';
 import { type BrokerLoggers, ROOT_LOGGER, VALID_LOG_LEVELS } from '../loggers.js';
 import {
   applyIncrementalBrokerOps,
@@ -263,4 +265,35 @@ export async function alterConfigs(
       ? { ...base, errorCode: r.errorCode, errorMessage: r.errorMessage }
       : { ...base, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null };
   });
+}
+
+/** A request of either API: its resources by type and name. */
+interface ResourcesRequest {
+  resources: readonly { resourceType: number; resourceName: string }[];
+}
+
+/**
+ * A broker-only node forwards the resources it did not answer itself to the controller, in a request
+ * of their own (the same API and version); the controller's answers per resource.
+ */
+export function forwarderOf<Req extends ResourcesRequest>(
+  ctx: RequestContext,
+  req: Req,
+  services: BrokerServices,
+): ((remaining: readonly ResourceChange[]) => Promise<ResourceResult[]>) | undefined {
+  const remote = services.remote;
+  if (!remote || ctx.isControllerListener) return undefined;
+  return async (remaining) => {
+    const keys = new Set(remaining.map((r) => `${r.resourceType}:${r.resourceName}`));
+    const rest = { ...req, resources: req.resources.filter((r) => keys.has(`${r.resourceType}:${r.resourceName}`)) };
+    const res = (await remote.forwarding.forward(ctx, rest, (code) => genericErrorResponse(ctx, rest, code))) as {
+      responses: ResourceResult[];
+    };
+    return res.responses.map((r) => ({
+      resourceType: r.resourceType,
+      resourceName: r.resourceName,
+      errorCode: r.errorCode,
+      errorMessage: r.errorMessage,
+    }));
+  };
 }

@@ -12,30 +12,7 @@ import type {
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
-import { alterConfigs, type ResourceChange, type ResourceResult } from './alter-configs-common.js';
-
-/** A broker-only node forwards the resources it did not answer itself in a request of their own. */
-function forwarderOf(
-  ctx: RequestContext,
-  req: IncrementalAlterConfigsRequest,
-  services: BrokerServices,
-): ((remaining: readonly ResourceChange[]) => Promise<ResourceResult[]>) | undefined {
-  const remote = services.remote;
-  if (!remote || ctx.isControllerListener) return undefined;
-  return async (remaining) => {
-    const keys = new Set(remaining.map((r) => `${r.resourceType}:${r.resourceName}`));
-    const rest = { ...req, resources: req.resources.filter((r) => keys.has(`${r.resourceType}:${r.resourceName}`)) };
-    const res = (await remote.forwarding.forward(ctx, rest, (code) =>
-      genericErrorResponse(ctx, rest, code),
-    )) as IncrementalAlterConfigsResponse;
-    return res.responses.map((r) => ({
-      resourceType: r.resourceType,
-      resourceName: r.resourceName,
-      errorCode: r.errorCode,
-      errorMessage: r.errorMessage,
-    }));
-  };
-}
+import { alterConfigs, forwarderOf } from './alter-configs-common.js';
 
 async function handle(
   ctx: RequestContext,

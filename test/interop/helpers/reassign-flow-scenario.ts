@@ -9,6 +9,7 @@
 //   the partitions back to their preferred leader (checked with Kafka's own TopicCommand);
 // - a partition whose ISR is gone stays leaderless until `--election-type unclean` is asked for.
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -354,4 +355,22 @@ export async function uncleanOnlyWhenAsked(cluster: Cluster): Promise<void> {
   });
   await cluster.node(3).start();
   await waitForUnfenced(cluster);
+}
+
+/** The four scenarios on one cluster of `impl`, as node:test tests. */
+export function reassignFlowSuite(impl: 'kafka' | 'tkafka'): void {
+  let cluster: Cluster;
+  before(async () => {
+    cluster = await startReassignCluster(impl);
+  });
+  after(async () => {
+    await cluster?.cleanup();
+  });
+  test('generate → execute with a throttle → verify, while producing: every record on the new replicas', async (t) => {
+    const f = await reassignWhileProducing(cluster);
+    t.diagnostic(`${impl}: 3 MB moved at 500 KB/s in ${f.reassignMs} ms, ${f.acked} records produced meanwhile`);
+  });
+  test('cancel in the middle leaves the old assignment', () => cancelInTheMiddle(cluster));
+  test('preferred leader election after a broker restart', () => preferredElectionAfterRestart(cluster));
+  test('unclean election only when asked', () => uncleanOnlyWhenAsked(cluster));
 }

@@ -2,38 +2,13 @@
 // tools-admin.test.ts runs it) and Apache Kafka's TopicCommand (kafka-topics.sh), compared as sets of
 // lines (topics come in a HashMap's order in both), with the transcripts printed for the closing notes.
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { runKafkaTool } from './apache-kafka.js';
-import type { ToolIO } from '../../../src/tools/common/io.js';
+import { runTkafka, type Run } from '../../helpers/tool-run.js';
 
-export interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
+export type { Run };
 
 /** `tkafka topics <args>` in this process. */
-export async function tkafkaTopics(args: string[]): Promise<Run> {
-  const mod = (await import('../../../src/tools/topics/main.js')) as {
-    run(argv: string[], io: ToolIO): Promise<number>;
-  };
-  let out = '';
-  let err = '';
-  const sink = (add: (s: string) => void): Writable =>
-    new Writable({
-      write(c, _e, cb) {
-        add(String(c));
-        cb();
-      },
-    });
-  const code = await mod.run(args, {
-    stdout: sink((s) => (out += s)),
-    stderr: sink((s) => (err += s)),
-    stdin: process.stdin,
-    env: {},
-  });
-  return { code, out, err };
-}
+export const tkafkaTopics = (args: string[]): Promise<Run> => runTkafka('topics', args);
 
 /** Kafka's `kafka-topics.sh <args>` (TopicCommand). */
 export async function kafkaTopics(args: string[]): Promise<Run> {
