@@ -302,12 +302,13 @@ test('ListTransactions v2 patterns, ListOffsets v11 EARLIEST_PENDING_UPLOAD, Lis
     ],
     validateOnly: false,
   }));
-  // the configs reach each node's metadata image asynchronously on Kafka: wait for the group's
+  // the configs reach each node asynchronously on Kafka (the group's and the client-metrics resource's
+  // through different managers): wait for both
   for (const n of nodes) {
     await until(
-      `${n.name}: group config listed`,
-      () => n.client.request(ApiKey.ListConfigResources, 1, { resourceTypes: [32] }),
-      (r) => r.configResources.length === 1,
+      `${n.name}: group and client-metrics configs listed`,
+      () => n.client.request(ApiKey.ListConfigResources, 1, { resourceTypes: [16, 32] }),
+      (r) => r.configResources.length === 2,
     );
   }
   for (const types of [[], [2], [4, 8], [16], [32], [99]]) {
