@@ -74,10 +74,15 @@ async function listReassignments(ctx: ReassignContext, partitions: TopicPartitio
   return listPartitionReassignments(ctx.client, partitions, ctx.controllerTarget);
 }
 
-/** describeTopics: each topic's partitions' replicas; an unknown topic fails as `Topic foo not found.`. */
+/**
+ * describeTopics: each topic's partitions' replicas, by partition. An unknown topic fails as `Topic foo
+ * not found.`, or, for verify (`unknown: 'skip'`), is left out (its partitions count as done, with no
+ * replicas).
+ */
 async function describeTopicReplicas(
   ctx: ReassignContext,
   topics: string[],
+  unknown: 'fail' | 'skip' = 'fail',
 ): Promise<Map<string, { partition: number; replicas: number[] }[]>> {
   const { describeTopics } = await import('../../client/admin/topics.js');
   const results = await describeTopics(ctx.client, topics);
@@ -87,12 +92,17 @@ async function describeTopicReplicas(
     const r = results.get(name);
     if (!r) continue;
     if (!r.ok) {
-      if (r.error instanceof ApiError && r.error.code === 3) throw new ApiError(3, `Topic ${name} not found.`);
+      if (r.error instanceof ApiError && r.error.code === 3) {
+        if (unknown === 'skip') continue;
+        throw new ApiError(3, `Topic ${name} not found.`);
+      }
       throw r.error;
     }
     out.set(
       name,
-      r.value.partitions.map((p) => ({ partition: p.partition, replicas: p.replicas })),
+      [...r.value.partitions]
+        .sort((a, b) => a.partition - b.partition)
+        .map((p) => ({ partition: p.partition, replicas: p.replicas })),
     );
   }
   return out;
@@ -506,7 +516,9 @@ export async function verifyAssignment(
   const ongoing = await listReassignments(ctx, null);
   const notFound = data.partitions.filter((p) => !ongoing.has(tpKey(p)));
   const topics =
-    notFound.length > 0 ? await describeTopicsLenient(ctx, [...new Set(notFound.map((p) => p.topic))]) : new Map();
+    notFound.length > 0
+      ? await describeTopicReplicas(ctx, [...new Set(notFound.map((p) => p.topic))], 'skip')
+      : new Map();
   const states = new Map<string, { tp: PartitionTarget; current: number[]; done: boolean }>();
   for (const p of data.partitions) {
     const r = ongoing.get(tpKey(p));
@@ -559,31 +571,6 @@ export async function verifyAssignment(
       })),
     throttlesCleared: cleared,
   };
-}
-
-/** describeTopics for verify: unknown topics are left out (their partitions count as done, with no replicas). */
-async function describeTopicsLenient(
-  ctx: ReassignContext,
-  topics: string[],
-): Promise<Map<string, { partition: number; replicas: number[] }[]>> {
-  const { describeTopics } = await import('../../client/admin/topics.js');
-  const results = await describeTopics(ctx.client, topics);
-  const out = new Map<string, { partition: number; replicas: number[] }[]>();
-  for (const name of stringSetOrder(topics)) {
-    const r = results.get(name);
-    if (!r) continue;
-    if (!r.ok) {
-      if (r.error instanceof ApiError && r.error.code === 3) continue;
-      throw r.error;
-    }
-    out.set(
-      name,
-      [...r.value.partitions]
-        .sort((a, b) => a.partition - b.partition)
-        .map((p) => ({ partition: p.partition, replicas: p.replicas })),
-    );
-  }
-  return out;
 }
 
 // ---- cancel -------------------------------------------------------------------------------------
