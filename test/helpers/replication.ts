@@ -170,17 +170,21 @@ export async function produceRawAppended(
 
 const running = (cluster: Cluster): ClusterNode[] => cluster.brokers.filter((b) => b.running());
 
-/** The partition as the first running broker that knows it says, once `pred` holds. */
+/**
+ * The partition as the first running broker that knows it says, once `pred` holds; `via` limits the
+ * brokers asked (a broker just resumed from SIGSTOP still answers with the image it had when stopped).
+ */
 export function waitPartition(
   cluster: Cluster,
   topic: string,
   what: string,
   pred: (p: PartitionInfo) => boolean,
   timeoutMs = 60_000,
+  via?: readonly ClusterNode[],
 ): Promise<PartitionInfo> {
   return waitFor(
     async () => {
-      for (const b of running(cluster)) {
+      for (const b of via ?? running(cluster)) {
         const p = await partitionInfo(b.port, topic);
         if (p && pred(p)) return p;
       }
