@@ -1,6 +1,7 @@
 // `tkafka server start [server.properties] [--override k=v ...]`: load the configuration, start
 // the node, and shut it down cleanly on SIGTERM/SIGINT.
 import { loadServerConfig, ConfigError } from '../config/load.js';
+import { checkConfigSupport } from '../config/support.js';
 import { startNode, type RunningNode } from './server.js';
 
 export interface StartOptions {
@@ -16,8 +17,11 @@ export async function startServer(opts: StartOptions): Promise<number> {
   const { io } = opts;
   const log = (level: string, msg: string) => io.stderr.write(`[${ts()}] ${level} ${msg}\n`);
   let loaded;
+  let unsupported: string[];
   try {
     loaded = loadServerConfig({ file: opts.file, overrides: opts.overrides });
+    // known keys tkafka does not act on: refused (ConfigError) or one WARN each (docs/config-support.md)
+    unsupported = checkConfigSupport(loaded.config);
   } catch (e) {
     if (e instanceof ConfigError || (e as NodeJS.ErrnoException).code === 'ENOENT') {
       log('ERROR', `Exiting Kafka due to fatal exception: ${(e as Error).message}`);
@@ -25,7 +29,7 @@ export async function startServer(opts: StartOptions): Promise<number> {
     }
     throw e;
   }
-  for (const w of loaded.warnings) log('WARN', w);
+  for (const w of [...loaded.warnings, ...unsupported]) log('WARN', w);
 
   let server: RunningNode;
   try {

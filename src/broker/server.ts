@@ -158,6 +158,11 @@ export class BrokerServer {
       retentionCheckIntervalMs: Number(config.getLong('log.retention.check.interval.ms')),
       cleanerEnabled: config.getBoolean('log.cleaner.enable'),
       cleanerBackoffMs: Number(config.getLong('log.cleaner.backoff.ms')),
+      flushCheckIntervalMs: config.getNumber('log.flush.scheduler.interval.ms'),
+      recoveryPointCheckpointIntervalMs: config.getNumber('log.flush.offset.checkpoint.interval.ms'),
+      logStartOffsetCheckpointIntervalMs: config.getNumber('log.flush.start.offset.checkpoint.interval.ms'),
+      highWatermarkCheckpointIntervalMs: config.getNumber('replica.high.watermark.checkpoint.interval.ms'),
+      initialTaskDelayMs: config.getNumber('log.initial.task.delay.ms'),
       excludeTopics: ['__cluster_metadata'],
       // replica.alter.log.dirs.io.max.bytes.per.second, once the replica manager below exists (a move
       // resumed during startup copies its first chunks unthrottled)

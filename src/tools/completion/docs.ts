@@ -18,10 +18,23 @@ export interface GeneratedDocs {
 }
 
 async function serverKeys(): Promise<{ keys: ConfigKeyDoc[]; embedded: (readonly [string, string])[] }> {
-  const [{ BROKER_CONFIG_KEYS, NO_DEFAULT, convertToString }, { EMBEDDED_DEFAULT_CONFIG }] = await Promise.all([
-    import('../../config/definitions.js'),
-    import('../../config/load.js'),
-  ]);
+  const [{ BROKER_CONFIG_KEYS, NO_DEFAULT, convertToString }, { EMBEDDED_DEFAULT_CONFIG }, { keySupport }] =
+    await Promise.all([
+      import('../../config/definitions.js'),
+      import('../../config/load.js'),
+      import('../../config/support.js'),
+    ]);
+  // docs/config-support.md's classification; the TLS/SASL keys keep their own `informational` flag
+  const support = (name: string): Pick<ConfigKeyDoc, 'informational' | 'support'> => {
+    const s = keySupport(name);
+    if (s?.status === 'refuse')
+      return { support: `Not enforced by tkafka yet (${s.reason}): tkafka server start refuses a non-default value.` };
+    if (s?.status === 'warn')
+      return { support: `Ignored by tkafka (${s.reason}): a non-default value gives one warning at start-up.` };
+    return s?.status === 'security' && BROKER_CONFIG_KEYS.find((k) => k.name === name)?.informational
+      ? { informational: true }
+      : {};
+  };
   const keys = BROKER_CONFIG_KEYS.filter((k) => !k.internal)
     .map((k): ConfigKeyDoc => ({
       name: k.name,
@@ -36,7 +49,7 @@ async function serverKeys(): Promise<{ keys: ConfigKeyDoc[]; embedded: (readonly
       importance: k.importance,
       doc: k.doc,
       updateMode: k.dynamic ?? 'read-only',
-      ...(k.informational ? { informational: true } : {}),
+      ...support(k.name),
     }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { keys, embedded: [...EMBEDDED_DEFAULT_CONFIG] };

@@ -337,6 +337,8 @@ export interface ConfigKeyDoc {
   doc: string;
   updateMode: string;
   informational?: boolean;
+  /** What tkafka does with a key it does not act on (src/config/support.ts). */
+  support?: string;
 }
 
 /** tkafka-server.properties(5): every supported broker configuration key, with its default. */
@@ -372,6 +374,7 @@ export function serverPropertiesPage(
       `Importance: ${k.importance}.`,
       `Update mode: ${k.updateMode}.`,
       ...(k.informational ? ["Accepted for compatibility with Kafka's files; tkafka does not act on it."] : []),
+      ...(k.support ? [k.support] : []),
     ];
     out.push('.br', esc(facts.join(' ')));
   }

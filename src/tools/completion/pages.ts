@@ -99,7 +99,7 @@ export const PAGES: Record<string, PageExtras> = {
     description:
       'A Java properties file (key=value lines, # comments) with the configuration of one tkafka node, read by tkafka server start. ' +
       "The keys are Apache Kafka 4.0's broker and controller keys, with the same types, defaults and validation messages; tkafka's own keys start with tkafka. " +
-      'Keys tkafka does not know are reported once at startup and ignored. Settings given with --override win over the file. ' +
+      'Keys tkafka does not know are reported once at startup and ignored. A known key tkafka does not act on, set to a value other than its default, stops startup when ignoring it would lift a limit or a policy, and is otherwise reported once and ignored (each entry below says which; docs/config-support.md lists them all). Settings given with --override win over the file. ' +
       'Update mode says whether kafka-configs (tkafka configs --entity-type brokers) can change a key at run time: read-only keys need a restart.',
     examples: [
       {

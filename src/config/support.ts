@@ -1,0 +1,322 @@
+// Which broker configuration keys tkafka honours, and what `tkafka server start` does with the
+// ones it does not: a key that ignoring would change behaviour an operator relies on (limits,
+// policies, durability) stops start-up when it is set to a value other than Kafka's default; a key
+// whose absence is harmless (threads, buffers, tuning intervals) gives one WARN line. Keys the TLS and
+// SASL work owns are listed as such and left to it. test/config-support.test.ts checks that every
+// key of definitions.ts is classified here and that docs/config-support.md is this module's table.
+import { BROKER_CONFIG_KEYS, ConfigError, NO_DEFAULT, convertToString, parseConfigValue } from './definitions.js';
+import type { ConfigKey, ConfigValue } from './config-def.js';
+import type { ServerConfig } from './server-config.js';
+
+export type SupportStatus = 'honoured' | 'refuse' | 'warn' | 'security';
+
+export interface KeySupport {
+  status: SupportStatus;
+  /** Why a key is refused or ignored; for honoured keys, where it is read when not obvious. */
+  reason: string;
+}
+
+/**
+ * Broker keys whose only reader is the topic-level configuration they are the default of (Kafka's
+ * ServerTopicConfigSynonyms): honoured because the topic key is honoured by the log.
+ */
+export const HONOURED_THROUGH_TOPIC: ReadonlyMap<string, string> = new Map([
+  ['message.max.bytes', 'max.message.bytes'],
+  ['compression.gzip.level', 'compression.gzip.level'],
+  ['compression.lz4.level', 'compression.lz4.level'],
+  ['compression.zstd.level', 'compression.zstd.level'],
+  ['log.segment.bytes', 'segment.bytes'],
+  ['log.roll.ms', 'segment.ms'],
+  ['log.roll.hours', 'segment.ms'],
+  ['log.roll.jitter.ms', 'segment.jitter.ms'],
+  ['log.roll.jitter.hours', 'segment.jitter.ms'],
+  ['log.retention.ms', 'retention.ms'],
+  ['log.retention.minutes', 'retention.ms'],
+  ['log.retention.hours', 'retention.ms'],
+  ['log.retention.bytes', 'retention.bytes'],
+  ['log.cleanup.policy', 'cleanup.policy'],
+  ['log.index.size.max.bytes', 'segment.index.bytes'],
+  ['log.index.interval.bytes', 'index.interval.bytes'],
+  ['log.flush.interval.messages', 'flush.messages'],
+  ['log.flush.interval.ms', 'flush.ms'],
+  ['log.flush.scheduler.interval.ms', 'flush.ms'],
+  ['log.segment.delete.delay.ms', 'file.delete.delay.ms'],
+  ['log.message.timestamp.type', 'message.timestamp.type'],
+  ['log.message.timestamp.before.max.ms', 'message.timestamp.before.max.ms'],
+  ['log.message.timestamp.after.max.ms', 'message.timestamp.after.max.ms'],
+  ['log.cleaner.min.cleanable.ratio', 'min.cleanable.dirty.ratio'],
+  ['log.cleaner.delete.retention.ms', 'delete.retention.ms'],
+  ['log.cleaner.min.compaction.lag.ms', 'min.compaction.lag.ms'],
+  ['log.cleaner.max.compaction.lag.ms', 'max.compaction.lag.ms'],
+]);
+
+/** Keys the broker, controller or `tkafka storage format` reads and acts on. */
+export const HONOURED_KEYS: readonly string[] = [
+  'process.roles',
+  'node.id',
+  'broker.id',
+  'controller.listener.names',
+  'controller.quorum.voters',
+  'controller.quorum.bootstrap.servers',
+  'controller.quorum.election.timeout.ms',
+  'controller.quorum.fetch.timeout.ms',
+  'controller.quorum.election.backoff.max.ms',
+  'controller.quorum.request.timeout.ms',
+  'controller.quorum.retry.backoff.ms',
+  'metadata.log.dir',
+  'metadata.log.segment.bytes',
+  'metadata.log.segment.ms',
+  'metadata.max.retention.bytes',
+  'metadata.max.retention.ms',
+  'metadata.max.idle.interval.ms',
+  'metadata.log.max.record.bytes.between.snapshots',
+  'metadata.log.max.snapshot.interval.ms',
+  'broker.heartbeat.interval.ms',
+  'broker.session.timeout.ms',
+  'initial.broker.registration.timeout.ms',
+  'broker.rack',
+  'advertised.listeners',
+  'inter.broker.listener.name',
+  'socket.request.max.bytes',
+  'connections.max.idle.ms',
+  'request.timeout.ms',
+  'fetch.max.bytes',
+  'max.incremental.fetch.session.cache.slots',
+  'max.request.partition.size.limit',
+  'delete.topic.enable',
+  'auto.create.topics.enable',
+  'compression.type',
+  'unstable.feature.versions.enable',
+  'controlled.shutdown.enable',
+  'num.partitions',
+  'log.dir',
+  'log.dirs',
+  'log.retention.check.interval.ms',
+  'log.flush.offset.checkpoint.interval.ms',
+  'log.flush.start.offset.checkpoint.interval.ms',
+  'replica.high.watermark.checkpoint.interval.ms',
+  'log.initial.task.delay.ms',
+  'min.insync.replicas',
+  'log.cleaner.enable',
+  'log.cleaner.backoff.ms',
+  'default.replication.factor',
+  'unclean.leader.election.enable',
+  'replica.lag.time.max.ms',
+  'replica.fetch.max.bytes',
+  'replica.fetch.wait.max.ms',
+  'replica.fetch.min.bytes',
+  'replica.fetch.response.max.bytes',
+  'replica.fetch.backoff.ms',
+  'replica.socket.timeout.ms',
+  'auto.leader.rebalance.enable',
+  'leader.imbalance.check.interval.seconds',
+  'unclean.leader.election.interval.ms',
+  'inter.broker.protocol.version',
+  'replica.selector.class',
+  'offsets.topic.num.partitions',
+  'offsets.topic.replication.factor',
+  'offsets.topic.segment.bytes',
+  'offsets.retention.minutes',
+  'offsets.retention.check.interval.ms',
+  'offsets.load.buffer.size',
+  'offsets.commit.timeout.ms',
+  'offset.metadata.max.bytes',
+  'group.initial.rebalance.delay.ms',
+  'group.min.session.timeout.ms',
+  'group.max.session.timeout.ms',
+  'group.max.size',
+  'group.coordinator.rebalance.protocols',
+  'group.consumer.session.timeout.ms',
+  'group.consumer.min.session.timeout.ms',
+  'group.consumer.max.session.timeout.ms',
+  'group.consumer.heartbeat.interval.ms',
+  'group.consumer.min.heartbeat.interval.ms',
+  'group.consumer.max.heartbeat.interval.ms',
+  'group.consumer.max.size',
+  'group.consumer.assignors',
+  'group.consumer.migration.policy',
+  'group.consumer.min.assignment.interval.ms',
+  'group.consumer.max.assignment.interval.ms',
+  'transaction.state.log.num.partitions',
+  'transaction.state.log.replication.factor',
+  'transaction.state.log.min.isr',
+  'transaction.state.log.segment.bytes',
+  'transaction.state.log.load.buffer.size',
+  'transactional.id.expiration.ms',
+  'transaction.max.timeout.ms',
+  'transaction.abort.timed.out.transaction.cleanup.interval.ms',
+  'transaction.remove.expired.transaction.cleanup.interval.ms',
+  'add.partitions.to.txn.retry.backoff.max.ms',
+  'add.partitions.to.txn.retry.backoff.ms',
+  'transaction.partition.verification.enable',
+  'producer.id.expiration.ms',
+  'producer.id.expiration.check.interval.ms',
+  'tkafka.request.log',
+  ...HONOURED_THROUGH_TOPIC.keys(),
+];
+
+/** Known keys tkafka does not act on: refused when set to a non-default value, or warned about. */
+export const UNSUPPORTED_KEYS: ReadonlyMap<string, KeySupport> = new Map<string, KeySupport>([
+  // ---- limits an operator relies on: refused
+  ['max.connections', { status: 'refuse', reason: `no connection limit is enforced until issue 18` }],
+  ['max.connections.per.ip', { status: 'refuse', reason: `no per-IP connection limit is enforced until issue 18` }],
+  [
+    'max.connections.per.ip.overrides',
+    { status: 'refuse', reason: `no per-IP connection limit is enforced until issue 18` },
+  ],
+  [
+    'max.connection.creation.rate',
+    { status: 'refuse', reason: `no connection creation rate limit is enforced until issue 18` },
+  ],
+  [
+    'connection.failed.authentication.delay.ms',
+    { status: 'refuse', reason: `failed authentications are not delayed until issue 18` },
+  ],
+  [
+    'queued.max.request.bytes',
+    { status: 'refuse', reason: 'the memory held by queued requests is not capped, there is no request memory pool' },
+  ],
+  [
+    'max.decompressed.message.bytes',
+    { status: 'refuse', reason: 'the decompressed size of a record is not checked on append' },
+  ],
+  [
+    'log.cleaner.io.max.bytes.per.second',
+    { status: 'refuse', reason: 'the log cleaner is not throttled: its disk I/O would exceed the limit' },
+  ],
+  [
+    'create.topic.policy.class.name',
+    { status: 'refuse', reason: 'Java policy classes cannot be loaded: topic creations would not be checked' },
+  ],
+  [
+    'alter.config.policy.class.name',
+    { status: 'refuse', reason: 'Java policy classes cannot be loaded: config changes would not be checked' },
+  ],
+  [
+    'cordoned.log.dirs',
+    { status: 'refuse', reason: 'KIP-1066 log directory cordoning is not implemented; validate.ts refuses it first' },
+  ],
+  // ---- harmless to ignore: one WARN line
+  ['controller.quorum.append.linger.ms', { status: 'warn', reason: 'the controller appends records at once' }],
+  ['early.start.listeners', { status: 'warn', reason: 'every listener starts when the node is ready' }],
+  ['socket.send.buffer.bytes', { status: 'warn', reason: "Node's net sockets keep the OS send buffer size" }],
+  ['socket.receive.buffer.bytes', { status: 'warn', reason: "Node's net sockets keep the OS receive buffer size" }],
+  ['socket.listen.backlog.size', { status: 'warn', reason: "listeners use Node's default accept backlog" }],
+  ['queued.max.requests', { status: 'warn', reason: 'requests are not queued for a pool of I/O threads' }],
+  ['num.network.threads', { status: 'warn', reason: 'one event loop serves every connection' }],
+  ['num.io.threads', { status: 'warn', reason: 'one event loop handles every request' }],
+  ['background.threads', { status: 'warn', reason: 'background tasks run on the event loop' }],
+  ['unstable.api.versions.enable', { status: 'warn', reason: 'only stable API versions are advertised' }],
+  ['log.preallocate', { status: 'warn', reason: 'segment files are not preallocated' }],
+  ['log.dir.failure.timeout.ms', { status: 'warn', reason: 'log directory failure handling has no timeout' }],
+  ['num.recovery.threads.per.data.dir', { status: 'warn', reason: 'logs are recovered on the event loop' }],
+  ['log.local.retention.ms', { status: 'warn', reason: 'tiered storage is not implemented, there is no remote log' }],
+  [
+    'log.local.retention.bytes',
+    { status: 'warn', reason: 'tiered storage is not implemented, there is no remote log' },
+  ],
+  [
+    'log.remote.copy.lag.bytes',
+    { status: 'warn', reason: 'tiered storage is not implemented, there is no remote log' },
+  ],
+  ['log.remote.copy.lag.ms', { status: 'warn', reason: 'tiered storage is not implemented, there is no remote log' }],
+  ['log.cleaner.threads', { status: 'warn', reason: 'one cleaner task cleans every log' }],
+  ['log.cleaner.dedupe.buffer.size', { status: 'warn', reason: 'the cleaner sizes its offset map itself' }],
+  ['log.cleaner.io.buffer.size', { status: 'warn', reason: 'the cleaner sizes its I/O buffers itself' }],
+  ['log.cleaner.io.buffer.load.factor', { status: 'warn', reason: 'the cleaner sizes its offset map itself' }],
+  [
+    'replica.socket.receive.buffer.bytes',
+    { status: 'warn', reason: "Node's net sockets keep the OS receive buffer size" },
+  ],
+  ['num.replica.fetchers', { status: 'warn', reason: 'one fetcher per source broker' }],
+  ['offsets.topic.compression.codec', { status: 'warn', reason: 'offset commits are written uncompressed' }],
+  ['group.coordinator.threads', { status: 'warn', reason: 'the group coordinator runs on the event loop' }],
+  [
+    'group.consumer.assignment.interval.ms',
+    { status: 'warn', reason: 'consumer group assignments are computed at once, not on an interval' },
+  ],
+  ['group.consumer.assignor.offload.enable', { status: 'warn', reason: 'assignments are computed on the event loop' }],
+  [
+    'group.consumer.regex.refresh.interval.ms',
+    { status: 'warn', reason: 'subscribed regular expressions are refreshed on topic changes' },
+  ],
+  ['share.coordinator.state.topic.replication.factor', { status: 'warn', reason: 'share groups are not implemented' }],
+  ['share.coordinator.state.topic.min.isr', { status: 'warn', reason: 'share groups are not implemented' }],
+]);
+
+const SECURITY_KEYS = new Set([
+  'listeners',
+  'listener.security.protocol.map',
+  'principal.builder.class',
+  'authorizer.class.name',
+  'super.users',
+  'connections.max.reauth.ms',
+]);
+
+/** Keys the TLS/SASL part of issue 17 owns: no start-up behaviour from this module. */
+export function isSecurityKey(name: string): boolean {
+  return SECURITY_KEYS.has(name) || ['ssl.', 'sasl.', 'listener.name.', 'security.'].some((p) => name.startsWith(p));
+}
+
+const HONOURED = new Set(HONOURED_KEYS);
+
+/** How tkafka treats a broker key; undefined for a key it does not know. */
+export function keySupport(name: string): KeySupport | undefined {
+  if (isSecurityKey(name)) return { status: 'security', reason: 'handled by issue 17 TLS/SASL' };
+  const unsupported = UNSUPPORTED_KEYS.get(name);
+  if (unsupported) return unsupported;
+  if (HONOURED.has(name)) {
+    const topic = HONOURED_THROUGH_TOPIC.get(name);
+    return { status: 'honoured', reason: topic === undefined ? '' : `default of the topic config ${topic}` };
+  }
+  return undefined;
+}
+
+function sameValue(key: ConfigKey, value: ConfigValue): boolean {
+  if (key.default === NO_DEFAULT) return false;
+  const dflt = parseConfigValue(key, undefined);
+  return convertToString(value, key.type) === convertToString(dflt, key.type);
+}
+
+/**
+ * Applies the classification to the keys set in the configuration (file and overrides) with a value
+ * other than Kafka's default: throws a ConfigError naming the first refused key, and returns one
+ * warning per ignored key. Called by `tkafka server start` after loadServerConfig.
+ */
+export function checkConfigSupport(config: ServerConfig): string[] {
+  const warnings: string[] = [];
+  for (const key of BROKER_CONFIG_KEYS) {
+    const raw = config.originals.get(key.name);
+    if (raw === undefined) continue;
+    const support = keySupport(key.name);
+    if (support === undefined || support.status === 'honoured' || support.status === 'security') continue;
+    if (sameValue(key, config.get(key.name))) continue;
+    if (support.status === 'refuse') {
+      throw new ConfigError(
+        `${key.name}=${raw} is set but tkafka does not enforce it yet (${support.reason}); remove the setting (see docs/config-support.md)`,
+        key.name,
+      );
+    }
+    warnings.push(
+      `${key.name}=${raw} is not supported by tkafka and is ignored: ${support.reason} (see docs/config-support.md)`,
+    );
+  }
+  return warnings;
+}
+
+const STATUS_TEXT: Record<SupportStatus, string> = {
+  honoured: 'honoured',
+  refuse: 'refused-when-set',
+  warn: 'ignored-with-warning',
+  security: 'handled by issue 17 TLS/SASL',
+};
+
+/** The Markdown table of docs/config-support.md, one row per broker key in definitions.ts order. */
+export function configSupportTable(): string {
+  const rows = ['| key | status | why / where |', '| --- | --- | --- |'];
+  for (const key of BROKER_CONFIG_KEYS) {
+    const s = keySupport(key.name);
+    rows.push(`| \`${key.name}\` | ${s ? STATUS_TEXT[s.status] : 'UNCLASSIFIED'} | ${s?.reason ?? ''} |`);
+  }
+  return rows.join('\n') + '\n';
+}
