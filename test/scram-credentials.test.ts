@@ -122,6 +122,7 @@ test("AlterUserScramCredentials: ScramControlManager's per-user checks, on the c
   const TWICE = 'A user credential cannot be altered twice in the same request';
   for (const [port, where] of [
     [controllerPort, 'controller listener'],
+    [cluster.node(1).port, 'combined node, broker listener'],
     [brokerOnlyPort, 'broker-only node'],
   ] as const) {
     const r = await request(port, ApiKey.AlterUserScramCredentials, {

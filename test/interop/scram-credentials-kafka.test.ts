@@ -2,7 +2,7 @@
 // same commands run by Kafka's ConfigCommand against a Kafka node and by `tkafka configs` against a
 // tkafka node (both formatted with the same `--add-scram`), in the same order, print the same
 // output and exit the same way, errors included. Commands that change nothing are also run by
-// Kafka's ConfigCommand against the tkafka node (Kafka's client on tkafka's broker).
+// Kafka's ConfigCommand against the tkafka node and by `tkafka configs` against the Kafka node.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
@@ -56,12 +56,12 @@ async function kafkaTool(bootstrap: string, args: string[]): Promise<Out> {
   return { code: r.exitCode, out: sortMechanisms(r.stdout), err: errorLines(r.stderr) };
 }
 
-async function tkafkaTool(args: string[]): Promise<Out> {
-  const r = await runTkafka('configs', ['--bootstrap-server', cluster!.bootstrap(), ...args]);
+async function tkafkaTool(args: string[], bootstrap = cluster!.bootstrap()): Promise<Out> {
+  const r = await runTkafka('configs', ['--bootstrap-server', bootstrap, ...args]);
   return { code: r.code, out: sortMechanisms(r.out), err: errorLines(r.err) };
 }
 
-/** Runs `args` on both sides (and, when `readOnly`, Kafka's tool on tkafka too); all must agree. */
+/** Runs `args` on both sides (and, when `readOnly`, each tool on the other's node too); all must agree. */
 async function same(args: string[], opts: { readOnly?: boolean } = {}): Promise<Out> {
   const k = await kafkaTool(kafka!.bootstrap, args);
   const t = await tkafkaTool(args);
@@ -70,6 +70,8 @@ async function same(args: string[], opts: { readOnly?: boolean } = {}): Promise<
   if (opts.readOnly) {
     const kt = await kafkaTool(cluster!.bootstrap(), args);
     assert.deepEqual(kt, k, `${label}: Kafka's tool on tkafka vs on Kafka`);
+    const tk = await tkafkaTool(args, kafka!.bootstrap);
+    assert.deepEqual(tk, k, `${label}: tkafka's tool on Kafka vs Kafka's`);
   }
   return k;
 }
