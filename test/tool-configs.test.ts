@@ -275,10 +275,19 @@ test("operation failures: Kafka's first two stderr lines, no stack trace", async
   // Kafka 4.4 checks the topic exists first (4.0 failed with UnknownTopicOrPartitionException).
   const r = await tkafka([...B(), '--describe', '--entity-type', 'topics', '--entity-name', 'nope']);
   assert.deepEqual(r, { code: 0, out: "The topic 'nope' doesn't exist and doesn't have dynamic config.\n", err: '' });
-  // This broker has no quota APIs: one clear line naming the API.
-  const q = await tkafka([...B(), '--describe', '--entity-type', 'users']);
+  // This broker cannot set quotas: one clear line naming the API.
+  const q = await tkafka([
+    ...B(),
+    '--alter',
+    '--entity-type',
+    'clients',
+    '--entity-name',
+    'c1',
+    '--add-config',
+    'producer_byte_rate=1000',
+  ]);
   assert.equal(q.code, 1);
-  assert.match(q.err, /^The broker at 127\.0\.0\.1:\d+ does not support the DescribeClientQuotas API \(key 48\)\n$/);
+  assert.match(q.err, /^The broker at 127\.0\.0\.1:\d+ does not support the AlterClientQuotas API \(key 49\)\n$/);
 });
 
 test('groups: one that only has dynamic configs exists (ListConfigResources v1); an unknown one does not', async () => {

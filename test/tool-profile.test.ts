@@ -196,13 +196,17 @@ test('bin/tkafka: an unknown topic and a missing API each give one clear line an
     'configs',
     '--bootstrap-server',
     broker.bootstrap,
-    '--describe',
+    '--alter',
     '--entity-type',
     'clients',
+    '--entity-name',
+    'c1',
+    '--add-config',
+    'producer_byte_rate=1000',
   ]);
   assert.equal(noApi.exitCode, 1);
   assert.match(
     String(noApi.stderr),
-    /^The broker at 127\.0\.0\.1:\d+ does not support the DescribeClientQuotas API \(key 48\)$/,
+    /^The broker at 127\.0\.0\.1:\d+ does not support the AlterClientQuotas API \(key 49\)$/,
   );
 });

@@ -5,6 +5,7 @@
 import { statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { javaStringHash } from '../config/properties.js';
+import type { UserScramCredentialRecord } from '../protocol/generated/metadata/UserScramCredentialRecord.js';
 import { loadEnsemble, randomDirectoryId, verifyEnsemble, writeMetaProperties } from './meta-properties.js';
 
 /**
@@ -65,8 +66,10 @@ export interface BootstrapInfo {
   featureLevels: Map<string, number>;
   /** FeatureLevelRecords in the order Kafka writes them. */
   featureRecords: Array<{ name: string; level: number }>;
-  /** Raw --add-scram arguments (SCRAM records are for the hook to build). */
+  /** Raw --add-scram arguments. */
   scramArguments: string[];
+  /** Their UserScramCredentialRecords (ScramParser.parse), written after the feature levels. */
+  scramRecords?: UserScramCredentialRecord[];
 }
 
 export interface DynamicQuorumInfo {

@@ -20,13 +20,10 @@ const LATER: Readonly<Record<string, string>> = {
   RenewDelegationToken: 'issue 17 (security)',
   ExpireDelegationToken: 'issue 17 (security)',
   DescribeDelegationToken: 'issue 17 (security)',
-  DescribeUserScramCredentials: 'issue 17 (security)',
-  AlterUserScramCredentials: 'issue 17 (security)',
   // ACLs and quotas: issue 18.
   DescribeAcls: 'issue 18 (ACLs)',
   CreateAcls: 'issue 18 (ACLs)',
   DeleteAcls: 'issue 18 (ACLs)',
-  DescribeClientQuotas: 'issue 18 (quotas)',
   AlterClientQuotas: 'issue 18 (quotas)',
   // Share groups (and the share coordinator's state RPCs) and streams groups: issue 19.
   ShareGroupHeartbeat: 'issue 19 (share groups)',
@@ -60,8 +57,6 @@ const LATER_ON_CONTROLLER: Readonly<Record<string, string>> = {
   RenewDelegationToken: LATER.RenewDelegationToken!,
   ExpireDelegationToken: LATER.ExpireDelegationToken!,
   DescribeDelegationToken: LATER.DescribeDelegationToken!,
-  DescribeUserScramCredentials: LATER.DescribeUserScramCredentials!,
-  AlterUserScramCredentials: LATER.AlterUserScramCredentials!,
   DescribeAcls: LATER.DescribeAcls!,
   CreateAcls: LATER.CreateAcls!,
   DeleteAcls: LATER.DeleteAcls!,

@@ -2,7 +2,7 @@
 // CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster,
 // DescribeLogDirs, DescribeTopicPartitions, DescribeQuorum, ListConfigResources, UnregisterBroker,
 // UnregisterController, UpdateFeatures, AlterPartitionReassignments, ListPartitionReassignments,
-// ElectLeaders.
+// ElectLeaders, DescribeClientQuotas, DescribeUserScramCredentials, AlterUserScramCredentials.
 import type { HandlerRegistry } from './registry.js';
 import type { RegisteredHandler } from './types.js';
 import type { BrokerServices } from '../services.js';
@@ -25,6 +25,9 @@ import { handler as updateFeatures } from './update-features.js';
 import { handler as alterPartitionReassignments } from './alter-partition-reassignments.js';
 import { handler as listPartitionReassignments } from './list-partition-reassignments.js';
 import { handler as electLeaders } from './elect-leaders.js';
+import { handler as describeClientQuotas } from './describe-client-quotas.js';
+import { handler as describeUserScramCredentials } from './describe-user-scram-credentials.js';
+import { handler as alterUserScramCredentials } from './alter-user-scram-credentials.js';
 import { forwardedHandler, isForwardable } from './forwarded.js';
 
 export const ADMIN_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
@@ -47,6 +50,9 @@ export const ADMIN_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   alterPartitionReassignments,
   listPartitionReassignments,
   electLeaders,
+  describeClientQuotas,
+  describeUserScramCredentials,
+  alterUserScramCredentials,
 ];
 
 /**

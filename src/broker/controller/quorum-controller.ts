@@ -79,6 +79,11 @@ import {
 } from './topics.js';
 import { randomUuid } from './uuid.js';
 import { updateFeatures, type FeatureUpdate } from './features.js';
+import { alterUserScramCredentials } from './scram.js';
+import type {
+  AlterUserScramCredentialsRequest,
+  AlterUserScramCredentialsResponse,
+} from '../../protocol/generated/protocol/AlterUserScramCredentials.js';
 import { BrokerHeartbeatManager } from './broker-heartbeat-manager.js';
 import { ControllerRegistrationManager } from './controller-registration-manager.js';
 import {
@@ -769,6 +774,18 @@ export class QuorumController {
       },
       (e) => e,
       options.validateOnly,
+    );
+  }
+
+  /** AlterUserScramCredentials (ScramControlManager.alterCredentials): all records or none. */
+  alterUserScramCredentials(req: AlterUserScramCredentialsRequest): Promise<AlterUserScramCredentialsResponse> {
+    const names = [...new Set([...req.deletions, ...req.upsertions].map((x) => x.name))];
+    return this.write(
+      (image) => {
+        const { records, response } = alterUserScramCredentials(image, req);
+        return { records, result: response };
+      },
+      (e) => ({ throttleTimeMs: 0, results: names.map((user) => ({ user, ...e })) }),
     );
   }
 

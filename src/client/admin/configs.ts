@@ -1,10 +1,11 @@
 // Config administration as Kafka's Admin client does it: DescribeConfigs (broker and broker-logger
 // resources go to that broker, the rest to any broker), IncrementalAlterConfigs, the legacy
 // AlterConfigs, client quotas and SCRAM credentials.
-import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import type { KafkaClient, Target } from '../client.js';
 import { ApiError } from '../errors.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import type { Outcome } from './topics.js';
+import { saltedPassword, scramMechanism, scramMechanismByType, secureNonce } from '../../protocol/sasl/scram.js';
 import type { AlterClientQuotasResponse } from '../../protocol/generated/protocol/AlterClientQuotas.js';
 import type { AlterConfigsResponse } from '../../protocol/generated/protocol/AlterConfigs.js';
 import type { AlterUserScramCredentialsResponse } from '../../protocol/generated/protocol/AlterUserScramCredentials.js';
@@ -262,16 +263,9 @@ export async function alterClientQuotas(
 
 // ---- SCRAM credentials -------------------------------------------------------------------
 
-export const SCRAM_MECHANISMS: Record<
-  string,
-  { type: number; hash: 'sha256' | 'sha512'; keyLength: number; minIterations: number }
-> = {
-  'SCRAM-SHA-256': { type: 1, hash: 'sha256', keyLength: 32, minIterations: 4096 },
-  'SCRAM-SHA-512': { type: 2, hash: 'sha512', keyLength: 64, minIterations: 4096 },
-};
-
+/** The mechanism name of a type in a DescribeUserScramCredentials answer (ScramMechanism.fromType). */
 export function scramMechanismName(type: number): string {
-  return Object.entries(SCRAM_MECHANISMS).find(([, m]) => m.type === type)?.[0] ?? 'UNKNOWN';
+  return scramMechanismByType(type)?.name ?? 'UNKNOWN';
 }
 
 export interface ScramCredentialInfo {
@@ -309,22 +303,49 @@ export interface ScramUpsertion {
   password: string;
 }
 
-/** AlterUserScramCredentials: the salted password is computed here (Hi() of RFC 5802, i.e. PBKDF2). */
+/** AlterUserScramCredentials: the salted password is computed here (Hi() of RFC 5802, protocol/sasl/scram.ts). */
 export async function alterUserScramCredentials(
   client: KafkaClient,
   upsertions: ScramUpsertion[],
   deletions: { user: string; mechanism: string }[],
 ): Promise<Map<string, Outcome<void>>> {
+  // KafkaAdminClient's own checks: such a user's alterations are not sent, its future fails
+  const illegal = new Map<string, ApiError>();
+  for (const d of deletions) {
+    if (d.user === '')
+      illegal.set(d.user, new ApiError(ErrorCode.UNACCEPTABLE_CREDENTIAL, 'Username must not be empty'));
+    else if (!scramMechanism(d.mechanism))
+      illegal.set(d.user, new ApiError(ErrorCode.UNSUPPORTED_SASL_MECHANISM, 'Unknown SCRAM mechanism'));
+  }
+  for (const u of upsertions) {
+    if (illegal.has(u.user)) continue;
+    if (u.user === '')
+      illegal.set(u.user, new ApiError(ErrorCode.UNACCEPTABLE_CREDENTIAL, 'Username must not be empty'));
+    else if (u.password === '')
+      illegal.set(u.user, new ApiError(ErrorCode.UNACCEPTABLE_CREDENTIAL, 'Password must not be empty'));
+    else if (!scramMechanism(u.mechanism))
+      illegal.set(u.user, new ApiError(ErrorCode.UNSUPPORTED_SASL_MECHANISM, 'Unknown SCRAM mechanism'));
+  }
+  const sentDeletions = deletions.filter((d) => !illegal.has(d.user));
+  const sentUpsertions = upsertions.filter((u) => !illegal.has(u.user));
+  const out = new Map<string, Outcome<void>>();
+  for (const [user, error] of illegal) out.set(user, { ok: false, error });
+  if (sentDeletions.length === 0 && sentUpsertions.length === 0) return out;
   const resp = await client.request<AlterUserScramCredentialsResponse>('controller', 'AlterUserScramCredentials', {
-    deletions: deletions.map((d) => ({ name: d.user, mechanism: SCRAM_MECHANISMS[d.mechanism]?.type ?? 0 })),
-    upsertions: upsertions.map((u) => {
-      const m = SCRAM_MECHANISMS[u.mechanism]!;
-      const salt = randomBytes(32);
-      const saltedPassword = pbkdf2Sync(Buffer.from(u.password, 'utf8'), salt, u.iterations, m.keyLength, m.hash);
-      return { name: u.user, mechanism: m.type, iterations: u.iterations, salt, saltedPassword };
+    deletions: sentDeletions.map((d) => ({ name: d.user, mechanism: scramMechanism(d.mechanism)!.type })),
+    upsertions: sentUpsertions.map((u) => {
+      const m = scramMechanism(u.mechanism)!;
+      // UserScramCredentialUpsertion's salt: ScramFormatter.secureRandomBytes (a random base-36 string)
+      const salt = Buffer.from(secureNonce(), 'utf8');
+      return {
+        name: u.user,
+        mechanism: m.type,
+        iterations: u.iterations,
+        salt,
+        saltedPassword: saltedPassword(m, u.password, salt, u.iterations),
+      };
     }),
   });
-  const out = new Map<string, Outcome<void>>();
   for (const r of resp.body.results) {
     out.set(
       r.user,

@@ -193,13 +193,15 @@ async function alterUsersOrClients(
   }
   if (quotaAdd || quotaDelete) return alterQuotas(client, cmd, adds, deletes);
   const user = cmd.entityNames[0]!;
-  const { alterUserScramCredentials, SCRAM_MECHANISMS } = await import('../../client/admin/configs.js');
+  const { alterUserScramCredentials } = await import('../../client/admin/configs.js');
+  const { scramMechanism } = await import('../../protocol/sasl/scram.js');
   const upsertions = scramAdd.map((mechanism) => {
     const value = adds.get(mechanism)!;
     const m = /^(?:iterations=(-?[0-9]*),)?password=(.*)$/s.exec(value);
-    if (!m) throw new ConfigCommandError(`Invalid credential property ${mechanism}=${value}`);
+    // (sic) the enum constant's name (SCRAM_SHA_256) here, the mechanism name below
+    if (!m) throw new ConfigCommandError(`Invalid credential property ${mechanism.replace(/-/g, '_')}=${value}`);
     const iterations = m[1] !== undefined && m[1] !== '-1' ? Number(m[1]) : 4096;
-    const min = SCRAM_MECHANISMS[mechanism]!.minIterations;
+    const min = scramMechanism(mechanism)!.minIterations;
     if (iterations < min)
       throw new ConfigCommandError(
         `Iterations ${iterations} is less than the minimum ${min} required for ${mechanism}`,

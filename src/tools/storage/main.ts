@@ -43,6 +43,8 @@ import {
   writeBootstrapCheckpointFile,
   writeDynamicQuorumSnapshot,
 } from '../../storage/snapshot-file.js';
+import { parseScramArguments } from '../../storage/scram-parser.js';
+import { metadataRecord, RecordType } from '../../protocol/metadata-records.js';
 
 /**
  * Writers that need the metadata record codec. Set them (e.g. from the broker's storage module)
@@ -371,13 +373,13 @@ async function runFormatCommand(ns: Namespace, config: ServerConfig, out: (line:
     writeBootstrapCheckpoint:
       storageHooks.writeBootstrapCheckpoint ??
       ((dir, info) =>
-        writeBootstrapCheckpointFile(
-          dir,
-          featureLevelRecords(
+        writeBootstrapCheckpointFile(dir, [
+          ...featureLevelRecords(
             info.metadataVersion.level,
             info.featureRecords.map((f) => [f.name, f.level] as const),
           ),
-        )),
+          ...(info.scramRecords ?? []).map((r) => metadataRecord(RecordType.UserScramCredential, 0, r)),
+        ])),
     writeDynamicQuorumSnapshot: storageHooks.writeDynamicQuorumSnapshot ?? writeDynamicQuorumSnapshot,
   });
 }
@@ -442,7 +444,13 @@ function bootstrapInfo(
   }
   if (scramArguments.length && mv.level < 11)
     throw new FormatterError('SCRAM is only supported in metadata.version 3.5-IV2 or later.');
-  return { metadataVersion: mv, featureLevels, featureRecords: bootstrapFeatureRecords(featureLevels), scramArguments };
+  return {
+    metadataVersion: mv,
+    featureLevels,
+    featureRecords: bootstrapFeatureRecords(featureLevels),
+    scramArguments,
+    scramRecords: parseScramArguments(scramArguments),
+  };
 }
 
 /** StorageTool.runVersionMappingCommand. */
