@@ -207,6 +207,55 @@ test('a wrong password: one line with the broker message, exit 1, fast (no retri
   }
 });
 
+test('console producer and consumer with a wrong password fail at once with the broker message', async () => {
+  const cfg = configFile('bad-console', {
+    'security.protocol': 'SASL_PLAINTEXT',
+    'sasl.mechanism': 'SCRAM-SHA-256',
+    'sasl.jaas.config': `${SCRAM_MODULE} required username="bob" password="wrong";`,
+  });
+  const message =
+    'Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256';
+  const B = ['--bootstrap-server', sasl1(), '--command-config', cfg, '--topic', 'sasl-plain'];
+  for (const [tool, args, input] of [
+    ['console-producer', B, 'x\n'],
+    ['console-consumer', [...B, '--from-beginning', '--timeout-ms', '20000'], undefined],
+  ] as const) {
+    const t0 = Date.now();
+    const r = await runTkafka(tool, [...args], {}, input);
+    const ms = Date.now() - t0;
+    assert.notEqual(r.code, 0, `${tool}: ${r.out}${r.err}`);
+    assert.ok(r.err.includes(message), `${tool}: ${r.err}`);
+    assert.ok(ms < 10_000, `${tool} took ${ms} ms`);
+  }
+});
+
+test('a profile made with --security-protocol/--sasl-* reaches the SASL listener without --command-config', async () => {
+  const env = { HOME: dir, XDG_CONFIG_HOME: join(dir, 'cfg') };
+  const created = await runTkafka(
+    'profile',
+    [
+      'create',
+      'secure',
+      '--bootstrap-server',
+      sasl1(),
+      '--security-protocol',
+      'SASL_PLAINTEXT',
+      '--sasl-mechanism',
+      'SCRAM-SHA-512',
+      '--sasl-username',
+      'bob',
+      '--sasl-password',
+      'bob-secret',
+      '--use',
+    ],
+    env,
+  );
+  assert.equal(created.code, 0, created.err);
+  const r = await runTkafka('topics', ['--list'], env);
+  assert.equal(r.code, 0, r.err + r.out);
+  assert.ok(r.out.split('\n').includes('sasl-plain'), r.out);
+});
+
 test("a mechanism the listener has not enabled: Kafka's enabled-mechanisms message", async () => {
   const cfg = configFile('not-enabled', { 'security.protocol': 'SASL_PLAINTEXT', ...MECHANISMS['SCRAM-SHA-256']! });
   const r = await runTkafka('topics', ['--bootstrap-server', sasl2(), '--command-config', cfg, '--list']);
