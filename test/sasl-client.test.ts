@@ -18,6 +18,7 @@ import { ScramClient } from '../src/client/sasl/scram.js';
 import {
   basicAuthorization,
   clientCredentialsBody,
+  formatTokenErrorMessage,
   javaDouble,
   oauthBearerInitialResponse,
   unsecuredToken,
@@ -307,6 +308,11 @@ test("Kafka's unsecured token: alg none, exp = iat + lifetime, the claims, an em
 test("client-credentials request: Kafka's Basic header and form body", () => {
   assert.equal(basicAuthorization('app', 's3cr:t', false), `Basic ${Buffer.from('app:s3cr:t').toString('base64')}`);
   assert.equal(basicAuthorization('a b', 'c&d', true), `Basic ${Buffer.from('a+b:c%26d').toString('base64')}`);
+  assert.equal(formatTokenErrorMessage(''), '{}');
+  assert.equal(formatTokenErrorMessage('{"error":"invalid_client"}'), '{"invalid_client" - }');
+  assert.equal(formatTokenErrorMessage('{"errorCode":"E1","errorSummary":"no"}'), '{"E1" - "no"}');
+  assert.equal(formatTokenErrorMessage('{"other":1}'), '{"other":1}');
+  assert.equal(formatTokenErrorMessage('oops'), '{oops}');
   assert.equal(clientCredentialsBody(null), 'grant_type=client_credentials');
   assert.equal(clientCredentialsBody(' kafka read '), 'grant_type=client_credentials&scope=kafka+read');
 });

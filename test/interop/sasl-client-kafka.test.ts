@@ -44,7 +44,7 @@ before(async () => {
       res.setHeader('Content-Type', 'application/json');
       if (req.method !== 'POST' || req.headers.authorization !== expected) {
         res.statusCode = 401;
-        res.end(JSON.stringify({ error: 'invalid_client' }));
+        res.end(JSON.stringify({ error: 'invalid_client', error_description: 'bad client credentials' }));
         return;
       }
       res.end(JSON.stringify({ access_token: unsignedJwt('tkafka-app'), token_type: 'Bearer', expires_in: 3600 }));
@@ -253,6 +253,22 @@ test('a profile made with --security-protocol/--sasl-* reaches the SASL listener
   const r = await runTkafka('topics', ['--list'], env);
   assert.equal(r.code, 0, r.err + r.out);
   assert.ok(r.out.split('\n').includes('sasl-plain'), r.out);
+});
+
+test("a token endpoint that refuses the client: Kafka's token-endpoint message, exit 1", async () => {
+  const cfg = configFile('bad-secret', {
+    'security.protocol': 'SASL_PLAINTEXT',
+    ...MECHANISMS['OAUTHBEARER-client-credentials']!,
+    'sasl.oauthbearer.token.endpoint.url': tokenUrl,
+    'sasl.jaas.config': `${OAUTH_MODULE} required clientId="tkafka-app" clientSecret="wrong";`,
+  });
+  const r = await runTkafka('topics', ['--bootstrap-server', sasl1(), '--command-config', cfg, '--list']);
+  assert.notEqual(r.code, 0);
+  assert.equal(
+    (r.out + r.err).trim(),
+    'Error while executing topic command : The response code 401 and error response {"invalid_client" - "bad client credentials"} ' +
+      'was encountered reading the token endpoint response; will not attempt further retries',
+  );
 });
 
 test("a mechanism the listener has not enabled: Kafka's enabled-mechanisms message", async () => {

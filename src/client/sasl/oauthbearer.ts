@@ -97,6 +97,28 @@ export function clientCredentialsBody(scope: string | null): string {
   return body;
 }
 
+// HttpJwtRetriever.UNRETRYABLE_HTTP_CODES
+const UNRETRYABLE_HTTP_CODES = new Set([
+  400, 401, 402, 403, 404, 405, 406, 407, 409, 410, 411, 412, 413, 414, 415, 501, 505,
+]);
+
+/** Kafka's HttpJwtRetriever.formatErrorMessage (RFC 6749 §5.2 error bodies; Jackson's node texts). */
+export function formatTokenErrorMessage(body: string): string {
+  if (body.trim() === '') return '{}';
+  const node = (v: unknown): string => (v === undefined ? '' : JSON.stringify(v));
+  try {
+    const root = JSON.parse(body) as unknown;
+    if (typeof root === 'object' && root !== null && !Array.isArray(root)) {
+      const o = root as Record<string, unknown>;
+      if ('error' in o) return `{${node(o['error'])} - ${node(o['error_description'])}}`;
+      if ('errorCode' in o) return `{${node(o['errorCode'])} - ${node(o['errorSummary'])}}`;
+    }
+    return body;
+  } catch {
+    return `{${body}}`;
+  }
+}
+
 /** POSTs the client-credentials grant and returns `access_token` (one line errors, as Kafka's retriever). */
 export async function fetchClientCredentialsToken(
   src: Extract<OAuthTokenSource, { kind: 'client_credentials' }>,
@@ -122,10 +144,14 @@ export async function fetchClientCredentialsToken(
   }
   const text = await resp.text();
   const snippet = text.length > 100 ? `${text.slice(0, 100)}...` : text;
-  if (resp.status !== 200)
+  if (resp.status !== 200 && resp.status !== 201) {
+    const detail = formatTokenErrorMessage(text);
     throw new SaslAuthenticationError(
-      `The token endpoint ${src.endpoint} answered with HTTP ${resp.status}: ${snippet.replace(/\s+/g, ' ')}`,
+      UNRETRYABLE_HTTP_CODES.has(resp.status)
+        ? `The response code ${resp.status} and error response ${detail} was encountered reading the token endpoint response; will not attempt further retries`
+        : `The unexpected response code ${resp.status} and error message ${detail} was encountered reading the token endpoint response`,
     );
+  }
   let token: unknown;
   try {
     token = (JSON.parse(text) as Record<string, unknown>)['access_token'];
