@@ -67,7 +67,8 @@ function intProp(props: ReadonlyMap<string, string>, name: string, dflt: number)
 
 /**
  * Builds a client config from Kafka client properties (a `--command-config` file) plus the
- * tool's overrides. Security settings other than PLAINTEXT are refused with a clear message.
+ * tool's overrides. SASL_PLAINTEXT brings a `sasl` config (sasl-config.ts); other security
+ * settings (SSL, SASL_SSL until TLS lands) are refused with a clear message naming the key.
  */
 export function clientConfigFromProperties(
   propsIn: ReadonlyMap<string, string>,
