@@ -177,7 +177,7 @@ for (const [mech, props] of Object.entries(MECHANISMS)) {
   });
 }
 
-test('a wrong password: one line with the broker message, exit 1, fast (no retries)', async () => {
+test('a wrong password (or an expired token): one line with the broker message, exit 1, fast (no retries)', async () => {
   for (const [mech, jaas, message] of [
     [
       'SCRAM-SHA-512',
@@ -188,6 +188,12 @@ test('a wrong password: one line with the broker message, exit 1, fast (no retri
       'PLAIN',
       `${PLAIN_MODULE} required username="alice" password="wrong";`,
       'Authentication failed: Invalid username or password',
+    ],
+    [
+      'OAUTHBEARER',
+      `${OAUTH_MODULE} required unsecuredLoginStringClaim_sub="carol" unsecuredLoginLifetimeSeconds="-100";`,
+      // OAuthBearerSaslServer's error challenge, which the broker fails the exchange with once answered
+      '{"status":"invalid_token"}',
     ],
   ] as const) {
     const cfg = configFile(`bad-${mech}`, {
