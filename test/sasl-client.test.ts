@@ -151,6 +151,35 @@ test('PLAIN, SCRAM (with tokenauth) and OAUTHBEARER configs are read from the lo
     ),
     'The OAuth configuration option clientSecret must be non-null',
   );
+  const fromProps = saslConfigFromProperties(
+    props({
+      'sasl.mechanism': 'OAUTHBEARER',
+      'sasl.oauthbearer.token.endpoint.url': 'http://127.0.0.1:1/token',
+      'sasl.oauthbearer.client.credentials.client.id': 'prop-id',
+      'sasl.oauthbearer.client.credentials.client.secret': 'prop-secret',
+      'sasl.oauthbearer.scope': 'prop-scope',
+      'sasl.jaas.config': `${OAUTH_JAAS.split(' ')[0]} required clientId="jaas-id" clientSecret="jaas" scope="jaas";`,
+    }),
+  );
+  assert.ok(fromProps.mechanism === 'OAUTHBEARER' && fromProps.token.kind === 'client_credentials');
+  if (fromProps.mechanism === 'OAUTHBEARER' && fromProps.token.kind === 'client_credentials')
+    assert.deepEqual(
+      [fromProps.token.clientId, fromProps.token.clientSecret, fromProps.token.scope],
+      ['prop-id', 'prop-secret', 'prop-scope'],
+    );
+  assert.match(
+    configError(() =>
+      saslConfigFromProperties(
+        props({
+          'sasl.mechanism': 'OAUTHBEARER',
+          'sasl.oauthbearer.token.endpoint.url': 'http://127.0.0.1:1/token',
+          'sasl.oauthbearer.jwt.retriever.class': 'org.apache.kafka.common.security.oauthbearer.FileJwtRetriever',
+          'sasl.jaas.config': `${OAUTH_JAAS.split(' ')[0]} required clientId="a" clientSecret="b";`,
+        }),
+      ),
+    ),
+    /^sasl\.oauthbearer\.jwt\.retriever\.class=org\.apache\.kafka\.common\.security\.oauthbearer\.FileJwtRetriever is not supported/,
+  );
 });
 
 test('SASL_SSL is read but refused until TLS exists; SSL stays refused; PLAINTEXT ignores sasl.* settings', () => {

@@ -51,6 +51,11 @@ const OAUTH_CALLBACK_HANDLER = 'org.apache.kafka.common.security.oauthbearer.OAu
 const OAUTH_CALLBACK_HANDLER_OLD =
   'org.apache.kafka.common.security.oauthbearer.secured.OAuthBearerLoginCallbackHandler';
 
+const SUPPORTED_RETRIEVERS = new Set([
+  'org.apache.kafka.common.security.oauthbearer.DefaultJwtRetriever',
+  'org.apache.kafka.common.security.oauthbearer.ClientCredentialsJwtRetriever',
+]);
+
 // Kafka's OAuthBearerClientInitialResponse.EXTENSION_KEY_PATTERN / EXTENSION_VALUE_PATTERN.
 const EXTENSION_KEY = /^[A-Za-z]+$/;
 const EXTENSION_VALUE = /^[\x21-\x7E \t\r\n]+$/;
@@ -171,6 +176,11 @@ function oauthConfig(props: ReadonlyMap<string, string>, options: ReadonlyMap<st
       throw new ClientConfigError('Extensions provided in login context without a token');
     return { mechanism: 'OAUTHBEARER', token: { kind: 'unsecured', options }, extensions };
   }
+  const retriever = props.get('sasl.oauthbearer.jwt.retriever.class')?.trim();
+  if (retriever !== undefined && retriever !== '' && !SUPPORTED_RETRIEVERS.has(retriever))
+    throw new ClientConfigError(
+      `sasl.oauthbearer.jwt.retriever.class=${retriever} is not supported by the tkafka client (only the client-credentials flow)`,
+    );
   if (endpoint === undefined || endpoint === '')
     throw new ClientConfigError(
       `sasl.oauthbearer.token.endpoint.url must be set to use ${OAUTH_CALLBACK_HANDLER} (file: and other token sources are not supported by the tkafka client)`,
@@ -185,13 +195,14 @@ function oauthConfig(props: ReadonlyMap<string, string>, options: ReadonlyMap<st
     throw new ClientConfigError(
       `sasl.oauthbearer.token.endpoint.url=${endpoint}: only http and https token endpoints are supported by the tkafka client`,
     );
-  const clientId = options.get('clientId') ?? props.get('sasl.oauthbearer.client.credentials.client.id');
-  const clientSecret = options.get('clientSecret') ?? props.get('sasl.oauthbearer.client.credentials.client.secret');
+  // 4.4's order: the sasl.oauthbearer.* property, then the (deprecated) JAAS option.
+  const clientId = props.get('sasl.oauthbearer.client.credentials.client.id') ?? options.get('clientId');
+  const clientSecret = props.get('sasl.oauthbearer.client.credentials.client.secret') ?? options.get('clientSecret');
   if (clientId === undefined || clientId.trim() === '')
     throw new ClientConfigError('The OAuth configuration option clientId must be non-null');
   if (clientSecret === undefined || clientSecret.trim() === '')
     throw new ClientConfigError('The OAuth configuration option clientSecret must be non-null');
-  const scope = options.get('scope') ?? props.get('sasl.oauthbearer.scope') ?? null;
+  const scope = props.get('sasl.oauthbearer.scope') ?? options.get('scope') ?? null;
   return {
     mechanism: 'OAUTHBEARER',
     token: {
