@@ -277,13 +277,20 @@ test("a token endpoint that refuses the client: Kafka's token-endpoint message, 
   );
 });
 
-test("a mechanism the listener has not enabled: Kafka's enabled-mechanisms message", async () => {
+test("a mechanism the listener has not enabled, or a PLAINTEXT listener: Kafka's handshake messages", async () => {
   const cfg = configFile('not-enabled', { 'security.protocol': 'SASL_PLAINTEXT', ...MECHANISMS['SCRAM-SHA-256']! });
   const r = await runTkafka('topics', ['--bootstrap-server', sasl2(), '--command-config', cfg, '--list']);
   assert.notEqual(r.code, 0);
   assert.equal(
     (r.out + r.err).trim(),
     "Error while executing topic command : Client SASL mechanism 'SCRAM-SHA-256' not enabled in the server, enabled mechanisms are [PLAIN]",
+  );
+  // A PLAINTEXT listener answers the handshake with ILLEGAL_SASL_STATE.
+  const plain = await runTkafka('topics', ['--bootstrap-server', kafka.bootstrap, '--command-config', cfg, '--list']);
+  assert.notEqual(plain.code, 0);
+  assert.equal(
+    (plain.out + plain.err).trim(),
+    'Error while executing topic command : Unexpected handshake request with client mechanism SCRAM-SHA-256, enabled mechanisms are []',
   );
 });
 
