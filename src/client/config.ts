@@ -81,12 +81,12 @@ export function clientConfigFromProperties(
       `security.protocol=${protocol} is not supported by the tkafka client (only PLAINTEXT and SASL_PLAINTEXT)`,
     );
   }
-  const sasl = SASL_PROTOCOLS.has(protocol) ? saslConfigFromProperties(props) : undefined;
-  // TLS merge: SASL_SSL = TLS socket + this SASL config; until then it is refused, never downgraded.
+  // TLS merge: SASL_SSL = TLS socket + the SASL config below; until then it is refused, never downgraded.
   if (protocol === 'SASL_SSL')
     throw new ClientConfigError(
       'security.protocol=SASL_SSL is not supported by the tkafka client (only PLAINTEXT and SASL_PLAINTEXT)',
     );
+  const sasl = SASL_PROTOCOLS.has(protocol) ? saslConfigFromProperties(props) : undefined;
   const bootstrap =
     overrides.bootstrapServers ??
     (props.has('bootstrap.servers') ? parseBootstrapServers(props.get('bootstrap.servers')!) : []);
