@@ -85,7 +85,10 @@ export async function authenticate(conn: SaslTransport, config: SaslConfig): Pro
   throw new ApiError(34, `The ${config.mechanism} exchange did not complete in 16 round trips`);
 }
 
-/** Kafka's re-authentication point: a random 85–95% of the session lifetime. */
+/**
+ * Kafka's re-authentication point: a random 85–95% of the session lifetime (capped at the longest
+ * delay a Node timer takes, ~24.8 days; a longer one would fire at once).
+ */
 export function reauthDelayMs(lifetimeMs: number, random: () => number = Math.random): number {
-  return Math.floor(lifetimeMs * (0.85 + 0.1 * random()));
+  return Math.min(Math.floor(lifetimeMs * (0.85 + 0.1 * random())), 0x7fffffff);
 }
