@@ -398,6 +398,10 @@ test("the exchange: the enabled-mechanisms message, the broker's failure message
     reauthDelayMs(10_000, () => 0.999999),
     9499,
   );
+  assert.equal(
+    reauthDelayMs(90 * 86_400_000, () => 0.5),
+    0x7fffffff,
+  );
 });
 
 test('the shared client does not retry an authentication failure', async () => {
