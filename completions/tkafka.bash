@@ -73,7 +73,7 @@ __tkafka_flags() {
     'local kill') REPLY='-h --help --dir' ;;
     'local restart') REPLY='-h --help --timeout --dir' ;;
     'completion') REPLY='-h --help' ;;
-    'profile create') REPLY='--bootstrap-server --command-config --property --use' ;;
+    'profile create') REPLY='--bootstrap-server --command-config --property --security-protocol --sasl-mechanism --sasl-username --sasl-password --use' ;;
     'profile list') REPLY='--output' ;;
     'profile show') REPLY='--output' ;;
     *) REPLY='' ;;
@@ -128,7 +128,7 @@ __tkafka_argflags() {
     'local status') REPLY=' --output --dir ' ;;
     'local kill') REPLY=' --dir ' ;;
     'local restart') REPLY=' --timeout --dir ' ;;
-    'profile create') REPLY=' --bootstrap-server --command-config --property ' ;;
+    'profile create') REPLY=' --bootstrap-server --command-config --property --security-protocol --sasl-mechanism --sasl-username --sasl-password ' ;;
     'profile list') REPLY=' --output ' ;;
     'profile show') REPLY=' --output ' ;;
     *) REPLY='' ;;

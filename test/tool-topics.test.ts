@@ -276,7 +276,7 @@ test('--command-config: client properties are used; a missing file is one line',
     assert.deepEqual(await tkafka([...B(), '--command-config', file, '--list']), {
       code: 1,
       out: '',
-      err: 'security.protocol=SSL is not supported by the tkafka client (only PLAINTEXT)\n',
+      err: 'security.protocol=SSL is not supported by the tkafka client (only PLAINTEXT and SASL_PLAINTEXT)\n',
     });
     assert.deepEqual(await tkafka([...B(), '--command-config', join(dir, 'missing'), '--list']), {
       code: 1,

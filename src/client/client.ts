@@ -96,6 +96,7 @@ export class KafkaClient {
       clientId: this.config.clientId,
       requestTimeoutMs: this.config.requestTimeoutMs,
       connectTimeoutMs: this.config.connectTimeoutMs,
+      ...(this.config.sasl ? { sasl: this.config.sasl } : {}),
     });
     const p = conn.open().then(
       () => {

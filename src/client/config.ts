@@ -1,5 +1,6 @@
 // Client settings, with Kafka's property names (what `--command-config` files hold) and defaults.
 import { ClientConfigError } from './errors.js';
+import { SASL_PROTOCOLS, expandSaslShorthands, saslConfigFromProperties, type SaslConfig } from './sasl-config.js';
 
 export interface ClientConfig {
   /** `host:port` entries, tried in turn. */
@@ -16,6 +17,8 @@ export interface ClientConfig {
   connectTimeoutMs: number;
   /** metadata.max.age.ms. */
   metadataMaxAgeMs: number;
+  /** SASL (security.protocol SASL_PLAINTEXT / SASL_SSL): run on every connection after ApiVersions. */
+  sasl?: SaslConfig;
 }
 
 export const DEFAULT_CLIENT_CONFIG: Omit<ClientConfig, 'bootstrapServers'> = {
@@ -28,7 +31,7 @@ export const DEFAULT_CLIENT_CONFIG: Omit<ClientConfig, 'bootstrapServers'> = {
   metadataMaxAgeMs: 300_000,
 };
 
-const SUPPORTED_PROTOCOLS = new Set(['PLAINTEXT']);
+const SUPPORTED_PROTOCOLS = new Set(['PLAINTEXT', 'SASL_PLAINTEXT', 'SASL_SSL']);
 
 /** Splits and checks `host:port[,host:port]` (Kafka's ClientUtils.parseAndValidateAddresses). */
 export function parseBootstrapServers(value: string): string[] {
@@ -64,16 +67,26 @@ function intProp(props: ReadonlyMap<string, string>, name: string, dflt: number)
 
 /**
  * Builds a client config from Kafka client properties (a `--command-config` file) plus the
- * tool's overrides. Security settings other than PLAINTEXT are refused with a clear message.
+ * tool's overrides. SASL_PLAINTEXT brings a `sasl` config (sasl-config.ts); other security
+ * settings (SSL, SASL_SSL until TLS lands) are refused with a clear message naming the key.
  */
 export function clientConfigFromProperties(
-  props: ReadonlyMap<string, string>,
+  propsIn: ReadonlyMap<string, string>,
   overrides: Partial<ClientConfig> = {},
 ): ClientConfig {
-  const protocol = (props.get('security.protocol') ?? 'PLAINTEXT').trim().toUpperCase();
+  const protocol = (propsIn.get('security.protocol') ?? 'PLAINTEXT').trim().toUpperCase();
+  const props = SASL_PROTOCOLS.has(protocol) ? expandSaslShorthands(propsIn) : propsIn;
   if (!SUPPORTED_PROTOCOLS.has(protocol)) {
-    throw new ClientConfigError(`security.protocol=${protocol} is not supported by the tkafka client (only PLAINTEXT)`);
+    throw new ClientConfigError(
+      `security.protocol=${protocol} is not supported by the tkafka client (only PLAINTEXT and SASL_PLAINTEXT)`,
+    );
   }
+  // TLS merge: SASL_SSL = TLS socket + the SASL config below; until then it is refused, never downgraded.
+  if (protocol === 'SASL_SSL')
+    throw new ClientConfigError(
+      'security.protocol=SASL_SSL is not supported by the tkafka client (only PLAINTEXT and SASL_PLAINTEXT)',
+    );
+  const sasl = SASL_PROTOCOLS.has(protocol) ? saslConfigFromProperties(props) : undefined;
   const bootstrap =
     overrides.bootstrapServers ??
     (props.has('bootstrap.servers') ? parseBootstrapServers(props.get('bootstrap.servers')!) : []);
@@ -88,5 +101,6 @@ export function clientConfigFromProperties(
     connectTimeoutMs:
       overrides.connectTimeoutMs ?? intProp(props, 'socket.connection.setup.timeout.ms', d.connectTimeoutMs),
     metadataMaxAgeMs: overrides.metadataMaxAgeMs ?? intProp(props, 'metadata.max.age.ms', d.metadataMaxAgeMs),
+    ...(sasl ? { sasl } : {}),
   };
 }

@@ -15,6 +15,7 @@ import {
   responseHeaderVersion,
   type ClientApi,
 } from './apis.js';
+import type { SaslConfig } from './sasl-config.js';
 import { ApiError, ConnectionError, DisconnectedError, RequestTimeoutError, UnsupportedApiError } from './errors.js';
 
 export interface ConnectionOptions {
@@ -25,6 +26,8 @@ export interface ConnectionOptions {
   connectTimeoutMs: number;
   softwareName?: string;
   softwareVersion?: string;
+  /** SASL: authenticate after ApiVersions (and re-authenticate per KIP-368). */
+  sasl?: SaslConfig;
 }
 
 export interface VersionRange {
@@ -69,6 +72,11 @@ export class BrokerConnection {
   private readonly pending = new Map<number, Pending>();
   private nextCorrelationId = 1;
   private closedError: Error | null = null;
+  /** While a KIP-368 re-authentication runs, other requests wait for it. */
+  private reauthenticating: Promise<void> | null = null;
+  private reauthTimer: NodeJS.Timeout | null = null;
+  /** Successful SASL authentications on this connection (the first one and re-authentications). */
+  authentications = 0;
 
   constructor(readonly opts: ConnectionOptions) {
     this.address = `${opts.host}:${opts.port}`;
@@ -86,6 +94,28 @@ export class BrokerConnection {
   async open(): Promise<void> {
     await this.openSocket();
     await this.negotiate();
+    if (this.opts.sasl) await this.authenticateSasl(this.opts.sasl);
+  }
+
+  private async authenticateSasl(sasl: SaslConfig): Promise<void> {
+    const { authenticate, reauthDelayMs } = await import('./sasl/exchange.js');
+    const lifetimeMs = await authenticate(this, sasl);
+    this.authentications++;
+    if (lifetimeMs > 0 && this.closedError === null) {
+      this.reauthTimer = setTimeout(() => {
+        this.reauthTimer = null;
+        this.reauthenticating = this.authenticateSasl(sasl).then(
+          () => {
+            this.reauthenticating = null;
+          },
+          (e: unknown) => {
+            this.reauthenticating = null;
+            this.fail(e instanceof Error ? e : new Error(String(e)));
+          },
+        );
+      }, reauthDelayMs(lifetimeMs));
+      this.reauthTimer.unref();
+    }
   }
 
   private openSocket(): Promise<void> {
@@ -211,6 +241,7 @@ export class BrokerConnection {
 
   private async sendFrame(api: ClientApi, version: number, body: unknown, timeoutMs?: number): Promise<Buffer> {
     const codec = await loadCodec(api);
+    if (this.reauthenticating && api.key !== 17 && api.key !== 36) await this.reauthenticating;
     if (this.closedError) throw this.closedError;
     const socket = this.socket;
     if (!socket) throw new DisconnectedError(`Not connected to ${this.address}`);
@@ -282,6 +313,7 @@ export class BrokerConnection {
   private fail(e: Error): void {
     if (this.closedError) return;
     this.closedError = e;
+    if (this.reauthTimer) clearTimeout(this.reauthTimer);
     for (const p of this.pending.values()) {
       clearTimeout(p.timer);
       p.reject(e);

@@ -134,3 +134,14 @@ export class ClientConfigError extends Error {
 export function isRetriableError(e: unknown): boolean {
   return typeof e === 'object' && e !== null && (e as { retriable?: unknown }).retriable === true;
 }
+
+/**
+ * SASL authentication failed (Kafka's SaslAuthenticationException, error 58): bad credentials, a
+ * wrong SCRAM server signature, an unreachable token endpoint. Fatal: never retried.
+ */
+export class SaslAuthenticationError extends ApiError {
+  readonly fatal = true;
+  constructor(message: string | null) {
+    super(58, message);
+  }
+}

@@ -125,6 +125,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   if (problem !== null) return usage(problem);
   const topic = opts.string('topic')!;
   let config: Partial<ProducerConfig>;
+  let props: Map<string, string>;
   let reader;
   const { readerConfig, parseLine, readLines } = await import('./line-reader.js');
   try {
@@ -149,7 +150,8 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     ))
       readerProps.set(k, v);
     reader = readerConfig(readerProps);
-    config = producerConfig(await producerProps(opts, bootstrap!.value));
+    props = await producerProps(opts, bootstrap!.value);
+    config = producerConfig(props);
   } catch (e) {
     if (e instanceof JoptError) return usage(e.message);
     io.stderr.write(`${errorLine(e)}\n`);
@@ -179,6 +181,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
         clientId: 'console-producer',
         requestTimeoutMs: Math.max(config.requestTimeoutMs ?? 1500, 1000) + 5000,
       },
+      toolProperties: props,
     });
     const { Producer } = await import('../../client/producer.js');
     producer = new Producer(client, config);

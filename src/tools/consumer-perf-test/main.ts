@@ -147,7 +147,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     const bootstrap = await resolveBootstrap(o.string('bootstrap-server') ?? null, io.env);
     if (!bootstrap) return printUsage(spec, io, 'Missing required argument "[bootstrap-server]"');
     const clientId = props.get('client.id') ?? 'perf-consumer-client';
-    client = await openClient({ bootstrap, overrides: { clientId } });
+    client = await openClient({ bootstrap, overrides: { clientId }, toolProperties: props });
     const { Consumer } = await import('../../client/consumer.js');
     consumer = new Consumer(
       client,

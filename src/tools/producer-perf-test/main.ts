@@ -411,7 +411,11 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     if (!bootstrap)
       throw new UsageFailure('Missing required configuration "bootstrap.servers" which has no default value.');
     const pc = producerConfig(config.props);
-    client = await openClient({ bootstrap, overrides: { clientId: config.props.get('client.id')! } });
+    client = await openClient({
+      bootstrap,
+      overrides: { clientId: config.props.get('client.id')! },
+      toolProperties: config.props,
+    });
     producer = new Producer(client, pc);
     const txn = producer as unknown as Partial<TransactionalProducer>;
     if (config.transactionsEnabled) {

@@ -1,5 +1,6 @@
 // `tkafka profile`: named clusters, so `--bootstrap-server` can be left out of every tool.
-//   tkafka profile create NAME --bootstrap-server HOSTS [--command-config FILE] [--property k=v]... [--use]
+//   tkafka profile create NAME --bootstrap-server HOSTS [--command-config FILE] [--property k=v]...
+//     [--security-protocol P --sasl-mechanism M --sasl-username U --sasl-password PW] [--use]
 //   tkafka profile use NAME | list [--output text|json|table] | show [NAME] | delete NAME
 // Stored in one file: $XDG_CONFIG_HOME/tkafka/config.json (or ~/.config/tkafka/config.json).
 import type { ToolIO } from '../common/io.js';
@@ -35,6 +36,26 @@ export const PROFILE_SPEC = {
           arg: 'KEY=VALUE',
           multiple: true,
           description: 'A client property to store (repeatable; wins over --command-config).',
+        },
+        {
+          name: 'security-protocol',
+          arg: 'PROTOCOL',
+          description: 'security.protocol: PLAINTEXT or SASL_PLAINTEXT.',
+        },
+        {
+          name: 'sasl-mechanism',
+          arg: 'MECHANISM',
+          description: 'sasl.mechanism: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER.',
+        },
+        {
+          name: 'sasl-username',
+          arg: 'USER',
+          description: 'The PLAIN/SCRAM user (stored as sasl.username; becomes sasl.jaas.config).',
+        },
+        {
+          name: 'sasl-password',
+          arg: 'PASSWORD',
+          description: 'The PLAIN/SCRAM password (stored as sasl.password in the 0600 profile file; never shown).',
         },
         { name: 'use', description: 'Also make it the current profile.' },
       ],
@@ -102,6 +123,13 @@ function parse(argv: string[], allowed: Record<string, boolean>): Parsed {
   return { positionals, options };
 }
 
+const SECURITY_FLAGS: readonly (readonly [string, string])[] = [
+  ['security-protocol', 'security.protocol'],
+  ['sasl-mechanism', 'sasl.mechanism'],
+  ['sasl-username', 'sasl.username'],
+  ['sasl-password', 'sasl.password'],
+];
+
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 function oneName(p: Parsed, cmd: string, optional = false): string | null {
@@ -128,11 +156,20 @@ export async function run(argvIn: string[], io: ToolIO): Promise<number> {
     const data = readProfiles(io.env);
     switch (cmd) {
       case 'create': {
-        const p = parse(rest, { 'bootstrap-server': true, 'command-config': true, property: true, use: false });
+        const p = parse(rest, {
+          'bootstrap-server': true,
+          'command-config': true,
+          property: true,
+          'security-protocol': true,
+          'sasl-mechanism': true,
+          'sasl-username': true,
+          'sasl-password': true,
+          use: false,
+        });
         const name = oneName(p, cmd)!;
         const bs = p.options.get('bootstrap-server')?.at(-1);
         if (!bs) throw new ToolError('Missing required argument "[bootstrap-server]"');
-        const { parseBootstrapServers } = await import('../../client/config.js');
+        const { parseBootstrapServers, clientConfigFromProperties } = await import('../../client/config.js');
         parseBootstrapServers(bs);
         const properties: Record<string, string> = {};
         const file = p.options.get('command-config')?.at(-1);
@@ -142,6 +179,12 @@ export async function run(argvIn: string[], io: ToolIO): Promise<number> {
           if (i <= 0) throw new ToolError(`Invalid property '${kv}': expected key=value`);
           properties[kv.slice(0, i).trim()] = kv.slice(i + 1).trim();
         }
+        for (const [flag, key] of SECURITY_FLAGS) {
+          const v = p.options.get(flag)?.at(-1);
+          if (v !== undefined) properties[key] = v;
+        }
+        // Refuse now what every tool would refuse later (GSSAPI, a missing password, ...).
+        clientConfigFromProperties(new Map(Object.entries(properties)), { bootstrapServers: [] });
         const existed = name in data.profiles;
         data.profiles[name] = { bootstrapServers: bs, properties };
         if (p.options.has('use') || data.current === null) data.current = name;

@@ -141,6 +141,12 @@ export interface ApacheKafkaOptions {
   heap?: string;
   /** How long to wait for the broker to answer Metadata (default 120 s). */
   startTimeoutMs?: number;
+  /**
+   * More listeners beside PLAINTEXT and CONTROLLER: name → security protocol (e.g.
+   * `{ SASL1: 'SASL_PLAINTEXT' }`), each on a port picked before the start (see `listenerPorts`).
+   * Their own settings (`listener.name.sasl1.…`) go in `overrides`.
+   */
+  extraListeners?: Record<string, string>;
 }
 
 export interface ApacheKafka {
@@ -150,6 +156,8 @@ export interface ApacheKafka {
   controllerBootstrap: string;
   port: number;
   controllerPort: number;
+  /** The ports of `extraListeners`, by name. */
+  listenerPorts: Record<string, number>;
   nodeId: number;
   clusterId: string;
   /** The temp folder holding everything below (removed by cleanup()). */
@@ -296,6 +304,14 @@ async function startApacheKafkaOnce(opts: ApacheKafkaOptions): Promise<ApacheKaf
   const lib = kafkaLibDir();
   let port = 0;
   const controllerPort = await unusedPort();
+  const listenerPorts: Record<string, number> = {};
+  for (const name of Object.keys(opts.extraListeners ?? {})) listenerPorts[name] = await unusedPort();
+  const extra = Object.entries(listenerPorts)
+    .map(([n, p]) => `,${n}://127.0.0.1:${p}`)
+    .join('');
+  const extraMap = Object.entries(opts.extraListeners ?? {})
+    .map(([n, proto]) => `,${n}:${proto}`)
+    .join('');
   const nodeId = 1;
   const clusterId = opts.clusterId ?? randomClusterId();
   const quorum = opts.quorum ?? 'static';
@@ -310,11 +326,11 @@ async function startApacheKafkaOnce(opts: ApacheKafkaOptions): Promise<ApacheKaf
   const props: Record<string, string> = {
     'process.roles': 'broker,controller',
     'node.id': String(nodeId),
-    listeners: `PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:${controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:${controllerPort}`,
+    listeners: `PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:${controllerPort}${extra}`,
+    'advertised.listeners': `PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:${controllerPort}${extra}`,
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
-    'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    'listener.security.protocol.map': `CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT${extraMap}`,
     'log.dirs': dataDir,
     'num.partitions': '1',
     'default.replication.factor': '1',
@@ -451,6 +467,7 @@ async function startApacheKafkaOnce(opts: ApacheKafkaOptions): Promise<ApacheKaf
       return port;
     },
     controllerPort,
+    listenerPorts,
     nodeId,
     clusterId,
     rootDir,
@@ -464,7 +481,7 @@ async function startApacheKafkaOnce(opts: ApacheKafkaOptions): Promise<ApacheKaf
     restart: async () => {
       // back on the PLAINTEXT port it had, as a broker restarting on its configured port
       await stopWith('SIGTERM', 30_000);
-      const listeners = `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`;
+      const listeners = `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}${extra}`;
       writeFileSync(configFile, propertiesText({ ...props, listeners, 'advertised.listeners': listeners }));
       await launch();
     },
