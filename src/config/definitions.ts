@@ -368,6 +368,41 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
     L,
     'Delay before closing a connection after a failed authentication.',
   ),
+  // ---- SASL on the broker's listeners (src/broker/security): listener.name.<l>.-prefixed forms are
+  // read from the originals
+  def(
+    'sasl.enabled.mechanisms',
+    'list',
+    ['GSSAPI'],
+    null,
+    M,
+    'SASL mechanisms enabled on SASL listeners (tkafka implements PLAIN, SCRAM-SHA-256, SCRAM-SHA-512).',
+  ),
+  def(
+    'sasl.mechanism.inter.broker.protocol',
+    'string',
+    'GSSAPI',
+    null,
+    M,
+    'SASL mechanism used for inter-broker communication.',
+    INFO,
+  ),
+  def(
+    'sasl.jaas.config',
+    'password',
+    null,
+    null,
+    M,
+    'JAAS login context (ignored on a broker unless listener-prefixed).',
+  ),
+  def(
+    'connections.max.reauth.ms',
+    'long',
+    0n,
+    null,
+    M,
+    'Maximum lifetime of an authenticated SASL session before the client must re-authenticate (0: unlimited).',
+  ),
   def(
     'queued.max.requests',
     'int',
