@@ -212,6 +212,43 @@ describe('a tkafka broker with a SASL_PLAINTEXT listener', () => {
     }
   });
 
+  test('before authentication a frame over sasl.server.max.receive.size closes the connection; after it, socket.request.max.bytes applies', async () => {
+    // requests padded past 512 KiB (bytes after the body are ignored, as Kafka does)
+    const big = (apiKey: number, version: number, correlationId: number, body: unknown): Buffer => {
+      const frame = Buffer.concat([
+        Buffer.concat(encodeRequest(apiKey, version, correlationId, 'raw', body)).subarray(4),
+        Buffer.alloc(600_000),
+      ]);
+      const size = Buffer.alloc(4);
+      size.writeInt32BE(frame.length);
+      return Buffer.concat([size, frame]);
+    };
+    // ApiVersions is allowed before authentication, so only the size closes this one
+    const small = await RawClient.connect(saslPort);
+    const ok = await small.request(ApiKey.ApiVersions, 3, { clientSoftwareName: 'a', clientSoftwareVersion: '1' });
+    assert.equal(ok.errorCode, 0);
+    small.close();
+    const before = await RawClient.connect(saslPort);
+    let received = 0;
+    before.socket.on('data', (d: Buffer) => (received += d.length));
+    before.writeRaw(big(ApiKey.ApiVersions, 3, 1, { clientSoftwareName: 'a', clientSoftwareVersion: '1' }));
+    assert.equal(await before.waitClosed(10_000), true);
+    assert.equal(received, 0);
+    assert.match(broker.output(), /invalid receive \(size = 6\d{5} larger than 524288\)/);
+
+    const c = await RawClient.connect(saslPort);
+    try {
+      assert.equal((await handshake(c, 'PLAIN')).errorCode, 0);
+      assert.equal((await authenticate(c, plainToken('alice', 'alice-secret'))).errorCode, 0);
+      const answer = new Promise<Buffer>((resolve) => c.socket.once('data', (d: Buffer) => resolve(d)));
+      c.writeRaw(big(ApiKey.Metadata, 12, 77, { topics: null }));
+      const d = await answer;
+      assert.equal(d.readInt32BE(4), 77, 'the padded Metadata request is answered');
+    } finally {
+      c.close();
+    }
+  });
+
   test('PLAIN after a v0 handshake: raw SASL tokens, then Kafka requests', async () => {
     const c = await RawClient.connect(saslPort);
     try {

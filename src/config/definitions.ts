@@ -396,6 +396,14 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
     'JAAS login context (ignored on a broker unless listener-prefixed).',
   ),
   def(
+    'sasl.server.max.receive.size',
+    'int',
+    524288,
+    null,
+    L,
+    'Maximum size of a request before and during SASL authentication.',
+  ),
+  def(
     'connections.max.reauth.ms',
     'long',
     0n,

@@ -95,7 +95,11 @@ export class Connection {
       clientAddress: socket.remoteAddress ?? '',
       clientInformation: UNKNOWN_CLIENT_INFORMATION,
     };
-    this.reader = new FrameReader(opts.maxRequestBytes);
+    // Kafka's SaslServerAuthenticator reads with sasl.server.max.receive.size until authenticated
+    const saslMax = opts.authenticator?.maxReceiveSize;
+    this.reader = new FrameReader(
+      saslMax === undefined ? opts.maxRequestBytes : Math.min(saslMax, opts.maxRequestBytes),
+    );
     this.closedPromise = new Promise((resolve) => socket.once('close', () => resolve()));
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -243,6 +247,8 @@ export class Connection {
         const auth = this.opts.authenticator;
         if (auth) {
           const step = auth.onFrame(item.frame, performance.now());
+          if (auth.principal !== undefined && this.info.principal === undefined)
+            this.reader.maxFrameBytes = this.opts.maxRequestBytes;
           this.info.principal = auth.principal;
           if (step.kind !== 'dispatch') {
             if (this.authStep(item, step)) continue;

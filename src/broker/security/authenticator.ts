@@ -35,6 +35,8 @@ export type AuthStep =
 export interface ConnectionAuthenticator {
   /** `User:<name>` once authenticated. */
   readonly principal: string | undefined;
+  /** The largest frame accepted until authenticated (sasl.server.max.receive.size), if limited. */
+  readonly maxReceiveSize: number | undefined;
   /** Handles one received frame (without its size prefix); `nowMs` is a monotonic clock. */
   onFrame(frame: Buffer, nowMs: number): AuthStep;
 }
@@ -73,6 +75,10 @@ export class SaslServerAuthenticator implements ConnectionAuthenticator {
 
   get principal(): string | undefined {
     return this._principal;
+  }
+
+  get maxReceiveSize(): number | undefined {
+    return this.config.maxReceiveSize;
   }
 
   onFrame(frame: Buffer, nowMs: number): AuthStep {

@@ -35,6 +35,8 @@ export interface SaslListenerConfig {
   readonly maxReauthMs: ReadonlyMap<string, number>;
   /** connection.failed.authentication.delay.ms */
   readonly failedAuthenticationDelayMs: number;
+  /** sasl.server.max.receive.size: the largest frame before the connection is authenticated. */
+  readonly maxReceiveSize?: number;
 }
 
 const isSasl = (protocol: string): boolean => protocol === 'SASL_PLAINTEXT' || protocol === 'SASL_SSL';
@@ -134,6 +136,7 @@ export function saslListenerConfigs(
       plainUsers: users,
       maxReauthMs,
       failedAuthenticationDelayMs,
+      maxReceiveSize: config.getInt('sasl.server.max.receive.size'),
     });
   }
   return out;
