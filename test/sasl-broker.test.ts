@@ -199,7 +199,7 @@ describe('a tkafka broker with a SASL_PLAINTEXT listener', () => {
       assert.equal((await handshake(c, 'PLAIN')).errorCode, 0);
       const r = await authenticate(c, plainToken('alice', 'alice-secret'));
       assert.equal(r.errorCode, 0);
-      assert.equal(r.errorMessage, null);
+      assert.equal(r.errorMessage, '', 'Kafka answers an empty errorMessage (the field default), not null');
       assert.equal(r.sessionLifetimeMs, 0n, 'connections.max.reauth.ms is 0: no session lifetime');
       const md = await c.request(ApiKey.Metadata, 12, { topics: null });
       assert.equal(md.brokers.length, 1);

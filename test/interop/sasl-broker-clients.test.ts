@@ -1,6 +1,8 @@
 // Kafka's own Java clients (kafka-clients 4.4.0, through the console producer and consumer)
 // authenticate with SASL/PLAIN to a tkafka broker's SASL_PLAINTEXT listener and produce and consume
-// through it; a wrong password gives the client Kafka's SaslAuthenticationException message.
+// through it; a wrong password gives the client Kafka's SaslAuthenticationException message. And the
+// same raw protocol exchanges against an Apache Kafka 4.4.0 broker and tkafka get the same answers
+// (requests before the handshake, unknown mechanism, bad password, v0 tokens, after authentication).
 // SCRAM-SHA-512 with these clients needs a UserScramCredential record in the broker's metadata,
 // which `tkafka storage format --add-scram` (another part of issue 17) writes; until then SCRAM is
 // covered at the protocol level by test/sasl-broker.test.ts.
@@ -9,11 +11,20 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runKafkaTool } from './helpers/apache-kafka.js';
-import { startBroker, boundPorts, type BrokerProcess } from '../helpers/broker-process.js';
+import { runKafkaTool, startApacheKafka } from './helpers/apache-kafka.js';
+import { startBroker, boundPorts, unusedPort, type BrokerProcess } from '../helpers/broker-process.js';
+import { RawClient } from '../helpers/raw-client.js';
+import { ApiKey, encodeRequest } from '../../src/protocol/frame.js';
 
 const PLAIN_JAAS =
   'org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret" user_bob="bob-secret";';
+
+const SCRAM_JAAS = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
+const SASL_SERVER_CONFIG = {
+  'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256',
+  'listener.name.sasl_plaintext.plain.sasl.jaas.config': PLAIN_JAAS,
+  'listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config': SCRAM_JAAS,
+};
 
 let broker: BrokerProcess;
 let bootstrap: string;
@@ -41,8 +52,7 @@ before(async () => {
       listeners: 'PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0',
       'advertised.listeners': 'PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0',
       'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT',
-      'sasl.enabled.mechanisms': 'PLAIN',
-      'listener.name.sasl_plaintext.plain.sasl.jaas.config': PLAIN_JAAS,
+      ...SASL_SERVER_CONFIG,
     },
   });
   const port = boundPorts(broker.output(), ['PLAINTEXT', 'CONTROLLER', 'SASL_PLAINTEXT'])!.get('SASL_PLAINTEXT')!;
@@ -113,4 +123,90 @@ test("a wrong password gives Kafka's client SaslAuthenticationException with the
   ]);
   assert.doesNotMatch(consumed.stdout, /never-written/);
   assert.match(consumed.stderr, /Processed a total of 20 messages/);
+});
+
+const json = (x: unknown): string => JSON.stringify(x, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+const plainToken = (user: string, password: string): Buffer => Buffer.from(`\u0000${user}\u0000${password}`);
+
+/** Raw SASL exchanges on a broker's SASL_PLAINTEXT port (and its PLAINTEXT port): what each gets. */
+async function saslConversations(saslPort: number, plaintextPort: number): Promise<string[]> {
+  const out: string[] = [];
+  const answerOrClosed = async (c: RawClient, p: Promise<unknown>): Promise<string> => {
+    const r = await Promise.race([p, c.waitClosed(10_000).then(() => 'closed')]);
+    return r === 'closed' ? 'closed' : json(r);
+  };
+  let c = await RawClient.connect(saslPort);
+  let received = 0;
+  c.socket.on('data', (d: Buffer) => (received += d.length));
+  c.writeRaw(Buffer.concat(encodeRequest(ApiKey.Metadata, 12, 1, 'raw', { topics: null })));
+  out.push(`metadata before the handshake: closed=${await c.waitClosed(10_000)} bytes=${received}`);
+
+  c = await RawClient.connect(saslPort);
+  out.push(`GSSAPI handshake: ${await answerOrClosed(c, c.request(ApiKey.SaslHandshake, 1, { mechanism: 'GSSAPI' }))}`);
+  out.push(`then closed=${await c.waitClosed(10_000)}`);
+
+  c = await RawClient.connect(saslPort);
+  out.push(`PLAIN handshake: ${json(await c.request(ApiKey.SaslHandshake, 1, { mechanism: 'PLAIN' }))}`);
+  const bad = c.request(ApiKey.SaslAuthenticate, 2, { authBytes: plainToken('alice', 'wrong') });
+  out.push(`bad password: ${await answerOrClosed(c, bad)} then closed=${await c.waitClosed(10_000)}`);
+
+  c = await RawClient.connect(saslPort);
+  await c.request(ApiKey.SaslHandshake, 1, { mechanism: 'PLAIN' });
+  out.push(
+    `metadata while authenticating: ${await answerOrClosed(c, c.request(ApiKey.Metadata, 12, { topics: null }))}`,
+  );
+  out.push(`then closed=${await c.waitClosed(10_000)}`);
+
+  c = await RawClient.connect(saslPort);
+  await c.request(ApiKey.SaslHandshake, 1, { mechanism: 'PLAIN' });
+  const good = c.request(ApiKey.SaslAuthenticate, 1, { authBytes: plainToken('alice', 'alice-secret') });
+  out.push(`good password: ${await answerOrClosed(c, good)}`);
+  const again = c.request(ApiKey.SaslAuthenticate, 2, { authBytes: plainToken('alice', 'alice-secret') });
+  out.push(`SaslAuthenticate again: ${await answerOrClosed(c, again)}`);
+  out.push(
+    `SaslHandshake again: ${await answerOrClosed(c, c.request(ApiKey.SaslHandshake, 1, { mechanism: 'PLAIN' }))}`,
+  );
+  c.close();
+
+  c = await RawClient.connect(saslPort);
+  await c.request(ApiKey.SaslHandshake, 1, { mechanism: 'SCRAM-SHA-256' });
+  const scram = c.request(ApiKey.SaslAuthenticate, 2, { authBytes: Buffer.from('n,,n=nobody,r=abcdefgh') });
+  out.push(`SCRAM unknown user: ${await answerOrClosed(c, scram)} then closed=${await c.waitClosed(10_000)}`);
+
+  c = await RawClient.connect(saslPort);
+  out.push(`v0 handshake: ${json(await c.request(ApiKey.SaslHandshake, 0, { mechanism: 'PLAIN' }))}`);
+  const token = plainToken('alice', 'alice-secret');
+  const size = Buffer.alloc(4);
+  size.writeInt32BE(token.length);
+  const raw = new Promise<Buffer>((resolve) => c.socket.once('data', (d: Buffer) => resolve(d)));
+  c.writeRaw(Buffer.concat([size, token]));
+  out.push(`v0 PLAIN token answer: ${(await raw).toString('hex')}`);
+  c.close();
+
+  c = await RawClient.connect(plaintextPort);
+  out.push(`PLAINTEXT listener handshake: ${json(await c.request(ApiKey.SaslHandshake, 1, { mechanism: 'PLAIN' }))}`);
+  c.close();
+  return out;
+}
+
+test('raw SASL exchanges get the same answers from tkafka as from Apache Kafka 4.4.0', async () => {
+  const controllerPort = await unusedPort();
+  const saslPort = await unusedPort();
+  const kafka = await startApacheKafka({
+    overrides: {
+      listeners: `PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:${controllerPort},SASL_PLAINTEXT://127.0.0.1:${saslPort}`,
+      'advertised.listeners': `PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:${controllerPort},SASL_PLAINTEXT://127.0.0.1:${saslPort}`,
+      'controller.quorum.voters': `1@127.0.0.1:${controllerPort}`,
+      'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT',
+      ...SASL_SERVER_CONFIG,
+    },
+  });
+  let fromKafka: string[];
+  try {
+    fromKafka = await saslConversations(saslPort, kafka.port);
+  } finally {
+    await kafka.cleanup();
+  }
+  const fromTkafka = await saslConversations(Number(bootstrap.split(':')[1]), broker.port);
+  assert.deepEqual(fromTkafka, fromKafka);
 });

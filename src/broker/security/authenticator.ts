@@ -219,12 +219,12 @@ export class SaslServerAuthenticator implements ConnectionAuthenticator {
     const step = this.mechanism!.evaluate((decoded.body as SaslAuthenticateRequest).authBytes);
     if (step.kind === 'failed')
       return this.fail(step.cause, respond(ErrorCode.SASL_AUTHENTICATION_FAILED, step.message, Buffer.alloc(0), 0));
-    if (step.kind === 'challenge') return { kind: 'respond', frame: respond(ErrorCode.NONE, null, step.token, 0) };
+    if (step.kind === 'challenge') return { kind: 'respond', frame: respond(ErrorCode.NONE, '', step.token, 0) };
     const principal = userPrincipal(step.authorizationId);
     const changed = this.principalChangeMessage(principal);
     if (changed) return this.fail(changed, respond(ErrorCode.SASL_AUTHENTICATION_FAILED, changed, Buffer.alloc(0), 0));
     const lifetime = this.complete(principal, nowMs);
-    return { kind: 'respond', frame: respond(ErrorCode.NONE, null, step.token, lifetime) };
+    return { kind: 'respond', frame: respond(ErrorCode.NONE, '', step.token, lifetime) };
   }
 
   /** After a v0 handshake: size-prefixed SASL tokens without Kafka headers. */
