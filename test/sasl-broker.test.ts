@@ -38,6 +38,8 @@ import { HandlerRegistry } from '../src/broker/api/registry.js';
 import { createApiVersionsHandler } from '../src/broker/api/api-versions.js';
 import { registerSaslHandlers } from '../src/broker/api/sasl-authenticate.js';
 import { saslAuthenticatorFactory } from '../src/broker/security/authenticator.js';
+import { PlainServer } from '../src/broker/security/plain.js';
+import { ScramServer } from '../src/broker/security/scram.js';
 import type { SaslListenerConfig } from '../src/broker/security/config.js';
 import { startBroker, boundPorts, type BrokerProcess } from './helpers/broker-process.js';
 import { RawClient } from './helpers/raw-client.js';
@@ -363,6 +365,34 @@ describe('SCRAM and re-authentication against the authenticator on a socket serv
     });
   }
 
+  test('KIP-368: re-authentication may change neither the mechanism nor the principal', async () => {
+    const m = scramMechanism('SCRAM-SHA-512')!;
+    credentials.set('SCRAM-SHA-512:bob', generateCredential(m, 'bob-secret', 4096));
+    const c = await RawClient.connect(port);
+    assert.equal((await handshake(c, m.name)).errorCode, 0);
+    assert.equal((await scramExchange(c, m, 'alice', 'alice-secret')).errorCode, 0);
+    assert.equal((await handshake(c, m.name)).errorCode, 0);
+    const r = await requestOrClosed(c, scramExchange(c, m, 'bob', 'bob-secret'));
+    assert.notEqual(r, 'closed');
+    if (r === 'closed') return;
+    assert.equal(r.errorCode, ErrorCode.SASL_AUTHENTICATION_FAILED);
+    assert.equal(r.errorMessage, 'Cannot change principals during re-authentication from User.alice: User.bob');
+    assert.equal(await c.waitClosed(10_000), true);
+
+    const other = await RawClient.connect(port);
+    assert.equal((await handshake(other, 'PLAIN')).errorCode, 0);
+    assert.equal((await authenticate(other, plainToken('alice', 'alice-secret'))).errorCode, 0);
+    // the handshake for another mechanism is answered; the exchange that follows fails unanswered
+    assert.equal((await handshake(other, m.name)).errorCode, 0);
+    let received = 0;
+    other.socket.on('data', (d: Buffer) => (received += d.length));
+    other.writeRaw(
+      Buffer.concat(encodeRequest(ApiKey.SaslAuthenticate, 2, 50, 'raw', { authBytes: Buffer.from('n,,n=alice,r=x') })),
+    );
+    assert.equal(await other.waitClosed(10_000), true);
+    assert.equal(received, 0);
+  });
+
   test('KIP-368: a client re-authenticates mid-connection; an expired session is closed at its next request', async () => {
     const m = scramMechanism('SCRAM-SHA-512')!;
     const c = await RawClient.connect(port);
@@ -389,6 +419,52 @@ describe('SCRAM and re-authentication against the authenticator on a socket serv
     expiring.writeRaw(Buffer.concat(encodeRequest(ApiKey.ApiVersions, 3, 9, 'raw', {})));
     assert.equal(await expiring.waitClosed(10_000), true, 'the expired session is closed');
     assert.equal(received, 0);
+  });
+});
+
+describe('the mechanisms', () => {
+  test("PLAIN: PlainSaslServer's messages", () => {
+    const users = new Map([['alice', 'alice-secret']]);
+    const failure = (token: string): string => {
+      const r = new PlainServer(users).evaluate(Buffer.from(token));
+      return r.kind === 'failed' ? r.message : `not failed: ${r.kind}`;
+    };
+    assert.equal(failure('alice\u0000alice-secret'), 'Invalid SASL/PLAIN response: expected 3 tokens, got 2');
+    assert.equal(failure('\u0000\u0000alice-secret'), 'Authentication failed: username not specified');
+    assert.equal(failure('\u0000alice\u0000'), 'Authentication failed: password not specified');
+    assert.equal(failure('\u0000alice\u0000wrong'), 'Authentication failed: Invalid username or password');
+    assert.equal(
+      failure('bob\u0000alice\u0000alice-secret'),
+      'Authentication failed: Client requested an authorization id that is different from username',
+    );
+    const ok = new PlainServer(users).evaluate(Buffer.from('alice\u0000alice\u0000alice-secret'));
+    assert.deepEqual(ok, { kind: 'complete', token: Buffer.alloc(0), authorizationId: 'alice' });
+  });
+
+  test('SCRAM: token authentication, another authorization id, too few iterations and a bad nonce fail', () => {
+    const m = scramMechanism('SCRAM-SHA-256')!;
+    const generic = 'generic failure';
+    const strong = generateCredential(m, 'pw', 4096);
+    const weak = generateCredential(m, 'pw', 1000);
+    const server = (cred: ScramCredential) =>
+      new ScramServer(m, (_m, user) => (user === 'alice' ? cred : undefined), generic);
+    const first = (s: ScramServer, msg: string) => s.evaluate(Buffer.from(msg));
+    assert.equal((first(server(strong), 'n,,n=alice,r=abc,tokenauth=true') as { message: string }).message, generic);
+    assert.equal(
+      (first(server(strong), 'n,a=bob,n=alice,r=abc') as { message: string }).message,
+      'Authentication failed: Client requested an authorization id that is different from username',
+    );
+    assert.equal((first(server(weak), 'n,,n=alice,r=abc') as { message: string }).message, generic);
+    assert.equal((first(server(strong), 'n,,n=nobody,r=abc') as { message: string }).message, generic);
+    const s = server(strong);
+    const challenge = first(s, 'n,,n=alice,r=abc');
+    assert.equal(challenge.kind, 'challenge');
+    const r = s.evaluate(Buffer.from(`c=biws,r=not-the-nonce,p=${Buffer.alloc(32).toString('base64')}`));
+    assert.deepEqual(r, {
+      kind: 'failed',
+      message: generic,
+      cause: 'Invalid client nonce in the final client message.',
+    });
   });
 });
 
