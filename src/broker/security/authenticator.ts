@@ -66,7 +66,6 @@ export class SaslServerAuthenticator implements ConnectionAuthenticator {
   private previous: { mechanism: string; principal: string } | null = null;
   private sessionExpiresAt: number | null = null;
   private lastReauthStart = 0;
-  private clientSupportsReauth = false;
 
   constructor(
     private readonly config: SaslListenerConfig,
@@ -113,7 +112,6 @@ export class SaslServerAuthenticator implements ConnectionAuthenticator {
     if (
       apiKey === ApiKey.SaslHandshake &&
       this.sessionExpiresAt !== null &&
-      this.clientSupportsReauth &&
       (this.lastReauthStart === 0 || nowMs - this.lastReauthStart >= MIN_REAUTH_INTERVAL_MS)
     ) {
       this.lastReauthStart = nowMs;
@@ -208,7 +206,6 @@ export class SaslServerAuthenticator implements ConnectionAuthenticator {
         body === null ? null : encodeResponse(apiKey, version, correlationId, body),
       );
     }
-    if (!this.clientSupportsReauth) this.clientSupportsReauth = version > 0;
     const respond = (errorCode: number, errorMessage: string | null, authBytes: Buffer, sessionLifetimeMs: number) =>
       encodeResponse(ApiKey.SaslAuthenticate, version, correlationId, {
         errorCode,
