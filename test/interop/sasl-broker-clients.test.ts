@@ -210,3 +210,46 @@ test('raw SASL exchanges get the same answers from tkafka as from Apache Kafka 4
   const fromTkafka = await saslConversations(Number(bootstrap.split(':')[1]), broker.port);
   assert.deepEqual(fromTkafka, fromKafka);
 });
+
+test('KIP-368: with connections.max.reauth.ms the Java producer re-authenticates on its connection and keeps producing', async () => {
+  const reauth = await startBroker({
+    overrides: {
+      listeners: 'PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0',
+      'advertised.listeners': 'PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0',
+      'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT',
+      ...SASL_SERVER_CONFIG,
+      'connections.max.reauth.ms': 2000,
+      'tkafka.request.log': true,
+    },
+  });
+  try {
+    const port = boundPorts(reauth.output(), ['PLAINTEXT', 'CONTROLLER', 'SASL_PLAINTEXT'])!.get('SASL_PLAINTEXT')!;
+    // 30 records at 5 per second: six seconds, three session lifetimes
+    const perf = await runKafkaTool('org.apache.kafka.tools.ProducerPerformance', [
+      '--topic',
+      'reauth',
+      '--num-records',
+      '30',
+      '--throughput',
+      '5',
+      '--record-size',
+      '10',
+      '--command-property',
+      `bootstrap.servers=127.0.0.1:${port}`,
+      '--command-config',
+      clientConfig('reauth', 'alice', 'alice-secret'),
+    ]);
+    assert.equal(perf.exitCode, 0, perf.stderr);
+    assert.match(perf.stdout, /^30 records sent/m, perf.stdout);
+    // one connection carried a SaslHandshake, then Produce requests, then SaslHandshake again
+    const handshakes = new Map<string, number>();
+    for (const m of reauth.output().matchAll(/api=SaslHandshake v1 .* listener=SASL_PLAINTEXT connection=(\S+)/g))
+      handshakes.set(m[1]!, (handshakes.get(m[1]!) ?? 0) + 1);
+    const most = Math.max(0, ...handshakes.values());
+    assert.ok(most >= 2, `a connection re-authenticated (SaslHandshake per connection: ${json([...handshakes])})`);
+    assert.doesNotMatch(reauth.output(), /SASL session of .* expired/);
+  } finally {
+    await reauth.stop();
+    reauth.cleanup();
+  }
+});
