@@ -48,7 +48,15 @@ import { REPO_ROOT } from './helpers/spec-models.js';
 const PLAIN_JAAS =
   'org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret" user_bob="bob-secret";';
 const SCRAM_JAAS = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
-const MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
+const OAUTHBEARER_JAAS = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;';
+const MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'OAUTHBEARER'];
+
+/** An unsecured JWS as Kafka's OAuthBearerUnsecuredLoginCallbackHandler makes it. */
+function unsecuredJws(claims: Record<string, unknown>, header: Record<string, unknown> = { alg: 'none' }): string {
+  const part = (o: Record<string, unknown>) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  return `${part(header)}.${part(claims)}.`;
+}
+const oauthResponse = (jws: string): Buffer => Buffer.from(`n,,\u0001auth=Bearer ${jws}\u0001\u0001`);
 const PROTOCOL_MAP = 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT';
 
 /** A request that may go unanswered: the response, or 'closed' when the broker closes first. */
@@ -115,6 +123,7 @@ describe('a tkafka broker with a SASL_PLAINTEXT listener', () => {
         'listener.name.sasl_plaintext.plain.sasl.jaas.config': PLAIN_JAAS,
         'listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config': SCRAM_JAAS,
         'listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config': SCRAM_JAAS,
+        'listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config': OAUTHBEARER_JAAS,
       },
     });
     const ports = boundPorts(broker.output(), ['PLAINTEXT', 'CONTROLLER', 'SASL_PLAINTEXT']);
@@ -286,6 +295,42 @@ describe('a tkafka broker with a SASL_PLAINTEXT listener', () => {
     assert.equal(await c.waitClosed(10_000), true);
   });
 
+  test('OAUTHBEARER: an unsecured JWS authenticates, its exp bounding the session; an invalid one gets the JSON error challenge, then fails', async () => {
+    const c = await RawClient.connect(saslPort);
+    try {
+      assert.equal((await handshake(c, 'OAUTHBEARER')).errorCode, 0);
+      const now = Date.now() / 1000;
+      const r = await authenticate(c, oauthResponse(unsecuredJws({ sub: 'alice', iat: now, exp: now + 3600 })));
+      assert.equal(r.errorCode, 0, r.errorMessage ?? '');
+      assert.equal(r.authBytes.length, 0);
+      assert.ok(
+        r.sessionLifetimeMs > 3_500_000n && r.sessionLifetimeMs <= 3_600_000n,
+        `the session lasts until the token expires (${r.sessionLifetimeMs} ms)`,
+      );
+      const md = await c.request(ApiKey.Metadata, 12, { topics: null });
+      assert.equal(md.brokers.length, 1);
+    } finally {
+      c.close();
+    }
+    for (const [why, jws] of [
+      ['expired', unsecuredJws({ sub: 'alice', exp: Date.now() / 1000 - 60 })],
+      ['signed', unsecuredJws({ sub: 'alice', exp: Date.now() / 1000 + 60 }, { alg: 'HS256' })],
+      ['no principal', unsecuredJws({ exp: Date.now() / 1000 + 60 })],
+    ] as const) {
+      const bad = await RawClient.connect(saslPort);
+      assert.equal((await handshake(bad, 'OAUTHBEARER')).errorCode, 0);
+      const challenge = await authenticate(bad, oauthResponse(jws));
+      assert.equal(challenge.errorCode, 0, why);
+      assert.equal(challenge.authBytes.toString(), '{"status":"invalid_token"}', why);
+      const r = await requestOrClosed(bad, authenticate(bad, Buffer.from([1])));
+      assert.notEqual(r, 'closed', why);
+      if (r === 'closed') return;
+      assert.equal(r.errorCode, ErrorCode.SASL_AUTHENTICATION_FAILED, why);
+      assert.equal(r.errorMessage, '{"status":"invalid_token"}', why);
+      assert.equal(await bad.waitClosed(10_000), true, why);
+    }
+  });
+
   test('the PLAINTEXT listener stays unauthenticated and answers SaslHandshake with ILLEGAL_SASL_STATE', async () => {
     const c = await RawClient.connect(broker.port);
     try {
@@ -308,6 +353,7 @@ describe('SCRAM and re-authentication against the authenticator on a socket serv
     enabledMechanisms: MECHANISMS,
     plainUsers: new Map([['alice', 'alice-secret']]),
     maxReauthMs: new Map(MECHANISMS.map((m) => [m, maxReauthMs])),
+    oauthbearer: { principalClaimName: 'sub', scopeClaimName: 'scope', requiredScope: [], allowableClockSkewMs: 0 },
     failedAuthenticationDelayMs: 100,
   });
 
@@ -496,17 +542,32 @@ describe('start-up refusals', () => {
     assert.equal(r.code, 1, r.out);
     assert.match(
       r.out,
-      /sasl\.enabled\.mechanisms contains GSSAPI, which tkafka does not implement \(PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 are\)/,
+      /sasl\.enabled\.mechanisms contains GSSAPI, which tkafka does not implement \(PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER are\)/,
     );
     assert.doesNotMatch(r.out, /Kafka Server started/);
   });
 
-  test('OAUTHBEARER on a listener stops start-up', async () => {
-    const r = await start({ 'listener.name.sasl_plaintext.sasl.enabled.mechanisms': 'PLAIN,OAUTHBEARER' });
+  test('a SASL server callback handler (JWKS validation of OAUTHBEARER) stops start-up naming the key', async () => {
+    const key = 'listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class';
+    const r = await start({
+      'sasl.enabled.mechanisms': 'OAUTHBEARER',
+      'listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config': OAUTHBEARER_JAAS,
+      [key]: 'org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler',
+      'listener.name.sasl_plaintext.oauthbearer.sasl.oauthbearer.jwks.endpoint.url': 'https://127.0.0.1:1/jwks',
+    });
     assert.equal(r.code, 1, r.out);
     assert.match(
       r.out,
-      /listener\.name\.sasl_plaintext\.sasl\.enabled\.mechanisms contains OAUTHBEARER, which tkafka does not implement/,
+      /listener\.name\.sasl_plaintext\.oauthbearer\.sasl\.server\.callback\.handler\.class is set: tkafka does not load SASL server callback handlers/,
+    );
+  });
+
+  test('GSSAPI among the mechanisms of a listener stops start-up', async () => {
+    const r = await start({ 'listener.name.sasl_plaintext.sasl.enabled.mechanisms': 'PLAIN,GSSAPI' });
+    assert.equal(r.code, 1, r.out);
+    assert.match(
+      r.out,
+      /listener\.name\.sasl_plaintext\.sasl\.enabled\.mechanisms contains GSSAPI, which tkafka does not implement/,
     );
   });
 

@@ -20,8 +20,10 @@ const PLAIN_JAAS =
   'org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret" user_bob="bob-secret";';
 
 const SCRAM_JAAS = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
+const OAUTHBEARER_JAAS = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;';
 const SASL_SERVER_CONFIG = {
-  'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256',
+  'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,OAUTHBEARER',
+  'listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config': OAUTHBEARER_JAAS,
   'listener.name.sasl_plaintext.plain.sasl.jaas.config': PLAIN_JAAS,
   'listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config': SCRAM_JAAS,
 };
@@ -79,6 +81,42 @@ test('the console producer and consumer authenticate with SASL/PLAIN and produce
     bootstrap,
     '--topic',
     'sasl-plain',
+    '--from-beginning',
+    '--max-messages',
+    String(lines.length),
+    '--timeout-ms',
+    '60000',
+    '--command-config',
+    config,
+  ]);
+  assert.equal(consumed.exitCode, 0, consumed.stderr);
+  assert.deepEqual(consumed.stdout.trim().split('\n').sort(), [...lines].sort());
+});
+
+test('the console producer and consumer authenticate with OAUTHBEARER (unsecured JWS) and produce and consume', async () => {
+  const config = join(dir, 'oauthbearer.properties');
+  writeFileSync(
+    config,
+    [
+      'security.protocol=SASL_PLAINTEXT',
+      'sasl.mechanism=OAUTHBEARER',
+      'sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="alice";',
+      '',
+    ].join('\n'),
+  );
+  const lines = Array.from({ length: 10 }, (_, i) => `oauth-${i}`);
+  const produced = await runKafkaTool(
+    'org.apache.kafka.tools.ConsoleProducer',
+    ['--bootstrap-server', bootstrap, '--topic', 'sasl-oauth', '--command-config', config],
+    { input: lines.join('\n') + '\n' },
+  );
+  assert.equal(produced.exitCode, 0, produced.stderr);
+  assert.doesNotMatch(produced.stderr, /ERROR/);
+  const consumed = await runKafkaTool('org.apache.kafka.tools.consumer.ConsoleConsumer', [
+    '--bootstrap-server',
+    bootstrap,
+    '--topic',
+    'sasl-oauth',
     '--from-beginning',
     '--max-messages',
     String(lines.length),
@@ -181,6 +219,33 @@ async function saslConversations(saslPort: number, plaintextPort: number): Promi
   const raw = new Promise<Buffer>((resolve) => c.socket.once('data', (d: Buffer) => resolve(d)));
   c.writeRaw(Buffer.concat([size, token]));
   out.push(`v0 PLAIN token answer: ${(await raw).toString('hex')}`);
+  c.close();
+
+  const jws = (claims: Record<string, unknown>, alg = 'none'): string =>
+    `${Buffer.from(JSON.stringify({ alg })).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
+  const bearer = (token: string): Buffer => Buffer.from(`n,,\u0001auth=Bearer ${token}\u0001\u0001`);
+  const now = Date.now() / 1000;
+  for (const [why, token] of [
+    ['expired', jws({ sub: 'alice', exp: now - 60 })],
+    ['signed', jws({ sub: 'alice', exp: now + 60 }, 'HS256')],
+    ['no exp', jws({ sub: 'alice' })],
+  ] as const) {
+    c = await RawClient.connect(saslPort);
+    await c.request(ApiKey.SaslHandshake, 1, { mechanism: 'OAUTHBEARER' });
+    const first = await c.request(ApiKey.SaslAuthenticate, 2, { authBytes: bearer(token) });
+    const second = c.request(ApiKey.SaslAuthenticate, 2, { authBytes: Buffer.from([1]) });
+    out.push(
+      `OAUTHBEARER ${why}: ${first.errorCode} ${first.authBytes.toString()} then ${await answerOrClosed(c, second)} closed=${await c.waitClosed(10_000)}`,
+    );
+  }
+  c = await RawClient.connect(saslPort);
+  await c.request(ApiKey.SaslHandshake, 1, { mechanism: 'OAUTHBEARER' });
+  const valid = await c.request(ApiKey.SaslAuthenticate, 2, {
+    authBytes: bearer(jws({ sub: 'alice', iat: now, exp: now + 600 })),
+  });
+  out.push(
+    `OAUTHBEARER valid: ${valid.errorCode} ${valid.errorMessage} lifetime within the token's: ${valid.sessionLifetimeMs > 590_000n && valid.sessionLifetimeMs <= 600_000n}`,
+  );
   c.close();
 
   c = await RawClient.connect(plaintextPort);

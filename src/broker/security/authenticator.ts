@@ -19,6 +19,7 @@ import { errorResponseFor } from '../api/error-responses.js';
 import type { SaslListenerConfig } from './config.js';
 import { invalidCredentialsMessage, type SaslServerMechanism } from './mechanism.js';
 import { PlainServer } from './plain.js';
+import { OAuthBearerServer } from './oauthbearer.js';
 import { ScramServer, type ScramCredentialLookup } from './scram.js';
 import { userPrincipal } from './principal.js';
 
@@ -182,6 +183,8 @@ export class SaslServerAuthenticator implements ConnectionAuthenticator {
 
   private createMechanism(name: string): SaslServerMechanism {
     if (name === 'PLAIN') return new PlainServer(this.config.plainUsers);
+    if (name === 'OAUTHBEARER' && this.config.oauthbearer)
+      return new OAuthBearerServer(this.config.oauthbearer, this.invalidCredentials());
     const scram = scramMechanism(name);
     if (scram) return new ScramServer(scram, this.scramCredential, this.invalidCredentials());
     throw new Error(`mechanism ${name} is not implemented`); // config.ts refuses it at start-up
@@ -245,18 +248,25 @@ export class SaslServerAuthenticator implements ConnectionAuthenticator {
     return `Cannot change principals during re-authentication from ${dotted(this.previous.principal)}: ${dotted(principal)}`;
   }
 
-  /** ReauthInfo.calcCompletionTimesAndReturnSessionLifetimeMs (no credential expiry: no tokens). */
+  /**
+   * ReauthInfo.calcCompletionTimesAndReturnSessionLifetimeMs: the session lasts
+   * connections.max.reauth.ms, or until the credential expires (an OAUTHBEARER token's exp) if sooner.
+   */
   private complete(principal: string, nowMs: number): number {
     this._principal = principal;
     this.state = 'complete';
     this.previous = null;
     const max = this.config.maxReauthMs.get(this.mechanismName) ?? 0;
-    if (max > 0) {
-      this.sessionExpiresAt = nowMs + max;
-      return max;
+    const credentialExpiresAt =
+      this.mechanism instanceof OAuthBearerServer ? this.mechanism.credentialExpiresAtMs : null;
+    if (credentialExpiresAt === null && !(max > 0)) {
+      this.sessionExpiresAt = null;
+      return 0;
     }
-    this.sessionExpiresAt = null;
-    return 0;
+    const untilExpiry = credentialExpiresAt === null ? Infinity : credentialExpiresAt - Date.now();
+    const lifetime = Math.max(0, Math.min(untilExpiry, max > 0 ? max : Infinity));
+    this.sessionExpiresAt = nowMs + lifetime;
+    return lifetime;
   }
 
   private fail(reason: string, frame: Buffer[] | null): AuthStep {

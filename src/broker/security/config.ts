@@ -11,18 +11,21 @@ import { ConfigError } from '../../config/config-def.js';
 import type { ServerConfig } from '../../config/server-config.js';
 import {
   JaasConfigError,
+  OAUTHBEARER_LOGIN_MODULE,
   parseSingleLoginModule,
   PLAIN_LOGIN_MODULE,
   SCRAM_LOGIN_MODULE,
 } from '../../protocol/sasl/jaas.js';
+import { unsecuredValidatorOptions, type UnsecuredValidatorOptions } from './oauthbearer.js';
 import { plainUsers } from './plain.js';
 
 /** The mechanisms tkafka's broker implements. */
-export const IMPLEMENTED_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
+export const IMPLEMENTED_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'OAUTHBEARER'] as const;
 const LOGIN_MODULE: Record<string, string> = {
   PLAIN: PLAIN_LOGIN_MODULE,
   'SCRAM-SHA-256': SCRAM_LOGIN_MODULE,
   'SCRAM-SHA-512': SCRAM_LOGIN_MODULE,
+  OAUTHBEARER: OAUTHBEARER_LOGIN_MODULE,
 };
 
 export interface SaslListenerConfig {
@@ -31,6 +34,8 @@ export interface SaslListenerConfig {
   readonly enabledMechanisms: readonly string[];
   /** PLAIN's users (user_<name> options), when PLAIN is enabled. */
   readonly plainUsers: ReadonlyMap<string, string>;
+  /** OAUTHBEARER's unsecured-JWS validation options, when OAUTHBEARER is enabled. */
+  readonly oauthbearer?: UnsecuredValidatorOptions;
   /** connections.max.reauth.ms per mechanism (0: sessions do not expire). */
   readonly maxReauthMs: ReadonlyMap<string, number>;
   /** connection.failed.authentication.delay.ms */
@@ -73,6 +78,13 @@ export function saslListenerConfigs(
       );
   }
 
+  // custom server callback handlers (e.g. OAuthBearerValidatorCallbackHandler with a JWKS endpoint)
+  for (const k of originals.keys())
+    if (/(^|\.)sasl\.server\.callback\.handler\.class$/.test(k))
+      throw new ConfigError(
+        `${k} is set: tkafka does not load SASL server callback handlers (it implements PLAIN with the JAAS users, SCRAM with the metadata credentials and OAUTHBEARER with unsecured JWS validation)`,
+        k,
+      );
   if (originals.has('sasl.jaas.config'))
     warn('Server config sasl.jaas.config should be prefixed with SASL mechanism name, ignoring config');
   const failedAuthenticationDelayMs = config.getInt('connection.failed.authentication.delay.ms');
@@ -99,6 +111,7 @@ export function saslListenerConfigs(
     }
 
     let users = new Map<string, string>();
+    let oauthbearer: UnsecuredValidatorOptions | undefined;
     const maxReauthMs = new Map<string, number>();
     for (const m of mechanisms) {
       const mech = m.toLowerCase();
@@ -122,6 +135,13 @@ export function saslListenerConfigs(
           jaasKey,
         );
       if (m === 'PLAIN') users = plainUsers(module.options);
+      if (m === 'OAUTHBEARER') {
+        try {
+          oauthbearer = unsecuredValidatorOptions(module.options);
+        } catch (err) {
+          throw new ConfigError(`Invalid value for ${jaasKey}: ${(err as Error).message}`, jaasKey);
+        }
+      }
       const reauthKey = [`${prefix}${mech}.connections.max.reauth.ms`, `${prefix}connections.max.reauth.ms`].find((k) =>
         originals.has(k),
       );
@@ -134,6 +154,7 @@ export function saslListenerConfigs(
       listenerName: e.listenerName,
       enabledMechanisms: mechanisms,
       plainUsers: users,
+      ...(oauthbearer ? { oauthbearer } : {}),
       maxReauthMs,
       failedAuthenticationDelayMs,
       maxReceiveSize: config.getInt('sasl.server.max.receive.size'),
