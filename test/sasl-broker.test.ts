@@ -2,7 +2,7 @@
 // driven by raw protocol clients, as Kafka's SaslServerAuthenticator behaves: ApiVersions before
 // authentication, nothing else before SaslHandshake, UNSUPPORTED_SASL_MECHANISM with the enabled
 // list, SASL_AUTHENTICATION_FAILED with Kafka's messages and a closed connection, PLAIN (v1 and raw
-// v0 tokens) and SCRAM serving requests once authenticated; the start-up refusals of what tkafka
+// v0 tokens), SCRAM and OAUTHBEARER (unsecured JWS) serving requests once authenticated; the start-up refusals of what tkafka
 // cannot honour. SCRAM's success path runs against an in-process SocketServer whose credential
 // lookup holds a credential made by the test (the broker's SCRAM credentials come from
 // UserScramCredential records, which `storage format --add-scram` does not write yet on this branch).

@@ -376,7 +376,7 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
     ['GSSAPI'],
     null,
     M,
-    'SASL mechanisms enabled on SASL listeners (tkafka implements PLAIN, SCRAM-SHA-256, SCRAM-SHA-512).',
+    'SASL mechanisms enabled on SASL listeners (tkafka implements PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER).',
   ),
   def(
     'sasl.mechanism.inter.broker.protocol',
