@@ -22,6 +22,10 @@ import { MetadataLoader } from './metadata/loader.js';
 import { LogManager } from './log/log-manager.js';
 import { logConfigFromProps, type LogConfig } from './log/log-config.js';
 import { HandlerRegistry } from './api/registry.js';
+import { registerSaslHandlers } from './api/sasl-authenticate.js';
+import { saslListenerConfigs } from './security/config.js';
+import { saslAuthenticatorFactory } from './security/authenticator.js';
+import { imageScramCredentials } from './security/scram.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
 import type { ReplicationQuotas } from './replication/replication-quotas.js';
@@ -311,6 +315,7 @@ export class BrokerOnlyServer {
         hook: producerStateHook,
       });
       registerTxnHandlers(registry);
+      registerSaslHandlers(registry, ['broker']);
       undo.push(
         () => groups.shutdown(),
         () => txn.shutdown(),
@@ -328,6 +333,10 @@ export class BrokerOnlyServer {
         socketRequestMaxBytes: config.getInt('socket.request.max.bytes'),
         connectionsMaxIdleMs: Number(config.getLong('connections.max.idle.ms')),
         requestLog: config.requestLog,
+        authenticatorFor: saslAuthenticatorFactory(
+          saslListenerConfigs(config),
+          imageScramCredentials(() => loader.image.scramCredentials),
+        ),
         onConnectionClose: (id) => replicas.cancelConnection(id),
       });
       undo.push(() => socketServer.close());

@@ -13,6 +13,7 @@ import { ensureFormatted } from './storage/ensure-formatted.js';
 import type { ServerConfig } from '../config/load.js';
 import { QuorumController } from './controller/index.js';
 import { HandlerRegistry } from './api/registry.js';
+import { registerSaslHandlers } from './api/sasl-authenticate.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
 import { registerAdminHandlers } from './api/register-all.js';
@@ -132,6 +133,7 @@ export class ControllerOnlyServer {
     registerAdminHandlers(registry);
     registerMembershipHandlers(registry);
     registerRaftHandlers(registry);
+    registerSaslHandlers(registry, ['controller']);
     registry.register(allocateProducerIds);
     // requests brokers forward for their clients (KIP-590)
     registry.register(createEnvelopeHandler<BrokerServices>(registry));

@@ -8,6 +8,10 @@ import { controllerReplicationOptions } from './controller/replication-config.js
 import { BrokerOnlyServer, partitionPublisher, topicLogConfig } from './broker-server.js';
 import { LogManager } from './log/log-manager.js';
 import { HandlerRegistry } from './api/registry.js';
+import { registerSaslHandlers } from './api/sasl-authenticate.js';
+import { saslListenerConfigs } from './security/config.js';
+import { saslAuthenticatorFactory } from './security/authenticator.js';
+import { imageScramCredentials } from './security/scram.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
 import type { ReplicationQuotas } from './replication/replication-quotas.js';
@@ -53,6 +57,8 @@ export interface RunningNode {
  * (src/broker/broker-server.ts); otherwise the broker with its in-process controller, as before.
  */
 export async function startNode(config: ServerConfig, logger: ServerLogger): Promise<RunningNode> {
+  // refuses SASL settings tkafka cannot honour before anything starts
+  saslListenerConfigs(config, (m) => logger.log('WARN', m));
   if (config.isController && !config.isBroker) return ControllerOnlyServer.start(config, logger);
   if (config.isBroker && !config.isController) return BrokerOnlyServer.start(config, logger);
   return BrokerServer.start(config, logger);
@@ -254,6 +260,7 @@ export class BrokerServer {
       hook: producerStateHook,
     });
     registerTxnHandlers(registry);
+    registerSaslHandlers(registry, ['broker', 'controller']);
     const socketServer = new SocketServer<BrokerServices>({
       listeners: acceptors,
       controllerListenerNames: config.controllerListenerNames,
@@ -263,6 +270,10 @@ export class BrokerServer {
       socketRequestMaxBytes: config.getInt('socket.request.max.bytes'),
       connectionsMaxIdleMs: Number(config.getLong('connections.max.idle.ms')),
       requestLog: config.requestLog,
+      authenticatorFor: saslAuthenticatorFactory(
+        saslListenerConfigs(config),
+        imageScramCredentials(() => controller.image.scramCredentials),
+      ),
       onConnectionClose: (id) => replicas.cancelConnection(id),
     });
     await socketServer.start();

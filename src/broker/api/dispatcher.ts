@@ -42,6 +42,8 @@ export interface ConnectionInfo {
   readonly clientAddress: string;
   /** Updated by a valid ApiVersions v3+ request (KIP-511). */
   clientInformation: ClientInformation;
+  /** The authenticated principal, `User:alice` form (set by SASL authentication; unset: anonymous). */
+  principal?: string | undefined;
 }
 
 export interface PeekedHeader {

@@ -17,6 +17,7 @@ import {
   type DispatchOutcome,
   type Logger,
 } from '../api/dispatcher.js';
+import type { AuthStep, ConnectionAuthenticator } from '../security/authenticator.js';
 import { FrameReader, InvalidFrameError } from './frame-reader.js';
 import type { RequestLogEntry } from './request-log.js';
 
@@ -36,6 +37,8 @@ export interface ConnectionOptions {
   readonly logger: Logger;
   readonly onRequest?: ((entry: RequestLogEntry) => void) | undefined;
   readonly onClose?: ((conn: Connection) => void) | undefined;
+  /** A SASL listener's: sees every frame first and lets through only what authentication allows. */
+  readonly authenticator?: ConnectionAuthenticator | undefined;
 }
 
 export interface ConnectionStats {
@@ -78,6 +81,7 @@ export class Connection {
   private counters = { requests: 0, bytesIn: 0, bytesOut: 0, maxWritableLength: 0, maxQueuedBytes: 0, pauses: 0 };
   private readonly closedPromise: Promise<void>;
   private drainTimer: NodeJS.Timeout | undefined;
+  private authFailureTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly socket: Socket,
@@ -91,7 +95,11 @@ export class Connection {
       clientAddress: socket.remoteAddress ?? '',
       clientInformation: UNKNOWN_CLIENT_INFORMATION,
     };
-    this.reader = new FrameReader(opts.maxRequestBytes);
+    // Kafka's SaslServerAuthenticator reads with sasl.server.max.receive.size until authenticated
+    const saslMax = opts.authenticator?.maxReceiveSize;
+    this.reader = new FrameReader(
+      saslMax === undefined ? opts.maxRequestBytes : Math.min(saslMax, opts.maxRequestBytes),
+    );
     this.closedPromise = new Promise((resolve) => socket.once('close', () => resolve()));
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -204,6 +212,7 @@ export class Connection {
     this.state = 'closed';
     this.dropQueue();
     if (this.drainTimer) clearTimeout(this.drainTimer);
+    if (this.authFailureTimer) clearTimeout(this.authFailureTimer);
     this.opts.onClose?.(this);
   }
 
@@ -235,6 +244,17 @@ export class Connection {
       ) {
         const item = this.dequeue();
         if (this.state === 'open') this.updateReading();
+        const auth = this.opts.authenticator;
+        if (auth) {
+          const step = auth.onFrame(item.frame, performance.now());
+          if (auth.principal !== undefined && this.info.principal === undefined)
+            this.reader.maxFrameBytes = this.opts.maxRequestBytes;
+          this.info.principal = auth.principal;
+          if (step.kind !== 'dispatch') {
+            if (this.authStep(item, step)) continue;
+            return;
+          }
+        }
         this.inFlight = true;
         let outcome: DispatchOutcome;
         try {
@@ -255,6 +275,62 @@ export class Connection {
       this.pumping = false;
     }
     this.maybeFinish();
+  }
+
+  /**
+   * A frame the SASL authenticator answered itself; false when the connection is closing. A failed
+   * authentication closes after connection.failed.authentication.delay.ms, its error response (if
+   * any) written just before (Kafka's Selector delays the close, then sends the failure response).
+   */
+  private authStep(item: Queued, step: Exclude<AuthStep, { kind: 'dispatch' }>): boolean {
+    const header = peekHeader(item.frame);
+    if (step.kind === 'respond') {
+      this.write(step.frame);
+      this.counters.requests++;
+      this.log(
+        item,
+        header,
+        null,
+        step.frame.reduce((n, b) => n + b.length, 0),
+        'response',
+      );
+      return true;
+    }
+    if (step.kind === 'close') {
+      this.log(item, header, null, -1, 'closed');
+      this.close(step.reason);
+      return false;
+    }
+    this.opts.logger.info(
+      `Failed authentication with ${this.info.clientAddress} (channelId=${this.id}) (${step.reason})`,
+    );
+    this.log(item, header, null, -1, 'closed');
+    this.state = 'ending';
+    this.dropQueue();
+    this.updateReading();
+    const finish = (): void => {
+      if (this.socket.destroyed) return;
+      if (step.frame) this.write(step.frame);
+      this.socket.end();
+      const t = setTimeout(() => this.socket.destroy(), 5000);
+      t.unref();
+    };
+    if (step.delayMs > 0) this.authFailureTimer = setTimeout(finish, step.delayMs);
+    else finish();
+    return false;
+  }
+
+  private write(frame: readonly Buffer[]): void {
+    const s = this.socket;
+    s.cork();
+    for (const b of frame) s.write(b);
+    s.uncork();
+    for (const b of frame) this.counters.bytesOut += b.length;
+    if (s.writableLength > this.counters.maxWritableLength) this.counters.maxWritableLength = s.writableLength;
+    if (s.writableNeedDrain) {
+      this.writeBlocked = true;
+      this.updateReading();
+    }
   }
 
   private complete(item: Queued, outcome: DispatchOutcome): void {
@@ -338,4 +414,10 @@ export class Connection {
     this.head = 0;
     this.queuedBytes = 0;
   }
+}
+
+function peekHeader(frame: Buffer): { apiKey: number; apiVersion: number; correlationId: number } | null {
+  return frame.length >= 8
+    ? { apiKey: frame.readInt16BE(0), apiVersion: frame.readInt16BE(2), correlationId: frame.readInt32BE(4) }
+    : null;
 }

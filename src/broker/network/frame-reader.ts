@@ -24,7 +24,8 @@ export class FrameReader {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
 
-  constructor(readonly maxFrameBytes: number) {
+  /** Mutable: a SASL connection reads with sasl.server.max.receive.size until it is authenticated. */
+  constructor(public maxFrameBytes: number) {
     if (!(maxFrameBytes >= 0)) throw new RangeError(`maxFrameBytes must be >= 0, got ${maxFrameBytes}`);
   }
 

@@ -6,6 +6,7 @@ import { Dispatcher, stderrLogger, type Logger } from '../api/dispatcher.js';
 import type { HandlerRegistry } from '../api/registry.js';
 import { Acceptor, type BoundListener, type ListenerConfig } from './acceptor.js';
 import { Connection, type ConnectionStats } from './connection.js';
+import type { ConnectionAuthenticator } from '../security/authenticator.js';
 import { requestLogWriter, type RequestLogEntry } from './request-log.js';
 
 export type { BoundListener, ListenerConfig } from './acceptor.js';
@@ -38,6 +39,8 @@ export interface SocketServerOptions<Services = unknown> {
   readonly maxQueuedBytes?: number;
   /** How long close() lets in-flight requests finish before destroying sockets (default 5000). */
   readonly shutdownTimeoutMs?: number;
+  /** SASL listeners: a new authenticator per connection (security/authenticator.ts); undefined: none. */
+  readonly authenticatorFor?: (listenerName: string) => ConnectionAuthenticator | undefined;
 }
 
 export const DEFAULT_SOCKET_REQUEST_MAX_BYTES = 104857600;
@@ -187,6 +190,7 @@ export class SocketServer<Services = unknown> {
       maxQueuedBytes: this.opts.maxQueuedBytes ?? 1 << 20,
       logger: this.logger,
       onRequest: this.onRequest,
+      authenticator: this.opts.authenticatorFor?.(listenerName),
       onClose: (c) => {
         this.connections.delete(c);
         this.opts.onConnectionClose?.(id);

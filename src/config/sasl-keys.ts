@@ -1,0 +1,10 @@
+// The SASL keys a broker reads under a listener or mechanism prefix (Kafka's
+// valuesWithPrefixOverride("listener.name.<l>.") and the "<mechanism>." prefix of JaasContext and
+// connections.max.reauth.ms): used keys, so the loader does not call them unused.
+const MECHANISM = '(?:plain|scram-sha-256|scram-sha-512|gssapi|oauthbearer)';
+const SASL_PREFIXED = new RegExp(
+  `^(?:listener\\.name\\.[A-Za-z0-9_-]+\\.)?(?:sasl\\.enabled\\.mechanisms|connections\\.max\\.reauth\\.ms|${MECHANISM}\\.sasl\\.jaas\\.config|${MECHANISM}\\.connections\\.max\\.reauth\\.ms)$`,
+);
+
+/** Whether `key` is a listener- or mechanism-prefixed SASL key the broker reads (src/broker/security/config.ts). */
+export const isPrefixedSaslKey = (key: string): boolean => key.includes('.') && SASL_PREFIXED.test(key);
