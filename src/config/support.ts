@@ -56,6 +56,7 @@ export const HONOURED_KEYS: readonly string[] = [
   'node.id',
   'broker.id',
   'controller.listener.names',
+  'connection.failed.authentication.delay.ms',
   'controller.quorum.voters',
   'controller.quorum.bootstrap.servers',
   'controller.quorum.election.timeout.ms',
@@ -167,10 +168,6 @@ export const UNSUPPORTED_KEYS: ReadonlyMap<string, KeySupport> = new Map<string,
   [
     'max.connection.creation.rate',
     { status: 'refuse', reason: `no connection creation rate limit is enforced until issue 18` },
-  ],
-  [
-    'connection.failed.authentication.delay.ms',
-    { status: 'refuse', reason: `failed authentications are not delayed until issue 18` },
   ],
   [
     'queued.max.request.bytes',
