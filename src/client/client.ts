@@ -96,6 +96,7 @@ export class KafkaClient {
       clientId: this.config.clientId,
       requestTimeoutMs: this.config.requestTimeoutMs,
       connectTimeoutMs: this.config.connectTimeoutMs,
+      tls: this.config.tls,
     });
     const p = conn.open().then(
       () => {

@@ -1,5 +1,6 @@
 // Client settings, with Kafka's property names (what `--command-config` files hold) and defaults.
 import { ClientConfigError } from './errors.js';
+import { clientTlsConfig, type ClientTlsConfig } from './tls-config.js';
 
 export interface ClientConfig {
   /** `host:port` entries, tried in turn. */
@@ -16,6 +17,8 @@ export interface ClientConfig {
   connectTimeoutMs: number;
   /** metadata.max.age.ms. */
   metadataMaxAgeMs: number;
+  /** security.protocol=SSL: the TLS settings every connection uses (absent: PLAINTEXT). */
+  tls?: ClientTlsConfig | undefined;
 }
 
 export const DEFAULT_CLIENT_CONFIG: Omit<ClientConfig, 'bootstrapServers'> = {
@@ -28,7 +31,7 @@ export const DEFAULT_CLIENT_CONFIG: Omit<ClientConfig, 'bootstrapServers'> = {
   metadataMaxAgeMs: 300_000,
 };
 
-const SUPPORTED_PROTOCOLS = new Set(['PLAINTEXT']);
+const SUPPORTED_PROTOCOLS = new Set(['PLAINTEXT', 'SSL']);
 
 /** Splits and checks `host:port[,host:port]` (Kafka's ClientUtils.parseAndValidateAddresses). */
 export function parseBootstrapServers(value: string): string[] {
@@ -72,7 +75,9 @@ export function clientConfigFromProperties(
 ): ClientConfig {
   const protocol = (props.get('security.protocol') ?? 'PLAINTEXT').trim().toUpperCase();
   if (!SUPPORTED_PROTOCOLS.has(protocol)) {
-    throw new ClientConfigError(`security.protocol=${protocol} is not supported by the tkafka client (only PLAINTEXT)`);
+    throw new ClientConfigError(
+      `security.protocol=${protocol} is not supported by the tkafka client (only PLAINTEXT and SSL)`,
+    );
   }
   const bootstrap =
     overrides.bootstrapServers ??
@@ -88,5 +93,6 @@ export function clientConfigFromProperties(
     connectTimeoutMs:
       overrides.connectTimeoutMs ?? intProp(props, 'socket.connection.setup.timeout.ms', d.connectTimeoutMs),
     metadataMaxAgeMs: overrides.metadataMaxAgeMs ?? intProp(props, 'metadata.max.age.ms', d.metadataMaxAgeMs),
+    tls: overrides.tls ?? clientTlsConfig(props, protocol),
   };
 }

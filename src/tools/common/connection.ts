@@ -71,12 +71,20 @@ export interface ClientRequest {
   commandConfig?: string | null;
   /** Client settings the tool forces (client.id, timeouts). */
   overrides?: Partial<ClientConfig>;
+  /**
+   * A tool's own client properties (console producer/consumer: --producer.config, --consumer.config,
+   * --command-config, --*-property): their security settings (security.protocol, ssl.*, sasl.*) apply.
+   */
+  properties?: ReadonlyMap<string, string>;
 }
+
+const SECURITY_KEY = /^(security\.protocol$|ssl\.|sasl\.)/;
 
 /** Creates the shared client (loaded lazily) from the resolved bootstrap and properties. */
 export async function openClient(req: ClientRequest): Promise<KafkaClient> {
   const props = new Map<string, string>(Object.entries(req.bootstrap.profileProperties ?? {}));
   if (req.commandConfig) for (const [k, v] of await loadPropertiesFile(req.commandConfig)) props.set(k, v);
+  for (const [k, v] of req.properties ?? []) if (SECURITY_KEY.test(k)) props.set(k, v);
   const [{ KafkaClient }, { clientConfigFromProperties, parseBootstrapServers }] = await Promise.all([
     import('../../client/client.js'),
     import('../../client/config.js'),

@@ -245,7 +245,11 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   process.on('SIGTERM', onSignal);
   const table: (string | number)[][] = [];
   try {
-    client = await openClient({ bootstrap: bootstrap!, overrides: { clientId: s.consumerProps.get('client.id')! } });
+    client = await openClient({
+      bootstrap: bootstrap!,
+      properties: s.consumerProps,
+      overrides: { clientId: s.consumerProps.get('client.id')! },
+    });
     const { Consumer } = await import('../../client/consumer.js');
     consumer = new Consumer(client, cc, (m) => io.stderr.write(`WARN ${m}\n`));
     const topic = opts.string('topic');

@@ -125,6 +125,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   if (problem !== null) return usage(problem);
   const topic = opts.string('topic')!;
   let config: Partial<ProducerConfig>;
+  let clientProps: Map<string, string> | undefined;
   let reader;
   const { readerConfig, parseLine, readLines } = await import('./line-reader.js');
   try {
@@ -149,7 +150,8 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     ))
       readerProps.set(k, v);
     reader = readerConfig(readerProps);
-    config = producerConfig(await producerProps(opts, bootstrap!.value));
+    clientProps = await producerProps(opts, bootstrap!.value);
+    config = producerConfig(clientProps);
   } catch (e) {
     if (e instanceof JoptError) return usage(e.message);
     io.stderr.write(`${errorLine(e)}\n`);
@@ -175,6 +177,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   try {
     client = await openClient({
       bootstrap: bootstrap!,
+      properties: clientProps,
       overrides: {
         clientId: 'console-producer',
         requestTimeoutMs: Math.max(config.requestTimeoutMs ?? 1500, 1000) + 5000,
