@@ -272,11 +272,11 @@ test('--command-config: client properties are used; a missing file is one line',
     const file = join(dir, 'client.properties');
     writeFileSync(file, '# tools\nclient.id=ops-tool\nrequest.timeout.ms=5000\n');
     assert.equal((await tkafka([...B(), '--command-config', file, '--list', '--topic', 'orders'])).out, 'orders\n');
-    writeFileSync(file, 'security.protocol=SSL\n');
+    writeFileSync(file, 'security.protocol=SASL_SSL\n');
     assert.deepEqual(await tkafka([...B(), '--command-config', file, '--list']), {
       code: 1,
       out: '',
-      err: 'security.protocol=SSL is not supported by the tkafka client (only PLAINTEXT)\n',
+      err: 'security.protocol=SASL_SSL is not supported by the tkafka client (only PLAINTEXT and SSL)\n',
     });
     assert.deepEqual(await tkafka([...B(), '--command-config', join(dir, 'missing'), '--list']), {
       code: 1,

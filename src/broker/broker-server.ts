@@ -24,6 +24,7 @@ import { logConfigFromProps, type LogConfig } from './log/log-config.js';
 import { HandlerRegistry } from './api/registry.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
+import { acceptorListeners } from './network/tls-listener.js';
 import type { ReplicationQuotas } from './replication/replication-quotas.js';
 import { ReplicaManager } from './replication/replica-manager.js';
 import { applyPartitionImage } from './replication/metadata-sync.js';
@@ -165,7 +166,7 @@ export class BrokerOnlyServer {
     const error = (m: string) => logger.log('ERROR', m);
     const socketLogger = { info, warn, error };
     const acceptors = await SocketServer.openAcceptors(
-      config.listeners.map((e) => ({ name: e.listenerName, host: e.host, port: e.port })),
+      acceptorListeners(config),
       config.controllerListenerNames,
       socketLogger,
     );

@@ -15,6 +15,7 @@ import { QuorumController } from './controller/index.js';
 import { HandlerRegistry } from './api/registry.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
+import { acceptorListeners } from './network/tls-listener.js';
 import { registerAdminHandlers } from './api/register-all.js';
 import { registerMembershipHandlers } from './api/register-membership.js';
 import { registerRaftHandlers } from './api/register-raft.js';
@@ -53,7 +54,7 @@ export class ControllerOnlyServer {
       error: (m: string, e?: unknown) => logger.log('ERROR', e === undefined ? m : `${m}: ${String(e)}`),
     };
     const acceptors = await SocketServer.openAcceptors(
-      config.listeners.map((e) => ({ name: e.listenerName, host: e.host, port: e.port })),
+      acceptorListeners(config),
       config.controllerListenerNames,
       nodeLogger,
     );

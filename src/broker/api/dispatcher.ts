@@ -42,6 +42,11 @@ export interface ConnectionInfo {
   readonly clientAddress: string;
   /** Updated by a valid ApiVersions v3+ request (KIP-511). */
   clientInformation: ClientInformation;
+  /**
+   * The authenticated principal, `User:<name>`: the mapped TLS client-certificate DN on SSL
+   * listeners, User:ANONYMOUS without authentication; SASL sets it after authenticating.
+   */
+  principal?: string | undefined;
 }
 
 export interface PeekedHeader {

@@ -24,6 +24,8 @@ export interface ConnectionOptions {
   readonly id: string;
   readonly listenerName: string;
   readonly isControllerListener: boolean;
+  /** The authenticated principal (User:ANONYMOUS on PLAINTEXT and without a client certificate). */
+  readonly principal?: string | undefined;
   readonly dispatcher: Dispatcher<unknown>;
   /** socket.request.max.bytes */
   readonly maxRequestBytes: number;
@@ -90,6 +92,7 @@ export class Connection {
       isControllerListener: opts.isControllerListener,
       clientAddress: socket.remoteAddress ?? '',
       clientInformation: UNKNOWN_CLIENT_INFORMATION,
+      principal: opts.principal,
     };
     this.reader = new FrameReader(opts.maxRequestBytes);
     this.closedPromise = new Promise((resolve) => socket.once('close', () => resolve()));

@@ -2,11 +2,13 @@
 // Processor's per-channel work), all on the event loop. Listener names in
 // controller.listener.names are controller listeners: the registry serves them controller APIs.
 import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import { Dispatcher, stderrLogger, type Logger } from '../api/dispatcher.js';
 import type { HandlerRegistry } from '../api/registry.js';
 import { Acceptor, type BoundListener, type ListenerConfig } from './acceptor.js';
 import { Connection, type ConnectionStats } from './connection.js';
 import { requestLogWriter, type RequestLogEntry } from './request-log.js';
+import { ANONYMOUS_PRINCIPAL, tlsPrincipal } from '../security/ssl-principal.js';
 
 export type { BoundListener, ListenerConfig } from './acceptor.js';
 
@@ -127,7 +129,21 @@ export class SocketServer<Services = unknown> {
         this.acceptors.push(...(await SocketServer.openAcceptors(this.listenerConfigs, names, this.logger)));
       }
       for (const a of this.acceptors) {
-        await a.start((socket) => this.accept(socket, a.bound.name, a.bound.isController));
+        const tls = a.listener.tls;
+        await a.start((socket) => {
+          // SSL listeners: the principal of the client certificate (User:ANONYMOUS without one)
+          let principal: string | undefined;
+          if (tls && socket instanceof TLSSocket) {
+            try {
+              principal = tlsPrincipal(socket, tls.principalMapper);
+            } catch (e) {
+              this.logger.info(`Failed authentication with /${socket.remoteAddress ?? ''} (${(e as Error).message})`);
+              socket.destroy();
+              return;
+            }
+          }
+          this.accept(socket, a.bound.name, a.bound.isController, principal ?? ANONYMOUS_PRINCIPAL);
+        });
       }
     } catch (e) {
       await this.close();
@@ -167,7 +183,7 @@ export class SocketServer<Services = unknown> {
     this.state = 'closed';
   }
 
-  private accept(socket: Socket, listenerName: string, isController: boolean): void {
+  private accept(socket: Socket, listenerName: string, isController: boolean, principal: string): void {
     if (this.state === 'closing' || this.state === 'closed') {
       socket.destroy();
       return;
@@ -180,6 +196,7 @@ export class SocketServer<Services = unknown> {
       id,
       listenerName,
       isControllerListener: isController,
+      principal,
       dispatcher: this.dispatcher,
       maxRequestBytes,
       idleTimeoutMs: this.opts.connectionsMaxIdleMs ?? DEFAULT_CONNECTIONS_MAX_IDLE_MS,
