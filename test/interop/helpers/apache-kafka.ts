@@ -127,6 +127,12 @@ export interface ApacheKafkaOptions {
   /** server.properties entries added to / replacing the defaults below. */
   overrides?: Record<string, string | number | boolean>;
   /**
+   * More listeners, e.g. ['SSL://127.0.0.1:0'], added to `listeners` and `advertised.listeners`
+   * (map them in listener.security.protocol.map through `overrides`). Kafka logs the port a
+   * port-0 listener bound as "<NAME>: resolved ephemeral port to <port>" in server.log.
+   */
+  extraListeners?: string[];
+  /**
    * 'static' (default): `controller.quorum.voters=1@127.0.0.1:<controllerPort>`, storage formatted
    * without a quorum flag, as tkafka's own test broker is configured.
    * 'dynamic': `controller.quorum.bootstrap.servers` and `format --standalone` (KIP-853), as
@@ -328,6 +334,10 @@ async function startApacheKafkaOnce(opts: ApacheKafkaOptions): Promise<ApacheKaf
     'group.initial.rebalance.delay.ms': '0',
     'auto.create.topics.enable': 'true',
   };
+  if (opts.extraListeners?.length) {
+    props.listeners += `,${opts.extraListeners.join(',')}`;
+    props['advertised.listeners'] += `,${opts.extraListeners.join(',')}`;
+  }
   if (quorum === 'static') props['controller.quorum.voters'] = `${nodeId}@127.0.0.1:${controllerPort}`;
   else props['controller.quorum.bootstrap.servers'] = `127.0.0.1:${controllerPort}`;
   for (const [k, v] of Object.entries(opts.overrides ?? {})) props[k] = String(v);
@@ -464,7 +474,10 @@ async function startApacheKafkaOnce(opts: ApacheKafkaOptions): Promise<ApacheKaf
     restart: async () => {
       // back on the PLAINTEXT port it had, as a broker restarting on its configured port
       await stopWith('SIGTERM', 30_000);
-      const listeners = `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`;
+      const listeners = [
+        `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
+        ...(opts.extraListeners ?? []),
+      ].join(',');
       writeFileSync(configFile, propertiesText({ ...props, listeners, 'advertised.listeners': listeners }));
       await launch();
     },
