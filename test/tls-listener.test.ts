@@ -84,8 +84,11 @@ before(async () => {
       'listener.name.inline.ssl.keystore.location': '',
       'listener.name.inline.ssl.keystore.key': certs.server.key,
       'listener.name.inline.ssl.keystore.certificate.chain': certs.server.chain,
-      // MTLS: client certificates required
+      // MTLS: client certificates required, trusted through a keytool-made PKCS12 trust store
       'listener.name.mtls.ssl.client.auth': 'required',
+      'listener.name.mtls.ssl.truststore.type': 'PKCS12',
+      'listener.name.mtls.ssl.truststore.location': certs.ca.truststoreP12Path,
+      'listener.name.mtls.ssl.truststore.password': STORE_PASSWORD,
       // EXPIRED, WRONGHOST: certificates a client must refuse
       'listener.name.expired.ssl.keystore.location': certs.expired.keystorePemPath,
       'listener.name.wronghost.ssl.keystore.location': certs.wrongHost.keystorePemPath,
@@ -256,6 +259,29 @@ test('TLS failures give one clear line and a non-zero exit', async () => {
   const noVerify = commandConfig('no-verify', { ...trustPem(), 'ssl.endpoint.identification.algorithm': '' });
   const r = await runTkafka('topics', ['--bootstrap-server', at('WRONGHOST'), '--command-config', noVerify, '--list']);
   assert.equal(r.code, 0, r.out + r.err);
+});
+
+test('a PKCS12 trust store made by keytool; a wrong trust store password is one line naming the key', async () => {
+  const p12 = commandConfig('trust-p12', {
+    'security.protocol': 'SSL',
+    'ssl.truststore.type': 'PKCS12',
+    'ssl.truststore.location': certs.ca.truststoreP12Path,
+    'ssl.truststore.password': STORE_PASSWORD,
+  });
+  const listed = await runTkafka('topics', ['--bootstrap-server', at('SSL'), '--command-config', p12, '--list']);
+  assert.equal(listed.code, 0, listed.out + listed.err);
+  const wrong = commandConfig('trust-p12-wrong', {
+    'security.protocol': 'SSL',
+    'ssl.truststore.type': 'PKCS12',
+    'ssl.truststore.location': certs.ca.truststoreP12Path,
+    'ssl.truststore.password': 'not-the-password',
+  });
+  const r = await runTkafka('topics', ['--bootstrap-server', at('SSL'), '--command-config', wrong, '--list']);
+  assert.notEqual(r.code, 0);
+  assert.equal(
+    (r.out + r.err).trim(),
+    `Failed to load SSL truststore ${certs.ca.truststoreP12Path} of type PKCS12: keystore password was incorrect`,
+  );
 });
 
 test('a JKS trust store is refused naming the key', async () => {

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { SecureContextOptions } from 'node:tls';
 import { ClientConfigError } from './errors.js';
+import { pkcs12Certificates } from './pkcs12.js';
 
 /** Reads one ssl.* setting (already resolved through any listener prefix); undefined when unset. */
 export type SslSettingReader = (key: string) => string | undefined;
@@ -187,10 +188,20 @@ export function tlsStoresFromSettings(get: SslSettingReader, err: SslErrorFactor
         err,
       );
     } else if (tsType === 'PKCS12') {
-      throw err(
-        `Invalid value PKCS12 for configuration ssl.truststore.type: tkafka cannot read certificate-only PKCS12 trust stores yet; use ssl.truststore.type=PEM with the CA certificates (keytool -exportcert -rfc)`,
-        'ssl.truststore.type',
-      );
+      // Node reads PKCS12 only with a private key: the trust store's certificates are read here
+      const store = readStore(tsLocation, tsType, 'truststore', err);
+      let certs: string[];
+      try {
+        certs = pkcs12Certificates(store, tsPassword ?? '');
+      } catch (e) {
+        throw err(
+          `Failed to load SSL truststore ${tsLocation} of type PKCS12: ${(e as Error).message}`,
+          tsPassword === undefined ? 'ssl.truststore.location' : 'ssl.truststore.password',
+        );
+      }
+      if (certs.length === 0)
+        throw err(`The SSL truststore ${tsLocation} has no trusted certificates`, 'ssl.truststore.location');
+      options.ca = certs;
     } else {
       refuseType(tsType, 'truststore', err);
     }

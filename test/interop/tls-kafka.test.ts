@@ -80,7 +80,7 @@ after(async () => {
   certs?.cleanup();
 });
 
-test('tkafka tools on Apache Kafka SSL listeners: PEM and inline trust, mutual TLS with PEM and PKCS12 key stores', async () => {
+test('tkafka tools on Apache Kafka SSL listeners: PEM and PKCS12 trust stores, mutual TLS with PEM and PKCS12 key stores', async () => {
   const cfg = properties('kafka-trust', trustPem());
   const made = await runTkafka('topics', [
     '--bootstrap-server',
@@ -106,7 +106,16 @@ test('tkafka tools on Apache Kafka SSL listeners: PEM and inline trust, mutual T
     'ssl.keystore.type': 'PEM',
     'ssl.keystore.location': certs.client.keystorePemPath,
   });
-  for (const c of [mtlsP12, mtlsPem]) {
+  const mtlsTrustP12 = properties('kafka-mtls-trust-p12', {
+    'security.protocol': 'SSL',
+    'ssl.truststore.type': 'PKCS12',
+    'ssl.truststore.location': certs.ca.truststoreP12Path,
+    'ssl.truststore.password': STORE_PASSWORD,
+    'ssl.keystore.type': 'PKCS12',
+    'ssl.keystore.location': certs.client.keystoreP12Path,
+    'ssl.keystore.password': STORE_PASSWORD,
+  });
+  for (const c of [mtlsP12, mtlsPem, mtlsTrustP12]) {
     const listed = await runTkafka('topics', ['--bootstrap-server', kafkaMtls, '--command-config', c, '--list']);
     assert.equal(listed.code, 0, listed.out + listed.err);
     assert.match(listed.out, /^ssl-on-kafka$/m);
