@@ -86,6 +86,7 @@ before(async () => {
       'listener.name.inline.ssl.keystore.certificate.chain': certs.server.chain,
       // MTLS: client certificates required, trusted through a keytool-made PKCS12 trust store
       'listener.name.mtls.ssl.client.auth': 'required',
+      'listener.name.mtls.ssl.principal.mapping.rules': 'RULE:^CN=(.*?),OU=tests,O=(.*)$/$1@$2/U,DEFAULT',
       'listener.name.mtls.ssl.truststore.type': 'PKCS12',
       'listener.name.mtls.ssl.truststore.location': certs.ca.truststoreP12Path,
       'listener.name.mtls.ssl.truststore.password': STORE_PASSWORD,
@@ -93,6 +94,7 @@ before(async () => {
       'listener.name.expired.ssl.keystore.location': certs.expired.keystorePemPath,
       'listener.name.wronghost.ssl.keystore.location': certs.wrongHost.keystorePemPath,
       'auto.create.topics.enable': false,
+      'tkafka.request.log': true,
     },
   });
   const found = boundPorts(broker.output(), LISTENERS);
@@ -198,6 +200,16 @@ test('console producer and consumer over SSL, and mutual TLS with PEM and PKCS12
     assert.equal(consumed.code, 0, consumed.err);
     assert.deepEqual(consumed.out.trim().split('\n'), ['one', 'two', 'three']);
   }
+  // the principals: the client certificate's DN mapped by the MTLS listener's rules; ANONYMOUS on SSL
+  const lines = broker.output().split('\n');
+  const onMtls = lines.filter((l) => l.startsWith('[request]') && / listener=MTLS /.test(l));
+  assert.ok(onMtls.length > 0, 'request-log lines for MTLS');
+  assert.ok(
+    onMtls.every((l) => l.endsWith(' principal=User:TKAFKA-CLIENT@TKAFKA')),
+    onMtls.find((l) => !l.endsWith(' principal=User:TKAFKA-CLIENT@TKAFKA')),
+  );
+  const onSsl = lines.filter((l) => l.startsWith('[request]') && / listener=SSL /.test(l));
+  assert.ok(onSsl.length > 0 && onSsl.every((l) => l.endsWith(' principal=User:ANONYMOUS')));
 });
 
 test('TLS failures give one clear line and a non-zero exit', async () => {
@@ -319,7 +331,7 @@ test('a plain TCP client on an SSL port gets no Kafka answer', async () => {
   assert.ok(received.length === 0 || received[0] === 0x15, `a TLS alert or nothing, got ${received.toString('hex')}`);
 });
 
-test('start-up refusals name the key: JKS key store, SSL listener without a key store, SSL inter-broker listener', async () => {
+test('start-up refusals name the key: JKS key store, no key store, wrong key store password, SSL inter-broker listener', async () => {
   const base = {
     listeners: 'PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0,SSL://127.0.0.1:0',
     'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SSL:SSL',
@@ -330,6 +342,14 @@ test('start-up refusals name the key: JKS key store, SSL listener without a key 
       line: /Invalid value JKS for configuration ssl\.keystore\.type: tkafka cannot read JKS key stores; use PKCS12 or PEM/,
     },
     { overrides: {}, line: /The SSL listener SSL has no key store: .*listener\.name\.ssl\.ssl\.keystore\.location/ },
+    {
+      overrides: {
+        'ssl.keystore.type': 'PKCS12',
+        'ssl.keystore.location': certs.server.keystoreP12Path,
+        'ssl.keystore.password': 'wrong',
+      },
+      line: /Invalid value for configuration ssl\.keystore\.password: the SSL key store or trust store could not be loaded: /,
+    },
     {
       overrides: {
         'ssl.keystore.type': 'PEM',

@@ -4,7 +4,7 @@
 // ssl.keystore.certificate.chain, ssl.truststore.certificates) and PKCS12 key stores. JKS (Kafka's
 // default type) cannot be read by Node: it is refused with a message naming the key, never ignored.
 import { readFileSync } from 'node:fs';
-import type { SecureContextOptions } from 'node:tls';
+import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import { ClientConfigError } from './errors.js';
 import { pkcs12Certificates } from './pkcs12.js';
 
@@ -252,6 +252,26 @@ export function tlsStoresFromSettings(get: SslSettingReader, err: SslErrorFactor
         return o;
       })
       .join(':');
+  }
+  // Load it once now, so a wrong password or a key that does not match its certificate stops here.
+  try {
+    createSecureContext(options);
+  } catch (e) {
+    const why = (e as Error).message;
+    const key =
+      options.pfx !== undefined
+        ? 'ssl.keystore.password'
+        : options.key !== undefined
+          ? /passphrase|decrypt|bad decrypt/i.test(why)
+            ? 'ssl.key.password'
+            : inlineKey !== undefined
+              ? 'ssl.keystore.key'
+              : 'ssl.keystore.location'
+          : 'ssl.truststore.location';
+    throw err(
+      `Invalid value for configuration ${key}: the SSL key store or trust store could not be loaded: ${why}`,
+      key,
+    );
   }
   return { options, hasKeystore };
 }

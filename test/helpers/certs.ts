@@ -6,7 +6,8 @@
 //   server       CN=localhost, SAN IP:127.0.0.1 + DNS:localhost, signed by `ca`
 //   wrongHost    CN=wrong.example, SAN DNS:wrong.example only (hostname verification must fail)
 //   expired      like `server` but valid only in 2020
-//   client       CN=tkafka-client,OU=tests,O=tkafka (for mutual TLS), signed by `ca`
+//   client       subject /O=tkafka/OU=tests/CN=tkafka-client, RFC 2253 "CN=tkafka-client,OU=tests,O=tkafka"
+//                (for mutual TLS), signed by `ca`
 //   unknownClient  a client certificate signed by `otherCa`
 // Each leaf has `key.pem` (PKCS#8, unencrypted), `cert.pem`, `chain.pem` (cert + CA), `keystore.pem`
 // (key + chain, Kafka's PEM keystore file) and `keystore.p12` (PKCS12 with key, cert and CA,
@@ -153,6 +154,7 @@ function makeLeaf(
     [
       'ca',
       '-batch',
+      '-preserveDN',
       '-notext',
       '-config',
       join(ca.dir, 'ca.cnf'),

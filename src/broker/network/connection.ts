@@ -307,6 +307,7 @@ export class Connection {
       responseSize,
       latencyMs: performance.now() - item.receivedAt,
       outcome,
+      principal: this.info.principal,
     });
   }
 
