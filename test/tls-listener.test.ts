@@ -14,7 +14,7 @@ import { run as producerTool } from '../src/tools/console-producer/main.js';
 import { run as consumerTool } from '../src/tools/console-consumer/main.js';
 import { SslPrincipalMapper, rfc2253 } from '../src/broker/security/ssl-principal.js';
 
-const LISTENERS = ['PLAINTEXT', 'CONTROLLER', 'SSL', 'P12', 'INLINE', 'MTLS', 'EXPIRED', 'WRONGHOST'];
+const LISTENERS = ['PLAINTEXT', 'CONTROLLER', 'SSL', 'P12', 'INLINE', 'MTLS', 'REQ', 'EXPIRED', 'WRONGHOST'];
 
 let certs: TestCerts;
 let broker: BrokerProcess;
@@ -69,7 +69,7 @@ before(async () => {
         .map(p)
         .join(','),
       'listener.security.protocol.map':
-        'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SSL:SSL,P12:SSL,INLINE:SSL,MTLS:SSL,EXPIRED:SSL,WRONGHOST:SSL',
+        'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SSL:SSL,P12:SSL,INLINE:SSL,MTLS:SSL,REQ:SSL,EXPIRED:SSL,WRONGHOST:SSL',
       'inter.broker.listener.name': 'PLAINTEXT',
       // SSL: a PEM key store file (the unprefixed settings)
       'ssl.keystore.type': 'PEM',
@@ -90,6 +90,8 @@ before(async () => {
       'listener.name.mtls.ssl.truststore.type': 'PKCS12',
       'listener.name.mtls.ssl.truststore.location': certs.ca.truststoreP12Path,
       'listener.name.mtls.ssl.truststore.password': STORE_PASSWORD,
+      // REQ: a client certificate is asked for, not required
+      'listener.name.req.ssl.client.auth': 'requested',
       // EXPIRED, WRONGHOST: certificates a client must refuse
       'listener.name.expired.ssl.keystore.location': certs.expired.keystorePemPath,
       'listener.name.wronghost.ssl.keystore.location': certs.wrongHost.keystorePemPath,
@@ -210,6 +212,41 @@ test('console producer and consumer over SSL, and mutual TLS with PEM and PKCS12
   );
   const onSsl = lines.filter((l) => l.startsWith('[request]') && / listener=SSL /.test(l));
   assert.ok(onSsl.length > 0 && onSsl.every((l) => l.endsWith(' principal=User:ANONYMOUS')));
+});
+
+test('ssl.client.auth=requested: without a certificate User:ANONYMOUS, with one its DN, an untrusted one is refused', async () => {
+  const plain = commandConfig('req-plain', trustPem());
+  const withCert = commandConfig('req-cert', {
+    ...trustPem(),
+    'ssl.keystore.type': 'PEM',
+    'ssl.keystore.location': certs.client.keystorePemPath,
+    'client.id': 'req-with-cert',
+  });
+  const untrusted = commandConfig('req-untrusted', {
+    ...trustPem(),
+    'ssl.keystore.type': 'PEM',
+    'ssl.keystore.location': certs.unknownClient.keystorePemPath,
+    'default.api.timeout.ms': '10000',
+  });
+  for (const cfg of [plain, withCert]) {
+    const r = await runTkafka('topics', ['--bootstrap-server', at('REQ'), '--command-config', cfg, '--list']);
+    assert.equal(r.code, 0, r.out + r.err);
+  }
+  const lines = broker.output().split('\n');
+  const onReq = lines.filter((l) => l.startsWith('[request]') && / listener=REQ /.test(l));
+  assert.ok(
+    onReq.some((l) => l.endsWith(' principal=User:ANONYMOUS')),
+    'an anonymous connection',
+  );
+  assert.ok(
+    onReq.some(
+      (l) => l.includes('client=req-with-cert') && l.endsWith(' principal=User:CN=tkafka-client,OU=tests,O=tkafka'),
+    ),
+    'the certificate DN as principal',
+  );
+  const r = await runTkafka('topics', ['--bootstrap-server', at('REQ'), '--command-config', untrusted, '--list']);
+  assert.notEqual(r.code, 0);
+  assert.match(r.out + r.err, /SslAuthenticationException: SSL handshake failed: the broker /);
 });
 
 test('TLS failures give one clear line and a non-zero exit', async () => {
