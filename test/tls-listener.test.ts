@@ -13,6 +13,13 @@ import { runTkafka } from './helpers/tool-run.js';
 import { run as producerTool } from '../src/tools/console-producer/main.js';
 import { run as consumerTool } from '../src/tools/console-consumer/main.js';
 import { SslPrincipalMapper, rfc2253 } from '../src/broker/security/ssl-principal.js';
+import { connect as tlsConnect } from 'node:tls';
+import { SocketServer } from '../src/broker/network/socket-server.js';
+import { listenerTls } from '../src/broker/network/tls-listener.js';
+import { HandlerRegistry } from '../src/broker/api/registry.js';
+import { createApiVersionsHandler } from '../src/broker/api/api-versions.js';
+import { BrokerConnection } from '../src/client/connection.js';
+import { clientTlsConfig } from '../src/client/tls-config.js';
 
 const LISTENERS = ['PLAINTEXT', 'CONTROLLER', 'SSL', 'P12', 'INLINE', 'MTLS', 'REQ', 'EXPIRED', 'WRONGHOST'];
 
@@ -419,4 +426,69 @@ test('the principal: RFC 2253 subject through ssl.principal.mapping.rules', () =
   assert.equal(m.getName(dn), 'TKAFKA-CLIENT@TKAFKA');
   assert.equal(m.getName('CN=other'), 'CN=other');
   assert.throws(() => new SslPrincipalMapper('RULE:^CN=(.*?)$/$1/L/extra,'), /Invalid rule/);
+});
+
+test("reloading an SSL listener's key store: new connections get the new certificate, a bad store is refused", async () => {
+  const registry = new HandlerRegistry();
+  registry.register(createApiVersionsHandler(registry));
+  const settings = new Map([
+    ['listener.name.ssl.ssl.keystore.type', 'PEM'],
+    ['listener.name.ssl.ssl.keystore.location', certs.server.keystorePemPath],
+  ]);
+  const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  const server = new SocketServer({
+    listeners: [{ name: 'SSL', host: '127.0.0.1', port: 0, tls: listenerTls(settings, 'SSL') }],
+    registry,
+    logger: quiet,
+  });
+  await server.start();
+  try {
+    const port = server.port('SSL');
+    const peerSubject = (): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const s = tlsConnect(
+          { host: '127.0.0.1', port, ca: certs.ca.cert, checkServerIdentity: () => undefined },
+          () => {
+            resolve(s.getPeerX509Certificate()!.subject);
+            s.destroy();
+          },
+        );
+        s.on('error', reject);
+      });
+    assert.equal(await peerSubject(), 'CN=localhost');
+    // the tkafka client speaks Kafka over it
+    const conn = new BrokerConnection({
+      host: '127.0.0.1',
+      port,
+      clientId: 'reload',
+      requestTimeoutMs: 10_000,
+      connectTimeoutMs: 10_000,
+      tls: clientTlsConfig(
+        new Map([
+          ['ssl.truststore.type', 'PEM'],
+          ['ssl.truststore.location', certs.ca.certPath],
+        ]),
+        'SSL',
+      ),
+    });
+    await conn.open();
+    assert.ok(conn.brokerVersions.has(18));
+    conn.close();
+    server.reloadListenerTls(
+      'SSL',
+      new Map([...settings, ['listener.name.ssl.ssl.keystore.location', certs.wrongHost.keystorePemPath]]),
+    );
+    assert.equal(await peerSubject(), 'CN=wrong.example');
+    assert.throws(
+      () =>
+        server.reloadListenerTls(
+          'SSL',
+          new Map([...settings, ['listener.name.ssl.ssl.keystore.location', join(certs.dir, 'missing.pem')]]),
+        ),
+      /Failed to load SSL keystore .*missing\.pem of type PEM/,
+    );
+    assert.equal(await peerSubject(), 'CN=wrong.example', 'a failed reload keeps the stores');
+  } finally {
+    await server.close();
+  }
 });

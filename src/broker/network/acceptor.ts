@@ -3,7 +3,7 @@
 // endpoints; a listener on a fixed port binds at start(), so an open fixed port means a node that
 // serves. Connections accepted before start() wait, paused, and are handed over in order at start().
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { createServer as createTlsServer, type SecureContextOptions } from 'node:tls';
+import { createServer as createTlsServer, type SecureContextOptions, type Server as TlsServer } from 'node:tls';
 import type { Logger } from '../api/dispatcher.js';
 import type { SslPrincipalMapper } from '../security/ssl-principal.js';
 
@@ -74,6 +74,18 @@ export class Acceptor {
     }
   }
 
+  /**
+   * Kafka's SSL reconfiguration (a changed key store or trust store): new connections use the new
+   * stores, open ones keep theirs. Only the stores change; ssl.client.auth and the principal
+   * mapping are fixed at start-up.
+   */
+  updateTls(options: SecureContextOptions): void {
+    if (!this.listener.tls) throw new Error(`listener ${this.listener.name} is not an SSL listener`);
+    const server = this.server as TlsServer | null;
+    if (server === null) throw new Error(`listener ${this.listener.name} is not bound yet`);
+    server.setSecureContext(options);
+  }
+
   /** Stops accepting; connections that never reached start() are closed. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -112,7 +124,10 @@ export class Acceptor {
     const server = createTlsServer(
       {
         ...tls.options,
-        allowHalfOpen: true,
+        // Not half-open: with allowHalfOpen a client that closes during the handshake leaves a
+        // TLSSocket that never ends (nor lets server.close() finish). TLS has no half-close anyway:
+        // a client's close_notify ends the connection, as in Kafka's SslTransportLayer.
+        allowHalfOpen: false,
         requestCert: tls.clientAuth !== 'none',
         rejectUnauthorized: tls.clientAuth === 'required',
       },

@@ -9,6 +9,7 @@ import { Acceptor, type BoundListener, type ListenerConfig } from './acceptor.js
 import { Connection, type ConnectionStats } from './connection.js';
 import { requestLogWriter, type RequestLogEntry } from './request-log.js';
 import { ANONYMOUS_PRINCIPAL, tlsPrincipal } from '../security/ssl-principal.js';
+import { listenerTls } from './tls-listener.js';
 
 export type { BoundListener, ListenerConfig } from './acceptor.js';
 
@@ -162,6 +163,18 @@ export class SocketServer<Services = unknown> {
     const a = this.acceptors.find((x) => x.bound.name === listenerName.toUpperCase());
     if (!a) throw new Error(`no bound listener ${listenerName}`);
     return a.bound.port;
+  }
+
+  /**
+   * Reloads the key and trust stores of an SSL listener from `originals` (the node's settings with
+   * the changed listener.name.<l>.ssl.* / ssl.* values), as Kafka does when they are altered
+   * dynamically. Throws (ConfigError naming the key) when the new stores cannot be used; the
+   * listener then keeps its current ones.
+   */
+  reloadListenerTls(listenerName: string, originals: ReadonlyMap<string, string>): void {
+    const a = this.acceptors.find((x) => x.bound.name === listenerName.toUpperCase());
+    if (!a) throw new Error(`no bound listener ${listenerName}`);
+    a.updateTls(listenerTls(originals, a.bound.name).options);
   }
 
   /** Per-connection counters (queue and write-buffer sizes), for metrics and tests. */
