@@ -19,7 +19,7 @@ import { listenerTls } from '../src/broker/network/tls-listener.js';
 import { HandlerRegistry } from '../src/broker/api/registry.js';
 import { createApiVersionsHandler } from '../src/broker/api/api-versions.js';
 import { BrokerConnection } from '../src/client/connection.js';
-import { clientTlsConfig } from '../src/client/tls-config.js';
+import { clientTlsConfig, tlsStoresFromSettings } from '../src/client/tls-config.js';
 
 const LISTENERS = ['PLAINTEXT', 'CONTROLLER', 'SSL', 'P12', 'INLINE', 'MTLS', 'REQ', 'EXPIRED', 'WRONGHOST'];
 
@@ -491,4 +491,35 @@ test("reloading an SSL listener's key store: new connections get the new certifi
   } finally {
     await server.close();
   }
+});
+
+test('ssl.enabled.protocols and ssl.cipher.suites: Java names to Node options, unknown ones refused naming the key', () => {
+  const err = (message: string, key: string): Error => new Error(`${key}: ${message}`);
+  const read = (m: Record<string, string>) => tlsStoresFromSettings((k) => m[k], err).options;
+  assert.deepEqual(
+    { min: read({}).minVersion, max: read({}).maxVersion, ciphers: read({}).ciphers },
+    { min: 'TLSv1.2', max: 'TLSv1.3', ciphers: undefined },
+  );
+  const o = read({
+    'ssl.enabled.protocols': 'TLSv1.2',
+    'ssl.cipher.suites': 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384',
+  });
+  assert.deepEqual(
+    [o.minVersion, o.maxVersion, o.ciphers],
+    ['TLSv1.2', 'TLSv1.2', 'ECDHE-ECDSA-AES128-GCM-SHA256:TLS_AES_256_GCM_SHA384'],
+  );
+  assert.throws(
+    () => read({ 'ssl.cipher.suites': 'SSL_RSA_WITH_RC4_128_MD5' }),
+    /^Error: ssl\.cipher\.suites: Invalid value SSL_RSA_WITH_RC4_128_MD5/,
+  );
+  assert.throws(
+    () => read({ 'ssl.enabled.protocols': 'TLSv1.4' }),
+    /^Error: ssl\.enabled\.protocols: .*unknown protocol TLSv1\.4/,
+  );
+  assert.throws(() => read({ 'ssl.enabled.protocols': 'TLSv1.1,TLSv1.3' }), /contiguous range/);
+  assert.throws(() => read({ 'ssl.protocol': 'SSLv3' }), /^Error: ssl\.protocol: Invalid value SSLv3/);
+  assert.throws(
+    () => read({ 'ssl.keystore.key': certs.client.key, 'ssl.keystore.certificate.chain': certs.client.cert }),
+    /^Error: ssl\.keystore\.type: SSL private key can be specified only for PEM, but key store type is JKS\./,
+  );
 });
