@@ -182,25 +182,22 @@ test('PLAIN, SCRAM (with tokenauth) and OAUTHBEARER configs are read from the lo
   );
 });
 
-test('SASL_SSL is refused until TLS exists; SSL stays refused; PLAINTEXT ignores sasl.* settings', () => {
-  assert.match(
-    configError(() =>
-      clientConfigFromProperties(
-        props({ 'security.protocol': 'SASL_SSL', 'sasl.mechanism': 'PLAIN', 'sasl.jaas.config': PLAIN_JAAS }),
-      ),
-    ),
-    /^security\.protocol=SASL_SSL is not supported/,
+test('SASL_SSL is TLS plus SASL; SSL is TLS alone; PLAINTEXT ignores sasl.* settings', () => {
+  const both = clientConfigFromProperties(
+    props({ 'security.protocol': 'sasl_ssl', 'sasl.mechanism': 'PLAIN', 'sasl.jaas.config': PLAIN_JAAS }),
   );
+  assert.ok(both.tls);
+  assert.equal(both.sasl?.mechanism, 'PLAIN');
   assert.match(
     configError(() => clientConfigFromProperties(props({ 'security.protocol': 'SASL_SSL' }))),
-    /^security\.protocol=SASL_SSL is not supported/,
+    /GSSAPI/,
   );
-  assert.match(
-    configError(() => clientConfigFromProperties(props({ 'security.protocol': 'SSL' }))),
-    /SSL is not supported/,
-  );
+  const ssl = clientConfigFromProperties(props({ 'security.protocol': 'SSL', 'sasl.mechanism': 'PLAIN' }));
+  assert.ok(ssl.tls);
+  assert.equal(ssl.sasl, undefined);
   const plain = clientConfigFromProperties(props({ 'sasl.username': 'x', 'sasl.mechanism': 'GSSAPI' }));
   assert.equal(plain.sasl, undefined);
+  assert.equal(plain.tls, undefined);
 });
 
 test('sasl.username / sasl.password shorthands become the mechanism login module', () => {
