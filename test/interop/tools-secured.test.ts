@@ -1,13 +1,13 @@
 // Every tkafka tool that talks to a cluster, through Apache Kafka 4.4.0's secured listeners, with
 // the credentials in a --command-config (or the tool's own config flag) file, side by side with
-// Kafka's own tool class for the same command and the same file. One Kafka for the file with two
-// extra listeners: SCRAM (SCRAM-SHA-512 only; the user made by `kafka-storage format --add-scram`)
-// and PLAIN (PLAIN only). Every tool runs through SCRAM-SHA-512, a smaller set through PLAIN.
-// Then the failures, each one line and a non-zero exit, fast: a wrong password and a mechanism the
-// listener has not enabled, with Kafka's tool's line recorded beside tkafka's.
-//
-// The listeners are SASL_PLAINTEXT for now: TLS (SASL_SSL, SSL with ssl.client.auth=required, a
-// wrong CA, an expired certificate) is added once the client's TLS (branch i17-tls) is on main.
+// Kafka's own tool class for the same command and the same file. One Kafka for the file with four
+// extra listeners: SCRAM (SASL_SSL, SCRAM-SHA-512 only; the user made by `kafka-storage format
+// --add-scram`), MTLS (SSL, ssl.client.auth=required), PLAIN (SASL_PLAINTEXT, PLAIN only) and
+// EXPIRED (SSL with a server certificate valid only in 2020). Every tool runs through SASL_SSL +
+// SCRAM-SHA-512, a smaller set through mTLS and PLAIN. Certificates are made at run time
+// (test/helpers/certs.ts). Then the failures, each one line and a non-zero exit, fast: a wrong
+// password, a mechanism the listener has not enabled, a CA that did not sign the broker's
+// certificate, an expired broker certificate; Kafka's tool's line is recorded beside tkafka's.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
 import { runTkafka, type Run } from './helpers/tool-runs.js';
+import { makeCerts, STORE_PASSWORD, type TestCerts } from '../helpers/certs.js';
 
 const PLAIN_MODULE = 'org.apache.kafka.common.security.plain.PlainLoginModule';
 const SCRAM_MODULE = 'org.apache.kafka.common.security.scram.ScramLoginModule';
@@ -42,13 +43,22 @@ const CLASSES: Record<string, string> = {
 
 let kafka: ApacheKafka;
 let dir: string;
+let certs: TestCerts;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tkafka-tools-secured-'));
+  certs = makeCerts();
   kafka = await startApacheKafka({
-    extraListeners: { SCRAM: 'SASL_PLAINTEXT', PLAIN: 'SASL_PLAINTEXT' },
+    extraListeners: { SCRAM: 'SASL_SSL', MTLS: 'SSL', PLAIN: 'SASL_PLAINTEXT', EXPIRED: 'SSL' },
     formatArgs: ['--add-scram', 'SCRAM-SHA-512=[name=bob,password=bob-secret]'],
     overrides: {
+      'ssl.keystore.type': 'PKCS12',
+      'ssl.keystore.location': certs.server.keystoreP12Path,
+      'ssl.keystore.password': STORE_PASSWORD,
+      'ssl.truststore.type': 'PEM',
+      'ssl.truststore.location': certs.ca.certPath,
+      'listener.name.mtls.ssl.client.auth': 'required',
+      'listener.name.expired.ssl.keystore.location': certs.expired.keystoreP12Path,
       'listener.name.scram.sasl.enabled.mechanisms': 'SCRAM-SHA-512',
       'listener.name.scram.scram-sha-512.sasl.jaas.config': `${SCRAM_MODULE} required;`,
       'listener.name.plain.sasl.enabled.mechanisms': 'PLAIN',
@@ -60,10 +70,13 @@ before(async () => {
 after(async () => {
   await kafka?.cleanup();
   if (dir) rmSync(dir, { recursive: true, force: true });
+  certs?.cleanup();
 });
 
 const scram = (): string => `127.0.0.1:${kafka.listenerPorts['SCRAM']}`;
 const plain = (): string => `127.0.0.1:${kafka.listenerPorts['PLAIN']}`;
+const mtls = (): string => `127.0.0.1:${kafka.listenerPorts['MTLS']}`;
+const expired = (): string => `127.0.0.1:${kafka.listenerPorts['EXPIRED']}`;
 
 function file(name: string, text: string): string {
   const f = join(dir, name);
@@ -80,11 +93,17 @@ function configFile(name: string, props: Record<string, string>): string {
   );
 }
 
-const SCRAM_PROPS = {
-  'security.protocol': 'SASL_PLAINTEXT',
+/** The test CA as a PEM trust store (both Kafka's client and tkafka's read it). */
+const trust = (): Record<string, string> => ({
+  'ssl.truststore.type': 'PEM',
+  'ssl.truststore.location': certs.ca.certPath,
+});
+const scramProps = (): Record<string, string> => ({
+  'security.protocol': 'SASL_SSL',
+  ...trust(),
   'sasl.mechanism': 'SCRAM-SHA-512',
   'sasl.jaas.config': `${SCRAM_MODULE} required username="bob" password="bob-secret";`,
-};
+});
 const PLAIN_PROPS = {
   'security.protocol': 'SASL_PLAINTEXT',
   'sasl.mechanism': 'PLAIN',
@@ -127,8 +146,8 @@ async function same(tool: string, args: string[], opts: Compare = {}, input?: st
   return t;
 }
 
-test('SCRAM-SHA-512: every tool through the SASL listener, side by side with Kafka 4.4.0', async () => {
-  const cfg = configFile('scram', SCRAM_PROPS);
+test('SASL_SSL + SCRAM-SHA-512: every tool through the secured listener, side by side with Kafka 4.4.0', async () => {
+  const cfg = configFile('scram', scramProps());
   const B = ['--bootstrap-server', scram(), '--command-config', cfg];
   const topic = 'secured';
 
@@ -227,23 +246,41 @@ test('SCRAM-SHA-512: every tool through the SASL listener, side by side with Kaf
   assert.match(ct.out, /^start\.time, end\.time, data\.consumed\.in\.MB/m);
 });
 
-test('PLAIN: topics, configs, console producer → consumer and consumer-groups through the SASL listener', async () => {
-  const cfg = configFile('plain', PLAIN_PROPS);
-  const B = ['--bootstrap-server', plain(), '--command-config', cfg];
-  const topic = 'secured-plain';
+/** A smaller set, side by side: topics, configs, console producer → consumer, groups, offsets. */
+async function smallSet(name: string, bootstrap: string, cfg: string): Promise<void> {
+  const B = ['--bootstrap-server', bootstrap, '--command-config', cfg];
+  const topic = `secured-${name}`;
   const tc = await runTkafka('topics', [...B, '--create', '--topic', topic, '--partitions', '1']);
   assert.equal(tc.code, 0, tc.err);
   await kafka.waitForTopic(topic, { partitions: 1 });
   await same('topics', [...B, '--describe', '--topic', topic]);
   await same('configs', [...B, '--describe', '--entity-type', 'topics', '--entity-name', topic]);
-  const P = ['--bootstrap-server', plain(), '--command-config', cfg, '--topic', topic];
+  const P = ['--bootstrap-server', bootstrap, '--command-config', cfg, '--topic', topic];
   const tp = await runTkafka('console-producer', P, {}, 'a\nb\n');
   assert.equal(tp.code, 0, tp.err);
-  await same('console-consumer', [...P, '--from-beginning', '--max-messages', '2', '--timeout-ms', '20000'], {
-    unordered: true,
-  });
+  const consumed = await same(
+    'console-consumer',
+    [...P, '--from-beginning', '--max-messages', '2', '--timeout-ms', '20000'],
+    { unordered: true },
+  );
+  assert.deepEqual(consumed.out.split('\n').sort(), ['', 'a', 'b']);
   await same('consumer-groups', [...B, '--list'], { unordered: true });
   await same('get-offsets', [...B, '--topic', topic]);
+}
+
+test('SASL_PLAINTEXT + PLAIN: topics, configs, console producer → consumer, groups, offsets', async () => {
+  await smallSet('plain', plain(), configFile('plain', PLAIN_PROPS));
+});
+
+test('SSL with client certificates (mTLS, PKCS12 key store): the same set', async () => {
+  const cfg = configFile('mtls', {
+    'security.protocol': 'SSL',
+    ...trust(),
+    'ssl.keystore.type': 'PKCS12',
+    'ssl.keystore.location': certs.client.keystoreP12Path,
+    'ssl.keystore.password': STORE_PASSWORD,
+  });
+  await smallSet('mtls', mtls(), cfg);
 });
 
 /**
@@ -275,7 +312,7 @@ async function failBoth(
 
 test('a wrong SCRAM-SHA-512 password: one line with the broker message, non-zero exit, as Kafka', async () => {
   const cfg = configFile('wrong-password', {
-    ...SCRAM_PROPS,
+    ...scramProps(),
     'sasl.jaas.config': `${SCRAM_MODULE} required username="bob" password="wrong";`,
   });
   const message =
@@ -311,7 +348,7 @@ test('a wrong SCRAM-SHA-512 password: one line with the broker message, non-zero
 
 test("a mechanism the listener has not enabled: Kafka's enabled-mechanisms message, one line", async () => {
   const cfg = configFile('not-enabled', {
-    ...SCRAM_PROPS,
+    ...scramProps(),
     'sasl.mechanism': 'SCRAM-SHA-256',
   });
   const r = await failBoth('topics', ['--bootstrap-server', scram(), '--command-config', cfg, '--list']);
@@ -319,4 +356,26 @@ test("a mechanism the listener has not enabled: Kafka's enabled-mechanisms messa
     "Error while executing topic command : Client SASL mechanism 'SCRAM-SHA-256' not enabled in the server, enabled mechanisms are [SCRAM-SHA-512]";
   assert.deepEqual(r.tkafka, [line]);
   assert.equal(r.kafka[0], line);
+});
+
+test('a CA that did not sign the broker certificate, and an expired broker certificate: one line, non-zero', async (t) => {
+  const wrongCa = configFile('wrong-ca', {
+    ...scramProps(),
+    'ssl.truststore.location': certs.otherCa.certPath,
+  });
+  const ca = await failBoth('topics', ['--bootstrap-server', scram(), '--command-config', wrongCa, '--list']);
+  assert.match(ca.tkafka[0]!, /SSL handshake failed/);
+  t.diagnostic(`wrong CA — kafka: ${ca.kafka[0]} | tkafka: ${ca.tkafka[0]}`);
+  const old = configFile('expired', { 'security.protocol': 'SSL', ...trust() });
+  const ex = await failBoth('topics', ['--bootstrap-server', expired(), '--command-config', old, '--list']);
+  assert.match(ex.tkafka[0]!, /SSL handshake failed: certificate has expired/);
+  t.diagnostic(`expired certificate — kafka: ${ex.kafka[0]} | tkafka: ${ex.tkafka[0]}`);
+  // The console consumer, which builds its consumer from its own config flag.
+  const cc = await failBoth(
+    'console-consumer',
+    ['--bootstrap-server', scram(), '--command-config', wrongCa, '--topic', 'secured', '--timeout-ms', '20000'],
+    undefined,
+    0,
+  );
+  assert.match(cc.tkafka[0]!, /SSL handshake failed/);
 });
