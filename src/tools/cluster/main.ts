@@ -32,9 +32,14 @@ export function buildClusterParser(connectionRequired = true): ArgumentParser {
       flags: ['--bootstrap-controller', '-C'],
       help: 'A list of host/port pairs to use for establishing the connection to the KRaft controllers.',
     });
+    // Kafka 4.4 (KIP-1147): --command-config, -c; --config deprecated.
     p.addArgument({
-      flags: ['--config', '-c'],
-      help: 'A property file containing configurations for the Admin client.',
+      flags: ['--config'],
+      help: '(DEPRECATED) A property file containing configurations for the Admin client. This option will be removed in a future version. Use --command-config instead.',
+    });
+    p.addArgument({
+      flags: ['--command-config', '-c'],
+      help: 'Config properties file for the Admin client.',
     });
     p.addArgument({ flags: ['--debug'], action: 'storeTrue', help: 'tkafka: show stack traces on errors.' });
   }
@@ -75,6 +80,20 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   if ('exitCode' in parsed) return parsed.exitCode;
   const ns: Namespace = parsed.ns;
   const debug = ns.debug === true;
+  // ClusterTool: both → an ArgumentParserException thrown after parsing, whose message mainNoExit
+  // prints (exit 1); --config alone → a deprecation notice on stdout.
+  const oldConfig = ns.config as string | null | undefined;
+  let commandConfig = ns.command_config as string | null | undefined;
+  if (oldConfig != null && commandConfig != null) {
+    io.stderr.write('--config and --command-config cannot be specified together.\n');
+    return 1;
+  }
+  if (oldConfig != null) {
+    io.stdout.write(
+      'Option --config has been deprecated and will be removed in a future version. Use --command-config instead.\n',
+    );
+    commandConfig = oldConfig;
+  }
   let client: KafkaClient | null = null;
   try {
     const server = ns.bootstrap_server as string | null | undefined;
@@ -86,7 +105,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
           ? { value: controller, source: 'flag' as const }
           : fallback!;
     const format: OutputFormat = parseOutputFormat(ns.output as string | undefined);
-    client = await openClient({ bootstrap, commandConfig: ns.config as string | undefined });
+    client = await openClient({ bootstrap, commandConfig });
     const out = (l: string): void => void io.stdout.write(l + '\n');
     const { describeCluster, unregisterBroker } = await import('../../client/admin/cluster.js');
     switch (ns.command) {

@@ -149,7 +149,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
  */
 function reportFailure(io: ToolIO, format: OutputFormat, e: unknown, debug: boolean): number {
   const root = e instanceof CommandError && e.cause !== undefined ? e.cause : e;
-  if (isEnvironmentError(root) || isEnvironmentError(e)) {
+  if (isEnvironmentError(root) || isEnvironmentError(e) || isAuthenticationFailure(root)) {
     io.stderr.write(`Error: Executing consumer group command failed due to ${errorLine(root)}\n`);
   } else {
     const kafkaMessage = e instanceof CommandError ? e.message : javaOrPlain(e);
@@ -158,6 +158,16 @@ function reportFailure(io: ToolIO, format: OutputFormat, e: unknown, debug: bool
   }
   writeStack(io, debug, e);
   return 1;
+}
+
+/**
+ * The client could not authenticate (UnsupportedSaslMechanism 33, IllegalSaslState 34,
+ * SaslAuthentication 58): a bad client setting, reported like an unreachable cluster, on one
+ * stderr line. (Kafka's tool prints the ExecutionException chain and, for --list, exits 0.)
+ */
+function isAuthenticationFailure(e: unknown): boolean {
+  const code = typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
+  return code === 33 || code === 34 || code === 58;
 }
 
 function javaOrPlain(e: unknown): string {
