@@ -1,6 +1,7 @@
 // Kafka's own Java clients (kafka-clients 4.4.0, through the console producer and consumer)
 // authenticate with SASL/PLAIN and OAUTHBEARER (unsecured JWS) to a tkafka broker's SASL_PLAINTEXT
-// listener and produce and consume through it (and re-authenticate, KIP-368); a wrong password gives the client Kafka's SaslAuthenticationException message. And the
+// listener and produce and consume through it (and re-authenticate, KIP-368); a wrong password
+// gives the client Kafka's SaslAuthenticationException message. And the
 // same raw protocol exchanges against an Apache Kafka 4.4.0 broker and tkafka get the same answers
 // (requests before the handshake, unknown mechanism, bad password, v0 tokens, after authentication).
 // SCRAM-SHA-512 with these clients needs a UserScramCredential record in the broker's metadata,

@@ -3,7 +3,7 @@
 // producer and consumer talk to a tkafka SSL listener. Certificates are made at run time.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { startApacheKafka, runKafkaTool, type ApacheKafka } from './helpers/apache-kafka.js';
