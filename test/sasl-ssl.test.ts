@@ -3,16 +3,19 @@
 // `tkafka configs --alter --entity-type users` (AlterUserScramCredentials on the PLAINTEXT listener),
 // then tkafka's tools create a topic, produce and consume through SASL_SSL with the credentials in a
 // --command-config file; a wrong password, an untrusted CA and a mechanism the listener does not
-// enable each fail with one line and a non-zero exit. Certificates are made by the test.
+// enable each fail with one line and a non-zero exit; shell completion of live names works through a
+// SASL_SSL profile. Certificates are made by the test.
 //
 //   npm run build && node --test dist/test/sasl-ssl.test.js
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { boundPorts, startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { makeCerts, type TestCerts } from './helpers/certs.js';
 import { runTkafka } from './helpers/tool-run.js';
+import { run as complete } from '../src/tools/completion/complete.js';
 
 const SCRAM_JAAS = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
 const PLAIN_JAAS =
@@ -156,4 +159,44 @@ test('SASL_SSL failures: wrong password, untrusted CA, mechanism not enabled —
   );
   assert.equal(tlsOnly.code, 1, tlsOnly.out);
   assert.equal(lines(tlsOnly).length, 1, lines(tlsOnly).join('|'));
+});
+
+test('shell completion of live topic names through a SASL_SSL profile', async () => {
+  const env = { HOME: certs.dir, XDG_CONFIG_HOME: join(certs.dir, 'cfg'), TKAFKA_COMPLETE_TIMEOUT_MS: '5000' };
+  const created = await runTkafka(
+    'profile',
+    [
+      'create',
+      'secured',
+      '--bootstrap-server',
+      secured,
+      '--security-protocol',
+      'SASL_SSL',
+      '--sasl-mechanism',
+      'SCRAM-SHA-512',
+      '--sasl-username',
+      'alice',
+      '--sasl-password',
+      'alice-secret',
+      '--property',
+      'ssl.truststore.type=PEM',
+      '--property',
+      `ssl.truststore.location=${certs.ca.certPath}`,
+      '--use',
+    ],
+    env,
+  );
+  assert.equal(created.code, 0, created.err);
+  const shown = await runTkafka('profile', ['show', 'secured'], env);
+  assert.doesNotMatch(shown.out, /alice-secret/);
+  let out = '';
+  const stdout = new Writable({
+    write(c, _e, cb) {
+      out += String(c);
+      cb();
+    },
+  });
+  const code = await complete(['topics', '--prefix', 'over-'], { stdout, stderr: stdout, stdin: process.stdin, env });
+  assert.equal(code, 0);
+  assert.equal(out, 'over-sasl-ssl\n');
 });
