@@ -32,6 +32,10 @@ export const SCENARIOS = [
   'txn-v2',
   'list-offsets-time',
   'delete-records',
+  // security (test/clients/security.ts): through the SASL_PLAINTEXT listener, then a wrong password fails
+  'sasl-plain',
+  'sasl-scram-256',
+  'sasl-scram-512',
 ] as const;
 
 export type Scenario = (typeof SCENARIOS)[number];

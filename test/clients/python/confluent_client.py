@@ -29,7 +29,7 @@ from confluent_kafka.admin import (  # noqa: E402
     ResourceType,
 )
 
-from matrix_common import CODECS, Deadline, Fail, check, expect_eq, main  # noqa: E402
+from matrix_common import CODECS, Deadline, Fail, check, expect_eq, keyed_records, main, security  # noqa: E402
 
 FAMILY = 'confluent-kafka'
 T = 30  # seconds for one admin future / flush
@@ -550,6 +550,46 @@ def delete_records(bootstrap, ids):
               'records from earliest')
 
 
+def secured(sec, password=None):
+    return {'security.protocol': sec['protocol'], 'sasl.mechanisms': sec['mechanism'],
+            'sasl.username': sec['username'],
+            'sasl.password': sec['password'] if password is None else password}
+
+
+def sasl_scenario(bootstrap, ids):
+    """Through the secured listener: create a topic, 10 keyed records there and back; a wrong password fails."""
+    sec = security()
+    dl = Deadline()
+    conf = {**base(bootstrap), **secured(sec)}
+    a = AdminClient(conf)
+    topic = ids()
+    fs = a.create_topics([NewTopic(topic, num_partitions=1, replication_factor=1)])
+    fs[topic].result(T)
+    dl.wait_for(f'{topic} led', lambda: led(a, topic, 1))
+    cb, errors, _offsets = delivery_collector()
+    p = Producer({**conf, 'acks': 'all'})
+    for k, v in keyed_records():
+        p.produce(topic, key=k, value=v, on_delivery=cb)
+    produce_all(p, dl)
+    expect_eq(errors, [], 'delivery errors')
+    c = Consumer({**conf, 'group.id': ids('g'), 'enable.partition.eof': True, 'enable.auto.commit': False})
+    c.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
+    got = consume_to_eof(c, 1, dl, 'read back')
+    c.close()
+    expect_eq([(m.key(), m.value()) for m in got], keyed_records(), 'records read back')
+
+    auth_errors = []
+    bad = Producer({**base(bootstrap), **secured(sec, sec['password'] + '-wrong'),
+                    'error_cb': lambda e: auth_errors.append(e)})
+    bad.produce(topic, key=b'x', value=b'y')
+    end = time.monotonic() + 20
+    while time.monotonic() < end and not any(e.code() == KafkaError._AUTHENTICATION for e in auth_errors):
+        bad.poll(0.2)
+    check(any(e.code() == KafkaError._AUTHENTICATION for e in auth_errors),
+          f'a wrong password did not fail authentication within 20 s (errors: {auth_errors})')
+    print(f'report: wrong password: {[e for e in auth_errors if e.code() == KafkaError._AUTHENTICATION][0].str()}')
+
+
 if __name__ == '__main__':
     main(FAMILY, {
         'version': version,
@@ -565,4 +605,7 @@ if __name__ == '__main__':
         'txn-v2': txn_v2,
         'list-offsets-time': list_offsets_time,
         'delete-records': delete_records,
+        'sasl-plain': sasl_scenario,
+        'sasl-scram-256': sasl_scenario,
+        'sasl-scram-512': sasl_scenario,
     })

@@ -17,7 +17,9 @@ from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType, Offse
 from kafka.codec import has_lz4, has_snappy, has_zstd  # noqa: E402
 from kafka.errors import KafkaTimeoutError  # noqa: E402
 
-from matrix_common import CODECS, Deadline, Fail, NotApplicable, check, expect_eq, main  # noqa: E402
+from matrix_common import (  # noqa: E402
+    CODECS, Deadline, Fail, NotApplicable, check, expect_eq, keyed_records, main, security,
+)
 
 FAMILY = 'kafka-python'
 logging.basicConfig(level=os.environ.get('MATRIX_LOG_LEVEL', 'ERROR'), stream=sys.stderr)
@@ -423,6 +425,57 @@ def delete_records(bootstrap, ids):
               'records from earliest')
 
 
+def secured(sec, password=None):
+    return {'security_protocol': sec['protocol'], 'sasl_mechanism': sec['mechanism'],
+            'sasl_plain_username': sec['username'],
+            'sasl_plain_password': sec['password'] if password is None else password}
+
+
+def sasl_scenario(bootstrap, ids):
+    """Through the secured listener: create a topic, 10 keyed records there and back; a wrong password fails."""
+    sec = security()
+    dl = Deadline()
+    a = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=30000, **secured(sec))
+    topic = ids()
+    create_topic(a, topic, 1)
+    p = producer(bootstrap, linger_ms=0, acks='all', **secured(sec))
+    send_all(p, [p.send(topic, key=k, value=v, partition=0) for k, v in keyed_records()], dl)
+    p.close()
+    tp = TopicPartition(topic, 0)
+    c = consumer(bootstrap, **secured(sec))
+    c.assign([tp])
+    c.seek_to_beginning(tp)
+    got = read_to(c, {tp: 10}, dl, 'read back')
+    c.close()
+    expect_eq([(r.key, r.value) for r in got], keyed_records(), 'records read back')
+
+    # kafka-python reports the failed authentication as a connection error it logs (the bootstrap
+    # then times out): the check reads the kafka loggers' records
+    seen = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            seen.append(record.getMessage())
+
+    handler = Collect(level=logging.DEBUG)
+    logging.getLogger('kafka').addHandler(handler)
+    t0 = time.monotonic()
+    try:
+        bad = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=10000,
+                               **secured(sec, sec['password'] + '-wrong'))
+        bad.list_topics()
+    except Exception as e:  # noqa: BLE001 - the failure is the expected outcome, checked below
+        auth = [m for m in seen if 'SaslAuthenticationFailedError' in m] + \
+            ([repr(e)] if 'Authentication' in type(e).__name__ else [])
+        check(auth != [], f'a wrong password failed, but not with an authentication error: {e!r}')
+        check(time.monotonic() - t0 < 45, f'a wrong password took {time.monotonic() - t0:.1f} s to fail')
+        print(f'report: wrong password: {auth[0][-200:]}')
+        return
+    finally:
+        logging.getLogger('kafka').removeHandler(handler)
+    raise Fail('a client with a wrong password listed the topics')
+
+
 if __name__ == '__main__':
     main(FAMILY, {
         'version': version,
@@ -437,4 +490,7 @@ if __name__ == '__main__':
         'transactions': transactions,
         'list-offsets-time': list_offsets_time,
         'delete-records': delete_records,
+        'sasl-plain': sasl_scenario,
+        'sasl-scram-256': sasl_scenario,
+        'sasl-scram-512': sasl_scenario,
     })
