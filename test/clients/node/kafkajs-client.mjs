@@ -28,8 +28,9 @@ const FAMILY = 'kafkajs';
 const scenario = process.argv[2];
 const logs = [];
 
-function client(bootstrap) {
+function client(bootstrap, extra = {}) {
   return new Kafka({
+    ...extra,
     clientId: `m-${FAMILY}`,
     brokers: [bootstrap],
     connectionTimeout: 5000,
@@ -584,6 +585,57 @@ async function deleteRecords(bootstrap) {
   );
 }
 
+/** kafkajs options from the runner's TKAFKA_MATRIX_* settings (README, "Security scenarios"). */
+function securityOptions(password = process.env.TKAFKA_MATRIX_SASL_PASSWORD) {
+  const protocol = process.env.TKAFKA_MATRIX_SECURITY_PROTOCOL;
+  check(protocol, 'TKAFKA_MATRIX_SECURITY_PROTOCOL is not set (the runner sets it for a security scenario)');
+  const mechanism = process.env.TKAFKA_MATRIX_SASL_MECHANISM.toLowerCase(); // plain, scram-sha-256, scram-sha-512
+  return { sasl: { mechanism, username: process.env.TKAFKA_MATRIX_SASL_USERNAME, password } };
+}
+
+/** Through the secured listener: create a topic, 10 keyed records there and back; a wrong password fails. */
+async function security(bootstrap) {
+  const kafka = client(bootstrap, securityOptions());
+  const topic = name();
+  const records = Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: `v${i}` }));
+  await withAdmin(kafka, (admin) => createTopic(admin, topic, 1));
+  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  try {
+    await producer.send({ topic, acks: -1, messages: records });
+  } finally {
+    await producer.disconnect();
+  }
+  const got = await consume(kafka, { topics: [topic], want: 10 });
+  checkEqual(
+    got.map((m) => ({ key: m.key.toString(), value: m.value.toString() })),
+    records,
+    'records read back',
+  );
+  const bad = client(bootstrap, {
+    ...securityOptions(`${process.env.TKAFKA_MATRIX_SASL_PASSWORD}-wrong`),
+    retry: { retries: 0 },
+  });
+  const admin = bad.admin();
+  const t0 = Date.now();
+  let error = null;
+  try {
+    await admin.connect();
+  } catch (e) {
+    error = e;
+  } finally {
+    await admin.disconnect();
+  }
+  check(error !== null, 'a client with a wrong password connected');
+  check(
+    /KafkaJSSASLAuthenticationError/.test(`${error.name} ${error.originalError?.name ?? ''}`) ||
+      /SASL_AUTHENTICATION_FAILED|authentication failed/i.test(`${error.message} ${error.type ?? ''}`),
+    `a wrong password failed, but not with an authentication error: ${error.name}: ${error.message}`,
+  );
+  check(Date.now() - t0 < 30000, `a wrong password took ${Date.now() - t0} ms to fail`);
+  console.log(`report: wrong password: ${error.name}: ${error.message}`);
+}
+
 await main({
   version: `kafkajs ${VERSION}`,
   recentLogs: () => logs,
@@ -600,5 +652,8 @@ await main({
     'txn-v2': txnV2,
     'list-offsets-time': listOffsetsTime,
     'delete-records': deleteRecords,
+    'sasl-plain': security,
+    'sasl-scram-256': security,
+    'sasl-scram-512': security,
   },
 });
