@@ -272,11 +272,11 @@ test('--command-config: client properties are used; a missing file is one line',
     const file = join(dir, 'client.properties');
     writeFileSync(file, '# tools\nclient.id=ops-tool\nrequest.timeout.ms=5000\n');
     assert.equal((await tkafka([...B(), '--command-config', file, '--list', '--topic', 'orders'])).out, 'orders\n');
-    writeFileSync(file, 'security.protocol=SSL\n');
+    writeFileSync(file, 'security.protocol=SSLv3\n');
     assert.deepEqual(await tkafka([...B(), '--command-config', file, '--list']), {
       code: 1,
       out: '',
-      err: 'security.protocol=SSL is not supported by the tkafka client (only PLAINTEXT and SASL_PLAINTEXT)\n',
+      err: 'Invalid value SSLv3 for configuration security.protocol: String must be one of (case insensitive): PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL\n',
     });
     assert.deepEqual(await tkafka([...B(), '--command-config', join(dir, 'missing'), '--list']), {
       code: 1,

@@ -28,6 +28,7 @@ import { saslAuthenticatorFactory } from './security/authenticator.js';
 import { imageScramCredentials } from './security/scram.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
+import { acceptorListeners } from './network/tls-listener.js';
 import type { ReplicationQuotas } from './replication/replication-quotas.js';
 import { ReplicaManager } from './replication/replica-manager.js';
 import { applyPartitionImage } from './replication/metadata-sync.js';
@@ -169,7 +170,7 @@ export class BrokerOnlyServer {
     const error = (m: string) => logger.log('ERROR', m);
     const socketLogger = { info, warn, error };
     const acceptors = await SocketServer.openAcceptors(
-      config.listeners.map((e) => ({ name: e.listenerName, host: e.host, port: e.port })),
+      acceptorListeners(config),
       config.controllerListenerNames,
       socketLogger,
     );

@@ -16,6 +16,7 @@ import { HandlerRegistry } from './api/registry.js';
 import { registerSaslHandlers } from './api/sasl-authenticate.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
+import { acceptorListeners } from './network/tls-listener.js';
 import { registerAdminHandlers } from './api/register-all.js';
 import { registerMembershipHandlers } from './api/register-membership.js';
 import { registerRaftHandlers } from './api/register-raft.js';
@@ -54,7 +55,7 @@ export class ControllerOnlyServer {
       error: (m: string, e?: unknown) => logger.log('ERROR', e === undefined ? m : `${m}: ${String(e)}`),
     };
     const acceptors = await SocketServer.openAcceptors(
-      config.listeners.map((e) => ({ name: e.listenerName, host: e.host, port: e.port })),
+      acceptorListeners(config),
       config.controllerListenerNames,
       nodeLogger,
     );

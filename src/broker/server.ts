@@ -14,6 +14,7 @@ import { saslAuthenticatorFactory } from './security/authenticator.js';
 import { imageScramCredentials } from './security/scram.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
+import { acceptorListeners } from './network/tls-listener.js';
 import type { ReplicationQuotas } from './replication/replication-quotas.js';
 import { ReplicaManager } from './replication/replica-manager.js';
 import { createProducerStateHook } from './replication/eos.js';
@@ -96,7 +97,7 @@ export class BrokerServer {
     // As Kafka's BrokerServer and ControllerServer: the acceptors of port-0 listeners bind first, and
     // every advertised endpoint on port 0 (explicit, or derived from `listeners`) gets the bound port.
     const acceptors = await SocketServer.openAcceptors(
-      config.listeners.map((e) => ({ name: e.listenerName, host: e.host, port: e.port })),
+      acceptorListeners(config),
       config.controllerListenerNames,
       socketLogger,
     );

@@ -97,6 +97,7 @@ export class KafkaClient {
       requestTimeoutMs: this.config.requestTimeoutMs,
       connectTimeoutMs: this.config.connectTimeoutMs,
       ...(this.config.sasl ? { sasl: this.config.sasl } : {}),
+      tls: this.config.tls,
     });
     const p = conn.open().then(
       () => {

@@ -1,6 +1,7 @@
 // Client settings, with Kafka's property names (what `--command-config` files hold) and defaults.
 import { ClientConfigError } from './errors.js';
 import { SASL_PROTOCOLS, expandSaslShorthands, saslConfigFromProperties, type SaslConfig } from './sasl-config.js';
+import { clientTlsConfig, type ClientTlsConfig } from './tls-config.js';
 
 export interface ClientConfig {
   /** `host:port` entries, tried in turn. */
@@ -19,6 +20,8 @@ export interface ClientConfig {
   metadataMaxAgeMs: number;
   /** SASL (security.protocol SASL_PLAINTEXT / SASL_SSL): run on every connection after ApiVersions. */
   sasl?: SaslConfig;
+  /** security.protocol=SSL: the TLS settings every connection uses (absent: PLAINTEXT). */
+  tls?: ClientTlsConfig | undefined;
 }
 
 export const DEFAULT_CLIENT_CONFIG: Omit<ClientConfig, 'bootstrapServers'> = {
@@ -31,7 +34,7 @@ export const DEFAULT_CLIENT_CONFIG: Omit<ClientConfig, 'bootstrapServers'> = {
   metadataMaxAgeMs: 300_000,
 };
 
-const SUPPORTED_PROTOCOLS = new Set(['PLAINTEXT', 'SASL_PLAINTEXT', 'SASL_SSL']);
+const SUPPORTED_PROTOCOLS = new Set(['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL']);
 
 /** Splits and checks `host:port[,host:port]` (Kafka's ClientUtils.parseAndValidateAddresses). */
 export function parseBootstrapServers(value: string): string[] {
@@ -67,8 +70,8 @@ function intProp(props: ReadonlyMap<string, string>, name: string, dflt: number)
 
 /**
  * Builds a client config from Kafka client properties (a `--command-config` file) plus the
- * tool's overrides. SASL_PLAINTEXT brings a `sasl` config (sasl-config.ts); other security
- * settings (SSL, SASL_SSL until TLS lands) are refused with a clear message naming the key.
+ * tool's overrides. SSL and SASL_SSL bring a `tls` config (tls-config.ts), SASL_PLAINTEXT and SASL_SSL a
+ * `sasl` config (sasl-config.ts); any other security.protocol is refused with a clear message.
  */
 export function clientConfigFromProperties(
   propsIn: ReadonlyMap<string, string>,
@@ -77,15 +80,11 @@ export function clientConfigFromProperties(
   const protocol = (propsIn.get('security.protocol') ?? 'PLAINTEXT').trim().toUpperCase();
   const props = SASL_PROTOCOLS.has(protocol) ? expandSaslShorthands(propsIn) : propsIn;
   if (!SUPPORTED_PROTOCOLS.has(protocol)) {
+    // Kafka's ConfigDef.CaseInsensitiveValidString
     throw new ClientConfigError(
-      `security.protocol=${protocol} is not supported by the tkafka client (only PLAINTEXT and SASL_PLAINTEXT)`,
+      `Invalid value ${propsIn.get('security.protocol')} for configuration security.protocol: String must be one of (case insensitive): PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL`,
     );
   }
-  // TLS merge: SASL_SSL = TLS socket + the SASL config below; until then it is refused, never downgraded.
-  if (protocol === 'SASL_SSL')
-    throw new ClientConfigError(
-      'security.protocol=SASL_SSL is not supported by the tkafka client (only PLAINTEXT and SASL_PLAINTEXT)',
-    );
   const sasl = SASL_PROTOCOLS.has(protocol) ? saslConfigFromProperties(props) : undefined;
   const bootstrap =
     overrides.bootstrapServers ??
@@ -102,5 +101,6 @@ export function clientConfigFromProperties(
       overrides.connectTimeoutMs ?? intProp(props, 'socket.connection.setup.timeout.ms', d.connectTimeoutMs),
     metadataMaxAgeMs: overrides.metadataMaxAgeMs ?? intProp(props, 'metadata.max.age.ms', d.metadataMaxAgeMs),
     ...(sasl ? { sasl } : {}),
+    tls: overrides.tls ?? clientTlsConfig(props, protocol),
   };
 }

@@ -1,7 +1,8 @@
 // One TCP connection to one broker: size-prefixed frames, pipelined requests matched by correlation
 // id, a timeout per request, and ApiVersions negotiation right after connecting (the highest version
 // both sides support is used for every later request).
-import { connect, type Socket } from 'node:net';
+import { connect, isIP, type Socket } from 'node:net';
+import { checkServerIdentity, connect as tlsConnect } from 'node:tls';
 import { Reader } from '../protocol/codec/reader.js';
 import { Writer } from '../protocol/codec/writer.js';
 import { writeRequestHeader } from '../protocol/generated/protocol/RequestHeader.js';
@@ -16,7 +17,15 @@ import {
   type ClientApi,
 } from './apis.js';
 import type { SaslConfig } from './sasl-config.js';
-import { ApiError, ConnectionError, DisconnectedError, RequestTimeoutError, UnsupportedApiError } from './errors.js';
+import {
+  ApiError,
+  ConnectionError,
+  DisconnectedError,
+  RequestTimeoutError,
+  SslAuthenticationError,
+  UnsupportedApiError,
+} from './errors.js';
+import type { ClientTlsConfig } from './tls-config.js';
 
 export interface ConnectionOptions {
   host: string;
@@ -28,6 +37,8 @@ export interface ConnectionOptions {
   softwareVersion?: string;
   /** SASL: authenticate after ApiVersions (and re-authenticate per KIP-368). */
   sasl?: SaslConfig;
+  /** security.protocol=SSL: TLS settings (clientTlsConfig); absent for PLAINTEXT. */
+  tls?: ClientTlsConfig | undefined;
 }
 
 export interface VersionRange {
@@ -119,15 +130,24 @@ export class BrokerConnection {
   }
 
   private openSocket(): Promise<void> {
-    const { host, port, connectTimeoutMs } = this.opts;
+    const { host, port, connectTimeoutMs, tls } = this.opts;
     return new Promise<void>((resolve, reject) => {
-      const s = connect({ host, port });
+      const s = tls
+        ? tlsConnect({
+            host,
+            port,
+            ...tls.options,
+            servername: isIP(host) === 0 ? host : undefined,
+            rejectUnauthorized: true,
+            checkServerIdentity: tls.verifyHostname ? checkServerIdentity : () => undefined,
+          })
+        : connect({ host, port });
       s.setNoDelay(true);
       const timer = setTimeout(() => {
         s.destroy();
         reject(new ConnectionError(`Connection to ${this.address} timed out after ${connectTimeoutMs} ms`));
       }, connectTimeoutMs);
-      s.once('connect', () => {
+      s.once(tls ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer);
         s.removeAllListeners('error');
         this.attach(s);
@@ -136,7 +156,8 @@ export class BrokerConnection {
       s.once('error', (e: NodeJS.ErrnoException) => {
         clearTimeout(timer);
         s.destroy();
-        reject(new ConnectionError(`Connection to ${this.address} failed: ${describeSocketError(e)}`));
+        const ssl = tls ? sslFailure(e, this.address) : null;
+        reject(ssl ?? new ConnectionError(`Connection to ${this.address} failed: ${describeSocketError(e)}`));
       });
     });
   }
@@ -145,9 +166,22 @@ export class BrokerConnection {
     this.socket = s;
     s.on('data', (d: Buffer) => this.onData(d));
     s.on('error', (e: NodeJS.ErrnoException) =>
-      this.fail(new DisconnectedError(`Connection to ${this.address} failed: ${describeSocketError(e)}`)),
+      this.fail(
+        (this.opts.tls ? sslFailure(e, this.address) : null) ??
+          new DisconnectedError(`Connection to ${this.address} failed: ${describeSocketError(e)}`),
+      ),
     );
-    s.on('close', () => this.fail(new DisconnectedError(`Connection to ${this.address} was closed by the broker`)));
+    s.on('close', () =>
+      this.fail(
+        // Node brokers close without an alert when they reject a client certificate after the
+        // handshake; a TLS connection closed before ApiVersions was answered is reported as such.
+        this.opts.tls && this.apiVersionsResponse === null
+          ? new SslAuthenticationError(
+              `the broker closed the connection right after the TLS handshake (does it trust the client certificate?) (broker ${this.address})`,
+            )
+          : new DisconnectedError(`Connection to ${this.address} was closed by the broker`),
+      ),
+    );
   }
 
   private async negotiate(): Promise<void> {
@@ -325,6 +359,31 @@ export class BrokerConnection {
   close(): void {
     this.fail(new DisconnectedError(`Connection to ${this.address} was closed`));
   }
+}
+
+/**
+ * A TLS failure as Kafka's SslAuthenticationException with Node's reason: the broker's certificate
+ * (untrusted, expired, wrong host name) or, after the handshake in TLS 1.3, the broker's alert
+ * (it requires a client certificate, or does not trust ours). Null for other socket errors.
+ */
+function sslFailure(e: NodeJS.ErrnoException, address: string): SslAuthenticationError | null {
+  const code = e.code ?? '';
+  const alert = /alert (.*)$/.exec(e.message.split('\n')[0] ?? '')?.[1];
+  let reason: string | null = null;
+  if (code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' || code === 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE') {
+    reason = `the broker requires a client certificate (set ssl.keystore.location or ssl.keystore.key) (${alert ?? code})`;
+  } else if (/^ERR_SSL_.*ALERT_(UNKNOWN_CA|BAD_CERTIFICATE|CERTIFICATE_UNKNOWN|CERTIFICATE_EXPIRED)$/.test(code)) {
+    reason = `the broker did not accept the client certificate (${alert ?? code})`;
+  } else if (
+    code.startsWith('ERR_SSL_') ||
+    code === 'ERR_TLS_CERT_ALTNAME_INVALID' ||
+    /CERT|SIGNATURE|ISSUER/.test(code)
+  ) {
+    reason = e.message.split('\n')[0]!;
+  } else if (code === 'ECONNRESET' && /socket disconnected before secure TLS connection/.test(e.message)) {
+    reason = 'the connection was closed during the handshake (is the listener an SSL listener?)';
+  }
+  return reason === null ? null : new SslAuthenticationError(`${reason} (broker ${address})`);
 }
 
 function describeSocketError(e: NodeJS.ErrnoException): string {

@@ -127,6 +127,18 @@ export class UnsupportedApiError extends Error {
 }
 
 /** A configuration the client cannot honour (e.g. security.protocol=SSL). */
+/**
+ * The TLS handshake with a broker failed (Kafka's SslAuthenticationException, not retriable): the
+ * message keeps Kafka's text and adds Node's reason.
+ */
+export class SslAuthenticationError extends Error {
+  override name = 'SslAuthenticationError';
+  readonly retriable = false;
+  constructor(reason: string) {
+    super(`org.apache.kafka.common.errors.SslAuthenticationException: SSL handshake failed: ${reason}`);
+  }
+}
+
 export class ClientConfigError extends Error {
   override name = 'ClientConfigError';
 }

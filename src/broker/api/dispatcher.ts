@@ -42,7 +42,10 @@ export interface ConnectionInfo {
   readonly clientAddress: string;
   /** Updated by a valid ApiVersions v3+ request (KIP-511). */
   clientInformation: ClientInformation;
-  /** The authenticated principal, `User:alice` form (set by SASL authentication; unset: anonymous). */
+  /**
+   * The authenticated principal, `User:<name>`: the mapped TLS client-certificate DN on SSL
+   * listeners, User:ANONYMOUS without authentication; SASL sets it after authenticating.
+   */
   principal?: string | undefined;
 }
 

@@ -3,7 +3,18 @@
 // endpoints; a listener on a fixed port binds at start(), so an open fixed port means a node that
 // serves. Connections accepted before start() wait, paused, and are handed over in order at start().
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type SecureContextOptions, type Server as TlsServer } from 'node:tls';
 import type { Logger } from '../api/dispatcher.js';
+import type { SslPrincipalMapper } from '../security/ssl-principal.js';
+
+export type SslClientAuth = 'required' | 'requested' | 'none';
+
+/** What an SSL listener's Acceptor needs (built by tls-listener.ts from the ssl.* settings). */
+export interface ListenerTls {
+  readonly options: SecureContextOptions;
+  readonly clientAuth: SslClientAuth;
+  readonly principalMapper: SslPrincipalMapper;
+}
 
 export interface ListenerConfig {
   /** Upper-case listener name (PLAINTEXT, CONTROLLER, ...). */
@@ -12,6 +23,8 @@ export interface ListenerConfig {
   readonly host: string | null;
   /** 0 picks a free port; see Acceptor.port. */
   readonly port: number;
+  /** SSL / SASL_SSL listeners: served through node:tls (sockets are TLSSockets after the handshake). */
+  readonly tls?: ListenerTls | undefined;
 }
 
 export interface BoundListener extends ListenerConfig {
@@ -61,6 +74,18 @@ export class Acceptor {
     }
   }
 
+  /**
+   * Kafka's SSL reconfiguration (a changed key store or trust store): new connections use the new
+   * stores, open ones keep theirs. Only the stores change; ssl.client.auth and the principal
+   * mapping are fixed at start-up.
+   */
+  updateTls(options: SecureContextOptions): void {
+    if (!this.listener.tls) throw new Error(`listener ${this.listener.name} is not an SSL listener`);
+    const server = this.server as TlsServer | null;
+    if (server === null) throw new Error(`listener ${this.listener.name} is not bound yet`);
+    server.setSecureContext(options);
+  }
+
   /** Stops accepting; connections that never reached start() are closed. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -72,7 +97,7 @@ export class Acceptor {
 
   private async bind(): Promise<void> {
     const l = this.listener;
-    const server = createServer({ allowHalfOpen: true }, (socket) => this.accepted(socket));
+    const server = l.tls ? this.tlsServer(l.tls) : createServer({ allowHalfOpen: true }, (s) => this.accepted(s));
     await new Promise<void>((resolve, reject) => {
       // Kafka: "Socket server failed to bind to host:port: <reason>."
       const onError = (e: Error): void =>
@@ -88,6 +113,43 @@ export class Acceptor {
     this.boundPort = (server.address() as AddressInfo).port;
     // Kafka's Acceptor.openServerSocket, word for word (the host as configured, the bound port).
     this.logger.info(`Awaiting socket connections on ${l.host || '0.0.0.0'}:${this.boundPort}.`);
+  }
+
+  /**
+   * A TLS server: connections reach accepted() after a successful handshake. ssl.client.auth=
+   * required rejects a missing or untrusted client certificate in the handshake; requested asks
+   * for one and rejects only an untrusted one (as Java's wantClientAuth does).
+   */
+  private tlsServer(tls: ListenerTls): Server {
+    const server = createTlsServer(
+      {
+        ...tls.options,
+        // Not half-open: with allowHalfOpen a client that closes during the handshake leaves a
+        // TLSSocket that never ends (nor lets server.close() finish). TLS has no half-close anyway:
+        // a client's close_notify ends the connection, as in Kafka's SslTransportLayer.
+        allowHalfOpen: false,
+        requestCert: tls.clientAuth !== 'none',
+        rejectUnauthorized: tls.clientAuth === 'required',
+      },
+      (socket) => {
+        if (tls.clientAuth === 'requested' && !socket.authorized && socket.getPeerCertificate().subject) {
+          this.logger.info(
+            `Failed authentication with /${socket.remoteAddress ?? ''} (SSL handshake failed: ${String(socket.authorizationError)})`,
+          );
+          socket.destroy();
+          return;
+        }
+        this.accepted(socket);
+      },
+    );
+    // Kafka's Selector logs a failed TLS handshake at INFO and closes the channel.
+    server.on('tlsClientError', (e, socket) => {
+      // (node:tls closes the socket after sending its alert)
+      this.logger.info(
+        `Failed authentication with /${socket.remoteAddress ?? ''} (SSL handshake failed: ${e.message})`,
+      );
+    });
+    return server;
   }
 
   private accepted(socket: Socket): void {

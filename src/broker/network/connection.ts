@@ -25,6 +25,8 @@ export interface ConnectionOptions {
   readonly id: string;
   readonly listenerName: string;
   readonly isControllerListener: boolean;
+  /** The authenticated principal (User:ANONYMOUS on PLAINTEXT and without a client certificate). */
+  readonly principal?: string | undefined;
   readonly dispatcher: Dispatcher<unknown>;
   /** socket.request.max.bytes */
   readonly maxRequestBytes: number;
@@ -94,6 +96,7 @@ export class Connection {
       isControllerListener: opts.isControllerListener,
       clientAddress: socket.remoteAddress ?? '',
       clientInformation: UNKNOWN_CLIENT_INFORMATION,
+      principal: opts.principal,
     };
     // Kafka's SaslServerAuthenticator reads with sasl.server.max.receive.size until authenticated
     const saslMax = opts.authenticator?.maxReceiveSize;
@@ -380,6 +383,7 @@ export class Connection {
       responseSize,
       latencyMs: performance.now() - item.receivedAt,
       outcome,
+      principal: this.info.principal,
     });
   }
 

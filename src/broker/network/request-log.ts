@@ -22,6 +22,8 @@ export interface RequestLogEntry {
   readonly latencyMs: number;
   /** response: answered; noResponse: none due (acks=0); closed: the request closed the connection. */
   readonly outcome: 'response' | 'noResponse' | 'closed';
+  /** The connection's principal (User:ANONYMOUS unauthenticated), as Kafka's request log shows it. */
+  readonly principal?: string | undefined;
 }
 
 export function formatRequestLogLine(e: RequestLogEntry): string {
@@ -35,7 +37,8 @@ export function formatRequestLogLine(e: RequestLogEntry): string {
   return (
     `[request] client=${client} api=${e.apiName} v${e.apiVersion} correlationId=${e.correlationId} ` +
     `latency=${e.latencyMs.toFixed(2)}ms request=${e.requestSize}B ${result} ` +
-    `listener=${e.listenerName} connection=${e.connectionId}`
+    `listener=${e.listenerName} connection=${e.connectionId}` +
+    (e.principal === undefined ? '' : ` principal=${e.principal}`)
   );
 }
 

@@ -2,12 +2,15 @@
 // Processor's per-channel work), all on the event loop. Listener names in
 // controller.listener.names are controller listeners: the registry serves them controller APIs.
 import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import { Dispatcher, stderrLogger, type Logger } from '../api/dispatcher.js';
 import type { HandlerRegistry } from '../api/registry.js';
 import { Acceptor, type BoundListener, type ListenerConfig } from './acceptor.js';
 import { Connection, type ConnectionStats } from './connection.js';
 import type { ConnectionAuthenticator } from '../security/authenticator.js';
 import { requestLogWriter, type RequestLogEntry } from './request-log.js';
+import { ANONYMOUS_PRINCIPAL, tlsPrincipal } from '../security/ssl-principal.js';
+import { listenerTls } from './tls-listener.js';
 
 export type { BoundListener, ListenerConfig } from './acceptor.js';
 
@@ -130,7 +133,21 @@ export class SocketServer<Services = unknown> {
         this.acceptors.push(...(await SocketServer.openAcceptors(this.listenerConfigs, names, this.logger)));
       }
       for (const a of this.acceptors) {
-        await a.start((socket) => this.accept(socket, a.bound.name, a.bound.isController));
+        const tls = a.listener.tls;
+        await a.start((socket) => {
+          // SSL listeners: the principal of the client certificate (User:ANONYMOUS without one)
+          let principal: string | undefined;
+          if (tls && socket instanceof TLSSocket) {
+            try {
+              principal = tlsPrincipal(socket, tls.principalMapper);
+            } catch (e) {
+              this.logger.info(`Failed authentication with /${socket.remoteAddress ?? ''} (${(e as Error).message})`);
+              socket.destroy();
+              return;
+            }
+          }
+          this.accept(socket, a.bound.name, a.bound.isController, principal ?? ANONYMOUS_PRINCIPAL);
+        });
       }
     } catch (e) {
       await this.close();
@@ -149,6 +166,18 @@ export class SocketServer<Services = unknown> {
     const a = this.acceptors.find((x) => x.bound.name === listenerName.toUpperCase());
     if (!a) throw new Error(`no bound listener ${listenerName}`);
     return a.bound.port;
+  }
+
+  /**
+   * Reloads the key and trust stores of an SSL listener from `originals` (the node's settings with
+   * the changed listener.name.<l>.ssl.* / ssl.* values), as Kafka does when they are altered
+   * dynamically. Throws (ConfigError naming the key) when the new stores cannot be used; the
+   * listener then keeps its current ones.
+   */
+  reloadListenerTls(listenerName: string, originals: ReadonlyMap<string, string>): void {
+    const a = this.acceptors.find((x) => x.bound.name === listenerName.toUpperCase());
+    if (!a) throw new Error(`no bound listener ${listenerName}`);
+    a.updateTls(listenerTls(originals, a.bound.name).options);
   }
 
   /** Per-connection counters (queue and write-buffer sizes), for metrics and tests. */
@@ -170,7 +199,7 @@ export class SocketServer<Services = unknown> {
     this.state = 'closed';
   }
 
-  private accept(socket: Socket, listenerName: string, isController: boolean): void {
+  private accept(socket: Socket, listenerName: string, isController: boolean, principal: string): void {
     if (this.state === 'closing' || this.state === 'closed') {
       socket.destroy();
       return;
@@ -183,6 +212,7 @@ export class SocketServer<Services = unknown> {
       id,
       listenerName,
       isControllerListener: isController,
+      principal,
       dispatcher: this.dispatcher,
       maxRequestBytes,
       idleTimeoutMs: this.opts.connectionsMaxIdleMs ?? DEFAULT_CONNECTIONS_MAX_IDLE_MS,
