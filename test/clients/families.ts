@@ -32,10 +32,12 @@ export const SCENARIOS = [
   'txn-v2',
   'list-offsets-time',
   'delete-records',
-  // security (test/clients/security.ts): through the SASL_PLAINTEXT listener, then a wrong password fails
+  // security (test/clients/security.ts): through a secured listener; then a wrong password / no client certificate fails
   'sasl-plain',
   'sasl-scram-256',
   'sasl-scram-512',
+  'sasl-ssl-scram-512',
+  'ssl-mtls',
 ] as const;
 
 export type Scenario = (typeof SCENARIOS)[number];

@@ -17,7 +17,15 @@ import { parseArgs } from 'node:util';
 import { boundPorts, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { REPO_ROOT } from '../helpers/spec-models.js';
 import { FAMILIES, SCENARIO_FAMILIES, SCENARIOS, type Family, type Scenario } from './families.js';
-import { createScramUsers, SASL_LISTENER, SASL_SERVER_CONFIG, SECURITY_SCENARIOS, securityEnv } from './security.js';
+import { makeCerts, type TestCerts } from '../helpers/certs.js';
+import {
+  createScramUsers,
+  SASL_SERVER_CONFIG,
+  SECURED_LISTENERS,
+  SECURITY_SCENARIOS,
+  securityEnv,
+  tlsServerConfig,
+} from './security.js';
 
 /** The oracle's version: the runner always runs this one, whatever TKAFKA_KAFKA_VERSION says. */
 export const ORACLE_VERSION = '4.4.0';
@@ -292,16 +300,22 @@ export function transactionApiSummary(log: string): string {
   return [...counts].map(([k, n]) => `${k} x${n}`).join(', ');
 }
 
-async function startTkafka(): Promise<RunningBroker> {
+async function startTkafka(certs: TestCerts): Promise<RunningBroker> {
   const overrides = REQUEST_LOG ? { ...BROKER_OVERRIDES, 'tkafka.request.log': 'true' } : BROKER_OVERRIDES;
-  const names = ['PLAINTEXT', 'CONTROLLER', SASL_LISTENER];
+  const secNames = Object.keys(SECURED_LISTENERS);
+  const names = ['PLAINTEXT', 'CONTROLLER', ...secNames];
   const b: BrokerProcess = await startBroker({
     overrides: {
       ...overrides,
-      listeners: `PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0,${SASL_LISTENER}://127.0.0.1:0`,
-      'advertised.listeners': `PLAINTEXT://127.0.0.1:0,${SASL_LISTENER}://127.0.0.1:0`,
-      'listener.security.protocol.map': `PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,${SASL_LISTENER}:SASL_PLAINTEXT`,
+      listeners: names.map((n) => `${n}://127.0.0.1:0`).join(','),
+      'advertised.listeners': ['PLAINTEXT', ...secNames].map((n) => `${n}://127.0.0.1:0`).join(','),
+      'listener.security.protocol.map': [
+        'PLAINTEXT:PLAINTEXT',
+        'CONTROLLER:PLAINTEXT',
+        ...Object.entries(SECURED_LISTENERS).map(([n, p]) => `${n}:${p}`),
+      ].join(','),
       ...SASL_SERVER_CONFIG,
+      ...tlsServerConfig(certs),
     },
   });
   try {
@@ -317,7 +331,7 @@ async function startTkafka(): Promise<RunningBroker> {
     const lines = [...out.matchAll(/Awaiting socket connections on/g)];
     const from = lines.length >= names.length ? lines[lines.length - names.length]!.index : 0;
     const ports = boundPorts(out.slice(from), names);
-    return ports ? { [SASL_LISTENER]: `127.0.0.1:${ports.get(SASL_LISTENER)}` } : {};
+    return ports ? Object.fromEntries(secNames.map((n) => [n, `127.0.0.1:${ports.get(n)}`])) : {};
   };
   return {
     name: 'tkafka',
@@ -334,7 +348,7 @@ async function startTkafka(): Promise<RunningBroker> {
   };
 }
 
-async function startKafka(): Promise<RunningBroker> {
+async function startKafka(certs: TestCerts): Promise<RunningBroker> {
   // apache-kafka.ts reads TKAFKA_KAFKA_VERSION when it loads: set it first, then import.
   process.env.TKAFKA_KAFKA_VERSION = ORACLE_VERSION;
   const mod = await import('../interop/helpers/apache-kafka.js');
@@ -342,8 +356,8 @@ async function startKafka(): Promise<RunningBroker> {
     throw new Error(`the interop helper was loaded for Kafka ${mod.KAFKA_VERSION}, the matrix needs ${ORACLE_VERSION}`);
   }
   const k = await mod.startApacheKafka({
-    overrides: { ...BROKER_OVERRIDES, ...SASL_SERVER_CONFIG },
-    extraListeners: { [SASL_LISTENER]: 'SASL_PLAINTEXT' },
+    overrides: { ...BROKER_OVERRIDES, ...SASL_SERVER_CONFIG, ...tlsServerConfig(certs) },
+    extraListeners: SECURED_LISTENERS,
   });
   try {
     await createScramUsers(k.bootstrap);
@@ -355,7 +369,8 @@ async function startKafka(): Promise<RunningBroker> {
     name: 'kafka',
     bootstrap: k.bootstrap,
     port: k.port,
-    secured: () => ({ [SASL_LISTENER]: `127.0.0.1:${k.listenerPorts[SASL_LISTENER]}` }),
+    secured: () =>
+      Object.fromEntries(Object.keys(SECURED_LISTENERS).map((n) => [n, `127.0.0.1:${k.listenerPorts[n]}`])),
     restart: () => k.restart(),
     close: () => k.cleanup(),
   };
@@ -491,12 +506,17 @@ export async function runMatrix(opts: MatrixOptions = {}): Promise<MatrixResult>
   const rows: Row[] = [];
   const runnable = famResults.filter((f) => f.missing === null);
   const brokers: RunningBroker[] = [];
+  // the TLS listeners' certificates and the clients' CA / certificate / key files, made now (nothing committed)
+  const certs = makeCerts();
   if (runnable.length > 0) {
     try {
-      const started = await Promise.all(brokersWanted.map((b) => (b === 'tkafka' ? startTkafka() : startKafka())));
+      const started = await Promise.all(
+        brokersWanted.map((b) => (b === 'tkafka' ? startTkafka(certs) : startKafka(certs))),
+      );
       brokers.push(...started);
     } catch (e) {
       await Promise.all(brokers.map((b) => b.close().catch(() => undefined)));
+      certs.cleanup();
       throw e;
     }
     for (const b of brokers) log(`${COLUMN[b.name]} serving on ${b.bootstrap}`);
@@ -531,7 +551,7 @@ export async function runMatrix(opts: MatrixOptions = {}): Promise<MatrixResult>
                 s,
                 bootstrap,
                 Math.max(timeoutMs, SCENARIO_TIMEOUT_MS[s] ?? 0),
-                sec ? securityEnv(sec) : {},
+                sec ? securityEnv(sec, certs) : {},
               )
             : { status: 'fail' as const, detail: `no ${sec?.listener} listener port found`, stdout: '', ms: 0 };
           const row: Row = {
@@ -568,6 +588,7 @@ export async function runMatrix(opts: MatrixOptions = {}): Promise<MatrixResult>
     }
   } finally {
     await Promise.all(brokers.map((b) => b.close().catch((e: Error) => log(`stopping ${b.name}: ${e.message}`))));
+    certs.cleanup();
   }
 
   for (const f of famResults) {

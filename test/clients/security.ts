@@ -1,10 +1,19 @@
 // The client matrix's security scenarios (test/clients/README.md, "Security scenarios"): the secured
 // listener both brokers run beside PLAINTEXT, the users made at start, and the environment a
 // family's program reads for a security scenario.
+import { STORE_PASSWORD, type TestCerts } from '../helpers/certs.js';
 import { runTkafka } from '../helpers/tool-run.js';
 
-/** The secured listener's name on both brokers. */
+/** The secured listeners on both brokers (name = security protocol, except MTLS: SSL with client auth). */
 export const SASL_LISTENER = 'SASL_PLAINTEXT';
+export const SASL_SSL_LISTENER = 'SASL_SSL';
+export const MTLS_LISTENER = 'MTLS';
+/** Listener name → security protocol, in the order they are configured after PLAINTEXT and CONTROLLER. */
+export const SECURED_LISTENERS: Record<string, string> = {
+  [SASL_LISTENER]: 'SASL_PLAINTEXT',
+  [SASL_SSL_LISTENER]: 'SASL_SSL',
+  [MTLS_LISTENER]: 'SSL',
+};
 
 export const MATRIX_USER = 'alice';
 export const MATRIX_PASSWORD = 'alice-secret';
@@ -18,7 +27,22 @@ export const SASL_SERVER_CONFIG: Record<string, string> = {
   'listener.name.sasl_plaintext.plain.sasl.jaas.config': PLAIN_JAAS,
   'listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config': SCRAM_JAAS,
   'listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config': SCRAM_JAAS,
+  'listener.name.sasl_ssl.plain.sasl.jaas.config': PLAIN_JAAS,
+  'listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config': SCRAM_JAAS,
+  'listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config': SCRAM_JAAS,
 };
+
+/** TLS settings of the SASL_SSL and MTLS listeners (test certificates made by the runner). */
+export function tlsServerConfig(certs: TestCerts): Record<string, string> {
+  return {
+    'ssl.keystore.type': 'PKCS12',
+    'ssl.keystore.location': certs.server.keystoreP12Path,
+    'ssl.keystore.password': STORE_PASSWORD,
+    'ssl.truststore.type': 'PEM',
+    'ssl.truststore.location': certs.ca.certPath,
+    'listener.name.mtls.ssl.client.auth': 'required',
+  };
+}
 
 export interface SecuritySetting {
   /** The listener the scenario connects through. */
@@ -44,11 +68,23 @@ export const SECURITY_SCENARIOS: Record<string, SecuritySetting> = {
     mechanism: 'SCRAM-SHA-512',
     label: 'SCRAM-512',
   },
+  'sasl-ssl-scram-512': {
+    listener: SASL_SSL_LISTENER,
+    protocol: 'SASL_SSL',
+    mechanism: 'SCRAM-SHA-512',
+    label: 'SASL_SSL',
+  },
+  'ssl-mtls': { listener: MTLS_LISTENER, protocol: 'SSL', label: 'mTLS' },
 };
 
 /** The environment of a security scenario's program (the README's contract). */
-export function securityEnv(s: SecuritySetting): Record<string, string> {
+export function securityEnv(s: SecuritySetting, certs: TestCerts): Record<string, string> {
   const env: Record<string, string> = { TKAFKA_MATRIX_SECURITY_PROTOCOL: s.protocol };
+  if (s.protocol !== 'SASL_PLAINTEXT') env.TKAFKA_MATRIX_CA_FILE = certs.ca.certPath;
+  if (s.protocol === 'SSL') {
+    env.TKAFKA_MATRIX_CERT_FILE = certs.client.certPath;
+    env.TKAFKA_MATRIX_KEY_FILE = certs.client.keyPath;
+  }
   if (s.mechanism) {
     env.TKAFKA_MATRIX_SASL_MECHANISM = s.mechanism;
     env.TKAFKA_MATRIX_SASL_USERNAME = MATRIX_USER;

@@ -550,10 +550,18 @@ def delete_records(bootstrap, ids):
               'records from earliest')
 
 
-def secured(sec, password=None):
-    return {'security.protocol': sec['protocol'], 'sasl.mechanisms': sec['mechanism'],
-            'sasl.username': sec['username'],
-            'sasl.password': sec['password'] if password is None else password}
+def secured(sec, password=None, client_cert=True):
+    """librdkafka properties of the runner's settings; `password` replaces the right one, and
+    client_cert=False leaves the client certificate out (the negative cases)."""
+    c = {'security.protocol': sec['protocol']}
+    if sec['mechanism']:
+        c.update({'sasl.mechanisms': sec['mechanism'], 'sasl.username': sec['username'],
+                  'sasl.password': sec['password'] if password is None else password})
+    if sec['ca']:
+        c['ssl.ca.location'] = sec['ca']
+    if sec['cert'] and client_cert:
+        c.update({'ssl.certificate.location': sec['cert'], 'ssl.key.location': sec['key']})
+    return c
 
 
 def sasl_scenario(bootstrap, ids):
@@ -578,17 +586,24 @@ def sasl_scenario(bootstrap, ids):
     c.close()
     expect_eq([(m.key(), m.value()) for m in got], keyed_records(), 'records read back')
 
+    # a wrong password (SASL) or no client certificate (mTLS) must fail
+    if sec['mechanism']:
+        bad_conf = secured(sec, password=sec['password'] + '-wrong')
+        wanted = {KafkaError._AUTHENTICATION}
+    else:
+        bad_conf = secured(sec, client_cert=False)
+        wanted = {KafkaError._SSL, KafkaError._TRANSPORT, KafkaError._AUTHENTICATION}
     auth_errors = []
-    bad = Producer({**base(bootstrap), **secured(sec, sec['password'] + '-wrong'),
-                    'error_cb': lambda e: auth_errors.append(e)})
-    bad.produce(topic, key=b'x', value=b'y')
+    delivered = []
+    bad = Producer({**base(bootstrap), **bad_conf, 'error_cb': lambda e: auth_errors.append(e)})
+    bad.produce(topic, key=b'x', value=b'y', on_delivery=lambda err, m: delivered.append(err))
     end = time.monotonic() + 20
-    while time.monotonic() < end and not any(e.code() == KafkaError._AUTHENTICATION for e in auth_errors):
+    while time.monotonic() < end and not any(e.code() in wanted for e in auth_errors):
         bad.poll(0.2)
-    check(any(e.code() == KafkaError._AUTHENTICATION for e in auth_errors),
-          f'a wrong password did not fail authentication within 20 s (errors: {auth_errors})')
-    print(f'report: wrong password: {[e for e in auth_errors if e.code() == KafkaError._AUTHENTICATION][0].str()}')
-
+    check(not any(err is None for err in delivered), 'the refused client delivered a record')
+    check(any(e.code() in wanted for e in auth_errors),
+          f'the refused client did not fail to authenticate within 20 s (errors: {auth_errors})')
+    print(f'report: refused: {[e for e in auth_errors if e.code() in wanted][0].str()[:200]}')
 
 if __name__ == '__main__':
     main(FAMILY, {
@@ -608,4 +623,6 @@ if __name__ == '__main__':
         'sasl-plain': sasl_scenario,
         'sasl-scram-256': sasl_scenario,
         'sasl-scram-512': sasl_scenario,
+        'sasl-ssl-scram-512': sasl_scenario,
+        'ssl-mtls': sasl_scenario,
     })

@@ -28,9 +28,9 @@ SCENARIOS = [
     'sasl-plain',
     'sasl-scram-256',
     'sasl-scram-512',
+    'sasl-ssl-scram-512',
+    'ssl-mtls',
 ]
-
-SECURITY_SCENARIOS = ['sasl-plain', 'sasl-scram-256', 'sasl-scram-512']
 
 
 def security():
@@ -40,6 +40,9 @@ def security():
         'mechanism': os.environ.get('TKAFKA_MATRIX_SASL_MECHANISM', ''),
         'username': os.environ.get('TKAFKA_MATRIX_SASL_USERNAME', ''),
         'password': os.environ.get('TKAFKA_MATRIX_SASL_PASSWORD', ''),
+        'ca': os.environ.get('TKAFKA_MATRIX_CA_FILE', ''),
+        'cert': os.environ.get('TKAFKA_MATRIX_CERT_FILE', ''),
+        'key': os.environ.get('TKAFKA_MATRIX_KEY_FILE', ''),
     }
     if s['protocol'] == '':
         raise Fail('TKAFKA_MATRIX_SECURITY_PROTOCOL is not set (the runner sets it for a security scenario)')
