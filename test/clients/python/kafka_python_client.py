@@ -425,10 +425,18 @@ def delete_records(bootstrap, ids):
               'records from earliest')
 
 
-def secured(sec, password=None):
-    return {'security_protocol': sec['protocol'], 'sasl_mechanism': sec['mechanism'],
-            'sasl_plain_username': sec['username'],
-            'sasl_plain_password': sec['password'] if password is None else password}
+def secured(sec, password=None, client_cert=True):
+    """kafka-python options of the runner's settings; `password` replaces the right one, and
+    client_cert=False leaves the client certificate out (the negative cases)."""
+    c = {'security_protocol': sec['protocol']}
+    if sec['mechanism']:
+        c.update({'sasl_mechanism': sec['mechanism'], 'sasl_plain_username': sec['username'],
+                  'sasl_plain_password': sec['password'] if password is None else password})
+    if sec['ca']:
+        c['ssl_cafile'] = sec['ca']
+    if sec['cert'] and client_cert:
+        c.update({'ssl_certfile': sec['cert'], 'ssl_keyfile': sec['key']})
+    return c
 
 
 def sasl_scenario(bootstrap, ids):
@@ -461,11 +469,13 @@ def sasl_scenario(bootstrap, ids):
     logging.getLogger('kafka').addHandler(handler)
     t0 = time.monotonic()
     try:
-        bad = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=10000,
-                               **secured(sec, sec['password'] + '-wrong'))
+        bad_conf = secured(sec, sec['password'] + '-wrong') if sec['mechanism'] else \
+            secured(sec, client_cert=False)
+        bad = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=10000, **bad_conf)
         bad.list_topics()
     except Exception as e:  # noqa: BLE001 - the failure is the expected outcome, checked below
-        auth = [m for m in seen if 'SaslAuthenticationFailedError' in m] + \
+        marker = 'SaslAuthenticationFailedError' if sec['mechanism'] else 'SSL'
+        auth = [m for m in seen if marker in m] + \
             ([repr(e)] if 'Authentication' in type(e).__name__ else [])
         check(auth != [], f'a wrong password failed, but not with an authentication error: {e!r}')
         check(time.monotonic() - t0 < 45, f'a wrong password took {time.monotonic() - t0:.1f} s to fail')
@@ -493,4 +503,6 @@ if __name__ == '__main__':
         'sasl-plain': sasl_scenario,
         'sasl-scram-256': sasl_scenario,
         'sasl-scram-512': sasl_scenario,
+        'sasl-ssl-scram-512': sasl_scenario,
+        'ssl-mtls': sasl_scenario,
     })
