@@ -47,14 +47,14 @@ export type Scenario = (typeof SCENARIOS)[number];
  * needs a client that speaks both the classic and the KIP-848 protocol and a rolling restart between them.
  */
 /** The families whose programs have the security scenarios (test/clients/security.ts). */
-const SECURITY_FAMILIES = ['confluent-kafka', 'kafka-python', 'kcat', 'java', 'kafkajs'];
+const SECURITY_FAMILIES = ['confluent-kafka', 'kafka-python', 'kcat', 'java', 'franz-go', 'kafkajs'];
 
 export const SCENARIO_FAMILIES: Partial<Record<Scenario, readonly string[]>> = {
   'group-upgrade': ['java'],
   'group-downgrade': ['java'],
   // transactions V2: the two clients that run it at 1,000 transactions, and kafkajs as the V1 client
   'txn-v2': ['java', 'confluent-kafka', 'kafkajs'],
-  // security: the programs of franz-go, sarama and @platformatic/kafka do not have these scenarios yet
+  // security: the programs of sarama and @platformatic/kafka do not have these scenarios yet
   'sasl-plain': SECURITY_FAMILIES,
   'sasl-scram-256': SECURITY_FAMILIES,
   'sasl-scram-512': SECURITY_FAMILIES,
