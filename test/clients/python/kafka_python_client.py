@@ -479,7 +479,7 @@ def sasl_scenario(bootstrap, ids):
             ([repr(e)] if 'Authentication' in type(e).__name__ else [])
         check(auth != [], f'a wrong password failed, but not with an authentication error: {e!r}')
         check(time.monotonic() - t0 < 45, f'a wrong password took {time.monotonic() - t0:.1f} s to fail')
-        print(f'report: wrong password: {auth[0][-200:]}')
+        print(f'report: refused: {auth[0][-200:]}')
         return
     finally:
         logging.getLogger('kafka').removeHandler(handler)
