@@ -32,6 +32,12 @@ export const SCENARIOS = [
   'txn-v2',
   'list-offsets-time',
   'delete-records',
+  // security (test/clients/security.ts): through a secured listener; then a wrong password / no client certificate fails
+  'sasl-plain',
+  'sasl-scram-256',
+  'sasl-scram-512',
+  'sasl-ssl-scram-512',
+  'ssl-mtls',
 ] as const;
 
 export type Scenario = (typeof SCENARIOS)[number];
@@ -40,11 +46,20 @@ export type Scenario = (typeof SCENARIOS)[number];
  * Scenarios only some families run (the others are recorded n/a without being started): group-upgrade
  * needs a client that speaks both the classic and the KIP-848 protocol and a rolling restart between them.
  */
+/** The families whose programs have the security scenarios (test/clients/security.ts). */
+const SECURITY_FAMILIES = ['confluent-kafka', 'kafka-python', 'kcat', 'java', 'franz-go', 'kafkajs'];
+
 export const SCENARIO_FAMILIES: Partial<Record<Scenario, readonly string[]>> = {
   'group-upgrade': ['java'],
   'group-downgrade': ['java'],
   // transactions V2: the two clients that run it at 1,000 transactions, and kafkajs as the V1 client
   'txn-v2': ['java', 'confluent-kafka', 'kafkajs'],
+  // security: the programs of sarama and @platformatic/kafka do not have these scenarios yet
+  'sasl-plain': SECURITY_FAMILIES,
+  'sasl-scram-256': SECURITY_FAMILIES,
+  'sasl-scram-512': SECURITY_FAMILIES,
+  'sasl-ssl-scram-512': SECURITY_FAMILIES,
+  'ssl-mtls': SECURITY_FAMILIES,
 };
 
 const PY = '.cache/clients/venv/bin/python';

@@ -27,9 +27,10 @@ let result: MatrixResult | null = null;
 before(
   async () => {
     result = await runMatrix({ families: families.map((f) => f.name), scenarios });
-    const { table, grid, summary, jsonPath } = result;
+    const { table, grid, security, summary, jsonPath } = result;
+    const sec = security ? `Security (mechanisms that passed):\n\n${security}\n\n` : '';
     process.stdout.write(
-      `\n${table}\n\nThe same, cells tkafka / Kafka:\n\n${grid}\n\n${summary}\nresults: ${jsonPath}\n\n`,
+      `\n${table}\n\nThe same, cells tkafka / Kafka:\n\n${grid}\n\n${sec}${summary}\nresults: ${jsonPath}\n\n`,
     );
   },
   // Each run is bounded (90 s); this only guards against a hang of the runner itself.

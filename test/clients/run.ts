@@ -14,9 +14,18 @@ import { connect } from 'node:net';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { boundPorts, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { REPO_ROOT } from '../helpers/spec-models.js';
 import { FAMILIES, SCENARIO_FAMILIES, SCENARIOS, type Family, type Scenario } from './families.js';
+import { makeCerts, type TestCerts } from '../helpers/certs.js';
+import {
+  createScramUsers,
+  SASL_SERVER_CONFIG,
+  SECURED_LISTENERS,
+  SECURITY_SCENARIOS,
+  securityEnv,
+  tlsServerConfig,
+} from './security.js';
 
 /** The oracle's version: the runner always runs this one, whatever TKAFKA_KAFKA_VERSION says. */
 export const ORACLE_VERSION = '4.4.0';
@@ -89,6 +98,8 @@ export interface MatrixResult {
   bothFail: Difference[];
   /** One row per family × scenario, a column per broker (markdown). */
   table: string;
+  /** Per family: the security mechanisms that passed on each broker (markdown). */
+  security: string;
   /** The same, compact: one row per family, one column per scenario, cells `tkafka / Kafka` (markdown). */
   grid: string;
   summary: string;
@@ -163,6 +174,7 @@ export function runProgram(
   scenario: string,
   bootstrap: string,
   timeoutMs: number,
+  extraEnv: Record<string, string> = {},
 ): Promise<ProgramResult> {
   const cmd = argv[0] === 'node' ? process.execPath : argv[0];
   const t0 = Date.now();
@@ -175,7 +187,7 @@ export function runProgram(
       cwd: REPO_ROOT,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, TKAFKA_KAFKA_VERSION: ORACLE_VERSION },
+      env: { ...process.env, TKAFKA_KAFKA_VERSION: ORACLE_VERSION, ...extraEnv },
     });
     const cap = (s: string, d: Buffer): string => {
       const t = s + d.toString();
@@ -253,6 +265,8 @@ interface RunningBroker {
   name: BrokerName;
   bootstrap: string;
   port: number;
+  /** `127.0.0.1:<port>` of each secured listener, by name (the security scenarios' bootstrap). */
+  secured: () => Record<string, string>;
   /** Text the broker logged since `mark` (tkafka only). */
   logSince?: (mark: number) => string;
   logMark?: () => number;
@@ -286,13 +300,44 @@ export function transactionApiSummary(log: string): string {
   return [...counts].map(([k, n]) => `${k} x${n}`).join(', ');
 }
 
-async function startTkafka(): Promise<RunningBroker> {
+async function startTkafka(certs: TestCerts): Promise<RunningBroker> {
   const overrides = REQUEST_LOG ? { ...BROKER_OVERRIDES, 'tkafka.request.log': 'true' } : BROKER_OVERRIDES;
-  const b: BrokerProcess = await startBroker({ overrides });
+  const secNames = Object.keys(SECURED_LISTENERS);
+  const names = ['PLAINTEXT', 'CONTROLLER', ...secNames];
+  const b: BrokerProcess = await startBroker({
+    overrides: {
+      ...overrides,
+      listeners: names.map((n) => `${n}://127.0.0.1:0`).join(','),
+      'advertised.listeners': ['PLAINTEXT', ...secNames].map((n) => `${n}://127.0.0.1:0`).join(','),
+      'listener.security.protocol.map': [
+        'PLAINTEXT:PLAINTEXT',
+        'CONTROLLER:PLAINTEXT',
+        ...Object.entries(SECURED_LISTENERS).map(([n, p]) => `${n}:${p}`),
+      ].join(','),
+      ...SASL_SERVER_CONFIG,
+      ...tlsServerConfig(certs),
+    },
+  });
+  try {
+    await createScramUsers(b.bootstrap);
+  } catch (e) {
+    await b.stop();
+    b.cleanup();
+    throw e;
+  }
+  // the ports of the last start (a restart may move them)
+  const secured = (): Record<string, string> => {
+    const out = b.output();
+    const lines = [...out.matchAll(/Awaiting socket connections on/g)];
+    const from = lines.length >= names.length ? lines[lines.length - names.length]!.index : 0;
+    const ports = boundPorts(out.slice(from), names);
+    return ports ? Object.fromEntries(secNames.map((n) => [n, `127.0.0.1:${ports.get(n)}`])) : {};
+  };
   return {
     name: 'tkafka',
     bootstrap: b.bootstrap,
     port: b.port,
+    secured,
     logMark: () => b.output().length,
     logSince: (mark) => b.output().slice(mark),
     restart: () => b.restart(),
@@ -303,18 +348,29 @@ async function startTkafka(): Promise<RunningBroker> {
   };
 }
 
-async function startKafka(): Promise<RunningBroker> {
+async function startKafka(certs: TestCerts): Promise<RunningBroker> {
   // apache-kafka.ts reads TKAFKA_KAFKA_VERSION when it loads: set it first, then import.
   process.env.TKAFKA_KAFKA_VERSION = ORACLE_VERSION;
   const mod = await import('../interop/helpers/apache-kafka.js');
   if (mod.KAFKA_VERSION !== ORACLE_VERSION) {
     throw new Error(`the interop helper was loaded for Kafka ${mod.KAFKA_VERSION}, the matrix needs ${ORACLE_VERSION}`);
   }
-  const k = await mod.startApacheKafka({ overrides: BROKER_OVERRIDES });
+  const k = await mod.startApacheKafka({
+    overrides: { ...BROKER_OVERRIDES, ...SASL_SERVER_CONFIG, ...tlsServerConfig(certs) },
+    extraListeners: SECURED_LISTENERS,
+  });
+  try {
+    await createScramUsers(k.bootstrap);
+  } catch (e) {
+    await k.cleanup();
+    throw e;
+  }
   return {
     name: 'kafka',
     bootstrap: k.bootstrap,
     port: k.port,
+    secured: () =>
+      Object.fromEntries(Object.keys(SECURED_LISTENERS).map((n) => [n, `127.0.0.1:${k.listenerPorts[n]}`])),
     restart: () => k.restart(),
     close: () => k.cleanup(),
   };
@@ -375,6 +431,28 @@ function renderGrid(families: FamilyResult[], scenarios: string[], brokers: Brok
   return lines.join('\n');
 }
 
+/** The security column: per family and broker, the labels of the security scenarios that passed. */
+function renderSecurity(families: FamilyResult[], scenarios: string[], brokers: BrokerName[], rows: Row[]): string {
+  const sec = scenarios.filter((s) => SECURITY_SCENARIOS[s]);
+  if (sec.length === 0) return '';
+  const lines: string[] = [];
+  lines.push(`| family (version) | ${brokers.map((b) => `security on ${COLUMN[b]}`).join(' | ')} |`);
+  lines.push(`|---|${brokers.map(() => '---').join('|')}|`);
+  for (const f of families) {
+    const cells = brokers.map((b) => {
+      if (f.missing !== null) return 'setup missing';
+      const parts = sec.map((s) => {
+        const st = rows.find((r) => r.family === f.family && r.scenario === s && r.broker === b)?.status;
+        const label = SECURITY_SCENARIOS[s]!.label;
+        return st === 'pass' ? label : st === 'n/a' ? `(${label} n/a)` : `${label} ${cell(st)}`;
+      });
+      return parts.join(' ');
+    });
+    lines.push(`| ${f.family} (${f.version}) | ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
 function indent(s: string): string {
   return s
     .split('\n')
@@ -428,12 +506,17 @@ export async function runMatrix(opts: MatrixOptions = {}): Promise<MatrixResult>
   const rows: Row[] = [];
   const runnable = famResults.filter((f) => f.missing === null);
   const brokers: RunningBroker[] = [];
+  // the TLS listeners' certificates and the clients' CA / certificate / key files, made now (nothing committed)
+  const certs = makeCerts();
   if (runnable.length > 0) {
     try {
-      const started = await Promise.all(brokersWanted.map((b) => (b === 'tkafka' ? startTkafka() : startKafka())));
+      const started = await Promise.all(
+        brokersWanted.map((b) => (b === 'tkafka' ? startTkafka(certs) : startKafka(certs))),
+      );
       brokers.push(...started);
     } catch (e) {
       await Promise.all(brokers.map((b) => b.close().catch(() => undefined)));
+      certs.cleanup();
       throw e;
     }
     for (const b of brokers) log(`${COLUMN[b.name]} serving on ${b.bootstrap}`);
@@ -460,7 +543,17 @@ export async function runMatrix(opts: MatrixOptions = {}): Promise<MatrixResult>
         }
         for (const b of brokers) {
           const mark = b.logMark?.() ?? 0;
-          const r = await runProgram(fam.argv, s, b.bootstrap, Math.max(timeoutMs, SCENARIO_TIMEOUT_MS[s] ?? 0));
+          const sec = SECURITY_SCENARIOS[s];
+          const bootstrap = sec ? b.secured()[sec.listener] : b.bootstrap;
+          const r = bootstrap
+            ? await runProgram(
+                fam.argv,
+                s,
+                bootstrap,
+                Math.max(timeoutMs, SCENARIO_TIMEOUT_MS[s] ?? 0),
+                sec ? securityEnv(sec, certs) : {},
+              )
+            : { status: 'fail' as const, detail: `no ${sec?.listener} listener port found`, stdout: '', ms: 0 };
           const row: Row = {
             family: f.family,
             version: f.version,
@@ -495,6 +588,7 @@ export async function runMatrix(opts: MatrixOptions = {}): Promise<MatrixResult>
     }
   } finally {
     await Promise.all(brokers.map((b) => b.close().catch((e: Error) => log(`stopping ${b.name}: ${e.message}`))));
+    certs.cleanup();
   }
 
   for (const f of famResults) {
@@ -548,6 +642,7 @@ export async function runMatrix(opts: MatrixOptions = {}): Promise<MatrixResult>
 
   const table = renderTable(famResults, scenarios, brokersWanted, rows);
   const grid = renderGrid(famResults, scenarios, brokersWanted, rows);
+  const security = renderSecurity(famResults, scenarios, brokersWanted, rows);
   const out: string[] = [];
   const listDiffs = (title: string, ds: Difference[]): void => {
     if (ds.length === 0) return;
@@ -587,6 +682,7 @@ export async function runMatrix(opts: MatrixOptions = {}): Promise<MatrixResult>
     bothFail,
     table,
     grid,
+    security,
     summary,
     exitCode: failed ? 1 : 0,
     jsonPath,
@@ -629,7 +725,9 @@ async function main(): Promise<void> {
   });
   const cols = r.brokers.map((b) => COLUMN[b]).join(' / ');
   process.stdout.write(
-    `\n${r.table}\n\nThe same, cells ${cols}:\n\n${r.grid}\n\n${r.summary}\nresults: ${r.jsonPath}\n`,
+    `\n${r.table}\n\nThe same, cells ${cols}:\n\n${r.grid}\n\n` +
+      (r.security ? `Security (mechanisms that passed):\n\n${r.security}\n\n` : '') +
+      `${r.summary}\nresults: ${r.jsonPath}\n`,
   );
   process.exitCode = r.exitCode;
 }

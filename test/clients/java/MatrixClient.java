@@ -172,6 +172,13 @@ public final class MatrixClient {
       case "delete-records":
         deleteRecords();
         return 0;
+      case "sasl-plain":
+      case "sasl-scram-256":
+      case "sasl-scram-512":
+      case "sasl-ssl-scram-512":
+      case "ssl-mtls":
+        security();
+        return 0;
       default:
         System.err.println("unknown scenario: " + scenario);
         return 2;
@@ -225,7 +232,91 @@ public final class MatrixClient {
     p.put("client.id", prefix);
     p.put("request.timeout.ms", "15000");
     p.put("reconnect.backoff.max.ms", "1000");
+    p.putAll(security(System.getenv("TKAFKA_MATRIX_SASL_PASSWORD"), true));
     return p;
+  }
+
+  /**
+   * The runner's TKAFKA_MATRIX_* settings (README, "Security scenarios") as client properties, empty
+   * when they are not set; {@code password} replaces the right one and clientCert=false leaves the
+   * client certificate out (the negative cases). PEM files: ssl.truststore.type=PEM, and the client's
+   * key and certificate inline (ssl.keystore.key / ssl.keystore.certificate.chain).
+   */
+  private static Properties security(String password, boolean clientCert) {
+    Properties p = new Properties();
+    String protocol = System.getenv("TKAFKA_MATRIX_SECURITY_PROTOCOL");
+    if (protocol == null || protocol.isEmpty()) return p;
+    p.put("security.protocol", protocol);
+    String mechanism = System.getenv("TKAFKA_MATRIX_SASL_MECHANISM");
+    if (mechanism != null && !mechanism.isEmpty()) {
+      String user = System.getenv("TKAFKA_MATRIX_SASL_USERNAME");
+      String module = mechanism.equals("PLAIN")
+          ? "org.apache.kafka.common.security.plain.PlainLoginModule"
+          : "org.apache.kafka.common.security.scram.ScramLoginModule";
+      p.put("sasl.mechanism", mechanism);
+      p.put("sasl.jaas.config", module + " required username=\"" + user + "\" password=\"" + password + "\";");
+    }
+    String ca = System.getenv("TKAFKA_MATRIX_CA_FILE");
+    if (ca != null && !ca.isEmpty()) {
+      p.put("ssl.truststore.type", "PEM");
+      p.put("ssl.truststore.location", ca);
+    }
+    String cert = System.getenv("TKAFKA_MATRIX_CERT_FILE");
+    if (clientCert && cert != null && !cert.isEmpty()) {
+      try {
+        p.put("ssl.keystore.type", "PEM");
+        p.put("ssl.keystore.certificate.chain", java.nio.file.Files.readString(java.nio.file.Path.of(cert)));
+        p.put("ssl.keystore.key",
+            java.nio.file.Files.readString(java.nio.file.Path.of(System.getenv("TKAFKA_MATRIX_KEY_FILE"))));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+    return p;
+  }
+
+  /** Through the secured listener: create a topic, 10 keyed records there and back; the refused client fails. */
+  private void security() throws Exception {
+    String topic = prefix;
+    TopicPartition tp = new TopicPartition(topic, 0);
+    try (Admin admin = admin()) {
+      createTopic(admin, topic, 1, null);
+    }
+    List<ProducerRecord<String, String>> rs = new ArrayList<>();
+    for (int i = 0; i < 10; i++) rs.add(new ProducerRecord<>(topic, 0, "k" + i, "v" + i));
+    try (KafkaProducer<String, String> p = producer(Map.of())) {
+      sendAll(p, rs);
+    }
+    try (KafkaConsumer<String, String> c = consumer(Map.of())) {
+      c.assign(List.of(tp));
+      c.seekToBeginning(List.of(tp));
+      List<ConsumerRecord<String, String>> got = pollN(c, 10, 20_000);
+      checkEq(10, got.size(), "records read back");
+      for (int i = 0; i < 10; i++) {
+        checkEq("k" + i, got.get(i).key(), "key " + i);
+        checkEq("v" + i, got.get(i).value(), "value " + i);
+      }
+    }
+    boolean sasl = System.getenv("TKAFKA_MATRIX_SASL_MECHANISM") != null
+        && !System.getenv("TKAFKA_MATRIX_SASL_MECHANISM").isEmpty();
+    Properties bad = new Properties();
+    bad.put("bootstrap.servers", bootstrap);
+    bad.put("client.id", prefix + "-refused");
+    bad.put("request.timeout.ms", "15000");
+    bad.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
+    bad.putAll(sasl ? security(System.getenv("TKAFKA_MATRIX_SASL_PASSWORD") + "-wrong", true) : security(null, false));
+    try (Admin admin = Admin.create(bad)) {
+      String id = admin.describeCluster().clusterId().get(25, TimeUnit.SECONDS);
+      throw new CheckFailed("the refused client (wrong password / no client certificate) got the cluster id " + id);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      Class<?> want = sasl ? org.apache.kafka.common.errors.SaslAuthenticationException.class
+          : org.apache.kafka.common.errors.SslAuthenticationException.class;
+      check(want.isInstance(cause), "the refused client failed with " + cause + ", want " + want.getSimpleName());
+      String msg = String.valueOf(cause.getMessage());
+      System.out.println("report: refused: " + cause.getClass().getSimpleName() + ": "
+          + msg.substring(0, Math.min(160, msg.length())));
+    }
   }
 
   private Admin admin() {

@@ -286,6 +286,50 @@ s_list_offsets_time() {
   echo "note: kcat -P cannot set timestamps; used the producer's CreateTimes $t0 $t1 $t2"
 }
 
+# Security scenarios: the runner's TKAFKA_MATRIX_* settings as librdkafka properties (`-X`).
+security_args() {
+  [[ -n "${TKAFKA_MATRIX_SECURITY_PROTOCOL:-}" ]] || fail "TKAFKA_MATRIX_SECURITY_PROTOCOL is not set"
+  SEC=(-X "security.protocol=$TKAFKA_MATRIX_SECURITY_PROTOCOL")
+  if [[ -n "${TKAFKA_MATRIX_SASL_MECHANISM:-}" ]]; then
+    SEC+=(-X "sasl.mechanisms=$TKAFKA_MATRIX_SASL_MECHANISM" -X "sasl.username=$TKAFKA_MATRIX_SASL_USERNAME")
+  fi
+  if [[ -n "${TKAFKA_MATRIX_CA_FILE:-}" ]]; then
+    SEC+=(-X "ssl.ca.location=$TKAFKA_MATRIX_CA_FILE")
+  fi
+  # GOOD: the right password or the client certificate; BAD: a wrong password or no certificate
+  if [[ -n "${TKAFKA_MATRIX_SASL_MECHANISM:-}" ]]; then
+    GOOD=(-X "sasl.password=$TKAFKA_MATRIX_SASL_PASSWORD")
+    BAD=(-X "sasl.password=${TKAFKA_MATRIX_SASL_PASSWORD}-wrong")
+    REFUSAL='authentication'
+  else
+    GOOD=(-X "ssl.certificate.location=$TKAFKA_MATRIX_CERT_FILE" -X "ssl.key.location=$TKAFKA_MATRIX_KEY_FILE")
+    BAD=()
+    REFUSAL='ssl|certificate|handshake'
+  fi
+}
+
+# through the secured listener: 10 keyed records to an auto-created topic and back; a wrong password fails
+s_security() {
+  local t i out expected
+  security_args
+  t=$(id)
+  for ((i = 0; i < 10; i++)); do echo "k$i:v$i"; done >"$WORK/in"
+  k "${SEC[@]}" "${GOOD[@]}" -P -t "$t" -K : -X acks=all -l "$WORK/in" \
+    2>"$WORK/p.err" || fail "producing to $t failed: $(tail -3 "$WORK/p.err")"
+  out="$(k "${SEC[@]}" "${GOOD[@]}" -C -t "$t" -p 0 -o beginning -e -q \
+    -f '%k:%s\n' 2>"$WORK/c.err")" || fail "consuming $t failed: $(tail -3 "$WORK/c.err")"
+  expected="$(cat "$WORK/in")"
+  [[ "$out" == "$expected" ]] || fail "read back: $out"
+  # a wrong password / no client certificate: the metadata request must fail with librdkafka's error
+  if timeout 30 kcat -b "$BOOTSTRAP" -X broker.address.family=v4 -m 10 "${SEC[@]}" "${BAD[@]}" \
+    -L -t "$t" >"$WORK/bad.out" 2>"$WORK/bad.err"; then
+    fail "the refused client listed the metadata: $(head -3 "$WORK/bad.out")"
+  fi
+  grep -qiE "$REFUSAL" "$WORK/bad.err" ||
+    fail "the refused client failed, but not with an authentication/TLS error: $(tail -3 "$WORK/bad.err")"
+  echo "report: refused: $(grep -iE -m1 "$REFUSAL" "$WORK/bad.err" | cut -c1-200)"
+}
+
 case "$SCENARIO" in
   version) s_version ;;
   metadata-named) s_metadata_named ;;
@@ -302,6 +346,7 @@ case "$SCENARIO" in
     ;;
   list-offsets-time) s_list_offsets_time ;;
   delete-records) na "kcat has no admin API (no DeleteRecords)" ;;
+  sasl-plain | sasl-scram-256 | sasl-scram-512 | sasl-ssl-scram-512 | ssl-mtls) s_security ;;
   *) fail "unknown scenario" ;;
 esac
 exit 0

@@ -6,6 +6,7 @@
 // @mongodb-js/zstd (the @kafkajs/zstd plugin's native cppzst 2.0.6 does not compile against Node 20's
 // headers). kafkajs speaks the classic group protocol only (no KIP-848 consumer) and has no assign():
 // every read goes through a group consumer.
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as zstd from '@mongodb-js/zstd';
 import kafkajs from 'kafkajs';
@@ -28,8 +29,9 @@ const FAMILY = 'kafkajs';
 const scenario = process.argv[2];
 const logs = [];
 
-function client(bootstrap) {
+function client(bootstrap, extra = {}) {
   return new Kafka({
+    ...extra,
     clientId: `m-${FAMILY}`,
     brokers: [bootstrap],
     connectionTimeout: 5000,
@@ -584,6 +586,78 @@ async function deleteRecords(bootstrap) {
   );
 }
 
+/**
+ * kafkajs options from the runner's TKAFKA_MATRIX_* settings (README, "Security scenarios");
+ * `password` replaces the right one, and clientCert=false leaves the client certificate out.
+ */
+function securityOptions(password = process.env.TKAFKA_MATRIX_SASL_PASSWORD, clientCert = true) {
+  const env = process.env;
+  check(env.TKAFKA_MATRIX_SECURITY_PROTOCOL, 'TKAFKA_MATRIX_SECURITY_PROTOCOL is not set (the runner sets it)');
+  const opts = {};
+  if (env.TKAFKA_MATRIX_SASL_MECHANISM) {
+    // plain, scram-sha-256, scram-sha-512
+    opts.sasl = {
+      mechanism: env.TKAFKA_MATRIX_SASL_MECHANISM.toLowerCase(),
+      username: env.TKAFKA_MATRIX_SASL_USERNAME,
+      password,
+    };
+  }
+  if (env.TKAFKA_MATRIX_CA_FILE) {
+    opts.ssl = { ca: [readFileSync(env.TKAFKA_MATRIX_CA_FILE, 'utf8')] };
+    if (env.TKAFKA_MATRIX_CERT_FILE && clientCert) {
+      opts.ssl.cert = readFileSync(env.TKAFKA_MATRIX_CERT_FILE, 'utf8');
+      opts.ssl.key = readFileSync(env.TKAFKA_MATRIX_KEY_FILE, 'utf8');
+    }
+  }
+  return opts;
+}
+
+/** Through the secured listener: create a topic, 10 keyed records there and back; a wrong password fails. */
+async function security(bootstrap) {
+  const kafka = client(bootstrap, securityOptions());
+  const topic = name();
+  const records = Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: `v${i}` }));
+  await withAdmin(kafka, (admin) => createTopic(admin, topic, 1));
+  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  try {
+    await producer.send({ topic, acks: -1, messages: records });
+  } finally {
+    await producer.disconnect();
+  }
+  const got = await consume(kafka, { topics: [topic], want: 10 });
+  checkEqual(
+    got.map((m) => ({ key: m.key.toString(), value: m.value.toString() })),
+    records,
+    'records read back',
+  );
+  const sasl = Boolean(process.env.TKAFKA_MATRIX_SASL_MECHANISM);
+  const bad = client(bootstrap, {
+    ...(sasl ? securityOptions(`${process.env.TKAFKA_MATRIX_SASL_PASSWORD}-wrong`) : securityOptions(undefined, false)),
+    retry: { retries: 0 },
+  });
+  const admin = bad.admin();
+  const t0 = Date.now();
+  let error = null;
+  try {
+    await admin.connect();
+  } catch (e) {
+    error = e;
+  } finally {
+    await admin.disconnect();
+  }
+  check(error !== null, 'the refused client (wrong password / no client certificate) connected');
+  const text = `${error.name} ${error.originalError?.name ?? ''} ${error.message} ${error.type ?? ''}`;
+  check(
+    sasl
+      ? /KafkaJSSASLAuthenticationError|SASL_AUTHENTICATION_FAILED|authentication failed/i.test(text)
+      : /ssl|certificate|alert|socket hang up|ECONNRESET|Connection error|closed/i.test(text),
+    `the refused client failed, but not with an authentication/TLS error: ${error.name}: ${error.message}`,
+  );
+  check(Date.now() - t0 < 30000, `the refused client took ${Date.now() - t0} ms to fail`);
+  console.log(`report: refused: ${error.name}: ${error.message}`);
+}
+
 await main({
   version: `kafkajs ${VERSION}`,
   recentLogs: () => logs,
@@ -600,5 +674,10 @@ await main({
     'txn-v2': txnV2,
     'list-offsets-time': listOffsetsTime,
     'delete-records': deleteRecords,
+    'sasl-plain': security,
+    'sasl-scram-256': security,
+    'sasl-scram-512': security,
+    'sasl-ssl-scram-512': security,
+    'ssl-mtls': security,
   },
 });

@@ -29,7 +29,7 @@ from confluent_kafka.admin import (  # noqa: E402
     ResourceType,
 )
 
-from matrix_common import CODECS, Deadline, Fail, check, expect_eq, main  # noqa: E402
+from matrix_common import CODECS, Deadline, Fail, check, expect_eq, keyed_records, main, security  # noqa: E402
 
 FAMILY = 'confluent-kafka'
 T = 30  # seconds for one admin future / flush
@@ -550,6 +550,61 @@ def delete_records(bootstrap, ids):
               'records from earliest')
 
 
+def secured(sec, password=None, client_cert=True):
+    """librdkafka properties of the runner's settings; `password` replaces the right one, and
+    client_cert=False leaves the client certificate out (the negative cases)."""
+    c = {'security.protocol': sec['protocol']}
+    if sec['mechanism']:
+        c.update({'sasl.mechanisms': sec['mechanism'], 'sasl.username': sec['username'],
+                  'sasl.password': sec['password'] if password is None else password})
+    if sec['ca']:
+        c['ssl.ca.location'] = sec['ca']
+    if sec['cert'] and client_cert:
+        c.update({'ssl.certificate.location': sec['cert'], 'ssl.key.location': sec['key']})
+    return c
+
+
+def sasl_scenario(bootstrap, ids):
+    """Through the secured listener: create a topic, 10 keyed records there and back; a wrong password fails."""
+    sec = security()
+    dl = Deadline()
+    conf = {**base(bootstrap), **secured(sec)}
+    a = AdminClient(conf)
+    topic = ids()
+    fs = a.create_topics([NewTopic(topic, num_partitions=1, replication_factor=1)])
+    fs[topic].result(T)
+    dl.wait_for(f'{topic} led', lambda: led(a, topic, 1))
+    cb, errors, _offsets = delivery_collector()
+    p = Producer({**conf, 'acks': 'all'})
+    for k, v in keyed_records():
+        p.produce(topic, key=k, value=v, on_delivery=cb)
+    produce_all(p, dl)
+    expect_eq(errors, [], 'delivery errors')
+    c = Consumer({**conf, 'group.id': ids('g'), 'enable.partition.eof': True, 'enable.auto.commit': False})
+    c.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
+    got = consume_to_eof(c, 1, dl, 'read back')
+    c.close()
+    expect_eq([(m.key(), m.value()) for m in got], keyed_records(), 'records read back')
+
+    # a wrong password (SASL) or no client certificate (mTLS) must fail
+    if sec['mechanism']:
+        bad_conf = secured(sec, password=sec['password'] + '-wrong')
+        wanted = {KafkaError._AUTHENTICATION}
+    else:
+        bad_conf = secured(sec, client_cert=False)
+        wanted = {KafkaError._SSL, KafkaError._TRANSPORT, KafkaError._AUTHENTICATION}
+    auth_errors = []
+    delivered = []
+    bad = Producer({**base(bootstrap), **bad_conf, 'error_cb': lambda e: auth_errors.append(e)})
+    bad.produce(topic, key=b'x', value=b'y', on_delivery=lambda err, m: delivered.append(err))
+    end = time.monotonic() + 20
+    while time.monotonic() < end and not any(e.code() in wanted for e in auth_errors):
+        bad.poll(0.2)
+    check(not any(err is None for err in delivered), 'the refused client delivered a record')
+    check(any(e.code() in wanted for e in auth_errors),
+          f'the refused client did not fail to authenticate within 20 s (errors: {auth_errors})')
+    print(f'report: refused: {[e for e in auth_errors if e.code() in wanted][0].str()[:200]}')
+
 if __name__ == '__main__':
     main(FAMILY, {
         'version': version,
@@ -565,4 +620,9 @@ if __name__ == '__main__':
         'txn-v2': txn_v2,
         'list-offsets-time': list_offsets_time,
         'delete-records': delete_records,
+        'sasl-plain': sasl_scenario,
+        'sasl-scram-256': sasl_scenario,
+        'sasl-scram-512': sasl_scenario,
+        'sasl-ssl-scram-512': sasl_scenario,
+        'ssl-mtls': sasl_scenario,
     })

@@ -25,7 +25,32 @@ SCENARIOS = [
     'txn-v2',
     'list-offsets-time',
     'delete-records',
+    'sasl-plain',
+    'sasl-scram-256',
+    'sasl-scram-512',
+    'sasl-ssl-scram-512',
+    'ssl-mtls',
 ]
+
+
+def security():
+    """The security settings the runner sets for a security scenario (README, "Security scenarios")."""
+    s = {
+        'protocol': os.environ.get('TKAFKA_MATRIX_SECURITY_PROTOCOL', ''),
+        'mechanism': os.environ.get('TKAFKA_MATRIX_SASL_MECHANISM', ''),
+        'username': os.environ.get('TKAFKA_MATRIX_SASL_USERNAME', ''),
+        'password': os.environ.get('TKAFKA_MATRIX_SASL_PASSWORD', ''),
+        'ca': os.environ.get('TKAFKA_MATRIX_CA_FILE', ''),
+        'cert': os.environ.get('TKAFKA_MATRIX_CERT_FILE', ''),
+        'key': os.environ.get('TKAFKA_MATRIX_KEY_FILE', ''),
+    }
+    if s['protocol'] == '':
+        raise Fail('TKAFKA_MATRIX_SECURITY_PROTOCOL is not set (the runner sets it for a security scenario)')
+    return s
+
+
+def keyed_records(n=10):
+    return [(f'k{i}'.encode(), f'v{i}'.encode()) for i in range(n)]
 
 CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd']
 

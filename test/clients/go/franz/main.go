@@ -7,8 +7,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +20,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"tkafka.test/clients/go/internal/mx"
 )
@@ -38,17 +44,22 @@ func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), mx.Budget)
 	defer cancel()
 	run := map[string]func(context.Context){
-		"metadata-named":    metadataNamed,
-		"metadata-all":      metadataAll,
-		"admin-topics":      adminTopics,
-		"admin-configs":     adminConfigs,
-		"produce-consume":   produceConsume,
-		"idempotent":        idempotent,
-		"group-classic":     func(ctx context.Context) { groupScenario(ctx, false) },
-		"group-consumer":    func(ctx context.Context) { groupScenario(ctx, true) },
-		"transactions":      transactions,
-		"list-offsets-time": listOffsetsTime,
-		"delete-records":    deleteRecords,
+		"metadata-named":     metadataNamed,
+		"metadata-all":       metadataAll,
+		"admin-topics":       adminTopics,
+		"admin-configs":      adminConfigs,
+		"produce-consume":    produceConsume,
+		"idempotent":         idempotent,
+		"group-classic":      func(ctx context.Context) { groupScenario(ctx, false) },
+		"group-consumer":     func(ctx context.Context) { groupScenario(ctx, true) },
+		"transactions":       transactions,
+		"list-offsets-time":  listOffsetsTime,
+		"delete-records":     deleteRecords,
+		"sasl-plain":         security,
+		"sasl-scram-256":     security,
+		"sasl-scram-512":     security,
+		"sasl-ssl-scram-512": security,
+		"ssl-mtls":           security,
 	}[scenario]
 	if run == nil {
 		mx.Fail("unknown scenario %q", scenario)
@@ -59,7 +70,9 @@ func main() {
 func name() string { return mx.Name(family, scenario) }
 
 func client(opts ...kgo.Opt) *kgo.Client {
-	all := append([]kgo.Opt{kgo.SeedBrokers(bootstrap), kgo.ClientID("m-" + family)}, opts...)
+	all := append([]kgo.Opt{kgo.SeedBrokers(bootstrap), kgo.ClientID("m-" + family)},
+		securityOpts(os.Getenv("TKAFKA_MATRIX_SASL_PASSWORD"), true)...)
+	all = append(all, opts...)
 	cl, err := kgo.NewClient(all...)
 	mx.Check(err, "new client")
 	return cl
@@ -769,4 +782,96 @@ func deleteRecords(ctx context.Context) {
 			mx.Fail("record %d: offset %d value %q", i, r.Offset, r.Value)
 		}
 	}
+}
+
+// securityOpts maps the runner's TKAFKA_MATRIX_* settings (README, "Security scenarios") onto kgo
+// options (none when they are not set); password replaces the right one and clientCert=false leaves
+// the client certificate out (the negative cases).
+func securityOpts(password string, clientCert bool) []kgo.Opt {
+	protocol := os.Getenv("TKAFKA_MATRIX_SECURITY_PROTOCOL")
+	if protocol == "" {
+		return nil
+	}
+	var opts []kgo.Opt
+	user := os.Getenv("TKAFKA_MATRIX_SASL_USERNAME")
+	var mech sasl.Mechanism
+	switch os.Getenv("TKAFKA_MATRIX_SASL_MECHANISM") {
+	case "":
+	case "PLAIN":
+		mech = plain.Auth{User: user, Pass: password}.AsMechanism()
+	case "SCRAM-SHA-256":
+		mech = scram.Auth{User: user, Pass: password}.AsSha256Mechanism()
+	case "SCRAM-SHA-512":
+		mech = scram.Auth{User: user, Pass: password}.AsSha512Mechanism()
+	default:
+		mx.Fail("unknown TKAFKA_MATRIX_SASL_MECHANISM %q", os.Getenv("TKAFKA_MATRIX_SASL_MECHANISM"))
+	}
+	if mech != nil {
+		opts = append(opts, kgo.SASL(mech))
+	}
+	if ca := os.Getenv("TKAFKA_MATRIX_CA_FILE"); ca != "" {
+		pem, err := os.ReadFile(ca)
+		mx.Check(err, "read the CA file")
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			mx.Fail("no certificate in %s", ca)
+		}
+		cfg := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+		if cert := os.Getenv("TKAFKA_MATRIX_CERT_FILE"); cert != "" && clientCert {
+			pair, err := tls.LoadX509KeyPair(cert, os.Getenv("TKAFKA_MATRIX_KEY_FILE"))
+			mx.Check(err, "load the client certificate")
+			cfg.Certificates = []tls.Certificate{pair}
+		}
+		opts = append(opts, kgo.DialTLSConfig(cfg))
+	}
+	return opts
+}
+
+// security: through the secured listener, create a topic, 10 keyed records there and back; then a
+// client with a wrong password (SASL) or without a client certificate (mTLS) must fail.
+func security(ctx context.Context) {
+	adm, acl := admin()
+	defer acl.Close()
+	topic := name()
+	createTopic(ctx, adm, topic, 1, nil)
+	p := client(kgo.DefaultProduceTopic(topic), kgo.RequiredAcks(kgo.AllISRAcks()))
+	var recs []*kgo.Record
+	for i := 0; i < 10; i++ {
+		recs = append(recs, &kgo.Record{Key: []byte(fmt.Sprintf("k%d", i)), Value: []byte(fmt.Sprintf("v%d", i))})
+	}
+	mx.Check(p.ProduceSync(ctx, recs...).FirstErr(), "produce")
+	p.Close()
+	got := consumeN(ctx, 10, fromStart(topic, 1))
+	for i, r := range got {
+		if string(r.Key) != fmt.Sprintf("k%d", i) || string(r.Value) != fmt.Sprintf("v%d", i) {
+			mx.Fail("record %d: key %q value %q", i, r.Key, r.Value)
+		}
+	}
+	saslMode := os.Getenv("TKAFKA_MATRIX_SASL_MECHANISM") != ""
+	var bad []kgo.Opt
+	if saslMode {
+		bad = securityOpts(os.Getenv("TKAFKA_MATRIX_SASL_PASSWORD")+"-wrong", true)
+	} else {
+		bad = securityOpts("", false)
+	}
+	bcl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap), kgo.ClientID("m-" + family + "-refused"),
+		kgo.RequestRetries(0)}, bad...)...)
+	mx.Check(err, "new refused client")
+	defer bcl.Close()
+	bctx, bcancel := context.WithTimeout(ctx, 20*time.Second)
+	defer bcancel()
+	_, err = kadm.NewClient(bcl).Metadata(bctx)
+	if err == nil {
+		mx.Fail("the refused client (wrong password / no client certificate) got metadata")
+	}
+	var ke *kerr.Error
+	text := err.Error()
+	if saslMode {
+		if !errors.As(err, &ke) || ke != kerr.SaslAuthenticationFailed {
+			mx.Fail("the refused client failed, but not with SASL_AUTHENTICATION_FAILED: %v", err)
+		}
+	} else if !strings.Contains(text, "tls") && !strings.Contains(text, "certificate") {
+		mx.Fail("the refused client failed, but not with a TLS error: %v", err)
+	}
+	fmt.Printf("report: refused: %.200s\n", text)
 }
