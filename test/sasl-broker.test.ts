@@ -511,6 +511,17 @@ describe('the mechanisms', () => {
       message: generic,
       cause: 'Invalid client nonce in the final client message.',
     });
+    // librdkafka before 2.6.1 repeats the client nonce (abc + abc + server nonce): Kafka 4.4 compares
+    // the whole nonce and refuses it, whatever the proof (librdkafka#4895)
+    const again = server(strong);
+    const sf = (first(again, 'n,,n=alice,r=abc') as { token: Buffer }).token.toString();
+    const serverNonce = /r=([^,]+)/.exec(sf)![1]!;
+    const doubled = again.evaluate(Buffer.from(`c=biws,r=abc${serverNonce},p=${Buffer.alloc(32).toString('base64')}`));
+    assert.deepEqual(doubled, {
+      kind: 'failed',
+      message: generic,
+      cause: 'Invalid client nonce in the final client message.',
+    });
   });
 });
 

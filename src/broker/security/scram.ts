@@ -95,8 +95,9 @@ export class ScramServer implements SaslServerMechanism {
         } catch (e) {
           return saslException((e as Error).message);
         }
-        const expectedNonce = this.clientFirst!.nonce + this.serverNonce;
-        if (!final.nonce.endsWith(expectedNonce))
+        // Kafka 4.x compares the whole nonce (RFC 5802); librdkafka before 2.6.1 repeats the client
+        // nonce in its final message and is refused (librdkafka#4895), by Kafka and so here
+        if (final.nonce !== this.clientFirst!.nonce + this.serverNonce)
           return saslException('Invalid client nonce in the final client message.');
         const auth = authMessage(
           this.clientFirst!,

@@ -308,11 +308,28 @@ security_args() {
   fi
 }
 
+# librdkafka before 2.6.1 repeats the client nonce in its SCRAM client-final message; Kafka 4.x
+# compares the nonce strictly (RFC 5802) and refuses it (librdkafka#4895), so a broker of today must
+# refuse even the right password from it
+rdkafka_version() { kcat -V 2>&1 | grep -oE 'librdkafka version [0-9.]+' | awk '{print $3}'; }
+version_lt() { [[ "$1" != "$2" && "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -1)" == "$1" ]]; }
+
 # through the secured listener: 10 keyed records to an auto-created topic and back; a wrong password fails
 s_security() {
-  local t i out expected
+  local t i out expected v
   security_args
   t=$(id)
+  v="$(rdkafka_version)"
+  if [[ "${TKAFKA_MATRIX_SASL_MECHANISM:-}" == SCRAM-* ]] && version_lt "$v" 2.6.1; then
+    if timeout 30 kcat -b "$BOOTSTRAP" -X broker.address.family=v4 -m 10 "${SEC[@]}" "${GOOD[@]}" \
+      -L -t "$t" >"$WORK/old.out" 2>"$WORK/old.err"; then
+      fail "librdkafka $v's SCRAM (nonce repeated, librdkafka#4895) was accepted; Kafka 4.x refuses it"
+    fi
+    grep -qiE authentication "$WORK/old.err" ||
+      fail "librdkafka $v's SCRAM failed, but not with an authentication error: $(tail -3 "$WORK/old.err")"
+    echo "report: librdkafka $v's SCRAM refused as Kafka 4.x refuses it (nonce repeated, librdkafka#4895)"
+    return 0
+  fi
   for ((i = 0; i < 10; i++)); do echo "k$i:v$i"; done >"$WORK/in"
   k "${SEC[@]}" "${GOOD[@]}" -P -t "$t" -K : -X acks=all -l "$WORK/in" \
     2>"$WORK/p.err" || fail "producing to $t failed: $(tail -3 "$WORK/p.err")"
