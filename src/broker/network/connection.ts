@@ -288,15 +288,10 @@ export class Connection {
   private authStep(item: Queued, step: Exclude<AuthStep, { kind: 'dispatch' }>): boolean {
     const header = peekHeader(item.frame);
     if (step.kind === 'respond') {
-      this.write(step.frame);
+      const size = step.frame.reduce((n, b) => n + b.length, 0);
+      this.write(step.frame, size);
       this.counters.requests++;
-      this.log(
-        item,
-        header,
-        null,
-        step.frame.reduce((n, b) => n + b.length, 0),
-        'response',
-      );
+      this.log(item, header, null, size, 'response');
       return true;
     }
     if (step.kind === 'close') {
@@ -313,7 +308,11 @@ export class Connection {
     this.updateReading();
     const finish = (): void => {
       if (this.socket.destroyed) return;
-      if (step.frame) this.write(step.frame);
+      if (step.frame)
+        this.write(
+          step.frame,
+          step.frame.reduce((n, b) => n + b.length, 0),
+        );
       this.socket.end();
       const t = setTimeout(() => this.socket.destroy(), 5000);
       t.unref();
@@ -323,12 +322,13 @@ export class Connection {
     return false;
   }
 
-  private write(frame: readonly Buffer[]): void {
+  /** Writes one response (`size` bytes in all), pausing reads while the socket's buffer is full. */
+  private write(frame: readonly Buffer[], size: number): void {
     const s = this.socket;
     s.cork();
     for (const b of frame) s.write(b);
     s.uncork();
-    for (const b of frame) this.counters.bytesOut += b.length;
+    this.counters.bytesOut += size;
     if (s.writableLength > this.counters.maxWritableLength) this.counters.maxWritableLength = s.writableLength;
     if (s.writableNeedDrain) {
       this.writeBlocked = true;
@@ -344,16 +344,7 @@ export class Connection {
       return;
     }
     if (outcome.kind === 'response' && (this.state === 'open' || this.state === 'draining')) {
-      const s = this.socket;
-      s.cork();
-      for (const b of outcome.frame) s.write(b);
-      s.uncork();
-      this.counters.bytesOut += outcome.size;
-      if (s.writableLength > this.counters.maxWritableLength) this.counters.maxWritableLength = s.writableLength;
-      if (s.writableNeedDrain) {
-        this.writeBlocked = true;
-        this.updateReading();
-      }
+      this.write(outcome.frame, outcome.size);
     }
     const c = outcome.ctx;
     const header = { apiKey: c.apiKey, apiVersion: c.header.requestApiVersion, correlationId: c.correlationId };
