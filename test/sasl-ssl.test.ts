@@ -13,6 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { boundPorts, startBroker, type BrokerProcess } from './helpers/broker-process.js';
+import { propertiesText } from './helpers/cluster.js';
 import { makeCerts, type TestCerts } from './helpers/certs.js';
 import { runTkafka } from './helpers/tool-run.js';
 import { run as complete } from '../src/tools/completion/complete.js';
@@ -54,12 +55,7 @@ after(async () => {
 
 function clientConfig(name: string, props: Record<string, string>): string {
   const file = join(certs.dir, `${name}.properties`);
-  writeFileSync(
-    file,
-    Object.entries(props)
-      .map(([k, v]) => `${k}=${v}\n`)
-      .join(''),
-  );
+  writeFileSync(file, propertiesText(props));
   return file;
 }
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { startApacheKafka, runKafkaTool, type ApacheKafka } from './helpers/apache-kafka.js';
 import { boundPorts, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { propertiesText } from '../helpers/cluster.js';
 import { makeCerts, STORE_PASSWORD, type TestCerts } from '../helpers/certs.js';
 import { runTkafka } from '../helpers/tool-run.js';
 import { run as consumerTool } from '../../src/tools/console-consumer/main.js';
@@ -21,12 +22,7 @@ let tkafkaSsl = '';
 
 function properties(name: string, settings: Record<string, string>): string {
   const path = join(certs.dir, `${name}.properties`);
-  writeFileSync(
-    path,
-    Object.entries(settings)
-      .map(([k, v]) => `${k}=${v}\n`)
-      .join(''),
-  );
+  writeFileSync(path, propertiesText(settings));
   return path;
 }
 

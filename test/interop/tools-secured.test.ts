@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
 import { runTkafka, type Run } from './helpers/tool-runs.js';
 import { makeCerts, STORE_PASSWORD, type TestCerts } from '../helpers/certs.js';
+import { propertiesText } from '../helpers/cluster.js';
 
 const PLAIN_MODULE = 'org.apache.kafka.common.security.plain.PlainLoginModule';
 const SCRAM_MODULE = 'org.apache.kafka.common.security.scram.ScramLoginModule';
@@ -85,12 +86,7 @@ function file(name: string, text: string): string {
 }
 
 function configFile(name: string, props: Record<string, string>): string {
-  return file(
-    `${name}.properties`,
-    Object.entries(props)
-      .map(([k, v]) => `${k}=${v}`)
-      .join('\n') + '\n',
-  );
+  return file(`${name}.properties`, propertiesText(props));
 }
 
 /** The test CA as a PEM trust store (both Kafka's client and tkafka's read it). */
