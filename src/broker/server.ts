@@ -9,7 +9,7 @@ import { BrokerOnlyServer, partitionPublisher, topicLogConfig } from './broker-s
 import { LogManager } from './log/log-manager.js';
 import { HandlerRegistry } from './api/registry.js';
 import { registerSaslHandlers } from './api/sasl-authenticate.js';
-import { saslListenerConfigs } from './security/config.js';
+import { loadJwksKeySources, saslListenerConfigs } from './security/config.js';
 import { saslAuthenticatorFactory } from './security/authenticator.js';
 import { imageScramCredentials } from './security/scram.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
@@ -59,7 +59,8 @@ export interface RunningNode {
  */
 export async function startNode(config: ServerConfig, logger: ServerLogger): Promise<RunningNode> {
   // refuses SASL settings tkafka cannot honour before anything starts
-  saslListenerConfigs(config, (m) => logger.log('WARN', m));
+  const sasl = saslListenerConfigs(config, (m) => logger.log('WARN', m));
+  await loadJwksKeySources(sasl, (level, m) => logger.log(level, m));
   if (config.isController && !config.isBroker) return ControllerOnlyServer.start(config, logger);
   if (config.isBroker && !config.isController) return BrokerOnlyServer.start(config, logger);
   return BrokerServer.start(config, logger);

@@ -19,6 +19,7 @@ import { errorResponseFor } from '../api/error-responses.js';
 import type { SaslListenerConfig } from './config.js';
 import { invalidCredentialsMessage, type SaslServerMechanism } from './mechanism.js';
 import { PlainServer } from './plain.js';
+import { jwksKeySource } from './jwks.js';
 import { OAuthBearerServer } from './oauthbearer.js';
 import { ScramServer, type ScramCredentialLookup } from './scram.js';
 import { userPrincipal } from './principal.js';
@@ -183,6 +184,11 @@ export class SaslServerAuthenticator implements ConnectionAuthenticator {
 
   private createMechanism(name: string): SaslServerMechanism {
     if (name === 'PLAIN') return new PlainServer(this.config.plainUsers);
+    if (name === 'OAUTHBEARER' && this.config.oauthbearerJwks)
+      return new OAuthBearerServer(
+        { settings: this.config.oauthbearerJwks, keys: jwksKeySource(this.config.oauthbearerJwks.jwks) },
+        this.invalidCredentials(),
+      );
     if (name === 'OAUTHBEARER' && this.config.oauthbearer)
       return new OAuthBearerServer(this.config.oauthbearer, this.invalidCredentials());
     const scram = scramMechanism(name);

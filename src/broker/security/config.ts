@@ -16,6 +16,8 @@ import {
   PLAIN_LOGIN_MODULE,
   SCRAM_LOGIN_MODULE,
 } from '../../protocol/sasl/jaas.js';
+import { jwksKeySource } from './jwks.js';
+import type { JwtValidatorSettings } from './jwt-validator.js';
 import { unsecuredValidatorOptions, type UnsecuredValidatorOptions } from './oauthbearer.js';
 import { plainUsers } from './plain.js';
 
@@ -36,6 +38,8 @@ export interface SaslListenerConfig {
   readonly plainUsers: ReadonlyMap<string, string>;
   /** OAUTHBEARER's unsecured-JWS validation options, when OAUTHBEARER is enabled. */
   readonly oauthbearer?: UnsecuredValidatorOptions;
+  /** OAUTHBEARER's JWKS validation (OAuthBearerValidatorCallbackHandler), when configured. */
+  readonly oauthbearerJwks?: JwtValidatorSettings;
   /** connections.max.reauth.ms per mechanism (0: sessions do not expire). */
   readonly maxReauthMs: ReadonlyMap<string, number>;
   /** connection.failed.authentication.delay.ms */
@@ -78,11 +82,12 @@ export function saslListenerConfigs(
       );
   }
 
-  // custom server callback handlers (e.g. OAuthBearerValidatorCallbackHandler with a JWKS endpoint)
-  for (const k of originals.keys())
-    if (/(^|\.)sasl\.server\.callback\.handler\.class$/.test(k))
+  // custom server callback handlers: only OAuthBearerValidatorCallbackHandler (JWKS validation) on
+  // an OAUTHBEARER listener, under listener.name.<l>.oauthbearer. (SaslChannelBuilder's key)
+  for (const [k, v] of originals)
+    if (/(^|\.)sasl\.server\.callback\.handler\.class$/.test(k) && !isJwksHandlerKey(k, v, sasl))
       throw new ConfigError(
-        `${k} is set: tkafka does not load SASL server callback handlers (it implements PLAIN with the JAAS users, SCRAM with the metadata credentials and OAUTHBEARER with unsecured JWS validation)`,
+        `${k} is set: tkafka does not load SASL server callback handlers (it implements PLAIN with the JAAS users, SCRAM with the metadata credentials and OAUTHBEARER with unsecured JWS validation, or with JWKS validation when listener.name.<listener>.oauthbearer.sasl.server.callback.handler.class=${OAUTHBEARER_VALIDATOR_HANDLER})`,
         k,
       );
   if (originals.has('sasl.jaas.config'))
@@ -112,6 +117,7 @@ export function saslListenerConfigs(
 
     let users = new Map<string, string>();
     let oauthbearer: UnsecuredValidatorOptions | undefined;
+    let oauthbearerJwks: JwtValidatorSettings | undefined;
     const maxReauthMs = new Map<string, number>();
     for (const m of mechanisms) {
       const mech = m.toLowerCase();
@@ -141,6 +147,8 @@ export function saslListenerConfigs(
         } catch (err) {
           throw new ConfigError(`Invalid value for ${jaasKey}: ${(err as Error).message}`, jaasKey);
         }
+        if (originals.has(`${prefix}oauthbearer.sasl.server.callback.handler.class`))
+          oauthbearerJwks = jwksValidatorSettings(originals, prefix, warn);
       }
       const reauthKey = [`${prefix}${mech}.connections.max.reauth.ms`, `${prefix}connections.max.reauth.ms`].find((k) =>
         originals.has(k),
@@ -155,10 +163,184 @@ export function saslListenerConfigs(
       enabledMechanisms: mechanisms,
       plainUsers: users,
       ...(oauthbearer ? { oauthbearer } : {}),
+      ...(oauthbearerJwks ? { oauthbearerJwks } : {}),
       maxReauthMs,
       failedAuthenticationDelayMs,
       maxReceiveSize: config.getInt('sasl.server.max.receive.size'),
     });
   }
   return out;
+}
+
+export const OAUTHBEARER_VALIDATOR_HANDLER =
+  'org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler';
+const DEFAULT_JWT_VALIDATOR = 'org.apache.kafka.common.security.oauthbearer.DefaultJwtValidator';
+/** ConfigurationUtils' system property listing the URLs an OAuth configuration may name. */
+export const ALLOWED_URLS_PROPERTY = 'org.apache.kafka.sasl.oauthbearer.allowed.urls';
+
+function isJwksHandlerKey(key: string, value: string, sasl: readonly { listenerName: string }[]): boolean {
+  if (value.trim() !== OAUTHBEARER_VALIDATOR_HANDLER) return false;
+  return sasl.some(
+    (e) => key === `listener.name.${e.listenerName.toLowerCase()}.oauthbearer.sasl.server.callback.handler.class`,
+  );
+}
+
+/**
+ * A JVM system property as Kafka's start scripts pass it: `-D<name>=<value>` in KAFKA_OPTS (tkafka
+ * has no JVM, so the same environment that configures Kafka configures tkafka).
+ */
+export function jvmSystemProperty(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  let value: string | undefined;
+  for (const token of (env['KAFKA_OPTS'] ?? '').split(/\s+/))
+    if (token.startsWith(`-D${name}=`)) value = token.slice(name.length + 3).replace(/^(["'])(.*)\1$/, '$2');
+  return value;
+}
+
+/**
+ * The settings OAuthBearerValidatorCallbackHandler reads for a listener (ConfigurationUtils with the
+ * "oauthbearer." mechanism prefix over the listener's configs: listener.name.<l>.oauthbearer.<key>,
+ * then listener.name.<l>.<key>, then <key>), with Kafka's configure-time refusals.
+ */
+export function jwksValidatorSettings(
+  originals: ReadonlyMap<string, string>,
+  listenerPrefix: string,
+  warn: (m: string) => void = () => {},
+  env: NodeJS.ProcessEnv = process.env,
+): JwtValidatorSettings {
+  const keyOf = (k: string): string =>
+    [`${listenerPrefix}oauthbearer.${k}`, `${listenerPrefix}${k}`, k].find((x) => originals.has(x)) ?? k;
+  const get = (k: string): string | undefined => {
+    const v = originals.get(keyOf(k))?.trim();
+    return v === undefined || v === '' ? undefined : v;
+  };
+  const long = (k: string, dflt: number, min: number): number => {
+    const raw = get(k);
+    if (raw === undefined) return dflt;
+    const n = Number(raw);
+    if (!/^[+-]?\d+$/.test(raw) || !Number.isSafeInteger(n))
+      throw new ConfigError(`Invalid value ${raw} for configuration ${keyOf(k)}: Not a number of type LONG`, keyOf(k));
+    if (n < min) throw new ConfigError(`The OAuth configuration option ${k} value must be at least ${min}`, keyOf(k));
+    return n;
+  };
+  const bool = (k: string): boolean => {
+    const raw = get(k);
+    if (raw === undefined) return false;
+    if (!/^(true|false)$/i.test(raw))
+      throw new ConfigError(
+        `Invalid value ${raw} for configuration ${keyOf(k)}: Expected value to be either true or false`,
+        keyOf(k),
+      );
+    return raw.toLowerCase() === 'true';
+  };
+  const validator = get('sasl.oauthbearer.jwt.validator.class');
+  if (validator !== undefined && validator !== DEFAULT_JWT_VALIDATOR)
+    throw new ConfigError(
+      `${keyOf('sasl.oauthbearer.jwt.validator.class')}=${validator} is set: tkafka does not load JWT validator classes (only ${DEFAULT_JWT_VALIDATOR})`,
+      keyOf('sasl.oauthbearer.jwt.validator.class'),
+    );
+  const urlKey = 'sasl.oauthbearer.jwks.endpoint.url';
+  const url = get(urlKey);
+  if (url === undefined)
+    throw new ConfigError(
+      `The OAuth validator for the broker requires "${urlKey}" to be configured so that JWT signatures can be verified, but it was not set. Set "${urlKey}" to the OAuth/OIDC provider's JWKS endpoint URL for this listener, or configure a signature-verifying "sasl.oauthbearer.jwt.validator.class".`,
+      keyOf(urlKey),
+    );
+  // ConfigurationUtils.validateUrl
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch (e) {
+    throw new ConfigError(
+      `The OAuth configuration option ${urlKey} contains a URL (${url}) that is malformed: ${(e as Error).message}`,
+      keyOf(urlKey),
+    );
+  }
+  const protocol = parsed.protocol.slice(0, -1).toLowerCase();
+  if (!['http', 'https', 'file'].includes(protocol))
+    throw new ConfigError(
+      `The OAuth configuration option ${urlKey} contains a URL (${url}) that contains an invalid protocol (${protocol}); only "http", "https", and "file" protocol are supported`,
+      keyOf(urlKey),
+    );
+  const allowed = new Set((jvmSystemProperty(ALLOWED_URLS_PROPERTY, env) ?? '').split(',').map((s) => s.trim()));
+  if (!allowed.has(url))
+    throw new ConfigError(
+      `Invalid value ${url} for configuration ${urlKey}: The URL cannot be accessed due to restrictions. Update the system property '${ALLOWED_URLS_PROPERTY}' to allow the URL to be accessed. (tkafka reads -D${ALLOWED_URLS_PROPERTY}=<url>,... from KAFKA_OPTS)`,
+      keyOf(urlKey),
+    );
+  if (protocol === 'https') {
+    for (const k of ['ssl.truststore.location', 'ssl.truststore.certificates'])
+      if (get(k) !== undefined)
+        throw new ConfigError(
+          `${keyOf(k)} is set with an https ${urlKey}: tkafka fetches the JWKS with Node's default certificate authorities (NODE_EXTRA_CA_CERTS adds more) and does not apply the listener's trust store to it`,
+          keyOf(k),
+        );
+  }
+  const expectedAudience = (get('sasl.oauthbearer.expected.audience') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const expectedIssuer = get('sasl.oauthbearer.expected.issuer') ?? null;
+  const allowUnverifiedAudience = bool('sasl.oauthbearer.allow.unverified.audience');
+  const allowUnverifiedIssuer = bool('sasl.oauthbearer.allow.unverified.issuer');
+  const skewRaw = get('sasl.oauthbearer.clock.skew.seconds') ?? '30';
+  const clockSkewSeconds = Number(skewRaw);
+  if (!/^[+-]?\d+$/.test(skewRaw) || !Number.isSafeInteger(clockSkewSeconds))
+    throw new ConfigError(
+      `Invalid value ${skewRaw} for configuration ${keyOf('sasl.oauthbearer.clock.skew.seconds')}: Not a number of type INT`,
+      keyOf('sasl.oauthbearer.clock.skew.seconds'),
+    );
+  const scopeClaimName = get('sasl.oauthbearer.scope.claim.name') ?? 'scope';
+  const subClaimName = get('sasl.oauthbearer.sub.claim.name') ?? 'sub';
+  if (expectedAudience.length === 0 && !allowUnverifiedAudience)
+    throw new ConfigError(
+      `The OAuth validator for the broker requires "sasl.oauthbearer.expected.audience" to be configured so that the token's audience ("aud") claim can be verified, but it was not set. Set "sasl.oauthbearer.expected.audience" to the audience(s) that identify this cluster, or set "sasl.oauthbearer.allow.unverified.audience" to true to accept tokens regardless of their audience.`,
+      keyOf('sasl.oauthbearer.expected.audience'),
+    );
+  if (expectedIssuer === null && !allowUnverifiedIssuer)
+    throw new ConfigError(
+      `The OAuth validator for the broker requires "sasl.oauthbearer.expected.issuer" to be configured so that the token's issuer ("iss") claim can be verified, but it was not set. Set "sasl.oauthbearer.expected.issuer" to the issuer URL of the OAuth/OIDC provider that signs the tokens, or set "sasl.oauthbearer.allow.unverified.issuer" to true to accept tokens regardless of their issuer.`,
+      keyOf('sasl.oauthbearer.expected.issuer'),
+    );
+  if (expectedAudience.length === 0)
+    warn(
+      'The OAuth broker validator is configured with a JWKS endpoint but without "sasl.oauthbearer.expected.audience", and "sasl.oauthbearer.allow.unverified.audience" is set to true, so it will accept a JWT regardless of its "aud" (audience) claim.',
+    );
+  if (expectedIssuer === null)
+    warn(
+      'The OAuth broker validator is configured with a JWKS endpoint but without "sasl.oauthbearer.expected.issuer", and "sasl.oauthbearer.allow.unverified.issuer" is set to true, so it will accept a JWT bearing any (or no) "iss" (issuer) claim.',
+    );
+  return {
+    jwks: {
+      url,
+      refreshMs: long('sasl.oauthbearer.jwks.endpoint.refresh.ms', 3_600_000, 1),
+      retryBackoffMs: long('sasl.oauthbearer.jwks.endpoint.retry.backoff.ms', 100, 1),
+      retryBackoffMaxMs: long('sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms', 10_000, 0),
+    },
+    expectedAudience,
+    expectedIssuer,
+    scopeClaimName,
+    subClaimName,
+    clockSkewSeconds,
+  };
+}
+
+/**
+ * Loads the JWKS of every listener validating OAUTHBEARER tokens with one (Kafka fetches it when the
+ * callback handler is configured): a JWKS that cannot be read stops start-up naming the key.
+ */
+export async function loadJwksKeySources(
+  configs: ReadonlyMap<string, SaslListenerConfig>,
+  log?: (level: 'DEBUG' | 'WARN', m: string) => void,
+): Promise<void> {
+  for (const c of configs.values()) {
+    if (!c.oauthbearerJwks) continue;
+    try {
+      await jwksKeySource(c.oauthbearerJwks.jwks, log).init();
+    } catch (e) {
+      throw new ConfigError(
+        `listener ${c.listenerName}: the JWKS of sasl.oauthbearer.jwks.endpoint.url (${c.oauthbearerJwks.jwks.url}) could not be read: ${(e as Error).message}`,
+        'sasl.oauthbearer.jwks.endpoint.url',
+      );
+    }
+  }
 }

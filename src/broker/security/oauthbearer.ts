@@ -4,9 +4,17 @@
 // unsecuredValidator* options of the listener's OAuthBearerLoginModule. An invalid token is answered
 // with a JSON error challenge ({"status":"invalid_token"}); the client's %x01 reply then fails the
 // exchange with that JSON as the message (OAuthBearerSaslServer). The token's exp bounds the session
-// (KIP-368 CREDENTIAL_LIFETIME_MS). Signed tokens validated against a JWKS endpoint are not
-// implemented: config.ts refuses their settings at start-up.
+// (KIP-368 CREDENTIAL_LIFETIME_MS). With OAuthBearerValidatorCallbackHandler (config.ts) the token is
+// a signed JWT checked by BrokerJwtValidator against a JWKS (jwt-validator.ts, jwks.ts) instead.
+import type { JwksKeySource } from './jwks.js';
+import { JwtValidatorError, validateJwt, type JwtValidatorSettings } from './jwt-validator.js';
 import type { SaslServerMechanism, SaslStep } from './mechanism.js';
+
+/** OAuthBearerValidatorCallbackHandler's validation: BrokerJwtValidator with the listener's JWKS. */
+export interface JwksValidation {
+  readonly settings: JwtValidatorSettings;
+  readonly keys: JwksKeySource;
+}
 
 const SEPARATOR = '\u0001';
 const SASLNAME = '(?:[\\x01-\\x2B\\x2D-\\x3C\\x3E-\\x7F]|=2C|=3D)+';
@@ -116,18 +124,20 @@ export function validateUnsecuredJws(token: string, o: UnsecuredValidatorOptions
 export class OAuthBearerServer implements SaslServerMechanism {
   readonly name = 'OAUTHBEARER';
   private errorMessage: string | null = null;
+  /** Why the last token was refused (JwtValidatorException's message), for the broker's log. */
+  validationError: string | null = null;
   /** The validated token's exp (ms since the epoch), once complete. */
   credentialExpiresAtMs: number | null = null;
 
   constructor(
-    private readonly options: UnsecuredValidatorOptions,
+    private readonly options: UnsecuredValidatorOptions | JwksValidation,
     private readonly invalidCredentials: string,
     private readonly wallClock: () => number = Date.now,
   ) {}
 
   evaluate(response: Buffer): SaslStep {
     if (response.length === 1 && response[0] === 0x01 && this.errorMessage !== null)
-      return { kind: 'failed', message: this.errorMessage, cause: this.errorMessage };
+      return { kind: 'failed', message: this.errorMessage, cause: this.validationError ?? this.errorMessage };
     this.errorMessage = null;
     const saslException = (cause: string): SaslStep => ({ kind: 'failed', message: this.invalidCredentials, cause });
     const m = CLIENT_INITIAL_RESPONSE.exec(response.toString('utf8'));
@@ -146,8 +156,16 @@ export class OAuthBearerServer implements SaslServerMechanism {
       return saslException('Invalid scheme in OAUTHBEARER client first message');
     let token: ValidToken;
     try {
-      token = validateUnsecuredJws(a.groups['token']!, this.options, this.wallClock());
+      token =
+        'keys' in this.options
+          ? validateJwt(a.groups['token']!, this.options.settings, this.options.keys, this.wallClock())
+          : validateUnsecuredJws(a.groups['token']!, this.options, this.wallClock());
     } catch (e) {
+      if (e instanceof JwtValidatorError) {
+        this.validationError = e.message;
+        this.errorMessage = '{"status":"invalid_token"}';
+        return { kind: 'challenge', token: Buffer.from(this.errorMessage, 'utf8') };
+      }
       if (!(e instanceof IllegalToken)) throw e;
       const status = e.scope !== null ? 'insufficient_scope' : 'invalid_token';
       this.errorMessage = `{"status":"${status}"${e.scope !== null ? `, "scope":"${e.scope}"` : ''}}`;
