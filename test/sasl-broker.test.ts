@@ -558,12 +558,12 @@ describe('start-up refusals', () => {
     assert.doesNotMatch(r.out, /Kafka Server started/);
   });
 
-  test('a SASL server callback handler (JWKS validation of OAUTHBEARER) stops start-up naming the key', async () => {
+  test('a SASL server callback handler other than OAuthBearerValidatorCallbackHandler stops start-up naming the key', async () => {
     const key = 'listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class';
     const r = await start({
       'sasl.enabled.mechanisms': 'OAUTHBEARER',
       'listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config': OAUTHBEARER_JAAS,
-      [key]: 'org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler',
+      [key]: 'com.example.MyValidatorCallbackHandler',
       'listener.name.sasl_plaintext.oauthbearer.sasl.oauthbearer.jwks.endpoint.url': 'https://127.0.0.1:1/jwks',
     });
     assert.equal(r.code, 1, r.out);

@@ -1,0 +1,107 @@
+// A test OAuth provider on 127.0.0.1: a client-credentials token endpoint (POST /token, HTTP Basic
+// client id and secret, RFC 6749 error bodies) issuing JWTs signed with keys made at run time by
+// node:crypto, and the JWKS of those keys (GET /jwks), which a test can change (key rotation).
+import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+
+export interface SigningKey {
+  readonly kid: string;
+  readonly alg: string;
+  readonly privateKey: KeyObject;
+  /** The public JWK (kid, alg, use=sig). */
+  readonly jwk: Record<string, unknown>;
+}
+
+/** A key pair for `alg` (RS256/384/512, PS256/384/512, ES256/384/512, EdDSA). */
+export function makeSigningKey(kid: string, alg = 'RS256'): SigningKey {
+  const pair =
+    alg === 'EdDSA'
+      ? generateKeyPairSync('ed25519')
+      : alg.startsWith('ES')
+        ? generateKeyPairSync('ec', { namedCurve: { ES256: 'P-256', ES384: 'P-384', ES512: 'P-521' }[alg]! })
+        : generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const jwk = { ...pair.publicKey.export({ format: 'jwk' }), kid, alg, use: 'sig' };
+  return { kid, alg, privateKey: pair.privateKey, jwk };
+}
+
+const b64 = (o: unknown): string => Buffer.from(JSON.stringify(o)).toString('base64url');
+
+/** A compact JWS of `claims` signed with `key` (header alg, typ JWT and kid, unless overridden). */
+export function signJwt(
+  key: SigningKey,
+  claims: Record<string, unknown>,
+  header: Record<string, unknown> = {},
+): string {
+  const input = `${b64({ alg: key.alg, typ: 'JWT', kid: key.kid, ...header })}.${b64(claims)}`;
+  const hash = key.alg === 'EdDSA' ? null : `sha${key.alg.slice(2)}`;
+  const opts = key.alg.startsWith('ES')
+    ? { key: key.privateKey, dsaEncoding: 'ieee-p1363' as const }
+    : key.alg.startsWith('PS')
+      ? { key: key.privateKey, padding: 6 /* RSA_PKCS1_PSS_PADDING */, saltLength: Number(key.alg.slice(2)) / 8 }
+      : key.privateKey;
+  return `${input}.${sign(hash, Buffer.from(input), opts).toString('base64url')}`;
+}
+
+export interface OAuthServer {
+  /** http://127.0.0.1:<port> */
+  readonly url: string;
+  readonly tokenUrl: string;
+  readonly jwksUrl: string;
+  /** The keys the JWKS serves (replace to rotate). */
+  jwksKeys: SigningKey[];
+  /** The key tokens are signed with. */
+  signingKey: SigningKey;
+  /** Claims of the issued tokens besides iat/exp (sub defaults to the client id). */
+  claims: Record<string, unknown>;
+  readonly tokenRequests: { authorization: string | undefined; body: string }[];
+  jwksRequests: number;
+  close(): Promise<void>;
+}
+
+export async function startOAuthServer(opts: {
+  clientId: string;
+  clientSecret: string;
+  signingKey: SigningKey;
+  claims?: Record<string, unknown>;
+  lifetimeSeconds?: number;
+}): Promise<OAuthServer> {
+  const state = {
+    jwksKeys: [opts.signingKey],
+    signingKey: opts.signingKey,
+    claims: opts.claims ?? {},
+    tokenRequests: [] as { authorization: string | undefined; body: string }[],
+    jwksRequests: 0,
+  };
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      res.setHeader('Content-Type', 'application/json');
+      if (req.method === 'GET' && req.url === '/jwks') {
+        state.jwksRequests++;
+        res.end(JSON.stringify({ keys: state.jwksKeys.map((k) => k.jwk) }));
+        return;
+      }
+      state.tokenRequests.push({ authorization: req.headers.authorization, body });
+      const expected = `Basic ${Buffer.from(`${opts.clientId}:${opts.clientSecret}`).toString('base64')}`;
+      if (req.method !== 'POST' || req.url !== '/token' || req.headers.authorization !== expected) {
+        res.statusCode = 401;
+        res.end(JSON.stringify({ error: 'invalid_client', error_description: 'bad client credentials' }));
+        return;
+      }
+      const now = Math.floor(Date.now() / 1000);
+      const lifetime = opts.lifetimeSeconds ?? 3600;
+      const token = signJwt(state.signingKey, { sub: opts.clientId, iat: now, exp: now + lifetime, ...state.claims });
+      res.end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: lifetime }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const addr = server.address();
+  const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  return Object.assign(state, {
+    url,
+    tokenUrl: `${url}/token`,
+    jwksUrl: `${url}/jwks`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  });
+}
