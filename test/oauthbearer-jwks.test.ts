@@ -13,15 +13,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
-import { ApiKey } from '../src/protocol/generated/apis.js';
 import { ErrorCode } from '../src/protocol/errors.js';
 import { startBroker, boundPorts, type BrokerProcess } from './helpers/broker-process.js';
-import { RawClient } from './helpers/raw-client.js';
 import { runTkafka } from './helpers/tool-run.js';
 import { waitFor } from './helpers/wait-for.js';
 import { REPO_ROOT } from './helpers/spec-models.js';
 import {
+  jwksListenerSettings,
   makeSigningKey,
+  oauthBearerExchange,
   signJwt,
   startOAuthServer,
   type OAuthServer,
@@ -29,57 +29,15 @@ import {
 } from './helpers/oauth-server.js';
 
 const OAUTH_JAAS = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;';
-const HANDLER = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler';
 const ISSUER = 'https://issuer.tkafka.test';
 const AUDIENCE = 'tkafka-cluster';
 const ALLOWED_URLS = 'org.apache.kafka.sasl.oauthbearer.allowed.urls';
 
-const oauthResponse = (jwt: string): Buffer => Buffer.from(`n,,\u0001auth=Bearer ${jwt}\u0001\u0001`);
 const now = (): number => Math.floor(Date.now() / 1000);
-
-/** The broker-side listener settings for JWKS validation at `url`. */
-function jwksListener(listener: string, url: string): Record<string, string> {
-  const p = `listener.name.${listener}.`;
-  return {
-    [`${p}sasl.enabled.mechanisms`]: 'OAUTHBEARER',
-    [`${p}oauthbearer.sasl.jaas.config`]: OAUTH_JAAS,
-    [`${p}oauthbearer.sasl.server.callback.handler.class`]: HANDLER,
-    [`${p}oauthbearer.sasl.oauthbearer.jwks.endpoint.url`]: url,
-    [`${p}oauthbearer.sasl.oauthbearer.expected.issuer`]: ISSUER,
-    [`${p}oauthbearer.sasl.oauthbearer.expected.audience`]: AUDIENCE,
-  };
-}
-
-/** One OAUTHBEARER exchange over SaslHandshake v1 / SaslAuthenticate v2 on a new connection. */
-async function exchange(
-  port: number,
-  jwt: string,
-): Promise<{
-  first: { errorCode: number; message: string; authBytes: string; lifetimeMs: bigint };
-  second?: { errorCode: number; message: string };
-}> {
-  const c = await RawClient.connect(port);
-  try {
-    const h = await c.request(ApiKey.SaslHandshake, 1, { mechanism: 'OAUTHBEARER' });
-    assert.equal(h.errorCode, 0);
-    const r = await c.request(ApiKey.SaslAuthenticate, 2, { authBytes: oauthResponse(jwt) });
-    const first = {
-      errorCode: r.errorCode,
-      message: r.errorMessage ?? '',
-      authBytes: r.authBytes.toString('utf8'),
-      lifetimeMs: r.sessionLifetimeMs,
-    };
-    if (r.errorCode !== 0 || first.authBytes === '') return { first };
-    const r2 = await c.request(ApiKey.SaslAuthenticate, 2, { authBytes: Buffer.from([1]) });
-    return { first, second: { errorCode: r2.errorCode, message: r2.errorMessage ?? '' } };
-  } finally {
-    c.close();
-  }
-}
 
 const INVALID = '{"status":"invalid_token"}';
 
-function assertInvalidToken(r: Awaited<ReturnType<typeof exchange>>, what: string): void {
+function assertInvalidToken(r: Awaited<ReturnType<typeof oauthBearerExchange>>, what: string): void {
   assert.equal(r.first.errorCode, 0, what);
   assert.equal(r.first.authBytes, INVALID, `${what}: the error challenge`);
   assert.deepEqual(r.second, { errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED, message: INVALID }, what);
@@ -129,8 +87,8 @@ describe('a tkafka broker validating OAUTHBEARER tokens with a JWKS', () => {
         'advertised.listeners': 'PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0,SASLFILE://127.0.0.1:0',
         'listener.security.protocol.map':
           'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SASLFILE:SASL_PLAINTEXT',
-        ...jwksListener('sasl_plaintext', oauth.jwksUrl),
-        ...jwksListener('saslfile', fileUrl),
+        ...jwksListenerSettings('sasl_plaintext', oauth.jwksUrl, ISSUER, AUDIENCE),
+        ...jwksListenerSettings('saslfile', fileUrl, ISSUER, AUDIENCE),
       },
     });
     const ports = boundPorts(broker.output(), ['PLAINTEXT', 'CONTROLLER', 'SASL_PLAINTEXT', 'SASLFILE'])!;
@@ -152,7 +110,7 @@ describe('a tkafka broker validating OAUTHBEARER tokens with a JWKS', () => {
   test('a valid RS256 or ES256 token authenticates; its exp bounds the session (KIP-368)', async () => {
     for (const key of [rsa, ec]) {
       const exp = now() + 600;
-      const r = await exchange(httpPort, signJwt(key, claims({ exp })));
+      const r = await oauthBearerExchange(httpPort, signJwt(key, claims({ exp })));
       assert.equal(r.first.errorCode, 0, `${key.alg}: ${r.first.message}`);
       assert.equal(r.first.authBytes, '', key.alg);
       assert.equal(r.second, undefined);
@@ -161,10 +119,10 @@ describe('a tkafka broker validating OAUTHBEARER tokens with a JWKS', () => {
   });
 
   test('the file: JWKS listener accepts a PS256 token signed by its key and refuses the http JWKS key', async () => {
-    const ok = await exchange(filePort, signJwt(fileKey, claims()));
+    const ok = await oauthBearerExchange(filePort, signJwt(fileKey, claims()));
     assert.equal(ok.first.errorCode, 0, ok.first.message);
     assert.equal(ok.first.authBytes, '');
-    assertInvalidToken(await exchange(filePort, signJwt(rsa, claims())), 'a key of the other JWKS');
+    assertInvalidToken(await oauthBearerExchange(filePort, signJwt(rsa, claims())), 'a key of the other JWKS');
   });
 
   test('bad signature, expired, wrong issuer, wrong audience, unknown kid, alg none, no iat: invalid_token', async () => {
@@ -183,7 +141,7 @@ describe('a tkafka broker validating OAUTHBEARER tokens with a JWKS', () => {
       ['no iat', signJwt(rsa, claims({ iat: undefined }))],
       ['not yet valid', signJwt(rsa, claims({ nbf: now() + 600 }))],
     ];
-    for (const [what, jwt] of cases) assertInvalidToken(await exchange(httpPort, jwt), what);
+    for (const [what, jwt] of cases) assertInvalidToken(await oauthBearerExchange(httpPort, jwt), what);
     assert.match(broker.output(), /Unable to find a suitable verification key/);
   });
 
@@ -192,14 +150,14 @@ describe('a tkafka broker validating OAUTHBEARER tokens with a JWKS', () => {
     const before = oauth.jwksRequests;
     oauth.jwksKeys = [rotated];
     const jwt = signJwt(rotated, claims());
-    assertInvalidToken(await exchange(httpPort, jwt), 'before the refresh');
+    assertInvalidToken(await oauthBearerExchange(httpPort, jwt), 'before the refresh');
     await waitFor(() => oauth.jwksRequests > before, { what: 'the expedited JWKS refresh', timeoutMs: 10_000 });
-    await waitFor(async () => (await exchange(httpPort, jwt)).first.errorCode === 0 || undefined, {
+    await waitFor(async () => (await oauthBearerExchange(httpPort, jwt)).first.errorCode === 0 || undefined, {
       what: 'the rotated key to be accepted',
       timeoutMs: 10_000,
     });
     // the old key is gone with the refreshed JWKS
-    assertInvalidToken(await exchange(httpPort, signJwt(rsa, claims())), 'a key no longer served');
+    assertInvalidToken(await oauthBearerExchange(httpPort, signJwt(rsa, claims())), 'a key no longer served');
     oauth.jwksKeys = [rsa, ec, rotated];
   });
 
@@ -208,7 +166,7 @@ describe('a tkafka broker validating OAUTHBEARER tokens with a JWKS', () => {
     oauth.jwksKeys = [rsa, ec];
     // the broker holds the rotated JWKS: an ec-1 token expedites the refresh that brings it back
     const probe = signJwt(ec, claims());
-    await waitFor(async () => (await exchange(httpPort, probe)).first.errorCode === 0 || undefined, {
+    await waitFor(async () => (await oauthBearerExchange(httpPort, probe)).first.errorCode === 0 || undefined, {
       what: 'the ec-1 key to be served again',
       timeoutMs: 10_000,
     });
@@ -294,7 +252,7 @@ describe('start-up refusals of the JWKS settings', () => {
   const url = 'http://127.0.0.1:1/jwks';
 
   test('a JWKS URL missing from org.apache.kafka.sasl.oauthbearer.allowed.urls', async () => {
-    const r = await start(jwksListener('sasl_plaintext', url));
+    const r = await start(jwksListenerSettings('sasl_plaintext', url, ISSUER, AUDIENCE));
     assert.equal(r.code, 1, r.out);
     assert.match(
       r.out,
@@ -303,7 +261,7 @@ describe('start-up refusals of the JWKS settings', () => {
   });
 
   test('no expected audience (and allow.unverified.audience not set)', async () => {
-    const o = jwksListener('sasl_plaintext', url);
+    const o = jwksListenerSettings('sasl_plaintext', url, ISSUER, AUDIENCE);
     delete o['listener.name.sasl_plaintext.oauthbearer.sasl.oauthbearer.expected.audience'];
     const r = await start(o, `-D${ALLOWED_URLS}=${url}`);
     assert.equal(r.code, 1, r.out);
@@ -314,7 +272,7 @@ describe('start-up refusals of the JWKS settings', () => {
   });
 
   test('a JWKS that cannot be fetched', async () => {
-    const r = await start(jwksListener('sasl_plaintext', url), `-D${ALLOWED_URLS}=${url}`);
+    const r = await start(jwksListenerSettings('sasl_plaintext', url, ISSUER, AUDIENCE), `-D${ALLOWED_URLS}=${url}`);
     assert.equal(r.code, 1, r.out);
     assert.match(
       r.out,

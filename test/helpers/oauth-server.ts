@@ -3,6 +3,9 @@
 // node:crypto, and the JWKS of those keys (GET /jwks), which a test can change (key rotation).
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import assert from 'node:assert/strict';
+import { ApiKey } from '../../src/protocol/generated/apis.js';
+import { RawClient } from './raw-client.js';
 
 export interface SigningKey {
   readonly kid: string;
@@ -104,4 +107,56 @@ export async function startOAuthServer(opts: {
     jwksUrl: `${url}/jwks`,
     close: () => new Promise<void>((r) => server.close(() => r())),
   });
+}
+
+/** One OAUTHBEARER exchange over SaslHandshake v1 / SaslAuthenticate v2 on a new connection. */
+export async function oauthBearerExchange(
+  port: number,
+  jwt: string,
+): Promise<{
+  first: { errorCode: number; message: string; authBytes: string; lifetimeMs: bigint };
+  second?: { errorCode: number; message: string };
+}> {
+  const c = await RawClient.connect(port);
+  try {
+    const h = await c.request(ApiKey.SaslHandshake, 1, { mechanism: 'OAUTHBEARER' });
+    assert.equal(h.errorCode, 0);
+    const r = await c.request(ApiKey.SaslAuthenticate, 2, {
+      authBytes: Buffer.from(`n,,\u0001auth=Bearer ${jwt}\u0001\u0001`),
+    });
+    const first = {
+      errorCode: r.errorCode,
+      message: r.errorMessage ?? '',
+      authBytes: r.authBytes.toString('utf8'),
+      lifetimeMs: r.sessionLifetimeMs,
+    };
+    if (r.errorCode !== 0 || first.authBytes === '') return { first };
+    const r2 = await c.request(ApiKey.SaslAuthenticate, 2, { authBytes: Buffer.from([1]) });
+    return { first, second: { errorCode: r2.errorCode, message: r2.errorMessage ?? '' } };
+  } finally {
+    c.close();
+  }
+}
+
+/**
+ * A broker listener's settings for OAUTHBEARER validated with the JWKS at `url`
+ * (OAuthBearerValidatorCallbackHandler), under listener.name.<listener>.oauthbearer.
+ */
+export function jwksListenerSettings(
+  listener: string,
+  url: string,
+  issuer: string,
+  audience: string,
+): Record<string, string> {
+  const p = `listener.name.${listener}.`;
+  return {
+    [`${p}sasl.enabled.mechanisms`]: 'OAUTHBEARER',
+    [`${p}oauthbearer.sasl.jaas.config`]:
+      'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;',
+    [`${p}oauthbearer.sasl.server.callback.handler.class`]:
+      'org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler',
+    [`${p}oauthbearer.sasl.oauthbearer.jwks.endpoint.url`]: url,
+    [`${p}oauthbearer.sasl.oauthbearer.expected.issuer`]: issuer,
+    [`${p}oauthbearer.sasl.oauthbearer.expected.audience`]: audience,
+  };
 }

@@ -139,6 +139,8 @@ export interface ApacheKafkaOptions {
   formatArgs?: string[];
   /** Broker heap (default 512m). */
   heap?: string;
+  /** Extra broker JVM flags (e.g. -D system properties, as KAFKA_OPTS passes them), before the main class. */
+  jvmArgs?: string[];
   /** How long to wait for the broker to answer Metadata (default 120 s). */
   startTimeoutMs?: number;
   /**
@@ -401,6 +403,7 @@ async function startApacheKafkaOnce(opts: ApacheKafkaOptions): Promise<ApacheKaf
         '-Djava.awt.headless=true',
         `-Dlog4j2.configurationFile=${log4jFile}`,
         `-Dkafka.logs.dir=${logDir}`,
+        ...(opts.jvmArgs ?? []),
         '-cp',
         `${lib}/*`,
         'kafka.Kafka',
