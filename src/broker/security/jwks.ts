@@ -169,13 +169,16 @@ export class RefreshingHttpJwks implements JwksKeySource {
     return this.current;
   }
 
-  /** One refresh with retries; the keys are replaced only when it succeeds. */
+  /**
+   * One refresh with Kafka's Retry: attempts until retry.backoff.max.ms has passed, waiting
+   * retry.backoff.ms doubling between them; the keys are replaced only when one succeeds.
+   */
   async refresh(): Promise<void> {
     if (this.refreshing || this.closed) return;
     this.refreshing = true;
     try {
-      let wait = this.settings.retryBackoffMs;
-      for (let attempt = 0; ; attempt++) {
+      const endMs = Date.now() + this.settings.retryBackoffMaxMs;
+      for (let attempt = 1; ; attempt++) {
         try {
           const keys = parseJwks(await httpGet(new URL(this.settings.url), this.settings.ca));
           this.current = keys;
@@ -183,16 +186,15 @@ export class RefreshingHttpJwks implements JwksKeySource {
           this.log('DEBUG', `OAuth JWKS refresh of ${this.location} complete`);
           return;
         } catch (e) {
-          // Retry: attempts until the total back-off would pass retry.backoff.max.ms
-          if (this.closed || wait > this.settings.retryBackoffMaxMs) {
+          const waitMs = Math.min(this.settings.retryBackoffMs * 2 ** (attempt - 1), endMs - Date.now());
+          if (this.closed || waitMs <= 0) {
             this.log(
               'WARN',
               `OAuth JWKS refresh of ${this.location} encountered an error; not updating local JWKS cache: ${(e as Error).message}`,
             );
             return;
           }
-          await new Promise<void>((r) => setTimeout(r, wait).unref());
-          wait = Math.min(wait * 2, this.settings.retryBackoffMaxMs + 1);
+          await new Promise<void>((r) => setTimeout(r, waitMs));
         }
       }
     } finally {
