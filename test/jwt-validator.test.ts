@@ -16,6 +16,7 @@ import { jvmSystemProperty, jwksValidatorSettings } from '../src/broker/security
 import { ConfigError } from '../src/config/config-def.js';
 import { makeSigningKey, signJwt, startOAuthServer, type SigningKey } from './helpers/oauth-server.js';
 import { waitFor } from './helpers/wait-for.js';
+import { makeCerts } from './helpers/certs.js';
 
 const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'kafka';
@@ -286,6 +287,43 @@ describe('JWKS key sources', () => {
     }
   });
 
+  test("an https JWKS: verified with Node's trust by default, with the given TLS options otherwise", async () => {
+    const certs = makeCerts();
+    const a = makeSigningKey('a');
+    const server = await startOAuthServer({
+      clientId: 'c',
+      clientSecret: 's',
+      signingKey: a,
+      tls: { key: certs.server.key, cert: certs.server.chain },
+    });
+    try {
+      const untrusted = new RefreshingHttpJwks({
+        url: server.jwksUrl,
+        refreshMs: 1000,
+        retryBackoffMs: 1,
+        retryBackoffMaxMs: 4,
+      });
+      await assert.rejects(untrusted.init(), /Could not refresh JWKS from https:.*certificate/);
+      untrusted.close();
+      const trusted = new RefreshingHttpJwks({
+        url: server.jwksUrl,
+        refreshMs: 1000,
+        retryBackoffMs: 1,
+        retryBackoffMaxMs: 4,
+        tls: { ca: certs.ca.cert },
+      });
+      await trusted.init();
+      trusted.close();
+      assert.deepEqual(
+        trusted.keys().map((k) => k.kid),
+        ['a'],
+      );
+    } finally {
+      await server.close();
+      certs.cleanup();
+    }
+  });
+
   test('a failed refresh keeps the keys; a JWKS that cannot be read fails init', async () => {
     const a = makeSigningKey('a');
     const server = await startOAuthServer({ clientId: 'c', clientSecret: 's', signingKey: a });
@@ -391,9 +429,25 @@ describe("the listener's JWKS settings (OAuthBearerValidatorCallbackHandler.conf
       { ...base, 'sasl.oauthbearer.jwt.validator.class': 'com.example.V' },
       /does not load JWT validator classes/,
     );
-    refused(
-      { ...base, 'ssl.truststore.location': '/x.jks' },
-      /ssl\.truststore\.location is set with an https sasl\.oauthbearer\.jwks\.endpoint\.url/,
+    // the https JWKS is fetched with the JAAS module's ssl.* options (JaasOptionsUtils), JKS unreadable
+    assert.throws(
+      () =>
+        jwksValidatorSettings(
+          new Map(Object.entries(base)),
+          P,
+          () => {},
+          env,
+          new Map([['ssl.truststore.location', '/x.jks']]),
+        ),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        e.key === `${P}oauthbearer.sasl.jaas.config` &&
+        /option ssl\.truststore\.type\): Invalid value JKS/.test(e.message),
+    );
+    assert.equal(
+      read({ ...base, 'ssl.truststore.location': '/x.jks' }).jwks.tls,
+      undefined,
+      "the listener's ssl.* are not used",
     );
     refused(
       { ...base, 'sasl.oauthbearer.jwks.endpoint.refresh.ms': 'often' },

@@ -17,6 +17,7 @@ import { ErrorCode } from '../src/protocol/errors.js';
 import { startBroker, boundPorts, type BrokerProcess } from './helpers/broker-process.js';
 import { runTkafka } from './helpers/tool-run.js';
 import { waitFor } from './helpers/wait-for.js';
+import { makeCerts, STORE_PASSWORD, type TestCerts } from './helpers/certs.js';
 import { REPO_ROOT } from './helpers/spec-models.js';
 import {
   jwksListenerSettings,
@@ -53,6 +54,10 @@ describe('a tkafka broker validating OAUTHBEARER tokens with a JWKS', () => {
   let httpPort: number;
   let filePort: number;
   let savedOpts: string | undefined;
+  let certs: TestCerts;
+  let httpsOAuth: OAuthServer;
+  let tlsKey: SigningKey;
+  let httpsPort: number;
 
   const claims = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
     sub: 'alice',
@@ -78,20 +83,35 @@ describe('a tkafka broker validating OAUTHBEARER tokens with a JWKS', () => {
     const jwksFile = join(dir, 'jwks.json');
     writeFileSync(jwksFile, JSON.stringify({ keys: [fileKey.jwk] }));
     const fileUrl = pathToFileURL(jwksFile).toString();
+    // an https JWKS, trusted through the ssl.truststore.* options of the listener's JAAS login module
+    certs = makeCerts();
+    tlsKey = makeSigningKey('tls-1', 'ES384');
+    httpsOAuth = await startOAuthServer({
+      clientId: 'x',
+      clientSecret: 'y',
+      signingKey: tlsKey,
+      tls: { key: certs.server.key, cert: certs.server.chain },
+    });
+    const httpsListener = jwksListenerSettings('sasltls', httpsOAuth.jwksUrl, ISSUER, AUDIENCE);
+    httpsListener['listener.name.sasltls.oauthbearer.sasl.jaas.config'] =
+      `${OAUTH_JAAS.slice(0, -1)} unsecuredLoginStringClaim_sub="broker" ssl.truststore.type="PKCS12" ssl.truststore.location="${certs.ca.truststoreP12Path}" ssl.truststore.password="${STORE_PASSWORD}";`;
     savedOpts = process.env['KAFKA_OPTS'];
-    process.env['KAFKA_OPTS'] = `-D${ALLOWED_URLS}=${oauth.jwksUrl},${fileUrl}`;
+    process.env['KAFKA_OPTS'] = `-D${ALLOWED_URLS}=${oauth.jwksUrl},${fileUrl},${httpsOAuth.jwksUrl}`;
     broker = await startBroker({
       overrides: {
         listeners:
-          'PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0,SASLFILE://127.0.0.1:0',
-        'advertised.listeners': 'PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0,SASLFILE://127.0.0.1:0',
+          'PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0,SASLFILE://127.0.0.1:0,SASLTLS://127.0.0.1:0',
+        'advertised.listeners':
+          'PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0,SASLFILE://127.0.0.1:0,SASLTLS://127.0.0.1:0',
         'listener.security.protocol.map':
-          'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SASLFILE:SASL_PLAINTEXT',
+          'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SASLFILE:SASL_PLAINTEXT,SASLTLS:SASL_PLAINTEXT',
         ...jwksListenerSettings('sasl_plaintext', oauth.jwksUrl, ISSUER, AUDIENCE),
         ...jwksListenerSettings('saslfile', fileUrl, ISSUER, AUDIENCE),
+        ...httpsListener,
       },
     });
-    const ports = boundPorts(broker.output(), ['PLAINTEXT', 'CONTROLLER', 'SASL_PLAINTEXT', 'SASLFILE'])!;
+    const ports = boundPorts(broker.output(), ['PLAINTEXT', 'CONTROLLER', 'SASL_PLAINTEXT', 'SASLFILE', 'SASLTLS'])!;
+    httpsPort = ports.get('SASLTLS')!;
     httpPort = ports.get('SASL_PLAINTEXT')!;
     filePort = ports.get('SASLFILE')!;
     assert.ok(httpPort > 0 && filePort > 0);
@@ -102,6 +122,8 @@ describe('a tkafka broker validating OAUTHBEARER tokens with a JWKS', () => {
     await broker?.stop();
     broker?.cleanup();
     await oauth?.close();
+    await httpsOAuth?.close();
+    certs?.cleanup();
     if (savedOpts === undefined) delete process.env['KAFKA_OPTS'];
     else process.env['KAFKA_OPTS'] = savedOpts;
     rmSync(dir, { recursive: true, force: true });
@@ -123,6 +145,14 @@ describe('a tkafka broker validating OAUTHBEARER tokens with a JWKS', () => {
     assert.equal(ok.first.errorCode, 0, ok.first.message);
     assert.equal(ok.first.authBytes, '');
     assertInvalidToken(await oauthBearerExchange(filePort, signJwt(rsa, claims())), 'a key of the other JWKS');
+  });
+
+  test('an https JWKS trusted with the ssl.truststore.* options of the JAAS login module', async () => {
+    const ok = await oauthBearerExchange(httpsPort, signJwt(tlsKey, claims()));
+    assert.equal(ok.first.errorCode, 0, ok.first.message);
+    assert.equal(ok.first.authBytes, '');
+    assertInvalidToken(await oauthBearerExchange(httpsPort, signJwt(rsa, claims())), 'a key of another JWKS');
+    assert.ok(httpsOAuth.jwksRequests >= 1);
   });
 
   test('bad signature, expired, wrong issuer, wrong audience, unknown kid, alg none, no iat: invalid_token', async () => {
@@ -268,6 +298,18 @@ describe('start-up refusals of the JWKS settings', () => {
     assert.match(
       r.out,
       /The OAuth validator for the broker requires "sasl\.oauthbearer\.expected\.audience" to be configured/,
+    );
+  });
+
+  test("JAAS options the broker's own login cannot build a token from (Kafka's start-up LoginException)", async () => {
+    const o = jwksListenerSettings('sasl_plaintext', url, ISSUER, AUDIENCE);
+    o['listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config'] =
+      'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required ssl.truststore.type="PEM";';
+    const r = await start(o, `-D${ALLOWED_URLS}=${url}`);
+    assert.equal(r.code, 1, r.out);
+    assert.match(
+      r.out,
+      /Invalid value for listener\.name\.sasl_plaintext\.oauthbearer\.sasl\.jaas\.config: the listener's OAuthBearerLoginModule cannot log in \(An internal error occurred while retrieving token from callback handler\): No principal name in JWT claim: sub/,
     );
   });
 

@@ -2,7 +2,8 @@
 // client id and secret, RFC 6749 error bodies) issuing JWTs signed with keys made at run time by
 // node:crypto, and the JWKS of those keys (GET /jwks), which a test can change (key rotation).
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import assert from 'node:assert/strict';
 import { ApiKey } from '../../src/protocol/generated/apis.js';
 import { RawClient } from './raw-client.js';
@@ -67,6 +68,8 @@ export async function startOAuthServer(opts: {
   signingKey: SigningKey;
   claims?: Record<string, unknown>;
   lifetimeSeconds?: number;
+  /** Serve https with this key and certificate (PEM) instead of http. */
+  tls?: { key: string; cert: string };
 }): Promise<OAuthServer> {
   const state = {
     jwksKeys: [opts.signingKey],
@@ -75,7 +78,7 @@ export async function startOAuthServer(opts: {
     tokenRequests: [] as { authorization: string | undefined; body: string }[],
     jwksRequests: 0,
   };
-  const server: Server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
@@ -97,10 +100,11 @@ export async function startOAuthServer(opts: {
       const token = signJwt(state.signingKey, { sub: opts.clientId, iat: now, exp: now + lifetime, ...state.claims });
       res.end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: lifetime }));
     });
-  });
+  };
+  const server: Server = opts.tls ? createHttpsServer(opts.tls, handler) : createServer(handler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const addr = server.address();
-  const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  const url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
   return Object.assign(state, {
     url,
     tokenUrl: `${url}/token`,

@@ -21,6 +21,7 @@ import {
   type OAuthServer,
   type SigningKey,
 } from '../helpers/oauth-server.js';
+import { makeCerts, STORE_PASSWORD, type TestCerts } from '../helpers/certs.js';
 
 const ISSUER = 'https://issuer.tkafka.test';
 const AUDIENCE = 'tkafka-cluster';
@@ -34,6 +35,10 @@ let tkafka: BrokerProcess;
 let savedOpts: string | undefined;
 /** The OAUTHBEARER JWKS listener of each broker: [name, port]. */
 let targets: [string, number][];
+/** The listener with an https JWKS, trusted through the JAAS module's ssl.truststore.* options. */
+let tlsTargets: [string, number][];
+let certs: TestCerts;
+let httpsOAuth: OAuthServer;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tkafka-jwks-interop-'));
@@ -44,26 +49,42 @@ before(async () => {
     signingKey: rsa,
     claims: { iss: ISSUER, aud: AUDIENCE },
   });
-  const allowed = `-D${ALLOWED_URLS}=${oauth.jwksUrl}`;
+  certs = makeCerts();
+  httpsOAuth = await startOAuthServer({
+    clientId: 'x',
+    clientSecret: 'y',
+    signingKey: rsa,
+    tls: { key: certs.server.key, cert: certs.server.chain },
+  });
+  const tlsListener = jwksListenerSettings('saslt', httpsOAuth.jwksUrl, ISSUER, AUDIENCE);
+  tlsListener['listener.name.saslt.oauthbearer.sasl.jaas.config'] =
+    `org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="broker" ssl.truststore.type="PKCS12" ssl.truststore.location="${certs.ca.truststoreP12Path}" ssl.truststore.password="${STORE_PASSWORD}";`;
+  const allowed = `-D${ALLOWED_URLS}=${oauth.jwksUrl},${httpsOAuth.jwksUrl}`;
   kafka = await startApacheKafka({
-    extraListeners: { SASLJ: 'SASL_PLAINTEXT' },
-    overrides: jwksListenerSettings('saslj', oauth.jwksUrl, ISSUER, AUDIENCE),
+    extraListeners: { SASLJ: 'SASL_PLAINTEXT', SASLT: 'SASL_PLAINTEXT' },
+    overrides: { ...jwksListenerSettings('saslj', oauth.jwksUrl, ISSUER, AUDIENCE), ...tlsListener },
     jvmArgs: [allowed],
   });
   savedOpts = process.env['KAFKA_OPTS'];
   process.env['KAFKA_OPTS'] = allowed;
   tkafka = await startBroker({
     overrides: {
-      listeners: 'PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0,SASLJ://127.0.0.1:0',
-      'advertised.listeners': 'PLAINTEXT://127.0.0.1:0,SASLJ://127.0.0.1:0',
-      'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASLJ:SASL_PLAINTEXT',
+      listeners: 'PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0,SASLJ://127.0.0.1:0,SASLT://127.0.0.1:0',
+      'advertised.listeners': 'PLAINTEXT://127.0.0.1:0,SASLJ://127.0.0.1:0,SASLT://127.0.0.1:0',
+      'listener.security.protocol.map':
+        'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASLJ:SASL_PLAINTEXT,SASLT:SASL_PLAINTEXT',
       ...jwksListenerSettings('saslj', oauth.jwksUrl, ISSUER, AUDIENCE),
+      ...tlsListener,
     },
   });
-  const port = boundPorts(tkafka.output(), ['PLAINTEXT', 'CONTROLLER', 'SASLJ'])!.get('SASLJ')!;
+  const ports = boundPorts(tkafka.output(), ['PLAINTEXT', 'CONTROLLER', 'SASLJ', 'SASLT'])!;
   targets = [
     ['Kafka 4.4.0', kafka.listenerPorts['SASLJ']!],
-    ['tkafka', port],
+    ['tkafka', ports.get('SASLJ')!],
+  ];
+  tlsTargets = [
+    ['Kafka 4.4.0', kafka.listenerPorts['SASLT']!],
+    ['tkafka', ports.get('SASLT')!],
   ];
 });
 
@@ -72,6 +93,8 @@ after(async () => {
   await tkafka?.stop();
   tkafka?.cleanup();
   await oauth?.close();
+  await httpsOAuth?.close();
+  certs?.cleanup();
   if (savedOpts === undefined) delete process.env['KAFKA_OPTS'];
   else process.env['KAFKA_OPTS'] = savedOpts;
   rmSync(dir, { recursive: true, force: true });
@@ -177,4 +200,15 @@ test('the raw SaslAuthenticate answers to a valid token and to each invalid one 
     kafkaAnswers[1]!,
     /challenge=\{"status":"invalid_token"\} then 58 "\{\\"status\\":\\"invalid_token\\"\}"/,
   );
+});
+
+test("an https JWKS trusted through the JAAS module's ssl.truststore.* options (JaasOptionsUtils) on both", async () => {
+  const now = Math.floor(Date.now() / 1000);
+  const jwt = signJwt(rsa, { sub: 'alice', iss: ISSUER, aud: AUDIENCE, iat: now, exp: now + 600 });
+  for (const [name, port] of tlsTargets) {
+    const r = await oauthBearerExchange(port, jwt);
+    assert.equal(r.first.errorCode, 0, `${name}: ${r.first.message}`);
+    assert.equal(r.first.authBytes, '', name);
+  }
+  assert.ok(httpsOAuth.jwksRequests >= 2, 'both brokers fetched the https JWKS');
 });

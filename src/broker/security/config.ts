@@ -7,6 +7,9 @@
 // - connections.max.reauth.ms (KIP-368) and connection.failed.authentication.delay.ms;
 // - the broker's own connections (raft, forwarding, replica fetchers) do not speak SASL, so a SASL
 //   inter-broker or controller listener is refused.
+import type { SecureContextOptions } from 'node:tls';
+import { unsecuredToken } from '../../client/sasl/oauthbearer.js';
+import { tlsStoresFromSettings } from '../../client/tls-config.js';
 import { ConfigError } from '../../config/config-def.js';
 import type { ServerConfig } from '../../config/server-config.js';
 import {
@@ -147,8 +150,19 @@ export function saslListenerConfigs(
         } catch (err) {
           throw new ConfigError(`Invalid value for ${jaasKey}: ${(err as Error).message}`, jaasKey);
         }
+        // the broker's own OAuthBearerLoginModule logs in at start-up with the unsecured login
+        // callback handler: with any option set, it must be able to build its token (a principal)
+        if (module.options.size > 0)
+          try {
+            unsecuredToken(module.options);
+          } catch (err) {
+            throw new ConfigError(
+              `Invalid value for ${jaasKey}: the listener's OAuthBearerLoginModule cannot log in (An internal error occurred while retrieving token from callback handler): ${(err as Error).message}`,
+              jaasKey,
+            );
+          }
         if (originals.has(`${prefix}oauthbearer.sasl.server.callback.handler.class`))
-          oauthbearerJwks = jwksValidatorSettings(originals, prefix, warn);
+          oauthbearerJwks = jwksValidatorSettings(originals, prefix, warn, process.env, module.options, jaasKey);
       }
       const reauthKey = [`${prefix}${mech}.connections.max.reauth.ms`, `${prefix}connections.max.reauth.ms`].find((k) =>
         originals.has(k),
@@ -206,6 +220,8 @@ export function jwksValidatorSettings(
   listenerPrefix: string,
   warn: (m: string) => void = () => {},
   env: NodeJS.ProcessEnv = process.env,
+  jaasOptions: ReadonlyMap<string, string> = new Map(),
+  jaasKey = `${listenerPrefix}oauthbearer.sasl.jaas.config`,
 ): JwtValidatorSettings {
   const keyOf = (k: string): string =>
     [`${listenerPrefix}oauthbearer.${k}`, `${listenerPrefix}${k}`, k].find((x) => originals.has(x)) ?? k;
@@ -267,14 +283,14 @@ export function jwksValidatorSettings(
       `Invalid value ${url} for configuration ${urlKey}: The URL cannot be accessed due to restrictions. Update the system property '${ALLOWED_URLS_PROPERTY}' to allow the URL to be accessed. (tkafka reads -D${ALLOWED_URLS_PROPERTY}=<url>,... from KAFKA_OPTS)`,
       keyOf(urlKey),
     );
-  if (protocol === 'https') {
-    for (const k of ['ssl.truststore.location', 'ssl.truststore.certificates'])
-      if (get(k) !== undefined)
-        throw new ConfigError(
-          `${keyOf(k)} is set with an https ${urlKey}: tkafka fetches the JWKS with Node's default certificate authorities (NODE_EXTRA_CA_CERTS adds more) and does not apply the listener's trust store to it`,
-          keyOf(k),
-        );
-  }
+  // JaasOptionsUtils.createSSLSocketFactory: an https JWKS is fetched with the ssl.* options of the
+  // listener's OAUTHBEARER JAAS login module (SslFactory in client mode); none set: the default trust
+  let tls: SecureContextOptions | undefined;
+  if (protocol === 'https' && [...jaasOptions.keys()].some((k) => k.startsWith('ssl.')))
+    tls = tlsStoresFromSettings(
+      (k) => jaasOptions.get(k),
+      (message, k) => new ConfigError(`Invalid value for ${jaasKey} (option ${k}): ${message}`, jaasKey),
+    ).options;
   const expectedAudience = (get('sasl.oauthbearer.expected.audience') ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -315,6 +331,7 @@ export function jwksValidatorSettings(
       refreshMs: long('sasl.oauthbearer.jwks.endpoint.refresh.ms', 3_600_000, 1),
       retryBackoffMs: long('sasl.oauthbearer.jwks.endpoint.retry.backoff.ms', 100, 1),
       retryBackoffMaxMs: long('sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms', 10_000, 0),
+      ...(tls ? { tls } : {}),
     },
     expectedAudience,
     expectedIssuer,

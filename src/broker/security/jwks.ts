@@ -13,6 +13,7 @@ import { createPublicKey, createSecretKey, type JsonWebKey as NodeJwk, type KeyO
 import { readFileSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { SecureContextOptions } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 
 export interface JwksSettings {
@@ -21,8 +22,8 @@ export interface JwksSettings {
   readonly refreshMs: number;
   readonly retryBackoffMs: number;
   readonly retryBackoffMaxMs: number;
-  /** PEM certificates trusted for an https endpoint (the listener's ssl.truststore); default: Node's. */
-  readonly ca?: readonly string[];
+  /** TLS for an https endpoint (the ssl.* options of the JAAS login module); default: Node's trust. */
+  readonly tls?: SecureContextOptions;
 }
 
 export interface Jwk {
@@ -96,13 +97,11 @@ export function candidateKeys(keys: readonly Jwk[], alg: string, kid: string | u
 }
 
 /** GET `url` (http or https), the body as text; rejects on a non-2xx status or a timeout. */
-function httpGet(url: URL, ca: readonly string[] | undefined): Promise<string> {
+function httpGet(url: URL, tls: SecureContextOptions | undefined): Promise<string> {
   return new Promise((resolve, reject) => {
     const options = { method: 'GET', timeout: FETCH_TIMEOUT_MS, headers: { accept: 'application/json' } };
     const req =
-      url.protocol === 'https:'
-        ? httpsRequest(url, { ...options, ...(ca ? { ca: [...ca] } : {}) })
-        : httpRequest(url, options);
+      url.protocol === 'https:' ? httpsRequest(url, { ...options, ...(tls ?? {}) }) : httpRequest(url, options);
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -157,7 +156,7 @@ export class RefreshingHttpJwks implements JwksKeySource {
 
   private async load(): Promise<void> {
     try {
-      this.current = parseJwks(await httpGet(new URL(this.settings.url), this.settings.ca));
+      this.current = parseJwks(await httpGet(new URL(this.settings.url), this.settings.tls));
     } catch (e) {
       throw new Error(`Could not refresh JWKS from ${this.location}: ${(e as Error).message}`, { cause: e });
     }
@@ -180,7 +179,7 @@ export class RefreshingHttpJwks implements JwksKeySource {
       const endMs = Date.now() + this.settings.retryBackoffMaxMs;
       for (let attempt = 1; ; attempt++) {
         try {
-          const keys = parseJwks(await httpGet(new URL(this.settings.url), this.settings.ca));
+          const keys = parseJwks(await httpGet(new URL(this.settings.url), this.settings.tls));
           this.current = keys;
           for (const k of keys) if (k.kid !== undefined) this.missingKeyIds.delete(k.kid);
           this.log('DEBUG', `OAuth JWKS refresh of ${this.location} complete`);
