@@ -324,6 +324,31 @@ describe('JWKS key sources', () => {
     }
   });
 
+  test('the JWKS is fetched again every sasl.oauthbearer.jwks.endpoint.refresh.ms', async () => {
+    const a = makeSigningKey('a');
+    const b = makeSigningKey('b');
+    const server = await startOAuthServer({ clientId: 'c', clientSecret: 's', signingKey: a });
+    const src = new RefreshingHttpJwks({
+      url: server.jwksUrl,
+      refreshMs: 50,
+      retryBackoffMs: 10,
+      retryBackoffMaxMs: 100,
+    });
+    // the interval timer is unref'd (it never holds a broker open): this test's wait keeps the loop alive
+    try {
+      await src.init();
+      server.jwksKeys = [b];
+      await waitFor(() => src.keys().some((k) => k.kid === 'b'), { what: 'the periodic refresh', timeoutMs: 5000 });
+      assert.deepEqual(
+        src.keys().map((k) => k.kid),
+        ['b'],
+      );
+    } finally {
+      src.close();
+      await server.close();
+    }
+  });
+
   test('a failed refresh keeps the keys; a JWKS that cannot be read fails init', async () => {
     const a = makeSigningKey('a');
     const server = await startOAuthServer({ clientId: 'c', clientSecret: 's', signingKey: a });
