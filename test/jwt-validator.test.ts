@@ -149,12 +149,22 @@ describe('BrokerJwtValidator', () => {
     assert.deepEqual(source.expedited.slice(-1), ['stranger']);
   });
 
-  test('a JWKS key for another algorithm or curve is not selected', () => {
+  test('key selection as jose4j VerificationJwkSelector: kid required, use sig, alg and curve only among several', () => {
     const es = keys['ES256']!;
-    const src = staticKeys([{ ...es.jwk, alg: 'ES384' }]);
-    rejects(() => validateJwt(signJwt(es, claims()), settings(), src, NOW_MS), /Unable to find a suitable/);
-    const enc = staticKeys([{ ...es.jwk, use: 'enc' }]);
-    rejects(() => validateJwt(signJwt(es, claims()), settings(), enc, NOW_MS), /Unable to find a suitable/);
+    const es2 = makeSigningKey('es256', 'ES256');
+    const jwt = signJwt(es, claims());
+    // a single key of the type is used whatever its alg (jose4j narrows by alg only among several)
+    assert.ok(validateJwt(jwt, settings(), staticKeys([{ ...es.jwk, alg: 'ES384' }]), NOW_MS));
+    // among several with the kid, the one whose alg matches
+    assert.ok(validateJwt(jwt, settings(), staticKeys([{ ...es2.jwk, alg: 'ES384' }, es.jwk]), NOW_MS));
+    // the first one left is used, with no trial of the others
+    rejects(() => validateJwt(jwt, settings(), staticKeys([es2.jwk, es.jwk]), NOW_MS), /invalid signature/);
+    const noKid = Object.fromEntries(Object.entries(es.jwk).filter(([k]) => k !== 'kid'));
+    rejects(() => validateJwt(jwt, settings(), staticKeys([noKid]), NOW_MS), /Unable to find a suitable/);
+    assert.ok(validateJwt(signJwt(es, claims(), { kid: undefined }), settings(), staticKeys([noKid]), NOW_MS));
+    rejects(() => validateJwt(jwt, settings(), staticKeys([{ ...es.jwk, use: 'enc' }]), NOW_MS), /Unable to find/);
+    rejects(() => validateJwt(jwt, settings(), staticKeys([{ ...es.jwk, key_ops: ['sign'] }]), NOW_MS), /Unable to/);
+    assert.ok(validateJwt(jwt, settings(), staticKeys([{ ...es.jwk, key_ops: ['verify'] }]), NOW_MS));
   });
 
   test('exp and iat are required; exp and nbf are checked with the clock skew', () => {

@@ -8,7 +8,7 @@
 // - file: JwksFileVerificationKeyResolver over CachedFile: the file is read again when its size or
 //   modification time changes.
 // Keys are selected as jose4j's VerificationJwkSelector does (kid, kty for the algorithm, use=sig,
-// alg, EC curve); validation itself is synchronous and never waits for a fetch.
+// then alg and curve among several); validation itself is synchronous and never waits for a fetch.
 import { createPublicKey, createSecretKey, type JsonWebKey as NodeJwk, type KeyObject } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -32,6 +32,8 @@ export interface Jwk {
   readonly use?: string;
   readonly alg?: string;
   readonly crv?: string;
+  /** key_ops */
+  readonly keyOps?: readonly string[];
   readonly key: KeyObject;
 }
 
@@ -68,6 +70,7 @@ export function parseJwks(text: string): Jwk[] {
     const use = str('use');
     const alg = str('alg');
     const crv = str('crv');
+    const keyOps = Array.isArray(j['key_ops']) ? (j['key_ops'] as unknown[]).map(String) : undefined;
     out.push({
       kty,
       key,
@@ -75,6 +78,7 @@ export function parseJwks(text: string): Jwk[] {
       ...(use !== undefined ? { use } : {}),
       ...(alg !== undefined ? { alg } : {}),
       ...(crv !== undefined ? { crv } : {}),
+      ...(keyOps !== undefined ? { keyOps } : {}),
     });
   }
   return out;
@@ -83,17 +87,26 @@ export function parseJwks(text: string): Jwk[] {
 const KTY: Record<string, string> = { R: 'RSA', P: 'RSA', E: 'EC', H: 'oct' };
 const EC_CURVE: Record<string, string> = { ES256: 'P-256', ES384: 'P-384', ES512: 'P-521' };
 
-/** VerificationJwkSelector's candidates for a JWS header (kid, kty, use, alg, crv). */
-export function candidateKeys(keys: readonly Jwk[], alg: string, kid: string | undefined): Jwk[] {
+/**
+ * jose4j's VerificationJwkSelector.select as RefreshingHttpsJwksVerificationKeyResolver uses it: the
+ * keys of the algorithm's type with the header's kid (required when the header has one), use "sig"
+ * and key_ops "verify" when given; only while more than one remains, narrowed by alg, then by curve;
+ * the first one left (no trial of each key).
+ */
+export function selectVerificationKey(keys: readonly Jwk[], alg: string, kid: string | undefined): Jwk | undefined {
   const kty = alg === 'EdDSA' ? 'OKP' : KTY[alg[0] ?? ''];
-  return keys.filter(
+  let list = keys.filter(
     (k) =>
       k.kty === kty &&
-      (kid === undefined || k.kid === undefined || k.kid === kid) &&
+      (kid === undefined || k.kid === kid) &&
       (k.use === undefined || k.use === 'sig') &&
-      (k.alg === undefined || k.alg === alg) &&
-      (EC_CURVE[alg] === undefined || k.crv === EC_CURVE[alg]),
+      (k.keyOps === undefined || k.keyOps.includes('verify')),
   );
+  if (list.length > 1) list = list.filter((k) => k.alg === undefined || k.alg === alg);
+  if (list.length > 1 && kty === 'EC') list = list.filter((k) => k.crv === undefined || k.crv === EC_CURVE[alg]);
+  if (list.length > 1 && kty === 'OKP')
+    list = list.filter((k) => k.crv === undefined || k.crv === 'Ed25519' || k.crv === 'Ed448');
+  return list[0];
 }
 
 /** GET `url` (http or https), the body as text; rejects on a non-2xx status or a timeout. */

@@ -7,7 +7,7 @@
 // claim (sasl.oauthbearer.scope.claim.name), exp, the principal claim
 // (sasl.oauthbearer.sub.claim.name) and iat. Signatures are verified with node:crypto.
 import { constants, createHmac, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
-import { candidateKeys, type JwksKeySource, type JwksSettings } from './jwks.js';
+import { selectVerificationKey, type JwksKeySource, type JwksSettings } from './jwks.js';
 
 export interface JwtValidatorSettings {
   readonly jwks: JwksSettings;
@@ -126,8 +126,8 @@ export function validateJwt(
   if (!ALGORITHMS.has(alg))
     throw new JwtValidatorError(`Could not validate the access token: ${alg} is an unknown, unsupported algorithm`);
   const kid = typeof header['kid'] === 'string' ? header['kid'] : undefined;
-  const candidates = candidateKeys(keys.keys(), alg, kid);
-  if (candidates.length === 0) {
+  const key = selectVerificationKey(keys.keys(), alg, kid);
+  if (key === undefined) {
     keys.maybeExpediteRefresh(kid);
     throw new JwtValidatorError(
       `Could not validate the access token: Unable to find a suitable verification key for JWS w/ header ${Buffer.from(h, 'base64url').toString('utf8')} from JWKs obtained from ${keys.location}`,
@@ -135,7 +135,7 @@ export function validateJwt(
   }
   const input = Buffer.from(`${h}.${p}`, 'ascii');
   const signature = Buffer.from(s, 'base64url');
-  if (!candidates.some((k) => verifySignature(alg, k.key, input, signature)))
+  if (!verifySignature(alg, key.key, input, signature))
     throw new JwtValidatorError(
       `Could not validate the access token: JWT rejected due to invalid signature. Additional details: [[9] Invalid JWS Signature: JsonWebSignature{"alg":"${alg}"${kid !== undefined ? `,"kid":"${kid}"` : ''}}->${trimmed}]`,
     );
