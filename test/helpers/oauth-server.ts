@@ -70,6 +70,8 @@ export async function startOAuthServer(opts: {
   lifetimeSeconds?: number;
   /** Serve https with this key and certificate (PEM) instead of http. */
   tls?: { key: string; cert: string };
+  /** The access token to issue instead of a JWT signed with signingKey (e.g. an unsecured one). */
+  issue?: (clientId: string) => string;
 }): Promise<OAuthServer> {
   const state = {
     jwksKeys: [opts.signingKey],
@@ -97,7 +99,9 @@ export async function startOAuthServer(opts: {
       }
       const now = Math.floor(Date.now() / 1000);
       const lifetime = opts.lifetimeSeconds ?? 3600;
-      const token = signJwt(state.signingKey, { sub: opts.clientId, iat: now, exp: now + lifetime, ...state.claims });
+      const token =
+        opts.issue?.(opts.clientId) ??
+        signJwt(state.signingKey, { sub: opts.clientId, iat: now, exp: now + lifetime, ...state.claims });
       res.end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: lifetime }));
     });
   };

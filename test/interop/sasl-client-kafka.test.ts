@@ -7,12 +7,12 @@
 // listener whose sessions last 3 s.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
 import { runTkafka } from '../helpers/tool-run.js';
+import { makeSigningKey, startOAuthServer, type OAuthServer } from '../helpers/oauth-server.js';
 import { KafkaClient } from '../../src/client/client.js';
 import { clientConfigFromProperties } from '../../src/client/config.js';
 
@@ -22,9 +22,9 @@ const OAUTH_MODULE = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLo
 
 let kafka: ApacheKafka;
 let dir: string;
-let tokenServer: Server;
+let tokenServer: OAuthServer;
 let tokenUrl: string;
-const tokenRequests: { authorization: string | undefined; body: string }[] = [];
+let tokenRequests: OAuthServer['tokenRequests'];
 
 /** An unsigned JWT as Kafka's unsecured validator accepts it. */
 function unsignedJwt(sub: string): string {
@@ -35,24 +35,14 @@ function unsignedJwt(sub: string): string {
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tkafka-sasl-client-'));
-  tokenServer = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      tokenRequests.push({ authorization: req.headers.authorization, body });
-      const expected = `Basic ${Buffer.from('tkafka-app:app-secret').toString('base64')}`;
-      res.setHeader('Content-Type', 'application/json');
-      if (req.method !== 'POST' || req.headers.authorization !== expected) {
-        res.statusCode = 401;
-        res.end(JSON.stringify({ error: 'invalid_client', error_description: 'bad client credentials' }));
-        return;
-      }
-      res.end(JSON.stringify({ access_token: unsignedJwt('tkafka-app'), token_type: 'Bearer', expires_in: 3600 }));
-    });
+  tokenServer = await startOAuthServer({
+    clientId: 'tkafka-app',
+    clientSecret: 'app-secret',
+    signingKey: makeSigningKey('unused'),
+    issue: (clientId) => unsignedJwt(clientId),
   });
-  await new Promise<void>((r) => tokenServer.listen(0, '127.0.0.1', r));
-  const addr = tokenServer.address();
-  tokenUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/oauth/token`;
+  tokenUrl = tokenServer.tokenUrl;
+  tokenRequests = tokenServer.tokenRequests;
   kafka = await startApacheKafka({
     extraListeners: { SASL1: 'SASL_PLAINTEXT', SASL2: 'SASL_PLAINTEXT' },
     formatArgs: [
@@ -76,7 +66,7 @@ before(async () => {
 
 after(async () => {
   await kafka?.cleanup();
-  await new Promise<void>((r) => (tokenServer ? tokenServer.close(() => r()) : r()));
+  await tokenServer?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
