@@ -258,6 +258,11 @@ describe('JWKS key sources', () => {
       ['a', 'b'],
     );
     assert.equal(src.maybeExpediteRefresh(), false);
+    await assert.rejects(
+      new FileJwks(pathToFileURL(join(dir, 'missing.json')).toString()).init(),
+      /The OAuth configuration option sasl\.oauthbearer\.jwks\.endpoint\.url contains a file \(.*missing\.json\) that doesn't exist/,
+    );
+    await assert.rejects(new FileJwks(pathToFileURL(dir).toString()).init(), /references a directory/);
   });
 
   test('an http JWKS: loaded by init, a missing kid refreshes at most once a minute (RefreshingHttpsJwksTest)', async () => {

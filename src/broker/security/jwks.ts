@@ -10,7 +10,7 @@
 // Keys are selected as jose4j's VerificationJwkSelector does (kid, kty for the algorithm, use=sig,
 // then alg and curve among several); validation itself is synchronous and never waits for a fetch.
 import { createPublicKey, createSecretKey, type JsonWebKey as NodeJwk, type KeyObject } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { SecureContextOptions } from 'node:tls';
@@ -250,9 +250,30 @@ export class FileJwks implements JwksKeySource {
     this.path = fileURLToPath(url);
   }
 
+  /** ConfigurationUtils.validateFileUrl's checks, then the first read. */
   init(): Promise<void> {
-    this.load();
-    return Promise.resolve();
+    try {
+      this.check();
+      this.load();
+      return Promise.resolve();
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+  }
+
+  private check(): void {
+    const option = 'sasl.oauthbearer.jwks.endpoint.url';
+    if (!existsSync(this.path))
+      throw new Error(`The OAuth configuration option ${option} contains a file (${this.path}) that doesn't exist`);
+    try {
+      accessSync(this.path, constants.R_OK);
+    } catch {
+      throw new Error(
+        `The OAuth configuration option ${option} contains a file (${this.path}) that doesn't have read permission`,
+      );
+    }
+    if (statSync(this.path).isDirectory())
+      throw new Error(`The OAuth configuration option ${option} references a directory (${this.path}), not a file`);
   }
 
   private load(): void {

@@ -139,6 +139,7 @@ export class OAuthBearerServer implements SaslServerMechanism {
     if (response.length === 1 && response[0] === 0x01 && this.errorMessage !== null)
       return { kind: 'failed', message: this.errorMessage, cause: this.validationError ?? this.errorMessage };
     this.errorMessage = null;
+    this.validationError = null;
     const saslException = (cause: string): SaslStep => ({ kind: 'failed', message: this.invalidCredentials, cause });
     const m = CLIENT_INITIAL_RESPONSE.exec(response.toString('utf8'));
     if (!m?.groups) return saslException('Invalid OAUTHBEARER client first message');
