@@ -28,7 +28,7 @@ import { saslAuthenticatorFactory } from './security/authenticator.js';
 import { imageScramCredentials } from './security/scram.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
-import { acceptorListeners } from './network/tls-listener.js';
+import { acceptorListeners, tlsReloadPublisher } from './network/tls-listener.js';
 import type { ReplicationQuotas } from './replication/replication-quotas.js';
 import { ReplicaManager } from './replication/replica-manager.js';
 import { applyPartitionImage } from './replication/metadata-sync.js';
@@ -342,6 +342,8 @@ export class BrokerOnlyServer {
       });
       undo.push(() => socketServer.close());
       await socketServer.start();
+      // altered listener.name.<l>.ssl.* key and trust stores reload without a restart
+      await loader.addPublisher(tlsReloadPublisher(config, nodeId, socketServer, socketLogger));
       lifecycle.setReadyToUnfence();
       info('Waiting for the broker to be unfenced');
       await lifecycle.initialUnfence;

@@ -14,7 +14,7 @@ import { saslAuthenticatorFactory } from './security/authenticator.js';
 import { imageScramCredentials } from './security/scram.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
-import { acceptorListeners } from './network/tls-listener.js';
+import { acceptorListeners, tlsReloadPublisher } from './network/tls-listener.js';
 import type { ReplicationQuotas } from './replication/replication-quotas.js';
 import { ReplicaManager } from './replication/replica-manager.js';
 import { createProducerStateHook } from './replication/eos.js';
@@ -278,6 +278,8 @@ export class BrokerServer {
       onConnectionClose: (id) => replicas.cancelConnection(id),
     });
     await socketServer.start();
+    // altered listener.name.<l>.ssl.* key and trust stores reload without a restart
+    await controller.addPublisher(tlsReloadPublisher(config, nodeId, socketServer, socketLogger));
     const server = new BrokerServer(config, clusterId, controller, logManager, replicas, socketServer, logger);
     server.groups = groups;
     server.txn = txn;

@@ -18,6 +18,7 @@ import {
 } from '../../config/definitions.js';
 import { TOPIC_CONFIGS, validateTopicConfigs } from '../../config/topic-configs.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { isPerBrokerListenerConfig, isSecurityConfigWithoutListenerPrefix } from '../network/tls-listener.js';
 import { groupConfigFrom } from '../group/config.js';
 import { validateGroupConfigs } from '../group/group-configs.js';
 
@@ -238,6 +239,12 @@ export function validateDynamicBrokerConfigs(props: ReadonlyMap<string, string>,
   });
   if (nonDynamic.length)
     throw new KafkaError(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: ${javaList(nonDynamic)}`);
+  const unprefixed = names.filter(isSecurityConfigWithoutListenerPrefix);
+  if (unprefixed.length)
+    throw new KafkaError(
+      ErrorCode.INVALID_REQUEST,
+      `These security configs can be dynamically updated only per-listener using the listener prefix: ${javaList(unprefixed)}`,
+    );
   for (const [n, v] of props) {
     const key = dynamicBrokerConfigKey(n);
     if (!key) continue;
@@ -249,7 +256,9 @@ export function validateDynamicBrokerConfigs(props: ReadonlyMap<string, string>,
     }
   }
   if (!perBroker) {
-    const perBrokerOnly = names.filter((n) => BROKER_CONFIGS.get(n)?.dynamic === 'per-broker');
+    const perBrokerOnly = names.filter(
+      (n) => BROKER_CONFIGS.get(n)?.dynamic === 'per-broker' || isPerBrokerListenerConfig(n),
+    );
     if (perBrokerOnly.length) {
       throw new KafkaError(
         ErrorCode.INVALID_REQUEST,

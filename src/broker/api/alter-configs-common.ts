@@ -17,6 +17,13 @@ import {
   validateResourceNameIsNodeId,
 } from './admin-support.js';
 import { BROKER_CONFIGS } from '../../config/definitions.js';
+import {
+  effectiveSettings,
+  listenerStoresChanged,
+  SslReconfigurationError,
+  tlsListenerNames,
+  validateListenerTlsUpdate,
+} from '../network/tls-listener.js';
 
 export interface ResourceChange {
   resourceType: number;
@@ -50,6 +57,28 @@ function persistedBrokerProps(services: BrokerServices, name: string): Map<strin
       }
     }),
   );
+}
+
+/**
+ * DynamicBrokerConfig.validate's reconfiguration check for the SSL listeners: a listener whose key
+ * or trust store settings change must be able to load the new stores (SslFactory.validateReconfiguration).
+ */
+function validateListenerStores(services: BrokerServices, props: ReadonlyMap<string, string>): void {
+  const listeners = tlsListenerNames(services.config);
+  if (listeners.length === 0) return;
+  const image = imageOf(services);
+  const cluster = image.brokerConfigs('');
+  const before = effectiveSettings(services.config.originals, cluster, image.brokerConfigs(services.nodeId));
+  const after = effectiveSettings(services.config.originals, cluster, props);
+  for (const l of listeners) {
+    if (!listenerStoresChanged(before, after, l)) continue;
+    try {
+      validateListenerTlsUpdate(before, after, l);
+    } catch (e) {
+      if (e instanceof SslReconfigurationError) throw new KafkaError(ErrorCode.INVALID_REQUEST, e.kafkaMessage);
+      throw e;
+    }
+  }
 }
 
 /** RuntimeLoggerManager.applyChangesForResource. */
@@ -140,6 +169,7 @@ function preprocess(
             ? applyIncrementalBrokerOps(persistedBrokerProps(services, c.resourceName), c.configs)
             : new Map(c.configs.map((x) => [x.name, x.value as string]));
           validateDynamicBrokerConfigs(props, c.resourceName !== '');
+          if (c.resourceName !== '') validateListenerStores(services, props);
           return null;
         }
         case ConfigResourceType.Topic:
