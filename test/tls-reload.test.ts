@@ -1,0 +1,188 @@
+// Reloading an SSL listener's key store without a restart (Kafka's dynamic listener.name.<l>.ssl.*
+// broker configs, SslFactory.reconfigure): a real tkafka node serving certificate A, altered with
+// `tkafka configs` and with Kafka's own ConfigCommand to certificate B (same subject, same CA); new
+// connections get B, an open connection keeps working; a different subject or SANs, a wrong
+// password, the cluster default and an unprefixed key are refused with Kafka's messages and change
+// nothing. Certificates are made at run time.
+import test, { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect, type PeerCertificate } from 'node:tls';
+import { startBroker, boundPorts, type BrokerProcess } from './helpers/broker-process.js';
+import { makeCerts, makeServerCert, STORE_PASSWORD, type CertFiles, type TestCerts } from './helpers/certs.js';
+import { runTkafka } from './helpers/tool-run.js';
+import { runKafkaTool } from './interop/helpers/apache-kafka.js';
+import { X509Certificate } from 'node:crypto';
+
+let certs: TestCerts;
+let renewed: CertFiles;
+let renewedAgain: CertFiles;
+let otherSan: CertFiles;
+let broker: BrokerProcess;
+let sslPort = 0;
+
+const serialOf = (c: CertFiles): string => new X509Certificate(c.cert).serialNumber;
+
+/** The certificate a new TLS connection to the SSL listener is served. */
+function peerCertificate(): Promise<PeerCertificate> {
+  return new Promise((resolve, reject) => {
+    const s = connect({ host: '127.0.0.1', port: sslPort, ca: certs.ca.cert, servername: 'localhost' }, () => {
+      const c = s.getPeerCertificate();
+      s.end();
+      resolve(c);
+    });
+    s.on('error', reject);
+  });
+}
+
+const alter = (config: string, entity: string[] = ['--entity-name', '1']) =>
+  runTkafka('configs', [
+    '--bootstrap-server',
+    broker.bootstrap,
+    '--entity-type',
+    'brokers',
+    ...entity,
+    '--alter',
+    '--add-config',
+    config,
+  ]);
+
+before(async () => {
+  certs = makeCerts();
+  renewed = makeServerCert(certs, 'renewed');
+  renewedAgain = makeServerCert(certs, 'renewed-again');
+  otherSan = makeServerCert(certs, 'other-san', { san: 'DNS:localhost' });
+  const names = ['PLAINTEXT', 'CONTROLLER', 'SSL'];
+  broker = await startBroker({
+    overrides: {
+      listeners: names.map((n) => `${n}://127.0.0.1:0`).join(','),
+      'advertised.listeners': 'PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0',
+      'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SSL:SSL',
+      'ssl.keystore.type': 'PKCS12',
+      'ssl.keystore.location': certs.server.keystoreP12Path,
+      'ssl.keystore.password': STORE_PASSWORD,
+    },
+  });
+  sslPort = boundPorts(broker.output(), names)!.get('SSL')!;
+});
+
+after(async () => {
+  await broker?.stop();
+  broker?.cleanup();
+  certs?.cleanup();
+});
+
+/** Waits (bounded) until new connections are served the certificate with `serial`. */
+async function awaitServed(serial: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  let last = '';
+  while (Date.now() < deadline) {
+    last = (await peerCertificate()).serialNumber;
+    if (last === serial) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`the SSL listener still serves ${last}, not ${serial}`);
+}
+
+test('renewed key store: tkafka configs alters it for the broker id, new connections get it, an open one keeps working', async () => {
+  assert.equal((await peerCertificate()).serialNumber, serialOf(certs.server));
+  const open = connect({ host: '127.0.0.1', port: sslPort, ca: certs.ca.cert, servername: 'localhost' });
+  await new Promise<void>((resolve, reject) => {
+    open.once('secureConnect', resolve);
+    open.once('error', reject);
+  });
+  const r = await alter(`listener.name.ssl.ssl.keystore.location=${renewed.keystoreP12Path}`);
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out, 'Completed updating config for broker 1.\n');
+  await awaitServed(serialOf(renewed));
+  // the connection opened before the change still speaks Kafka: an ApiVersions v0 round trip
+  const answer = await new Promise<Buffer>((resolve, reject) => {
+    open.once('data', resolve);
+    open.once('error', reject);
+    const req = Buffer.alloc(4 + 10);
+    req.writeInt32BE(10, 0);
+    req.writeInt16BE(18, 4); // ApiVersions
+    req.writeInt16BE(0, 6);
+    req.writeInt32BE(7, 8); // correlation id
+    req.writeInt16BE(-1, 12); // null client id
+    open.write(req);
+  });
+  assert.equal(answer.readInt32BE(4), 7);
+  assert.equal(answer.readInt16BE(8), 0);
+  assert.equal(open.getPeerCertificate().serialNumber, serialOf(certs.server));
+  open.destroy();
+});
+
+test("Kafka's ConfigCommand alters the key store of a tkafka broker too", async () => {
+  const r = await runKafkaTool('org.apache.kafka.tools.ConfigCommand', [
+    '--bootstrap-server',
+    broker.bootstrap,
+    '--entity-type',
+    'brokers',
+    '--entity-name',
+    '1',
+    '--alter',
+    '--add-config',
+    `listener.name.ssl.ssl.keystore.location=${renewedAgain.keystoreP12Path}`,
+  ]);
+  assert.equal(r.exitCode, 0, r.stderr);
+  assert.match(r.stdout, /Completed updating config for broker 1\./);
+  await awaitServed(serialOf(renewedAgain));
+});
+
+const dynamicError = (cause: string): string =>
+  `Invalid value org.apache.kafka.common.config.ConfigException: Validation of dynamic config update of SSLFactory failed: ${cause} for configuration Invalid dynamic configuration`;
+
+test("refused changes: Kafka's messages, and the listener keeps its certificate", async () => {
+  const current = serialOf(renewedAgain);
+  const cases: [string, string[], string][] = [
+    [
+      `listener.name.ssl.ssl.keystore.location=${certs.wrongHost.keystoreP12Path}`,
+      ['--entity-name', '1'],
+      dynamicError(
+        'org.apache.kafka.common.config.ConfigException: Keystore DistinguishedName does not match:  existing={alias=renewed-again, DN=CN=localhost}, new={alias=wrong-host, DN=CN=wrong.example}',
+      ),
+    ],
+    [
+      `listener.name.ssl.ssl.keystore.location=${otherSan.keystoreP12Path}`,
+      ['--entity-name', '1'],
+      dynamicError(
+        'org.apache.kafka.common.config.ConfigException: Keystore SubjectAltNames do not match:  existing={alias=renewed-again, SAN=[[7, 127.0.0.1], [2, localhost]]}, new={alias=other-san, SAN=[[2, localhost]]}',
+      ),
+    ],
+    [
+      `listener.name.ssl.ssl.keystore.location=${renewed.keystoreP12Path},listener.name.ssl.ssl.keystore.password=wrong`,
+      ['--entity-name', '1'],
+      dynamicError(
+        `org.apache.kafka.common.KafkaException: Failed to load SSL keystore ${renewed.keystoreP12Path} of type PKCS12`,
+      ),
+    ],
+    [
+      `listener.name.ssl.ssl.keystore.location=${renewed.keystoreP12Path}`,
+      ['--entity-default'],
+      'Cannot update these configs at default cluster level, broker id must be specified: [listener.name.ssl.ssl.keystore.location]',
+    ],
+    [
+      `ssl.keystore.location=${renewed.keystoreP12Path}`,
+      ['--entity-name', '1'],
+      'These security configs can be dynamically updated only per-listener using the listener prefix: [ssl.keystore.location]',
+    ],
+  ];
+  for (const [config, entity, message] of cases) {
+    const r = await alter(config, entity);
+    assert.equal(r.code, 1, `${config}: ${r.out}`);
+    assert.ok(r.err.includes(message), `${config}:\n${r.err}\nexpected: ${message}`);
+    assert.ok(r.err.includes('InvalidRequestException'), r.err);
+  }
+  assert.equal((await peerCertificate()).serialNumber, current);
+  const d = await runTkafka('configs', [
+    '--bootstrap-server',
+    broker.bootstrap,
+    '--entity-type',
+    'brokers',
+    '--entity-name',
+    '1',
+    '--describe',
+  ]);
+  assert.equal(d.code, 0, d.err);
+  assert.ok(!d.out.includes('wrong-host') && !d.out.includes('other-san'), d.out);
+});
