@@ -7,7 +7,7 @@
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type PeerCertificate } from 'node:tls';
-import { startBroker, boundPorts, type BrokerProcess } from './helpers/broker-process.js';
+import { ACCEPTOR_LINE, startBroker, boundPorts, type BrokerProcess } from './helpers/broker-process.js';
 import { makeCerts, makeServerCert, STORE_PASSWORD, type CertFiles, type TestCerts } from './helpers/certs.js';
 import { runTkafka } from './helpers/tool-run.js';
 import { runKafkaTool } from './interop/helpers/apache-kafka.js';
@@ -185,4 +185,13 @@ test("refused changes: Kafka's messages, and the listener keeps its certificate"
   ]);
   assert.equal(d.code, 0, d.err);
   assert.ok(!d.out.includes('wrong-host') && !d.out.includes('other-san'), d.out);
+});
+
+test('after a restart the node serves the key store stored dynamically, from its first connection', async () => {
+  const before = broker.output().length;
+  await broker.restart();
+  const ports = [...broker.output().slice(before).matchAll(ACCEPTOR_LINE)].map((m) => Number(m[2]));
+  assert.equal(ports.length, 3, broker.output().slice(before));
+  sslPort = ports[2]!;
+  assert.equal((await peerCertificate()).serialNumber, serialOf(renewedAgain));
 });

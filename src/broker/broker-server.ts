@@ -341,9 +341,10 @@ export class BrokerOnlyServer {
         onConnectionClose: (id) => replicas.cancelConnection(id),
       });
       undo.push(() => socketServer.close());
-      await socketServer.start();
-      // altered listener.name.<l>.ssl.* key and trust stores reload without a restart
+      // altered listener.name.<l>.ssl.* key and trust stores reload without a restart (the
+      // stored ones apply before requests are served)
       await loader.addPublisher(tlsReloadPublisher(config, nodeId, socketServer, socketLogger));
+      await socketServer.start();
       lifecycle.setReadyToUnfence();
       info('Waiting for the broker to be unfenced');
       await lifecycle.initialUnfence;

@@ -277,9 +277,10 @@ export class BrokerServer {
       ),
       onConnectionClose: (id) => replicas.cancelConnection(id),
     });
-    await socketServer.start();
-    // altered listener.name.<l>.ssl.* key and trust stores reload without a restart
+    // altered listener.name.<l>.ssl.* key and trust stores reload without a restart (the
+    // stored ones apply before requests are served)
     await controller.addPublisher(tlsReloadPublisher(config, nodeId, socketServer, socketLogger));
+    await socketServer.start();
     const server = new BrokerServer(config, clusterId, controller, logManager, replicas, socketServer, logger);
     server.groups = groups;
     server.txn = txn;
