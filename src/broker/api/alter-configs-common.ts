@@ -17,13 +17,7 @@ import {
   validateResourceNameIsNodeId,
 } from './admin-support.js';
 import { BROKER_CONFIGS } from '../../config/definitions.js';
-import {
-  effectiveSettings,
-  listenerStoresChanged,
-  SslReconfigurationError,
-  tlsListenerNames,
-  validateListenerTlsUpdate,
-} from '../network/tls-listener.js';
+import { effectiveSettings, SslReconfigurationError } from '../network/tls-listener.js';
 
 export interface ResourceChange {
   resourceType: number;
@@ -64,20 +58,14 @@ function persistedBrokerProps(services: BrokerServices, name: string): Map<strin
  * or trust store settings change must be able to load the new stores (SslFactory.validateReconfiguration).
  */
 function validateListenerStores(services: BrokerServices, props: ReadonlyMap<string, string>): void {
-  const listeners = tlsListenerNames(services.config);
-  if (listeners.length === 0) return;
+  const stores = services.listenerStores;
+  if (!stores) return;
   const image = imageOf(services);
-  const cluster = image.brokerConfigs('');
-  const before = effectiveSettings(services.config.originals, cluster, image.brokerConfigs(services.nodeId));
-  const after = effectiveSettings(services.config.originals, cluster, props);
-  for (const l of listeners) {
-    if (!listenerStoresChanged(before, after, l)) continue;
-    try {
-      validateListenerTlsUpdate(before, after, l);
-    } catch (e) {
-      if (e instanceof SslReconfigurationError) throw new KafkaError(ErrorCode.INVALID_REQUEST, e.kafkaMessage);
-      throw e;
-    }
+  try {
+    stores.validate(effectiveSettings(services.config.originals, image.brokerConfigs(''), props));
+  } catch (e) {
+    if (e instanceof SslReconfigurationError) throw new KafkaError(ErrorCode.INVALID_REQUEST, e.kafkaMessage);
+    throw e;
   }
 }
 

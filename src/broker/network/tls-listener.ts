@@ -3,6 +3,7 @@
 // listener's prefix (listener.name.<lower-case name>.ssl.*, ListenerName.configPrefix), then bare.
 // Settings tkafka cannot honour stop start-up with a message naming the key.
 import { X509Certificate } from 'node:crypto';
+import { statSync } from 'node:fs';
 import type { SecureContextOptions } from 'node:tls';
 import { pkcs12CertificateEntries } from '../../client/pkcs12.js';
 import { tlsStoresFromSettings } from '../../client/tls-config.js';
@@ -11,6 +12,7 @@ import type { ServerConfig } from '../../config/server-config.js';
 import { SslPrincipalMapper } from '../security/ssl-principal.js';
 import type { ListenerConfig, ListenerTls } from './acceptor.js';
 import type { MetadataPublisher, MetadataUpdate } from '../metadata/events.js';
+import { ConfigResourceType } from '../metadata/image.js';
 
 export type { ListenerTls, SslClientAuth } from './acceptor.js';
 
@@ -216,13 +218,14 @@ const boolSetting = (settings: ReadonlyMap<string, string>, listenerName: string
   (listenerSetting(settings, listenerName, key) ?? 'false').trim().toLowerCase() === 'true';
 
 /**
- * SslFactory.validateReconfiguration for an SSL listener going from `before` to `after` (a node's
- * effective settings): the new stores must load, and unless ssl.allow.dn.changes /
- * ssl.allow.san.changes the new certificates keep the subject and the SANs (CertificateEntries.
- * ensureCompatible). Returns the listener's new TLS settings; throws SslReconfigurationError.
+ * SslFactory.validateReconfiguration for an SSL listener whose key store now has `oldEntries`, to
+ * `after` (the node's effective settings): the new stores must load, and (but at start-up, where
+ * `oldEntries` is null: Kafka builds the listener from the stored configs directly) unless
+ * ssl.allow.dn.changes / ssl.allow.san.changes the new certificates keep the subject and the SANs
+ * (CertificateEntries.ensureCompatible). Returns the new TLS settings; throws SslReconfigurationError.
  */
-export function validateListenerTlsUpdate(
-  before: ReadonlyMap<string, string>,
+function validateListenerTlsUpdate(
+  oldEntries: readonly KeystoreEntry[] | null,
   after: ReadonlyMap<string, string>,
   listenerName: string,
 ): ListenerTls {
@@ -242,7 +245,7 @@ export function validateListenerTlsUpdate(
     }
     throw new SslReconfigurationError(`org.apache.kafka.common.errors.InvalidConfigurationException: ${e.message}`);
   }
-  const oldEntries = keystoreEntries(listenerTls(before, listenerName).options);
+  if (oldEntries === null) return next;
   const newEntries = keystoreEntries(next.options);
   const mismatch = (): never => {
     throw new SslReconfigurationError(
@@ -278,36 +281,109 @@ export function tlsListenerNames(config: ServerConfig): string[] {
   return config.listeners.filter((e) => TLS_PROTOCOLS.has(e.securityProtocol)).map((e) => e.listenerName);
 }
 
+/** The modification times of a listener's key and trust store files (SslEngineFactory.shouldBeRebuilt). */
+function fileStamp(settings: ReadonlyMap<string, string>, listenerName: string): string {
+  return ['ssl.keystore.location', 'ssl.truststore.location']
+    .map((k) => {
+      const path = listenerSetting(settings, listenerName, k)?.trim();
+      if (!path) return '';
+      try {
+        return String(statSync(path).mtimeMs);
+      } catch {
+        return 'missing';
+      }
+    })
+    .join('|');
+}
+
+interface LoadedStores {
+  readonly settings: ReadonlyMap<string, string>;
+  readonly entries: readonly KeystoreEntry[];
+  readonly stamp: string;
+}
+
+/**
+ * What each SSL listener of a node runs with (settings, key store entries, store file times):
+ * the broker-side check of an AlterConfigs (DynamicBrokerConfig.validate) and the reload when the
+ * ConfigRecord reaches the image (DynamicConfigPublisher) both go through it.
+ */
+export class ListenerStores {
+  private readonly loaded = new Map<string, LoadedStores>();
+
+  constructor(config: ServerConfig) {
+    for (const l of tlsListenerNames(config)) {
+      const stamp = fileStamp(config.originals, l);
+      this.loaded.set(l, {
+        settings: config.originals,
+        entries: keystoreEntries(listenerTls(config.originals, l).options),
+        stamp,
+      });
+    }
+  }
+
+  /**
+   * DynamicBrokerConfig.validate for the node's effective settings `after`: every listener whose
+   * store settings change must load the new stores and keep its certificates' DN and SANs.
+   * Throws SslReconfigurationError.
+   */
+  validate(after: ReadonlyMap<string, string>): void {
+    for (const [l, cur] of this.loaded)
+      if (listenerStoresChanged(cur.settings, after, l)) validateListenerTlsUpdate(cur.entries, after, l);
+  }
+
+  /**
+   * Applies `after` (SslFactory.reconfigure) to the listeners whose store settings changed, and
+   * with `reloadFiles` (a ConfigRecord for this node arrived: reloadUpdatedFilesWithoutConfigChange)
+   * to those whose store files changed on disk too. A change that fails validation is logged and
+   * the listener keeps its stores, as Kafka does. `startUp`: the stored configs of a starting node,
+   * taken without the DN/SAN checks (Kafka starts its listeners with them).
+   */
+  apply(
+    after: ReadonlyMap<string, string>,
+    reloadFiles: boolean,
+    server: { reloadListenerTls(listenerName: string, originals: ReadonlyMap<string, string>): void },
+    log: { info(message: string): void; error(message: string): void },
+    startUp = false,
+  ): void {
+    for (const [l, cur] of this.loaded) {
+      const stamp = fileStamp(after, l);
+      if (!listenerStoresChanged(cur.settings, after, l) && !(reloadFiles && stamp !== cur.stamp)) continue;
+      try {
+        const next = validateListenerTlsUpdate(startUp ? null : cur.entries, after, l);
+        server.reloadListenerTls(l, after);
+        this.loaded.set(l, { settings: after, entries: keystoreEntries(next.options), stamp });
+        log.info(`Reconfigured the SSL key and trust stores of listener ${l.toUpperCase()}`);
+      } catch (e) {
+        log.error(`Failed to update the SSL stores of listener ${l.toUpperCase()}: ${(e as Error).message}`);
+      }
+    }
+  }
+}
+
 /**
  * DynamicConfigPublisher for the SSL listeners: when the node's dynamic configs (its own, or the
- * cluster default) change a listener's key or trust store settings, the listener reloads them
- * (SslFactory.reconfigure): new connections get the new certificate, open ones keep theirs. A
- * change that fails validation here is logged and the listener keeps its stores, as Kafka does.
+ * cluster default) change a listener's key or trust store settings, or a ConfigRecord for this node
+ * arrives while a store file has changed, the listener reloads its stores: new connections get the
+ * new certificate, open ones keep theirs.
  */
 export function tlsReloadPublisher(
+  stores: ListenerStores,
   config: ServerConfig,
   nodeId: number,
   server: { reloadListenerTls(listenerName: string, originals: ReadonlyMap<string, string>): void },
   log: { info(message: string): void; error(message: string): void },
 ): MetadataPublisher {
-  const applied = new Map<string, ReadonlyMap<string, string>>(
-    tlsListenerNames(config).map((l) => [l, config.originals]),
-  );
   return {
     name: 'ssl-listener-reconfiguration',
     onMetadataUpdate(u: MetadataUpdate): void {
       const next = effectiveSettings(config.originals, u.image.brokerConfigs(''), u.image.brokerConfigs(nodeId));
-      for (const [listener, before] of applied) {
-        if (!listenerStoresChanged(before, next, listener)) continue;
-        try {
-          validateListenerTlsUpdate(before, next, listener);
-          server.reloadListenerTls(listener, next);
-          applied.set(listener, next);
-          log.info(`Reconfigured the SSL key and trust stores of listener ${listener.toUpperCase()}`);
-        } catch (e) {
-          log.error(`Failed to update the SSL stores of listener ${listener.toUpperCase()}: ${(e as Error).message}`);
-        }
-      }
+      const recordForThisNode = u.events.some(
+        (e) =>
+          e.type === 'configChanged' &&
+          e.resourceType === ConfigResourceType.Broker &&
+          e.resourceName === String(nodeId),
+      );
+      stores.apply(next, recordForThisNode, server, log, u.kind === 'initial');
     },
   };
 }
