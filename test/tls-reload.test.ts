@@ -12,6 +12,8 @@ import { makeCerts, makeServerCert, STORE_PASSWORD, type CertFiles, type TestCer
 import { runTkafka } from './helpers/tool-run.js';
 import { runKafkaTool } from './interop/helpers/apache-kafka.js';
 import { X509Certificate } from 'node:crypto';
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 let certs: TestCerts;
 let renewed: CertFiles;
@@ -19,6 +21,8 @@ let renewedAgain: CertFiles;
 let otherSan: CertFiles;
 let broker: BrokerProcess;
 let sslPort = 0;
+/** The certificate the listener serves after the in-place reload test. */
+let lastServed = '';
 
 const serialOf = (c: CertFiles): string => new X509Certificate(c.cert).serialNumber;
 
@@ -187,11 +191,40 @@ test("refused changes: Kafka's messages, and the listener keeps its certificate"
   assert.ok(!d.out.includes('wrong-host') && !d.out.includes('other-san'), d.out);
 });
 
+test('a key store file replaced in place is reloaded when its location is set again, as Kafka does', async () => {
+  const rolling = join(certs.dir, 'rolling.p12');
+  copyFileSync(renewed.keystoreP12Path, rolling);
+  const set = `listener.name.ssl.ssl.keystore.location=${rolling}`;
+  assert.equal((await alter(set)).code, 0);
+  await awaitServed(serialOf(renewed));
+  const rolled = makeServerCert(certs, 'rolled');
+  copyFileSync(rolled.keystoreP12Path, rolling);
+  const again = await alter(set);
+  assert.equal(again.code, 0, again.err);
+  await awaitServed(serialOf(rolled));
+  // the same value is not validated before it is stored (Kafka: the config did not change); the
+  // reload then refuses the other subject and the listener keeps its certificate
+  copyFileSync(certs.wrongHost.keystoreP12Path, rolling);
+  const failures = (): number => broker.output().split('Failed to update the SSL stores of listener SSL').length;
+  const before = failures();
+  assert.equal((await alter(set)).code, 0);
+  const deadline = Date.now() + 15_000;
+  while (failures() === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(failures() > before, broker.output());
+  assert.match(
+    broker.output(),
+    /Keystore DistinguishedName does not match: {2}existing=\{alias=rolled, DN=CN=localhost\}, new=\{alias=wrong-host, DN=CN=wrong.example\}/,
+  );
+  assert.equal((await peerCertificate()).serialNumber, serialOf(rolled));
+  copyFileSync(rolled.keystoreP12Path, rolling);
+  lastServed = serialOf(rolled);
+});
+
 test('after a restart the node serves the key store stored dynamically, from its first connection', async () => {
   const before = broker.output().length;
   await broker.restart();
   const ports = [...broker.output().slice(before).matchAll(ACCEPTOR_LINE)].map((m) => Number(m[2]));
   assert.equal(ports.length, 3, broker.output().slice(before));
   sslPort = ports[2]!;
-  assert.equal((await peerCertificate()).serialNumber, serialOf(renewedAgain));
+  assert.equal((await peerCertificate()).serialNumber, lastServed);
 });

@@ -7,6 +7,8 @@
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { startApacheKafka, runKafkaTool, type ApacheKafka } from './helpers/apache-kafka.js';
 import { boundPorts, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
@@ -166,4 +168,19 @@ test('refused changes: the same output from Kafka and tkafka, and both keep serv
     assert.deepEqual([t.code, t.out, normalized(t.err)], [k.code, k.out, normalized(k.err)], c.join(' '));
   }
   for (const side of ['kafka', 'tkafka'] as const) assert.equal(await servedSerial(side), serialOf(renewedAgain));
+});
+
+test('a key store replaced in place: both reload it when the same location is set again', async () => {
+  for (const side of ['kafka', 'tkafka'] as const) {
+    const rolling = join(certs.dir, `rolling-${side}.p12`);
+    copyFileSync(renewed.keystoreP12Path, rolling);
+    const set = ['--entity-name', '1', '--alter', '--add-config', `listener.name.ssl.ssl.keystore.location=${rolling}`];
+    assert.equal((await configs(side, set)).code, 0, side);
+    await awaitServed(side, serialOf(renewed));
+    const rolled = makeServerCert(certs, `rolled-${side}`);
+    copyFileSync(rolled.keystoreP12Path, rolling);
+    const again = await configs(side, set);
+    assert.deepEqual([again.code, again.out], [0, 'Completed updating config for broker 1.\n'], side);
+    await awaitServed(side, serialOf(rolled));
+  }
 });
