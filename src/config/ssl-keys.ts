@@ -2,7 +2,7 @@
 // their types and defaults, which DescribeConfigs needs for listener-prefixed names such as
 // listener.name.ssl.ssl.keystore.location (KafkaConfig.configType falls back to the base name's
 // type; PASSWORD types are sensitive).
-import type { ConfigType, ConfigValue } from './config-def.js';
+import type { ConfigKey, ConfigType, ConfigValue } from './config-def.js';
 
 export interface SslKey {
   readonly type: ConfigType;
@@ -35,3 +35,9 @@ export const SSL_KEYS: ReadonlyMap<string, SslKey> = new Map<string, SslKey>([
   ['ssl.allow.dn.changes', { type: 'boolean', default: false }],
   ['ssl.allow.san.changes', { type: 'boolean', default: false }],
 ]);
+
+/** A ConfigKey for an ssl.* key (to parse a value as Kafka's ConfigDef does), or undefined. */
+export function sslConfigKey(name: string): ConfigKey | undefined {
+  const k = SSL_KEYS.get(name);
+  return k && { name, type: k.type, default: k.default, importance: 'low', doc: '' };
+}

@@ -222,12 +222,15 @@ const boolSetting = (settings: ReadonlyMap<string, string>, listenerName: string
  * `after` (the node's effective settings): the new stores must load, and (but at start-up, where
  * `oldEntries` is null: Kafka builds the listener from the stored configs directly) unless
  * ssl.allow.dn.changes / ssl.allow.san.changes the new certificates keep the subject and the SANs
- * (CertificateEntries.ensureCompatible). Returns the new TLS settings; throws SslReconfigurationError.
+ * (CertificateEntries.ensureCompatible). Those two are read from `started`, the settings the listener
+ * started with: SslFactory copies only the reconfigurable keys into its configs, so altering them
+ * has no effect until a restart. Returns the new TLS settings; throws SslReconfigurationError.
  */
 function validateListenerTlsUpdate(
   oldEntries: readonly KeystoreEntry[] | null,
   after: ReadonlyMap<string, string>,
   listenerName: string,
+  started: ReadonlyMap<string, string>,
 ): ListenerTls {
   let next: ListenerTls;
   try {
@@ -252,7 +255,7 @@ function validateListenerTlsUpdate(
       `org.apache.kafka.common.config.ConfigException: Keystore entries do not match, existing store contains ${oldEntries.length} entries, new store contains ${newEntries.length} entries`,
     );
   };
-  if (!boolSetting(after, listenerName, 'ssl.allow.dn.changes')) {
+  if (!boolSetting(started, listenerName, 'ssl.allow.dn.changes')) {
     if (newEntries.length !== oldEntries.length) mismatch();
     newEntries.forEach((n, i) => {
       const o = oldEntries[i]!;
@@ -262,7 +265,7 @@ function validateListenerTlsUpdate(
         );
     });
   }
-  if (!boolSetting(after, listenerName, 'ssl.allow.san.changes')) {
+  if (!boolSetting(started, listenerName, 'ssl.allow.san.changes')) {
     if (newEntries.length !== oldEntries.length) mismatch();
     newEntries.forEach((n, i) => {
       const o = oldEntries[i]!;
@@ -297,6 +300,8 @@ function fileStamp(settings: ReadonlyMap<string, string>, listenerName: string):
 }
 
 interface LoadedStores {
+  /** the settings at start-up (ssl.allow.dn.changes, ssl.allow.san.changes) */
+  readonly started: ReadonlyMap<string, string>;
   readonly settings: ReadonlyMap<string, string>;
   readonly entries: readonly KeystoreEntry[];
   readonly stamp: string;
@@ -314,6 +319,7 @@ export class ListenerStores {
     for (const l of tlsListenerNames(config)) {
       const stamp = fileStamp(config.originals, l);
       this.loaded.set(l, {
+        started: config.originals,
         settings: config.originals,
         entries: keystoreEntries(listenerTls(config.originals, l).options),
         stamp,
@@ -328,7 +334,7 @@ export class ListenerStores {
    */
   validate(after: ReadonlyMap<string, string>): void {
     for (const [l, cur] of this.loaded)
-      if (listenerStoresChanged(cur.settings, after, l)) validateListenerTlsUpdate(cur.entries, after, l);
+      if (listenerStoresChanged(cur.settings, after, l)) validateListenerTlsUpdate(cur.entries, after, l, cur.started);
   }
 
   /**
@@ -349,9 +355,10 @@ export class ListenerStores {
       const stamp = fileStamp(after, l);
       if (!listenerStoresChanged(cur.settings, after, l) && !(reloadFiles && stamp !== cur.stamp)) continue;
       try {
-        const next = validateListenerTlsUpdate(startUp ? null : cur.entries, after, l);
+        const next = validateListenerTlsUpdate(startUp ? null : cur.entries, after, l, cur.started);
         server.reloadListenerTls(l, after);
-        this.loaded.set(l, { settings: after, entries: keystoreEntries(next.options), stamp });
+        const started = startUp ? after : cur.started;
+        this.loaded.set(l, { started, settings: after, entries: keystoreEntries(next.options), stamp });
         log.info(`Reconfigured the SSL key and trust stores of listener ${l.toUpperCase()}`);
       } catch (e) {
         log.error(`Failed to update the SSL stores of listener ${l.toUpperCase()}: ${(e as Error).message}`);
