@@ -29,11 +29,15 @@ const serialOf = (c: CertFiles): string => new X509Certificate(c.cert).serialNum
 /** The certificate a new TLS connection to the SSL listener is served. */
 function peerCertificate(): Promise<PeerCertificate> {
   return new Promise((resolve, reject) => {
-    const s = connect({ host: '127.0.0.1', port: sslPort, ca: certs.ca.cert, servername: 'localhost' }, () => {
-      const c = s.getPeerCertificate();
-      s.end();
-      resolve(c);
-    });
+    // the chain is verified; the host name is not (a certificate with another subject is served below)
+    const s = connect(
+      { host: '127.0.0.1', port: sslPort, ca: certs.ca.cert, checkServerIdentity: () => undefined },
+      () => {
+        const c = s.getPeerCertificate();
+        s.end();
+        resolve(c);
+      },
+    );
     s.on('error', reject);
   });
 }
@@ -227,4 +231,39 @@ test('after a restart the node serves the key store stored dynamically, from its
   assert.equal(ports.length, 3, broker.output().slice(before));
   sslPort = ports[2]!;
   assert.equal((await peerCertificate()).serialNumber, lastServed);
+});
+
+test('ssl.allow.dn.changes=true at start-up lets the key store change its subject', async () => {
+  const names = ['PLAINTEXT', 'CONTROLLER', 'SSL'];
+  const other = await startBroker({
+    overrides: {
+      listeners: names.map((n) => `${n}://127.0.0.1:0`).join(','),
+      'advertised.listeners': 'PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0',
+      'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SSL:SSL',
+      'ssl.keystore.type': 'PKCS12',
+      'ssl.keystore.location': certs.server.keystoreP12Path,
+      'ssl.keystore.password': STORE_PASSWORD,
+      'ssl.allow.dn.changes': 'true',
+      'ssl.allow.san.changes': 'true',
+    },
+  });
+  try {
+    sslPort = boundPorts(other.output(), names)!.get('SSL')!;
+    const r = await runTkafka('configs', [
+      '--bootstrap-server',
+      other.bootstrap,
+      '--entity-type',
+      'brokers',
+      '--entity-name',
+      '1',
+      '--alter',
+      '--add-config',
+      `listener.name.ssl.ssl.keystore.location=${certs.wrongHost.keystoreP12Path}`,
+    ]);
+    assert.equal(r.code, 0, r.err);
+    await awaitServed(serialOf(certs.wrongHost));
+  } finally {
+    await other.stop();
+    other.cleanup();
+  }
 });
