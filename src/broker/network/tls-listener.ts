@@ -227,7 +227,7 @@ const boolSetting = (settings: ReadonlyMap<string, string>, listenerName: string
  * has no effect until a restart. Returns the new TLS settings; throws SslReconfigurationError.
  */
 function validateListenerTlsUpdate(
-  oldEntries: readonly KeystoreEntry[] | null,
+  old: { readonly entries: readonly KeystoreEntry[]; readonly truststore: boolean } | null,
   after: ReadonlyMap<string, string>,
   listenerName: string,
   started: ReadonlyMap<string, string>,
@@ -248,7 +248,8 @@ function validateListenerTlsUpdate(
     }
     throw new SslReconfigurationError(`org.apache.kafka.common.errors.InvalidConfigurationException: ${e.message}`);
   }
-  if (oldEntries === null) return next;
+  if (old === null) return next;
+  const oldEntries = old.entries;
   const newEntries = keystoreEntries(next.options);
   const mismatch = (): never => {
     throw new SslReconfigurationError(
@@ -276,6 +277,10 @@ function validateListenerTlsUpdate(
         );
     });
   }
+  if (!old.truststore && next.options.ca !== undefined)
+    throw new SslReconfigurationError(
+      'org.apache.kafka.common.config.ConfigException: Cannot add SSL truststore to an existing listener for which no truststore was configured.',
+    );
   return next;
 }
 
@@ -304,6 +309,8 @@ interface LoadedStores {
   readonly started: ReadonlyMap<string, string>;
   readonly settings: ReadonlyMap<string, string>;
   readonly entries: readonly KeystoreEntry[];
+  /** whether a trust store is configured */
+  readonly truststore: boolean;
   readonly stamp: string;
 }
 
@@ -318,10 +325,12 @@ export class ListenerStores {
   constructor(config: ServerConfig) {
     for (const l of tlsListenerNames(config)) {
       const stamp = fileStamp(config.originals, l);
+      const { options } = listenerTls(config.originals, l);
       this.loaded.set(l, {
         started: config.originals,
         settings: config.originals,
-        entries: keystoreEntries(listenerTls(config.originals, l).options),
+        entries: keystoreEntries(options),
+        truststore: options.ca !== undefined,
         stamp,
       });
     }
@@ -334,7 +343,7 @@ export class ListenerStores {
    */
   validate(after: ReadonlyMap<string, string>): void {
     for (const [l, cur] of this.loaded)
-      if (listenerStoresChanged(cur.settings, after, l)) validateListenerTlsUpdate(cur.entries, after, l, cur.started);
+      if (listenerStoresChanged(cur.settings, after, l)) validateListenerTlsUpdate(cur, after, l, cur.started);
   }
 
   /**
@@ -355,10 +364,16 @@ export class ListenerStores {
       const stamp = fileStamp(after, l);
       if (!listenerStoresChanged(cur.settings, after, l) && !(reloadFiles && stamp !== cur.stamp)) continue;
       try {
-        const next = validateListenerTlsUpdate(startUp ? null : cur.entries, after, l, cur.started);
+        const next = validateListenerTlsUpdate(startUp ? null : cur, after, l, cur.started);
         server.reloadListenerTls(l, after);
         const started = startUp ? after : cur.started;
-        this.loaded.set(l, { started, settings: after, entries: keystoreEntries(next.options), stamp });
+        this.loaded.set(l, {
+          started,
+          settings: after,
+          entries: keystoreEntries(next.options),
+          truststore: next.options.ca !== undefined,
+          stamp,
+        });
         log.info(`Reconfigured the SSL key and trust stores of listener ${l.toUpperCase()}`);
       } catch (e) {
         log.error(`Failed to update the SSL stores of listener ${l.toUpperCase()}: ${(e as Error).message}`);
