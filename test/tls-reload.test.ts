@@ -6,7 +6,7 @@
 // nothing. Certificates are made at run time.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, type PeerCertificate } from 'node:tls';
+import { connect, type PeerCertificate, type TLSSocket } from 'node:tls';
 import { ACCEPTOR_LINE, startBroker, boundPorts, type BrokerProcess } from './helpers/broker-process.js';
 import { makeCerts, makeServerCert, STORE_PASSWORD, type CertFiles, type TestCerts } from './helpers/certs.js';
 import { runTkafka } from './helpers/tool-run.js';
@@ -21,6 +21,7 @@ let renewedAgain: CertFiles;
 let otherSan: CertFiles;
 let broker: BrokerProcess;
 let sslPort = 0;
+let mtlsPort = 0;
 /** The certificate the listener serves after the in-place reload test. */
 let lastServed = '';
 
@@ -59,19 +60,70 @@ before(async () => {
   renewed = makeServerCert(certs, 'renewed');
   renewedAgain = makeServerCert(certs, 'renewed-again');
   otherSan = makeServerCert(certs, 'other-san', { san: 'DNS:localhost' });
-  const names = ['PLAINTEXT', 'CONTROLLER', 'SSL'];
+  const names = ['PLAINTEXT', 'CONTROLLER', 'SSL', 'MTLS'];
   broker = await startBroker({
     overrides: {
       listeners: names.map((n) => `${n}://127.0.0.1:0`).join(','),
-      'advertised.listeners': 'PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0',
-      'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SSL:SSL',
-      'ssl.keystore.type': 'PKCS12',
-      'ssl.keystore.location': certs.server.keystoreP12Path,
-      'ssl.keystore.password': STORE_PASSWORD,
+      'advertised.listeners': 'PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0,MTLS://127.0.0.1:0',
+      'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SSL:SSL,MTLS:SSL',
+      'listener.name.ssl.ssl.keystore.type': 'PKCS12',
+      'listener.name.ssl.ssl.keystore.location': certs.server.keystoreP12Path,
+      'listener.name.ssl.ssl.keystore.password': STORE_PASSWORD,
+      // MTLS trusts only the other CA at first: the test client's certificate is refused. (A PEM key
+      // store: Node's secure context also trusts the CA certificates of a PKCS12 key store.)
+      'listener.name.mtls.ssl.keystore.type': 'PEM',
+      'listener.name.mtls.ssl.keystore.location': certs.server.keystorePemPath,
+      'listener.name.mtls.ssl.client.auth': 'required',
+      'listener.name.mtls.ssl.truststore.type': 'PEM',
+      'listener.name.mtls.ssl.truststore.location': certs.otherCa.certPath,
     },
   });
-  sslPort = boundPorts(broker.output(), names)!.get('SSL')!;
+  const ports = boundPorts(broker.output(), names)!;
+  sslPort = ports.get('SSL')!;
+  mtlsPort = ports.get('MTLS')!;
 });
+
+/** An ApiVersions v0 round trip on `socket` (correlation id 7): the error code of the answer. */
+function apiVersions(socket: TLSSocket): Promise<number> {
+  return new Promise((resolve, reject) => {
+    socket.once('data', (answer: Buffer) => {
+      assert.equal(answer.readInt32BE(4), 7);
+      resolve(answer.readInt16BE(8));
+    });
+    socket.once('error', reject);
+    socket.once('close', () => reject(new Error('closed without an answer')));
+    const req = Buffer.alloc(4 + 10);
+    req.writeInt32BE(10, 0);
+    req.writeInt16BE(18, 4); // ApiVersions
+    req.writeInt16BE(0, 6);
+    req.writeInt32BE(7, 8); // correlation id
+    req.writeInt16BE(-1, 12); // null client id
+    socket.write(req);
+  });
+}
+
+/** Whether the MTLS listener serves the test client (certificate signed by the test CA). */
+async function mtlsServes(): Promise<boolean> {
+  const s = connect({
+    host: '127.0.0.1',
+    port: mtlsPort,
+    ca: certs.ca.cert,
+    cert: certs.client.cert,
+    key: certs.client.key,
+    checkServerIdentity: () => undefined,
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      s.once('secureConnect', resolve);
+      s.once('error', reject);
+    });
+    return (await apiVersions(s)) === 0;
+  } catch {
+    return false;
+  } finally {
+    s.destroy();
+  }
+}
 
 after(async () => {
   await broker?.stop();
@@ -103,19 +155,7 @@ test('renewed key store: tkafka configs alters it for the broker id, new connect
   assert.equal(r.out, 'Completed updating config for broker 1.\n');
   await awaitServed(serialOf(renewed));
   // the connection opened before the change still speaks Kafka: an ApiVersions v0 round trip
-  const answer = await new Promise<Buffer>((resolve, reject) => {
-    open.once('data', resolve);
-    open.once('error', reject);
-    const req = Buffer.alloc(4 + 10);
-    req.writeInt32BE(10, 0);
-    req.writeInt16BE(18, 4); // ApiVersions
-    req.writeInt16BE(0, 6);
-    req.writeInt32BE(7, 8); // correlation id
-    req.writeInt16BE(-1, 12); // null client id
-    open.write(req);
-  });
-  assert.equal(answer.readInt32BE(4), 7);
-  assert.equal(answer.readInt16BE(8), 0);
+  assert.equal(await apiVersions(open), 0);
   assert.equal(open.getPeerCertificate().serialNumber, serialOf(certs.server));
   open.destroy();
 });
@@ -224,13 +264,24 @@ test('a key store file replaced in place is reloaded when its location is set ag
   lastServed = serialOf(rolled);
 });
 
+test('a trust store altered on the mutual-TLS listener: new connections are verified against it', async () => {
+  assert.equal(await mtlsServes(), false);
+  const r = await alter(`listener.name.mtls.ssl.truststore.location=${certs.ca.certPath}`);
+  assert.equal(r.code, 0, r.err);
+  const deadline = Date.now() + 15_000;
+  while (!(await mtlsServes()) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+  assert.equal(await mtlsServes(), true);
+});
+
 test('after a restart the node serves the key store stored dynamically, from its first connection', async () => {
   const before = broker.output().length;
   await broker.restart();
   const ports = [...broker.output().slice(before).matchAll(ACCEPTOR_LINE)].map((m) => Number(m[2]));
-  assert.equal(ports.length, 3, broker.output().slice(before));
+  assert.equal(ports.length, 4, broker.output().slice(before));
   sslPort = ports[2]!;
+  mtlsPort = ports[3]!;
   assert.equal((await peerCertificate()).serialNumber, lastServed);
+  assert.equal(await mtlsServes(), true);
 });
 
 test('ssl.allow.dn.changes=true at start-up lets the key store change its subject', async () => {

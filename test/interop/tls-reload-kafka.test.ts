@@ -160,6 +160,12 @@ test('refused changes: the same output from Kafka and tkafka, and both keep serv
     ['--entity-default', '--add-config', `listener.name.ssl.ssl.keystore.location=${renewed.keystoreP12Path}`],
     ['--entity-name', '1', '--add-config', `ssl.keystore.location=${renewed.keystoreP12Path}`],
     ['--entity-name', '1', '--add-config', 'listener.name.ssl.ssl.allow.dn.changes=maybe'],
+    [
+      '--entity-name',
+      '1',
+      '--add-config',
+      `listener.name.ssl.ssl.truststore.type=PEM,listener.name.ssl.ssl.truststore.location=${certs.ca.certPath}`,
+    ],
   ];
   for (const c of cases) {
     const args = [...c.slice(0, -2), '--alter', ...c.slice(-2)];
