@@ -10,6 +10,7 @@ import { connect, type PeerCertificate, type TLSSocket } from 'node:tls';
 import { ACCEPTOR_LINE, startBroker, boundPorts, type BrokerProcess } from './helpers/broker-process.js';
 import { makeCerts, makeServerCert, STORE_PASSWORD, type CertFiles, type TestCerts } from './helpers/certs.js';
 import { runTkafka } from './helpers/tool-run.js';
+import { pickPort, startCluster, tkafkaLauncher } from './helpers/cluster.js';
 import { runKafkaTool } from './interop/helpers/apache-kafka.js';
 import { X509Certificate } from 'node:crypto';
 import { copyFileSync } from 'node:fs';
@@ -316,5 +317,55 @@ test('ssl.allow.dn.changes=true at start-up lets the key store change its subjec
   } finally {
     await other.stop();
     other.cleanup();
+  }
+});
+
+test('a broker-only node checks the change, forwards it to the controller and reloads when the record comes back', async () => {
+  const sslOnBroker = await pickPort();
+  const cluster = await startCluster({
+    launcher: tkafkaLauncher,
+    nodes: [
+      { id: 1, roles: 'controller' },
+      {
+        id: 2,
+        roles: 'broker',
+        overrides: {
+          listeners: `PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:${sslOnBroker}`,
+          'advertised.listeners': `PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:${sslOnBroker}`,
+          'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL',
+          'ssl.keystore.type': 'PKCS12',
+          'ssl.keystore.location': certs.server.keystoreP12Path,
+          'ssl.keystore.password': STORE_PASSWORD,
+        },
+      },
+    ],
+  });
+  try {
+    sslPort = sslOnBroker;
+    assert.equal((await peerCertificate()).serialNumber, serialOf(certs.server));
+    const alterOn = (config: string) =>
+      runTkafka('configs', [
+        '--bootstrap-server',
+        cluster.bootstrap(),
+        '--entity-type',
+        'brokers',
+        '--entity-name',
+        '2',
+        '--alter',
+        '--add-config',
+        config,
+      ]);
+    const refused = await alterOn(`listener.name.ssl.ssl.keystore.location=${certs.wrongHost.keystoreP12Path}`);
+    assert.equal(refused.code, 1);
+    assert.match(
+      refused.err,
+      /Keystore DistinguishedName does not match: {2}existing=\{alias=server, DN=CN=localhost\}/,
+    );
+    const r = await alterOn(`listener.name.ssl.ssl.keystore.location=${renewed.keystoreP12Path}`);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, 'Completed updating config for broker 2.\n');
+    await awaitServed(serialOf(renewed));
+  } finally {
+    await cluster.cleanup();
   }
 });
