@@ -28,7 +28,7 @@ import { saslAuthenticatorFactory } from './security/authenticator.js';
 import { imageScramCredentials } from './security/scram.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
-import { acceptorListeners } from './network/tls-listener.js';
+import { acceptorListeners, ListenerStores, tlsReloadPublisher } from './network/tls-listener.js';
 import type { ReplicationQuotas } from './replication/replication-quotas.js';
 import { ReplicaManager } from './replication/replica-manager.js';
 import { applyPartitionImage } from './replication/metadata-sync.js';
@@ -281,6 +281,7 @@ export class BrokerOnlyServer {
       undo.push(() => replication.shutdown());
       await loader.addPublisher(partitionPublisher(config, replicas, logManager));
 
+      const listenerStores = new ListenerStores(config);
       const services: BrokerServices = {
         config,
         nodeId,
@@ -299,6 +300,7 @@ export class BrokerOnlyServer {
         loggers: defaultBrokerLoggers(),
         groupCoordinator: null,
         txnCoordinator: null,
+        listenerStores,
       };
       const registry = new HandlerRegistry();
       registry.register(
@@ -341,6 +343,9 @@ export class BrokerOnlyServer {
         onConnectionClose: (id) => replicas.cancelConnection(id),
       });
       undo.push(() => socketServer.close());
+      // altered listener.name.<l>.ssl.* key and trust stores reload without a restart (the
+      // stored ones apply before requests are served)
+      await loader.addPublisher(tlsReloadPublisher(listenerStores, config, nodeId, socketServer, socketLogger));
       await socketServer.start();
       lifecycle.setReadyToUnfence();
       info('Waiting for the broker to be unfenced');

@@ -14,7 +14,7 @@ import { saslAuthenticatorFactory } from './security/authenticator.js';
 import { imageScramCredentials } from './security/scram.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
-import { acceptorListeners } from './network/tls-listener.js';
+import { acceptorListeners, ListenerStores, tlsReloadPublisher } from './network/tls-listener.js';
 import type { ReplicationQuotas } from './replication/replication-quotas.js';
 import { ReplicaManager } from './replication/replica-manager.js';
 import { createProducerStateHook } from './replication/eos.js';
@@ -219,6 +219,7 @@ export class BrokerServer {
     // The broker side follows the metadata: partitions appear and disappear as records commit.
     await controller.addPublisher(partitionPublisher(config, replicas, logManager));
 
+    const listenerStores = new ListenerStores(config);
     const services: BrokerServices = {
       config,
       nodeId,
@@ -235,6 +236,7 @@ export class BrokerServer {
       loggers: defaultBrokerLoggers(),
       groupCoordinator: null,
       txnCoordinator: null,
+      listenerStores,
     };
     const registry = new HandlerRegistry();
     registry.register(
@@ -278,6 +280,9 @@ export class BrokerServer {
       ),
       onConnectionClose: (id) => replicas.cancelConnection(id),
     });
+    // altered listener.name.<l>.ssl.* key and trust stores reload without a restart (the
+    // stored ones apply before requests are served)
+    await controller.addPublisher(tlsReloadPublisher(listenerStores, config, nodeId, socketServer, socketLogger));
     await socketServer.start();
     const server = new BrokerServer(config, clusterId, controller, logManager, replicas, socketServer, logger);
     server.groups = groups;

@@ -1,5 +1,6 @@
 // What API handlers may use. The server (src/broker/server.ts) builds one BrokerServices and
 // passes it to every handler; handlers never reach into each other.
+import type { ListenerStores } from './network/tls-listener.js';
 import type { ServerConfig } from '../config/load.js';
 import type { QuorumController } from './controller/index.js';
 import type { GroupCoordinator } from './group/coordinator.js';
@@ -47,6 +48,8 @@ export interface BrokerServices {
    * handlers reach it through txnCoordinatorOf.
    */
   txnCoordinator: TxnCoordinatorHandle | null;
+  /** The key and trust stores the SSL listeners run with (dynamic listener.name.<l>.ssl.* configs). */
+  readonly listenerStores?: ListenerStores;
 }
 
 /** The metadata image a node has applied, and the publishers that follow it (the MetadataLoader). */

@@ -93,6 +93,10 @@ const DIGEST: Record<string, { name: string; v: number }> = {
   '2.16.840.1.101.3.4.2.3': { name: 'sha512', v: 128 },
 };
 
+// PKCS#9 bag attributes: friendlyName (a BMPString) and localKeyId
+const FRIENDLY_NAME = '1.2.840.113549.1.9.20';
+const LOCAL_KEY_ID = '1.2.840.113549.1.9.21';
+
 /** RFC 7292 appendix B.2 key derivation (id 3: MAC key), password as a NUL-terminated BMPString. */
 function pkcs12Kdf(hash: string, v: number, password: string, salt: Buffer, iterations: number, n: number): Buffer {
   const pw = password === '' ? Buffer.alloc(0) : Buffer.from(password + '\0', 'utf16le').swap16();
@@ -153,6 +157,19 @@ function decryptPbes2(alg: Der, encrypted: Buffer, password: string): Buffer {
  * MAC ("keystore password was incorrect", Java's words) or the store cannot be read.
  */
 export function pkcs12Certificates(pfx: Buffer, password: string): string[] {
+  return pkcs12CertificateEntries(pfx, password).map((e) => e.pem);
+}
+
+/** A certificate of a PKCS12 store with its bag's friendlyName (Java's alias) and whether a key goes with it. */
+export interface Pkcs12Certificate {
+  readonly pem: string;
+  readonly alias: string | null;
+  /** The bag has a localKeyId: the certificate of a private-key entry (not a CA of its chain). */
+  readonly keyed: boolean;
+}
+
+/** The certificates of a PKCS12 store, with their aliases (same checks as pkcs12Certificates). */
+export function pkcs12CertificateEntries(pfx: Buffer, password: string): Pkcs12Certificate[] {
   const top = children(readDer(pfx));
   if (top.length < 2 || int(top[0]!) !== 3) throw new Error('not a PKCS12 (version 3) store');
   const [ctOid, ctContent] = children(top[1]!);
@@ -170,7 +187,7 @@ export function pkcs12Certificates(pfx: Buffer, password: string): string[] {
       throw new Error('keystore password was incorrect');
     }
   }
-  const certs: string[] = [];
+  const certs: Pkcs12Certificate[] = [];
   for (const ci of children(readDer(authSafe))) {
     const [type, content] = children(ci);
     let safeContents: Buffer;
@@ -185,12 +202,20 @@ export function pkcs12Certificates(pfx: Buffer, password: string): string[] {
       continue;
     }
     for (const bag of children(readDer(safeContents))) {
-      const [bagId, bagValue] = children(bag);
+      const [bagId, bagValue, bagAttributes] = children(bag);
       if (oid(bagId!) !== OID.certBag) continue;
       const [certId, certValue] = children(children(bagValue!)[0]!);
       if (oid(certId!) !== OID.x509Certificate) continue;
       const der = octets(children(certValue!)[0]!);
-      certs.push(new X509Certificate(der).toString());
+      let alias: string | null = null;
+      let keyed = false;
+      for (const attr of bagAttributes ? children(bagAttributes) : []) {
+        const [attrId, values] = children(attr);
+        const id = oid(attrId!);
+        if (id === FRIENDLY_NAME) alias = Buffer.from(children(values!)[0]!.value).swap16().toString('utf16le');
+        else if (id === LOCAL_KEY_ID) keyed = true;
+      }
+      certs.push({ pem: new X509Certificate(der).toString(), alias, keyed });
     }
   }
   return certs;

@@ -233,3 +233,23 @@ export function makeCerts(): TestCerts {
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
+
+/**
+ * One more server certificate signed by `certs.ca` (a renewal, or a changed one for dynamic key
+ * store updates): subject and SANs as given (default: those of `server`), files in `<dir>/<name>`.
+ */
+export function makeServerCert(
+  certs: TestCerts,
+  name: string,
+  opts: { subject?: string; san?: string } = {},
+): CertFiles {
+  return makeLeaf(
+    certs.dir,
+    name,
+    certs.ca,
+    opts.subject ?? '/CN=localhost',
+    opts.san ?? 'IP:127.0.0.1,DNS:localhost',
+    null,
+    false,
+  );
+}

@@ -18,6 +18,12 @@ import {
 } from '../../config/definitions.js';
 import { TOPIC_CONFIGS, validateTopicConfigs } from '../../config/topic-configs.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import {
+  isPerBrokerListenerConfig,
+  isSecurityConfigWithoutListenerPrefix,
+  listenerConfigBaseName,
+} from '../network/tls-listener.js';
+import { sslConfigKey } from '../../config/ssl-keys.js';
 import { groupConfigFrom } from '../group/config.js';
 import { validateGroupConfigs } from '../group/group-configs.js';
 
@@ -238,18 +244,34 @@ export function validateDynamicBrokerConfigs(props: ReadonlyMap<string, string>,
   });
   if (nonDynamic.length)
     throw new KafkaError(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: ${javaList(nonDynamic)}`);
+  const unprefixed = names.filter(isSecurityConfigWithoutListenerPrefix);
+  if (unprefixed.length)
+    throw new KafkaError(
+      ErrorCode.INVALID_REQUEST,
+      `These security configs can be dynamically updated only per-listener using the listener prefix: ${javaList(unprefixed)}`,
+    );
   for (const [n, v] of props) {
-    const key = dynamicBrokerConfigKey(n);
+    // validateConfigTypes: a listener-prefixed key is parsed as its base key
+    const base = listenerConfigBaseName(n);
+    const key = dynamicBrokerConfigKey(base ?? n) ?? (base === null ? undefined : sslConfigKey(base));
     if (!key) continue;
     try {
       parseConfigValue(key, v);
     } catch (e) {
-      if (e instanceof ConfigError) throw new KafkaError(ErrorCode.INVALID_REQUEST, e.message);
-      throw e;
+      if (!(e instanceof ConfigError)) throw e;
+      // Kafka 4.4 finds a listener-prefixed key's bad value when it builds the new KafkaConfig
+      throw new KafkaError(
+        ErrorCode.INVALID_REQUEST,
+        base === null
+          ? e.message
+          : `Invalid value ${e.javaClass}: ${e.message} for configuration Invalid dynamic configuration`,
+      );
     }
   }
   if (!perBroker) {
-    const perBrokerOnly = names.filter((n) => BROKER_CONFIGS.get(n)?.dynamic === 'per-broker');
+    const perBrokerOnly = names.filter(
+      (n) => BROKER_CONFIGS.get(n)?.dynamic === 'per-broker' || isPerBrokerListenerConfig(n),
+    );
     if (perBrokerOnly.length) {
       throw new KafkaError(
         ErrorCode.INVALID_REQUEST,

@@ -17,6 +17,7 @@ import {
   validateResourceNameIsNodeId,
 } from './admin-support.js';
 import { BROKER_CONFIGS } from '../../config/definitions.js';
+import { effectiveSettings, SslReconfigurationError } from '../network/tls-listener.js';
 
 export interface ResourceChange {
   resourceType: number;
@@ -50,6 +51,22 @@ function persistedBrokerProps(services: BrokerServices, name: string): Map<strin
       }
     }),
   );
+}
+
+/**
+ * DynamicBrokerConfig.validate's reconfiguration check for the SSL listeners: a listener whose key
+ * or trust store settings change must be able to load the new stores (SslFactory.validateReconfiguration).
+ */
+function validateListenerStores(services: BrokerServices, props: ReadonlyMap<string, string>): void {
+  const stores = services.listenerStores;
+  if (!stores) return;
+  const image = imageOf(services);
+  try {
+    stores.validate(effectiveSettings(services.config.originals, image.brokerConfigs(''), props));
+  } catch (e) {
+    if (e instanceof SslReconfigurationError) throw new KafkaError(ErrorCode.INVALID_REQUEST, e.kafkaMessage);
+    throw e;
+  }
 }
 
 /** RuntimeLoggerManager.applyChangesForResource. */
@@ -140,6 +157,7 @@ function preprocess(
             ? applyIncrementalBrokerOps(persistedBrokerProps(services, c.resourceName), c.configs)
             : new Map(c.configs.map((x) => [x.name, x.value as string]));
           validateDynamicBrokerConfigs(props, c.resourceName !== '');
+          if (c.resourceName !== '') validateListenerStores(services, props);
           return null;
         }
         case ConfigResourceType.Topic:

@@ -29,6 +29,8 @@ import {
 } from '../../config/topic-configs.js';
 import { ConfigResourceType, type MetadataImage } from '../metadata/image.js';
 import type { BrokerServices } from '../services.js';
+import { listenerConfigBaseName } from '../network/tls-listener.js';
+import { SSL_KEYS } from '../../config/ssl-keys.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { errorOf, imageOf, invalidTopicReason } from './admin-support.js';
@@ -139,6 +141,58 @@ function usableDynamic(stored: ReadonlyMap<string, string>, perBroker: boolean):
   );
 }
 
+/** The base ssl.* name of a listener-prefixed SSL key (listener.name.<l>.ssl.…), else null. */
+function listenerSslBase(name: string): string | null {
+  const base = listenerConfigBaseName(name);
+  return base !== null && SSL_KEYS.has(base) ? base : null;
+}
+
+/**
+ * ConfigHelper.createBrokerConfigEntry for a listener-prefixed ssl.* key: the base key's type
+ * (PASSWORD: sensitive, null values), synonyms under both names (brokerConfigSynonyms with
+ * matchListenerOverride), read-only as Kafka reports (the prefixed name is not in AllDynamicConfigs).
+ */
+function listenerSslEntry(
+  name: string,
+  services: BrokerServices,
+  dyn: { perBroker: ReadonlyMap<string, string>; clusterDefault: ReadonlyMap<string, string> },
+  o: Options,
+): Entry | null {
+  const base = listenerSslBase(name);
+  if (base === null) return null;
+  const key = SSL_KEYS.get(base)!;
+  const sensitive = key.type === 'password';
+  const names = [name, base];
+  const synonyms: ConfigSynonymEntry[] = [];
+  const layers: [ReadonlyMap<string, string>, ConfigSynonymEntry['source']][] = [
+    [dyn.perBroker, 'DYNAMIC_BROKER_CONFIG'],
+    [dyn.clusterDefault, 'DYNAMIC_DEFAULT_BROKER_CONFIG'],
+    [services.config.originals, 'STATIC_BROKER_CONFIG'],
+  ];
+  for (const [map, source] of layers)
+    for (const n of names) {
+      const v = map.get(n);
+      if (v !== undefined) synonyms.push({ name: n, value: sensitive ? null : v, source });
+    }
+  if (key.default !== null)
+    synonyms.push({
+      name: base,
+      value: sensitive ? null : convertToString(key.default, key.type),
+      source: 'DEFAULT_CONFIG',
+    });
+  const value = dyn.perBroker.get(name) ?? dyn.clusterDefault.get(name) ?? services.config.originals.get(name) ?? null;
+  return entry(o, {
+    name,
+    value: sensitive ? null : value,
+    source: synonyms.length ? CONFIG_SOURCE[synonyms[0]!.source] : CONFIG_SOURCE.DEFAULT_CONFIG,
+    sensitive,
+    readOnly: true,
+    synonyms,
+    type: CONFIG_TYPE_ID[key.type],
+    doc: null,
+  });
+}
+
 function describeBroker(name: string, image: MetadataImage, services: BrokerServices, o: Options): Entry[] {
   const perBrokerDyn = usableDynamic(image.brokerConfigs(services.nodeId), true);
   const clusterDyn = usableDynamic(image.brokerConfigs(''), false);
@@ -173,8 +227,15 @@ function describeBroker(name: string, image: MetadataImage, services: BrokerServ
   for (const key of BROKER_CONFIGS.values()) if (!key.internal) names.add(key.name);
   // the broker quotas are in KafkaConfig's originals once set dynamically
   for (const n of BROKER_QUOTA_CONFIGS.keys()) if (perBrokerDyn.has(n) || clusterDyn.has(n)) names.add(n);
+  // and so are listener-prefixed ssl.* keys
+  for (const n of [...perBrokerDyn.keys(), ...clusterDyn.keys()]) if (listenerSslBase(n) !== null) names.add(n);
   const out: Entry[] = [];
   for (const n of names) {
+    const ssl = listenerSslEntry(n, services, dyn, o);
+    if (ssl) {
+      out.push(ssl);
+      continue;
+    }
     const key = dynamicBrokerConfigKey(n);
     // An unknown key has no type, so Kafka treats it as sensitive.
     const sensitive = !key || key.type === 'password';

@@ -512,7 +512,10 @@ export function diffImages(prev: MetadataImage, next: MetadataImage, scope?: Dif
     const changes = new Map<string, string | null>();
     for (const [k, v] of b) if (a.get(k) !== v) changes.set(k, v);
     for (const k of a.keys()) if (!b.has(k)) changes.set(k, null);
-    if (changes.size > 0) events.push({ type: 'configChanged', resourceType: type, resourceName: name, changes });
+    // A BROKER ConfigRecord that sets a value again still counts (DynamicConfigPublisher reloads a
+    // re-set key store file): its event may have no changes.
+    if (changes.size > 0 || (scope && type === ConfigResourceType.Broker))
+      events.push({ type: 'configChanged', resourceType: type, resourceName: name, changes });
   }
 
   const brokerIds = scope ? scope.brokerIds : union(prev.brokers.keys(), next.brokers.keys());
