@@ -5,7 +5,8 @@
 // between brokers (helpers/secured-nodes.ts). An RF=2 topic is created through a broker (forwarded to
 // the controller), written with acks=all once both replicas are in the ISR (the follower must have
 // fetched each batch), read through each broker, and after the leader is killed the follower leads
-// with every record. A broker whose controller password is wrong never registers and logs why.
+// with every record. A broker whose controller password is wrong never registers and logs why; one
+// whose inter-broker password is wrong registers (as on Kafka) but its replica fetcher logs the refusal.
 // Certificates are made by the test.
 //
 //   npm run build && node --test dist/test/secured-cluster.test.js
@@ -137,4 +138,53 @@ test('a broker with a wrong controller password never registers, and says why', 
   assert.equal(versions.code, 0, versions.err);
   assert.match(versions.out, /\(id: \d+ rack: /);
   assert.doesNotMatch(versions.out, /\(id: 4 rack: /);
+});
+
+test('a broker with a wrong inter-broker password registers, but cannot follow: its fetcher says why', async () => {
+  const leader = cluster.brokers.find((n) => n.running())!;
+  const joined = await startCluster({
+    launcher: tkafkaLauncher,
+    brokerListener: 'BROKER',
+    nodes: [{ id: 5, roles: 'broker' }],
+    overrides: securedNodeProperties(certs, { brokerPassword: 'not-the-password' }),
+    external: {
+      clusterId: cluster.clusterId,
+      quorum: 'static',
+      controllers: [{ id: 1, port: cluster.node(1).controllerPort }],
+    },
+  });
+  try {
+    const topic = 'follower-refused';
+    const created = await runTkafka('topics', [
+      '--bootstrap-server',
+      addr(leader.id),
+      '--command-config',
+      clientProps,
+      '--create',
+      '--topic',
+      topic,
+      '--replica-assignment',
+      `${leader.id}:5`,
+    ]);
+    assert.equal(created.code, 0, created.out + created.err);
+    const node5 = joined.node(5);
+    // SCRAM's server message, from the leader's inter-broker listener to broker 5's replica fetcher
+    await waitFor(
+      () => /Error in fetch from broker \d+ .*invalid credentials with SASL mechanism SCRAM-SHA-512/.test(node5.logs()),
+      {
+        what: 'broker 5 to log that the leader refused its SCRAM-SHA-512 credentials',
+        timeoutMs: 30_000,
+      },
+    ).catch((e: Error) => assert.fail(`${e.message}\n${node5.logs()}`));
+    // registered (its controller credentials are right), as a Kafka broker with a wrong inter-broker password is
+    const versions = await runTkafka('broker-api-versions', [
+      '--bootstrap-server',
+      addr(leader.id),
+      '--command-config',
+      clientProps,
+    ]);
+    assert.match(versions.out, /\(id: 5 rack: /, versions.err);
+  } finally {
+    await joined.cleanup();
+  }
 });
