@@ -7,6 +7,8 @@
 // fetched each batch), read through each broker, and after the leader is killed the follower leads
 // with every record. A broker whose controller password is wrong never registers and logs why; one
 // whose inter-broker password is wrong registers (as on Kafka) but its replica fetcher logs the refusal.
+// An SSL controller listener with ssl.client.auth=required takes the brokers' key stores as client
+// certificates (mTLS between nodes); a broker without one is refused.
 // Certificates are made by the test.
 //
 //   npm run build && node --test dist/test/secured-cluster.test.js
@@ -186,5 +188,64 @@ test('a broker with a wrong inter-broker password registers, but cannot follow: 
     assert.match(versions.out, /\(id: 5 rack: /, versions.err);
   } finally {
     await joined.cleanup();
+  }
+});
+
+test('an SSL controller listener with ssl.client.auth=required: brokers present their key store; one without is refused', async () => {
+  const mtls = (withKeystore: boolean): Record<string, string> => {
+    const props: Record<string, string> = {
+      ...securedNodeProperties(certs),
+      'listener.security.protocol.map': 'CONTROLLER:SSL,BROKER:SASL_SSL',
+      'listener.name.controller.ssl.client.auth': 'required',
+    };
+    if (!withKeystore)
+      for (const k of Object.keys(props)) if (k.startsWith('listener.name.controller.ssl.keystore.')) delete props[k];
+    return props;
+  };
+  const mtlsCluster = await startCluster({
+    launcher: tkafkaLauncher,
+    brokerListener: 'BROKER',
+    nodes: [
+      { id: 11, roles: 'controller', formatArgs: SCRAM_FORMAT_ARGS },
+      { id: 12, roles: 'broker' },
+    ],
+    overrides: mtls(true),
+  });
+  try {
+    const created = await runTkafka('topics', [
+      '--bootstrap-server',
+      mtlsCluster.bootstrap(),
+      '--command-config',
+      clientProps,
+      '--create',
+      '--topic',
+      'over-mtls-controller',
+    ]);
+    assert.equal(created.code, 0, created.out + created.err + mtlsCluster.logs(3000));
+    const refused = await startCluster({
+      launcher: tkafkaLauncher,
+      brokerListener: 'BROKER',
+      nodes: [{ id: 13, roles: 'broker' }],
+      overrides: mtls(false),
+      external: {
+        clusterId: mtlsCluster.clusterId,
+        quorum: 'static',
+        controllers: [{ id: 11, port: mtlsCluster.node(11).controllerPort }],
+      },
+      startTimeoutMs: 15_000,
+    }).then(
+      async (c) => {
+        await c.cleanup();
+        return null;
+      },
+      (e: Error) => e.message,
+    );
+    assert.ok(refused !== null, 'a broker without a client certificate must not start serving');
+    assert.match(
+      refused,
+      /Raft fetch failed: .*SslAuthenticationException: SSL handshake failed: the broker requires a client certificate/,
+    );
+  } finally {
+    await mtlsCluster.cleanup();
   }
 });
