@@ -122,3 +122,33 @@ export async function consumeAssigned(
     );
   return r.out;
 }
+
+/**
+ * The size of `topic`-0 on each broker's log dirs (`tkafka log-dirs --describe`, DescribeLogDirs to
+ * every broker): a follower's size equal to the leader's shows it fetched every byte.
+ */
+export async function replicaSizes(
+  bootstrap: string,
+  clientProps: string,
+  topic: string,
+): Promise<Map<number, number>> {
+  const r = await runTkafka('log-dirs', [
+    '--bootstrap-server',
+    bootstrap,
+    '--command-config',
+    clientProps,
+    '--describe',
+    '--topic-list',
+    topic,
+  ]);
+  const json = r.out.split('\n').find((l) => l.startsWith('{'));
+  if (r.code !== 0 || json === undefined) throw new Error(`log-dirs failed (exit ${r.code}): ${r.out}${r.err}`);
+  const parsed = JSON.parse(json) as {
+    brokers: { broker: number; logDirs: { partitions: { partition: string; size: number }[] }[] }[];
+  };
+  const sizes = new Map<number, number>();
+  for (const b of parsed.brokers)
+    for (const d of b.logDirs)
+      for (const p of d.partitions) if (p.partition === `${topic}-0`) sizes.set(b.broker, p.size);
+  return sizes;
+}

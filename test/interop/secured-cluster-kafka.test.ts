@@ -17,6 +17,7 @@ import {
   aliceClientProperties,
   consumeAssigned,
   describePartition,
+  replicaSizes,
   SCRAM_FORMAT_ARGS,
   securedNodeProperties,
 } from '../helpers/secured-nodes.js';
@@ -91,6 +92,14 @@ async function securedMixed(controller: NodeLauncher, first: NodeLauncher, secon
       assert.equal(produced.code, 0, produced.out + produced.err + logs());
       for (const via of [2, 3])
         assert.equal(await consumeAssigned(addr(via), clientProps, topic, lines.length, logs), lines.join('\n') + '\n');
+      // the follower holds every byte the leader has: its fetcher authenticated to the other implementation
+      await waitFor(
+        async () => {
+          const sizes = await replicaSizes(addr(2), clientProps, topic);
+          return sizes.size === 2 && sizes.get(2)! > 0 && sizes.get(2) === sizes.get(3);
+        },
+        { what: `both replicas of ${topic} to hold the same bytes`, timeoutMs: 30_000 },
+      ).catch((e: Error) => assert.fail(`${e.message}\n${logs()}`));
     }
   } finally {
     await cluster?.cleanup();
