@@ -95,7 +95,7 @@ test('SCRAM-SHA-512 between brokers', () => {
   });
 });
 
-test('refusals name the key: GSSAPI default, OAUTHBEARER, no JAAS, no username, mechanism not enabled, JKS trust store', () => {
+test('refusals name the key: GSSAPI default, OAUTHBEARER, no JAAS, no username, a login callback class, mechanism not enabled, JKS trust store', () => {
   const sasl = { 'listener.security.protocol.map': 'CONTROLLER:SASL_PLAINTEXT,INTERNAL:PLAINTEXT' };
   assert.match(
     refusedKey(() => controllerOutgoingSecurity(config(sasl)))!,
@@ -122,6 +122,19 @@ test('refusals name the key: GSSAPI default, OAUTHBEARER, no JAAS, no username, 
       ),
     )!,
     /^listener\.name\.controller\.plain\.sasl\.jaas\.config: Invalid value for listener\.name\.controller\.plain\.sasl\.jaas\.config: .*must set both username and password/,
+  );
+  assert.match(
+    refusedKey(() =>
+      controllerOutgoingSecurity(
+        config({
+          ...sasl,
+          'sasl.mechanism.controller.protocol': 'PLAIN',
+          'listener.name.controller.plain.sasl.jaas.config': `${PLAIN} required username="a" password="b";`,
+          'listener.name.controller.plain.sasl.login.callback.handler.class': 'com.example.Handler',
+        }),
+      ),
+    )!,
+    /^listener\.name\.controller\.plain\.sasl\.login\.callback\.handler\.class: .* is set: tkafka's own connections to the CONTROLLER listener/,
   );
   assert.match(
     refusedKey(() =>

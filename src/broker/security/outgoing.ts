@@ -68,6 +68,19 @@ export function outgoingSecurity(
         mechanismKey,
       );
     const mech = mechanism.toLowerCase();
+    // SaslChannelBuilder / LoginManager on the node's client side: classes tkafka cannot load
+    for (const key of [
+      `${mech}.sasl.login.class`,
+      `${mech}.sasl.login.callback.handler.class`,
+      'sasl.client.callback.handler.class',
+    ]) {
+      const set = [prefix + key, key].find((k) => originals.has(k));
+      if (set !== undefined)
+        throw new ConfigError(
+          `${set} is set: tkafka's own connections to the ${name} listener send the username and password of its ${mechanism} login module and load no login or callback classes`,
+          set,
+        );
+    }
     const jaasKey = [`${prefix}${mech}.sasl.jaas.config`, `${mech}.sasl.jaas.config`].find((k) => originals.has(k));
     if (jaasKey === undefined)
       throw new ConfigError(
