@@ -86,7 +86,7 @@ export interface ClusterNode {
   readonly impl: string;
   readonly isController: boolean;
   readonly isBroker: boolean;
-  /** The PLAINTEXT listener's port (0 for a controller-only node). */
+  /** The broker listener's port (PLAINTEXT, or the spec's brokerListener; 0 for a controller-only node). */
   readonly port: number;
   /** The CONTROLLER listener's port (0 for a broker-only node). */
   readonly controllerPort: number;
@@ -113,7 +113,7 @@ export interface Cluster {
   node(id: number): ClusterNode;
   readonly controllers: readonly ClusterNode[];
   readonly brokers: readonly ClusterNode[];
-  /** PLAINTEXT addresses of the running brokers. */
+  /** Broker-listener addresses of the running brokers. */
   bootstrap(): string;
   /** CONTROLLER addresses of the running controllers (--bootstrap-controller). */
   controllerBootstrap(): string;
