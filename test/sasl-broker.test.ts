@@ -592,7 +592,7 @@ describe('start-up refusals', () => {
     assert.match(r.out, /listener\.name\.sasl_plaintext\.plain\.sasl\.jaas\.config is not set/);
   });
 
-  test('a SASL controller listener stops start-up naming controller.listener.names', async () => {
+  test("a SASL controller listener with Kafka's default sasl.mechanism.controller.protocol (GSSAPI) stops start-up naming the key", async () => {
     const r = await start({
       listeners: 'PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0',
       'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:SASL_PLAINTEXT',
@@ -600,17 +600,36 @@ describe('start-up refusals', () => {
       'listener.name.controller.plain.sasl.jaas.config': PLAIN_JAAS,
     });
     assert.equal(r.code, 1, r.out);
-    assert.match(r.out, /controller\.listener\.names contains CONTROLLER, a SASL_PLAINTEXT listener/);
+    assert.match(
+      r.out,
+      /sasl\.mechanism\.controller\.protocol is GSSAPI \(Kafka's default\), which tkafka does not implement: the CONTROLLER listener is SASL_PLAINTEXT/,
+    );
+    assert.doesNotMatch(r.out, /Kafka Server started/);
   });
 
-  test('a SASL inter-broker listener stops start-up naming inter.broker.listener.name', async () => {
-    const r = await start({
+  test('a SASL inter-broker listener: a mechanism it does not enable, or OAUTHBEARER, stops start-up naming the key', async () => {
+    const interBroker = {
       'inter.broker.listener.name': 'SASL_PLAINTEXT',
       'advertised.listeners': 'PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0',
       'sasl.enabled.mechanisms': 'PLAIN',
       'listener.name.sasl_plaintext.plain.sasl.jaas.config': PLAIN_JAAS,
+    };
+    const notEnabled = await start({ ...interBroker, 'sasl.mechanism.inter.broker.protocol': 'SCRAM-SHA-256' });
+    assert.equal(notEnabled.code, 1, notEnabled.out);
+    assert.match(
+      notEnabled.out,
+      /sasl\.mechanism\.inter\.broker\.protocol must be included in sasl\.enabled\.mechanisms when SASL is used for inter-broker communication/,
+    );
+    const oauth = await start({
+      ...interBroker,
+      'sasl.enabled.mechanisms': 'OAUTHBEARER',
+      'listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config': OAUTHBEARER_JAAS,
+      'sasl.mechanism.inter.broker.protocol': 'OAUTHBEARER',
     });
-    assert.equal(r.code, 1, r.out);
-    assert.match(r.out, /inter\.broker\.listener\.name is SASL_PLAINTEXT, a SASL_PLAINTEXT listener/);
+    assert.equal(oauth.code, 1, oauth.out);
+    assert.match(
+      oauth.out,
+      /sasl\.mechanism\.inter\.broker\.protocol is OAUTHBEARER: tkafka's broker-to-broker and controller connections authenticate with PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 only/,
+    );
   });
 });

@@ -375,7 +375,7 @@ test('a plain TCP client on an SSL port gets no Kafka answer', async () => {
   assert.ok(received.length === 0 || received[0] === 0x15, `a TLS alert or nothing, got ${received.toString('hex')}`);
 });
 
-test('start-up refusals name the key: JKS key store, no key store, wrong key store password, SSL inter-broker listener', async () => {
+test('start-up refusals name the key: JKS key store, no key store, wrong key store password, an SSL inter-broker listener whose trust store is JKS', async () => {
   const base = {
     listeners: 'PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0,SSL://127.0.0.1:0',
     'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SSL:SSL',
@@ -400,8 +400,10 @@ test('start-up refusals name the key: JKS key store, no key store, wrong key sto
         'ssl.keystore.location': certs.server.keystorePemPath,
         'inter.broker.listener.name': 'SSL',
         'advertised.listeners': 'PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0',
+        // only the node's own (client) side of the inter-broker listener reads it: ssl.client.auth is none
+        'listener.name.ssl.ssl.truststore.location': certs.ca.truststoreP12Path,
       },
-      line: /inter\.broker\.listener\.name: the inter-broker listener SSL uses SSL/,
+      line: /Invalid value JKS for configuration ssl\.truststore\.type: tkafka cannot read JKS trust stores/,
     },
   ];
   for (const c of cases) {

@@ -24,6 +24,7 @@ import { logConfigFromProps, type LogConfig } from './log/log-config.js';
 import { HandlerRegistry } from './api/registry.js';
 import { registerSaslHandlers } from './api/sasl-authenticate.js';
 import { saslListenerConfigs } from './security/config.js';
+import { nodeOutgoingSecurity } from './security/outgoing.js';
 import { saslAuthenticatorFactory } from './security/authenticator.js';
 import { imageScramCredentials } from './security/scram.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
@@ -127,6 +128,7 @@ export const openObserverQuorum: ObserverQuorumOpener = (o) =>
     fetchTimeoutMs: o.config.getInt('controller.quorum.fetch.timeout.ms'),
     ...metadataLogUpkeep(o.config),
     logger: o.logger,
+    security: nodeOutgoingSecurity(o.config).controller,
   });
 
 export class BrokerOnlyServer {

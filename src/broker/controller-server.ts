@@ -17,6 +17,10 @@ import { registerSaslHandlers } from './api/sasl-authenticate.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
 import { acceptorListeners } from './network/tls-listener.js';
+import { nodeOutgoingSecurity } from './security/outgoing.js';
+import { saslListenerConfigs } from './security/config.js';
+import { saslAuthenticatorFactory } from './security/authenticator.js';
+import { imageScramCredentials } from './security/scram.js';
 import { registerAdminHandlers } from './api/register-all.js';
 import { registerMembershipHandlers } from './api/register-membership.js';
 import { registerRaftHandlers } from './api/register-raft.js';
@@ -87,6 +91,7 @@ export class ControllerOnlyServer {
         ...metadataLogUpkeep(config),
         quorumVoters: config.quorumVoters,
         quorumBootstrapServers: config.quorumBootstrapServers,
+        security: nodeOutgoingSecurity(config).controller,
         quorumTimeouts: {
           electionTimeoutMs: config.getInt('controller.quorum.election.timeout.ms'),
           fetchTimeoutMs: config.getInt('controller.quorum.fetch.timeout.ms'),
@@ -147,6 +152,11 @@ export class ControllerOnlyServer {
       socketRequestMaxBytes: config.getInt('socket.request.max.bytes'),
       connectionsMaxIdleMs: Number(config.getLong('connections.max.idle.ms')),
       requestLog: config.requestLog,
+      // a SASL controller listener authenticates the other controllers and the brokers
+      authenticatorFor: saslAuthenticatorFactory(
+        saslListenerConfigs(config),
+        imageScramCredentials(() => controller.image.scramCredentials),
+      ),
     });
     await socketServer.start();
     return new ControllerOnlyServer(config, clusterId, controller, socketServer, registry, logger);

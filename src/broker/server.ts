@@ -10,6 +10,7 @@ import { LogManager } from './log/log-manager.js';
 import { HandlerRegistry } from './api/registry.js';
 import { registerSaslHandlers } from './api/sasl-authenticate.js';
 import { loadJwksKeySources, saslListenerConfigs } from './security/config.js';
+import { nodeOutgoingSecurity } from './security/outgoing.js';
 import { saslAuthenticatorFactory } from './security/authenticator.js';
 import { imageScramCredentials } from './security/scram.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
@@ -61,6 +62,8 @@ export async function startNode(config: ServerConfig, logger: ServerLogger): Pro
   // refuses SASL settings tkafka cannot honour before anything starts
   const sasl = saslListenerConfigs(config, (m) => logger.log('WARN', m));
   await loadJwksKeySources(sasl, (level, m) => logger.log(level, m));
+  // and the TLS / SASL of the node's own connections (raft, controller channel, replica fetchers)
+  nodeOutgoingSecurity(config);
   if (config.isController && !config.isBroker) return ControllerOnlyServer.start(config, logger);
   if (config.isBroker && !config.isController) return BrokerOnlyServer.start(config, logger);
   return BrokerServer.start(config, logger);
@@ -135,6 +138,7 @@ export class BrokerServer {
       controllerListeners: controllerEps,
       quorumVoters: config.quorumVoters,
       quorumBootstrapServers: config.quorumBootstrapServers,
+      security: nodeOutgoingSecurity(config).controller,
       quorumTimeouts: {
         electionTimeoutMs: config.getInt('controller.quorum.election.timeout.ms'),
         fetchTimeoutMs: config.getInt('controller.quorum.fetch.timeout.ms'),
@@ -208,6 +212,7 @@ export class BrokerServer {
           provider: controllerNodeProvider(controller.quorum, config),
           requestTimeoutMs: config.getInt('request.timeout.ms'),
           retryBackoffMs: config.getInt('controller.quorum.retry.backoff.ms'),
+          security: nodeOutgoingSecurity(config).controller,
         });
     const replication = startReplication({
       config,

@@ -71,6 +71,11 @@ export interface ClusterSpec {
   clusterId?: string;
   /** Per node start time-out (default 120 s: JVMs on shared CPUs are slow). */
   startTimeoutMs?: number;
+  /**
+   * The brokers' listener name (default PLAINTEXT): also the inter-broker listener; its security
+   * protocol and settings come from the overrides (listener.security.protocol.map, listener.name.*).
+   */
+  brokerListener?: string;
   /** An existing controller quorum to join instead of the spec's own controllers (mixed clusters). */
   external?: { clusterId: string; quorum: QuorumMode; controllers: { id: number; port: number }[] };
 }
@@ -81,7 +86,7 @@ export interface ClusterNode {
   readonly impl: string;
   readonly isController: boolean;
   readonly isBroker: boolean;
-  /** The PLAINTEXT listener's port (0 for a controller-only node). */
+  /** The broker listener's port (PLAINTEXT, or the spec's brokerListener; 0 for a controller-only node). */
   readonly port: number;
   /** The CONTROLLER listener's port (0 for a broker-only node). */
   readonly controllerPort: number;
@@ -108,7 +113,7 @@ export interface Cluster {
   node(id: number): ClusterNode;
   readonly controllers: readonly ClusterNode[];
   readonly brokers: readonly ClusterNode[];
-  /** PLAINTEXT addresses of the running brokers. */
+  /** Broker-listener addresses of the running brokers. */
   bootstrap(): string;
   /** CONTROLLER addresses of the running controllers (--bootstrap-controller). */
   controllerBootstrap(): string;
@@ -178,11 +183,14 @@ export function clusterNodeProperties(opts: {
   quorum: QuorumMode;
   controllers: readonly { id: number; port: number }[];
   overrides?: Record<string, string | number | boolean>;
+  /** The broker listener's name (default PLAINTEXT). */
+  brokerListener?: string;
 }): Record<string, string> {
   const broker = isBrokerRole(opts.roles);
   const controller = isControllerRole(opts.roles);
+  const brokerListener = opts.brokerListener ?? 'PLAINTEXT';
   const listeners = [
-    ...(broker ? [`PLAINTEXT://127.0.0.1:${opts.brokerPort}`] : []),
+    ...(broker ? [`${brokerListener}://127.0.0.1:${opts.brokerPort}`] : []),
     ...(controller ? [`${CONTROLLER}://127.0.0.1:${opts.controllerPort}`] : []),
   ].join(',');
   const props: Record<string, string> = {
@@ -191,14 +199,14 @@ export function clusterNodeProperties(opts: {
     listeners,
     'advertised.listeners': listeners,
     'controller.listener.names': CONTROLLER,
-    'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    'listener.security.protocol.map': `CONTROLLER:PLAINTEXT,${brokerListener}:PLAINTEXT`,
     'log.dirs': opts.logDir,
   };
   if (opts.quorum === 'static') props['controller.quorum.voters'] = votersString(opts.controllers);
   else props['controller.quorum.bootstrap.servers'] = opts.controllers.map((c) => `127.0.0.1:${c.port}`).join(',');
   if (broker) {
     Object.assign(props, {
-      'inter.broker.listener.name': 'PLAINTEXT',
+      'inter.broker.listener.name': brokerListener,
       'num.partitions': '1',
       'default.replication.factor': '1',
       'offsets.topic.replication.factor': '1',
@@ -369,6 +377,7 @@ async function startClusterOnce(spec: ClusterSpec): Promise<Cluster> {
       ).join(','),
       quorum,
       controllers,
+      brokerListener: spec.brokerListener,
       overrides: {
         ...spec.overrides,
         ...(isControllerRole(s.spec.roles) ? spec.controllerOverrides : {}),

@@ -7,6 +7,7 @@ import type { AddRaftVoterRequest, AddRaftVoterResponse } from '../../protocol/g
 import { ErrorCode } from '../../protocol/errors.js';
 import { fixedVoterSetLeader, VoterChanges, type VoterChangeServer } from '../raft/voter-changes.js';
 import type { Quorum } from '../raft/types.js';
+import { nodeOutgoingSecurity } from '../security/outgoing.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 
@@ -23,6 +24,7 @@ export function voterChangesOf(services: BrokerServices): VoterChangeServer {
       fixedVoterSetLeader(quorum, {
         listenerName: services.config.controllerListenerNames[0] ?? 'CONTROLLER',
         requestTimeoutMs: services.config.getInt('controller.quorum.request.timeout.ms'),
+        security: nodeOutgoingSecurity(services.config).controller,
       }),
     );
     fallbacks.set(quorum, v);

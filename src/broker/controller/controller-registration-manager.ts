@@ -14,6 +14,7 @@ import { mv } from '../metadata/features.js';
 import type { Endpoint, MetadataImage, VersionRange } from '../metadata/image.js';
 import { RaftChannel } from '../raft/channel.js';
 import type { Quorum } from '../raft/types.js';
+import type { OutgoingSecurity } from '../security/outgoing.js';
 
 export interface ControllerRegistrationManagerOptions {
   readonly nodeId: number;
@@ -28,6 +29,8 @@ export interface ControllerRegistrationManagerOptions {
   /** Pause after a failed attempt (Kafka's ControllerRegistrationManager backs off similarly). */
   readonly retryBackoffMs: number;
   readonly log: (level: 'INFO' | 'WARN', msg: string) => void;
+  /** TLS / SASL of connections to the controller listener (security/outgoing.ts); absent: PLAINTEXT. */
+  readonly security?: OutgoingSecurity;
 }
 
 /** How often the manager looks at the image and the leader. */
@@ -46,6 +49,7 @@ export class ControllerRegistrationManager {
       listenerName: opts.listeners[0]?.name ?? 'CONTROLLER',
       requestTimeoutMs: opts.requestTimeoutMs,
       retryBackoffMs: opts.retryBackoffMs,
+      security: opts.security,
     });
   }
 

@@ -20,6 +20,7 @@ import { silentLogger, type Logger } from '../raft/logger.js';
 import { RaftClient, type StaticVoter } from '../raft/raft-client.js';
 import type { QuorumTimeouts } from '../raft/election-timer.js';
 import type { OffsetAndEpoch, Quorum, QuorumDescription } from '../raft/types.js';
+import type { OutgoingSecurity } from '../security/outgoing.js';
 import {
   abortTransactionRecord,
   allocateProducerIds,
@@ -163,6 +164,8 @@ export interface QuorumControllerOptions {
   readonly quorumBootstrapServers?: readonly { readonly host: string; readonly port: number }[];
   /** controller.quorum.* timeouts of the elections (defaults: Kafka's). */
   readonly quorumTimeouts?: Partial<QuorumTimeouts>;
+  /** TLS / SASL of connections to the controller listener (security/outgoing.ts); absent: PLAINTEXT. */
+  readonly security?: OutgoingSecurity;
   readonly segmentBytes?: number;
   /** metadata.log.segment.ms */
   readonly segmentMs?: number;
@@ -250,6 +253,7 @@ export class QuorumController {
         image: () => this.loader.image,
         requestTimeoutMs: opts.quorumTimeouts?.requestTimeoutMs ?? 2000,
         retryBackoffMs: 500,
+        security: opts.security,
         log: (level, msg) => (level === 'WARN' ? this.logger.warn(msg) : this.logger.info(msg)),
       });
       this.registrationManager.start();
@@ -285,6 +289,7 @@ export class QuorumController {
       staticVoters: opts.quorumVoters,
       bootstrapServers: opts.quorumBootstrapServers,
       timeouts: opts.quorumTimeouts,
+      security: opts.security,
     });
     const loader = new MetadataLoader({ clusterId: opts.clusterId, logger });
     quorum.register(loader);

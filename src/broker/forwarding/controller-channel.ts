@@ -12,6 +12,7 @@
 import { BrokerConnection, type Response } from '../../client/connection.js';
 import type { ClientApi } from '../../client/apis.js';
 import { ConnectionError, DisconnectedError, RequestTimeoutError } from '../../client/errors.js';
+import type { OutgoingSecurity } from '../security/outgoing.js';
 
 export interface ControllerNode {
   readonly id: number;
@@ -37,6 +38,8 @@ export interface ControllerChannelOptions {
   readonly retryBackoffMs: number;
   readonly connectTimeoutMs?: number;
   readonly logger?: ControllerChannelLogger;
+  /** TLS / SASL of the controller listener (security/outgoing.ts); absent: PLAINTEXT. */
+  readonly security?: OutgoingSecurity;
 }
 
 export interface ControllerSendOptions<T> {
@@ -168,6 +171,7 @@ export class ControllerChannel {
       clientId: this.opts.clientId,
       requestTimeoutMs: this.opts.requestTimeoutMs,
       connectTimeoutMs: this.opts.connectTimeoutMs ?? this.opts.requestTimeoutMs,
+      ...this.opts.security,
     });
     const connection = c.open().then(
       () => {

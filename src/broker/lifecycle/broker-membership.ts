@@ -17,6 +17,7 @@ import {
   type ControllerNodeProvider,
 } from '../forwarding/controller-channel.js';
 import { ForwardingManager } from '../forwarding/forwarding-manager.js';
+import { nodeOutgoingSecurity } from '../security/outgoing.js';
 import { RemoteControllerClient } from '../forwarding/remote-controller.js';
 import { BrokerLifecycleManager, type LifecycleLogger } from './broker-lifecycle-manager.js';
 
@@ -80,6 +81,7 @@ export function brokerMembership(o: BrokerMembershipOptions): BrokerMembership {
     requestTimeoutMs,
     retryBackoffMs: config.getInt('controller.quorum.retry.backoff.ms'),
     logger: { info: (m) => o.logger.info(m), warn: (m) => o.logger.warn(m) },
+    security: nodeOutgoingSecurity(config).controller,
   });
   const lifecycle = new BrokerLifecycleManager({
     nodeId,

@@ -60,31 +60,10 @@ export function listenerTls(originals: ReadonlyMap<string, string>, listenerName
 const TLS_PROTOCOLS = new Set(['SSL', 'SASL_SSL']);
 
 /**
- * The Acceptor configs for a node's `listeners`, with TLS for SSL/SASL_SSL listeners. Refuses an
- * inter-broker or controller listener that is not PLAINTEXT: the node's own outgoing connections
- * (raft, replica fetchers, forwarding) do not speak TLS or SASL yet.
+ * The Acceptor configs for a node's `listeners`, with TLS for SSL/SASL_SSL listeners (the node's own
+ * connections to its controller and inter-broker listeners: security/outgoing.ts).
  */
 export function acceptorListeners(config: ServerConfig): ListenerConfig[] {
-  const protocols = config.listenerSecurityProtocolMap;
-  for (const name of config.controllerListenerNames) {
-    const p = protocols.get(name.toUpperCase());
-    if (p !== undefined && p !== 'PLAINTEXT') {
-      throw new ConfigError(
-        `controller.listener.names: the controller listener ${name.toUpperCase()} uses ${p}, but tkafka's raft and controller connections only speak PLAINTEXT; map ${name.toUpperCase()} to PLAINTEXT in listener.security.protocol.map`,
-        'controller.listener.names',
-      );
-    }
-  }
-  if (config.isBroker) {
-    const ib = config.interBrokerListenerName.toUpperCase();
-    const p = protocols.get(ib);
-    if (p !== undefined && p !== 'PLAINTEXT') {
-      throw new ConfigError(
-        `inter.broker.listener.name: the inter-broker listener ${ib} uses ${p}, but tkafka's replica fetchers and broker-to-broker connections only speak PLAINTEXT; set inter.broker.listener.name to a PLAINTEXT listener`,
-        'inter.broker.listener.name',
-      );
-    }
-  }
   return config.listeners.map((e) => ({
     name: e.listenerName,
     host: e.host,

@@ -22,6 +22,7 @@
 import { BrokerConnection, type Response, type SendOptions } from '../../client/connection.js';
 import { apiByKey, type ClientApi } from '../../client/apis.js';
 import { ConnectionError, UnsupportedApiError } from '../../client/errors.js';
+import type { OutgoingSecurity } from '../security/outgoing.js';
 
 export interface HostPort {
   readonly host: string;
@@ -47,6 +48,8 @@ export interface RaftChannelOptions {
   /** controller.quorum.bootstrap.servers. */
   readonly bootstrapServers?: readonly HostPort[];
   readonly now?: () => number;
+  /** TLS / SASL of the controller listener (security/outgoing.ts); absent for PLAINTEXT. */
+  readonly security?: OutgoingSecurity;
 }
 
 interface Link {
@@ -168,6 +171,7 @@ export class RaftChannel {
       clientId: `raft-client-${this.opts.nodeId}`,
       requestTimeoutMs: this.opts.requestTimeoutMs,
       connectTimeoutMs: this.opts.connectTimeoutMs ?? this.opts.requestTimeoutMs,
+      ...this.opts.security,
     });
     link.conn = null;
     link.opening = conn.open().then(

@@ -33,6 +33,7 @@ import {
 import { MetadataLog } from './metadata-log.js';
 import { CLEANER_INTERVAL_MS, MetadataLogCleaner, schedulePeriodicClean } from './log-cleaner.js';
 import { RaftChannel, type HostPort, type RaftTarget } from './channel.js';
+import type { OutgoingSecurity } from '../security/outgoing.js';
 import { FollowerFetcher, type LeaderHint } from './follower-fetcher.js';
 import { lastFetchedEpoch } from './leader-fetch.js';
 import {
@@ -83,6 +84,8 @@ export interface ObserverQuorumOptions {
   readonly cleanerIntervalMs?: number;
   readonly now?: () => number;
   readonly logger?: ObserverLogger;
+  /** TLS / SASL of connections to the controller listener (security/outgoing.ts); absent: PLAINTEXT. */
+  readonly security?: OutgoingSecurity;
 }
 
 const quiet: ObserverLogger = { info() {}, warn() {}, error() {} };
@@ -131,6 +134,7 @@ export class ObserverQuorum implements Quorum {
       voters,
       bootstrapServers: opts.bootstrapServers ?? [],
       now: opts.now,
+      security: opts.security,
     });
     this.discovery =
       voters.size > 0

@@ -70,6 +70,7 @@ import {
 } from './election-timer.js';
 import { ChannelRaftSender, type RaftDestination, type RaftSender } from './election-channel.js';
 import { RaftChannel, type RaftTarget } from './channel.js';
+import type { OutgoingSecurity } from '../security/outgoing.js';
 import { LeaderFetch, serveFetch, serveFetchSnapshot, type RaftStateView } from './leader-fetch.js';
 import { ReplicaProgress } from './replica-progress.js';
 import { FollowerFetcher, type LeaderHint } from './follower-fetcher.js';
@@ -138,6 +139,8 @@ export interface RaftClientOptions {
   readonly random?: () => number;
   readonly now?: () => number;
   readonly logger?: Logger;
+  /** TLS / SASL of connections to the controller listener (security/outgoing.ts); absent: PLAINTEXT. */
+  readonly security?: OutgoingSecurity;
 }
 
 type VoteResponseInput = Input<VoteResponse>;
@@ -236,6 +239,7 @@ export class RaftClient implements Quorum {
           retryBackoffMs: this.t.retryBackoffMs,
           bootstrapServers: opts.bootstrapServers,
           now: this.now,
+          security: opts.security,
         });
     this.sender = opts.sender ?? new ChannelRaftSender(this.channel!);
     this.timer = new Deadline(this.now);
@@ -1056,7 +1060,8 @@ export class RaftClient implements Quorum {
           .catch((e) => this.logger.error('Resignation after leaving the voter set failed', e));
       },
       leaderEndpoints: () => this.localEndpoints,
-      apiVersions: (address) => probeApiVersions(address, this.t.requestTimeoutMs, `raft-client-${this.nodeId}`),
+      apiVersions: (address) =>
+        probeApiVersions(address, this.t.requestTimeoutMs, `raft-client-${this.nodeId}`, this.opts.security),
     };
   }
 

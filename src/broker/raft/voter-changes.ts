@@ -28,6 +28,7 @@
 // except the ApiVersions round trip, after which the state is re-checked as Kafka does).
 
 import { BrokerConnection } from '../../client/connection.js';
+import type { OutgoingSecurity } from '../security/outgoing.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import { ZERO_UUID } from '../../protocol/uuid.js';
 import type { VotersRecord } from '../../protocol/generated/protocol/VotersRecord.js';
@@ -477,8 +478,15 @@ export async function probeApiVersions(
   address: { host: string; port: number },
   timeoutMs: number,
   clientId: string,
+  security: OutgoingSecurity = {},
 ): Promise<{ errorCode: number; kraftVersion: VersionRange | null }> {
-  const conn = new BrokerConnection({ ...address, clientId, requestTimeoutMs: timeoutMs, connectTimeoutMs: timeoutMs });
+  const conn = new BrokerConnection({
+    ...address,
+    clientId,
+    requestTimeoutMs: timeoutMs,
+    connectTimeoutMs: timeoutMs,
+    ...security,
+  });
   try {
     await conn.open();
     const features = conn.apiVersionsResponse?.supportedFeatures ?? [];
@@ -498,6 +506,8 @@ export interface FixedVoterSetOptions {
   /** controller.quorum.request.timeout.ms. */
   readonly requestTimeoutMs: number;
   readonly now?: () => number;
+  /** TLS / SASL of the controller listener (security/outgoing.ts), for the ApiVersions probe. */
+  readonly security?: OutgoingSecurity;
 }
 
 /** The kraft.version range tkafka supports (its ApiVersions' SupportedFeatures). */
@@ -553,6 +563,7 @@ export function fixedVoterSetLeader(quorum: Quorum, opts: FixedVoterSetOptions):
       ),
     requestResign: () => {},
     leaderEndpoints: () => self?.endpoints ?? [],
-    apiVersions: (address) => probeApiVersions(address, opts.requestTimeoutMs, `raft-client-${quorum.nodeId}`),
+    apiVersions: (address) =>
+      probeApiVersions(address, opts.requestTimeoutMs, `raft-client-${quorum.nodeId}`, opts.security),
   };
 }

@@ -29,6 +29,7 @@ import { validateBatch } from '../../protocol/records/batch-header.js';
 import type { Partition } from './partition.js';
 import type { ReplicaManager } from './replica-manager.js';
 import type { ReplicaLogger } from './types.js';
+import type { OutgoingSecurity } from '../security/outgoing.js';
 
 const FETCH = apiByKey(1)!;
 const LIST_OFFSETS = apiByKey(2)!;
@@ -49,6 +50,8 @@ export interface ReplicaFetcherConfig {
   backoffMs: number;
   /** replica.socket.timeout.ms: the request time-out on top of the wait */
   socketTimeoutMs: number;
+  /** TLS / SASL of the inter-broker listener (security/outgoing.ts); absent: PLAINTEXT. */
+  security?: OutgoingSecurity;
 }
 
 /** A fetched partition's state (Kafka's PartitionFetchState). */
@@ -184,6 +187,7 @@ export class ReplicaFetcher {
       clientId: `broker-${this.rm.nodeId}-fetcher-0`,
       requestTimeoutMs: this.config.socketTimeoutMs,
       connectTimeoutMs: Math.min(this.config.socketTimeoutMs, 10_000),
+      ...this.config.security,
     });
     await c.open();
     this.conn = c;

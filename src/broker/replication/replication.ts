@@ -10,6 +10,7 @@ import { AlterPartitionManager } from './alter-partition-manager.js';
 import { ReplicaFetcherManager, replicaFetcherConfig } from './fetcher-manager.js';
 import type { ReplicaManager } from './replica-manager.js';
 import type { ReplicaLogger } from './types.js';
+import { nodeOutgoingSecurity } from '../security/outgoing.js';
 
 export interface Replication {
   readonly fetchers: ReplicaFetcherManager;
@@ -28,7 +29,7 @@ export function startReplication(o: {
     o.replicas,
     o.image,
     o.config.interBrokerListenerName,
-    replicaFetcherConfig(o.config),
+    { ...replicaFetcherConfig(o.config), security: nodeOutgoingSecurity(o.config).interBroker },
     o.logger,
   );
   const alterPartition = new AlterPartitionManager(o.replicas, o.channel, o.logger, {

@@ -4,9 +4,8 @@
 // - the JAAS login module of each mechanism from listener.name.<l>.<mechanism>.sasl.jaas.config
 //   (JaasContext.loadServerContext; the unprefixed sasl.jaas.config is ignored with Kafka's warning,
 //   and the static JAAS file of java.security.auth.login.config does not exist in tkafka);
-// - connections.max.reauth.ms (KIP-368) and connection.failed.authentication.delay.ms;
-// - the broker's own connections (raft, forwarding, replica fetchers) do not speak SASL, so a SASL
-//   inter-broker or controller listener is refused.
+// - connections.max.reauth.ms (KIP-368) and connection.failed.authentication.delay.ms.
+// (The node's own connections to a SASL controller or inter-broker listener: security/outgoing.ts.)
 import type { SecureContextOptions } from 'node:tls';
 import { unsecuredToken } from '../../client/sasl/oauthbearer.js';
 import { tlsStoresFromSettings } from '../../client/tls-config.js';
@@ -70,20 +69,6 @@ export function saslListenerConfigs(
   const originals = config.originals;
   const sasl = config.listeners.filter((e) => isSasl(e.securityProtocol));
   if (sasl.length === 0) return out;
-
-  const controllerNames = new Set(config.controllerListenerNames.map((n) => n.toUpperCase()));
-  for (const e of sasl) {
-    if (controllerNames.has(e.listenerName))
-      throw new ConfigError(
-        `controller.listener.names contains ${e.listenerName}, a ${e.securityProtocol} listener: tkafka's controller connections (raft, broker registration and heartbeats) do not authenticate with SASL (sasl.mechanism.controller.protocol), so a controller listener must be PLAINTEXT`,
-        'controller.listener.names',
-      );
-    if (config.isBroker && config.interBrokerListenerName.toUpperCase() === e.listenerName)
-      throw new ConfigError(
-        `inter.broker.listener.name is ${e.listenerName}, a ${e.securityProtocol} listener: tkafka's inter-broker connections (replica fetchers, forwarding) do not authenticate with SASL (sasl.mechanism.inter.broker.protocol); use a PLAINTEXT listener between brokers`,
-        'inter.broker.listener.name',
-      );
-  }
 
   // custom server callback handlers: only OAuthBearerValidatorCallbackHandler (JWKS validation) on
   // an OAUTHBEARER listener, under listener.name.<l>.oauthbearer. (SaslChannelBuilder's key)

@@ -33,6 +33,7 @@ import { type MarkerWriter, TransactionMarkerManager } from './txn-markers.js';
 import { tpKey } from './txn-metadata.js';
 import { readAllRecords, TransactionStateManager, type TxnLogIO } from './txn-state-manager.js';
 import type { TxnCoordinatorHandle } from './handle.js';
+import { nodeOutgoingSecurity } from '../security/outgoing.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 export type { TxnCoordinatorHandle };
@@ -145,6 +146,7 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
       listenerName: config.interBrokerListenerName,
       requestTimeoutMs: timeoutMs,
       clientId: `broker-${nodeId}-${name}`,
+      security: nodeOutgoingSecurity(config).interBroker,
     });
   const channel = interBroker('txn-marker-sender');
   const verifyChannel = interBroker('add-partitions-sender');

@@ -13,6 +13,7 @@ import { BrokerConnection, type Response, type SendOptions } from '../../client/
 import type { ClientApi } from '../../client/apis.js';
 import { ConnectionError, DisconnectedError, RequestTimeoutError } from '../../client/errors.js';
 import type { Endpoint, MetadataImage } from '../metadata/image.js';
+import type { OutgoingSecurity } from '../security/outgoing.js';
 
 export interface InterBrokerChannelOptions {
   readonly nodeId: number;
@@ -25,6 +26,8 @@ export interface InterBrokerChannelOptions {
   readonly connectTimeoutMs?: number;
   /** Kafka: `broker-<id>-txn-marker-sender` and the like. */
   readonly clientId: string;
+  /** TLS / SASL of the inter-broker listener (security/outgoing.ts); absent: PLAINTEXT. */
+  readonly security?: OutgoingSecurity;
 }
 
 /** A failure Kafka's completion handlers see as a disconnected or timed-out response. */
@@ -74,6 +77,7 @@ export class InterBrokerChannel {
         clientId: this.opts.clientId,
         requestTimeoutMs: this.opts.requestTimeoutMs,
         connectTimeoutMs: this.opts.connectTimeoutMs ?? Math.min(this.opts.requestTimeoutMs, 10_000),
+        ...this.opts.security,
       });
       open = { address, connection: c.open().then(() => c) };
       this.conns.set(brokerId, open);
