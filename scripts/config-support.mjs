@@ -32,10 +32,14 @@ Every broker and controller key tkafka knows (\`src/config/definitions.ts\`) is 
 - **ignored-with-warning**: a tuning knob whose absence is harmless; set to anything but Kafka's
   default, it gives one \`WARN <key>=<value> is not supported by tkafka and is ignored: <why>\` line
   at start-up and the node starts.
-- **handled by issue 17 TLS/SASL**: \`ssl.*\`, \`sasl.*\`, \`listener.name.*\`, \`security.*\`,
-  \`listeners\`, \`listener.security.protocol.map\`, \`principal.builder.class\`,
-  \`authorizer.class.name\`, \`super.users\`, \`connections.max.reauth.ms\`: the TLS and SASL work
-  decides what they do; this table gives them no start-up behaviour.
+- **security** (shown as \`handled by issue 17 TLS/SASL\`): \`ssl.*\`, \`sasl.*\`, \`listener.name.*\`,
+  \`security.*\`, \`listeners\`, \`listener.security.protocol.map\`, \`connections.max.reauth.ms\`: read by
+  the TLS and SASL code (\`src/broker/network/tls-listener.ts\`, \`src/broker/security/\`), which refuses at
+  start-up what it cannot do (JKS stores, GSSAPI, other callback handler classes) naming the key. Outside
+  this table, the same check refuses \`ssl.engine.factory.class\`, \`ssl.provider\`, \`security.providers\` and a
+  \`principal.builder.class\` other than Kafka's default (plain or listener-prefixed), and warns once about
+  \`ssl.keymanager.algorithm\`, \`ssl.trustmanager.algorithm\`, \`ssl.secure.random.implementation\` and
+  \`super.users\` (no authorizer yet).
 
 A key written out with Kafka's default value is never refused nor warned about.
 \`tkafka storage format\` does not apply this check (it reads only the keys it needs).

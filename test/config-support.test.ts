@@ -139,6 +139,55 @@ test('a refused key set to a non-default value is a ConfigError naming it; its d
   assert.equal(keySupport('listener.name.internal.ssl.keystore.location')?.status, 'security');
 });
 
+test('security keys outside the table: an authorizer, a principal builder class, JCA providers and SSL engine factories are refused; Java-only TLS tuning and super.users warned about', () => {
+  const check = (extra: Record<string, string>): string[] =>
+    checkConfigSupport(loadServerConfig({ properties: withDefaults(extra) }).config);
+  const refusedKey = (extra: Record<string, string>): string | undefined => {
+    try {
+      check(extra);
+    } catch (e) {
+      assert.ok(e instanceof ConfigError);
+      return e.key;
+    }
+    return undefined;
+  };
+  // an authorizer would be expected to refuse requests: without ACLs every request would be allowed
+  assert.equal(
+    refusedKey({ 'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer' }),
+    'authorizer.class.name',
+  );
+  assert.equal(refusedKey({ 'principal.builder.class': 'com.example.Builder' }), 'principal.builder.class');
+  assert.equal(
+    refusedKey({ 'listener.name.ssl.ssl.engine.factory.class': 'com.example.Factory' }),
+    'listener.name.ssl.ssl.engine.factory.class',
+  );
+  assert.equal(refusedKey({ 'ssl.provider': 'SunJSSE' }), 'ssl.provider');
+  assert.equal(refusedKey({ 'security.providers': 'com.example.Provider' }), 'security.providers');
+  // Kafka's defaults written out are accepted silently
+  assert.deepEqual(
+    check({
+      'authorizer.class.name': '',
+      'principal.builder.class': 'org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder',
+      'ssl.keymanager.algorithm': 'SunX509',
+      'listener.name.ssl.ssl.trustmanager.algorithm': 'PKIX',
+    }),
+    [],
+  );
+  const warned = check({ 'ssl.keymanager.algorithm': 'PKIX', 'super.users': 'User:admin' });
+  assert.equal(warned.length, 2);
+  assert.match(warned[0]!, /^ssl\.keymanager\.algorithm=PKIX is not supported by tkafka and is ignored/);
+  assert.match(warned[1]!, /^super\.users=User:admin is ignored: there is no authorizer/);
+  // and the loader does not call the ssl keys a listener reads unused
+  const loaded = loadServerConfig({
+    properties: withDefaults({
+      'ssl.keystore.location': '/x.p12',
+      'listener.name.ssl.ssl.truststore.location': '/ca.pem',
+      'super.users': 'User:admin',
+    }),
+  });
+  assert.deepEqual(loaded.unknownKeys, []);
+});
+
 test('a refused key stops `tkafka server start` with the message and a non-zero exit', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tkafka-support-'));
   try {

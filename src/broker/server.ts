@@ -61,9 +61,9 @@ export interface RunningNode {
 export async function startNode(config: ServerConfig, logger: ServerLogger): Promise<RunningNode> {
   // refuses SASL settings tkafka cannot honour before anything starts
   const sasl = saslListenerConfigs(config, (m) => logger.log('WARN', m));
-  await loadJwksKeySources(sasl, (level, m) => logger.log(level, m));
   // and the TLS / SASL of the node's own connections (raft, controller channel, replica fetchers)
   nodeOutgoingSecurity(config);
+  await loadJwksKeySources(sasl, (level, m) => logger.log(level, m));
   if (config.isController && !config.isBroker) return ControllerOnlyServer.start(config, logger);
   if (config.isBroker && !config.isController) return BrokerOnlyServer.start(config, logger);
   return BrokerServer.start(config, logger);

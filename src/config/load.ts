@@ -7,6 +7,7 @@ import { readPropertiesFile } from './properties.js';
 import { ServerConfig } from './server-config.js';
 import { validateServerConfig } from './validate.js';
 import { isPrefixedSaslKey } from './sasl-keys.js';
+import { isKnownSecurityKey } from './support.js';
 
 export { ConfigError } from './config-def.js';
 export { DEFAULT_LISTENER_SECURITY_PROTOCOL_MAP } from './definitions.js';
@@ -79,7 +80,9 @@ export function loadServerConfig(opts: LoadServerConfigOptions = {}): LoadedServ
   for (const [k, v] of parseOverrides(opts.overrides ?? [])) props.set(k, v);
   const config = new ServerConfig(props);
   validateServerConfig(config);
-  const unknownKeys = [...props.keys()].filter((k) => !BROKER_CONFIGS.has(k) && !isPrefixedSaslKey(k));
+  const unknownKeys = [...props.keys()].filter(
+    (k) => !BROKER_CONFIGS.has(k) && !isPrefixedSaslKey(k) && !isKnownSecurityKey(k),
+  );
   const warnings: string[] = [];
   if (unknownKeys.length)
     warnings.push(`These configurations '[${unknownKeys.join(', ')}]' were supplied but are not used yet.`);

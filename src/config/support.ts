@@ -158,6 +158,14 @@ export const HONOURED_KEYS: readonly string[] = [
 
 /** Known keys tkafka does not act on: refused when set to a non-default value, or warned about. */
 export const UNSUPPORTED_KEYS: ReadonlyMap<string, KeySupport> = new Map<string, KeySupport>([
+  // ---- authorization: refused, or every request would be allowed while the operator expects ACLs
+  [
+    'authorizer.class.name',
+    {
+      status: 'refuse',
+      reason: 'ACLs (StandardAuthorizer) are not implemented until issue 18: every request would be allowed',
+    },
+  ],
   // ---- limits an operator relies on: refused
   ['max.connections', { status: 'refuse', reason: `no connection limit is enforced until issue 18` }],
   ['max.connections.per.ip', { status: 'refuse', reason: `no per-IP connection limit is enforced until issue 18` }],
@@ -241,14 +249,7 @@ export const UNSUPPORTED_KEYS: ReadonlyMap<string, KeySupport> = new Map<string,
   ['share.coordinator.state.topic.min.isr', { status: 'warn', reason: 'share groups are not implemented' }],
 ]);
 
-const SECURITY_KEYS = new Set([
-  'listeners',
-  'listener.security.protocol.map',
-  'principal.builder.class',
-  'authorizer.class.name',
-  'super.users',
-  'connections.max.reauth.ms',
-]);
+const SECURITY_KEYS = new Set(['listeners', 'listener.security.protocol.map', 'connections.max.reauth.ms']);
 
 /** Keys the TLS/SASL part of issue 17 owns: no start-up behaviour from this module. */
 export function isSecurityKey(name: string): boolean {
@@ -298,7 +299,63 @@ export function checkConfigSupport(config: ServerConfig): string[] {
       `${key.name}=${raw} is not supported by tkafka and is ignored: ${support.reason} (see docs/config-support.md)`,
     );
   }
+  return [...warnings, ...checkSecurityKeySupport(config)];
+}
+
+/** The default principal builder, the only one tkafka has (mTLS DN / SASL name as Kafka's builds them). */
+export const DEFAULT_PRINCIPAL_BUILDER = 'org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder';
+
+/** The ssl.* settings tkafka's TLS (Node's tls) cannot take: refused when set, plain or listener-prefixed. */
+const SSL_REFUSED: ReadonlyMap<string, string> = new Map([
+  ['ssl.engine.factory.class', 'tkafka builds its TLS contexts with Node, it does not load SslEngineFactory classes'],
+  ['ssl.provider', 'Node uses OpenSSL, there is no JCA security provider to choose'],
+]);
+/** Java tuning of the TLS stack with no Node equivalent, and harmless to ignore: one WARN line. */
+const SSL_WARNED: ReadonlyMap<string, string> = new Map([
+  ['ssl.keymanager.algorithm', 'SunX509'],
+  ['ssl.trustmanager.algorithm', 'PKIX'],
+  ['ssl.secure.random.implementation', ''],
+]);
+const LISTENER_PREFIX = /^listener\.name\.[A-Za-z0-9_-]+\./;
+
+/**
+ * The security keys that are not in definitions.ts (ssl.*, principal.builder.class, super.users,
+ * security.providers), plain or under a listener prefix: refused when tkafka cannot honour them, one
+ * WARN line when ignoring them is harmless.
+ */
+function checkSecurityKeySupport(config: ServerConfig): string[] {
+  const warnings: string[] = [];
+  for (const [key, raw] of config.originals) {
+    const base = key.replace(LISTENER_PREFIX, '');
+    const value = raw.trim();
+    const refused = SSL_REFUSED.get(base);
+    if (refused !== undefined && value !== '')
+      throw new ConfigError(`${key}=${raw} is set but tkafka cannot honour it: ${refused}; remove the setting`, key);
+    const dflt = SSL_WARNED.get(base);
+    if (dflt !== undefined && value !== dflt)
+      warnings.push(`${key}=${raw} is not supported by tkafka and is ignored: Node's TLS has no such setting`);
+    if (base === 'principal.builder.class' && value !== '' && value !== DEFAULT_PRINCIPAL_BUILDER)
+      throw new ConfigError(
+        `${key}=${raw} is set but tkafka does not load principal builder classes (it builds principals as ${DEFAULT_PRINCIPAL_BUILDER}); remove the setting`,
+        key,
+      );
+    if (key === 'security.providers' && value !== '')
+      throw new ConfigError(
+        `${key}=${raw} is set but tkafka does not load JCA security providers; remove the setting`,
+        key,
+      );
+    if (key === 'super.users' && value !== '')
+      warnings.push(
+        `${key}=${raw} is ignored: there is no authorizer in tkafka yet (issue 18), so no request is refused`,
+      );
+  }
   return warnings;
+}
+
+/** Whether the loader should count `key` as a known security key (not "supplied but not used"). */
+export function isKnownSecurityKey(key: string): boolean {
+  const base = key.replace(LISTENER_PREFIX, '');
+  return base.startsWith('ssl.') || ['principal.builder.class', 'super.users', 'security.providers'].includes(base);
 }
 
 const STATUS_TEXT: Record<SupportStatus, string> = {
