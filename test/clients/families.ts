@@ -64,6 +64,8 @@ export const SCENARIO_FAMILIES: Partial<Record<Scenario, readonly string[]>> = {
 
 const PY = '.cache/clients/venv/bin/python';
 const NODE24 = '.cache/clients/node24/bin/node';
+/** Where go/setup.sh builds the Go programs (TKAFKA_GO_BIN: a worktree sharing .cache with another checkout). */
+const GO_BIN = process.env.TKAFKA_GO_BIN ?? '.cache/clients/bin';
 
 export const FAMILIES: Family[] = [
   {
@@ -97,15 +99,15 @@ export const FAMILIES: Family[] = [
   {
     name: 'franz-go',
     label: 'franz-go v1.22',
-    argv: ['.cache/clients/bin/franz-client'],
-    needs: ['.cache/clients/bin/franz-client'],
+    argv: [`${GO_BIN}/franz-client`],
+    needs: [`${GO_BIN}/franz-client`],
     setup: 'test/clients/go/setup.sh',
   },
   {
     name: 'sarama',
     label: 'sarama v1.61',
-    argv: ['.cache/clients/bin/sarama-client'],
-    needs: ['.cache/clients/bin/sarama-client'],
+    argv: [`${GO_BIN}/sarama-client`],
+    needs: [`${GO_BIN}/sarama-client`],
     setup: 'test/clients/go/setup.sh',
   },
   {
