@@ -38,6 +38,7 @@ export const SCENARIOS = [
   'sasl-scram-512',
   'sasl-ssl-scram-512',
   'ssl-mtls',
+  'sasl-oauthbearer',
 ] as const;
 
 export type Scenario = (typeof SCENARIOS)[number];
@@ -60,6 +61,7 @@ export const SCENARIO_FAMILIES: Partial<Record<Scenario, readonly string[]>> = {
   'sasl-scram-512': SECURITY_FAMILIES,
   'sasl-ssl-scram-512': SECURITY_FAMILIES,
   'ssl-mtls': SECURITY_FAMILIES,
+  'sasl-oauthbearer': SECURITY_FAMILIES,
 };
 
 const PY = '.cache/clients/venv/bin/python';
