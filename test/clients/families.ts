@@ -55,14 +55,14 @@ export const SCENARIO_FAMILIES: Partial<Record<Scenario, readonly string[]>> = {
   'group-downgrade': ['java'],
   // transactions V2: the two clients that run it at 1,000 transactions, and kafkajs as the V1 client
   'txn-v2': ['java', 'confluent-kafka', 'kafkajs'],
-  // security: the programs of sarama and @platformatic/kafka do not have these scenarios yet (sarama has sasl-oauthbearer)
+  // security: the programs of sarama and @platformatic/kafka do not have these scenarios yet (they have sasl-oauthbearer)
   'sasl-plain': SECURITY_FAMILIES,
   'sasl-scram-256': SECURITY_FAMILIES,
   'sasl-scram-512': SECURITY_FAMILIES,
   'sasl-ssl-scram-512': SECURITY_FAMILIES,
   'ssl-mtls': SECURITY_FAMILIES,
-  // sarama's program has OAUTHBEARER only (SASLTypeOAuth with a token provider)
-  'sasl-oauthbearer': [...SECURITY_FAMILIES, 'sarama'],
+  // the programs of sarama and @platformatic/kafka have OAUTHBEARER only (a token provider / token)
+  'sasl-oauthbearer': [...SECURITY_FAMILIES, 'sarama', 'platformatic'],
 };
 
 const PY = '.cache/clients/venv/bin/python';
