@@ -38,6 +38,7 @@ export const SCENARIOS = [
   'sasl-scram-512',
   'sasl-ssl-scram-512',
   'ssl-mtls',
+  'sasl-oauthbearer',
 ] as const;
 
 export type Scenario = (typeof SCENARIOS)[number];
@@ -54,16 +55,20 @@ export const SCENARIO_FAMILIES: Partial<Record<Scenario, readonly string[]>> = {
   'group-downgrade': ['java'],
   // transactions V2: the two clients that run it at 1,000 transactions, and kafkajs as the V1 client
   'txn-v2': ['java', 'confluent-kafka', 'kafkajs'],
-  // security: the programs of sarama and @platformatic/kafka do not have these scenarios yet
+  // security: the programs of sarama and @platformatic/kafka do not have these scenarios yet (they have sasl-oauthbearer)
   'sasl-plain': SECURITY_FAMILIES,
   'sasl-scram-256': SECURITY_FAMILIES,
   'sasl-scram-512': SECURITY_FAMILIES,
   'sasl-ssl-scram-512': SECURITY_FAMILIES,
   'ssl-mtls': SECURITY_FAMILIES,
+  // the programs of sarama and @platformatic/kafka have OAUTHBEARER only (a token provider / token)
+  'sasl-oauthbearer': [...SECURITY_FAMILIES, 'sarama', 'platformatic'],
 };
 
 const PY = '.cache/clients/venv/bin/python';
 const NODE24 = '.cache/clients/node24/bin/node';
+/** Where go/setup.sh builds the Go programs (TKAFKA_GO_BIN: a worktree sharing .cache with another checkout). */
+const GO_BIN = process.env.TKAFKA_GO_BIN ?? '.cache/clients/bin';
 
 export const FAMILIES: Family[] = [
   {
@@ -97,15 +102,15 @@ export const FAMILIES: Family[] = [
   {
     name: 'franz-go',
     label: 'franz-go v1.22',
-    argv: ['.cache/clients/bin/franz-client'],
-    needs: ['.cache/clients/bin/franz-client'],
+    argv: [`${GO_BIN}/franz-client`],
+    needs: [`${GO_BIN}/franz-client`],
     setup: 'test/clients/go/setup.sh',
   },
   {
     name: 'sarama',
     label: 'sarama v1.61',
-    argv: ['.cache/clients/bin/sarama-client'],
-    needs: ['.cache/clients/bin/sarama-client'],
+    argv: [`${GO_BIN}/sarama-client`],
+    needs: [`${GO_BIN}/sarama-client`],
     setup: 'test/clients/go/setup.sh',
   },
   {

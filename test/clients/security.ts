@@ -20,16 +20,24 @@ export const MATRIX_PASSWORD = 'alice-secret';
 
 const PLAIN_JAAS = `org.apache.kafka.common.security.plain.PlainLoginModule required user_${MATRIX_USER}="${MATRIX_PASSWORD}";`;
 const SCRAM_JAAS = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
+/**
+ * OAUTHBEARER with Kafka's default server callback handler (OAuthBearerUnsecuredValidatorCallbackHandler:
+ * unsecured JWS, alg none, `sub` and `exp` required). The broker's own login needs no token (no option:
+ * OAuthBearerUnsecuredLoginCallbackHandler makes none, and no inter-broker connection uses OAUTHBEARER).
+ */
+const OAUTHBEARER_JAAS = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;';
 
 /** Broker settings of the SASL_PLAINTEXT listener (the same on tkafka and Kafka 4.4.0). */
 export const SASL_SERVER_CONFIG: Record<string, string> = {
-  'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512',
+  'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER',
   'listener.name.sasl_plaintext.plain.sasl.jaas.config': PLAIN_JAAS,
   'listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config': SCRAM_JAAS,
   'listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config': SCRAM_JAAS,
+  'listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config': OAUTHBEARER_JAAS,
   'listener.name.sasl_ssl.plain.sasl.jaas.config': PLAIN_JAAS,
   'listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config': SCRAM_JAAS,
   'listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config': SCRAM_JAAS,
+  'listener.name.sasl_ssl.oauthbearer.sasl.jaas.config': OAUTHBEARER_JAAS,
 };
 
 /** TLS settings of the SASL_SSL and MTLS listeners (test certificates made by the runner). */
@@ -48,7 +56,7 @@ export interface SecuritySetting {
   /** The listener the scenario connects through. */
   listener: string;
   protocol: 'SASL_PLAINTEXT' | 'SASL_SSL' | 'SSL';
-  mechanism?: 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
+  mechanism?: 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512' | 'OAUTHBEARER';
   /** The label of the security column. */
   label: string;
 }
@@ -75,6 +83,14 @@ export const SECURITY_SCENARIOS: Record<string, SecuritySetting> = {
     label: 'SASL_SSL',
   },
   'ssl-mtls': { listener: MTLS_LISTENER, protocol: 'SSL', label: 'mTLS' },
+  // the program makes its own unsecured JWS (sub = TKAFKA_MATRIX_SASL_USERNAME); the refused one is
+  // expired or has no sub
+  'sasl-oauthbearer': {
+    listener: SASL_LISTENER,
+    protocol: 'SASL_PLAINTEXT',
+    mechanism: 'OAUTHBEARER',
+    label: 'OAUTHBEARER',
+  },
 };
 
 /** The environment of a security scenario's program (the README's contract). */
@@ -88,7 +104,8 @@ export function securityEnv(s: SecuritySetting, certs: TestCerts): Record<string
   if (s.mechanism) {
     env.TKAFKA_MATRIX_SASL_MECHANISM = s.mechanism;
     env.TKAFKA_MATRIX_SASL_USERNAME = MATRIX_USER;
-    env.TKAFKA_MATRIX_SASL_PASSWORD = MATRIX_PASSWORD;
+    // OAUTHBEARER has no password: the user is the token's sub
+    if (s.mechanism !== 'OAUTHBEARER') env.TKAFKA_MATRIX_SASL_PASSWORD = MATRIX_PASSWORD;
   }
   return env;
 }

@@ -3,11 +3,14 @@
 # franz-go (+ kadm) into .cache/clients/bin/franz-client and sarama into
 # .cache/clients/bin/sarama-client. Modules come from the Go module proxy into
 # .cache/clients/go/mod; the build is skipped when neither the sources nor Go changed.
+# TKAFKA_GO_BIN=<dir> builds them into <dir> instead of .cache/clients/bin (a worktree sharing .cache
+# with another checkout; the runner's families.ts reads the same variable).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
 cache="$root/.cache/clients"
-bin="$cache/bin"
+bin="${TKAFKA_GO_BIN:-$cache/bin}"
+case "$bin" in /*) ;; *) bin="$root/$bin" ;; esac
 mkdir -p "$bin" "$cache/go"
 
 if ! command -v go >/dev/null 2>&1; then

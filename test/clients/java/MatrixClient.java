@@ -22,6 +22,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import javax.security.auth.callback.Callback;
+import javax.security.auth.callback.UnsupportedCallbackException;
+import javax.security.auth.login.AppConfigurationEntry;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -58,6 +61,10 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.security.auth.AuthenticateCallbackHandler;
+import org.apache.kafka.common.security.auth.SaslExtensionsCallback;
+import org.apache.kafka.common.security.oauthbearer.OAuthBearerToken;
+import org.apache.kafka.common.security.oauthbearer.OAuthBearerTokenCallback;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.internals.AppInfoParser;
@@ -177,6 +184,7 @@ public final class MatrixClient {
       case "sasl-scram-512":
       case "sasl-ssl-scram-512":
       case "ssl-mtls":
+      case "sasl-oauthbearer":
         security();
         return 0;
       default:
@@ -248,7 +256,12 @@ public final class MatrixClient {
     if (protocol == null || protocol.isEmpty()) return p;
     p.put("security.protocol", protocol);
     String mechanism = System.getenv("TKAFKA_MATRIX_SASL_MECHANISM");
-    if (mechanism != null && !mechanism.isEmpty()) {
+    if ("OAUTHBEARER".equals(mechanism)) {
+      // Kafka's unsecured login: an unsecured JWS (alg none) with sub = the user, exp in an hour
+      p.put("sasl.mechanism", mechanism);
+      p.put("sasl.jaas.config", "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required"
+          + " unsecuredLoginStringClaim_sub=\"" + System.getenv("TKAFKA_MATRIX_SASL_USERNAME") + "\";");
+    } else if (mechanism != null && !mechanism.isEmpty()) {
       String user = System.getenv("TKAFKA_MATRIX_SASL_USERNAME");
       String module = mechanism.equals("PLAIN")
           ? "org.apache.kafka.common.security.plain.PlainLoginModule"
@@ -305,9 +318,15 @@ public final class MatrixClient {
     bad.put("request.timeout.ms", "15000");
     bad.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
     bad.putAll(sasl ? security(System.getenv("TKAFKA_MATRIX_SASL_PASSWORD") + "-wrong", true) : security(null, false));
+    if ("OAUTHBEARER".equals(System.getenv("TKAFKA_MATRIX_SASL_MECHANISM"))) {
+      // an expired token (ExpiredTokenHandler) instead of the unsecured login's
+      bad.put("sasl.jaas.config", "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;");
+      bad.put("sasl.login.callback.handler.class", ExpiredTokenHandler.class.getName());
+    }
     try (Admin admin = Admin.create(bad)) {
       String id = admin.describeCluster().clusterId().get(25, TimeUnit.SECONDS);
-      throw new CheckFailed("the refused client (wrong password / no client certificate) got the cluster id " + id);
+      throw new CheckFailed(
+          "the refused client (wrong password / expired token / no client certificate) got the cluster id " + id);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       Class<?> want = sasl ? org.apache.kafka.common.errors.SaslAuthenticationException.class
@@ -317,6 +336,62 @@ public final class MatrixClient {
       System.out.println("report: refused: " + cause.getClass().getSimpleName() + ": "
           + msg.substring(0, Math.min(160, msg.length())));
     }
+  }
+
+  /**
+   * The refused OAUTHBEARER client's login callback handler: an unsecured JWS of the matrix user whose
+   * exp claim is 10 minutes past. The token's lifetime as the client sees it is an hour ahead, so
+   * that the login keeps it and the client sends it: the broker's validator must refuse it.
+   */
+  public static final class ExpiredTokenHandler implements AuthenticateCallbackHandler {
+    @Override
+    public void configure(Map<String, ?> configs, String mechanism, List<AppConfigurationEntry> entries) {}
+
+    @Override
+    public void handle(Callback[] callbacks) throws UnsupportedCallbackException {
+      for (Callback cb : callbacks) {
+        if (cb instanceof OAuthBearerTokenCallback tc) {
+          long now = System.currentTimeMillis();
+          String sub = System.getenv("TKAFKA_MATRIX_SASL_USERNAME");
+          java.util.Base64.Encoder b64 = java.util.Base64.getUrlEncoder().withoutPadding();
+          String claims = "{\"sub\":\"" + sub + "\",\"iat\":" + (now / 1000 - 3600)
+              + ",\"exp\":" + (now / 1000 - 600) + "}";
+          String jws = b64.encodeToString("{\"alg\":\"none\"}".getBytes(StandardCharsets.UTF_8)) + "."
+              + b64.encodeToString(claims.getBytes(StandardCharsets.UTF_8)) + ".";
+          tc.token(new OAuthBearerToken() {
+            @Override
+            public String value() {
+              return jws;
+            }
+
+            @Override
+            public Set<String> scope() {
+              return Set.of();
+            }
+
+            @Override
+            public long lifetimeMs() {
+              return now + 3_600_000;
+            }
+
+            @Override
+            public String principalName() {
+              return sub;
+            }
+
+            @Override
+            public Long startTimeMs() {
+              return now;
+            }
+          });
+        } else if (!(cb instanceof SaslExtensionsCallback)) {
+          throw new UnsupportedCallbackException(cb);
+        }
+      }
+    }
+
+    @Override
+    public void close() {}
   }
 
   private Admin admin() {

@@ -290,14 +290,23 @@ s_list_offsets_time() {
 security_args() {
   [[ -n "${TKAFKA_MATRIX_SECURITY_PROTOCOL:-}" ]] || fail "TKAFKA_MATRIX_SECURITY_PROTOCOL is not set"
   SEC=(-X "security.protocol=$TKAFKA_MATRIX_SECURITY_PROTOCOL")
-  if [[ -n "${TKAFKA_MATRIX_SASL_MECHANISM:-}" ]]; then
+  if [[ "${TKAFKA_MATRIX_SASL_MECHANISM:-}" == OAUTHBEARER ]]; then
+    SEC+=(-X sasl.mechanisms=OAUTHBEARER -X enable.sasl.oauthbearer.unsecure.jwt=true)
+  elif [[ -n "${TKAFKA_MATRIX_SASL_MECHANISM:-}" ]]; then
     SEC+=(-X "sasl.mechanisms=$TKAFKA_MATRIX_SASL_MECHANISM" -X "sasl.username=$TKAFKA_MATRIX_SASL_USERNAME")
   fi
   if [[ -n "${TKAFKA_MATRIX_CA_FILE:-}" ]]; then
     SEC+=(-X "ssl.ca.location=$TKAFKA_MATRIX_CA_FILE")
   fi
-  # GOOD: the right password or the client certificate; BAD: a wrong password or no certificate
-  if [[ -n "${TKAFKA_MATRIX_SASL_MECHANISM:-}" ]]; then
+  # GOOD: the right password, token or the client certificate; BAD: a wrong password, a token
+  # without sub or no certificate
+  if [[ "${TKAFKA_MATRIX_SASL_MECHANISM:-}" == OAUTHBEARER ]]; then
+    # librdkafka's built-in unsecured JWS (sub = the principal, exp in an hour); the refused one
+    # puts the principal in another claim (azp), so that its token has no sub
+    GOOD=(-X "sasl.oauthbearer.config=principal=$TKAFKA_MATRIX_SASL_USERNAME")
+    BAD=(-X "sasl.oauthbearer.config=principalClaimName=azp principal=$TKAFKA_MATRIX_SASL_USERNAME")
+    REFUSAL='authentication'
+  elif [[ -n "${TKAFKA_MATRIX_SASL_MECHANISM:-}" ]]; then
     GOOD=(-X "sasl.password=$TKAFKA_MATRIX_SASL_PASSWORD")
     BAD=(-X "sasl.password=${TKAFKA_MATRIX_SASL_PASSWORD}-wrong")
     REFUSAL='authentication'
@@ -337,7 +346,8 @@ s_security() {
     -f '%k:%s\n' 2>"$WORK/c.err")" || fail "consuming $t failed: $(tail -3 "$WORK/c.err")"
   expected="$(cat "$WORK/in")"
   [[ "$out" == "$expected" ]] || fail "read back: $out"
-  # a wrong password / no client certificate: the metadata request must fail with librdkafka's error
+  # a wrong password / a token without sub / no client certificate: the metadata request must fail
+  # with librdkafka's error
   if timeout 30 kcat -b "$BOOTSTRAP" -X broker.address.family=v4 -m 10 "${SEC[@]}" "${BAD[@]}" \
     -L -t "$t" >"$WORK/bad.out" 2>"$WORK/bad.err"; then
     fail "the refused client listed the metadata: $(head -3 "$WORK/bad.out")"
@@ -363,7 +373,7 @@ case "$SCENARIO" in
     ;;
   list-offsets-time) s_list_offsets_time ;;
   delete-records) na "kcat has no admin API (no DeleteRecords)" ;;
-  sasl-plain | sasl-scram-256 | sasl-scram-512 | sasl-ssl-scram-512 | ssl-mtls) s_security ;;
+  sasl-plain | sasl-scram-256 | sasl-scram-512 | sasl-ssl-scram-512 | ssl-mtls | sasl-oauthbearer) s_security ;;
   *) fail "unknown scenario" ;;
 esac
 exit 0

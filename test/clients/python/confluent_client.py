@@ -29,7 +29,8 @@ from confluent_kafka.admin import (  # noqa: E402
     ResourceType,
 )
 
-from matrix_common import CODECS, Deadline, Fail, check, expect_eq, keyed_records, main, security  # noqa: E402
+from matrix_common import (  # noqa: E402
+    CODECS, Deadline, Fail, check, expect_eq, expired_jws, keyed_records, main, security)
 
 FAMILY = 'confluent-kafka'
 T = 30  # seconds for one admin future / flush
@@ -554,7 +555,11 @@ def secured(sec, password=None, client_cert=True):
     """librdkafka properties of the runner's settings; `password` replaces the right one, and
     client_cert=False leaves the client certificate out (the negative cases)."""
     c = {'security.protocol': sec['protocol']}
-    if sec['mechanism']:
+    if sec['mechanism'] == 'OAUTHBEARER':
+        # librdkafka's own unsecured JWS (sub = the principal, exp in an hour)
+        c.update({'sasl.mechanisms': 'OAUTHBEARER', 'enable.sasl.oauthbearer.unsecure.jwt': True,
+                  'sasl.oauthbearer.config': f'principal={sec["username"]}'})
+    elif sec['mechanism']:
         c.update({'sasl.mechanisms': sec['mechanism'], 'sasl.username': sec['username'],
                   'sasl.password': sec['password'] if password is None else password})
     if sec['ca']:
@@ -586,8 +591,14 @@ def sasl_scenario(bootstrap, ids):
     c.close()
     expect_eq([(m.key(), m.value()) for m in got], keyed_records(), 'records read back')
 
-    # a wrong password (SASL) or no client certificate (mTLS) must fail
-    if sec['mechanism']:
+    # a wrong password (SASL), an expired token (OAUTHBEARER) or no client certificate (mTLS) must fail
+    if sec['mechanism'] == 'OAUTHBEARER':
+        # the token from oauth_cb: expired 10 minutes ago by its exp claim; the lifetime given to
+        # librdkafka is an hour ahead, so that the client sends it and the broker judges it
+        bad_conf = {'security.protocol': sec['protocol'], 'sasl.mechanisms': 'OAUTHBEARER',
+                    'oauth_cb': lambda _config: (expired_jws(sec['username']), time.time() + 3600)}
+        wanted = {KafkaError._AUTHENTICATION}
+    elif sec['mechanism']:
         bad_conf = secured(sec, password=sec['password'] + '-wrong')
         wanted = {KafkaError._AUTHENTICATION}
     else:
@@ -625,4 +636,5 @@ if __name__ == '__main__':
         'sasl-scram-512': sasl_scenario,
         'sasl-ssl-scram-512': sasl_scenario,
         'ssl-mtls': sasl_scenario,
+        'sasl-oauthbearer': sasl_scenario,
     })

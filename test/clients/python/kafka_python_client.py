@@ -16,9 +16,11 @@ from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, OffsetAndMetad
 from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType, OffsetSpec  # noqa: E402
 from kafka.codec import has_lz4, has_snappy, has_zstd  # noqa: E402
 from kafka.errors import KafkaTimeoutError  # noqa: E402
+from kafka.net.sasl.oauth import AbstractTokenProvider  # noqa: E402
 
 from matrix_common import (  # noqa: E402
-    CODECS, Deadline, Fail, NotApplicable, check, expect_eq, keyed_records, main, security,
+    CODECS, Deadline, Fail, NotApplicable, check, expect_eq, expired_jws, keyed_records, main, security,
+    unsecured_jws,
 )
 
 FAMILY = 'kafka-python'
@@ -425,11 +427,30 @@ def delete_records(bootstrap, ids):
               'records from earliest')
 
 
+class TokenProvider(AbstractTokenProvider):
+    """kafka-python's OAUTHBEARER token source: an unsecured JWS of `sub`, valid for an hour, or
+    expired 10 minutes ago (expired=True, the refused client)."""
+
+    def __init__(self, sub, expired=False):
+        super().__init__()
+        self.sub = sub
+        self.expired = expired
+
+    def token(self):
+        if self.expired:
+            return expired_jws(self.sub)
+        now = int(time.time())
+        return unsecured_jws({'sub': self.sub, 'iat': now, 'exp': now + 3600})
+
+
 def secured(sec, password=None, client_cert=True):
     """kafka-python options of the runner's settings; `password` replaces the right one, and
     client_cert=False leaves the client certificate out (the negative cases)."""
     c = {'security_protocol': sec['protocol']}
-    if sec['mechanism']:
+    if sec['mechanism'] == 'OAUTHBEARER':
+        # a token provider of our own: an unsecured JWS with sub = the user, exp in an hour
+        c.update({'sasl_mechanism': 'OAUTHBEARER', 'sasl_oauth_token_provider': TokenProvider(sec['username'])})
+    elif sec['mechanism']:
         c.update({'sasl_mechanism': sec['mechanism'], 'sasl_plain_username': sec['username'],
                   'sasl_plain_password': sec['password'] if password is None else password})
     if sec['ca']:
@@ -469,8 +490,12 @@ def sasl_scenario(bootstrap, ids):
     logging.getLogger('kafka').addHandler(handler)
     t0 = time.monotonic()
     try:
-        bad_conf = secured(sec, sec['password'] + '-wrong') if sec['mechanism'] else \
-            secured(sec, client_cert=False)
+        if sec['mechanism'] == 'OAUTHBEARER':
+            bad_conf = {**secured(sec), 'sasl_oauth_token_provider': TokenProvider(sec['username'], expired=True)}
+        elif sec['mechanism']:
+            bad_conf = secured(sec, sec['password'] + '-wrong')
+        else:
+            bad_conf = secured(sec, client_cert=False)
         bad = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=10000,
                                bootstrap_timeout_ms=8000, **bad_conf)
         bad.list_topics()
@@ -485,7 +510,7 @@ def sasl_scenario(bootstrap, ids):
         return
     finally:
         logging.getLogger('kafka').removeHandler(handler)
-    raise Fail('a client with a wrong password listed the topics')
+    raise Fail('the refused client (wrong password / expired token / no client certificate) listed the topics')
 
 
 if __name__ == '__main__':
@@ -507,4 +532,5 @@ if __name__ == '__main__':
         'sasl-scram-512': sasl_scenario,
         'sasl-ssl-scram-512': sasl_scenario,
         'ssl-mtls': sasl_scenario,
+        'sasl-oauthbearer': sasl_scenario,
     })

@@ -4,6 +4,8 @@ A program is run as `<python> <program> <scenario> <bootstrap>`. exit 0: pass; e
 reason on stdout); anything else: fail (what went wrong on stderr).
 """
 
+import base64
+import json
 import os
 import random
 import string
@@ -30,6 +32,7 @@ SCENARIOS = [
     'sasl-scram-512',
     'sasl-ssl-scram-512',
     'ssl-mtls',
+    'sasl-oauthbearer',
 ]
 
 
@@ -47,6 +50,20 @@ def security():
     if s['protocol'] == '':
         raise Fail('TKAFKA_MATRIX_SECURITY_PROTOCOL is not set (the runner sets it for a security scenario)')
     return s
+
+
+def unsecured_jws(claims):
+    """An unsecured JWS (RFC 7515 with alg none, no signature) of `claims`: the OAUTHBEARER token
+    Kafka's default validator (OAuthBearerUnsecuredValidatorCallbackHandler) accepts."""
+    def b64(o):
+        return base64.urlsafe_b64encode(json.dumps(o).encode()).rstrip(b'=').decode()
+    return f'{b64({"alg": "none"})}.{b64(claims)}.'
+
+
+def expired_jws(sub):
+    """An unsecured JWS of `sub` that expired 10 minutes ago (the refused OAUTHBEARER client)."""
+    now = int(time.time())
+    return unsecured_jws({'sub': sub, 'iat': now - 3600, 'exp': now - 600})
 
 
 def keyed_records(n=10):

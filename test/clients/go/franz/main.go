@@ -9,6 +9,8 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -21,6 +23,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/oauth"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
@@ -60,6 +63,7 @@ func main() {
 		"sasl-scram-512":     security,
 		"sasl-ssl-scram-512": security,
 		"ssl-mtls":           security,
+		"sasl-oauthbearer":   security,
 	}[scenario]
 	if run == nil {
 		mx.Fail("unknown scenario %q", scenario)
@@ -71,7 +75,7 @@ func name() string { return mx.Name(family, scenario) }
 
 func client(opts ...kgo.Opt) *kgo.Client {
 	all := append([]kgo.Opt{kgo.SeedBrokers(bootstrap), kgo.ClientID("m-" + family)},
-		securityOpts(os.Getenv("TKAFKA_MATRIX_SASL_PASSWORD"), true)...)
+		securityOpts(os.Getenv("TKAFKA_MATRIX_SASL_PASSWORD"), true, false)...)
 	all = append(all, opts...)
 	cl, err := kgo.NewClient(all...)
 	mx.Check(err, "new client")
@@ -786,8 +790,9 @@ func deleteRecords(ctx context.Context) {
 
 // securityOpts maps the runner's TKAFKA_MATRIX_* settings (README, "Security scenarios") onto kgo
 // options (none when they are not set); password replaces the right one and clientCert=false leaves
-// the client certificate out (the negative cases).
-func securityOpts(password string, clientCert bool) []kgo.Opt {
+// the client certificate out and expiredToken=true makes the OAUTHBEARER token an expired one (the
+// negative cases).
+func securityOpts(password string, clientCert, expiredToken bool) []kgo.Opt {
 	protocol := os.Getenv("TKAFKA_MATRIX_SECURITY_PROTOCOL")
 	if protocol == "" {
 		return nil
@@ -803,6 +808,14 @@ func securityOpts(password string, clientCert bool) []kgo.Opt {
 		mech = scram.Auth{User: user, Pass: password}.AsSha256Mechanism()
 	case "SCRAM-SHA-512":
 		mech = scram.Auth{User: user, Pass: password}.AsSha512Mechanism()
+	case "OAUTHBEARER":
+		// an unsecured JWS of the user, exp in an hour; expiredToken: 10 minutes past (the refused client)
+		now := time.Now().Unix()
+		claims := map[string]any{"sub": user, "iat": now, "exp": now + 3600}
+		if expiredToken {
+			claims = map[string]any{"sub": user, "iat": now - 3600, "exp": now - 600}
+		}
+		mech = oauth.Auth{Token: unsecuredJws(claims)}.AsMechanism()
 	default:
 		mx.Fail("unknown TKAFKA_MATRIX_SASL_MECHANISM %q", os.Getenv("TKAFKA_MATRIX_SASL_MECHANISM"))
 	}
@@ -827,6 +840,15 @@ func securityOpts(password string, clientCert bool) []kgo.Opt {
 	return opts
 }
 
+// unsecuredJws is an unsecured JWS (alg none, no signature) of claims: the token Kafka's default
+// OAUTHBEARER validator (OAuthBearerUnsecuredValidatorCallbackHandler) accepts.
+func unsecuredJws(claims map[string]any) string {
+	payload, err := json.Marshal(claims)
+	mx.Check(err, "encode the token's claims")
+	enc := base64.RawURLEncoding
+	return enc.EncodeToString([]byte(`{"alg":"none"}`)) + "." + enc.EncodeToString(payload) + "."
+}
+
 // security: through the secured listener, create a topic, 10 keyed records there and back; then a
 // client with a wrong password (SASL) or without a client certificate (mTLS) must fail.
 func security(ctx context.Context) {
@@ -849,10 +871,13 @@ func security(ctx context.Context) {
 	}
 	saslMode := os.Getenv("TKAFKA_MATRIX_SASL_MECHANISM") != ""
 	var bad []kgo.Opt
-	if saslMode {
-		bad = securityOpts(os.Getenv("TKAFKA_MATRIX_SASL_PASSWORD")+"-wrong", true)
-	} else {
-		bad = securityOpts("", false)
+	switch {
+	case os.Getenv("TKAFKA_MATRIX_SASL_MECHANISM") == "OAUTHBEARER":
+		bad = securityOpts("", true, true)
+	case saslMode:
+		bad = securityOpts(os.Getenv("TKAFKA_MATRIX_SASL_PASSWORD")+"-wrong", true, false)
+	default:
+		bad = securityOpts("", false, false)
 	}
 	bcl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap), kgo.ClientID("m-" + family + "-refused"),
 		kgo.RequestRetries(0)}, bad...)...)
@@ -862,7 +887,7 @@ func security(ctx context.Context) {
 	defer bcancel()
 	_, err = kadm.NewClient(bcl).Metadata(bctx)
 	if err == nil {
-		mx.Fail("the refused client (wrong password / no client certificate) got metadata")
+		mx.Fail("the refused client (wrong password / expired token / no client certificate) got metadata")
 	}
 	var ke *kerr.Error
 	text := err.Error()

@@ -7,8 +7,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +49,7 @@ func main() {
 		"transactions":      transactions,
 		"list-offsets-time": listOffsetsTime,
 		"delete-records":    deleteRecords,
+		"sasl-oauthbearer":  oauthbearer,
 	}[scenario]
 	if run == nil {
 		mx.Fail("unknown scenario %q", scenario)
@@ -800,4 +804,83 @@ func deleteRecords(ctx context.Context) {
 			mx.Fail("record %d: offset %d value %q", i, m.Offset, m.Value)
 		}
 	}
+}
+
+// tokenProvider gives sarama an unsecured JWS (alg none, no signature) of the matrix user: exp in
+// an hour, or (expired) 10 minutes past.
+type tokenProvider struct{ expired bool }
+
+func (p tokenProvider) Token() (*sarama.AccessToken, error) {
+	now := time.Now().Unix()
+	sub := os.Getenv("TKAFKA_MATRIX_SASL_USERNAME")
+	claims := map[string]any{"sub": sub, "iat": now, "exp": now + 3600}
+	if p.expired {
+		claims = map[string]any{"sub": sub, "iat": now - 3600, "exp": now - 600}
+	}
+	payload, err := json.Marshal(claims)
+	if err != nil {
+		return nil, err
+	}
+	enc := base64.RawURLEncoding
+	return &sarama.AccessToken{Token: enc.EncodeToString([]byte(`{"alg":"none"}`)) + "." + enc.EncodeToString(payload) + "."}, nil
+}
+
+// oauthConfig is config() through the SASL_PLAINTEXT listener with OAUTHBEARER (sarama's
+// SASLTypeOAuth with our token provider); the only security scenario sarama's program has.
+func oauthConfig(expired bool) *sarama.Config {
+	if os.Getenv("TKAFKA_MATRIX_SECURITY_PROTOCOL") != "SASL_PLAINTEXT" || os.Getenv("TKAFKA_MATRIX_SASL_MECHANISM") != "OAUTHBEARER" {
+		mx.Fail("sasl-oauthbearer needs TKAFKA_MATRIX_SECURITY_PROTOCOL=SASL_PLAINTEXT and TKAFKA_MATRIX_SASL_MECHANISM=OAUTHBEARER (the runner sets them)")
+	}
+	c := config()
+	c.Net.SASL.Enable = true
+	c.Net.SASL.Mechanism = sarama.SASLTypeOAuth
+	c.Net.SASL.TokenProvider = tokenProvider{expired: expired}
+	return c
+}
+
+// oauthbearer: through the SASL_PLAINTEXT listener with OAUTHBEARER, create a topic, 10 keyed records
+// there and back; then a client whose token expired must be refused.
+func oauthbearer(ctx context.Context) {
+	c := oauthConfig(false)
+	c.Producer.RequiredAcks = sarama.WaitForAll
+	c.Producer.Partitioner = sarama.NewManualPartitioner
+	cl := newClient(c)
+	adm, err := sarama.NewClusterAdminFromClient(cl)
+	mx.Check(err, "new cluster admin")
+	defer adm.Close()
+	topic := name()
+	createTopic(ctx, adm, cl, topic, 1, nil)
+	p, err := sarama.NewSyncProducer([]string{bootstrap}, c)
+	mx.Check(err, "new producer")
+	var msgs []*sarama.ProducerMessage
+	for i := 0; i < 10; i++ {
+		msgs = append(msgs, &sarama.ProducerMessage{Topic: topic, Partition: 0,
+			Key: sarama.StringEncoder(fmt.Sprintf("k%d", i)), Value: sarama.StringEncoder(fmt.Sprintf("v%d", i))})
+	}
+	mx.Check(p.SendMessages(msgs), "produce")
+	mx.Check(p.Close(), "close the producer")
+	got := consumeN(ctx, c, topic, 0, sarama.OffsetOldest, 10)
+	for i, m := range got {
+		if string(m.Key) != fmt.Sprintf("k%d", i) || string(m.Value) != fmt.Sprintf("v%d", i) {
+			mx.Fail("record %d: key %q value %q", i, m.Key, m.Value)
+		}
+	}
+	bad := oauthConfig(true)
+	bad.ClientID = "m-" + family + "-refused"
+	bad.Metadata.Retry.Max = 0
+	bad.Net.DialTimeout = 10 * time.Second
+	bad.Net.ReadTimeout = 10 * time.Second
+	t0 := time.Now()
+	bcl, err := sarama.NewClient([]string{bootstrap}, bad)
+	if err == nil {
+		bcl.Close()
+		mx.Fail("the refused client (expired token) connected and read the metadata")
+	}
+	if !errors.Is(err, sarama.ErrSASLAuthenticationFailed) {
+		mx.Fail("the refused client failed, but not with SASL_AUTHENTICATION_FAILED: %v", err)
+	}
+	if time.Since(t0) > 30*time.Second {
+		mx.Fail("the refused client took %v to fail", time.Since(t0))
+	}
+	fmt.Printf("report: refused: %.200s\n", err.Error())
 }
