@@ -1,10 +1,24 @@
-// The certificates of a PKCS12 trust store (what `keytool -importcert -storetype PKCS12` and
-// `openssl pkcs12 -export -nokeys` write): Node's createSecureContext({ pfx }) insists on a private
-// key, so a certificates-only store is read here with node:crypto. Supported: certificate bags in
-// plain or PBES2-encrypted (PBKDF2 with HMAC-SHA1/256/384/512, AES-CBC) contents, the integrity MAC
-// (PKCS#12 key derivation with SHA-1/256/384/512) checked against the password. Legacy PBE schemes
-// (RC2, 3DES: older keytool and openssl -legacy) are refused with a clear message.
-import { createDecipheriv, createHash, createHmac, pbkdf2Sync, timingSafeEqual, X509Certificate } from 'node:crypto';
+// PKCS12 stores read with node:crypto, never with Node's createSecureContext({ pfx }): that one
+// insists on a private key (so a certificates-only trust store cannot be read) and adds every CA
+// certificate of a key store to the context's trust store, which Kafka (separate KeyManager and
+// TrustManager) never does. Supported: the integrity MAC (PKCS#12 key derivation with
+// SHA-1/256/384/512) checked against the store password; certificate bags and PKCS#8 shrouded key
+// bags encrypted with PBES2 (PBKDF2 with HMAC-SHA1/256/384/512, AES-CBC or 3DES-CBC: OpenSSL 3 and
+// keytool from JDK 12 on) or with the PKCS#12 PBE pbeWithSHAAnd3-KeyTripleDES-CBC (older tools).
+// RC2 and RC4 (openssl -legacy, keytool before JDK 12) are in OpenSSL 3's legacy provider, which
+// Node does not load: such stores are refused with a clear message.
+import {
+  createDecipheriv,
+  createHash,
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  getCiphers,
+  pbkdf2Sync,
+  timingSafeEqual,
+  X509Certificate,
+  type KeyObject,
+} from 'node:crypto';
 
 interface Der {
   tag: number;
@@ -12,6 +26,8 @@ interface Der {
   value: Buffer;
   /** Total encoded length (header + content). */
   size: number;
+  /** The whole encoding (header + content). */
+  raw: Buffer;
 }
 
 function readDer(buf: Buffer, at = 0): Der {
@@ -27,7 +43,7 @@ function readDer(buf: Buffer, at = 0): Der {
     hl += n;
   }
   if (at + hl + len > buf.length) throw new Error('truncated DER');
-  return { tag, value: buf.subarray(at + hl, at + hl + len), size: hl + len };
+  return { tag, value: buf.subarray(at + hl, at + hl + len), size: hl + len, raw: buf.subarray(at, at + hl + len) };
 }
 
 function children(d: Der): Der[] {
@@ -70,6 +86,8 @@ function octets(d: Der): Buffer {
 const OID = {
   data: '1.2.840.113549.1.7.1',
   encryptedData: '1.2.840.113549.1.7.6',
+  keyBag: '1.2.840.113549.1.12.10.1.1',
+  shroudedKeyBag: '1.2.840.113549.1.12.10.1.2',
   certBag: '1.2.840.113549.1.12.10.1.3',
   x509Certificate: '1.2.840.113549.1.9.22.1',
   pbes2: '1.2.840.113549.1.5.13',
@@ -80,11 +98,6 @@ const PRF: Record<string, string> = {
   '1.2.840.113549.2.9': 'sha256',
   '1.2.840.113549.2.10': 'sha384',
   '1.2.840.113549.2.11': 'sha512',
-};
-const AES: Record<string, string> = {
-  '2.16.840.1.101.3.4.1.2': 'aes-128-cbc',
-  '2.16.840.1.101.3.4.1.22': 'aes-192-cbc',
-  '2.16.840.1.101.3.4.1.42': 'aes-256-cbc',
 };
 const DIGEST: Record<string, { name: string; v: number }> = {
   '1.3.14.3.2.26': { name: 'sha1', v: 64 },
@@ -97,8 +110,19 @@ const DIGEST: Record<string, { name: string; v: number }> = {
 const FRIENDLY_NAME = '1.2.840.113549.1.9.20';
 const LOCAL_KEY_ID = '1.2.840.113549.1.9.21';
 
-/** RFC 7292 appendix B.2 key derivation (id 3: MAC key), password as a NUL-terminated BMPString. */
-function pkcs12Kdf(hash: string, v: number, password: string, salt: Buffer, iterations: number, n: number): Buffer {
+/**
+ * RFC 7292 appendix B.2 key derivation: `id` 1 makes a cipher key, 2 an IV, 3 a MAC key; the
+ * password is a NUL-terminated BMPString.
+ */
+function pkcs12Kdf(
+  hash: string,
+  v: number,
+  password: string,
+  salt: Buffer,
+  iterations: number,
+  n: number,
+  id = 3,
+): Buffer {
   const pw = password === '' ? Buffer.alloc(0) : Buffer.from(password + '\0', 'utf16le').swap16();
   const fill = (src: Buffer): Buffer => {
     const len = v * Math.ceil(src.length / v);
@@ -106,7 +130,7 @@ function pkcs12Kdf(hash: string, v: number, password: string, salt: Buffer, iter
     for (let i = 0; i < len; i++) out[i] = src[i % src.length]!;
     return out;
   };
-  const D = Buffer.alloc(v, 3);
+  const D = Buffer.alloc(v, id);
   const I = Buffer.concat([salt.length ? fill(salt) : Buffer.alloc(0), pw.length ? fill(pw) : Buffer.alloc(0)]);
   const parts: Buffer[] = [];
   let total = 0;
@@ -128,28 +152,87 @@ function pkcs12Kdf(hash: string, v: number, password: string, salt: Buffer, iter
   return Buffer.concat(parts).subarray(0, n);
 }
 
-function decryptPbes2(alg: Der, encrypted: Buffer, password: string): Buffer {
+/**
+ * The store itself cannot serve (a scheme Node's OpenSSL cannot decrypt, such as RC2 from OpenSSL 3's
+ * legacy provider, which Node does not load; no private key entry): not a password's fault.
+ */
+export class Pkcs12StoreError extends Error {}
+
+// PKCS#12 password-based encryption (RFC 7292 appendix C): SHA-1 with the appendix B derivation.
+// prettier-ignore
+const PKCS12_PBE: Record<string, { name: string; cipher: string; keyLength: number }> = {
+  '1.2.840.113549.1.12.1.1': { name: 'pbeWithSHAAnd128BitRC4', cipher: 'rc4', keyLength: 16 },
+  '1.2.840.113549.1.12.1.2': { name: 'pbeWithSHAAnd40BitRC4', cipher: 'rc4-40', keyLength: 5 },
+  '1.2.840.113549.1.12.1.3': { name: 'pbeWithSHAAnd3-KeyTripleDES-CBC', cipher: 'des-ede3-cbc', keyLength: 24 },
+  '1.2.840.113549.1.12.1.4': { name: 'pbeWithSHAAnd2-KeyTripleDES-CBC', cipher: 'des-ede-cbc', keyLength: 16 },
+  '1.2.840.113549.1.12.1.5': { name: 'pbeWithSHAAnd128BitRC2-CBC', cipher: 'rc2-cbc', keyLength: 16 },
+  '1.2.840.113549.1.12.1.6': { name: 'pbeWithSHAAnd40BitRC2-CBC', cipher: 'rc2-40-cbc', keyLength: 5 },
+};
+
+// PBES2 encryption schemes (RFC 8018): AES-CBC as OpenSSL 3 and keytool write, 3DES-CBC (openssl -keypbe des-ede3-cbc)
+const PBES2_CIPHERS: Record<string, { name: string; keyLength: number }> = {
+  '2.16.840.1.101.3.4.1.2': { name: 'aes-128-cbc', keyLength: 16 },
+  '2.16.840.1.101.3.4.1.22': { name: 'aes-192-cbc', keyLength: 24 },
+  '2.16.840.1.101.3.4.1.42': { name: 'aes-256-cbc', keyLength: 32 },
+  '1.2.840.113549.3.7': { name: 'des-ede3-cbc', keyLength: 24 },
+};
+
+/**
+ * Decrypts `encrypted` with the AlgorithmIdentifier `alg` (PBES2, or a PKCS#12 PBE scheme) and
+ * `password`; a wrong password shows as a failed decryption (bad padding).
+ */
+function decryptPbe(alg: Der, encrypted: Buffer, password: string, what: string): Buffer {
   const [algOid, params] = children(alg);
-  if (oid(algOid!) !== OID.pbes2) {
-    throw new Error(
-      `its contents are encrypted with ${oid(algOid!)}, a legacy scheme tkafka does not read; re-create the store with PBES2/AES (keytool from JDK 17+, or openssl 3 without -legacy)`,
+  const algId = oid(algOid!);
+  const legacy = PKCS12_PBE[algId];
+  let cipher: string;
+  let key: Buffer;
+  let iv: Buffer;
+  if (legacy) {
+    if (!getCiphers().includes(legacy.cipher) || !cipherAvailable(legacy.cipher, legacy.keyLength)) {
+      throw new Pkcs12StoreError(
+        `its ${what} are encrypted with ${legacy.name}, which Node's OpenSSL cannot decrypt (a legacy cipher); re-create the store with PBES2/AES (openssl 3 pkcs12 -export without -legacy, or keytool from JDK 12+), or with -certpbe/-keypbe PBE-SHA1-3DES`,
+      );
+    }
+    const [salt, iter] = children(params!);
+    const iterations = iter ? int(iter) : 1;
+    cipher = legacy.cipher;
+    key = pkcs12Kdf('sha1', 64, password, salt!.value, iterations, legacy.keyLength, 1);
+    iv = legacy.cipher.endsWith('-cbc')
+      ? pkcs12Kdf('sha1', 64, password, salt!.value, iterations, 8, 2)
+      : Buffer.alloc(0);
+  } else if (algId === OID.pbes2) {
+    const [kdf, scheme] = children(params!);
+    const [kdfOid, kdfParams] = children(kdf!);
+    if (oid(kdfOid!) !== OID.pbkdf2) throw new Pkcs12StoreError(`unsupported key derivation ${oid(kdfOid!)}`);
+    const kp = children(kdfParams!);
+    const salt = kp[0]!.value;
+    const iterations = int(kp[1]!);
+    let prf = 'sha1';
+    for (const p of kp.slice(2)) if (p.tag === 0x30) prf = PRF[oid(children(p)[0]!)] ?? '';
+    if (prf === '') throw new Pkcs12StoreError('unsupported PBKDF2 pseudo-random function');
+    const [encOid, ivDer] = children(scheme!);
+    const c = PBES2_CIPHERS[oid(encOid!)];
+    if (!c) throw new Pkcs12StoreError(`its ${what} are encrypted with the unsupported cipher ${oid(encOid!)}`);
+    cipher = c.name;
+    key = pbkdf2Sync(Buffer.from(password, 'utf8'), salt, iterations, c.keyLength, prf);
+    iv = ivDer!.value;
+  } else {
+    throw new Pkcs12StoreError(
+      `its ${what} are encrypted with ${algId}, a scheme tkafka does not read; re-create the store with PBES2/AES (keytool from JDK 12+, or openssl 3)`,
     );
   }
-  const [kdf, scheme] = children(params!);
-  const [kdfOid, kdfParams] = children(kdf!);
-  if (oid(kdfOid!) !== OID.pbkdf2) throw new Error(`unsupported key derivation ${oid(kdfOid!)}`);
-  const kp = children(kdfParams!);
-  const salt = kp[0]!.value;
-  const iterations = int(kp[1]!);
-  let prf = 'sha1';
-  for (const p of kp.slice(2)) if (p.tag === 0x30) prf = PRF[oid(children(p)[0]!)] ?? '';
-  if (prf === '') throw new Error('unsupported PBKDF2 pseudo-random function');
-  const [encOid, iv] = children(scheme!);
-  const cipher = AES[oid(encOid!)];
-  if (!cipher) throw new Error(`unsupported cipher ${oid(encOid!)}`);
-  const key = pbkdf2Sync(Buffer.from(password, 'utf8'), salt, iterations, Number(/\d+/.exec(cipher)![0]) / 8, prf);
-  const d = createDecipheriv(cipher, key, iv!.value);
+  const d = createDecipheriv(cipher, key, iv.length ? iv : null);
   return Buffer.concat([d.update(encrypted), d.final()]);
+}
+
+function cipherAvailable(cipher: string, keyLength: number): boolean {
+  try {
+    createDecipheriv(cipher, Buffer.alloc(keyLength), cipher.endsWith('-cbc') ? Buffer.alloc(8) : null);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -168,8 +251,15 @@ export interface Pkcs12Certificate {
   readonly keyed: boolean;
 }
 
-/** The certificates of a PKCS12 store, with their aliases (same checks as pkcs12Certificates). */
-export function pkcs12CertificateEntries(pfx: Buffer, password: string): Pkcs12Certificate[] {
+interface SafeBag {
+  readonly id: string;
+  readonly value: Der;
+  readonly alias: string | null;
+  readonly localKeyId: Buffer | null;
+}
+
+/** The safe bags of a PKCS12 store, its MAC checked and its encrypted contents decrypted with `password`. */
+function safeBags(pfx: Buffer, password: string): SafeBag[] {
   const top = children(readDer(pfx));
   if (top.length < 2 || int(top[0]!) !== 3) throw new Error('not a PKCS12 (version 3) store');
   const [ctOid, ctContent] = children(top[1]!);
@@ -187,7 +277,7 @@ export function pkcs12CertificateEntries(pfx: Buffer, password: string): Pkcs12C
       throw new Error('keystore password was incorrect');
     }
   }
-  const certs: Pkcs12Certificate[] = [];
+  const bags: SafeBag[] = [];
   for (const ci of children(readDer(authSafe))) {
     const [type, content] = children(ci);
     let safeContents: Buffer;
@@ -197,26 +287,114 @@ export function pkcs12CertificateEntries(pfx: Buffer, password: string): Pkcs12C
       const [, eci] = children(children(content!)[0]!);
       const [, alg, enc] = children(eci!);
       if (!enc) continue;
-      safeContents = decryptPbes2(alg!, enc.tag & 0x20 ? octets(enc) : enc.value, password);
+      safeContents = decryptPbe(alg!, enc.tag & 0x20 ? octets(enc) : enc.value, password, 'certificates');
     } else {
       continue;
     }
     for (const bag of children(readDer(safeContents))) {
       const [bagId, bagValue, bagAttributes] = children(bag);
-      if (oid(bagId!) !== OID.certBag) continue;
-      const [certId, certValue] = children(children(bagValue!)[0]!);
-      if (oid(certId!) !== OID.x509Certificate) continue;
-      const der = octets(children(certValue!)[0]!);
       let alias: string | null = null;
-      let keyed = false;
+      let localKeyId: Buffer | null = null;
       for (const attr of bagAttributes ? children(bagAttributes) : []) {
         const [attrId, values] = children(attr);
         const id = oid(attrId!);
         if (id === FRIENDLY_NAME) alias = Buffer.from(children(values!)[0]!.value).swap16().toString('utf16le');
-        else if (id === LOCAL_KEY_ID) keyed = true;
+        else if (id === LOCAL_KEY_ID) localKeyId = children(values!)[0]!.value;
       }
-      certs.push({ pem: new X509Certificate(der).toString(), alias, keyed });
+      bags.push({ id: oid(bagId!), value: children(bagValue!)[0]!, alias, localKeyId });
     }
   }
+  return bags;
+}
+
+function certificateOf(bag: SafeBag): X509Certificate | null {
+  if (bag.id !== OID.certBag) return null;
+  const [certId, certValue] = children(bag.value);
+  if (oid(certId!) !== OID.x509Certificate) return null;
+  return new X509Certificate(octets(children(certValue!)[0]!));
+}
+
+/** The certificates of a PKCS12 store, with their aliases (same checks as pkcs12Certificates). */
+export function pkcs12CertificateEntries(pfx: Buffer, password: string): Pkcs12Certificate[] {
+  const certs: Pkcs12Certificate[] = [];
+  for (const bag of safeBags(pfx, password)) {
+    const cert = certificateOf(bag);
+    if (cert) certs.push({ pem: cert.toString(), alias: bag.alias, keyed: bag.localKeyId !== null });
+  }
   return certs;
+}
+
+/** The store password opened the store but the key password did not open its private key. */
+export class Pkcs12KeyPasswordError extends Error {}
+
+/** The private-key entry of a PKCS12 key store: what a TLS context needs, never Node's `pfx`. */
+export interface Pkcs12KeyEntry {
+  readonly key: KeyObject;
+  /** The entry's certificate first, then its chain (issuer after subject), PEM. */
+  readonly chain: readonly string[];
+  readonly alias: string | null;
+  /** All certificates of the store (as pkcs12CertificateEntries). */
+  readonly certificates: readonly Pkcs12Certificate[];
+}
+
+/**
+ * The (first) private-key entry of a PKCS12 key store: the store is opened with `storePassword`
+ * (MAC, certificate bags) and the key with `keyPassword` (Kafka: ssl.key.password, else the store
+ * password). The entry's certificate is the one whose localKeyId matches the key's, else the one
+ * whose public key is the key's; the chain follows issuers through the other certificates. Unlike
+ * Node's pfx loading, no certificate of the store is trusted.
+ */
+export function pkcs12KeyEntry(pfx: Buffer, storePassword: string, keyPassword: string): Pkcs12KeyEntry {
+  const bags = safeBags(pfx, storePassword);
+  const keyBag = bags.find((b) => b.id === OID.keyBag || b.id === OID.shroudedKeyBag);
+  if (!keyBag) throw new Pkcs12StoreError('the store has no private key entry');
+  let pkcs8: Buffer;
+  if (keyBag.id === OID.keyBag) {
+    pkcs8 = keyBag.value.raw;
+  } else {
+    const [alg, enc] = children(keyBag.value);
+    try {
+      pkcs8 = decryptPbe(alg!, octets(enc!), keyPassword, 'private keys');
+    } catch (e) {
+      if (e instanceof Pkcs12StoreError) throw e;
+      throw new Pkcs12KeyPasswordError('Get Key failed: the private key could not be decrypted with the key password');
+    }
+  }
+  let key: KeyObject;
+  try {
+    key = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
+  } catch {
+    // a wrong password that happened to leave valid padding
+    throw new Pkcs12KeyPasswordError('Get Key failed: the private key could not be decrypted with the key password');
+  }
+  const certs: { bag: SafeBag; cert: X509Certificate }[] = [];
+  for (const bag of bags) {
+    const cert = certificateOf(bag);
+    if (cert) certs.push({ bag, cert });
+  }
+  const kid = keyBag.localKeyId;
+  const spki = (k: KeyObject): Buffer => k.export({ format: 'der', type: 'spki' });
+  const pub = spki(createPublicKey(key));
+  const leaf =
+    (kid && certs.find((c) => c.bag.localKeyId?.equals(kid))) ?? certs.find((c) => spki(c.cert.publicKey).equals(pub));
+  if (!leaf) throw new Pkcs12StoreError('the store has no certificate for its private key');
+  const chain = [leaf.cert];
+  const rest = certs.filter((c) => c !== leaf).map((c) => c.cert);
+  for (;;) {
+    const last = chain[chain.length - 1]!;
+    if (last.issuer === last.subject && last.checkIssued(last)) break;
+    const i = rest.findIndex((c) => last.checkIssued(c));
+    if (i < 0) break;
+    chain.push(rest.splice(i, 1)[0]!);
+  }
+  return {
+    key,
+    chain: chain.map((c) => c.toString()),
+    alias: leaf.bag.alias ?? keyBag.alias,
+    certificates: certs.map(({ bag, cert }) => ({
+      pem: cert.toString(),
+      alias: bag.alias,
+      keyed: bag.localKeyId !== null,
+    })),
+  };
 }

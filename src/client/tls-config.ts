@@ -6,7 +6,14 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import { ClientConfigError } from './errors.js';
-import { pkcs12Certificates } from './pkcs12.js';
+import {
+  pkcs12Certificates,
+  pkcs12KeyEntry,
+  Pkcs12KeyPasswordError,
+  Pkcs12StoreError,
+  type Pkcs12Certificate,
+  type Pkcs12KeyEntry,
+} from './pkcs12.js';
 
 /** Reads one ssl.* setting (already resolved through any listener prefix); undefined when unset. */
 export type SslSettingReader = (key: string) => string | undefined;
@@ -15,7 +22,7 @@ export type SslSettingReader = (key: string) => string | undefined;
 export type SslErrorFactory = (message: string, key: string) => Error;
 
 export interface TlsStores {
-  /** Node secure-context options: key/cert or pfx, ca, minVersion/maxVersion, ciphers. */
+  /** Node secure-context options: key/cert, ca, minVersion/maxVersion, ciphers. */
   readonly options: SecureContextOptions;
   /** Whether a key store (own certificate) is configured. */
   readonly hasKeystore: boolean;
@@ -25,6 +32,17 @@ export interface ClientTlsConfig {
   readonly options: SecureContextOptions;
   /** ssl.endpoint.identification.algorithm=https (the default): verify the broker's host name. */
   readonly verifyHostname: boolean;
+}
+
+// The certificates of the PKCS12 key store behind a context's options (for its aliases).
+const keystoreEntries = new WeakMap<SecureContextOptions, readonly Pkcs12Certificate[]>();
+
+/**
+ * The certificates (with aliases) of the PKCS12 key store that `options` (from tlsStoresFromSettings)
+ * were made from; undefined when the key store was not PKCS12.
+ */
+export function pkcs12KeystoreCertificates(options: SecureContextOptions): readonly Pkcs12Certificate[] | undefined {
+  return keystoreEntries.get(options);
 }
 
 const TLS_VERSIONS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
@@ -149,8 +167,26 @@ export function tlsStoresFromSettings(get: SslSettingReader, err: SslErrorFactor
     } else if (ksType === 'PKCS12') {
       if (ksPassword === undefined)
         throw err('SSL key store is specified, but key store password is not specified.', 'ssl.keystore.password');
-      options.pfx = readStore(ksLocation, ksType, 'keystore', err);
-      options.passphrase = ksPassword;
+      // read here, never through Node's pfx (which would trust the CA certificates of the key store)
+      const store = readStore(ksLocation, ksType, 'keystore', err);
+      let entry: Pkcs12KeyEntry;
+      try {
+        entry = pkcs12KeyEntry(store, ksPassword, keyPassword ?? ksPassword);
+      } catch (e) {
+        const key =
+          e instanceof Pkcs12StoreError
+            ? 'ssl.keystore.location'
+            : e instanceof Pkcs12KeyPasswordError
+              ? 'ssl.key.password'
+              : 'ssl.keystore.password';
+        throw err(
+          `Invalid value for configuration ${key}: the SSL key store or trust store could not be loaded: ${ksLocation}: ${(e as Error).message}`,
+          key,
+        );
+      }
+      options.key = entry.key.export({ format: 'pem', type: 'pkcs8' }) as string;
+      options.cert = entry.chain.join('');
+      keystoreEntries.set(options, entry.certificates);
     } else {
       refuseType(ksType, 'keystore', err);
     }
@@ -259,15 +295,13 @@ export function tlsStoresFromSettings(get: SslSettingReader, err: SslErrorFactor
   } catch (e) {
     const why = (e as Error).message;
     const key =
-      options.pfx !== undefined
-        ? 'ssl.keystore.password'
-        : options.key !== undefined
-          ? /passphrase|decrypt|bad decrypt/i.test(why)
-            ? 'ssl.key.password'
-            : inlineKey !== undefined
-              ? 'ssl.keystore.key'
-              : 'ssl.keystore.location'
-          : 'ssl.truststore.location';
+      options.key !== undefined
+        ? /passphrase|decrypt|bad decrypt/i.test(why)
+          ? 'ssl.key.password'
+          : inlineKey !== undefined
+            ? 'ssl.keystore.key'
+            : 'ssl.keystore.location'
+        : 'ssl.truststore.location';
     throw err(
       `Invalid value for configuration ${key}: the SSL key store or trust store could not be loaded: ${why}`,
       key,

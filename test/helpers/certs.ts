@@ -12,6 +12,7 @@
 // Each leaf has `key.pem` (PKCS#8, unencrypted), `cert.pem`, `chain.pem` (cert + CA), `keystore.pem`
 // (key + chain, Kafka's PEM keystore file) and `keystore.p12` (PKCS12 with key, cert and CA,
 // password `password`). The CAs have `truststore.p12` made by keytool (password `password`).
+// keyPasswordP12() writes (with the JDK's KeyStore) a PKCS12 key store whose key password differs.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -252,4 +253,51 @@ export function makeServerCert(
     null,
     false,
   );
+}
+
+// A JDK KeyStore copy of a PKCS12 store's key entry whose key password differs from the store
+// password (keytool ignores -keypass for PKCS12 stores; the KeyStore API honours it, and Kafka
+// reads such a store with ssl.key.password).
+const KEY_PASS_JAVA = `
+import java.io.*;
+import java.security.*;
+import java.security.cert.Certificate;
+import java.util.Collections;
+public class KeyPass {
+  public static void main(String[] a) throws Exception {
+    KeyStore src = KeyStore.getInstance("PKCS12");
+    try (InputStream in = new FileInputStream(a[0])) { src.load(in, a[1].toCharArray()); }
+    for (String alias : Collections.list(src.aliases())) {
+      if (!src.isKeyEntry(alias)) continue;
+      Key key = src.getKey(alias, a[1].toCharArray());
+      Certificate[] chain = src.getCertificateChain(alias);
+      KeyStore dst = KeyStore.getInstance("PKCS12");
+      dst.load(null, null);
+      dst.setKeyEntry(a[4], key, a[3].toCharArray(), chain);
+      try (OutputStream out = new FileOutputStream(a[2])) { dst.store(out, a[1].toCharArray()); }
+      return;
+    }
+    throw new IllegalStateException("no key entry");
+  }
+}
+`;
+
+/**
+ * A JDK-written PKCS12 key store `<dir>/<alias>.p12` with `leaf`'s key and chain: store password
+ * STORE_PASSWORD, key password `keyPassword`, the key entry named `alias`.
+ */
+export function keyPasswordP12(certs: TestCerts, leaf: CertFiles, alias: string, keyPassword: string): string {
+  const java = join(certs.dir, 'KeyPass.java');
+  writeFileSync(java, KEY_PASS_JAVA);
+  const out = join(certs.dir, `${alias}.p12`);
+  try {
+    execFileSync('java', [java, leaf.keystoreP12Path, STORE_PASSWORD, out, keyPassword, alias], {
+      cwd: certs.dir,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+  } catch (e) {
+    const err = e as { stderr?: Buffer };
+    throw new Error(`java KeyPass failed: ${err.stderr?.toString() ?? String(e)}`, { cause: e });
+  }
+  return out;
 }

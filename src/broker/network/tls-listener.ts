@@ -5,8 +5,7 @@
 import { X509Certificate } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { SecureContextOptions } from 'node:tls';
-import { pkcs12CertificateEntries } from '../../client/pkcs12.js';
-import { tlsStoresFromSettings } from '../../client/tls-config.js';
+import { pkcs12KeystoreCertificates, tlsStoresFromSettings } from '../../client/tls-config.js';
 import { ConfigError } from '../../config/config-def.js';
 import type { ServerConfig } from '../../config/server-config.js';
 import { SslPrincipalMapper } from '../security/ssl-principal.js';
@@ -181,8 +180,8 @@ function keystoreEntry(alias: string, pem: string): KeystoreEntry {
 
 /** CertificateEntries.create: the key entries of a listener's key store (PEM stores have the alias "kafka"). */
 function keystoreEntries(options: SecureContextOptions): KeystoreEntry[] {
-  if (options.pfx !== undefined) {
-    const all = pkcs12CertificateEntries(options.pfx as Buffer, String(options.passphrase ?? ''));
+  const all = pkcs12KeystoreCertificates(options);
+  if (all !== undefined) {
     const keyed = all.filter((e) => e.keyed);
     return (keyed.length ? keyed : all.slice(0, 1)).map((e) => keystoreEntry(e.alias ?? '', e.pem));
   }
