@@ -1,7 +1,12 @@
 // `tkafka producer-perf-test`: kafka-producer-perf-test.sh (org.apache.kafka.tools.ProducerPerformance,
-// Kafka 4.0): the same argparse4j flags and checks, the same throttling, and the same output lines:
-// every 5 s `N records sent, R records/sec (M MB/sec), A ms avg latency, X ms max latency.` and at
-// the end the total with percentiles. On a terminal (unless --no-tty or NO_COLOR) a live progress
+// Kafka 4.4): the same argparse4j flags and checks, the same throttling, and the same output lines:
+// every --reporting-interval ms (5 s) `N records sent, R records/sec (M MB/sec), A ms avg latency, X ms max latency.` and at
+// the end the total with percentiles. Client properties as Kafka's ConfigPostProcessor:
+// --producer.config (deprecated) or --command-config, --producer-props (deprecated) or
+// --command-property over them, --bootstrap-server over both; the security keys (security.protocol,
+// sasl.*, ssl.*) reach the connection through openClient's toolProperties. Not yet: Kafka 4.4's
+// --warmup-records, --record-key-range, --key-distribution and --random-seed (rejected as unknown
+// arguments, never ignored). On a terminal (unless --no-tty or NO_COLOR) a live progress
 // view (ink) shows the run, with Kafka's lines printed above it; piped, only Kafka's lines.
 //
 // Differences, on purpose: bootstrap.servers may come from TKAFKA_BOOTSTRAP_SERVER or the active
@@ -20,83 +25,102 @@ export const DEFAULT_TRANSACTION_ID_PREFIX = 'performance-producer-';
 export const DEFAULT_TRANSACTION_DURATION_MS = 3000n;
 
 const DESCRIPTION =
-  'This tool is used to verify the producer performance. To enable transactions, you can specify a transaction id or set a transaction duration using --transaction-duration-ms. ' +
-  'There are three ways to specify the transaction id: set transaction.id=<id> via --producer-props, set transaction.id=<id> in the config file via --producer.config, or use --transaction-id <id>.';
-const EXACTLY_ONE = 'Note that you must provide exactly one of --record-size or --payload-file or --payload-monotonic.';
+  'This tool is used to verify the producer performance. To enable transactions, you can specify a transactional id or set a transaction duration using --transaction-duration-ms. ' +
+  'There are three ways to specify the transactional id: set transactional.id=<id> via --command-property, set transactional.id=<id> in the config file via --command-config, or use --transactional-id <id>.';
+const EXACTLY_ONE = 'Note that you must provide exactly one of --record-size, --payload-file or --payload-monotonic.';
 
-/** ProducerPerformance.argParser(). */
+/** ProducerPerformance.argParser() (Kafka 4.4). */
 export function buildParser(): ArgumentParser {
-  const parser = new ArgumentParser({ prog: 'producer-performance', description: DESCRIPTION });
+  const parser = new ArgumentParser({ prog: 'kafka-producer-perf-test', description: DESCRIPTION });
+  parser.addArgument({
+    flags: ['--bootstrap-server'],
+    metavar: 'BOOTSTRAP-SERVER',
+    dest: 'bootstrapServer',
+    help: 'The server(s) to connect to. This config takes precedence over bootstrap.servers specified via --command-property or --command-config.',
+  });
   const payload = parser.addMutuallyExclusiveGroup({ required: true });
-  parser.addArgument({ flags: ['--topic'], required: true, metavar: 'TOPIC', help: 'produce messages to this topic' });
+  parser.addArgument({ flags: ['--topic'], required: true, metavar: 'TOPIC', help: 'Produce records to this topic.' });
   parser.addArgument({
     flags: ['--num-records'],
     required: true,
     type: 'long',
     metavar: 'NUM-RECORDS',
     dest: 'numRecords',
-    help: 'number of messages to produce',
+    help: 'Number of records to produce.',
   });
   payload.addArgument({
     flags: ['--record-size'],
     type: 'int',
     metavar: 'RECORD-SIZE',
     dest: 'recordSize',
-    help: `message size in bytes. ${EXACTLY_ONE}`,
+    help: `Record size in bytes. ${EXACTLY_ONE}`,
   });
   payload.addArgument({
     flags: ['--payload-file'],
     metavar: 'PAYLOAD-FILE',
     dest: 'payloadFile',
     help:
-      'file to read the message payloads from. This works only for UTF-8 encoded text files. Payloads will be read from this file and a payload will be randomly selected when sending messages. ' +
+      'File to read the record payloads from. This works only for UTF-8 encoded text files. Payloads will be read from this file and a payload will be randomly selected when sending records. ' +
       EXACTLY_ONE,
   });
   payload.addArgument({
     flags: ['--payload-monotonic'],
     action: 'storeTrue',
     dest: 'payloadMonotonic',
-    help: `payload is monotonically increasing integer. ${EXACTLY_ONE} (default: false)`,
+    help: `Payload is a monotonically increasing integer. ${EXACTLY_ONE} (default: false)`,
   });
   parser.addArgument({
     flags: ['--payload-delimiter'],
     metavar: 'PAYLOAD-DELIMITER',
     dest: 'payloadDelimiter',
     default: '\\n',
-    help: 'provides delimiter to be used when --payload-file is provided. Defaults to new line. Note that this parameter will be ignored if --payload-file is not provided. (default: \\n)',
+    help: 'Provides the delimiter to be used when --payload-file is provided. Defaults to new line. Note that this parameter will be ignored if --payload-file is not provided. (default: \\n)',
   });
   parser.addArgument({
     flags: ['--throughput'],
     required: true,
     type: 'double',
     metavar: 'THROUGHPUT',
-    help: 'throttle maximum message throughput to *approximately* THROUGHPUT messages/sec. Set this to -1 to disable throttling.',
+    help: 'Throttle maximum record throughput to *approximately* THROUGHPUT records/sec. Set this to -1 to disable throttling.',
   });
   parser.addArgument({
     flags: ['--producer-props'],
     nargs: '+',
     metavar: 'PROP-NAME=PROP-VALUE',
     dest: 'producerConfig',
-    help: 'kafka producer related configuration properties like bootstrap.servers,client.id etc. These configs take precedence over those passed via --producer.config.',
+    help: '(DEPRECATED) Kafka producer related configuration properties like client.id. These configs take precedence over those passed via --command-config or --producer.config. This option will be removed in a future version. Use --command-property instead. Example: --command-property linger.ms=10 batch.size=32768',
+  });
+  parser.addArgument({
+    flags: ['--command-property'],
+    nargs: '+',
+    metavar: 'PROP-NAME=PROP-VALUE',
+    dest: 'commandProperties',
+    help: 'Kafka producer related configuration properties like client.id. These configs take precedence over those passed via --command-config or --producer.config. Example: --command-property linger.ms=10 batch.size=32768',
   });
   parser.addArgument({
     flags: ['--producer.config'],
     metavar: 'CONFIG-FILE',
     dest: 'producerConfigFile',
-    help: 'producer config properties file.',
+    help: '(DEPRECATED) Producer config properties file. This option will be removed in a future version. Use --command-config instead.',
+  });
+  parser.addArgument({
+    flags: ['--command-config'],
+    metavar: 'CONFIG-FILE',
+    dest: 'commandConfigFile',
+    help: 'Producer config properties file.',
   });
   parser.addArgument({
     flags: ['--print-metrics'],
     action: 'storeTrue',
     dest: 'printMetrics',
-    help: 'print out metrics at the end of the test. (default: false)',
+    help: 'Print out metrics at the end of the test. (default: false)',
   });
   parser.addArgument({
     flags: ['--transactional-id'],
     metavar: 'TRANSACTIONAL-ID',
     dest: 'transactionalId',
     help:
-      'The transactional id to use. This config takes precedence over the transactional.id specified via --producer.config or --producer-props. ' +
+      'The transactional id to use. This config takes precedence over the transactional.id specified via --command-property or --command-config. ' +
       'Note that if the transactional id is not specified while --transaction-duration-ms is provided, the default value for the transactional id will be performance-producer- followed by a random uuid.',
   });
   parser.addArgument({
@@ -105,8 +129,16 @@ export function buildParser(): ArgumentParser {
     metavar: 'TRANSACTION-DURATION',
     dest: 'transactionDurationMs',
     help:
-      'The max age of each transaction. The commitTransaction will be called after this time has elapsed. The value should be greater than 0. ' +
-      'If the transactional id is specified via --producer-props, --producer.config, or --transactional-id but --transaction-duration-ms is not specified, the default value will be 3000.',
+      'The maximum duration of each transaction. The commitTransaction will be called after this time has elapsed. The value should be greater than 0. ' +
+      'If the transactional id is specified via --command-property, --command-config or --transactional-id but --transaction-duration-ms is not specified, the default value will be 3000.',
+  });
+  parser.addArgument({
+    flags: ['--reporting-interval'],
+    type: 'long',
+    metavar: 'INTERVAL-MS',
+    dest: 'reportingInterval',
+    default: 5000n,
+    help: 'Interval in milliseconds at which to print progress info. (default: 5000)',
   });
   return parser;
 }
@@ -279,24 +311,45 @@ interface PerfConfig {
   payloads: Buffer[];
   transactionsEnabled: boolean;
   transactionDurationMs: number;
+  reportingIntervalMs: number;
 }
 
-/** ProducerPerformance.ConfigPostProcessor: Kafka's checks, in Kafka's order. */
+/** ProducerPerformance.ConfigPostProcessor (Kafka 4.4): Kafka's checks, in Kafka's order. */
 async function postProcess(parser: ArgumentParser, ns: Namespace, out: (line: string) => void): Promise<PerfConfig> {
+  const bootstrapServer = (ns.bootstrapServer as string | null | undefined) ?? null;
   const numRecords = ns.numRecords as bigint;
   const recordSize = (ns.recordSize as number | null | undefined) ?? null;
   const producerConfigs = (ns.producerConfig as string[] | null | undefined) ?? null;
   const producerConfigFile = (ns.producerConfigFile as string | null | undefined) ?? null;
+  const commandProperties = (ns.commandProperties as string[] | null | undefined) ?? null;
+  const commandConfigFile = (ns.commandConfigFile as string | null | undefined) ?? null;
   const payloadFile = (ns.payloadFile as string | null | undefined) ?? null;
   let transactionDurationMs = (ns.transactionDurationMs as bigint | null | undefined) ?? null;
   const transactionalId = (ns.transactionalId as string | null | undefined) ?? null;
-  if (numRecords <= 0n) throw new ArgumentParserError('--num-records should be greater than zero', parser);
+  const reportingInterval = BigInt(ns.reportingInterval as bigint);
+  if (numRecords <= 0n) throw new ArgumentParserError('--num-records should be greater than zero.', parser);
   if (recordSize !== null && recordSize <= 0)
-    throw new ArgumentParserError('--record-size should be greater than zero', parser);
-  if (producerConfigs === null && producerConfigFile === null)
-    throw new ArgumentParserError('Either --producer-props or --producer.config must be specified.', parser);
+    throw new ArgumentParserError('--record-size should be greater than zero.', parser);
+  if (
+    bootstrapServer === null &&
+    commandProperties === null &&
+    producerConfigs === null &&
+    producerConfigFile === null &&
+    commandConfigFile === null
+  ) {
+    throw new ArgumentParserError(
+      'At least one of --bootstrap-server, --command-property, --producer-props, --producer.config or --command-config must be specified.',
+      parser,
+    );
+  }
+  if (commandProperties !== null && producerConfigs !== null)
+    throw new ArgumentParserError('--command-property and --producer-props cannot be specified together.', parser);
+  if (commandConfigFile !== null && producerConfigFile !== null)
+    throw new ArgumentParserError('--command-config and --producer.config cannot be specified together.', parser);
   if (transactionDurationMs !== null && transactionDurationMs <= 0n)
-    throw new ArgumentParserError('--transaction-duration-ms should be greater than zero', parser);
+    throw new ArgumentParserError('--transaction-duration-ms should be greater than zero.', parser);
+  if (reportingInterval <= 0n)
+    throw new ArgumentParserError('--reporting-interval should be greater than zero.', parser);
   const delimiter = ns.payloadDelimiter === '\\n' ? '\n' : String(ns.payloadDelimiter);
 
   let payloads: Buffer[] = [];
@@ -314,17 +367,32 @@ async function postProcess(parser: ArgumentParser, ns: Namespace, out: (line: st
     out(`Number of messages read: ${payloads.length}`);
   }
 
-  const props = new Map<string, string>();
-  if (producerConfigFile !== null) {
-    const { loadPropertiesFile } = await import('../common/connection.js');
-    for (const [k, v] of await loadPropertiesFile(producerConfigFile)) props.set(k, v);
+  let propsList = commandProperties;
+  let configFile = commandConfigFile;
+  if (producerConfigs !== null) {
+    out(
+      'Option --producer-props has been deprecated and will be removed in a future version. Use --command-property instead.',
+    );
+    propsList = producerConfigs;
   }
-  for (const prop of producerConfigs ?? []) {
+  if (producerConfigFile !== null) {
+    out(
+      'Option --producer.config has been deprecated and will be removed in a future version. Use --command-config instead.',
+    );
+    configFile = producerConfigFile;
+  }
+  const props = new Map<string, string>();
+  if (configFile !== null) {
+    const { loadPropertiesFile } = await import('../common/connection.js');
+    for (const [k, v] of await loadPropertiesFile(configFile)) props.set(k, v);
+  }
+  for (const prop of propsList ?? []) {
     const pieces = javaSplitEq(prop);
     if (pieces.length !== 2) throw new UsageFailure(`Invalid property: ${prop}`);
     props.set(pieces[0]!, pieces[1]!);
   }
   if (!props.has('client.id')) props.set('client.id', 'perf-producer-client');
+  if (bootstrapServer !== null) props.set('bootstrap.servers', bootstrapServer);
   const transactionsEnabled =
     transactionDurationMs !== null || transactionalId !== null || props.has('transactional.id');
   if (transactionsEnabled) {
@@ -345,6 +413,7 @@ async function postProcess(parser: ArgumentParser, ns: Namespace, out: (line: st
     payloads,
     transactionsEnabled,
     transactionDurationMs: Number(transactionDurationMs ?? 0n),
+    reportingIntervalMs: Number(reportingInterval),
   };
 }
 
@@ -377,7 +446,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     io.stdout.write(parser.formatHelp());
     return 0;
   }
-  // Kafka 4.0's ProducerPerformance exits 1 after printing -h help.
+  // Kafka 4.4's ProducerPerformance exits 1 after printing -h help.
   const parsed = parseOrExit(parser, argv, io, 1);
   if ('exitCode' in parsed) return parsed.exitCode;
 
@@ -432,7 +501,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     }
 
     progress = createProgress(io, { title: `Producing to ${config.topic}`, total: config.numRecords, unit: 'records' });
-    const stats = new Stats(config.numRecords, out);
+    const stats = new Stats(config.numRecords, out, Date.now, config.reportingIntervalMs);
     // Random uppercase payloads are slices of one block (never mutated): no copy per record.
     const block = config.recordSize !== null ? randomLetters(Math.max(config.recordSize * 64, 1 << 20)) : null;
     const startMs = Date.now();
