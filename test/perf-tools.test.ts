@@ -48,6 +48,7 @@ before(async () => {
       { topic: 'perf', numPartitions: 3 },
       { topic: 'perf-small', numPartitions: 1 },
       { topic: 'perf-sasl', numPartitions: 2 },
+      { topic: 'perf-keys', numPartitions: 1 },
     ],
   });
   dir = mkdtempSync(join(tmpdir(), 'tkafka-perf-'));
@@ -485,6 +486,19 @@ test('producer-perf-test: Kafka 4.4 flags --command-property / --command-config 
       /--reporting-interval should be greater than zero\./,
     ],
     [['--bootstrap-server', broker.bootstrap, '--warmup-records', '1'], /unrecognized arguments: '--warmup-records'/],
+    [
+      ['--bootstrap-server', broker.bootstrap, '--key-distribution', 'range'],
+      /--record-key-range is required when --key-distribution is 'range' or 'random'\./,
+    ],
+    [
+      ['--bootstrap-server', broker.bootstrap, '--record-key-range', '3'],
+      /--key-distribution must be 'range' or 'random' when --record-key-range is specified\./,
+    ],
+    [
+      ['--bootstrap-server', broker.bootstrap, '--record-key-range', '0', '--key-distribution', 'random'],
+      /--record-key-range should be greater than zero\./,
+    ],
+    [['--bootstrap-server', broker.bootstrap, '--key-distribution', 'hash'], /invalid choice: 'hash'/],
   ];
   for (const [extra, message] of cases) {
     const r = await tk(produceArgs(extra));
@@ -657,4 +671,55 @@ test('the perf tools with --command-config through a SASL_PLAINTEXT listener', a
   assert.equal(refused.exitCode, 1);
   assert.match(refused.stderr, /Authentication failed/i);
   assert.equal(await endOffsets('perf-sasl'), 500n);
+});
+
+test('producer-perf-test: --key-distribution range|random keys the records in [0, KEY-RANGE)', async () => {
+  const produce = (dist: string, n: number) =>
+    tk([
+      'producer-perf-test',
+      '--bootstrap-server',
+      broker.bootstrap,
+      '--topic',
+      'perf-keys',
+      '--num-records',
+      String(n),
+      '--payload-monotonic',
+      '--throughput',
+      '-1',
+      '--record-key-range',
+      '3',
+      '--key-distribution',
+      dist,
+      '--random-seed',
+      '42',
+    ]);
+  const range = await produce('range', 6);
+  assert.equal(range.exitCode, 0, range.stderr);
+  const random = await produce('random', 20);
+  assert.equal(random.exitCode, 0, random.stderr);
+  const read = await tk([
+    'console-consumer',
+    '--bootstrap-server',
+    broker.bootstrap,
+    '--topic',
+    'perf-keys',
+    '--from-beginning',
+    '--max-messages',
+    '26',
+    '--formatter-property',
+    'print.key=true',
+    '--timeout-ms',
+    '20000',
+  ]);
+  assert.equal(read.exitCode, 0, read.stderr);
+  const rows = read.stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.split('\t'));
+  assert.equal(rows.length, 26, read.stdout);
+  assert.deepEqual(
+    rows.slice(0, 6).map(([k, v]) => `${k}:${v}`),
+    ['0:0', '1:1', '2:2', '0:3', '1:4', '2:5'],
+  );
+  for (const [k] of rows.slice(6)) assert.match(k!, /^[012]$/);
 });

@@ -4,9 +4,11 @@
 // the end the total with percentiles. Client properties as Kafka's ConfigPostProcessor:
 // --producer.config (deprecated) or --command-config, --producer-props (deprecated) or
 // --command-property over them, --bootstrap-server over both; the security keys (security.protocol,
-// sasl.*, ssl.*) reach the connection through openClient's toolProperties. Not yet: Kafka 4.4's
-// --warmup-records, --record-key-range, --key-distribution and --random-seed (rejected as unknown
-// arguments, never ignored). On a terminal (unless --no-tty or NO_COLOR) a live progress
+// sasl.*, ssl.*) reach the connection through openClient's toolProperties. --key-distribution
+// range|random keys the records (`i % KEY-RANGE` or random in [0, KEY-RANGE)); --random-seed seeds
+// tkafka's generator (the same seed gives the same run in tkafka; Java's SplittableRandom sequence
+// is not reproduced). Not yet: Kafka 4.4's --warmup-records (rejected as an unknown argument,
+// never ignored). On a terminal (unless --no-tty or NO_COLOR) a live progress
 // view (ink) shows the run, with Kafka's lines printed above it; piped, only Kafka's lines.
 //
 // Differences, on purpose: bootstrap.servers may come from TKAFKA_BOOTSTRAP_SERVER or the active
@@ -139,6 +141,29 @@ export function buildParser(): ArgumentParser {
     dest: 'reportingInterval',
     default: 5000n,
     help: 'Interval in milliseconds at which to print progress info. (default: 5000)',
+  });
+  parser.addArgument({
+    flags: ['--record-key-range'],
+    type: 'int',
+    metavar: 'KEY-RANGE',
+    dest: 'recordKeyRange',
+    help: "The range of keys to use when --key-distribution is 'range' or 'random'. Keys will be integers in [0, KEY-RANGE). Required for range and random distributions.",
+  });
+  parser.addArgument({
+    flags: ['--key-distribution'],
+    metavar: 'KEY-DISTRIBUTION',
+    dest: 'keyDistribution',
+    choices: ['none', 'range', 'random'],
+    default: 'none',
+    help: "The key distribution to use: 'none' for null keys, 'range' for round-robin keys in [0, KEY-RANGE), or 'random' for random keys in [0, KEY-RANGE). Requires --record-key-range when set to 'range' or 'random'. (default: none)",
+  });
+  parser.addArgument({
+    flags: ['--random-seed'],
+    type: 'long',
+    metavar: 'RANDOM-SEED',
+    dest: 'randomSeed',
+    default: 0n,
+    help: 'Seed for the pseudo-random number generator used by --key-distribution random and random payload generation. The default value of 0 ensures deterministic, reproducible benchmark runs. Set to a different value when non-repeating sequences are required. (default: 0)',
   });
   return parser;
 }
@@ -312,6 +337,33 @@ interface PerfConfig {
   transactionsEnabled: boolean;
   transactionDurationMs: number;
   reportingIntervalMs: number;
+  keyDistribution: KeyDistribution;
+  recordKeyRange: number;
+  randomSeed: bigint;
+}
+
+export type KeyDistribution = 'none' | 'range' | 'random';
+
+/**
+ * ProducerPerformance.generateKey: no key, `i % range`, or a random integer in [0, range), as
+ * UTF-8 decimal text. `nextInt(n)` is tkafka's seeded generator (not Java's SplittableRandom:
+ * the same seed repeats tkafka's sequence, not Kafka's).
+ */
+export function generateKey(
+  distribution: KeyDistribution,
+  range: number,
+  index: number,
+  nextInt: (n: number) => number,
+): Buffer | null {
+  if (distribution === 'range') return Buffer.from(String(index % range), 'utf8');
+  if (distribution === 'random') return Buffer.from(String(nextInt(range)), 'utf8');
+  return null;
+}
+
+/** A xorshift32 state from a --random-seed (never 0, which xorshift cannot leave). */
+export function seedState(seed: bigint, salt: number): number {
+  const folded = Number(BigInt.asUintN(32, seed) ^ BigInt.asUintN(32, seed >> 32n)) ^ salt;
+  return folded >>> 0 || salt;
 }
 
 /** ProducerPerformance.ConfigPostProcessor (Kafka 4.4): Kafka's checks, in Kafka's order. */
@@ -350,6 +402,23 @@ async function postProcess(parser: ArgumentParser, ns: Namespace, out: (line: st
     throw new ArgumentParserError('--transaction-duration-ms should be greater than zero.', parser);
   if (reportingInterval <= 0n)
     throw new ArgumentParserError('--reporting-interval should be greater than zero.', parser);
+  const recordKeyRange = (ns.recordKeyRange as number | null | undefined) ?? null;
+  if (recordKeyRange !== null && recordKeyRange <= 0)
+    throw new ArgumentParserError('--record-key-range should be greater than zero.', parser);
+  const keyDistribution = String(ns.keyDistribution ?? 'none') as KeyDistribution;
+  if (keyDistribution !== 'none' && recordKeyRange === null) {
+    throw new ArgumentParserError(
+      "--record-key-range is required when --key-distribution is 'range' or 'random'.",
+      parser,
+    );
+  }
+  if (keyDistribution === 'none' && recordKeyRange !== null) {
+    throw new ArgumentParserError(
+      "--key-distribution must be 'range' or 'random' when --record-key-range is specified.",
+      parser,
+    );
+  }
+  const randomSeed = BigInt(ns.randomSeed as bigint);
   const delimiter = ns.payloadDelimiter === '\\n' ? '\n' : String(ns.payloadDelimiter);
 
   let payloads: Buffer[] = [];
@@ -414,6 +483,9 @@ async function postProcess(parser: ArgumentParser, ns: Namespace, out: (line: st
     transactionsEnabled,
     transactionDurationMs: Number(transactionDurationMs ?? 0n),
     reportingIntervalMs: Number(reportingInterval),
+    keyDistribution,
+    recordKeyRange: recordKeyRange ?? 0,
+    randomSeed,
   };
 }
 
@@ -503,7 +575,10 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     progress = createProgress(io, { title: `Producing to ${config.topic}`, total: config.numRecords, unit: 'records' });
     const stats = new Stats(config.numRecords, out, Date.now, config.reportingIntervalMs);
     // Random uppercase payloads are slices of one block (never mutated): no copy per record.
-    const block = config.recordSize !== null ? randomLetters(Math.max(config.recordSize * 64, 1 << 20)) : null;
+    const block =
+      config.recordSize !== null
+        ? randomLetters(Math.max(config.recordSize * 64, 1 << 20), seedState(config.randomSeed, 0x2545f491))
+        : null;
     const startMs = Date.now();
     const throttler = new Throttler(config.throughput, startMs);
     const maxOutstandingBytes = 32 * 1024 * 1024;
@@ -512,7 +587,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     let wake: (() => void) | null = null;
     let currentTransactionSize = 0;
     let transactionStart = 0;
-    let rng = 0x9e3779b9;
+    let rng = seedState(config.randomSeed, 0x9e3779b9);
     const nextRandom = (n: number): number => {
       rng ^= rng << 13;
       rng ^= rng >>> 17;
@@ -538,8 +613,9 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
       outstanding++;
       outstandingBytes += payload.length;
       const bytes = payload.length;
+      const key = generateKey(config.keyDistribution, config.recordKeyRange, i, nextRandom);
       producer
-        .send({ topic: config.topic, value: payload })
+        .send({ topic: config.topic, key, value: payload })
         .then(
           () => {
             const now = Date.now();
@@ -623,9 +699,9 @@ function progressDetails(stats: Stats): string[] {
   ];
 }
 
-function randomLetters(n: number): Buffer {
+function randomLetters(n: number, state: number): Buffer {
   const b = Buffer.allocUnsafe(n);
-  let x = 0x2545f491;
+  let x = state;
   for (let i = 0; i < n; i++) {
     x ^= x << 13;
     x ^= x >>> 17;
