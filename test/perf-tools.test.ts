@@ -120,6 +120,36 @@ test('ProducerPerformance.Stats: window and total lines, percentiles', () => {
     s.totalLine(),
     '10 records sent, 1.666667 records/sec (0.00 MB/sec), 5.50 ms avg latency, 10.00 ms max latency, 6 ms 50th, 10 ms 95th, 10 ms 99th, 10 ms 99.9th.',
   );
+  // --warmup-records: the steady-state Stats announces itself in its first window and its total.
+  now = 0;
+  const steadyLines: string[] = [];
+  const steady = new Stats(
+    4,
+    (l) => steadyLines.push(l),
+    () => now,
+    1000,
+    true,
+  );
+  for (let i = 0; i < 4; i++) {
+    now += 600;
+    steady.record(2, 100, now);
+  }
+  assert.deepEqual(steadyLines, [
+    'In steady state.',
+    '2 records sent, 1.7 records/sec (0.00 MB/sec), 2.0 ms avg latency, 2.0 ms max latency.',
+    '2 records sent, 1.7 records/sec (0.00 MB/sec), 2.0 ms avg latency, 2.0 ms max latency.',
+  ]);
+  assert.match(steady.totalLine(), /^4 steady state records sent, 1\.666667 records\/sec /);
+  const quiet: string[] = [];
+  const warm = new Stats(
+    4,
+    (l) => quiet.push(l),
+    () => now,
+    1,
+  );
+  warm.suppressPrinting();
+  warm.record(1, 1, now + 5);
+  assert.deepEqual(quiet, []);
   assert.deepEqual(splitPayloads('a\nb\n\nc\n', '\n').map(String), ['a', 'b', '', 'c']);
   assert.deepEqual(splitPayloads('x;y', ';').map(String), ['x', 'y']);
 });
@@ -264,7 +294,7 @@ test('producer-perf-test: payload file and monotonic payloads', async () => {
   assert.equal(r.exitCode, 0, r.stderr);
   const lines = r.stdout.trim().split('\n');
   assert.equal(lines[0], `Reading payloads from: ${file}`);
-  assert.equal(lines[1], 'Number of messages read: 3');
+  assert.equal(lines[1], 'Number of records read: 3');
   assert.match(lines[lines.length - 1]!, TOTAL(30));
   const empty = join(dir, 'empty.txt');
   writeFileSync(empty, '');
@@ -485,7 +515,10 @@ test('producer-perf-test: Kafka 4.4 flags --command-property / --command-config 
       ['--bootstrap-server', broker.bootstrap, '--reporting-interval', '0'],
       /--reporting-interval should be greater than zero\./,
     ],
-    [['--bootstrap-server', broker.bootstrap, '--warmup-records', '1'], /unrecognized arguments: '--warmup-records'/],
+    [
+      ['--bootstrap-server', broker.bootstrap, '--warmup-records', '5'],
+      /The value for --warmup-records must be strictly fewer than the number of records in the test, --num-records\./,
+    ],
     [
       ['--bootstrap-server', broker.bootstrap, '--key-distribution', 'range'],
       /--record-key-range is required when --key-distribution is 'range' or 'random'\./,
@@ -722,4 +755,30 @@ test('producer-perf-test: --key-distribution range|random keys the records in [0
     ['0:0', '1:1', '2:2', '0:3', '1:4', '2:5'],
   );
   for (const [k] of rows.slice(6)) assert.match(k!, /^[012]$/);
+});
+
+test('producer-perf-test: --warmup-records prints the steady-state summary after the total', async () => {
+  const r = await tk([
+    'producer-perf-test',
+    '--bootstrap-server',
+    broker.bootstrap,
+    '--topic',
+    'perf-small',
+    '--num-records',
+    '2000',
+    '--warmup-records',
+    '500',
+    '--record-size',
+    '16',
+    '--throughput',
+    '-1',
+  ]);
+  assert.equal(r.exitCode, 0, r.stderr);
+  const lines = r.stdout.trim().split('\n');
+  assert.equal(lines[0], 'Warmup first 500 records. Steady state results will print after the complete test summary.');
+  assert.match(lines.at(-2)!, TOTAL(2000));
+  assert.match(
+    lines.at(-1)!,
+    /^1500 steady state records sent, \d+\.\d{6} records\/sec \(\d+\.\d\d MB\/sec\), \d+\.\d\d ms avg latency, \d+\.\d\d ms max latency, \d+ ms 50th, \d+ ms 95th, \d+ ms 99th, \d+ ms 99\.9th\.$/,
+  );
 });

@@ -7,8 +7,8 @@
 // sasl.*, ssl.*) reach the connection through openClient's toolProperties. --key-distribution
 // range|random keys the records (`i % KEY-RANGE` or random in [0, KEY-RANGE)); --random-seed seeds
 // tkafka's generator (the same seed gives the same run in tkafka; Java's SplittableRandom sequence
-// is not reproduced). Not yet: Kafka 4.4's --warmup-records (rejected as an unknown argument,
-// never ignored). On a terminal (unless --no-tty or NO_COLOR) a live progress
+// is not reproduced). --warmup-records N: a second Stats from record N on, whose window lines
+// replace the first's and whose summary (`… steady state records sent, …`) follows the total. On a terminal (unless --no-tty or NO_COLOR) a live progress
 // view (ink) shows the run, with Kafka's lines printed above it; piped, only Kafka's lines.
 //
 // Differences, on purpose: bootstrap.servers may come from TKAFKA_BOOTSTRAP_SERVER or the active
@@ -135,6 +135,14 @@ export function buildParser(): ArgumentParser {
       'If the transactional id is specified via --command-property, --command-config or --transactional-id but --transaction-duration-ms is not specified, the default value will be 3000.',
   });
   parser.addArgument({
+    flags: ['--warmup-records'],
+    type: 'long',
+    metavar: 'WARMUP-RECORDS',
+    dest: 'warmupRecords',
+    default: 0n,
+    help: 'The number of records to treat as warmup. These initial records will not be included in steady-state statistics. An additional summary line will be printed describing the steady-state statistics. (default: 0)',
+  });
+  parser.addArgument({
     flags: ['--reporting-interval'],
     type: 'long',
     metavar: 'INTERVAL-MS',
@@ -168,7 +176,11 @@ export function buildParser(): ArgumentParser {
   return parser;
 }
 
-/** ProducerPerformance.Stats: the 5-second window lines and the final summary. */
+/**
+ * ProducerPerformance.Stats: the window lines (every reporting interval) and the final summary; a
+ * steady-state Stats (--warmup-records) says `In steady state.` before its first window line and
+ * ` steady state` in its summary.
+ */
 export class Stats {
   private readonly start: number;
   private readonly latencies: Int32Array;
@@ -184,12 +196,14 @@ export class Stats {
   private windowTotalLatency = 0;
   private windowBytes = 0;
   private windowStart: number;
+  private suppressPrint = false;
 
   constructor(
     numRecords: number,
     private readonly print: (line: string) => void,
     private readonly now: () => number = Date.now,
     private readonly reportingInterval = 5000,
+    private readonly isSteadyState = false,
   ) {
     this.start = now();
     this.windowStart = this.start;
@@ -208,10 +222,16 @@ export class Stats {
     this.windowMaxLatency = Math.max(this.windowMaxLatency, latency);
     if (this.iteration % this.sampling === 0) this.latencies[this.index++] = latency;
     if (time - this.windowStart >= this.reportingInterval) {
-      this.printWindow();
+      if (this.isSteadyState && this.count === this.windowCount) this.print('In steady state.');
+      if (!this.suppressPrint) this.printWindow();
       this.newWindow();
     }
     this.iteration++;
+  }
+
+  /** The window lines stop (the warmup's Stats once the steady state begins). */
+  suppressPrinting(): void {
+    this.suppressPrint = true;
   }
 
   printWindow(): void {
@@ -238,7 +258,7 @@ export class Stats {
     const mbPerSec = (1000.0 * this.bytes) / elapsed / (1024.0 * 1024.0);
     const [p50, p95, p99, p999] = this.percentiles(0.5, 0.95, 0.99, 0.999);
     return (
-      `${this.count} records sent, ${javaF(recsPerSec)} records/sec (${javaFixed(mbPerSec, 2)} MB/sec), ` +
+      `${this.count}${this.isSteadyState ? ' steady state' : ''} records sent, ${javaF(recsPerSec)} records/sec (${javaFixed(mbPerSec, 2)} MB/sec), ` +
       `${javaFixed(this.totalLatency / this.count, 2)} ms avg latency, ${javaFixed(this.maxLatency, 2)} ms max latency, ` +
       `${p50} ms 50th, ${p95} ms 95th, ${p99} ms 99th, ${p999} ms 99.9th.`
     );
@@ -337,6 +357,7 @@ interface PerfConfig {
   transactionsEnabled: boolean;
   transactionDurationMs: number;
   reportingIntervalMs: number;
+  warmupRecords: number;
   keyDistribution: KeyDistribution;
   recordKeyRange: number;
   randomSeed: bigint;
@@ -370,6 +391,8 @@ export function seedState(seed: bigint, salt: number): number {
 async function postProcess(parser: ArgumentParser, ns: Namespace, out: (line: string) => void): Promise<PerfConfig> {
   const bootstrapServer = (ns.bootstrapServer as string | null | undefined) ?? null;
   const numRecords = ns.numRecords as bigint;
+  const warmup = BigInt(ns.warmupRecords as bigint);
+  const warmupRecords = warmup > 0n ? warmup : 0n;
   const recordSize = (ns.recordSize as number | null | undefined) ?? null;
   const producerConfigs = (ns.producerConfig as string[] | null | undefined) ?? null;
   const producerConfigFile = (ns.producerConfigFile as string | null | undefined) ?? null;
@@ -380,6 +403,12 @@ async function postProcess(parser: ArgumentParser, ns: Namespace, out: (line: st
   const transactionalId = (ns.transactionalId as string | null | undefined) ?? null;
   const reportingInterval = BigInt(ns.reportingInterval as bigint);
   if (numRecords <= 0n) throw new ArgumentParserError('--num-records should be greater than zero.', parser);
+  if (warmupRecords >= numRecords) {
+    throw new ArgumentParserError(
+      'The value for --warmup-records must be strictly fewer than the number of records in the test, --num-records.',
+      parser,
+    );
+  }
   if (recordSize !== null && recordSize <= 0)
     throw new ArgumentParserError('--record-size should be greater than zero.', parser);
   if (
@@ -433,7 +462,7 @@ async function postProcess(parser: ArgumentParser, ns: Namespace, out: (line: st
     }
     if (size === 0) throw new UsageFailure('File does not exist or empty file provided.');
     payloads = splitPayloads(readFileSync(abs, 'utf8'), delimiter);
-    out(`Number of messages read: ${payloads.length}`);
+    out(`Number of records read: ${payloads.length}`);
   }
 
   let propsList = commandProperties;
@@ -483,6 +512,7 @@ async function postProcess(parser: ArgumentParser, ns: Namespace, out: (line: st
     transactionsEnabled,
     transactionDurationMs: Number(transactionDurationMs ?? 0n),
     reportingIntervalMs: Number(reportingInterval),
+    warmupRecords: Number(warmupRecords),
     keyDistribution,
     recordKeyRange: recordKeyRange ?? 0,
     randomSeed,
@@ -573,7 +603,13 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     }
 
     progress = createProgress(io, { title: `Producing to ${config.topic}`, total: config.numRecords, unit: 'records' });
+    if (config.warmupRecords > 0) {
+      out(
+        `Warmup first ${config.warmupRecords} records. Steady state results will print after the complete test summary.`,
+      );
+    }
     const stats = new Stats(config.numRecords, out, Date.now, config.reportingIntervalMs);
+    let steadyStateStats: Stats | null = null;
     // Random uppercase payloads are slices of one block (never mutated): no copy per record.
     const block =
       config.recordSize !== null
@@ -610,6 +646,17 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
         transactionStart = Date.now();
       }
       const sendStartMs = Date.now();
+      if (config.warmupRecords > 0 && i === config.warmupRecords) {
+        steadyStateStats = new Stats(
+          config.numRecords - config.warmupRecords,
+          out,
+          Date.now,
+          config.reportingIntervalMs,
+          true,
+        );
+        stats.suppressPrinting();
+      }
+      const steady = steadyStateStats;
       outstanding++;
       outstandingBytes += payload.length;
       const bytes = payload.length;
@@ -620,6 +667,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
           () => {
             const now = Date.now();
             stats.record(now - sendStartMs, bytes, now);
+            steady?.record(now - sendStartMs, bytes, now);
           },
           (e: unknown) => {
             const msg = (e as Error).message ?? String(e);
@@ -664,6 +712,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     await progress.finish();
     progress = null;
     io.stdout.write(`${stats.totalLine()}\n`);
+    if (steadyStateStats) io.stdout.write(`${steadyStateStats.totalLine()}\n`);
     if (config.printMetrics) {
       const tags = `{client-id=${config.props.get('client.id')}}`;
       const elapsedSec = Math.max(stats.elapsedMs, 1) / 1000;
