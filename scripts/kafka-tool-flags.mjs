@@ -10,7 +10,7 @@
 //
 // Needs `unzip` and a JDK's `javap`. --help/--version (jopt's CommandDefaultOptions, argparse4j's
 // -h) are left out on both sides. For tools with sub-commands the flags of all sub-commands are
-// compared as one set.
+// compared as one set, and their sub-command names are compared too.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,6 +46,8 @@ const TOOLS = {
 };
 
 const IGNORED = new Set(['help', 'version', 'h']);
+/** Sub-command names share the sets with the flags, marked by this prefix. */
+const SUB = 'sub:';
 const NAME = /^[a-zA-Z][\w.-]*$/;
 
 /** Option names in one class's bytecode. */
@@ -53,12 +55,24 @@ function kafkaFlags(classFile) {
   const text = execFileSync('javap', ['-c', '-p', '-constants', classFile], { encoding: 'utf8', maxBuffer: 64 << 20 });
   const names = new Set();
   let strings = [];
+  /** The string constant of the instruction just before, if it was one. */
+  let previous = null;
+  let naming = false;
   for (const line of text.split('\n')) {
     const ldc = /\bldc(?:_w)?\s+#\d+\s+\/\/ String (.*)$/.exec(line);
+    // TransactionsCommand's sub-commands name themselves: `String name() { return "list"; }`.
+    if (/ java\.lang\.String name\(\);$/.test(line)) naming = true;
+    if (naming && /^\s+\d+: /.test(line)) {
+      if (ldc && /^\s+0: /.test(line)) names.add(`${SUB}${ldc[1]}`);
+      naming = false;
+    }
     if (ldc) {
       strings.push(ldc[1]);
+      previous = ldc[1];
       continue;
     }
+    const literal = previous;
+    previous = null;
     const call = /invoke\w+\s+#\d+(?:,\s+\d+)?\s+\/\/ (?:Interface)?Method (\S+?)\.(\w+):\(([^)]*)\)/.exec(line);
     if (!call) continue;
     const [, owner, method] = call;
@@ -67,6 +81,8 @@ function kafkaFlags(classFile) {
       for (const n of found) names.add(n);
     } else if (owner.startsWith('net/sourceforge/argparse4j/') && method === 'addArgument') {
       for (const s of strings) if (/^--?[a-zA-Z]/.test(s)) names.add(s.replace(/^--?/, ''));
+    } else if (owner.startsWith('net/sourceforge/argparse4j/') && method === 'addParser' && literal !== null) {
+      names.add(`${SUB}${literal}`);
     }
     if (owner.startsWith('joptsimple/') || owner.startsWith('net/sourceforge/argparse4j/')) strings = [];
   }
@@ -80,8 +96,9 @@ function tkafkaFlags() {
   const body = bash.slice(start, bash.indexOf('\n}', start));
   const out = new Map();
   for (const m of body.matchAll(/^\s*'([^']+)'\) REPLY='([^']*)'/gm)) {
-    const tool = m[1].split(' ')[0];
+    const [tool, sub] = m[1].split(' ');
     const set = out.get(tool) ?? new Set();
+    if (sub) set.add(`${SUB}${sub}`);
     for (const f of m[2].split(/\s+/)) if (f) set.add(f.replace(/^--?/, ''));
     out.set(tool, set);
   }
@@ -90,7 +107,8 @@ function tkafkaFlags() {
 
 /** A class glob (`*` within one name) as a regular expression over the jar's entries. */
 const glob = (c) => new RegExp(`^${c.replace(/[.$]/g, '\\$&').replace(/\*/g, '[^/]*')}\\.class$`);
-const show = (names) => (names.length ? names.map((n) => (n.length === 1 ? `-${n}` : `--${n}`)).join(' ') : '-');
+const flag = (n) => (n.startsWith(SUB) ? `(sub-command ${n.slice(SUB.length)})` : n.length === 1 ? `-${n}` : `--${n}`);
+const show = (names) => (names.length ? names.map(flag).join(' ') : '-');
 
 const tmp = mkdtempSync(join(tmpdir(), 'kafka-tool-flags-'));
 try {
