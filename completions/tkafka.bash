@@ -64,8 +64,8 @@ __tkafka_flags() {
     'consumer-groups') REPLY='--all-groups --all-topics --bootstrap-server --by-duration --command-config --debug --delete --delete-offsets --describe --dry-run --execute --export --from-file --group --help --list --members --offsets --output --reset-offsets --shift-by --state --timeout --to-current --to-datetime --to-earliest --to-latest --to-offset --topic --type --validate-regex --verbose --version --watch' ;;
     'console-producer') REPLY='--batch-size --bootstrap-server --command-config --command-property --compression-codec --debug --help --line-reader --max-block-ms --max-memory-bytes --max-partition-memory-bytes --message-send-max-retries --metadata-expiry-ms --producer-property --producer.config --property --reader-config --reader-property --request-required-acks --request-timeout-ms --retry-backoff-ms --socket-buffer-size --sync --timeout --topic --version' ;;
     'console-consumer') REPLY='--bootstrap-server --command-config --command-property --consumer-property --consumer.config --debug --enable-systest-events --formatter --formatter-config --formatter-property --from-beginning --group --help --include --isolation-level --key-deserializer --max-messages --offset --output --partition --property --skip-message-on-error --timeout-ms --topic --value-deserializer --version' ;;
-    'producer-perf-test') REPLY='-h --help --topic --num-records --record-size --payload-file --payload-monotonic --payload-delimiter --throughput --producer-props --producer.config --print-metrics --transactional-id --transaction-duration-ms' ;;
-    'consumer-perf-test') REPLY='--bootstrap-server --consumer.config --date-format --fetch-size --from-latest --group --help --hide-header --messages --print-metrics --reporting-interval --show-detailed-stats --socket-buffer-size --timeout --topic --version' ;;
+    'producer-perf-test') REPLY='-h --help --bootstrap-server --topic --num-records --record-size --payload-file --payload-monotonic --payload-delimiter --throughput --producer-props --command-property --producer.config --command-config --print-metrics --transactional-id --transaction-duration-ms --warmup-records --reporting-interval --record-key-range --key-distribution --random-seed' ;;
+    'consumer-perf-test') REPLY='--bootstrap-server --command-config --command-property --consumer.config --date-format --fetch-size --from-latest --group --help --hide-header --include --messages --num-records --print-metrics --reporting-interval --show-detailed-stats --socket-buffer-size --timeout --topic --version' ;;
     'local') REPLY='-h --help' ;;
     'local start') REPLY='-h --help -n --nodes --controllers --quorum --port --override --timeout --dir' ;;
     'local stop') REPLY='-h --help --clean --timeout --dir' ;;
@@ -121,8 +121,8 @@ __tkafka_argflags() {
     'consumer-groups') REPLY=' --bootstrap-server --by-duration --command-config --from-file --group --output --shift-by --timeout --to-datetime --to-offset --topic --validate-regex ' ;;
     'console-producer') REPLY=' --batch-size --bootstrap-server --command-config --command-property --line-reader --max-block-ms --max-memory-bytes --max-partition-memory-bytes --message-send-max-retries --metadata-expiry-ms --producer-property --producer.config --property --reader-config --reader-property --request-required-acks --request-timeout-ms --retry-backoff-ms --socket-buffer-size --timeout --topic ' ;;
     'console-consumer') REPLY=' --bootstrap-server --command-config --command-property --consumer-property --consumer.config --formatter --formatter-config --formatter-property --group --include --isolation-level --key-deserializer --max-messages --offset --output --partition --property --timeout-ms --topic --value-deserializer ' ;;
-    'producer-perf-test') REPLY=' --topic --num-records --record-size --payload-file --payload-delimiter --throughput --producer-props --producer.config --transactional-id --transaction-duration-ms ' ;;
-    'consumer-perf-test') REPLY=' --bootstrap-server --consumer.config --date-format --fetch-size --group --messages --reporting-interval --socket-buffer-size --topic ' ;;
+    'producer-perf-test') REPLY=' --bootstrap-server --topic --num-records --record-size --payload-file --payload-delimiter --throughput --producer-props --command-property --producer.config --command-config --transactional-id --transaction-duration-ms --warmup-records --reporting-interval --record-key-range --key-distribution --random-seed ' ;;
+    'consumer-perf-test') REPLY=' --bootstrap-server --command-config --command-property --consumer.config --date-format --fetch-size --group --include --messages --num-records --reporting-interval --socket-buffer-size --topic ' ;;
     'local start') REPLY=' -n --nodes --controllers --quorum --port --override --timeout --dir ' ;;
     'local stop') REPLY=' --timeout --dir ' ;;
     'local status') REPLY=' --output --dir ' ;;
@@ -138,7 +138,7 @@ __tkafka_argflags() {
 # Flags that take one or more values (argparse nargs='+').
 __tkafka_multiflags() {
   case "$1" in
-    'producer-perf-test') REPLY=' --producer-props ' ;;
+    'producer-perf-test') REPLY=' --producer-props --command-property ' ;;
     *) REPLY='' ;;
   esac
 }
@@ -265,10 +265,14 @@ __tkafka_value() {
     'console-consumer|--isolation-level') REPLY='read_committed read_uncommitted' ;;
     'console-consumer|--output') REPLY='text json table' ;;
     'console-consumer|--topic') REPLY='@topic' ;;
+    'producer-perf-test|--bootstrap-server') REPLY='@hostport' ;;
     'producer-perf-test|--topic') REPLY='@topic' ;;
     'producer-perf-test|--payload-file') REPLY='@file' ;;
     'producer-perf-test|--producer.config') REPLY='@file' ;;
+    'producer-perf-test|--command-config') REPLY='@file' ;;
+    'producer-perf-test|--key-distribution') REPLY='none range random' ;;
     'consumer-perf-test|--bootstrap-server') REPLY='@hostport' ;;
+    'consumer-perf-test|--command-config') REPLY='@file' ;;
     'consumer-perf-test|--consumer.config') REPLY='@file' ;;
     'consumer-perf-test|--group') REPLY='@group' ;;
     'consumer-perf-test|--topic') REPLY='@topic' ;;

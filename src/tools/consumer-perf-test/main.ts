@@ -1,10 +1,15 @@
 // `tkafka consumer-perf-test`: kafka-consumer-perf-test.sh (org.apache.kafka.tools.ConsumerPerformance,
-// Kafka 4.0): the same jopt flags and checks; joins the group, consumes --messages records (or
+// Kafka 4.4): the same jopt flags and checks; joins the group, consumes --num-records records (or
 // stops after --timeout ms without records) and prints Kafka's lines: the header, detailed rows
 // every --reporting-interval with --show-detailed-stats, else one summary row
 // (`start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec,
 // rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec`). On a terminal (unless
 // --no-tty or NO_COLOR) a live progress view (ink) runs below Kafka's lines.
+//
+// Client properties as Kafka's ConsumerPerfOptions.props(): --consumer.config (deprecated) or
+// --command-config, then --command-property over them, then the tool's own keys (bootstrap.servers,
+// group.id, max.partition.fetch.bytes, auto.offset.reset) over all; the security keys
+// (security.protocol, sasl.*, ssl.*) reach the connection through openClient's toolProperties.
 //
 // Differences, on purpose: the cluster may come from TKAFKA_BOOTSTRAP_SERVER or the active
 // profile; rebalance time is the time spent without an assignment (tkafka's consumer has no
@@ -16,6 +21,7 @@ import type { ConsumerConfig } from '../../client/consumer.js';
 import { parseOrUsage, printUsage } from '../common/jopt.js';
 import { javaFixed, simpleDateFormat } from '../producer-perf-test/java-format.js';
 import { metricsLines } from '../producer-perf-test/main.js';
+import { parseKeyValueArgs } from '../console-consumer/spec.js';
 import { DEFAULT_DATE_FORMAT, consumerPerfSpec, defaultGroup } from './spec.js';
 
 const HEADER_EXTRA = ', rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec';
@@ -105,8 +111,26 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
   const parsed = parseOrUsage(spec, argv, io, VERSION);
   if ('exitCode' in parsed) return parsed.exitCode;
   const o = parsed.options;
-  if (!o.has('topic')) return printUsage(spec, io, 'Missing required argument "[topic]"');
-  if (!o.has('messages')) return printUsage(spec, io, 'Missing required argument "[messages]"');
+  // ConsumerPerfOptions' checks, in Kafka's order (--bootstrap-server may also come from the
+  // environment or the profile: checked when the connection is resolved).
+  const exactlyOne = (a: string, b: string): string | null =>
+    o.has(a) === o.has(b) ? `Exactly one of the following arguments is required: [${a}], [${b}]` : null;
+  const oneOf = exactlyOne('topic', 'include') ?? exactlyOne('messages', 'num-records');
+  if (oneOf !== null) return printUsage(spec, io, oneOf);
+  if (o.has('consumer.config') && o.has('command-config'))
+    return printUsage(spec, io, 'Option "[consumer.config]" can\'t be used with option "[command-config]"');
+  if (o.has('messages')) io.stdout.write('Warning: --messages is deprecated. Use --num-records instead.\n');
+  if (o.has('consumer.config'))
+    io.stdout.write('Warning: --consumer.config is deprecated. Use --command-config instead.\n');
+  let include: RegExp | null = null;
+  if (o.has('include')) {
+    try {
+      include = new RegExp(o.string('include')!);
+    } catch (e) {
+      io.stderr.write(`${(e as Error).message}\n`);
+      return 1;
+    }
+  }
   const reportingRaw = o.string('reporting-interval')!;
   if (!/^\d+$/.test(reportingRaw))
     return printUsage(spec, io, `Cannot parse argument '${reportingRaw}' of option reporting-interval`);
@@ -123,10 +147,10 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     io.stderr.write('Reporting interval must be greater than 0.\n');
     return 1;
   }
-  const numMessages = Number(o.valueOf('messages'));
+  const numMessages = Number(o.valueOf(o.has('messages') ? 'messages' : 'num-records'));
   const timeoutMs = Number(o.valueOf('timeout') ?? 10_000n);
   const detailed = o.has('show-detailed-stats');
-  const topic = o.string('topic')!;
+  const topic = o.string('topic') ?? null;
   const group = o.string('group')!;
 
   const [{ resolveBootstrap, openClient, loadPropertiesFile }, { createProgress }] = await Promise.all([
@@ -141,12 +165,17 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     else io.stdout.write(`${line}\n`);
   };
   try {
-    const props = o.has('consumer.config')
-      ? await loadPropertiesFile(o.string('consumer.config')!)
-      : new Map<string, string>();
+    const configOpt = o.has('consumer.config') ? 'consumer.config' : 'command-config';
+    const props = o.has(configOpt) ? await loadPropertiesFile(o.string(configOpt)!) : new Map<string, string>();
+    for (const [k, v] of parseKeyValueArgs(o.valuesOf('command-property').map(String))) props.set(k, v);
     const bootstrap = await resolveBootstrap(o.string('bootstrap-server') ?? null, io.env);
     if (!bootstrap) return printUsage(spec, io, 'Missing required argument "[bootstrap-server]"');
-    const clientId = props.get('client.id') ?? 'perf-consumer-client';
+    props.set('bootstrap.servers', bootstrap.value);
+    props.set('group.id', group);
+    props.set('max.partition.fetch.bytes', String(o.valueOf('fetch-size')));
+    props.set('auto.offset.reset', o.has('from-latest') ? 'latest' : 'earliest');
+    if (!props.has('client.id')) props.set('client.id', 'perf-consumer-client');
+    const clientId = props.get('client.id')!;
     client = await openClient({ bootstrap, overrides: { clientId }, toolProperties: props });
     const { Consumer } = await import('../../client/consumer.js');
     consumer = new Consumer(
@@ -160,7 +189,11 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
       (msg) => io.stderr.write(`WARN ${msg}\n`),
     );
 
-    progress = createProgress(io, { title: `Consuming from ${topic}`, total: numMessages, unit: 'messages' });
+    progress = createProgress(io, {
+      title: `Consuming from ${topic ?? `topics matching ${include!.source}`}`,
+      total: numMessages,
+      unit: 'messages',
+    });
     if (!o.has('hide-header')) out(headerLine(detailed));
 
     const startMs = Date.now();
@@ -175,7 +208,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     let currentTimeMs = startMs;
     let lastReportTimeMs = currentTimeMs;
     let lastConsumedTimeMs = currentTimeMs;
-    consumer.subscribe([topic]);
+    consumer.subscribe(topic !== null ? [topic] : include!);
     while (messagesRead < numMessages && currentTimeMs - lastConsumedTimeMs <= timeoutMs) {
       const records = await consumer.poll(100);
       currentTimeMs = Date.now();

@@ -1,4 +1,4 @@
-// kafka-consumer-perf-test.sh's flags (org.apache.kafka.tools.ConsumerPerformance, Kafka 4.0) as a
+// kafka-consumer-perf-test.sh's flags (org.apache.kafka.tools.ConsumerPerformance, Kafka 4.4) as a
 // jopt spec table: the parser, --help, man page and completions all come from it.
 import type { JoptToolSpec } from '../common/jopt.js';
 import { BOOTSTRAP_HELP_SUFFIX } from '../topics/spec.js';
@@ -20,17 +20,28 @@ export function consumerPerfSpec(group = 'perf-consumer-<random 0..99999>'): Jop
         arg: { name: 'server to connect to' },
         complete: 'host:port',
       },
-      { names: ['topic'], description: 'REQUIRED: The topic to consume from.', arg: { name: 'topic' } },
+      { names: ['topic'], description: 'The topic to consume from.', arg: { name: 'topic' } },
+      {
+        names: ['include'],
+        description: 'Regular expression specifying list of topics to include for consumption.',
+        arg: { name: 'Java regex (String)' },
+      },
       { names: ['group'], description: 'The group id to consume on.', arg: { name: 'gid', defaults: [group] } },
       {
         names: ['fetch-size'],
-        description: 'The amount of data to fetch in a single request.',
+        description: 'The maximum amount of data to fetch from a single partition per request.',
         arg: { name: 'size', type: 'Integer', defaults: [1024 * 1024] },
+      },
+      {
+        names: ['command-property'],
+        description:
+          'Kafka consumer related configuration properties like client.id. These configs take precedence over those passed via --command-config or --consumer.config.',
+        arg: { name: 'prop1=val1' },
       },
       {
         names: ['from-latest'],
         description:
-          'If the consumer does not already have an established offset to consume from, start with the latest message present in the log rather than the earliest message.',
+          'If the consumer does not already have an established offset to consume from, start with the latest record present in the log rather than the earliest record.',
       },
       {
         names: ['socket-buffer-size'],
@@ -39,14 +50,21 @@ export function consumerPerfSpec(group = 'perf-consumer-<random 0..99999>'): Jop
       },
       {
         names: ['consumer.config'],
-        description: 'Consumer config properties file.',
+        description:
+          '(DEPRECATED) Consumer config properties file. This option will be removed in a future version. Use --command-config instead.',
+        arg: { name: 'config file' },
+        complete: 'file',
+      },
+      {
+        names: ['command-config'],
+        description: 'Config properties file.',
         arg: { name: 'config file' },
         complete: 'file',
       },
       { names: ['print-metrics'], description: 'Print out the metrics.' },
       {
         names: ['show-detailed-stats'],
-        description: 'If set, stats are reported for each reporting interval as configured by reporting-interval',
+        description: 'If set, stats are reported for each reporting interval as configured by reporting-interval.',
       },
       {
         names: ['timeout'],
@@ -55,7 +73,13 @@ export function consumerPerfSpec(group = 'perf-consumer-<random 0..99999>'): Jop
       },
       {
         names: ['messages'],
-        description: 'REQUIRED: The number of messages to consume.',
+        description:
+          '(DEPRECATED) The number of records to consume. This option will be removed in a future version. Use --num-records instead.',
+        arg: { name: 'count', type: 'Long' },
+      },
+      {
+        names: ['num-records'],
+        description: 'REQUIRED: The number of records to consume.',
         arg: { name: 'count', type: 'Long' },
       },
       {
@@ -69,7 +93,7 @@ export function consumerPerfSpec(group = 'perf-consumer-<random 0..99999>'): Jop
           'The date format to use for formatting the time field. See java.text.SimpleDateFormat for options.',
         arg: { name: 'date format', defaults: [DEFAULT_DATE_FORMAT] },
       },
-      { names: ['hide-header'], description: 'If set, skips printing the header for the stats' },
+      { names: ['hide-header'], description: 'If set, skips printing the header for the stats.' },
     ],
   };
 }

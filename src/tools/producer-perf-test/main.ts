@@ -1,7 +1,14 @@
 // `tkafka producer-perf-test`: kafka-producer-perf-test.sh (org.apache.kafka.tools.ProducerPerformance,
-// Kafka 4.0): the same argparse4j flags and checks, the same throttling, and the same output lines:
-// every 5 s `N records sent, R records/sec (M MB/sec), A ms avg latency, X ms max latency.` and at
-// the end the total with percentiles. On a terminal (unless --no-tty or NO_COLOR) a live progress
+// Kafka 4.4): the same argparse4j flags and checks, the same throttling, and the same output lines:
+// every --reporting-interval ms (5 s) `N records sent, R records/sec (M MB/sec), A ms avg latency, X ms max latency.` and at
+// the end the total with percentiles. Client properties as Kafka's ConfigPostProcessor:
+// --producer.config (deprecated) or --command-config, --producer-props (deprecated) or
+// --command-property over them, --bootstrap-server over both; the security keys (security.protocol,
+// sasl.*, ssl.*) reach the connection through openClient's toolProperties. --key-distribution
+// range|random keys the records (`i % KEY-RANGE` or random in [0, KEY-RANGE)); --random-seed seeds
+// tkafka's generator (the same seed gives the same run in tkafka; Java's SplittableRandom sequence
+// is not reproduced). --warmup-records N: a second Stats from record N on, whose window lines
+// replace the first's and whose summary (`… steady state records sent, …`) follows the total. On a terminal (unless --no-tty or NO_COLOR) a live progress
 // view (ink) shows the run, with Kafka's lines printed above it; piped, only Kafka's lines.
 //
 // Differences, on purpose: bootstrap.servers may come from TKAFKA_BOOTSTRAP_SERVER or the active
@@ -20,83 +27,102 @@ export const DEFAULT_TRANSACTION_ID_PREFIX = 'performance-producer-';
 export const DEFAULT_TRANSACTION_DURATION_MS = 3000n;
 
 const DESCRIPTION =
-  'This tool is used to verify the producer performance. To enable transactions, you can specify a transaction id or set a transaction duration using --transaction-duration-ms. ' +
-  'There are three ways to specify the transaction id: set transaction.id=<id> via --producer-props, set transaction.id=<id> in the config file via --producer.config, or use --transaction-id <id>.';
-const EXACTLY_ONE = 'Note that you must provide exactly one of --record-size or --payload-file or --payload-monotonic.';
+  'This tool is used to verify the producer performance. To enable transactions, you can specify a transactional id or set a transaction duration using --transaction-duration-ms. ' +
+  'There are three ways to specify the transactional id: set transactional.id=<id> via --command-property, set transactional.id=<id> in the config file via --command-config, or use --transactional-id <id>.';
+const EXACTLY_ONE = 'Note that you must provide exactly one of --record-size, --payload-file or --payload-monotonic.';
 
-/** ProducerPerformance.argParser(). */
+/** ProducerPerformance.argParser() (Kafka 4.4). */
 export function buildParser(): ArgumentParser {
-  const parser = new ArgumentParser({ prog: 'producer-performance', description: DESCRIPTION });
+  const parser = new ArgumentParser({ prog: 'kafka-producer-perf-test', description: DESCRIPTION });
+  parser.addArgument({
+    flags: ['--bootstrap-server'],
+    metavar: 'BOOTSTRAP-SERVER',
+    dest: 'bootstrapServer',
+    help: 'The server(s) to connect to. This config takes precedence over bootstrap.servers specified via --command-property or --command-config.',
+  });
   const payload = parser.addMutuallyExclusiveGroup({ required: true });
-  parser.addArgument({ flags: ['--topic'], required: true, metavar: 'TOPIC', help: 'produce messages to this topic' });
+  parser.addArgument({ flags: ['--topic'], required: true, metavar: 'TOPIC', help: 'Produce records to this topic.' });
   parser.addArgument({
     flags: ['--num-records'],
     required: true,
     type: 'long',
     metavar: 'NUM-RECORDS',
     dest: 'numRecords',
-    help: 'number of messages to produce',
+    help: 'Number of records to produce.',
   });
   payload.addArgument({
     flags: ['--record-size'],
     type: 'int',
     metavar: 'RECORD-SIZE',
     dest: 'recordSize',
-    help: `message size in bytes. ${EXACTLY_ONE}`,
+    help: `Record size in bytes. ${EXACTLY_ONE}`,
   });
   payload.addArgument({
     flags: ['--payload-file'],
     metavar: 'PAYLOAD-FILE',
     dest: 'payloadFile',
     help:
-      'file to read the message payloads from. This works only for UTF-8 encoded text files. Payloads will be read from this file and a payload will be randomly selected when sending messages. ' +
+      'File to read the record payloads from. This works only for UTF-8 encoded text files. Payloads will be read from this file and a payload will be randomly selected when sending records. ' +
       EXACTLY_ONE,
   });
   payload.addArgument({
     flags: ['--payload-monotonic'],
     action: 'storeTrue',
     dest: 'payloadMonotonic',
-    help: `payload is monotonically increasing integer. ${EXACTLY_ONE} (default: false)`,
+    help: `Payload is a monotonically increasing integer. ${EXACTLY_ONE} (default: false)`,
   });
   parser.addArgument({
     flags: ['--payload-delimiter'],
     metavar: 'PAYLOAD-DELIMITER',
     dest: 'payloadDelimiter',
     default: '\\n',
-    help: 'provides delimiter to be used when --payload-file is provided. Defaults to new line. Note that this parameter will be ignored if --payload-file is not provided. (default: \\n)',
+    help: 'Provides the delimiter to be used when --payload-file is provided. Defaults to new line. Note that this parameter will be ignored if --payload-file is not provided. (default: \\n)',
   });
   parser.addArgument({
     flags: ['--throughput'],
     required: true,
     type: 'double',
     metavar: 'THROUGHPUT',
-    help: 'throttle maximum message throughput to *approximately* THROUGHPUT messages/sec. Set this to -1 to disable throttling.',
+    help: 'Throttle maximum record throughput to *approximately* THROUGHPUT records/sec. Set this to -1 to disable throttling.',
   });
   parser.addArgument({
     flags: ['--producer-props'],
     nargs: '+',
     metavar: 'PROP-NAME=PROP-VALUE',
     dest: 'producerConfig',
-    help: 'kafka producer related configuration properties like bootstrap.servers,client.id etc. These configs take precedence over those passed via --producer.config.',
+    help: '(DEPRECATED) Kafka producer related configuration properties like client.id. These configs take precedence over those passed via --command-config or --producer.config. This option will be removed in a future version. Use --command-property instead. Example: --command-property linger.ms=10 batch.size=32768',
+  });
+  parser.addArgument({
+    flags: ['--command-property'],
+    nargs: '+',
+    metavar: 'PROP-NAME=PROP-VALUE',
+    dest: 'commandProperties',
+    help: 'Kafka producer related configuration properties like client.id. These configs take precedence over those passed via --command-config or --producer.config. Example: --command-property linger.ms=10 batch.size=32768',
   });
   parser.addArgument({
     flags: ['--producer.config'],
     metavar: 'CONFIG-FILE',
     dest: 'producerConfigFile',
-    help: 'producer config properties file.',
+    help: '(DEPRECATED) Producer config properties file. This option will be removed in a future version. Use --command-config instead.',
+  });
+  parser.addArgument({
+    flags: ['--command-config'],
+    metavar: 'CONFIG-FILE',
+    dest: 'commandConfigFile',
+    help: 'Producer config properties file.',
   });
   parser.addArgument({
     flags: ['--print-metrics'],
     action: 'storeTrue',
     dest: 'printMetrics',
-    help: 'print out metrics at the end of the test. (default: false)',
+    help: 'Print out metrics at the end of the test. (default: false)',
   });
   parser.addArgument({
     flags: ['--transactional-id'],
     metavar: 'TRANSACTIONAL-ID',
     dest: 'transactionalId',
     help:
-      'The transactional id to use. This config takes precedence over the transactional.id specified via --producer.config or --producer-props. ' +
+      'The transactional id to use. This config takes precedence over the transactional.id specified via --command-property or --command-config. ' +
       'Note that if the transactional id is not specified while --transaction-duration-ms is provided, the default value for the transactional id will be performance-producer- followed by a random uuid.',
   });
   parser.addArgument({
@@ -105,13 +131,56 @@ export function buildParser(): ArgumentParser {
     metavar: 'TRANSACTION-DURATION',
     dest: 'transactionDurationMs',
     help:
-      'The max age of each transaction. The commitTransaction will be called after this time has elapsed. The value should be greater than 0. ' +
-      'If the transactional id is specified via --producer-props, --producer.config, or --transactional-id but --transaction-duration-ms is not specified, the default value will be 3000.',
+      'The maximum duration of each transaction. The commitTransaction will be called after this time has elapsed. The value should be greater than 0. ' +
+      'If the transactional id is specified via --command-property, --command-config or --transactional-id but --transaction-duration-ms is not specified, the default value will be 3000.',
+  });
+  parser.addArgument({
+    flags: ['--warmup-records'],
+    type: 'long',
+    metavar: 'WARMUP-RECORDS',
+    dest: 'warmupRecords',
+    default: 0n,
+    help: 'The number of records to treat as warmup. These initial records will not be included in steady-state statistics. An additional summary line will be printed describing the steady-state statistics. (default: 0)',
+  });
+  parser.addArgument({
+    flags: ['--reporting-interval'],
+    type: 'long',
+    metavar: 'INTERVAL-MS',
+    dest: 'reportingInterval',
+    default: 5000n,
+    help: 'Interval in milliseconds at which to print progress info. (default: 5000)',
+  });
+  parser.addArgument({
+    flags: ['--record-key-range'],
+    type: 'int',
+    metavar: 'KEY-RANGE',
+    dest: 'recordKeyRange',
+    help: "The range of keys to use when --key-distribution is 'range' or 'random'. Keys will be integers in [0, KEY-RANGE). Required for range and random distributions.",
+  });
+  parser.addArgument({
+    flags: ['--key-distribution'],
+    metavar: 'KEY-DISTRIBUTION',
+    dest: 'keyDistribution',
+    choices: ['none', 'range', 'random'],
+    default: 'none',
+    help: "The key distribution to use: 'none' for null keys, 'range' for round-robin keys in [0, KEY-RANGE), or 'random' for random keys in [0, KEY-RANGE). Requires --record-key-range when set to 'range' or 'random'. (default: none)",
+  });
+  parser.addArgument({
+    flags: ['--random-seed'],
+    type: 'long',
+    metavar: 'RANDOM-SEED',
+    dest: 'randomSeed',
+    default: 0n,
+    help: 'Seed for the pseudo-random number generator used by --key-distribution random and random payload generation. The default value of 0 ensures deterministic, reproducible benchmark runs. Set to a different value when non-repeating sequences are required. (default: 0)',
   });
   return parser;
 }
 
-/** ProducerPerformance.Stats: the 5-second window lines and the final summary. */
+/**
+ * ProducerPerformance.Stats: the window lines (every reporting interval) and the final summary; a
+ * steady-state Stats (--warmup-records) says `In steady state.` before its first window line and
+ * ` steady state` in its summary.
+ */
 export class Stats {
   private readonly start: number;
   private readonly latencies: Int32Array;
@@ -127,12 +196,14 @@ export class Stats {
   private windowTotalLatency = 0;
   private windowBytes = 0;
   private windowStart: number;
+  private suppressPrint = false;
 
   constructor(
     numRecords: number,
     private readonly print: (line: string) => void,
     private readonly now: () => number = Date.now,
     private readonly reportingInterval = 5000,
+    private readonly isSteadyState = false,
   ) {
     this.start = now();
     this.windowStart = this.start;
@@ -151,10 +222,16 @@ export class Stats {
     this.windowMaxLatency = Math.max(this.windowMaxLatency, latency);
     if (this.iteration % this.sampling === 0) this.latencies[this.index++] = latency;
     if (time - this.windowStart >= this.reportingInterval) {
-      this.printWindow();
+      if (this.isSteadyState && this.count === this.windowCount) this.print('In steady state.');
+      if (!this.suppressPrint) this.printWindow();
       this.newWindow();
     }
     this.iteration++;
+  }
+
+  /** The window lines stop (the warmup's Stats once the steady state begins). */
+  suppressPrinting(): void {
+    this.suppressPrint = true;
   }
 
   printWindow(): void {
@@ -181,7 +258,7 @@ export class Stats {
     const mbPerSec = (1000.0 * this.bytes) / elapsed / (1024.0 * 1024.0);
     const [p50, p95, p99, p999] = this.percentiles(0.5, 0.95, 0.99, 0.999);
     return (
-      `${this.count} records sent, ${javaF(recsPerSec)} records/sec (${javaFixed(mbPerSec, 2)} MB/sec), ` +
+      `${this.count}${this.isSteadyState ? ' steady state' : ''} records sent, ${javaF(recsPerSec)} records/sec (${javaFixed(mbPerSec, 2)} MB/sec), ` +
       `${javaFixed(this.totalLatency / this.count, 2)} ms avg latency, ${javaFixed(this.maxLatency, 2)} ms max latency, ` +
       `${p50} ms 50th, ${p95} ms 95th, ${p99} ms 99th, ${p999} ms 99.9th.`
     );
@@ -279,24 +356,98 @@ interface PerfConfig {
   payloads: Buffer[];
   transactionsEnabled: boolean;
   transactionDurationMs: number;
+  reportingIntervalMs: number;
+  warmupRecords: number;
+  keyDistribution: KeyDistribution;
+  recordKeyRange: number;
+  randomSeed: bigint;
 }
 
-/** ProducerPerformance.ConfigPostProcessor: Kafka's checks, in Kafka's order. */
+export type KeyDistribution = 'none' | 'range' | 'random';
+
+/**
+ * ProducerPerformance.generateKey: no key, `i % range`, or a random integer in [0, range), as
+ * UTF-8 decimal text. `nextInt(n)` is tkafka's seeded generator (not Java's SplittableRandom:
+ * the same seed repeats tkafka's sequence, not Kafka's).
+ */
+export function generateKey(
+  distribution: KeyDistribution,
+  range: number,
+  index: number,
+  nextInt: (n: number) => number,
+): Buffer | null {
+  if (distribution === 'range') return Buffer.from(String(index % range), 'utf8');
+  if (distribution === 'random') return Buffer.from(String(nextInt(range)), 'utf8');
+  return null;
+}
+
+/** A xorshift32 state from a --random-seed (never 0, which xorshift cannot leave). */
+export function seedState(seed: bigint, salt: number): number {
+  const folded = Number(BigInt.asUintN(32, seed) ^ BigInt.asUintN(32, seed >> 32n)) ^ salt;
+  return folded >>> 0 || salt;
+}
+
+/** ProducerPerformance.ConfigPostProcessor (Kafka 4.4): Kafka's checks, in Kafka's order. */
 async function postProcess(parser: ArgumentParser, ns: Namespace, out: (line: string) => void): Promise<PerfConfig> {
+  const bootstrapServer = (ns.bootstrapServer as string | null | undefined) ?? null;
   const numRecords = ns.numRecords as bigint;
+  const warmup = BigInt(ns.warmupRecords as bigint);
+  const warmupRecords = warmup > 0n ? warmup : 0n;
   const recordSize = (ns.recordSize as number | null | undefined) ?? null;
   const producerConfigs = (ns.producerConfig as string[] | null | undefined) ?? null;
   const producerConfigFile = (ns.producerConfigFile as string | null | undefined) ?? null;
+  const commandProperties = (ns.commandProperties as string[] | null | undefined) ?? null;
+  const commandConfigFile = (ns.commandConfigFile as string | null | undefined) ?? null;
   const payloadFile = (ns.payloadFile as string | null | undefined) ?? null;
   let transactionDurationMs = (ns.transactionDurationMs as bigint | null | undefined) ?? null;
   const transactionalId = (ns.transactionalId as string | null | undefined) ?? null;
-  if (numRecords <= 0n) throw new ArgumentParserError('--num-records should be greater than zero', parser);
+  const reportingInterval = BigInt(ns.reportingInterval as bigint);
+  if (numRecords <= 0n) throw new ArgumentParserError('--num-records should be greater than zero.', parser);
+  if (warmupRecords >= numRecords) {
+    throw new ArgumentParserError(
+      'The value for --warmup-records must be strictly fewer than the number of records in the test, --num-records.',
+      parser,
+    );
+  }
   if (recordSize !== null && recordSize <= 0)
-    throw new ArgumentParserError('--record-size should be greater than zero', parser);
-  if (producerConfigs === null && producerConfigFile === null)
-    throw new ArgumentParserError('Either --producer-props or --producer.config must be specified.', parser);
+    throw new ArgumentParserError('--record-size should be greater than zero.', parser);
+  if (
+    bootstrapServer === null &&
+    commandProperties === null &&
+    producerConfigs === null &&
+    producerConfigFile === null &&
+    commandConfigFile === null
+  ) {
+    throw new ArgumentParserError(
+      'At least one of --bootstrap-server, --command-property, --producer-props, --producer.config or --command-config must be specified.',
+      parser,
+    );
+  }
+  if (commandProperties !== null && producerConfigs !== null)
+    throw new ArgumentParserError('--command-property and --producer-props cannot be specified together.', parser);
+  if (commandConfigFile !== null && producerConfigFile !== null)
+    throw new ArgumentParserError('--command-config and --producer.config cannot be specified together.', parser);
   if (transactionDurationMs !== null && transactionDurationMs <= 0n)
-    throw new ArgumentParserError('--transaction-duration-ms should be greater than zero', parser);
+    throw new ArgumentParserError('--transaction-duration-ms should be greater than zero.', parser);
+  if (reportingInterval <= 0n)
+    throw new ArgumentParserError('--reporting-interval should be greater than zero.', parser);
+  const recordKeyRange = (ns.recordKeyRange as number | null | undefined) ?? null;
+  if (recordKeyRange !== null && recordKeyRange <= 0)
+    throw new ArgumentParserError('--record-key-range should be greater than zero.', parser);
+  const keyDistribution = String(ns.keyDistribution ?? 'none') as KeyDistribution;
+  if (keyDistribution !== 'none' && recordKeyRange === null) {
+    throw new ArgumentParserError(
+      "--record-key-range is required when --key-distribution is 'range' or 'random'.",
+      parser,
+    );
+  }
+  if (keyDistribution === 'none' && recordKeyRange !== null) {
+    throw new ArgumentParserError(
+      "--key-distribution must be 'range' or 'random' when --record-key-range is specified.",
+      parser,
+    );
+  }
+  const randomSeed = BigInt(ns.randomSeed as bigint);
   const delimiter = ns.payloadDelimiter === '\\n' ? '\n' : String(ns.payloadDelimiter);
 
   let payloads: Buffer[] = [];
@@ -311,20 +462,35 @@ async function postProcess(parser: ArgumentParser, ns: Namespace, out: (line: st
     }
     if (size === 0) throw new UsageFailure('File does not exist or empty file provided.');
     payloads = splitPayloads(readFileSync(abs, 'utf8'), delimiter);
-    out(`Number of messages read: ${payloads.length}`);
+    out(`Number of records read: ${payloads.length}`);
   }
 
-  const props = new Map<string, string>();
-  if (producerConfigFile !== null) {
-    const { loadPropertiesFile } = await import('../common/connection.js');
-    for (const [k, v] of await loadPropertiesFile(producerConfigFile)) props.set(k, v);
+  let propsList = commandProperties;
+  let configFile = commandConfigFile;
+  if (producerConfigs !== null) {
+    out(
+      'Option --producer-props has been deprecated and will be removed in a future version. Use --command-property instead.',
+    );
+    propsList = producerConfigs;
   }
-  for (const prop of producerConfigs ?? []) {
+  if (producerConfigFile !== null) {
+    out(
+      'Option --producer.config has been deprecated and will be removed in a future version. Use --command-config instead.',
+    );
+    configFile = producerConfigFile;
+  }
+  const props = new Map<string, string>();
+  if (configFile !== null) {
+    const { loadPropertiesFile } = await import('../common/connection.js');
+    for (const [k, v] of await loadPropertiesFile(configFile)) props.set(k, v);
+  }
+  for (const prop of propsList ?? []) {
     const pieces = javaSplitEq(prop);
     if (pieces.length !== 2) throw new UsageFailure(`Invalid property: ${prop}`);
     props.set(pieces[0]!, pieces[1]!);
   }
   if (!props.has('client.id')) props.set('client.id', 'perf-producer-client');
+  if (bootstrapServer !== null) props.set('bootstrap.servers', bootstrapServer);
   const transactionsEnabled =
     transactionDurationMs !== null || transactionalId !== null || props.has('transactional.id');
   if (transactionsEnabled) {
@@ -345,6 +511,11 @@ async function postProcess(parser: ArgumentParser, ns: Namespace, out: (line: st
     payloads,
     transactionsEnabled,
     transactionDurationMs: Number(transactionDurationMs ?? 0n),
+    reportingIntervalMs: Number(reportingInterval),
+    warmupRecords: Number(warmupRecords),
+    keyDistribution,
+    recordKeyRange: recordKeyRange ?? 0,
+    randomSeed,
   };
 }
 
@@ -377,7 +548,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     io.stdout.write(parser.formatHelp());
     return 0;
   }
-  // Kafka 4.0's ProducerPerformance exits 1 after printing -h help.
+  // Kafka 4.4's ProducerPerformance exits 1 after printing -h help.
   const parsed = parseOrExit(parser, argv, io, 1);
   if ('exitCode' in parsed) return parsed.exitCode;
 
@@ -432,9 +603,18 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     }
 
     progress = createProgress(io, { title: `Producing to ${config.topic}`, total: config.numRecords, unit: 'records' });
-    const stats = new Stats(config.numRecords, out);
+    if (config.warmupRecords > 0) {
+      out(
+        `Warmup first ${config.warmupRecords} records. Steady state results will print after the complete test summary.`,
+      );
+    }
+    const stats = new Stats(config.numRecords, out, Date.now, config.reportingIntervalMs);
+    let steadyStateStats: Stats | null = null;
     // Random uppercase payloads are slices of one block (never mutated): no copy per record.
-    const block = config.recordSize !== null ? randomLetters(Math.max(config.recordSize * 64, 1 << 20)) : null;
+    const block =
+      config.recordSize !== null
+        ? randomLetters(Math.max(config.recordSize * 64, 1 << 20), seedState(config.randomSeed, 0x2545f491))
+        : null;
     const startMs = Date.now();
     const throttler = new Throttler(config.throughput, startMs);
     const maxOutstandingBytes = 32 * 1024 * 1024;
@@ -443,7 +623,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     let wake: (() => void) | null = null;
     let currentTransactionSize = 0;
     let transactionStart = 0;
-    let rng = 0x9e3779b9;
+    let rng = seedState(config.randomSeed, 0x9e3779b9);
     const nextRandom = (n: number): number => {
       rng ^= rng << 13;
       rng ^= rng >>> 17;
@@ -466,15 +646,28 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
         transactionStart = Date.now();
       }
       const sendStartMs = Date.now();
+      if (config.warmupRecords > 0 && i === config.warmupRecords) {
+        steadyStateStats = new Stats(
+          config.numRecords - config.warmupRecords,
+          out,
+          Date.now,
+          config.reportingIntervalMs,
+          true,
+        );
+        stats.suppressPrinting();
+      }
+      const steady = steadyStateStats;
       outstanding++;
       outstandingBytes += payload.length;
       const bytes = payload.length;
+      const key = generateKey(config.keyDistribution, config.recordKeyRange, i, nextRandom);
       producer
-        .send({ topic: config.topic, value: payload })
+        .send({ topic: config.topic, key, value: payload })
         .then(
           () => {
             const now = Date.now();
             stats.record(now - sendStartMs, bytes, now);
+            steady?.record(now - sendStartMs, bytes, now);
           },
           (e: unknown) => {
             const msg = (e as Error).message ?? String(e);
@@ -519,6 +712,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     await progress.finish();
     progress = null;
     io.stdout.write(`${stats.totalLine()}\n`);
+    if (steadyStateStats) io.stdout.write(`${steadyStateStats.totalLine()}\n`);
     if (config.printMetrics) {
       const tags = `{client-id=${config.props.get('client.id')}}`;
       const elapsedSec = Math.max(stats.elapsedMs, 1) / 1000;
@@ -554,9 +748,9 @@ function progressDetails(stats: Stats): string[] {
   ];
 }
 
-function randomLetters(n: number): Buffer {
+function randomLetters(n: number, state: number): Buffer {
   const b = Buffer.allocUnsafe(n);
-  let x = 0x2545f491;
+  let x = state;
   for (let i = 0; i < n; i++) {
     x ^= x << 13;
     x ^= x >>> 17;
