@@ -56,7 +56,7 @@ __tkafka_flags() {
     'features version-mapping') REPLY='-h --help --release-version' ;;
     'features feature-dependencies') REPLY='-h --help --feature' ;;
     'transactions') REPLY='-h --help -v --version --command-config --bootstrap-server --debug' ;;
-    'transactions list') REPLY='-h --help --duration-filter --output -o' ;;
+    'transactions list') REPLY='-h --help --duration-filter --transactional-id-pattern --output -o' ;;
     'transactions describe') REPLY='-h --help --transactional-id --output -o' ;;
     'transactions describe-producers') REPLY='-h --help --broker-id --topic --partition --output -o' ;;
     'transactions abort') REPLY='-h --help --topic --partition --start-offset --producer-id --producer-epoch --coordinator-epoch' ;;
@@ -113,7 +113,7 @@ __tkafka_argflags() {
     'features version-mapping') REPLY=' --release-version ' ;;
     'features feature-dependencies') REPLY=' --feature ' ;;
     'transactions') REPLY=' --command-config --bootstrap-server ' ;;
-    'transactions list') REPLY=' --duration-filter --output -o ' ;;
+    'transactions list') REPLY=' --duration-filter --transactional-id-pattern --output -o ' ;;
     'transactions describe') REPLY=' --transactional-id --output -o ' ;;
     'transactions describe-producers') REPLY=' --broker-id --topic --partition --output -o ' ;;
     'transactions abort') REPLY=' --topic --partition --start-offset --producer-id --producer-epoch --coordinator-epoch ' ;;

@@ -135,6 +135,19 @@ test("list, describe and describe-producers print Kafka's tables during an open 
     ]),
   );
 
+  // --transactional-id-pattern (ListTransactions v2, KIP-1152): the whole id must match
+  const byPattern = await txns('list', '--transactional-id-pattern', 'tool-.*');
+  assert.equal(byPattern.stdout, list.stdout);
+  const none = await txns('list', '--transactional-id-pattern', 'tool');
+  assert.equal(none.exitCode, 0, none.stderr);
+  assert.equal(none.stdout + '\n', table([['TransactionalId', 'Coordinator', 'ProducerId', 'TransactionState']]));
+  const bad = await txns('list', '--transactional-id-pattern', '(');
+  assert.equal(bad.exitCode, 1);
+  assert.equal(
+    bad.stderr.trim(),
+    'Failed to list transactions: ListTransactions request sent to broker 1 failed with an unexpected exception. Enable debug logging for additional detail.',
+  );
+
   const d = await txns('describe', '--transactional-id', 'tool-txn');
   assert.equal(d.exitCode, 0, d.stderr);
   const [head, row] = d.stdout.split('\n');

@@ -88,7 +88,7 @@ const ROWS: Row[] = [
   [63, 'BrokerHeartbeat', 0, 1, 0, 0],
   [64, 'UnregisterBroker', 0, 0, 0, 0],
   [65, 'DescribeTransactions', 0, 0, 0, 0],
-  [66, 'ListTransactions', 0, 1, 0, 0],
+  [66, 'ListTransactions', 0, 2, 0, 0],
   [67, 'AllocateProducerIds', 0, 0, 0, 0],
   [68, 'ConsumerGroupHeartbeat', 0, 1, 0, 1],
   [69, 'ConsumerGroupDescribe', 0, 1, 0, 0],

@@ -94,6 +94,26 @@ test("list: the same table as Kafka's tool", async () => {
   assert.ok(cells(a.stdout).some((r) => r[0] === 'interop-txn' && r[3] === 'Ongoing'));
 });
 
+test('list --transactional-id-pattern (KIP-1152): a match, no match and a bad pattern read the same', async () => {
+  for (const pattern of ['interop-.*', 'interop', '(']) {
+    const args = ['list', '--transactional-id-pattern', pattern];
+    const [a, b] = await Promise.all([ours(args), theirs(args)]);
+    assert.equal(a.exitCode, b.exitCode, `${pattern}: ${a.stderr} / ${b.stderr}`);
+    assert.equal(a.stdout, b.stdout.replace(/\n$/, ''), pattern);
+    const kafkaLine =
+      b.stderr
+        .split('\n')
+        .filter((l) => l !== '' && !/^\[\d{4}-|^\s+at |WARN|ERROR|Exception in thread/.test(l))
+        .pop() ?? '';
+    assert.equal(a.stderr.trim(), kafkaLine.trim(), pattern);
+  }
+  const rows = cells((await ours(['list', '--transactional-id-pattern', 'interop-.*'])).stdout);
+  assert.deepEqual(
+    rows.map((r) => r[0]),
+    ['TransactionalId', 'interop-txn'],
+  );
+});
+
 test("describe: same cells, the duration within a few seconds of Kafka's", async () => {
   const [a, b] = await Promise.all([
     ours(['describe', '--transactional-id', 'interop-txn']),
@@ -200,6 +220,9 @@ test(
       const kafkaTool = (args: string[]) => runKafkaTool(TOOL, ['--bootstrap-server', broker.bootstrap, ...args]);
       for (const args of [
         ['list'],
+        ['list', '--transactional-id-pattern', 'tk-.*'],
+        ['list', '--transactional-id-pattern', 'tk'],
+        ['list', '--transactional-id-pattern', '('],
         ['describe-producers', '--topic', 'itx', '--partition', '0'],
         ['find-hanging', '--broker-id', '1'],
         ['describe', '--transactional-id', 'nope'],

@@ -65,13 +65,18 @@ export const stateString = (s: string): string => (KNOWN_STATES.has(s) ? s : 'Un
 /** ListTransactions on every broker of the cluster, results by broker id (ascending). */
 export async function listTransactions(
   client: KafkaClient,
-  opts: { durationFilterMs?: number; producerIds?: bigint[]; states?: string[] } = {},
+  opts: { durationFilterMs?: number; producerIds?: bigint[]; states?: string[]; transactionalIdPattern?: string } = {},
 ): Promise<Map<number, TransactionListing[]>> {
   const md = await client.call('listTransactions', () => client.metadata({ topics: [], refresh: true }));
   const ids = [...md.brokers.keys()].sort((a, b) => a - b);
   const out = new Map<number, TransactionListing[]>();
   const duration =
     opts.durationFilterMs !== undefined && opts.durationFilterMs >= 0 ? opts.durationFilterMs : undefined;
+  // ListTransactionsHandler: the pattern is sent only when non-empty, and needs v2 (KIP-1152)
+  const pattern =
+    opts.transactionalIdPattern !== undefined && opts.transactionalIdPattern.length > 0
+      ? opts.transactionalIdPattern
+      : undefined;
   const results = await Promise.all(
     ids.map((id) =>
       client.call('listTransactions', async () => {
@@ -82,8 +87,9 @@ export async function listTransactions(
             stateFilters: opts.states ?? [],
             producerIdFilters: opts.producerIds ?? [],
             ...(v >= 1 ? { durationFilter: BigInt(duration ?? -1) } : {}),
+            ...(v >= 2 ? { transactionalIdPattern: pattern ?? null } : {}),
           }),
-          { minVersion: duration === undefined ? 0 : 1 },
+          { minVersion: pattern !== undefined ? 2 : duration === undefined ? 0 : 1 },
         );
         // COORDINATOR_LOAD_IN_PROGRESS is retriable: client.call retries it
         const code = r.body.errorCode;

@@ -73,6 +73,7 @@ export async function runList(ctx: CommandContext, ns: Namespace): Promise<numbe
   try {
     result = await listTransactions(ctx.client, {
       durationFilterMs: filter === null || filter === undefined ? undefined : Number(filter),
+      transactionalIdPattern: (ns.transactional_id_pattern as string | null | undefined) ?? undefined,
     });
   } catch (e) {
     throw failure('Failed to list transactions', e);

@@ -55,6 +55,10 @@ export function buildTransactionsParser(connectionRequired = true, version = '')
     type: 'long',
     help: 'Duration (in millis) to filter by: if < 0, all transactions will be returned; otherwise, only transactions running longer than this duration will be returned',
   });
+  list.addArgument({
+    flags: ['--transactional-id-pattern'],
+    help: 'Transactional id regular expression pattern to filter by',
+  });
 
   const describe = sub.addParser('describe', {
     help: 'describe the state of an active transactional-id',
