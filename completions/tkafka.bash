@@ -11,7 +11,7 @@ __tkafka_subs() {
     'storage') REPLY='info format version-mapping feature-dependencies random-uuid' ;;
     'cluster') REPLY='cluster-id unregister unregister-controller list-endpoints' ;;
     'features') REPLY='describe upgrade downgrade disable version-mapping feature-dependencies' ;;
-    'transactions') REPLY='list describe describe-producers abort find-hanging' ;;
+    'transactions') REPLY='list describe describe-producers abort find-hanging forceTerminateTransaction' ;;
     'local') REPLY='start stop status kill restart' ;;
     'profile') REPLY='create use list show delete' ;;
     *) REPLY='' ;;
@@ -61,6 +61,7 @@ __tkafka_flags() {
     'transactions describe-producers') REPLY='-h --help --broker-id --topic --partition --output -o' ;;
     'transactions abort') REPLY='-h --help --topic --partition --start-offset --producer-id --producer-epoch --coordinator-epoch' ;;
     'transactions find-hanging') REPLY='-h --help --broker-id --max-transaction-timeout --topic --partition --output -o' ;;
+    'transactions forceTerminateTransaction') REPLY='-h --help --transactionalId' ;;
     'consumer-groups') REPLY='--all-groups --all-topics --bootstrap-server --by-duration --command-config --debug --delete --delete-offsets --describe --dry-run --execute --export --from-file --group --help --list --members --offsets --output --reset-offsets --shift-by --state --timeout --to-current --to-datetime --to-earliest --to-latest --to-offset --topic --type --validate-regex --verbose --version --watch' ;;
     'console-producer') REPLY='--batch-size --bootstrap-server --command-config --command-property --compression-codec --debug --help --line-reader --max-block-ms --max-memory-bytes --max-partition-memory-bytes --message-send-max-retries --metadata-expiry-ms --producer-property --producer.config --property --reader-config --reader-property --request-required-acks --request-timeout-ms --retry-backoff-ms --socket-buffer-size --sync --timeout --topic --version' ;;
     'console-consumer') REPLY='--bootstrap-server --command-config --command-property --consumer-property --consumer.config --debug --enable-systest-events --formatter --formatter-config --formatter-property --from-beginning --group --help --include --isolation-level --key-deserializer --max-messages --offset --output --partition --property --skip-message-on-error --timeout-ms --topic --value-deserializer --version' ;;
@@ -118,6 +119,7 @@ __tkafka_argflags() {
     'transactions describe-producers') REPLY=' --broker-id --topic --partition --output -o ' ;;
     'transactions abort') REPLY=' --topic --partition --start-offset --producer-id --producer-epoch --coordinator-epoch ' ;;
     'transactions find-hanging') REPLY=' --broker-id --max-transaction-timeout --topic --partition --output -o ' ;;
+    'transactions forceTerminateTransaction') REPLY=' --transactionalId ' ;;
     'consumer-groups') REPLY=' --bootstrap-server --by-duration --command-config --from-file --group --output --shift-by --timeout --to-datetime --to-offset --topic --validate-regex ' ;;
     'console-producer') REPLY=' --batch-size --bootstrap-server --command-config --command-property --line-reader --max-block-ms --max-memory-bytes --max-partition-memory-bytes --message-send-max-retries --metadata-expiry-ms --producer-property --producer.config --property --reader-config --reader-property --request-required-acks --request-timeout-ms --retry-backoff-ms --socket-buffer-size --timeout --topic ' ;;
     'console-consumer') REPLY=' --bootstrap-server --command-config --command-property --consumer-property --consumer.config --formatter --formatter-config --formatter-property --group --include --isolation-level --key-deserializer --max-messages --offset --output --partition --property --timeout-ms --topic --value-deserializer ' ;;

@@ -325,3 +325,55 @@ test(
     assert.match(dump.stdout, /endTxnMarker: ABORT coordinatorEpoch: \d+/);
   },
 );
+
+test(
+  'forceTerminateTransaction aborts an ongoing transaction and fences its producer',
+  { timeout: 60_000 },
+  async () => {
+    const init = await until('InitProducerId', async () => {
+      const r = await c.request(ApiKey.InitProducerId, 4, {
+        transactionalId: 'force-txn',
+        transactionTimeoutMs: 60_000,
+        producerId: -1n,
+        producerEpoch: -1,
+      });
+      return r.errorCode === 0 ? r : undefined;
+    });
+    const add = await c.request(ApiKey.AddPartitionsToTxn, 3, {
+      v3AndBelowTransactionalId: 'force-txn',
+      v3AndBelowProducerId: init.producerId,
+      v3AndBelowProducerEpoch: init.producerEpoch,
+      v3AndBelowTopics: [{ name: 'tool', partitions: [0] }],
+    });
+    assert.equal(add.resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode, 0);
+    const batch = (seq: number) =>
+      buildRecordBatchSync({
+        producerId: init.producerId,
+        producerEpoch: init.producerEpoch,
+        baseSequence: seq,
+        transactional: true,
+        records: [{ value: 'x' }],
+      });
+    assert.equal((await produce('tool', batch(0), 'force-txn')).errorCode, 0);
+    const before = await txns('describe', '--transactional-id', 'force-txn', '--output', 'json');
+    assert.equal(JSON.parse(before.stdout).transactionState, 'Ongoing');
+
+    const force = await txns('forceTerminateTransaction', '--transactionalId', 'force-txn');
+    assert.equal(force.exitCode, 0, force.stderr);
+    assert.equal(force.stdout, '');
+    const after = await until('the abort completes', async () => {
+      const r = await txns('describe', '--transactional-id', 'force-txn', '--output', 'json');
+      const d = r.exitCode === 0 ? JSON.parse(r.stdout) : undefined;
+      return d && ['CompleteAbort', 'Empty'].includes(d.transactionState) ? d : undefined;
+    });
+    assert.equal(after.producerId, Number(init.producerId));
+    assert.ok(after.producerEpoch > init.producerEpoch, `epoch ${after.producerEpoch} > ${init.producerEpoch}`);
+    // the old producer is fenced
+    const stale = await produce('tool', batch(1), 'force-txn');
+    assert.notEqual(stale.errorCode, ErrorCode.NONE);
+
+    const usage = await txns('forceTerminateTransaction');
+    assert.equal(usage.exitCode, 1);
+    assert.match(usage.stderr, /kafka-transactions\.sh: error: argument --transactionalId is required/);
+  },
+);

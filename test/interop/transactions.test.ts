@@ -12,6 +12,7 @@ import { REPO_ROOT } from '../helpers/spec-models.js';
 import { startApacheKafka, runKafkaTool, type ApacheKafka } from './helpers/apache-kafka.js';
 import { startBroker as startTxnBroker } from '../helpers/broker-process.js';
 import kafkajs from 'kafkajs';
+import { waitFor } from '../helpers/wait-for.js';
 
 const TOOL = 'org.apache.kafka.tools.TransactionsCommand';
 let kafka: ApacheKafka;
@@ -172,6 +173,63 @@ test('find-hanging: nothing hanging while the producer is alive (both tools)', a
   assert.equal(a.stdout, b.stdout.replace(/\n$/, ''));
 });
 
+/** Starts hold.py with `id` on `bootstrap` and resolves once its transaction is open (wrapped: a bare
+ * ResultPromise would be awaited to the process's exit). */
+async function holdOpen(bootstrap: string, id: string): Promise<{ p: ResultPromise }> {
+  const p = execa('/usr/bin/python3', [join(scratch, 'hold.py'), bootstrap, id], {
+    reject: false,
+    stdin: 'pipe',
+    buffer: false,
+  });
+  await new Promise<void>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('the transaction did not open in time')), 60_000);
+    p.stdout!.on('data', (d: Buffer) => {
+      if (d.toString().includes('open')) {
+        clearTimeout(t);
+        resolve();
+      }
+    });
+  });
+  return { p };
+}
+
+/** The TransactionState cell of `describe` for `id` (either tool's table). */
+const stateOf = (out: string): string | undefined => {
+  const [h, r] = cells(out);
+  return h && r ? r[h.indexOf('TransactionState')] : undefined;
+};
+
+test(
+  'forceTerminateTransaction: the same usage and help as Kafka 4.4; ours aborts an open transaction on Apache Kafka',
+  { timeout: 120_000 },
+  async () => {
+    for (const args of [['forceTerminateTransaction'], ['forceTerminateTransaction', '--help']]) {
+      const [a, b] = await Promise.all([ours(args), theirs(args)]);
+      assert.equal(a.exitCode, b.exitCode, args.join(' '));
+      assert.equal(a.stdout, b.stdout.replace(/\n$/, ''), args.join(' '));
+      assert.equal(a.stderr, b.stderr.replace(/\n$/, ''), args.join(' '));
+    }
+    const { p: hold } = await holdOpen(kafka.bootstrap, 'force-kafka');
+    try {
+      const open = await theirs(['describe', '--transactional-id', 'force-kafka']);
+      assert.equal(stateOf(open.stdout), 'Ongoing', open.stdout);
+      const f = await ours(['forceTerminateTransaction', '--transactionalId', 'force-kafka']);
+      assert.equal(f.exitCode, 0, f.stderr);
+      assert.equal(f.stdout, '');
+      await waitFor(
+        async () => {
+          const d = await theirs(['describe', '--transactional-id', 'force-kafka']);
+          return ['CompleteAbort', 'Empty'].includes(stateOf(d.stdout) ?? '') ? true : undefined;
+        },
+        { what: "Kafka's coordinator to abort force-kafka", timeoutMs: 30_000 },
+      );
+    } finally {
+      hold.stdin?.end();
+      await hold.catch(() => undefined);
+    }
+  },
+);
+
 test(
   "Kafka's TransactionsCommand against a tkafka broker prints what tkafka's tool prints",
   { timeout: 180_000 },
@@ -238,6 +296,16 @@ test(
       assert.equal(b.exitCode, 0, b.stderr);
       const strip = (rows: string[][]) => rows.map((r) => r.filter((_, i) => i !== 7));
       assert.deepEqual(strip(cells(a.stdout)), strip(cells(b.stdout)));
+      // Kafka's forceTerminateTransaction (FenceProducersHandler's InitProducerId) against tkafka's coordinator
+      const f = await kafkaTool(['forceTerminateTransaction', '--transactionalId', 'tk-txn']);
+      assert.equal(f.exitCode, 0, f.stderr);
+      await waitFor(
+        async () => {
+          const d = await ourTool(['describe', '--transactional-id', 'tk-txn']);
+          return ['CompleteAbort', 'Empty'].includes(stateOf(d.stdout) ?? '') ? true : undefined;
+        },
+        { what: 'tkafka to abort tk-txn', timeoutMs: 30_000 },
+      );
     } finally {
       hold?.stdin?.end();
       await hold?.catch(() => undefined);

@@ -6,6 +6,7 @@ import type { KafkaClient } from '../../client/client.js';
 import { ApiError } from '../../client/errors.js';
 import type { DescribeProducersResponse } from '../../protocol/generated/protocol/DescribeProducers.js';
 import type { DescribeTransactionsResponse } from '../../protocol/generated/protocol/DescribeTransactions.js';
+import type { InitProducerIdResponse } from '../../protocol/generated/protocol/InitProducerId.js';
 import type { ListTransactionsResponse } from '../../protocol/generated/protocol/ListTransactions.js';
 import type { WriteTxnMarkersResponse } from '../../protocol/generated/protocol/WriteTxnMarkers.js';
 
@@ -155,6 +156,45 @@ export async function describeTransaction(
         (t.partitions as number[]).map((p) => ({ topic: t.topic as string, partition: p })),
       ),
     };
+  });
+}
+
+/**
+ * Admin.forceTerminateTransaction (Kafka 4.x): fenceProducers of the one id, i.e. FenceProducersHandler's
+ * InitProducerId (producer id and epoch -1, transaction timeout = the client's request.timeout.ms) at the
+ * id's coordinator, which bumps the epoch and aborts an ongoing transaction. Retries while the
+ * coordinator loads or a concurrent transaction completes; finds the coordinator again on
+ * NOT_COORDINATOR / COORDINATOR_NOT_AVAILABLE; other errors carry FenceProducersHandler's messages.
+ */
+export async function forceTerminateTransaction(
+  client: KafkaClient,
+  transactionalId: string,
+): Promise<{ producerId: bigint; producerEpoch: number }> {
+  return client.call('fenceProducer', async () => {
+    const coordinatorId = await client.coordinatorOf('transaction', transactionalId);
+    const r = await client.send<InitProducerIdResponse>({ node: coordinatorId }, 'InitProducerId', {
+      transactionalId,
+      transactionTimeoutMs: client.config.requestTimeoutMs,
+      producerId: -1n,
+      producerEpoch: -1,
+      enable2Pc: false,
+      keepPreparedTxn: false,
+    });
+    const code = r.body.errorCode;
+    if (code !== 0) {
+      const what = `InitProducerId request for transactionalId \`${transactionalId}\``;
+      const e =
+        code === 31
+          ? new ApiError(31, `${what} failed due to cluster authorization failure`)
+          : code === 53
+            ? new ApiError(53, `${what} failed due to transactional ID authorization failure`)
+            : [14, 15, 16, 51].includes(code)
+              ? new ApiError(code) // retried (after finding the coordinator again for 15 and 16)
+              : new ApiError(code, `${what} failed due to unexpected error`);
+      client.noteFailure(e);
+      throw e;
+    }
+    return { producerId: r.body.producerId, producerEpoch: r.body.producerEpoch };
   });
 }
 

@@ -13,6 +13,7 @@ import {
   type AbortTransactionSpec,
   describeProducers,
   describeTransaction,
+  forceTerminateTransaction,
   listTransactions,
   type ProducerState,
 } from './admin.js';
@@ -185,6 +186,19 @@ export async function runDescribeProducers(ctx: CommandContext, ns: Namespace): 
       currentTransactionStartOffset: num(p.currentTransactionStartOffset),
     })),
   }));
+}
+
+// ------------------------------------------------------------------ forceTerminateTransaction
+
+/** ForceTerminateTransactionsCommand: Admin.forceTerminateTransaction; prints nothing on success. */
+export async function runForceTerminate(ctx: CommandContext, ns: Namespace): Promise<number> {
+  const id = ns.transactionalId as string;
+  try {
+    await forceTerminateTransaction(ctx.client, id);
+  } catch (e) {
+    throw failure(`Failed to force terminate transactionalId \`${id}\``, e);
+  }
+  return 0;
 }
 
 // ------------------------------------------------------------------ abort

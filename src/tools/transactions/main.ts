@@ -1,6 +1,6 @@
 // `tkafka transactions`: kafka-transactions.sh (org.apache.kafka.tools.TransactionsCommand):
-// list | describe | describe-producers | abort | find-hanging, argparse4j parsing (top-level flags
-// before the command, -h exits 1), Kafka's tables (ToolsUtils.prettyPrintTable: every cell padded
+// list | describe | describe-producers | abort | find-hanging | forceTerminateTransaction, argparse4j
+// parsing (top-level flags before the command, -h exits 1), Kafka's tables (ToolsUtils.prettyPrintTable: every cell padded
 // and followed by a TAB) and error lines (`<context>: <cause>. Enable debug logging for additional
 // detail.` on stderr, exit 1). Read commands also take --output json|table.
 import type { ToolIO } from '../common/io.js';
@@ -9,7 +9,15 @@ import { ArgumentParser, parseOrExit, type Namespace } from '../common/argparse.
 import { CONNECTION_HELP, openClient, resolveBootstrap, type ResolvedBootstrap } from '../common/connection.js';
 import { errorLine, takeDebugFlag, writeStack } from '../common/errors.js';
 import { OUTPUT_HELP, parseOutputFormat, type OutputFormat } from '../common/output.js';
-import { runAbort, runDescribe, runDescribeProducers, runFindHanging, runList, TxnToolError } from './commands.js';
+import {
+  runAbort,
+  runDescribe,
+  runDescribeProducers,
+  runFindHanging,
+  runForceTerminate,
+  runList,
+  TxnToolError,
+} from './commands.js';
 
 const ENV_NOTE =
   ' (tkafka: optional when TKAFKA_BOOTSTRAP_SERVER is set or a profile is active; precedence: flag > environment > profile)';
@@ -99,6 +107,17 @@ export function buildTransactionsParser(connectionRequired = true, version = '')
   });
   hanging.addArgument({ flags: ['--partition'], type: 'int', help: 'partition number' });
 
+  const force = sub.addParser('forceTerminateTransaction', {
+    help: 'Force abort an ongoing transaction on transactionalId (requires administrative privileges)',
+    description: 'Force abort an ongoing transaction on transactionalId',
+  });
+  force.addArgument({
+    flags: ['--transactionalId'],
+    dest: 'transactionalId',
+    required: true,
+    help: 'transactional id',
+  });
+
   for (const p of [list, describe, producers, hanging]) {
     p.addArgument({ flags: ['--output', '-o'], choices: ['text', 'json', 'table'], help: `tkafka: ${OUTPUT_HELP}` });
   }
@@ -143,6 +162,8 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
         return await runAbort(ctx, ns);
       case 'find-hanging':
         return await runFindHanging(ctx, ns);
+      case 'forceTerminateTransaction':
+        return await runForceTerminate(ctx, ns);
       default:
         throw new TxnToolError(`Unexpected command ${String(ns.command)}`);
     }
