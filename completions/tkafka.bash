@@ -49,7 +49,7 @@ __tkafka_flags() {
     'cluster unregister-controller') REPLY='-h --help --bootstrap-server -b --bootstrap-controller -C --config --command-config -c --debug --id -i' ;;
     'cluster list-endpoints') REPLY='-h --help --bootstrap-server -b --bootstrap-controller -C --config --command-config -c --debug --include-fenced-brokers --output -o' ;;
     'features') REPLY='-h --help --bootstrap-server --bootstrap-controller --command-config --debug' ;;
-    'features describe') REPLY='-h --help --output -o' ;;
+    'features describe') REPLY='-h --help --node-id --output -o' ;;
     'features upgrade') REPLY='-h --help --metadata --release-version --feature --dry-run' ;;
     'features downgrade') REPLY='-h --help --metadata --release-version --feature --unsafe --dry-run' ;;
     'features disable') REPLY='-h --help --feature --unsafe --dry-run' ;;
@@ -107,7 +107,7 @@ __tkafka_argflags() {
     'cluster unregister-controller') REPLY=' --bootstrap-server -b --bootstrap-controller -C --config --command-config -c --id -i ' ;;
     'cluster list-endpoints') REPLY=' --bootstrap-server -b --bootstrap-controller -C --config --command-config -c --output -o ' ;;
     'features') REPLY=' --bootstrap-server --bootstrap-controller --command-config ' ;;
-    'features describe') REPLY=' --output -o ' ;;
+    'features describe') REPLY=' --node-id --output -o ' ;;
     'features upgrade') REPLY=' --metadata --release-version --feature ' ;;
     'features downgrade') REPLY=' --metadata --release-version --feature ' ;;
     'features disable') REPLY=' --feature ' ;;

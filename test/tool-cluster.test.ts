@@ -190,6 +190,16 @@ test('features describe prints one line per supported feature', async () => {
     json.features.map((f: { name: string }) => f.name),
     names,
   );
+  // --node-id (Kafka 4.4): the same features, asked of that node; a negative id is refused before any request
+  const byNode = await tkafka(features, ['--bootstrap-server', broker.bootstrap, 'describe', '--node-id', '1']);
+  assert.equal(byNode.code, 0, byNode.err);
+  const noEpoch = (s: string) => s.replace(/Epoch: \S+/g, 'Epoch: N');
+  assert.equal(noEpoch(byNode.out), noEpoch(r.out));
+  assert.deepEqual(await tkafka(features, ['--bootstrap-server', broker.bootstrap, 'describe', '--node-id', '-1']), {
+    code: 1,
+    out: '',
+    err: 'Invalid node id -1: must be non-negative.\n',
+  });
   assert.deepEqual(await tkafka(features, ['--bootstrap-server', broker.bootstrap, 'upgrade', '--feature', 'x']), {
     code: 1,
     out: '',

@@ -471,5 +471,9 @@ test('log-dirs, broker-api-versions, cluster, features', async () => {
   await same('cluster', ['unregister', '--bootstrap-server', kafka.bootstrap, '--id', '7'], { stderrLines: 1 });
   // The epoch is the metadata log's offset, which moves between the two runs.
   await same('features', [...B(), 'describe'], { normalize: (x) => x.replace(/Epoch: \d+/g, 'Epoch: N') });
+  await same('features', [...B(), 'describe', '--node-id', String(kafka.nodeId)], {
+    normalize: (x) => x.replace(/Epoch: \d+/g, 'Epoch: N'),
+  });
+  await same('features', [...B(), 'describe', '--node-id', '-1'], { stderrLines: 1 });
   await same('features', [...B(), 'upgrade', '--feature', 'x'], { stderrLines: 1 });
 });

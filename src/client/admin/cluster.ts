@@ -154,9 +154,14 @@ export async function brokerApiVersions(
   return c.apiVersionsResponse;
 }
 
-/** describeFeatures: the features from a fresh ApiVersions exchange. */
-export async function describeFeatures(client: KafkaClient): Promise<FeatureMetadata> {
-  const r = await brokerApiVersions(client);
+/**
+ * describeFeatures: the features from a fresh ApiVersions exchange, with any node or (like Kafka 4.4's
+ * DescribeFeaturesOptions.nodeId) with node `nodeId`.
+ */
+export async function describeFeatures(client: KafkaClient, nodeId?: number): Promise<FeatureMetadata> {
+  const conn =
+    nodeId === undefined ? undefined : await client.call('describeFeatures', () => client.nodeConnection(nodeId));
+  const r = await brokerApiVersions(client, conn);
   if (!r || r.version < 3)
     throw new UnsupportedApiError(
       'The broker does not report features (ApiVersions v3 or later is needed)',

@@ -37,6 +37,11 @@ export function buildFeaturesParser(connectionRequired = true, latest = '4.0-IV0
   const sub = parser.addSubparsers({ dest: 'command' });
   const describe = sub.addParser('describe', { help: 'Describes the current active feature flags.' });
   describe.addArgument({
+    flags: ['--node-id'],
+    type: 'int',
+    help: 'The node id to which the requests should be sent. If not specified, the requests will be sent to an arbitrary controller/broker.',
+  });
+  describe.addArgument({
     flags: ['--output', '-o'],
     choices: ['text', 'json', 'table'],
     help: `tkafka: ${OUTPUT_HELP}`,
@@ -167,6 +172,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
           io,
           parseOutputFormat(ns.output as string | undefined),
           features.metadataVersionFromLevel,
+          (ns.node_id as number | null | undefined) ?? undefined,
         );
         return 0;
       case 'upgrade':
@@ -226,9 +232,12 @@ async function describe(
   io: ToolIO,
   format: string,
   fromLevel: (l: number) => { version: string },
+  nodeId?: number,
 ): Promise<void> {
+  // FeatureCommand.handleDescribe (4.4): --node-id sends the ApiVersions to that node
+  if (nodeId !== undefined && nodeId < 0) throw new TerseError(`Invalid node id ${nodeId}: must be non-negative.`);
   const { describeFeatures } = await import('../../client/admin/cluster.js');
-  const fm = await describeFeatures(client);
+  const fm = await describeFeatures(client, nodeId);
   const rows = [...fm.supported.keys()].sort().map((feature) => {
     const range = fm.supported.get(feature)!;
     const finalized = fm.finalized.get(feature) ?? 0;
