@@ -9,7 +9,7 @@ __tkafka_subs() {
     'server') REPLY='start' ;;
     'metadata-quorum') REPLY='describe add-controller remove-controller' ;;
     'storage') REPLY='info format version-mapping feature-dependencies random-uuid' ;;
-    'cluster') REPLY='cluster-id unregister unregister-controller list-endpoints' ;;
+    'cluster') REPLY='cluster-id unregister unregister-controller list-endpoints api-versions' ;;
     'features') REPLY='describe upgrade downgrade disable version-mapping feature-dependencies' ;;
     'transactions') REPLY='list describe describe-producers abort find-hanging forceTerminateTransaction' ;;
     'local') REPLY='start stop status kill restart' ;;
@@ -48,6 +48,7 @@ __tkafka_flags() {
     'cluster unregister') REPLY='-h --help --bootstrap-server -b --bootstrap-controller -C --config --command-config -c --debug --id -i' ;;
     'cluster unregister-controller') REPLY='-h --help --bootstrap-server -b --bootstrap-controller -C --config --command-config -c --debug --id -i' ;;
     'cluster list-endpoints') REPLY='-h --help --bootstrap-server -b --bootstrap-controller -C --config --command-config -c --debug --include-fenced-brokers --output -o' ;;
+    'cluster api-versions') REPLY='-h --help --bootstrap-server -b --bootstrap-controller -C --config --command-config -c --debug' ;;
     'features') REPLY='-h --help --bootstrap-server --bootstrap-controller --command-config --debug' ;;
     'features describe') REPLY='-h --help --node-id --output -o' ;;
     'features upgrade') REPLY='-h --help --metadata --release-version --feature --dry-run' ;;
@@ -106,6 +107,7 @@ __tkafka_argflags() {
     'cluster unregister') REPLY=' --bootstrap-server -b --bootstrap-controller -C --config --command-config -c --id -i ' ;;
     'cluster unregister-controller') REPLY=' --bootstrap-server -b --bootstrap-controller -C --config --command-config -c --id -i ' ;;
     'cluster list-endpoints') REPLY=' --bootstrap-server -b --bootstrap-controller -C --config --command-config -c --output -o ' ;;
+    'cluster api-versions') REPLY=' --bootstrap-server -b --bootstrap-controller -C --config --command-config -c ' ;;
     'features') REPLY=' --bootstrap-server --bootstrap-controller --command-config ' ;;
     'features describe') REPLY=' --node-id --output -o ' ;;
     'features upgrade') REPLY=' --metadata --release-version --feature ' ;;
@@ -230,6 +232,13 @@ __tkafka_value() {
     'cluster list-endpoints|-c') REPLY='@file' ;;
     'cluster list-endpoints|--output') REPLY='text json table' ;;
     'cluster list-endpoints|-o') REPLY='text json table' ;;
+    'cluster api-versions|--bootstrap-server') REPLY='@hostport' ;;
+    'cluster api-versions|-b') REPLY='@hostport' ;;
+    'cluster api-versions|--bootstrap-controller') REPLY='@hostport' ;;
+    'cluster api-versions|-C') REPLY='@hostport' ;;
+    'cluster api-versions|--config') REPLY='@file' ;;
+    'cluster api-versions|--command-config') REPLY='@file' ;;
+    'cluster api-versions|-c') REPLY='@file' ;;
     'features|--bootstrap-server') REPLY='@hostport' ;;
     'features|--bootstrap-controller') REPLY='@hostport' ;;
     'features|--command-config') REPLY='@file' ;;

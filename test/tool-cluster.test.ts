@@ -218,3 +218,15 @@ test('features describe prints one line per supported feature', async () => {
     'metadata.version=22 (4.0-IV0) has no dependencies.\n',
   );
 });
+
+test('cluster api-versions prints each node with the API versions it advertises (as broker-api-versions)', async () => {
+  const r = await tkafka(cluster, ['api-versions', '--bootstrap-server', broker.bootstrap]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(
+    r.out,
+    /^\S+:\d+ \(id: 1 rack: null isFenced: false\) -> \(\n\tProduce\(0\): \d+ to \d+ \[usable: \d+\],\n/,
+  );
+  // one node here: the same text as broker-api-versions, whose lines Kafka's tools share (NodeApiVersions)
+  const b = await tkafka(brokerApiVersions, ['--bootstrap-server', broker.bootstrap]);
+  assert.equal(r.out, b.out);
+});

@@ -466,6 +466,17 @@ test('log-dirs, broker-api-versions, cluster, features', async () => {
       specs.get(Number(key))?.listeners.includes('broker') ? m : '',
     );
   assert.deepEqual(t.out.split('\n'), expected.split('\n'));
+  // cluster api-versions (ClusterTool 4.4): the same NodeApiVersions lines per node, re-rendered likewise
+  const ka = await apache('cluster', ['api-versions', '--bootstrap-server', kafka.bootstrap]);
+  const ta = await tkafka('cluster', ['api-versions', '--bootstrap-server', kafka.bootstrap]);
+  assert.equal(ta.code, ka.code, ta.err);
+  assert.match(ka.out, /\(id: \d+ rack: null isFenced: false\) -> \(\n\tProduce\(0\)/);
+  const expectedApis = ka.out
+    .replace(/^\t\w+\((\d+)\): (\d+)(?: to (\d+))?(?: \[[^\]\n]*\])?(,?)$/gm, rerender)
+    .replace(/^\t\w+\((\d+)\): UNSUPPORTED(,?)\n/gm, (m, key: string) =>
+      specs.get(Number(key))?.listeners.includes('broker') ? m : '',
+    );
+  assert.deepEqual(ta.out.split('\n'), expectedApis.split('\n'));
   await same('cluster', ['cluster-id', '--bootstrap-server', kafka.bootstrap]);
   await same('cluster', ['list-endpoints', '--bootstrap-server', kafka.bootstrap]);
   await same('cluster', ['unregister', '--bootstrap-server', kafka.bootstrap, '--id', '7'], { stderrLines: 1 });

@@ -22,7 +22,10 @@ export function buildClusterParser(connectionRequired = true): ArgumentParser {
   const unregister = sub.addParser('unregister', { help: 'Unregister a broker.' });
   const unregisterController = sub.addParser('unregister-controller', { help: 'Unregister a controller.' });
   const listEndpoints = sub.addParser('list-endpoints', { help: 'List endpoints' });
-  for (const p of [clusterId, unregister, unregisterController, listEndpoints]) {
+  const apiVersions = sub.addParser('api-versions', {
+    help: 'Get information about the api versions of the brokers or controllers.',
+  });
+  for (const p of [clusterId, unregister, unregisterController, listEndpoints, apiVersions]) {
     const group = p.addMutuallyExclusiveGroup({ required: connectionRequired });
     group.addArgument({
       flags: ['--bootstrap-server', '-b'],
@@ -216,6 +219,25 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
               type === 'broker' ? [n.id, n.host, n.port, n.rack, state(n), type] : [n.id, n.host, n.port, n.rack, type],
             ),
           );
+        return 0;
+      }
+      case 'api-versions': {
+        // ClusterTool.apiVersionsCommand (4.4): the nodes of describeCluster by id, each with
+        // `<node> -> <NodeApiVersions.toString(true)>` from its own ApiVersions, or `<node> -> ERROR: <cause>`
+        const { apiLines } = await import('../broker-api-versions/main.js');
+        const { nodes } = await describeCluster(client, {
+          endpointType: controller != null ? 'controller' : 'broker',
+        });
+        for (const n of [...nodes].sort((a, b) => a.id - b.id)) {
+          const label = `${n.host}:${n.port} (id: ${n.id} rack: ${n.rack} isFenced: ${n.fenced})`;
+          try {
+            const conn = await client!.connectionTo(`${n.host}:${n.port}`);
+            const lines = await apiLines(conn.brokerVersions);
+            io.stdout.write(`${label} -> (\n\t${lines.map((a) => a.text).join(',\n\t')}\n)\n`);
+          } catch (e) {
+            io.stdout.write(`${label} -> ERROR: ${javaErrorString(e)}\n`);
+          }
+        }
         return 0;
       }
       default:
