@@ -344,7 +344,6 @@ complete -c tkafka -n '__tkafka_in \'configs\'' -l 'describe' -d 'List configs f
 complete -c tkafka -n '__tkafka_in \'configs\'' -l 'entity-default' -d 'Default entity name for clients/users/brokers/ips (applies to...'
 complete -c tkafka -n '__tkafka_in \'configs\'' -l 'entity-name' -x -d 'Name of entity (topic name/client id/user principal name/broker...'
 complete -c tkafka -n '__tkafka_in \'configs\'' -l 'entity-type' -x -a 'broker-loggers topics clients users brokers ips client-metrics groups' -d 'Type of entity...'
-complete -c tkafka -n '__tkafka_in \'configs\'' -l 'force' -d 'Suppress console prompts'
 complete -c tkafka -n '__tkafka_in \'configs\'' -l 'group' -x -a '(__tkafka_live groups)' -d 'The group\'s ID'
 complete -c tkafka -n '__tkafka_in \'configs\'' -l 'help' -d 'Print usage information'
 complete -c tkafka -n '__tkafka_in \'configs\'' -l 'ip' -x -d 'The IP address'

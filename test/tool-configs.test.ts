@@ -238,6 +238,8 @@ test("validation messages are Kafka's, on stderr, exit 1", async () => {
     'Invalid entity type foo, the entity type must be one of broker-loggers, topics, clients, users, brokers, ips, client-metrics, groups with a --bootstrap-server or --bootstrap-controller argument',
   );
   await fail([...B(), '--describe'], 'At least one entity type must be specified');
+  // Kafka 4.4 removed --force: joptsimple's unknown-option line
+  await fail([...B(), '--describe', '--entity-type', 'topics', '--force'], 'force is not a recognized option');
   await fail(
     [...B(), '--describe', '--entity-type', 'topics', '--entity-type', 'topics'],
     'Duplicate entity type(s) specified: topics',

@@ -254,6 +254,7 @@ test('configs: describe and alter topics, brokers, broker defaults, broker logge
   await same('configs', [...B(), '--describe', '--topic', 'orders', '--all']);
   await same('configs', [...B(), '--describe', '--entity-type', 'topics']);
   await same('configs', [...B(), '--describe', '--broker', '1']);
+  await same('configs', [...B(), '--describe', '--entity-type', 'topics', '--force'], { stderrLines: 1 });
   await same('configs', [...B(), '--describe', '--broker', '1', '--all']);
   await same('configs', [...B(), '--describe', '--entity-type', 'brokers', '--entity-default']);
   await same('configs', [...B(), '--describe', '--entity-type', 'brokers']);

@@ -99,7 +99,7 @@ export function configsSpec(lists: Record<string, readonly string[]> = {}): Jopt
       complete: 'file',
     },
     { names: ['delete-config'], description: "config keys to remove 'k1,k2'", arg: { separator: ',' } },
-    s('force', 'Suppress console prompts'),
+    // no --force: Kafka 4.4's ConfigCommand removed it ("force is not a recognized option", exit 1)
     s('topic', "The topic's name.", ''),
     s('client', "The client's ID.", ''),
     s('client-defaults', 'The config defaults for all clients.'),
