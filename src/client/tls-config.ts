@@ -26,23 +26,14 @@ export interface TlsStores {
   readonly options: SecureContextOptions;
   /** Whether a key store (own certificate) is configured. */
   readonly hasKeystore: boolean;
+  /** The certificates (with aliases) of a PKCS12 key store; undefined for PEM or no key store. */
+  readonly keystoreCertificates?: readonly Pkcs12Certificate[] | undefined;
 }
 
 export interface ClientTlsConfig {
   readonly options: SecureContextOptions;
   /** ssl.endpoint.identification.algorithm=https (the default): verify the broker's host name. */
   readonly verifyHostname: boolean;
-}
-
-// The certificates of the PKCS12 key store behind a context's options (for its aliases).
-const keystoreEntries = new WeakMap<SecureContextOptions, readonly Pkcs12Certificate[]>();
-
-/**
- * The certificates (with aliases) of the PKCS12 key store that `options` (from tlsStoresFromSettings)
- * were made from; undefined when the key store was not PKCS12.
- */
-export function pkcs12KeystoreCertificates(options: SecureContextOptions): readonly Pkcs12Certificate[] | undefined {
-  return keystoreEntries.get(options);
 }
 
 const TLS_VERSIONS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
@@ -136,6 +127,7 @@ export function tlsStoresFromSettings(get: SslSettingReader, err: SslErrorFactor
   const inlineKey = raw('ssl.keystore.key');
   const inlineChain = raw('ssl.keystore.certificate.chain');
   let hasKeystore = false;
+  let keystoreCertificates: readonly Pkcs12Certificate[] | undefined;
   if (inlineKey !== undefined) {
     if (ksType !== 'PEM')
       throw err(`SSL private key can be specified only for PEM, but key store type is ${ksType}.`, 'ssl.keystore.type');
@@ -186,7 +178,7 @@ export function tlsStoresFromSettings(get: SslSettingReader, err: SslErrorFactor
       }
       options.key = entry.key.export({ format: 'pem', type: 'pkcs8' }) as string;
       options.cert = entry.chain.join('');
-      keystoreEntries.set(options, entry.certificates);
+      keystoreCertificates = entry.certificates;
     } else {
       refuseType(ksType, 'keystore', err);
     }
@@ -307,7 +299,7 @@ export function tlsStoresFromSettings(get: SslSettingReader, err: SslErrorFactor
       key,
     );
   }
-  return { options, hasKeystore };
+  return { options, hasKeystore, keystoreCertificates };
 }
 
 function setPemKeystore(

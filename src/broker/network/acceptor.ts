@@ -4,6 +4,7 @@
 // serves. Connections accepted before start() wait, paused, and are handed over in order at start().
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type SecureContextOptions, type Server as TlsServer } from 'node:tls';
+import type { Pkcs12Certificate } from '../../client/pkcs12.js';
 import type { Logger } from '../api/dispatcher.js';
 import type { SslPrincipalMapper } from '../security/ssl-principal.js';
 
@@ -14,6 +15,8 @@ export interface ListenerTls {
   readonly options: SecureContextOptions;
   readonly clientAuth: SslClientAuth;
   readonly principalMapper: SslPrincipalMapper;
+  /** The certificates (with aliases) of a PKCS12 key store, for the reload checks; undefined for PEM. */
+  readonly keystoreCertificates?: readonly Pkcs12Certificate[] | undefined;
 }
 
 export interface ListenerConfig {

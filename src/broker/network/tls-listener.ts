@@ -4,8 +4,7 @@
 // Settings tkafka cannot honour stop start-up with a message naming the key.
 import { X509Certificate } from 'node:crypto';
 import { statSync } from 'node:fs';
-import type { SecureContextOptions } from 'node:tls';
-import { pkcs12KeystoreCertificates, tlsStoresFromSettings } from '../../client/tls-config.js';
+import { tlsStoresFromSettings } from '../../client/tls-config.js';
 import { ConfigError } from '../../config/config-def.js';
 import type { ServerConfig } from '../../config/server-config.js';
 import { SslPrincipalMapper } from '../security/ssl-principal.js';
@@ -29,7 +28,10 @@ export function listenerTls(originals: ReadonlyMap<string, string>, listenerName
   const prefix = `listener.name.${listenerName.toLowerCase()}.`;
   const fullKey = (key: string): string => (originals.has(prefix + key) ? prefix + key : key);
   const get = (key: string): string | undefined => listenerSetting(originals, listenerName, key);
-  const { options, hasKeystore } = tlsStoresFromSettings(get, (message, key) => new ConfigError(message, fullKey(key)));
+  const { options, hasKeystore, keystoreCertificates } = tlsStoresFromSettings(
+    get,
+    (message, key) => new ConfigError(message, fullKey(key)),
+  );
   if (!hasKeystore) {
     throw new ConfigError(
       `The SSL listener ${listenerName} has no key store: set ${prefix}ssl.keystore.location or ssl.keystore.location (with ssl.keystore.type PKCS12 or PEM), or ssl.keystore.key and ssl.keystore.certificate.chain`,
@@ -53,7 +55,7 @@ export function listenerTls(originals: ReadonlyMap<string, string>, listenerName
       fullKey('ssl.principal.mapping.rules'),
     );
   }
-  return { options, clientAuth: auth, principalMapper };
+  return { options, clientAuth: auth, principalMapper, keystoreCertificates };
 }
 
 const TLS_PROTOCOLS = new Set(['SSL', 'SASL_SSL']);
@@ -179,8 +181,7 @@ function keystoreEntry(alias: string, pem: string): KeystoreEntry {
 }
 
 /** CertificateEntries.create: the key entries of a listener's key store (PEM stores have the alias "kafka"). */
-function keystoreEntries(options: SecureContextOptions): KeystoreEntry[] {
-  const all = pkcs12KeystoreCertificates(options);
+function keystoreEntries({ options, keystoreCertificates: all }: ListenerTls): KeystoreEntry[] {
   if (all !== undefined) {
     const keyed = all.filter((e) => e.keyed);
     return (keyed.length ? keyed : all.slice(0, 1)).map((e) => keystoreEntry(e.alias ?? '', e.pem));
@@ -228,7 +229,7 @@ function validateListenerTlsUpdate(
   }
   if (old === null) return next;
   const oldEntries = old.entries;
-  const newEntries = keystoreEntries(next.options);
+  const newEntries = keystoreEntries(next);
   const mismatch = (): never => {
     throw new SslReconfigurationError(
       `org.apache.kafka.common.config.ConfigException: Keystore entries do not match, existing store contains ${oldEntries.length} entries, new store contains ${newEntries.length} entries`,
@@ -303,11 +304,12 @@ export class ListenerStores {
   constructor(config: ServerConfig) {
     for (const l of tlsListenerNames(config)) {
       const stamp = fileStamp(config.originals, l);
-      const { options } = listenerTls(config.originals, l);
+      const tls = listenerTls(config.originals, l);
+      const { options } = tls;
       this.loaded.set(l, {
         started: config.originals,
         settings: config.originals,
-        entries: keystoreEntries(options),
+        entries: keystoreEntries(tls),
         truststore: options.ca !== undefined,
         stamp,
       });
@@ -348,7 +350,7 @@ export class ListenerStores {
         this.loaded.set(l, {
           started,
           settings: after,
-          entries: keystoreEntries(next.options),
+          entries: keystoreEntries(next),
           truststore: next.options.ca !== undefined,
           stamp,
         });
