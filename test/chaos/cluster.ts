@@ -72,7 +72,21 @@ const BROKER_DEFAULTS: Record<string, string | number | boolean> = {
   'auto.create.topics.enable': false,
 };
 
+/**
+ * Starts the chaos layout; a node that could not bind one of its fixed ports (taken by something
+ * else between picking and binding) sends the whole layout round again with fresh ports and proxies.
+ */
 export async function startChaosCluster(opts: ChaosClusterOptions): Promise<ChaosCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startChaosClusterOnce(opts);
+    } catch (e) {
+      if (attempt === 3 || !/could not bind a port/.test((e as Error).message)) throw e;
+    }
+  }
+}
+
+async function startChaosClusterOnce(opts: ChaosClusterOptions): Promise<ChaosCluster> {
   const launcher: NodeLauncher = opts.target === 'kafka' ? kafkaLauncher({ heap: '320m' }) : tkafkaLauncher;
   const controllerPorts = new Map<number, number>(); // the controller's listener C<b>
   const clientPorts = new Map<number, number>();

@@ -141,8 +141,47 @@ export function randomUuidString(): string {
   }
 }
 
-/** A loopback port free now (for controller ports, which must be known up front). */
-export function pickPort(): Promise<number> {
+/**
+ * A loopback port free now (for controller ports, which must be known up front). It is taken below
+ * the kernel's ephemeral range (`ip_local_port_range`): a port from that range, once released, can
+ * become the source port of any outgoing connection before the node binds it (chaos's proxies make
+ * dozens), and the node then fails with EADDRINUSE.
+ */
+export async function pickPort(): Promise<number> {
+  const high = ephemeralLow() - 1;
+  const low = Math.min(10_000, high - 1000);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    if (handedOut.has(port)) continue;
+    if (await canBind(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  return bindAny();
+}
+
+const handedOut = new Set<number>();
+
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 2048) return low;
+  } catch {
+    // not Linux: the IANA range
+  }
+  return 49152;
+}
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+function bindAny(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
