@@ -1,0 +1,290 @@
+// The authorizer engine (src/broker/authorizer/standard-authorizer.ts) on the cases of Kafka's
+// StandardAuthorizerTest: super users, allow.everyone.if.no.acl.found, implied operations, principal
+// and host matching, DENY before ALLOW with operation ALL, literal, prefixed and wildcard patterns,
+// listing ACLs with a filter in StandardAcl order.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  AclOperation as Op,
+  AclPermissionType as Perm,
+  PatternType,
+  ResourceType,
+  type AclBinding,
+} from '../src/broker/authorizer/acl.js';
+import {
+  StandardAuthorizer,
+  findResult,
+  parseAllowEveryone,
+  parseSuperUsers,
+  type AuthorizationResult,
+} from '../src/broker/authorizer/standard-authorizer.js';
+
+const { TOPIC, GROUP, CLUSTER } = ResourceType;
+const { LITERAL, PREFIXED } = PatternType;
+const { ALLOW, DENY } = Perm;
+
+function acl(
+  resourceType: number,
+  resourceName: string,
+  patternType: number,
+  principal: string,
+  host: string,
+  operation: number,
+  permissionType: number,
+): AclBinding {
+  return { resourceType, resourceName, patternType, principal, host, operation, permissionType };
+}
+
+/** An authorizer over a mutable ACL set (replaced on change, as the metadata image's map is). */
+function authorizer(
+  acls: AclBinding[] = [],
+  opts: { superUsers?: string; allowEveryone?: string } = {},
+): { auth: StandardAuthorizer; set(acls: AclBinding[]): void } {
+  let map = new Map(acls.map((a, i) => [`id${i}`, a] as const));
+  const auth = new StandardAuthorizer(
+    {
+      superUsers: parseSuperUsers(opts.superUsers ?? 'User:superman'),
+      allowEveryoneIfNoAclFound: parseAllowEveryone(opts.allowEveryone),
+    },
+    () => map,
+  );
+  return { auth, set: (a) => (map = new Map(a.map((x, i) => [`id${i}`, x] as const))) };
+}
+
+function check(
+  auth: StandardAuthorizer,
+  user: string,
+  actions: [number, number, string][],
+  host = '127.0.0.1',
+): AuthorizationResult[] {
+  return actions.map(([operation, resourceType, resourceName]) =>
+    auth.authorize({ principal: `User:${user}`, clientAddress: host }, { operation, resourceType, resourceName }),
+  );
+}
+
+const fooAcl = (op: number, perm: number): AclBinding => acl(TOPIC, 'foo_', PREFIXED, 'User:bob', '*', op, perm);
+const barAcl = (op: number, perm: number): AclBinding => acl(GROUP, 'bar', LITERAL, 'User:*', '*', op, perm);
+
+test('getConfiguredSuperUsers and getDefaultResult', () => {
+  assert.deepEqual(parseSuperUsers(undefined), new Set());
+  assert.deepEqual(parseSuperUsers(' '), new Set());
+  assert.deepEqual(parseSuperUsers('User:bob;User:alice '), new Set(['User:bob', 'User:alice']));
+  assert.deepEqual(parseSuperUsers(';  User:bob  ;  User:alice '), new Set(['User:bob', 'User:alice']));
+  assert.throws(() => parseSuperUsers('bob;:alice'), {
+    message: 'expected a string in format principalType:principalName but got bob',
+  });
+  assert.equal(parseAllowEveryone(undefined), false);
+  assert.equal(parseAllowEveryone('true'), true);
+  assert.equal(parseAllowEveryone('false'), false);
+});
+
+test('allow.everyone.if.no.acl.found: only resources without any ACL', () => {
+  const acls = [acl(TOPIC, 'topic1', LITERAL, 'User:Alice', '*', Op.READ, ALLOW)];
+  const on = authorizer(acls, { superUsers: 'User:alice;User:chris', allowEveryone: 'true' }).auth;
+  assert.deepEqual(
+    check(on, 'Bob', [
+      [Op.READ, TOPIC, 'topic1'],
+      [Op.READ, TOPIC, 'topic2'],
+    ]),
+    ['DENIED', 'ALLOWED'],
+  );
+  const off = authorizer(acls, { superUsers: 'User:alice;User:chris', allowEveryone: 'false' }).auth;
+  assert.deepEqual(
+    check(off, 'Bob', [
+      [Op.READ, TOPIC, 'topic1'],
+      [Op.READ, TOPIC, 'topic2'],
+    ]),
+    ['DENIED', 'DENIED'],
+  );
+  // super users are allowed everything, ACLs or not
+  assert.deepEqual(check(off, 'alice', [[Op.ALTER, CLUSTER, 'kafka-cluster']]), ['ALLOWED']);
+});
+
+test('findResult: implied operations, DENY ACLs imply nothing', () => {
+  const bob = ['User:bob', 'User:*'];
+  for (const op of [Op.DESCRIBE, Op.READ, Op.WRITE, Op.DELETE, Op.ALTER])
+    assert.equal(findResult(Op.DESCRIBE, bob, '127.0.0.1', fooAcl(op, ALLOW)), 'ALLOWED');
+  assert.equal(findResult(Op.DESCRIBE, bob, '127.0.0.1', fooAcl(Op.CREATE, ALLOW)), null);
+  for (const op of [Op.READ, Op.WRITE, Op.DELETE, Op.ALTER])
+    assert.equal(findResult(Op.DESCRIBE, bob, '127.0.0.1', fooAcl(op, DENY)), null);
+  assert.equal(findResult(Op.DESCRIBE, bob, '127.0.0.1', fooAcl(Op.DESCRIBE, DENY)), 'DENIED');
+  for (const op of [Op.DESCRIBE_CONFIGS, Op.ALTER_CONFIGS])
+    assert.equal(findResult(Op.DESCRIBE_CONFIGS, bob, '127.0.0.1', fooAcl(op, ALLOW)), 'ALLOWED');
+  assert.equal(findResult(Op.DESCRIBE_CONFIGS, bob, '127.0.0.1', fooAcl(Op.ALTER_CONFIGS, DENY)), null);
+  assert.equal(findResult(Op.ALTER_CONFIGS, bob, '127.0.0.1', fooAcl(Op.ALTER_CONFIGS, DENY)), 'DENIED');
+});
+
+test('findResult: principal matching, User:* matches anyone', () => {
+  assert.equal(findResult(Op.READ, ['User:bob', 'User:*'], '127.0.0.1', fooAcl(Op.READ, ALLOW)), 'ALLOWED');
+  assert.equal(findResult(Op.READ, ['User:alice', 'User:*'], '127.0.0.1', fooAcl(Op.READ, ALLOW)), null);
+  assert.equal(findResult(Op.READ, ['User:alice', 'User:*'], '127.0.0.1', barAcl(Op.READ, DENY)), 'DENIED');
+});
+
+test('listing ACLs with filters, in StandardAcl order', () => {
+  const foo = [fooAcl(Op.READ, ALLOW), fooAcl(Op.WRITE, ALLOW)];
+  const bar = [barAcl(Op.DESCRIBE_CONFIGS, DENY), barAcl(Op.ALTER_CONFIGS, DENY)];
+  const a = authorizer([bar[1]!, foo[1]!, bar[0]!, foo[0]!]);
+  const any = {
+    resourceType: ResourceType.ANY,
+    resourceName: null,
+    patternType: PatternType.ANY,
+    principal: null,
+    host: null,
+    operation: Op.ANY,
+    permissionType: Perm.ANY,
+  };
+  assert.deepEqual(a.auth.matching(any), [foo[0], foo[1], bar[0], bar[1]]);
+  a.set([foo[0]!, ...bar]);
+  assert.deepEqual(a.auth.matching(any), [foo[0], bar[0], bar[1]]);
+  assert.deepEqual(a.auth.matching({ ...any, resourceType: TOPIC }), [foo[0]]);
+  // MATCH: the ACLs that would apply to a literal name (the prefixed foo_ covers foo_x)
+  assert.deepEqual(
+    a.auth.matching({ ...any, resourceType: TOPIC, resourceName: 'foo_x', patternType: PatternType.MATCH }),
+    [foo[0]],
+  );
+  assert.deepEqual(a.auth.matching({ ...any, resourceName: 'foo_x', patternType: LITERAL }), []);
+});
+
+test('simple authorizations, DENY precedence with operation ALL', () => {
+  const simple = authorizer([fooAcl(Op.READ, ALLOW), fooAcl(Op.WRITE, ALLOW), barAcl(Op.DESCRIBE_CONFIGS, ALLOW)]);
+  assert.deepEqual(check(simple.auth, 'bob', [[Op.READ, TOPIC, 'foo_']]), ['ALLOWED']);
+  assert.deepEqual(check(simple.auth, 'fred', [[Op.DESCRIBE_CONFIGS, GROUP, 'bar']]), ['ALLOWED']);
+
+  const { auth } = authorizer([
+    acl(TOPIC, 'foo', LITERAL, 'User:alice', '*', Op.ALL, DENY),
+    acl(TOPIC, 'foo', PREFIXED, 'User:alice', '*', Op.READ, ALLOW),
+    acl(TOPIC, 'foo', LITERAL, 'User:*', '*', Op.ALL, DENY),
+    acl(TOPIC, 'foo', PREFIXED, 'User:*', '*', Op.DESCRIBE, ALLOW),
+  ]);
+  assert.deepEqual(
+    check(auth, 'alice', [
+      [Op.WRITE, TOPIC, 'foo'],
+      [Op.READ, TOPIC, 'foo'],
+      [Op.DESCRIBE, TOPIC, 'foo'],
+      [Op.READ, TOPIC, 'foobar'],
+    ]),
+    ['DENIED', 'DENIED', 'DENIED', 'ALLOWED'],
+  );
+  assert.deepEqual(
+    check(auth, 'bob', [
+      [Op.DESCRIBE, TOPIC, 'foo'],
+      [Op.READ, TOPIC, 'foo'],
+      [Op.WRITE, TOPIC, 'foo'],
+      [Op.DESCRIBE, TOPIC, 'foobaz'],
+      [Op.READ, TOPIC, 'foobaz'],
+    ]),
+    ['DENIED', 'DENIED', 'DENIED', 'ALLOWED', 'DENIED'],
+  );
+});
+
+test('topic ACLs with operation ALL', () => {
+  const { auth } = authorizer([
+    acl(TOPIC, 'foo', LITERAL, 'User:*', '*', Op.ALL, ALLOW),
+    acl(TOPIC, 'bar', PREFIXED, 'User:alice', '*', Op.ALL, ALLOW),
+    acl(TOPIC, 'baz', LITERAL, 'User:bob', '*', Op.ALL, ALLOW),
+  ]);
+  const actions = (a: number, b: number, c: number): [number, number, string][] => [
+    [a, TOPIC, 'foo'],
+    [b, TOPIC, 'bar'],
+    [c, TOPIC, 'baz'],
+  ];
+  assert.deepEqual(check(auth, 'alice', actions(Op.WRITE, Op.DESCRIBE_CONFIGS, Op.DESCRIBE)), [
+    'ALLOWED',
+    'ALLOWED',
+    'DENIED',
+  ]);
+  assert.deepEqual(check(auth, 'bob', actions(Op.WRITE, Op.READ, Op.DESCRIBE)), ['ALLOWED', 'DENIED', 'ALLOWED']);
+  assert.deepEqual(check(auth, 'malory', actions(Op.DESCRIBE, Op.WRITE, Op.READ)), ['ALLOWED', 'DENIED', 'DENIED']);
+});
+
+test('host matching: an ACL names a host or *', () => {
+  const host1 = '192.168.1.1';
+  const host2 = '192.168.1.2';
+  const local = '127.0.0.1';
+  const { auth } = authorizer([
+    acl(TOPIC, 'foo', LITERAL, 'User:alice', host1, Op.READ, DENY),
+    acl(TOPIC, 'foo', LITERAL, 'User:alice', '*', Op.READ, ALLOW),
+    acl(TOPIC, 'bar', LITERAL, 'User:bob', host2, Op.READ, ALLOW),
+    acl(TOPIC, 'bar', LITERAL, 'User:*', local, Op.DESCRIBE, ALLOW),
+  ]);
+  const actions: [number, number, string][] = [
+    [Op.READ, TOPIC, 'foo'],
+    [Op.READ, TOPIC, 'bar'],
+    [Op.DESCRIBE, TOPIC, 'bar'],
+  ];
+  assert.deepEqual(check(auth, 'alice', actions, local), ['ALLOWED', 'DENIED', 'ALLOWED']);
+  assert.deepEqual(check(auth, 'alice', actions, host1), ['DENIED', 'DENIED', 'DENIED']);
+  assert.deepEqual(check(auth, 'alice', actions, host2), ['ALLOWED', 'DENIED', 'DENIED']);
+  assert.deepEqual(check(auth, 'bob', actions, local), ['DENIED', 'DENIED', 'ALLOWED']);
+  assert.deepEqual(check(auth, 'bob', actions, host1), ['DENIED', 'DENIED', 'DENIED']);
+  assert.deepEqual(check(auth, 'bob', actions, host2), ['DENIED', 'ALLOWED', 'ALLOWED']);
+  // an IPv4-mapped IPv6 peer address is its IPv4 form (InetAddress.getHostAddress)
+  assert.deepEqual(check(auth, 'alice', actions, `::ffff:${host1}`), ['DENIED', 'DENIED', 'DENIED']);
+});
+
+test('many ACLs: prefixes, wildcard resource, deny on a shorter prefix', () => {
+  const { auth } = authorizer([
+    acl(TOPIC, 'green2', LITERAL, 'User:*', '*', Op.READ, ALLOW),
+    acl(TOPIC, 'green', PREFIXED, 'User:bob', '*', Op.READ, ALLOW),
+    acl(TOPIC, 'betamax4', LITERAL, 'User:bob', '*', Op.READ, ALLOW),
+    acl(TOPIC, 'betamax', LITERAL, 'User:bob', '*', Op.READ, ALLOW),
+    acl(TOPIC, 'beta', PREFIXED, 'User:*', '*', Op.READ, ALLOW),
+    acl(TOPIC, 'alpha', PREFIXED, 'User:*', '*', Op.READ, ALLOW),
+    acl(TOPIC, 'alp', PREFIXED, 'User:bob', '*', Op.READ, DENY),
+    acl(GROUP, '*', LITERAL, 'User:bob', '*', Op.WRITE, ALLOW),
+    acl(GROUP, 'wheel', LITERAL, 'User:*', '*', Op.WRITE, DENY),
+  ]);
+  assert.deepEqual(
+    check(auth, 'bob', [
+      [Op.READ, TOPIC, 'green1'],
+      [Op.WRITE, GROUP, 'wheel'],
+    ]),
+    ['ALLOWED', 'DENIED'],
+  );
+  assert.deepEqual(
+    check(auth, 'bob', [
+      [Op.READ, TOPIC, 'alpha'],
+      [Op.WRITE, GROUP, 'arbitrary'],
+      [Op.READ, TOPIC, 'ala'],
+    ]),
+    ['DENIED', 'ALLOWED', 'DENIED'],
+  );
+});
+
+test('prefix ACLs', () => {
+  const { auth } = authorizer([
+    acl(TOPIC, 'fooa', PREFIXED, 'User:alice', '*', Op.ALL, ALLOW),
+    acl(TOPIC, 'foobar', LITERAL, 'User:bob', '*', Op.ALL, ALLOW),
+    acl(TOPIC, 'f', PREFIXED, 'User:bob', '*', Op.ALL, ALLOW),
+  ]);
+  assert.deepEqual(
+    check(auth, 'bob', [
+      [Op.WRITE, TOPIC, 'foobarr'],
+      [Op.READ, TOPIC, 'goobar'],
+      [Op.READ, TOPIC, 'fooa'],
+    ]),
+    ['ALLOWED', 'DENIED', 'ALLOWED'],
+  );
+  assert.deepEqual(
+    check(auth, 'alice', [
+      [Op.DESCRIBE, TOPIC, 'fooa'],
+      [Op.WRITE, TOPIC, 'bar'],
+      [Op.READ, TOPIC, 'baz'],
+    ]),
+    ['ALLOWED', 'DENIED', 'DENIED'],
+  );
+});
+
+test('only LITERAL actions; a changed ACL set is seen at once', () => {
+  const a = authorizer();
+  assert.throws(() =>
+    a.auth.authorize(
+      { principal: 'User:bob', clientAddress: '127.0.0.1' },
+      { operation: Op.READ, resourceType: TOPIC, resourceName: 'x', patternType: PREFIXED },
+    ),
+  );
+  assert.deepEqual(check(a.auth, 'bob', [[Op.READ, TOPIC, 'x']]), ['DENIED']);
+  a.set([acl(TOPIC, '*', LITERAL, 'User:bob', '*', Op.READ, ALLOW)]);
+  assert.deepEqual(check(a.auth, 'bob', [[Op.READ, TOPIC, 'x']]), ['ALLOWED']);
+  assert.deepEqual(check(a.auth, 'superman', [[Op.ALTER, CLUSTER, 'kafka-cluster']]), ['ALLOWED']);
+});
