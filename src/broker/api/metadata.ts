@@ -1,7 +1,9 @@
 // Metadata (API 3), v0-13: brokers on the request's listener, cluster id, a controller id, and
 // topic/partition state from the metadata image, with auto-creation of unknown topics through the
 // controller (Kafka's KafkaApis.handleTopicMetadataRequest, KRaftMetadataCache.getTopicMetadata,
-// AutoTopicCreationManager).
+// AutoTopicCreationManager). With an authorizer: DESCRIBE on each topic (the others are
+// TOPIC_AUTHORIZATION_FAILED, or absent from an all-topics answer), CREATE on the cluster or the topic
+// to auto-create it, and the authorized-operations bit fields from the principal's ACLs.
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -31,6 +33,15 @@ import {
   sortedPartitions,
 } from './admin-support.js';
 import { ZERO_UUID } from '../../protocol/uuid.js';
+import {
+  AclOperation,
+  CLUSTER_NAME,
+  ResourceType,
+  authorize,
+  authorizeCluster,
+  authorizedOperations,
+  authorizerOf,
+} from './authz.js';
 
 type Topic = MetadataResponseTopic;
 type Partition = MetadataResponsePartition;
@@ -128,6 +139,22 @@ async function autoCreate(names: string[], services: BrokerServices): Promise<To
   return out;
 }
 
+/** The operations a bit field holds (AclEntry.supportedOperations from the no-authorizer constants). */
+function operationsOf(bits: number): number[] {
+  const out: number[] = [];
+  for (let op = 0; op < 31; op++) if (bits & (1 << op)) out.push(op);
+  return out;
+}
+const TOPIC_OPERATIONS = operationsOf(TOPIC_AUTHORIZED_OPERATIONS);
+const CLUSTER_OPERATIONS = operationsOf(CLUSTER_AUTHORIZED_OPERATIONS);
+
+/** Metadata v8-10's clusterAuthorizedOperations: 0 without DESCRIBE on the cluster. */
+function clusterOperations(services: BrokerServices, ctx: RequestContext): number {
+  if (!authorizerOf(services)) return CLUSTER_AUTHORIZED_OPERATIONS;
+  if (!authorizeCluster(services, ctx, AclOperation.DESCRIBE)) return 0;
+  return authorizedOperations(services, ctx, ResourceType.CLUSTER, CLUSTER_NAME, CLUSTER_OPERATIONS);
+}
+
 async function handle(
   ctx: RequestContext,
   req: MetadataRequest,
@@ -158,11 +185,27 @@ async function handle(
     names = topicIds.map((id) => image.topicById(id)?.name).filter((n): n is string => n !== undefined);
   else names = [...new Set(req.topics!.map((t) => t.name as string))];
 
+  // DESCRIBE on each topic: the others are answered TOPIC_AUTHORIZATION_FAILED (without their id, or
+  // without their name when asked by id), or left out of an all-topics answer
+  const unauthorizedForDescribe = names.filter(
+    (n) => !authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, n),
+  );
+  names = names.filter((n) => !unauthorizedForDescribe.includes(n));
+  const autoCreation =
+    !allTopics && services.config.getBoolean('auto.create.topics.enable') && req.allowAutoTopicCreation;
+  // auto-creation needs CREATE on the cluster or on the topic
+  let unauthorizedForCreate: string[] = [];
+  if (autoCreation && !authorizeCluster(services, ctx, AclOperation.CREATE)) {
+    unauthorizedForCreate = names.filter(
+      (n) => !image.topicsByName.has(n) && !authorize(services, ctx, AclOperation.CREATE, ResourceType.TOPIC, n),
+    );
+    names = names.filter((n) => !unauthorizedForCreate.includes(n));
+  }
+
   const existing = names.filter((n) => image.topicsByName.has(n));
   const missing = names.filter((n) => !image.topicsByName.has(n));
   const topics: Topic[] = existing.map((n) => existingTopic(image, n, listener, v));
   if (!allTopics && missing.length > 0) {
-    const autoCreation = services.config.getBoolean('auto.create.topics.enable') && req.allowAutoTopicCreation;
     if (autoCreation) {
       topics.push(...(await autoCreate(missing, services)));
     } else {
@@ -174,8 +217,21 @@ async function handle(
     }
   }
   if (v >= 8 && req.includeTopicAuthorizedOperations) {
-    for (const t of topics) t.topicAuthorizedOperations = TOPIC_AUTHORIZED_OPERATIONS;
+    for (const t of topics)
+      t.topicAuthorizedOperations = authorizerOf(services)
+        ? authorizedOperations(services, ctx, ResourceType.TOPIC, t.name ?? '', TOPIC_OPERATIONS)
+        : TOPIC_AUTHORIZED_OPERATIONS;
   }
+  for (const n of unauthorizedForCreate)
+    topics.push(topicEntry(ErrorCode.TOPIC_AUTHORIZATION_FAILED, n, ZERO_UUID, isInternalTopic(n)));
+  // an all-topics request does not disclose the topics it may not describe
+  if (!allTopics)
+    for (const n of unauthorizedForDescribe)
+      topics.push(
+        useTopicIds
+          ? topicEntry(ErrorCode.TOPIC_AUTHORIZATION_FAILED, null, image.topic(n)!.id, false)
+          : topicEntry(ErrorCode.TOPIC_AUTHORIZATION_FAILED, n, ZERO_UUID, false),
+      );
 
   // The image after a possible auto-creation: brokers and controller id as of now.
   const now = imageOf(services);
@@ -188,7 +244,7 @@ async function handle(
     topics: [...unknownIdEntries, ...topics],
     clusterAuthorizedOperations:
       v >= 8 && v <= 10 && req.includeClusterAuthorizedOperations
-        ? CLUSTER_AUTHORIZED_OPERATIONS
+        ? clusterOperations(services, ctx)
         : AUTHORIZED_OPERATIONS_OMITTED,
   };
   return response;
