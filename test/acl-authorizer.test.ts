@@ -288,3 +288,167 @@ test('only LITERAL actions; a changed ACL set is seen at once', () => {
   assert.deepEqual(check(a.auth, 'bob', [[Op.READ, TOPIC, 'x']]), ['ALLOWED']);
   assert.deepEqual(check(a.auth, 'superman', [[Op.ALTER, CLUSTER, 'kafka-cluster']]), ['ALLOWED']);
 });
+
+/** An ACL set to add to and remove from, as BaseAuthorizerTest's addAcls/removeAcls. */
+function mutable(superUsers = 'User:superuser1; User:superuser2') {
+  const acls = new Map<string, AclBinding>();
+  const key = (a: AclBinding): string => JSON.stringify(a);
+  let snapshot = new Map(acls);
+  const auth = new StandardAuthorizer(
+    { superUsers: parseSuperUsers(superUsers), allowEveryoneIfNoAclFound: false },
+    () => snapshot,
+  );
+  const entry = (principal: string, host: string, operation: number, permissionType: number) => ({
+    principal,
+    host,
+    operation,
+    permissionType,
+  });
+  type Entry = ReturnType<typeof entry>;
+  type Pattern = [number, string, number];
+  return {
+    entry,
+    add(entries: Entry[], [resourceType, resourceName, patternType]: Pattern): void {
+      for (const e of entries) {
+        const a = { resourceType, resourceName, patternType, ...e };
+        acls.set(key(a), a);
+      }
+      snapshot = new Map(acls);
+    },
+    remove(entries: Entry[], [resourceType, resourceName, patternType]: Pattern): void {
+      for (const e of entries) acls.delete(key({ resourceType, resourceName, patternType, ...e }));
+      snapshot = new Map(acls);
+    },
+    byType(user: string, host: string, op: number, type: number): boolean {
+      return auth.authorizeByResourceType({ principal: `User:${user}`, clientAddress: host }, op, type) === 'ALLOWED';
+    },
+  };
+}
+
+const H1 = '192.168.1.1';
+const H2 = '192.168.1.2';
+
+test('authorizeByResourceType: adding and removing ACLs, deny takes precedence', () => {
+  const m = mutable();
+  const r1: [number, string, number] = [TOPIC, 'sb1-x', LITERAL];
+  const denyRead = m.entry('User:user1', H1, Op.READ, DENY);
+  const allowRead = m.entry('User:user1', H1, Op.READ, ALLOW);
+  for (let i = 0; i < 3; i++) {
+    assert.equal(m.byType('user1', H1, Op.READ, TOPIC), false);
+    m.add([allowRead], r1);
+    assert.equal(m.byType('user1', H1, Op.READ, TOPIC), true);
+    for (let j = 0; j < 3; j++) {
+      m.add([denyRead], r1);
+      assert.equal(m.byType('user1', H1, Op.READ, TOPIC), false);
+      m.remove([denyRead], r1);
+      m.add([allowRead], r1);
+      assert.equal(m.byType('user1', H1, Op.READ, TOPIC), true);
+    }
+    m.remove([allowRead], r1);
+    assert.equal(m.byType('user1', H1, Op.READ, TOPIC), false);
+  }
+  const w = mutable();
+  w.add([w.entry('User:user1', H1, Op.WRITE, ALLOW)], r1);
+  assert.equal(w.byType('user1', H1, Op.WRITE, TOPIC), true);
+  w.add([w.entry('User:user1', H1, Op.WRITE, DENY)], r1);
+  assert.equal(w.byType('user1', H1, Op.WRITE, TOPIC), false);
+});
+
+test('authorizeByResourceType: unrelated denies do not dominate an allow', () => {
+  const m = mutable();
+  m.add(
+    [
+      m.entry('User:user1', H1, Op.READ, DENY),
+      m.entry('User:user2', H1, Op.READ, DENY),
+      m.entry('User:user1', H2, Op.WRITE, DENY),
+      m.entry('User:user2', H2, Op.READ, DENY),
+      m.entry('User:user1', H2, Op.READ, ALLOW),
+    ],
+    [TOPIC, 'sb1-x', LITERAL],
+  );
+  m.add([m.entry('User:user1', H2, Op.READ, DENY)], [TOPIC, 'sb2-x', LITERAL]);
+  m.add([m.entry('User:user1', H2, Op.READ, DENY)], [GROUP, 's', PREFIXED]);
+  assert.equal(m.byType('user1', H1, Op.READ, TOPIC), false);
+  assert.equal(m.byType('user1', H1, Op.READ, GROUP), false);
+  assert.equal(m.byType('user1', H1, Op.READ, ResourceType.TRANSACTIONAL_ID), false);
+  assert.equal(m.byType('user1', H1, Op.READ, CLUSTER), false);
+  assert.equal(m.byType('user1', H2, Op.READ, TOPIC), true);
+});
+
+test('authorizeByResourceType: prefixed and wildcard denies dominate', () => {
+  const m = mutable();
+  const allow = m.entry('User:user1', H1, Op.READ, ALLOW);
+  const deny = m.entry('User:user1', H1, Op.READ, DENY);
+  const g = (name: string): [number, string, number] => [GROUP, name, PREFIXED];
+  m.add([allow], g('abcde'));
+  assert.equal(m.byType('user1', H1, Op.READ, GROUP), true);
+  m.add([deny], g('abcd'));
+  assert.equal(m.byType('user1', H1, Op.READ, GROUP), false);
+  m.add([allow], g('abc'));
+  assert.equal(m.byType('user1', H1, Op.READ, GROUP), true);
+  m.add([deny], g('a'));
+  assert.equal(m.byType('user1', H1, Op.READ, GROUP), false);
+  m.add([allow], g('ab'));
+  assert.equal(m.byType('user1', H1, Op.READ, GROUP), false);
+
+  const w = mutable();
+  const allowW = w.entry('User:user1', H1, Op.WRITE, ALLOW);
+  const denyW = w.entry('User:user1', H1, Op.WRITE, DENY);
+  w.add([allowW], [GROUP, 'hello', PREFIXED]);
+  assert.equal(w.byType('user1', H1, Op.WRITE, GROUP), true);
+  w.add([denyW], [GROUP, '*', LITERAL]);
+  assert.equal(w.byType('user1', H1, Op.WRITE, GROUP), false);
+  w.add([allowW], [GROUP, '*', LITERAL]);
+  assert.equal(w.byType('user1', H1, Op.WRITE, GROUP), false);
+  w.add([allowW], [GROUP, 'aloha', LITERAL]);
+  assert.equal(w.byType('user1', H1, Op.WRITE, GROUP), false);
+});
+
+test('authorizeByResourceType: ALL operation, any host, any principal, super users', () => {
+  const m = mutable();
+  const r1: [number, string, number] = [TOPIC, 'sb1-x', LITERAL];
+  const r2: [number, string, number] = [TOPIC, 'sb2-x', LITERAL];
+  assert.equal(m.byType('user1', H1, Op.READ, TOPIC), false);
+  m.add([m.entry('User:user1', H1, Op.WRITE, DENY), m.entry('User:user1', H1, Op.ALL, ALLOW)], r1);
+  assert.equal(m.byType('user1', H1, Op.READ, TOPIC), true);
+  m.add([m.entry('User:user1', H1, Op.ALL, DENY)], r1);
+  assert.equal(m.byType('user1', H1, Op.READ, TOPIC), false);
+
+  const h = mutable();
+  h.add([h.entry('User:user1', H1, Op.READ, ALLOW)], r1);
+  assert.equal(h.byType('user1', H1, Op.READ, TOPIC), true);
+  h.add([h.entry('User:user1', '*', Op.READ, DENY)], r1);
+  assert.equal(h.byType('user1', H1, Op.READ, TOPIC), false);
+  h.add([h.entry('User:user1', H1, Op.READ, DENY)], r2);
+  assert.equal(h.byType('user1', H1, Op.READ, TOPIC), false);
+  assert.equal(h.byType('user1', H2, Op.READ, TOPIC), false);
+  h.add([h.entry('User:user1', '*', Op.READ, ALLOW)], r2);
+  assert.equal(h.byType('user1', H2, Op.READ, TOPIC), true);
+  h.add([h.entry('User:user1', '*', Op.READ, DENY)], r2);
+  assert.equal(h.byType('user1', H2, Op.READ, TOPIC), false);
+
+  const p = mutable();
+  p.add([p.entry('User:user1', H1, Op.READ, ALLOW)], r1);
+  assert.equal(p.byType('user1', H1, Op.READ, TOPIC), true);
+  p.add([p.entry('User:*', H1, Op.READ, DENY)], r1);
+  assert.equal(p.byType('user1', H1, Op.READ, TOPIC), false);
+  p.add([p.entry('User:user1', H1, Op.READ, DENY)], r2);
+  assert.equal(p.byType('user1', H1, Op.READ, TOPIC), false);
+  assert.equal(p.byType('user2', H1, Op.READ, TOPIC), false);
+  p.add([p.entry('User:*', H1, Op.READ, ALLOW)], r2);
+  assert.equal(p.byType('user2', H1, Op.READ, TOPIC), true);
+  p.add([p.entry('User:*', H1, Op.READ, DENY)], r2);
+  assert.equal(p.byType('user2', H1, Op.READ, TOPIC), false);
+
+  const s = mutable();
+  const denyAll = s.entry('User:*', '*', Op.ALL, DENY);
+  for (const t of [TOPIC, CLUSTER, GROUP, ResourceType.TRANSACTIONAL_ID]) s.add([denyAll], [t, '*', LITERAL]);
+  for (const t of [TOPIC, CLUSTER, GROUP, ResourceType.TRANSACTIONAL_ID])
+    assert.equal(s.byType('superuser1', '192.0.4.4', Op.READ, t), true);
+  assert.throws(() => s.byType('u', H1, Op.ANY, TOPIC), {
+    message: 'Must specify a non-filter operation type for authorizeByResourceType',
+  });
+  assert.throws(() => s.byType('u', H1, Op.READ, ResourceType.ANY), {
+    message: 'Must specify a non-filter resource type for authorizeByResourceType',
+  });
+});

@@ -51,3 +51,16 @@ export function authorizedOperations(
   for (const op of supported) if (authorize(services, ctx, op, resourceType, resourceName)) bits |= 1 << op;
   return bits;
 }
+
+/** AuthHelper.authorizeByResourceType: may the principal do `operation` on any resource of the type? */
+export function authorizeByResourceType(
+  services: Pick<BrokerServices, 'authorizer'>,
+  ctx: Pick<RequestContext, 'principal' | 'clientAddress'>,
+  operation: number,
+  resourceType: number,
+): boolean {
+  const authorizer = authorizerOf(services);
+  if (!authorizer) return true;
+  const context = { principal: ctx.principal ?? ANONYMOUS_PRINCIPAL, clientAddress: ctx.clientAddress };
+  return authorizer.authorizeByResourceType(context, operation, resourceType) === 'ALLOWED';
+}

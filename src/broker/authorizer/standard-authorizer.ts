@@ -14,6 +14,7 @@ import {
   AclOperation,
   AclPermissionType,
   PatternType,
+  ResourceType,
   WILDCARD_PRINCIPAL,
   WILDCARD_RESOURCE,
   bindingOf,
@@ -186,6 +187,54 @@ export class StandardAuthorizer {
     }
     if (allowed) return 'ALLOWED';
     if (!hasResourceAcls) return this.options.allowEveryoneIfNoAclFound ? 'ALLOWED' : 'DENIED';
+    return 'DENIED';
+  }
+
+  /**
+   * Authorizer.authorizeByResourceType (the interface default StandardAuthorizer inherits, KIP-679):
+   * whether the principal may do `operation` on at least one resource of the type. ALLOWED when the
+   * action on a made-up literal name is (super users, allow.everyone.if.no.acl.found); DENIED by a
+   * matching LITERAL `*` DENY; else ALLOWED by a matching LITERAL `*` ALLOW, or by a matching ALLOW
+   * whose name no matching DENY covers (the same literal, or a prefixed deny on a prefix of it).
+   * Only the exact operation or ALL counts: there is no implication here.
+   */
+  authorizeByResourceType(ctx: AuthorizableContext, operation: number, resourceType: number): AuthorizationResult {
+    // SecurityUtils.authorizeByResourceTypeCheckArgs
+    if (resourceType === ResourceType.ANY)
+      throw new Error('Must specify a non-filter resource type for authorizeByResourceType');
+    if (resourceType === ResourceType.UNKNOWN) throw new Error('Unknown resource type');
+    if (operation === AclOperation.ANY)
+      throw new Error('Must specify a non-filter operation type for authorizeByResourceType');
+    if (operation === AclOperation.UNKNOWN) throw new Error('Unknown operation type');
+    if (this.authorize(ctx, { operation, resourceType, resourceName: 'hardcode' }) === 'ALLOWED') return 'ALLOWED';
+    const host = hostAddress(ctx.clientAddress);
+    const deny = { literal: new Set<string>(), prefixed: new Set<string>() };
+    const allow = { literal: new Set<string>(), prefixed: new Set<string>() };
+    let wildcardAllow = false;
+    for (const acl of this.aclsOfType(resourceType)) {
+      if (acl.host !== host && acl.host !== WILDCARD_RESOURCE) continue;
+      if (acl.principal !== ctx.principal && acl.principal !== WILDCARD_PRINCIPAL) continue;
+      if (acl.operation !== operation && acl.operation !== AclOperation.ALL) continue;
+      const literal = acl.patternType === PatternType.LITERAL;
+      const prefixed = acl.patternType === PatternType.PREFIXED;
+      if (acl.permissionType === AclPermissionType.DENY) {
+        if (literal && acl.resourceName === WILDCARD_RESOURCE) return 'DENIED';
+        if (literal) deny.literal.add(acl.resourceName);
+        else if (prefixed) deny.prefixed.add(acl.resourceName);
+        continue;
+      }
+      if (acl.permissionType !== AclPermissionType.ALLOW) continue;
+      if (literal && acl.resourceName === WILDCARD_RESOURCE) wildcardAllow = true;
+      else if (literal) allow.literal.add(acl.resourceName);
+      else if (prefixed) allow.prefixed.add(acl.resourceName);
+    }
+    if (wildcardAllow) return 'ALLOWED';
+    const dominated = (name: string): boolean => {
+      for (let i = 1; i <= name.length; i++) if (deny.prefixed.has(name.slice(0, i))) return true;
+      return false;
+    };
+    for (const name of allow.literal) if (!deny.literal.has(name) && !dominated(name)) return 'ALLOWED';
+    for (const name of allow.prefixed) if (!dominated(name)) return 'ALLOWED';
     return 'DENIED';
   }
 
