@@ -10,7 +10,8 @@
 // `dump-log --cluster-metadata-decoder` and Kafka's DumpLogSegments print them, are the same but
 // for the random ids. Last, the checks Produce, Fetch, Metadata and CreateTopics make (WRITE, READ,
 // DESCRIBE and CREATE on topics, CREATE on the cluster, WRITE on a transactional id,
-// DESCRIBE_CONFIGS for a new topic's configs, the authorized-operations bit fields) answer the same
+// DESCRIBE_CONFIGS for a new topic's configs, the authorized-operations bit fields of Metadata and
+// DescribeCluster) answer the same
 // error codes on both, for raw requests of SASL PLAIN users alice and bob.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -342,6 +343,16 @@ async function scenario(bootstrap: string): Promise<Record<string, unknown>> {
     out['alice metadata, auto-creation'] = await metadata(alice, 12, ['orders-auto'], true);
     out['bob metadata v10, operations'] = await metadata(bob, 10, ['orders-1'], false, true);
     out['alice metadata v10, operations'] = await metadata(alice, 10, ['orders-1'], false, true);
+    for (const [who, c] of [
+      ['bob', bob],
+      ['alice', alice],
+    ] as const) {
+      const r = await c.request(ApiKey.DescribeCluster, 1, {
+        includeClusterAuthorizedOperations: true,
+        endpointType: 1,
+      });
+      out[`${who} describe cluster`] = [r.errorCode, r.clusterAuthorizedOperations];
+    }
     const create = async (c: RawClient, name: string) => {
       const r = await c.request(ApiKey.CreateTopics, 7, {
         topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
@@ -437,6 +448,8 @@ test('Produce, Fetch, Metadata and CreateTopics check ACLs as Kafka 4.4.0 does',
     topics: [['orders-1', 0, false, (1 << 3) | (1 << 8)]],
     cluster: 1 << 8,
   });
+  assert.deepEqual(onKafka['bob describe cluster'], [0, 1 << 8]);
+  assert.deepEqual(onKafka['alice describe cluster'], [0, 0]);
   assert.deepEqual(onKafka['bob create topic'], [
     {
       name: 'bob-topic',

@@ -6,6 +6,7 @@ import { AclOperation, CLUSTER_NAME, PatternType, ResourceType } from '../author
 import type { StandardAuthorizer } from '../authorizer/standard-authorizer.js';
 import type { BrokerServices } from '../services.js';
 import { ANONYMOUS_PRINCIPAL } from './dispatcher.js';
+import { CLUSTER_AUTHORIZED_OPERATIONS, TOPIC_AUTHORIZED_OPERATIONS } from './admin-support.js';
 import type { RequestContext } from './types.js';
 
 export { AclOperation, ResourceType, PatternType, CLUSTER_NAME };
@@ -63,4 +64,37 @@ export function authorizeByResourceType(
   if (!authorizer) return true;
   const context = { principal: ctx.principal ?? ANONYMOUS_PRINCIPAL, clientAddress: ctx.clientAddress };
   return authorizer.authorizeByResourceType(context, operation, resourceType) === 'ALLOWED';
+}
+
+/** The operations a bit field holds. */
+function operationsOf(bits: number): number[] {
+  const out: number[] = [];
+  for (let op = 0; op < 31; op++) if (bits & (1 << op)) out.push(op);
+  return out;
+}
+/** AclEntry.supportedOperations(TOPIC / CLUSTER), from the no-authorizer bit fields. */
+const TOPIC_OPERATIONS = operationsOf(TOPIC_AUTHORIZED_OPERATIONS);
+const CLUSTER_OPERATIONS = operationsOf(CLUSTER_AUTHORIZED_OPERATIONS);
+
+/** A topic's topicAuthorizedOperations (Metadata, DescribeTopicPartitions): all supported without an authorizer. */
+export function topicAuthorizedOperations(
+  services: Pick<BrokerServices, 'authorizer'>,
+  ctx: Pick<RequestContext, 'principal' | 'clientAddress'>,
+  topic: string,
+): number {
+  if (!authorizerOf(services)) return TOPIC_AUTHORIZED_OPERATIONS;
+  return authorizedOperations(services, ctx, ResourceType.TOPIC, topic, TOPIC_OPERATIONS);
+}
+
+/**
+ * clusterAuthorizedOperations (Metadata v8-10, DescribeCluster): all supported without an authorizer,
+ * 0 without DESCRIBE on the cluster, else the principal's (AuthHelper.computeDescribeClusterResponse).
+ */
+export function clusterAuthorizedOperations(
+  services: Pick<BrokerServices, 'authorizer'>,
+  ctx: Pick<RequestContext, 'principal' | 'clientAddress'>,
+): number {
+  if (!authorizerOf(services)) return CLUSTER_AUTHORIZED_OPERATIONS;
+  if (!authorizeCluster(services, ctx, AclOperation.DESCRIBE)) return 0;
+  return authorizedOperations(services, ctx, ResourceType.CLUSTER, CLUSTER_NAME, CLUSTER_OPERATIONS);
 }

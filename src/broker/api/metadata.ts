@@ -19,8 +19,6 @@ import type { ApiHandler, RequestContext } from './types.js';
 import { errorResponseAs, genericErrorResponse } from './error-responses.js';
 import {
   AUTHORIZED_OPERATIONS_OMITTED,
-  CLUSTER_AUTHORIZED_OPERATIONS,
-  TOPIC_AUTHORIZED_OPERATIONS,
   aliveBrokerNodes,
   autoCreatableTopic,
   createTopicsOnController,
@@ -35,12 +33,11 @@ import {
 import { ZERO_UUID } from '../../protocol/uuid.js';
 import {
   AclOperation,
-  CLUSTER_NAME,
   ResourceType,
   authorize,
   authorizeCluster,
-  authorizedOperations,
-  authorizerOf,
+  clusterAuthorizedOperations,
+  topicAuthorizedOperations,
 } from './authz.js';
 
 type Topic = MetadataResponseTopic;
@@ -139,22 +136,6 @@ async function autoCreate(names: string[], services: BrokerServices): Promise<To
   return out;
 }
 
-/** The operations a bit field holds (AclEntry.supportedOperations from the no-authorizer constants). */
-function operationsOf(bits: number): number[] {
-  const out: number[] = [];
-  for (let op = 0; op < 31; op++) if (bits & (1 << op)) out.push(op);
-  return out;
-}
-const TOPIC_OPERATIONS = operationsOf(TOPIC_AUTHORIZED_OPERATIONS);
-const CLUSTER_OPERATIONS = operationsOf(CLUSTER_AUTHORIZED_OPERATIONS);
-
-/** Metadata v8-10's clusterAuthorizedOperations: 0 without DESCRIBE on the cluster. */
-function clusterOperations(services: BrokerServices, ctx: RequestContext): number {
-  if (!authorizerOf(services)) return CLUSTER_AUTHORIZED_OPERATIONS;
-  if (!authorizeCluster(services, ctx, AclOperation.DESCRIBE)) return 0;
-  return authorizedOperations(services, ctx, ResourceType.CLUSTER, CLUSTER_NAME, CLUSTER_OPERATIONS);
-}
-
 async function handle(
   ctx: RequestContext,
   req: MetadataRequest,
@@ -217,10 +198,7 @@ async function handle(
     }
   }
   if (v >= 8 && req.includeTopicAuthorizedOperations) {
-    for (const t of topics)
-      t.topicAuthorizedOperations = authorizerOf(services)
-        ? authorizedOperations(services, ctx, ResourceType.TOPIC, t.name ?? '', TOPIC_OPERATIONS)
-        : TOPIC_AUTHORIZED_OPERATIONS;
+    for (const t of topics) t.topicAuthorizedOperations = topicAuthorizedOperations(services, ctx, t.name ?? '');
   }
   for (const n of unauthorizedForCreate)
     topics.push(topicEntry(ErrorCode.TOPIC_AUTHORIZATION_FAILED, n, ZERO_UUID, isInternalTopic(n)));
@@ -244,7 +222,7 @@ async function handle(
     topics: [...unknownIdEntries, ...topics],
     clusterAuthorizedOperations:
       v >= 8 && v <= 10 && req.includeClusterAuthorizedOperations
-        ? clusterOperations(services, ctx)
+        ? clusterAuthorizedOperations(services, ctx)
         : AUTHORIZED_OPERATIONS_OMITTED,
   };
   return response;
