@@ -39,7 +39,8 @@ Every broker and controller key tkafka knows (\`src/config/definitions.ts\`) is 
   this table, the same check refuses \`ssl.engine.factory.class\`, \`ssl.provider\`, \`security.providers\` and a
   \`principal.builder.class\` other than Kafka's default (plain or listener-prefixed), and warns once about
   \`ssl.keymanager.algorithm\`, \`ssl.trustmanager.algorithm\`, \`ssl.secure.random.implementation\` and
-  \`super.users\` (no authorizer yet).
+  \`super.users\` when no \`authorizer.class.name\` is set. \`authorizer.class.name\` accepts only
+  \`org.apache.kafka.metadata.authorizer.StandardAuthorizer\`; any other value stops start-up naming the key.
 
 A key written out with Kafka's default value is never refused nor warned about.
 \`tkafka storage format\` does not apply this check (it reads only the keys it needs).

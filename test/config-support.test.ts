@@ -139,7 +139,7 @@ test('a refused key set to a non-default value is a ConfigError naming it; its d
   assert.equal(keySupport('listener.name.internal.ssl.keystore.location')?.status, 'security');
 });
 
-test('security keys outside the table: an authorizer, a principal builder class, JCA providers and SSL engine factories are refused; Java-only TLS tuning and super.users warned about', () => {
+test('security keys outside the table: an authorizer other than StandardAuthorizer, a principal builder class, JCA providers and SSL engine factories are refused; Java-only TLS tuning and super.users without an authorizer warned about', () => {
   const check = (extra: Record<string, string>): string[] =>
     checkConfigSupport(loadServerConfig({ properties: withDefaults(extra) }).config);
   const refusedKey = (extra: Record<string, string>): string | undefined => {
@@ -151,11 +151,24 @@ test('security keys outside the table: an authorizer, a principal builder class,
     }
     return undefined;
   };
-  // an authorizer would be expected to refuse requests: without ACLs every request would be allowed
+  // Kafka's StandardAuthorizer is the only authorizer: any other class stops start-up naming the key
   assert.equal(
-    refusedKey({ 'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer' }),
+    refusedKey({ 'authorizer.class.name': 'kafka.security.authorizer.AclAuthorizer' }),
     'authorizer.class.name',
   );
+  assert.throws(
+    () => check({ 'authorizer.class.name': 'com.example.MyAuthorizer' }),
+    /^ConfigError: authorizer\.class\.name=com\.example\.MyAuthorizer is set but tkafka has no such authorizer: the only one is org\.apache\.kafka\.metadata\.authorizer\.StandardAuthorizer/,
+  );
+  assert.deepEqual(
+    check({
+      'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+      'super.users': 'User:admin;User:ops',
+      'allow.everyone.if.no.acl.found': 'false',
+    }),
+    [],
+  );
+  assert.equal(refusedKey({ 'super.users': 'admin' }), 'super.users');
   assert.equal(refusedKey({ 'principal.builder.class': 'com.example.Builder' }), 'principal.builder.class');
   assert.equal(
     refusedKey({ 'listener.name.ssl.ssl.engine.factory.class': 'com.example.Factory' }),
@@ -176,7 +189,7 @@ test('security keys outside the table: an authorizer, a principal builder class,
   const warned = check({ 'ssl.keymanager.algorithm': 'PKIX', 'super.users': 'User:admin' });
   assert.equal(warned.length, 2);
   assert.match(warned[0]!, /^ssl\.keymanager\.algorithm=PKIX is not supported by tkafka and is ignored/);
-  assert.match(warned[1]!, /^super\.users=User:admin is ignored: there is no authorizer/);
+  assert.match(warned[1]!, /^super\.users=User:admin is ignored: no authorizer\.class\.name is set/);
   // and the loader does not call the ssl keys a listener reads unused
   const loaded = loadServerConfig({
     properties: withDefaults({

@@ -12,6 +12,7 @@
 // with the metadata → serve → ready to unfence → wait until unfenced. Shutdown: controlled shutdown
 // (WantShutDown until ShouldShutDown, bounded by broker.session.timeout.ms), then stop serving, flush
 // and close the logs, stop the observer.
+import { StandardAuthorizer } from './authorizer/standard-authorizer.js';
 import { ensureFormatted } from './storage/ensure-formatted.js';
 import { loadEnsemble } from '../storage/meta-properties.js';
 import type { ServerConfig } from '../config/load.js';
@@ -299,6 +300,10 @@ export class BrokerOnlyServer {
         },
         remote,
         replicas,
+        authorizer: StandardAuthorizer.fromConfig(
+          (key) => config.originals.get(key),
+          () => loader.image.acls,
+        ),
         loggers: defaultBrokerLoggers(),
         groupCoordinator: null,
         txnCoordinator: null,

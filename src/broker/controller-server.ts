@@ -9,6 +9,7 @@
 // Start-up, as ControllerServer.startup: storage check (first-start formatting as on a combined
 // node) → controller acceptors bound (ephemeral ports resolved for the advertised endpoints) →
 // quorum and controller → serve.
+import { StandardAuthorizer } from './authorizer/standard-authorizer.js';
 import { ensureFormatted } from './storage/ensure-formatted.js';
 import type { ServerConfig } from '../config/load.js';
 import { QuorumController } from './controller/index.js';
@@ -122,6 +123,10 @@ export class ControllerOnlyServer {
       get replicas(): ReplicaManager {
         throw new Error('a controller-only node (process.roles=controller) has no partition logs');
       },
+      authorizer: StandardAuthorizer.fromConfig(
+        (key) => config.originals.get(key),
+        () => controller.image.acls,
+      ),
       loggers: defaultBrokerLoggers(),
       groupCoordinator: null,
       txnCoordinator: null,

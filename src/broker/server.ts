@@ -1,5 +1,6 @@
 // One tkafka node: storage check → KRaft controller (metadata log) → partition logs → handlers →
 // listeners. Metadata changes flow one way: the controller publishes, the broker side reacts.
+import { StandardAuthorizer } from './authorizer/standard-authorizer.js';
 import { ensureFormatted } from './storage/ensure-formatted.js';
 import type { ServerConfig } from '../config/load.js';
 import { QuorumController } from './controller/index.js';
@@ -238,6 +239,10 @@ export class BrokerServer {
       controller,
       ...(membership ? { remote: membership.remote } : {}),
       replicas,
+      authorizer: StandardAuthorizer.fromConfig(
+        (key) => config.originals.get(key),
+        () => controller.image.acls,
+      ),
       loggers: defaultBrokerLoggers(),
       groupCoordinator: null,
       txnCoordinator: null,

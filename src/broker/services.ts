@@ -1,5 +1,6 @@
 // What API handlers may use. The server (src/broker/server.ts) builds one BrokerServices and
 // passes it to every handler; handlers never reach into each other.
+import type { StandardAuthorizer } from './authorizer/standard-authorizer.js';
 import type { ListenerStores } from './network/tls-listener.js';
 import type { ServerConfig } from '../config/load.js';
 import type { QuorumController } from './controller/index.js';
@@ -50,6 +51,11 @@ export interface BrokerServices {
   txnCoordinator: TxnCoordinatorHandle | null;
   /** The key and trust stores the SSL listeners run with (dynamic listener.name.<l>.ssl.* configs). */
   readonly listenerStores?: ListenerStores;
+  /**
+   * The StandardAuthorizer when authorizer.class.name names it (api/authz.ts asks it); absent or
+   * null: no authorizer, every request is allowed.
+   */
+  readonly authorizer?: StandardAuthorizer | null;
 }
 
 /** The metadata image a node has applied, and the publishers that follow it (the MetadataLoader). */

@@ -589,7 +589,7 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
     '',
     null,
     L,
-    'Authorizer implementation class (not supported by tkafka; must stay empty).',
+    'Authorizer implementation class: empty (no ACLs) or org.apache.kafka.metadata.authorizer.StandardAuthorizer.',
     INFO,
   ),
   def('controlled.shutdown.enable', 'boolean', true, null, M, 'Move leadership away before shutting down.', INFO),

@@ -8,6 +8,9 @@ import { BROKER_CONFIG_KEYS, ConfigError, NO_DEFAULT, convertToString, parseConf
 import type { ConfigKey, ConfigValue } from './config-def.js';
 import type { ServerConfig } from './server-config.js';
 
+/** The only authorizer.class.name tkafka accepts: Kafka's KRaft StandardAuthorizer (ACLs in the metadata log). */
+export const STANDARD_AUTHORIZER_CLASS = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer';
+
 export type SupportStatus = 'honoured' | 'refuse' | 'warn' | 'security';
 
 export interface KeySupport {
@@ -153,19 +156,12 @@ export const HONOURED_KEYS: readonly string[] = [
   'producer.id.expiration.ms',
   'producer.id.expiration.check.interval.ms',
   'tkafka.request.log',
+  'authorizer.class.name',
   ...HONOURED_THROUGH_TOPIC.keys(),
 ];
 
 /** Known keys tkafka does not act on: refused when set to a non-default value, or warned about. */
 export const UNSUPPORTED_KEYS: ReadonlyMap<string, KeySupport> = new Map<string, KeySupport>([
-  // ---- authorization: refused, or every request would be allowed while the operator expects ACLs
-  [
-    'authorizer.class.name',
-    {
-      status: 'refuse',
-      reason: 'ACLs (StandardAuthorizer) are not implemented until issue 18: every request would be allowed',
-    },
-  ],
   // ---- limits an operator relies on: refused
   ['max.connections', { status: 'refuse', reason: `no connection limit is enforced until issue 18` }],
   ['max.connections.per.ip', { status: 'refuse', reason: `no per-IP connection limit is enforced until issue 18` }],
@@ -263,6 +259,11 @@ export function keySupport(name: string): KeySupport | undefined {
   if (isSecurityKey(name)) return { status: 'security', reason: 'handled by issue 17 TLS/SASL' };
   const unsupported = UNSUPPORTED_KEYS.get(name);
   if (unsupported) return unsupported;
+  if (name === 'authorizer.class.name')
+    return {
+      status: 'honoured',
+      reason: `only ${STANDARD_AUTHORIZER_CLASS} (ACLs in the metadata log); any other class stops start-up`,
+    };
   if (HONOURED.has(name)) {
     const topic = HONOURED_THROUGH_TOPIC.get(name);
     return { status: 'honoured', reason: topic === undefined ? '' : `default of the topic config ${topic}` };
@@ -283,6 +284,12 @@ function sameValue(key: ConfigKey, value: ConfigValue): boolean {
  */
 export function checkConfigSupport(config: ServerConfig): string[] {
   const warnings: string[] = [];
+  const authorizer = config.originals.get('authorizer.class.name');
+  if (authorizer !== undefined && authorizer.trim() !== '' && authorizer.trim() !== STANDARD_AUTHORIZER_CLASS)
+    throw new ConfigError(
+      `authorizer.class.name=${authorizer} is set but tkafka has no such authorizer: the only one is ${STANDARD_AUTHORIZER_CLASS}; set that or remove the setting`,
+      'authorizer.class.name',
+    );
   for (const key of BROKER_CONFIG_KEYS) {
     const raw = config.originals.get(key.name);
     if (raw === undefined) continue;
@@ -320,7 +327,7 @@ const LISTENER_PREFIX = /^listener\.name\.[A-Za-z0-9_-]+\./;
 
 /**
  * The security keys that are not in definitions.ts (ssl.*, principal.builder.class, super.users,
- * security.providers), plain or under a listener prefix: refused when tkafka cannot honour them, one
+ * security.providers, allow.everyone.if.no.acl.found), plain or under a listener prefix: refused when tkafka cannot honour them, one
  * WARN line when ignoring them is harmless.
  */
 function checkSecurityKeySupport(config: ServerConfig): string[] {
@@ -344,10 +351,18 @@ function checkSecurityKeySupport(config: ServerConfig): string[] {
         `${key}=${raw} is set but tkafka does not load JCA security providers; remove the setting`,
         key,
       );
-    if (key === 'super.users' && value !== '')
-      warnings.push(
-        `${key}=${raw} is ignored: there is no authorizer in tkafka yet (issue 18), so no request is refused`,
-      );
+    if (key === 'super.users' && value !== '') {
+      for (const part of value.split(';')) {
+        const p = part.trim();
+        if (p !== '' && !p.includes(':'))
+          throw new ConfigError(
+            `${key}=${raw}: expected a string in format principalType:principalName but got ${p}`,
+            key,
+          );
+      }
+      if ((config.originals.get('authorizer.class.name') ?? '').trim() === '')
+        warnings.push(`${key}=${raw} is ignored: no authorizer.class.name is set, so no request is refused`);
+    }
   }
   return warnings;
 }
@@ -355,7 +370,10 @@ function checkSecurityKeySupport(config: ServerConfig): string[] {
 /** Whether the loader should count `key` as a known security key (not "supplied but not used"). */
 export function isKnownSecurityKey(key: string): boolean {
   const base = key.replace(LISTENER_PREFIX, '');
-  return base.startsWith('ssl.') || ['principal.builder.class', 'super.users', 'security.providers'].includes(base);
+  return (
+    base.startsWith('ssl.') ||
+    ['principal.builder.class', 'super.users', 'security.providers', 'allow.everyone.if.no.acl.found'].includes(base)
+  );
 }
 
 const STATUS_TEXT: Record<SupportStatus, string> = {

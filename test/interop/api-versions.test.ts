@@ -18,10 +18,7 @@ const LATER: Readonly<Record<string, string>> = {
   RenewDelegationToken: 'no issue yet (delegation tokens)',
   ExpireDelegationToken: 'no issue yet (delegation tokens)',
   DescribeDelegationToken: 'no issue yet (delegation tokens)',
-  // ACLs and quotas: issue 18.
-  DescribeAcls: 'issue 18 (ACLs)',
-  CreateAcls: 'issue 18 (ACLs)',
-  DeleteAcls: 'issue 18 (ACLs)',
+  // Quotas: issue 18.
   AlterClientQuotas: 'issue 18 (quotas)',
   // Share groups (and the share coordinator's state RPCs) and streams groups: issue 19.
   ShareGroupHeartbeat: 'issue 19 (share groups)',
@@ -53,9 +50,6 @@ const LATER_ON_CONTROLLER: Readonly<Record<string, string>> = {
   RenewDelegationToken: LATER.RenewDelegationToken!,
   ExpireDelegationToken: LATER.ExpireDelegationToken!,
   DescribeDelegationToken: LATER.DescribeDelegationToken!,
-  DescribeAcls: LATER.DescribeAcls!,
-  CreateAcls: LATER.CreateAcls!,
-  DeleteAcls: LATER.DeleteAcls!,
   AlterClientQuotas: LATER.AlterClientQuotas!,
   // KRaft replication of the metadata log, registration, heartbeats, forwarding: issue 14.
   AssignReplicasToDirs: 'issue 14 (cluster: registration)',

@@ -1,6 +1,7 @@
 // DescribeCluster (API 60), v0-2. On broker listeners: the registered brokers on the request's
 // listener (fenced ones only when v2's IncludeFencedBrokers asks, with IsFenced, KIP-1073), the
-// cluster id, a controller id as KRaft brokers report it, and the cluster's authorized operations
+// cluster id, a controller id as KRaft brokers report it, and the cluster's authorized operations (from
+// the ACLs with an authorizer: 0 without DESCRIBE on the cluster)
 // (AuthHelper.computeDescribeClusterResponse, KafkaApis.handleDescribeCluster).
 // On controller listeners (KIP-919, endpoint type CONTROLLER): the registered controllers on the
 // listener and the active controller (ControllerApis.handleDescribeCluster).
@@ -16,13 +17,8 @@ import type { MetadataImage } from '../metadata/image.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
-import {
-  AUTHORIZED_OPERATIONS_OMITTED,
-  CLUSTER_AUTHORIZED_OPERATIONS,
-  brokerNodes,
-  imageOf,
-  randomAliveBrokerId,
-} from './admin-support.js';
+import { clusterAuthorizedOperations } from './authz.js';
+import { AUTHORIZED_OPERATIONS_OMITTED, brokerNodes, imageOf, randomAliveBrokerId } from './admin-support.js';
 
 /** DescribeClusterRequest EndpointType ids. */
 export const EndpointType = { UNKNOWN: 0, BROKER: 1, CONTROLLER: 2 } as const;
@@ -97,7 +93,7 @@ function handle(ctx: RequestContext, req: DescribeClusterRequest, services: Brok
     controllerId: brokers.some((b) => b.id === controllerId) ? controllerId : -1,
     brokers: brokers.map((b) => ({ brokerId: b.id, host: b.host, port: b.port, rack: b.rack, isFenced: b.fenced })),
     clusterAuthorizedOperations: req.includeClusterAuthorizedOperations
-      ? CLUSTER_AUTHORIZED_OPERATIONS
+      ? clusterAuthorizedOperations(services, ctx)
       : AUTHORIZED_OPERATIONS_OMITTED,
   };
 }

@@ -32,6 +32,9 @@ export const stderrLogger: Logger = {
   error: (m) => process.stderr.write(`[tkafka] ERROR ${m}\n`),
 };
 
+/** KafkaPrincipal.ANONYMOUS as a string. */
+export const ANONYMOUS_PRINCIPAL = 'User:ANONYMOUS';
+
 export const UNKNOWN_CLIENT_INFORMATION: ClientInformation = { softwareName: 'unknown', softwareVersion: 'unknown' };
 
 /** What the dispatcher needs to know about the connection a request came on. */
@@ -146,6 +149,7 @@ export class Dispatcher<Services = unknown> {
       clientAddress: conn.clientAddress,
       requestSize: frame.length,
       clientInformation: conn.clientInformation,
+      principal: conn.principal ?? ANONYMOUS_PRINCIPAL,
     };
 
     let response: unknown;

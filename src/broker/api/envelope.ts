@@ -47,8 +47,10 @@ export function createEnvelopeHandler<Services>(
     listeners: ['controller'],
     async handle(ctx: RequestContext, req: EnvelopeRequest, services: Services): Promise<Res> {
       if (req.requestPrincipal === null) return envelopeError(ErrorCode.PRINCIPAL_DESERIALIZATION_FAILURE);
+      let principal: string;
       try {
-        deserializePrincipal(req.requestPrincipal);
+        const p = deserializePrincipal(req.requestPrincipal);
+        principal = `${p.type}:${p.name}`;
       } catch {
         return envelopeError(ErrorCode.PRINCIPAL_DESERIALIZATION_FAILURE);
       }
@@ -71,6 +73,7 @@ export function createEnvelopeHandler<Services>(
         isControllerListener: ctx.isControllerListener,
         clientAddress,
         clientInformation: UNKNOWN_CLIENT_INFORMATION,
+        principal,
       });
       if (outcome.kind === 'close') return envelopeError(ErrorCode.UNSUPPORTED_VERSION);
       if (outcome.kind === 'noResponse') return envelopeError(ErrorCode.INVALID_REQUEST);

@@ -5,6 +5,8 @@
 // partitions from incremental responses. Topics are named in v4-12 and by id in v13+. Record bytes
 // go out as the log read them. A v11+ consumer fetch carries client metadata (KIP-392): a follower
 // serves it, and a leader with replica.selector.class may answer PreferredReadReplica instead.
+// With an authorizer: a follower needs CLUSTER_ACTION on the cluster, a consumer READ on each topic
+// (else TOPIC_AUTHORIZATION_FAILED for the partitions).
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -25,6 +27,7 @@ import {
   type FetchPartitionResult,
 } from '../replication/types.js';
 import type { ApiHandler, RequestContext } from './types.js';
+import { AclOperation, ResourceType, authorize, authorizeCluster } from './authz.js';
 import { genericErrorResponse } from './error-responses.js';
 import { ZERO_UUID } from '../../protocol/uuid.js';
 
@@ -192,8 +195,23 @@ async function handleFetch(
 
   const interesting: FetchEntry[] = [];
   const erroneous: ResponseEntry[] = [];
+  // KafkaApis.handleFetchRequest: a follower needs CLUSTER_ACTION on the cluster (else every partition
+  // is TOPIC_AUTHORIZATION_FAILED), a consumer READ on each topic (checked once per topic)
+  const followerAuthorized = !isFollower || authorizeCluster(services, ctx, AclOperation.CLUSTER_ACTION);
+  const readable = new Map<string, boolean>();
+  const mayRead = (topic: string): boolean => {
+    if (isFollower) return followerAuthorized;
+    let ok = readable.get(topic);
+    if (ok === undefined)
+      readable.set(topic, (ok = authorize(services, ctx, AclOperation.READ, ResourceType.TOPIC, topic)));
+    return ok;
+  };
   for (const e of context.partitions()) {
-    if (e.tp.topic === null) erroneous.push({ tp: e.tp, result: errorFetchResult(ErrorCode.UNKNOWN_TOPIC_ID) });
+    if (!followerAuthorized)
+      erroneous.push({ tp: e.tp, result: errorFetchResult(ErrorCode.TOPIC_AUTHORIZATION_FAILED) });
+    else if (e.tp.topic === null) erroneous.push({ tp: e.tp, result: errorFetchResult(ErrorCode.UNKNOWN_TOPIC_ID) });
+    else if (!mayRead(e.tp.topic))
+      erroneous.push({ tp: e.tp, result: errorFetchResult(ErrorCode.TOPIC_AUTHORIZATION_FAILED) });
     else if (!rm.contains(e.tp.topic, e.tp.partition))
       erroneous.push({ tp: e.tp, result: errorFetchResult(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) });
     else interesting.push(e);

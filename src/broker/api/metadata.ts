@@ -1,7 +1,9 @@
 // Metadata (API 3), v0-13: brokers on the request's listener, cluster id, a controller id, and
 // topic/partition state from the metadata image, with auto-creation of unknown topics through the
 // controller (Kafka's KafkaApis.handleTopicMetadataRequest, KRaftMetadataCache.getTopicMetadata,
-// AutoTopicCreationManager).
+// AutoTopicCreationManager). With an authorizer: DESCRIBE on each topic (the others are
+// TOPIC_AUTHORIZATION_FAILED, or absent from an all-topics answer), CREATE on the cluster or the topic
+// to auto-create it, and the authorized-operations bit fields from the principal's ACLs.
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -17,8 +19,6 @@ import type { ApiHandler, RequestContext } from './types.js';
 import { errorResponseAs, genericErrorResponse } from './error-responses.js';
 import {
   AUTHORIZED_OPERATIONS_OMITTED,
-  CLUSTER_AUTHORIZED_OPERATIONS,
-  TOPIC_AUTHORIZED_OPERATIONS,
   aliveBrokerNodes,
   autoCreatableTopic,
   createTopicsOnController,
@@ -31,6 +31,14 @@ import {
   sortedPartitions,
 } from './admin-support.js';
 import { ZERO_UUID } from '../../protocol/uuid.js';
+import {
+  AclOperation,
+  ResourceType,
+  authorize,
+  authorizeCluster,
+  clusterAuthorizedOperations,
+  topicAuthorizedOperations,
+} from './authz.js';
 
 type Topic = MetadataResponseTopic;
 type Partition = MetadataResponsePartition;
@@ -158,11 +166,27 @@ async function handle(
     names = topicIds.map((id) => image.topicById(id)?.name).filter((n): n is string => n !== undefined);
   else names = [...new Set(req.topics!.map((t) => t.name as string))];
 
+  // DESCRIBE on each topic: the others are answered TOPIC_AUTHORIZATION_FAILED (without their id, or
+  // without their name when asked by id), or left out of an all-topics answer
+  const unauthorizedForDescribe = names.filter(
+    (n) => !authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, n),
+  );
+  names = names.filter((n) => !unauthorizedForDescribe.includes(n));
+  const autoCreation =
+    !allTopics && services.config.getBoolean('auto.create.topics.enable') && req.allowAutoTopicCreation;
+  // auto-creation needs CREATE on the cluster or on the topic
+  let unauthorizedForCreate: string[] = [];
+  if (autoCreation && !authorizeCluster(services, ctx, AclOperation.CREATE)) {
+    unauthorizedForCreate = names.filter(
+      (n) => !image.topicsByName.has(n) && !authorize(services, ctx, AclOperation.CREATE, ResourceType.TOPIC, n),
+    );
+    names = names.filter((n) => !unauthorizedForCreate.includes(n));
+  }
+
   const existing = names.filter((n) => image.topicsByName.has(n));
   const missing = names.filter((n) => !image.topicsByName.has(n));
   const topics: Topic[] = existing.map((n) => existingTopic(image, n, listener, v));
   if (!allTopics && missing.length > 0) {
-    const autoCreation = services.config.getBoolean('auto.create.topics.enable') && req.allowAutoTopicCreation;
     if (autoCreation) {
       topics.push(...(await autoCreate(missing, services)));
     } else {
@@ -174,8 +198,18 @@ async function handle(
     }
   }
   if (v >= 8 && req.includeTopicAuthorizedOperations) {
-    for (const t of topics) t.topicAuthorizedOperations = TOPIC_AUTHORIZED_OPERATIONS;
+    for (const t of topics) t.topicAuthorizedOperations = topicAuthorizedOperations(services, ctx, t.name ?? '');
   }
+  for (const n of unauthorizedForCreate)
+    topics.push(topicEntry(ErrorCode.TOPIC_AUTHORIZATION_FAILED, n, ZERO_UUID, isInternalTopic(n)));
+  // an all-topics request does not disclose the topics it may not describe
+  if (!allTopics)
+    for (const n of unauthorizedForDescribe)
+      topics.push(
+        useTopicIds
+          ? topicEntry(ErrorCode.TOPIC_AUTHORIZATION_FAILED, null, image.topic(n)!.id, false)
+          : topicEntry(ErrorCode.TOPIC_AUTHORIZATION_FAILED, n, ZERO_UUID, false),
+      );
 
   // The image after a possible auto-creation: brokers and controller id as of now.
   const now = imageOf(services);
@@ -188,7 +222,7 @@ async function handle(
     topics: [...unknownIdEntries, ...topics],
     clusterAuthorizedOperations:
       v >= 8 && v <= 10 && req.includeClusterAuthorizedOperations
-        ? CLUSTER_AUTHORIZED_OPERATIONS
+        ? clusterAuthorizedOperations(services, ctx)
         : AUTHORIZED_OPERATIONS_OMITTED,
   };
   return response;

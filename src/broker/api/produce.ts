@@ -6,7 +6,9 @@
 // how transaction verification acts (AddPartitionsToTxnManager.produceRequestVersionToTransaction-
 // SupportedOperation): v12+ is a transactions V2 client whose first batch to a partition adds the
 // partition to its transaction; v11 handles TRANSACTION_ABORTABLE. v13 names topics by id
-// (UNKNOWN_TOPIC_ID for an id the broker does not know).
+// (UNKNOWN_TOPIC_ID for an id the broker does not know). With an authorizer: WRITE on the transactional
+// id for transactional data (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for the whole request) and
+// WRITE on each topic (else TOPIC_AUTHORIZATION_FAILED for its partitions), as KafkaApis checks them.
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -24,6 +26,7 @@ import type { AppendResult, TransactionSupportedOperation } from '../replication
 import { imageOf } from './admin-support.js';
 import { CloseConnectionError, type ApiHandler, type RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize } from './authz.js';
 
 export const PRODUCE_MIN_VERSION = 3;
 export const PRODUCE_MAX_VERSION = 13;
@@ -103,17 +106,27 @@ async function handleProduce(
   }
   const inputs = [...byKey.values()];
 
-  // transactional data needs a transactional id (Kafka authorizes WRITE on it)
-  if (req.transactionalId === null && inputs.some((p) => isTransactionalRecords(p.records))) {
+  // transactional data needs a transactional id the principal may WRITE
+  if (
+    inputs.some((p) => isTransactionalRecords(p.records)) &&
+    (req.transactionalId === null ||
+      !authorize(services, ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactionalId))
+  ) {
     if (acks === 0)
       throw new CloseConnectionError('transactional records without a transactional id in an acks=0 produce request');
     return genericErrorResponse(ctx, req, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) as Input<ProduceResponse>;
   }
 
   const internalTopicsAllowed = ctx.clientId === ADMIN_CLIENT_ID;
+  // WRITE on each topic, checked once per topic (AuthHelper.filterByAuthorized)
+  const writable = new Map<string, boolean>();
+  for (const p of inputs)
+    if (!p.unknownId && !writable.has(p.topic))
+      writable.set(p.topic, authorize(services, ctx, AclOperation.WRITE, ResourceType.TOPIC, p.topic));
   const results = await Promise.all(
     inputs.map(async (p): Promise<AppendResult> => {
       if (p.unknownId) return failure(ErrorCode.UNKNOWN_TOPIC_ID);
+      if (!writable.get(p.topic)) return failure(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
       if (!rm.contains(p.topic, p.index)) return failure(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
       const invalid = checkProduceRecords(v, p.records);
       if (invalid) return failure(invalid.errorCode);

@@ -2,7 +2,8 @@
 // CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, DescribeCluster,
 // DescribeLogDirs, DescribeTopicPartitions, DescribeQuorum, ListConfigResources, UnregisterBroker,
 // UnregisterController, UpdateFeatures, AlterPartitionReassignments, ListPartitionReassignments,
-// ElectLeaders, DescribeClientQuotas, DescribeUserScramCredentials, AlterUserScramCredentials.
+// ElectLeaders, DescribeClientQuotas, DescribeUserScramCredentials, AlterUserScramCredentials,
+// DescribeAcls, CreateAcls, DeleteAcls.
 import type { HandlerRegistry } from './registry.js';
 import type { RegisteredHandler } from './types.js';
 import type { BrokerServices } from '../services.js';
@@ -28,6 +29,9 @@ import { handler as electLeaders } from './elect-leaders.js';
 import { handler as describeClientQuotas } from './describe-client-quotas.js';
 import { handler as describeUserScramCredentials } from './describe-user-scram-credentials.js';
 import { handler as alterUserScramCredentials } from './alter-user-scram-credentials.js';
+import { handler as describeAcls } from './describe-acls.js';
+import { handler as createAcls } from './create-acls.js';
+import { handler as deleteAcls } from './delete-acls.js';
 import { forwardedHandler, isForwardable } from './forwarded.js';
 
 export const ADMIN_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
@@ -53,6 +57,9 @@ export const ADMIN_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   describeClientQuotas,
   describeUserScramCredentials,
   alterUserScramCredentials,
+  describeAcls,
+  createAcls,
+  deleteAcls,
 ];
 
 /**

@@ -22,6 +22,11 @@ export interface RequestContext {
    * Kafka's ClientInformation, registered per connection.
    */
   readonly clientInformation?: ClientInformation;
+  /**
+   * The authenticated principal, `Type:name` (Kafka's KafkaPrincipal.toString): the TLS/SASL one
+   * of the connection, the Envelope's for a forwarded request; absent means `User:ANONYMOUS`.
+   */
+  readonly principal?: string;
 }
 
 export interface ClientInformation {

@@ -81,6 +81,15 @@ import {
 import { randomUuid } from './uuid.js';
 import { updateFeatures, type FeatureUpdate } from './features.js';
 import { alterUserScramCredentials } from './scram.js';
+import { createAcls, deleteAcls } from './acls.js';
+import type {
+  CreateAclsRequestAclCreation,
+  CreateAclsResponseAclCreationResult,
+} from '../../protocol/generated/protocol/CreateAcls.js';
+import type {
+  DeleteAclsRequestDeleteAclsFilter,
+  DeleteAclsResponseDeleteAclsFilterResult,
+} from '../../protocol/generated/protocol/DeleteAcls.js';
 import type {
   AlterUserScramCredentialsRequest,
   AlterUserScramCredentialsResponse,
@@ -791,6 +800,30 @@ export class QuorumController {
         return { records, result: response };
       },
       (e) => ({ throttleTimeMs: 0, results: names.map((user) => ({ user, ...e })) }),
+    );
+  }
+
+  /** CreateAcls (AclControlManager.createAcls): one result per creation; the records of the valid ones. */
+  createAcls(creations: readonly CreateAclsRequestAclCreation[]): Promise<CreateAclsResponseAclCreationResult[]> {
+    return this.write(
+      (image) => {
+        const { records, results } = createAcls(image, creations);
+        return { records, result: results };
+      },
+      (e) => creations.map(() => ({ errorCode: e.errorCode, errorMessage: e.errorMessage })),
+    );
+  }
+
+  /** DeleteAcls (AclControlManager.deleteAcls): one result per filter, all records or none. */
+  deleteAcls(
+    filters: readonly DeleteAclsRequestDeleteAclsFilter[],
+  ): Promise<DeleteAclsResponseDeleteAclsFilterResult[]> {
+    return this.write(
+      (image) => {
+        const { records, results } = deleteAcls(image, filters);
+        return { records, result: results };
+      },
+      (e) => filters.map(() => ({ errorCode: e.errorCode, errorMessage: e.errorMessage, matchingAcls: [] })),
     );
   }
 

@@ -41,6 +41,14 @@ export const FORWARDABLE_APIS: ReadonlySet<number> = new Set([
   ApiKey.RemoveRaftVoter,
 ]);
 
+/** The request's principal (`Type:name`) as the Envelope carries it; User:ANONYMOUS when absent. */
+function principalOf(ctx: RequestContext): KafkaPrincipal {
+  const p = ctx.principal;
+  const i = p === undefined ? -1 : p.indexOf(':');
+  if (p === undefined || i < 0) return ANONYMOUS;
+  return { type: p.slice(0, i), name: p.slice(i + 1), tokenAuthenticated: false };
+}
+
 const ENVELOPE = apiByKey(ApiKey.Envelope)!;
 
 export interface ForwardingOptions {
@@ -63,7 +71,7 @@ export class ForwardingManager {
     ctx: RequestContext,
     request: unknown,
     errorResponse: (errorCode: number) => unknown,
-    principal: KafkaPrincipal = ANONYMOUS,
+    principal: KafkaPrincipal = principalOf(ctx),
   ): Promise<unknown> {
     const framed = Buffer.concat(encodeRequest(ctx.apiKey, ctx.apiVersion, ctx.correlationId, ctx.clientId, request));
     let clientHostAddress: Buffer;
