@@ -47,7 +47,7 @@ export function checkArgs(o: JoptOptions, hasDefaultBootstrap: boolean): string 
   if (!o.has('bootstrap-server') && !o.has('bootstrap-controller') && !hasDefaultBootstrap)
     return 'One of --bootstrap-server or --bootstrap-controller must be specified';
   if (['add', 'remove', 'list'].filter((a) => o.has(a)).length !== 1)
-    return 'Command must include exactly one action: --list, --add, --remove.';
+    return 'Command must include exactly one action: --list, --add, --remove. ';
   const invalid = (used: string, others: string[]): string | null => {
     if (!o.has(used)) return null;
     for (const other of others) if (o.has(other)) return `Option "[${used}]" can't be used with option "[${other}]"`;
