@@ -2,7 +2,8 @@
 // StandardAuthorizer (super.users=User:ANONYMOUS, so the PLAINTEXT clients may manage ACLs). Each
 // mutating command runs twice from the same starting ACLs — once with Kafka's tool, once with
 // tkafka — and both the output (stdout, stderr, exit code) and the ACLs left on the broker must be
-// the same. Read commands run on the same ACLs.
+// the same. Read commands run on the same ACLs. A SASL PLAIN listener (users admin, a super user,
+// and alice) shows the refusal and the grant end to end, through --command-config files.
 //
 // Normalised, and only this:
 // - Kafka prints resources from a HashMap and entries from HashSets keyed by objects whose hash codes
@@ -15,14 +16,19 @@
 // - Kafka prints the stack frames of a failure after its first two lines; the first two are compared.
 // - Kafka 4.4 reads the (y/n) answer with System.console().readLine(), which is null unless stdin and
 //   stdout are a terminal; its tool runs under script(1) for those cases (echo off, CRLF → LF).
+// - A broker's authorization error names the request's connection (processor, connection id,
+//   session hash), different for each client: that part is left out.
 // - The help: tkafka's own rows (--output, --debug) and --bootstrap-server (tkafka adds its
 //   environment / profile note) are left out.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { kafkaLibDir, startApacheKafka, TOOL_JVM_FLAGS, type ApacheKafka } from './helpers/apache-kafka.js';
 import { runTkafka, type Run } from './helpers/tool-runs.js';
+import { propertiesText } from '../helpers/cluster.js';
 import { KafkaClient } from '../../src/client/client.js';
 import {
   ANY_BINDING,
@@ -34,15 +40,21 @@ import {
 } from '../../src/client/admin/acls.js';
 
 const ACL_COMMAND = 'org.apache.kafka.tools.AclCommand';
+const PLAIN_MODULE = 'org.apache.kafka.common.security.plain.PlainLoginModule';
 
 let kafka: ApacheKafka;
 let client: KafkaClient;
+let dir: string;
 
 before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tkafka-acls-tool-'));
   kafka = await startApacheKafka({
+    extraListeners: { PLAIN: 'SASL_PLAINTEXT' },
     overrides: {
       'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
-      'super.users': 'User:ANONYMOUS',
+      'super.users': 'User:ANONYMOUS;User:admin',
+      'listener.name.plain.sasl.enabled.mechanisms': 'PLAIN',
+      'listener.name.plain.plain.sasl.jaas.config': `${PLAIN_MODULE} required user_admin="admin-secret" user_alice="alice-secret";`,
     },
   });
   client = new KafkaClient({ bootstrapServers: [kafka.bootstrap] });
@@ -51,6 +63,7 @@ before(async () => {
 after(async () => {
   client?.close();
   await kafka?.cleanup();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const bs = (): string[] => ['--bootstrap-server', kafka.bootstrap];
@@ -497,4 +510,78 @@ test('--output json: the bindings listed, added and removed', async () => {
   assert.equal(JSON.parse(removed.out).length, 2);
   assert.match(removed.err, /^Are you sure you want to delete all ACLs for resource filter/);
   assert.deepEqual(await snapshot(), []);
+});
+
+/** A --command-config file for the SASL PLAIN listener as `user`. */
+function plainConfig(user: string): string {
+  const file = join(dir, `${user}.properties`);
+  writeFileSync(
+    file,
+    propertiesText({
+      'security.protocol': 'SASL_PLAINTEXT',
+      'sasl.mechanism': 'PLAIN',
+      'sasl.jaas.config': `${PLAIN_MODULE} required username="${user}" password="${user}-secret";`,
+    }),
+  );
+  return file;
+}
+
+test('SASL PLAIN with --command-config: a user without rights is refused; the ACL an admin adds lets it in', async () => {
+  await reset([]);
+  const plain = `127.0.0.1:${kafka.listenerPorts['PLAIN']}`;
+  const asAlice = ['--bootstrap-server', plain, '--command-config', plainConfig('alice')];
+  const asAdmin = ['--bootstrap-server', plain, '--command-config', plainConfig('admin')];
+  // alice may not describe the cluster's ACLs: Kafka's Admin fails with the broker's error, whose
+  // text names the request's connection (processor, connection id, session hash): left out.
+  const k = await runKafka([...asAlice, '--list']);
+  const t = await tk([...asAlice, '--list']);
+  assert.equal(k.code, 1);
+  assert.equal(t.code, 1);
+  const connectionFree = (text: string): string =>
+    text.replace(/Request Request\(.*?\) needs/g, 'Request Request(…) needs');
+  assert.equal(
+    connectionFree(t.out),
+    connectionFree(k.out.split('\n').slice(0, 2).join('\n') + '\n'),
+    `kafka:\n${k.out.split('\n').slice(0, 3).join('\n')}`,
+  );
+  assert.match(
+    t.out,
+    /^Error while executing ACL command: org\.apache\.kafka\.common\.errors\.ClusterAuthorizationException: /,
+  );
+  // admin (a super user) grants alice DESCRIBE on the cluster, through tkafka.
+  const added = await tk([
+    ...asAdmin,
+    '--add',
+    '--allow-principal',
+    'User:alice',
+    '--operation',
+    'Describe',
+    '--cluster',
+  ]);
+  assert.equal(added.code, 0, added.out + added.err);
+  await waitForAcls((a) => a.length === 1, 'the ACL for alice');
+  const k2 = await runKafka([...asAlice, '--list']);
+  const t2 = await tk([...asAlice, '--list']);
+  assertSameRun(k2, t2, 'alice --list');
+  assert.equal(
+    t2.out,
+    'Current ACLs for resource `ResourcePattern(resourceType=CLUSTER, name=kafka-cluster, patternType=LITERAL)`:\n' +
+      '\t(principal=User:alice, host=*, operation=DESCRIBE, permissionType=ALLOW)\n\n',
+  );
+});
+
+test('--bootstrap-controller: add and remove through the controller', async () => {
+  const controller = ['--bootstrap-controller', kafka.controllerBootstrap];
+  await sideBySide(
+    [...controller, '--add', '--allow-principal', 'User:alice', '--operation', 'Read', '--group', 'g-'],
+    {
+      expect: 1,
+    },
+  );
+  await sideBySide([...controller, '--remove', '--force', '--group', 'g1', '--resource-pattern-type', 'match'], {
+    initial: [
+      { pattern: { resourceType: 'GROUP', name: 'g', patternType: 'PREFIXED' }, entry: allow('User:bob', 'READ') },
+    ],
+    expect: 0,
+  });
 });
