@@ -287,3 +287,10 @@ test('answers are read line by line from stdin; end of input is no answer', asyn
   assert.equal(await r.next(), null);
   r.close();
 });
+
+test('an unreachable cluster: one line inside Kafka\'s "Error while executing ACL command", exit 1', async () => {
+  const r = await acls(['--bootstrap-server', NOWHERE, '--list']);
+  assert.equal(r.code, 1);
+  assert.match(r.out, /^Error while executing ACL command: .*127\.0\.0\.1:1.*\n$/);
+  assert.equal(r.err, '');
+});
