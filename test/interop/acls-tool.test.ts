@@ -474,7 +474,7 @@ test('--help: Kafka 4.4 help text (tkafka rows aside)', async () => {
   assert.deepEqual(helpRows(t.err), helpRows(k.err));
 });
 
-test('--output json: the bindings listed, added and removed', async () => {
+test('--output json (and table): the bindings listed, added and removed', async () => {
   await reset([{ pattern: topic('orders'), entry: allow('User:alice', 'READ') }]);
   const added = await tk([
     ...bs(),
@@ -505,6 +505,10 @@ test('--output json: the bindings listed, added and removed', async () => {
     (JSON.parse(listed.out) as { principal: string; operation: string }[]).map((b) => `${b.principal}/${b.operation}`),
     ['User:alice/READ', 'User:bob/WRITE'],
   );
+  const table = await tk([...bs(), '--list', '--topic', 'orders', '--output', 'table']);
+  assert.equal(table.code, 0, table.err);
+  assert.match(table.out, /RESOURCE TYPE.*NAME.*PATTERN TYPE.*PRINCIPAL.*HOST.*OPERATION.*PERMISSION/);
+  assert.match(table.out, /TOPIC.*orders.*LITERAL.*User:bob.*\*.*WRITE.*ALLOW/);
   const removed = await tk([...bs(), '--remove', '--topic', 'orders', '--output', 'json'], 'y\n');
   assert.equal(removed.code, 0, removed.err);
   assert.equal(JSON.parse(removed.out).length, 2);
