@@ -5,7 +5,7 @@
 
 __tkafka_subs() {
   case "$1" in
-    '') REPLY='server metadata-quorum dump-log storage topics configs get-offsets delete-records reassign-partitions leader-election replica-verification broker-api-versions log-dirs cluster features transactions consumer-groups console-producer console-consumer producer-perf-test consumer-perf-test local completion profile' ;;
+    '') REPLY='server metadata-quorum dump-log storage topics configs acls get-offsets delete-records reassign-partitions leader-election replica-verification broker-api-versions log-dirs cluster features transactions consumer-groups console-producer console-consumer producer-perf-test consumer-perf-test local completion profile' ;;
     'server') REPLY='start' ;;
     'metadata-quorum') REPLY='describe add-controller remove-controller' ;;
     'storage') REPLY='info format version-mapping feature-dependencies random-uuid' ;;
@@ -36,6 +36,7 @@ __tkafka_flags() {
     'storage random-uuid') REPLY='-h --help' ;;
     'topics') REPLY='--alter --at-min-isr-partitions --bootstrap-server --command-config --config --create --debug --delete --delete-config --describe --exclude-internal --help --if-exists --if-not-exists --list --output --partition-size-limit-per-response --partitions --replica-assignment --replication-factor --topic --topic-id --topics-with-overrides --unavailable-partitions --under-min-isr-partitions --under-replicated-partitions --version' ;;
     'configs') REPLY='--add-config --add-config-file --all --alter --bootstrap-controller --bootstrap-server --broker --broker-defaults --broker-logger --client --client-defaults --client-metrics --command-config --debug --delete-config --describe --entity-default --entity-name --entity-type --group --help --ip --ip-defaults --output --topic --user --user-defaults --version' ;;
+    'acls') REPLY='--add --allow-host --allow-principal --bootstrap-controller --bootstrap-server --cluster --command-config --consumer --debug --delegation-token --deny-host --deny-principal --force --group --help --idempotent --list --operation --output --principal --producer --remove --resource-pattern-type --topic --transactional-id --user-principal --version' ;;
     'get-offsets') REPLY='--bootstrap-server --command-config --debug --exclude-internal-topics --help --output --partitions --time --topic --topic-partitions --version' ;;
     'delete-records') REPLY='--bootstrap-server --command-config --debug --help --offset-json-file --output --version' ;;
     'reassign-partitions') REPLY='--additional --bootstrap-controller --bootstrap-server --broker-list --cancel --command-config --debug --disable-rack-aware --disallow-replication-factor-change --execute --generate --help --list --output --preserve-throttles --reassignment-json-file --replica-alter-log-dirs-throttle --throttle --timeout --topics-to-move-json-file --verify --version --watch' ;;
@@ -96,6 +97,7 @@ __tkafka_argflags() {
     'storage feature-dependencies') REPLY=' --feature -f ' ;;
     'topics') REPLY=' --bootstrap-server --command-config --config --delete-config --output --partition-size-limit-per-response --partitions --replica-assignment --replication-factor --topic --topic-id ' ;;
     'configs') REPLY=' --add-config --add-config-file --bootstrap-controller --bootstrap-server --broker --broker-logger --client --client-metrics --command-config --delete-config --entity-name --entity-type --group --ip --output --topic --user ' ;;
+    'acls') REPLY=' --allow-host --allow-principal --bootstrap-controller --bootstrap-server --delegation-token --deny-host --deny-principal --group --operation --output --resource-pattern-type --topic --transactional-id --user-principal ' ;;
     'get-offsets') REPLY=' --bootstrap-server --command-config --output --partitions --time --topic --topic-partitions ' ;;
     'delete-records') REPLY=' --bootstrap-server --command-config --offset-json-file --output ' ;;
     'reassign-partitions') REPLY=' --broker-list --command-config --output --reassignment-json-file --replica-alter-log-dirs-throttle --throttle --timeout --topics-to-move-json-file ' ;;
@@ -173,6 +175,13 @@ __tkafka_value() {
     'configs|--group') REPLY='@group' ;;
     'configs|--output') REPLY='text json table' ;;
     'configs|--topic') REPLY='@topic' ;;
+    'acls|--bootstrap-controller') REPLY='@hostport' ;;
+    'acls|--bootstrap-server') REPLY='@hostport' ;;
+    'acls|--group') REPLY='@group' ;;
+    'acls|--operation') REPLY='All Read Write Create Delete Alter Describe ClusterAction DescribeConfigs AlterConfigs IdempotentWrite CreateTokens DescribeTokens TwoPhaseCommit' ;;
+    'acls|--output') REPLY='text json table' ;;
+    'acls|--resource-pattern-type') REPLY='LITERAL PREFIXED ANY MATCH' ;;
+    'acls|--topic') REPLY='@topic' ;;
     'get-offsets|--bootstrap-server') REPLY='@hostport' ;;
     'get-offsets|--command-config') REPLY='@file' ;;
     'get-offsets|--output') REPLY='text json table' ;;

@@ -39,6 +39,13 @@ export const TOOLS: readonly ToolDescriptor[] = [
     spec: async () => (await import('./configs/spec.js')).fullConfigsSpec(),
   },
   {
+    name: 'acls',
+    summary: 'Add, remove and list ACLs',
+    kafka: 'kafka-acls.sh',
+    load: () => import('./acls/main.js'),
+    spec: async () => (await import('./acls/spec.js')).ACLS_SPEC,
+  },
+  {
     name: 'get-offsets',
     summary: 'Get offsets of topic partitions',
     kafka: 'kafka-get-offsets.sh',
