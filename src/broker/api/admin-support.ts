@@ -18,6 +18,7 @@ import {
 } from '../../config/definitions.js';
 import { TOPIC_CONFIGS, validateTopicConfigs } from '../../config/topic-configs.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { operationBits, supportedOperationCodes } from '../../protocol/acl.js';
 import {
   isPerBrokerListenerConfig,
   isSecurityConfigWithoutListenerPrefix,
@@ -32,43 +33,10 @@ export { invalidTopicReason, isInternalTopic } from '../controller/index.js';
 /** The schema default of int32 authorized-operations fields: "not requested". */
 export const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 
-/** AclOperation codes (org.apache.kafka.common.acl.AclOperation). */
-const AclOp = {
-  READ: 3,
-  WRITE: 4,
-  CREATE: 5,
-  DELETE: 6,
-  ALTER: 7,
-  DESCRIBE: 8,
-  CLUSTER_ACTION: 9,
-  DESCRIBE_CONFIGS: 10,
-  ALTER_CONFIGS: 11,
-  IDEMPOTENT_WRITE: 12,
-} as const;
-
-const bits = (ops: number[]): number => ops.reduce((acc, op) => acc | (1 << op), 0);
-
 /** AclEntry.supportedOperations(TOPIC) as a bit field: all allowed when there is no authorizer. */
-export const TOPIC_AUTHORIZED_OPERATIONS = bits([
-  AclOp.READ,
-  AclOp.WRITE,
-  AclOp.CREATE,
-  AclOp.DESCRIBE,
-  AclOp.DELETE,
-  AclOp.ALTER,
-  AclOp.DESCRIBE_CONFIGS,
-  AclOp.ALTER_CONFIGS,
-]);
+export const TOPIC_AUTHORIZED_OPERATIONS = operationBits(supportedOperationCodes('TOPIC'));
 /** AclEntry.supportedOperations(CLUSTER) as a bit field. */
-export const CLUSTER_AUTHORIZED_OPERATIONS = bits([
-  AclOp.CREATE,
-  AclOp.CLUSTER_ACTION,
-  AclOp.DESCRIBE_CONFIGS,
-  AclOp.ALTER_CONFIGS,
-  AclOp.IDEMPOTENT_WRITE,
-  AclOp.ALTER,
-  AclOp.DESCRIBE,
-]);
+export const CLUSTER_AUTHORIZED_OPERATIONS = operationBits(supportedOperationCodes('CLUSTER'));
 
 /** DirectoryId.UNASSIGNED / MIGRATING (always online) and LOST (offline). */
 const DIR_MIGRATING = 'AAAAAAAAAAAAAAAAAAAAAA';

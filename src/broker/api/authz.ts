@@ -2,7 +2,7 @@
 // every action is allowed (AuthHelper's `authorizer.forall`), otherwise the StandardAuthorizer of
 // the node decides on the request's principal and client address. Which API checks what is listed
 // in docs/notes/i18-authz.md.
-import { AclOperation, CLUSTER_NAME, PatternType, ResourceType } from '../authorizer/acl.js';
+import { AclOperation, CLUSTER_NAME, PatternType, ResourceType, supportedOperationCodes } from '../../protocol/acl.js';
 import type { StandardAuthorizer } from '../authorizer/standard-authorizer.js';
 import type { BrokerServices } from '../services.js';
 import { ANONYMOUS_PRINCIPAL } from './dispatcher.js';
@@ -66,15 +66,9 @@ export function authorizeByResourceType(
   return authorizer.authorizeByResourceType(context, operation, resourceType) === 'ALLOWED';
 }
 
-/** The operations a bit field holds. */
-function operationsOf(bits: number): number[] {
-  const out: number[] = [];
-  for (let op = 0; op < 31; op++) if (bits & (1 << op)) out.push(op);
-  return out;
-}
-/** AclEntry.supportedOperations(TOPIC / CLUSTER), from the no-authorizer bit fields. */
-const TOPIC_OPERATIONS = operationsOf(TOPIC_AUTHORIZED_OPERATIONS);
-const CLUSTER_OPERATIONS = operationsOf(CLUSTER_AUTHORIZED_OPERATIONS);
+/** AclEntry.supportedOperations(TOPIC / CLUSTER). */
+const TOPIC_OPERATIONS = supportedOperationCodes('TOPIC');
+const CLUSTER_OPERATIONS = supportedOperationCodes('CLUSTER');
 
 /** A topic's topicAuthorizedOperations (Metadata, DescribeTopicPartitions): all supported without an authorizer. */
 export function topicAuthorizedOperations(

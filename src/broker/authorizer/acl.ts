@@ -1,81 +1,21 @@
-// The ACL vocabulary of Kafka's org.apache.kafka.common.acl / .resource packages: the wire codes of
-// ResourceType, PatternType, AclOperation and AclPermissionType (fromCode: an unknown code is
-// UNKNOWN), their names as Kafka prints them, and the filter matching of AclBindingFilter.matches
-// (ResourcePatternFilter.matches + AccessControlEntryFilter.matches) that DescribeAcls and
-// DeleteAcls apply to the ACLs of the metadata image.
+// ACL bindings as the broker holds them (StandardAcl's fields, by wire code) and the filter matching
+// of AclBindingFilter.matches (ResourcePatternFilter.matches + AccessControlEntryFilter.matches) that
+// DescribeAcls and DeleteAcls apply to the ACLs of the metadata image. The vocabulary (the enums'
+// codes and names) is src/protocol/acl.ts, shared with the client.
+import {
+  AclOperation,
+  AclPermissionType,
+  PatternType,
+  ResourceType,
+  WILDCARD_RESOURCE,
+  operationFromCode,
+  patternTypeFromCode,
+  patternTypeName,
+  permissionTypeFromCode,
+  resourceTypeFromCode,
+} from '../../protocol/acl.js';
 
-/** org.apache.kafka.common.resource.ResourceType codes. */
-export const ResourceType = {
-  UNKNOWN: 0,
-  ANY: 1,
-  TOPIC: 2,
-  GROUP: 3,
-  CLUSTER: 4,
-  TRANSACTIONAL_ID: 5,
-  DELEGATION_TOKEN: 6,
-  USER: 7,
-} as const;
-
-/** org.apache.kafka.common.resource.PatternType codes. */
-export const PatternType = { UNKNOWN: 0, ANY: 1, MATCH: 2, LITERAL: 3, PREFIXED: 4 } as const;
-
-/** org.apache.kafka.common.acl.AclOperation codes (Kafka 4.4, TWO_PHASE_COMMIT included). */
-export const AclOperation = {
-  UNKNOWN: 0,
-  ANY: 1,
-  ALL: 2,
-  READ: 3,
-  WRITE: 4,
-  CREATE: 5,
-  DELETE: 6,
-  ALTER: 7,
-  DESCRIBE: 8,
-  CLUSTER_ACTION: 9,
-  DESCRIBE_CONFIGS: 10,
-  ALTER_CONFIGS: 11,
-  IDEMPOTENT_WRITE: 12,
-  CREATE_TOKENS: 13,
-  DESCRIBE_TOKENS: 14,
-  TWO_PHASE_COMMIT: 15,
-} as const;
-
-/** org.apache.kafka.common.acl.AclPermissionType codes. */
-export const AclPermissionType = { UNKNOWN: 0, ANY: 1, DENY: 2, ALLOW: 3 } as const;
-
-function names(o: Record<string, number>): ReadonlyMap<number, string> {
-  return new Map(Object.entries(o).map(([k, v]) => [v, k]));
-}
-const RESOURCE_TYPE_NAMES = names(ResourceType);
-const PATTERN_TYPE_NAMES = names(PatternType);
-const OPERATION_NAMES = names(AclOperation);
-const PERMISSION_NAMES = names(AclPermissionType);
-
-/** `X.fromCode(code)`: a code Kafka does not know is UNKNOWN (0). */
-export function resourceTypeFromCode(code: number): number {
-  return RESOURCE_TYPE_NAMES.has(code) ? code : ResourceType.UNKNOWN;
-}
-export function patternTypeFromCode(code: number): number {
-  return PATTERN_TYPE_NAMES.has(code) ? code : PatternType.UNKNOWN;
-}
-export function operationFromCode(code: number): number {
-  return OPERATION_NAMES.has(code) ? code : AclOperation.UNKNOWN;
-}
-export function permissionTypeFromCode(code: number): number {
-  return PERMISSION_NAMES.has(code) ? code : AclPermissionType.UNKNOWN;
-}
-
-/** The enum constant's name, as Java's toString prints it (`TOPIC`, `PREFIXED`, `READ`, `ALLOW`). */
-export const resourceTypeName = (c: number): string => RESOURCE_TYPE_NAMES.get(resourceTypeFromCode(c))!;
-export const patternTypeName = (c: number): string => PATTERN_TYPE_NAMES.get(patternTypeFromCode(c))!;
-export const operationName = (c: number): string => OPERATION_NAMES.get(operationFromCode(c))!;
-export const permissionTypeName = (c: number): string => PERMISSION_NAMES.get(permissionTypeFromCode(c))!;
-
-/** ResourcePattern.WILDCARD_RESOURCE. */
-export const WILDCARD_RESOURCE = '*';
-/** StandardAuthorizerData.WILDCARD_PRINCIPAL. */
-export const WILDCARD_PRINCIPAL = 'User:*';
-/** Kafka's CLUSTER_NAME, the only name of the CLUSTER resource. */
-export const CLUSTER_NAME = 'kafka-cluster';
+export * from '../../protocol/acl.js';
 
 /** An AclBinding: a resource pattern and an access control entry (StandardAcl's fields). */
 export interface AclBinding {

@@ -7,46 +7,16 @@ import { ApiError } from '../errors.js';
 import type { CreateAclsResponse } from '../../protocol/generated/protocol/CreateAcls.js';
 import type { DeleteAclsResponse } from '../../protocol/generated/protocol/DeleteAcls.js';
 import type { DescribeAclsResponse } from '../../protocol/generated/protocol/DescribeAcls.js';
-
-/** org.apache.kafka.common.resource.ResourceType, by wire code. */
-export const RESOURCE_TYPES = [
-  'UNKNOWN',
-  'ANY',
-  'TOPIC',
-  'GROUP',
-  'CLUSTER',
-  'TRANSACTIONAL_ID',
-  'DELEGATION_TOKEN',
-  'USER',
-] as const;
-/** org.apache.kafka.common.resource.PatternType, by wire code. */
-export const PATTERN_TYPES = ['UNKNOWN', 'ANY', 'MATCH', 'LITERAL', 'PREFIXED'] as const;
-/** org.apache.kafka.common.acl.AclOperation, by wire code (Kafka 4.4, with TWO_PHASE_COMMIT). */
-export const ACL_OPERATIONS = [
-  'UNKNOWN',
-  'ANY',
-  'ALL',
-  'READ',
-  'WRITE',
-  'CREATE',
-  'DELETE',
-  'ALTER',
-  'DESCRIBE',
-  'CLUSTER_ACTION',
-  'DESCRIBE_CONFIGS',
-  'ALTER_CONFIGS',
-  'IDEMPOTENT_WRITE',
-  'CREATE_TOKENS',
-  'DESCRIBE_TOKENS',
-  'TWO_PHASE_COMMIT',
-] as const;
-/** org.apache.kafka.common.acl.AclPermissionType, by wire code. */
-export const PERMISSION_TYPES = ['UNKNOWN', 'ANY', 'DENY', 'ALLOW'] as const;
-
-export type ResourceTypeName = (typeof RESOURCE_TYPES)[number];
-export type PatternTypeName = (typeof PATTERN_TYPES)[number];
-export type AclOperationName = (typeof ACL_OPERATIONS)[number];
-export type PermissionTypeName = (typeof PERMISSION_TYPES)[number];
+import {
+  ACL_OPERATIONS,
+  PATTERN_TYPES,
+  PERMISSION_TYPES,
+  RESOURCE_TYPES,
+  type AclOperationName,
+  type PatternTypeName,
+  type PermissionTypeName,
+  type ResourceTypeName,
+} from '../../protocol/acl.js';
 
 const code = (names: readonly string[], name: string): number => {
   const i = names.indexOf(name);

@@ -8,16 +8,16 @@
 // in the order Kafka builds them (topics, cluster, groups, transactional ids, delegation tokens,
 // users; each in the order given), entries by principal, operation, host, then ALLOW before DENY.
 import type { JoptOptions } from '../common/jopt.js';
+import type { AccessControlEntry, ResourcePatternFilter } from '../../client/admin/acls.js';
 import {
   ACL_OPERATIONS,
   PATTERN_TYPES,
-  type AccessControlEntry,
+  supportedOperations as supportedOperationsOf,
   type AclOperationName,
   type PatternTypeName,
   type PermissionTypeName,
-  type ResourcePatternFilter,
   type ResourceTypeName,
-} from '../../client/admin/acls.js';
+} from '../../protocol/acl.js';
 import { pascalCase } from './spec.js';
 
 /** A usage failure: Kafka's CommandLineUtils.printUsageAndExit (message + help on stderr, exit 1). */
@@ -111,24 +111,11 @@ export function parseOperation(s: string): AclOperationName {
   return 'UNKNOWN';
 }
 
-/** AclEntry.supportedOperations. */
+/** AclEntry.supportedOperations; an IllegalArgumentException for ANY and UNKNOWN, as Kafka's. */
 export function supportedOperations(type: ResourceTypeName): AclOperationName[] {
-  switch (type) {
-    case 'TOPIC':
-      return ['READ', 'WRITE', 'CREATE', 'DESCRIBE', 'DELETE', 'ALTER', 'DESCRIBE_CONFIGS', 'ALTER_CONFIGS'];
-    case 'GROUP':
-      return ['READ', 'DESCRIBE', 'DELETE', 'DESCRIBE_CONFIGS', 'ALTER_CONFIGS'];
-    case 'CLUSTER':
-      return ['CREATE', 'CLUSTER_ACTION', 'DESCRIBE_CONFIGS', 'ALTER_CONFIGS', 'IDEMPOTENT_WRITE', 'ALTER', 'DESCRIBE'];
-    case 'TRANSACTIONAL_ID':
-      return ['DESCRIBE', 'WRITE'];
-    case 'DELEGATION_TOKEN':
-      return ['DESCRIBE'];
-    case 'USER':
-      return ['CREATE_TOKENS', 'DESCRIBE_TOKENS'];
-    default:
-      throw new AclCommandError('Not a concrete resource type', 'java.lang.IllegalArgumentException');
-  }
+  const ops = supportedOperationsOf(type);
+  if (ops === null) throw new AclCommandError('Not a concrete resource type', 'java.lang.IllegalArgumentException');
+  return [...ops];
 }
 
 const enumOrder = (op: AclOperationName): number => ACL_OPERATIONS.indexOf(op);

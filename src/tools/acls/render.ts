@@ -4,9 +4,8 @@
 // Kafka groups the bindings in a HashMap<ResourcePattern, Set<AccessControlEntry>>, whose order
 // changes from one JVM run to the next (the hash codes include enum identity hashes); tkafka prints
 // the resources by type, pattern type and name, and the entries in compareEntries' order.
+import { PATTERN_TYPES, RESOURCE_TYPES } from '../../protocol/acl.js';
 import {
-  PATTERN_TYPES,
-  RESOURCE_TYPES,
   entryString,
   resourcePatternFilterString,
   resourcePatternString,

@@ -1,7 +1,7 @@
 // The flags of `tkafka acls`: kafka-acls.sh's (org.apache.kafka.tools.AclCommand$AclCommandOptions,
 // Kafka 4.4), with their help texts, plus tkafka's --output and --debug.
 import type { JoptOptionSpec, JoptToolSpec, JoptValueType } from '../common/jopt.js';
-import { ACL_OPERATIONS } from '../../client/admin/acls.js';
+import { ACL_OPERATIONS } from '../../protocol/acl.js';
 import { BOOTSTRAP_HELP_SUFFIX, DEBUG_OPTION } from '../topics/spec.js';
 
 /** SecurityUtils.toPascalCase: `ALTER_CONFIGS` → `AlterConfigs`. */
