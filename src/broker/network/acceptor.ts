@@ -7,6 +7,7 @@ import { createServer as createTlsServer, type SecureContextOptions, type Server
 import type { Pkcs12Certificate } from '../../client/pkcs12.js';
 import type { Logger } from '../api/dispatcher.js';
 import type { SslPrincipalMapper } from '../security/ssl-principal.js';
+import type { ConnectionQuotas } from './connection-quotas.js';
 
 export type SslClientAuth = 'required' | 'requested' | 'none';
 
@@ -40,6 +41,14 @@ export class Acceptor {
   private onSocket: ((socket: Socket) => void) | null = null;
   private readonly waiting: { socket: Socket; onError: () => void }[] = [];
   private closed = false;
+  /** Connection limits (set by the socket server); null: every connection is handed over at once. */
+  private quotas: ConnectionQuotas | null = null;
+  /** socket.listen.backlog.size: connections accepted while no slot is free wait here, at most this many. */
+  private backlog = 50;
+  /** Accepted TCP connections waiting for a connection slot or for the creation-rate throttle. */
+  private readonly pending: { socket: Socket; throttleUntil: number; onGone: () => void }[] = [];
+  private pendingTimer: NodeJS.Timeout | undefined;
+  private stopWaitingForSlot: (() => void) | undefined;
 
   private constructor(
     readonly listener: ListenerConfig,
@@ -64,6 +73,22 @@ export class Acceptor {
       port: this.boundPort,
       isController: this.isController,
     };
+  }
+
+  /**
+   * Applies connection limits to this listener (ConnectionQuotas.addListener): connections are
+   * admitted (or refused, or made to wait) through `quotas` as Kafka's Acceptor.accept does.
+   */
+  useQuotas(quotas: ConnectionQuotas, listenBacklog: number): void {
+    this.quotas = quotas;
+    this.backlog = listenBacklog;
+    quotas.addListener(this.listener.name);
+    this.stopWaitingForSlot = quotas.onSlotFreed(() => this.admitPending());
+  }
+
+  /** Connections waiting for a slot or the creation-rate throttle (for tests and metrics). */
+  get pendingConnections(): number {
+    return this.pending.length;
   }
 
   /** Binds (if not yet bound) and hands every connection, the waiting ones first, to onSocket. */
@@ -93,6 +118,9 @@ export class Acceptor {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.stopWaitingForSlot?.();
+    if (this.pendingTimer) clearTimeout(this.pendingTimer);
+    for (const p of this.pending.splice(0)) p.socket.destroy();
     for (const w of this.waiting.splice(0)) w.socket.destroy();
     const server = this.server;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -100,7 +128,9 @@ export class Acceptor {
 
   private async bind(): Promise<void> {
     const l = this.listener;
-    const server = l.tls ? this.tlsServer(l.tls) : createServer({ allowHalfOpen: true }, (s) => this.accepted(s));
+    const server = l.tls
+      ? this.tlsServer(l.tls)
+      : createServer({ allowHalfOpen: true, pauseOnConnect: true }, (s) => this.tcpAccepted(s));
     await new Promise<void>((resolve, reject) => {
       // Kafka: "Socket server failed to bind to host:port: <reason>."
       const onError = (e: Error): void =>
@@ -142,7 +172,8 @@ export class Acceptor {
           socket.destroy();
           return;
         }
-        this.accepted(socket);
+        socket.pause();
+        this.tcpAccepted(socket);
       },
     );
     // Kafka's Selector logs a failed TLS handshake at INFO and closes the channel.
@@ -153,6 +184,90 @@ export class Acceptor {
       );
     });
     return server;
+  }
+
+  /**
+   * Kafka's Acceptor.accept: ConnectionQuotas.inc waits for a connection slot and the creation-rate
+   * throttle (the connections behind wait too, in order), then counts the connection; one over its
+   * address's limit is closed at once. SSL listeners apply this after the TLS handshake.
+   */
+  private tcpAccepted(socket: Socket): void {
+    if (this.closed) {
+      socket.destroy();
+      return;
+    }
+    if (this.quotas === null) {
+      this.accepted(socket);
+      return;
+    }
+    const entry = {
+      socket,
+      throttleUntil: -1,
+      onGone: (): void => {
+        const i = this.pending.indexOf(entry);
+        if (i >= 0) this.pending.splice(i, 1);
+        socket.destroy();
+      },
+    };
+    socket.on('error', entry.onGone);
+    socket.once('close', entry.onGone);
+    this.pending.push(entry);
+    // the kernel's accept queue (socket.listen.backlog.size) is full: the connection is dropped
+    if (this.pending.length > this.backlog + 1) entry.onGone();
+    this.admitPending();
+  }
+
+  private admitPending(): void {
+    const quotas = this.quotas;
+    if (quotas === null || this.closed) return;
+    const name = this.listener.name;
+    while (this.pending.length > 0) {
+      const head = this.pending[0]!;
+      const now = Date.now();
+      if (head.throttleUntil < 0) head.throttleUntil = now + quotas.recordConnectionAndGetThrottleTimeMs(name, now);
+      if (now < head.throttleUntil) {
+        if (this.pendingTimer === undefined) {
+          this.pendingTimer = setTimeout(() => {
+            this.pendingTimer = undefined;
+            this.admitPending();
+          }, head.throttleUntil - now);
+        }
+        return;
+      }
+      if (!quotas.connectionSlotAvailable(name)) return;
+      this.pending.shift();
+      const socket = head.socket;
+      socket.off('error', head.onGone);
+      socket.off('close', head.onGone);
+      const address = socket.remoteAddress;
+      if (address === undefined || socket.destroyed) {
+        socket.destroy();
+        continue;
+      }
+      const result = quotas.inc(name, address, now);
+      if (result.kind === 'throttled') {
+        // Kafka's DelayedCloseSocket: not accepted, closed when the IP throttle ends
+        socket.on('error', () => socket.destroy());
+        setTimeout(() => socket.destroy(), result.throttleMs).unref();
+        continue;
+      }
+      let counted = true;
+      const release = (): void => {
+        if (!counted) return;
+        counted = false;
+        quotas.dec(name, address);
+      };
+      if (result.kind === 'tooMany') {
+        this.logger.info(
+          `Rejected connection from /${result.ip}, address already has the configured maximum of ${result.count} connections.`,
+        );
+        socket.destroy();
+        release();
+        continue;
+      }
+      socket.once('close', release);
+      this.accepted(socket);
+    }
   }
 
   private accepted(socket: Socket): void {
@@ -172,5 +287,6 @@ export class Acceptor {
       return;
     }
     this.onSocket(socket);
+    socket.resume();
   }
 }
