@@ -8,13 +8,12 @@
 //   npm run build && nice -n 19 node --test --test-concurrency=1 dist/test/connection-limits.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, type Socket } from 'node:net';
 import { startBroker } from './helpers/broker-process.js';
 import { waitFor, waitForLine } from './helpers/wait-for.js';
 import { createTopicAt } from './helpers/create-topic.js';
+import { Conn } from './helpers/limit-conn.js';
 import { encodeRequest, decodeResponse } from '../src/protocol/frame.js';
 import { ApiKey } from '../src/protocol/generated/apis.js';
-import { FrameReader } from '../src/broker/network/frame-reader.js';
 import { SocketServer } from '../src/broker/network/socket-server.js';
 import { HandlerRegistry } from '../src/broker/api/registry.js';
 import { createApiVersionsHandler } from '../src/broker/api/api-versions.js';
@@ -24,71 +23,6 @@ import { KafkaClient } from '../src/client/client.js';
 import { Producer } from '../src/client/producer.js';
 import { Consumer } from '../src/client/consumer.js';
 import { incrementalAlterConfigs, OpType, ResourceType } from '../src/client/admin/configs.js';
-
-/** A raw connection from `localAddress` (127.0.0.x are all loopback on Linux). */
-class Conn {
-  private readonly reader = new FrameReader(1 << 30);
-  private readonly frames: Buffer[] = [];
-  private wake: (() => void) | undefined;
-  private corr = 1;
-  closed = false;
-  private constructor(readonly socket: Socket) {
-    socket.on('data', (c: Buffer) => {
-      this.frames.push(...this.reader.push(c));
-      this.wake?.();
-    });
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      this.closed = true;
-      this.wake?.();
-    });
-  }
-  static async open(port: number, localAddress = '127.0.0.1'): Promise<Conn> {
-    const s = connect({ host: '127.0.0.1', port, localAddress });
-    await new Promise<void>((res, rej) => {
-      s.once('connect', res);
-      s.once('error', rej);
-    });
-    return new Conn(s);
-  }
-  sendApiVersions(): number {
-    const corr = this.corr++;
-    for (const b of encodeRequest(ApiKey.ApiVersions, 3, corr, 'conn-limits', {
-      clientSoftwareName: 'tkafka-test',
-      clientSoftwareVersion: '1.0',
-    }))
-      this.socket.write(b);
-    return corr;
-  }
-  /** The next response frame, or null when the connection closes first. */
-  async next(timeoutMs = 10_000): Promise<Buffer | null> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.frames.length === 0 && !this.closed) {
-      if (Date.now() > deadline) throw new Error('no response frame in time');
-      await new Promise<void>((r) => {
-        this.wake = r;
-        setTimeout(r, 200).unref();
-      });
-    }
-    return this.frames.shift() ?? null;
-  }
-  /** ApiVersions round trip: true when answered (error NONE), false when the connection closed. */
-  async ping(): Promise<boolean> {
-    const corr = this.sendApiVersions();
-    const f = await this.next();
-    if (f === null) return false;
-    const r = decodeResponse(ApiKey.ApiVersions, 3, f);
-    assert.equal(r.correlationId, corr);
-    assert.equal((r.body as { errorCode: number }).errorCode, 0);
-    return true;
-  }
-  get answered(): number {
-    return this.frames.length;
-  }
-  close(): void {
-    this.socket.destroy();
-  }
-}
 
 test('max.connections.per.ip: the 11th connection is closed at once, the 10 others serve; overrides and dynamic changes apply', async () => {
   const b = await startBroker({
