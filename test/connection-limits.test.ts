@@ -261,3 +261,74 @@ test('queued.max.request.bytes: reading stops while requests held in memory reac
     await server.close();
   }
 });
+
+/** An in-process socket server serving ApiVersions, with connection limits from `limits`. */
+async function limitedServer(
+  listeners: string,
+  limits: Record<string, string>,
+  interBrokerListenerName?: string,
+): Promise<{ server: SocketServer; port: (name: string) => number; logs: string[] }> {
+  const registry = new HandlerRegistry();
+  registry.register(createApiVersionsHandler(registry));
+  const logs: string[] = [];
+  const server = new SocketServer({
+    listeners,
+    registry,
+    logger: { info: (m) => logs.push(m), warn: (m) => logs.push(m), error: (m) => logs.push(m) },
+    connectionLimits: new Map(Object.entries(limits)),
+    ...(interBrokerListenerName ? { interBrokerListenerName } : {}),
+  });
+  await server.start();
+  return { server, port: (name) => server.port(name), logs };
+}
+
+test('max.connection.creation.rate: connections over the rate wait (throttled), then are all served', async () => {
+  const { server, port } = await limitedServer('PLAINTEXT://127.0.0.1:0', {
+    'max.connection.creation.rate': '2',
+    'quota.window.num': '2',
+    'quota.window.size.seconds': '1',
+  });
+  const conns: Conn[] = [];
+  try {
+    for (let i = 0; i < 6; i++) conns.push(await Conn.open(port('PLAINTEXT')));
+    await waitFor(() => server.connectionCounts().pending > 0, { what: 'connections held by the rate throttle' });
+    for (const c of conns) assert.equal(await c.ping(), true, 'served once its throttle ends');
+    assert.deepEqual(server.connectionCounts(), { counted: 6, pending: 0 });
+  } finally {
+    for (const c of conns) c.close();
+    await server.close();
+  }
+});
+
+test('the inter-broker listener may exceed max.connections: the least recently active other connection is closed', async () => {
+  const { server, port } = await limitedServer(
+    'PLAINTEXT://127.0.0.1:0,INTERNAL://127.0.0.1:0',
+    { 'max.connections': '2' },
+    'INTERNAL',
+  );
+  const conns: Conn[] = [];
+  try {
+    const older = await Conn.open(port('PLAINTEXT'));
+    const newer = await Conn.open(port('PLAINTEXT'));
+    conns.push(older, newer);
+    assert.equal(await older.ping(), true);
+    assert.equal(await newer.ping(), true); // `older` is now the least recently active
+    // a third on PLAINTEXT waits
+    const third = await Conn.open(port('PLAINTEXT'));
+    conns.push(third);
+    third.sendApiVersions();
+    // the inter-broker listener is protected: accepted over the limit
+    const internal = await Conn.open(port('INTERNAL'));
+    conns.push(internal);
+    assert.equal(await internal.ping(), true);
+    await waitFor(() => older.closed, { what: 'the least recently active connection to be closed' });
+    assert.equal(await newer.ping(), true);
+    assert.equal(third.answered, 0, 'PLAINTEXT is still at the broker-wide limit');
+    assert.equal(third.closed, false);
+    newer.close();
+    assert.ok((await third.next()) !== null, 'served once a PLAINTEXT slot frees');
+  } finally {
+    for (const c of conns) c.close();
+    await server.close();
+  }
+});
