@@ -278,6 +278,7 @@ async function limitedServer(
   listeners: string,
   limits: Record<string, string>,
   interBrokerListenerName?: string,
+  ipConnectionRate?: (ip: string) => number | undefined,
 ): Promise<{ server: SocketServer; port: (name: string) => number; logs: string[] }> {
   const registry = new HandlerRegistry();
   registry.register(createApiVersionsHandler(registry));
@@ -288,6 +289,7 @@ async function limitedServer(
     logger: { info: (m) => logs.push(m), warn: (m) => logs.push(m), error: (m) => logs.push(m) },
     connectionLimits: new Map(Object.entries(limits)),
     ...(interBrokerListenerName ? { interBrokerListenerName } : {}),
+    ...(ipConnectionRate ? { ipConnectionRate } : {}),
   });
   await server.start();
   return { server, port: (name) => server.port(name), logs };
@@ -338,6 +340,32 @@ test('the inter-broker listener may exceed max.connections: the least recently a
     assert.equal(third.closed, false);
     newer.close();
     assert.ok((await third.next()) !== null, 'served once a PLAINTEXT slot frees');
+  } finally {
+    for (const c of conns) c.close();
+    await server.close();
+  }
+});
+
+test('an IP connection-rate quota (KIP-612 hook): the connection over the rate is closed unserved; other addresses are not throttled', async () => {
+  const { server, port } = await limitedServer(
+    'PLAINTEXT://127.0.0.1:0',
+    { 'quota.window.num': '2', 'quota.window.size.seconds': '1' },
+    undefined,
+    (ip) => (ip === '127.0.0.3' ? 1 : undefined),
+  );
+  const conns: Conn[] = [];
+  try {
+    const first = await Conn.open(port('PLAINTEXT'), '127.0.0.3');
+    const second = await Conn.open(port('PLAINTEXT'), '127.0.0.3');
+    conns.push(first, second);
+    assert.equal(await first.ping(), true);
+    assert.equal(await second.ping(), false, 'over 1 connection/s: closed when its throttle ends, never served');
+    for (let i = 0; i < 3; i++) {
+      const other = await Conn.open(port('PLAINTEXT'), '127.0.0.4');
+      conns.push(other);
+      assert.equal(await other.ping(), true);
+    }
+    assert.equal(server.connectionCounts().counted, 4, 'the throttled connection was never counted');
   } finally {
     for (const c of conns) c.close();
     await server.close();
