@@ -12,6 +12,9 @@ import { startBroker } from './helpers/broker-process.js';
 import { waitFor, waitForLine } from './helpers/wait-for.js';
 import { createTopicAt } from './helpers/create-topic.js';
 import { Conn } from './helpers/limit-conn.js';
+import { makeCerts } from './helpers/certs.js';
+import { listenerTls } from '../src/broker/network/tls-listener.js';
+import { connect as tlsConnect } from 'node:tls';
 import { encodeRequest, decodeResponse } from '../src/protocol/frame.js';
 import { ApiKey } from '../src/protocol/generated/apis.js';
 import { SocketServer } from '../src/broker/network/socket-server.js';
@@ -369,5 +372,55 @@ test('an IP connection-rate quota (KIP-612 hook): the connection over the rate i
   } finally {
     for (const c of conns) c.close();
     await server.close();
+  }
+});
+
+test('SSL listener: the connection over max.connections.per.ip is closed before the TLS handshake, as Kafka does at accept', async () => {
+  const certs = makeCerts();
+  const registry = new HandlerRegistry();
+  registry.register(createApiVersionsHandler(registry));
+  const logs: string[] = [];
+  const settings = new Map([
+    ['listener.name.ssl.ssl.keystore.type', 'PEM'],
+    ['listener.name.ssl.ssl.keystore.location', certs.server.keystorePemPath],
+  ]);
+  const server = new SocketServer({
+    listeners: [{ name: 'SSL', host: '127.0.0.1', port: 0, tls: listenerTls(settings, 'SSL') }],
+    registry,
+    logger: { info: (m) => logs.push(m), warn: (m) => logs.push(m), error: (m) => logs.push(m) },
+    connectionLimits: new Map([['max.connections.per.ip', '1']]),
+  });
+  await server.start();
+  const handshake = (): Promise<{ ok: boolean; socket: ReturnType<typeof tlsConnect> }> =>
+    new Promise((resolve) => {
+      const s = tlsConnect(
+        { host: '127.0.0.1', port: server.port('SSL'), ca: certs.ca.cert, checkServerIdentity: () => undefined },
+        () => resolve({ ok: true, socket: s }),
+      );
+      s.once('error', () => resolve({ ok: false, socket: s }));
+      s.once('close', () => resolve({ ok: false, socket: s }));
+    });
+  try {
+    const first = await handshake();
+    assert.equal(first.ok, true);
+    const second = await handshake();
+    assert.equal(second.ok, false, 'closed before its handshake completes');
+    await waitFor(
+      () =>
+        logs.includes(
+          'Rejected connection from /127.0.0.1, address already has the configured maximum of 1 connections.',
+        ),
+      { what: 'the rejection line' },
+    );
+    assert.deepEqual(
+      logs.filter((l) => l.startsWith('Failed authentication')),
+      [],
+      'refused at accept: no TLS handshake was attempted',
+    );
+    first.socket.destroy();
+    second.socket.destroy();
+  } finally {
+    await server.close();
+    certs.cleanup();
   }
 });

@@ -37,6 +37,11 @@ export interface BoundListener extends ListenerConfig {
 
 export class Acceptor {
   private server: Server | null = null;
+  /**
+   * SSL listeners: the node:tls server the admitted TCP connections are handed to (emitted as its
+   * 'connection', so the handshake starts only once the connection limits let the connection in).
+   */
+  private tls: TlsServer | null = null;
   private boundPort: number;
   private onSocket: ((socket: Socket) => void) | null = null;
   private readonly waiting: { socket: Socket; onError: () => void }[] = [];
@@ -109,9 +114,8 @@ export class Acceptor {
    */
   updateTls(options: SecureContextOptions): void {
     if (!this.listener.tls) throw new Error(`listener ${this.listener.name} is not an SSL listener`);
-    const server = this.server as TlsServer | null;
-    if (server === null) throw new Error(`listener ${this.listener.name} is not bound yet`);
-    server.setSecureContext(options);
+    if (this.tls === null) throw new Error(`listener ${this.listener.name} is not bound yet`);
+    this.tls.setSecureContext(options);
   }
 
   /** Stops accepting; connections that never reached start() are closed. */
@@ -128,9 +132,9 @@ export class Acceptor {
 
   private async bind(): Promise<void> {
     const l = this.listener;
-    const server = l.tls
-      ? this.tlsServer(l.tls)
-      : createServer({ allowHalfOpen: true, pauseOnConnect: true }, (s) => this.tcpAccepted(s));
+    if (l.tls) this.tls = this.tlsServer(l.tls);
+    // (SSL: not half-open, see tlsServer)
+    const server = createServer({ allowHalfOpen: !l.tls, pauseOnConnect: true }, (s) => this.tcpAccepted(s));
     await new Promise<void>((resolve, reject) => {
       // Kafka: "Socket server failed to bind to host:port: <reason>."
       const onError = (e: Error): void =>
@@ -153,7 +157,7 @@ export class Acceptor {
    * required rejects a missing or untrusted client certificate in the handshake; requested asks
    * for one and rejects only an untrusted one (as Java's wantClientAuth does).
    */
-  private tlsServer(tls: ListenerTls): Server {
+  private tlsServer(tls: ListenerTls): TlsServer {
     const server = createTlsServer(
       {
         ...tls.options,
@@ -172,8 +176,7 @@ export class Acceptor {
           socket.destroy();
           return;
         }
-        socket.pause();
-        this.tcpAccepted(socket);
+        this.accepted(socket);
       },
     );
     // Kafka's Selector logs a failed TLS handshake at INFO and closes the channel.
@@ -189,7 +192,7 @@ export class Acceptor {
   /**
    * Kafka's Acceptor.accept: ConnectionQuotas.inc waits for a connection slot and the creation-rate
    * throttle (the connections behind wait too, in order), then counts the connection; one over its
-   * address's limit is closed at once. SSL listeners apply this after the TLS handshake.
+   * address's limit is closed at once. On SSL listeners this comes before the TLS handshake, as in Kafka.
    */
   private tcpAccepted(socket: Socket): void {
     if (this.closed) {
@@ -197,7 +200,7 @@ export class Acceptor {
       return;
     }
     if (this.quotas === null) {
-      this.accepted(socket);
+      this.handOver(socket);
       return;
     }
     const entry = {
@@ -266,8 +269,17 @@ export class Acceptor {
         continue;
       }
       socket.once('close', release);
-      this.accepted(socket);
+      this.handOver(socket);
     }
+  }
+
+  /** An admitted TCP connection: to the TLS server for its handshake, or served. */
+  private handOver(socket: Socket): void {
+    if (this.tls === null) {
+      this.accepted(socket);
+      return;
+    }
+    this.tls.emit('connection', socket);
   }
 
   private accepted(socket: Socket): void {
