@@ -115,17 +115,20 @@ test('a refused key set to a non-default value is a ConfigError naming it; its d
     }
     assert.fail(`no error for ${JSON.stringify(extra)}`);
   };
-  const e = refused({ 'max.connections': '100' });
-  assert.equal(e.key, 'max.connections');
+  const e = refused({ 'max.decompressed.message.bytes': '100' });
+  assert.equal(e.key, 'max.decompressed.message.bytes');
   assert.equal(
     e.message,
-    'max.connections=100 is set but tkafka does not enforce it yet (no connection limit is enforced until issue 18); remove the setting (see docs/config-support.md)',
+    'max.decompressed.message.bytes=100 is set but tkafka does not enforce it yet (the decompressed size of a record is not checked on append); remove the setting (see docs/config-support.md)',
   );
-  assert.equal(refused({ 'queued.max.request.bytes': '200000000' }).key, 'queued.max.request.bytes');
+  assert.equal(refused({ 'log.cleaner.io.max.bytes.per.second': '1000' }).key, 'log.cleaner.io.max.bytes.per.second');
+  // the connection limits and the queued-request bound are honoured (issue 18)
+  for (const k of ['max.connections', 'max.connections.per.ip', 'queued.max.request.bytes', 'queued.max.requests'])
+    assert.equal(keySupport(k)?.status, 'honoured', k);
   // Kafka's defaults, written out, are not settings tkafka ignores
   const loaded = loadServerConfig({
     properties: withDefaults({
-      'max.connections': '2147483647',
+      'max.decompressed.message.bytes': '2147483639',
       'queued.max.request.bytes': '-1',
       'socket.send.buffer.bytes': '102400',
       'log.cleaner.io.buffer.load.factor': '0.90',
@@ -206,13 +209,21 @@ test('a refused key stops `tkafka server start` with the message and a non-zero 
   try {
     const r = await execa(
       'node',
-      ['bin/tkafka', 'server', 'start', '--override', `log.dirs=${dir}`, '--override', 'max.connections=100'],
+      [
+        'bin/tkafka',
+        'server',
+        'start',
+        '--override',
+        `log.dirs=${dir}`,
+        '--override',
+        'max.decompressed.message.bytes=100',
+      ],
       { cwd: REPO_ROOT, reject: false, timeout: 30_000 },
     );
     assert.equal(r.exitCode, 1, r.stderr);
     assert.match(
       r.stderr,
-      /ERROR Exiting Kafka due to fatal exception: max\.connections=100 is set but tkafka does not enforce it yet \(.*\); remove the setting \(see docs\/config-support\.md\)$/,
+      /ERROR Exiting Kafka due to fatal exception: max\.decompressed\.message\.bytes=100 is set but tkafka does not enforce it yet \(.*\); remove the setting \(see docs\/config-support\.md\)$/,
     );
     assert.doesNotMatch(r.stderr, /Kafka Server started|Awaiting socket connections/);
     assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');

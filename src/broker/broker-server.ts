@@ -30,6 +30,7 @@ import { saslAuthenticatorFactory } from './security/authenticator.js';
 import { imageScramCredentials } from './security/scram.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
+import { connectionLimitsPublisher, socketServerLimits } from './network/connection-limits-config.js';
 import { acceptorListeners, ListenerStores, tlsReloadPublisher } from './network/tls-listener.js';
 import type { ReplicationQuotas } from './replication/replication-quotas.js';
 import { ReplicaManager } from './replication/replica-manager.js';
@@ -343,6 +344,7 @@ export class BrokerOnlyServer {
         socketRequestMaxBytes: config.getInt('socket.request.max.bytes'),
         connectionsMaxIdleMs: Number(config.getLong('connections.max.idle.ms')),
         requestLog: config.requestLog,
+        ...socketServerLimits(config),
         authenticatorFor: saslAuthenticatorFactory(
           saslListenerConfigs(config),
           imageScramCredentials(() => loader.image.scramCredentials),
@@ -353,6 +355,7 @@ export class BrokerOnlyServer {
       // altered listener.name.<l>.ssl.* key and trust stores reload without a restart (the
       // stored ones apply before requests are served)
       await loader.addPublisher(tlsReloadPublisher(listenerStores, config, nodeId, socketServer, socketLogger));
+      await loader.addPublisher(connectionLimitsPublisher(config, nodeId, socketServer, socketLogger));
       await socketServer.start();
       lifecycle.setReadyToUnfence();
       info('Waiting for the broker to be unfenced');

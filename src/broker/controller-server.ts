@@ -17,6 +17,7 @@ import { HandlerRegistry } from './api/registry.js';
 import { registerSaslHandlers } from './api/sasl-authenticate.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
+import { socketServerLimits } from './network/connection-limits-config.js';
 import { acceptorListeners } from './network/tls-listener.js';
 import { nodeOutgoingSecurity } from './security/outgoing.js';
 import { saslListenerConfigs } from './security/config.js';
@@ -157,6 +158,7 @@ export class ControllerOnlyServer {
       socketRequestMaxBytes: config.getInt('socket.request.max.bytes'),
       connectionsMaxIdleMs: Number(config.getLong('connections.max.idle.ms')),
       requestLog: config.requestLog,
+      ...socketServerLimits(config),
       // a SASL controller listener authenticates the other controllers and the brokers
       authenticatorFor: saslAuthenticatorFactory(
         saslListenerConfigs(config),

@@ -16,6 +16,7 @@ import { saslAuthenticatorFactory } from './security/authenticator.js';
 import { imageScramCredentials } from './security/scram.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
+import { connectionLimitsPublisher, socketServerLimits } from './network/connection-limits-config.js';
 import { acceptorListeners, ListenerStores, tlsReloadPublisher } from './network/tls-listener.js';
 import type { ReplicationQuotas } from './replication/replication-quotas.js';
 import { ReplicaManager } from './replication/replica-manager.js';
@@ -284,6 +285,7 @@ export class BrokerServer {
       socketRequestMaxBytes: config.getInt('socket.request.max.bytes'),
       connectionsMaxIdleMs: Number(config.getLong('connections.max.idle.ms')),
       requestLog: config.requestLog,
+      ...socketServerLimits(config),
       authenticatorFor: saslAuthenticatorFactory(
         saslListenerConfigs(config),
         imageScramCredentials(() => controller.image.scramCredentials),
@@ -293,6 +295,7 @@ export class BrokerServer {
     // altered listener.name.<l>.ssl.* key and trust stores reload without a restart (the
     // stored ones apply before requests are served)
     await controller.addPublisher(tlsReloadPublisher(listenerStores, config, nodeId, socketServer, socketLogger));
+    await controller.addPublisher(connectionLimitsPublisher(config, nodeId, socketServer, socketLogger));
     await socketServer.start();
     const server = new BrokerServer(config, clusterId, controller, logManager, replicas, socketServer, logger);
     server.groups = groups;

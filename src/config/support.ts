@@ -157,26 +157,19 @@ export const HONOURED_KEYS: readonly string[] = [
   'producer.id.expiration.check.interval.ms',
   'tkafka.request.log',
   'authorizer.class.name',
+  // connection limits and the queued-request bound (src/broker/network/connection-quotas.ts)
+  'max.connections',
+  'max.connections.per.ip',
+  'max.connections.per.ip.overrides',
+  'max.connection.creation.rate',
+  'queued.max.request.bytes',
+  'queued.max.requests',
   ...HONOURED_THROUGH_TOPIC.keys(),
 ];
 
 /** Known keys tkafka does not act on: refused when set to a non-default value, or warned about. */
 export const UNSUPPORTED_KEYS: ReadonlyMap<string, KeySupport> = new Map<string, KeySupport>([
   // ---- limits an operator relies on: refused
-  ['max.connections', { status: 'refuse', reason: `no connection limit is enforced until issue 18` }],
-  ['max.connections.per.ip', { status: 'refuse', reason: `no per-IP connection limit is enforced until issue 18` }],
-  [
-    'max.connections.per.ip.overrides',
-    { status: 'refuse', reason: `no per-IP connection limit is enforced until issue 18` },
-  ],
-  [
-    'max.connection.creation.rate',
-    { status: 'refuse', reason: `no connection creation rate limit is enforced until issue 18` },
-  ],
-  [
-    'queued.max.request.bytes',
-    { status: 'refuse', reason: 'the memory held by queued requests is not capped, there is no request memory pool' },
-  ],
   [
     'max.decompressed.message.bytes',
     { status: 'refuse', reason: 'the decompressed size of a record is not checked on append' },
@@ -203,7 +196,6 @@ export const UNSUPPORTED_KEYS: ReadonlyMap<string, KeySupport> = new Map<string,
   ['socket.send.buffer.bytes', { status: 'warn', reason: "Node's net sockets keep the OS send buffer size" }],
   ['socket.receive.buffer.bytes', { status: 'warn', reason: "Node's net sockets keep the OS receive buffer size" }],
   ['socket.listen.backlog.size', { status: 'warn', reason: "listeners use Node's default accept backlog" }],
-  ['queued.max.requests', { status: 'warn', reason: 'requests are not queued for a pool of I/O threads' }],
   ['num.network.threads', { status: 'warn', reason: 'one event loop serves every connection' }],
   ['num.io.threads', { status: 'warn', reason: 'one event loop handles every request' }],
   ['background.threads', { status: 'warn', reason: 'background tasks run on the event loop' }],

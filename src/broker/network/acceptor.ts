@@ -7,6 +7,7 @@ import { createServer as createTlsServer, type SecureContextOptions, type Server
 import type { Pkcs12Certificate } from '../../client/pkcs12.js';
 import type { Logger } from '../api/dispatcher.js';
 import type { SslPrincipalMapper } from '../security/ssl-principal.js';
+import type { ConnectionQuotas } from './connection-quotas.js';
 
 export type SslClientAuth = 'required' | 'requested' | 'none';
 
@@ -36,10 +37,23 @@ export interface BoundListener extends ListenerConfig {
 
 export class Acceptor {
   private server: Server | null = null;
+  /**
+   * SSL listeners: the node:tls server the admitted TCP connections are handed to (emitted as its
+   * 'connection', so the handshake starts only once the connection limits let the connection in).
+   */
+  private tls: TlsServer | null = null;
   private boundPort: number;
   private onSocket: ((socket: Socket) => void) | null = null;
   private readonly waiting: { socket: Socket; onError: () => void }[] = [];
   private closed = false;
+  /** Connection limits (set by the socket server); null: every connection is handed over at once. */
+  private quotas: ConnectionQuotas | null = null;
+  /** socket.listen.backlog.size: connections accepted while no slot is free wait here, at most this many. */
+  private backlog = 50;
+  /** Accepted TCP connections waiting for a connection slot or for the creation-rate throttle. */
+  private readonly pending: { socket: Socket; throttleUntil: number; onGone: () => void }[] = [];
+  private pendingTimer: NodeJS.Timeout | undefined;
+  private stopWaitingForSlot: (() => void) | undefined;
 
   private constructor(
     readonly listener: ListenerConfig,
@@ -66,6 +80,22 @@ export class Acceptor {
     };
   }
 
+  /**
+   * Applies connection limits to this listener (ConnectionQuotas.addListener): connections are
+   * admitted (or refused, or made to wait) through `quotas` as Kafka's Acceptor.accept does.
+   */
+  useQuotas(quotas: ConnectionQuotas, listenBacklog: number): void {
+    this.quotas = quotas;
+    this.backlog = listenBacklog;
+    quotas.addListener(this.listener.name);
+    this.stopWaitingForSlot = quotas.onSlotFreed(() => this.admitPending());
+  }
+
+  /** Connections waiting for a slot or the creation-rate throttle (for tests and metrics). */
+  get pendingConnections(): number {
+    return this.pending.length;
+  }
+
   /** Binds (if not yet bound) and hands every connection, the waiting ones first, to onSocket. */
   async start(onSocket: (socket: Socket) => void): Promise<void> {
     if (this.server === null) await this.bind();
@@ -84,15 +114,17 @@ export class Acceptor {
    */
   updateTls(options: SecureContextOptions): void {
     if (!this.listener.tls) throw new Error(`listener ${this.listener.name} is not an SSL listener`);
-    const server = this.server as TlsServer | null;
-    if (server === null) throw new Error(`listener ${this.listener.name} is not bound yet`);
-    server.setSecureContext(options);
+    if (this.tls === null) throw new Error(`listener ${this.listener.name} is not bound yet`);
+    this.tls.setSecureContext(options);
   }
 
   /** Stops accepting; connections that never reached start() are closed. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.stopWaitingForSlot?.();
+    if (this.pendingTimer) clearTimeout(this.pendingTimer);
+    for (const p of this.pending.splice(0)) p.socket.destroy();
     for (const w of this.waiting.splice(0)) w.socket.destroy();
     const server = this.server;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -100,7 +132,9 @@ export class Acceptor {
 
   private async bind(): Promise<void> {
     const l = this.listener;
-    const server = l.tls ? this.tlsServer(l.tls) : createServer({ allowHalfOpen: true }, (s) => this.accepted(s));
+    if (l.tls) this.tls = this.tlsServer(l.tls);
+    // (SSL: not half-open, see tlsServer)
+    const server = createServer({ allowHalfOpen: !l.tls, pauseOnConnect: true }, (s) => this.tcpAccepted(s));
     await new Promise<void>((resolve, reject) => {
       // Kafka: "Socket server failed to bind to host:port: <reason>."
       const onError = (e: Error): void =>
@@ -123,7 +157,7 @@ export class Acceptor {
    * required rejects a missing or untrusted client certificate in the handshake; requested asks
    * for one and rejects only an untrusted one (as Java's wantClientAuth does).
    */
-  private tlsServer(tls: ListenerTls): Server {
+  private tlsServer(tls: ListenerTls): TlsServer {
     const server = createTlsServer(
       {
         ...tls.options,
@@ -155,6 +189,99 @@ export class Acceptor {
     return server;
   }
 
+  /**
+   * Kafka's Acceptor.accept: ConnectionQuotas.inc waits for a connection slot and the creation-rate
+   * throttle (the connections behind wait too, in order), then counts the connection; one over its
+   * address's limit is closed at once. On SSL listeners this comes before the TLS handshake, as in Kafka.
+   */
+  private tcpAccepted(socket: Socket): void {
+    if (this.closed) {
+      socket.destroy();
+      return;
+    }
+    if (this.quotas === null) {
+      this.handOver(socket);
+      return;
+    }
+    const entry = {
+      socket,
+      throttleUntil: -1,
+      onGone: (): void => {
+        const i = this.pending.indexOf(entry);
+        if (i >= 0) this.pending.splice(i, 1);
+        socket.destroy();
+      },
+    };
+    socket.on('error', entry.onGone);
+    socket.once('close', entry.onGone);
+    this.pending.push(entry);
+    // the kernel's accept queue (socket.listen.backlog.size) is full: the connection is dropped
+    if (this.pending.length > this.backlog + 1) entry.onGone();
+    this.admitPending();
+  }
+
+  private admitPending(): void {
+    const quotas = this.quotas;
+    if (quotas === null || this.closed) return;
+    const name = this.listener.name;
+    while (this.pending.length > 0) {
+      const head = this.pending[0]!;
+      const now = Date.now();
+      if (head.throttleUntil < 0) head.throttleUntil = now + quotas.recordConnectionAndGetThrottleTimeMs(name, now);
+      if (now < head.throttleUntil) {
+        if (this.pendingTimer === undefined) {
+          this.pendingTimer = setTimeout(() => {
+            this.pendingTimer = undefined;
+            this.admitPending();
+          }, head.throttleUntil - now);
+        }
+        return;
+      }
+      if (!quotas.connectionSlotAvailable(name)) return;
+      this.pending.shift();
+      const socket = head.socket;
+      socket.off('error', head.onGone);
+      socket.off('close', head.onGone);
+      const address = socket.remoteAddress;
+      if (address === undefined || socket.destroyed) {
+        socket.destroy();
+        continue;
+      }
+      const result = quotas.inc(name, address, now);
+      if (result.kind === 'throttled') {
+        // Kafka's DelayedCloseSocket: not accepted, closed when the IP throttle ends
+        socket.on('error', () => socket.destroy());
+        setTimeout(() => socket.destroy(), result.throttleMs).unref();
+        continue;
+      }
+      let counted = true;
+      const release = (): void => {
+        if (!counted) return;
+        counted = false;
+        quotas.dec(name, address);
+      };
+      if (result.kind === 'tooMany') {
+        this.logger.info(
+          `Rejected connection from /${result.ip}, address already has the configured maximum of ${result.count} connections.`,
+        );
+        socket.destroy();
+        release();
+        continue;
+      }
+      socket.once('close', release);
+      this.handOver(socket);
+    }
+  }
+
+  /** An admitted TCP connection: to the TLS server for its handshake, or served. */
+  private handOver(socket: Socket): void {
+    if (this.tls === null) {
+      this.accepted(socket);
+      return;
+    }
+    this.tls.emit('connection', socket);
+  }
+
   private accepted(socket: Socket): void {
     if (this.closed) {
       socket.destroy();
@@ -172,5 +299,6 @@ export class Acceptor {
       return;
     }
     this.onSocket(socket);
+    socket.resume();
   }
 }

@@ -20,6 +20,7 @@ import {
 import type { AuthStep, ConnectionAuthenticator } from '../security/authenticator.js';
 import { FrameReader, InvalidFrameError } from './frame-reader.js';
 import type { RequestLogEntry } from './request-log.js';
+import type { RequestMemoryPool } from './connection-quotas.js';
 
 export interface ConnectionOptions {
   readonly id: string;
@@ -41,6 +42,8 @@ export interface ConnectionOptions {
   readonly onClose?: ((conn: Connection) => void) | undefined;
   /** A SASL listener's: sees every frame first and lets through only what authentication allows. */
   readonly authenticator?: ConnectionAuthenticator | undefined;
+  /** queued.max.request.bytes / queued.max.requests across the socket server's connections. */
+  readonly memoryPool?: RequestMemoryPool | undefined;
 }
 
 export interface ConnectionStats {
@@ -84,6 +87,17 @@ export class Connection {
   private readonly closedPromise: Promise<void>;
   private drainTimer: NodeJS.Timeout | undefined;
   private authFailureTimer: NodeJS.Timeout | undefined;
+  /** What this connection holds in the memory pool: bytes and queued requests. */
+  private poolBytes = 0;
+  private poolRequests = 0;
+  private inFlightBytes = 0;
+  private waitingForMemory = false;
+  /** The index (FrameReader.framesCompleted) of the partial frame the pool granted, or -1. */
+  private grantedFrame = -1;
+  private ungrantedBytes = 0;
+  private readonly memoryFreed = (): void => this.updateReading();
+  /** performance.now() of the last read or write (Kafka's Selector LRU, for closing excess connections). */
+  lastActiveMs = performance.now();
 
   constructor(
     private readonly socket: Socket,
@@ -114,6 +128,10 @@ export class Connection {
       socket.setTimeout(opts.idleTimeoutMs);
       socket.on('timeout', () => this.onIdle());
     }
+  }
+
+  get listenerName(): string {
+    return this.opts.listenerName;
   }
 
   /** Resolves when the socket has closed. */
@@ -164,17 +182,24 @@ export class Connection {
 
   private onData(chunk: Buffer): void {
     if (this.state !== 'open') return;
+    this.lastActiveMs = performance.now();
     this.counters.bytesIn += chunk.length;
     let frames: Buffer[];
+    const exhaustedBefore = this.opts.memoryPool?.exhausted ?? false;
     try {
       frames = this.reader.push(chunk);
+      // a frame begun while memory was left has its memory (Kafka allocates at the size prefix)
+      if (!exhaustedBefore && this.reader.reservedBytes > 0) this.grantedFrame = this.reader.framesCompleted;
     } catch (e) {
       const why = e instanceof InvalidFrameError ? e.message : `frame reader failure: ${String(e)}`;
       this.opts.logger.warn(`connection ${this.id} from ${this.info.clientAddress}: ${why}; closing it`);
       this.close();
       return;
     }
-    if (frames.length === 0) return;
+    if (frames.length === 0) {
+      this.syncPool();
+      return;
+    }
     const now = performance.now();
     for (const frame of frames) {
       this.queue.push({ frame, receivedAt: now });
@@ -214,6 +239,8 @@ export class Connection {
   private onSocketClose(): void {
     this.state = 'closed';
     this.dropQueue();
+    this.inFlightBytes = 0;
+    this.syncPool(true);
     if (this.drainTimer) clearTimeout(this.drainTimer);
     if (this.authFailureTimer) clearTimeout(this.authFailureTimer);
     this.opts.onClose?.(this);
@@ -221,9 +248,20 @@ export class Connection {
 
   /** Reading is paused while writes are blocked, the queue is full, or the connection is closing. */
   private updateReading(): void {
+    this.syncPool();
+    const pool = this.opts.memoryPool;
+    // the pool is reached: stop at the next frame boundary (a frame begun has its memory)
+    if (pool && !pool.exhausted && this.reader.reservedBytes > 0) this.grantedFrame = this.reader.framesCompleted;
+    const poolFull = pool !== undefined && this.state === 'open' && pool.exhausted && !this.partialGranted();
+    if (poolFull !== this.waitingForMemory && pool) {
+      this.waitingForMemory = poolFull;
+      if (poolFull) pool.waitForMemory(this.memoryFreed);
+      else pool.stopWaiting(this.memoryFreed);
+    }
     const pause =
       this.state !== 'open' ||
       this.writeBlocked ||
+      poolFull ||
       this.queue.length - this.head >= this.opts.maxQueuedRequests ||
       this.queuedBytes >= this.opts.maxQueuedBytes;
     if (pause && !this.paused) {
@@ -259,6 +297,8 @@ export class Connection {
           }
         }
         this.inFlight = true;
+        this.inFlightBytes = item.frame.length;
+        this.syncPool();
         let outcome: DispatchOutcome;
         try {
           outcome = await this.opts.dispatcher.dispatch(item.frame, this.info);
@@ -267,16 +307,20 @@ export class Connection {
             `unexpected dispatcher failure on ${this.id}: ${e instanceof Error ? e.stack : String(e)}`,
           );
           this.inFlight = false;
+          this.inFlightBytes = 0;
           this.close();
           return;
         }
         this.inFlight = false;
+        this.inFlightBytes = 0;
         this.counters.requests++;
         this.complete(item, outcome);
+        this.syncPool();
       }
     } finally {
       this.pumping = false;
     }
+    this.updateReading();
     this.maybeFinish();
   }
 
@@ -328,6 +372,7 @@ export class Connection {
     s.cork();
     for (const b of frame) s.write(b);
     s.uncork();
+    this.lastActiveMs = performance.now();
     this.counters.bytesOut += size;
     if (s.writableLength > this.counters.maxWritableLength) this.counters.maxWritableLength = s.writableLength;
     if (s.writableNeedDrain) {
@@ -388,6 +433,38 @@ export class Connection {
       const t = setTimeout(() => this.socket.destroy(), 5000);
       t.unref();
     }
+  }
+
+  /**
+   * Brings this connection's share of the memory pool up to date: the requests queued, the one in
+   * flight and the frame being read (its whole size once its size prefix is read); all of it is
+   * released when the connection closes.
+   */
+  private syncPool(release = false): void {
+    const pool = this.opts.memoryPool;
+    if (!pool) return;
+    const granted = this.partialGranted();
+    const partial = this.reader.reservedBytes;
+    const bytes = release ? 0 : this.queuedBytes + this.inFlightBytes + (granted ? partial : 0);
+    const ungranted = release || granted ? 0 : partial;
+    const requests = release ? 0 : this.queue.length - this.head;
+    if (release && this.waitingForMemory) {
+      this.waitingForMemory = false;
+      pool.stopWaiting(this.memoryFreed);
+    }
+    if (bytes === this.poolBytes && requests === this.poolRequests && ungranted === this.ungrantedBytes) return;
+    const db = bytes - this.poolBytes;
+    const dr = requests - this.poolRequests;
+    const du = ungranted - this.ungrantedBytes;
+    this.poolBytes = bytes;
+    this.poolRequests = requests;
+    this.ungrantedBytes = ungranted;
+    pool.adjust(db, dr, du);
+  }
+
+  /** Whether the frame being read (if any) has its memory from the pool. */
+  private partialGranted(): boolean {
+    return this.reader.reservedBytes > 0 && this.grantedFrame === this.reader.framesCompleted;
   }
 
   private dequeue(): Queued {

@@ -23,6 +23,8 @@ export class FrameReader {
   /** Payload pieces of the incomplete frame, in order (slices of the chunks, not copies). */
   private pending: Buffer[] = [];
   private pendingBytes = 0;
+  /** Frames completed so far (the index of the frame being read). */
+  framesCompleted = 0;
 
   /** Mutable: a SASL connection reads with sasl.server.max.receive.size until it is authenticated. */
   constructor(public maxFrameBytes: number) {
@@ -35,10 +37,24 @@ export class FrameReader {
   }
 
   /**
+   * Bytes reserved for the frame being read: its whole size once the size prefix is read (as Kafka's
+   * NetworkReceive allocates from the MemoryPool), else the prefix bytes so far.
+   */
+  get reservedBytes(): number {
+    return this.frameSize >= 0 ? this.frameSize + 4 : this.sizeHave;
+  }
+
+  /**
    * Consumes a chunk; returns the frames it completes (payloads without the size prefix), in order.
    * Throws InvalidFrameError on a negative or too large size; the reader is unusable afterwards.
    */
   push(chunk: Buffer): Buffer[] {
+    const frames = this.read(chunk);
+    this.framesCompleted += frames.length;
+    return frames;
+  }
+
+  private read(chunk: Buffer): Buffer[] {
     const frames: Buffer[] = [];
     const len = chunk.length;
     let off = 0;

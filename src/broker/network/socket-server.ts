@@ -11,6 +11,12 @@ import type { ConnectionAuthenticator } from '../security/authenticator.js';
 import { requestLogWriter, type RequestLogEntry } from './request-log.js';
 import { ANONYMOUS_PRINCIPAL, tlsPrincipal } from '../security/ssl-principal.js';
 import { listenerTls } from './tls-listener.js';
+import {
+  ConnectionQuotas,
+  RequestMemoryPool,
+  connectionQuotaSettings,
+  type ConnectionQuotaSettings,
+} from './connection-quotas.js';
 
 export type { BoundListener, ListenerConfig } from './acceptor.js';
 
@@ -44,6 +50,22 @@ export interface SocketServerOptions<Services = unknown> {
   readonly shutdownTimeoutMs?: number;
   /** SASL listeners: a new authenticator per connection (security/authenticator.ts); undefined: none. */
   readonly authenticatorFor?: (listenerName: string) => ConnectionAuthenticator | undefined;
+  /**
+   * Connection limits (max.connections*, max.connection.creation.rate, their listener.name.<l>.
+   * forms, quota.window.*, socket.listen.backlog.size) read from these settings; undefined: none.
+   */
+  readonly connectionLimits?: ReadonlyMap<string, string>;
+  /** inter.broker.listener.name: the listener allowed over max.connections. */
+  readonly interBrokerListenerName?: string;
+  /**
+   * KIP-612 IP connection rate quota hook: the connection_creation_rate quota of an address (its
+   * `ip` entity, else the default `ip` entity), undefined for none. Filled by the client-quota work.
+   */
+  readonly ipConnectionRate?: (ip: string) => number | undefined;
+  /** queued.max.request.bytes (<= 0: unbounded) across every connection. */
+  readonly queuedMaxRequestBytes?: number;
+  /** queued.max.requests: requests read and waiting to be handled, across every connection (default 500). */
+  readonly queuedMaxRequests?: number;
 }
 
 export const DEFAULT_SOCKET_REQUEST_MAX_BYTES = 104857600;
@@ -77,6 +99,11 @@ export class SocketServer<Services = unknown> {
   private readonly acceptors: Acceptor[] = [];
   private readonly connections = new Set<Connection>();
   private nextConnectionIndex = 0;
+  /** One quota group for the controller listeners, one for the others (Kafka's two SocketServers). */
+  private readonly quotaGroups = new Map<boolean, ConnectionQuotas>();
+  private readonly memoryPool: RequestMemoryPool | undefined;
+  /** The settings the connection limits start from (updated by updateConnectionLimits before start). */
+  private limitSettings: ReadonlyMap<string, string> | undefined;
   private state: 'new' | 'starting' | 'running' | 'closing' | 'closed' = 'new';
 
   /**
@@ -121,6 +148,11 @@ export class SocketServer<Services = unknown> {
     if (opts.requestLog) sinks.push(requestLogWriter());
     if (opts.onRequest) sinks.push(opts.onRequest);
     this.onRequest = sinks.length === 0 ? undefined : sinks.length === 1 ? sinks[0] : (e) => sinks.forEach((s) => s(e));
+    this.limitSettings = opts.connectionLimits;
+    const bytes = opts.queuedMaxRequestBytes ?? -1;
+    const requests = opts.queuedMaxRequests ?? 500;
+    this.memoryPool =
+      bytes > 0 || opts.queuedMaxRequests !== undefined ? new RequestMemoryPool(bytes, requests) : undefined;
   }
 
   /** Binds every listener; resolves with the bound addresses (actual ports when 0 was asked). */
@@ -132,6 +164,7 @@ export class SocketServer<Services = unknown> {
         const names = [...this.controllerNames];
         this.acceptors.push(...(await SocketServer.openAcceptors(this.listenerConfigs, names, this.logger)));
       }
+      if (this.limitSettings) await this.setUpConnectionQuotas(this.limitSettings);
       for (const a of this.acceptors) {
         const tls = a.listener.tls;
         await a.start((socket) => {
@@ -180,6 +213,73 @@ export class SocketServer<Services = unknown> {
     a.updateTls(listenerTls(originals, a.bound.name).options);
   }
 
+  /**
+   * New connection limits (dynamic max.connections*, max.connection.creation.rate): waiting
+   * acceptors re-check, and connections over a lowered max.connections are closed, least recently
+   * active first (Kafka's Processor.closeExcessConnections). A server started without limits keeps none.
+   */
+  async updateConnectionLimits(settings: ReadonlyMap<string, string>): Promise<void> {
+    if (this.limitSettings === undefined) return;
+    this.limitSettings = settings;
+    for (const [isController, quotas] of this.quotaGroups) {
+      const names = this.acceptors.filter((a) => a.isController === isController).map((a) => a.bound.name);
+      quotas.update(await connectionQuotaSettings(settings, names));
+    }
+  }
+
+  /** Connections counted by the connection limits (all quota groups), and those waiting for a slot. */
+  connectionCounts(): { counted: number; pending: number } {
+    let counted = 0;
+    for (const q of this.quotaGroups.values()) counted += q.total;
+    return { counted, pending: this.acceptors.reduce((n, a) => n + a.pendingConnections, 0) };
+  }
+
+  /** The request memory pool (queued.max.request.bytes), if bounded. */
+  get requestMemory(): RequestMemoryPool | undefined {
+    return this.memoryPool;
+  }
+
+  private async setUpConnectionQuotas(limits: ReadonlyMap<string, string>): Promise<void> {
+    const backlog = Number(limits.get('socket.listen.backlog.size') ?? 50);
+    for (const isController of [false, true]) {
+      const group = this.acceptors.filter((a) => a.isController === isController);
+      if (group.length === 0) continue;
+      const settings: ConnectionQuotaSettings = await connectionQuotaSettings(
+        limits,
+        group.map((a) => a.bound.name),
+      );
+      const names = new Set(group.map((a) => a.bound.name));
+      const quotas = new ConnectionQuotas(
+        settings,
+        isController ? undefined : this.opts.interBrokerListenerName?.toUpperCase(),
+        this.opts.ipConnectionRate,
+        (protectedName, excess) => this.closeLeastRecentlyActive(names, protectedName, excess),
+      );
+      for (const a of group) a.useQuotas(quotas, Number.isInteger(backlog) && backlog > 0 ? backlog : 50);
+      this.quotaGroups.set(isController, quotas);
+    }
+  }
+
+  /**
+   * Closes connections on `names` other than `protectedName`, least recently active first, until
+   * `excess` are closed or closing (a closed socket is uncounted when its 'close' event comes).
+   */
+  private closeLeastRecentlyActive(
+    names: ReadonlySet<string>,
+    protectedName: string | undefined,
+    excess: number,
+  ): void {
+    const open: Connection[] = [];
+    let closing = 0;
+    for (const c of this.connections) {
+      if (!names.has(c.listenerName)) continue;
+      if (c.isClosed) closing++;
+      else if (c.listenerName !== protectedName) open.push(c);
+    }
+    open.sort((a, b) => a.lastActiveMs - b.lastActiveMs);
+    for (const c of open.slice(0, Math.max(0, excess - closing))) c.close('the broker is over max.connections');
+  }
+
   /** Per-connection counters (queue and write-buffer sizes), for metrics and tests. */
   connectionStats(): ConnectionStats[] {
     return [...this.connections].map((c) => c.stats());
@@ -221,6 +321,7 @@ export class SocketServer<Services = unknown> {
       logger: this.logger,
       onRequest: this.onRequest,
       authenticator: this.opts.authenticatorFor?.(listenerName),
+      memoryPool: this.memoryPool,
       onClose: (c) => {
         this.connections.delete(c);
         this.opts.onConnectionClose?.(id);
