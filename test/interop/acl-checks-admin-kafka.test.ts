@@ -270,6 +270,42 @@ async function scenario(bootstrap: string, who: string, topicId: (name: string) 
       }),
     );
     out['UnregisterBroker'] = masked(await c.request(ApiKey.UnregisterBroker, 0, { brokerId: 99 }));
+    // the ACL APIs (AclApis: authorizeClusterOperation, its message in every result)
+    const acl = {
+      resourceType: 2,
+      resourceName: 'adm-a',
+      resourcePatternType: 3,
+      principal: 'User:x',
+      host: '*',
+      operation: 3,
+      permissionType: 3,
+    };
+    out['CreateAcls'] = masked(await c.request(ApiKey.CreateAcls, 3, { creations: [acl] }));
+    out['DeleteAcls'] = masked(
+      await c.request(ApiKey.DeleteAcls, 3, {
+        filters: [
+          {
+            resourceTypeFilter: 2,
+            resourceNameFilter: 'adm-a',
+            patternTypeFilter: 3,
+            principalFilter: 'User:x',
+            hostFilter: '*',
+            operation: 3,
+            permissionType: 3,
+          },
+        ],
+      }),
+    );
+    const da = await c.request(ApiKey.DescribeAcls, 3, {
+      resourceTypeFilter: 2,
+      resourceNameFilter: 'zzz',
+      patternTypeFilter: 3,
+      principalFilter: null,
+      hostFilter: null,
+      operation: 1,
+      permissionType: 1,
+    });
+    out['DescribeAcls'] = masked([da.errorCode, da.errorMessage]);
     return out;
   } finally {
     c.close();
