@@ -98,8 +98,32 @@ test('with StandardAuthorizer: ANONYMOUS is refused, an unknown code closes the 
   }
 });
 
-test('a forwarded CreateAcls is authorized with the Envelope principal', async () => {
-  const c = await RawClient.connect(secured.controllerPort);
+test('a forwarded CreateAcls is authorized with the Envelope principal', async (t) => {
+  // the Envelope itself needs CLUSTER_ACTION for the forwarding connection's principal
+  // (ControllerApis.handleEnvelopeRequest): ANONYMOUS is no super user on `secured`
+  const s = await RawClient.connect(secured.controllerPort);
+  try {
+    const r = await s.request(ApiKey.Envelope, 0, {
+      requestData: Buffer.concat(
+        encodeRequest(ApiKey.CreateAcls, 3, 40, 'forwarded', { creations: [creation('User:alice')] }),
+      ).subarray(4),
+      requestPrincipal: serializePrincipal({ type: 'User', name: 'admin', tokenAuthenticated: false }),
+      clientHostAddress: Buffer.from([127, 0, 0, 1]),
+    });
+    assert.deepEqual([r.errorCode, r.responseData], [ErrorCode.CLUSTER_AUTHORIZATION_FAILED, null]);
+  } finally {
+    s.close();
+  }
+  // a node whose forwarding principal (ANONYMOUS on PLAINTEXT) is a super user, as Kafka's
+  // inter-broker principal must be: the forwarded request is checked with the Envelope's principal
+  const forwarder = await startBroker({
+    overrides: { 'authorizer.class.name': STANDARD, 'super.users': 'User:admin;User:ANONYMOUS' },
+  });
+  t.after(async () => {
+    await forwarder.stop();
+    forwarder.cleanup();
+  });
+  const c = await RawClient.connect(forwarder.controllerPort);
   try {
     const envelope = async (principal: string): Promise<CreateAclsResponse> => {
       const requestData = Buffer.concat(
@@ -122,7 +146,7 @@ test('a forwarded CreateAcls is authorized with the Envelope principal', async (
   // the ForwardingManager puts the request's principal in the Envelope
   const channel = new ControllerChannel({
     clientId: 'broker-9-forwarding',
-    provider: () => ({ id: 1, host: '127.0.0.1', port: secured.controllerPort }),
+    provider: () => ({ id: 1, host: '127.0.0.1', port: forwarder.controllerPort }),
     requestTimeoutMs: 5000,
     retryBackoffMs: 20,
   });

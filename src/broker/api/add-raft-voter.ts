@@ -10,6 +10,7 @@ import type { Quorum } from '../raft/types.js';
 import { nodeOutgoingSecurity } from '../security/outgoing.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 /** One VoterChanges per quorum without its own (its pending change outlives a request). */
 const fallbacks = new WeakMap<Quorum, VoterChangeServer>();
@@ -65,11 +66,18 @@ async function handle(
   return errorResponse(r.errorCode, r.errorMessage);
 }
 
-export const handler: ApiHandler<BrokerServices, AddRaftVoterRequest, AddRaftVoterResponse> = {
-  apiKey: ApiKey.AddRaftVoter,
-  minVersion: 0,
-  maxVersion: 1,
-  listeners: ['controller', 'broker'],
-  handle,
-  errorResponse: (_ctx, _req, errorCode) => errorResponse(errorCode),
-};
+export const handler: ApiHandler<BrokerServices, AddRaftVoterRequest, AddRaftVoterResponse> = requireCluster(
+  {
+    operations: [AclOperation.ALTER],
+    message: 'default',
+    skip: (ctx, services) => !!services.remote && !ctx.isControllerListener,
+  },
+  {
+    apiKey: ApiKey.AddRaftVoter,
+    minVersion: 0,
+    maxVersion: 1,
+    listeners: ['controller', 'broker'],
+    handle,
+    errorResponse: (_ctx, _req, errorCode) => errorResponse(errorCode),
+  },
+);

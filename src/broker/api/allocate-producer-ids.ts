@@ -11,6 +11,7 @@ import type {
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 interface ControllerLike {
   allocateProducerIds(
@@ -33,11 +34,18 @@ async function handle(
   };
 }
 
-export const handler: ApiHandler<BrokerServices, AllocateProducerIdsRequest, Input<AllocateProducerIdsResponse>> = {
-  apiKey: ApiKey.AllocateProducerIds,
-  minVersion: 0,
-  maxVersion: 0,
-  listeners: ['controller'],
-  handle,
-  errorResponse: genericErrorResponse,
-};
+export const handler: ApiHandler<
+  BrokerServices,
+  AllocateProducerIdsRequest,
+  Input<AllocateProducerIdsResponse>
+> = requireCluster(
+  { operations: [AclOperation.CLUSTER_ACTION], message: null },
+  {
+    apiKey: ApiKey.AllocateProducerIds,
+    minVersion: 0,
+    maxVersion: 0,
+    listeners: ['controller'],
+    handle,
+    errorResponse: genericErrorResponse,
+  },
+);

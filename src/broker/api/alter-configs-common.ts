@@ -34,6 +34,14 @@ export interface ResourceResult {
 
 const OP_NAMES = ['SET', 'DELETE', 'APPEND', 'SUBTRACT'];
 
+/** The authorization of a request's principal (authz-admin.ts): absent when nothing is checked. */
+export interface ConfigAuthz {
+  /** ALTER_CONFIGS on the resource (ControllerApis.authorizeAlterResource): its error, or null. */
+  denied(resourceType: number, resourceName: string): { errorCode: number; errorMessage: string | null } | null;
+  /** CLUSTER_ACTION on the cluster: what BROKER_LOGGER changes need on a controller listener. */
+  readonly clusterAction: boolean;
+}
+
 /** The stored dynamic configs of a BROKER resource that Kafka would apply (fromPersistentProps). */
 function persistedBrokerProps(services: BrokerServices, name: string): Map<string, string> {
   const perBroker = name !== '';
@@ -128,6 +136,7 @@ function preprocess(
   changes: readonly ResourceChange[],
   incremental: boolean,
   validateOnly: boolean,
+  authz?: ConfigAuthz,
 ): (ResourceResult | null)[] {
   const count = new Map<string, number>();
   for (const c of changes)
@@ -149,9 +158,18 @@ function preprocess(
       switch (c.resourceType) {
         case ConfigResourceType.BrokerLogger:
           if (!incremental) break; // legacy AlterConfigs does not know BROKER_LOGGER: "Unknown resource type"
+          {
+            // RuntimeLoggerManager.applyChangesForResource: ALTER_CONFIGS on the cluster, checked
+            // first; ClusterAuthorizationException("Cluster authorization failed.") → no message
+            const denied = authz?.denied(c.resourceType, c.resourceName);
+            if (denied) return { ...base, errorCode: denied.errorCode, errorMessage: null };
+          }
           applyLoggerChanges(services.loggers, services.nodeId, c, validateOnly);
           return { ...base, errorCode: ErrorCode.NONE, errorMessage: null };
         case ConfigResourceType.Broker: {
+          // (Kafka 4.4 answers an unauthorized BROKER change here too, without a message)
+          const denied = incremental ? authz?.denied(c.resourceType, c.resourceName) : null;
+          if (denied) return { ...base, errorCode: denied.errorCode, errorMessage: null };
           if (c.resourceName !== '') validateResourceNameIsNodeId(c.resourceName, services.nodeId);
           const props = incremental
             ? applyIncrementalBrokerOps(persistedBrokerProps(services, c.resourceName), c.configs)
@@ -207,6 +225,7 @@ async function alterConfigsOnController(
   changes: readonly ResourceChange[],
   incremental: boolean,
   validateOnly: boolean,
+  authz?: ConfigAuthz,
 ): Promise<ResourceResult[]> {
   const early: ResourceResult[] = [];
   const loggerResults: ResourceResult[] = [];
@@ -216,6 +235,14 @@ async function alterConfigsOnController(
     const base = { resourceType: c.resourceType, resourceName: c.resourceName };
     const k = `${c.resourceType}:${c.resourceName}`;
     if (incremental && c.resourceType === ConfigResourceType.BrokerLogger) {
+      if (authz && !authz.clusterAction) {
+        loggerResults.push({
+          ...base,
+          errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+          errorMessage: 'Cluster authorization failed.',
+        });
+        continue;
+      }
       try {
         applyLoggerChanges(services.loggers, services.nodeId, c, validateOnly);
         loggerResults.push({ ...base, errorCode: ErrorCode.NONE, errorMessage: null });
@@ -237,6 +264,12 @@ async function alterConfigsOnController(
         pending.set(k, c);
       }
     }
+  }
+  for (const [k, c] of pending) {
+    const denied = authz?.denied(c.resourceType, c.resourceName);
+    if (!denied) continue;
+    pending.delete(k);
+    early.push({ resourceType: c.resourceType, resourceName: c.resourceName, ...denied });
   }
   const results = await callController(services, [...pending.values()], incremental, validateOnly);
   return [
@@ -263,16 +296,24 @@ export async function alterConfigs(
   onController = false,
   /** a broker-only node: the request of the remaining resources, forwarded to the active controller */
   forward?: (remaining: readonly ResourceChange[]) => Promise<ResourceResult[]>,
+  authz?: ConfigAuthz,
 ): Promise<ResourceResult[]> {
-  if (onController) return alterConfigsOnController(services, changes, incremental, validateOnly);
-  const pre = preprocess(services, changes, incremental, validateOnly);
+  if (onController) return alterConfigsOnController(services, changes, incremental, validateOnly, authz);
+  const pre = preprocess(services, changes, incremental, validateOnly, authz);
   const remaining = changes.filter((_, i) => pre[i] === null);
-  const controllerResults =
-    forward === undefined
-      ? await callController(services, remaining, incremental, validateOnly)
-      : remaining.length === 0
-        ? []
-        : await forward(remaining);
+  let controllerResults: ResourceResult[];
+  if (forward === undefined) {
+    // the controller of this process checks as ControllerApis does
+    const deniedResults: ResourceResult[] = [];
+    const allowed = remaining.filter((c) => {
+      const denied = authz?.denied(c.resourceType, c.resourceName);
+      if (denied) deniedResults.push({ resourceType: c.resourceType, resourceName: c.resourceName, ...denied });
+      return !denied;
+    });
+    controllerResults = [...deniedResults, ...(await callController(services, allowed, incremental, validateOnly))];
+  } else {
+    controllerResults = remaining.length === 0 ? [] : await forward(remaining);
+  }
   const byResource = new Map(controllerResults.map((r) => [`${r.resourceType}:${r.resourceName}`, r]));
   return changes.map((c, i) => {
     const base = { resourceType: c.resourceType, resourceName: c.resourceName };

@@ -9,6 +9,7 @@ import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { alterConfigs, forwarderOf } from './alter-configs-common.js';
+import { configAuthz } from './authz-admin.js';
 
 async function handle(
   ctx: RequestContext,
@@ -27,6 +28,7 @@ async function handle(
     req.validateOnly,
     ctx.isControllerListener,
     forwarderOf(ctx, req, services),
+    configAuthz(services, ctx),
   );
   return { throttleTimeMs: 0, responses };
 }

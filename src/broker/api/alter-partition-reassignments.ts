@@ -11,6 +11,7 @@ import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { controllerOf } from './admin-support.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 function handle(
   _ctx: RequestContext,
@@ -24,11 +25,14 @@ export const handler: ApiHandler<
   BrokerServices,
   AlterPartitionReassignmentsRequest,
   Input<AlterPartitionReassignmentsResponse>
-> = {
-  apiKey: ApiKey.AlterPartitionReassignments,
-  minVersion: 0,
-  maxVersion: 1,
-  listeners: ['broker', 'controller'],
-  handle,
-  errorResponse: genericErrorResponse,
-};
+> = requireCluster(
+  { operations: [AclOperation.ALTER], message: 'request' },
+  {
+    apiKey: ApiKey.AlterPartitionReassignments,
+    minVersion: 0,
+    maxVersion: 1,
+    listeners: ['broker', 'controller'],
+    handle,
+    errorResponse: genericErrorResponse,
+  },
+);

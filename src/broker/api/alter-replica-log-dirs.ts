@@ -17,6 +17,7 @@ import type { AlterLogDirOutcome } from '../log/log-manager.js';
 import { metadataSourceOf, type BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 /** What this handler needs of the broker's LogManager. */
 export interface LogDirMover {
@@ -55,11 +56,18 @@ async function handle(
   return { throttleTimeMs: 0, results: [...byTopic.values()] };
 }
 
-export const handler: ApiHandler<BrokerServices, AlterReplicaLogDirsRequest, Input<AlterReplicaLogDirsResponse>> = {
-  apiKey: ApiKey.AlterReplicaLogDirs,
-  minVersion: 1, // Kafka 4 removed v0 (KIP-896)
-  maxVersion: 2,
-  listeners: ['broker'],
-  handle,
-  errorResponse: genericErrorResponse,
-};
+export const handler: ApiHandler<
+  BrokerServices,
+  AlterReplicaLogDirsRequest,
+  Input<AlterReplicaLogDirsResponse>
+> = requireCluster(
+  { operations: [AclOperation.ALTER], message: null },
+  {
+    apiKey: ApiKey.AlterReplicaLogDirs,
+    minVersion: 1, // Kafka 4 removed v0 (KIP-896)
+    maxVersion: 2,
+    listeners: ['broker'],
+    handle,
+    errorResponse: genericErrorResponse,
+  },
+);

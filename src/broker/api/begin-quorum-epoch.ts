@@ -12,6 +12,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { electionServerOf } from '../raft/election-rpc.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 function errorResponse(errorCode: number): Input<BeginQuorumEpochResponse> {
   return { errorCode, topics: [], nodeEndpoints: [] };
@@ -27,11 +28,18 @@ async function handle(
   return server.handleBeginQuorumEpoch(req);
 }
 
-export const handler: ApiHandler<BrokerServices, BeginQuorumEpochRequest, Input<BeginQuorumEpochResponse>> = {
-  apiKey: ApiKey.BeginQuorumEpoch,
-  minVersion: 0,
-  maxVersion: 1,
-  listeners: ['controller'],
-  handle,
-  errorResponse: (_ctx, _req, errorCode) => errorResponse(errorCode),
-};
+export const handler: ApiHandler<
+  BrokerServices,
+  BeginQuorumEpochRequest,
+  Input<BeginQuorumEpochResponse>
+> = requireCluster(
+  { operations: [AclOperation.CLUSTER_ACTION], message: null },
+  {
+    apiKey: ApiKey.BeginQuorumEpoch,
+    minVersion: 0,
+    maxVersion: 1,
+    listeners: ['controller'],
+    handle,
+    errorResponse: (_ctx, _req, errorCode) => errorResponse(errorCode),
+  },
+);

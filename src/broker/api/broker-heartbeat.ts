@@ -15,6 +15,7 @@ import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { controllerOf } from './admin-support.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 async function handle(
   _ctx: RequestContext,
@@ -39,11 +40,14 @@ async function handle(
   };
 }
 
-export const handler: ApiHandler<BrokerServices, BrokerHeartbeatRequest, BrokerHeartbeatResponse> = {
-  apiKey: ApiKey.BrokerHeartbeat,
-  minVersion: 0,
-  maxVersion: 2,
-  listeners: ['controller'],
-  handle,
-  errorResponse: genericErrorResponse,
-};
+export const handler: ApiHandler<BrokerServices, BrokerHeartbeatRequest, BrokerHeartbeatResponse> = requireCluster(
+  { operations: [AclOperation.CLUSTER_ACTION], message: null },
+  {
+    apiKey: ApiKey.BrokerHeartbeat,
+    minVersion: 0,
+    maxVersion: 2,
+    listeners: ['controller'],
+    handle,
+    errorResponse: genericErrorResponse,
+  },
+);

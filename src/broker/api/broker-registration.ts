@@ -6,7 +6,7 @@
 // UNSUPPORTED_VERSION (a finalized feature level the broker does not support), INVALID_REGISTRATION
 // (log dirs missing, reserved, duplicated or another broker's; no metadata.version feature),
 // DUPLICATE_BROKER_REGISTRATION (another incarnation of the id still has a live session),
-// BROKER_ID_NOT_REGISTERED (a ZK-migrating broker). Cluster authorization: no ACLs yet.
+// BROKER_ID_NOT_REGISTERED (a ZK-migrating broker). CLUSTER_ACTION on the cluster is required (31).
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type {
   BrokerRegistrationRequest,
@@ -16,6 +16,7 @@ import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { controllerOf } from './admin-support.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 async function handle(
   ctx: RequestContext,
@@ -42,11 +43,15 @@ async function handle(
   return { throttleTimeMs: 0, errorCode: r.errorCode, brokerEpoch: r.errorCode === 0 ? r.brokerEpoch : -1n };
 }
 
-export const handler: ApiHandler<BrokerServices, BrokerRegistrationRequest, BrokerRegistrationResponse> = {
-  apiKey: ApiKey.BrokerRegistration,
-  minVersion: 0,
-  maxVersion: 4,
-  listeners: ['controller'],
-  handle,
-  errorResponse: genericErrorResponse,
-};
+export const handler: ApiHandler<BrokerServices, BrokerRegistrationRequest, BrokerRegistrationResponse> =
+  requireCluster(
+    { operations: [AclOperation.CLUSTER_ACTION], message: null },
+    {
+      apiKey: ApiKey.BrokerRegistration,
+      minVersion: 0,
+      maxVersion: 4,
+      listeners: ['controller'],
+      handle,
+      errorResponse: genericErrorResponse,
+    },
+  );

@@ -13,6 +13,7 @@ import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { controllerOf } from './admin-support.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 async function handle(
   _ctx: RequestContext,
@@ -36,11 +37,15 @@ async function handle(
   return { throttleTimeMs: 0, errorCode: r.errorCode, errorMessage: r.errorMessage };
 }
 
-export const handler: ApiHandler<BrokerServices, ControllerRegistrationRequest, ControllerRegistrationResponse> = {
-  apiKey: ApiKey.ControllerRegistration,
-  minVersion: 0,
-  maxVersion: 0,
-  listeners: ['controller'],
-  handle,
-  errorResponse: genericErrorResponse,
-};
+export const handler: ApiHandler<BrokerServices, ControllerRegistrationRequest, ControllerRegistrationResponse> =
+  requireCluster(
+    { operations: [AclOperation.CLUSTER_ACTION], message: null },
+    {
+      apiKey: ApiKey.ControllerRegistration,
+      minVersion: 0,
+      maxVersion: 0,
+      listeners: ['controller'],
+      handle,
+      errorResponse: genericErrorResponse,
+    },
+  );

@@ -14,6 +14,7 @@ import { authorizeCluster, authorizerOf } from './authz.js';
 import { CloseConnectionError, type ApiHandler, type RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { controllerOf } from './admin-support.js';
+import { notAuthorizedMessage } from './authz-admin.js';
 
 async function handle(
   ctx: RequestContext,
@@ -29,7 +30,9 @@ async function handle(
     throttleTimeMs: 0,
     results: req.creations.map(() => ({ errorCode, errorMessage })),
   });
-  if (!authorizeCluster(services, ctx, AclOperation.ALTER)) return all(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, null);
+  // authorizeClusterOperation's ClusterAuthorizationException: its message in every result
+  if (!authorizeCluster(services, ctx, AclOperation.ALTER))
+    return all(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, notAuthorizedMessage(ctx, AclOperation.ALTER));
   if (!authorizerOf(services)) return all(ErrorCode.SECURITY_DISABLED, 'No Authorizer is configured.');
   return { throttleTimeMs: 0, results: await controllerOf(services).createAcls(req.creations) };
 }

@@ -12,23 +12,36 @@ import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { controllerOf } from './admin-support.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { AclOperation, filterAuthorized, ResourceType } from './authz-admin.js';
 
 async function handle(
-  _ctx: RequestContext,
+  ctx: RequestContext,
   req: CreatePartitionsRequest,
   services: BrokerServices,
 ): Promise<CreatePartitionsResponse> {
+  // ControllerApis.createPartitions: ALTER on the topic, else 29 without a message (duplicated names
+  // are left to the controller, which answers them first)
+  const counts = new Map<string, number>();
+  for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+  const allowed = filterAuthorized(services, ctx, AclOperation.ALTER, ResourceType.TOPIC, counts.keys());
+  const denied = req.topics.filter((t) => counts.get(t.name) === 1 && !allowed.has(t.name));
   const results = await controllerOf(services).createPartitions(
-    req.topics.map((t) => ({
-      name: t.name,
-      count: t.count,
-      assignments: t.assignments === null ? null : t.assignments.map((a) => ({ brokerIds: a.brokerIds })),
-    })),
+    req.topics
+      .filter((t) => !denied.includes(t))
+      .map((t) => ({
+        name: t.name,
+        count: t.count,
+        assignments: t.assignments === null ? null : t.assignments.map((a) => ({ brokerIds: a.brokerIds })),
+      })),
     { validateOnly: req.validateOnly },
   );
   return {
     throttleTimeMs: 0,
-    results: results.map((r) => ({ name: r.name, errorCode: r.errorCode, errorMessage: r.errorMessage })),
+    results: [
+      ...denied.map((t) => ({ name: t.name, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null })),
+      ...results.map((r) => ({ name: r.name, errorCode: r.errorCode, errorMessage: r.errorMessage })),
+    ],
   };
 }
 

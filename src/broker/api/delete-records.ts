@@ -11,18 +11,33 @@ import type { BrokerServices } from '../services.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, filterAuthorized, ResourceType } from './authz-admin.js';
 
 async function handleDeleteRecords(
-  _ctx: RequestContext,
+  ctx: RequestContext,
   req: DeleteRecordsRequest,
   services: BrokerServices,
 ): Promise<Input<DeleteRecordsResponse>> {
   const rm = services.replicas as ReplicaManager;
+  // KafkaApis.handleDeleteRecordsRequest: DELETE on the topic, else 29 for each of its partitions
+  const allowed = filterAuthorized(
+    services,
+    ctx,
+    AclOperation.DELETE,
+    ResourceType.TOPIC,
+    req.topics.map((t) => t.name),
+  );
   const topics = await Promise.all(
     req.topics.map(async (t) => ({
       name: t.name,
       partitions: await Promise.all(
         t.partitions.map(async (p) => {
+          if (!allowed.has(t.name))
+            return {
+              partitionIndex: p.partitionIndex,
+              lowWatermark: -1n,
+              errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+            };
           if (!rm.contains(t.name, p.partitionIndex))
             return {
               partitionIndex: p.partitionIndex,

@@ -9,7 +9,9 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
-import { controllerOf } from './admin-support.js';
+import { controllerOf, imageOf } from './admin-support.js';
+import { AclOperation, authorize, authorizeCluster, authorizerOf, ResourceType } from './authz.js';
+import { TOPIC_AUTHORIZATION_FAILED_MESSAGE } from './authz-admin.js';
 import { ZERO_UUID } from '../../protocol/uuid.js';
 
 /** DeleteTopicsRequest.topics(): v0-5 names as entries with a zero id. */
@@ -17,6 +19,56 @@ function requestedTopics(req: DeleteTopicsRequest, v: number): { name: string | 
   return v >= 6
     ? req.topics.map((t) => ({ name: t.name, topicId: t.topicId }))
     : req.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
+}
+
+interface Deletion {
+  name: string | null;
+  topicId: string;
+}
+
+/**
+ * ControllerApis.deleteTopics' authorization: DELETE on the cluster, else DESCRIBE and DELETE on each
+ * topic. A name the principal may not describe is 29 whether the topic exists or not; a topic given
+ * by id that it may not delete is 29, without its name unless it may describe it. Duplicates, absent
+ * ids and name+id entries are left to the controller, which answers them as before.
+ */
+function authorizeDeletions(
+  ctx: RequestContext,
+  services: BrokerServices,
+  topics: Deletion[],
+): { kept: Deletion[]; denied: (Deletion & { errorCode: number; errorMessage: string })[] } {
+  if (!authorizerOf(services) || authorizeCluster(services, ctx, AclOperation.DELETE))
+    return { kept: topics, denied: [] };
+  const image = imageOf(services);
+  const count = new Map<string, number>();
+  const key = (t: Deletion): string => (t.topicId !== ZERO_UUID ? `id:${t.topicId}` : `name:${t.name ?? ''}`);
+  for (const t of topics) count.set(key(t), (count.get(key(t)) ?? 0) + 1);
+  const may = (op: number, name: string): boolean => authorize(services, ctx, op, ResourceType.TOPIC, name);
+  const kept: Deletion[] = [];
+  const denied: (Deletion & { errorCode: number; errorMessage: string })[] = [];
+  const deny = (name: string | null, topicId: string): void => {
+    denied.push({
+      name,
+      topicId,
+      errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+      errorMessage: TOPIC_AUTHORIZATION_FAILED_MESSAGE,
+    });
+  };
+  for (const t of topics) {
+    if (count.get(key(t))! > 1) {
+      kept.push(t);
+    } else if (t.topicId !== ZERO_UUID) {
+      const topic = t.name === null || t.name === '' ? image.topicById(t.topicId) : undefined;
+      if (!topic || may(AclOperation.DELETE, topic.name)) kept.push(t);
+      else deny(may(AclOperation.DESCRIBE, topic.name) ? topic.name : null, t.topicId);
+    } else {
+      const name = t.name ?? '';
+      if (!may(AclOperation.DESCRIBE, name)) deny(name, ZERO_UUID);
+      else if (image.topic(name) && !may(AclOperation.DELETE, name)) deny(name, ZERO_UUID);
+      else kept.push(t);
+    }
+  }
+  return { kept, denied };
 }
 
 async function handle(
@@ -39,9 +91,15 @@ async function handle(
       })),
     };
   }
-  const results = await controllerOf(services).deleteTopics(
-    v >= 6 ? { topics: requestedTopics(req, v) } : { topicNames: req.topicNames },
-  );
+  const { kept, denied } = authorizeDeletions(ctx, services, requestedTopics(req, v));
+  const results = [
+    ...denied,
+    ...(kept.length === 0 && denied.length > 0
+      ? []
+      : await controllerOf(services).deleteTopics(
+          v >= 6 ? { topics: kept } : { topicNames: kept.map((t) => t.name ?? '') },
+        )),
+  ];
   return {
     throttleTimeMs: 0,
     responses: results.map((r) => ({

@@ -25,6 +25,7 @@ import type { BrokerServices } from '../services.js';
 import { authorizeCluster, authorizerOf } from './authz.js';
 import { CloseConnectionError, type ApiHandler, type RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { notAuthorizedMessage } from './authz-admin.js';
 
 /** DescribeAclsRequest.filter. */
 export function describeFilterOf(req: DescribeAclsRequest): AclBindingFilter {
@@ -65,7 +66,11 @@ function handle(ctx: RequestContext, req: DescribeAclsRequest, services: BrokerS
     throw new CloseConnectionError('DescribeAclsRequest contains UNKNOWN elements');
   const base = { throttleTimeMs: 0, resources: [] };
   if (!authorizeCluster(services, ctx, AclOperation.DESCRIBE))
-    return { ...base, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null };
+    return {
+      ...base,
+      errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+      errorMessage: notAuthorizedMessage(ctx, AclOperation.DESCRIBE),
+    };
   const authorizer = authorizerOf(services);
   if (!authorizer)
     return {

@@ -34,6 +34,7 @@ import { SSL_KEYS } from '../../config/ssl-keys.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { errorOf, imageOf, invalidTopicReason } from './admin-support.js';
+import { AclOperation, configResourceDenied } from './authz-admin.js';
 
 type Entry = DescribeConfigsResponseDescribeConfigsResourceResult;
 type Result = DescribeConfigsResponseDescribeConfigsResult;
@@ -390,7 +391,21 @@ function handle(ctx: RequestContext, req: DescribeConfigsRequest, services: Brok
     includeDocumentation: req.includeDocumentation,
   };
   const image = imageOf(services);
-  return { throttleTimeMs: 0, results: req.resources.map((r) => describe(r, image, services, o)) };
+  // ConfigHelper.handleDescribeConfigsRequest: DESCRIBE_CONFIGS on the topic / cluster / group; the
+  // authorized resources are answered first, then the others with 29 / 31 / 30 and Errors' message
+  const denied = req.resources.map((r) =>
+    configResourceDenied(services, ctx, AclOperation.DESCRIBE_CONFIGS, r.resourceType, r.resourceName),
+  );
+  return {
+    throttleTimeMs: 0,
+    results: [
+      ...req.resources.filter((_, i) => denied[i] === null).map((r) => describe(r, image, services, o)),
+      ...req.resources.flatMap((r, i) => {
+        const d = denied[i];
+        return d ? [{ resourceType: r.resourceType, resourceName: r.resourceName, ...d, configs: [] }] : [];
+      }),
+    ],
+  };
 }
 
 export const handler: ApiHandler<BrokerServices, DescribeConfigsRequest, Input<DescribeConfigsResponse>> = {

@@ -17,6 +17,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, authorizeCluster } from './authz.js';
 
 /** What this handler reads from a partition log (PartitionLog has all of it). */
 export interface DescribableLog {
@@ -112,10 +113,13 @@ async function describeDir(
 }
 
 async function handle(
-  _ctx: RequestContext,
+  ctx: RequestContext,
   req: DescribeLogDirsRequest,
   services: BrokerServices,
 ): Promise<DescribeLogDirsResponse> {
+  // KafkaApis.handleDescribeLogDirsRequest: DESCRIBE on the cluster, else no results and (v3+) 31
+  if (!authorizeCluster(services, ctx, AclOperation.DESCRIBE))
+    return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };
   let wanted: (topic: string, partition: number) => boolean;
   if (req.topics === null) {
     wanted = () => true;

@@ -16,6 +16,7 @@ import type { QuorumDescription, ReplicaDescription } from '../raft/types.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { controllerOf } from './admin-support.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 const METADATA_TOPIC = '__cluster_metadata';
 
@@ -115,16 +116,19 @@ function handle(
   return describeQuorumResponse(controller.describeQuorum(), ctx.apiVersion);
 }
 
-export const handler: ApiHandler<BrokerServices, DescribeQuorumRequest, Input<DescribeQuorumResponse>> = {
-  apiKey: ApiKey.DescribeQuorum,
-  minVersion: 0,
-  maxVersion: 2,
-  listeners: ['broker', 'controller'],
-  handle,
-  errorResponse: (_ctx, _req, errorCode) => ({
-    errorCode,
-    errorMessage: errorInfo(errorCode).message,
-    topics: [],
-    nodes: [],
-  }),
-};
+export const handler: ApiHandler<BrokerServices, DescribeQuorumRequest, Input<DescribeQuorumResponse>> = requireCluster(
+  { operations: [AclOperation.DESCRIBE], message: null },
+  {
+    apiKey: ApiKey.DescribeQuorum,
+    minVersion: 0,
+    maxVersion: 2,
+    listeners: ['broker', 'controller'],
+    handle,
+    errorResponse: (_ctx, _req, errorCode) => ({
+      errorCode,
+      errorMessage: errorInfo(errorCode).message,
+      topics: [],
+      nodes: [],
+    }),
+  },
+);

@@ -5,7 +5,7 @@
 // RESOURCE_NOT_FOUND for a user without credentials, DUPLICATE_RESOURCE for a user named twice.
 // Users come in the order of Kafka's HashMap of names; a user's mechanisms by type (Kafka's order
 // is that of a HashMap keyed by enum constants, which varies from one JVM run to the next).
-// Cluster DESCRIBE authorization is not checked: there are no ACLs yet.
+// DESCRIBE on the cluster is required (31, no message).
 import { ApiKey } from '../../protocol/generated/apis.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
@@ -20,6 +20,7 @@ import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { imageOf } from './admin-support.js';
+import { AclOperation, authorizeCluster } from './authz.js';
 
 const DESCRIBE_DUPLICATE_USER = 'Cannot describe SCRAM credentials for the same user twice in a single request: ';
 const DESCRIBE_USER_THAT_DOES_NOT_EXIST = 'Attempt to describe a user credential that does not exist: ';
@@ -74,6 +75,16 @@ function handle(
     // has no handler: ApiException("Unsupported ApiKey 50"), answered by getErrorResponse with
     // UNKNOWN_SERVER_ERROR, no message, and (sic) one result without a user name per named user.
     const error = { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null };
+    return {
+      throttleTimeMs: 0,
+      ...error,
+      results: (req.users ?? []).map(() => ({ user: '', ...error, credentialInfos: [] })),
+    };
+  }
+  if (!authorizeCluster(services, ctx, AclOperation.DESCRIBE)) {
+    // KafkaApis: getErrorResponse(CLUSTER_AUTHORIZATION_FAILED.exception): one result without a user
+    // name per named user; ApiError.fromThrowable drops the generic message
+    const error = { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: null };
     return {
       throttleTimeMs: 0,
       ...error,

@@ -8,6 +8,7 @@ import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { controllerOf } from './admin-support.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 function handle(
   _ctx: RequestContext,
@@ -17,11 +18,14 @@ function handle(
   return controllerOf(services).electLeaders(req);
 }
 
-export const handler: ApiHandler<BrokerServices, ElectLeadersRequest, Input<ElectLeadersResponse>> = {
-  apiKey: ApiKey.ElectLeaders,
-  minVersion: 0,
-  maxVersion: 2,
-  listeners: ['broker', 'controller'],
-  handle,
-  errorResponse: genericErrorResponse,
-};
+export const handler: ApiHandler<BrokerServices, ElectLeadersRequest, Input<ElectLeadersResponse>> = requireCluster(
+  { operations: [AclOperation.ALTER], message: 'request' },
+  {
+    apiKey: ApiKey.ElectLeaders,
+    minVersion: 0,
+    maxVersion: 2,
+    listeners: ['broker', 'controller'],
+    handle,
+    errorResponse: genericErrorResponse,
+  },
+);

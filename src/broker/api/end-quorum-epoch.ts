@@ -12,6 +12,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { electionServerOf } from '../raft/election-rpc.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 function errorResponse(errorCode: number): Input<EndQuorumEpochResponse> {
   return { errorCode, topics: [], nodeEndpoints: [] };
@@ -27,11 +28,14 @@ async function handle(
   return server.handleEndQuorumEpoch(req);
 }
 
-export const handler: ApiHandler<BrokerServices, EndQuorumEpochRequest, Input<EndQuorumEpochResponse>> = {
-  apiKey: ApiKey.EndQuorumEpoch,
-  minVersion: 0,
-  maxVersion: 1,
-  listeners: ['controller'],
-  handle,
-  errorResponse: (_ctx, _req, errorCode) => errorResponse(errorCode),
-};
+export const handler: ApiHandler<BrokerServices, EndQuorumEpochRequest, Input<EndQuorumEpochResponse>> = requireCluster(
+  { operations: [AclOperation.CLUSTER_ACTION], message: null },
+  {
+    apiKey: ApiKey.EndQuorumEpoch,
+    minVersion: 0,
+    maxVersion: 1,
+    listeners: ['controller'],
+    handle,
+    errorResponse: (_ctx, _req, errorCode) => errorResponse(errorCode),
+  },
+);

@@ -17,6 +17,8 @@ import { addressFromBytes, deserializePrincipal } from '../forwarding/principal.
 import { Dispatcher, UNKNOWN_CLIENT_INFORMATION, type Logger } from './dispatcher.js';
 import type { HandlerRegistry } from './registry.js';
 import type { ApiHandler, RequestContext } from './types.js';
+import { AclOperation, authorizeCluster } from './authz.js';
+import type { BrokerServices } from '../services.js';
 
 type Res = Input<EnvelopeResponse>;
 
@@ -46,6 +48,10 @@ export function createEnvelopeHandler<Services>(
     maxVersion: 0,
     listeners: ['controller'],
     async handle(ctx: RequestContext, req: EnvelopeRequest, services: Services): Promise<Res> {
+      // ControllerApis.handleEnvelopeRequest: the forwarding node's principal needs CLUSTER_ACTION
+      // ("Principal … does not have required CLUSTER_ACTION for envelope"; the response has no message)
+      if (!authorizeCluster(services as Pick<BrokerServices, 'authorizer'>, ctx, AclOperation.CLUSTER_ACTION))
+        return envelopeError(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
       if (req.requestPrincipal === null) return envelopeError(ErrorCode.PRINCIPAL_DESERIALIZATION_FAILURE);
       let principal: string;
       try {

@@ -12,6 +12,7 @@ import { ZERO_UUID } from '../../protocol/uuid.js';
 import { METADATA_PARTITION, METADATA_TOPIC_NAME, type RaftFetchSnapshotResult } from '../raft/types.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 type Response = Input<FetchSnapshotResponse>;
 
@@ -86,11 +87,14 @@ async function handle(ctx: RequestContext, req: FetchSnapshotRequest, services: 
   return singleton(ctx.apiVersion, ctx.listenerName, METADATA_TOPIC_NAME, METADATA_PARTITION, r);
 }
 
-export const handler: ApiHandler<BrokerServices, FetchSnapshotRequest, Response> = {
-  apiKey: ApiKey.FetchSnapshot,
-  minVersion: 0,
-  maxVersion: 1,
-  listeners: ['controller'],
-  handle,
-  errorResponse: (_ctx, _req, errorCode) => topLevelError(errorCode),
-};
+export const handler: ApiHandler<BrokerServices, FetchSnapshotRequest, Response> = requireCluster(
+  { operations: [AclOperation.CLUSTER_ACTION], message: null },
+  {
+    apiKey: ApiKey.FetchSnapshot,
+    minVersion: 0,
+    maxVersion: 1,
+    listeners: ['controller'],
+    handle,
+    errorResponse: (_ctx, _req, errorCode) => topLevelError(errorCode),
+  },
+);

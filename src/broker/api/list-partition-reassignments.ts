@@ -11,6 +11,7 @@ import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { controllerOf } from './admin-support.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 function handle(
   _ctx: RequestContext,
@@ -24,11 +25,14 @@ export const handler: ApiHandler<
   BrokerServices,
   ListPartitionReassignmentsRequest,
   Input<ListPartitionReassignmentsResponse>
-> = {
-  apiKey: ApiKey.ListPartitionReassignments,
-  minVersion: 0,
-  maxVersion: 0,
-  listeners: ['broker', 'controller'],
-  handle,
-  errorResponse: genericErrorResponse,
-};
+> = requireCluster(
+  { operations: [AclOperation.DESCRIBE], message: 'request' },
+  {
+    apiKey: ApiKey.ListPartitionReassignments,
+    minVersion: 0,
+    maxVersion: 0,
+    listeners: ['broker', 'controller'],
+    handle,
+    errorResponse: genericErrorResponse,
+  },
+);

@@ -13,6 +13,7 @@ import { METADATA_PARTITION, METADATA_TOPIC_ID, METADATA_TOPIC_NAME, type RaftFe
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { FETCH_MAX_VERSION, FETCH_MIN_VERSION } from './fetch.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 type Response = Input<FetchResponse>;
 
@@ -88,11 +89,14 @@ async function handle(ctx: RequestContext, req: FetchRequest, services: BrokerSe
   return raftFetchResponse(ctx.apiVersion, ctx.listenerName, result);
 }
 
-export const handler: ApiHandler<BrokerServices, FetchRequest, Response> = {
-  apiKey: ApiKey.Fetch,
-  minVersion: FETCH_MIN_VERSION,
-  maxVersion: FETCH_MAX_VERSION,
-  listeners: ['controller'],
-  handle,
-  errorResponse: (_ctx, _req, errorCode) => topLevelFetchError(errorCode),
-};
+export const handler: ApiHandler<BrokerServices, FetchRequest, Response> = requireCluster(
+  { operations: [AclOperation.CLUSTER_ACTION], message: null },
+  {
+    apiKey: ApiKey.Fetch,
+    minVersion: FETCH_MIN_VERSION,
+    maxVersion: FETCH_MAX_VERSION,
+    listeners: ['controller'],
+    handle,
+    errorResponse: (_ctx, _req, errorCode) => topLevelFetchError(errorCode),
+  },
+);

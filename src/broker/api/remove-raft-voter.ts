@@ -10,6 +10,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { clusterIdError, voterChangesOf } from './add-raft-voter.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 const errorResponse = (errorCode: number, errorMessage: string | null = null): RemoveRaftVoterResponse => ({
   throttleTimeMs: 0,
@@ -37,11 +38,18 @@ async function handle(
   return errorResponse(r.errorCode, r.errorMessage);
 }
 
-export const handler: ApiHandler<BrokerServices, RemoveRaftVoterRequest, RemoveRaftVoterResponse> = {
-  apiKey: ApiKey.RemoveRaftVoter,
-  minVersion: 0,
-  maxVersion: 0,
-  listeners: ['controller', 'broker'],
-  handle,
-  errorResponse: (_ctx, _req, errorCode) => errorResponse(errorCode),
-};
+export const handler: ApiHandler<BrokerServices, RemoveRaftVoterRequest, RemoveRaftVoterResponse> = requireCluster(
+  {
+    operations: [AclOperation.ALTER],
+    message: 'default',
+    skip: (ctx, services) => !!services.remote && !ctx.isControllerListener,
+  },
+  {
+    apiKey: ApiKey.RemoveRaftVoter,
+    minVersion: 0,
+    maxVersion: 0,
+    listeners: ['controller', 'broker'],
+    handle,
+    errorResponse: (_ctx, _req, errorCode) => errorResponse(errorCode),
+  },
+);

@@ -3,8 +3,8 @@
 // (ControllerApis.handleUnregisterController → QuorumController.unregisterController; a broker
 // forwards it to the active controller, KafkaApis.forwardToController). Errors carry Kafka's
 // message (UnregisterControllerRequest.getErrorResponse: e.getMessage()); success leaves the
-// ErrorMessage at its schema default "", as Kafka's response does. Cluster ALTER authorization is not
-// checked: there are no ACLs yet.
+// ErrorMessage at its schema default "", as Kafka's response does. ALTER on the cluster is required
+// (31 with authorizeClusterOperation's message).
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type {
   UnregisterControllerRequest,
@@ -14,6 +14,7 @@ import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { controllerOf } from './admin-support.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 async function handle(
   _ctx: RequestContext,
@@ -24,11 +25,14 @@ async function handle(
   return { throttleTimeMs: 0, errorCode: r.errorCode, errorMessage: r.errorCode === 0 ? '' : r.errorMessage };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
-  apiKey: ApiKey.UnregisterController,
-  minVersion: 0,
-  maxVersion: 0,
-  listeners: ['broker', 'controller'],
-  handle,
-  errorResponse: genericErrorResponse,
-};
+export const handler: ApiHandler<BrokerServices> = requireCluster(
+  { operations: [AclOperation.ALTER], message: 'request' },
+  {
+    apiKey: ApiKey.UnregisterController,
+    minVersion: 0,
+    maxVersion: 0,
+    listeners: ['broker', 'controller'],
+    handle,
+    errorResponse: genericErrorResponse,
+  },
+);

@@ -11,6 +11,7 @@ import { UpgradeType } from '../controller/features.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { controllerOf } from './admin-support.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 async function handle(ctx: RequestContext, req: UpdateFeaturesRequest, services: BrokerServices): Promise<unknown> {
   const v = ctx.apiVersion;
@@ -39,11 +40,14 @@ async function handle(ctx: RequestContext, req: UpdateFeaturesRequest, services:
   };
 }
 
-export const handler: ApiHandler<BrokerServices> = {
-  apiKey: ApiKey.UpdateFeatures,
-  minVersion: 0,
-  maxVersion: 2,
-  listeners: ['broker', 'controller'],
-  handle,
-  errorResponse: (_ctx, _req, errorCode) => ({ throttleTimeMs: 0, errorCode, errorMessage: null, results: [] }),
-};
+export const handler: ApiHandler<BrokerServices> = requireCluster(
+  { operations: [AclOperation.ALTER], message: 'request' },
+  {
+    apiKey: ApiKey.UpdateFeatures,
+    minVersion: 0,
+    maxVersion: 2,
+    listeners: ['broker', 'controller'],
+    handle,
+    errorResponse: (_ctx, _req, errorCode) => ({ throttleTimeMs: 0, errorCode, errorMessage: null, results: [] }),
+  },
+);

@@ -11,6 +11,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { clusterIdError, voterChangesOf } from './add-raft-voter.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 function response(
   errorCode: number,
@@ -57,11 +58,14 @@ async function handle(
   return response(r.errorCode, { leaderId: r.leaderId, leaderEpoch: r.leaderEpoch, endpoint: r.leaderEndpoint });
 }
 
-export const handler: ApiHandler<BrokerServices, UpdateRaftVoterRequest, UpdateRaftVoterResponse> = {
-  apiKey: ApiKey.UpdateRaftVoter,
-  minVersion: 0,
-  maxVersion: 0,
-  listeners: ['controller'],
-  handle,
-  errorResponse: (_ctx, _req, errorCode) => response(errorCode, { leaderId: -1, leaderEpoch: -1, endpoint: null }),
-};
+export const handler: ApiHandler<BrokerServices, UpdateRaftVoterRequest, UpdateRaftVoterResponse> = requireCluster(
+  { operations: [AclOperation.CLUSTER_ACTION], message: null },
+  {
+    apiKey: ApiKey.UpdateRaftVoter,
+    minVersion: 0,
+    maxVersion: 0,
+    listeners: ['controller'],
+    handle,
+    errorResponse: (_ctx, _req, errorCode) => response(errorCode, { leaderId: -1, leaderEpoch: -1, endpoint: null }),
+  },
+);

@@ -9,6 +9,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { electionServerOf } from '../raft/election-rpc.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 function errorResponse(errorCode: number): Input<VoteResponse> {
   return { errorCode, topics: [], nodeEndpoints: [] };
@@ -20,11 +21,14 @@ async function handle(_ctx: RequestContext, req: VoteRequest, services: BrokerSe
   return server.handleVote(req);
 }
 
-export const handler: ApiHandler<BrokerServices, VoteRequest, Input<VoteResponse>> = {
-  apiKey: ApiKey.Vote,
-  minVersion: 0,
-  maxVersion: 2,
-  listeners: ['controller'],
-  handle,
-  errorResponse: (_ctx, _req, errorCode) => errorResponse(errorCode),
-};
+export const handler: ApiHandler<BrokerServices, VoteRequest, Input<VoteResponse>> = requireCluster(
+  { operations: [AclOperation.CLUSTER_ACTION], message: null },
+  {
+    apiKey: ApiKey.Vote,
+    minVersion: 0,
+    maxVersion: 2,
+    listeners: ['controller'],
+    handle,
+    errorResponse: (_ctx, _req, errorCode) => errorResponse(errorCode),
+  },
+);

@@ -16,6 +16,7 @@ import type { ReplicaManager } from '../replication/replica-manager.js';
 import { OFFSETS_TOPIC, txnCoordinatorOf } from '../txn/broker-glue.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, requireCluster } from './authz-admin.js';
 
 const GROUP_NOT_READY = new Set<number>([
   ErrorCode.COORDINATOR_NOT_AVAILABLE,
@@ -59,11 +60,18 @@ async function handle(
   return { markers };
 }
 
-export const handler: ApiHandler<BrokerServices, WriteTxnMarkersRequest, Input<WriteTxnMarkersResponse>> = {
-  apiKey: ApiKey.WriteTxnMarkers,
-  minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
-  maxVersion: 2,
-  listeners: ['broker'],
-  handle,
-  errorResponse: genericErrorResponse,
-};
+export const handler: ApiHandler<
+  BrokerServices,
+  WriteTxnMarkersRequest,
+  Input<WriteTxnMarkersResponse>
+> = requireCluster(
+  { operations: [AclOperation.ALTER, AclOperation.CLUSTER_ACTION], message: null },
+  {
+    apiKey: ApiKey.WriteTxnMarkers,
+    minVersion: 1, // Kafka 4 removed the older versions (KIP-896)
+    maxVersion: 2,
+    listeners: ['broker'],
+    handle,
+    errorResponse: genericErrorResponse,
+  },
+);
