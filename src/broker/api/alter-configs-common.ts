@@ -82,9 +82,9 @@ function applyLoggerChanges(loggers: BrokerLoggers, nodeId: number, r: ResourceC
   if (!/^[+-]?\d+$/.test(r.resourceName) || Math.abs(Number(r.resourceName)) > 2147483647) {
     throw new KafkaError(ErrorCode.INVALID_REQUEST, `Node id must be an integer, but it is: ${r.resourceName}`);
   }
-  // (sic) Kafka prints its own node id twice.
-  if (Number(r.resourceName) !== nodeId)
-    throw new KafkaError(ErrorCode.INVALID_REQUEST, `Unexpected node id. Expected ${nodeId}, but received ${nodeId}`);
+  const requestId = Number(r.resourceName);
+  if (requestId !== nodeId)
+    throw new KafkaError(ErrorCode.INVALID_REQUEST, `Unexpected node id. Expected ${nodeId}, but received ${requestId}`);
   const mustExist = (name: string): void => {
     if (!loggers.exists(name)) throw new KafkaError(ErrorCode.INVALID_CONFIG, `Logger ${name} does not exist!`);
   };

@@ -350,12 +350,13 @@ function describe(
       default:
         throw new KafkaError(ErrorCode.INVALID_REQUEST, `Unsupported resource type: ${r.resourceType}`);
     }
-    if (typeof entries === 'number') return { ...base, errorCode: entries, errorMessage: null, configs: [] };
+    // Kafka's ConfigHelper sets no message on these results: the schema default "" goes out
+    if (typeof entries === 'number') return { ...base, errorCode: entries, errorMessage: '', configs: [] };
     const keys = r.configurationKeys;
     const configs = (keys === null || keys.length === 0 ? entries : entries.filter((e) => keys.includes(e.name))).sort(
       (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
     );
-    return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, configs };
+    return { ...base, errorCode: ErrorCode.NONE, errorMessage: '', configs };
   } catch (e) {
     const err = errorOf(e);
     return { ...base, errorCode: err.errorCode, errorMessage: err.errorMessage, configs: [] };
