@@ -81,6 +81,11 @@ import {
 import { randomUuid } from './uuid.js';
 import { updateFeatures, type FeatureUpdate } from './features.js';
 import { alterUserScramCredentials } from './scram.js';
+import { alterClientQuotas, unresolvableIpNames } from './client-quotas.js';
+import type {
+  AlterClientQuotasRequestEntryData,
+  AlterClientQuotasResponseEntryData,
+} from '../../protocol/generated/protocol/AlterClientQuotas.js';
 import { createAcls, deleteAcls } from './acls.js';
 import type {
   CreateAclsRequestAclCreation,
@@ -800,6 +805,31 @@ export class QuorumController {
         return { records, result: response };
       },
       (e) => ({ throttleTimeMs: 0, results: names.map((user) => ({ user, ...e })) }),
+    );
+  }
+
+  /**
+   * AlterClientQuotas (ClientQuotaControlManager.alterClientQuotas): one result per entity, the records
+   * of the valid ones; validateOnly checks without writing. IP host names are resolved first.
+   */
+  async alterClientQuotas(
+    entries: readonly AlterClientQuotasRequestEntryData[],
+    validateOnly = false,
+  ): Promise<AlterClientQuotasResponseEntryData[]> {
+    if (entries.length === 0) return [];
+    const unresolvable = await unresolvableIpNames(entries);
+    return this.write(
+      (image) => {
+        const { records, results } = alterClientQuotas(image, entries, unresolvable);
+        return { records, result: results };
+      },
+      (e) =>
+        entries.map((x) => ({
+          errorCode: e.errorCode,
+          errorMessage: e.errorMessage,
+          entity: x.entity.map((c) => ({ entityType: c.entityType, entityName: c.entityName })),
+        })),
+      validateOnly,
     );
   }
 
