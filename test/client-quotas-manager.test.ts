@@ -15,6 +15,9 @@ import { connectionRateQuotaFor, IP_CONNECTION_RATE_DEFAULT } from '../src/broke
 import { alterClientQuotas } from '../src/broker/controller/client-quotas.js';
 import { ImageBuilder } from '../src/broker/metadata/delta.js';
 import { MetadataImage } from '../src/broker/metadata/image.js';
+import { EMBEDDED_DEFAULT_CONFIG, loadServerConfig } from '../src/config/load.js';
+import { checkConfigSupport } from '../src/config/support.js';
+import { ConfigError } from '../src/config/definitions.js';
 
 const W = { samples: 11, windowMs: 1000 };
 
@@ -148,5 +151,18 @@ test('quota.window.num / quota.window.size.seconds: defaults 11 and 1 s, at leas
   assert.throws(
     () => quotaWindowConfig({ originals: new Map([['quota.window.num', '0']]) }),
     /Invalid value 0 for configuration quota.window.num: Value must be at least 1/,
+  );
+});
+
+test('client.quota.callback.class: refused when set (only the default quota callback exists)', () => {
+  const props = (extra: [string, string][]): Map<string, string> =>
+    new Map([...EMBEDDED_DEFAULT_CONFIG.map(([k, v]) => [k, v] as [string, string]), ...extra]);
+  assert.deepEqual(checkConfigSupport(loadServerConfig({ properties: props([]) }).config), []);
+  assert.throws(
+    () =>
+      checkConfigSupport(
+        loadServerConfig({ properties: props([['client.quota.callback.class', 'com.example.Callback']]) }).config,
+      ),
+    (e: unknown) => e instanceof ConfigError && e.key === 'client.quota.callback.class',
   );
 });

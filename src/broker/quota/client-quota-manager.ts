@@ -44,10 +44,17 @@ export function quotaWindowConfig(config: Pick<ServerConfig, 'originals'>): Quot
 interface Sample {
   value: number;
   eventCount: number;
-  lastWindowMs: number;
+  startTimeMs: number;
+  lastEventMs: number;
 }
 
-/** Kafka's Rate (seconds) over a SampledStat: samples, purge of obsolete ones, the window size. */
+const newSample = (now: number): Sample => ({ value: 0, eventCount: 0, startTimeMs: now, lastEventMs: now });
+
+/**
+ * Kafka 4.4's Rate (seconds) over a SampledStat: `samples` + 1 slots (one extra for the sample that
+ * overlaps the window's start), a sample obsolete when its last event is a full window old, the
+ * window measured from the oldest sample's start.
+ */
 export class Rate {
   private readonly samples: Sample[] = [];
   private current = 0;
@@ -55,18 +62,18 @@ export class Rate {
   constructor(private readonly config: QuotaWindowConfig) {}
 
   private currentSample(now: number): Sample {
-    if (this.samples.length === 0) this.samples.push({ value: 0, eventCount: 0, lastWindowMs: now });
+    if (this.samples.length === 0) this.samples.push(newSample(now));
     return this.samples[this.current]!;
   }
 
   /** SampledStat.record. */
   record(value: number, now: number): void {
     let sample = this.currentSample(now);
-    if (now - sample.lastWindowMs >= this.config.windowMs) {
-      // advance
-      this.current = (this.current + 1) % this.config.samples;
+    if (now - sample.startTimeMs >= this.config.windowMs) {
+      // advance: keep one extra placeholder for the overlapping sample
+      this.current = (this.current + 1) % (this.config.samples + 1);
       if (this.current >= this.samples.length) {
-        sample = { value: 0, eventCount: 0, lastWindowMs: now };
+        sample = newSample(now);
         this.samples.push(sample);
       } else {
         sample = this.samples[this.current]!;
@@ -75,20 +82,21 @@ export class Rate {
     }
     sample.value += value;
     sample.eventCount += 1;
+    sample.lastEventMs = now;
   }
 
   private purgeObsoleteSamples(now: number): void {
     const expireAge = this.config.samples * this.config.windowMs;
-    for (const s of this.samples) if (now - s.lastWindowMs >= expireAge) reset(s, now);
+    for (const s of this.samples) if (now - s.lastEventMs >= expireAge) reset(s, now);
   }
 
   /** Rate.windowSize: the elapsed time of the samples, at least samples − 1 full windows, at least 1 ms. */
   windowSize(now: number): number {
     this.purgeObsoleteSamples(now);
-    if (this.samples.length === 0) this.samples.push({ value: 0, eventCount: 0, lastWindowMs: now });
+    if (this.samples.length === 0) this.samples.push(newSample(now));
     let oldest = this.samples[0]!;
-    for (const s of this.samples) if (s.lastWindowMs < oldest.lastWindowMs) oldest = s;
-    let elapsed = now - oldest.lastWindowMs;
+    for (const s of this.samples) if (s.startTimeMs < oldest.startTimeMs) oldest = s;
+    let elapsed = now - oldest.startTimeMs;
     const numFullWindows = Math.floor(elapsed / this.config.windowMs);
     const minFullWindows = this.config.samples - 1;
     if (numFullWindows < minFullWindows) elapsed += (minFullWindows - numFullWindows) * this.config.windowMs;
@@ -107,7 +115,8 @@ export class Rate {
 function reset(s: Sample, now: number): void {
   s.value = 0;
   s.eventCount = 0;
-  s.lastWindowMs = now;
+  s.startTimeMs = now;
+  s.lastEventMs = now;
 }
 
 /**
