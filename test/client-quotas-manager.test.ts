@@ -11,6 +11,12 @@ import {
   quotaWindowConfig,
   throttleTime,
 } from '../src/broker/quota/client-quota-manager.js';
+import {
+  ControllerMutationQuotaManager,
+  STRICT_SINCE_VERSION,
+  ThrottlingQuotaExceeded,
+  tokenBucketThrottleTime,
+} from '../src/broker/quota/controller-mutation-quota.js';
 import { connectionRateQuotaFor, IP_CONNECTION_RATE_DEFAULT } from '../src/broker/quota/connection-quotas.js';
 import { alterClientQuotas } from '../src/broker/controller/client-quotas.js';
 import { ImageBuilder } from '../src/broker/metadata/delta.js';
@@ -165,4 +171,41 @@ test('client.quota.callback.class: refused when set (only the default quota call
       ),
     (e: unknown) => e instanceof ConfigError && e.key === 'client.quota.callback.class',
   );
+});
+
+test('controller_mutation_rate: TokenBucket, strict quotas refuse once negative, permissive ones only throttle', () => {
+  const image = imageWith([[[['client-id', 'admin']], 'controller_mutation_rate', 2]]);
+  let now = 1_000_000;
+  const m = new ControllerMutationQuotaManager(
+    W,
+    () => image,
+    () => now,
+  );
+  // burst = 11 windows × 1 s × 2/s = 22 partitions
+  const strict = m.newQuotaFor('User:ANONYMOUS', 'admin', true);
+  strict.record(20);
+  strict.record(10); // the bucket was positive: recorded, now at −8
+  assert.throws(
+    () => strict.record(1),
+    (e: unknown) => e instanceof ThrottlingQuotaExceeded && e.throttleTimeMs === 4000,
+  );
+  assert.equal(strict.throttleTime(), 4000);
+  now += 1000;
+  assert.equal(strict.throttleTime(), 3000);
+  // 4 s after the refusal the bucket is back at 0
+  now += 3000;
+  const again = m.newQuotaFor('User:ANONYMOUS', 'admin', true);
+  again.record(1);
+  assert.equal(again.throttleTime(), 0);
+  // permissive (older versions): recorded anyway, the throttle time answered
+  const permissive = m.newQuotaFor('User:ANONYMOUS', 'admin', false);
+  permissive.record(5);
+  assert.equal(permissive.throttleTime(), 3000);
+  assert.equal(tokenBucketThrottleTime(-6, 2), 3000);
+  // another client id has no quota
+  const other = m.newQuotaFor('User:ANONYMOUS', 'other', true);
+  other.record(1000);
+  other.record(1000);
+  assert.equal(other.throttleTime(), 0);
+  assert.equal(STRICT_SINCE_VERSION.CreateTopics, 6);
 });

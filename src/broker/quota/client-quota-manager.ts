@@ -128,7 +128,8 @@ export function throttleTime(observed: number, bound: number, windowSizeMs: numb
 }
 
 /** The quota types of ClientQuotaManager (ClientQuotaType), with their ClientQuotaRecord key. */
-export type ClientQuotaKey = 'producer_byte_rate' | 'consumer_byte_rate' | 'request_percentage';
+export type ClientQuotaKey =
+  'producer_byte_rate' | 'consumer_byte_rate' | 'request_percentage' | 'controller_mutation_rate';
 
 interface MetricTags {
   readonly user: string;
