@@ -300,3 +300,64 @@ test('consumer_byte_rate: a fetching client over its quota sees throttle_time_ms
     c.close();
   }
 });
+
+test('controller_mutation_rate: CreateTopics v6+ refuses topics once the bucket is empty (89), older versions only throttle', async () => {
+  const set = await configs([
+    '--alter',
+    '--entity-type',
+    'clients',
+    '--entity-name',
+    'creator',
+    '--add-config',
+    'controller_mutation_rate=1',
+  ]);
+  assert.equal(set.code, 0, set.err);
+  const create = async (
+    version: number,
+    topics: [string, number][],
+  ): Promise<ApiResponse<typeof ApiKey.CreateTopics>> => {
+    const c = await Conn.open(broker.port, 'creator');
+    try {
+      return await c.request(ApiKey.CreateTopics, version, {
+        timeoutMs: 30_000,
+        validateOnly: false,
+        topics: topics.map(([name, numPartitions]) => ({
+          name,
+          numPartitions,
+          replicationFactor: 1,
+          assignments: [],
+          configs: [],
+        })),
+      });
+    } finally {
+      c.close();
+    }
+  };
+  // burst: 11 windows × 1 s × 1/s = 11 partitions; a mutation is allowed while the bucket is not negative
+  const strict = await create(7, [
+    ['m1', 11],
+    ['m2', 5],
+    ['m3', 1],
+  ]);
+  const byName = new Map(strict.topics.map((t) => [t.name, [t.errorCode, t.errorMessage]]));
+  assert.deepEqual(byName.get('m1'), [ErrorCode.NONE, null]);
+  assert.deepEqual(byName.get('m2'), [ErrorCode.NONE, null]);
+  assert.deepEqual(byName.get('m3'), [ErrorCode.THROTTLING_QUOTA_EXCEEDED, 'The throttling quota has been exceeded.']);
+  assert.ok(strict.throttleTimeMs > 4000 && strict.throttleTimeMs <= 5000, `throttle ${strict.throttleTimeMs}`);
+  // v5 (before KIP-599's strict versions): created anyway, the throttle time answered
+  const permissive = await create(5, [['m4', 2]]);
+  assert.equal(permissive.topics[0]!.errorCode, ErrorCode.NONE);
+  assert.ok(permissive.throttleTimeMs > 0);
+  // another client id is not limited
+  const other = await Conn.open(broker.port, 'someone-else');
+  try {
+    const r = await other.request(ApiKey.CreateTopics, 7, {
+      timeoutMs: 30_000,
+      validateOnly: false,
+      topics: [{ name: 'm5', numPartitions: 20, replicationFactor: 1, assignments: [], configs: [] }],
+    });
+    assert.deepEqual([r.topics[0]!.errorCode, r.throttleTimeMs], [ErrorCode.NONE, 0]);
+  } finally {
+    other.close();
+  }
+});

@@ -197,6 +197,8 @@ export interface QuorumControllerOptions {
 
 export interface WriteOptions {
   readonly validateOnly?: boolean;
+  /** controller_mutation_rate of the request's client (ReplicationContext.applyPartitionChangeQuota). */
+  readonly applyPartitionChangeQuota?: (partitions: number) => ApiError | null;
 }
 
 export interface RegisterBrokerResult extends ApiError {
@@ -710,7 +712,10 @@ export class QuorumController {
   createTopics(topics: readonly CreatableTopic[], options: WriteOptions = {}): Promise<CreateTopicResult[]> {
     return this.write(
       (image) => {
-        const { records, results } = createTopics(this.replicationContext(image), topics);
+        const { records, results } = createTopics(
+          { ...this.replicationContext(image), applyPartitionChangeQuota: options.applyPartitionChangeQuota },
+          topics,
+        );
         return { records, result: results };
       },
       (e) =>

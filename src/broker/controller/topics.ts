@@ -34,6 +34,11 @@ export interface ReplicationContext extends ConfigContext {
   /** default.replication.factor */
   readonly defaultReplicationFactor: number;
   readonly random?: Random;
+  /**
+   * ControllerRequestContext.applyPartitionChangeQuota (controller_mutation_rate, quota/): the error
+   * (THROTTLING_QUOTA_EXCEEDED) when `partitions` more mutations are refused; absent: unbounded.
+   */
+  readonly applyPartitionChangeQuota?: (partitions: number) => ApiError | null;
 }
 
 export interface CreatableTopic {
@@ -330,6 +335,11 @@ export function createTopics(
       }
       if (!('parts' in plan)) {
         results.push(failedResult(t.name, plan));
+        continue;
+      }
+      const throttled = ctx.applyPartitionChangeQuota?.(plan.parts.length);
+      if (throttled) {
+        results.push(failedResult(t.name, throttled));
         continue;
       }
       const topicId = randomUuid();
