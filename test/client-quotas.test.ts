@@ -361,3 +361,60 @@ test('controller_mutation_rate: CreateTopics v6+ refuses topics once the bucket 
     other.close();
   }
 });
+
+test('controller_mutation_rate: CreatePartitions v3+ and DeleteTopics v5+ refused on an empty bucket, older versions throttled', async () => {
+  const set = await configs([
+    '--alter',
+    '--entity-type',
+    'clients',
+    '--entity-name',
+    'deleter',
+    '--add-config',
+    'controller_mutation_rate=0.1',
+  ]);
+  assert.equal(set.code, 0, set.err);
+  const call = async <K extends ApiKeyWithMessages>(
+    apiKey: K,
+    version: number,
+    body: Input<ApiRequest<K>>,
+  ): Promise<ApiResponse<K>> => {
+    const c = await Conn.open(broker.port, 'deleter');
+    try {
+      return await c.request(apiKey, version, body);
+    } finally {
+      c.close();
+    }
+  };
+  // burst 1.1 partitions: 2 are created, the bucket is then at −0.9 (9 s to refill)
+  const created = await call(ApiKey.CreateTopics, 7, {
+    timeoutMs: 30_000,
+    validateOnly: false,
+    topics: [{ name: 'd1', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
+  });
+  assert.equal(created.topics[0]!.errorCode, ErrorCode.NONE);
+  const grow = (v: number): Promise<ApiResponse<typeof ApiKey.CreatePartitions>> =>
+    call(ApiKey.CreatePartitions, v, {
+      timeoutMs: 30_000,
+      validateOnly: false,
+      topics: [{ name: 'd1', count: 3, assignments: null }],
+    });
+  const refused = await grow(3);
+  assert.deepEqual(
+    [refused.results[0]!.errorCode, refused.results[0]!.errorMessage],
+    [ErrorCode.THROTTLING_QUOTA_EXCEEDED, 'The throttling quota has been exceeded.'],
+  );
+  assert.ok(refused.throttleTimeMs > 0);
+  const grown = await grow(2);
+  assert.equal(grown.results[0]!.errorCode, ErrorCode.NONE);
+  assert.ok(grown.throttleTimeMs > 0);
+  const del = (v: number): Promise<ApiResponse<typeof ApiKey.DeleteTopics>> =>
+    call(ApiKey.DeleteTopics, v, { timeoutMs: 30_000, topicNames: ['d1'], topics: [] });
+  const notDeleted = await del(5);
+  assert.deepEqual(
+    [notDeleted.responses[0]!.errorCode, notDeleted.responses[0]!.errorMessage],
+    [ErrorCode.THROTTLING_QUOTA_EXCEEDED, 'The throttling quota has been exceeded.'],
+  );
+  const deleted = await del(4);
+  assert.equal(deleted.responses[0]!.errorCode, ErrorCode.NONE);
+  assert.ok(deleted.throttleTimeMs > 0);
+});

@@ -12,22 +12,26 @@ import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { controllerOf } from './admin-support.js';
+import { controllerMutationQuotaFor } from '../quota/managers.js';
+import { STRICT_SINCE_VERSION } from '../quota/controller-mutation-quota.js';
 
 async function handle(
-  _ctx: RequestContext,
+  ctx: RequestContext,
   req: CreatePartitionsRequest,
   services: BrokerServices,
 ): Promise<CreatePartitionsResponse> {
+  // controller_mutation_rate (quota/): strict from v3
+  const quota = controllerMutationQuotaFor(services, ctx, STRICT_SINCE_VERSION.CreatePartitions);
   const results = await controllerOf(services).createPartitions(
     req.topics.map((t) => ({
       name: t.name,
       count: t.count,
       assignments: t.assignments === null ? null : t.assignments.map((a) => ({ brokerIds: a.brokerIds })),
     })),
-    { validateOnly: req.validateOnly },
+    { validateOnly: req.validateOnly, applyPartitionChangeQuota: quota.apply },
   );
   return {
-    throttleTimeMs: 0,
+    throttleTimeMs: quota.finish(),
     results: results.map((r) => ({ name: r.name, errorCode: r.errorCode, errorMessage: r.errorMessage })),
   };
 }

@@ -10,6 +10,8 @@ import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { controllerOf } from './admin-support.js';
+import { controllerMutationQuotaFor } from '../quota/managers.js';
+import { STRICT_SINCE_VERSION } from '../quota/controller-mutation-quota.js';
 import { ZERO_UUID } from '../../protocol/uuid.js';
 
 /** DeleteTopicsRequest.topics(): v0-5 names as entries with a zero id. */
@@ -39,11 +41,14 @@ async function handle(
       })),
     };
   }
+  // controller_mutation_rate (quota/): strict from v5
+  const quota = controllerMutationQuotaFor(services, ctx, STRICT_SINCE_VERSION.DeleteTopics);
   const results = await controllerOf(services).deleteTopics(
     v >= 6 ? { topics: requestedTopics(req, v) } : { topicNames: req.topicNames },
+    { applyPartitionChangeQuota: quota.apply },
   );
   return {
-    throttleTimeMs: 0,
+    throttleTimeMs: quota.finish(),
     responses: results.map((r) => ({
       name: r.name,
       topicId: v >= 6 ? r.topicId : ZERO_UUID,

@@ -731,11 +731,11 @@ export class QuorumController {
     );
   }
 
-  deleteTopics(request: DeleteTopicsRequest): Promise<DeleteTopicResult[]> {
+  deleteTopics(request: DeleteTopicsRequest, options: WriteOptions = {}): Promise<DeleteTopicResult[]> {
     let last: DeleteTopicResult[] = [];
     return this.write(
       (image) => {
-        const { records, results } = deleteTopics(image, request);
+        const { records, results } = deleteTopics(image, request, options.applyPartitionChangeQuota);
         last = results;
         return { records, result: results };
       },
@@ -749,7 +749,10 @@ export class QuorumController {
   ): Promise<CreatePartitionsResult[]> {
     return this.write(
       (image) => {
-        const { records, results } = createPartitions(this.replicationContext(image), topics);
+        const { records, results } = createPartitions(
+          { ...this.replicationContext(image), applyPartitionChangeQuota: options.applyPartitionChangeQuota },
+          topics,
+        );
         return { records, result: results };
       },
       (e) => topics.map((t) => ({ name: t.name, ...e })),
