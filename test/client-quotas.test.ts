@@ -14,6 +14,7 @@ import { buildRecordBatchSync } from '../src/protocol/records/batch-build.js';
 import type { ApiKeyWithMessages, ApiRequest, ApiResponse } from '../src/protocol/generated/apis.js';
 import type { Input } from '../src/protocol/codec/types.js';
 import { ErrorCode } from '../src/protocol/errors.js';
+import { STANDARD_AUTHORIZER_CLASS } from '../src/config/support.js';
 
 let broker: BrokerProcess;
 
@@ -417,4 +418,47 @@ test('controller_mutation_rate: CreatePartitions v3+ and DeleteTopics v5+ refuse
   const deleted = await del(4);
   assert.equal(deleted.responses[0]!.errorCode, ErrorCode.NONE);
   assert.ok(deleted.throttleTimeMs > 0);
+});
+
+test('with the StandardAuthorizer: Alter/DescribeClientQuotas without ALTER_CONFIGS / DESCRIBE_CONFIGS on the cluster', async () => {
+  const secured = await startBroker({
+    overrides: { 'authorizer.class.name': STANDARD_AUTHORIZER_CLASS, 'super.users': 'User:admin' },
+  });
+  const c = await Conn.open(secured.port, 'anonymous-admin');
+  try {
+    const alter = await c.request(ApiKey.AlterClientQuotas, 1, {
+      validateOnly: false,
+      entries: [
+        {
+          entity: [{ entityType: 'user', entityName: 'x' }],
+          ops: [{ key: 'producer_byte_rate', value: 5, remove: false }],
+        },
+        {
+          entity: [{ entityType: 'client-id', entityName: null }],
+          ops: [{ key: 'producer_byte_rate', value: 5, remove: false }],
+        },
+      ],
+    });
+    assert.deepEqual(alter.entries, [
+      {
+        errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        errorMessage: 'Cluster authorization failed.',
+        entity: [{ entityType: 'user', entityName: 'x' }],
+      },
+      {
+        errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        errorMessage: 'Cluster authorization failed.',
+        entity: [{ entityType: 'client-id', entityName: null }],
+      },
+    ]);
+    const describe = await c.request(ApiKey.DescribeClientQuotas, 1, { components: [], strict: false });
+    assert.deepEqual(
+      [describe.errorCode, describe.errorMessage, describe.entries],
+      [ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.', null],
+    );
+  } finally {
+    c.close();
+    await secured.stop();
+    secured.cleanup();
+  }
 });
