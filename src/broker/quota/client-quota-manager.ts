@@ -187,6 +187,8 @@ interface Sensor {
 export class ClientQuotaManager {
   private readonly sensors = new Map<string, Sensor>();
   private lastExpiryMs = 0;
+  private enabledFor: MetadataImage['clientQuotas'] | null = null;
+  private enabled = false;
 
   constructor(
     readonly key: ClientQuotaKey,
@@ -198,8 +200,13 @@ export class ClientQuotaManager {
   quotasEnabled(): boolean {
     const image = this.image();
     if (!image) return false;
-    for (const q of image.clientQuotas.values()) if (q.quotas.has(this.key)) return true;
-    return false;
+    // computed once per quota map (a new image with unchanged quotas keeps the same map)
+    if (image.clientQuotas !== this.enabledFor) {
+      this.enabledFor = image.clientQuotas;
+      this.enabled = false;
+      for (const q of image.clientQuotas.values()) if (q.quotas.has(this.key)) this.enabled = true;
+    }
+    return this.enabled;
   }
 
   private sensor(tags: MetricTags, now: number): Sensor {
