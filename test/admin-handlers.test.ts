@@ -188,15 +188,15 @@ const topic = (name: string, extra: Record<string, unknown> = {}) => ({
 test('registerAdminHandlers registers every handler on its listeners', () => {
   const registry = registerAdminHandlers(new HandlerRegistry());
   const broker = registry.apis('broker').map((a) => a.apiKey);
-  // 29/30/31 Describe/Create/DeleteAcls, 48 DescribeClientQuotas, 50/51 Describe/AlterUserScramCredentials
+  // 29/30/31 Describe/Create/DeleteAcls, 48/49 Describe/AlterClientQuotas, 50/51 Describe/AlterUserScramCredentials
   // (50 on the controller answers UNKNOWN_SERVER_ERROR, as Kafka's controller does)
   assert.deepEqual(
     broker,
-    [3, 19, 20, 29, 30, 31, 32, 33, 34, 35, 37, 43, 44, 45, 46, 48, 50, 51, 55, 57, 60, 64, 74, 75, 94],
+    [3, 19, 20, 29, 30, 31, 32, 33, 34, 35, 37, 43, 44, 45, 46, 48, 49, 50, 51, 55, 57, 60, 64, 74, 75, 94],
   );
   assert.deepEqual(
     registry.apis('controller').map((a) => a.apiKey),
-    [19, 20, 29, 30, 31, 32, 33, 37, 43, 44, 45, 46, 50, 51, 55, 57, 60, 64, 94],
+    [19, 20, 29, 30, 31, 32, 33, 37, 43, 44, 45, 46, 49, 50, 51, 55, 57, 60, 64, 94],
   );
 });
 

@@ -282,6 +282,13 @@ export function checkConfigSupport(config: ServerConfig): string[] {
       `authorizer.class.name=${authorizer} is set but tkafka has no such authorizer: the only one is ${STANDARD_AUTHORIZER_CLASS}; set that or remove the setting`,
       'authorizer.class.name',
     );
+  // client quotas (src/broker/quota/) are Kafka's DefaultQuotaCallback; a Java callback cannot be loaded
+  const quotaCallback = config.originals.get('client.quota.callback.class');
+  if (quotaCallback !== undefined && quotaCallback.trim() !== '')
+    throw new ConfigError(
+      `client.quota.callback.class=${quotaCallback} is set but tkafka cannot load a Java quota callback: client quotas are Kafka's default ones (ClientQuotaRecords); remove the setting`,
+      'client.quota.callback.class',
+    );
   for (const key of BROKER_CONFIG_KEYS) {
     const raw = config.originals.get(key.name);
     if (raw === undefined) continue;

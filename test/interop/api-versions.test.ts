@@ -18,8 +18,6 @@ const LATER: Readonly<Record<string, string>> = {
   RenewDelegationToken: 'no issue yet (delegation tokens)',
   ExpireDelegationToken: 'no issue yet (delegation tokens)',
   DescribeDelegationToken: 'no issue yet (delegation tokens)',
-  // Quotas: issue 18.
-  AlterClientQuotas: 'issue 18 (quotas)',
   // Share groups (and the share coordinator's state RPCs) and streams groups: issue 19.
   ShareGroupHeartbeat: 'issue 19 (share groups)',
   ShareGroupDescribe: 'issue 19 (share groups)',
@@ -50,7 +48,6 @@ const LATER_ON_CONTROLLER: Readonly<Record<string, string>> = {
   RenewDelegationToken: LATER.RenewDelegationToken!,
   ExpireDelegationToken: LATER.ExpireDelegationToken!,
   DescribeDelegationToken: LATER.DescribeDelegationToken!,
-  AlterClientQuotas: LATER.AlterClientQuotas!,
   // KRaft replication of the metadata log, registration, heartbeats, forwarding: issue 14.
   AssignReplicasToDirs: 'issue 14 (cluster: registration)',
 };

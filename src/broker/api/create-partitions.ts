@@ -14,6 +14,8 @@ import { genericErrorResponse } from './error-responses.js';
 import { controllerOf } from './admin-support.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { AclOperation, filterAuthorized, ResourceType } from './authz-admin.js';
+import { controllerMutationQuotaFor } from '../quota/managers.js';
+import { STRICT_SINCE_VERSION } from '../quota/controller-mutation-quota.js';
 
 async function handle(
   ctx: RequestContext,
@@ -26,6 +28,8 @@ async function handle(
   for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
   const allowed = filterAuthorized(services, ctx, AclOperation.ALTER, ResourceType.TOPIC, counts.keys());
   const denied = req.topics.filter((t) => counts.get(t.name) === 1 && !allowed.has(t.name));
+  // controller_mutation_rate (quota/): strict from v3
+  const quota = controllerMutationQuotaFor(services, ctx, STRICT_SINCE_VERSION.CreatePartitions);
   const results = await controllerOf(services).createPartitions(
     req.topics
       .filter((t) => !denied.includes(t))
@@ -34,10 +38,10 @@ async function handle(
         count: t.count,
         assignments: t.assignments === null ? null : t.assignments.map((a) => ({ brokerIds: a.brokerIds })),
       })),
-    { validateOnly: req.validateOnly },
+    { validateOnly: req.validateOnly, applyPartitionChangeQuota: quota.apply },
   );
   return {
-    throttleTimeMs: 0,
+    throttleTimeMs: quota.finish(),
     results: [
       ...denied.map((t) => ({ name: t.name, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null })),
       ...results.map((r) => ({ name: r.name, errorCode: r.errorCode, errorMessage: r.errorMessage })),

@@ -18,6 +18,8 @@ import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { controllerOf } from './admin-support.js';
+import { controllerMutationQuotaFor } from '../quota/managers.js';
+import { STRICT_SINCE_VERSION } from '../quota/controller-mutation-quota.js';
 import { ZERO_UUID } from '../../protocol/uuid.js';
 import { AclOperation, ResourceType, authorize, authorizeCluster } from './authz.js';
 
@@ -84,6 +86,8 @@ async function handle(
   );
   const describable = (n: string): boolean =>
     authorize(services, ctx, AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, n);
+  // controller_mutation_rate (quota/): strict from v6
+  const quota = controllerMutationQuotaFor(services, ctx, STRICT_SINCE_VERSION.CreateTopics);
   const results = await controllerOf(services).createTopics(
     req.topics
       .filter((t) => !unauthorized.has(t.name))
@@ -94,7 +98,7 @@ async function handle(
         assignments: t.assignments.map((a) => ({ partitionIndex: a.partitionIndex, brokerIds: a.brokerIds })),
         configs: t.configs.map((c) => ({ name: c.name, value: c.value })),
       })),
-    { validateOnly: req.validateOnly },
+    { validateOnly: req.validateOnly, applyPartitionChangeQuota: quota.apply },
   );
   const topics = results.map((r) => toResponse(r, v, services, describable(r.name)));
   for (const name of unauthorized)
@@ -108,7 +112,7 @@ async function handle(
       replicationFactor: -1,
       configs: [],
     });
-  return { throttleTimeMs: 0, topics };
+  return { throttleTimeMs: quota.finish(), topics };
 }
 
 export const handler: ApiHandler<BrokerServices, CreateTopicsRequest, Input<CreateTopicsResponse>> = {

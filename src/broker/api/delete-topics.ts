@@ -12,6 +12,8 @@ import { genericErrorResponse } from './error-responses.js';
 import { controllerOf, imageOf } from './admin-support.js';
 import { AclOperation, authorize, authorizeCluster, authorizerOf, ResourceType } from './authz.js';
 import { TOPIC_AUTHORIZATION_FAILED_MESSAGE } from './authz-admin.js';
+import { controllerMutationQuotaFor } from '../quota/managers.js';
+import { STRICT_SINCE_VERSION } from '../quota/controller-mutation-quota.js';
 import { ZERO_UUID } from '../../protocol/uuid.js';
 
 /** DeleteTopicsRequest.topics(): v0-5 names as entries with a zero id. */
@@ -92,16 +94,19 @@ async function handle(
     };
   }
   const { kept, denied } = authorizeDeletions(ctx, services, requestedTopics(req, v));
+  // controller_mutation_rate (quota/): strict from v5
+  const quota = controllerMutationQuotaFor(services, ctx, STRICT_SINCE_VERSION.DeleteTopics);
   const results = [
     ...denied,
     ...(kept.length === 0 && denied.length > 0
       ? []
       : await controllerOf(services).deleteTopics(
           v >= 6 ? { topics: kept } : { topicNames: kept.map((t) => t.name ?? '') },
+          { applyPartitionChangeQuota: quota.apply },
         )),
   ];
   return {
-    throttleTimeMs: 0,
+    throttleTimeMs: quota.finish(),
     responses: results.map((r) => ({
       name: r.name,
       topicId: v >= 6 ? r.topicId : ZERO_UUID,

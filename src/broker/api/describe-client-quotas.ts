@@ -2,9 +2,10 @@
 // entity matches the filter (KafkaApis.handleDescribeClientQuotasRequest → ClientQuotasImage.describe),
 // with Kafka's INVALID_REQUEST / UNSUPPORTED_VERSION for a bad filter (top-level error, no entries).
 // Read-only: `configs --describe --entity-type users` asks it before the SCRAM credentials.
-// Cluster DESCRIBE_CONFIGS authorization is not checked: there are no ACLs yet.
+// Without DESCRIBE_CONFIGS on the cluster: CLUSTER_AUTHORIZATION_FAILED with the error's default message
+// (DescribeClientQuotasRequest.getErrorResponse), no entries.
 import { ApiKey } from '../../protocol/generated/apis.js';
-import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { ErrorCode, errorInfo, KafkaError } from '../../protocol/errors.js';
 import type {
   DescribeClientQuotasRequest,
   DescribeClientQuotasResponse,
@@ -16,6 +17,7 @@ import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { imageOf } from './admin-support.js';
+import { AclOperation, authorizeCluster } from './authz.js';
 
 const USER = 'user';
 const CLIENT_ID = 'client-id';
@@ -78,10 +80,14 @@ export function describeClientQuotas(
 }
 
 function handle(
-  _ctx: RequestContext,
+  ctx: RequestContext,
   req: DescribeClientQuotasRequest,
   services: BrokerServices,
 ): DescribeClientQuotasResponse {
+  if (!authorizeCluster(services, ctx, AclOperation.DESCRIBE_CONFIGS)) {
+    const code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
+    return { throttleTimeMs: 0, errorCode: code, errorMessage: errorInfo(code).message, entries: null };
+  }
   try {
     const entries = describeClientQuotas(imageOf(services), req);
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, entries };

@@ -17,6 +17,7 @@ import type { ApiVersionsRequest } from '../../protocol/generated/protocol/ApiVe
 import { ErrorCode } from '../../protocol/errors.js';
 import { isValidApiVersionsRequest } from './api-versions.js';
 import { apiName, type HandlerRegistry, type ListenerType } from './registry.js';
+import { requestThrottleOf, throttle, unmuted } from '../quota/throttle.js';
 import { CloseConnectionError, type ApiHandler, type ClientInformation, type RequestContext } from './types.js';
 
 export interface Logger {
@@ -74,6 +75,9 @@ export class Dispatcher<Services = unknown> {
   ) {}
 
   async dispatch(frame: Buffer, conn: ConnectionInfo): Promise<DispatchOutcome> {
+    // a throttled connection (quota/throttle.ts) handles nothing more until its mute ends
+    const muted = unmuted(conn);
+    if (muted) await muted;
     let peeked: PeekedHeader;
     try {
       peeked = peekRequestHeader(frame);
@@ -164,6 +168,8 @@ export class Dispatcher<Services = unknown> {
         return fallback.kind === 'none' ? { kind: 'noResponse', ctx } : close(fallback.reason, peeked);
       response = fallback.body;
     }
+    // KIP-219: the response goes out now with its throttle_time_ms; the connection is muted after it
+    throttle(conn, requestThrottleOf(ctx));
     if (response === null) return { kind: 'noResponse', ctx };
 
     try {

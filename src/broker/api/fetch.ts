@@ -7,6 +7,7 @@
 // serves it, and a leader with replica.selector.class may answer PreferredReadReplica instead.
 // With an authorizer: a follower needs CLUSTER_ACTION on the cluster, a consumer READ on each topic
 // (else TOPIC_AUTHORIZATION_FAILED for the partitions).
+import { quotasOf, setRequestThrottle } from '../quota/managers.js';
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -226,7 +227,17 @@ async function handleFetch(
   const updates: ResponseEntry[] = interesting.map((e, i) => ({ tp: e.tp, result: adjust(v, rm, e.tp, results[i]!) }));
   for (const e of erroneous) updates.push(e);
   const out = context.updateAndGenerateResponseData(updates);
-  return buildResponse(v, ctx, rm, out.errorCode, out.sessionId, out.entries);
+  const body = buildResponse(v, ctx, rm, out.errorCode, out.sessionId, out.entries);
+  if (!isFollower) {
+    // KafkaApis.handleFetchRequest: a consumer's response size against consumer_byte_rate (quota/);
+    // tkafka counts the records' bytes and answers them (Kafka answers a throttled fetch empty)
+    let size = 0;
+    for (const e of out.entries) size += e.result.records.length;
+    const ms = quotasOf(services).fetch.recordAndGetThrottleTimeMs(ctx.principal, ctx.clientId ?? '', size, Date.now());
+    setRequestThrottle(ctx, ms);
+    body.throttleTimeMs = ms;
+  }
+  return body;
 }
 
 export const handler: ApiHandler<BrokerServices, FetchRequest, Input<FetchResponse>> = {

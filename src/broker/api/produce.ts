@@ -9,6 +9,7 @@
 // (UNKNOWN_TOPIC_ID for an id the broker does not know). With an authorizer: WRITE on the transactional
 // id for transactional data (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for the whole request) and
 // WRITE on each topic (else TOPIC_AUTHORIZATION_FAILED for its partitions), as KafkaApis checks them.
+import { quotasOf, setRequestThrottle } from '../quota/managers.js';
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -141,6 +142,15 @@ async function handleProduce(
     }),
   );
 
+  // KafkaApis.handleProduceRequest: the request's size against producer_byte_rate (quota/)
+  const throttleTimeMs = quotasOf(services).produce.recordAndGetThrottleTimeMs(
+    ctx.principal,
+    ctx.clientId ?? '',
+    ctx.requestSize,
+    Date.now(),
+  );
+  setRequestThrottle(ctx, throttleTimeMs);
+
   if (acks === 0) {
     const bad = results.findIndex((r) => r.errorCode !== ErrorCode.NONE);
     if (bad >= 0) {
@@ -170,7 +180,7 @@ async function handleProduce(
     if (v >= 10 && res.leader?.endpoint) endpoints.set(res.leader.endpoint.nodeId, { ...res.leader.endpoint });
     byTopic.get(p.topic)!.partitionResponses!.push(partitionResponse(v, p.index, res));
   });
-  const body: Input<ProduceResponse> = { responses: [...byTopic.values()], throttleTimeMs: 0 };
+  const body: Input<ProduceResponse> = { responses: [...byTopic.values()], throttleTimeMs };
   if (v >= 10) body.nodeEndpoints = [...endpoints.values()];
   return body;
 }

@@ -27,6 +27,7 @@ import { handler as alterPartitionReassignments } from './alter-partition-reassi
 import { handler as listPartitionReassignments } from './list-partition-reassignments.js';
 import { handler as electLeaders } from './elect-leaders.js';
 import { handler as describeClientQuotas } from './describe-client-quotas.js';
+import { handler as alterClientQuotas } from './alter-client-quotas.js';
 import { handler as describeUserScramCredentials } from './describe-user-scram-credentials.js';
 import { handler as alterUserScramCredentials } from './alter-user-scram-credentials.js';
 import { handler as describeAcls } from './describe-acls.js';
@@ -55,6 +56,7 @@ export const ADMIN_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   listPartitionReassignments,
   electLeaders,
   describeClientQuotas,
+  alterClientQuotas,
   describeUserScramCredentials,
   alterUserScramCredentials,
   describeAcls,

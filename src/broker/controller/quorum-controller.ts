@@ -81,6 +81,11 @@ import {
 import { randomUuid } from './uuid.js';
 import { updateFeatures, type FeatureUpdate } from './features.js';
 import { alterUserScramCredentials } from './scram.js';
+import { alterClientQuotas, unresolvableIpNames } from './client-quotas.js';
+import type {
+  AlterClientQuotasRequestEntryData,
+  AlterClientQuotasResponseEntryData,
+} from '../../protocol/generated/protocol/AlterClientQuotas.js';
 import { createAcls, deleteAcls } from './acls.js';
 import type {
   CreateAclsRequestAclCreation,
@@ -192,6 +197,8 @@ export interface QuorumControllerOptions {
 
 export interface WriteOptions {
   readonly validateOnly?: boolean;
+  /** controller_mutation_rate of the request's client (ReplicationContext.applyPartitionChangeQuota). */
+  readonly applyPartitionChangeQuota?: (partitions: number) => ApiError | null;
 }
 
 export interface RegisterBrokerResult extends ApiError {
@@ -705,7 +712,10 @@ export class QuorumController {
   createTopics(topics: readonly CreatableTopic[], options: WriteOptions = {}): Promise<CreateTopicResult[]> {
     return this.write(
       (image) => {
-        const { records, results } = createTopics(this.replicationContext(image), topics);
+        const { records, results } = createTopics(
+          { ...this.replicationContext(image), applyPartitionChangeQuota: options.applyPartitionChangeQuota },
+          topics,
+        );
         return { records, result: results };
       },
       (e) =>
@@ -721,11 +731,11 @@ export class QuorumController {
     );
   }
 
-  deleteTopics(request: DeleteTopicsRequest): Promise<DeleteTopicResult[]> {
+  deleteTopics(request: DeleteTopicsRequest, options: WriteOptions = {}): Promise<DeleteTopicResult[]> {
     let last: DeleteTopicResult[] = [];
     return this.write(
       (image) => {
-        const { records, results } = deleteTopics(image, request);
+        const { records, results } = deleteTopics(image, request, options.applyPartitionChangeQuota);
         last = results;
         return { records, result: results };
       },
@@ -739,7 +749,10 @@ export class QuorumController {
   ): Promise<CreatePartitionsResult[]> {
     return this.write(
       (image) => {
-        const { records, results } = createPartitions(this.replicationContext(image), topics);
+        const { records, results } = createPartitions(
+          { ...this.replicationContext(image), applyPartitionChangeQuota: options.applyPartitionChangeQuota },
+          topics,
+        );
         return { records, result: results };
       },
       (e) => topics.map((t) => ({ name: t.name, ...e })),
@@ -800,6 +813,31 @@ export class QuorumController {
         return { records, result: response };
       },
       (e) => ({ throttleTimeMs: 0, results: names.map((user) => ({ user, ...e })) }),
+    );
+  }
+
+  /**
+   * AlterClientQuotas (ClientQuotaControlManager.alterClientQuotas): one result per entity, the records
+   * of the valid ones; validateOnly checks without writing. IP host names are resolved first.
+   */
+  async alterClientQuotas(
+    entries: readonly AlterClientQuotasRequestEntryData[],
+    validateOnly = false,
+  ): Promise<AlterClientQuotasResponseEntryData[]> {
+    if (entries.length === 0) return [];
+    const unresolvable = await unresolvableIpNames(entries);
+    return this.write(
+      (image) => {
+        const { records, results } = alterClientQuotas(image, entries, unresolvable);
+        return { records, result: results };
+      },
+      (e) =>
+        entries.map((x) => ({
+          errorCode: e.errorCode,
+          errorMessage: e.errorMessage,
+          entity: x.entity.map((c) => ({ entityType: c.entityType, entityName: c.entityName })),
+        })),
+      validateOnly,
     );
   }
 

@@ -34,6 +34,11 @@ export interface ReplicationContext extends ConfigContext {
   /** default.replication.factor */
   readonly defaultReplicationFactor: number;
   readonly random?: Random;
+  /**
+   * ControllerRequestContext.applyPartitionChangeQuota (controller_mutation_rate, quota/): the error
+   * (THROTTLING_QUOTA_EXCEEDED) when `partitions` more mutations are refused; absent: unbounded.
+   */
+  readonly applyPartitionChangeQuota?: (partitions: number) => ApiError | null;
 }
 
 export interface CreatableTopic {
@@ -332,6 +337,11 @@ export function createTopics(
         results.push(failedResult(t.name, plan));
         continue;
       }
+      const throttled = ctx.applyPartitionChangeQuota?.(plan.parts.length);
+      if (throttled) {
+        results.push(failedResult(t.name, throttled));
+        continue;
+      }
       const topicId = randomUuid();
       pushBounded(
         records,
@@ -387,6 +397,7 @@ export interface DeleteTopicResult extends ApiError {
 export function deleteTopics(
   image: MetadataImage,
   req: DeleteTopicsRequest,
+  applyPartitionChangeQuota?: (partitions: number) => ApiError | null,
 ): { records: MetadataRecord[]; results: DeleteTopicResult[] } {
   const results: DeleteTopicResult[] = [];
   const respond = (name: string | null, topicId: string, e: ApiError) =>
@@ -443,6 +454,12 @@ export function deleteTopics(
   }
   const records: MetadataRecord[] = [];
   for (const [id, name] of toDelete) {
+    // ReplicationControlManager.deleteTopic: controller_mutation_rate per topic's partitions
+    const throttled = applyPartitionChangeQuota?.(image.topicsById.get(id)!.partitions.size);
+    if (throttled) {
+      respond(name, id, throttled);
+      continue;
+    }
     records.push(metadataRecord(RecordType.RemoveTopic, 0, { ...defaultRemoveTopicRecord(), topicId: id }));
     respond(name, id, NONE);
   }
@@ -521,6 +538,8 @@ function createPartitionsForTopic(
       `Attempted to add ${additional} additional partition(s), but only ${t.assignments.length} assignment(s) were specified.`,
     );
   }
+  const throttled = ctx.applyPartitionChangeQuota?.(additional);
+  if (throttled) fail(throttled.errorCode, throttled.errorMessage ?? undefined);
   const first = topic.partitions.get(0) ?? topic.partitions.values().next().value;
   if (!first) fail(ErrorCode.UNKNOWN_SERVER_ERROR, `Invalid state: topic ${t.name} appears to have no partitions.`);
   const rf = first.replicas.length;
