@@ -12,6 +12,7 @@ import { startBroker } from './helpers/broker-process.js';
 import { waitFor, waitForLine } from './helpers/wait-for.js';
 import { createTopicAt } from './helpers/create-topic.js';
 import { Conn } from './helpers/limit-conn.js';
+import { runTkafka } from './helpers/tool-run.js';
 import { makeCerts } from './helpers/certs.js';
 import { listenerTls } from '../src/broker/network/tls-listener.js';
 import { connect as tlsConnect } from 'node:tls';
@@ -372,6 +373,54 @@ test('an IP connection-rate quota (KIP-612 hook): the connection over the rate i
   } finally {
     for (const c of conns) c.close();
     await server.close();
+  }
+});
+
+test('an IP connection-rate quota set with tkafka configs (connection_creation_rate of an ips entity) closes the connection over the rate on a real broker; other addresses are not throttled', async () => {
+  const b = await startBroker({ overrides: { 'quota.window.num': 2, 'quota.window.size.seconds': 1 } });
+  const conns: Conn[] = [];
+  try {
+    const set = await runTkafka('configs', [
+      '--bootstrap-server',
+      b.bootstrap,
+      '--alter',
+      '--entity-type',
+      'ips',
+      '--entity-name',
+      '127.0.0.3',
+      '--add-config',
+      'connection_creation_rate=1',
+    ]);
+    assert.equal(set.code, 0, set.err);
+    // the quota is in the broker's image once DescribeClientQuotas shows it
+    await waitFor(
+      async () => {
+        const d = await runTkafka('configs', [
+          '--bootstrap-server',
+          b.bootstrap,
+          '--describe',
+          '--entity-type',
+          'ips',
+          '--entity-name',
+          '127.0.0.3',
+        ]);
+        return d.out.includes('connection_creation_rate=1') ? true : null;
+      },
+      { what: 'the ip quota in the broker image' },
+    );
+    const first = await Conn.open(b.port, '127.0.0.3');
+    const second = await Conn.open(b.port, '127.0.0.3');
+    conns.push(first, second);
+    assert.equal(await first.ping(), true);
+    assert.equal(await second.ping(), false, 'over 1 connection/s from 127.0.0.3: closed, never served');
+    for (let i = 0; i < 3; i++) {
+      const other = await Conn.open(b.port, '127.0.0.4');
+      conns.push(other);
+      assert.equal(await other.ping(), true, 'another address is not throttled');
+    }
+  } finally {
+    for (const c of conns) c.close();
+    await b.stop();
   }
 });
 

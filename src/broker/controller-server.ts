@@ -18,6 +18,7 @@ import { registerSaslHandlers } from './api/sasl-authenticate.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
 import { socketServerLimits } from './network/connection-limits-config.js';
+import { connectionRateQuotaFor } from './quota/connection-quotas.js';
 import { acceptorListeners } from './network/tls-listener.js';
 import { nodeOutgoingSecurity } from './security/outgoing.js';
 import { saslListenerConfigs } from './security/config.js';
@@ -159,6 +160,7 @@ export class ControllerOnlyServer {
       connectionsMaxIdleMs: Number(config.getLong('connections.max.idle.ms')),
       requestLog: config.requestLog,
       ...socketServerLimits(config),
+      ipConnectionRate: (ip) => connectionRateQuotaFor(controller.image, ip),
       // a SASL controller listener authenticates the other controllers and the brokers
       authenticatorFor: saslAuthenticatorFactory(
         saslListenerConfigs(config),

@@ -17,6 +17,7 @@ import { imageScramCredentials } from './security/scram.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
 import { connectionLimitsPublisher, socketServerLimits } from './network/connection-limits-config.js';
+import { connectionRateQuotaFor } from './quota/connection-quotas.js';
 import { acceptorListeners, ListenerStores, tlsReloadPublisher } from './network/tls-listener.js';
 import type { ReplicationQuotas } from './replication/replication-quotas.js';
 import { ReplicaManager } from './replication/replica-manager.js';
@@ -286,6 +287,7 @@ export class BrokerServer {
       connectionsMaxIdleMs: Number(config.getLong('connections.max.idle.ms')),
       requestLog: config.requestLog,
       ...socketServerLimits(config),
+      ipConnectionRate: (ip) => connectionRateQuotaFor(controller.image, ip),
       authenticatorFor: saslAuthenticatorFactory(
         saslListenerConfigs(config),
         imageScramCredentials(() => controller.image.scramCredentials),

@@ -171,12 +171,7 @@ async function scenario(bootstrap: string, who: string, topicId: (name: string) 
       validateOnly: true,
     });
     out['IncrementalAlterConfigs'] = iac.responses
-      .map((r) => [
-        r.resourceType,
-        r.resourceName,
-        r.errorCode,
-        r.errorMessage,
-      ])
+      .map((r) => [r.resourceType, r.resourceName, r.errorCode, r.errorMessage])
       .sort(byJson);
     const ac = await c.request(ApiKey.AlterConfigs, 2, {
       resources: [

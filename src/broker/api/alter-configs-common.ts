@@ -84,7 +84,10 @@ function applyLoggerChanges(loggers: BrokerLoggers, nodeId: number, r: ResourceC
   }
   const requestId = Number(r.resourceName);
   if (requestId !== nodeId)
-    throw new KafkaError(ErrorCode.INVALID_REQUEST, `Unexpected node id. Expected ${nodeId}, but received ${requestId}`);
+    throw new KafkaError(
+      ErrorCode.INVALID_REQUEST,
+      `Unexpected node id. Expected ${nodeId}, but received ${requestId}`,
+    );
   const mustExist = (name: string): void => {
     if (!loggers.exists(name)) throw new KafkaError(ErrorCode.INVALID_CONFIG, `Logger ${name} does not exist!`);
   };
