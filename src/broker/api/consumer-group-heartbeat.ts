@@ -13,6 +13,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize } from './authz.js';
 import { groupCoordinatorOf, requestInfoOf } from '../group/broker-glue.js';
 
 async function handle(
@@ -20,6 +21,19 @@ async function handle(
   req: ConsumerGroupHeartbeatRequest,
   services: BrokerServices,
 ): Promise<Input<ConsumerGroupHeartbeatResponse>> {
+  // KafkaApis: READ on the group, then (Kafka 4.4) DESCRIBE on every subscribed topic name, before the
+  // coordinator validates the request
+  if (!authorize(services, ctx, AclOperation.READ, ResourceType.GROUP, req.groupId))
+    return genericErrorResponse(
+      ctx,
+      req,
+      ErrorCode.GROUP_AUTHORIZATION_FAILED,
+    ) as Input<ConsumerGroupHeartbeatResponse>;
+  if (
+    req.subscribedTopicNames !== null &&
+    req.subscribedTopicNames.some((t) => !authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, t))
+  )
+    return { throttleTimeMs: 0, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
   // throwIfConsumerGroupHeartbeatRequestIsInvalid's first check: from v1 every request carries a member id
   if (ctx.apiVersion >= 1 && req.memberId.trim() === '') {
     return {
