@@ -126,24 +126,23 @@ async function handle(
   }
   // v1-7: one group, answered as OffsetFetchResponse(groups, version) converts it
   const topics = v >= 2 ? req.topics : (req.topics ?? []);
-  if (!authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.GROUP, req.groupId)) {
-    // the group's error without topics: top level from v2, nothing at all before (no partitions to carry it)
-    return v >= 2
-      ? { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] }
-      : { throttleTimeMs: 0, topics: [] };
-  }
-  const r = await fetchGroup(
-    ctx,
-    v,
-    req,
-    {
-      groupId: req.groupId,
-      memberId: null,
-      memberEpoch: -1,
-      topics: topics?.map((t) => ({ ...t, topicId: ZERO_UUID })) ?? null,
-    },
-    services,
-  );
+  const denied = !authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.GROUP, req.groupId);
+  // the group's error: top level from v2, on every asked partition before (as Kafka 4.4 answers)
+  if (denied && v >= 2) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
+  const r = denied
+    ? { groupId: req.groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] }
+    : await fetchGroup(
+        ctx,
+        v,
+        req,
+        {
+          groupId: req.groupId,
+          memberId: null,
+          memberEpoch: -1,
+          topics: topics?.map((t) => ({ ...t, topicId: ZERO_UUID })) ?? null,
+        },
+        services,
+      );
   if (r.errorCode !== ErrorCode.NONE) {
     if (v >= 2) return { throttleTimeMs: 0, errorCode: r.errorCode, topics: [] };
     return {

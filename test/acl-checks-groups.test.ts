@@ -1,0 +1,32 @@
+// ACL checks of the group, offset, coordinator and transaction APIs on a real tkafka node with the
+// StandardAuthorizer and a SASL PLAIN listener (KafkaApis 4.4): raw requests of bob, who is no super
+// user, get the denied codes (GROUP_AUTHORIZATION_FAILED, TOPIC_AUTHORIZATION_FAILED per partition,
+// TRANSACTIONAL_ID_AUTHORIZATION_FAILED, CLUSTER_AUTHORIZATION_FAILED, filtered listings) until ACLs
+// grant him READ/DELETE on a group, READ/WRITE on a topic and WRITE on a transactional id, then succeed
+// where those ACLs allow. The same scenario runs against Kafka 4.4.0 in
+// test/interop/acl-checks-groups-kafka.test.ts.
+import test, { after, before } from 'node:test';
+import { startBroker, boundPorts, type BrokerProcess } from './helpers/broker-process.js';
+import { ALLOWED, DENIED, TKAFKA_SASL, assertSubset, grant, prepare, scenario } from './helpers/acl-groups-scenario.js';
+
+let tkafka: BrokerProcess;
+let port: number;
+
+before(async () => {
+  tkafka = await startBroker({ overrides: TKAFKA_SASL });
+  port = boundPorts(tkafka.output(), ['PLAINTEXT', 'CONTROLLER', 'SASL'])!.get('SASL')!;
+  await prepare(port);
+});
+
+after(async () => {
+  await tkafka?.stop();
+  tkafka?.cleanup();
+});
+
+test('group, offset and transaction APIs deny bob without ACLs and allow him what the ACLs grant', async () => {
+  const denied = await scenario(port);
+  assertSubset(denied, DENIED, 'no ACLs');
+  await grant(port);
+  const allowed = await scenario(port);
+  assertSubset(allowed, ALLOWED, 'with ACLs');
+});

@@ -1,0 +1,582 @@
+// The group, offset, coordinator and transaction APIs as a non-super user (bob, SASL PLAIN) sees
+// them on a broker with the StandardAuthorizer: one run before any ACL grants him anything and one
+// after ACLs allow him READ + DELETE on group g1, READ + WRITE on topic gt and WRITE on
+// transactional id tx1 (g2, tx2 and topic secret stay unauthorized). Each answer is reduced to
+// comparable data (error codes, names, masked ids), so a test can compare a tkafka run with a Kafka
+// 4.4.0 run and check the codes the ACLs imply. Used by test/acl-checks-groups.test.ts and
+// test/interop/acl-checks-groups-kafka.test.ts.
+import assert from 'node:assert/strict';
+import { RawClient } from './raw-client.js';
+import { waitFor } from './wait-for.js';
+import { ApiKey } from '../../src/protocol/generated/apis.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { ZERO_UUID } from '../../src/protocol/uuid.js';
+
+export const PLAIN_MODULE = 'org.apache.kafka.common.security.plain.PlainLoginModule';
+export const JAAS = `${PLAIN_MODULE} required user_admin="admin-secret" user_bob="bob-secret";`;
+export const AUTHZ = {
+  'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+  // ANONYMOUS: Kafka's own broker-to-controller connections on the PLAINTEXT CONTROLLER listener
+  'super.users': 'User:admin;User:ANONYMOUS',
+};
+/** The SASL listener of a tkafka node (startBroker overrides). */
+export const TKAFKA_SASL = {
+  listeners: 'PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0,SASL://127.0.0.1:0',
+  'advertised.listeners': 'PLAINTEXT://127.0.0.1:0,SASL://127.0.0.1:0',
+  'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL:SASL_PLAINTEXT',
+  'listener.name.sasl.sasl.enabled.mechanisms': 'PLAIN',
+  'listener.name.sasl.plain.sasl.jaas.config': JAAS,
+  ...AUTHZ,
+};
+
+/** A raw connection authenticated with SASL PLAIN as `user` (password `<user>-secret`). */
+export async function saslClient(port: number, user: string): Promise<RawClient> {
+  const c = await RawClient.connect(port);
+  const h = await c.request(ApiKey.SaslHandshake, 1, { mechanism: 'PLAIN' });
+  assert.equal(h.errorCode, 0);
+  const a = await c.request(ApiKey.SaslAuthenticate, 2, {
+    authBytes: Buffer.from(`\u0000${user}\u0000${user}-secret`),
+  });
+  assert.equal(a.errorCode, 0, a.errorMessage ?? '');
+  return c;
+}
+
+const LITERAL = 3;
+const ALLOW = 3;
+const TOPIC = 2;
+const GROUP = 3;
+const TRANSACTIONAL_ID = 5;
+const READ = 3;
+const WRITE = 4;
+const DELETE = 6;
+
+/** As admin: topics gt and secret, and both coordinators ready (FindCoordinator answers 0). */
+export async function prepare(port: number): Promise<void> {
+  const admin = await saslClient(port, 'admin');
+  try {
+    const r = await admin.request(ApiKey.CreateTopics, 7, {
+      topics: ['gt', 'secret'].map((name) => ({
+        name,
+        numPartitions: 1,
+        replicationFactor: 1,
+        assignments: [],
+        configs: [],
+      })),
+      timeoutMs: 30_000,
+      validateOnly: false,
+    });
+    assert.deepEqual(
+      r.topics.map((t) => t.errorCode),
+      [0, 0],
+    );
+    for (const [keyType, key] of [
+      [0, 'g1'],
+      [1, 'tx1'],
+    ] as const) {
+      await waitFor(
+        async () => {
+          const f = await admin.request(ApiKey.FindCoordinator, 4, { keyType, coordinatorKeys: [key] });
+          return f.coordinators[0]?.errorCode === 0;
+        },
+        { what: `the coordinator of ${key}`, timeoutMs: 60_000, intervalMs: 200 },
+      );
+    }
+    // the leader of gt answers ListOffsets (the partition is ready)
+    await waitFor(
+      async () => {
+        const l = await admin.request(ApiKey.ListOffsets, 7, {
+          replicaId: -1,
+          isolationLevel: 0,
+          topics: [{ name: 'gt', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }],
+        });
+        return l.topics[0]?.partitions[0]?.errorCode === 0;
+      },
+      { what: 'topic gt', timeoutMs: 30_000, intervalMs: 200 },
+    );
+  } finally {
+    admin.close();
+  }
+}
+
+/** As admin: the ACLs of the "after" run; then waits until bob's checks see them. */
+export async function grant(port: number): Promise<void> {
+  const admin = await saslClient(port, 'admin');
+  try {
+    const acl = (resourceType: number, resourceName: string, operation: number) => ({
+      resourceType,
+      resourceName,
+      resourcePatternType: LITERAL,
+      principal: 'User:bob',
+      host: '*',
+      operation,
+      permissionType: ALLOW,
+    });
+    const r = await admin.request(ApiKey.CreateAcls, 3, {
+      creations: [
+        acl(GROUP, 'g1', READ),
+        acl(GROUP, 'g1', DELETE),
+        acl(TOPIC, 'gt', READ),
+        acl(TOPIC, 'gt', WRITE),
+        acl(TRANSACTIONAL_ID, 'tx1', WRITE),
+      ],
+    });
+    assert.deepEqual(
+      r.results.map((x) => x.errorCode),
+      [0, 0, 0, 0, 0],
+    );
+  } finally {
+    admin.close();
+  }
+  const bob = await saslClient(port, 'bob');
+  try {
+    await waitFor(
+      async () => {
+        const f = await bob.request(ApiKey.FindCoordinator, 4, { keyType: 1, coordinatorKeys: ['tx1'] });
+        const g = await bob.request(ApiKey.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g1'] });
+        const l = await bob.request(ApiKey.ListOffsets, 7, {
+          replicaId: -1,
+          isolationLevel: 0,
+          topics: [{ name: 'gt', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }],
+        });
+        // (the transaction coordinator answers COORDINATOR_LOAD_IN_PROGRESS until its log is loaded)
+        const i = await bob.request(ApiKey.InitProducerId, 4, {
+          transactionalId: 'tx1',
+          transactionTimeoutMs: 60_000,
+          producerId: -1n,
+          producerEpoch: -1,
+        });
+        return (
+          i.errorCode === 0 &&
+          f.coordinators[0]?.errorCode === 0 &&
+          g.coordinators[0]?.errorCode === 0 &&
+          l.topics[0]?.partitions[0]?.errorCode === 0
+        );
+      },
+      { what: "bob's ACLs in effect", timeoutMs: 30_000, intervalMs: 100 },
+    );
+  } finally {
+    bob.close();
+  }
+}
+
+const byName = <T extends readonly unknown[]>(a: T[]): T[] =>
+  [...a].sort((x, y) => String(x[0]).localeCompare(String(y[0])));
+
+/** bob's requests, each reduced to comparable data. */
+export async function scenario(port: number): Promise<Record<string, unknown>> {
+  const bob = await saslClient(port, 'bob');
+  const out: Record<string, unknown> = {};
+  try {
+    // FindCoordinator: v3 one key, v4 per key
+    const f3 = await bob.request(ApiKey.FindCoordinator, 3, { key: 'g1', keyType: 0 });
+    out['FindCoordinator v3 g1'] = [f3.errorCode, f3.errorCode === 0 ? 'node' : [f3.nodeId, f3.host, f3.errorMessage]];
+    for (const [keyType, keys] of [
+      [0, ['g1', 'g2']],
+      [1, ['tx1', 'tx2']],
+    ] as const) {
+      const f = await bob.request(ApiKey.FindCoordinator, 4, { keyType, coordinatorKeys: [...keys] });
+      out[`FindCoordinator v4 type ${keyType}`] = f.coordinators.map((c) => [
+        c.key,
+        c.errorCode,
+        c.errorCode === 0 ? 'node' : c.nodeId,
+      ]);
+    }
+    // the classic protocol
+    const j = await bob.request(ApiKey.JoinGroup, 5, {
+      groupId: 'g1',
+      sessionTimeoutMs: 10_000,
+      rebalanceTimeoutMs: 10_000,
+      memberId: '',
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+    });
+    out['JoinGroup v5'] = [j.errorCode, j.generationId, j.leader, j.errorCode === 79 ? 'member id' : j.memberId];
+    const s = await bob.request(ApiKey.SyncGroup, 3, {
+      groupId: 'g1',
+      generationId: 1,
+      memberId: 'm',
+      groupInstanceId: null,
+      assignments: [],
+    });
+    out['SyncGroup v3'] = [s.errorCode, s.assignment.length];
+    const h = await bob.request(ApiKey.Heartbeat, 4, {
+      groupId: 'g1',
+      generationId: 1,
+      memberId: 'm',
+      groupInstanceId: null,
+    });
+    out['Heartbeat v4'] = h.errorCode;
+    const l = await bob.request(ApiKey.LeaveGroup, 4, {
+      groupId: 'g1',
+      members: [{ memberId: 'm', groupInstanceId: null }],
+    });
+    out['LeaveGroup v4'] = [l.errorCode, l.members.map((m) => [m.memberId, m.errorCode])];
+    // offsets
+    const commit = async (groupId: string) => {
+      const c = await bob.request(ApiKey.OffsetCommit, 8, {
+        groupId,
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        topics: ['gt', 'secret', 'nope'].map((name) => ({
+          name,
+          partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }],
+        })),
+      });
+      return byName(c.topics.map((t) => [t.name, t.partitions.map((p) => p.errorCode)] as const));
+    };
+    out['OffsetCommit v8 g1'] = await commit('g1');
+    out['OffsetCommit v8 g2'] = await commit('g2');
+    const fetchTopics = ['gt', 'secret'].map((name) => ({ name, partitionIndexes: [0] }));
+    const o7 = await bob.request(ApiKey.OffsetFetch, 7, { groupId: 'g1', topics: fetchTopics, requireStable: false });
+    out['OffsetFetch v7 g1'] = [
+      o7.errorCode,
+      o7.topics.map((t) => [t.name, t.partitions.map((p) => [p.errorCode, Number(p.committedOffset)])]),
+    ];
+    const o7all = await bob.request(ApiKey.OffsetFetch, 7, { groupId: 'g1', topics: null, requireStable: false });
+    out['OffsetFetch v7 g1 all'] = [o7all.errorCode, o7all.topics.map((t) => t.name)];
+    const o1 = await bob.request(ApiKey.OffsetFetch, 1, { groupId: 'g1', topics: fetchTopics });
+    out['OffsetFetch v1 g1'] = o1.topics.map((t) => [t.name, t.partitions.map((p) => p.errorCode)]);
+    const o8 = await bob.request(ApiKey.OffsetFetch, 8, {
+      groups: [
+        { groupId: 'g1', topics: fetchTopics.map((t) => ({ ...t, topicId: ZERO_UUID })) },
+        { groupId: 'g2', topics: null },
+      ],
+      requireStable: false,
+    });
+    out['OffsetFetch v8'] = o8.groups.map((g) => [
+      g.groupId,
+      g.errorCode,
+      g.topics.map((t) => [t.name, t.partitions.map((p) => [p.errorCode, Number(p.committedOffset)])]),
+    ]);
+    const od = await bob.request(ApiKey.OffsetDelete, 0, {
+      groupId: 'g1',
+      topics: ['gt', 'secret'].map((name) => ({ name, partitions: [{ partitionIndex: 0 }] })),
+    });
+    out['OffsetDelete g1'] = [
+      od.errorCode,
+      byName(od.topics.map((t) => [t.name, t.partitions.map((p) => p.errorCode)])),
+    ];
+    // describe, list
+    const dg = await bob.request(ApiKey.DescribeGroups, 5, { groups: ['g1', 'g2'], includeAuthorizedOperations: true });
+    out['DescribeGroups v5'] = dg.groups.map((g) => [g.groupId, g.errorCode, g.groupState, g.authorizedOperations]);
+    const lg = await bob.request(ApiKey.ListGroups, 4, { statesFilter: [] });
+    out['ListGroups v4'] = [lg.errorCode, lg.groups.map((g) => g.groupId).sort()];
+    const cgd = await bob.request(ApiKey.ConsumerGroupDescribe, 0, {
+      groupIds: ['g1', 'g2'],
+      includeAuthorizedOperations: true,
+    });
+    // (the message for a classic group differs: Kafka's "Group g1 is not a consumer group.", tkafka's
+    // "Group g1 not found."; only the authorization errors' messages are compared)
+    out['ConsumerGroupDescribe'] = cgd.groups.map((g) => [
+      g.groupId,
+      g.errorCode,
+      g.errorCode === G || g.errorCode === T ? g.errorMessage : '',
+    ]);
+    const cgh = async (topics: string[]) => {
+      const r = await bob.request(ApiKey.ConsumerGroupHeartbeat, 0, {
+        groupId: 'g1',
+        memberId: '',
+        memberEpoch: 0,
+        instanceId: null,
+        rackId: null,
+        rebalanceTimeoutMs: 10_000,
+        subscribedTopicNames: topics,
+        subscribedTopicRegex: null,
+        serverAssignor: null,
+        topicPartitions: [],
+      });
+      return [r.errorCode, r.errorMessage, r.memberId, r.memberEpoch];
+    };
+    out['ConsumerGroupHeartbeat secret'] = await cgh(['gt', 'secret']);
+    // transactions
+    const init = async (transactionalId: string | null) => {
+      const r = await bob.request(ApiKey.InitProducerId, 4, {
+        transactionalId,
+        transactionTimeoutMs: 60_000,
+        producerId: -1n,
+        producerEpoch: -1,
+      });
+      return r;
+    };
+    const i1 = await init('tx1');
+    out['InitProducerId tx1'] = [i1.errorCode, i1.producerId >= 0n, i1.producerEpoch >= 0];
+    const iNone = await init(null);
+    out['InitProducerId idempotent'] = [iNone.errorCode, iNone.producerId >= 0n];
+    const i2 = await init('tx2');
+    out['InitProducerId tx2'] = [i2.errorCode, Number(i2.producerId), i2.producerEpoch];
+    const pid = i1.producerId;
+    const epoch = i1.producerEpoch;
+    const apt = await bob.request(ApiKey.AddPartitionsToTxn, 3, {
+      v3AndBelowTransactionalId: 'tx1',
+      v3AndBelowProducerId: pid,
+      v3AndBelowProducerEpoch: epoch,
+      v3AndBelowTopics: [
+        { name: 'gt', partitions: [0] },
+        { name: 'secret', partitions: [0] },
+      ],
+    });
+    out['AddPartitionsToTxn v3'] = byName(
+      apt.resultsByTopicV3AndBelow.map((t) => [t.name, t.resultsByPartition.map((p) => p.partitionErrorCode)] as const),
+    );
+    const apt4 = await bob.request(ApiKey.AddPartitionsToTxn, 4, {
+      transactions: [
+        {
+          transactionalId: 'tx1',
+          producerId: pid,
+          producerEpoch: epoch,
+          verifyOnly: true,
+          topics: [{ name: 'gt', partitions: [0] }],
+        },
+      ],
+    });
+    out['AddPartitionsToTxn v4'] = [apt4.errorCode, apt4.resultsByTransaction.length];
+    for (const g of ['g2', 'g1']) {
+      const a = await bob.request(ApiKey.AddOffsetsToTxn, 3, {
+        transactionalId: 'tx1',
+        producerId: pid,
+        producerEpoch: epoch,
+        groupId: g,
+      });
+      out[`AddOffsetsToTxn ${g}`] = a.errorCode;
+    }
+    for (const g of ['g2', 'g1']) {
+      const t = await bob.request(ApiKey.TxnOffsetCommit, 3, {
+        transactionalId: 'tx1',
+        groupId: g,
+        producerId: pid,
+        producerEpoch: epoch,
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        topics: ['gt', 'secret'].map((name) => ({
+          name,
+          partitions: [{ partitionIndex: 0, committedOffset: 2n, committedLeaderEpoch: -1, committedMetadata: '' }],
+        })),
+      });
+      out[`TxnOffsetCommit ${g}`] = byName(
+        t.topics.map((x) => [x.name, x.partitions.map((p) => p.errorCode)] as const),
+      );
+    }
+    const dt = await bob.request(ApiKey.DescribeTransactions, 0, { transactionalIds: ['tx1', 'tx2'] });
+    out['DescribeTransactions'] = dt.transactionStates.map((t) => [
+      t.transactionalId,
+      t.errorCode,
+      t.transactionState,
+      t.topics.map((x) => x.topic),
+    ]);
+    const lt = await bob.request(ApiKey.ListTransactions, 1, {
+      stateFilters: [],
+      producerIdFilters: [],
+      durationFilter: -1n,
+    });
+    out['ListTransactions'] = [lt.errorCode, lt.transactionStates.map((t) => t.transactionalId).sort()];
+    for (const id of ['tx2', 'tx1']) {
+      const e = await bob.request(ApiKey.EndTxn, 3, {
+        transactionalId: id,
+        producerId: id === 'tx1' ? pid : 0n,
+        producerEpoch: id === 'tx1' ? epoch : 0,
+        committed: false,
+      });
+      out[`EndTxn ${id}`] = e.errorCode;
+    }
+    // topic reads
+    const dp = await bob.request(ApiKey.DescribeProducers, 0, {
+      topics: ['gt', 'secret'].map((name) => ({ name, partitionIndexes: [0] })),
+    });
+    out['DescribeProducers'] = dp.topics.map((t) => [t.name, t.partitions.map((p) => [p.errorCode, p.errorMessage])]);
+    const lo = await bob.request(ApiKey.ListOffsets, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: ['gt', 'secret'].map((name) => ({
+        name,
+        partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }],
+      })),
+    });
+    out['ListOffsets v7'] = lo.topics.map((t) => [t.name, t.partitions.map((p) => [p.errorCode, Number(p.offset)])]);
+    const ofle = await bob.request(ApiKey.OffsetForLeaderEpoch, 4, {
+      replicaId: -1,
+      topics: ['gt', 'secret'].map((topic) => ({
+        topic,
+        partitions: [{ partition: 0, currentLeaderEpoch: -1, leaderEpoch: 0 }],
+      })),
+    });
+    out['OffsetForLeaderEpoch v4'] = ofle.topics.map((t) => [
+      t.topic,
+      t.partitions.map((p) => [p.errorCode, Number(p.endOffset)]),
+    ]);
+    const dtp = await bob.request(ApiKey.DescribeTopicPartitions, 0, {
+      topics: [{ name: 'gt' }, { name: 'secret' }],
+      responsePartitionLimit: 100,
+      cursor: null,
+    });
+    // (Kafka adds the unauthorized topics from a HashSet)
+    out['DescribeTopicPartitions named'] = dtp.topics.map((t) => [
+      t.name,
+      t.errorCode,
+      t.topicId === ZERO_UUID,
+      t.partitions.length,
+      t.topicAuthorizedOperations,
+    ]);
+    out['DescribeTopicPartitions named'] = byName(out['DescribeTopicPartitions named'] as unknown[][]);
+    const dtpAll = await bob.request(ApiKey.DescribeTopicPartitions, 0, {
+      topics: [],
+      responsePartitionLimit: 100,
+      cursor: null,
+    });
+    out['DescribeTopicPartitions all'] = dtpAll.topics.map((t) => t.name);
+    // last: DeleteGroups (g1 is gone afterwards)
+    const dgs = await bob.request(ApiKey.DeleteGroups, 2, { groupsNames: ['g1', 'g2'] });
+    out['DeleteGroups'] = dgs.results.map((r) => [r.groupId, r.errorCode]);
+    return out;
+  } finally {
+    bob.close();
+  }
+}
+
+const G = ErrorCode.GROUP_AUTHORIZATION_FAILED;
+const T = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+const X = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+const C = ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
+
+/** What bob must get before any ACL allows him anything (Kafka 4.4.0's answers). */
+export const DENIED: Record<string, unknown> = {
+  'FindCoordinator v3 g1': [G, [-1, '', 'Group authorization failed.']],
+  'FindCoordinator v4 type 0': [
+    ['g1', G, -1],
+    ['g2', G, -1],
+  ],
+  'FindCoordinator v4 type 1': [
+    ['tx1', X, -1],
+    ['tx2', X, -1],
+  ],
+  'JoinGroup v5': [G, -1, '', ''],
+  'SyncGroup v3': [G, 0],
+  'Heartbeat v4': G,
+  'LeaveGroup v4': [G, []],
+  'OffsetCommit v8 g1': [
+    ['gt', [G]],
+    ['nope', [G]],
+    ['secret', [G]],
+  ],
+  'OffsetFetch v7 g1': [G, []],
+  'OffsetFetch v1 g1': [
+    ['gt', [G]],
+    ['secret', [G]],
+  ],
+  'OffsetFetch v8': [
+    ['g1', G, []],
+    ['g2', G, []],
+  ],
+  'OffsetDelete g1': [G, []],
+  'DescribeGroups v5': [
+    ['g1', G, '', -2147483648],
+    ['g2', G, '', -2147483648],
+  ],
+  'ListGroups v4': [0, []],
+  'InitProducerId tx1': [X, false, false],
+  'InitProducerId idempotent': [C, false],
+  DescribeTransactions: [
+    ['tx1', X, '', []],
+    ['tx2', X, '', []],
+  ],
+  ListTransactions: [0, []],
+  'EndTxn tx1': X,
+  DescribeProducers: [
+    ['gt', [[T, 'Topic authorization failed.']]],
+    ['secret', [[T, 'Topic authorization failed.']]],
+  ],
+  'ListOffsets v7': [
+    ['gt', [[T, -1]]],
+    ['secret', [[T, -1]]],
+  ],
+  'OffsetForLeaderEpoch v4': [
+    ['gt', [[T, -1]]],
+    ['secret', [[T, -1]]],
+  ],
+  'DescribeTopicPartitions all': [],
+  DeleteGroups: [
+    ['g1', G],
+    ['g2', G],
+  ],
+};
+
+/** What bob must get once the ACLs of `grant` are in place. */
+export const ALLOWED: Record<string, unknown> = {
+  'FindCoordinator v4 type 0': [
+    ['g1', 0, 'node'],
+    ['g2', G, -1],
+  ],
+  'FindCoordinator v4 type 1': [
+    ['tx1', 0, 'node'],
+    ['tx2', X, -1],
+  ],
+  'JoinGroup v5': [ErrorCode.MEMBER_ID_REQUIRED, -1, '', 'member id'],
+  'OffsetCommit v8 g1': [
+    ['gt', [0]],
+    ['nope', [T]],
+    ['secret', [T]],
+  ],
+  'OffsetCommit v8 g2': [
+    ['gt', [G]],
+    ['nope', [G]],
+    ['secret', [G]],
+  ],
+  'OffsetFetch v7 g1': [
+    0,
+    [
+      ['gt', [[0, 1]]],
+      ['secret', [[T, -1]]],
+    ],
+  ],
+  'OffsetFetch v7 g1 all': [0, ['gt']],
+  'OffsetFetch v8': [
+    [
+      'g1',
+      0,
+      [
+        ['gt', [[0, 1]]],
+        ['secret', [[T, -1]]],
+      ],
+    ],
+    ['g2', G, []],
+  ],
+  'ListGroups v4': [0, ['g1']],
+  'ConsumerGroupHeartbeat secret': [T, null, null, 0],
+  'InitProducerId tx1': [0, true, true],
+  'InitProducerId idempotent': [0, true],
+  'InitProducerId tx2': [X, -1, -1],
+  'AddPartitionsToTxn v3': [
+    ['gt', [ErrorCode.OPERATION_NOT_ATTEMPTED]],
+    ['secret', [T]],
+  ],
+  'AddPartitionsToTxn v4': [C, 0],
+  'AddOffsetsToTxn g2': G,
+  'AddOffsetsToTxn g1': 0,
+  'TxnOffsetCommit g2': [
+    ['gt', [G]],
+    ['secret', [G]],
+  ],
+  'TxnOffsetCommit g1': [
+    ['gt', [0]],
+    ['secret', [T]],
+  ],
+  ListTransactions: [0, ['tx1']],
+  'EndTxn tx2': X,
+  'EndTxn tx1': 0,
+  'ListOffsets v7': [
+    ['gt', [[0, 0]]],
+    ['secret', [[T, -1]]],
+  ],
+  'DescribeTopicPartitions all': ['gt'],
+  DeleteGroups: [
+    ['g1', 0],
+    ['g2', G],
+  ],
+};
+
+/** Asserts the entries of `expected` in `got`. */
+export function assertSubset(got: Record<string, unknown>, expected: Record<string, unknown>, what: string): void {
+  for (const [k, v] of Object.entries(expected)) assert.deepEqual(got[k], v, `${what}: ${k}`);
+}
