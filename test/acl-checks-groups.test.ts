@@ -7,7 +7,17 @@
 // test/interop/acl-checks-groups-kafka.test.ts.
 import test, { after, before } from 'node:test';
 import { startBroker, boundPorts, type BrokerProcess } from './helpers/broker-process.js';
-import { ALLOWED, DENIED, TKAFKA_SASL, assertSubset, grant, prepare, scenario } from './helpers/acl-groups-scenario.js';
+import {
+  ALLOWED,
+  CONSUMER_GROUP,
+  DENIED,
+  TKAFKA_SASL,
+  assertSubset,
+  consumerGroupScenario,
+  grant,
+  prepare,
+  scenario,
+} from './helpers/acl-groups-scenario.js';
 
 let tkafka: BrokerProcess;
 let port: number;
@@ -29,4 +39,8 @@ test('group, offset and transaction APIs deny bob without ACLs and allow him wha
   await grant(port);
   const allowed = await scenario(port);
   assertSubset(allowed, ALLOWED, 'with ACLs');
+});
+
+test('the consumer group protocol answers TOPIC_AUTHORIZATION_FAILED once an assigned topic is not describable', async () => {
+  assertSubset(await consumerGroupScenario(port), CONSUMER_GROUP, 'tkafka');
 });

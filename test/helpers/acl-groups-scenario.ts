@@ -580,3 +580,205 @@ export const ALLOWED: Record<string, unknown> = {
 export function assertSubset(got: Record<string, unknown>, expected: Record<string, unknown>, what: string): void {
   for (const [k, v] of Object.entries(expected)) assert.deepEqual(got[k], v, `${what}: ${k}`);
 }
+
+/** Creates ACLs as admin (all must succeed). */
+async function createAcls(admin: RawClient, acls: [number, string, number][]): Promise<void> {
+  const r = await admin.request(ApiKey.CreateAcls, 3, {
+    creations: acls.map(([resourceType, resourceName, operation]) => ({
+      resourceType,
+      resourceName,
+      resourcePatternType: LITERAL,
+      principal: 'User:bob',
+      host: '*',
+      operation,
+      permissionType: ALLOW,
+    })),
+  });
+  assert.deepEqual(
+    r.results.map((x) => x.errorCode),
+    acls.map(() => 0),
+  );
+}
+
+/** An id no topic has. */
+const UNKNOWN_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
+
+/**
+ * After `scenario` with the ACLs of `grant`: topic ids (OffsetCommit / OffsetFetch v10 on group g4,
+ * which bob may READ from now on) and the consumer group protocol on g1 (join, describe with the
+ * authorized operations; then bob loses his ACLs on gt: ConsumerGroupDescribe and
+ * ConsumerGroupHeartbeat answer TOPIC_AUTHORIZATION_FAILED).
+ */
+export async function consumerGroupScenario(port: number): Promise<Record<string, unknown>> {
+  const admin = await saslClient(port, 'admin');
+  const bob = await saslClient(port, 'bob');
+  const out: Record<string, unknown> = {};
+  try {
+    const md = await admin.request(ApiKey.Metadata, 12, {
+      topics: ['gt', 'secret'].map((name) => ({ topicId: ZERO_UUID, name })),
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    const ids = new Map(md.topics.map((t) => [t.topicId, t.name ?? '']));
+    ids.set(UNKNOWN_ID, 'unknown id');
+    const idOf = (name: string): string => [...ids].find(([, n]) => n === name)![0];
+    const label = (id: string): string => ids.get(id) ?? id;
+    await createAcls(admin, [[GROUP, 'g4', READ]]);
+    await waitFor(
+      async () => {
+        const g = await bob.request(ApiKey.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g4'] });
+        return g.coordinators[0]?.errorCode === 0;
+      },
+      { what: 'READ on g4', timeoutMs: 30_000, intervalMs: 100 },
+    );
+    const names = ['gt', 'secret', 'unknown id'];
+    const c10 = await bob.request(ApiKey.OffsetCommit, 10, {
+      groupId: 'g4',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      groupInstanceId: null,
+      topics: names.map((n) => ({
+        topicId: idOf(n),
+        partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' }],
+      })),
+    });
+    out['OffsetCommit v10'] = byName(
+      c10.topics.map((t) => [label(t.topicId), t.name, t.partitions.map((p) => p.errorCode)] as const),
+    );
+    const f10 = await bob.request(ApiKey.OffsetFetch, 10, {
+      groups: [
+        {
+          groupId: 'g4',
+          memberId: null,
+          memberEpoch: -1,
+          topics: names.map((n) => ({ topicId: idOf(n), partitionIndexes: [0] })),
+        },
+      ],
+      requireStable: false,
+    });
+    out['OffsetFetch v10'] = f10.groups.map((g) => [
+      g.errorCode,
+      g.topics.map((t) => [
+        label(t.topicId),
+        t.name,
+        t.partitions.map((p) => [p.errorCode, Number(p.committedOffset)]),
+      ]),
+    ]);
+    const f10all = await bob.request(ApiKey.OffsetFetch, 10, {
+      groups: [{ groupId: 'g4', memberId: null, memberEpoch: -1, topics: null }],
+      requireStable: false,
+    });
+    out['OffsetFetch v10 all'] = f10all.groups.map((g) => [g.errorCode, g.topics.map((t) => label(t.topicId))]);
+
+    // the consumer protocol on g1 (DeleteGroups removed the classic g1 at the end of `scenario`)
+    const heartbeat = (body: Record<string, unknown>) =>
+      bob.request(ApiKey.ConsumerGroupHeartbeat, 0, {
+        groupId: 'g1',
+        memberId: '',
+        memberEpoch: 0,
+        instanceId: null,
+        rackId: null,
+        rebalanceTimeoutMs: 10_000,
+        subscribedTopicNames: null,
+        subscribedTopicRegex: null,
+        serverAssignor: null,
+        topicPartitions: null,
+        ...body,
+      });
+    const join = await heartbeat({ subscribedTopicNames: ['gt'], topicPartitions: [] });
+    out['ConsumerGroupHeartbeat join'] = [join.errorCode, join.errorMessage, join.memberEpoch > 0];
+    const memberId = join.memberId ?? '';
+    let epoch = join.memberEpoch;
+    let assigned = (join.assignment?.topicPartitions ?? []).map((t) => label(t.topicId));
+    await waitFor(
+      async () => {
+        if (assigned.length > 0) return true;
+        const r = await heartbeat({ memberId, memberEpoch: epoch, topicPartitions: [] });
+        epoch = r.memberEpoch;
+        assigned = (r.assignment?.topicPartitions ?? []).map((t) => label(t.topicId));
+        return assigned.length > 0;
+      },
+      { what: "bob's assignment", timeoutMs: 30_000, intervalMs: 200 },
+    );
+    out['ConsumerGroupHeartbeat assignment'] = assigned;
+    const describe = async () => {
+      const d = await bob.request(ApiKey.ConsumerGroupDescribe, 0, {
+        groupIds: ['g1'],
+        includeAuthorizedOperations: true,
+      });
+      return d.groups.map((g) => [
+        g.groupId,
+        g.errorCode,
+        g.errorMessage,
+        g.authorizedOperations,
+        g.members.map((m) => m.targetAssignment.topicPartitions.map((t) => t.topicName)),
+      ]);
+    };
+    out['ConsumerGroupDescribe member'] = await describe();
+    // bob loses READ and WRITE on gt
+    const del = await admin.request(ApiKey.DeleteAcls, 3, {
+      filters: [
+        {
+          resourceTypeFilter: TOPIC,
+          resourceNameFilter: 'gt',
+          patternTypeFilter: LITERAL,
+          principalFilter: 'User:bob',
+          hostFilter: null,
+          operation: 1, // ANY
+          permissionType: 1, // ANY
+        },
+      ],
+    });
+    out['DeleteAcls'] = del.filterResults.map((f) => [f.errorCode, f.matchingAcls.length]);
+    await waitFor(
+      async () => {
+        const l = await bob.request(ApiKey.ListOffsets, 7, {
+          replicaId: -1,
+          isolationLevel: 0,
+          topics: [{ name: 'gt', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }],
+        });
+        return l.topics[0]?.partitions[0]?.errorCode === ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+      },
+      { what: "bob's ACLs on gt removed", timeoutMs: 30_000, intervalMs: 100 },
+    );
+    out['ConsumerGroupDescribe no DESCRIBE on gt'] = await describe();
+    const again = await heartbeat({ memberId, memberEpoch: epoch, subscribedTopicNames: ['gt'] });
+    out['ConsumerGroupHeartbeat no DESCRIBE on gt'] = [again.errorCode, again.errorMessage, again.memberId];
+    const leave = await heartbeat({ memberId, memberEpoch: -1 });
+    out['ConsumerGroupHeartbeat leave'] = [leave.errorCode, leave.memberEpoch];
+    return out;
+  } finally {
+    admin.close();
+    bob.close();
+  }
+}
+
+/** What Kafka 4.4.0 answers in `consumerGroupScenario`. */
+export const CONSUMER_GROUP: Record<string, unknown> = {
+  'OffsetCommit v10': [
+    ['gt', '', [0]],
+    ['secret', '', [T]],
+    ['unknown id', '', [ErrorCode.UNKNOWN_TOPIC_ID]],
+  ],
+  'OffsetFetch v10': [
+    [
+      0,
+      [
+        ['gt', '', [[0, 5]]],
+        ['secret', '', [[T, -1]]],
+        ['unknown id', '', [[ErrorCode.UNKNOWN_TOPIC_ID, -1]]],
+      ],
+    ],
+  ],
+  'OffsetFetch v10 all': [[0, ['gt']]],
+  // READ, DELETE and (implied) DESCRIBE on g1
+  'ConsumerGroupDescribe member': [['g1', 0, null, (1 << 3) | (1 << 6) | (1 << 8), [['gt']]]],
+  DeleteAcls: [[0, 2]],
+  'ConsumerGroupHeartbeat leave': [0, -1],
+  'ConsumerGroupHeartbeat join': [0, null, true],
+  'ConsumerGroupHeartbeat assignment': ['gt'],
+  'ConsumerGroupDescribe no DESCRIBE on gt': [
+    ['g1', T, 'The group has described topic(s) that the client is not authorized to describe.', -2147483648, []],
+  ],
+  'ConsumerGroupHeartbeat no DESCRIBE on gt': [T, null, null],
+};

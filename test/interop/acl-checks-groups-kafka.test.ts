@@ -4,7 +4,10 @@
 // first without any ACL for bob, then once ACLs grant him READ/DELETE on group g1, READ/WRITE on topic
 // gt and WRITE on transactional id tx1 (see test/helpers/acl-groups-scenario.ts). Then Kafka's own
 // console consumer, run as bob on a group he may not read, fails with the same
-// GroupAuthorizationException on both.
+// GroupAuthorizationException on both. Last, OffsetCommit/OffsetFetch v10 (topic ids) and the
+// consumer group protocol: ConsumerGroupDescribe's authorized operations, and the
+// TOPIC_AUTHORIZATION_FAILED of ConsumerGroupDescribe and ConsumerGroupHeartbeat once bob may no
+// longer DESCRIBE his assigned topic.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,11 +18,13 @@ import { startBroker, boundPorts, type BrokerProcess } from '../helpers/broker-p
 import {
   ALLOWED,
   AUTHZ,
+  CONSUMER_GROUP,
   DENIED,
   JAAS,
   PLAIN_MODULE,
   TKAFKA_SASL,
   assertSubset,
+  consumerGroupScenario,
   grant,
   prepare,
   scenario,
@@ -105,4 +110,12 @@ test("Kafka's console consumer gets the same GroupAuthorizationException from bo
     errors[0],
     'org.apache.kafka.common.errors.GroupAuthorizationException: Not authorized to access group: g2',
   );
+});
+
+test('topic ids and the consumer group protocol under ACLs answer as on Kafka 4.4.0', async () => {
+  const [[, kPort], [, tPort]] = ports as [[string, number], [string, number]];
+  const k = await consumerGroupScenario(kPort);
+  const t = await consumerGroupScenario(tPort);
+  assert.deepEqual(t, k);
+  assertSubset(k, CONSUMER_GROUP, 'Kafka');
 });
