@@ -605,7 +605,8 @@ const UNKNOWN_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
 
 /**
  * After `scenario` with the ACLs of `grant`: topic ids (OffsetCommit / OffsetFetch v10 on group g4,
- * which bob may READ from now on) and the consumer group protocol on g1 (join, describe with the
+ * which bob may READ from now on), a regex subscription on g5 (resolved to the topics bob may
+ * DESCRIBE) and the consumer group protocol on g1 (join, describe with the
  * authorized operations; then bob loses his ACLs on gt: ConsumerGroupDescribe and
  * ConsumerGroupHeartbeat answer TOPIC_AUTHORIZATION_FAILED).
  */
@@ -623,7 +624,10 @@ export async function consumerGroupScenario(port: number): Promise<Record<string
     ids.set(UNKNOWN_ID, 'unknown id');
     const idOf = (name: string): string => [...ids].find(([, n]) => n === name)![0];
     const label = (id: string): string => ids.get(id) ?? id;
-    await createAcls(admin, [[GROUP, 'g4', READ]]);
+    await createAcls(admin, [
+      [GROUP, 'g4', READ],
+      [GROUP, 'g5', READ],
+    ]);
     await waitFor(
       async () => {
         const g = await bob.request(ApiKey.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['g4'] });
@@ -671,9 +675,9 @@ export async function consumerGroupScenario(port: number): Promise<Record<string
     out['OffsetFetch v10 all'] = f10all.groups.map((g) => [g.errorCode, g.topics.map((t) => label(t.topicId))]);
 
     // the consumer protocol on g1 (DeleteGroups removed the classic g1 at the end of `scenario`)
-    const heartbeat = (body: Record<string, unknown>) =>
-      bob.request(ApiKey.ConsumerGroupHeartbeat, 0, {
-        groupId: 'g1',
+    const heartbeat = (body: Record<string, unknown>, groupId = 'g1', version = 0) =>
+      bob.request(ApiKey.ConsumerGroupHeartbeat, version, {
+        groupId,
         memberId: '',
         memberEpoch: 0,
         instanceId: null,
@@ -685,6 +689,30 @@ export async function consumerGroupScenario(port: number): Promise<Record<string
         topicPartitions: null,
         ...body,
       });
+    // a regex subscription on g5 resolves to the topics bob may DESCRIBE: gt, not secret
+    // (regexes need v1, where the member brings its own id)
+    const regexMember = 'bob-regex-member';
+    const joinRegex = await heartbeat(
+      { memberId: regexMember, subscribedTopicNames: [], subscribedTopicRegex: 'gt|secret', topicPartitions: [] },
+      'g5',
+      1,
+    );
+    let regexEpoch = joinRegex.memberEpoch;
+    let regexAssigned = (joinRegex.assignment?.topicPartitions ?? []).map((t) => label(t.topicId));
+    await waitFor(
+      async () => {
+        if (regexAssigned.length > 0) return true;
+        const r = await heartbeat({ memberId: regexMember, memberEpoch: regexEpoch, topicPartitions: [] }, 'g5', 1);
+        regexEpoch = r.memberEpoch;
+        regexAssigned = (r.assignment?.topicPartitions ?? []).map((t) => label(t.topicId));
+        return regexAssigned.length > 0;
+      },
+      { what: "bob's assignment through the regex", timeoutMs: 30_000, intervalMs: 200 },
+    );
+    out['ConsumerGroupHeartbeat regex'] = [joinRegex.errorCode, regexAssigned.sort()];
+    const regexLeave = await heartbeat({ memberId: regexMember, memberEpoch: -1 }, 'g5', 1);
+    out['ConsumerGroupHeartbeat regex leave'] = regexLeave.errorCode;
+
     const join = await heartbeat({ subscribedTopicNames: ['gt'], topicPartitions: [] });
     out['ConsumerGroupHeartbeat join'] = [join.errorCode, join.errorMessage, join.memberEpoch > 0];
     const memberId = join.memberId ?? '';
@@ -775,6 +803,8 @@ export const CONSUMER_GROUP: Record<string, unknown> = {
   'ConsumerGroupDescribe member': [['g1', 0, null, (1 << 3) | (1 << 6) | (1 << 8), [['gt']]]],
   DeleteAcls: [[0, 2]],
   'ConsumerGroupHeartbeat leave': [0, -1],
+  'ConsumerGroupHeartbeat regex': [0, ['gt']],
+  'ConsumerGroupHeartbeat regex leave': 0,
   'ConsumerGroupHeartbeat join': [0, null, true],
   'ConsumerGroupHeartbeat assignment': ['gt'],
   'ConsumerGroupDescribe no DESCRIBE on gt': [

@@ -13,7 +13,8 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
-import { AclOperation, ResourceType, authorize } from './authz.js';
+import { AclOperation, ResourceType, authorize, authorizerOf } from './authz.js';
+import { canDescribeTopic } from './authz-groups.js';
 import { groupCoordinatorOf, requestInfoOf } from '../group/broker-glue.js';
 
 async function handle(
@@ -60,7 +61,13 @@ async function handle(
       serverAssignor: req.serverAssignor,
       topicPartitions: req.topicPartitions,
     },
-    requestInfoOf(ctx),
+    {
+      ...requestInfoOf(ctx),
+      // with an authorizer, regex subscriptions resolve to the topics the principal may DESCRIBE
+      ...(authorizerOf(services)
+        ? { describableTopic: (topic: string) => canDescribeTopic(services, ctx, topic) }
+        : {}),
+    },
   );
   return { throttleTimeMs: 0, ...r };
 }
