@@ -181,6 +181,9 @@ export async function scenario(port: number): Promise<Record<string, unknown>> {
         c.errorCode === 0 ? 'node' : c.nodeId,
       ]);
     }
+    // a share key needs CLUSTER_ACTION: the whole request fails
+    const f6 = await bob.request(ApiKey.FindCoordinator, 6, { keyType: 2, coordinatorKeys: ['sg:gt:0'] });
+    out['FindCoordinator v6 share'] = f6.coordinators.map((c) => [c.key, c.errorCode, c.nodeId, c.errorMessage]);
     // the classic protocol
     const j = await bob.request(ApiKey.JoinGroup, 5, {
       groupId: 'g1',
@@ -451,6 +454,7 @@ export const DENIED: Record<string, unknown> = {
     ['tx1', X, -1],
     ['tx2', X, -1],
   ],
+  'FindCoordinator v6 share': [['sg:gt:0', C, -1, 'Cluster authorization failed.']],
   'JoinGroup v5': [G, -1, '', ''],
   'SyncGroup v3': [G, 0],
   'Heartbeat v4': G,

@@ -4,7 +4,8 @@
 // not exist yet it is created and the answer is COORDINATOR_NOT_AVAILABLE (the client retries).
 // v4+ batches keys; v0-3 answer one key with the error message Kafka puts there.
 // ACLs: DESCRIBE on the group (GROUP_AUTHORIZATION_FAILED) or transactional id
-// (TRANSACTIONAL_ID_AUTHORIZATION_FAILED), per key from v4.
+// (TRANSACTIONAL_ID_AUTHORIZATION_FAILED), per key from v4; SHARE keys (v6) CLUSTER_ACTION, else every key
+// answers CLUSTER_AUTHORIZATION_FAILED.
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -16,7 +17,7 @@ import { coordinatorPartition } from '../../protocol/partitioner.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
-import { AclOperation, ResourceType, authorize } from './authz.js';
+import { AclOperation, ResourceType, authorize, authorizeCluster } from './authz.js';
 import { autoCreatableTopic, createTopicsOnController, imageOf } from './admin-support.js';
 
 const GROUP = 0;
@@ -91,6 +92,18 @@ async function handle(
   const v = ctx.apiVersion;
   const keyType = v >= 1 ? req.keyType : GROUP;
   if (v >= 4) {
+    // KafkaApis.getCoordinator: a SHARE key (v6+) needs CLUSTER_ACTION; the exception fails the whole
+    // request (FindCoordinatorResponse.prepareErrorResponse: every key, with the error's message)
+    if (keyType === SHARE && v >= 6 && req.coordinatorKeys.length > 0) {
+      if (!authorizeCluster(services, ctx, AclOperation.CLUSTER_ACTION)) {
+        const errorCode = ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
+        const errorMessage = errorInfo(errorCode).message;
+        return {
+          throttleTimeMs: 0,
+          coordinators: req.coordinatorKeys.map((key) => ({ key, ...noNode(errorCode), errorMessage })),
+        };
+      }
+    }
     const coordinators = [];
     for (const key of req.coordinatorKeys) {
       const f = await findCoordinator(ctx, keyType, key, services);
