@@ -9,10 +9,12 @@ import test, { after, before } from 'node:test';
 import { startBroker, boundPorts, type BrokerProcess } from './helpers/broker-process.js';
 import {
   ALLOWED,
+  CLUSTER_WIDE,
   CONSUMER_GROUP,
   DENIED,
   TKAFKA_SASL,
   assertSubset,
+  clusterScenario,
   consumerGroupScenario,
   grant,
   prepare,
@@ -43,4 +45,8 @@ test('group, offset and transaction APIs deny bob without ACLs and allow him wha
 
 test('the consumer group protocol answers TOPIC_AUTHORIZATION_FAILED once an assigned topic is not describable', async () => {
   assertSubset(await consumerGroupScenario(port), CONSUMER_GROUP, 'tkafka');
+});
+
+test('DESCRIBE and CLUSTER_ACTION on the cluster: every group listed, OffsetForLeaderEpoch and AddPartitionsToTxn v4 allowed', async () => {
+  assertSubset(await clusterScenario(port), CLUSTER_WIDE, 'tkafka');
 });

@@ -816,3 +816,86 @@ export const CONSUMER_GROUP: Record<string, unknown> = {
   ],
   'ConsumerGroupHeartbeat no DESCRIBE on gt': [T, null, null],
 };
+
+const CLUSTER = 4;
+const DESCRIBE = 8;
+const CLUSTER_ACTION = 9;
+
+/**
+ * Last: bob gets DESCRIBE and CLUSTER_ACTION on the cluster. ListGroups lists every group,
+ * OffsetForLeaderEpoch answers topics he may not DESCRIBE (the follower's permission), and
+ * AddPartitionsToTxn v4 (broker verification) passes the CLUSTER_ACTION check.
+ */
+export async function clusterScenario(port: number): Promise<Record<string, unknown>> {
+  const admin = await saslClient(port, 'admin');
+  const bob = await saslClient(port, 'bob');
+  const out: Record<string, unknown> = {};
+  try {
+    // a group only the admin may see
+    const c = await admin.request(ApiKey.OffsetCommit, 8, {
+      groupId: 'g9',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      groupInstanceId: null,
+      topics: [
+        {
+          name: 'gt',
+          partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }],
+        },
+      ],
+    });
+    assert.equal(c.topics[0]?.partitions[0]?.errorCode, 0);
+    const before = await bob.request(ApiKey.ListGroups, 4, { statesFilter: [] });
+    out['ListGroups before'] = before.groups.map((g) => g.groupId).sort();
+    await createAcls(admin, [
+      [CLUSTER, 'kafka-cluster', DESCRIBE],
+      [CLUSTER, 'kafka-cluster', CLUSTER_ACTION],
+    ]);
+    const ofle = () =>
+      bob.request(ApiKey.OffsetForLeaderEpoch, 4, {
+        replicaId: -1,
+        topics: [{ topic: 'secret', partitions: [{ partition: 0, currentLeaderEpoch: -1, leaderEpoch: 0 }] }],
+      });
+    await waitFor(async () => (await ofle()).topics[0]?.partitions[0]?.errorCode === 0, {
+      what: "bob's cluster ACLs in effect",
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    out['OffsetForLeaderEpoch secret'] = (await ofle()).topics.map((t) => [
+      t.topic,
+      t.partitions.map((p) => [p.errorCode, Number(p.endOffset)]),
+    ]);
+    const after = await bob.request(ApiKey.ListGroups, 4, { statesFilter: [] });
+    out['ListGroups with cluster DESCRIBE'] = after.groups.map((g) => g.groupId).sort();
+    const apt4 = await bob.request(ApiKey.AddPartitionsToTxn, 4, {
+      transactions: [
+        {
+          transactionalId: 'tx2',
+          producerId: 0n,
+          producerEpoch: 0,
+          verifyOnly: true,
+          topics: [{ name: 'gt', partitions: [0] }],
+        },
+      ],
+    });
+    out['AddPartitionsToTxn v4 with CLUSTER_ACTION'] = [
+      apt4.errorCode,
+      apt4.resultsByTransaction.map((t) => [
+        t.transactionalId,
+        t.topicResults.map((r) => [r.name, r.resultsByPartition.map((p) => p.partitionErrorCode)]),
+      ]),
+    ];
+    return out;
+  } finally {
+    admin.close();
+    bob.close();
+  }
+}
+
+/** What Kafka 4.4.0 answers in `clusterScenario` (after `scenario` and `consumerGroupScenario`). */
+export const CLUSTER_WIDE: Record<string, unknown> = {
+  'ListGroups before': ['g1', 'g4', 'g5'],
+  'ListGroups with cluster DESCRIBE': ['g1', 'g4', 'g5', 'g9'],
+  'AddPartitionsToTxn v4 with CLUSTER_ACTION': [0, [['tx2', [['gt', [ErrorCode.INVALID_PRODUCER_ID_MAPPING]]]]]],
+  'OffsetForLeaderEpoch secret': [['secret', [[0, 0]]]],
+};

@@ -17,6 +17,7 @@ import { startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
 import { startBroker, boundPorts, type BrokerProcess } from '../helpers/broker-process.js';
 import {
   ALLOWED,
+  CLUSTER_WIDE,
   AUTHZ,
   CONSUMER_GROUP,
   DENIED,
@@ -24,6 +25,7 @@ import {
   PLAIN_MODULE,
   TKAFKA_SASL,
   assertSubset,
+  clusterScenario,
   consumerGroupScenario,
   grant,
   prepare,
@@ -118,4 +120,12 @@ test('topic ids and the consumer group protocol under ACLs answer as on Kafka 4.
   const t = await consumerGroupScenario(tPort);
   assert.deepEqual(t, k);
   assertSubset(k, CONSUMER_GROUP, 'Kafka');
+});
+
+test('with DESCRIBE and CLUSTER_ACTION on the cluster, as on Kafka 4.4.0', async () => {
+  const [[, kPort], [, tPort]] = ports as [[string, number], [string, number]];
+  const k = await clusterScenario(kPort);
+  const t = await clusterScenario(tPort);
+  assert.deepEqual(t, k);
+  assertSubset(k, CLUSTER_WIDE, 'Kafka');
 });
