@@ -203,6 +203,17 @@ export async function scenario(port: number): Promise<Record<string, unknown>> {
       assignments: [],
     });
     out['SyncGroup v3'] = [s.errorCode, s.assignment.length];
+    // v5 without protocol type and name: INCONSISTENT_GROUP_PROTOCOL, checked before the ACLs
+    const s5 = await bob.request(ApiKey.SyncGroup, 5, {
+      groupId: 'g1',
+      generationId: 1,
+      memberId: 'm',
+      groupInstanceId: null,
+      protocolType: null,
+      protocolName: null,
+      assignments: [],
+    });
+    out['SyncGroup v5 no protocol'] = [s5.errorCode, s5.protocolType, s5.protocolName];
     const h = await bob.request(ApiKey.Heartbeat, 4, {
       groupId: 'g1',
       generationId: 1,
@@ -457,6 +468,7 @@ export const DENIED: Record<string, unknown> = {
   'FindCoordinator v6 share': [['sg:gt:0', C, -1, 'Cluster authorization failed.']],
   'JoinGroup v5': [G, -1, '', ''],
   'SyncGroup v3': [G, 0],
+  'SyncGroup v5 no protocol': [ErrorCode.INCONSISTENT_GROUP_PROTOCOL, null, null],
   'Heartbeat v4': G,
   'LeaveGroup v4': [G, []],
   'OffsetCommit v8 g1': [

@@ -16,6 +16,10 @@ async function handle(
   req: SyncGroupRequest,
   services: BrokerServices,
 ): Promise<Input<SyncGroupResponse>> {
+  // KafkaApis, before the ACL check: from v5 the protocol type and name are mandatory
+  // (SyncGroupRequest.areMandatoryProtocolTypeAndNamePresent)
+  if (ctx.apiVersion >= 5 && (req.protocolType === null || req.protocolName === null))
+    return genericErrorResponse(ctx, req, ErrorCode.INCONSISTENT_GROUP_PROTOCOL) as Input<SyncGroupResponse>;
   // KafkaApis: READ on the group, else the request's error response with GROUP_AUTHORIZATION_FAILED
   if (!authorize(services, ctx, AclOperation.READ, ResourceType.GROUP, req.groupId))
     return genericErrorResponse(ctx, req, ErrorCode.GROUP_AUTHORIZATION_FAILED) as Input<SyncGroupResponse>;
