@@ -24,13 +24,18 @@ async function handle(
 ): Promise<Input<ConsumerGroupHeartbeatResponse>> {
   // KafkaApis: READ on the group, then (Kafka 4.4) DESCRIBE on every subscribed topic name, before the
   // coordinator validates the request
-  if (!authorize(services, ctx, AclOperation.READ, ResourceType.GROUP, req.groupId))
+  // (a disabled consumer protocol is answered first: UNSUPPORTED_VERSION from the coordinator)
+  const enabled = (services.config.getList?.('group.coordinator.rebalance.protocols') ?? ['consumer']).includes(
+    'consumer',
+  );
+  if (enabled && !authorize(services, ctx, AclOperation.READ, ResourceType.GROUP, req.groupId))
     return genericErrorResponse(
       ctx,
       req,
       ErrorCode.GROUP_AUTHORIZATION_FAILED,
     ) as Input<ConsumerGroupHeartbeatResponse>;
   if (
+    enabled &&
     req.subscribedTopicNames !== null &&
     req.subscribedTopicNames.some((t) => !authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, t))
   )
