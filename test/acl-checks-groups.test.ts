@@ -6,6 +6,7 @@
 // where those ACLs allow. The same scenario runs against Kafka 4.4.0 in
 // test/interop/acl-checks-groups-kafka.test.ts.
 import test, { after, before } from 'node:test';
+import assert from 'node:assert/strict';
 import { startBroker, boundPorts, type BrokerProcess } from './helpers/broker-process.js';
 import {
   ALLOWED,
@@ -18,8 +19,11 @@ import {
   consumerGroupScenario,
   grant,
   prepare,
+  saslClient,
   scenario,
 } from './helpers/acl-groups-scenario.js';
+import { ApiKey } from '../src/protocol/generated/apis.js';
+import { ErrorCode } from '../src/protocol/errors.js';
 
 let tkafka: BrokerProcess;
 let port: number;
@@ -49,4 +53,52 @@ test('the consumer group protocol answers TOPIC_AUTHORIZATION_FAILED once an ass
 
 test('DESCRIBE and CLUSTER_ACTION on the cluster: every group listed, OffsetForLeaderEpoch and AddPartitionsToTxn v4 allowed', async () => {
   assertSubset(await clusterScenario(port), CLUSTER_WIDE, 'tkafka');
+});
+
+test('a disabled consumer protocol is answered before the ACL checks (UNSUPPORTED_VERSION, as KafkaApis)', async () => {
+  const classicOnly = await startBroker({
+    overrides: { ...TKAFKA_SASL, 'group.coordinator.rebalance.protocols': 'classic' },
+  });
+  const bob = await saslClient(
+    boundPorts(classicOnly.output(), ['PLAINTEXT', 'CONTROLLER', 'SASL'])!.get('SASL')!,
+    'bob',
+  );
+  try {
+    const h = await bob.request(ApiKey.ConsumerGroupHeartbeat, 0, {
+      groupId: 'g1',
+      memberId: '',
+      memberEpoch: 0,
+      instanceId: null,
+      rackId: null,
+      rebalanceTimeoutMs: 10_000,
+      subscribedTopicNames: ['gt'],
+      subscribedTopicRegex: null,
+      serverAssignor: null,
+      topicPartitions: [],
+    });
+    assert.equal(h.errorCode, ErrorCode.UNSUPPORTED_VERSION);
+    const d = await bob.request(ApiKey.ConsumerGroupDescribe, 0, {
+      groupIds: ['g1', 'g2'],
+      includeAuthorizedOperations: false,
+    });
+    assert.deepEqual(
+      d.groups.map((g) => [g.groupId, g.errorCode]),
+      [
+        ['g1', ErrorCode.UNSUPPORTED_VERSION],
+        ['g2', ErrorCode.UNSUPPORTED_VERSION],
+      ],
+    );
+    // the classic protocol still checks the ACLs
+    const j = await bob.request(ApiKey.Heartbeat, 4, {
+      groupId: 'g1',
+      generationId: 1,
+      memberId: 'm',
+      groupInstanceId: null,
+    });
+    assert.equal(j.errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED);
+  } finally {
+    bob.close();
+    await classicOnly.stop();
+    classicOnly.cleanup();
+  }
 });

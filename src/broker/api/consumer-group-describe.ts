@@ -36,6 +36,10 @@ async function handle(
   req: ConsumerGroupDescribeRequest,
   services: BrokerServices,
 ): Promise<Input<ConsumerGroupDescribeResponse>> {
+  // KafkaApis: a disabled consumer protocol (group.coordinator.rebalance.protocols) fails every group
+  // with UNSUPPORTED_VERSION (ConsumerGroupDescribeRequest.getErrorResponse)
+  if (!(services.config.getList?.('group.coordinator.rebalance.protocols') ?? ['consumer']).includes('consumer'))
+    return genericErrorResponse(ctx, req, ErrorCode.UNSUPPORTED_VERSION) as Input<ConsumerGroupDescribeResponse>;
   // KafkaApis: groups without DESCRIBE answer GROUP_AUTHORIZATION_FAILED, ahead of the described ones
   const { authorized, unauthorized } = partitionByAuthorized(
     services,
