@@ -397,7 +397,7 @@ export async function scenario(port: number): Promise<Record<string, unknown>> {
     }
     // topic reads
     const dp = await bob.request(ApiKey.DescribeProducers, 0, {
-      topics: ['gt', 'secret'].map((name) => ({ name, partitionIndexes: [0] })),
+      topics: ['gt', 'secret', 'bad name!'].map((name) => ({ name, partitionIndexes: [0] })),
     });
     out['DescribeProducers'] = dp.topics.map((t) => [t.name, t.partitions.map((p) => [p.errorCode, p.errorMessage])]);
     const lo = await bob.request(ApiKey.ListOffsets, 7, {
@@ -502,6 +502,15 @@ export const DENIED: Record<string, unknown> = {
   DescribeProducers: [
     ['gt', [[T, 'Topic authorization failed.']]],
     ['secret', [[T, 'Topic authorization failed.']]],
+    [
+      'bad name!',
+      [
+        [
+          ErrorCode.INVALID_TOPIC_EXCEPTION,
+          "Topic name is invalid: 'bad name!' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'",
+        ],
+      ],
+    ],
   ],
   'ListOffsets v7': [
     ['gt', [[T, -1]]],

@@ -15,6 +15,7 @@ import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { AclOperation, ResourceType, authorize } from './authz.js';
+import { invalidTopicReason } from './admin-support.js';
 
 type PartitionResponse = Input<DescribeProducersResponse['topics'][number]['partitions'][number]>;
 
@@ -52,6 +53,18 @@ function handle(
   return {
     throttleTimeMs: 0,
     topics: req.topics.map((t) => {
+      // checkValidTopic first: an invalid name answers INVALID_TOPIC_EXCEPTION (Topic.validate's message)
+      const invalid = invalidTopicReason(t.name);
+      if (invalid !== null)
+        return {
+          name: t.name,
+          partitions: t.partitionIndexes.map((partitionIndex) => ({
+            partitionIndex,
+            errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION,
+            errorMessage: `Topic name is invalid: ${invalid}`,
+            activeProducers: [],
+          })),
+        };
       const allowed = authorize(services, ctx, AclOperation.READ, ResourceType.TOPIC, t.name);
       return {
         name: t.name,
