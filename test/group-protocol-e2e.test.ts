@@ -519,12 +519,29 @@ test(
           generationId: 1,
           memberId: 'm',
           groupInstanceId: null,
+          protocolType: 'consumer',
+          protocolName: 'range',
+          assignments: [],
+        })
+      ).errorCode,
+      E.UNKNOWN_MEMBER_ID,
+    );
+    // v5 without protocol type and name: refused before the group is looked at (KafkaApis,
+    // SyncGroupRequest.areMandatoryProtocolTypeAndNamePresent; compared with Kafka 4.4.0 in
+    // test/interop/acl-checks-groups-kafka.test.ts)
+    assert.equal(
+      (
+        await c.request(ApiKey.SyncGroup, 5, {
+          groupId: 'nope',
+          generationId: 1,
+          memberId: 'm',
+          groupInstanceId: null,
           protocolType: null,
           protocolName: null,
           assignments: [],
         })
       ).errorCode,
-      E.UNKNOWN_MEMBER_ID,
+      E.INCONSISTENT_GROUP_PROTOCOL,
     );
     const long = 'L'.repeat(10_000);
     const lj = await joinAt(c, 9, long, { rebalance: 500 });

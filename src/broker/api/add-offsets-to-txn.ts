@@ -13,12 +13,18 @@ import { OFFSETS_TOPIC, txnCoordinatorOf } from '../txn/broker-glue.js';
 import { tpKey } from '../txn/txn-metadata.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize } from './authz.js';
 
 async function handle(
   ctx: RequestContext,
   req: AddOffsetsToTxnRequest,
   services: BrokerServices,
 ): Promise<Input<AddOffsetsToTxnResponse>> {
+  // KafkaApis: WRITE on the transactional id (53), then READ on the group (30)
+  if (!authorize(services, ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactionalId))
+    return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
+  if (!authorize(services, ctx, AclOperation.READ, ResourceType.GROUP, req.groupId))
+    return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
   const h = await txnCoordinatorOf(services);
   const partition = h.offsetsPartitionFor(req.groupId);
   let code = await h.coordinator.handleAddPartitions(req.transactionalId, Number(req.producerId), req.producerEpoch, [

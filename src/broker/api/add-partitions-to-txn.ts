@@ -17,6 +17,7 @@ import { txnCoordinatorOf } from '../txn/broker-glue.js';
 import { tpKey, tpOf } from '../txn/txn-metadata.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize, authorizeCluster } from './authz.js';
 import { imageOf } from './admin-support.js';
 
 const INTERNAL = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state', '__cluster_metadata']);
@@ -40,6 +41,9 @@ async function handle(
   services: BrokerServices,
 ): Promise<Input<AddPartitionsToTxnResponse>> {
   const v = ctx.apiVersion;
+  // KafkaApis: v4+ comes from brokers and needs CLUSTER_ACTION (31 at the top level)
+  if (v >= 4 && !authorizeCluster(services, ctx, AclOperation.CLUSTER_ACTION))
+    return genericErrorResponse(ctx, req, ErrorCode.CLUSTER_AUTHORIZATION_FAILED) as Input<AddPartitionsToTxnResponse>;
   const image = imageOf(services);
   const { coordinator } = await txnCoordinatorOf(services);
   const txns =
@@ -60,10 +64,18 @@ async function handle(
     for (const topic of t.topics as AddPartitionsToTxnRequestAddPartitionsToTxnTopic[])
       for (const p of topic.partitions) keys.push(tpKey(topic.name, p));
     const unique = [...new Set(keys)];
+    // v0-3 (clients): WRITE on the transactional id, else 53 on every partition (errorResponseForTransaction)
+    if (v < 4 && !authorize(services, ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, t.transactionalId)) {
+      const denied = new Map(unique.map((k) => [k, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED]));
+      out.push({ transactionalId: t.transactionalId, topicResults: results(denied) });
+      continue;
+    }
     const failed = new Map<string, number>();
     for (const k of unique) {
       const { topic, partition } = tpOf(k);
-      if (v < 4 && INTERNAL.has(topic)) failed.set(k, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+      // v0-3: WRITE on the topic (internal topics never), else 29; the others OPERATION_NOT_ATTEMPTED
+      if (v < 4 && (INTERNAL.has(topic) || !authorize(services, ctx, AclOperation.WRITE, ResourceType.TOPIC, topic)))
+        failed.set(k, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
       else if (!image.partition(topic, partition)) failed.set(k, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     }
     let codes: Map<string, number>;

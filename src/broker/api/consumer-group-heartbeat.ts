@@ -13,6 +13,8 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize, authorizerOf } from './authz.js';
+import { canDescribeTopic } from './authz-groups.js';
 import { groupCoordinatorOf, requestInfoOf } from '../group/broker-glue.js';
 
 async function handle(
@@ -20,6 +22,24 @@ async function handle(
   req: ConsumerGroupHeartbeatRequest,
   services: BrokerServices,
 ): Promise<Input<ConsumerGroupHeartbeatResponse>> {
+  // KafkaApis: READ on the group, then (Kafka 4.4) DESCRIBE on every subscribed topic name, before the
+  // coordinator validates the request
+  // (a disabled consumer protocol is answered first: UNSUPPORTED_VERSION from the coordinator)
+  const enabled = (services.config.getList?.('group.coordinator.rebalance.protocols') ?? ['consumer']).includes(
+    'consumer',
+  );
+  if (enabled && !authorize(services, ctx, AclOperation.READ, ResourceType.GROUP, req.groupId))
+    return genericErrorResponse(
+      ctx,
+      req,
+      ErrorCode.GROUP_AUTHORIZATION_FAILED,
+    ) as Input<ConsumerGroupHeartbeatResponse>;
+  if (
+    enabled &&
+    req.subscribedTopicNames !== null &&
+    req.subscribedTopicNames.some((t) => !authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, t))
+  )
+    return { throttleTimeMs: 0, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
   // throwIfConsumerGroupHeartbeatRequestIsInvalid's first check: from v1 every request carries a member id
   if (ctx.apiVersion >= 1 && req.memberId.trim() === '') {
     return {
@@ -46,7 +66,13 @@ async function handle(
       serverAssignor: req.serverAssignor,
       topicPartitions: req.topicPartitions,
     },
-    requestInfoOf(ctx),
+    {
+      ...requestInfoOf(ctx),
+      // with an authorizer, regex subscriptions resolve to the topics the principal may DESCRIBE
+      ...(authorizerOf(services)
+        ? { describableTopic: (topic: string) => canDescribeTopic(services, ctx, topic) }
+        : {}),
+    },
   );
   return { throttleTimeMs: 0, ...r };
 }

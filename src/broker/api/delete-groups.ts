@@ -8,15 +8,29 @@ import type { DeleteGroupsRequest, DeleteGroupsResponse } from '../../protocol/g
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType } from './authz.js';
+import { partitionByAuthorized } from './authz-groups.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 
 async function handle(
-  _ctx: RequestContext,
+  ctx: RequestContext,
   req: DeleteGroupsRequest,
   services: BrokerServices,
 ): Promise<Input<DeleteGroupsResponse>> {
+  // KafkaApis: DELETE on each (distinct) group; the denied ones answer GROUP_AUTHORIZATION_FAILED after the others
+  const { authorized, unauthorized } = partitionByAuthorized(
+    services,
+    ctx,
+    AclOperation.DELETE,
+    ResourceType.GROUP,
+    [...new Set(req.groupsNames)],
+    (g) => g,
+  );
   const coordinator = await groupCoordinatorOf(services);
-  return { throttleTimeMs: 0, results: await coordinator.deleteGroups(req.groupsNames) };
+  const results = authorized.length > 0 ? await coordinator.deleteGroups(authorized) : [];
+  const denied = unauthorized.map((groupId) => ({ groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED }));
+  return { throttleTimeMs: 0, results: [...results, ...denied] };
 }
 
 export const handler: ApiHandler<BrokerServices, DeleteGroupsRequest, Input<DeleteGroupsResponse>> = {

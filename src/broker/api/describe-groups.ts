@@ -11,24 +11,39 @@ import type {
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize } from './authz.js';
+import { groupAuthorizedOperations, describeGroupsError as groupError } from './authz-groups.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import { AUTHORIZED_OPERATIONS_OMITTED } from './admin-support.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
-
-/** AclEntry.supportedOperations(GROUP): READ, DESCRIBE, DELETE, DESCRIBE_CONFIGS, ALTER_CONFIGS. */
-const GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 8) | (1 << 6) | (1 << 10) | (1 << 11);
 
 async function handle(
   ctx: RequestContext,
   req: DescribeGroupsRequest,
   services: BrokerServices,
 ): Promise<Input<DescribeGroupsResponse>> {
+  // KafkaApis: groups without DESCRIBE answer GROUP_AUTHORIZATION_FAILED (DescribeGroupsResponse.groupError),
+  // ahead of the described ones
+  const denied: Input<DescribeGroupsResponse>['groups'] = [];
+  const allowed: string[] = [];
+  for (const groupId of req.groups) {
+    if (authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) allowed.push(groupId);
+    else denied.push(groupError(groupId, ErrorCode.GROUP_AUTHORIZATION_FAILED));
+  }
   const coordinator = await groupCoordinatorOf(services);
-  const described = await coordinator.describeGroups(req.groups, ctx.apiVersion);
-  const ops =
-    ctx.apiVersion >= 3 && req.includeAuthorizedOperations
-      ? GROUP_AUTHORIZED_OPERATIONS
-      : AUTHORIZED_OPERATIONS_OMITTED;
-  return { throttleTimeMs: 0, groups: described.map((g) => ({ ...g, authorizedOperations: ops })) };
+  const described = allowed.length > 0 ? await coordinator.describeGroups(allowed, ctx.apiVersion) : [];
+  const withOps = ctx.apiVersion >= 3 && req.includeAuthorizedOperations;
+  // the principal's operations on each group described without error (AuthHelper.authorizedOperations)
+  const opsOf = (groupId: string, errorCode: number): number =>
+    !withOps
+      ? AUTHORIZED_OPERATIONS_OMITTED
+      : errorCode !== ErrorCode.NONE
+        ? AUTHORIZED_OPERATIONS_OMITTED
+        : groupAuthorizedOperations(services, ctx, groupId);
+  return {
+    throttleTimeMs: 0,
+    groups: [...denied, ...described.map((g) => ({ ...g, authorizedOperations: opsOf(g.groupId, g.errorCode) }))],
+  };
 }
 
 export const handler: ApiHandler<BrokerServices, DescribeGroupsRequest, Input<DescribeGroupsResponse>> = {

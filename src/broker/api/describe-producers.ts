@@ -9,11 +9,13 @@ import type {
   DescribeProducersRequest,
   DescribeProducersResponse,
 } from '../../protocol/generated/protocol/DescribeProducers.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize } from './authz.js';
+import { invalidTopicReason } from './admin-support.js';
 
 type PartitionResponse = Input<DescribeProducersResponse['topics'][number]['partitions'][number]>;
 
@@ -35,17 +37,40 @@ function describePartition(rm: ReplicaManager, topic: string, partition: number)
 }
 
 function handle(
-  _ctx: RequestContext,
+  ctx: RequestContext,
   req: DescribeProducersRequest,
   services: BrokerServices,
 ): Input<DescribeProducersResponse> {
   const rm = services.replicas;
+  // KafkaApis: READ on the topic, else TOPIC_AUTHORIZATION_FAILED with its default message
+  // (ApiError(error)) on each partition
+  const denied = (partitionIndex: number): PartitionResponse => ({
+    partitionIndex,
+    errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    errorMessage: errorInfo(ErrorCode.TOPIC_AUTHORIZATION_FAILED).message,
+    activeProducers: [],
+  });
   return {
     throttleTimeMs: 0,
-    topics: req.topics.map((t) => ({
-      name: t.name,
-      partitions: t.partitionIndexes.map((p) => describePartition(rm, t.name, p)),
-    })),
+    topics: req.topics.map((t) => {
+      // checkValidTopic first: an invalid name answers INVALID_TOPIC_EXCEPTION (Topic.validate's message)
+      const invalid = invalidTopicReason(t.name);
+      if (invalid !== null)
+        return {
+          name: t.name,
+          partitions: t.partitionIndexes.map((partitionIndex) => ({
+            partitionIndex,
+            errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION,
+            errorMessage: `Topic name is invalid: ${invalid}`,
+            activeProducers: [],
+          })),
+        };
+      const allowed = authorize(services, ctx, AclOperation.READ, ResourceType.TOPIC, t.name);
+      return {
+        name: t.name,
+        partitions: t.partitionIndexes.map((p) => (allowed ? describePartition(rm, t.name, p) : denied(p))),
+      };
+    }),
   };
 }
 

@@ -1,6 +1,7 @@
 // DescribeTopicPartitions (API 75), v0: topic partitions with eligible leader replicas, paginated
 // by a cursor and a response partition limit (Kafka's DescribeTopicPartitionsRequestHandler and
-// KRaftMetadataCache.getTopicMetadataForDescribeTopicResponse).
+// KRaftMetadataCache.getTopicMetadataForDescribeTopicResponse). Topics without DESCRIBE are left out of
+// listings and answer TOPIC_AUTHORIZATION_FAILED when asked by name.
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -14,8 +15,9 @@ import type { MetadataImage } from '../metadata/image.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { errorResponseAs, genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize, topicAuthorizedOperations } from './authz.js';
 import {
-  TOPIC_AUTHORIZED_OPERATIONS,
+  AUTHORIZED_OPERATIONS_OMITTED,
   imageOf,
   invalidTopicReason,
   isInternalTopic,
@@ -96,7 +98,22 @@ function handle(
   const topics: Topic[] = [];
   const response: DescribeTopicPartitionsResponse = { throttleTimeMs: 0, topics, nextCursor: null };
   let remaining = limit;
+  // topics without DESCRIBE: not disclosed in a listing, TOPIC_AUTHORIZATION_FAILED (no id, no
+  // authorized operations) after the others when asked by name
+  const denied: Topic[] = [];
   for (const name of [...names].sort(compare)) {
+    if (!authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, name)) {
+      if (!fetchAll)
+        denied.push({
+          errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+          name,
+          topicId: ZERO_UUID,
+          isInternal: false,
+          partitions: [],
+          topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+        });
+      continue;
+    }
     if (remaining === 0) {
       // The cursor points at the start of the first topic not served (it need not exist).
       response.nextCursor = { topicName: name, partitionIndex: 0 };
@@ -112,7 +129,7 @@ function handle(
         topicId: topic.id,
         isInternal: isInternalTopic(name),
         partitions,
-        topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS,
+        topicAuthorizedOperations: topicAuthorizedOperations(services, ctx, name),
       });
       if (next !== -1) {
         response.nextCursor = { topicName: name, partitionIndex: next };
@@ -128,10 +145,11 @@ function handle(
         topicId: ZERO_UUID,
         isInternal: isInternalTopic(name),
         partitions: [],
-        topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS,
+        topicAuthorizedOperations: topicAuthorizedOperations(services, ctx, name),
       });
     }
   }
+  topics.push(...denied);
   return response;
 }
 

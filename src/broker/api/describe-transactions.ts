@@ -11,9 +11,11 @@ import type { BrokerServices } from '../services.js';
 import { txnCoordinatorOf } from '../txn/broker-glue.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize } from './authz.js';
+import { ErrorCode } from '../../protocol/errors.js';
 
 async function handle(
-  _ctx: RequestContext,
+  ctx: RequestContext,
   req: DescribeTransactionsRequest,
   services: BrokerServices,
 ): Promise<Input<DescribeTransactionsResponse>> {
@@ -21,8 +23,20 @@ async function handle(
   return {
     throttleTimeMs: 0,
     transactionStates: req.transactionalIds.map((id) => {
+      // KafkaApis: DESCRIBE on the transactional id, else 53 and nothing more
+      if (!authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, id))
+        return { transactionalId: id, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, topics: [] };
       const d = coordinator.handleDescribe(id);
-      return { ...d, transactionStartTimeMs: BigInt(d.transactionStartTimeMs), producerId: BigInt(d.producerId) };
+      // only the partitions of topics the principal may DESCRIBE
+      const topics = d.topics.filter((t) =>
+        authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, t.topic),
+      );
+      return {
+        ...d,
+        topics,
+        transactionStartTimeMs: BigInt(d.transactionStartTimeMs),
+        producerId: BigInt(d.producerId),
+      };
     }),
   };
 }

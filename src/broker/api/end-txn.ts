@@ -12,12 +12,16 @@ import type { BrokerServices } from '../services.js';
 import { txnCoordinatorOf } from '../txn/broker-glue.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize } from './authz.js';
 
 async function handle(
   ctx: RequestContext,
   req: EndTxnRequest,
   services: BrokerServices,
 ): Promise<Input<EndTxnResponse>> {
+  // KafkaApis: WRITE on the transactional id, else 53 (producer id and epoch left at their defaults)
+  if (!authorize(services, ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactionalId))
+    return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
   const { coordinator } = await txnCoordinatorOf(services);
   const r = await coordinator.handleEndTxn(
     req.transactionalId,

@@ -3,6 +3,9 @@
 // __transaction_state, partition abs(javaHashCode(key)) % partitions. When the internal topic does
 // not exist yet it is created and the answer is COORDINATOR_NOT_AVAILABLE (the client retries).
 // v4+ batches keys; v0-3 answer one key with the error message Kafka puts there.
+// ACLs: DESCRIBE on the group (GROUP_AUTHORIZATION_FAILED) or transactional id
+// (TRANSACTIONAL_ID_AUTHORIZATION_FAILED), per key from v4; SHARE keys (v6) CLUSTER_ACTION, else every key
+// answers CLUSTER_AUTHORIZATION_FAILED.
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -14,6 +17,7 @@ import { coordinatorPartition } from '../../protocol/partitioner.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize, authorizeCluster } from './authz.js';
 import { autoCreatableTopic, createTopicsOnController, imageOf } from './admin-support.js';
 
 const GROUP = 0;
@@ -54,6 +58,11 @@ async function findCoordinator(
   key: string,
   services: BrokerServices,
 ): Promise<Found> {
+  // KafkaApis.getCoordinator: DESCRIBE on the group / transactional id first
+  if (keyType === GROUP && !authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.GROUP, key))
+    return noNode(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+  if (keyType === TRANSACTION && !authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key))
+    return noNode(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
   if (keyType === SHARE) return noNode(ErrorCode.INVALID_REQUEST);
   if (keyType !== GROUP && keyType !== TRANSACTION) return noNode(ErrorCode.INVALID_REQUEST);
   const topicName = keyType === GROUP ? '__consumer_offsets' : '__transaction_state';
@@ -83,12 +92,21 @@ async function handle(
   const v = ctx.apiVersion;
   const keyType = v >= 1 ? req.keyType : GROUP;
   if (v >= 4) {
+    // KafkaApis.getCoordinator: a SHARE key (v6+) needs CLUSTER_ACTION; the exception fails the whole
+    // request (FindCoordinatorResponse.prepareErrorResponse: every key, with the error's message)
+    if (keyType === SHARE && v >= 6 && req.coordinatorKeys.length > 0) {
+      if (!authorizeCluster(services, ctx, AclOperation.CLUSTER_ACTION)) {
+        const errorCode = ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
+        const errorMessage = errorInfo(errorCode).message;
+        return {
+          throttleTimeMs: 0,
+          coordinators: req.coordinatorKeys.map((key) => ({ key, ...noNode(errorCode), errorMessage })),
+        };
+      }
+    }
     const coordinators = [];
     for (const key of req.coordinatorKeys) {
-      const f =
-        keyType === SHARE && v < 6
-          ? noNode(ErrorCode.INVALID_REQUEST)
-          : await findCoordinator(ctx, keyType, key, services);
+      const f = await findCoordinator(ctx, keyType, key, services);
       coordinators.push({ key, ...f, errorMessage: null });
     }
     return { throttleTimeMs: 0, coordinators };

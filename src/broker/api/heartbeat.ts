@@ -7,6 +7,8 @@ import type { HeartbeatRequest, HeartbeatResponse } from '../../protocol/generat
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize } from './authz.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 
 async function handle(
@@ -14,6 +16,9 @@ async function handle(
   req: HeartbeatRequest,
   services: BrokerServices,
 ): Promise<Input<HeartbeatResponse>> {
+  // KafkaApis: READ on the group, else the request's error response with GROUP_AUTHORIZATION_FAILED
+  if (!authorize(services, ctx, AclOperation.READ, ResourceType.GROUP, req.groupId))
+    return genericErrorResponse(ctx, req, ErrorCode.GROUP_AUTHORIZATION_FAILED) as Input<HeartbeatResponse>;
   const coordinator = await groupCoordinatorOf(services);
   const errorCode = await coordinator.heartbeat({
     groupId: req.groupId,

@@ -15,6 +15,7 @@ import type { BrokerServices } from '../services.js';
 import { txnCoordinatorOf } from '../txn/broker-glue.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize, authorizeByResourceType, authorizeCluster } from './authz.js';
 
 async function handle(
   ctx: RequestContext,
@@ -28,6 +29,16 @@ async function handle(
     producerId: BigInt(producerId),
     producerEpoch,
   });
+  // KafkaApis: WRITE on the transactional id (53); without one, IDEMPOTENT_WRITE on the cluster or
+  // WRITE on any topic (authorizeByResourceType) (31)
+  if (req.transactionalId !== null) {
+    if (!authorize(services, ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactionalId))
+      return answer(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  } else if (
+    !authorizeCluster(services, ctx, AclOperation.IDEMPOTENT_WRITE) &&
+    !authorizeByResourceType(services, ctx, AclOperation.WRITE, ResourceType.TOPIC)
+  )
+    return answer(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
   const pid = v >= 3 ? Number(req.producerId) : -1;
   const epoch = v >= 3 ? req.producerEpoch : -1;
   if ((pid === -1) !== (epoch === -1)) return answer(ErrorCode.INVALID_REQUEST);

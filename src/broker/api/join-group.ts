@@ -8,6 +8,8 @@ import type { JoinGroupRequest, JoinGroupResponse } from '../../protocol/generat
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize } from './authz.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import { groupCoordinatorOf, requestInfoOf } from '../group/broker-glue.js';
 
 async function handle(
@@ -15,6 +17,9 @@ async function handle(
   req: JoinGroupRequest,
   services: BrokerServices,
 ): Promise<Input<JoinGroupResponse>> {
+  // KafkaApis: READ on the group, else the request's error response with GROUP_AUTHORIZATION_FAILED
+  if (!authorize(services, ctx, AclOperation.READ, ResourceType.GROUP, req.groupId))
+    return genericErrorResponse(ctx, req, ErrorCode.GROUP_AUTHORIZATION_FAILED) as Input<JoinGroupResponse>;
   const v = ctx.apiVersion;
   const coordinator = await groupCoordinatorOf(services);
   const r = await coordinator.joinGroup(

@@ -8,6 +8,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize } from './authz.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 
 async function handle(
@@ -15,6 +16,9 @@ async function handle(
   req: LeaveGroupRequest,
   services: BrokerServices,
 ): Promise<Input<LeaveGroupResponse>> {
+  // KafkaApis: READ on the group, else the request's error response (top level only) with GROUP_AUTHORIZATION_FAILED
+  if (!authorize(services, ctx, AclOperation.READ, ResourceType.GROUP, req.groupId))
+    return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, members: [] }; // LeaveGroupRequest.getErrorResponse: top level only
   const v = ctx.apiVersion;
   const members =
     v >= 3

@@ -6,6 +6,7 @@ import type { ListGroupsRequest, ListGroupsResponse } from '../../protocol/gener
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize, authorizeCluster } from './authz.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 
 async function handle(
@@ -15,8 +16,13 @@ async function handle(
 ): Promise<Input<ListGroupsResponse>> {
   const v = ctx.apiVersion;
   const coordinator = await groupCoordinatorOf(services);
+  // KafkaApis: DESCRIBE on the cluster lists every group, else only those the principal may DESCRIBE
+  const hasClusterDescribe = authorizeCluster(services, ctx, AclOperation.DESCRIBE);
   const r = await coordinator.listGroups(v >= 4 ? req.statesFilter : [], v >= 5 ? req.typesFilter : []);
-  return { throttleTimeMs: 0, errorCode: r.errorCode, groups: r.groups };
+  const groups = hasClusterDescribe
+    ? r.groups
+    : r.groups.filter((g) => authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.GROUP, g.groupId));
+  return { throttleTimeMs: 0, errorCode: r.errorCode, groups };
 }
 
 export const handler: ApiHandler<BrokerServices, ListGroupsRequest, Input<ListGroupsResponse>> = {

@@ -16,6 +16,8 @@ import type { BrokerServices } from '../services.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType } from './authz.js';
+import { partitionByAuthorized } from './authz-groups.js';
 
 async function handleListOffsets(
   ctx: RequestContext,
@@ -34,8 +36,26 @@ async function handleListOffsets(
       seen.add(k);
     }
   }
+  // KafkaApis: topics without DESCRIBE answer TOPIC_AUTHORIZATION_FAILED (timestamp and offset -1), after the others
+  const { authorized, unauthorized } = partitionByAuthorized(
+    services,
+    ctx,
+    AclOperation.DESCRIBE,
+    ResourceType.TOPIC,
+    req.topics,
+    (t) => t.name,
+  );
+  const deniedTopics = unauthorized.map((t) => ({
+    name: t.name,
+    partitions: t.partitions.map((p) => ({
+      partitionIndex: p.partitionIndex,
+      errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+      timestamp: -1n,
+      offset: -1n,
+    })),
+  }));
   const topics: Input<ListOffsetsResponseListOffsetsTopicResponse>[] = await Promise.all(
-    req.topics.map(async (t) => ({
+    authorized.map(async (t) => ({
       name: t.name,
       partitions: await Promise.all(
         t.partitions.map(async (p): Promise<Input<ListOffsetsResponseListOffsetsPartitionResponse>> => {
@@ -67,7 +87,7 @@ async function handleListOffsets(
       ),
     })),
   );
-  return { throttleTimeMs: 0, topics };
+  return { throttleTimeMs: 0, topics: [...topics, ...deniedTopics] };
 }
 
 export const handler: ApiHandler<BrokerServices, ListOffsetsRequest, Input<ListOffsetsResponse>> = {

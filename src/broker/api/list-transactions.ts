@@ -12,6 +12,7 @@ import type { BrokerServices } from '../services.js';
 import { txnCoordinatorOf } from '../txn/broker-glue.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize } from './authz.js';
 
 async function handle(
   ctx: RequestContext,
@@ -29,7 +30,10 @@ async function handle(
     throttleTimeMs: 0,
     errorCode: r.errorCode,
     unknownStateFilters: r.unknownStateFilters,
-    transactionStates: r.transactionStates.map((s) => ({ ...s, producerId: BigInt(s.producerId) })),
+    // KafkaApis: only the transactional ids the principal may DESCRIBE
+    transactionStates: r.transactionStates
+      .filter((s) => authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, s.transactionalId))
+      .map((s) => ({ ...s, producerId: BigInt(s.producerId) })),
   };
 }
 

@@ -2,6 +2,7 @@
 // epoch, checked by the coordinator) and of simple consumers (generation -1, no member id).
 // Partitions of unknown topics get UNKNOWN_TOPIC_OR_PARTITION (KafkaApis.handleOffsetCommitRequest);
 // a group-level error lands on every partition (OffsetCommitRequest.getErrorResponse).
+// ACLs: READ on the group (else 30 on every partition), READ on each topic (else 29 on its partitions).
 // v2-4 carry a retention time, v6+ the leader epoch, v7+ group.instance.id. v10 (KIP-848) names
 // topics by id only: an id the metadata does not know gets UNKNOWN_TOPIC_ID on every partition,
 // and the response names topics by id.
@@ -12,6 +13,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize } from './authz.js';
 import { imageOf } from './admin-support.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 import { codeOf } from '../group/coordinator.js';
@@ -25,6 +27,9 @@ async function handle(
   services: BrokerServices,
 ): Promise<Input<OffsetCommitResponse>> {
   const v = ctx.apiVersion;
+  // KafkaApis: READ on the group first (every partition answers GROUP_AUTHORIZATION_FAILED)
+  if (!authorize(services, ctx, AclOperation.READ, ResourceType.GROUP, req.groupId))
+    return genericErrorResponse(ctx, req, ErrorCode.GROUP_AUTHORIZATION_FAILED) as Input<OffsetCommitResponse>;
   const image = imageOf(services);
   const useTopicIds = v >= 10;
   const errors = new Map<string, Partitions>();
@@ -40,6 +45,14 @@ async function handle(
       for (const p of t.partitions)
         bad.push({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_ID });
       unknownIds.set(t.topicId, bad);
+      continue;
+    }
+    // after the unknown id, before the unknown name: READ on the topic
+    if (!authorize(services, ctx, AclOperation.READ, ResourceType.TOPIC, t.name)) {
+      const denied = errors.get(t.name) ?? [];
+      for (const p of t.partitions)
+        denied.push({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED });
+      errors.set(t.name, denied);
       continue;
     }
     const topic = image.topic(t.name);

@@ -8,18 +8,33 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize } from './authz.js';
 import { imageOf } from './admin-support.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 
 async function handle(
-  _ctx: RequestContext,
+  ctx: RequestContext,
   req: OffsetDeleteRequest,
   services: BrokerServices,
 ): Promise<Input<OffsetDeleteResponse>> {
+  // KafkaApis: DELETE on the group, else OffsetDeleteRequest.getErrorResponse (top level only)
+  if (!authorize(services, ctx, AclOperation.DELETE, ResourceType.GROUP, req.groupId))
+    return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, throttleTimeMs: 0, topics: [] };
   const image = imageOf(services);
   const unknown = new Map<string, { partitionIndex: number; errorCode: number }[]>();
   const valid: { name: string; partitions: { partitionIndex: number }[] }[] = [];
   for (const t of req.topics) {
+    // READ on the topic, checked before its existence
+    if (!authorize(services, ctx, AclOperation.READ, ResourceType.TOPIC, t.name)) {
+      unknown.set(
+        t.name,
+        t.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        })),
+      );
+      continue;
+    }
     const topic = image.topic(t.name);
     const good = t.partitions.filter((p) => topic?.partitions.has(p.partitionIndex));
     const bad = t.partitions.filter((p) => !topic?.partitions.has(p.partitionIndex));

@@ -7,6 +7,8 @@
 // the metadata does not know answers UNKNOWN_TOPIC_ID and offset -1 on each asked partition, and a
 // fetch of all offsets leaves out topics that no longer have an id (KafkaApis.fetchOffsetsForGroup /
 // fetchAllOffsetsForGroup).
+// ACLs: DESCRIBE on the group (else GROUP_AUTHORIZATION_FAILED for the group), DESCRIBE on each asked
+// topic (else TOPIC_AUTHORIZATION_FAILED, offset -1); a fetch of all offsets leaves such topics out.
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -19,8 +21,8 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize } from './authz.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
-import type { MetadataImage } from '../metadata/image.js';
 import { imageOf } from './admin-support.js';
 import type { FetchGroupResponse } from '../group/offsets.js';
 
@@ -48,56 +50,67 @@ function markUnstable(services: BrokerServices, groupId: string, topics: Topics)
 
 type RequestTopics = OffsetFetchRequest['groups'][number]['topics'];
 
-/** v10: requested topics resolved from their ids; `unknown` are those the metadata does not know. */
-function resolveTopicIds(
-  image: MetadataImage,
-  topics: NonNullable<RequestTopics>,
-): { known: NonNullable<RequestTopics>; unknown: NonNullable<RequestTopics> } {
-  const known: NonNullable<RequestTopics> = [];
-  const unknown: NonNullable<RequestTopics> = [];
-  for (const t of topics) {
-    const name = t.topicId === ZERO_UUID ? undefined : image.topicById(t.topicId)?.name;
-    if (name === undefined) unknown.push(t);
-    else known.push({ ...t, name });
-  }
-  return { known, unknown };
-}
-
-async function fetchGroup(
-  v: number,
-  req: OffsetFetchRequest,
-  g: OffsetFetchRequest['groups'][number],
-  services: BrokerServices,
-): Promise<Input<OffsetFetchResponseGroup>> {
-  const coordinator = await groupCoordinatorOf(services);
-  const useTopicIds = v >= 10;
-  const image = imageOf(services);
-  const { known, unknown } =
-    useTopicIds && g.topics !== null ? resolveTopicIds(image, g.topics) : { known: g.topics, unknown: [] };
-  const r = await coordinator.fetchOffsets({
-    groupId: g.groupId,
-    memberId: v >= 9 ? g.memberId : null,
-    memberEpoch: v >= 9 ? g.memberEpoch : -1,
-    topics: known,
-  });
-  let topics = r.errorCode === ErrorCode.NONE ? r.topics : [];
-  if (req.requireStable) topics = markUnstable(services, r.groupId, topics);
-  if (!useTopicIds || r.errorCode !== ErrorCode.NONE) return { groupId: r.groupId, errorCode: r.errorCode, topics };
-  const withIds = topics
-    .map((t) => ({ ...t, topicId: image.topic(t.name)?.id ?? ZERO_UUID }))
-    .filter((t) => t.topicId !== ZERO_UUID);
-  const unknownTopics = unknown.map((t) => ({
-    name: '',
+/** A requested topic's partitions answering `errorCode` and offset -1 (KafkaApis.fetchOffsetsForGroup). */
+function erroredTopic(t: NonNullable<RequestTopics>[number], errorCode: number): Topics[number] & { topicId: string } {
+  return {
+    name: t.name,
     topicId: t.topicId,
     partitions: t.partitionIndexes.map((partitionIndex) => ({
       partitionIndex,
       committedOffset: -1n,
       committedLeaderEpoch: -1,
       metadata: '',
-      errorCode: ErrorCode.UNKNOWN_TOPIC_ID,
+      errorCode,
     })),
-  }));
-  return { groupId: r.groupId, errorCode: r.errorCode, topics: [...withIds, ...unknownTopics] };
+  };
+}
+
+type Ctx = Pick<RequestContext, 'principal' | 'clientAddress'>;
+
+async function fetchGroup(
+  ctx: Ctx,
+  v: number,
+  req: OffsetFetchRequest,
+  g: OffsetFetchRequest['groups'][number],
+  services: BrokerServices,
+): Promise<Input<OffsetFetchResponseGroup>> {
+  // KafkaApis: DESCRIBE on the group, else the group alone with GROUP_AUTHORIZATION_FAILED
+  if (!authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.GROUP, g.groupId))
+    return { groupId: g.groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
+  const coordinator = await groupCoordinatorOf(services);
+  const useTopicIds = v >= 10;
+  const image = imageOf(services);
+  const describable = (name: string): boolean =>
+    authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, name);
+  // asked topics: unknown ids (v10) answer UNKNOWN_TOPIC_ID, topics without DESCRIBE
+  // TOPIC_AUTHORIZATION_FAILED, both after the fetched ones in request order
+  let asked = g.topics;
+  const errored: (Topics[number] & { topicId: string })[] = [];
+  if (g.topics !== null) {
+    asked = [];
+    for (const t of g.topics) {
+      const name = useTopicIds ? (t.topicId === ZERO_UUID ? undefined : image.topicById(t.topicId)?.name) : t.name;
+      if (name === undefined) errored.push(erroredTopic({ ...t, name: '' }, ErrorCode.UNKNOWN_TOPIC_ID));
+      else if (describable(name)) asked.push({ ...t, name });
+      else errored.push(erroredTopic({ ...t, name }, ErrorCode.TOPIC_AUTHORIZATION_FAILED));
+    }
+  }
+  const r = await coordinator.fetchOffsets({
+    groupId: g.groupId,
+    memberId: v >= 9 ? g.memberId : null,
+    memberEpoch: v >= 9 ? g.memberEpoch : -1,
+    topics: asked,
+  });
+  let topics = r.errorCode === ErrorCode.NONE ? r.topics : [];
+  // all topics: those without DESCRIBE are left out (fetchAllOffsetsForGroup)
+  if (g.topics === null) topics = topics.filter((t) => describable(t.name));
+  if (req.requireStable) topics = markUnstable(services, r.groupId, topics);
+  if (r.errorCode !== ErrorCode.NONE) return { groupId: r.groupId, errorCode: r.errorCode, topics };
+  if (!useTopicIds) return { groupId: r.groupId, errorCode: r.errorCode, topics: [...topics, ...errored] };
+  const withIds = topics
+    .map((t) => ({ ...t, topicId: image.topic(t.name)?.id ?? ZERO_UUID }))
+    .filter((t) => t.topicId !== ZERO_UUID);
+  return { groupId: r.groupId, errorCode: r.errorCode, topics: [...withIds, ...errored] };
 }
 
 async function handle(
@@ -106,14 +119,30 @@ async function handle(
   services: BrokerServices,
 ): Promise<Input<OffsetFetchResponse>> {
   const v = ctx.apiVersion;
-  const coordinator = await groupCoordinatorOf(services);
   if (v >= 8) {
     const groups = [];
-    for (const g of req.groups) groups.push(await fetchGroup(v, req, g, services));
+    for (const g of req.groups) groups.push(await fetchGroup(ctx, v, req, g, services));
     return { throttleTimeMs: 0, groups };
   }
+  // v1-7: one group, answered as OffsetFetchResponse(groups, version) converts it
   const topics = v >= 2 ? req.topics : (req.topics ?? []);
-  const r = await coordinator.fetchOffsets({ groupId: req.groupId, memberId: null, memberEpoch: -1, topics });
+  const denied = !authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.GROUP, req.groupId);
+  // the group's error: top level from v2, on every asked partition before (as Kafka 4.4 answers)
+  if (denied && v >= 2) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
+  const r = denied
+    ? { groupId: req.groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] }
+    : await fetchGroup(
+        ctx,
+        v,
+        req,
+        {
+          groupId: req.groupId,
+          memberId: null,
+          memberEpoch: -1,
+          topics: topics?.map((t) => ({ ...t, topicId: ZERO_UUID })) ?? null,
+        },
+        services,
+      );
   if (r.errorCode !== ErrorCode.NONE) {
     if (v >= 2) return { throttleTimeMs: 0, errorCode: r.errorCode, topics: [] };
     return {
@@ -130,8 +159,7 @@ async function handle(
       })),
     };
   }
-  const topicsOut = v >= 7 && req.requireStable ? markUnstable(services, req.groupId, r.topics) : r.topics;
-  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, topics: topicsOut };
+  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, topics: r.topics as OffsetFetchResponse['topics'] };
 }
 
 export const handler: ApiHandler<BrokerServices, OffsetFetchRequest, Input<OffsetFetchResponse>> = {

@@ -7,6 +7,8 @@ import type { SyncGroupRequest, SyncGroupResponse } from '../../protocol/generat
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize } from './authz.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 
 async function handle(
@@ -14,6 +16,13 @@ async function handle(
   req: SyncGroupRequest,
   services: BrokerServices,
 ): Promise<Input<SyncGroupResponse>> {
+  // KafkaApis, before the ACL check: from v5 the protocol type and name are mandatory
+  // (SyncGroupRequest.areMandatoryProtocolTypeAndNamePresent)
+  if (ctx.apiVersion >= 5 && (req.protocolType === null || req.protocolName === null))
+    return genericErrorResponse(ctx, req, ErrorCode.INCONSISTENT_GROUP_PROTOCOL) as Input<SyncGroupResponse>;
+  // KafkaApis: READ on the group, else the request's error response with GROUP_AUTHORIZATION_FAILED
+  if (!authorize(services, ctx, AclOperation.READ, ResourceType.GROUP, req.groupId))
+    return genericErrorResponse(ctx, req, ErrorCode.GROUP_AUTHORIZATION_FAILED) as Input<SyncGroupResponse>;
   const v = ctx.apiVersion;
   const coordinator = await groupCoordinatorOf(services);
   const r = await coordinator.syncGroup({

@@ -18,6 +18,7 @@ import type { BrokerServices } from '../services.js';
 import { OFFSETS_TOPIC, txnCoordinatorOf } from '../txn/broker-glue.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
+import { AclOperation, ResourceType, authorize } from './authz.js';
 import { imageOf } from './admin-support.js';
 
 type Partitions = { partitionIndex: number; errorCode: number }[];
@@ -43,6 +44,15 @@ async function handle(
   services: BrokerServices,
 ): Promise<Input<TxnOffsetCommitResponse>> {
   const v = ctx.apiVersion;
+  // KafkaApis: WRITE on the transactional id (53), then READ on the group (30), on every partition
+  if (!authorize(services, ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactionalId))
+    return genericErrorResponse(
+      ctx,
+      req,
+      ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+    ) as Input<TxnOffsetCommitResponse>;
+  if (!authorize(services, ctx, AclOperation.READ, ResourceType.GROUP, req.groupId))
+    return genericErrorResponse(ctx, req, ErrorCode.GROUP_AUTHORIZATION_FAILED) as Input<TxnOffsetCommitResponse>;
   const image = imageOf(services);
   const unknown = new Map<string, Partitions>();
   const valid: TxnOffsetCommitRequest['topics'] = [];
@@ -52,6 +62,17 @@ async function handle(
     const topic = v >= 6 ? image.topicById(t0.topicId) : image.topic(t0.name);
     const t = v >= 6 ? { ...t0, name: topic?.name ?? t0.topicId } : t0;
     if (v >= 6) idOf.set(t.name, t0.topicId);
+    // READ on the topic (after the unknown id of v6, before the unknown name): else 29 on its partitions
+    if ((v < 6 || topic) && !authorize(services, ctx, AclOperation.READ, ResourceType.TOPIC, t.name)) {
+      unknown.set(
+        t.name,
+        t.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        })),
+      );
+      continue;
+    }
     if (!topic) {
       unknown.set(
         t.name,

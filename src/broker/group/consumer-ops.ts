@@ -162,6 +162,8 @@ export class ConsumerGroupManager {
   private staleBefore = -1;
   /** Regexes resolved by the running operation, not yet written (group id, regex → resolution). */
   private fresh: { groupId: string; resolved: Map<string, ResolvedRegularExpression> } | null = null;
+  /** During a heartbeat with an authorizer: may its principal DESCRIBE the topic (regex filtering). */
+  private describable: ((topic: string) => boolean) | undefined = undefined;
 
   /** The classic half of the shard (set by the shard): a downgraded group continues there. */
   classic: ClassicRebalancer | null = null;
@@ -174,6 +176,16 @@ export class ConsumerGroupManager {
   }
 
   heartbeat(req: HeartbeatRequest, info: RequestInfo): OpResult<HeartbeatResponse> {
+    // regexes resolved during this heartbeat keep the topics its principal may DESCRIBE
+    this.describable = info.describableTopic;
+    try {
+      return this.heartbeatOp(req, info);
+    } finally {
+      this.describable = undefined;
+    }
+  }
+
+  private heartbeatOp(req: HeartbeatRequest, info: RequestInfo): OpResult<HeartbeatResponse> {
     if (req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH)
       return this.leave(req);
     const records: CoordinatorRecord[] = [];
@@ -809,6 +821,9 @@ export class ConsumerGroupManager {
         if (pattern.matches(name)) topics.add(name);
       }
     }
+    // filterTopicDescribeAuthorizedTopics: only the topics the heartbeat's principal may DESCRIBE
+    const describable = this.describable;
+    if (describable) for (const name of [...topics]) if (!describable(name)) topics.delete(name);
     const resolved = { topics, version: this.metadataVersion(), timestamp: this.ctx.clock() };
     if (this.fresh?.groupId === group.groupId) this.fresh.resolved.set(regex, resolved);
     const ms = Date.now() - started;

@@ -77,6 +77,12 @@ export interface RequestInfo {
   clientId: string;
   /** "/127.0.0.1" as Kafka prints InetAddress */
   clientHost: string;
+  /**
+   * With an authorizer: whether the request's principal may DESCRIBE a topic. Regexes resolved in a
+   * ConsumerGroupHeartbeat keep only those topics (GroupMetadataManager.filterTopicDescribeAuthorizedTopics,
+   * with the context of the heartbeat that refreshes them). Absent: no filtering.
+   */
+  describableTopic?: (topic: string) => boolean;
 }
 
 /** A promise with its resolver; resolving twice keeps the first value. */
