@@ -346,7 +346,7 @@ export class BrokerOnlyServer {
         connectionsMaxIdleMs: Number(config.getLong('connections.max.idle.ms')),
         requestLog: config.requestLog,
         ...socketServerLimits(config),
-      ipConnectionRate: (ip) => connectionRateQuotaFor(loader.image, ip),
+        ipConnectionRate: (ip) => connectionRateQuotaFor(loader.image, ip),
         authenticatorFor: saslAuthenticatorFactory(
           saslListenerConfigs(config),
           imageScramCredentials(() => loader.image.scramCredentials),
