@@ -261,6 +261,8 @@ async function scenario(bootstrap: string, who: string, topicId: (name: string) 
       }),
     );
     out['UnregisterBroker'] = masked(await c.request(ApiKey.UnregisterBroker, 0, { brokerId: 99 }));
+    // DESCRIBE_CONFIGS on the cluster, before anything else (groups with dynamic configs: none here)
+    out['ListConfigResources'] = masked(await c.request(ApiKey.ListConfigResources, 1, { resourceTypes: [32] }));
     // the ACL APIs (AclApis: authorizeClusterOperation, its message in every result)
     const acl = {
       resourceType: 2,
@@ -366,6 +368,7 @@ test('the admin APIs answer alice and bob with the same codes as Kafka 4.4.0, be
   assert.match(JSON.stringify(denied['DescribeConfigs']), /29.*29.*31.*30/);
   assert.match(JSON.stringify(denied['ListPartitionReassignments']), /"errorCode":31/);
   assert.match(JSON.stringify(denied['DescribeLogDirs']), /"errorCode":31/);
+  assert.match(JSON.stringify(denied['ListConfigResources']), /"errorCode":31/);
 
   // alice: the topic adm-a, DESCRIBE on adm-c, the cluster's configs, the group's
   for (const [, bootstrap] of targets) {
@@ -393,6 +396,7 @@ test('the admin APIs answer alice and bob with the same codes as Kafka 4.4.0, be
     unknown
   >;
   assert.match(JSON.stringify(granted['DescribeConfigs']), /"adm-a",0/);
+  assert.match(JSON.stringify(granted['ListConfigResources']), /"errorCode":0/);
 
   // the tools print the same
   for (const [what, cls, user, args] of [

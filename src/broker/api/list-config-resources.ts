@@ -3,8 +3,8 @@
 // v0 knows only client-metrics resources; v1 takes ResourceTypes (empty = every supported type) and
 // answers UNSUPPORTED_VERSION when one is not supported. Resources come in Kafka's order: groups
 // with dynamic configs, client-metrics resources, then each registered broker on the request's
-// listener as a BROKER_LOGGER and as a BROKER resource, then every topic. Cluster DESCRIBE_CONFIGS
-// authorization is not checked: there are no ACLs yet.
+// listener as a BROKER_LOGGER and as a BROKER resource, then every topic. Without DESCRIBE_CONFIGS on
+// the cluster the answer is CLUSTER_AUTHORIZATION_FAILED, checked first as Kafka 4.4 does.
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type {
   ListConfigResourcesRequest,
@@ -17,6 +17,7 @@ import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { brokerNodes, imageOf } from './admin-support.js';
+import { AclOperation, authorizeCluster } from './authz.js';
 
 /** ListConfigResourcesRequest.supportedResourceTypes. */
 function supportedResourceTypes(version: number): readonly number[] {
@@ -46,6 +47,8 @@ function handle(
   req: ListConfigResourcesRequest,
   services: BrokerServices,
 ): ListConfigResourcesResponse {
+  if (!authorizeCluster(services, ctx, AclOperation.DESCRIBE_CONFIGS))
+    return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, configResources: [] };
   const supported = supportedResourceTypes(ctx.apiVersion);
   const asked = ctx.apiVersion >= 1 && req.resourceTypes.length > 0 ? req.resourceTypes : supported;
   if (asked.some((t) => !supported.includes(t))) {
