@@ -15,26 +15,11 @@
 // Kafka's; a difference is reported per action.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
-import { startBroker, boundPorts, type BrokerProcess } from '../helpers/broker-process.js';
-import { runTkafka } from '../helpers/tool-run.js';
 import { REPO_ROOT } from '../helpers/spec-models.js';
-
-const SCRAM_MODULE = 'org.apache.kafka.common.security.scram.ScramLoginModule';
-const AUTHZ = {
-  'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
-  // ANONYMOUS: the PLAINTEXT listeners (Kafka's broker-to-controller connections, the users' creation)
-  'super.users': 'User:admin;User:ANONYMOUS',
-};
-const SASL = {
-  'listener.name.sasl.sasl.enabled.mechanisms': 'SCRAM-SHA-512',
-  'listener.name.sasl.scram-sha-512.sasl.jaas.config': `${SCRAM_MODULE} required;`,
-};
-const USERS = ['admin', 'alice', 'bob'];
+import { createUsers, startSecuredPair, tkafkaTool, type Node, type SecuredPair } from './acl-tenant/nodes.js';
 
 const SOURCE_DIR = join(REPO_ROOT, 'test', 'interop', 'acl-tenant');
 const JAVA_SOURCE = join(SOURCE_DIR, 'TenantClient.java');
@@ -67,37 +52,7 @@ const EXPECTED_PYTHON = [
   'action=bob-consume-billing outcome=ok records=3',
 ];
 
-interface Node {
-  name: string;
-  plaintext: string;
-  sasl: string;
-}
-
-let kafka: ApacheKafka;
-let tkafka: BrokerProcess;
-let dir: string;
-let kafkaNode: Node;
-let tkafkaNode: Node;
-
-function adminConfig(): string {
-  const file = join(dir, 'admin.properties');
-  writeFileSync(
-    file,
-    [
-      'security.protocol=SASL_PLAINTEXT',
-      'sasl.mechanism=SCRAM-SHA-512',
-      `sasl.jaas.config=${SCRAM_MODULE} required username="admin" password="admin-secret";`,
-      '',
-    ].join('\n'),
-  );
-  return file;
-}
-
-async function tkafkaTool(tool: string, args: string[]): Promise<string> {
-  const r = await runTkafka(tool, args);
-  if (r.code !== 0) throw new Error(`tkafka ${tool} ${args.join(' ')} failed (exit ${r.code}): ${r.out}${r.err}`);
-  return r.out;
-}
+let pair: SecuredPair;
 
 /** The ACLs of the scenario, with `kafka-acls.sh`'s flags. */
 const ACLS = [
@@ -109,20 +64,9 @@ const ACLS = [
 
 async function setUp(node: Node, acls: (args: string[]) => Promise<void>): Promise<void> {
   // the users, through the PLAINTEXT listener (ANONYMOUS is a super user)
-  for (const user of USERS)
-    await tkafkaTool('configs', [
-      '--bootstrap-server',
-      node.plaintext,
-      '--alter',
-      '--entity-type',
-      'users',
-      '--entity-name',
-      user,
-      '--add-config',
-      `SCRAM-SHA-512=[password=${user}-secret]`,
-    ]);
+  await createUsers(node, ['admin', 'alice', 'bob']);
   // admin, authenticated with SCRAM-SHA-512, makes the topics and the ACLs
-  const config = adminConfig();
+  const config = pair.clientConfig('admin');
   for (const topic of ['orders-eu', 'payments'])
     await tkafkaTool('topics', [
       '--bootstrap-server',
@@ -144,38 +88,19 @@ async function setUp(node: Node, acls: (args: string[]) => Promise<void>): Promi
 }
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tkafka-acl-tenant-'));
-  kafka = await startApacheKafka({
-    extraListeners: { SASL: 'SASL_PLAINTEXT' },
-    overrides: { ...AUTHZ, ...SASL },
-  });
-  tkafka = await startBroker({
-    overrides: {
-      listeners: 'PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0,SASL://127.0.0.1:0',
-      'advertised.listeners': 'PLAINTEXT://127.0.0.1:0,SASL://127.0.0.1:0',
-      'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL:SASL_PLAINTEXT',
-      ...SASL,
-      ...AUTHZ,
-    },
-  });
-  const ports = boundPorts(tkafka.output(), ['PLAINTEXT', 'CONTROLLER', 'SASL'])!;
-  kafkaNode = { name: 'Kafka 4.4.0', plaintext: kafka.bootstrap, sasl: `127.0.0.1:${kafka.listenerPorts['SASL']}` };
-  tkafkaNode = { name: 'tkafka', plaintext: tkafka.bootstrap, sasl: `127.0.0.1:${ports.get('SASL')}` };
-  await setUp(kafkaNode, async (args) => {
-    const r = await kafka.runTool('org.apache.kafka.tools.AclCommand', args);
+  pair = await startSecuredPair();
+  await setUp(pair.kafkaNode, async (args) => {
+    const r = await pair.kafka.runTool('org.apache.kafka.tools.AclCommand', args);
     if (r.exitCode !== 0) throw new Error(`kafka-acls.sh ${args.join(' ')} failed: ${r.stdout}${r.stderr}`);
   });
-  await setUp(tkafkaNode, async (args) => {
+  await setUp(pair.tkafkaNode, async (args) => {
     await tkafkaTool('acls', args);
   });
   await ensureJavaCompiled();
 });
 
 after(async () => {
-  await kafka?.cleanup();
-  await tkafka?.stop();
-  tkafka?.cleanup();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await pair?.cleanup();
 });
 
 /** Compiles TenantClient.java against kafka-clients 4.4.0 when its class is missing or older. */
@@ -246,12 +171,12 @@ for (const [client, expected, label] of [
   ['python', EXPECTED_PYTHON, 'confluent-kafka 2.15'],
 ] as const) {
   test(`tenant scenario on Apache Kafka 4.4.0 with ${label}: the authorization errors Kafka gives`, async () => {
-    assert.deepEqual(await lines(client, () => kafkaNode), expected);
+    assert.deepEqual(await lines(client, () => pair.kafkaNode), expected);
   });
 
   test(`tenant scenario on tkafka with ${label}: the same outcome as Kafka for every action`, async () => {
-    const k = await lines(client, () => kafkaNode);
-    const t = await lines(client, () => tkafkaNode);
+    const k = await lines(client, () => pair.kafkaNode);
+    const t = await lines(client, () => pair.tkafkaNode);
     const diff = differences(t, k);
     assert.deepEqual(diff, [], `${diff.length} action(s) differ from Kafka 4.4.0:\n ${diff.join('\n ')}`);
   });
