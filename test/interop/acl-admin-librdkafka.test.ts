@@ -14,6 +14,7 @@
 // child process whose crash is the outcome Kafka's CLUSTER_AUTHORIZATION_FAILED gives.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { REPO_ROOT } from '../helpers/spec-models.js';
@@ -110,9 +111,6 @@ const KAFKA_ANSWERS = [
   '  admin SCRAM_SHA_512:4096',
   '  alice SCRAM_SHA_512:4096',
   '  bob SCRAM_SHA_512:4096',
-  'bob describe_user_scram_credentials alice,bob',
-  '  alice -> CLUSTER_AUTHORIZATION_FAILED',
-  '  bob -> CLUSTER_AUTHORIZATION_FAILED',
   'bob describe_user_scram_credentials child -> crashed (signal 6)',
   'bob alter_user_scram_credentials upsert bob SCRAM-SHA-256:4096 bob -> CLUSTER_AUTHORIZATION_FAILED',
 ];
@@ -120,6 +118,8 @@ const KAFKA_ANSWERS = [
 let pair: SecuredPair;
 
 before(async () => {
+  if (!existsSync(PYTHON))
+    throw new Error(`confluent-kafka's venv is missing (${PYTHON}): run bash test/clients/python/setup.sh`);
   pair = await startSecuredPair();
   for (const node of [pair.kafkaNode, pair.tkafkaNode]) await createUsers(node, ['admin', 'alice', 'bob']);
 });

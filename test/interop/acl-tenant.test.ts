@@ -97,6 +97,8 @@ before(async () => {
     await tkafkaTool('acls', args);
   });
   await ensureJavaCompiled();
+  if (!existsSync(PYTHON))
+    throw new Error(`confluent-kafka's venv is missing (${PYTHON}): run bash test/clients/python/setup.sh`);
 });
 
 after(async () => {
