@@ -250,7 +250,7 @@ test('producer_byte_rate: the throttled client sees throttle_time_ms and is mute
   }
 });
 
-test('consumer_byte_rate: a fetching client over its quota sees throttle_time_ms', async () => {
+test('consumer_byte_rate: a fetching client over its quota sees throttle_time_ms and an empty answer', async () => {
   const set = await configs([
     '--alter',
     '--entity-type',
@@ -289,18 +289,93 @@ test('consumer_byte_rate: a fetching client over its quota sees throttle_time_ms
         forgottenTopicsData: [],
         rackId: '',
       });
-    const throttle = await waitFor(
+    const writer = await Conn.open(broker.port, 'writer');
+    try {
+      assert.equal((await produce(writer, batchOf(64 * 1024))).responses[0]!.partitionResponses[0]!.errorCode, 0);
+    } finally {
+      writer.close();
+    }
+    const throttled = await waitFor(
       async () => {
         const r = await fetch();
         assert.equal(r.errorCode, ErrorCode.NONE);
-        return r.throttleTimeMs;
+        return r.throttleTimeMs > 0 ? r : null;
       },
       { what: 'a throttled fetch', timeoutMs: 20_000, intervalMs: 1 },
     );
-    assert.ok(throttle > 0);
+    // as Kafka's FetchContext.getThrottledResponse: no partitions, the bytes taken back off the rate
+    assert.deepEqual(throttled.responses, [], 'a throttled fetch is answered empty');
+    // the data was there: once the quota is removed the same fetch returns it
+    const removed = await configs([
+      '--alter',
+      '--entity-type',
+      'clients',
+      '--entity-name',
+      'reader',
+      '--delete-config',
+      'consumer_byte_rate',
+    ]);
+    assert.equal(removed.code, 0, removed.err);
+    await waitFor(
+      async () => {
+        const r = await fetch();
+        return r.throttleTimeMs === 0 && (r.responses[0]?.partitions[0]?.records?.length ?? 0) > 0;
+      },
+      { what: 'the data once the quota is removed', timeoutMs: 20_000 },
+    );
   } finally {
     c.close();
   }
+});
+
+test('request_percentage: a client keeping the broker busy over its share sees throttle_time_ms (at most one quota window) on any API; another client id is not', async () => {
+  const set = await configs([
+    '--alter',
+    '--entity-type',
+    'clients',
+    '--entity-name',
+    'busy',
+    '--add-config',
+    'request_percentage=1',
+  ]);
+  assert.equal(set.code, 0, set.err);
+  const busy = await Conn.open(broker.port, 'busy');
+  const calm = await Conn.open(broker.port, 'calm');
+  const metadata = (c: Conn): Promise<ApiResponse<typeof ApiKey.Metadata>> =>
+    c.request(ApiKey.Metadata, 12, {
+      topics: null,
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    });
+  try {
+    // 1% is 10 ms of the broker's time per second: back-to-back requests exceed it within a few
+    // hundred (bounded); the quota reaches the broker's image after the alter
+    let throttled = 0;
+    for (let i = 0; i < 20_000 && throttled === 0; i++) {
+      const r = i % 2 === 0 ? await metadata(busy) : await produce(busy, batchOf(4096));
+      throttled = r.throttleTimeMs;
+    }
+    assert.ok(throttled > 0, 'a busy client sees throttle_time_ms');
+    assert.ok(throttled <= 1000, `bounded by one quota window (quota.window.size.seconds=1): ${throttled} ms`);
+    for (let i = 0; i < 200; i++) assert.equal((await metadata(calm)).throttleTimeMs, 0, 'another client id');
+  } finally {
+    busy.close();
+    calm.close();
+  }
+  assert.equal(
+    (
+      await configs([
+        '--alter',
+        '--entity-type',
+        'clients',
+        '--entity-name',
+        'busy',
+        '--delete-config',
+        'request_percentage',
+      ])
+    ).code,
+    0,
+  );
 });
 
 test('controller_mutation_rate: CreateTopics v6+ refuses topics once the bucket is empty (89), older versions only throttle', async () => {

@@ -32,6 +32,7 @@ import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
 import { connectionLimitsPublisher, socketServerLimits } from './network/connection-limits-config.js';
 import { connectionRateQuotaFor } from './quota/connection-quotas.js';
+import { requestQuotaOf } from './quota/managers.js';
 import { acceptorListeners, ListenerStores, tlsReloadPublisher } from './network/tls-listener.js';
 import type { ReplicationQuotas } from './replication/replication-quotas.js';
 import { ReplicaManager } from './replication/replica-manager.js';
@@ -347,6 +348,7 @@ export class BrokerOnlyServer {
         requestLog: config.requestLog,
         ...socketServerLimits(config),
         ipConnectionRate: (ip) => connectionRateQuotaFor(loader.image, ip),
+        requestQuota: requestQuotaOf(services),
         authenticatorFor: saslAuthenticatorFactory(
           saslListenerConfigs(config),
           imageScramCredentials(() => loader.image.scramCredentials),

@@ -19,6 +19,7 @@ import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
 import { socketServerLimits } from './network/connection-limits-config.js';
 import { connectionRateQuotaFor } from './quota/connection-quotas.js';
+import { requestQuotaOf } from './quota/managers.js';
 import { acceptorListeners } from './network/tls-listener.js';
 import { nodeOutgoingSecurity } from './security/outgoing.js';
 import { saslListenerConfigs } from './security/config.js';
@@ -161,6 +162,7 @@ export class ControllerOnlyServer {
       requestLog: config.requestLog,
       ...socketServerLimits(config),
       ipConnectionRate: (ip) => connectionRateQuotaFor(controller.image, ip),
+      requestQuota: requestQuotaOf(services),
       // a SASL controller listener authenticates the other controllers and the brokers
       authenticatorFor: saslAuthenticatorFactory(
         saslListenerConfigs(config),

@@ -17,7 +17,8 @@ import type { ApiVersionsRequest } from '../../protocol/generated/protocol/ApiVe
 import { ErrorCode } from '../../protocol/errors.js';
 import { isValidApiVersionsRequest } from './api-versions.js';
 import { apiName, type HandlerRegistry, type ListenerType } from './registry.js';
-import { requestThrottleOf, throttle, unmuted } from '../quota/throttle.js';
+import { requestThrottleOf, setRequestThrottle, throttle, unmuted } from '../quota/throttle.js';
+import { isExemptFromRequestQuota, metered, type RequestQuota } from '../quota/request-time.js';
 import { CloseConnectionError, type ApiHandler, type ClientInformation, type RequestContext } from './types.js';
 
 export interface Logger {
@@ -72,6 +73,8 @@ export class Dispatcher<Services = unknown> {
     private readonly registry: HandlerRegistry,
     private readonly services: Services,
     private readonly logger: Logger = stderrLogger,
+    /** request_percentage quotas (broker nodes); none: no request is metered. */
+    private readonly requestQuota?: RequestQuota,
   ) {}
 
   async dispatch(frame: Buffer, conn: ConnectionInfo): Promise<DispatchOutcome> {
@@ -157,8 +160,16 @@ export class Dispatcher<Services = unknown> {
     };
 
     let response: unknown;
+    const quota = this.requestQuota?.active() && !isExemptFromRequestQuota(ctx, body) ? this.requestQuota : undefined;
     try {
-      response = await handler.handle(ctx, body, this.services);
+      if (quota) {
+        const h = handler;
+        const { value, ms } = await metered(async () => h.handle(ctx, body, this.services));
+        response = value;
+        if (response !== undefined) this.throttleRequest(quota, ctx, response, ms);
+      } else {
+        response = await handler.handle(ctx, body, this.services);
+      }
       if (response === undefined) throw new Error(`handler returned undefined (use null for "no response")`);
     } catch (e) {
       if (e instanceof CloseConnectionError) return close(e.message, peeked);
@@ -184,6 +195,22 @@ export class Dispatcher<Services = unknown> {
       } catch (e2) {
         return close(`cannot encode the error response to ${describe(ctx)}: ${msg(e2)}`, peeked);
       }
+    }
+  }
+
+  /**
+   * ClientRequestQuotaManager.maybeRecordAndGetThrottleTimeMs for a handled request: its time recorded
+   * for its (user, client-id); when over the quota, the response's throttle_time_ms is at least the
+   * throttle and the connection is muted for it (a handler's own byte-rate throttle may be larger: the
+   * larger counts, as Produce's and Fetch's max of the two in Kafka).
+   */
+  private throttleRequest(quota: RequestQuota, ctx: RequestContext, response: unknown, ms: number): void {
+    const throttleMs = quota.recordAndGetThrottleTimeMs(ctx, ms);
+    if (throttleMs <= 0) return;
+    setRequestThrottle(ctx, throttleMs);
+    if (response !== null && typeof response === 'object' && 'throttleTimeMs' in response) {
+      const r = response as { throttleTimeMs: number };
+      r.throttleTimeMs = Math.max(r.throttleTimeMs, throttleMs);
     }
   }
 

@@ -226,17 +226,23 @@ async function handleFetch(
   const results = reqs.length > 0 ? await rm.fetchMessages(n.params, reqs, ctx.connectionId) : [];
   const updates: ResponseEntry[] = interesting.map((e, i) => ({ tp: e.tp, result: adjust(v, rm, e.tp, results[i]!) }));
   for (const e of erroneous) updates.push(e);
-  const out = context.updateAndGenerateResponseData(updates);
-  const body = buildResponse(v, ctx, rm, out.errorCode, out.sessionId, out.entries);
+  let throttleMs = 0;
   if (!isFollower) {
     // KafkaApis.handleFetchRequest: a consumer's response size against consumer_byte_rate (quota/);
-    // tkafka counts the records' bytes and answers them (Kafka answers a throttled fetch empty)
+    // a throttled fetch is taken back off the rate and answered empty, its session left as it was
     let size = 0;
-    for (const e of out.entries) size += e.result.records.length;
-    const ms = quotasOf(services).fetch.recordAndGetThrottleTimeMs(ctx.principal, ctx.clientId ?? '', size, Date.now());
-    setRequestThrottle(ctx, ms);
-    body.throttleTimeMs = ms;
+    for (const e of updates) size += e.result.records.length;
+    const quota = quotasOf(services).fetch;
+    const now = Date.now();
+    throttleMs = quota.recordAndGetThrottleTimeMs(ctx.principal, ctx.clientId ?? '', size, now);
+    if (throttleMs > 0) {
+      quota.unrecord(ctx.principal, ctx.clientId ?? '', size, now);
+      setRequestThrottle(ctx, throttleMs);
+    }
   }
+  const out = throttleMs > 0 ? context.throttledResponse() : context.updateAndGenerateResponseData(updates);
+  const body = buildResponse(v, ctx, rm, out.errorCode, out.sessionId, out.entries);
+  body.throttleTimeMs = throttleMs;
   return body;
 }
 

@@ -1,6 +1,7 @@
 // The socket server: one Acceptor per listener (a net.Server), a Connection per socket (the
 // Processor's per-channel work), all on the event loop. Listener names in
 // controller.listener.names are controller listeners: the registry serves them controller APIs.
+import type { RequestQuota } from '../quota/request-time.js';
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { Dispatcher, stderrLogger, type Logger } from '../api/dispatcher.js';
@@ -62,6 +63,8 @@ export interface SocketServerOptions<Services = unknown> {
    * `ip` entity, else the default `ip` entity), undefined for none. Filled by the client-quota work.
    */
   readonly ipConnectionRate?: (ip: string) => number | undefined;
+  /** request_percentage quotas, metered by the dispatcher (quota/request-time.ts). */
+  readonly requestQuota?: RequestQuota;
   /** queued.max.request.bytes (<= 0: unbounded) across every connection. */
   readonly queuedMaxRequestBytes?: number;
   /** queued.max.requests: requests read and waiting to be handled, across every connection (default 500). */
@@ -143,7 +146,7 @@ export class SocketServer<Services = unknown> {
     }
     this.controllerNames = new Set((opts.controllerListenerNames ?? ['CONTROLLER']).map((n) => n.toUpperCase()));
     this.logger = opts.logger ?? stderrLogger;
-    this.dispatcher = new Dispatcher(opts.registry, opts.services as Services, this.logger);
+    this.dispatcher = new Dispatcher(opts.registry, opts.services as Services, this.logger, opts.requestQuota);
     const sinks: ((e: RequestLogEntry) => void)[] = [];
     if (opts.requestLog) sinks.push(requestLogWriter());
     if (opts.onRequest) sinks.push(opts.onRequest);

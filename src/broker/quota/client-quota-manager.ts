@@ -194,6 +194,8 @@ export class ClientQuotaManager {
     readonly key: ClientQuotaKey,
     private readonly config: QuotaWindowConfig,
     private readonly image: () => MetadataImage | null,
+    /** ClientRequestQuotaManager's bound on a throttle (one quota window); none for the byte rates. */
+    private readonly maxThrottleMs = Infinity,
   ) {}
 
   /** Whether any entity of the image has a quota of this type (ClientQuotaManager.quotasEnabled). */
@@ -237,7 +239,7 @@ export class ClientQuotaManager {
     if (bound === undefined) return 0;
     const observed = s.rate.measure(now);
     if (observed <= bound) return 0;
-    return throttleTime(observed, bound, s.rate.windowSize(now));
+    return Math.min(throttleTime(observed, bound, s.rate.windowSize(now)), this.maxThrottleMs);
   }
 
   /** ClientQuotaManager.unrecordQuotaSensor: a value taken back (a throttled Fetch answers empty). */
@@ -253,6 +255,8 @@ export class ClientQuotaManager {
 export interface QuotaManagers {
   readonly produce: ClientQuotaManager;
   readonly fetch: ClientQuotaManager;
+  /** request_percentage (ClientRequestQuotaManager): a throttle is at most one quota window. */
+  readonly request: ClientQuotaManager;
 }
 
 export function createQuotaManagers(
@@ -263,5 +267,6 @@ export function createQuotaManagers(
   return {
     produce: new ClientQuotaManager('producer_byte_rate', window, image),
     fetch: new ClientQuotaManager('consumer_byte_rate', window, image),
+    request: new ClientQuotaManager('request_percentage', window, image, window.windowMs),
   };
 }

@@ -7,6 +7,7 @@ import { metadataSourceOf } from '../services.js';
 import { createQuotaManagers, quotaWindowConfig, type QuotaManagers } from './client-quota-manager.js';
 import { ControllerMutationQuotaManager, ThrottlingQuotaExceeded } from './controller-mutation-quota.js';
 import { setRequestThrottle } from './throttle.js';
+import { msToPercentage, setRequestMetering, type RequestQuota } from './request-time.js';
 
 export { setRequestThrottle };
 
@@ -62,4 +63,18 @@ export function quotasOf(services: BrokerServices): QuotaManagers {
     managers.set(services, (m = createQuotaManagers(config, source)));
   }
   return m;
+}
+
+/** The node's request_percentage quotas, as the dispatcher uses them. */
+export function requestQuotaOf(services: BrokerServices): RequestQuota {
+  const request = (): ReturnType<typeof quotasOf>['request'] => quotasOf(services).request;
+  return {
+    active() {
+      const on = request().quotasEnabled();
+      setRequestMetering(on);
+      return on;
+    },
+    recordAndGetThrottleTimeMs: (ctx, ms) =>
+      request().recordAndGetThrottleTimeMs(ctx.principal, ctx.clientId ?? '', msToPercentage(ms), Date.now()),
+  };
 }

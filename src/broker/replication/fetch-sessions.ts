@@ -118,6 +118,11 @@ export interface FetchContext {
   partitions(): FetchEntry[];
   /** The response's top-level error, session id and partitions (pruned for incremental fetches). */
   updateAndGenerateResponseData(updates: ResponseEntry[]): ContextResponse;
+  /**
+   * FetchContext.getThrottledResponse: a quota-throttled fetch is answered empty and leaves the
+   * session as it was (no session is created), so the same data comes with the next fetch.
+   */
+  throttledResponse(): ContextResponse;
 }
 
 class SessionErrorContext implements FetchContext {
@@ -129,6 +134,9 @@ class SessionErrorContext implements FetchContext {
   updateAndGenerateResponseData(): ContextResponse {
     return { errorCode: this.error, sessionId: INVALID_SESSION_ID, entries: [] };
   }
+  throttledResponse(): ContextResponse {
+    return this.updateAndGenerateResponseData();
+  }
 }
 
 class SessionlessFetchContext implements FetchContext {
@@ -139,6 +147,9 @@ class SessionlessFetchContext implements FetchContext {
   }
   updateAndGenerateResponseData(updates: ResponseEntry[]): ContextResponse {
     return { errorCode: ErrorCode.NONE, sessionId: INVALID_SESSION_ID, entries: updates };
+  }
+  throttledResponse(): ContextResponse {
+    return { errorCode: ErrorCode.NONE, sessionId: INVALID_SESSION_ID, entries: [] };
   }
 }
 
@@ -188,6 +199,13 @@ class IncrementalFetchContext implements FetchContext {
       out.push({ tp: { topic: cp.topic, topicId: cp.topicId, partition: cp.partition }, data: cp.data });
     }
     return out;
+  }
+
+  throttledResponse(): ContextResponse {
+    const s = this.session;
+    if (s.epoch !== nextEpoch(this.requestEpoch))
+      return { errorCode: ErrorCode.INVALID_FETCH_SESSION_EPOCH, sessionId: s.id, entries: [] };
+    return { errorCode: ErrorCode.NONE, sessionId: s.id, entries: [] };
   }
 
   updateAndGenerateResponseData(updates: ResponseEntry[]): ContextResponse {
