@@ -4,13 +4,8 @@
 // listing ACLs with a filter in StandardAcl order.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  AclOperation as Op,
-  AclPermissionType as Perm,
-  PatternType,
-  ResourceType,
-  type AclBinding,
-} from '../src/broker/authorizer/acl.js';
+import { AclOperation as Op, AclPermissionType as Perm, PatternType, ResourceType } from '../src/protocol/acl.js';
+import type { AclBinding } from '../src/broker/authorizer/acl.js';
 import {
   StandardAuthorizer,
   findResult,

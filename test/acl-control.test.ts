@@ -3,13 +3,8 @@
 // serialized and read back, applied to the metadata image, written again in a snapshot.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  AclOperation as Op,
-  AclPermissionType as Perm,
-  PatternType,
-  ResourceType,
-  type AclBinding,
-} from '../src/broker/authorizer/acl.js';
+import { AclOperation as Op, AclPermissionType as Perm, PatternType, ResourceType } from '../src/protocol/acl.js';
+import type { AclBinding } from '../src/broker/authorizer/acl.js';
 import { createAcls, deleteAcls, validateNewAcl } from '../src/broker/controller/acls.js';
 import { ImageBuilder } from '../src/broker/metadata/delta.js';
 import { MetadataImage } from '../src/broker/metadata/image.js';

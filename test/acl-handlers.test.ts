@@ -21,7 +21,7 @@ import { serializePrincipal } from '../src/broker/forwarding/principal.js';
 import { ControllerChannel } from '../src/broker/forwarding/controller-channel.js';
 import { ForwardingManager } from '../src/broker/forwarding/forwarding-manager.js';
 import type { RequestContext } from '../src/broker/api/types.js';
-import { AclOperation, AclPermissionType, PatternType, ResourceType } from '../src/broker/authorizer/acl.js';
+import { AclOperation, AclPermissionType, PatternType, ResourceType } from '../src/protocol/acl.js';
 
 const STANDARD = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer';
 

@@ -7,7 +7,7 @@
 import { ErrorCode } from '../../protocol/errors.js';
 import { ConfigResourceType } from '../metadata/image.js';
 import type { BrokerServices } from '../services.js';
-import { operationName } from '../authorizer/acl.js';
+import { operationName } from '../../protocol/acl.js';
 import { AclOperation, authorize, authorizeCluster, authorizerOf, ResourceType } from './authz.js';
 import { ANONYMOUS_PRINCIPAL } from './dispatcher.js';
 import type { ApiHandler, RequestContext } from './types.js';

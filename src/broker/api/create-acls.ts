@@ -7,7 +7,7 @@
 import { ApiKey } from '../../protocol/generated/apis.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { CreateAclsRequest, CreateAclsResponse } from '../../protocol/generated/protocol/CreateAcls.js';
-import { AclOperation } from '../authorizer/acl.js';
+import { AclOperation } from '../../protocol/acl.js';
 import { aclBindingOf } from '../controller/acls.js';
 import type { BrokerServices } from '../services.js';
 import { authorizeCluster, authorizerOf } from './authz.js';

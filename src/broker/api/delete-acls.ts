@@ -7,7 +7,7 @@
 import { ApiKey } from '../../protocol/generated/apis.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { DeleteAclsRequest, DeleteAclsResponse } from '../../protocol/generated/protocol/DeleteAcls.js';
-import { AclOperation } from '../authorizer/acl.js';
+import { AclOperation } from '../../protocol/acl.js';
 import { aclFilterOf } from '../controller/acls.js';
 import type { BrokerServices } from '../services.js';
 import { authorizeCluster, authorizerOf } from './authz.js';

@@ -18,9 +18,8 @@ import {
   patternTypeFromCode,
   permissionTypeFromCode,
   resourceTypeFromCode,
-  type AclBinding,
-  type AclBindingFilter,
-} from '../authorizer/acl.js';
+} from '../../protocol/acl.js';
+import { type AclBinding, type AclBindingFilter } from '../authorizer/acl.js';
 import type { BrokerServices } from '../services.js';
 import { authorizeCluster, authorizerOf } from './authz.js';
 import { CloseConnectionError, type ApiHandler, type RequestContext } from './types.js';

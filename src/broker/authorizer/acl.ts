@@ -15,8 +15,6 @@ import {
   resourceTypeFromCode,
 } from '../../protocol/acl.js';
 
-export * from '../../protocol/acl.js';
-
 /** An AclBinding: a resource pattern and an access control entry (StandardAcl's fields). */
 export interface AclBinding {
   readonly resourceType: number;

@@ -17,12 +17,8 @@ import {
   ResourceType,
   WILDCARD_PRINCIPAL,
   WILDCARD_RESOURCE,
-  bindingOf,
-  compareAcls,
-  aclFilterMatches,
-  type AclBinding,
-  type AclBindingFilter,
-} from './acl.js';
+} from '../../protocol/acl.js';
+import { bindingOf, compareAcls, aclFilterMatches, type AclBinding, type AclBindingFilter } from './acl.js';
 
 export { STANDARD_AUTHORIZER_CLASS };
 
