@@ -63,6 +63,13 @@ class Conn {
 const configs = (args: string[]): ReturnType<typeof runTkafka> =>
   runTkafka('configs', ['--bootstrap-server', broker.bootstrap, ...args]);
 
+/** `tkafka configs --alter --entity-type clients --entity-name <name> --add-config|--delete-config <config>`. */
+const clientQuota = (
+  name: string,
+  op: '--add-config' | '--delete-config',
+  config: string,
+): ReturnType<typeof runTkafka> => configs(['--alter', '--entity-type', 'clients', '--entity-name', name, op, config]);
+
 /** A batch of about `bytes` bytes (one record). */
 const batchOf = (bytes: number): Buffer =>
   buildRecordBatchSync({ records: [{ key: null, value: Buffer.alloc(bytes, 7) }] });
@@ -189,15 +196,7 @@ test('AlterClientQuotas: Kafka validation per entity, validateOnly writes nothin
 });
 
 test('producer_byte_rate: the throttled client sees throttle_time_ms and is muted; another client id is not', async () => {
-  const set = await configs([
-    '--alter',
-    '--entity-type',
-    'clients',
-    '--entity-name',
-    'slow',
-    '--add-config',
-    'producer_byte_rate=102400',
-  ]);
+  const set = await clientQuota('slow', '--add-config', 'producer_byte_rate=102400');
   assert.deepEqual(set, { code: 0, out: 'Completed updating config for client slow.\n', err: '' });
   const slow = await Conn.open(broker.port, 'slow');
   const fast = await Conn.open(broker.port, 'fast');
@@ -225,20 +224,7 @@ test('producer_byte_rate: the throttled client sees throttle_time_ms and is mute
     fast.close();
   }
   // quota removed: no more throttling of the slow client
-  assert.equal(
-    (
-      await configs([
-        '--alter',
-        '--entity-type',
-        'clients',
-        '--entity-name',
-        'slow',
-        '--delete-config',
-        'producer_byte_rate',
-      ])
-    ).code,
-    0,
-  );
+  assert.equal((await clientQuota('slow', '--delete-config', 'producer_byte_rate')).code, 0);
   const again = await Conn.open(broker.port, 'slow');
   try {
     await waitFor(async () => (await produce(again, batchOf(64 * 1024))).throttleTimeMs === 0, {
@@ -251,15 +237,7 @@ test('producer_byte_rate: the throttled client sees throttle_time_ms and is mute
 });
 
 test('consumer_byte_rate: a fetching client over its quota sees throttle_time_ms and an empty answer', async () => {
-  const set = await configs([
-    '--alter',
-    '--entity-type',
-    'clients',
-    '--entity-name',
-    'reader',
-    '--add-config',
-    'consumer_byte_rate=10240',
-  ]);
+  const set = await clientQuota('reader', '--add-config', 'consumer_byte_rate=10240');
   assert.equal(set.code, 0, set.err);
   const c = await Conn.open(broker.port, 'reader');
   try {
@@ -306,15 +284,7 @@ test('consumer_byte_rate: a fetching client over its quota sees throttle_time_ms
     // as Kafka's FetchContext.getThrottledResponse: no partitions, the bytes taken back off the rate
     assert.deepEqual(throttled.responses, [], 'a throttled fetch is answered empty');
     // the data was there: once the quota is removed the same fetch returns it
-    const removed = await configs([
-      '--alter',
-      '--entity-type',
-      'clients',
-      '--entity-name',
-      'reader',
-      '--delete-config',
-      'consumer_byte_rate',
-    ]);
+    const removed = await clientQuota('reader', '--delete-config', 'consumer_byte_rate');
     assert.equal(removed.code, 0, removed.err);
     await waitFor(
       async () => {
@@ -329,15 +299,7 @@ test('consumer_byte_rate: a fetching client over its quota sees throttle_time_ms
 });
 
 test('request_percentage: a client keeping the broker busy over its share sees throttle_time_ms (at most one quota window) on any API; another client id is not', async () => {
-  const set = await configs([
-    '--alter',
-    '--entity-type',
-    'clients',
-    '--entity-name',
-    'busy',
-    '--add-config',
-    'request_percentage=1',
-  ]);
+  const set = await clientQuota('busy', '--add-config', 'request_percentage=1');
   assert.equal(set.code, 0, set.err);
   const busy = await Conn.open(broker.port, 'busy');
   const calm = await Conn.open(broker.port, 'calm');
@@ -362,32 +324,11 @@ test('request_percentage: a client keeping the broker busy over its share sees t
     busy.close();
     calm.close();
   }
-  assert.equal(
-    (
-      await configs([
-        '--alter',
-        '--entity-type',
-        'clients',
-        '--entity-name',
-        'busy',
-        '--delete-config',
-        'request_percentage',
-      ])
-    ).code,
-    0,
-  );
+  assert.equal((await clientQuota('busy', '--delete-config', 'request_percentage')).code, 0);
 });
 
 test('controller_mutation_rate: CreateTopics v6+ refuses topics once the bucket is empty (89), older versions only throttle', async () => {
-  const set = await configs([
-    '--alter',
-    '--entity-type',
-    'clients',
-    '--entity-name',
-    'creator',
-    '--add-config',
-    'controller_mutation_rate=1',
-  ]);
+  const set = await clientQuota('creator', '--add-config', 'controller_mutation_rate=1');
   assert.equal(set.code, 0, set.err);
   const create = async (
     version: number,
@@ -441,15 +382,7 @@ test('controller_mutation_rate: CreateTopics v6+ refuses topics once the bucket 
 });
 
 test('controller_mutation_rate: CreatePartitions v3+ and DeleteTopics v5+ refused on an empty bucket, older versions throttled', async () => {
-  const set = await configs([
-    '--alter',
-    '--entity-type',
-    'clients',
-    '--entity-name',
-    'deleter',
-    '--add-config',
-    'controller_mutation_rate=0.1',
-  ]);
+  const set = await clientQuota('deleter', '--add-config', 'controller_mutation_rate=0.1');
   assert.equal(set.code, 0, set.err);
   const call = async <K extends ApiKeyWithMessages>(
     apiKey: K,

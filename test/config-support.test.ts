@@ -204,32 +204,39 @@ test('security keys outside the table: an authorizer other than StandardAuthoriz
   assert.deepEqual(loaded.unknownKeys, []);
 });
 
-test('a refused key stops `tkafka server start` with the message and a non-zero exit', async () => {
+/** `tkafka server start` with one more override, on a fresh directory: its exit code and stderr. */
+async function serverStartWith(override: string): Promise<{ exitCode: number | undefined; stderr: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'tkafka-support-'));
   try {
     const r = await execa(
       'node',
-      [
-        'bin/tkafka',
-        'server',
-        'start',
-        '--override',
-        `log.dirs=${dir}`,
-        '--override',
-        'max.decompressed.message.bytes=100',
-      ],
+      ['bin/tkafka', 'server', 'start', '--override', `log.dirs=${dir}`, '--override', override],
       { cwd: REPO_ROOT, reject: false, timeout: 30_000 },
     );
-    assert.equal(r.exitCode, 1, r.stderr);
-    assert.match(
-      r.stderr,
-      /ERROR Exiting Kafka due to fatal exception: max\.decompressed\.message\.bytes=100 is set but tkafka does not enforce it yet \(.*\); remove the setting \(see docs\/config-support\.md\)$/,
-    );
-    assert.doesNotMatch(r.stderr, /Kafka Server started|Awaiting socket connections/);
-    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+    return { exitCode: r.exitCode, stderr: String(r.stderr) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+test('a refused key stops `tkafka server start` with the message and a non-zero exit', async () => {
+  const r = await serverStartWith('max.decompressed.message.bytes=100');
+  assert.equal(r.exitCode, 1, r.stderr);
+  assert.match(
+    r.stderr,
+    /ERROR Exiting Kafka due to fatal exception: max\.decompressed\.message\.bytes=100 is set but tkafka does not enforce it yet \(.*\); remove the setting \(see docs\/config-support\.md\)$/,
+  );
+  assert.doesNotMatch(r.stderr, /Kafka Server started|Awaiting socket connections/);
+  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+});
+
+test('`tkafka server start` refuses an authorizer other than StandardAuthorizer, naming the key', async () => {
+  const r = await serverStartWith('authorizer.class.name=kafka.security.authorizer.AclAuthorizer');
+  assert.equal(r.exitCode, 1, r.stderr);
+  assert.match(
+    r.stderr,
+    /authorizer\.class\.name=kafka\.security\.authorizer\.AclAuthorizer is set but tkafka has no such authorizer: the only one is org\.apache\.kafka\.metadata\.authorizer\.StandardAuthorizer/,
+  );
 });
 
 test('an ignored key gives exactly one WARN line and the broker starts; default values give none', async () => {
