@@ -840,8 +840,13 @@ export class ConsumerGroupManager {
    * resolved again then (GroupMetadataManager.onMetadataUpdate).
    */
   requestMetadataRefresh(): void {
-    // without a metadata offset: a version above the ones written before a restart (the clock has moved on)
-    this.localVersion = Math.max(this.localVersion + 1, this.ctx.clock());
+    // without a metadata offset: a version above every resolution held, those replayed after a restart
+    // included (the clock alone may not have moved on since they were written)
+    let newest = this.localVersion;
+    for (const g of this.ctx.groups.values())
+      if (g.type === 'consumer')
+        for (const r of g.resolvedRegularExpressions.values()) newest = Math.max(newest, r.version);
+    this.localVersion = Math.max(newest + 1, this.ctx.clock());
     this.staleBefore = this.metadataVersion();
     for (const g of this.ctx.groups.values()) if (g.type === 'consumer') g.metadataRefreshDeadline = 0;
   }
