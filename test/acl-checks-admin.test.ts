@@ -441,18 +441,29 @@ describe('a 3-node tkafka cluster with StandardAuthorizer', () => {
     // acks=all reaches every replica
     const lc = await RawClient.connect(cluster.node(leader).port);
     try {
-      const pr = await lc.request(ApiKey.Produce, 9, {
-        transactionalId: null,
-        acks: -1,
-        timeoutMs: 30_000,
-        topicData: [
-          {
-            name: 'rep',
-            partitionData: [{ index: 0, records: buildRecordBatchSync({ records: [{ key: 'k', value: 'v' }] }) }],
-          },
-        ],
-      });
-      assert.equal(pr.responses[0]!.partitionResponses[0]!.errorCode, 0);
+      // the leader's own metadata and replica state may trail the node that answered (a loaded
+      // machine): UNKNOWN_TOPIC_OR_PARTITION and NOT_LEADER_OR_FOLLOWER are retried, as a client
+      // retries them after refreshing its metadata; any other code fails at once
+      await waitFor(
+        async () => {
+          const pr = await lc.request(ApiKey.Produce, 9, {
+            transactionalId: null,
+            acks: -1,
+            timeoutMs: 30_000,
+            topicData: [
+              {
+                name: 'rep',
+                partitionData: [{ index: 0, records: buildRecordBatchSync({ records: [{ key: 'k', value: 'v' }] }) }],
+              },
+            ],
+          });
+          const code = pr.responses[0]!.partitionResponses[0]!.errorCode;
+          if (code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || code === ErrorCode.NOT_LEADER_OR_FOLLOWER) return null;
+          assert.equal(code, 0);
+          return true;
+        },
+        { what: `an acks=all produce through node ${leader}`, timeoutMs: 60_000, intervalMs: 200 },
+      );
     } finally {
       lc.close();
     }
