@@ -22,6 +22,8 @@ import {
 } from '../src/client/errors.js';
 import { createTopics, describeTopics, listTopics } from '../src/client/admin/topics.js';
 import { listOffsets } from '../src/client/admin/offsets.js';
+import { Consumer } from '../src/client/consumer.js';
+import { waitFor } from './helpers/wait-for.js';
 
 /** A decoded request: checking apiKey narrows body to that API's generated request type. */
 type DecodedReq = {
@@ -478,4 +480,52 @@ test('command-config properties configure the client; unsupported security is re
   assert.throws(() => parseBootstrapServers('nohost'), /Invalid url in bootstrap.servers: nohost/);
   assert.equal(javaExceptionClass(56), 'org.apache.kafka.common.errors.KafkaStorageException');
   assert.equal(javaExceptionClass(87), 'org.apache.kafka.common.InvalidRecordException');
+});
+
+test('a consumer assigned a partition its broker does not know yet keeps polling; it positions once the topic appears', async () => {
+  // The first Metadata answers UNKNOWN_TOPIC_OR_PARTITION for the topic (a broker still replaying the
+  // controller's record); Kafka's consumer retries the offset lookup instead of failing poll.
+  let known = false;
+  const b = await fakeBroker((r) => {
+    if (r.apiKey === 3) {
+      if (known) return metadataBody(b.port, [{ name: 'late', partitions: [{ id: 0, leader: 1 }] }]);
+      const body = metadataBody(b.port, [{ name: 'late', partitions: [] }]) as { topics: { errorCode: number }[] };
+      body.topics[0]!.errorCode = 3;
+      return body;
+    }
+    if (r.apiKey === 2)
+      return {
+        topics: [
+          {
+            name: 'late',
+            partitions: [{ partitionIndex: 0, errorCode: 0, offset: 7n, timestamp: -1n, leaderEpoch: 0 }],
+          },
+        ],
+      };
+    if (r.apiKey === 1) return 'skip';
+    return undefined;
+  });
+  const c = new KafkaClient({ bootstrapServers: [b.address], retryBackoffMs: 10 });
+  const consumer = new Consumer(c, { groupId: null, enableAutoCommit: false });
+  try {
+    consumer.assign([{ topic: 'late', partition: 0 }]);
+    assert.deepEqual(await consumer.poll(300), []);
+    assert.equal(b.requests.filter((x) => x.apiKey === 2).length, 0);
+    known = true;
+    // the fake never answers the Fetch: the poll stays in it until the client closes
+    const polling = consumer.poll(1000).catch(() => []);
+    await waitFor(() => b.requests.some((x) => x.apiKey === 1), {
+      what: 'a Fetch from the positioned partition',
+      timeoutMs: 10_000,
+    });
+    c.close();
+    await polling;
+    const fetch = b.requests.find((x) => x.apiKey === 1)!;
+    assert.ok(fetch.apiKey === 1);
+    assert.equal(fetch.body.topics[0]!.partitions[0]!.fetchOffset, 7n);
+  } finally {
+    await consumer.close().catch(() => undefined);
+    c.close();
+    await b.close();
+  }
 });

@@ -303,7 +303,11 @@ export class Consumer {
       );
       for (const s of group) {
         const o = r.get(tpKey(s.tp));
-        if (!o || !o.ok) throw o && !o.ok ? o.error : new ApiError(-1, `No offset for ${tpKey(s.tp)}`);
+        if (!o) throw new ApiError(-1, `No offset for ${tpKey(s.tp)}`);
+        // A retriable error (a topic this broker does not know yet, a leader moving) leaves the
+        // partition without a position until a later poll, as Kafka's OffsetFetcher retries it.
+        if (!o.ok && (o.error as { retriable?: boolean }).retriable) continue;
+        if (!o.ok) throw o.error;
         s.fetchOffset = o.value.offset;
         s.position = o.value.offset;
         s.reset = null;

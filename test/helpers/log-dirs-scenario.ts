@@ -15,6 +15,13 @@ import { waitFor } from './wait-for.js';
 import { KafkaClient } from '../../src/client/client.js';
 import { Consumer } from '../../src/client/consumer.js';
 import { describeReplicaLogDirs } from '../../src/client/admin/reassignments.js';
+import {
+  describeConfig,
+  incrementalAlterConfigs,
+  OpType,
+  resourceKey,
+  ResourceType,
+} from '../../src/client/admin/configs.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { AlterReplicaLogDirsResponse } from '../../src/protocol/generated/protocol/AlterReplicaLogDirs.js';
 import type { DescribeLogDirsResponse } from '../../src/protocol/generated/protocol/DescribeLogDirs.js';
@@ -221,7 +228,7 @@ export async function alterLogDirErrors(cluster: Cluster): Promise<void> {
  * A move throttled by `--replica-alter-log-dirs-throttle` (replica.alter.log.dirs.io.max.bytes.per.second
  * on the broker while it runs): 3 MB copied at `rate` B/s takes at least min(10 s, (size − one 1 MiB
  * chunk) / rate) — a lower bound only, never an upper one — and completes; `--verify` removes the
- * throttle. Returns the move's duration in ms.
+ * throttle from the broker's configs. Returns the move's duration in ms.
  */
 export async function throttledMove(cluster: Cluster, dir: string, rate = 300_000): Promise<number> {
   const topic = 'slow-move';
@@ -240,6 +247,17 @@ export async function throttledMove(cluster: Cluster, dir: string, rate = 300_00
       json,
       JSON.stringify({ version: 1, partitions: [{ topic, partition: 0, replicas: [BROKER], log_dirs: [dest] }] }),
     );
+    // The tool sets the broker throttle (through the controller) and then asks the broker to move;
+    // the broker learns the throttle from the metadata log, so under load the copy could start before
+    // it (on Kafka too). The throttle is set first here, and awaited in broker 2's own view.
+    const throttle = { type: ResourceType.BROKER, name: String(BROKER) };
+    const key = 'replica.alter.log.dirs.io.max.bytes.per.second';
+    const ops = [{ name: key, op: OpType.SET, value: String(rate) }];
+    const set = (await incrementalAlterConfigs(client, [{ resource: throttle, ops }])).get(resourceKey(throttle));
+    assert.ok(set?.ok, set && !set.ok ? set.error.message : 'no result');
+    const throttleOnBroker = async (): Promise<string | null | undefined> =>
+      (await describeConfig(client, throttle)).find((c) => c.name === key)?.value;
+    await waitFor(async () => (await throttleOnBroker()) === String(rate), { what: `${key} on broker ${BROKER}` });
     const started = Date.now();
     const exec = await tool([
       '--bootstrap-server',
@@ -265,6 +283,7 @@ export async function throttledMove(cluster: Cluster, dir: string, rate = 300_00
     const verify = await tool(['--bootstrap-server', bootstrap, '--reassignment-json-file', json, '--verify']);
     assert.match(verify.out, new RegExp(`Reassignment of replica ${topic}-0-${BROKER} completed successfully\\.\n`));
     assert.match(verify.out, new RegExp(`Clearing broker-level throttles on broker ${BROKER}\n`));
+    await waitFor(async () => (await throttleOnBroker()) == null, { what: `${key} cleared on broker ${BROKER}` });
     return ms;
   } finally {
     client.close();
