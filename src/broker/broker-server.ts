@@ -19,8 +19,9 @@ import type { ServerConfig } from '../config/load.js';
 import { effectiveTopicConfig } from '../config/topic-configs.js';
 import type { MetadataPublisher, MetadataUpdate } from './metadata/events.js';
 import { ConfigResourceType, type MetadataImage } from './metadata/image.js';
-import { MetadataLoader } from './metadata/loader.js';
+import { MetadataLoader, processTerminatingFaultHandler } from './metadata/loader.js';
 import { LogManager } from './log/log-manager.js';
+import { logDirFailureHooks } from './log/log-dir-failure.js';
 import { logConfigFromProps, type LogConfig } from './log/log-config.js';
 import { HandlerRegistry } from './api/registry.js';
 import { registerSaslHandlers } from './api/sasl-authenticate.js';
@@ -209,7 +210,14 @@ export class BrokerOnlyServer {
         directoryId: storage.directoryIds.get(config.metadataLogDir),
         logger: raftLogger,
       });
-      const loader = new MetadataLoader({ clusterId, logger: raftLogger });
+      // a broker-only node: faults publishing later images are logged (Kafka's LoggingFaultHandler for
+      // "metadata loading" without the controller role), one on the first image is fatal
+      // (initialBrokerMetadataLoadFaultHandler)
+      const loader = new MetadataLoader({
+        clusterId,
+        logger: raftLogger,
+        initialFaultHandler: processTerminatingFaultHandler(raftLogger),
+      });
       quorum.register(loader);
       const upkeep = metadataLogUpkeep(config);
       const snapshotGenerator = new SnapshotGenerator({
@@ -258,6 +266,14 @@ export class BrokerOnlyServer {
         highWatermarkCheckpointIntervalMs: config.getNumber('replica.high.watermark.checkpoint.interval.ms'),
         initialTaskDelayMs: config.getNumber('log.initial.task.delay.ms'),
         excludeTopics: ['__cluster_metadata'],
+        ...logDirFailureHooks({
+          metadataLogDir: config.metadataLogDir,
+          directoryIds: storage.directoryIds,
+          lifecycle: lifecycle,
+          failureTimeoutMs: Number(config.getLong('log.dir.failure.timeout.ms')),
+          log: (level, msg) => logger.log(level, msg),
+          shutdown: () => process.kill(process.pid, 'SIGTERM'),
+        }),
         // replica.alter.log.dirs.io.max.bytes.per.second, once the replica manager below exists (a move
         // resumed during startup copies its first chunks unthrottled)
         alterLogDirsChunk: async (bytes: number): Promise<void> => {

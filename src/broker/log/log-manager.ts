@@ -23,6 +23,7 @@ import {
 import { cleanLog, logToClean, shouldClean, type CleanerOptions } from './cleaner.js';
 import { DEFAULT_LOG_CONFIG, LONG_MAX, type LogConfig } from './log-config.js';
 import { silentLogger, type LogLogger } from './log-errors.js';
+import { isIOError } from '../../storage/file-ops.js';
 import { FutureLogCopier } from './future-log-copier.js';
 import { PartitionLog } from './partition-log.js';
 
@@ -59,6 +60,18 @@ export interface LogManagerOptions {
   alterLogDirsChunk?: (bytes: number) => Promise<void> | void;
   /** bytes the copier reads per chunk (replica.fetch.max.bytes as ReplicaAlterLogDirsThread uses it) */
   alterLogDirsChunkBytes?: number;
+  /**
+   * A log dir went offline (after its logs were taken offline): the broker tells the controller
+   * (BrokerLifecycleManager.propagateDirectoryFailure) and halts if it held the metadata log.
+   */
+  onLogDirFailure?: (dir: string) => void;
+  /**
+   * Every log dir failed: Kafka logs FATAL "Shutdown broker because all log dirs in ... have failed"
+   * and halts (Exit.halt(1)); the broker process does the same here. Default: the message is logged.
+   */
+  onAllLogDirsFailed?: (message: string) => void;
+  /** the log lines of a directory failure (LogDirFailureChannel's ERROR, the WARNs); default: the logger's warn */
+  failureLog?: (level: 'ERROR' | 'WARN', msg: string) => void;
 }
 
 export interface TopicPartitionName {
@@ -128,6 +141,8 @@ export class LogManager {
   private readonly creating = new Map<string, Promise<PartitionLog>>();
   private cleaning: Promise<number> | undefined;
   private stopped = false;
+  /** failed log dirs (Kafka: the dirs no longer in _liveLogDirs) */
+  private readonly offline = new Set<string>();
 
   constructor(opts: LogManagerOptions) {
     if (opts.logDirs.length === 0) throw new Error('at least one log dir is required');
@@ -145,9 +160,77 @@ export class LogManager {
     return this.logs.get(tpKey(topic, partition));
   }
 
+  /** The logs in online log dirs (a log of a failed dir is no longer Kafka's currentLogs). */
   allLogs(): PartitionLog[] {
-    return [...this.logs.values()];
+    return [...this.logs.values()].filter((l) => !l.isOffline);
   }
+
+  /** Whether `dir` is one of log.dirs and has not failed (LogManager.isLogDirOnline). */
+  isLogDirOnline(dir: string): boolean {
+    const d = path.resolve(dir);
+    return this.logDirs.includes(d) && !this.offline.has(d);
+  }
+
+  /** The failed log dirs, in log.dirs order. */
+  offlineLogDirs(): string[] {
+    return this.logDirs.filter((d) => this.offline.has(d));
+  }
+
+  /**
+   * Kafka's LogDirFailureChannel.maybeAddOfflineLogDir + ReplicaManager/LogManager.handleLogDirFailure:
+   * logs the error once per dir, takes every current and future log in the dir offline (handles
+   * released, no clean close; their partitions answer KAFKA_STORAGE_ERROR), drops the dir from the
+   * checkpoints and the clean-shutdown marker, tells the broker; when no dir is left, the broker
+   * shuts down. `partitionOrLogDir` may be a partition directory or a log dir.
+   */
+  handleLogDirFailure(partitionOrLogDir: string, message: string, e: Error): void {
+    const p = path.resolve(partitionOrLogDir);
+    const dir = this.logDirs.includes(p) ? p : path.dirname(p);
+    if (!this.logDirs.includes(dir) || this.offline.has(dir)) return;
+    const log = this.opts.failureLog ?? ((_level: string, msg: string) => this.logger.warn(msg));
+    log('ERROR', `${message}: ${e.stack ?? e.message}`);
+    this.offline.add(dir);
+    log('WARN', `Stopping serving logs in dir ${dir}`);
+    const current: string[] = [];
+    const future: string[] = [];
+    for (const [key, log] of this.logs) {
+      if (this.logDirOf.get(key) !== dir) continue;
+      current.push(key);
+      void log.markOffline();
+    }
+    for (const [key, log] of [...this.futureLogs]) {
+      if (this.futureDirOf.get(key) !== dir) continue;
+      future.push(key);
+      this.copiers.get(key)?.stop();
+      this.futureLogs.delete(key);
+      this.futureDirOf.delete(key);
+      void log.markOffline();
+    }
+    log(
+      'WARN',
+      `Logs for partitions ${current.join(',')} are offline and logs for future partitions ${future.join(',')} are offline due to failure on log directory ${dir}`,
+    );
+    if (this.offline.size === this.logDirs.length) {
+      const msg = `Shutdown broker because all log dirs in ${this.logDirs.join(', ')} have failed`;
+      if (this.opts.onAllLogDirsFailed) this.opts.onAllLogDirsFailed(msg);
+      else log('ERROR', msg);
+      return;
+    }
+    this.opts.onLogDirFailure?.(dir);
+  }
+
+  /** Runs a log-dir operation; an I/O error takes the dir offline and is rethrown. */
+  private async onDir<T>(dir: string, message: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (isIOError(e)) this.handleLogDirFailure(dir, message, e);
+      throw e;
+    }
+  }
+
+  private readonly failureHandler = (partitionDir: string, message: string, e: Error): void =>
+    this.handleLogDirFailure(partitionDir, message, e);
 
   /** Whether `dir` had `.kafka_cleanshutdown` when it was loaded. */
   wasCleanShutdown(dir: string): boolean {
@@ -238,6 +321,7 @@ export class LogManager {
           clock: this.clock,
           logger: this.logger,
           hadCleanShutdown: clean,
+          onLogDirFailure: this.failureHandler,
           recoveryPoint: recoveryPoints.get(key) ?? 0,
           logStartOffset: logStartOffsets.get(key) ?? 0,
           highWatermark: highWatermarks.get(key),
@@ -260,7 +344,7 @@ export class LogManager {
 
   /** The log dir holding the fewest partitions, future logs counted (Kafka's nextLogDirs). */
   private nextLogDir(): string {
-    const counts = new Map(this.logDirs.map((d) => [d, 0]));
+    const counts = new Map(this.logDirs.filter((d) => !this.offline.has(d)).map((d) => [d, 0]));
     for (const d of [...this.logDirOf.values(), ...this.futureDirOf.values()]) counts.set(d, (counts.get(d) ?? 0) + 1);
     return [...counts].sort((a, b) => a[1] - b[1])[0]![0];
   }
@@ -278,7 +362,7 @@ export class LogManager {
       return existing;
     }
     const preferred = this.preferredDirs.get(key);
-    const dir = preferred ?? this.nextLogDir();
+    const dir = preferred !== undefined && !this.offline.has(preferred) ? preferred : this.nextLogDir();
     const creation = PartitionLog.open({
       dir: path.join(dir, key),
       topic,
@@ -288,6 +372,7 @@ export class LogManager {
       logger: this.logger,
       hadCleanShutdown: false,
       topicId: opts.topicId,
+      onLogDirFailure: this.failureHandler,
     });
     this.creating.set(key, creation);
     try {
@@ -368,6 +453,7 @@ export class LogManager {
     const key = tpKey(topic, partition);
     if (`${key}.${'0'.repeat(32)}-future`.length > 255) return 'INVALID_TOPIC_EXCEPTION';
     if (!this.logDirs.includes(destDir)) return 'LOG_DIR_NOT_FOUND';
+    if (this.offline.has(destDir)) return 'KAFKA_STORAGE_ERROR';
     try {
       await fsp.access(destDir, fsp.constants.W_OK);
     } catch {
@@ -393,6 +479,7 @@ export class LogManager {
       logger: this.logger,
       hadCleanShutdown: false,
       topicId: current.topicId,
+      onLogDirFailure: this.failureHandler,
     });
     this.futureLogs.set(key, future);
     this.futureDirOf.set(key, destDir);
@@ -473,8 +560,17 @@ export class LogManager {
     this.logger.info(`Removed future log of ${key}`);
   }
 
+  /** Writes a checkpoint file of an online dir; an I/O error takes the dir offline (Kafka's CheckpointFile). */
   private async writeCheckpoint(dir: string, file: string, entries: TopicPartitionOffset[]): Promise<void> {
-    await writeOffsetCheckpoint(path.join(dir, file), entries);
+    if (this.offline.has(dir)) return;
+    const f = path.join(dir, file);
+    try {
+      await this.onDir(dir, `Error while writing to checkpoint file ${f}`, () => writeOffsetCheckpoint(f, entries));
+    } catch (e) {
+      // the dir is offline now; the other dirs' checkpoints are still written (Kafka logs "Disk error ...")
+      if (!isIOError(e)) throw e;
+      this.logger.warn(`Disk error while writing ${file} in directory ${dir}: ${e.message}`);
+    }
   }
 
   async checkpointRecoveryOffsets(): Promise<void> {
@@ -561,13 +657,15 @@ export class LogManager {
     let cleaned = 0;
     for (const [key, log] of [...this.logs]) {
       // Kafka pauses cleaning of a partition while it moves between log dirs
-      if (!log.config.compact || log.isClosed || this.futureLogs.has(key)) continue;
+      if (!log.config.compact || log.isClosed || log.isOffline || this.futureLogs.has(key)) continue;
       const dir = this.logDirOf.get(key)!;
       const cps = this.cleanerCheckpoints.get(dir) ?? new Map<string, number>();
       this.cleanerCheckpoints.set(dir, cps);
       const last = cps.get(key);
       if (!force && !shouldClean(log, await logToClean(log, last, this.clock()))) continue;
-      const res = await cleanLog(log, last, { clock: this.clock, ...this.opts.cleaner });
+      const res = await this.onDir(dir, `Error while cleaning ${key} in dir ${dir}`, () =>
+        cleanLog(log, last, { clock: this.clock, ...this.opts.cleaner }),
+      );
       if (!res) continue;
       cps.set(key, res.endOffset);
       await this.checkpointCleanerOffsets();
@@ -590,13 +688,18 @@ export class LogManager {
     for (const c of this.copiers.values()) c.stop();
     for (const c of [...this.copiers.values()]) await c.done;
     for (const log of [...this.allLogs(), ...this.allFutureLogs()]) {
-      await log.flush(true);
-      await log.close();
+      // a failure here takes the log's dir offline (guarded in the log): that dir gets no marker
+      await log.flush(true).catch((e: unknown) => this.logger.warn(`${(e as Error).message}`));
+      await log.close().catch((e: unknown) => this.logger.warn(`${(e as Error).message}`));
     }
-    await this.checkpointAll();
+    await this.checkpointAll().catch((e: unknown) => this.logger.warn(`${(e as Error).message}`));
     for (const dir of this.logDirs) {
+      // no `.kafka_cleanshutdown` for a dir that failed: the next start runs recovery there
+      if (this.offline.has(dir)) continue;
       if (this.hadCleanShutdown.get(dir) || this.loadCompleted.get(dir))
-        await writeCleanShutdownMarker(dir, brokerEpoch);
+        await this.onDir(dir, `Error while writing the clean shutdown file in dir ${dir}`, () =>
+          writeCleanShutdownMarker(dir, brokerEpoch),
+        ).catch(() => undefined);
     }
   }
 }
