@@ -210,13 +210,17 @@ export class LogManager {
       'WARN',
       `Logs for partitions ${current.join(',')} are offline and logs for future partitions ${future.join(',')} are offline due to failure on log directory ${dir}`,
     );
-    if (this.offline.size === this.logDirs.length) {
-      const msg = `Shutdown broker because all log dirs in ${this.logDirs.join(', ')} have failed`;
-      if (this.opts.onAllLogDirsFailed) this.opts.onAllLogDirsFailed(msg);
-      else log('ERROR', msg);
-      return;
-    }
-    this.opts.onLogDirFailure?.(dir);
+    // the broker's reaction runs after the failed operation answered (Kafka's LogDirFailureHandler
+    // thread takes the dir from the channel's queue): the request in flight still gets its error
+    setImmediate(() => {
+      if (this.offline.size === this.logDirs.length) {
+        const msg = `Shutdown broker because all log dirs in ${this.logDirs.join(', ')} have failed`;
+        if (this.opts.onAllLogDirsFailed) this.opts.onAllLogDirsFailed(msg);
+        else log('ERROR', msg);
+        return;
+      }
+      this.opts.onLogDirFailure?.(dir);
+    });
   }
 
   /** Runs a log-dir operation; an I/O error takes the dir offline and is rethrown. */
