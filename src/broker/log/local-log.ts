@@ -281,7 +281,11 @@ export class LocalLog {
     if (!asyncDelete || delay <= 0) return del();
     const timer = setTimeout(() => {
       this.pendingDeletes.delete(timer);
-      del().catch((e: unknown) => this.logger.warn(`Error deleting segments: ${(e as Error).message}`));
+      del().catch((e: unknown) => {
+        // LocalLog.deleteSegmentFiles: maybeHandleIOException around the deletion
+        if (isIOError(e)) this.reportIOError(`Error while deleting segments for ${this.inDir()}`, e);
+        else this.logger.warn(`Error deleting segments: ${(e as Error).message}`);
+      });
     }, delay);
     timer.unref?.();
     this.pendingDeletes.set(timer, segments);
