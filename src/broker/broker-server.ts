@@ -88,26 +88,42 @@ export function partitionPublisher(
   config: ServerConfig,
   replicas: ReplicaManager,
   logManager: LogManager,
+  log?: (level: string, msg: string) => void,
 ): MetadataPublisher {
+  // Kafka's ReplicaManager.applyLocalLeadersDelta/FollowersDelta: a partition whose state change fails
+  // (its log dir is offline, ...) is skipped with an error line and the others go on; the publisher
+  // itself does not fail (a metadata publisher's failure is a fatal fault)
+  const apply = async (topic: string, partition: number, fn: () => Promise<void>): Promise<void> => {
+    try {
+      await fn();
+    } catch (e) {
+      log?.('ERROR', `Skipped the state change for ${topic}-${partition}: ${(e as Error)?.stack ?? String(e)}`);
+    }
+  };
   return {
     name: 'broker-partitions',
     onMetadataUpdate: async (u: MetadataUpdate) => {
       for (const ev of u.events) {
         if (ev.type === 'partitionsCreated') {
           for (const p of ev.partitions)
-            await applyPartitionImage(replicas, ev.topic.name, ev.topic.id, p, u.image.topicConfigs(ev.topic.name));
+            await apply(ev.topic.name, p.partitionId, () =>
+              applyPartitionImage(replicas, ev.topic.name, ev.topic.id, p, u.image.topicConfigs(ev.topic.name)),
+            );
         } else if (ev.type === 'partitionsChanged') {
           for (const { previous, current } of ev.partitions)
-            await applyPartitionImage(
-              replicas,
-              ev.topic.name,
-              ev.topic.id,
-              current,
-              u.image.topicConfigs(ev.topic.name),
-              previous.replicas.includes(replicas.nodeId) && !current.replicas.includes(replicas.nodeId),
+            await apply(ev.topic.name, current.partitionId, () =>
+              applyPartitionImage(
+                replicas,
+                ev.topic.name,
+                ev.topic.id,
+                current,
+                u.image.topicConfigs(ev.topic.name),
+                previous.replicas.includes(replicas.nodeId) && !current.replicas.includes(replicas.nodeId),
+              ),
             );
         } else if (ev.type === 'topicDeleted') {
-          await replicas.deletePartitions(ev.topic.name, [...ev.topic.partitions.keys()]);
+          for (const partition of ev.topic.partitions.keys())
+            await apply(ev.topic.name, partition, () => replicas.deletePartitions(ev.topic.name, [partition]));
         } else if (ev.type === 'configChanged' && ev.resourceType === ConfigResourceType.Topic) {
           logManager.updateTopicConfig(ev.resourceName, topicLogConfig(config, u.image, ev.resourceName));
           replicas.updateTopicConfig(ev.resourceName, u.image.topicConfigs(ev.resourceName));
@@ -300,7 +316,7 @@ export class BrokerOnlyServer {
         logger: { info, warn },
       });
       undo.push(() => replication.shutdown());
-      await loader.addPublisher(partitionPublisher(config, replicas, logManager));
+      await loader.addPublisher(partitionPublisher(config, replicas, logManager, (l, m) => logger.log(l, m)));
 
       const listenerStores = new ListenerStores(config);
       const services: BrokerServices = {

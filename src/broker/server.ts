@@ -244,7 +244,7 @@ export class BrokerServer {
       logger: socketLogger,
     });
     // The broker side follows the metadata: partitions appear and disappear as records commit.
-    await controller.addPublisher(partitionPublisher(config, replicas, logManager));
+    await controller.addPublisher(partitionPublisher(config, replicas, logManager, (l, m) => logger.log(l, m)));
 
     const listenerStores = new ListenerStores(config);
     const services: BrokerServices = {
