@@ -175,6 +175,31 @@ test('a failed log dir goes offline: KAFKA_STORAGE_ERROR there, the other dir se
   assert.equal((await logDirs(topic)).get(data2Dir())?.errorCode, ErrorCode.NONE, 'data2 online again');
 });
 
+test('a dir failing while the broker loads it goes offline; the other dir serves', async () => {
+  const topic = 'faulty'; // from the test above: one partition in each dir, data2's holding records
+  const { inData, inData2 } = await placement(topic);
+  faults = (d) => `${join(d, 'data2')}/*/*.log:open:EIO`;
+  await broker().stop();
+  const from = broker().logs(1_000_000).length;
+  await broker().start();
+  await waitForUnfenced(cluster, { ids: [BROKER] });
+  const log = () => broker().logs(1_000_000).slice(from);
+  await waitFor(() => new RegExp(`Stopping serving logs in dir ${data2Dir()}`).test(log()), {
+    what: 'data2 taken offline at load',
+    timeoutMs: 30_000,
+    intervalMs: 100,
+  });
+  assert.match(log(), new RegExp(`ERROR .*Error while loading log dir ${data2Dir()}`));
+  const dirs = await logDirs(topic);
+  assert.equal(dirs.get(data2Dir())?.errorCode, ErrorCode.KAFKA_STORAGE_ERROR);
+  assert.equal(dirs.get(dataDir())?.errorCode, ErrorCode.NONE);
+  assert.deepEqual(dirs.get(dataDir())?.partitions, [inData], "data2's partition was not created in data");
+  await produceRawAppended(broker().port, topic, ['more'], { acks: 1, partition: inData });
+  const code = await produceRaw(broker().port, topic, ['more'], { acks: 1, partition: inData2 });
+  assert.ok(code !== ErrorCode.NONE && code !== null, `data2's partition refuses: ${code}`);
+  faults = () => undefined;
+});
+
 test('every log dir failed: the broker halts with Kafka message, status 1, no clean-shutdown marker', async () => {
   const topic = 'doomed';
   faults = (d) => `${d}/data*/${topic}-*/*.log:write:EIO:0`;

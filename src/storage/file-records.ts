@@ -50,6 +50,10 @@ export class FileRecords {
 
   /** Opens (creating if needed) a log file; the size is the current file length. */
   static async open(file: string, create: boolean, readOnly = false): Promise<FileRecords> {
+    if (faultsEnabled) {
+      const f = injectedFault(file, 'open');
+      if (f) throw f.error;
+    }
     const mode = readOnly ? fsConstants.O_RDONLY : fsConstants.O_RDWR | (create ? fsConstants.O_CREAT : 0);
     const fh = await fsp.open(file, mode);
     const size = (await fh.stat()).size;

@@ -22,8 +22,8 @@ import {
 } from '../../storage/checkpoint-file.js';
 import { cleanLog, logToClean, shouldClean, type CleanerOptions } from './cleaner.js';
 import { DEFAULT_LOG_CONFIG, LONG_MAX, type LogConfig } from './log-config.js';
-import { silentLogger, type LogLogger } from './log-errors.js';
-import { isIOError } from '../../storage/file-ops.js';
+import { KafkaStorageError, silentLogger, type LogLogger } from './log-errors.js';
+import { isIOError, listDir } from '../../storage/file-ops.js';
 import { FutureLogCopier } from './future-log-copier.js';
 import { PartitionLog } from './partition-log.js';
 
@@ -143,6 +143,8 @@ export class LogManager {
   private stopped = false;
   /** failed log dirs (Kafka: the dirs no longer in _liveLogDirs) */
   private readonly offline = new Set<string>();
+  /** partitions of a dir that failed while loading, before their logs were opened */
+  private readonly unloadedOffline = new Set<string>();
 
   constructor(opts: LogManagerOptions) {
     if (opts.logDirs.length === 0) throw new Error('at least one log dir is required');
@@ -276,65 +278,87 @@ export class LogManager {
     this.tasks.push(task);
   }
 
-  /** Kafka's loadLogs: per log dir, consume the clean shutdown marker, read checkpoints, open every partition. */
+  /**
+   * Kafka's loadLogs: per log dir, consume the clean shutdown marker, read checkpoints, open every
+   * partition. An I/O error loading a dir takes it offline (Kafka's handleIOException: "Error while
+   * loading log dir"); the partitions found there are not created in another dir meanwhile.
+   */
   async loadLogs(): Promise<void> {
     for (const dir of this.logDirs) {
-      await fsp.mkdir(dir, { recursive: true });
-      const clean = await hasCleanShutdownMarker(dir);
-      // deleted up front so that a crash while loading counts as unclean next time (KAFKA-10471)
-      if (clean) await deleteCleanShutdownMarker(dir);
-      this.hadCleanShutdown.set(dir, clean);
-      const read = async (f: string) =>
-        readOffsetCheckpointMap(path.join(dir, f)).catch((e: unknown) => {
-          this.logger.warn(`Error reading ${f} in ${dir}, ignoring it: ${(e as Error).message}`);
-          return new Map<string, number>();
-        });
-      const recoveryPoints = await read(RECOVERY_POINT_CHECKPOINT_FILE);
-      const logStartOffsets = await read(LOG_START_OFFSET_CHECKPOINT_FILE);
-      const highWatermarks = await read(REPLICATION_OFFSET_CHECKPOINT_FILE);
-      this.cleanerCheckpoints.set(dir, await read(CLEANER_OFFSET_CHECKPOINT_FILE));
-      const excluded = new Set(this.opts.excludeTopics ?? ['__cluster_metadata']);
-      for (const e of await fsp.readdir(dir, { withFileTypes: true })) {
-        if (!e.isDirectory()) continue;
-        const tp = parseTopicPartitionDirName(e.name);
-        if (!tp || excluded.has(tp.topic)) continue;
-        const full = path.join(dir, e.name);
-        if (tp.suffix === 'delete') {
-          await fsp.rm(full, { recursive: true, force: true });
-          continue;
+      try {
+        await this.loadLogDir(dir);
+      } catch (e) {
+        if (!isIOError(e)) throw e;
+        for (const name of await listDir(dir)) {
+          const tp = parseTopicPartitionDirName(name);
+          const key = tp && !tp.suffix ? tpKey(tp.topic, tp.partition) : undefined;
+          if (key !== undefined && this.logDirOf.get(key) !== dir) this.unloadedOffline.add(key);
         }
-        if (tp.suffix && tp.suffix !== 'future') {
-          this.logger.warn(`Skipping ${tp.suffix} replica directory ${full}`);
-          continue;
-        }
-        const key = tpKey(tp.topic, tp.partition);
-        const isFuture = tp.suffix === 'future';
-        const seen = isFuture ? this.futureDirOf : this.logDirOf;
-        if (seen.has(key))
-          throw new Error(
-            `Duplicate ${isFuture ? 'future ' : ''}log directories for ${key} are found in both ${seen.get(key)} and ${dir}. ` +
-              'It is likely because log directory failure happened while broker was replacing current replica with future replica. ' +
-              'Recover broker from this failure by manually deleting one of the two directories for this partition. ' +
-              'It is recommended to delete the partition in the log directory that is known to have failed recently.',
-          );
-        const log = await PartitionLog.open({
-          dir: full,
-          topic: tp.topic,
-          partition: tp.partition,
-          config: this.configFor(tp.topic),
-          clock: this.clock,
-          logger: this.logger,
-          hadCleanShutdown: clean,
-          onLogDirFailure: this.failureHandler,
-          recoveryPoint: recoveryPoints.get(key) ?? 0,
-          logStartOffset: logStartOffsets.get(key) ?? 0,
-          highWatermark: highWatermarks.get(key),
-        });
-        (isFuture ? this.futureLogs : this.logs).set(key, log);
-        seen.set(key, dir);
+        this.handleLogDirFailure(dir, `Error while loading log dir ${dir}`, e);
       }
-      this.loadCompleted.set(dir, true);
     }
+    await this.dropOrphanFutureLogs();
+  }
+
+  private async loadLogDir(dir: string): Promise<void> {
+    await fsp.mkdir(dir, { recursive: true });
+    const clean = await hasCleanShutdownMarker(dir);
+    // deleted up front so that a crash while loading counts as unclean next time (KAFKA-10471)
+    if (clean) await deleteCleanShutdownMarker(dir);
+    this.hadCleanShutdown.set(dir, clean);
+    const read = async (f: string) =>
+      readOffsetCheckpointMap(path.join(dir, f)).catch((e: unknown) => {
+        this.logger.warn(`Error reading ${f} in ${dir}, ignoring it: ${(e as Error).message}`);
+        return new Map<string, number>();
+      });
+    const recoveryPoints = await read(RECOVERY_POINT_CHECKPOINT_FILE);
+    const logStartOffsets = await read(LOG_START_OFFSET_CHECKPOINT_FILE);
+    const highWatermarks = await read(REPLICATION_OFFSET_CHECKPOINT_FILE);
+    this.cleanerCheckpoints.set(dir, await read(CLEANER_OFFSET_CHECKPOINT_FILE));
+    const excluded = new Set(this.opts.excludeTopics ?? ['__cluster_metadata']);
+    for (const e of await fsp.readdir(dir, { withFileTypes: true })) {
+      if (!e.isDirectory()) continue;
+      const tp = parseTopicPartitionDirName(e.name);
+      if (!tp || excluded.has(tp.topic)) continue;
+      const full = path.join(dir, e.name);
+      if (tp.suffix === 'delete') {
+        await fsp.rm(full, { recursive: true, force: true });
+        continue;
+      }
+      if (tp.suffix && tp.suffix !== 'future') {
+        this.logger.warn(`Skipping ${tp.suffix} replica directory ${full}`);
+        continue;
+      }
+      const key = tpKey(tp.topic, tp.partition);
+      const isFuture = tp.suffix === 'future';
+      const seen = isFuture ? this.futureDirOf : this.logDirOf;
+      if (seen.has(key))
+        throw new Error(
+          `Duplicate ${isFuture ? 'future ' : ''}log directories for ${key} are found in both ${seen.get(key)} and ${dir}. ` +
+            'It is likely because log directory failure happened while broker was replacing current replica with future replica. ' +
+            'Recover broker from this failure by manually deleting one of the two directories for this partition. ' +
+            'It is recommended to delete the partition in the log directory that is known to have failed recently.',
+        );
+      const log = await PartitionLog.open({
+        dir: full,
+        topic: tp.topic,
+        partition: tp.partition,
+        config: this.configFor(tp.topic),
+        clock: this.clock,
+        logger: this.logger,
+        hadCleanShutdown: clean,
+        onLogDirFailure: this.failureHandler,
+        recoveryPoint: recoveryPoints.get(key) ?? 0,
+        logStartOffset: logStartOffsets.get(key) ?? 0,
+        highWatermark: highWatermarks.get(key),
+      });
+      (isFuture ? this.futureLogs : this.logs).set(key, log);
+      seen.set(key, dir);
+    }
+    this.loadCompleted.set(dir, true);
+  }
+
+  private async dropOrphanFutureLogs(): Promise<void> {
     // a future log without its current log is of nothing (Kafka drops it too)
     for (const [key, future] of [...this.futureLogs]) {
       if (this.logs.has(key)) continue;
@@ -365,6 +389,11 @@ export class LogManager {
       if (opts.topicId !== undefined) await existing.assignTopicId(opts.topicId);
       return existing;
     }
+    // LogManager.getOrCreateLog: not created anew while its own dir is offline
+    if (this.unloadedOffline.has(key))
+      throw new KafkaStorageError(
+        `Can not create log for ${key} because log directories ${this.offlineLogDirs().join(',')} are offline`,
+      );
     const preferred = this.preferredDirs.get(key);
     const dir = preferred !== undefined && !this.offline.has(preferred) ? preferred : this.nextLogDir();
     const creation = PartitionLog.open({
