@@ -175,7 +175,7 @@ test('a failed log dir goes offline: KAFKA_STORAGE_ERROR there, the other dir se
   assert.equal((await logDirs(topic)).get(data2Dir())?.errorCode, ErrorCode.NONE, 'data2 online again');
 });
 
-test('a dir failing while the broker loads it goes offline; the other dir serves', async () => {
+test('a dir failing while the broker loads it goes offline; the other dir serves', async (t) => {
   const topic = 'faulty'; // from the test above: one partition in each dir, data2's holding records
   const { inData, inData2 } = await placement(topic);
   faults = (d) => `${join(d, 'data2')}/*/*.log:open:EIO`;
@@ -197,6 +197,7 @@ test('a dir failing while the broker loads it goes offline; the other dir serves
   await produceRawAppended(broker().port, topic, ['more'], { acks: 1, partition: inData });
   const code = await produceRaw(broker().port, topic, ['more'], { acks: 1, partition: inData2 });
   assert.ok(code !== ErrorCode.NONE && code !== null, `data2's partition refuses: ${code}`);
+  t.diagnostic(`produce to the partition of the dir that failed at load: error ${code}`);
   faults = () => undefined;
 });
 
