@@ -19,8 +19,9 @@ import type { ServerConfig } from '../config/load.js';
 import { effectiveTopicConfig } from '../config/topic-configs.js';
 import type { MetadataPublisher, MetadataUpdate } from './metadata/events.js';
 import { ConfigResourceType, type MetadataImage } from './metadata/image.js';
-import { MetadataLoader } from './metadata/loader.js';
+import { MetadataLoader, processTerminatingFaultHandler } from './metadata/loader.js';
 import { LogManager } from './log/log-manager.js';
+import { logDirFailureHooks } from './log/log-dir-failure.js';
 import { logConfigFromProps, type LogConfig } from './log/log-config.js';
 import { HandlerRegistry } from './api/registry.js';
 import { registerSaslHandlers } from './api/sasl-authenticate.js';
@@ -88,26 +89,42 @@ export function partitionPublisher(
   config: ServerConfig,
   replicas: ReplicaManager,
   logManager: LogManager,
+  log?: (level: string, msg: string) => void,
 ): MetadataPublisher {
+  // Kafka's ReplicaManager.applyLocalLeadersDelta/FollowersDelta: a partition whose state change fails
+  // (its log dir is offline, ...) is skipped with an error line and the others go on; the publisher
+  // itself does not fail (a metadata publisher's failure is a fatal fault)
+  const apply = async (topic: string, partition: number, fn: () => Promise<void>): Promise<void> => {
+    try {
+      await fn();
+    } catch (e) {
+      log?.('ERROR', `Skipped the state change for ${topic}-${partition}: ${(e as Error)?.stack ?? String(e)}`);
+    }
+  };
   return {
     name: 'broker-partitions',
     onMetadataUpdate: async (u: MetadataUpdate) => {
       for (const ev of u.events) {
         if (ev.type === 'partitionsCreated') {
           for (const p of ev.partitions)
-            await applyPartitionImage(replicas, ev.topic.name, ev.topic.id, p, u.image.topicConfigs(ev.topic.name));
+            await apply(ev.topic.name, p.partitionId, () =>
+              applyPartitionImage(replicas, ev.topic.name, ev.topic.id, p, u.image.topicConfigs(ev.topic.name)),
+            );
         } else if (ev.type === 'partitionsChanged') {
           for (const { previous, current } of ev.partitions)
-            await applyPartitionImage(
-              replicas,
-              ev.topic.name,
-              ev.topic.id,
-              current,
-              u.image.topicConfigs(ev.topic.name),
-              previous.replicas.includes(replicas.nodeId) && !current.replicas.includes(replicas.nodeId),
+            await apply(ev.topic.name, current.partitionId, () =>
+              applyPartitionImage(
+                replicas,
+                ev.topic.name,
+                ev.topic.id,
+                current,
+                u.image.topicConfigs(ev.topic.name),
+                previous.replicas.includes(replicas.nodeId) && !current.replicas.includes(replicas.nodeId),
+              ),
             );
         } else if (ev.type === 'topicDeleted') {
-          await replicas.deletePartitions(ev.topic.name, [...ev.topic.partitions.keys()]);
+          for (const partition of ev.topic.partitions.keys())
+            await apply(ev.topic.name, partition, () => replicas.deletePartitions(ev.topic.name, [partition]));
         } else if (ev.type === 'configChanged' && ev.resourceType === ConfigResourceType.Topic) {
           logManager.updateTopicConfig(ev.resourceName, topicLogConfig(config, u.image, ev.resourceName));
           replicas.updateTopicConfig(ev.resourceName, u.image.topicConfigs(ev.resourceName));
@@ -210,7 +227,14 @@ export class BrokerOnlyServer {
         directoryId: storage.directoryIds.get(config.metadataLogDir),
         logger: raftLogger,
       });
-      const loader = new MetadataLoader({ clusterId, logger: raftLogger });
+      // a broker-only node: faults publishing later images are logged (Kafka's LoggingFaultHandler for
+      // "metadata loading" without the controller role), one on the first image is fatal
+      // (initialBrokerMetadataLoadFaultHandler)
+      const loader = new MetadataLoader({
+        clusterId,
+        logger: raftLogger,
+        initialFaultHandler: processTerminatingFaultHandler(raftLogger),
+      });
       quorum.register(loader);
       const upkeep = metadataLogUpkeep(config);
       const snapshotGenerator = new SnapshotGenerator({
@@ -259,6 +283,14 @@ export class BrokerOnlyServer {
         highWatermarkCheckpointIntervalMs: config.getNumber('replica.high.watermark.checkpoint.interval.ms'),
         initialTaskDelayMs: config.getNumber('log.initial.task.delay.ms'),
         excludeTopics: ['__cluster_metadata'],
+        ...logDirFailureHooks({
+          metadataLogDir: config.metadataLogDir,
+          directoryIds: storage.directoryIds,
+          lifecycle: lifecycle,
+          failureTimeoutMs: Number(config.getLong('log.dir.failure.timeout.ms')),
+          log: (level, msg) => logger.log(level, msg),
+          shutdown: () => process.kill(process.pid, 'SIGTERM'),
+        }),
         // replica.alter.log.dirs.io.max.bytes.per.second, once the replica manager below exists (a move
         // resumed during startup copies its first chunks unthrottled)
         alterLogDirsChunk: async (bytes: number): Promise<void> => {
@@ -285,7 +317,7 @@ export class BrokerOnlyServer {
         logger: { info, warn },
       });
       undo.push(() => replication.shutdown());
-      await loader.addPublisher(partitionPublisher(config, replicas, logManager));
+      await loader.addPublisher(partitionPublisher(config, replicas, logManager, (l, m) => logger.log(l, m)));
 
       const listenerStores = new ListenerStores(config);
       const services: BrokerServices = {

@@ -13,6 +13,7 @@ import { StandardAuthorizer } from './authorizer/standard-authorizer.js';
 import { ensureFormatted } from './storage/ensure-formatted.js';
 import type { ServerConfig } from '../config/load.js';
 import { QuorumController } from './controller/index.js';
+import { processTerminatingFaultHandler } from './metadata/loader.js';
 import { HandlerRegistry } from './api/registry.js';
 import { registerSaslHandlers } from './api/sasl-authenticate.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
@@ -87,6 +88,7 @@ export class ControllerOnlyServer {
         nodeId,
         clusterId,
         directoryId: storage.directoryIds.get(config.metadataLogDir),
+        metadataFaultHandler: processTerminatingFaultHandler(nodeLogger),
         controllerListeners: controllerEps,
         defaultNumPartitions: config.getInt('num.partitions'),
         defaultReplicationFactor: config.getInt('default.replication.factor'),

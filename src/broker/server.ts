@@ -4,10 +4,12 @@ import { StandardAuthorizer } from './authorizer/standard-authorizer.js';
 import { ensureFormatted } from './storage/ensure-formatted.js';
 import type { ServerConfig } from '../config/load.js';
 import { QuorumController } from './controller/index.js';
+import { processTerminatingFaultHandler } from './metadata/loader.js';
 import { ControllerOnlyServer } from './controller-server.js';
 import { controllerReplicationOptions } from './controller/replication-config.js';
 import { BrokerOnlyServer, partitionPublisher, topicLogConfig } from './broker-server.js';
 import { LogManager } from './log/log-manager.js';
+import { logDirFailureHooks } from './log/log-dir-failure.js';
 import { HandlerRegistry } from './api/registry.js';
 import { registerSaslHandlers } from './api/sasl-authenticate.js';
 import { loadJwksKeySources, saslListenerConfigs } from './security/config.js';
@@ -138,6 +140,11 @@ export class BrokerServer {
       nodeId,
       clusterId,
       directoryId: storage.directoryIds.get(config.metadataLogDir),
+      metadataFaultHandler: processTerminatingFaultHandler({
+        info: (m) => logger.log('INFO', m),
+        warn: (m) => logger.log('WARN', m),
+        error: (m, e) => logger.log('ERROR', e === undefined ? m : `${m}: ${(e as Error)?.stack ?? String(e)}`),
+      }),
       brokerListeners: multiVoter ? undefined : advertised,
       controllerListeners: controllerEps,
       quorumVoters: config.quorumVoters,
@@ -180,6 +187,18 @@ export class BrokerServer {
       highWatermarkCheckpointIntervalMs: config.getNumber('replica.high.watermark.checkpoint.interval.ms'),
       initialTaskDelayMs: config.getNumber('log.initial.task.delay.ms'),
       excludeTopics: ['__cluster_metadata'],
+      ...logDirFailureHooks({
+        metadataLogDir: config.metadataLogDir,
+        directoryIds: storage.directoryIds,
+        // a node of a multi-voter quorum heartbeats like a broker; a single combined node has no heartbeat
+        lifecycle: {
+          propagateDirectoryFailure: (id, timeoutMs, onFailure) =>
+            membership?.lifecycle.propagateDirectoryFailure(id, timeoutMs, onFailure),
+        },
+        failureTimeoutMs: Number(config.getLong('log.dir.failure.timeout.ms')),
+        log: (level, msg) => logger.log(level, msg),
+        shutdown: () => process.kill(process.pid, 'SIGTERM'),
+      }),
       // replica.alter.log.dirs.io.max.bytes.per.second, once the replica manager below exists (a move
       // resumed during startup copies its first chunks unthrottled)
       alterLogDirsChunk: async (bytes: number): Promise<void> => {
@@ -226,7 +245,7 @@ export class BrokerServer {
       logger: socketLogger,
     });
     // The broker side follows the metadata: partitions appear and disappear as records commit.
-    await controller.addPublisher(partitionPublisher(config, replicas, logManager));
+    await controller.addPublisher(partitionPublisher(config, replicas, logManager, (l, m) => logger.log(l, m)));
 
     const listenerStores = new ListenerStores(config);
     const services: BrokerServices = {

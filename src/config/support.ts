@@ -201,7 +201,6 @@ export const UNSUPPORTED_KEYS: ReadonlyMap<string, KeySupport> = new Map<string,
   ['background.threads', { status: 'warn', reason: 'background tasks run on the event loop' }],
   ['unstable.api.versions.enable', { status: 'warn', reason: 'only stable API versions are advertised' }],
   ['log.preallocate', { status: 'warn', reason: 'segment files are not preallocated' }],
-  ['log.dir.failure.timeout.ms', { status: 'warn', reason: 'log directory failure handling has no timeout' }],
   ['num.recovery.threads.per.data.dir', { status: 'warn', reason: 'logs are recovered on the event loop' }],
   ['log.local.retention.ms', { status: 'warn', reason: 'tiered storage is not implemented, there is no remote log' }],
   [

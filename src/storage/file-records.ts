@@ -3,7 +3,7 @@
 // header with buffered chunk reads.
 
 import { constants as fsConstants, promises as fsp } from 'node:fs';
-import { deleteIfExists, renameFile } from './file-ops.js';
+import { deleteIfExists, faultsEnabled, injectedFault, renameFile } from './file-ops.js';
 import * as L from '../protocol/records/layout.js';
 import { CorruptRecordError, HEADER_SIZE_UP_TO_MAGIC } from '../protocol/records/layout.js';
 // The header view (StoredBatch) and validity checks of stored batches are the records layer's
@@ -50,6 +50,10 @@ export class FileRecords {
 
   /** Opens (creating if needed) a log file; the size is the current file length. */
   static async open(file: string, create: boolean, readOnly = false): Promise<FileRecords> {
+    if (faultsEnabled) {
+      const f = injectedFault(file, 'open');
+      if (f) throw f.error;
+    }
     const mode = readOnly ? fsConstants.O_RDONLY : fsConstants.O_RDWR | (create ? fsConstants.O_CREAT : 0);
     const fh = await fsp.open(file, mode);
     const size = (await fh.stat()).size;
@@ -71,16 +75,40 @@ export class FileRecords {
     return this.fh;
   }
 
-  /** Appends buf at the current end; returns the number of bytes written. */
+  /**
+   * Appends buf at the current end; returns the number of bytes written. All or nothing: a write
+   * that fails part-way (ENOSPC, EIO) is cut back to the previous end before the error is thrown, so
+   * no torn bytes stay in the file (and the size seen by readers never moved).
+   */
   async append(buf: Buffer): Promise<number> {
     const fh = this.handle();
+    const start = this._size;
+    let limit = buf.length;
+    let fault: Error | undefined;
+    if (faultsEnabled) {
+      const f = injectedFault(this._file, 'write', buf.length);
+      if (f) [limit, fault] = [f.allowed, f.error];
+    }
     let written = 0;
-    while (written < buf.length) {
-      const r = await fh.write(buf, written, buf.length - written, this._size + written);
-      written += r.bytesWritten;
+    try {
+      while (written < limit) {
+        const r = await fh.write(buf, written, limit - written, start + written);
+        if (r.bytesWritten <= 0) throw new Error(`short write of ${this._file} at ${start + written}`);
+        written += r.bytesWritten;
+      }
+      if (fault) throw fault;
+    } catch (e) {
+      if (written > 0) await fh.truncate(start).catch(() => undefined);
+      throw e;
     }
     this._size += buf.length;
     return buf.length;
+  }
+
+  /** Cuts the file to its logical size (FileRecords.trim): bytes past it are never part of the log. */
+  async trim(): Promise<void> {
+    const fh = this.handle();
+    if ((await fh.stat()).size > this._size) await fh.truncate(this._size);
   }
 
   /** Reads [position, position+length) clipped to the file size into one new Buffer. */
@@ -172,6 +200,10 @@ export class FileRecords {
         `Attempt to truncate log segment ${this._file} to ${targetSize} bytes failed, size of this log segment is ${original} bytes.`,
       );
     }
+    if (faultsEnabled) {
+      const f = injectedFault(this._file, 'truncate');
+      if (f) throw f.error;
+    }
     const actual = (await this.handle().stat()).size;
     if (targetSize < actual) await this.handle().truncate(targetSize);
     this._size = targetSize;
@@ -179,13 +211,25 @@ export class FileRecords {
   }
 
   async flush(): Promise<void> {
-    if (this.fh) await this.fh.sync();
+    if (!this.fh) return;
+    if (faultsEnabled) {
+      const f = injectedFault(this._file, 'fsync');
+      if (f) throw f.error;
+    }
+    await this.fh.sync();
   }
 
+  /** Releases the file handle without trimming (closeHandlers, a failed directory). */
   async close(): Promise<void> {
     const fh = this.fh;
     this.fh = null;
     if (fh) await fh.close();
+  }
+
+  /** Clean close: trimmed to the logical size, then closed (Kafka's FileRecords.close). */
+  async trimAndClose(): Promise<void> {
+    if (this.fh) await this.trim();
+    await this.close();
   }
 
   async renameTo(newFile: string): Promise<void> {

@@ -60,19 +60,27 @@ export function futureLogs(services: BrokerServices, current: readonly Describab
   }));
 }
 
+/** The log dirs that failed (LogManager's offline dirs; ReplicaManager.describeLogDirs answers them with 56). */
+export function offlineLogDirs(services: BrokerServices): Set<string> {
+  const lm = (services.replicas as { logManager?: { offlineLogDirs?: () => string[] } } | null | undefined)?.logManager;
+  return new Set(lm && typeof lm.offlineLogDirs === 'function' ? lm.offlineLogDirs().map((d) => path.resolve(d)) : []);
+}
+
 async function describeDir(
   dir: string,
   logs: readonly DescribableLog[],
   wanted: (topic: string, partition: number) => boolean,
+  offline: boolean,
 ): Promise<DescribeLogDirsResponseDescribeLogDirsResult> {
   let totalBytes: bigint;
   let usableBytes: bigint;
   try {
+    if (offline) throw new Error(`${dir} is offline`);
     const s = await statfs(dir, { bigint: true });
     totalBytes = s.blocks * s.bsize;
     usableBytes = s.bavail * s.bsize;
   } catch {
-    // An unreadable directory is what Kafka calls an offline log dir.
+    // A failed directory (or an unreadable one): Kafka's offline log dir, KAFKA_STORAGE_ERROR and nothing else.
     return {
       errorCode: ErrorCode.KAFKA_STORAGE_ERROR,
       logDir: dir,
@@ -129,6 +137,7 @@ async function handle(
     wanted = (topic, partition) => set.has(`${partition}:${topic}`);
   }
   const dirs = [...new Set(services.config.logDirs.map((d) => path.resolve(d)))];
+  const offline = offlineLogDirs(services);
   const current = localLogs(services);
   const logs = [...current, ...futureLogs(services, current)];
   const results = await Promise.all(
@@ -137,6 +146,7 @@ async function handle(
         dir,
         logs.filter((l) => path.resolve(path.dirname(l.dir)) === dir),
         wanted,
+        offline.has(dir),
       ),
     ),
   );

@@ -13,7 +13,7 @@ import { loadBootstrapMetadata } from '../metadata/bootstrap.js';
 import { LATEST_PRODUCTION_METADATA_VERSION, mv, supportedFeatureRanges } from '../metadata/features.js';
 import type { ControllerRegistration, Endpoint, MetadataImage, VersionRange } from '../metadata/image.js';
 import { imageSnapshot, SnapshotGenerator } from '../metadata/snapshot-generator.js';
-import { MetadataLoader } from '../metadata/loader.js';
+import { MetadataLoader, type MetadataFaultHandler } from '../metadata/loader.js';
 import type { MetadataEventOf, MetadataEventType, MetadataPublisher, MetadataUpdate } from '../metadata/events.js';
 import { metadataRecord, RecordType, type MetadataRecord } from '../../protocol/metadata-records.js';
 import { silentLogger, type Logger } from '../raft/logger.js';
@@ -127,6 +127,8 @@ export function toEndpoint(e: EndpointInput): Endpoint {
 }
 
 export interface QuorumControllerOptions {
+  /** the metadata loader's fault handler (default: logged); server processes pass processTerminatingFaultHandler */
+  metadataFaultHandler?: MetadataFaultHandler;
   /** `metadata.log.dir`: holds `__cluster_metadata-0/` (and usually `bootstrap.checkpoint`). */
   readonly metadataLogDir: string;
   readonly nodeId: number;
@@ -307,7 +309,8 @@ export class QuorumController {
       timeouts: opts.quorumTimeouts,
       security: opts.security,
     });
-    const loader = new MetadataLoader({ clusterId: opts.clusterId, logger });
+    // a server process with the controller role passes a fatal handler (Kafka's SharedServer)
+    const loader = new MetadataLoader({ clusterId: opts.clusterId, logger, faultHandler: opts.metadataFaultHandler });
     quorum.register(loader);
     const controller = new QuorumController(opts, quorum, loader);
     quorum.register(controller.membershipReplay);

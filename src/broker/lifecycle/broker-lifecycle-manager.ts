@@ -108,6 +108,9 @@ export class BrokerLifecycleManager {
   private timer: NodeJS.Timeout | null = null;
   private registrationTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** failed log dirs by id, true once a heartbeat carrying it was answered (Kafka's offlineDirs) */
+  private readonly offlineDirs = new Map<string, boolean>();
+  private readonly offlineDirTimers = new Set<NodeJS.Timeout>();
   private readonly catchUp = deferred();
   private readonly unfence = deferred();
   private readonly shutdown = deferred();
@@ -178,8 +181,30 @@ export class BrokerLifecycleManager {
     this.schedule(0);
   }
 
+  /**
+   * Kafka's propagateDirectoryFailure: the failed directory's id goes into every heartbeat's
+   * OfflineLogDirs from now on, the next heartbeat is sent at once; if no heartbeat carrying it was
+   * answered within `timeoutMs` (log.dir.failure.timeout.ms), "Shutting down because couldn't
+   * communicate offline log dir ... with controllers" and `onFailure` (Kafka: the shutdown hook).
+   */
+  propagateDirectoryFailure(directoryId: string, timeoutMs: number, onFailure: () => void): void {
+    if (this.closed) return;
+    if (!this.offlineDirs.has(directoryId)) this.offlineDirs.set(directoryId, false);
+    if (this.registered) this.schedule(0);
+    const t = setTimeout(() => {
+      this.offlineDirTimers.delete(t);
+      if (this.closed || this.offlineDirs.get(directoryId)) return;
+      this.logger.error(`Shutting down because couldn't communicate offline log dir ${directoryId} with controllers`);
+      onFailure();
+    }, timeoutMs);
+    t.unref?.();
+    this.offlineDirTimers.add(t);
+  }
+
   /** Stops communicating; pending promises other than shutdown stay unresolved. */
   close(): void {
+    for (const t of this.offlineDirTimers) clearTimeout(t);
+    this.offlineDirTimers.clear();
     this.closed = true;
     this.stateValue = 'SHUTTING_DOWN';
     if (this.timer) clearTimeout(this.timer);
@@ -272,8 +297,9 @@ export class BrokerLifecycleManager {
       currentMetadataOffset: BigInt(this.opts.metadataOffset()),
       wantFence: !this.readyToUnfence,
       wantShutDown: this.stateValue === 'PENDING_CONTROLLED_SHUTDOWN',
-      offlineLogDirs: [],
+      offlineLogDirs: [...this.offlineDirs.keys()],
     };
+    const sentOffline = [...this.offlineDirs.keys()];
     let res: BrokerHeartbeatResponse;
     try {
       res = (
@@ -298,6 +324,7 @@ export class BrokerLifecycleManager {
       this.afterFailure();
       return;
     }
+    for (const d of sentOffline) this.offlineDirs.set(d, true);
     switch (this.stateValue) {
       case 'PENDING_CONTROLLED_SHUTDOWN':
         if (!res.shouldShutDown) {

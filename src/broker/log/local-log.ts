@@ -4,9 +4,10 @@
 // the offset bookkeeping (log start offset, high watermark, epochs) on top of it.
 
 import { promises as fsp } from 'node:fs';
-import { fsyncDir } from '../../storage/file-ops.js';
+import * as path from 'node:path';
+import { fsyncDir, isIOError } from '../../storage/file-ops.js';
 import type { LogConfig } from './log-config.js';
-import type { LogLogger } from './log-errors.js';
+import { KafkaStorageError, type LogLogger } from './log-errors.js';
 import { segmentConfigOf } from './log-loader.js';
 import { LogSegment, type SegmentReadResult } from './segment.js';
 import {
@@ -34,7 +35,14 @@ export interface LocalLogInit {
   segments: LogSegment[];
   logEndOffset: number;
   recoveryPoint: number;
+  onLogDirFailure?: LogDirFailureHandler;
 }
+
+/**
+ * Kafka's LogDirFailureChannel.maybeAddOfflineLogDir as seen from one log: told the partition
+ * directory and the I/O error (with Kafka's message) that failed an operation on it.
+ */
+export type LogDirFailureHandler = (partitionDir: string, message: string, error: Error) => void;
 
 export class LocalLog {
   readonly topic: string;
@@ -50,6 +58,9 @@ export class LocalLog {
   protected _recoveryPoint: number;
   protected _lastFlushTime: number;
   protected closed = false;
+  /** the log directory failed: every operation answers KAFKA_STORAGE_ERROR */
+  private offline = false;
+  private readonly onLogDirFailure: LogDirFailureHandler | undefined;
   private pendingDeletes = new Map<ReturnType<typeof setTimeout>, LogSegment[]>();
 
   protected constructor(i: LocalLogInit) {
@@ -64,6 +75,7 @@ export class LocalLog {
     this.leo = { offset: i.logEndOffset, segmentBase: active.baseOffset, position: active.size };
     this._recoveryPoint = i.recoveryPoint;
     this._lastFlushTime = this.clock();
+    this.onLogDirFailure = i.onLogDirFailure;
   }
 
   get dir(): string {
@@ -108,7 +120,59 @@ export class LocalLog {
   }
 
   protected ensureOpen(): void {
+    // ReplicaManager.getPartitionOrException's answer for a partition in a failed directory
+    if (this.offline)
+      throw new KafkaStorageError(`Partition ${this.topic}-${this.partition} is in an offline log directory`);
     if (this.closed) throw new Error(`log for ${this.topic}-${this.partition} is closed`);
+  }
+
+  /** Whether this log's directory failed (its handles are released, every operation fails). */
+  get isOffline(): boolean {
+    return this.offline;
+  }
+
+  /**
+   * Kafka's UnifiedLog.maybeHandleIOException: an I/O error of `fn` reports the directory as failed
+   * (LogDirFailureChannel) and is rethrown as KafkaStorageError(`message`); other errors pass.
+   */
+  protected async guardIO<T>(message: () => string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!isIOError(e)) throw e;
+      const msg = message();
+      this.reportIOError(msg, e);
+      throw new KafkaStorageError(`${msg}: ${e.message}`);
+    }
+  }
+
+  /** Hands an I/O error on this log's directory to the failure handler (once the log is offline, no more). */
+  protected reportIOError(message: string, e: Error): void {
+    if (this.offline) return;
+    if (this.onLogDirFailure) this.onLogDirFailure(this._dir, message, e);
+    else this.logger.warn(`${message}: ${e.message}`);
+  }
+
+  /** `in dir <log dir>`, as Kafka's messages name the parent directory. */
+  protected inDir(): string {
+    return `${this.topic}-${this.partition} in dir ${path.dirname(this._dir)}`;
+  }
+
+  /**
+   * The directory failed (LogManager.handleLogDirFailure → UnifiedLog.closeHandlers): from now on
+   * every operation answers KAFKA_STORAGE_ERROR; the file handles are released once the operation
+   * running on the log's queue ends, without trimming or a final index entry (no clean close).
+   */
+  markOffline(): Promise<void> {
+    if (this.offline) return Promise.resolve();
+    this.offline = true;
+    return this.queue.run(async () => {
+      const wasClosed = this.closed;
+      this.closed = true;
+      for (const [timer] of this.pendingDeletes) clearTimeout(timer);
+      this.pendingDeletes.clear();
+      if (!wasClosed) for (const s of this.segs) await s.closeHandlers().catch(() => undefined);
+    });
   }
 
   protected floorSegmentIndex(offset: number): number {
@@ -147,7 +211,12 @@ export class LocalLog {
 
   /** Rolls to a new active segment at max(expectedNextOffset, logEndOffset) (queued). */
   roll(expectedNextOffset?: number): Promise<LogSegment> {
-    return this.queue.run(() => this.rollLocked(expectedNextOffset));
+    return this.queue.run(() =>
+      this.guardIO(
+        () => `Error while rolling log segment for ${this.inDir()}`,
+        () => this.rollLocked(expectedNextOffset),
+      ),
+    );
   }
 
   protected async rollLocked(expectedNextOffset?: number): Promise<LogSegment> {
@@ -180,9 +249,10 @@ export class LocalLog {
     this.leo = { ...this.leo, segmentBase: seg.baseOffset, position: seg.size };
     this.logger.info(`Rolled new log segment for ${this.topic}-${this.partition} at offset ${newOffset}`);
     // flush the rolled segment in the background, like Kafka's scheduled "flush-log" task
-    void this.flushUpTo(newOffset, false).catch((e: unknown) =>
-      this.logger.warn(`flush after roll failed: ${(e as Error).message}`),
-    );
+    void this.flushUpTo(newOffset, false).catch((e: unknown) => {
+      if (isIOError(e)) this.reportIOError(`Error while flushing log for ${this.inDir()} with offset ${newOffset}`, e);
+      else this.logger.warn(`flush after roll failed: ${(e as Error).message}`);
+    });
     return seg;
   }
 
@@ -211,7 +281,11 @@ export class LocalLog {
     if (!asyncDelete || delay <= 0) return del();
     const timer = setTimeout(() => {
       this.pendingDeletes.delete(timer);
-      del().catch((e: unknown) => this.logger.warn(`Error deleting segments: ${(e as Error).message}`));
+      del().catch((e: unknown) => {
+        // LocalLog.deleteSegmentFiles: maybeHandleIOException around the deletion
+        if (isIOError(e)) this.reportIOError(`Error while deleting segments for ${this.inDir()}`, e);
+        else this.logger.warn(`Error deleting segments: ${(e as Error).message}`);
+      });
     }, delay);
     timer.unref?.();
     this.pendingDeletes.set(timer, segments);
@@ -308,7 +382,10 @@ export class LocalLog {
   flush(forceFlushActiveSegment = false): Promise<void> {
     return this.queue.run(async () => {
       if (this.closed) return;
-      await this.flushUpTo(this.leo.offset, forceFlushActiveSegment);
+      await this.guardIO(
+        () => `Error while flushing log for ${this.inDir()} with offset ${this.leo.offset}`,
+        () => this.flushUpTo(this.leo.offset, forceFlushActiveSegment),
+      );
     });
   }
 

@@ -22,7 +22,8 @@ import {
 } from '../../storage/checkpoint-file.js';
 import { cleanLog, logToClean, shouldClean, type CleanerOptions } from './cleaner.js';
 import { DEFAULT_LOG_CONFIG, LONG_MAX, type LogConfig } from './log-config.js';
-import { silentLogger, type LogLogger } from './log-errors.js';
+import { KafkaStorageError, silentLogger, type LogLogger } from './log-errors.js';
+import { isIOError, listDir } from '../../storage/file-ops.js';
 import { FutureLogCopier } from './future-log-copier.js';
 import { PartitionLog } from './partition-log.js';
 
@@ -59,6 +60,18 @@ export interface LogManagerOptions {
   alterLogDirsChunk?: (bytes: number) => Promise<void> | void;
   /** bytes the copier reads per chunk (replica.fetch.max.bytes as ReplicaAlterLogDirsThread uses it) */
   alterLogDirsChunkBytes?: number;
+  /**
+   * A log dir went offline (after its logs were taken offline): the broker tells the controller
+   * (BrokerLifecycleManager.propagateDirectoryFailure) and halts if it held the metadata log.
+   */
+  onLogDirFailure?: (dir: string) => void;
+  /**
+   * Every log dir failed: Kafka logs FATAL "Shutdown broker because all log dirs in ... have failed"
+   * and halts (Exit.halt(1)); the broker process does the same here. Default: the message is logged.
+   */
+  onAllLogDirsFailed?: (message: string) => void;
+  /** the log lines of a directory failure (LogDirFailureChannel's ERROR, the WARNs); default: the logger's warn */
+  failureLog?: (level: 'ERROR' | 'WARN', msg: string) => void;
 }
 
 export interface TopicPartitionName {
@@ -128,6 +141,10 @@ export class LogManager {
   private readonly creating = new Map<string, Promise<PartitionLog>>();
   private cleaning: Promise<number> | undefined;
   private stopped = false;
+  /** failed log dirs (Kafka: the dirs no longer in _liveLogDirs) */
+  private readonly offline = new Set<string>();
+  /** partitions of a dir that failed while loading, before their logs were opened */
+  private readonly unloadedOffline = new Set<string>();
 
   constructor(opts: LogManagerOptions) {
     if (opts.logDirs.length === 0) throw new Error('at least one log dir is required');
@@ -145,9 +162,81 @@ export class LogManager {
     return this.logs.get(tpKey(topic, partition));
   }
 
+  /** The logs in online log dirs (a log of a failed dir is no longer Kafka's currentLogs). */
   allLogs(): PartitionLog[] {
-    return [...this.logs.values()];
+    return [...this.logs.values()].filter((l) => !l.isOffline);
   }
+
+  /** Whether `dir` is one of log.dirs and has not failed (LogManager.isLogDirOnline). */
+  isLogDirOnline(dir: string): boolean {
+    const d = path.resolve(dir);
+    return this.logDirs.includes(d) && !this.offline.has(d);
+  }
+
+  /** The failed log dirs, in log.dirs order. */
+  offlineLogDirs(): string[] {
+    return this.logDirs.filter((d) => this.offline.has(d));
+  }
+
+  /**
+   * Kafka's LogDirFailureChannel.maybeAddOfflineLogDir + ReplicaManager/LogManager.handleLogDirFailure:
+   * logs the error once per dir, takes every current and future log in the dir offline (handles
+   * released, no clean close; their partitions answer KAFKA_STORAGE_ERROR), drops the dir from the
+   * checkpoints and the clean-shutdown marker, tells the broker; when no dir is left, the broker
+   * shuts down. `partitionOrLogDir` may be a partition directory or a log dir.
+   */
+  handleLogDirFailure(partitionOrLogDir: string, message: string, e: Error): void {
+    const p = path.resolve(partitionOrLogDir);
+    const dir = this.logDirs.includes(p) ? p : path.dirname(p);
+    if (!this.logDirs.includes(dir) || this.offline.has(dir)) return;
+    const log = this.opts.failureLog ?? ((_level: string, msg: string) => this.logger.warn(msg));
+    log('ERROR', `${message}: ${e.stack ?? e.message}`);
+    this.offline.add(dir);
+    log('WARN', `Stopping serving logs in dir ${dir}`);
+    const current: string[] = [];
+    const future: string[] = [];
+    for (const [key, log] of this.logs) {
+      if (this.logDirOf.get(key) !== dir) continue;
+      current.push(key);
+      void log.markOffline();
+    }
+    for (const [key, log] of [...this.futureLogs]) {
+      if (this.futureDirOf.get(key) !== dir) continue;
+      future.push(key);
+      this.copiers.get(key)?.stop();
+      this.futureLogs.delete(key);
+      this.futureDirOf.delete(key);
+      void log.markOffline();
+    }
+    log(
+      'WARN',
+      `Logs for partitions ${current.join(',')} are offline and logs for future partitions ${future.join(',')} are offline due to failure on log directory ${dir}`,
+    );
+    // the broker's reaction runs after the failed operation answered (Kafka's LogDirFailureHandler
+    // thread takes the dir from the channel's queue): the request in flight still gets its error
+    setImmediate(() => {
+      if (this.offline.size === this.logDirs.length) {
+        const msg = `Shutdown broker because all log dirs in ${this.logDirs.join(', ')} have failed`;
+        if (this.opts.onAllLogDirsFailed) this.opts.onAllLogDirsFailed(msg);
+        else log('ERROR', msg);
+        return;
+      }
+      this.opts.onLogDirFailure?.(dir);
+    });
+  }
+
+  /** Runs a log-dir operation; an I/O error takes the dir offline and is rethrown. */
+  private async onDir<T>(dir: string, message: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (isIOError(e)) this.handleLogDirFailure(dir, message, e);
+      throw e;
+    }
+  }
+
+  private readonly failureHandler = (partitionDir: string, message: string, e: Error): void =>
+    this.handleLogDirFailure(partitionDir, message, e);
 
   /** Whether `dir` had `.kafka_cleanshutdown` when it was loaded. */
   wasCleanShutdown(dir: string): boolean {
@@ -189,64 +278,87 @@ export class LogManager {
     this.tasks.push(task);
   }
 
-  /** Kafka's loadLogs: per log dir, consume the clean shutdown marker, read checkpoints, open every partition. */
+  /**
+   * Kafka's loadLogs: per log dir, consume the clean shutdown marker, read checkpoints, open every
+   * partition. An I/O error loading a dir takes it offline (Kafka's handleIOException: "Error while
+   * loading log dir"); the partitions found there are not created in another dir meanwhile.
+   */
   async loadLogs(): Promise<void> {
     for (const dir of this.logDirs) {
-      await fsp.mkdir(dir, { recursive: true });
-      const clean = await hasCleanShutdownMarker(dir);
-      // deleted up front so that a crash while loading counts as unclean next time (KAFKA-10471)
-      if (clean) await deleteCleanShutdownMarker(dir);
-      this.hadCleanShutdown.set(dir, clean);
-      const read = async (f: string) =>
-        readOffsetCheckpointMap(path.join(dir, f)).catch((e: unknown) => {
-          this.logger.warn(`Error reading ${f} in ${dir}, ignoring it: ${(e as Error).message}`);
-          return new Map<string, number>();
-        });
-      const recoveryPoints = await read(RECOVERY_POINT_CHECKPOINT_FILE);
-      const logStartOffsets = await read(LOG_START_OFFSET_CHECKPOINT_FILE);
-      const highWatermarks = await read(REPLICATION_OFFSET_CHECKPOINT_FILE);
-      this.cleanerCheckpoints.set(dir, await read(CLEANER_OFFSET_CHECKPOINT_FILE));
-      const excluded = new Set(this.opts.excludeTopics ?? ['__cluster_metadata']);
-      for (const e of await fsp.readdir(dir, { withFileTypes: true })) {
-        if (!e.isDirectory()) continue;
-        const tp = parseTopicPartitionDirName(e.name);
-        if (!tp || excluded.has(tp.topic)) continue;
-        const full = path.join(dir, e.name);
-        if (tp.suffix === 'delete') {
-          await fsp.rm(full, { recursive: true, force: true });
-          continue;
+      try {
+        await this.loadLogDir(dir);
+      } catch (e) {
+        if (!isIOError(e)) throw e;
+        for (const name of await listDir(dir)) {
+          const tp = parseTopicPartitionDirName(name);
+          const key = tp && !tp.suffix ? tpKey(tp.topic, tp.partition) : undefined;
+          if (key !== undefined && this.logDirOf.get(key) !== dir) this.unloadedOffline.add(key);
         }
-        if (tp.suffix && tp.suffix !== 'future') {
-          this.logger.warn(`Skipping ${tp.suffix} replica directory ${full}`);
-          continue;
-        }
-        const key = tpKey(tp.topic, tp.partition);
-        const isFuture = tp.suffix === 'future';
-        const seen = isFuture ? this.futureDirOf : this.logDirOf;
-        if (seen.has(key))
-          throw new Error(
-            `Duplicate ${isFuture ? 'future ' : ''}log directories for ${key} are found in both ${seen.get(key)} and ${dir}. ` +
-              'It is likely because log directory failure happened while broker was replacing current replica with future replica. ' +
-              'Recover broker from this failure by manually deleting one of the two directories for this partition. ' +
-              'It is recommended to delete the partition in the log directory that is known to have failed recently.',
-          );
-        const log = await PartitionLog.open({
-          dir: full,
-          topic: tp.topic,
-          partition: tp.partition,
-          config: this.configFor(tp.topic),
-          clock: this.clock,
-          logger: this.logger,
-          hadCleanShutdown: clean,
-          recoveryPoint: recoveryPoints.get(key) ?? 0,
-          logStartOffset: logStartOffsets.get(key) ?? 0,
-          highWatermark: highWatermarks.get(key),
-        });
-        (isFuture ? this.futureLogs : this.logs).set(key, log);
-        seen.set(key, dir);
+        this.handleLogDirFailure(dir, `Error while loading log dir ${dir}`, e);
       }
-      this.loadCompleted.set(dir, true);
     }
+    await this.dropOrphanFutureLogs();
+  }
+
+  private async loadLogDir(dir: string): Promise<void> {
+    await fsp.mkdir(dir, { recursive: true });
+    const clean = await hasCleanShutdownMarker(dir);
+    // deleted up front so that a crash while loading counts as unclean next time (KAFKA-10471)
+    if (clean) await deleteCleanShutdownMarker(dir);
+    this.hadCleanShutdown.set(dir, clean);
+    const read = async (f: string) =>
+      readOffsetCheckpointMap(path.join(dir, f)).catch((e: unknown) => {
+        this.logger.warn(`Error reading ${f} in ${dir}, ignoring it: ${(e as Error).message}`);
+        return new Map<string, number>();
+      });
+    const recoveryPoints = await read(RECOVERY_POINT_CHECKPOINT_FILE);
+    const logStartOffsets = await read(LOG_START_OFFSET_CHECKPOINT_FILE);
+    const highWatermarks = await read(REPLICATION_OFFSET_CHECKPOINT_FILE);
+    this.cleanerCheckpoints.set(dir, await read(CLEANER_OFFSET_CHECKPOINT_FILE));
+    const excluded = new Set(this.opts.excludeTopics ?? ['__cluster_metadata']);
+    for (const e of await fsp.readdir(dir, { withFileTypes: true })) {
+      if (!e.isDirectory()) continue;
+      const tp = parseTopicPartitionDirName(e.name);
+      if (!tp || excluded.has(tp.topic)) continue;
+      const full = path.join(dir, e.name);
+      if (tp.suffix === 'delete') {
+        await fsp.rm(full, { recursive: true, force: true });
+        continue;
+      }
+      if (tp.suffix && tp.suffix !== 'future') {
+        this.logger.warn(`Skipping ${tp.suffix} replica directory ${full}`);
+        continue;
+      }
+      const key = tpKey(tp.topic, tp.partition);
+      const isFuture = tp.suffix === 'future';
+      const seen = isFuture ? this.futureDirOf : this.logDirOf;
+      if (seen.has(key))
+        throw new Error(
+          `Duplicate ${isFuture ? 'future ' : ''}log directories for ${key} are found in both ${seen.get(key)} and ${dir}. ` +
+            'It is likely because log directory failure happened while broker was replacing current replica with future replica. ' +
+            'Recover broker from this failure by manually deleting one of the two directories for this partition. ' +
+            'It is recommended to delete the partition in the log directory that is known to have failed recently.',
+        );
+      const log = await PartitionLog.open({
+        dir: full,
+        topic: tp.topic,
+        partition: tp.partition,
+        config: this.configFor(tp.topic),
+        clock: this.clock,
+        logger: this.logger,
+        hadCleanShutdown: clean,
+        onLogDirFailure: this.failureHandler,
+        recoveryPoint: recoveryPoints.get(key) ?? 0,
+        logStartOffset: logStartOffsets.get(key) ?? 0,
+        highWatermark: highWatermarks.get(key),
+      });
+      (isFuture ? this.futureLogs : this.logs).set(key, log);
+      seen.set(key, dir);
+    }
+    this.loadCompleted.set(dir, true);
+  }
+
+  private async dropOrphanFutureLogs(): Promise<void> {
     // a future log without its current log is of nothing (Kafka drops it too)
     for (const [key, future] of [...this.futureLogs]) {
       if (this.logs.has(key)) continue;
@@ -260,7 +372,7 @@ export class LogManager {
 
   /** The log dir holding the fewest partitions, future logs counted (Kafka's nextLogDirs). */
   private nextLogDir(): string {
-    const counts = new Map(this.logDirs.map((d) => [d, 0]));
+    const counts = new Map(this.logDirs.filter((d) => !this.offline.has(d)).map((d) => [d, 0]));
     for (const d of [...this.logDirOf.values(), ...this.futureDirOf.values()]) counts.set(d, (counts.get(d) ?? 0) + 1);
     return [...counts].sort((a, b) => a[1] - b[1])[0]![0];
   }
@@ -277,8 +389,13 @@ export class LogManager {
       if (opts.topicId !== undefined) await existing.assignTopicId(opts.topicId);
       return existing;
     }
+    // LogManager.getOrCreateLog: not created anew while its own dir is offline
+    if (this.unloadedOffline.has(key))
+      throw new KafkaStorageError(
+        `Can not create log for ${key} because log directories ${this.offlineLogDirs().join(',')} are offline`,
+      );
     const preferred = this.preferredDirs.get(key);
-    const dir = preferred ?? this.nextLogDir();
+    const dir = preferred !== undefined && !this.offline.has(preferred) ? preferred : this.nextLogDir();
     const creation = PartitionLog.open({
       dir: path.join(dir, key),
       topic,
@@ -288,6 +405,7 @@ export class LogManager {
       logger: this.logger,
       hadCleanShutdown: false,
       topicId: opts.topicId,
+      onLogDirFailure: this.failureHandler,
     });
     this.creating.set(key, creation);
     try {
@@ -368,6 +486,7 @@ export class LogManager {
     const key = tpKey(topic, partition);
     if (`${key}.${'0'.repeat(32)}-future`.length > 255) return 'INVALID_TOPIC_EXCEPTION';
     if (!this.logDirs.includes(destDir)) return 'LOG_DIR_NOT_FOUND';
+    if (this.offline.has(destDir)) return 'KAFKA_STORAGE_ERROR';
     try {
       await fsp.access(destDir, fsp.constants.W_OK);
     } catch {
@@ -393,6 +512,7 @@ export class LogManager {
       logger: this.logger,
       hadCleanShutdown: false,
       topicId: current.topicId,
+      onLogDirFailure: this.failureHandler,
     });
     this.futureLogs.set(key, future);
     this.futureDirOf.set(key, destDir);
@@ -473,8 +593,17 @@ export class LogManager {
     this.logger.info(`Removed future log of ${key}`);
   }
 
+  /** Writes a checkpoint file of an online dir; an I/O error takes the dir offline (Kafka's CheckpointFile). */
   private async writeCheckpoint(dir: string, file: string, entries: TopicPartitionOffset[]): Promise<void> {
-    await writeOffsetCheckpoint(path.join(dir, file), entries);
+    if (this.offline.has(dir)) return;
+    const f = path.join(dir, file);
+    try {
+      await this.onDir(dir, `Error while writing to checkpoint file ${f}`, () => writeOffsetCheckpoint(f, entries));
+    } catch (e) {
+      // the dir is offline now; the other dirs' checkpoints are still written (Kafka logs "Disk error ...")
+      if (!isIOError(e)) throw e;
+      this.logger.warn(`Disk error while writing ${file} in directory ${dir}: ${e.message}`);
+    }
   }
 
   async checkpointRecoveryOffsets(): Promise<void> {
@@ -561,13 +690,15 @@ export class LogManager {
     let cleaned = 0;
     for (const [key, log] of [...this.logs]) {
       // Kafka pauses cleaning of a partition while it moves between log dirs
-      if (!log.config.compact || log.isClosed || this.futureLogs.has(key)) continue;
+      if (!log.config.compact || log.isClosed || log.isOffline || this.futureLogs.has(key)) continue;
       const dir = this.logDirOf.get(key)!;
       const cps = this.cleanerCheckpoints.get(dir) ?? new Map<string, number>();
       this.cleanerCheckpoints.set(dir, cps);
       const last = cps.get(key);
       if (!force && !shouldClean(log, await logToClean(log, last, this.clock()))) continue;
-      const res = await cleanLog(log, last, { clock: this.clock, ...this.opts.cleaner });
+      const res = await this.onDir(dir, `Error while cleaning ${key} in dir ${dir}`, () =>
+        cleanLog(log, last, { clock: this.clock, ...this.opts.cleaner }),
+      );
       if (!res) continue;
       cps.set(key, res.endOffset);
       await this.checkpointCleanerOffsets();
@@ -590,13 +721,18 @@ export class LogManager {
     for (const c of this.copiers.values()) c.stop();
     for (const c of [...this.copiers.values()]) await c.done;
     for (const log of [...this.allLogs(), ...this.allFutureLogs()]) {
-      await log.flush(true);
-      await log.close();
+      // a failure here takes the log's dir offline (guarded in the log): that dir gets no marker
+      await log.flush(true).catch((e: unknown) => this.logger.warn(`${(e as Error).message}`));
+      await log.close().catch((e: unknown) => this.logger.warn(`${(e as Error).message}`));
     }
-    await this.checkpointAll();
+    await this.checkpointAll().catch((e: unknown) => this.logger.warn(`${(e as Error).message}`));
     for (const dir of this.logDirs) {
+      // no `.kafka_cleanshutdown` for a dir that failed: the next start runs recovery there
+      if (this.offline.has(dir)) continue;
       if (this.hadCleanShutdown.get(dir) || this.loadCompleted.get(dir))
-        await writeCleanShutdownMarker(dir, brokerEpoch);
+        await this.onDir(dir, `Error while writing the clean shutdown file in dir ${dir}`, () =>
+          writeCleanShutdownMarker(dir, brokerEpoch),
+        ).catch(() => undefined);
     }
   }
 }

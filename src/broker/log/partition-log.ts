@@ -17,7 +17,7 @@ import {
 import { SegmentClosedError } from '../../storage/file-records.js';
 import { LeaderEpochCache } from './leader-epoch.js';
 import { fetchOffsetByTimestamp, type TimestampAndOffset } from './list-offsets.js';
-import { LocalLog, type OffsetMetadata } from './local-log.js';
+import { LocalLog, type LogDirFailureHandler, type OffsetMetadata } from './local-log.js';
 import { makeLogConfig, maxSegmentMs, type LogConfig } from './log-config.js';
 import {
   InconsistentTopicIdError,
@@ -61,6 +61,8 @@ export interface PartitionLogOptions {
   highWatermark?: number;
   /** topic id (22-char base64); written to partition.metadata, checked against an existing one */
   topicId?: string;
+  /** told of an I/O error on the log's directory (LogManager takes the directory offline) */
+  onLogDirFailure?: LogDirFailureHandler;
 }
 
 export interface AppendResult {
@@ -150,6 +152,7 @@ export class PartitionLog extends LocalLog {
       segments: loaded.segments,
       logEndOffset: loaded.logEndOffset,
       recoveryPoint: loaded.recoveryPoint,
+      onLogDirFailure: o.onLogDirFailure,
     });
     this._epochCache = epochCache;
     this._logStartOffset = loaded.logStartOffset;
@@ -229,6 +232,7 @@ export class PartitionLog extends LocalLog {
 
   /** Rolls, then snapshots the producer state at the new segment's base offset (UnifiedLog.roll). */
   protected override async rollLocked(expectedNextOffset?: number): Promise<LogSegment> {
+    this.ensureOpen();
     const seg = await super.rollLocked(expectedNextOffset);
     await this.producerState.takeSnapshot(seg.baseOffset, this.segs[0]!.baseOffset);
     return seg;
@@ -237,7 +241,11 @@ export class PartitionLog extends LocalLog {
   /** Clean close: a producer-state snapshot at the log end offset first; replaced segments closed now. */
   override async close(): Promise<void> {
     await this.queue.run(async () => {
-      if (!this.closed) await this.producerState.takeSnapshot(this.leo.offset, this.segs[0]!.baseOffset);
+      if (!this.closed)
+        await this.guardIO(
+          () => `Error while taking a producer state snapshot for ${this.inDir()}`,
+          () => this.producerState.takeSnapshot(this.leo.offset, this.segs[0]!.baseOffset),
+        );
       await this.completeRetiredDeletes();
     });
     return super.close();
@@ -391,7 +399,10 @@ export class PartitionLog extends LocalLog {
     return this.queue.run(() => {
       const epoch = typeof leaderEpoch === 'number' ? leaderEpoch : leaderEpoch();
       if (epoch === null) throw new NotLeaderOrFollowerError(`${this.topic}-${this.partition} is no longer led here`);
-      return this.doAppend(batches, epoch, true);
+      return this.guardIO(
+        () => `Error while appending records to ${this.inDir()}`,
+        () => this.doAppend(batches, epoch, true),
+      );
     });
   }
 
@@ -403,7 +414,10 @@ export class PartitionLog extends LocalLog {
     return this.queue.run(() => {
       if (stillFollower && !stillFollower())
         throw new NotLeaderOrFollowerError(`${this.topic}-${this.partition} is no longer this follower`);
-      return this.doAppend(batches, -1, false);
+      return this.guardIO(
+        () => `Error while appending records to ${this.inDir()}`,
+        () => this.doAppend(batches, -1, false),
+      );
     });
   }
 
@@ -468,9 +482,6 @@ export class PartitionLog extends LocalLog {
       }
     }
     const lastOffset = next - 1;
-    for (const b of parsed) {
-      if (b.partitionLeaderEpoch >= 0) await this.epochCache.assign(b.partitionLeaderEpoch, b.baseOffset);
-    }
     if (buf.length > this._config.segmentBytes) {
       throw new RecordBatchTooLargeError(
         `Message batch size is ${buf.length} bytes in append to partition ${this.topic}-${this.partition}, which exceeds the maximum configured segment size of ${this._config.segmentBytes}.`,
@@ -486,7 +497,12 @@ export class PartitionLog extends LocalLog {
       now,
     });
     if (roll) segment = await this.rollLocked(firstOffset);
+    // all or nothing: the data is written (or cut back to the previous end and the error thrown)
+    // before the epoch cache, the log end offset and the producer state learn of it
     await segment.append(lastOffset, maxTimestamp, shallow, buf);
+    for (const b of parsed) {
+      if (b.partitionLeaderEpoch >= 0) await this.epochCache.assign(b.partitionLeaderEpoch, b.baseOffset);
+    }
     this.leo = { offset: lastOffset + 1, segmentBase: segment.baseOffset, position: segment.size };
     await this.producerState.onAppended(buf, segment.baseOffset, this.leo.offset);
     if (this.unflushedMessages >= this._config.flushMessages) await this.flushUpTo(this.leo.offset, false);
@@ -519,7 +535,10 @@ export class PartitionLog extends LocalLog {
 
   private async readRetryingClosed(fetchOffset: number, maxBytes: number, opts: ReadOptions): Promise<ReadResult> {
     try {
-      return await this.readOnce(fetchOffset, maxBytes, opts);
+      return await this.guardIO(
+        () => `Exception while reading from ${this.inDir()}`,
+        () => this.readOnce(fetchOffset, maxBytes, opts),
+      );
     } catch (e) {
       // a segment was deleted under us (retention, cleaning): the segment list has moved on, retry once
       if (e instanceof SegmentClosedError && !this.closed) return this.readOnce(fetchOffset, maxBytes, opts);
@@ -568,28 +587,35 @@ export class PartitionLog extends LocalLog {
    * high watermark; the active segment only via a roll. Returns the number of segments deleted.
    */
   deleteOldSegments(): Promise<number> {
-    return this.queue.run(async () => {
-      if (this.closed) return 0;
-      let n = await this.deleteMatching(
-        async (_s, next) => next !== undefined && next.baseOffset <= this._logStartOffset,
-      );
-      if (!this._config.delete) return n;
-      const retentionBytes = this._config.retentionBytes;
-      if (retentionBytes >= 0 && this.size >= retentionBytes) {
-        let diff = this.size - retentionBytes;
-        n += await this.deleteMatching(async (s) => {
-          if (diff - s.size < 0) return false;
-          diff -= s.size;
-          return true;
-        });
-      }
-      const retentionMs = this._config.retentionMs;
-      if (retentionMs >= 0) {
-        const startMs = this.clock();
-        n += await this.deleteMatching(async (s) => startMs - (await s.largestTimestamp()) > retentionMs);
-      }
-      return n;
-    });
+    return this.queue.run(() =>
+      this.guardIO(
+        () => `Error while deleting segments for ${this.inDir()}`,
+        () => this.deleteOldSegmentsLocked(),
+      ),
+    );
+  }
+
+  private async deleteOldSegmentsLocked(): Promise<number> {
+    if (this.closed) return 0;
+    let n = await this.deleteMatching(
+      async (_s, next) => next !== undefined && next.baseOffset <= this._logStartOffset,
+    );
+    if (!this._config.delete) return n;
+    const retentionBytes = this._config.retentionBytes;
+    if (retentionBytes >= 0 && this.size >= retentionBytes) {
+      let diff = this.size - retentionBytes;
+      n += await this.deleteMatching(async (s) => {
+        if (diff - s.size < 0) return false;
+        diff -= s.size;
+        return true;
+      });
+    }
+    const retentionMs = this._config.retentionMs;
+    if (retentionMs >= 0) {
+      const startMs = this.clock();
+      n += await this.deleteMatching(async (s) => startMs - (await s.largestTimestamp()) > retentionMs);
+    }
+    return n;
   }
 
   private async deleteMatching(
@@ -630,34 +656,41 @@ export class PartitionLog extends LocalLog {
 
   /** Truncates so the log ends before targetOffset (replication). Returns true if data was removed. */
   truncateTo(targetOffset: number, stillFollower?: () => boolean): Promise<boolean> {
-    return this.queue.run(async () => {
-      this.ensureOpen();
-      if (stillFollower && !stillFollower())
-        throw new NotLeaderOrFollowerError(`${this.topic}-${this.partition} is no longer this follower`);
-      if (targetOffset < 0)
-        throw new RangeError(
-          `Cannot truncate partition ${this.topic}-${this.partition} to a negative offset (${targetOffset}).`,
-        );
-      if (targetOffset >= this.leo.offset) {
-        await this.epochCache.truncateFromEnd(this.leo.offset);
-        return false;
-      }
-      if (this.segs[0]!.baseOffset > targetOffset) {
-        await this.truncateFullyAndStartAtLocked(targetOffset);
-        return true;
-      }
-      const deletable = this.segs.filter((s) => s.baseOffset > targetOffset);
-      this.segs = this.segs.filter((s) => s.baseOffset <= targetOffset);
-      await this.deleteSegmentFiles(deletable, true);
-      await this.activeSegment.truncateTo(targetOffset);
-      this.setLogEndOffset(targetOffset);
-      await this.epochCache.truncateFromEnd(targetOffset);
-      this._logStartOffset = Math.min(targetOffset, this._logStartOffset);
-      await this.producerState.truncateAndReload(this.segs, this._logStartOffset, targetOffset);
-      if (this._highWatermark >= this.leo.offset) this._highWatermark = this.leo.offset;
-      this.hwMeta = undefined;
+    return this.queue.run(() =>
+      this.guardIO(
+        () => `Error while truncating log to offset ${targetOffset} for ${this.inDir()}`,
+        () => this.truncateToLocked(targetOffset, stillFollower),
+      ),
+    );
+  }
+
+  private async truncateToLocked(targetOffset: number, stillFollower?: () => boolean): Promise<boolean> {
+    this.ensureOpen();
+    if (stillFollower && !stillFollower())
+      throw new NotLeaderOrFollowerError(`${this.topic}-${this.partition} is no longer this follower`);
+    if (targetOffset < 0)
+      throw new RangeError(
+        `Cannot truncate partition ${this.topic}-${this.partition} to a negative offset (${targetOffset}).`,
+      );
+    if (targetOffset >= this.leo.offset) {
+      await this.epochCache.truncateFromEnd(this.leo.offset);
+      return false;
+    }
+    if (this.segs[0]!.baseOffset > targetOffset) {
+      await this.truncateFullyAndStartAtLocked(targetOffset);
       return true;
-    });
+    }
+    const deletable = this.segs.filter((s) => s.baseOffset > targetOffset);
+    this.segs = this.segs.filter((s) => s.baseOffset <= targetOffset);
+    await this.deleteSegmentFiles(deletable, true);
+    await this.activeSegment.truncateTo(targetOffset);
+    this.setLogEndOffset(targetOffset);
+    await this.epochCache.truncateFromEnd(targetOffset);
+    this._logStartOffset = Math.min(targetOffset, this._logStartOffset);
+    await this.producerState.truncateAndReload(this.segs, this._logStartOffset, targetOffset);
+    if (this._highWatermark >= this.leo.offset) this._highWatermark = this.leo.offset;
+    this.hwMeta = undefined;
+    return true;
   }
 
   /** Deletes all data and starts the log at newOffset. */
@@ -665,7 +698,10 @@ export class PartitionLog extends LocalLog {
     return this.queue.run(() => {
       if (stillFollower && !stillFollower())
         throw new NotLeaderOrFollowerError(`${this.topic}-${this.partition} is no longer this follower`);
-      return this.truncateFullyAndStartAtLocked(newOffset, logStartOffset);
+      return this.guardIO(
+        () => `Error while truncating the entire log for ${this.inDir()}`,
+        () => this.truncateFullyAndStartAtLocked(newOffset, logStartOffset),
+      );
     });
   }
 

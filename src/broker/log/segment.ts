@@ -204,14 +204,16 @@ export class LogSegment {
   ): Promise<void> {
     if (records.length === 0) return;
     const physicalPosition = this.log.size;
-    if (physicalPosition === 0) this.rollingBasedTimestamp = largestTimestampMs;
     const oi = await this.oi();
     if (!oi.canAppendOffset(largestOffset)) {
       throw new LogSegmentOffsetOverflowError(
         `Detected offset overflow at offset ${largestOffset} in segment ${this.baseOffset}`,
       );
     }
+    // all or nothing: the data first (a failed write is cut back to physicalPosition), then the
+    // in-memory maxima and the index entries that point at it
     await this.log.append(records);
+    if (physicalPosition === 0) this.rollingBasedTimestamp = largestTimestampMs;
     if (largestTimestampMs > (await this.maxTimestampSoFar())) {
       this.maxTimestampAndOffsetSoFar = { timestamp: largestTimestampMs, offset: shallowOffsetOfMaxTimestamp };
     }
@@ -350,6 +352,7 @@ export class LogSegment {
 
   /** Final time-index entry, trim both indexes (segment is no longer active). */
   async onBecomeInactiveSegment(): Promise<void> {
+    await this.log.trim();
     const ti = await this.ti();
     const m = await this.readMaxTimestampAndOffsetSoFar();
     await ti.maybeAppend(m.timestamp, m.offset, true);
@@ -440,7 +443,7 @@ export class LogSegment {
     }
     await this.offsetIndex.close();
     await this.timeIndex.close();
-    await this.log.close();
+    await this.log.trimAndClose();
   }
 
   /** Releases file handles without trimming (crash-like). */

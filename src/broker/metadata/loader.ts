@@ -16,9 +16,39 @@ import type { Logger } from '../raft/logger.js';
 
 type Handler = (event: MetadataEvent, update: MetadataUpdate) => void;
 
+/** Kafka's FaultHandler: told what failed (a metadata publisher or listener on a committed image). */
+export type MetadataFaultHandler = (failureMessage: string, cause: unknown) => void;
+
+/**
+ * Kafka's ProcessTerminatingFaultHandler (halt): "Encountered fatal fault: <message>" at ERROR, then
+ * the process ends with status 1 at once (no shutdown hooks). The image this process serves would
+ * otherwise drift from the log it has committed.
+ */
+export function processTerminatingFaultHandler(
+  logger: Logger | undefined,
+  halt: (code: number) => void = (code) => process.exit(code),
+): MetadataFaultHandler {
+  return (failureMessage, cause) => {
+    logger?.error(`Encountered fatal fault: ${failureMessage}`, cause);
+    halt(1);
+  };
+}
+
 export interface MetadataLoaderOptions {
   readonly clusterId: string;
   readonly logger?: Logger;
+  /**
+   * Kafka's MetadataLoader faultHandler: a publisher or event listener that fails on an update. The
+   * default logs (Kafka's LoggingFaultHandler, a broker-only node's "metadata loading" handler);
+   * a process with the controller role uses `processTerminatingFaultHandler` (fatal), as Kafka's
+   * SharedServer does.
+   */
+  readonly faultHandler?: MetadataFaultHandler;
+  /**
+   * For the first image a publisher receives (Kafka's initialBrokerMetadataLoadFaultHandler, fatal
+   * in Kafka); default: `faultHandler`.
+   */
+  readonly initialFaultHandler?: MetadataFaultHandler;
 }
 
 export class MetadataLoader implements RaftListener {
@@ -28,6 +58,8 @@ export class MetadataLoader implements RaftListener {
   private readonly handlers = new Map<string, Set<Handler>>();
   private readonly queue = new SerialQueue();
   private readonly logger: Logger | undefined;
+  private readonly faultHandler: MetadataFaultHandler;
+  private readonly initialFaultHandler: MetadataFaultHandler;
   /** Records and bytes applied since the image the last snapshot was taken from. */
   recordsSinceSnapshot = 0;
   bytesSinceSnapshot = 0;
@@ -35,6 +67,8 @@ export class MetadataLoader implements RaftListener {
   constructor(opts: MetadataLoaderOptions) {
     this.current = MetadataImage.empty(opts.clusterId);
     this.logger = opts.logger;
+    this.faultHandler = opts.faultHandler ?? ((msg, e) => this.logger?.error(msg, e));
+    this.initialFaultHandler = opts.initialFaultHandler ?? this.faultHandler;
   }
 
   /** The latest published image. */
@@ -144,11 +178,16 @@ export class MetadataLoader implements RaftListener {
   }
 
   private async deliver(update: MetadataUpdate, publishers: readonly MetadataPublisher[]): Promise<void> {
+    const fault = update.kind === 'initial' ? this.initialFaultHandler : this.faultHandler;
     for (const p of publishers) {
       try {
         await p.onMetadataUpdate(update);
       } catch (e) {
-        this.logger?.error(`Metadata publisher ${p.name} failed on the update to offset ${update.image.offset}`, e);
+        // MetadataLoader.maybePublishMetadata's message
+        fault(
+          `Unhandled error publishing the new metadata image ending at ${update.image.offset} with publisher ${p.name}`,
+          e,
+        );
       }
     }
     for (const ev of update.events) {
@@ -158,7 +197,10 @@ export class MetadataLoader implements RaftListener {
         try {
           h(ev, update);
         } catch (e) {
-          this.logger?.error(`Metadata event listener for ${ev.type} failed`, e);
+          fault(
+            `Unhandled error publishing the new metadata image ending at ${update.image.offset} with listener for ${ev.type}`,
+            e,
+          );
         }
       }
     }

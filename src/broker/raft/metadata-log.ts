@@ -11,7 +11,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { readBatchHeader } from '../../protocol/records/batch.js';
-import { atomicWriteFile, fsyncDir } from '../../storage/file-ops.js';
+import { atomicWriteFile, faultsEnabled, fsyncDir, injectedFault, isIOError } from '../../storage/file-ops.js';
 import {
   readLeaderEpochCheckpoint,
   writeLeaderEpochCheckpoint,
@@ -46,6 +46,34 @@ export interface MetadataLogOptions {
   readonly segmentMs?: number;
   readonly indexIntervalBytes?: number;
   readonly now?: () => number;
+  /**
+   * An append that cannot be written (an I/O error: EIO, ENOSPC, ...): Kafka's raft IO thread hands it
+   * to its fatal fault handler (ProcessTerminatingFaultHandler: "Encountered fatal fault", halt 1).
+   * Default: that message on stderr and process.exit(1).
+   */
+  readonly onFatal?: (message: string, cause: Error) => void;
+}
+
+const haltOnFatal = (message: string, cause: Error): void => {
+  process.stderr.write(
+    `[${new Date().toISOString()}] ERROR Encountered fatal fault: ${message}: ${cause.stack ?? cause.message}\n`,
+  );
+  process.exit(1);
+};
+
+/** Writes all of `buf` at `position`, looping on short writes (a positional write may write less). */
+async function writeFully(fh: fsp.FileHandle, buf: Buffer, position: number): Promise<void> {
+  let written = 0;
+  while (written < buf.length) {
+    const r = await fh.write(buf, written, buf.length - written, position + written);
+    if (r.bytesWritten <= 0) {
+      const e = new Error(`EIO: short write at ${position + written}`) as NodeJS.ErrnoException;
+      e.code = 'EIO';
+      e.syscall = 'write';
+      throw e;
+    }
+    written += r.bytesWritten;
+  }
 }
 
 interface Segment {
@@ -83,6 +111,7 @@ export class MetadataLog {
     private readonly indexIntervalBytes: number,
     private readonly segmentMs: number,
     private readonly now: () => number,
+    private readonly onFatal: (message: string, cause: Error) => void,
   ) {}
 
   static async open(opts: MetadataLogOptions): Promise<MetadataLog> {
@@ -92,6 +121,7 @@ export class MetadataLog {
       opts.indexIntervalBytes ?? DEFAULT_INDEX_INTERVAL_BYTES,
       opts.segmentMs ?? DEFAULT_SEGMENT_MS,
       opts.now ?? Date.now,
+      opts.onFatal ?? haltOnFatal,
     );
     await fsp.mkdir(opts.dir, { recursive: true });
     await log.load();
@@ -302,9 +332,25 @@ export class MetadataLog {
     let seg = this.segments[this.segments.length - 1];
     if (!seg || this.shouldRoll(seg, batch.length, h.maxTimestamp)) seg = await this.roll();
     const position = seg.size;
+    try {
+      if (faultsEnabled) {
+        const f = injectedFault(logFile(this.dir, seg.baseOffset), 'write', batch.length);
+        if (f) {
+          await writeFully(seg.fh!, batch.subarray(0, f.allowed), position);
+          throw f.error;
+        }
+      }
+      await writeFully(seg.fh!, batch, position);
+      await seg.fh!.datasync();
+    } catch (e) {
+      if (!isIOError(e)) throw e;
+      // nothing of the batch stays: cut back to the previous end, then stop (a voter must not go on
+      // with a log it could not write)
+      await seg.fh!.truncate(position).catch(() => undefined);
+      this.onFatal(`Unexpected error in raft IO thread: appending to ${this.dir}`, e);
+      throw e;
+    }
     if (position === 0) seg.rollingBasedTimestamp = h.maxTimestamp;
-    await seg.fh!.write(batch, 0, batch.length, position);
-    await seg.fh!.datasync();
     seg.size += batch.length;
     seg.nextOffset = h.lastOffset + 1;
     this.leo = h.lastOffset + 1;

@@ -49,6 +49,8 @@ export function isListOffsetsTimestampUnsupported(timestamp: number, version: nu
 const unknown = (errorCode: number): ListOffsetResult => ({ errorCode, timestamp: -1, offset: -1, leaderEpoch: -1 });
 
 export async function listOffset(p: Partition, q: ListOffsetQuery): Promise<ListOffsetResult> {
+  // a partition in a failed log dir (ReplicaManager.getPartitionOrException: HostedPartition.Offline)
+  if (p.log.isOffline) return unknown(ErrorCode.KAFKA_STORAGE_ERROR);
   const epochError = p.checkLeaderEpoch(q.currentLeaderEpoch);
   if (epochError !== ErrorCode.NONE) return unknown(epochError);
   const isClient = q.replicaId === CONSUMER_REPLICA_ID;

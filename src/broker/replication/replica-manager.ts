@@ -785,6 +785,9 @@ export class ReplicaManager {
     if (e instanceof LogError && e.kafkaError === 'RECORD_LIST_TOO_LARGE')
       return failed(ErrorCode.RECORD_LIST_TOO_LARGE, e.message);
     if (p.closed) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER, (e as Error)?.message);
+    // a failed log dir (logged once by the log manager): answered, not logged again (ReplicaManager)
+    if (e instanceof LogError && e.kafkaError === 'KAFKA_STORAGE_ERROR')
+      return failed(ErrorCode.KAFKA_STORAGE_ERROR, e.message);
     this.logger.warn(`Error appending to ${p.key}: ${(e as Error)?.stack ?? String(e)}`);
     return failed(ErrorCode.KAFKA_STORAGE_ERROR, (e as Error)?.message);
   }
@@ -875,6 +878,8 @@ export class ReplicaManager {
       read = await p.log.read(req.fetchOffset, Math.min(req.maxBytes, limitBytes), { maxOffset, minOneMessage });
     } catch (e) {
       if (p.closed) return errorFetchResult(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+      if (e instanceof LogError && e.kafkaError === 'KAFKA_STORAGE_ERROR')
+        return errorFetchResult(ErrorCode.KAFKA_STORAGE_ERROR);
       this.logger.warn(`Error reading ${p.key} at offset ${req.fetchOffset}: ${(e as Error)?.stack ?? String(e)}`);
       return errorFetchResult(ErrorCode.KAFKA_STORAGE_ERROR);
     }
