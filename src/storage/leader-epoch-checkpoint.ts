@@ -4,6 +4,7 @@
 
 import * as path from 'node:path';
 import { readTextIfExists } from './file-ops.js';
+import { StateFileReadError } from './partition-metadata.js';
 import { parseCheckpoint, parseJavaInt, writeCheckpointFile, type EntryFormatter } from './checkpoint-file.js';
 
 export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
@@ -35,7 +36,12 @@ export async function readLeaderEpochCheckpoint(dir: string): Promise<EpochEntry
   const file = leaderEpochCheckpointFile(dir);
   const text = await readTextIfExists(file);
   if (text === undefined) return null;
-  return parseCheckpoint(text, LEADER_EPOCH_CHECKPOINT_VERSION, epochEntryFormatter, file);
+  try {
+    return parseCheckpoint(text, LEADER_EPOCH_CHECKPOINT_VERSION, epochEntryFormatter, file);
+  } catch (e) {
+    // CheckpointFileWithFailureHandler.read: KafkaStorageException, the log directory goes offline
+    throw new StateFileReadError(`Error while reading checkpoint file ${file}`, file, e as Error);
+  }
 }
 
 /** Replaces `<dir>/leader-epoch-checkpoint` atomically. */

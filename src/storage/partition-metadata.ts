@@ -20,6 +20,22 @@ export function uuidFromBase64(s: string): Buffer {
   return b;
 }
 
+/**
+ * A state file that exists but cannot be read back (Kafka's CheckpointFileWithFailureHandler /
+ * PartitionMetadataFile: an IOException turned into a KafkaStorageException, and the log directory
+ * holding the file reported to the LogDirFailureChannel). The message is Kafka's; `cause` says why.
+ */
+export class StateFileReadError extends Error {
+  override name = 'StateFileReadError';
+  constructor(
+    message: string,
+    readonly file: string,
+    cause: Error,
+  ) {
+    super(`${message}: ${cause.message}`, { cause });
+  }
+}
+
 export function formatPartitionMetadata(topicId: string): string {
   return `version: 0\ntopic_id: ${topicId}`;
 }
@@ -33,7 +49,7 @@ export function parsePartitionMetadata(
   for (let i = 0; i < 2; i++) {
     const line = lines[i];
     const parts = line === undefined ? [] : line.split(/\s+/);
-    if (parts.length !== 2) throw new Error(`Malformed line in partition metadata file [${location}]: ${line ?? ''}`);
+    if (parts.length !== 2) throw new Error(`Malformed line in checkpoint file [${location}]: ${line ?? ''}`);
     fields.push(parts[1]!);
   }
   if (!lines[0]!.startsWith('version:') || !lines[1]!.startsWith('topic_id:')) {
@@ -57,5 +73,11 @@ export async function writePartitionMetadata(dir: string, topicId: string): Prom
 export async function readPartitionMetadata(dir: string): Promise<string | undefined> {
   const file = path.join(dir, PARTITION_METADATA_FILE);
   const text = await readTextIfExists(file);
-  return text === undefined ? undefined : parsePartitionMetadata(text, file).topicId;
+  if (text === undefined) return undefined;
+  try {
+    return parsePartitionMetadata(text, file).topicId;
+  } catch (e) {
+    // PartitionMetadataFile.read: a KafkaStorageException that takes the log directory offline
+    throw new StateFileReadError(`Error while reading partition metadata file ${file}`, file, e as Error);
+  }
 }

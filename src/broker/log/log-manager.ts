@@ -197,13 +197,19 @@ export class LogManager {
       // deleted up front so that a crash while loading counts as unclean next time (KAFKA-10471)
       if (clean) await deleteCleanShutdownMarker(dir);
       this.hadCleanShutdown.set(dir, clean);
-      const read = async (f: string) =>
+      const read = async (f: string, what = `, ignoring it`) =>
         readOffsetCheckpointMap(path.join(dir, f)).catch((e: unknown) => {
-          this.logger.warn(`Error reading ${f} in ${dir}, ignoring it: ${(e as Error).message}`);
+          this.logger.warn(
+            `Error occurred while reading ${f} file of directory ${dir}${what}: ${(e as Error).message}`,
+          );
           return new Map<string, number>();
         });
-      const recoveryPoints = await read(RECOVERY_POINT_CHECKPOINT_FILE);
-      const logStartOffsets = await read(LOG_START_OFFSET_CHECKPOINT_FILE);
+      // LogManager.loadLogs: an unreadable recovery point / log start offset checkpoint is reset
+      const recoveryPoints = await read(RECOVERY_POINT_CHECKPOINT_FILE, ', resetting the recovery checkpoint to 0');
+      const logStartOffsets = await read(
+        LOG_START_OFFSET_CHECKPOINT_FILE,
+        ', resetting to the base offset of the first segment',
+      );
       const highWatermarks = await read(REPLICATION_OFFSET_CHECKPOINT_FILE);
       this.cleanerCheckpoints.set(dir, await read(CLEANER_OFFSET_CHECKPOINT_FILE));
       const excluded = new Set(this.opts.excludeTopics ?? ['__cluster_metadata']);
