@@ -4,8 +4,13 @@
 
 import * as path from 'node:path';
 import { readTextIfExists } from './file-ops.js';
-import { StateFileReadError } from './partition-metadata.js';
-import { parseCheckpoint, parseJavaInt, writeCheckpointFile, type EntryFormatter } from './checkpoint-file.js';
+import {
+  StateFileReadError,
+  parseCheckpoint,
+  parseJavaInt,
+  writeCheckpointFile,
+  type EntryFormatter,
+} from './checkpoint-file.js';
 
 export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
 export const LEADER_EPOCH_CHECKPOINT_VERSION = 0;

@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import { ZERO_UUID } from '../protocol/uuid.js';
 import { atomicWriteFile, readTextIfExists } from './file-ops.js';
+import { StateFileReadError } from './checkpoint-file.js';
 
 export const PARTITION_METADATA_FILE = 'partition.metadata';
 export const METADATA_TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
@@ -18,22 +19,6 @@ export function uuidFromBase64(s: string): Buffer {
   const b = Buffer.from(s, 'base64url');
   if (b.length !== 16 || b.toString('base64url') !== s) throw new RangeError(`invalid topic id ${s}`);
   return b;
-}
-
-/**
- * A state file that exists but cannot be read back (Kafka's CheckpointFileWithFailureHandler /
- * PartitionMetadataFile: an IOException turned into a KafkaStorageException, and the log directory
- * holding the file reported to the LogDirFailureChannel). The message is Kafka's; `cause` says why.
- */
-export class StateFileReadError extends Error {
-  override name = 'StateFileReadError';
-  constructor(
-    message: string,
-    readonly file: string,
-    cause: Error,
-  ) {
-    super(`${message}: ${cause.message}`, { cause });
-  }
 }
 
 export function formatPartitionMetadata(topicId: string): string {

@@ -75,9 +75,9 @@ export function decodeAbortedTxns(buf: Buffer, file = '<txnindex>'): AbortedTxnE
   return out;
 }
 
-/** Kafka's AbortedTxn.toString. */
+/** Kafka 4.4's AbortedTxn.toString (a record: no version). */
 export function formatAbortedTxn(e: RawAbortedTxn): string {
-  return `AbortedTxn(version=${e.version}, producerId=${e.producerId}, firstOffset=${e.firstOffset}, lastOffset=${e.lastOffset}, lastStableOffset=${e.lastStableOffset})`;
+  return `AbortedTxn(producerId=${e.producerId}, firstOffset=${e.firstOffset}, lastOffset=${e.lastOffset}, lastStableOffset=${e.lastStableOffset})`;
 }
 
 export class CorruptTxnIndexError extends Error {

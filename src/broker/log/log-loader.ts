@@ -233,7 +233,7 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
             );
         } else if (e instanceof CorruptIndexError) {
           logger.warn(
-            `Found a corrupted index file corresponding to log file ${seg.log.file} due to ${e.message}}, recovering segment and rebuilding index files...`,
+            `Found a corrupted index file corresponding to log file ${seg.log.file} due to ${e.message}, recovering segment and rebuilding index files...`,
           );
         } else throw e;
         recover = true;

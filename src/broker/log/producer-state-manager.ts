@@ -130,7 +130,7 @@ export class ProducerStateManager {
     if (corrupt.length > 0) {
       for (const c of corrupt)
         this.logger.warn(
-          `Found a corrupted index file corresponding to log file ${c.file.slice(0, -'.txnindex'.length)}.log due to ${c.reason}}, recovering segment and rebuilding index files...`,
+          `Found a corrupted index file corresponding to log file ${c.file.slice(0, -'.txnindex'.length)}.log due to ${c.reason}, recovering segment and rebuilding index files...`,
         );
       rebuildFrom = Math.min(rebuildFrom, ...corrupt.map((c) => c.base));
       await this.txnIndex.load(bases, logEndOffset, rebuildFrom);
