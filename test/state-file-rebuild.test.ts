@@ -131,6 +131,38 @@ for (const kind of [
   }
 }
 
+test('.index of the first segment deleted: Kafka\'s "Could not find offset index file" line, rebuilt as it was', async () => {
+  await stopCleanly();
+  const file = join(partDir, FIRST + '.index');
+  const original = await fsp.readFile(file);
+  await fsp.rm(file);
+  const out = await restart();
+  assert.deepEqual(await observe(), expected);
+  assert.ok(
+    out.includes(
+      `Could not find offset index file corresponding to log file ${join(partDir, FIRST)}.log, recovering segment and rebuilding index files...`,
+    ),
+    out,
+  );
+  assert.ok((await fsp.readFile(file)).equals(original), `${file} rebuilt as it was`);
+});
+
+test('.timeindex of the first segment deleted: rebuilt as it was (Kafka 4.4 would recreate it empty), clients see the same', async () => {
+  await stopCleanly();
+  const file = join(partDir, FIRST + '.timeindex');
+  const original = await fsp.readFile(file);
+  await fsp.rm(file);
+  const out = await restart();
+  assert.deepEqual(await observe(), expected);
+  assert.ok(
+    out.includes(
+      `Could not find time index file corresponding to log file ${join(partDir, FIRST)}.log, recovering segment and rebuilding index files...`,
+    ),
+    out,
+  );
+  assert.ok((await fsp.readFile(file)).equals(original), `${file} rebuilt as it was`);
+});
+
 for (const how of CORRUPTIONS) {
   test(`newest producer .snapshot ${how}: deleted, producer state rebuilt from the log`, async () => {
     await stopCleanly();
@@ -145,6 +177,21 @@ for (const how of CORRUPTIONS) {
     assert.deepEqual(await observe(), expected);
   });
 }
+
+test("killed (-9), the active segment's .txnindex deleted: recovery rebuilds it from the log, as Kafka's recoverSegment", async () => {
+  // a clean start first: its producer snapshot at the log end offset is newer than the roll's
+  await stopCleanly();
+  await restart();
+  await broker.kill();
+  const active = segmentFiles('.log').pop()!.slice(0, 20);
+  const file = join(partDir, active + '.txnindex');
+  const original = await fsp.readFile(file);
+  assert.ok(original.length >= 34, 'the active segment indexes aborted transactions');
+  await fsp.rm(file);
+  await restart();
+  assert.deepEqual(await observe(), expected);
+  assert.ok((await fsp.readFile(file)).equals(original), `${file} rebuilt as it was`);
+});
 
 const wrongVersion = async (file: string) =>
   fsp.writeFile(file, (await fsp.readFile(file, 'utf8')).replace(/^0\n/, '1\n'));

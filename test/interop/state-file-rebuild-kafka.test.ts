@@ -8,12 +8,14 @@
 //    transaction below the segment's start → CorruptIndexException → the segment is recovered;
 //  - `.index` and `.timeindex` truncated mid-entry: Kafka trusts the whole entries left (tkafka
 //    rebuilds them); the answers are the same;
+//  - `.index` deleted: `Could not find offset index file …`, rebuilt;
 //  - the newest producer `.snapshot` (three corruptions): deleted, state rebuilt from the log;
 //  - `recovery-point-offset-checkpoint` with a wrong version line: reset to 0 with a warning;
 //  - `leader-epoch-checkpoint` with random bytes: the log directory goes offline (Kafka) / the
 //    broker refuses to start (tkafka): neither serves; with the file put back both serve as before.
 // Where Kafka 4.4 trusts a corrupt file blindly (random or zeroed `.index`/`.timeindex`, a torn or
-// zeroed first-segment `.txnindex`) tkafka rebuilds instead; those cases are in
+// zeroed first-segment `.txnindex`) or recreates it empty (a deleted `.timeindex`: lookups by time
+// then skip the segment) tkafka rebuilds instead; those cases are in
 // test/state-file-rebuild.test.ts and docs/notes/i20-rebuild.md.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -177,6 +179,21 @@ for (const kind of [
     await sanityCheckBoth(FIRST, [kind.ext], true);
   });
 }
+
+test('.index of the first segment deleted: both log "Could not find offset index file" and rebuild it', async () => {
+  const res = await corruptBoth(
+    (s) => join(partDir(s), FIRST + '.index'),
+    (file) => fsp.rm(file),
+  );
+  for (const { side, out } of res)
+    assert.ok(
+      out.includes(
+        `Could not find offset index file corresponding to log file ${join(partDir(side), FIRST)}.log, recovering segment and rebuilding index files...`,
+      ),
+      `${side.name}:\n${out.slice(-3000)}`,
+    );
+  await sanityCheckBoth(FIRST, ['.index']);
+});
 
 for (const how of CORRUPTIONS) {
   test(`newest producer .snapshot ${how}: both delete it with the same line and rebuild the state`, async () => {

@@ -223,8 +223,18 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
       const next = logBases[logBases.indexOf(base) + 1];
       let recover = false;
       try {
-        await seg.sanityCheck(timeIndexNewlyCreated);
-        await checkSegmentIndexes(seg, dir, next, base < firstRecovered);
+        if (timeIndexNewlyCreated && seg.log.size > 0) {
+          // Kafka 4.4 recreates a missing .timeindex empty (a pre-0.10 upgrade path) and keeps it so:
+          // the segment's largest timestamp then falls back to the file's mtime and lookups by time
+          // skip it. tkafka rebuilds it (no Kafka line for this; worded as the .index one).
+          logger.warn(
+            `Could not find time index file corresponding to log file ${seg.log.file}, recovering segment and rebuilding index files...`,
+          );
+          recover = true;
+        } else {
+          await seg.sanityCheck(timeIndexNewlyCreated);
+          await checkSegmentIndexes(seg, dir, next, base < firstRecovered);
+        }
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
           if (p.hadCleanShutdown || base < p.recoveryPointCheckpoint)
@@ -261,6 +271,10 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
     let start = 0;
     for (let i = 0; i < segments.length; i++) if (segments[i]!.baseOffset <= p.recoveryPointCheckpoint) start = i;
     const unflushed = segments.slice(start);
+    // Kafka's recoverSegment rebuilds each recovered segment's TransactionIndex from the log (an
+    // entry appended after its marker may be torn or missing after a crash)
+    if (unflushed.length > 0)
+      txnIndexRebuildFrom = Math.min(txnIndexRebuildFrom ?? unflushed[0]!.baseOffset, unflushed[0]!.baseOffset);
     for (let i = 0; i < unflushed.length; i++) {
       const seg = unflushed[i]!;
       logger.info(`Recovering unflushed segment ${seg.baseOffset} in ${dir}`);
