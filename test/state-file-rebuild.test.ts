@@ -19,6 +19,7 @@ import assert from 'node:assert/strict';
 import { promises as fsp, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
+import { runTkafka } from './helpers/tool-run.js';
 import {
   CORRUPTIONS,
   StateFileScenario,
@@ -127,6 +128,11 @@ for (const kind of [
       const logSize = (await fsp.stat(join(partDir, FIRST + '.log'))).size;
       assert.equal(kind.check(file, rebuilt, logSize), undefined, `${file} is sane again`);
       assert.ok(rebuilt.equals(original), `${file} rebuilt as it was (${rebuilt.length} vs ${original.length} bytes)`);
+      if (kind.ext !== '.txnindex') {
+        const r = await runTkafka('dump-log', ['--index-sanity-check', '--files', file]);
+        assert.equal(r.code, 0, r.err);
+        assert.ok(r.out.includes(`${file} passed sanity check.`), r.out);
+      }
     });
   }
 }
