@@ -10,9 +10,10 @@
 //    rebuilds them); the answers are the same;
 //  - `.index` deleted: `Could not find offset index file …`, rebuilt;
 //  - the newest producer `.snapshot` (three corruptions): deleted, state rebuilt from the log;
-//  - `recovery-point-offset-checkpoint` with a wrong version line: reset to 0 with a warning;
-//  - `leader-epoch-checkpoint` with random bytes: the log directory goes offline (Kafka) / the
-//    broker refuses to start (tkafka): neither serves; with the file put back both serve as before.
+//  - `recovery-point-offset-checkpoint` (wrong version line), `leader-epoch-checkpoint`,
+//    `partition.metadata` (random bytes): the log directory goes offline (Kafka) / the broker
+//    refuses to start (tkafka); `quorum-state` (random bytes): fatal on both. Neither serves, both
+//    name the file; with the file put back both serve as before.
 // Where Kafka 4.4 trusts a corrupt file blindly (random or zeroed `.index`/`.timeindex`, a torn or
 // zeroed first-segment `.txnindex`) or recreates it empty (a deleted `.timeindex`: lookups by time
 // then skip the segment) tkafka rebuilds instead; those cases are in
@@ -215,6 +216,7 @@ for (const how of CORRUPTIONS) {
 for (const c of [
   {
     name: 'recovery-point-offset-checkpoint with a wrong version line',
+    kafka: 'its log directory fails',
     file: (s: Side) => join(s.logsDir(), 'recovery-point-offset-checkpoint'),
     corrupt: async (file: string) => fsp.writeFile(file, (await fsp.readFile(file, 'utf8')).replace(/^0\n/, '1\n')),
     lines: (s: Side, f: string) => [
@@ -224,12 +226,27 @@ for (const c of [
   },
   {
     name: 'leader-epoch-checkpoint with random bytes',
+    kafka: 'its log directory fails',
     file: (s: Side) => join(partDir(s), 'leader-epoch-checkpoint'),
     corrupt: (file: string) => corruptFile(file, 'random bytes', 1, seededRandom(SEED)),
     lines: (_s: Side, f: string) => [`Error while reading checkpoint file ${f}`],
   },
+  {
+    name: 'partition.metadata with random bytes',
+    kafka: 'its log directory fails',
+    file: (s: Side) => join(partDir(s), 'partition.metadata'),
+    corrupt: (file: string) => corruptFile(file, 'random bytes', 1, seededRandom(SEED)),
+    lines: (_s: Side, f: string) => [`Error while reading partition metadata file ${f}`],
+  },
+  {
+    name: 'quorum-state with random bytes',
+    kafka: 'fatal at start',
+    file: (s: Side) => join(s.logsDir(), '__cluster_metadata-0', 'quorum-state'),
+    corrupt: (file: string) => corruptFile(file, 'random bytes', 1, seededRandom(SEED)),
+    lines: (_s: Side, f: string) => [`Error while reading the Quorum status from the file ${f}`],
+  },
 ]) {
-  test(`${c.name}: neither serves (Kafka: the log directory fails), both name the file; put back, both serve as before`, async () => {
+  test(`${c.name}: neither serves (Kafka: ${c.kafka}), both name the file; put back, both serve as before`, async () => {
     for (const s of sides) {
       await s.stop();
       const file = c.file(s);
