@@ -291,6 +291,8 @@ export class BrokerOnlyServer {
           log: (level, msg) => logger.log(level, msg),
           shutdown: () => process.kill(process.pid, 'SIGTERM'),
         }),
+        // LogLoader's lines (a corrupt index rebuilt, a checkpoint reset) go to the node's log
+        logger: { info: (m: string) => logger.log('INFO', m), warn: (m: string) => logger.log('WARN', m) },
         // replica.alter.log.dirs.io.max.bytes.per.second, once the replica manager below exists (a move
         // resumed during startup copies its first chunks unthrottled)
         alterLogDirsChunk: async (bytes: number): Promise<void> => {

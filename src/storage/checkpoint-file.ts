@@ -18,6 +18,23 @@ export class CheckpointFormatError extends Error {
   override name = 'CheckpointFormatError';
 }
 
+/**
+ * A state file that exists but cannot be read back (Kafka's CheckpointFileWithFailureHandler /
+ * PartitionMetadataFile: an IOException turned into a KafkaStorageException, and the log directory
+ * holding the file reported to the LogDirFailureChannel). The message is Kafka's; `cause` says why.
+ */
+export class StateFileReadError extends Error {
+  override name = 'StateFileReadError';
+  constructor(
+    /** Kafka's message, without the cause. */
+    readonly headline: string,
+    readonly file: string,
+    cause: Error,
+  ) {
+    super(`${headline}: ${cause.message}`, { cause });
+  }
+}
+
 export interface EntryFormatter<T> {
   toString(entry: T): string;
   /** undefined = malformed line */

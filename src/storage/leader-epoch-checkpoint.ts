@@ -4,7 +4,13 @@
 
 import * as path from 'node:path';
 import { readTextIfExists } from './file-ops.js';
-import { parseCheckpoint, parseJavaInt, writeCheckpointFile, type EntryFormatter } from './checkpoint-file.js';
+import {
+  StateFileReadError,
+  parseCheckpoint,
+  parseJavaInt,
+  writeCheckpointFile,
+  type EntryFormatter,
+} from './checkpoint-file.js';
 
 export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
 export const LEADER_EPOCH_CHECKPOINT_VERSION = 0;
@@ -35,7 +41,12 @@ export async function readLeaderEpochCheckpoint(dir: string): Promise<EpochEntry
   const file = leaderEpochCheckpointFile(dir);
   const text = await readTextIfExists(file);
   if (text === undefined) return null;
-  return parseCheckpoint(text, LEADER_EPOCH_CHECKPOINT_VERSION, epochEntryFormatter, file);
+  try {
+    return parseCheckpoint(text, LEADER_EPOCH_CHECKPOINT_VERSION, epochEntryFormatter, file);
+  } catch (e) {
+    // CheckpointFileWithFailureHandler.read: KafkaStorageException, the log directory goes offline
+    throw new StateFileReadError(`Error while reading checkpoint file ${file}`, file, e as Error);
+  }
 }
 
 /** Replaces `<dir>/leader-epoch-checkpoint` atomically. */

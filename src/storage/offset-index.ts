@@ -29,6 +29,36 @@ export function offsetIndexSanityError<T extends number | bigint>(
   return undefined;
 }
 
+/**
+ * Checks the bytes of a whole `.index` file before the index is trusted at load (tkafka checks more
+ * than Kafka, which skips the sanity check of segments it does not recover): OffsetIndex.sanityCheck
+ * (Kafka's wording), then offsets and positions strictly increasing and every position inside the
+ * `.log` file of `logSize` bytes. Returns the failure, or undefined when the file is sane.
+ */
+export function offsetIndexContentError(
+  file: string,
+  data: Buffer,
+  baseOffset: number,
+  logSize: number,
+): string | undefined {
+  const entries = Math.floor(data.length / OFFSET_INDEX_ENTRY_SIZE);
+  const lastOffset = entries === 0 ? baseOffset : baseOffset + data.readInt32BE((entries - 1) * 8);
+  const kafka = offsetIndexSanityError(file, data.length, baseOffset, entries, lastOffset);
+  if (kafka !== undefined) return kafka;
+  let prevRel = -1;
+  let prevPos = -1;
+  for (let n = 0; n < entries; n++) {
+    const { relativeOffset, position } = readOffsetIndexEntry(data, n * 8);
+    if (relativeOffset <= prevRel || position <= prevPos)
+      return `Corrupt index found, index file ${file} has entry ${n} (offset ${baseOffset + relativeOffset}, position ${position}) not after the previous entry (offset ${baseOffset + prevRel}, position ${prevPos})`;
+    if (position >= logSize)
+      return `Corrupt index found, index file ${file} has entry ${n} at position ${position} beyond the log file size ${logSize}`;
+    prevRel = relativeOffset;
+    prevPos = position;
+  }
+  return undefined;
+}
+
 /** The `.index` entry at buf[off, off + 8). */
 export function readOffsetIndexEntry(buf: Buffer, off: number): { relativeOffset: number; position: number } {
   return { relativeOffset: buf.readInt32BE(off), position: buf.readInt32BE(off + 4) };

@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import { ZERO_UUID } from '../protocol/uuid.js';
 import { atomicWriteFile, readTextIfExists } from './file-ops.js';
+import { StateFileReadError } from './checkpoint-file.js';
 
 export const PARTITION_METADATA_FILE = 'partition.metadata';
 export const METADATA_TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
@@ -33,7 +34,7 @@ export function parsePartitionMetadata(
   for (let i = 0; i < 2; i++) {
     const line = lines[i];
     const parts = line === undefined ? [] : line.split(/\s+/);
-    if (parts.length !== 2) throw new Error(`Malformed line in partition metadata file [${location}]: ${line ?? ''}`);
+    if (parts.length !== 2) throw new Error(`Malformed line in checkpoint file [${location}]: ${line ?? ''}`);
     fields.push(parts[1]!);
   }
   if (!lines[0]!.startsWith('version:') || !lines[1]!.startsWith('topic_id:')) {
@@ -57,5 +58,11 @@ export async function writePartitionMetadata(dir: string, topicId: string): Prom
 export async function readPartitionMetadata(dir: string): Promise<string | undefined> {
   const file = path.join(dir, PARTITION_METADATA_FILE);
   const text = await readTextIfExists(file);
-  return text === undefined ? undefined : parsePartitionMetadata(text, file).topicId;
+  if (text === undefined) return undefined;
+  try {
+    return parsePartitionMetadata(text, file).topicId;
+  } catch (e) {
+    // PartitionMetadataFile.read: a KafkaStorageException that takes the log directory offline
+    throw new StateFileReadError(`Error while reading partition metadata file ${file}`, file, e as Error);
+  }
 }

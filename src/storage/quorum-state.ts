@@ -86,7 +86,15 @@ export function parseQuorumState(text: string): StoredQuorumState {
 
 export async function readQuorumState(file: string): Promise<StoredQuorumState | null> {
   const text = await readTextIfExists(file);
-  return text === undefined ? null : parseQuorumState(text);
+  if (text === undefined) return null;
+  try {
+    return parseQuorumState(text);
+  } catch (e) {
+    // FileQuorumStateStore.readElectionState: fatal, naming the file
+    throw new Error(`Error while reading the Quorum status from the file ${file}: ${(e as Error).message}`, {
+      cause: e,
+    });
+  }
 }
 
 export async function writeQuorumState(file: string, state: ElectionState, dataVersion: number): Promise<void> {

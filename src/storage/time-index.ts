@@ -35,6 +35,41 @@ export function timeIndexSanityError<T extends number | bigint>(
   return undefined;
 }
 
+/**
+ * Checks the bytes of a whole `.timeindex` file before it is trusted at load (more than Kafka checks,
+ * see offsetIndexContentError): TimeIndex.sanityCheck (Kafka's wording), then timestamps strictly
+ * increasing (TimeIndex.maybeAppend only appends a larger one) and offsets non-decreasing, at or
+ * above the base offset and below `endOffset` (the next segment's base) when known.
+ */
+export function timeIndexContentError(
+  file: string,
+  data: Buffer,
+  baseOffset: number,
+  endOffset?: number,
+): string | undefined {
+  const entries = Math.floor(data.length / TIME_INDEX_ENTRY_SIZE);
+  const at = (n: number) => {
+    const e = readTimeIndexEntry(data, n * TIME_INDEX_ENTRY_SIZE);
+    return { timestamp: e.timestamp, offset: BigInt(baseOffset) + BigInt(e.relativeOffset) };
+  };
+  const first = entries === 0 ? BigInt(NO_TIMESTAMP) : at(0).timestamp;
+  const last = entries === 0 ? { timestamp: BigInt(NO_TIMESTAMP), offset: BigInt(baseOffset) } : at(entries - 1);
+  const kafka = timeIndexSanityError(file, data.length, BigInt(baseOffset), entries, first, last);
+  if (kafka !== undefined) return kafka;
+  let prev: { timestamp: bigint; offset: bigint } | undefined;
+  for (let n = 0; n < entries; n++) {
+    const e = at(n);
+    if (
+      e.offset < BigInt(baseOffset) ||
+      (endOffset !== undefined && e.offset >= BigInt(endOffset)) ||
+      (prev !== undefined && (e.timestamp <= prev.timestamp || e.offset < prev.offset))
+    )
+      return `Corrupt time index found, time index file (${file}) has entry ${n} (timestamp ${e.timestamp}, offset ${e.offset}) out of order or outside the segment`;
+    prev = e;
+  }
+  return undefined;
+}
+
 /** The `.timeindex` entry at buf[off, off + 12), its timestamp exact. */
 export function readTimeIndexEntry(buf: Buffer, off: number): { timestamp: bigint; relativeOffset: number } {
   return { timestamp: buf.readBigInt64BE(off), relativeOffset: buf.readInt32BE(off + 8) };

@@ -75,6 +75,77 @@ export function decodeAbortedTxns(buf: Buffer, file = '<txnindex>'): AbortedTxnE
   return out;
 }
 
+/** Kafka 4.4's AbortedTxn.toString (a record: no version). */
+export function formatAbortedTxn(e: RawAbortedTxn): string {
+  return `AbortedTxn(producerId=${e.producerId}, firstOffset=${e.firstOffset}, lastOffset=${e.lastOffset}, lastStableOffset=${e.lastStableOffset})`;
+}
+
+export class CorruptTxnIndexError extends Error {
+  override name = 'CorruptIndexError';
+}
+
+/**
+ * The entries of a whole `.txnindex` file of the segment [startOffset, endOffset), checked before they
+ * are trusted: first TransactionIndex.sanityCheck (Kafka's wording: an entry whose last offset is
+ * below the segment's start offset) and AbortedTxn's version check; then what Kafka does not check
+ * but a reader relies on (tkafka): no torn trailing entry, a valid producer id, firstOffset <=
+ * lastOffset, last offsets strictly increasing and below `endOffset` when known. Throws
+ * CorruptTxnIndexError.
+ */
+export function checkTransactionIndex(
+  data: Buffer,
+  file: string,
+  startOffset: number,
+  endOffset?: number,
+): AbortedTxnEntry[] {
+  const raws: RawAbortedTxn[] = [];
+  let prev = -1n;
+  for (let p = 0; p + ABORTED_TXN_SIZE <= data.length; p += ABORTED_TXN_SIZE) {
+    const e = decodeAbortedTxnUnchecked(data, p);
+    if (e.version > ABORTED_TXN_VERSION)
+      throw new CorruptTxnIndexError(
+        `Unexpected aborted transaction version ${e.version} in transaction index ${file}, current version is ${ABORTED_TXN_VERSION}`,
+      );
+    if (e.lastOffset < BigInt(startOffset))
+      throw new CorruptTxnIndexError(
+        `Last offset of aborted transaction ${formatAbortedTxn(e)} in index ${file} is less than start offset ${startOffset}`,
+      );
+    if (
+      e.version < 0 ||
+      e.producerId < 0n ||
+      e.firstOffset < 0n ||
+      e.firstOffset > e.lastOffset ||
+      e.lastOffset <= prev ||
+      (endOffset !== undefined && e.lastOffset >= BigInt(endOffset))
+    )
+      throw new CorruptTxnIndexError(
+        `Corrupt transaction index ${file}: ${formatAbortedTxn(e)} is not a valid aborted transaction of the segment [${startOffset}, ${endOffset ?? 'end'}) after last offset ${prev}`,
+      );
+    prev = e.lastOffset;
+    raws.push(e);
+  }
+  if (data.length % ABORTED_TXN_SIZE !== 0)
+    throw new CorruptTxnIndexError(
+      `Corrupt transaction index ${file}: found ${data.length} bytes which is not a multiple of ${ABORTED_TXN_SIZE}`,
+    );
+  return raws.map((e) => ({
+    producerId: Number(e.producerId),
+    firstOffset: Number(e.firstOffset),
+    lastOffset: Number(e.lastOffset),
+    lastStableOffset: Number(e.lastStableOffset),
+  }));
+}
+
+function decodeAbortedTxnUnchecked(buf: Buffer, p: number): RawAbortedTxn {
+  return {
+    version: buf.readInt16BE(p),
+    producerId: buf.readBigInt64BE(p + 2),
+    firstOffset: buf.readBigInt64BE(p + 10),
+    lastOffset: buf.readBigInt64BE(p + 18),
+    lastStableOffset: buf.readBigInt64BE(p + 26),
+  };
+}
+
 export function txnIndexFile(dir: string, segmentBaseOffset: number): string {
   return path.join(dir, String(segmentBaseOffset).padStart(20, '0') + TXN_INDEX_FILE_SUFFIX);
 }
@@ -103,20 +174,37 @@ export class TransactionIndex {
 
   /**
    * Loads the `.txnindex` files of the live segments. Entries at or beyond the log end offset (a
-   * truncated tail) are dropped from memory and from their file.
+   * truncated tail) are dropped from memory and from their file. The files of segments at or above
+   * `discardFrom` (whose entries the caller rebuilds from the log) are deleted unread, and so is a
+   * file that fails checkTransactionIndex (never read as empty: read_committed would then serve
+   * aborted data); the base offsets of those are returned with the reason, for the caller to
+   * rebuild.
    */
-  async load(segmentBases: readonly number[], logEndOffset: number): Promise<void> {
-    const live = new Set(segmentBases);
+  async load(
+    segmentBases: readonly number[],
+    logEndOffset: number,
+    discardFrom = Number.POSITIVE_INFINITY,
+  ): Promise<{ base: number; file: string; reason: string }[]> {
+    const sorted = [...segmentBases].sort((a, b) => a - b);
     const loaded: Held[] = [];
+    const corrupt: { base: number; file: string; reason: string }[] = [];
     for (const name of (await listDir(this.dir)).filter((n) => n.endsWith(TXN_INDEX_FILE_SUFFIX)).sort()) {
       const base = offsetFromFileName(name);
-      if (!live.has(base)) continue;
+      const i = sorted.indexOf(base);
+      if (i < 0) continue;
       const file = path.join(this.dir, name);
+      if (base >= discardFrom) {
+        await fsp.rm(file, { force: true });
+        continue;
+      }
       let entries: AbortedTxnEntry[];
       try {
-        entries = decodeAbortedTxns(await fsp.readFile(file), file);
-      } catch {
-        entries = [];
+        entries = checkTransactionIndex(await fsp.readFile(file), file, base, sorted[i + 1]);
+      } catch (e) {
+        if (!(e instanceof CorruptTxnIndexError)) throw e;
+        corrupt.push({ base, file, reason: e.message });
+        await fsp.rm(file, { force: true });
+        continue;
       }
       const kept = entries.filter((e) => e.lastOffset < logEndOffset);
       if (kept.length !== entries.length) await fsp.writeFile(file, Buffer.concat(kept.map(encodeAbortedTxn)));
@@ -124,6 +212,7 @@ export class TransactionIndex {
     }
     loaded.sort((a, b) => a.lastOffset - b.lastOffset);
     this.entries = loaded;
+    return corrupt;
   }
 
   /** Last indexed marker offset (-1 when none). */

@@ -6,6 +6,11 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { CorruptIndexError } from '../../storage/abstract-index.js';
+import { isControlBatch } from '../../protocol/records/batch.js';
+import { offsetIndexContentError } from '../../storage/offset-index.js';
+import { timeIndexContentError } from '../../storage/time-index.js';
+import { CorruptTxnIndexError, checkTransactionIndex, txnIndexFile } from '../../storage/txn-index.js';
+import { parseEndTxnMarker } from './producer-state-manager.js';
 import { randomSegmentJitter, type LogConfig } from './log-config.js';
 import type { LeaderEpochCache } from './leader-epoch.js';
 import type { LogLogger } from './log-errors.js';
@@ -51,6 +56,70 @@ export interface LoadedLog {
   truncatedBytes: number;
   /** number of segments scanned and rebuilt */
   recoveredSegments: number;
+  /**
+   * The lowest base offset of a segment recovered because an index file was missing or corrupt:
+   * its `.txnindex` (and those after it) were removed, for the producer state to rebuild them from
+   * the log (Kafka's recoverSegment rebuilds the segment's TransactionIndex).
+   */
+  txnIndexRebuildFrom?: number;
+}
+
+async function readIfExists(file: string): Promise<Buffer | undefined> {
+  try {
+    return await fsp.readFile(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+/**
+ * The index files of a segment that loading would otherwise trust, checked against each other and
+ * the log (Kafka 4.4 checks only the `.txnindex` here, TransactionIndex.sanityCheck, and trusts the
+ * `.index`/`.timeindex` of segments below the recovery point; tkafka checks them too, so a corrupt
+ * one is rebuilt instead of sending reads to a wrong position). `deep` is false for a segment the
+ * unclean-shutdown recovery will rebuild anyway: its `.txnindex` is only checked for its structure.
+ * Throws CorruptIndexError.
+ */
+async function checkSegmentIndexes(seg: LogSegment, dir: string, endOffset: number | undefined, deep: boolean) {
+  if (deep) {
+    const oi = await readIfExists(seg.offsetIndex.file);
+    const oiError = oi && offsetIndexContentError(seg.offsetIndex.file, oi, seg.baseOffset, seg.log.size);
+    if (oiError) throw new CorruptIndexError(oiError);
+    const ti = await readIfExists(seg.timeIndex.file);
+    const tiError = ti && timeIndexContentError(seg.timeIndex.file, ti, seg.baseOffset, endOffset);
+    if (tiError) throw new CorruptIndexError(tiError);
+  }
+  const txnFile = txnIndexFile(dir, seg.baseOffset);
+  const txn = await readIfExists(txnFile);
+  if (!txn || txn.length === 0) return;
+  let entries;
+  try {
+    entries = checkTransactionIndex(txn, txnFile, seg.baseOffset, endOffset);
+  } catch (e) {
+    if (e instanceof CorruptTxnIndexError) throw new CorruptIndexError(e.message);
+    throw e;
+  }
+  if (!deep) return;
+  // every entry names the ABORT marker of its producer at its last offset
+  for (const e of entries) {
+    const at = await seg.translateOffset(e.lastOffset);
+    let ok = false;
+    if (at) {
+      for await (const b of seg.log.batches(at.position, { withData: true })) {
+        ok =
+          b.baseOffset === e.lastOffset &&
+          isControlBatch(b) &&
+          b.producerId === e.producerId &&
+          (b.count <= 0 || parseEndTxnMarker(b.data!, 0)?.commit === false);
+        break;
+      }
+    }
+    if (!ok)
+      throw new CorruptIndexError(
+        `Corrupt transaction index ${txnFile}: no ABORT marker of producer ${e.producerId} at offset ${e.lastOffset}`,
+      );
+  }
 }
 
 async function listFiles(dir: string): Promise<string[]> {
@@ -126,12 +195,24 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
   };
   const names = (await listFiles(dir)).sort();
   const present = new Set(names);
+  const logBases = names
+    .filter(isLogFile)
+    .map(offsetFromFileName)
+    .filter((o) => !Number.isNaN(o))
+    .sort((a, b) => a - b);
+  // on an unclean shutdown, the segments from the one holding the recovery point are recovered anyway
+  let firstRecovered = Number.POSITIVE_INFINITY;
+  if (!p.hadCleanShutdown) {
+    firstRecovered = logBases[0] ?? 0;
+    for (const b of logBases) if (b <= p.recoveryPointCheckpoint) firstRecovered = b;
+  }
+  let txnIndexRebuildFrom: number | undefined;
   for (const name of names) {
     if (isIndexFile(name)) {
       const off = offsetFromFileName(name);
       if (Number.isNaN(off)) continue;
       if (!present.has(path.basename(segmentFile(dir, off, LOG_FILE_SUFFIX)))) {
-        logger.warn(`Found an orphaned index file ${name}, with no corresponding log file.`);
+        logger.warn(`Found an orphaned index file ${path.join(dir, name)}, with no corresponding log file.`);
         await fsp.rm(path.join(dir, name), { force: true });
       }
     } else if (isLogFile(name)) {
@@ -139,13 +220,38 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
       if (Number.isNaN(base)) continue;
       const timeIndexNewlyCreated = !present.has(path.basename(segmentFile(dir, base, TIME_INDEX_FILE_SUFFIX)));
       const seg = await LogSegment.open(dir, base, segmentConfigOf(config), clock, { fileAlreadyExists: true });
+      const next = logBases[logBases.indexOf(base) + 1];
+      let recover = false;
       try {
-        await seg.sanityCheck(timeIndexNewlyCreated);
+        if (timeIndexNewlyCreated && seg.log.size > 0) {
+          // Kafka 4.4 recreates a missing .timeindex empty (a pre-0.10 upgrade path) and keeps it so:
+          // the segment's largest timestamp then falls back to the file's mtime and lookups by time
+          // skip it. tkafka rebuilds it (no Kafka line for this; worded as the .index one).
+          logger.warn(
+            `Could not find time index file corresponding to log file ${seg.log.file}, recovering segment and rebuilding index files...`,
+          );
+          recover = true;
+        } else {
+          await seg.sanityCheck(timeIndexNewlyCreated);
+          await checkSegmentIndexes(seg, dir, next, base < firstRecovered);
+        }
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT' || e instanceof CorruptIndexError) {
-          logger.warn(`Missing or corrupt index for ${seg.log.file}, recovering segment and rebuilding index files...`);
-          truncatedBytes += await recoverSegment(seg);
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+          if (p.hadCleanShutdown || base < p.recoveryPointCheckpoint)
+            logger.warn(
+              `Could not find offset index file corresponding to log file ${seg.log.file}, recovering segment and rebuilding index files...`,
+            );
+        } else if (e instanceof CorruptIndexError) {
+          logger.warn(
+            `Found a corrupted index file corresponding to log file ${seg.log.file} due to ${e.message}, recovering segment and rebuilding index files...`,
+          );
         } else throw e;
+        recover = true;
+      }
+      if (recover) {
+        await fsp.rm(txnIndexFile(dir, base), { force: true });
+        txnIndexRebuildFrom = Math.min(txnIndexRebuildFrom ?? base, base);
+        truncatedBytes += await recoverSegment(seg);
       }
       segments.push(seg);
     }
@@ -165,6 +271,10 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
     let start = 0;
     for (let i = 0; i < segments.length; i++) if (segments[i]!.baseOffset <= p.recoveryPointCheckpoint) start = i;
     const unflushed = segments.slice(start);
+    // Kafka's recoverSegment rebuilds each recovered segment's TransactionIndex from the log (an
+    // entry appended after its marker may be torn or missing after a crash)
+    if (unflushed.length > 0)
+      txnIndexRebuildFrom = Math.min(txnIndexRebuildFrom ?? unflushed[0]!.baseOffset, unflushed[0]!.baseOffset);
     for (let i = 0; i < unflushed.length; i++) {
       const seg = unflushed[i]!;
       logger.info(`Recovering unflushed segment ${seg.baseOffset} in ${dir}`);
@@ -218,5 +328,13 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
   await p.epochCache.truncateFromEnd(nextOffset);
   const logStartOffset = Math.max(p.logStartOffsetCheckpoint, segments[0]!.baseOffset);
   await p.epochCache.truncateFromStart(p.logStartOffsetCheckpoint);
-  return { segments, logStartOffset, recoveryPoint, logEndOffset: nextOffset, truncatedBytes, recoveredSegments };
+  return {
+    segments,
+    logStartOffset,
+    recoveryPoint,
+    logEndOffset: nextOffset,
+    truncatedBytes,
+    recoveredSegments,
+    txnIndexRebuildFrom,
+  };
 }

@@ -15,6 +15,7 @@ import {
   deleteCleanShutdownMarker,
   hasCleanShutdownMarker,
   readOffsetCheckpointMap,
+  StateFileReadError,
   tpKey,
   writeCleanShutdownMarker,
   writeOffsetCheckpoint,
@@ -288,13 +289,15 @@ export class LogManager {
       try {
         await this.loadLogDir(dir);
       } catch (e) {
-        if (!isIOError(e)) throw e;
+        if (!isIOError(e) && !(e instanceof StateFileReadError)) throw e;
         for (const name of await listDir(dir)) {
           const tp = parseTopicPartitionDirName(name);
           const key = tp && !tp.suffix ? tpKey(tp.topic, tp.partition) : undefined;
           if (key !== undefined && this.logDirOf.get(key) !== dir) this.unloadedOffline.add(key);
         }
-        this.handleLogDirFailure(dir, `Error while loading log dir ${dir}`, e);
+        // a state file that does not parse: Kafka's CheckpointFileWithFailureHandler names the file
+        const message = e instanceof StateFileReadError ? e.headline : `Error while loading log dir ${dir}`;
+        this.handleLogDirFailure(dir, message, e);
       }
     }
     await this.dropOrphanFutureLogs();
@@ -306,15 +309,29 @@ export class LogManager {
     // deleted up front so that a crash while loading counts as unclean next time (KAFKA-10471)
     if (clean) await deleteCleanShutdownMarker(dir);
     this.hadCleanShutdown.set(dir, clean);
-    const read = async (f: string) =>
-      readOffsetCheckpointMap(path.join(dir, f)).catch((e: unknown) => {
-        this.logger.warn(`Error reading ${f} in ${dir}, ignoring it: ${(e as Error).message}`);
+    // Kafka reads these through CheckpointFileWithFailureHandler: an unreadable one reports the
+    // directory to the LogDirFailureChannel ("Error while reading checkpoint file <file>"), which
+    // takes it offline, even where LogManager.loadLogs then catches and warns (recovery point,
+    // log start offset). Here: the warnings, then the directory's load fails with that error.
+    let failed: StateFileReadError | undefined;
+    const read = async (f: string, what?: string) => {
+      const file = path.join(dir, f);
+      try {
+        return await readOffsetCheckpointMap(file);
+      } catch (e) {
+        failed ??= new StateFileReadError(`Error while reading checkpoint file ${file}`, file, e as Error);
+        if (what) this.logger.warn(`Error occurred while reading ${f} file of directory ${dir}, ${what}`);
         return new Map<string, number>();
-      });
-    const recoveryPoints = await read(RECOVERY_POINT_CHECKPOINT_FILE);
-    const logStartOffsets = await read(LOG_START_OFFSET_CHECKPOINT_FILE);
+      }
+    };
+    const recoveryPoints = await read(RECOVERY_POINT_CHECKPOINT_FILE, 'resetting the recovery checkpoint to 0');
+    const logStartOffsets = await read(
+      LOG_START_OFFSET_CHECKPOINT_FILE,
+      'resetting to the base offset of the first segment',
+    );
     const highWatermarks = await read(REPLICATION_OFFSET_CHECKPOINT_FILE);
     this.cleanerCheckpoints.set(dir, await read(CLEANER_OFFSET_CHECKPOINT_FILE));
+    if (failed) throw failed;
     const excluded = new Set(this.opts.excludeTopics ?? ['__cluster_metadata']);
     for (const e of await fsp.readdir(dir, { withFileTypes: true })) {
       if (!e.isDirectory()) continue;

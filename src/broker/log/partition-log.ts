@@ -191,6 +191,7 @@ export class PartitionLog extends LocalLog {
       logEndOffset: loaded.logEndOffset,
       clock: o.clock ?? Date.now,
       logger: o.logger ?? silentLogger,
+      txnIndexRebuildFrom: loaded.txnIndexRebuildFrom,
     });
     return new PartitionLog(o, epochCache, loaded, o.topicId ?? stored, producerState);
   }

@@ -34,6 +34,11 @@ export interface ProducerStateLoadParams {
   logEndOffset: number;
   clock: () => number;
   logger: LogLogger;
+  /**
+   * The lowest base offset of the segments whose `.txnindex` the loader found corrupt or whose
+   * segment it recovered: their aborted transactions are rebuilt from the log (LogLoader.recoverSegment).
+   */
+  txnIndexRebuildFrom?: number;
 }
 
 /** The marker of an uncompressed control batch (COMMIT/ABORT), or undefined for other control types. */
@@ -99,24 +104,44 @@ export class ProducerStateManager {
   /** Opens the producer state of a freshly loaded log (snapshot + replay to the log end offset). */
   static async load(p: ProducerStateLoadParams): Promise<ProducerStateManager> {
     const m = new ProducerStateManager(p.dir, p.topicPartition, p.clock, p.logger);
-    await m.rebuild(p.segments, p.logStartOffset, p.logEndOffset);
+    await m.rebuild(p.segments, p.logStartOffset, p.logEndOffset, p.txnIndexRebuildFrom);
     return m;
   }
 
   /**
    * Rebuilds from the newest valid snapshot at or below logEndOffset (snapshots beyond it, left by
    * a truncated tail, are deleted), replaying the segments after it; then snapshots the result when
-   * it had to replay anything.
+   * it had to replay anything. With `txnIndexRebuildFrom` (or when a `.txnindex` fails its check)
+   * the `.txnindex` files of the segments from there on are rebuilt from the log: the replay starts
+   * at the newest snapshot at or below that segment, as Kafka's LogLoader.recoverSegment rebuilds
+   * the producer state up to the segment before recovering it.
    */
-  async rebuild(segments: readonly LogSegment[], logStartOffset: number, logEndOffset: number): Promise<void> {
+  async rebuild(
+    segments: readonly LogSegment[],
+    logStartOffset: number,
+    logEndOffset: number,
+    txnIndexRebuildFrom?: number,
+  ): Promise<void> {
     const now = this.clock();
     this.states.clear();
+    const bases = segments.map((s) => s.baseOffset);
+    let rebuildFrom = txnIndexRebuildFrom ?? Number.POSITIVE_INFINITY;
+    const corrupt = await this.txnIndex.load(bases, logEndOffset, rebuildFrom);
+    if (corrupt.length > 0) {
+      for (const c of corrupt)
+        this.logger.warn(
+          `Found a corrupted index file corresponding to log file ${c.file.slice(0, -'.txnindex'.length)}.log due to ${c.reason}, recovering segment and rebuilding index files...`,
+        );
+      rebuildFrom = Math.min(rebuildFrom, ...corrupt.map((c) => c.base));
+      await this.txnIndex.load(bases, logEndOffset, rebuildFrom);
+    }
     let offsets = await listSnapshotOffsets(this.dir);
     for (const o of offsets) if (o > logEndOffset) await fsp.rm(snapshotFile(this.dir, o), { force: true });
     offsets = offsets.filter((o) => o <= logEndOffset);
     let from = logStartOffset;
     for (let i = offsets.length - 1; i >= 0; i--) {
       const o = offsets[i]!;
+      if (o > rebuildFrom) continue;
       try {
         this.states.loadEntries(await readSnapshotFile(snapshotFile(this.dir, o)), now);
         from = o;
@@ -131,10 +156,6 @@ export class ProducerStateManager {
     }
     this.lastSnapOffset = from;
     this.lastMapOffset = from;
-    await this.txnIndex.load(
-      segments.map((s) => s.baseOffset),
-      logEndOffset,
-    );
     if (from < logEndOffset) {
       const replayed = await this.replay(segments, from, logEndOffset);
       this.lastMapOffset = logEndOffset;
