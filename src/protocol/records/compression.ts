@@ -443,7 +443,19 @@ function lz4HeaderChecksumPos(frame: Uint8Array): number {
  * its decoded size. Enforces what Kafka's Lz4BlockInputStream enforces (version 1, independent
  * blocks, reserved bits zero, block size id 4..7, blocks no larger than the maximum).
  */
-function lz4Scan(d: Uint8Array, ignoreHeaderChecksum: boolean): { end: number; bound: number; contentSize: number } {
+interface Lz4Scan {
+  end: number;
+  bound: number;
+  contentSize: number;
+  /** FLG and BD bytes of the frame descriptor */
+  flg: number;
+  bd: number;
+  blockMax: number;
+  /** block data ranges [start, end) (after the block size word; with its checksum when present) */
+  blocks: { start: number; end: number; raw: boolean }[] | null;
+}
+
+function lz4Scan(d: Uint8Array, ignoreHeaderChecksum: boolean, collect = false): Lz4Scan {
   const bad = (m: string) => new CorruptRecordError(`lz4: ${m}`, 'DECOMPRESSION_FAILED');
   if (d.length < 7) throw truncated('lz4 frame header');
   const v = asBuffer(d);
@@ -468,6 +480,7 @@ function lz4Scan(d: Uint8Array, ignoreHeaderChecksum: boolean): { end: number; b
     throw bad('frame descriptor checksum mismatch');
   p++;
   const blockChecksum = (flg & 0x10) !== 0 ? 4 : 0;
+  const blocks: Lz4Scan['blocks'] = collect ? [] : null;
   let bound = 0;
   for (;;) {
     if (d.length - p < 4) throw truncated('lz4 block header');
@@ -479,13 +492,14 @@ function lz4Scan(d: Uint8Array, ignoreHeaderChecksum: boolean): { end: number; b
     if (d.length - p < n + blockChecksum) throw truncated('lz4 block');
     // An LZ4 sequence expands at most ~255x; uncompressed blocks are copied verbatim.
     bound += (word & 0x80000000) !== 0 ? n : Math.min(blockMax, n * 255);
+    blocks?.push({ start: p, end: p + n + blockChecksum, raw: (word & 0x80000000) !== 0 });
     p += n + blockChecksum;
   }
   if ((flg & 0x04) !== 0) {
     if (d.length - p < 4) throw truncated('lz4 content checksum');
     p += 4;
   }
-  return { end: p, bound, contentSize };
+  return { end: p, bound, contentSize, flg, bd, blockMax, blocks };
 }
 
 /** The frame to hand to the decoder (bounds checked, legacy checksum repaired) and its declared content size. */
@@ -610,4 +624,187 @@ export function zstdOutputBound(d: Uint8Array): number {
     bound += frameBound;
   }
   return bound;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streaming decompression (the produce path): Kafka 4.4 reads a compressed batch's records one by
+// one from an InputStream over the codec (DefaultRecordBatch.compressedIterator), so what a batch
+// costs is the codec's buffers, not its decompressed size. decompressChunks yields the
+// decompressed records section in bounded chunks; the caller (RecordStreamWalker) stops pulling
+// as soon as it has an answer, which ends the decoding.
+//  * gzip   - one call bounded by `window` (the common batch, decoded in one piece); past it a
+//             zlib stream yielding STREAM_CHUNK_BYTES at a time.
+//  * lz4    - one call when the frame's bound fits `window`; else block by block (blocks are
+//             independent: each is decoded as a one-block frame), at most 4 MiB each, like
+//             Kafka's Lz4BlockInputStream.
+//  * snappy - xerial chunk by chunk (each at most its preamble's size); a bare block whole, as
+//             snappy-java reads it (its preamble bounds it, and snappy expands at most ~64x).
+//  * zstd   - the native binding decodes whole frames only: a frame whose output bound (the block
+//             walk) exceeds `maxWholeSize` is refused with DecompressionLimitError instead of
+//             being decoded; below it the frame is decoded whole. (Kafka streams zstd; a record
+//             larger than maxWholeSize compressed in one zstd batch is the difference.)
+// Every decoding first takes its memory from a DecompressionBudget (when given): the bytes of
+// decoding in flight across all batches and requests are bounded by the budget's capacity.
+
+export const STREAM_CHUNK_BYTES = 64 * 1024;
+/** Decoded in one call below this (the common batch); streamed above it. */
+export const DEFAULT_DECODE_WINDOW = 1024 * 1024;
+/** Largest zstd frame / bare snappy block decoded whole in the produce path. */
+export const DEFAULT_MAX_WHOLE_SIZE = 32 * 1024 * 1024;
+
+/**
+ * A FIFO byte semaphore bounding the decompression memory in flight (all batches of all requests).
+ * A request larger than the capacity waits for the whole capacity.
+ */
+export class DecompressionBudget {
+  private used = 0;
+  private readonly waiters: { n: number; wake: () => void }[] = [];
+  /** Peak bytes held at once (for tests and benches). */
+  peak = 0;
+
+  constructor(readonly capacity: number) {
+    if (!(capacity > 0)) throw new RangeError(`decompression budget must be > 0, got ${capacity}`);
+  }
+
+  get inUse(): number {
+    return this.used;
+  }
+
+  /** Waits until `bytes` (clipped to the capacity) are free, takes them and returns their release. */
+  async acquire(bytes: number): Promise<() => void> {
+    const n = Math.max(0, Math.min(bytes, this.capacity));
+    if (this.waiters.length === 0 && this.used + n <= this.capacity) this.used += n;
+    else await new Promise<void>((wake) => this.waiters.push({ n, wake })); // granted by wakeWaiters
+    if (this.used > this.peak) this.peak = this.used;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.used -= n;
+      this.wakeWaiters();
+    };
+  }
+
+  private wakeWaiters(): void {
+    while (this.waiters.length > 0 && this.used + this.waiters[0]!.n <= this.capacity) {
+      const w = this.waiters.shift()!;
+      this.used += w.n;
+      w.wake();
+    }
+  }
+}
+
+export interface DecompressChunksOptions {
+  /** Message format (2 for record batches). */
+  magic?: number;
+  /** Decoded in one call below this many bytes (default 1 MiB). */
+  window?: number;
+  /** zstd frames and bare snappy blocks whose output may exceed this are refused (default 32 MiB). */
+  maxWholeSize?: number;
+  budget?: DecompressionBudget;
+}
+
+/**
+ * The decompressed bytes of `data` in order, in bounded chunks (see above). Stopping the iteration
+ * early (break / return) stops the decoding and releases its budget.
+ */
+export async function* decompressChunks(
+  type: CompressionType,
+  data: Uint8Array,
+  opts: DecompressChunksOptions = {},
+): AsyncGenerator<Buffer, void, undefined> {
+  const window = opts.window ?? DEFAULT_DECODE_WINDOW;
+  const maxWhole = opts.maxWholeSize ?? DEFAULT_MAX_WHOLE_SIZE;
+  const budget = opts.budget;
+  let release: (() => void) | undefined;
+  const reserve = async (n: number): Promise<void> => {
+    release?.();
+    release = budget ? await budget.acquire(n) : undefined;
+  };
+  try {
+    switch (type) {
+      case CompressionType.None:
+        yield asBuffer(data);
+        return;
+      case CompressionType.Gzip: {
+        await reserve(window);
+        let whole: Buffer | null = null;
+        try {
+          whole = await gunzipAsync(data, gunzipOptions(window));
+        } catch (e) {
+          if ((e as { code?: string }).code !== 'ERR_BUFFER_TOO_LARGE') throw failed(type, e);
+        }
+        if (whole !== null) {
+          yield whole;
+          return;
+        }
+        await reserve(4 * STREAM_CHUNK_BYTES);
+        const gz = zlib.createGunzip({ chunkSize: STREAM_CHUNK_BYTES });
+        gz.end(data);
+        try {
+          for await (const chunk of gz as AsyncIterable<Buffer>) yield chunk;
+        } catch (e) {
+          throw failed(type, e);
+        } finally {
+          gz.destroy();
+        }
+        return;
+      }
+      case CompressionType.Lz4: {
+        const scan = lz4Scan(data, opts.magic === 0, true);
+        if (scan.bound <= window) {
+          await reserve(scan.bound);
+          yield await lz4Decompress(data, window, opts.magic === 0);
+          return;
+        }
+        await reserve(2 * scan.blockMax);
+        const mod = load<Lz4Mod>('lz4-napi', type);
+        // a one-block frame: same FLG/BD without content size and content checksum
+        const flg = scan.flg & ~0x0c;
+        const head = Buffer.from([0x04, 0x22, 0x4d, 0x18, flg, scan.bd, 0]);
+        head[6] = (xxh32Small(head, 4, 6) >>> 8) & 0xff;
+        const tail = Buffer.alloc(4);
+        for (const b of scan.blocks!) {
+          if (b.raw) {
+            yield asBuffer(data.subarray(b.start, b.end - ((scan.flg & 0x10) !== 0 ? 4 : 0)));
+            continue;
+          }
+          const frame = Buffer.concat([head, asBuffer(data.subarray(b.start - 4, b.end)), tail]);
+          try {
+            yield await mod.decompressFrame(frame);
+          } catch (e) {
+            throw failed(type, e);
+          }
+        }
+        return;
+      }
+      case CompressionType.Snappy: {
+        const mod = load<SnappyMod>('snappy', type);
+        const { blocks, sizes } = snappyPlan(data, Number.MAX_SAFE_INTEGER);
+        let largest = 0;
+        for (const s of sizes) largest = Math.max(largest, s);
+        if (largest > maxWhole) throw new DecompressionLimitError(largest, maxWhole, true);
+        await reserve(largest);
+        for (let i = 0; i < blocks.length; i++) yield await snappyBlock(mod, blocks[i]!, sizes[i]!);
+        return;
+      }
+      case CompressionType.Zstd: {
+        const bound = zstdOutputBound(data);
+        if (bound > maxWhole) throw new DecompressionLimitError(bound, maxWhole, false);
+        await reserve(bound);
+        let out: Buffer;
+        try {
+          out = await load<ZstdMod>('@mongodb-js/zstd', type).decompress(asBuffer(data));
+        } catch (e) {
+          throw failed(type, e);
+        }
+        yield out;
+        return;
+      }
+      default:
+        throw new CorruptRecordError(`unknown compression codec ${type as number}`, 'UNSUPPORTED_COMPRESSION');
+    }
+  } finally {
+    release?.();
+  }
 }
