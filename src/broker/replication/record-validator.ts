@@ -22,6 +22,7 @@ import {
   compressionTypeName,
   DEFAULT_MAX_WHOLE_SIZE,
   decompressChunks,
+  decompressIfSmall,
   DecompressionBudget,
   DecompressionLimitError,
 } from '../../protocol/records/compression.js';
@@ -235,19 +236,33 @@ async function walkCompressedRecords(
   const walker = new RecordStreamWalker(count, maxRecordSize, (w) =>
     checks.visit(w.index, w.offsetDelta, w.timestampDelta, w.keySize),
   );
-  const chunks = decompressChunks(codec, batch.subarray(L.RECORD_BATCH_OVERHEAD), {
-    magic: L.MAGIC_V2,
-    budget: PRODUCE_DECOMPRESSION_BUDGET,
-  });
+  const data = batch.subarray(L.RECORD_BATCH_OVERHEAD);
+  const opts = { magic: L.MAGIC_V2, budget: PRODUCE_DECOMPRESSION_BUDGET };
+  const failedToDecompress = (e: unknown): AppendError =>
+    e instanceof DecompressionLimitError
+      ? invalid(`${e.message} in topic partition ${tp}`)
+      : corrupt(
+          `Failed to decompress the ${compressionTypeName(codec)} record batch in topic partition ${tp}: ${(e as Error).message}`,
+        );
+  // the common batch: decoded in one call, then walked
+  let whole: Buffer | null;
+  try {
+    whole = await decompressIfSmall(codec, data, opts);
+  } catch (e) {
+    throw failedToDecompress(e);
+  }
+  if (whole !== null) {
+    walker.push(whole);
+    walker.finish();
+    return { st: checks.st, decompressedBytes: walker.bytesRead };
+  }
+  const chunks = decompressChunks(codec, data, opts);
   for (;;) {
     let next: IteratorResult<Buffer, void>;
     try {
       next = await chunks.next();
     } catch (e) {
-      if (e instanceof DecompressionLimitError) throw invalid(`${e.message} in topic partition ${tp}`);
-      throw corrupt(
-        `Failed to decompress the ${compressionTypeName(codec)} record batch in topic partition ${tp}: ${(e as Error).message}`,
-      );
+      throw failedToDecompress(e);
     }
     if (next.done === true) break;
     try {

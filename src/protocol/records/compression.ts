@@ -629,26 +629,25 @@ export function zstdOutputBound(d: Uint8Array): number {
 // ---------------------------------------------------------------------------------------------
 // Streaming decompression (the produce path): Kafka 4.4 reads a compressed batch's records one by
 // one from an InputStream over the codec (DefaultRecordBatch.compressedIterator), so what a batch
-// costs is the codec's buffers, not its decompressed size. decompressChunks yields the
-// decompressed records section in bounded chunks; the caller (RecordStreamWalker) stops pulling
-// as soon as it has an answer, which ends the decoding.
-//  * gzip   - one call bounded by `window` (the common batch, decoded in one piece); past it a
-//             zlib stream yielding STREAM_CHUNK_BYTES at a time.
-//  * lz4    - one call when the frame's bound fits `window`; else block by block (blocks are
-//             independent: each is decoded as a one-block frame), at most 4 MiB each, like
-//             Kafka's Lz4BlockInputStream.
+// costs is the codec's buffers, not its decompressed size. The common batch (output at most
+// `window`, 256 KiB) is decoded in one call by decompressIfSmall; a larger one by decompressChunks,
+// which yields the decompressed records section in bounded chunks; the caller (RecordStreamWalker)
+// stops pulling as soon as it has an answer, which ends the decoding.
+//  * gzip   - a zlib stream yielding STREAM_CHUNK_BYTES at a time.
+//  * lz4    - block by block (blocks are independent: each is decoded as a one-block frame), at
+//             most 4 MiB each, like Kafka's Lz4BlockInputStream.
 //  * snappy - xerial chunk by chunk (each at most its preamble's size); a bare block whole, as
 //             snappy-java reads it (its preamble bounds it, and snappy expands at most ~64x).
 //  * zstd   - the native binding decodes whole frames only: a frame whose output bound (the block
-//             walk) exceeds `maxWholeSize` is refused with DecompressionLimitError instead of
-//             being decoded; below it the frame is decoded whole. (Kafka streams zstd; a record
-//             larger than maxWholeSize compressed in one zstd batch is the difference.)
+//             walk) exceeds `maxWholeSize` (32 MiB) is refused with DecompressionLimitError instead
+//             of being decoded; below it the frame is decoded whole. (Kafka streams zstd: a record
+//             of more than 32 MiB in one zstd batch is accepted by Kafka, refused here.)
 // Every decoding first takes its memory from a DecompressionBudget (when given): the bytes of
 // decoding in flight across all batches and requests are bounded by the budget's capacity.
 
 export const STREAM_CHUNK_BYTES = 64 * 1024;
 /** Decoded in one call below this (the common batch); streamed above it. */
-export const DEFAULT_DECODE_WINDOW = 1024 * 1024;
+export const DEFAULT_DECODE_WINDOW = 256 * 1024;
 /** Largest zstd frame / bare snappy block decoded whole in the produce path. */
 export const DEFAULT_MAX_WHOLE_SIZE = 32 * 1024 * 1024;
 
@@ -671,10 +670,17 @@ export class DecompressionBudget {
   }
 
   /** Waits until `bytes` (clipped to the capacity) are free, takes them and returns their release. */
-  async acquire(bytes: number): Promise<() => void> {
+  acquire(bytes: number): Promise<() => void> | (() => void) {
     const n = Math.max(0, Math.min(bytes, this.capacity));
-    if (this.waiters.length === 0 && this.used + n <= this.capacity) this.used += n;
-    else await new Promise<void>((wake) => this.waiters.push({ n, wake })); // granted by wakeWaiters
+    if (this.waiters.length === 0 && this.used + n <= this.capacity) {
+      this.used += n;
+      return this.granted(n);
+    }
+    // granted by wakeWaiters
+    return new Promise<void>((wake) => this.waiters.push({ n, wake })).then(() => this.granted(n));
+  }
+
+  private granted(n: number): () => void {
     if (this.used > this.peak) this.peak = this.used;
     let released = false;
     return () => {
@@ -705,6 +711,51 @@ export interface DecompressChunksOptions {
 }
 
 /**
+ * The whole decompressed output when it is at most `window` bytes (the common batch: one native
+ * call, as `decompress`), or null when it may be larger (then decompressChunks streams it). Holds
+ * the output's bound from the budget while decoding; the caller owns the buffer afterwards.
+ */
+export async function decompressIfSmall(
+  type: CompressionType,
+  data: Uint8Array,
+  opts: DecompressChunksOptions = {},
+): Promise<Buffer | null> {
+  const window = opts.window ?? DEFAULT_DECODE_WINDOW;
+  let bound: number;
+  switch (type) {
+    case CompressionType.None:
+      return asBuffer(data);
+    case CompressionType.Gzip:
+      bound = window; // known only by decoding: tried within the window
+      break;
+    case CompressionType.Snappy:
+      bound = snappyPlan(data, Number.MAX_SAFE_INTEGER).total;
+      break;
+    case CompressionType.Lz4:
+      bound = lz4Scan(data, opts.magic === 0).bound;
+      break;
+    case CompressionType.Zstd:
+      bound = zstdOutputBound(data);
+      break;
+    default:
+      throw new CorruptRecordError(`unknown compression codec ${type as number}`, 'UNSUPPORTED_COMPRESSION');
+  }
+  if (bound > window) return null;
+  const release = opts.budget ? await opts.budget.acquire(bound) : undefined;
+  try {
+    if (type !== CompressionType.Gzip) return await decompress(type, data, { maxSize: window, magic: opts.magic });
+    try {
+      return await gunzipAsync(data, gunzipOptions(window));
+    } catch (e) {
+      if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return null;
+      throw failed(type, e);
+    }
+  } finally {
+    release?.();
+  }
+}
+
+/**
  * The decompressed bytes of `data` in order, in bounded chunks (see above). Stopping the iteration
  * early (break / return) stops the decoding and releases its budget.
  */
@@ -727,17 +778,6 @@ export async function* decompressChunks(
         yield asBuffer(data);
         return;
       case CompressionType.Gzip: {
-        await reserve(window);
-        let whole: Buffer | null = null;
-        try {
-          whole = await gunzipAsync(data, gunzipOptions(window));
-        } catch (e) {
-          if ((e as { code?: string }).code !== 'ERR_BUFFER_TOO_LARGE') throw failed(type, e);
-        }
-        if (whole !== null) {
-          yield whole;
-          return;
-        }
         await reserve(4 * STREAM_CHUNK_BYTES);
         const gz = zlib.createGunzip({ chunkSize: STREAM_CHUNK_BYTES });
         gz.end(data);

@@ -10,7 +10,7 @@
 // Field reads are bounded by the stream, not by the record's declared size, as in Kafka; a stream
 // that ends inside a record is Kafka's "premature EOF" / "Reached end of input stream" error.
 
-import { CorruptRecordError, INVALID_RECORD_STRUCTURE } from './layout.js';
+import { CorruptRecordError, INVALID_RECORD_STRUCTURE, readVarint, readVarlong, varintEnd } from './layout.js';
 import { PREMATURE_EOF, RECORDS_REMAINING } from './record-cursor.js';
 
 const enum Phase {
@@ -88,6 +88,13 @@ export class RecordStreamWalker {
     let p = 0;
     while (p < end) {
       if (this.phase === Phase.Done) throw new CorruptRecordError(RECORDS_REMAINING);
+      if (this.phase === Phase.Size && this.vBytes === 0) {
+        const q = this.wholeRecord(d, p, end);
+        if (q >= 0) {
+          p = q;
+          continue;
+        }
+      }
       if (this.skip > 0) {
         const n = Math.min(this.skip, end - p);
         this.skip -= n;
@@ -132,6 +139,64 @@ export class RecordStreamWalker {
       this.field(v);
     }
     this.bytesRead += end;
+  }
+
+  /**
+   * The fast path: a well-formed record lying whole in d[p, end) is read in place (as the cursor
+   * reads one). Returns the position after it, or -1 for anything else (a record running past the
+   * chunk, or one the byte-wise path must judge and name the error of).
+   */
+  private wholeRecord(d: Uint8Array, p: number, end: number): number {
+    let q = p;
+    let size: number, attributes: number, timestampDelta: number, offsetDelta: number, keySize: number;
+    let valueSize: number;
+    try {
+      size = readVarint(d, q, end);
+      q = varintEnd;
+      if (size < 0 || size > this.maxRecordSize || size > end - q) return -1;
+      const bodyStart = q;
+      attributes = d[q++]!;
+      timestampDelta = readVarlong(d, q, end);
+      q = varintEnd;
+      offsetDelta = readVarint(d, q, end);
+      q = varintEnd;
+      keySize = readVarint(d, q, end);
+      q = varintEnd;
+      if (keySize > 0) q += keySize;
+      if (q >= end) return -1;
+      valueSize = readVarint(d, q, end);
+      q = varintEnd;
+      if (valueSize > 0) q += valueSize;
+      if (q >= end) return -1;
+      let headers = readVarint(d, q, end);
+      q = varintEnd;
+      if (headers < 0) return -1;
+      for (; headers > 0; headers--) {
+        const ks = readVarint(d, q, end);
+        q = varintEnd;
+        if (ks < 0) return -1;
+        q += ks;
+        if (q >= end) return -1;
+        const vs = readVarint(d, q, end);
+        q = varintEnd;
+        if (vs > 0) q += vs;
+        if (q > end) return -1;
+      }
+      if (q - bodyStart !== size) return -1;
+    } catch (e) {
+      if (e instanceof CorruptRecordError) return -1;
+      throw e;
+    }
+    this.attributes = attributes;
+    this.timestampDelta = timestampDelta;
+    this.offsetDelta = offsetDelta;
+    this.keySize = keySize < 0 ? -1 : keySize;
+    this.valueSize = valueSize < 0 ? -1 : valueSize;
+    this.bodySize = size;
+    this.index++;
+    this.onRecord(this);
+    this.phase = this.index + 1 >= this.count ? Phase.Done : Phase.Size;
+    return q;
   }
 
   /** End of the stream: the declared count must have been read. */
