@@ -11,7 +11,8 @@
 //   npm run build && nice -n 19 node --test --test-concurrency=1 dist/test/memory-bounds.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { Conn } from './helpers/limit-conn.js';
 import { startBroker } from './helpers/broker-process.js';
 import { waitFor, waitForLine } from './helpers/wait-for.js';
 import {
@@ -73,6 +74,37 @@ test('the streaming record walk sees what the cursor sees, however the section i
     w.finish();
     assert.deepEqual(seen, expected, `codec ${codec} through decompressChunks`);
   }
+  // mutated sections: byte by byte (the stream path) and whole (the in-place fast path) agree
+  const sample = await buildRecordBatch({
+    records: Array.from({ length: 20 }, (_, i) => ({
+      key: `k${i}`,
+      value: Buffer.alloc(i * 3, i),
+      timestamp: now,
+      headers: i % 2 ? [{ key: 'h', value: 'v' }] : [],
+    })),
+  });
+  const clean = sample.subarray(RECORD_BATCH_OVERHEAD);
+  let seed = 20;
+  const rnd = (n: number) => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed % n;
+  };
+  const outcome = (d: Buffer, step: number): string => {
+    const seen: number[] = [];
+    const w = new RecordStreamWalker(20, 200, (r) => seen.push(r.offsetDelta, r.keySize, r.valueSize));
+    try {
+      for (let p = 0; p < d.length; p += step) w.push(d.subarray(p, p + step));
+      w.finish();
+      return `ok ${seen.join(',')}`;
+    } catch (e) {
+      return `${(e as Error).message} after ${seen.join(',')}`;
+    }
+  };
+  for (let i = 0; i < 2000; i++) {
+    const d = Buffer.from(clean.subarray(0, clean.length - (i % 7 === 0 ? rnd(5) : 0)));
+    for (let m = 0; m <= rnd(3); m++) d[rnd(d.length)] = rnd(256);
+    assert.equal(outcome(d, d.length), outcome(d, 1), `mutation ${i}: ${d.toString('hex')}`);
+  }
   // Kafka's errors: trailing bytes, a size over the limit, a stream ending inside a record
   const one = await buildRecordBatch({ records: [{ key: 'k', value: 'v', timestamp: now }] });
   const rec = one.subarray(RECORD_BATCH_OVERHEAD);
@@ -125,8 +157,8 @@ test('budget: FIFO, bounded, released', async () => {
   const b = new DecompressionBudget(10);
   const r1 = await b.acquire(6);
   const order: number[] = [];
-  const p2 = b.acquire(6).then((r) => (order.push(2), r));
-  const p3 = b.acquire(1).then((r) => (order.push(3), r)); // waits behind 2 (FIFO), though it would fit
+  const p2 = Promise.resolve(b.acquire(6)).then((r) => (order.push(2), r));
+  const p3 = Promise.resolve(b.acquire(1)).then((r) => (order.push(3), r)); // waits behind 2 (FIFO), though it would fit
   await new Promise((r) => setImmediate(r));
   assert.deepEqual(order, []);
   r1();
@@ -171,6 +203,7 @@ test('decompression bombs: Kafka 4.4.0 error codes, bounded RSS, a correct produ
     );
     for (const code of concurrent) assert.equal(code, ErrorCode.INVALID_RECORD);
     const after = vmHwmMiB(pid);
+    console.log(`bombs: broker VmHWM ${before.toFixed(0)} → ${after.toFixed(0)} MiB; ${codes.join('; ')}`);
     assert.ok(
       after - before < RSS_GROWTH_BOUND_MIB,
       `peak RSS grew by ${(after - before).toFixed(0)} MiB (${before.toFixed(0)} → ${after.toFixed(0)}), bound ${RSS_GROWTH_BOUND_MIB}`,
@@ -229,6 +262,53 @@ test('connections.max.idle.ms closes an idle connection and one holding a partia
       what: 'the invalid receive line',
     });
   } finally {
+    await b.stop();
+    b.cleanup();
+  }
+});
+
+test('5,000 connections each holding a partial frame are all closed by connections.max.idle.ms; a client keeps being served', async () => {
+  const IDLE_MS = 4000;
+  const N = 5000;
+  const b = await startBroker({ overrides: { 'connections.max.idle.ms': IDLE_MS } });
+  const sockets: Socket[] = [];
+  let closed = 0;
+  let live: Conn | undefined;
+  try {
+    live = await Conn.open(b.port);
+    const pid = b.pid()!;
+    const before = vmHwmMiB(pid);
+    for (let i = 0; i < N; i += 250) {
+      await Promise.all(
+        Array.from({ length: Math.min(250, N - i) }, async () => {
+          const s = connect(b.port, '127.0.0.1');
+          s.on('error', () => undefined);
+          s.on('close', () => closed++);
+          await new Promise<void>((res, rej) => {
+            s.once('connect', res);
+            s.once('error', rej);
+          });
+          // a 100,000-byte frame announced, 100 bytes of it sent
+          s.write(Buffer.concat([Buffer.from([0, 0x01, 0x86, 0xa0]), Buffer.alloc(100, 2)]));
+          sockets.push(s);
+        }),
+      );
+      assert.equal(await live.ping(), true, 'a client is served while the connections open');
+    }
+    // the active client keeps pinging (it is not idle) while the others are closed
+    await waitFor(
+      async () => {
+        assert.equal(await live!.ping(), true, 'the active client is served');
+        return closed === N;
+      },
+      { what: `${N} idle connections closed`, timeoutMs: 120_000 },
+    );
+    const after = vmHwmMiB(pid);
+    console.log(`5,000 partial frames: broker VmHWM ${before.toFixed(0)} → ${after.toFixed(0)} MiB`);
+    assert.ok(after - before < 256, `peak RSS grew by ${(after - before).toFixed(0)} MiB`);
+  } finally {
+    live?.close();
+    for (const s of sockets) s.destroy();
     await b.stop();
     b.cleanup();
   }
