@@ -38,6 +38,17 @@ const MALFORMED: { name: string; build: () => Promise<Buffer> }[] = [
       return batchAround(CompressionType.Zstd, await compress(CompressionType.Zstd, rec));
     },
   },
+  ...(
+    [
+      ['gzip', CompressionType.Gzip],
+      ['snappy', CompressionType.Snappy],
+      ['lz4', CompressionType.Lz4],
+      ['zstd', CompressionType.Zstd],
+    ] as const
+  ).map(([name, codec]) => ({
+    name: `${name} batch whose records section is not ${name} data`,
+    build: () => Promise.resolve(batchAround(codec, Buffer.from('this is not compressed data, not at all'))),
+  })),
   {
     name: 'two records declared, one sent (lz4)',
     build: async () =>

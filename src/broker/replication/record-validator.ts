@@ -222,8 +222,9 @@ export const PRODUCE_DECOMPRESSION_BUDGET = new DecompressionBudget(64 * 1024 * 
  * the codec in bounded chunks (never the whole records section unless it is small), each record's
  * declared size checked against max.decompressed.message.bytes, keys and values skipped, and the
  * stream stopped at the first error or at the first byte after the declared count. Returns the
- * walk and the decompressed size. A codec failure is CORRUPT_MESSAGE; a decoded size tkafka
- * refuses to hold (DecompressionLimitError) and malformed records are INVALID_RECORD.
+ * walk and the decompressed size. A codec failure is UNKNOWN_SERVER_ERROR (as Kafka answers it); a
+ * decoded size tkafka refuses to hold (DecompressionLimitError) and malformed records are
+ * INVALID_RECORD.
  */
 async function walkCompressedRecords(
   batch: Buffer,
@@ -238,10 +239,13 @@ async function walkCompressedRecords(
   );
   const data = batch.subarray(L.RECORD_BATCH_OVERHEAD);
   const opts = { magic: L.MAGIC_V2, budget: PRODUCE_DECOMPRESSION_BUDGET };
+  // Kafka: the codec's IOException becomes a KafkaException, which ReplicaManager answers with
+  // UNKNOWN_SERVER_ERROR (not one of its known append exceptions)
   const failedToDecompress = (e: unknown): AppendError =>
     e instanceof DecompressionLimitError
       ? invalid(`${e.message} in topic partition ${tp}`)
-      : corrupt(
+      : new AppendError(
+          ErrorCode.UNKNOWN_SERVER_ERROR,
           `Failed to decompress the ${compressionTypeName(codec)} record batch in topic partition ${tp}: ${(e as Error).message}`,
         );
   // the common batch: decoded in one call, then walked
