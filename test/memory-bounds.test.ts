@@ -24,6 +24,9 @@ import {
   vmHwmMiB,
 } from './helpers/bomb-scenario.js';
 import { trailingBomb } from './helpers/bombs.js';
+import { createTopicAt } from './helpers/create-topic.js';
+import { RawClient } from './helpers/raw-client.js';
+import { ApiKey } from '../src/protocol/generated/apis.js';
 import { buildRecordBatch } from '../src/protocol/records/batch.js';
 import { CompressionType, RECORD_BATCH_OVERHEAD } from '../src/protocol/records/layout.js';
 import { decompress, decompressChunks, DecompressionBudget } from '../src/protocol/records/compression.js';
@@ -202,6 +205,36 @@ test('decompression bombs: Kafka 4.4.0 error codes, bounded RSS, a correct produ
       ),
     );
     for (const code of concurrent) assert.equal(code, ErrorCode.INVALID_RECORD);
+    // one request, 16 partitions, a bomb in each: validated concurrently, within the one budget
+    await createTopicAt(b.port, 'bombs-16', { partitions: 16 });
+    const gzipBomb = await trailingBomb(CompressionType.Gzip, 512 * MiB);
+    const raw = await RawClient.connect(b.port);
+    try {
+      const r = await waitFor(
+        async () => {
+          const res = await raw.request(ApiKey.Produce, 9, {
+            transactionalId: null,
+            acks: 1,
+            timeoutMs: 60_000,
+            topicData: [
+              {
+                name: 'bombs-16',
+                partitionData: Array.from({ length: 16 }, (_, index) => ({ index, records: gzipBomb })),
+              },
+            ],
+          });
+          const codes = res.responses[0]!.partitionResponses.map((p) => p.errorCode);
+          return codes.includes(ErrorCode.NOT_LEADER_OR_FOLLOWER) ||
+            codes.includes(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+            ? null
+            : codes;
+        },
+        { what: 'the 16-partition bomb request answered by the leader' },
+      );
+      assert.deepEqual(r, Array(16).fill(ErrorCode.INVALID_RECORD));
+    } finally {
+      raw.close();
+    }
     const after = vmHwmMiB(pid);
     console.log(`bombs: broker VmHWM ${before.toFixed(0)} → ${after.toFixed(0)} MiB; ${codes.join('; ')}`);
     assert.ok(
