@@ -29,7 +29,13 @@ import { RawClient } from './helpers/raw-client.js';
 import { ApiKey } from '../src/protocol/generated/apis.js';
 import { buildRecordBatch } from '../src/protocol/records/batch.js';
 import { CompressionType, RECORD_BATCH_OVERHEAD } from '../src/protocol/records/layout.js';
-import { decompress, decompressChunks, DecompressionBudget } from '../src/protocol/records/compression.js';
+import {
+  compress,
+  decompress,
+  decompressChunks,
+  DecompressionBudget,
+  lz4DecodeBlock,
+} from '../src/protocol/records/compression.js';
 import { RecordCursor } from '../src/protocol/records/record-cursor.js';
 import { RecordStreamWalker } from '../src/protocol/records/record-stream.js';
 import { CorruptRecordError } from '../src/protocol/records/layout.js';
@@ -154,6 +160,36 @@ test('a bomb is decoded only until the walk has its answer, within the budget', 
     for await (const chunk of decompressChunks(CompressionType.Zstd, zbomb.subarray(RECORD_BATCH_OVERHEAD)))
       assert.fail(`decoded ${chunk.length} bytes`);
   }, /exceeds the limit/);
+});
+
+test('lz4 streamed block by block (the JS block decoder) decodes what the native decoder decodes', async () => {
+  let seed = 7;
+  const rnd = (n: number) => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed % n;
+  };
+  for (let i = 0; i < 40; i++) {
+    // runs, repeats at short and long distances, and noise
+    const parts: Buffer[] = [];
+    for (let p = 0, n = rnd(40); p < n; p++) {
+      const kind = rnd(4);
+      const len = 1 + rnd(kind === 3 ? 70_000 : 3000);
+      if (kind === 0) parts.push(Buffer.alloc(len, rnd(256)));
+      else if (kind === 1) parts.push(Buffer.from(Array.from({ length: len }, () => rnd(256))));
+      else if (kind === 2 && parts.length > 0) parts.push(parts[rnd(parts.length)]!);
+      else parts.push(Buffer.from(Array.from({ length: len }, (_, j) => 97 + (j % (1 + rnd(9))))));
+    }
+    const data = Buffer.concat(parts);
+    const frame = await compress(CompressionType.Lz4, data);
+    const chunks: Buffer[] = [];
+    for await (const c of decompressChunks(CompressionType.Lz4, frame, { window: 0 })) chunks.push(Buffer.from(c));
+    assert.ok(Buffer.concat(chunks).equals(data), `case ${i}: ${data.length} bytes`);
+  }
+  // a malformed block is an error, not a read or write out of bounds
+  const out = Buffer.alloc(64);
+  assert.throws(() => lz4DecodeBlock(Buffer.from([0x1f, 0x41, 0x05, 0x00]), 0, 4, out), /invalid match offset 5/);
+  assert.throws(() => lz4DecodeBlock(Buffer.from([0xf0]), 0, 1, out), /truncated literal length/);
+  assert.throws(() => lz4DecodeBlock(Buffer.from([0x1f, 0x41, 0x01, 0x00, 0xff, 0x00]), 0, 6, out), /output past/);
 });
 
 test('budget: FIFO, bounded, released', async () => {

@@ -502,6 +502,65 @@ function lz4Scan(d: Uint8Array, ignoreHeaderChecksum: boolean, collect = false):
   return { end: p, bound, contentSize, flg, bd, blockMax, blocks };
 }
 
+/**
+ * Decodes one LZ4 block, src[start, end), into out (at most out.length bytes); returns the decoded
+ * length. Throws DECOMPRESSION_FAILED on a malformed block (a read past the block, an offset before
+ * the output's start, output past out.length), as the native decoder does.
+ */
+export function lz4DecodeBlock(src: Uint8Array, start: number, end: number, out: Uint8Array): number {
+  const bad = (m: string) => new CorruptRecordError(`lz4 decompression failed: ${m}`, 'DECOMPRESSION_FAILED');
+  const cap = out.length;
+  let ip = start;
+  let op = 0;
+  for (;;) {
+    if (ip >= end) throw bad('block ends before its last literals');
+    const token = src[ip++]!;
+    let lit = token >>> 4;
+    if (lit === 15) {
+      let b: number;
+      do {
+        if (ip >= end) throw bad('truncated literal length');
+        b = src[ip++]!;
+        lit += b;
+      } while (b === 255);
+    }
+    if (lit > end - ip) throw bad('literals past the block');
+    if (lit > cap - op) throw bad('output past the block maximum');
+    out.set(src.subarray(ip, ip + lit), op);
+    ip += lit;
+    op += lit;
+    if (ip === end) return op; // the last sequence has literals only
+    if (end - ip < 2) throw bad('truncated match offset');
+    const offset = src[ip]! | (src[ip + 1]! << 8);
+    ip += 2;
+    if (offset === 0 || offset > op) throw bad(`invalid match offset ${offset}`);
+    let len = token & 15;
+    if (len === 15) {
+      let b: number;
+      do {
+        if (ip >= end) throw bad('truncated match length');
+        b = src[ip++]!;
+        len += b;
+      } while (b === 255);
+    }
+    len += 4;
+    if (len > cap - op) throw bad('output past the block maximum');
+    const from = op - offset;
+    if (offset >= len) {
+      out.copyWithin(op, from, from + len);
+    } else {
+      // overlapping: the last `offset` bytes repeat; copied in spans that double (each span starts
+      // at a multiple of `offset`, so copying from `from` continues the pattern)
+      for (let copied = 0; copied < len;) {
+        const n = Math.min(op + copied - from, len - copied);
+        out.copyWithin(op + copied, from, from + n);
+        copied += n;
+      }
+    }
+    op += len;
+  }
+}
+
 /** The frame to hand to the decoder (bounds checked, legacy checksum repaired) and its declared content size. */
 function lz4Frame(d: Uint8Array, maxSize: number, magic0: boolean): { frame: Uint8Array; contentSize: number } {
   const { end, bound, contentSize } = lz4Scan(d, magic0);
@@ -797,24 +856,13 @@ export async function* decompressChunks(
           yield await lz4Decompress(data, window, opts.magic === 0);
           return;
         }
-        await reserve(2 * scan.blockMax);
-        const mod = load<Lz4Mod>('lz4-napi', type);
-        // a one-block frame: same FLG/BD without content size and content checksum
-        const flg = scan.flg & ~0x0c;
-        const head = Buffer.from([0x04, 0x22, 0x4d, 0x18, flg, scan.bd, 0]);
-        head[6] = (xxh32Small(head, 4, 6) >>> 8) & 0xff;
-        const tail = Buffer.alloc(4);
+        // one output buffer for every block (the caller is done with a chunk when it pulls the next)
+        await reserve(scan.blockMax);
+        const out = Buffer.allocUnsafe(scan.blockMax);
+        const checksum = (scan.flg & 0x10) !== 0 ? 4 : 0;
         for (const b of scan.blocks!) {
-          if (b.raw) {
-            yield asBuffer(data.subarray(b.start, b.end - ((scan.flg & 0x10) !== 0 ? 4 : 0)));
-            continue;
-          }
-          const frame = Buffer.concat([head, asBuffer(data.subarray(b.start - 4, b.end)), tail]);
-          try {
-            yield await mod.decompressFrame(frame);
-          } catch (e) {
-            throw failed(type, e);
-          }
+          if (b.raw) yield asBuffer(data.subarray(b.start, b.end - checksum));
+          else yield out.subarray(0, lz4DecodeBlock(data, b.start, b.end - checksum, out));
         }
         return;
       }
