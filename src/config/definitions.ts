@@ -875,8 +875,8 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
     INT_MAX - 8,
     between(1, INT_MAX - 8),
     M,
-    'Largest decompressed size of a single record the broker accepts (not enforced by tkafka).',
-    { ...DYN, informational: true },
+    'Largest decompressed size of a single record of a compressed batch the broker accepts (checked by produce validation).',
+    DYN,
   ),
   // ---- log cleaner
   def('log.cleaner.enable', 'boolean', true, null, M, 'Run the log cleaner for compacted topics.'),

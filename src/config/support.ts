@@ -38,6 +38,8 @@ export const HONOURED_THROUGH_TOPIC: ReadonlyMap<string, string> = new Map([
   ['log.retention.hours', 'retention.ms'],
   ['log.retention.bytes', 'retention.bytes'],
   ['log.cleanup.policy', 'cleanup.policy'],
+  // produce validation of compressed batches (src/broker/replication/record-validator.ts)
+  ['max.decompressed.message.bytes', 'max.decompressed.message.bytes'],
   ['log.index.size.max.bytes', 'segment.index.bytes'],
   ['log.index.interval.bytes', 'index.interval.bytes'],
   ['log.flush.interval.messages', 'flush.messages'],
@@ -170,10 +172,6 @@ export const HONOURED_KEYS: readonly string[] = [
 /** Known keys tkafka does not act on: refused when set to a non-default value, or warned about. */
 export const UNSUPPORTED_KEYS: ReadonlyMap<string, KeySupport> = new Map<string, KeySupport>([
   // ---- limits an operator relies on: refused
-  [
-    'max.decompressed.message.bytes',
-    { status: 'refuse', reason: 'the decompressed size of a record is not checked on append' },
-  ],
   [
     'log.cleaner.io.max.bytes.per.second',
     { status: 'refuse', reason: 'the log cleaner is not throttled: its disk I/O would exceed the limit' },

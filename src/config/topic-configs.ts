@@ -177,7 +177,7 @@ export const TOPIC_CONFIG_KEYS: readonly TopicConfigKey[] = [
     'int',
     INT_MAX - 8,
     between(1, INT_MAX - 8),
-    'Largest decompressed size of a single record (not enforced by tkafka).',
+    'Largest decompressed size of a single record of a compressed batch (checked by produce validation).',
     ['max.decompressed.message.bytes'],
   ),
   t('index.interval.bytes', 'int', 4096, atLeast(0), 'How often an entry is added to the offset index.', [

@@ -18,7 +18,15 @@ import {
 } from '../../protocol/records/layout.js';
 import { RecordCursor, RECORDS_REMAINING } from '../../protocol/records/record-cursor.js';
 import { crc32c } from '../../protocol/records/crc.js';
-import { compressionTypeName, decompress } from '../../protocol/records/compression.js';
+import {
+  compressionTypeName,
+  DEFAULT_MAX_WHOLE_SIZE,
+  decompressChunks,
+  decompressIfSmall,
+  DecompressionBudget,
+  DecompressionLimitError,
+} from '../../protocol/records/compression.js';
+import { RecordStreamWalker } from '../../protocol/records/record-stream.js';
 import { buildRecordBatch, decodeBatch, setMaxTimestamp } from '../../protocol/records/batch.js';
 import { LONG_MAX } from '../log/log-config.js';
 import type { AppendPolicy } from './topic-config.js';
@@ -151,36 +159,34 @@ interface WalkState {
 /** The walk's cursor: walkRecords runs to completion synchronously, so one serves every append. */
 const cursor = new RecordCursor();
 
-/**
- * Walks `count` v2 records in data[start, end) with the records layer's cursor (DefaultRecord.readFrom's
- * framing checks), then LogValidator.validateRecord per record (compacted topics need keys; CreateTime
- * bounds; producers must not claim LogAppendTime). No allocation unless a record fails.
- */
-function walkRecords(
-  data: Uint8Array,
-  start: number,
-  end: number,
-  count: number,
-  logAppendFlag: boolean,
-  baseTimestamp: number,
-  headerMaxTimestamp: number,
-  policy: AppendPolicy,
-  now: number,
-  tp: string,
-): WalkState {
-  const st: WalkState = { maxTimestamp: L.NO_TIMESTAMP, consecutive: true, errors: null, timestampError: false };
-  const createTime = policy.timestampType === 'CreateTime';
-  const c = cursor.reset(data, start, end, count);
-  while (c.next()) {
-    const i = c.index;
-    const offDelta = c.offsetDelta;
-    const timestamp = logAppendFlag ? headerMaxTimestamp : baseTimestamp + c.timestampDelta;
+/** What LogValidator.validateRecord needs of the batch, and what the walk found so far. */
+class RecordChecks {
+  readonly st: WalkState = { maxTimestamp: L.NO_TIMESTAMP, consecutive: true, errors: null, timestampError: false };
+  private readonly createTime: boolean;
+
+  constructor(
+    private readonly logAppendFlag: boolean,
+    private readonly baseTimestamp: number,
+    private readonly headerMaxTimestamp: number,
+    private readonly policy: AppendPolicy,
+    private readonly now: number,
+    private readonly tp: string,
+  ) {
+    this.createTime = policy.timestampType === 'CreateTime';
+  }
+
+  /** LogValidator.validateRecord for record i (compacted topics need keys; CreateTime bounds; no LogAppendTime). */
+  visit(i: number, offDelta: number, timestampDelta: number, keySize: number): void {
+    const st = this.st;
+    const policy = this.policy;
+    const now = this.now;
+    const timestamp = this.logAppendFlag ? this.headerMaxTimestamp : this.baseTimestamp + timestampDelta;
     if (timestamp > st.maxTimestamp) st.maxTimestamp = timestamp;
     if (offDelta !== i) st.consecutive = false;
     let err: string | null = null;
-    if (policy.compacted && c.keySize < 0) {
-      err = `Compacted topic cannot accept message without key in topic partition ${tp}`;
-    } else if (createTime && timestamp !== L.NO_TIMESTAMP) {
+    if (policy.compacted && keySize < 0) {
+      err = `Compacted topic cannot accept message without key in topic partition ${this.tp}`;
+    } else if (this.createTime && timestamp !== L.NO_TIMESTAMP) {
       if (now - timestamp > policy.timestampBeforeMaxMs || timestamp - now > policy.timestampAfterMaxMs) {
         const lo = timestampBound(now, -1, policy.timestampBeforeMaxMs);
         const hi = timestampBound(now, 1, policy.timestampAfterMaxMs);
@@ -189,14 +195,89 @@ function walkRecords(
           `The timestamp should be within [${lo}, ${hi}]`;
         st.timestampError = true;
       }
-    } else if (logAppendFlag) {
+    } else if (this.logAppendFlag) {
       err = `Invalid timestamp type in message with offset ${offDelta}. Producer should not set timestamp type to LogAppendTime.`;
       st.timestampError = true;
     }
     if (err !== null) (st.errors ??= []).push({ batchIndex: i, message: err });
   }
+}
+
+/**
+ * Walks the `count` v2 records of an uncompressed batch, data[start, end), with the records layer's
+ * cursor (DefaultRecord.readFrom's framing checks). No allocation unless a record fails.
+ */
+function walkRecords(data: Uint8Array, start: number, end: number, count: number, checks: RecordChecks): WalkState {
+  const c = cursor.reset(data, start, end, count);
+  while (c.next()) checks.visit(c.index, c.offsetDelta, c.timestampDelta, c.keySize);
   if (c.position !== end) throw new CorruptRecordError(RECORDS_REMAINING);
-  return st;
+  return checks.st;
+}
+
+/** Decompression memory of all produce validations in flight, across requests and partitions. */
+export const PRODUCE_DECOMPRESSION_BUDGET = new DecompressionBudget(64 * 1024 * 1024);
+
+/**
+ * Walks the records of a compressed batch as Kafka 4.4's skipKeyValueIterator does: streamed from
+ * the codec in bounded chunks (never the whole records section unless it is small), each record's
+ * declared size checked against max.decompressed.message.bytes, keys and values skipped, and the
+ * stream stopped at the first error or at the first byte after the declared count. Returns the
+ * walk and the decompressed size. A codec failure is UNKNOWN_SERVER_ERROR (as Kafka answers it); a
+ * decoded size tkafka refuses to hold (DecompressionLimitError) and malformed records are
+ * INVALID_RECORD.
+ */
+async function walkCompressedRecords(
+  batch: Buffer,
+  codec: CompressionType,
+  count: number,
+  checks: RecordChecks,
+  maxRecordSize: number,
+  tp: string,
+): Promise<{ st: WalkState; decompressedBytes: number }> {
+  const walker = new RecordStreamWalker(count, maxRecordSize, (w) =>
+    checks.visit(w.index, w.offsetDelta, w.timestampDelta, w.keySize),
+  );
+  const data = batch.subarray(L.RECORD_BATCH_OVERHEAD);
+  const opts = { magic: L.MAGIC_V2, budget: PRODUCE_DECOMPRESSION_BUDGET };
+  // Kafka: the codec's IOException becomes a KafkaException, which ReplicaManager answers with
+  // UNKNOWN_SERVER_ERROR (not one of its known append exceptions)
+  const failedToDecompress = (e: unknown): AppendError =>
+    e instanceof DecompressionLimitError
+      ? invalid(`${e.message} in topic partition ${tp}`)
+      : new AppendError(
+          ErrorCode.UNKNOWN_SERVER_ERROR,
+          `Failed to decompress the ${compressionTypeName(codec)} record batch in topic partition ${tp}: ${(e as Error).message}`,
+        );
+  // the common batch: decoded in one call, then walked
+  let whole: Buffer | null;
+  try {
+    whole = await decompressIfSmall(codec, data, opts);
+  } catch (e) {
+    throw failedToDecompress(e);
+  }
+  if (whole !== null) {
+    walker.push(whole);
+    walker.finish();
+    return { st: checks.st, decompressedBytes: walker.bytesRead };
+  }
+  const chunks = decompressChunks(codec, data, opts);
+  for (;;) {
+    let next: IteratorResult<Buffer, void>;
+    try {
+      next = await chunks.next();
+    } catch (e) {
+      throw failedToDecompress(e);
+    }
+    if (next.done === true) break;
+    try {
+      walker.push(next.value);
+    } catch (e) {
+      await chunks.return();
+      throw e;
+    }
+  }
+  walker.finish();
+  return { st: checks.st, decompressedBytes: walker.bytesRead };
 }
 
 /** LogValidator.processRecordErrors. */
@@ -299,31 +380,21 @@ export async function validateRecordsForAppend(
   const logAppendFlag = (attributes & L.TIMESTAMP_TYPE_MASK) !== 0;
   const baseTimestamp = readInt64(batch, L.BASE_TIMESTAMP);
   const headerMax = readInt64(batch, L.MAX_TIMESTAMP);
+  const checks = new RecordChecks(logAppendFlag, baseTimestamp, headerMax, policy, now, tp);
   let st: WalkState;
+  let decompressedBytes = 0;
   try {
     if (source === CompressionType.None) {
-      st = walkRecords(
-        batch,
-        L.RECORD_BATCH_OVERHEAD,
-        batch.length,
-        count,
-        logAppendFlag,
-        baseTimestamp,
-        headerMax,
-        policy,
-        now,
-        tp,
-      );
+      st = walkRecords(batch, L.RECORD_BATCH_OVERHEAD, batch.length, count, checks);
     } else {
-      let data: Buffer;
-      try {
-        data = await decompress(source, batch.subarray(L.RECORD_BATCH_OVERHEAD), { magic: L.MAGIC_V2 });
-      } catch (e) {
-        throw corrupt(
-          `Failed to decompress the ${compressionTypeName(source)} record batch in topic partition ${tp}: ${(e as Error).message}`,
-        );
-      }
-      st = walkRecords(data, 0, data.length, count, logAppendFlag, baseTimestamp, headerMax, policy, now, tp);
+      ({ st, decompressedBytes } = await walkCompressedRecords(
+        batch,
+        source,
+        count,
+        checks,
+        policy.maxDecompressedMessageBytes,
+        tp,
+      ));
       if (!st.consecutive) inPlace = false;
     }
   } catch (e) {
@@ -349,7 +420,7 @@ export async function validateRecordsForAppend(
     if (policy.timestampType === 'CreateTime') setMaxTimestamp(batch, 0, TimestampType.CreateTime, st.maxTimestamp);
     return info;
   }
-  const rebuilt = await rebuildBatch(batch, target, policy);
+  const rebuilt = await rebuildBatch(batch, target, policy, decompressedBytes);
   if (rebuilt.length > policy.maxMessageBytes) {
     throw new AppendError(
       ErrorCode.MESSAGE_TOO_LARGE,
@@ -364,8 +435,33 @@ export async function validateRecordsForAppend(
  * codec, consecutive offset deltas, the producer fields kept. Only for topics whose
  * compression.type differs from the producer's codec (or broken inner offsets): not a hot path.
  */
-async function rebuildBatch(batch: Buffer, target: CompressionType, policy: AppendPolicy): Promise<Buffer> {
-  const decoded = await decodeBatch(batch, 0, { verifyCrc: false });
+async function rebuildBatch(
+  batch: Buffer,
+  target: CompressionType,
+  policy: AppendPolicy,
+  decompressedBytes: number,
+): Promise<Buffer> {
+  // the records are held whole here (as Kafka's validatedRecords): their decoded size is known from
+  // the walk and taken from the budget (all of it when larger) while the batch is rebuilt
+  const release = await PRODUCE_DECOMPRESSION_BUDGET.acquire(2 * decompressedBytes);
+  try {
+    return await rebuildRecords(batch, target, policy, decompressedBytes);
+  } finally {
+    release();
+  }
+}
+
+async function rebuildRecords(
+  batch: Buffer,
+  target: CompressionType,
+  policy: AppendPolicy,
+  decompressedBytes: number,
+): Promise<Buffer> {
+  if (decompressedBytes > DEFAULT_MAX_WHOLE_SIZE)
+    throw invalid(
+      `The decompressed size ${decompressedBytes} of the record batch exceeds ${DEFAULT_MAX_WHOLE_SIZE} bytes, the most tkafka re-encodes (compression.type ${policy.compressionType})`,
+    );
+  const decoded = await decodeBatch(batch, 0, { verifyCrc: false, maxDecompressedSize: DEFAULT_MAX_WHOLE_SIZE });
   return buildRecordBatch({
     baseOffset: 0,
     records: decoded.records.map((r, i) => ({

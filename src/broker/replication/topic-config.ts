@@ -9,6 +9,9 @@ import {
 } from '../../config/topic-configs.js';
 import { logConfigFromProps, LONG_MAX, type LogConfig, type TimestampType } from '../log/log-config.js';
 
+/** max.decompressed.message.bytes' default: Integer.MAX_VALUE - 8, the largest array the JVM allocates */
+const MAX_DECOMPRESSED_DEFAULT = 2147483647 - 8;
+
 export type TopicOverrides = ReadonlyMap<string, string> | Readonly<Record<string, string>>;
 
 export interface AppendPolicy {
@@ -23,6 +26,8 @@ export interface AppendPolicy {
   timestampAfterMaxMs: number;
   /** max.message.bytes: the largest batch accepted */
   maxMessageBytes: number;
+  /** max.decompressed.message.bytes: the largest decompressed record of a compressed batch (Kafka 4.4) */
+  maxDecompressedMessageBytes: number;
   /** compression.type: producer, uncompressed, gzip, snappy, lz4, zstd */
   compressionType: string;
   /** level for the target codec when batches must be recompressed (undefined = codec default) */
@@ -80,6 +85,7 @@ export function resolveTopicConfig(
       timestampBeforeMaxMs: toNumber(parsed('message.timestamp.before.max.ms'), LONG_MAX),
       timestampAfterMaxMs: toNumber(parsed('message.timestamp.after.max.ms'), 3600000),
       maxMessageBytes: log.maxMessageBytes,
+      maxDecompressedMessageBytes: toNumber(parsed('max.decompressed.message.bytes'), MAX_DECOMPRESSED_DEFAULT),
       compressionType,
       // gzip -1 is "the codec default"
       compressionLevel: level === undefined || Number.isNaN(level) || level === -1 ? undefined : level,

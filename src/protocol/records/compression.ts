@@ -443,7 +443,19 @@ function lz4HeaderChecksumPos(frame: Uint8Array): number {
  * its decoded size. Enforces what Kafka's Lz4BlockInputStream enforces (version 1, independent
  * blocks, reserved bits zero, block size id 4..7, blocks no larger than the maximum).
  */
-function lz4Scan(d: Uint8Array, ignoreHeaderChecksum: boolean): { end: number; bound: number; contentSize: number } {
+interface Lz4Scan {
+  end: number;
+  bound: number;
+  contentSize: number;
+  /** FLG and BD bytes of the frame descriptor */
+  flg: number;
+  bd: number;
+  blockMax: number;
+  /** block data ranges [start, end) (after the block size word; with its checksum when present) */
+  blocks: { start: number; end: number; raw: boolean }[] | null;
+}
+
+function lz4Scan(d: Uint8Array, ignoreHeaderChecksum: boolean, collect = false): Lz4Scan {
   const bad = (m: string) => new CorruptRecordError(`lz4: ${m}`, 'DECOMPRESSION_FAILED');
   if (d.length < 7) throw truncated('lz4 frame header');
   const v = asBuffer(d);
@@ -468,6 +480,7 @@ function lz4Scan(d: Uint8Array, ignoreHeaderChecksum: boolean): { end: number; b
     throw bad('frame descriptor checksum mismatch');
   p++;
   const blockChecksum = (flg & 0x10) !== 0 ? 4 : 0;
+  const blocks: Lz4Scan['blocks'] = collect ? [] : null;
   let bound = 0;
   for (;;) {
     if (d.length - p < 4) throw truncated('lz4 block header');
@@ -479,13 +492,73 @@ function lz4Scan(d: Uint8Array, ignoreHeaderChecksum: boolean): { end: number; b
     if (d.length - p < n + blockChecksum) throw truncated('lz4 block');
     // An LZ4 sequence expands at most ~255x; uncompressed blocks are copied verbatim.
     bound += (word & 0x80000000) !== 0 ? n : Math.min(blockMax, n * 255);
+    blocks?.push({ start: p, end: p + n + blockChecksum, raw: (word & 0x80000000) !== 0 });
     p += n + blockChecksum;
   }
   if ((flg & 0x04) !== 0) {
     if (d.length - p < 4) throw truncated('lz4 content checksum');
     p += 4;
   }
-  return { end: p, bound, contentSize };
+  return { end: p, bound, contentSize, flg, bd, blockMax, blocks };
+}
+
+/**
+ * Decodes one LZ4 block, src[start, end), into out (at most out.length bytes); returns the decoded
+ * length. Throws DECOMPRESSION_FAILED on a malformed block (a read past the block, an offset before
+ * the output's start, output past out.length), as the native decoder does.
+ */
+export function lz4DecodeBlock(src: Uint8Array, start: number, end: number, out: Uint8Array): number {
+  const bad = (m: string) => new CorruptRecordError(`lz4 decompression failed: ${m}`, 'DECOMPRESSION_FAILED');
+  const cap = out.length;
+  let ip = start;
+  let op = 0;
+  for (;;) {
+    if (ip >= end) throw bad('block ends before its last literals');
+    const token = src[ip++]!;
+    let lit = token >>> 4;
+    if (lit === 15) {
+      let b: number;
+      do {
+        if (ip >= end) throw bad('truncated literal length');
+        b = src[ip++]!;
+        lit += b;
+      } while (b === 255);
+    }
+    if (lit > end - ip) throw bad('literals past the block');
+    if (lit > cap - op) throw bad('output past the block maximum');
+    out.set(src.subarray(ip, ip + lit), op);
+    ip += lit;
+    op += lit;
+    if (ip === end) return op; // the last sequence has literals only
+    if (end - ip < 2) throw bad('truncated match offset');
+    const offset = src[ip]! | (src[ip + 1]! << 8);
+    ip += 2;
+    if (offset === 0 || offset > op) throw bad(`invalid match offset ${offset}`);
+    let len = token & 15;
+    if (len === 15) {
+      let b: number;
+      do {
+        if (ip >= end) throw bad('truncated match length');
+        b = src[ip++]!;
+        len += b;
+      } while (b === 255);
+    }
+    len += 4;
+    if (len > cap - op) throw bad('output past the block maximum');
+    const from = op - offset;
+    if (offset >= len) {
+      out.copyWithin(op, from, from + len);
+    } else {
+      // overlapping: the last `offset` bytes repeat; copied in spans that double (each span starts
+      // at a multiple of `offset`, so copying from `from` continues the pattern)
+      for (let copied = 0; copied < len;) {
+        const n = Math.min(op + copied - from, len - copied);
+        out.copyWithin(op + copied, from, from + n);
+        copied += n;
+      }
+    }
+    op += len;
+  }
 }
 
 /** The frame to hand to the decoder (bounds checked, legacy checksum repaired) and its declared content size. */
@@ -610,4 +683,216 @@ export function zstdOutputBound(d: Uint8Array): number {
     bound += frameBound;
   }
   return bound;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streaming decompression (the produce path): Kafka 4.4 reads a compressed batch's records one by
+// one from an InputStream over the codec (DefaultRecordBatch.compressedIterator), so what a batch
+// costs is the codec's buffers, not its decompressed size. The common batch (output at most
+// `window`, 256 KiB) is decoded in one call by decompressIfSmall; a larger one by decompressChunks,
+// which yields the decompressed records section in bounded chunks; the caller (RecordStreamWalker)
+// stops pulling as soon as it has an answer, which ends the decoding.
+//  * gzip   - a zlib stream yielding STREAM_CHUNK_BYTES at a time.
+//  * lz4    - block by block (blocks are independent: each is decoded as a one-block frame), at
+//             most 4 MiB each, like Kafka's Lz4BlockInputStream.
+//  * snappy - xerial chunk by chunk (each at most its preamble's size); a bare block whole, as
+//             snappy-java reads it (its preamble bounds it, and snappy expands at most ~64x).
+//  * zstd   - the native binding decodes whole frames only: a frame whose output bound (the block
+//             walk) exceeds `maxWholeSize` (32 MiB) is refused with DecompressionLimitError instead
+//             of being decoded; below it the frame is decoded whole. (Kafka streams zstd: a record
+//             of more than 32 MiB in one zstd batch is accepted by Kafka, refused here.)
+// Every decoding first takes its memory from a DecompressionBudget (when given): the bytes of
+// decoding in flight across all batches and requests are bounded by the budget's capacity.
+
+export const STREAM_CHUNK_BYTES = 64 * 1024;
+/** Decoded in one call below this (the common batch); streamed above it. */
+export const DEFAULT_DECODE_WINDOW = 256 * 1024;
+/** Largest zstd frame / bare snappy block decoded whole in the produce path. */
+export const DEFAULT_MAX_WHOLE_SIZE = 32 * 1024 * 1024;
+
+/**
+ * A FIFO byte semaphore bounding the decompression memory in flight (all batches of all requests).
+ * A request larger than the capacity waits for the whole capacity.
+ */
+export class DecompressionBudget {
+  private used = 0;
+  private readonly waiters: { n: number; wake: () => void }[] = [];
+  /** Peak bytes held at once (for tests and benches). */
+  peak = 0;
+
+  constructor(readonly capacity: number) {
+    if (!(capacity > 0)) throw new RangeError(`decompression budget must be > 0, got ${capacity}`);
+  }
+
+  get inUse(): number {
+    return this.used;
+  }
+
+  /** Waits until `bytes` (clipped to the capacity) are free, takes them and returns their release. */
+  acquire(bytes: number): Promise<() => void> | (() => void) {
+    const n = Math.max(0, Math.min(bytes, this.capacity));
+    if (this.waiters.length === 0 && this.used + n <= this.capacity) {
+      this.used += n;
+      return this.granted(n);
+    }
+    // granted by wakeWaiters
+    return new Promise<void>((wake) => this.waiters.push({ n, wake })).then(() => this.granted(n));
+  }
+
+  private granted(n: number): () => void {
+    if (this.used > this.peak) this.peak = this.used;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.used -= n;
+      this.wakeWaiters();
+    };
+  }
+
+  private wakeWaiters(): void {
+    while (this.waiters.length > 0 && this.used + this.waiters[0]!.n <= this.capacity) {
+      const w = this.waiters.shift()!;
+      this.used += w.n;
+      w.wake();
+    }
+  }
+}
+
+export interface DecompressChunksOptions {
+  /** Message format (2 for record batches). */
+  magic?: number;
+  /** Decoded in one call below this many bytes (default 1 MiB). */
+  window?: number;
+  /** zstd frames and bare snappy blocks whose output may exceed this are refused (default 32 MiB). */
+  maxWholeSize?: number;
+  budget?: DecompressionBudget;
+}
+
+/**
+ * The whole decompressed output when it is at most `window` bytes (the common batch: one native
+ * call, as `decompress`), or null when it may be larger (then decompressChunks streams it). Holds
+ * the output's bound from the budget while decoding; the caller owns the buffer afterwards.
+ */
+export async function decompressIfSmall(
+  type: CompressionType,
+  data: Uint8Array,
+  opts: DecompressChunksOptions = {},
+): Promise<Buffer | null> {
+  const window = opts.window ?? DEFAULT_DECODE_WINDOW;
+  let bound: number;
+  switch (type) {
+    case CompressionType.None:
+      return asBuffer(data);
+    case CompressionType.Gzip:
+      bound = window; // known only by decoding: tried within the window
+      break;
+    case CompressionType.Snappy:
+      bound = snappyPlan(data, Number.MAX_SAFE_INTEGER).total;
+      break;
+    case CompressionType.Lz4:
+      bound = lz4Scan(data, opts.magic === 0).bound;
+      break;
+    case CompressionType.Zstd:
+      bound = zstdOutputBound(data);
+      break;
+    default:
+      throw new CorruptRecordError(`unknown compression codec ${type as number}`, 'UNSUPPORTED_COMPRESSION');
+  }
+  if (bound > window) return null;
+  const release = opts.budget ? await opts.budget.acquire(bound) : undefined;
+  try {
+    if (type !== CompressionType.Gzip) return await decompress(type, data, { maxSize: window, magic: opts.magic });
+    try {
+      return await gunzipAsync(data, gunzipOptions(window));
+    } catch (e) {
+      if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return null;
+      throw failed(type, e);
+    }
+  } finally {
+    release?.();
+  }
+}
+
+/**
+ * The decompressed bytes of `data` in order, in bounded chunks (see above). Stopping the iteration
+ * early (break / return) stops the decoding and releases its budget.
+ */
+export async function* decompressChunks(
+  type: CompressionType,
+  data: Uint8Array,
+  opts: DecompressChunksOptions = {},
+): AsyncGenerator<Buffer, void, undefined> {
+  const window = opts.window ?? DEFAULT_DECODE_WINDOW;
+  const maxWhole = opts.maxWholeSize ?? DEFAULT_MAX_WHOLE_SIZE;
+  const budget = opts.budget;
+  let release: (() => void) | undefined;
+  const reserve = async (n: number): Promise<void> => {
+    release?.();
+    release = budget ? await budget.acquire(n) : undefined;
+  };
+  try {
+    switch (type) {
+      case CompressionType.None:
+        yield asBuffer(data);
+        return;
+      case CompressionType.Gzip: {
+        await reserve(4 * STREAM_CHUNK_BYTES);
+        const gz = zlib.createGunzip({ chunkSize: STREAM_CHUNK_BYTES });
+        gz.end(data);
+        try {
+          for await (const chunk of gz as AsyncIterable<Buffer>) yield chunk;
+        } catch (e) {
+          throw failed(type, e);
+        } finally {
+          gz.destroy();
+        }
+        return;
+      }
+      case CompressionType.Lz4: {
+        const scan = lz4Scan(data, opts.magic === 0, true);
+        if (scan.bound <= window) {
+          await reserve(scan.bound);
+          yield await lz4Decompress(data, window, opts.magic === 0);
+          return;
+        }
+        // one output buffer for every block (the caller is done with a chunk when it pulls the next)
+        await reserve(scan.blockMax);
+        const out = Buffer.allocUnsafe(scan.blockMax);
+        const checksum = (scan.flg & 0x10) !== 0 ? 4 : 0;
+        for (const b of scan.blocks!) {
+          if (b.raw) yield asBuffer(data.subarray(b.start, b.end - checksum));
+          else yield out.subarray(0, lz4DecodeBlock(data, b.start, b.end - checksum, out));
+        }
+        return;
+      }
+      case CompressionType.Snappy: {
+        const mod = load<SnappyMod>('snappy', type);
+        const { blocks, sizes } = snappyPlan(data, Number.MAX_SAFE_INTEGER);
+        let largest = 0;
+        for (const s of sizes) largest = Math.max(largest, s);
+        if (largest > maxWhole) throw new DecompressionLimitError(largest, maxWhole, true);
+        await reserve(largest);
+        for (let i = 0; i < blocks.length; i++) yield await snappyBlock(mod, blocks[i]!, sizes[i]!);
+        return;
+      }
+      case CompressionType.Zstd: {
+        const bound = zstdOutputBound(data);
+        if (bound > maxWhole) throw new DecompressionLimitError(bound, maxWhole, false);
+        await reserve(bound);
+        let out: Buffer;
+        try {
+          out = await load<ZstdMod>('@mongodb-js/zstd', type).decompress(asBuffer(data));
+        } catch (e) {
+          throw failed(type, e);
+        }
+        yield out;
+        return;
+      }
+      default:
+        throw new CorruptRecordError(`unknown compression codec ${type as number}`, 'UNSUPPORTED_COMPRESSION');
+    }
+  } finally {
+    release?.();
+  }
 }
