@@ -1,6 +1,7 @@
-// The crash-point driver (issue 20): a real single-node `tkafka server start` (combined broker and
-// controller) under mixed load, killed with SIGKILL at seeded random moments and restarted on the
-// same data, with checks after each restart and at the end.
+// The crash-point driver (issue 20): a real tkafka — one combined broker+controller node, or three
+// (target.ts) — under mixed load, killed with SIGKILL at seeded random moments and restarted on
+// the same data, with checks after each restart and at the end. With three nodes a crash point
+// kills one seeded node, or (one in five) all three at once.
 //
 // Load, all the time:
 //  - the chaos workload (test/chaos/java/ChaosWorkload.java, Kafka's Java client 4.4.0): two
@@ -17,8 +18,9 @@
 //     the offset it was acknowledged at, and no value is in the log twice (read_uncommitted);
 //  2. the compacted topic holds, for each key, the last acknowledged value or a later one;
 //  3. the retention topic reads whole from its log start offset;
-//  4. (every `metaEvery` points and at the last) the metadata image tkafka serves equals the
-//     image Kafka's DumpLogSegments --cluster-metadata-decoder decodes from its metadata log.
+//  4. (every `metaEvery` points and at the last) the metadata image each restarted node serves
+//     equals the image Kafka's DumpLogSegments --cluster-metadata-decoder decodes from its own
+//     metadata log (all nodes at the end).
 // At the end: the workload stops, Kafka's consumer reads everything with read_committed, and the
 // chaos checker (test/chaos/checker.ts) judges the whole history: nothing lost, duplicated,
 // reordered, no aborted record visible, every transaction all or nothing. A record lost or
@@ -31,7 +33,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ApiKey } from '../../src/protocol/frame.js';
-import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { RawClient } from '../helpers/raw-client.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { check, type CheckResult } from '../chaos/checker.js';
@@ -39,8 +40,9 @@ import { prng } from '../chaos/faults.js';
 import { parseHistory, type History } from '../chaos/history.js';
 import { ensureWorkloadCompiled, ProduceWorkload, runWorkload } from '../chaos/workload.js';
 import { diffImages, replayedImage, servedImage } from './metadata-image.js';
-import { readPartition } from './read-log.js';
+import { readPartition, type PartitionRead } from './read-log.js';
 import { SideLoad } from './side-load.js';
+import { startSingleNode, startThreeNodes, type CrashNode, type CrashTarget } from './target.js';
 
 export const CRASH_TOPIC = 'crash';
 export const COMPACTED_TOPIC = 'crash-compacted';
@@ -48,6 +50,8 @@ export const RETAINED_TOPIC = 'crash-retained';
 const PARTITIONS = 3;
 
 export interface CrashOptions {
+  /** One combined node (default) or three. */
+  nodes?: 1 | 3;
   seed?: number;
   /** Crash points to run. */
   points: number;
@@ -63,6 +67,8 @@ export interface CrashOptions {
 
 export interface PointResult {
   point: number;
+  /** Node ids killed at this point. */
+  killed: number[];
   waitedMs: number;
   restartMs: number;
   ackedBefore: number;
@@ -95,66 +101,34 @@ export function crashSeed(seed?: number): number {
   return n;
 }
 
-const BROKER_OVERRIDES: Record<string, string | number | boolean> = {
-  'num.partitions': 1,
-  'auto.create.topics.enable': false,
-  'offsets.topic.replication.factor': 1,
-  'offsets.topic.num.partitions': 2,
-  'transaction.state.log.replication.factor': 1,
-  'transaction.state.log.min.isr': 1,
-  'transaction.state.log.num.partitions': 2,
-  'log.initial.task.delay.ms': 200,
-  'log.cleaner.backoff.ms': 200,
-  'log.retention.check.interval.ms': 1000,
-  'log.flush.offset.checkpoint.interval.ms': 1000,
-  'log.flush.start.offset.checkpoint.interval.ms': 1000,
-  'replica.high.watermark.checkpoint.interval.ms': 500,
-  'metadata.log.max.record.bytes.between.snapshots': 512,
-  'metadata.log.max.snapshot.interval.ms': 2000,
-  'log.index.interval.bytes': 1024,
-};
-
 /** Broker log lines counted as activity the crash points landed in or caused (printed with the counts). */
 const ACTIVITY: Record<string, RegExp> = {
   metadataSnapshots: /Created new KRaft snapshot/g,
-  segmentRecoveries: /Recovering unflushed segment/g,
-  indexRebuilds: /Missing or corrupt index/g,
   starts: /Kafka Server started/g,
 };
 
-async function createTopics(port: number): Promise<void> {
+async function createTopics(port: number, rf: number): Promise<void> {
   const c = await RawClient.connect(port);
   try {
     const cfg = (o: Record<string, string | number>) =>
       Object.entries(o).map(([name, value]) => ({ name, value: String(value) }));
+    const topic = (name: string, numPartitions: number, configs: Record<string, string | number>) => ({
+      name,
+      numPartitions,
+      replicationFactor: rf,
+      assignments: [],
+      configs: cfg(configs),
+    });
     const r = await c.request(ApiKey.CreateTopics, 7, {
       topics: [
-        {
-          name: CRASH_TOPIC,
-          numPartitions: PARTITIONS,
-          replicationFactor: 1,
-          assignments: [],
-          configs: cfg({ 'segment.ms': 1500 }),
-        },
-        {
-          name: COMPACTED_TOPIC,
-          numPartitions: 1,
-          replicationFactor: 1,
-          assignments: [],
-          configs: cfg({
-            'cleanup.policy': 'compact',
-            'segment.ms': 1000,
-            'min.cleanable.dirty.ratio': 0.01,
-            'delete.retention.ms': 1000,
-          }),
-        },
-        {
-          name: RETAINED_TOPIC,
-          numPartitions: 1,
-          replicationFactor: 1,
-          assignments: [],
-          configs: cfg({ 'retention.ms': 3000, 'segment.ms': 1000 }),
-        },
+        topic(CRASH_TOPIC, PARTITIONS, { 'segment.ms': 1500 }),
+        topic(COMPACTED_TOPIC, 1, {
+          'cleanup.policy': 'compact',
+          'segment.ms': 1000,
+          'min.cleanable.dirty.ratio': 0.01,
+          'delete.retention.ms': 1000,
+        }),
+        topic(RETAINED_TOPIC, 1, { 'retention.ms': 3000, 'segment.ms': 1000 }),
       ],
       timeoutMs: 30_000,
       validateOnly: false,
@@ -184,81 +158,108 @@ function ackedOf(h: History): { value: string; partition: number; offset: bigint
 /** History text up to its last complete line (the workload may be writing one). */
 const completeLines = (text: string): string => text.slice(0, text.lastIndexOf('\n') + 1);
 
+/** Reads a partition whole from its leader (looked up again, bounded, when it moves meanwhile). */
+async function readFromLeader(target: CrashTarget, topic: string, partition: number): Promise<PartitionRead> {
+  let last: PartitionRead | null = null;
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = await target.leaderPort(topic, partition);
+    if (port !== null) {
+      const c = await RawClient.connect(port).catch(() => null);
+      if (c)
+        try {
+          last = await readPartition(c, topic, partition);
+          if (last.errorCode === 0) return last;
+        } catch {
+          // the leader went away or moved while it was read: look it up again
+        } finally {
+          c.close();
+        }
+    }
+    await delay(250);
+  }
+  if (last) return last;
+  throw new Error(`${topic}-${partition}: no leader answered a full read`);
+}
+
 /** Checks 1–3 after a restart; returns the problems found. */
 async function checkAfterRestart(
-  port: number,
+  target: CrashTarget,
   acked: { value: string; partition: number; offset: bigint }[],
   lastAckedByKey: Map<string, number>,
 ): Promise<string[]> {
   const problems: string[] = [];
-  const c = await RawClient.connect(port);
-  try {
-    const at = new Map<string, string>();
-    const seen = new Map<string, string>();
-    for (let p = 0; p < PARTITIONS; p++) {
-      const r = await readPartition(c, CRASH_TOPIC, p);
-      if (r.errorCode !== 0) problems.push(`${CRASH_TOPIC}-${p}: fetch error ${r.errorCode}`);
-      for (const rec of r.records) {
-        const pos = `${p}@${rec.offset}`;
-        at.set(pos, rec.value);
-        const before = seen.get(rec.value);
-        if (before !== undefined) problems.push(`duplicated: ${rec.value} at ${before} and ${pos}`);
-        seen.set(rec.value, pos);
-      }
+  const at = new Map<string, string>();
+  const seen = new Map<string, string>();
+  for (let p = 0; p < PARTITIONS; p++) {
+    const r = await readFromLeader(target, CRASH_TOPIC, p);
+    if (r.errorCode !== 0) problems.push(`${CRASH_TOPIC}-${p}: fetch error ${r.errorCode}`);
+    for (const rec of r.records) {
+      const pos = `${p}@${rec.offset}`;
+      at.set(pos, rec.value);
+      const before = seen.get(rec.value);
+      if (before !== undefined) problems.push(`duplicated: ${rec.value} at ${before} and ${pos}`);
+      seen.set(rec.value, pos);
     }
-    let lost = 0;
-    for (const a of acked) {
-      const found = at.get(`${a.partition}@${a.offset}`);
-      if (found !== a.value) {
-        if (lost++ < 10)
-          problems.push(
-            `lost: ${a.value} acknowledged at ${a.partition}@${a.offset}, read there: ${found ?? 'nothing'}`,
-          );
-      }
-    }
-    if (lost > 10) problems.push(`lost: ${lost} acknowledged records in all`);
-
-    const compacted = await readPartition(c, COMPACTED_TOPIC, 0);
-    if (compacted.errorCode !== 0) problems.push(`${COMPACTED_TOPIC}: fetch error ${compacted.errorCode}`);
-    const latest = new Map<string, number>();
-    for (const rec of compacted.records) {
-      const seq = Number(rec.value.slice(rec.value.indexOf(':') + 1));
-      if (rec.key !== null && seq > (latest.get(rec.key) ?? -1)) latest.set(rec.key, seq);
-    }
-    for (const [key, seq] of lastAckedByKey)
-      if ((latest.get(key) ?? -1) < seq)
-        problems.push(`compacted: key ${key} acknowledged up to ${seq}, latest readable ${latest.get(key) ?? 'none'}`);
-
-    const retained = await readPartition(c, RETAINED_TOPIC, 0);
-    if (retained.errorCode !== 0) problems.push(`${RETAINED_TOPIC}: fetch error ${retained.errorCode}`);
-    for (let i = 1; i < retained.records.length; i++)
-      if (retained.records[i]!.offset <= retained.records[i - 1]!.offset) {
-        problems.push(`${RETAINED_TOPIC}: offsets not increasing at ${retained.records[i]!.offset}`);
-        break;
-      }
-  } finally {
-    c.close();
   }
+  let lost = 0;
+  for (const a of acked) {
+    const found = at.get(`${a.partition}@${a.offset}`);
+    if (found !== a.value) {
+      if (lost++ < 10)
+        problems.push(`lost: ${a.value} acknowledged at ${a.partition}@${a.offset}, read there: ${found ?? 'nothing'}`);
+    }
+  }
+  if (lost > 10) problems.push(`lost: ${lost} acknowledged records in all`);
+
+  const compacted = await readFromLeader(target, COMPACTED_TOPIC, 0);
+  if (compacted.errorCode !== 0) problems.push(`${COMPACTED_TOPIC}: fetch error ${compacted.errorCode}`);
+  const latest = new Map<string, number>();
+  for (const rec of compacted.records) {
+    const seq = Number(rec.value.slice(rec.value.indexOf(':') + 1));
+    if (rec.key !== null && seq > (latest.get(rec.key) ?? -1)) latest.set(rec.key, seq);
+  }
+  for (const [key, seq] of lastAckedByKey)
+    if ((latest.get(key) ?? -1) < seq)
+      problems.push(`compacted: key ${key} acknowledged up to ${seq}, latest readable ${latest.get(key) ?? 'none'}`);
+
+  const retained = await readFromLeader(target, RETAINED_TOPIC, 0);
+  if (retained.errorCode !== 0) problems.push(`${RETAINED_TOPIC}: fetch error ${retained.errorCode}`);
+  for (let i = 1; i < retained.records.length; i++)
+    if (retained.records[i]!.offset <= retained.records[i - 1]!.offset) {
+      problems.push(`${RETAINED_TOPIC}: offsets not increasing at ${retained.records[i]!.offset}`);
+      break;
+    }
   return problems;
 }
 
-/** Check 4: the served image equals the replayed one (retried: the two are read at different moments). */
-async function checkMetadata(broker: BrokerProcess): Promise<{ problems: string[]; records: number }> {
-  const dir = join(broker.dataDir, 'logs', '__cluster_metadata-0');
+/** Check 4 on one node: its served image equals its log's replay (retried: read at different moments). */
+async function checkMetadata(node: CrashNode): Promise<{ problems: string[]; records: number }> {
   let last: string[] = [];
   let records = 0;
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const before = await servedImage(broker.port);
-    const replayed = await replayedImage(dir);
-    const after = await servedImage(broker.port);
+  for (let attempt = 0; attempt < 12; attempt++) {
+    const before = await servedImage(node.port);
+    const replayed = await replayedImage(node.metadataDir);
+    const after = await servedImage(node.port);
     records = replayed.records;
     if (before && after && diffImages(before, after).length === 0) {
       last = diffImages(after, replayed.image);
       if (last.length === 0) return { problems: [], records };
-    } else last = ['the served image changed while it was read, or the broker did not answer'];
+    } else last = ['the served image changed while it was read, or the node did not answer'];
     await delay(250);
   }
-  return { problems: last.map((l) => `metadata: ${l}`), records };
+  return { problems: last.map((l) => `metadata of node ${node.id}: ${l}`), records };
+}
+
+/** Folders named <topic>-<n> under dir (depth ≤ 4), with their .log file counts summed. */
+function segmentCount(dir: string, topic: string, depth = 0): number {
+  let n = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    const sub = join(dir, e.name);
+    if (new RegExp(`^${topic}-\\d+$`).test(e.name)) n += readdirSync(sub).filter((f) => f.endsWith('.log')).length;
+    else if (depth < 4) n += segmentCount(sub, topic, depth + 1);
+  }
+  return n;
 }
 
 export async function runCrashPoints(opts: CrashOptions): Promise<CrashReport> {
@@ -268,24 +269,39 @@ export async function runCrashPoints(opts: CrashOptions): Promise<CrashReport> {
   const minMs = opts.minMs ?? 300;
   const maxMs = opts.maxMs ?? 2500;
   const metaEvery = opts.metaEvery ?? 1;
-  log(`crash: seed=${seed} points=${opts.points} (replay with CRASH_SEED=${seed})`);
+  const nodeCount = opts.nodes ?? 1;
+  log(`crash: seed=${seed} nodes=${nodeCount} points=${opts.points} (replay with CRASH_SEED=${seed})`);
   const t0 = Date.now();
   await ensureWorkloadCompiled();
   const dir = mkdtempSync(join(tmpdir(), 'tkafka-crash-'));
   const produced = join(dir, 'produce.history');
   const read = join(dir, 'read.history');
-  const broker = await startBroker({ overrides: BROKER_OVERRIDES });
-  const port = broker.port;
+  const target = nodeCount === 3 ? await startThreeNodes() : await startSingleNode();
+  const topics = [CRASH_TOPIC, COMPACTED_TOPIC, RETAINED_TOPIC];
+  const waitWhole = async (what: string): Promise<void> => {
+    let last: string[] = [];
+    await waitFor(
+      async () => {
+        last = await target.lagging(topics);
+        return last.length === 0;
+      },
+      { what, timeoutMs: 180_000, intervalMs: 250 },
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}; last seen: ${last.slice(0, 10).join('; ')}`);
+    });
+  };
   let workload: ProduceWorkload | null = null;
   let side: SideLoad | null = null;
   let keep = false;
   const points: PointResult[] = [];
   const problems: string[] = [];
   let metadataChecks = 0;
+  const allOutput = (): string => target.nodes.map((n) => n.output()).join('\n');
   try {
-    await createTopics(port);
+    await createTopics(target.nodes[0]!.port, target.replicationFactor);
+    await waitWhole('the topics to have leaders and full ISRs');
     workload = new ProduceWorkload({
-      bootstrap: broker.bootstrap,
+      bootstrap: target.bootstrap(),
       topic: CRASH_TOPIC,
       partitions: PARTITIONS,
       seed,
@@ -294,7 +310,7 @@ export async function runCrashPoints(opts: CrashOptions): Promise<CrashReport> {
       transactional: 1,
       maxMs: opts.maxTotalMs + 10 * 60_000,
     });
-    side = new SideLoad(() => broker.port, COMPACTED_TOPIC, RETAINED_TOPIC);
+    side = new SideLoad((topic) => target.leaderPort(topic, 0), COMPACTED_TOPIC, RETAINED_TOPIC);
     side.start();
     await waitFor(() => /^C /m.test(readText(produced)), {
       what: 'the workload to commit a transaction',
@@ -308,26 +324,31 @@ export async function runCrashPoints(opts: CrashOptions): Promise<CrashReport> {
         break;
       }
       const waitMs = Math.round(minMs + rnd() * (maxMs - minMs));
+      const all = target.nodes.length > 1 && rnd() < 0.2;
+      const victims = all ? [...target.nodes] : [target.nodes[Math.floor(rnd() * target.nodes.length)]!];
       // the moment of the crash: a seeded time into the load, not a condition
       await delay(waitMs);
-      await broker.kill();
+      await Promise.all(victims.map((n) => n.kill()));
       // everything acknowledged before the kill: the history and the side load as they are now
       const history = parseHistory(completeLines(readText(produced)));
       const acked = ackedOf(history);
       const lastByKey = side.snapshot();
       const r0 = Date.now();
-      await broker.restart();
+      await Promise.all(victims.map((n) => n.start()));
       const restartMs = Date.now() - r0;
-      if (broker.port !== port) throw new Error(`the broker came back on port ${broker.port}, not ${port}`);
-      const found = await checkAfterRestart(port, acked, lastByKey);
+      await waitWhole(`every partition to have a leader and a full ISR after crash point ${i}`);
+      const found = await checkAfterRestart(target, acked, lastByKey);
       const metadataChecked = i % metaEvery === 0 || i === opts.points;
-      if (metadataChecked) {
-        const m = await checkMetadata(broker);
-        metadataChecks++;
-        found.push(...m.problems);
-      }
+      if (metadataChecked)
+        for (const n of victims) {
+          const m = await checkMetadata(n);
+          metadataChecks++;
+          found.push(...m.problems);
+        }
+      const killed = victims.map((n) => n.id);
       points.push({
         point: i,
+        killed,
         waitedMs: waitMs,
         restartMs,
         ackedBefore: acked.length,
@@ -336,8 +357,9 @@ export async function runCrashPoints(opts: CrashOptions): Promise<CrashReport> {
       });
       for (const p of found) problems.push(`point ${i}: ${p}`);
       log(
-        `crash: point ${i}/${opts.points} after ${waitMs} ms: restarted in ${restartMs} ms, ${acked.length} acknowledged ` +
-          `records checked${metadataChecked ? ', metadata image compared' : ''}${found.length ? `: ${found.length} PROBLEMS\n  ${found.join('\n  ')}` : ''}`,
+        `crash: point ${i}/${opts.points} after ${waitMs} ms: killed node ${killed.join(',')}, restarted in ${restartMs} ms, ` +
+          `${acked.length} acknowledged records checked${metadataChecked ? ', metadata image compared' : ''}` +
+          `${found.length ? `: ${found.length} PROBLEMS\n  ${found.join('\n  ')}` : ''}`,
       );
       // the next moment is taken once the load flows again (new acknowledgements after the restart)
       const ackLines = (readText(produced).match(/^(A|TA) /gm) ?? []).length;
@@ -350,31 +372,25 @@ export async function runCrashPoints(opts: CrashOptions): Promise<CrashReport> {
     await side.stop();
     await workload.stop();
     workload = null;
-    await runWorkload(['consume', broker.bootstrap, CRASH_TOPIC, String(PARTITIONS), read, '1', '180000'], 240_000);
+    await waitWhole('the cluster to be whole before the final read');
+    await runWorkload(['consume', target.bootstrap(), CRASH_TOPIC, String(PARTITIONS), read, '1', '180000'], 240_000);
     const final = check(parseHistory(readText(produced) + '\n' + readText(read)));
     for (const p of final.problems) problems.push(`final: ${p}`);
-    const m = await checkMetadata(broker);
-    metadataChecks++;
-    for (const p of m.problems) problems.push(`final: ${p}`);
-    const c = await RawClient.connect(port);
-    let retainedLogStart = 0n;
-    let compactedRead = 0;
-    try {
-      retainedLogStart = (await readPartition(c, RETAINED_TOPIC, 0)).logStartOffset;
-      compactedRead = (await readPartition(c, COMPACTED_TOPIC, 0)).records.length;
-    } finally {
-      c.close();
+    for (const n of target.nodes) {
+      const m = await checkMetadata(n);
+      metadataChecks++;
+      for (const p of m.problems) problems.push(`final: ${p}`);
     }
-    const output = broker.output();
+    const retainedLogStart = (await readFromLeader(target, RETAINED_TOPIC, 0)).logStartOffset;
+    const compactedRead = (await readFromLeader(target, COMPACTED_TOPIC, 0)).records.length;
+    const output = allOutput();
     const activity: Record<string, number> = {};
     for (const [k, re] of Object.entries(ACTIVITY)) activity[k] = (output.match(re) ?? []).length;
-    // segments of the crash topic now (segment.ms rolls them; none is deleted there)
-    activity.crashSegments = readdirSync(join(broker.dataDir, 'logs'))
-      .filter((d) => d.startsWith(`${CRASH_TOPIC}-`))
-      .reduce((n, d) => n + readdirSync(join(broker.dataDir, 'logs', d)).filter((f) => f.endsWith('.log')).length, 0);
+    // segments of the crash topic now, on every node (segment.ms rolls them; none is deleted there)
+    activity.crashSegments = segmentCount(target.rootDir, CRASH_TOPIC);
     const ok = problems.length === 0 && final.ok;
     const summary =
-      `crash: seed=${seed} points=${points.length} metadata_checks=${metadataChecks} acked=${final.acked} lost=${final.lost} ` +
+      `crash: seed=${seed} nodes=${nodeCount} points=${points.length} metadata_checks=${metadataChecks} acked=${final.acked} lost=${final.lost} ` +
       `duplicated=${final.duplicated} reordered=${final.reordered} phantom=${final.phantom} ` +
       `txns=${final.txns.committed}c/${final.txns.aborted}a/${final.txns.unknown}u aborted_visible=${final.abortedVisible} ` +
       `partial_txns=${final.partialTxns} read=${final.read} compacted=${compactedRead}/${side.ackedCompacted} ` +
@@ -383,10 +399,9 @@ export async function runCrashPoints(opts: CrashOptions): Promise<CrashReport> {
     log(summary);
     if (!ok) {
       keep = true;
-      await broker.stop();
-      cpSync(broker.dataDir, join(dir, 'broker'), { recursive: true });
-      appendFileSync(join(dir, 'broker.log'), output);
-      log(`crash: history, broker data and log kept in ${dir}; problems:\n  ${problems.slice(0, 50).join('\n  ')}`);
+      cpSync(target.rootDir, join(dir, 'nodes'), { recursive: true });
+      appendFileSync(join(dir, 'nodes.log'), output);
+      log(`crash: history, node data and logs kept in ${dir}; problems:\n  ${problems.slice(0, 50).join('\n  ')}`);
     }
     return {
       seed,
@@ -404,18 +419,16 @@ export async function runCrashPoints(opts: CrashOptions): Promise<CrashReport> {
     };
   } catch (e) {
     keep = true;
-    appendFileSync(join(dir, 'broker.log'), broker.output());
+    appendFileSync(join(dir, 'nodes.log'), allOutput());
+    cpSync(target.rootDir, join(dir, 'nodes'), { recursive: true });
     log(
-      `crash: seed=${seed} run failed; history and broker log kept in ${dir}; broker output:\n${broker.output().slice(-3000)}`,
+      `crash: seed=${seed} run failed; history, node data and logs kept in ${dir}; output:\n${target.logs().slice(-3000)}`,
     );
     throw e;
   } finally {
     workload?.kill();
     await side?.stop();
-    await broker.kill();
-    if (!keep) {
-      broker.cleanup();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await target.close();
+    if (!keep) rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,7 +1,7 @@
-// The crash driver's second load, beside the chaos workload's producers: one RawClient writing
-// acks=all Produce requests, each with a batch for a compacted topic (keys cycling over KEYS, so
-// the cleaner has work: value `<key>:<seq>`) and a batch for a topic whose retention deletes
-// segments. It reconnects when the broker goes away (a crash point) and records, per key, the
+// The crash driver's second load, beside the chaos workload's producers: acks=all Produce
+// requests (RawClient, to each partition's leader), in turn a batch for a compacted topic (keys
+// cycling over KEYS, so the cleaner has work: value `<key>:<seq>`) and a batch for a topic whose
+// retention deletes segments. It reconnects when a node goes away (a crash point) and records, per key, the
 // last sequence acknowledged: after a restart the compacted topic must still hold, for every key,
 // that value or a later one (compaction keeps the latest value of a key, never an older one).
 import { setTimeout as delay } from 'node:timers/promises';
@@ -14,6 +14,12 @@ const RECORDS_PER_BATCH = 12;
 /** Pause between two requests: a steady, light load (the CI machine has 2 cores). */
 const PACE_MS = 15;
 
+interface Conn {
+  client: RawClient;
+  /** Rejects when the socket closes (then an answer never comes). */
+  closed: Promise<never>;
+}
+
 export class SideLoad {
   /** key → last acknowledged sequence of the compacted topic. */
   readonly lastAcked = new Map<string, number>();
@@ -23,12 +29,11 @@ export class SideLoad {
   private seq = 0;
   private stopped = false;
   private loop: Promise<void> | null = null;
-  private client: RawClient | null = null;
-  /** Rejects when this.client's socket closes (then an answer never comes). */
-  private closed: Promise<never> = new Promise<never>(() => undefined);
+  private readonly conns = new Map<number, Conn>();
 
+  /** `leaderPort`: where partition 0 of a topic is led now (null: no leader). */
   constructor(
-    private readonly port: () => number,
+    private readonly leaderPort: (topic: string) => Promise<number | null>,
     private readonly compacted: string,
     private readonly retained: string,
   ) {}
@@ -44,30 +49,58 @@ export class SideLoad {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.client?.close();
+    this.dropConnections();
     await this.loop;
+  }
+
+  private dropConnections(): void {
+    for (const c of this.conns.values()) c.client.close();
+    this.conns.clear();
+  }
+
+  private async connFor(topic: string): Promise<Conn> {
+    const port = await this.leaderPort(topic);
+    if (port === null) throw new Error(`${topic} has no leader`);
+    let c = this.conns.get(port);
+    if (!c) {
+      const client = await RawClient.connect(port);
+      c = { client, closed: closedPromise(client) };
+      this.conns.set(port, c);
+    }
+    return c;
   }
 
   private async run(): Promise<void> {
     while (!this.stopped) {
       try {
-        if (!this.client) {
-          this.client = await RawClient.connect(this.port());
-          this.closed = closedPromise(this.client);
-        }
-        await this.once(this.client);
+        await this.once();
         await delay(PACE_MS);
       } catch {
-        // the broker went away (a crash point) or answered an error: reconnect, paced
+        // a node went away (a crash point), leadership moved, or an error answer: look the
+        // leaders up again, paced
         this.failures++;
-        this.client?.close();
-        this.client = null;
+        this.dropConnections();
         await delay(100);
       }
     }
   }
 
-  private async once(c: RawClient): Promise<void> {
+  private async produce(topic: string, records: { key?: string; value: string }[]): Promise<void> {
+    const c = await this.connFor(topic);
+    const answer = await Promise.race([
+      c.client.request(ApiKey.Produce, 9, {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 10_000,
+        topicData: [{ name: topic, partitionData: [{ index: 0, records: buildRecordBatchSync({ records }) }] }],
+      }),
+      c.closed,
+    ]);
+    const code = answer.responses[0]!.partitionResponses[0]!.errorCode;
+    if (code !== 0) throw new Error(`produce to ${topic}: error ${code}`);
+  }
+
+  private async once(): Promise<void> {
     const first = this.seq;
     this.seq += RECORDS_PER_BATCH;
     const keyed = Array.from({ length: RECORDS_PER_BATCH }, (_, i) => {
@@ -75,33 +108,17 @@ export class SideLoad {
       const key = `k${s % KEYS}`;
       return { key, value: `${key}:${s}`, seq: s };
     });
-    const retained = Array.from({ length: RECORDS_PER_BATCH }, (_, i) => ({ value: `r${first + i}` }));
-    const answer = await Promise.race([
-      c.request(ApiKey.Produce, 9, {
-        transactionalId: null,
-        acks: -1,
-        timeoutMs: 10_000,
-        topicData: [
-          {
-            name: this.compacted,
-            partitionData: [{ index: 0, records: buildRecordBatchSync({ records: keyed }) }],
-          },
-          { name: this.retained, partitionData: [{ index: 0, records: buildRecordBatchSync({ records: retained }) }] },
-        ],
-      }),
-      this.closed,
-    ]);
-    for (const t of answer.responses) {
-      const p = t.partitionResponses[0]!;
-      if (p.errorCode !== 0) {
-        this.failures++;
-        continue;
-      }
-      if (t.name === this.compacted) {
-        this.ackedCompacted += keyed.length;
-        for (const r of keyed) this.lastAcked.set(r.key, r.seq);
-      } else this.ackedRetained += retained.length;
-    }
+    await this.produce(
+      this.compacted,
+      keyed.map(({ key, value }) => ({ key, value })),
+    );
+    this.ackedCompacted += keyed.length;
+    for (const r of keyed) this.lastAcked.set(r.key, r.seq);
+    await this.produce(
+      this.retained,
+      Array.from({ length: RECORDS_PER_BATCH }, (_, i) => ({ value: `r${first + i}` })),
+    );
+    this.ackedRetained += RECORDS_PER_BATCH;
   }
 }
 
