@@ -499,7 +499,7 @@ export async function liveFuzz(o: FuzzOptions): Promise<FuzzReport> {
       if (connections % 2000 === 0) {
         if (o.pid() === undefined) dead = true;
         log(
-          `fuzz: ${mutated} mutated frames, ${connections} connections, rss ${rssMiB(o.pid())} MiB, probes ${probes.ok} ok / ${probes.failed} failed`,
+          `fuzz: ${processed} mutated frames processed (${mutated} sent), ${connections} connections, rss ${rssMiB(o.pid())} MiB, probes ${probes.ok} ok / ${probes.failed} failed`,
         );
       }
     }
