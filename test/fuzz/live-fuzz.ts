@@ -3,7 +3,8 @@
 // keeps producing, fetching and asking for metadata, and the broker's RSS is sampled.
 //
 // Frames: for each advertised API and version, a valid request (the codec's defaults, richer
-// bodies for Produce, Fetch, ListOffsets and Metadata naming a real topic), then 1–3 mutations:
+// bodies for Produce (plain and gzip/snappy/lz4/zstd batches), Fetch, ListOffsets and Metadata
+// naming a real topic), then 1–3 mutations:
 //   bitflip    1–8 random bits of the body flipped
 //   size       the 4-byte size prefix replaced (shorter, longer, 0, negative, huge)
 //   truncate   the body cut short (size prefix matching)
@@ -32,7 +33,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ApiKey, apiSpec, encodeRequest, isFlexible, requestHeaderVersion } from '../../src/protocol/frame.js';
-import { buildRecordBatchSync } from '../../src/protocol/records/batch-build.js';
+import { buildRecordBatch, buildRecordBatchSync } from '../../src/protocol/records/batch-build.js';
+import type { CompressionType } from '../../src/protocol/records/layout.js';
 import { ZERO_UUID } from '../../src/protocol/uuid.js';
 import { RawClient } from '../helpers/raw-client.js';
 import { prng } from '../chaos/faults.js';
@@ -104,7 +106,11 @@ interface Seed {
 }
 
 /** Valid requests: every advertised API × version (what the codec can encode), richer bodies for a few. */
-function seedFrames(advertised: { apiKey: number; minVersion: number; maxVersion: number }[], topicId: string): Seed[] {
+function seedFrames(
+  advertised: { apiKey: number; minVersion: number; maxVersion: number }[],
+  topicId: string,
+  compressed: Buffer[],
+): Seed[] {
   const batch = buildRecordBatchSync({
     records: [
       { key: 'k', value: 'fuzz-value', headers: [{ key: 'h', value: 'v' }] },
@@ -114,11 +120,14 @@ function seedFrames(advertised: { apiKey: number; minVersion: number; maxVersion
   const rich = (apiKey: number, v: number): unknown[] => {
     switch (apiKey) {
       case ApiKey.Produce:
-        return [1, 0, -1].map((acks) => ({
+        return [
+          ...[1, 0, -1].map((acks) => ({ acks, records: batch })),
+          ...compressed.map((records) => ({ acks: 1, records })),
+        ].map(({ acks, records }) => ({
           transactionalId: null,
           acks,
           timeoutMs: 5000,
-          topicData: [{ name: TARGET_TOPIC, topicId, partitionData: [{ index: 0, records: batch }] }],
+          topicData: [{ name: TARGET_TOPIC, topicId, partitionData: [{ index: 0, records }] }],
         }));
       case ApiKey.Fetch:
         return [
@@ -428,7 +437,19 @@ export async function liveFuzz(o: FuzzOptions): Promise<FuzzReport> {
   } finally {
     c.close();
   }
-  const seeds = seedFrames(advertised, topicId);
+  // compressed batches (gzip, snappy, lz4, zstd) as Produce seeds: mutations reach the decompressors
+  const compressed = await Promise.all(
+    [1, 2, 3, 4].map((c) =>
+      buildRecordBatch({
+        records: Array.from({ length: 40 }, (_, i) => ({
+          key: `k${i}`,
+          value: `compressible ${'v'.repeat(100)} ${i}`,
+        })),
+        compression: c as CompressionType,
+      }),
+    ),
+  );
+  const seeds = seedFrames(advertised, topicId, compressed);
   const apis = new Set(seeds.map((s) => s.apiKey)).size;
   log(
     `fuzz: seed=${o.seed} ${seeds.length} valid requests of ${apis} APIs (of ${advertised.length} advertised) → ${o.frames} mutated frames`,
