@@ -25,6 +25,7 @@ test(
         `mutations=${JSON.stringify(r.byMutation)} (replay with FUZZ_SEED=${r.seed})`,
     );
     for (const [k, n] of Object.entries(r.handlerErrors)) console.log(`fuzz: handler exception ${n}× ${k}`);
+    for (const c of r.stuckConnections) console.log(`fuzz: stuck connection, seed APIs [${c.apis}], bytes ${c.frames}`);
     assert.ok(r.processed >= frames, `only ${r.processed} of ${frames} mutated frames processed within the time bound`);
     assert.deepEqual(verdict(r, rssBound()), [], `seed ${r.seed}`);
   },

@@ -78,6 +78,8 @@ export interface FuzzReport {
   closedByBroker: number;
   /** Connections the broker neither answered nor closed within 10 s of the client's half-close. */
   stuck: number;
+  /** The stuck connections (first 10): the seed APIs of their frames and the bytes sent (base64). */
+  stuckConnections: { apis: number[]; frames: string }[];
   probes: { ok: number; failed: number; maxMs: number; failures: string[] };
   rssMiB: { baseline: number; peak: number; last: number; samples: number[] };
   /** Handler exceptions in the broker log, "Api vN: message" → count. */
@@ -276,15 +278,25 @@ function connectionFrames(
   rnd: () => number,
   seeds: Seed[],
   corr: { n: number },
-): { data: Buffer; count: number; mutated: number; kinds: Mutation[]; corrIds: number[]; isMutated: boolean[] } {
+): {
+  data: Buffer;
+  count: number;
+  mutated: number;
+  kinds: Mutation[];
+  corrIds: number[];
+  isMutated: boolean[];
+  apis: number[];
+} {
   const count = 1 + Math.floor(rnd() * 8);
   const parts: Buffer[] = [];
   const kinds: Mutation[] = [];
   const corrIds: number[] = [];
   const isMutated: boolean[] = [];
+  const apis: number[] = [];
   let mutated = 0;
   for (let i = 0; i < count; i++) {
     const s = seeds[Math.floor(rnd() * seeds.length)]!;
+    apis.push(s.apiKey);
     let f: Buffer = Buffer.from(s.frame);
     const id = corr.n++ | 0;
     f.writeInt32BE(id, 8); // correlation id
@@ -301,7 +313,7 @@ function connectionFrames(
     }
     parts.push(f);
   }
-  return { data: Buffer.concat(parts), count, mutated, kinds, corrIds, isMutated };
+  return { data: Buffer.concat(parts), count, mutated, kinds, corrIds, isMutated, apis };
 }
 
 /** Sends one connection's frames; resolves with what came back. */
@@ -489,6 +501,7 @@ export async function liveFuzz(o: FuzzOptions): Promise<FuzzReport> {
   let responses = 0;
   let closedByBroker = 0;
   let stuck = 0;
+  const stuckConnections: { apis: number[]; frames: string }[] = [];
   let dead = false;
   /** The last connections' bytes (worker/connection → frames), written out if the broker dies. */
   const recent: [string, Buffer][] = [];
@@ -516,7 +529,10 @@ export async function liveFuzz(o: FuzzOptions): Promise<FuzzReport> {
       for (const k of f.kinds) byMutation[k]!++;
       responses += r.responses;
       if (r.closedByBroker) closedByBroker++;
-      if (r.stuck) stuck++;
+      if (r.stuck) {
+        stuck++;
+        if (stuckConnections.length < 10) stuckConnections.push({ apis: f.apis, frames: f.data.toString('base64') });
+      }
       if (connections % 2000 === 0) {
         if (o.pid() === undefined) dead = true;
         log(
@@ -559,6 +575,7 @@ export async function liveFuzz(o: FuzzOptions): Promise<FuzzReport> {
     responses,
     closedByBroker,
     stuck,
+    stuckConnections,
     probes,
     rssMiB: { baseline: rss0, peak, last, samples },
     handlerErrors: handlerErrors(o.output().slice(outputStart)),
