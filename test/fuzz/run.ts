@@ -3,7 +3,6 @@
 // and prints the report as JSON (exit 1 when the verdict fails).
 //
 //   node dist/test/fuzz/run.js --frames 1000000 [--seed N] [--workers 16] [--max-minutes 30]
-import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBroker } from '../helpers/broker-process.js';
@@ -72,7 +71,8 @@ export async function fuzzBroker(opts: {
       frames: opts.frames,
       maxMs: opts.maxMs,
       workers: opts.workers,
-      crashDir: mkdtempSync(join(tmpdir(), 'tkafka-fuzz-')),
+      // created only when the broker died (the last connections' bytes go there)
+      crashDir: join(tmpdir(), `tkafka-fuzz-${opts.seed}-${Date.now()}`),
     });
   } finally {
     await broker.kill();
