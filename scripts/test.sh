@@ -3,7 +3,9 @@
 # stopping at the first stage that fails:
 #   lint (`npm run lint`, when package.json has it), build, unit and end-to-end (dist/test),
 #   the interop suite against Apache Kafka 4.4.0 (dist/test/interop), the client matrix
-#   (dist/test/clients), the chaos harness's short schedule (dist/test/chaos).
+#   (dist/test/clients), the chaos harness's short schedule (dist/test/chaos), the crash points
+#   (dist/test/crash: kill -9 under mixed load, CRASH_POINTS, default 12, and CRASH_CLUSTER_POINTS, default 4 on 3 nodes: ~4 minutes) and the
+#   live-broker fuzzer (dist/test/fuzz: FUZZ_FRAMES, default 100,000 mutated frames).
 # Every prerequisite is provisioned, so a skipped test is a failure here, not a pass.
 #
 #   npm test                        # everything
@@ -51,4 +53,6 @@ suite unit dist/test/*.test.js
 suite interop dist/test/interop/*.test.js
 suite clients dist/test/clients/*.test.js
 suite chaos dist/test/chaos/*.test.js
+suite crash dist/test/crash/*.test.js
+suite fuzz dist/test/fuzz/*.test.js
 stage "all suites passed"
