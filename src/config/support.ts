@@ -97,6 +97,8 @@ export const HONOURED_KEYS: readonly string[] = [
   'num.partitions',
   'log.dir',
   'log.dirs',
+  // the deadline of propagating an offline log dir to the controller (src/broker/log/log-dir-failure.ts)
+  'log.dir.failure.timeout.ms',
   'log.retention.check.interval.ms',
   'log.flush.offset.checkpoint.interval.ms',
   'log.flush.start.offset.checkpoint.interval.ms',

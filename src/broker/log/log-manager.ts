@@ -186,6 +186,8 @@ export class LogManager {
    * checkpoints and the clean-shutdown marker, tells the broker; when no dir is left, the broker
    * shuts down. `partitionOrLogDir` may be a partition directory or a log dir.
    */
+  private allFailedReported = false;
+
   handleLogDirFailure(partitionOrLogDir: string, message: string, e: Error): void {
     const p = path.resolve(partitionOrLogDir);
     const dir = this.logDirs.includes(p) ? p : path.dirname(p);
@@ -216,14 +218,19 @@ export class LogManager {
     // the broker's reaction runs after the failed operation answered (Kafka's LogDirFailureHandler
     // thread takes the dir from the channel's queue): the request in flight still gets its error
     setImmediate(() => {
-      if (this.offline.size === this.logDirs.length) {
-        const msg = `Shutdown broker because all log dirs in ${this.logDirs.join(', ')} have failed`;
-        if (this.opts.onAllLogDirsFailed) this.opts.onAllLogDirsFailed(msg);
-        else log('ERROR', msg);
-        return;
-      }
-      this.opts.onLogDirFailure?.(dir);
+      if (!this.reportAllLogDirsFailed()) this.opts.onLogDirFailure?.(dir);
     });
+  }
+
+  /** When no log dir is left: "Shutdown broker because all log dirs ... have failed", once. */
+  private reportAllLogDirsFailed(): boolean {
+    if (this.offline.size !== this.logDirs.length) return false;
+    if (this.allFailedReported) return true;
+    this.allFailedReported = true;
+    const msg = `Shutdown broker because all log dirs in ${this.logDirs.join(', ')} have failed`;
+    if (this.opts.onAllLogDirsFailed) this.opts.onAllLogDirsFailed(msg);
+    else (this.opts.failureLog ?? ((_level: string, m: string) => this.logger.warn(m)))('ERROR', msg);
+    return true;
   }
 
   /** Runs a log-dir operation; an I/O error takes the dir offline and is rethrown. */
@@ -301,6 +308,8 @@ export class LogManager {
       }
     }
     await this.dropOrphanFutureLogs();
+    // every dir failed while loading: stop before the broker serves anything
+    this.reportAllLogDirsFailed();
   }
 
   private async loadLogDir(dir: string): Promise<void> {
