@@ -621,6 +621,10 @@ export class ReplicaManager {
 
   /** The led partition, or NOT_LEADER_OR_FOLLOWER (known elsewhere) / UNKNOWN_TOPIC_OR_PARTITION. */
   lookup(topic: string, partition: number): PartitionLookup<Partition> {
+    // HostedPartition.Offline (a replica in a failed log dir) answers KAFKA_STORAGE_ERROR whatever
+    // the metadata says of its leadership (the controller moves it away: KIP-858)
+    if (this.hostedPartition(topic, partition)?.log.isOffline)
+      return { ok: false, errorCode: ErrorCode.KAFKA_STORAGE_ERROR };
     const p = this.partition(topic, partition);
     if (p) return { ok: true, partition: p };
     if (this.contains(topic, partition)) return { ok: false, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
@@ -637,6 +641,7 @@ export class ReplicaManager {
   private lookupForFetch(params: FetchParams, topic: string, partition: number): PartitionLookup<Partition> {
     if (fetchOnlyLeader(params)) return this.lookup(topic, partition);
     const p = this.hostedPartition(topic, partition);
+    if (p?.log.isOffline) return { ok: false, errorCode: ErrorCode.KAFKA_STORAGE_ERROR };
     if (p) return { ok: true, partition: p };
     return this.lookup(topic, partition);
   }
