@@ -166,6 +166,11 @@ test('a failed log dir: the controller moves its partitions off the broker, the 
     // the producer keeps going on both partitions after the move
     await producer.progress(inData2, 200, 60_000);
     await producer.progress(inData, 200, 60_000);
+    // broker 2's replica in the failed dir does not follow (Kafka's HostedPartition.Offline): it
+    // does not come back into the ISR while the new leader takes writes
+    const after = (await partitions(cluster.node(3).port)).get(inData2)!;
+    assert.equal(after.leader, movedTo);
+    assert.ok(!after.isr.includes(FAILING), `ISR ${after.isr.join(',')}`);
     // the partition in broker 2's other dir: still broker 2's, full ISR
     const kept = (await partitions(cluster.node(3).port)).get(inData)!;
     assert.equal(kept.leader, FAILING);
@@ -175,6 +180,9 @@ test('a failed log dir: the controller moves its partitions off the broker, the 
     assert.equal(dirs.get(data2Dir())?.errorCode, ErrorCode.KAFKA_STORAGE_ERROR);
     assert.equal(dirs.get(dataDir())?.errorCode, ErrorCode.NONE);
     assert.deepEqual(dirs.get(dataDir())?.partitions, [inData]);
+  } catch (e) {
+    (e as Error).message += `\n${cluster.logs(12_000)}`;
+    throw e;
   } finally {
     await producer.stop();
   }

@@ -181,6 +181,8 @@ export const openObserverQuorum: ObserverQuorumOpener = (o) =>
 export class BrokerOnlyServer {
   /** follower fetchers and ISR changes (issue 15) */
   replication: Replication | null = null;
+  /** AssignReplicasToDirs sender (KIP-858) */
+  assignments: AssignmentsManager | null = null;
 
   private constructor(
     readonly config: ServerConfig,
@@ -466,6 +468,7 @@ export class BrokerOnlyServer {
         snapshotGenerator,
       );
       server.replication = replication;
+      server.assignments = assignments;
       return server;
     } catch (e) {
       for (const f of undo.reverse())
@@ -509,6 +512,7 @@ export class BrokerOnlyServer {
     await this.replication?.shutdown();
     await this.replicas.shutdown?.();
     await this.logManager.shutdown();
+    this.assignments?.close();
     this.channel.close();
     this.snapshotGenerator.close();
     await this.quorum.close();

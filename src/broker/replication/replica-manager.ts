@@ -268,6 +268,14 @@ export class ReplicaManager {
         await this.removePartition(p, true);
         p = undefined;
       }
+      // ReplicaManager.getOrCreatePartition: HostedPartition.Offline of the same topic id stays
+      // offline, neither leader nor follower (no fetcher: it must not rejoin the ISR)
+      if (p?.log.isOffline) {
+        this.logger.warn(
+          `Unable to bring up new local leader ${topic}-${partition} with topic id ${topicId} because it resides in an offline log directory.`,
+        );
+        return p;
+      }
       const leads = state.leaderId === this.nodeId;
       if (p) {
         const existing = p;
