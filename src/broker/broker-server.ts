@@ -18,7 +18,10 @@ import { loadEnsemble } from '../storage/meta-properties.js';
 import type { ServerConfig } from '../config/load.js';
 import { effectiveTopicConfig } from '../config/topic-configs.js';
 import type { MetadataPublisher, MetadataUpdate } from './metadata/events.js';
-import { ConfigResourceType, type MetadataImage } from './metadata/image.js';
+import { ConfigResourceType, type MetadataImage, type PartitionImage } from './metadata/image.js';
+import { mv } from './metadata/features.js';
+import { AssignmentsManager } from './replication/assignments-manager.js';
+import path from 'node:path';
 import { MetadataLoader, processTerminatingFaultHandler } from './metadata/loader.js';
 import { LogManager } from './log/log-manager.js';
 import { logDirFailureHooks } from './log/log-dir-failure.js';
@@ -84,12 +87,20 @@ export function topicLogConfig(config: ServerConfig, image: MetadataImage, topic
   return logConfigFromProps(props);
 }
 
+/** Where the partition publisher reports a replica's log dir (AssignmentsManager, KIP-858). */
+export interface DirectoryAssignmentHook {
+  /** meta.properties directory.id of a log dir, undefined when it has none. */
+  directoryIdOf(dir: string): string | undefined;
+  onAssignment(topicId: string, partition: number, directoryId: string, reason: string): void;
+}
+
 /** The broker side follows the metadata: partitions appear and disappear as records commit. */
 export function partitionPublisher(
   config: ServerConfig,
   replicas: ReplicaManager,
   logManager: LogManager,
   log?: (level: string, msg: string) => void,
+  assignments?: DirectoryAssignmentHook,
 ): MetadataPublisher {
   // Kafka's ReplicaManager.applyLocalLeadersDelta/FollowersDelta: a partition whose state change fails
   // (its log dir is offline, ...) is skipped with an error line and the others go on; the publisher
@@ -101,17 +112,30 @@ export function partitionPublisher(
       log?.('ERROR', `Skipped the state change for ${topic}-${partition}: ${(e as Error)?.stack ?? String(e)}`);
     }
   };
+  // ReplicaManager.maybeUpdateTopicAssignment (MV >= 3.7-IV2): the metadata names another dir for
+  // this broker's replica than the one its log is in → an AssignReplicasToDirs through the manager
+  const maybeUpdateTopicAssignment = (image: MetadataImage, topic: string, p: PartitionImage): void => {
+    if (!assignments || !mv.isDirectoryAssignmentSupported(image.metadataVersion)) return;
+    const i = p.replicas.indexOf(replicas.nodeId);
+    if (i < 0) return;
+    const dir = logManager.logDirOfPartition(topic, p.partitionId);
+    const actual = dir === undefined ? undefined : assignments.directoryIdOf(dir);
+    if (actual === undefined || actual === p.directories[i]) return;
+    assignments.onAssignment(p.topicId, p.partitionId, actual, 'Applying metadata delta');
+  };
   return {
     name: 'broker-partitions',
     onMetadataUpdate: async (u: MetadataUpdate) => {
       for (const ev of u.events) {
         if (ev.type === 'partitionsCreated') {
-          for (const p of ev.partitions)
+          for (const p of ev.partitions) {
             await apply(ev.topic.name, p.partitionId, () =>
               applyPartitionImage(replicas, ev.topic.name, ev.topic.id, p, u.image.topicConfigs(ev.topic.name)),
             );
+            maybeUpdateTopicAssignment(u.image, ev.topic.name, p);
+          }
         } else if (ev.type === 'partitionsChanged') {
-          for (const { previous, current } of ev.partitions)
+          for (const { previous, current } of ev.partitions) {
             await apply(ev.topic.name, current.partitionId, () =>
               applyPartitionImage(
                 replicas,
@@ -122,6 +146,8 @@ export function partitionPublisher(
                 previous.replicas.includes(replicas.nodeId) && !current.replicas.includes(replicas.nodeId),
               ),
             );
+            maybeUpdateTopicAssignment(u.image, ev.topic.name, current);
+          }
         } else if (ev.type === 'topicDeleted') {
           for (const partition of ev.topic.partitions.keys())
             await apply(ev.topic.name, partition, () => replicas.deletePartitions(ev.topic.name, [partition]));
@@ -155,6 +181,8 @@ export const openObserverQuorum: ObserverQuorumOpener = (o) =>
 export class BrokerOnlyServer {
   /** follower fetchers and ISR changes (issue 15) */
   replication: Replication | null = null;
+  /** AssignReplicasToDirs sender (KIP-858) */
+  assignments: AssignmentsManager | null = null;
 
   private constructor(
     readonly config: ServerConfig,
@@ -269,6 +297,23 @@ export class BrokerOnlyServer {
       );
       lifecycle.start();
 
+      // KIP-858: which of this broker's log dirs holds each replica (AssignReplicasToDirs)
+      const assignments = new AssignmentsManager({
+        nodeId,
+        brokerEpoch: () => lifecycle.brokerEpoch,
+        channel,
+        image: () => loader.image,
+        requestTimeoutMs: config.getInt('request.timeout.ms'),
+        logger: { info, error },
+      });
+      undo.push(() => assignments.close());
+      const dirIds = new Map([...storage.directoryIds].map(([d, id]) => [path.resolve(d), id]));
+      const directoryAssignments = {
+        directoryIdOf: (dir: string) => dirIds.get(path.resolve(dir)),
+        onAssignment: (topicId: string, partition: number, directoryId: string, reason: string) =>
+          assignments.onAssignment(topicId, partition, directoryId, reason),
+      };
+
       const quotas: { of?: ReplicationQuotas } = {};
       const logManager = new LogManager({
         logDirs: config.logDirs,
@@ -298,6 +343,13 @@ export class BrokerOnlyServer {
         alterLogDirsChunk: async (bytes: number): Promise<void> => {
           await quotas.of?.alterLogDirsChunk(bytes);
         },
+        // Kafka sends this one before the promotion and waits for the controller; here right after it
+        onReplicaDirChanged: (topic, partition, dir) => {
+          const topicId = loader.image.topic(topic)?.id;
+          const id = directoryAssignments.directoryIdOf(dir);
+          if (topicId !== undefined && id !== undefined)
+            assignments.onAssignment(topicId, partition, id, 'Future replica promotion');
+        },
       });
       await logManager.startup();
       undo.push(() => logManager.shutdown());
@@ -319,7 +371,9 @@ export class BrokerOnlyServer {
         logger: { info, warn },
       });
       undo.push(() => replication.shutdown());
-      await loader.addPublisher(partitionPublisher(config, replicas, logManager, (l, m) => logger.log(l, m)));
+      await loader.addPublisher(
+        partitionPublisher(config, replicas, logManager, (l, m) => logger.log(l, m), directoryAssignments),
+      );
 
       const listenerStores = new ListenerStores(config);
       const services: BrokerServices = {
@@ -414,6 +468,7 @@ export class BrokerOnlyServer {
         snapshotGenerator,
       );
       server.replication = replication;
+      server.assignments = assignments;
       return server;
     } catch (e) {
       for (const f of undo.reverse())
@@ -457,6 +512,7 @@ export class BrokerOnlyServer {
     await this.replication?.shutdown();
     await this.replicas.shutdown?.();
     await this.logManager.shutdown();
+    this.assignments?.close();
     this.channel.close();
     this.snapshotGenerator.close();
     await this.quorum.close();

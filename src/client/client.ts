@@ -59,8 +59,9 @@ export type Target =
 
 export type BodyBuilder = unknown | ((version: number) => unknown);
 
-// Errors after which cached routing (leaders, controller) must be refreshed.
-const METADATA_ERRORS = new Set([3, 5, 6, 9, 41, 72, 74, 75, 100, 103]);
+// Errors after which cached routing (leaders, controller) must be refreshed (56 KAFKA_STORAGE_ERROR:
+// Kafka's KafkaStorageException is an InvalidMetadataException; the controller moves the leader away).
+const METADATA_ERRORS = new Set([3, 5, 6, 9, 41, 56, 72, 74, 75, 100, 103]);
 const COORDINATOR_ERRORS = new Set([14, 15, 16]);
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

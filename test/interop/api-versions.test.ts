@@ -48,8 +48,6 @@ const LATER_ON_CONTROLLER: Readonly<Record<string, string>> = {
   RenewDelegationToken: LATER.RenewDelegationToken!,
   ExpireDelegationToken: LATER.ExpireDelegationToken!,
   DescribeDelegationToken: LATER.DescribeDelegationToken!,
-  // KRaft replication of the metadata log, registration, heartbeats, forwarding: issue 14.
-  AssignReplicasToDirs: 'issue 14 (cluster: registration)',
 };
 
 type Ranges = Map<number, [number, number]>;

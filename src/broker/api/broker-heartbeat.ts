@@ -5,7 +5,8 @@
 // QuorumController.processBrokerHeartbeat. Errors: NOT_CONTROLLER on a node that is not the active
 // controller, STALE_BROKER_EPOCH (unknown broker or another epoch); an error response carries the
 // schema defaults (IsCaughtUp false, IsFenced true, ShouldShutDown false) as Kafka's does.
-// OfflineLogDirs / CordonedLogDirs are read but not acted on (no JBOD directory failures yet).
+// OfflineLogDirs take the broker's partitions in those dirs away from it (handleDirectoriesOffline,
+// src/broker/controller/directories.ts); CordonedLogDirs are read but not acted on.
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type {
   BrokerHeartbeatRequest,
@@ -28,6 +29,7 @@ async function handle(
     currentMetadataOffset: Number(req.currentMetadataOffset),
     wantFence: req.wantFence,
     wantShutDown: req.wantShutDown,
+    offlineLogDirs: req.offlineLogDirs,
   });
   if (r.errorCode !== 0)
     return { throttleTimeMs: 0, errorCode: r.errorCode, isCaughtUp: false, isFenced: true, shouldShutDown: false };

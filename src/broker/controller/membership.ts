@@ -13,6 +13,7 @@ import type { MetadataImage } from '../metadata/image.js';
 import type { CommittedBatch, RaftListener, SnapshotData } from '../raft/types.js';
 import { controlState, type BrokerHeartbeatManager, type HeartbeatIntent } from './broker-heartbeat-manager.js';
 import { checkBrokerEpoch, fenceBroker, removeFromIsrs, unfenceBroker } from './cluster.js';
+import { handleDirectoriesOffline } from './directories.js';
 import type { TopicConfigDefaults } from './leader-and-isr.js';
 
 /**
@@ -107,6 +108,8 @@ export interface BrokerHeartbeatReply {
 export interface HeartbeatRequest extends HeartbeatIntent {
   readonly brokerId: number;
   readonly brokerEpoch: bigint;
+  /** BrokerHeartbeatRequest.OfflineLogDirs (v1+): the ids of the broker's failed log dirs (KIP-858). */
+  readonly offlineLogDirs?: readonly string[];
 }
 
 /** ReplicationControlManager.handleBrokerInControlledShutdown: the change record first, then leadership moves. */
@@ -142,6 +145,7 @@ export function processBrokerHeartbeat(
   req: HeartbeatRequest,
   registerBrokerRecordOffset: number,
   defaults?: TopicConfigDefaults,
+  warn?: (message: string) => void,
 ): { records: MetadataRecord[]; reply: BrokerHeartbeatReply } {
   const { brokerId, brokerEpoch } = req;
   checkBrokerEpoch(image, brokerId, brokerEpoch);
@@ -164,6 +168,9 @@ export function processBrokerHeartbeat(
     }
   }
   manager.touch(brokerId, controlState.fenced(states.next), req.currentMetadataOffset);
+  if (mv.isDirectoryAssignmentSupported(image.metadataVersion)) {
+    records.push(...handleDirectoriesOffline(image, brokerId, brokerEpoch, req.offlineLogDirs ?? [], defaults, warn));
+  }
   return {
     records,
     reply: {

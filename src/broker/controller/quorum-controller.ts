@@ -44,6 +44,11 @@ import {
   type IncrementalAlterableConfig,
 } from './configs.js';
 import { apiError, apiErrorFrom, type ApiError } from './errors.js';
+import { handleAssignReplicasToDirs } from './directories.js';
+import type {
+  AssignReplicasToDirsRequest,
+  AssignReplicasToDirsResponse,
+} from '../../protocol/generated/protocol/AssignReplicasToDirs.js';
 import {
   clearElrRecordsAsNeeded,
   maybeBalancePartitionLeaders,
@@ -579,7 +584,9 @@ export class QuorumController {
       }
       let out: ReturnType<typeof processBrokerHeartbeat>;
       try {
-        out = processBrokerHeartbeat(this.loader.image, m, req, registerOffset, this.opts.topicDefaults);
+        out = processBrokerHeartbeat(this.loader.image, m, req, registerOffset, this.opts.topicDefaults, (msg) =>
+          this.logger.warn(msg),
+        );
       } catch (e) {
         return failed(apiErrorFrom(e));
       }
@@ -869,6 +876,29 @@ export class QuorumController {
   }
 
   /** AllocateProducerIds: the next block of 1000 ids. brokerEpoch defaults to the local broker's. */
+  /**
+   * AssignReplicasToDirs (QuorumController.assignReplicasToDirs →
+   * ReplicationControlManager.handleAssignReplicasToDirs): a top-level error (NOT_CONTROLLER,
+   * UNSUPPORTED_VERSION, STALE_BROKER_EPOCH) answers with no directories; otherwise per-partition errors.
+   */
+  assignReplicasToDirs(req: AssignReplicasToDirsRequest): Promise<AssignReplicasToDirsResponse> {
+    const failed = (e: ApiError): AssignReplicasToDirsResponse => ({
+      throttleTimeMs: 0,
+      errorCode: e.errorCode,
+      directories: [],
+    });
+    return this.write((image) => {
+      try {
+        const { records, response } = handleAssignReplicasToDirs(image, req, this.opts.topicDefaults, (m) =>
+          this.logger.warn(m),
+        );
+        return { records, result: response };
+      } catch (e) {
+        return { records: [], result: failed(apiErrorFrom(e)) };
+      }
+    }, failed);
+  }
+
   allocateProducerIds(brokerId: number = this.opts.nodeId, brokerEpoch?: bigint): Promise<AllocateProducerIdsResult> {
     const failed = (e: ApiError): AllocateProducerIdsResult => ({ ...e, producerIdStart: -1n, producerIdLen: 0 });
     return this.write((image) => {

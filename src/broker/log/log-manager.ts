@@ -73,6 +73,11 @@ export interface LogManagerOptions {
   onAllLogDirsFailed?: (message: string) => void;
   /** the log lines of a directory failure (LogDirFailureChannel's ERROR, the WARNs); default: the logger's warn */
   failureLog?: (level: 'ERROR' | 'WARN', msg: string) => void;
+  /**
+   * A partition's current log moved to another log dir (a future log promoted): the broker tells the
+   * controller (AssignmentsManager, KIP-858 directory assignments).
+   */
+  onReplicaDirChanged?: (topic: string, partition: number, dir: string) => void;
 }
 
 export interface TopicPartitionName {
@@ -161,6 +166,11 @@ export class LogManager {
 
   getLog(topic: string, partition: number): PartitionLog | undefined {
     return this.logs.get(tpKey(topic, partition));
+  }
+
+  /** The log dir holding a partition's current log (LogManager.getLog(tp).dir.getParent). */
+  logDirOfPartition(topic: string, partition: number): string | undefined {
+    return this.logDirOf.get(tpKey(topic, partition));
   }
 
   /** The logs in online log dirs (a log of a failed dir is no longer Kafka's currentLogs). */
@@ -602,6 +612,7 @@ export class LogManager {
       this.cleanerCheckpoints.set(destDir, dest);
     }
     this.logger.info(`The current replica of ${key} in ${srcDir} was replaced by its future replica in ${destDir}`);
+    this.opts.onReplicaDirChanged?.(current.topic, current.partition, destDir);
   }
 
   /** Stops a partition's move: its copier ends and its future log is closed and deleted. */

@@ -268,6 +268,14 @@ export class ReplicaManager {
         await this.removePartition(p, true);
         p = undefined;
       }
+      // ReplicaManager.getOrCreatePartition: HostedPartition.Offline of the same topic id stays
+      // offline, neither leader nor follower (no fetcher: it must not rejoin the ISR)
+      if (p?.log.isOffline) {
+        this.logger.warn(
+          `Unable to bring up new local leader ${topic}-${partition} with topic id ${topicId} because it resides in an offline log directory.`,
+        );
+        return p;
+      }
       const leads = state.leaderId === this.nodeId;
       if (p) {
         const existing = p;
@@ -621,6 +629,10 @@ export class ReplicaManager {
 
   /** The led partition, or NOT_LEADER_OR_FOLLOWER (known elsewhere) / UNKNOWN_TOPIC_OR_PARTITION. */
   lookup(topic: string, partition: number): PartitionLookup<Partition> {
+    // HostedPartition.Offline (a replica in a failed log dir) answers KAFKA_STORAGE_ERROR whatever
+    // the metadata says of its leadership (the controller moves it away: KIP-858)
+    if (this.hostedPartition(topic, partition)?.log.isOffline)
+      return { ok: false, errorCode: ErrorCode.KAFKA_STORAGE_ERROR };
     const p = this.partition(topic, partition);
     if (p) return { ok: true, partition: p };
     if (this.contains(topic, partition)) return { ok: false, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
@@ -637,6 +649,7 @@ export class ReplicaManager {
   private lookupForFetch(params: FetchParams, topic: string, partition: number): PartitionLookup<Partition> {
     if (fetchOnlyLeader(params)) return this.lookup(topic, partition);
     const p = this.hostedPartition(topic, partition);
+    if (p?.log.isOffline) return { ok: false, errorCode: ErrorCode.KAFKA_STORAGE_ERROR };
     if (p) return { ok: true, partition: p };
     return this.lookup(topic, partition);
   }
