@@ -875,7 +875,6 @@ export class QuorumController {
     );
   }
 
-  /** AllocateProducerIds: the next block of 1000 ids. brokerEpoch defaults to the local broker's. */
   /**
    * AssignReplicasToDirs (QuorumController.assignReplicasToDirs →
    * ReplicationControlManager.handleAssignReplicasToDirs): a top-level error (NOT_CONTROLLER,
@@ -899,6 +898,7 @@ export class QuorumController {
     }, failed);
   }
 
+  /** AllocateProducerIds: the next block of 1000 ids. brokerEpoch defaults to the local broker's. */
   allocateProducerIds(brokerId: number = this.opts.nodeId, brokerEpoch?: bigint): Promise<AllocateProducerIdsResult> {
     const failed = (e: ApiError): AllocateProducerIdsResult => ({ ...e, producerIdStart: -1n, producerIdLen: 0 });
     return this.write((image) => {
