@@ -14,11 +14,11 @@ import { after, before, test } from 'node:test';
 import { startCluster, tkafkaLauncher, waitForUnfenced, type Cluster } from './helpers/cluster.js';
 import { faultEnvLauncher } from './helpers/fault-env-launcher.js';
 import { LedgerProducer, ledgerViolation, readPartitions } from './helpers/ledger.js';
-import { RawClient } from './helpers/raw-client.js';
+import { withRawClient } from './helpers/raw-client.js';
+import { partitionLeaders } from './helpers/offline-dir-cluster-scenario.js';
 import { waitFor } from './helpers/wait-for.js';
 import { ApiKey } from '../src/protocol/frame.js';
 import { ErrorCode } from '../src/protocol/errors.js';
-import { ZERO_UUID } from '../src/protocol/codec/types.js';
 
 const CONTROLLER = 1;
 const FAILING = 2;
@@ -49,32 +49,9 @@ after(async () => {
   await cluster?.cleanup();
 });
 
-async function request<T>(port: number, fn: (c: RawClient) => Promise<T>): Promise<T> {
-  const c = await RawClient.connect(port);
-  try {
-    return await fn(c);
-  } finally {
-    c.close();
-  }
-}
-
-/** Metadata v12 of TOPIC through `port`: partition → leader and ISR. */
-async function partitions(port: number): Promise<Map<number, { leader: number; isr: number[] }>> {
-  const md = await request(port, (c) =>
-    c.request(ApiKey.Metadata, 12, {
-      topics: [{ name: TOPIC, topicId: ZERO_UUID }],
-      allowAutoTopicCreation: false,
-      includeTopicAuthorizedOperations: false,
-    }),
-  );
-  return new Map(
-    (md.topics[0]?.partitions ?? []).map((p) => [p.partitionIndex, { leader: p.leaderId, isr: [...p.isrNodes] }]),
-  );
-}
-
 /** DescribeLogDirs v4 on broker 2: per dir, its error code and the partitions of TOPIC it holds. */
 async function logDirs(): Promise<Map<string, { errorCode: number; partitions: number[] }>> {
-  const r = await request(broker().port, (c) => c.request(ApiKey.DescribeLogDirs, 4, { topics: null }));
+  const r = await withRawClient(broker().port, (c) => c.request(ApiKey.DescribeLogDirs, 4, { topics: null }));
   return new Map(
     r.results.map((d) => [
       d.logDir,
@@ -93,7 +70,7 @@ test('a failed log dir: the controller moves its partitions off the broker, the 
   await broker().start();
   await waitForUnfenced(cluster);
 
-  const created = await request(broker().port, (c) =>
+  const created = await withRawClient(broker().port, (c) =>
     c.request(ApiKey.CreateTopics, 7, {
       topics: [
         {
@@ -124,7 +101,7 @@ test('a failed log dir: the controller moves its partitions off the broker, the 
   );
   await waitFor(
     async () => {
-      const ps = await partitions(broker().port);
+      const ps = await partitionLeaders(broker().port, TOPIC);
       return [...ps.values()].length === 2 && [...ps.values()].every((p) => p.leader === FAILING && p.isr.length === 3);
     },
     { what: 'both partitions led by broker 2 with 3 in-sync replicas', timeoutMs: 60_000, intervalMs: 200 },
@@ -152,7 +129,7 @@ test('a failed log dir: the controller moves its partitions off the broker, the 
     // the partition in data2 moves to another broker; broker 2 leaves its ISR
     const moved = await waitFor(
       async () => {
-        const p = (await partitions(cluster.node(3).port)).get(inData2);
+        const p = (await partitionLeaders(cluster.node(3).port, TOPIC)).get(inData2);
         return p && p.leader !== FAILING && p.leader !== -1 && !p.isr.includes(FAILING) ? p : null;
       },
       {
@@ -168,11 +145,11 @@ test('a failed log dir: the controller moves its partitions off the broker, the 
     await producer.progress(inData, 200, 60_000);
     // broker 2's replica in the failed dir does not follow (Kafka's HostedPartition.Offline): it
     // does not come back into the ISR while the new leader takes writes
-    const after = (await partitions(cluster.node(3).port)).get(inData2)!;
+    const after = (await partitionLeaders(cluster.node(3).port, TOPIC)).get(inData2)!;
     assert.equal(after.leader, movedTo);
     assert.ok(!after.isr.includes(FAILING), `ISR ${after.isr.join(',')}`);
     // the partition in broker 2's other dir: still broker 2's, full ISR
-    const kept = (await partitions(cluster.node(3).port)).get(inData)!;
+    const kept = (await partitionLeaders(cluster.node(3).port, TOPIC)).get(inData)!;
     assert.equal(kept.leader, FAILING);
     assert.equal(kept.isr.length, 3);
     // DescribeLogDirs on broker 2: data2 offline

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTopic, startCluster, waitForUnfenced, type Cluster, type NodeLauncher } from './cluster.js';
 import { produceRaw, produceRawAppended } from './replication.js';
-import { RawClient } from './raw-client.js';
+import { withRawClient } from './raw-client.js';
 import { waitFor } from './wait-for.js';
 import { ApiKey } from '../../src/protocol/frame.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
@@ -61,13 +61,35 @@ export function smallFileSystem(mb: number): { base: string; mount: string; dir:
   };
 }
 
-async function request<T>(port: number, fn: (c: RawClient) => Promise<T>): Promise<T> {
-  const c = await RawClient.connect(port);
-  try {
-    return await fn(c);
-  } finally {
-    c.close();
-  }
+/** DescribeLogDirs v4 through `port`, by log dir path. */
+export async function logDirsByPath(port: number) {
+  const r = await withRawClient(port, (c) => c.request(ApiKey.DescribeLogDirs, 4, { topics: null }));
+  return new Map(r.results.map((d) => [d.logDir, d]));
+}
+
+/**
+ * Waits until DescribeLogDirs through `port` shows one partition of a two-partition `topic` in
+ * `other` and one in `full`; returns their indexes.
+ */
+export async function partitionsInBothDirs(
+  port: number,
+  topic: string,
+  other: string,
+  full: string,
+): Promise<{ inOther: number; inFull: number }> {
+  return waitFor(
+    async () => {
+      const dirs = await logDirsByPath(port);
+      const of = (d: string) =>
+        dirs
+          .get(d)
+          ?.topics.filter((t) => t.name === topic)
+          .flatMap((t) => t.partitions.map((p) => p.partitionIndex)) ?? [];
+      const [a, b] = [of(other), of(full)];
+      return a.length === 1 && b.length === 1 ? { inOther: a[0]!, inFull: b[0]! } : null;
+    },
+    { what: `${topic}'s partitions in both log dirs`, timeoutMs: 60_000, intervalMs: 200 },
+  );
 }
 
 export async function fullLogDirScenario(
@@ -89,23 +111,7 @@ export async function fullLogDirScenario(
     await waitForUnfenced(cluster, { ids: [BROKER] });
     assert.equal(await createTopic(cluster, TOPIC, { partitions: 2 }), ErrorCode.NONE);
     const port = cluster.node(BROKER).port;
-    const describe = () =>
-      request(port, (c) => c.request(ApiKey.DescribeLogDirs, 4, { topics: null })).then(
-        (r) => new Map(r.results.map((d) => [d.logDir, d])),
-      );
-    const { inFull, inOther } = await waitFor(
-      async () => {
-        const dirs = await describe();
-        const of = (d: string) =>
-          dirs
-            .get(d)
-            ?.topics.filter((t) => t.name === TOPIC)
-            .flatMap((t) => t.partitions.map((p) => p.partitionIndex)) ?? [];
-        const [a, b] = [of(data1), of(fs.dir)];
-        return a.length === 1 && b.length === 1 ? { inOther: a[0]!, inFull: b[0]! } : null;
-      },
-      { what: `${TOPIC}'s partitions in both log dirs`, timeoutMs: 60_000, intervalMs: 200 },
-    );
+    const { inFull, inOther } = await partitionsInBothDirs(port, TOPIC, data1, fs.dir);
     const batch = (p: number, i: number) =>
       Array.from({ length: 20 }, (_, j) => `${TOPIC}-${p}-${i * 20 + j}-`.padEnd(1000, 'x'));
     for (const p of [inFull, inOther]) await produceRawAppended(port, TOPIC, batch(p, 0), { acks: 1, partition: p });
@@ -124,7 +130,7 @@ export async function fullLogDirScenario(
       const other = await produceRaw(port, TOPIC, batch(inOther, 1 + i), { acks: 1, partition: inOther });
       assert.equal(other, ErrorCode.NONE, 'the other log dir keeps serving');
     }
-    const dirs = await describe();
+    const dirs = await logDirsByPath(port);
     const outcome: FullDirOutcome = {
       ackedBatches,
       firstError: firstError ?? null,

@@ -10,9 +10,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { startCluster, waitForUnfenced, type Cluster, type NodeLauncher } from './cluster.js';
-import { smallFileSystem } from './full-log-dir-scenario.js';
+import { logDirsByPath, partitionsInBothDirs, smallFileSystem } from './full-log-dir-scenario.js';
 import { produceRaw, produceRawAppended } from './replication.js';
-import { RawClient } from './raw-client.js';
+import { withRawClient } from './raw-client.js';
 import { waitFor } from './wait-for.js';
 import { ApiKey } from '../../src/protocol/frame.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
@@ -35,19 +35,14 @@ export interface OfflineDirOutcome {
   readonly otherDirError: number;
 }
 
-async function request<T>(port: number, fn: (c: RawClient) => Promise<T>): Promise<T> {
-  const c = await RawClient.connect(port);
-  try {
-    return await fn(c);
-  } finally {
-    c.close();
-  }
-}
-
-async function partitions(port: number): Promise<Map<number, { leader: number; isr: number[] }>> {
-  const md = await request(port, (c) =>
+/** Metadata v12 of `topic` through `port`: partition → leader and (sorted) ISR. */
+export async function partitionLeaders(
+  port: number,
+  topic: string,
+): Promise<Map<number, { leader: number; isr: number[] }>> {
+  const md = await withRawClient(port, (c) =>
     c.request(ApiKey.Metadata, 12, {
-      topics: [{ name: TOPIC, topicId: ZERO_UUID }],
+      topics: [{ name: topic, topicId: ZERO_UUID }],
       allowAutoTopicCreation: false,
       includeTopicAuthorizedOperations: false,
     }),
@@ -83,7 +78,7 @@ export async function offlineDirClusterScenario(
     const port = c.node(BROKER).port;
     await waitFor(
       async () => {
-        const r = await request(port, (rc) =>
+        const r = await withRawClient(port, (rc) =>
           rc.request(ApiKey.CreateTopics, 7, {
             topics: [
               {
@@ -106,26 +101,10 @@ export async function offlineDirClusterScenario(
       },
       { what: `${TOPIC} created`, timeoutMs: 60_000, intervalMs: 500 },
     );
-    const describe = () =>
-      request(port, (rc) => rc.request(ApiKey.DescribeLogDirs, 4, { topics: null })).then(
-        (r) => new Map(r.results.map((d) => [d.logDir, d])),
-      );
-    const { inFull, inOther } = await waitFor(
-      async () => {
-        const dirs = await describe();
-        const of = (d: string) =>
-          dirs
-            .get(d)
-            ?.topics.filter((t) => t.name === TOPIC)
-            .flatMap((t) => t.partitions.map((p) => p.partitionIndex)) ?? [];
-        const [a, b] = [of(data1), of(fs.dir)];
-        return a.length === 1 && b.length === 1 ? { inOther: a[0]!, inFull: b[0]! } : null;
-      },
-      { what: `${TOPIC}'s partitions in both of broker 2's log dirs`, timeoutMs: 60_000, intervalMs: 200 },
-    );
+    const { inFull, inOther } = await partitionsInBothDirs(port, TOPIC, data1, fs.dir);
     await waitFor(
       async () => {
-        const ps = [...(await partitions(port)).values()];
+        const ps = [...(await partitionLeaders(port, TOPIC)).values()];
         return ps.length === 2 && ps.every((p) => p.leader === BROKER && p.isr.length === 3);
       },
       { what: 'both partitions led by broker 2 with 3 in-sync replicas', timeoutMs: 60_000, intervalMs: 200 },
@@ -147,7 +126,7 @@ export async function offlineDirClusterScenario(
     });
     const moved = await waitFor(
       async () => {
-        const p = (await partitions(c.node(3).port)).get(inFull);
+        const p = (await partitionLeaders(c.node(3).port, TOPIC)).get(inFull);
         return p && p.leader !== BROKER && p.leader !== -1 && !p.isr.includes(BROKER) ? p : null;
       },
       { what: `${TOPIC}-${inFull} led by another broker without broker 2`, timeoutMs: 60_000, intervalMs: 200 },
@@ -157,10 +136,10 @@ export async function offlineDirClusterScenario(
     const leaderPort = c.node(moved.leader).port;
     for (let i = 0; i < 5; i++)
       await produceRawAppended(leaderPort, TOPIC, batch(inFull, 3000 + i), { acks: -1, partition: inFull });
-    const after = (await partitions(c.node(3).port)).get(inFull)!;
+    const after = (await partitionLeaders(c.node(3).port, TOPIC)).get(inFull)!;
     assert.deepEqual(after, moved, 'the ISR stays without broker 2');
-    const kept = (await partitions(c.node(3).port)).get(inOther)!;
-    const dirs = await describe();
+    const kept = (await partitionLeaders(c.node(3).port, TOPIC)).get(inOther)!;
+    const dirs = await logDirsByPath(port);
     const outcome: OfflineDirOutcome = {
       firstError: firstError ?? null,
       controllerLine: line[1] !== line[2],

@@ -65,3 +65,13 @@ export class RawClient {
     this.socket.destroy();
   }
 }
+
+/** One RawClient to `port` for `fn`, closed afterwards. */
+export async function withRawClient<T>(port: number, fn: (c: RawClient) => Promise<T>): Promise<T> {
+  const c = await RawClient.connect(port);
+  try {
+    return await fn(c);
+  } finally {
+    c.close();
+  }
+}
