@@ -35,7 +35,7 @@ trap 'rm -rf "$tap_dir"' EXIT
 # many tests were skipped. The unit and interop suites run two files at a time: their tests mostly wait
 # (on JVMs starting, sessions timing out, quota windows), so two at once halve their time on 2 cores
 # (measured: unit 1,300 s → 623 s, user+sys 409 s). The client matrix, chaos, crash and fuzz suites
-# load the machine on purpose and run one file at a time. TKAFKA_TEST_CONCURRENCY overrides both.
+# load the machine on purpose and run one file at a time. TKAFKA_TEST_CONCURRENCY overrides every suite's.
 suite() {
   local name="$1"
   local concurrency="${TKAFKA_TEST_CONCURRENCY:-$2}"
