@@ -218,9 +218,17 @@ export async function followerDownAndBack(cluster: Cluster, topicId: string): Pr
   const started = Date.now();
   await waitPartition(cluster, TOPIC, 'broker 3 out of the ISR', (p) => p.leader === LEADER && !p.isr.includes(R2));
   const outMs = Date.now() - started;
-  const alone = await fetchAs(cluster, topicId, LEADER, 17, 'r2');
+  // The metadata answer may come from a broker whose image is a moment ahead of the leader's own
+  // (Kafka 4.4.0 named r2 once in CI right after another broker listed the shrunken ISR): the leader
+  // stops naming r2 once its own image has the new ISR.
+  const alone = await waitFor(
+    async () => {
+      const f = await fetchAs(cluster, topicId, LEADER, 17, 'r2');
+      return f.preferredReadReplica === -1 ? f : null;
+    },
+    { what: 'the leader serving r2 itself', timeoutMs: 15_000, intervalMs: 100 },
+  );
   assert.equal(alone.errorCode, ErrorCode.NONE);
-  assert.equal(alone.preferredReadReplica, -1);
   assert.ok(recordBytes(alone) > COUNT * 100);
   await follower.start();
   await waitPartition(cluster, TOPIC, 'broker 3 back in the ISR', (p) => p.isr.includes(R2), 120_000);
