@@ -146,6 +146,13 @@ export const HONOURED_KEYS: readonly string[] = [
   'group.consumer.min.assignment.interval.ms',
   'group.consumer.max.assignment.interval.ms',
   'transaction.state.log.num.partitions',
+  'share.coordinator.state.topic.num.partitions',
+  'share.coordinator.state.topic.replication.factor',
+  'share.coordinator.state.topic.min.isr',
+  'share.coordinator.state.topic.segment.bytes',
+  'share.coordinator.snapshot.update.records.per.snapshot',
+  'share.coordinator.load.buffer.size',
+  'share.coordinator.write.timeout.ms',
   'transaction.state.log.replication.factor',
   'transaction.state.log.min.isr',
   'transaction.state.log.segment.bytes',
@@ -232,8 +239,6 @@ export const UNSUPPORTED_KEYS: ReadonlyMap<string, KeySupport> = new Map<string,
     'group.consumer.regex.refresh.interval.ms',
     { status: 'warn', reason: 'subscribed regular expressions are refreshed on topic changes' },
   ],
-  ['share.coordinator.state.topic.replication.factor', { status: 'warn', reason: 'share groups are not implemented' }],
-  ['share.coordinator.state.topic.min.isr', { status: 'warn', reason: 'share groups are not implemented' }],
 ]);
 
 const SECURITY_KEYS = new Set(['listeners', 'listener.security.protocol.map', 'connections.max.reauth.ms']);
