@@ -1,6 +1,7 @@
 // FindCoordinator (API 10), v0-6: the leader of the key's partition of the coordinator's internal
 // topic (KafkaApis.getCoordinator): GROUP keys on __consumer_offsets, TRANSACTION keys on
-// __transaction_state, partition abs(javaHashCode(key)) % partitions. When the internal topic does
+// __transaction_state, SHARE keys ("group:topicId:partition", v6+) on __share_group_state, partition
+// abs(javaHashCode(key)) % partitions. When the internal topic does
 // not exist yet it is created and the answer is COORDINATOR_NOT_AVAILABLE (the client retries).
 // v4+ batches keys; v0-3 answer one key with the error message Kafka puts there.
 // ACLs: DESCRIBE on the group (GROUP_AUTHORIZATION_FAILED) or transactional id
@@ -33,6 +34,22 @@ interface Found {
 
 const noNode = (errorCode: number): Found => ({ errorCode, nodeId: -1, host: '', port: -1 });
 
+const INTERNAL_TOPICS = ['__consumer_offsets', '__transaction_state', '__share_group_state'];
+const PARTITIONS_KEYS = [
+  'offsets.topic.num.partitions',
+  'transaction.state.log.num.partitions',
+  'share.coordinator.state.topic.num.partitions',
+];
+
+/** SharePartitionKey.validate via FindCoordinatorRequest: "groupId:topicId:partition". */
+function isShareCoordinatorKey(key: string): boolean {
+  const parts = key.split(':');
+  if (parts.length !== 3 || parts[0]!.trim() === '' || parts[1]!.trim() === '') return false;
+  // Uuid.fromString: URL-safe base64 of 16 bytes; Integer.parseInt
+  if (Buffer.from(parts[1]!, 'base64url').length !== 16 || !/^[+-]?\d+$/.test(parts[2]!)) return false;
+  return Math.abs(Number(parts[2])) <= 2147483647;
+}
+
 /** Internal topics whose creation this process started and has not seen finish. */
 const creating = new Map<string, Promise<void>>();
 
@@ -63,12 +80,11 @@ async function findCoordinator(
     return noNode(ErrorCode.GROUP_AUTHORIZATION_FAILED);
   if (keyType === TRANSACTION && !authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key))
     return noNode(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
-  if (keyType === SHARE) return noNode(ErrorCode.INVALID_REQUEST);
-  if (keyType !== GROUP && keyType !== TRANSACTION) return noNode(ErrorCode.INVALID_REQUEST);
-  const topicName = keyType === GROUP ? '__consumer_offsets' : '__transaction_state';
-  const partitions = services.config.getInt(
-    keyType === GROUP ? 'offsets.topic.num.partitions' : 'transaction.state.log.num.partitions',
-  );
+  if (keyType === SHARE && (ctx.apiVersion < 6 || !isShareCoordinatorKey(key)))
+    return noNode(ErrorCode.INVALID_REQUEST);
+  if (keyType !== GROUP && keyType !== TRANSACTION && keyType !== SHARE) return noNode(ErrorCode.INVALID_REQUEST);
+  const topicName = INTERNAL_TOPICS[keyType]!;
+  const partitions = services.config.getInt(PARTITIONS_KEYS[keyType]!);
   const image = imageOf(services);
   const topic = image.topic(topicName);
   if (!topic) {
@@ -82,6 +98,30 @@ async function findCoordinator(
   const endpoint = broker && !broker.fenced ? broker.endpoints.find((e) => e.name === ctx.listenerName) : undefined;
   if (!endpoint) return noNode(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   return { errorCode: ErrorCode.NONE, nodeId: p.leader, host: endpoint.host, port: endpoint.port };
+}
+
+/**
+ * The node FindCoordinator(SHARE, key) answers on this broker, without a listener: what the
+ * broker's persister (share/default-state-persister.ts) asks in-process. Creates
+ * __share_group_state on first use (COORDINATOR_NOT_AVAILABLE until it has a leader).
+ */
+export async function findShareCoordinatorNode(
+  services: BrokerServices,
+  key: string,
+): Promise<{ errorCode: number; nodeId: number }> {
+  if (!isShareCoordinatorKey(key)) return { errorCode: ErrorCode.INVALID_REQUEST, nodeId: -1 };
+  const topicName = INTERNAL_TOPICS[SHARE]!;
+  const image = imageOf(services);
+  const topic = image.topic(topicName);
+  if (!topic) {
+    createInternalTopic(topicName, services);
+    await creating.get(topicName);
+    return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, nodeId: -1 };
+  }
+  const p = topic.partitions.get(coordinatorPartition(key, services.config.getInt(PARTITIONS_KEYS[SHARE]!)));
+  const broker = p && p.leader >= 0 ? image.brokers.get(p.leader) : undefined;
+  if (!p || !broker || broker.fenced) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, nodeId: -1 };
+  return { errorCode: ErrorCode.NONE, nodeId: p.leader };
 }
 
 async function handle(

@@ -1,0 +1,84 @@
+// Wiring of the share coordinator into a broker: __share_group_state through the ReplicaManager,
+// topic partition counts from the metadata image, and a metadata publisher that loads a shard when
+// this node leads a __share_group_state partition and unloads it when it stops leading (as
+// group/broker-glue.ts does for __consumer_offsets). The coordinator of a broker is found with
+// `shareCoordinatorOf(services)`.
+import type { MetadataPublisher, MetadataUpdate } from '../../metadata/events.js';
+import { metadataSourceOf, type BrokerServices } from '../../services.js';
+import { ReplicaCoordinatorLog } from '../../group/replica-log.js';
+import { ShareCoordinator } from './coordinator.js';
+import { SHARE_STATE_TOPIC } from './runtime.js';
+
+export interface ShareCoordinatorHandle {
+  coordinator: ShareCoordinator;
+  shutdown(): Promise<void>;
+}
+
+const starting = new WeakMap<BrokerServices, Promise<ShareCoordinatorHandle>>();
+
+/** Creates the share coordinator of a broker and subscribes it to metadata (once, at start-up). */
+export function startShareCoordinator(
+  services: BrokerServices,
+  logger?: (level: string, msg: string) => void,
+): Promise<ShareCoordinatorHandle> {
+  const already = starting.get(services);
+  if (already) return already;
+  const p = (async () => {
+    const controller = metadataSourceOf(services);
+    const cfg = services.config;
+    const log = new ReplicaCoordinatorLog(
+      services.replicas,
+      SHARE_STATE_TOPIC,
+      cfg.getInt('share.coordinator.write.timeout.ms'),
+      cfg.getInt('share.coordinator.load.buffer.size'),
+    );
+    const coordinator = new ShareCoordinator({
+      numPartitions: cfg.getInt('share.coordinator.state.topic.num.partitions'),
+      recordsPerSnapshot: cfg.getInt('share.coordinator.snapshot.update.records.per.snapshot'),
+      log,
+      partitionCount: (topicId) => controller.image.topicById(topicId)?.partitions.size,
+      logger,
+    });
+    coordinator.startup();
+    const nodeId = services.nodeId;
+    const publisher: MetadataPublisher = {
+      name: 'share-coordinator',
+      onMetadataUpdate: (u: MetadataUpdate) => {
+        for (const ev of u.events) {
+          if (ev.type === 'partitionsCreated' && ev.topic.name === SHARE_STATE_TOPIC) {
+            for (const part of ev.partitions)
+              if (part.leader === nodeId) void coordinator.loadPartition(part.partitionId);
+          } else if (ev.type === 'partitionsChanged' && ev.topic.name === SHARE_STATE_TOPIC) {
+            for (const { previous, current } of ev.partitions) {
+              if (
+                current.leader === nodeId &&
+                (previous.leader !== nodeId || previous.leaderEpoch !== current.leaderEpoch)
+              )
+                void coordinator.loadPartition(current.partitionId);
+              else if (current.leader !== nodeId && previous.leader === nodeId)
+                void coordinator.unloadPartition(current.partitionId);
+            }
+          } else if (ev.type === 'topicDeleted' && ev.topic.name === SHARE_STATE_TOPIC) {
+            for (const id of ev.topic.partitions.keys()) void coordinator.unloadPartition(id);
+          }
+        }
+      },
+    };
+    await controller.addPublisher(publisher);
+    return {
+      coordinator,
+      async shutdown() {
+        await controller.removePublisher(publisher);
+        await coordinator.shutdown();
+        starting.delete(services);
+      },
+    };
+  })();
+  starting.set(services, p);
+  return p;
+}
+
+/** The broker's share coordinator; started on first use when the server did not start it. */
+export async function shareCoordinatorOf(services: BrokerServices): Promise<ShareCoordinator> {
+  return (await startShareCoordinator(services)).coordinator;
+}
