@@ -327,6 +327,25 @@ test('delete: a tombstone forgets the share-partition (epochs too); deleting not
   init(shard, 0);
 });
 
+test('maybeCleanupShareState: tombstones for the share-partitions of deleted topics only', () => {
+  const shard = newShard();
+  init(shard);
+  apply(shard, shard.initializeState('g:with:colons', TOPIC, 1, 0, 0n));
+  const none = shard.cleanupDeletedTopics(new Set([OTHER_TOPIC]));
+  assert.deepEqual(none.records, []);
+  const r = shard.cleanupDeletedTopics(new Set([TOPIC]));
+  assert.deepEqual(
+    r.records,
+    [KEY, { groupId: 'g:with:colons', topicId: TOPIC, partition: 1 }].map((key) => ({
+      type: 'ShareSnapshot',
+      key,
+      value: null,
+    })),
+  );
+  apply(shard, r);
+  assert.equal(shard.size, 0);
+});
+
 test('records: Kafka layout (type 0 snapshot / 1 update key, value version 0), tombstone, round trip', () => {
   const shard = newShard();
   const initRec = shard.initializeState(GROUP, TOPIC, P, 0, 0n).records[0]!;

@@ -1,7 +1,8 @@
 // Wiring of the share coordinator into a broker: __share_group_state through the ReplicaManager,
 // topic partition counts from the metadata image, and a metadata publisher that loads a shard when
 // this node leads a __share_group_state partition and unloads it when it stops leading (as
-// group/broker-glue.ts does for __consumer_offsets). The coordinator of a broker is found with
+// group/broker-glue.ts does for __consumer_offsets); a deleted topic's share-partition states are
+// deleted (ShareCoordinatorService.handleTopicsDeletion). The coordinator of a broker is found with
 // `shareCoordinatorOf(services)`.
 import type { MetadataPublisher, MetadataUpdate } from '../../metadata/events.js';
 import { metadataSourceOf, type BrokerServices } from '../../services.js';
@@ -44,6 +45,7 @@ export function startShareCoordinator(
     const publisher: MetadataPublisher = {
       name: 'share-coordinator',
       onMetadataUpdate: (u: MetadataUpdate) => {
+        const deleted: string[] = [];
         for (const ev of u.events) {
           if (ev.type === 'partitionsCreated' && ev.topic.name === SHARE_STATE_TOPIC) {
             for (const part of ev.partitions)
@@ -58,10 +60,13 @@ export function startShareCoordinator(
               else if (current.leader !== nodeId && previous.leader === nodeId)
                 void coordinator.unloadPartition(current.partitionId);
             }
-          } else if (ev.type === 'topicDeleted' && ev.topic.name === SHARE_STATE_TOPIC) {
-            for (const id of ev.topic.partitions.keys()) void coordinator.unloadPartition(id);
+          } else if (ev.type === 'topicDeleted') {
+            if (ev.topic.name === SHARE_STATE_TOPIC)
+              for (const id of ev.topic.partitions.keys()) void coordinator.unloadPartition(id);
+            else deleted.push(ev.topic.id);
           }
         }
+        if (deleted.length > 0) void coordinator.onTopicsDeleted(deleted);
       },
     };
     await controller.addPublisher(publisher);

@@ -109,6 +109,23 @@ export class ShareCoordinator {
     await rt.unload();
   }
 
+  /** Topics were deleted: every loaded shard writes tombstones for their share-partitions. */
+  async onTopicsDeleted(topicIds: readonly string[]): Promise<void> {
+    const ids = new Set(topicIds);
+    await Promise.all(
+      [...this.shards.values()].map((rt) =>
+        rt
+          .write((s) => s.cleanupDeletedTopics(ids))
+          .catch((e: unknown) =>
+            this.opts.logger?.(
+              'WARN',
+              `Received error while trying to cleanup deleted topics: ${(e as Error).message}`,
+            ),
+          ),
+      ),
+    );
+  }
+
   /** The shard of partition p, when loaded (tests, tools). */
   shard(p: number): ShareShardRuntime | undefined {
     return this.shards.get(p);

@@ -76,6 +76,13 @@ const err = (code: number, message?: string): PartitionError => ({
 
 export const mapKeyOf = (k: SharePartitionKey): string => `${k.groupId}:${k.topicId}:${k.partition}`;
 
+/** The key of a map key (group ids may hold ':'; topic ids and partitions do not). */
+function keyOf(k: string): SharePartitionKey {
+  const p = k.lastIndexOf(':');
+  const t = k.lastIndexOf(':', p - 1);
+  return { groupId: k.slice(0, t), topicId: k.slice(t + 1, p), partition: Number(k.slice(p + 1)) };
+}
+
 const toBatch = (b: PersisterStateBatch): PersisterStateBatch => ({
   firstOffset: b.firstOffset,
   lastOffset: b.lastOffset,
@@ -297,6 +304,17 @@ export class ShareCoordinatorShard {
       ],
       response: OK,
     };
+  }
+
+  /** maybeCleanupShareState: tombstones for the share-partitions of deleted topics. */
+  cleanupDeletedTopics(topicIds: ReadonlySet<string>): ShardResult<null> {
+    const records: ShareRecord[] = [];
+    if (topicIds.size === 0) return { records, response: null };
+    for (const k of this.shareStateMap.keys()) {
+      const key = keyOf(k);
+      if (topicIds.has(key.topicId)) records.push({ type: 'ShareSnapshot', key, value: null });
+    }
+    return { records, response: null };
   }
 
   /** generateShareStateRecord: a ShareSnapshot every `recordsPerSnapshot` updates, else a ShareUpdate. */
