@@ -135,7 +135,7 @@ export class ShareCoordinatorShard {
     this.maybeUpdate(this.leaderEpochMap, k, v.leaderEpoch);
     const soFar = this.shareStateMap.get(k);
     if (!soFar) {
-      // ShareGroupOffset.fromRecord(ShareUpdateValue): state epoch 0, no timestamps
+      // ShareGroupOffset.fromRecord(ShareUpdateValue): state epoch 0, timestamps 0
       this.shareStateMap.set(k, {
         snapshotEpoch: v.snapshotEpoch,
         stateEpoch: 0,
@@ -143,8 +143,8 @@ export class ShareCoordinatorShard {
         startOffset: v.startOffset,
         deliveryCompleteCount: v.deliveryCompleteCount,
         stateBatches: v.stateBatches.map(toBatch),
-        createTimestamp: -1n,
-        writeTimestamp: -1n,
+        createTimestamp: 0n,
+        writeTimestamp: 0n,
       });
     } else {
       const startOffset = v.startOffset === -1n ? soFar.startOffset : v.startOffset;
