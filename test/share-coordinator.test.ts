@@ -240,6 +240,78 @@ test('the start offset only moves forward; batches before it are pruned', () => 
   assert.equal((r.records[0]!.value as { deliveryCompleteCount: number }).deliveryCompleteCount, 2);
 });
 
+test('testNonSequentialBatchUpdates: a snapshot after the start offset moves keeps the batches in between', () => {
+  const shard = newShard(0); // every write is a snapshot
+  init(shard);
+  apply(shard, shard.readState(GROUP, TOPIC, P, 0)); // no record: leader epoch 0 already
+  apply(shard, shard.writeState(GROUP, TOPIC, write({ startOffset: 0n, deliveryCompleteCount: 0 })));
+  const r1 = shard.writeState(
+    GROUP,
+    TOPIC,
+    write({
+      startOffset: 100n,
+      deliveryCompleteCount: 0,
+      stateBatches: [batch(100, 109, 1, 1), batch(110, 119, 1, 2), batch(120, 129, 1, 0)],
+    }),
+  );
+  assert.equal(r1.records[0]!.type, 'ShareSnapshot');
+  assert.equal((r1.records[0]!.value as { snapshotEpoch: number }).snapshotEpoch, 2);
+  apply(shard, r1);
+  // acknowledge b1 (start offset not updated: -1)
+  apply(
+    shard,
+    shard.writeState(
+      GROUP,
+      TOPIC,
+      write({ startOffset: -1n, deliveryCompleteCount: 10, stateBatches: [batch(100, 109, 2, 1)] }),
+    ),
+  );
+  // acknowledge b3 and move the start offset to 110
+  const r3 = shard.writeState(
+    GROUP,
+    TOPIC,
+    write({ startOffset: 110n, deliveryCompleteCount: 10, stateBatches: [batch(120, 129, 2, 1)] }),
+  );
+  assert.deepEqual(r3.records[0], {
+    type: 'ShareSnapshot',
+    key: KEY,
+    value: {
+      snapshotEpoch: 4,
+      startOffset: 110n,
+      deliveryCompleteCount: 10,
+      leaderEpoch: 0,
+      stateEpoch: 0,
+      // b2 not lost
+      stateBatches: [batch(110, 119, 1, 2), batch(120, 129, 2, 1)],
+      createTimestamp: BigInt(NOW),
+      writeTimestamp: BigInt(NOW),
+    },
+  });
+});
+
+test('testReadStateLeaderEpochUpdateSuccess: an uninitialized start offset (-1) and the new leader epoch recorded', () => {
+  const shard = newShard();
+  init(shard, 0, -1n);
+  const r = shard.readState(GROUP, TOPIC, P, 2);
+  assert.deepEqual(r.response, {
+    errorCode: E.NONE,
+    errorMessage: null,
+    stateEpoch: 0,
+    startOffset: -1n,
+    stateBatches: [],
+  });
+  assert.deepEqual(r.records, [
+    {
+      type: 'ShareUpdate',
+      key: KEY,
+      value: { snapshotEpoch: 0, startOffset: -1n, deliveryCompleteCount: -1, leaderEpoch: 2, stateBatches: [] },
+    },
+  ]);
+  apply(shard, r);
+  assert.equal(shard.leaderEpochOf(KEY), 2);
+  assert.deepEqual(shard.readState(GROUP, TOPIC, P, 2).records, []);
+});
+
 test('testWriteStateFencedLeaderEpochError / FencedStateEpoch: a newer leader read fences older writers', () => {
   const shard = newShard();
   init(shard, 1);
