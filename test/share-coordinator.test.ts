@@ -587,6 +587,59 @@ test('a failed append answers the share-partition with the coordinator error and
   assert.equal(s.results![0]!.partitions![0]!.startOffset, -1n);
 });
 
+test('record pruning: the records before the oldest latest snapshot are deleted once (ShareCoordinatorOffsetsManager)', async () => {
+  const log = new MemoryCoordinatorLog(() => NOW);
+  const c = new ShareCoordinator({
+    numPartitions: 1,
+    recordsPerSnapshot: 0,
+    log,
+    partitionCount: (id) => (id === TOPIC ? 5 : undefined),
+    clock: () => NOW,
+  });
+  c.startup();
+  await c.loadPartition(0);
+  const deletes: [number, number][] = [];
+  const prune = () =>
+    c.pruneRecords(async (p, offset) => {
+      deletes.push([p, offset]);
+      return E.NONE;
+    });
+  await prune();
+  assert.deepEqual(deletes, [], 'nothing written, nothing redundant');
+  await c.initializeState(req([0, 1].map((partition) => ({ partition, stateEpoch: 0, startOffset: 0n })))); // offsets 0, 1
+  const w = (partition: number) =>
+    c.writeState(
+      req([{ partition, stateEpoch: 0, leaderEpoch: 0, startOffset: 0n, deliveryCompleteCount: 0, stateBatches: [] }]),
+    );
+  await w(0); // snapshot at 2
+  await w(1); // snapshot at 3
+  await prune();
+  assert.deepEqual(deletes, [[0, 2]]);
+  await prune();
+  assert.deepEqual(deletes, [[0, 2]], 'already pruned till 2');
+  await c.deleteState(req([{ partition: 0 }])); // tombstone at 4: partition 0 no longer counts
+  await prune();
+  assert.deepEqual(deletes, [
+    [0, 2],
+    [0, 3],
+  ]);
+  // a reload computes the same offsets from the log
+  const c2 = new ShareCoordinator({
+    numPartitions: 1,
+    recordsPerSnapshot: 0,
+    log,
+    partitionCount: (id) => (id === TOPIC ? 5 : undefined),
+  });
+  c2.startup();
+  await c2.loadPartition(0);
+  const again: number[] = [];
+  await c2.pruneRecords(async (_p, offset) => {
+    again.push(offset);
+    return E.NONE;
+  });
+  assert.deepEqual(again, [3]);
+});
+
 // ---- persisters
 
 test('InMemoryPersister: the shard semantics without a log', async () => {

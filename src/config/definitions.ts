@@ -1246,6 +1246,14 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
     'Batch size for reading from the share-group state topic when loading state information into the cache (soft-limit, overridden if records are too large).',
   ),
   def(
+    'share.coordinator.state.topic.prune.interval.ms',
+    'int',
+    300000,
+    atLeast(1),
+    M,
+    'The duration in milliseconds that the share coordinator will wait between pruning eligible records in share-group state topic.',
+  ),
+  def(
     'share.coordinator.write.timeout.ms',
     'int',
     5000,

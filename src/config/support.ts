@@ -153,6 +153,7 @@ export const HONOURED_KEYS: readonly string[] = [
   'share.coordinator.snapshot.update.records.per.snapshot',
   'share.coordinator.load.buffer.size',
   'share.coordinator.write.timeout.ms',
+  'share.coordinator.state.topic.prune.interval.ms',
   'transaction.state.log.replication.factor',
   'transaction.state.log.min.isr',
   'transaction.state.log.segment.bytes',

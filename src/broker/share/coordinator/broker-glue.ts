@@ -2,7 +2,8 @@
 // topic partition counts from the metadata image, and a metadata publisher that loads a shard when
 // this node leads a __share_group_state partition and unloads it when it stops leading (as
 // group/broker-glue.ts does for __consumer_offsets); a deleted topic's share-partition states are
-// deleted (ShareCoordinatorService.handleTopicsDeletion). The coordinator of a broker is found with
+// deleted (ShareCoordinatorService.handleTopicsDeletion); records before the oldest latest snapshot
+// are deleted every share.coordinator.state.topic.prune.interval.ms (performRecordPruning). The coordinator of a broker is found with
 // `shareCoordinatorOf(services)`.
 import type { MetadataPublisher, MetadataUpdate } from '../../metadata/events.js';
 import { metadataSourceOf, type BrokerServices } from '../../services.js';
@@ -70,9 +71,18 @@ export function startShareCoordinator(
       },
     };
     await controller.addPublisher(publisher);
+    const prune = setInterval(
+      () =>
+        void coordinator.pruneRecords(
+          async (p, offset) => (await services.replicas.deleteRecords(SHARE_STATE_TOPIC, p, offset)).errorCode,
+        ),
+      cfg.getInt('share.coordinator.state.topic.prune.interval.ms'),
+    );
+    prune.unref();
     return {
       coordinator,
       async shutdown() {
+        clearInterval(prune);
         await controller.removePublisher(publisher);
         await coordinator.shutdown();
         starting.delete(services);

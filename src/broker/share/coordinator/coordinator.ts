@@ -56,6 +56,8 @@ interface Topic<P> {
 
 export class ShareCoordinator {
   private readonly shards = new Map<number, ShareShardRuntime>();
+  /** The offset each partition was pruned to (performRecordPruning's lastPrunedOffsets). */
+  private readonly pruned = new Map<number, number>();
   private active = false;
 
   constructor(private readonly opts: ShareCoordinatorOptions) {}
@@ -106,7 +108,31 @@ export class ShareCoordinator {
     const rt = this.shards.get(p);
     if (!rt) return;
     this.shards.delete(p);
+    this.pruned.delete(p);
     await rt.unload();
+  }
+
+  /**
+   * ShareCoordinatorService.performRecordPruning: deletes the records of each loaded partition
+   * before its last redundant offset (every share.coordinator.state.topic.prune.interval.ms).
+   */
+  async pruneRecords(deleteRecords: (partition: number, offset: number) => Promise<number>): Promise<void> {
+    for (const [p, rt] of [...this.shards]) {
+      const offset = await rt.lastRedundantOffset().catch(() => null);
+      if (offset === null) continue;
+      if (offset <= (this.pruned.get(p) ?? 0)) {
+        this.opts.logger?.('DEBUG', `${SHARE_STATE_TOPIC}-${p} already pruned till offset ${offset}`);
+        continue;
+      }
+      this.opts.logger?.('INFO', `Pruning records in ${SHARE_STATE_TOPIC}-${p} till offset ${offset}.`);
+      const code = await deleteRecords(p, offset).catch(() => ErrorCode.UNKNOWN_SERVER_ERROR);
+      if (code === ErrorCode.NONE) this.pruned.set(p, offset);
+      else
+        this.opts.logger?.(
+          'WARN',
+          `Exception while deleting records in ${SHARE_STATE_TOPIC}-${p} till offset ${offset}: error ${code}`,
+        );
+    }
   }
 
   /** Topics were deleted: every loaded shard writes tombstones for their share-partitions. */

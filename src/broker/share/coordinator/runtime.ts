@@ -45,15 +45,24 @@ export class ShareShardRuntime {
       this.checkActive();
       const result = op(this.shard);
       if (result.records.length === 0) return result.response;
+      let base: number;
       try {
-        await this.log.append(this.partition, result.records.map(encodeShareRecord));
+        base = await this.log.append(this.partition, result.records.map(encodeShareRecord));
       } catch (e) {
         throw appendError(e);
       }
       if (this.state !== 'active')
         throw new KafkaError(ErrorCode.NOT_COORDINATOR, 'This is not the correct coordinator.');
-      for (const r of result.records) this.shard.replay(r);
+      result.records.forEach((r, i) => this.shard.replay(r, base + i));
       return result.response;
+    });
+  }
+
+  /** The offset before which the partition's records are redundant (ShareCoordinatorShard.lastRedundantOffset). */
+  lastRedundantOffset(): Promise<number | null> {
+    return this.queue.run(async () => {
+      this.checkActive();
+      return this.shard.lastRedundantOffset();
     });
   }
 
@@ -66,7 +75,7 @@ export class ShareShardRuntime {
         for (const r of records) {
           const rec = decodeShareRecord(r.key, r.value);
           if (rec) {
-            this.shard.replay(rec);
+            this.shard.replay(rec, r.offset);
             this.loadedRecords++;
           }
         }

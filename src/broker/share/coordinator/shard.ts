@@ -95,6 +95,9 @@ export class ShareCoordinatorShard {
   private readonly leaderEpochMap = new Map<string, number>();
   private readonly stateEpochMap = new Map<string, number>();
   private readonly snapshotUpdateCount = new Map<string, number>();
+  /** ShareCoordinatorOffsetsManager: the log offset of each share-partition's latest snapshot. */
+  private readonly snapshotOffsets = new Map<string, number>();
+  private lastRedundant = Number.MAX_SAFE_INTEGER;
   private readonly clock: () => number;
 
   constructor(private readonly opts: ShareShardOptions) {
@@ -103,9 +106,11 @@ export class ShareCoordinatorShard {
 
   // ---- replay
 
-  replay(r: ShareRecord): void {
+  /** Replays a record; `offset` is its offset in the partition (for pruning), when known. */
+  replay(r: ShareRecord, offset?: number): void {
     const k = mapKeyOf(r.key);
     if (r.type === 'ShareSnapshot') {
+      if (offset !== undefined) this.updateSnapshotOffset(k, offset, r.value === null);
       if (r.value === null) {
         this.shareStateMap.delete(k);
         this.leaderEpochMap.delete(k);
@@ -165,6 +170,30 @@ export class ShareCoordinatorShard {
   private maybeUpdate(map: Map<string, number>, k: string, epoch: number): void {
     const cur = map.get(k);
     if (cur === undefined || cur < epoch) map.set(k, epoch);
+  }
+
+  /**
+   * ShareCoordinatorOffsetsManager.updateState: every record before the oldest latest snapshot of
+   * the share-partitions is redundant (a snapshot holds the whole state); a tombstone's key stops
+   * counting once written.
+   */
+  private updateSnapshotOffset(k: string, offset: number, isDelete: boolean): void {
+    this.lastRedundant = Math.min(offset, this.lastRedundant);
+    this.snapshotOffsets.set(k, offset);
+    if (this.snapshotOffsets.size > 0) {
+      let soFar = Number.MAX_SAFE_INTEGER;
+      for (const v of this.snapshotOffsets.values()) {
+        soFar = Math.min(soFar, v);
+        if (soFar === this.lastRedundant) break;
+      }
+      this.lastRedundant = soFar;
+    }
+    if (isDelete) this.snapshotOffsets.delete(k);
+  }
+
+  /** ShareCoordinatorShard.lastRedundantOffset: the offset records before which can be deleted, if any. */
+  lastRedundantOffset(): number | null {
+    return this.lastRedundant <= 0 || this.lastRedundant === Number.MAX_SAFE_INTEGER ? null : this.lastRedundant;
   }
 
   // ---- operations (one share-partition each)
