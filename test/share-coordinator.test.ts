@@ -640,6 +640,37 @@ test('record pruning: the records before the oldest latest snapshot are deleted 
   assert.deepEqual(again, [3]);
 });
 
+test('snapshotColdPartitions: a share-partition whose last snapshot is old gets a new one, once', () => {
+  let now = NOW;
+  const shard = new ShareCoordinatorShard({ recordsPerSnapshot: 500, partitionCount: () => 5, clock: () => now });
+  apply(shard, shard.initializeState(GROUP, TOPIC, 0, 0, 0n));
+  apply(shard, shard.writeState(GROUP, TOPIC, write()));
+  now += 1000;
+  assert.deepEqual(shard.snapshotColdPartitions(5000).records, [], 'not old enough');
+  now += 5000;
+  const r = shard.snapshotColdPartitions(5000);
+  assert.deepEqual(r.records, [
+    {
+      type: 'ShareSnapshot',
+      key: KEY,
+      value: {
+        snapshotEpoch: 1,
+        stateEpoch: 0,
+        leaderEpoch: 0,
+        startOffset: 0n,
+        deliveryCompleteCount: 11,
+        createTimestamp: BigInt(NOW),
+        writeTimestamp: BigInt(now),
+        stateBatches: [batch(0, 10, 0, 1)],
+      },
+    },
+  ]);
+  apply(shard, r);
+  now += 60_000;
+  // every state was cold-snapshotted (write timestamp != create timestamp): skipped
+  assert.deepEqual(shard.snapshotColdPartitions(5000).records, []);
+});
+
 // ---- persisters
 
 test('InMemoryPersister: the shard semantics without a log', async () => {

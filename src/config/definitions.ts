@@ -1254,6 +1254,14 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
     'The duration in milliseconds that the share coordinator will wait between pruning eligible records in share-group state topic.',
   ),
   def(
+    'share.coordinator.cold.partition.snapshot.interval.ms',
+    'int',
+    300000,
+    atLeast(1),
+    M,
+    'The duration in milliseconds that the share coordinator will wait between force snapshotting share partitions which are not being updated.',
+  ),
+  def(
     'share.coordinator.write.timeout.ms',
     'int',
     5000,

@@ -154,6 +154,7 @@ export const HONOURED_KEYS: readonly string[] = [
   'share.coordinator.load.buffer.size',
   'share.coordinator.write.timeout.ms',
   'share.coordinator.state.topic.prune.interval.ms',
+  'share.coordinator.cold.partition.snapshot.interval.ms',
   'transaction.state.log.replication.factor',
   'transaction.state.log.min.isr',
   'transaction.state.log.segment.bytes',

@@ -3,7 +3,8 @@
 // this node leads a __share_group_state partition and unloads it when it stops leading (as
 // group/broker-glue.ts does for __consumer_offsets); a deleted topic's share-partition states are
 // deleted (ShareCoordinatorService.handleTopicsDeletion); records before the oldest latest snapshot
-// are deleted every share.coordinator.state.topic.prune.interval.ms (performRecordPruning). The coordinator of a broker is found with
+// are deleted every share.coordinator.state.topic.prune.interval.ms (performRecordPruning), and
+// share-partitions without a recent snapshot get one (share.coordinator.cold.partition.snapshot.interval.ms). The coordinator of a broker is found with
 // `shareCoordinatorOf(services)`.
 import type { MetadataPublisher, MetadataUpdate } from '../../metadata/events.js';
 import { metadataSourceOf, type BrokerServices } from '../../services.js';
@@ -79,10 +80,14 @@ export function startShareCoordinator(
       cfg.getInt('share.coordinator.state.topic.prune.interval.ms'),
     );
     prune.unref();
+    const coldMs = cfg.getInt('share.coordinator.cold.partition.snapshot.interval.ms');
+    const cold = setInterval(() => void coordinator.snapshotColdPartitions(coldMs), coldMs);
+    cold.unref();
     return {
       coordinator,
       async shutdown() {
         clearInterval(prune);
+        clearInterval(cold);
         await controller.removePublisher(publisher);
         await coordinator.shutdown();
         starting.delete(services);

@@ -135,6 +135,15 @@ export class ShareCoordinator {
     }
   }
 
+  /** ShareCoordinatorService.setupSnapshotColdPartitions' job, on every loaded shard. */
+  async snapshotColdPartitions(intervalMs: number): Promise<void> {
+    await Promise.all(
+      [...this.shards.values()].map((rt) =>
+        rt.write((s) => s.snapshotColdPartitions(intervalMs)).catch(() => undefined),
+      ),
+    );
+  }
+
   /** Topics were deleted: every loaded shard writes tombstones for their share-partitions. */
   async onTopicsDeleted(topicIds: readonly string[]): Promise<void> {
     const ids = new Set(topicIds);

@@ -346,6 +346,36 @@ export class ShareCoordinatorShard {
     return { records, response: null };
   }
 
+  /**
+   * snapshotColdPartitions: a share-partition whose last snapshot is `intervalMs` old gets a new one
+   * (same state, snapshot epoch + 1, write timestamp now), so that pruning can move past its updates.
+   */
+  snapshotColdPartitions(intervalMs: number): ShardResult<null> {
+    const records: ShareRecord[] = [];
+    const states = [...this.shareStateMap];
+    // every state already cold-snapshotted (write timestamp != create timestamp): nothing to do
+    if (states.every(([, v]) => v.createTimestamp !== v.writeTimestamp)) return { records, response: null };
+    const now = this.clock();
+    for (const [k, v] of states) {
+      if (now - Number(v.writeTimestamp) < intervalMs) continue;
+      records.push({
+        type: 'ShareSnapshot',
+        key: keyOf(k),
+        value: {
+          snapshotEpoch: v.snapshotEpoch + 1,
+          stateEpoch: v.stateEpoch,
+          leaderEpoch: v.leaderEpoch,
+          startOffset: v.startOffset,
+          deliveryCompleteCount: v.deliveryCompleteCount,
+          createTimestamp: v.createTimestamp,
+          writeTimestamp: BigInt(now),
+          stateBatches: v.stateBatches.map(toBatch),
+        },
+      });
+    }
+    return { records, response: null };
+  }
+
   /** generateShareStateRecord: a ShareSnapshot every `recordsPerSnapshot` updates, else a ShareUpdate. */
   private stateRecord(p: WritePartitionData, key: SharePartitionKey, updateLeaderEpoch: boolean): ShareRecord {
     const k = mapKeyOf(key);
