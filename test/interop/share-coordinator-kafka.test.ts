@@ -2,7 +2,8 @@
 // WriteShareGroupState, DeleteShareGroupState, ReadShareGroupStateSummary) and FindCoordinator with
 // SHARE keys, sent in the same sequence to a real Apache Kafka 4.4.0 and to tkafka: each answer,
 // with the node's topic id replaced by a placeholder and share-partitions sorted (Kafka gathers
-// them in hash maps), must be equal. Both answers are printed.
+// them in hash maps), must be equal. Both answers are printed. Then `tkafka dump-log
+// --share-group-state-decoder` prints what Kafka's DumpLogSegments prints for both brokers' segments.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApacheKafka, KAFKA_VERSION, type ApacheKafka } from './helpers/apache-kafka.js';
@@ -12,6 +13,10 @@ import { waitFor } from '../helpers/wait-for.js';
 import type { ApiKeyWithMessages, ApiRequest } from '../../src/protocol/generated/apis.js';
 import type { Input } from '../../src/protocol/codec/types.js';
 import { ApiKey } from '../../src/protocol/frame.js';
+import { cpSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dumpLog } from '../dump-log-fixtures.js';
 
 const UNKNOWN_ID = 'EREREREREREREREREREREQ';
 const GROUP = 'sg1';
@@ -258,5 +263,47 @@ test('FindCoordinator SHARE: malformed keys and v5 are INVALID_REQUEST', async (
       `FindCoordinator v${version} SHARE ${JSON.stringify(keys)}\n  Kafka:  ${JSON.stringify(k)}\n  tkafka: ${JSON.stringify(t)}`,
     );
     assert.deepEqual(t, k);
+  }
+});
+
+/** The non-empty __share_group_state segments under `dataDir`, copied to `into/<name>/` (paths relative to `into`). */
+function copySegments(dataDir: string, into: string, name: string): string[] {
+  const files: string[] = [];
+  for (const dir of readdirSync(dataDir).filter((d) => d.startsWith('__share_group_state-'))) {
+    for (const f of readdirSync(join(dataDir, dir)).filter((x) => x.endsWith('.log'))) {
+      if (statSync(join(dataDir, dir, f)).size === 0) continue;
+      cpSync(join(dataDir, dir, f), join(into, name, dir, f), { recursive: true });
+      files.push(join(name, dir, f));
+    }
+  }
+  return files.sort();
+}
+
+test("dump-log --share-group-state-decoder prints what Kafka's DumpLogSegments prints, for both brokers' segments", async () => {
+  const root = mkdtempSync(join(tmpdir(), 'tkafka-share-dump-'));
+  try {
+    const files = [
+      ...copySegments(kafka.dataDir, root, 'kafka'),
+      ...copySegments(join(tkafka.dataDir, 'logs'), root, 'tkafka'),
+    ];
+    assert.ok(
+      files.some((f) => f.startsWith('kafka/')),
+      'Kafka wrote __share_group_state records',
+    );
+    assert.ok(
+      files.some((f) => f.startsWith('tkafka/')),
+      'tkafka wrote __share_group_state records',
+    );
+    for (const flags of [['--share-group-state-decoder'], ['--share-group-state-decoder', '--skip-record-metadata']]) {
+      const args = ['--files', files.join(','), ...flags];
+      const k = await kafka.runTool('org.apache.kafka.tools.DumpLogSegments', args, { cwd: root });
+      const t = await dumpLog(args, root);
+      assert.equal(k.exitCode, 0, `Kafka failed on ${args.join(' ')}: ${k.stderr}`);
+      assert.equal(t.stdout, k.stdout, `stdout of ${args.join(' ')}`);
+      assert.equal(t.stderr, k.stderr, `stderr of ${args.join(' ')}`);
+      assert.equal(t.code, 0);
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
   }
 });
