@@ -72,8 +72,11 @@ export function startShareCoordinator(
       },
     };
     await controller.addPublisher(publisher);
+    // the periodic jobs run while share groups are enabled (ShareCoordinatorService.isShareGroupsEnabled)
+    const enabled = (): boolean => (controller.image.features.get('share.version') ?? 0) >= 1;
     const prune = setInterval(
       () =>
+        enabled() &&
         void coordinator.pruneRecords(
           async (p, offset) => (await services.replicas.deleteRecords(SHARE_STATE_TOPIC, p, offset)).errorCode,
         ),
@@ -81,7 +84,7 @@ export function startShareCoordinator(
     );
     prune.unref();
     const coldMs = cfg.getInt('share.coordinator.cold.partition.snapshot.interval.ms');
-    const cold = setInterval(() => void coordinator.snapshotColdPartitions(coldMs), coldMs);
+    const cold = setInterval(() => enabled() && void coordinator.snapshotColdPartitions(coldMs), coldMs);
     cold.unref();
     return {
       coordinator,
