@@ -41,13 +41,25 @@ const PARTITIONS_KEYS = [
   'share.coordinator.state.topic.num.partitions',
 ];
 
-/** SharePartitionKey.validate via FindCoordinatorRequest: "groupId:topicId:partition". */
-function isShareCoordinatorKey(key: string): boolean {
+/**
+ * SharePartitionKey.getInstance(String): "groupId:topicId:partition" split on ':' as Java splits
+ * (trailing empty parts dropped; the group id is everything before the last two parts, not blank),
+ * Uuid.fromString (URL-safe base64 of 16 bytes), Integer.parseInt. Returns the key as
+ * asCoordinatorKey writes it back (what the partition is computed from), or null when invalid.
+ */
+function shareCoordinatorKey(key: string): string | null {
   const parts = key.split(':');
-  if (parts.length !== 3 || parts[0]!.trim() === '' || parts[1]!.trim() === '') return false;
-  // Uuid.fromString: URL-safe base64 of 16 bytes; Integer.parseInt
-  if (Buffer.from(parts[1]!, 'base64url').length !== 16 || !/^[+-]?\d+$/.test(parts[2]!)) return false;
-  return Math.abs(Number(parts[2])) <= 2147483647;
+  while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
+  if (parts.length < 3) return null;
+  const groupId = parts.slice(0, -2).join(':');
+  if (groupId.trim() === '') return null;
+  const topicId = parts[parts.length - 2]!;
+  if (!/^[A-Za-z0-9_-]{22}(==)?$/.test(topicId)) return null;
+  const partition = parts[parts.length - 1]!;
+  if (!/^[+-]?\d+$/.test(partition)) return null;
+  const n = Number(partition);
+  if (n < -2147483648 || n > 2147483647) return null;
+  return `${groupId}:${topicId.slice(0, 22)}:${n}`;
 }
 
 /** Internal topics whose creation this process started and has not seen finish. */
@@ -80,8 +92,12 @@ async function findCoordinator(
     return noNode(ErrorCode.GROUP_AUTHORIZATION_FAILED);
   if (keyType === TRANSACTION && !authorize(services, ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key))
     return noNode(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
-  if (keyType === SHARE && (ctx.apiVersion < 6 || !isShareCoordinatorKey(key)))
-    return noNode(ErrorCode.INVALID_REQUEST);
+  if (keyType === SHARE) {
+    // the partition is computed from the key as SharePartitionKey.asCoordinatorKey writes it back
+    const canonical = ctx.apiVersion < 6 ? null : shareCoordinatorKey(key);
+    if (canonical === null) return noNode(ErrorCode.INVALID_REQUEST);
+    key = canonical;
+  }
   if (keyType !== GROUP && keyType !== TRANSACTION && keyType !== SHARE) return noNode(ErrorCode.INVALID_REQUEST);
   const topicName = INTERNAL_TOPICS[keyType]!;
   const partitions = services.config.getInt(PARTITIONS_KEYS[keyType]!);
@@ -109,7 +125,8 @@ export async function findShareCoordinatorNode(
   services: BrokerServices,
   key: string,
 ): Promise<{ errorCode: number; nodeId: number }> {
-  if (!isShareCoordinatorKey(key)) return { errorCode: ErrorCode.INVALID_REQUEST, nodeId: -1 };
+  const canonical = shareCoordinatorKey(key);
+  if (canonical === null) return { errorCode: ErrorCode.INVALID_REQUEST, nodeId: -1 };
   const topicName = INTERNAL_TOPICS[SHARE]!;
   const image = imageOf(services);
   const topic = image.topic(topicName);
@@ -118,7 +135,7 @@ export async function findShareCoordinatorNode(
     await creating.get(topicName);
     return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, nodeId: -1 };
   }
-  const p = topic.partitions.get(coordinatorPartition(key, services.config.getInt(PARTITIONS_KEYS[SHARE]!)));
+  const p = topic.partitions.get(coordinatorPartition(canonical, services.config.getInt(PARTITIONS_KEYS[SHARE]!)));
   const broker = p && p.leader >= 0 ? image.brokers.get(p.leader) : undefined;
   if (!p || !broker || broker.fenced) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, nodeId: -1 };
   return { errorCode: ErrorCode.NONE, nodeId: p.leader };
