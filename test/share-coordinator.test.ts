@@ -24,6 +24,7 @@ import { ShareCoordinator, asCoordinatorKey } from '../src/broker/share/coordina
 import { InMemoryPersister } from '../src/broker/share/in-memory-persister.js';
 import { DefaultStatePersister, type PersisterTransport } from '../src/broker/share/default-state-persister.js';
 import type { PersisterStateBatch, SharePartitionKey } from '../src/broker/share/types.js';
+import { shareCoordinatorKey } from '../src/broker/api/find-coordinator.js';
 
 const GROUP = 'group1';
 const TOPIC = 'AAAAAAAAAAAAAAAAAAAAAQ'; // Uuid(0, 1)
@@ -471,6 +472,26 @@ test('PersisterStateBatchCombiner cases', () => {
     batch(111, 120, 2, 1),
   ]);
   assert.deepEqual(combineStateBatches([batch(100, 110, 0, 1)], [], 111n), []);
+});
+
+test('FindCoordinator SHARE keys: SharePartitionKey.getInstance(String) and asCoordinatorKey', () => {
+  assert.equal(shareCoordinatorKey(`g1:${TOPIC}:3`), `g1:${TOPIC}:3`);
+  // the group id is everything before the last two parts
+  assert.equal(shareCoordinatorKey(`a:b:${TOPIC}:0`), `a:b:${TOPIC}:0`);
+  // Java's split drops trailing empty parts; Integer.parseInt takes a sign; padding is accepted
+  assert.equal(shareCoordinatorKey(`g1:${TOPIC}:+7:`), `g1:${TOPIC}:7`);
+  assert.equal(shareCoordinatorKey(`g1:${TOPIC}==:-1`), `g1:${TOPIC}:-1`);
+  for (const bad of [
+    '',
+    'g1',
+    `g1:${TOPIC}`,
+    `g1:${TOPIC}:`,
+    ` :${TOPIC}:0`,
+    'g1:x:0',
+    `g1:${TOPIC}:p`,
+    `g1:${TOPIC}:2147483648`,
+  ])
+    assert.equal(shareCoordinatorKey(bad), null, bad);
 });
 
 // ---- the coordinator over a log

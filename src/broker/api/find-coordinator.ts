@@ -47,7 +47,7 @@ const PARTITIONS_KEYS = [
  * Uuid.fromString (URL-safe base64 of 16 bytes), Integer.parseInt. Returns the key as
  * asCoordinatorKey writes it back (what the partition is computed from), or null when invalid.
  */
-function shareCoordinatorKey(key: string): string | null {
+export function shareCoordinatorKey(key: string): string | null {
   const parts = key.split(':');
   while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
   if (parts.length < 3) return null;
