@@ -15,7 +15,6 @@ import type { BrokerServices } from '../services.js';
 import { metadataSourceOf } from '../services.js';
 import { InterBrokerChannel, isNetworkFailure } from '../txn/inter-broker-channel.js';
 import { asCoordinatorKey, type ShareCoordinator } from './coordinator/coordinator.js';
-import { shareCoordinatorOf } from './coordinator/broker-glue.js';
 import type {
   Persister,
   PersisterReadResult,
@@ -271,8 +270,14 @@ function localCall(c: ShareCoordinator, rpc: Rpc, body: { groupId: string; topic
   }
 }
 
-/** The transport of a broker: its FindCoordinator answer in-process, its share coordinator, the inter-broker listener. */
-export function brokerPersisterTransport(services: BrokerServices): PersisterTransport & { close(): void } {
+/**
+ * The transport of a broker: its FindCoordinator answer in-process, its own share coordinator
+ * (`local`), the inter-broker listener for the others. `close()` closes the connections.
+ */
+export function brokerPersisterTransport(
+  services: BrokerServices,
+  local: () => Promise<ShareCoordinator>,
+): PersisterTransport & { close(): void } {
   const controller = metadataSourceOf(services);
   const channel = new InterBrokerChannel({
     nodeId: services.nodeId,
@@ -285,20 +290,8 @@ export function brokerPersisterTransport(services: BrokerServices): PersisterTra
   return {
     localNodeId: services.nodeId,
     findCoordinator: (key) => findShareCoordinatorNode(services, key),
-    local: () => shareCoordinatorOf(services),
+    local,
     send: async (nodeId, api, body) => (await channel.send(nodeId, api, body)).body,
     close: () => channel.close(),
   };
-}
-
-const persisters = new WeakMap<BrokerServices, DefaultStatePersister>();
-
-/** The broker's persister (one per broker, created on first use). */
-export function persisterOf(services: BrokerServices): DefaultStatePersister {
-  let p = persisters.get(services);
-  if (!p) {
-    p = new DefaultStatePersister(brokerPersisterTransport(services));
-    persisters.set(services, p);
-  }
-  return p;
 }

@@ -4,16 +4,19 @@
 // group/broker-glue.ts does for __consumer_offsets); a deleted topic's share-partition states are
 // deleted (ShareCoordinatorService.handleTopicsDeletion); records before the oldest latest snapshot
 // are deleted every share.coordinator.state.topic.prune.interval.ms (performRecordPruning), and
-// share-partitions without a recent snapshot get one (share.coordinator.cold.partition.snapshot.interval.ms). The coordinator of a broker is found with
-// `shareCoordinatorOf(services)`.
+// share-partitions without a recent snapshot get one (share.coordinator.cold.partition.snapshot.interval.ms).
+// The coordinator of a broker is `shareCoordinatorOf(services)`, its persister `persisterOf(services)`.
 import type { MetadataPublisher, MetadataUpdate } from '../../metadata/events.js';
 import { metadataSourceOf, type BrokerServices } from '../../services.js';
 import { ReplicaCoordinatorLog } from '../../group/replica-log.js';
 import { ShareCoordinator } from './coordinator.js';
+import { brokerPersisterTransport, DefaultStatePersister } from '../default-state-persister.js';
 import { SHARE_STATE_TOPIC } from './runtime.js';
 
 export interface ShareCoordinatorHandle {
   coordinator: ShareCoordinator;
+  /** The broker's persister (DefaultStatePersister): what the share-partition side and the group coordinator call. */
+  persister: DefaultStatePersister;
   shutdown(): Promise<void>;
 }
 
@@ -86,9 +89,14 @@ export function startShareCoordinator(
     const coldMs = cfg.getInt('share.coordinator.cold.partition.snapshot.interval.ms');
     const cold = setInterval(() => enabled() && void coordinator.snapshotColdPartitions(coldMs), coldMs);
     cold.unref();
+    const transport = brokerPersisterTransport(services, () => Promise.resolve(coordinator));
+    const persister = new DefaultStatePersister(transport, undefined, logger);
     return {
       coordinator,
+      persister,
       async shutdown() {
+        persister.close();
+        transport.close();
         clearInterval(prune);
         clearInterval(cold);
         await controller.removePublisher(publisher);
@@ -104,4 +112,9 @@ export function startShareCoordinator(
 /** The broker's share coordinator; started on first use when the server did not start it. */
 export async function shareCoordinatorOf(services: BrokerServices): Promise<ShareCoordinator> {
   return (await startShareCoordinator(services)).coordinator;
+}
+
+/** The broker's persister (Kafka's DefaultStatePersister), for the share-partition side and the group coordinator. */
+export async function persisterOf(services: BrokerServices): Promise<DefaultStatePersister> {
+  return (await startShareCoordinator(services)).persister;
 }
