@@ -8,7 +8,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode as E } from '../src/protocol/errors.js';
 import { coordinatorPartition } from '../src/protocol/partitioner.js';
-import { MemoryCoordinatorLog } from '../src/broker/group/log.js';
+import { MemoryCoordinatorLog, type CoordinatorLog } from '../src/broker/group/log.js';
 import { combineStateBatches } from '../src/broker/share/coordinator/batch-combiner.js';
 import {
   ShareCoordinatorShard,
@@ -496,7 +496,7 @@ test('FindCoordinator SHARE keys: SharePartitionKey.getInstance(String) and asCo
 
 // ---- the coordinator over a log
 
-function coordinatorOver(log: MemoryCoordinatorLog, numPartitions = 3): ShareCoordinator {
+function coordinatorOver(log: CoordinatorLog, numPartitions = 3): ShareCoordinator {
   return new ShareCoordinator({
     numPartitions,
     recordsPerSnapshot: 500,
@@ -690,6 +690,43 @@ test('snapshotColdPartitions: a share-partition whose last snapshot is old gets 
   now += 60_000;
   // every state was cold-snapshotted (write timestamp != create timestamp): skipped
   assert.deepEqual(shard.snapshotColdPartitions(5000).records, []);
+});
+
+test('a share-partition of a loading shard answers COORDINATOR_LOAD_IN_PROGRESS; once loaded, its state', async () => {
+  const log = new MemoryCoordinatorLog(() => NOW);
+  const first = coordinatorOver(log, 1);
+  first.startup();
+  await first.loadPartition(0);
+  await first.initializeState(req([{ partition: 0, stateEpoch: 4, startOffset: 9n }]));
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const slowLog: CoordinatorLog = {
+    append: (p, records) => log.append(p, records),
+    read: async (p, from, onBatch) => {
+      await gate;
+      return log.read(p, from, onBatch);
+    },
+  };
+  const c = coordinatorOver(slowLog, 1);
+  c.startup();
+  const loading = c.loadPartition(0);
+  const during = await c.readStateSummary(req([{ partition: 0, leaderEpoch: 0 }]));
+  assert.deepEqual(
+    during.results![0]!.partitions!.map((p) => [p.errorCode, p.errorMessage]),
+    [
+      [
+        E.COORDINATOR_LOAD_IN_PROGRESS,
+        "Unable to read share group state summary: The coordinator is loading and hence can't process requests.",
+      ],
+    ],
+  );
+  release();
+  await loading;
+  const after = await c.readStateSummary(req([{ partition: 0, leaderEpoch: 0 }]));
+  assert.deepEqual(
+    after.results![0]!.partitions!.map((p) => [p.errorCode, p.stateEpoch, p.startOffset]),
+    [[E.NONE, 4, 9n]],
+  );
 });
 
 // ---- persisters

@@ -41,6 +41,12 @@ export class ShareShardRuntime {
 
   /** Runs an operation: validates and computes on the queue, appends its records, replays them, answers. */
   write<T>(op: (shard: ShareCoordinatorShard) => ShardResult<T>): Promise<T> {
+    // a loading or unloaded shard answers at once (not after the load it would queue behind)
+    try {
+      this.checkActive();
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
     return this.queue.run(async () => {
       this.checkActive();
       const result = op(this.shard);
@@ -60,6 +66,7 @@ export class ShareShardRuntime {
 
   /** The offset before which the partition's records are redundant (ShareCoordinatorShard.lastRedundantOffset). */
   lastRedundantOffset(): Promise<number | null> {
+    if (this.state !== 'active') return Promise.resolve(null);
     return this.queue.run(async () => {
       this.checkActive();
       return this.shard.lastRedundantOffset();
