@@ -44,6 +44,8 @@ import { applyPartitionImage } from './replication/metadata-sync.js';
 import { startReplication, type Replication } from './replication/replication.js';
 import { createProducerStateHook } from './replication/eos.js';
 import { registerTxnHandlers } from './api/register-txn.js';
+import { registerShareCoordinatorHandlers } from './api/register-share.js';
+import { startShareCoordinator, type ShareCoordinatorHandle } from './share/coordinator/broker-glue.js';
 import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glue.js';
 import { registerDataHandlers } from './api/register-data.js';
 import { registerAdminHandlers } from './api/register-all.js';
@@ -183,6 +185,8 @@ export class BrokerOnlyServer {
   replication: Replication | null = null;
   /** AssignReplicasToDirs sender (KIP-858) */
   assignments: AssignmentsManager | null = null;
+  /** the share coordinator (__share_group_state) */
+  share: ShareCoordinatorHandle | null = null;
 
   private constructor(
     readonly config: ServerConfig,
@@ -416,10 +420,13 @@ export class BrokerOnlyServer {
         hook: producerStateHook,
       });
       registerTxnHandlers(registry);
+      const share = await startShareCoordinator(services, (level, msg) => logger.log(level, msg));
+      registerShareCoordinatorHandlers(registry);
       registerSaslHandlers(registry, ['broker']);
       undo.push(
         () => groups.shutdown(),
         () => txn.shutdown(),
+        () => share.shutdown(),
       );
 
       info('Waiting for the broker to catch up with the cluster metadata');
@@ -469,6 +476,7 @@ export class BrokerOnlyServer {
       );
       server.replication = replication;
       server.assignments = assignments;
+      server.share = share;
       return server;
     } catch (e) {
       for (const f of undo.reverse())
@@ -507,6 +515,7 @@ export class BrokerOnlyServer {
     if (this.config.getBoolean('controlled.shutdown.enable')) await this.controlledShutdown();
     this.lifecycle.close();
     await this.socketServer.close();
+    await this.share?.shutdown();
     await this.txn.shutdown();
     await this.groups.shutdown();
     await this.replication?.shutdown();

@@ -26,6 +26,8 @@ import type { ReplicationQuotas } from './replication/replication-quotas.js';
 import { ReplicaManager } from './replication/replica-manager.js';
 import { createProducerStateHook } from './replication/eos.js';
 import { registerTxnHandlers } from './api/register-txn.js';
+import { registerShareCoordinatorHandlers } from './api/register-share.js';
+import { startShareCoordinator, type ShareCoordinatorHandle } from './share/coordinator/broker-glue.js';
 import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glue.js';
 import { registerDataHandlers } from './api/register-data.js';
 import { registerAdminHandlers } from './api/register-all.js';
@@ -78,6 +80,7 @@ export async function startNode(config: ServerConfig, logger: ServerLogger): Pro
 export class BrokerServer {
   groups: GroupCoordinatorHandle | null = null;
   txn: TxnCoordinatorHandle | null = null;
+  share: ShareCoordinatorHandle | null = null;
   /** With other voters: the broker registers with the active controller (null: a single voter). */
   membership: BrokerMembership | null = null;
   /** follower fetchers and ISR changes (issue 15); a single voter sends AlterPartition to itself */
@@ -298,6 +301,8 @@ export class BrokerServer {
       hook: producerStateHook,
     });
     registerTxnHandlers(registry);
+    const share = await startShareCoordinator(services, (level, msg) => logger.log(level, msg));
+    registerShareCoordinatorHandlers(registry);
     registerSaslHandlers(registry, ['broker', 'controller']);
     const socketServer = new SocketServer<BrokerServices>({
       listeners: acceptors,
@@ -325,6 +330,7 @@ export class BrokerServer {
     const server = new BrokerServer(config, clusterId, controller, logManager, replicas, socketServer, logger);
     server.groups = groups;
     server.txn = txn;
+    server.share = share;
     server.replication = replication;
     server.ownChannel = ownChannel;
     if (membership) {
@@ -379,6 +385,7 @@ export class BrokerServer {
       m.channel.close();
     }
     await this.socketServer.close();
+    await this.share?.shutdown();
     await this.txn?.shutdown();
     await this.groups?.shutdown();
     await this.replication?.shutdown();

@@ -18,16 +18,11 @@ const LATER: Readonly<Record<string, string>> = {
   RenewDelegationToken: 'no issue yet (delegation tokens)',
   ExpireDelegationToken: 'no issue yet (delegation tokens)',
   DescribeDelegationToken: 'no issue yet (delegation tokens)',
-  // Share groups (and the share coordinator's state RPCs) and streams groups: issue 19.
+  // Share groups and streams groups: issue 19 (the share coordinator's state RPCs are served).
   ShareGroupHeartbeat: 'issue 19 (share groups)',
   ShareGroupDescribe: 'issue 19 (share groups)',
   ShareFetch: 'issue 19 (share groups)',
   ShareAcknowledge: 'issue 19 (share groups)',
-  InitializeShareGroupState: 'issue 19 (share groups)',
-  ReadShareGroupState: 'issue 19 (share groups)',
-  WriteShareGroupState: 'issue 19 (share groups)',
-  DeleteShareGroupState: 'issue 19 (share groups)',
-  ReadShareGroupStateSummary: 'issue 19 (share groups)',
   DescribeShareGroupOffsets: 'issue 19 (share groups)',
   AlterShareGroupOffsets: 'issue 19 (share groups)',
   DeleteShareGroupOffsets: 'issue 19 (share groups)',
