@@ -38,6 +38,16 @@ export interface GroupConfig {
   consumerAssignmentIntervalMs: number;
   consumerMinAssignmentIntervalMs: number;
   consumerMaxAssignmentIntervalMs: number;
+  /** Share groups (KIP-932): group.share.session.timeout.ms, heartbeat interval, their bounds, max size. */
+  shareSessionTimeoutMs: number;
+  shareMinSessionTimeoutMs: number;
+  shareMaxSessionTimeoutMs: number;
+  shareHeartbeatIntervalMs: number;
+  shareMinHeartbeatIntervalMs: number;
+  shareMaxHeartbeatIntervalMs: number;
+  shareMaxSize: number;
+  /** group.share.initialize.retry.interval.ms: an initialization older than this is requested again. */
+  shareInitializeRetryIntervalMs: number;
 }
 
 export const DEFAULT_GROUP_CONFIG: GroupConfig = {
@@ -64,6 +74,14 @@ export const DEFAULT_GROUP_CONFIG: GroupConfig = {
   consumerAssignmentIntervalMs: 1000,
   consumerMinAssignmentIntervalMs: 0,
   consumerMaxAssignmentIntervalMs: 15_000,
+  shareSessionTimeoutMs: 45_000,
+  shareMinSessionTimeoutMs: 45_000,
+  shareMaxSessionTimeoutMs: 60_000,
+  shareHeartbeatIntervalMs: 5000,
+  shareMinHeartbeatIntervalMs: 5000,
+  shareMaxHeartbeatIntervalMs: 15_000,
+  shareMaxSize: 200,
+  shareInitializeRetryIntervalMs: 30_000,
 };
 
 /** ConsumerGroupMigrationPolicy.parse: case-insensitive; an unknown value is refused by the config validator. */
@@ -81,6 +99,16 @@ interface ConfigLike {
 
 export function groupConfigFrom(c: ConfigLike): GroupConfig {
   const long = (n: string): number => Number(c.getLong(n));
+  // the group.share.* configs, when the broker's configuration defines them (Kafka's defaults otherwise)
+  const optInt = (n: string, dflt: number): number => {
+    try {
+      const v = c.getInt(n);
+      return typeof v === 'number' && Number.isFinite(v) ? v : dflt;
+    } catch {
+      return dflt;
+    }
+  };
+  const d = DEFAULT_GROUP_CONFIG;
   return {
     ...DEFAULT_GROUP_CONFIG,
     offsetsTopicPartitions: c.getInt('offsets.topic.num.partitions'),
@@ -105,6 +133,18 @@ export function groupConfigFrom(c: ConfigLike): GroupConfig {
     consumerAssignmentIntervalMs: c.getInt('group.consumer.assignment.interval.ms'),
     consumerMinAssignmentIntervalMs: c.getInt('group.consumer.min.assignment.interval.ms'),
     consumerMaxAssignmentIntervalMs: c.getInt('group.consumer.max.assignment.interval.ms'),
+    shareSessionTimeoutMs: optInt('group.share.session.timeout.ms', d.shareSessionTimeoutMs),
+    shareMinSessionTimeoutMs: optInt('group.share.min.session.timeout.ms', d.shareMinSessionTimeoutMs),
+    shareMaxSessionTimeoutMs: optInt('group.share.max.session.timeout.ms', d.shareMaxSessionTimeoutMs),
+    shareHeartbeatIntervalMs: optInt('group.share.heartbeat.interval.ms', d.shareHeartbeatIntervalMs),
+    shareMinHeartbeatIntervalMs: optInt('group.share.min.heartbeat.interval.ms', d.shareMinHeartbeatIntervalMs),
+    shareMaxHeartbeatIntervalMs: optInt('group.share.max.heartbeat.interval.ms', d.shareMaxHeartbeatIntervalMs),
+    shareMaxSize: optInt('group.share.max.size', d.shareMaxSize),
+    // GroupCoordinatorConfig: below offsets.commit.timeout.ms, that is used
+    shareInitializeRetryIntervalMs: Math.max(
+      optInt('group.share.initialize.retry.interval.ms', d.shareInitializeRetryIntervalMs),
+      c.getInt('offsets.commit.timeout.ms'),
+    ),
   };
 }
 

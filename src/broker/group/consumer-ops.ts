@@ -325,6 +325,8 @@ export class ConsumerGroupManager {
       }
       throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
     }
+    if (g && g.type === 'share')
+      throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
     if (!create) throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`);
     return new ConsumerGroup(groupId);
   }

@@ -14,6 +14,15 @@ import type { CoordinatorLog } from './log.js';
 import type { CommitRequest, CommitResponseTopics, FetchGroupRequest, FetchGroupResponse } from './offsets.js';
 import type { CoordinatorRecord } from './records.js';
 import { GroupShard } from './shard.js';
+import type { Persister, ShareGroupListener } from '../share/types.js';
+import { shareGroupTombstones } from './share-group.js';
+import {
+  validateShareHeartbeatRequest,
+  type ShareDescribedGroup,
+  type ShareHeartbeatRequest,
+  type ShareHeartbeatResponse,
+  type ShareInitializeRequest,
+} from './share-ops.js';
 import { result, type MetadataView, type RequestInfo } from './shard-types.js';
 
 export interface GroupCoordinatorOptions {
@@ -25,6 +34,15 @@ export interface GroupCoordinatorOptions {
   unrefTimers?: boolean;
   /** Whether this node leads a __consumer_offsets partition per metadata (its shard may not be created yet). */
   leadsPartition?: (partition: number) => boolean;
+  /** Share groups: the share-partition state store (initialize, summaries, delete). */
+  persister?: Persister;
+  /** Share groups: the share-partition side, told when members leave. */
+  shareListener?: ShareGroupListener;
+  /**
+   * Share groups: whether the share group protocol is on (KafkaApis.isShareGroupProtocolEnabled: share.version
+   * finalized at 1 or more); absent: on.
+   */
+  shareEnabled?: () => boolean;
 }
 
 export interface ListedGroup {
@@ -88,6 +106,7 @@ export class GroupCoordinator {
       logger: this.logger,
       unrefTimers: this.opts.unrefTimers,
     });
+    shard.share.listener = this.opts.shareListener ?? null;
     this.shards.set(partition, shard);
     return shard.load().catch((e) => {
       this.logger('WARN', `Failed to load __consumer_offsets-${partition}: ${(e as Error).message}`);
@@ -234,7 +253,11 @@ export class GroupCoordinator {
 
   /** Topic metadata changed: KIP-848 groups re-check their subscriptions on the next heartbeat. */
   onTopicsChanged(): void {
-    for (const shard of this.shards.values()) if (shard.state === 'active') shard.consumer.requestMetadataRefresh();
+    for (const shard of this.shards.values())
+      if (shard.state === 'active') {
+        shard.consumer.requestMetadataRefresh();
+        shard.share.requestMetadataRefresh();
+      }
   }
 
   // ------------------------------------------------------------------ admin
@@ -255,7 +278,9 @@ export class GroupCoordinator {
             [...shard.groups.values()].map((g): ListedGroup =>
               g.type === 'classic'
                 ? { groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: 'classic' }
-                : { groupId: g.groupId, protocolType: 'consumer', groupState: g.state, groupType: 'consumer' },
+                : g.type === 'share'
+                  ? { groupId: g.groupId, protocolType: 'share', groupState: g.state, groupType: 'share' }
+                  : { groupId: g.groupId, protocolType: 'consumer', groupState: g.state, groupType: 'consumer' },
             ),
           )),
         );
@@ -330,6 +355,25 @@ export class GroupCoordinator {
     for (const groupId of groupIds) {
       try {
         const shard = this.shardFor(groupId);
+        // a share group's share-partition state goes first (GroupCoordinatorService.deleteShareGroups)
+        const shareState = await shard.read(() => {
+          const g = shard.groups.get(groupId);
+          if (g?.type !== 'share') return null;
+          if (!g.isEmpty) throw new KafkaError(ErrorCode.NON_EMPTY_GROUP, 'The group is not empty.');
+          const parts: { topicId: string; partition: number }[] = [];
+          for (const m of [g.statePartitions?.initialized, g.statePartitions?.initializing])
+            for (const [topicId, t] of m ?? []) for (const p of t.partitions) parts.push({ topicId, partition: p });
+          return parts;
+        });
+        if (shareState && shareState.length > 0) {
+          const persister = this.opts.persister;
+          if (!persister) throw new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, 'No share-group state persister.');
+          const results = await Promise.all(
+            shareState.map((p) => persister.deleteState({ groupId, topicId: p.topicId, partition: p.partition })),
+          );
+          const failed = results.find((r) => r.errorCode !== ErrorCode.NONE);
+          if (failed) throw new KafkaError(failed.errorCode, failed.errorMessage ?? '');
+        }
         await shard.write(() => {
           const g = shard.groups.get(groupId);
           if (!g || (g.type === 'classic' && g.is('Dead')))
@@ -338,6 +382,7 @@ export class GroupCoordinator {
           const records: CoordinatorRecord[] = [];
           shard.offsetManager.deleteAllOffsets(groupId, records);
           if (g.type === 'classic') records.push({ type: 'GroupMetadata', group: groupId, value: null });
+          else if (g.type === 'share') records.push(...shareGroupTombstones(g));
           else records.push(...consumerGroupTombstones(g));
           return result(undefined, records);
         });
@@ -383,6 +428,120 @@ export class GroupCoordinator {
         out.push(await shard.read(() => shard.consumer.describe(groupId)));
       } catch (e) {
         out.push({ errorCode: codeOf(e), errorMessage: messageOf(e), groupId, members: [] });
+      }
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ share groups (KIP-932)
+
+  /** KafkaApis.isShareGroupProtocolEnabled. */
+  get shareGroupsEnabled(): boolean {
+    return this.opts.shareEnabled?.() ?? true;
+  }
+
+  /**
+   * GroupCoordinatorService.shareGroupHeartbeat: validation, the shard's write, then (not awaited by the
+   * answer) the initialization of newly subscribed share-partitions through the persister.
+   */
+  async shareGroupHeartbeat(req: ShareHeartbeatRequest, info: RequestInfo): Promise<ShareHeartbeatResponse> {
+    const error = (e: unknown): ShareHeartbeatResponse => ({
+      errorCode: codeOf(e),
+      errorMessage: messageOf(e),
+      memberId: null,
+      memberEpoch: 0,
+      heartbeatIntervalMs: 0,
+      assignment: null,
+    });
+    if (!this.active)
+      return { ...error(undefined), errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null };
+    try {
+      validateShareHeartbeatRequest(req);
+      const shard = this.shardFor(req.groupId);
+      const r = await shard.write(() => shard.share.heartbeat(req, info));
+      if (r.initialize) this.pendingInitializations.add(this.initializeShareState(shard, r.initialize));
+      return r.response;
+    } catch (e) {
+      return error(e);
+    }
+  }
+
+  /** Initializations in flight (tests await them). */
+  readonly pendingInitializations = new Set<Promise<void>>();
+
+  /** Waits for the share-partition initializations in flight. */
+  async settleShareInitializations(): Promise<void> {
+    while (this.pendingInitializations.size > 0) await Promise.all([...this.pendingInitializations]);
+  }
+
+  private initializeShareState(shard: GroupShard, init: ShareInitializeRequest): Promise<void> {
+    const p = (async () => {
+      const persister = this.opts.persister;
+      const ok = new Map<string, Set<number>>();
+      const failed = new Map<string, Set<number>>();
+      const add = (m: Map<string, Set<number>>, t: string, part: number) => {
+        const s = m.get(t) ?? new Set<number>();
+        s.add(part);
+        m.set(t, s);
+      };
+      await Promise.all(
+        init.topics.flatMap((t) =>
+          t.partitions.map(async (part) => {
+            if (!persister) return add(failed, t.topicId, part);
+            try {
+              const r = await persister.initializeState(
+                { groupId: init.groupId, topicId: t.topicId, partition: part },
+                init.stateEpoch,
+                t.startOffset,
+              );
+              add(r.errorCode === ErrorCode.NONE ? ok : failed, t.topicId, part);
+            } catch {
+              add(failed, t.topicId, part);
+            }
+          }),
+        ),
+      );
+      if (failed.size > 0)
+        this.logger(
+          'WARN',
+          `[GroupId ${init.groupId}] Failed to initialize the state of ${[...failed].map(([t, ps]) => `${t}:${[...ps].join(',')}`).join(' ')}; retried later.`,
+        );
+      await shard
+        .write(() => shard.share.completeInitialize(init.groupId, ok, failed))
+        .catch((e) =>
+          this.logger(
+            'WARN',
+            `[GroupId ${init.groupId}] Failed to record initialized share partitions: ${(e as Error).message}`,
+          ),
+        );
+    })();
+    const tracked = p.finally(() => this.pendingInitializations.delete(tracked));
+    return tracked;
+  }
+
+  /** GroupCoordinatorService.shareGroupDescribe. */
+  async shareGroupDescribe(groupIds: readonly string[]): Promise<ShareDescribedGroup[]> {
+    const out: ShareDescribedGroup[] = [];
+    const failed = (groupId: string, e: unknown): ShareDescribedGroup => ({
+      errorCode: codeOf(e),
+      errorMessage: messageOf(e),
+      groupId,
+      groupState: '',
+      groupEpoch: 0,
+      assignmentEpoch: 0,
+      assignorName: '',
+      members: [],
+    });
+    for (const groupId of groupIds) {
+      if (groupId === '') {
+        out.push({ ...failed('', undefined), errorCode: ErrorCode.INVALID_GROUP_ID, errorMessage: null });
+        continue;
+      }
+      try {
+        const shard = this.shardFor(groupId);
+        out.push(await shard.read(() => shard.share.describe(groupId)));
+      } catch (e) {
+        out.push(failed(groupId, e));
       }
     }
     return out;
