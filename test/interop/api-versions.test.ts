@@ -18,9 +18,8 @@ const LATER: Readonly<Record<string, string>> = {
   RenewDelegationToken: 'no issue yet (delegation tokens)',
   ExpireDelegationToken: 'no issue yet (delegation tokens)',
   DescribeDelegationToken: 'no issue yet (delegation tokens)',
-  // Share groups (and the share coordinator's state RPCs) and streams groups: issue 19.
-  ShareGroupHeartbeat: 'issue 19 (share groups)',
-  ShareGroupDescribe: 'issue 19 (share groups)',
+  // Share groups (and the share coordinator's state RPCs) and streams groups: issue 19 (ShareGroupHeartbeat
+  // and ShareGroupDescribe are served).
   ShareFetch: 'issue 19 (share groups)',
   ShareAcknowledge: 'issue 19 (share groups)',
   InitializeShareGroupState: 'issue 19 (share groups)',

@@ -1,6 +1,6 @@
 // Registers the group coordinator APIs: FindCoordinator, JoinGroup, SyncGroup, Heartbeat,
 // LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups, OffsetDelete,
-// ConsumerGroupHeartbeat, ConsumerGroupDescribe. They reach the coordinator through
+// ConsumerGroupHeartbeat, ConsumerGroupDescribe, ShareGroupHeartbeat, ShareGroupDescribe. They reach the coordinator through
 // `services.groupCoordinator` (src/broker/group/broker-glue.ts: startGroupCoordinator / groupCoordinatorOf).
 import type { HandlerRegistry } from './registry.js';
 import type { RegisteredHandler } from './types.js';
@@ -18,6 +18,8 @@ import { handler as deleteGroups } from './delete-groups.js';
 import { handler as offsetDelete } from './offset-delete.js';
 import { handler as consumerGroupHeartbeat } from './consumer-group-heartbeat.js';
 import { handler as consumerGroupDescribe } from './consumer-group-describe.js';
+import { handler as shareGroupHeartbeat } from './share-group-heartbeat.js';
+import { handler as shareGroupDescribe } from './share-group-describe.js';
 
 export const GROUP_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   findCoordinator,
@@ -33,6 +35,8 @@ export const GROUP_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   offsetDelete,
   consumerGroupHeartbeat,
   consumerGroupDescribe,
+  shareGroupHeartbeat,
+  shareGroupDescribe,
 ];
 
 export function registerGroupHandlers(registry: HandlerRegistry): HandlerRegistry {

@@ -435,6 +435,18 @@ export class GroupCoordinator {
 
   // ------------------------------------------------------------------ share groups (KIP-932)
 
+  /**
+   * Plugs in the share-group collaborators built elsewhere (the persister of the share coordinator, the
+   * SharePartitionManager's listener); loaded shards get the listener at once.
+   */
+  setShareCollaborators(c: { persister?: Persister; listener?: ShareGroupListener }): void {
+    if (c.persister) this.opts.persister = c.persister;
+    if (c.listener) {
+      this.opts.shareListener = c.listener;
+      for (const shard of this.shards.values()) shard.share.listener = c.listener;
+    }
+  }
+
   /** KafkaApis.isShareGroupProtocolEnabled. */
   get shareGroupsEnabled(): boolean {
     return this.opts.shareEnabled?.() ?? true;
