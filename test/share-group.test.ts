@@ -42,13 +42,23 @@ class FakePersister implements Persister {
     this.initialized.delete(FakePersister.key(key));
     return { errorCode: E.NONE, errorMessage: null };
   }
-  async readSummary() {
+  async readSummary(key: SharePartitionKey) {
+    const s = this.initialized.get(FakePersister.key(key));
+    if (!s)
+      return {
+        errorCode: E.UNKNOWN_TOPIC_OR_PARTITION,
+        errorMessage: 'no state',
+        stateEpoch: 0,
+        leaderEpoch: 0,
+        startOffset: -1n,
+        deliveryCompleteCount: 0,
+      };
     return {
       errorCode: E.NONE,
       errorMessage: null,
-      stateEpoch: 0,
-      leaderEpoch: 0,
-      startOffset: 0n,
+      stateEpoch: s.stateEpoch,
+      leaderEpoch: 3,
+      startOffset: s.startOffset,
       deliveryCompleteCount: 0,
     };
   }
@@ -461,6 +471,106 @@ test('the share-group records are written to __consumer_offsets and a reload res
     } finally {
       await h2.close();
     }
+  } finally {
+    await c.h.close();
+  }
+});
+
+test('share-group offsets: describe through the persister, alter and delete only when the group is empty', async () => {
+  const c = await setup();
+  try {
+    const t = c.h.addTopic('queue', 2);
+    await joinAndAssign(c, 'sg', 'a', ['queue']);
+    // describe: every initialized partition (topics null), a named topic, an unknown topic
+    const all = await c.h.gc.describeShareGroupOffsets('sg', null);
+    assert.equal(all.errorCode, E.NONE);
+    assert.deepEqual(
+      all.topics.map((x) => [
+        x.topicName,
+        x.topicId,
+        x.partitions.map((p) => [p.partitionIndex, p.startOffset, p.leaderEpoch]),
+      ]),
+      [
+        [
+          'queue',
+          t.id,
+          [
+            [0, -1n, 3],
+            [1, -1n, 3],
+          ],
+        ],
+      ],
+    );
+    const named = await c.h.gc.describeShareGroupOffsets('sg', [
+      { topicName: 'queue', partitions: [1] },
+      { topicName: 'nope', partitions: [0] },
+    ]);
+    assert.deepEqual(
+      named.topics.map((x) => [
+        x.topicName,
+        x.topicId,
+        x.partitions.map((p) => [p.partitionIndex, p.startOffset, p.errorCode]),
+      ]),
+      [
+        ['queue', t.id, [[1, -1n, E.NONE]]],
+        ['nope', 'AAAAAAAAAAAAAAAAAAAAAA', [[0, -1n, E.NONE]]],
+      ],
+    );
+    assert.equal((await c.h.gc.describeShareGroupOffsets('missing', null)).errorCode, E.GROUP_ID_NOT_FOUND);
+    assert.equal((await c.h.gc.describeShareGroupOffsets('', null)).errorCode, E.INVALID_GROUP_ID);
+
+    // alter and delete need an empty group
+    const busy = await c.h.gc.alterShareGroupOffsets('sg', [
+      { topicName: 'queue', partitions: [{ partitionIndex: 0, startOffset: 5n }] },
+    ]);
+    assert.deepEqual([busy.errorCode, busy.errorMessage], [E.NON_EMPTY_GROUP, 'The group is not empty.']);
+    assert.equal((await c.h.gc.deleteShareGroupOffsets('sg', ['queue'])).errorCode, E.NON_EMPTY_GROUP);
+    await c.h.gc.shareGroupHeartbeat(hb('sg', 'a', -1), INFO);
+
+    const alter = await c.h.gc.alterShareGroupOffsets('sg', [
+      {
+        topicName: 'queue',
+        partitions: [
+          { partitionIndex: 0, startOffset: 5n },
+          { partitionIndex: 7, startOffset: 1n },
+        ],
+      },
+      { topicName: 'nope', partitions: [{ partitionIndex: 0, startOffset: 1n }] },
+    ]);
+    assert.equal(alter.errorCode, E.NONE);
+    assert.deepEqual(
+      alter.responses.map((x) => [x.topicName, x.partitions.map((p) => [p.partitionIndex, p.errorCode])]),
+      [
+        [
+          'queue',
+          [
+            [0, E.NONE],
+            [7, E.UNKNOWN_TOPIC_OR_PARTITION],
+          ],
+        ],
+        ['nope', [[0, E.UNKNOWN_TOPIC_OR_PARTITION]]],
+      ],
+    );
+    assert.equal(c.persister.initialized.get(`sg/${t.id}/0`)!.startOffset, 5n);
+    const after = await c.h.gc.describeShareGroupOffsets('sg', null);
+    assert.deepEqual(
+      after.topics[0]!.partitions.map((p) => p.startOffset),
+      [5n, -1n],
+    );
+
+    const del = await c.h.gc.deleteShareGroupOffsets('sg', ['queue', 'nope']);
+    assert.equal(del.errorCode, E.NONE);
+    assert.deepEqual(del.responses.map((x) => [x.topicName, x.errorCode]).sort(), [
+      ['nope', E.UNKNOWN_TOPIC_OR_PARTITION],
+      ['queue', E.NONE],
+    ]);
+    assert.deepEqual(c.persister.deleted.sort(), [`sg/${t.id}/0`, `sg/${t.id}/1`]);
+    assert.deepEqual((await c.h.gc.describeShareGroupOffsets('sg', null)).topics, []);
+    const again = await c.h.gc.deleteShareGroupOffsets('sg', ['queue']);
+    assert.deepEqual(
+      again.responses.map((x) => [x.errorCode, x.errorMessage]),
+      [[E.UNKNOWN_TOPIC_OR_PARTITION, 'There is no offset information to delete.']],
+    );
   } finally {
     await c.h.close();
   }

@@ -19,7 +19,7 @@ const LATER: Readonly<Record<string, string>> = {
   ExpireDelegationToken: 'no issue yet (delegation tokens)',
   DescribeDelegationToken: 'no issue yet (delegation tokens)',
   // Share groups (and the share coordinator's state RPCs) and streams groups: issue 19 (ShareGroupHeartbeat
-  // and ShareGroupDescribe are served).
+  // and ShareGroupDescribe and the share-group offsets APIs are served).
   ShareFetch: 'issue 19 (share groups)',
   ShareAcknowledge: 'issue 19 (share groups)',
   InitializeShareGroupState: 'issue 19 (share groups)',
@@ -27,9 +27,6 @@ const LATER: Readonly<Record<string, string>> = {
   WriteShareGroupState: 'issue 19 (share groups)',
   DeleteShareGroupState: 'issue 19 (share groups)',
   ReadShareGroupStateSummary: 'issue 19 (share groups)',
-  DescribeShareGroupOffsets: 'issue 19 (share groups)',
-  AlterShareGroupOffsets: 'issue 19 (share groups)',
-  DeleteShareGroupOffsets: 'issue 19 (share groups)',
   StreamsGroupHeartbeat: 'issue 19 (streams groups)',
   StreamsGroupDescribe: 'issue 19 (streams groups)',
   StreamsGroupTopologyDescriptionUpdate: 'issue 19 (streams groups)',

@@ -1,6 +1,7 @@
 // Registers the group coordinator APIs: FindCoordinator, JoinGroup, SyncGroup, Heartbeat,
 // LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups, OffsetDelete,
-// ConsumerGroupHeartbeat, ConsumerGroupDescribe, ShareGroupHeartbeat, ShareGroupDescribe. They reach the coordinator through
+// ConsumerGroupHeartbeat, ConsumerGroupDescribe, ShareGroupHeartbeat, ShareGroupDescribe and the share-group
+// offsets APIs (Describe/Alter/DeleteShareGroupOffsets). They reach the coordinator through
 // `services.groupCoordinator` (src/broker/group/broker-glue.ts: startGroupCoordinator / groupCoordinatorOf).
 import type { HandlerRegistry } from './registry.js';
 import type { RegisteredHandler } from './types.js';
@@ -20,6 +21,9 @@ import { handler as consumerGroupHeartbeat } from './consumer-group-heartbeat.js
 import { handler as consumerGroupDescribe } from './consumer-group-describe.js';
 import { handler as shareGroupHeartbeat } from './share-group-heartbeat.js';
 import { handler as shareGroupDescribe } from './share-group-describe.js';
+import { handler as describeShareGroupOffsets } from './describe-share-group-offsets.js';
+import { handler as alterShareGroupOffsets } from './alter-share-group-offsets.js';
+import { handler as deleteShareGroupOffsets } from './delete-share-group-offsets.js';
 
 export const GROUP_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   findCoordinator,
@@ -37,6 +41,9 @@ export const GROUP_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   consumerGroupDescribe,
   shareGroupHeartbeat,
   shareGroupDescribe,
+  describeShareGroupOffsets,
+  alterShareGroupOffsets,
+  deleteShareGroupOffsets,
 ];
 
 export function registerGroupHandlers(registry: HandlerRegistry): HandlerRegistry {

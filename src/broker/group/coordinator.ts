@@ -23,6 +23,7 @@ import {
   type ShareHeartbeatResponse,
   type ShareInitializeRequest,
 } from './share-ops.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 import { result, type MetadataView, type RequestInfo } from './shard-types.js';
 
 export interface GroupCoordinatorOptions {
@@ -558,4 +559,210 @@ export class GroupCoordinator {
     }
     return out;
   }
+
+  // ------------------------------------------------------------------ share-group offsets
+
+  /**
+   * DescribeShareGroupOffsets for one group (GroupCoordinatorService.describeShareGroupOffsets /
+   * describeShareGroupAllOffsets): each partition's start offset and leader epoch from the persister's
+   * summary; a topic unknown to the metadata answers start offset -1 under the zero topic id; topics null:
+   * every initialized partition of the group. Lag (v1) is -1: tkafka does not compute it yet.
+   */
+  async describeShareGroupOffsets(
+    groupId: string,
+    topics: readonly { topicName: string; partitions: readonly number[] }[] | null,
+  ): Promise<ShareOffsetsGroup> {
+    const failed = (code: number, message: string | null): ShareOffsetsGroup => ({
+      groupId,
+      errorCode: code,
+      errorMessage: message,
+      topics: [],
+    });
+    if (!this.active) return failed(ErrorCode.COORDINATOR_NOT_AVAILABLE, null);
+    if (groupId === '') return failed(ErrorCode.INVALID_GROUP_ID, null);
+    let wanted: { topicName: string; topicId: string | null; partitions: readonly number[] }[];
+    try {
+      const shard = this.shardFor(groupId);
+      if (topics === null) {
+        const initialized = await shard.read(() => shard.share.initializedOf(groupId));
+        wanted = [...initialized].map(([topicId, t]) => ({ topicName: t.name, topicId, partitions: t.partitions }));
+      } else {
+        wanted = topics.map((t) => ({
+          topicName: t.topicName,
+          topicId: this.opts.metadata.topic(t.topicName)?.id ?? null,
+          partitions: t.partitions,
+        }));
+      }
+    } catch (e) {
+      return failed(codeOf(e), messageOf(e));
+    }
+    const persister = this.opts.persister;
+    const out: ShareOffsetsGroup = { groupId, errorCode: ErrorCode.NONE, errorMessage: null, topics: [] };
+    for (const t of wanted) {
+      if (t.topicId === null) {
+        out.topics.push({
+          topicName: t.topicName,
+          topicId: ZERO_UUID,
+          partitions: t.partitions.map((p) => ({
+            partitionIndex: p,
+            startOffset: -1n,
+            leaderEpoch: 0,
+            lag: -1n,
+            errorCode: ErrorCode.NONE,
+            errorMessage: null,
+          })),
+        });
+        continue;
+      }
+      const topicId = t.topicId;
+      out.topics.push({
+        topicName: t.topicName,
+        topicId,
+        partitions: await Promise.all(
+          t.partitions.map(async (p) => {
+            if (!persister)
+              return {
+                partitionIndex: p,
+                startOffset: -1n,
+                leaderEpoch: 0,
+                lag: -1n,
+                errorCode: ErrorCode.UNKNOWN_SERVER_ERROR,
+                errorMessage: 'No share-group state persister.',
+              };
+            const r = await persister.readSummary({ groupId, topicId, partition: p }, -1);
+            return {
+              partitionIndex: p,
+              startOffset: r.startOffset,
+              leaderEpoch: r.leaderEpoch,
+              lag: -1n,
+              errorCode: r.errorCode,
+              errorMessage: r.errorCode === ErrorCode.NONE ? null : r.errorMessage,
+            };
+          }),
+        ),
+      });
+    }
+    return out;
+  }
+
+  /**
+   * AlterShareGroupOffsets (GroupCoordinatorService.alterShareGroupOffsets): an empty share group only;
+   * the start offsets are written through the persister's initializeState, then recorded as initialized.
+   */
+  async alterShareGroupOffsets(
+    groupId: string,
+    topics: readonly { topicName: string; partitions: readonly { partitionIndex: number; startOffset: bigint }[] }[],
+  ): Promise<{ errorCode: number; errorMessage: string | null; responses: ShareAlterResponseTopic[] }> {
+    if (!this.active) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null, responses: [] };
+    if (groupId === '') return { errorCode: ErrorCode.INVALID_GROUP_ID, errorMessage: null, responses: [] };
+    try {
+      const shard = this.shardFor(groupId);
+      const plan = await shard.write(() => shard.share.prepareAlterOffsets(groupId, topics));
+      const persister = this.opts.persister;
+      const ok = new Map<string, Set<number>>();
+      const bad = new Map<string, Set<number>>();
+      const errors = new Map<string, { code: number; message: string | null }>();
+      await Promise.all(
+        plan.initialize.map(async (i) => {
+          const r = persister
+            ? await persister.initializeState(
+                { groupId, topicId: i.topicId, partition: i.partition },
+                plan.stateEpoch,
+                i.startOffset,
+              )
+            : { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: 'No share-group state persister.' };
+          const m = r.errorCode === ErrorCode.NONE ? ok : bad;
+          m.set(i.topicId, (m.get(i.topicId) ?? new Set<number>()).add(i.partition));
+          if (r.errorCode !== ErrorCode.NONE)
+            errors.set(`${i.topicId}:${i.partition}`, { code: r.errorCode, message: r.errorMessage });
+        }),
+      );
+      if (plan.initialize.length > 0) await shard.write(() => shard.share.completeInitialize(groupId, ok, bad));
+      return {
+        errorCode: ErrorCode.NONE,
+        errorMessage: null,
+        responses: plan.responses.map((t) => ({
+          ...t,
+          partitions: t.partitions.map((p) => {
+            const e = errors.get(`${t.topicId}:${p.partitionIndex}`);
+            return e ? { partitionIndex: p.partitionIndex, errorCode: e.code, errorMessage: e.message } : p;
+          }),
+        })),
+      };
+    } catch (e) {
+      return { errorCode: codeOf(e), errorMessage: messageOf(e), responses: [] };
+    }
+  }
+
+  /**
+   * DeleteShareGroupOffsets (GroupCoordinatorService.deleteShareGroupOffsets): an empty share group only;
+   * the state of each topic with known state is deleted through the persister, then leaves the group's
+   * state metadata.
+   */
+  async deleteShareGroupOffsets(
+    groupId: string,
+    topicNames: readonly string[],
+  ): Promise<{
+    errorCode: number;
+    errorMessage: string | null;
+    responses: { topicName: string; topicId: string; errorCode: number; errorMessage: string | null }[];
+  }> {
+    if (!this.active) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null, responses: [] };
+    if (groupId === '') return { errorCode: ErrorCode.INVALID_GROUP_ID, errorMessage: null, responses: [] };
+    try {
+      const shard = this.shardFor(groupId);
+      const plan = await shard.write(() => shard.share.prepareDeleteOffsets(groupId, topicNames));
+      const persister = this.opts.persister;
+      const responses = [...plan.responses];
+      const done: string[] = [];
+      for (const t of plan.delete) {
+        const results = await Promise.all(
+          t.partitions.map((p) =>
+            persister
+              ? persister.deleteState({ groupId, topicId: t.topicId, partition: p })
+              : Promise.resolve({
+                  errorCode: ErrorCode.UNKNOWN_SERVER_ERROR,
+                  errorMessage: 'No share-group state persister.',
+                }),
+          ),
+        );
+        const failed = results.find((r) => r.errorCode !== ErrorCode.NONE);
+        if (!failed) done.push(t.topicId);
+        responses.push({
+          topicName: t.topicName,
+          topicId: t.topicId,
+          errorCode: failed?.errorCode ?? ErrorCode.NONE,
+          errorMessage: failed ? failed.errorMessage : null,
+        });
+      }
+      if (done.length > 0) await shard.write(() => shard.share.completeDeleteOffsets(groupId, done));
+      return { errorCode: ErrorCode.NONE, errorMessage: null, responses };
+    } catch (e) {
+      return { errorCode: codeOf(e), errorMessage: messageOf(e), responses: [] };
+    }
+  }
+}
+
+export interface ShareOffsetsGroup {
+  groupId: string;
+  errorCode: number;
+  errorMessage: string | null;
+  topics: {
+    topicName: string;
+    topicId: string;
+    partitions: {
+      partitionIndex: number;
+      startOffset: bigint;
+      leaderEpoch: number;
+      lag: bigint;
+      errorCode: number;
+      errorMessage: string | null;
+    }[];
+  }[];
+}
+
+export interface ShareAlterResponseTopic {
+  topicName: string;
+  topicId: string;
+  partitions: { partitionIndex: number; errorCode: number; errorMessage: string | null }[];
 }

@@ -8,7 +8,8 @@
 // request that the coordinator sends to the persister; its outcome moves them to initialized. Members
 // leave with epoch -1 or are fenced when their session expires; the share-partition side hears of it
 // through the ShareGroupListener once the records are written.
-import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { ErrorCode, errorInfo, KafkaError } from '../../protocol/errors.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
 import type { ShareGroupListener } from '../share/types.js';
 import { assignmentEquals, MemberState, toTopicPartitions, type Assignment } from './consumer-group.js';
 import type { CoordinatorRecord } from './records.js';
@@ -76,6 +77,25 @@ export interface ShareDescribedGroup {
 }
 
 const invalid = (msg: string): KafkaError => new KafkaError(ErrorCode.INVALID_REQUEST, msg);
+const errorMessageOf = (code: number): string => errorInfo(code).message;
+const ZERO_TOPIC_ID = ZERO_UUID;
+
+/** What AlterShareGroupOffsets answers and initializes. */
+export interface ShareAlterPlan {
+  stateEpoch: number;
+  responses: {
+    topicName: string;
+    topicId: string;
+    partitions: { partitionIndex: number; errorCode: number; errorMessage: string | null }[];
+  }[];
+  initialize: { topicId: string; partition: number; startOffset: bigint }[];
+}
+
+/** What DeleteShareGroupOffsets answers and deletes. */
+export interface ShareDeletePlan {
+  responses: { topicName: string; topicId: string; errorCode: number; errorMessage: string | null }[];
+  delete: { topicId: string; topicName: string; partitions: number[] }[];
+}
 
 /** GroupCoordinatorService.throwIfShareGroupHeartbeatRequestIsInvalid (Kafka 4.4). */
 export function validateShareHeartbeatRequest(r: ShareHeartbeatRequest): void {
@@ -545,6 +565,120 @@ export class ShareGroupManager {
       next.initialized.set(id, cur);
     }
     for (const [id, ps] of failed) drop(id, ps);
+    return { records: [statePartitionMetadataRecord(groupId, next)], response: undefined };
+  }
+
+  // ------------------------------------------------------------------ share-group offsets
+
+  /** initializedShareGroupPartitions: topic id → name and partitions whose state is initialized. */
+  initializedOf(groupId: string): Map<string, { name: string; partitions: number[] }> {
+    const g = this.shareGroup(groupId);
+    return new Map(
+      [...(g.statePartitions?.initialized ?? [])].map(([id, t]) => [
+        id,
+        { name: t.name, partitions: [...t.partitions].sort((a, b) => a - b) },
+      ]),
+    );
+  }
+
+  /**
+   * GroupMetadataManager.alterShareGroupOffsets: only an empty share group (created when missing); unknown
+   * topics and partitions answer UNKNOWN_TOPIC_OR_PARTITION; the others are recorded as initializing and
+   * returned to be initialized at the given start offsets.
+   */
+  prepareAlterOffsets(
+    groupId: string,
+    topics: readonly { topicName: string; partitions: readonly { partitionIndex: number; startOffset: bigint }[] }[],
+  ): OpResult<ShareAlterPlan> {
+    const group = this.getOrMaybeCreate(groupId, true);
+    if (!group.isEmpty) throw new KafkaError(ErrorCode.NON_EMPTY_GROUP);
+    const unknown = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    const plan: ShareAlterPlan = { stateEpoch: group.groupEpoch, responses: [], initialize: [] };
+    const change = new Map<string, { name: string; partitions: Set<number> }>();
+    for (const t of topics) {
+      const topic = this.ctx.metadata.topic(t.topicName);
+      plan.responses.push({
+        topicName: t.topicName,
+        topicId: topic?.id ?? ZERO_TOPIC_ID,
+        partitions: t.partitions.map((p) => {
+          if (!topic || p.partitionIndex < 0 || p.partitionIndex >= topic.numPartitions)
+            return { partitionIndex: p.partitionIndex, errorCode: unknown, errorMessage: errorMessageOf(unknown) };
+          const c = change.get(topic.id) ?? { name: topic.name, partitions: new Set<number>() };
+          c.partitions.add(p.partitionIndex);
+          change.set(topic.id, c);
+          plan.initialize.push({ topicId: topic.id, partition: p.partitionIndex, startOffset: p.startOffset });
+          return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE, errorMessage: null };
+        }),
+      });
+    }
+    if (change.size === 0) return { records: [], response: plan };
+    const now = this.ctx.clock();
+    const next = copyMetadata(group.statePartitions);
+    for (const [id, c] of change) {
+      const cur = next.initializing.get(id);
+      next.initializing.set(id, {
+        name: c.name,
+        partitions: new Set([...(cur?.partitions ?? []), ...c.partitions]),
+        timestamp: now,
+      });
+      next.deleting.delete(id);
+    }
+    group.pendingInitTimestamps = new Map([...change.keys()].map((id) => [id, now]));
+    return { records: [statePartitionMetadataRecord(groupId, next)], response: plan };
+  }
+
+  /**
+   * sharePartitionsEligibleForOffsetDeletion: only an empty share group; a topic whose state is known is
+   * marked deleting and returned with its partitions, the others answer UNKNOWN_TOPIC_OR_PARTITION.
+   */
+  prepareDeleteOffsets(groupId: string, topicNames: readonly string[]): OpResult<ShareDeletePlan> {
+    const group = this.shareGroup(groupId);
+    if (!group.isEmpty) throw new KafkaError(ErrorCode.NON_EMPTY_GROUP);
+    const unknown = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    const plan: ShareDeletePlan = { responses: [], delete: [] };
+    const md = group.statePartitions;
+    const next = copyMetadata(md);
+    for (const name of topicNames) {
+      const topic = this.ctx.metadata.topic(name);
+      if (!topic) {
+        plan.responses.push({
+          topicName: name,
+          topicId: ZERO_TOPIC_ID,
+          errorCode: unknown,
+          errorMessage: errorMessageOf(unknown),
+        });
+        continue;
+      }
+      const parts = new Set<number>([
+        ...(md?.initialized.get(topic.id)?.partitions ?? []),
+        ...(md?.initializing.get(topic.id)?.partitions ?? []),
+      ]);
+      if (parts.size === 0) {
+        plan.responses.push({
+          topicName: name,
+          topicId: topic.id,
+          errorCode: unknown,
+          errorMessage: 'There is no offset information to delete.',
+        });
+        continue;
+      }
+      plan.delete.push({ topicId: topic.id, topicName: name, partitions: [...parts].sort((a, b) => a - b) });
+      next.deleting.set(topic.id, name);
+    }
+    if (plan.delete.length === 0) return { records: [], response: plan };
+    return { records: [statePartitionMetadataRecord(groupId, next)], response: plan };
+  }
+
+  /** completeDeleteShareGroupOffsets: the topics' state is gone; they leave the state metadata. */
+  completeDeleteOffsets(groupId: string, topicIds: readonly string[]): OpResult<void> {
+    const g = this.group(groupId);
+    if (!g || !g.statePartitions) return { records: [], response: undefined };
+    const next = copyMetadata(g.statePartitions);
+    for (const id of topicIds) {
+      next.initialized.delete(id);
+      next.initializing.delete(id);
+      next.deleting.delete(id);
+    }
     return { records: [statePartitionMetadataRecord(groupId, next)], response: undefined };
   }
 
