@@ -372,6 +372,11 @@ test('groups of another type: share heartbeat, consumer heartbeat and JoinGroup 
     assert.equal(ch.errorMessage, 'Group sg is not a consumer group.');
     const jg = await join(c.h, 'sg');
     assert.equal(jg.errorCode, E.INCONSISTENT_GROUP_PROTOCOL);
+    const [cd] = await c.h.gc.consumerGroupDescribe(['sg']);
+    assert.deepEqual([cd!.errorCode, cd!.errorMessage], [E.GROUP_ID_NOT_FOUND, 'Group sg is not a consumer group.']);
+    // OffsetCommit / OffsetFetch to a share group: ShareGroup.validateOffsetCommit / validateOffsetFetch
+    const fetched = await c.h.gc.fetchOffsets({ groupId: 'sg', memberId: null, memberEpoch: -1, topics: null });
+    assert.equal(fetched.errorCode, E.GROUP_ID_NOT_FOUND);
     const [missing] = await c.h.gc.shareGroupDescribe(['none']);
     assert.equal(missing!.errorCode, E.GROUP_ID_NOT_FOUND);
     assert.equal(missing!.errorMessage, 'Group none not found.');

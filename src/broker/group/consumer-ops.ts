@@ -750,7 +750,11 @@ export class ConsumerGroupManager {
     if (!g) {
       return {
         errorCode: ErrorCode.GROUP_ID_NOT_FOUND,
-        errorMessage: `Group ${groupId} not found.`,
+        // GroupMetadataManager.consumerGroup: a share group is not a consumer group
+        errorMessage:
+          this.ctx.groups.get(groupId)?.type === 'share'
+            ? `Group ${groupId} is not a consumer group.`
+            : `Group ${groupId} not found.`,
         groupId,
         groupState: '',
         groupEpoch: 0,

@@ -108,6 +108,7 @@ export class GroupCoordinator {
       unrefTimers: this.opts.unrefTimers,
     });
     shard.share.listener = this.opts.shareListener ?? null;
+    shard.share.initializeEnabled = this.opts.persister !== undefined;
     this.shards.set(partition, shard);
     return shard.load().catch((e) => {
       this.logger('WARN', `Failed to load __consumer_offsets-${partition}: ${(e as Error).message}`);
@@ -441,7 +442,10 @@ export class GroupCoordinator {
    * SharePartitionManager's listener); loaded shards get the listener at once.
    */
   setShareCollaborators(c: { persister?: Persister; listener?: ShareGroupListener }): void {
-    if (c.persister) this.opts.persister = c.persister;
+    if (c.persister) {
+      this.opts.persister = c.persister;
+      for (const shard of this.shards.values()) shard.share.initializeEnabled = true;
+    }
     if (c.listener) {
       this.opts.shareListener = c.listener;
       for (const shard of this.shards.values()) shard.share.listener = c.listener;

@@ -149,6 +149,11 @@ const copyMetadata = (md: StatePartitionMetadata | null): StatePartitionMetadata
 export class ShareGroupManager {
   /** The share-partition side (SharePartitionManager): told when members leave and groups empty. */
   listener: ShareGroupListener | null = null;
+  /**
+   * Whether a persister is plugged in: without one (the share coordinator not running) no share-partition
+   * is recorded as initializing, so nothing is assigned and nothing is retried in a loop.
+   */
+  initializeEnabled = true;
 
   constructor(private readonly ctx: ShardContext) {}
 
@@ -488,7 +493,7 @@ export class ShareGroupManager {
     subscribed: ReadonlySet<string>,
     records: CoordinatorRecord[],
   ): ShareInitializeRequest | null {
-    if (subscribed.size === 0) return null;
+    if (subscribed.size === 0 || !this.initializeEnabled) return null;
     const now = this.ctx.clock();
     const md = group.statePartitions;
     const known = new Map<string, Set<number>>();
