@@ -12,7 +12,8 @@ import type { ShareHeartbeatRequest } from '../src/broker/group/share-ops.js';
 import type { Persister, PersisterResult, SharePartitionKey, ShareGroupListener } from '../src/broker/share/types.js';
 import { harness, INFO, join, type Harness } from './helpers/group-harness.js';
 import { waitFor } from './helpers/wait-for.js';
-import type { GroupConfig } from '../src/broker/group/config.js';
+import { DEFAULT_GROUP_CONFIG, type GroupConfig } from '../src/broker/group/config.js';
+import { validateGroupConfigs } from '../src/broker/group/group-configs.js';
 
 const E = ErrorCode;
 
@@ -578,5 +579,62 @@ test('share-group offsets: describe through the persister, alter and delete only
     );
   } finally {
     await c.h.close();
+  }
+});
+
+test('share.* group configs: validated as Kafka 4.4 GroupConfig.validate', () => {
+  const v = (o: Record<string, string>) => validateGroupConfigs(new Map(Object.entries(o)), DEFAULT_GROUP_CONFIG);
+  assert.equal(v({ 'share.auto.offset.reset': 'earliest', 'share.isolation.level': 'read_committed' }), null);
+  assert.equal(v({ 'share.auto.offset.reset': 'by_duration:PT1H30M' }), null);
+  assert.equal(v({ 'share.record.lock.duration.ms': '15000', 'share.delivery.count.limit': '10' }), null);
+  assert.equal(
+    v({ 'share.auto.offset.reset': 'none' }),
+    "Invalid value none for configuration share.auto.offset.reset: Invalid value `none` for configuration share.auto.offset.reset. The value must be either 'earliest', 'latest' or of the format 'by_duration:<PnDTnHnMn.nS>'.",
+  );
+  assert.equal(
+    v({ 'share.isolation.level': 'x' }),
+    'Invalid value x for configuration share.isolation.level: String must be one of: read_committed, read_uncommitted',
+  );
+  assert.equal(
+    v({ 'share.record.lock.duration.ms': '500' }),
+    'Invalid value 500 for configuration share.record.lock.duration.ms: Value must be at least 1000',
+  );
+  assert.equal(
+    v({ 'share.record.lock.duration.ms': '70000' }),
+    'share.record.lock.duration.ms must be in the range 15000 to 60000 inclusive.',
+  );
+  assert.equal(
+    v({ 'share.delivery.count.limit': '11' }),
+    'share.delivery.count.limit must be in the range 2 to 10 inclusive.',
+  );
+  assert.equal(v({ 'share.session.timeout.ms': '45000', 'share.heartbeat.interval.ms': '15000' }), null);
+  assert.equal(
+    v({
+      'share.heartbeat.interval.ms': '15000',
+      'share.session.timeout.ms': '45000',
+      'consumer.session.timeout.ms': '45000',
+      'consumer.heartbeat.interval.ms': '15000',
+    }),
+    null,
+  );
+  assert.equal(v({ 'share.unknown': '1' }), 'Unknown group config name: share.unknown');
+});
+
+test("a group's share.heartbeat.interval.ms applies to its members", async () => {
+  const persister = new FakePersister();
+  const overrides = new Map([['sg', new Map([['share.heartbeat.interval.ms', '7000']])]]);
+  const h = await harness({}, undefined, { persister });
+  // the harness's metadata view has no group configs: give it some
+  (h.gc.opts.metadata as { groupConfigs?: (g: string) => ReadonlyMap<string, string> | undefined }).groupConfigs = (
+    g,
+  ) => overrides.get(g);
+  try {
+    h.addTopic('queue', 1);
+    const r = await h.gc.shareGroupHeartbeat(joinReq('sg', 'a', ['queue']), INFO);
+    assert.equal(r.heartbeatIntervalMs, 7000);
+    const other = await h.gc.shareGroupHeartbeat(joinReq('sg2', 'a', ['queue']), INFO);
+    assert.equal(other.heartbeatIntervalMs, 5000);
+  } finally {
+    await h.close();
   }
 });

@@ -48,6 +48,19 @@ export interface GroupConfig {
   shareMaxSize: number;
   /** group.share.initialize.retry.interval.ms: an initialization older than this is requested again. */
   shareInitializeRetryIntervalMs: number;
+  /** Bounds (and broker defaults) of the share.* group configs (GroupCoordinatorConfig, ShareGroupConfig). */
+  shareAssignmentIntervalMs: number;
+  shareMinAssignmentIntervalMs: number;
+  shareMaxAssignmentIntervalMs: number;
+  shareRecordLockDurationMs: number;
+  shareMinRecordLockDurationMs: number;
+  shareMaxRecordLockDurationMs: number;
+  shareDeliveryCountLimit: number;
+  shareMinDeliveryCountLimit: number;
+  shareMaxDeliveryCountLimit: number;
+  sharePartitionMaxRecordLocks: number;
+  shareMinPartitionMaxRecordLocks: number;
+  shareMaxPartitionMaxRecordLocks: number;
 }
 
 export const DEFAULT_GROUP_CONFIG: GroupConfig = {
@@ -82,6 +95,18 @@ export const DEFAULT_GROUP_CONFIG: GroupConfig = {
   shareMaxHeartbeatIntervalMs: 15_000,
   shareMaxSize: 200,
   shareInitializeRetryIntervalMs: 30_000,
+  shareAssignmentIntervalMs: 1000,
+  shareMinAssignmentIntervalMs: 0,
+  shareMaxAssignmentIntervalMs: 15_000,
+  shareRecordLockDurationMs: 30_000,
+  shareMinRecordLockDurationMs: 15_000,
+  shareMaxRecordLockDurationMs: 60_000,
+  shareDeliveryCountLimit: 5,
+  shareMinDeliveryCountLimit: 2,
+  shareMaxDeliveryCountLimit: 10,
+  sharePartitionMaxRecordLocks: 2000,
+  shareMinPartitionMaxRecordLocks: 100,
+  shareMaxPartitionMaxRecordLocks: 4000,
 };
 
 /** ConsumerGroupMigrationPolicy.parse: case-insensitive; an unknown value is refused by the config validator. */
@@ -140,6 +165,24 @@ export function groupConfigFrom(c: ConfigLike): GroupConfig {
     shareMinHeartbeatIntervalMs: optInt('group.share.min.heartbeat.interval.ms', d.shareMinHeartbeatIntervalMs),
     shareMaxHeartbeatIntervalMs: optInt('group.share.max.heartbeat.interval.ms', d.shareMaxHeartbeatIntervalMs),
     shareMaxSize: optInt('group.share.max.size', d.shareMaxSize),
+    shareAssignmentIntervalMs: optInt('group.share.assignment.interval.ms', d.shareAssignmentIntervalMs),
+    shareMinAssignmentIntervalMs: optInt('group.share.min.assignment.interval.ms', d.shareMinAssignmentIntervalMs),
+    shareMaxAssignmentIntervalMs: optInt('group.share.max.assignment.interval.ms', d.shareMaxAssignmentIntervalMs),
+    shareRecordLockDurationMs: optInt('group.share.record.lock.duration.ms', d.shareRecordLockDurationMs),
+    shareMinRecordLockDurationMs: optInt('group.share.min.record.lock.duration.ms', d.shareMinRecordLockDurationMs),
+    shareMaxRecordLockDurationMs: optInt('group.share.max.record.lock.duration.ms', d.shareMaxRecordLockDurationMs),
+    shareDeliveryCountLimit: optInt('group.share.delivery.count.limit', d.shareDeliveryCountLimit),
+    shareMinDeliveryCountLimit: optInt('group.share.min.delivery.count.limit', d.shareMinDeliveryCountLimit),
+    shareMaxDeliveryCountLimit: optInt('group.share.max.delivery.count.limit', d.shareMaxDeliveryCountLimit),
+    sharePartitionMaxRecordLocks: optInt('group.share.partition.max.record.locks', d.sharePartitionMaxRecordLocks),
+    shareMinPartitionMaxRecordLocks: optInt(
+      'group.share.min.partition.max.record.locks',
+      d.shareMinPartitionMaxRecordLocks,
+    ),
+    shareMaxPartitionMaxRecordLocks: optInt(
+      'group.share.max.partition.max.record.locks',
+      d.shareMaxPartitionMaxRecordLocks,
+    ),
     // GroupCoordinatorConfig: below offsets.commit.timeout.ms, that is used
     shareInitializeRetryIntervalMs: Math.max(
       optInt('group.share.initialize.retry.interval.ms', d.shareInitializeRetryIntervalMs),
