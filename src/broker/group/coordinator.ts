@@ -536,12 +536,14 @@ export class GroupCoordinator {
     return tracked;
   }
 
-  /** GroupCoordinatorService.shareGroupDescribe. */
+  /**
+   * GroupCoordinatorService.shareGroupDescribe: empty group ids (INVALID_GROUP_ID) first, then the others
+   * by __consumer_offsets partition, in the order the partitions first appear.
+   */
   async shareGroupDescribe(groupIds: readonly string[]): Promise<ShareDescribedGroup[]> {
-    const out: ShareDescribedGroup[] = [];
-    const failed = (groupId: string, e: unknown): ShareDescribedGroup => ({
-      errorCode: codeOf(e),
-      errorMessage: messageOf(e),
+    const failed = (groupId: string, errorCode: number, errorMessage: string | null): ShareDescribedGroup => ({
+      errorCode,
+      errorMessage,
       groupId,
       groupState: '',
       groupEpoch: 0,
@@ -549,18 +551,24 @@ export class GroupCoordinator {
       assignorName: '',
       members: [],
     });
+    const out: ShareDescribedGroup[] = groupIds
+      .filter((g) => g === '')
+      .map((g) => failed(g, ErrorCode.INVALID_GROUP_ID, null));
+    const byPartition = new Map<number, string[]>();
     for (const groupId of groupIds) {
-      if (groupId === '') {
-        out.push({ ...failed('', undefined), errorCode: ErrorCode.INVALID_GROUP_ID, errorMessage: null });
-        continue;
-      }
-      try {
-        const shard = this.shardFor(groupId);
-        out.push(await shard.read(() => shard.share.describe(groupId)));
-      } catch (e) {
-        out.push(failed(groupId, e));
-      }
+      if (groupId === '') continue;
+      const p = this.partitionFor(groupId);
+      byPartition.set(p, [...(byPartition.get(p) ?? []), groupId]);
     }
+    for (const ids of byPartition.values())
+      for (const groupId of ids) {
+        try {
+          const shard = this.shardFor(groupId);
+          out.push(await shard.read(() => shard.share.describe(groupId)));
+        } catch (e) {
+          out.push(failed(groupId, codeOf(e), messageOf(e)));
+        }
+      }
     return out;
   }
 
