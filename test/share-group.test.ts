@@ -638,3 +638,21 @@ test("a group's share.heartbeat.interval.ms applies to its members", async () =>
     await h.close();
   }
 });
+
+test('a deleted topic leaves the share groups: its state metadata is dropped and the epoch moves', async () => {
+  const c = await setup();
+  try {
+    c.h.addTopic('queue', 2);
+    const r = await joinAndAssign(c, 'sg', 'a', ['queue']);
+    assert.deepEqual(parts(r.assignment), [0, 1]);
+    c.h.topics.delete('queue');
+    await c.h.gc.onTopicsDeleted(['queue']);
+    c.h.gc.onTopicsChanged();
+    assert.deepEqual((await c.h.gc.describeShareGroupOffsets('sg', null)).topics, []);
+    const after = await c.h.gc.shareGroupHeartbeat(hb('sg', 'a', r.memberEpoch), INFO);
+    assert.equal(after.memberEpoch, r.memberEpoch + 1);
+    assert.deepEqual(parts(after.assignment), []);
+  } finally {
+    await c.h.close();
+  }
+});

@@ -250,6 +250,7 @@ export class GroupCoordinator {
     for (const shard of [...this.shards.values()]) {
       if (shard.state !== 'active') continue;
       await shard.write(() => result(undefined, shard.offsetManager.onTopicsDeleted(set))).catch(() => undefined);
+      await shard.write(() => shard.share.cleanupDeletedTopics(set)).catch(() => undefined);
     }
   }
 

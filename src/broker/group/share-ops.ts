@@ -687,6 +687,32 @@ export class ShareGroupManager {
     return { records: [statePartitionMetadataRecord(groupId, next)], response: undefined };
   }
 
+  /**
+   * GroupMetadataManager.maybeCleanupShareGroupState: deleted topics leave every share group's state
+   * metadata (their share-partition state goes with the topic).
+   */
+  cleanupDeletedTopics(deleted: ReadonlySet<string>): OpResult<void> {
+    const records: CoordinatorRecord[] = [];
+    for (const g of this.ctx.groups.values()) {
+      if (g.type !== 'share' || !g.statePartitions) continue;
+      const md = g.statePartitions;
+      const gone = (id: string, name: string) => deleted.has(name) && !this.ctx.metadata.topicById(id);
+      const ids = new Set<string>();
+      for (const [id, t] of md.initialized) if (gone(id, t.name)) ids.add(id);
+      for (const [id, t] of md.initializing) if (gone(id, t.name)) ids.add(id);
+      for (const [id, name] of md.deleting) if (gone(id, name)) ids.add(id);
+      if (ids.size === 0) continue;
+      const next = copyMetadata(md);
+      for (const id of ids) {
+        next.initialized.delete(id);
+        next.initializing.delete(id);
+        next.deleting.delete(id);
+      }
+      records.push(statePartitionMetadataRecord(g.groupId, next));
+    }
+    return { records, response: undefined };
+  }
+
   // ------------------------------------------------------------------ leaving and fencing
 
   /** shareGroupLeave: the member leaves with epoch -1. */
