@@ -1,7 +1,8 @@
 // Share groups (KIP-932) on a real `tkafka server start` process, with raw requests: a new cluster
 // finalizes share.version 2 and advertises ShareGroupHeartbeat/ShareGroupDescribe v1; members join
 // with their own ids, heartbeat, are described, listed with the share type and leave; the group and
-// its members survive a broker restart (replayed from __consumer_offsets); turning share.version off
+// its members survive a broker restart (replayed from __consumer_offsets); the share-group offsets APIs
+// answer their group-level errors; turning share.version off
 // answers UNSUPPORTED_VERSION as KafkaApis does. No persister is plugged in on this branch (the share
 // coordinator is built separately), so partitions stay unassigned: the share-partition state is never
 // initialized, as Kafka's assignor only assigns initialized partitions.
@@ -156,6 +157,18 @@ test('join, heartbeat, describe, list, leave; the group survives a restart', { t
   );
   assert.equal(afterLeave!.groupEpoch, 3);
 
+  // share-group offsets: no share-partition is initialized without a persister; alter needs an empty group
+  const offsets = await c.request(ApiKey.DescribeShareGroupOffsets, 1, { groups: [{ groupId: 'sg1', topics: null }] });
+  assert.deepEqual(
+    offsets.groups.map((g) => [g.groupId, g.errorCode, g.topics]),
+    [['sg1', E.NONE, []]],
+  );
+  const busy = await c.request(ApiKey.AlterShareGroupOffsets, 0, {
+    groupId: 'sg1',
+    topics: [{ topicName: 'sq', partitions: [{ partitionIndex: 0, startOffset: 0n }] }],
+  });
+  assert.deepEqual([busy.errorCode, busy.errorMessage], [E.NON_EMPTY_GROUP, 'The group is not empty.']);
+
   const [unknown] = await describe(['nope']);
   assert.deepEqual([unknown!.errorCode, unknown!.errorMessage], [E.GROUP_ID_NOT_FOUND, 'Group nope not found.']);
 
@@ -179,12 +192,24 @@ test('join, heartbeat, describe, list, leave; the group survives a restart', { t
   const again = await heartbeat('sg1', { memberId: 'member-a', memberEpoch: 2 });
   assert.equal(again.errorCode, E.NONE, again.errorMessage ?? '');
   assert.equal(again.memberEpoch, 3);
-  // the topic id is the one the group described before (the subscription resolved again after the load)
-  assert.ok(topicId.length > 0);
   const gone = await heartbeat('sg1', { memberId: 'member-a', memberEpoch: -1 });
   assert.equal(gone.memberEpoch, -1);
   const [empty] = await describe(['sg1']);
   assert.equal(empty!.groupState, 'Empty');
+  const del = await c.request(ApiKey.DeleteShareGroupOffsets, 0, { groupId: 'sg1', topics: [{ topicName: 'sq' }] });
+  assert.equal(del.errorCode, E.NONE);
+  assert.deepEqual(
+    del.responses.map((r) => [r.topicName, r.topicId, r.errorCode, r.errorMessage]),
+    [['sq', topicId, E.UNKNOWN_TOPIC_OR_PARTITION, 'There is no offset information to delete.']],
+  );
+  const alterUnknown = await c.request(ApiKey.AlterShareGroupOffsets, 0, {
+    groupId: 'sg1',
+    topics: [{ topicName: 'nope', partitions: [{ partitionIndex: 0, startOffset: 0n }] }],
+  });
+  assert.deepEqual(
+    alterUnknown.responses.map((r) => [r.topicName, r.partitions.map((p) => p.errorCode)]),
+    [['nope', [E.UNKNOWN_TOPIC_OR_PARTITION]]],
+  );
 });
 
 test('share.version off: ShareGroupHeartbeat and ShareGroupDescribe answer UNSUPPORTED_VERSION', async () => {
