@@ -64,7 +64,11 @@ async function heartbeat(groupId: string, h: Hb) {
         rackId: null,
         subscribedTopicNames: h.subscribedTopicNames ?? null,
       });
-      if (r.errorCode === E.COORDINATOR_NOT_AVAILABLE || r.errorCode === E.COORDINATOR_LOAD_IN_PROGRESS) {
+      if (
+        ([E.COORDINATOR_NOT_AVAILABLE, E.COORDINATOR_LOAD_IN_PROGRESS, E.NOT_COORDINATOR] as number[]).includes(
+          r.errorCode,
+        )
+      ) {
         // the first FindCoordinator creates __consumer_offsets
         await c.request(ApiKey.FindCoordinator, 4, { key: '', keyType: 0, coordinatorKeys: [groupId] });
         return null;

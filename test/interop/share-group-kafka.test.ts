@@ -58,7 +58,11 @@ async function scenario(port: number, log: (m: string) => void): Promise<unknown
     const join = await waitFor(
       async () => {
         const r = await hb('ig', 'member-one', 0, ['iq']);
-        if (r.errorCode === E.COORDINATOR_NOT_AVAILABLE || r.errorCode === E.COORDINATOR_LOAD_IN_PROGRESS) {
+        if (
+          ([E.COORDINATOR_NOT_AVAILABLE, E.COORDINATOR_LOAD_IN_PROGRESS, E.NOT_COORDINATOR] as number[]).includes(
+            r.errorCode,
+          )
+        ) {
           await c.request(ApiKey.FindCoordinator, 4, { key: '', keyType: 0, coordinatorKeys: ['ig'] });
           return null;
         }
