@@ -2,7 +2,8 @@
 // assignment epochs, the assignor ("simple") and each member's subscription and assignment.
 // KafkaApis.handleShareGroupDescribe: every group UNSUPPORTED_VERSION (with Errors' message) while
 // share.version is off; groups without DESCRIBE answer GROUP_AUTHORIZATION_FAILED ahead of the
-// described ones; GROUP_ID_NOT_FOUND for unknown groups and groups of another type.
+// described ones; a group assigning a topic the principal may not DESCRIBE answers
+// TOPIC_AUTHORIZATION_FAILED; GROUP_ID_NOT_FOUND for unknown groups and groups of another type.
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -13,8 +14,8 @@ import { ErrorCode, errorInfo } from '../../protocol/errors.js';
 import type { BrokerServices } from '../services.js';
 import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
-import { AclOperation, ResourceType } from './authz.js';
-import { groupAuthorizedOperations, partitionByAuthorized } from './authz-groups.js';
+import { AclOperation, ResourceType, authorizerOf } from './authz.js';
+import { canDescribeTopic, groupAuthorizedOperations, partitionByAuthorized } from './authz-groups.js';
 import { AUTHORIZED_OPERATIONS_OMITTED } from './admin-support.js';
 import { groupCoordinatorOf } from '../group/broker-glue.js';
 
@@ -44,7 +45,12 @@ async function handle(
     req.groupIds,
     (g) => g,
   );
-  const denied = unauthorized.map((g) => errorGroup(g, ErrorCode.GROUP_AUTHORIZATION_FAILED));
+  // (KafkaApis sets only the group id and the code here)
+  const denied: Group[] = unauthorized.map((groupId) => ({
+    groupId,
+    errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+    members: [],
+  }));
   const described = authorized.length > 0 ? await coordinator.shareGroupDescribe(authorized) : [];
   const groups: Group[] = described.map((g) => ({
     ...g,
@@ -53,7 +59,23 @@ async function handle(
         ? groupAuthorizedOperations(services, ctx, g.groupId)
         : AUTHORIZED_OPERATIONS_OMITTED,
   }));
-  return { throttleTimeMs: 0, groups: [...denied, ...groups] };
+  // with an authorizer, a group whose members are assigned a topic the principal may not DESCRIBE answers
+  // TOPIC_AUTHORIZATION_FAILED and nothing else
+  const out: Group[] = !authorizerOf(services)
+    ? groups
+    : groups.map((g) =>
+        (g.members ?? []).some((m) =>
+          (m.assignment?.topicPartitions ?? []).some((tp) => !canDescribeTopic(services, ctx, tp.topicName ?? '')),
+        )
+          ? {
+              groupId: g.groupId,
+              errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+              errorMessage: 'The group has described topic(s) that the client is not authorized to describe.',
+              members: [],
+            }
+          : g,
+      );
+  return { throttleTimeMs: 0, groups: [...denied, ...out] };
 }
 
 export const handler: ApiHandler<BrokerServices, ShareGroupDescribeRequest, Input<ShareGroupDescribeResponse>> = {
