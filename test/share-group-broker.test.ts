@@ -219,7 +219,7 @@ test('join, heartbeat, describe, list, leave; the group survives a restart', { t
 test('share.version off: ShareGroupHeartbeat and ShareGroupDescribe answer UNSUPPORTED_VERSION', async () => {
   const down = await c.request(ApiKey.UpdateFeatures, 1, {
     timeoutMs: 10_000,
-    featureUpdates: [{ feature: 'share.version', maxVersionLevel: 0, upgradeType: 2, allowDowngrade: true }],
+    featureUpdates: [{ feature: 'share.version', maxVersionLevel: 0, upgradeType: 2 }],
     validateOnly: false,
   });
   assert.equal(down.errorCode, E.NONE, down.errorMessage ?? '');
@@ -239,7 +239,7 @@ test('share.version off: ShareGroupHeartbeat and ShareGroupDescribe answer UNSUP
   assert.deepEqual([d!.errorCode, d!.errorMessage], [E.UNSUPPORTED_VERSION, 'The version of API is not supported.']);
   const up = await c.request(ApiKey.UpdateFeatures, 1, {
     timeoutMs: 10_000,
-    featureUpdates: [{ feature: 'share.version', maxVersionLevel: 2, upgradeType: 1, allowDowngrade: false }],
+    featureUpdates: [{ feature: 'share.version', maxVersionLevel: 2, upgradeType: 1 }],
     validateOnly: false,
   });
   assert.equal(up.errorCode, E.NONE, up.errorMessage ?? '');
