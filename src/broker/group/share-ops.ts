@@ -192,7 +192,9 @@ export class ShareGroupManager {
     };
     const subscriptionChanged = this.hasMemberSubscriptionChanged(group, member, updated, records);
 
-    let bump = subscriptionChanged || this.initializedAssignmentPending(group);
+    // initialized partitions waiting for an assignment count only once the target is up to date
+    let bump = subscriptionChanged;
+    if (group.assignmentEpoch >= group.groupEpoch) bump = bump || this.initializedAssignmentPending(group);
     let groupEpoch = group.groupEpoch;
     let subscribed = new Set(group.subscribedTopicNames().keys());
     if (bump || group.metadataRefreshDeadline <= now) {
