@@ -18,14 +18,10 @@ const LATER: Readonly<Record<string, string>> = {
   RenewDelegationToken: 'no issue yet (delegation tokens)',
   ExpireDelegationToken: 'no issue yet (delegation tokens)',
   DescribeDelegationToken: 'no issue yet (delegation tokens)',
-  // Share groups and streams groups: issue 19 (the share coordinator's state RPCs are served).
-  ShareGroupHeartbeat: 'issue 19 (share groups)',
-  ShareGroupDescribe: 'issue 19 (share groups)',
+  // Share groups and streams groups: issue 19 (the share coordinator's state RPCs, ShareGroupHeartbeat,
+  // ShareGroupDescribe and the share-group offsets APIs are served).
   ShareFetch: 'issue 19 (share groups)',
   ShareAcknowledge: 'issue 19 (share groups)',
-  DescribeShareGroupOffsets: 'issue 19 (share groups)',
-  AlterShareGroupOffsets: 'issue 19 (share groups)',
-  DeleteShareGroupOffsets: 'issue 19 (share groups)',
   StreamsGroupHeartbeat: 'issue 19 (streams groups)',
   StreamsGroupDescribe: 'issue 19 (streams groups)',
   StreamsGroupTopologyDescriptionUpdate: 'issue 19 (streams groups)',
