@@ -46,6 +46,7 @@ import { createProducerStateHook } from './replication/eos.js';
 import { registerTxnHandlers } from './api/register-txn.js';
 import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glue.js';
 import { registerDataHandlers } from './api/register-data.js';
+import { sharePartitionManagerOf, startSharePartitionManager } from './share/share-partition-manager.js';
 import { registerAdminHandlers } from './api/register-all.js';
 import { registerGroupHandlers } from './api/register-group.js';
 import { startGroupCoordinator, type GroupCoordinatorHandle } from './group/broker-glue.js';
@@ -408,6 +409,7 @@ export class BrokerOnlyServer {
         }),
       );
       registerDataHandlers(registry);
+      startSharePartitionManager(services, { log: (level, msg) => logger.log(level.toUpperCase(), msg) });
       registerAdminHandlers(registry, { forward: true });
       registerGroupHandlers(registry);
       const groups = await startGroupCoordinator(services, (level, msg) => logger.log(level, msg));
@@ -441,7 +443,10 @@ export class BrokerOnlyServer {
           saslListenerConfigs(config),
           imageScramCredentials(() => loader.image.scramCredentials),
         ),
-        onConnectionClose: (id) => replicas.cancelConnection(id),
+        onConnectionClose: (id) => {
+          replicas.cancelConnection(id);
+          sharePartitionManagerOf(services)?.connectionClosed(id);
+        },
       });
       undo.push(() => socketServer.close());
       // altered listener.name.<l>.ssl.* key and trust stores reload without a restart (the

@@ -28,6 +28,7 @@ import { createProducerStateHook } from './replication/eos.js';
 import { registerTxnHandlers } from './api/register-txn.js';
 import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glue.js';
 import { registerDataHandlers } from './api/register-data.js';
+import { sharePartitionManagerOf, startSharePartitionManager } from './share/share-partition-manager.js';
 import { registerAdminHandlers } from './api/register-all.js';
 import { registerRaftHandlers } from './api/register-raft.js';
 import { registerMembershipHandlers } from './api/register-membership.js';
@@ -285,6 +286,7 @@ export class BrokerServer {
       }),
     );
     registerDataHandlers(registry);
+    startSharePartitionManager(services, { log: (level, msg) => logger.log(level.toUpperCase(), msg) });
     registerAdminHandlers(registry, { forward: multiVoter, controller: true });
     registerRaftHandlers(registry);
     registerMembershipHandlers(registry);
@@ -315,7 +317,10 @@ export class BrokerServer {
         saslListenerConfigs(config),
         imageScramCredentials(() => controller.image.scramCredentials),
       ),
-      onConnectionClose: (id) => replicas.cancelConnection(id),
+      onConnectionClose: (id) => {
+        replicas.cancelConnection(id);
+        sharePartitionManagerOf(services)?.connectionClosed(id);
+      },
     });
     // altered listener.name.<l>.ssl.* key and trust stores reload without a restart (the
     // stored ones apply before requests are served)

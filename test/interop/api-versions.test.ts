@@ -21,8 +21,6 @@ const LATER: Readonly<Record<string, string>> = {
   // Share groups (and the share coordinator's state RPCs) and streams groups: issue 19.
   ShareGroupHeartbeat: 'issue 19 (share groups)',
   ShareGroupDescribe: 'issue 19 (share groups)',
-  ShareFetch: 'issue 19 (share groups)',
-  ShareAcknowledge: 'issue 19 (share groups)',
   InitializeShareGroupState: 'issue 19 (share groups)',
   ReadShareGroupState: 'issue 19 (share groups)',
   WriteShareGroupState: 'issue 19 (share groups)',

@@ -62,6 +62,9 @@ export interface FetchedBatch {
   producerId: number;
   isTransactional: boolean;
   isControl: boolean;
+  /** where the batch starts in the read's bytes, and its size (to slice the response records) */
+  position?: number;
+  size?: number;
 }
 
 /** One acknowledgement batch of a request (ShareAcknowledgementBatch). */
