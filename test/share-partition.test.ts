@@ -413,3 +413,38 @@ test('lock timeouts are dropped on close', async () => {
   await settle();
   assert.equal(sp.cachedState()[0]!.state, S.ACQUIRED);
 });
+
+test('a split batch: the old lock only releases the offsets it still holds (testAcquisitionLockTimeoutForPartiallyReacquiredBatch)', async () => {
+  const { sp, timer } = await sharePartition({ lockMs: 1000 });
+  sp.acquire('m1', BATCH, 500, 500, 0, batches(0, 4));
+  await sp.acknowledge('m1', [{ firstOffset: 0, lastOffset: 2, acknowledgeTypes: [A.ACCEPT, A.ACCEPT, A.RELEASE] }]);
+  await timer.advance(800);
+  assert.deepEqual(sp.acquire('m1', BATCH, 500, 500, 2, batches(0, 4)).acquiredRecords, [
+    { firstOffset: 2, lastOffset: 2, deliveryCount: 2 },
+  ]);
+  await timer.advance(200);
+  const states = () =>
+    sp
+      .cachedState()[0]!
+      .offsets!.filter((o) => o.offset >= 2)
+      .map((o) => o.state);
+  assert.deepEqual(states(), [S.ACQUIRED, S.AVAILABLE, S.AVAILABLE]);
+  await timer.advance(800);
+  assert.deepEqual(states(), [S.AVAILABLE, S.AVAILABLE, S.AVAILABLE]);
+});
+
+test('the log start offset moving past the start offset archives available records (testUpdateCacheAndOffsets)', async () => {
+  const { sp } = await sharePartition();
+  sp.acquire('m1', BATCH, 500, 500, 0, batches(0, 9, 5));
+  await sp.acknowledge('m1', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [A.RELEASE] }]);
+  sp.updateCacheAndOffsets(7);
+  assert.equal(sp.startOffset, 7);
+  assert.equal(sp.nextFetchOffset(), 7);
+  assert.deepEqual(sp.acquire('m1', BATCH, 500, 500, 7, batches(7, 9)).acquiredRecords, [
+    { firstOffset: 7, lastOffset: 9, deliveryCount: 2 },
+  ]);
+  const empty = await sharePartition();
+  empty.sp.updateCacheAndOffsets(20);
+  assert.equal(empty.sp.startOffset, 20);
+  assert.equal(empty.sp.nextFetchOffset(), 20);
+});

@@ -245,6 +245,11 @@ export class SharePartitionManager implements ShareGroupListener, ShareFetchSour
     maxBytes: number,
     isolationLevel: number,
   ): Promise<{ reads: PartitionRead[]; errors: Map<string, number> }> {
+    // the log start offset moved past the share-partition's start (retention, DeleteRecords)
+    for (const e of entries) {
+      const lso = this.opts.replicas.partition(e.entry.topic, e.tip.partition)?.logStartOffset;
+      if (lso !== undefined && lso > e.entry.sp.startOffset) e.entry.sp.updateCacheAndOffsets(lso);
+    }
     const candidates = entries.filter((e) => e.entry.sp.canAcquireRecords());
     const errors = new Map<string, number>();
     if (candidates.length === 0) return { reads: [], errors };

@@ -107,6 +107,8 @@ export class SharePartitionError extends Error {
 /** InFlightState: the state of a batch or of one offset. */
 class InFlightState {
   timer: TimerHandle | null = null;
+  /** The acquisition lock this state is under (a lock timeout only releases the states it locked). */
+  lockId = 0;
   /** The state before an ongoing (not yet persisted) transition, restored on rollback. */
   rollback: { state: number; deliveryCount: number; memberId: string } | null = null;
   constructor(
@@ -186,6 +188,8 @@ class InFlightBatch {
     for (let o = this.firstOffset; o <= this.lastOffset; o++) {
       const s = new InFlightState(b.state, b.deliveryCount, b.memberId);
       s.rollback = b.rollback;
+      // the offsets stay under the batch's lock until each is acknowledged or renewed
+      s.lockId = b.lockId;
       this.offsetState.set(o, s);
     }
     // the batch's lock moves to the offsets (the manager reschedules per offset)
@@ -497,7 +501,7 @@ export class SharePartition {
         const s = b.batchState!;
         if (s.state !== RecordState.AVAILABLE || s.hasOngoingTransition()) continue;
         if (!s.tryUpdate(RecordState.ACQUIRED, 'inc', this.config.deliveryCountLimit(), memberId)) continue;
-        s.timer = this.scheduleLockTimeout(memberId, b.firstOffset, b.lastOffset);
+        this.lock(s, memberId, b.firstOffset, b.lastOffset);
         result.push({ firstOffset: b.firstOffset, lastOffset: b.lastOffset, deliveryCount: s.deliveryCount });
         acquired += b.lastOffset - b.firstOffset + 1;
       }
@@ -564,7 +568,7 @@ export class SharePartition {
           s.state = RecordState.AVAILABLE;
           s.deliveryCount = 0;
           s.memberId = EMPTY_MEMBER_ID;
-        } else s.timer = this.scheduleLockTimeout(memberId, o, o);
+        } else this.lock(s, memberId, o, o);
       }
       a.lastOffset = acquiredLast;
       this.findNextFetchOffset = true;
@@ -575,7 +579,7 @@ export class SharePartition {
     }
     for (const a of result) {
       const b = new InFlightBatch(a.firstOffset, a.lastOffset, RecordState.ACQUIRED, 1, memberId);
-      b.batchState!.timer = this.scheduleLockTimeout(memberId, a.firstOffset, a.lastOffset);
+      this.lock(b.batchState!, memberId, a.firstOffset, a.lastOffset);
       this.put(b);
     }
     if (this.sortedKeys[0] === first) this._startOffset = first;
@@ -602,7 +606,7 @@ export class SharePartition {
       if (s.state !== RecordState.AVAILABLE || s.hasOngoingTransition()) continue;
       if (recordLimit && acquired >= maxFetchRecords) break;
       if (!s.tryUpdate(RecordState.ACQUIRED, 'inc', limit, memberId)) continue;
-      s.timer = this.scheduleLockTimeout(memberId, o, o);
+      this.lock(s, memberId, o, o);
       // consecutive offsets with the same delivery count form one AcquiredRecords
       const prev = result[result.length - 1];
       if (prev && prev.lastOffset === o - 1 && prev.deliveryCount === s.deliveryCount) prev.lastOffset = o;
@@ -664,18 +668,25 @@ export class SharePartition {
 
   // ---- locks ----
 
-  private scheduleLockTimeout(memberId: string, first: number, last: number): TimerHandle {
-    return this.timer.schedule(this.config.recordLockDurationMs(), () => this.onLockTimeout(memberId, first, last));
+  private lockSeq = 0;
+
+  /** scheduleAcquisitionLockTimeout: the acquisition lock of a batch or offset. */
+  private lock(s: InFlightState, memberId: string, first: number, last: number): void {
+    const id = ++this.lockSeq;
+    s.lockId = id;
+    s.timer = this.timer.schedule(this.config.recordLockDurationMs(), () =>
+      this.onLockTimeout(memberId, first, last, id),
+    );
   }
 
   /** releaseAcquisitionLockOnTimeout: the member's acquired records in [first, last] become available. */
-  private onLockTimeout(memberId: string, first: number, last: number): void {
+  private onLockTimeout(memberId: string, first: number, last: number, lockId: number): void {
     const updates: PendingUpdate[] = [];
     const limit = this.config.deliveryCountLimit();
     for (const b of this.overlapping(first, last)) {
       for (const [f, l, s] of b.states()) {
         if (f < first || l > last) continue;
-        if (s.state !== RecordState.ACQUIRED || s.memberId !== memberId) continue;
+        if (s.state !== RecordState.ACQUIRED || s.memberId !== memberId || s.lockId !== lockId) continue;
         s.timer = null;
         const target = l < this._startOffset ? RecordState.ARCHIVED : RecordState.AVAILABLE;
         if (!s.startTransition(target, 'none', limit, EMPTY_MEMBER_ID)) continue;
@@ -757,7 +768,7 @@ export class SharePartition {
     // renewed locks restart (the acknowledged records' locks end once persisted)
     for (const r of renewed) {
       r.s.cancelTimer();
-      r.s.timer = this.scheduleLockTimeout(memberId, r.first, r.last);
+      this.lock(r.s, memberId, r.first, r.last);
     }
     return this.persistUpdates(updates);
   }
@@ -894,6 +905,43 @@ export class SharePartition {
       this._endOffset = Math.max(last + 1, next);
       this._startOffset = this._endOffset;
     }
+  }
+
+  /**
+   * SharePartition.updateCacheAndOffsets: the log start offset moved past the start offset
+   * (retention, DeleteRecords). AVAILABLE records below it are archived (persisted lazily, with
+   * the next write); acquired ones stay until acknowledged or timed out.
+   */
+  updateCacheAndOffsets(logStartOffset: number): void {
+    if (logStartOffset <= this._startOffset) return;
+    if (this.cache.size === 0) {
+      this._startOffset = logStartOffset;
+      this._endOffset = logStartOffset;
+      return;
+    }
+    const limit = this.config.deliveryCountLimit();
+    let archived = false;
+    for (const b of this.overlapping(this._startOffset, logStartOffset - 1)) {
+      if (b.offsetState === null && b.lastOffset >= logStartOffset && b.batchState!.state === RecordState.AVAILABLE)
+        b.splitIntoOffsets();
+      for (const [f, l, s] of b.states()) {
+        if (l >= logStartOffset || s.state !== RecordState.AVAILABLE) continue;
+        s.tryUpdate(RecordState.ARCHIVED, 'none', limit, EMPTY_MEMBER_ID);
+        archived = f <= l || archived;
+      }
+    }
+    if (archived) this.findNextFetchOffset = true;
+    this._startOffset = logStartOffset;
+    if (this._endOffset < this._startOffset) this._endOffset = this._startOffset;
+    for (const k of [...this.sortedKeys]) {
+      const b = this.cache.get(k)!;
+      if (b.lastOffset >= logStartOffset) break;
+      let allTerminal = true;
+      for (const [, , st] of b.states()) if (!isTerminal(st.state)) allTerminal = false;
+      if (allTerminal) this.remove(k);
+    }
+    if (this.cache.size === 0) this._endOffset = this._startOffset;
+    this.maybeUpdateCachedStateAndOffsets();
   }
 
   /** Cancels every lock (the partition is dropped: leadership lost, topic deleted, broker stops). */
