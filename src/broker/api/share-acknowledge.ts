@@ -85,7 +85,7 @@ async function handleShareAcknowledge(
     else toAck.set(k, a);
   }
   for (const [k, code] of await manager.acknowledge(groupId, memberId, toAck)) errors.set(k, code);
-  if (req.shareSessionEpoch === FINAL_EPOCH) manager.sessions.remove(groupId, memberId);
+  if (req.shareSessionEpoch === FINAL_EPOCH) await manager.releaseSession(groupId, memberId);
 
   const endpoints = new Map<number, Input<ShareFetchResponseNodeEndpoint>>();
   const byTopic = new Map<string, Input<ShareAcknowledgeResponseShareAcknowledgeTopicResponse>>();

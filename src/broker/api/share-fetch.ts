@@ -213,7 +213,7 @@ async function handleShareFetch(
 
   if (context.kind === 'final') {
     // the session ends: the member's other acquired records go back
-    manager.sessions.remove(groupId, memberId);
+    await manager.releaseSession(groupId, memberId);
   } else if (!isRenewAck && valid.length > 0) {
     const results = await manager.fetch({
       groupId,

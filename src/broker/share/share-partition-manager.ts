@@ -18,7 +18,7 @@ import {
   type ShareAcknowledgementBatch,
   type ShareTimer,
 } from './share-partition.js';
-import { ShareSessionCache, tipKey, type ShareSession, type ShareTopicIdPartition } from './share-session.js';
+import { ShareSessionCache, tipKey, type ShareTopicIdPartition } from './share-session.js';
 import {
   DelayedShareFetch,
   type PartitionRead,
@@ -94,11 +94,7 @@ export class SharePartitionManager implements ShareGroupListener, ShareFetchSour
 
   constructor(private readonly opts: SharePartitionManagerOptions) {
     this.timer = opts.timer ?? SYSTEM_SHARE_TIMER;
-    this.sessions = new ShareSessionCache(
-      opts.config.maxShareSessions,
-      (s) => this.releaseSession(s),
-      () => this.timer.now(),
-    );
+    this.sessions = new ShareSessionCache(opts.config.maxShareSessions, () => this.timer.now());
   }
 
   private static key(groupId: string, topicId: string, partition: number): string {
@@ -359,36 +355,46 @@ export class SharePartitionManager implements ShareGroupListener, ShareFetchSour
 
   // ---- sessions, members, connections ----
 
-  /** The member's acquired records on the session's partitions go back (session closed or replaced). */
-  private releaseSession(s: ShareSession): void {
-    for (const tip of s.partitions.values()) {
-      const e = this.partitions.get(SharePartitionManager.key(s.groupId, tip.topicId, tip.partition));
-      if (e) void e.sp.releaseAcquiredRecords(s.memberId);
-    }
-  }
-
-  /** Releases the member's records of the given partitions (ShareFetch with the final epoch). */
-  async releaseAcquiredRecords(groupId: string, memberId: string): Promise<void> {
+  /**
+   * SharePartitionManager.releaseSession: the member's session ends and its acquired records on the
+   * session's partitions go back (delivery count taken back: they were not processed).
+   */
+  async releaseSession(groupId: string, memberId: string): Promise<void> {
+    const s = this.sessions.remove(groupId, memberId);
+    if (!s) return;
     await Promise.all(
-      [...this.partitions]
-        .filter(([k]) => k.startsWith(`${groupId}\u0000`))
-        .map(([, e]) => e.sp.releaseAcquiredRecords(memberId)),
+      [...s.partitions.values()].map((tip) => {
+        const e = this.partitions.get(SharePartitionManager.key(groupId, tip.topicId, tip.partition));
+        return e ? e.sp.releaseAcquiredRecords(memberId) : Promise.resolve(0);
+      }),
     );
   }
 
+  /** ShareGroupListenerImpl.onMemberLeave: releaseSession. */
   onMemberLeave(groupId: string, memberId: string): void {
-    for (const s of this.sessions.sessionsOf(groupId, memberId)) this.sessions.remove(groupId, s.memberId);
-    void this.releaseAcquiredRecords(groupId, memberId);
+    void this.releaseSession(groupId, memberId);
   }
 
+  /** ShareGroupListenerImpl.onGroupEmpty: the group's share-partitions leave the cache (reloaded on next use). */
   onGroupEmpty(groupId: string): void {
-    for (const s of this.sessions.sessionsOf(groupId)) this.sessions.remove(groupId, s.memberId);
+    for (const [k, e] of [...this.partitions]) {
+      if (!k.startsWith(`${groupId}\u0000`)) continue;
+      e.sp.close();
+      this.partitions.delete(k);
+    }
   }
 
-  /** ClientConnectionDisconnectListener: the connection's sessions end, their records are released. */
+  /**
+   * ShareSessionCache.ClientConnectionDisconnectListener: each session opened on the connection (and
+   * not opened again since on another) is a member leaving; a group left without sessions is empty.
+   */
   connectionClosed(connectionId: string): void {
     if (this.closed) return;
-    for (const s of this.sessions.sessionsOnConnection(connectionId)) this.sessions.remove(s.groupId, s.memberId);
+    for (const s of this.sessions.sessionsOnConnection(connectionId)) {
+      void this.releaseSession(s.groupId, s.memberId).then(() => {
+        if (!this.closed && this.sessions.sessionsOf(s.groupId).length === 0) this.onGroupEmpty(s.groupId);
+      });
+    }
   }
 
   close(): void {

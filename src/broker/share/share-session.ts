@@ -61,13 +61,13 @@ export interface ShareFetchContext {
 
 /**
  * ShareSessionCache: sessions by (group, member), at most `maxEntries` (group.share.max.share.sessions).
- * `onRemoved` releases the member's acquired records on the session's partitions.
+ * Removing a session releases nothing: SharePartitionManager.releaseSession does (final epoch, member
+ * left, connection closed); a member opening a new session keeps its acquired records until their locks end.
  */
 export class ShareSessionCache {
   private readonly sessions = new Map<string, ShareSession>();
   constructor(
     readonly maxEntries: number,
-    private readonly onRemoved: (s: ShareSession) => void,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -88,7 +88,6 @@ export class ShareSessionCache {
     const s = this.sessions.get(k);
     if (!s) return undefined;
     this.sessions.delete(k);
-    this.onRemoved(s);
     return s;
   }
 
@@ -118,12 +117,7 @@ export class ShareSessionCache {
     connectionId: string,
   ): ShareFetchContext {
     if (epoch === FINAL_EPOCH) {
-      // a final fetch only acknowledges: it may not fetch
-      if (add.length > 0 && !isAcknowledgeDataPresent)
-        throw new ShareSessionError(
-          ErrorCode.INVALID_REQUEST,
-          'Final share fetch request cannot fetch records, only acknowledge them',
-        );
+      // FinalContext: the request only acknowledges, then the session is released
       if (!this.get(groupId, memberId))
         throw new ShareSessionError(ErrorCode.SHARE_SESSION_NOT_FOUND, 'The share session was not found.');
       return { kind: 'final', partitions: [], session: this.get(groupId, memberId)! };
@@ -132,8 +126,7 @@ export class ShareSessionCache {
       if (isAcknowledgeDataPresent)
         throw new ShareSessionError(ErrorCode.INVALID_REQUEST, 'Acknowledge data present in Initial Fetch Request');
       // a new session replaces the member's previous one
-      const old = this.get(groupId, memberId);
-      if (old) this.remove(groupId, memberId);
+      this.remove(groupId, memberId);
       if (this.sessions.size >= this.maxEntries)
         throw new ShareSessionError(
           ErrorCode.SHARE_SESSION_LIMIT_REACHED,
