@@ -1,6 +1,19 @@
 // In-process fixtures for the share-partition state machine: a manual clock for acquisition locks,
 // a persister whose answers can be made to fail, and fetched-batch shapes.
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildRecordBatchSync } from '../../src/protocol/records/batch.js';
+import { MetadataImage } from '../../src/broker/metadata/image.js';
+import { DirectoryLogStore } from '../../src/broker/replication/log-store.js';
+import { ReplicaManager } from '../../src/broker/replication/replica-manager.js';
+import { defaultBrokerLoggers } from '../../src/broker/loggers.js';
+import type { BrokerServices } from '../../src/broker/services.js';
+import {
+  DEFAULT_SHARE_BROKER_CONFIG,
+  SharePartitionManager,
+  setSharePartitionManager,
+  type ShareBrokerConfig,
+} from '../../src/broker/share/share-partition-manager.js';
+import { removeDir, tempDir } from './log-fixtures.js';
 import { LocalStatePersister } from '../../src/broker/share/share-partition-local-persister.js';
 import {
   SharePartition,
@@ -117,4 +130,101 @@ export async function sharePartition(
   });
   if (o.init !== false) await sp.maybeInitialize();
   return { sp, timer, persister };
+}
+
+/** A ReplicaManager on real logs in a temp dir leading `topic` (partitions 0..n-1), with a SharePartitionManager. */
+export interface ShareBrokerEnv {
+  rm: ReplicaManager;
+  manager: SharePartitionManager;
+  services: BrokerServices;
+  persister: FaultyPersister;
+  topicId: string;
+  append(partition: number, values: readonly string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function shareBrokerEnv(
+  o: {
+    topic?: string;
+    partitions?: number;
+    config?: Partial<ShareBrokerConfig>;
+    groupConfigs?: Record<string, string>;
+  } = {},
+): Promise<ShareBrokerEnv> {
+  const topic = o.topic ?? 'q';
+  const topicId = 'c2hhcmUtdG9waWMtaWQtMQ';
+  const n = o.partitions ?? 1;
+  const dir = await tempDir('tkafka-share-');
+  const partitionImage = (p: number) => ({
+    topicId,
+    partitionId: p,
+    replicas: [1],
+    isr: [1],
+    removingReplicas: [],
+    addingReplicas: [],
+    leader: 1,
+    leaderRecoveryState: 0,
+    leaderEpoch: 0,
+    partitionEpoch: 0,
+    directories: [],
+    eligibleLeaderReplicas: [],
+    lastKnownElr: [],
+  });
+  const t = {
+    name: topic,
+    id: topicId,
+    partitions: new Map(Array.from({ length: n }, (_, p) => [p, partitionImage(p)])),
+  };
+  const img = MetadataImage.empty('cluster').with({
+    topicsByName: new Map([[topic, t]]),
+    topicsById: new Map([[topicId, t]]),
+  });
+  const rm = new ReplicaManager({
+    nodeId: 1,
+    logs: new DirectoryLogStore(dir),
+    metadata: () => img,
+    config: { originals: new Map<string, string>() },
+  });
+  for (let p = 0; p < n; p++) await rm.ensurePartition(topic, topicId, p, 0);
+  const services = {
+    config: undefined as never,
+    nodeId: 1,
+    clusterId: 'cluster',
+    endpoints: [],
+    controller: undefined as never,
+    replicas: rm,
+    loggers: defaultBrokerLoggers(),
+    groupCoordinator: null,
+    txnCoordinator: null,
+  } as BrokerServices;
+  const persister = new FaultyPersister();
+  const groupConfigs = new Map(Object.entries(o.groupConfigs ?? {}));
+  const manager = new SharePartitionManager({
+    replicas: rm,
+    persister,
+    config: { ...DEFAULT_SHARE_BROKER_CONFIG, ...o.config },
+    groupConfigs: () => groupConfigs,
+  });
+  setSharePartitionManager(services, manager);
+  return {
+    rm,
+    manager,
+    services,
+    persister,
+    topicId,
+    async append(partition, values) {
+      const r = await rm.appendRecords(
+        topic,
+        partition,
+        buildRecordBatchSync({ records: values.map((value) => ({ value })) }),
+        { acks: -1, timeoutMs: 5000 },
+      );
+      if (r.errorCode !== 0) throw new Error(`append: error ${r.errorCode}`);
+    },
+    async close() {
+      manager.close();
+      await rm.shutdown();
+      await removeDir(dir);
+    },
+  };
 }
