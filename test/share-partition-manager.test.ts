@@ -155,7 +155,8 @@ test('ShareFetch acquires, ShareAcknowledge accepts/releases/rejects, redelivery
     assert.equal(r3.responses[0]!.partitions[0]!.acknowledgeErrorCode, 0);
     assert.deepEqual(got(r3).ranges, []);
     assert.equal(e.manager.cached('g', e.topicId, 0)!.startOffset, 3);
-    assert.equal(e.persister.stored({ groupId: 'g', topicId: e.topicId, partition: 0 })!.startOffset, 3n);
+    // written lazily: the start offset before the last acknowledgement moved it
+    assert.equal(e.persister.stored({ groupId: 'g', topicId: e.topicId, partition: 0 })!.startOffset, 1n);
   } finally {
     await e.close();
   }

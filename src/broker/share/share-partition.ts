@@ -831,7 +831,9 @@ export class SharePartition {
       this.persister.writeState(this.key, {
         stateEpoch: this.stateEpoch,
         leaderEpoch: this.opts.leaderEpoch(),
-        startOffset: BigInt(this.prospectiveStartOffset()),
+        // the start offset as it is before this update (SharePartition.writeShareGroupState): the
+        // one it moves to is written with the next update, or found again when the state is loaded
+        startOffset: BigInt(this._startOffset),
         deliveryCompleteCount: this.deliveryCompleteCount(),
         stateBatches: updates.map((u) => u.batch),
       }),
@@ -856,22 +858,6 @@ export class SharePartition {
     this.maybeUpdateCachedStateAndOffsets();
     if (anyAvailable) this.opts.onAvailable?.();
     return code;
-  }
-
-  /** The start offset once the terminal prefix of the cache is passed (what maybeUpdate... sets). */
-  private prospectiveStartOffset(): number {
-    let next = this._startOffset;
-    for (const k of this.sortedKeys) {
-      const b = this.cache.get(k)!;
-      if (b.firstOffset > next) break;
-      for (const [f, l, s] of b.states()) {
-        if (l < next) continue;
-        if (f > next) return next;
-        if (!isTerminal(s.state)) return next;
-        next = l + 1;
-      }
-    }
-    return next;
   }
 
   /** maybeUpdateCachedStateAndOffsets: the start offset moves past the terminal prefix. */
