@@ -241,8 +241,16 @@ async function handleShareFetch(
   for (const out of outs.values()) {
     const fetchError = out.fetchError ?? out.fetch?.errorCode ?? ErrorCode.NONE;
     const hasData = (out.fetch?.acquiredRecords.length ?? 0) > 0;
-    if (context.kind === 'incremental' && !hasData && fetchError === ErrorCode.NONE && out.ackError === undefined)
-      continue;
+    if (context.kind === 'incremental') {
+      if (!hasData && fetchError === ErrorCode.NONE && out.ackError === undefined) continue;
+      // ShareSessionContext.PartitionIterator: a partition that returned records moves to the end of
+      // the session, so the next fetches start with the others
+      const k = tipKey(out.tip);
+      if (hasData && context.session?.partitions.has(k)) {
+        context.session.partitions.delete(k);
+        context.session.partitions.set(k, out.tip);
+      }
+    }
     const error = fetchError !== ErrorCode.NONE ? fetchError : (out.ackError ?? ErrorCode.NONE);
     const pd: Input<ShareFetchResponsePartitionData> = {
       partitionIndex: out.tip.partition,
