@@ -151,8 +151,10 @@ test('acquire: max fetch records is soft in batch-optimized mode, exact in recor
   // the rest of the log batch is cached as available and fetched next
   assert.equal(b.sp.nextFetchOffset(), 3);
   const r3 = b.sp.acquire('m2', LIMIT, 500, 10, 3, batches(0, 9, 5));
+  // one AcquiredRecords per offset of a batch tracked per offset, as Kafka answers them
   assert.deepEqual(r3.acquiredRecords, [
-    { firstOffset: 3, lastOffset: 4, deliveryCount: 1 },
+    { firstOffset: 3, lastOffset: 3, deliveryCount: 1 },
+    { firstOffset: 4, lastOffset: 4, deliveryCount: 1 },
     { firstOffset: 5, lastOffset: 9, deliveryCount: 1 },
   ]);
 });
@@ -221,8 +223,9 @@ test('acknowledge errors: another member, not acquired, offsets not in flight, b
   const ack = (member: string, f: number, l: number, types: number[]) =>
     sp.acknowledge(member, [{ firstOffset: f, lastOffset: l, acknowledgeTypes: types }]);
   assert.equal(await ack('m2', 0, 4, [A.ACCEPT]), ErrorCode.INVALID_RECORD_STATE);
-  assert.equal(await ack('m1', 10, 12, [A.ACCEPT]), ErrorCode.INVALID_RECORD_STATE);
-  assert.equal(await ack('m1', 8, 12, [A.ACCEPT]), ErrorCode.INVALID_RECORD_STATE);
+  // past the acquired records: INVALID_REQUEST (fetchSubMapForAcknowledgementBatch)
+  assert.equal(await ack('m1', 10, 12, [A.ACCEPT]), ErrorCode.INVALID_REQUEST);
+  assert.equal(await ack('m1', 8, 12, [A.ACCEPT]), ErrorCode.INVALID_REQUEST);
   assert.equal(await ack('m1', 0, 4, [A.ACCEPT, A.ACCEPT]), ErrorCode.INVALID_REQUEST);
   assert.equal(await ack('m1', 0, 4, [7]), ErrorCode.INVALID_REQUEST);
   // a whole request is rejected: the valid first batch is rolled back
@@ -231,7 +234,7 @@ test('acknowledge errors: another member, not acquired, offsets not in flight, b
     { firstOffset: 5, lastOffset: 9, acknowledgeTypes: [A.ACCEPT] },
     { firstOffset: 20, lastOffset: 20, acknowledgeTypes: [A.ACCEPT] },
   ]);
-  assert.equal(code, ErrorCode.INVALID_RECORD_STATE);
+  assert.equal(code, ErrorCode.INVALID_REQUEST);
   const offsets = sp.cachedState()[0]!.offsets!;
   assert.equal(offsets.length, 10);
   assert.ok(offsets.every((o) => o.state === S.ACQUIRED && o.memberId === 'm1'));
@@ -287,7 +290,11 @@ test('acquisition lock timeout per offset after a partial acknowledgement (testA
     [S.AVAILABLE, S.AVAILABLE, S.AVAILABLE],
   );
   const r = sp.acquire('m2', BATCH, 500, 500, 2, batches(0, 4));
-  assert.deepEqual(r.acquiredRecords, [{ firstOffset: 2, lastOffset: 4, deliveryCount: 2 }]);
+  assert.deepEqual(r.acquiredRecords, [
+    { firstOffset: 2, lastOffset: 2, deliveryCount: 2 },
+    { firstOffset: 3, lastOffset: 3, deliveryCount: 2 },
+    { firstOffset: 4, lastOffset: 4, deliveryCount: 2 },
+  ]);
 });
 
 test('RELEASE at the delivery count limit archives (testReleaseBatchWithDeliveryCountLimit)', async () => {
@@ -446,11 +453,44 @@ test('the log start offset moving past the start offset archives available recor
   sp.updateCacheAndOffsets(7);
   assert.equal(sp.startOffset, 7);
   assert.equal(sp.nextFetchOffset(), 7);
-  assert.deepEqual(sp.acquire('m1', BATCH, 500, 500, 7, batches(7, 9)).acquiredRecords, [
-    { firstOffset: 7, lastOffset: 9, deliveryCount: 2 },
-  ]);
+  assert.deepEqual(
+    sp.acquire('m1', BATCH, 500, 500, 7, batches(7, 9)).acquiredRecords.map((a) => a.firstOffset),
+    [7, 8, 9],
+  );
   const empty = await sharePartition();
   empty.sp.updateCacheAndOffsets(20);
   assert.equal(empty.sp.startOffset, 20);
   assert.equal(empty.sp.nextFetchOffset(), 20);
+});
+
+test('delivery throttling near the limit: fewer records per delivery, the last attempt alone (testThrottleRecordsDelivery)', async () => {
+  // limit 6: throttled from delivery count 3 (half the limit), the count-5 record alone
+  const { sp, timer } = await sharePartition({ lockMs: 100, deliveryLimit: 6 });
+  sp.acquire('m1', BATCH, 500, 500, 0, batches(0, 7));
+  for (let i = 0; i < 2; i++) {
+    await timer.advance(100);
+    assert.equal(sp.acquire('m1', BATCH, 500, 500, 0, batches(0, 7)).count, 8);
+  }
+  await timer.advance(100);
+  // delivery count 3 >= 3: 8 >> (3 - 3 + 1) = 4 records
+  const r4 = sp.acquire('m1', BATCH, 500, 500, 0, batches(0, 7));
+  assert.deepEqual(
+    r4.acquiredRecords.map((a) => [a.firstOffset, a.deliveryCount]),
+    [
+      [0, 4],
+      [1, 4],
+      [2, 4],
+      [3, 4],
+    ],
+  );
+  // the next fetch goes on with the other half
+  assert.equal(sp.acquire('m1', BATCH, 500, 500, 4, batches(0, 7)).count, 4);
+  await timer.advance(100);
+  // delivery count 4: 8 >> 2 = 2
+  assert.equal(sp.acquire('m1', BATCH, 500, 500, 0, batches(0, 7)).count, 2);
+  await timer.advance(100);
+  // offsets 0-1 on delivery count 5 (last attempt, limit 6): one at a time
+  assert.deepEqual(sp.acquire('m1', BATCH, 500, 500, 0, batches(0, 7)).acquiredRecords, [
+    { firstOffset: 0, lastOffset: 0, deliveryCount: 6 },
+  ]);
 });

@@ -481,13 +481,20 @@ export class SharePartition {
         const fullMatch = b.firstOffset >= firstBatch.baseOffset && b.lastOffset <= lastOffsetToAcquire;
         const remaining = maxRecords - acquired;
         const limitSubset = recordLimit && b.lastOffset - b.firstOffset + 1 > remaining;
-        if (!fullMatch || b.offsetState !== null || limitSubset) {
+        // records near the delivery limit are delivered in smaller and smaller sets (a corrupt
+        // record then does not take a whole batch to the limit with it): such a batch comes alone
+        const throttle = this.shouldThrottleRecordsDelivery(b, firstBatch.baseOffset, lastOffsetToAcquire);
+        if (throttle && acquired > 0) {
+          maxRecords = 0;
+          break;
+        }
+        if (!fullMatch || b.offsetState !== null || limitSubset || throttle) {
           if (b.offsetState === null) {
             const s = b.batchState!;
             if (s.state !== RecordState.AVAILABLE || s.hasOngoingTransition()) continue;
             b.splitIntoOffsets();
           }
-          acquired += this.acquireSubset(
+          const n = this.acquireSubset(
             memberId,
             recordLimit,
             remaining,
@@ -496,6 +503,11 @@ export class SharePartition {
             b,
             result,
           );
+          acquired += n;
+          if (throttle && n > 0) {
+            maxRecords = 0;
+            break;
+          }
           continue;
         }
         const s = b.batchState!;
@@ -600,20 +612,41 @@ export class SharePartition {
   ): number {
     let acquired = 0;
     const limit = this.config.deliveryCountLimit();
+    const throttleLimit = throttleRecordsDeliveryLimit(limit);
+    let maxWhileThrottled = -1;
+    let hasThrottled = false;
     for (const [o, s] of b.offsetState!) {
       if (o < reqFirst) continue;
       if (o > reqLast) break;
       if (s.state !== RecordState.AVAILABLE || s.hasOngoingTransition()) continue;
-      if (recordLimit && acquired >= maxFetchRecords) break;
+      const dc = s.deliveryCount;
+      // a record on its last delivery attempt is delivered alone
+      if (limit > 2 && dc === limit - 1 && acquired > 0) break;
+      // past the throttle threshold, each further delivery attempt halves how many come together
+      if (dc >= throttleLimit && maxWhileThrottled < 0) {
+        maxWhileThrottled = Math.max(1, b.offsetState!.size >> (dc - throttleLimit + 1));
+        hasThrottled = true;
+      }
       if (!s.tryUpdate(RecordState.ACQUIRED, 'inc', limit, memberId)) continue;
       this.lock(s, memberId, o, o);
-      // consecutive offsets with the same delivery count form one AcquiredRecords
-      const prev = result[result.length - 1];
-      if (prev && prev.lastOffset === o - 1 && prev.deliveryCount === s.deliveryCount) prev.lastOffset = o;
-      else result.push({ firstOffset: o, lastOffset: o, deliveryCount: s.deliveryCount });
+      // one AcquiredRecords per offset, as Kafka answers them
+      result.push({ firstOffset: o, lastOffset: o, deliveryCount: s.deliveryCount });
       acquired++;
+      if (s.deliveryCount === limit && limit > 2) break;
+      if (recordLimit && acquired === maxFetchRecords) break;
+      if (hasThrottled && acquired === maxWhileThrottled) break;
     }
     return acquired;
+  }
+
+  /** shouldThrottleRecordsDelivery: the batch's (or its acquirable offsets') delivery count at the threshold. */
+  private shouldThrottleRecordsDelivery(b: InFlightBatch, reqFirst: number, reqLast: number): boolean {
+    const threshold = throttleRecordsDeliveryLimit(this.config.deliveryCountLimit());
+    if (b.offsetState === null) return b.batchState!.deliveryCount >= threshold;
+    let max = 0;
+    for (const [o, s] of b.offsetState)
+      if (o >= reqFirst && o <= reqLast && s.state === RecordState.AVAILABLE) max = Math.max(max, s.deliveryCount);
+    return max >= threshold;
   }
 
   /**
@@ -775,26 +808,36 @@ export class SharePartition {
 
   /** fetchSubMapForAcknowledgementBatch. */
   private subMapForAcknowledgement(ab: ShareAcknowledgementBatch): InFlightBatch[] | SharePartitionError {
-    const sub = this.overlapping(ab.firstOffset, ab.lastOffset);
-    if (sub.length === 0)
+    const floorOf = (offset: number): number | undefined => {
+      let floor: number | undefined;
+      for (const k of this.sortedKeys) {
+        if (k > offset) break;
+        floor = k;
+      }
+      return floor;
+    };
+    let floor = floorOf(ab.firstOffset);
+    // the start offset moved into the request (records archived by a lock timeout before it)
+    if (floor === undefined && ab.firstOffset < this._startOffset && ab.lastOffset >= this._startOffset)
+      floor = floorOf(this._startOffset);
+    if (floor === undefined)
       return new SharePartitionError(
         ErrorCode.INVALID_RECORD_STATE,
         'Batch record not found. The request batch offsets are not found in the cache.',
       );
-    if (ab.firstOffset < Math.max(sub[0]!.firstOffset, this._startOffset) && ab.firstOffset >= this._startOffset)
+    const from = floor;
+    const sub = this.sortedKeys.filter((k) => k >= from && k <= ab.lastOffset).map((k) => this.cache.get(k)!);
+    const last = sub[sub.length - 1]!.lastOffset;
+    if (last < ab.firstOffset)
       return new SharePartitionError(
-        ErrorCode.INVALID_RECORD_STATE,
-        'Batch record not found. The first offset in request is not found in the cache.',
+        ErrorCode.INVALID_REQUEST,
+        'Batch record not found. The first offset in request is past acquired records.',
       );
-    if (ab.lastOffset > sub[sub.length - 1]!.lastOffset)
+    if (ab.lastOffset > last)
       return new SharePartitionError(
-        ErrorCode.INVALID_RECORD_STATE,
+        ErrorCode.INVALID_REQUEST,
         'Batch record not found. The last offset in request is past acquired records.',
       );
-    // offsets the cache does not hold between batches
-    for (let i = 1; i < sub.length; i++)
-      if (sub[i]!.firstOffset !== sub[i - 1]!.lastOffset + 1)
-        return new SharePartitionError(ErrorCode.INVALID_RECORD_STATE, 'Batch record not found in the cache.');
     return sub;
   }
 
@@ -934,6 +977,11 @@ export class SharePartition {
   close(): void {
     for (const b of this.cache.values()) for (const [, , s] of b.states()) s.cancelTimer();
   }
+}
+
+/** SharePartition.throttleRecordsDeliveryLimit: half the delivery count limit, at least 2. */
+export function throttleRecordsDeliveryLimit(maxDeliveryCount: number): number {
+  return Math.max(2, Math.ceil(maxDeliveryCount / 2));
 }
 
 function stateBatch(first: number, last: number, s: InFlightState): PersisterStateBatch {
