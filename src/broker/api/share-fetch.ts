@@ -226,6 +226,7 @@ async function handleShareFetch(
       batchSize: req.batchSize,
       acquireMode: v >= 2 ? req.shareAcquireMode : 0,
       connectionId: ctx.connectionId,
+      isLive: () => manager.sessions.get(groupId, memberId) === context.session,
     });
     for (const tip of valid) {
       const k = tipKey(tip);

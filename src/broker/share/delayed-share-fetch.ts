@@ -27,6 +27,8 @@ export interface ShareFetchParams {
   batchSize: number;
   acquireMode: number;
   connectionId: string;
+  /** Whether the member's session still stands (a fetch parked when its connection closed acquires nothing). */
+  isLive?: () => boolean;
 }
 
 /** A loaded share-partition of a led partition. */
@@ -81,6 +83,7 @@ export class DelayedShareFetch {
     const deadline = Date.now() + Math.max(0, p.maxWaitMs);
     const minBytes = Math.max(1, p.minBytes);
     for (;;) {
+      if (p.isLive?.() === false) return this.manager.acquireFromReads(p, [], new Map(), this.partitions);
       const { reads, errors } = await this.manager.readPartitions(this.partitions, p.maxBytes, this.isolationLevel);
       let bytes = 0;
       for (const r of reads) bytes += r.records.length;
