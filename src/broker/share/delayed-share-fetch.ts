@@ -89,11 +89,12 @@ export class DelayedShareFetch {
       for (const r of reads) bytes += r.records.length;
       const remaining = deadline - Date.now();
       if (bytes >= minBytes || remaining <= 0 || errors.size > 0) {
-        const out = this.manager.acquireFromReads(p, reads, errors, this.partitions);
+        const live = p.isLive?.() !== false;
+        const out = this.manager.acquireFromReads(p, live ? reads : [], errors, this.partitions);
         let acquired = false;
         for (const r of out.values()) if (r.acquiredRecords.length > 0 || r.errorCode !== 0) acquired = true;
         // enough bytes, but all of them already acquired by others: wait on, unless out of time
-        if (acquired || remaining <= 0) return out;
+        if (acquired || remaining <= 0 || !live) return out;
       }
       // with min bytes already readable (all acquired by other members), only a release helps
       await this.waitForChange(bytes >= minBytes ? [] : reads, remaining);
