@@ -237,9 +237,13 @@ test('two members on one partition; a closed session and a dropped connection gi
     try {
       await c.fetch();
       const rc = acquired(await c.fetch({ maxWaitMs: LOCK_MS - 500 }));
-      assert.deepEqual(rc.ranges, [
-        [base + 1, base + 1, 1],
-        [base + 2, base + 3, 1],
+      // (the group had no session left: its share-partition was reloaded from the persisted state,
+      // where the released ranges may have merged, so the ranges are compared offset by offset)
+      const perOffset = rc.ranges.flatMap(([f, l, n]) => Array.from({ length: l - f + 1 }, (_, i) => [f + i, n]));
+      assert.deepEqual(perOffset, [
+        [base + 1, 1],
+        [base + 2, 1],
+        [base + 3, 1],
       ]);
     } finally {
       c.c.close();

@@ -390,11 +390,13 @@ export class SharePartitionManager implements ShareGroupListener, ShareFetchSour
    */
   connectionClosed(connectionId: string): void {
     if (this.closed) return;
+    const groups = new Set<string>();
     for (const s of this.sessions.sessionsOnConnection(connectionId)) {
-      void this.releaseSession(s.groupId, s.memberId).then(() => {
-        if (!this.closed && this.sessions.sessionsOf(s.groupId).length === 0) this.onGroupEmpty(s.groupId);
-      });
+      groups.add(s.groupId);
+      // the session leaves the cache and the releases start at once (before the first await)
+      void this.releaseSession(s.groupId, s.memberId);
     }
+    for (const g of groups) if (this.sessions.sessionsOf(g).length === 0) this.onGroupEmpty(g);
   }
 
   close(): void {
