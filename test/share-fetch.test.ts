@@ -235,7 +235,7 @@ test('two members on one partition; a closed session and a dropped connection gi
     b.c.close();
     const c = await ShareMember.open('g-two');
     try {
-      await c.fetch();
+      // the session-opening fetch acquires them (waiting for the release if the close is not seen yet)
       const rc = acquired(await c.fetch({ maxWaitMs: LOCK_MS - 500 }));
       // (the group had no session left: its share-partition was reloaded from the persisted state,
       // where the released ranges may have merged, so the ranges are compared offset by offset)
