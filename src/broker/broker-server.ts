@@ -48,6 +48,7 @@ import { registerShareCoordinatorHandlers } from './api/register-share.js';
 import { startShareCoordinator, type ShareCoordinatorHandle } from './share/coordinator/broker-glue.js';
 import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glue.js';
 import { registerDataHandlers } from './api/register-data.js';
+import { sharePartitionManagerOf, startSharePartitionManager } from './share/share-partition-manager.js';
 import { registerAdminHandlers } from './api/register-all.js';
 import { registerGroupHandlers } from './api/register-group.js';
 import { startGroupCoordinator, type GroupCoordinatorHandle } from './group/broker-glue.js';
@@ -412,6 +413,7 @@ export class BrokerOnlyServer {
         }),
       );
       registerDataHandlers(registry);
+      startSharePartitionManager(services, { log: (level, msg) => logger.log(level.toUpperCase(), msg) });
       registerAdminHandlers(registry, { forward: true });
       registerGroupHandlers(registry);
       const groups = await startGroupCoordinator(services, (level, msg) => logger.log(level, msg));
@@ -448,7 +450,10 @@ export class BrokerOnlyServer {
           saslListenerConfigs(config),
           imageScramCredentials(() => loader.image.scramCredentials),
         ),
-        onConnectionClose: (id) => replicas.cancelConnection(id),
+        onConnectionClose: (id) => {
+          replicas.cancelConnection(id);
+          sharePartitionManagerOf(services)?.connectionClosed(id);
+        },
       });
       undo.push(() => socketServer.close());
       // altered listener.name.<l>.ssl.* key and trust stores reload without a restart (the

@@ -30,6 +30,7 @@ import { registerShareCoordinatorHandlers } from './api/register-share.js';
 import { startShareCoordinator, type ShareCoordinatorHandle } from './share/coordinator/broker-glue.js';
 import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glue.js';
 import { registerDataHandlers } from './api/register-data.js';
+import { sharePartitionManagerOf, startSharePartitionManager } from './share/share-partition-manager.js';
 import { registerAdminHandlers } from './api/register-all.js';
 import { registerRaftHandlers } from './api/register-raft.js';
 import { registerMembershipHandlers } from './api/register-membership.js';
@@ -288,6 +289,7 @@ export class BrokerServer {
       }),
     );
     registerDataHandlers(registry);
+    startSharePartitionManager(services, { log: (level, msg) => logger.log(level.toUpperCase(), msg) });
     registerAdminHandlers(registry, { forward: multiVoter, controller: true });
     registerRaftHandlers(registry);
     registerMembershipHandlers(registry);
@@ -320,7 +322,10 @@ export class BrokerServer {
         saslListenerConfigs(config),
         imageScramCredentials(() => controller.image.scramCredentials),
       ),
-      onConnectionClose: (id) => replicas.cancelConnection(id),
+      onConnectionClose: (id) => {
+        replicas.cancelConnection(id);
+        sharePartitionManagerOf(services)?.connectionClosed(id);
+      },
     });
     // altered listener.name.<l>.ssl.* key and trust stores reload without a restart (the
     // stored ones apply before requests are served)

@@ -18,10 +18,7 @@ const LATER: Readonly<Record<string, string>> = {
   RenewDelegationToken: 'no issue yet (delegation tokens)',
   ExpireDelegationToken: 'no issue yet (delegation tokens)',
   DescribeDelegationToken: 'no issue yet (delegation tokens)',
-  // Share groups and streams groups: issue 19 (the share coordinator's state RPCs, ShareGroupHeartbeat,
-  // ShareGroupDescribe and the share-group offsets APIs are served).
-  ShareFetch: 'issue 19 (share groups)',
-  ShareAcknowledge: 'issue 19 (share groups)',
+  // Streams groups: issue 19 (every share-group API is served).
   StreamsGroupHeartbeat: 'issue 19 (streams groups)',
   StreamsGroupDescribe: 'issue 19 (streams groups)',
   StreamsGroupTopologyDescriptionUpdate: 'issue 19 (streams groups)',
