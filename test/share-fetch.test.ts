@@ -1,5 +1,7 @@
-// ShareFetch / ShareAcknowledge against a real tkafka broker with raw requests over share sessions
-// (no membership: Kafka's ShareFetch does not check the assignment): acquire, accept, release →
+// ShareFetch / ShareAcknowledge against a real tkafka broker with raw requests over share sessions.
+// Each member joins its share group with ShareGroupHeartbeat first, until it is assigned the
+// partition: the group coordinator initializes the share-partition's state in __share_group_state
+// (Kafka's ShareFetch does not check the assignment, but reads that state): acquire, accept, release →
 // redelivered with delivery count 2, reject → never again, lock expiry → redelivered, the delivery
 // count limit, two members on one partition, a session closed or a connection dropped releasing the
 // member's records, session and partition errors.
@@ -15,7 +17,13 @@ import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { createTopicAt } from './helpers/create-topic.js';
 import { produceRawAppended } from './helpers/replication.js';
 import { RawClient } from './helpers/raw-client.js';
+import { waitFor } from './helpers/wait-for.js';
 
+const RETRIABLE = new Set<number>([
+  ErrorCode.NOT_COORDINATOR,
+  ErrorCode.COORDINATOR_NOT_AVAILABLE,
+  ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+]);
 const LOCK_MS = 1500;
 const DELIVERY_LIMIT = 3;
 let broker: BrokerProcess;
@@ -36,7 +44,34 @@ class ShareMember {
   ) {}
 
   static async open(group: string): Promise<ShareMember> {
-    return new ShareMember(await RawClient.connect(broker.port), group);
+    const m = new ShareMember(await RawClient.connect(broker.port), group);
+    await m.join();
+    return m;
+  }
+
+  /** ShareGroupHeartbeat until the partition is assigned (its share-partition state initialized). */
+  async join(): Promise<void> {
+    let memberEpoch = 0;
+    await waitFor(
+      async () => {
+        const r = await this.c.request(ApiKey.ShareGroupHeartbeat, 1, {
+          groupId: this.group,
+          memberId: this.memberId,
+          memberEpoch,
+          rackId: null,
+          subscribedTopicNames: memberEpoch === 0 ? [TOPIC] : null,
+        });
+        if (RETRIABLE.has(r.errorCode)) {
+          // the first FindCoordinator creates __consumer_offsets, as a share consumer's does
+          await this.c.request(ApiKey.FindCoordinator, 4, { key: '', keyType: 0, coordinatorKeys: [this.group] });
+          return false;
+        }
+        assert.equal(r.errorCode, ErrorCode.NONE, `ShareGroupHeartbeat ${r.errorCode} ${r.errorMessage}`);
+        memberEpoch = r.memberEpoch;
+        return r.assignment?.topicPartitions.some((t) => t.topicId === topicId) ?? false;
+      },
+      { what: `${this.memberId} to be assigned ${TOPIC} in ${this.group}`, timeoutMs: 20_000 },
+    );
   }
 
   async fetch(o: { maxWaitMs?: number; acks?: Ack[]; maxRecords?: number; epoch?: number } = {}) {

@@ -3,9 +3,8 @@
 // with their own ids, heartbeat, are described, listed with the share type and leave; the group and
 // its members survive a broker restart (replayed from __consumer_offsets); the share-group offsets APIs
 // answer their group-level errors; turning share.version off
-// answers UNSUPPORTED_VERSION as KafkaApis does. No persister is plugged in on this branch (the share
-// coordinator is built separately), so partitions stay unassigned: the share-partition state is never
-// initialized, as Kafka's assignor only assigns initialized partitions.
+// answers UNSUPPORTED_VERSION as KafkaApis does. The group coordinator initializes the share-partition
+// state through the share coordinator (__share_group_state) after the first join; the test waits for it.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
@@ -116,6 +115,21 @@ test('join, heartbeat, describe, list, leave; the group survives a restart', { t
   assert.equal(a.memberEpoch, 1);
   assert.equal(a.heartbeatIntervalMs, 5000);
   assert.deepEqual(a.assignment, { topicPartitions: [] });
+  // the share-partitions' state is initialized after the answer (start offset -1: a new topic)
+  const initialized = await waitFor(
+    async () => {
+      const o = await c.request(ApiKey.DescribeShareGroupOffsets, 1, { groups: [{ groupId: 'sg1', topics: null }] });
+      const ps = o.groups[0]!.topics.flatMap((t) =>
+        t.partitions.map((p) => [t.topicName, p.partitionIndex, p.startOffset]),
+      );
+      return ps.length === 2 ? ps : null;
+    },
+    { what: 'the share-partitions of sq to be initialized', timeoutMs: 30_000 },
+  );
+  assert.deepEqual(initialized.sort(), [
+    ['sq', 0, -1n],
+    ['sq', 1, -1n],
+  ]);
 
   // Kafka's checks: an empty member id (KafkaApis), an epoch ahead of the coordinator's
   const noId = await heartbeat('sg1', { memberId: '', memberEpoch: 0, subscribedTopicNames: ['sq'] });
@@ -161,12 +175,7 @@ test('join, heartbeat, describe, list, leave; the group survives a restart', { t
   );
   assert.equal(afterLeave!.groupEpoch, 3);
 
-  // share-group offsets: no share-partition is initialized without a persister; alter needs an empty group
-  const offsets = await c.request(ApiKey.DescribeShareGroupOffsets, 1, { groups: [{ groupId: 'sg1', topics: null }] });
-  assert.deepEqual(
-    offsets.groups.map((g) => [g.groupId, g.errorCode, g.topics]),
-    [['sg1', E.NONE, []]],
-  );
+  // share-group offsets: alter needs an empty group
   const busy = await c.request(ApiKey.AlterShareGroupOffsets, 0, {
     groupId: 'sg1',
     topics: [{ topicName: 'sq', partitions: [{ partitionIndex: 0, startOffset: 0n }] }],
@@ -204,7 +213,7 @@ test('join, heartbeat, describe, list, leave; the group survives a restart', { t
   assert.equal(del.errorCode, E.NONE);
   assert.deepEqual(
     del.responses.map((r) => [r.topicName, r.topicId, r.errorCode, r.errorMessage]),
-    [['sq', topicId, E.UNKNOWN_TOPIC_OR_PARTITION, 'There is no offset information to delete.']],
+    [['sq', topicId, E.NONE, null]],
   );
   const alterUnknown = await c.request(ApiKey.AlterShareGroupOffsets, 0, {
     groupId: 'sg1',
@@ -216,7 +225,7 @@ test('join, heartbeat, describe, list, leave; the group survives a restart', { t
   );
 });
 
-test('share.version off: ShareGroupHeartbeat and ShareGroupDescribe answer UNSUPPORTED_VERSION', async () => {
+test('share.version off: the share APIs answer UNSUPPORTED_VERSION', async () => {
   const down = await c.request(ApiKey.UpdateFeatures, 1, {
     timeoutMs: 10_000,
     featureUpdates: [{ feature: 'share.version', maxVersionLevel: 0, upgradeType: 2 }],
@@ -237,6 +246,27 @@ test('share.version off: ShareGroupHeartbeat and ShareGroupDescribe answer UNSUP
   assert.deepEqual([r.errorCode, r.errorMessage], [E.UNSUPPORTED_VERSION, null]);
   const [d] = await describe(['sg2']);
   assert.deepEqual([d!.errorCode, d!.errorMessage], [E.UNSUPPORTED_VERSION, 'The version of API is not supported.']);
+  // ShareFetch and ShareAcknowledge too, before any other check (KafkaApis.isShareGroupProtocolEnabled)
+  const f = await c.request(ApiKey.ShareFetch, 2, {
+    groupId: 'sg2',
+    memberId: '',
+    shareSessionEpoch: 0,
+    maxWaitMs: 0,
+    minBytes: 1,
+    maxBytes: 1000,
+    maxRecords: 10,
+    batchSize: 10,
+    topics: [],
+    forgottenTopicsData: [],
+  });
+  assert.deepEqual([f.errorCode, f.errorMessage, f.responses], [E.UNSUPPORTED_VERSION, null, []]);
+  const a = await c.request(ApiKey.ShareAcknowledge, 2, {
+    groupId: 'sg2',
+    memberId: 'm',
+    shareSessionEpoch: 1,
+    topics: [],
+  });
+  assert.deepEqual([a.errorCode, a.errorMessage, a.responses], [E.UNSUPPORTED_VERSION, null, []]);
   const up = await c.request(ApiKey.UpdateFeatures, 1, {
     timeoutMs: 10_000,
     featureUpdates: [{ feature: 'share.version', maxVersionLevel: 2, upgradeType: 1 }],

@@ -10,7 +10,7 @@ import {
   ShareAcquireMode,
   SharePartitionError,
 } from '../src/broker/share/share-partition.js';
-import { mergeStateBatches } from '../src/broker/share/share-partition-local-persister.js';
+import { mergeStateBatches } from './helpers/local-state-persister.js';
 import { FaultyPersister, KEY, batches, settle, sharePartition } from './helpers/share-partition-fixtures.js';
 
 const BATCH = ShareAcquireMode.BATCH_OPTIMIZED;

@@ -413,7 +413,6 @@ export class BrokerOnlyServer {
         }),
       );
       registerDataHandlers(registry);
-      startSharePartitionManager(services, { log: (level, msg) => logger.log(level.toUpperCase(), msg) });
       registerAdminHandlers(registry, { forward: true });
       registerGroupHandlers(registry);
       const groups = await startGroupCoordinator(services, (level, msg) => logger.log(level, msg));
@@ -424,11 +423,19 @@ export class BrokerOnlyServer {
       registerTxnHandlers(registry);
       const share = await startShareCoordinator(services, (level, msg) => logger.log(level, msg));
       registerShareCoordinatorHandlers(registry);
+      // share-partition state goes through the share coordinator's persister (__share_group_state); the
+      // group coordinator initializes it with the same persister and tells the manager about leaving members
+      const sharePartitions = startSharePartitionManager(services, {
+        persister: share.persister,
+        log: (level, msg) => logger.log(level.toUpperCase(), msg),
+      });
+      groups.coordinator.setShareCollaborators({ persister: share.persister, listener: sharePartitions });
       registerSaslHandlers(registry, ['broker']);
       undo.push(
         () => groups.shutdown(),
         () => txn.shutdown(),
         () => share.shutdown(),
+        () => sharePartitions.close(),
       );
 
       info('Waiting for the broker to catch up with the cluster metadata');

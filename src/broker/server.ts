@@ -30,7 +30,11 @@ import { registerShareCoordinatorHandlers } from './api/register-share.js';
 import { startShareCoordinator, type ShareCoordinatorHandle } from './share/coordinator/broker-glue.js';
 import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glue.js';
 import { registerDataHandlers } from './api/register-data.js';
-import { sharePartitionManagerOf, startSharePartitionManager } from './share/share-partition-manager.js';
+import {
+  sharePartitionManagerOf,
+  startSharePartitionManager,
+  type SharePartitionManager,
+} from './share/share-partition-manager.js';
 import { registerAdminHandlers } from './api/register-all.js';
 import { registerRaftHandlers } from './api/register-raft.js';
 import { registerMembershipHandlers } from './api/register-membership.js';
@@ -82,6 +86,7 @@ export class BrokerServer {
   groups: GroupCoordinatorHandle | null = null;
   txn: TxnCoordinatorHandle | null = null;
   share: ShareCoordinatorHandle | null = null;
+  sharePartitions: SharePartitionManager | null = null;
   /** With other voters: the broker registers with the active controller (null: a single voter). */
   membership: BrokerMembership | null = null;
   /** follower fetchers and ISR changes (issue 15); a single voter sends AlterPartition to itself */
@@ -289,7 +294,6 @@ export class BrokerServer {
       }),
     );
     registerDataHandlers(registry);
-    startSharePartitionManager(services, { log: (level, msg) => logger.log(level.toUpperCase(), msg) });
     registerAdminHandlers(registry, { forward: multiVoter, controller: true });
     registerRaftHandlers(registry);
     registerMembershipHandlers(registry);
@@ -305,6 +309,13 @@ export class BrokerServer {
     registerTxnHandlers(registry);
     const share = await startShareCoordinator(services, (level, msg) => logger.log(level, msg));
     registerShareCoordinatorHandlers(registry);
+    // share-partition state goes through the share coordinator's persister (__share_group_state); the
+    // group coordinator initializes it with the same persister and tells the manager about leaving members
+    const sharePartitions = startSharePartitionManager(services, {
+      persister: share.persister,
+      log: (level, msg) => logger.log(level.toUpperCase(), msg),
+    });
+    groups.coordinator.setShareCollaborators({ persister: share.persister, listener: sharePartitions });
     registerSaslHandlers(registry, ['broker', 'controller']);
     const socketServer = new SocketServer<BrokerServices>({
       listeners: acceptors,
@@ -336,6 +347,7 @@ export class BrokerServer {
     server.groups = groups;
     server.txn = txn;
     server.share = share;
+    server.sharePartitions = sharePartitions;
     server.replication = replication;
     server.ownChannel = ownChannel;
     if (membership) {
@@ -390,6 +402,7 @@ export class BrokerServer {
       m.channel.close();
     }
     await this.socketServer.close();
+    this.sharePartitions?.close();
     await this.share?.shutdown();
     await this.txn?.shutdown();
     await this.groups?.shutdown();

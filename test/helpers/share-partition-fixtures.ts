@@ -14,7 +14,7 @@ import {
   type ShareBrokerConfig,
 } from '../../src/broker/share/share-partition-manager.js';
 import { removeDir, tempDir } from './log-fixtures.js';
-import { LocalStatePersister } from '../../src/broker/share/share-partition-local-persister.js';
+import { LocalStatePersister } from './local-state-persister.js';
 import {
   SharePartition,
   type FetchedBatch,
@@ -178,6 +178,8 @@ export async function shareBrokerEnv(
   const img = MetadataImage.empty('cluster').with({
     topicsByName: new Map([[topic, t]]),
     topicsById: new Map([[topicId, t]]),
+    // share.version finalized: ShareFetch / ShareAcknowledge are served (KafkaApis.isShareGroupProtocolEnabled)
+    features: new Map([['share.version', 2]]),
   });
   const rm = new ReplicaManager({
     nodeId: 1,
@@ -191,7 +193,7 @@ export async function shareBrokerEnv(
     nodeId: 1,
     clusterId: 'cluster',
     endpoints: [],
-    controller: undefined as never,
+    controller: { image: img } as never,
     replicas: rm,
     loggers: defaultBrokerLoggers(),
     groupCoordinator: null,

@@ -12,7 +12,8 @@ import type {
   ShareAcknowledgeResponseShareAcknowledgeTopicResponse,
 } from '../../protocol/generated/protocol/ShareAcknowledge.js';
 import type { ShareFetchResponseNodeEndpoint } from '../../protocol/generated/protocol/ShareFetch.js';
-import type { BrokerServices } from '../services.js';
+import { metadataSourceOf, type BrokerServices } from '../services.js';
+import { SHARE_VERSION_FEATURE } from '../metadata/features.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import { sharePartitionManagerOf } from '../share/share-partition-manager.js';
 import { FINAL_EPOCH, ShareSessionError, tipKey, type ShareTopicIdPartition } from '../share/share-session.js';
@@ -40,8 +41,9 @@ async function handleShareAcknowledge(
   req: ShareAcknowledgeRequest,
   services: BrokerServices,
 ): Promise<Input<ShareAcknowledgeResponse>> {
+  // KafkaApis.isShareGroupProtocolEnabled: share.version finalized at 1 or more, else UNSUPPORTED_VERSION
   const manager = sharePartitionManagerOf(services);
-  if (!manager) return topError(ErrorCode.UNSUPPORTED_VERSION, null);
+  if (!manager || !shareGroupsEnabled(services)) return topError(ErrorCode.UNSUPPORTED_VERSION, null);
   const rm = services.replicas as ReplicaManager;
   const v = ctx.apiVersion;
   const groupId = req.groupId;
@@ -118,3 +120,8 @@ export const handler: ApiHandler<BrokerServices, ShareAcknowledgeRequest, Input<
   handle: handleShareAcknowledge,
   errorResponse: genericErrorResponse,
 };
+
+/** ShareVersion.supportsShareGroups of the finalized share.version (KafkaApis.isShareGroupProtocolEnabled). */
+function shareGroupsEnabled(services: BrokerServices): boolean {
+  return (metadataSourceOf(services).image.features.get(SHARE_VERSION_FEATURE) ?? 0) >= 1;
+}

@@ -15,7 +15,8 @@ import type {
   ShareFetchResponsePartitionData,
   ShareFetchResponseShareFetchableTopicResponse,
 } from '../../protocol/generated/protocol/ShareFetch.js';
-import type { BrokerServices } from '../services.js';
+import { metadataSourceOf, type BrokerServices } from '../services.js';
+import { SHARE_VERSION_FEATURE } from '../metadata/features.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import { sharePartitionManagerOf, type SharePartitionFetchResult } from '../share/share-partition-manager.js';
 import { AcknowledgeType, type ShareAcknowledgementBatch } from '../share/share-partition.js';
@@ -126,8 +127,9 @@ async function handleShareFetch(
   req: ShareFetchRequest,
   services: BrokerServices,
 ): Promise<Input<ShareFetchResponse>> {
+  // KafkaApis.isShareGroupProtocolEnabled: share.version finalized at 1 or more, else UNSUPPORTED_VERSION
   const manager = sharePartitionManagerOf(services);
-  if (!manager) return topError(ErrorCode.UNSUPPORTED_VERSION, null);
+  if (!manager || !shareGroupsEnabled(services)) return topError(ErrorCode.UNSUPPORTED_VERSION, null);
   const rm = services.replicas as ReplicaManager;
   const v = ctx.apiVersion;
   const groupId = req.groupId;
@@ -289,3 +291,8 @@ export const handler: ApiHandler<BrokerServices, ShareFetchRequest, Input<ShareF
   handle: handleShareFetch,
   errorResponse: genericErrorResponse,
 };
+
+/** ShareVersion.supportsShareGroups of the finalized share.version (KafkaApis.isShareGroupProtocolEnabled). */
+function shareGroupsEnabled(services: BrokerServices): boolean {
+  return (metadataSourceOf(services).image.features.get(SHARE_VERSION_FEATURE) ?? 0) >= 1;
+}

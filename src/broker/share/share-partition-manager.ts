@@ -29,7 +29,6 @@ import {
 } from './delayed-share-fetch.js';
 
 export type { ShareFetchParams, SharePartitionFetchResult } from './delayed-share-fetch.js';
-import { LocalStatePersister } from './share-partition-local-persister.js';
 import { metadataSourceOf, type BrokerServices } from '../services.js';
 import { ConfigResourceType } from '../metadata/image.js';
 
@@ -467,19 +466,17 @@ export function setSharePartitionManager(services: object, manager: SharePartiti
 }
 
 /**
- * Creates the broker's SharePartitionManager (broker-server.ts, server.ts). `persister` defaults to a
- * process-local one.
- * TODO(share coordinator): inject src/broker/share/default-state-persister.ts's DefaultStatePersister
- * (the persister RPCs to the share coordinator) once that branch is merged; the local one does not
- * survive a restart.
+ * Creates the broker's SharePartitionManager (broker-server.ts, server.ts) over the broker's persister:
+ * the share coordinator's DefaultStatePersister (`persisterOf(services)`), so share-partition state lives
+ * in __share_group_state.
  */
 export function startSharePartitionManager(
   services: BrokerServices,
-  opts: { persister?: Persister; log?: SharePartitionManagerOptions['log'] } = {},
+  opts: { persister: Persister; log?: SharePartitionManagerOptions['log'] },
 ): SharePartitionManager {
   const manager = new SharePartitionManager({
     replicas: services.replicas,
-    persister: opts.persister ?? new LocalStatePersister(),
+    persister: opts.persister,
     config: shareBrokerConfigFrom(services.config.originals),
     groupConfigs: (groupId) => metadataSourceOf(services).image.configsOf(ConfigResourceType.Group, groupId),
     ...(opts.log ? { log: opts.log } : {}),

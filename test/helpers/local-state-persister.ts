@@ -3,7 +3,7 @@
 // and for the in-process tests. It keeps each share-partition's state as the share coordinator
 // does (ShareCoordinatorShard: a write's state batches replace the offsets they cover, batches
 // below the start offset are dropped) but in memory only: the state does not survive a restart.
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
 import type {
   Persister,
   PersisterReadResult,
@@ -12,7 +12,7 @@ import type {
   PersisterSummaryResult,
   PersisterWriteState,
   SharePartitionKey,
-} from './types.js';
+} from '../../src/broker/share/types.js';
 
 interface StoredState {
   stateEpoch: number;
