@@ -2,8 +2,8 @@
 // kept by the controller as ConfigRecords of resource type GROUP in the metadata log, validated there
 // (GroupConfig.validate) and applied by the coordinator to the group's next heartbeat (the effective value
 // capped to the broker's bounds, GroupConfig.evaluate). The share.* keys of share groups (KIP-932) are
-// accepted and validated (SHARE_GROUP_CONFIG_KEYS) but not yet described (their group.share.* broker
-// synonyms are not all defined); the streams.* keys are neither accepted nor described.
+// accepted, validated and described (SHARE_GROUP_CONFIG_KEYS with their group.share.* broker synonyms,
+// SHARE_GROUP_OTHER_KEYS with their defaults); the streams.* keys are neither accepted nor described.
 import type { GroupConfig } from './config.js';
 
 export interface GroupConfigKey {
@@ -54,6 +54,10 @@ export const GROUP_CONFIG_KEYS: readonly GroupConfigKey[] = [
 export interface ShareGroupConfigOther {
   name: string;
   type: 'string' | 'boolean';
+  /** GroupConfig's documentation. */
+  doc: string;
+  /** GroupConfig's default (described with source DEFAULT_CONFIG when the group does not set it). */
+  dflt: string;
   /** ConfigDef's validator: the ConfigException's text after "Invalid value X for configuration Y: ", or null. */
   check(value: string): string | null;
 }
@@ -139,10 +143,18 @@ function checkAutoOffsetReset(value: string): string | null {
 
 /** The STRING and BOOLEAN share.* keys of Kafka 4.4's GroupConfig. */
 export const SHARE_GROUP_OTHER_KEYS: readonly ShareGroupConfigOther[] = [
-  { name: 'share.auto.offset.reset', type: 'string', check: checkAutoOffsetReset },
+  {
+    name: 'share.auto.offset.reset',
+    type: 'string',
+    dflt: 'latest',
+    doc: 'The strategy to initialize the share-partition start offset. <ul><li>earliest: automatically reset the offset to the earliest offset</li><li>latest: automatically reset the offset to the latest offset</li><li>by_duration:&lt;duration&gt;: automatically reset the offset to a configured duration from the current timestamp. &lt;duration&gt; must be specified in ISO8601 format (PnDTnHnMn.nS). Negative duration is not allowed.</li><li>anything else: throw exception to the share consumer.</li></ul>',
+    check: checkAutoOffsetReset,
+  },
   {
     name: 'share.isolation.level',
     type: 'string',
+    dflt: 'read_uncommitted',
+    doc: 'Controls how to read records written transactionally. If set to "read_committed", the share group will only deliver transactional records which have been committed. If set to "read_uncommitted", the share group will return all messages, even transactional messages which have been aborted. Non-transactional records will be returned unconditionally in either mode.',
     check: (v) =>
       v === 'read_committed' || v === 'read_uncommitted'
         ? null
@@ -151,6 +163,8 @@ export const SHARE_GROUP_OTHER_KEYS: readonly ShareGroupConfigOther[] = [
   {
     name: 'share.renew.acknowledge.enable',
     type: 'boolean',
+    dflt: 'true',
+    doc: 'Whether the renew acknowledge type is enabled for the share group.',
     check: (v) => (/^(true|false)$/i.test(v.trim()) ? null : 'Expected value to be either true or false'),
   },
 ];

@@ -51,22 +51,6 @@ export const DEFAULT_SHARE_BROKER_CONFIG: ShareBrokerConfig = {
   maxShareSessions: 2000,
 };
 
-/** Reads the share settings from the broker's properties (the keys not yet in tkafka's ConfigDef). */
-export function shareBrokerConfigFrom(originals: ReadonlyMap<string, string>): ShareBrokerConfig {
-  const int = (name: string, dflt: number): number => {
-    const raw = originals.get(name);
-    const v = raw === undefined ? NaN : Number(raw.trim());
-    return Number.isInteger(v) && v > 0 ? v : dflt;
-  };
-  const d = DEFAULT_SHARE_BROKER_CONFIG;
-  return {
-    recordLockDurationMs: int('group.share.record.lock.duration.ms', d.recordLockDurationMs),
-    deliveryCountLimit: int('group.share.delivery.count.limit', d.deliveryCountLimit),
-    partitionMaxRecordLocks: int('group.share.partition.max.record.locks', d.partitionMaxRecordLocks),
-    maxShareSessions: int('group.share.max.share.sessions', d.maxShareSessions),
-  };
-}
-
 export interface SharePartitionManagerOptions {
   replicas: ReplicaManager;
   persister: Persister;
@@ -477,7 +461,13 @@ export function startSharePartitionManager(
   const manager = new SharePartitionManager({
     replicas: services.replicas,
     persister: opts.persister,
-    config: shareBrokerConfigFrom(services.config.originals),
+    // Kafka 4.4's ShareGroupConfig keys, validated at start-up (src/config/definitions.ts)
+    config: {
+      recordLockDurationMs: services.config.getInt('group.share.record.lock.duration.ms'),
+      deliveryCountLimit: services.config.getInt('group.share.delivery.count.limit'),
+      partitionMaxRecordLocks: services.config.getInt('group.share.partition.max.record.locks'),
+      maxShareSessions: services.config.getInt('group.share.max.share.sessions'),
+    },
     groupConfigs: (groupId) => metadataSourceOf(services).image.configsOf(ConfigResourceType.Group, groupId),
     ...(opts.log ? { log: opts.log } : {}),
   });
