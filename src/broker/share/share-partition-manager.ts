@@ -340,7 +340,7 @@ export class SharePartitionManager implements ShareGroupListener, ShareFetchSour
 
   /**
    * SharePartitionManager.releaseSession: the member's session ends and its acquired records on the
-   * session's partitions go back (delivery count taken back: they were not processed).
+   * session's partitions go back (keeping their delivery count, as Kafka 4.4).
    */
   async releaseSession(groupId: string, memberId: string): Promise<void> {
     const s = this.sessions.remove(groupId, memberId);

@@ -843,7 +843,8 @@ export class SharePartition {
 
   /**
    * SharePartition.releaseAcquiredRecords (share session closed, member left): the member's
-   * acquired records become available with the delivery count taken back (they were not delivered).
+   * acquired records become available keeping their delivery count (Kafka 4.4: DeliveryCountOps.NO_OP;
+   * archived when it reached the delivery count limit).
    */
   async releaseAcquiredRecords(memberId: string): Promise<number> {
     const updates: PendingUpdate[] = [];
@@ -853,7 +854,7 @@ export class SharePartition {
       for (const [f, l, s] of b.states()) {
         if (s.state !== RecordState.ACQUIRED || s.memberId !== memberId) continue;
         const target = l < this._startOffset ? RecordState.ARCHIVED : RecordState.AVAILABLE;
-        if (!s.startTransition(target, 'dec', limit, EMPTY_MEMBER_ID)) continue;
+        if (!s.startTransition(target, 'none', limit, EMPTY_MEMBER_ID)) continue;
         updates.push({ state: s, batch: stateBatch(f, l, s) });
       }
     }
