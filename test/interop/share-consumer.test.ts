@@ -7,6 +7,8 @@
 //   REJECTed never come back;
 // - a consumer that acquired records and stopped polling (its connection and heartbeats go on) loses
 //   them to a second consumer once the acquisition lock duration has passed (delivery count 2);
+// - a consumer process killed with records acquired (group lock 60 s): its connection closes and the
+//   records go to another consumer at once (Kafka 4.4's ClientConnectionDisconnectListener);
 // - Kafka's kafka-share-groups.sh (ShareGroupCommand from the 4.4.0 jars) describes both groups'
 //   start offsets;
 // - restart survival: a consumer accepts 6 of 10 records and crashes (halt) with the others acquired;
@@ -47,6 +49,12 @@ const EXPECTED_SCENARIO = [
   'obs other got=[v-0@2, v-1@2, v-2@2, v-3@2] after-lock=true',
 ];
 
+/** What Kafka 4.4.0 gives the killed consumer's records (ShareClient hold, then take). */
+const EXPECTED_KILL = [
+  'obs held=[v-0@1, v-1@1, v-2@1, v-3@1]',
+  'obs took=[v-0@2, v-1@2, v-2@2, v-3@2] within-30s=true',
+];
+
 let kafka: ApacheKafka;
 let tkafka: BrokerProcess;
 
@@ -65,23 +73,21 @@ async function ensureJavaCompiled(): Promise<void> {
 }
 
 /** The `obs` lines of one ShareClient run; its output in the error when it failed. */
+const javaArgs = (args: string[]): string[] => [
+  '-n',
+  '19',
+  'java',
+  '-XX:+UseSerialGC',
+  '-XX:TieredStopAtLevel=1',
+  '-Xmx256m',
+  '-cp',
+  `${JAVA_CLASSES}:${JAVA_LIB}/*`,
+  'ShareClient',
+  ...args,
+];
+
 async function shareClient(args: string[]): Promise<string[]> {
-  const r = await execa(
-    'nice',
-    [
-      '-n',
-      '19',
-      'java',
-      '-XX:+UseSerialGC',
-      '-XX:TieredStopAtLevel=1',
-      '-Xmx256m',
-      '-cp',
-      `${JAVA_CLASSES}:${JAVA_LIB}/*`,
-      'ShareClient',
-      ...args,
-    ],
-    { reject: false, timeout: 300_000 },
-  );
+  const r = await execa('nice', javaArgs(args), { reject: false, timeout: 300_000 });
   const lines = String(r.stdout)
     .split('\n')
     .filter((l) => l.startsWith('obs '));
@@ -242,6 +248,35 @@ test(`confluent-kafka ShareConsumer against Kafka ${KAFKA_VERSION}, then tkafka`
   assert.deepEqual(await pythonOn('tkafka'), k);
 });
 
+/**
+ * A consumer process killed (SIGKILL) with records acquired under a 60 s group lock: its connection
+ * closes, and the records go to another consumer long before the lock would expire.
+ */
+async function killRun(name: 'kafka' | 'tkafka'): Promise<string[]> {
+  const bootstrap = name === 'kafka' ? kafka.bootstrap : tkafka.bootstrap;
+  const child = execa('nice', javaArgs(['hold', bootstrap, 'sk', 'gk', '4']), { reject: false, timeout: 180_000 });
+  let out = '';
+  const held = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /^obs held=.*$/m.exec(out);
+      if (m) resolve(m[0]);
+    });
+    void child.then((r) =>
+      reject(new Error(`hold exited ${r.exitCode} first:\n${out}\n${String(r.stderr).slice(-4000)}`)),
+    );
+  });
+  child.kill('SIGKILL');
+  await child;
+  return [held, ...(await shareClient(['take', bootstrap, 'sk', 'gk', '4']))];
+}
+
+test('a killed consumer: its records go to another at once', { timeout: 600_000 }, async () => {
+  const k = await once('kill@kafka', () => killRun('kafka'));
+  assert.deepEqual(k, EXPECTED_KILL, `Kafka ${KAFKA_VERSION}`);
+  assert.deepEqual(await once('kill@tkafka', () => killRun('tkafka')), k);
+});
+
 /** A crash with records acquired, a broker restart, and a new consumer of the group. */
 async function restartRun(name: 'kafka' | 'tkafka'): Promise<string[]> {
   const node = name === 'kafka' ? kafka : tkafka;
@@ -256,6 +291,9 @@ test('restart: a new consumer gets exactly the unacknowledged records', { timeou
   // after the other runs, which the restart would otherwise interrupt
   await Promise.all([scenarioOn('kafka'), scenarioOn('tkafka')]).catch(() => undefined);
   await Promise.all([pythonOn('kafka'), pythonOn('tkafka')]).catch(() => undefined);
+  await Promise.all([once('kill@kafka', () => killRun('kafka')), once('kill@tkafka', () => killRun('tkafka'))]).catch(
+    () => undefined,
+  );
   const expected = ['obs partial unacknowledged=[6, 7, 8, 9]', 'obs drained=[6, 7, 8, 9] deliveries=4'];
   const k = await once('restart@kafka', () => restartRun('kafka'));
   assert.deepEqual(k, expected, `Kafka ${KAFKA_VERSION}`);

@@ -3,6 +3,8 @@
 //   java -cp <classes>:<lib>/* ShareClient scenario <bootstrap> <lockMs>
 //   java -cp <classes>:<lib>/* ShareClient partial <bootstrap> <topic> <group> <records> <accept>
 //   java -cp <classes>:<lib>/* ShareClient drain <bootstrap> <topic> <group> <expect>
+//   java -cp <classes>:<lib>/* ShareClient hold <bootstrap> <topic> <group> <records>
+//   java -cp <classes>:<lib>/* ShareClient take <bootstrap> <topic> <group> <expect>
 //
 // Every observation is one `obs ...` line on stdout (the same lines are expected from Kafka and tkafka);
 // a failure is a message on stderr and exit 1. Every loop is bounded in time.
@@ -17,6 +19,10 @@
 // partial: produces <records> records to a new 1-partition topic, acquires them all, ACCEPTs the
 // first <accept>, commits, and halts without closing (a crash).
 // drain: consumes <group> until <expect> records arrived and nothing more comes for 3 s.
+// hold: a new 1-partition topic, the group's share.record.lock.duration.ms at 60000; produces <records>
+// records in one batch, acquires them, prints them and waits to be killed (exit 1 after 120 s).
+// take: consumes <group> until <expect> records arrived, ACCEPTs them and prints them with their delivery
+// counts, and whether they came within 30 s (well before the group's 60 s acquisition lock).
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -61,13 +67,20 @@ public class ShareClient {
 
   /** Creates the topic and sets share.auto.offset.reset=earliest on the groups (GROUP config resources). */
   static void setup(String topic, int partitions, String... groups) throws Exception {
+    setupWithLock(topic, partitions, null, groups);
+  }
+
+  static void setupWithLock(String topic, int partitions, String lockMs, String... groups) throws Exception {
     try (Admin a = admin()) {
       a.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
       Map<ConfigResource, Collection<AlterConfigOp>> ops = new HashMap<>();
-      for (String g : groups)
-        ops.put(
-            new ConfigResource(ConfigResource.Type.GROUP, g),
-            List.of(new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET)));
+      for (String g : groups) {
+        List<AlterConfigOp> set = new ArrayList<>();
+        set.add(new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET));
+        if (lockMs != null)
+          set.add(new AlterConfigOp(new ConfigEntry("share.record.lock.duration.ms", lockMs), AlterConfigOp.OpType.SET));
+        ops.put(new ConfigResource(ConfigResource.Type.GROUP, g), set);
+      }
       a.incrementalAlterConfigs(ops).all().get();
     }
   }
@@ -289,12 +302,50 @@ public class ShareClient {
     c.close(Duration.ofSeconds(10));
   }
 
+  static void hold(String topic, String group, int n) throws Exception {
+    setupWithLock(topic, 1, "60000", group);
+    produceOneBatch(topic, n);
+    KafkaShareConsumer<String, String> c = consumer(group, "hold", topic);
+    List<String> held = new ArrayList<>();
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (held.isEmpty()) {
+      if (System.currentTimeMillis() > deadline) fail("hold: nothing acquired");
+      for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) held.add(r.value() + "@" + count(r));
+    }
+    System.out.println("obs held=" + held);
+    System.out.flush();
+    Thread.sleep(120_000);
+    fail("hold: not killed");
+  }
+
+  static void take(String topic, String group, int expect) throws Exception {
+    long t0 = System.currentTimeMillis();
+    KafkaShareConsumer<String, String> c = consumer(group, "take", topic);
+    List<String> got = new ArrayList<>();
+    long deadline = t0 + 90_000;
+    while (got.size() < expect) {
+      if (System.currentTimeMillis() > deadline) fail("take: got " + got);
+      ConsumerRecords<String, String> recs = c.poll(Duration.ofMillis(200));
+      for (ConsumerRecord<String, String> r : recs) {
+        got.add(r.value() + "@" + count(r));
+        c.acknowledge(r, AcknowledgeType.ACCEPT);
+      }
+      if (!recs.isEmpty()) c.commitSync();
+    }
+    long waited = System.currentTimeMillis() - t0;
+    System.out.println("obs took=" + got + " within-30s=" + (waited < 30_000));
+    System.err.println("take waited " + waited + " ms");
+    c.close(Duration.ofSeconds(10));
+  }
+
   public static void main(String[] args) throws Exception {
     bootstrap = args[1];
     switch (args[0]) {
       case "scenario" -> scenario(Long.parseLong(args[2]));
       case "partial" -> partial(args[2], args[3], Integer.parseInt(args[4]), Integer.parseInt(args[5]));
       case "drain" -> drain(args[2], args[3], Integer.parseInt(args[4]));
+      case "hold" -> hold(args[2], args[3], Integer.parseInt(args[4]));
+      case "take" -> take(args[2], args[3], Integer.parseInt(args[4]));
       default -> fail("unknown mode " + args[0]);
     }
     System.exit(0);
