@@ -148,7 +148,9 @@ test('embedded default configuration and derived values', () => {
   assert.equal(config.interBrokerListenerName, 'PLAINTEXT');
   assert.equal(config.getInt('offsets.topic.replication.factor'), 1);
   assert.equal(config.getInt('transaction.state.log.min.isr'), 1);
-  assert.equal(EMBEDDED_DEFAULT_CONFIG.length, 12);
+  assert.equal(config.getInt('share.coordinator.state.topic.replication.factor'), 1);
+  assert.equal(config.getInt('share.coordinator.state.topic.min.isr'), 1);
+  assert.equal(EMBEDDED_DEFAULT_CONFIG.length, 14);
 });
 
 test('Kafka 4.0 defaults', () => {

@@ -67,6 +67,11 @@ export class ClassicGroupManager {
     const d = deferred<JoinResponse>();
     const records: CoordinatorRecord[] = [];
     const existing = this.ctx.groups.get(req.groupId);
+    // classicGroupJoin: a share group's id cannot be joined with the classic protocol
+    if (existing && existing.type === 'share') {
+      d.resolve(joinError('', ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
+      return classicResult({ wait: d.promise });
+    }
     if (existing && existing.type === 'consumer') {
       if (existing.members.size > 0) {
         // a classic member of a consumer group (classicGroupJoinToConsumerGroup)

@@ -170,6 +170,9 @@ export class OffsetManager {
       validateClassicCommit(group, memberId, instanceId, generationId, true);
       return;
     }
+    // ShareGroup.validateOffsetCommit: share groups keep no offsets here
+    if (group.type === 'share')
+      throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
     validateConsumerCommit(group, memberId, generationId, 9, true);
   }
 
@@ -184,6 +187,8 @@ export class OffsetManager {
     } else if (group.type === 'classic') {
       validateClassicCommit(group, req.memberId, req.groupInstanceId, req.generationIdOrMemberEpoch);
       if (group.is('Stable') || group.is('PreparingRebalance')) this.onClassicCommit(group, req.memberId);
+    } else if (group.type === 'share') {
+      throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} is not a consumer group.`);
     } else {
       validateConsumerCommit(group, req.memberId, req.generationIdOrMemberEpoch, apiVersion);
     }
@@ -219,6 +224,8 @@ export class OffsetManager {
   fetch(req: FetchGroupRequest): FetchGroupResponse {
     const g = this.ctx.groups.get(req.groupId);
     let failAll = false;
+    if (g?.type === 'share')
+      throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} is not a consumer group.`);
     if (!g || (g.type === 'classic' && g.is('Dead'))) failAll = true;
     else if (g.type === 'consumer' && !(req.memberId === null && req.memberEpoch < 0)) {
       const m = req.memberId === null ? undefined : g.members.get(req.memberId);
@@ -275,6 +282,8 @@ export class OffsetManager {
     const g = this.ctx.groups.get(groupId);
     if (!g || (g.type === 'classic' && g.is('Dead')))
       throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`);
+    if (g.type === 'share')
+      throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
     if (g.type === 'classic' && !g.is('Empty') && !g.usesConsumerProtocol())
       throw new KafkaError(ErrorCode.NON_EMPTY_GROUP, 'The group is not empty.');
     const records: CoordinatorRecord[] = [];
@@ -316,7 +325,7 @@ export class OffsetManager {
     const offsets = this.store.byGroup.get(groupId);
     if (!offsets) return true;
     const g = this.ctx.groups.get(groupId);
-    if (!g) return false;
+    if (!g || g.type === 'share') return false;
     let base: ((o: OffsetAndMetadata) => number) | null = null;
     if (g.type === 'consumer') base = (o) => o.commitTimestampMs;
     else if (g.protocolType === null) base = (o) => o.commitTimestampMs;
