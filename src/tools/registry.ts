@@ -123,6 +123,13 @@ export const TOOLS: readonly ToolDescriptor[] = [
     spec: async () => (await import('./consumer-groups/spec.js')).consumerGroupsSpec(),
   },
   {
+    name: 'share-groups',
+    summary: 'List, describe and delete share groups; reset and delete their offsets',
+    kafka: 'kafka-share-groups.sh',
+    load: () => import('./share-groups/main.js'),
+    spec: async () => (await import('./share-groups/spec.js')).shareGroupsSpec(),
+  },
+  {
     name: 'console-producer',
     summary: 'Read records from standard input and produce them to a topic',
     kafka: 'kafka-console-producer.sh',
