@@ -109,6 +109,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     return 1;
   }
   let client: KafkaClient | null = null;
+  let ops: typeof import('./ops.js') | null = null;
   const ctx: Partial<GroupsContext> & { failed: boolean } = { opts, io, format, failed: false };
   try {
     const timeout = longOption(opts, 'timeout') ?? 30000n;
@@ -119,7 +120,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     });
     ctx.client = client;
     const c = ctx as GroupsContext;
-    const ops = await import('./ops.js');
+    ops = await import('./ops.js');
     if (opts.has('list')) await ops.listGroups(c);
     else if (opts.has('describe')) await ops.describeGroups(c);
     else if (opts.has('delete')) await ops.deleteGroups(c);
@@ -128,6 +129,10 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof UsageError) return usage(e.message);
+    if (ops && e instanceof ops.ArgumentError) {
+      io.stderr.write(`${e.message}\n`);
+      return 1;
+    }
     return reportFailure(io, format, e, debug);
   } finally {
     client?.close();

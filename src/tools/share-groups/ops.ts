@@ -13,12 +13,18 @@ import {
   pad,
   parseTopicWithPartitions,
   topicPartitionsOf,
+  tpOrder,
   type GroupsContext,
 } from '../consumer-groups/format.js';
 import { parseDateTime } from '../consumer-groups/time.js';
 import { csvCell, parseResetPlan, type PlannedOffset } from '../consumer-groups/reset.js';
 
 const MISSING = '-';
+
+/** Kafka 4.4 prints this IllegalArgumentException's message alone on stderr (no help), exit 1. */
+export class ArgumentError extends Error {
+  override name = 'ArgumentError';
+}
 /** GroupState.groupStatesForType(SHARE) (a Set.of: Kafka prints it in an order that varies by run). */
 const SHARE_STATES = ['Stable', 'Dead', 'Empty'];
 
@@ -452,7 +458,7 @@ export async function resetOffsets(ctx: GroupsContext): Promise<void> {
   const a = await admin();
   const d = (await a.describeShareGroups(ctx.client, [group])).get(group)!;
   if (d.ok && d.value.state !== 'Empty' && d.value.state !== 'Dead')
-    throw new UsageError(`Share group '${group}' is not empty.`);
+    throw new ArgumentError(`Share group '${group}' is not empty.`);
   if (!d.ok && (d.error as { code?: number }).code !== 69) failed(d.error);
   let offsets: PlannedOffset[];
   try {
@@ -580,7 +586,15 @@ async function prepareOffsets(ctx: GroupsContext, group: string, tps: TopicParti
   }
   if (opts.has('to-datetime')) {
     const found = await logOffsets(ctx, tps, parseDateTime(opts.string('to-datetime')!));
-    const missing = tps.filter((tp) => (found.get(tpKey(tp)) ?? -1n) === -1n);
+    // GroupOffsetsResetter.resetToDateTime: a warning per partition without such a record (HashMap order).
+    const missing = tpOrder(tps.filter((tp) => (found.get(tpKey(tp)) ?? -1n) === -1n).map((tp) => ({ tp }))).map(
+      (x) => x.tp,
+    );
+    if (ctx.format === 'text')
+      for (const tp of missing)
+        ctx.io.stdout.write(
+          `\nWarn: Partition ${tp.partition} from topic ${tp.topic} is empty. Falling back to latest known offset.\n`,
+        );
     const ends = await logOffsets(ctx, missing, OffsetSpec.LATEST);
     return tps.map((tp) => ({ tp, offset: ends.get(tpKey(tp)) ?? found.get(tpKey(tp))! }));
   }
