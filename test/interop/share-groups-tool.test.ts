@@ -3,11 +3,15 @@
 // state. Share groups are made by Kafka's ConsoleShareConsumer: two Empty ones that read a topic
 // to its end (share.auto.offset.reset=earliest as a group config) and one Stable group with a
 // consumer in the background. Exit codes are Kafka 4.4's (0 after `Error:` lines on stdout).
+// The last test runs both tools against a tkafka broker.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { TOOL_JVM_FLAGS, kafkaLibDir, startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
 import { REPO_ROOT } from '../helpers/spec-models.js';
+import { startBroker } from '../helpers/broker-process.js';
+import { RawClient } from '../helpers/raw-client.js';
+import { ApiKey } from '../../src/protocol/frame.js';
 import { runTkafka, type Run } from '../helpers/tool-run.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -279,4 +283,60 @@ test('delete-offsets and delete', async () => {
   assert.equal(td.code, kd.code);
   assert.deepEqual(td.out.split('\n'), kd.out.split('done-t').join('done-k').split('\n'));
   await same(SG('--list'));
+});
+
+// The same tools against a tkafka broker: on this branch its share groups have members (raw
+// ShareGroupHeartbeat v1) but no share-partition state yet, so list and describe members/state are compared.
+test('on a tkafka broker: list, describe members and state', { timeout: 180_000 }, async () => {
+  const broker = await startBroker({ overrides: { 'offsets.topic.num.partitions': 1 } });
+  const raw = await RawClient.connect(broker.port);
+  try {
+    const created = await raw.request(ApiKey.CreateTopics, 7, {
+      topics: [{ name: 'sq', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
+      timeoutMs: 10_000,
+      validateOnly: false,
+    });
+    assert.equal(created.topics[0]!.errorCode, 0);
+    const heartbeat = (memberId: string, memberEpoch: number) =>
+      waitFor(
+        async () => {
+          const r = await raw.request(ApiKey.ShareGroupHeartbeat, 1, {
+            groupId: 'tq',
+            memberId,
+            memberEpoch,
+            rackId: null,
+            subscribedTopicNames: memberEpoch === 0 ? ['sq'] : null,
+          });
+          if ([14, 15, 16].includes(r.errorCode)) {
+            await raw.request(ApiKey.FindCoordinator, 4, { key: '', keyType: 0, coordinatorKeys: ['tq'] });
+            return null;
+          }
+          return r;
+        },
+        { what: 'a ShareGroupHeartbeat answer', timeoutMs: 30_000 },
+      );
+    assert.equal((await heartbeat('member-a', 0)).errorCode, 0);
+    assert.equal((await heartbeat('member-b', 0)).errorCode, 0);
+    assert.equal((await heartbeat('member-a', 1)).errorCode, 0);
+    const bs = ['--bootstrap-server', `127.0.0.1:${broker.port}`];
+    const both = async (args: string[]): Promise<string> => {
+      const k = await kafka.runTool(SHARE_GROUPS, [...bs, ...args]);
+      const t = await runTkafka('share-groups', [...bs, ...args], {});
+      assert.equal(t.code, k.exitCode, `${args.join(' ')}: exit code (${k.stderr.slice(0, 300)})`);
+      assert.deepEqual(t.out.split('\n'), k.stdout.split('\n'), `${args.join(' ')}: stdout`);
+      return t.out;
+    };
+    assert.equal(await both(['--list']), 'tq\n');
+    await both(['--list', '--state']);
+    await both(['--list', '--state', 'Stable']);
+    assert.match(await both(['--describe', '--group', 'tq', '--members']), /tq +member-a +\/127\.0\.0\.1 /);
+    await both(['--describe', '--group', 'tq', '--members', '--verbose']);
+    await both(['--describe', '--group', 'tq', '--state']);
+    await both(['--describe', '--group', 'tq', '--state', '--verbose']);
+    await both(['--describe', '--group', 'nope', '--state']);
+  } finally {
+    raw.close();
+    await broker.stop();
+    broker.cleanup();
+  }
 });
