@@ -340,3 +340,81 @@ test('on a tkafka broker: list, describe members and state', { timeout: 180_000 
     broker.cleanup();
   }
 });
+
+test(
+  'console-share-consumer: each record once, --release redelivers, --reject archives',
+  { timeout: 240_000 },
+  async () => {
+    const made = await kafka.runTool('org.apache.kafka.tools.TopicCommand', [
+      ...B(),
+      '--create',
+      '--topic',
+      'cq',
+      '--partitions',
+      '1',
+    ]);
+    assert.equal(made.exitCode, 0, made.stderr);
+    await kafka.waitForTopic('cq', { partitions: 1 });
+    const produced = await kafka.runTool('org.apache.kafka.tools.ConsoleProducer', [...B(), '--topic', 'cq'], {
+      input: 'c1\nc2\nc3\nc4\nc5\n',
+    });
+    assert.equal(produced.exitCode, 0, produced.stderr);
+    for (const g of ['tk-accept', 'tk-release', 'tk-reject']) await groupConfig(g);
+    const consume = (group: string, ...extra: string[]): Promise<Run> =>
+      runTkafka('console-share-consumer', [...B(), '--topic', 'cq', '--group', group, ...extra], {});
+    const values = (r: Run): string[] => r.out.split('\n').filter(Boolean).sort();
+    const all = ['c1', 'c2', 'c3', 'c4', 'c5'];
+
+    const first = await consume('tk-accept', '--max-messages', '5', '--timeout-ms', '30000');
+    assert.equal(first.code, 0, first.err);
+    assert.deepEqual(values(first), all);
+    assert.match(first.err, /Processed a total of 5 messages\n$/);
+    const again = await consume('tk-accept', '--timeout-ms', '3000');
+    assert.equal(again.code, 0, again.err);
+    assert.deepEqual(values(again), []);
+    assert.match(
+      again.err,
+      /ERROR Error processing message, terminating consumer process: {2}\(org\.apache\.kafka\.tools\.consumer\.ConsoleShareConsumer\)\norg\.apache\.kafka\.common\.errors\.TimeoutException\nProcessed a total of 0 messages\n$/,
+    );
+    // Kafka's tool sees the group tkafka's consumer made
+    assert.match((await apache(SG('--list'))).out, /^tk-accept$/m);
+    await same(SG('--describe', '--group', 'tk-accept'));
+    await same(SG('--describe', '--group', 'tk-accept', '--state'));
+
+    const released = await consume(
+      'tk-release',
+      '--release',
+      '--max-messages',
+      '5',
+      '--timeout-ms',
+      '30000',
+      '--formatter-property',
+      'print.delivery=true',
+    );
+    assert.deepEqual(
+      values(released),
+      all.map((v) => `Delivery:1\t${v}`),
+    );
+    const redelivered = await consume(
+      'tk-release',
+      '--max-messages',
+      '5',
+      '--timeout-ms',
+      '30000',
+      '--formatter-property',
+      'print.delivery=true',
+    );
+    assert.deepEqual(
+      values(redelivered),
+      all.map((v) => `Delivery:2\t${v}`),
+    );
+
+    const rejected = await consume('tk-reject', '--reject', '--max-messages', '5', '--timeout-ms', '30000');
+    assert.deepEqual(values(rejected), all);
+    assert.deepEqual(values(await consume('tk-reject', '--timeout-ms', '3000')), []);
+    // Kafka's console share consumer agrees: nothing left for tk-accept
+    const k = await shareConsumer(['--topic', 'cq', '--group', 'tk-accept', '--timeout-ms', '3000']);
+    assert.equal(k.code, 0, k.err);
+    assert.equal(k.out, '');
+  },
+);
