@@ -24,6 +24,8 @@ import { handler as shareGroupDescribe } from './share-group-describe.js';
 import { handler as describeShareGroupOffsets } from './describe-share-group-offsets.js';
 import { handler as alterShareGroupOffsets } from './alter-share-group-offsets.js';
 import { handler as deleteShareGroupOffsets } from './delete-share-group-offsets.js';
+import { handler as streamsGroupHeartbeat } from './streams-group-heartbeat.js';
+import { handler as streamsGroupDescribe } from './streams-group-describe.js';
 
 export const GROUP_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   findCoordinator,
@@ -44,6 +46,8 @@ export const GROUP_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   describeShareGroupOffsets,
   alterShareGroupOffsets,
   deleteShareGroupOffsets,
+  streamsGroupHeartbeat,
+  streamsGroupDescribe,
 ];
 
 export function registerGroupHandlers(registry: HandlerRegistry): HandlerRegistry {

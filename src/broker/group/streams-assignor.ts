@@ -5,8 +5,10 @@
 // never on a process that already holds the task, preferring the previous active owner and previous
 // standby holders. The queues are Java's binary heaps and the maps iterate in Java HashMap order so
 // that ties break as Kafka's do.
-import { javaStringHashCode } from '../../protocol/partitioner.js';
+import { javaHashMapOrder } from './streams-topology.js';
 import type { TaskMap } from './streams-group.js';
+
+export { javaHashMapOrder };
 
 export const STICKY_ASSIGNOR_NAME = 'sticky';
 
@@ -73,22 +75,6 @@ export class JavaPriorityQueue<T> {
     }
     return result;
   }
-}
-
-/** The iteration order of a java.util.HashMap<String, …> filled with `keys` in order (capacity as sized). */
-export function javaHashMapOrder(keys: readonly string[], initialCapacity = 16): string[] {
-  let cap = 1;
-  while (cap < Math.max(1, initialCapacity)) cap <<= 1;
-  const distinct = [...new Set(keys)];
-  while (distinct.length > cap * 0.75) cap <<= 1;
-  const bucket = (k: string) => {
-    const h = javaStringHashCode(k);
-    return (h ^ (h >>> 16)) & (cap - 1);
-  };
-  return distinct
-    .map((k, i) => ({ k, i, b: bucket(k) }))
-    .sort((x, y) => x.b - y.b || x.i - y.i)
-    .map((x) => x.k);
 }
 
 const taskKey = (s: string, p: number): string => `${s}\u0000${p}`;

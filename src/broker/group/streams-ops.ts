@@ -87,7 +87,7 @@ export function errorResponse(code: number, message: string | null): Response {
     heartbeatIntervalMs: 0,
     acceptableRecoveryLagLegacy: 0,
     taskOffsetIntervalMs: 0,
-    acceptableRecoveryLag: 0n,
+    acceptableRecoveryLag: -1n,
     status: null,
     activeTasks: null,
     standbyTasks: null,
@@ -711,7 +711,9 @@ export class StreamsGroupManager {
       heartbeatIntervalMs: this.heartbeatIntervalMs(groupId),
       taskOffsetIntervalMs: this.taskOffsetIntervalMs(groupId),
       acceptableRecoveryLag: BigInt(this.acceptableRecoveryLag(groupId)),
-      acceptableRecoveryLagLegacy: Math.min(this.acceptableRecoveryLag(groupId), 2_147_483_647),
+      // AcceptableRecoveryLagLegacy (int32) is v0 only, AcceptableRecoveryLag (int64) v1+
+      acceptableRecoveryLagLegacy:
+        info.apiVersion === 0 ? Math.min(this.acceptableRecoveryLag(groupId), 2_147_483_647) : 0,
     };
     const tasksChanged = hasAssignedTasksChanged(member, reconciled);
     const endpointChanged =

@@ -5,6 +5,7 @@
 // sources; the number of tasks of a subtopology is the largest partition count of its sources. What
 // is missing becomes CreatableTopics for the broker to create, with the topology's configs.
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { javaStringHashCode } from '../../protocol/partitioner.js';
 import type { StreamsGroupTopologyValueSubtopology } from '../../protocol/generated/group/StreamsGroupTopology.js';
 
 /** The topology as the StreamsGroupTopology record keeps it (StreamsTopology in streams-group.ts). */
@@ -76,6 +77,22 @@ class TopicConfigurationError extends Error {
 
 /** StreamsInvalidTopologyException: the heartbeat fails with STREAMS_INVALID_TOPOLOGY. */
 const invalidTopology = (msg: string): KafkaError => new KafkaError(ErrorCode.STREAMS_INVALID_TOPOLOGY, msg);
+
+/** The iteration order of a java.util.HashMap<String, …> filled with `keys` in order (capacity as sized). */
+export function javaHashMapOrder(keys: readonly string[], initialCapacity = 16): string[] {
+  let cap = 1;
+  while (cap < Math.max(1, initialCapacity)) cap <<= 1;
+  const distinct = [...new Set(keys)];
+  while (distinct.length > cap * 0.75) cap <<= 1;
+  const bucket = (k: string) => {
+    const h = javaStringHashCode(k);
+    return (h ^ (h >>> 16)) & (cap - 1);
+  };
+  return distinct
+    .map((k, i) => ({ k, i, b: bucket(k) }))
+    .sort((x, y) => x.b - y.b || x.i - y.i)
+    .map((x) => x.k);
+}
 
 /** InternalTopicManager.summarizeTopics. */
 export function summarizeTopics(topics: Iterable<string>): string {
@@ -304,7 +321,7 @@ export function configureTopics(
         toCreate.size > 0
           ? {
               status: StreamsStatus.MISSING_INTERNAL_TOPICS,
-              message: `Internal topics are missing: ${summarizeTopics(toCreate.keys())}`,
+              message: `Internal topics are missing: ${summarizeTopics(javaHashMapOrder([...toCreate.keys()]))}`,
             }
           : null,
     };
