@@ -166,8 +166,9 @@ test('internal topics created by the broker, tasks, describe, list, restart, lea
   await createTopic('words-in', 2);
   const j = await join('m1');
   assert.equal(j.errorCode, E.NONE, j.errorMessage ?? '');
-  // the first assignment waits for the initial rebalance delay (3 s): epoch 0, no tasks yet
-  assert.equal(j.memberEpoch, 0);
+  // the first assignment waits for the initial rebalance delay (3 s): the member is at the initial
+  // assignment epoch 1, with no tasks yet
+  assert.equal(j.memberEpoch, 1);
   assert.deepEqual(
     j.status!.map((s) => [s.statusCode, s.statusDetail.replace(/: .*/, '')]),
     [
@@ -188,7 +189,7 @@ test('internal topics created by the broker, tasks, describe, list, restart, lea
   // after the initial rebalance delay (3 s), a heartbeat gets every task
   const assigned = await waitFor(
     async () => {
-      const r = await join('m1');
+      const r = await heartbeat('wc', { memberId: 'm1', memberEpoch: 1 });
       return r.errorCode === E.NONE && (r.activeTasks ?? []).length === 2 ? r : null;
     },
     { what: 'the tasks of m1', timeoutMs: 30_000, intervalMs: 500 },

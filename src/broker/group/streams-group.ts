@@ -234,7 +234,8 @@ export class StreamsGroup {
   validatedTopologyEpoch = -1;
   storedDescriptionTopologyEpoch = -1;
   failedDescriptionTopologyEpoch = -1;
-  assignmentEpoch = 0;
+  /** TargetAssignmentMetadata.INITIAL: epoch 1 (a member delayed by the initial rebalance gets epoch 1). */
+  assignmentEpoch = 1;
   assignmentTimestamp = 0n;
   readonly members = new Map<string, StreamsMember>();
   /** instance id → member id */
