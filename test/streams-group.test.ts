@@ -657,3 +657,66 @@ test('Java HashMap iteration order', () => {
   assert.deepEqual(javaHashMapOrder(['BB', 'Aa']), ['BB', 'Aa']);
   assert.deepEqual(javaHashMapOrder(['b', 'a', 'c']), ['a', 'b', 'c']);
 });
+
+test('streams.* group configs validated as Kafka 4.4 GroupConfig', async () => {
+  const { validateGroupConfigs } = await import('../src/broker/group/group-configs.js');
+  const { DEFAULT_GROUP_CONFIG } = await import('../src/broker/group/config.js');
+  const v = (m: Record<string, string>) => validateGroupConfigs(new Map(Object.entries(m)), DEFAULT_GROUP_CONFIG);
+  assert.equal(v({ 'streams.session.timeout.ms': '50000', 'streams.num.standby.replicas': '2' }), null);
+  assert.equal(
+    v({ 'streams.session.timeout.ms': '1000' }),
+    'streams.session.timeout.ms must be in the range 45000 to 60000 inclusive.',
+  );
+  assert.equal(
+    v({ 'streams.num.standby.replicas': '3' }),
+    'streams.num.standby.replicas must be less than or equal to 2',
+  );
+  assert.equal(
+    v({ 'streams.num.standby.replicas': '-1' }),
+    'Invalid value -1 for configuration streams.num.standby.replicas: Value must be at least 0',
+  );
+  assert.equal(
+    v({ 'streams.task.offset.interval.ms': '1000' }),
+    'streams.task.offset.interval.ms must be greater than or equal to 15000',
+  );
+  assert.equal(
+    v({ 'streams.acceptable.recovery.lag': 'x' }),
+    'Invalid value x for configuration streams.acceptable.recovery.lag: Not a number of type LONG',
+  );
+  assert.equal(
+    v({ 'streams.rack.aware.assignment.tags': 'az,az' }),
+    'streams.rack.aware.assignment.tags must not contain duplicate tag keys.',
+  );
+  assert.equal(
+    v({ 'streams.assignor.name': 'balanced' }),
+    "streams.assignor.name 'balanced' is not a registered task assignor. Registered assignors are: [sticky].",
+  );
+  assert.equal(v({ 'streams.heartbeat.interval.ms': '15000', 'streams.session.timeout.ms': '45000' }), null);
+  assert.equal(v({ 'streams.initial.rebalance.delay.ms': '0', 'streams.assignor.name': 'sticky' }), null);
+});
+
+test('a group config change (num.standby.replicas) triggers a rebalance', async () => {
+  const configs = new Map<string, string>();
+  const h = await harness(FAST);
+  // the harness' metadata view has no group configs: give it some
+  for (const shard of h.gc.shards.values())
+    (shard.ctx.metadata as { groupConfigs?: (g: string) => ReadonlyMap<string, string> }).groupConfigs = () => configs;
+  try {
+    await withTopics(h, 2);
+    await h.gc.streamsGroupHeartbeat(joinReq('app', 'A', 'pA'), INFO);
+    await h.gc.streamsGroupHeartbeat(joinReq('app', 'B', 'pB'), INFO);
+    const [before] = await h.gc.streamsGroupDescribe(['app']);
+    configs.set('streams.num.standby.replicas', '1');
+    const r = await h.gc.streamsGroupHeartbeat(
+      hb('app', 'A', before!.members.find((m) => m.memberId === 'A')!.memberEpoch),
+      INFO,
+    );
+    assert.equal(r.response.errorCode, E.NONE);
+    const [after] = await h.gc.streamsGroupDescribe(['app']);
+    assert.equal(after!.groupEpoch, before!.groupEpoch + 1);
+    const standbys = after!.members.flatMap((m) => m.targetAssignment.standbyTasks.flatMap((t) => t.partitions));
+    assert.equal(standbys.length, 2);
+  } finally {
+    await h.close();
+  }
+});
