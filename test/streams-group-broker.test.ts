@@ -156,6 +156,7 @@ test('streams.version 1 is finalized and StreamsGroupHeartbeat/Describe v0-1 are
   );
   assert.deepEqual(keys.get(ApiKey.StreamsGroupHeartbeat), [0, 1]);
   assert.deepEqual(keys.get(ApiKey.StreamsGroupDescribe), [0, 1]);
+  assert.deepEqual(keys.get(ApiKey.StreamsGroupTopologyDescriptionUpdate), [0, 0]);
   const supported = (r.supportedFeatures as { name: string; minVersion: number; maxVersion: number }[]).find(
     (f) => f.name === 'streams.version',
   );
@@ -258,6 +259,19 @@ test('internal topics created by the broker, tasks, describe, list, restart, lea
   assert.equal(empty!.groupState, 'Empty');
   const [missing] = await describe(['nope']);
   assert.deepEqual([missing!.errorCode, missing!.errorMessage], [E.GROUP_ID_NOT_FOUND, 'Group nope not found.']);
+});
+
+test('StreamsGroupTopologyDescriptionUpdate: no topology description plugin', async () => {
+  const r = await c.request(ApiKey.StreamsGroupTopologyDescriptionUpdate, 0, {
+    groupId: 'wc',
+    memberId: 'm1',
+    topologyEpoch: 0,
+    topologyDescription: { subtopologies: [], globalStores: [] },
+  });
+  assert.deepEqual(
+    [r.errorCode, r.errorMessage],
+    [E.UNSUPPORTED_VERSION, 'The broker has no streams group topology description plugin configured.'],
+  );
 });
 
 test('streams.version off: StreamsGroupHeartbeat and StreamsGroupDescribe answer UNSUPPORTED_VERSION', async () => {

@@ -18,8 +18,8 @@ const LATER: Readonly<Record<string, string>> = {
   RenewDelegationToken: 'no issue yet (delegation tokens)',
   ExpireDelegationToken: 'no issue yet (delegation tokens)',
   DescribeDelegationToken: 'no issue yet (delegation tokens)',
-  // Share groups (and the share coordinator's state RPCs) and streams groups: issue 19 (ShareGroupHeartbeat
-  // and ShareGroupDescribe and the share-group offsets APIs are served).
+  // Share groups (and the share coordinator's state RPCs): issue 19 (ShareGroupHeartbeat and
+  // ShareGroupDescribe and the share-group offsets APIs are served, and so are the streams-group APIs).
   ShareFetch: 'issue 19 (share groups)',
   ShareAcknowledge: 'issue 19 (share groups)',
   InitializeShareGroupState: 'issue 19 (share groups)',
@@ -27,9 +27,6 @@ const LATER: Readonly<Record<string, string>> = {
   WriteShareGroupState: 'issue 19 (share groups)',
   DeleteShareGroupState: 'issue 19 (share groups)',
   ReadShareGroupStateSummary: 'issue 19 (share groups)',
-  StreamsGroupHeartbeat: 'issue 19 (streams groups)',
-  StreamsGroupDescribe: 'issue 19 (streams groups)',
-  StreamsGroupTopologyDescriptionUpdate: 'issue 19 (streams groups)',
   // Client telemetry (GetTelemetrySubscriptions, PushTelemetry; issue 21) is not listed: Kafka 4.4.0
   // advertises it only when a metrics reporter supporting telemetry is configured, so by default
   // neither broker does.
