@@ -466,7 +466,8 @@ export class GroupCoordinator {
    */
   async streamsGroupHeartbeat(req: StreamsGroupHeartbeatRequest, info: RequestInfo): Promise<StreamsHeartbeatResult> {
     const error = (e: unknown): StreamsHeartbeatResult => ({
-      response: streamsErrorResponse(codeOf(e), messageOf(e)),
+      // an unexpected failure carries no message (CoordinatorOperationExceptionHelper)
+      response: streamsErrorResponse(codeOf(e), messageOf(e) || null),
       internalTopicsToCreate: new Map(),
     });
     if (!this.active)

@@ -115,9 +115,11 @@ export function validateStreamsHeartbeatRequest(r: StreamsGroupHeartbeatRequest)
   emptyStr(r.rackId, "RackId can't be empty.");
   if (r.memberEpoch === 0) {
     if (r.rebalanceTimeoutMs === -1) throw invalid('RebalanceTimeoutMs must be provided in first request.');
-    if (r.activeTasks && r.activeTasks.length > 0) throw invalid('ActiveTasks must be empty when (re-)joining.');
-    if (r.standbyTasks && r.standbyTasks.length > 0) throw invalid('StandbyTasks must be empty when (re-)joining.');
-    if (r.warmupTasks && r.warmupTasks.length > 0) throw invalid('WarmupTasks must be empty when (re-)joining.');
+    // Utils.throwIfNotEmptyCollection: a null list is refused too (a join sends empty lists)
+    if (r.activeTasks === null || r.activeTasks.length > 0) throw invalid('ActiveTasks must be empty when (re-)joining.');
+    if (r.standbyTasks === null || r.standbyTasks.length > 0)
+      throw invalid('StandbyTasks must be empty when (re-)joining.');
+    if (r.warmupTasks === null || r.warmupTasks.length > 0) throw invalid('WarmupTasks must be empty when (re-)joining.');
     if (r.topology === null) throw invalid('Topology must be non-null when (re-)joining.');
     for (const s of r.topology.subtopologies)
       for (const t of s.stateChangelogTopics)
@@ -762,15 +764,19 @@ export class StreamsGroupManager {
     replaced: StreamsMember | null,
   ): NonNullable<Response['partitionsByUserEndpoint']> {
     const subs = group.configuredTopology?.subtopologies;
+    // Kafka 4.4's EndpointToPartitionsManager: a member with an endpoint while the topology is not
+    // configured (source topics missing) fails the heartbeat with UNKNOWN_SERVER_ERROR
+    // (Optional.get on no subtopologies), as does a task's source topic missing from the metadata
+    const noValue = () => new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, '');
     const partitionsOf = (tasks: TaskMap) => {
       const out: { topic: string; partitions: number[] }[] = [];
-      if (!subs) return out;
+      if (!subs) throw noValue();
       for (const [s, ps] of tasks) {
         const cs = subs.get(s);
-        if (!cs) continue;
+        if (!cs) throw noValue();
         for (const t of [...cs.sourceTopics, ...cs.repartitionSourceTopics.keys()]) {
           const n = this.ctx.metadata.topic(t)?.numPartitions;
-          if (n === undefined) continue;
+          if (n === undefined) throw noValue();
           const parts = [...ps].filter((p) => p < n).sort((a, b) => a - b);
           if (parts.length > 0) out.push({ topic: t, partitions: parts });
         }
