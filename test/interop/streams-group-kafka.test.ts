@@ -5,7 +5,8 @@
 // created the internal topics (Kafka Streams does not with this protocol), the group is Stable with
 // both members, and StreamsGroupDescribe and Kafka's `kafka-streams-groups.sh` (StreamsGroupCommand
 // from the 4.4.0 jars) describe it the same way once member ids, process ids, ports and which member
-// got which task are set aside. The Kafka Streams jars come from Maven Central (mvn, as
+// got which task are set aside. Then the issue's demo: exactly_once_v2, one of the two instances
+// killed with -9 mid-run: the output still holds the exact counts (both brokers). The Kafka Streams jars come from Maven Central (mvn, as
 // scripts/kafka-jars.sh gets Kafka's), into the local Maven repository.
 //
 //   npm run build && node --test dist/test/interop/streams-group-kafka.test.js
@@ -34,10 +35,10 @@ const STREAMS_JARS = [
 const LINES = 300;
 const APP = 'wc';
 
-/** The counts StreamsWordCount.line(i) gives for i < LINES. */
-function expectedCounts(): string[] {
+/** The counts StreamsWordCount.line(i) gives for i < lines. */
+function expectedCounts(lines = LINES): string[] {
   const m = new Map<string, number>();
-  for (let i = 0; i < LINES; i++)
+  for (let i = 0; i < lines; i++)
     for (const w of [`w${i % 7}`, `w${i % 5}`, `w${i % 3}`]) m.set(w, (m.get(w) ?? 0) + 1);
   return [...m].sort(([a], [b]) => (a < b ? -1 : 1)).map(([w, n]) => `count ${w}=${n}`);
 }
@@ -104,8 +105,9 @@ async function java(args: string[], timeoutMs = 120_000): Promise<string> {
 }
 
 /** One application instance: its printed states; `stop()` closes it (leaving the group). */
-function instance(bootstrap: string, tag: string) {
+function instance(bootstrap: string, tag: string, app = APP, topics = ['words-in', 'counts-out'], eos = false) {
   const stateDir = mkdtempSync(join(tmpdir(), 'tkafka-streams-state-'));
+  // `nice` execs java: the pid is the JVM's (kill() is a kill -9 of the instance)
   const p = spawn('nice', [
     '-n',
     '19',
@@ -116,11 +118,12 @@ function instance(bootstrap: string, tag: string) {
     'StreamsWordCount',
     'run',
     bootstrap,
-    APP,
-    'words-in',
-    'counts-out',
+    app,
+    topics[0]!,
+    topics[1]!,
     stateDir,
     tag,
+    ...(eos ? ['eos'] : []),
   ]);
   children.add(p);
   let out = '';
@@ -131,7 +134,13 @@ function instance(bootstrap: string, tag: string) {
   return {
     states: () => [...out.matchAll(/^state=(\w+)$/gm)].map((m) => m[1]!),
     log: () => `${out}\n${err.slice(-4000)}`,
+    async kill() {
+      p.kill('SIGKILL');
+      await exited;
+      children.delete(p);
+    },
     async stop() {
+      if (!children.has(p)) return;
       p.stdin!.end('stop\n');
       const t = setTimeout(() => p.kill('SIGKILL'), 60_000);
       await exited;
@@ -273,7 +282,66 @@ async function scenario(bootstrap: string, port: number): Promise<Observed> {
   }
 }
 
+/**
+ * The issue's demo: exactly_once_v2, two instances, one killed (-9) mid-run. Half the input is counted
+ * by both; instance b is killed; the other half is produced; after b's session expires (45 s) instance
+ * a takes its tasks and the output (read_committed) holds the exact counts of all the input.
+ */
+async function eosScenario(bootstrap: string, port: number): Promise<string[]> {
+  const c = await RawClient.connect(port);
+  const app = 'wc-eos';
+  const instances: ReturnType<typeof instance>[] = [];
+  try {
+    const created = await c.request(ApiKey.CreateTopics, 7, {
+      topics: [
+        { name: 'eos-in', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] },
+        { name: 'eos-out', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] },
+      ],
+      timeoutMs: 10_000,
+      validateOnly: false,
+    });
+    assert.deepEqual(
+      created.topics.map((t) => t.errorCode),
+      [E.NONE, E.NONE],
+    );
+    await java(['produce', bootstrap, 'eos-in', String(LINES), '0']);
+    instances.push(
+      instance(bootstrap, 'a', app, ['eos-in', 'eos-out'], true),
+      instance(bootstrap, 'b', app, ['eos-in', 'eos-out'], true),
+    );
+    const half = await java(['counts', bootstrap, 'eos-out', String(TOTAL), '150000'], 200_000);
+    assert.equal(half.split('\n').filter((l) => l.startsWith('count ')).length, 7, half);
+    await waitFor(
+      async () => {
+        const r = await c.request(ApiKey.StreamsGroupDescribe, 1, {
+          groupIds: [app],
+          includeAuthorizedOperations: false,
+          includeTopologyDescription: false,
+        });
+        const g = r.groups[0]!;
+        return (
+          g.groupState === 'Stable' &&
+          g.members.length === 2 &&
+          g.members.every((m) => m.assignment.activeTasks.length > 0)
+        );
+      },
+      { what: `${app} to be Stable with both instances working`, timeoutMs: 90_000, intervalMs: 500 },
+    );
+    await instances[1]!.kill();
+    await java(['produce', bootstrap, 'eos-in', String(LINES), String(LINES)]);
+    return (await java(['counts', bootstrap, 'eos-out', String(2 * TOTAL), '200000'], 260_000))
+      .split('\n')
+      .filter((l) => l.startsWith('count '));
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\n${instances.map((i) => i.log()).join('\n----\n')}`, { cause: e });
+  } finally {
+    await Promise.all(instances.map((i) => i.stop()));
+    c.close();
+  }
+}
+
 const observed = new Map<string, Observed>();
+const eosCounts = new Map<string, string[]>();
 
 test('Kafka Streams 4.4.0 on Apache Kafka 4.4.0', { timeout: 600_000 }, async () => {
   kafka = await startApacheKafka();
@@ -281,6 +349,10 @@ test('Kafka Streams 4.4.0 on Apache Kafka 4.4.0', { timeout: 600_000 }, async ()
   console.log(`Apache Kafka 4.4.0: ${o.epochs}`);
   assert.deepEqual(o.counts, expectedCounts());
   observed.set('kafka', o);
+  const eos = await eosScenario(kafka.bootstrap, kafka.port);
+  console.log(`Apache Kafka 4.4.0, exactly_once_v2 with an instance killed: ${eos.join(' ')}`);
+  assert.deepEqual(eos, expectedCounts(2 * LINES));
+  eosCounts.set('kafka', eos);
   await kafka.cleanup();
   kafka = null;
 });
@@ -293,6 +365,10 @@ test('Kafka Streams 4.4.0 on tkafka', { timeout: 600_000 }, async () => {
   assert.deepEqual(o.internalTopics, [`${APP}-counts-changelog:2`, `${APP}-words-repartition:2`]);
   assert.equal(o.changelogPolicy, 'compact');
   observed.set('tkafka', o);
+  const eos = await eosScenario(tkafka.bootstrap, tkafka.port);
+  console.log(`tkafka, exactly_once_v2 with an instance killed: ${eos.join(' ')}`);
+  assert.deepEqual(eos, expectedCounts(2 * LINES));
+  eosCounts.set('tkafka', eos);
 });
 
 test('same output, internal topics and descriptions on both', () => {
@@ -304,4 +380,5 @@ test('same output, internal topics and descriptions on both', () => {
   assert.equal(t.changelogPolicy, k.changelogPolicy);
   assert.deepEqual(t.describe, k.describe);
   assert.deepEqual(t.tool, k.tool);
+  assert.deepEqual(eosCounts.get('tkafka'), eosCounts.get('kafka'));
 });

@@ -1,8 +1,10 @@
 // A small Kafka Streams 4.4.0 application for the streams-group interop test (KIP-1071): a word
 // count with one repartition (groupBy word) and one changelogged store (in-memory, so no RocksDB),
 // run with group.protocol=streams. Modes:
-//   produce <bootstrap> <topic> <records>     writes the deterministic input lines, then exits
-//   run <bootstrap> <appId> <in> <out> <stateDir> <tag>
+//   produce <bootstrap> <topic> <records> [first]
+//                                             writes the deterministic input lines first..first+records-1
+//   run <bootstrap> <appId> <in> <out> <stateDir> <tag> [eos]
+//                                             (eos: processing.guarantee=exactly_once_v2)
 //                                             runs the application, prints "state=<STATE>" lines,
 //                                             closes (leaving the group) on "stop" or end of stdin
 //   counts <bootstrap> <topic> <total> <timeoutMs>
@@ -42,27 +44,27 @@ public class StreamsWordCount {
 
   public static void main(String[] args) throws Exception {
     switch (args[0]) {
-      case "produce" -> produce(args[1], args[2], Integer.parseInt(args[3]));
-      case "run" -> run(args[1], args[2], args[3], args[4], args[5], args[6]);
+      case "produce" -> produce(args[1], args[2], Integer.parseInt(args[3]), args.length > 4 ? Integer.parseInt(args[4]) : 0);
+      case "run" -> run(args[1], args[2], args[3], args[4], args[5], args[6], args.length > 7 && args[7].equals("eos"));
       case "counts" -> counts(args[1], args[2], Long.parseLong(args[3]), Long.parseLong(args[4]));
       default -> throw new IllegalArgumentException(args[0]);
     }
   }
 
-  static void produce(String bootstrap, String topic, int n) throws Exception {
+  static void produce(String bootstrap, String topic, int n, int first) throws Exception {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
-      for (int i = 0; i < n; i++) producer.send(new ProducerRecord<>(topic, "k" + i, line(i)));
+      for (int i = first; i < first + n; i++) producer.send(new ProducerRecord<>(topic, "k" + i, line(i)));
       producer.flush();
     }
     System.out.println("produced " + n);
   }
 
-  static void run(String bootstrap, String appId, String in, String out, String stateDir, String tag)
+  static void run(String bootstrap, String appId, String in, String out, String stateDir, String tag, boolean eos)
       throws Exception {
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
@@ -73,6 +75,7 @@ public class StreamsWordCount {
     p.put(StreamsConfig.APPLICATION_SERVER_CONFIG, "localhost:" + (tag.equals("a") ? 7001 : 7002));
     p.put(StreamsConfig.CLIENT_ID_CONFIG, "wordcount-" + tag);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+    if (eos) p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
     StreamsBuilder b = new StreamsBuilder();
     b.stream(in, org.apache.kafka.streams.kstream.Consumed.with(Serdes.String(), Serdes.String()))
         .flatMapValues(v -> List.of(v.split(" ")))
@@ -100,6 +103,7 @@ public class StreamsWordCount {
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, LongDeserializer.class.getName());
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.GROUP_ID_CONFIG, "wordcount-check-" + System.nanoTime());
     Map<String, Long> latest = new TreeMap<>();
     long deadline = System.currentTimeMillis() + timeoutMs;
