@@ -720,3 +720,87 @@ test('a group config change (num.standby.replicas) triggers a rebalance', async 
     await h.close();
   }
 });
+
+test('static members: temporary leave (-2), rejoin with a new member id, fencing', async () => {
+  const h = await harness(FAST);
+  try {
+    await withTopics(h, 2);
+    const a = await h.gc.streamsGroupHeartbeat(joinReq('app', 'A', 'pA', { instanceId: 'i1' }), INFO);
+    assert.equal(countTasks(a.response.activeTasks), 4);
+    // another member id for a held instance id
+    const taken = await h.gc.streamsGroupHeartbeat(joinReq('app', 'X', 'pX', { instanceId: 'i1' }), INFO);
+    assert.equal(taken.response.errorCode, E.UNRELEASED_INSTANCE_ID);
+    assert.equal(
+      taken.response.errorMessage,
+      'Static member X with instance id i1 cannot join the group because the instance id is owned by A member.',
+    );
+    const wrong = await h.gc.streamsGroupHeartbeat(hb('app', 'X', 2, { instanceId: 'i1' }), INFO);
+    assert.equal(wrong.response.errorCode, E.FENCED_INSTANCE_ID);
+    // -2: the member stays, at epoch -2, keeping its tasks (their epochs reset)
+    const left = await h.gc.streamsGroupHeartbeat(hb('app', 'A', -2, { instanceId: 'i1' }), INFO);
+    assert.deepEqual([left.response.errorCode, left.response.memberEpoch], [E.NONE, -2]);
+    let [d] = await h.gc.streamsGroupDescribe(['app']);
+    assert.deepEqual(
+      d!.members.map((m) => [m.memberId, m.memberEpoch, m.instanceId]),
+      [['A', -2, 'i1']],
+    );
+    // the instance comes back with a new member id: it replaces A and gets A's tasks
+    const back = await h.gc.streamsGroupHeartbeat(joinReq('app', 'A2', 'pA', { instanceId: 'i1' }), INFO);
+    assert.equal(back.response.errorCode, E.NONE);
+    assert.equal(countTasks(back.response.activeTasks), 4);
+    [d] = await h.gc.streamsGroupDescribe(['app']);
+    assert.deepEqual(
+      d!.members.map((m) => [m.memberId, m.instanceId]),
+      [['A2', 'i1']],
+    );
+  } finally {
+    await h.close();
+  }
+});
+
+test('a member asking for the application shutdown: every member hears it', async () => {
+  const h = await harness(FAST);
+  try {
+    await withTopics(h, 1);
+    const a = await h.gc.streamsGroupHeartbeat(joinReq('app', 'A', 'pA'), INFO);
+    const b = await h.gc.streamsGroupHeartbeat(joinReq('app', 'B', 'pB'), INFO);
+    await h.gc.streamsGroupHeartbeat(hb('app', 'A', a.response.memberEpoch, { shutdownApplication: true }), INFO);
+    const rb = await h.gc.streamsGroupHeartbeat(hb('app', 'B', b.response.memberEpoch), INFO);
+    assert.deepEqual(rb.response.status, [
+      {
+        statusCode: StreamsStatus.SHUTDOWN_APPLICATION,
+        statusDetail:
+          'Streams group member A encountered a fatal error and requested a shutdown for the entire application.',
+      },
+    ]);
+  } finally {
+    await h.close();
+  }
+});
+
+test('a member with an older topology epoch hears STALE_TOPOLOGY; a changed topology is refused', async () => {
+  const h = await harness(FAST);
+  try {
+    await withTopics(h, 1);
+    await h.gc.streamsGroupHeartbeat(joinReq('app', 'A', 'pA', { topology: wordCount(1) }), INFO);
+    const old = await h.gc.streamsGroupHeartbeat(joinReq('app', 'B', 'pB', { topology: wordCount(0) }), INFO);
+    assert.deepEqual(old.response.status, [
+      {
+        statusCode: StreamsStatus.STALE_TOPOLOGY,
+        statusDetail: "The member's topology epoch 0 is behind the group's topology epoch 1.",
+      },
+    ]);
+    const changed = await h.gc.streamsGroupHeartbeat(
+      joinReq('app', 'C', 'pC', {
+        topology: { ...wordCount(1), subtopologies: wordCount(1).subtopologies.slice(0, 1) },
+      }),
+      INFO,
+    );
+    assert.deepEqual(
+      [changed.response.errorCode, changed.response.errorMessage],
+      [E.INVALID_REQUEST, 'Topology updates are not supported yet.'],
+    );
+  } finally {
+    await h.close();
+  }
+});
