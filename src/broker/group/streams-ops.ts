@@ -116,10 +116,12 @@ export function validateStreamsHeartbeatRequest(r: StreamsGroupHeartbeatRequest)
   if (r.memberEpoch === 0) {
     if (r.rebalanceTimeoutMs === -1) throw invalid('RebalanceTimeoutMs must be provided in first request.');
     // Utils.throwIfNotEmptyCollection: a null list is refused too (a join sends empty lists)
-    if (r.activeTasks === null || r.activeTasks.length > 0) throw invalid('ActiveTasks must be empty when (re-)joining.');
+    if (r.activeTasks === null || r.activeTasks.length > 0)
+      throw invalid('ActiveTasks must be empty when (re-)joining.');
     if (r.standbyTasks === null || r.standbyTasks.length > 0)
       throw invalid('StandbyTasks must be empty when (re-)joining.');
-    if (r.warmupTasks === null || r.warmupTasks.length > 0) throw invalid('WarmupTasks must be empty when (re-)joining.');
+    if (r.warmupTasks === null || r.warmupTasks.length > 0)
+      throw invalid('WarmupTasks must be empty when (re-)joining.');
     if (r.topology === null) throw invalid('Topology must be non-null when (re-)joining.');
     for (const s of r.topology.subtopologies)
       for (const t of s.stateChangelogTopics)
