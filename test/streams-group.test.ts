@@ -804,3 +804,32 @@ test('a member with an older topology epoch hears STALE_TOPOLOGY; a changed topo
     await h.close();
   }
 });
+
+test('transactional offset commits of an older epoch: only tasks assigned at that epoch', async () => {
+  const h = await harness(FAST);
+  try {
+    await withTopics(h, 1);
+    await h.gc.streamsGroupHeartbeat(joinReq('app', 'A', 'pA'), INFO);
+    const shard = h.gc.shardFor('app');
+    const check = (epoch: number, topic: string) =>
+      shard.read(() =>
+        shard.offsetManager.validateTransactionalCommit('app', 'A', null, epoch, [
+          { name: topic, partitions: [{ partitionIndex: 0 }] },
+        ]),
+      );
+    await check(2, 'input');
+    await assert.rejects(
+      check(1, 'input'),
+      (e: { code: number; message: string }) =>
+        e.code === E.STALE_MEMBER_EPOCH &&
+        e.message === 'Received member epoch 1 is older than assignment epoch 2 for task 0-0.',
+    );
+    await assert.rejects(
+      check(1, 'other'),
+      (e: { code: number; message: string }) =>
+        e.code === E.STALE_MEMBER_EPOCH && e.message === 'Topic other is not in the topology.',
+    );
+  } finally {
+    await h.close();
+  }
+});

@@ -165,6 +165,8 @@ export class OffsetManager {
     memberId: string,
     instanceId: string | null,
     generationId: number,
+    /** The committed partitions (a streams member of an older epoch may commit only its tasks of then). */
+    topics: readonly { name: string; partitions: readonly { partitionIndex: number }[] }[] = [],
   ): void {
     const group = this.ctx.groups.get(groupId);
     if (!group) {
@@ -179,7 +181,8 @@ export class OffsetManager {
     if (group.type === 'share')
       throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
     if (group.type === 'streams') {
-      validateStreamsOffsetCommit(group, memberId, instanceId, generationId, true, 9);
+      const check = validateStreamsOffsetCommit(group, memberId, instanceId, generationId, true, 9);
+      if (check) for (const t of topics) for (const p of t.partitions) check(t.name, p.partitionIndex);
       return;
     }
     validateConsumerCommit(group, memberId, generationId, 9, true);
