@@ -1062,10 +1062,10 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
   def(
     'group.coordinator.rebalance.protocols',
     'list',
-    ['classic', 'consumer'],
-    validList('classic', 'consumer', 'share'),
+    ['classic', 'consumer', 'streams'],
+    validList('classic', 'consumer', 'share', 'streams'),
     M,
-    'Enabled rebalance protocols: classic, consumer, share.',
+    'Enabled rebalance protocols: classic, consumer, share, streams.',
   ),
   def(
     'group.coordinator.threads',

@@ -18,10 +18,7 @@ const LATER: Readonly<Record<string, string>> = {
   RenewDelegationToken: 'no issue yet (delegation tokens)',
   ExpireDelegationToken: 'no issue yet (delegation tokens)',
   DescribeDelegationToken: 'no issue yet (delegation tokens)',
-  // Streams groups: issue 19 (every share-group API is served).
-  StreamsGroupHeartbeat: 'issue 19 (streams groups)',
-  StreamsGroupDescribe: 'issue 19 (streams groups)',
-  StreamsGroupTopologyDescriptionUpdate: 'issue 19 (streams groups)',
+  // Every share-group and streams-group API of issue 19 is served.
   // Client telemetry (GetTelemetrySubscriptions, PushTelemetry; issue 21) is not listed: Kafka 4.4.0
   // advertises it only when a metrics reporter supporting telemetry is configured, so by default
   // neither broker does.

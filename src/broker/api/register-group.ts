@@ -1,6 +1,7 @@
 // Registers the group coordinator APIs: FindCoordinator, JoinGroup, SyncGroup, Heartbeat,
 // LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups, OffsetDelete,
-// ConsumerGroupHeartbeat, ConsumerGroupDescribe, ShareGroupHeartbeat, ShareGroupDescribe and the share-group
+// ConsumerGroupHeartbeat, ConsumerGroupDescribe, ShareGroupHeartbeat, ShareGroupDescribe, the streams-group APIs
+// (StreamsGroupHeartbeat, StreamsGroupDescribe, StreamsGroupTopologyDescriptionUpdate) and the share-group
 // offsets APIs (Describe/Alter/DeleteShareGroupOffsets). They reach the coordinator through
 // `services.groupCoordinator` (src/broker/group/broker-glue.ts: startGroupCoordinator / groupCoordinatorOf).
 import type { HandlerRegistry } from './registry.js';
@@ -24,6 +25,9 @@ import { handler as shareGroupDescribe } from './share-group-describe.js';
 import { handler as describeShareGroupOffsets } from './describe-share-group-offsets.js';
 import { handler as alterShareGroupOffsets } from './alter-share-group-offsets.js';
 import { handler as deleteShareGroupOffsets } from './delete-share-group-offsets.js';
+import { handler as streamsGroupHeartbeat } from './streams-group-heartbeat.js';
+import { handler as streamsGroupDescribe } from './streams-group-describe.js';
+import { handler as streamsGroupTopologyDescriptionUpdate } from './streams-group-topology-description-update.js';
 
 export const GROUP_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   findCoordinator,
@@ -44,6 +48,9 @@ export const GROUP_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   describeShareGroupOffsets,
   alterShareGroupOffsets,
   deleteShareGroupOffsets,
+  streamsGroupHeartbeat,
+  streamsGroupDescribe,
+  streamsGroupTopologyDescriptionUpdate,
 ];
 
 export function registerGroupHandlers(registry: HandlerRegistry): HandlerRegistry {

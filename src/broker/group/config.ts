@@ -61,6 +61,27 @@ export interface GroupConfig {
   sharePartitionMaxRecordLocks: number;
   shareMinPartitionMaxRecordLocks: number;
   shareMaxPartitionMaxRecordLocks: number;
+  /** Streams groups (KIP-1071): group.streams.* (GroupCoordinatorConfig), Kafka 4.4's defaults. */
+  streamsSessionTimeoutMs: number;
+  streamsMinSessionTimeoutMs: number;
+  streamsMaxSessionTimeoutMs: number;
+  streamsHeartbeatIntervalMs: number;
+  streamsMinHeartbeatIntervalMs: number;
+  streamsMaxHeartbeatIntervalMs: number;
+  streamsMaxSize: number;
+  streamsNumStandbyReplicas: number;
+  streamsMaxStandbyReplicas: number;
+  streamsInitialRebalanceDelayMs: number;
+  streamsAssignmentIntervalMs: number;
+  streamsMinAssignmentIntervalMs: number;
+  streamsMaxAssignmentIntervalMs: number;
+  streamsTaskOffsetIntervalMs: number;
+  streamsMinTaskOffsetIntervalMs: number;
+  streamsAcceptableRecoveryLag: number;
+  streamsNumWarmupReplicas: number;
+  streamsMaxWarmupReplicas: number;
+  /** comma-separated client tag keys */
+  streamsRackAwareAssignmentTags: string;
 }
 
 export const DEFAULT_GROUP_CONFIG: GroupConfig = {
@@ -78,7 +99,7 @@ export const DEFAULT_GROUP_CONFIG: GroupConfig = {
   consumerHeartbeatIntervalMs: 5000,
   consumerMaxSize: 2147483647,
   consumerAssignors: ['uniform', 'range'],
-  protocols: ['classic', 'consumer'],
+  protocols: ['classic', 'consumer', 'streams'],
   consumerMigrationPolicy: 'bidirectional',
   consumerMinSessionTimeoutMs: 45_000,
   consumerMaxSessionTimeoutMs: 60_000,
@@ -107,6 +128,25 @@ export const DEFAULT_GROUP_CONFIG: GroupConfig = {
   sharePartitionMaxRecordLocks: 2000,
   shareMinPartitionMaxRecordLocks: 100,
   shareMaxPartitionMaxRecordLocks: 4000,
+  streamsSessionTimeoutMs: 45_000,
+  streamsMinSessionTimeoutMs: 45_000,
+  streamsMaxSessionTimeoutMs: 60_000,
+  streamsHeartbeatIntervalMs: 5000,
+  streamsMinHeartbeatIntervalMs: 5000,
+  streamsMaxHeartbeatIntervalMs: 15_000,
+  streamsMaxSize: 2147483647,
+  streamsNumStandbyReplicas: 0,
+  streamsMaxStandbyReplicas: 2,
+  streamsInitialRebalanceDelayMs: 3000,
+  streamsAssignmentIntervalMs: 1000,
+  streamsMinAssignmentIntervalMs: 0,
+  streamsMaxAssignmentIntervalMs: 15_000,
+  streamsTaskOffsetIntervalMs: 60_000,
+  streamsMinTaskOffsetIntervalMs: 15_000,
+  streamsAcceptableRecoveryLag: 10_000,
+  streamsNumWarmupReplicas: 2,
+  streamsMaxWarmupReplicas: 20,
+  streamsRackAwareAssignmentTags: '',
 };
 
 /** ConsumerGroupMigrationPolicy.parse: case-insensitive; an unknown value is refused by the config validator. */
@@ -129,6 +169,13 @@ export function groupConfigFrom(c: ConfigLike): GroupConfig {
     try {
       const v = c.getInt(n);
       return typeof v === 'number' && Number.isFinite(v) ? v : dflt;
+    } catch {
+      return dflt;
+    }
+  };
+  const optStr = (n: string, dflt: string): string => {
+    try {
+      return c.getString?.(n) ?? dflt;
     } catch {
       return dflt;
     }
@@ -182,6 +229,40 @@ export function groupConfigFrom(c: ConfigLike): GroupConfig {
     shareMaxPartitionMaxRecordLocks: optInt(
       'group.share.max.partition.max.record.locks',
       d.shareMaxPartitionMaxRecordLocks,
+    ),
+    streamsSessionTimeoutMs: optInt('group.streams.session.timeout.ms', d.streamsSessionTimeoutMs),
+    streamsMinSessionTimeoutMs: optInt('group.streams.min.session.timeout.ms', d.streamsMinSessionTimeoutMs),
+    streamsMaxSessionTimeoutMs: optInt('group.streams.max.session.timeout.ms', d.streamsMaxSessionTimeoutMs),
+    streamsHeartbeatIntervalMs: optInt('group.streams.heartbeat.interval.ms', d.streamsHeartbeatIntervalMs),
+    streamsMinHeartbeatIntervalMs: optInt('group.streams.min.heartbeat.interval.ms', d.streamsMinHeartbeatIntervalMs),
+    streamsMaxHeartbeatIntervalMs: optInt('group.streams.max.heartbeat.interval.ms', d.streamsMaxHeartbeatIntervalMs),
+    streamsMaxSize: optInt('group.streams.max.size', d.streamsMaxSize),
+    streamsNumStandbyReplicas: optInt('group.streams.num.standby.replicas', d.streamsNumStandbyReplicas),
+    streamsMaxStandbyReplicas: optInt('group.streams.max.standby.replicas', d.streamsMaxStandbyReplicas),
+    streamsInitialRebalanceDelayMs: optInt(
+      'group.streams.initial.rebalance.delay.ms',
+      d.streamsInitialRebalanceDelayMs,
+    ),
+    streamsAssignmentIntervalMs: optInt('group.streams.assignment.interval.ms', d.streamsAssignmentIntervalMs),
+    streamsMinAssignmentIntervalMs: optInt(
+      'group.streams.min.assignment.interval.ms',
+      d.streamsMinAssignmentIntervalMs,
+    ),
+    streamsMaxAssignmentIntervalMs: optInt(
+      'group.streams.max.assignment.interval.ms',
+      d.streamsMaxAssignmentIntervalMs,
+    ),
+    streamsTaskOffsetIntervalMs: optInt('group.streams.task.offset.interval.ms', d.streamsTaskOffsetIntervalMs),
+    streamsMinTaskOffsetIntervalMs: optInt(
+      'group.streams.min.task.offset.interval.ms',
+      d.streamsMinTaskOffsetIntervalMs,
+    ),
+    streamsAcceptableRecoveryLag: optInt('group.streams.acceptable.recovery.lag', d.streamsAcceptableRecoveryLag),
+    streamsNumWarmupReplicas: optInt('group.streams.num.warmup.replicas', d.streamsNumWarmupReplicas),
+    streamsMaxWarmupReplicas: optInt('group.streams.max.warmup.replicas', d.streamsMaxWarmupReplicas),
+    streamsRackAwareAssignmentTags: optStr(
+      'group.streams.rack.aware.assignment.tags',
+      d.streamsRackAwareAssignmentTags,
     ),
     // GroupCoordinatorConfig: below offsets.commit.timeout.ms, that is used
     shareInitializeRetryIntervalMs: Math.max(

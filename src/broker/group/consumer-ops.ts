@@ -325,7 +325,7 @@ export class ConsumerGroupManager {
       }
       throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
     }
-    if (g && g.type === 'share')
+    if (g && (g.type === 'share' || g.type === 'streams'))
       throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
     if (!create) throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`);
     return new ConsumerGroup(groupId);
@@ -752,7 +752,7 @@ export class ConsumerGroupManager {
         errorCode: ErrorCode.GROUP_ID_NOT_FOUND,
         // GroupMetadataManager.consumerGroup: a share group is not a consumer group
         errorMessage:
-          this.ctx.groups.get(groupId)?.type === 'share'
+          this.ctx.groups.get(groupId)?.type === 'share' || this.ctx.groups.get(groupId)?.type === 'streams'
             ? `Group ${groupId} is not a consumer group.`
             : `Group ${groupId} not found.`,
         groupId,

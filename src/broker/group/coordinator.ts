@@ -24,6 +24,14 @@ import {
   type ShareInitializeRequest,
 } from './share-ops.js';
 import { ZERO_UUID } from '../../protocol/uuid.js';
+import { streamsGroupTombstones } from './streams-group.js';
+import {
+  errorResponse as streamsErrorResponse,
+  validateStreamsHeartbeatRequest,
+  type StreamsDescribedGroup,
+  type StreamsHeartbeatResult,
+} from './streams-ops.js';
+import type { StreamsGroupHeartbeatRequest } from '../../protocol/generated/protocol/StreamsGroupHeartbeat.js';
 import { result, type MetadataView, type RequestInfo } from './shard-types.js';
 
 export interface GroupCoordinatorOptions {
@@ -44,6 +52,11 @@ export interface GroupCoordinatorOptions {
    * finalized at 1 or more); absent: on.
    */
   shareEnabled?: () => boolean;
+  /**
+   * Streams groups: whether streams.version is finalized at 1 or more (KafkaApis.isStreamsGroupProtocolEnabled
+   * also needs `streams` in group.coordinator.rebalance.protocols); absent: on.
+   */
+  streamsEnabled?: () => boolean;
 }
 
 export interface ListedGroup {
@@ -260,6 +273,7 @@ export class GroupCoordinator {
       if (shard.state === 'active') {
         shard.consumer.requestMetadataRefresh();
         shard.share.requestMetadataRefresh();
+        shard.streams.requestMetadataRefresh();
       }
   }
 
@@ -283,7 +297,9 @@ export class GroupCoordinator {
                 ? { groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: 'classic' }
                 : g.type === 'share'
                   ? { groupId: g.groupId, protocolType: 'share', groupState: g.state, groupType: 'share' }
-                  : { groupId: g.groupId, protocolType: 'consumer', groupState: g.state, groupType: 'consumer' },
+                  : g.type === 'streams'
+                    ? { groupId: g.groupId, protocolType: 'streams', groupState: g.state, groupType: 'streams' }
+                    : { groupId: g.groupId, protocolType: 'consumer', groupState: g.state, groupType: 'consumer' },
             ),
           )),
         );
@@ -386,6 +402,7 @@ export class GroupCoordinator {
           shard.offsetManager.deleteAllOffsets(groupId, records);
           if (g.type === 'classic') records.push({ type: 'GroupMetadata', group: groupId, value: null });
           else if (g.type === 'share') records.push(...shareGroupTombstones(g));
+          else if (g.type === 'streams') records.push(...streamsGroupTombstones(g));
           else records.push(...consumerGroupTombstones(g));
           return result(undefined, records);
         });
@@ -433,6 +450,78 @@ export class GroupCoordinator {
         out.push({ errorCode: codeOf(e), errorMessage: messageOf(e), groupId, members: [] });
       }
     }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ streams groups (KIP-1071)
+
+  /** KafkaApis.isStreamsGroupProtocolEnabled: `streams` in the rebalance protocols and streams.version >= 1. */
+  get streamsGroupsEnabled(): boolean {
+    return this.config.protocols.includes('streams') && (this.opts.streamsEnabled?.() ?? true);
+  }
+
+  /**
+   * GroupCoordinatorService.streamsGroupHeartbeat: validation, then the shard's write. The answer
+   * carries the internal topics the broker creates (KafkaApis).
+   */
+  async streamsGroupHeartbeat(req: StreamsGroupHeartbeatRequest, info: RequestInfo): Promise<StreamsHeartbeatResult> {
+    const error = (e: unknown): StreamsHeartbeatResult => ({
+      // an unexpected failure carries no message (CoordinatorOperationExceptionHelper)
+      response: streamsErrorResponse(codeOf(e), messageOf(e) || null),
+      internalTopicsToCreate: new Map(),
+    });
+    if (!this.active)
+      return {
+        response: streamsErrorResponse(ErrorCode.COORDINATOR_NOT_AVAILABLE, null),
+        internalTopicsToCreate: new Map(),
+      };
+    try {
+      validateStreamsHeartbeatRequest(req);
+      const shard = this.shardFor(req.groupId);
+      return await shard.write(() => shard.streams.heartbeat(req, info));
+    } catch (e) {
+      return error(e);
+    }
+  }
+
+  /**
+   * GroupCoordinatorService.streamsGroupDescribe: empty group ids (INVALID_GROUP_ID) first, then the
+   * others by __consumer_offsets partition.
+   */
+  async streamsGroupDescribe(groupIds: readonly string[]): Promise<StreamsDescribedGroup[]> {
+    const failed = (groupId: string, errorCode: number, errorMessage: string | null): StreamsDescribedGroup => ({
+      errorCode,
+      errorMessage,
+      groupId,
+      groupState: '',
+      groupEpoch: 0,
+      assignmentEpoch: 0,
+      topology: null,
+      members: [],
+      authorizedOperations: -2147483648,
+      topologyDescription: null,
+      topologyDescriptionStatus: 0,
+      assignorName: null,
+    });
+    if (!this.active) return groupIds.map((g) => failed(g, ErrorCode.COORDINATOR_NOT_AVAILABLE, null));
+    const out: StreamsDescribedGroup[] = groupIds
+      .filter((g) => g === '')
+      .map((g) => failed(g, ErrorCode.INVALID_GROUP_ID, null));
+    const byPartition = new Map<number, string[]>();
+    for (const groupId of groupIds) {
+      if (groupId === '') continue;
+      const p = this.partitionFor(groupId);
+      byPartition.set(p, [...(byPartition.get(p) ?? []), groupId]);
+    }
+    for (const ids of byPartition.values())
+      for (const groupId of ids) {
+        try {
+          const shard = this.shardFor(groupId);
+          out.push(await shard.read(() => shard.streams.describe(groupId)));
+        } catch (e) {
+          out.push(failed(groupId, codeOf(e), codeOf(e) === ErrorCode.GROUP_ID_NOT_FOUND ? messageOf(e) : null));
+        }
+      }
     return out;
   }
 

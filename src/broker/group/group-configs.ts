@@ -3,7 +3,8 @@
 // (GroupConfig.validate) and applied by the coordinator to the group's next heartbeat (the effective value
 // capped to the broker's bounds, GroupConfig.evaluate). The share.* keys of share groups (KIP-932) are
 // accepted, validated and described (SHARE_GROUP_CONFIG_KEYS with their group.share.* broker synonyms,
-// SHARE_GROUP_OTHER_KEYS with their defaults); the streams.* keys are neither accepted nor described.
+// SHARE_GROUP_OTHER_KEYS with their defaults); the streams.* keys of streams groups (KIP-1071,
+// STREAMS_GROUP_CONFIG_KEYS, STREAMS_GROUP_OTHER_KEYS) are accepted and validated but not yet described.
 import type { GroupConfig } from './config.js';
 
 export interface GroupConfigKey {
@@ -17,6 +18,10 @@ export interface GroupConfigKey {
   min(c: GroupConfig): number;
   max(c: GroupConfig): number;
   dflt(c: GroupConfig): number;
+  /** Which of the broker's bounds GroupConfig.validateValues checks (default both: validateIntRange). */
+  bound?: 'range' | 'max' | 'min' | 'none';
+  /** ConfigDef type (default INT). */
+  type?: 'int' | 'long';
 }
 
 export const GROUP_CONFIG_KEYS: readonly GroupConfigKey[] = [
@@ -124,6 +129,95 @@ export const SHARE_GROUP_CONFIG_KEYS: readonly GroupConfigKey[] = [
   ),
 ];
 
+const streamsKey = (
+  name: string,
+  doc: string,
+  atLeast: number,
+  bound: 'range' | 'max' | 'min' | 'none',
+  f: (c: GroupConfig) => [number, number, number],
+  type: 'int' | 'long' = 'int',
+): GroupConfigKey => ({
+  name,
+  brokerKey: `group.${name}`,
+  doc,
+  atLeast,
+  bound,
+  type,
+  min: (c) => f(c)[0],
+  max: (c) => f(c)[1],
+  dflt: (c) => f(c)[2],
+});
+
+const INT_MAX = 2147483647;
+
+/** The numeric streams.* keys of Kafka 4.4's GroupConfig, in validateValues' order. */
+export const STREAMS_GROUP_CONFIG_KEYS: readonly GroupConfigKey[] = [
+  streamsKey('streams.heartbeat.interval.ms', 'The heartbeat interval given to the members.', 1, 'range', (c) => [
+    c.streamsMinHeartbeatIntervalMs,
+    c.streamsMaxHeartbeatIntervalMs,
+    c.streamsHeartbeatIntervalMs,
+  ]),
+  streamsKey(
+    'streams.session.timeout.ms',
+    'The timeout to detect client failures when using the streams group protocol.',
+    1,
+    'range',
+    (c) => [c.streamsMinSessionTimeoutMs, c.streamsMaxSessionTimeoutMs, c.streamsSessionTimeoutMs],
+  ),
+  streamsKey('streams.num.standby.replicas', 'The number of standby replicas for each task.', 0, 'max', (c) => [
+    0,
+    c.streamsMaxStandbyReplicas,
+    c.streamsNumStandbyReplicas,
+  ]),
+  streamsKey(
+    'streams.assignment.interval.ms',
+    'The interval between assignment updates for a streams group.',
+    0,
+    'range',
+    (c) => [c.streamsMinAssignmentIntervalMs, c.streamsMaxAssignmentIntervalMs, c.streamsAssignmentIntervalMs],
+  ),
+  streamsKey(
+    'streams.task.offset.interval.ms',
+    'The interval in which the warmup task changelog offsets on a client are updated on the broker.',
+    1,
+    'min',
+    (c) => [c.streamsMinTaskOffsetIntervalMs, INT_MAX, c.streamsTaskOffsetIntervalMs],
+  ),
+  streamsKey('streams.num.warmup.replicas', 'The maximum number of warmup task replicas.', 0, 'max', (c) => [
+    0,
+    c.streamsMaxWarmupReplicas,
+    c.streamsNumWarmupReplicas,
+  ]),
+  streamsKey(
+    'streams.initial.rebalance.delay.ms',
+    'The amount of time the group coordinator will wait for more streams clients to join a new group before performing the first rebalance.',
+    0,
+    'none',
+    (c) => [0, INT_MAX, c.streamsInitialRebalanceDelayMs],
+  ),
+  streamsKey(
+    'streams.acceptable.recovery.lag',
+    'The maximum acceptable lag (number of offsets to catch up) for a client to be considered caught-up enough to receive an active task assignment.',
+    0,
+    'none',
+    (c) => [0, Number.MAX_SAFE_INTEGER, c.streamsAcceptableRecoveryLag],
+    'long',
+  ),
+];
+
+/** The LIST, BOOLEAN and STRING streams.* keys of Kafka 4.4's GroupConfig. */
+export const STREAMS_GROUP_OTHER_KEYS: readonly ShareGroupConfigOther[] = [
+  // ValidList.anyNonDuplicateValues(true, false): empty allowed; duplicates are refused by
+  // validateNoDuplicateRackAwareAssignmentTags, checked in validateGroupConfigs
+  { name: 'streams.rack.aware.assignment.tags', type: 'string', check: () => null },
+  {
+    name: 'streams.assignor.offload.enable',
+    type: 'boolean',
+    check: (v) => (/^(true|false)$/i.test(v.trim()) ? null : 'Expected value to be either true or false'),
+  },
+  { name: 'streams.assignor.name', type: 'string', check: () => null },
+];
+
 /** java.time.Duration.parse's PnDTnHnMn.nS without signs (a negative duration is refused anyway). */
 const ISO_DURATION = /^P(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+(?:[.,]\d{1,9})?S)?)?$/i;
 
@@ -169,8 +263,11 @@ export const SHARE_GROUP_OTHER_KEYS: readonly ShareGroupConfigOther[] = [
   },
 ];
 
-const BY_NAME = new Map([...GROUP_CONFIG_KEYS, ...SHARE_GROUP_CONFIG_KEYS].map((k) => [k.name, k]));
-const OTHER_BY_NAME = new Map(SHARE_GROUP_OTHER_KEYS.map((k) => [k.name, k]));
+const NUMERIC_KEYS = [...GROUP_CONFIG_KEYS, ...SHARE_GROUP_CONFIG_KEYS, ...STREAMS_GROUP_CONFIG_KEYS];
+const BY_NAME = new Map(NUMERIC_KEYS.map((k) => [k.name, k]));
+const OTHER_BY_NAME = new Map([...SHARE_GROUP_OTHER_KEYS, ...STREAMS_GROUP_OTHER_KEYS].map((k) => [k.name, k]));
+/** GroupCoordinatorConfig.STREAMS_GROUP_ASSIGNORS_DEFAULT: the built-in assignors. */
+const STREAMS_ASSIGNORS = ['sticky'];
 
 const SESSION = 'consumer.session.timeout.ms';
 const HEARTBEAT = 'consumer.heartbeat.interval.ms';
@@ -179,9 +276,13 @@ const SHARE_HEARTBEAT = 'share.heartbeat.interval.ms';
 
 /** ConfigDef.parse of an INT with its atLeast: the message of the ConfigException, or the value. */
 function parseInt32(name: string, raw: string): number | string {
-  const atLeast = BY_NAME.get(name)?.atLeast ?? 1;
+  const k = BY_NAME.get(name);
+  const atLeast = k?.atLeast ?? 1;
   const t = raw.trim();
-  if (!/^[+-]?\d+$/.test(t) || Number(t) > 2147483647 || Number(t) < -2147483648)
+  if (k?.type === 'long') {
+    if (!/^[+-]?\d+$/.test(t) || BigInt(t) > 9223372036854775807n || BigInt(t) < -9223372036854775808n)
+      return `Invalid value ${raw} for configuration ${name}: Not a number of type LONG`;
+  } else if (!/^[+-]?\d+$/.test(t) || Number(t) > 2147483647 || Number(t) < -2147483648)
     return `Invalid value ${raw} for configuration ${name}: Not a number of type INT`;
   const v = Number(t);
   if (v < atLeast) return `Invalid value ${v} for configuration ${name}: Value must be at least ${atLeast}`;
@@ -208,11 +309,26 @@ export function validateGroupConfigs(configs: ReadonlyMap<string, string>, c: Gr
     if (typeof v === 'string') return v;
     values.set(name, v);
   }
-  for (const k of [...GROUP_CONFIG_KEYS, ...SHARE_GROUP_CONFIG_KEYS]) {
-    const v = values.get(k.name);
-    if (v !== undefined && (v < k.min(c) || v > k.max(c)))
-      return `${k.name} must be in the range ${k.min(c)} to ${k.max(c)} inclusive.`;
+  const tags = configs.get('streams.rack.aware.assignment.tags');
+  if (tags !== undefined) {
+    const l = tags
+      .split(',')
+      .map((t) => t.trim())
+      .filter((t) => t !== '');
+    if (new Set(l).size !== l.length) return 'streams.rack.aware.assignment.tags must not contain duplicate tag keys.';
   }
+  for (const k of NUMERIC_KEYS) {
+    const v = values.get(k.name);
+    if (v === undefined) continue;
+    const bound = k.bound ?? 'range';
+    if (bound === 'range' && (v < k.min(c) || v > k.max(c)))
+      return `${k.name} must be in the range ${k.min(c)} to ${k.max(c)} inclusive.`;
+    if (bound === 'max' && v > k.max(c)) return `${k.name} must be less than or equal to ${k.max(c)}`;
+    if (bound === 'min' && v < k.min(c)) return `${k.name} must be greater than or equal to ${k.min(c)}`;
+  }
+  const assignor = configs.get('streams.assignor.name');
+  if (assignor !== undefined && !STREAMS_ASSIGNORS.includes(assignor))
+    return `streams.assignor.name '${assignor}' is not a registered task assignor. Registered assignors are: [${STREAMS_ASSIGNORS.join(', ')}].`;
   const sessionAboveHeartbeat = (session: string, sDefault: number, heartbeat: string, hDefault: number) => {
     if (!values.has(session) && !values.has(heartbeat)) return null;
     const s = values.get(session) ?? sDefault;
@@ -221,7 +337,13 @@ export function validateGroupConfigs(configs: ReadonlyMap<string, string>, c: Gr
   };
   return (
     sessionAboveHeartbeat(SESSION, c.consumerSessionTimeoutMs, HEARTBEAT, c.consumerHeartbeatIntervalMs) ??
-    sessionAboveHeartbeat(SHARE_SESSION, c.shareSessionTimeoutMs, SHARE_HEARTBEAT, c.shareHeartbeatIntervalMs)
+    sessionAboveHeartbeat(SHARE_SESSION, c.shareSessionTimeoutMs, SHARE_HEARTBEAT, c.shareHeartbeatIntervalMs) ??
+    sessionAboveHeartbeat(
+      'streams.session.timeout.ms',
+      c.streamsSessionTimeoutMs,
+      'streams.heartbeat.interval.ms',
+      c.streamsHeartbeatIntervalMs,
+    )
   );
 }
 

@@ -3,7 +3,8 @@
 // schema; the value is an int16 version then the value schema, or null (a tombstone). Written
 // versions follow Kafka 3.x/4.0: OffsetCommitKey v1, OffsetCommitValue v3 (v1 when the commit
 // carries an expire timestamp), GroupMetadataKey v2, GroupMetadataValue v3, KIP-848 values v0
-// (ConsumerGroupRegularExpressionKey/Value, type 16, included); share-group records (types 10-15) v0.
+// (ConsumerGroupRegularExpressionKey/Value, type 16, included); share-group records (types 10-15) v0;
+// streams-group records (types 17, 19-23) v0.
 import { Reader } from '../../protocol/codec/reader.js';
 import { Writer } from '../../protocol/codec/writer.js';
 import { OFFSETS_TOPIC_RECORDS } from '../../protocol/generated/records.js';
@@ -25,6 +26,12 @@ import type { ShareGroupTargetAssignmentMetadataValue } from '../../protocol/gen
 import type { ShareGroupTargetAssignmentMemberValue } from '../../protocol/generated/group/ShareGroupTargetAssignmentMember.js';
 import type { ShareGroupCurrentMemberAssignmentValue } from '../../protocol/generated/group/ShareGroupCurrentMemberAssignment.js';
 import type { ShareGroupStatePartitionMetadataValue } from '../../protocol/generated/group/ShareGroupStatePartitionMetadata.js';
+import type { StreamsGroupMetadataValue } from '../../protocol/generated/group/StreamsGroupMetadata.js';
+import type { StreamsGroupTopologyValue } from '../../protocol/generated/group/StreamsGroupTopology.js';
+import type { StreamsGroupMemberMetadataValue } from '../../protocol/generated/group/StreamsGroupMemberMetadata.js';
+import type { StreamsGroupTargetAssignmentMetadataValue } from '../../protocol/generated/group/StreamsGroupTargetAssignmentMetadata.js';
+import type { StreamsGroupTargetAssignmentMemberValue } from '../../protocol/generated/group/StreamsGroupTargetAssignmentMember.js';
+import type { StreamsGroupCurrentMemberAssignmentValue } from '../../protocol/generated/group/StreamsGroupCurrentMemberAssignment.js';
 
 export const RecordType = {
   OffsetCommit: 1,
@@ -43,6 +50,13 @@ export const RecordType = {
   ShareGroupTargetAssignmentMember: 13,
   ShareGroupCurrentMemberAssignment: 14,
   ShareGroupStatePartitionMetadata: 15,
+  // streams groups (KIP-1071, Kafka 4.4 CoordinatorRecordType)
+  StreamsGroupMetadata: 17,
+  StreamsGroupMemberMetadata: 19,
+  StreamsGroupTargetAssignmentMetadata: 20,
+  StreamsGroupTargetAssignmentMember: 21,
+  StreamsGroupCurrentMemberAssignment: 22,
+  StreamsGroupTopology: 23,
 } as const;
 
 /** Versions this coordinator writes (MetadataVersion.offsetCommitValueVersion / groupMetadataValueVersion). */
@@ -92,7 +106,39 @@ export type CoordinatorRecord =
       regularExpression: string;
       value: ConsumerGroupRegularExpressionValue | null;
     }
-  | ShareGroupRecord;
+  | ShareGroupRecord
+  | StreamsGroupRecord;
+
+/** The records of a streams group (KIP-1071): value null is a tombstone. */
+export type StreamsGroupRecord =
+  | { type: 'StreamsGroupMetadata'; group: string; value: StreamsGroupMetadataValue | null }
+  | { type: 'StreamsGroupTopology'; group: string; value: StreamsGroupTopologyValue | null }
+  | {
+      type: 'StreamsGroupMemberMetadata';
+      group: string;
+      memberId: string;
+      value: StreamsGroupMemberMetadataValue | null;
+    }
+  | {
+      type: 'StreamsGroupTargetAssignmentMetadata';
+      group: string;
+      value: StreamsGroupTargetAssignmentMetadataValue | null;
+    }
+  | {
+      type: 'StreamsGroupTargetAssignmentMember';
+      group: string;
+      memberId: string;
+      value: StreamsGroupTargetAssignmentMemberValue | null;
+    }
+  | {
+      type: 'StreamsGroupCurrentMemberAssignment';
+      group: string;
+      memberId: string;
+      value: StreamsGroupCurrentMemberAssignmentValue | null;
+    };
+
+export const isStreamsGroupRecord = (r: CoordinatorRecord): r is StreamsGroupRecord =>
+  r.type.startsWith('StreamsGroup');
 
 /** The records of a share group (KIP-932): value null is a tombstone. */
 export type ShareGroupRecord =
@@ -179,7 +225,7 @@ export function encodeRecord(r: CoordinatorRecord): EncodedRecord {
 
 /**
  * Decodes a record's key and value (GroupCoordinatorRecordSerde.deserialize). Returns null for
- * record types this coordinator does not keep (streams groups), throws on malformed bytes.
+ * record types this coordinator does not keep, throws on malformed bytes.
  */
 export function decodeRecord(key: Buffer, value: Buffer | null): CoordinatorRecord | null {
   const kr = new Reader(key);
@@ -290,6 +336,28 @@ export function decodeRecord(key: Buffer, value: Buffer | null): CoordinatorReco
         group: k.groupId,
         value: v as RecordValue<'ShareGroupStatePartitionMetadata'>,
       };
+    case 17:
+    case 20:
+    case 23: {
+      const t =
+        type === 17
+          ? 'StreamsGroupMetadata'
+          : type === 20
+            ? 'StreamsGroupTargetAssignmentMetadata'
+            : 'StreamsGroupTopology';
+      return { type: t, group: k.groupId, value: v } as CoordinatorRecord;
+    }
+    case 19:
+    case 21:
+    case 22: {
+      const t =
+        type === 19
+          ? 'StreamsGroupMemberMetadata'
+          : type === 21
+            ? 'StreamsGroupTargetAssignmentMember'
+            : 'StreamsGroupCurrentMemberAssignment';
+      return { type: t, group: k.groupId, memberId: k.memberId, value: v } as CoordinatorRecord;
+    }
     default:
       return null;
   }

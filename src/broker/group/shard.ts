@@ -12,9 +12,17 @@ import { ConsumerGroup, consumerGroupTombstones } from './consumer-group.js';
 import { ConsumerGroupManager } from './consumer-ops.js';
 import type { CoordinatorLog } from './log.js';
 import { OffsetManager, OffsetStore } from './offsets.js';
-import { decodeRecord, encodeRecord, isShareGroupRecord, type CoordinatorRecord } from './records.js';
+import {
+  decodeRecord,
+  encodeRecord,
+  isShareGroupRecord,
+  isStreamsGroupRecord,
+  type CoordinatorRecord,
+} from './records.js';
 import { ShareGroup } from './share-group.js';
 import { ShareGroupManager } from './share-ops.js';
+import { StreamsGroup, streamsGroupTombstones } from './streams-group.js';
+import { StreamsGroupManager } from './streams-ops.js';
 import type { Group, MetadataView, OpResult, ShardContext, ShardTimer } from './shard-types.js';
 
 export type ShardState = 'loading' | 'active' | 'closed';
@@ -78,6 +86,7 @@ export class GroupShard {
   readonly classic: ClassicGroupManager;
   readonly consumer: ConsumerGroupManager;
   readonly share: ShareGroupManager;
+  readonly streams: StreamsGroupManager;
   readonly offsetManager: OffsetManager;
   readonly ctx: ShardContext;
   private readonly queue = new SerialQueue();
@@ -108,6 +117,7 @@ export class GroupShard {
     this.consumer = new ConsumerGroupManager(this.ctx);
     this.consumer.classic = this.classic;
     this.share = new ShareGroupManager(this.ctx);
+    this.streams = new StreamsGroupManager(this.ctx);
     this.classic.mixed = new ClassicMembersInConsumerGroup(this.ctx, this.consumer);
     this.offsetManager = new OffsetManager(this.ctx, this.offsets, (g, memberId) => {
       const m = g.members.get(memberId);
@@ -211,6 +221,21 @@ export class GroupShard {
         break;
       }
       default: {
+        if (isStreamsGroupRecord(r)) {
+          let sg = this.groups.get(r.group);
+          if (r.value === null) {
+            if (sg?.type !== 'streams') break;
+            if (r.type === 'StreamsGroupMetadata') {
+              this.groups.delete(r.group);
+              break;
+            }
+          } else if (!sg || sg.type !== 'streams') {
+            sg = new StreamsGroup(r.group);
+            this.groups.set(r.group, sg);
+          }
+          sg.replay(r);
+          break;
+        }
         if (isShareGroupRecord(r)) {
           let sg = this.groups.get(r.group);
           if (r.value === null) {
@@ -272,6 +297,7 @@ export class GroupShard {
     for (const g of this.groups.values()) {
       if (g.type === 'classic') this.classic.onLoaded(g);
       else if (g.type === 'share') this.share.onLoaded(g);
+      else if (g.type === 'streams') this.streams.onLoaded(g);
       else this.consumer.onLoaded(g);
     }
     this.state = 'active';
@@ -300,6 +326,7 @@ export class GroupShard {
       const allExpired = this.offsetManager.cleanupExpiredOffsets(id, records);
       if (allExpired && g.isEmpty) {
         if (g.type === 'classic') records.push({ type: 'GroupMetadata', group: id, value: null });
+        else if (g.type === 'streams') records.push(...streamsGroupTombstones(g));
         else records.push(...consumerGroupTombstones(g));
       }
     }
