@@ -56,15 +56,20 @@ export const GROUP_CONFIG_KEYS: readonly GroupConfigKey[] = [
 ];
 
 /** A share.* group config that is not an INT (ConfigDef STRING / BOOLEAN). */
-export interface ShareGroupConfigOther {
+/** A LIST, BOOLEAN or STRING group key: validated only. */
+export interface GroupConfigOther {
   name: string;
   type: 'string' | 'boolean';
+  /** ConfigDef's validator: the ConfigException's text after "Invalid value X for configuration Y: ", or null. */
+  check(value: string): string | null;
+}
+
+/** A share.* one, described too. */
+export interface ShareGroupConfigOther extends GroupConfigOther {
   /** GroupConfig's documentation. */
   doc: string;
   /** GroupConfig's default (described with source DEFAULT_CONFIG when the group does not set it). */
   dflt: string;
-  /** ConfigDef's validator: the ConfigException's text after "Invalid value X for configuration Y: ", or null. */
-  check(value: string): string | null;
 }
 
 const atLeastShare = (
@@ -206,7 +211,7 @@ export const STREAMS_GROUP_CONFIG_KEYS: readonly GroupConfigKey[] = [
 ];
 
 /** The LIST, BOOLEAN and STRING streams.* keys of Kafka 4.4's GroupConfig. */
-export const STREAMS_GROUP_OTHER_KEYS: readonly ShareGroupConfigOther[] = [
+export const STREAMS_GROUP_OTHER_KEYS: readonly GroupConfigOther[] = [
   // ValidList.anyNonDuplicateValues(true, false): empty allowed; duplicates are refused by
   // validateNoDuplicateRackAwareAssignmentTags, checked in validateGroupConfigs
   { name: 'streams.rack.aware.assignment.tags', type: 'string', check: () => null },
@@ -265,7 +270,9 @@ export const SHARE_GROUP_OTHER_KEYS: readonly ShareGroupConfigOther[] = [
 
 const NUMERIC_KEYS = [...GROUP_CONFIG_KEYS, ...SHARE_GROUP_CONFIG_KEYS, ...STREAMS_GROUP_CONFIG_KEYS];
 const BY_NAME = new Map(NUMERIC_KEYS.map((k) => [k.name, k]));
-const OTHER_BY_NAME = new Map([...SHARE_GROUP_OTHER_KEYS, ...STREAMS_GROUP_OTHER_KEYS].map((k) => [k.name, k]));
+const OTHER_BY_NAME = new Map<string, GroupConfigOther>(
+  [...SHARE_GROUP_OTHER_KEYS, ...STREAMS_GROUP_OTHER_KEYS].map((k) => [k.name, k]),
+);
 /** GroupCoordinatorConfig.STREAMS_GROUP_ASSIGNORS_DEFAULT: the built-in assignors. */
 const STREAMS_ASSIGNORS = ['sticky'];
 
