@@ -1,7 +1,7 @@
 // Share groups (KIP-932) end to end with Kafka's own share consumer: KafkaShareConsumer from
 // kafka-clients 4.4.0 (test/helpers/java/ShareClient.java) against an Apache Kafka 4.4.0 broker and a
-// tkafka broker, both with group.share.record.lock.duration.ms=5000 (group.share.min.record.lock.duration.ms
-// lowered to 1000 so Kafka accepts it). The same program runs against each:
+// tkafka broker, both with group.share.min.record.lock.duration.ms lowered to 1000 so that the
+// stalled-consumer group can set share.record.lock.duration.ms=5000. The same program runs against each:
 // - two share consumers of one share group (explicit acknowledgement) consume 20 records together, each
 //   record first delivered to one of them; records RELEASEd come back with delivery count 2, records
 //   REJECTed never come back;
@@ -35,8 +35,8 @@ const JAVA_CLASSES = join(REPO_ROOT, '.cache', 'i19-share-consumer', 'classes');
 const PYTHON = join(REPO_ROOT, '.cache', 'clients', 'venv', 'bin', 'python');
 const PYTHON_SCRIPT = join(REPO_ROOT, 'test', 'interop', 'share-consumer', 'share_client.py');
 const LOCK_MS = 5000;
+/** The lock of the stalled-consumer group (a group config); the broker default stays 30 s. */
 const BROKER_CONFIGS = {
-  'group.share.record.lock.duration.ms': LOCK_MS,
   'group.share.min.record.lock.duration.ms': 1000,
 };
 
@@ -143,7 +143,11 @@ after(async () => {
 
 const scenarioOn = (name: 'kafka' | 'tkafka'): Promise<string[]> =>
   once(`scenario@${name}`, () =>
-    shareClient(['scenario', name === 'kafka' ? kafka.bootstrap : tkafka.bootstrap, String(LOCK_MS)]),
+    shareClient(['scenario', name === 'kafka' ? kafka.bootstrap : tkafka.bootstrap, String(LOCK_MS)]).catch(
+      (e: Error) => {
+        throw new Error(`${e.message}\n${name === 'tkafka' ? `tkafka's log:\n${tkafka.output().slice(-20_000)}` : ''}`);
+      },
+    ),
   );
 
 test(`KafkaShareConsumer against Kafka ${KAFKA_VERSION}`, { timeout: 400_000 }, async () => {

@@ -92,6 +92,11 @@ function lifecycle(metadataOffset: () => number): BrokerLifecycleManager {
   });
 }
 
+/** Waits until Kafka's broker lists broker 2 as `fenced` (its image follows the controller's by a moment). */
+async function listed(fenced: boolean, what: string): Promise<void> {
+  await waitFor(async () => (await describeBrokers()).get(2) === fenced, { what, timeoutMs: 15_000, intervalMs: 100 });
+}
+
 test('BrokerLifecycleManager: registered fenced by Kafka, caught up, unfenced, then let go by a controlled shutdown', async () => {
   let applied = -1;
   const m = lifecycle(() => applied);
@@ -99,7 +104,7 @@ test('BrokerLifecycleManager: registered fenced by Kafka, caught up, unfenced, t
     m.start();
     await waitFor(() => m.brokerEpoch >= 0n, { what: 'the registration to succeed', timeoutMs: 30_000 });
     assert.equal(m.state, 'STARTING');
-    assert.equal((await describeBrokers()).get(2), true, 'Kafka lists broker 2 as fenced after its registration');
+    await listed(true, 'Kafka to list broker 2 as fenced after its registration');
     // what an observer of Kafka's metadata log would have applied by now: everything committed
     applied = (await quorumHighWatermark()) - 1;
     await m.initialCatchUp;
@@ -108,7 +113,7 @@ test('BrokerLifecycleManager: registered fenced by Kafka, caught up, unfenced, t
     m.setReadyToUnfence();
     await m.initialUnfence;
     assert.equal(m.state, 'RUNNING');
-    assert.equal((await describeBrokers()).get(2), false, 'Kafka lists broker 2 unfenced');
+    await listed(false, 'Kafka to list broker 2 unfenced');
 
     m.beginControlledShutdown();
     await m.controlledShutdownComplete;
@@ -132,7 +137,7 @@ test('BrokerLifecycleManager: registered fenced by Kafka, caught up, unfenced, t
     await again.initialCatchUp;
     again.setReadyToUnfence();
     await again.initialUnfence;
-    assert.equal((await describeBrokers()).get(2), false);
+    await listed(false, 'Kafka to list the new incarnation unfenced');
   } finally {
     again.beginControlledShutdown();
     await again.controlledShutdownComplete;
