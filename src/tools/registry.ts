@@ -130,6 +130,13 @@ export const TOOLS: readonly ToolDescriptor[] = [
     spec: async () => (await import('./share-groups/spec.js')).shareGroupsSpec(),
   },
   {
+    name: 'streams-groups',
+    summary: 'List, describe and delete streams groups; reset and delete their offsets',
+    kafka: 'kafka-streams-groups.sh',
+    load: () => import('./streams-groups/main.js'),
+    spec: async () => (await import('./streams-groups/spec.js')).streamsGroupsSpec(),
+  },
+  {
     name: 'console-share-consumer',
     summary: 'Read records from a topic through a share group and print them',
     kafka: 'kafka-console-share-consumer.sh',
