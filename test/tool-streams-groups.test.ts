@@ -232,10 +232,10 @@ test('task strings', () => {
     ],
     [['1', [0]]],
   );
-  assert.equal(tasksString(m.assignment, null), 'ACTIVE: 0:[0,1]; 1:[2]; STANDBY: 1:[0]; ');
+  assert.equal(tasksString(m.assignment, null), 'ACTIVE:0:[0,1];1:[2];STANDBY:1:[0];');
   assert.equal(
     tasksString(m.assignment, m.targetAssignment),
-    'ACTIVE: 0:[0,1]; 1:[2]; STANDBY: 1:[0]; TARGET-ACTIVE: 0:[0,1]; 1:[2]; TARGET-STANDBY: 1:[0]; ',
+    'ACTIVE:0:[0,1];1:[2];STANDBY:1:[0];TARGET-ACTIVE:0:[0,1];1:[2];TARGET-STANDBY:1:[0];',
   );
 });
 
@@ -244,12 +244,12 @@ test('members rendering', () => {
   assert.equal(
     renderMembers(d, false),
     'GROUP           MEMBER          PROCESS         CLIENT-ID       ASSIGNMENTS\n' +
-      'wc              m1              process-m1      m1-client       ACTIVE: 0:[0]; \n',
+      'wc              m1              process-m1      m1-client       ACTIVE:0:[0];\n',
   );
   assert.equal(
     renderMembers(d, true),
     'GROUP           TARGET-ASSIGNMENT-EPOCH   TOPOLOGY-EPOCH MEMBER          MEMBER-PROTOCOL MEMBER-EPOCH    PROCESS         CLIENT-ID       ASSIGNMENTS\n' +
-      'wc              8                         0              m1              streams         7               process-m1      m1-client       ACTIVE: 0:[0]; TARGET-ACTIVE: 0:[0]; \n',
+      'wc              8                         0              m1              streams         7               process-m1      m1-client       ACTIVE:0:[0];TARGET-ACTIVE:0:[0];\n',
   );
   assert.equal(renderMembers(group('Empty', []), false), '');
 });

@@ -228,10 +228,10 @@ export function renderOffsets(v: StreamsGroupView, verbose: boolean): string {
   return out;
 }
 
-/** prepareTaskType: `ACTIVE: 0:[0,1]; 1:[2]; ` (empty when there are no tasks of the type). */
+/** prepareTaskType (Kafka 4.4): `ACTIVE:0:[0,1];1:[2];` (empty when there are no tasks of the type). */
 function taskType(tasks: StreamsTaskIds[], name: string): string {
   if (tasks.length === 0) return '';
-  return `${name}: ` + tasks.map((t) => `${t.subtopologyId}:[${t.partitions.join(',')}]; `).join('');
+  return `${name}:` + tasks.map((t) => `${t.subtopologyId}:[${t.partitions.join(',')}];`).join('');
 }
 
 /** getTasksForPrinting. */
@@ -570,10 +570,13 @@ export async function deleteOffsets(ctx: GroupsContext): Promise<void> {
   const top = r.topLevel;
   let message: string | null = null;
   if (top) {
+    // Errors.forException(cause): its default message (Errors.message()) and its enum name.
     const code = top.code;
-    if ([24, 69, 30, 68].includes(code)) message = top.message;
+    const { ApiError } = await import('../../client/errors.js');
+    const known = new ApiError(code);
+    if ([24, 69, 30, 68].includes(code)) message = known.message;
     else if ([86, 29, 3].includes(code)) message = 'Encountered some partition-level error, see the follow-up details.';
-    else message = `Encountered some unknown error: ${top.name}`;
+    else message = `Encountered some unknown error: ${known.errorName}`;
   }
   const rows = [...results.values()].sort((x, y) =>
     byString(x.tp.topic + String(x.tp.partition), y.tp.topic + String(y.tp.partition)),
@@ -670,6 +673,7 @@ export async function resetOffsets(ctx: GroupsContext): Promise<void> {
       const specified = args.filter((t) => t.includes(':')).flatMap(parseTopicWithPartitions);
       const plain = args.filter((t) => !t.includes(':'));
       tps = [...specified, ...(await topicPartitionsOf(ctx, plain))];
+      await checkPartitionsExist(ctx, specified);
       let existing;
       try {
         existing = await a.listStreamsGroupOffsets(ctx.client, group);
@@ -695,6 +699,21 @@ export async function resetOffsets(ctx: GroupsContext): Promise<void> {
     results.push({ group, error: null, offsets });
   }
   await writeResetResults(ctx, results, groupArgs, execute);
+}
+
+/** GroupOffsetsResetter.checkAllTopicPartitionsValid: the partitions given as `topic:0,1` exist. */
+async function checkPartitionsExist(ctx: GroupsContext, tps: TopicPartition[]): Promise<void> {
+  if (tps.length === 0) return;
+  const known = new Set<string>();
+  for (const topic of new Set(tps.map((tp) => tp.topic))) {
+    try {
+      for (const tp of await topicPartitionsOf(ctx, [topic])) known.add(tpKey(tp));
+    } catch {
+      // a missing topic: none of its partitions exist
+    }
+  }
+  const missing = tps.filter((tp) => !known.has(tpKey(tp)));
+  if (missing.length > 0) throw new CommandError(`The partitions "${missing.map(tpKey).join(',')}" do not exist`);
 }
 
 async function deleteInternalTopicsAfterReset(ctx: GroupsContext, group: string): Promise<void> {
