@@ -15,7 +15,9 @@ import {
   renderState,
   tasksString,
   activeTopicPartitions,
+  renderTopology,
 } from '../src/tools/streams-groups/ops.js';
+import { formatTopology } from '../src/tools/streams-groups/topology.js';
 import type { StreamsGroupDescription, StreamsMemberDescription } from '../src/client/admin/streams-groups.js';
 
 const BS = ['--bootstrap-server', '127.0.0.1:1'];
@@ -219,6 +221,8 @@ function group(state: string, members: StreamsMemberDescription[]): StreamsGroup
       },
     ],
     members,
+    topologyDescriptionStatus: 0,
+    topologyDescription: null,
   };
 }
 
@@ -232,10 +236,10 @@ test('task strings', () => {
     ],
     [['1', [0]]],
   );
-  assert.equal(tasksString(m.assignment, null), 'ACTIVE:0:[0,1];1:[2];STANDBY:1:[0];');
+  assert.equal(tasksString(m.assignment, null), 'ACTIVE: 0:[0,1]; 1:[2]; STANDBY: 1:[0]; ');
   assert.equal(
     tasksString(m.assignment, m.targetAssignment),
-    'ACTIVE:0:[0,1];1:[2];STANDBY:1:[0];TARGET-ACTIVE:0:[0,1];1:[2];TARGET-STANDBY:1:[0];',
+    'ACTIVE: 0:[0,1]; 1:[2]; STANDBY: 1:[0]; TARGET-ACTIVE: 0:[0,1]; 1:[2]; TARGET-STANDBY: 1:[0]; ',
   );
 });
 
@@ -244,12 +248,12 @@ test('members rendering', () => {
   assert.equal(
     renderMembers(d, false),
     'GROUP           MEMBER          PROCESS         CLIENT-ID       ASSIGNMENTS\n' +
-      'wc              m1              process-m1      m1-client       ACTIVE:0:[0];\n',
+      'wc              m1              process-m1      m1-client       ACTIVE: 0:[0]; \n',
   );
   assert.equal(
     renderMembers(d, true),
     'GROUP           TARGET-ASSIGNMENT-EPOCH   TOPOLOGY-EPOCH MEMBER          MEMBER-PROTOCOL MEMBER-EPOCH    PROCESS         CLIENT-ID       ASSIGNMENTS\n' +
-      'wc              8                         0              m1              streams         7               process-m1      m1-client       ACTIVE:0:[0];TARGET-ACTIVE:0:[0];\n',
+      'wc              8                         0              m1              streams         7               process-m1      m1-client       ACTIVE: 0:[0]; TARGET-ACTIVE: 0:[0]; \n',
   );
   assert.equal(renderMembers(group('Empty', []), false), '');
 });
@@ -314,4 +318,70 @@ test('internal topics inferred', () => {
   assert.ok(isInferredInternalTopic('wc-x-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000007-topic', 'wc'));
   assert.ok(!isInferredInternalTopic('other-counts-changelog', 'wc'));
   assert.ok(!isInferredInternalTopic('wc-output', 'wc'));
+});
+
+test('topology rendering', () => {
+  const n = (
+    name: string,
+    nodeType: number,
+    successors: string[],
+    extra: Partial<{ sourceTopics: string[]; stores: string[]; sinkTopic: string | null }> = {},
+  ) => ({
+    name,
+    nodeType,
+    sourceTopics: extra.sourceTopics ?? [],
+    sinkTopic: extra.sinkTopic ?? null,
+    stores: extra.stores ?? [],
+    successors,
+  });
+  const topology = {
+    subtopologies: [
+      {
+        subtopologyId: '0',
+        nodes: [
+          n('KSTREAM-SOURCE-0000000000', 1, ['KSTREAM-FLATMAPVALUES-0000000001'], { sourceTopics: ['words-in'] }),
+          n('KSTREAM-FLATMAPVALUES-0000000001', 2, ['counts-repartition-sink']),
+          n('counts-repartition-sink', 3, [], { sinkTopic: 'wc-counts-repartition' }),
+        ],
+      },
+    ],
+    globalStores: [
+      {
+        source: n('g-source', 1, ['g-processor'], { sourceTopics: ['b', 'a'] }),
+        processor: n('g-processor', 2, [], { stores: ['g-store'] }),
+      },
+    ],
+  };
+  const text =
+    'Topologies:\n' +
+    '   Sub-topology: 0\n' +
+    '    Source: KSTREAM-SOURCE-0000000000 (topics: [words-in])\n' +
+    '      --> KSTREAM-FLATMAPVALUES-0000000001\n' +
+    '    Processor: KSTREAM-FLATMAPVALUES-0000000001 (stores: [])\n' +
+    '      --> counts-repartition-sink\n' +
+    '      <-- KSTREAM-SOURCE-0000000000\n' +
+    '    Sink: counts-repartition-sink (topic: wc-counts-repartition)\n' +
+    '      <-- KSTREAM-FLATMAPVALUES-0000000001\n' +
+    '\n' +
+    '   Sub-topology: 1 for global store (will not generate tasks)\n' +
+    '    Source: g-source (topics: [a, b])\n' +
+    '      --> g-processor\n' +
+    '    Processor: g-processor (stores: [g-store])\n' +
+    '      --> none\n' +
+    '      <-- g-source\n' +
+    '\n';
+  assert.equal(formatTopology(topology), text);
+  const d = group('Stable', []);
+  assert.deepEqual(renderTopology({ ...d, topologyDescriptionStatus: 3, topologyDescription: topology }), {
+    text: `${text}\n`,
+    ok: true,
+  });
+  assert.deepEqual(renderTopology({ ...d, topologyDescriptionStatus: 1 }), {
+    text: "\nError: No topology description is stored for streams group 'wc'.\n",
+    ok: false,
+  });
+  assert.equal(
+    renderTopology(d).text,
+    "\nError: No topology description is available for streams group 'wc' (status: NOT_REQUESTED).\n",
+  );
 });

@@ -242,13 +242,17 @@ function scenario(name: Target['name']): void {
     assert.match(offsets.out, /^GROUP +TOPIC +PARTITION +OFFSET-LAG\n/);
     await same(SG('--describe', '--group', APP, '--offsets', '--verbose'));
     const members = await same(SG('--describe', '--group', APP, '--members'));
-    assert.match(members.out, /ACTIVE:/);
+    assert.match(members.out, /ACTIVE: /);
     await same(SG('--describe', '--group', APP, '--members', '--verbose'));
     const state = await same(SG('--describe', '--group', APP, '--state'));
     assert.match(state.out, / Stable +1\n$/);
     await same(SG('--describe', '--group', APP, '--state', '--verbose'));
     await same(SG('--describe', '--all-groups', '--state'));
     await same(SG('--describe', '--group', 'missing', '--state'));
+  });
+
+  test('topology', async () => {
+    await same(SG('--describe', '--group', APP, '--topology'));
   });
 
   test('refused while Stable', async () => {

@@ -10,6 +10,7 @@ import { parseGroupState, type GroupListing } from './groups.js';
 import type {
   StreamsGroupDescribeResponse,
   StreamsGroupDescribeResponseAssignment,
+  StreamsGroupDescribeResponseTopologyDescriptionNode,
 } from '../../protocol/generated/protocol/StreamsGroupDescribe.js';
 import type { ListGroupsResponse } from '../../protocol/generated/protocol/ListGroups.js';
 
@@ -54,6 +55,22 @@ export interface StreamsSubtopologyDescription {
   repartitionSourceTopics: string[];
 }
 
+export interface StreamsTopologyNode {
+  name: string;
+  /** 1 source, 2 processor, 3 sink. */
+  nodeType: number;
+  sourceTopics: string[];
+  sinkTopic: string | null;
+  stores: string[];
+  successors: string[];
+}
+
+/** StreamsGroupDescribe v1's TopologyDescription (KIP-1331). */
+export interface StreamsTopologyDescription {
+  subtopologies: { subtopologyId: string; nodes: StreamsTopologyNode[] }[];
+  globalStores: { source: StreamsTopologyNode; processor: StreamsTopologyNode }[];
+}
+
 export interface StreamsGroupDescription {
   groupId: string;
   /** Kafka's GroupState names: `Empty`, `NotReady`, `Assigning`, `Reconciling`, `Stable`, `Dead`. */
@@ -67,6 +84,9 @@ export interface StreamsGroupDescription {
   coordinator: BrokerNode;
   subtopologies: StreamsSubtopologyDescription[];
   members: StreamsMemberDescription[];
+  /** 0 NOT_REQUESTED, 1 NOT_STORED, 2 ERROR, 3 AVAILABLE (0 from a v0 broker). */
+  topologyDescriptionStatus: number;
+  topologyDescription: StreamsTopologyDescription | null;
 }
 
 async function coordinatorNode(client: KafkaClient, groupId: string): Promise<BrokerNode> {
@@ -112,6 +132,17 @@ export async function listStreamsGroups(
   return [...out.values()].sort(byId);
 }
 
+function topologyNode(n: StreamsGroupDescribeResponseTopologyDescriptionNode): StreamsTopologyNode {
+  return {
+    name: n.name,
+    nodeType: n.nodeType,
+    sourceTopics: [...n.sourceTopics],
+    sinkTopic: n.sinkTopic,
+    stores: [...n.stores],
+    successors: [...n.successors],
+  };
+}
+
 function assignment(a: StreamsGroupDescribeResponseAssignment | null | undefined): StreamsAssignment {
   const ids = (xs: { subtopologyId: string; partitions: number[] }[] | undefined): StreamsTaskIds[] =>
     (xs ?? []).map((t) => ({ subtopologyId: t.subtopologyId, partitions: [...t.partitions] }));
@@ -122,6 +153,7 @@ function assignment(a: StreamsGroupDescribeResponseAssignment | null | undefined
 export async function describeStreamsGroups(
   client: KafkaClient,
   groupIds: string[],
+  opts: { includeTopologyDescription?: boolean } = {},
 ): Promise<Map<string, Outcome<StreamsGroupDescription>>> {
   const out = new Map<string, Outcome<StreamsGroupDescription>>();
   await Promise.all(
@@ -132,7 +164,11 @@ export async function describeStreamsGroups(
           const resp = await client.send<StreamsGroupDescribeResponse>(
             { node: coordinator.id },
             'StreamsGroupDescribe',
-            { groupIds: [groupId], includeAuthorizedOperations: false, includeTopologyDescription: false },
+            {
+              groupIds: [groupId],
+              includeAuthorizedOperations: false,
+              includeTopologyDescription: opts.includeTopologyDescription ?? false,
+            },
           );
           const g = resp.body.groups.find((x) => x.groupId === groupId) ?? resp.body.groups[0];
           if (!g) throw new ApiError(-1, `The response did not include group ${groupId}`);
@@ -165,6 +201,19 @@ export async function describeStreamsGroups(
               assignment: assignment(m.assignment),
               targetAssignment: assignment(m.targetAssignment),
             })),
+            topologyDescriptionStatus: g.topologyDescriptionStatus ?? 0,
+            topologyDescription: g.topologyDescription
+              ? {
+                  subtopologies: g.topologyDescription.subtopologies.map((st) => ({
+                    subtopologyId: st.subtopologyId,
+                    nodes: st.nodes.map(topologyNode),
+                  })),
+                  globalStores: g.topologyDescription.globalStores.map((gs) => ({
+                    source: topologyNode(gs.source),
+                    processor: topologyNode(gs.processor),
+                  })),
+                }
+              : null,
           };
           return description;
         });

@@ -130,7 +130,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     const c = ctx as GroupsContext;
     const ops = await import('./ops.js');
     if (opts.has('list')) await ops.listGroups(c);
-    else if (opts.has('describe')) await ops.describeGroups(c);
+    else if (opts.has('describe')) return await ops.describeGroups(c);
     else if (opts.has('delete')) await ops.deleteGroups(c);
     else if (opts.has('reset-offsets')) await ops.resetOffsets(c);
     else await ops.deleteOffsets(c);

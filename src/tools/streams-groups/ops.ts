@@ -19,6 +19,7 @@ import {
 } from '../consumer-groups/format.js';
 import { csvCell, parseResetPlan, prepareOffsets, type PlannedOffset } from '../consumer-groups/reset.js';
 import { RESET_SCENARIOS } from './spec.js';
+import { TOPOLOGY_STATUS, formatTopology } from './topology.js';
 
 const MISSING = '-';
 
@@ -95,8 +96,12 @@ async function groupIds(ctx: GroupsContext): Promise<string[]> {
   return ctx.opts.valuesOf('group').map(String);
 }
 
-async function describeOne(ctx: GroupsContext, id: string): Promise<StreamsGroupDescription> {
-  const described = await (await admin()).describeStreamsGroups(ctx.client, [id]);
+async function describeOne(ctx: GroupsContext, id: string, withTopology = false): Promise<StreamsGroupDescription> {
+  const described = await (
+    await admin()
+  ).describeStreamsGroups(ctx.client, [id], {
+    includeTopologyDescription: withTopology,
+  });
   const r = described.get(id)!;
   if (!r.ok) failed(r.error, false);
   return r.value;
@@ -228,10 +233,10 @@ export function renderOffsets(v: StreamsGroupView, verbose: boolean): string {
   return out;
 }
 
-/** prepareTaskType (Kafka 4.4): `ACTIVE:0:[0,1];1:[2];` (empty when there are no tasks of the type). */
+/** prepareTaskType: `ACTIVE: 0:[0,1]; 1:[2]; ` (empty when there are no tasks of the type). */
 function taskType(tasks: StreamsTaskIds[], name: string): string {
   if (tasks.length === 0) return '';
-  return `${name}:` + tasks.map((t) => `${t.subtopologyId}:[${t.partitions.join(',')}];`).join('');
+  return `${name}: ` + tasks.map((t) => `${t.subtopologyId}:[${t.partitions.join(',')}]; `).join('');
 }
 
 /** getTasksForPrinting. */
@@ -335,11 +340,54 @@ const assignmentJson = (a: StreamsAssignment): Record<string, StreamsTaskIds[]> 
   warmup: a.warmup,
 });
 
-/** describeGroups: each group in turn (its state message first), offsets by default. */
-export async function describeGroups(ctx: GroupsContext): Promise<void> {
+/** printTopology: the description, or the status as an error (then the exit code is 1). */
+export function renderTopology(d: StreamsGroupDescription): { text: string; ok: boolean } {
+  const g = d.groupId;
+  switch (d.topologyDescriptionStatus) {
+    case 3:
+      return d.topologyDescription
+        ? { text: `${formatTopology(d.topologyDescription)}\n`, ok: true }
+        : { text: '', ok: false };
+    case 1:
+      return { text: `\nError: No topology description is stored for streams group '${g}'.\n`, ok: false };
+    case 2:
+      return {
+        text: `\nError: The broker failed to fetch the topology description for streams group '${g}'. See the broker logs for details.\n`,
+        ok: false,
+      };
+    default:
+      return {
+        text: `\nError: No topology description is available for streams group '${g}' (status: ${TOPOLOGY_STATUS[d.topologyDescriptionStatus] ?? d.topologyDescriptionStatus}).\n`,
+        ok: false,
+      };
+  }
+}
+
+/** describeGroups: each group in turn (its state message first), offsets by default; the exit code. */
+export async function describeGroups(ctx: GroupsContext): Promise<number> {
   const { opts, io, format } = ctx;
-  if (opts.has('topology'))
-    throw new CommandError('--topology (the topology description of KIP-1331) is not supported by tkafka yet');
+  if (opts.has('topology')) {
+    let code = 0;
+    const docs: unknown[] = [];
+    for (const id of await groupIds(ctx)) {
+      const d = await describeOne(ctx, id, true);
+      const r = renderTopology(d);
+      if (!r.ok) code = 1;
+      if (format === 'text') io.stdout.write(r.text);
+      else if (!r.ok) io.stderr.write(r.text.replace(/^\n/, ''));
+      docs.push({
+        group: d.groupId,
+        status: TOPOLOGY_STATUS[d.topologyDescriptionStatus] ?? d.topologyDescriptionStatus,
+        topology: d.topologyDescription,
+        text: r.ok ? r.text.replace(/\n$/, '') : null,
+      });
+    }
+    if (format !== 'text') {
+      const { writeJson } = await import('../common/output.js');
+      writeJson(io, { groups: docs });
+    }
+    return code;
+  }
   const verbose = opts.has('verbose');
   const ids = await groupIds(ctx);
   const docs: unknown[] = [];
@@ -415,6 +463,7 @@ export async function describeGroups(ctx: GroupsContext): Promise<void> {
     const { writeTable } = await import('../common/output.js');
     await writeTable(io, head, rows);
   }
+  return 0;
 }
 
 /** deleteGroups: the pre-checks on ListGroups, DeleteGroups, the internal topics with --delete-all-internal-topics. */

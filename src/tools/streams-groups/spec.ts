@@ -15,6 +15,7 @@ export const JSON_SHAPES =
   '--describe --members {"groups":[{"group","state","error","targetAssignmentEpoch","topologyEpoch","members":[{"memberId","processId","clientId","memberEpoch","isClassic","assignment","targetAssignment"}]}]} ' +
   '(assignments {"active","standby","warmup":[{"subtopologyId","partitions"}]}); ' +
   '--describe --state {"groups":[{"group","coordinator":{"id","host","port"},"assignor","state","groupEpoch","targetAssignmentEpoch","members","error"}]}; ' +
+  '--describe --topology {"groups":[{"group","status","topology","text"}]}; ' +
   '--reset-offsets {"execute","groups":[{"group","error","offsets":[{"topic","partition","newOffset"}]}]}; ' +
   '--delete {"groups":[{"group","deleted","error"}]}; --delete-offsets {"group","error","partitions":[{"topic","partition","error"}]}. ' +
   'Missing values are null; offsets are numbers.';
