@@ -96,14 +96,19 @@ async function groupIds(ctx: GroupsContext): Promise<string[]> {
   return ctx.opts.valuesOf('group').map(String);
 }
 
-async function describeOne(ctx: GroupsContext, id: string, withTopology = false): Promise<StreamsGroupDescription> {
+async function describeOne(
+  ctx: GroupsContext,
+  id: string,
+  withTopology = false,
+  wrapped = false,
+): Promise<StreamsGroupDescription> {
   const described = await (
     await admin()
   ).describeStreamsGroups(ctx.client, [id], {
     includeTopologyDescription: withTopology,
   });
   const r = described.get(id)!;
-  if (!r.ok) failed(r.error, false);
+  if (!r.ok) failed(r.error, wrapped);
   return r.value;
 }
 
@@ -596,7 +601,9 @@ export async function deleteOffsets(ctx: GroupsContext): Promise<void> {
   const results = new Map<string, { tp: TopicPartition; error: string | null }>();
   let partitions: TopicPartition[];
   if (opts.has('all-input-topics')) {
-    partitions = [...(await committed(ctx, await describeOne(ctx, group), true)).values()].map((c) => c.tp);
+    partitions = [...(await committed(ctx, await describeOne(ctx, group, false, true), true)).values()].map(
+      (c) => c.tp,
+    );
   } else {
     const args = opts.valuesOf('input-topic').map(String);
     const specified = args.filter((t) => t.includes(':')).flatMap(parseTopicWithPartitions);
@@ -741,10 +748,12 @@ export async function resetOffsets(ctx: GroupsContext): Promise<void> {
       const res = await a.alterStreamsGroupOffsets(ctx.client, group, offsets);
       for (const o of offsets) {
         const x = res.get(tpKey(o.tp));
-        if (x && !x.ok) throw new CommandError(javaMessage(x.error), { cause: x.error });
+        // Kafka rethrows the KafkaException cause itself: its message alone
+        if (x && !x.ok) throw new CommandError(x.error.message, { cause: x.error });
       }
     }
-    if (execute) await deleteInternalTopicsAfterReset(ctx, group);
+    // a group that does not exist (GroupIdNotFoundException) is reset without the topic deletion
+    if (execute && d !== null) await deleteInternalTopicsAfterReset(ctx, group);
     results.push({ group, error: null, offsets });
   }
   await writeResetResults(ctx, results, groupArgs, execute);
