@@ -329,12 +329,18 @@ function scenario(name: Target['name']): void {
     );
     await same(SG('--list'));
     await same(SG('--delete', '--group', APP));
-    const topics = await runTkafka('topics', [...B(), '--list'], {});
-    assert.deepEqual(
-      topics.out.split('\n').filter((t) => t.startsWith(`${APP}-`)),
-      [],
-      topics.out,
-    );
+    // the internal topics are gone (the controller deletes them; the listing follows)
+    let listed = '';
+    await waitFor(
+      async () => {
+        const topics = await runTkafka('topics', [...B(), '--list'], {});
+        listed = topics.out;
+        return topics.code === 0 && !topics.out.split('\n').some((t) => t.startsWith(`${APP}-`));
+      },
+      { what: `the internal topics of ${APP} to be deleted`, timeoutMs: 30_000, intervalMs: 500 },
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}: ${listed}`);
+    });
     rmSync(dir, { recursive: true, force: true });
   });
 }
