@@ -89,6 +89,17 @@ export interface StreamsGroupDescription {
   topologyDescription: StreamsTopologyDescription | null;
 }
 
+/** Kafka's Admin: `java.lang.IllegalStateException: Topology information is missing`. */
+export class TopologyMissingError extends Error {
+  override name = 'TopologyMissingError';
+  constructor() {
+    super('Topology information is missing');
+  }
+  javaString(): string {
+    return `java.lang.IllegalStateException: ${this.message}`;
+  }
+}
+
 async function coordinatorNode(client: KafkaClient, groupId: string): Promise<BrokerNode> {
   const id = await client.coordinatorOf('group', groupId);
   const node = client.cachedMetadata?.brokers.get(id);
@@ -173,6 +184,8 @@ export async function describeStreamsGroups(
           const g = resp.body.groups.find((x) => x.groupId === groupId) ?? resp.body.groups[0];
           if (!g) throw new ApiError(-1, `The response did not include group ${groupId}`);
           if (g.errorCode !== 0) throw new ApiError(g.errorCode, g.errorMessage);
+          // DescribeStreamsGroupsHandler: a described group without its topology fails
+          if (!g.topology) throw new TopologyMissingError();
           const description: StreamsGroupDescription = {
             groupId,
             state: parseGroupState(g.groupState),

@@ -811,24 +811,15 @@ async function writeResetResults(
     return;
   }
   if (format === 'json') {
-    io.stdout.write(
-      JSON.stringify(
-        {
-          execute,
-          groups: results.map((r) => ({
-            group: r.group,
-            error: r.error,
-            offsets: r.offsets.map((o) => ({
-              topic: o.tp.topic,
-              partition: o.tp.partition,
-              newOffset: Number(o.offset),
-            })),
-          })),
-        },
-        null,
-        2,
-      ) + '\n',
-    );
+    const { writeJson } = await import('../common/output.js');
+    writeJson(io, {
+      execute,
+      groups: results.map((r) => ({
+        group: r.group,
+        error: r.error,
+        offsets: r.offsets.map((o) => ({ topic: o.tp.topic, partition: o.tp.partition, newOffset: o.offset })),
+      })),
+    });
     return;
   }
   if (format === 'table') {
