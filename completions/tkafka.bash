@@ -5,7 +5,7 @@
 
 __tkafka_subs() {
   case "$1" in
-    '') REPLY='server metadata-quorum dump-log storage topics configs acls get-offsets delete-records reassign-partitions leader-election replica-verification broker-api-versions log-dirs cluster features transactions consumer-groups console-producer console-consumer producer-perf-test consumer-perf-test local completion profile' ;;
+    '') REPLY='server metadata-quorum dump-log storage topics configs acls get-offsets delete-records reassign-partitions leader-election replica-verification broker-api-versions log-dirs cluster features transactions consumer-groups share-groups streams-groups console-share-consumer console-producer console-consumer producer-perf-test consumer-perf-test local completion profile' ;;
     'server') REPLY='start' ;;
     'metadata-quorum') REPLY='describe add-controller remove-controller' ;;
     'storage') REPLY='info format version-mapping feature-dependencies random-uuid' ;;
@@ -65,6 +65,9 @@ __tkafka_flags() {
     'transactions find-hanging') REPLY='-h --help --broker-id --max-transaction-timeout --topic --partition --output -o' ;;
     'transactions forceTerminateTransaction') REPLY='-h --help --transactionalId' ;;
     'consumer-groups') REPLY='--all-groups --all-topics --bootstrap-server --by-duration --command-config --debug --delete --delete-offsets --describe --dry-run --execute --export --from-file --group --help --list --members --offsets --output --reset-offsets --shift-by --state --timeout --to-current --to-datetime --to-earliest --to-latest --to-offset --topic --type --validate-regex --verbose --version --watch' ;;
+    'share-groups') REPLY='--all-groups --all-topics --bootstrap-server --command-config --debug --delete --delete-offsets --describe --dry-run --execute --export --from-file --group --help --list --members --offsets --output --reset-offsets --state --timeout --to-current --to-datetime --to-earliest --to-latest --to-offset --topic --verbose --version' ;;
+    'streams-groups') REPLY='--all-groups --all-input-topics --bootstrap-server --by-duration --command-config --debug --delete --delete-all-internal-topics --delete-internal-topic --delete-offsets --describe --dry-run --execute --export --from-file --group --help --input-topic --list --members --offsets --output --reset-offsets --shift-by --state --timeout --to-current --to-datetime --to-earliest --to-latest --to-offset --topology --verbose --version' ;;
+    'console-share-consumer') REPLY='--bootstrap-server --command-config --command-property --consumer-config --consumer-property --debug --enable-systest-events --formatter --formatter-config --formatter-property --group --help --key-deserializer --max-messages --property --reject --reject-message-on-error --release --timeout-ms --topic --value-deserializer --version' ;;
     'console-producer') REPLY='--batch-size --bootstrap-server --command-config --command-property --compression-codec --debug --help --line-reader --max-block-ms --max-memory-bytes --max-partition-memory-bytes --message-send-max-retries --metadata-expiry-ms --producer-property --producer.config --property --reader-config --reader-property --request-required-acks --request-timeout-ms --retry-backoff-ms --socket-buffer-size --sync --timeout --topic --version' ;;
     'console-consumer') REPLY='--bootstrap-server --command-config --command-property --consumer-property --consumer.config --debug --enable-systest-events --formatter --formatter-config --formatter-property --from-beginning --group --help --include --isolation-level --key-deserializer --max-messages --offset --output --partition --property --skip-message-on-error --timeout-ms --topic --value-deserializer --version' ;;
     'producer-perf-test') REPLY='-h --help --bootstrap-server --topic --num-records --record-size --payload-file --payload-monotonic --payload-delimiter --throughput --producer-props --command-property --producer.config --command-config --print-metrics --transactional-id --transaction-duration-ms --warmup-records --reporting-interval --record-key-range --key-distribution --random-seed' ;;
@@ -125,6 +128,9 @@ __tkafka_argflags() {
     'transactions find-hanging') REPLY=' --broker-id --max-transaction-timeout --topic --partition --output -o ' ;;
     'transactions forceTerminateTransaction') REPLY=' --transactionalId ' ;;
     'consumer-groups') REPLY=' --bootstrap-server --by-duration --command-config --from-file --group --output --shift-by --timeout --to-datetime --to-offset --topic --validate-regex ' ;;
+    'share-groups') REPLY=' --bootstrap-server --command-config --from-file --group --output --timeout --to-datetime --to-offset --topic ' ;;
+    'streams-groups') REPLY=' --bootstrap-server --by-duration --command-config --delete-internal-topic --from-file --group --input-topic --output --shift-by --timeout --to-datetime --to-offset ' ;;
+    'console-share-consumer') REPLY=' --bootstrap-server --command-config --command-property --consumer-config --consumer-property --formatter --formatter-config --formatter-property --group --key-deserializer --max-messages --property --timeout-ms --topic --value-deserializer ' ;;
     'console-producer') REPLY=' --batch-size --bootstrap-server --command-config --command-property --line-reader --max-block-ms --max-memory-bytes --max-partition-memory-bytes --message-send-max-retries --metadata-expiry-ms --producer-property --producer.config --property --reader-config --reader-property --request-required-acks --request-timeout-ms --retry-backoff-ms --socket-buffer-size --timeout --topic ' ;;
     'console-consumer') REPLY=' --bootstrap-server --command-config --command-property --consumer-property --consumer.config --formatter --formatter-config --formatter-property --group --include --isolation-level --key-deserializer --max-messages --offset --output --partition --property --timeout-ms --topic --value-deserializer ' ;;
     'producer-perf-test') REPLY=' --bootstrap-server --topic --num-records --record-size --payload-file --payload-delimiter --throughput --producer-props --command-property --producer.config --command-config --transactional-id --transaction-duration-ms --warmup-records --reporting-interval --record-key-range --key-distribution --random-seed ' ;;
@@ -272,6 +278,23 @@ __tkafka_value() {
     'consumer-groups|--group') REPLY='@group' ;;
     'consumer-groups|--output') REPLY='text json table' ;;
     'consumer-groups|--topic') REPLY='@topic' ;;
+    'share-groups|--bootstrap-server') REPLY='@hostport' ;;
+    'share-groups|--command-config') REPLY='@file' ;;
+    'share-groups|--from-file') REPLY='@file' ;;
+    'share-groups|--group') REPLY='@group' ;;
+    'share-groups|--output') REPLY='text json table' ;;
+    'share-groups|--topic') REPLY='@topic' ;;
+    'streams-groups|--bootstrap-server') REPLY='@hostport' ;;
+    'streams-groups|--command-config') REPLY='@file' ;;
+    'streams-groups|--from-file') REPLY='@file' ;;
+    'streams-groups|--group') REPLY='@group' ;;
+    'streams-groups|--output') REPLY='text json table' ;;
+    'console-share-consumer|--bootstrap-server') REPLY='@hostport' ;;
+    'console-share-consumer|--command-config') REPLY='@file' ;;
+    'console-share-consumer|--consumer-config') REPLY='@file' ;;
+    'console-share-consumer|--formatter-config') REPLY='@file' ;;
+    'console-share-consumer|--group') REPLY='@group' ;;
+    'console-share-consumer|--topic') REPLY='@topic' ;;
     'console-producer|--bootstrap-server') REPLY='@hostport' ;;
     'console-producer|--command-config') REPLY='@file' ;;
     'console-producer|--producer.config') REPLY='@file' ;;

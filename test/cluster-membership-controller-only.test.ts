@@ -117,6 +117,8 @@ test('a controller-only node serves the controller APIs and the --bootstrap-cont
         { name: 'group.version', minSupportedVersion: 0, maxSupportedVersion: 1 },
         { name: 'transaction.version', minSupportedVersion: 0, maxSupportedVersion: 2 },
         { name: 'eligible.leader.replicas.version', minSupportedVersion: 0, maxSupportedVersion: 1 },
+        { name: 'share.version', minSupportedVersion: 0, maxSupportedVersion: 2 },
+        { name: 'streams.version', minSupportedVersion: 0, maxSupportedVersion: 1 },
       ],
       rack: null,
       isMigratingZkBroker: false,

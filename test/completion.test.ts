@@ -148,6 +148,7 @@ test('bash: sub-commands, flags, sub-command flags, choices and files', () => {
     'configs',
     'console-consumer',
     'console-producer',
+    'console-share-consumer',
     'consumer-groups',
     'consumer-perf-test',
   ]);

@@ -148,7 +148,9 @@ test('embedded default configuration and derived values', () => {
   assert.equal(config.interBrokerListenerName, 'PLAINTEXT');
   assert.equal(config.getInt('offsets.topic.replication.factor'), 1);
   assert.equal(config.getInt('transaction.state.log.min.isr'), 1);
-  assert.equal(EMBEDDED_DEFAULT_CONFIG.length, 12);
+  assert.equal(config.getInt('share.coordinator.state.topic.replication.factor'), 1);
+  assert.equal(config.getInt('share.coordinator.state.topic.min.isr'), 1);
+  assert.equal(EMBEDDED_DEFAULT_CONFIG.length, 14);
 });
 
 test('Kafka 4.0 defaults', () => {
@@ -161,7 +163,7 @@ test('Kafka 4.0 defaults', () => {
   assert.equal(config.getLong('log.flush.interval.messages'), 9223372036854775807n);
   assert.equal(config.getLong('log.message.timestamp.after.max.ms'), 3600000n);
   assert.deepEqual(config.getList('log.cleanup.policy'), ['delete']);
-  assert.deepEqual(config.getList('group.coordinator.rebalance.protocols'), ['classic', 'consumer']);
+  assert.deepEqual(config.getList('group.coordinator.rebalance.protocols'), ['classic', 'consumer', 'streams']);
   assert.equal(config.getInt('offsets.topic.num.partitions'), 50);
   assert.equal(config.getInt('offsets.topic.replication.factor'), 3);
   assert.equal(config.getInt('transaction.state.log.min.isr'), 2);

@@ -45,6 +45,8 @@ async function addTwoDirBrokers(c: QuorumController): Promise<void> {
         ['group.version', { min: 0, max: 1 }],
         ['transaction.version', { min: 0, max: 2 }],
         ['eligible.leader.replicas.version', { min: 0, max: 1 }],
+        ['share.version', { min: 0, max: 2 }],
+        ['streams.version', { min: 0, max: 1 }],
       ]),
       rack: null,
       logDirs: [dirA(id), dirB(id)],

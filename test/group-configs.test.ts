@@ -1,7 +1,7 @@
 // Group-level dynamic configs against a real `tkafka server start` process: `tkafka configs --entity-type
 // groups` alters consumer.heartbeat.interval.ms / consumer.session.timeout.ms (IncrementalAlterConfigs on a
 // GROUP resource), the controller validates them against the broker's group.consumer.* bounds with Kafka's
-// messages, DescribeConfigs shows them (share.* unadvertised), the coordinator applies them to the
+// messages (share.* validated too), DescribeConfigs shows them (share.* with their group.share.* synonyms), the coordinator applies them to the
 // group's heartbeats, and they survive a restart (ConfigRecords of the metadata log).
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -124,12 +124,22 @@ test('consumer.* group configs: set, described as GROUP_CONFIG, applied to the h
     ]);
     assert.deepEqual(set, { code: 0, out: 'Completed updating config for group cfg-a.\n', err: '' });
     // as Kafka 4.4 describes them (its answer with the same broker settings): GROUP_CONFIG (8), then the
-    // broker key's synonyms, static (4) and default (5); no share.* or streams.* keys
+    // broker key's synonyms, static (4) and default (5); consumer.* and share.* keys (test/interop/share-consumer.test.ts
+    // compares them with Kafka's; streams.* not served yet)
     const d = await describeGroupConfigs(c, 'cfg-a', true);
     assert.deepEqual([...d.keys()].sort(), [
       'consumer.assignment.interval.ms',
       'consumer.heartbeat.interval.ms',
       'consumer.session.timeout.ms',
+      'share.assignment.interval.ms',
+      'share.auto.offset.reset',
+      'share.delivery.count.limit',
+      'share.heartbeat.interval.ms',
+      'share.isolation.level',
+      'share.partition.max.record.locks',
+      'share.record.lock.duration.ms',
+      'share.renew.acknowledge.enable',
+      'share.session.timeout.ms',
     ]);
     assert.deepEqual(d.get('consumer.heartbeat.interval.ms'), {
       value: '3000',
@@ -198,9 +208,14 @@ test("invalid group configs are refused with Kafka's messages (INVALID_CONFIG)",
       errorCode: E.INVALID_CONFIG,
       errorMessage: 'Invalid value soon for configuration consumer.session.timeout.ms: Not a number of type INT',
     });
-    assert.deepEqual(await alter('share.session.timeout.ms', '45000'), {
+    // share.* keys (share groups, KIP-932) are validated against the group.share.* bounds
+    assert.deepEqual(await alter('share.session.timeout.ms', '30000'), {
       errorCode: E.INVALID_CONFIG,
-      errorMessage: 'Unknown group config name: share.session.timeout.ms',
+      errorMessage: 'share.session.timeout.ms must be in the range 45000 to 60000 inclusive.',
+    });
+    assert.deepEqual(await alter('no.such.config', '1'), {
+      errorCode: E.INVALID_CONFIG,
+      errorMessage: 'Unknown group config name: no.such.config',
     });
     // the session timeout (the broker's 45000 here) must stay above the heartbeat interval
     assert.deepEqual(await alter('consumer.heartbeat.interval.ms', '46000'), {

@@ -79,6 +79,8 @@ test('a single node keeps the static voter and the configuration local start alw
       'offsets.topic.replication.factor=1',
       'transaction.state.log.replication.factor=1',
       'transaction.state.log.min.isr=1',
+      'share.coordinator.state.topic.replication.factor=1',
+      'share.coordinator.state.topic.min.isr=1',
       'group.initial.rebalance.delay.ms=0',
       'log.retention.ms=1000',
       '',
@@ -110,6 +112,8 @@ test('-n 3: three combined nodes in a dynamic quorum', async () => {
   assert.equal(p2.get('inter.broker.listener.name'), 'PLAINTEXT');
   assert.equal(p2.get('offsets.topic.replication.factor'), '3');
   assert.equal(p2.get('transaction.state.log.min.isr'), '2');
+  assert.equal(p2.get('share.coordinator.state.topic.replication.factor'), '3');
+  assert.equal(p2.get('share.coordinator.state.topic.min.isr'), '2');
   const initial = s.nodes.map((n) => formatArgs(s, n));
   assert.deepEqual(initial[0], [
     '--ignore-formatted',

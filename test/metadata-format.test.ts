@@ -146,7 +146,9 @@ test('metadata log batches decode with the generated codec: control batch first,
     }
     assert.deepEqual(seen, [
       'BeginTransactionRecord:0',
-      'FeatureLevelRecord:0', // metadata.version, then eligible.leader.replicas.version, group.version, transaction.version
+      'FeatureLevelRecord:0', // metadata.version, then eligible.leader.replicas.version, group.version, share.version, streams.version, transaction.version
+      'FeatureLevelRecord:0',
+      'FeatureLevelRecord:0',
       'FeatureLevelRecord:0',
       'FeatureLevelRecord:0',
       'FeatureLevelRecord:0',
@@ -175,7 +177,7 @@ test('metadata log batches decode with the generated codec: control batch first,
     const reg = batches
       .flatMap((b) => (b.isControl ? [] : b.records.map((r) => decodeFramed(r.value!))))
       .find((d) => d.name === 'RegisterBrokerRecord')!;
-    assert.equal(reg.data.brokerEpoch, 11n, 'broker epoch = offset of its RegisterBrokerRecord');
+    assert.equal(reg.data.brokerEpoch, 13n, 'broker epoch = offset of its RegisterBrokerRecord');
     assert.equal(reg.data.fenced, true);
     assert.deepEqual(reg.data.logDirs, ['J8aAPcfLQt2bqs1JT_rMgQ']);
   } finally {

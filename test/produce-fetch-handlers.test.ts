@@ -713,6 +713,8 @@ test('the data handlers register within the codec ranges', () => {
       [ApiKey.ListOffsets, 1, 11],
       [ApiKey.DeleteRecords, 0, 2],
       [ApiKey.OffsetForLeaderEpoch, 2, 4],
+      [ApiKey.ShareFetch, 1, 2],
+      [ApiKey.ShareAcknowledge, 1, 2],
     ],
   );
 });

@@ -59,6 +59,8 @@ class Ctx {
           features: new Map([
             ['metadata.version', { min: 1, max: 33 }],
             ['eligible.leader.replicas.version', { min: 0, max: 1 }],
+            ['share.version', { min: 0, max: 2 }],
+            ['streams.version', { min: 0, max: 1 }],
           ]),
           rack: null,
           logDirs: [dir(id)],

@@ -201,12 +201,12 @@ test('storage format option and config errors', async () => {
     const unstable = await tkafka(['storage', 'format', '-c', cfg, '-t', 'x', '-r', '4.5-IV0']);
     assert.deepEqual([unstable.code, unstable.stderr], [1, 'metadata.version 4.5-IV0 is not yet stable.\n']);
     // --feature: only features tkafka implements; metadata.version=X only without --release-version
-    const share = await tkafka(['storage', 'format', '-c', cfg, '-t', 'x', '--feature', 'share.version=1']);
+    const streams = await tkafka(['storage', 'format', '-c', cfg, '-t', 'x', '--feature', 'nope.version=1']);
     assert.deepEqual(
-      [share.code, share.stderr],
+      [streams.code, streams.stderr],
       [
         1,
-        'Unsupported feature: share.version. Supported features are: eligible.leader.replicas.version, group.version, kraft.version, transaction.version\n',
+        'Unsupported feature: nope.version. Supported features are: eligible.leader.replicas.version, group.version, kraft.version, share.version, streams.version, transaction.version\n',
       ],
     );
     const ambiguous = await tkafka([
@@ -278,11 +278,11 @@ test('storage version-mapping and feature-dependencies', async () => {
   const m = await tkafka(['storage', 'version-mapping']);
   assert.equal(
     m.stdout,
-    'metadata.version=33 (4.4-IV2)\nkraft.version=1\ntransaction.version=2\ngroup.version=1\neligible.leader.replicas.version=1\n',
+    'metadata.version=33 (4.4-IV2)\nkraft.version=1\ntransaction.version=2\ngroup.version=1\neligible.leader.replicas.version=1\nshare.version=2\nstreams.version=1\n',
   );
   // ELRV_1 bootstraps from 4.1-IV0
   const m40 = await tkafka(['storage', 'version-mapping', '-r', '4.0-IV3']);
-  assert.match(m40.stdout, /\neligible\.leader\.replicas\.version=0\n$/);
+  assert.match(m40.stdout, /\neligible\.leader\.replicas\.version=0\nshare\.version=0\nstreams\.version=0\n$/);
   const bad = await tkafka(['storage', 'version-mapping', '-r', 'nope']);
   assert.deepEqual(
     [bad.code, bad.stderr],
@@ -358,8 +358,8 @@ test('ensureFormatted: first start formats, later starts verify', async () => {
     assert.match(first.clusterId, UUID_RE);
     assert.equal(first.directoryIds.size, 2);
     assert.deepEqual(hooked.sort(), [
-      `${join(dir, 'a')}:metadata.version=33,eligible.leader.replicas.version=1,group.version=1,transaction.version=2`,
-      `${join(dir, 'b')}:metadata.version=33,eligible.leader.replicas.version=1,group.version=1,transaction.version=2`,
+      `${join(dir, 'a')}:metadata.version=33,eligible.leader.replicas.version=1,group.version=1,share.version=2,streams.version=1,transaction.version=2`,
+      `${join(dir, 'b')}:metadata.version=33,eligible.leader.replicas.version=1,group.version=1,share.version=2,streams.version=1,transaction.version=2`,
     ]);
     const second = await ensureFormatted(config);
     assert.equal(second.formatted, false);

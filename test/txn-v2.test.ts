@@ -184,8 +184,10 @@ test('a new cluster finalizes metadata.version 4.4-IV2, transaction.version 2 an
     assert.equal(f.levels.get('transaction.version'), 2);
     assert.equal(f.levels.get('group.version'), 1);
     assert.equal(f.levels.get('eligible.leader.replicas.version'), 1);
-    // not implemented, so neither supported nor finalized
-    for (const name of ['share.version', 'streams.version']) assert.equal(f.levels.has(name), false, name);
+    // share.version 2 as Kafka 4.4 (ShareVersion.SV_2 bootstraps at 4.4-IV0); streams.version 1
+    // (StreamsVersion.SV_1 bootstraps at 4.2-IV1)
+    assert.equal(f.levels.get('share.version'), 2);
+    assert.equal(f.levels.get('streams.version'), 1);
     const r = await c.request(ApiKey.ApiVersions, 4, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' });
     const supported = new Map(
       (r.supportedFeatures as { name: string; minVersion: number; maxVersion: number }[]).map((s) => [
@@ -196,6 +198,8 @@ test('a new cluster finalizes metadata.version 4.4-IV2, transaction.version 2 an
     assert.deepEqual(supported.get('metadata.version'), [7, 33]);
     assert.deepEqual(supported.get('transaction.version'), [0, 2]);
     assert.deepEqual(supported.get('eligible.leader.replicas.version'), [0, 1]);
+    assert.deepEqual(supported.get('share.version'), [0, 2]);
+    assert.deepEqual(supported.get('streams.version'), [0, 1]);
     const versions = new Map(
       (r.apiKeys as { apiKey: number; maxVersion: number }[]).map((k) => [k.apiKey, k.maxVersion]),
     );
@@ -334,10 +338,10 @@ test('UpdateFeatures: downgrade and upgrade transaction.version and group.versio
     assert.ok(after.epoch > before.epoch, `epoch ${after.epoch} after ${before.epoch}`);
 
     // unsupported features and levels, metadata.version downgrades across a format change
-    const share = await update(2, [{ feature: 'share.version', maxVersionLevel: 1, upgradeType: 1 }]);
+    const streams = await update(2, [{ feature: 'nope.version', maxVersionLevel: 1, upgradeType: 1 }]);
     assert.match(
-      share.errorMessage ?? '',
-      /Invalid update version 1 for feature share\.version\. Local controller 1 does not support this feature\.$/,
+      streams.errorMessage ?? '',
+      /Invalid update version 1 for feature nope\.version\. Local controller 1 does not support this feature\.$/,
     );
     const tv3 = await update(2, [{ feature: 'transaction.version', maxVersionLevel: 3, upgradeType: 1 }]);
     assert.match(tv3.errorMessage ?? '', /Local controller 1 only supports versions 0-2$/);
@@ -351,7 +355,7 @@ test('UpdateFeatures: downgrade and upgrade transaction.version and group.versio
     // all or nothing: one bad update fails the others
     const mixed = await update(2, [
       { feature: 'transaction.version', maxVersionLevel: 2, upgradeType: 1 },
-      { feature: 'streams.version', maxVersionLevel: 1, upgradeType: 1 },
+      { feature: 'nope.version', maxVersionLevel: 1, upgradeType: 1 },
     ]);
     assert.equal(mixed.errorCode, ErrorCode.INVALID_UPDATE_VERSION);
     assert.equal((await finalized(c)).levels.get('transaction.version'), 1);

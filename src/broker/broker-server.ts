@@ -44,8 +44,11 @@ import { applyPartitionImage } from './replication/metadata-sync.js';
 import { startReplication, type Replication } from './replication/replication.js';
 import { createProducerStateHook } from './replication/eos.js';
 import { registerTxnHandlers } from './api/register-txn.js';
+import { registerShareCoordinatorHandlers } from './api/register-share.js';
+import { startShareCoordinator, type ShareCoordinatorHandle } from './share/coordinator/broker-glue.js';
 import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glue.js';
 import { registerDataHandlers } from './api/register-data.js';
+import { sharePartitionManagerOf, startSharePartitionManager } from './share/share-partition-manager.js';
 import { registerAdminHandlers } from './api/register-all.js';
 import { registerGroupHandlers } from './api/register-group.js';
 import { startGroupCoordinator, type GroupCoordinatorHandle } from './group/broker-glue.js';
@@ -183,6 +186,8 @@ export class BrokerOnlyServer {
   replication: Replication | null = null;
   /** AssignReplicasToDirs sender (KIP-858) */
   assignments: AssignmentsManager | null = null;
+  /** the share coordinator (__share_group_state) */
+  share: ShareCoordinatorHandle | null = null;
 
   private constructor(
     readonly config: ServerConfig,
@@ -416,10 +421,21 @@ export class BrokerOnlyServer {
         hook: producerStateHook,
       });
       registerTxnHandlers(registry);
+      const share = await startShareCoordinator(services, (level, msg) => logger.log(level, msg));
+      registerShareCoordinatorHandlers(registry);
+      // share-partition state goes through the share coordinator's persister (__share_group_state); the
+      // group coordinator initializes it with the same persister and tells the manager about leaving members
+      const sharePartitions = startSharePartitionManager(services, {
+        persister: share.persister,
+        log: (level, msg) => logger.log(level.toUpperCase(), msg),
+      });
+      groups.coordinator.setShareCollaborators({ persister: share.persister, listener: sharePartitions });
       registerSaslHandlers(registry, ['broker']);
       undo.push(
         () => groups.shutdown(),
         () => txn.shutdown(),
+        () => share.shutdown(),
+        () => sharePartitions.close(),
       );
 
       info('Waiting for the broker to catch up with the cluster metadata');
@@ -441,7 +457,10 @@ export class BrokerOnlyServer {
           saslListenerConfigs(config),
           imageScramCredentials(() => loader.image.scramCredentials),
         ),
-        onConnectionClose: (id) => replicas.cancelConnection(id),
+        onConnectionClose: (id) => {
+          replicas.cancelConnection(id);
+          sharePartitionManagerOf(services)?.connectionClosed(id);
+        },
       });
       undo.push(() => socketServer.close());
       // altered listener.name.<l>.ssl.* key and trust stores reload without a restart (the
@@ -469,6 +488,7 @@ export class BrokerOnlyServer {
       );
       server.replication = replication;
       server.assignments = assignments;
+      server.share = share;
       return server;
     } catch (e) {
       for (const f of undo.reverse())
@@ -507,6 +527,7 @@ export class BrokerOnlyServer {
     if (this.config.getBoolean('controlled.shutdown.enable')) await this.controlledShutdown();
     this.lifecycle.close();
     await this.socketServer.close();
+    await this.share?.shutdown();
     await this.txn.shutdown();
     await this.groups.shutdown();
     await this.replication?.shutdown();

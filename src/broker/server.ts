@@ -26,8 +26,15 @@ import type { ReplicationQuotas } from './replication/replication-quotas.js';
 import { ReplicaManager } from './replication/replica-manager.js';
 import { createProducerStateHook } from './replication/eos.js';
 import { registerTxnHandlers } from './api/register-txn.js';
+import { registerShareCoordinatorHandlers } from './api/register-share.js';
+import { startShareCoordinator, type ShareCoordinatorHandle } from './share/coordinator/broker-glue.js';
 import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glue.js';
 import { registerDataHandlers } from './api/register-data.js';
+import {
+  sharePartitionManagerOf,
+  startSharePartitionManager,
+  type SharePartitionManager,
+} from './share/share-partition-manager.js';
 import { registerAdminHandlers } from './api/register-all.js';
 import { registerRaftHandlers } from './api/register-raft.js';
 import { registerMembershipHandlers } from './api/register-membership.js';
@@ -78,6 +85,8 @@ export async function startNode(config: ServerConfig, logger: ServerLogger): Pro
 export class BrokerServer {
   groups: GroupCoordinatorHandle | null = null;
   txn: TxnCoordinatorHandle | null = null;
+  share: ShareCoordinatorHandle | null = null;
+  sharePartitions: SharePartitionManager | null = null;
   /** With other voters: the broker registers with the active controller (null: a single voter). */
   membership: BrokerMembership | null = null;
   /** follower fetchers and ISR changes (issue 15); a single voter sends AlterPartition to itself */
@@ -298,6 +307,15 @@ export class BrokerServer {
       hook: producerStateHook,
     });
     registerTxnHandlers(registry);
+    const share = await startShareCoordinator(services, (level, msg) => logger.log(level, msg));
+    registerShareCoordinatorHandlers(registry);
+    // share-partition state goes through the share coordinator's persister (__share_group_state); the
+    // group coordinator initializes it with the same persister and tells the manager about leaving members
+    const sharePartitions = startSharePartitionManager(services, {
+      persister: share.persister,
+      log: (level, msg) => logger.log(level.toUpperCase(), msg),
+    });
+    groups.coordinator.setShareCollaborators({ persister: share.persister, listener: sharePartitions });
     registerSaslHandlers(registry, ['broker', 'controller']);
     const socketServer = new SocketServer<BrokerServices>({
       listeners: acceptors,
@@ -315,7 +333,10 @@ export class BrokerServer {
         saslListenerConfigs(config),
         imageScramCredentials(() => controller.image.scramCredentials),
       ),
-      onConnectionClose: (id) => replicas.cancelConnection(id),
+      onConnectionClose: (id) => {
+        replicas.cancelConnection(id);
+        sharePartitionManagerOf(services)?.connectionClosed(id);
+      },
     });
     // altered listener.name.<l>.ssl.* key and trust stores reload without a restart (the
     // stored ones apply before requests are served)
@@ -325,6 +346,8 @@ export class BrokerServer {
     const server = new BrokerServer(config, clusterId, controller, logManager, replicas, socketServer, logger);
     server.groups = groups;
     server.txn = txn;
+    server.share = share;
+    server.sharePartitions = sharePartitions;
     server.replication = replication;
     server.ownChannel = ownChannel;
     if (membership) {
@@ -379,6 +402,8 @@ export class BrokerServer {
       m.channel.close();
     }
     await this.socketServer.close();
+    this.sharePartitions?.close();
+    await this.share?.shutdown();
     await this.txn?.shutdown();
     await this.groups?.shutdown();
     await this.replication?.shutdown();

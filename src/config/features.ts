@@ -2,8 +2,8 @@
 // and the bootstrap checkpoint. Values follow Kafka 4.4.0 (server-common MetadataVersion and
 // Feature): latest production metadata.version is 4.4-IV2 (feature level 33), 4.5-IV0 is unstable.
 // Of Kafka 4.4's production features tkafka implements kraft.version, transaction.version,
-// group.version and eligible.leader.replicas.version; UNIMPLEMENTED_FEATURES are never finalized
-// (see there).
+// group.version, eligible.leader.replicas.version, share.version and streams.version (all of them);
+// UNIMPLEMENTED_FEATURES (none now) are never finalized (see there).
 
 export interface MetadataVersionInfo {
   /** e.g. "3.7-IV2" (or "0.8.0" for old IBPs without a sub-version). */
@@ -144,7 +144,7 @@ export interface FeatureDef {
 
 /**
  * The Features.PRODUCTION_FEATURES of Kafka 4.4 that tkafka implements (kraft.version,
- * transaction.version, group.version, eligible.leader.replicas.version), with the metadata.version
+ * transaction.version, group.version, eligible.leader.replicas.version, share.version, streams.version), with the metadata.version
  * each level bootstraps at (FeatureVersion.bootstrapMetadataVersion); FEATURE_DEPENDENCIES has
  * the levels that depend on another feature.
  */
@@ -176,6 +176,23 @@ export const PRODUCTION_FEATURES: readonly FeatureDef[] = [
     levels: [
       [0, 7],
       [1, 26],
+    ],
+  },
+  {
+    // ShareVersion: SV_1 bootstraps at 4.2-IV0, SV_2 at 4.4-IV0; no dependencies
+    name: 'share.version',
+    levels: [
+      [0, 7],
+      [1, 28],
+      [2, 31],
+    ],
+  },
+  {
+    // StreamsVersion: SV_1 bootstraps at 4.2-IV1; no dependencies
+    name: 'streams.version',
+    levels: [
+      [0, 7],
+      [1, 29],
     ],
   },
 ];
@@ -220,10 +237,7 @@ export function featureDependencyError(
  * them (a 4.4 `kafka-storage format` would finalize each at level 1-2): finalizing a level whose
  * semantics the broker does not honour would let clients rely on it.
  */
-export const UNIMPLEMENTED_FEATURES: ReadonlyMap<string, string> = new Map([
-  ['share.version', 'share groups (KIP-932) are not served yet'],
-  ['streams.version', 'streams groups (KIP-1071) are not served yet'],
-]);
+export const UNIMPLEMENTED_FEATURES: ReadonlyMap<string, string> = new Map<string, string>([]);
 
 /** Features.defaultValue: the highest level whose bootstrap version is <= mv. */
 export function featureDefaultLevel(feature: FeatureDef, mv: MetadataVersionInfo): number {

@@ -28,6 +28,9 @@ export const EMBEDDED_DEFAULT_CONFIG: ReadonlyArray<readonly [string, string]> =
   ['offsets.topic.replication.factor', '1'],
   ['transaction.state.log.replication.factor', '1'],
   ['transaction.state.log.min.isr', '1'],
+  // Kafka 4.x's single-node server.properties: __share_group_state with one replica
+  ['share.coordinator.state.topic.replication.factor', '1'],
+  ['share.coordinator.state.topic.min.isr', '1'],
 ];
 
 export interface LoadServerConfigOptions {

@@ -594,7 +594,7 @@ export const ERROR_TABLE: readonly KafkaErrorInfo[] = [
     code: 124,
     name: 'FENCED_STATE_EPOCH',
     retriable: false,
-    message: 'The share coordinator rejected the request because the share-group state epoch did not match.',
+    message: 'The coordinator rejected the request because the state epoch did not match.',
   },
   {
     code: 125,

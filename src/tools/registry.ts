@@ -123,6 +123,27 @@ export const TOOLS: readonly ToolDescriptor[] = [
     spec: async () => (await import('./consumer-groups/spec.js')).consumerGroupsSpec(),
   },
   {
+    name: 'share-groups',
+    summary: 'List, describe and delete share groups; reset and delete their offsets',
+    kafka: 'kafka-share-groups.sh',
+    load: () => import('./share-groups/main.js'),
+    spec: async () => (await import('./share-groups/spec.js')).shareGroupsSpec(),
+  },
+  {
+    name: 'streams-groups',
+    summary: 'List, describe and delete streams groups; reset and delete their offsets',
+    kafka: 'kafka-streams-groups.sh',
+    load: () => import('./streams-groups/main.js'),
+    spec: async () => (await import('./streams-groups/spec.js')).streamsGroupsSpec(),
+  },
+  {
+    name: 'console-share-consumer',
+    summary: 'Read records from a topic through a share group and print them',
+    kafka: 'kafka-console-share-consumer.sh',
+    load: () => import('./console-share-consumer/main.js'),
+    spec: async () => (await import('./console-share-consumer/spec.js')).consoleShareConsumerSpec(),
+  },
+  {
     name: 'console-producer',
     summary: 'Read records from standard input and produce them to a topic',
     kafka: 'kafka-console-producer.sh',

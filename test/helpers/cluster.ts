@@ -51,7 +51,7 @@ export interface NodeSpec {
   launcher?: NodeLauncher;
   /** server.properties entries for this node only. */
   overrides?: Record<string, string | number | boolean>;
-  /** More `storage format` arguments for this node (e.g. `--feature share.version=0`). */
+  /** More `storage format` arguments for this node (e.g. `--feature streams.version=0`). */
   formatArgs?: readonly string[];
   /** Log dirs of this node (default 1): `<node dir>/data`, then `data2`, `data3`, ... (the metadata log in the first). */
   logDirs?: number;

@@ -1,6 +1,6 @@
 // An in-memory group coordinator for unit tests: MemoryCoordinatorLog, a settable clock, topics.
 import { DEFAULT_GROUP_CONFIG, type GroupConfig } from '../../src/broker/group/config.js';
-import { GroupCoordinator } from '../../src/broker/group/coordinator.js';
+import { GroupCoordinator, type GroupCoordinatorOptions } from '../../src/broker/group/coordinator.js';
 import { MemoryCoordinatorLog } from '../../src/broker/group/log.js';
 import type { TopicView } from '../../src/broker/group/shard-types.js';
 import { encodeSubscription } from '../../src/broker/group/consumer-protocol.js';
@@ -23,6 +23,8 @@ export const INFO_V3 = { ...INFO, apiVersion: 3 };
 export async function harness(
   overrides: Partial<GroupConfig> = {},
   shared?: { log: MemoryCoordinatorLog; topics: Map<string, TopicView> },
+  /** Further coordinator options (share groups: persister, listener). */
+  extra: Partial<GroupCoordinatorOptions> = {},
 ): Promise<Harness> {
   const config: GroupConfig = {
     ...DEFAULT_GROUP_CONFIG,
@@ -38,7 +40,7 @@ export async function harness(
     topicById: (id: string) => [...topics.values()].find((t) => t.id === id),
     topicNames: () => topics.keys(),
   };
-  const gc = new GroupCoordinator({ config, log, metadata });
+  const gc = new GroupCoordinator({ config, log, metadata, ...extra });
   for (let p = 0; p < config.offsetsTopicPartitions; p++) await gc.loadPartition(p);
   const h: Harness = {
     gc,
@@ -57,7 +59,7 @@ export async function harness(
     },
     async restart() {
       await gc.shutdown();
-      return harness(overrides, { log, topics });
+      return harness(overrides, { log, topics }, extra);
     },
     close: () => gc.shutdown(),
   };

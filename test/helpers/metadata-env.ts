@@ -46,6 +46,8 @@ export async function addBrokers(
         ['group.version', { min: 0, max: 1 }],
         ['transaction.version', { min: 0, max: 2 }],
         ['eligible.leader.replicas.version', { min: 0, max: 1 }],
+        ['share.version', { min: 0, max: 2 }],
+        ['streams.version', { min: 0, max: 1 }],
       ]),
       rack: rack(id),
       logDirs: [Buffer.alloc(16, 100 + id).toString('base64url')],

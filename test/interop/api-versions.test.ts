@@ -18,22 +18,7 @@ const LATER: Readonly<Record<string, string>> = {
   RenewDelegationToken: 'no issue yet (delegation tokens)',
   ExpireDelegationToken: 'no issue yet (delegation tokens)',
   DescribeDelegationToken: 'no issue yet (delegation tokens)',
-  // Share groups (and the share coordinator's state RPCs) and streams groups: issue 19.
-  ShareGroupHeartbeat: 'issue 19 (share groups)',
-  ShareGroupDescribe: 'issue 19 (share groups)',
-  ShareFetch: 'issue 19 (share groups)',
-  ShareAcknowledge: 'issue 19 (share groups)',
-  InitializeShareGroupState: 'issue 19 (share groups)',
-  ReadShareGroupState: 'issue 19 (share groups)',
-  WriteShareGroupState: 'issue 19 (share groups)',
-  DeleteShareGroupState: 'issue 19 (share groups)',
-  ReadShareGroupStateSummary: 'issue 19 (share groups)',
-  DescribeShareGroupOffsets: 'issue 19 (share groups)',
-  AlterShareGroupOffsets: 'issue 19 (share groups)',
-  DeleteShareGroupOffsets: 'issue 19 (share groups)',
-  StreamsGroupHeartbeat: 'issue 19 (streams groups)',
-  StreamsGroupDescribe: 'issue 19 (streams groups)',
-  StreamsGroupTopologyDescriptionUpdate: 'issue 19 (streams groups)',
+  // Every share-group and streams-group API of issue 19 is served.
   // Client telemetry (GetTelemetrySubscriptions, PushTelemetry; issue 21) is not listed: Kafka 4.4.0
   // advertises it only when a metrics reporter supporting telemetry is configured, so by default
   // neither broker does.

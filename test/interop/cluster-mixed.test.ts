@@ -5,11 +5,9 @@
 // issue 15).
 //
 // Each side is formatted as an operator would: Kafka's brokers with a plain `kafka-storage.sh format
-// -t <id> -c <file>`; Kafka's controllers, which tkafka brokers are to join, with
-// `--feature share.version=0 --feature streams.version=0` (config/features.ts UNIMPLEMENTED_FEATURES):
-// Kafka 4.4 finalizes those above 0 by default, tkafka does not implement them, so a Kafka controller
-// refuses its registration (UNSUPPORTED_VERSION) unless they are left at 0 (README, Clusters).
-// eligible.leader.replicas.version stays at Kafka's default 1: tkafka implements it.
+// -t <id> -c <file>`; Kafka's controllers with UNIMPLEMENTED_FEATURES_AT_ZERO (config/features.ts
+// UNIMPLEMENTED_FEATURES, empty now that streams.version is implemented): eligible.leader.replicas.version,
+// share.version and streams.version stay at Kafka's defaults (1, 2 and 1): tkafka implements them.
 //
 //   npm run build && node --test dist/test/interop/cluster-mixed.test.js
 import test from 'node:test';

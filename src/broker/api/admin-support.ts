@@ -175,6 +175,20 @@ export function autoCreatableTopic(name: string, config: ServerConfig): Creatabl
           { name: 'segment.bytes', value: String(config.getInt('transaction.state.log.segment.bytes')) },
         ],
       };
+    case '__share_group_state':
+      // ShareCoordinatorService.shareGroupStateTopicConfigs: kept forever, pruned by the coordinator
+      return {
+        name,
+        numPartitions: config.getInt('share.coordinator.state.topic.num.partitions'),
+        replicationFactor: config.getInt('share.coordinator.state.topic.replication.factor'),
+        configs: [
+          { name: 'cleanup.policy', value: 'delete' },
+          { name: 'compression.type', value: 'producer' },
+          { name: 'segment.bytes', value: String(config.getInt('share.coordinator.state.topic.segment.bytes')) },
+          { name: 'min.insync.replicas', value: String(config.getInt('share.coordinator.state.topic.min.isr')) },
+          { name: 'retention.ms', value: '-1' },
+        ],
+      };
     default:
       return {
         name,

@@ -1,7 +1,7 @@
 // DescribeConfigs (API 32), v0-4: TOPIC, BROKER (this broker or the cluster default), BROKER_LOGGER,
 // CLIENT_METRICS and GROUP resources, with value, source, synonyms (v1+, when asked), type and
 // documentation (v3+, documentation when asked), as Kafka's ConfigHelper describes them.
-import { GROUP_CONFIG_KEYS } from '../group/group-configs.js';
+import { GROUP_CONFIG_KEYS, SHARE_GROUP_CONFIG_KEYS, SHARE_GROUP_OTHER_KEYS } from '../group/group-configs.js';
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -291,8 +291,11 @@ function describeClientMetrics(name: string, image: MetadataImage, o: Options): 
 }
 
 /**
- * The group's configs: the keys of the group protocols tkafka serves (consumer.*; share.* and streams.*
- * stay unadvertised while those groups are not served), each the group's own value or the broker's.
+ * The group's configs (ConfigHelper: GroupConfig.fromProps(extractGroupConfigMap, the group's own)): every
+ * key with a broker synonym — consumer.* and share.* (streams.* stay unadvertised while streams groups are
+ * not served) — each the group's own value or the broker's; the share.* keys without a broker synonym
+ * (share.auto.offset.reset, share.isolation.level, share.renew.acknowledge.enable): the group's value or
+ * GroupConfig's default.
  */
 function describeGroup(name: string, image: MetadataImage, services: BrokerServices, o: Options): Entry[] {
   if (name === '') fail('Group name must not be empty');
@@ -301,7 +304,7 @@ function describeGroup(name: string, image: MetadataImage, services: BrokerServi
     perBroker: usableDynamic(image.brokerConfigs(services.nodeId), true),
     clusterDefault: usableDynamic(image.brokerConfigs(''), false),
   };
-  return GROUP_CONFIG_KEYS.map(({ name: n, brokerKey, doc }) => {
+  const withSynonym = [...GROUP_CONFIG_KEYS, ...SHARE_GROUP_CONFIG_KEYS].map(({ name: n, brokerKey, doc }) => {
     // the group's own value first, then the broker key's synonyms (GroupConfig.ALL_GROUP_CONFIG_SYNONYMS)
     const own = overrides.get(n);
     const broker = brokerSynonymEntries(brokerKey, { originals: services.config.originals }, dyn);
@@ -318,6 +321,25 @@ function describeGroup(name: string, image: MetadataImage, services: BrokerServi
       doc,
     });
   });
+  // no broker synonym: the group's value, then GroupConfig's default as the key's own DEFAULT_CONFIG synonym
+  const own = SHARE_GROUP_OTHER_KEYS.map(({ name: n, type, doc, dflt }) => {
+    const v = overrides.get(n);
+    const synonyms = [
+      ...(v !== undefined ? [{ name: n, value: v, source: 'GROUP_CONFIG' as const }] : []),
+      { name: n, value: dflt, source: 'DEFAULT_CONFIG' as const },
+    ];
+    return entry(o, {
+      name: n,
+      value: v ?? dflt,
+      source: CONFIG_SOURCE[v !== undefined ? 'GROUP_CONFIG' : 'DEFAULT_CONFIG'],
+      sensitive: false,
+      readOnly: false,
+      synonyms,
+      type: CONFIG_TYPE_ID[type],
+      doc,
+    });
+  });
+  return [...withSynonym, ...own];
 }
 
 // ------------------------------------------------------------------ request

@@ -2,9 +2,7 @@
 // BrokerFeatures.defaultSupportedFeatures with unstable versions disabled: metadata.version from
 // MetadataVersion.MINIMUM_VERSION (3.3-IV3 = 7) to LATEST_PRODUCTION (4.4-IV2 = 33); each other
 // production feature tkafka implements from its minimum to its latest production level.
-// Kafka 4.4 also lists share.version 0-2 and streams.version 0-1; tkafka does not implement them
-// (config/features.ts UNIMPLEMENTED_FEATURES), so it does not claim support and a cluster cannot
-// finalize them.
+// streams.version 0-1 is supported as Kafka 4.4 (streams groups, KIP-1071).
 
 import { supportedFeatureRanges } from '../metadata/features.js';
 

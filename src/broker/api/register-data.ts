@@ -1,5 +1,5 @@
 // Registers the data-plane handlers: Produce, Fetch, ListOffsets, OffsetForLeaderEpoch,
-// DeleteRecords. They all use `services.replicas` (a ReplicaManager).
+// DeleteRecords, ShareFetch, ShareAcknowledge. They all use `services.replicas` (a ReplicaManager).
 import type { HandlerRegistry } from './registry.js';
 import type { RegisteredHandler } from './types.js';
 import type { BrokerServices } from '../services.js';
@@ -8,6 +8,8 @@ import { handler as fetch } from './fetch.js';
 import { handler as listOffsets } from './list-offsets.js';
 import { handler as offsetForLeaderEpoch } from './offset-for-leader-epoch.js';
 import { handler as deleteRecords } from './delete-records.js';
+import { handler as shareFetch } from './share-fetch.js';
+import { handler as shareAcknowledge } from './share-acknowledge.js';
 
 export const DATA_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   produce,
@@ -15,6 +17,8 @@ export const DATA_HANDLERS: readonly RegisteredHandler<BrokerServices>[] = [
   listOffsets,
   offsetForLeaderEpoch,
   deleteRecords,
+  shareFetch,
+  shareAcknowledge,
 ];
 
 export function registerDataHandlers(registry: HandlerRegistry): HandlerRegistry {

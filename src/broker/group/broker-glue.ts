@@ -4,6 +4,7 @@
 // offsets of deleted topics. The coordinator lives in `services.groupCoordinator` (this module is its only writer).
 import { ConfigResourceType, type MetadataImage, type TopicImage } from '../metadata/image.js';
 import type { MetadataPublisher, MetadataUpdate } from '../metadata/events.js';
+import { SHARE_VERSION_FEATURE, STREAMS_VERSION_FEATURE } from '../metadata/features.js';
 import { metadataSourceOf, type BrokerServices } from '../services.js';
 import { groupConfigFrom } from './config.js';
 import { GroupCoordinator } from './coordinator.js';
@@ -58,6 +59,10 @@ export function startGroupCoordinator(
       logger,
       unrefTimers: true,
       leadsPartition: (p) => controller.image.topic(OFFSETS_TOPIC)?.partitions.get(p)?.leader === services.nodeId,
+      // KafkaApis.isShareGroupProtocolEnabled: ShareVersion.supportsShareGroups (share.version >= 1)
+      shareEnabled: () => (controller.image.features.get(SHARE_VERSION_FEATURE) ?? 0) >= 1,
+      // KafkaApis.isStreamsGroupProtocolEnabled: StreamsVersion.streamsGroupSupported (streams.version >= 1)
+      streamsEnabled: () => (controller.image.features.get(STREAMS_VERSION_FEATURE) ?? 0) >= 1,
     });
     services.groupCoordinator = coordinator;
     const nodeId = services.nodeId;

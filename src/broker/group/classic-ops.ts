@@ -2,6 +2,7 @@
 // issued by the coordinator (KIP-394) and static members (KIP-345), the delayed initial rebalance,
 // join completion with leader election and protocol selection, SyncGroup, Heartbeat, LeaveGroup,
 // and the session / rebalance / pending-sync timers.
+import { streamsGroupTombstones } from './streams-group.js';
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import {
   ClassicGroup,
@@ -67,6 +68,21 @@ export class ClassicGroupManager {
     const d = deferred<JoinResponse>();
     const records: CoordinatorRecord[] = [];
     const existing = this.ctx.groups.get(req.groupId);
+    // classicGroupJoin: a share group's id cannot be joined with the classic protocol
+    if (existing && existing.type === 'share') {
+      d.resolve(joinError('', ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
+      return classicResult({ wait: d.promise });
+    }
+    // a streams group with members cannot be joined either; an empty one becomes a classic group
+    if (existing && existing.type === 'streams') {
+      if (!existing.isEmpty) {
+        d.resolve(joinError('', ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
+        return classicResult({ wait: d.promise });
+      }
+      records.push(...streamsGroupTombstones(existing));
+      this.ctx.groups.delete(req.groupId);
+      this.ctx.log('INFO', `[GroupId ${req.groupId}] Converted the empty streams group to a classic group.`);
+    }
     if (existing && existing.type === 'consumer') {
       if (existing.members.size > 0) {
         // a classic member of a consumer group (classicGroupJoinToConsumerGroup)

@@ -38,6 +38,50 @@ export interface GroupConfig {
   consumerAssignmentIntervalMs: number;
   consumerMinAssignmentIntervalMs: number;
   consumerMaxAssignmentIntervalMs: number;
+  /** Share groups (KIP-932): group.share.session.timeout.ms, heartbeat interval, their bounds, max size. */
+  shareSessionTimeoutMs: number;
+  shareMinSessionTimeoutMs: number;
+  shareMaxSessionTimeoutMs: number;
+  shareHeartbeatIntervalMs: number;
+  shareMinHeartbeatIntervalMs: number;
+  shareMaxHeartbeatIntervalMs: number;
+  shareMaxSize: number;
+  /** group.share.initialize.retry.interval.ms: an initialization older than this is requested again. */
+  shareInitializeRetryIntervalMs: number;
+  /** Bounds (and broker defaults) of the share.* group configs (GroupCoordinatorConfig, ShareGroupConfig). */
+  shareAssignmentIntervalMs: number;
+  shareMinAssignmentIntervalMs: number;
+  shareMaxAssignmentIntervalMs: number;
+  shareRecordLockDurationMs: number;
+  shareMinRecordLockDurationMs: number;
+  shareMaxRecordLockDurationMs: number;
+  shareDeliveryCountLimit: number;
+  shareMinDeliveryCountLimit: number;
+  shareMaxDeliveryCountLimit: number;
+  sharePartitionMaxRecordLocks: number;
+  shareMinPartitionMaxRecordLocks: number;
+  shareMaxPartitionMaxRecordLocks: number;
+  /** Streams groups (KIP-1071): group.streams.* (GroupCoordinatorConfig), Kafka 4.4's defaults. */
+  streamsSessionTimeoutMs: number;
+  streamsMinSessionTimeoutMs: number;
+  streamsMaxSessionTimeoutMs: number;
+  streamsHeartbeatIntervalMs: number;
+  streamsMinHeartbeatIntervalMs: number;
+  streamsMaxHeartbeatIntervalMs: number;
+  streamsMaxSize: number;
+  streamsNumStandbyReplicas: number;
+  streamsMaxStandbyReplicas: number;
+  streamsInitialRebalanceDelayMs: number;
+  streamsAssignmentIntervalMs: number;
+  streamsMinAssignmentIntervalMs: number;
+  streamsMaxAssignmentIntervalMs: number;
+  streamsTaskOffsetIntervalMs: number;
+  streamsMinTaskOffsetIntervalMs: number;
+  streamsAcceptableRecoveryLag: number;
+  streamsNumWarmupReplicas: number;
+  streamsMaxWarmupReplicas: number;
+  /** comma-separated client tag keys */
+  streamsRackAwareAssignmentTags: string;
 }
 
 export const DEFAULT_GROUP_CONFIG: GroupConfig = {
@@ -55,7 +99,7 @@ export const DEFAULT_GROUP_CONFIG: GroupConfig = {
   consumerHeartbeatIntervalMs: 5000,
   consumerMaxSize: 2147483647,
   consumerAssignors: ['uniform', 'range'],
-  protocols: ['classic', 'consumer'],
+  protocols: ['classic', 'consumer', 'streams'],
   consumerMigrationPolicy: 'bidirectional',
   consumerMinSessionTimeoutMs: 45_000,
   consumerMaxSessionTimeoutMs: 60_000,
@@ -64,6 +108,45 @@ export const DEFAULT_GROUP_CONFIG: GroupConfig = {
   consumerAssignmentIntervalMs: 1000,
   consumerMinAssignmentIntervalMs: 0,
   consumerMaxAssignmentIntervalMs: 15_000,
+  shareSessionTimeoutMs: 45_000,
+  shareMinSessionTimeoutMs: 45_000,
+  shareMaxSessionTimeoutMs: 60_000,
+  shareHeartbeatIntervalMs: 5000,
+  shareMinHeartbeatIntervalMs: 5000,
+  shareMaxHeartbeatIntervalMs: 15_000,
+  shareMaxSize: 200,
+  shareInitializeRetryIntervalMs: 30_000,
+  shareAssignmentIntervalMs: 1000,
+  shareMinAssignmentIntervalMs: 0,
+  shareMaxAssignmentIntervalMs: 15_000,
+  shareRecordLockDurationMs: 30_000,
+  shareMinRecordLockDurationMs: 15_000,
+  shareMaxRecordLockDurationMs: 60_000,
+  shareDeliveryCountLimit: 5,
+  shareMinDeliveryCountLimit: 2,
+  shareMaxDeliveryCountLimit: 10,
+  sharePartitionMaxRecordLocks: 2000,
+  shareMinPartitionMaxRecordLocks: 100,
+  shareMaxPartitionMaxRecordLocks: 4000,
+  streamsSessionTimeoutMs: 45_000,
+  streamsMinSessionTimeoutMs: 45_000,
+  streamsMaxSessionTimeoutMs: 60_000,
+  streamsHeartbeatIntervalMs: 5000,
+  streamsMinHeartbeatIntervalMs: 5000,
+  streamsMaxHeartbeatIntervalMs: 15_000,
+  streamsMaxSize: 2147483647,
+  streamsNumStandbyReplicas: 0,
+  streamsMaxStandbyReplicas: 2,
+  streamsInitialRebalanceDelayMs: 3000,
+  streamsAssignmentIntervalMs: 1000,
+  streamsMinAssignmentIntervalMs: 0,
+  streamsMaxAssignmentIntervalMs: 15_000,
+  streamsTaskOffsetIntervalMs: 60_000,
+  streamsMinTaskOffsetIntervalMs: 15_000,
+  streamsAcceptableRecoveryLag: 10_000,
+  streamsNumWarmupReplicas: 2,
+  streamsMaxWarmupReplicas: 20,
+  streamsRackAwareAssignmentTags: '',
 };
 
 /** ConsumerGroupMigrationPolicy.parse: case-insensitive; an unknown value is refused by the config validator. */
@@ -81,6 +164,23 @@ interface ConfigLike {
 
 export function groupConfigFrom(c: ConfigLike): GroupConfig {
   const long = (n: string): number => Number(c.getLong(n));
+  // the group.share.* configs, when the broker's configuration defines them (Kafka's defaults otherwise)
+  const optInt = (n: string, dflt: number): number => {
+    try {
+      const v = c.getInt(n);
+      return typeof v === 'number' && Number.isFinite(v) ? v : dflt;
+    } catch {
+      return dflt;
+    }
+  };
+  const optStr = (n: string, dflt: string): string => {
+    try {
+      return c.getString?.(n) ?? dflt;
+    } catch {
+      return dflt;
+    }
+  };
+  const d = DEFAULT_GROUP_CONFIG;
   return {
     ...DEFAULT_GROUP_CONFIG,
     offsetsTopicPartitions: c.getInt('offsets.topic.num.partitions'),
@@ -105,6 +205,70 @@ export function groupConfigFrom(c: ConfigLike): GroupConfig {
     consumerAssignmentIntervalMs: c.getInt('group.consumer.assignment.interval.ms'),
     consumerMinAssignmentIntervalMs: c.getInt('group.consumer.min.assignment.interval.ms'),
     consumerMaxAssignmentIntervalMs: c.getInt('group.consumer.max.assignment.interval.ms'),
+    shareSessionTimeoutMs: optInt('group.share.session.timeout.ms', d.shareSessionTimeoutMs),
+    shareMinSessionTimeoutMs: optInt('group.share.min.session.timeout.ms', d.shareMinSessionTimeoutMs),
+    shareMaxSessionTimeoutMs: optInt('group.share.max.session.timeout.ms', d.shareMaxSessionTimeoutMs),
+    shareHeartbeatIntervalMs: optInt('group.share.heartbeat.interval.ms', d.shareHeartbeatIntervalMs),
+    shareMinHeartbeatIntervalMs: optInt('group.share.min.heartbeat.interval.ms', d.shareMinHeartbeatIntervalMs),
+    shareMaxHeartbeatIntervalMs: optInt('group.share.max.heartbeat.interval.ms', d.shareMaxHeartbeatIntervalMs),
+    shareMaxSize: optInt('group.share.max.size', d.shareMaxSize),
+    shareAssignmentIntervalMs: optInt('group.share.assignment.interval.ms', d.shareAssignmentIntervalMs),
+    shareMinAssignmentIntervalMs: optInt('group.share.min.assignment.interval.ms', d.shareMinAssignmentIntervalMs),
+    shareMaxAssignmentIntervalMs: optInt('group.share.max.assignment.interval.ms', d.shareMaxAssignmentIntervalMs),
+    shareRecordLockDurationMs: optInt('group.share.record.lock.duration.ms', d.shareRecordLockDurationMs),
+    shareMinRecordLockDurationMs: optInt('group.share.min.record.lock.duration.ms', d.shareMinRecordLockDurationMs),
+    shareMaxRecordLockDurationMs: optInt('group.share.max.record.lock.duration.ms', d.shareMaxRecordLockDurationMs),
+    shareDeliveryCountLimit: optInt('group.share.delivery.count.limit', d.shareDeliveryCountLimit),
+    shareMinDeliveryCountLimit: optInt('group.share.min.delivery.count.limit', d.shareMinDeliveryCountLimit),
+    shareMaxDeliveryCountLimit: optInt('group.share.max.delivery.count.limit', d.shareMaxDeliveryCountLimit),
+    sharePartitionMaxRecordLocks: optInt('group.share.partition.max.record.locks', d.sharePartitionMaxRecordLocks),
+    shareMinPartitionMaxRecordLocks: optInt(
+      'group.share.min.partition.max.record.locks',
+      d.shareMinPartitionMaxRecordLocks,
+    ),
+    shareMaxPartitionMaxRecordLocks: optInt(
+      'group.share.max.partition.max.record.locks',
+      d.shareMaxPartitionMaxRecordLocks,
+    ),
+    streamsSessionTimeoutMs: optInt('group.streams.session.timeout.ms', d.streamsSessionTimeoutMs),
+    streamsMinSessionTimeoutMs: optInt('group.streams.min.session.timeout.ms', d.streamsMinSessionTimeoutMs),
+    streamsMaxSessionTimeoutMs: optInt('group.streams.max.session.timeout.ms', d.streamsMaxSessionTimeoutMs),
+    streamsHeartbeatIntervalMs: optInt('group.streams.heartbeat.interval.ms', d.streamsHeartbeatIntervalMs),
+    streamsMinHeartbeatIntervalMs: optInt('group.streams.min.heartbeat.interval.ms', d.streamsMinHeartbeatIntervalMs),
+    streamsMaxHeartbeatIntervalMs: optInt('group.streams.max.heartbeat.interval.ms', d.streamsMaxHeartbeatIntervalMs),
+    streamsMaxSize: optInt('group.streams.max.size', d.streamsMaxSize),
+    streamsNumStandbyReplicas: optInt('group.streams.num.standby.replicas', d.streamsNumStandbyReplicas),
+    streamsMaxStandbyReplicas: optInt('group.streams.max.standby.replicas', d.streamsMaxStandbyReplicas),
+    streamsInitialRebalanceDelayMs: optInt(
+      'group.streams.initial.rebalance.delay.ms',
+      d.streamsInitialRebalanceDelayMs,
+    ),
+    streamsAssignmentIntervalMs: optInt('group.streams.assignment.interval.ms', d.streamsAssignmentIntervalMs),
+    streamsMinAssignmentIntervalMs: optInt(
+      'group.streams.min.assignment.interval.ms',
+      d.streamsMinAssignmentIntervalMs,
+    ),
+    streamsMaxAssignmentIntervalMs: optInt(
+      'group.streams.max.assignment.interval.ms',
+      d.streamsMaxAssignmentIntervalMs,
+    ),
+    streamsTaskOffsetIntervalMs: optInt('group.streams.task.offset.interval.ms', d.streamsTaskOffsetIntervalMs),
+    streamsMinTaskOffsetIntervalMs: optInt(
+      'group.streams.min.task.offset.interval.ms',
+      d.streamsMinTaskOffsetIntervalMs,
+    ),
+    streamsAcceptableRecoveryLag: optInt('group.streams.acceptable.recovery.lag', d.streamsAcceptableRecoveryLag),
+    streamsNumWarmupReplicas: optInt('group.streams.num.warmup.replicas', d.streamsNumWarmupReplicas),
+    streamsMaxWarmupReplicas: optInt('group.streams.max.warmup.replicas', d.streamsMaxWarmupReplicas),
+    streamsRackAwareAssignmentTags: optStr(
+      'group.streams.rack.aware.assignment.tags',
+      d.streamsRackAwareAssignmentTags,
+    ),
+    // GroupCoordinatorConfig: below offsets.commit.timeout.ms, that is used
+    shareInitializeRetryIntervalMs: Math.max(
+      optInt('group.share.initialize.retry.interval.ms', d.shareInitializeRetryIntervalMs),
+      c.getInt('offsets.commit.timeout.ms'),
+    ),
   };
 }
 

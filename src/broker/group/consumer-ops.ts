@@ -325,6 +325,8 @@ export class ConsumerGroupManager {
       }
       throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
     }
+    if (g && (g.type === 'share' || g.type === 'streams'))
+      throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
     if (!create) throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`);
     return new ConsumerGroup(groupId);
   }
@@ -748,7 +750,11 @@ export class ConsumerGroupManager {
     if (!g) {
       return {
         errorCode: ErrorCode.GROUP_ID_NOT_FOUND,
-        errorMessage: `Group ${groupId} not found.`,
+        // GroupMetadataManager.consumerGroup: a share group is not a consumer group
+        errorMessage:
+          this.ctx.groups.get(groupId)?.type === 'share' || this.ctx.groups.get(groupId)?.type === 'streams'
+            ? `Group ${groupId} is not a consumer group.`
+            : `Group ${groupId} not found.`,
         groupId,
         groupState: '',
         groupEpoch: 0,

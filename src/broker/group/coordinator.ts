@@ -14,6 +14,24 @@ import type { CoordinatorLog } from './log.js';
 import type { CommitRequest, CommitResponseTopics, FetchGroupRequest, FetchGroupResponse } from './offsets.js';
 import type { CoordinatorRecord } from './records.js';
 import { GroupShard } from './shard.js';
+import type { Persister, ShareGroupListener } from '../share/types.js';
+import { shareGroupTombstones } from './share-group.js';
+import {
+  validateShareHeartbeatRequest,
+  type ShareDescribedGroup,
+  type ShareHeartbeatRequest,
+  type ShareHeartbeatResponse,
+  type ShareInitializeRequest,
+} from './share-ops.js';
+import { ZERO_UUID } from '../../protocol/uuid.js';
+import { streamsGroupTombstones } from './streams-group.js';
+import {
+  errorResponse as streamsErrorResponse,
+  validateStreamsHeartbeatRequest,
+  type StreamsDescribedGroup,
+  type StreamsHeartbeatResult,
+} from './streams-ops.js';
+import type { StreamsGroupHeartbeatRequest } from '../../protocol/generated/protocol/StreamsGroupHeartbeat.js';
 import { result, type MetadataView, type RequestInfo } from './shard-types.js';
 
 export interface GroupCoordinatorOptions {
@@ -25,6 +43,20 @@ export interface GroupCoordinatorOptions {
   unrefTimers?: boolean;
   /** Whether this node leads a __consumer_offsets partition per metadata (its shard may not be created yet). */
   leadsPartition?: (partition: number) => boolean;
+  /** Share groups: the share-partition state store (initialize, summaries, delete). */
+  persister?: Persister;
+  /** Share groups: the share-partition side, told when members leave. */
+  shareListener?: ShareGroupListener;
+  /**
+   * Share groups: whether the share group protocol is on (KafkaApis.isShareGroupProtocolEnabled: share.version
+   * finalized at 1 or more); absent: on.
+   */
+  shareEnabled?: () => boolean;
+  /**
+   * Streams groups: whether streams.version is finalized at 1 or more (KafkaApis.isStreamsGroupProtocolEnabled
+   * also needs `streams` in group.coordinator.rebalance.protocols); absent: on.
+   */
+  streamsEnabled?: () => boolean;
 }
 
 export interface ListedGroup {
@@ -88,6 +120,8 @@ export class GroupCoordinator {
       logger: this.logger,
       unrefTimers: this.opts.unrefTimers,
     });
+    shard.share.listener = this.opts.shareListener ?? null;
+    shard.share.initializeEnabled = this.opts.persister !== undefined;
     this.shards.set(partition, shard);
     return shard.load().catch((e) => {
       this.logger('WARN', `Failed to load __consumer_offsets-${partition}: ${(e as Error).message}`);
@@ -229,12 +263,18 @@ export class GroupCoordinator {
     for (const shard of [...this.shards.values()]) {
       if (shard.state !== 'active') continue;
       await shard.write(() => result(undefined, shard.offsetManager.onTopicsDeleted(set))).catch(() => undefined);
+      await shard.write(() => shard.share.cleanupDeletedTopics(set)).catch(() => undefined);
     }
   }
 
   /** Topic metadata changed: KIP-848 groups re-check their subscriptions on the next heartbeat. */
   onTopicsChanged(): void {
-    for (const shard of this.shards.values()) if (shard.state === 'active') shard.consumer.requestMetadataRefresh();
+    for (const shard of this.shards.values())
+      if (shard.state === 'active') {
+        shard.consumer.requestMetadataRefresh();
+        shard.share.requestMetadataRefresh();
+        shard.streams.requestMetadataRefresh();
+      }
   }
 
   // ------------------------------------------------------------------ admin
@@ -255,7 +295,11 @@ export class GroupCoordinator {
             [...shard.groups.values()].map((g): ListedGroup =>
               g.type === 'classic'
                 ? { groupId: g.groupId, protocolType: g.protocolType ?? '', groupState: g.state, groupType: 'classic' }
-                : { groupId: g.groupId, protocolType: 'consumer', groupState: g.state, groupType: 'consumer' },
+                : g.type === 'share'
+                  ? { groupId: g.groupId, protocolType: 'share', groupState: g.state, groupType: 'share' }
+                  : g.type === 'streams'
+                    ? { groupId: g.groupId, protocolType: 'streams', groupState: g.state, groupType: 'streams' }
+                    : { groupId: g.groupId, protocolType: 'consumer', groupState: g.state, groupType: 'consumer' },
             ),
           )),
         );
@@ -330,6 +374,25 @@ export class GroupCoordinator {
     for (const groupId of groupIds) {
       try {
         const shard = this.shardFor(groupId);
+        // a share group's share-partition state goes first (GroupCoordinatorService.deleteShareGroups)
+        const shareState = await shard.read(() => {
+          const g = shard.groups.get(groupId);
+          if (g?.type !== 'share') return null;
+          if (!g.isEmpty) throw new KafkaError(ErrorCode.NON_EMPTY_GROUP, 'The group is not empty.');
+          const parts: { topicId: string; partition: number }[] = [];
+          for (const m of [g.statePartitions?.initialized, g.statePartitions?.initializing])
+            for (const [topicId, t] of m ?? []) for (const p of t.partitions) parts.push({ topicId, partition: p });
+          return parts;
+        });
+        if (shareState && shareState.length > 0) {
+          const persister = this.opts.persister;
+          if (!persister) throw new KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, 'No share-group state persister.');
+          const results = await Promise.all(
+            shareState.map((p) => persister.deleteState({ groupId, topicId: p.topicId, partition: p.partition })),
+          );
+          const failed = results.find((r) => r.errorCode !== ErrorCode.NONE);
+          if (failed) throw new KafkaError(failed.errorCode, failed.errorMessage ?? '');
+        }
         await shard.write(() => {
           const g = shard.groups.get(groupId);
           if (!g || (g.type === 'classic' && g.is('Dead')))
@@ -338,6 +401,8 @@ export class GroupCoordinator {
           const records: CoordinatorRecord[] = [];
           shard.offsetManager.deleteAllOffsets(groupId, records);
           if (g.type === 'classic') records.push({ type: 'GroupMetadata', group: groupId, value: null });
+          else if (g.type === 'share') records.push(...shareGroupTombstones(g));
+          else if (g.type === 'streams') records.push(...streamsGroupTombstones(g));
           else records.push(...consumerGroupTombstones(g));
           return result(undefined, records);
         });
@@ -387,4 +452,419 @@ export class GroupCoordinator {
     }
     return out;
   }
+
+  // ------------------------------------------------------------------ streams groups (KIP-1071)
+
+  /** KafkaApis.isStreamsGroupProtocolEnabled: `streams` in the rebalance protocols and streams.version >= 1. */
+  get streamsGroupsEnabled(): boolean {
+    return this.config.protocols.includes('streams') && (this.opts.streamsEnabled?.() ?? true);
+  }
+
+  /**
+   * GroupCoordinatorService.streamsGroupHeartbeat: validation, then the shard's write. The answer
+   * carries the internal topics the broker creates (KafkaApis).
+   */
+  async streamsGroupHeartbeat(req: StreamsGroupHeartbeatRequest, info: RequestInfo): Promise<StreamsHeartbeatResult> {
+    const error = (e: unknown): StreamsHeartbeatResult => ({
+      // an unexpected failure carries no message (CoordinatorOperationExceptionHelper)
+      response: streamsErrorResponse(codeOf(e), messageOf(e) || null),
+      internalTopicsToCreate: new Map(),
+    });
+    if (!this.active)
+      return {
+        response: streamsErrorResponse(ErrorCode.COORDINATOR_NOT_AVAILABLE, null),
+        internalTopicsToCreate: new Map(),
+      };
+    try {
+      validateStreamsHeartbeatRequest(req);
+      const shard = this.shardFor(req.groupId);
+      return await shard.write(() => shard.streams.heartbeat(req, info));
+    } catch (e) {
+      return error(e);
+    }
+  }
+
+  /**
+   * GroupCoordinatorService.streamsGroupDescribe: empty group ids (INVALID_GROUP_ID) first, then the
+   * others by __consumer_offsets partition.
+   */
+  async streamsGroupDescribe(groupIds: readonly string[]): Promise<StreamsDescribedGroup[]> {
+    const failed = (groupId: string, errorCode: number, errorMessage: string | null): StreamsDescribedGroup => ({
+      errorCode,
+      errorMessage,
+      groupId,
+      groupState: '',
+      groupEpoch: 0,
+      assignmentEpoch: 0,
+      topology: null,
+      members: [],
+      authorizedOperations: -2147483648,
+      topologyDescription: null,
+      topologyDescriptionStatus: 0,
+      assignorName: null,
+    });
+    if (!this.active) return groupIds.map((g) => failed(g, ErrorCode.COORDINATOR_NOT_AVAILABLE, null));
+    const out: StreamsDescribedGroup[] = groupIds
+      .filter((g) => g === '')
+      .map((g) => failed(g, ErrorCode.INVALID_GROUP_ID, null));
+    const byPartition = new Map<number, string[]>();
+    for (const groupId of groupIds) {
+      if (groupId === '') continue;
+      const p = this.partitionFor(groupId);
+      byPartition.set(p, [...(byPartition.get(p) ?? []), groupId]);
+    }
+    for (const ids of byPartition.values())
+      for (const groupId of ids) {
+        try {
+          const shard = this.shardFor(groupId);
+          out.push(await shard.read(() => shard.streams.describe(groupId)));
+        } catch (e) {
+          out.push(failed(groupId, codeOf(e), codeOf(e) === ErrorCode.GROUP_ID_NOT_FOUND ? messageOf(e) : null));
+        }
+      }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ share groups (KIP-932)
+
+  /**
+   * Plugs in the share-group collaborators built elsewhere (the persister of the share coordinator, the
+   * SharePartitionManager's listener); loaded shards get the listener at once.
+   */
+  setShareCollaborators(c: { persister?: Persister; listener?: ShareGroupListener }): void {
+    if (c.persister) {
+      this.opts.persister = c.persister;
+      for (const shard of this.shards.values()) shard.share.initializeEnabled = true;
+    }
+    if (c.listener) {
+      this.opts.shareListener = c.listener;
+      for (const shard of this.shards.values()) shard.share.listener = c.listener;
+    }
+  }
+
+  /** KafkaApis.isShareGroupProtocolEnabled. */
+  get shareGroupsEnabled(): boolean {
+    return this.opts.shareEnabled?.() ?? true;
+  }
+
+  /**
+   * GroupCoordinatorService.shareGroupHeartbeat: validation, the shard's write, then (not awaited by the
+   * answer) the initialization of newly subscribed share-partitions through the persister.
+   */
+  async shareGroupHeartbeat(req: ShareHeartbeatRequest, info: RequestInfo): Promise<ShareHeartbeatResponse> {
+    const error = (e: unknown): ShareHeartbeatResponse => ({
+      errorCode: codeOf(e),
+      errorMessage: messageOf(e),
+      memberId: null,
+      memberEpoch: 0,
+      heartbeatIntervalMs: 0,
+      assignment: null,
+    });
+    if (!this.active)
+      return { ...error(undefined), errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null };
+    try {
+      validateShareHeartbeatRequest(req);
+      const shard = this.shardFor(req.groupId);
+      const r = await shard.write(() => shard.share.heartbeat(req, info));
+      if (r.initialize) this.pendingInitializations.add(this.initializeShareState(shard, r.initialize));
+      return r.response;
+    } catch (e) {
+      return error(e);
+    }
+  }
+
+  /** Initializations in flight (tests await them). */
+  readonly pendingInitializations = new Set<Promise<void>>();
+
+  /** Waits for the share-partition initializations in flight. */
+  async settleShareInitializations(): Promise<void> {
+    while (this.pendingInitializations.size > 0) await Promise.all([...this.pendingInitializations]);
+  }
+
+  private initializeShareState(shard: GroupShard, init: ShareInitializeRequest): Promise<void> {
+    const p = (async () => {
+      const persister = this.opts.persister;
+      const ok = new Map<string, Set<number>>();
+      const failed = new Map<string, Set<number>>();
+      const add = (m: Map<string, Set<number>>, t: string, part: number) => {
+        const s = m.get(t) ?? new Set<number>();
+        s.add(part);
+        m.set(t, s);
+      };
+      await Promise.all(
+        init.topics.flatMap((t) =>
+          t.partitions.map(async (part) => {
+            if (!persister) return add(failed, t.topicId, part);
+            try {
+              const r = await persister.initializeState(
+                { groupId: init.groupId, topicId: t.topicId, partition: part },
+                init.stateEpoch,
+                t.startOffset,
+              );
+              add(r.errorCode === ErrorCode.NONE ? ok : failed, t.topicId, part);
+            } catch {
+              add(failed, t.topicId, part);
+            }
+          }),
+        ),
+      );
+      if (failed.size > 0)
+        this.logger(
+          'WARN',
+          `[GroupId ${init.groupId}] Failed to initialize the state of ${[...failed].map(([t, ps]) => `${t}:${[...ps].join(',')}`).join(' ')}; retried later.`,
+        );
+      await shard
+        .write(() => shard.share.completeInitialize(init.groupId, ok, failed))
+        .catch((e) =>
+          this.logger(
+            'WARN',
+            `[GroupId ${init.groupId}] Failed to record initialized share partitions: ${(e as Error).message}`,
+          ),
+        );
+    })();
+    const tracked = p.finally(() => this.pendingInitializations.delete(tracked));
+    return tracked;
+  }
+
+  /**
+   * GroupCoordinatorService.shareGroupDescribe: empty group ids (INVALID_GROUP_ID) first, then the others
+   * by __consumer_offsets partition, in the order the partitions first appear.
+   */
+  async shareGroupDescribe(groupIds: readonly string[]): Promise<ShareDescribedGroup[]> {
+    const failed = (groupId: string, errorCode: number, errorMessage: string | null): ShareDescribedGroup => ({
+      errorCode,
+      errorMessage,
+      groupId,
+      groupState: '',
+      groupEpoch: 0,
+      assignmentEpoch: 0,
+      assignorName: '',
+      members: [],
+    });
+    const out: ShareDescribedGroup[] = groupIds
+      .filter((g) => g === '')
+      .map((g) => failed(g, ErrorCode.INVALID_GROUP_ID, null));
+    const byPartition = new Map<number, string[]>();
+    for (const groupId of groupIds) {
+      if (groupId === '') continue;
+      const p = this.partitionFor(groupId);
+      byPartition.set(p, [...(byPartition.get(p) ?? []), groupId]);
+    }
+    for (const ids of byPartition.values())
+      for (const groupId of ids) {
+        try {
+          const shard = this.shardFor(groupId);
+          out.push(await shard.read(() => shard.share.describe(groupId)));
+        } catch (e) {
+          out.push(failed(groupId, codeOf(e), messageOf(e)));
+        }
+      }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ share-group offsets
+
+  /**
+   * DescribeShareGroupOffsets for one group (GroupCoordinatorService.describeShareGroupOffsets /
+   * describeShareGroupAllOffsets): each partition's start offset and leader epoch from the persister's
+   * summary; a topic unknown to the metadata answers start offset -1 under the zero topic id; topics null:
+   * every initialized partition of the group. Lag (v1) is -1: tkafka does not compute it yet.
+   */
+  async describeShareGroupOffsets(
+    groupId: string,
+    topics: readonly { topicName: string; partitions: readonly number[] }[] | null,
+  ): Promise<ShareOffsetsGroup> {
+    const failed = (code: number, message: string | null): ShareOffsetsGroup => ({
+      groupId,
+      errorCode: code,
+      errorMessage: message,
+      topics: [],
+    });
+    if (!this.active) return failed(ErrorCode.COORDINATOR_NOT_AVAILABLE, null);
+    if (groupId === '') return failed(ErrorCode.INVALID_GROUP_ID, null);
+    let wanted: { topicName: string; topicId: string | null; partitions: readonly number[] }[];
+    try {
+      const shard = this.shardFor(groupId);
+      if (topics === null) {
+        const initialized = await shard.read(() => shard.share.initializedOf(groupId));
+        wanted = [...initialized].map(([topicId, t]) => ({ topicName: t.name, topicId, partitions: t.partitions }));
+      } else {
+        wanted = topics.map((t) => ({
+          topicName: t.topicName,
+          topicId: this.opts.metadata.topic(t.topicName)?.id ?? null,
+          partitions: t.partitions,
+        }));
+      }
+    } catch (e) {
+      return failed(codeOf(e), messageOf(e));
+    }
+    const persister = this.opts.persister;
+    const out: ShareOffsetsGroup = { groupId, errorCode: ErrorCode.NONE, errorMessage: null, topics: [] };
+    for (const t of wanted) {
+      if (t.topicId === null) {
+        out.topics.push({
+          topicName: t.topicName,
+          topicId: ZERO_UUID,
+          partitions: t.partitions.map((p) => ({
+            partitionIndex: p,
+            startOffset: -1n,
+            leaderEpoch: 0,
+            lag: -1n,
+            errorCode: ErrorCode.NONE,
+            errorMessage: null,
+          })),
+        });
+        continue;
+      }
+      const topicId = t.topicId;
+      out.topics.push({
+        topicName: t.topicName,
+        topicId,
+        partitions: await Promise.all(
+          t.partitions.map(async (p) => {
+            if (!persister)
+              return {
+                partitionIndex: p,
+                startOffset: -1n,
+                leaderEpoch: 0,
+                lag: -1n,
+                errorCode: ErrorCode.UNKNOWN_SERVER_ERROR,
+                errorMessage: 'No share-group state persister.',
+              };
+            const r = await persister.readSummary({ groupId, topicId, partition: p }, -1);
+            return {
+              partitionIndex: p,
+              startOffset: r.startOffset,
+              leaderEpoch: r.leaderEpoch,
+              lag: -1n,
+              errorCode: r.errorCode,
+              errorMessage: r.errorCode === ErrorCode.NONE ? null : r.errorMessage,
+            };
+          }),
+        ),
+      });
+    }
+    return out;
+  }
+
+  /**
+   * AlterShareGroupOffsets (GroupCoordinatorService.alterShareGroupOffsets): an empty share group only;
+   * the start offsets are written through the persister's initializeState, then recorded as initialized.
+   */
+  async alterShareGroupOffsets(
+    groupId: string,
+    topics: readonly { topicName: string; partitions: readonly { partitionIndex: number; startOffset: bigint }[] }[],
+  ): Promise<{ errorCode: number; errorMessage: string | null; responses: ShareAlterResponseTopic[] }> {
+    if (!this.active) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null, responses: [] };
+    if (groupId === '') return { errorCode: ErrorCode.INVALID_GROUP_ID, errorMessage: null, responses: [] };
+    try {
+      const shard = this.shardFor(groupId);
+      const plan = await shard.write(() => shard.share.prepareAlterOffsets(groupId, topics));
+      const persister = this.opts.persister;
+      const ok = new Map<string, Set<number>>();
+      const bad = new Map<string, Set<number>>();
+      const errors = new Map<string, { code: number; message: string | null }>();
+      await Promise.all(
+        plan.initialize.map(async (i) => {
+          const r = persister
+            ? await persister.initializeState(
+                { groupId, topicId: i.topicId, partition: i.partition },
+                plan.stateEpoch,
+                i.startOffset,
+              )
+            : { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: 'No share-group state persister.' };
+          const m = r.errorCode === ErrorCode.NONE ? ok : bad;
+          m.set(i.topicId, (m.get(i.topicId) ?? new Set<number>()).add(i.partition));
+          if (r.errorCode !== ErrorCode.NONE)
+            errors.set(`${i.topicId}:${i.partition}`, { code: r.errorCode, message: r.errorMessage });
+        }),
+      );
+      if (plan.initialize.length > 0) await shard.write(() => shard.share.completeInitialize(groupId, ok, bad));
+      return {
+        errorCode: ErrorCode.NONE,
+        errorMessage: null,
+        responses: plan.responses.map((t) => ({
+          ...t,
+          partitions: t.partitions.map((p) => {
+            const e = errors.get(`${t.topicId}:${p.partitionIndex}`);
+            return e ? { partitionIndex: p.partitionIndex, errorCode: e.code, errorMessage: e.message } : p;
+          }),
+        })),
+      };
+    } catch (e) {
+      return { errorCode: codeOf(e), errorMessage: messageOf(e), responses: [] };
+    }
+  }
+
+  /**
+   * DeleteShareGroupOffsets (GroupCoordinatorService.deleteShareGroupOffsets): an empty share group only;
+   * the state of each topic with known state is deleted through the persister, then leaves the group's
+   * state metadata.
+   */
+  async deleteShareGroupOffsets(
+    groupId: string,
+    topicNames: readonly string[],
+  ): Promise<{
+    errorCode: number;
+    errorMessage: string | null;
+    responses: { topicName: string; topicId: string; errorCode: number; errorMessage: string | null }[];
+  }> {
+    if (!this.active) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: null, responses: [] };
+    if (groupId === '') return { errorCode: ErrorCode.INVALID_GROUP_ID, errorMessage: null, responses: [] };
+    try {
+      const shard = this.shardFor(groupId);
+      const plan = await shard.write(() => shard.share.prepareDeleteOffsets(groupId, topicNames));
+      const persister = this.opts.persister;
+      const responses = [...plan.responses];
+      const done: string[] = [];
+      for (const t of plan.delete) {
+        const results = await Promise.all(
+          t.partitions.map((p) =>
+            persister
+              ? persister.deleteState({ groupId, topicId: t.topicId, partition: p })
+              : Promise.resolve({
+                  errorCode: ErrorCode.UNKNOWN_SERVER_ERROR,
+                  errorMessage: 'No share-group state persister.',
+                }),
+          ),
+        );
+        const failed = results.find((r) => r.errorCode !== ErrorCode.NONE);
+        if (!failed) done.push(t.topicId);
+        responses.push({
+          topicName: t.topicName,
+          topicId: t.topicId,
+          errorCode: failed?.errorCode ?? ErrorCode.NONE,
+          errorMessage: failed ? failed.errorMessage : null,
+        });
+      }
+      if (done.length > 0) await shard.write(() => shard.share.completeDeleteOffsets(groupId, done));
+      return { errorCode: ErrorCode.NONE, errorMessage: null, responses };
+    } catch (e) {
+      return { errorCode: codeOf(e), errorMessage: messageOf(e), responses: [] };
+    }
+  }
+}
+
+export interface ShareOffsetsGroup {
+  groupId: string;
+  errorCode: number;
+  errorMessage: string | null;
+  topics: {
+    topicName: string;
+    topicId: string;
+    partitions: {
+      partitionIndex: number;
+      startOffset: bigint;
+      leaderEpoch: number;
+      lag: bigint;
+      errorCode: number;
+      errorMessage: string | null;
+    }[];
+  }[];
+}
+
+export interface ShareAlterResponseTopic {
+  topicName: string;
+  topicId: string;
+  partitions: { partitionIndex: number; errorCode: number; errorMessage: string | null }[];
 }

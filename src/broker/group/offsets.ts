@@ -4,6 +4,11 @@
 import { ErrorCode, KafkaError } from '../../protocol/errors.js';
 import type { ClassicGroup } from './classic-group.js';
 import type { ConsumerGroup } from './consumer-group.js';
+import {
+  streamsGroupSubscribedToTopic,
+  validateStreamsOffsetCommit,
+  validateStreamsOffsetFetch,
+} from './streams-ops.js';
 import type { CoordinatorRecord } from './records.js';
 import { result, type Group, type OpResult, type ShardContext } from './shard-types.js';
 
@@ -160,6 +165,8 @@ export class OffsetManager {
     memberId: string,
     instanceId: string | null,
     generationId: number,
+    /** The committed partitions (a streams member of an older epoch may commit only its tasks of then). */
+    topics: readonly { name: string; partitions: readonly { partitionIndex: number }[] }[] = [],
   ): void {
     const group = this.ctx.groups.get(groupId);
     if (!group) {
@@ -168,6 +175,14 @@ export class OffsetManager {
     }
     if (group.type === 'classic') {
       validateClassicCommit(group, memberId, instanceId, generationId, true);
+      return;
+    }
+    // ShareGroup.validateOffsetCommit: share groups keep no offsets here
+    if (group.type === 'share')
+      throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
+    if (group.type === 'streams') {
+      const check = validateStreamsOffsetCommit(group, memberId, instanceId, generationId, true, 9);
+      if (check) for (const t of topics) for (const p of t.partitions) check(t.name, p.partitionIndex);
       return;
     }
     validateConsumerCommit(group, memberId, generationId, 9, true);
@@ -184,6 +199,19 @@ export class OffsetManager {
     } else if (group.type === 'classic') {
       validateClassicCommit(group, req.memberId, req.groupInstanceId, req.generationIdOrMemberEpoch);
       if (group.is('Stable') || group.is('PreparingRebalance')) this.onClassicCommit(group, req.memberId);
+    } else if (group.type === 'share') {
+      throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} is not a consumer group.`);
+    } else if (group.type === 'streams') {
+      // StreamsGroup.validateOffsetCommit: each partition's task must be the member's at that epoch
+      const check = validateStreamsOffsetCommit(
+        group,
+        req.memberId,
+        req.groupInstanceId,
+        req.generationIdOrMemberEpoch,
+        false,
+        apiVersion,
+      );
+      if (check) for (const t of req.topics) for (const p of t.partitions) check(t.name, p.partitionIndex);
     } else {
       validateConsumerCommit(group, req.memberId, req.generationIdOrMemberEpoch, apiVersion);
     }
@@ -219,7 +247,10 @@ export class OffsetManager {
   fetch(req: FetchGroupRequest): FetchGroupResponse {
     const g = this.ctx.groups.get(req.groupId);
     let failAll = false;
+    if (g?.type === 'share')
+      throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} is not a consumer group.`);
     if (!g || (g.type === 'classic' && g.is('Dead'))) failAll = true;
+    else if (g.type === 'streams') validateStreamsOffsetFetch(g, req.memberId, req.memberEpoch);
     else if (g.type === 'consumer' && !(req.memberId === null && req.memberEpoch < 0)) {
       const m = req.memberId === null ? undefined : g.members.get(req.memberId);
       if (!m)
@@ -275,11 +306,18 @@ export class OffsetManager {
     const g = this.ctx.groups.get(groupId);
     if (!g || (g.type === 'classic' && g.is('Dead')))
       throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} not found.`);
+    if (g.type === 'share')
+      throw new KafkaError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
     if (g.type === 'classic' && !g.is('Empty') && !g.usesConsumerProtocol())
       throw new KafkaError(ErrorCode.NON_EMPTY_GROUP, 'The group is not empty.');
     const records: CoordinatorRecord[] = [];
     const response = topics.map((t) => {
-      const subscribed = g.type === 'classic' ? g.isSubscribedToTopic(t.name) : g.subscribedTopicNames().has(t.name);
+      const subscribed =
+        g.type === 'classic'
+          ? g.isSubscribedToTopic(t.name)
+          : g.type === 'streams'
+            ? streamsGroupSubscribedToTopic(g, t.name)
+            : g.subscribedTopicNames().has(t.name);
       return {
         name: t.name,
         partitions: t.partitions.map((p) => {
@@ -316,9 +354,9 @@ export class OffsetManager {
     const offsets = this.store.byGroup.get(groupId);
     if (!offsets) return true;
     const g = this.ctx.groups.get(groupId);
-    if (!g) return false;
+    if (!g || g.type === 'share') return false;
     let base: ((o: OffsetAndMetadata) => number) | null = null;
-    if (g.type === 'consumer') base = (o) => o.commitTimestampMs;
+    if (g.type === 'consumer' || g.type === 'streams') base = (o) => o.commitTimestampMs;
     else if (g.protocolType === null) base = (o) => o.commitTimestampMs;
     else if (g.is('Empty')) base = (o) => g.currentStateTimestamp ?? o.commitTimestampMs;
     else if (g.usesConsumerProtocol() && g.subscribedTopics !== null && g.is('Stable'))
@@ -328,7 +366,12 @@ export class OffsetManager {
     const retention = this.ctx.config.offsetsRetentionMs;
     let all = true;
     for (const [topic, ps] of offsets) {
-      const subscribed = g.type === 'classic' ? g.isSubscribedToTopic(topic) : g.subscribedTopicNames().has(topic);
+      const subscribed =
+        g.type === 'classic'
+          ? g.isSubscribedToTopic(topic)
+          : g.type === 'streams'
+            ? streamsGroupSubscribedToTopic(g, topic)
+            : g.subscribedTopicNames().has(topic);
       if (subscribed) {
         all = false;
         continue;

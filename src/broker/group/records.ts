@@ -3,7 +3,8 @@
 // schema; the value is an int16 version then the value schema, or null (a tombstone). Written
 // versions follow Kafka 3.x/4.0: OffsetCommitKey v1, OffsetCommitValue v3 (v1 when the commit
 // carries an expire timestamp), GroupMetadataKey v2, GroupMetadataValue v3, KIP-848 values v0
-// (ConsumerGroupRegularExpressionKey/Value, type 16, included).
+// (ConsumerGroupRegularExpressionKey/Value, type 16, included); share-group records (types 10-15) v0;
+// streams-group records (types 17, 19-23) v0.
 import { Reader } from '../../protocol/codec/reader.js';
 import { Writer } from '../../protocol/codec/writer.js';
 import { OFFSETS_TOPIC_RECORDS } from '../../protocol/generated/records.js';
@@ -19,6 +20,18 @@ import type { LegacyOffsetCommitValue } from '../../protocol/generated/group/Leg
 import { ZERO_UUID } from '../../protocol/uuid.js';
 import type { ConsumerGroupTargetAssignmentMemberValue } from '../../protocol/generated/group/ConsumerGroupTargetAssignmentMember.js';
 import type { ConsumerGroupRegularExpressionValue } from '../../protocol/generated/group/ConsumerGroupRegularExpression.js';
+import type { ShareGroupMemberMetadataValue } from '../../protocol/generated/group/ShareGroupMemberMetadata.js';
+import type { ShareGroupMetadataValue } from '../../protocol/generated/group/ShareGroupMetadata.js';
+import type { ShareGroupTargetAssignmentMetadataValue } from '../../protocol/generated/group/ShareGroupTargetAssignmentMetadata.js';
+import type { ShareGroupTargetAssignmentMemberValue } from '../../protocol/generated/group/ShareGroupTargetAssignmentMember.js';
+import type { ShareGroupCurrentMemberAssignmentValue } from '../../protocol/generated/group/ShareGroupCurrentMemberAssignment.js';
+import type { ShareGroupStatePartitionMetadataValue } from '../../protocol/generated/group/ShareGroupStatePartitionMetadata.js';
+import type { StreamsGroupMetadataValue } from '../../protocol/generated/group/StreamsGroupMetadata.js';
+import type { StreamsGroupTopologyValue } from '../../protocol/generated/group/StreamsGroupTopology.js';
+import type { StreamsGroupMemberMetadataValue } from '../../protocol/generated/group/StreamsGroupMemberMetadata.js';
+import type { StreamsGroupTargetAssignmentMetadataValue } from '../../protocol/generated/group/StreamsGroupTargetAssignmentMetadata.js';
+import type { StreamsGroupTargetAssignmentMemberValue } from '../../protocol/generated/group/StreamsGroupTargetAssignmentMember.js';
+import type { StreamsGroupCurrentMemberAssignmentValue } from '../../protocol/generated/group/StreamsGroupCurrentMemberAssignment.js';
 
 export const RecordType = {
   OffsetCommit: 1,
@@ -30,6 +43,20 @@ export const RecordType = {
   ConsumerGroupTargetAssignmentMember: 7,
   ConsumerGroupCurrentMemberAssignment: 8,
   ConsumerGroupRegularExpression: 16,
+  // share groups (KIP-932, Kafka 4.4 CoordinatorRecordType)
+  ShareGroupMemberMetadata: 10,
+  ShareGroupMetadata: 11,
+  ShareGroupTargetAssignmentMetadata: 12,
+  ShareGroupTargetAssignmentMember: 13,
+  ShareGroupCurrentMemberAssignment: 14,
+  ShareGroupStatePartitionMetadata: 15,
+  // streams groups (KIP-1071, Kafka 4.4 CoordinatorRecordType)
+  StreamsGroupMetadata: 17,
+  StreamsGroupMemberMetadata: 19,
+  StreamsGroupTargetAssignmentMetadata: 20,
+  StreamsGroupTargetAssignmentMember: 21,
+  StreamsGroupCurrentMemberAssignment: 22,
+  StreamsGroupTopology: 23,
 } as const;
 
 /** Versions this coordinator writes (MetadataVersion.offsetCommitValueVersion / groupMetadataValueVersion). */
@@ -78,7 +105,65 @@ export type CoordinatorRecord =
       group: string;
       regularExpression: string;
       value: ConsumerGroupRegularExpressionValue | null;
+    }
+  | ShareGroupRecord
+  | StreamsGroupRecord;
+
+/** The records of a streams group (KIP-1071): value null is a tombstone. */
+export type StreamsGroupRecord =
+  | { type: 'StreamsGroupMetadata'; group: string; value: StreamsGroupMetadataValue | null }
+  | { type: 'StreamsGroupTopology'; group: string; value: StreamsGroupTopologyValue | null }
+  | {
+      type: 'StreamsGroupMemberMetadata';
+      group: string;
+      memberId: string;
+      value: StreamsGroupMemberMetadataValue | null;
+    }
+  | {
+      type: 'StreamsGroupTargetAssignmentMetadata';
+      group: string;
+      value: StreamsGroupTargetAssignmentMetadataValue | null;
+    }
+  | {
+      type: 'StreamsGroupTargetAssignmentMember';
+      group: string;
+      memberId: string;
+      value: StreamsGroupTargetAssignmentMemberValue | null;
+    }
+  | {
+      type: 'StreamsGroupCurrentMemberAssignment';
+      group: string;
+      memberId: string;
+      value: StreamsGroupCurrentMemberAssignmentValue | null;
     };
+
+export const isStreamsGroupRecord = (r: CoordinatorRecord): r is StreamsGroupRecord =>
+  r.type.startsWith('StreamsGroup');
+
+/** The records of a share group (KIP-932): value null is a tombstone. */
+export type ShareGroupRecord =
+  | { type: 'ShareGroupMetadata'; group: string; value: ShareGroupMetadataValue | null }
+  | { type: 'ShareGroupMemberMetadata'; group: string; memberId: string; value: ShareGroupMemberMetadataValue | null }
+  | {
+      type: 'ShareGroupTargetAssignmentMetadata';
+      group: string;
+      value: ShareGroupTargetAssignmentMetadataValue | null;
+    }
+  | {
+      type: 'ShareGroupTargetAssignmentMember';
+      group: string;
+      memberId: string;
+      value: ShareGroupTargetAssignmentMemberValue | null;
+    }
+  | {
+      type: 'ShareGroupCurrentMemberAssignment';
+      group: string;
+      memberId: string;
+      value: ShareGroupCurrentMemberAssignmentValue | null;
+    }
+  | { type: 'ShareGroupStatePartitionMetadata'; group: string; value: ShareGroupStatePartitionMetadataValue | null };
+
+export const isShareGroupRecord = (r: CoordinatorRecord): r is ShareGroupRecord => r.type.startsWith('ShareGroup');
 
 /** The value of the record variant `T` (what the value reader of its record type decodes). */
 type RecordValue<T extends CoordinatorRecord['type']> = Extract<CoordinatorRecord, { type: T }>['value'];
@@ -140,7 +225,7 @@ export function encodeRecord(r: CoordinatorRecord): EncodedRecord {
 
 /**
  * Decodes a record's key and value (GroupCoordinatorRecordSerde.deserialize). Returns null for
- * record types this coordinator does not keep (share groups), throws on malformed bytes.
+ * record types this coordinator does not keep, throws on malformed bytes.
  */
 export function decodeRecord(key: Buffer, value: Buffer | null): CoordinatorRecord | null {
   const kr = new Reader(key);
@@ -226,6 +311,53 @@ export function decodeRecord(key: Buffer, value: Buffer | null): CoordinatorReco
         regularExpression: k.regularExpression,
         value: v as RecordValue<'ConsumerGroupRegularExpression'>,
       };
+    case 10:
+    case 13:
+    case 14: {
+      const t =
+        type === 10
+          ? 'ShareGroupMemberMetadata'
+          : type === 13
+            ? 'ShareGroupTargetAssignmentMember'
+            : 'ShareGroupCurrentMemberAssignment';
+      return { type: t, group: k.groupId, memberId: k.memberId, value: v } as CoordinatorRecord;
+    }
+    case 11:
+      return { type: 'ShareGroupMetadata', group: k.groupId, value: v as RecordValue<'ShareGroupMetadata'> };
+    case 12:
+      return {
+        type: 'ShareGroupTargetAssignmentMetadata',
+        group: k.groupId,
+        value: v as RecordValue<'ShareGroupTargetAssignmentMetadata'>,
+      };
+    case 15:
+      return {
+        type: 'ShareGroupStatePartitionMetadata',
+        group: k.groupId,
+        value: v as RecordValue<'ShareGroupStatePartitionMetadata'>,
+      };
+    case 17:
+    case 20:
+    case 23: {
+      const t =
+        type === 17
+          ? 'StreamsGroupMetadata'
+          : type === 20
+            ? 'StreamsGroupTargetAssignmentMetadata'
+            : 'StreamsGroupTopology';
+      return { type: t, group: k.groupId, value: v } as CoordinatorRecord;
+    }
+    case 19:
+    case 21:
+    case 22: {
+      const t =
+        type === 19
+          ? 'StreamsGroupMemberMetadata'
+          : type === 21
+            ? 'StreamsGroupTargetAssignmentMember'
+            : 'StreamsGroupCurrentMemberAssignment';
+      return { type: t, group: k.groupId, memberId: k.memberId, value: v } as CoordinatorRecord;
+    }
     default:
       return null;
   }

@@ -4,10 +4,12 @@
 // answers only after the write (Kafka's CoordinatorResult).
 import type { ClassicGroup, ClassicMember } from './classic-group.js';
 import type { ConsumerGroup } from './consumer-group.js';
+import type { ShareGroup } from './share-group.js';
+import type { StreamsGroup } from './streams-group.js';
 import type { GroupConfig } from './config.js';
 import type { CoordinatorRecord } from './records.js';
 
-export type Group = ClassicGroup | ConsumerGroup;
+export type Group = ClassicGroup | ConsumerGroup | ShareGroup | StreamsGroup;
 
 export interface OpResult<T> {
   records: CoordinatorRecord[];

@@ -12,7 +12,17 @@ import { ConsumerGroup, consumerGroupTombstones } from './consumer-group.js';
 import { ConsumerGroupManager } from './consumer-ops.js';
 import type { CoordinatorLog } from './log.js';
 import { OffsetManager, OffsetStore } from './offsets.js';
-import { decodeRecord, encodeRecord, type CoordinatorRecord } from './records.js';
+import {
+  decodeRecord,
+  encodeRecord,
+  isShareGroupRecord,
+  isStreamsGroupRecord,
+  type CoordinatorRecord,
+} from './records.js';
+import { ShareGroup } from './share-group.js';
+import { ShareGroupManager } from './share-ops.js';
+import { StreamsGroup, streamsGroupTombstones } from './streams-group.js';
+import { StreamsGroupManager } from './streams-ops.js';
 import type { Group, MetadataView, OpResult, ShardContext, ShardTimer } from './shard-types.js';
 
 export type ShardState = 'loading' | 'active' | 'closed';
@@ -75,6 +85,8 @@ export class GroupShard {
   readonly offsets = new OffsetStore();
   readonly classic: ClassicGroupManager;
   readonly consumer: ConsumerGroupManager;
+  readonly share: ShareGroupManager;
+  readonly streams: StreamsGroupManager;
   readonly offsetManager: OffsetManager;
   readonly ctx: ShardContext;
   private readonly queue = new SerialQueue();
@@ -104,6 +116,8 @@ export class GroupShard {
     this.classic = new ClassicGroupManager(this.ctx);
     this.consumer = new ConsumerGroupManager(this.ctx);
     this.consumer.classic = this.classic;
+    this.share = new ShareGroupManager(this.ctx);
+    this.streams = new StreamsGroupManager(this.ctx);
     this.classic.mixed = new ClassicMembersInConsumerGroup(this.ctx, this.consumer);
     this.offsetManager = new OffsetManager(this.ctx, this.offsets, (g, memberId) => {
       const m = g.members.get(memberId);
@@ -207,6 +221,36 @@ export class GroupShard {
         break;
       }
       default: {
+        if (isStreamsGroupRecord(r)) {
+          let sg = this.groups.get(r.group);
+          if (r.value === null) {
+            if (sg?.type !== 'streams') break;
+            if (r.type === 'StreamsGroupMetadata') {
+              this.groups.delete(r.group);
+              break;
+            }
+          } else if (!sg || sg.type !== 'streams') {
+            sg = new StreamsGroup(r.group);
+            this.groups.set(r.group, sg);
+          }
+          sg.replay(r);
+          break;
+        }
+        if (isShareGroupRecord(r)) {
+          let sg = this.groups.get(r.group);
+          if (r.value === null) {
+            if (sg?.type !== 'share') break;
+            if (r.type === 'ShareGroupMetadata') {
+              this.groups.delete(r.group);
+              break;
+            }
+          } else if (!sg || sg.type !== 'share') {
+            sg = new ShareGroup(r.group);
+            this.groups.set(r.group, sg);
+          }
+          sg.replay(r, this.clock());
+          break;
+        }
         let g = this.groups.get(r.group);
         if (r.value === null) {
           if (g?.type !== 'consumer') break;
@@ -252,6 +296,8 @@ export class GroupShard {
     if (this.state === 'closed') return;
     for (const g of this.groups.values()) {
       if (g.type === 'classic') this.classic.onLoaded(g);
+      else if (g.type === 'share') this.share.onLoaded(g);
+      else if (g.type === 'streams') this.streams.onLoaded(g);
       else this.consumer.onLoaded(g);
     }
     this.state = 'active';
@@ -275,9 +321,12 @@ export class GroupShard {
   expireOffsets(): OpResult<number> {
     const records: CoordinatorRecord[] = [];
     for (const [id, g] of this.groups) {
+      // share groups keep no offsets here and do not expire (ShareGroup.shouldExpire)
+      if (g.type === 'share') continue;
       const allExpired = this.offsetManager.cleanupExpiredOffsets(id, records);
       if (allExpired && g.isEmpty) {
         if (g.type === 'classic') records.push({ type: 'GroupMetadata', group: id, value: null });
+        else if (g.type === 'streams') records.push(...streamsGroupTombstones(g));
         else records.push(...consumerGroupTombstones(g));
       }
     }

@@ -7,6 +7,8 @@ export const KRAFT_VERSION_FEATURE = 'kraft.version';
 export const GROUP_VERSION_FEATURE = 'group.version';
 export const TRANSACTION_VERSION_FEATURE = 'transaction.version';
 export const ELIGIBLE_LEADER_REPLICAS_VERSION_FEATURE = 'eligible.leader.replicas.version';
+export const SHARE_VERSION_FEATURE = 'share.version';
+export const STREAMS_VERSION_FEATURE = 'streams.version';
 
 export const MetadataVersion = {
   IBP_3_0_IV1: 1,
@@ -132,15 +134,17 @@ export const mv = {
  * Feature levels `kafka-storage format` writes by default for a metadata.version besides
  * metadata.version itself (Features.PRODUCTION_FEATURES' defaultValue(mv)); kraft.version is never
  * a FeatureLevelRecord. group.version 1 needs 4.0-IV0; transaction.version 2 needs 4.0-IV2;
- * eligible.leader.replicas.version 1 bootstraps from 4.1-IV0. share.version and streams.version,
- * which Kafka 4.4 also finalizes, are not implemented here and stay 0 (config/features.ts
- * UNIMPLEMENTED_FEATURES).
+ * eligible.leader.replicas.version 1 bootstraps from 4.1-IV0; share.version 1 from 4.2-IV0, 2 from
+ * 4.4-IV0 (ShareVersion); streams.version 1 from 4.2-IV1 (StreamsVersion).
  */
 export function defaultFeatureLevels(metadataVersion: number): Map<string, number> {
   const out = new Map<string, number>();
   if (metadataVersion >= MetadataVersion.IBP_4_0_IV0) out.set(GROUP_VERSION_FEATURE, 1);
   if (metadataVersion >= MetadataVersion.IBP_4_0_IV2) out.set(TRANSACTION_VERSION_FEATURE, 2);
   if (metadataVersion >= MetadataVersion.IBP_4_1_IV0) out.set(ELIGIBLE_LEADER_REPLICAS_VERSION_FEATURE, 1);
+  if (metadataVersion >= MetadataVersion.IBP_4_4_IV0) out.set(SHARE_VERSION_FEATURE, 2);
+  else if (metadataVersion >= MetadataVersion.IBP_4_2_IV0) out.set(SHARE_VERSION_FEATURE, 1);
+  if (metadataVersion >= MetadataVersion.IBP_4_2_IV1) out.set(STREAMS_VERSION_FEATURE, 1);
   return out;
 }
 
@@ -152,5 +156,7 @@ export function supportedFeatureRanges(): Map<string, { min: number; max: number
     [GROUP_VERSION_FEATURE, { min: 0, max: 1 }],
     [TRANSACTION_VERSION_FEATURE, { min: 0, max: 2 }],
     [ELIGIBLE_LEADER_REPLICAS_VERSION_FEATURE, { min: 0, max: 1 }],
+    [SHARE_VERSION_FEATURE, { min: 0, max: 2 }],
+    [STREAMS_VERSION_FEATURE, { min: 0, max: 1 }],
   ]);
 }

@@ -64,6 +64,7 @@ interface GroupCoordinatorLike {
         memberId: string,
         instanceId: string | null,
         generation: number,
+        topics?: readonly { name: string; partitions: readonly { partitionIndex: number }[] }[],
       ): void;
     };
   };
@@ -157,7 +158,7 @@ export class FallbackTxnOffsets implements TransactionalOffsetCoordinator {
       // KIP-447: a zombie's offsets (a departed member, an old generation) are fenced
       const { groupId, memberId, groupInstanceId, generationId } = req;
       await shard.read(() =>
-        shard.offsetManager.validateTransactionalCommit(groupId, memberId, groupInstanceId, generationId),
+        shard.offsetManager.validateTransactionalCommit(groupId, memberId, groupInstanceId, generationId, req.topics),
       );
     } catch (e) {
       return fail(codeOf(e));

@@ -80,6 +80,7 @@ export const GROUP_STATES = [
   'Empty',
   'Assigning',
   'Reconciling',
+  'NotReady',
 ] as const;
 export const GROUP_TYPES = ['Unknown', 'Consumer', 'Classic', 'Share', 'Streams'] as const;
 

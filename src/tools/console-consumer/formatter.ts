@@ -170,7 +170,8 @@ export function formatRecord(c: FormatterConfig, r: ConsumerRecord): Buffer {
     sep(c.printDelivery || c.printEpoch || c.printHeaders || c.printKey || c.printValue);
   }
   if (c.printDelivery) {
-    parts.push(utf8('Delivery:NOT_PRESENT'));
+    // a share consumer's records carry their delivery count (ShareFetch's acquired records)
+    parts.push(utf8(`Delivery:${(r as { deliveryCount?: number }).deliveryCount ?? 'NOT_PRESENT'}`));
     sep(c.printEpoch || c.printHeaders || c.printKey || c.printValue);
   }
   if (c.printEpoch) {

@@ -130,7 +130,7 @@ async function byTimestamp(ctx: GroupsContext, tps: TopicPartition[], timestamp:
 }
 
 /** ConsumerGroupCommand.prepareOffsetsToReset. */
-async function prepareOffsets(
+export async function prepareOffsets(
   ctx: GroupsContext,
   group: string,
   tps: TopicPartition[],

@@ -173,6 +173,8 @@ export function nodeProperties(dir: string, state: LocalState, node: LocalNode, 
           `offsets.topic.replication.factor=${rf}`,
           `transaction.state.log.replication.factor=${rf}`,
           `transaction.state.log.min.isr=${Math.min(rf, 2)}`,
+          `share.coordinator.state.topic.replication.factor=${rf}`,
+          `share.coordinator.state.topic.min.isr=${Math.min(rf, 2)}`,
           'group.initial.rebalance.delay.ms=0',
         ]
       : []),
