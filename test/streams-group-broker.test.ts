@@ -130,11 +130,11 @@ const join = (memberId: string) =>
     warmupTasks: [],
   });
 
-async function describe(groupIds: string[]) {
+async function describe(groupIds: string[], includeTopologyDescription = false) {
   const r = await c.request(ApiKey.StreamsGroupDescribe, 1, {
     groupIds,
     includeAuthorizedOperations: false,
-    includeTopologyDescription: false,
+    includeTopologyDescription,
   });
   return r.groups;
 }
@@ -223,6 +223,14 @@ test('internal topics created by the broker, tasks, describe, list, restart, lea
   const [d] = await describe(['wc']);
   assert.equal(d!.errorCode, E.NONE);
   assert.equal(d!.groupState, 'Stable');
+  assert.equal(d!.topologyDescriptionStatus, 0, 'NOT_REQUESTED');
+  const [withDescription, unknown] = await describe(['wc', 'nope'], true);
+  assert.deepEqual(
+    [withDescription!.topologyDescriptionStatus, withDescription!.topologyDescription],
+    [1, null],
+    'NOT_STORED: no description plugin, as Kafka 4.4 by default',
+  );
+  assert.deepEqual([unknown!.errorCode, unknown!.topologyDescriptionStatus], [E.GROUP_ID_NOT_FOUND, 0]);
   assert.equal(d!.assignorName, 'sticky');
   assert.deepEqual(
     d!.topology!.subtopologies!.map((s) => [

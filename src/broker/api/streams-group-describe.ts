@@ -4,7 +4,7 @@
 // target tasks. KafkaApis.handleStreamsGroupDescribe: every group UNSUPPORTED_VERSION while the
 // protocol is off; groups without DESCRIBE answer GROUP_AUTHORIZATION_FAILED ahead of the described
 // ones; with an authorizer, a group whose topology names a topic the principal may not DESCRIBE
-// answers TOPIC_AUTHORIZATION_FAILED.
+// answers TOPIC_AUTHORIZATION_FAILED. v1's IncludeTopologyDescription gets NOT_STORED (1).
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -52,8 +52,11 @@ async function handle(
     members: [],
   }));
   const described = authorized.length > 0 ? await coordinator.streamsGroupDescribe(authorized) : [];
+  // Without a topology-description store (Kafka 4.4 ships none by default), a request that asks for
+  // the description gets status 1 (NOT_STORED) for every group described without error.
   const groups: Group[] = described.map((g) => ({
     ...g,
+    topologyDescriptionStatus: req.includeTopologyDescription && g.errorCode === ErrorCode.NONE ? 1 : 0,
     authorizedOperations:
       req.includeAuthorizedOperations && g.errorCode === ErrorCode.NONE
         ? groupAuthorizedOperations(services, ctx, g.groupId)
