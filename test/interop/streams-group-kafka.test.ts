@@ -14,7 +14,7 @@ import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
@@ -27,11 +27,9 @@ import { ErrorCode as E } from '../../src/protocol/errors.js';
 
 const JAVA_SOURCE = join(REPO_ROOT, 'test', 'helpers', 'java', 'StreamsWordCount.java');
 const JAVA_CLASSES = join(tmpdir(), 'tkafka-streams-wordcount-classes');
-const M2 = join(homedir(), '.m2', 'repository');
-const STREAMS_JARS = [
-  join(M2, 'org', 'apache', 'kafka', 'kafka-streams', '4.4.0', 'kafka-streams-4.4.0.jar'),
-  join(M2, 'org', 'rocksdb', 'rocksdbjni', '10.1.3', 'rocksdbjni-10.1.3.jar'),
-];
+// provisioned by test/clients/java/setup.sh (scripts/provision.sh) with Kafka's Java client
+const JAVA_LIB = join(REPO_ROOT, '.cache', 'clients', 'java', 'lib');
+const STREAMS_JARS = [join(JAVA_LIB, 'kafka-streams-4.4.0.jar'), join(JAVA_LIB, 'rocksdbjni-10.1.3.jar')];
 const LINES = 300;
 const APP = 'wc';
 
@@ -51,11 +49,8 @@ const children = new Set<ChildProcess>();
 
 before(async () => {
   const lib = kafkaLibDir();
-  if (STREAMS_JARS.some((j) => !existsSync(j)))
-    await execa('mvn', ['-q', '-B', 'dependency:get', '-Dartifact=org.apache.kafka:kafka-streams:4.4.0'], {
-      timeout: 600_000,
-    });
-  for (const j of STREAMS_JARS) if (!existsSync(j)) throw new Error(`Kafka Streams 4.4.0 is not in ${M2}: ${j}`);
+  for (const j of STREAMS_JARS)
+    if (!existsSync(j)) throw new Error(`Kafka Streams 4.4.0 is not provisioned (${j}): run bash test/clients/java/setup.sh`);
   classpath = [JAVA_CLASSES, `${lib}/*`, ...STREAMS_JARS].join(':');
   const classFile = join(JAVA_CLASSES, 'StreamsWordCount.class');
   if (!existsSync(classFile) || statSync(classFile).mtimeMs < statSync(JAVA_SOURCE).mtimeMs) {

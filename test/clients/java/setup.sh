@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets up the java family of the client matrix (test/clients/README.md): Apache Kafka's Java client
 # org.apache.kafka:kafka-clients:4.4.0 and its runtime dependencies (zstd-jni, lz4-java, snappy-java,
-# slf4j-api) plus slf4j-nop (quiet logging) and jackson-databind (kafka-clients' OAUTHBEARER login and
-# validator parse the JWS with it, a compile-only dependency that its pom does not list: the version
+# slf4j-api), Kafka Streams 4.4.0 (kafka-streams and rocksdbjni, for interop/streams-group-kafka),
+# slf4j-nop (quiet logging) and jackson-databind (kafka-clients' OAUTHBEARER login and validator parse the JWS with it, a compile-only dependency that its pom does not list: the version
 # Apache Kafka 4.4.0's distribution ships) from Maven Central into .cache/clients/java/lib, and
 # test/clients/java/*.java compiled with javac into .cache/clients/java/classes.
 #
@@ -23,6 +23,7 @@ mvn_cmd="${TKAFKA_MVN:-mvn}"
 version="4.4.0"
 slf4j_version="1.7.36"
 jackson_version="2.21.7"
+rocksdb_version="10.1.3"
 
 die() {
   echo "java-client setup: ERROR: $*" >&2
@@ -33,7 +34,7 @@ command -v java >/dev/null 2>&1 || die "'java' is not on PATH"
 command -v javac >/dev/null 2>&1 || die "'javac' (a JDK) is not on PATH"
 
 required=("kafka-clients-$version.jar" "slf4j-api-$slf4j_version.jar" "slf4j-nop-$slf4j_version.jar"
-  "jackson-databind-$jackson_version.jar")
+  "jackson-databind-$jackson_version.jar" "kafka-streams-$version.jar" "rocksdbjni-$rocksdb_version.jar")
 
 complete() {
   [ -f "$cache/.complete" ] || return 1
@@ -64,6 +65,9 @@ if ! complete; then
   <dependencies>
     <dependency>
       <groupId>org.apache.kafka</groupId><artifactId>kafka-clients</artifactId><version>$version</version>
+    </dependency>
+    <dependency>
+      <groupId>org.apache.kafka</groupId><artifactId>kafka-streams</artifactId><version>$version</version>
     </dependency>
     <dependency>
       <groupId>org.slf4j</groupId><artifactId>slf4j-nop</artifactId><version>$slf4j_version</version>
