@@ -50,7 +50,8 @@ const children = new Set<ChildProcess>();
 before(async () => {
   const lib = kafkaLibDir();
   for (const j of STREAMS_JARS)
-    if (!existsSync(j)) throw new Error(`Kafka Streams 4.4.0 is not provisioned (${j}): run bash test/clients/java/setup.sh`);
+    if (!existsSync(j))
+      throw new Error(`Kafka Streams 4.4.0 is not provisioned (${j}): run bash test/clients/java/setup.sh`);
   classpath = [JAVA_CLASSES, `${lib}/*`, ...STREAMS_JARS].join(':');
   const classFile = join(JAVA_CLASSES, 'StreamsWordCount.class');
   if (!existsSync(classFile) || statSync(classFile).mtimeMs < statSync(JAVA_SOURCE).mtimeMs) {
