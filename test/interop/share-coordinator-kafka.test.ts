@@ -46,11 +46,26 @@ async function setUp(name: string, port: number): Promise<Node> {
       const r = await client.request(ApiKey.FindCoordinator, 6, {
         key: '',
         keyType: 2,
-        coordinatorKeys: [0, 1, 2].map((p) => `${GROUP}:${topicId}:${p}`),
+        coordinatorKeys: [0, 1, 2, 9].map((p) => `${GROUP}:${topicId}:${p}`),
       });
       return r.coordinators.every((c: { errorCode: number }) => c.errorCode === 0);
     },
     { what: `${name}: a share coordinator`, timeoutMs: 60_000 },
+  );
+  // Kafka's share coordinator loads its __share_group_state partition after FindCoordinator names it,
+  // answering NOT_COORDINATOR (16) or COORDINATOR_LOAD_IN_PROGRESS (14) until then: wait on a read
+  // (a summary changes nothing) until the coordinator of every share-partition used below has loaded.
+  await waitFor(
+    async () => {
+      const r = await client.request(ApiKey.ReadShareGroupStateSummary, 1, {
+        groupId: GROUP,
+        topics: [{ topicId, partitions: [0, 1, 2, 9].map((partition) => ({ partition, leaderEpoch: 0 })) }],
+      });
+      return r.results.every((t: { partitions: { errorCode: number }[] }) =>
+        t.partitions.every((p) => ![14, 15, 16].includes(p.errorCode)),
+      );
+    },
+    { what: `${name}: the share coordinator loaded`, timeoutMs: 60_000 },
   );
   return { name, client, topicId };
 }
