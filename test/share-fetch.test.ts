@@ -245,6 +245,41 @@ test('lock expiry → redelivered with a higher delivery count; past the deliver
   }
 });
 
+test('DescribeShareGroupOffsets v1: lag = log end - start offset - records delivered past it', async () => {
+  const m = await ShareMember.open('g-lag');
+  try {
+    await m.fetch();
+    await produce(4, 'lag');
+    const r = acquired(await m.fetch({ maxWaitMs: 5000 }));
+    const base = r.ranges[0]![0];
+    assert.deepEqual(r.ranges, [[base, base + 3, 1]]);
+    // base and base+2 accepted, base+1 and base+3 still acquired: the start offset moves to base+1,
+    // one record past it is complete, so the lag is (base+4) - (base+1) - 1 = 2
+    const ack = await m.acknowledge([
+      { firstOffset: base, lastOffset: base, types: [1] },
+      { firstOffset: base + 2, lastOffset: base + 2, types: [1] },
+    ]);
+    assert.equal(ack.responses[0]!.partitions[0]!.errorCode, 0);
+    let last = '';
+    const described = await waitFor(
+      async () => {
+        const o = await m.c.request(ApiKey.DescribeShareGroupOffsets, 1, {
+          groups: [{ groupId: 'g-lag', topics: [{ topicName: TOPIC, partitions: [0] }] }],
+        });
+        const p = o.groups[0]!.topics[0]!.partitions[0]!;
+        last = JSON.stringify(p, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+        return p.startOffset === BigInt(base + 1) ? p : null;
+      },
+      { what: 'the start offset persisted past the accepted record', timeoutMs: 20_000 },
+    ).catch((e: Error) => {
+      throw new Error(`${e.message} (base ${base}): ${last}`);
+    });
+    assert.deepEqual([described.errorCode, described.lag], [0, 2n]);
+  } finally {
+    m.c.close();
+  }
+});
+
 test('two members on one partition; a closed session and a dropped connection give their records back', async () => {
   const a = await ShareMember.open('g-two');
   const b = await ShareMember.open('g-two');

@@ -45,6 +45,7 @@ import { startReplication, type Replication } from './replication/replication.js
 import { createProducerStateHook } from './replication/eos.js';
 import { registerTxnHandlers } from './api/register-txn.js';
 import { registerShareCoordinatorHandlers } from './api/register-share.js';
+import { brokerLatestOffsets } from './share/partition-end-offsets.js';
 import { startShareCoordinator, type ShareCoordinatorHandle } from './share/coordinator/broker-glue.js';
 import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glue.js';
 import { registerDataHandlers } from './api/register-data.js';
@@ -429,13 +430,20 @@ export class BrokerOnlyServer {
         persister: share.persister,
         log: (level, msg) => logger.log(level.toUpperCase(), msg),
       });
-      groups.coordinator.setShareCollaborators({ persister: share.persister, listener: sharePartitions });
+      // share-group lag: the partitions' latest offsets from their leaders (NetworkPartitionMetadataClient)
+      const endOffsets = brokerLatestOffsets(services);
+      groups.coordinator.setShareCollaborators({
+        persister: share.persister,
+        listener: sharePartitions,
+        latestOffsets: endOffsets.latestOffsets,
+      });
       registerSaslHandlers(registry, ['broker']);
       undo.push(
         () => groups.shutdown(),
         () => txn.shutdown(),
         () => share.shutdown(),
         () => sharePartitions.close(),
+        () => endOffsets.close(),
       );
 
       info('Waiting for the broker to catch up with the cluster metadata');

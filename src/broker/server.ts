@@ -27,6 +27,7 @@ import { ReplicaManager } from './replication/replica-manager.js';
 import { createProducerStateHook } from './replication/eos.js';
 import { registerTxnHandlers } from './api/register-txn.js';
 import { registerShareCoordinatorHandlers } from './api/register-share.js';
+import { brokerLatestOffsets } from './share/partition-end-offsets.js';
 import { startShareCoordinator, type ShareCoordinatorHandle } from './share/coordinator/broker-glue.js';
 import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glue.js';
 import { registerDataHandlers } from './api/register-data.js';
@@ -87,6 +88,7 @@ export class BrokerServer {
   txn: TxnCoordinatorHandle | null = null;
   share: ShareCoordinatorHandle | null = null;
   sharePartitions: SharePartitionManager | null = null;
+  endOffsets: { close(): void } | null = null;
   /** With other voters: the broker registers with the active controller (null: a single voter). */
   membership: BrokerMembership | null = null;
   /** follower fetchers and ISR changes (issue 15); a single voter sends AlterPartition to itself */
@@ -315,7 +317,13 @@ export class BrokerServer {
       persister: share.persister,
       log: (level, msg) => logger.log(level.toUpperCase(), msg),
     });
-    groups.coordinator.setShareCollaborators({ persister: share.persister, listener: sharePartitions });
+    // share-group lag: the partitions' latest offsets from their leaders (NetworkPartitionMetadataClient)
+    const endOffsets = brokerLatestOffsets(services);
+    groups.coordinator.setShareCollaborators({
+      persister: share.persister,
+      listener: sharePartitions,
+      latestOffsets: endOffsets.latestOffsets,
+    });
     registerSaslHandlers(registry, ['broker', 'controller']);
     const socketServer = new SocketServer<BrokerServices>({
       listeners: acceptors,
@@ -348,6 +356,7 @@ export class BrokerServer {
     server.txn = txn;
     server.share = share;
     server.sharePartitions = sharePartitions;
+    server.endOffsets = endOffsets;
     server.replication = replication;
     server.ownChannel = ownChannel;
     if (membership) {
@@ -403,6 +412,7 @@ export class BrokerServer {
     }
     await this.socketServer.close();
     this.sharePartitions?.close();
+    this.endOffsets?.close();
     await this.share?.shutdown();
     await this.txn?.shutdown();
     await this.groups?.shutdown();

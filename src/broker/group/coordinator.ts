@@ -2,7 +2,7 @@
 // __consumer_offsets partition (abs(javaHashCode(groupId)) % partitions), loads and unloads shards
 // as this node gains and loses partition leadership, validates what Kafka validates before the
 // shard, and fans ListGroups out to every shard.
-import { ErrorCode, KafkaError } from '../../protocol/errors.js';
+import { ErrorCode, KafkaError, errorInfo } from '../../protocol/errors.js';
 import { coordinatorPartition } from '../../protocol/partitioner.js';
 import type { JoinResponse, SyncResponse } from './classic-group.js';
 import { joinError, syncError } from './classic-group.js';
@@ -14,7 +14,13 @@ import type { CoordinatorLog } from './log.js';
 import type { CommitRequest, CommitResponseTopics, FetchGroupRequest, FetchGroupResponse } from './offsets.js';
 import type { CoordinatorRecord } from './records.js';
 import { GroupShard } from './shard.js';
-import type { Persister, ShareGroupListener } from '../share/types.js';
+import {
+  endOffsetKey,
+  type LatestOffsets,
+  type Persister,
+  type PersisterSummaryResult,
+  type ShareGroupListener,
+} from '../share/types.js';
 import { shareGroupTombstones } from './share-group.js';
 import {
   validateShareHeartbeatRequest,
@@ -47,6 +53,8 @@ export interface GroupCoordinatorOptions {
   persister?: Persister;
   /** Share groups: the share-partition side, told when members leave. */
   shareListener?: ShareGroupListener;
+  /** Share groups: partitions' latest offsets, for the lag of DescribeShareGroupOffsets v1 (KIP-1226). */
+  latestOffsets?: LatestOffsets;
   /**
    * Share groups: whether the share group protocol is on (KafkaApis.isShareGroupProtocolEnabled: share.version
    * finalized at 1 or more); absent: on.
@@ -531,7 +539,12 @@ export class GroupCoordinator {
    * Plugs in the share-group collaborators built elsewhere (the persister of the share coordinator, the
    * SharePartitionManager's listener); loaded shards get the listener at once.
    */
-  setShareCollaborators(c: { persister?: Persister; listener?: ShareGroupListener }): void {
+  setShareCollaborators(c: {
+    persister?: Persister;
+    listener?: ShareGroupListener;
+    latestOffsets?: LatestOffsets;
+  }): void {
+    if (c.latestOffsets) this.opts.latestOffsets = c.latestOffsets;
     if (c.persister) {
       this.opts.persister = c.persister;
       for (const shard of this.shards.values()) shard.share.initializeEnabled = true;
@@ -668,7 +681,9 @@ export class GroupCoordinator {
    * DescribeShareGroupOffsets for one group (GroupCoordinatorService.describeShareGroupOffsets /
    * describeShareGroupAllOffsets): each partition's start offset and leader epoch from the persister's
    * summary; a topic unknown to the metadata answers start offset -1 under the zero topic id; topics null:
-   * every initialized partition of the group. Lag (v1) is -1: tkafka does not compute it yet.
+   * every initialized partition of the group. Lag (v1, computeShareGroupLagAndBuildResponse): the
+   * partition's latest offset - start offset - delivery-complete count, when the summary has no error,
+   * a start offset and a delivery-complete count (else -1); a failed end-offset lookup answers its error.
    */
   async describeShareGroupOffsets(
     groupId: string,
@@ -700,6 +715,7 @@ export class GroupCoordinator {
     }
     const persister = this.opts.persister;
     const out: ShareOffsetsGroup = { groupId, errorCode: ErrorCode.NONE, errorMessage: null, topics: [] };
+    const summaries = new Map<string, PersisterSummaryResult>();
     for (const t of wanted) {
       if (t.topicId === null) {
         out.topics.push({
@@ -732,19 +748,55 @@ export class GroupCoordinator {
                 errorMessage: 'No share-group state persister.',
               };
             const r = await persister.readSummary({ groupId, topicId, partition: p }, -1);
+            summaries.set(endOffsetKey(t.topicName, p), r);
+            // Kafka 4.4 answers a partition whose summary failed with start offset -1, leader epoch 0
+            // and no error code (computeShareGroupLagAndBuildResponse sets neither)
             return {
               partitionIndex: p,
-              startOffset: r.startOffset,
-              leaderEpoch: r.leaderEpoch,
+              startOffset: r.errorCode === ErrorCode.NONE ? r.startOffset : -1n,
+              leaderEpoch: r.errorCode === ErrorCode.NONE ? r.leaderEpoch : 0,
               lag: -1n,
-              errorCode: r.errorCode,
-              errorMessage: r.errorCode === ErrorCode.NONE ? null : r.errorMessage,
+              errorCode: ErrorCode.NONE,
+              errorMessage: null,
             };
           }),
         ),
       });
     }
+    await this.withShareLag(out, summaries);
     return out;
+  }
+
+  /** Fills in the lag of the partitions whose summary has a start offset and a delivery-complete count. */
+  private async withShareLag(out: ShareOffsetsGroup, summaries: Map<string, PersisterSummaryResult>): Promise<void> {
+    const latestOffsets = this.opts.latestOffsets;
+    const wanted = [...summaries]
+      .filter(([, r]) => r.errorCode === ErrorCode.NONE && r.startOffset !== -1n && r.deliveryCompleteCount !== -1)
+      .map(([key]) => key);
+    if (!latestOffsets || wanted.length === 0) return;
+    const refs = out.topics.flatMap((t) =>
+      t.partitions
+        .filter((p) => wanted.includes(endOffsetKey(t.topicName, p.partitionIndex)))
+        .map((p) => ({ topic: t.topicName, partition: p.partitionIndex })),
+    );
+    const ends = await latestOffsets(refs);
+    for (const t of out.topics)
+      t.partitions = t.partitions.map((p) => {
+        const key = endOffsetKey(t.topicName, p.partitionIndex);
+        const end = ends.get(key);
+        const summary = summaries.get(key);
+        if (!end || !summary || !wanted.includes(key)) return p;
+        if (end.errorCode !== ErrorCode.NONE)
+          return {
+            partitionIndex: p.partitionIndex,
+            startOffset: -1n,
+            leaderEpoch: 0,
+            lag: -1n,
+            errorCode: end.errorCode,
+            errorMessage: errorInfo(end.errorCode).message,
+          };
+        return { ...p, lag: end.offset - summary.startOffset - BigInt(summary.deliveryCompleteCount) };
+      });
   }
 
   /**

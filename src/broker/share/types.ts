@@ -79,3 +79,19 @@ export interface ShareGroupListener {
   /** The group has no members left. */
   onGroupEmpty(groupId: string): void;
 }
+
+/** Partitions' latest offsets (Kafka's PartitionMetadataClient.listLatestOffsets), for share-group lag. */
+export interface TopicPartitionRef {
+  readonly topic: string;
+  readonly partition: number;
+}
+
+export interface EndOffset {
+  readonly errorCode: number;
+  readonly offset: bigint;
+}
+
+/** Latest offsets keyed by `${topic}:${partition}`. */
+export type LatestOffsets = (partitions: readonly TopicPartitionRef[]) => Promise<Map<string, EndOffset>>;
+
+export const endOffsetKey = (topic: string, partition: number): string => `${topic}:${partition}`;
