@@ -112,7 +112,7 @@ test('join, heartbeat, describe, list, leave; the group survives a restart', { t
   const a = await heartbeat('sg1', { memberId: 'member-a', memberEpoch: 0, subscribedTopicNames: ['sq'] });
   assert.equal(a.errorCode, E.NONE, a.errorMessage ?? '');
   assert.equal(a.memberId, 'member-a');
-  assert.equal(a.memberEpoch, 1);
+  assert.equal(a.memberEpoch, 2, 'a new group is at epoch 1: the first join bumps it to 2');
   assert.equal(a.heartbeatIntervalMs, 5000);
   assert.deepEqual(a.assignment, { topicPartitions: [] });
   // the share-partitions' state is initialized after the answer (start offset -1: a new topic)
@@ -139,20 +139,20 @@ test('join, heartbeat, describe, list, leave; the group survives a restart', { t
   assert.match(ahead.errorMessage ?? '', /^The share group member has a greater member epoch \(9\)/);
 
   const b = await heartbeat('sg1', { memberId: 'member-b', memberEpoch: 0, subscribedTopicNames: ['sq'] });
-  assert.equal(b.memberEpoch, 2);
-  const steady = await heartbeat('sg1', { memberId: 'member-a', memberEpoch: 1 });
+  assert.equal(b.memberEpoch, 3);
+  const steady = await heartbeat('sg1', { memberId: 'member-a', memberEpoch: 2 });
   assert.equal(steady.errorCode, E.NONE);
-  assert.equal(steady.memberEpoch, 2);
+  assert.equal(steady.memberEpoch, 3);
 
   const [d] = await describe(['sg1']);
   assert.equal(d!.errorCode, E.NONE);
   assert.equal(d!.groupState, 'Stable');
-  assert.equal(d!.groupEpoch, 2);
-  assert.equal(d!.assignmentEpoch, 2);
+  assert.equal(d!.groupEpoch, 3);
+  assert.equal(d!.assignmentEpoch, 3);
   assert.equal(d!.assignorName, 'simple');
   assert.deepEqual(d!.members.map((m) => [m.memberId, m.memberEpoch, m.clientId, m.subscribedTopicNames]).sort(), [
-    ['member-a', 2, 'raw-test', ['sq']],
-    ['member-b', 2, 'raw-test', ['sq']],
+    ['member-a', 3, 'raw-test', ['sq']],
+    ['member-b', 3, 'raw-test', ['sq']],
   ]);
   assert.match(d!.members[0]!.clientHost, /^\/127\.0\.0\.1$/);
   assert.notEqual(d!.authorizedOperations, -2147483648);
@@ -173,7 +173,7 @@ test('join, heartbeat, describe, list, leave; the group survives a restart', { t
     afterLeave!.members.map((m) => m.memberId),
     ['member-a'],
   );
-  assert.equal(afterLeave!.groupEpoch, 3);
+  assert.equal(afterLeave!.groupEpoch, 4);
 
   // share-group offsets: alter needs an empty group
   const busy = await c.request(ApiKey.AlterShareGroupOffsets, 0, {
@@ -196,15 +196,15 @@ test('join, heartbeat, describe, list, leave; the group survives a restart', { t
     },
     { what: 'sg1 to be loaded after the restart', timeoutMs: 30_000 },
   );
-  assert.equal(reloaded!.groupEpoch, 3);
+  assert.equal(reloaded!.groupEpoch, 4);
   assert.deepEqual(
     reloaded!.members.map((m) => [m.memberId, m.memberEpoch, m.subscribedTopicNames]),
-    [['member-a', 2, ['sq']]],
+    [['member-a', 3, ['sq']]],
   );
   // member-a carries on at its epoch; the group epoch it missed (b's leave) is its new one
-  const again = await heartbeat('sg1', { memberId: 'member-a', memberEpoch: 2 });
+  const again = await heartbeat('sg1', { memberId: 'member-a', memberEpoch: 3 });
   assert.equal(again.errorCode, E.NONE, again.errorMessage ?? '');
-  assert.equal(again.memberEpoch, 3);
+  assert.equal(again.memberEpoch, 4);
   const gone = await heartbeat('sg1', { memberId: 'member-a', memberEpoch: -1 });
   assert.equal(gone.memberEpoch, -1);
   const [empty] = await describe(['sg1']);

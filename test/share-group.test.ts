@@ -134,32 +134,32 @@ test('ShareGroupHeartbeat validation: Kafka 4.4 messages as INVALID_REQUEST', as
   }
 });
 
-test('a member joins with epoch 0: epoch 1 and no partitions until their state is initialized (start offset -1, state epoch = group epoch)', async () => {
+test('a member joins with epoch 0: epoch 2 (a new group is at 1) and no partitions until their state is initialized (start offset -1, state epoch = group epoch)', async () => {
   const c = await setup();
   try {
     const t = c.h.addTopic('queue', 3);
     const j = await c.h.gc.shareGroupHeartbeat(joinReq('sg', 'member-a', ['queue']), INFO);
     assert.equal(j.errorCode, E.NONE, j.errorMessage ?? '');
     assert.equal(j.memberId, 'member-a');
-    assert.equal(j.memberEpoch, 1);
+    assert.equal(j.memberEpoch, 2);
     assert.equal(j.heartbeatIntervalMs, 5000);
     assert.deepEqual(parts(j.assignment), [], 'the answer to a join carries the (empty) assignment');
     await c.h.gc.settleShareInitializations();
     for (let p = 0; p < 3; p++)
-      assert.deepEqual(c.persister.initialized.get(`sg/${t.id}/${p}`), { stateEpoch: 1, startOffset: -1n });
+      assert.deepEqual(c.persister.initialized.get(`sg/${t.id}/${p}`), { stateEpoch: 2, startOffset: -1n });
     // the initialized partitions wait for an assignment: the next heartbeat bumps the epoch and assigns them
-    const r = await c.h.gc.shareGroupHeartbeat(hb('sg', 'member-a', 1), INFO);
-    assert.equal(r.memberEpoch, 2);
+    const r = await c.h.gc.shareGroupHeartbeat(hb('sg', 'member-a', 2), INFO);
+    assert.equal(r.memberEpoch, 3);
     assert.deepEqual(parts(r.assignment), [0, 1, 2]);
     // steady: same epoch, no assignment in the answer
-    const s = await c.h.gc.shareGroupHeartbeat(hb('sg', 'member-a', 2), INFO);
-    assert.equal(s.memberEpoch, 2);
+    const s = await c.h.gc.shareGroupHeartbeat(hb('sg', 'member-a', 3), INFO);
+    assert.equal(s.memberEpoch, 3);
     assert.equal(s.assignment, null);
     const [d] = await c.h.gc.shareGroupDescribe(['sg']);
     assert.equal(d!.errorCode, E.NONE);
     assert.equal(d!.groupState, 'Stable');
-    assert.equal(d!.groupEpoch, 2);
-    assert.equal(d!.assignmentEpoch, 2);
+    assert.equal(d!.groupEpoch, 3);
+    assert.equal(d!.assignmentEpoch, 3);
     assert.equal(d!.assignorName, 'simple');
     assert.equal(d!.members.length, 1);
     assert.deepEqual(d!.members[0]!.subscribedTopicNames, ['queue']);
@@ -229,27 +229,27 @@ test('epochs: unknown member, greater epoch, smaller epoch that is not the previ
   try {
     c.h.addTopic('queue', 2);
     const r = await joinAndAssign(c, 'sg', 'a', ['queue']);
-    assert.equal(r.memberEpoch, 2);
-    const unknown = await c.h.gc.shareGroupHeartbeat(hb('sg', 'zz', 2), INFO);
+    assert.equal(r.memberEpoch, 3);
+    const unknown = await c.h.gc.shareGroupHeartbeat(hb('sg', 'zz', 3), INFO);
     assert.equal(unknown.errorCode, E.UNKNOWN_MEMBER_ID);
     assert.equal(unknown.errorMessage, 'Member zz is not a member of group sg.');
     const greater = await c.h.gc.shareGroupHeartbeat(hb('sg', 'a', 5), INFO);
     assert.equal(greater.errorCode, E.FENCED_MEMBER_EPOCH);
     assert.equal(
       greater.errorMessage,
-      'The share group member has a greater member epoch (5) than the one known by the group coordinator (2). The member must abandon all its partitions and rejoin.',
+      'The share group member has a greater member epoch (5) than the one known by the group coordinator (3). The member must abandon all its partitions and rejoin.',
     );
-    // the previous epoch (1) is accepted (a lost response), 0 rejoins
-    assert.equal((await c.h.gc.shareGroupHeartbeat(hb('sg', 'a', 1), INFO)).errorCode, E.NONE);
-    // a third epoch: 2 → 3 after another member joins, then 1 is neither current nor previous
+    // the previous epoch (2) is accepted (a lost response), 0 rejoins
+    assert.equal((await c.h.gc.shareGroupHeartbeat(hb('sg', 'a', 2), INFO)).errorCode, E.NONE);
+    // another epoch: 3 → 4 after another member joins, then 2 is neither current nor previous
     await c.h.gc.shareGroupHeartbeat(joinReq('sg', 'b', ['queue']), INFO);
-    const a3 = await c.h.gc.shareGroupHeartbeat(hb('sg', 'a', 2), INFO);
-    assert.equal(a3.memberEpoch, 3);
-    const smaller = await c.h.gc.shareGroupHeartbeat(hb('sg', 'a', 1), INFO);
+    const a4 = await c.h.gc.shareGroupHeartbeat(hb('sg', 'a', 3), INFO);
+    assert.equal(a4.memberEpoch, 4);
+    const smaller = await c.h.gc.shareGroupHeartbeat(hb('sg', 'a', 2), INFO);
     assert.equal(smaller.errorCode, E.FENCED_MEMBER_EPOCH);
     assert.equal(
       smaller.errorMessage,
-      'The share group member has a smaller member epoch (1) than the one known by the group coordinator (3), and it does not match the previous member epoch (2). The member must abandon all its partitions and rejoin.',
+      'The share group member has a smaller member epoch (2) than the one known by the group coordinator (4), and it does not match the previous member epoch (3). The member must abandon all its partitions and rejoin.',
     );
     const missing = await c.h.gc.shareGroupHeartbeat(hb('nope', 'a', 1), INFO);
     assert.equal(missing.errorCode, E.GROUP_ID_NOT_FOUND);
@@ -272,11 +272,11 @@ test('leaving with epoch -1: the epoch moves, the listener hears of the member a
     assert.deepEqual(c.listener.events, ['leave:sg:b']);
     const [d1] = await c.h.gc.shareGroupDescribe(['sg']);
     assert.equal(d1!.members.length, 1);
-    assert.equal(d1!.groupEpoch, 4, 'join of b bumped to 3, its leave to 4');
-    // a's next heartbeat: the group epoch (4) is ahead of the assignment epoch (3), so the target is
+    assert.equal(d1!.groupEpoch, 5, 'join of b bumped to 4, its leave to 5');
+    // a's next heartbeat: the group epoch (5) is ahead of the assignment epoch (4), so the target is
     // computed again and a gets both partitions
-    const a = await c.h.gc.shareGroupHeartbeat(hb('sg', 'a', 2), INFO);
-    assert.equal(a.memberEpoch, 4);
+    const a = await c.h.gc.shareGroupHeartbeat(hb('sg', 'a', 3), INFO);
+    assert.equal(a.memberEpoch, 5);
     // a never took b's target (it did not heartbeat in between): its partitions did not change, none are sent
     assert.equal(a.assignment, null);
     const [da] = await c.h.gc.shareGroupDescribe(['sg']);
@@ -286,8 +286,8 @@ test('leaving with epoch -1: the epoch moves, the listener hears of the member a
     assert.deepEqual(c.listener.events, ['leave:sg:b', 'leave:sg:a', 'empty:sg']);
     const [d2] = await c.h.gc.shareGroupDescribe(['sg']);
     assert.equal(d2!.groupState, 'Empty');
-    assert.equal(d2!.groupEpoch, 5);
-    assert.equal(d2!.assignmentEpoch, 5);
+    assert.equal(d2!.groupEpoch, 6);
+    assert.equal(d2!.assignmentEpoch, 6);
     const again = await c.h.gc.shareGroupHeartbeat(hb('sg', 'a', -1), INFO);
     assert.equal(again.errorCode, E.UNKNOWN_MEMBER_ID);
   } finally {
@@ -320,7 +320,7 @@ test('group.share.max.size: GROUP_MAX_SIZE_REACHED with Kafka message; known mem
     const b = await c.h.gc.shareGroupHeartbeat(joinReq('sg', 'b', ['queue']), INFO);
     assert.equal(b.errorCode, E.GROUP_MAX_SIZE_REACHED);
     assert.equal(b.errorMessage, 'The share group has reached its maximum capacity of 1 members.');
-    assert.equal((await c.h.gc.shareGroupHeartbeat(hb('sg', 'a', 1), INFO)).errorCode, E.NONE);
+    assert.equal((await c.h.gc.shareGroupHeartbeat(hb('sg', 'a', a.memberEpoch), INFO)).errorCode, E.NONE);
   } finally {
     await c.h.close();
   }

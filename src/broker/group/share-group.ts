@@ -54,9 +54,11 @@ const fromTopicPartitions = (l: readonly { topicId: string; partitions: readonly
 
 export class ShareGroup {
   readonly type = 'share' as const;
-  groupEpoch = 0;
+  /** A new group starts at epoch 1 (ModernGroup's constructor): the first join bumps it to 2. */
+  groupEpoch = 1;
   metadataHash = 0n;
-  assignmentEpoch = 0;
+  /** TargetAssignmentMetadata.INITIAL: epoch 1. */
+  assignmentEpoch = 1;
   readonly members = new Map<string, ShareMember>();
   readonly targetAssignment = new Map<string, Assignment>();
   /** null until a ShareGroupStatePartitionMetadata record is written (the group's shareGroupStatePartitionMetadata entry). */
