@@ -12,6 +12,7 @@ import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import type { RawClient } from '../helpers/raw-client.js';
+import { runTkafka } from '../helpers/tool-run.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
 import { compileWordCount, eosKillRun, expectedCounts, killWordCounts, LINES } from './helpers/streams-wordcount.js';
@@ -66,6 +67,24 @@ interface Observed {
   policies: Record<string, string | null>;
   both: GroupView;
   alone: GroupView;
+  /** `tkafka consumer-groups --describe` (--members, --state) with both instances working */
+  tool: Record<string, string[]>;
+}
+
+/** Member ids, the coordinator's port and who got how many partitions vary between runs: set them aside. */
+function normalizeTool(out: string): string[] {
+  return out
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) =>
+      l
+        .replace(/-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, '-<uuid>')
+        .replace(/127\.0\.0\.1:\d+\s+\(\d+\)/, '<coordinator>')
+        .replace(/(-consumer\s+)\d+\s*$/, '$1N')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    )
+    .sort();
 }
 
 async function classicRun(bootstrap: string, port: number): Promise<Observed> {
@@ -82,6 +101,22 @@ async function classicRun(bootstrap: string, port: number): Promise<Observed> {
         },
         { what: `${APP} to be Stable with both instances working`, timeoutMs: 90_000, intervalMs: 500 },
       );
+      seen.tool = {};
+      for (const [name, args] of [
+        ['members', ['--members']],
+        ['state', ['--state']],
+      ] as const) {
+        const r = await runTkafka('consumer-groups', [
+          '--bootstrap-server',
+          bootstrap,
+          '--describe',
+          '--group',
+          APP,
+          ...args,
+        ]);
+        assert.equal(r.code, 0, r.err);
+        seen.tool[name] = normalizeTool(r.out);
+      }
       // Kafka Streams created its internal topics (the StreamsPartitionAssignor's CreateTopics)
       const metadata = await c.request(ApiKey.Metadata, 12, {
         topics: null,
@@ -135,6 +170,13 @@ function check(o: Observed): void {
       clientIds: ['wordcount-a-StreamThread-1-consumer', 'wordcount-b-StreamThread-1-consumer'],
       assigned: 4,
     },
+  );
+  assert.deepEqual(o.tool.state.at(-1), `${APP} <coordinator> stream Stable 2`);
+  assert.deepEqual(
+    o.tool.members.slice(1),
+    ['a', 'b'].map(
+      (t) => `${APP} wordcount-${t}-StreamThread-1-consumer-<uuid> /127.0.0.1 wordcount-${t}-StreamThread-1-consumer N`,
+    ),
   );
   assert.deepEqual(o.alone, { ...group, clientIds: ['wordcount-a-StreamThread-1-consumer'], assigned: [4] });
   assert.deepEqual(o.counts, expectedCounts(2 * LINES));
