@@ -6,146 +6,48 @@
 // both members, and StreamsGroupDescribe and Kafka's `kafka-streams-groups.sh` (StreamsGroupCommand
 // from the 4.4.0 jars) describe it the same way once member ids, process ids, ports and which member
 // got which task are set aside. Then the issue's demo: exactly_once_v2, one of the two instances
-// killed with -9 mid-run: the output still holds the exact counts (both brokers). The Kafka Streams jars come from Maven Central (mvn, as
-// scripts/kafka-jars.sh gets Kafka's), into the local Maven repository.
+// killed with -9 mid-run: the output still holds the exact counts (both brokers). The word count and
+// the kill run are shared with the classic-protocol test (helpers/streams-wordcount.ts); the Kafka
+// Streams jars are provisioned by test/clients/java/setup.sh.
 //
 //   npm run build && node --test dist/test/interop/streams-group-kafka.test.js
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { execa } from 'execa';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { RawClient } from '../helpers/raw-client.js';
-import { REPO_ROOT } from '../helpers/spec-models.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { kafkaLibDir, runKafkaTool, startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
+import { runKafkaTool, startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
+import {
+  compileWordCount,
+  createTopics,
+  eosKillRun,
+  expectedCounts,
+  killWordCounts,
+  readCounts,
+  TOTAL,
+  wordCount,
+  wordCountInstance,
+  LINES,
+  type WordCountInstance,
+} from './helpers/streams-wordcount.js';
 import { ApiKey } from '../../src/protocol/frame.js';
 import { ErrorCode as E } from '../../src/protocol/errors.js';
 
-const JAVA_SOURCE = join(REPO_ROOT, 'test', 'helpers', 'java', 'StreamsWordCount.java');
-const JAVA_CLASSES = join(tmpdir(), 'tkafka-streams-wordcount-classes');
-// provisioned by test/clients/java/setup.sh (scripts/provision.sh) with Kafka's Java client
-const JAVA_LIB = join(REPO_ROOT, '.cache', 'clients', 'java', 'lib');
-const STREAMS_JARS = [join(JAVA_LIB, 'kafka-streams-4.4.0.jar'), join(JAVA_LIB, 'rocksdbjni-10.1.3.jar')];
-const LINES = 300;
 const APP = 'wc';
 
-/** The counts StreamsWordCount.line(i) gives for i < lines. */
-function expectedCounts(lines = LINES): string[] {
-  const m = new Map<string, number>();
-  for (let i = 0; i < lines; i++)
-    for (const w of [`w${i % 7}`, `w${i % 5}`, `w${i % 3}`]) m.set(w, (m.get(w) ?? 0) + 1);
-  return [...m].sort(([a], [b]) => (a < b ? -1 : 1)).map(([w, n]) => `count ${w}=${n}`);
-}
-const TOTAL = LINES * 3;
-
-let classpath = '';
 let kafka: ApacheKafka | null = null;
 let tkafka: BrokerProcess | null = null;
-const children = new Set<ChildProcess>();
 
-before(async () => {
-  const lib = kafkaLibDir();
-  for (const j of STREAMS_JARS)
-    if (!existsSync(j))
-      throw new Error(`Kafka Streams 4.4.0 is not provisioned (${j}): run bash test/clients/java/setup.sh`);
-  classpath = [JAVA_CLASSES, `${lib}/*`, ...STREAMS_JARS].join(':');
-  const classFile = join(JAVA_CLASSES, 'StreamsWordCount.class');
-  if (!existsSync(classFile) || statSync(classFile).mtimeMs < statSync(JAVA_SOURCE).mtimeMs) {
-    mkdirSync(JAVA_CLASSES, { recursive: true });
-    await execa(
-      'nice',
-      [
-        '-n',
-        '19',
-        'javac',
-        '-nowarn',
-        '-encoding',
-        'UTF-8',
-        '--release',
-        '17',
-        '-cp',
-        classpath,
-        '-d',
-        JAVA_CLASSES,
-        JAVA_SOURCE,
-      ],
-      {
-        timeout: 120_000,
-      },
-    );
-  }
-});
+before(compileWordCount);
 
 after(async () => {
-  for (const c of children) c.kill('SIGKILL');
+  killWordCounts();
   await kafka?.cleanup();
   if (tkafka) {
     await tkafka.stop();
     tkafka.cleanup();
   }
 });
-
-const JVM = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xmx256m'];
-
-async function java(args: string[], timeoutMs = 120_000): Promise<string> {
-  const r = await execa('nice', ['-n', '19', 'java', ...JVM, '-cp', classpath, 'StreamsWordCount', ...args], {
-    timeout: timeoutMs,
-    reject: false,
-  });
-  if (r.exitCode !== 0) throw new Error(`StreamsWordCount ${args[0]} exited ${r.exitCode}:\n${r.stdout}\n${r.stderr}`);
-  return String(r.stdout);
-}
-
-/** One application instance: its printed states; `stop()` closes it (leaving the group). */
-function instance(bootstrap: string, tag: string, app = APP, topics = ['words-in', 'counts-out'], eos = false) {
-  const stateDir = mkdtempSync(join(tmpdir(), 'tkafka-streams-state-'));
-  // `nice` execs java: the pid is the JVM's (kill() is a kill -9 of the instance)
-  const p = spawn('nice', [
-    '-n',
-    '19',
-    'java',
-    ...JVM,
-    '-cp',
-    classpath,
-    'StreamsWordCount',
-    'run',
-    bootstrap,
-    app,
-    topics[0]!,
-    topics[1]!,
-    stateDir,
-    tag,
-    ...(eos ? ['eos'] : []),
-  ]);
-  children.add(p);
-  let out = '';
-  let err = '';
-  p.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  p.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<void>((r) => p.once('exit', () => r()));
-  return {
-    states: () => [...out.matchAll(/^state=(\w+)$/gm)].map((m) => m[1]!),
-    log: () => `${out}\n${err.slice(-4000)}`,
-    async kill() {
-      p.kill('SIGKILL');
-      await exited;
-      children.delete(p);
-    },
-    async stop() {
-      if (!children.has(p)) return;
-      p.stdin!.end('stop\n');
-      const t = setTimeout(() => p.kill('SIGKILL'), 60_000);
-      await exited;
-      clearTimeout(t);
-      children.delete(p);
-      rmSync(stateDir, { recursive: true, force: true });
-    },
-  };
-}
 
 interface Observed {
   counts: string[];
@@ -175,25 +77,16 @@ function normalizeTool(out: string): string[] {
 
 async function scenario(bootstrap: string, port: number): Promise<Observed> {
   const c = await RawClient.connect(port);
-  const instances: ReturnType<typeof instance>[] = [];
+  const instances: WordCountInstance[] = [];
   try {
-    const created = await c.request(ApiKey.CreateTopics, 7, {
-      topics: [
-        { name: 'words-in', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] },
-        { name: 'counts-out', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] },
-      ],
-      timeoutMs: 10_000,
-      validateOnly: false,
-    });
-    assert.deepEqual(
-      created.topics.map((t) => t.errorCode),
-      [E.NONE, E.NONE],
+    await createTopics(c, { 'words-in': 2, 'counts-out': 1 });
+    assert.match(await wordCount(['produce', bootstrap, 'words-in', String(LINES)]), new RegExp(`produced ${LINES}`));
+    const topics: [string, string] = ['words-in', 'counts-out'];
+    instances.push(
+      wordCountInstance(bootstrap, 'a', { app: APP, topics }),
+      wordCountInstance(bootstrap, 'b', { app: APP, topics }),
     );
-    assert.match(await java(['produce', bootstrap, 'words-in', String(LINES)]), new RegExp(`produced ${LINES}`));
-    instances.push(instance(bootstrap, 'a'), instance(bootstrap, 'b'));
-    const counts = (await java(['counts', bootstrap, 'counts-out', String(TOTAL), '150000'], 200_000))
-      .split('\n')
-      .filter((l) => l.startsWith('count '));
+    const counts = await readCounts(bootstrap, 'counts-out', TOTAL, 150_000);
     // both instances run, and the group settles with both members reconciled
     await waitFor(() => instances.every((i) => i.states().at(-1) === 'RUNNING'), {
       what: 'both instances to be RUNNING',
@@ -278,62 +171,31 @@ async function scenario(bootstrap: string, port: number): Promise<Observed> {
   }
 }
 
-/**
- * The issue's demo: exactly_once_v2, two instances, one killed (-9) mid-run. Half the input is counted
- * by both; instance b is killed; the other half is produced; after b's session expires (45 s) instance
- * a takes its tasks and the output (read_committed) holds the exact counts of all the input.
- */
+/** The issue's demo (exactly_once_v2, one of two instances killed) with group.protocol=streams. */
 async function eosScenario(bootstrap: string, port: number): Promise<string[]> {
-  const c = await RawClient.connect(port);
   const app = 'wc-eos';
-  const instances: ReturnType<typeof instance>[] = [];
-  try {
-    const created = await c.request(ApiKey.CreateTopics, 7, {
-      topics: [
-        { name: 'eos-in', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] },
-        { name: 'eos-out', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] },
-      ],
-      timeoutMs: 10_000,
-      validateOnly: false,
-    });
-    assert.deepEqual(
-      created.topics.map((t) => t.errorCode),
-      [E.NONE, E.NONE],
-    );
-    await java(['produce', bootstrap, 'eos-in', String(LINES), '0']);
-    instances.push(
-      instance(bootstrap, 'a', app, ['eos-in', 'eos-out'], true),
-      instance(bootstrap, 'b', app, ['eos-in', 'eos-out'], true),
-    );
-    const half = await java(['counts', bootstrap, 'eos-out', String(TOTAL), '150000'], 200_000);
-    assert.equal(half.split('\n').filter((l) => l.startsWith('count ')).length, 7, half);
-    await waitFor(
-      async () => {
-        const r = await c.request(ApiKey.StreamsGroupDescribe, 1, {
-          groupIds: [app],
-          includeAuthorizedOperations: false,
-          includeTopologyDescription: false,
-        });
-        const g = r.groups[0]!;
-        return (
-          g.groupState === 'Stable' &&
-          g.members.length === 2 &&
-          g.members.every((m) => m.assignment.activeTasks.length > 0)
-        );
-      },
-      { what: `${app} to be Stable with both instances working`, timeoutMs: 90_000, intervalMs: 500 },
-    );
-    await instances[1]!.kill();
-    await java(['produce', bootstrap, 'eos-in', String(LINES), String(LINES)]);
-    return (await java(['counts', bootstrap, 'eos-out', String(2 * TOTAL), '200000'], 260_000))
-      .split('\n')
-      .filter((l) => l.startsWith('count '));
-  } catch (e) {
-    throw new Error(`${(e as Error).message}\n${instances.map((i) => i.log()).join('\n----\n')}`, { cause: e });
-  } finally {
-    await Promise.all(instances.map((i) => i.stop()));
-    c.close();
-  }
+  return eosKillRun(bootstrap, port, {
+    app,
+    topics: ['eos-in', 'eos-out'],
+    async bothWorking(c: RawClient) {
+      await waitFor(
+        async () => {
+          const r = await c.request(ApiKey.StreamsGroupDescribe, 1, {
+            groupIds: [app],
+            includeAuthorizedOperations: false,
+            includeTopologyDescription: false,
+          });
+          const g = r.groups[0]!;
+          return (
+            g.groupState === 'Stable' &&
+            g.members.length === 2 &&
+            g.members.every((m) => m.assignment.activeTasks.length > 0)
+          );
+        },
+        { what: `${app} to be Stable with both instances working`, timeoutMs: 90_000, intervalMs: 500 },
+      );
+    },
+  });
 }
 
 const observed = new Map<string, Observed>();

@@ -1,10 +1,12 @@
 // A small Kafka Streams 4.4.0 application for the streams-group interop test (KIP-1071): a word
 // count with one repartition (groupBy word) and one changelogged store (in-memory, so no RocksDB),
-// run with group.protocol=streams. Modes:
+// run with group.protocol=streams (or classic). Modes:
 //   produce <bootstrap> <topic> <records> [first]
 //                                             writes the deterministic input lines first..first+records-1
-//   run <bootstrap> <appId> <in> <out> <stateDir> <tag> [eos]
-//                                             (eos: processing.guarantee=exactly_once_v2)
+//   run <bootstrap> <appId> <in> <out> <stateDir> <tag> [eos] [classic]
+//                                             (eos: processing.guarantee=exactly_once_v2;
+//                                             classic: group.protocol=classic, a consumer group with
+//                                             the StreamsPartitionAssignor, session.timeout.ms 10 s)
 //                                             runs the application, prints "state=<STATE>" lines,
 //                                             closes (leaving the group) on "stop" or end of stdin
 //   counts <bootstrap> <topic> <total> <timeoutMs>
@@ -45,7 +47,10 @@ public class StreamsWordCount {
   public static void main(String[] args) throws Exception {
     switch (args[0]) {
       case "produce" -> produce(args[1], args[2], Integer.parseInt(args[3]), args.length > 4 ? Integer.parseInt(args[4]) : 0);
-      case "run" -> run(args[1], args[2], args[3], args[4], args[5], args[6], args.length > 7 && args[7].equals("eos"));
+      case "run" -> {
+        List<String> flags = List.of(args).subList(7, args.length);
+        run(args[1], args[2], args[3], args[4], args[5], args[6], flags.contains("eos"), flags.contains("classic"));
+      }
       case "counts" -> counts(args[1], args[2], Long.parseLong(args[3]), Long.parseLong(args[4]));
       default -> throw new IllegalArgumentException(args[0]);
     }
@@ -64,12 +69,16 @@ public class StreamsWordCount {
     System.out.println("produced " + n);
   }
 
-  static void run(String bootstrap, String appId, String in, String out, String stateDir, String tag, boolean eos)
+  static void run(
+      String bootstrap, String appId, String in, String out, String stateDir, String tag, boolean eos, boolean classic)
       throws Exception {
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams");
+    p.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, classic ? "classic" : "streams");
+    // classic: a member killed leaves the group when its session expires (Kafka Streams' default
+    // 45 s; the broker's group.min.session.timeout.ms is 6 s)
+    if (classic) p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10000);
     p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir);
     p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 200);
     p.put(StreamsConfig.APPLICATION_SERVER_CONFIG, "localhost:" + (tag.equals("a") ? 7001 : 7002));
