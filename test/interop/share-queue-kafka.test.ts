@@ -172,6 +172,7 @@ async function queueRun(name: 'kafka' | 'tkafka'): Promise<string[]> {
     await c.child;
     assert.match(c.out, /^obs closed$/m, `${c.name} on ${name}:\n${c.out}`);
   }
+  console.log(`${name}: ${(await javaRun(['offsets', bootstrap, group])).join(' | ')}`);
   const all = consumers.flatMap((c) => c.records);
   const counts = new Map<number, number>();
   for (const [, dc] of all) counts.set(dc, (counts.get(dc) ?? 0) + 1);

@@ -6,6 +6,7 @@
 //   java -cp <classes>:<lib>/* ShareQueueClient produce <bootstrap> <topic> <records> <partitions>
 //   java -cp <classes>:<lib>/* ShareQueueClient consume <bootstrap> <topic> <group> <client-id>
 //   java -cp <classes>:<lib>/* ShareQueueClient redeliver <bootstrap>
+//   java -cp <classes>:<lib>/* ShareQueueClient offsets <bootstrap> <group>
 //
 // setup: creates the topic and sets share.auto.offset.reset=earliest (and the given keys) on the group.
 // await: until the share group has <members> members, each assigned at least one partition (60 s).
@@ -265,6 +266,20 @@ public class ShareQueueClient {
     a.close(Duration.ofSeconds(10));
   }
 
+  /** The group's share-partition start offsets (ListShareGroupOffsets), and lags. */
+  static void offsets(String group) throws Exception {
+    try (Admin a = admin()) {
+      Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.SharePartitionOffsetInfo> m =
+          a.listShareGroupOffsets(Map.of(group, new org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec()))
+              .partitionsToOffsetInfo(group)
+              .get();
+      TreeMap<String, String> out = new TreeMap<>();
+      for (var e : m.entrySet())
+        out.put(e.getKey().toString(), e.getValue().startOffset() + " lag " + e.getValue().lag().map(String::valueOf).orElse("-"));
+      System.out.println("obs start-offsets=" + out);
+    }
+  }
+
   /** Polls the consumer (no records are produced yet) until the group gave it a partition. */
   static void awaitAssigned(KafkaShareConsumer<String, String> c, String group) throws Exception {
     long deadline = System.currentTimeMillis() + 60_000;
@@ -291,6 +306,7 @@ public class ShareQueueClient {
       case "produce" -> produce(args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]));
       case "consume" -> consume(args[2], args[3], args[4]);
       case "redeliver" -> redeliver();
+      case "offsets" -> offsets(args[2]);
       default -> fail("unknown mode " + args[0]);
     }
     System.exit(0);
