@@ -96,8 +96,11 @@ export class DelayedShareFetch {
         // enough bytes, but all of them already acquired by others: wait on, unless out of time
         if (acquired || remaining <= 0 || !live) return out;
       }
-      // with min bytes already readable (all acquired by other members), only a release helps
-      await this.waitForChange(bytes >= minBytes ? [] : reads, remaining);
+      // min bytes were readable but other members' fetches acquired them first (they read the same
+      // offsets): wait for data past what was read, as Kafka's purgatory checks every parked share
+      // fetch of a partition when records are appended; otherwise a member that lost the race slept
+      // to its deadline while the winner fetched again at once and took every new record
+      await this.waitForChange(bytes >= minBytes ? pastReads(reads) : reads, remaining);
     }
   }
 
@@ -142,4 +145,11 @@ export class DelayedShareFetch {
       signal.cancel();
     }
   }
+}
+
+/** The reads moved past their last batch: where new data would start. */
+function pastReads(reads: readonly PartitionRead[]): PartitionRead[] {
+  return reads
+    .filter((r) => r.batches.length > 0)
+    .map((r) => ({ ...r, fetchOffset: r.batches[r.batches.length - 1]!.lastOffset + 1 }));
 }
