@@ -1474,6 +1474,7 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
     atLeast(0),
     M,
     'The interval between assignment updates for a streams group.',
+    DYN,
   ),
   def(
     'group.streams.min.assignment.interval.ms',
