@@ -124,8 +124,8 @@ test('consumer.* group configs: set, described as GROUP_CONFIG, applied to the h
     ]);
     assert.deepEqual(set, { code: 0, out: 'Completed updating config for group cfg-a.\n', err: '' });
     // as Kafka 4.4 describes them (its answer with the same broker settings): GROUP_CONFIG (8), then the
-    // broker key's synonyms, static (4) and default (5); consumer.* and share.* keys (test/interop/share-consumer.test.ts
-    // compares them with Kafka's; streams.* not served yet)
+    // broker key's synonyms, static (4) and default (5); consumer.*, share.* and streams.* keys
+    // (test/interop/share-consumer.test.ts and streams-group-configs-kafka.test.ts compare them with Kafka's)
     const d = await describeGroupConfigs(c, 'cfg-a', true);
     assert.deepEqual([...d.keys()].sort(), [
       'consumer.assignment.interval.ms',
@@ -140,6 +140,13 @@ test('consumer.* group configs: set, described as GROUP_CONFIG, applied to the h
       'share.record.lock.duration.ms',
       'share.renew.acknowledge.enable',
       'share.session.timeout.ms',
+      'streams.assignment.interval.ms',
+      'streams.assignor.name',
+      'streams.heartbeat.interval.ms',
+      'streams.initial.rebalance.delay.ms',
+      'streams.num.standby.replicas',
+      'streams.rack.aware.assignment.tags',
+      'streams.session.timeout.ms',
     ]);
     assert.deepEqual(d.get('consumer.heartbeat.interval.ms'), {
       value: '3000',

@@ -220,6 +220,31 @@ export function validList(...allowed: string[]): Validator {
   };
 }
 
+/**
+ * ConfigDef.ValidList.anyNonDuplicateValues(isEmptyAllowed, isNullAllowed) (Kafka 4.4): any values, no
+ * duplicates, no empty element; an empty list only when allowed. Its "Valid Values" text is empty.
+ */
+export function anyNonDuplicateValues(isEmptyAllowed: boolean, isNullAllowed: boolean): Validator {
+  return {
+    text: '',
+    check(name, value) {
+      if (value === null) {
+        if (isNullAllowed) return;
+        throw new ConfigError(`Configuration '${name}' values must not be null.`, name);
+      }
+      const list = value as string[];
+      if (!isEmptyAllowed && list.length === 0)
+        throw new ConfigError(
+          `Configuration '${name}' must not be empty. Valid values include: any non-empty value`,
+          name,
+        );
+      if (new Set(list).size !== list.length)
+        throw new ConfigError(`Configuration '${name}' values must not be duplicated.`, name);
+      if (list.some((v) => v === '')) throw new ConfigError(`Configuration '${name}' values must not be empty.`, name);
+    },
+  };
+}
+
 /** A validator from a function; `text` is its "Valid Values" description. */
 export function lambda(text: string, check: (name: string, value: ConfigValue) => void): Validator {
   return { text, check: (name, value) => check(name, value) };

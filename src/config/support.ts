@@ -55,6 +55,27 @@ export const HONOURED_THROUGH_TOPIC: ReadonlyMap<string, string> = new Map([
   ['log.cleaner.max.compaction.lag.ms', 'max.compaction.lag.ms'],
 ]);
 
+/**
+ * Honoured keys whose effect is easy to doubt: where they act. The warm-up keys act as in Kafka 4.4, whose
+ * AssignmentRefiner is a no-op (no warm-up task is ever assigned); they bound and default the group's
+ * streams.num.warmup.replicas. The rack-aware tags reach the assignment configs and the MISSING_CLIENT_TAGS
+ * status; Kafka 4.4's sticky assignor does not place standbys by tags either.
+ */
+const HONOURED_NOTES: ReadonlyMap<string, string> = new Map([
+  [
+    'group.streams.num.warmup.replicas',
+    "as Kafka 4.4 (no warm-up tasks: its AssignmentRefiner is a no-op); default of the group's streams.num.warmup.replicas",
+  ],
+  [
+    'group.streams.max.warmup.replicas',
+    "as Kafka 4.4 (no warm-up tasks); bound of the group's streams.num.warmup.replicas",
+  ],
+  [
+    'group.streams.rack.aware.assignment.tags',
+    'assignment configs and the MISSING_CLIENT_TAGS status; placement as Kafka 4.4 (the sticky assignor ignores tags)',
+  ],
+]);
+
 /** Keys the broker, controller or `tkafka storage format` reads and acts on. */
 export const HONOURED_KEYS: readonly string[] = [
   'process.roles',
@@ -167,6 +188,26 @@ export const HONOURED_KEYS: readonly string[] = [
   'group.share.max.partition.max.record.locks',
   'group.share.min.partition.max.record.locks',
   'group.share.max.share.sessions',
+  // streams groups: the group coordinator (group/config.ts → group/streams-ops.ts, group/group-configs.ts)
+  'group.streams.session.timeout.ms',
+  'group.streams.min.session.timeout.ms',
+  'group.streams.max.session.timeout.ms',
+  'group.streams.heartbeat.interval.ms',
+  'group.streams.min.heartbeat.interval.ms',
+  'group.streams.max.heartbeat.interval.ms',
+  'group.streams.max.size',
+  'group.streams.num.standby.replicas',
+  'group.streams.max.standby.replicas',
+  'group.streams.initial.rebalance.delay.ms',
+  'group.streams.assignment.interval.ms',
+  'group.streams.min.assignment.interval.ms',
+  'group.streams.max.assignment.interval.ms',
+  'group.streams.task.offset.interval.ms',
+  'group.streams.min.task.offset.interval.ms',
+  'group.streams.num.warmup.replicas',
+  'group.streams.max.warmup.replicas',
+  'group.streams.rack.aware.assignment.tags',
+  'group.streams.acceptable.recovery.lag',
   'share.coordinator.state.topic.num.partitions',
   'share.coordinator.state.topic.replication.factor',
   'share.coordinator.state.topic.min.isr',
@@ -268,6 +309,21 @@ export const UNSUPPORTED_KEYS: ReadonlyMap<string, KeySupport> = new Map<string,
     { status: 'refuse', reason: 'only the simple share assignor exists: another assignor would not be used' },
   ],
   [
+    'group.streams.assignor.offload.enable',
+    { status: 'warn', reason: 'streams group assignments are computed on the event loop' },
+  ],
+  [
+    'group.streams.assignors',
+    { status: 'refuse', reason: 'only the sticky task assignor exists: another assignor would not be used' },
+  ],
+  [
+    'group.streams.topology.description.plugin.class',
+    {
+      status: 'refuse',
+      reason: 'Java plugin classes cannot be loaded: streams groups would have no topology description',
+    },
+  ],
+  [
     'share.fetch.purgatory.purge.interval.requests',
     { status: 'warn', reason: 'parked share fetches are removed when they complete' },
   ],
@@ -298,7 +354,10 @@ export function keySupport(name: string): KeySupport | undefined {
     };
   if (HONOURED.has(name)) {
     const topic = HONOURED_THROUGH_TOPIC.get(name);
-    return { status: 'honoured', reason: topic === undefined ? '' : `default of the topic config ${topic}` };
+    return {
+      status: 'honoured',
+      reason: topic === undefined ? (HONOURED_NOTES.get(name) ?? '') : `default of the topic config ${topic}`,
+    };
   }
   return undefined;
 }

@@ -217,4 +217,18 @@ export function validateServerConfig(c: ServerConfig): void {
   gc('group.consumer.session.timeout.ms', '>=', 'group.consumer.min.session.timeout.ms');
   gc('group.consumer.session.timeout.ms', '<=', 'group.consumer.max.session.timeout.ms');
   gc('group.consumer.heartbeat.interval.ms', '<', 'group.consumer.session.timeout.ms');
+  // GroupCoordinatorConfig.verifyStreamsGroupConfigs (Kafka 4.4), in its order
+  gc('group.streams.max.heartbeat.interval.ms', '>=', 'group.streams.min.heartbeat.interval.ms');
+  gc('group.streams.heartbeat.interval.ms', '>=', 'group.streams.min.heartbeat.interval.ms');
+  gc('group.streams.heartbeat.interval.ms', '<=', 'group.streams.max.heartbeat.interval.ms');
+  gc('group.streams.max.session.timeout.ms', '>=', 'group.streams.min.session.timeout.ms');
+  gc('group.streams.session.timeout.ms', '>=', 'group.streams.min.session.timeout.ms');
+  gc('group.streams.session.timeout.ms', '<=', 'group.streams.max.session.timeout.ms');
+  gc('group.streams.heartbeat.interval.ms', '<', 'group.streams.session.timeout.ms');
+  gc('group.streams.max.assignment.interval.ms', '>=', 'group.streams.min.assignment.interval.ms');
+  gc('group.streams.assignment.interval.ms', '>=', 'group.streams.min.assignment.interval.ms');
+  gc('group.streams.assignment.interval.ms', '<=', 'group.streams.max.assignment.interval.ms');
+  gc('group.streams.num.standby.replicas', '<=', 'group.streams.max.standby.replicas');
+  gc('group.streams.task.offset.interval.ms', '>=', 'group.streams.min.task.offset.interval.ms');
+  gc('group.streams.num.warmup.replicas', '<=', 'group.streams.max.warmup.replicas');
 }

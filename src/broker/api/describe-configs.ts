@@ -1,7 +1,14 @@
 // DescribeConfigs (API 32), v0-4: TOPIC, BROKER (this broker or the cluster default), BROKER_LOGGER,
 // CLIENT_METRICS and GROUP resources, with value, source, synonyms (v1+, when asked), type and
 // documentation (v3+, documentation when asked), as Kafka's ConfigHelper describes them.
-import { GROUP_CONFIG_KEYS, SHARE_GROUP_CONFIG_KEYS, SHARE_GROUP_OTHER_KEYS } from '../group/group-configs.js';
+import {
+  GROUP_CONFIG_KEYS,
+  SHARE_GROUP_CONFIG_KEYS,
+  SHARE_GROUP_OTHER_KEYS,
+  STREAMS_GROUP_CONFIG_KEYS,
+  STREAMS_GROUP_DESCRIBED_OTHER_KEYS,
+} from '../group/group-configs.js';
+import { javaHashMapOrder } from '../group/streams-topology.js';
 import { ApiKey } from '../../protocol/generated/apis.js';
 import type { Input } from '../../protocol/codec/types.js';
 import type {
@@ -292,8 +299,8 @@ function describeClientMetrics(name: string, image: MetadataImage, o: Options): 
 
 /**
  * The group's configs (ConfigHelper: GroupConfig.fromProps(extractGroupConfigMap, the group's own)): every
- * key with a broker synonym — consumer.* and share.* (streams.* stay unadvertised while streams groups are
- * not served) — each the group's own value or the broker's; the share.* keys without a broker synonym
+ * key with a broker synonym — consumer.*, share.* and streams.* (GroupConfig's internal ones only when set) — each the
+ * group's own value or the broker's; the share.* keys without a broker synonym
  * (share.auto.offset.reset, share.isolation.level, share.renew.acknowledge.enable): the group's value or
  * GroupConfig's default.
  */
@@ -304,12 +311,20 @@ function describeGroup(name: string, image: MetadataImage, services: BrokerServi
     perBroker: usableDynamic(image.brokerConfigs(services.nodeId), true),
     clusterDefault: usableDynamic(image.brokerConfigs(''), false),
   };
-  const withSynonym = [...GROUP_CONFIG_KEYS, ...SHARE_GROUP_CONFIG_KEYS].map(({ name: n, brokerKey, doc }) => {
+  const synonymKeys: { name: string; brokerKey: string; doc: string; type: 'int' | 'long' | 'list' | 'string' }[] = [
+    ...[...GROUP_CONFIG_KEYS, ...SHARE_GROUP_CONFIG_KEYS, ...STREAMS_GROUP_CONFIG_KEYS]
+      // GroupConfig's internal keys (defineInternal) only when the group sets them
+      .filter((k) => k.internal !== true || overrides.has(k.name))
+      .map(({ name: n, brokerKey, doc, type }) => ({ name: n, brokerKey, doc, type: type ?? ('int' as const) })),
+    ...STREAMS_GROUP_DESCRIBED_OTHER_KEYS,
+  ];
+  const withSynonym = synonymKeys.map(({ name: n, brokerKey, doc, type }) => {
     // the group's own value first, then the broker key's synonyms (GroupConfig.ALL_GROUP_CONFIG_SYNONYMS)
     const own = overrides.get(n);
     const broker = brokerSynonymEntries(brokerKey, { originals: services.config.originals }, dyn);
     const synonyms = own !== undefined ? [{ name: n, value: own, source: 'GROUP_CONFIG' as const }, ...broker] : broker;
-    const value = synonyms[0]?.value ?? String(services.config.get(brokerKey));
+    const value =
+      synonyms[0]?.value ?? convertToString(services.config.get(brokerKey), BROKER_CONFIGS.get(brokerKey)!.type);
     return entry(o, {
       name: n,
       value,
@@ -317,7 +332,7 @@ function describeGroup(name: string, image: MetadataImage, services: BrokerServi
       sensitive: false,
       readOnly: false,
       synonyms,
-      type: CONFIG_TYPE_ID.int,
+      type: CONFIG_TYPE_ID[type],
       doc,
     });
   });
@@ -339,7 +354,16 @@ function describeGroup(name: string, image: MetadataImage, services: BrokerServi
       doc,
     });
   });
-  return [...withSynonym, ...own];
+  // ConfigHelperUtils.createResponseConfig: the group's own internal keys first, then GroupConfig's
+  // nonInternalValues, each in the iteration order of their java.util.HashMap
+  const all = [...withSynonym, ...own];
+  const byName = new Map(all.map((e) => [e.name, e]));
+  const internal = new Set(STREAMS_GROUP_CONFIG_KEYS.filter((k) => k.internal === true).map((k) => k.name));
+  const names = all.map((e) => e.name);
+  return [
+    ...javaHashMapOrder(names.filter((n) => internal.has(n))),
+    ...javaHashMapOrder(names.filter((n) => !internal.has(n))),
+  ].map((n) => byName.get(n)!);
 }
 
 // ------------------------------------------------------------------ request
@@ -375,9 +399,12 @@ function describe(
     // Kafka's ConfigHelper sets no message on these results: the schema default "" goes out
     if (typeof entries === 'number') return { ...base, errorCode: entries, errorMessage: '', configs: [] };
     const keys = r.configurationKeys;
-    const configs = (keys === null || keys.length === 0 ? entries : entries.filter((e) => keys.includes(e.name))).sort(
-      (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
-    );
+    const chosen = keys === null || keys.length === 0 ? entries : entries.filter((e) => keys.includes(e.name));
+    // a group's configs come in GroupConfig's order (describeGroup); the others by name
+    const configs =
+      r.resourceType === ConfigResourceType.Group
+        ? chosen
+        : chosen.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return { ...base, errorCode: ErrorCode.NONE, errorMessage: '', configs };
   } catch (e) {
     const err = errorOf(e);

@@ -16,13 +16,16 @@ export const OFFSETS_TOPIC = '__consumer_offsets';
 const view = (t: TopicImage | undefined): TopicView | undefined =>
   t ? { id: t.id, name: t.name, numPartitions: t.partitions.size } : undefined;
 
-export function metadataViewOf(image: () => MetadataImage): MetadataView {
+export function metadataViewOf(image: () => MetadataImage, nodeId?: number): MetadataView {
   return {
     topic: (name) => view(image().topic(name)),
     topicById: (id) => view(image().topicById(id)),
     topicNames: () => image().topicsByName.keys(),
     version: () => image().offset,
     groupConfigs: (groupId) => image().configsOf(ConfigResourceType.Group, groupId),
+    dynamicBrokerConfig: (name) =>
+      (nodeId === undefined ? undefined : image().brokerConfigs(nodeId).get(name)) ??
+      image().brokerConfigs('').get(name),
   };
 }
 
@@ -55,7 +58,7 @@ export function startGroupCoordinator(
     const coordinator = new GroupCoordinator({
       config,
       log,
-      metadata: metadataViewOf(() => controller.image),
+      metadata: metadataViewOf(() => controller.image, services.nodeId),
       logger,
       unrefTimers: true,
       leadsPartition: (p) => controller.image.topic(OFFSETS_TOPIC)?.partitions.get(p)?.leader === services.nodeId,

@@ -164,7 +164,8 @@ interface ConfigLike {
 
 export function groupConfigFrom(c: ConfigLike): GroupConfig {
   const long = (n: string): number => Number(c.getLong(n));
-  // the group.share.* configs, when the broker's configuration defines them (Kafka's defaults otherwise)
+  // the group.share.* and group.streams.* configs, when the broker's configuration defines them (Kafka's
+  // defaults otherwise: a ConfigLike that does not know them)
   const optInt = (n: string, dflt: number): number => {
     try {
       const v = c.getInt(n);
@@ -173,9 +174,18 @@ export function groupConfigFrom(c: ConfigLike): GroupConfig {
       return dflt;
     }
   };
-  const optStr = (n: string, dflt: string): string => {
+  const optLong = (n: string, dflt: number): number => {
     try {
-      return c.getString?.(n) ?? dflt;
+      const v = c.getLong(n);
+      return typeof v === 'bigint' || typeof v === 'number' ? Math.min(Number(v), Number.MAX_SAFE_INTEGER) : dflt;
+    } catch {
+      return dflt;
+    }
+  };
+  const optList = (n: string, dflt: string): string => {
+    try {
+      const v = c.getList?.(n);
+      return Array.isArray(v) ? v.join(',') : dflt;
     } catch {
       return dflt;
     }
@@ -257,10 +267,12 @@ export function groupConfigFrom(c: ConfigLike): GroupConfig {
       'group.streams.min.task.offset.interval.ms',
       d.streamsMinTaskOffsetIntervalMs,
     ),
-    streamsAcceptableRecoveryLag: optInt('group.streams.acceptable.recovery.lag', d.streamsAcceptableRecoveryLag),
+    // a LONG (ConfigDef Type.LONG): kept as a number (the coordinator caps it to Number.MAX_SAFE_INTEGER)
+    streamsAcceptableRecoveryLag: optLong('group.streams.acceptable.recovery.lag', d.streamsAcceptableRecoveryLag),
     streamsNumWarmupReplicas: optInt('group.streams.num.warmup.replicas', d.streamsNumWarmupReplicas),
     streamsMaxWarmupReplicas: optInt('group.streams.max.warmup.replicas', d.streamsMaxWarmupReplicas),
-    streamsRackAwareAssignmentTags: optStr(
+    // a LIST (ConfigDef Type.LIST): joined back to the comma-separated form the coordinator splits
+    streamsRackAwareAssignmentTags: optList(
       'group.streams.rack.aware.assignment.tags',
       d.streamsRackAwareAssignmentTags,
     ),

@@ -4,7 +4,8 @@
 // capped to the broker's bounds, GroupConfig.evaluate). The share.* keys of share groups (KIP-932) are
 // accepted, validated and described (SHARE_GROUP_CONFIG_KEYS with their group.share.* broker synonyms,
 // SHARE_GROUP_OTHER_KEYS with their defaults); the streams.* keys of streams groups (KIP-1071,
-// STREAMS_GROUP_CONFIG_KEYS, STREAMS_GROUP_OTHER_KEYS) are accepted and validated but not yet described.
+// STREAMS_GROUP_CONFIG_KEYS, STREAMS_GROUP_OTHER_KEYS) are accepted, validated and described as Kafka 4.4
+// describes them (the internal ones, defineInternal, are not; STREAMS_GROUP_DESCRIBED_OTHER_KEYS).
 import type { GroupConfig } from './config.js';
 
 export interface GroupConfigKey {
@@ -22,6 +23,8 @@ export interface GroupConfigKey {
   bound?: 'range' | 'max' | 'min' | 'none';
   /** ConfigDef type (default INT). */
   type?: 'int' | 'long';
+  /** ConfigDef.defineInternal: validated and applied, not described (DescribeConfigs leaves it out). */
+  internal?: boolean;
 }
 
 export const GROUP_CONFIG_KEYS: readonly GroupConfigKey[] = [
@@ -141,6 +144,7 @@ const streamsKey = (
   bound: 'range' | 'max' | 'min' | 'none',
   f: (c: GroupConfig) => [number, number, number],
   type: 'int' | 'long' = 'int',
+  internal = false,
 ): GroupConfigKey => ({
   name,
   brokerKey: `group.${name}`,
@@ -148,6 +152,7 @@ const streamsKey = (
   atLeast,
   bound,
   type,
+  ...(internal ? { internal } : {}),
   min: (c) => f(c)[0],
   max: (c) => f(c)[1],
   dflt: (c) => f(c)[2],
@@ -183,19 +188,25 @@ export const STREAMS_GROUP_CONFIG_KEYS: readonly GroupConfigKey[] = [
   ),
   streamsKey(
     'streams.task.offset.interval.ms',
-    'The interval in which the warmup task changelog offsets on a client are updated on the broker.',
+    'The interval in which the warmup task changelog offsets on a client are updated on the broker. The offsets are sent with the next heartbeat after this time has passed.',
     1,
     'min',
     (c) => [c.streamsMinTaskOffsetIntervalMs, INT_MAX, c.streamsTaskOffsetIntervalMs],
+    'int',
+    true,
   ),
-  streamsKey('streams.num.warmup.replicas', 'The maximum number of warmup task replicas.', 0, 'max', (c) => [
+  streamsKey(
+    'streams.num.warmup.replicas',
+    'The maximum number of warmup task replicas.',
     0,
-    c.streamsMaxWarmupReplicas,
-    c.streamsNumWarmupReplicas,
-  ]),
+    'max',
+    (c) => [0, c.streamsMaxWarmupReplicas, c.streamsNumWarmupReplicas],
+    'int',
+    true,
+  ),
   streamsKey(
     'streams.initial.rebalance.delay.ms',
-    'The amount of time the group coordinator will wait for more streams clients to join a new group before performing the first rebalance.',
+    'The amount of time the group coordinator will wait for more streams clients to join a new group before performing the first rebalance. A longer delay means potentially fewer rebalances.',
     0,
     'none',
     (c) => [0, INT_MAX, c.streamsInitialRebalanceDelayMs],
@@ -207,7 +218,32 @@ export const STREAMS_GROUP_CONFIG_KEYS: readonly GroupConfigKey[] = [
     'none',
     (c) => [0, Number.MAX_SAFE_INTEGER, c.streamsAcceptableRecoveryLag],
     'long',
+    true,
   ),
+];
+
+/**
+ * The streams.* keys of GroupConfig that are neither INT nor LONG and that DescribeConfigs lists: the value
+ * of the broker key named `brokerKey` is their default (GroupConfig.ALL_GROUP_CONFIG_SYNONYMS).
+ */
+export const STREAMS_GROUP_DESCRIBED_OTHER_KEYS: readonly {
+  name: string;
+  brokerKey: string;
+  type: 'list' | 'string';
+  doc: string;
+}[] = [
+  {
+    name: 'streams.rack.aware.assignment.tags',
+    brokerKey: 'group.streams.rack.aware.assignment.tags',
+    type: 'list',
+    doc: 'List of client tag keys used to distribute standby replicas across Kafka Streams instances. When configured, and the used broker-side assignor supports it, it will make a best-effort to distribute standby tasks over each client tag dimension.',
+  },
+  {
+    name: 'streams.assignor.name',
+    brokerKey: 'group.streams.assignors',
+    type: 'string',
+    doc: "The task assignor to use for this streams group, selected by short name from the assignors registered via the broker configuration group.streams.assignors. When unset, the group defaults to the first assignor configured in the broker's group.streams.assignors setting. Changing the assignor does not trigger a rebalance for the group; the new assignor takes effect on the next rebalance.",
+  },
 ];
 
 /** The LIST, BOOLEAN and STRING streams.* keys of Kafka 4.4's GroupConfig. */

@@ -52,6 +52,8 @@ export interface MetadataView {
   version?(): number;
   /** The group's dynamic configs (ConfigRecords of resource type GROUP); none when absent. */
   groupConfigs?(groupId: string): ReadonlyMap<string, string>;
+  /** A dynamic broker config of this broker (its own, else the cluster default); undefined when not set. */
+  dynamicBrokerConfig?(name: string): string | undefined;
 }
 
 export interface ShardContext {

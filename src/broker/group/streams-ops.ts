@@ -1088,10 +1088,17 @@ export class StreamsGroupManager {
 
   private assignmentIntervalMs(groupId: string): number {
     const c = this.ctx.config;
+    // group.streams.assignment.interval.ms is a dynamic broker config (GroupCoordinatorConfig
+    // RECONFIGURABLE_CONFIGS), clamped to its bounds (clampDynamicConfigs)
+    const dyn = this.ctx.metadata.dynamicBrokerConfig?.('group.streams.assignment.interval.ms');
+    const brokerValue =
+      dyn !== undefined && /^[+-]?\d+$/.test(dyn.trim())
+        ? Math.min(Math.max(Number(dyn.trim()), c.streamsMinAssignmentIntervalMs), c.streamsMaxAssignmentIntervalMs)
+        : c.streamsAssignmentIntervalMs;
     return this.groupInt(
       groupId,
       'streams.assignment.interval.ms',
-      c.streamsAssignmentIntervalMs,
+      brokerValue,
       c.streamsMinAssignmentIntervalMs,
       c.streamsMaxAssignmentIntervalMs,
     );
