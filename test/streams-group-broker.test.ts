@@ -8,6 +8,7 @@ import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { RawClient } from './helpers/raw-client.js';
+import { WORDCOUNT_TOPOLOGY as TOPOLOGY } from './helpers/streams-topology.js';
 import { waitFor } from './helpers/wait-for.js';
 import { ApiKey } from '../src/protocol/frame.js';
 import { ErrorCode as E } from '../src/protocol/errors.js';
@@ -50,37 +51,6 @@ async function createTopic(name: string, partitions: number): Promise<void> {
     { what: `${name} to have leaders`, timeoutMs: 15_000 },
   );
 }
-
-const info = (name: string, configs: { key: string; value: string }[] = []) => ({
-  name,
-  partitions: 0,
-  replicationFactor: 0,
-  topicConfigs: configs,
-});
-
-const TOPOLOGY = {
-  epoch: 0,
-  subtopologies: [
-    {
-      subtopologyId: '0',
-      sourceTopics: ['words-in'],
-      sourceTopicRegex: [],
-      stateChangelogTopics: [],
-      repartitionSinkTopics: ['wc-repartition'],
-      repartitionSourceTopics: [],
-      copartitionGroups: [],
-    },
-    {
-      subtopologyId: '1',
-      sourceTopics: [],
-      sourceTopicRegex: [],
-      stateChangelogTopics: [info('wc-changelog', [{ key: 'cleanup.policy', value: 'compact' }])],
-      repartitionSinkTopics: [],
-      repartitionSourceTopics: [info('wc-repartition')],
-      copartitionGroups: [],
-    },
-  ],
-};
 
 type Hb = Record<string, unknown> & { memberId: string; memberEpoch: number };
 

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { startApacheKafka, type ApacheKafka } from './helpers/apache-kafka.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { RawClient } from '../helpers/raw-client.js';
+import { WORDCOUNT_TOPOLOGY as TOPOLOGY } from '../helpers/streams-topology.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { dumpLog } from '../dump-log-fixtures.js';
 import { ApiKey } from '../../src/protocol/frame.js';
@@ -24,37 +25,6 @@ const OVERRIDES = { 'offsets.topic.num.partitions': 1 };
 /** ShareGroup* (10-15) and StreamsGroup* (17, 19-23) record types of Kafka 4.4's __consumer_offsets. */
 const GROUP_RECORD_TYPES = [10, 11, 12, 13, 14, 15, 17, 19, 20, 21, 22, 23];
 const COORDINATOR_ERRORS: number[] = [E.COORDINATOR_NOT_AVAILABLE, E.COORDINATOR_LOAD_IN_PROGRESS, E.NOT_COORDINATOR];
-
-const info = (name: string, configs: { key: string; value: string }[] = []) => ({
-  name,
-  partitions: 0,
-  replicationFactor: 0,
-  topicConfigs: configs,
-});
-
-const TOPOLOGY = {
-  epoch: 0,
-  subtopologies: [
-    {
-      subtopologyId: '0',
-      sourceTopics: ['words-in'],
-      sourceTopicRegex: [],
-      stateChangelogTopics: [],
-      repartitionSinkTopics: ['wc-repartition'],
-      repartitionSourceTopics: [],
-      copartitionGroups: [],
-    },
-    {
-      subtopologyId: '1',
-      sourceTopics: [],
-      sourceTopicRegex: [],
-      stateChangelogTopics: [info('wc-changelog', [{ key: 'cleanup.policy', value: 'compact' }])],
-      repartitionSinkTopics: [],
-      repartitionSourceTopics: [info('wc-repartition')],
-      copartitionGroups: [],
-    },
-  ],
-};
 
 let kafka: ApacheKafka | null = null;
 let tkafka: BrokerProcess | null = null;

@@ -715,7 +715,7 @@ export class GroupCoordinator {
     }
     const persister = this.opts.persister;
     const out: ShareOffsetsGroup = { groupId, errorCode: ErrorCode.NONE, errorMessage: null, topics: [] };
-    const summaries = new Map<string, PersisterSummaryResult>();
+    const lagged = new Map<string, PersisterSummaryResult>();
     for (const t of wanted) {
       if (t.topicId === null) {
         out.topics.push({
@@ -748,7 +748,9 @@ export class GroupCoordinator {
                 errorMessage: 'No share-group state persister.',
               };
             const r = await persister.readSummary({ groupId, topicId, partition: p }, -1);
-            summaries.set(endOffsetKey(t.topicName, p), r);
+            // GroupCoordinatorService.shouldComputeSharePartitionLag
+            if (r.errorCode === ErrorCode.NONE && r.startOffset !== -1n && r.deliveryCompleteCount !== -1)
+              lagged.set(endOffsetKey(t.topicName, p), r);
             // Kafka 4.4 answers a partition whose summary failed with start offset -1, leader epoch 0
             // and no error code (computeShareGroupLagAndBuildResponse sets neither)
             return {
@@ -763,38 +765,33 @@ export class GroupCoordinator {
         ),
       });
     }
-    await this.withShareLag(out, summaries);
+    await this.withShareLag(out, lagged);
     return out;
   }
 
-  /** Fills in the lag of the partitions whose summary has a start offset and a delivery-complete count. */
-  private async withShareLag(out: ShareOffsetsGroup, summaries: Map<string, PersisterSummaryResult>): Promise<void> {
+  /**
+   * Fills in the lag of the partitions in `lagged` (summaries with a start offset and a delivery-complete
+   * count). A failed end-offset lookup answers its error, the other fields at their defaults, as Kafka.
+   */
+  private async withShareLag(out: ShareOffsetsGroup, lagged: Map<string, PersisterSummaryResult>): Promise<void> {
     const latestOffsets = this.opts.latestOffsets;
-    const wanted = [...summaries]
-      .filter(([, r]) => r.errorCode === ErrorCode.NONE && r.startOffset !== -1n && r.deliveryCompleteCount !== -1)
-      .map(([key]) => key);
-    if (!latestOffsets || wanted.length === 0) return;
-    const refs = out.topics.flatMap((t) =>
-      t.partitions
-        .filter((p) => wanted.includes(endOffsetKey(t.topicName, p.partitionIndex)))
-        .map((p) => ({ topic: t.topicName, partition: p.partitionIndex })),
+    if (!latestOffsets || lagged.size === 0) return;
+    const ends = await latestOffsets(
+      out.topics.flatMap((t) =>
+        t.partitions
+          .filter((p) => lagged.has(endOffsetKey(t.topicName, p.partitionIndex)))
+          .map((p) => ({ topic: t.topicName, partition: p.partitionIndex })),
+      ),
     );
-    const ends = await latestOffsets(refs);
     for (const t of out.topics)
       t.partitions = t.partitions.map((p) => {
         const key = endOffsetKey(t.topicName, p.partitionIndex);
-        const end = ends.get(key);
-        const summary = summaries.get(key);
-        if (!end || !summary || !wanted.includes(key)) return p;
-        if (end.errorCode !== ErrorCode.NONE)
-          return {
-            partitionIndex: p.partitionIndex,
-            startOffset: -1n,
-            leaderEpoch: 0,
-            lag: -1n,
-            errorCode: end.errorCode,
-            errorMessage: errorInfo(end.errorCode).message,
-          };
+        const [summary, end] = [lagged.get(key), ends.get(key)];
+        if (!summary || !end) return p;
+        if (end.errorCode !== ErrorCode.NONE) {
+          const { message } = errorInfo(end.errorCode);
+          return { ...p, startOffset: 0n, leaderEpoch: 0, lag: -1n, errorCode: end.errorCode, errorMessage: message };
+        }
         return { ...p, lag: end.offset - summary.startOffset - BigInt(summary.deliveryCompleteCount) };
       });
   }

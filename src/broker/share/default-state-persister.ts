@@ -10,10 +10,8 @@ import { apiByKey, type ClientApi } from '../../client/apis.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ApiKey } from '../../protocol/generated/apis.js';
 import { findShareCoordinatorNode } from '../api/find-coordinator.js';
-import { nodeOutgoingSecurity } from '../security/outgoing.js';
 import type { BrokerServices } from '../services.js';
-import { metadataSourceOf } from '../services.js';
-import { InterBrokerChannel, isNetworkFailure } from '../txn/inter-broker-channel.js';
+import { brokerChannel, isNetworkFailure } from '../txn/inter-broker-channel.js';
 import { asCoordinatorKey, type ShareCoordinator } from './coordinator/coordinator.js';
 import type {
   Persister,
@@ -278,15 +276,7 @@ export function brokerPersisterTransport(
   services: BrokerServices,
   local: () => Promise<ShareCoordinator>,
 ): PersisterTransport & { close(): void } {
-  const controller = metadataSourceOf(services);
-  const channel = new InterBrokerChannel({
-    nodeId: services.nodeId,
-    image: () => controller.image,
-    listenerName: services.config.interBrokerListenerName,
-    requestTimeoutMs: services.config.getInt('request.timeout.ms'),
-    clientId: `broker-${services.nodeId}-share-persister`,
-    security: nodeOutgoingSecurity(services.config).interBroker,
-  });
+  const channel = brokerChannel(services, 'share-persister');
   return {
     localNodeId: services.nodeId,
     findCoordinator: (key) => findShareCoordinatorNode(services, key),

@@ -8,10 +8,9 @@
 import { apiByKey } from '../../client/apis.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ApiKey } from '../../protocol/generated/apis.js';
-import { nodeOutgoingSecurity } from '../security/outgoing.js';
 import type { BrokerServices } from '../services.js';
 import { metadataSourceOf } from '../services.js';
-import { InterBrokerChannel, isNetworkFailure } from '../txn/inter-broker-channel.js';
+import { brokerChannel, isNetworkFailure } from '../txn/inter-broker-channel.js';
 import { endOffsetKey, type EndOffset, type LatestOffsets, type TopicPartitionRef } from './types.js';
 
 interface ListOffsetsAnswer {
@@ -21,14 +20,7 @@ interface ListOffsetsAnswer {
 /** The broker's client: its image for the leaders, its inter-broker listener for the requests. */
 export function brokerLatestOffsets(services: BrokerServices): { latestOffsets: LatestOffsets; close(): void } {
   const controller = metadataSourceOf(services);
-  const channel = new InterBrokerChannel({
-    nodeId: services.nodeId,
-    image: () => controller.image,
-    listenerName: services.config.interBrokerListenerName,
-    requestTimeoutMs: services.config.getInt('request.timeout.ms'),
-    clientId: `broker-${services.nodeId}-partition-metadata-client`,
-    security: nodeOutgoingSecurity(services.config).interBroker,
-  });
+  const channel = brokerChannel(services, 'partition-metadata-client');
   const listOffsets = apiByKey(ApiKey.ListOffsets)!;
   const latestOffsets: LatestOffsets = async (partitions) => {
     const out = new Map<string, EndOffset>();

@@ -24,7 +24,7 @@ import {
 } from './group-bridge.js';
 import { AddPartitionsBatcher } from './add-partitions-batcher.js';
 import { AddPartitionsToTxnManager } from './add-partitions-manager.js';
-import { InterBrokerChannel } from './inter-broker-channel.js';
+import { brokerChannel } from './inter-broker-channel.js';
 import { TxnMarkerChannel } from './marker-channel.js';
 import { ProducerIdManager } from './producer-id-manager.js';
 import { TransactionCoordinator } from './txn-coordinator.js';
@@ -33,7 +33,6 @@ import { type MarkerWriter, TransactionMarkerManager } from './txn-markers.js';
 import { tpKey } from './txn-metadata.js';
 import { readAllRecords, TransactionStateManager, type TxnLogIO } from './txn-state-manager.js';
 import type { TxnCoordinatorHandle } from './handle.js';
-import { nodeOutgoingSecurity } from '../security/outgoing.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 export type { TxnCoordinatorHandle };
@@ -139,17 +138,8 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
   const nodeId = services.nodeId;
   // two sets of connections, as Kafka's two NetworkClients: a broker serves one request of a connection
   // at a time, and a marker waits for its partition's appends, which may wait for a verification
-  const interBroker = (name: string): InterBrokerChannel =>
-    new InterBrokerChannel({
-      nodeId,
-      image: () => controller.image,
-      listenerName: config.interBrokerListenerName,
-      requestTimeoutMs: timeoutMs,
-      clientId: `broker-${nodeId}-${name}`,
-      security: nodeOutgoingSecurity(config).interBroker,
-    });
-  const channel = interBroker('txn-marker-sender');
-  const verifyChannel = interBroker('add-partitions-sender');
+  const channel = brokerChannel(services, 'txn-marker-sender');
+  const verifyChannel = brokerChannel(services, 'add-partitions-sender');
   const markerChannel = new TxnMarkerChannel(channel, logger);
   const addPartitionsManager = new AddPartitionsToTxnManager(verifyChannel, logger);
 

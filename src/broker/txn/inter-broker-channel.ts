@@ -13,7 +13,8 @@ import { BrokerConnection, type Response, type SendOptions } from '../../client/
 import type { ClientApi } from '../../client/apis.js';
 import { ConnectionError, DisconnectedError, RequestTimeoutError } from '../../client/errors.js';
 import type { Endpoint, MetadataImage } from '../metadata/image.js';
-import type { OutgoingSecurity } from '../security/outgoing.js';
+import { nodeOutgoingSecurity, type OutgoingSecurity } from '../security/outgoing.js';
+import { metadataSourceOf, type BrokerServices } from '../services.js';
 
 export interface InterBrokerChannelOptions {
   readonly nodeId: number;
@@ -104,4 +105,20 @@ export class InterBrokerChannel {
     this.closed = true;
     for (const [id, open] of [...this.conns]) this.drop(id, open);
   }
+}
+
+/**
+ * A channel of this broker, as one of Kafka's `broker-<id>-<name>` NetworkClients: its latest metadata
+ * image, `inter.broker.listener.name`, `request.timeout.ms` and that listener's TLS / SASL.
+ */
+export function brokerChannel(services: BrokerServices, name: string): InterBrokerChannel {
+  const controller = metadataSourceOf(services);
+  return new InterBrokerChannel({
+    nodeId: services.nodeId,
+    image: () => controller.image,
+    listenerName: services.config.interBrokerListenerName,
+    requestTimeoutMs: services.config.getInt('request.timeout.ms'),
+    clientId: `broker-${services.nodeId}-${name}`,
+    security: nodeOutgoingSecurity(services.config).interBroker,
+  });
 }
