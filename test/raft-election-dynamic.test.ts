@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster, tkafkaLauncher, waitForLeader, type Cluster } from './helpers/cluster.js';
-import { expectedProbeAnswers, probeElectionRequests, waitUntilFollowing } from './helpers/raft-election-probes.js';
+import { expectedProbeAnswers, probeElectionRequests, settledProbeTarget } from './helpers/raft-election-probes.js';
 
 let cluster: Cluster;
 
@@ -26,19 +26,10 @@ after(async () => {
 });
 
 test('a dynamic quorum of three elects a leader, refuses forged requests, and fails over', async () => {
-  const q = await waitForLeader(cluster, { timeoutMs: 60_000 });
-  assert.equal(q.voters.length, 3, 'the voters come from the bootstrap VotersRecord');
-  const others = cluster.controllers.filter((n) => n.id !== q.leaderId);
-  const target = {
-    port: others[0]!.controllerPort,
-    clusterId: cluster.clusterId,
-    voterId: others[0]!.id,
-    otherVoterId: others[1]!.id,
-    leaderId: q.leaderId,
-    leaderEpoch: q.leaderEpoch,
-  };
-  await waitUntilFollowing(target, cluster.node(q.leaderId).controllerPort);
+  const target = await settledProbeTarget(cluster, 60_000);
   assert.deepEqual(await probeElectionRequests(target), expectedProbeAnswers(target));
+  const q = await waitForLeader(cluster, { timeoutMs: 10_000 });
+  assert.equal(q.voters.length, 3, 'the voters come from the bootstrap VotersRecord');
 
   const old = cluster.node(q.leaderId);
   const t0 = Date.now();

@@ -17,7 +17,7 @@ import {
   type Cluster,
   type ClusterNode,
 } from './helpers/cluster.js';
-import { expectedProbeAnswers, probeElectionRequests, waitUntilFollowing } from './helpers/raft-election-probes.js';
+import { expectedProbeAnswers, probeElectionRequests, settledProbeTarget } from './helpers/raft-election-probes.js';
 import { waitFor } from './helpers/wait-for.js';
 
 let cluster: Cluster;
@@ -39,26 +39,17 @@ after(async () => {
 });
 
 test('three voters elect one leader; forged election requests are refused with Kafka codes', async () => {
-  const q = await waitForLeader(cluster, { timeoutMs: 60_000 });
-  console.log(`leader ${q.leaderId} in epoch ${q.leaderEpoch}`);
+  const target = await settledProbeTarget(cluster, 60_000);
+  console.log(`leader ${target.leaderId} in epoch ${target.leaderEpoch}`);
   // the other voters are not leaders (they answer DescribeQuorum with NOT_LEADER_OR_FOLLOWER)
-  const others = cluster.controllers.filter((n) => n.id !== q.leaderId);
+  const others = cluster.controllers.filter((n) => n.id !== target.leaderId);
   for (const n of others) assert.equal(await describeQuorum(n.controllerPort), null, `node ${n.id} is not a leader`);
-  const target = {
-    port: others[0]!.controllerPort,
-    clusterId: cluster.clusterId,
-    voterId: others[0]!.id,
-    otherVoterId: others[1]!.id,
-    leaderId: q.leaderId,
-    leaderEpoch: q.leaderEpoch,
-  };
-  await waitUntilFollowing(target, cluster.node(q.leaderId).controllerPort);
   const answers = await probeElectionRequests(target);
   console.log(JSON.stringify(answers, null, 1));
   assert.deepEqual(answers, expectedProbeAnswers(target));
   // none of it moved the quorum
   const again = await waitForLeader(cluster, { timeoutMs: 10_000 });
-  assert.deepEqual([again.leaderId, again.leaderEpoch], [q.leaderId, q.leaderEpoch]);
+  assert.deepEqual([again.leaderId, again.leaderEpoch], [target.leaderId, target.leaderEpoch]);
 });
 
 test('kill -9 of the leader: another voter is elected; the restarted voter follows it', async () => {

@@ -8,7 +8,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { ZERO_UUID } from '../../src/protocol/uuid.js';
 import { RawClient } from './raw-client.js';
 import { waitFor } from './wait-for.js';
-import { describeQuorum } from './cluster.js';
+import { describeQuorum, type Cluster } from './cluster.js';
 
 const TOPIC = '__cluster_metadata';
 const OTHER_CLUSTER = 'AAAAAAAAAAAAAAAAAAAAAw';
@@ -192,26 +192,56 @@ export function expectedProbeAnswers(t: ProbeTarget): Record<ProbeName, ProbeAns
 }
 
 /**
- * Waits until the probed voter follows the leader: it names the leader (its answer to a stale
- * BeginQuorumEpoch, which changes nothing, carries its current leader) and the leader's
- * DescribeQuorum shows it has fetched the epoch's first batch (a voter learns of a new leader, and
- * then fetches, a little after the leader answers DescribeQuorum).
+ * The first moment a quorum is settled enough to probe: a leader answers DescribeQuorum, and
+ * `cluster.controllers[i]` (the first other voter) names that leader in that epoch and has fetched
+ * from it. The leader is looked up again on every poll: on a loaded machine a freshly elected
+ * leader can resign (check-quorum) and the voters move on to a later epoch, which a target fixed
+ * at the first leader would wait for forever.
  */
-export async function waitUntilFollowing(t: ProbeTarget, leaderPort: number, timeoutMs = 30_000): Promise<void> {
-  await waitFor(
+export async function settledProbeTarget(cluster: Cluster, timeoutMs = 120_000): Promise<ProbeTarget> {
+  return waitFor(
     async () => {
-      const c = await RawClient.connect(t.port).catch(() => null);
-      if (!c) return null;
-      try {
-        const r = answer(await c.request(ApiKey.BeginQuorumEpoch, 1, beginBody(t, t.clusterId, t.leaderEpoch - 1)));
-        if (r.leaderId !== t.leaderId || r.leaderEpoch !== t.leaderEpoch) return null;
-      } finally {
-        c.close();
-      }
-      const q = await describeQuorum(leaderPort);
-      const v = q?.voters.find((x) => x.replicaId === t.voterId);
-      return v && v.logEndOffset > 0n ? true : null;
+      const q = await currentLeader(cluster);
+      if (!q) return null;
+      const others = cluster.controllers.filter((n) => n.id !== q.leaderId);
+      const t: ProbeTarget = {
+        port: others[0]!.controllerPort,
+        clusterId: cluster.clusterId,
+        voterId: others[0]!.id,
+        otherVoterId: others[1]!.id,
+        leaderId: q.leaderId,
+        leaderEpoch: q.leaderEpoch,
+      };
+      return (await isFollowing(t, cluster.node(q.leaderId).controllerPort)) ? t : null;
     },
-    { what: `voter ${t.voterId} following leader ${t.leaderId} in epoch ${t.leaderEpoch}`, timeoutMs },
+    { what: 'a quorum leader followed by the voter to probe', timeoutMs, intervalMs: 100 },
   );
+}
+
+async function currentLeader(cluster: Cluster) {
+  for (const c of cluster.controllers.filter((n) => n.running())) {
+    const q = await describeQuorum(c.controllerPort);
+    if (q && q.leaderId >= 0 && cluster.node(q.leaderId).running()) return q;
+  }
+  return null;
+}
+
+/**
+ * The probed voter names the leader (its answer to a stale BeginQuorumEpoch, which changes nothing,
+ * carries its current leader) and the leader's DescribeQuorum shows it has fetched the epoch's
+ * first batch (a voter learns of a new leader, and then fetches, a little after the leader answers
+ * DescribeQuorum).
+ */
+async function isFollowing(t: ProbeTarget, leaderPort: number): Promise<boolean> {
+  const c = await RawClient.connect(t.port).catch(() => null);
+  if (!c) return false;
+  try {
+    const r = answer(await c.request(ApiKey.BeginQuorumEpoch, 1, beginBody(t, t.clusterId, t.leaderEpoch - 1)));
+    if (r.leaderId !== t.leaderId || r.leaderEpoch !== t.leaderEpoch) return false;
+  } finally {
+    c.close();
+  }
+  const q = await describeQuorum(leaderPort);
+  const v = q?.voters.find((x) => x.replicaId === t.voterId);
+  return !!v && v.logEndOffset > 0n;
 }

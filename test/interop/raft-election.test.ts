@@ -8,7 +8,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitForLeader, type Cluster } from '../helpers/cluster.js';
-import { expectedProbeAnswers, probeElectionRequests, waitUntilFollowing } from '../helpers/raft-election-probes.js';
+import { expectedProbeAnswers, probeElectionRequests, settledProbeTarget } from '../helpers/raft-election-probes.js';
 import { shape, startKafkaCluster } from './helpers/kafka-cluster.js';
 
 let cluster: Cluster;
@@ -22,22 +22,12 @@ after(async () => {
 });
 
 test('Apache Kafka 4.4.0 voters answer the forged election requests as tkafka does', async () => {
-  const q = await waitForLeader(cluster, { timeoutMs: 120_000 });
-  const others = cluster.controllers.filter((n) => n.id !== q.leaderId);
-  const target = {
-    port: others[0]!.controllerPort,
-    clusterId: cluster.clusterId,
-    voterId: others[0]!.id,
-    otherVoterId: others[1]!.id,
-    leaderId: q.leaderId,
-    leaderEpoch: q.leaderEpoch,
-  };
-  await waitUntilFollowing(target, cluster.node(q.leaderId).controllerPort);
+  const target = await settledProbeTarget(cluster);
   const answers = await probeElectionRequests(target);
-  console.log(`Kafka leader ${q.leaderId} epoch ${q.leaderEpoch}:\n${JSON.stringify(answers, null, 1)}`);
+  console.log(`Kafka leader ${target.leaderId} epoch ${target.leaderEpoch}:\n${JSON.stringify(answers, null, 1)}`);
   assert.deepEqual(answers, expectedProbeAnswers(target));
   const again = await waitForLeader(cluster, { timeoutMs: 10_000 });
-  assert.deepEqual([again.leaderId, again.leaderEpoch], [q.leaderId, q.leaderEpoch]);
+  assert.deepEqual([again.leaderId, again.leaderEpoch], [target.leaderId, target.leaderEpoch]);
 });
 
 test('Apache Kafka 4.4.0: kill -9 of the leader, time until another voter leads', async () => {
