@@ -8,7 +8,7 @@
 # 1. Debian packages the tests run (kcat, librdkafka and kafka-python for Python 3, man/groff for
 #    the man pages, script/tmux/zsh/fish for terminal and completion tests, python3-venv for the
 #    client matrix's virtualenv, e2fsprogs/mount for the loop-mounted ext4 of the storage-fault
-#    tests) and the toolchains (java + javac, mvn, go). As root, apt-get
+#    tests, prometheus for the metrics endpoint's scrape test) and the toolchains (java + javac, mvn, go). As root, apt-get
 #    installs the missing packages; as another user, this names them with the one command that
 #    installs them and exits 1 (a test suite that skips what it cannot run is not a passing one).
 # 2. As any user, into .cache/: Apache Kafka 4.4.0's jars from Maven Central (scripts/kafka-jars.sh)
@@ -42,6 +42,8 @@ packages=(
   # the fault-injection filesystem (test/helpers/fault-fs.ts): a loop-mounted ext4
   "e2fsprogs|command -v mkfs.ext4"
   "mount|command -v mount && command -v losetup"
+  # a real Prometheus server scraping the broker's metrics endpoint (test/interop/prometheus-*.test.ts)
+  "prometheus|command -v prometheus"
 )
 missing=()
 for entry in "${packages[@]}"; do
