@@ -172,6 +172,8 @@ export interface ApacheKafka {
   configFile: string;
   /** Milliseconds from launching the JVM to the first answered Metadata request (last start). */
   startMs: number;
+  /** pid of the running JVM (undefined while stopped). */
+  pid(): number | undefined;
   /** The text of server.log and console.log so far (for failure messages). */
   logs(): string;
   /** SIGTERM (controlled shutdown), SIGKILL after 30 s; resolves when the JVM is gone. Idempotent. */
@@ -255,7 +257,11 @@ function propertiesText(props: Record<string, string>): string {
   );
 }
 
-async function metadataAnswers(port: number, nodeId: number, ms: number): Promise<boolean> {
+/**
+ * One bounded attempt: does the broker on `port` answer Metadata naming `nodeId` and a controller
+ * (false on any error or after `ms`)?
+ */
+export async function metadataAnswers(port: number, nodeId: number, ms: number): Promise<boolean> {
   let client: RawClient | null = null;
   // a bound on one attempt (a request can hang on a JVM that is still starting), not a wait
   const timer = new Promise<false>((r) => setTimeout(() => r(false), ms).unref());
@@ -478,6 +484,7 @@ async function startApacheKafkaOnce(opts: ApacheKafkaOptions): Promise<ApacheKaf
     logDir,
     configFile,
     startMs,
+    pid: () => (child as ChildProcess | null)?.pid,
     logs,
     stop: () => stopWith('SIGTERM', 30_000),
     kill: () => stopWith('SIGKILL', 5_000),
