@@ -41,47 +41,47 @@ async function setup(): Promise<{ h: Harness; topicId: string }> {
   return { h, topicId: t.id };
 }
 
-test('a member joins with epoch 0: a member id, epoch 1, every partition; a second member splits them by revoke-then-assign', async () => {
+test('a member joins with epoch 0: a member id, epoch 2, every partition; a second member splits them by revoke-then-assign', async () => {
   const { h, topicId } = await setup();
   try {
     const a = await h.gc.consumerGroupHeartbeat(joinHb('cg', ['orders']), INFO);
     assert.equal(a.errorCode, E.NONE, a.errorMessage ?? '');
     assert.equal(a.memberId!.length, 22);
-    assert.equal(a.memberEpoch, 1);
+    assert.equal(a.memberEpoch, 2);
     assert.equal(a.heartbeatIntervalMs, 5000);
     assert.deepEqual(parts(a.assignment), [0, 1, 2, 3, 4, 5]);
     const owned = [{ topicId, partitions: [0, 1, 2, 3, 4, 5] }];
     // steady heartbeat: no assignment in the answer
-    const steady = await h.gc.consumerGroupHeartbeat(hb('cg', { memberId: a.memberId!, memberEpoch: 1 }), INFO);
-    assert.equal(steady.memberEpoch, 1);
+    const steady = await h.gc.consumerGroupHeartbeat(hb('cg', { memberId: a.memberId!, memberEpoch: 2 }), INFO);
+    assert.equal(steady.memberEpoch, 2);
     assert.equal(steady.assignment, null);
 
     const b = await h.gc.consumerGroupHeartbeat(joinHb('cg', ['orders']), INFO);
-    assert.equal(b.memberEpoch, 2);
+    assert.equal(b.memberEpoch, 3);
     assert.deepEqual(parts(b.assignment), [], 'b waits until a releases its partitions');
     const d1 = await h.gc.consumerGroupDescribe(['cg']);
     assert.equal(d1[0]!.groupState, 'Reconciling');
-    assert.equal(d1[0]!.groupEpoch, 2);
-    // a is asked to revoke three partitions and stays at epoch 1
+    assert.equal(d1[0]!.groupEpoch, 3);
+    // a is asked to revoke three partitions and stays at epoch 2
     const a2 = await h.gc.consumerGroupHeartbeat(
-      hb('cg', { memberId: a.memberId!, memberEpoch: 1, topicPartitions: owned }),
+      hb('cg', { memberId: a.memberId!, memberEpoch: 2, topicPartitions: owned }),
       INFO,
     );
-    assert.equal(a2.memberEpoch, 1);
+    assert.equal(a2.memberEpoch, 2);
     assert.equal(parts(a2.assignment)!.length, 3);
     const kept = a2.assignment!.topicPartitions;
-    // a acknowledges the revocation: epoch 2
+    // a acknowledges the revocation: epoch 3
     const a3 = await h.gc.consumerGroupHeartbeat(
-      hb('cg', { memberId: a.memberId!, memberEpoch: 1, topicPartitions: kept }),
+      hb('cg', { memberId: a.memberId!, memberEpoch: 2, topicPartitions: kept }),
       INFO,
     );
-    assert.equal(a3.memberEpoch, 2);
+    assert.equal(a3.memberEpoch, 3);
     // b now gets the released partitions
     const b2 = await h.gc.consumerGroupHeartbeat(
-      hb('cg', { memberId: b.memberId!, memberEpoch: 2, topicPartitions: [] }),
+      hb('cg', { memberId: b.memberId!, memberEpoch: 3, topicPartitions: [] }),
       INFO,
     );
-    assert.equal(b2.memberEpoch, 2);
+    assert.equal(b2.memberEpoch, 3);
     const all = [...parts(a2.assignment)!, ...parts(b2.assignment)!].sort((x, y) => x - y);
     assert.deepEqual(all, [0, 1, 2, 3, 4, 5], 'every partition owned by exactly one member');
     const d2 = await h.gc.consumerGroupDescribe(['cg']);
@@ -120,7 +120,7 @@ test('epochs are guarded: FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, GROUP_ID_NOT_F
     const r6 = await h.gc.consumerGroupHeartbeat(joinHb('', ['orders']), INFO);
     assert.equal(r6.errorCode, E.INVALID_REQUEST);
     // the member itself was not disturbed
-    const ok = await h.gc.consumerGroupHeartbeat(hb('cf', { memberId: a.memberId!, memberEpoch: 1 }), INFO);
+    const ok = await h.gc.consumerGroupHeartbeat(hb('cf', { memberId: a.memberId!, memberEpoch: 2 }), INFO);
     assert.equal(ok.errorCode, E.NONE);
     // a classic group with members that does not use the consumer embedded protocol is not upgraded
     const { join } = await import('./helpers/group-harness.js');
@@ -141,20 +141,20 @@ test('leaving (-1) bumps the group epoch and frees the partitions; session timeo
     const left = await h.gc.consumerGroupHeartbeat(hb('cl', { memberId: b.memberId!, memberEpoch: -1 }), INFO);
     assert.equal(left.memberEpoch, -1);
     const d = await h.gc.consumerGroupDescribe(['cl']);
-    assert.equal(d[0]!.groupEpoch, 3);
+    assert.equal(d[0]!.groupEpoch, 4);
     assert.equal((d[0]!.members as unknown[]).length, 1);
     const a2 = await h.gc.consumerGroupHeartbeat(
-      hb('cl', { memberId: a.memberId!, memberEpoch: 1, topicPartitions: a.assignment!.topicPartitions }),
+      hb('cl', { memberId: a.memberId!, memberEpoch: 2, topicPartitions: a.assignment!.topicPartitions }),
       INFO,
     );
-    assert.equal(a2.memberEpoch, 3);
+    assert.equal(a2.memberEpoch, 4);
     assert.equal(a2.assignment, null, 'a never gave anything up: its assignment did not change');
     // a goes silent: its session times out and the group empties
     await waitFor(async () => (await h.gc.consumerGroupDescribe(['cl']))[0]!.groupState === 'Empty', {
       what: 'group cl to be Empty after the silent member expires',
       timeoutMs: 5000,
     });
-    const r = await h.gc.consumerGroupHeartbeat(hb('cl', { memberId: a.memberId!, memberEpoch: 3 }), INFO);
+    const r = await h.gc.consumerGroupHeartbeat(hb('cl', { memberId: a.memberId!, memberEpoch: 4 }), INFO);
     assert.equal(r.errorCode, E.UNKNOWN_MEMBER_ID);
   } finally {
     await h.close();
@@ -187,7 +187,7 @@ test('the range assignor on request; static members leave with -2 and keep their
     assert.equal(back.memberEpoch, a.memberEpoch);
     assert.deepEqual(parts(back.assignment), [0, 1, 2, 3, 4, 5]);
     const d2 = await h.gc.consumerGroupDescribe(['cr']);
-    assert.equal(d2[0]!.groupEpoch, 1);
+    assert.equal(d2[0]!.groupEpoch, 2);
     assert.equal((d2[0]!.members as unknown[]).length, 1);
     const dup = await h.gc.consumerGroupHeartbeat(joinHb('cr', ['orders'], { instanceId: 'i-1' }), INFO);
     assert.equal(dup.errorCode, E.UNRELEASED_INSTANCE_ID);
@@ -212,7 +212,7 @@ test('consumer group records decode and a restart restores epochs, members and a
   await h.gc.commitOffsets(
     {
       groupId: 'cp',
-      generationIdOrMemberEpoch: 1,
+      generationIdOrMemberEpoch: 2,
       memberId: a.memberId!,
       groupInstanceId: null,
       retentionTimeMs: -1n,
@@ -258,8 +258,8 @@ test('consumer group records decode and a restart restores epochs, members and a
   const h2 = await h.restart();
   try {
     const d = await h2.gc.consumerGroupDescribe(['cp']);
-    assert.equal(d[0]!.groupEpoch, 1);
-    assert.equal(d[0]!.assignmentEpoch, 1);
+    assert.equal(d[0]!.groupEpoch, 2);
+    assert.equal(d[0]!.assignmentEpoch, 2);
     assert.equal(d[0]!.groupState, 'Stable');
     const m = (
       d[0]!.members as {
@@ -270,17 +270,17 @@ test('consumer group records decode and a restart restores epochs, members and a
     )[0]!;
     assert.equal(m.memberId, a.memberId);
     assert.deepEqual(m.assignment.topicPartitions, [{ topicId, topicName: 'orders', partitions: [0, 1, 2, 3, 4, 5] }]);
-    const again = await h2.gc.consumerGroupHeartbeat(hb('cp', { memberId: a.memberId!, memberEpoch: 1 }), INFO);
+    const again = await h2.gc.consumerGroupHeartbeat(hb('cp', { memberId: a.memberId!, memberEpoch: 2 }), INFO);
     assert.equal(again.errorCode, E.NONE);
     const f = await h2.gc.fetchOffsets({
       groupId: 'cp',
       memberId: a.memberId!,
-      memberEpoch: 1,
+      memberEpoch: 2,
       topics: [{ name: 'orders', partitionIndexes: [2] }],
     });
     assert.equal(f.topics[0]!.partitions[0]!.committedOffset, 11n);
     // leave and delete: tombstones remove the group on the next load
-    await h2.gc.consumerGroupHeartbeat(hb('cp', { memberId: a.memberId!, memberEpoch: 1 - 2 }), INFO);
+    await h2.gc.consumerGroupHeartbeat(hb('cp', { memberId: a.memberId!, memberEpoch: -1 }), INFO);
     assert.deepEqual(await h2.gc.deleteGroups(['cp']), [{ groupId: 'cp', errorCode: E.NONE }]);
     const h3 = await h2.restart();
     assert.deepEqual((await h3.gc.listGroups([], [])).groups, []);
@@ -296,8 +296,8 @@ test('new partitions of a subscribed topic are assigned on the next heartbeat', 
     const a = await h.gc.consumerGroupHeartbeat(joinHb('cn', ['orders', 'later']), INFO);
     assert.deepEqual(parts(a.assignment), [0, 1, 2, 3, 4, 5]);
     h.addTopic('later', 2);
-    const r = await h.gc.consumerGroupHeartbeat(hb('cn', { memberId: a.memberId!, memberEpoch: 1 }), INFO);
-    assert.equal(r.memberEpoch, 2);
+    const r = await h.gc.consumerGroupHeartbeat(hb('cn', { memberId: a.memberId!, memberEpoch: 2 }), INFO);
+    assert.equal(r.memberEpoch, 3);
     assert.equal(parts(r.assignment)!.length, 8);
   } finally {
     await h.close();

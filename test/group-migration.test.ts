@@ -311,21 +311,21 @@ test('a classic member joining a consumer group waits for unreleased partitions:
     );
     assert.equal(first.errorCode, E.MEMBER_ID_REQUIRED, 'v4+: the member id first, as in a classic group');
     const c = await classicRejoin(h, 'mixed', first.memberId);
-    assert.equal(c.join.generationId, 2);
+    assert.equal(c.join.generationId, 3);
     assert.deepEqual(c.partitions, [], 'nothing is free yet');
-    assert.equal(await classicHeartbeat(h, 'mixed', first.memberId, 2), E.NONE, 'waiting on the owner');
+    assert.equal(await classicHeartbeat(h, 'mixed', first.memberId, 3), E.NONE, 'waiting on the owner');
     // the consumer member revokes two partitions
     const k2 = await h.gc.consumerGroupHeartbeat(
-      hb('mixed', { memberId: k.memberId!, memberEpoch: 1, topicPartitions: k.assignment!.topicPartitions }),
+      hb('mixed', { memberId: k.memberId!, memberEpoch: 2, topicPartitions: k.assignment!.topicPartitions }),
       INFO,
     );
     const kept = k2.assignment!.topicPartitions;
     assert.equal(kept[0]!.partitions.length, 2);
     await h.gc.consumerGroupHeartbeat(
-      hb('mixed', { memberId: k.memberId!, memberEpoch: 1, topicPartitions: kept }),
+      hb('mixed', { memberId: k.memberId!, memberEpoch: 2, topicPartitions: kept }),
       INFO,
     );
-    assert.equal(await classicHeartbeat(h, 'mixed', first.memberId, 2), E.REBALANCE_IN_PROGRESS, 'released');
+    assert.equal(await classicHeartbeat(h, 'mixed', first.memberId, 3), E.REBALANCE_IN_PROGRESS, 'released');
     const c2 = await classicRejoin(h, 'mixed', first.memberId);
     assert.equal(c2.partitions.length, 2);
     assert.deepEqual(sorted([...c2.partitions, ...kept[0]!.partitions]), [0, 1, 2, 3]);

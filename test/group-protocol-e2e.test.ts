@@ -385,22 +385,22 @@ test(
     const join = { memberEpoch: 0, rebalanceTimeoutMs: 5000, subscribedTopicNames: ['cg-topic'], topicPartitions: [] };
     const a = await hb(0, join);
     assert.equal(a.errorCode, E.NONE, a.errorMessage ?? undefined);
-    assert.equal(a.memberEpoch, 1);
+    assert.equal(a.memberEpoch, 2);
     assert.deepEqual(a.assignment?.topicPartitions, [{ topicId, partitions: [0, 1, 2, 3] }]);
     const bId = randomBytes(16).toString('base64url');
     const missingId = await hb(1, join);
     assert.equal(missingId.errorCode, E.INVALID_REQUEST, 'v1 members bring their own id');
     const b = await hb(1, { ...join, memberId: bId });
     assert.equal(b.memberId, bId);
-    assert.equal(b.memberEpoch, 2);
+    assert.equal(b.memberEpoch, 3);
     assert.deepEqual(b.assignment?.topicPartitions, []);
-    const a2 = await hb(0, { memberId: a.memberId, memberEpoch: 1, topicPartitions: a.assignment?.topicPartitions });
-    assert.equal(a2.memberEpoch, 1, 'revoking first');
+    const a2 = await hb(0, { memberId: a.memberId, memberEpoch: 2, topicPartitions: a.assignment?.topicPartitions });
+    assert.equal(a2.memberEpoch, 2, 'revoking first');
     const kept = a2.assignment?.topicPartitions[0].partitions ?? [];
     assert.equal(kept.length, 2);
-    const a3 = await hb(0, { memberId: a.memberId, memberEpoch: 1, topicPartitions: a2.assignment?.topicPartitions });
-    assert.equal(a3.memberEpoch, 2);
-    const b2 = await hb(1, { memberId: bId, memberEpoch: 2, topicPartitions: [] });
+    const a3 = await hb(0, { memberId: a.memberId, memberEpoch: 2, topicPartitions: a2.assignment?.topicPartitions });
+    assert.equal(a3.memberEpoch, 3);
+    const b2 = await hb(1, { memberId: bId, memberEpoch: 3, topicPartitions: [] });
     assert.deepEqual([...kept, ...(b2.assignment?.topicPartitions[0].partitions ?? [])].sort(), [0, 1, 2, 3]);
     const fenced = await hb(0, { memberId: a.memberId, memberEpoch: 7 });
     assert.equal(fenced.errorCode, E.FENCED_MEMBER_EPOCH);
@@ -409,7 +409,7 @@ test(
       includeAuthorizedOperations: false,
     });
     assert.equal(d.groups[0].groupState, 'Stable');
-    assert.equal(d.groups[0].groupEpoch, 2);
+    assert.equal(d.groups[0].groupEpoch, 3);
     assert.equal(d.groups[0].members.length, 2);
     assert.equal(d.groups[0].members[0].assignment.topicPartitions[0].topicName, 'cg-topic');
     assert.equal(d.groups[1].errorCode, E.GROUP_ID_NOT_FOUND);
@@ -418,19 +418,19 @@ test(
       lg.groups.map((g) => [g.groupId, g.groupState, g.groupType, g.protocolType]),
       [['kip848', 'Stable', 'consumer', 'consumer']],
     );
-    const commit = await c.request(ApiKey.OffsetCommit, 9, { ...commitBody('kip848', 2, bId, 5n, 'cg-topic') });
+    const commit = await c.request(ApiKey.OffsetCommit, 9, { ...commitBody('kip848', 3, bId, 5n, 'cg-topic') });
     assert.equal(commit.topics[0].partitions[0].errorCode, E.NONE);
-    const stale = await c.request(ApiKey.OffsetCommit, 9, { ...commitBody('kip848', 1, bId, 5n, 'cg-topic') });
+    const stale = await c.request(ApiKey.OffsetCommit, 9, { ...commitBody('kip848', 2, bId, 5n, 'cg-topic') });
     assert.equal(stale.topics[0].partitions[0].errorCode, E.STALE_MEMBER_EPOCH);
     const fetched = await c.request(ApiKey.OffsetFetch, 9, {
-      groups: [{ groupId: 'kip848', memberId: bId, memberEpoch: 2, topics: null }],
+      groups: [{ groupId: 'kip848', memberId: bId, memberEpoch: 3, topics: null }],
       requireStable: false,
     });
     assert.equal(fetched.groups[0].topics[0].partitions[0].committedOffset, 5n);
     const left = await hb(0, { memberId: a.memberId, memberEpoch: -1 });
     assert.equal(left.memberEpoch, -1);
-    const b3 = await hb(1, { memberId: bId, memberEpoch: 2, topicPartitions: b2.assignment?.topicPartitions });
-    assert.equal(b3.memberEpoch, 3);
+    const b3 = await hb(1, { memberId: bId, memberEpoch: 3, topicPartitions: b2.assignment?.topicPartitions });
+    assert.equal(b3.memberEpoch, 4);
     assert.deepEqual(b3.assignment?.topicPartitions[0].partitions, [0, 1, 2, 3]);
   },
 );
@@ -487,7 +487,7 @@ test('the records in __consumer_offsets decode with the record schemas', { timeo
   const epochs = mine
     .filter((x) => x.type === 'ConsumerGroupMetadata')
     .map((x) => (x.value as { epoch: number }).epoch);
-  assert.deepEqual(epochs, [1, 2, 3]);
+  assert.deepEqual(epochs, [2, 3, 4]);
   const tombstones = mine.filter((x) => x.value === null).map((x) => x.type);
   assert.deepEqual(tombstones, [
     'ConsumerGroupCurrentMemberAssignment',
@@ -699,6 +699,6 @@ test(
       groupIds: ['kip848'],
       includeAuthorizedOperations: false,
     });
-    assert.equal(kip.groups[0].groupEpoch, 3, 'the KIP-848 group came back too');
+    assert.equal(kip.groups[0].groupEpoch, 4, 'the KIP-848 group came back too');
   },
 );

@@ -109,11 +109,13 @@ export const fromTopicPartitions = (l: readonly { topicId: string; partitions: r
 
 export class ConsumerGroup {
   readonly type = 'consumer' as const;
-  groupEpoch = 0;
+  /** A new group starts at epoch 1 (ModernGroup's constructor): the first join bumps it to 2. */
+  groupEpoch = 1;
   readonly members = new Map<string, ConsumerMember>();
   readonly staticMembers = new Map<string, string>();
   subscriptionMetadata = new Map<string, SubscribedTopic>();
-  targetAssignmentEpoch = 0;
+  /** TargetAssignmentMetadata.INITIAL: epoch 1. */
+  targetAssignmentEpoch = 1;
   readonly targetAssignment = new Map<string, Assignment>();
   /** topic id → partition → epoch of the member that owns it */
   private readonly partitionEpochs = new Map<string, Map<number, number>>();
