@@ -10,7 +10,7 @@ import type { ToolIO } from '../common/io.js';
 import type { BrokerSample, TopicSample, TopSample } from './model.js';
 
 export interface CollectOptions {
-  /** Only these topics (default: every topic that is not internal). */
+  /** Only these topics (default: every topic; internal ones only count in the partition problems). */
   topics?: readonly string[];
   /** Only these groups (default: every consumer group). */
   groups?: readonly string[];
@@ -77,16 +77,19 @@ export async function collectSample(
   const md = await client.metadata({ refresh: true });
   const wanted = filter.topics ? new Set(filter.topics) : null;
   const names = [...md.topics.values()]
-    .filter((t) => t.errorCode === 0 && (wanted ? wanted.has(t.name) : !t.internal))
+    .filter((t) => t.errorCode === 0 && (!wanted || wanted.has(t.name)))
     .map((t) => t.name)
     .sort();
+  const internal = (name: string): boolean => md.topics.get(name)!.internal && !wanted;
   const live = new Set(cluster.brokers.filter((b) => !b.fenced).map((b) => b.id));
-  const tps = names.flatMap((name) =>
-    md.topics
-      .get(name)!
-      .partitions.filter((p) => p.leader >= 0 && live.has(p.leader))
-      .map((p) => ({ topic: name, partition: p.partition })),
-  );
+  const tps = names
+    .filter((name) => !internal(name))
+    .flatMap((name) =>
+      md.topics
+        .get(name)!
+        .partitions.filter((p) => p.leader >= 0 && live.has(p.leader))
+        .map((p) => ({ topic: name, partition: p.partition })),
+    );
   const { listOffsets, OffsetSpec, tpKey } = await import('../../client/admin/offsets.js');
   const [ends, mins] = await Promise.all([
     tps.length ? listOffsets(client, tps, OffsetSpec.LATEST) : Promise.resolve(new Map()),
@@ -95,6 +98,7 @@ export async function collectSample(
   const at = now();
   const topics: TopicSample[] = names.map((name) => ({
     name,
+    internal: internal(name),
     minIsr: mins.get(name) ?? null,
     partitions: md.topics.get(name)!.partitions.map((p) => {
       const o = ends.get(tpKey({ topic: name, partition: p.partition }));

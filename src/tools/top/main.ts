@@ -53,7 +53,8 @@ export const TOP_SPEC: JoptToolSpec = {
     },
     {
       names: ['topic'],
-      description: 'Only this topic (repeatable). Default: every topic that is not internal.',
+      description:
+        'Only this topic (repeatable). Default: every topic (internal topics count in the partition problems only).',
       arg: { name: 'topic' },
     },
     {

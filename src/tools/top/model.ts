@@ -30,6 +30,8 @@ export interface PartitionSample {
 
 export interface TopicSample {
   readonly name: string;
+  /** Kafka's internal topics (__consumer_offsets, ...): counted in the partition problems, not listed. */
+  readonly internal?: boolean;
   /** The topic's min.insync.replicas; null when unknown (DescribeConfigs failed or not allowed). */
   readonly minIsr: number | null;
   readonly partitions: readonly PartitionSample[];
@@ -95,9 +97,9 @@ export interface TopFrame {
   readonly quorumLeader: number | null;
   readonly quorumEpoch: number | null;
   readonly brokers: readonly BrokerView[];
-  /** By produce rate (highest first), then name. */
+  /** The topics that are not internal, by produce rate (highest first), then name. */
   readonly topics: readonly TopicView[];
-  /** Partitions with a problem: offline first, then under min ISR, then under-replicated; by topic, partition. */
+  /** Partitions with a problem (internal topics' too): offline first, then under min ISR, then under-replicated; by topic, partition. */
   readonly problems: readonly ProblemPartition[];
   readonly underReplicated: number;
   readonly underMinIsr: number;
@@ -194,7 +196,7 @@ export class TopTracker {
     const problems: ProblemPartition[] = [];
     const leaders = new Map<number, number>();
     const replicas = new Map<number, number>();
-    const topics = cur.topics.map((t): TopicView => {
+    const all = cur.topics.map((t): TopicView & { internal: boolean } => {
       let end = 0n;
       let delta = 0n;
       let common = 0;
@@ -238,6 +240,7 @@ export class TopTracker {
         consumed = Number(d) / dt;
       }
       return {
+        internal: t.internal === true,
         name: t.name,
         partitions: t.partitions.length,
         logEndOffset: end,
@@ -248,6 +251,7 @@ export class TopTracker {
         offline,
       };
     });
+    const topics: TopicView[] = all.filter((t) => !t.internal).map(({ internal: _, ...t }) => t);
     topics.sort((a, b) => (b.produceRate ?? -1) - (a.produceRate ?? -1) || byName(a.name, b.name));
     problems.sort(
       (a, b) => RANK[a.problems[0]!] - RANK[b.problems[0]!] || byName(a.topic, b.topic) || a.partition - b.partition,
@@ -273,9 +277,9 @@ export class TopTracker {
       brokers,
       topics,
       problems,
-      underReplicated: topics.reduce((n, t) => n + t.underReplicated, 0),
-      underMinIsr: topics.reduce((n, t) => n + t.underMinIsr, 0),
-      offline: topics.reduce((n, t) => n + t.offline, 0),
+      underReplicated: all.reduce((n, t) => n + t.underReplicated, 0),
+      underMinIsr: all.reduce((n, t) => n + t.underMinIsr, 0),
+      offline: all.reduce((n, t) => n + t.offline, 0),
       groups,
     };
   }

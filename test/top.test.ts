@@ -1,0 +1,114 @@
+// `tkafka top` against a real tkafka cluster (a controller and three brokers, RF=3 topics): under a
+// pseudo-terminal the view lists the brokers and the quorum leader, a non-zero produce rate while a
+// bounded producer runs, and a group with the lag `consumer-groups --describe` reports; `--output
+// json` is one snapshot with the same numbers; piped output is plain lines. With a broker stopped
+// the partitions it held are under-replicated, as `topics --describe --under-replicated-partitions`
+// lists them, and the broker is fenced.
+//
+//   npm run build && nice -n 19 node --test --test-concurrency=1 dist/test/top.test.js
+import test, { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { startCluster, tkafkaLauncher, waitForUnfenced, type Cluster } from './helpers/cluster.js';
+import { hasScript } from './helpers/pty.js';
+import { waitFor } from './helpers/wait-for.js';
+import {
+  checkLiveView,
+  checkSnapshotAndPiped,
+  commitOffsets,
+  lastFrame,
+  produce,
+  tkafka,
+  topJson,
+  topUnderPty,
+} from './helpers/top.js';
+
+const BROKERS = [2, 3, 4];
+const BUSY = 'top-busy';
+const LAGGING = 'top-lag';
+const GROUP = 'top-group';
+let cluster: Cluster;
+let bootstrap: string;
+
+before(async () => {
+  cluster = await startCluster({
+    launcher: tkafkaLauncher,
+    nodes: [{ id: 1, roles: 'controller' }, ...BROKERS.map((id) => ({ id, roles: 'broker' as const }))],
+    controllerOverrides: { 'broker.session.timeout.ms': 6000 },
+    brokerOverrides: { 'broker.heartbeat.interval.ms': 500 },
+  });
+  await waitForUnfenced(cluster, { ids: BROKERS });
+  bootstrap = cluster.bootstrap();
+  for (const topic of [BUSY, LAGGING]) {
+    const r = await tkafka([
+      'topics',
+      '--bootstrap-server',
+      bootstrap,
+      '--create',
+      '--topic',
+      topic,
+      '--partitions',
+      '3',
+      '--replication-factor',
+      '3',
+    ]);
+    assert.equal(r.exitCode, 0, r.stderr);
+  }
+  await produce(bootstrap, LAGGING, 300);
+  await commitOffsets(bootstrap, GROUP, LAGGING, 5);
+});
+
+after(async () => {
+  await cluster?.cleanup();
+});
+
+test('live view: brokers, produce rate, group lag', { skip: !hasScript() }, async () => {
+  const frame = await checkLiveView({ bootstrap, busy: BUSY, group: GROUP, brokerIds: BROKERS });
+  assert.match(frame, /quorum leader 1 /, frame);
+});
+
+test('json snapshot and piped lines', async () => {
+  await checkSnapshotAndPiped(bootstrap, GROUP);
+  const j = await topJson(bootstrap, ['--iterations', '1']);
+  assert.equal(j.quorumLeader, 1);
+  assert.deepEqual(
+    j.brokers.map((b) => [b.id, b.state]),
+    BROKERS.map((id) => [id, 'unfenced']),
+  );
+  assert.equal(j.underReplicatedPartitions, 0);
+});
+
+test('a broker down: fenced, URP as topics lists them', async () => {
+  await cluster.node(4).stop();
+  const j = await waitFor(
+    async () => {
+      const s = await topJson(bootstrap, ['--iterations', '1']);
+      const b4 = s.brokers.find((b) => b.id === 4);
+      return s.underReplicatedPartitions > 0 && (!b4 || b4.state === 'fenced') ? s : null;
+    },
+    { what: 'under-replicated partitions and broker 4 fenced', timeoutMs: 60_000, intervalMs: 500 },
+  );
+  const urp = await tkafka(['topics', '--bootstrap-server', bootstrap, '--describe', '--under-replicated-partitions']);
+  assert.equal(urp.exitCode, 0, urp.stderr);
+  const listed = urp.stdout
+    .split('\n')
+    .map((l) => /Topic: (\S+)\s+Partition: (\d+)/.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => `${m[1]}-${m[2]}`)
+    .sort();
+  const fromTop = j.problemPartitions
+    .filter((p) => p.problems.includes('under-replicated'))
+    .map((p) => `${p.topic}-${p.partition}`)
+    .sort();
+  assert.deepEqual(fromTop, listed, 'internal topics included');
+  for (const t of [BUSY, LAGGING]) for (const p of [0, 1, 2]) assert.ok(fromTop.includes(`${t}-${p}`), `${t}-${p}`);
+  assert.equal(j.underReplicatedPartitions, listed.length);
+  assert.equal(j.offlinePartitions, 0);
+  if (hasScript()) {
+    const { raw, exitCode } = await topUnderPty(bootstrap, [], 1);
+    assert.equal(exitCode, 0, raw);
+    const frame = lastFrame(raw);
+    assert.match(frame, new RegExp(`under-replicated ${listed.length}\\b`), frame);
+    assert.match(frame, new RegExp(`Partitions with problems \\(${listed.length}\\)`), frame);
+    assert.match(frame, new RegExp(`^${LAGGING}\\s+0\\s+\\d+\\s+[\\d,]+\\s+[\\d,]+\\s+under-replicated`, 'm'), frame);
+  }
+});
