@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { execa, type ResultPromise } from 'execa';
 import { REPO_ROOT } from './spec-models.js';
-import { screenText, tkafkaUnderPty } from './pty.js';
+import { screenText, terminalEnv, tkafkaUnderPty } from './pty.js';
 import { waitFor } from './wait-for.js';
 
 export const ESC = /\x1b/;
@@ -68,13 +68,18 @@ export interface LagRow {
 export async function describeLag(bootstrap: string, group: string): Promise<Map<string, LagRow>> {
   const r = await tkafka(['consumer-groups', '--bootstrap-server', bootstrap, '--describe', '--group', group]);
   assert.equal(r.exitCode, 0, r.stderr + r.stdout);
+  return parseDescribe(r.stdout, group);
+}
+
+/** The offsets table of `consumer-groups --describe` (tkafka's or Kafka's ConsumerGroupCommand). */
+export function parseDescribe(stdout: string, group: string): Map<string, LagRow> {
   const out = new Map<string, LagRow>();
-  for (const line of r.stdout.split('\n')) {
+  for (const line of stdout.split('\n')) {
     const c = line.trim().split(/\s+/);
     if (c[0] !== group || !/^\d+$/.test(c[2] ?? '')) continue;
     out.set(`${c[1]}-${c[2]}`, { current: BigInt(c[3]!), end: BigInt(c[4]!), lag: BigInt(c[5]!) });
   }
-  assert.ok(out.size > 0, r.stdout);
+  assert.ok(out.size > 0, stdout);
   return out;
 }
 
@@ -234,4 +239,36 @@ export async function checkSnapshotAndPiped(bootstrap: string, group: string): P
   assert.equal(groupLines.length, 2, piped.stdout);
   for (const l of groupLines) assert.match(l, new RegExp(` total-lag=${totalOf(described)} `));
   assert.match(groupLines[1]!, / lag-rate=0\.0 /);
+}
+
+/**
+ * `tkafka top` (no --iterations) under a pseudo-terminal; once two frames are drawn, `key` is typed.
+ * Resolves with the exit code and the frames drawn when the key was typed (the process must end by itself).
+ */
+export async function quitWithKey(
+  bootstrap: string,
+  key: string,
+): Promise<{ exitCode: number | undefined; raw: string }> {
+  const cmd = `stty cols 120 rows 40; exec node bin/tkafka top --bootstrap-server '${bootstrap}' --interval 0.5`;
+  const p = execa('script', ['-qfec', cmd, '/dev/null'], {
+    cwd: REPO_ROOT,
+    stdin: 'pipe',
+    reject: false,
+    timeout: 60_000,
+    extendEnv: false,
+    env: terminalEnv(),
+  });
+  let out = '';
+  let typed = false;
+  p.stdout.on('data', (d: Buffer) => {
+    out += String(d);
+    if (!typed && (screenText(out).match(/q to quit/g) ?? []).length >= 2) {
+      typed = true;
+      p.stdin.write(key);
+    }
+  });
+  const r = await p;
+  assert.ok(typed, `two frames drawn:\n${screenText(out)}`);
+  assert.ok(!r.timedOut, 'ended after the key');
+  return { exitCode: r.exitCode, raw: out };
 }
