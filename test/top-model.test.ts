@@ -178,7 +178,7 @@ test('plain lines and json carry the same numbers', () => {
   const f = t.add(sample(2000, [12n, 20n], [group('g', [['a', 0, 6n, 12n]])]));
   const lines = plainLines(f);
   assert.ok(lines.some((l) => / topic=a partitions=2 log-end-offset=32 produce-rate=2\.0 consume-rate=1\.0 /.test(l)));
-  assert.ok(lines.some((l) => / group=g state=Empty total-lag=6 lag-rate=1\.0 /.test(l)));
+  assert.ok(lines.some((l) => / group=g type=- state=Empty total-lag=6 lag-rate=1\.0 /.test(l)));
   assert.ok(lines.some((l) => / broker=3 .* state=fenced /.test(l)));
   assert.ok(lines.every((l) => !l.includes('\x1b')));
   const j = JSON.parse(JSON.stringify(jsonFrame(f), (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))) as {
@@ -217,4 +217,23 @@ test('internal topics count in the problems only', () => {
     f.problems.map((p) => p.topic),
     ['__consumer_offsets'],
   );
+});
+
+test('group types from the sample', () => {
+  const f = new TopTracker().add(
+    sample(1000, [9n, 9n], [group('c', [['a', 0, 1n, 9n]]), group('s', [['a', 1, 2n, 9n]])], {
+      groupTypes: new Map([
+        ['c', 'consumer'],
+        ['s', 'share'],
+      ]),
+    }),
+  );
+  assert.deepEqual(
+    f.groups.map((g) => [g.group, g.type]),
+    [
+      ['c', 'consumer'],
+      ['s', 'share'],
+    ],
+  );
+  assert.ok(plainLines(f).some((l) => / group=s type=share state=Empty total-lag=7 /.test(l)));
 });

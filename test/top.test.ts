@@ -27,6 +27,7 @@ const BROKERS = [2, 3, 4];
 const BUSY = 'top-busy';
 const LAGGING = 'top-lag';
 const GROUP = 'top-group';
+const SHARE = 'top-share';
 let cluster: Cluster;
 let bootstrap: string;
 
@@ -56,6 +57,19 @@ before(async () => {
   }
   await produce(bootstrap, LAGGING, 300);
   await commitOffsets(bootstrap, GROUP, LAGGING, 5);
+  const share = await tkafka([
+    'share-groups',
+    '--bootstrap-server',
+    bootstrap,
+    '--reset-offsets',
+    '--group',
+    SHARE,
+    '--topic',
+    LAGGING,
+    '--to-earliest',
+    '--execute',
+  ]);
+  assert.equal(share.exitCode, 0, share.stderr);
 });
 
 after(async () => {
@@ -76,6 +90,27 @@ test('json snapshot and piped lines', async () => {
     BROKERS.map((id) => [id, 'unfenced']),
   );
   assert.equal(j.underReplicatedPartitions, 0);
+  assert.deepEqual(
+    j.groups.map((g) => [g.group, g.type]),
+    [
+      [SHARE, 'share'],
+      [GROUP, 'classic'],
+    ],
+    'by lag: the share group starts at the earliest offsets',
+  );
+  // the share group's lag is share-groups --describe's
+  const d = await tkafka(['share-groups', '--bootstrap-server', bootstrap, '--describe', '--group', SHARE]);
+  assert.equal(d.exitCode, 0, d.stderr);
+  const lags = d.stdout
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter((c) => c[0] === SHARE && /^\d+$/.test(c[2] ?? ''));
+  assert.equal(lags.length, 3, d.stdout);
+  assert.equal(
+    j.groups[0]!.totalLag,
+    lags.reduce((n, c) => n + Number(c[4]), 0),
+  );
+  assert.equal(j.groups[0]!.totalLag, 300);
 });
 
 test('q and Ctrl-C quit the live view', { skip: !hasScript() }, async () => {
@@ -91,7 +126,7 @@ test('a broker down: fenced, URP as topics lists them', async () => {
     async () => {
       const s = await topJson(bootstrap, ['--iterations', '1']);
       const b4 = s.brokers.find((b) => b.id === 4);
-      return s.underReplicatedPartitions > 0 && (!b4 || b4.state === 'fenced') ? s : null;
+      return s.underReplicatedPartitions > 0 && b4?.state === 'fenced' ? s : null;
     },
     { what: 'under-replicated partitions and broker 4 fenced', timeoutMs: 60_000, intervalMs: 500 },
   );
@@ -120,11 +155,17 @@ test('a broker down: fenced, URP as topics lists them', async () => {
   assert.deepEqual(problem('offline'), await topicsTool('--unavailable-partitions'));
   assert.equal(j.offlinePartitions, problem('offline').length);
   if (hasScript()) {
-    const { raw, exitCode } = await topUnderPty(bootstrap, [], 1);
+    const { raw, exitCode } = await topUnderPty(bootstrap, ['--topic', LAGGING], 1);
     assert.equal(exitCode, 0, raw);
     const frame = lastFrame(raw);
-    assert.match(frame, new RegExp(`under-replicated ${listed.length}\\b`), frame);
-    assert.match(frame, new RegExp(`Partitions with problems \\(${listed.length}\\)`), frame);
-    assert.match(frame, new RegExp(`^${LAGGING}\\s+0\\s+\\d+\\s+[\\d,]+\\s+[\\d,]+\\s+under-replicated`, 'm'), frame);
+    assert.match(frame, /under-replicated 3\b/, frame);
+    assert.match(frame, /Partitions with problems \(3\)/, frame);
+    for (const p of [0, 1, 2])
+      assert.match(
+        frame,
+        new RegExp(`^${LAGGING}\\s+${p}\\s+\\d+\\s+[\\d,]+\\s+[\\d,]+\\s+under-replicated`, 'm'),
+        frame,
+      );
+    assert.match(frame, /^4\s+127\.0\.0\.1:\d+\s+-\s+fenced\s/m, frame);
   }
 });

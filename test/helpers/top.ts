@@ -122,10 +122,10 @@ export function topicRow(frame: string, topic: string): { leo: bigint; produce: 
   return { leo: BigInt(m[1]!.replace(/,/g, '')), produce: m[2] === '-' ? null : Number(m[2]!.replace('/s', '')) };
 }
 
-/** A group's row in a frame: state and total lag. */
-export function groupRow(frame: string, group: string): { state: string; lag: bigint } | null {
-  const m = new RegExp(`^${group}\\s+(\\w+)\\s+([\\d,]+)\\s`, 'm').exec(frame);
-  return m ? { state: m[1]!, lag: BigInt(m[2]!.replace(/,/g, '')) } : null;
+/** A group's row in a frame: type, state and total lag. */
+export function groupRow(frame: string, group: string): { type: string; state: string; lag: bigint } | null {
+  const m = new RegExp(`^${group}\\s+(\\S+)\\s+(\\w+)\\s+([\\d,]+)\\s`, 'm').exec(frame);
+  return m ? { type: m[1]!, state: m[2]!, lag: BigInt(m[3]!.replace(/,/g, '')) } : null;
 }
 
 /** `tkafka top` under a pseudo-terminal for `iterations` refreshes of `interval` seconds. */
@@ -171,6 +171,7 @@ export interface TopJson {
   problemPartitions: { topic: string; partition: number; problems: string[] }[];
   groups: {
     group: string;
+    type: string | null;
     state: string;
     totalLag: number;
     lagRate: number | null;
@@ -209,6 +210,7 @@ export async function checkLiveView(opts: {
     assert.ok(busyRow && busyRow.produce !== null && busyRow.produce > 0, `non-zero produce rate:\n${frame}`);
     const g = groupRow(frame, group);
     assert.ok(g, frame);
+    assert.equal(g.type, 'classic', 'a group with committed offsets and no members is a classic group');
     const described = await describeLag(bootstrap, group);
     assert.equal(g.lag, totalOf(described), frame);
     return frame;

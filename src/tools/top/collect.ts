@@ -3,10 +3,13 @@
 // controller (null when the cluster does not answer it), Metadata for every partition, ListOffsets
 // latest for the partitions that have a live leader, DescribeConfigs for min.insync.replicas, and
 // the consumer groups (classic and consumer) with their offsets and lag exactly as
-// `consumer-groups --describe` computes them (consumer-groups/describe.ts collectGroupsView).
+// `consumer-groups --describe` computes them (consumer-groups/describe.ts collectGroupsView), and the
+// share groups with their start offsets and lag (DescribeShareGroupOffsets, as share-groups --describe).
 import type { KafkaClient } from '../../client/client.js';
 import type { JoptOptions } from '../common/jopt.js';
 import type { ToolIO } from '../common/io.js';
+import type { LagGroup } from '../common/live/lag-model.js';
+import type { SharePartitionOffset } from '../../client/admin/share-groups.js';
 import type { BrokerSample, TopicSample, TopSample } from './model.js';
 
 export interface CollectOptions {
@@ -115,10 +118,18 @@ export async function collectSample(
 
   const { listConsumerGroups } = await import('../../client/admin/groups.js');
   const { collectGroupsView } = await import('../consumer-groups/describe.js');
-  const groupIds = filter.groups
-    ? [...new Set(filter.groups)]
-    : (await listConsumerGroups(client)).map((g) => g.groupId);
-  const views = await collectGroupsView({ client, opts, io, format: 'text', failed: false }, true, groupIds);
+  const groupTypes = new Map<string, string>();
+  let groupIds: string[];
+  if (filter.groups) groupIds = [...new Set(filter.groups)];
+  else {
+    const listed = await listConsumerGroups(client);
+    for (const g of listed) if (g.type) groupTypes.set(g.groupId, g.type.toLowerCase());
+    groupIds = listed.map((g) => g.groupId);
+  }
+  const shares = await shareGroups(client, filter.groups);
+  const consumerIds = groupIds.filter((g) => !shares.some((s) => s.group === g));
+  const views = await collectGroupsView({ client, opts, io, format: 'text', failed: false }, true, consumerIds);
+  for (const s of shares) groupTypes.set(s.group, 'share');
   return {
     at,
     clusterId: cluster.clusterId,
@@ -127,6 +138,46 @@ export async function collectSample(
     quorumEpoch: q?.epoch ?? null,
     brokers: cluster.brokers,
     topics,
-    groups: views.map((v) => ({ group: v.group, state: v.state, offsets: v.offsets })),
+    groups: [...views.map((v) => ({ group: v.group, state: v.state, offsets: v.offsets })), ...shares],
+    groupTypes,
   };
+}
+
+/**
+ * The share groups (all, or those of `only` that are share groups) with their start offsets and
+ * lag (DescribeShareGroupOffsets); none when the cluster has no share groups API.
+ */
+async function shareGroups(client: KafkaClient, only: readonly string[] | undefined): Promise<LagGroup[]> {
+  const admin = await import('../../client/admin/share-groups.js');
+  let ids: string[];
+  try {
+    ids = (await admin.listShareGroups(client)).map((g) => g.groupId);
+  } catch {
+    return [];
+  }
+  if (only) ids = ids.filter((g) => only.includes(g));
+  if (ids.length === 0) return [];
+  const described = await admin.describeShareGroups(client, ids);
+  const out: LagGroup[] = [];
+  for (const id of ids.sort()) {
+    const d = described.get(id);
+    if (!d?.ok) continue;
+    let listed: Map<string, SharePartitionOffset>;
+    try {
+      listed = await admin.listShareGroupOffsets(client, id);
+    } catch {
+      listed = new Map(); // its share-state partitions are unavailable: the group is shown without offsets
+    }
+    const offsets = [...listed.values()]
+      .sort((a, b) => (a.tp.topic < b.tp.topic ? -1 : a.tp.topic > b.tp.topic ? 1 : a.tp.partition - b.tp.partition))
+      .map((o) => ({
+        topic: o.tp.topic,
+        partition: o.tp.partition,
+        currentOffset: o.startOffset,
+        logEndOffset: null,
+        lag: o.lag,
+      }));
+    out.push({ group: id, state: d.value.state, offsets });
+  }
+  return out;
 }

@@ -123,7 +123,8 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     client = await openClient({
       bootstrap,
       commandConfig: opts.string('command-config'),
-      overrides: { clientId: 'tkafka-top', apiTimeoutMs: Math.max(15_000, 2 * o.intervalMs) },
+      // a refresh waits for an unavailable partition or coordinator this long at most
+      overrides: { clientId: 'tkafka-top', apiTimeoutMs: Math.max(5_000, 2 * o.intervalMs) },
     });
     const c = client;
     const [{ collectSample }, { TopTracker, plainLines, jsonFrame }] = await Promise.all([

@@ -49,6 +49,8 @@ export interface TopSample {
   readonly brokers: readonly BrokerSample[];
   readonly topics: readonly TopicSample[];
   readonly groups: readonly LagGroup[];
+  /** Group id → `classic`, `consumer` or `share` (when the cluster says: ListGroups v5). */
+  readonly groupTypes?: ReadonlyMap<string, string>;
   /** Why the sample failed, when it did (the last good numbers stay on screen). */
   readonly error?: string;
 }
@@ -88,6 +90,11 @@ export interface TopicView {
   readonly offline: number;
 }
 
+export interface TopGroup extends GroupFrame {
+  /** `classic`, `consumer` or `share`; null when unknown. */
+  readonly type: string | null;
+}
+
 export interface TopFrame {
   readonly at: number;
   readonly refreshes: number;
@@ -105,7 +112,7 @@ export interface TopFrame {
   readonly underMinIsr: number;
   readonly offline: number;
   /** By total lag (highest first), then group id. */
-  readonly groups: readonly GroupFrame[];
+  readonly groups: readonly TopGroup[];
 }
 
 /**
@@ -256,9 +263,9 @@ export class TopTracker {
     problems.sort(
       (a, b) => RANK[a.problems[0]!] - RANK[b.problems[0]!] || byName(a.topic, b.topic) || a.partition - b.partition,
     );
-    const groups = [...lagGroups].sort((a, b) =>
-      a.totalLag === b.totalLag ? byName(a.group, b.group) : a.totalLag > b.totalLag ? -1 : 1,
-    );
+    const groups = lagGroups
+      .map((g): TopGroup => ({ ...g, type: cur.groupTypes?.get(g.group) ?? null }))
+      .sort((a, b) => (a.totalLag === b.totalLag ? byName(a.group, b.group) : a.totalLag > b.totalLag ? -1 : 1));
     const brokers = cur.brokers.map((b): BrokerView => ({
       ...b,
       state: b.fenced ? 'fenced' : 'unfenced',
@@ -337,7 +344,7 @@ export function plainLines(f: TopFrame): string[] {
     );
   for (const g of f.groups)
     out.push(
-      `${time} group=${lf(g.group)} state=${lf(g.state)} total-lag=${g.totalLag} lag-rate=${fixed(g.lagRate)} ` +
+      `${time} group=${lf(g.group)} type=${lf(g.type)} state=${lf(g.state)} total-lag=${g.totalLag} lag-rate=${fixed(g.lagRate)} ` +
         `consume-rate=${fixed(g.consumeRate)} produce-rate=${fixed(g.produceRate)}`,
     );
   return out;
@@ -370,6 +377,7 @@ export function jsonFrame(f: TopFrame): unknown {
     problemPartitions: f.problems,
     groups: f.groups.map((g) => ({
       group: g.group,
+      type: g.type,
       state: g.state,
       totalLag: g.totalLag,
       lagRate: g.lagRate,

@@ -138,9 +138,10 @@ function TopScreen(props: ScreenProps<TopFrame>): React.ReactElement {
       : null,
     h(Section, {
       title: `Consumer groups (${f.groups.length}) by lag`,
-      head: ['GROUP', 'STATE', 'LAG', 'LAG/S', 'CONSUME', 'PRODUCE', 'TREND'],
+      head: ['GROUP', 'TYPE', 'STATE', 'LAG', 'LAG/S', 'CONSUME', 'PRODUCE', 'TREND'],
       rows: f.groups.map((g) => [
         g.group,
+        g.type ?? '-',
         g.state,
         grouped(g.totalLag),
         rate(g.lagRate, true),
