@@ -801,7 +801,7 @@ complete -c tkafka -n '__tkafka_in \'consumer-perf-test\'' -l 'version' -d 'Disp
 complete -c tkafka -n '__tkafka_in \'top\'' -l 'bootstrap-server' -x -d 'REQUIRED: The server(s) to connect to'
 complete -c tkafka -n '__tkafka_in \'top\'' -l 'command-config' -r -F -d 'Property file containing configs to be passed to Admin Client'
 complete -c tkafka -n '__tkafka_in \'top\'' -l 'debug' -d 'tkafka: show stack traces and connection details on errors'
-complete -c tkafka -n '__tkafka_in \'top\'' -l 'group' -x -a '(__tkafka_live groups)' -d 'Only this consumer group (repeatable)'
+complete -c tkafka -n '__tkafka_in \'top\'' -l 'group' -x -a '(__tkafka_live groups)' -d 'Only this group (repeatable)'
 complete -c tkafka -n '__tkafka_in \'top\'' -l 'help' -d 'Print usage information'
 complete -c tkafka -n '__tkafka_in \'top\'' -l 'interval' -x -d 'Seconds between refreshes; rates are measured over the last 10 s (at...'
 complete -c tkafka -n '__tkafka_in \'top\'' -l 'iterations' -x -d 'Stop after this many refreshes (default: until q or Ctrl-C; with...'

@@ -9,6 +9,7 @@ import type { KafkaClient } from '../../client/client.js';
 import type { JoptOptions } from '../common/jopt.js';
 import type { ToolIO } from '../common/io.js';
 import type { LagGroup } from '../common/live/lag-model.js';
+import { errorLine } from '../common/errors.js';
 import type { SharePartitionOffset } from '../../client/admin/share-groups.js';
 import type { BrokerSample, TopicSample, TopSample } from './model.js';
 
@@ -128,7 +129,21 @@ export async function collectSample(
   }
   const shares = await shareGroups(client, filter.groups);
   const consumerIds = groupIds.filter((g) => !shares.some((s) => s.group === g));
-  const views = await collectGroupsView({ client, opts, io, format: 'text', failed: false }, true, consumerIds);
+  const ctx = { client, opts, io, format: 'text' as const, failed: false };
+  let views: LagGroup[];
+  try {
+    views = await collectGroupsView(ctx, true, consumerIds);
+  } catch {
+    // one group's coordinator does not answer: the others are still shown, that one without offsets
+    views = [];
+    for (const id of consumerIds) {
+      try {
+        views.push(...(await collectGroupsView(ctx, true, [id])));
+      } catch (e) {
+        views.push({ group: id, state: `Unavailable (${errorLine(e)})`, offsets: [] });
+      }
+    }
+  }
   for (const s of shares) groupTypes.set(s.group, 'share');
   return {
     at,

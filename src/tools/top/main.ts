@@ -59,7 +59,8 @@ export const TOP_SPEC: JoptToolSpec = {
     },
     {
       names: ['group'],
-      description: 'Only this consumer group (repeatable). Default: every consumer group (classic and consumer).',
+      description:
+        'Only this group (repeatable). Default: every consumer group (classic and consumer) and share group.',
       arg: { name: 'consumer group' },
     },
     {
