@@ -83,6 +83,42 @@ export function parseDescribe(stdout: string, group: string): Map<string, LagRow
   return out;
 }
 
+/** Makes share group `group` start at the earliest offsets of `topic` (`share-groups --reset-offsets`). */
+export async function shareGroupAtEarliest(bootstrap: string, group: string, topic: string): Promise<void> {
+  const r = await tkafka([
+    'share-groups',
+    '--bootstrap-server',
+    bootstrap,
+    '--reset-offsets',
+    '--group',
+    group,
+    '--topic',
+    topic,
+    '--to-earliest',
+    '--execute',
+  ]);
+  assert.equal(r.exitCode, 0, r.stderr + r.stdout);
+}
+
+/** The offsets table of `share-groups --describe` (tkafka's or Kafka's ShareGroupCommand): `topic-partition` → lag. */
+export function parseShareDescribe(stdout: string, group: string): Map<string, bigint> {
+  const out = new Map<string, bigint>();
+  for (const line of stdout.split('\n')) {
+    const c = line.trim().split(/\s+/);
+    if (c[0] !== group || !/^\d+$/.test(c[2] ?? '') || !/^\d+$/.test(c[4] ?? '')) continue;
+    out.set(`${c[1]}-${c[2]}`, BigInt(c[4]!));
+  }
+  assert.ok(out.size > 0, stdout);
+  return out;
+}
+
+/** `share-groups --describe --group G`'s lag per partition. */
+export async function describeShareLag(bootstrap: string, group: string): Promise<Map<string, bigint>> {
+  const r = await tkafka(['share-groups', '--bootstrap-server', bootstrap, '--describe', '--group', group]);
+  assert.equal(r.exitCode, 0, r.stderr + r.stdout);
+  return parseShareDescribe(r.stdout, group);
+}
+
 export const totalOf = (rows: Map<string, LagRow>): bigint => [...rows.values()].reduce((n, r) => n + r.lag, 0n);
 
 /** A producer-perf-test bounded in records and rate, running in the background. */

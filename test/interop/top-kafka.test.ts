@@ -14,8 +14,11 @@ import {
   checkSnapshotAndPiped,
   commitOffsets,
   describeLag,
+  describeShareLag,
   parseDescribe,
+  parseShareDescribe,
   produce,
+  shareGroupAtEarliest,
   tkafka,
   topJson,
 } from '../helpers/top.js';
@@ -23,6 +26,7 @@ import {
 const BUSY = 'top-busy';
 const LAGGING = 'top-lag';
 const GROUP = 'top-group';
+const SHARE = 'top-share';
 let kafka: ApacheKafka;
 
 before(async () => {
@@ -43,6 +47,7 @@ before(async () => {
   }
   await produce(kafka.bootstrap, LAGGING, 300);
   await commitOffsets(kafka.bootstrap, GROUP, LAGGING, 5);
+  await shareGroupAtEarliest(kafka.bootstrap, SHARE, LAGGING);
 });
 
 after(async () => {
@@ -80,4 +85,32 @@ test("Kafka: json snapshot and piped lines; the lag is Kafka's tool's", async ()
   assert.equal(j.underReplicatedPartitions, 0);
   assert.equal(j.offlinePartitions, 0);
   assert.deepEqual(j.topics.map((t) => t.name).sort(), [BUSY, LAGGING]);
+  assert.deepEqual(
+    j.groups.map((g) => [g.group, g.type]),
+    [
+      [SHARE, 'share'],
+      [GROUP, 'classic'],
+    ],
+  );
+});
+
+test("Kafka: a share group's lag is Kafka's ShareGroupCommand's", async () => {
+  const theirs = await kafka.runTool('org.apache.kafka.tools.consumer.group.ShareGroupCommand', [
+    '--bootstrap-server',
+    kafka.bootstrap,
+    '--describe',
+    '--group',
+    SHARE,
+  ]);
+  assert.equal(theirs.exitCode, 0, theirs.stderr);
+  const lags = parseShareDescribe(theirs.stdout, SHARE);
+  assert.deepEqual(lags, await describeShareLag(kafka.bootstrap, SHARE));
+  const j = await topJson(kafka.bootstrap, ['--iterations', '1', '--group', SHARE]);
+  assert.equal(j.groups.length, 1);
+  assert.equal(
+    BigInt(j.groups[0]!.totalLag),
+    [...lags.values()].reduce((n, l) => n + l, 0n),
+  );
+  assert.equal(j.groups[0]!.totalLag, 300);
+  for (const p of j.groups[0]!.partitions) assert.equal(BigInt(p.lag), lags.get(`${p.topic}-${p.partition}`));
 });
