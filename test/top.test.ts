@@ -1,7 +1,8 @@
 // `tkafka top` against a real tkafka cluster (a controller and three brokers, RF=3 topics): under a
 // pseudo-terminal the view lists the brokers and the quorum leader, a non-zero produce rate while a
 // bounded producer runs, and a group with the lag `consumer-groups --describe` reports; `--output
-// json` is one snapshot with the same numbers; piped output is plain lines. With a broker stopped
+// json` is one snapshot with the same numbers; piped output is plain lines; a running consumer gives
+// its topic a consume rate; `q` and Ctrl-C quit. With a broker stopped
 // the partitions it held are under-replicated, as `topics --describe --under-replicated-partitions`
 // lists them, and the broker is fenced.
 //
@@ -9,7 +10,9 @@
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster, tkafkaLauncher, waitForUnfenced, type Cluster } from './helpers/cluster.js';
+import { execa } from 'execa';
 import { hasScript } from './helpers/pty.js';
+import { REPO_ROOT } from './helpers/spec-models.js';
 import { waitFor } from './helpers/wait-for.js';
 import {
   checkLiveView,
@@ -20,6 +23,7 @@ import {
   produce,
   quitWithKey,
   shareGroupAtEarliest,
+  startProducer,
   tkafka,
   topJson,
   topUnderPty,
@@ -30,6 +34,7 @@ const BUSY = 'top-busy';
 const LAGGING = 'top-lag';
 const GROUP = 'top-group';
 const SHARE = 'top-share';
+const READER = 'top-reader';
 let cluster: Cluster;
 let bootstrap: string;
 
@@ -96,6 +101,46 @@ test('json snapshot and piped lines', async () => {
     [...lags.values()].reduce((n, l) => n + l, 0n),
   );
   assert.equal(j.groups[0]!.totalLag, 300);
+});
+
+test('consume rate from a running consumer', async () => {
+  const producer = startProducer(bootstrap, BUSY, 20_000, 1000);
+  const consumer = execa(
+    'node',
+    [
+      'bin/tkafka',
+      'console-consumer',
+      '--bootstrap-server',
+      bootstrap,
+      '--topic',
+      BUSY,
+      '--group',
+      READER,
+      '--consumer-property',
+      'auto.commit.interval.ms=200',
+      '--max-messages',
+      '20000',
+      '--timeout-ms',
+      '20000',
+    ],
+    { cwd: REPO_ROOT, reject: false, timeout: 60_000, stdout: 'ignore' },
+  );
+  try {
+    const j = await waitFor(
+      async () => {
+        const s = await topJson(bootstrap, ['--interval', '1', '--topic', BUSY, '--group', READER]);
+        const t = s.topics[0];
+        return t && (t.consumeRate ?? 0) > 0 && (t.produceRate ?? 0) > 0 ? s : null;
+      },
+      { what: `${READER} consuming ${BUSY}`, timeoutMs: 60_000, intervalMs: 200 },
+    );
+    assert.equal(j.groups[0]!.group, READER);
+    assert.ok((j.groups[0]!.consumeRate ?? 0) > 0, JSON.stringify(j.groups[0]));
+  } finally {
+    producer.kill();
+    consumer.kill();
+    await Promise.all([producer, consumer]);
+  }
 });
 
 test('q and Ctrl-C quit the live view', { skip: !hasScript() }, async () => {

@@ -202,6 +202,7 @@ export interface TopJson {
     partitions: number;
     logEndOffset: number;
     produceRate: number | null;
+    consumeRate: number | null;
     underReplicated: number;
   }[];
   problemPartitions: { topic: string; partition: number; problems: string[] }[];
@@ -211,6 +212,7 @@ export interface TopJson {
     state: string;
     totalLag: number;
     lagRate: number | null;
+    consumeRate: number | null;
     partitions: { topic: string; partition: number; currentOffset: number; logEndOffset: number; lag: number }[];
   }[];
 }
