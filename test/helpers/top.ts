@@ -264,6 +264,7 @@ export async function checkSnapshotAndPiped(bootstrap: string, group: string): P
   const j = await topJson(bootstrap, ['--interval', '0.5', '--group', group]);
   assert.equal(j.groups.length, 1);
   const g = j.groups[0]!;
+  assert.equal(g.type, 'classic');
   assert.equal(BigInt(g.totalLag), totalOf(described));
   assert.equal(g.lagRate, 0, 'the offsets are still');
   assert.equal(g.partitions.length, described.size);

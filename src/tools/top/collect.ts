@@ -120,13 +120,10 @@ export async function collectSample(
   const { listConsumerGroups } = await import('../../client/admin/groups.js');
   const { collectGroupsView } = await import('../consumer-groups/describe.js');
   const groupTypes = new Map<string, string>();
-  let groupIds: string[];
-  if (filter.groups) groupIds = [...new Set(filter.groups)];
-  else {
-    const listed = await listConsumerGroups(client);
-    for (const g of listed) if (g.type) groupTypes.set(g.groupId, g.type.toLowerCase());
-    groupIds = listed.map((g) => g.groupId);
-  }
+  const listed = await listConsumerGroups(client);
+  for (const g of listed) if (g.type) groupTypes.set(g.groupId, g.type.toLowerCase());
+  // named groups are described even when not listed (a Dead group, or its coordinator is down)
+  const groupIds = filter.groups ? [...new Set(filter.groups)] : listed.map((g) => g.groupId);
   const shares = await shareGroups(client, filter.groups);
   const consumerIds = groupIds.filter((g) => !shares.some((s) => s.group === g));
   const ctx = { client, opts, io, format: 'text' as const, failed: false };
