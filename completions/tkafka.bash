@@ -5,7 +5,7 @@
 
 __tkafka_subs() {
   case "$1" in
-    '') REPLY='server metadata-quorum dump-log storage topics configs acls get-offsets delete-records reassign-partitions leader-election replica-verification broker-api-versions log-dirs cluster features transactions consumer-groups share-groups streams-groups console-share-consumer console-producer console-consumer producer-perf-test consumer-perf-test local completion profile' ;;
+    '') REPLY='server metadata-quorum dump-log storage topics configs acls get-offsets delete-records reassign-partitions leader-election replica-verification broker-api-versions log-dirs cluster features transactions consumer-groups share-groups streams-groups console-share-consumer console-producer console-consumer producer-perf-test consumer-perf-test top local completion profile' ;;
     'server') REPLY='start' ;;
     'metadata-quorum') REPLY='describe add-controller remove-controller' ;;
     'storage') REPLY='info format version-mapping feature-dependencies random-uuid' ;;
@@ -72,6 +72,7 @@ __tkafka_flags() {
     'console-consumer') REPLY='--bootstrap-server --command-config --command-property --consumer-property --consumer.config --debug --enable-systest-events --formatter --formatter-config --formatter-property --from-beginning --group --help --include --isolation-level --key-deserializer --max-messages --offset --output --partition --property --skip-message-on-error --timeout-ms --topic --value-deserializer --version' ;;
     'producer-perf-test') REPLY='-h --help --bootstrap-server --topic --num-records --record-size --payload-file --payload-monotonic --payload-delimiter --throughput --producer-props --command-property --producer.config --command-config --print-metrics --transactional-id --transaction-duration-ms --warmup-records --reporting-interval --record-key-range --key-distribution --random-seed' ;;
     'consumer-perf-test') REPLY='--bootstrap-server --command-config --command-property --consumer.config --date-format --fetch-size --from-latest --group --help --hide-header --include --messages --num-records --print-metrics --reporting-interval --show-detailed-stats --socket-buffer-size --timeout --topic --version' ;;
+    'top') REPLY='--bootstrap-server --command-config --debug --group --help --interval --iterations --output --topic --version' ;;
     'local') REPLY='-h --help' ;;
     'local start') REPLY='-h --help -n --nodes --controllers --quorum --port --override --timeout --dir' ;;
     'local stop') REPLY='-h --help --clean --timeout --dir' ;;
@@ -135,6 +136,7 @@ __tkafka_argflags() {
     'console-consumer') REPLY=' --bootstrap-server --command-config --command-property --consumer-property --consumer.config --formatter --formatter-config --formatter-property --group --include --isolation-level --key-deserializer --max-messages --offset --output --partition --property --timeout-ms --topic --value-deserializer ' ;;
     'producer-perf-test') REPLY=' --bootstrap-server --topic --num-records --record-size --payload-file --payload-delimiter --throughput --producer-props --command-property --producer.config --command-config --transactional-id --transaction-duration-ms --warmup-records --reporting-interval --record-key-range --key-distribution --random-seed ' ;;
     'consumer-perf-test') REPLY=' --bootstrap-server --command-config --command-property --consumer.config --date-format --fetch-size --group --include --messages --num-records --reporting-interval --socket-buffer-size --topic ' ;;
+    'top') REPLY=' --bootstrap-server --command-config --group --interval --iterations --output --topic ' ;;
     'local start') REPLY=' -n --nodes --controllers --quorum --port --override --timeout --dir ' ;;
     'local stop') REPLY=' --timeout --dir ' ;;
     'local status') REPLY=' --output --dir ' ;;
@@ -319,6 +321,11 @@ __tkafka_value() {
     'consumer-perf-test|--consumer.config') REPLY='@file' ;;
     'consumer-perf-test|--group') REPLY='@group' ;;
     'consumer-perf-test|--topic') REPLY='@topic' ;;
+    'top|--bootstrap-server') REPLY='@hostport' ;;
+    'top|--command-config') REPLY='@file' ;;
+    'top|--group') REPLY='@group' ;;
+    'top|--output') REPLY='text json' ;;
+    'top|--topic') REPLY='@topic' ;;
     'local start|--quorum') REPLY='dynamic static' ;;
     'local start|--dir') REPLY='@dir' ;;
     'local stop|--dir') REPLY='@dir' ;;

@@ -143,7 +143,7 @@ test('bash: the script parses and registers a completion function for tkafka', (
 });
 
 test('bash: sub-commands, flags, sub-command flags, choices and files', () => {
-  assert.deepEqual(bashComplete('tkafka to').candidates, ['topics']);
+  assert.deepEqual(bashComplete('tkafka to').candidates, ['topics', 'top']);
   assert.deepEqual(bashComplete('tkafka con').candidates.sort(), [
     'configs',
     'console-consumer',
@@ -291,7 +291,7 @@ test('fish: the script parses; complete -C gives sub-commands, flags and live na
       .filter(Boolean)
       .map((l) => l.split('\t')[0]!);
   };
-  assert.deepEqual(fish('tkafka top'), ['topics']);
+  assert.deepEqual(fish('tkafka top'), ['top', 'topics']);
   assert.deepEqual(fish('tkafka topics --bootstrap-s'), ['--bootstrap-server']);
   assert.deepEqual(fish(`tkafka metadata-quorum --bootstrap-server ${broker.bootstrap} describe --rep`), [
     '--replication',

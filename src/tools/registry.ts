@@ -172,6 +172,13 @@ export const TOOLS: readonly ToolDescriptor[] = [
     spec: async () => (await import('./consumer-perf-test/spec.js')).CONSUMER_PERF_SPEC,
   },
   {
+    name: 'top',
+    summary: 'Watch a cluster live: brokers, topic rates, partition problems, consumer groups by lag',
+    kafka: '(tkafka only)',
+    load: () => import('./top/main.js'),
+    spec: async () => (await import('./top/main.js')).TOP_SPEC,
+  },
+  {
     name: 'local',
     summary: 'Run a local development cluster: start, stop, status',
     kafka: '(tkafka only)',

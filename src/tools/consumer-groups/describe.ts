@@ -55,9 +55,9 @@ export interface GroupView {
 }
 
 /** Describes the groups (sorted by id, as Kafka's TreeMap); an Admin failure of any group fails the command. */
-async function describeAll(ctx: GroupsContext): Promise<ConsumerGroupDescription[]> {
+async function describeAll(ctx: GroupsContext, only?: readonly string[]): Promise<ConsumerGroupDescription[]> {
   const { describeConsumerGroups, GroupArgumentError } = await import('../../client/admin/groups.js');
-  const ids = await groupIds(ctx);
+  const ids = only ? [...only] : await groupIds(ctx);
   const described = await describeConsumerGroups(ctx.client, ids);
   const out: ConsumerGroupDescription[] = [];
   for (const id of [...new Set(ids)].sort()) {
@@ -84,10 +84,16 @@ async function logEndOffsets(ctx: GroupsContext, tps: TopicPartition[]): Promise
   return out;
 }
 
-export async function collectGroupsView(ctx: GroupsContext, withOffsets: boolean): Promise<GroupView[]> {
+/** The groups of --group / --all-groups, or `only` (`tkafka top` names them itself). */
+export async function collectGroupsView(
+  ctx: GroupsContext,
+  withOffsets: boolean,
+  only?: readonly string[],
+): Promise<GroupView[]> {
   const { listConsumerGroupOffsets } = await import('../../client/admin/groups.js');
   const views: GroupView[] = [];
-  for (const g of await describeAll(ctx)) {
+  if (only && only.length === 0) return views;
+  for (const g of await describeAll(ctx, only)) {
     const view: GroupView = {
       group: g.groupId,
       state: g.state,

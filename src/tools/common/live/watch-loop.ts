@@ -11,6 +11,8 @@ export interface WatchOptions {
   maxRefreshes?: number;
   /** Shown in the live view's title (e.g. the bootstrap servers). */
   source?: string;
+  /** Ends the watch when aborted (e.g. `q` pressed in `tkafka top`). */
+  signal?: AbortSignal;
 }
 
 /** A live view of frames (mounted only on a terminal). */
@@ -56,6 +58,8 @@ export async function runWatch<S, F>(watch: Watch<S, F>, io: TtyIO, opts: WatchO
   const onSignal = (): void => stop();
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  opts.signal?.addEventListener('abort', stop);
+  if (opts.signal?.aborted) stopped = true;
   io.stdout.on('error', stop);
   io.stdout.on('close', stop);
 
@@ -93,6 +97,7 @@ export async function runWatch<S, F>(watch: Watch<S, F>, io: TtyIO, opts: WatchO
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    opts.signal?.removeEventListener('abort', stop);
     io.stdout.off('error', stop);
     io.stdout.off('close', stop);
     await view?.close();
