@@ -34,6 +34,7 @@ import { saslAuthenticatorFactory } from './security/authenticator.js';
 import { imageScramCredentials } from './security/scram.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
+import { NodeMetrics } from './metrics/node-metrics.js';
 import { connectionLimitsPublisher, socketServerLimits } from './network/connection-limits-config.js';
 import { connectionRateQuotaFor } from './quota/connection-quotas.js';
 import { requestQuotaOf } from './quota/managers.js';
@@ -210,6 +211,7 @@ export class BrokerOnlyServer {
     config: ServerConfig,
     logger: NodeLogger,
     openQuorum: ObserverQuorumOpener = openObserverQuorum,
+    metrics: NodeMetrics = new NodeMetrics(),
   ): Promise<BrokerOnlyServer> {
     const dirs = [...new Set([...config.logDirs, config.metadataLogDir])];
     const found = await loadEnsemble(dirs, config.metadataLogDir);
@@ -405,6 +407,7 @@ export class BrokerOnlyServer {
         groupCoordinator: null,
         txnCoordinator: null,
         listenerStores,
+        metrics,
       };
       const registry = new HandlerRegistry();
       registry.register(
