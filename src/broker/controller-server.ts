@@ -18,7 +18,7 @@ import { HandlerRegistry } from './api/registry.js';
 import { registerSaslHandlers } from './api/sasl-authenticate.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
-import { NodeMetrics } from './metrics/node-metrics.js';
+import { instrumentNode, instrumentSocketServer, NodeMetrics } from './metrics/index.js';
 import { socketServerLimits } from './network/connection-limits-config.js';
 import { connectionRateQuotaFor } from './quota/connection-quotas.js';
 import { requestQuotaOf } from './quota/managers.js';
@@ -159,6 +159,7 @@ export class ControllerOnlyServer {
     registry.register(allocateProducerIds);
     // requests brokers forward for their clients (KIP-590)
     registry.register(createEnvelopeHandler<BrokerServices>(registry));
+    const requestMetrics = instrumentNode(metrics, { controller, quorum: controller.quorum });
     const socketServer = new SocketServer<BrokerServices>({
       listeners: acceptors,
       controllerListenerNames: config.controllerListenerNames,
@@ -176,7 +177,13 @@ export class ControllerOnlyServer {
         saslListenerConfigs(config),
         imageScramCredentials(() => controller.image.scramCredentials),
       ),
+      requestMetrics,
     });
+    instrumentSocketServer(
+      metrics,
+      socketServer,
+      config.listeners.map((l) => l.listenerName),
+    );
     await socketServer.start();
     return new ControllerOnlyServer(config, clusterId, controller, socketServer, registry, logger);
   }

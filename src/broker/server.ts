@@ -54,7 +54,7 @@ import {
 } from './lifecycle/broker-membership.js';
 import { startReplication, type Replication } from './replication/replication.js';
 import { ControllerChannel } from './forwarding/controller-channel.js';
-import { NodeMetrics } from './metrics/node-metrics.js';
+import { instrumentNode, instrumentSocketServer, NodeMetrics } from './metrics/index.js';
 
 export interface ServerLogger {
   log(level: string, msg: string): void;
@@ -360,6 +360,12 @@ export class BrokerServer {
       latestOffsets: endOffsets.latestOffsets,
     });
     registerSaslHandlers(registry, ['broker', 'controller']);
+    const requestMetrics = instrumentNode(metrics, {
+      replicas,
+      controller,
+      quorum: controller.quorum,
+      groups: () => services.groupCoordinator,
+    });
     const socketServer = new SocketServer<BrokerServices>({
       listeners: acceptors,
       controllerListenerNames: config.controllerListenerNames,
@@ -380,7 +386,13 @@ export class BrokerServer {
         replicas.cancelConnection(id);
         sharePartitionManagerOf(services)?.connectionClosed(id);
       },
+      requestMetrics,
     });
+    instrumentSocketServer(
+      metrics,
+      socketServer,
+      config.listeners.map((l) => l.listenerName),
+    );
     // altered listener.name.<l>.ssl.* key and trust stores reload without a restart (the
     // stored ones apply before requests are served)
     await controller.addPublisher(tlsReloadPublisher(listenerStores, config, nodeId, socketServer, socketLogger));
