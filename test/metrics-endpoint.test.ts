@@ -3,13 +3,14 @@
 // listener values start-up refuses.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBroker, type BrokerProcess } from './helpers/broker-process.js';
 import { metricsUrl, scrape, type Scrape } from './helpers/metrics.js';
 import { waitFor } from './helpers/wait-for.js';
+import { REPO_ROOT } from './helpers/spec-models.js';
 import { KafkaClient } from '../src/client/client.js';
 import { Producer } from '../src/client/producer.js';
 import { Consumer } from '../src/client/consumer.js';
@@ -193,6 +194,46 @@ test('counts what the project client produced and fetched', async () => {
     { what: 'no connection left on PLAINTEXT' },
   );
   assert.ok((m.value('kafka_coordinator_group_groupmetadatamanager_numgroups') ?? -1) >= 0);
+});
+
+interface Dashboard {
+  dashboard: string;
+  source: { url: string };
+  queries: { expr: string }[];
+  metrics: { name: string; notOnBroker?: string; strimziRule?: string }[];
+}
+
+test('every metric of the Strimzi Kafka dashboard has a series', async () => {
+  const d = JSON.parse(
+    readFileSync(join(REPO_ROOT, 'test', 'data', 'grafana-kafka-dashboard.json'), 'utf8'),
+  ) as Dashboard;
+  assert.equal(d.dashboard, 'Strimzi Kafka');
+  // every name the queries use is listed
+  for (const q of d.queries)
+    for (const [, name] of q.expr.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\s*\{/g))
+      assert.ok(
+        d.metrics.some((m) => m.name === name),
+        `${name} of ${q.expr}`,
+      );
+  // a topic with data, so the per-topic and per-partition series exist
+  const client = new KafkaClient({ bootstrapServers: [broker.bootstrap] });
+  const producer = new Producer(client, { lingerMs: 0 });
+  try {
+    const created = await createTopics(client, [{ name: 'm-dash', numPartitions: 1, replicationFactor: 1 }]);
+    assert.ok(created.get('m-dash')?.ok);
+    await producer.send({ topic: 'm-dash', partition: 0, key: null, value: Buffer.from('v') });
+  } finally {
+    await producer.close();
+    client.close();
+  }
+  const m = await scrape(url);
+  const served = d.metrics.filter((x) => x.notOnBroker === undefined);
+  assert.ok(served.length >= 20);
+  for (const { name } of served) assert.ok(m.find(name).length > 0, `${name} has no series`);
+  // the dashboard's per-topic panels select topic!=""
+  for (const { name } of served.filter((x) => x.name.startsWith('kafka_server_brokertopicmetrics_')))
+    assert.ok(m.find(name, { topic: 'm-dash' }).length === 1, `${name}{topic="m-dash"}`);
+  assert.equal(m.value('kafka_log_log_size', { topic: 'm-dash', partition: '0' }) !== undefined, true);
 });
 
 /** Starts a broker that must not start; its output. */
