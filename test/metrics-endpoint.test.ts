@@ -236,6 +236,17 @@ test('every metric of the Strimzi Kafka dashboard has a series', async () => {
   assert.equal(m.value('kafka_log_log_size', { topic: 'm-dash', partition: '0' }) !== undefined, true);
 });
 
+test('docs/metrics.md lists every kafka_* family served', async () => {
+  const doc = readFileSync(join(REPO_ROOT, 'docs', 'metrics.md'), 'utf8');
+  const documented = new Set([...doc.matchAll(/`(kafka_[a-z0-9_]+)/g)].map((m) => m[1]!));
+  const m = await scrape(url);
+  const served = [...m.types.keys()].filter((n) => n.startsWith('kafka_'));
+  assert.ok(served.length >= 60, `${served.length} families`);
+  // a histogram's _count family is documented with its quantile family
+  const missing = served.filter((n) => !documented.has(n) && !documented.has(n.replace(/_count$/, '')));
+  assert.deepEqual(missing, []);
+});
+
 /** Starts a broker that must not start; its output. */
 async function refused(listener: string): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tkafka-metrics-'));
