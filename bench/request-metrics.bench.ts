@@ -35,7 +35,7 @@ async function inProcess(): Promise<void> {
     const t0 = performance.now();
     for (let i = 0; i < N; i++) {
       t.completed = 0.2 + (i & 1023) / 1000;
-      m.record(ApiKey.Produce, 9, 180, t, 0, false);
+      m.record(ApiKey.Produce, 9, 180, t, 0, 0, false);
       m.recordErrors(ApiKey.Produce, response);
     }
     const ns = ((performance.now() - t0) * 1e6) / N;

@@ -129,6 +129,8 @@ test('counts what the project client produced and fetched', async () => {
       'responsequeuetimems',
       'responsesendtimems',
       'totaltimems',
+      'throttletimems',
+      'requestbytes',
     ]) {
       assert.equal(histogram(m, `kafka_network_requestmetrics_${h}`, 'Produce'), produceRequests, h);
       const fetches = histogram(m, `kafka_network_requestmetrics_${h}`, 'Fetch');
@@ -179,6 +181,11 @@ test('counts what the project client produced and fetched', async () => {
   assert.equal(m.value('kafka_server_raftmetrics_current_leader'), 1);
   assert.equal(m.value('kafka_server_raftmetrics_current_state', { current_state: 'leader' }), 1);
   assert.ok((m.value('kafka_server_raftmetrics_high_watermark') ?? 0) > 0);
+  // the topics' records were appended and committed by this leader
+  assert.ok((m.value('kafka_server_raftmetrics_commit_latency_avg') ?? -1) >= 0);
+  assert.ok((m.value('kafka_server_raftmetrics_append_records_rate') ?? 0) > 0);
+  // no quota: no throttle
+  assert.equal(m.value('kafka_network_requestmetrics_throttletimems', { request: 'Produce', quantile: '0.999' }), 0);
   for (const op of ['Produce', 'Fetch'])
     assert.equal(m.value('kafka_server_delayedoperationpurgatory_purgatorysize', { delayedOperation: op }), 0, op);
   assert.equal(m.value('kafka_network_requestchannel_requestqueuesize'), 0);

@@ -82,4 +82,6 @@ test('controllers and the broker report their roles', async () => {
   assert.equal(b.value('kafka_server_raftmetrics_current_leader'), leader);
   assert.equal(b.value('kafka_server_raftmetrics_current_state', { current_state: 'observer' }), 1);
   assert.equal(b.find('kafka_log_log_logendoffset', { topic: 'roles' }).length, 2);
+  // the observer fetched the metadata records (the topic's among them)
+  assert.ok((b.value('kafka_server_raftmetrics_fetch_records_rate') ?? 0) > 0);
 });

@@ -9,7 +9,8 @@ import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { Partition } from '../replication/partition.js';
 import type { PartitionLog } from '../log/partition-log.js';
 import type { ConnectionStats } from '../network/connection.js';
-import { counters, gauge, gauges } from './families.js';
+import { counters, gauge, gauges, histograms } from './families.js';
+import { logFlushTimes } from './log-flush-stats.js';
 
 /** ReplicaManager, Partition (kafka.cluster) and Log (kafka.log) metrics, purgatories, BrokerTopicMetrics. */
 export function registerReplicaMetrics(registry: Registry, replicas: ReplicaManager): void {
@@ -105,6 +106,14 @@ export function registerReplicaMetrics(registry: Registry, replicas: ReplicaMana
   log('LogStartOffset', (l) => l.logStartOffset);
   log('LogEndOffset', (l) => l.logEndOffset);
   log('NumLogSegments', (l) => l.segments.length);
+
+  histograms(
+    registry,
+    'kafka_log_logflushstats_logflushrateandtimems',
+    'kafka.log:type=LogFlushStats,name=LogFlushRateAndTimeMs: ms per log flush',
+    [],
+    (visit) => visit({}, logFlushTimes),
+  );
 
   // kafka.server:type=DelayedOperationPurgatory,name=PurgatorySize|NumDelayedOperations,delayedOperation=*
   for (const name of ['PurgatorySize', 'NumDelayedOperations'])

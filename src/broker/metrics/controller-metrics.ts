@@ -6,6 +6,7 @@ import type { Registry } from 'prom-client';
 import type { MetadataImage } from '../metadata/image.js';
 import type { Quorum } from '../raft/types.js';
 import { counters, gauge, gauges } from './families.js';
+import type { RaftStats } from './sampled.js';
 
 export interface ControllerSource {
   readonly image: MetadataImage;
@@ -76,7 +77,10 @@ export function registerControllerMetrics(registry: Registry, controller: Contro
 }
 
 /** raft-metrics of the node's KRaft client (voter or observer). */
-export function registerRaftMetrics(registry: Registry, quorum: Quorum & { readonly stateName?: string }): void {
+export function registerRaftMetrics(
+  registry: Registry,
+  quorum: Quorum & { readonly stateName?: string; readonly raftStats?: RaftStats },
+): void {
   const raft = (name: string, value: () => number): void =>
     gauge(
       registry,
@@ -88,6 +92,13 @@ export function registerRaftMetrics(registry: Registry, quorum: Quorum & { reado
   raft('current-epoch', () => quorum.leaderEpoch);
   raft('high-watermark', () => quorum.highWatermark);
   raft('log-end-offset', () => quorum.logEndOffset);
+  const stats = quorum.raftStats;
+  if (stats) {
+    raft('commit-latency-avg', () => stats.commitLatency.avg());
+    raft('commit-latency-max', () => stats.commitLatency.max());
+    raft('append-records-rate', () => stats.appendRecords.rate());
+    raft('fetch-records-rate', () => stats.fetchRecords.rate());
+  }
   gauges(
     registry,
     'kafka_server_raftmetrics_current_state',

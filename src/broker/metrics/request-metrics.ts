@@ -2,9 +2,10 @@
 // ErrorsPerSec{request,error}, and the latency breakdown histograms RequestQueueTimeMs (received →
 // handler started), LocalTimeMs (handler running), RemoteTimeMs (parked in a purgatory),
 // ResponseQueueTimeMs (handler done → response written), ResponseSendTimeMs (writing it),
-// TotalTimeMs, plus RequestBytes. As Kafka, a Fetch is recorded under "Fetch" and under
-// "FetchConsumer" or "FetchFollower". The connection calls record() once per request: a few array
-// writes, no allocation (an API's slot is made on its first request).
+// TotalTimeMs, ThrottleTimeMs (the quota throttle the response carried), plus RequestBytes. As
+// Kafka, a Fetch is recorded under "Fetch" and under "FetchConsumer" or "FetchFollower". The
+// connection calls record() once per request: a few array writes, no allocation (an API's slot is
+// made on its first request).
 import type { Registry } from 'prom-client';
 import { apiName } from '../api/registry.js';
 import { errorName } from '../../protocol/errors.js';
@@ -21,6 +22,7 @@ class ApiStats {
   readonly responseQueue = new Reservoir();
   readonly send = new Reservoir();
   readonly total = new Reservoir();
+  readonly throttle = new Reservoir();
   readonly bytes = new Reservoir();
   constructor(readonly name: string) {}
 }
@@ -57,12 +59,13 @@ export class RequestMetrics {
     size: number,
     t: RequestTimes,
     remoteMs: number,
+    throttleMs: number,
     fetchFollower: boolean,
   ): void {
     const s = this.stats(apiKey);
-    this.update(s, version, size, t, remoteMs);
+    this.update(s, version, size, t, remoteMs, throttleMs);
     if (apiKey === ApiKey.Fetch)
-      this.update(fetchFollower ? this.fetchFollower : this.fetchConsumer, version, size, t, remoteMs);
+      this.update(fetchFollower ? this.fetchFollower : this.fetchConsumer, version, size, t, remoteMs, throttleMs);
   }
 
   /** The error codes of a response body (Kafka's AbstractResponse.errorCounts), NONE included. */
@@ -70,7 +73,14 @@ export class RequestMetrics {
     countErrorCodes(response, this.stats(apiKey).errors);
   }
 
-  private update(s: ApiStats, version: number, size: number, t: RequestTimes, remoteMs: number): void {
+  private update(
+    s: ApiStats,
+    version: number,
+    size: number,
+    t: RequestTimes,
+    remoteMs: number,
+    throttleMs: number,
+  ): void {
     s.byVersion[version] = (s.byVersion[version] ?? 0) + 1;
     const handler = t.completed - t.started;
     const remote = Math.min(remoteMs, handler);
@@ -80,6 +90,7 @@ export class RequestMetrics {
     s.responseQueue.update(t.sendStart - t.completed);
     s.send.update(t.sendEnd - t.sendStart);
     s.total.update(t.sendEnd - t.received);
+    s.throttle.update(throttleMs);
     s.bytes.update(size);
   }
 
@@ -131,6 +142,7 @@ export class RequestMetrics {
     hist('ResponseQueueTimeMs', (s) => s.responseQueue);
     hist('ResponseSendTimeMs', (s) => s.send);
     hist('TotalTimeMs', (s) => s.total);
+    hist('ThrottleTimeMs', (s) => s.throttle);
     hist('RequestBytes', (s) => s.bytes);
   }
 }

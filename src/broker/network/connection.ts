@@ -23,6 +23,7 @@ import type { RequestLogEntry } from './request-log.js';
 import type { RequestMemoryPool } from './connection-quotas.js';
 import type { RequestMetrics, RequestTimes } from '../metrics/request-metrics.js';
 import { takeRemoteTime } from '../metrics/remote-time.js';
+import { requestThrottleOf } from '../quota/throttle.js';
 
 export interface ConnectionOptions {
   readonly id: string;
@@ -407,7 +408,15 @@ export class Connection {
     if (metrics) {
       t.sendEnd = performance.now();
       const remote = takeRemoteTime(this.id);
-      metrics.record(c.apiKey, c.apiVersion, item.frame.length, t, remote, c.fetchFromFollower === true);
+      metrics.record(
+        c.apiKey,
+        c.apiVersion,
+        item.frame.length,
+        t,
+        remote,
+        requestThrottleOf(c),
+        c.fetchFromFollower === true,
+      );
     }
     const header = { apiKey: c.apiKey, apiVersion: c.header.requestApiVersion, correlationId: c.correlationId };
     this.log(item, header, c.clientId, outcome.kind === 'response' ? outcome.size : -1, outcome.kind);
