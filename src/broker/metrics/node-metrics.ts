@@ -2,7 +2,7 @@
 // that serves it (tkafka.metrics.listener): GET /metrics → registry.metrics() in the registry's
 // content type, anything else 404. Other modules register their metrics and collectors on
 // `registry` (reached through BrokerServices.metrics); names follow what the Prometheus JMX exporter
-// makes of Kafka's MBeans (docs/metrics.md). Node's process metrics are registered at creation.
+// makes of Kafka's MBeans (docs/metrics.md). Node's process metrics are added when it is served.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -18,10 +18,6 @@ export class NodeMetrics {
   /** Called when the node stops (collectors holding timers or hooks). */
   private readonly closers: (() => void)[] = [];
 
-  constructor() {
-    collectDefaultMetrics({ register: this.registry });
-  }
-
   /** Runs `fn` when the node stops (a collector's timer, an event-loop monitor). */
   onClose(fn: () => void): void {
     this.closers.push(fn);
@@ -32,6 +28,8 @@ export class NodeMetrics {
    * bound: the port in use, an address not on this host.
    */
   async listen(listener: MetricsListener): Promise<void> {
+    // Node's process metrics (their GC observer and event-loop monitor) only for a served registry
+    collectDefaultMetrics({ register: this.registry });
     const server = createServer((req, res) => void this.serve(req, res));
     await new Promise<void>((resolve, reject) => {
       const fail = (e: NodeJS.ErrnoException): void =>

@@ -5,8 +5,13 @@
 
 const parkedMs = new Map<string, number>();
 
+/**
+ * An operation of the connection's request was parked `ms`. A request's operations wait side by
+ * side (one DelayedProduce per partition of an acks=all Produce), so the longest wait is its time.
+ */
 export function addRemoteTime(connectionId: string, ms: number): void {
-  parkedMs.set(connectionId, (parkedMs.get(connectionId) ?? 0) + ms);
+  const before = parkedMs.get(connectionId);
+  if (before === undefined || ms > before) parkedMs.set(connectionId, ms);
 }
 
 /** The parked time of the connection's current request (0 when it never waited), and forgets it. */
