@@ -57,6 +57,7 @@ test('controllers and the broker report their roles', async () => {
     assert.equal(m.value('kafka_controller_kafkacontroller_activebrokercount'), 1);
     assert.equal(m.value('kafka_controller_kafkacontroller_fencedbrokercount'), 0);
     assert.equal(m.value('kafka_server_raftmetrics_current_leader'), leader);
+    assert.equal(m.value('kafka_server_raftmetrics_number_of_voters'), 2);
     // a controller-only node has no partitions of its own
     assert.equal(m.find('kafka_server_replicamanager_partitioncount').length, 0);
   }

@@ -92,6 +92,7 @@ export function registerRaftMetrics(
   raft('current-epoch', () => quorum.leaderEpoch);
   raft('high-watermark', () => quorum.highWatermark);
   raft('log-end-offset', () => quorum.logEndOffset);
+  raft('number-of-voters', () => quorum.voters.length);
   const stats = quorum.raftStats;
   if (stats) {
     raft('commit-latency-avg', () => stats.commitLatency.avg());
