@@ -3,6 +3,7 @@
 // after file.delete.delay.ms), reads across segments, flushing and closing. PartitionLog builds
 // the offset bookkeeping (log start offset, high watermark, epochs) on top of it.
 
+import { logFlushTimes } from '../metrics/log-flush-stats.js';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { fsyncDir, isIOError } from '../../storage/file-ops.js';
@@ -369,8 +370,10 @@ export class LocalLog {
     const rp = this._recoveryPoint;
     if (flushOffset <= rp) return;
     const toFlush = this.segmentsInRange(rp, flushOffset);
+    const started = performance.now();
     for (const s of toFlush) await s.flush();
     if (toFlush.some((s) => s.baseOffset >= rp)) await fsyncDir(this._dir);
+    if (toFlush.length > 0) logFlushTimes.update(performance.now() - started);
     const newRp = Math.min(offset, this.leo.offset);
     if (newRp > this._recoveryPoint) {
       this._recoveryPoint = newRp;

@@ -67,6 +67,8 @@ export interface FollowerFetcherOptions {
   readonly onSnapshot: (id: OffsetAndEpoch, bytes: Buffer) => Promise<void>;
   /** Batches appended (the log end moved). */
   readonly onAppended?: () => void;
+  /** Records appended from a fetch answer (raft-metrics fetch-records-rate). */
+  readonly onRecords?: (records: number) => void;
   /** A fetch answered by the leader without error (FollowerState's fetch timer restarts). */
   readonly onFetched?: () => void;
   readonly now?: () => number;
@@ -300,6 +302,8 @@ export class FollowerFetcher {
       if (base > log.logEndOffset) break; // a gap: refetch from our end
       await log.append(Buffer.from(batch));
       appended = true;
+      // RecordBatch: records count at offset 57
+      if (size >= 61) this.opts.onRecords?.(readInt32(batch, 57));
     }
     if (appended) this.opts.onAppended?.();
   }

@@ -14,6 +14,7 @@
 // - leader changes reach listeners through handleLeaderChange.
 // Listener callbacks, snapshot writes and deliveries run on one SerialQueue.
 
+import { RaftStats } from '../metrics/sampled.js';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SerialQueue } from '../log/serial-queue.js';
@@ -91,6 +92,8 @@ export interface ObserverQuorumOptions {
 const quiet: ObserverLogger = { info() {}, warn() {}, error() {} };
 
 export class ObserverQuorum implements Quorum {
+  /** raft-metrics: the fetch record rate (src/broker/metrics) */
+  readonly raftStats = new RaftStats();
   readonly nodeId: number;
   private readonly listeners: RaftListener[] = [];
   private readonly queue = new SerialQueue();
@@ -237,6 +240,7 @@ export class ObserverQuorum implements Quorum {
         retryBackoffMs: this.opts.retryBackoffMs ?? 20,
         now: this.opts.now,
         logger: this.logger,
+        onRecords: (n) => this.raftStats.fetchRecords.record(n),
         onLeader: (hint) => this.onLeader(hint),
         onHighWatermark: (hw) => this.queue.run(() => this.deliverUpTo(hw)),
         onSnapshot: (id, bytes) => this.queue.run(() => this.installSnapshot(id, bytes)),

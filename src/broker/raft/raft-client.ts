@@ -29,6 +29,7 @@
 //
 // Every state change runs on one SerialQueue; an append waits for its commit outside the queue.
 
+import { RaftStats } from '../metrics/sampled.js';
 import * as path from 'node:path';
 import { SerialQueue } from '../log/serial-queue.js';
 import { KafkaError, ErrorCode } from '../../protocol/errors.js';
@@ -149,6 +150,8 @@ type EndResponseInput = Input<EndQuorumEpochResponse>;
 
 interface PendingCommit {
   readonly offset: number;
+  /** performance.now() at the append (raft-metrics commit-latency) */
+  readonly appendedAt: number;
   readonly resolve: (offset: number) => void;
   readonly reject: (e: Error) => void;
 }
@@ -184,6 +187,8 @@ export class RaftClient implements Quorum {
   private nextDelivery = 0;
   private epochStartOffset = -1;
   private pending: PendingCommit[] = [];
+  /** raft-metrics: commit latency, append and fetch record rates (src/broker/metrics) */
+  readonly raftStats = new RaftStats();
   /** Leader: when each voter last acknowledged a BeginQuorumEpoch of this epoch (its sign of life without fetches). */
   private readonly lastAcknowledged = new Map<number, number>();
   private electionRetries = 0;
@@ -840,6 +845,7 @@ export class RaftClient implements Quorum {
       retryBackoffMs: this.t.retryBackoffMs,
       now: this.now,
       logger: this.logger,
+      onRecords: (n) => this.raftStats.fetchRecords.record(n),
       onFetched: () => {
         if (this.fetcher !== f || !this.sm.is('Follower') || this.sm.leaderId !== leaderId) return;
         this.sm.state.hasFetchedFromLeader = true;
@@ -973,7 +979,11 @@ export class RaftClient implements Quorum {
     }
     const done = this.pending.filter((p) => p.offset < hw);
     this.pending = this.pending.filter((p) => p.offset >= hw);
-    for (const p of done) p.resolve(p.offset);
+    const now = performance.now();
+    for (const p of done) {
+      this.raftStats.commitLatency.record(now - p.appendedAt);
+      p.resolve(p.offset);
+    }
     if (this.sm.is('Leader')) this.epochVoterChanges?.highWatermarkUpdated(hw);
   }
 
@@ -1289,9 +1299,10 @@ export class RaftClient implements Quorum {
           );
         }
         await this.log.append(batch);
+        this.raftStats.appendRecords.record(records.length);
         const lastOffset = baseOffset + records.length - 1;
         const committed = new Promise<number>((resolve, reject) =>
-          this.pending.push({ offset: lastOffset, resolve, reject }),
+          this.pending.push({ offset: lastOffset, appendedAt: performance.now(), resolve, reject }),
         );
         await this.maybeAdvanceHighWatermark();
         return { committed };
