@@ -111,9 +111,10 @@ export function uuidHashCode(id: string): number {
 /**
  * The iteration order of a java.util.HashSet<String> built by adding `items` in order: by bucket
  * (spread hash & (capacity - 1)), insertion order within a bucket, the capacity doubling from 16
- * whenever the size passes 0.75 of it.
+ * whenever the size passes 0.75 of it. With `concurrent`, a ConcurrentHashMap's key set (same spread
+ * and buckets, the table doubling when the size reaches 0.75 of it).
  */
-export function javaHashSetOrder(items: Iterable<string>): string[] {
+export function javaHashSetOrder(items: Iterable<string>, concurrent = false): string[] {
   const unique: string[] = [];
   const seen = new Set<string>();
   for (const s of items) {
@@ -122,8 +123,9 @@ export function javaHashSetOrder(items: Iterable<string>): string[] {
       unique.push(s);
     }
   }
+  // HashMap resizes when its size passes 0.75 × capacity, ConcurrentHashMap when it reaches it
   let capacity = 16;
-  while (unique.length > capacity * 0.75) capacity *= 2;
+  while (concurrent ? unique.length >= capacity * 0.75 : unique.length > capacity * 0.75) capacity *= 2;
   const bucket = (s: string): number => {
     const h = javaStringHash(s);
     return (h ^ (h >>> 16)) & (capacity - 1);
@@ -304,10 +306,14 @@ export class ClientMetricsManager {
     let pushIntervalMs = DEFAULT_INTERVAL_MS;
     const added: string[] = [];
     let all = false;
-    for (const sub of subs) {
+    // Kafka walks its subscriptions (a ConcurrentHashMap by name), adding each one's metrics (a
+    // HashSet) to the instance's HashSet: the insertion order decides the order within a bucket
+    const byName = new Map(subs.map((s) => [s.name, s]));
+    for (const name of javaHashSetOrder(byName.keys(), true)) {
+      const sub = byName.get(name)!;
       if (!isMatch(attributes, sub.match)) continue;
       all ||= sub.metrics.includes(ALL_METRICS);
-      added.push(...sub.metrics);
+      added.push(...javaHashSetOrder(sub.metrics));
       pushIntervalMs = Math.min(pushIntervalMs, sub.intervalMs);
     }
     const metrics = all ? [ALL_METRICS] : javaHashSetOrder(added);

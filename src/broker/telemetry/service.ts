@@ -1,7 +1,8 @@
 // Wiring of client telemetry (KIP-714) on a broker: the ClientMetricsManager over the client-metrics
 // config resources of the metadata image, exporting each push into the ClientMetricsStore (decompressed
-// with the record codecs, decoded as OTLP MetricsData; a payload that does not decode is
-// INVALID_RECORD, as Kafka answers an exporter's failure). On when tkafka.client.telemetry.enable is
+// with the record codecs, at most telemetry.max.bytes as Kafka's PushTelemetryRequest.metricsData,
+// decoded as OTLP MetricsData; a payload that does not decompress or decode is INVALID_RECORD, as
+// Kafka answers an exporter's failure). On when tkafka.client.telemetry.enable is
 // true; off, GetTelemetrySubscriptions and PushTelemetry are not registered, as Kafka does not
 // advertise them without a telemetry exporter.
 import { decompress } from '../../protocol/records/compression.js';
@@ -35,12 +36,17 @@ export function createClientTelemetry(opts: {
       return out;
     },
     exporter: async (inst, push) => {
+      // the codecs bound what a frame may inflate to from its headers (a zstd frame without a
+      // content size by its blocks), so the bound is generous and the size is checked after
       const raw =
         push.compressionType === 0
           ? push.metrics
           : await decompress(push.compressionType as CompressionType, push.metrics, {
-              maxSize: 64 * opts.telemetryMaxBytes,
+              maxSize: Math.max(64 * opts.telemetryMaxBytes, 1 << 20),
             });
+      // ClientTelemetryUtils.decompress: more than telemetry.max.bytes once decompressed fails
+      if (raw.length > opts.telemetryMaxBytes)
+        throw new Error('decompressed telemetry larger than telemetry.max.bytes');
       store.record(inst.clientInstanceId, inst.attributes.client_id ?? null, decodeMetricsData(raw));
     },
     onInstanceRemoved: (id) => store.removeInstance(id),
