@@ -1,0 +1,223 @@
+// Client telemetry (KIP-714) against a real Apache Kafka 4.4.0 (with a telemetry exporter,
+// client-telemetry/TelemetrySink.java, without which Kafka does not serve the APIs) and tkafka
+// (tkafka.client.telemetry.enable=true): client-metrics subscriptions made with `tkafka
+// client-metrics` and with kafka-client-metrics.sh list and describe the same with both tools on both
+// brokers; the same raw GetTelemetrySubscriptions/PushTelemetry exchanges get the same fields and
+// error codes; Kafka's Java producer (4.4.0) pushes its metrics to tkafka.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execa } from 'execa';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startApacheKafka, runKafkaTool, type ApacheKafka } from './helpers/apache-kafka.js';
+import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { RawClient } from '../helpers/raw-client.js';
+import { runTkafka } from '../helpers/tool-run.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { REPO_ROOT } from '../helpers/spec-models.js';
+import { ApiKey } from '../../src/protocol/frame.js';
+import { compress } from '../../src/protocol/records/compression.js';
+import { CompressionType } from '../../src/protocol/records/layout.js';
+
+const TOOL = 'org.apache.kafka.tools.ClientMetricsCommand';
+const ZERO = 'AAAAAAAAAAAAAAAAAAAAAA';
+const MAX_BYTES = 16384;
+const fixture = JSON.parse(
+  readFileSync(resolve(REPO_ROOT, 'test/fixtures/telemetry/java-producer-push.json'), 'utf8'),
+) as { compressionType: number; metrics: string };
+
+interface Node {
+  name: 'kafka' | 'tkafka';
+  bootstrap: string;
+  port: number;
+}
+
+let kafka: ApacheKafka;
+let tkafka: BrokerProcess;
+let classes: string;
+const nodes: Node[] = [];
+
+before(async () => {
+  classes = mkdtempSync(join(tmpdir(), 'telemetry-sink-'));
+  await execa(
+    'nice',
+    [
+      '-n',
+      '19',
+      'javac',
+      '-nowarn',
+      '-encoding',
+      'UTF-8',
+      '--release',
+      '17',
+      '-cp',
+      `${resolve(REPO_ROOT, '.cache/kafka-4.4.0/lib')}/*`,
+      '-d',
+      classes,
+      resolve(REPO_ROOT, 'test/interop/client-telemetry/TelemetrySink.java'),
+    ],
+    { timeout: 120_000 },
+  );
+  [kafka, tkafka] = await Promise.all([
+    startApacheKafka({
+      classpath: [classes],
+      overrides: { 'metric.reporters': 'TelemetrySink', 'telemetry.max.bytes': MAX_BYTES },
+    }),
+    startBroker({ overrides: { 'tkafka.client.telemetry.enable': true, 'telemetry.max.bytes': MAX_BYTES } }),
+  ]);
+  nodes.push(
+    { name: 'kafka', bootstrap: kafka.bootstrap, port: kafka.port },
+    { name: 'tkafka', bootstrap: tkafka.bootstrap, port: tkafka.port },
+  );
+});
+
+after(async () => {
+  await Promise.allSettled([kafka?.cleanup(), tkafka?.stop()]);
+  tkafka?.cleanup();
+  if (classes) rmSync(classes, { recursive: true, force: true });
+});
+
+/** Both tools on one broker: stdout and exit code. */
+async function both(node: Node, args: string[]): Promise<{ tkafka: string; kafka: string }> {
+  const full = ['--bootstrap-server', node.bootstrap, ...args];
+  const [t, k] = [await runTkafka('client-metrics', full), await runKafkaTool(TOOL, full)];
+  assert.equal(t.code, k.exitCode, `${node.name} ${args.join(' ')}: exit codes (${t.err} / ${k.stderr})`);
+  return { tkafka: t.out, kafka: k.stdout };
+}
+
+test('subscriptions by both tools', async () => {
+  for (const node of nodes) {
+    const t = await runTkafka('client-metrics', [
+      '--bootstrap-server',
+      node.bootstrap,
+      '--alter',
+      '--name',
+      'producers',
+      '--metrics',
+      'org.apache.kafka.producer.,org.apache.kafka.consumer.',
+      '--interval',
+      '1000',
+    ]);
+    assert.deepEqual([t.code, t.out], [0, 'Altered client metrics config for producers.\n'], t.err);
+    const k = await runKafkaTool(TOOL, [
+      '--bootstrap-server',
+      node.bootstrap,
+      '--alter',
+      '--name',
+      'latency',
+      '--metrics',
+      'org.apache.kafka.producer.request.latency,org.apache.kafka.producer.record.queue.time',
+      '--interval',
+      '2000',
+      '--match',
+      'client_software_name=apache-kafka-java',
+    ]);
+    assert.deepEqual([k.exitCode, k.stdout], [0, 'Altered client metrics config for latency.\n'], k.stderr);
+  }
+  const seen: string[] = [];
+  for (const node of nodes) {
+    for (const args of [
+      ['--list'],
+      ['--describe'],
+      ['--describe', '--name', 'latency'],
+      ['--describe', '--name', 'none'],
+    ]) {
+      const r = await both(node, args);
+      assert.equal(r.tkafka, r.kafka, `${node.name} ${args.join(' ')}`);
+      seen.push(r.tkafka);
+    }
+  }
+  // the same on both brokers
+  assert.deepEqual(seen.slice(0, 4), seen.slice(4));
+  assert.match(seen[1]!, /Client metrics configs for producers are:\n {2}interval\.ms=1000\n/);
+  // errors: a bad interval and an unknown selector, as Kafka words them
+  for (const node of nodes) {
+    for (const args of [
+      ['--alter', '--name', 'bad', '--interval', '50'],
+      ['--alter', '--name', 'bad', '--match', 'nope=x'],
+    ]) {
+      const r = await both(node, args);
+      assert.equal(r.tkafka, r.kafka, `${node.name} ${args.join(' ')}`);
+    }
+  }
+});
+
+/** The raw exchanges of one broker, each answer's fields. */
+async function exchanges(node: Node): Promise<unknown[]> {
+  const c = await RawClient.connect(node.port);
+  try {
+    const out: unknown[] = [];
+    const get = (id: string) => c.request(ApiKey.GetTelemetrySubscriptions, 0, { clientInstanceId: id });
+    const push = (id: string, sub: number, compressionType: number, metrics: Buffer, terminating = false) =>
+      c.request(ApiKey.PushTelemetry, 0, {
+        clientInstanceId: id,
+        subscriptionId: sub,
+        terminating,
+        compressionType,
+        metrics,
+      });
+    // the Java client's name, which the latency subscription matches
+    const versions = await c.request(ApiKey.ApiVersions, 3, {
+      clientSoftwareName: 'apache-kafka-java',
+      clientSoftwareVersion: '4.4.0',
+    });
+    out.push(versions.apiKeys.filter((a) => a.apiKey === 71 || a.apiKey === 72));
+    // Kafka applies the subscriptions from its metadata log: wait until a fresh instance gets them
+    await waitFor(async () => (await get(ZERO)).requestedMetrics.length === 4, {
+      what: `${node.name}: the subscriptions`,
+      timeoutMs: 30_000,
+    });
+    const fresh = await get(ZERO);
+    out.push({ newId: fresh.clientInstanceId !== ZERO, errorCode: fresh.errorCode });
+    const ids = [
+      'x4KjTkpnRmG0cNrNCbJpkw',
+      'QUJDREVGR0hJSktMTU5PUA',
+      'cXdlcnR5dWlvcGFzZGZnaA',
+      'bW5idmN4enBvaXV5dHJlcQ',
+      'WlhDVkJOTUFTREZHSEpLTA',
+      'UE9JVVlUUkVXUUxLSkhHRg',
+    ];
+    const first = await get(ids[0]!);
+    out.push(first);
+    out.push({ again: (await get(ids[0]!)).errorCode });
+    const payload = Buffer.from(fixture.metrics, 'base64');
+    out.push({ push: (await push(ids[0]!, first.subscriptionId, fixture.compressionType, payload)).errorCode });
+    out.push({ tooEarly: (await push(ids[0]!, first.subscriptionId, fixture.compressionType, payload)).errorCode });
+    const s1 = (await get(ids[1]!)).subscriptionId;
+    out.push({ unknownSub: (await push(ids[1]!, s1 + 1, 0, Buffer.alloc(0))).errorCode });
+    const s2 = (await get(ids[2]!)).subscriptionId;
+    out.push({ tooLarge: (await push(ids[2]!, s2, 0, Buffer.alloc(MAX_BYTES + 1, 1))).errorCode });
+    const s3 = (await get(ids[3]!)).subscriptionId;
+    out.push({ compression: (await push(ids[3]!, s3, 9, Buffer.alloc(0))).errorCode });
+    // more than telemetry.max.bytes once decompressed: the exporter fails
+    const s5 = (await get(ids[5]!)).subscriptionId;
+    const bomb = await compress(CompressionType.Zstd, Buffer.alloc(MAX_BYTES + 1));
+    out.push({ inflated: (await push(ids[5]!, s5, CompressionType.Zstd, bomb)).errorCode });
+    const s4 = (await get(ids[4]!)).subscriptionId;
+    out.push({ notOtlp: (await push(ids[4]!, s4, 0, Buffer.from([0x0a, 0x10, 0x01]))).errorCode });
+    out.push({ zeroId: (await push(ZERO, 0, 0, Buffer.alloc(0))).errorCode });
+    return out;
+  } finally {
+    c.close();
+  }
+}
+
+test('raw exchanges as Kafka', async () => {
+  const [k, t] = [await exchanges(nodes[0]!), await exchanges(nodes[1]!)];
+  assert.deepEqual(t, k);
+  const first = k[2] as { requestedMetrics: string[]; pushIntervalMs: number; telemetryMaxBytes: number };
+  assert.equal(first.pushIntervalMs, 1000);
+  assert.equal(first.telemetryMaxBytes, MAX_BYTES);
+  assert.deepEqual(k.slice(3), [
+    { again: 89 },
+    { push: 0 },
+    { tooEarly: 89 },
+    { unknownSub: 117 },
+    { tooLarge: 118 },
+    { compression: 76 },
+    { inflated: 87 },
+    { notOtlp: 87 },
+    { zeroId: 42 },
+  ]);
+});
