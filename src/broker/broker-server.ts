@@ -34,6 +34,7 @@ import { saslAuthenticatorFactory } from './security/authenticator.js';
 import { imageScramCredentials } from './security/scram.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
+import { instrumentNode, instrumentSocketServer, NodeMetrics } from './metrics/index.js';
 import { connectionLimitsPublisher, socketServerLimits } from './network/connection-limits-config.js';
 import { connectionRateQuotaFor } from './quota/connection-quotas.js';
 import { requestQuotaOf } from './quota/managers.js';
@@ -211,6 +212,7 @@ export class BrokerOnlyServer {
     config: ServerConfig,
     logger: NodeLogger,
     openQuorum: ObserverQuorumOpener = openObserverQuorum,
+    metrics: NodeMetrics = new NodeMetrics(),
   ): Promise<BrokerOnlyServer> {
     const dirs = [...new Set([...config.logDirs, config.metadataLogDir])];
     const found = await loadEnsemble(dirs, config.metadataLogDir);
@@ -406,6 +408,7 @@ export class BrokerOnlyServer {
         groupCoordinator: null,
         txnCoordinator: null,
         listenerStores,
+        metrics,
       };
       const registry = new HandlerRegistry();
       registry.register(
@@ -451,6 +454,11 @@ export class BrokerOnlyServer {
       info('Waiting for the broker to catch up with the cluster metadata');
       await lifecycle.initialCatchUp;
       await loader.published();
+      const requestMetrics = instrumentNode(metrics, {
+        replicas,
+        quorum,
+        groups: () => services.groupCoordinator,
+      });
       const socketServer = new SocketServer<BrokerServices>({
         listeners: acceptors,
         controllerListenerNames: config.controllerListenerNames,
@@ -472,7 +480,13 @@ export class BrokerOnlyServer {
           sharePartitionManagerOf(services)?.connectionClosed(id);
           telemetry?.manager.connectionClosed(id);
         },
+        requestMetrics,
       });
+      instrumentSocketServer(
+        metrics,
+        socketServer,
+        config.listeners.map((l) => l.listenerName),
+      );
       undo.push(() => socketServer.close());
       // altered listener.name.<l>.ssl.* key and trust stores reload without a restart (the
       // stored ones apply before requests are served)

@@ -18,6 +18,7 @@ import { HandlerRegistry } from './api/registry.js';
 import { registerSaslHandlers } from './api/sasl-authenticate.js';
 import { createApiVersionsHandler } from './api/api-versions.js';
 import { SocketServer } from './network/socket-server.js';
+import { instrumentNode, instrumentSocketServer, NodeMetrics } from './metrics/index.js';
 import { socketServerLimits } from './network/connection-limits-config.js';
 import { connectionRateQuotaFor } from './quota/connection-quotas.js';
 import { requestQuotaOf } from './quota/managers.js';
@@ -53,7 +54,11 @@ export class ControllerOnlyServer {
     private readonly logger: ControllerNodeLogger,
   ) {}
 
-  static async start(config: ServerConfig, logger: ControllerNodeLogger): Promise<ControllerOnlyServer> {
+  static async start(
+    config: ServerConfig,
+    logger: ControllerNodeLogger,
+    metrics: NodeMetrics = new NodeMetrics(),
+  ): Promise<ControllerOnlyServer> {
     const storage = await ensureFormatted(config);
     if (storage.formatted) logger.log('INFO', `Formatted storage with cluster id ${storage.clusterId}`);
     const clusterId = storage.clusterId;
@@ -135,6 +140,7 @@ export class ControllerOnlyServer {
       loggers: defaultBrokerLoggers(),
       groupCoordinator: null,
       txnCoordinator: null,
+      metrics,
     };
     const registry = new HandlerRegistry();
     registry.register(
@@ -153,6 +159,7 @@ export class ControllerOnlyServer {
     registry.register(allocateProducerIds);
     // requests brokers forward for their clients (KIP-590)
     registry.register(createEnvelopeHandler<BrokerServices>(registry));
+    const requestMetrics = instrumentNode(metrics, { controller, quorum: controller.quorum });
     const socketServer = new SocketServer<BrokerServices>({
       listeners: acceptors,
       controllerListenerNames: config.controllerListenerNames,
@@ -170,7 +177,13 @@ export class ControllerOnlyServer {
         saslListenerConfigs(config),
         imageScramCredentials(() => controller.image.scramCredentials),
       ),
+      requestMetrics,
     });
+    instrumentSocketServer(
+      metrics,
+      socketServer,
+      config.listeners.map((l) => l.listenerName),
+    );
     await socketServer.start();
     return new ControllerOnlyServer(config, clusterId, controller, socketServer, registry, logger);
   }

@@ -55,6 +55,7 @@ import {
 } from './lifecycle/broker-membership.js';
 import { startReplication, type Replication } from './replication/replication.js';
 import { ControllerChannel } from './forwarding/controller-channel.js';
+import { instrumentNode, instrumentSocketServer, NodeMetrics } from './metrics/index.js';
 
 export interface ServerLogger {
   log(level: string, msg: string): void;
@@ -79,9 +80,38 @@ export async function startNode(config: ServerConfig, logger: ServerLogger): Pro
   // and the TLS / SASL of the node's own connections (raft, controller channel, replica fetchers)
   nodeOutgoingSecurity(config);
   await loadJwksKeySources(sasl, (level, m) => logger.log(level, m));
-  if (config.isController && !config.isBroker) return ControllerOnlyServer.start(config, logger);
-  if (config.isBroker && !config.isController) return BrokerOnlyServer.start(config, logger);
-  return BrokerServer.start(config, logger);
+  // the metrics endpoint binds first: an address it cannot have stops start-up before anything runs
+  const metrics = new NodeMetrics();
+  const listener = config.metricsListener;
+  if (listener) {
+    await metrics.listen(listener);
+    const a = metrics.address!;
+    logger.log(
+      'INFO',
+      `Metrics endpoint serving on http://${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}/metrics`,
+    );
+  }
+  let node: RunningNode;
+  try {
+    if (config.isController && !config.isBroker) node = await ControllerOnlyServer.start(config, logger, metrics);
+    else if (config.isBroker && !config.isController)
+      node = await BrokerOnlyServer.start(config, logger, undefined, metrics);
+    else node = await BrokerServer.start(config, logger, metrics);
+  } catch (e) {
+    await metrics.close();
+    throw e;
+  }
+  return {
+    clusterId: node.clusterId,
+    describeListeners: () => node.describeListeners(),
+    shutdown: async () => {
+      try {
+        await node.shutdown();
+      } finally {
+        await metrics.close();
+      }
+    },
+  };
 }
 
 export class BrokerServer {
@@ -106,7 +136,11 @@ export class BrokerServer {
     private readonly logger: ServerLogger,
   ) {}
 
-  static async start(config: ServerConfig, logger: ServerLogger): Promise<BrokerServer> {
+  static async start(
+    config: ServerConfig,
+    logger: ServerLogger,
+    metrics: NodeMetrics = new NodeMetrics(),
+  ): Promise<BrokerServer> {
     const storage = await ensureFormatted(config);
     if (storage.formatted) logger.log('INFO', `Formatted storage with cluster id ${storage.clusterId}`);
     const clusterId = storage.clusterId;
@@ -283,6 +317,7 @@ export class BrokerServer {
       groupCoordinator: null,
       txnCoordinator: null,
       listenerStores,
+      metrics,
     };
     const registry = new HandlerRegistry();
     registry.register(
@@ -327,6 +362,12 @@ export class BrokerServer {
       latestOffsets: endOffsets.latestOffsets,
     });
     registerSaslHandlers(registry, ['broker', 'controller']);
+    const requestMetrics = instrumentNode(metrics, {
+      replicas,
+      controller,
+      quorum: controller.quorum,
+      groups: () => services.groupCoordinator,
+    });
     const socketServer = new SocketServer<BrokerServices>({
       listeners: acceptors,
       controllerListenerNames: config.controllerListenerNames,
@@ -348,7 +389,13 @@ export class BrokerServer {
         sharePartitionManagerOf(services)?.connectionClosed(id);
         telemetry?.manager.connectionClosed(id);
       },
+      requestMetrics,
     });
+    instrumentSocketServer(
+      metrics,
+      socketServer,
+      config.listeners.map((l) => l.listenerName),
+    );
     // altered listener.name.<l>.ssl.* key and trust stores reload without a restart (the
     // stored ones apply before requests are served)
     await controller.addPublisher(tlsReloadPublisher(listenerStores, config, nodeId, socketServer, socketLogger));

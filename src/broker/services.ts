@@ -13,6 +13,7 @@ import type { MetadataPublisher } from './metadata/events.js';
 import type { ForwardingManager } from './forwarding/forwarding-manager.js';
 import type { CreatableTopic } from './controller/topics.js';
 import type { AllocateProducerIdsResult } from './controller/quorum-controller.js';
+import type { NodeMetrics } from './metrics/node-metrics.js';
 
 export interface AdvertisedEndpoint {
   listenerName: string;
@@ -56,6 +57,11 @@ export interface BrokerServices {
    * null: no authorizer, every request is allowed.
    */
   readonly authorizer?: StandardAuthorizer | null;
+  /**
+   * The process's metrics registry (src/broker/metrics): modules register their metrics and
+   * collectors on it; served on tkafka.metrics.listener when set. Absent in handler unit tests.
+   */
+  readonly metrics?: NodeMetrics;
 }
 
 /** The metadata image a node has applied, and the publishers that follow it (the MetadataLoader). */

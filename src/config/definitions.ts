@@ -25,6 +25,7 @@ import {
   invalidValue,
   ConfigError,
 } from './config-def.js';
+import { isIP } from 'node:net';
 import { LATEST_PRODUCTION, metadataVersionFromString } from './features.js';
 
 export * from './config-def.js';
@@ -113,6 +114,33 @@ const metadataVersionValidator = lambda('[3.0-IV1, ..., 4.0-IV3]', (name, v) => 
   } catch (e) {
     throw new ConfigError(`Invalid value ${String(v)} for configuration ${name}: ${(e as Error).message}`, name);
   }
+});
+
+/**
+ * tkafka.metrics.listener: `http://<host>:<port>` where host is an IPv4/IPv6 address (IPv6 in
+ * brackets) or localhost, port 0..65535 (0: any free port). Parsed by parseMetricsListener.
+ */
+export function parseMetricsListener(name: string, value: string): { host: string; port: number } {
+  const m = /^http:\/\/(\[[0-9a-fA-F:.]+\]|[^/:[\]]+):([0-9]+)\/?$/.exec(value);
+  if (!m) {
+    throw invalidValue(
+      name,
+      value,
+      'expected http://<ip or localhost>:<port>, e.g. http://127.0.0.1:9404 (only plain http is served)',
+    );
+  }
+  const rawHost = m[1]!;
+  const host = rawHost.startsWith('[') ? rawHost.slice(1, -1) : rawHost;
+  if (host !== 'localhost' && isIP(host) === 0) {
+    throw invalidValue(name, value, `the host must be an IP address or localhost, not ${host}`);
+  }
+  const port = Number(m[2]);
+  if (port > 65535) throw invalidValue(name, value, `port ${port} is out of range (0..65535)`);
+  return { host, port };
+}
+
+const metricsListenerValidator = lambda('http://<ip or localhost>:<port>', (name, value) => {
+  if (value !== null && value !== '') parseMetricsListener(name, value as string);
 });
 
 /** All broker configuration keys, in the order Kafka's documentation groups them. */
@@ -1757,6 +1785,14 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
     null,
     L,
     'tkafka: log one line per request handled (client, API, version, latency).',
+  ),
+  def(
+    'tkafka.metrics.listener',
+    'string',
+    null,
+    metricsListenerValidator,
+    L,
+    "tkafka: where the node serves its metrics for Prometheus (GET /metrics, the Prometheus JMX exporter's names for Kafka's MBeans, docs/metrics.md), as http://<ip or localhost>:<port>, e.g. http://127.0.0.1:9404. Unset: no metrics endpoint.",
   ),
 ];
 

@@ -9,6 +9,7 @@ import {
   SECURITY_PROTOCOLS,
   parseVoterEntry,
   parseBootstrapServer,
+  parseMetricsListener,
 } from './definitions.js';
 import { MINIMUM_KRAFT_VERSION, isKRaftSupported, metadataVersionFromString } from './features.js';
 import { parseListeners, type Endpoint, type SecurityProtocol } from './listeners.js';
@@ -190,6 +191,11 @@ export class ServerConfig {
   }
   get requestLog(): boolean {
     return this.getBoolean('tkafka.request.log');
+  }
+  /** tkafka.metrics.listener, parsed; null when unset (no metrics endpoint). */
+  get metricsListener(): { host: string; port: number } | null {
+    const v = this.getString('tkafka.metrics.listener');
+    return v === null || v === '' ? null : parseMetricsListener('tkafka.metrics.listener', v);
   }
 
   private effectiveSecurityProtocolMap(): Map<string, SecurityProtocol> {

@@ -233,6 +233,7 @@ export const HONOURED_KEYS: readonly string[] = [
   'producer.id.expiration.ms',
   'producer.id.expiration.check.interval.ms',
   'tkafka.request.log',
+  'tkafka.metrics.listener',
   'authorizer.class.name',
   // connection limits and the queued-request bound (src/broker/network/connection-quotas.ts)
   'max.connections',

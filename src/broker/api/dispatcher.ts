@@ -19,6 +19,7 @@ import { isValidApiVersionsRequest } from './api-versions.js';
 import { apiName, type HandlerRegistry, type ListenerType } from './registry.js';
 import { requestThrottleOf, setRequestThrottle, throttle, unmuted } from '../quota/throttle.js';
 import { isExemptFromRequestQuota, metered, type RequestQuota } from '../quota/request-time.js';
+import type { RequestMetrics } from '../metrics/request-metrics.js';
 import { CloseConnectionError, type ApiHandler, type ClientInformation, type RequestContext } from './types.js';
 
 export interface Logger {
@@ -75,6 +76,8 @@ export class Dispatcher<Services = unknown> {
     private readonly logger: Logger = stderrLogger,
     /** request_percentage quotas (broker nodes); none: no request is metered. */
     private readonly requestQuota?: RequestQuota,
+    /** RequestMetrics' ErrorsPerSec: the error codes of every response (src/broker/metrics). */
+    private readonly metrics?: RequestMetrics,
   ) {}
 
   async dispatch(frame: Buffer, conn: ConnectionInfo): Promise<DispatchOutcome> {
@@ -157,6 +160,7 @@ export class Dispatcher<Services = unknown> {
       requestSize: frame.length,
       clientInformation: conn.clientInformation,
       principal: conn.principal ?? ANONYMOUS_PRINCIPAL,
+      fetchFromFollower: apiKey === ApiKey.Fetch && isFollowerFetch(body),
     };
 
     let response: unknown;
@@ -182,6 +186,7 @@ export class Dispatcher<Services = unknown> {
     // KIP-219: the response goes out now with its throttle_time_ms; the connection is muted after it
     throttle(conn, requestThrottleOf(ctx));
     if (response === null) return { kind: 'noResponse', ctx };
+    this.metrics?.recordErrors(apiKey, response);
 
     try {
       return respond(ctx, response);
@@ -227,6 +232,12 @@ export class Dispatcher<Services = unknown> {
       return { kind: 'fail', reason: `no error response for ${describe(ctx)}` };
     }
   }
+}
+
+/** A Fetch from a replica (RequestChannel's FetchFollower metrics): a replica id in the request. */
+function isFollowerFetch(body: unknown): boolean {
+  const b = body as { replicaId?: number; replicaState?: { replicaId: number } };
+  return Math.max(b.replicaState?.replicaId ?? -1, b.replicaId ?? -1) >= 0;
 }
 
 function respond(ctx: RequestContext, body: unknown): DispatchOutcome {

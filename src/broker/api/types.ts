@@ -27,6 +27,8 @@ export interface RequestContext {
    * of the connection, the Envelope's for a forwarded request; absent means `User:ANONYMOUS`.
    */
   readonly principal?: string;
+  /** A Fetch sent by a replica (RequestMetrics records it as FetchFollower, else FetchConsumer). */
+  readonly fetchFromFollower?: boolean;
 }
 
 export interface ClientInformation {

@@ -21,6 +21,8 @@ import type { AuthStep, ConnectionAuthenticator } from '../security/authenticato
 import { FrameReader, InvalidFrameError } from './frame-reader.js';
 import type { RequestLogEntry } from './request-log.js';
 import type { RequestMemoryPool } from './connection-quotas.js';
+import type { RequestMetrics, RequestTimes } from '../metrics/request-metrics.js';
+import { takeRemoteTime } from '../metrics/remote-time.js';
 
 export interface ConnectionOptions {
   readonly id: string;
@@ -44,6 +46,8 @@ export interface ConnectionOptions {
   readonly authenticator?: ConnectionAuthenticator | undefined;
   /** queued.max.request.bytes / queued.max.requests across the socket server's connections. */
   readonly memoryPool?: RequestMemoryPool | undefined;
+  /** Kafka's RequestMetrics: each request's times (src/broker/metrics). */
+  readonly requestMetrics?: RequestMetrics | undefined;
 }
 
 export interface ConnectionStats {
@@ -98,6 +102,8 @@ export class Connection {
   private readonly memoryFreed = (): void => this.updateReading();
   /** performance.now() of the last read or write (Kafka's Selector LRU, for closing excess connections). */
   lastActiveMs = performance.now();
+  /** The current request's times, reused from request to request (RequestMetrics). */
+  private readonly times: RequestTimes = { received: 0, started: 0, completed: 0, sendStart: 0, sendEnd: 0 };
 
   constructor(
     private readonly socket: Socket,
@@ -300,6 +306,8 @@ export class Connection {
         this.inFlightBytes = item.frame.length;
         this.syncPool();
         let outcome: DispatchOutcome;
+        this.times.received = item.receivedAt;
+        this.times.started = performance.now();
         try {
           outcome = await this.opts.dispatcher.dispatch(item.frame, this.info);
         } catch (e) {
@@ -311,6 +319,7 @@ export class Connection {
           this.close();
           return;
         }
+        this.times.completed = performance.now();
         this.inFlight = false;
         this.inFlightBytes = 0;
         this.counters.requests++;
@@ -388,10 +397,18 @@ export class Connection {
       this.close();
       return;
     }
+    const t = this.times;
+    t.sendStart = performance.now();
     if (outcome.kind === 'response' && (this.state === 'open' || this.state === 'draining')) {
       this.write(outcome.frame, outcome.size);
     }
     const c = outcome.ctx;
+    const metrics = this.opts.requestMetrics;
+    if (metrics) {
+      t.sendEnd = performance.now();
+      const remote = takeRemoteTime(this.id);
+      metrics.record(c.apiKey, c.apiVersion, item.frame.length, t, remote, c.fetchFromFollower === true);
+    }
     const header = { apiKey: c.apiKey, apiVersion: c.header.requestApiVersion, correlationId: c.correlationId };
     this.log(item, header, c.clientId, outcome.kind === 'response' ? outcome.size : -1, outcome.kind);
   }

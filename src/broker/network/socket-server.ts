@@ -10,6 +10,8 @@ import { Acceptor, type BoundListener, type ListenerConfig } from './acceptor.js
 import { Connection, type ConnectionStats } from './connection.js';
 import type { ConnectionAuthenticator } from '../security/authenticator.js';
 import { requestLogWriter, type RequestLogEntry } from './request-log.js';
+import type { RequestMetrics } from '../metrics/request-metrics.js';
+import { takeRemoteTime } from '../metrics/remote-time.js';
 import { ANONYMOUS_PRINCIPAL, tlsPrincipal } from '../security/ssl-principal.js';
 import { listenerTls } from './tls-listener.js';
 import {
@@ -69,6 +71,8 @@ export interface SocketServerOptions<Services = unknown> {
   readonly queuedMaxRequestBytes?: number;
   /** queued.max.requests: requests read and waiting to be handled, across every connection (default 500). */
   readonly queuedMaxRequests?: number;
+  /** Kafka's RequestMetrics, recorded for every request (src/broker/metrics); undefined: none. */
+  readonly requestMetrics?: RequestMetrics;
 }
 
 export const DEFAULT_SOCKET_REQUEST_MAX_BYTES = 104857600;
@@ -146,7 +150,13 @@ export class SocketServer<Services = unknown> {
     }
     this.controllerNames = new Set((opts.controllerListenerNames ?? ['CONTROLLER']).map((n) => n.toUpperCase()));
     this.logger = opts.logger ?? stderrLogger;
-    this.dispatcher = new Dispatcher(opts.registry, opts.services as Services, this.logger, opts.requestQuota);
+    this.dispatcher = new Dispatcher(
+      opts.registry,
+      opts.services as Services,
+      this.logger,
+      opts.requestQuota,
+      opts.requestMetrics,
+    );
     const sinks: ((e: RequestLogEntry) => void)[] = [];
     if (opts.requestLog) sinks.push(requestLogWriter());
     if (opts.onRequest) sinks.push(opts.onRequest);
@@ -325,9 +335,12 @@ export class SocketServer<Services = unknown> {
       onRequest: this.onRequest,
       authenticator: this.opts.authenticatorFor?.(listenerName),
       memoryPool: this.memoryPool,
+      requestMetrics: this.opts.requestMetrics,
       onClose: (c) => {
         this.connections.delete(c);
         this.opts.onConnectionClose?.(id);
+        // the parked time of a request cancelled with its connection has no request left to go to
+        takeRemoteTime(id);
       },
     });
     this.connections.add(conn);

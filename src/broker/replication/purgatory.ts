@@ -9,6 +9,8 @@
 // left for a periodic purge. The number of parked operations is bounded (maxOperations): past it,
 // new operations complete at once instead of waiting.
 
+import { addRemoteTime } from '../metrics/remote-time.js';
+
 export abstract class DelayedOperation {
   private completed = false;
   /** @internal set by the purgatory */
@@ -19,6 +21,8 @@ export abstract class DelayedOperation {
   watchKeys: readonly string[] = [];
   /** @internal */
   connectionId: string | undefined;
+  /** @internal performance.now() when parked (RequestMetrics' RemoteTimeMs of its request) */
+  parkedAt = 0;
 
   constructor(readonly delayMs: number) {}
 
@@ -117,6 +121,7 @@ export class DelayedOperationPurgatory<T extends DelayedOperation> {
       set.add(op);
     }
     this.parked++;
+    op.parkedAt = performance.now();
     op.timer = setTimeout(() => op.expire(), Math.max(0, op.delayMs));
     return false;
   }
@@ -179,6 +184,7 @@ export class DelayedOperationPurgatory<T extends DelayedOperation> {
         set.delete(op as T);
         if (set.size === 0) this.byConnection.delete(op.connectionId);
       }
+      addRemoteTime(op.connectionId, performance.now() - op.parkedAt);
       op.connectionId = undefined;
     }
     this.parked--;

@@ -18,6 +18,7 @@ import { type LogManagerLike, type LogStore, logStoreOf } from './log-store.js';
 import * as offsets from './offsets.js';
 import { type IsrContext, Partition, type PartitionState, type PendingIsrChange } from './partition.js';
 import { DelayedOperationPurgatory } from './purgatory.js';
+import { BrokerTopicStats, type TopicStats } from '../metrics/broker-topic-stats.js';
 import { AppendError, type ValidatedBatch, validateRecordsForAppend } from './record-validator.js';
 import { resolveTopicConfig, type TopicConfig, type TopicOverrides } from './topic-config.js';
 import { DEFAULT_QUOTA_WINDOW, type QuotaWindowConfig, ReplicationQuotas } from './replication-quotas.js';
@@ -111,10 +112,41 @@ const failed = (errorCode: number, detail?: string, leader?: LeaderHint): Append
   detail,
 });
 
+/**
+ * Append errors ReplicaManager.appendToLocalLog answers without marking FailedProduceRequestsPerSec
+ * (not the leader, unknown partition, a too large or corrupt batch, a storage error).
+ */
+const EXPECTED_APPEND_ERRORS: ReadonlySet<number> = new Set([
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  ErrorCode.MESSAGE_TOO_LARGE,
+  ErrorCode.RECORD_LIST_TOO_LARGE,
+  ErrorCode.CORRUPT_MESSAGE,
+  ErrorCode.KAFKA_STORAGE_ERROR,
+]);
+
+/** Read errors ReplicaManager.readFromLog answers without marking FailedFetchRequestsPerSec. */
+const EXPECTED_FETCH_ERRORS: ReadonlySet<number> = new Set([
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  ErrorCode.UNKNOWN_LEADER_EPOCH,
+  ErrorCode.FENCED_LEADER_EPOCH,
+  ErrorCode.REPLICA_NOT_AVAILABLE,
+  ErrorCode.KAFKA_STORAGE_ERROR,
+  ErrorCode.INCONSISTENT_TOPIC_ID,
+  ErrorCode.OFFSET_OUT_OF_RANGE,
+  ErrorCode.UNKNOWN_TOPIC_ID,
+]);
+
 export class ReplicaManager {
   readonly nodeId: number;
   readonly fetchPurgatory: DelayedOperationPurgatory<DelayedFetch>;
   readonly producePurgatory: DelayedOperationPurgatory<DelayedProduce>;
+  /** BrokerTopicMetrics: what this broker appended and served, per topic (src/broker/metrics) */
+  readonly topicStats = new BrokerTopicStats();
+  /** ReplicaManager's IsrShrinksPerSec / IsrExpandsPerSec: committed ISR changes of led partitions */
+  isrShrinks = 0;
+  isrExpands = 0;
   readonly fetchSessions: FetchSessionCache;
   /** fetch.max.bytes: the cap on a fetch response's records */
   readonly fetchMaxBytes: number;
@@ -401,6 +433,7 @@ export class ReplicaManager {
     const left = (this.ledPerTopic.get(p.topic) ?? 1) - 1;
     if (left > 0) this.ledPerTopic.set(p.topic, left);
     else {
+      this.topicStats.removeTopic(p.topic);
       this.ledPerTopic.delete(p.topic);
       this.topicIds.delete(p.topic);
       this.topicNames.delete(p.topicId);
@@ -517,6 +550,8 @@ export class ReplicaManager {
         })
       ) {
         this.logger.info(`ISR of ${p.key} updated to ${p.isr.join(',')} and version updated to ${p.partitionEpoch}`);
+        if (change.kind === 'shrink') this.isrShrinks++;
+        else this.isrExpands++;
         this.afterHighWatermarkCheck(p);
         this.producePurgatory.checkAndComplete(p.key);
       }
@@ -549,6 +584,8 @@ export class ReplicaManager {
         throw e;
       }
       if (r.baseOffset >= 0) p.ledger.record(r.baseOffset, r.lastOffset + 1, r.validBytes);
+      this.topicStats.all.replicationBytesIn += records.length;
+      this.topicStats.topic(p.topic).replicationBytesIn += records.length;
       return { lastOffset: r.lastOffset };
     });
   }
@@ -681,6 +718,31 @@ export class ReplicaManager {
    * waking waiting fetches, and for acks=-1 waiting until the ISR has the batch.
    */
   async appendRecords(topic: string, partition: number, records: Buffer, o: AppendOptions): Promise<AppendResult> {
+    // ReplicaManager.appendToLocalLog's BrokerTopicStats (a topic is counted once hosted here)
+    const stats = this.partitions.has(ReplicaManager.key(topic, partition)) ? this.topicStats.topic(topic) : undefined;
+    const all = this.topicStats.all;
+    all.totalProduceRequests++;
+    if (stats) stats.totalProduceRequests++;
+    const r = await this.appendToLeader(topic, partition, records, o, stats);
+    const code = r.errorCode;
+    if (code !== ErrorCode.NONE && !EXPECTED_APPEND_ERRORS.has(code)) {
+      all.failedProduceRequests++;
+      if (stats) stats.failedProduceRequests++;
+    }
+    if (code === ErrorCode.MESSAGE_TOO_LARGE || code === ErrorCode.RECORD_LIST_TOO_LARGE) {
+      all.bytesRejected += records.length;
+      if (stats) stats.bytesRejected += records.length;
+    }
+    return r;
+  }
+
+  private async appendToLeader(
+    topic: string,
+    partition: number,
+    records: Buffer,
+    o: AppendOptions,
+    stats: TopicStats | undefined,
+  ): Promise<AppendResult> {
     const origin = o.origin ?? 'client';
     if (!isValidAcks(o.acks)) return failed(ErrorCode.INVALID_REQUIRED_ACKS);
     if (origin === 'client' && !o.internalTopicsAllowed && INTERNAL_TOPICS.has(topic)) {
@@ -725,6 +787,13 @@ export class ReplicaManager {
       return this.appendFailure(p, e);
     }
     if (result.errorCode !== ErrorCode.NONE || result.baseOffset < 0) return result;
+    const all = this.topicStats.all;
+    all.messagesIn += batch.recordCount;
+    all.bytesIn += records.length;
+    if (stats) {
+      stats.messagesIn += batch.recordCount;
+      stats.bytesIn += records.length;
+    }
     this.afterHighWatermarkCheck(p);
     const requiredOffset = result.baseOffset + batch.recordCount;
     if (o.acks !== -1 || this.unsafeAcks) return result;
@@ -942,6 +1011,7 @@ export class ReplicaManager {
     connectionId?: string,
   ): Promise<FetchPartitionResult[]> {
     const results = await this.fetchOrWait(params, reqs, connectionId);
+    this.countFetch(params, reqs, results);
     // KafkaApis: a follower's response counts against the leader quota, the bytes of its throttled
     // partitions (in-sync or not, so the total replication traffic stays under the quota)
     if (isFromFollower(params)) {
@@ -952,6 +1022,33 @@ export class ReplicaManager {
       if (bytes > 0) q.record(bytes);
     }
     return results;
+  }
+
+  /** BrokerTopicStats of a fetch: requests and failures per partition, bytes out (KafkaApis). */
+  private countFetch(
+    params: FetchParams,
+    reqs: readonly FetchPartitionRequest[],
+    results: readonly FetchPartitionResult[],
+  ): void {
+    const all = this.topicStats.all;
+    const follower = isFromFollower(params);
+    for (let i = 0; i < reqs.length; i++) {
+      const r = results[i]!;
+      const stats = this.partitions.has(ReplicaManager.key(reqs[i]!.topic, reqs[i]!.partition))
+        ? this.topicStats.topic(reqs[i]!.topic)
+        : undefined;
+      const failed = r.errorCode !== ErrorCode.NONE && !EXPECTED_FETCH_ERRORS.has(r.errorCode);
+      const bytes = recordsSize(r);
+      all.totalFetchRequests++;
+      if (failed) all.failedFetchRequests++;
+      if (follower) all.replicationBytesOut += bytes;
+      else all.bytesOut += bytes;
+      if (!stats) continue;
+      stats.totalFetchRequests++;
+      if (failed) stats.failedFetchRequests++;
+      if (follower) stats.replicationBytesOut += bytes;
+      else stats.bytesOut += bytes;
+    }
   }
 
   private async fetchOrWait(
