@@ -3,7 +3,8 @@
 // (tkafka.client.telemetry.enable=true): client-metrics subscriptions made with `tkafka
 // client-metrics` and with kafka-client-metrics.sh list and describe the same with both tools on both
 // brokers; the same raw GetTelemetrySubscriptions/PushTelemetry exchanges get the same fields and
-// error codes; Kafka's Java producer (4.4.0) pushes its metrics to tkafka.
+// error codes; Kafka's Java producer (4.4.0) pushes its metrics to tkafka, which shows them on its
+// metrics endpoint while the producer is connected.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execa } from 'execa';
@@ -16,6 +17,7 @@ import { RawClient } from '../helpers/raw-client.js';
 import { runTkafka } from '../helpers/tool-run.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { REPO_ROOT } from '../helpers/spec-models.js';
+import { metricsUrl, scrape } from '../helpers/metrics.js';
 import { ApiKey } from '../../src/protocol/frame.js';
 import { compress } from '../../src/protocol/records/compression.js';
 import { CompressionType } from '../../src/protocol/records/layout.js';
@@ -64,7 +66,13 @@ before(async () => {
       classpath: [classes],
       overrides: { 'metric.reporters': 'TelemetrySink', 'telemetry.max.bytes': MAX_BYTES },
     }),
-    startBroker({ overrides: { 'tkafka.client.telemetry.enable': true, 'telemetry.max.bytes': MAX_BYTES } }),
+    startBroker({
+      overrides: {
+        'tkafka.client.telemetry.enable': true,
+        'telemetry.max.bytes': MAX_BYTES,
+        'tkafka.metrics.listener': 'http://127.0.0.1:0',
+      },
+    }),
   ]);
   nodes.push(
     { name: 'kafka', bootstrap: kafka.bootstrap, port: kafka.port },
@@ -220,4 +228,58 @@ test('raw exchanges as Kafka', async () => {
     { notOtlp: 87 },
     { zeroId: 42 },
   ]);
+});
+
+/** ProducerPerformance's client id (the raw exchanges' instances, client id raw-test, stay until they expire). */
+const PERF = { client_id: 'perf-producer-client' };
+
+test('Java producer metrics on /metrics', async () => {
+  const url = metricsUrl(tkafka.output());
+  // 150 records at 15/s: the producer stays connected ~10 s, pushing every second
+  const producer = runKafkaTool(
+    'org.apache.kafka.tools.ProducerPerformance',
+    [
+      '--topic',
+      'tele',
+      '--num-records',
+      '150',
+      '--throughput',
+      '15',
+      '--record-size',
+      '100',
+      '--bootstrap-server',
+      tkafka.bootstrap,
+      '--command-property',
+      'enable.metrics.push=true',
+    ],
+    { timeoutMs: 120_000 },
+  );
+  let done = false;
+  void producer.finally(() => (done = true));
+  const sample = await waitFor(
+    async () => {
+      if (done) throw new Error(`the producer ended before its metrics were seen: ${(await producer).stderr}`);
+      const s = await scrape(url);
+      return s.find('org_apache_kafka_producer_topic_record_send_total', {
+        client_id: 'perf-producer-client',
+        topic: 'tele',
+      })[0];
+    },
+    { what: "the producer's pushed metrics on /metrics", timeoutMs: 60_000, intervalMs: 250 },
+  );
+  assert.match(sample.labels.client_instance_id!, /^[A-Za-z0-9_-]{22}$/);
+  // the latency subscription (client_software_name=apache-kafka-java) matched it too
+  const s = await scrape(url);
+  assert.ok(s.find('org_apache_kafka_producer_request_latency_avg', PERF).length > 0);
+  assert.equal(s.types.get('org_apache_kafka_producer_topic_record_send_total'), 'gauge');
+  const r = await producer;
+  assert.equal(r.exitCode, 0, r.stderr);
+  // its connection closed: the instance and its series leave (Kafka's disconnect listener)
+  await waitFor(
+    async () => (await scrape(url)).find('org_apache_kafka_producer_topic_record_send_total', PERF).length === 0,
+    {
+      what: "the producer's series to leave",
+      timeoutMs: 30_000,
+    },
+  );
 });
