@@ -151,6 +151,78 @@ test('subscriptions by both tools', async () => {
   }
 });
 
+test('tool errors as Kafka', async () => {
+  const B = nodes[1]!.bootstrap;
+  const cases = [
+    [],
+    ['--bootstrap-server', B],
+    ['--bootstrap-server', B, '--list', '--describe'],
+    ['--list'],
+    ['--bootstrap-server', B, '--alter'],
+    ['--bootstrap-server', B, '--alter', '--name', 'a', '--generate-name'],
+    ['--bootstrap-server', B, '--delete'],
+    ['--bootstrap-server', B, '--list', '--name', 'x'],
+    ['--bootstrap-server', B, '--describe', '--metrics', 'x'],
+    ['--bootstrap-server', B, '--alter', '--name', 'a', '--interval', 'abc'],
+    ['--bootstrap-server', B, '--nope'],
+  ];
+  for (const args of cases) {
+    const [t, k] = [await runTkafka('client-metrics', args), await runKafkaTool(TOOL, args)];
+    const what = args.join(' ');
+    assert.equal(t.code, k.exitCode, what);
+    assert.equal(t.out, k.stdout, what);
+    // the message line; Kafka follows it with the help table or the exception's stack trace
+    assert.equal(t.err.split('\n')[0], k.stderr.split('\n')[0], what);
+    const kafkaSecond = k.stderr.split('\n')[1]!;
+    if (kafkaSecond.startsWith('java.lang.')) assert.equal(t.err.split('\n')[1], kafkaSecond, what);
+  }
+});
+
+test('generate-name, delete, json', async () => {
+  const tk = nodes[1]!;
+  const gen = await runTkafka('client-metrics', [
+    '--bootstrap-server',
+    tk.bootstrap,
+    '--alter',
+    '--generate-name',
+    '--metrics',
+    'm.',
+  ]);
+  const name = /^Altered client metrics config for ([A-Za-z0-9_-]{22})\.\n$/.exec(gen.out)?.[1];
+  assert.ok(name, gen.out + gen.err);
+  const json = await runTkafka('client-metrics', [
+    '--bootstrap-server',
+    tk.bootstrap,
+    '--describe',
+    '--name',
+    name,
+    '--output',
+    'json',
+  ]);
+  assert.deepEqual(JSON.parse(json.out), {
+    resources: [
+      {
+        name,
+        configs: [
+          { name: 'interval.ms', value: '300000' },
+          { name: 'match', value: '' },
+          { name: 'metrics', value: 'm.' },
+        ],
+      },
+    ],
+  });
+  // deleting it (and one that never was) prints the same with both tools on both brokers
+  for (const node of nodes) {
+    const k = await runKafkaTool(TOOL, ['--bootstrap-server', node.bootstrap, '--delete', '--name', 'never']);
+    const t = await runTkafka('client-metrics', ['--bootstrap-server', node.bootstrap, '--delete', '--name', 'never']);
+    assert.deepEqual([t.code, t.out], [k.exitCode, k.stdout], node.name);
+  }
+  const del = await runTkafka('client-metrics', ['--bootstrap-server', tk.bootstrap, '--delete', '--name', name]);
+  assert.equal(del.out, `Deleted client metrics config for ${name}.\n`);
+  const list = await runTkafka('client-metrics', ['--bootstrap-server', tk.bootstrap, '--list', '--output', 'json']);
+  assert.ok(!(JSON.parse(list.out) as { resources: string[] }).resources.includes(name));
+});
+
 /** The raw exchanges of one broker, each answer's fields. */
 async function exchanges(node: Node): Promise<unknown[]> {
   const c = await RawClient.connect(node.port);
