@@ -3,8 +3,8 @@
 // (tkafka.client.telemetry.enable=true): client-metrics subscriptions made with `tkafka
 // client-metrics` and with kafka-client-metrics.sh list and describe the same with both tools on both
 // brokers; the same raw GetTelemetrySubscriptions/PushTelemetry exchanges get the same fields and
-// error codes; Kafka's Java producer (4.4.0) pushes its metrics to tkafka, which shows them on its
-// metrics endpoint while the producer is connected.
+// error codes; Kafka's Java producer (4.4.0) and librdkafka's (confluent-kafka 2.15) push their
+// metrics to tkafka, which shows them on its metrics endpoint while the producer is connected.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execa } from 'execa';
@@ -307,6 +307,20 @@ const PERF = { client_id: 'perf-producer-client' };
 
 test('Java producer metrics on /metrics', async () => {
   const url = metricsUrl(tkafka.output());
+  const sub = await runTkafka('client-metrics', [
+    '--bootstrap-server',
+    tkafka.bootstrap,
+    '--alter',
+    '--name',
+    'java',
+    '--metrics',
+    'org.apache.kafka.producer.topic.record.send.total,org.apache.kafka.producer.request.latency.avg',
+    '--interval',
+    '1000',
+    '--match',
+    'client_id=perf-producer-client',
+  ]);
+  assert.equal(sub.code, 0, sub.err);
   // 150 records at 15/s: the producer stays connected ~10 s, pushing every second
   const producer = runKafkaTool(
     'org.apache.kafka.tools.ProducerPerformance',
@@ -340,7 +354,6 @@ test('Java producer metrics on /metrics', async () => {
     { what: "the producer's pushed metrics on /metrics", timeoutMs: 60_000, intervalMs: 250 },
   );
   assert.match(sample.labels.client_instance_id!, /^[A-Za-z0-9_-]{22}$/);
-  // the latency subscription (client_software_name=apache-kafka-java) matched it too
   const s = await scrape(url);
   assert.ok(s.find('org_apache_kafka_producer_request_latency_avg', PERF).length > 0);
   assert.equal(s.types.get('org_apache_kafka_producer_topic_record_send_total'), 'gauge');
@@ -354,4 +367,42 @@ test('Java producer metrics on /metrics', async () => {
       timeoutMs: 30_000,
     },
   );
+});
+
+test('librdkafka producer metrics on /metrics', async () => {
+  const python = resolve(REPO_ROOT, '.cache/clients/venv/bin/python');
+  const url = metricsUrl(tkafka.output());
+  const created = await runTkafka('topics', ['--bootstrap-server', tkafka.bootstrap, '--create', '--topic', 'pytele']);
+  assert.equal(created.code, 0, created.err);
+  const sub = await runTkafka('client-metrics', [
+    '--bootstrap-server',
+    tkafka.bootstrap,
+    '--alter',
+    '--name',
+    'rdkafka',
+    '--metrics',
+    'org.apache.kafka.producer.request.latency',
+    '--interval',
+    '1000',
+    '--match',
+    'client_id=py-telemetry',
+  ]);
+  assert.equal(sub.code, 0, sub.err);
+  const producer = execa(
+    'nice',
+    ['-n', '19', python, resolve(REPO_ROOT, 'test/interop/client-telemetry/producer.py'), tkafka.bootstrap, '10'],
+    { reject: false, timeout: 60_000 },
+  );
+  let done = false;
+  void producer.finally(() => (done = true));
+  const PY = { client_id: 'py-telemetry' };
+  await waitFor(
+    async () => {
+      if (done) throw new Error(`the producer ended before its metrics were seen: ${String((await producer).stderr)}`);
+      return (await scrape(url)).find('org_apache_kafka_producer_request_latency_avg', PY).length > 0;
+    },
+    { what: "librdkafka's pushed metrics on /metrics", timeoutMs: 60_000, intervalMs: 250 },
+  );
+  const r = await producer;
+  assert.equal(r.exitCode, 0, String(r.stderr));
 });
