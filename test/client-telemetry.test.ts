@@ -18,7 +18,10 @@ import {
   type TelemetryRequestInfo,
 } from '../src/broker/telemetry/client-metrics-manager.js';
 import { ClientMetricsStore, promName } from '../src/broker/telemetry/metrics-store.js';
-import { createClientTelemetry } from '../src/broker/telemetry/service.js';
+import { clientTelemetryOf, createClientTelemetry } from '../src/broker/telemetry/service.js';
+import { HandlerRegistry } from '../src/broker/api/registry.js';
+import { registerTelemetryHandlers } from '../src/broker/api/register-telemetry.js';
+import type { BrokerServices } from '../src/broker/services.js';
 import { decodeMetricsData, OtlpDecodeError } from '../src/protocol/otlp.js';
 import { decompress } from '../src/protocol/records/compression.js';
 import type { CompressionType } from '../src/protocol/records/layout.js';
@@ -313,4 +316,27 @@ test('store: collector, series cap', async () => {
   assert.match(text, /a_b_c\{client_instance_id="i2",client_id="c2"\} 3/);
   store.removeInstance('i1');
   assert.doesNotMatch(await registry.metrics(), /client_instance_id="i1"/);
+});
+
+test('APIs 71 and 72 only when enabled', () => {
+  const services = (enable: boolean) =>
+    ({
+      config: { getBoolean: () => enable, getInt: () => 1024 },
+    }) as unknown as BrokerServices;
+  const off = new HandlerRegistry();
+  assert.equal(registerTelemetryHandlers(off, services(false)), null);
+  assert.deepEqual(off.apis('broker'), []);
+  const on = new HandlerRegistry();
+  const s = services(true);
+  const telemetry = registerTelemetryHandlers(on, s);
+  try {
+    assert.ok(telemetry);
+    assert.equal(clientTelemetryOf(s), telemetry);
+    assert.deepEqual(on.apis('broker'), [
+      { apiKey: 71, minVersion: 0, maxVersion: 0 },
+      { apiKey: 72, minVersion: 0, maxVersion: 0 },
+    ]);
+  } finally {
+    telemetry?.close();
+  }
 });
