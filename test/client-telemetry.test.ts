@@ -15,6 +15,7 @@ import {
   parseMatchPatterns,
   subscriptionOf,
   uuidHashCode,
+  validateClientMetricsConfigs,
   type TelemetryRequestInfo,
 } from '../src/broker/telemetry/client-metrics-manager.js';
 import { ClientMetricsStore, promName } from '../src/broker/telemetry/metrics-store.js';
@@ -339,4 +340,30 @@ test('APIs 71 and 72 only when enabled', () => {
   } finally {
     telemetry?.close();
   }
+});
+
+test('ClientMetricsConfigs.validate', () => {
+  const v = (name: string, c: Record<string, string>) => validateClientMetricsConfigs(name, new Map(Object.entries(c)));
+  assert.equal(v('s', { metrics: 'a,b', 'interval.ms': '100', match: 'client_id=x.*' }), null);
+  assert.equal(v('s', {}), null);
+  assert.deepEqual(v('', {}), {
+    errorCode: ErrorCode.INVALID_REQUEST,
+    errorMessage: "Subscription name can't be empty",
+  });
+  assert.deepEqual(v('s', { foo: '1' }), {
+    errorCode: ErrorCode.INVALID_REQUEST,
+    errorMessage: 'Unknown client metrics configuration: foo',
+  });
+  assert.deepEqual(v('s', { 'interval.ms': '3600001' }), {
+    errorCode: ErrorCode.INVALID_REQUEST,
+    errorMessage: 'Invalid value 3600001 for interval.ms, interval must be between 100 and 3600000 (1 hour)',
+  });
+  assert.deepEqual(v('s', { 'interval.ms': 'x' }), {
+    errorCode: ErrorCode.INVALID_CONFIG,
+    errorMessage: 'Invalid value x for configuration interval.ms: Not a number of type INT',
+  });
+  assert.deepEqual(v('s', { match: 'client_id=[' }), {
+    errorCode: ErrorCode.INVALID_CONFIG,
+    errorMessage: 'Illegal client matching pattern: client_id=[',
+  });
 });

@@ -139,16 +139,24 @@ test('subscriptions by both tools', async () => {
   // the same on both brokers
   assert.deepEqual(seen.slice(0, 4), seen.slice(4));
   assert.match(seen[1]!, /Client metrics configs for producers are:\n {2}interval\.ms=1000\n/);
-  // errors: a bad interval and an unknown selector, as Kafka words them
+  // errors the brokers answer (ClientMetricsConfigs.validate), as Kafka words them, on both brokers
+  const errors: string[][] = [];
   for (const node of nodes) {
+    const outs: string[] = [];
     for (const args of [
       ['--alter', '--name', 'bad', '--interval', '50'],
+      ['--alter', '--name', 'bad', '--interval', '3600001'],
       ['--alter', '--name', 'bad', '--match', 'nope=x'],
+      ['--alter', '--name', 'bad', '--match', 'client_id=['],
     ]) {
       const r = await both(node, args);
       assert.equal(r.tkafka, r.kafka, `${node.name} ${args.join(' ')}`);
+      assert.match(r.tkafka, /^Error while executing client metrics command : /);
+      outs.push(r.tkafka);
     }
+    errors.push(outs);
   }
+  assert.deepEqual(errors[1], errors[0]);
 });
 
 test('tool errors as Kafka', async () => {
@@ -164,6 +172,8 @@ test('tool errors as Kafka', async () => {
     ['--bootstrap-server', B, '--list', '--name', 'x'],
     ['--bootstrap-server', B, '--describe', '--metrics', 'x'],
     ['--bootstrap-server', B, '--alter', '--name', 'a', '--interval', 'abc'],
+    ['--bootstrap-server', B, '--alter', '--name', 'a', '--interval', '99999999999'],
+    ['--bootstrap-server', B, '--alter', '--name', 'a', '--interval', ' 1000'],
     ['--bootstrap-server', B, '--nope'],
   ];
   for (const args of cases) {

@@ -449,3 +449,40 @@ export function clientPortOf(connectionId: string): number | undefined {
   const m = /-[^-]*:(\d+)-\d+$/.exec(connectionId);
   return m ? Number(m[1]) : undefined;
 }
+
+/**
+ * ClientMetricsConfigs.validate(name, the resource's new configs), as the controller's
+ * ControllerConfigurationValidator runs it: the error Kafka answers (INVALID_REQUEST for an empty
+ * name, an unknown key or an interval out of range; INVALID_CONFIG for a value ConfigDef cannot parse
+ * or an illegal match pattern), or null.
+ */
+export function validateClientMetricsConfigs(
+  name: string,
+  configs: ReadonlyMap<string, string>,
+): { errorCode: number; errorMessage: string } | null {
+  const invalid = (errorMessage: string) => ({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage });
+  if (name === '') return invalid("Subscription name can't be empty");
+  for (const key of javaHashSetOrder(configs.keys())) {
+    if (key !== 'metrics' && key !== 'interval.ms' && key !== 'match')
+      return invalid(`Unknown client metrics configuration: ${key}`);
+  }
+  const interval = configs.get('interval.ms');
+  if (interval !== undefined) {
+    const t = interval.trim();
+    const n = /^[+-]?\d+$/.test(t) ? Number(t) : NaN;
+    if (!Number.isInteger(n) || n < -2147483648 || n > 2147483647) {
+      return {
+        errorCode: ErrorCode.INVALID_CONFIG,
+        errorMessage: `Invalid value ${interval} for configuration interval.ms: Not a number of type INT`,
+      };
+    }
+    if (n < 100 || n > 3600000)
+      return invalid(`Invalid value ${n} for interval.ms, interval must be between 100 and 3600000 (1 hour)`);
+  }
+  try {
+    parseMatchPatterns(parseList(configs.get('match')));
+  } catch (e) {
+    return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: (e as Error).message };
+  }
+  return null;
+}

@@ -97,7 +97,9 @@ function checkArgs(opts: JoptOptions, bootstrap: ResolvedBootstrap | null): stri
     throw new ArgumentError('One of --name or --generate-name must be specified with --alter.');
   if (opts.has('interval')) {
     const v = opts.string('interval')!;
-    if (v !== '' && !/^[+-]?\d+$/.test(v.trim())) {
+    // Integer.parseInt: no blanks, within an int
+    const n = /^[+-]?\d+$/.test(v) ? Number(v) : NaN;
+    if (v !== '' && !(Number.isInteger(n) && n >= -2147483648 && n <= 2147483647)) {
       throw new ArgumentError('Invalid interval value. Enter an integer, or leave empty to reset.');
     }
   }
@@ -168,7 +170,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
       if (opts.has('alter')) {
         const name = opts.has('generate-name') ? randomUuidString() : opts.string('name')!;
         const set = new Map<string, string>();
-        if (opts.has('interval')) set.set('interval.ms', opts.string('interval')!.trim());
+        if (opts.has('interval')) set.set('interval.ms', opts.string('interval')!);
         if (opts.has('metrics')) set.set('metrics', opts.valuesOf('metrics').map(String).join(','));
         if (opts.has('match')) set.set('match', opts.valuesOf('match').map(String).join(','));
         const { incrementalAlterConfigs, OpType } = await import('../../client/admin/configs.js');
