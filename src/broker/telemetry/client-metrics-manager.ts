@@ -5,9 +5,9 @@
 // subscription id (CRC32C of Java's Set.toString + interval, XOR the instance id's hashCode), and the
 // push checks with Kafka's order and error codes. Instances expire max(60 s, 3 × interval) after their
 // last request, when their connection closes, or by LRU at 16,384 as Kafka's cache.
-import { randomBytes } from 'node:crypto';
 import { ErrorCode } from '../../protocol/errors.js';
 import { crc32c } from '../../protocol/records/crc.js';
+import { randomUuid } from '../controller/uuid.js';
 
 /** ClientMetricsConfigs.DEFAULT_INTERVAL_MS (5 minutes). */
 export const DEFAULT_INTERVAL_MS = 5 * 60 * 1000;
@@ -144,17 +144,6 @@ export function computeSubscriptionId(
 ): number {
   const bytes = Buffer.from(`[${orderedMetrics.join(', ')}]${pushIntervalMs}`, 'utf8');
   return (crc32c(bytes) | 0) ^ uuidHashCode(clientInstanceId);
-}
-
-/** Uuid.randomUuid: a version-4 UUID, never a reserved one nor one whose text starts with '-'. */
-export function randomUuid(): string {
-  for (;;) {
-    const b = randomBytes(16);
-    b[6] = (b[6]! & 0x0f) | 0x40;
-    b[8] = (b[8]! & 0x3f) | 0x80;
-    const s = b.toString('base64url');
-    if (s !== ZERO_UUID && s !== ONE_UUID && !s.startsWith('-')) return s;
-  }
 }
 
 // ------------------------------------------------------------------ instances

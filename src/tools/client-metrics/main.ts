@@ -6,7 +6,6 @@
 // with the exception line (exit 1), usage errors with the help table. `--output json` (tkafka) prints
 // --list and --describe as one JSON document. The resources are read and written as `tkafka configs
 // --entity-type client-metrics` does (ListConfigResources, DescribeConfigs, IncrementalAlterConfigs).
-import { randomBytes } from 'node:crypto';
 import type { ToolIO } from '../common/io.js';
 import type { JoptOptions, JoptToolSpec } from '../common/jopt.js';
 import { JoptError, parseJopt, printUsage } from '../common/jopt.js';
@@ -14,6 +13,7 @@ import { helpOrVersion } from '../common/run-tool.js';
 import { openClient, resolveBootstrap, type ResolvedBootstrap } from '../common/connection.js';
 import { errorLine, isEnvironmentError, writeStack } from '../common/errors.js';
 import { DEBUG_OPTION } from '../topics/spec.js';
+import { randomUuid } from '../../storage/meta-properties.js';
 import type { KafkaClient } from '../../client/client.js';
 
 const DESCRIPTION = 'This tool helps to manipulate and describe client metrics configurations.';
@@ -108,17 +108,6 @@ function checkArgs(opts: JoptOptions, bootstrap: ResolvedBootstrap | null): stri
   return null;
 }
 
-/** Uuid.randomUuid().toString(). */
-function randomUuidString(): string {
-  for (;;) {
-    const b = randomBytes(16);
-    b[6] = (b[6]! & 0x0f) | 0x40;
-    b[8] = (b[8]! & 0x3f) | 0x80;
-    const s = b.toString('base64url');
-    if (s !== 'AAAAAAAAAAAAAAAAAAAAAA' && s !== 'AAAAAAAAAAAAAAAAAAAAAQ' && !s.startsWith('-')) return s;
-  }
-}
-
 const CLIENT_METRICS = 16;
 
 async function listNames(client: KafkaClient): Promise<string[]> {
@@ -168,7 +157,7 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
     const c = client;
     try {
       if (opts.has('alter')) {
-        const name = opts.has('generate-name') ? randomUuidString() : opts.string('name')!;
+        const name = opts.has('generate-name') ? randomUuid() : opts.string('name')!;
         const set = new Map<string, string>();
         if (opts.has('interval')) set.set('interval.ms', opts.string('interval')!);
         if (opts.has('metrics')) set.set('metrics', opts.valuesOf('metrics').map(String).join(','));
