@@ -5,7 +5,7 @@
 
 __tkafka_subs() {
   case "$1" in
-    '') REPLY='server metadata-quorum dump-log storage topics configs acls get-offsets delete-records reassign-partitions leader-election replica-verification broker-api-versions log-dirs cluster features transactions consumer-groups share-groups streams-groups console-share-consumer console-producer console-consumer producer-perf-test consumer-perf-test top local completion profile' ;;
+    '') REPLY='server metadata-quorum dump-log storage topics configs acls get-offsets client-metrics delete-records reassign-partitions leader-election replica-verification broker-api-versions log-dirs cluster features transactions consumer-groups share-groups streams-groups console-share-consumer console-producer console-consumer producer-perf-test consumer-perf-test top local completion profile' ;;
     'server') REPLY='start' ;;
     'metadata-quorum') REPLY='describe add-controller remove-controller' ;;
     'storage') REPLY='info format version-mapping feature-dependencies random-uuid' ;;
@@ -38,6 +38,7 @@ __tkafka_flags() {
     'configs') REPLY='--add-config --add-config-file --all --alter --bootstrap-controller --bootstrap-server --broker --broker-defaults --broker-logger --client --client-defaults --client-metrics --command-config --debug --delete-config --describe --entity-default --entity-name --entity-type --group --help --ip --ip-defaults --output --topic --user --user-defaults --version' ;;
     'acls') REPLY='--add --allow-host --allow-principal --bootstrap-controller --bootstrap-server --cluster --command-config --consumer --debug --delegation-token --deny-host --deny-principal --force --group --help --idempotent --list --operation --output --principal --producer --remove --resource-pattern-type --topic --transactional-id --user-principal --version' ;;
     'get-offsets') REPLY='--bootstrap-server --command-config --debug --exclude-internal-topics --help --output --partitions --time --topic --topic-partitions --version' ;;
+    'client-metrics') REPLY='--alter --bootstrap-server --command-config --debug --delete --describe --generate-name --help --interval --list --match --metrics --name --output --version' ;;
     'delete-records') REPLY='--bootstrap-server --command-config --debug --help --offset-json-file --output --version' ;;
     'reassign-partitions') REPLY='--additional --bootstrap-controller --bootstrap-server --broker-list --cancel --command-config --debug --disable-rack-aware --disallow-replication-factor-change --execute --generate --help --list --output --preserve-throttles --reassignment-json-file --replica-alter-log-dirs-throttle --throttle --timeout --topics-to-move-json-file --verify --version --watch' ;;
     'leader-election') REPLY='--admin.config --all-topic-partitions --bootstrap-server --command-config --debug --election-type --help --output --partition --path-to-json-file --topic --version' ;;
@@ -103,6 +104,7 @@ __tkafka_argflags() {
     'configs') REPLY=' --add-config --add-config-file --bootstrap-controller --bootstrap-server --broker --broker-logger --client --client-metrics --command-config --delete-config --entity-name --entity-type --group --ip --output --topic --user ' ;;
     'acls') REPLY=' --allow-host --allow-principal --bootstrap-controller --bootstrap-server --delegation-token --deny-host --deny-principal --group --operation --output --resource-pattern-type --topic --transactional-id --user-principal ' ;;
     'get-offsets') REPLY=' --bootstrap-server --command-config --output --partitions --time --topic --topic-partitions ' ;;
+    'client-metrics') REPLY=' --bootstrap-server --command-config --interval --match --metrics --name --output ' ;;
     'delete-records') REPLY=' --bootstrap-server --command-config --offset-json-file --output ' ;;
     'reassign-partitions') REPLY=' --broker-list --command-config --output --reassignment-json-file --replica-alter-log-dirs-throttle --throttle --timeout --topics-to-move-json-file ' ;;
     'leader-election') REPLY=' --admin.config --bootstrap-server --command-config --election-type --output --partition --path-to-json-file --topic ' ;;
@@ -194,6 +196,9 @@ __tkafka_value() {
     'get-offsets|--command-config') REPLY='@file' ;;
     'get-offsets|--output') REPLY='text json table' ;;
     'get-offsets|--topic') REPLY='@topic' ;;
+    'client-metrics|--bootstrap-server') REPLY='@hostport' ;;
+    'client-metrics|--command-config') REPLY='@file' ;;
+    'client-metrics|--output') REPLY='text json' ;;
     'delete-records|--bootstrap-server') REPLY='@hostport' ;;
     'delete-records|--command-config') REPLY='@file' ;;
     'delete-records|--offset-json-file') REPLY='@file' ;;

@@ -27,6 +27,7 @@ import { ReplicaManager } from './replication/replica-manager.js';
 import { createProducerStateHook } from './replication/eos.js';
 import { registerTxnHandlers } from './api/register-txn.js';
 import { registerShareCoordinatorHandlers } from './api/register-share.js';
+import { registerTelemetryHandlers } from './api/register-telemetry.js';
 import { brokerLatestOffsets } from './share/partition-end-offsets.js';
 import { startShareCoordinator, type ShareCoordinatorHandle } from './share/coordinator/broker-glue.js';
 import { startTxnCoordinator, type TxnCoordinatorHandle } from './txn/broker-glue.js';
@@ -346,6 +347,7 @@ export class BrokerServer {
     registerTxnHandlers(registry);
     const share = await startShareCoordinator(services, (level, msg) => logger.log(level, msg));
     registerShareCoordinatorHandlers(registry);
+    const telemetry = registerTelemetryHandlers(registry, services);
     // share-partition state goes through the share coordinator's persister (__share_group_state); the
     // group coordinator initializes it with the same persister and tells the manager about leaving members
     const sharePartitions = startSharePartitionManager(services, {
@@ -385,6 +387,7 @@ export class BrokerServer {
       onConnectionClose: (id) => {
         replicas.cancelConnection(id);
         sharePartitionManagerOf(services)?.connectionClosed(id);
+        telemetry?.manager.connectionClosed(id);
       },
       requestMetrics,
     });

@@ -1089,6 +1089,22 @@ export const BROKER_CONFIG_KEYS: readonly ConfigKey[] = [
   def('group.max.session.timeout.ms', 'int', 1800000, null, M, 'Maximum session timeout of classic group members.'),
   def('group.max.size', 'int', INT_MAX, atLeast(1), M, 'Maximum members of a classic group.'),
   def(
+    'telemetry.max.bytes',
+    'int',
+    1048576,
+    atLeast(1),
+    M,
+    'The maximum size (after compression if compression is used) of telemetry metrics pushed from a client to the broker.',
+  ),
+  def(
+    'tkafka.client.telemetry.enable',
+    'boolean',
+    false,
+    null,
+    L,
+    'tkafka: serve GetTelemetrySubscriptions and PushTelemetry (KIP-714) and show the pushed client metrics on the metrics endpoint; off, the APIs are not advertised, as Kafka without a telemetry exporter.',
+  ),
+  def(
     'group.coordinator.rebalance.protocols',
     'list',
     ['classic', 'consumer', 'streams'],

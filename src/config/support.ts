@@ -154,6 +154,8 @@ export const HONOURED_KEYS: readonly string[] = [
   'group.min.session.timeout.ms',
   'group.max.session.timeout.ms',
   'group.max.size',
+  'telemetry.max.bytes',
+  'tkafka.client.telemetry.enable',
   'group.coordinator.rebalance.protocols',
   'group.consumer.session.timeout.ms',
   'group.consumer.min.session.timeout.ms',

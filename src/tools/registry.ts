@@ -53,6 +53,13 @@ export const TOOLS: readonly ToolDescriptor[] = [
     spec: async () => (await import('./get-offsets/main.js')).GET_OFFSETS_SPEC,
   },
   {
+    name: 'client-metrics',
+    summary: 'List, describe, alter and delete client metrics (KIP-714 telemetry) subscriptions',
+    kafka: 'kafka-client-metrics.sh',
+    load: () => import('./client-metrics/main.js'),
+    spec: async () => (await import('./client-metrics/main.js')).CLIENT_METRICS_SPEC,
+  },
+  {
     name: 'delete-records',
     summary: 'Delete records up to given offsets',
     kafka: 'kafka-delete-records.sh',

@@ -27,6 +27,7 @@ import {
 import { sslConfigKey } from '../../config/ssl-keys.js';
 import { groupConfigFrom } from '../group/config.js';
 import { validateGroupConfigs } from '../group/group-configs.js';
+import { validateClientMetricsConfigs } from '../telemetry/client-metrics-manager.js';
 
 export { invalidTopicReason, isInternalTopic } from '../controller/index.js';
 
@@ -348,8 +349,9 @@ export const adminConfigSchema: ConfigSchema = {
 
 /**
  * ControllerConfigurationValidator for TOPIC resources (LogConfig.validate against the broker's
- * topic defaults) and GROUP resources (GroupConfig.validate against the broker's group.consumer.*
- * bounds): INVALID_CONFIG with Kafka's message. Other resource types are accepted.
+ * topic defaults), GROUP resources (GroupConfig.validate against the broker's group.consumer.*
+ * bounds): INVALID_CONFIG with Kafka's message; CLIENT_METRICS resources (ClientMetricsConfigs.validate,
+ * telemetry/client-metrics-manager.ts). Other resource types are accepted.
  */
 export function adminConfigValidator(config: Pick<ServerConfig, 'originals' | 'getInt' | 'getLong'>): ConfigValidator {
   const groupBounds = groupConfigFrom(config);
@@ -358,6 +360,8 @@ export function adminConfigValidator(config: Pick<ServerConfig, 'originals' | 'g
       const message = validateGroupConfigs(newConfigs, groupBounds);
       return message === null ? null : { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: message };
     }
+    if (resource.type === ConfigResourceType.ClientMetrics)
+      return validateClientMetricsConfigs(resource.name, newConfigs);
     if (resource.type !== ConfigResourceType.Topic) return null;
     const message = validateTopicConfigs(newConfigs, { originals: config.originals });
     return message === null ? null : { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: message };

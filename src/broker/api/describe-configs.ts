@@ -39,6 +39,7 @@ import type { BrokerServices } from '../services.js';
 import { listenerConfigBaseName } from '../network/tls-listener.js';
 import { SSL_KEYS } from '../../config/ssl-keys.js';
 import type { ApiHandler, RequestContext } from './types.js';
+import { javaHashSetOrder, parseList } from '../telemetry/client-metrics-manager.js';
 import { genericErrorResponse } from './error-responses.js';
 import { errorOf, imageOf, invalidTopicReason } from './admin-support.js';
 import { AclOperation, configResourceDenied } from './authz-admin.js';
@@ -284,17 +285,38 @@ function describeLoggers(name: string, services: BrokerServices, o: Options): En
   );
 }
 
+/** ClientMetricsConfigs' keys: type, default, documentation. */
+const CLIENT_METRICS_KEYS: readonly { name: string; type: 'int' | 'list'; default: string; doc: string }[] = [
+  { name: 'metrics', type: 'list', default: '', doc: 'Telemetry metric name prefix list' },
+  { name: 'interval.ms', type: 'int', default: '300000', doc: 'Metrics push interval in milliseconds' },
+  { name: 'match', type: 'list', default: '', doc: 'Client match criteria' },
+];
+
+/**
+ * Kafka 4.4's ConfigHelper: ClientMetricsConfigs.fromProps(defaults, the resource's) — every key, the
+ * resource's value (a list re-joined with ",", as ConfigDef.convertToString) or the default with
+ * source DEFAULT_CONFIG, in the order of the HashMap of its originals.
+ */
 function describeClientMetrics(name: string, image: MetadataImage, o: Options): Entry[] {
   if (name === '') fail('Client metrics subscription name must not be empty');
-  return [...image.configsOf(ConfigResourceType.ClientMetrics, name)].map(([n, v]) =>
-    entry(o, {
+  const own = image.configsOf(ConfigResourceType.ClientMetrics, name);
+  const order = javaHashSetOrder(CLIENT_METRICS_KEYS.map((k) => k.name));
+  return order.map((n) => {
+    const key = CLIENT_METRICS_KEYS.find((k) => k.name === n)!;
+    const set = own.get(n);
+    const value =
+      set === undefined ? key.default : key.type === 'list' ? parseList(set).join(',') : String(Number(set.trim()));
+    return entry(o, {
       name: n,
-      value: v,
-      source: CONFIG_SOURCE.CLIENT_METRICS_CONFIG,
+      value,
+      source: set === undefined ? CONFIG_SOURCE.DEFAULT_CONFIG : CONFIG_SOURCE.CLIENT_METRICS_CONFIG,
       sensitive: false,
       readOnly: false,
-    }),
-  );
+      synonyms: set === undefined ? [] : [{ name: n, value: set, source: 'CLIENT_METRICS_CONFIG' }],
+      type: CONFIG_TYPE_ID[key.type],
+      doc: key.doc,
+    });
+  });
 }
 
 /**

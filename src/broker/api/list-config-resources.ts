@@ -18,6 +18,7 @@ import type { ApiHandler, RequestContext } from './types.js';
 import { genericErrorResponse } from './error-responses.js';
 import { brokerNodes, imageOf } from './admin-support.js';
 import { AclOperation, authorizeCluster } from './authz.js';
+import { javaHashSetOrder } from '../telemetry/client-metrics-manager.js';
 
 /** ListConfigResourcesRequest.supportedResourceTypes. */
 function supportedResourceTypes(version: number): readonly number[] {
@@ -63,7 +64,11 @@ function handle(
     add(ConfigResourceType.Group, resourcesWithConfigs(image, ConfigResourceType.Group));
   }
   if (asked.includes(ConfigResourceType.ClientMetrics)) {
-    add(ConfigResourceType.ClientMetrics, resourcesWithConfigs(image, ConfigResourceType.ClientMetrics));
+    // Kafka: ClientMetricsManager.listClientMetricsResources, a ConcurrentHashMap's key set
+    add(
+      ConfigResourceType.ClientMetrics,
+      javaHashSetOrder(resourcesWithConfigs(image, ConfigResourceType.ClientMetrics), true),
+    );
   }
   const brokerIds = brokerNodes(image, ctx.listenerName).map((b) => String(b.id));
   if (asked.includes(ConfigResourceType.BrokerLogger)) add(ConfigResourceType.BrokerLogger, brokerIds);

@@ -269,6 +269,38 @@ export const PAGES: Record<string, PageExtras> = {
     ],
   },
 
+  'client-metrics': {
+    examples: [
+      {
+        text: 'Subscribe producers to their producer metrics every second (KIP-714 client telemetry; the broker needs tkafka.client.telemetry.enable=true to serve it):',
+        commands: [
+          `tkafka client-metrics --bootstrap-server ${B} --alter --name producers --metrics org.apache.kafka.producer. --interval 1000 --match 'client_software_name=apache-kafka-java'`,
+        ],
+        output: ['Altered client metrics config for producers.'],
+      },
+      {
+        text: 'Describe every client metrics resource:',
+        commands: [`tkafka client-metrics --bootstrap-server ${B} --describe`],
+        output: [
+          'Client metrics configs for producers are:',
+          '  interval.ms=1000',
+          '  match=client_software_name=apache-kafka-java',
+          '  metrics=org.apache.kafka.producer.',
+        ],
+      },
+    ],
+    exit: [
+      [
+        '0',
+        'The operation succeeded (describing a resource that does not exist prints a line and succeeds, as Kafka).',
+      ],
+      [
+        '1',
+        "A usage error (on standard error), or a failed operation: Kafka's `Error while executing client metrics command : <message>` on standard output.",
+      ],
+    ],
+  },
+
   'broker-api-versions': {
     examples: [
       {

@@ -163,7 +163,7 @@ async function listGroupIds(client: KafkaClient): Promise<string[]> {
  * before Kafka 4.1) v1 with the type, or v0 (client metrics only) from an older broker. null when
  * the broker cannot list that type (UnsupportedVersionException in Kafka's admin client).
  */
-async function listConfigResources(client: KafkaClient, type: number): Promise<string[] | null> {
+export async function listConfigResources(client: KafkaClient, type: number): Promise<string[] | null> {
   const conn = await client.call('listConfigResources', () => client.anyConnection());
   const { apiByName } = await import('../../client/apis.js');
   const api = apiByName('ListConfigResources');

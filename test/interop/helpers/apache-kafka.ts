@@ -141,6 +141,8 @@ export interface ApacheKafkaOptions {
   heap?: string;
   /** Extra broker JVM flags (e.g. -D system properties, as KAFKA_OPTS passes them), before the main class. */
   jvmArgs?: string[];
+  /** Folders or jars appended to the broker's classpath (a plugin, as CLASSPATH adds it to kafka-run-class.sh's). */
+  classpath?: string[];
   /** How long to wait for the broker to answer Metadata (default 120 s). */
   startTimeoutMs?: number;
   /**
@@ -411,7 +413,7 @@ async function startApacheKafkaOnce(opts: ApacheKafkaOptions): Promise<ApacheKaf
         `-Dkafka.logs.dir=${logDir}`,
         ...(opts.jvmArgs ?? []),
         '-cp',
-        `${lib}/*`,
+        [`${lib}/*`, ...(opts.classpath ?? [])].join(':'),
         'kafka.Kafka',
         configFile,
       ],
