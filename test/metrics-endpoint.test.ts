@@ -15,6 +15,8 @@ import { KafkaClient } from '../src/client/client.js';
 import { Producer } from '../src/client/producer.js';
 import { Consumer } from '../src/client/consumer.js';
 import { createTopics } from '../src/client/admin/topics.js';
+import { RawClient } from './helpers/raw-client.js';
+import { ApiKey } from '../src/protocol/frame.js';
 
 let broker: BrokerProcess;
 let url: string;
@@ -26,6 +28,32 @@ before(async () => {
 after(async () => {
   await broker?.stop();
   broker?.cleanup();
+});
+
+test('coordinator partition load times once __consumer_offsets and __transaction_state load', async () => {
+  const before = await scrape(url);
+  for (const g of ['group', 'transaction'])
+    assert.ok(Number.isNaN(before.value(`kafka_server_${g}coordinatormetrics_partition_load_time_max`)), `${g}: NaN`);
+  const c = await RawClient.connect(broker.port);
+  try {
+    // FindCoordinator creates the internal topic; the answer is NONE once its partition has loaded
+    for (const keyType of [0, 1])
+      await waitFor(
+        async () => {
+          const r = await c.request(ApiKey.FindCoordinator, 4, { key: '', keyType, coordinatorKeys: ['load-me'] });
+          return r.coordinators[0]?.errorCode === 0;
+        },
+        { what: `the coordinator of key type ${keyType}`, timeoutMs: 30_000 },
+      );
+  } finally {
+    c.close();
+  }
+  const m = await scrape(url);
+  for (const g of ['group', 'transaction'])
+    for (const stat of ['avg', 'max']) {
+      const v = m.value(`kafka_server_${g}coordinatormetrics_partition_load_time_${stat}`);
+      assert.ok(v !== undefined && v >= 0, `${g} ${stat}: ${v}`);
+    }
 });
 
 test('serves process metrics; 404 elsewhere', async () => {

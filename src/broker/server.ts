@@ -367,6 +367,7 @@ export class BrokerServer {
       controller,
       quorum: controller.quorum,
       groups: () => services.groupCoordinator,
+      transactions: () => services.txnCoordinator,
     });
     const socketServer = new SocketServer<BrokerServices>({
       listeners: acceptors,

@@ -39,6 +39,7 @@ import {
 } from './streams-ops.js';
 import type { StreamsGroupHeartbeatRequest } from '../../protocol/generated/protocol/StreamsGroupHeartbeat.js';
 import { result, type MetadataView, type RequestInfo } from './shard-types.js';
+import { SampledStat } from '../metrics/sampled.js';
 
 export interface GroupCoordinatorOptions {
   config: GroupConfig;
@@ -96,6 +97,8 @@ export const messageOf = (e: unknown): string | null => (e instanceof KafkaError
 
 export class GroupCoordinator {
   readonly shards = new Map<number, GroupShard>();
+  /** group-coordinator-metrics partition-load-time-avg/max: ms per completed __consumer_offsets load. */
+  readonly partitionLoadTimes = new SampledStat();
   private readonly clock: () => number;
   private readonly logger: (level: string, msg: string) => void;
   private active = true;
@@ -131,11 +134,15 @@ export class GroupCoordinator {
     shard.share.listener = this.opts.shareListener ?? null;
     shard.share.initializeEnabled = this.opts.persister !== undefined;
     this.shards.set(partition, shard);
-    return shard.load().catch((e) => {
-      this.logger('WARN', `Failed to load __consumer_offsets-${partition}: ${(e as Error).message}`);
-      if (this.shards.get(partition) === shard) this.shards.delete(partition);
-      void shard.unload();
-    });
+    const started = this.clock();
+    return shard.load().then(
+      () => this.partitionLoadTimes.record(this.clock() - started),
+      (e: unknown) => {
+        this.logger('WARN', `Failed to load __consumer_offsets-${partition}: ${(e as Error).message}`);
+        if (this.shards.get(partition) === shard) this.shards.delete(partition);
+        void shard.unload();
+      },
+    );
   }
 
   async unloadPartition(partition: number): Promise<void> {

@@ -11,6 +11,7 @@ import type { PartitionLog } from '../log/partition-log.js';
 import type { ConnectionStats } from '../network/connection.js';
 import { counters, gauge, gauges, histograms } from './families.js';
 import { logFlushTimes } from './log-flush-stats.js';
+import type { SampledStat } from './sampled.js';
 
 /** ReplicaManager, Partition (kafka.cluster) and Log (kafka.log) metrics, purgatories, BrokerTopicMetrics. */
 export function registerReplicaMetrics(registry: Registry, replicas: ReplicaManager): void {
@@ -236,6 +237,8 @@ export function registerLinuxIoMetrics(registry: Registry): void {
 
 /** What the group metrics read of the group coordinator. */
 export interface GroupsSource {
+  /** group-coordinator-metrics partition-load-time-avg/max */
+  readonly partitionLoadTimes: SampledStat;
   listGroups(
     states: readonly string[],
     types: readonly string[],
@@ -278,4 +281,30 @@ export function registerGroupMetrics(registry: Registry, coordinator: () => Grou
         this.set((await listed()).filter((g) => g.groupType === 'classic' && g.groupState === state).length);
       },
     });
+}
+
+/**
+ * A coordinator's partition-load-time-avg/max (Kafka's KafkaMetrics group `group`, e.g.
+ * kafka.server:type=group-coordinator-metrics), named as the raft-metrics are:
+ * kafka_server_<group without dashes>_partition_load_time_avg|max. NaN until a partition loaded.
+ */
+export function registerPartitionLoadTimes(
+  registry: Registry,
+  group: 'group-coordinator-metrics' | 'transaction-coordinator-metrics',
+  stat: () => SampledStat | null,
+): void {
+  const prefix = `kafka_server_${group.replaceAll('-', '')}_partition_load_time`;
+  for (const [suffix, read] of [
+    ['avg', (s: SampledStat) => s.avg()],
+    ['max', (s: SampledStat) => s.max()],
+  ] as const)
+    gauge(
+      registry,
+      `${prefix}_${suffix}`,
+      `kafka.server:type=${group},name=partition-load-time-${suffix}: ms to load a coordinator partition (two 30 s samples)`,
+      () => {
+        const s = stat();
+        return s ? read(s) : NaN;
+      },
+    );
 }

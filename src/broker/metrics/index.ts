@@ -8,12 +8,14 @@ import { RequestMetrics } from './request-metrics.js';
 import {
   registerGroupMetrics,
   registerLinuxIoMetrics,
+  registerPartitionLoadTimes,
   registerReplicaMetrics,
   registerSocketServerMetrics,
   type ConnectionsSource,
   type GroupsSource,
 } from './broker-metrics.js';
 import { registerControllerMetrics, registerRaftMetrics, type ControllerSource } from './controller-metrics.js';
+import type { SampledStat } from './sampled.js';
 
 export { NodeMetrics } from './node-metrics.js';
 export { RequestMetrics } from './request-metrics.js';
@@ -27,6 +29,8 @@ export interface NodeParts {
   readonly quorum?: Quorum;
   /** the broker role's group coordinator, while it runs */
   readonly groups?: () => GroupsSource | null;
+  /** the broker role's transaction coordinator, while it runs */
+  readonly transactions?: () => { readonly partitionLoadTimes: SampledStat } | null;
 }
 
 /** Registers the node's metrics; the RequestMetrics its SocketServer records into. */
@@ -36,7 +40,14 @@ export function instrumentNode(metrics: NodeMetrics, parts: NodeParts): RequestM
   requests.register(registry);
   registerLinuxIoMetrics(registry);
   if (parts.replicas) registerReplicaMetrics(registry, parts.replicas);
-  if (parts.groups) registerGroupMetrics(registry, parts.groups);
+  const groups = parts.groups;
+  if (groups) {
+    registerGroupMetrics(registry, groups);
+    registerPartitionLoadTimes(registry, 'group-coordinator-metrics', () => groups()?.partitionLoadTimes ?? null);
+  }
+  const txns = parts.transactions;
+  if (txns)
+    registerPartitionLoadTimes(registry, 'transaction-coordinator-metrics', () => txns()?.partitionLoadTimes ?? null);
   if (parts.controller) metrics.onClose(registerControllerMetrics(registry, parts.controller));
   if (parts.quorum) registerRaftMetrics(registry, parts.quorum);
   return requests;

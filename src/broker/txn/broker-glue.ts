@@ -304,6 +304,7 @@ async function start(services: BrokerServices, opts: StartTxnCoordinatorOptions)
     offsets,
     offsetsPartitionFor: (groupId) => offsets().partitionFor(groupId),
     verifyTransaction: async (...args) => verifyTransaction(...args),
+    partitionLoadTimes: stateManager.partitionLoadTimes,
     async shutdown() {
       for (const t of timers) clearInterval(t);
       if (opts.hook) opts.hook.verifier = undefined;

@@ -4,6 +4,7 @@ import type { TransactionVerifier } from '../replication/eos.js';
 import type { TransactionalOffsetCoordinator } from './group-bridge.js';
 import type { TransactionCoordinator } from './txn-coordinator.js';
 import type { MarkerWriter, TransactionMarkerManager } from './txn-markers.js';
+import type { SampledStat } from '../metrics/sampled.js';
 
 export interface TxnCoordinatorHandle {
   readonly coordinator: TransactionCoordinator;
@@ -19,5 +20,7 @@ export interface TxnCoordinatorHandle {
    * id's coordinator, here or on another broker; the code as the produce path translates it.
    */
   verifyTransaction(...args: Parameters<TransactionVerifier>): Promise<number>;
+  /** The state manager's partition load times (transaction-coordinator-metrics). */
+  readonly partitionLoadTimes: SampledStat;
   shutdown(): Promise<void>;
 }

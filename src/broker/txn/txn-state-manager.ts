@@ -9,6 +9,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { decodeBatch, iterateBatches } from '../../protocol/records/batch.js';
 import { decodeKey, decodeValue, encodeKey, encodeValue, partitionFor } from './txn-log.js';
 import { stateFromName, stateName, type TransactionMetadata, type TxnTransit, TxnState } from './txn-metadata.js';
+import { SampledStat } from '../metrics/sampled.js';
 
 /** How the state manager reaches __transaction_state (implemented over the ReplicaManager). */
 export interface TxnLogIO {
@@ -64,6 +65,8 @@ function mapAppendError(code: number): number {
 export class TransactionStateManager {
   private readonly owned = new Map<number, PartitionCache>();
   private readonly loading = new Map<number, number>(); // partition → epoch being loaded
+  /** transaction-coordinator-metrics partition-load-time-avg/max: ms per completed partition load. */
+  readonly partitionLoadTimes = new SampledStat();
 
   constructor(readonly opts: TxnStateManagerOptions) {}
 
@@ -178,9 +181,11 @@ export class TransactionStateManager {
       });
       if (this.loading.get(partition) !== coordinatorEpoch) return [];
       this.owned.set(partition, { coordinatorEpoch, txns });
+      const took = this.opts.clock() - started;
+      this.partitionLoadTimes.record(took);
       this.opts.logger(
         'INFO',
-        `Finished loading ${txns.size} transaction metadata from __transaction_state-${partition} in ${this.opts.clock() - started} milliseconds, of which 0 milliseconds was spent in the scheduler.`,
+        `Finished loading ${txns.size} transaction metadata from __transaction_state-${partition} in ${took} milliseconds, of which 0 milliseconds was spent in the scheduler.`,
       );
       return [...txns.values()];
     } finally {
