@@ -458,7 +458,7 @@ export class BrokerOnlyServer {
         replicas,
         quorum,
         groups: () => services.groupCoordinator,
-      transactions: () => services.txnCoordinator,
+        transactions: () => services.txnCoordinator,
       });
       const socketServer = new SocketServer<BrokerServices>({
         listeners: acceptors,

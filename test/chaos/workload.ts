@@ -3,25 +3,19 @@
 // into dist/test/chaos/classes when the source is newer, and run as child processes: `create`
 // the topic, `produce` while faults happen (stopped by a line on stdin), `consume` at the end.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { REPO_ROOT } from '../helpers/spec-models.js';
+import { compileJava, requireJavaClient } from '../helpers/javac.js';
 
 const SOURCE = join(REPO_ROOT, 'test', 'chaos', 'java', 'ChaosWorkload.java');
 const LIB = join(REPO_ROOT, '.cache', 'clients', 'java', 'lib');
 const CLASSES = join(REPO_ROOT, 'dist', 'test', 'chaos', 'classes');
-const CLASS_FILE = join(CLASSES, 'ChaosWorkload.class');
 
 /** Compiles ChaosWorkload.java when its class is missing or older; throws when the client jars are missing. */
 export async function ensureWorkloadCompiled(): Promise<void> {
-  if (!existsSync(join(LIB, 'kafka-clients-4.4.0.jar')))
-    throw new Error(`Kafka's Java client is not provisioned in ${LIB}: run bash test/clients/java/setup.sh`);
-  if (existsSync(CLASS_FILE) && statSync(CLASS_FILE).mtimeMs >= statSync(SOURCE).mtimeMs) return;
-  mkdirSync(CLASSES, { recursive: true });
-  await execa('javac', ['-nowarn', '-encoding', 'UTF-8', '--release', '17', '-cp', `${LIB}/*`, '-d', CLASSES, SOURCE], {
-    timeout: 120_000,
-  });
+  requireJavaClient(LIB);
+  await compileJava(SOURCE, CLASSES, `${LIB}/*`);
 }
 
 const javaArgs = (args: string[]): string[] => [

@@ -4,7 +4,6 @@
 // topic led by the r1 broker holds 200 records; raw Fetches from an r2 client, confluent-kafka and
 // kafka-clients 4.4.0 consumers with client.rack=r2, and the r2 follower killed and restarted.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { type Cluster, type NodeSpec, topicIds } from './cluster.js';
@@ -13,6 +12,7 @@ import { RawClient } from './raw-client.js';
 import { waitFor } from './wait-for.js';
 import { PYTHON } from './txn-cluster-scenario.js';
 import { REPO_ROOT } from './spec-models.js';
+import { compileJava, requireJavaClient } from './javac.js';
 import { ApiKey } from '../../src/protocol/generated/apis.js';
 import { defaultFetchRequest, type FetchResponsePartitionData } from '../../src/protocol/generated/protocol/Fetch.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
@@ -175,16 +175,8 @@ const JAVA_CLASSES = join(REPO_ROOT, 'dist', 'test', 'helpers', 'classes');
 
 /** Compiles RackConsumer.java (as the chaos workload is) when its class is missing or older. */
 async function ensureRackConsumerCompiled(): Promise<void> {
-  const classFile = join(JAVA_CLASSES, 'RackConsumer.class');
-  if (!existsSync(join(JAVA_LIB, 'kafka-clients-4.4.0.jar')))
-    throw new Error(`Kafka's Java client is not provisioned in ${JAVA_LIB}: run bash test/clients/java/setup.sh`);
-  if (existsSync(classFile) && statSync(classFile).mtimeMs >= statSync(JAVA_SOURCE).mtimeMs) return;
-  mkdirSync(JAVA_CLASSES, { recursive: true });
-  await execa(
-    'javac',
-    ['-nowarn', '-encoding', 'UTF-8', '--release', '17', '-cp', `${JAVA_LIB}/*`, '-d', JAVA_CLASSES, JAVA_SOURCE],
-    { timeout: 120_000 },
-  );
+  requireJavaClient(JAVA_LIB);
+  await compileJava(JAVA_SOURCE, JAVA_CLASSES, `${JAVA_LIB}/*`);
 }
 
 /** kafka-clients 4.4.0 with client.rack=r2 reads the COUNT records in order. */

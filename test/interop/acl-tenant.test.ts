@@ -15,10 +15,11 @@
 // Kafka's; a difference is reported per action.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { REPO_ROOT } from '../helpers/spec-models.js';
+import { compileJava, requireJavaClient } from '../helpers/javac.js';
 import { createUsers, startSecuredPair, tkafkaTool, type Node, type SecuredPair } from './acl-tenant/nodes.js';
 
 const SOURCE_DIR = join(REPO_ROOT, 'test', 'interop', 'acl-tenant');
@@ -107,16 +108,8 @@ after(async () => {
 
 /** Compiles TenantClient.java against kafka-clients 4.4.0 when its class is missing or older. */
 async function ensureJavaCompiled(): Promise<void> {
-  if (!existsSync(join(JAVA_LIB, 'kafka-clients-4.4.0.jar')))
-    throw new Error(`Kafka's Java client is not provisioned in ${JAVA_LIB}: run bash test/clients/java/setup.sh`);
-  const classFile = join(JAVA_CLASSES, 'TenantClient.class');
-  if (existsSync(classFile) && statSync(classFile).mtimeMs >= statSync(JAVA_SOURCE).mtimeMs) return;
-  mkdirSync(JAVA_CLASSES, { recursive: true });
-  await execa(
-    'javac',
-    ['-nowarn', '-encoding', 'UTF-8', '--release', '17', '-cp', `${JAVA_LIB}/*`, '-d', JAVA_CLASSES, JAVA_SOURCE],
-    { timeout: 120_000 },
-  );
+  requireJavaClient(JAVA_LIB);
+  await compileJava(JAVA_SOURCE, JAVA_CLASSES, `${JAVA_LIB}/*`);
 }
 
 /** The action lines a client printed against `node`; its stderr in the error when it did not finish. */

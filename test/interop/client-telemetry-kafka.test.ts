@@ -17,6 +17,7 @@ import { RawClient } from '../helpers/raw-client.js';
 import { runTkafka } from '../helpers/tool-run.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { REPO_ROOT } from '../helpers/spec-models.js';
+import { compileJava } from '../helpers/javac.js';
 import { metricsUrl, scrape } from '../helpers/metrics.js';
 import { ApiKey } from '../../src/protocol/frame.js';
 import { compress } from '../../src/protocol/records/compression.js';
@@ -42,24 +43,10 @@ const nodes: Node[] = [];
 
 before(async () => {
   classes = mkdtempSync(join(tmpdir(), 'telemetry-sink-'));
-  await execa(
-    'nice',
-    [
-      '-n',
-      '19',
-      'javac',
-      '-nowarn',
-      '-encoding',
-      'UTF-8',
-      '--release',
-      '17',
-      '-cp',
-      `${resolve(REPO_ROOT, '.cache/kafka-4.4.0/lib')}/*`,
-      '-d',
-      classes,
-      resolve(REPO_ROOT, 'test/interop/client-telemetry/TelemetrySink.java'),
-    ],
-    { timeout: 120_000 },
+  await compileJava(
+    resolve(REPO_ROOT, 'test/interop/client-telemetry/TelemetrySink.java'),
+    classes,
+    `${resolve(REPO_ROOT, '.cache/kafka-4.4.0/lib')}/*`,
   );
   [kafka, tkafka] = await Promise.all([
     startApacheKafka({

@@ -20,10 +20,11 @@
 // equal Kafka's.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { REPO_ROOT } from '../helpers/spec-models.js';
+import { compileJava, requireJavaClient } from '../helpers/javac.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { startApacheKafka, KAFKA_VERSION, type ApacheKafka } from './helpers/apache-kafka.js';
 import { RawClient } from '../helpers/raw-client.js';
@@ -70,16 +71,8 @@ let tkafka: BrokerProcess;
 
 /** Compiles ShareClient.java against kafka-clients 4.4.0 when its class is missing or older. */
 async function ensureJavaCompiled(): Promise<void> {
-  if (!existsSync(join(JAVA_LIB, 'kafka-clients-4.4.0.jar')))
-    throw new Error(`Kafka's Java client is not provisioned in ${JAVA_LIB}: run bash test/clients/java/setup.sh`);
-  const classFile = join(JAVA_CLASSES, 'ShareClient.class');
-  if (existsSync(classFile) && statSync(classFile).mtimeMs >= statSync(JAVA_SOURCE).mtimeMs) return;
-  mkdirSync(JAVA_CLASSES, { recursive: true });
-  await execa(
-    'javac',
-    ['-nowarn', '-encoding', 'UTF-8', '--release', '17', '-cp', `${JAVA_LIB}/*`, '-d', JAVA_CLASSES, JAVA_SOURCE],
-    { timeout: 120_000 },
-  );
+  requireJavaClient(JAVA_LIB);
+  await compileJava(JAVA_SOURCE, JAVA_CLASSES, `${JAVA_LIB}/*`);
 }
 
 /** The `obs` lines of one ShareClient run; its output in the error when it failed. */

@@ -16,10 +16,11 @@
 // (the records go to another consumer at once on Kafka 4.4.0 and on tkafka); not repeated here.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { REPO_ROOT } from '../helpers/spec-models.js';
+import { compileJava, requireJavaClient } from '../helpers/javac.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startApacheKafka, KAFKA_VERSION, type ApacheKafka } from './helpers/apache-kafka.js';
@@ -47,30 +48,8 @@ let kafka: ApacheKafka;
 let tkafka: BrokerProcess;
 
 async function ensureJavaCompiled(): Promise<void> {
-  if (!existsSync(join(JAVA_LIB, 'kafka-clients-4.4.0.jar')))
-    throw new Error(`Kafka's Java client is not provisioned in ${JAVA_LIB}: run bash test/clients/java/setup.sh`);
-  const classFile = join(JAVA_CLASSES, 'ShareQueueClient.class');
-  if (existsSync(classFile) && statSync(classFile).mtimeMs >= statSync(JAVA_SOURCE).mtimeMs) return;
-  mkdirSync(JAVA_CLASSES, { recursive: true });
-  await execa(
-    'nice',
-    [
-      '-n',
-      '19',
-      'javac',
-      '-nowarn',
-      '-encoding',
-      'UTF-8',
-      '--release',
-      '17',
-      '-cp',
-      `${JAVA_LIB}/*`,
-      '-d',
-      JAVA_CLASSES,
-      JAVA_SOURCE,
-    ],
-    { timeout: 120_000 },
-  );
+  requireJavaClient(JAVA_LIB);
+  await compileJava(JAVA_SOURCE, JAVA_CLASSES, `${JAVA_LIB}/*`);
 }
 
 const javaArgs = (args: string[]): string[] => [

@@ -9,12 +9,13 @@
 import test, { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { kafkaLibDir, runKafkaTool, startApacheKafka } from './helpers/apache-kafka.js';
 import { REPO_ROOT } from '../helpers/spec-models.js';
+import { compileJava } from '../helpers/javac.js';
 import { startBroker } from '../helpers/broker-process.js';
 import { runTkafka, type Run } from '../helpers/tool-run.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -71,29 +72,7 @@ before(async () => {
     });
   for (const j of STREAMS_JARS) if (!existsSync(j)) throw new Error(`Kafka Streams 4.4.0 is not in ${M2}: ${j}`);
   classpath = [JAVA_CLASSES, `${lib}/*`, ...STREAMS_JARS].join(':');
-  const classFile = join(JAVA_CLASSES, 'StreamsWordCount.class');
-  if (!existsSync(classFile) || statSync(classFile).mtimeMs < statSync(JAVA_SOURCE).mtimeMs) {
-    mkdirSync(JAVA_CLASSES, { recursive: true });
-    await execa(
-      'nice',
-      [
-        '-n',
-        '19',
-        'javac',
-        '-nowarn',
-        '-encoding',
-        'UTF-8',
-        '--release',
-        '17',
-        '-cp',
-        classpath,
-        '-d',
-        JAVA_CLASSES,
-        JAVA_SOURCE,
-      ],
-      { timeout: 120_000 },
-    );
-  }
+  await compileJava(JAVA_SOURCE, JAVA_CLASSES, classpath);
 });
 
 after(() => {

@@ -4,12 +4,13 @@
 // the classic-protocol one (streams-classic-kafka.test.ts).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { RawClient } from '../../helpers/raw-client.js';
 import { REPO_ROOT } from '../../helpers/spec-models.js';
+import { compileJava } from '../../helpers/javac.js';
 import { kafkaLibDir } from './apache-kafka.js';
 import { ApiKey } from '../../../src/protocol/frame.js';
 import { ErrorCode as E } from '../../../src/protocol/errors.js';
@@ -44,29 +45,7 @@ export async function compileWordCount(): Promise<void> {
     if (!existsSync(j))
       throw new Error(`Kafka Streams 4.4.0 is not provisioned (${j}): run bash test/clients/java/setup.sh`);
   classpath = [JAVA_CLASSES, `${lib}/*`, ...STREAMS_JARS].join(':');
-  const classFile = join(JAVA_CLASSES, 'StreamsWordCount.class');
-  if (!existsSync(classFile) || statSync(classFile).mtimeMs < statSync(JAVA_SOURCE).mtimeMs) {
-    mkdirSync(JAVA_CLASSES, { recursive: true });
-    await execa(
-      'nice',
-      [
-        '-n',
-        '19',
-        'javac',
-        '-nowarn',
-        '-encoding',
-        'UTF-8',
-        '--release',
-        '17',
-        '-cp',
-        classpath,
-        '-d',
-        JAVA_CLASSES,
-        JAVA_SOURCE,
-      ],
-      { timeout: 120_000 },
-    );
-  }
+  await compileJava(JAVA_SOURCE, JAVA_CLASSES, classpath);
 }
 
 /** Kills the application instances still running (an `after` hook). */
