@@ -1,7 +1,8 @@
 // tkafka and Apache Kafka 4.4.0 side by side on this machine (issue 22): one combined node of each,
 // started fresh for every round, loaded by the same clients (Kafka's own ProducerPerformance,
-// ConsumerPerformance and EndToEndLatency from the 4.4.0 jars), rounds alternating the order; the
-// table gives each figure's median over the rounds and the ratio tkafka / Kafka.
+// ConsumerPerformance and EndToEndLatency from the 4.4.0 jars, and franz-load, a franz-go program
+// that prints its own CPU time so its ceiling is known), rounds alternating the order; the table
+// gives each figure's median over the rounds and the ratio tkafka / Kafka.
 //   npm run bench:vs-kafka -- [--records N] [--rounds R] [--only kafka|tkafka] [--json FILE]
 // Bounded: every load is a fixed record count, every tool run has a time-out; loopback only.
 import { writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { execa } from 'execa';
 import { REPO_ROOT } from '../../test/helpers/spec-models.js';
 import { consumerPerformance, endToEndLatency, producerPerformance, type ProduceLoad } from './java-perf.js';
 import { startTarget, type Impl, type Target } from './targets.js';
+import { ensureFranzLoad, franzConsume, franzProduce } from './franz-load.js';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(name);
@@ -40,6 +42,15 @@ const FIGURES = {
   p6acksAllP99: { name: 'produce acks=all p99 (6 partitions, full speed)', unit: 'ms', higherIsBetter: false },
   c1: { name: 'consume, 1 partition, from the start', unit: 'rec/s', higherIsBetter: true },
   c6: { name: 'consume, 6 partitions, from the start', unit: 'rec/s', higherIsBetter: true },
+  fp1: { name: 'franz-go produce, 100 B, acks=1, 1 partition', unit: 'rec/s', higherIsBetter: true },
+  fp6: { name: 'franz-go produce, 100 B, acks=all, 6 partitions, 2 clients', unit: 'rec/s', higherIsBetter: true },
+  fc1: { name: 'franz-go consume, 1 partition', unit: 'rec/s', higherIsBetter: true },
+  fc6: { name: 'franz-go consume, 6 partitions', unit: 'rec/s', higherIsBetter: true },
+  fCeiling: {
+    name: 'franz-go client ceiling, produce acks=1 (records per client CPU-second)',
+    unit: 'rec/s',
+    higherIsBetter: true,
+  },
   e2eP50: { name: 'end-to-end latency p50 (EndToEndLatency, acks=all)', unit: 'ms', higherIsBetter: false },
   e2eP99: { name: 'end-to-end latency p99', unit: 'ms', higherIsBetter: false },
   e2eP999: { name: 'end-to-end latency p99.9', unit: 'ms', higherIsBetter: false },
@@ -79,8 +90,11 @@ async function round(impl: Impl, r: number): Promise<void> {
       ['lz4', 6],
       ['zstd', 6],
       ['e2e', 1],
+      ['fp1', 1],
+      ['fp6', 6],
     ];
     for (const [topic, parts] of topics) await t.createTopic(topic, parts);
+    const franz = { records: N, size: 100, compression: 'none' as const };
     const load = (topic: string, o: Partial<ProduceLoad>): ProduceLoad => ({
       topic,
       records: N,
@@ -101,6 +115,12 @@ async function round(impl: Impl, r: number): Promise<void> {
     record(impl, r, 'p6zstd', zstd.recsPerSec);
     record(impl, r, 'c1', await consumerPerformance(t.bootstrap, 'p1', N));
     record(impl, r, 'c6', await consumerPerformance(t.bootstrap, 'p6', N));
+    const f1 = await franzProduce(t.bootstrap, 'fp1', { ...franz, acks: '1', clients: 1 });
+    record(impl, r, 'fp1', f1.recsPerSec);
+    record(impl, r, 'fCeiling', f1.ceilingRecsPerCpuSec);
+    record(impl, r, 'fp6', (await franzProduce(t.bootstrap, 'fp6', { ...franz, acks: 'all', clients: 2 })).recsPerSec);
+    record(impl, r, 'fc1', (await franzConsume(t.bootstrap, 'fp1', N)).recsPerSec);
+    record(impl, r, 'fc6', (await franzConsume(t.bootstrap, 'fp6', N)).recsPerSec);
     const e2e = await endToEndLatency(t.bootstrap, 'e2e', E2E_RECORDS);
     record(impl, r, 'e2eP50', e2e.p50Ms);
     record(impl, r, 'e2eP99', e2e.p99Ms);
@@ -147,6 +167,7 @@ async function main(): Promise<void> {
     `${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ` +
       `${N.toLocaleString('en-US')} records of 100 B per produce run, ${ROUNDS} rounds alternating`,
   );
+  await ensureFranzLoad();
   const impls: Impl[] = ['kafka', 'tkafka'];
   for (let r = 1; r <= ROUNDS; r++) {
     for (const impl of r % 2 ? impls : [...impls].reverse()) {
