@@ -8,7 +8,7 @@
 // --entity-type client-metrics` does (ListConfigResources, DescribeConfigs, IncrementalAlterConfigs).
 import type { ToolIO } from '../common/io.js';
 import type { JoptOptions, JoptToolSpec } from '../common/jopt.js';
-import { JoptError, parseJopt, printUsage } from '../common/jopt.js';
+import { COMMAND_CONFIG_OPTION, JoptError, parseJopt, printUsage } from '../common/jopt.js';
 import { helpOrVersion } from '../common/run-tool.js';
 import { openClient, resolveBootstrap, type ResolvedBootstrap } from '../common/connection.js';
 import { errorLine, isEnvironmentError, writeStack } from '../common/errors.js';
@@ -37,12 +37,7 @@ export const CLIENT_METRICS_SPEC: JoptToolSpec = {
       arg: { name: 'server to connect to' },
       complete: 'host:port',
     },
-    {
-      names: ['command-config'],
-      description: 'Property file containing configs to be passed to Admin Client.',
-      arg: { name: 'command config property file' },
-      complete: 'file',
-    },
+    COMMAND_CONFIG_OPTION,
     { names: ['alter'], description: 'Alter the configuration for the client metrics resource.' },
     { names: ['delete'], description: 'Delete the configuration for the client metrics resource.' },
     { names: ['describe'], description: 'List configurations for the client metrics resource.' },

@@ -90,6 +90,13 @@ export interface JoptToolSpec {
 
 export const HELP_OPTION: JoptOptionSpec = { names: ['help'], description: 'Print usage information.' };
 export const VERSION_OPTION: JoptOptionSpec = { names: ['version'], description: 'Display Kafka version.' };
+/** `--command-config` as kafka-topics.sh and kafka-client-metrics.sh describe it. */
+export const COMMAND_CONFIG_OPTION: JoptOptionSpec = {
+  names: ['command-config'],
+  description: 'Property file containing configs to be passed to Admin Client.',
+  arg: { name: 'command config property file' },
+  complete: 'file',
+};
 
 /** A parse or usage failure: the message is printed above the help table (exit 1). */
 export class JoptError extends Error {

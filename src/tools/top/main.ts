@@ -10,7 +10,14 @@
 // logfmt lines otherwise, and --output json prints one frame (after --iterations samples, default 2
 // so that the rates are known) and exits. The refresh loop is common/live/watch-loop.ts.
 import type { ToolIO } from '../common/io.js';
-import { JoptError, parseJopt, printUsage, type JoptOptions, type JoptToolSpec } from '../common/jopt.js';
+import {
+  COMMAND_CONFIG_OPTION,
+  JoptError,
+  parseJopt,
+  printUsage,
+  type JoptOptions,
+  type JoptToolSpec,
+} from '../common/jopt.js';
 import { CONNECTION_HELP, openClient, resolveBootstrap } from '../common/connection.js';
 import { errorLine, writeStack } from '../common/errors.js';
 import { isLive } from '../common/tty.js';
@@ -34,12 +41,7 @@ export const TOP_SPEC: JoptToolSpec = {
       arg: { name: 'server to connect to' },
       complete: 'host:port',
     },
-    {
-      names: ['command-config'],
-      description: 'Property file containing configs to be passed to Admin Client.',
-      arg: { name: 'command config property file' },
-      complete: 'file',
-    },
+    COMMAND_CONFIG_OPTION,
     {
       names: ['interval'],
       description: 'Seconds between refreshes; rates are measured over the last 10 s (at least one interval).',

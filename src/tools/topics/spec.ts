@@ -1,7 +1,7 @@
 // kafka-topics.sh's flags (org.apache.kafka.tools.TopicCommand, Kafka 4.0) as a jopt spec table,
 // plus tkafka's --output and --debug. The --config help lists the topic config names; that list
 // is only loaded when help is printed.
-import type { JoptOptionSpec, JoptToolSpec } from '../common/jopt.js';
+import { COMMAND_CONFIG_OPTION, type JoptOptionSpec, type JoptToolSpec } from '../common/jopt.js';
 import { OUTPUT_HELP } from '../common/output.js';
 
 const CONFIGS_TOOL = ' (To alter topic configurations, the kafka-configs tool can be used.)';
@@ -40,12 +40,7 @@ export function topicsSpec(configNames: readonly string[] = []): JoptToolSpec {
       arg: { name: 'server to connect to' },
       complete: 'host:port',
     },
-    {
-      names: ['command-config'],
-      description: 'Property file containing configs to be passed to Admin Client.',
-      arg: { name: 'command config property file' },
-      complete: 'file',
-    },
+    COMMAND_CONFIG_OPTION,
     { names: ['list'], description: 'List all available topics.' },
     { names: ['create'], description: 'Create a new topic.' },
     { names: ['delete'], description: 'Delete a topic.' },
