@@ -12,7 +12,7 @@ import { execa } from 'execa';
 import { REPO_ROOT } from '../../test/helpers/spec-models.js';
 import { consumerPerformance, endToEndLatency, producerPerformance, type ProduceLoad } from './java-perf.js';
 import { startTarget, type Impl, type Target } from './targets.js';
-import { ensureFranzLoad, franzConsume, franzProduce } from './franz-load.js';
+import { ensureFranzLoad, franzConsume, franzProduce, type LoadFigures } from './franz-load.js';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(name);
@@ -51,6 +51,18 @@ const FIGURES = {
     unit: 'rec/s',
     higherIsBetter: true,
   },
+  cpuFp1: {
+    name: 'broker CPU per 1 M records, franz-go produce acks=1, 1 partition',
+    unit: 'CPU-ms',
+    higherIsBetter: false,
+  },
+  cpuFp6: {
+    name: 'broker CPU per 1 M records, franz-go produce acks=all, 6 partitions',
+    unit: 'CPU-ms',
+    higherIsBetter: false,
+  },
+  cpuFc1: { name: 'broker CPU per 1 M records, franz-go consume, 1 partition', unit: 'CPU-ms', higherIsBetter: false },
+  cpuFc6: { name: 'broker CPU per 1 M records, franz-go consume, 6 partitions', unit: 'CPU-ms', higherIsBetter: false },
   e2eP50: { name: 'end-to-end latency p50 (EndToEndLatency, acks=all)', unit: 'ms', higherIsBetter: false },
   e2eP99: { name: 'end-to-end latency p99', unit: 'ms', higherIsBetter: false },
   e2eP999: { name: 'end-to-end latency p99.9', unit: 'ms', higherIsBetter: false },
@@ -115,12 +127,25 @@ async function round(impl: Impl, r: number): Promise<void> {
     record(impl, r, 'p6zstd', zstd.recsPerSec);
     record(impl, r, 'c1', await consumerPerformance(t.bootstrap, 'p1', N));
     record(impl, r, 'c6', await consumerPerformance(t.bootstrap, 'p6', N));
-    const f1 = await franzProduce(t.bootstrap, 'fp1', { ...franz, acks: '1', clients: 1 });
+    // the broker's own CPU time over each franz-go load: what serving a million records costs it,
+    // whichever side of the loopback is the limit of the throughput
+    const cpuMsPerMillion = async (cpuKey: FigureKey, load: () => Promise<LoadFigures>): Promise<LoadFigures> => {
+      const before = t.cpuSeconds();
+      const f = await load();
+      record(impl, r, cpuKey, ((t.cpuSeconds() - before) * 1000 * 1e6) / f.records);
+      return f;
+    };
+    const f1 = await cpuMsPerMillion('cpuFp1', () =>
+      franzProduce(t.bootstrap, 'fp1', { ...franz, acks: '1', clients: 1 }),
+    );
     record(impl, r, 'fp1', f1.recsPerSec);
     record(impl, r, 'fCeiling', f1.ceilingRecsPerCpuSec);
-    record(impl, r, 'fp6', (await franzProduce(t.bootstrap, 'fp6', { ...franz, acks: 'all', clients: 2 })).recsPerSec);
-    record(impl, r, 'fc1', (await franzConsume(t.bootstrap, 'fp1', N)).recsPerSec);
-    record(impl, r, 'fc6', (await franzConsume(t.bootstrap, 'fp6', N)).recsPerSec);
+    const f6 = await cpuMsPerMillion('cpuFp6', () =>
+      franzProduce(t.bootstrap, 'fp6', { ...franz, acks: 'all', clients: 2 }),
+    );
+    record(impl, r, 'fp6', f6.recsPerSec);
+    record(impl, r, 'fc1', (await cpuMsPerMillion('cpuFc1', () => franzConsume(t.bootstrap, 'fp1', N))).recsPerSec);
+    record(impl, r, 'fc6', (await cpuMsPerMillion('cpuFc6', () => franzConsume(t.bootstrap, 'fp6', N))).recsPerSec);
     const e2e = await endToEndLatency(t.bootstrap, 'e2e', E2E_RECORDS);
     record(impl, r, 'e2eP50', e2e.p50Ms);
     record(impl, r, 'e2eP99', e2e.p99Ms);

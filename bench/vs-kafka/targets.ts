@@ -20,6 +20,8 @@ export interface Target {
   createTopic(topic: string, partitions: number): Promise<void>;
   /** Peak RSS (VmHWM) of the broker process so far, MiB. */
   peakRssMiB(): number;
+  /** CPU seconds (user + system, all threads) the broker process has used so far. */
+  cpuSeconds(): number;
   /** Stops the node cleanly, starts it again, and returns ms from the launch to the first answered Metadata. */
   restartMs(): Promise<number>;
   /** argv of `topics --list` against this node, as an operator runs it for this implementation. */
@@ -33,6 +35,15 @@ function vmHwmMiB(pid: number | undefined): number {
   if (pid === undefined) return NaN;
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** utime + stime of a process from /proc/<pid>/stat, in seconds (clock ticks of 1/100 s on Linux). */
+function processCpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // the fields after the command name, which is in parentheses and may contain spaces
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /**
@@ -85,6 +96,7 @@ async function startTkafka(): Promise<Target> {
       if (r !== 0) throw new Error(`tkafka topics --create ${topic} exited ${r}`);
     },
     peakRssMiB: () => vmHwmMiB(b.pid()),
+    cpuSeconds: () => processCpuSeconds(b.pid()),
     async restartMs() {
       await b.stop();
       return timeStart(b.port, () => b.restart());
@@ -128,6 +140,7 @@ async function startKafka(): Promise<Target> {
       await k.waitForTopic(topic, { partitions });
     },
     peakRssMiB: () => vmHwmMiB(k.pid()),
+    cpuSeconds: () => processCpuSeconds(k.pid()),
     async restartMs() {
       await k.stop();
       return timeStart(k.port, () => k.restart());
