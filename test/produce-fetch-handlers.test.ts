@@ -4,7 +4,13 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiKey } from '../src/protocol/generated/apis.js';
-import { decodeRequest, decodeResponse, encodeRequest, encodeResponse } from '../src/protocol/frame.js';
+import {
+  decodeRequest,
+  decodeResponse,
+  encodeRequest,
+  encodeResponseParts,
+  materializeFrame,
+} from '../src/protocol/frame.js';
 import type { Input } from '../src/protocol/codec/types.js';
 import type { FetchRequest, FetchResponse } from '../src/protocol/generated/protocol/Fetch.js';
 import type { ProduceRequest, ProduceResponse } from '../src/protocol/generated/protocol/Produce.js';
@@ -165,7 +171,8 @@ async function call<Res>(
   const req = decodeRequest(frame).body;
   const res = await h.handle(ctxFor(h.apiKey, v, clientId), req, e.services);
   if (res === null) return null;
-  const out = Buffer.concat(encodeResponse(h.apiKey, v, 1, res)).subarray(4);
+  // Fetch answers with record bytes still in the log files: read them as the connection would
+  const out = (await materializeFrame(encodeResponseParts(h.apiKey, v, 1, res))).subarray(4);
   return decodeResponse(h.apiKey, v, out).body as Res;
 }
 

@@ -17,6 +17,7 @@ import {
 } from '../src/protocol/records/batch.js';
 import { DirectoryLogStore } from '../src/broker/replication/log-store.js';
 import { ReplicaManager } from '../src/broker/replication/replica-manager.js';
+import { recordsInMemory } from '../src/broker/replication/types.js';
 import type { FetchParams, FetchPartitionRequest, ProducerStateHook } from '../src/broker/replication/types.js';
 import { ByteLedger } from '../src/broker/replication/partition.js';
 import { removeDir, tempDir } from './helpers/log-fixtures.js';
@@ -109,11 +110,11 @@ test('append and read round trip: offsets assigned by the log, HW follows the LE
     assert.equal(res!.highWatermark, 5);
     assert.equal(res!.lastStableOffset, 5);
     assert.equal(res!.logStartOffset, 0);
-    assert.deepEqual(offsetsOf(res!.records), [
+    assert.deepEqual(offsetsOf(recordsInMemory(res!)), [
       [0, 2],
       [3, 4],
     ]);
-    const decoded = await decodeBatch(res!.records, 0);
+    const decoded = await decodeBatch(recordsInMemory(res!), 0);
     assert.equal(decoded.partitionLeaderEpoch, 0);
     assert.deepEqual(
       decoded.records.map((r) => r.key!.toString()),
@@ -291,9 +292,9 @@ test('CreateTime bounds give INVALID_TIMESTAMP; the batch max timestamp is corre
     writeBatchCrc(wrong, 0);
     assert.equal((await e.rm.appendRecords('t', 0, wrong, APPEND)).errorCode, ErrorCode.NONE);
     const [res] = await e.rm.readFromLog(params(), [fetchReq('t', 0, 0)]);
-    const h = readBatchHeader(res!.records, 0);
+    const h = readBatchHeader(recordsInMemory(res!), 0);
     assert.equal(h.maxTimestamp, now - 2);
-    assert.ok(verifyBatchCrc(res!.records, 0));
+    assert.ok(verifyBatchCrc(recordsInMemory(res!), 0));
   } finally {
     await e.close();
   }
@@ -308,11 +309,11 @@ test('LogAppendTime topics stamp the broker time in place and keep the CRC valid
     assert.equal(r.errorCode, ErrorCode.NONE);
     assert.equal(r.logAppendTime, e.now.ms);
     const [res] = await e.rm.readFromLog(params(), [fetchReq('lat', 0, 0)]);
-    const h = readBatchHeader(res!.records, 0);
+    const h = readBatchHeader(recordsInMemory(res!), 0);
     assert.equal(h.timestampType, 1);
     assert.equal(h.maxTimestamp, e.now.ms);
-    assert.ok(verifyBatchCrc(res!.records, 0));
-    const d = await decodeBatch(res!.records, 0);
+    assert.ok(verifyBatchCrc(recordsInMemory(res!), 0));
+    const d = await decodeBatch(recordsInMemory(res!), 0);
     assert.ok(d.records.every((x) => x.timestamp === e.now.ms));
     // producers must not claim LogAppendTime themselves
     const claimed = buildRecordBatchSync({ records: recs(1), timestampType: 1, logAppendTime: 5 });
@@ -332,16 +333,16 @@ test('compressed batches are stored as sent; a topic compression.type other than
     assert.equal((await e.rm.appendRecords('p', 0, gz, APPEND)).errorCode, ErrorCode.NONE);
     const [stored] = await e.rm.readFromLog(params(), [fetchReq('p', 0, 0)]);
     // identical except base offset and partition leader epoch (outside the CRC)
-    assert.deepEqual(stored!.records.subarray(L.MAGIC), sent.subarray(L.MAGIC));
+    assert.deepEqual(recordsInMemory(stored!).subarray(L.MAGIC), sent.subarray(L.MAGIC));
 
     const plain = batch(4);
     assert.equal((await e.rm.appendRecords('g', 0, plain, APPEND)).errorCode, ErrorCode.NONE);
     const [res] = await e.rm.readFromLog(params(), [fetchReq('g', 0, 0)]);
-    const h = readBatchHeader(res!.records, 0);
+    const h = readBatchHeader(recordsInMemory(res!), 0);
     assert.equal(h.compression, 1);
-    assert.ok(verifyBatchCrc(res!.records, 0));
-    assert.ok(gunzipSync(res!.records.subarray(L.RECORD_BATCH_OVERHEAD)).length > 0);
-    const d = await decodeBatch(res!.records, 0);
+    assert.ok(verifyBatchCrc(recordsInMemory(res!), 0));
+    assert.ok(gunzipSync(recordsInMemory(res!).subarray(L.RECORD_BATCH_OVERHEAD)).length > 0);
+    const d = await decodeBatch(recordsInMemory(res!), 0);
     assert.deepEqual(
       d.records.map((x) => x.key!.toString()),
       ['k0', 'k1', 'k2', 'k3'],
@@ -359,7 +360,7 @@ test('fetch limits: min-one-message on the first partition, partial batch at the
     for (let i = 0; i < 3; i++) await e.rm.appendRecords('a', 0, batch(2, `a${i}-`), APPEND);
     for (let i = 0; i < 3; i++) await e.rm.appendRecords('b', 0, batch(2, `b${i}-`), APPEND);
     const [full] = await e.rm.readFromLog(params(), [fetchReq('a', 0, 0)]);
-    const sizes = [...iterateBatches(full!.records)].map((x) => x.sizeInBytes);
+    const sizes = [...iterateBatches(recordsInMemory(full!))].map((x) => x.sizeInBytes);
     assert.equal(sizes.length, 3);
 
     // partition limit below one batch: the first partition still gets the whole first batch
@@ -369,8 +370,8 @@ test('fetch limits: min-one-message on the first partition, partial batch at the
     // partition limit in the middle of the second batch: the bytes end mid-batch, like Kafka
     const limit = sizes[0]! + 20;
     const [partial] = await e.rm.readFromLog(params(), [fetchReq('a', 0, 0, limit)]);
-    assert.equal(partial!.records.length, limit);
-    const it = iterateBatches(partial!.records);
+    assert.equal(recordsInMemory(partial!).length, limit);
+    const it = iterateBatches(recordsInMemory(partial!));
     assert.equal([...it].length, 1);
     assert.ok(it.partial);
 
@@ -403,7 +404,7 @@ test('long poll: completes on append, on enough bytes, on timeout, and on connec
     await e.rm.appendRecords('t', 0, batch(2), APPEND);
     const [got] = await waiting;
     assert.ok(Date.now() - started < 2000);
-    assert.deepEqual(offsetsOf(got!.records), [[0, 1]]);
+    assert.deepEqual(offsetsOf(recordsInMemory(got!)), [[0, 1]]);
     assert.equal(e.rm.fetchPurgatory.size, 0);
     assert.equal(e.rm.fetchPurgatory.watched('t-0'), 0);
 
@@ -419,7 +420,7 @@ test('long poll: completes on append, on enough bytes, on timeout, and on connec
     assert.equal(done, false);
     await e.rm.appendRecords('t', 0, batch(1, 'y'), APPEND);
     const [two] = await needTwo;
-    assert.deepEqual(offsetsOf(two!.records), [
+    assert.deepEqual(offsetsOf(recordsInMemory(two!)), [
       [2, 2],
       [3, 3],
     ]);
@@ -537,7 +538,7 @@ test('offset for leader epoch: epoch cache lookups, fencing, undefined epochs', 
     assert.equal(q(4, 0).errorCode, ErrorCode.UNKNOWN_LEADER_EPOCH);
     assert.equal(e.rm.lastOffsetForLeaderEpoch('x', 0, -1, 0).errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     const [res] = await e.rm.readFromLog(params(), [fetchReq('t', 0, 3)]);
-    assert.equal(readBatchHeader(res!.records, 0).partitionLeaderEpoch, 3);
+    assert.equal(readBatchHeader(recordsInMemory(res!), 0).partitionLeaderEpoch, 3);
     // a follower whose last fetched epoch diverges learns where to truncate
     const [div] = await e.rm.readFromLog(params(), [{ ...fetchReq('t', 0, 4), lastFetchedEpoch: 1 }]);
     assert.deepEqual(div!.divergingEpoch, { epoch: 0, endOffset: 3 });
@@ -560,7 +561,7 @@ test('delete records: moves the log start offset, -1 means the HW, beyond the HW
     const [oor, ok] = await e.rm.readFromLog(params(), [fetchReq('t', 0, 0), fetchReq('t', 0, 2)]);
     assert.equal(oor!.errorCode, ErrorCode.OFFSET_OUT_OF_RANGE);
     assert.equal(ok!.logStartOffset, 2);
-    assert.deepEqual(offsetsOf(ok!.records), [
+    assert.deepEqual(offsetsOf(recordsInMemory(ok!)), [
       [2, 3],
       [4, 5],
     ]);

@@ -20,6 +20,7 @@ import {
   type ReplicaView,
   replicaEndpoints,
 } from '../src/broker/replication/replica-selector.js';
+import { recordsInMemory } from '../src/broker/replication/types.js';
 import type { FetchParams } from '../src/broker/replication/types.js';
 import { APPEND, fetchParams, fetchRequest, recordBatch, TOPIC_ID } from './helpers/replica-requests.js';
 import { removeDir, tempDir } from './helpers/log-fixtures.js';
@@ -272,7 +273,7 @@ test('a follower serves consumers with client metadata up to its high watermark,
       {},
       { replicas: [1, 2, 3], isr: [1, 2], leaderId: 1 },
     );
-    await follower.rm.appendAsFollower(f, 0, read!.records);
+    await follower.rm.appendAsFollower(f, 0, recordsInMemory(read!));
     await follower.rm.updateFollowerOffsets(f, 0, 3, 0);
     assert.equal(f.highWatermark, 3);
     // testFetchFollowerNotAllowedForOlderClients: client metadata without a rack is served too

@@ -11,6 +11,7 @@ import { setBaseOffset, setPartitionLeaderEpoch } from '../src/protocol/records/
 import { DirectoryLogStore } from '../src/broker/replication/log-store.js';
 import { ReplicaManager, type IsrChangeSender } from '../src/broker/replication/replica-manager.js';
 import type { Partition, PendingIsrChange } from '../src/broker/replication/partition.js';
+import { recordsInMemory } from '../src/broker/replication/types.js';
 import type { FetchParams } from '../src/broker/replication/types.js';
 import { APPEND, fetchParams, fetchRequest, recordBatch, TOPIC_ID } from './helpers/replica-requests.js';
 import { completeBatches } from '../src/broker/replication/replica-fetcher.js';
@@ -229,11 +230,15 @@ test('a follower appends the leader’s batches as they are, truncates, and star
       ErrorCode.NOT_LEADER_OR_FOLLOWER,
     );
     // a partial trailing batch is left for the next fetch
-    const partial = Buffer.concat([read!.records, read!.records.subarray(0, 20)]);
-    assert.equal(completeBatches(partial).length, read!.records.length);
+    const partial = Buffer.concat([recordsInMemory(read!), recordsInMemory(read!).subarray(0, 20)]);
+    assert.equal(completeBatches(partial).length, recordsInMemory(read!).length);
     const appended = await follower.rm.appendAsFollower(f, 3, completeBatches(partial));
     assert.deepEqual(appended, { lastOffset: 4 });
-    assert.equal(await follower.rm.appendAsFollower(f, 2, read!.records), null, 'another leader epoch: dropped');
+    assert.equal(
+      await follower.rm.appendAsFollower(f, 2, recordsInMemory(read!)),
+      null,
+      'another leader epoch: dropped',
+    );
     await follower.rm.updateFollowerOffsets(f, 3, 4, 0);
     assert.equal(f.highWatermark, 4);
     assert.equal(f.log.epochCache.latestEpoch(), 3);

@@ -3,7 +3,7 @@
 import { Reader } from './codec/reader.js';
 import { Writer } from './codec/writer.js';
 import { DecodeError, UnsupportedVersionError } from './codec/errors.js';
-import type { Input } from './codec/types.js';
+import type { FramePart, Input } from './codec/types.js';
 import { API_SPECS, ApiKey, type ApiSpec } from './generated/apis.js';
 import { readRequestHeader, writeRequestHeader, type RequestHeader } from './generated/protocol/RequestHeader.js';
 import { readResponseHeader, writeResponseHeader } from './generated/protocol/ResponseHeader.js';
@@ -95,18 +95,53 @@ export function encodeRequest(
     clientId,
   });
   spec.writeRequest(w, apiVersion, body);
-  return finishFrame(w);
+  return finishFrame(w, w.toBuffers());
 }
 
-/** Encodes a response with its size prefix, as a list of buffers. */
+/** Encodes a response with its size prefix, as a list of buffers (its records all in memory). */
 export function encodeResponse(apiKey: number, apiVersion: number, correlationId: number, body: unknown): Buffer[] {
+  const w = responseWriter(apiKey, apiVersion, correlationId, body);
+  return finishFrame(w, w.toBuffers());
+}
+
+/**
+ * Encodes a response with its size prefix, as buffers and the record bytes still to be read
+ * (DeferredBytes), in order: the broker's connection writes it, reading those as it goes.
+ */
+export function encodeResponseParts(
+  apiKey: number,
+  apiVersion: number,
+  correlationId: number,
+  body: unknown,
+): FramePart[] {
+  const w = responseWriter(apiKey, apiVersion, correlationId, body);
+  return finishFrame(w, w.toParts());
+}
+
+function responseWriter(apiKey: number, apiVersion: number, correlationId: number, body: unknown): Writer {
   const spec = apiSpec(apiKey);
   if (!spec) throw new UnsupportedVersionError(`unknown API key ${apiKey}`);
   const w = new Writer(256);
   w.int32(0);
   writeResponseHeader(w, responseHeaderVersion(apiKey, apiVersion), { correlationId });
   spec.writeResponse(w, apiVersion, body);
-  return finishFrame(w);
+  return w;
+}
+
+/** A frame's parts as one buffer, deferred bytes read (tests, tools; the broker streams them instead). */
+export async function materializeFrame(parts: readonly FramePart[]): Promise<Buffer> {
+  const out: Buffer[] = [];
+  for (const p of parts) {
+    if (Buffer.isBuffer(p)) {
+      out.push(p);
+      continue;
+    }
+    const b = Buffer.allocUnsafe(p.length);
+    const got = await p.readInto(b, 0, p.length, 0);
+    if (got < p.length) throw new Error(`deferred bytes ended after ${got} of ${p.length}`);
+    out.push(b);
+  }
+  return Buffer.concat(out);
 }
 
 /** Decodes a response frame (without its size prefix) for a request sent at `apiVersion`. */
@@ -123,9 +158,9 @@ export function decodeResponse(
   return { correlationId: header.correlationId, body };
 }
 
-function finishFrame(w: Writer): Buffer[] {
-  const parts = w.toBuffers();
-  parts[0]!.writeInt32BE(w.length - 4, 0);
+function finishFrame<P extends FramePart>(w: Writer, parts: P[]): P[] {
+  // the size prefix was the first thing written: the first part is always a buffer
+  (parts[0] as Buffer).writeInt32BE(w.length - 4, 0);
   return parts;
 }
 

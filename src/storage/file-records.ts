@@ -9,6 +9,7 @@ import { CorruptRecordError, HEADER_SIZE_UP_TO_MAGIC } from '../protocol/records
 // The header view (StoredBatch) and validity checks of stored batches are the records layer's
 // (src/protocol/records/batch-stored.ts); corrupt data is its CorruptRecordError.
 import { parseBatchHeader, type StoredBatch as BatchInfo } from '../protocol/records/batch-stored.js';
+import type { DeferredBytes } from '../protocol/codec/types.js';
 
 /** The segment file was closed (deleted by retention/cleaning, or the log closed) under a reader. */
 export class SegmentClosedError extends Error {
@@ -117,6 +118,15 @@ export class FileRecords {
     const out = Buffer.allocUnsafe(len);
     await this.readInto(out, 0, len, position);
     return out;
+  }
+
+  /**
+   * [position, position+length) clipped to the file size, not read now: its bytes are read when the
+   * slice is written (Kafka's FileRecords.slice, sent with transferTo). A read after the file was
+   * truncated below the range returns fewer bytes; after it was closed, SegmentClosedError.
+   */
+  slice(position: number, length: number): FileSlice {
+    return new FileSlice(this, position, Math.max(0, Math.min(length, this._size - position)));
   }
 
   /** Reads up to len bytes at position into buf[off..]; returns the bytes read (less only at EOF). */
@@ -255,5 +265,19 @@ export class FileRecords {
 
   updateParentDir(newFile: string): void {
     this._file = newFile;
+  }
+}
+
+/** A range of a log file whose bytes are read when they are sent (FileRecords.slice). */
+export class FileSlice implements DeferredBytes {
+  constructor(
+    private readonly records: FileRecords,
+    readonly position: number,
+    readonly length: number,
+  ) {}
+
+  readInto(into: Buffer, offset: number, length: number, from: number): Promise<number> {
+    const len = Math.max(0, Math.min(length, this.length - from));
+    return this.records.readInto(into, offset, len, this.position + from);
   }
 }

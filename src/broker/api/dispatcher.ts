@@ -4,11 +4,12 @@
 // (InvalidRequestException); ApiVersions is accepted at every version and an unsupported one is
 // answered as v0 (KIP-511). A handler that throws gets its errorResponse(UNKNOWN_SERVER_ERROR).
 import { Reader } from '../../protocol/codec/reader.js';
+import type { FramePart } from '../../protocol/codec/types.js';
 import { ApiKey } from '../../protocol/generated/apis.js';
 import {
   apiSpec,
   decodeRequest,
-  encodeResponse,
+  encodeResponseParts,
   peekRequestHeader,
   requestHeaderVersion,
 } from '../../protocol/frame.js';
@@ -62,8 +63,8 @@ export interface PeekedHeader {
 }
 
 export type DispatchOutcome =
-  /** Write `frame` (size-prefixed buffers, `size` bytes in all). */
-  | { readonly kind: 'response'; readonly ctx: RequestContext; readonly frame: Buffer[]; readonly size: number }
+  /** Write `frame` (size-prefixed, `size` bytes in all; record bytes still in a file read as it is written). */
+  | { readonly kind: 'response'; readonly ctx: RequestContext; readonly frame: FramePart[]; readonly size: number }
   /** Nothing to write (Produce acks=0); go on with the next request. */
   | { readonly kind: 'noResponse'; readonly ctx: RequestContext }
   /** Close the connection, as Kafka does for an invalid request. */
@@ -241,7 +242,7 @@ function isFollowerFetch(body: unknown): boolean {
 }
 
 function respond(ctx: RequestContext, body: unknown): DispatchOutcome {
-  const frame = encodeResponse(ctx.apiKey, ctx.apiVersion, ctx.correlationId, body);
+  const frame = encodeResponseParts(ctx.apiKey, ctx.apiVersion, ctx.correlationId, body);
   let size = 0;
   for (const b of frame) size += b.length;
   return { kind: 'response', ctx, frame, size };

@@ -11,7 +11,7 @@ import { ApiKey } from '../../protocol/generated/apis.js';
 import type { EnvelopeRequest, EnvelopeResponse } from '../../protocol/generated/protocol/Envelope.js';
 import type { Input } from '../../protocol/codec/types.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { decodeResponse, peekRequestHeader } from '../../protocol/frame.js';
+import { decodeResponse, materializeFrame, peekRequestHeader } from '../../protocol/frame.js';
 import { FORWARDABLE_APIS } from '../forwarding/forwarding-manager.js';
 import { addressFromBytes, deserializePrincipal } from '../forwarding/principal.js';
 import { Dispatcher, UNKNOWN_CLIENT_INFORMATION, type Logger } from './dispatcher.js';
@@ -83,7 +83,7 @@ export function createEnvelopeHandler<Services>(
       });
       if (outcome.kind === 'close') return envelopeError(ErrorCode.UNSUPPORTED_VERSION);
       if (outcome.kind === 'noResponse') return envelopeError(ErrorCode.INVALID_REQUEST);
-      const responseData = Buffer.concat(outcome.frame).subarray(4);
+      const responseData = (await materializeFrame(outcome.frame)).subarray(4);
       const notController =
         apiKey === ApiKey.DescribeQuorum ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.NOT_CONTROLLER;
       const { body } = decodeResponse(apiKey, outcome.ctx.apiVersion, responseData);

@@ -83,6 +83,8 @@ function normalize(v: number, req: FetchRequest, rm: ReplicaManager, ctx: Reques
       maxBytes,
       isolationLevel: req.isolationLevel,
       rackId: req.rackId,
+      // the records stay in the file until the connection writes the response (FileRecords.slice)
+      lazyRecords: true,
       // KafkaApis: Fetch v11 added the preferred replica logic (KIP-392)
       ...(v >= 11
         ? {

@@ -343,6 +343,7 @@ export class LocalLog {
     maxBytes: number,
     maxMeta: OffsetMetadata,
     minOneMessage: boolean,
+    lazy = false,
   ): Promise<SegmentReadResult | undefined> {
     const segs = this.segs;
     for (let i = Math.max(0, this.floorSegmentIndex(fetchOffset)); i < segs.length; i++) {
@@ -353,7 +354,7 @@ export class LocalLog {
           : seg.baseOffset === maxMeta.segmentBase
             ? maxMeta.position
             : undefined;
-      const r = await seg.read(fetchOffset, maxBytes, maxPosition, minOneMessage);
+      const r = await seg.read(fetchOffset, maxBytes, maxPosition, minOneMessage, lazy);
       if (r) return r;
     }
     return undefined;

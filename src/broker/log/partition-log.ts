@@ -14,7 +14,7 @@ import {
   setPartitionLeaderEpoch,
   type StoredBatch,
 } from '../../protocol/records/batch.js';
-import { SegmentClosedError } from '../../storage/file-records.js';
+import { SegmentClosedError, type FileSlice } from '../../storage/file-records.js';
 import { LeaderEpochCache } from './leader-epoch.js';
 import { fetchOffsetByTimestamp, type TimestampAndOffset } from './list-offsets.js';
 import { LocalLog, type LogDirFailureHandler, type OffsetMetadata } from './local-log.js';
@@ -82,6 +82,9 @@ export interface ReadOptions {
   /** return the first batch even if it is larger than maxBytes (KIP-74) */
   minOneMessage?: boolean;
 }
+
+/** A read whose bytes may still be in the file (readLazy): `records` is then the file range. */
+export type LazyReadResult = Omit<ReadResult, 'records'> & { records: Buffer | FileSlice };
 
 export interface ReadResult {
   error?: 'OFFSET_OUT_OF_RANGE';
@@ -526,28 +529,56 @@ export class PartitionLog extends LocalLog {
    * be sent as they are. OFFSET_OUT_OF_RANGE outside [logStartOffset, logEndOffset].
    */
   async read(fetchOffset: number, maxBytes: number, opts: ReadOptions = {}): Promise<ReadResult> {
+    return (await this.readGuarded(fetchOffset, maxBytes, opts, false)) as ReadResult;
+  }
+
+  /**
+   * read, leaving the bytes in the file: `records` is the range (a FileSlice) when there are any,
+   * read when the response is written, as Kafka sends a FileRecords slice with transferTo. The
+   * segment stays readable until it is deleted, file.delete.delay.ms after it left the log.
+   */
+  readLazy(fetchOffset: number, maxBytes: number, opts: ReadOptions = {}): Promise<LazyReadResult> {
+    return this.readGuarded(fetchOffset, maxBytes, opts, true);
+  }
+
+  private async readGuarded(
+    fetchOffset: number,
+    maxBytes: number,
+    opts: ReadOptions,
+    lazy: boolean,
+  ): Promise<LazyReadResult> {
     // a future log's segments replaced these while reading (positions differ): read again, a bounded number of times
     for (let attempt = 0; ; attempt++) {
       const generation = this.generation;
-      const r = await this.readRetryingClosed(fetchOffset, maxBytes, opts);
+      const r = await this.readRetryingClosed(fetchOffset, maxBytes, opts, lazy);
       if (generation === this.generation || attempt >= 2) return r;
     }
   }
 
-  private async readRetryingClosed(fetchOffset: number, maxBytes: number, opts: ReadOptions): Promise<ReadResult> {
+  private async readRetryingClosed(
+    fetchOffset: number,
+    maxBytes: number,
+    opts: ReadOptions,
+    lazy: boolean,
+  ): Promise<LazyReadResult> {
     try {
       return await this.guardIO(
         () => `Exception while reading from ${this.inDir()}`,
-        () => this.readOnce(fetchOffset, maxBytes, opts),
+        () => this.readOnce(fetchOffset, maxBytes, opts, lazy),
       );
     } catch (e) {
       // a segment was deleted under us (retention, cleaning): the segment list has moved on, retry once
-      if (e instanceof SegmentClosedError && !this.closed) return this.readOnce(fetchOffset, maxBytes, opts);
+      if (e instanceof SegmentClosedError && !this.closed) return this.readOnce(fetchOffset, maxBytes, opts, lazy);
       throw e;
     }
   }
 
-  private async readOnce(fetchOffset: number, maxBytes: number, opts: ReadOptions): Promise<ReadResult> {
+  private async readOnce(
+    fetchOffset: number,
+    maxBytes: number,
+    opts: ReadOptions,
+    lazy: boolean,
+  ): Promise<LazyReadResult> {
     this.ensureOpen();
     const endMeta = this.leo;
     const base = {
@@ -568,7 +599,7 @@ export class PartitionLog extends LocalLog {
       if (!this.hwMeta || this.hwMeta.offset !== maxOffset) this.hwMeta = await this.offsetMetadataFor(maxOffset);
       maxMeta = this.hwMeta;
     } else maxMeta = await this.offsetMetadataFor(maxOffset);
-    const r = await this.readSegments(fetchOffset, maxBytes, maxMeta, opts.minOneMessage ?? false);
+    const r = await this.readSegments(fetchOffset, maxBytes, maxMeta, opts.minOneMessage ?? false, lazy);
     return r
       ? { ...base, records: r.records, firstEntryIncomplete: r.firstEntryIncomplete }
       : { ...base, records: empty };

@@ -6,7 +6,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { ensureValidBatch } from '../../protocol/records/batch-stored.js';
 import { CorruptRecordError } from '../../protocol/records/layout.js';
-import { FileRecords } from '../../storage/file-records.js';
+import { FileRecords, type FileSlice } from '../../storage/file-records.js';
 import { OffsetIndex } from '../../storage/offset-index.js';
 import { TimeIndex, NO_TIMESTAMP, type TimestampOffset } from '../../storage/time-index.js';
 import { CorruptIndexError } from '../../storage/abstract-index.js';
@@ -42,8 +42,8 @@ export interface RollParams {
 }
 
 export interface SegmentReadResult {
-  /** file bytes from the batch containing the start offset; may end in a partial batch */
-  records: Buffer;
+  /** file bytes from the batch containing the start offset; may end in a partial batch (a FileSlice when read lazily) */
+  records: Buffer | FileSlice;
   /** file position the read started at */
   position: number;
   /** true when the first batch did not fit in maxSize (and minOneMessage was off) */
@@ -242,14 +242,16 @@ export class LogSegment {
 
   /**
    * Reads up to maxSize bytes starting at the batch that contains startOffset, never past
-   * maxPosition (undefined = return no data). One file read into one Buffer; the slice may end in a
-   * partial batch (as Kafka's FileRecords slice). undefined when startOffset is past this segment.
+   * maxPosition (undefined = return no data). One file read into one Buffer, or with `lazy` the
+   * file range unread (FileSlice); either may end in a partial batch (as Kafka's FileRecords
+   * slice). undefined when startOffset is past this segment.
    */
   async read(
     startOffset: number,
     maxSize: number,
     maxPosition: number | undefined,
     minOneMessage: boolean,
+    lazy = false,
   ): Promise<SegmentReadResult | undefined> {
     if (maxSize < 0) throw new RangeError(`Invalid max size ${maxSize} for log read from segment ${this.log.file}`);
     const start = await this.translateOffset(startOffset);
@@ -259,7 +261,7 @@ export class LogSegment {
       return { records: Buffer.alloc(0), position: start.position, firstEntryIncomplete: false };
     }
     const fetchSize = Math.max(0, Math.min(maxPosition - start.position, adjustedMaxSize));
-    const records = await this.log.read(start.position, fetchSize);
+    const records = lazy ? this.log.slice(start.position, fetchSize) : await this.log.read(start.position, fetchSize);
     return { records, position: start.position, firstEntryIncomplete: adjustedMaxSize < start.size };
   }
 

@@ -24,6 +24,10 @@ import type { RequestMemoryPool } from './connection-quotas.js';
 import type { RequestMetrics, RequestTimes } from '../metrics/request-metrics.js';
 import { takeRemoteTime } from '../metrics/remote-time.js';
 import { requestThrottleOf } from '../quota/throttle.js';
+import type { FramePart } from '../../protocol/codec/types.js';
+
+/** Record bytes read from a log file per socket write when a response streams them (Connection.stream). */
+const STREAM_CHUNK = 1024 * 1024;
 
 export interface ConnectionOptions {
   readonly id: string;
@@ -324,7 +328,8 @@ export class Connection {
         this.inFlight = false;
         this.inFlightBytes = 0;
         this.counters.requests++;
-        this.complete(item, outcome);
+        const sending = this.complete(item, outcome);
+        if (sending) await sending;
         this.syncPool();
       }
     } finally {
@@ -391,18 +396,96 @@ export class Connection {
     }
   }
 
-  private complete(item: Queued, outcome: DispatchOutcome): void {
+  /** Writes the outcome's response and records it; a promise while record bytes are still being read and sent. */
+  private complete(item: Queued, outcome: DispatchOutcome): Promise<void> | undefined {
     if (outcome.kind === 'close') {
       this.opts.logger.warn(`closing connection ${this.id} from ${this.info.clientAddress}: ${outcome.reason}`);
       this.log(item, outcome.header, null, -1, 'closed');
       this.close();
-      return;
+      return undefined;
     }
-    const t = this.times;
-    t.sendStart = performance.now();
+    this.times.sendStart = performance.now();
     if (outcome.kind === 'response' && (this.state === 'open' || this.state === 'draining')) {
-      this.write(outcome.frame, outcome.size);
+      const frame = outcome.frame;
+      if (!frame.every((p) => Buffer.isBuffer(p))) {
+        return this.stream(frame, outcome.size).then(() => this.sent(item, outcome));
+      }
+      this.write(frame as Buffer[], outcome.size);
     }
+    this.sent(item, outcome);
+    return undefined;
+  }
+
+  /**
+   * Writes a frame whose record bytes are still in a log file: reads them STREAM_CHUNK at a time,
+   * one chunk ahead, as the socket takes them (what Kafka's FileRecords.writeTo does with
+   * transferTo), so a response holds a chunk or two in memory, not its whole size. A range that
+   * can no longer be read whole (the file was truncated or closed under the response) closes the
+   * connection, as Kafka's write of a FileRecords that shrank does: the size was already sent.
+   */
+  private async stream(frame: readonly FramePart[], size: number): Promise<void> {
+    const s = this.socket;
+    let next: Promise<Buffer> | null = null;
+    try {
+      for (const part of frame) {
+        if (this.state === 'closed') return;
+        if (Buffer.isBuffer(part)) {
+          s.write(part);
+          continue;
+        }
+        const read = async (from: number): Promise<Buffer> => {
+          const n = Math.min(STREAM_CHUNK, part.length - from);
+          const chunk = Buffer.allocUnsafe(n);
+          const got = await part.readInto(chunk, 0, n, from);
+          if (got < n) throw new Error(`the log ended ${part.length - from - got} bytes short of the response's size`);
+          return chunk;
+        };
+        let from = 0;
+        next = read(0);
+        while (next) {
+          const chunk: Buffer = await next;
+          from += chunk.length;
+          next = from < part.length ? read(from) : null;
+          // closed while the chunk was read (TypeScript keeps the narrowing from before the await)
+          if ((this.state as State) === 'closed') return;
+          if (!s.write(chunk)) await this.drained();
+        }
+      }
+    } catch (e) {
+      if (this.state !== 'closed') {
+        this.opts.logger.warn(
+          `connection ${this.id} from ${this.info.clientAddress}: records could not be read while sending them (${(e as Error).message}); closing it`,
+        );
+        this.close();
+      }
+      return;
+    } finally {
+      // a read ahead of a response that was abandoned must not reject unobserved
+      void next?.catch(() => undefined);
+    }
+    this.lastActiveMs = performance.now();
+    this.counters.bytesOut += size;
+    if (s.writableLength > this.counters.maxWritableLength) this.counters.maxWritableLength = s.writableLength;
+  }
+
+  /** Resolves when the socket's buffer has drained, or the socket closed. */
+  private drained(): Promise<void> {
+    const s = this.socket;
+    if (s.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        s.off('drain', done);
+        s.off('close', done);
+        resolve();
+      };
+      s.once('drain', done);
+      s.once('close', done);
+    });
+  }
+
+  /** Request metrics and the request log for a request answered (or not) and written. */
+  private sent(item: Queued, outcome: Exclude<DispatchOutcome, { kind: 'close' }>): void {
+    const t = this.times;
     const c = outcome.ctx;
     const metrics = this.opts.requestMetrics;
     if (metrics) {

@@ -39,6 +39,7 @@ import {
   type ProducerBatch,
   type ProducerStateHook,
   READ_COMMITTED,
+  recordsInMemory,
   recordsSize,
   type ReplicaLogger,
 } from './types.js';
@@ -957,7 +958,12 @@ export class ReplicaManager {
     const maxOffset = follower ? undefined : params.isolationLevel === READ_COMMITTED ? lso : hw;
     let read;
     try {
-      read = await p.log.read(req.fetchOffset, Math.min(req.maxBytes, limitBytes), { maxOffset, minOneMessage });
+      const readOpts = { maxOffset, minOneMessage };
+      const maxBytes = Math.min(req.maxBytes, limitBytes);
+      read =
+        params.lazyRecords && params.isolationLevel !== READ_COMMITTED
+          ? await p.log.readLazy(req.fetchOffset, maxBytes, readOpts)
+          : await p.log.read(req.fetchOffset, maxBytes, readOpts);
     } catch (e) {
       if (p.closed) return errorFetchResult(ErrorCode.NOT_LEADER_OR_FOLLOWER);
       if (e instanceof LogError && e.kafkaError === 'KAFKA_STORAGE_ERROR')
@@ -988,7 +994,9 @@ export class ReplicaManager {
       ...base,
       records,
       abortedTransactions:
-        params.isolationLevel === READ_COMMITTED ? p.abortedTransactions(req.fetchOffset, records) : null,
+        params.isolationLevel === READ_COMMITTED
+          ? p.abortedTransactions(req.fetchOffset, recordsInMemory({ ...base, records }))
+          : null,
     };
   }
 

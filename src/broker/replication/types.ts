@@ -4,6 +4,7 @@
 import type { PartitionLog } from '../log/partition-log.js';
 import type { AppendOrigin, RecordErrorEntry, ValidatedBatch } from './record-validator.js';
 import type { ClientMetadata } from './replica-selector.js';
+import type { DeferredBytes } from '../../protocol/codec/types.js';
 
 export const CONSUMER_REPLICA_ID = -1;
 export const DEBUGGING_REPLICA_ID = -2;
@@ -26,6 +27,12 @@ export interface FetchParams {
   rackId?: string;
   /** KIP-392: a v11+ consumer fetch's client (rack, id, address, listener); absent before v11 */
   clientMetadata?: ClientMetadata;
+  /**
+   * The Fetch API's own read: records of a read_uncommitted fetch may stay in the file, read as the
+   * response is written (Kafka sends FileRecords with transferTo). Share fetches and read_committed
+   * fetches (whose aborted transactions need the batches' offsets) read into memory.
+   */
+  lazyRecords?: boolean;
 }
 
 export const isFromFollower = (p: FetchParams): boolean => p.replicaId >= 0;
@@ -52,8 +59,11 @@ export interface FetchPartitionResult {
   highWatermark: number;
   lastStableOffset: number;
   logStartOffset: number;
-  /** the bytes the log read, sent as they are (may end in a partial batch); empty when none */
-  records: Buffer;
+  /**
+   * the bytes the log read, sent as they are (may end in a partial batch); empty when none. With
+   * FetchParams.lazyRecords, the file range still to be read as the response is written.
+   */
+  records: Buffer | DeferredBytes;
   /** aborted transactions in the returned range: null unless READ_COMMITTED */
   abortedTransactions: { producerId: number; firstOffset: number }[] | null;
   preferredReadReplica: number;
@@ -64,6 +74,12 @@ export interface FetchPartitionResult {
 export const EMPTY_RECORDS: Buffer = Buffer.alloc(0);
 
 export const recordsSize = (r: FetchPartitionResult): number => r.records.length;
+
+/** The records of a result read into memory (every read but the Fetch API's lazy one). */
+export function recordsInMemory(r: FetchPartitionResult): Buffer {
+  if (!Buffer.isBuffer(r.records)) throw new Error('a fetch result read lazily was used as bytes in memory');
+  return r.records;
+}
 
 export function errorFetchResult(errorCode: number): FetchPartitionResult {
   return {

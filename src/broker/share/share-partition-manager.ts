@@ -7,7 +7,13 @@
 import { ErrorCode } from '../../protocol/errors.js';
 import { isControlBatch, isTransactional, parseBatchHeader } from '../../protocol/records/batch.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
-import { EMPTY_RECORDS, READ_COMMITTED, READ_UNCOMMITTED, type FetchParams } from '../replication/types.js';
+import {
+  EMPTY_RECORDS,
+  recordsInMemory,
+  READ_COMMITTED,
+  READ_UNCOMMITTED,
+  type FetchParams,
+} from '../replication/types.js';
 import type { Persister, ShareGroupListener, SharePartitionKey } from './types.js';
 import {
   SharePartition,
@@ -267,8 +273,8 @@ export class SharePartitionManager implements ShareGroupListener, ShareFetchSour
         tip: c.tip,
         entry: c.entry,
         fetchOffset: offsets[i]!,
-        records: r.records,
-        batches: batchesOf(r.records),
+        records: recordsInMemory(r),
+        batches: batchesOf(recordsInMemory(r)),
         aborted: r.abortedTransactions,
       });
     });

@@ -7,11 +7,28 @@ export interface TaggedField {
 /** The `records` type: a received buffer on decode; on encode also a list of buffers sent as they are. */
 export type Records = Buffer | readonly Buffer[] | null;
 
+/**
+ * Bytes a response promises but has not read yet: a range of a log file, read in chunks while the
+ * response is written to the socket (what Kafka's FileRecords is to its transferTo). Only `records`
+ * fields take them, and only in a response the broker's connection writes itself.
+ */
+export interface DeferredBytes {
+  readonly length: number;
+  /**
+   * Reads `length` bytes starting `from` bytes into the range into `into[offset..]`; returns the
+   * bytes read, fewer only when the data is no longer there (the file was truncated).
+   */
+  readInto(into: Buffer, offset: number, length: number, from: number): Promise<number>;
+}
+
+/** One piece of an encoded frame: bytes in memory, or bytes to read when the frame is written. */
+export type FramePart = Buffer | DeferredBytes;
+
 /** What an encoder accepts: the decoded shape with every field optional (absent = the schema default). */
 export type Input<T> = T extends Buffer
   ? T
   : T extends readonly Buffer[]
-    ? T
+    ? T | DeferredBytes
     : T extends bigint | number | string | boolean | null | undefined
       ? T
       : T extends readonly (infer U)[]

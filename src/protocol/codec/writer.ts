@@ -1,16 +1,19 @@
 import { EncodeError } from './errors.js';
-import type { TaggedField } from './types.js';
+import type { DeferredBytes, FramePart, TaggedField } from './types.js';
 
 const INITIAL = 256;
 
 /**
  * A growable big-endian writer. Large external buffers (record data read from disk) can be
  * appended by reference with `appendChunk`: the output is then a list of buffers, never a copy.
+ * A `records` field may also be bytes not read yet (DeferredBytes): such a frame comes out of
+ * `toParts` only, for a writer that reads them as it sends.
  */
 export class Writer {
   buf: Buffer;
   pos = 0;
-  private chunks: Buffer[] | null = null;
+  private chunks: FramePart[] | null = null;
+  private deferred = false;
   private chunkedBytes = 0;
 
   constructor(initial = INITIAL) {
@@ -149,15 +152,26 @@ export class Writer {
     this.uvarint(v.length + 1);
     this.raw(v);
   }
-  /** `records` fields: nullable bytes whose content may be a list of buffers (sent as they are). */
-  records(v: Buffer | readonly Buffer[] | null, compact: boolean): void {
+  /** `records` fields: nullable bytes whose content may be a list of buffers, or bytes read as they are sent. */
+  records(v: Buffer | readonly Buffer[] | DeferredBytes | null, compact: boolean): void {
     if (v === null) return compact ? this.uvarint(0) : this.int32(-1);
     if (Buffer.isBuffer(v)) return compact ? this.compactNullableBytes(v) : this.nullableBytes(v);
+    if (!Array.isArray(v)) {
+      const d = v as DeferredBytes;
+      if (compact) this.uvarint(d.length + 1);
+      else this.int32(d.length);
+      if (d.length > 0) {
+        this.appendChunk(d);
+        this.deferred = true;
+      }
+      return;
+    }
     let n = 0;
-    for (const b of v) n += b.length;
+    const list = v as readonly Buffer[];
+    for (const b of list) n += b.length;
     if (compact) this.uvarint(n + 1);
     else this.int32(n);
-    for (const b of v) this.raw(b);
+    for (const b of list) this.raw(b);
   }
 
   arrayLength(n: number): void {
@@ -167,8 +181,8 @@ export class Writer {
     this.uvarint(n + 1);
   }
 
-  /** Append a buffer by reference (no copy). */
-  appendChunk(b: Buffer): void {
+  /** Append a buffer (or deferred bytes) by reference (no copy). */
+  appendChunk(b: FramePart): void {
     if (b.length === 0) return;
     this.chunks ??= [];
     if (this.pos > 0) {
@@ -194,11 +208,17 @@ export class Writer {
     }
   }
 
-  /** Everything written, as one buffer when nothing was appended by reference. */
-  toBuffers(): Buffer[] {
+  /** Everything written, deferred bytes included, in order. */
+  toParts(): FramePart[] {
     const tail = this.buf.subarray(0, this.pos);
     if (!this.chunks) return [tail];
     return tail.length ? [...this.chunks, tail] : this.chunks.slice();
+  }
+
+  /** Everything written, as buffers (one when nothing was appended by reference); never deferred bytes. */
+  toBuffers(): Buffer[] {
+    if (this.deferred) throw new EncodeError('deferred record bytes in a frame that must be in memory');
+    return this.toParts() as Buffer[];
   }
 
   toBuffer(): Buffer {
