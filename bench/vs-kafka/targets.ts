@@ -20,6 +20,8 @@ export interface Target {
   createTopic(topic: string, partitions: number): Promise<void>;
   /** Peak RSS (VmHWM) of the broker process so far, MiB. */
   peakRssMiB(): number;
+  /** pid of the broker process (undefined while stopped), for pinning it to cores and reading its CPU time. */
+  pid(): number | undefined;
   /** Stops the node cleanly, starts it again, and returns ms from the launch to the first answered Metadata. */
   restartMs(): Promise<number>;
   /** argv of `topics --list` against this node, as an operator runs it for this implementation. */
@@ -85,6 +87,7 @@ async function startTkafka(): Promise<Target> {
       if (r !== 0) throw new Error(`tkafka topics --create ${topic} exited ${r}`);
     },
     peakRssMiB: () => vmHwmMiB(b.pid()),
+    pid: () => b.pid(),
     async restartMs() {
       await b.stop();
       return timeStart(b.port, () => b.restart());
@@ -128,6 +131,7 @@ async function startKafka(): Promise<Target> {
       await k.waitForTopic(topic, { partitions });
     },
     peakRssMiB: () => vmHwmMiB(k.pid()),
+    pid: () => k.pid(),
     async restartMs() {
       await k.stop();
       return timeStart(k.port, () => k.restart());
