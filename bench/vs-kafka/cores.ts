@@ -10,7 +10,9 @@
 // already the client's limit, and no broker design can show its own scaling on this machine.
 // The rates depend on what else the machine runs; the CPU costs per record much less.
 //   npm run bench:cores -- [--records N] [--rounds R] [--partitions P] [--procs N] [--clients N]
-//                          [--size B] [--only kafka|tkafka] [--json FILE]
+//                          [--size B] [--only kafka|tkafka] [--json FILE] [--cpu-prof DIR]
+// --cpu-prof DIR writes a V8 CPU profile of each tkafka broker into DIR;
+// `node scripts/cpuprofile-shares.mjs FILE` splits its busy time by the produce path's parts.
 // Bounded: every load is a fixed record count with franz-load's own deadline; loopback only.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { execa } from 'execa';
@@ -29,6 +31,8 @@ const CLIENTS = Number(arg('--clients', '4'));
 const SIZE = Number(arg('--size', '100'));
 const ONLY = arg('--only', '');
 const JSON_OUT = arg('--json', '');
+/** a directory for a --cpu-prof of every tkafka broker started (written when it stops) */
+const CPU_PROF = arg('--cpu-prof', '');
 /** the client's core; the broker gets BROKER_CORES[k] */
 const CLIENT_CPU = '1';
 const BROKER_CORES = ['0', '0,1'] as const;
@@ -134,7 +138,7 @@ async function main(): Promise<void> {
   for (let round = 1; round <= ROUNDS; round++) {
     const order = round % 2 ? impls : [...impls].reverse();
     for (const impl of order) {
-      const target = await startTarget(impl);
+      const target = await startTarget(impl, CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF] : []);
       try {
         // a warm-up load (JIT, page cache, connections), not counted
         await pin(target.pid()!, '0,1');

@@ -60,12 +60,16 @@ async function timeStart(port: number, launch: () => Promise<void>): Promise<num
   throw new Error(`no Metadata answer on port ${port} within 2 minutes`);
 }
 
-export async function startTarget(impl: Impl): Promise<Target> {
-  return impl === 'kafka' ? startKafka() : startTkafka();
+/** `tkafkaNodeArgs`: node's own options for the tkafka process (e.g. --cpu-prof); Kafka ignores them. */
+export async function startTarget(impl: Impl, tkafkaNodeArgs: readonly string[] = []): Promise<Target> {
+  return impl === 'kafka' ? startKafka() : startTkafka(tkafkaNodeArgs);
 }
 
-async function startTkafka(): Promise<Target> {
-  const b = await startBroker({ overrides: { 'group.initial.rebalance.delay.ms': 0, 'num.partitions': 1 } });
+async function startTkafka(nodeArgs: readonly string[]): Promise<Target> {
+  const b = await startBroker({
+    overrides: { 'group.initial.rebalance.delay.ms': 0, 'num.partitions': 1 },
+    nodeArgs,
+  });
   return {
     impl: 'tkafka',
     get bootstrap() {
