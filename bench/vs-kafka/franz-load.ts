@@ -11,10 +11,13 @@ import { REPO_ROOT } from '../../test/helpers/spec-models.js';
 const MODULE = join(REPO_ROOT, 'test', 'clients', 'go');
 const SOURCE = join(MODULE, 'load', 'main.go');
 const CACHE = join(REPO_ROOT, '.cache', 'clients');
-const BIN = join(CACHE, 'bin', 'franz-load');
+/** The built program, for callers that launch it themselves (e.g. pinned with taskset). */
+export const FRANZ_LOAD_BIN = join(CACHE, 'bin', 'franz-load');
+const BIN = FRANZ_LOAD_BIN;
 
 export interface LoadFigures {
   records: number;
+  seconds: number;
   recsPerSec: number;
   mbPerSec: number;
   p50Ms?: number;

@@ -22,6 +22,8 @@ export interface Target {
   peakRssMiB(): number;
   /** CPU seconds (user + system, all threads) the broker process has used so far. */
   cpuSeconds(): number;
+  /** pid of the broker process (undefined while stopped), for pinning it to cores and reading its CPU time. */
+  pid(): number | undefined;
   /** Stops the node cleanly, starts it again, and returns ms from the launch to the first answered Metadata. */
   restartMs(): Promise<number>;
   /** argv of `topics --list` against this node, as an operator runs it for this implementation. */
@@ -69,12 +71,16 @@ async function timeStart(port: number, launch: () => Promise<void>): Promise<num
   throw new Error(`no Metadata answer on port ${port} within 2 minutes`);
 }
 
-export async function startTarget(impl: Impl): Promise<Target> {
-  return impl === 'kafka' ? startKafka() : startTkafka();
+/** `tkafkaNodeArgs`: node's own options for the tkafka process (e.g. --cpu-prof); Kafka ignores them. */
+export async function startTarget(impl: Impl, tkafkaNodeArgs: readonly string[] = []): Promise<Target> {
+  return impl === 'kafka' ? startKafka() : startTkafka(tkafkaNodeArgs);
 }
 
-async function startTkafka(): Promise<Target> {
-  const b = await startBroker({ overrides: { 'group.initial.rebalance.delay.ms': 0, 'num.partitions': 1 } });
+async function startTkafka(nodeArgs: readonly string[]): Promise<Target> {
+  const b = await startBroker({
+    overrides: { 'group.initial.rebalance.delay.ms': 0, 'num.partitions': 1 },
+    nodeArgs,
+  });
   return {
     impl: 'tkafka',
     get bootstrap() {
@@ -97,6 +103,7 @@ async function startTkafka(): Promise<Target> {
     },
     peakRssMiB: () => vmHwmMiB(b.pid()),
     cpuSeconds: () => processCpuSeconds(b.pid()),
+    pid: () => b.pid(),
     async restartMs() {
       await b.stop();
       return timeStart(b.port, () => b.restart());
@@ -141,6 +148,7 @@ async function startKafka(): Promise<Target> {
     },
     peakRssMiB: () => vmHwmMiB(k.pid()),
     cpuSeconds: () => processCpuSeconds(k.pid()),
+    pid: () => k.pid(),
     async restartMs() {
       await k.stop();
       return timeStart(k.port, () => k.restart());

@@ -34,6 +34,8 @@ export interface BrokerProcess {
 export interface BrokerOptions {
   overrides?: Record<string, string | number | boolean>;
   dataDir?: string;
+  /** node's own options before the script (e.g. --cpu-prof), for benchmarks */
+  nodeArgs?: readonly string[];
 }
 
 /** Kafka's Acceptor line (SocketServer.openServerSocket), one per listener as it binds. */
@@ -80,7 +82,7 @@ export async function startBroker(opts: BrokerOptions = {}): Promise<BrokerProce
     exitedWith = null;
     const from = out.length;
     const overrides = overridesFor(p, c);
-    const args = ['bin/tkafka', 'server', 'start'];
+    const args = [...(opts.nodeArgs ?? []), 'bin/tkafka', 'server', 'start'];
     for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${v}`);
     const c0 = execa('node', args, { cwd: REPO_ROOT, all: true, reject: false, buffer: false });
     child = c0;
