@@ -10,12 +10,13 @@ type BrokerMain = typeof import('./broker/main.js');
 
 /**
  * The broker as one module, dist/bundle/broker.js (scripts/bundle.mjs, run by `npm run build`),
- * when it is there and not older than tsc's output it was made from; else dist/src/broker/main.js.
+ * when it is there and not older than tsc's output it was made from; else dist/src/broker/main.js
+ * (also with TKAFKA_UNBUNDLED=1: stack traces in dist/src, the start-up benchmark's comparison).
  */
 async function loadBroker(): Promise<BrokerMain> {
   const bundle = new URL('../bundle/broker.js', import.meta.url);
   const source = new URL('./broker/main.js', import.meta.url);
-  const bundled = statSync(bundle, { throwIfNoEntry: false });
+  const bundled = process.env.TKAFKA_UNBUNDLED ? undefined : statSync(bundle, { throwIfNoEntry: false });
   if (bundled && bundled.mtimeMs >= statSync(source).mtimeMs) return (await import(bundle.href)) as BrokerMain;
   return import('./broker/main.js');
 }
