@@ -8,7 +8,8 @@
 //   src/broker     → protocol, config, storage, client    (as Kafka's server uses the clients' NetworkClient:
 //                                                          raft and broker-to-controller channels)
 //   src/tools      → protocol, config, storage, client          (never the broker)
-//   src/cli.ts     → tools, and (lazily) src/broker/main.ts     (the entry point composes)
+//   src/cli.ts     → tools, and (lazily) src/broker/main.ts through src/broker/load-bundle.ts
+//                                                          (the entry point composes)
 //   test/, bench/  → anything
 //
 // No module anywhere, tests and scripts included, imports itself back through a cycle
@@ -62,9 +63,10 @@ module.exports = {
     {
       name: 'cli-only-composes',
       severity: 'error',
-      comment: 'src/cli.ts composes the tools and (lazily) the broker entry point, src/broker/main.ts; nothing else.',
+      comment:
+        'src/cli.ts composes the tools and (lazily) the broker entry point, src/broker/main.ts (through load-bundle.ts); nothing else.',
       from: { path: '^src/cli\\.ts$' },
-      to: { path: '^src/', pathNot: '^src/(tools/|broker/main\\.ts$)' },
+      to: { path: '^src/', pathNot: '^src/(tools/|broker/(main|load-bundle)\\.ts$)' },
     },
     {
       name: 'nothing-imports-cli',

@@ -1,12 +1,13 @@
 // The entry point: composes the command tree (src/tools/program.ts, the tools of the registry)
-// with the broker, which it loads only for `tkafka server start`, and dispatches argv to it.
+// with the broker, which it loads only for `tkafka server start` (broker/load-bundle.ts), and
+// dispatches argv to it.
 import { CommanderError } from 'commander';
 import { buildProgram, type ProgramActions } from './tools/program.js';
 import type { ToolIO } from './tools/common/io.js';
 import { NO_TTY_ENV, takeNoTtyFlag } from './tools/common/tty.js';
 
 const ACTIONS: ProgramActions = {
-  startServer: async (opts) => (await import('./broker/main.js')).startServer(opts),
+  startServer: async (opts) => (await (await import('./broker/load-bundle.js')).loadBroker()).startServer(opts),
 };
 
 export async function main(argv: string[]): Promise<void> {

@@ -6,11 +6,11 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ToolIO } from '../common/io.js';
+import { PACKAGE_ROOT } from '../common/package-root.js';
 import { isBroker, isController, writeState, type LocalNode, type LocalState } from './layout.js';
 
-const BIN = fileURLToPath(new URL('../../../../bin/tkafka', import.meta.url));
+const BIN = join(PACKAGE_ROOT, 'bin', 'tkafka');
 
 export class LocalError extends Error {}
 
