@@ -13,20 +13,9 @@ import { Worker } from 'node:worker_threads';
 import { buildRecordBatch } from '../src/protocol/records/batch.js';
 import { CompressionType } from '../src/protocol/records/layout.js';
 import { validateRecordsForAppend } from '../src/broker/replication/record-validator.js';
-import type { AppendPolicy } from '../src/broker/replication/topic-config.js';
+import { BENCH_POLICY } from './append-policy.js';
 
-const policy: AppendPolicy = {
-  compacted: false,
-  deletable: true,
-  timestampType: 'CreateTime',
-  timestampBeforeMaxMs: Number.MAX_SAFE_INTEGER,
-  timestampAfterMaxMs: Number.MAX_SAFE_INTEGER,
-  maxMessageBytes: 1 << 24,
-  maxDecompressedMessageBytes: 2147483647 - 8,
-  compressionType: 'producer',
-  compressionLevel: undefined,
-  minInsyncReplicas: 1,
-};
+const policy = BENCH_POLICY;
 const MAX_MS = 1500;
 const MAX_BATCHES = 200_000;
 const IN_FLIGHT = 32;
