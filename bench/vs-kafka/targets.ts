@@ -16,6 +16,16 @@ export type Impl = 'kafka' | 'tkafka';
 export interface Target {
   readonly impl: Impl;
   readonly bootstrap: string;
+  /** The PLAINTEXT port (the same across restarts unless it was taken meanwhile). */
+  readonly port: number;
+  /** pid of the broker process (the JVM for Kafka); undefined while stopped. */
+  pid(): number | undefined;
+  /** SIGTERM (a clean shutdown); resolves when the process is gone. */
+  stop(): Promise<void>;
+  /** SIGKILL (an unclean shutdown); resolves when the process is gone. */
+  kill(): Promise<void>;
+  /** Starts the node again on its files after stop() or kill(); resolves once it serves. */
+  relaunch(): Promise<void>;
   /** Creates a topic and waits until every partition has a leader. */
   createTopic(topic: string, partitions: number): Promise<void>;
   /** Peak RSS (VmHWM) of the broker process so far, MiB. */
@@ -69,6 +79,13 @@ async function startTkafka(): Promise<Target> {
     get bootstrap() {
       return b.bootstrap;
     },
+    get port() {
+      return b.port;
+    },
+    pid: () => b.pid(),
+    stop: () => b.stop(),
+    kill: () => b.kill(),
+    relaunch: () => b.restart(),
     async createTopic(topic, partitions) {
       const r = await run([
         'node',
@@ -114,6 +131,13 @@ async function startKafka(): Promise<Target> {
     get bootstrap() {
       return k.bootstrap;
     },
+    get port() {
+      return k.port;
+    },
+    pid: () => k.pid(),
+    stop: () => k.stop(),
+    kill: () => k.kill(),
+    relaunch: () => k.restart(),
     async createTopic(topic, partitions) {
       const r = await k.runTool('org.apache.kafka.tools.TopicCommand', [
         '--bootstrap-server',
