@@ -318,6 +318,9 @@ async function measure(impl: Impl): Promise<Figures> {
       uncleanFirstMetadataMs: unclean.firstMs,
       ...conn,
     };
+  } catch (e) {
+    log(`failed; the broker's last output:\n${t.logTail()}`);
+    throw e;
   } finally {
     await t.cleanup();
   }

@@ -26,6 +26,8 @@ export interface Target {
   kill(): Promise<void>;
   /** Starts the node again on its files after stop() or kill(); resolves once it serves. */
   relaunch(): Promise<void>;
+  /** The end of the broker's log output (for a failure message). */
+  logTail(): string;
   /** Creates a topic and waits until every partition has a leader. */
   createTopic(topic: string, partitions: number): Promise<void>;
   /** Peak RSS (VmHWM) of the broker process so far, MiB. */
@@ -86,6 +88,7 @@ async function startTkafka(): Promise<Target> {
     stop: () => b.stop(),
     kill: () => b.kill(),
     relaunch: () => b.restart(),
+    logTail: () => b.output().slice(-4000),
     async createTopic(topic, partitions) {
       const r = await run([
         'node',
@@ -138,6 +141,7 @@ async function startKafka(): Promise<Target> {
     stop: () => k.stop(),
     kill: () => k.kill(),
     relaunch: () => k.restart(),
+    logTail: () => k.logs().slice(-4000),
     async createTopic(topic, partitions) {
       const r = await k.runTool('org.apache.kafka.tools.TopicCommand', [
         '--bootstrap-server',
