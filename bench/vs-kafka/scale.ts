@@ -99,15 +99,20 @@ async function ledPartitions(c: RawClient): Promise<number> {
   return led;
 }
 
-/** Polls (every 50 ms, ≤ `timeoutMs`) until every partition has a leader; ms from `t0`. */
+/**
+ * Polls (every 50 ms, ≤ `timeoutMs`) until every partition has a leader; ms from `t0`. `failed`
+ * ends the wait early with the launch's error.
+ */
 async function untilAllLed(
   port: () => number,
   t0: number,
   timeoutMs: number,
+  failed: () => unknown = () => null,
 ): Promise<{ firstMs: number; allMs: number }> {
   let firstMs = NaN;
   const deadline = t0 + timeoutMs;
   while (performance.now() < deadline) {
+    if (failed()) throw failed() as Error;
     let c: RawClient | null = null;
     try {
       c = await within(2000, 'connect', RawClient.connect(port()));
@@ -211,9 +216,12 @@ async function restartTimed(t: Target, how: 'clean' | 'unclean'): Promise<{ firs
   launched.catch((e: unknown) => {
     failed = e;
   });
-  const r = await untilAllLed(() => t.port, t0, 600_000).catch((e: Error) => {
-    throw failed ?? e;
-  });
+  const r = await untilAllLed(
+    () => t.port,
+    t0,
+    600_000,
+    () => failed,
+  );
   await launched;
   return r;
 }

@@ -40,6 +40,8 @@ export interface Target {
 }
 
 const NODE_ID = 1;
+/** A (re)start may take minutes with 10,000 partitions to load (bench:scale). */
+const START_TIMEOUT_MS = 600_000;
 
 function vmHwmMiB(pid: number | undefined): number {
   if (pid === undefined) return NaN;
@@ -75,7 +77,10 @@ export async function startTarget(impl: Impl): Promise<Target> {
 }
 
 async function startTkafka(): Promise<Target> {
-  const b = await startBroker({ overrides: { 'group.initial.rebalance.delay.ms': 0, 'num.partitions': 1 } });
+  const b = await startBroker({
+    overrides: { 'group.initial.rebalance.delay.ms': 0, 'num.partitions': 1 },
+    startTimeoutMs: START_TIMEOUT_MS,
+  });
   return {
     impl: 'tkafka',
     get bootstrap() {
@@ -127,6 +132,7 @@ async function startTkafka(): Promise<Target> {
 async function startKafka(): Promise<Target> {
   const k = await startApacheKafka({
     heap: '1g',
+    startTimeoutMs: START_TIMEOUT_MS,
     overrides: { 'group.initial.rebalance.delay.ms': 0, 'num.partitions': 1 },
   });
   return {
