@@ -327,7 +327,11 @@ async function measure(impl: Impl): Promise<Figures> {
       ...conn,
     };
   } catch (e) {
-    log(`failed; the broker's last output:\n${t.logTail()}`);
+    const lines = t.logs().split('\n');
+    const notable = lines.filter((l) => /\b(WARN|ERROR|FATAL)\b|Terminating|shut ?down/i.test(l)).slice(-40);
+    log(
+      `failed; the broker's warnings and shutdown lines:\n${notable.join('\n')}\nits last lines:\n${lines.slice(-15).join('\n')}`,
+    );
     throw e;
   } finally {
     await t.cleanup();

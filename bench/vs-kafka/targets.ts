@@ -26,8 +26,8 @@ export interface Target {
   kill(): Promise<void>;
   /** Starts the node again on its files after stop() or kill(); resolves once it serves. */
   relaunch(): Promise<void>;
-  /** The end of the broker's log output (for a failure message). */
-  logTail(): string;
+  /** The broker's log output so far (for a failure message). */
+  logs(): string;
   /** Creates a topic and waits until every partition has a leader. */
   createTopic(topic: string, partitions: number): Promise<void>;
   /** Peak RSS (VmHWM) of the broker process so far, MiB. */
@@ -93,7 +93,7 @@ async function startTkafka(): Promise<Target> {
     stop: () => b.stop(),
     kill: () => b.kill(),
     relaunch: () => b.restart(),
-    logTail: () => b.output().slice(-4000),
+    logs: () => b.output(),
     async createTopic(topic, partitions) {
       const r = await run([
         'node',
@@ -147,7 +147,7 @@ async function startKafka(): Promise<Target> {
     stop: () => k.stop(),
     kill: () => k.kill(),
     relaunch: () => k.restart(),
-    logTail: () => k.logs().slice(-4000),
+    logs: () => k.logs(),
     async createTopic(topic, partitions) {
       const r = await k.runTool('org.apache.kafka.tools.TopicCommand', [
         '--bootstrap-server',
