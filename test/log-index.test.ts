@@ -4,7 +4,12 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { OffsetIndex } from '../src/storage/offset-index.js';
 import { TimeIndex } from '../src/storage/time-index.js';
-import { InvalidOffsetError } from '../src/storage/abstract-index.js';
+import {
+  InvalidOffsetError,
+  keptIndexHandles,
+  maxKeptIndexHandles,
+  setMaxKeptIndexHandles,
+} from '../src/storage/abstract-index.js';
 import { removeDir, tempDir } from './helpers/log-fixtures.js';
 
 test('offset index: pre-allocated while active, 8-byte big-endian entries, trimmed on close', async () => {
@@ -89,6 +94,37 @@ test('time index: 12-byte entries, only increasing timestamps, one slot kept fre
     await idx.close();
     assert.equal((await readFile(file)).toString('hex'), '00000000000003e8' + '00000005');
   } finally {
+    await removeDir(dir);
+  }
+});
+
+test('index handles: past the process-wide cap an index opens, writes and closes a handle per operation (fds stay bounded), and its entries still reach the file', async () => {
+  const dir = await tempDir();
+  const before = maxKeptIndexHandles();
+  const base = keptIndexHandles();
+  setMaxKeptIndexHandles(base + 2);
+  const indexes: OffsetIndex[] = [];
+  try {
+    for (let i = 0; i < 6; i++) {
+      const idx = new OffsetIndex(path.join(dir, `${String(i).padStart(20, '0')}.index`), i, 800);
+      indexes.push(idx);
+      await idx.load();
+      await idx.append(i + 1, 100);
+      await idx.append(i + 2, 200);
+      await idx.flush();
+    }
+    assert.equal(keptIndexHandles(), base + 2, 'two kept; the other four hold no handle');
+    for (const [i, idx] of indexes.entries()) {
+      const bytes = await readFile(idx.file);
+      assert.equal(bytes.length, 800, 'pre-allocated (the truncate went through a handle)');
+      assert.deepEqual([bytes.readInt32BE(0), bytes.readInt32BE(8)], [1, 2]);
+      assert.deepEqual(idx.lookup(i + 2), { offset: i + 2, position: 200 });
+    }
+    for (const idx of indexes) await idx.close();
+    assert.equal(keptIndexHandles(), base, 'closing releases the kept ones');
+    for (const idx of indexes) assert.equal((await stat(idx.file)).size, 16, 'trimmed on close');
+  } finally {
+    setMaxKeptIndexHandles(before);
     await removeDir(dir);
   }
 });

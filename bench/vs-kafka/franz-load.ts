@@ -11,8 +11,10 @@ import { REPO_ROOT } from '../../test/helpers/spec-models.js';
 const MODULE = join(REPO_ROOT, 'test', 'clients', 'go');
 const SOURCE = join(MODULE, 'load', 'main.go');
 const CACHE = join(REPO_ROOT, '.cache', 'clients');
-/** The built program, for callers that launch it themselves (e.g. pinned with taskset). */
-export const FRANZ_LOAD_BIN = join(CACHE, 'bin', 'franz-load');
+/** TKAFKA_FRANZ_LOAD: a franz-load built elsewhere (e.g. from a worktree whose .cache is shared), used as is. */
+const PREBUILT = process.env.TKAFKA_FRANZ_LOAD;
+/** The program, for callers that launch it themselves (e.g. pinned with taskset). */
+export const FRANZ_LOAD_BIN = PREBUILT ?? join(CACHE, 'bin', 'franz-load');
 const BIN = FRANZ_LOAD_BIN;
 
 export interface LoadFigures {
@@ -28,6 +30,7 @@ export interface LoadFigures {
 
 /** Builds franz-load when it is missing or older than its source. */
 export async function ensureFranzLoad(): Promise<void> {
+  if (PREBUILT !== undefined) return;
   if (existsSync(BIN) && statSync(BIN).mtimeMs >= statSync(SOURCE).mtimeMs) return;
   await execa('go', ['build', '-trimpath', '-o', BIN, './load'], {
     cwd: MODULE,
@@ -47,6 +50,7 @@ async function run(args: string[]): Promise<LoadFigures> {
   return JSON.parse(String(r.stdout).trim().split('\n').at(-1)!) as LoadFigures;
 }
 
+/** `topic` may be several, comma-separated: the records then go round-robin over them. */
 export function franzProduce(
   bootstrap: string,
   topic: string,

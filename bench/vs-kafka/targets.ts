@@ -16,14 +16,24 @@ export type Impl = 'kafka' | 'tkafka';
 export interface Target {
   readonly impl: Impl;
   readonly bootstrap: string;
+  /** The PLAINTEXT port (the same across restarts unless it was taken meanwhile). */
+  readonly port: number;
+  /** pid of the broker process (the JVM for Kafka; undefined while stopped), for pinning it to cores and reading its CPU time. */
+  pid(): number | undefined;
+  /** SIGTERM (a clean shutdown); resolves when the process is gone. */
+  stop(): Promise<void>;
+  /** SIGKILL (an unclean shutdown); resolves when the process is gone. */
+  kill(): Promise<void>;
+  /** Starts the node again on its files after stop() or kill(); resolves once it serves. */
+  relaunch(): Promise<void>;
+  /** The broker's log output so far (for a failure message). */
+  logs(): string;
   /** Creates a topic and waits until every partition has a leader. */
   createTopic(topic: string, partitions: number): Promise<void>;
   /** Peak RSS (VmHWM) of the broker process so far, MiB. */
   peakRssMiB(): number;
   /** CPU seconds (user + system, all threads) the broker process has used so far. */
   cpuSeconds(): number;
-  /** pid of the broker process (undefined while stopped), for pinning it to cores and reading its CPU time. */
-  pid(): number | undefined;
   /** Stops the node cleanly, starts it again, and returns ms from the launch to the first answered Metadata. */
   restartMs(): Promise<number>;
   /** argv of `topics --list` against this node, as an operator runs it for this implementation. */
@@ -32,6 +42,8 @@ export interface Target {
 }
 
 const NODE_ID = 1;
+/** A (re)start may take minutes with 10,000 partitions to load (bench:scale). */
+const START_TIMEOUT_MS = 600_000;
 
 function vmHwmMiB(pid: number | undefined): number {
   if (pid === undefined) return NaN;
@@ -80,12 +92,21 @@ async function startTkafka(nodeArgs: readonly string[]): Promise<Target> {
   const b = await startBroker({
     overrides: { 'group.initial.rebalance.delay.ms': 0, 'num.partitions': 1 },
     nodeArgs,
+    startTimeoutMs: START_TIMEOUT_MS,
   });
   return {
     impl: 'tkafka',
     get bootstrap() {
       return b.bootstrap;
     },
+    get port() {
+      return b.port;
+    },
+    pid: () => b.pid(),
+    stop: () => b.stop(),
+    kill: () => b.kill(),
+    relaunch: () => b.restart(),
+    logs: () => b.output(),
     async createTopic(topic, partitions) {
       const r = await run([
         'node',
@@ -103,7 +124,6 @@ async function startTkafka(nodeArgs: readonly string[]): Promise<Target> {
     },
     peakRssMiB: () => vmHwmMiB(b.pid()),
     cpuSeconds: () => processCpuSeconds(b.pid()),
-    pid: () => b.pid(),
     async restartMs() {
       await b.stop();
       return timeStart(b.port, () => b.restart());
@@ -126,6 +146,7 @@ async function startTkafka(nodeArgs: readonly string[]): Promise<Target> {
 async function startKafka(): Promise<Target> {
   const k = await startApacheKafka({
     heap: '1g',
+    startTimeoutMs: START_TIMEOUT_MS,
     overrides: { 'group.initial.rebalance.delay.ms': 0, 'num.partitions': 1 },
   });
   return {
@@ -133,6 +154,14 @@ async function startKafka(): Promise<Target> {
     get bootstrap() {
       return k.bootstrap;
     },
+    get port() {
+      return k.port;
+    },
+    pid: () => k.pid(),
+    stop: () => k.stop(),
+    kill: () => k.kill(),
+    relaunch: () => k.restart(),
+    logs: () => k.logs(),
     async createTopic(topic, partitions) {
       const r = await k.runTool('org.apache.kafka.tools.TopicCommand', [
         '--bootstrap-server',
@@ -148,7 +177,6 @@ async function startKafka(): Promise<Target> {
     },
     peakRssMiB: () => vmHwmMiB(k.pid()),
     cpuSeconds: () => processCpuSeconds(k.pid()),
-    pid: () => k.pid(),
     async restartMs() {
       await k.stop();
       return timeStart(k.port, () => k.restart());

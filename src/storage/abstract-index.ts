@@ -3,9 +3,26 @@
 // to exactly the valid entries when it is rolled or closed. Kafka memory-maps the file; here an
 // in-memory Buffer mirrors the entries and every mutation is written through to the file with
 // positional writes. The mirror is loaded lazily (like Kafka's LazyIndex).
+//
+// File handles: Kafka's indexes hold no descriptor (the mapping outlives the closed file), so a
+// broker with N partitions holds about N fds (the .log files). Here a write needs a handle; an
+// index keeps its handle between writes only while fewer than `maxKeptIndexHandles()` are kept
+// process-wide, and past that opens, uses and closes one per operation — so 10,000 partitions
+// cost ~10,000 + 1,024 fds, not 30,000 (two indexes per active segment).
 
 import { promises as fsp } from 'node:fs';
 import { deleteIfExists, renameFile } from './file-ops.js';
+
+/** Index handles kept open between operations, process-wide, and the cap on them. */
+const kept = { count: 0, max: 1024 };
+
+/** How many index file handles are kept open between operations (all indexes of this process). */
+export const keptIndexHandles = (): number => kept.count;
+export const maxKeptIndexHandles = (): number => kept.max;
+/** Sets the cap (for tests and embedders); handles kept already stay until their index closes. */
+export function setMaxKeptIndexHandles(n: number): void {
+  kept.max = n;
+}
 
 export class CorruptIndexError extends Error {
   override name = 'CorruptIndexError';
@@ -69,7 +86,10 @@ export abstract class AbstractIndex {
   readonly baseOffset: number;
   readonly maxIndexSize: number;
 
+  /** The kept handle (counted in `kept`), or null: see "File handles" above. */
   private fh: fsp.FileHandle | null = null;
+  /** Written or resized since the last flush (the data to fsync may have gone through a closed handle). */
+  private unsynced = false;
   private loaded = false;
   /** mirror of entries [0, entries*entrySize); capacity may be larger */
   protected mirror: Buffer = Buffer.alloc(0);
@@ -122,8 +142,12 @@ export abstract class AbstractIndex {
       if (this.maxIndexSize < this.entrySize)
         throw new Error(`Invalid max index size: ${this.maxIndexSize}`, { cause: e });
       const fh = await fsp.open(this._file, 'wx+');
-      this.fh = fh;
-      await fh.truncate(roundDownToExactMultiple(this.maxIndexSize, this.entrySize));
+      try {
+        await fh.truncate(roundDownToExactMultiple(this.maxIndexSize, this.entrySize));
+      } finally {
+        await this.keepOrClose(fh);
+      }
+      this.unsynced = true;
       newlyCreated = true;
       data = Buffer.alloc(0);
     }
@@ -141,9 +165,25 @@ export abstract class AbstractIndex {
     if (!this.loaded) await this.load();
   }
 
-  private async handle(): Promise<fsp.FileHandle> {
-    if (!this.fh) this.fh = await fsp.open(this._file, 'r+');
-    return this.fh;
+  /** Keeps `fh` as this index's handle while under the cap (and none is kept already), else closes it. */
+  private async keepOrClose(fh: fsp.FileHandle): Promise<void> {
+    if (this.fh === null && kept.count < kept.max) {
+      this.fh = fh;
+      kept.count++;
+    } else {
+      await fh.close();
+    }
+  }
+
+  /** Runs `op` with the kept handle, or one opened for it (kept afterwards if under the cap). */
+  private async withHandle<T>(op: (fh: fsp.FileHandle) => Promise<T>): Promise<T> {
+    if (this.fh) return op(this.fh);
+    const fh = await fsp.open(this._file, 'r+');
+    try {
+      return await op(fh);
+    } finally {
+      await this.keepOrClose(fh);
+    }
   }
 
   /** hook for subclasses to refresh cached last entry */
@@ -172,8 +212,8 @@ export abstract class AbstractIndex {
       this.mirror = grown;
     }
     entry.copy(this.mirror, pos);
-    const fh = await this.handle();
-    await fh.write(entry, 0, this.entrySize, pos);
+    this.unsynced = true;
+    await this.withHandle((fh) => fh.write(entry, 0, this.entrySize, pos));
     this._entries++;
     this.onEntriesChanged();
   }
@@ -202,8 +242,8 @@ export abstract class AbstractIndex {
     await this.ensureLoaded();
     const rounded = roundDownToExactMultiple(newSize, this.entrySize);
     if (this._length === rounded) return false;
-    const fh = await this.handle();
-    await fh.truncate(rounded);
+    this.unsynced = true;
+    await this.withHandle((fh) => fh.truncate(rounded));
     this._length = rounded;
     this._maxEntries = Math.floor(rounded / this.entrySize);
     if (this._entries > this._maxEntries) this.truncateToEntries(this._maxEntries);
@@ -236,7 +276,14 @@ export abstract class AbstractIndex {
   }
 
   async flush(): Promise<void> {
-    if (this.fh) await this.fh.sync();
+    if (!this.unsynced) return;
+    this.unsynced = false;
+    try {
+      await this.withHandle((fh) => fh.sync());
+    } catch (e) {
+      this.unsynced = true;
+      throw e;
+    }
   }
 
   /** Kafka's close(): trim to the valid entries and release the file. */
@@ -248,7 +295,10 @@ export abstract class AbstractIndex {
   async closeHandler(): Promise<void> {
     const fh = this.fh;
     this.fh = null;
-    if (fh) await fh.close();
+    if (fh) {
+      kept.count--;
+      await fh.close();
+    }
   }
 
   async renameTo(newFile: string): Promise<void> {

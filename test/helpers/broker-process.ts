@@ -36,6 +36,8 @@ export interface BrokerOptions {
   dataDir?: string;
   /** node's own options before the script (e.g. --cpu-prof), for benchmarks */
   nodeArgs?: readonly string[];
+  /** How long a start may take until "Kafka Server started" (default 60 s; more for thousands of partitions). */
+  startTimeoutMs?: number;
 }
 
 /** Kafka's Acceptor line (SocketServer.openServerSocket), one per listener as it binds. */
@@ -100,7 +102,7 @@ export async function startBroker(opts: BrokerOptions = {}): Promise<BrokerProce
         if (exitedWith !== null) return { ok: false as const, since };
         return null;
       },
-      { what: 'the broker to log "Kafka Server started"', timeoutMs: 60_000 },
+      { what: 'the broker to log "Kafka Server started"', timeoutMs: opts.startTimeoutMs ?? 60_000 },
     ).catch(async (e: Error) => {
       c0.kill('SIGKILL');
       await c0;

@@ -5,6 +5,10 @@
 //
 //	franz-load produce <bootstrap> <topic> <records> <size> <acks 1|all> <compression none|lz4|zstd> <clients>
 //	franz-load consume <bootstrap> <topic> <records>
+//
+// produce's <topic> may be a comma-separated list: the records then go round-robin over the topics
+// (and round-robin over each topic's partitions), as bench/vs-kafka/scale.ts spreads a load over
+// many topics.
 package main
 
 import (
@@ -15,6 +19,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -70,9 +75,10 @@ func main() {
 }
 
 func produce(ctx context.Context, bootstrap, topic string, records, size int, acks, compression string, clients int) Result {
+	topics := strings.Split(topic, ",")
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(bootstrap),
-		kgo.DefaultProduceTopic(topic),
+		kgo.DefaultProduceTopic(topics[0]),
 		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()),
 		kgo.ProducerLinger(5 * time.Millisecond),
 		kgo.ProducerBatchMaxBytes(1 << 20),
@@ -114,7 +120,7 @@ func produce(ctx context.Context, bootstrap, topic string, records, size int, ac
 			for i := from; i < to; i++ {
 				sent := time.Now()
 				idx := i
-				cl.Produce(ctx, &kgo.Record{Value: payload}, func(_ *kgo.Record, err error) {
+				cl.Produce(ctx, &kgo.Record{Topic: topics[i%len(topics)], Value: payload}, func(_ *kgo.Record, err error) {
 					if err != nil {
 						failed.Add(1)
 					}
