@@ -84,13 +84,30 @@ export interface ObserverQuorumOptions {
 /** Opens (does not start) the observer quorum of a broker-only node (raft/observer.ts). */
 export type ObserverQuorumOpener = (opts: ObserverQuorumOptions) => Promise<Quorum>;
 
+/**
+ * Log configs already computed, per server config: the one of topics without overrides, and one per
+ * overrides map (an image's maps are immutable; a changed topic config is a new map). Opening or
+ * leading 10,000 partitions otherwise computes the whole effective topic config 10,000 times.
+ */
+const logConfigCache = new WeakMap<
+  ServerConfig,
+  { plain?: LogConfig; byOverrides: WeakMap<ReadonlyMap<string, string>, LogConfig> }
+>();
+
 /** A topic's log config: broker defaults, cluster and per-broker dynamic configs, topic overrides. */
 export function topicLogConfig(config: ServerConfig, image: MetadataImage, topic: string): LogConfig {
-  const overrides = image.configs.get(`${ConfigResourceType.Topic}:${topic}`) ?? new Map<string, string>();
-  const eff = effectiveTopicConfig(config, Object.fromEntries(overrides));
+  let cache = logConfigCache.get(config);
+  if (!cache) logConfigCache.set(config, (cache = { byOverrides: new WeakMap() }));
+  const overrides = image.configs.get(`${ConfigResourceType.Topic}:${topic}`);
+  const cached = overrides ? cache.byOverrides.get(overrides) : cache.plain;
+  if (cached) return cached;
+  const eff = effectiveTopicConfig(config, Object.fromEntries(overrides ?? []));
   const props: Record<string, string> = {};
   for (const [k, e] of eff) if (e.value !== null) props[k] = e.value;
-  return logConfigFromProps(props);
+  const computed = Object.freeze(logConfigFromProps(props));
+  if (overrides) cache.byOverrides.set(overrides, computed);
+  else cache.plain = computed;
+  return computed;
 }
 
 /** Where the partition publisher reports a replica's log dir (AssignmentsManager, KIP-858). */

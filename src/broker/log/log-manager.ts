@@ -126,6 +126,35 @@ interface Task {
   running?: Promise<unknown>;
 }
 
+/** Partition logs opened at once while a log dir loads (LogManager.loadLogDir). */
+const LOG_LOAD_CONCURRENCY = 16;
+
+/**
+ * Runs the tasks with at most `limit` in flight, none started after one failed; resolves once
+ * every task started has settled, with each task's outcome in order (undefined: not started).
+ */
+async function settleAll<T>(
+  tasks: readonly (() => Promise<T>)[],
+  limit: number,
+): Promise<(PromiseSettledResult<T> | undefined)[]> {
+  const results: (PromiseSettledResult<T> | undefined)[] = new Array(tasks.length).fill(undefined);
+  let next = 0;
+  let failed = false;
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length && !failed) {
+      const i = next++;
+      try {
+        results[i] = { status: 'fulfilled', value: await tasks[i]!() };
+      } catch (reason) {
+        results[i] = { status: 'rejected', reason };
+        failed = true;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}
+
 export class LogManager {
   readonly logDirs: string[];
   private readonly opts: LogManagerOptions;
@@ -352,6 +381,8 @@ export class LogManager {
     this.cleanerCheckpoints.set(dir, await read(CLEANER_OFFSET_CHECKPOINT_FILE));
     if (failed) throw failed;
     const excluded = new Set(this.opts.excludeTopics ?? ['__cluster_metadata']);
+    const toOpen: { key: string; isFuture: boolean; open: () => Promise<PartitionLog> }[] = [];
+    const found = new Set<string>();
     for (const e of await fsp.readdir(dir, { withFileTypes: true })) {
       if (!e.isDirectory()) continue;
       const tp = parseTopicPartitionDirName(e.name);
@@ -368,29 +399,53 @@ export class LogManager {
       const key = tpKey(tp.topic, tp.partition);
       const isFuture = tp.suffix === 'future';
       const seen = isFuture ? this.futureDirOf : this.logDirOf;
-      if (seen.has(key))
+      if (seen.has(key) || found.has(`${isFuture}:${key}`))
         throw new Error(
-          `Duplicate ${isFuture ? 'future ' : ''}log directories for ${key} are found in both ${seen.get(key)} and ${dir}. ` +
+          `Duplicate ${isFuture ? 'future ' : ''}log directories for ${key} are found in both ${seen.get(key) ?? dir} and ${dir}. ` +
             'It is likely because log directory failure happened while broker was replacing current replica with future replica. ' +
             'Recover broker from this failure by manually deleting one of the two directories for this partition. ' +
             'It is recommended to delete the partition in the log directory that is known to have failed recently.',
         );
-      const log = await PartitionLog.open({
-        dir: full,
-        topic: tp.topic,
-        partition: tp.partition,
-        config: this.configFor(tp.topic),
-        clock: this.clock,
-        logger: this.logger,
-        hadCleanShutdown: clean,
-        onLogDirFailure: this.failureHandler,
-        recoveryPoint: recoveryPoints.get(key) ?? 0,
-        logStartOffset: logStartOffsets.get(key) ?? 0,
-        highWatermark: highWatermarks.get(key),
+      found.add(`${isFuture}:${key}`);
+      toOpen.push({
+        key,
+        isFuture,
+        open: () =>
+          PartitionLog.open({
+            dir: full,
+            topic: tp.topic,
+            partition: tp.partition,
+            config: this.configFor(tp.topic),
+            clock: this.clock,
+            logger: this.logger,
+            hadCleanShutdown: clean,
+            onLogDirFailure: this.failureHandler,
+            recoveryPoint: recoveryPoints.get(key) ?? 0,
+            logStartOffset: logStartOffsets.get(key) ?? 0,
+            highWatermark: highWatermarks.get(key),
+          }),
       });
-      (isFuture ? this.futureLogs : this.logs).set(key, log);
-      seen.set(key, dir);
     }
+    // Kafka loads a dir's logs on num.recovery.threads.per.data.dir threads; here their file
+    // operations wait on libuv's thread pool, so LOG_LOAD_CONCURRENCY opens are kept in flight.
+    // Each log is its own (its own files, its own queue); they are registered in directory order,
+    // and the first failure is thrown once the opens in flight have settled (the logs opened stay
+    // registered, in the dir that then goes offline, as those opened before a failure did when
+    // they were opened one by one).
+    const outcomes = await settleAll(
+      toOpen.map((t) => t.open),
+      LOG_LOAD_CONCURRENCY,
+    );
+    let failure: PromiseRejectedResult | undefined;
+    for (let i = 0; i < toOpen.length; i++) {
+      const { key, isFuture } = toOpen[i]!;
+      const o = outcomes[i];
+      if (o?.status === 'rejected') failure ??= o;
+      if (o?.status !== 'fulfilled') continue;
+      (isFuture ? this.futureLogs : this.logs).set(key, o.value);
+      (isFuture ? this.futureDirOf : this.logDirOf).set(key, dir);
+    }
+    if (failure) throw failure.reason;
     this.loadCompleted.set(dir, true);
   }
 

@@ -249,16 +249,29 @@ export class ReplicaManager {
     return [...this.partitions.values()].map((p) => p.log);
   }
 
-  /** Topic configuration as this broker resolves it (topic overrides over broker defaults). */
+  /**
+   * Topic configuration as this broker resolves it (topic overrides over broker defaults). Kept per
+   * metadata image and overrides: leading 10,000 partitions resolves the same few configs 10,000
+   * times otherwise, and an image (dynamic broker configs included) never changes once published.
+   */
   resolveConfig(overrides: TopicOverrides = {}): TopicConfig {
     const image = this.opts.metadata?.();
+    const key = image ? JSON.stringify(overrides) : '';
+    if (image) {
+      if (this.resolvedConfigs?.image !== image) this.resolvedConfigs = { image, byOverrides: new Map() };
+      const hit = this.resolvedConfigs.byOverrides.get(key);
+      if (hit) return hit;
+    }
     const dynamic: DynamicBrokerConfigs = image
       ? { perBroker: image.brokerConfigs(this.nodeId), clusterDefault: image.brokerConfigs() }
       : {};
-    return resolveTopicConfig(overrides, this.opts.config ?? { originals: new Map() }, dynamic, (e) =>
+    const resolved = resolveTopicConfig(overrides, this.opts.config ?? { originals: new Map() }, dynamic, (e) =>
       this.logger.warn(`ignoring invalid topic configuration: ${e.message}`),
     );
+    if (image) this.resolvedConfigs!.byOverrides.set(key, resolved);
+    return resolved;
   }
+  private resolvedConfigs: { image: object; byOverrides: Map<string, TopicConfig> } | undefined;
 
   private serialize<T>(key: string, task: () => Promise<T>): Promise<T> {
     let q = this.lifecycle.get(key);
