@@ -101,15 +101,15 @@ test('the repository passes the layer check (npm run check:layers)', { timeout: 
 
 test('every path ARCHITECTURE.md names exists', () => {
   const text = readFileSync(join(REPO_ROOT, 'ARCHITECTURE.md'), 'utf8');
-  // `src/...` and `test/...` paths, and the short `<folder>/<file>.ts` forms under src/broker/
-  const named = [...text.matchAll(/`((?:src|test|scripts)\/[\w./-]+|[\w-]+\/[\w.-]+\.ts)`/g)].map((m) => m[1]);
+  // `src/...`, `test/...`, `scripts/...` and `bench/...` paths, and the short `<folder>/<file>.ts` forms under src/broker/
+  const named = [...text.matchAll(/`((?:src|test|scripts|bench)\/[\w./-]+|[\w-]+\/[\w.-]+\.ts)`/g)].map((m) => m[1]);
   assert.ok(named.length > 50, `only ${named.length} paths found`);
   const basenames = new Set(readdirSync(join(REPO_ROOT, 'src'), { recursive: true }).map((f) => basename(String(f))));
   // bare file names (`acceptor.ts`) continue the folder named before them: they must exist somewhere in src/
   for (const [, file] of text.matchAll(/`([\w-]+\.ts)`/g)) assert.ok(basenames.has(file), `${file} is not in src/`);
   const missing = named.filter((p) => {
     if (p.includes('<')) return false;
-    const candidates = /^(src|test|scripts)\//.test(p) ? [p] : [join('src/broker', p), join('src', p)];
+    const candidates = /^(src|test|scripts|bench)\//.test(p) ? [p] : [join('src/broker', p), join('src', p)];
     return !candidates.some((c) => existsSync(join(REPO_ROOT, c)));
   });
   assert.deepEqual(missing, []);

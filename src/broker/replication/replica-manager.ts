@@ -256,7 +256,8 @@ export class ReplicaManager {
    */
   resolveConfig(overrides: TopicOverrides = {}): TopicConfig {
     const image = this.opts.metadata?.();
-    const key = image ? JSON.stringify(overrides) : '';
+    // overrides come as a plain object or as the image's map (which JSON would print as {})
+    const key = image ? JSON.stringify(overrides instanceof Map ? [...overrides] : Object.entries(overrides)) : '';
     if (image) {
       if (this.resolvedConfigs?.image !== image) this.resolvedConfigs = { image, byOverrides: new Map() };
       const hit = this.resolvedConfigs.byOverrides.get(key);
