@@ -1,6 +1,6 @@
 // ReplicaManager over real partition logs in a temp dir: appends with Kafka's validation, reads
 // with fetch limits, long polling through the purgatory, acks=all, offsets, delete records.
-import test from 'node:test';
+import test, { after } from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import { ErrorCode } from '../src/protocol/errors.js';
@@ -22,6 +22,7 @@ import type { FetchParams, FetchPartitionRequest, ProducerStateHook } from '../s
 import { ByteLedger } from '../src/broker/replication/partition.js';
 import { removeDir, tempDir } from './helpers/log-fixtures.js';
 import { waitFor } from './helpers/wait-for.js';
+import type { MetadataImage } from '../src/broker/metadata/image.js';
 
 const TOPIC_ID = 'dGtha2ZrYS10b3BpYy1pZA';
 const OTHER_ID = 'b3RoZXItdG9waWMtaWQtMQ';
@@ -724,4 +725,20 @@ test('purgatory: bounded, and completion removes every watcher and timer', async
   assert.equal(p.size, 0);
   assert.equal(p.watched('k1') + p.watched('k2'), 0);
   assert.equal(p.cancelConnection('c1'), 0);
+});
+
+test('resolveConfig: one result per overrides and metadata image, for a Map of overrides as for an object', async () => {
+  // the partition publisher passes the image's Map; JSON would print any Map as {}
+  const image = { brokerConfigs: () => new Map<string, string>() } as unknown as MetadataImage;
+  const dir = await tempDir('tkafka-rm-');
+  const rm = new ReplicaManager({ nodeId: 1, logs: new DirectoryLogStore(dir), metadata: () => image });
+  after(async () => {
+    await rm.shutdown();
+    await removeDir(dir);
+  });
+  const limited = rm.resolveConfig(new Map([['min.insync.replicas', '2']]));
+  assert.equal(limited.policy.minInsyncReplicas, 2);
+  assert.equal(rm.resolveConfig(new Map()).policy.minInsyncReplicas, 1);
+  assert.equal(rm.resolveConfig({ 'min.insync.replicas': '2' }).policy.minInsyncReplicas, 2);
+  assert.equal(rm.resolveConfig(new Map([['min.insync.replicas', '2']])), limited, 'computed once for this image');
 });
