@@ -15,6 +15,7 @@ import type { FetchResponse } from '../src/protocol/generated/protocol/Fetch.js'
 import { decodeResponse, encodeRequest } from '../src/protocol/frame.js';
 import { FrameReader } from '../src/broker/network/frame-reader.js';
 import { SocketServer } from '../src/broker/network/socket-server.js';
+import { pooledChunks } from '../src/broker/network/stream-chunks.js';
 import { HandlerRegistry } from '../src/broker/api/registry.js';
 import { createApiVersionsHandler } from '../src/broker/api/api-versions.js';
 import { genericErrorResponse } from '../src/broker/api/error-responses.js';
@@ -105,6 +106,33 @@ test('deferred record bytes: several chunks arrive whole, and the next response 
     assert.ok(records.equals(data), 'the bytes as the file holds them');
     assert.equal(deferred.reads, 4, 'read in 1 MiB chunks');
     assert.equal(decodeResponse(ApiKey.ApiVersions, 3, c.frames[1]!).correlationId, 2);
+    c.socket.destroy();
+  } finally {
+    await h.server.close();
+  }
+});
+
+test('the chunks are reused: responses of different bytes streamed one after another each arrive whole', async () => {
+  const patterned = (seed: number): Buffer => {
+    const d = Buffer.alloc(2.5 * 1024 * 1024 + seed);
+    for (let i = 0; i < d.length; i++) d[i] = (i * seed) & 0xff;
+    return d;
+  };
+  const datas = [patterned(7), patterned(13), patterned(29)];
+  let next = 0;
+  const h = await server(() => new TestDeferred(datas[next++]!));
+  try {
+    const c = await connect(h.port);
+    for (let i = 0; i < datas.length; i++) {
+      for (const b of encodeRequest(ApiKey.Fetch, 12, i, 'test', fetchBody)) c.socket.write(b);
+    }
+    await waitFor(() => (c.frames.length >= datas.length ? true : null), { what: 'responses', timeoutMs: 10_000 });
+    for (let i = 0; i < datas.length; i++) {
+      const fetch = decodeResponse(ApiKey.Fetch, 12, c.frames[i]!);
+      const records = (fetch.body as FetchResponse).responses[0]!.partitions[0]!.records as Buffer;
+      assert.ok(records.equals(datas[i]!), `response ${i}: the bytes as the file holds them`);
+    }
+    assert.ok(pooledChunks() >= 2, `chunks back in the pool after the writes: ${pooledChunks()}`);
     c.socket.destroy();
   } finally {
     await h.server.close();

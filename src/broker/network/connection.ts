@@ -25,9 +25,7 @@ import type { RequestMetrics, RequestTimes } from '../metrics/request-metrics.js
 import { takeRemoteTime } from '../metrics/remote-time.js';
 import { requestThrottleOf } from '../quota/throttle.js';
 import type { FramePart } from '../../protocol/codec/types.js';
-
-/** Record bytes read from a log file per socket write when a response streams them (Connection.stream). */
-const STREAM_CHUNK = 1024 * 1024;
+import { returnChunk, STREAM_CHUNK, takeChunk } from './stream-chunks.js';
 
 export interface ConnectionOptions {
   readonly id: string;
@@ -435,10 +433,13 @@ export class Connection {
         }
         const read = async (from: number): Promise<Buffer> => {
           const n = Math.min(STREAM_CHUNK, part.length - from);
-          const chunk = Buffer.allocUnsafe(n);
-          const got = await part.readInto(chunk, 0, n, from);
-          if (got < n) throw new Error(`the log ended ${part.length - from - got} bytes short of the response's size`);
-          return chunk;
+          const buf = takeChunk();
+          const got = await part.readInto(buf, 0, n, from);
+          if (got < n) {
+            returnChunk(buf);
+            throw new Error(`the log ended ${part.length - from - got} bytes short of the response's size`);
+          }
+          return n === buf.length ? buf : buf.subarray(0, n);
         };
         let from = 0;
         next = read(0);
@@ -448,7 +449,11 @@ export class Connection {
           next = from < part.length ? read(from) : null;
           // closed while the chunk was read (TypeScript keeps the narrowing from before the await)
           if ((this.state as State) === 'closed') return;
-          if (!s.write(chunk)) await this.drained();
+          // back to the pool once the socket no longer needs its bytes
+          const written = (err?: Error | null): void => {
+            if (!err) returnChunk(chunk);
+          };
+          if (!s.write(chunk, written)) await this.drained();
         }
       }
     } catch (e) {
