@@ -9,6 +9,7 @@ import {
   keptIndexHandles,
   maxKeptIndexHandles,
   setMaxKeptIndexHandles,
+  WRITE_BEHIND_BYTES,
 } from '../src/storage/abstract-index.js';
 import { removeDir, tempDir } from './helpers/log-fixtures.js';
 
@@ -125,6 +126,53 @@ test('index handles: past the process-wide cap an index opens, writes and closes
     for (const idx of indexes) assert.equal((await stat(idx.file)).size, 16, 'trimmed on close');
   } finally {
     setMaxKeptIndexHandles(before);
+    await removeDir(dir);
+  }
+});
+
+test('write-behind: appended entries reach the file in runs of a page, and all of them on flush, on closeHandler (a crash-like close) and on close; a truncation drops pending ones', async () => {
+  const dir = await tempDir();
+  try {
+    const file = path.join(dir, '00000000000000000000.index');
+    const entryAt = (bytes: Buffer, n: number): [number, number] => [
+      bytes.readInt32BE(n * 8),
+      bytes.readInt32BE(n * 8 + 4),
+    ];
+    const idx = new OffsetIndex(file, 0, 1 << 20);
+    await idx.load();
+    const run = WRITE_BEHIND_BYTES / 8;
+    for (let i = 1; i < run; i++) await idx.append(i, i * 4096);
+    assert.equal(idx.pendingEntries, run - 1, 'a run short of a page waits');
+    assert.deepEqual(entryAt(await readFile(file), 0), [0, 0], 'nothing written yet');
+    assert.deepEqual(idx.lookup(10), { offset: 10, position: 40960 }, 'lookups see pending entries');
+    await idx.append(run, run * 4096);
+    assert.equal(idx.pendingEntries, 0, 'a page of entries is written');
+    let bytes = await readFile(file);
+    assert.deepEqual(entryAt(bytes, 0), [1, 4096]);
+    assert.deepEqual(entryAt(bytes, run - 1), [run, run * 4096]);
+
+    await idx.append(run + 1, (run + 1) * 4096);
+    await idx.flush();
+    assert.equal(idx.pendingEntries, 0, 'flush writes the pending entries before the fsync');
+    assert.deepEqual(entryAt(await readFile(file), run), [run + 1, (run + 1) * 4096]);
+
+    await idx.append(run + 2, 1);
+    await idx.append(run + 3, 2);
+    await idx.truncateTo(run + 3); // removes the entry for run + 3 only
+    assert.equal(idx.pendingEntries, 1);
+    await idx.closeHandler();
+    bytes = await readFile(file);
+    assert.deepEqual(entryAt(bytes, run + 1), [run + 2, 1], 'closeHandler writes what is pending');
+    assert.deepEqual(entryAt(bytes, run + 2), [0, 0], 'the truncated entry never reached the file');
+
+    const other = new OffsetIndex(path.join(dir, '00000000000000000100.index'), 100, 1 << 20);
+    await other.load();
+    for (let i = 0; i < 3; i++) await other.append(101 + i, 10 + i);
+    await other.close();
+    bytes = await readFile(other.file);
+    assert.equal(bytes.length, 3 * 8, 'close trims to the entries, the pending ones written');
+    assert.deepEqual(entryAt(bytes, 2), [3, 12]);
+  } finally {
     await removeDir(dir);
   }
 });

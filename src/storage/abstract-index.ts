@@ -1,8 +1,15 @@
 // Common machinery of Kafka's sparse segment indexes (AbstractIndex.java): a file of fixed-size
 // big-endian entries, pre-allocated to the max index size while the segment is active and trimmed
 // to exactly the valid entries when it is rolled or closed. Kafka memory-maps the file; here an
-// in-memory Buffer mirrors the entries and every mutation is written through to the file with
-// positional writes. The mirror is loaded lazily (like Kafka's LazyIndex).
+// in-memory Buffer mirrors the entries, and appended entries reach the file with positional
+// writes. The mirror is loaded lazily (like Kafka's LazyIndex).
+//
+// Write-behind: appended entries are written in runs of WRITE_BEHIND_BYTES (one page), and before
+// any flush, resize or close, not one small write per entry (an entry every index.interval.bytes was
+// a write on the thread pool per 4 KiB of log). Lookups read the mirror, so only the file lags, as
+// Kafka's mapped stores reach the disk only when the page is written back. A crash loses at most
+// the entries of one run, in an active segment: those after the recovery point, which recovery
+// rebuilds; a flush writes them first, so segments below the recovery point have all theirs.
 //
 // File handles: Kafka's indexes hold no descriptor (the mapping outlives the closed file), so a
 // broker with N partitions holds about N fds (the .log files). Here a write needs a handle; an
@@ -12,6 +19,9 @@
 
 import { promises as fsp } from 'node:fs';
 import { deleteIfExists, renameFile } from './file-ops.js';
+
+/** Appended entries are written to the file once this many bytes of them are pending. */
+export const WRITE_BEHIND_BYTES = 4096;
 
 /** Index handles kept open between operations, process-wide, and the cap on them. */
 const kept = { count: 0, max: 1024 };
@@ -94,6 +104,10 @@ export abstract class AbstractIndex {
   /** mirror of entries [0, entries*entrySize); capacity may be larger */
   protected mirror: Buffer = Buffer.alloc(0);
   private _entries = 0;
+  /** Entries [0, written) are in the file; [written, entries) only in the mirror (write-behind). */
+  private written = 0;
+  /** Bumped by every truncation: a write that a truncation overtook counts for nothing. */
+  private truncations = 0;
   private _length = 0;
   private _maxEntries = 0;
 
@@ -154,6 +168,7 @@ export abstract class AbstractIndex {
     this._length = newlyCreated ? roundDownToExactMultiple(this.maxIndexSize, this.entrySize) : data.length;
     this._maxEntries = Math.floor(this._length / this.entrySize);
     this._entries = newlyCreated ? 0 : Math.floor(data.length / this.entrySize);
+    this.written = this._entries;
     this.mirror = data;
     this.loaded = true;
     this.onEntriesChanged();
@@ -201,7 +216,7 @@ export abstract class AbstractIndex {
     return rel >= 0 && rel <= INT32_MAX;
   }
 
-  /** Appends one encoded entry, writing it through to the file. */
+  /** Appends one encoded entry; it reaches the file with the next run of entries (see Write-behind). */
   protected async appendEntry(entry: Buffer): Promise<void> {
     const pos = this._entries * this.entrySize;
     if (this.mirror.length < pos + this.entrySize) {
@@ -213,13 +228,32 @@ export abstract class AbstractIndex {
     }
     entry.copy(this.mirror, pos);
     this.unsynced = true;
-    await this.withHandle((fh) => fh.write(entry, 0, this.entrySize, pos));
     this._entries++;
     this.onEntriesChanged();
+    if ((this._entries - this.written) * this.entrySize >= WRITE_BEHIND_BYTES) await this.writePending();
+  }
+
+  /** Writes the entries appended since the last write to the file, in one positional write. */
+  async writePending(): Promise<void> {
+    const from = this.written;
+    const to = this._entries;
+    if (to <= from) return;
+    const size = this.entrySize;
+    const mirror = this.mirror;
+    const truncations = this.truncations;
+    await this.withHandle((fh) => fh.write(mirror, from * size, (to - from) * size, from * size));
+    if (this.truncations === truncations && this.written < to) this.written = to;
+  }
+
+  /** Entries appended but not yet written to the file (tests). */
+  get pendingEntries(): number {
+    return this._entries - this.written;
   }
 
   protected truncateToEntries(n: number): void {
     this._entries = n;
+    this.truncations++;
+    if (this.written > n) this.written = n;
     this.onEntriesChanged();
   }
 
@@ -242,6 +276,7 @@ export abstract class AbstractIndex {
     await this.ensureLoaded();
     const rounded = roundDownToExactMultiple(newSize, this.entrySize);
     if (this._length === rounded) return false;
+    await this.writePending();
     this.unsynced = true;
     await this.withHandle((fh) => fh.truncate(rounded));
     this._length = rounded;
@@ -276,6 +311,7 @@ export abstract class AbstractIndex {
   }
 
   async flush(): Promise<void> {
+    await this.writePending();
     if (!this.unsynced) return;
     this.unsynced = false;
     try {
@@ -288,11 +324,26 @@ export abstract class AbstractIndex {
 
   /** Kafka's close(): trim to the valid entries and release the file. */
   async close(): Promise<void> {
-    if (this.loaded) await this.trimToValidSize();
+    if (this.loaded) {
+      await this.writePending();
+      await this.trimToValidSize();
+    }
     await this.closeHandler();
   }
 
+  /**
+   * Releases the file without trimming it (Kafka's closeHandler, which unmaps: the entries stored in
+   * the mapping stay in the page cache). The pending entries are written first, as they would be.
+   */
   async closeHandler(): Promise<void> {
+    try {
+      if (this.loaded) await this.writePending();
+    } finally {
+      await this.releaseHandle();
+    }
+  }
+
+  private async releaseHandle(): Promise<void> {
     const fh = this.fh;
     this.fh = null;
     if (fh) {
@@ -310,7 +361,8 @@ export abstract class AbstractIndex {
   }
 
   async deleteIfExists(): Promise<boolean> {
-    await this.closeHandler();
+    this.written = this._entries; // the file goes: its pending entries with it
+    await this.releaseHandle();
     return deleteIfExists(this._file);
   }
 
