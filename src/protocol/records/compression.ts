@@ -802,6 +802,11 @@ export async function decompressIfSmall(
   if (bound > window) return null;
   const release = opts.budget ? await opts.budget.acquire(bound) : undefined;
   try {
+    // lz4 and snappy decode a window in tens of microseconds: on this thread, not the thread pool,
+    // whose hand-off costs more than that (bench/validate-offload.bench.ts)
+    if (type === CompressionType.Lz4 || type === CompressionType.Snappy) {
+      return decompressSync(type, data, { maxSize: window, magic: opts.magic });
+    }
     if (type !== CompressionType.Gzip) return await decompress(type, data, { maxSize: window, magic: opts.magic });
     try {
       return await gunzipAsync(data, gunzipOptions(window));
