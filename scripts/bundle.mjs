@@ -47,6 +47,5 @@ await esbuild.build({
 // regular expression or identifier.
 const outFile = join(outDir, 'broker.cjs');
 const code = readFileSync(outFile, 'utf8');
-// eslint-disable-next-line no-control-regex
 const ascii = code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 if (ascii !== code) writeFileSync(outFile, ascii);
