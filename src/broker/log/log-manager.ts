@@ -174,6 +174,8 @@ export class LogManager {
   private readonly cleanerCheckpoints = new Map<string, Map<string, number>>();
   private readonly tasks: Task[] = [];
   private readonly creating = new Map<string, Promise<PartitionLog>>();
+  /** the log dir of each log in `creating` (counted by nextLogDir) */
+  private readonly creatingDirOf = new Map<string, string>();
   private cleaning: Promise<number> | undefined;
   private stopped = false;
   /** failed log dirs (Kafka: the dirs no longer in _liveLogDirs) */
@@ -464,7 +466,11 @@ export class LogManager {
   /** The log dir holding the fewest partitions, future logs counted (Kafka's nextLogDirs). */
   private nextLogDir(): string {
     const counts = new Map(this.logDirs.filter((d) => !this.offline.has(d)).map((d) => [d, 0]));
-    for (const d of [...this.logDirOf.values(), ...this.futureDirOf.values()]) counts.set(d, (counts.get(d) ?? 0) + 1);
+    // one dir online: no need to count its 10,000 logs for every partition created
+    if (counts.size === 1) return counts.keys().next().value!;
+    // logs still being created count too (partitions are created several at a time)
+    for (const dirs of [this.logDirOf.values(), this.futureDirOf.values(), this.creatingDirOf.values()])
+      for (const d of dirs) counts.set(d, (counts.get(d) ?? 0) + 1);
     return [...counts].sort((a, b) => a[1] - b[1])[0]![0];
   }
 
@@ -499,6 +505,7 @@ export class LogManager {
       onLogDirFailure: this.failureHandler,
     });
     this.creating.set(key, creation);
+    this.creatingDirOf.set(key, dir);
     try {
       const log = await creation;
       this.logs.set(key, log);
@@ -507,6 +514,7 @@ export class LogManager {
       return log;
     } finally {
       this.creating.delete(key);
+      this.creatingDirOf.delete(key);
     }
   }
 
