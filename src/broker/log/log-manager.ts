@@ -174,6 +174,8 @@ export class LogManager {
   private readonly cleanerCheckpoints = new Map<string, Map<string, number>>();
   private readonly tasks: Task[] = [];
   private readonly creating = new Map<string, Promise<PartitionLog>>();
+  /** per checkpoint file: the last write queued, and the one not started yet (writeCheckpoint) */
+  private readonly checkpointWrites = new Map<string, { tail: Promise<void>; waiting?: Promise<void> }>();
   /** the log dir of each log in `creating` (counted by nextLogDir) */
   private readonly creatingDirOf = new Map<string, string>();
   private cleaning: Promise<number> | undefined;
@@ -694,23 +696,38 @@ export class LogManager {
   }
 
   /** Writes a checkpoint file of an online dir; an I/O error takes the dir offline (Kafka's CheckpointFile). */
-  private async writeCheckpoint(dir: string, file: string, entries: TopicPartitionOffset[]): Promise<void> {
-    if (this.offline.has(dir)) return;
+  /**
+   * Writes a checkpoint file of a log dir, one write at a time per file (Kafka's CheckpointFile writes
+   * under its lock): logs deleted together (a topic's partitions, 16 at a time) each checkpoint, and
+   * two atomic replaces of one file at once share its `.tmp`. The entries are listed when the write
+   * starts; a request made while another write of the file waits to start shares that write.
+   */
+  private writeCheckpoint(dir: string, file: string, entries: () => TopicPartitionOffset[]): Promise<void> {
+    if (this.offline.has(dir)) return Promise.resolve();
     const f = path.join(dir, file);
-    try {
-      await this.onDir(dir, `Error while writing to checkpoint file ${f}`, () => writeOffsetCheckpoint(f, entries));
-    } catch (e) {
-      // the dir is offline now; the other dirs' checkpoints are still written (Kafka logs "Disk error ...")
-      if (!isIOError(e)) throw e;
-      this.logger.warn(`Disk error while writing ${file} in directory ${dir}: ${e.message}`);
-    }
+    let slot = this.checkpointWrites.get(f);
+    if (!slot) this.checkpointWrites.set(f, (slot = { tail: Promise.resolve() }));
+    if (slot.waiting) return slot.waiting;
+    const s = slot;
+    const write = s.tail.then(async () => {
+      s.waiting = undefined;
+      if (this.offline.has(dir)) return;
+      try {
+        await this.onDir(dir, `Error while writing to checkpoint file ${f}`, () => writeOffsetCheckpoint(f, entries()));
+      } catch (e) {
+        // the dir is offline now; the other dirs' checkpoints are still written (Kafka logs "Disk error ...")
+        if (!isIOError(e)) throw e;
+        this.logger.warn(`Disk error while writing ${file} in directory ${dir}: ${e.message}`);
+      }
+    });
+    s.waiting = write;
+    s.tail = write.catch(() => undefined);
+    return write;
   }
 
   async checkpointRecoveryOffsets(): Promise<void> {
     for (const dir of this.logDirs) {
-      await this.writeCheckpoint(
-        dir,
-        RECOVERY_POINT_CHECKPOINT_FILE,
+      await this.writeCheckpoint(dir, RECOVERY_POINT_CHECKPOINT_FILE, () =>
         this.logsIn(dir).map(([, l]) => ({ topic: l.topic, partition: l.partition, offset: l.recoveryPoint })),
       );
     }
@@ -719,18 +736,17 @@ export class LogManager {
   /** Only logs whose start offset is past their first segment's base offset are listed (as Kafka does). */
   async checkpointLogStartOffsets(): Promise<void> {
     for (const dir of this.logDirs) {
-      const entries = this.logsIn(dir)
-        .filter(([, l]) => l.logStartOffset > l.segments[0]!.baseOffset)
-        .map(([, l]) => ({ topic: l.topic, partition: l.partition, offset: l.logStartOffset }));
-      await this.writeCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT_FILE, entries);
+      await this.writeCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT_FILE, () =>
+        this.logsIn(dir)
+          .filter(([, l]) => l.logStartOffset > l.segments[0]!.baseOffset)
+          .map(([, l]) => ({ topic: l.topic, partition: l.partition, offset: l.logStartOffset })),
+      );
     }
   }
 
   async checkpointHighWatermarks(): Promise<void> {
     for (const dir of this.logDirs) {
-      await this.writeCheckpoint(
-        dir,
-        REPLICATION_OFFSET_CHECKPOINT_FILE,
+      await this.writeCheckpoint(dir, REPLICATION_OFFSET_CHECKPOINT_FILE, () =>
         this.logsIn(dir).map(([, l]) => ({ topic: l.topic, partition: l.partition, offset: l.highWatermark })),
       );
     }
@@ -738,11 +754,12 @@ export class LogManager {
 
   async checkpointCleanerOffsets(): Promise<void> {
     for (const dir of this.logDirs) {
-      const cp = this.cleanerCheckpoints.get(dir) ?? new Map<string, number>();
-      const entries = this.logsIn(dir)
-        .filter(([k]) => cp.has(k))
-        .map(([k, l]) => ({ topic: l.topic, partition: l.partition, offset: cp.get(k)! }));
-      await this.writeCheckpoint(dir, CLEANER_OFFSET_CHECKPOINT_FILE, entries);
+      await this.writeCheckpoint(dir, CLEANER_OFFSET_CHECKPOINT_FILE, () => {
+        const cp = this.cleanerCheckpoints.get(dir) ?? new Map<string, number>();
+        return this.logsIn(dir)
+          .filter(([k]) => cp.has(k))
+          .map(([k, l]) => ({ topic: l.topic, partition: l.partition, offset: cp.get(k)! }));
+      });
     }
   }
 
