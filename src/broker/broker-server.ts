@@ -181,8 +181,12 @@ export function partitionPublisher(
               maybeUpdateTopicAssignment(u.image, ev.topic.name, current);
             });
         } else if (ev.type === 'topicDeleted') {
+          // overlaps no other event: a topic recreated under the same name in this update is created
+          // after the old one is gone, as the replica manager's per-topic state (ids, counts) expects
+          await pool.drain();
           for (const partition of ev.topic.partitions.keys())
             submit(ev.topic.name, partition, () => replicas.deletePartitions(ev.topic.name, [partition]));
+          await pool.drain();
         } else if (ev.type === 'configChanged' && ev.resourceType === ConfigResourceType.Topic) {
           // applies to the partitions hosted so far: every change submitted before it first
           await pool.drain();
