@@ -695,12 +695,12 @@ export class LogManager {
     this.logger.info(`Removed future log of ${key}`);
   }
 
-  /** Writes a checkpoint file of an online dir; an I/O error takes the dir offline (Kafka's CheckpointFile). */
   /**
-   * Writes a checkpoint file of a log dir, one write at a time per file (Kafka's CheckpointFile writes
-   * under its lock): logs deleted together (a topic's partitions, 16 at a time) each checkpoint, and
-   * two atomic replaces of one file at once share its `.tmp`. The entries are listed when the write
-   * starts; a request made while another write of the file waits to start shares that write.
+   * Writes a checkpoint file of an online dir; an I/O error takes the dir offline (Kafka's
+   * CheckpointFile). One write at a time per file (CheckpointFile writes under its lock): logs
+   * deleted together (a topic's partitions, 16 at a time) each checkpoint, and two atomic replaces of
+   * one file at once share its `.tmp`. The entries are listed when the write starts; a request made
+   * while another write of the file waits to start shares that write.
    */
   private writeCheckpoint(dir: string, file: string, entries: () => TopicPartitionOffset[]): Promise<void> {
     if (this.offline.has(dir)) return Promise.resolve();
