@@ -183,3 +183,24 @@ test('retention, DeleteRecords and cleaner runs are reflected in the checkpoints
     await removeDir(d);
   }
 });
+
+test('logs deleted together checkpoint one write at a time: every delete succeeds, the files list what is left', async () => {
+  const d = await tempDir();
+  try {
+    const lm = manager([d]);
+    await lm.startup();
+    for (let p = 0; p < 24; p++) await lm.getOrCreateLog('gone', p, { topicId: TOPIC_ID });
+    await lm.getOrCreateLog('kept', 0);
+    // as the partition publisher deletes a topic's partitions, several at once
+    await Promise.all(Array.from({ length: 24 }, (_, p) => lm.deleteLog('gone', p)));
+    assert.equal(await readFile(path.join(d, 'recovery-point-offset-checkpoint'), 'utf8'), '0\n1\nkept 0 0\n');
+    assert.equal(await readFile(path.join(d, 'replication-offset-checkpoint'), 'utf8'), '0\n1\nkept 0 0\n');
+    assert.deepEqual(
+      (await ls(d)).filter((f) => f.endsWith('.tmp')),
+      [],
+    );
+    await lm.shutdown();
+  } finally {
+    await removeDir(d);
+  }
+});

@@ -6,6 +6,8 @@
 // then 1,000 raw connections held open at once.
 //
 //   npm run bench:scale [-- --impl tkafka|kafka|both] [--records N] [--connections N]
+//                       [--topics N] [--partitions N]
+//   TKAFKA_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR' adds node flags to the tkafka broker's command.
 //
 // The npm script runs node through `bash -c 'ulimit -Sn $(ulimit -Hn) && exec …'` (the soft limit on
 // open files raised to the hard one), so both brokers, children of this process, inherit it; the
@@ -281,8 +283,11 @@ async function manyConnections(
   }
 }
 
+/** Extra node flags for the tkafka broker (e.g. `TKAFKA_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'`). */
+const TKAFKA_NODE_ARGS = (process.env.TKAFKA_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+
 async function measure(impl: Impl): Promise<Figures> {
-  const t = await startTarget(impl);
+  const t = await startTarget(impl, TKAFKA_NODE_ARGS);
   const log = (s: string) => console.error(`[${impl}] ${s}`);
   try {
     const createMs = await createAll(t.port);

@@ -42,6 +42,7 @@ import { acceptorListeners, ListenerStores, tlsReloadPublisher } from './network
 import type { ReplicationQuotas } from './replication/replication-quotas.js';
 import { ReplicaManager } from './replication/replica-manager.js';
 import { applyPartitionImage } from './replication/metadata-sync.js';
+import { PartitionTaskPool } from './replication/partition-task-pool.js';
 import { startReplication, type Replication } from './replication/replication.js';
 import { createProducerStateHook } from './replication/eos.js';
 import { registerTxnHandlers } from './api/register-txn.js';
@@ -117,6 +118,12 @@ export interface DirectoryAssignmentHook {
   onAssignment(topicId: string, partition: number, directoryId: string, reason: string): void;
 }
 
+/**
+ * Partition changes of one metadata update applied at once (PartitionTaskPool): each awaits its log's
+ * file operations, which overlap instead of adding up (as LogManager's LOG_LOAD_CONCURRENCY).
+ */
+const PARTITION_APPLY_CONCURRENCY = 16;
+
 /** The broker side follows the metadata: partitions appear and disappear as records commit. */
 export function partitionPublisher(
   config: ServerConfig,
@@ -149,36 +156,45 @@ export function partitionPublisher(
   return {
     name: 'broker-partitions',
     onMetadataUpdate: async (u: MetadataUpdate) => {
+      // one partition's changes in order, different partitions' up to PARTITION_APPLY_CONCURRENCY at once
+      const pool = new PartitionTaskPool(PARTITION_APPLY_CONCURRENCY);
+      const submit = (topic: string, partition: number, fn: () => Promise<void>): void =>
+        pool.submit(`${topic}-${partition}`, () => apply(topic, partition, fn));
       for (const ev of u.events) {
         if (ev.type === 'partitionsCreated') {
-          for (const p of ev.partitions) {
-            await apply(ev.topic.name, p.partitionId, () =>
-              applyPartitionImage(replicas, ev.topic.name, ev.topic.id, p, u.image.topicConfigs(ev.topic.name)),
-            );
-            maybeUpdateTopicAssignment(u.image, ev.topic.name, p);
-          }
+          for (const p of ev.partitions)
+            submit(ev.topic.name, p.partitionId, async () => {
+              await applyPartitionImage(replicas, ev.topic.name, ev.topic.id, p, u.image.topicConfigs(ev.topic.name));
+              maybeUpdateTopicAssignment(u.image, ev.topic.name, p);
+            });
         } else if (ev.type === 'partitionsChanged') {
-          for (const { previous, current } of ev.partitions) {
-            await apply(ev.topic.name, current.partitionId, () =>
-              applyPartitionImage(
+          for (const { previous, current } of ev.partitions)
+            submit(ev.topic.name, current.partitionId, async () => {
+              await applyPartitionImage(
                 replicas,
                 ev.topic.name,
                 ev.topic.id,
                 current,
                 u.image.topicConfigs(ev.topic.name),
                 previous.replicas.includes(replicas.nodeId) && !current.replicas.includes(replicas.nodeId),
-              ),
-            );
-            maybeUpdateTopicAssignment(u.image, ev.topic.name, current);
-          }
+              );
+              maybeUpdateTopicAssignment(u.image, ev.topic.name, current);
+            });
         } else if (ev.type === 'topicDeleted') {
+          // overlaps no other event: a topic recreated under the same name in this update is created
+          // after the old one is gone, as the replica manager's per-topic state (ids, counts) expects
+          await pool.drain();
           for (const partition of ev.topic.partitions.keys())
-            await apply(ev.topic.name, partition, () => replicas.deletePartitions(ev.topic.name, [partition]));
+            submit(ev.topic.name, partition, () => replicas.deletePartitions(ev.topic.name, [partition]));
+          await pool.drain();
         } else if (ev.type === 'configChanged' && ev.resourceType === ConfigResourceType.Topic) {
+          // applies to the partitions hosted so far: every change submitted before it first
+          await pool.drain();
           logManager.updateTopicConfig(ev.resourceName, topicLogConfig(config, u.image, ev.resourceName));
           replicas.updateTopicConfig(ev.resourceName, u.image.topicConfigs(ev.resourceName));
         }
       }
+      await pool.drain();
     },
   };
 }

@@ -26,9 +26,10 @@ export class LeaderEpochCache {
 
   /** Reads `<dir>/leader-epoch-checkpoint`, creating it empty when missing (as Kafka's CheckpointFile does). */
   static async load(dir: string): Promise<LeaderEpochCache> {
-    const fh = await fsp.open(leaderEpochCheckpointFile(dir), 'a');
-    await fh.close();
-    const entries = (await readLeaderEpochCheckpoint(dir)) ?? [];
+    // created only when missing: two file operations fewer per log when 10,000 load at start-up
+    const read = await readLeaderEpochCheckpoint(dir);
+    if (read === null) await (await fsp.open(leaderEpochCheckpointFile(dir), 'a')).close();
+    const entries = read ?? [];
     const cache = new LeaderEpochCache(dir, []);
     for (const e of entries) cache.assignInMemory(e);
     return cache;

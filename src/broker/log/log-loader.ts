@@ -139,9 +139,17 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
   const swapFiles: string[] = [];
   const cleanedFiles: string[] = [];
   let minCleanedFileOffset = Number.POSITIVE_INFINITY;
-  for (const name of await listFiles(dir)) {
+  // the dir is listed again only after a pass removed or renamed something (10,000 logs load at start-up)
+  let listing = await listFiles(dir);
+  let stale = false;
+  const relist = async (): Promise<string[]> => {
+    if (stale) [listing, stale] = [await listFiles(dir), false];
+    return listing;
+  };
+  for (const name of listing) {
     if (name.endsWith(DELETED_FILE_SUFFIX) && !name.endsWith('.checkpoint.deleted')) {
       await fsp.rm(path.join(dir, name), { force: true });
+      stale = true;
     } else if (name.endsWith(CLEANED_FILE_SUFFIX)) {
       minCleanedFileOffset = Math.min(offsetFromFileName(name), minCleanedFileOffset);
       cleanedFiles.push(name);
@@ -151,10 +159,15 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
   }
   const validSwapFiles: string[] = [];
   for (const name of swapFiles) {
-    if (offsetFromFileName(name) >= minCleanedFileOffset) await fsp.rm(path.join(dir, name), { force: true });
-    else validSwapFiles.push(name);
+    if (offsetFromFileName(name) >= minCleanedFileOffset) {
+      await fsp.rm(path.join(dir, name), { force: true });
+      stale = true;
+    } else validSwapFiles.push(name);
   }
-  for (const name of cleanedFiles) await fsp.rm(path.join(dir, name), { force: true });
+  for (const name of cleanedFiles) {
+    await fsp.rm(path.join(dir, name), { force: true });
+    stale = true;
+  }
 
   // Second pass: segments replaced by a valid swap but not yet deleted.
   let minSwap = Number.POSITIVE_INFINITY;
@@ -162,6 +175,8 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
   for (const name of validSwapFiles) {
     if (!isLogFile(name.slice(0, -SWAP_FILE_SUFFIX.length))) continue;
     const base = offsetFromFileName(name);
+    // opening it may create its index files
+    stale = true;
     const seg = await LogSegment.open(dir, base, segmentConfigOf(config), clock, {
       fileAlreadyExists: true,
       suffix: SWAP_FILE_SUFFIX,
@@ -176,15 +191,20 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
       `Found log file ${name} from interrupted swap operation, which is recoverable from .swap files by renaming.`,
     );
   }
-  for (const name of await listFiles(dir)) {
+  for (const name of await relist()) {
     if (name.endsWith(SWAP_FILE_SUFFIX)) continue;
     const off = offsetFromFileName(name);
-    if (!Number.isNaN(off) && off >= minSwap && off < maxSwap) await fsp.rm(path.join(dir, name), { force: true });
+    if (!Number.isNaN(off) && off >= minSwap && off < maxSwap) {
+      await fsp.rm(path.join(dir, name), { force: true });
+      stale = true;
+    }
   }
   // Third pass: complete the swaps.
-  for (const name of await listFiles(dir)) {
-    if (name.endsWith(SWAP_FILE_SUFFIX))
+  for (const name of await relist()) {
+    if (name.endsWith(SWAP_FILE_SUFFIX)) {
       await fsp.rename(path.join(dir, name), path.join(dir, name.slice(0, -SWAP_FILE_SUFFIX.length)));
+      stale = true;
+    }
   }
 
   // Fourth pass: open segments.
@@ -193,7 +213,7 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
     recoveredSegments++;
     return seg.recover(p.epochCache);
   };
-  const names = (await listFiles(dir)).sort();
+  const names = [...(await relist())].sort();
   const present = new Set(names);
   const logBases = names
     .filter(isLogFile)

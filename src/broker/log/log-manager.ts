@@ -174,6 +174,10 @@ export class LogManager {
   private readonly cleanerCheckpoints = new Map<string, Map<string, number>>();
   private readonly tasks: Task[] = [];
   private readonly creating = new Map<string, Promise<PartitionLog>>();
+  /** per checkpoint file: the last write queued, and the one not started yet (writeCheckpoint) */
+  private readonly checkpointWrites = new Map<string, { tail: Promise<void>; waiting?: Promise<void> }>();
+  /** the log dir of each log in `creating` (counted by nextLogDir) */
+  private readonly creatingDirOf = new Map<string, string>();
   private cleaning: Promise<number> | undefined;
   private stopped = false;
   /** failed log dirs (Kafka: the dirs no longer in _liveLogDirs) */
@@ -464,7 +468,11 @@ export class LogManager {
   /** The log dir holding the fewest partitions, future logs counted (Kafka's nextLogDirs). */
   private nextLogDir(): string {
     const counts = new Map(this.logDirs.filter((d) => !this.offline.has(d)).map((d) => [d, 0]));
-    for (const d of [...this.logDirOf.values(), ...this.futureDirOf.values()]) counts.set(d, (counts.get(d) ?? 0) + 1);
+    // one dir online: no need to count its 10,000 logs for every partition created
+    if (counts.size === 1) return counts.keys().next().value!;
+    // logs still being created count too (partitions are created several at a time)
+    for (const dirs of [this.logDirOf.values(), this.futureDirOf.values(), this.creatingDirOf.values()])
+      for (const d of dirs) counts.set(d, (counts.get(d) ?? 0) + 1);
     return [...counts].sort((a, b) => a[1] - b[1])[0]![0];
   }
 
@@ -499,6 +507,7 @@ export class LogManager {
       onLogDirFailure: this.failureHandler,
     });
     this.creating.set(key, creation);
+    this.creatingDirOf.set(key, dir);
     try {
       const log = await creation;
       this.logs.set(key, log);
@@ -507,6 +516,7 @@ export class LogManager {
       return log;
     } finally {
       this.creating.delete(key);
+      this.creatingDirOf.delete(key);
     }
   }
 
@@ -685,24 +695,39 @@ export class LogManager {
     this.logger.info(`Removed future log of ${key}`);
   }
 
-  /** Writes a checkpoint file of an online dir; an I/O error takes the dir offline (Kafka's CheckpointFile). */
-  private async writeCheckpoint(dir: string, file: string, entries: TopicPartitionOffset[]): Promise<void> {
-    if (this.offline.has(dir)) return;
+  /**
+   * Writes a checkpoint file of an online dir; an I/O error takes the dir offline (Kafka's
+   * CheckpointFile). One write at a time per file (CheckpointFile writes under its lock): logs
+   * deleted together (a topic's partitions, 16 at a time) each checkpoint, and two atomic replaces of
+   * one file at once share its `.tmp`. The entries are listed when the write starts; a request made
+   * while another write of the file waits to start shares that write.
+   */
+  private writeCheckpoint(dir: string, file: string, entries: () => TopicPartitionOffset[]): Promise<void> {
+    if (this.offline.has(dir)) return Promise.resolve();
     const f = path.join(dir, file);
-    try {
-      await this.onDir(dir, `Error while writing to checkpoint file ${f}`, () => writeOffsetCheckpoint(f, entries));
-    } catch (e) {
-      // the dir is offline now; the other dirs' checkpoints are still written (Kafka logs "Disk error ...")
-      if (!isIOError(e)) throw e;
-      this.logger.warn(`Disk error while writing ${file} in directory ${dir}: ${e.message}`);
-    }
+    let slot = this.checkpointWrites.get(f);
+    if (!slot) this.checkpointWrites.set(f, (slot = { tail: Promise.resolve() }));
+    if (slot.waiting) return slot.waiting;
+    const s = slot;
+    const write = s.tail.then(async () => {
+      s.waiting = undefined;
+      if (this.offline.has(dir)) return;
+      try {
+        await this.onDir(dir, `Error while writing to checkpoint file ${f}`, () => writeOffsetCheckpoint(f, entries()));
+      } catch (e) {
+        // the dir is offline now; the other dirs' checkpoints are still written (Kafka logs "Disk error ...")
+        if (!isIOError(e)) throw e;
+        this.logger.warn(`Disk error while writing ${file} in directory ${dir}: ${e.message}`);
+      }
+    });
+    s.waiting = write;
+    s.tail = write.catch(() => undefined);
+    return write;
   }
 
   async checkpointRecoveryOffsets(): Promise<void> {
     for (const dir of this.logDirs) {
-      await this.writeCheckpoint(
-        dir,
-        RECOVERY_POINT_CHECKPOINT_FILE,
+      await this.writeCheckpoint(dir, RECOVERY_POINT_CHECKPOINT_FILE, () =>
         this.logsIn(dir).map(([, l]) => ({ topic: l.topic, partition: l.partition, offset: l.recoveryPoint })),
       );
     }
@@ -711,18 +736,17 @@ export class LogManager {
   /** Only logs whose start offset is past their first segment's base offset are listed (as Kafka does). */
   async checkpointLogStartOffsets(): Promise<void> {
     for (const dir of this.logDirs) {
-      const entries = this.logsIn(dir)
-        .filter(([, l]) => l.logStartOffset > l.segments[0]!.baseOffset)
-        .map(([, l]) => ({ topic: l.topic, partition: l.partition, offset: l.logStartOffset }));
-      await this.writeCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT_FILE, entries);
+      await this.writeCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT_FILE, () =>
+        this.logsIn(dir)
+          .filter(([, l]) => l.logStartOffset > l.segments[0]!.baseOffset)
+          .map(([, l]) => ({ topic: l.topic, partition: l.partition, offset: l.logStartOffset })),
+      );
     }
   }
 
   async checkpointHighWatermarks(): Promise<void> {
     for (const dir of this.logDirs) {
-      await this.writeCheckpoint(
-        dir,
-        REPLICATION_OFFSET_CHECKPOINT_FILE,
+      await this.writeCheckpoint(dir, REPLICATION_OFFSET_CHECKPOINT_FILE, () =>
         this.logsIn(dir).map(([, l]) => ({ topic: l.topic, partition: l.partition, offset: l.highWatermark })),
       );
     }
@@ -730,11 +754,12 @@ export class LogManager {
 
   async checkpointCleanerOffsets(): Promise<void> {
     for (const dir of this.logDirs) {
-      const cp = this.cleanerCheckpoints.get(dir) ?? new Map<string, number>();
-      const entries = this.logsIn(dir)
-        .filter(([k]) => cp.has(k))
-        .map(([k, l]) => ({ topic: l.topic, partition: l.partition, offset: cp.get(k)! }));
-      await this.writeCheckpoint(dir, CLEANER_OFFSET_CHECKPOINT_FILE, entries);
+      await this.writeCheckpoint(dir, CLEANER_OFFSET_CHECKPOINT_FILE, () => {
+        const cp = this.cleanerCheckpoints.get(dir) ?? new Map<string, number>();
+        return this.logsIn(dir)
+          .filter(([k]) => cp.has(k))
+          .map(([k, l]) => ({ topic: l.topic, partition: l.partition, offset: cp.get(k)! }));
+      });
     }
   }
 
