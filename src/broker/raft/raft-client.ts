@@ -29,6 +29,7 @@
 //
 // Every state change runs on one SerialQueue; an append waits for its commit outside the queue.
 
+import { startupMark } from '../startup-trace.js';
 import { RaftStats } from '../metrics/sampled.js';
 import * as path from 'node:path';
 import { SerialQueue } from '../log/serial-queue.js';
@@ -408,8 +409,10 @@ export class RaftClient implements Quorum {
         for (const c of decodeMetadataBatch(buf).controls) this.trackControl(c, info.lastOffset);
         return true;
       });
+      startupMark('raft: snapshot loaded, log scanned for control records');
       const stored = await readQuorumState(path.join(this.dir, QUORUM_STATE_FILE));
       await this.sm.initialize(stored?.state ?? null, this.endOffset());
+      startupMark('raft: quorum state initialized');
       this.started = true;
       this.stopCleaner = schedulePeriodicClean(
         this.opts.cleanerIntervalMs ?? CLEANER_INTERVAL_MS,
