@@ -1,8 +1,11 @@
 // The `tkafka` command tree: global options, `server start`, and one command per registered tool,
 // each loaded with a dynamic import when it runs (declaring the tree costs commander only). The
 // broker is not a tool: `server start` runs the action the entry point (src/cli.ts) gives it, so
-// nothing under src/tools imports the broker.
-import { Command } from 'commander';
+// nothing under src/tools imports the broker. `tkafka <tool> args...` is dispatched without
+// commander (runToolDirectly), which is then never loaded: a quarter of what `topics --list` spent
+// above `node -e 0` (README, Start-up).
+import type { Command } from 'commander';
+import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import type { CliDescription, ToolIO } from './common/io.js';
 import { VERSION } from './common/version.js';
@@ -27,7 +30,12 @@ const DESCRIBE_ONLY: ProgramActions = {
   startServer: () => Promise.reject(new Error('this tkafka program only describes its commands')),
 };
 
+/** commander, loaded when a program is built (synchronously: describeCli().program() is sync). */
+const loadCommander = (): typeof import('commander') =>
+  createRequire(import.meta.url)('commander') as typeof import('commander');
+
 export function buildProgram(io: ToolIO, actions: ProgramActions = DESCRIBE_ONLY): Command {
+  const { Command } = loadCommander();
   const program = new Command('tkafka')
     .description('A Kafka-compatible broker and KRaft controller, and the operations toolkit for any Kafka cluster')
     .version(VERSION, '-V, --version')
@@ -65,6 +73,25 @@ export function buildProgram(io: ToolIO, actions: ProgramActions = DESCRIBE_ONLY
       });
   }
   return program;
+}
+
+/**
+ * Arguments the program itself takes wherever they appear (commander reads its own options after a
+ * subcommand too): `-V`/`--version` print tkafka's version, `--` ends the options. `--no-tty` is
+ * taken out before (tools/common/tty.ts); `-h`/`--help` reach the tool, whose help is Kafka's.
+ */
+const isProgramArg = (a: string): boolean => a === '--' || a === '--version' || a.startsWith('-V');
+
+/**
+ * `tkafka <tool> args...` as the program dispatches it (the tool's raw arguments, its exit code),
+ * without loading commander; null when commander must parse `args` (argv after the script: not a
+ * tool, or with an argument of the program itself).
+ */
+export async function runToolDirectly(args: readonly string[], io: ToolIO): Promise<number | null> {
+  const tool = TOOLS.find((t) => t.name === args[0]);
+  if (!tool || args.some(isProgramArg)) return null;
+  const mod = await tool.load();
+  return mod.run(args.slice(1), io, describeCli());
 }
 
 /** The command tree as data, for the tools that document it. */
