@@ -15,8 +15,8 @@ export async function main(argv: string[]): Promise<void> {
   const { args, noTty } = takeNoTtyFlag(argv.slice(2));
   const env = noTty ? { ...process.env, [NO_TTY_ENV]: '1' } : process.env;
   const io: ToolIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env };
-  // a tool runs without commander (src/tools/program.ts)
-  const code = await runToolDirectly(args, io);
+  // a tool, or server start, runs without commander (src/tools/program.ts)
+  const code = await runToolDirectly(args, io, ACTIONS);
   if (code !== null) {
     process.exitCode = code;
     return;

@@ -84,14 +84,50 @@ const isProgramArg = (a: string): boolean => a === '--' || a === '--version' || 
 
 /**
  * `tkafka <tool> args...` as the program dispatches it (the tool's raw arguments, its exit code),
- * without loading commander; null when commander must parse `args` (argv after the script: not a
- * tool, or with an argument of the program itself).
+ * and the plain forms of `tkafka server start` (below), without loading commander; null when
+ * commander must parse `args` (argv after the script: anything else, or an argument of the program
+ * itself).
  */
-export async function runToolDirectly(args: readonly string[], io: ToolIO): Promise<number | null> {
+export async function runToolDirectly(
+  args: readonly string[],
+  io: ToolIO,
+  actions: ProgramActions = DESCRIBE_ONLY,
+): Promise<number | null> {
+  if (args.some(isProgramArg)) return null;
+  if (args[0] === 'server' && args[1] === 'start') {
+    const opts = plainServerStart(args.slice(2));
+    return opts ? actions.startServer({ ...opts, io }) : null;
+  }
   const tool = TOOLS.find((t) => t.name === args[0]);
-  if (!tool || args.some(isProgramArg)) return null;
+  if (!tool) return null;
   const mod = await tool.load();
   return mod.run(args.slice(1), io, describeCli());
+}
+
+/**
+ * `server start [server.properties] [--override key=value ...]` read as commander reads it: an
+ * `--override` takes the arguments after it up to the next option (variadic), a file must come
+ * before them. null for any other option (`--override=k=v`, `-h`, ...), a second file or an
+ * `--override` without a value: commander parses those and says what is wrong.
+ */
+function plainServerStart(args: readonly string[]): { file: string | undefined; overrides: string[] } | null {
+  let file: string | undefined;
+  const overrides: string[] = [];
+  let inOverride = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--override') {
+      const value = args[i + 1];
+      if (value === undefined || value.startsWith('-')) return null;
+      inOverride = true;
+      continue;
+    }
+    if (a.startsWith('-')) return null;
+    if (inOverride) overrides.push(a);
+    else if (file === undefined) file = a;
+    else return null;
+  }
+  return { file, overrides };
 }
 
 /** The command tree as data, for the tools that document it. */
