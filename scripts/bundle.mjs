@@ -6,7 +6,7 @@
 // too; the native codecs stay in node_modules. The folder is emptied first, so that no code cache
 // of an older bundle survives; without esbuild in node_modules (a tree installed before it was a
 // devDependency) it stays empty, the server runs dist/src, and the build says so.
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,3 +39,12 @@ await esbuild.build({
   banner: { js: 'const __bundle_url = require("node:url").pathToFileURL(__filename).href;' },
   logLevel: 'warning',
 });
+
+// esbuild escapes non-ASCII characters in code (its default charset) but keeps them in the comments
+// it carries over; escaped there too, the file is ASCII and load-bundle.ts reads it as latin1
+// (a third of the time of decoding UTF-8) into a one-byte string.
+const outFile = join(outDir, 'broker.cjs');
+const text = readFileSync(outFile, 'utf8');
+const escape = (c) =>
+  [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+if (/[^\x00-\x7f]/.test(text)) writeFileSync(outFile, text.replace(/[^\x00-\x7f]/gu, escape));
