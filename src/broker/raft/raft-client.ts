@@ -684,6 +684,7 @@ export class RaftClient implements Quorum {
     this.stopFetcher();
     await this.fetcherIdle;
     await this.sm.toLeader(this.localEndpoints);
+    startupMark('raft: leader (quorum-state written)');
     this.electionRetries = 0;
     const epoch = this.sm.epoch;
     this.lastAcknowledged.clear();
@@ -735,7 +736,9 @@ export class RaftClient implements Quorum {
       `Became leader of ${METADATA_PARTITION_DIR} in epoch ${epoch} (epoch start offset ${this.epochStartOffset})`,
     );
     this.beginTimer.reset(0);
+    startupMark('raft: epoch start appended');
     await this.maybeAdvanceHighWatermark();
+    startupMark('raft: high watermark advanced, the log delivered to the image');
     this.fireLeaderChange();
     this.sendBeginQuorumEpoch();
     this.schedule(Math.floor(this.t.fetchTimeoutMs / 2));
