@@ -1,8 +1,8 @@
 // The entry point: composes the command tree (src/tools/program.ts, the tools of the registry)
 // with the broker, which it loads only for `tkafka server start` (broker/load-bundle.ts), and
 // dispatches argv to it.
-import { CommanderError } from 'commander';
-import { buildProgram, type ProgramActions } from './tools/program.js';
+import { createRequire } from 'node:module';
+import { buildProgram, runToolDirectly, type ProgramActions } from './tools/program.js';
 import type { ToolIO } from './tools/common/io.js';
 import { NO_TTY_ENV, takeNoTtyFlag } from './tools/common/tty.js';
 
@@ -15,10 +15,19 @@ export async function main(argv: string[]): Promise<void> {
   const { args, noTty } = takeNoTtyFlag(argv.slice(2));
   const env = noTty ? { ...process.env, [NO_TTY_ENV]: '1' } : process.env;
   const io: ToolIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env };
+  // a tool, or server start, runs without commander (src/tools/program.ts)
+  const code = await runToolDirectly(args, io, ACTIONS);
+  if (code !== null) {
+    process.exitCode = code;
+    return;
+  }
   const program = buildProgram(io, ACTIONS);
   try {
     await program.parseAsync([...argv.slice(0, 2), ...args]);
   } catch (err) {
+    // commander's exitOverride: help, version or a usage error, already printed (commander is
+    // loaded by now: buildProgram requires it)
+    const { CommanderError } = createRequire(import.meta.url)('commander') as typeof import('commander');
     if (err instanceof CommanderError) {
       process.exitCode = err.exitCode;
       return;

@@ -3,12 +3,15 @@
 import { loadServerConfig, ConfigError } from '../config/load.js';
 import { checkConfigSupport } from '../config/support.js';
 import { startNode, type RunningNode } from './server.js';
+import { startupMark } from './startup-trace.js';
 
 export interface StartOptions {
   file: string | undefined;
   overrides: string[];
   /** Where the node's log lines go (the process's stderr). */
   io: { stderr: NodeJS.WritableStream };
+  /** Called once the node serves (load-bundle.ts writes its code cache then). */
+  onStarted?: () => void;
 }
 
 const ts = () => new Date().toISOString().replace('T', ' ').replace('Z', '');
@@ -30,6 +33,7 @@ export async function startServer(opts: StartOptions): Promise<number> {
     throw e;
   }
   for (const w of [...loaded.warnings, ...unsupported]) log('WARN', w);
+  startupMark('config parsed');
 
   let server: RunningNode;
   try {
@@ -39,10 +43,12 @@ export async function startServer(opts: StartOptions): Promise<number> {
     if (process.env.TKAFKA_DEBUG) io.stderr.write(`${(e as Error).stack}\n`);
     return 1;
   }
+  startupMark('node started');
   log(
     'INFO',
     `[KafkaRaftServer nodeId=${loaded.config.nodeId}] Kafka Server started (cluster id ${server.clusterId}, listening on ${server.describeListeners()})`,
   );
+  opts.onStarted?.();
 
   return new Promise<number>((resolve) => {
     let stopping = false;

@@ -56,6 +56,7 @@ import {
 import { startReplication, type Replication } from './replication/replication.js';
 import { ControllerChannel } from './forwarding/controller-channel.js';
 import { instrumentNode, instrumentSocketServer, NodeMetrics } from './metrics/index.js';
+import { startupMark } from './startup-trace.js';
 
 export interface ServerLogger {
   log(level: string, msg: string): void;
@@ -81,7 +82,9 @@ export async function startNode(config: ServerConfig, logger: ServerLogger): Pro
   nodeOutgoingSecurity(config);
   await loadJwksKeySources(sasl, (level, m) => logger.log(level, m));
   // the metrics endpoint binds first: an address it cannot have stops start-up before anything runs
+  startupMark('security checked');
   const metrics = new NodeMetrics();
+  startupMark('metrics registry created');
   const listener = config.metricsListener;
   if (listener) {
     await metrics.listen(listener);
@@ -145,6 +148,7 @@ export class BrokerServer {
     if (storage.formatted) logger.log('INFO', `Formatted storage with cluster id ${storage.clusterId}`);
     const clusterId = storage.clusterId;
     const nodeId = config.nodeId;
+    startupMark('storage checked (meta.properties)');
     const socketLogger = {
       info: (m: string) => logger.log('INFO', m),
       warn: (m: string) => logger.log('WARN', m),
@@ -179,6 +183,7 @@ export class BrokerServer {
     }));
     // Kafka's combined node: the broker registers and heartbeats with the active controller through its
     // lifecycle manager, wherever that controller runs. A single voter registers its broker itself.
+    startupMark('acceptors bound');
     const multiVoter = hasOtherVoters(config);
     const logDirIds = config.logDirs.map((d) => storage.directoryIds.get(d)).filter((x): x is string => !!x);
     const controller = await QuorumController.open({
@@ -219,6 +224,7 @@ export class BrokerServer {
       } as never,
     });
 
+    startupMark('controller open (raft leader, broker registered and unfenced)');
     const quotas: { of?: ReplicationQuotas } = {};
     const logManager = new LogManager({
       logDirs: config.logDirs,
@@ -254,6 +260,7 @@ export class BrokerServer {
       },
     });
     await logManager.startup();
+    startupMark('logs loaded');
     const producerStateHook = createProducerStateHook({ config });
     const replicas = new ReplicaManager({
       logManager,
@@ -295,6 +302,7 @@ export class BrokerServer {
     // The broker side follows the metadata: partitions appear and disappear as records commit.
     await controller.addPublisher(partitionPublisher(config, replicas, logManager, (l, m) => logger.log(l, m)));
 
+    startupMark('partition publisher run');
     const listenerStores = new ListenerStores(config);
     const services: BrokerServices = {
       config,
@@ -339,6 +347,7 @@ export class BrokerServer {
     registry.register(createEnvelopeHandler<BrokerServices>(registry));
     registerGroupHandlers(registry);
     // after the partition publisher, so __consumer_offsets partitions exist before their shards load
+    startupMark('handlers registered');
     const groups = await startGroupCoordinator(services, (level, msg) => logger.log(level, msg));
     const txn = await startTxnCoordinator(services, {
       logger: (level, msg) => logger.log(level, msg),
@@ -361,6 +370,7 @@ export class BrokerServer {
       listener: sharePartitions,
       latestOffsets: endOffsets.latestOffsets,
     });
+    startupMark('coordinators started');
     registerSaslHandlers(registry, ['broker', 'controller']);
     const requestMetrics = instrumentNode(metrics, {
       replicas,
@@ -401,7 +411,9 @@ export class BrokerServer {
     // stored ones apply before requests are served)
     await controller.addPublisher(tlsReloadPublisher(listenerStores, config, nodeId, socketServer, socketLogger));
     await controller.addPublisher(connectionLimitsPublisher(config, nodeId, socketServer, socketLogger));
+    startupMark('publishers added, serving');
     await socketServer.start();
+    startupMark('socket server started');
     const server = new BrokerServer(config, clusterId, controller, logManager, replicas, socketServer, logger);
     server.groups = groups;
     server.txn = txn;

@@ -105,6 +105,7 @@ import type {
   AlterUserScramCredentialsResponse,
 } from '../../protocol/generated/protocol/AlterUserScramCredentials.js';
 import { BrokerHeartbeatManager } from './broker-heartbeat-manager.js';
+import { startupMark } from '../startup-trace.js';
 import { ControllerRegistrationManager } from './controller-registration-manager.js';
 import {
   MembershipReplay,
@@ -314,6 +315,7 @@ export class QuorumController {
       timeouts: opts.quorumTimeouts,
       security: opts.security,
     });
+    startupMark('metadata log opened');
     // a server process with the controller role passes a fatal handler (Kafka's SharedServer)
     const loader = new MetadataLoader({ clusterId: opts.clusterId, logger, faultHandler: opts.metadataFaultHandler });
     quorum.register(loader);
@@ -336,6 +338,7 @@ export class QuorumController {
         },
       });
       await quorum.start();
+      startupMark('raft started');
       starting = false;
       if (firstActivation) await firstActivation;
     } catch (e) {
@@ -363,6 +366,7 @@ export class QuorumController {
         this.logger.warn(`Aborting in-progress metadata transaction at offset ${this.loader.transactionStartOffset}.`);
         await this.appendAndWait([abortTransactionRecord()]);
       }
+      startupMark('controller activating');
       const features = supportedFeatureRanges();
       if (
         this.opts.controllerListeners &&
@@ -377,6 +381,7 @@ export class QuorumController {
           supportedFeatures: features,
         };
         await this.appendAndWait([registerController(reg)]);
+        startupMark('controller registered');
       }
       if (this.opts.brokerListeners && this.opts.brokerListeners.length > 0) {
         const logDirs = this.opts.logDirIds ?? (this.opts.directoryId ? [this.opts.directoryId] : []);
@@ -393,9 +398,11 @@ export class QuorumController {
           this.quorum.logEndOffset,
         );
         await this.appendAndWait(records);
+        startupMark('broker registered');
         await this.appendAndWait(
           unfenceBroker(this.loader.image, this.opts.nodeId, brokerEpoch, this.opts.topicDefaults),
         );
+        startupMark('broker unfenced');
         this.localBrokerEpoch = brokerEpoch;
       }
       this.membership();

@@ -93,6 +93,8 @@ export class LeaderEpochCache {
     let i = 0;
     while (i < this.epochs.length && this.epochs[i]!.startOffset <= startOffset) i++;
     if (i === 0) return;
+    // the first entry starts there already: nothing to write (every partition, at every restart)
+    if (i === 1 && this.epochs[0]!.startOffset === startOffset) return;
     const kept = { epoch: this.epochs[i - 1]!.epoch, startOffset };
     this.epochs = [kept, ...this.epochs.slice(i)];
     await this.flush();

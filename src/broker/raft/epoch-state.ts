@@ -3,8 +3,10 @@
 //
 // Every transition is durable: the new ElectionState is written to `quorum-state` (tmp + fsync +
 // rename) before it takes effect, as QuorumState.durableTransitionTo does, so a replica never
-// forgets a vote or an epoch it has acted on. Prospective (KIP-996 pre-vote) keeps the epoch and
-// persists nothing new: it only asks whether an election could be won.
+// forgets a vote or an epoch it has acted on. Prospective (KIP-996 pre-vote) keeps the epoch, the
+// leader and the vote of the state before it, so its ElectionState is the one already stored: it
+// takes effect in memory only (QuorumState.transitionToProspective's memoryTransitionTo), one
+// quorum-state write less per election, a restart's included.
 //
 // The owner (raft-client.ts) calls every method from its serial queue: nothing here interleaves.
 
@@ -145,7 +147,7 @@ export class QuorumStateMachine {
     const c = this.current;
     const leaderId = c.name === 'Follower' || c.name === 'Unattached' ? c.leaderId : -1;
     const voted = c.name === 'Unattached' || c.name === 'Follower' ? c.votedKey : null;
-    await this.transition(state('Prospective', c.epoch, leaderId, c.leaderEndpoints, voted, election));
+    this.current = state('Prospective', c.epoch, leaderId, c.leaderEndpoints, voted, election);
     election.record(this.opts.localId, true);
     return election;
   }

@@ -225,8 +225,8 @@ export class MetadataLog {
       seg.size = validBytes;
     }
     seg.nextOffset = expected;
-    await atomicWriteFile(indexFile(this.dir, seg.baseOffset), indexer.offsetIndexBytes());
-    await atomicWriteFile(timeIndexFile(this.dir, seg.baseOffset), indexer.timeIndexBytes());
+    await writeIfChanged(indexFile(this.dir, seg.baseOffset), indexer.offsetIndexBytes());
+    await writeIfChanged(timeIndexFile(this.dir, seg.baseOffset), indexer.timeIndexBytes());
     await this.openActive(seg, indexer);
   }
 
@@ -505,4 +505,11 @@ export class MetadataLog {
     const active = this.segments[this.segments.length - 1];
     if (active) await this.closeSegment(active);
   }
+}
+
+/** The rebuilt index, written (tmp, fsync, rename) unless the file holds it already, as after a clean stop. */
+async function writeIfChanged(file: string, bytes: Uint8Array): Promise<void> {
+  const current = await fsp.readFile(file).catch(() => null);
+  if (current !== null && Buffer.compare(current, bytes) === 0) return;
+  await atomicWriteFile(file, bytes);
 }

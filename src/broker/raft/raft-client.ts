@@ -29,6 +29,7 @@
 //
 // Every state change runs on one SerialQueue; an append waits for its commit outside the queue.
 
+import { startupMark } from '../startup-trace.js';
 import { RaftStats } from '../metrics/sampled.js';
 import * as path from 'node:path';
 import { SerialQueue } from '../log/serial-queue.js';
@@ -408,8 +409,10 @@ export class RaftClient implements Quorum {
         for (const c of decodeMetadataBatch(buf).controls) this.trackControl(c, info.lastOffset);
         return true;
       });
+      startupMark('raft: snapshot loaded, log scanned for control records');
       const stored = await readQuorumState(path.join(this.dir, QUORUM_STATE_FILE));
       await this.sm.initialize(stored?.state ?? null, this.endOffset());
+      startupMark('raft: quorum state initialized');
       this.started = true;
       this.stopCleaner = schedulePeriodicClean(
         this.opts.cleanerIntervalMs ?? CLEANER_INTERVAL_MS,
@@ -681,6 +684,7 @@ export class RaftClient implements Quorum {
     this.stopFetcher();
     await this.fetcherIdle;
     await this.sm.toLeader(this.localEndpoints);
+    startupMark('raft: leader (quorum-state written)');
     this.electionRetries = 0;
     const epoch = this.sm.epoch;
     this.lastAcknowledged.clear();
@@ -732,7 +736,9 @@ export class RaftClient implements Quorum {
       `Became leader of ${METADATA_PARTITION_DIR} in epoch ${epoch} (epoch start offset ${this.epochStartOffset})`,
     );
     this.beginTimer.reset(0);
+    startupMark('raft: epoch start appended');
     await this.maybeAdvanceHighWatermark();
+    startupMark('raft: high watermark advanced, the log delivered to the image');
     this.fireLeaderChange();
     this.sendBeginQuorumEpoch();
     this.schedule(Math.floor(this.t.fetchTimeoutMs / 2));
