@@ -12,6 +12,7 @@ import { DirectoryLogStore } from '../src/broker/replication/log-store.js';
 import { ReplicaManager } from '../src/broker/replication/replica-manager.js';
 import type { ServerConfig } from '../src/config/load.js';
 import { removeDir, tempDir } from './helpers/log-fixtures.js';
+import { soleReplicaPartition } from './helpers/partition-image.js';
 
 const OLD_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const NEW_ID = 'BBBBBBBBBBBBBBBBBBBBBA';
@@ -19,22 +20,7 @@ const T_ID = 'CCCCCCCCCCCCCCCCCCCCCA';
 
 function topic(name: string, id: string, partitions: number): TopicImage {
   const parts = new Map<number, PartitionImage>();
-  for (let i = 0; i < partitions; i++)
-    parts.set(i, {
-      topicId: id,
-      partitionId: i,
-      replicas: [1],
-      isr: [1],
-      removingReplicas: [],
-      addingReplicas: [],
-      leader: 1,
-      leaderRecoveryState: 0,
-      leaderEpoch: 0,
-      partitionEpoch: 0,
-      directories: [],
-      eligibleLeaderReplicas: [],
-      lastKnownElr: [],
-    });
+  for (let i = 0; i < partitions; i++) parts.set(i, soleReplicaPartition(id, i));
   return { name, id, partitions: parts };
 }
 

@@ -27,7 +27,7 @@ import {
   writeBatchCrc,
 } from '../src/protocol/records/batch.js';
 import { encodeLegacyEntry } from '../src/protocol/records/legacy.js';
-import { MetadataImage, type PartitionImage, type TopicImage } from '../src/broker/metadata/image.js';
+import { MetadataImage, type TopicImage } from '../src/broker/metadata/image.js';
 import { DirectoryLogStore } from '../src/broker/replication/log-store.js';
 import { ReplicaManager } from '../src/broker/replication/replica-manager.js';
 import type { ApiHandler, RequestContext } from '../src/broker/api/types.js';
@@ -41,29 +41,14 @@ import { handler as listOffsets } from '../src/broker/api/list-offsets.js';
 import { handler as offsetForLeaderEpoch } from '../src/broker/api/offset-for-leader-epoch.js';
 import { handler as deleteRecords } from '../src/broker/api/delete-records.js';
 import { removeDir, tempDir } from './helpers/log-fixtures.js';
+import { soleReplicaPartition } from './helpers/partition-image.js';
 
 const T_ID = 'dGtha2ZrYS10b3BpYy1pZA';
 const U_ID = 'b3RoZXItdG9waWMtaWQtMQ';
 const REMOTE_ID = 'cmVtb3RlLXRvcGljLWlkMQ';
 const UNKNOWN_ID = 'dW5rbm93bi10b3BpYy1pZA';
 
-function partitionImage(topicId: string, partitionId: number, leader: number): PartitionImage {
-  return {
-    topicId,
-    partitionId,
-    replicas: [leader],
-    isr: [leader],
-    removingReplicas: [],
-    addingReplicas: [],
-    leader,
-    leaderRecoveryState: 0,
-    leaderEpoch: 0,
-    partitionEpoch: 0,
-    directories: [],
-    eligibleLeaderReplicas: [],
-    lastKnownElr: [],
-  };
-}
+const partitionImage = soleReplicaPartition;
 
 function image(): MetadataImage {
   const topics: TopicImage[] = [

@@ -14,6 +14,7 @@ import {
   type ShareBrokerConfig,
 } from '../../src/broker/share/share-partition-manager.js';
 import { removeDir, tempDir } from './log-fixtures.js';
+import { soleReplicaPartition } from './partition-image.js';
 import { LocalStatePersister } from './local-state-persister.js';
 import {
   SharePartition,
@@ -155,21 +156,7 @@ export async function shareBrokerEnv(
   const topicId = 'c2hhcmUtdG9waWMtaWQtMQ';
   const n = o.partitions ?? 1;
   const dir = await tempDir('tkafka-share-');
-  const partitionImage = (p: number) => ({
-    topicId,
-    partitionId: p,
-    replicas: [1],
-    isr: [1],
-    removingReplicas: [],
-    addingReplicas: [],
-    leader: 1,
-    leaderRecoveryState: 0,
-    leaderEpoch: 0,
-    partitionEpoch: 0,
-    directories: [],
-    eligibleLeaderReplicas: [],
-    lastKnownElr: [],
-  });
+  const partitionImage = (p: number) => soleReplicaPartition(topicId, p);
   const t = {
     name: topic,
     id: topicId,
