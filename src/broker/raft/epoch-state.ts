@@ -146,8 +146,9 @@ export class QuorumStateMachine {
     const election = new EpochElection(this.opts.voterIds());
     const c = this.current;
     const leaderId = c.name === 'Follower' || c.name === 'Unattached' ? c.leaderId : -1;
-    const voted = c.name === 'Unattached' || c.name === 'Follower' ? c.votedKey : null;
-    this.current = state('Prospective', c.epoch, leaderId, c.leaderEndpoints, voted, election);
+    // QuorumState.votedKey(): a Candidate's is itself (CandidateState.election), kept so that a
+    // Prospective never grants a standard vote to another replica in an epoch it voted in already
+    this.current = state('Prospective', c.epoch, leaderId, c.leaderEndpoints, c.votedKey, election);
     election.record(this.opts.localId, true);
     return election;
   }
