@@ -46,6 +46,6 @@ await esbuild.build({
 // compilation, so a single non-ASCII character made it a two-byte string: 8 MiB of heap, not 4.
 const outFile = join(outDir, 'broker.cjs');
 const text = readFileSync(outFile, 'utf8');
-const escape = (c) =>
-  [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
-if (/[^\x00-\x7f]/.test(text)) writeFileSync(outFile, text.replace(/[^\x00-\x7f]/gu, escape));
+// each UTF-16 unit on its own (no u flag): a surrogate pair becomes two escapes, as JavaScript reads it
+const escape = (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
+if (/[^\x00-\x7f]/.test(text)) writeFileSync(outFile, text.replace(/[^\x00-\x7f]/g, escape));

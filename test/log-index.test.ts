@@ -130,7 +130,9 @@ test('index handles: past the process-wide cap an index opens, writes and closes
   }
 });
 
-test('write-behind: appended entries reach the file in runs of a page, and all of them on flush, on closeHandler (a crash-like close) and on close; a truncation drops pending ones', async () => {
+// appended entries reach the file a page at a time, and all of them on flush, on closeHandler (a
+// crash-like close) and on close; a truncation drops pending ones
+test('write-behind: runs of a page, flush, closeHandler, close, truncation', async () => {
   const dir = await tempDir();
   try {
     const file = path.join(dir, '00000000000000000000.index');

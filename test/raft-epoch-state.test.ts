@@ -23,7 +23,8 @@ async function machine(dir: string): Promise<QuorumStateMachine> {
   return m;
 }
 
-test('a candidate that falls back to prospective keeps its vote for itself: no standard vote for another in that epoch', async () => {
+// no standard vote for another replica in the epoch it voted in
+test('a candidate that falls back to prospective keeps its vote for itself', async () => {
   const dir = await tempDir('tkafka-quorum-');
   try {
     const m = await machine(dir);
