@@ -45,14 +45,14 @@ const NODE_ID = 1;
 /** A (re)start may take minutes with 10,000 partitions to load (bench:scale). */
 const START_TIMEOUT_MS = 600_000;
 
-function vmHwmMiB(pid: number | undefined): number {
+export function vmHwmMiB(pid: number | undefined): number {
   if (pid === undefined) return NaN;
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
 /** utime + stime of a process from /proc/<pid>/stat, in seconds (clock ticks of 1/100 s on Linux). */
-function processCpuSeconds(pid: number | undefined): number {
+export function processCpuSeconds(pid: number | undefined): number {
   if (pid === undefined) return NaN;
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // the fields after the command name, which is in parentheses and may contain spaces

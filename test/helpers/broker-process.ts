@@ -34,8 +34,10 @@ export interface BrokerProcess {
 export interface BrokerOptions {
   overrides?: Record<string, string | number | boolean>;
   dataDir?: string;
-  /** node's own options before the script (e.g. --cpu-prof), for benchmarks */
+  /** node's own options (e.g. --cpu-prof), for benchmarks; passed in NODE_OPTIONS */
   nodeArgs?: readonly string[];
+  /** Extra environment for the process (e.g. the launcher's MALLOC_ARENA_MAX, TKAFKA_NODE_OPTS). */
+  env?: Readonly<Record<string, string>>;
   /** How long a start may take until "Kafka Server started" (default 60 s; more for thousands of partitions). */
   startTimeoutMs?: number;
 }
@@ -84,9 +86,17 @@ export async function startBroker(opts: BrokerOptions = {}): Promise<BrokerProce
     exitedWith = null;
     const from = out.length;
     const overrides = overridesFor(p, c);
-    const args = [...(opts.nodeArgs ?? []), 'bin/tkafka', 'server', 'start'];
+    const args = ['server', 'start'];
     for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${v}`);
-    const c0 = execa('node', args, { cwd: REPO_ROOT, all: true, reject: false, buffer: false });
+    // bin/tkafka itself, as a user runs it: its launcher line sets the memory options (README, Memory)
+    const nodeOptions = [process.env.NODE_OPTIONS ?? '', ...(opts.nodeArgs ?? [])].join(' ').trim();
+    const c0 = execa(join(REPO_ROOT, 'bin', 'tkafka'), args, {
+      cwd: REPO_ROOT,
+      all: true,
+      reject: false,
+      buffer: false,
+      env: { ...opts.env, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+    });
     child = c0;
     c0.all?.on('data', (d: Buffer) => {
       out += d.toString();
