@@ -2,13 +2,13 @@
 // `leader-epoch-checkpoint` (src/storage/leader-epoch-checkpoint.ts). Each entry says "epoch E
 // began at offset S"; entries strictly increase in both epoch and offset.
 
-import { promises as fsp } from 'node:fs';
 import {
   leaderEpochCheckpointFile,
   readLeaderEpochCheckpoint,
   writeLeaderEpochCheckpoint,
   type EpochEntry,
 } from '../../storage/leader-epoch-checkpoint.js';
+import { asyncLoadIO, type LoadIO } from '../../storage/load-io.js';
 
 export { LEADER_EPOCH_CHECKPOINT_FILE, type EpochEntry } from '../../storage/leader-epoch-checkpoint.js';
 export const UNDEFINED_EPOCH = -1;
@@ -25,10 +25,10 @@ export class LeaderEpochCache {
   }
 
   /** Reads `<dir>/leader-epoch-checkpoint`, creating it empty when missing (as Kafka's CheckpointFile does). */
-  static async load(dir: string): Promise<LeaderEpochCache> {
+  static async load(dir: string, io: LoadIO = asyncLoadIO): Promise<LeaderEpochCache> {
     // created only when missing: two file operations fewer per log when 10,000 load at start-up
-    const read = await readLeaderEpochCheckpoint(dir);
-    if (read === null) await (await fsp.open(leaderEpochCheckpointFile(dir), 'a')).close();
+    const read = await readLeaderEpochCheckpoint(dir, io);
+    if (read === null) await io.touch(leaderEpochCheckpointFile(dir));
     const entries = read ?? [];
     const cache = new LeaderEpochCache(dir, []);
     for (const e of entries) cache.assignInMemory(e);
