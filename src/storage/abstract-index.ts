@@ -53,6 +53,11 @@ export const enum SearchType {
 
 const INT32_MAX = 0x7fffffff;
 
+/** The big-endian int32 at buf[off, off + 4), unchecked (Buffer.readInt32BE checks its argument: slower in a loop). */
+export function int32At(buf: Buffer, off: number): number {
+  return (buf[off]! << 24) | (buf[off + 1]! << 16) | (buf[off + 2]! << 8) | buf[off + 3]!;
+}
+
 export function roundDownToExactMultiple(n: number, factor: number): number {
   return factor * Math.floor(n / factor);
 }
