@@ -48,6 +48,8 @@ export interface LoadParams {
   logger: LogLogger;
   /** how the small files are read and the directory listed (default: fs/promises) */
   io?: LoadIO;
+  /** the background write of the leader-epoch-checkpoint failed (truncateFromEndAsyncFlush) */
+  onAsyncFlushError?: (e: Error) => void;
 }
 
 export interface LoadedLog {
@@ -379,7 +381,7 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
   // let the active segment take more index entries
   await segments[segments.length - 1]!.resizeIndexes(config.segmentIndexBytes);
 
-  await p.epochCache.truncateFromEnd(nextOffset);
+  p.epochCache.truncateFromEndAsyncFlush(nextOffset, (e) => p.onAsyncFlushError?.(e));
   const logStartOffset = Math.max(p.logStartOffsetCheckpoint, segments[0]!.baseOffset);
   await p.epochCache.truncateFromStart(p.logStartOffsetCheckpoint);
   return {

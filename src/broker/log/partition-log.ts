@@ -33,6 +33,7 @@ import { loadLog } from './log-loader.js';
 import { readPartitionMetadata, writePartitionMetadata } from '../../storage/partition-metadata.js';
 import { ProducerStateManager } from './producer-state-manager.js';
 import { asyncLoadIO, type LoadIO } from '../../storage/load-io.js';
+import { leaderEpochCheckpointFile } from '../../storage/leader-epoch-checkpoint.js';
 import type { LogSegment } from './segment.js';
 
 export {
@@ -189,6 +190,11 @@ export class PartitionLog extends LocalLog {
       epochCache,
       logger: o.logger ?? silentLogger,
       io,
+      onAsyncFlushError: (e) => {
+        const message = `Error while writing to checkpoint file ${leaderEpochCheckpointFile(o.dir)}`;
+        if (o.onLogDirFailure) o.onLogDirFailure(o.dir, message, e);
+        else (o.logger ?? silentLogger).warn(`${message}: ${e.message}`);
+      },
     });
     if (o.topicId !== undefined && stored === undefined) await writePartitionMetadata(o.dir, o.topicId);
     const producerState = await ProducerStateManager.load({
@@ -258,6 +264,8 @@ export class PartitionLog extends LocalLog {
           () => this.producerState.takeSnapshot(this.leo.offset, this.segs[0]!.baseOffset),
         );
       await this.completeRetiredDeletes();
+      // a checkpoint write the load left in the background (truncateFromEndAsyncFlush) ends first
+      await this.epochCache.flushed();
     });
     return super.close();
   }
