@@ -96,8 +96,9 @@ export class LeaderEpochCache {
    * (flush, which writes the entries as they are then) or the log's close comes first. A crash
    * first leaves the removed entries in the file, and the next load removes them again. At every
    * restart this is each partition whose last epoch began at its log end offset (no record since
-   * its leader changed), whose leader's new epoch is then written within the start-up: one
-   * checkpoint write (two fsyncs) per partition instead of two, and none while the logs load.
+   * its leader took it, e.g. an empty one), whose leader epoch is assigned (and written) again when
+   * it is led within the start-up: one checkpoint write (two fsyncs) per such partition instead of
+   * two, and none while the logs load.
    * `onError`: the write failed with another error than the directory being gone (Kafka's
    * writeIfDirExists skips that case).
    */
