@@ -53,6 +53,11 @@ export const enum SearchType {
 
 const INT32_MAX = 0x7fffffff;
 
+/** The big-endian int32 at buf[off, off + 4), unchecked (Buffer.readInt32BE checks its argument: slower in a loop). */
+export function int32At(buf: Buffer, off: number): number {
+  return (buf[off]! << 24) | (buf[off + 1]! << 16) | (buf[off + 2]! << 8) | buf[off + 3]!;
+}
+
 export function roundDownToExactMultiple(n: number, factor: number): number {
   return factor * Math.floor(n / factor);
 }
@@ -165,14 +170,27 @@ export abstract class AbstractIndex {
       newlyCreated = true;
       data = Buffer.alloc(0);
     }
-    this._length = newlyCreated ? roundDownToExactMultiple(this.maxIndexSize, this.entrySize) : data.length;
-    this._maxEntries = Math.floor(this._length / this.entrySize);
-    this._entries = newlyCreated ? 0 : Math.floor(data.length / this.entrySize);
+    this.setLoaded(newlyCreated ? roundDownToExactMultiple(this.maxIndexSize, this.entrySize) : data.length, data);
+    return newlyCreated;
+  }
+
+  /**
+   * Loads the index from `data`, the file's whole content as read just now (the loader checks a
+   * segment's index files before trusting them and hands over what it read: one read, not two).
+   * Nothing when already loaded.
+   */
+  adopt(data: Buffer): void {
+    if (!this.loaded) this.setLoaded(data.length, data);
+  }
+
+  private setLoaded(length: number, data: Buffer): void {
+    this._length = length;
+    this._maxEntries = Math.floor(length / this.entrySize);
+    this._entries = Math.floor(data.length / this.entrySize);
     this.written = this._entries;
     this.mirror = data;
     this.loaded = true;
     this.onEntriesChanged();
-    return newlyCreated;
   }
 
   /** Loads only the file length (no entries): used before reset() so recovery needn't read a stale index. */

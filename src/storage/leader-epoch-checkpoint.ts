@@ -3,7 +3,7 @@
 // and by the metadata log `__cluster_metadata-0`.
 
 import * as path from 'node:path';
-import { readTextIfExists } from './file-ops.js';
+import { asyncLoadIO, type LoadIO } from './load-io.js';
 import {
   StateFileReadError,
   parseCheckpoint,
@@ -37,9 +37,9 @@ export function leaderEpochCheckpointFile(dir: string): string {
 }
 
 /** The entries of `<dir>/leader-epoch-checkpoint`; null when the file does not exist. Throws on bad content. */
-export async function readLeaderEpochCheckpoint(dir: string): Promise<EpochEntry[] | null> {
+export async function readLeaderEpochCheckpoint(dir: string, io: LoadIO = asyncLoadIO): Promise<EpochEntry[] | null> {
   const file = leaderEpochCheckpointFile(dir);
-  const text = await readTextIfExists(file);
+  const text = (await io.readIfExists(file))?.toString('utf8');
   if (text === undefined) return null;
   try {
     return parseCheckpoint(text, LEADER_EPOCH_CHECKPOINT_VERSION, epochEntryFormatter, file);

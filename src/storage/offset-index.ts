@@ -2,7 +2,7 @@
 //   int32 relativeOffset (offset - baseOffset), int32 position (byte position of a batch in .log)
 // strictly increasing in offset.
 
-import { AbstractIndex, CorruptIndexError, InvalidOffsetError, SearchType } from './abstract-index.js';
+import { AbstractIndex, CorruptIndexError, InvalidOffsetError, SearchType, int32At } from './abstract-index.js';
 
 export interface OffsetPosition {
   offset: number;
@@ -47,8 +47,10 @@ export function offsetIndexContentError(
   if (kafka !== undefined) return kafka;
   let prevRel = -1;
   let prevPos = -1;
+  // every entry of every segment is checked at start-up: two int32s each, read from the bytes
   for (let n = 0; n < entries; n++) {
-    const { relativeOffset, position } = readOffsetIndexEntry(data, n * 8);
+    const relativeOffset = int32At(data, n * 8);
+    const position = int32At(data, n * 8 + 4);
     if (relativeOffset <= prevRel || position <= prevPos)
       return `Corrupt index found, index file ${file} has entry ${n} (offset ${baseOffset + relativeOffset}, position ${position}) not after the previous entry (offset ${baseOffset + prevRel}, position ${prevPos})`;
     if (position >= logSize)

@@ -3,7 +3,8 @@
 
 import * as path from 'node:path';
 import { ZERO_UUID } from '../protocol/uuid.js';
-import { atomicWriteFile, readTextIfExists } from './file-ops.js';
+import { atomicWriteFile } from './file-ops.js';
+import { asyncLoadIO, type LoadIO } from './load-io.js';
 import { StateFileReadError } from './checkpoint-file.js';
 
 export const PARTITION_METADATA_FILE = 'partition.metadata';
@@ -55,9 +56,9 @@ export async function writePartitionMetadata(dir: string, topicId: string): Prom
 }
 
 /** The topic id stored in `<dir>/partition.metadata`, or undefined when the file is absent. */
-export async function readPartitionMetadata(dir: string): Promise<string | undefined> {
+export async function readPartitionMetadata(dir: string, io: LoadIO = asyncLoadIO): Promise<string | undefined> {
   const file = path.join(dir, PARTITION_METADATA_FILE);
-  const text = await readTextIfExists(file);
+  const text = (await io.readIfExists(file))?.toString('utf8');
   if (text === undefined) return undefined;
   try {
     return parsePartitionMetadata(text, file).topicId;

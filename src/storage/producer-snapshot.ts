@@ -9,6 +9,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { crc32c } from '../protocol/records/crc.js';
 import { listDir } from './file-ops.js';
+import { asyncLoadIO, type LoadIO } from './load-io.js';
 
 export const PRODUCER_SNAPSHOT_FILE_SUFFIX = '.snapshot';
 export const PRODUCER_SNAPSHOT_VERSION = 1;
@@ -136,8 +137,8 @@ export function decodeSnapshot(buf: Buffer): SnapshotEntry[] {
   }));
 }
 
-export async function readSnapshotFile(file: string): Promise<SnapshotEntry[]> {
-  return decodeSnapshot(await fsp.readFile(file));
+export async function readSnapshotFile(file: string, io: LoadIO = asyncLoadIO): Promise<SnapshotEntry[]> {
+  return decodeSnapshot(await io.read(file));
 }
 
 /** Writes a snapshot (to a temporary name, fsynced, then renamed into place). */
@@ -153,10 +154,10 @@ export async function writeSnapshotFile(file: string, entries: readonly Snapshot
   await fsp.rename(tmp, file);
 }
 
-/** Snapshot offsets present in a partition directory, ascending. */
-export async function listSnapshotOffsets(dir: string): Promise<number[]> {
+/** Snapshot offsets present in a partition directory (listed now, or its `names` as just listed), ascending. */
+export async function listSnapshotOffsets(dir: string, names?: readonly string[]): Promise<number[]> {
   const out: number[] = [];
-  for (const n of await listDir(dir)) {
+  for (const n of names ?? (await listDir(dir))) {
     const o = snapshotOffsetOf(n);
     if (o !== undefined) out.push(o);
     else if (n.endsWith(`${PRODUCER_SNAPSHOT_FILE_SUFFIX}.tmp`)) await fsp.rm(path.join(dir, n), { force: true });

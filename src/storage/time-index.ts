@@ -4,7 +4,7 @@
 // Timestamps strictly increase, offsets never decrease. One slot is always kept free so the
 // final entry at roll/close fits (isFull = entries >= maxEntries - 1).
 
-import { AbstractIndex, CorruptIndexError, InvalidOffsetError, SearchType } from './abstract-index.js';
+import { AbstractIndex, CorruptIndexError, InvalidOffsetError, SearchType, int32At } from './abstract-index.js';
 
 export interface TimestampOffset {
   timestamp: number;
@@ -56,16 +56,26 @@ export function timeIndexContentError(
   const last = entries === 0 ? { timestamp: BigInt(NO_TIMESTAMP), offset: BigInt(baseOffset) } : at(entries - 1);
   const kafka = timeIndexSanityError(file, data.length, BigInt(baseOffset), entries, first, last);
   if (kafka !== undefined) return kafka;
-  let prev: { timestamp: bigint; offset: bigint } | undefined;
+  // every entry of every segment is checked at start-up: in int32 halves, without BigInts or objects.
+  // The timestamp is int64 (high half signed, low half unsigned, compared in that order); the offset
+  // is baseOffset + the int32 relative offset, so offset < baseOffset is relative < 0 and the
+  // offsets' order is the relative offsets'.
+  const endRel = endOffset === undefined ? Number.POSITIVE_INFINITY : endOffset - baseOffset;
+  let prevHi = 0;
+  let prevLo = 0;
+  let prevRel = 0;
   for (let n = 0; n < entries; n++) {
-    const e = at(n);
-    if (
-      e.offset < BigInt(baseOffset) ||
-      (endOffset !== undefined && e.offset >= BigInt(endOffset)) ||
-      (prev !== undefined && (e.timestamp <= prev.timestamp || e.offset < prev.offset))
-    )
+    const off = n * TIME_INDEX_ENTRY_SIZE;
+    const hi = int32At(data, off);
+    const lo = int32At(data, off + 4) >>> 0;
+    const rel = int32At(data, off + 8);
+    if (rel < 0 || rel >= endRel || (n > 0 && (hi < prevHi || (hi === prevHi && lo <= prevLo) || rel < prevRel))) {
+      const e = at(n);
       return `Corrupt time index found, time index file (${file}) has entry ${n} (timestamp ${e.timestamp}, offset ${e.offset}) out of order or outside the segment`;
-    prev = e;
+    }
+    prevHi = hi;
+    prevLo = lo;
+    prevRel = rel;
   }
   return undefined;
 }

@@ -10,6 +10,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { listDir } from './file-ops.js';
+import { asyncLoadIO, type LoadIO } from './load-io.js';
 import { TXN_INDEX_FILE_SUFFIX, offsetFromFileName } from './log-file-names.js';
 
 export const ABORTED_TXN_SIZE = 34;
@@ -178,17 +179,19 @@ export class TransactionIndex {
    * `discardFrom` (whose entries the caller rebuilds from the log) are deleted unread, and so is a
    * file that fails checkTransactionIndex (never read as empty: read_committed would then serve
    * aborted data); the base offsets of those are returned with the reason, for the caller to
-   * rebuild.
+   * rebuild. `names`: the directory's files as just listed (else it is listed now); `io`: how
+   * the files are read.
    */
   async load(
     segmentBases: readonly number[],
     logEndOffset: number,
     discardFrom = Number.POSITIVE_INFINITY,
+    { io = asyncLoadIO, names }: { io?: LoadIO; names?: readonly string[] } = {},
   ): Promise<{ base: number; file: string; reason: string }[]> {
     const sorted = [...segmentBases].sort((a, b) => a - b);
     const loaded: Held[] = [];
     const corrupt: { base: number; file: string; reason: string }[] = [];
-    for (const name of (await listDir(this.dir)).filter((n) => n.endsWith(TXN_INDEX_FILE_SUFFIX)).sort()) {
+    for (const name of (names ?? (await listDir(this.dir))).filter((n) => n.endsWith(TXN_INDEX_FILE_SUFFIX)).sort()) {
       const base = offsetFromFileName(name);
       const i = sorted.indexOf(base);
       if (i < 0) continue;
@@ -199,7 +202,7 @@ export class TransactionIndex {
       }
       let entries: AbortedTxnEntry[];
       try {
-        entries = checkTransactionIndex(await fsp.readFile(file), file, base, sorted[i + 1]);
+        entries = checkTransactionIndex(await io.read(file), file, base, sorted[i + 1]);
       } catch (e) {
         if (!(e instanceof CorruptTxnIndexError)) throw e;
         corrupt.push({ base, file, reason: e.message });

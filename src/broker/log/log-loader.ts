@@ -5,6 +5,7 @@
 
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
+import { asyncLoadIO, type LoadIO } from '../../storage/load-io.js';
 import { CorruptIndexError } from '../../storage/abstract-index.js';
 import { isControlBatch } from '../../protocol/records/batch.js';
 import { offsetIndexContentError } from '../../storage/offset-index.js';
@@ -45,6 +46,10 @@ export interface LoadParams {
   logStartOffsetCheckpoint: number;
   epochCache: LeaderEpochCache;
   logger: LogLogger;
+  /** how the small files are read and the directory listed (default: fs/promises) */
+  io?: LoadIO;
+  /** the background write of the leader-epoch-checkpoint failed (truncateFromEndAsyncFlush) */
+  onAsyncFlushError?: (e: Error) => void;
 }
 
 export interface LoadedLog {
@@ -62,15 +67,17 @@ export interface LoadedLog {
    * the log (Kafka's recoverSegment rebuilds the segment's TransactionIndex).
    */
   txnIndexRebuildFrom?: number;
+  /**
+   * The regular files in the directory once loaded, when loading removed and created none of the
+   * `.txnindex` and `.snapshot` files (the producer state's load then need not list it again).
+   */
+  files?: readonly string[];
 }
 
-async function readIfExists(file: string): Promise<Buffer | undefined> {
-  try {
-    return await fsp.readFile(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
+/** What checkSegmentIndexes read of a segment's `.index` and `.timeindex` (deep checks only). */
+interface IndexBytes {
+  offsetIndex?: Buffer;
+  timeIndex?: Buffer;
 }
 
 /**
@@ -79,20 +86,41 @@ async function readIfExists(file: string): Promise<Buffer | undefined> {
  * `.index`/`.timeindex` of segments below the recovery point; tkafka checks them too, so a corrupt
  * one is rebuilt instead of sending reads to a wrong position). `deep` is false for a segment the
  * unclean-shutdown recovery will rebuild anyway: its `.txnindex` is only checked for its structure.
+ * With `deep` and an existing `.timeindex`, this is also the segment's sanityCheck (ENOENT when the
+ * `.index` is missing, the files' lengths) made on the bytes read, which it returns.
  * Throws CorruptIndexError.
  */
-async function checkSegmentIndexes(seg: LogSegment, dir: string, endOffset: number | undefined, deep: boolean) {
+async function checkSegmentIndexes(
+  seg: LogSegment,
+  dir: string,
+  endOffset: number | undefined,
+  deep: boolean,
+  io: LoadIO,
+  timeIndexNewlyCreated: boolean,
+): Promise<IndexBytes> {
+  const read: IndexBytes = {};
+  if (deep && !timeIndexNewlyCreated) {
+    const oi = (read.offsetIndex = await io.read(seg.offsetIndex.file)); // throws ENOENT → caller recovers
+    const ti = (read.timeIndex = await io.readIfExists(seg.timeIndex.file));
+    seg.checkIndexLengths(oi.length, ti?.length);
+  } else {
+    await seg.sanityCheck(timeIndexNewlyCreated, io);
+    if (deep)
+      [read.offsetIndex, read.timeIndex] = [
+        await io.readIfExists(seg.offsetIndex.file),
+        await io.readIfExists(seg.timeIndex.file),
+      ];
+  }
   if (deep) {
-    const oi = await readIfExists(seg.offsetIndex.file);
+    const { offsetIndex: oi, timeIndex: ti } = read;
     const oiError = oi && offsetIndexContentError(seg.offsetIndex.file, oi, seg.baseOffset, seg.log.size);
     if (oiError) throw new CorruptIndexError(oiError);
-    const ti = await readIfExists(seg.timeIndex.file);
     const tiError = ti && timeIndexContentError(seg.timeIndex.file, ti, seg.baseOffset, endOffset);
     if (tiError) throw new CorruptIndexError(tiError);
   }
   const txnFile = txnIndexFile(dir, seg.baseOffset);
-  const txn = await readIfExists(txnFile);
-  if (!txn || txn.length === 0) return;
+  const txn = await io.readIfExists(txnFile);
+  if (!txn || txn.length === 0) return read;
   let entries;
   try {
     entries = checkTransactionIndex(txn, txnFile, seg.baseOffset, endOffset);
@@ -100,7 +128,7 @@ async function checkSegmentIndexes(seg: LogSegment, dir: string, endOffset: numb
     if (e instanceof CorruptTxnIndexError) throw new CorruptIndexError(e.message);
     throw e;
   }
-  if (!deep) return;
+  if (!deep) return read;
   // every entry names the ABORT marker of its producer at its last offset
   for (const e of entries) {
     const at = await seg.translateOffset(e.lastOffset);
@@ -120,11 +148,7 @@ async function checkSegmentIndexes(seg: LogSegment, dir: string, endOffset: numb
         `Corrupt transaction index ${txnFile}: no ABORT marker of producer ${e.producerId} at offset ${e.lastOffset}`,
       );
   }
-}
-
-async function listFiles(dir: string): Promise<string[]> {
-  const entries = await fsp.readdir(dir, { withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => e.name);
+  return read;
 }
 
 const isIndexFile = isIndexFileName;
@@ -132,6 +156,8 @@ const isLogFile = (n: string) => n.endsWith(LOG_FILE_SUFFIX);
 
 export async function loadLog(p: LoadParams): Promise<LoadedLog> {
   const { dir, config, clock, logger } = p;
+  const io = p.io ?? asyncLoadIO;
+  const listFiles = (d: string) => io.listFiles(d);
   let truncatedBytes = 0;
   let recoveredSegments = 0;
 
@@ -234,6 +260,7 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
       if (!present.has(path.basename(segmentFile(dir, off, LOG_FILE_SUFFIX)))) {
         logger.warn(`Found an orphaned index file ${path.join(dir, name)}, with no corresponding log file.`);
         await fsp.rm(path.join(dir, name), { force: true });
+        stale = true;
       }
     } else if (isLogFile(name)) {
       const base = offsetFromFileName(name);
@@ -252,8 +279,13 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
           );
           recover = true;
         } else {
-          await seg.sanityCheck(timeIndexNewlyCreated);
-          await checkSegmentIndexes(seg, dir, next, base < firstRecovered);
+          const read = await checkSegmentIndexes(seg, dir, next, base < firstRecovered, io, timeIndexNewlyCreated);
+          // the last segment's indexes are loaded next (its next offset, the active segment's resize):
+          // from the bytes just read. The others' stay unloaded until a read needs them.
+          if (next === undefined) {
+            if (read.offsetIndex) seg.offsetIndex.adopt(read.offsetIndex);
+            if (read.timeIndex) seg.timeIndex.adopt(read.timeIndex);
+          }
         }
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
@@ -269,6 +301,7 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
         recover = true;
       }
       if (recover) {
+        stale = true;
         await fsp.rm(txnIndexFile(dir, base), { force: true });
         txnIndexRebuildFrom = Math.min(txnIndexRebuildFrom ?? base, base);
         truncatedBytes += await recoverSegment(seg);
@@ -279,6 +312,7 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
   segments.sort((a, b) => a.baseOffset - b.baseOffset);
 
   const deleteSegments = async (toDelete: LogSegment[]): Promise<void> => {
+    stale ||= toDelete.length > 0;
     for (const s of toDelete) {
       const i = segments.indexOf(s);
       if (i >= 0) segments.splice(i, 1);
@@ -291,6 +325,7 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
     let start = 0;
     for (let i = 0; i < segments.length; i++) if (segments[i]!.baseOffset <= p.recoveryPointCheckpoint) start = i;
     const unflushed = segments.slice(start);
+    stale ||= unflushed.length > 0;
     // Kafka's recoverSegment rebuilds each recovered segment's TransactionIndex from the log (an
     // entry appended after its marker may be torn or missing after a crash)
     if (unflushed.length > 0)
@@ -332,6 +367,7 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
     }
   }
   if (segments.length === 0) {
+    stale = true;
     segments.push(await LogSegment.open(dir, p.logStartOffsetCheckpoint, segmentConfigOf(config), clock));
   }
   let recoveryPoint: number;
@@ -345,7 +381,7 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
   // let the active segment take more index entries
   await segments[segments.length - 1]!.resizeIndexes(config.segmentIndexBytes);
 
-  await p.epochCache.truncateFromEnd(nextOffset);
+  p.epochCache.truncateFromEndAsyncFlush(nextOffset, (e) => p.onAsyncFlushError?.(e));
   const logStartOffset = Math.max(p.logStartOffsetCheckpoint, segments[0]!.baseOffset);
   await p.epochCache.truncateFromStart(p.logStartOffsetCheckpoint);
   return {
@@ -356,5 +392,6 @@ export async function loadLog(p: LoadParams): Promise<LoadedLog> {
     truncatedBytes,
     recoveredSegments,
     txnIndexRebuildFrom,
+    ...(stale ? {} : { files: listing }),
   };
 }

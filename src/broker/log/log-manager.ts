@@ -27,6 +27,8 @@ import { KafkaStorageError, silentLogger, type LogLogger } from './log-errors.js
 import { isIOError, listDir } from '../../storage/file-ops.js';
 import { FutureLogCopier } from './future-log-copier.js';
 import { PartitionLog } from './partition-log.js';
+import { syncLoadIO } from '../../storage/load-io.js';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 
 export interface LogManagerOptions {
   logDirs: string[];
@@ -414,8 +416,10 @@ export class LogManager {
       toOpen.push({
         key,
         isFuture,
-        open: () =>
-          PartitionLog.open({
+        // after a turn of the event loop: the timers due (raft, heartbeats) run between two logs
+        open: async () => {
+          await yieldToEventLoop();
+          return PartitionLog.open({
             dir: full,
             topic: tp.topic,
             partition: tp.partition,
@@ -427,11 +431,14 @@ export class LogManager {
             recoveryPoint: recoveryPoints.get(key) ?? 0,
             logStartOffset: logStartOffsets.get(key) ?? 0,
             highWatermark: highWatermarks.get(key),
-          }),
+            io: syncLoadIO,
+          });
+        },
       });
     }
-    // Kafka loads a dir's logs on num.recovery.threads.per.data.dir threads; here their file
-    // operations wait on libuv's thread pool, so LOG_LOAD_CONCURRENCY opens are kept in flight.
+    // Kafka loads a dir's logs on num.recovery.threads.per.data.dir threads; here the small files
+    // are read synchronously (syncLoadIO: nothing is served yet) and the rest of the file operations
+    // wait on libuv's thread pool, so LOG_LOAD_CONCURRENCY opens are kept in flight.
     // Each log is its own (its own files, its own queue); they are registered in directory order,
     // and the first failure is thrown once the opens in flight have settled (the logs opened stay
     // registered, in the dir that then goes offline, as those opened before a failure did when

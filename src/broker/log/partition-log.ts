@@ -32,6 +32,8 @@ import {
 import { loadLog } from './log-loader.js';
 import { readPartitionMetadata, writePartitionMetadata } from '../../storage/partition-metadata.js';
 import { ProducerStateManager } from './producer-state-manager.js';
+import { asyncLoadIO, type LoadIO } from '../../storage/load-io.js';
+import { leaderEpochCheckpointFile } from '../../storage/leader-epoch-checkpoint.js';
 import type { LogSegment } from './segment.js';
 
 export {
@@ -63,6 +65,8 @@ export interface PartitionLogOptions {
   topicId?: string;
   /** told of an I/O error on the log's directory (LogManager takes the directory offline) */
   onLogDirFailure?: LogDirFailureHandler;
+  /** how loading reads the small files (syncLoadIO for the logs found at start-up; default fs/promises) */
+  io?: LoadIO;
 }
 
 export interface AppendResult {
@@ -167,14 +171,15 @@ export class PartitionLog extends LocalLog {
 
   /** Opens (creating if needed) the partition directory and loads it (Kafka's LogLoader). */
   static async open(o: PartitionLogOptions): Promise<PartitionLog> {
-    await fsp.mkdir(o.dir, { recursive: true });
-    const stored = await readPartitionMetadata(o.dir);
+    const io = o.io ?? asyncLoadIO;
+    await io.ensureDir(o.dir);
+    const stored = await readPartitionMetadata(o.dir, io);
     if (o.topicId !== undefined && stored !== undefined && stored !== o.topicId) {
       throw new InconsistentTopicIdError(
         `Tried to assign topic ID ${o.topicId} to log for topic partition ${o.topic}-${o.partition}, but log already contained topic ID ${stored}`,
       );
     }
-    const epochCache = await LeaderEpochCache.load(o.dir);
+    const epochCache = await LeaderEpochCache.load(o.dir, io);
     const loaded = await loadLog({
       dir: o.dir,
       config: o.config ?? makeLogConfig(),
@@ -184,6 +189,12 @@ export class PartitionLog extends LocalLog {
       logStartOffsetCheckpoint: o.logStartOffset ?? 0,
       epochCache,
       logger: o.logger ?? silentLogger,
+      io,
+      onAsyncFlushError: (e) => {
+        const message = `Error while writing to checkpoint file ${leaderEpochCheckpointFile(o.dir)}`;
+        if (o.onLogDirFailure) o.onLogDirFailure(o.dir, message, e);
+        else (o.logger ?? silentLogger).warn(`${message}: ${e.message}`);
+      },
     });
     if (o.topicId !== undefined && stored === undefined) await writePartitionMetadata(o.dir, o.topicId);
     const producerState = await ProducerStateManager.load({
@@ -195,6 +206,8 @@ export class PartitionLog extends LocalLog {
       clock: o.clock ?? Date.now,
       logger: o.logger ?? silentLogger,
       txnIndexRebuildFrom: loaded.txnIndexRebuildFrom,
+      io,
+      files: loaded.files,
     });
     return new PartitionLog(o, epochCache, loaded, o.topicId ?? stored, producerState);
   }
@@ -251,6 +264,8 @@ export class PartitionLog extends LocalLog {
           () => this.producerState.takeSnapshot(this.leo.offset, this.segs[0]!.baseOffset),
         );
       await this.completeRetiredDeletes();
+      // a checkpoint write the load left in the background (truncateFromEndAsyncFlush) ends first
+      await this.epochCache.flushed();
     });
     return super.close();
   }

@@ -25,6 +25,7 @@ import {
 import { type BatchHeaderInfo, type EndTxnMarkerInfo, ProducerStates } from './producer-state.js';
 import type { LogSegment } from './segment.js';
 import { TransactionIndex } from '../../storage/txn-index.js';
+import { asyncLoadIO, type LoadIO } from '../../storage/load-io.js';
 
 export interface ProducerStateLoadParams {
   dir: string;
@@ -39,6 +40,10 @@ export interface ProducerStateLoadParams {
    * segment it recovered: their aborted transactions are rebuilt from the log (LogLoader.recoverSegment).
    */
   txnIndexRebuildFrom?: number;
+  /** how the `.txnindex` and `.snapshot` files are read (default: fs/promises) */
+  io?: LoadIO;
+  /** the directory's files as the log's load just listed them (else they are listed here) */
+  files?: readonly string[];
 }
 
 /** The marker of an uncompressed control batch (COMMIT/ABORT), or undefined for other control types. */
@@ -104,7 +109,7 @@ export class ProducerStateManager {
   /** Opens the producer state of a freshly loaded log (snapshot + replay to the log end offset). */
   static async load(p: ProducerStateLoadParams): Promise<ProducerStateManager> {
     const m = new ProducerStateManager(p.dir, p.topicPartition, p.clock, p.logger);
-    await m.rebuild(p.segments, p.logStartOffset, p.logEndOffset, p.txnIndexRebuildFrom);
+    await m.rebuild(p.segments, p.logStartOffset, p.logEndOffset, p.txnIndexRebuildFrom, p);
     return m;
   }
 
@@ -114,28 +119,31 @@ export class ProducerStateManager {
    * it had to replay anything. With `txnIndexRebuildFrom` (or when a `.txnindex` fails its check)
    * the `.txnindex` files of the segments from there on are rebuilt from the log: the replay starts
    * at the newest snapshot at or below that segment, as Kafka's LogLoader.recoverSegment rebuilds
-   * the producer state up to the segment before recovering it.
+   * the producer state up to the segment before recovering it. `listed`: how files are read and
+   * the directory's files as just listed (a log's load).
    */
   async rebuild(
     segments: readonly LogSegment[],
     logStartOffset: number,
     logEndOffset: number,
     txnIndexRebuildFrom?: number,
+    listed: { io?: LoadIO; files?: readonly string[] } = {},
   ): Promise<void> {
     const now = this.clock();
     this.states.clear();
     const bases = segments.map((s) => s.baseOffset);
     let rebuildFrom = txnIndexRebuildFrom ?? Number.POSITIVE_INFINITY;
-    const corrupt = await this.txnIndex.load(bases, logEndOffset, rebuildFrom);
+    const { io = asyncLoadIO, files } = listed;
+    const corrupt = await this.txnIndex.load(bases, logEndOffset, rebuildFrom, { io, names: files });
     if (corrupt.length > 0) {
       for (const c of corrupt)
         this.logger.warn(
           `Found a corrupted index file corresponding to log file ${c.file.slice(0, -'.txnindex'.length)}.log due to ${c.reason}, recovering segment and rebuilding index files...`,
         );
       rebuildFrom = Math.min(rebuildFrom, ...corrupt.map((c) => c.base));
-      await this.txnIndex.load(bases, logEndOffset, rebuildFrom);
+      await this.txnIndex.load(bases, logEndOffset, rebuildFrom, { io });
     }
-    let offsets = await listSnapshotOffsets(this.dir);
+    let offsets = await listSnapshotOffsets(this.dir, files);
     for (const o of offsets) if (o > logEndOffset) await fsp.rm(snapshotFile(this.dir, o), { force: true });
     offsets = offsets.filter((o) => o <= logEndOffset);
     let from = logStartOffset;
@@ -143,7 +151,7 @@ export class ProducerStateManager {
       const o = offsets[i]!;
       if (o > rebuildFrom) continue;
       try {
-        this.states.loadEntries(await readSnapshotFile(snapshotFile(this.dir, o)), now);
+        this.states.loadEntries(await readSnapshotFile(snapshotFile(this.dir, o), io), now);
         from = o;
         break;
       } catch (e) {

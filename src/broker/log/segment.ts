@@ -11,6 +11,7 @@ import { OffsetIndex } from '../../storage/offset-index.js';
 import { TimeIndex, NO_TIMESTAMP, type TimestampOffset } from '../../storage/time-index.js';
 import { CorruptIndexError } from '../../storage/abstract-index.js';
 import { readRecords } from './record-keys.js';
+import { asyncLoadIO, type LoadIO } from '../../storage/load-io.js';
 import {
   INDEX_FILE_SUFFIX,
   LOG_FILE_SUFFIX,
@@ -142,16 +143,20 @@ export class LogSegment {
   }
 
   /** Checks the index files exist and have sane lengths; throws NoSuchFile/CorruptIndex-like errors. */
-  async sanityCheck(timeIndexFileNewlyCreated: boolean): Promise<void> {
-    const st = await fsp.stat(this.offsetIndex.file); // throws ENOENT → caller recovers
-    if (st.size % 8 !== 0)
+  async sanityCheck(timeIndexFileNewlyCreated: boolean, io: LoadIO = asyncLoadIO): Promise<void> {
+    const size = await io.size(this.offsetIndex.file); // throws ENOENT → caller recovers
+    if (timeIndexFileNewlyCreated) {
+      this.checkIndexLengths(size, undefined);
+      await (await this.ti()).resize(0);
+    } else this.checkIndexLengths(size, await io.size(this.timeIndex.file).catch(() => undefined));
+  }
+
+  /** The lengths sanityCheck checks (of the `.index`, and of the `.timeindex` when it exists). */
+  checkIndexLengths(offsetIndexBytes: number, timeIndexBytes: number | undefined): void {
+    if (offsetIndexBytes % 8 !== 0)
       throw new CorruptIndexError(`Index file ${this.offsetIndex.file} has a length that is not a multiple of 8`);
-    if (timeIndexFileNewlyCreated) await (await this.ti()).resize(0);
-    else {
-      const tst = await fsp.stat(this.timeIndex.file).catch(() => undefined);
-      if (tst && tst.size % 12 !== 0)
-        throw new CorruptIndexError(`Time index file ${this.timeIndex.file} has a length that is not a multiple of 12`);
-    }
+    if (timeIndexBytes !== undefined && timeIndexBytes % 12 !== 0)
+      throw new CorruptIndexError(`Time index file ${this.timeIndex.file} has a length that is not a multiple of 12`);
   }
 
   /** Bytes of valid entries in the offset and time indexes. */
