@@ -1,13 +1,19 @@
 // The entry point: composes the command tree (src/tools/program.ts, the tools of the registry)
 // with the broker, which it loads only for `tkafka server start` (broker/load-bundle.ts), and
-// dispatches argv to it.
+// dispatches argv to it. bin/tkafka runs it from dist/bundle/cli.cjs (scripts/bundle.mjs), or
+// from dist/src when there is no bundle; the broker's loader is imported from dist/src either way
+// (tools/common/import-src.ts), since the broker is its own bundle.
 import { createRequire } from 'node:module';
 import { buildProgram, runToolDirectly, type ProgramActions } from './tools/program.js';
 import type { ToolIO } from './tools/common/io.js';
 import { NO_TTY_ENV, takeNoTtyFlag } from './tools/common/tty.js';
+import { importSrc } from './tools/common/import-src.js';
+
+type LoadBundle = typeof import('./broker/load-bundle.js');
 
 const ACTIONS: ProgramActions = {
-  startServer: async (opts) => (await (await import('./broker/load-bundle.js')).loadBroker()).startServer(opts),
+  startServer: async (opts) =>
+    (await ((await importSrc('broker/load-bundle.js')) as LoadBundle).loadBroker()).startServer(opts),
 };
 
 export async function main(argv: string[]): Promise<void> {
