@@ -28,7 +28,10 @@ test('findBundle: undefined without the bundle or with TKAFKA_UNBUNDLED', () => 
     if (before === undefined) delete process.env.TKAFKA_UNBUNDLED;
     else process.env.TKAFKA_UNBUNDLED = before;
   }
-  if (hasBundle) assert.match(findBundle('cli', 'cli.js')?.cacheFile ?? '', /cli\.cjs\.\d+-\d+\.cache$/);
+  if (!hasBundle) return;
+  assert.match(findBundle('cli', 'cli.js')?.cacheFile ?? '', /cli\.cjs\.\d+-\d+\.cache$/);
+  // a cache per command (bin/tkafka)
+  assert.match(findBundle('cli', 'cli.js', 'topics')?.cacheFile ?? '', /cli\.cjs\.\d+-\d+\.topics\.cache$/);
 });
 
 test(

@@ -26,15 +26,21 @@ export interface Bundle<T> {
 
 /**
  * dist/bundle/<name>.cjs when it can stand for `entry` (a module of dist/src, relative to it), with
- * its cache file's name; undefined when dist/src must be loaded instead.
+ * its cache file's name; undefined when dist/src must be loaded instead. A `variant` has a cache of
+ * its own (the CLI keeps one per command, so that each holds what its command compiles).
  */
-export function findBundle(name: string, entry: string): { file: string; cacheFile: string } | undefined {
+export function findBundle(
+  name: string,
+  entry: string,
+  variant?: string,
+): { file: string; cacheFile: string } | undefined {
   if (process.env.TKAFKA_UNBUNDLED) return undefined;
   const file = join(__dirname, '..', '..', 'bundle', `${name}.cjs`);
   const bundled = statSync(file, { throwIfNoEntry: false });
   const source = statSync(join(__dirname, '..', entry), { throwIfNoEntry: false });
   if (!bundled || !source || bundled.mtimeMs < source.mtimeMs) return undefined;
-  return { file, cacheFile: `${file}.${bundled.size}-${Math.trunc(bundled.mtimeMs)}.cache` };
+  const suffix = variant === undefined ? '' : `.${variant}`;
+  return { file, cacheFile: `${file}.${bundled.size}-${Math.trunc(bundled.mtimeMs)}${suffix}.cache` };
 }
 
 /**
