@@ -20,7 +20,15 @@ export async function main(argv: string[]): Promise<void> {
   // `--no-tty` (any command): plain output instead of live terminal views (see tools/common/tty.ts).
   const { args, noTty } = takeNoTtyFlag(argv.slice(2));
   const env = noTty ? { ...process.env, [NO_TTY_ENV]: '1' } : process.env;
-  const io: ToolIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env };
+  const io: ToolIO = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    // process.stdin makes its stream when first read (4-7 ms here): only for the tools that read it
+    get stdin() {
+      return process.stdin;
+    },
+    env,
+  };
   // a tool, or server start, runs without commander (src/tools/program.ts)
   const code = await runToolDirectly(args, io, ACTIONS);
   if (code !== null) {
