@@ -2,10 +2,11 @@
 // `npm run lint` runs that check too. Every arrow points down:
 //
 //   src/protocol   imports nothing of ours
+//   src/runtime    imports nothing of ours (how a bundle is run; bin/tkafka requires it too)
 //   src/config     → protocol
 //   src/storage    → protocol, config
 //   src/client     → protocol, config
-//   src/broker     → protocol, config, storage, client    (as Kafka's server uses the clients' NetworkClient:
+//   src/broker     → protocol, config, storage, client, runtime    (as Kafka's server uses the clients' NetworkClient:
 //                                                          raft and broker-to-controller channels)
 //   src/tools      → protocol, config, storage, client          (never the broker)
 //   src/cli.ts     → tools, and (lazily) src/broker/main.ts through src/broker/load-bundle.ts
@@ -18,12 +19,14 @@
 /** Folders of src/ a layer may import, besides itself and packages (node:*, node_modules). */
 const LAYERS = {
   protocol: [],
+  // how a bundle is run with V8's code cache (run-bundle.cts, CommonJS for bin/tkafka)
+  runtime: [],
   // meta.properties is a java.util.Properties file: storage reads it with config/properties.ts.
   storage: ['protocol', 'config'],
   config: ['protocol'],
   client: ['protocol', 'config'],
   // Kafka's server talks to other nodes with the clients' NetworkClient; so does ours (raft, broker → controller).
-  broker: ['protocol', 'storage', 'config', 'client'],
+  broker: ['protocol', 'storage', 'config', 'client', 'runtime'],
   tools: ['protocol', 'client', 'storage', 'config'],
 };
 

@@ -1,6 +1,7 @@
 // End-to-end start-up cost of the tools: wall time of `node bin/tkafka <tool> ...` against a local
 // tkafka broker (process spawn, module loading, connect + ApiVersions, the request, exit), and
-// what each tool loads. Each median is also shown as a multiple of the median of `node -e 0` (the
+// how many ES modules of dist/src each loads (none when it runs from dist/bundle/cli.cjs; `topics
+// --list` is also run with TKAFKA_UNBUNDLED=1, from dist/src). Each median is also shown as a multiple of the median of `node -e 0` (the
 // floor) run alternately with it; the target for `tkafka topics --list` is within about 1.5x of it
 // (issue 22).
 //   npm run build && node dist/bench/tools-startup.bench.js [runs]
@@ -13,12 +14,12 @@ import { REPO_ROOT } from '../test/helpers/spec-models.js';
 const RUNS = Number(process.argv[2] ?? 20);
 const BIN = join(REPO_ROOT, 'bin', 'tkafka');
 
-function time(args: string[]): { ms: number; code: number | null } {
+function time(args: string[], env: Record<string, string> = {}): { ms: number; code: number | null } {
   const t0 = performance.now();
   const r = spawnSync(process.execPath, [BIN, ...args], {
     cwd: REPO_ROOT,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '' },
+    env: { PATH: process.env.PATH ?? '', ...env },
   });
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`tkafka ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
@@ -42,7 +43,7 @@ function floorRun(): number {
 }
 
 /** Modules loaded by a tool run, counted through the ESM loader's resolve hook would be heavier; count files instead. */
-function loadedModules(args: string[]): number {
+function loadedModules(args: string[], env: Record<string, string> = {}): number {
   const code = `
     const seen = new Set();
     const { register } = await import('node:module');
@@ -56,7 +57,7 @@ function loadedModules(args: string[]): number {
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
     cwd: REPO_ROOT,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '' },
+    env: { PATH: process.env.PATH ?? '', ...env },
   });
   return r.stderr.split('\n').filter((l) => l.startsWith('LOADED ')).length;
 }
@@ -65,9 +66,11 @@ const broker = await startBroker();
 try {
   const bs = broker.bootstrap;
   time(['topics', '--bootstrap-server', bs, '--create', '--topic', 'bench', '--partitions', '3']);
-  const cases: [string, string[]][] = [
+  const unbundled = { TKAFKA_UNBUNDLED: '1' };
+  const cases: [string, string[], Record<string, string>?][] = [
     ['tkafka --version', ['--version']],
     ['tkafka topics --list', ['topics', '--bootstrap-server', bs, '--list']],
+    ['tkafka topics --list (TKAFKA_UNBUNDLED=1)', ['topics', '--bootstrap-server', bs, '--list'], unbundled],
     ['tkafka topics --describe', ['topics', '--bootstrap-server', bs, '--describe']],
     [
       'tkafka configs --describe --topic bench',
@@ -81,17 +84,17 @@ try {
   // busy machine too
   const allFloor: number[] = [];
   const lines: string[] = [];
-  for (const [label, args] of cases) {
-    for (let i = 0; i < 3; i++) time(args);
+  for (const [label, args, env] of cases) {
+    for (let i = 0; i < 3; i++) time(args, env);
     const samples: number[] = [];
     const floor: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       floor.push(floorRun());
-      samples.push(time(args).ms);
+      samples.push(time(args, env).ms);
     }
     allFloor.push(...floor);
     lines.push(
-      `${label.padEnd(42)} ${stats(samples, floor)}   ${String(loadedModules(args)).padStart(3)} tkafka modules`,
+      `${label.padEnd(42)} ${stats(samples, floor)}   ${String(loadedModules(args, env)).padStart(3)} dist/src modules`,
     );
   }
   console.log(`${'node -e 0 (the floor)'.padEnd(42)} ${stats(allFloor)}`);

@@ -2,7 +2,7 @@
 // id, a timeout per request, and ApiVersions negotiation right after connecting (the highest version
 // both sides support is used for every later request).
 import { connect, isIP, type Socket } from 'node:net';
-import { checkServerIdentity, connect as tlsConnect } from 'node:tls';
+import { nodeTls } from './node-tls.js';
 import { Reader } from '../protocol/codec/reader.js';
 import { Writer } from '../protocol/codec/writer.js';
 import { writeRequestHeader } from '../protocol/generated/protocol/RequestHeader.js';
@@ -133,13 +133,13 @@ export class BrokerConnection {
     const { host, port, connectTimeoutMs, tls } = this.opts;
     return new Promise<void>((resolve, reject) => {
       const s = tls
-        ? tlsConnect({
+        ? nodeTls().connect({
             host,
             port,
             ...tls.options,
             servername: isIP(host) === 0 ? host : undefined,
             rejectUnauthorized: true,
-            checkServerIdentity: tls.verifyHostname ? checkServerIdentity : () => undefined,
+            checkServerIdentity: tls.verifyHostname ? nodeTls().checkServerIdentity : () => undefined,
           })
         : connect({ host, port });
       s.setNoDelay(true);

@@ -7,18 +7,14 @@
 // keytool from JDK 12 on) or with the PKCS#12 PBE pbeWithSHAAnd3-KeyTripleDES-CBC (older tools).
 // RC2 and RC4 (openssl -legacy, keytool before JDK 12) are in OpenSSL 3's legacy provider, which
 // Node does not load: such stores are refused with a clear message.
-import {
-  createDecipheriv,
-  createHash,
-  createHmac,
-  createPrivateKey,
-  createPublicKey,
-  getCiphers,
-  pbkdf2Sync,
-  timingSafeEqual,
-  X509Certificate,
-  type KeyObject,
-} from 'node:crypto';
+import type * as Crypto from 'node:crypto';
+import type { KeyObject, X509Certificate } from 'node:crypto';
+import { createRequire } from 'node:module';
+
+// node:crypto, loaded when the first store is read: loading it costs 5-14 ms here, which a run
+// without a PKCS12 store (every PLAINTEXT tool run imports this module) need not pay
+let cryptoModule: typeof Crypto | undefined;
+const crypto = (): typeof Crypto => (cryptoModule ??= createRequire(import.meta.url)('node:crypto') as typeof Crypto);
 
 interface Der {
   tag: number;
@@ -135,8 +131,8 @@ function pkcs12Kdf(
   const parts: Buffer[] = [];
   let total = 0;
   while (total < n) {
-    let A = createHash(hash).update(D).update(I).digest();
-    for (let i = 1; i < iterations; i++) A = createHash(hash).update(A).digest();
+    let A = crypto().createHash(hash).update(D).update(I).digest();
+    for (let i = 1; i < iterations; i++) A = crypto().createHash(hash).update(A).digest();
     parts.push(A);
     total += A.length;
     const B = fill(A).subarray(0, v);
@@ -189,7 +185,7 @@ function decryptPbe(alg: Der, encrypted: Buffer, password: string, what: string)
   let key: Buffer;
   let iv: Buffer;
   if (legacy) {
-    if (!getCiphers().includes(legacy.cipher) || !cipherAvailable(legacy.cipher, legacy.keyLength)) {
+    if (!crypto().getCiphers().includes(legacy.cipher) || !cipherAvailable(legacy.cipher, legacy.keyLength)) {
       throw new Pkcs12StoreError(
         `its ${what} are encrypted with ${legacy.name}, which Node's OpenSSL cannot decrypt (a legacy cipher); re-create the store with PBES2/AES (openssl 3 pkcs12 -export without -legacy, or keytool from JDK 12+), or with -certpbe/-keypbe PBE-SHA1-3DES`,
       );
@@ -215,20 +211,20 @@ function decryptPbe(alg: Der, encrypted: Buffer, password: string, what: string)
     const c = PBES2_CIPHERS[oid(encOid!)];
     if (!c) throw new Pkcs12StoreError(`its ${what} are encrypted with the unsupported cipher ${oid(encOid!)}`);
     cipher = c.name;
-    key = pbkdf2Sync(Buffer.from(password, 'utf8'), salt, iterations, c.keyLength, prf);
+    key = crypto().pbkdf2Sync(Buffer.from(password, 'utf8'), salt, iterations, c.keyLength, prf);
     iv = ivDer!.value;
   } else {
     throw new Pkcs12StoreError(
       `its ${what} are encrypted with ${algId}, a scheme tkafka does not read; re-create the store with PBES2/AES (keytool from JDK 12+, or openssl 3)`,
     );
   }
-  const d = createDecipheriv(cipher, key, iv.length ? iv : null);
+  const d = crypto().createDecipheriv(cipher, key, iv.length ? iv : null);
   return Buffer.concat([d.update(encrypted), d.final()]);
 }
 
 function cipherAvailable(cipher: string, keyLength: number): boolean {
   try {
-    createDecipheriv(cipher, Buffer.alloc(keyLength), cipher.endsWith('-cbc') ? Buffer.alloc(8) : null);
+    crypto().createDecipheriv(cipher, Buffer.alloc(keyLength), cipher.endsWith('-cbc') ? Buffer.alloc(8) : null);
     return true;
   } catch {
     return false;
@@ -272,8 +268,8 @@ function safeBags(pfx: Buffer, password: string): SafeBag[] {
     if (!d) throw new Error('unsupported MAC digest');
     const expected = digest!.value;
     const key = pkcs12Kdf(d.name, d.v, password, macSalt!.value, iter ? int(iter) : 1, expected.length);
-    const got = createHmac(d.name, key).update(authSafe).digest();
-    if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
+    const got = crypto().createHmac(d.name, key).update(authSafe).digest();
+    if (got.length !== expected.length || !crypto().timingSafeEqual(got, expected)) {
       throw new Error('keystore password was incorrect');
     }
   }
@@ -311,7 +307,7 @@ function certificateOf(bag: SafeBag): X509Certificate | null {
   if (bag.id !== OID.certBag) return null;
   const [certId, certValue] = children(bag.value);
   if (oid(certId!) !== OID.x509Certificate) return null;
-  return new X509Certificate(octets(children(certValue!)[0]!));
+  return new (crypto().X509Certificate)(octets(children(certValue!)[0]!));
 }
 
 /** The certificates of a PKCS12 store, with their aliases (same checks as pkcs12Certificates). */
@@ -362,7 +358,7 @@ export function pkcs12KeyEntry(pfx: Buffer, storePassword: string, keyPassword: 
   }
   let key: KeyObject;
   try {
-    key = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
+    key = crypto().createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
   } catch {
     // a wrong password that happened to leave valid padding
     throw new Pkcs12KeyPasswordError('Get Key failed: the private key could not be decrypted with the key password');
@@ -374,7 +370,7 @@ export function pkcs12KeyEntry(pfx: Buffer, storePassword: string, keyPassword: 
   }
   const kid = keyBag.localKeyId;
   const spki = (k: KeyObject): Buffer => k.export({ format: 'der', type: 'spki' });
-  const pub = spki(createPublicKey(key));
+  const pub = spki(crypto().createPublicKey(key));
   const leaf =
     (kid && certs.find((c) => c.bag.localKeyId?.equals(kid))) ?? certs.find((c) => spki(c.cert.publicKey).equals(pub));
   if (!leaf) throw new Pkcs12StoreError('the store has no certificate for its private key');

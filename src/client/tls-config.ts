@@ -4,8 +4,9 @@
 // ssl.keystore.certificate.chain, ssl.truststore.certificates) and PKCS12 key stores. JKS (Kafka's
 // default type) cannot be read by Node: it is refused with a message naming the key, never ignored.
 import { readFileSync } from 'node:fs';
-import { createSecureContext, type SecureContextOptions } from 'node:tls';
+import type { SecureContextOptions } from 'node:tls';
 import { ClientConfigError } from './errors.js';
+import { nodeTls } from './node-tls.js';
 import {
   pkcs12Certificates,
   pkcs12KeyEntry,
@@ -283,7 +284,7 @@ export function tlsStoresFromSettings(get: SslSettingReader, err: SslErrorFactor
   }
   // Load it once now, so a wrong password or a key that does not match its certificate stops here.
   try {
-    createSecureContext(options);
+    nodeTls().createSecureContext(options);
   } catch (e) {
     const why = (e as Error).message;
     const key =

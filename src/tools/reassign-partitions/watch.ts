@@ -7,6 +7,7 @@ import type { TtyIO } from '../common/tty.js';
 import type { LogDirDescription } from '../../client/admin/cluster.js';
 import type { ReassignPartitionSample, ReassignSample } from '../common/live/reassign-model.js';
 import type { ReassignContext } from './command.js';
+import { importSrc } from '../common/import-src.js';
 
 /** Bytes of each replica of the asked partitions on one broker, keyed `topic\0partition` (futures left out). */
 function replicaBytes(dirs: readonly LogDirDescription[]): Map<string, number> {
@@ -88,7 +89,10 @@ export async function watchReassignments(
       failed: (at, error) => ({ at, partitions: [], error }),
       frame: (s) => tracker.add(s),
       plainLines,
-      mountView: async (stream) => (await import('../common/live/reassign-view.js')).mountReassignView(stream),
+      mountView: async (stream) =>
+        (
+          (await importSrc('tools/common/live/reassign-view.js')) as typeof import('../common/live/reassign-view.js')
+        ).mountReassignView(stream),
       isFinal: (f) => f.done,
     },
     io,

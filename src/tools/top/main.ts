@@ -24,6 +24,7 @@ import { isLive } from '../common/tty.js';
 import { BOOTSTRAP_HELP_SUFFIX, DEBUG_OPTION } from '../topics/spec.js';
 import type { KafkaClient } from '../../client/client.js';
 import type { TopSample } from './model.js';
+import { importSrc } from '../common/import-src.js';
 
 export const DEFAULT_INTERVAL_SECONDS = 3;
 
@@ -167,7 +168,8 @@ export async function run(argv: string[], io: ToolIO): Promise<number> {
           }),
           frame: (s) => tracker.add(s),
           plainLines,
-          mountView: async (stream) => (await import('./view.js')).mountTopView(stream),
+          mountView: async (stream) =>
+            ((await importSrc('tools/top/view.js')) as typeof import('./view.js')).mountTopView(stream),
         },
         io,
         { intervalMs: o.intervalMs, maxRefreshes: o.iterations, source: bootstrap.value, signal: quit.signal },

@@ -7,6 +7,7 @@
 import type { TtyIO } from '../tty.js';
 import { LagTracker, plainLines, type LagGroup, type LagSample } from './lag-model.js';
 import { runWatch, type WatchOptions } from './watch-loop.js';
+import { importSrc } from '../import-src.js';
 
 export type WatchLagOptions = WatchOptions;
 
@@ -23,7 +24,8 @@ export async function watchLag(
       failed: (at, error) => ({ at, groups: [], error }),
       frame: (s) => tracker.add(s),
       plainLines,
-      mountView: async (stream) => (await import('./lag-view.js')).mountLagView(stream),
+      mountView: async (stream) =>
+        ((await importSrc('tools/common/live/lag-view.js')) as typeof import('./lag-view.js')).mountLagView(stream),
     },
     io,
     opts,

@@ -9,6 +9,7 @@
 //   await p.finish();
 import { isLive, type TtyIO } from '../tty.js';
 import type { ProgressState, ProgressUnit } from './progress-state.js';
+import { importSrc } from '../import-src.js';
 
 export interface ProgressOptions {
   /** The stream the view draws on (default stdout). */
@@ -76,7 +77,7 @@ export function createProgress(io: TtyIO, opts: ProgressOptions): Progress {
   const delay = opts.delayMs ?? 0;
 
   const mount = (): Promise<void> => {
-    mounting ??= import('./progress-view.js')
+    mounting ??= (importSrc('tools/common/live/progress-view.js') as Promise<typeof import('./progress-view.js')>)
       .then((m) => {
         if (finished) return;
         mounted = m.mountProgress(stream);
