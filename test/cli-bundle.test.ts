@@ -3,7 +3,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findBundle } from '../src/runtime/run-bundle.cts';
 import { REPO_ROOT } from './helpers/spec-models.js';
@@ -29,9 +30,37 @@ test('findBundle: undefined without the bundle or with TKAFKA_UNBUNDLED', () => 
     else process.env.TKAFKA_UNBUNDLED = before;
   }
   if (!hasBundle) return;
-  assert.match(findBundle('cli', 'cli.js')?.cacheFile ?? '', /cli\.cjs\.\d+-\d+\.cache$/);
+  // (`.f<hash>`: this process's node options, see the next test)
+  assert.match(findBundle('cli', 'cli.js')?.cacheFile ?? '', /cli\.cjs\.\d+-\d+(\.f[0-9a-f]{8})?\.cache$/);
   // a cache per command (bin/tkafka)
-  assert.match(findBundle('cli', 'cli.js', 'topics')?.cacheFile ?? '', /cli\.cjs\.\d+-\d+\.topics\.cache$/);
+  const topics = findBundle('cli', 'cli.js', 'topics')?.cacheFile ?? '';
+  assert.match(topics, /cli\.cjs\.\d+-\d+\.topics(\.f[0-9a-f]{8})?\.cache$/);
+});
+
+// V8 refuses a cache made under other flags: the launcher's node (--max-semi-space-size=2) and a
+// plain `node bin/tkafka` must not share one
+test('findBundle: a cache per set of node flags', { skip: !hasBundle && 'no bundle (esbuild not installed)' }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tkafka-flags-'));
+  try {
+    const script = join(dir, 'cache-file.cjs');
+    const runBundle = join(REPO_ROOT, 'dist', 'src', 'runtime', 'run-bundle.cjs');
+    writeFileSync(
+      script,
+      `process.stdout.write(require(${JSON.stringify(runBundle)}).findBundle('cli', 'cli.js').cacheFile);`,
+    );
+    const cacheFile = (flags: string[]): string => {
+      const env = { PATH: process.env.PATH ?? '' };
+      return spawnSync(process.execPath, [...flags, script], { encoding: 'utf8', env }).stdout;
+    };
+    const plain = cacheFile([]);
+    const small = cacheFile(['--max-semi-space-size=2']);
+    assert.match(plain, /cli\.cjs\.\d+-\d+\.cache$/);
+    assert.match(small, /cli\.cjs\.\d+-\d+\.f[0-9a-f]{8}\.cache$/);
+    assert.notEqual(cacheFile(['--max-semi-space-size=4']), small);
+    assert.equal(cacheFile(['--max-semi-space-size=2']), small);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test(

@@ -39,8 +39,21 @@ export function findBundle(
   const bundled = statSync(file, { throwIfNoEntry: false });
   const source = statSync(join(__dirname, '..', entry), { throwIfNoEntry: false });
   if (!bundled || !source || bundled.mtimeMs < source.mtimeMs) return undefined;
-  const suffix = variant === undefined ? '' : `.${variant}`;
+  const suffix = (variant === undefined ? '' : `.${variant}`) + flagsSuffix();
   return { file, cacheFile: `${file}.${bundled.size}-${Math.trunc(bundled.mtimeMs)}${suffix}.cache` };
+}
+
+/**
+ * V8 refuses a cache made under other flags (its flag hash): bin/tkafka's launcher runs node with
+ * `--max-semi-space-size=2`, `node bin/tkafka` without, and each keeps a cache of its own instead of
+ * each rewriting the other's. Empty without node options; else a hash of them (FNV-1a, 32 bits).
+ */
+function flagsSuffix(): string {
+  const flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ').trim();
+  if (flags === '') return '';
+  let h = 0x811c9dc5;
+  for (let i = 0; i < flags.length; i++) h = Math.imul(h ^ flags.charCodeAt(i), 0x01000193);
+  return `.f${(h >>> 0).toString(16).padStart(8, '0')}`;
 }
 
 /**
