@@ -1,4 +1,4 @@
-// The broker's peak RSS under a produce-and-consume sequence, for the launcher's memory options
+// The broker's peak RSS under a produce-and-consume sequence, for the launcher's memory option
 // (bin/tkafka's first line; README, Memory) and without them. For each variant and round: a fresh
 // broker started through bin/tkafka, Kafka's ProducerPerformance with N records of 100 B into a
 // 6-partition lz4 topic and a 6-partition zstd topic, a franz-go produce of N records into one
@@ -24,9 +24,9 @@ const ROUNDS = Number(arg('--rounds', '2'));
 
 // glibc's own default is 8 arenas per core
 const VARIANTS: Array<[string, Record<string, string>]> = [
-  ['no options', { MALLOC_ARENA_MAX: String(8 * cpus().length), TKAFKA_NODE_OPTS: '' }],
-  ['MALLOC_ARENA_MAX=2', { TKAFKA_NODE_OPTS: '' }],
-  ['the launcher (MALLOC_ARENA_MAX=2, --max-semi-space-size=2)', {}],
+  ['no options', { MALLOC_ARENA_MAX: String(8 * cpus().length) }],
+  ['the launcher (MALLOC_ARENA_MAX=2)', {}],
+  ['the launcher, TKAFKA_NODE_OPTS=--max-semi-space-size=2', { TKAFKA_NODE_OPTS: '--max-semi-space-size=2' }],
 ];
 
 async function topic(bootstrap: string, name: string, partitions: number): Promise<void> {

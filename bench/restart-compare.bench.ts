@@ -1,5 +1,5 @@
 // Restart time of one data directory under two (or more) builds, alternating: each round relaunches
-// the stopped combined node from each tree in turn (`nice -n 19 node <tree>/bin/tkafka server start`
+// the stopped combined node from each tree in turn (`nice -n 19 <tree>/bin/tkafka server start`, through its launcher,
 // on loopback ports 19192/19193, below the ephemeral range so that no client socket holds them,
 // `log.dirs=<dataDir>/logs`), times it from the spawn until it answers
 // Metadata (polled every 10 ms, as bench/vs-kafka/targets.ts's restartMs), then stops it with
@@ -47,7 +47,7 @@ const args = [
 /** ms from the spawn until Metadata answers; the node is stopped (SIGTERM) before this resolves. */
 async function restartMs(tree: string): Promise<number> {
   const t0 = performance.now();
-  const child = spawn('nice', ['-n', '19', 'node', ...args], { cwd: tree, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('nice', ['-n', '19', ...args], { cwd: tree, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   let tail = '';
   child.stderr.on('data', (d: Buffer) => {

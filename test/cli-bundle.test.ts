@@ -37,8 +37,8 @@ test('findBundle: undefined without the bundle or with TKAFKA_UNBUNDLED', () => 
   assert.match(topics, /cli\.cjs\.\d+-\d+\.topics(\.f[0-9a-f]{8})?\.cache$/);
 });
 
-// V8 refuses a cache made under other flags: the launcher's node (--max-semi-space-size=2) and a
-// plain `node bin/tkafka` must not share one
+// V8 refuses a cache made under other flags: a node run with flags (TKAFKA_NODE_OPTS, NODE_OPTIONS)
+// and one without must not share one
 test('findBundle: a cache per set of node flags', { skip: !hasBundle && 'no bundle (esbuild not installed)' }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'tkafka-flags-'));
   try {

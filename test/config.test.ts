@@ -581,3 +581,12 @@ test('broker configs: DescribeConfigs entries with synonyms (DynamicBrokerReconf
   assert.equal(dyn.get('log.cleaner.threads')!.source, 'DYNAMIC_DEFAULT_BROKER_CONFIG');
   assert.equal(dyn.get('log.retention.ms')!.source, 'DEFAULT_CONFIG');
 });
+
+// UTC zones are formatted without Intl (README, Memory): the same text as through it
+test('javaDateString: a UTC zone without Intl, as with it', () => {
+  const date = new Date(Date.UTC(2026, 0, 4, 3, 5, 9));
+  for (const zone of ['UTC', 'Etc/UTC', 'GMT'])
+    assert.equal(javaDateString(date, zone), 'Sun Jan 04 03:05:09 UTC 2026');
+  // another zone goes through Intl
+  assert.match(javaDateString(date, 'Asia/Tokyo'), /^Sun Jan 04 12:05:09 \S+ 2026$/);
+});

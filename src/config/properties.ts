@@ -1,7 +1,7 @@
 // Java `.properties` text: a reader that follows java.util.Properties.load (comments, the three
 // key/value separators, line continuations, escapes) and a writer that follows Properties.store
 // (header comment, `#<date>` line, escaped keys and values, optional Java hash-table key order).
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 
 /** One `key=value` pair in file order (a key may repeat; the last one wins in a map). */
 export type PropertyEntry = [key: string, value: string];
@@ -182,10 +182,33 @@ export function escapeProperties(s: string, isKey: boolean, escapeUnicode = fals
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
+const UTC_ZONES = new Set(['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Universal', 'Etc/Universal', 'Zulu', 'Etc/Zulu']);
+const two = (n: number): string => String(n).padStart(2, '0');
+
+/**
+ * The local zone's name when TZ or /etc/localtime names a UTC zone without Intl, else undefined:
+ * Intl's first use maps ICU's data, 6 MiB of resident memory in a broker that needs it for this
+ * comment line only (README, Memory).
+ */
+function localUtcZone(): string | undefined {
+  const tz = process.env.TZ?.replace(/^:/, '');
+  if (tz) return UTC_ZONES.has(tz) ? tz : undefined;
+  try {
+    const zone = readlinkSync('/etc/localtime').replace(/^.*zoneinfo\//, '');
+    return UTC_ZONES.has(zone) ? zone : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** java.util.Date.toString(): `EEE MMM dd HH:mm:ss zzz yyyy` in the local time zone. */
 export function javaDateString(date: Date, timeZone?: string): string {
-  const tz = timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
-  const utc = tz === 'UTC' || tz === 'Etc/UTC' || tz === 'GMT' || tz === 'Etc/GMT' || tz === 'Universal';
+  const tz = timeZone ?? localUtcZone() ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
+  if (UTC_ZONES.has(tz)) {
+    const [d, h, m, s] = [date.getUTCDate(), date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds()];
+    const day = `${DAYS[date.getUTCDay()]} ${MONTHS[date.getUTCMonth()]} ${two(d)}`;
+    return `${day} ${two(h)}:${two(m)}:${two(s)} UTC ${date.getUTCFullYear()}`;
+  }
   const parts = new Intl.DateTimeFormat('en-US', {
     timeZone: tz,
     weekday: 'short',
@@ -199,7 +222,7 @@ export function javaDateString(date: Date, timeZone?: string): string {
     timeZoneName: 'short',
   }).formatToParts(date);
   const get = (t: string): string => parts.find((p) => p.type === t)?.value ?? '';
-  const zone = utc ? 'UTC' : get('timeZoneName');
+  const zone = get('timeZoneName');
   const dow = DAYS.includes(get('weekday')) ? get('weekday') : DAYS[date.getDay()];
   const mon = MONTHS.includes(get('month')) ? get('month') : MONTHS[date.getMonth()];
   return `${dow} ${mon} ${get('day')} ${get('hour')}:${get('minute')}:${get('second')} ${zone} ${get('year')}`;

@@ -44,9 +44,9 @@ export function findBundle(
 }
 
 /**
- * V8 refuses a cache made under other flags (its flag hash): bin/tkafka's launcher runs node with
- * `--max-semi-space-size=2`, `node bin/tkafka` without, and each keeps a cache of its own instead of
- * each rewriting the other's. Empty without node options; else a hash of them (FNV-1a, 32 bits).
+ * V8 refuses a cache made under other flags (its flag hash): a node run with flags (bin/tkafka's
+ * TKAFKA_NODE_OPTS, NODE_OPTIONS, --cpu-prof) keeps a cache of its own instead of rewriting the
+ * one of the runs without. Empty without node options; else a hash of them (FNV-1a, 32 bits).
  */
 function flagsSuffix(): string {
   const flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ').trim();
