@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findBundle } from '../src/runtime/run-bundle.cts';
+import { findBundle } from '../src/runtime/run-bundle.cjs';
 import { REPO_ROOT } from './helpers/spec-models.js';
 
 const BIN = join(REPO_ROOT, 'bin', 'tkafka');

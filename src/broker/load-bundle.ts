@@ -4,8 +4,8 @@
 // that it holds the functions start-up compiled lazily as well as the top level.
 // dist/src/broker/main.js is loaded instead when the bundle is missing, older than tsc's output, or
 // TKAFKA_UNBUNDLED is set (stack traces in dist/src, the comparison bench/broker-startup.bench.ts makes).
-// run-bundle.cts is CommonJS (bin/tkafka requires it); tsc rewrites this specifier to its .cjs
-import { findBundle, runBundle } from '../runtime/run-bundle.cts';
+// run-bundle.cts is CommonJS (bin/tkafka requires it): tsc emits it as .cjs, the name imported here
+import { findBundle, runBundle } from '../runtime/run-bundle.cjs';
 import { startupMark } from './startup-trace.js';
 
 export type BrokerMain = typeof import('./main.js');
