@@ -104,7 +104,7 @@ module.exports = {
     enhancedResolveOptions: {
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default', 'types'],
-      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json', '.d.ts'],
+      extensions: ['.ts', '.cts', '.js', '.mjs', '.cjs', '.json', '.d.ts'],
     },
     skipAnalysisNotInRules: true,
   },
