@@ -84,7 +84,7 @@ for (const [label, s] of samples) {
   if (s.length === 0) continue;
   const sorted = [...s].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)]!;
-  console.log(
-    `${label.padEnd(12)} median ${median.toFixed(0).padStart(5)} ms   min ${sorted[0]!.toFixed(0)}   max ${sorted.at(-1)!.toFixed(0)}   (${s.length} restarts: ${s.map((x) => x.toFixed(0)).join(' ')})`,
-  );
+  const range = `min ${sorted[0]!.toFixed(0)}   max ${sorted.at(-1)!.toFixed(0)}`;
+  const each = `${s.length} restarts: ${s.map((x) => x.toFixed(0)).join(' ')}`;
+  console.log(`${label.padEnd(12)} median ${median.toFixed(0).padStart(5)} ms   ${range}   (${each})`);
 }
